@@ -1,0 +1,83 @@
+import type { JsonObject } from "../domain/json.js";
+import type { TokenCounts } from "./token-usage.js";
+
+/** Content blocks of conversation messages, provider-neutral. */
+export type ModelTextBlock = { type: "text"; text: string };
+export type ModelReasoningBlock = { type: "reasoning"; text: string; signature?: string };
+export type ModelToolCallBlock = { type: "toolCall"; id: string; name: string; arguments: JsonObject };
+
+/** A message of the conversation sent to a model. */
+export type ModelMessage =
+  | { role: "user"; content: string | ModelTextBlock[] }
+  | { role: "assistant"; content: Array<ModelTextBlock | ModelReasoningBlock | ModelToolCallBlock>; provider?: string; model?: string }
+  | { role: "toolResult"; toolCallId: string; toolName: string; content: ModelTextBlock[]; isError: boolean };
+
+/** A tool as the model sees it: name, description, JSON Schema of its arguments. */
+export interface ModelToolSpec {
+  name: string;
+  description: string;
+  parameters: JsonObject;
+}
+
+/** One model request. `requestId` is stable for the same run and step (SES-3). */
+export interface ModelRequest {
+  requestId: string;
+  systemPrompt?: string;
+  messages: ModelMessage[];
+  tools: ModelToolSpec[];
+  /** Reasoning effort, when the model supports it. */
+  effort?: "minimal" | "low" | "medium" | "high";
+  /** Whether a built-in web search may be used (OUT-5). */
+  webSearch?: boolean;
+}
+
+/** Why a response ended. `error` and `aborted` responses carry `errorMessage`. */
+export type ModelStopReason = "stop" | "length" | "toolUse" | "error" | "aborted";
+
+/** The final message of a response. */
+export interface ModelResponse {
+  content: Array<ModelTextBlock | ModelReasoningBlock | ModelToolCallBlock>;
+  usage: TokenCounts;
+  stopReason: ModelStopReason;
+  errorMessage?: string;
+  /**
+   * For `error`: whether a retry may succeed, and which kind of retry it is (OUT-3):
+   * `dropped` (connection lost mid-stream), `recovery` (429/5xx), `length`, `lost-call`.
+   */
+  retry?: { retryable: boolean; kind: "dropped" | "recovery" | "length" | "lost-call"; status?: number };
+}
+
+/**
+ * Streamed events of one response, in order. Deltas of one block share its `index`. The stream
+ * always ends with exactly one `done` event (also for errors: `stopReason: "error"`); providers
+ * report failure inside the stream, never by throwing mid-stream.
+ */
+export type ModelStreamEvent =
+  | { type: "text_delta"; index: number; delta: string }
+  | { type: "reasoning_delta"; index: number; delta: string }
+  | { type: "toolcall_start"; index: number; id: string; name: string }
+  | { type: "toolcall_delta"; index: number; delta: string }
+  | { type: "toolcall_end"; index: number; toolCall: ModelToolCallBlock }
+  | { type: "web_search"; status: "started" | "completed"; query?: string; sources?: Array<{ url: string; title?: string }> }
+  | { type: "done"; response: ModelResponse };
+
+/** What a model is, for the payload and the context ring. */
+export interface ModelDescriptor {
+  provider: string;
+  model: string;
+  apiKind: "openai-responses" | "anthropic-messages" | "openai-completions" | "offline";
+  /** Context window in tokens. */
+  contextWindow: number;
+  /** Whether `webSearch` is supported. */
+  webSearch?: boolean;
+}
+
+/**
+ * The model-provider port. The agent loop talks only to this; the provider library is loaded
+ * only by its adapter. `stream` never rejects: failures (HTTP errors, dropped connections,
+ * aborts) arrive as a final `done` event with `stopReason` `error` or `aborted`.
+ */
+export interface ModelProvider {
+  readonly descriptor: ModelDescriptor;
+  stream(request: ModelRequest, signal?: AbortSignal): AsyncIterable<ModelStreamEvent>;
+}

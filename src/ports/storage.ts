@@ -1,0 +1,22 @@
+import type { KnowledgeStore } from "./knowledge-store.js";
+import type { KvStore } from "./kv-store.js";
+import type { ManagedFileStore } from "./managed-file-store.js";
+import type { PersistentValueStore } from "./persistent-value-store.js";
+
+/**
+ * The bundle of store ports a node runs with. `MemoryStorage` and `createSqliteStorage` implement
+ * it; hosts may assemble their own from any adapters that pass the contract suites.
+ */
+export interface Storage {
+  kv: KvStore;
+  knowledge: KnowledgeStore;
+  files: ManagedFileStore;
+  values: PersistentValueStore;
+  /**
+   * Directory for durable agent session files; `undefined` means sessions are kept in memory
+   * (SES-6) unless a node names a `databasePath`.
+   */
+  agentStoreDir?: string;
+  /** Releases handles (database connections). Idempotent. */
+  close(): Promise<void>;
+}
