@@ -1,0 +1,41 @@
+import type { Storage } from "../ports/storage.js";
+import type { ToolPermissions } from "../ports/tool-permissions.js";
+import type { UserInput } from "../ports/user-input.js";
+import type { TokenUsageRecorder } from "../ports/token-usage.js";
+import type { Clock } from "../ports/clock.js";
+import type { IdSource } from "../ports/id-source.js";
+
+/**
+ * One entry of the host's tool catalog (`executor.tools`). A tool absent from the catalog is
+ * not registered; `enabled: false` hides and denies it; `autoApprove: true` approves it without
+ * asking a person.
+ */
+export interface ToolPermissionDefinition {
+  id: string;
+  enabled?: boolean;
+  autoApprove?: boolean;
+}
+
+/** Structured log sink of a node. Never writes to stdout on its own. */
+export interface NodeLogger {
+  debug(message: string, data?: Record<string, unknown>): void;
+  info(message: string, data?: Record<string, unknown>): void;
+  warn(message: string, data?: Record<string, unknown>): void;
+  error(message: string, data?: Record<string, unknown>): void;
+}
+
+/** Everything a workflow node runs with (WF-0). Build one with `createNodeContext`. */
+export interface NodeContext {
+  runId: string;
+  projectId: string;
+  conversationId?: string;
+  storage: Storage;
+  executor: { tools: ToolPermissionDefinition[] };
+  toolPermissions: ToolPermissions;
+  userInput: UserInput;
+  tokenUsage: TokenUsageRecorder;
+  signal: AbortSignal;
+  log: NodeLogger;
+  clock: Clock;
+  ids: IdSource;
+}
