@@ -1,0 +1,65 @@
+import type { NodeContext, NodeLogger, ToolPermissionDefinition } from "../domain/node-context.js";
+import type { Storage } from "../ports/storage.js";
+import type { ToolPermissions } from "../ports/tool-permissions.js";
+import type { UserInput } from "../ports/user-input.js";
+import type { TokenUsageRecorder } from "../ports/token-usage.js";
+import type { Clock } from "../ports/clock.js";
+import type { IdSource } from "../ports/id-source.js";
+import { createMemoryToolPermissions } from "../adapters/memory/memory-tool-permissions.js";
+import { createMemoryUserInput } from "../adapters/memory/memory-user-input.js";
+import { createKvTokenUsage } from "../adapters/kv/kv-token-usage.js";
+import { createSystemClock } from "../adapters/system/clock.js";
+import { createRandomIdSource } from "../adapters/system/id-source.js";
+import { SteamharnessError } from "../domain/errors.js";
+
+/** Options of {@link createNodeContext}: `projectId` and `storage` are required, the rest default. */
+export interface NodeContextOptions {
+  projectId: string;
+  storage: Storage;
+  /** Defaults to a fresh id `run-…`. */
+  runId?: string;
+  conversationId?: string;
+  /** The host's tool catalog; defaults to empty (every gated tool is "not registered"). */
+  tools?: ToolPermissionDefinition[];
+  /** Defaults to an in-memory adapter that answers `pending` (a person must decide; never auto-approves). */
+  toolPermissions?: ToolPermissions;
+  /** Defaults to an in-memory adapter that answers `pending`. */
+  userInput?: UserInput;
+  /** Defaults to usage under the reserved KV keys of the project (or conversation) scope. */
+  tokenUsage?: TokenUsageRecorder;
+  /** Defaults to a signal that never aborts. */
+  signal?: AbortSignal;
+  /** Defaults to a logger that drops everything (nodes never write to stdout on their own). */
+  log?: NodeLogger;
+  clock?: Clock;
+  ids?: IdSource;
+}
+
+const silentLogger: NodeLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/**
+ * Builds a {@link NodeContext} with sensible defaults (WF-0).
+ *
+ * @example
+ * const context = createNodeContext({ projectId: "demo", storage: new MemoryStorage() });
+ */
+export function createNodeContext(options: NodeContextOptions): NodeContext {
+  if (!options.projectId) throw new SteamharnessError("input_validation", "createNodeContext: projectId is required", { field: "projectId" });
+  if (!options.storage) throw new SteamharnessError("input_validation", "createNodeContext: storage is required", { field: "storage" });
+  const ids = options.ids ?? createRandomIdSource();
+  const namespace = options.conversationId === undefined ? { projectId: options.projectId } : { projectId: options.projectId, conversationId: options.conversationId };
+  return {
+    runId: options.runId ?? ids.next("run-"),
+    projectId: options.projectId,
+    ...(options.conversationId === undefined ? {} : { conversationId: options.conversationId }),
+    storage: options.storage,
+    executor: { tools: options.tools ?? [] },
+    toolPermissions: options.toolPermissions ?? createMemoryToolPermissions(),
+    userInput: options.userInput ?? createMemoryUserInput(),
+    tokenUsage: options.tokenUsage ?? createKvTokenUsage(options.storage.kv, namespace),
+    signal: options.signal ?? new AbortController().signal,
+    log: options.log ?? silentLogger,
+    clock: options.clock ?? createSystemClock(),
+    ids,
+  };
+}
