@@ -1,0 +1,87 @@
+import type { JsonObject, JsonValue } from "../json.js";
+import type { ModelMessage, ModelResponse } from "../../ports/model-provider.js";
+import type { TokenUsageEntry } from "../../ports/token-usage.js";
+
+/**
+ * The kinds of event in a session's append-only log. Every effect of a run is one event, written
+ * before (intents, waits) or after (results, messages, usage) the effect, so a run replayed from
+ * its events rebuilds the same outputs without redoing committed work (SES-3).
+ */
+export type SessionEventType =
+  | "run_started"
+  | "user_message"
+  | "assistant_message"
+  | "model_retry"
+  | "usage"
+  | "tool_intent"
+  | "approval_wait"
+  | "approval_decision"
+  | "tool_started"
+  | "tool_result"
+  | "plan"
+  | "run_finished";
+
+/** What an agent run used, saved at its start so a resumed run uses the same (AG-4, CFG-2). */
+export interface RunStartedPayload {
+  prompt: string;
+  mode: string;
+  workdir: string;
+  effort: string;
+  provider: string;
+  model: string;
+  /** The model selection of this run: the entry id, or how the model was given. */
+  modelSource: JsonObject;
+  /** The configuration snapshot the run started with (`STEAMHARNESS_AGENT_MODELS`, policy). */
+  configuration: JsonObject | null;
+  /** Whether the run writes its text into one `agent-answer` item (host-driven run). */
+  answerItemId: string | null;
+}
+
+/** Payloads by event type. */
+export interface SessionEventPayloads {
+  run_started: RunStartedPayload;
+  user_message: { message: ModelMessage & { role: "user" } };
+  assistant_message: { message: ModelMessage & { role: "assistant" }; stopReason: ModelResponse["stopReason"]; step: number; attempt: number };
+  model_retry: {
+    step: number;
+    attempt: number;
+    max: number;
+    kind: NonNullable<ModelResponse["retry"]>["kind"];
+    status?: number;
+    errorMessage: string;
+    /** What the failed attempt streamed before it failed; it stays in the output (OUT-3). */
+    partial: Array<ModelResponse["content"][number]>;
+  };
+  usage: { entry: TokenUsageEntry };
+  tool_intent: { toolCallId: string; toolName: string; arguments: JsonObject; replay: "safe" | "never" };
+  approval_wait: { requestId: string; kind: "tool_approval" | "question" | "plan"; toolCallId?: string };
+  approval_decision: { requestId: string; outcome: "approved" | "denied" | "answered" | "declined"; values?: JsonObject; reason?: string };
+  tool_started: { toolCallId: string };
+  tool_result: { message: ModelMessage & { role: "toolResult" }; details: JsonValue };
+  plan: { planIndex: number; text: string };
+  run_finished: { status: "completed"; toolCallCount: number };
+}
+
+/** An event to append: a stable id (derived from the run id), its run, type and payload. */
+export type SessionEventInput = {
+  [K in SessionEventType]: { eventId: string; runId: string; type: K; payload: SessionEventPayloads[K] };
+}[SessionEventType];
+
+/** A stored event: the input plus its position `seq` (1, 2, … per session) and write time. */
+export type SessionEvent = SessionEventInput & { seq: number; at: number };
+
+/**
+ * The messages of a session's conversation as a model sees them, from events in order.
+ *
+ * @example
+ * const messages = messagesFromEvents(await store.readAfter(0));
+ */
+export function messagesFromEvents(events: readonly SessionEventInput[]): ModelMessage[] {
+  const messages: ModelMessage[] = [];
+  for (const event of events) {
+    if (event.type === "user_message" || event.type === "assistant_message" || event.type === "tool_result") {
+      messages.push(event.payload.message);
+    }
+  }
+  return messages;
+}
