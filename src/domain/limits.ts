@@ -20,6 +20,9 @@ export const STORE_LIMITS = {
   pageLimit: 500,
   /** Default page size. */
   defaultPageLimit: 50,
-  /** Longest cursor string accepted. */
-  cursor: 512,
+  /**
+   * Longest cursor string accepted. A keyset cursor carries the last key it returned (up to
+   * `kvKey` UTF-16 units, JSON-escaped and base64url-encoded), hence the headroom.
+   */
+  cursor: 16_384,
 } as const;

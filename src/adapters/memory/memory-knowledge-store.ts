@@ -1,0 +1,170 @@
+import { STORE_LIMITS } from "../../domain/limits.js";
+import { decodeKeyCursor, decodeRankCursor, encodeCursor, listingId } from "../../domain/page-cursor.js";
+import { bm25, queryTerms, termStats, type TermStats } from "../../domain/search-terms.js";
+import {
+  checkDocumentInput,
+  checkKnowledgeFilter,
+  checkPageLimit,
+  checkProjectId,
+  checkText,
+  compareUtf16,
+  matchesIdFilter,
+} from "../../domain/store-input.js";
+import type { Clock } from "../../ports/clock.js";
+import type {
+  KnowledgeDocument,
+  KnowledgeDocumentSummary,
+  KnowledgeSearchHit,
+  KnowledgeStore,
+} from "../../ports/knowledge-store.js";
+import { createSystemClock } from "../system/clock.js";
+import { SortedKeys, collectPage } from "./sorted-keys.js";
+
+/** Options of {@link createMemoryKnowledgeStore}. */
+export interface MemoryKnowledgeStoreOptions {
+  clock?: Clock;
+}
+
+interface StoredDocument {
+  doc: KnowledgeDocument;
+  stats: TermStats;
+}
+
+interface Project {
+  docs: Map<string, StoredDocument>;
+  ids: SortedKeys;
+}
+
+const SNIPPET_RADIUS = 60;
+
+function summary({ documentId, title, createdAt, updatedAt }: KnowledgeDocument): KnowledgeDocumentSummary {
+  return { documentId, title, createdAt, updatedAt };
+}
+
+/** A short window of the body (or title) around the first occurrence of a query term. */
+function snippetOf(doc: KnowledgeDocument, terms: string[]): string {
+  for (const text of [doc.markdown, doc.title]) {
+    const folded = text.normalize("NFD").replace(/\p{Mn}/gu, "").toLowerCase();
+    // Folding may change lengths; only use the index when it did not.
+    if (folded.length !== text.length) continue;
+    for (const term of terms) {
+      const at = folded.indexOf(term);
+      if (at < 0) continue;
+      const start = Math.max(0, at - SNIPPET_RADIUS);
+      const end = Math.min(text.length, at + term.length + SNIPPET_RADIUS);
+      const body = text.slice(start, end).replace(/\s+/g, " ").trim();
+      return `${start > 0 ? "…" : ""}${body}${end < text.length ? "…" : ""}`;
+    }
+  }
+  const head = (doc.markdown || doc.title).replace(/\s+/g, " ").trim();
+  return head.length > 2 * SNIPPET_RADIUS ? `${head.slice(0, 2 * SNIPPET_RADIUS)}…` : head;
+}
+
+/**
+ * The in-memory reference knowledge store: documents per project, ids in a sorted index,
+ * full-text search ranked by the same BM25 formula as SQLite FTS5.
+ *
+ * @example
+ * const knowledge = createMemoryKnowledgeStore();
+ * await knowledge.upsert("p", { documentId: "faq", title: "FAQ", markdown: "# Questions" });
+ */
+export function createMemoryKnowledgeStore(options: MemoryKnowledgeStoreOptions = {}): KnowledgeStore {
+  const clock = options.clock ?? createSystemClock();
+  const projects = new Map<string, Project>();
+
+  const projectOf = (projectId: string, create: boolean): Project | undefined => {
+    let project = projects.get(projectId);
+    if (!project && create) {
+      project = { docs: new Map(), ids: new SortedKeys() };
+      projects.set(projectId, project);
+    }
+    return project;
+  };
+
+  return {
+    async upsert(projectInput, docInput) {
+      const projectId = checkProjectId(projectInput);
+      const input = checkDocumentInput(docInput);
+      const project = projectOf(projectId, true)!;
+      const now = clock.now();
+      const previous = project.docs.get(input.documentId);
+      const doc: KnowledgeDocument = { ...input, createdAt: previous?.doc.createdAt ?? now, updatedAt: now };
+      project.docs.set(doc.documentId, { doc, stats: termStats([doc.title, doc.markdown]) });
+      project.ids.add(doc.documentId);
+      return { ...doc };
+    },
+
+    async get(projectInput, documentId) {
+      const projectId = checkProjectId(projectInput);
+      const id = checkText("documentId", documentId, STORE_LIMITS.documentId);
+      const stored = projectOf(projectId, false)?.docs.get(id);
+      return stored ? { ...stored.doc } : null;
+    },
+
+    async delete(projectInput, documentId) {
+      const projectId = checkProjectId(projectInput);
+      const id = checkText("documentId", documentId, STORE_LIMITS.documentId);
+      const project = projectOf(projectId, false);
+      if (!project || !project.docs.delete(id)) return false;
+      project.ids.remove(id);
+      return true;
+    },
+
+    async list(projectInput, listOptions = {}) {
+      const projectId = checkProjectId(projectInput);
+      const filter = checkKnowledgeFilter(listOptions);
+      const limit = checkPageLimit(listOptions.limit);
+      const listing = listingId({ kind: "knowledge-list", projectId, ...filter });
+      const after = decodeKeyCursor(listing, listOptions.cursor);
+      const project = projectOf(projectId, false);
+      if (!project) return { items: [], nextCursor: null };
+      const start = after === undefined ? project.ids.seek(filter.idPrefix) : project.ids.seek(after, true);
+      const accept = (id: string): boolean => matchesIdFilter(id, filter);
+      const { page, more } = collectPage(project.ids, start, filter.idPrefix, limit, accept);
+      const items = page.map((id) => summary(project.docs.get(id)!.doc));
+      return { items, nextCursor: more ? encodeCursor(listing, page[page.length - 1]) : null };
+    },
+
+    async search(projectInput, query, searchOptions = {}) {
+      const projectId = checkProjectId(projectInput);
+      const terms = queryTerms(checkText("query", query, STORE_LIMITS.searchQuery, true));
+      const filter = checkKnowledgeFilter(searchOptions);
+      const limit = checkPageLimit(searchOptions.limit);
+      const listing = listingId({ kind: "knowledge-search", projectId, terms, ...filter });
+      const after = decodeRankCursor(listing, searchOptions.cursor);
+      const project = projectOf(projectId, false);
+      if (!project || terms.length === 0) return { items: [], nextCursor: null };
+
+      const hits = new Map<string, number>();
+      let totalLength = 0;
+      for (const { stats } of project.docs.values()) {
+        totalLength += stats.length;
+        for (const term of terms) {
+          if (stats.columns.some((column) => column.has(term))) hits.set(term, (hits.get(term) ?? 0) + 1);
+        }
+      }
+      const corpus = { documents: project.docs.size, averageLength: totalLength / project.docs.size || 1, hits };
+      const ranked: Array<{ stored: StoredDocument; score: number }> = [];
+      for (const stored of project.docs.values()) {
+        if (!matchesIdFilter(stored.doc.documentId, filter)) continue;
+        if (!terms.every((term) => stored.stats.columns.some((column) => column.has(term)))) continue;
+        const score = bm25(terms, stored.stats, corpus);
+        if (after && (score > after[0] || (score === after[0] && compareUtf16(stored.doc.documentId, after[1]) <= 0))) {
+          continue;
+        }
+        ranked.push({ stored, score });
+      }
+      ranked.sort((a, b) => b.score - a.score || compareUtf16(a.stored.doc.documentId, b.stored.doc.documentId));
+      const page = ranked.slice(0, limit);
+      const items: KnowledgeSearchHit[] = page.map(({ stored, score }) => ({
+        ...summary(stored.doc),
+        snippet: snippetOf(stored.doc, terms),
+        score,
+      }));
+      const last = page[page.length - 1];
+      const nextCursor =
+        ranked.length > limit ? encodeCursor(listing, [last.score, last.stored.doc.documentId]) : null;
+      return { items, nextCursor };
+    },
+  };
+}
