@@ -1,0 +1,197 @@
+/**
+ * The model-provider adapter over the provider library @mariozechner/pi-ai: one factory for the
+ * OpenAI Responses, Anthropic Messages and OpenAI Chat Completions APIs, with an explicit
+ * endpoint and key. pi-ai is loaded lazily on the first request (see pi-ai-loader.ts).
+ */
+import type { AssistantMessage, Model, SimpleStreamOptions } from "@mariozechner/pi-ai";
+import { SteamharnessError } from "../../domain/errors.js";
+import type {
+  ModelDescriptor,
+  ModelProvider,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamEvent,
+} from "../../ports/model-provider.js";
+import { loadPiStreamFunction, type ProviderApiKind } from "./pi-ai-loader.js";
+import { fromPiContent, fromPiToolCall, fromPiUsage, toPiContext } from "./pi-ai-mapping.js";
+import { classifyProviderFailure } from "./provider-failures.js";
+import { type ProviderConfig, validateProviderModelOptions } from "./provider-options.js";
+
+export { PROVIDER_API_KINDS, type ProviderApiKind } from "./pi-ai-loader.js";
+
+/** Options of {@link createProviderModel}. Nothing is read from the environment. */
+export interface ProviderModelOptions {
+  /** The wire protocol of the endpoint. */
+  apiKind: ProviderApiKind;
+  /**
+   * The endpoint, e.g. `https://api.openai.com/v1` (openai-*) or `https://api.anthropic.com`
+   * (anthropic-messages; the SDK appends `/v1/messages`).
+   */
+  baseUrl: string;
+  /** The API key, sent as `Authorization: Bearer` (OpenAI) or `x-api-key` (Anthropic). Required. */
+  apiKey: string;
+  /** The model id sent to the endpoint. */
+  model: string;
+  /** Provider name for the descriptor and usage records. Default: `openai` or `anthropic` by `apiKind`. */
+  provider?: string;
+  /** Context window in tokens (default 128000). */
+  contextWindow?: number;
+  /** Output token limit per response (default 16384). */
+  maxTokens?: number;
+  /** Whether the model reasons; only then is `ModelRequest.effort` sent (default false). */
+  reasoning?: boolean;
+  /** Extra HTTP headers, sent with every request (they win over the defaults). */
+  headers?: Record<string, string>;
+  /** HTTP timeout per request in ms (SDK default: 10 minutes). */
+  timeoutMs?: number;
+  /**
+   * Retries inside the SDK (default 0): the agent loop retries visibly (OUT-3), so hidden SDK
+   * retries would only delay and duplicate requests.
+   */
+  maxRetries?: number;
+}
+
+function errorResponse(message: AssistantMessage | undefined, errorMessage: string, streamStarted: boolean, aborted: boolean): ModelResponse {
+  const response: ModelResponse = {
+    content: message ? fromPiContent(message) : [],
+    usage: message ? fromPiUsage(message.usage) : { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    stopReason: aborted ? "aborted" : "error",
+    errorMessage,
+  };
+  if (!aborted) response.retry = classifyProviderFailure({ message: errorMessage, streamStarted });
+  return response;
+}
+
+function toPiModel(config: ProviderConfig): Model<ProviderApiKind> {
+  return {
+    id: config.model,
+    name: config.model,
+    api: config.apiKind,
+    provider: config.provider,
+    baseUrl: config.baseUrl,
+    reasoning: config.reasoning,
+    input: ["text"],
+    // Cost is not ours to compute: billing is by token counts (TokenUsageRecorder).
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    contextWindow: config.contextWindow,
+    maxTokens: config.maxTokens,
+  };
+}
+
+async function* streamResponse(config: ProviderConfig, request: ModelRequest, signal?: AbortSignal): AsyncGenerator<ModelStreamEvent> {
+  if (signal?.aborted) {
+    yield { type: "done", response: errorResponse(undefined, "Request was aborted", false, true) };
+    return;
+  }
+  // Our own controller: aborted when the caller aborts, and when the consumer stops iterating
+  // early, so an abandoned HTTP stream never keeps running.
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(signal?.reason);
+  signal?.addEventListener("abort", onAbort, { once: true });
+  let finished = false;
+  let streamStarted = false;
+  try {
+    const streamFn = await loadPiStreamFunction(config.apiKind);
+    const options: SimpleStreamOptions = {
+      apiKey: config.apiKey,
+      signal: controller.signal,
+      maxRetries: config.maxRetries,
+      maxTokens: config.maxTokens,
+      // SDK headers set to null are removed (see provider-options.ts); pi-ai passes them through.
+      headers: config.headers as Record<string, string>,
+    };
+    if (config.timeoutMs !== undefined) options.timeoutMs = config.timeoutMs;
+    if (config.reasoning && request.effort) options.reasoning = request.effort;
+    const context = toPiContext(request, { api: config.apiKind, provider: config.provider, model: config.model });
+    for await (const event of streamFn(toPiModel(config), context, options)) {
+      switch (event.type) {
+        case "start":
+          streamStarted = true;
+          break;
+        case "text_delta":
+          if (event.delta) yield { type: "text_delta", index: event.contentIndex, delta: event.delta };
+          break;
+        case "thinking_delta":
+          if (event.delta) yield { type: "reasoning_delta", index: event.contentIndex, delta: event.delta };
+          break;
+        case "toolcall_start": {
+          const block = event.partial.content[event.contentIndex];
+          const id = block?.type === "toolCall" ? block.id : "";
+          const name = block?.type === "toolCall" ? block.name : "";
+          yield { type: "toolcall_start", index: event.contentIndex, id, name };
+          break;
+        }
+        case "toolcall_delta":
+          if (event.delta) yield { type: "toolcall_delta", index: event.contentIndex, delta: event.delta };
+          break;
+        case "toolcall_end":
+          yield { type: "toolcall_end", index: event.contentIndex, toolCall: fromPiToolCall(event.toolCall) };
+          break;
+        case "done":
+          finished = true;
+          yield {
+            type: "done",
+            response: { content: fromPiContent(event.message), usage: fromPiUsage(event.message.usage), stopReason: event.reason },
+          };
+          return;
+        case "error": {
+          finished = true;
+          const message = event.error.errorMessage ?? "unknown provider error";
+          yield { type: "done", response: errorResponse(event.error, message, streamStarted, event.reason === "aborted") };
+          return;
+        }
+        default:
+          break; // text/thinking start and end carry nothing the port needs
+      }
+    }
+    finished = true;
+    yield { type: "done", response: errorResponse(undefined, "provider stream ended without a result", streamStarted, controller.signal.aborted) };
+  } catch (error) {
+    // The stream contract: failures arrive as the final event, never as a rejection.
+    finished = true;
+    const message = error instanceof Error ? error.message : String(error);
+    const response = errorResponse(undefined, message, streamStarted, controller.signal.aborted);
+    if (response.retry && error instanceof SteamharnessError) response.retry = { retryable: false, kind: "recovery" };
+    yield { type: "done", response };
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    if (!finished) controller.abort();
+  }
+}
+
+/**
+ * A ModelProvider that talks to an OpenAI Responses, Anthropic Messages or OpenAI Chat
+ * Completions endpoint through @mariozechner/pi-ai (an optional peer dependency, loaded on the
+ * first request). The key must be passed explicitly: OPENAI_API_KEY / ANTHROPIC_API_KEY and
+ * similar variables are never read. Failures, HTTP errors and aborts end the stream with one
+ * `done` event (`stopReason` `error` with a `retry` classification, or `aborted`); the SDKs'
+ * own retries are off by default so that the agent loop's retries are the only ones.
+ *
+ * Throws SteamharnessError `input_validation` (with `field`) for a missing key, URL or model.
+ *
+ * @example
+ * const model = createProviderModel({
+ *   apiKind: "openai-responses",
+ *   baseUrl: "https://api.openai.com/v1",
+ *   apiKey: myKey,
+ *   model: "gpt-5-mini",
+ *   reasoning: true,
+ * });
+ * for await (const event of model.stream({ requestId: "r1", messages: [{ role: "user", content: "Hi" }], tools: [] })) {
+ *   if (event.type === "text_delta") process.stdout.write(event.delta);
+ * }
+ */
+export function createProviderModel(options: ProviderModelOptions): ModelProvider {
+  const config = validateProviderModelOptions(options);
+  const descriptor: ModelDescriptor = {
+    provider: config.provider,
+    model: config.model,
+    apiKind: config.apiKind,
+    contextWindow: config.contextWindow,
+    webSearch: false,
+  };
+  return {
+    descriptor,
+    stream: (request, signal) => streamResponse(config, request, signal),
+  };
+}
