@@ -1,0 +1,60 @@
+import { createFixedClock } from "../../src/adapters/memory/fixed-clock.js";
+import { MemoryStorage } from "../../src/adapters/memory/memory-storage.js";
+import { createSequentialIdSource } from "../../src/adapters/memory/sequential-id-source.js";
+import { createSystemClock } from "../../src/adapters/system/clock.js";
+import { createRandomIdSource } from "../../src/adapters/system/id-source.js";
+import { runClockContract } from "../../src/testing/clock.contract.js";
+import { runIdSourceContract } from "../../src/testing/id-source.contract.js";
+import { runKnowledgeStoreContract } from "../../src/testing/knowledge-store.contract.js";
+import { runKvStoreContract } from "../../src/testing/kv-store.contract.js";
+import { runManagedFileStoreContract } from "../../src/testing/managed-file-store.contract.js";
+import { runPersistentValueStoreContract } from "../../src/testing/persistent-value-store.contract.js";
+
+const api = { describe, it, expect };
+const fresh = () => new MemoryStorage({ maxFileBytes: 64 * 1024 });
+
+describe("MemoryStorage", () => {
+  runKvStoreContract(api, () => ({ store: fresh().kv }));
+  runKnowledgeStoreContract(api, () => ({ store: fresh().knowledge }));
+  runManagedFileStoreContract(api, () => ({ store: fresh().files }));
+  runPersistentValueStoreContract(api, () => ({ store: fresh().values }));
+
+  it("keeps agent sessions in memory and closes idempotently", async () => {
+    const storage = fresh();
+    expect(storage.agentStoreDir).toBeUndefined();
+    await storage.close();
+    await storage.close();
+  });
+
+  it("stamps entries with the injected clock and ids with the injected id source", async () => {
+    const clock = createFixedClock(1_000);
+    const storage = new MemoryStorage({ clock, idSource: createSequentialIdSource("t-") });
+    await storage.kv.set({ projectId: "p" }, "k", 1);
+    clock.advance(500);
+    const doc = await storage.knowledge.upsert("p", { documentId: "d", title: "T", markdown: "m" });
+    expect((await storage.kv.get({ projectId: "p" }, "k"))?.updatedAt).toBe(1_000);
+    expect(doc.createdAt).toBe(1_500);
+    expect((await storage.files.put("p", new Uint8Array([1]), { name: "n" })).fileId).toBe("file_t-1");
+  });
+});
+
+describe("clocks and id sources", () => {
+  runClockContract(api, () => ({ store: createSystemClock() }));
+  runClockContract(api, () => ({ store: createFixedClock(Date.UTC(2026, 0, 1)) }));
+  runIdSourceContract(api, () => ({ store: createRandomIdSource() }));
+  runIdSourceContract(api, () => ({ store: createSequentialIdSource("seq-") }));
+
+  it("a fixed clock moves only forward when told", () => {
+    const clock = createFixedClock(10);
+    expect(clock.now()).toBe(10);
+    clock.advance(5);
+    expect(clock.now()).toBe(15);
+    expect(() => clock.set(3)).toThrow(expect.objectContaining({ code: "input_validation" }));
+  });
+});
+
+describe("contract options", () => {
+  it("an unknown skip name fails the run", () => {
+    expect(() => runKvStoreContract(api, () => ({ store: fresh().kv }), { skip: ["no such case"] })).toThrow(/unknown skip/);
+  });
+});
