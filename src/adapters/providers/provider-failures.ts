@@ -27,6 +27,8 @@ const RETRYABLE_STATUSES = new Set([408, 409, 425, 429]);
 const TRANSPORT_FAILURE =
   /terminated|other side closed|socket|ECONNRESET|EPIPE|ECONNREFUSED|premature close|ended before|connection error|fetch failed|network/i;
 
+const OPAQUE_MESSAGE = /^\s*(\{\}|undefined|null)?\s*$/;
+
 // In-band provider errors (an `error` SSE event, `response.failed`) that are transient.
 const TRANSIENT_PROVIDER_ERROR = /overloaded|rate.?limit|server_error|internal|unavailable|timeout|timed out|capacity/i;
 
@@ -60,6 +62,9 @@ export function classifyProviderFailure(failure: ProviderFailure): ProviderRetry
   if (TRANSPORT_FAILURE.test(failure.message)) {
     return { retryable: true, kind: failure.streamStarted ? "dropped" : "recovery" };
   }
+  // pi-ai describes a thrown non-Error (or an Error of another realm, as under jest's VM
+  // modules) as "{}": after the stream started that is the body read failing, i.e. a drop.
+  if (failure.streamStarted && OPAQUE_MESSAGE.test(failure.message)) return { retryable: true, kind: "dropped" };
   // An in-band provider error or an SDK timeout ("Request timed out."): retry only the transient ones.
   return { retryable: TRANSIENT_PROVIDER_ERROR.test(failure.message), kind: "recovery" };
 }

@@ -1,0 +1,16 @@
+import { expect } from "@jest/globals";
+import { openAICompletionsWire } from "../fixtures/loopback-openai-completions.js";
+import { describeProviderKind } from "./provider-cases.js";
+
+describeProviderKind("openai-completions", openAICompletionsWire, {
+  effort: (body) => body.reasoning_effort,
+  toolNames: (body) => body.tools.map((tool: { function: { name: string } }) => tool.function.name),
+  toolRoundTrip: (body) => {
+    const assistant = body.messages.find((message: { role: string; tool_calls?: unknown[] }) => message.role === "assistant" && message.tool_calls);
+    const call = assistant.tool_calls[0];
+    const result = body.messages.find((message: { role: string }) => message.role === "tool");
+    expect(result.tool_call_id).toBe(call.id);
+    const output = typeof result.content === "string" ? result.content : result.content.map((part: { text: string }) => part.text).join("");
+    return { callId: call.id, name: call.function.name, arguments: JSON.parse(call.function.arguments), output };
+  },
+});
