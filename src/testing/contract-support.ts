@@ -4,9 +4,23 @@
  */
 import { randomUUID } from "node:crypto";
 import { isSteamharnessError } from "../domain/errors.js";
-import { checkSkips, type ContractTestApi } from "./contract-harness.js";
+import { checkSkips } from "./contract-harness.js";
 
-export type { ContractTestApi };
+/** The `expect` of jest or vitest; cases use only matchers both share. */
+export interface ContractExpect {
+  // The matcher objects of jest and vitest differ in type, not in the matchers used here.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  (actual: unknown): any;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  objectContaining(expected: Record<string, unknown>): any;
+}
+
+/** The slice of jest / vitest the store suites need: pass `{ describe, it, expect }`. */
+export interface ContractTestApi {
+  describe(name: string, fn: () => void): void;
+  it(name: string, fn: () => Promise<void>, timeout?: number): void;
+  expect: ContractExpect;
+}
 
 /** A fresh store for one case, its teardown and (optionally) raw reads that bypass it. */
 export interface ContractSubject<S, I = undefined> {
@@ -29,8 +43,7 @@ export interface ContractOptions<Skip extends string = string> {
 export interface ContractCaseContext<S, I> {
   store: S;
   inspect: I | undefined;
-  // The matcher object differs between jest and vitest; cases use only matchers both share.
-  expect: ContractTestApi["expect"];
+  expect: ContractExpect;
 }
 
 /** Contract cases by name; the names are the skip names. */
