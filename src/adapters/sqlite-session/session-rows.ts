@@ -1,0 +1,86 @@
+import { SteamharnessError } from "../../domain/errors.js";
+import { isJsonValue, type JsonValue } from "../../domain/json.js";
+import type { SessionEvent, SessionEventInput, SessionSnapshot } from "../../ports/session-store.js";
+
+/** A session event as stored in the `session_events` table: the payload as JSON text. */
+export interface EventRow {
+  seq: number;
+  eventId: string;
+  runId: string;
+  type: string;
+  payload: string;
+  at: number;
+}
+
+/**
+ * Rejects an event the port refuses (SES-1 contract): `eventId`, `runId` and `type` must be
+ * non-empty strings and the payload JSON. Throws `input_validation`.
+ *
+ * @example
+ * validateEvent({ eventId: "", runId: "r", type: "plan", payload: { planIndex: 0, text: "" } }); // throws
+ */
+export function validateEvent(event: SessionEventInput): void {
+  if (typeof event !== "object" || event === null) {
+    throw new SteamharnessError("input_validation", "a session event must be an object", { field: "event" });
+  }
+  for (const field of ["eventId", "runId", "type"] as const) {
+    if (typeof event[field] !== "string" || event[field] === "") {
+      throw new SteamharnessError("input_validation", `session event ${field} must be a non-empty string`, { field });
+    }
+  }
+  if (!isJsonValue(event.payload)) {
+    throw new SteamharnessError("input_validation", `session event ${event.eventId} has a payload that is not JSON`, { field: "payload" });
+  }
+}
+
+/**
+ * The row of an event to insert, before its `seq` and write time are known.
+ *
+ * @example
+ * eventRow(event).payload // '{"planIndex":0,"text":"…"}'
+ */
+export function eventRow(event: SessionEventInput): Omit<EventRow, "seq" | "at"> {
+  return { eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload) };
+}
+
+/**
+ * The port's event from a stored row; a fresh object every time, so callers may mutate it.
+ *
+ * @example
+ * rowEvent({ seq: 1, eventId: "e", runId: "r", type: "plan", payload: "{}", at: 0 }).seq // 1
+ */
+export function rowEvent(row: EventRow): SessionEvent {
+  return {
+    eventId: row.eventId,
+    runId: row.runId,
+    type: row.type,
+    payload: JSON.parse(row.payload) as unknown,
+    seq: row.seq,
+    at: row.at,
+  } as SessionEvent;
+}
+
+/**
+ * Checks a snapshot's `atSeq` (a non-negative integer) and state (JSON) and returns the state
+ * as JSON text. The range against the log is checked inside the write transaction.
+ *
+ * @example
+ * validateSnapshot({ atSeq: 3, state: { summary: "…" } }) // '{"summary":"…"}'
+ */
+export function validateSnapshot(snapshot: SessionSnapshot): string {
+  if (!Number.isInteger(snapshot.atSeq) || snapshot.atSeq < 0) {
+    throw new SteamharnessError("input_validation", `snapshot atSeq ${String(snapshot.atSeq)} is not a non-negative integer`, { field: "atSeq" });
+  }
+  if (!isJsonValue(snapshot.state)) throw new SteamharnessError("input_validation", "snapshot state is not JSON", { field: "state" });
+  return JSON.stringify(snapshot.state);
+}
+
+/**
+ * A stored snapshot state parsed back.
+ *
+ * @example
+ * snapshotState('{"a":1}') // { a: 1 }
+ */
+export function snapshotState(text: string): JsonValue {
+  return JSON.parse(text) as JsonValue;
+}
