@@ -1,0 +1,73 @@
+/**
+ * Example workflow project for `steamharness mcp` (see README and docs/workflow-projects.md).
+ * Plain objects: a project does not need to import steamharness (`defineWorkflow` only adds types).
+ *
+ *   npx steamharness structure examples/workflow-project
+ *   npx steamharness run examples/workflow-project greet --params '{"name":"Ada"}' --json
+ *   npx steamharness mcp "$PWD/examples/workflow-project"
+ */
+
+interface Field {
+  name: string;
+  type: "string" | "number" | "boolean" | "file";
+  options?: string[];
+  required?: boolean;
+  description?: string;
+}
+
+interface Context {
+  runId: string;
+  projectId: string;
+  kv: { get(ns: { projectId: string }, key: string): Promise<{ value: unknown } | null>; set(ns: { projectId: string }, key: string, value: unknown): Promise<void> };
+  userInput: { request(request: { message: string; fields: Field[] }): Promise<Record<string, unknown>> };
+  log: { info(message: string, data?: Record<string, unknown>): void };
+}
+
+export default {
+  entrypoints: {
+    greet: {
+      title: "Greet",
+      description: "Say hello to someone (a trivial entrypoint).",
+      params: [{ name: "name", type: "string", required: true, description: "Who to greet" }],
+      run(params: { name: string }) {
+        return { greeting: `Hello, ${params.name}!` };
+      },
+    },
+    plan_trip: {
+      title: "Plan a trip",
+      description: "Plan a short trip; asks the person for their travel style and budget before answering.",
+      params: [
+        { name: "destination", type: "string", required: true, description: "Where to go" },
+        { name: "start", type: "string", format: "date", description: "First day (YYYY-MM-DD)" },
+        { name: "days", type: "number", default: 3, description: "How many days" },
+      ],
+      async run(params: { destination: string; start?: string; days: number }, context: Context) {
+        // Logs go to stderr; under `steamharness mcp` they never reach the JSON-RPC stdout.
+        console.log(`planning ${params.days} days in ${params.destination}`);
+        const style = await context.userInput.request({
+          message: `How do you like to travel in ${params.destination}?`,
+          fields: [
+            { name: "pace", type: "string", options: ["relaxed", "packed"], required: true },
+            { name: "budget", type: "number", description: "Budget per day" },
+          ],
+        });
+        const trips = ((await context.kv.get({ projectId: context.projectId }, "trips"))?.value as number | undefined) ?? 0;
+        await context.kv.set({ projectId: context.projectId }, "trips", trips + 1);
+        const perDay = style.pace === "packed" ? 4 : 2;
+        return {
+          errCode: 0,
+          errMessage: "",
+          output: {
+            destination: params.destination,
+            start: params.start ?? null,
+            days: params.days,
+            pace: style.pace,
+            budgetPerDay: style.budget ?? null,
+            activities: Array.from({ length: params.days }, (_, day) => `Day ${day + 1}: ${perDay} sights`),
+            tripsPlanned: trips + 1,
+          },
+        };
+      },
+    },
+  },
+};

@@ -1,0 +1,68 @@
+import { createInterface } from "node:readline/promises";
+import { SteamharnessError } from "../../domain/errors.js";
+import type { JsonValue } from "../../domain/json.js";
+import { approvalForm, summarizeFields } from "../../domain/workflow/interaction.js";
+import type { UserInputField } from "../../ports/user-input.js";
+import { interactionRequired } from "../workflow/run-host.js";
+import type { RunHandlers } from "../workflow/worker-process.js";
+
+function parseAnswer(field: UserInputField, text: string): JsonValue | undefined {
+  const raw = text.trim();
+  if (raw === "") return field.default ?? undefined;
+  if (field.multiple) return raw.split(",").map((part) => part.trim()).filter(Boolean);
+  if (field.type === "number") {
+    const value = Number(raw);
+    if (!Number.isFinite(value)) throw new SteamharnessError("input_validation", `${field.name} must be a number`, { field: field.name });
+    return value;
+  }
+  if (field.type === "boolean") return /^(y|yes|true|1)$/i.test(raw);
+  return raw;
+}
+
+/**
+ * Handlers for `steamharness run`: on an interactive terminal, input and approvals are asked at
+ * the prompt (on stderr, so `--json` output stays clean); otherwise the run ends with
+ * `interaction_required`. An approval needs an explicit "approve".
+ *
+ * @example
+ * await host.run(entrypoint, prepared, createTerminalHandlers(process.stdin.isTTY === true));
+ */
+export function createTerminalHandlers(interactive: boolean): RunHandlers {
+  const ask = async (question: string): Promise<string> => {
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      return await rl.question(question);
+    } finally {
+      rl.close();
+    }
+  };
+  return {
+    async onInput(request) {
+      const fields = request.fields ?? [];
+      if (!interactive) {
+        throw interactionRequired(
+          { kind: "input", requestId: request.requestId, message: request.message, fields: summarizeFields(fields) },
+          "the run is waiting for input and the terminal is not interactive",
+        );
+      }
+      process.stderr.write(`${request.message}\n`);
+      const values: Record<string, JsonValue> = {};
+      for (const [index, field] of fields.entries()) {
+        const value = parseAnswer(field, await ask(`${summarizeFields(fields)[index]}: `));
+        if (value !== undefined) values[field.name] = value;
+      }
+      return { outcome: "answered", values };
+    },
+    async onApproval(request) {
+      const form = approvalForm(request.toolId, request.arguments);
+      if (!interactive) {
+        throw interactionRequired(
+          { kind: "approval", requestId: request.requestId, message: form.message, fields: ["decision (string, options: approve|deny, required)"] },
+          `the run is waiting for approval of tool ${request.toolId} and the terminal is not interactive`,
+        );
+      }
+      const answer = await ask(`${form.message} [approve/deny]: `);
+      return answer.trim().toLowerCase() === "approve" ? { outcome: "approved" } : { outcome: "denied", reason: "denied at the prompt" };
+    },
+  };
+}

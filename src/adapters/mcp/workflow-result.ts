@@ -1,0 +1,52 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { WorkflowRunReport } from "../../domain/workflow/run-report.js";
+import type { StructureEntrypoint } from "../../domain/workflow/workflow-definition.js";
+
+/** Longest error message a tool result carries. */
+const MAX_ERROR_CHARS = 300;
+
+/**
+ * Replaces every occurrence of the given secret values with `[redacted]` and clips the text to
+ * a concise length, so an error message never carries credentials or a wall of output.
+ *
+ * @example
+ * redact("token sk-123 refused", ["sk-123"]) // "token [redacted] refused"
+ */
+export function redact(text: string, secrets: readonly string[], maxChars = MAX_ERROR_CHARS): string {
+  let out = text;
+  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("[redacted]");
+  out = out.replace(/\s+/g, " ").trim();
+  return out.length > maxChars ? `${out.slice(0, maxChars - 1)}…` : out;
+}
+
+/**
+ * MCP-7: the tool result of a run. Success: `structuredContent`
+ * `{ runId, status: "success", entrypointId, entrypointTitle, output }` (output only from
+ * `report.result.data.output`) and the same JSON as text. Anything else: `isError: true` with a
+ * concise `error { code, message }` (plus the pending fields for `interaction_required`) —
+ * never the report, node details, stdout, stderr or credentials.
+ *
+ * @example
+ * const result = toToolResult(report, entrypoint, [adminKey]);
+ */
+export function toToolResult(report: WorkflowRunReport, entrypoint: StructureEntrypoint, secrets: readonly string[] = []): CallToolResult {
+  const head = { runId: report.runId, status: report.status, entrypointId: entrypoint.id, entrypointTitle: entrypoint.title };
+  if (report.status === "success") {
+    const structuredContent = { ...head, output: report.result.data.output };
+    return { content: [{ type: "text", text: JSON.stringify(structuredContent) }], structuredContent };
+  }
+  const code = report.error?.code ?? report.status;
+  const message = redact(report.error?.message ?? `the run ended with status ${report.status}`, secrets);
+  const error: Record<string, unknown> = { code, message };
+  if (code === "business_error") error.errCode = report.result.data.errCode;
+  if (report.pending) {
+    error.pending = {
+      kind: report.pending.kind,
+      requestId: report.pending.requestId,
+      message: redact(report.pending.message, secrets),
+      fields: report.pending.fields,
+    };
+  }
+  const structuredContent = { ...head, error };
+  return { content: [{ type: "text", text: JSON.stringify(structuredContent) }], structuredContent, isError: true };
+}

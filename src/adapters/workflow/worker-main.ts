@@ -1,0 +1,116 @@
+/**
+ * Entry of a workflow worker process (built as dist/workflow-worker.js). The host forks it with
+ * an IPC channel; the worker loads the project, reports its structure, runs exactly one
+ * entrypoint and exits. Project output on stdout/stderr is the host's to forward; protocol
+ * messages travel only over IPC.
+ */
+import { mkdir } from "node:fs/promises";
+import { basename } from "node:path";
+import { isSteamharnessError } from "../../domain/errors.js";
+import type { JsonValue } from "../../domain/json.js";
+import { emptyRunResult, normalizeRunReturn, statusOfResult, type WorkflowRunReport } from "../../domain/workflow/run-report.js";
+import type { ManagedFile } from "../../ports/managed-file-store.js";
+import type { Storage } from "../../ports/storage.js";
+import { loadWorkflowProject, locateWorkflowProject, type LoadedWorkflowProject } from "./project-loader.js";
+import { createHostBridge, createWorkerRunContext } from "./worker-run-context.js";
+import { isProtocolMessage, type HostMessage, type WorkerConfig, type WorkerMessage, type WorkerRunRequest } from "./worker-protocol.js";
+import { openWorkflowStorage } from "./workflow-storage.js";
+
+const send = (message: WorkerMessage): Promise<void> =>
+  new Promise((resolveSend) => {
+    if (!process.send || !process.connected) return resolveSend();
+    process.send(message, undefined, {}, () => resolveSend());
+  });
+
+const bridge = createHostBridge((message) => void send(message));
+const controller = new AbortController();
+let config: WorkerConfig | undefined;
+let project: LoadedWorkflowProject | undefined;
+let storage: Promise<Storage> | undefined;
+
+function openStorage(): Promise<Storage> {
+  if (!config) throw new Error("worker not initialised");
+  storage ??= openWorkflowStorage(config.dirs);
+  return storage;
+}
+
+async function init(next: WorkerConfig): Promise<void> {
+  config = next;
+  try {
+    project = await loadWorkflowProject(await locateWorkflowProject(next.projectDir));
+    if (next.openStorage) await openStorage();
+    await send({ type: "ready", structure: project.structure });
+  } catch (error) {
+    const code = isSteamharnessError(error) ? error.code : "internal";
+    await send({ type: "load-error", error: { code, message: (error as Error)?.message ?? String(error) } });
+    process.exit(1);
+  }
+}
+
+async function importFiles(store: Storage, projectId: string, files: WorkerRunRequest["files"]): Promise<Record<string, JsonValue>> {
+  const imported: Record<string, JsonValue> = {};
+  const one = async (path: string) => (await store.files.importFile(projectId, path, { name: basename(path) })) as ManagedFile;
+  for (const [name, paths] of Object.entries(files)) {
+    const value = Array.isArray(paths) ? await Promise.all(paths.map(one)) : await one(paths);
+    imported[name] = value as unknown as JsonValue;
+  }
+  return imported;
+}
+
+async function execute(run: WorkerRunRequest): Promise<WorkflowRunReport> {
+  const loaded = project!;
+  const base = { runId: run.runId, projectId: loaded.manifest.id, entrypointId: run.entrypointId };
+  const entry = loaded.definition.entrypoints[run.entrypointId];
+  const structure = loaded.structure.entrypoints.find((e) => e.id === run.entrypointId);
+  if (!entry || !structure) {
+    return { ...base, status: "failed", result: { data: emptyRunResult() }, error: { code: "not_found", message: `no entrypoint ${run.entrypointId}` } };
+  }
+  try {
+    const store = await openStorage();
+    const params: Record<string, JsonValue> = { ...run.params };
+    for (const param of structure.params) {
+      if (params[param.name] === undefined && param.default !== undefined) params[param.name] = param.default;
+    }
+    Object.assign(params, await importFiles(store, loaded.manifest.id, run.files));
+    await mkdir(config!.dirs.fileCreateStoreDir, { recursive: true });
+    const context = createWorkerRunContext({
+      ...base,
+      storage: store,
+      bridge,
+      signal: controller.signal,
+      fileCreateDir: config!.dirs.fileCreateStoreDir,
+      relatedProjects: config!.relatedProjects,
+    });
+    const result = normalizeRunReturn(await entry.run(params, context));
+    const status = statusOfResult(result);
+    if (status === "success") return { ...base, status, result: { data: result } };
+    return { ...base, status, result: { data: result }, error: { code: "business_error", message: result.errMessage || `the workflow returned errCode ${result.errCode}` } };
+  } catch (error) {
+    const message = (error as Error)?.message ?? String(error);
+    if (isSteamharnessError(error, "cancelled")) return { ...base, status: "cancelled", result: { data: emptyRunResult(message) }, error: { code: "cancelled", message } };
+    const code = isSteamharnessError(error) ? error.code : "run_failed";
+    return { ...base, status: "failed", result: { data: emptyRunResult(message) }, error: { code, message } };
+  }
+}
+
+process.on("message", (raw: unknown) => {
+  if (!isProtocolMessage(raw)) return;
+  const message = raw as HostMessage;
+  if (message.type === "init") void init(message.config);
+  else if (message.type === "run") {
+    void execute(message.run).then(async (report) => {
+      await send({ type: "done", report });
+      if (storage) await (await storage).close().catch(() => undefined);
+      process.exit(0);
+    });
+  } else bridge.handle(message);
+});
+// The host going away (cancel, crash, shutdown) ends the run: a worker never outlives its host.
+process.on("disconnect", () => {
+  controller.abort();
+  process.exit(0);
+});
+if (!process.send) {
+  process.stderr.write("[steamharness] workflow-worker must be started by steamharness (it needs an IPC channel)\n");
+  process.exit(2);
+}

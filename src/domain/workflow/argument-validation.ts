@@ -1,0 +1,53 @@
+import type { TObject } from "@sinclair/typebox";
+import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
+import { ValueErrorType } from "@sinclair/typebox/errors";
+
+const compiled = new WeakMap<TObject, TypeCheck<TObject>>();
+
+function checkerOf(schema: TObject): TypeCheck<TObject> {
+  let checker = compiled.get(schema);
+  if (!checker) {
+    checker = TypeCompiler.Compile(schema);
+    compiled.set(schema, checker);
+  }
+  return checker;
+}
+
+function describePath(path: string): string {
+  return path === "" ? "arguments" : `arguments${path.replace(/\//g, ".")}`;
+}
+
+/**
+ * Validates tool or CLI arguments against an entrypoint's input schema (the same TypeBox schema
+ * that is published). Resolves a list of readable problems, empty when the arguments are valid:
+ * wrong types, values outside the static options, unknown properties, missing required ones.
+ *
+ * @example
+ * validateArguments(entrypointInputSchema(params), { extra: 1 })
+ * // ["arguments.extra: unknown property (allowed: document, style)"]
+ */
+export function validateArguments(schema: TObject, args: unknown): string[] {
+  const checker = checkerOf(schema);
+  if (checker.Check(args)) return [];
+  const problems: string[] = [];
+  const missing = new Set<string>();
+  const allowed = Object.keys(schema.properties).join(", ") || "none";
+  for (const error of checker.Errors(args)) {
+    if (missing.has(error.path)) continue;
+    const where = describePath(error.path);
+    const values = (error.schema as { enum?: unknown[] }).enum;
+    let message = error.message;
+    if (error.type === ValueErrorType.ObjectAdditionalProperties) {
+      message = `unknown property (allowed: ${allowed})`;
+    } else if (error.type === ValueErrorType.ObjectRequiredProperty) {
+      message = "required property is missing";
+      missing.add(error.path);
+    } else if (error.type === ValueErrorType.Kind && Array.isArray(values)) {
+      message = `must be one of ${values.map((value) => JSON.stringify(value)).join(", ")}`;
+    }
+    const line = `${where}: ${message}`;
+    if (!problems.includes(line)) problems.push(line);
+    if (problems.length >= 10) break;
+  }
+  return problems;
+}

@@ -1,0 +1,66 @@
+import type { JsonValue } from "../json.js";
+import type { NodeContext, NodeLogger } from "../node-context.js";
+import type { KnowledgeStore } from "../../ports/knowledge-store.js";
+import type { KvStore } from "../../ports/kv-store.js";
+import type { ManagedFile, ManagedFileStore } from "../../ports/managed-file-store.js";
+import type { PersistentValueStore } from "../../ports/persistent-value-store.js";
+import type { Storage } from "../../ports/storage.js";
+import type { TokenUsageRecorder } from "../../ports/token-usage.js";
+import type { ToolPermissions } from "../../ports/tool-permissions.js";
+import type { UserInputField } from "../../ports/user-input.js";
+
+/** What a run asks a person for: a message and the form fields to fill. */
+export interface WorkflowInputRequest {
+  message: string;
+  fields?: UserInputField[];
+  /** Stable id of this question within the run; defaults to `input-<n>` (the n-th question). */
+  requestId?: string;
+}
+
+/**
+ * `context.userInput` of a workflow run. `request` pauses the run (`waiting_for_input`) until a
+ * person answers, then resolves the answered values. A refusal or cancellation rejects with a
+ * `cancelled` SteamharnessError, which ends the run unless the workflow catches it.
+ */
+export interface WorkflowUserInput {
+  request(request: WorkflowInputRequest): Promise<Record<string, JsonValue>>;
+}
+
+/** A project bound with `--related-project alias=dir`. */
+export interface RelatedProject {
+  alias: string;
+  projectId: string;
+  directory: string;
+}
+
+/** Everything a workflow entrypoint runs with (WF-1). The stores are the data-dir stores (MCP-8). */
+export interface WorkflowRunContext {
+  runId: string;
+  projectId: string;
+  entrypointId: string;
+  kv: KvStore;
+  knowledge: KnowledgeStore;
+  files: ManagedFileStore;
+  values: PersistentValueStore;
+  storage: Storage;
+  userInput: WorkflowUserInput;
+  toolPermissions: ToolPermissions;
+  tokenUsage: TokenUsageRecorder;
+  signal: AbortSignal;
+  log: NodeLogger;
+  /** Directory where the run may create files (`--file-create-store-dir`). */
+  fileCreateDir: string;
+  relatedProjects: Record<string, RelatedProject>;
+  /** The same run as a WF-0 `NodeContext`, for running agent and stream nodes. */
+  node: NodeContext;
+}
+
+/** The business result an entrypoint may return; any other value is taken as the output. */
+export interface WorkflowRunResult {
+  errCode: number;
+  errMessage: string;
+  output: JsonValue;
+}
+
+/** The value a file param receives in `run(params)`: the imported managed file. */
+export type WorkflowFileParamValue = ManagedFile;

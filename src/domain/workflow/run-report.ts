@@ -1,0 +1,67 @@
+import { isJsonValue, type JsonValue } from "../json.js";
+import type { WorkflowRunResult } from "./run-context.js";
+
+/** Where a run ended. */
+export type WorkflowRunStatus = "success" | "failed" | "cancelled" | "timeout" | "waiting_for_input";
+
+/** A pending question or approval of a paused run, summarised for the caller. */
+export interface PendingInteraction {
+  kind: "input" | "approval";
+  requestId: string;
+  message: string;
+  /** `name (type[, multiple][, options: a|b][, required])` per field. */
+  fields: string[];
+}
+
+/** `steamharness run --json` output, and what the MCP host reads the result from. */
+export interface WorkflowRunReport {
+  runId: string;
+  projectId: string;
+  entrypointId: string;
+  status: WorkflowRunStatus;
+  result: { data: WorkflowRunResult };
+  /** A concise reason when the status is not `success`. */
+  error?: { code: string; message: string };
+  /** The open question of a `waiting_for_input` run. */
+  pending?: PendingInteraction;
+}
+
+/**
+ * Turns whatever `run` returned into `{ errCode, errMessage, output }`: a value with a numeric
+ * `errCode` is a business result, anything else is the output (`undefined` → `null`). A
+ * non-JSON output is refused with errCode -1 rather than silently mangled.
+ *
+ * @example
+ * normalizeRunReturn({ answer: 42 }) // { errCode: 0, errMessage: "", output: { answer: 42 } }
+ */
+export function normalizeRunReturn(value: unknown): WorkflowRunResult {
+  if (value === undefined) return { errCode: 0, errMessage: "", output: null };
+  if (typeof value === "object" && value !== null && typeof (value as { errCode?: unknown }).errCode === "number") {
+    const record = value as Record<string, unknown>;
+    const output = record.output === undefined ? null : record.output;
+    if (!isJsonValue(output)) return { errCode: -1, errMessage: "the run returned an output that is not JSON", output: null };
+    return { errCode: record.errCode as number, errMessage: typeof record.errMessage === "string" ? record.errMessage : "", output };
+  }
+  if (!isJsonValue(value)) return { errCode: -1, errMessage: "the run returned an output that is not JSON", output: null };
+  return { errCode: 0, errMessage: "", output: value };
+}
+
+/**
+ * The final status of a finished run: a business errCode other than 0 is a failure.
+ *
+ * @example
+ * statusOfResult({ errCode: 3, errMessage: "no", output: null }) // "failed"
+ */
+export function statusOfResult(result: WorkflowRunResult): WorkflowRunStatus {
+  return result.errCode === 0 ? "success" : "failed";
+}
+
+/**
+ * An empty result for runs that ended without one (crash, cancel, timeout, pause).
+ *
+ * @example
+ * emptyRunResult() // { errCode: -1, errMessage: "", output: null }
+ */
+export function emptyRunResult(errMessage = ""): WorkflowRunResult {
+  return { errCode: -1, errMessage, output: null as JsonValue };
+}

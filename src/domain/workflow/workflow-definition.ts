@@ -1,0 +1,133 @@
+import { Type, type Static } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { SteamharnessError } from "../errors.js";
+import type { JsonValue } from "../json.js";
+import type { WorkflowManifest } from "./project-manifest.js";
+import type { WorkflowRunContext, WorkflowRunResult } from "./run-context.js";
+
+const ParamOption = Type.Union([Type.String(), Type.Object({ value: Type.String(), label: Type.Optional(Type.String()) })]);
+
+/** TypeBox schema of one static entrypoint param (WF-1). */
+export const WorkflowParamSchema = Type.Object({
+  name: Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_.-]{0,63}$" }),
+  type: Type.Union(["string", "positional", "number", "boolean", "checkboxes", "file"].map((kind) => Type.Literal(kind))),
+  title: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+  required: Type.Optional(Type.Boolean()),
+  multiple: Type.Optional(Type.Boolean()),
+  options: Type.Optional(Type.Array(ParamOption)),
+  default: Type.Optional(Type.Unknown()),
+  format: Type.Optional(Type.Union([Type.Literal("date"), Type.Literal("date-time"), Type.Literal("time")])),
+});
+
+/** One static param of an entrypoint: its kind, and what the MCP schema and forms show. */
+export type WorkflowParam = Omit<Static<typeof WorkflowParamSchema>, "type" | "default"> & {
+  type: "string" | "positional" | "number" | "boolean" | "checkboxes" | "file";
+  default?: JsonValue;
+};
+
+/** One entrypoint of a workflow: metadata, static params and the run function. */
+export interface WorkflowEntrypoint<P = Record<string, unknown>> {
+  title?: string;
+  description?: string;
+  params?: WorkflowParam[];
+  run(params: P, context: WorkflowRunContext): Promise<WorkflowRunResult | JsonValue | void> | WorkflowRunResult | JsonValue | void;
+}
+
+/** The default export of a workflow project's `main` module. */
+export interface WorkflowDefinition {
+  entrypoints: Record<string, WorkflowEntrypoint<any>>;
+}
+
+/** An entrypoint as the structure report lists it (no code). */
+export interface StructureEntrypoint {
+  id: string;
+  title: string;
+  description: string;
+  params: WorkflowParam[];
+}
+
+/** `steamharness structure` output: the public, static contract of a project. */
+export interface StructureReport {
+  projectId: string;
+  projectType: "workflow";
+  name?: string;
+  entrypoints: StructureEntrypoint[];
+}
+
+const ENTRYPOINT_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$/;
+
+/**
+ * Identity helper that gives a workflow definition its types; a project that does not import
+ * steamharness can export the same plain object.
+ *
+ * @example
+ * export default defineWorkflow({ entrypoints: { hello: { title: "Hello", run: () => ({ hi: true }) } } });
+ */
+export function defineWorkflow<T extends WorkflowDefinition>(definition: T): T {
+  return definition;
+}
+
+function invalid(where: string, message: string, field?: string): SteamharnessError {
+  return new SteamharnessError("input_validation", `${where}: ${message}`, field === undefined ? {} : { field });
+}
+
+/**
+ * Checks a loaded module's default export and builds the structure report from it. Throws
+ * `input_validation` naming the entrypoint and param at fault: no `entrypoints`, an id that is
+ * not a valid MCP tool name, a missing `run`, a malformed or duplicate param.
+ *
+ * @example
+ * const report = buildStructureReport(manifest, module.default);
+ * report.entrypoints.map((e) => e.id) // ["summarize"]
+ */
+export function buildStructureReport(manifest: WorkflowManifest, definition: unknown, where = manifest.main): StructureReport {
+  if (typeof definition !== "object" || definition === null) {
+    throw invalid(where, "the default export must be a workflow definition object ({ entrypoints: { ... } })");
+  }
+  const entrypoints = (definition as { entrypoints?: unknown }).entrypoints;
+  if (typeof entrypoints !== "object" || entrypoints === null || Array.isArray(entrypoints)) {
+    throw invalid(where, "the default export has no `entrypoints` object");
+  }
+  const report: StructureReport = { projectId: manifest.id, projectType: "workflow", entrypoints: [] };
+  if (manifest.name !== undefined) report.name = manifest.name;
+  for (const [id, raw] of Object.entries(entrypoints as Record<string, unknown>)) {
+    report.entrypoints.push(structureEntrypoint(where, id, raw));
+  }
+  if (report.entrypoints.length === 0) throw invalid(where, "the workflow declares no entrypoints");
+  return report;
+}
+
+function structureEntrypoint(where: string, id: string, raw: unknown): StructureEntrypoint {
+  const at = `${where} entrypoint ${JSON.stringify(id)}`;
+  if (!ENTRYPOINT_ID.test(id)) throw invalid(at, "ids use letters, digits, '_', '-' and '.' (at most 64), as MCP tool names require", "entrypoints");
+  if (typeof raw !== "object" || raw === null) throw invalid(at, "must be an object with a run function");
+  const entry = raw as Record<string, unknown>;
+  if (typeof entry.run !== "function") throw invalid(at, "has no run(params, context) function", "run");
+  for (const key of ["title", "description"] as const) {
+    if (entry[key] !== undefined && typeof entry[key] !== "string") throw invalid(at, `${key} must be a string`, key);
+  }
+  const params = entry.params ?? [];
+  if (!Array.isArray(params)) throw invalid(at, "params must be an array", "params");
+  const seen = new Set<string>();
+  const checked: WorkflowParam[] = params.map((param, index) => {
+    if (!Value.Check(WorkflowParamSchema, param)) {
+      const first = Value.Errors(WorkflowParamSchema, param).First();
+      const path = first ? `${first.path || "/"}: ${first.message}` : "malformed";
+      throw invalid(at, `param #${index + 1} is invalid (${path})`, "params");
+    }
+    const typed = param as WorkflowParam;
+    if (seen.has(typed.name)) throw invalid(at, `param ${JSON.stringify(typed.name)} is declared twice`, "params");
+    seen.add(typed.name);
+    if (typed.type === "checkboxes" && !(typed.options && typed.options.length > 0)) {
+      throw invalid(at, `checkboxes param ${JSON.stringify(typed.name)} needs static options`, "params");
+    }
+    return typed;
+  });
+  return {
+    id,
+    title: typeof entry.title === "string" && entry.title !== "" ? entry.title : id,
+    description: typeof entry.description === "string" ? entry.description : "",
+    params: checked,
+  };
+}
