@@ -15,6 +15,7 @@ function textOf(content: string | Block[]): string {
 describeProviderKind("anthropic-messages", anthropicMessagesWire, {
   effort: (body) => (body.thinking?.type === "enabled" ? `budget:${body.thinking.budget_tokens}` : body.output_config?.effort),
   toolNames: (body) => body.tools.map((tool: { name: string }) => tool.name),
+  detectsCleanTruncation: true,
   toolRoundTrip: (body) => {
     const call = blocksOf(body).find((block) => block.type === "tool_use") as Block;
     const result = blocksOf(body).find((block) => block.type === "tool_result") as Block;

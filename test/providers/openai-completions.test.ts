@@ -4,6 +4,10 @@ import { describeProviderKind } from "./provider-cases.js";
 
 describeProviderKind("openai-completions", openAICompletionsWire, {
   effort: (body) => body.reasoning_effort,
+  // Skipped: pi-ai closes every open block when a Chat Completions body ends, with or without
+  // `finish_reason` / `[DONE]`, so a cleanly cut stream is indistinguishable from a finished
+  // one (telling them apart by a missing finish_reason would break servers that omit it).
+  detectsCleanTruncation: false,
   toolNames: (body) => body.tools.map((tool: { function: { name: string } }) => tool.function.name),
   toolRoundTrip: (body) => {
     const assistant = body.messages.find((message: { role: string; tool_calls?: unknown[] }) => message.role === "assistant" && message.tool_calls);

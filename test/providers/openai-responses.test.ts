@@ -5,6 +5,7 @@ import { describeProviderKind } from "./provider-cases.js";
 describeProviderKind("openai-responses", openAIResponsesWire, {
   effort: (body) => body.reasoning?.effort,
   toolNames: (body) => body.tools.map((tool: { name: string }) => tool.name),
+  detectsCleanTruncation: true,
   toolRoundTrip: (body) => {
     const call = body.input.find((item: { type?: string }) => item.type === "function_call");
     const output = body.input.find((item: { type?: string }) => item.type === "function_call_output");

@@ -16,6 +16,11 @@ export interface WireReaders {
   toolNames(body: any): string[];
   /** The tool call and its result as sent back in a follow-up request. */
   toolRoundTrip(body: any): { callId: string; name: string; arguments: unknown; output: string };
+  /**
+   * Whether a stream that ends cleanly mid-response is recognisable. False only with a reason
+   * given at the call site (the case is then skipped, visibly).
+   */
+  detectsCleanTruncation: boolean;
 }
 
 export const API_KEY = "sk-loopback-explicit";
@@ -186,6 +191,19 @@ export function describeProviderKind(apiKind: ProviderApiKind, wire: WireFormat,
       expect(response.retry).toEqual({ retryable: true, kind: "dropped" });
       expect(server.requests).toHaveLength(1);
     });
+
+    (readers.detectsCleanTruncation ? it : it.skip)(
+      "OUT-3 a stream ended cleanly inside a tool call is a dropped error, never a partial call",
+      async () => {
+        const args = { path: "a/rather/long/path/to/list", recursive: true };
+        const { model } = await start([{ kind: "truncate", response: { toolCalls: [{ id: "call_cut", name: "ls", arguments: args }] }, afterFrames: 6 }]);
+        const { events, response } = await collect(model.stream(request()));
+        expect(events.some((event) => event.type === "toolcall_delta")).toBe(true);
+        expect(events.some((event) => event.type === "toolcall_end")).toBe(false);
+        expect(response.stopReason).toBe("error");
+        expect(response.retry).toEqual({ retryable: true, kind: "dropped" });
+      },
+    );
 
     it("an AbortSignal during the stream ends it as aborted", async () => {
       const { model } = await start([{ kind: "hang", response: { text: "Streaming slowly, then nothing." }, afterFrames: 6 }]);

@@ -90,6 +90,7 @@ async function* streamResponse(config: ProviderConfig, request: ModelRequest, si
   signal?.addEventListener("abort", onAbort, { once: true });
   let finished = false;
   let streamStarted = false;
+  const openBlocks = new Set<number>();
   try {
     const streamFn = await loadPiStreamFunction(config.apiKind);
     const options: SimpleStreamOptions = {
@@ -115,6 +116,7 @@ async function* streamResponse(config: ProviderConfig, request: ModelRequest, si
           if (event.delta) yield { type: "reasoning_delta", index: event.contentIndex, delta: event.delta };
           break;
         case "toolcall_start": {
+          openBlocks.add(event.contentIndex);
           const block = event.partial.content[event.contentIndex];
           const id = block?.type === "toolCall" ? block.id : "";
           const name = block?.type === "toolCall" ? block.name : "";
@@ -125,10 +127,26 @@ async function* streamResponse(config: ProviderConfig, request: ModelRequest, si
           if (event.delta) yield { type: "toolcall_delta", index: event.contentIndex, delta: event.delta };
           break;
         case "toolcall_end":
+          openBlocks.delete(event.contentIndex);
           yield { type: "toolcall_end", index: event.contentIndex, toolCall: fromPiToolCall(event.toolCall) };
+          break;
+        case "text_start":
+        case "thinking_start":
+          openBlocks.add(event.contentIndex);
+          break;
+        case "text_end":
+        case "thinking_end":
+          openBlocks.delete(event.contentIndex);
           break;
         case "done":
           finished = true;
+          if (openBlocks.size > 0) {
+            // The body ended cleanly in the middle of a block (a proxy closing the stream): pi-ai
+            // reports success, but the text or tool arguments are cut short.
+            const message = "provider stream ended before the response was complete";
+            yield { type: "done", response: errorResponse(event.message, message, streamStarted, false) };
+            return;
+          }
           yield {
             type: "done",
             response: { content: fromPiContent(event.message), usage: fromPiUsage(event.message.usage), stopReason: event.reason },
@@ -141,11 +159,11 @@ async function* streamResponse(config: ProviderConfig, request: ModelRequest, si
           return;
         }
         default:
-          break; // text/thinking start and end carry nothing the port needs
+          break;
       }
     }
     finished = true;
-    yield { type: "done", response: errorResponse(undefined, "provider stream ended without a result", streamStarted, controller.signal.aborted) };
+    yield { type: "done", response: errorResponse(undefined, "provider stream ended before its result", streamStarted, controller.signal.aborted) };
   } catch (error) {
     // The stream contract: failures arrive as the final event, never as a rejection.
     finished = true;
