@@ -1,0 +1,110 @@
+import { describe, expect, it } from "@jest/globals";
+import { isSteamharnessError } from "../../src/domain/errors.js";
+import { isUuid, parseWorkflowManifest, workflowServerName } from "../../src/domain/workflow/project-manifest.js";
+import { normalizeRunReturn, statusOfResult } from "../../src/domain/workflow/run-report.js";
+import { buildStructureReport, defineWorkflow } from "../../src/domain/workflow/workflow-definition.js";
+
+const ID = "11111111-1111-4111-8111-111111111111";
+const manifest = { id: ID, projectType: "workflow" as const, main: "index.mjs" };
+
+function codeOf(fn: () => unknown): { code: string; field?: string; message: string } {
+  try {
+    fn();
+  } catch (error) {
+    if (isSteamharnessError(error)) return { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) };
+    throw error;
+  }
+  throw new Error("expected a throw");
+}
+
+describe("WF-1 workflow project manifest", () => {
+  it("WF-1 accepts a workflow package.json with a UUID id and .js/.mjs/.ts main", () => {
+    for (const main of ["index.js", "index.mjs", "src/index.ts"]) {
+      expect(parseWorkflowManifest({ id: ID, projectType: "workflow", main, name: "x", version: "1.0.0" })).toEqual({
+        id: ID,
+        projectType: "workflow",
+        main,
+        name: "x",
+        version: "1.0.0",
+      });
+    }
+    expect(workflowServerName(ID)).toBe(`workflow-${ID}`);
+  });
+
+  it.each([
+    ["a missing id", { projectType: "workflow", main: "a.js" }, "id", /has no "id"/],
+    ["a non-UUID id", { id: "my-project", projectType: "workflow", main: "a.js" }, "id", /must be a UUID/],
+    ["a conversation project", { id: ID, projectType: "conversation", main: "a.js" }, "projectType", /not a workflow project/],
+    ["a kanban project", { id: ID, projectType: "kanban", main: "a.js" }, "projectType", /not a workflow project/],
+    ["a plain folder package", { name: "plain" }, "projectType", /no projectType/],
+    ["a missing main", { id: ID, projectType: "workflow" }, "main", /has no "main"/],
+    ["a main of another kind", { id: ID, projectType: "workflow", main: "a.cjs" }, "main", /\.js, \.mjs or \.ts/],
+    ["an absolute main", { id: ID, projectType: "workflow", main: "/etc/a.js" }, "main", /relative/],
+  ])("WF-1 refuses %s", (_label, pkg, field, message) => {
+    const error = codeOf(() => parseWorkflowManifest(pkg));
+    expect(error.code).toBe("input_validation");
+    expect(error.field).toBe(field);
+    expect(error.message).toMatch(message);
+  });
+
+  it("isUuid checks the canonical form", () => {
+    expect(isUuid(ID)).toBe(true);
+    expect(isUuid(ID.replace(/-/g, ""))).toBe(false);
+    expect(isUuid(42)).toBe(false);
+  });
+});
+
+describe("WF-1 workflow definition and structure report", () => {
+  const run = () => ({ ok: true });
+
+  it("WF-1 builds the structure report (title defaults to the id, no code)", () => {
+    const definition = defineWorkflow({
+      entrypoints: {
+        summarize: { title: "Summarize", description: "Sum", params: [{ name: "doc", type: "file", required: true }], run },
+        bare: { run },
+      },
+    });
+    expect(buildStructureReport({ ...manifest, name: "demo" }, definition)).toEqual({
+      projectId: ID,
+      projectType: "workflow",
+      name: "demo",
+      entrypoints: [
+        { id: "summarize", title: "Summarize", description: "Sum", params: [{ name: "doc", type: "file", required: true }] },
+        { id: "bare", title: "bare", description: "", params: [] },
+      ],
+    });
+  });
+
+  it.each([
+    ["a default export that is not an object", undefined, /workflow definition object/],
+    ["no entrypoints", {}, /no `entrypoints`/],
+    ["zero entrypoints", { entrypoints: {} }, /no entrypoints/],
+    ["an entrypoint without run", { entrypoints: { a: { title: "A" } } }, /no run/],
+    ["an id that is not a tool name", { entrypoints: { "a b": { run } } }, /MCP tool names/],
+    ["an unknown param type", { entrypoints: { a: { run, params: [{ name: "x", type: "date" }] } } }, /param #1 is invalid/],
+    ["a param without a name", { entrypoints: { a: { run, params: [{ type: "string" }] } } }, /param #1 is invalid/],
+    ["a duplicate param", { entrypoints: { a: { run, params: [{ name: "x", type: "string" }, { name: "x", type: "number" }] } } }, /declared twice/],
+    ["checkboxes without options", { entrypoints: { a: { run, params: [{ name: "x", type: "checkboxes" }] } } }, /needs static options/],
+  ])("WF-1 refuses %s", (_label, definition, message) => {
+    const error = codeOf(() => buildStructureReport(manifest, definition));
+    expect(error.code).toBe("input_validation");
+    expect(error.message).toMatch(message);
+  });
+});
+
+describe("run results", () => {
+  it.each([
+    ["a plain output", { a: 1 }, { errCode: 0, errMessage: "", output: { a: 1 } }],
+    ["undefined", undefined, { errCode: 0, errMessage: "", output: null }],
+    ["a business result", { errCode: 0, errMessage: "", output: [1] }, { errCode: 0, errMessage: "", output: [1] }],
+    ["a business failure", { errCode: 4, errMessage: "nope" }, { errCode: 4, errMessage: "nope", output: null }],
+    ["a non-JSON output", { when: new Date(0) }, { errCode: -1, errMessage: "the run returned an output that is not JSON", output: null }],
+  ])("normalizes %s", (_label, value, expected) => {
+    expect(normalizeRunReturn(value)).toEqual(expected);
+  });
+
+  it("a non-zero errCode is a failure", () => {
+    expect(statusOfResult({ errCode: 0, errMessage: "", output: null })).toBe("success");
+    expect(statusOfResult({ errCode: 2, errMessage: "", output: null })).toBe("failed");
+  });
+});
