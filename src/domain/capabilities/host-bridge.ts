@@ -4,7 +4,7 @@
  * `STEAMHARNESS_DEVELOPER_ASSISTANT_HOST_BRIDGE_URL` and `…_TOKEN` are set and the URL is exactly
  * `http://127.0.0.1[:port][/]` — the literal address, not another spelling of loopback
  * (`localhost`, `[::1]`, `127.1`, `0x7f000001`, `127.0.0.1.`), so no resolver, proxy or URL
- * normaliser can route the token elsewhere. The domain never reads `process.env`: callers pass
+ * normaliser can route the token elsewhere. The domain never reads the process environment itself: callers pass
  * the environment record.
  *
  * Wire protocol (ours; the bridge server of CFG-3 implements it):
