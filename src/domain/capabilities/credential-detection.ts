@@ -32,14 +32,14 @@ const TOKEN_RULES: ReadonlyArray<{ kind: string; pattern: RegExp }> = [
   { kind: "huggingface_token", pattern: /\bhf_[A-Za-z0-9]{30,}\b/ },
   { kind: "sendgrid_key", pattern: /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/ },
   { kind: "jwt", pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/ },
-  { kind: "url_password", pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:[^\s/@]+@[^\s/]+/i },
+  { kind: "url_password", pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:[^\s/@]+@[^\s/]+/i },
   { kind: "bearer_header", pattern: /\bAuthorization\s*:\s*(?:Bearer|Basic|token)\s+[A-Za-z0-9._~+/=-]{16,}/i },
   { kind: "connection_string_key", pattern: /\b(?:AccountKey|SharedAccessKey|Password|Pwd)=[^;\s]{8,}/ },
 ];
 
 // `password = value`, `"api_key": "value"`, `SECRET_TOKEN=value`, `client-secret: value`.
 const ASSIGNMENT =
-  /\b([A-Za-z_-]*(?:password|passwd|passphrase|pwd|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|bearer[_-]?token|token))["']?\s*(?::=|[:=])\s*["']?([^\s"',;]+)/gi;
+  /\b([A-Za-z_-]*(?:password|passwd|passphrase|pwd|(?:secret|signing|encryption|master)[_-]?key|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|bearer[_-]?token|token))["']?\s*(?::=|[:=])\s*["']?([^\s"',;]+)/gi;
 
 const PLACEHOLDER = /^(?:<.*>|\{.*\}|\[.*\]|\$.*|%.*%|\*+|x+|\.{2,}|…|null|none|nil|undefined|true|false|redacted|changeme|example|placeholder|your[_-].*|process\.env\..*|os\.environ.*|env\(.*|secrets?\..*|vault:.*)$/i;
 
