@@ -1,7 +1,13 @@
 import { afterAll, describe, expect, it } from "@jest/globals";
-import { mkdtempSync, rmSync } from "node:fs";
+import Database from "better-sqlite3";
+import { execFileSync } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { isSteamharnessError } from "../../src/domain/errors.js";
+import type { SessionEventInput } from "../../src/ports/session-store.js";
+import { resolveSessionDatabasePath } from "../../src/adapters/sqlite-session/session-database-path.js";
+import { findSessionMigrationsFolder } from "../../src/adapters/sqlite-session/session-migrations.js";
 import { createSqliteSessionStore } from "../../src/adapters/sqlite-session/sqlite-session-store.js";
 import { runSessionStoreContract } from "../../src/testing/session-store.contract.js";
 
@@ -16,4 +22,129 @@ runSessionStoreContract({ describe, it, expect }, () => {
     store: createSqliteSessionStore({ path, address }),
     reopen: async () => createSqliteSessionStore({ path, address }),
   };
+});
+
+const address = (sessionKey: string, conversationId?: string) => ({ projectId: "p", conversationId, sessionKey });
+const plan = (run: string, n: number): SessionEventInput => ({ eventId: `${run}/plan/${n}`, runId: run, type: "plan", payload: { planIndex: n, text: `plan ${n}` } });
+
+describe("SQLite session store extras", () => {
+  it("SES-1 migrations run on open: tables, one recorded migration, WAL; reopening applies nothing", async () => {
+    const path = join(root, "migrations", "s.sqlite");
+    await createSqliteSessionStore({ path, address: address("agent") }).close();
+    await createSqliteSessionStore({ path, address: address("agent") }).close();
+    const raw = new Database(path, { readonly: true });
+    try {
+      const tables = raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+      expect(tables).toEqual(expect.arrayContaining(["session_events", "session_meta", "session_snapshots", "__drizzle_migrations"]));
+      const journal = JSON.parse(readFileSync(join(findSessionMigrationsFolder()!, "meta", "_journal.json"), "utf8")) as { entries: unknown[] };
+      expect(raw.prepare("SELECT count(*) FROM __drizzle_migrations").pluck().get()).toBe(journal.entries.length);
+      expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
+      const indexes = raw.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'session_events'").pluck().all();
+      expect(indexes).toEqual(expect.arrayContaining(["session_events_event_id_unique", "session_events_run_seq_idx"]));
+    } finally {
+      raw.close();
+    }
+  });
+
+  it("SES-1 the migration folder is found from the source tree and from a dist/ folder beside drizzle/", () => {
+    expect(findSessionMigrationsFolder()).toBe(join(process.cwd(), "drizzle", "session"));
+    expect(findSessionMigrationsFolder(join(process.cwd(), "dist"))).toBe(join(process.cwd(), "drizzle", "session"));
+    expect(findSessionMigrationsFolder(tmpdir())).toBeNull();
+  });
+
+  it("SES-1 events, head and snapshot persist across reopen and writes continue the seq", async () => {
+    const path = join(root, "reopen", "s.sqlite");
+    const first = createSqliteSessionStore({ path, address: address("agent", "c") });
+    await first.append([plan("r1", 0), plan("r1", 1)]);
+    await first.append([{ eventId: "r2/start", runId: "r2", type: "run_started", payload: { prompt: "p", mode: "build", workdir: "/w", effort: "low", provider: "x", model: "y", modelSource: {}, configuration: null, answerItemId: null } }]);
+    await first.putSnapshot({ atSeq: 2, state: { messages: ["a"] } });
+    await first.close();
+    const second = createSqliteSessionStore({ path, address: address("agent", "c") });
+    expect(await second.head()).toEqual({ lastSeq: 3, snapshot: { atSeq: 2, state: { messages: ["a"] } }, lastRunId: "r2" });
+    expect((await second.readAfter(2)).map((e) => e.eventId)).toEqual(["r2/start"]);
+    expect((await second.append([plan("r2", 0)])).events[0]!.seq).toBe(4);
+    expect((await second.readRun("r1")).map((e) => e.seq)).toEqual([1, 2]);
+    await second.close();
+  });
+
+  it("SES-5 a read-only session file rejects with storage_failure and nothing is written", async () => {
+    const dir = join(root, "readonly");
+    const path = join(dir, "s.sqlite");
+    {
+      const store = createSqliteSessionStore({ path, address: address("agent") });
+      await store.append([plan("r1", 0)]);
+      await store.close();
+      // Root ignores file modes, so the write is tried by an unprivileged child process then.
+      const asRoot = process.getuid?.() === 0;
+      chmodSync(path, 0o444);
+      chmodSync(dir, 0o555);
+      if (asRoot) chmodSync(root, 0o755);
+      try {
+        const out = execFileSync(process.execPath, ["--import", "tsx", join(process.cwd(), "test", "sessions", "fixtures", "session-append.ts"), path], {
+          cwd: process.cwd(),
+          ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+        }).toString();
+        const result = JSON.parse(out) as { stage: string; code: string | null };
+        expect(result.code).toBe("storage_failure");
+        expect(["open", "append"]).toContain(result.stage);
+      } finally {
+        chmodSync(dir, 0o755);
+        chmodSync(path, 0o644);
+      }
+      const reopened = createSqliteSessionStore({ path, address: address("agent") });
+      expect((await reopened.head()).lastSeq).toBe(1);
+      expect(await reopened.get("blocked/plan/0")).toBeNull();
+      await reopened.close();
+    }
+  }, 30_000);
+
+  it("SES-5 a fault inside a write rejects with storage_failure, keeps the cause and commits nothing", async () => {
+    const path = join(root, "fault", "s.sqlite");
+    const store = createSqliteSessionStore({ path, address: address("agent") });
+    await store.append([plan("r1", 0)]);
+    // Another connection holds the write lock longer than the store's busy timeout.
+    const blocker = new Database(path, { timeout: 0 });
+    blocker.exec("BEGIN IMMEDIATE");
+    const slow = createSqliteSessionStore({ path, address: address("agent"), busyTimeoutMs: 50 });
+    const error = await slow.append([plan("r1", 1)]).catch((e: unknown) => e);
+    blocker.exec("ROLLBACK");
+    blocker.close();
+    expect(isSteamharnessError(error, "storage_failure")).toBe(true);
+    expect((error as Error).cause).toBeDefined();
+    expect((await store.head()).lastSeq).toBe(1);
+    await slow.close();
+    await store.close();
+  });
+
+  it("SES-1 one file per (storage dir, conversation, session key), Chinese keys and keys with spaces included", async () => {
+    const dirs = [join(root, "files-a"), join(root, "files-b")];
+    const conversations = [undefined, "conv 1", "会话", "conv-1"];
+    const keys = ["agent", "Agent", "会话 一", "会话-一", "a b", "a-b", "a/b", "..", ""];
+    const paths = new Set<string>();
+    for (const agentStoreDir of dirs) {
+      for (const conversationId of conversations) {
+        for (const sessionKey of keys) {
+          const path = resolveSessionDatabasePath({ agentStoreDir, conversationId, sessionKey });
+          expect(resolveSessionDatabasePath({ agentStoreDir, conversationId, sessionKey })).toBe(path);
+          expect(path.startsWith(`${agentStoreDir}/`)).toBe(true);
+          paths.add(path);
+        }
+      }
+    }
+    expect(paths.size).toBe(dirs.length * conversations.length * keys.length);
+    // Each is a real, separate file: write a distinct event into each, then read them back.
+    const list = [...paths].slice(0, keys.length * 2);
+    for (const [i, path] of list.entries()) {
+      const store = createSqliteSessionStore({ path, address: address(`k${i}`) });
+      await store.append([plan(`run-${i}`, 0)]);
+      await store.close();
+    }
+    for (const [i, path] of list.entries()) {
+      expect(existsSync(path)).toBe(true);
+      const store = createSqliteSessionStore({ path, address: address(`k${i}`) });
+      expect((await store.readAfter(0)).map((e) => e.runId)).toEqual([`run-${i}`]);
+      await store.close();
+    }
+    expect(resolveSessionDatabasePath({ agentStoreDir: dirs[0], sessionKey: "agent", databasePath: join(root, "x.sqlite") })).toBe(join(root, "x.sqlite"));
+  });
 });
