@@ -74,3 +74,31 @@ export function bm25(
   }
   return score;
 }
+
+const SNIPPET_RADIUS = 60;
+
+/**
+ * A short plain-text window of the body (or, failing that, the title) around the first
+ * occurrence of a query term, with "…" where text was cut. Both adapters use it, so snippets
+ * read the same whatever the backend.
+ *
+ * @example
+ * plainSnippet({ title: "Zoo", markdown: "… the zebra sleeps …" }, ["zebra"]);
+ */
+export function plainSnippet(doc: { title: string; markdown: string }, terms: string[]): string {
+  for (const text of [doc.markdown, doc.title]) {
+    const folded = text.normalize("NFD").replace(/\p{Mn}/gu, "").toLowerCase();
+    // Folding may change lengths; only use the found index when it did not.
+    if (folded.length !== text.length) continue;
+    for (const term of terms) {
+      const at = folded.indexOf(term);
+      if (at < 0) continue;
+      const start = Math.max(0, at - SNIPPET_RADIUS);
+      const end = Math.min(text.length, at + term.length + SNIPPET_RADIUS);
+      const body = text.slice(start, end).replace(/\s+/g, " ").trim();
+      return `${start > 0 ? "…" : ""}${body}${end < text.length ? "…" : ""}`;
+    }
+  }
+  const head = (doc.markdown || doc.title).replace(/\s+/g, " ").trim();
+  return head.length > 2 * SNIPPET_RADIUS ? `${head.slice(0, 2 * SNIPPET_RADIUS)}…` : head;
+}

@@ -1,6 +1,6 @@
 import { STORE_LIMITS } from "../../domain/limits.js";
 import { decodeKeyCursor, decodeRankCursor, encodeCursor, listingId } from "../../domain/page-cursor.js";
-import { bm25, queryTerms, termStats, type TermStats } from "../../domain/search-terms.js";
+import { bm25, plainSnippet, queryTerms, termStats, type TermStats } from "../../domain/search-terms.js";
 import {
   checkDocumentInput,
   checkKnowledgeFilter,
@@ -35,29 +35,8 @@ interface Project {
   ids: SortedKeys;
 }
 
-const SNIPPET_RADIUS = 60;
-
 function summary({ documentId, title, createdAt, updatedAt }: KnowledgeDocument): KnowledgeDocumentSummary {
   return { documentId, title, createdAt, updatedAt };
-}
-
-/** A short window of the body (or title) around the first occurrence of a query term. */
-function snippetOf(doc: KnowledgeDocument, terms: string[]): string {
-  for (const text of [doc.markdown, doc.title]) {
-    const folded = text.normalize("NFD").replace(/\p{Mn}/gu, "").toLowerCase();
-    // Folding may change lengths; only use the index when it did not.
-    if (folded.length !== text.length) continue;
-    for (const term of terms) {
-      const at = folded.indexOf(term);
-      if (at < 0) continue;
-      const start = Math.max(0, at - SNIPPET_RADIUS);
-      const end = Math.min(text.length, at + term.length + SNIPPET_RADIUS);
-      const body = text.slice(start, end).replace(/\s+/g, " ").trim();
-      return `${start > 0 ? "…" : ""}${body}${end < text.length ? "…" : ""}`;
-    }
-  }
-  const head = (doc.markdown || doc.title).replace(/\s+/g, " ").trim();
-  return head.length > 2 * SNIPPET_RADIUS ? `${head.slice(0, 2 * SNIPPET_RADIUS)}…` : head;
 }
 
 /**
@@ -158,7 +137,7 @@ export function createMemoryKnowledgeStore(options: MemoryKnowledgeStoreOptions 
       const page = ranked.slice(0, limit);
       const items: KnowledgeSearchHit[] = page.map(({ stored, score }) => ({
         ...summary(stored.doc),
-        snippet: snippetOf(stored.doc, terms),
+        snippet: plainSnippet(stored.doc, terms),
         score,
       }));
       const last = page[page.length - 1];

@@ -1,0 +1,154 @@
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { and, count, eq } from "drizzle-orm";
+import { SteamharnessError, wrapAdapterError } from "../../domain/errors.js";
+import { STORE_LIMITS } from "../../domain/limits.js";
+import { checkProjectId, checkText } from "../../domain/store-input.js";
+import type { IdSource } from "../../ports/id-source.js";
+import type { ManagedFile, ManagedFileStore } from "../../ports/managed-file-store.js";
+import { checkFileName, checkFileSize, checkImportSource, readSourceFile, sha256Hex } from "../memory/file-source.js";
+import { checkMaxBytes } from "../memory/memory-managed-file-store.js";
+import { managedFiles } from "./schema.js";
+import type { SqliteStoreContext } from "./sqlite-kv-store.js";
+import { assertOpen, withSqliteRetry } from "./sqlite-support.js";
+
+/** Options of {@link createSqliteManagedFileStore} beyond the shared context. */
+export interface SqliteManagedFileStoreOptions extends SqliteStoreContext {
+  /** The `files/` folder holding contents by hash. */
+  filesDirectory: string;
+  idSource: IdSource;
+  maxBytes?: number;
+}
+
+const metaColumns = {
+  fileId: managedFiles.fileId,
+  name: managedFiles.name,
+  size: managedFiles.size,
+  sha256: managedFiles.sha256,
+  createdAt: managedFiles.createdAt,
+};
+
+/**
+ * The managed-file port on SQLite: metadata rows in `managed_files`, bytes content-addressed in
+ * `files/<sha256[0..2]>/<sha256>` and shared by equal contents. Moving a content file into place
+ * and inserting its row happen under the write lock (BEGIN IMMEDIATE), as do deleting the last
+ * row of a content and unlinking it, so processes sharing the directory never lose bytes.
+ *
+ * @example
+ * const files = createSqliteManagedFileStore({ db, clock, state, filesDirectory, idSource });
+ */
+export function createSqliteManagedFileStore(options: SqliteManagedFileStoreOptions): ManagedFileStore {
+  const { db, clock, state, filesDirectory, idSource } = options;
+  const maxBytes = checkMaxBytes(options.maxBytes);
+  const tmpDirectory = join(filesDirectory, "tmp");
+  const contentPath = (sha256: string): string => join(filesDirectory, sha256.slice(0, 2), sha256);
+  const byId = (projectId: string, fileId: string) =>
+    and(eq(managedFiles.projectId, projectId), eq(managedFiles.fileId, fileId));
+  const checkFileId = (fileId: unknown): string => checkText("fileId", fileId, STORE_LIMITS.kvKey);
+  const getMeta = (projectId: string, fileId: string): ManagedFile | null => {
+    assertOpen(state.closed);
+    const row = withSqliteRetry("file get", () =>
+      db.select(metaColumns).from(managedFiles).where(byId(projectId, fileId)).get(),
+    );
+    return row ?? null;
+  };
+
+  const store = async (projectId: string, name: string, bytes: Uint8Array): Promise<ManagedFile> => {
+    assertOpen(state.closed);
+    const meta: ManagedFile = {
+      fileId: idSource.next("file_"),
+      name,
+      size: bytes.length,
+      sha256: sha256Hex(bytes),
+      createdAt: clock.now(),
+    };
+    const staged = join(tmpDirectory, `${randomUUID()}.part`);
+    try {
+      mkdirSync(tmpDirectory, { recursive: true });
+      await writeFile(staged, bytes);
+      withSqliteRetry("file store", () =>
+        db.transaction(
+          (tx) => {
+            const target = contentPath(meta.sha256);
+            if (existsSync(target)) rmSync(staged, { force: true });
+            else {
+              mkdirSync(join(filesDirectory, meta.sha256.slice(0, 2)), { recursive: true });
+              renameSync(staged, target);
+            }
+            tx.insert(managedFiles).values({ projectId, ...meta }).run();
+          },
+          { behavior: "immediate" },
+        ),
+      );
+      return meta;
+    } catch (error) {
+      throw wrapAdapterError("sqlite", "storing a managed file failed", error);
+    } finally {
+      await rm(staged, { force: true });
+    }
+  };
+
+  return {
+    maxBytes,
+
+    async importFile(projectInput, sourcePath, importOptions = {}) {
+      const projectId = checkProjectId(projectInput);
+      const { name } = await checkImportSource(sourcePath, importOptions.name, maxBytes);
+      return store(projectId, name, await readSourceFile(sourcePath, maxBytes));
+    },
+
+    async put(projectInput, bytes, putOptions) {
+      const projectId = checkProjectId(projectInput);
+      if (!(bytes instanceof Uint8Array)) {
+        throw new SteamharnessError("input_validation", "[steamharness] bytes must be a Uint8Array", { field: "bytes" });
+      }
+      const name = checkFileName(putOptions?.name);
+      checkFileSize(bytes.length, maxBytes);
+      return store(projectId, name, bytes);
+    },
+
+    async get(projectInput, fileInput) {
+      const projectId = checkProjectId(projectInput);
+      return getMeta(projectId, checkFileId(fileInput));
+    },
+
+    async read(projectInput, fileInput) {
+      const projectId = checkProjectId(projectInput);
+      const fileId = checkFileId(fileInput);
+      const meta = getMeta(projectId, fileId);
+      if (!meta) return null;
+      try {
+        const bytes = await readFile(contentPath(meta.sha256));
+        return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+      } catch (error) {
+        // Deleted by another caller between the two reads: absent, not broken.
+        if ((error as NodeJS.ErrnoException).code === "ENOENT" && !getMeta(projectId, fileId)) return null;
+        throw wrapAdapterError("sqlite", `reading managed file ${fileId} failed`, error);
+      }
+    },
+
+    async delete(projectInput, fileInput) {
+      const projectId = checkProjectId(projectInput);
+      const fileId = checkFileId(fileInput);
+      assertOpen(state.closed);
+      return withSqliteRetry("file delete", () =>
+        db.transaction(
+          (tx) => {
+            const removed = tx.delete(managedFiles).where(byId(projectId, fileId)).returning(metaColumns).get();
+            if (!removed) return false;
+            const [{ users }] = tx
+              .select({ users: count() })
+              .from(managedFiles)
+              .where(eq(managedFiles.sha256, removed.sha256))
+              .all();
+            if (users === 0) rmSync(contentPath(removed.sha256), { force: true });
+            return true;
+          },
+          { behavior: "immediate" },
+        ),
+      );
+    },
+  };
+}

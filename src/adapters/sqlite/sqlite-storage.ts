@@ -1,0 +1,73 @@
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { wrapAdapterError } from "../../domain/errors.js";
+import type { Clock } from "../../ports/clock.js";
+import type { IdSource } from "../../ports/id-source.js";
+import type { Storage } from "../../ports/storage.js";
+import { createSystemClock } from "../system/clock.js";
+import { createRandomIdSource } from "../system/id-source.js";
+import { findStoreMigrationsFolder, openStoreDatabase } from "./sqlite-database.js";
+import { createSqliteKnowledgeStore } from "./sqlite-knowledge-store.js";
+import { createSqliteKvStore } from "./sqlite-kv-store.js";
+import { createSqliteManagedFileStore } from "./sqlite-managed-file-store.js";
+import { createSqlitePersistentValueStore } from "./sqlite-persistent-value-store.js";
+
+/** The database file inside a store directory. */
+export const STORE_DATABASE_FILE = "store.sqlite";
+/** The content-addressed managed-file folder inside a store directory. */
+export const STORE_FILES_FOLDER = "files";
+
+/** Options of {@link createSqliteStorage}. */
+export interface SqliteStorageOptions {
+  /** The store directory (created if missing); several processes may share it. */
+  directory: string;
+  /** Where durable agent sessions live; defaults to `<directory>/agents`. */
+  agentStoreDir?: string;
+  clock?: Clock;
+  idSource?: IdSource;
+  /** Largest managed file; defaults to 64 MiB. */
+  maxFileBytes?: number;
+  /** The drizzle migrations folder; found next to the package by default. */
+  migrationsFolder?: string;
+}
+
+/**
+ * The embedded default storage: one directory holding `store.sqlite` (WAL, migrations applied on
+ * open) and a content-addressed `files/` folder. Safe for several processes on one machine.
+ * Opening faults throw `storage_failure` with `cause`.
+ *
+ * @example
+ * const storage = createSqliteStorage({ directory: "./.steamharness" });
+ * await storage.knowledge.upsert("p", { documentId: "faq", title: "FAQ", markdown: "…" });
+ * await storage.close();
+ */
+export function createSqliteStorage(options: SqliteStorageOptions): Storage {
+  const directory = resolve(options.directory);
+  const filesDirectory = join(directory, STORE_FILES_FOLDER);
+  try {
+    mkdirSync(filesDirectory, { recursive: true });
+  } catch (error) {
+    throw wrapAdapterError("sqlite", `cannot create store directory ${directory}`, error);
+  }
+  const migrationsFolder = options.migrationsFolder ?? findStoreMigrationsFolder();
+  const { db, sqlite } = openStoreDatabase(join(directory, STORE_DATABASE_FILE), migrationsFolder);
+  const state = { closed: false };
+  const context = { db, clock: options.clock ?? createSystemClock(), state };
+  return {
+    kv: createSqliteKvStore(context),
+    knowledge: createSqliteKnowledgeStore(context),
+    files: createSqliteManagedFileStore({
+      ...context,
+      filesDirectory,
+      idSource: options.idSource ?? createRandomIdSource(),
+      maxBytes: options.maxFileBytes,
+    }),
+    values: createSqlitePersistentValueStore(context),
+    agentStoreDir: resolve(options.agentStoreDir ?? join(directory, "agents")),
+    async close(): Promise<void> {
+      if (state.closed) return;
+      state.closed = true;
+      sqlite.close();
+    },
+  };
+}
