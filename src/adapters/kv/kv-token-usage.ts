@@ -2,11 +2,9 @@ import { SteamharnessError } from "../../domain/errors.js";
 import type { JsonValue } from "../../domain/json.js";
 import type { KvNamespace, KvStore } from "../../ports/kv-store.js";
 import type { TokenCounts, TokenUsageEntry, TokenUsageRecorder } from "../../ports/token-usage.js";
+// The same reserved keys the KV capability refuses to write (CAP-5).
+import { TOKEN_USAGE_ENTRY_PREFIX, TOKEN_USAGE_TOTAL_KEY } from "../../domain/capabilities/reserved-keys.js";
 
-/** The runtime's reserved KV key holding the running total (CAP-5 refuses writes to it). */
-export const TOKEN_USAGE_TOTAL_KEY = "tokenUsage.total";
-/** Prefix of the runtime's reserved per-response usage keys. */
-export const TOKEN_USAGE_ENTRY_PREFIX = "tokenUsage.entry.";
 
 /** How many recent entry ids the total remembers, to make `record` idempotent without multi-key transactions. */
 const RECENT_IDS = 512;
