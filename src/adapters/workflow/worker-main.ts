@@ -38,7 +38,13 @@ async function init(next: WorkerConfig): Promise<void> {
   config = next;
   try {
     project = await loadWorkflowProject(await locateWorkflowProject(next.projectDir));
-    if (next.openStorage) await openStorage();
+    if (next.openStorage) {
+      // A store that cannot open must not hide the tools: the fault is reported by the run.
+      await openStorage().catch((error: unknown) => {
+        storage = undefined;
+        process.stderr.write(`[steamharness] cannot open the workflow stores yet: ${(error as Error)?.message ?? String(error)}\n`);
+      });
+    }
     await send({ type: "ready", structure: project.structure });
   } catch (error) {
     const code = isSteamharnessError(error) ? error.code : "internal";
@@ -100,7 +106,7 @@ process.on("message", (raw: unknown) => {
   else if (message.type === "run") {
     void execute(message.run).then(async (report) => {
       await send({ type: "done", report });
-      if (storage) await (await storage).close().catch(() => undefined);
+      await storage?.then((opened) => opened.close()).catch(() => undefined);
       process.exit(0);
     });
   } else bridge.handle(message);

@@ -1,0 +1,118 @@
+// Shared helpers of the CLI and MCP integration tests: real child processes, real SDK clients.
+import { execFile, type ExecFileException } from "node:child_process";
+import { cp, mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+
+export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const KITCHEN = join(REPO, "test/workflow/fixtures/kitchen");
+export const KITCHEN_ID = "0f6a3c2e-9d41-4b7a-8c55-1e2d3f4a5b6c";
+export const EXAMPLE = join(REPO, "examples/workflow-project");
+export const FAKE_SECRET = "FAKE-SECRET-7f3a9c1e-do-not-leak";
+/** The CLI from the sources: node flags and script. */
+export const CLI_SOURCE = ["--import", "tsx", join(REPO, "src/cli.ts")];
+export const CLI_DIST = join(REPO, "dist/cli.js");
+
+/** An environment without the developer's steamharness variables. */
+export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith("STEAMHARNESS_") && !key.startsWith("JEST") && key !== "NODE_OPTIONS") env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI (from the sources unless `argsPrefix` says otherwise) and collects its output. */
+export function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string; argsPrefix?: string[] } = {}): Promise<CliResult> {
+  return new Promise((resolveRun) => {
+    execFile(
+      process.execPath,
+      [...(options.argsPrefix ?? CLI_SOURCE), ...args],
+      { cwd: options.cwd ?? REPO, env: options.env ?? cleanEnv(), maxBuffer: 16 * 1024 * 1024, timeout: 60_000 },
+      (error: ExecFileException | null, stdout, stderr) => {
+        resolveRun({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** A fresh temporary directory (real path), removed by `cleanup`. */
+export async function tempDir(prefix = "sh-cli-"): Promise<string> {
+  return realpath(await mkdtemp(join(tmpdir(), prefix)));
+}
+
+export async function cleanup(...dirs: string[]): Promise<void> {
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+}
+
+/** Writes a project folder from a map of relative path → content. */
+export async function writeProject(dir: string, files: Record<string, string>): Promise<string> {
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), content);
+  }
+  return dir;
+}
+
+/** A copy of the kitchen-sink fixture, so tests may add a .env or change files. */
+export async function copyKitchen(into: string): Promise<string> {
+  const target = join(into, "kitchen");
+  await cp(KITCHEN, target, { recursive: true });
+  return target;
+}
+
+export interface McpSession {
+  client: Client;
+  transport: StdioClientTransport;
+  stderr: () => string;
+  close: () => Promise<void>;
+}
+
+/** Starts `steamharness mcp <dir> ...args` and connects an SDK client over stdio. */
+export async function startMcp(
+  projectDir: string,
+  args: string[],
+  options: { capabilities?: ClientCapabilities; env?: Record<string, string>; command?: string[] } = {},
+): Promise<McpSession> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [...(options.command ?? CLI_SOURCE), "mcp", projectDir, ...args],
+    env: options.env ?? cleanEnv(),
+    cwd: REPO,
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const client = new Client({ name: "steamharness-test", version: "1.0.0" }, { capabilities: options.capabilities ?? {} });
+  await client.connect(transport);
+  return { client, transport, stderr: () => stderr, close: () => client.close() };
+}
+
+/** Resolves once `check` is true, polling every 20 ms, or rejects after `timeoutMs`. */
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error("waitFor timed out");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** True while a process with this id exists. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

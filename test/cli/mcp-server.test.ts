@@ -1,0 +1,192 @@
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { entrypointInputSchema, toJsonSchema } from "../../src/domain/workflow/param-schema.js";
+import { alive, cleanup, FAKE_SECRET, KITCHEN, KITCHEN_ID, startMcp, tempDir, waitFor, type McpSession } from "./helpers.js";
+
+let tmp: string;
+let session: McpSession;
+
+beforeAll(async () => {
+  tmp = await tempDir("sh-mcp-");
+  session = await startMcp(KITCHEN, ["--data-dir", join(tmp, "data")]);
+}, 60_000);
+afterAll(async () => {
+  await session?.close();
+  await cleanup(tmp);
+});
+
+const call = (name: string, args: Record<string, unknown> = {}) => session.client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+
+async function invalidParams(name: string, args: Record<string, unknown>): Promise<string> {
+  try {
+    await call(name, args);
+  } catch (error) {
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
+    return (error as McpError).message;
+  }
+  throw new Error("expected InvalidParams");
+}
+
+describe("MCP-1 catalog", () => {
+  it("MCP-1 names the server workflow-<id> and exposes one tool per entrypoint with title and description", async () => {
+    expect(session.client.getServerVersion()).toMatchObject({ name: `workflow-${KITCHEN_ID}`, version: "2.3.4" });
+    expect(session.client.getServerCapabilities()?.tools).toEqual({ listChanged: false });
+    const { tools } = await session.client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(
+      ["approve", "ask_array", "ask_file", "ask_twice", "crash", "echo", "env", "noisy", "noisy_fail", "sleep", "store", "throws"].sort(),
+    );
+    expect(tools.find((tool) => tool.name === "echo")).toMatchObject({ title: "Echo", description: "Returns its params" });
+    expect(tools.find((tool) => tool.name === "crash")).toMatchObject({ title: "Crash", description: "Crash" });
+  });
+
+  it("MCP-3 publishes the TypeBox schema of the static params, additionalProperties false", async () => {
+    const { tools } = await session.client.listTools();
+    const echo = tools.find((tool) => tool.name === "echo")!;
+    expect(echo.inputSchema.additionalProperties).toBe(false);
+    expect(echo.inputSchema.required).toEqual(["text"]);
+    expect(echo.inputSchema.properties).toMatchObject({
+      mode: { type: "string", enum: ["a", "b"], default: "a" },
+      tags: { type: "array", items: { type: "string" } },
+      colors: { type: "array", uniqueItems: true, items: { type: "string", enum: ["red", "green"] } },
+      due: { type: "string", format: "date" },
+      docs: { type: "array", items: { type: "string" } },
+    });
+    expect(echo.inputSchema).toEqual(toJsonSchema(entrypointInputSchema([
+      { name: "text", type: "string", required: true, description: "Some text" },
+      { name: "mode", type: "string", options: ["a", "b"], default: "a" },
+      { name: "count", type: "number" },
+      { name: "flag", type: "boolean" },
+      { name: "tags", type: "string", multiple: true },
+      { name: "colors", type: "checkboxes", options: ["red", "green"] },
+      { name: "due", type: "string", format: "date" },
+      { name: "doc", type: "file" },
+      { name: "docs", type: "file", multiple: true },
+    ])));
+  });
+});
+
+describe("MCP-7 results", () => {
+  it("MCP-7 success: structuredContent { runId, status, entrypointId, entrypointTitle, output } and the same JSON as text", async () => {
+    const result = await call("echo", { text: "hi", count: 2 });
+    expect(result.isError).toBeUndefined();
+    expect(Object.keys(result.structuredContent!).sort()).toEqual(["entrypointId", "entrypointTitle", "output", "runId", "status"]);
+    expect(result.structuredContent).toMatchObject({ status: "success", entrypointId: "echo", entrypointTitle: "Echo" });
+    const output = result.structuredContent!.output as { params: unknown; runId: string; projectId: string };
+    expect(output.params).toEqual({ text: "hi", count: 2, mode: "a" });
+    expect(output.runId).toBe(result.structuredContent!.runId);
+    expect(output.projectId).toBe(KITCHEN_ID);
+    expect(result.content).toEqual([{ type: "text", text: JSON.stringify(result.structuredContent) }]);
+  });
+
+  it("MCP-7 a run printing a fake secret to stdout and stderr never leaks it into the result", async () => {
+    const result = await call("noisy");
+    expect(result.structuredContent).toMatchObject({ status: "success", output: { ok: true } });
+    expect(JSON.stringify(result)).not.toContain(FAKE_SECRET);
+    await waitFor(() => session.stderr().includes(`console.info ${FAKE_SECRET}`));
+    expect(session.stderr()).toContain(`stdout.write ${FAKE_SECRET}`);
+  });
+
+  it("MCP-7 a non-zero business errCode is isError with a concise error and no output or stdout", async () => {
+    const result = await call("noisy_fail");
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toEqual({
+      runId: expect.stringMatching(/^\d{8}-[0-9a-f]{12}$/),
+      status: "failed",
+      entrypointId: "noisy_fail",
+      entrypointTitle: "Noisy failure",
+      error: { code: "business_error", message: "business failure", errCode: 7 },
+    });
+    expect(JSON.stringify(result)).not.toContain(FAKE_SECRET);
+  });
+
+  it("MCP-7 a thrown error is concise and credentials from .env are redacted", async () => {
+    const result = await call("throws");
+    expect(result.isError).toBe(true);
+    const error = (result.structuredContent as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe("run_failed");
+    expect(error.message).toBe("boom with key [redacted] and none");
+    expect(JSON.stringify(result)).not.toContain("kitchen-api-key-1234567890");
+    expect(JSON.stringify(result)).not.toMatch(/at .*workflow\.mjs/);
+  });
+
+  it.each([
+    ["a wrong type", { text: 5 }, "arguments.text: Expected string"],
+    ["an extra property", { text: "x", nope: 1 }, "arguments.nope: unknown property"],
+    ["a missing required property", {}, "arguments.text: required property is missing"],
+    ["a value outside the options", { text: "x", mode: "z" }, 'arguments.mode: must be one of "a", "b"'],
+    ["a malformed date", { text: "x", due: "31/01/2026" }, "arguments.due: Expected string to match 'date' format"],
+  ])("MCP-7 malformed arguments (%s) are JSON-RPC InvalidParams", async (_label, args, message) => {
+    expect(await invalidParams("echo", args)).toContain(message);
+  });
+
+  it("MCP-7 an unknown tool is InvalidParams", async () => {
+    expect(await invalidParams("nope", {})).toContain("unknown tool: nope");
+  });
+});
+
+describe("MCP-5 isolated workers", () => {
+  it("MCP-5 each call runs in its own worker process", async () => {
+    const pids = new Set<number>();
+    for (let i = 0; i < 3; i++) pids.add(((await call("echo", { text: "x" })).structuredContent!.output as { pid: number }).pid);
+    expect(pids.size).toBe(3);
+    expect(pids.has(session.transport.pid!)).toBe(false);
+  });
+
+  it("MCP-5 a crashed worker yields isError and the server keeps serving", async () => {
+    const crashed = await call("crash");
+    expect(crashed.isError).toBe(true);
+    expect(crashed.structuredContent).toMatchObject({ status: "failed", error: { code: "worker_crashed", message: "the run failed: the worker exited with code 3" } });
+    const next = await call("echo", { text: "still here" });
+    expect(next.structuredContent).toMatchObject({ status: "success" });
+  });
+
+  it("MCP-5 cancelling a call kills its worker within 1 second", async () => {
+    const pidFile = join(tmp, "sleep.pid");
+    const controller = new AbortController();
+    const pending = session.client.callTool({ name: "sleep", arguments: { pidFile } }, undefined, { signal: controller.signal });
+    pending.catch(() => undefined);
+    let pid = 0;
+    await waitFor(async () => {
+      pid = Number(await readFile(pidFile, "utf8").catch(() => "0"));
+      return pid > 0;
+    }, 20_000);
+    expect(alive(pid)).toBe(true);
+    const abortedAt = Date.now();
+    controller.abort("test cancels");
+    await expect(pending).rejects.toThrow();
+    await waitFor(() => !alive(pid), 1000);
+    expect(Date.now() - abortedAt).toBeLessThanOrEqual(1000);
+    expect((await call("echo", { text: "after cancel" })).structuredContent).toMatchObject({ status: "success" });
+  });
+});
+
+describe("MCP-6 without elicitation support", () => {
+  it("MCP-6 a run waiting for input returns interaction_required with runId and pending fields", async () => {
+    const result = await call("ask_twice");
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toEqual({
+      runId: expect.stringMatching(/^\d{8}-[0-9a-f]{12}$/),
+      status: "waiting_for_input",
+      entrypointId: "ask_twice",
+      entrypointTitle: "Ask twice",
+      error: {
+        code: "interaction_required",
+        message: "the run is waiting for input and this MCP client does not support form elicitation",
+        pending: { kind: "input", requestId: "input-1", message: "First question?", fields: ["answer (string, required)"] },
+      },
+    });
+  });
+
+  it("MCP-6 a tool-approval wait returns interaction_required and is never auto-approved", async () => {
+    const result = await call("approve");
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({
+      status: "waiting_for_input",
+      error: { code: "interaction_required", pending: { kind: "approval", fields: ["decision (string, options: approve|deny, required)"] } },
+    });
+    expect(JSON.stringify(result)).not.toContain('"sent":true');
+  });
+});
