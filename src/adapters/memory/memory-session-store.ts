@@ -18,7 +18,8 @@ export interface MemorySessionStoreOptions {
   clock?: Clock;
 }
 
-const clone = <T>(value: T): T => structuredClone(value);
+// A JSON copy (events are JSON by contract); structuredClone would hand out objects of another realm under test runners.
+const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 function validate(event: SessionEventInput): void {
   for (const field of ["eventId", "runId", "type"] as const) {

@@ -55,6 +55,12 @@ export function createContextMeter(total: number) {
       source = "measured";
       if (newTotal !== undefined && newTotal > 0) window = newTotal;
     },
+    /** Starts over from nothing (a new run estimates its whole context again). */
+    reset(): void {
+      baseline = 0;
+      pendingChars = 0;
+      source = "estimate";
+    },
     /** Changes the window (another model). */
     setTotal(newTotal: number): void {
       if (newTotal > 0) window = newTotal;

@@ -21,6 +21,13 @@ export type SessionEventType =
   | "plan"
   | "run_finished";
 
+/** A built-in web search of a response (OUT-5). */
+export interface AgentWebSearchRecord {
+  position: number;
+  query?: string;
+  sources: Array<{ url: string; title?: string }>;
+}
+
 /** What an agent run used, saved at its start so a resumed run uses the same (AG-4, CFG-2). */
 export interface RunStartedPayload {
   prompt: string;
@@ -41,7 +48,14 @@ export interface RunStartedPayload {
 export interface SessionEventPayloads {
   run_started: RunStartedPayload;
   user_message: { message: ModelMessage & { role: "user" } };
-  assistant_message: { message: ModelMessage & { role: "assistant" }; stopReason: ModelResponse["stopReason"]; step: number; attempt: number };
+  assistant_message: {
+    message: ModelMessage & { role: "assistant" };
+    stopReason: ModelResponse["stopReason"];
+    step: number;
+    attempt: number;
+    /** Built-in web searches of the response (OUT-5), at the content position they happened. */
+    webSearches?: AgentWebSearchRecord[];
+  };
   model_retry: {
     step: number;
     attempt: number;

@@ -1,0 +1,109 @@
+import { isSteamharnessError, SteamharnessError } from "../domain/errors.js";
+import { runEventId } from "../domain/agent/ids.js";
+import { createAgentOutputProjector } from "../domain/agent/output-projector.js";
+import type { JsonObject } from "../domain/json.js";
+import type { OutputItemStreamChunk } from "../domain/output-items.js";
+import type { ContextMeter } from "../domain/agent/context-meter.js";
+import type { NodeContext } from "../domain/node-context.js";
+import { modelStep, throwIfCancelled } from "./model-step.js";
+import { planStep } from "./plan-step.js";
+import { toolStep } from "./tool-step.js";
+import { prepareTurn, type Turn } from "./turn.js";
+import type { AgentInput, AgentOptions } from "./types.js";
+
+const DEFAULT_MAX_STEPS = 64;
+
+function sessionContent(turn: Turn, status: string): JsonObject {
+  return {
+    version: 1,
+    sessionId: turn.sessionId,
+    sessionKey: turn.sessionKey,
+    runId: turn.runId,
+    status,
+    prompt: turn.start.prompt,
+    workdir: turn.start.workdir,
+    provider: turn.start.provider,
+    model: turn.start.model,
+    effort: turn.start.effort,
+    agent: turn.start.mode,
+    toolCallCount: turn.toolCallCount,
+    usage: { ...turn.usage },
+  };
+}
+
+async function* loop(turn: Turn): AsyncGenerator<OutputItemStreamChunk, void, undefined> {
+  const maxSteps = turn.options.maxSteps ?? DEFAULT_MAX_STEPS;
+  let planIndex = 0;
+  let segmentStart = turn.turnStart;
+  for (let step = 0; ; step++) {
+    throwIfCancelled(turn);
+    if (step >= maxSteps) throw new SteamharnessError("model_error", `the run exceeded ${maxSteps} model requests`, { data: { maxSteps } });
+    const message = yield* modelStep(turn, step);
+    turn.messages.push(message);
+    yield* turn.projector.ring(turn.meter.usage());
+    const calls = message.content.filter((block) => block.type === "toolCall");
+    for (const call of calls) {
+      throwIfCancelled(turn);
+      turn.toolCallCount++;
+      turn.messages.push(yield* toolStep(turn, call));
+    }
+    if (calls.length > 0) continue;
+    if (turn.mode !== "plan") return;
+    const outcome = yield* planStep(turn, planIndex++, segmentStart);
+    if (outcome === "end") return;
+    segmentStart = turn.messages.length;
+    if (outcome === "build") {
+      turn.mode = "build";
+      turn.registry = turn.registryFor("build");
+    }
+  }
+}
+
+/**
+ * Runs or resumes one agent turn as a stream of output items. The session item and the context
+ * ring come first (AG-7: before the first model response). Committed steps are replayed from the
+ * session log, the rest run live (SES-3). A pause or cancel throws without an error item; any
+ * other failure emits `agent-error` and then throws (SES-9).
+ *
+ * @example
+ * for await (const chunk of runAgentTurn(options, meter, { prompt: "hi" }, context)) render(chunk);
+ */
+export async function* runAgentTurn(options: AgentOptions, meter: ContextMeter, input: AgentInput, context: NodeContext): AsyncGenerator<OutputItemStreamChunk, void, undefined> {
+  let turn: Turn | null = null;
+  try {
+    turn = await prepareTurn(options, meter, input, context);
+    // Occupancy before the first response: an estimate of everything the model will be sent.
+    meter.reset();
+    meter.add(`${input.systemPrompt ?? options.systemPrompt ?? ""}${JSON.stringify(turn.messages)}${JSON.stringify(turn.registry.specs)}`);
+    yield* turn.projector.session(sessionContent(turn, "running"));
+    yield* turn.projector.ring(meter.usage());
+    yield* loop(turn);
+    await turn.append([{ eventId: runEventId(turn.runId, "end"), runId: turn.runId, type: "run_finished", payload: { status: "completed", toolCallCount: turn.toolCallCount } }]);
+    yield* turn.projector.session(sessionContent(turn, "completed"));
+    yield* turn.projector.ring(meter.usage());
+    yield* turn.projector.finish();
+  } catch (error) {
+    const paused = isSteamharnessError(error, "user_input_required");
+    const cancelled = isSteamharnessError(error, "cancelled") || context.signal.aborted;
+    if (!turn && !paused && !cancelled) {
+      // Failed before the run was set up (model selection, session store): still an error item.
+      const projector = createAgentOutputProjector({ runId: input.runId ?? context.runId, sessionKey: options.sessionKey ?? options.sessionId ?? "agent", answerItemId: null });
+      yield* projector.error(isSteamharnessError(error) ? error.code : "internal", error instanceof Error ? error.message : String(error));
+    }
+    if (turn) {
+      if (paused || cancelled) {
+        yield* turn.projector.session(sessionContent(turn, paused ? "waiting" : "cancelled"));
+        yield* turn.projector.finish();
+      } else {
+        const code = isSteamharnessError(error) ? error.code : "internal";
+        const message = error instanceof Error ? error.message : String(error);
+        yield* turn.projector.error(code, message);
+        yield* turn.projector.session(sessionContent(turn, "failed"));
+        yield* turn.projector.finish();
+      }
+    }
+    throw error;
+  } finally {
+    await turn?.close();
+  }
+}

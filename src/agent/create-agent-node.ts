@@ -1,0 +1,75 @@
+import { createOutputStreamAccumulator } from "../domain/output-stream.js";
+import type { NodeContext } from "../domain/node-context.js";
+import type { OutputItem, OutputItemStreamChunk } from "../domain/output-items.js";
+import type { BaseStreamNode } from "../domain/stream-node.js";
+import { createAgent } from "./create-agent.js";
+import type { Agent, AgentEffort, AgentInput, AgentMode, AgentOptions, AgentOutputPayload } from "./types.js";
+
+/** Options of {@link createAgentNode}: every `createAgent` option plus the node's own (AG-3). */
+export interface AgentNodeOptions extends AgentOptions {
+  /** The node name (default `"agent"`). */
+  name?: string;
+  /** Explicit durable SQLite file of the session (SES-1); used by the durable session store. */
+  databasePath?: string;
+  /** Upper bound of the node's execution history (default 50). */
+  historyLimit?: number;
+}
+
+/** An agent node: a stream node that also exposes its agent (context usage). */
+export type AgentNode = BaseStreamNode<AgentInput, OutputItemStreamChunk, AgentOutputPayload, NodeContext> & { readonly agent: Agent };
+
+const asString = (value: unknown, fallback: string): string => (typeof value === "string" ? value : fallback);
+
+/**
+ * Folds an agent run's chunks into its payload (AG-1). The values (workdir, model, effort, mode,
+ * tool count) come from the run's `agent-session` item: what the turn actually used.
+ *
+ * @example
+ * const payload = agentPayloadFromChunks(chunks, { prompt: "hi" });
+ */
+export function agentPayloadFromChunks(chunks: readonly OutputItemStreamChunk[], input: AgentInput, fallback: { sessionId?: string; effort?: AgentEffort; mode?: AgentMode } = {}): AgentOutputPayload {
+  const accumulator = createOutputStreamAccumulator();
+  accumulator.pushAll(chunks);
+  const items: OutputItem[] = accumulator.items();
+  const session = items.find((item) => item.metadata.kind === "agent-session")?.content as Record<string, unknown> | undefined;
+  const error = items.find((item) => item.metadata.kind === "agent-error");
+  return {
+    errCode: error ? 1 : 0,
+    errMessage: error ? asString(error.content, "agent error") : "",
+    items,
+    prompt: asString(session?.prompt, input.prompt),
+    workdir: asString(session?.workdir, input.workdir ?? ""),
+    provider: asString(session?.provider, ""),
+    model: asString(session?.model, ""),
+    effort: asString(session?.effort, input.effort ?? fallback.effort ?? "medium") as AgentEffort,
+    agent: asString(session?.agent, input.mode ?? fallback.mode ?? "build") as AgentMode,
+    sessionId: asString(session?.sessionId, fallback.sessionId ?? ""),
+    toolCallCount: typeof session?.toolCallCount === "number" ? session.toolCallCount : 0,
+  };
+}
+
+/**
+ * The agent as a workflow stream node (AG-1, AG-2): chunks are output items, `finalize` folds
+ * them with `createOutputStreamAccumulator` into {@link AgentOutputPayload}. Run it with
+ * `runStreamNode`. Tool approval goes through `context.toolPermissions`, plan approval and
+ * questions through `context.userInput`, usage through `context.tokenUsage`.
+ *
+ * @example
+ * const node = createAgentNode({ name: "agent", models: createOfflineModel({ steps }) });
+ * const { output } = await runStreamNode(node, { prompt: "Summarise the notes" }, context);
+ */
+export function createAgentNode(options: AgentNodeOptions = {}): AgentNode {
+  const { name = "agent", databasePath: _databasePath, historyLimit: _historyLimit, ...agentOptions } = options;
+  const agent = createAgent(agentOptions);
+  return {
+    name,
+    agent,
+    stream: (input, context) => agent.run(input, context),
+    finalize: (chunks, _context, input) =>
+      agentPayloadFromChunks(chunks, input, {
+        ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+        ...(options.effort === undefined ? {} : { effort: options.effort }),
+        ...(options.mode === undefined ? {} : { mode: options.mode }),
+      }),
+  };
+}

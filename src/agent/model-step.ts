@@ -1,0 +1,216 @@
+import { SteamharnessError } from "../domain/errors.js";
+import { modelRequestId, runEventId, usageEntryId } from "../domain/agent/ids.js";
+import { DEFAULT_MAX_RETRIES, retryDelay, shouldRetry } from "../domain/agent/retry.js";
+import type { AgentWebSearchRecord, SessionEventInput } from "../domain/agent/session-events.js";
+import type { OutputItemStreamChunk } from "../domain/output-items.js";
+import type { ModelMessage, ModelResponse } from "../ports/model-provider.js";
+import type { TokenCounts, TokenUsageEntry } from "../ports/token-usage.js";
+import type { Turn } from "./turn.js";
+
+type AssistantMessage = Extract<ModelMessage, { role: "assistant" }>;
+type Block = AssistantMessage["content"][number];
+
+/**
+ * Emits content blocks as the live stream would have (replay of committed output, SES-3).
+ *
+ * @example
+ * yield* emitContent(turn, message.content, "0:0");
+ */
+export function* emitContent(turn: Turn, content: readonly Block[], blockPrefix: string, searches: readonly AgentWebSearchRecord[] = []): Generator<OutputItemStreamChunk> {
+  const { projector, meter } = turn;
+  const searchesAt = (position: number) => searches.filter((search) => search.position === position);
+  for (const [index, block] of content.entries()) {
+    for (const search of searchesAt(index)) yield* webSearchRows(turn, search, `web_search:${blockPrefix}:${searches.indexOf(search)}`);
+    if (block.type === "toolCall") {
+      meter.add(JSON.stringify(block.arguments));
+      yield* projector.toolCall({ id: block.id, name: block.name, arguments: block.arguments });
+      continue;
+    }
+    if (block.text === "") continue;
+    meter.add(block.text);
+    yield* block.type === "text" ? projector.text(block.text, `${blockPrefix}:${index}`) : projector.reasoning(block.text, `${blockPrefix}:${index}`);
+    yield* projector.endBlock();
+  }
+  for (const search of searches.filter((item) => item.position >= content.length)) {
+    yield* webSearchRows(turn, search, `web_search:${blockPrefix}:${searches.indexOf(search)}`);
+  }
+}
+
+/** A web search as a `tool` row (`tool: "web_search"`) plus a notice with its sources (OUT-5). */
+function* webSearchRows(turn: Turn, search: AgentWebSearchRecord, id: string): Generator<OutputItemStreamChunk> {
+  turn.toolCallCount++;
+  yield* turn.projector.toolCall({ id, name: "web_search", arguments: search.query === undefined ? {} : { query: search.query } });
+  yield* turn.projector.toolResult(id, { isError: false, text: `${search.sources.length} sources` });
+  if (search.sources.length > 0) {
+    const links = search.sources.map((source) => `- [${(source.title ?? source.url).replace(/[[\]]/g, "")}](${source.url})`).join("\n");
+    yield* turn.projector.notice(`Sources:\n${links}`, { sources: true });
+  }
+}
+
+async function recordUsage(turn: Turn, step: number, attempt: number, usage: TokenCounts): Promise<SessionEventInput[]> {
+  if (usage.total <= 0 && usage.input + usage.output <= 0) return [];
+  const entry: TokenUsageEntry = {
+    ...usage,
+    entryId: usageEntryId(turn.runId, step, attempt),
+    runId: turn.runId,
+    provider: turn.model.descriptor.provider,
+    model: turn.model.descriptor.model,
+    at: turn.context.clock.now(),
+  };
+  return [{ eventId: runEventId(turn.runId, "model", step, "usage", attempt), runId: turn.runId, type: "usage", payload: { entry } }];
+}
+
+/** Counts committed usage into the turn and the recorder (idempotent by entry id, AG-2). */
+async function applyUsage(turn: Turn, step: number, attempt: number): Promise<void> {
+  const event = turn.committed.get(runEventId(turn.runId, "model", step, "usage", attempt));
+  if (event?.type !== "usage") return;
+  const { entry } = event.payload;
+  for (const key of ["input", "output", "cacheRead", "cacheWrite", "total"] as const) turn.usage[key] += entry[key];
+  turn.meter.recordUsage(entry);
+  await turn.context.tokenUsage.record(entry);
+}
+
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (ms <= 0 || signal.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
+/**
+ * Throws `cancelled` when the run's signal has aborted.
+ *
+ * @example
+ * throwIfCancelled(turn);
+ */
+export function throwIfCancelled(turn: Turn): void {
+  if (turn.context.signal.aborted) throw new SteamharnessError("cancelled", "the agent run was cancelled");
+}
+
+/**
+ * One model step: replays committed retries and the committed response, or asks the model —
+ * retrying retryable failures visibly (OUT-3) — and commits the response, its tool intents and
+ * its usage in one append. Returns the assistant message.
+ *
+ * @example
+ * const message = yield* modelStep(turn, 0);
+ */
+export async function* modelStep(turn: Turn, step: number): AsyncGenerator<OutputItemStreamChunk, AssistantMessage, undefined> {
+  const { runId, projector } = turn;
+  const max = turn.options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  let attempt = 0;
+  for (let retry = turn.committed.get(runEventId(runId, "model", step, "retry", 1)); retry?.type === "model_retry"; ) {
+    attempt++;
+    yield* emitContent(turn, retry.payload.partial, `${step}:${attempt - 1}`);
+    yield* projector.retry({ kind: retry.payload.kind, attempt, max: retry.payload.max, message: retry.payload.errorMessage, ...(retry.payload.status === undefined ? {} : { status: retry.payload.status }) });
+    await applyUsage(turn, step, attempt - 1);
+    retry = turn.committed.get(runEventId(runId, "model", step, "retry", attempt + 1));
+  }
+  const done = turn.committed.get(runEventId(runId, "model", step));
+  if (done?.type === "assistant_message") {
+    yield* emitContent(turn, done.payload.message.content, `${step}:${attempt}`, done.payload.webSearches);
+    await applyUsage(turn, step, attempt);
+    return done.payload.message;
+  }
+  for (;;) {
+    throwIfCancelled(turn);
+    const { response, partial, searches } = yield* streamResponse(turn, step, attempt);
+    const usageEvents = await recordUsage(turn, step, attempt, response.usage);
+    if (response.stopReason === "aborted") throw new SteamharnessError("cancelled", "the agent run was cancelled");
+    if (response.stopReason === "error") {
+      if (!shouldRetry(response, attempt, max)) {
+        await turn.append(usageEvents);
+        await applyUsage(turn, step, attempt);
+        throw new SteamharnessError("model_error", `model request failed: ${response.errorMessage ?? "unknown error"}`, { data: { status: response.retry?.status ?? null } });
+      }
+      attempt++;
+      const kind = response.retry!.kind;
+      await turn.append([
+        { eventId: runEventId(runId, "model", step, "retry", attempt), runId, type: "model_retry", payload: { step, attempt, max, kind, errorMessage: response.errorMessage ?? "", partial, ...(response.retry!.status === undefined ? {} : { status: response.retry!.status }) } },
+        ...usageEvents,
+      ]);
+      await applyUsage(turn, step, attempt - 1);
+      yield* projector.retry({ kind, attempt, max, message: response.errorMessage ?? "", ...(response.retry!.status === undefined ? {} : { status: response.retry!.status }) });
+      await sleep(retryDelay(attempt, turn.options.retryDelayMs ?? 500), turn.context.signal);
+      continue;
+    }
+    const message: AssistantMessage = { role: "assistant", content: response.content, provider: turn.model.descriptor.provider, model: turn.model.descriptor.model };
+    const intents: SessionEventInput[] = response.content.flatMap((block) =>
+      block.type === "toolCall"
+        ? [{ eventId: runEventId(runId, "tool", block.id, "intent"), runId, type: "tool_intent" as const, payload: { toolCallId: block.id, toolName: block.name, arguments: block.arguments, replay: turn.registry.get(block.name)?.tool.replay ?? "never" } }]
+        : [],
+    );
+    await turn.append([
+      { eventId: runEventId(runId, "model", step), runId, type: "assistant_message", payload: { message, stopReason: response.stopReason, step, attempt, ...(searches.length ? { webSearches: searches } : {}) } },
+      ...intents,
+      ...usageEvents,
+    ]);
+    await applyUsage(turn, step, attempt);
+    return message;
+  }
+}
+
+/** Streams one model request into output items; collects what was streamed for a retry record. */
+async function* streamResponse(turn: Turn, step: number, attempt: number): AsyncGenerator<OutputItemStreamChunk, { response: ModelResponse; partial: Block[]; searches: AgentWebSearchRecord[] }, undefined> {
+  const { projector, meter, model } = turn;
+  const partial: Block[] = [];
+  const blocks = new Map<number, Block>();
+  const searches: AgentWebSearchRecord[] = [];
+  let pendingSearch: string | undefined;
+  const request = {
+    requestId: modelRequestId(turn.runId, step),
+    ...((turn.input.systemPrompt ?? turn.options.systemPrompt) === undefined ? {} : { systemPrompt: (turn.input.systemPrompt ?? turn.options.systemPrompt)! }),
+    messages: turn.messages,
+    tools: turn.registry.specs,
+    effort: turn.effort,
+    webSearch: turn.options.webSearch !== false && (turn.options.modelAttributes?.webSearch ?? model.descriptor.webSearch ?? false),
+  };
+  const block = <T extends Block>(index: number, make: () => T): T => {
+    let found = blocks.get(index);
+    if (!found) {
+      found = make();
+      blocks.set(index, found);
+      partial.push(found);
+    }
+    return found as T;
+  };
+  for await (const event of model.stream(request, turn.context.signal)) {
+    const key = `${step}:${attempt}:${event.type === "done" || event.type === "web_search" ? "" : event.index}`;
+    switch (event.type) {
+      case "text_delta":
+      case "reasoning_delta": {
+        if (event.delta === "") break;
+        const type = event.type === "text_delta" ? "text" : "reasoning";
+        block(event.index, () => ({ type, text: "" }) as Block & { text: string }).text += event.delta;
+        meter.add(event.delta);
+        yield* type === "text" ? projector.text(event.delta, key) : projector.reasoning(event.delta, key);
+        break;
+      }
+      case "toolcall_start":
+        yield* projector.endBlock();
+        yield* projector.ring(meter.usage());
+        break;
+      case "toolcall_delta":
+        meter.add(event.delta);
+        break;
+      case "toolcall_end":
+        block(event.index, () => event.toolCall);
+        yield* projector.toolCall({ id: event.toolCall.id, name: event.toolCall.name, arguments: event.toolCall.arguments });
+        yield* projector.ring(meter.usage());
+        break;
+      case "web_search":
+        if (event.status === "started") pendingSearch = event.query;
+        else {
+          const search: AgentWebSearchRecord = { position: blocks.size, sources: event.sources ?? [], ...((event.query ?? pendingSearch) === undefined ? {} : { query: (event.query ?? pendingSearch)! }) };
+          searches.push(search);
+          yield* projector.endBlock();
+          yield* webSearchRows(turn, search, `web_search:${step}:${attempt}:${searches.length - 1}`);
+        }
+        break;
+      case "done":
+        yield* projector.endBlock();
+        return { response: event.response, partial, searches };
+    }
+  }
+  return { response: { content: partial, usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 }, stopReason: "error", errorMessage: "the model stream ended without a done event", retry: { retryable: true, kind: "dropped" } }, partial, searches };
+}

@@ -1,0 +1,51 @@
+import { Type } from "@sinclair/typebox";
+import { textToolResult, type AgentTool } from "../domain/agent-tool.js";
+
+const UpdatePlanParams = Type.Object({
+  plan: Type.String({ description: "The current plan in Markdown (steps, with their status)" }),
+});
+const AskUserParams = Type.Object({
+  question: Type.String({ description: "The question for the user; the run pauses until it is answered" }),
+});
+
+/**
+ * `update_plan`: the model records or revises its working plan; shown as a `plan` part row. The
+ * plan card of plan mode comes only from the final plan event (OUT-4), never from this tool.
+ *
+ * @example
+ * const tool = createUpdatePlanTool();
+ */
+export function createUpdatePlanTool(): AgentTool {
+  const tool: AgentTool<typeof UpdatePlanParams> = {
+    name: "update_plan",
+    label: "Update plan",
+    description: "Record or revise your working plan (Markdown). Call it when the plan changes.",
+    parameters: UpdatePlanParams,
+    replay: "safe",
+    async execute(_id, params) {
+      return textToolResult("Plan recorded.", { plan: (params as { plan: string }).plan });
+    },
+  };
+  return tool as AgentTool;
+}
+
+/**
+ * `ask_user`: asks the user a question. The agent loop handles it (it pauses the run with
+ * `user_input_required` and resumes with `askResume`); `execute` is never called directly.
+ *
+ * @example
+ * const tool = createAskUserTool();
+ */
+export function createAskUserTool(): AgentTool {
+  const tool: AgentTool<typeof AskUserParams> = {
+    name: "ask_user",
+    label: "Ask the user",
+    description: "Ask the user a question when you cannot proceed without their answer.",
+    parameters: AskUserParams,
+    replay: "safe",
+    async execute() {
+      throw new Error("ask_user is handled by the agent loop");
+    },
+  };
+  return tool as AgentTool;
+}

@@ -1,0 +1,189 @@
+import { createCodingTools } from "../adapters/coding-tools/index.js";
+import type { AgentTool } from "../domain/agent-tool.js";
+import { wrapAdapterError } from "../domain/errors.js";
+import { completeToolResults } from "../domain/agent/history.js";
+import { agentAnswerItemId, defaultSessionId, runEventId } from "../domain/agent/ids.js";
+import { selectAgentModel, type AgentModelSelection } from "../domain/agent/model-selection.js";
+import { createAgentOutputProjector, type AgentOutputProjector } from "../domain/agent/output-projector.js";
+import type { ContextMeter } from "../domain/agent/context-meter.js";
+import { validatePermissionPolicy, type AgentMode } from "../domain/agent/permission-policy.js";
+import { messagesFromEvents, type RunStartedPayload, type SessionEvent, type SessionEventInput } from "../domain/agent/session-events.js";
+import type { JsonObject } from "../domain/json.js";
+import type { NodeContext } from "../domain/node-context.js";
+import type { ModelMessage, ModelProvider } from "../ports/model-provider.js";
+import type { SessionStore } from "../ports/session-store.js";
+import type { TokenCounts } from "../ports/token-usage.js";
+import { injectedModels, redactConfiguration, resolveModel, restoreKey } from "./model-resolver.js";
+import { openSessionStore } from "./session-resolver.js";
+import { buildToolRegistry, type AgentToolRegistry } from "./tool-registry.js";
+import type { AgentEffort, AgentInput, AgentOptions } from "./types.js";
+
+/** Everything one run works with; built by {@link prepareTurn}. */
+export interface Turn {
+  runId: string;
+  sessionKey: string;
+  sessionId: string;
+  options: AgentOptions;
+  input: AgentInput;
+  context: NodeContext;
+  store: SessionStore;
+  /** Events of this run already in the log, by id; appends add to it. */
+  committed: Map<string, SessionEvent>;
+  start: RunStartedPayload;
+  model: ModelProvider;
+  projector: AgentOutputProjector;
+  meter: ContextMeter;
+  mode: AgentMode;
+  effort: AgentEffort;
+  registry: AgentToolRegistry;
+  registryFor(mode: AgentMode): AgentToolRegistry;
+  /** The model's context: earlier runs, then this run's messages. */
+  messages: ModelMessage[];
+  /** Index in `messages` where this run's messages start. */
+  turnStart: number;
+  toolCallCount: number;
+  usage: TokenCounts;
+  /** Appends events (idempotently) and remembers them; store faults end the run (SES-5). */
+  append(events: SessionEventInput[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+const zeroUsage = (): TokenCounts => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 });
+
+function savedSelection(selection: AgentModelSelection): JsonObject {
+  if (selection.source === "injected") return { source: "injected", id: selection.id };
+  if (selection.source === "explicit") {
+    const { apiKey: _key, ...rest } = selection;
+    return rest as unknown as JsonObject;
+  }
+  const { apiKey: _key, ...entry } = selection.entry;
+  return { source: "configured", entry: entry as unknown as JsonObject };
+}
+
+async function toolsOf(options: AgentOptions, context: NodeContext): Promise<{ tools: AgentTool[]; close: () => Promise<void> }> {
+  const created = options.createTools ? await options.createTools(context) : [];
+  const set = Array.isArray(created) ? { tools: created } : created;
+  return { tools: [...(options.extraTools ?? []), ...set.tools], close: async () => void (await set.close?.()) };
+}
+
+/**
+ * Prepares a run: opens the session, reads the run's committed events, fixes what the run uses
+ * (from its `run_started` event when resuming: model selection, configuration, mode, workdir —
+ * AG-4, CFG-2), records the start and the prompt, and assembles the context and tools.
+ *
+ * @example
+ * const turn = await prepareTurn(options, meter, input, context);
+ */
+export async function prepareTurn(options: AgentOptions, meter: ContextMeter, input: AgentInput, context: NodeContext): Promise<Turn> {
+  const runId = input.runId ?? context.runId;
+  const sessionKey = options.sessionKey ?? options.sessionId ?? "agent";
+  const address = { projectId: context.projectId, sessionKey, ...(context.conversationId === undefined ? {} : { conversationId: context.conversationId }) };
+  const sessionId = options.sessionId ?? defaultSessionId(context.projectId, context.conversationId, sessionKey);
+  const { store, owned } = await openSessionStore(options, address, context);
+  const guard = <T>(what: string, promise: Promise<T>): Promise<T> => promise.catch((error: unknown) => Promise.reject(wrapAdapterError("session", what, error)));
+  const committed = new Map<string, SessionEvent>();
+  for (const event of await guard("reading the run failed", store.readRun(runId))) committed.set(event.eventId, event);
+  const startId = runEventId(runId, "start");
+  const started = committed.get(startId);
+  const saved = started?.type === "run_started" ? started.payload : null;
+
+  const configuration = typeof options.configuration === "function" ? await options.configuration(context) : options.configuration;
+  const injected = injectedModels(options.models);
+  const request = {
+    ...(options.provider === undefined ? {} : { provider: options.provider }),
+    ...((input.model ?? options.model) === undefined ? {} : { model: (input.model ?? options.model)! }),
+    ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+    ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+    ...(options.apiKind === undefined ? {} : { apiKind: options.apiKind }),
+    ...(injected === undefined ? {} : { injected: [...injected.keys()] }),
+  };
+  let selection: AgentModelSelection;
+  if (saved) {
+    let current: AgentModelSelection | null = null;
+    try {
+      current = selectAgentModel(request, configuration);
+    } catch {
+      current = null;
+    }
+    selection = restoreKey(saved.modelSource as unknown as AgentModelSelection, current, options.apiKey);
+  } else selection = selectAgentModel(request, configuration);
+  const model = await resolveModel(selection, injected, options.modelAttributes);
+
+  const mode: AgentMode = (saved?.mode as AgentMode | undefined) ?? input.mode ?? options.mode ?? "build";
+  const policy = options.permissionPolicy ?? "ask";
+  validatePermissionPolicy(policy, mode);
+  const start: RunStartedPayload = saved ?? {
+    prompt: input.prompt,
+    mode,
+    workdir: input.workdir ?? options.workdir ?? process.cwd(),
+    effort: input.effort ?? options.effort ?? "medium",
+    provider: model.descriptor.provider,
+    model: model.descriptor.model,
+    modelSource: savedSelection(selection),
+    configuration: redactConfiguration(configuration),
+    answerItemId: options.outputItemId ?? (input.hostInput !== undefined ? agentAnswerItemId(sessionKey, runId) : null),
+  };
+
+  const head = await guard("reading the session head failed", store.head());
+  const snapshotState = head.snapshot?.state as { messages?: ModelMessage[] } | null | undefined;
+  const earlier = await guard("reading the session failed", store.readAfter(head.snapshot?.atSeq ?? 0, { types: ["user_message", "assistant_message", "tool_result"] }));
+  const startSeq = started?.seq ?? Number.POSITIVE_INFINITY;
+  const history = completeToolResults([...(snapshotState?.messages ?? []), ...messagesFromEvents(earlier.filter((event) => event.runId !== runId && event.seq < startSeq))]);
+
+  const turn: Turn = {
+    runId, sessionKey, sessionId, options, input, context, store, committed, start, model, meter, mode,
+    effort: start.effort as AgentEffort,
+    projector: createAgentOutputProjector({ runId, sessionKey, answerItemId: start.answerItemId }),
+    registry: undefined as unknown as AgentToolRegistry,
+    registryFor: () => undefined as unknown as AgentToolRegistry,
+    messages: history,
+    turnStart: history.length,
+    toolCallCount: 0,
+    usage: zeroUsage(),
+    async append(events) {
+      const fresh = events.filter((event) => !committed.has(event.eventId));
+      if (fresh.length === 0) return;
+      const result = await guard("appending to the session failed", store.append(fresh));
+      for (const event of result.events) committed.set(event.eventId, event);
+    },
+    async close() {
+      if (owned) await store.close();
+    },
+  };
+  if (!saved) {
+    await turn.append([
+      { eventId: startId, runId, type: "run_started", payload: start },
+      { eventId: runEventId(runId, "prompt"), runId, type: "user_message", payload: { message: { role: "user", content: input.prompt } } },
+    ]);
+  }
+  const prompt = committed.get(runEventId(runId, "prompt"));
+  if (prompt?.type === "user_message") turn.messages.push(prompt.payload.message);
+
+  const tools = await toolsOf(options, context);
+  const coding = createCodingTools({
+    workdir: start.workdir,
+    ...(options.allowedDirectories ? { allowedDirectories: options.allowedDirectories } : {}),
+    ...(options.bashTimeoutMs === undefined ? {} : { bashTimeoutMs: options.bashTimeoutMs }),
+  });
+  const catalog = [...context.executor.tools, ...(options.toolDefinitions ?? [])];
+  const registries = new Map<AgentMode, AgentToolRegistry>();
+  turn.registryFor = (forMode) => {
+    let registry = registries.get(forMode);
+    if (!registry) {
+      registry = buildToolRegistry({ mode: forMode, policy, coding, extra: tools.tools, catalog, ...(options.tools ? { only: options.tools } : {}) });
+      registries.set(forMode, registry);
+    }
+    return registry;
+  };
+  turn.registry = turn.registryFor(mode);
+  const closeStore = turn.close;
+  turn.close = async () => {
+    try {
+      await tools.close();
+    } finally {
+      await closeStore();
+    }
+  };
+  meter.setTotal(options.modelAttributes?.contextWindow ?? model.descriptor.contextWindow);
+  return turn;
+}

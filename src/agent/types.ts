@@ -1,0 +1,136 @@
+import type { AgentTool } from "../domain/agent-tool.js";
+import type { AgentContextUsage } from "../domain/agent/context-meter.js";
+import type { AgentApiKind, AgentConfigurationSnapshot } from "../domain/agent/model-selection.js";
+import type { AgentMode, AgentPermissionPolicy } from "../domain/agent/permission-policy.js";
+import type { JsonValue } from "../domain/json.js";
+import type { NodeContext, ToolPermissionDefinition } from "../domain/node-context.js";
+import type { OutputItem, OutputItemStreamChunk } from "../domain/output-items.js";
+import type { ModelProvider } from "../ports/model-provider.js";
+import type { SessionAddress, SessionStore } from "../ports/session-store.js";
+
+export type { AgentMode, AgentPermissionPolicy } from "../domain/agent/permission-policy.js";
+
+/** How hard a reasoning model thinks (AG-3). Default `medium`. */
+export type AgentEffort = "minimal" | "low" | "medium" | "high";
+
+/** Facts about the model the endpoint does not tell (AG-3 `modelAttributes`). */
+export interface AgentModelAttributes {
+  /** Context window in tokens (for the ring, AG-7); default from the model or 128000. */
+  contextWindow?: number;
+  /** Whether the model supports the provider's built-in web search (OUT-5). */
+  webSearch?: boolean;
+  /** Whether the model reasons (then `effort` is sent). */
+  reasoning?: boolean;
+  /** Output token limit per response. */
+  maxTokens?: number;
+}
+
+/** What `createTools` may return (AG-5): tools, and a `close` run at the end of the turn. */
+export interface AgentToolSet {
+  tools: AgentTool[];
+  close?(): void | Promise<void>;
+}
+
+/** Builds tools for one run from its context (AG-5). */
+export type AgentToolFactory = (context: NodeContext) => AgentTool[] | AgentToolSet | Promise<AgentTool[] | AgentToolSet>;
+
+/** Opens the session store of a session; lets a host bring its own (durable) adapter. */
+export type AgentSessionStoreFactory = (address: SessionAddress, context: NodeContext) => SessionStore | Promise<SessionStore>;
+
+/** Options of `createAgent` (AG-3). Every field is optional. */
+export interface AgentOptions {
+  /** The directory the coding tools work in (default: the process's working directory). */
+  workdir?: string;
+  /** Extra directories the file tools may touch besides `workdir`. */
+  allowedDirectories?: string[];
+  systemPrompt?: string;
+  /** Provider name of an explicit endpoint, or a filter on the configured models (AG-4). */
+  provider?: string;
+  /** A configured entry id, an injected model id, or the model of an explicit endpoint. */
+  model?: string;
+  /** An explicit endpoint (third-party connection). */
+  baseUrl?: string;
+  /** The key of an explicit endpoint. Keys are never read from the environment. */
+  apiKey?: string;
+  apiKind?: AgentApiKind;
+  modelAttributes?: AgentModelAttributes;
+  /** `false` turns the provider's web search off for the turn (OUT-5). */
+  webSearch?: boolean;
+  effort?: AgentEffort;
+  /** Governs the 7 built-in coding tools (AG-6); default `"ask"`. */
+  permissionPolicy?: AgentPermissionPolicy;
+  /** `build` (default) or `plan` (read-only research ending in a plan that needs approval). */
+  mode?: AgentMode;
+  /** When given, only tools with these names are offered (`ask_user` always is). */
+  tools?: string[];
+  /** Catalog entries added to `context.executor.tools` for this agent's extra tools (CAP-3). */
+  toolDefinitions?: ToolPermissionDefinition[];
+  /** Tools besides the built-ins; governed by the host's tool catalog (CAP-3). */
+  extraTools?: AgentTool[];
+  /** Builds tools for each run (AG-5); `close` runs at the end of the turn, success or failure. */
+  createTools?: AgentToolFactory;
+  /** The session id reported in the payload; default derived from project, conversation and key. */
+  sessionId?: string;
+  /** Isolates sessions of several agents in one conversation (default `sessionId`, else `"agent"`). */
+  sessionKey?: string;
+  /** The id of the `agent-answer` item of host-driven runs (OUT-1). Makes every run host-driven. */
+  outputItemId?: string;
+  /** An injected model set (one model, or models by id). Refused when `allowThirdParty` is false. */
+  models?: ModelProvider | Record<string, ModelProvider>;
+  /** The project configuration snapshot (`STEAMHARNESS_AGENT_MODELS`, `agentModelPolicy`), or a loader. */
+  configuration?: AgentConfigurationSnapshot | ((context: NodeContext) => AgentConfigurationSnapshot | undefined | Promise<AgentConfigurationSnapshot | undefined>);
+  /** The session store; default in memory per storage (SES-6). Durable adapters plug in here. */
+  sessionStore?: SessionStore | AgentSessionStoreFactory;
+  /** Automatic retries of one model request (default 10, OUT-3). */
+  maxRetries?: number;
+  /** Base wait before a retry in ms, doubled per attempt (default 500). */
+  retryDelayMs?: number;
+  /** Most model requests in one run (default 64); exceeding it fails the run. */
+  maxSteps?: number;
+  /** Timeout of one bash command in ms (default 120000). */
+  bashTimeoutMs?: number;
+}
+
+/** The input of one run (turn). Per-turn overrides win over the agent's options. */
+export interface AgentInput {
+  prompt: string;
+  /** The run to execute or resume; default `context.runId`. Re-sending a run id replays it (SES-3). */
+  runId?: string;
+  /** The answer to a pending `ask_user` question (SES-8). */
+  askResume?: { requestId?: string; answer: string };
+  /** Input of a gateway run: makes the run host-driven (answer in one `agent-answer` item). */
+  hostInput?: JsonValue;
+  workdir?: string;
+  effort?: AgentEffort;
+  mode?: AgentMode;
+  model?: string;
+  systemPrompt?: string;
+}
+
+/** The node's output (AG-1): values of what this turn actually used. */
+export interface AgentOutputPayload {
+  errCode: number;
+  errMessage: string;
+  items: OutputItem[];
+  prompt: string;
+  workdir: string;
+  provider: string;
+  model: string;
+  effort: AgentEffort;
+  agent: AgentMode;
+  sessionId: string;
+  toolCallCount: number;
+}
+
+/** The agent runtime of `createAgent` (AG-1). */
+export interface Agent {
+  /**
+   * Runs (or resumes) one turn, streaming output items. Throws after the stream on failure:
+   * `user_input_required` to pause, `cancelled`, or the error (after an `agent-error` item, SES-9).
+   */
+  run(input: AgentInput, context: NodeContext): AsyncIterable<OutputItemStreamChunk>;
+  /** The current context occupancy (AG-7). */
+  getContextUsage(): AgentContextUsage;
+  /** Replaces the occupancy with an external measurement; resolves the new value. */
+  updateContextUsage(update: { used: number; total?: number }): AgentContextUsage;
+}
