@@ -1,0 +1,10 @@
+/**
+ * steamharness/agent — the agent session APIs. Every export here is public API.
+ */
+export type { SessionStore, SessionAddress, SessionHead, SessionSnapshot } from "./ports/session-store.js";
+export type { SessionLease, SessionLeaseProvider } from "./ports/session-lease.js";
+export { createMemorySessionStore } from "./adapters/memory/memory-session-store.js";
+export { createSqliteSessionStore } from "./adapters/sqlite-session/sqlite-session-store.js";
+export { createMemorySessionLeaseProvider } from "./adapters/memory/memory-session-lease.js";
+export { createSqliteSessionLeaseProvider } from "./adapters/sqlite-session/sqlite-session-lease.js";
+export { resolveSessionDatabasePath } from "./adapters/sqlite-session/session-database-path.js";

@@ -1,0 +1,102 @@
+/**
+ * steamharness — the public API. Every export here is public API and follows semver; nothing
+ * else is. Additions are deliberate: test/package/public-api.json lists them.
+ *
+ * Subpaths: `steamharness/agent` (session host APIs), `steamharness/testing` (port contract
+ * suites and the offline model).
+ */
+
+// Errors
+export { SteamharnessError, UserInputRequiredError, isSteamharnessError } from "./domain/errors.js";
+export type { SteamharnessErrorCode, SteamharnessErrorOptions } from "./domain/errors.js";
+export type { JsonValue, JsonObject } from "./domain/json.js";
+export { STORE_LIMITS } from "./domain/limits.js";
+
+// Workflow core (WF-0)
+export type { NodeContext, NodeLogger, ToolPermissionDefinition } from "./domain/node-context.js";
+export { createNodeContext } from "./workflow/node-context.js";
+export type { NodeContextOptions } from "./workflow/node-context.js";
+export { runStreamNode } from "./domain/stream-node.js";
+export type { BaseStreamNode, RunStreamNodeOptions, StreamNodeResult } from "./domain/stream-node.js";
+export { createOutputItemChunk, createOutputStreamAccumulator, outputChunk } from "./domain/output-stream.js";
+export type { OutputItemInit, OutputStreamAccumulator } from "./domain/output-stream.js";
+export type {
+  AgentOutputKind,
+  AgentPartType,
+  OutputItem,
+  OutputItemDisplay,
+  OutputItemMetadata,
+  OutputItemStreamChunk,
+  RingContent,
+} from "./domain/output-items.js";
+export { createToolApprovalGate, toolApprovalRequestId } from "./domain/approval-gate.js";
+export type { ToolApprovalCall, ToolApprovalGate } from "./domain/approval-gate.js";
+export { workflow } from "./workflow/namespace.js";
+
+// Storage (ports and the two built-in adapters)
+export type { Storage } from "./ports/storage.js";
+export type { KvStore, KvNamespace, KvEntry, KvListOptions } from "./ports/kv-store.js";
+export type {
+  KnowledgeStore,
+  KnowledgeDocument,
+  KnowledgeDocumentInput,
+  KnowledgeDocumentSummary,
+  KnowledgeSearchHit,
+  KnowledgeFilter,
+  KnowledgeListOptions,
+  KnowledgeSearchOptions,
+} from "./ports/knowledge-store.js";
+export type { ManagedFileStore, ManagedFile, ManagedFileImportOptions } from "./ports/managed-file-store.js";
+export type { PersistentValueStore } from "./ports/persistent-value-store.js";
+export type { Page, PageOptions } from "./ports/page.js";
+export type { Clock } from "./ports/clock.js";
+export type { IdSource } from "./ports/id-source.js";
+export { MemoryStorage } from "./adapters/memory/memory-storage.js";
+export type { MemoryStorageOptions } from "./adapters/memory/memory-storage.js";
+export { createSqliteStorage } from "./adapters/sqlite/sqlite-storage.js";
+export type { SqliteStorageOptions } from "./adapters/sqlite/sqlite-storage.js";
+
+// Host-facing ports (hosts bring their own adapters) and the in-memory ones
+export type { ToolPermissions, ToolPermissionRequest, ToolPermissionDecision } from "./ports/tool-permissions.js";
+export type { UserInput, UserInputRequest, UserInputResponse, UserInputField } from "./ports/user-input.js";
+export type { TokenUsageRecorder, TokenUsageEntry, TokenCounts } from "./ports/token-usage.js";
+export { createMemoryToolPermissions } from "./adapters/memory/memory-tool-permissions.js";
+export type { MemoryToolPermissions, MemoryToolPermissionsOptions } from "./adapters/memory/memory-tool-permissions.js";
+export { createMemoryUserInput } from "./adapters/memory/memory-user-input.js";
+export type { MemoryUserInput, MemoryUserInputOptions } from "./adapters/memory/memory-user-input.js";
+export { createKvTokenUsage } from "./adapters/kv/kv-token-usage.js";
+
+// Capability tools (CAP)
+export {
+  createProjectCapabilityTools,
+  createProjectCapabilityServer,
+  runProjectCapabilityAction,
+  listProjectCapabilityToolIds,
+  isProjectCapabilityAvailable,
+} from "./capabilities/project-capabilities.js";
+export type {
+  ProjectCapabilityToolsOptions,
+  ProjectCapabilityServerOptions,
+  ProjectCapabilityListOptions,
+} from "./capabilities/project-capabilities.js";
+export { CAPABILITY_TOOL_IDS } from "./domain/capabilities/catalog.js";
+export type { CapabilityToolId } from "./domain/capabilities/catalog.js";
+export type { AgentTool, AgentToolResult } from "./domain/agent-tool.js";
+
+// Models
+export type {
+  ModelProvider,
+  ModelDescriptor,
+  ModelRequest,
+  ModelMessage,
+  ModelResponse,
+  ModelStreamEvent,
+  ModelToolSpec,
+} from "./ports/model-provider.js";
+export { createProviderModel } from "./adapters/providers/provider-model.js";
+export type { ProviderModelOptions } from "./adapters/providers/provider-model.js";
+
+// Workflow projects (WF-1)
+export { defineWorkflow } from "./domain/workflow/workflow-definition.js";
+export type { WorkflowDefinition, WorkflowEntrypoint, WorkflowParam, StructureReport } from "./domain/workflow/workflow-definition.js";
+export type { WorkflowRunContext, WorkflowRunResult } from "./domain/workflow/run-context.js";

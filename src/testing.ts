@@ -1,0 +1,22 @@
+/**
+ * steamharness/testing — port contract suites a host runs against its own adapters, and the
+ * offline scripted model. Every export here is public API.
+ */
+export { createOfflineModel } from "./testing/offline-model.js";
+export type { OfflineModel, OfflineModelOptions, OfflineStep } from "./testing/offline-model.js";
+export { runKvStoreContract } from "./testing/kv-store.contract.js";
+export { runKnowledgeStoreContract } from "./testing/knowledge-store.contract.js";
+export { runManagedFileStoreContract } from "./testing/managed-file-store.contract.js";
+export { runPersistentValueStoreContract } from "./testing/persistent-value-store.contract.js";
+export { runClockContract } from "./testing/clock.contract.js";
+export { runIdSourceContract } from "./testing/id-source.contract.js";
+export { runToolPermissionsContract } from "./testing/tool-permissions.contract.js";
+export type { ToolPermissionsControl } from "./testing/tool-permissions.contract.js";
+export { runUserInputContract } from "./testing/user-input.contract.js";
+export type { UserInputControl } from "./testing/user-input.contract.js";
+export { runTokenUsageContract } from "./testing/token-usage.contract.js";
+export { runSessionStoreContract } from "./testing/session-store.contract.js";
+export { runSessionLeaseContract } from "./testing/session-lease.contract.js";
+export type { ContractTestApi, ContractFactory, ContractOptions, ContractSubject } from "./testing/contract-support.js";
+export { createFixedClock } from "./adapters/memory/fixed-clock.js";
+export { createSequentialIdSource } from "./adapters/memory/sequential-id-source.js";
