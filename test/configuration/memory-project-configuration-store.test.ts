@@ -1,0 +1,7 @@
+import { describe, expect, it } from "@jest/globals";
+import { createMemoryProjectConfigurationStore } from "../../src/adapters/memory/memory-project-configuration-store.js";
+import { runProjectConfigurationStoreContract } from "../../src/testing/project-configuration-store.contract.js";
+
+describe("CFG-1 memory project configuration store", () => {
+  runProjectConfigurationStoreContract({ describe, it, expect }, () => ({ store: createMemoryProjectConfigurationStore() }));
+});
