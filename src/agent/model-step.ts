@@ -160,7 +160,7 @@ async function* streamResponse(turn: Turn, step: number, attempt: number): Async
   const request = {
     requestId: modelRequestId(turn.runId, step),
     ...((turn.input.systemPrompt ?? turn.options.systemPrompt) === undefined ? {} : { systemPrompt: (turn.input.systemPrompt ?? turn.options.systemPrompt)! }),
-    messages: turn.messages,
+    messages: [...turn.messages],
     tools: turn.registry.specs,
     effort: turn.effort,
     webSearch: turn.options.webSearch !== false && (turn.options.modelAttributes?.webSearch ?? model.descriptor.webSearch ?? false),
