@@ -36,7 +36,12 @@ function request(messages: ModelMessage[] = [{ role: "user", content: "Hello?" }
   return { requestId: "run-1:step-1", systemPrompt: "You are terse.", messages, tools: [LS_TOOL], ...extra };
 }
 
-/** Collects a stream; asserts it ends with exactly one `done` event. */
+/**
+ * Collects a stream; asserts it ends with exactly one `done` event.
+ *
+ * @example
+ * const { response, deltas } = await collect(model.stream(request()));
+ */
 export async function collect(stream: AsyncIterable<ModelStreamEvent>) {
   const events: ModelStreamEvent[] = [];
   for await (const event of stream) events.push(event);
@@ -49,7 +54,12 @@ export async function collect(stream: AsyncIterable<ModelStreamEvent>) {
   return { events, response: done.response, deltas };
 }
 
-/** Registers the shared cases of one API kind. */
+/**
+ * Registers the shared cases of one API kind.
+ *
+ * @example
+ * describeProviderKind("openai-completions", openAICompletionsWire, readers);
+ */
 export function describeProviderKind(apiKind: ProviderApiKind, wire: WireFormat, readers: WireReaders): void {
   describe(`AG-3 provider ${apiKind} against a loopback server`, () => {
     let server: LoopbackServer | undefined;
@@ -115,6 +125,12 @@ export function describeProviderKind(apiKind: ProviderApiKind, wire: WireFormat,
       expect(response.content[0]).toMatchObject({ type: "reasoning", text: "Check the folder first." });
       expect(response.content[1]).toEqual({ type: "text", text: "Done." });
       expect(readers.effort(server.requests[0]?.body)).toBeDefined();
+    });
+
+    it("without an effort, sends no effort the model could reject", async () => {
+      const { server, model } = await start([{ text: "Fine." }]);
+      await collect(model.stream(request()));
+      expect(readers.effort(server.requests[0]?.body)).toBeUndefined();
     });
 
     it("streams a tool call whose arguments arrive in pieces", async () => {

@@ -38,7 +38,11 @@ export interface ProviderModelOptions {
   contextWindow?: number;
   /** Output token limit per response (default 16384). */
   maxTokens?: number;
-  /** Whether the model reasons; only then is `ModelRequest.effort` sent (default false). */
+  /**
+   * Whether the model reasons (default false). Only then is `ModelRequest.effort` sent; a
+   * request without `effort` sends no reasoning setting to OpenAI APIs (the model's default)
+   * and turns Anthropic extended thinking off.
+   */
   reasoning?: boolean;
   /** Extra HTTP headers, sent with every request (they win over the defaults). */
   headers?: Record<string, string>;
@@ -70,6 +74,9 @@ function toPiModel(config: ProviderConfig): Model<ProviderApiKind> {
     provider: config.provider,
     baseUrl: config.baseUrl,
     reasoning: config.reasoning,
+    // Without a requested effort, send no effort at all (the model's default) rather than
+    // pi-ai's "none", which older reasoning models reject with HTTP 400.
+    ...(config.reasoning ? { thinkingLevelMap: { off: null } } : {}),
     input: ["text"],
     // Cost is not ours to compute: billing is by token counts (TokenUsageRecorder).
     cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
