@@ -1,7 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CLI_DIST, cleanEnv, cleanup, EXAMPLE, KITCHEN, KITCHEN_ID, FAKE_SECRET, REPO, runCli, tempDir, writeProject } from "./helpers.js";
+
+// Real child processes under tsx on a shared 2-core machine: allow slow starts.
+jest.setTimeout(90_000);
 
 const ID = "22222222-2222-4222-8222-222222222222";
 const pkg = (extra: Record<string, unknown>) => JSON.stringify({ type: "module", ...extra });

@@ -1,9 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { entrypointInputSchema, toJsonSchema } from "../../src/domain/workflow/param-schema.js";
 import { alive, cleanup, FAKE_SECRET, KITCHEN, KITCHEN_ID, startMcp, tempDir, waitFor, type McpSession } from "./helpers.js";
+
+// Real child processes under tsx on a shared 2-core machine: allow slow starts.
+jest.setTimeout(90_000);
 
 let tmp: string;
 let session: McpSession;

@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
+import { join } from "node:path";
+import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { cleanup, KITCHEN, startMcp, tempDir, type McpSession } from "./helpers.js";
+
+// Real child processes under tsx on a shared 2-core machine: allow slow starts.
+jest.setTimeout(90_000);
+
+let tmp: string;
+let session: McpSession;
+const asked: ElicitRequest["params"][] = [];
+let answers: ElicitResult[] = [];
+
+beforeAll(async () => {
+  tmp = await tempDir("sh-mcp-elicit-");
+  session = await startMcp(KITCHEN, ["--data-dir", join(tmp, "data")], { capabilities: { elicitation: { form: {} } } });
+  session.client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    asked.push(request.params);
+    const answer = answers.shift();
+    if (!answer) throw new Error("no scripted answer left");
+    return answer;
+  });
+}, 60_000);
+afterAll(async () => {
+  await session?.close();
+  await cleanup(tmp);
+});
+
+async function callWith(name: string, scripted: ElicitResult[]): Promise<CallToolResult> {
+  asked.length = 0;
+  answers = [...scripted];
+  return (await session.client.callTool({ name, arguments: {} })) as CallToolResult;
+}
+
+describe("MCP-6 form elicitation", () => {
+  it("MCP-6 a run asking twice is resumed on the same runId each time", async () => {
+    const result = await callWith("ask_twice", [
+      { action: "accept", content: { answer: "forty-two" } },
+      { action: "accept", content: { size: "m", count: 3, sure: true, toppings: ["olives"] } },
+    ]);
+    expect(result.isError).toBeUndefined();
+    expect(asked.map((params) => params.message)).toEqual(["First question?", "Second question?"]);
+    expect(asked[0]!.requestedSchema).toEqual({ type: "object", required: ["answer"], properties: { answer: { title: "answer", type: "string" } } });
+    expect(asked[1]!.requestedSchema).toMatchObject({
+      required: ["size"],
+      properties: { size: { type: "string", enum: ["s", "m", "l"] }, count: { type: "number" }, sure: { type: "boolean" }, toppings: { type: "array", items: { enum: ["ham", "olives"] } } },
+    });
+    const output = result.structuredContent!.output as { runId: string; first: unknown; second: unknown };
+    expect(output.runId).toBe(result.structuredContent!.runId);
+    expect(output.first).toEqual({ answer: "forty-two" });
+    expect(output.second).toEqual({ size: "m", count: 3, sure: true, toppings: ["olives"] });
+  });
+
+  it("MCP-6 declining an input request ends the run (cancelled, isError)", async () => {
+    const result = await callWith("ask_twice", [{ action: "accept", content: { answer: "x" } }, { action: "decline" }]);
+    expect(asked).toHaveLength(2);
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ status: "cancelled", error: { code: "cancelled", message: "the user declined the request for input; the run was ended" } });
+  });
+
+  it("MCP-6 a tool approval is asked as approve/deny and approve lets the tool run", async () => {
+    const result = await callWith("approve", [{ action: "accept", content: { decision: "approve" } }]);
+    expect(asked[0]!.message).toContain("send_mail");
+    expect(asked[0]!.requestedSchema).toMatchObject({ required: ["decision"], properties: { decision: { enum: ["approve", "deny"] } } });
+    expect(result.structuredContent).toMatchObject({ status: "success", output: { decision: "approved", sent: true } });
+  });
+
+  it("MCP-6 deny is passed to the run as a denial", async () => {
+    const result = await callWith("approve", [{ action: "accept", content: { decision: "deny" } }]);
+    expect(result.structuredContent).toMatchObject({ status: "success", output: { decision: "denied", sent: false } });
+  });
+
+  it.each([["decline" as const], ["cancel" as const]])("MCP-6 %s on an approval ends the run without approving anything", async (action) => {
+    const result = await callWith("approve", [{ action }]);
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ status: "cancelled", error: { code: "cancelled" } });
+    expect(JSON.stringify(result)).not.toContain("approved");
+  });
+
+  it("MCP-6 a form with a file field returns interaction_required without asking", async () => {
+    const result = await callWith("ask_file", []);
+    expect(asked).toHaveLength(0);
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({
+      status: "waiting_for_input",
+      error: { code: "interaction_required", message: expect.stringContaining("contract is a file field"), pending: { fields: ["contract (file, required)"] } },
+    });
+  });
+
+  it("MCP-6 an array field without static options returns interaction_required without asking", async () => {
+    const result = await callWith("ask_array", []);
+    expect(asked).toHaveLength(0);
+    expect(result.structuredContent).toMatchObject({
+      status: "waiting_for_input",
+      error: { code: "interaction_required", message: expect.stringContaining("tags is an array without static options"), pending: { fields: ["tags (string, multiple)"] } },
+    });
+  });
+});
