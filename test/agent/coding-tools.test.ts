@@ -1,0 +1,118 @@
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "@jest/globals";
+import { createCodingTools } from "../../src/adapters/coding-tools/index.js";
+import { globToRegExp } from "../../src/adapters/coding-tools/glob.js";
+import type { AgentTool } from "../../src/domain/agent-tool.js";
+import { isSteamharnessError } from "../../src/domain/errors.js";
+
+function setup(allowed = false) {
+  const root = mkdtempSync(path.join(tmpdir(), "coding-tools-"));
+  const workdir = path.join(root, "work");
+  const outside = path.join(root, "outside");
+  const extra = path.join(root, "extra");
+  mkdirSync(path.join(workdir, "src"), { recursive: true });
+  mkdirSync(outside);
+  mkdirSync(extra);
+  writeFileSync(path.join(workdir, "src", "a.ts"), "export const a = 1;\n// TODO: more\n");
+  writeFileSync(path.join(workdir, "README.md"), "# Title\nhello world\n");
+  writeFileSync(path.join(outside, "secret.txt"), "secret");
+  writeFileSync(path.join(extra, "shared.txt"), "shared");
+  symlinkSync(outside, path.join(workdir, "escape"));
+  symlinkSync(path.join(outside, "secret.txt"), path.join(workdir, "secret-link.txt"));
+  const tools = createCodingTools({ workdir, ...(allowed ? { allowedDirectories: [extra] } : {}), bashTimeoutMs: 5000 });
+  const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool])) as Record<string, AgentTool>;
+  const run = async (name: string, args: Record<string, unknown>) => {
+    const result = await byName[name]!.execute("call", args);
+    return result.content.map((block) => block.text).join("");
+  };
+  const fails = async (name: string, args: Record<string, unknown>) => byName[name]!.execute("call", args).then(() => "ok", (error: unknown) => (isSteamharnessError(error) ? error.code : String(error)));
+  return { root, workdir, outside, extra, tools, run, fails };
+}
+
+describe("AG-6 built-in coding tools", () => {
+  it("AG-6 the seven tools exist, in order, with replay declarations", () => {
+    const { tools } = setup();
+    expect(tools.map((tool) => tool.name)).toEqual(["read", "write", "edit", "bash", "grep", "find", "ls"]);
+    expect(Object.fromEntries(tools.map((tool) => [tool.name, tool.replay]))).toEqual({ read: "safe", write: "never", edit: "never", bash: "never", grep: "safe", find: "safe", ls: "safe" });
+  });
+
+  it("AG-6 read, write, edit, ls, find and grep work inside the workdir", async () => {
+    const { run, fails, workdir } = setup();
+    expect(await run("read", { path: "README.md" })).toBe("# Title\nhello world\n");
+    expect(await run("read", { path: "README.md", offset: 2, limit: 1 })).toContain("hello world");
+    expect(await run("write", { path: "new/dir/file.txt", content: "abc" })).toMatch(/Wrote 3 bytes/);
+    expect(readFileSync(path.join(workdir, "new/dir/file.txt"), "utf8")).toBe("abc");
+    await run("edit", { path: "new/dir/file.txt", oldText: "b", newText: "BB" });
+    expect(readFileSync(path.join(workdir, "new/dir/file.txt"), "utf8")).toBe("aBBc");
+    expect(await fails("edit", { path: "new/dir/file.txt", oldText: "zzz", newText: "q" })).toBe("not_found");
+    writeFileSync(path.join(workdir, "twice.txt"), "x x");
+    expect(await fails("edit", { path: "twice.txt", oldText: "x", newText: "y" })).toBe("input_validation");
+    expect((await run("ls", {})).split("\n")).toEqual(expect.arrayContaining(["README.md", "src/", "new/"]));
+    expect(await run("find", { pattern: "**/*.ts" })).toBe("src/a.ts");
+    expect(await run("find", { pattern: "*.md" })).toBe("README.md");
+    expect(await run("grep", { pattern: "todo", ignoreCase: true })).toBe("src/a.ts:2: // TODO: more");
+    expect(await run("grep", { pattern: "a.", literal: true })).toBe("No matches found");
+    expect(await fails("grep", { pattern: "(" })).toBe("input_validation");
+    expect(await fails("read", { path: "missing.txt" })).toBe("not_found");
+  });
+
+  it("AG-6 .. paths, absolute paths and symlinks pointing outside are refused", async () => {
+    const { fails, outside } = setup();
+    expect(await fails("read", { path: "../outside/secret.txt" })).toBe("input_validation");
+    expect(await fails("read", { path: path.join(outside, "secret.txt") })).toBe("input_validation");
+    expect(await fails("read", { path: "/etc/passwd" })).toBe("input_validation");
+    expect(await fails("read", { path: "secret-link.txt" })).toBe("input_validation");
+    expect(await fails("read", { path: "escape/secret.txt" })).toBe("input_validation");
+    expect(await fails("write", { path: "escape/new.txt", content: "x" })).toBe("input_validation");
+    expect(await fails("write", { path: "src/../../outside/x.txt", content: "x" })).toBe("input_validation");
+    expect(await fails("ls", { path: "escape" })).toBe("input_validation");
+    expect(await fails("find", { pattern: "*", path: ".." })).toBe("input_validation");
+    expect(await fails("grep", { pattern: "secret", path: "escape" })).toBe("input_validation");
+  });
+
+  it("AG-6 allowedDirectories extend the confinement, and search never follows symlinks out", async () => {
+    const { run, fails, extra } = setup(true);
+    expect(await run("read", { path: path.join(extra, "shared.txt") })).toBe("shared");
+    expect(await run("read", { path: "../extra/shared.txt" })).toBe("shared");
+    expect(await fails("read", { path: "../outside/secret.txt" })).toBe("input_validation");
+    expect(await run("grep", { pattern: "secret" })).toBe("No matches found");
+  });
+
+  it("AG-6 bash runs in the workdir and reports the exit code", async () => {
+    const { run, workdir } = setup();
+    const out = await run("bash", { command: "pwd; echo err >&2; exit 3" });
+    expect(out).toContain(workdir);
+    expect(out).toContain("err");
+    expect(out).toMatch(/\[exit code 3\]$/);
+  });
+
+  it("AG-6 a bash timeout kills the whole process group", async () => {
+    const { fails, workdir } = setup();
+    const marker = path.join(workdir, "survivor.txt");
+    const started = Date.now();
+    const code = await fails("bash", { command: `(sleep 2; echo alive > ${marker}) & sleep 30`, timeout: 0.5 });
+    expect(code).toBe("timeout");
+    expect(Date.now() - started).toBeLessThan(5000);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(() => readFileSync(marker)).toThrow();
+  });
+
+  it("AG-6 an aborted signal cancels bash", async () => {
+    const { tools } = setup();
+    const bash = tools.find((tool) => tool.name === "bash")!;
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const error = await bash.execute("c", { command: "sleep 30" }, controller.signal).catch((e: unknown) => e);
+    expect(isSteamharnessError(error, "cancelled")).toBe(true);
+  });
+
+  it("globs: ** spans directories, * stays in a segment, braces alternate", () => {
+    expect(globToRegExp("src/**/*.ts").test("src/a/b/c.ts")).toBe(true);
+    expect(globToRegExp("src/**/*.ts").test("src/c.ts")).toBe(true);
+    expect(globToRegExp("src/*.ts").test("src/a/c.ts")).toBe(false);
+    expect(globToRegExp("*.{md,txt}").test("a.txt")).toBe(true);
+    expect(globToRegExp("a?.js").test("ab.js")).toBe(true);
+  });
+});

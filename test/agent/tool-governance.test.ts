@@ -1,0 +1,137 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "@jest/globals";
+import { Type } from "@sinclair/typebox";
+import { createAgentNode } from "../../src/agent/create-agent-node.js";
+import { toolAccess, validatePermissionPolicy } from "../../src/domain/agent/permission-policy.js";
+import type { AgentTool } from "../../src/domain/agent-tool.js";
+import { isSteamharnessError, UserInputRequiredError } from "../../src/domain/errors.js";
+import { createOfflineModel } from "../../src/testing/offline-model.js";
+import { harness, offlineNode, runNode } from "./helpers.js";
+
+const echo = (name: string, calls: string[]): AgentTool => ({
+  name, label: name, description: `echo ${name}`, parameters: Type.Object({ text: Type.String() }),
+  async execute(_id, params) {
+    calls.push((params as { text: string }).text);
+    return { content: [{ type: "text", text: `echo: ${(params as { text: string }).text}` }], details: { resourceCard: { kind: "kv", operation: "read", title: "card" } } };
+  },
+});
+const offered = (model: ReturnType<typeof createOfflineModel>) => model.calls[0]!.tools.map((tool) => tool.name).sort();
+
+describe("tool governance", () => {
+  it("AG-6 presets decide which built-in tools are offered and which ask", () => {
+    expect(["read", "write", "edit", "bash", "grep", "find", "ls"].map((tool) => toolAccess("read-only", tool, "build"))).toEqual(["allow", "hidden", "hidden", "hidden", "allow", "allow", "allow"]);
+    expect(["write", "edit", "bash"].map((tool) => toolAccess("workspace-write", tool, "build"))).toEqual(["allow", "allow", "ask"]);
+    expect(["write", "edit", "bash"].map((tool) => toolAccess("workspace", tool, "build"))).toEqual(["allow", "allow", "ask"]);
+    expect(["write", "edit", "bash"].map((tool) => toolAccess("ask", tool, "build"))).toEqual(["ask", "ask", "ask"]);
+    expect(["write", "edit", "bash"].map((tool) => toolAccess("full", tool, "build"))).toEqual(["allow", "allow", "allow"]);
+    expect(["write", "edit", "bash"].map((tool) => toolAccess("full", tool, "plan"))).toEqual(["hidden", "hidden", "hidden"]);
+    expect(toolAccess("read-only", "update_plan", "build")).toBe("allow");
+  });
+
+  it("AG-6 explicit lists name every tool; update_plan must be declared for plan mode", () => {
+    const list = { allow: ["read", "ls"], ask: ["bash"] };
+    expect(["read", "ls", "bash", "write", "update_plan", "ask_user"].map((tool) => toolAccess(list, tool, "build"))).toEqual(["allow", "allow", "ask", "hidden", "hidden", "allow"]);
+    expect(() => validatePermissionPolicy(list, "plan")).toThrow(/update_plan/);
+    expect(() => validatePermissionPolicy({ allow: ["read", "update_plan"] }, "plan")).not.toThrow();
+    expect(() => validatePermissionPolicy({ allow: ["raed"] }, "build")).toThrow(/raed/);
+    expect(() => validatePermissionPolicy("yolo" as never, "build")).toThrow(/yolo/);
+    expect(() => createAgentNode({ permissionPolicy: { allow: ["read"] }, mode: "plan" })).toThrow(/update_plan/);
+  });
+
+  it("AG-6 the model is offered exactly what the policy allows", async () => {
+    const h = harness();
+    const readOnly = offlineNode([{ text: "x" }], { h, permissionPolicy: "read-only" });
+    await runNode(readOnly.node, { prompt: "p" }, h.context("run-ro"));
+    expect(offered(readOnly.model)).toEqual(["ask_user", "find", "grep", "ls", "read", "update_plan"]);
+    const list = offlineNode([{ text: "x" }], { h, permissionPolicy: { allow: ["read"], ask: ["bash"] }, sessionKey: "l" });
+    await runNode(list.node, { prompt: "p" }, h.context("run-list"));
+    expect(offered(list.model)).toEqual(["ask_user", "bash", "read"]);
+    const only = offlineNode([{ text: "x" }], { h, permissionPolicy: "full", tools: ["read", "write"], sessionKey: "o" });
+    await runNode(only.node, { prompt: "p" }, h.context("run-only"));
+    expect(offered(only.model)).toEqual(["ask_user", "read", "write"]);
+  });
+
+  it("AG-6 workspace-write runs file edits without asking and asks before bash", async () => {
+    const h = harness();
+    const { node } = offlineNode(
+      [{ toolCalls: [{ id: "w", name: "write", arguments: { path: "ok.txt", content: "ok" } }, { id: "b", name: "bash", arguments: { command: "touch ran.txt" } }] }, { text: "done" }],
+      { h, permissionPolicy: "workspace-write" },
+    );
+    const first = await runNode(node, { prompt: "p" }, h.context("run-ww"));
+    expect(existsSync(path.join(h.workdir, "ok.txt"))).toBe(true);
+    expect((first.error as UserInputRequiredError).request).toMatchObject({ toolId: "bash" });
+    expect(existsSync(path.join(h.workdir, "ran.txt"))).toBe(false);
+    h.permissions.resolve((first.error as UserInputRequiredError).requestId, { outcome: "approved" });
+    expect((await runNode(node, { prompt: "p" }, h.context("run-ww"))).error).toBeUndefined();
+    expect(existsSync(path.join(h.workdir, "ran.txt"))).toBe(true);
+  });
+
+  it("CAP-3 extra tools are governed by the host catalog: not registered, disabled, auto-approved, asked", async () => {
+    const h = harness();
+    const calls: string[] = [];
+    const tools = [echo("undeclared", calls), echo("disabled", calls), echo("auto", calls), echo("asked", calls)];
+    const catalog = [{ id: "disabled", enabled: false }, { id: "auto", autoApprove: true }, { id: "asked" }];
+    const model = createOfflineModel({
+      steps: [
+        { toolCalls: [{ id: "u", name: "undeclared", arguments: { text: "u" } }, { id: "a", name: "auto", arguments: { text: "a" } }, { id: "k", name: "asked", arguments: { text: "k" } }] },
+        { text: "done" },
+      ],
+    });
+    const node = createAgentNode({ models: model, extraTools: tools, workdir: h.workdir, permissionPolicy: "full" });
+    const first = await runNode(node, { prompt: "p" }, h.context("run-cat", { tools: catalog }));
+    expect(offered(model)).not.toContain("disabled");
+    expect(offered(model)).toEqual(expect.arrayContaining(["undeclared", "auto", "asked"]));
+    expect(calls).toEqual(["a"]);
+    const pause = first.error as UserInputRequiredError;
+    expect(pause.request).toMatchObject({ kind: "tool_approval", toolId: "asked" });
+    h.permissions.resolve(pause.requestId, { outcome: "approved" });
+    const second = await runNode(node, { prompt: "p" }, h.context("run-cat", { tools: catalog }));
+    expect(second.error).toBeUndefined();
+    expect(calls).toEqual(["a", "k"]);
+    const results = model.calls[1]!.messages.filter((message) => message.role === "toolResult");
+    expect(results.map((result) => [result.toolCallId, result.isError])).toEqual([["u", true], ["a", false], ["k", false]]);
+    expect(results[0]!.content[0]!.text).toMatch(/tool_not_registered/);
+    // CAP-9: a custom tool's resource card is passed through on its row.
+    const row = second.items.find((item) => item.metadata.tool === "auto")!;
+    expect(row.content).toMatchObject({ resourceCard: { kind: "kv", title: "card" } });
+  });
+
+  it("CAP-3 toolDefinitions add catalog entries for the agent's own tools", async () => {
+    const h = harness();
+    const calls: string[] = [];
+    const model = createOfflineModel({ steps: [{ toolCalls: [{ name: "mine", arguments: { text: "m" } }] }, { text: "done" }] });
+    const node = createAgentNode({ models: model, extraTools: [echo("mine", calls)], toolDefinitions: [{ id: "mine", autoApprove: true }], workdir: h.workdir });
+    expect((await runNode(node, { prompt: "p" }, h.context("run-defs"))).error).toBeUndefined();
+    expect(calls).toEqual(["m"]);
+  });
+
+  it("AG-5 createTools runs before every run with its context; close runs on success and on failure", async () => {
+    const h = harness();
+    const events: string[] = [];
+    let n = 0;
+    const node = createAgentNode({
+      models: createOfflineModel({ steps: (request) => (request.messages.at(-1)!.content === "fail" ? { error: { message: "nope", kind: "recovery", retryable: false } } : { text: "ok" }) }),
+      workdir: h.workdir,
+      createTools: (context) => {
+        const run = ++n;
+        events.push(`create ${run} ${context.runId}`);
+        return { tools: [echo("made", [])], close: () => void events.push(`close ${run}`) };
+      },
+    });
+    expect((await runNode(node, { prompt: "ok" }, h.context("run-ct-1"))).error).toBeUndefined();
+    const failed = await runNode(node, { prompt: "fail" }, h.context("run-ct-2"));
+    expect(isSteamharnessError(failed.error, "model_error")).toBe(true);
+    expect(events).toEqual(["create 1 run-ct-1", "close 1", "create 2 run-ct-2", "close 2"]);
+  });
+
+  it("invalid tool arguments become an error result without running the tool", async () => {
+    const h = harness();
+    const calls: string[] = [];
+    const model = createOfflineModel({ steps: [{ toolCalls: [{ name: "mine", arguments: { wrong: 1 } }] }, { text: "done" }] });
+    const node = createAgentNode({ models: model, extraTools: [echo("mine", calls)], toolDefinitions: [{ id: "mine", autoApprove: true }], workdir: h.workdir });
+    await runNode(node, { prompt: "p" }, h.context("run-args"));
+    expect(calls).toEqual([]);
+    expect(model.calls[1]!.messages.at(-1)).toMatchObject({ role: "toolResult", isError: true, content: [{ text: expect.stringContaining("input_validation") }] });
+  });
+});
