@@ -76,6 +76,7 @@ export function bm25(
 }
 
 const SNIPPET_RADIUS = 60;
+const ASCII = /^[\x00-\x7f]*$/;
 
 /**
  * A short plain-text window of the body (or, failing that, the title) around the first
@@ -87,7 +88,8 @@ const SNIPPET_RADIUS = 60;
  */
 export function plainSnippet(doc: { title: string; markdown: string }, terms: string[]): string {
   for (const text of [doc.markdown, doc.title]) {
-    const folded = text.normalize("NFD").replace(/\p{Mn}/gu, "").toLowerCase();
+    // ASCII text needs no Unicode folding (the common case, and much cheaper).
+    const folded = ASCII.test(text) ? text.toLowerCase() : text.normalize("NFD").replace(/\p{Mn}/gu, "").toLowerCase();
     // Folding may change lengths; only use the found index when it did not.
     if (folded.length !== text.length) continue;
     for (const term of terms) {
