@@ -162,7 +162,8 @@ async function* streamResponse(config: ProviderConfig, request: ModelRequest, si
         case "error": {
           finished = true;
           const message = event.error.errorMessage ?? "unknown provider error";
-          yield { type: "done", response: errorResponse(event.error, message, streamStarted, event.reason === "aborted") };
+          const aborted = event.reason === "aborted" || signal?.aborted === true;
+          yield { type: "done", response: errorResponse(event.error, message, streamStarted, aborted) };
           return;
         }
         default:
