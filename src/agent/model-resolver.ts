@@ -10,7 +10,12 @@ const DEFAULT_BASE_URL = {
   "anthropic-messages": "https://api.anthropic.com",
 } as const;
 
-/** The injected model set as a map by id (a single model is keyed by its descriptor's model). */
+/**
+ * The injected model set as a map by id (a single model is keyed by its descriptor's model).
+ *
+ * @example
+ * injectedModels({ fast, slow })?.get("fast")
+ */
 export function injectedModels(models: ModelProvider | Record<string, ModelProvider> | undefined): Map<string, ModelProvider> | undefined {
   if (models === undefined) return undefined;
   if (typeof (models as ModelProvider).stream === "function" && (models as ModelProvider).descriptor) {

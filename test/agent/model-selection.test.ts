@@ -2,6 +2,7 @@ import { describe, expect, it } from "@jest/globals";
 import { createAgentNode } from "../../src/agent/create-agent-node.js";
 import { readAgentModels, selectAgentModel, type AgentConfigurationSnapshot } from "../../src/domain/agent/model-selection.js";
 import { isSteamharnessError } from "../../src/domain/errors.js";
+import type { JsonValue } from "../../src/domain/json.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
 import { harness, runNode } from "./helpers.js";
 
@@ -10,7 +11,8 @@ const models = [
   { id: "tp-claude", source: "third-party" as const, provider: "anthropic", model: "claude-x", apiKey: "k2", baseUrl: "http://127.0.0.1:1" },
   { id: "sys-big", source: "system" as const, provider: "openai", model: "gpt-big", apiKey: "k3" },
 ];
-const snapshot = (extra: Partial<AgentConfigurationSnapshot> = {}): AgentConfigurationSnapshot => ({ values: { STEAMHARNESS_AGENT_MODELS: models }, ...extra });
+const list = models as unknown as JsonValue;
+const snapshot = (extra: Partial<AgentConfigurationSnapshot> = {}): AgentConfigurationSnapshot => ({ values: { STEAMHARNESS_AGENT_MODELS: list }, ...extra });
 const code = (fn: () => unknown): string | undefined => {
   try {
     fn();
@@ -31,7 +33,7 @@ describe("AG-4 model selection", () => {
 
   it("AG-4 the configuration value may be a JSON string or { allowThirdParty, models }; malformed values are refused", () => {
     expect(readAgentModels({ values: { STEAMHARNESS_AGENT_MODELS: JSON.stringify(models) } }).entries).toHaveLength(3);
-    expect(readAgentModels({ values: { STEAMHARNESS_AGENT_MODELS: { allowThirdParty: false, models } } }).policy).toEqual({ allowThirdParty: false });
+    expect(readAgentModels({ values: { STEAMHARNESS_AGENT_MODELS: { allowThirdParty: false, models: list } } }).policy).toEqual({ allowThirdParty: false });
     expect(code(() => readAgentModels({ values: { STEAMHARNESS_AGENT_MODELS: "{nope" } }))).toBe("input_validation");
     expect(code(() => readAgentModels({ values: { STEAMHARNESS_AGENT_MODELS: [{ id: "x" }] } }))).toBe("input_validation");
   });

@@ -1,6 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { SteamharnessError } from "../errors.js";
+import type { AgentModelPolicy } from "../configuration/agent-models.js";
 import type { JsonValue } from "../json.js";
 
 /** The configuration key holding the project's agent models (AG-4). */
@@ -31,10 +32,8 @@ const AgentModelsValueSchema = Type.Union([
   Type.Object({ allowThirdParty: Type.Optional(Type.Boolean()), models: Type.Array(AgentModelEntrySchema) }),
 ]);
 
-/** The model policy of a project (AG-4). `allowThirdParty: false` allows system models only. */
-export interface AgentModelPolicy {
-  allowThirdParty: boolean;
-}
+// One policy type for the configuration and the agent (AG-4): `allowThirdParty: false` allows system models only.
+export type { AgentModelPolicy } from "../configuration/agent-models.js";
 
 /**
  * The part of a project configuration snapshot the agent reads (CFG-2): configuration values
