@@ -1,9 +1,10 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { wrapAdapterError } from "../../domain/errors.js";
 import type { SessionLease, SessionLeaseProvider } from "../../ports/session-lease.js";
 import { checkLeaseRequest, sessionBusy } from "../memory/memory-session-lease.js";
+import { openSqlite } from "./sqlite-connection.js";
 import { resolveSessionDatabasePath, sessionLockPath } from "./session-database-path.js";
 
 /** Options of {@link createSqliteSessionLeaseProvider}. */
@@ -30,7 +31,7 @@ function isBusy(error: unknown): boolean {
  */
 function lockFile(lockPath: string): Database.Database | null {
   mkdirSync(dirname(lockPath), { recursive: true });
-  const client = new Database(lockPath, { timeout: 0 });
+  const client = openSqlite(lockPath, { timeout: 0 });
   try {
     client.exec("BEGIN EXCLUSIVE");
     return client;

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../domain/errors.js";
@@ -16,7 +16,8 @@ import type {
   SessionStore,
 } from "../../ports/session-store.js";
 import { sessionEvents, sessionMeta, sessionSnapshots } from "./session-schema.js";
-import { findSessionMigrationsFolder, migrateSessionDatabase } from "./session-migrations.js";
+import { openSqlite } from "./sqlite-connection.js";
+import { ensureSessionSchema, findSessionMigrationsFolder } from "./session-migrations.js";
 import { eventRow, rowEvent, snapshotState, validateEvent, validateSnapshot, type EventRow } from "./session-rows.js";
 
 /** Options of {@link createSqliteSessionStore}. */
@@ -39,17 +40,24 @@ export interface SqliteSessionStoreOptions {
 
 type SessionDb = BetterSQLite3Database;
 
-function openDatabase(options: SqliteSessionStoreOptions): { client: Database.Database; db: SessionDb } {
+/** Opens, configures and migrates the file; a freshly migrated file gets its meta row. */
+function openDatabase(options: SqliteSessionStoreOptions, now: number): { client: Database.Database; db: SessionDb } {
   const folder = options.migrationsFolder ?? findSessionMigrationsFolder();
   if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/session migrations not found");
   mkdirSync(dirname(options.path), { recursive: true });
-  const client = new Database(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
+  const client = openSqlite(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
   try {
     // PRAGMAs are connection settings drizzle has no builder for.
     client.pragma("journal_mode = WAL");
     client.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
     const db = drizzle({ client });
-    migrateSessionDatabase(db, folder);
+    const { address } = options;
+    ensureSessionSchema(db, client, folder, () => {
+      db.insert(sessionMeta)
+        .values({ id: 1, projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now })
+        .onConflictDoNothing()
+        .run();
+    });
     return { client, db };
   } catch (error) {
     client.close();
@@ -57,37 +65,53 @@ function openDatabase(options: SqliteSessionStoreOptions): { client: Database.Da
   }
 }
 
+/**
+ * The hot statements, each prepared by drizzle on first use: a process that only reads a paused
+ * session's head pays for the statements it runs, not for all of them.
+ */
 function prepareStatements(db: SessionDb) {
-  const byRunSeq = asc(sessionEvents.seq);
-  return {
-    meta: db.select().from(sessionMeta).where(eq(sessionMeta.id, 1)).prepare(),
-    head: db
-      .select({ lastSeq: sessionMeta.lastSeq, lastRunId: sessionMeta.lastRunId, atSeq: sessionSnapshots.atSeq, state: sessionSnapshots.state })
-      .from(sessionMeta)
-      .leftJoin(sessionSnapshots, eq(sessionSnapshots.atSeq, sessionMeta.snapshotAtSeq))
-      .where(eq(sessionMeta.id, 1))
-      .prepare(),
-    byEventId: db.select().from(sessionEvents).where(eq(sessionEvents.eventId, sql.placeholder("eventId"))).prepare(),
-    byRun: db.select().from(sessionEvents).where(eq(sessionEvents.runId, sql.placeholder("runId"))).orderBy(byRunSeq).prepare(),
-    after: db
-      .select()
-      .from(sessionEvents)
-      .where(gt(sessionEvents.seq, sql.placeholder("afterSeq")))
-      .orderBy(byRunSeq)
-      .limit(sql.placeholder("limit"))
-      .prepare(),
-    insert: db
-      .insert(sessionEvents)
-      .values({
-        seq: sql.placeholder("seq"),
-        eventId: sql.placeholder("eventId"),
-        runId: sql.placeholder("runId"),
-        type: sql.placeholder("type"),
-        payload: sql.placeholder("payload"),
-        at: sql.placeholder("at"),
-      })
-      .prepare(),
+  const bySeq = asc(sessionEvents.seq);
+  const builders = {
+    meta: () => db.select().from(sessionMeta).where(eq(sessionMeta.id, 1)).prepare(),
+    head: () =>
+      db
+        .select({ lastSeq: sessionMeta.lastSeq, lastRunId: sessionMeta.lastRunId, atSeq: sessionSnapshots.atSeq, state: sessionSnapshots.state })
+        .from(sessionMeta)
+        .leftJoin(sessionSnapshots, eq(sessionSnapshots.atSeq, sessionMeta.snapshotAtSeq))
+        .where(eq(sessionMeta.id, 1))
+        .prepare(),
+    byEventId: () => db.select().from(sessionEvents).where(eq(sessionEvents.eventId, sql.placeholder("eventId"))).prepare(),
+    byRun: () => db.select().from(sessionEvents).where(eq(sessionEvents.runId, sql.placeholder("runId"))).orderBy(bySeq).prepare(),
+    after: () =>
+      db
+        .select()
+        .from(sessionEvents)
+        .where(gt(sessionEvents.seq, sql.placeholder("afterSeq")))
+        .orderBy(bySeq)
+        .limit(sql.placeholder("limit"))
+        .prepare(),
+    insert: () =>
+      db
+        .insert(sessionEvents)
+        .values({
+          seq: sql.placeholder("seq"),
+          eventId: sql.placeholder("eventId"),
+          runId: sql.placeholder("runId"),
+          type: sql.placeholder("type"),
+          payload: sql.placeholder("payload"),
+          at: sql.placeholder("at"),
+        })
+        .prepare(),
   };
+  type Statements = { [K in keyof typeof builders]: ReturnType<(typeof builders)[K]> };
+  const prepared: Partial<Statements> = {};
+  const statements = {} as Statements;
+  for (const name of Object.keys(builders) as Array<keyof Statements>) {
+    Object.defineProperty(statements, name, {
+      get: () => (prepared[name] ??= builders[name]() as never),
+    });
+  }
+  return statements;
 }
 
 /**
@@ -110,20 +134,8 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   let db: SessionDb;
   let statements: ReturnType<typeof prepareStatements>;
   try {
-    ({ client, db } = openDatabase(options));
+    ({ client, db } = openDatabase(options, clock.now()));
     statements = prepareStatements(db);
-    if (statements.meta.get() === undefined) {
-      db.insert(sessionMeta)
-        .values({
-          id: 1,
-          projectId: address.projectId,
-          conversationId: address.conversationId ?? null,
-          sessionKey: address.sessionKey,
-          createdAt: clock.now(),
-        })
-        .onConflictDoNothing()
-        .run();
-    }
   } catch (error) {
     throw wrapAdapterError("sqlite", `cannot open session database ${options.path}`, error);
   }

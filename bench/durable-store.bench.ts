@@ -1,0 +1,163 @@
+// Durable session store benchmark (SES-1, issue 6 item 10, storage part). Run:
+//   node --import tsx bench/durable-store.bench.ts
+// Every figure is compared with a baseline measured in this same run; results go to
+// bench/results/durable-store.json.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { createMemorySessionStore } from "../src/adapters/memory/memory-session-store.js";
+import { createSqliteSessionStore } from "../src/adapters/sqlite-session/sqlite-session-store.js";
+import type { SessionStore } from "../src/ports/session-store.js";
+import { EVENTS_PER_TURN, compactedState, turnBatches } from "./durable-store-events.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = mkdtempSync(join(tmpdir(), "sh-bench-durable-"));
+const address = { projectId: "bench", sessionKey: "agent" };
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+};
+const round = (value: number, digits = 3): number => Number(value.toFixed(digits));
+
+async function runTurn(store: SessionStore, runId: string, turn: number): Promise<void> {
+  for (const batch of turnBatches(runId, turn)) await store.append(batch);
+  await store.readRun(runId);
+}
+
+/** (a) Per-turn append + read cost; kinds interleaved turn by turn so machine load hits all alike. */
+async function perTurnCost(turns: number) {
+  const kinds = {
+    memory: createMemorySessionStore({ address }),
+    sqlite: createSqliteSessionStore({ path: join(root, "a", "normal.sqlite"), address }),
+    sqliteFull: createSqliteSessionStore({ path: join(root, "a", "full.sqlite"), address, synchronous: "full" }),
+  };
+  const times: Record<keyof typeof kinds, number[]> = { memory: [], sqlite: [], sqliteFull: [] };
+  for (let turn = 0; turn < turns + 20; turn++) {
+    for (const [name, store] of Object.entries(kinds) as Array<[keyof typeof kinds, SessionStore]>) {
+      const start = performance.now();
+      await runTurn(store, `run-${turn}`, turn);
+      if (turn >= 20) times[name].push(performance.now() - start);
+    }
+  }
+  await Promise.all(Object.values(kinds).map((store) => store.close()));
+  const memoryMs = median(times.memory);
+  const sqliteMs = median(times.sqlite);
+  const sqliteFullMs = median(times.sqliteFull);
+  return {
+    turns,
+    eventsPerTurn: EVENTS_PER_TURN,
+    appendsPerTurn: turnBatches("x", 0).length,
+    memoryMsPerTurn: round(memoryMs, 4),
+    sqliteMsPerTurn: round(sqliteMs, 4),
+    sqliteFullSyncMsPerTurn: round(sqliteFullMs, 4),
+    sqliteVsMemory: round(sqliteMs / memoryMs, 2),
+    sqliteFullSyncVsMemory: round(sqliteFullMs / memoryMs, 2),
+  };
+}
+
+/** A session file with `turns` turns of history, a snapshot covering them, then one more turn. */
+async function buildSession(name: string, turns: number): Promise<{ path: string; events: number }> {
+  const path = join(root, "b", `${name}.sqlite`);
+  const store = createSqliteSessionStore({ path, address });
+  for (let turn = 0; turn < turns; turn++) {
+    for (const batch of turnBatches(`run-${turn}`, turn)) await store.append(batch);
+  }
+  await store.putSnapshot({ atSeq: (await store.head()).lastSeq, state: compactedState(turns) });
+  await runTurn(store, `run-${turns}`, turns);
+  const events = (await store.head()).lastSeq;
+  await store.close();
+  return { path, events };
+}
+
+async function readPausedState(path: string): Promise<number> {
+  const start = performance.now();
+  const store = createSqliteSessionStore({ path, address });
+  const head = await store.head();
+  await store.readAfter(head.snapshot?.atSeq ?? 0);
+  await store.close();
+  return performance.now() - start;
+}
+
+/** (b) Open + head + snapshot + events after it: 10 000 events of earlier history vs 100. */
+async function resumeCost(small: string, large: string, repeats: number) {
+  const times = { small: [] as number[], large: [] as number[] };
+  for (let i = 0; i < repeats + 5; i++) {
+    const s = await readPausedState(small);
+    const l = await readPausedState(large);
+    if (i >= 5) {
+      times.small.push(s);
+      times.large.push(l);
+    }
+  }
+  const smallMs = median(times.small);
+  const largeMs = median(times.large);
+  return { repeats, history100Ms: round(smallMs), history10000Ms: round(largeMs), ratio: round(largeMs / smallMs, 2), target: 1.5 };
+}
+
+/** (c) File bytes per 100 events, at three history lengths (linear growth expected). */
+function fileBytes(files: Array<{ path: string; events: number }>) {
+  return files.map(({ path, events }) => {
+    const bytes = statSync(path).size + (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0);
+    return { events, bytes, bytesPer100Events: Math.round((bytes / events) * 100) };
+  });
+}
+
+/** (d) Reading a paused session's state in a fresh process (first open there, addon load included). */
+function freshProcessRead(path: string, runs: number) {
+  const samples = Array.from({ length: runs }, () => {
+    const out = execFileSync(process.execPath, ["--import", "tsx", join(here, "durable-store-reader.ts"), path], { cwd: join(here, "..") });
+    return JSON.parse(out.toString()) as { importMs: number; firstMs: number; firstCpuMs: number; secondMs: number; events: number };
+  });
+  const first = samples.map((s) => s.firstMs);
+  return {
+    runs,
+    firstReadMinMs: round(Math.min(...first)),
+    firstReadMedianMs: round(median(first)),
+    // CPU time of the same read: what it costs on an idle core, whatever else loads the machine.
+    firstReadCpuMedianMs: round(median(samples.map((s) => s.firstCpuMs))),
+    secondReadMedianMs: round(median(samples.map((s) => s.secondMs))),
+    moduleImportMedianMs: round(median(samples.map((s) => s.importMs)), 1),
+    eventsAfterSnapshot: samples[0]!.events,
+  };
+}
+
+const started = performance.now();
+try {
+  const perTurn = await perTurnCost(300);
+  const small = await buildSession("history-100", 10);
+  const medium = await buildSession("history-1000", 100);
+  const large = await buildSession("history-10000", 1000);
+  const resume = await resumeCost(small.path, large.path, 40);
+  const bytes = fileBytes([small, medium, large]);
+  const fresh100 = freshProcessRead(small.path, 5);
+  const fresh10000 = freshProcessRead(large.path, 5);
+  const results = {
+    bench: "durable-store",
+    at: new Date().toISOString(),
+    node: process.version,
+    a_perTurn: perTurn,
+    b_resume: resume,
+    c_fileBytes: { files: bytes, growthPer100Events: bytes.map((b) => b.bytesPer100Events) },
+    d_freshProcessRead: {
+      history100: fresh100,
+      history10000: fresh10000,
+      ratio: round(fresh10000.firstReadMedianMs / fresh100.firstReadMedianMs, 2),
+      targetMs: 5,
+    },
+    totalSeconds: round((performance.now() - started) / 1000, 1),
+  };
+  mkdirSync(join(here, "results"), { recursive: true });
+  writeFileSync(join(here, "results", "durable-store.json"), `${JSON.stringify(results, null, 2)}\n`);
+  console.log("durable-store bench");
+  console.log(`(a) per turn (${EVENTS_PER_TURN} events, ${perTurn.appendsPerTurn} appends + readRun): memory ${perTurn.memoryMsPerTurn} ms, sqlite ${perTurn.sqliteMsPerTurn} ms (${perTurn.sqliteVsMemory}× memory), sqlite synchronous=full ${perTurn.sqliteFullSyncMsPerTurn} ms (${perTurn.sqliteFullSyncVsMemory}×)`);
+  console.log(`(b) open + head + snapshot + tail: 100 events ${resume.history100Ms} ms, 10 000 events ${resume.history10000Ms} ms → ${resume.ratio}× (target ≤ 1.5×)`);
+  console.log(`(c) bytes per 100 events: ${bytes.map((b) => `${b.events} events → ${b.bytesPer100Events}`).join(", ")}`);
+  console.log(`(d) fresh process, first read: 100 events ${fresh100.firstReadMedianMs} ms (min ${fresh100.firstReadMinMs}), 10 000 events ${fresh10000.firstReadMedianMs} ms (min ${fresh10000.firstReadMinMs}) → ${results.d_freshProcessRead.ratio}× (target ≤ 5 ms); CPU time ${fresh100.firstReadCpuMedianMs} / ${fresh10000.firstReadCpuMedianMs} ms`);
+  console.log(`written bench/results/durable-store.json in ${results.totalSeconds} s`);
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}

@@ -1,0 +1,37 @@
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import Database from "better-sqlite3";
+
+let binding: string | null | undefined;
+
+/**
+ * The path of better-sqlite3's compiled addon, resolved once per process, or `null` to let
+ * better-sqlite3 find it itself. Why: its default lookup (the `bindings` package) locates the
+ * caller by building an Error stack trace and probing ~10 paths; with source maps on (tsx) that
+ * alone costs tens of milliseconds on the first open of a process, which is the open that reads
+ * a paused session's state in a fresh process.
+ */
+function nativeBinding(): string | null {
+  if (binding !== undefined) return binding;
+  try {
+    // The CJS bundle has `require`; the ESM build, tsx and jest need one made from import.meta.url.
+    const load = typeof require === "function" ? require : createRequire(import.meta.url);
+    const candidate = join(dirname(load.resolve("better-sqlite3/package.json")), "build", "Release", "better_sqlite3.node");
+    binding = existsSync(candidate) ? candidate : null;
+  } catch {
+    binding = null;
+  }
+  return binding;
+}
+
+/**
+ * Opens a better-sqlite3 connection with the addon path resolved once per process.
+ *
+ * @example
+ * const client = openSqlite("/data/session.sqlite", { timeout: 5000 });
+ */
+export function openSqlite(path: string, options: Database.Options = {}): Database.Database {
+  const addon = nativeBinding();
+  return new Database(path, addon === null ? options : { ...options, nativeBinding: addon });
+}
