@@ -9,6 +9,7 @@ describeProviderKind("openai-completions", openAICompletionsWire, {
   // one (telling them apart by a missing finish_reason would break servers that omit it).
   detectsCleanTruncation: false,
   toolNames: (body) => body.tools.map((tool: { function: { name: string } }) => tool.function.name),
+  replayedReasoning: (body) => body.messages.find((message: { role: string }) => message.role === "assistant")?.reasoning_content,
   toolRoundTrip: (body) => {
     const assistant = body.messages.find((message: { role: string; tool_calls?: unknown[] }) => message.role === "assistant" && message.tool_calls);
     const call = assistant.tool_calls[0];

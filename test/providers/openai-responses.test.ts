@@ -6,6 +6,7 @@ describeProviderKind("openai-responses", openAIResponsesWire, {
   effort: (body) => body.reasoning?.effort,
   toolNames: (body) => body.tools.map((tool: { name: string }) => tool.name),
   detectsCleanTruncation: true,
+  replayedReasoning: (body) => body.input.find((item: { type?: string }) => item.type === "reasoning")?.encrypted_content,
   toolRoundTrip: (body) => {
     const call = body.input.find((item: { type?: string }) => item.type === "function_call");
     const output = body.input.find((item: { type?: string }) => item.type === "function_call_output");

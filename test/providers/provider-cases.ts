@@ -16,6 +16,8 @@ export interface WireReaders {
   toolNames(body: any): string[];
   /** The tool call and its result as sent back in a follow-up request. */
   toolRoundTrip(body: any): { callId: string; name: string; arguments: unknown; output: string };
+  /** What the follow-up request carries to continue the earlier reasoning (signature, encrypted item or text). */
+  replayedReasoning(body: any): string | undefined;
   /**
    * Whether a stream that ends cleanly mid-response is recognisable. False only with a reason
    * given at the call site (the case is then skipped, visibly).
@@ -131,6 +133,19 @@ export function describeProviderKind(apiKind: ProviderApiKind, wire: WireFormat,
       const { server, model } = await start([{ text: "Fine." }]);
       await collect(model.stream(request()));
       expect(readers.effort(server.requests[0]?.body)).toBeUndefined();
+    });
+
+    it("replays earlier reasoning of the same model so the API can continue it", async () => {
+      const { server, model } = await start([{ reasoning: "Plan: list the folder.", text: "Listing." }, { text: "Done." }]);
+      const first = await collect(model.stream(request(undefined, { effort: "low" })));
+      const history: ModelMessage[] = [
+        { role: "user", content: "Hello?" },
+        { role: "assistant", content: first.response.content },
+        { role: "user", content: "Go on." },
+      ];
+      await collect(model.stream(request(history, { effort: "low" })));
+      const expected = { "openai-responses": "enc_0", "anthropic-messages": "sig_0", "openai-completions": "Plan: list the folder." };
+      expect(readers.replayedReasoning(server.requests[1]?.body)).toBe(expected[apiKind]);
     });
 
     it("streams a tool call whose arguments arrive in pieces", async () => {

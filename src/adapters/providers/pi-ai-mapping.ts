@@ -46,14 +46,24 @@ const ZERO_USAGE: Usage = {
 // byte-identical for the same history (stable replays, comparable benchmarks).
 const TIMESTAMP = 0;
 
+/**
+ * Marks the signature of redacted reasoning (Anthropic `redacted_thinking`, whose encrypted
+ * payload pi-ai keeps as the signature). The port's reasoning block has no `redacted` flag, and
+ * the payload must go back as `redacted_thinking`, not as a signed `thinking` block.
+ */
+const REDACTED_SIGNATURE_PREFIX = "steamharness-redacted:";
+
 function toPiAssistantBlock(block: AssistantBlock): PiAssistantBlock {
   switch (block.type) {
     case "text":
       return { type: "text", text: block.text };
     case "reasoning":
-      return block.signature === undefined
-        ? { type: "thinking", thinking: block.text }
-        : { type: "thinking", thinking: block.text, thinkingSignature: block.signature };
+      if (block.signature === undefined) return { type: "thinking", thinking: block.text };
+      if (block.signature.startsWith(REDACTED_SIGNATURE_PREFIX)) {
+        const payload = block.signature.slice(REDACTED_SIGNATURE_PREFIX.length);
+        return { type: "thinking", thinking: block.text, thinkingSignature: payload, redacted: true };
+      }
+      return { type: "thinking", thinking: block.text, thinkingSignature: block.signature };
     case "toolCall":
       return { type: "toolCall", id: block.id, name: block.name, arguments: block.arguments };
   }
@@ -148,8 +158,8 @@ export function fromPiContent(message: AssistantMessage): AssistantBlock[] {
   return message.content.map((block): AssistantBlock => {
     if (block.type === "text") return { type: "text", text: block.text };
     if (block.type === "toolCall") return fromPiToolCall(block);
-    return block.thinkingSignature
-      ? { type: "reasoning", text: block.thinking, signature: block.thinkingSignature }
-      : { type: "reasoning", text: block.thinking };
+    if (!block.thinkingSignature) return { type: "reasoning", text: block.thinking };
+    const signature = block.redacted ? REDACTED_SIGNATURE_PREFIX + block.thinkingSignature : block.thinkingSignature;
+    return { type: "reasoning", text: block.thinking, signature };
   });
 }
