@@ -13,7 +13,7 @@ import { runPersistentValueStoreContract } from "../../src/testing/persistent-va
 const api = { describe, it, expect };
 const fresh = () => new MemoryStorage({ maxFileBytes: 64 * 1024 });
 
-describe("MemoryStorage", () => {
+describe("PORT-1 MemoryStorage passes every store contract", () => {
   runKvStoreContract(api, () => ({ store: fresh().kv }));
   runKnowledgeStoreContract(api, () => ({ store: fresh().knowledge }));
   runManagedFileStoreContract(api, () => ({ store: fresh().files }));
@@ -38,7 +38,7 @@ describe("MemoryStorage", () => {
   });
 });
 
-describe("clocks and id sources", () => {
+describe("PORT-1 clocks and id sources pass their contracts", () => {
   runClockContract(api, () => ({ store: createSystemClock() }));
   runClockContract(api, () => ({ store: createFixedClock(Date.UTC(2026, 0, 1)) }));
   runIdSourceContract(api, () => ({ store: createRandomIdSource() }));
@@ -53,7 +53,7 @@ describe("clocks and id sources", () => {
   });
 });
 
-describe("contract options", () => {
+describe("PORT-1 contract options", () => {
   it("an unknown skip name fails the run", () => {
     expect(() => runKvStoreContract(api, () => ({ store: fresh().kv }), { skip: ["no such case"] })).toThrow(/unknown skip/);
   });

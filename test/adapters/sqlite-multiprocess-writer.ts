@@ -28,7 +28,17 @@ async function main(): Promise<void> {
     await storage.kv.update(ns, "counter", (current) => ((current as number | null) ?? 0) + 1);
     counted++;
   }
+  // Equal contents share one content file; deletes racing with puts in the other process must
+  // never remove bytes a remaining file still needs.
+  const kept: Record<string, string> = {};
+  for (let i = 0; i < 20; i++) {
+    const text = i % 2 === 0 ? "shared bytes" : `${writer} bytes ${i}`;
+    const file = await storage.files.put("shared", new TextEncoder().encode(text), { name: `f${i}` });
+    if (i % 4 === 0) await storage.files.delete("shared", file.fileId);
+    else kept[file.fileId] = text;
+  }
   await storage.close();
+  process.stdout.write(`files ${JSON.stringify(kept)}\n`);
   process.stdout.write(`done ${counted}\n`);
 }
 

@@ -20,7 +20,12 @@ function startWriter(directory: string, name: string): Writer {
     stdio: ["pipe", "pipe", "inherit"],
   });
   const output: string[] = [];
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => output.push(...chunk.split("\n").filter(Boolean)));
+  let pending = "";
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+    const lines = (pending + chunk).split("\n");
+    pending = lines.pop()!;
+    output.push(...lines.filter(Boolean));
+  });
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   return { child, output, exited };
 }
@@ -33,8 +38,8 @@ async function until(condition: () => boolean, what: string, timeoutMs = 30_000)
   }
 }
 
-describe("SQLite store shared by processes", () => {
-  it("two processes writing 1000 entries each and incrementing one counter lose nothing and never surface SQLITE_BUSY", async () => {
+describe("PORT-2 SQLite store shared by processes", () => {
+  it("two processes writing 1000 entries each, incrementing one counter and sharing file contents lose nothing and never surface SQLITE_BUSY", async () => {
     const directory = mkdtempSync(join(tmpdir(), "steamharness-mp-"));
     try {
       // Both open the brand-new directory at once, so they also race on creating and migrating it.
@@ -42,10 +47,12 @@ describe("SQLite store shared by processes", () => {
       await until(() => writers.every((w) => w.output.includes("ready") || w.child.exitCode !== null), "both ready");
       for (const writer of writers) writer.child.stdin!.end("go\n");
       const codes = await Promise.all(writers.map((w) => w.exited));
-      expect(writers.map((w) => w.output.filter((line) => line !== "ready"))).toEqual([
-        [`done ${INCREMENTS}`],
-        [`done ${INCREMENTS}`],
-      ]);
+      const reports = writers.map((w) => w.output.filter((line) => line !== "ready" && !line.startsWith("files ")));
+      expect(reports).toEqual([[`done ${INCREMENTS}`], [`done ${INCREMENTS}`]]);
+      const kept: Record<string, string> = Object.assign(
+        {},
+        ...writers.map((w) => JSON.parse(w.output.find((line) => line.startsWith("files "))!.slice(6))),
+      );
       expect(codes).toEqual([0, 0]);
 
       const storage = createSqliteStorage({ directory });
@@ -61,6 +68,10 @@ describe("SQLite store shared by processes", () => {
         expect(docs).toHaveLength((2 * ENTRIES) / 20);
         const hits = await collectAll((cursor) => storage.knowledge.search("shared", "shared corpus", { limit: 500, cursor }));
         expect(hits).toHaveLength((2 * ENTRIES) / 20);
+        expect(Object.keys(kept)).toHaveLength(30);
+        for (const [fileId, text] of Object.entries(kept)) {
+          expect(new TextDecoder().decode((await storage.files.read("shared", fileId))!)).toBe(text);
+        }
       } finally {
         await storage.close();
       }

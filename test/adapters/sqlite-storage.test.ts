@@ -35,7 +35,7 @@ function open(): { storage: Storage; raw: Database.Database; dispose: () => Prom
 
 const parse = (row: { value: string } | undefined): JsonValue | null => (row ? JSON.parse(row.value) : null);
 
-describe("SQLite storage", () => {
+describe("PORT-1 SQLite storage passes every store contract", () => {
   runKvStoreContract(api, () => {
     const { storage, raw, dispose } = open();
     const select = raw.prepare("SELECT value FROM kv_entries WHERE project_id = ? AND conversation_id = ? AND key = ?");
@@ -76,7 +76,7 @@ describe("SQLite storage", () => {
   });
 });
 
-describe("SQLite storage extras", () => {
+describe("PORT-2 SQLite storage: migrations on open, WAL, persistence, faults", () => {
   it("applies the checked-in migrations on open, in WAL mode, with agents under the directory", async () => {
     const directory = temp();
     const storage = createSqliteStorage({ directory });

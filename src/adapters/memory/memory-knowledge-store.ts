@@ -33,6 +33,27 @@ interface StoredDocument {
 interface Project {
   docs: Map<string, StoredDocument>;
   ids: SortedKeys;
+  /** Inverted index: term → ids of documents containing it (any column). */
+  postings: Map<string, Set<string>>;
+  /** Sum of all documents' token counts, for BM25's average length. */
+  totalLength: number;
+}
+
+/** Adds (`sign` 1) or removes (`sign` -1) a document's terms from the project's index. */
+function index(project: Project, documentId: string, stats: TermStats, sign: 1 | -1): void {
+  project.totalLength += sign * stats.length;
+  for (const column of stats.columns) {
+    for (const term of column.keys()) {
+      let ids = project.postings.get(term);
+      if (sign === 1) {
+        if (!ids) project.postings.set(term, (ids = new Set()));
+        ids.add(documentId);
+      } else if (ids) {
+        ids.delete(documentId);
+        if (ids.size === 0) project.postings.delete(term);
+      }
+    }
+  }
 }
 
 function summary({ documentId, title, createdAt, updatedAt }: KnowledgeDocument): KnowledgeDocumentSummary {
@@ -54,7 +75,7 @@ export function createMemoryKnowledgeStore(options: MemoryKnowledgeStoreOptions 
   const projectOf = (projectId: string, create: boolean): Project | undefined => {
     let project = projects.get(projectId);
     if (!project && create) {
-      project = { docs: new Map(), ids: new SortedKeys() };
+      project = { docs: new Map(), ids: new SortedKeys(), postings: new Map(), totalLength: 0 };
       projects.set(projectId, project);
     }
     return project;
@@ -68,7 +89,10 @@ export function createMemoryKnowledgeStore(options: MemoryKnowledgeStoreOptions 
       const now = clock.now();
       const previous = project.docs.get(input.documentId);
       const doc: KnowledgeDocument = { ...input, createdAt: previous?.doc.createdAt ?? now, updatedAt: now };
-      project.docs.set(doc.documentId, { doc, stats: termStats([doc.title, doc.markdown]) });
+      const stats = termStats([doc.title, doc.markdown]);
+      if (previous) index(project, doc.documentId, previous.stats, -1);
+      index(project, doc.documentId, stats, 1);
+      project.docs.set(doc.documentId, { doc, stats });
       project.ids.add(doc.documentId);
       return { ...doc };
     },
@@ -84,7 +108,10 @@ export function createMemoryKnowledgeStore(options: MemoryKnowledgeStoreOptions 
       const projectId = checkProjectId(projectInput);
       const id = checkText("documentId", documentId, STORE_LIMITS.documentId);
       const project = projectOf(projectId, false);
-      if (!project || !project.docs.delete(id)) return false;
+      const stored = project?.docs.get(id);
+      if (!project || !stored) return false;
+      index(project, id, stored.stats, -1);
+      project.docs.delete(id);
       project.ids.remove(id);
       return true;
     },
@@ -114,21 +141,18 @@ export function createMemoryKnowledgeStore(options: MemoryKnowledgeStoreOptions 
       const project = projectOf(projectId, false);
       if (!project || terms.length === 0) return { items: [], nextCursor: null };
 
-      const hits = new Map<string, number>();
-      let totalLength = 0;
-      for (const { stats } of project.docs.values()) {
-        totalLength += stats.length;
-        for (const term of terms) {
-          if (stats.columns.some((column) => column.has(term))) hits.set(term, (hits.get(term) ?? 0) + 1);
-        }
-      }
-      const corpus = { documents: project.docs.size, averageLength: totalLength / project.docs.size || 1, hits };
+      // Candidates come from the rarest term's postings; every other term must match too.
+      const postings = terms.map((term) => project.postings.get(term) ?? new Set<string>());
+      const hits = new Map(terms.map((term, i) => [term, postings[i].size]));
+      const rarest = postings.reduce((a, b) => (b.size < a.size ? b : a));
+      const corpus = { documents: project.docs.size, averageLength: project.totalLength / project.docs.size || 1, hits };
       const ranked: Array<{ stored: StoredDocument; score: number }> = [];
-      for (const stored of project.docs.values()) {
-        if (!matchesIdFilter(stored.doc.documentId, filter)) continue;
-        if (!terms.every((term) => stored.stats.columns.some((column) => column.has(term)))) continue;
+      for (const documentId of rarest) {
+        if (!matchesIdFilter(documentId, filter)) continue;
+        if (!postings.every((ids) => ids.has(documentId))) continue;
+        const stored = project.docs.get(documentId)!;
         const score = bm25(terms, stored.stats, corpus);
-        if (after && (score > after[0] || (score === after[0] && compareUtf16(stored.doc.documentId, after[1]) <= 0))) {
+        if (after && (score > after[0] || (score === after[0] && compareUtf16(documentId, after[1]) <= 0))) {
           continue;
         }
         ranked.push({ stored, score });
