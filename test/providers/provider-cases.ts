@@ -148,6 +148,28 @@ export function describeProviderKind(apiKind: ProviderApiKind, wire: WireFormat,
       expect(readers.replayedReasoning(server.requests[1]?.body)).toBe(expected[apiKind]);
     });
 
+    it("sends a turn of another model without its reasoning signature, keeping the tool pairing", async () => {
+      const { server, model } = await start([{ text: "Continuing." }]);
+      const history: ModelMessage[] = [
+        { role: "user", content: "Hello?" },
+        {
+          role: "assistant",
+          provider: "elsewhere",
+          model: "other-model",
+          content: [
+            { type: "reasoning", text: "Their private plan.", signature: "foreign-signature-xyz" },
+            { type: "toolCall", id: "toolu_9", name: "ls", arguments: { path: "." } },
+          ],
+        },
+        { role: "toolResult", toolCallId: "toolu_9", toolName: "ls", content: [{ type: "text", text: "a.txt" }], isError: false },
+      ];
+      const { response } = await collect(model.stream(request(history)));
+      expect(response.stopReason).toBe("stop");
+      const body = server.requests[0]?.body;
+      expect(JSON.stringify(body)).not.toContain("foreign-signature-xyz");
+      expect(readers.toolRoundTrip(body)).toMatchObject({ callId: "toolu_9", name: "ls", output: "a.txt" });
+    });
+
     it("streams a tool call whose arguments arrive in pieces", async () => {
       const args = { path: "src/adapters", depth: 2, hidden: false };
       const { server, model } = await start([{ text: "Let me look.", toolCalls: [{ id: "call_ls_1", name: "ls", arguments: args }] }]);
