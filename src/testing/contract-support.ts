@@ -139,7 +139,12 @@ export function tamper(cursor: string): string {
   return `${cursor.slice(0, at)}${replacement}${cursor.slice(at + 1)}`;
 }
 
-/** Values that are not JSON and must be refused, by label. */
+/**
+ * Values that are not JSON and must be refused, by label.
+ *
+ * @example
+ * for (const [label, value] of nonJsonValues()) await expectRefused(label, value);
+ */
 export function nonJsonValues(): Array<[string, unknown]> {
   const cycle: Record<string, unknown> = { a: 1 };
   cycle.self = cycle;

@@ -3,6 +3,11 @@ import { compareUtf16 } from "../../domain/store-input.js";
 /**
  * A sorted array of distinct strings (UTF-16 order) with binary-search insert, remove and
  * seek, so listings start in O(log n) instead of sorting or scanning the whole map.
+ *
+ * @example
+ * const keys = new SortedKeys();
+ * keys.add("b"); keys.add("a");
+ * keys.at(keys.seek("a", true)); // "b"
  */
 export class SortedKeys {
   private readonly keys: string[] = [];

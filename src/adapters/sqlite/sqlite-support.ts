@@ -7,7 +7,12 @@ import { SteamharnessError, wrapAdapterError } from "../../domain/errors.js";
 const BUSY_DEADLINE_MS = 60_000;
 const sleepCell = new Int32Array(new SharedArrayBuffer(4));
 
-/** True for SQLite's "another connection holds the lock" errors (BUSY, BUSY_SNAPSHOT, LOCKED…). */
+/**
+ * True for SQLite's "another connection holds the lock" errors (BUSY, BUSY_SNAPSHOT, LOCKED…).
+ *
+ * @example
+ * if (isBusyError(error)) retryLater();
+ */
 export function isBusyError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
