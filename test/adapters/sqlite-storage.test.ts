@@ -141,22 +141,25 @@ describe("PORT-2 SQLite storage: migrations on open, WAL, persistence, faults", 
     if (asRoot) execFileSync("chattr", ["+i", file]);
     else chmodSync(file, 0o444);
     let failure: unknown;
+    let readBack: unknown;
     try {
       const storage = createSqliteStorage({ directory });
       try {
+        readBack = (await storage.kv.get({ projectId: "p" }, "k"))?.value;
         await storage.kv.set({ projectId: "p" }, "k", 2);
+      } catch (error) {
+        failure = error;
       } finally {
         await storage.close();
       }
-    } catch (error) {
-      failure = error;
     } finally {
       if (asRoot) execFileSync("chattr", ["-i", file]);
       rmSync(directory, { recursive: true, force: true });
     }
+    expect(readBack).toBe(1);
     expect(isSteamharnessError(failure, "storage_failure")).toBe(true);
-    expect((failure as Error).message).toMatch(/^\[steamharness\] \[sqlite\]/);
-    expect(String(((failure as Error).cause as { code?: string }).code)).toMatch(/^SQLITE_(READONLY|CANTOPEN|IOERR)/);
+    expect((failure as Error).message).toMatch(/^\[steamharness\] \[sqlite\] kv set failed/);
+    expect(((failure as Error).cause as { code?: string }).code).toBe("SQLITE_READONLY");
   });
 
   it("a file that is not a database fails to open with storage_failure", () => {
