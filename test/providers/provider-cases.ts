@@ -236,6 +236,16 @@ export function describeProviderKind(apiKind: ProviderApiKind, wire: WireFormat,
       expect(response.retry).toEqual({ retryable: false, kind: "recovery", status: 400 });
     });
 
+    it("OUT-3 a server error reported inside a started stream is a retryable recovery error", async () => {
+      const message = "The server had an error while processing your request. Sorry about that!";
+      const { server, model } = await start([{ kind: "stream-error", response: { text: "Partial answer before the fault." }, afterFrames: 6, message }]);
+      const { response, deltas } = await collect(model.stream(request()));
+      expect(deltas("text_delta").length).toBeGreaterThan(0);
+      expect(response.stopReason).toBe("error");
+      expect(response.retry).toEqual({ retryable: true, kind: "recovery" });
+      expect(server.requests).toHaveLength(1);
+    });
+
     it("OUT-3 a connection dropped mid-stream is a retryable dropped error", async () => {
       const { server, model } = await start([{ kind: "drop", response: { text: "This answer never finishes, sadly." }, afterFrames: 6 }]);
       const { response, deltas } = await collect(model.stream(request()));

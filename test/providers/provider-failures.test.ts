@@ -17,6 +17,7 @@ describe("OUT-3 provider failure classification", () => {
     ['{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}', true, { retryable: true, kind: "recovery" }],
     ["Error Code server_error: The server had an error", true, { retryable: true, kind: "recovery" }],
     ["Provider finish_reason: content_filter", true, { retryable: false, kind: "recovery" }],
+    ["The server had an error while processing your request. Sorry about that!", true, { retryable: true, kind: "recovery" }],
   ])("%s (stream started: %s)", (message, streamStarted, expected) => {
     expect(classifyProviderFailure({ message, streamStarted })).toEqual(expected);
   });

@@ -30,7 +30,10 @@ const TRANSPORT_FAILURE =
 const OPAQUE_MESSAGE = /^\s*(\{\}|undefined|null)?\s*$/;
 
 // In-band provider errors (an `error` SSE event, `response.failed`) that are transient.
-const TRANSIENT_PROVIDER_ERROR = /overloaded|rate.?limit|server_error|internal|unavailable|timeout|timed out|capacity/i;
+// OpenAI's in-stream fault ("The server had an error … You can retry your request") keeps only
+// its message through pi-ai, hence the wording patterns.
+const TRANSIENT_PROVIDER_ERROR =
+  /overloaded|rate.?limit|server_error|server had an error|internal|unavailable|timeout|timed out|capacity|retry|try again/i;
 
 /**
  * The HTTP status at the start of an SDK error message, or `undefined`.
