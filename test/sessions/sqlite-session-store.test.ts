@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "@jest/globals";
 import Database from "better-sqlite3";
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -39,6 +39,7 @@ describe("SQLite session store extras", () => {
       const journal = JSON.parse(readFileSync(join(findSessionMigrationsFolder()!, "meta", "_journal.json"), "utf8")) as { entries: unknown[] };
       expect(raw.prepare("SELECT count(*) FROM __drizzle_migrations").pluck().get()).toBe(journal.entries.length);
       expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
+      expect(raw.pragma("user_version", { simple: true })).toBe(journal.entries.length);
       const indexes = raw.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'session_events'").pluck().all();
       expect(indexes).toEqual(expect.arrayContaining(["session_events_event_id_unique", "session_events_run_seq_idx"]));
     } finally {
@@ -94,9 +95,26 @@ describe("SQLite session store extras", () => {
       const reopened = createSqliteSessionStore({ path, address: address("agent") });
       expect((await reopened.head()).lastSeq).toBe(1);
       expect(await reopened.get("blocked/plan/0")).toBeNull();
+      expect(await reopened.get("r1/plan/0")).not.toBeNull();
       await reopened.close();
     }
   }, 30_000);
+
+  it("SES-1 processes opening and writing one new session file at once all succeed, with gapless seqs", async () => {
+    const path = join(root, "concurrent", "s.sqlite");
+    const fixture = join(process.cwd(), "test", "sessions", "fixtures", "session-append.ts");
+    const runs = ["w0", "w1", "w2", "w3"];
+    const outputs = await Promise.all(runs.map((run) => new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, ["--import", "tsx", fixture, path, run], { cwd: process.cwd() }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+    })));
+    for (const out of outputs) expect(JSON.parse(out)).toEqual({ stage: "done", code: null });
+    const store = createSqliteSessionStore({ path, address: address("agent") });
+    const events = await store.readAfter(0);
+    expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 80 }, (_, i) => i + 1));
+    for (const run of runs) expect((await store.readRun(run)).map((e) => e.eventId)).toEqual(Array.from({ length: 20 }, (_, i) => `${run}/plan/${i}`));
+    expect((await store.head()).lastSeq).toBe(80);
+    await store.close();
+  }, 60_000);
 
   it("SES-5 a fault inside a write rejects with storage_failure, keeps the cause and commits nothing", async () => {
     const path = join(root, "fault", "s.sqlite");

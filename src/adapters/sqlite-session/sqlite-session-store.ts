@@ -101,6 +101,14 @@ function prepareStatements(db: SessionDb) {
           payload: sql.placeholder("payload"),
           at: sql.placeholder("at"),
         })
+        // A known event id is skipped by the unique index, so no lookup precedes each insert.
+        .onConflictDoNothing({ target: sessionEvents.eventId })
+        .prepare(),
+    advance: () =>
+      db
+        .update(sessionMeta)
+        .set({ lastSeq: sql`${sql.placeholder("lastSeq")}`, lastRunId: sql`coalesce(${sql.placeholder("lastRunId")}, ${sessionMeta.lastRunId})` })
+        .where(eq(sessionMeta.id, 1))
         .prepare(),
   };
   type Statements = { [K in keyof typeof builders]: ReturnType<(typeof builders)[K]> };
@@ -162,28 +170,22 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
         const at = clock.now();
         return db.transaction(() => {
           let seq = lastSeq();
-          const batch = new Map<string, EventRow>();
           const events: SessionEvent[] = [];
           let appended = 0;
           let startedRun: string | null = null;
           for (const row of rows) {
-            const known = batch.get(row.eventId) ?? statements.byEventId.get({ eventId: row.eventId });
-            if (known) {
-              events.push(rowEvent(known));
+            const stored: EventRow = { ...row, seq: seq + 1, at };
+            if (statements.insert.run({ ...stored }).changes === 0) {
+              // Already stored (earlier, or earlier in this batch): return that event unchanged.
+              events.push(rowEvent(statements.byEventId.get({ eventId: row.eventId })!));
               continue;
             }
             seq += 1;
-            const stored: EventRow = { ...row, seq, at };
-            statements.insert.run({ ...stored });
-            batch.set(row.eventId, stored);
             events.push(rowEvent(stored));
             appended += 1;
             if (row.type === "run_started") startedRun = row.runId;
           }
-          if (appended > 0) {
-            const lastRun = startedRun === null ? {} : { lastRunId: startedRun };
-            db.update(sessionMeta).set({ lastSeq: seq, ...lastRun }).where(eq(sessionMeta.id, 1)).run();
-          }
+          if (appended > 0) statements.advance.run({ lastSeq: seq, lastRunId: startedRun });
           return { events, appended };
         }, { behavior: "immediate" });
       });
