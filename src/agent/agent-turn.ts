@@ -8,7 +8,7 @@ import type { NodeContext } from "../domain/node-context.js";
 import { modelStep, throwIfCancelled } from "./model-step.js";
 import { planStep } from "./plan-step.js";
 import { toolStep } from "./tool-step.js";
-import { prepareTurn, type Turn } from "./turn.js";
+import { prepareTurn, type AgentCache, type Turn } from "./turn.js";
 import type { AgentInput, AgentOptions } from "./types.js";
 
 const DEFAULT_MAX_STEPS = 64;
@@ -66,12 +66,12 @@ async function* loop(turn: Turn): AsyncGenerator<OutputItemStreamChunk, void, un
  * other failure emits `agent-error` and then throws (SES-9).
  *
  * @example
- * for await (const chunk of runAgentTurn(options, meter, { prompt: "hi" }, context)) render(chunk);
+ * for await (const chunk of runAgentTurn(options, createAgentCache(), meter, { prompt: "hi" }, context)) render(chunk);
  */
-export async function* runAgentTurn(options: AgentOptions, meter: ContextMeter, input: AgentInput, context: NodeContext): AsyncGenerator<OutputItemStreamChunk, void, undefined> {
+export async function* runAgentTurn(options: AgentOptions, cache: AgentCache, meter: ContextMeter, input: AgentInput, context: NodeContext): AsyncGenerator<OutputItemStreamChunk, void, undefined> {
   let turn: Turn | null = null;
   try {
-    turn = await prepareTurn(options, meter, input, context);
+    turn = await prepareTurn(options, cache, meter, input, context);
     // Occupancy before the first response: an estimate of everything the model will be sent.
     meter.reset();
     meter.add(`${input.systemPrompt ?? options.systemPrompt ?? ""}${JSON.stringify(turn.messages)}${JSON.stringify(turn.registry.specs)}`);

@@ -2,6 +2,7 @@ import { createContextMeter } from "../domain/agent/context-meter.js";
 import { validatePermissionPolicy } from "../domain/agent/permission-policy.js";
 import { SteamharnessError } from "../domain/errors.js";
 import { runAgentTurn } from "./agent-turn.js";
+import { createAgentCache } from "./turn.js";
 import type { Agent, AgentOptions } from "./types.js";
 
 const DEFAULT_CONTEXT_WINDOW = 128_000;
@@ -25,9 +26,10 @@ export function createAgent(options: AgentOptions = {}): Agent {
       throw new SteamharnessError("input_validation", `${field} must be an integer ≥ 0`, { field });
     }
   }
+  const cache = createAgentCache();
   const meter = createContextMeter(options.modelAttributes?.contextWindow ?? DEFAULT_CONTEXT_WINDOW);
   return {
-    run: (input, context) => runAgentTurn(options, meter, input, context),
+    run: (input, context) => runAgentTurn(options, cache, meter, input, context),
     getContextUsage: () => meter.usage(),
     updateContextUsage(update) {
       if (!Number.isFinite(update.used) || update.used < 0) {

@@ -40,12 +40,20 @@ export interface ToolRegistryOptions {
   only?: readonly string[];
 }
 
-const toSpec = (tool: AgentTool): ModelToolSpec => ({
-  name: tool.name,
-  description: tool.description,
-  // A JSON round trip drops TypeBox's symbol keys: the model sees the plain JSON Schema.
-  parameters: JSON.parse(JSON.stringify(tool.parameters)) as JsonObject,
-});
+// Session tools are stateless: one instance each, so their specs are computed once.
+const UPDATE_PLAN = createUpdatePlanTool();
+const ASK_USER = createAskUserTool();
+
+const specs = new WeakMap<AgentTool, ModelToolSpec>();
+const toSpec = (tool: AgentTool): ModelToolSpec => {
+  let spec = specs.get(tool);
+  if (!spec) {
+    // A JSON round trip drops TypeBox's symbol keys: the model sees the plain JSON Schema.
+    spec = { name: tool.name, description: tool.description, parameters: JSON.parse(JSON.stringify(tool.parameters)) as JsonObject };
+    specs.set(tool, spec);
+  }
+  return spec;
+};
 
 /**
  * Assembles the tools the model is offered: built-ins by policy (AG-6), session tools, and extra
@@ -65,8 +73,8 @@ export function buildToolRegistry(options: ToolRegistryOptions): AgentToolRegist
   for (const tool of options.coding) {
     if ((BUILTIN_CODING_TOOLS as readonly string[]).includes(tool.name)) add(tool, "policy", toolAccess(options.policy, tool.name, options.mode));
   }
-  add(createUpdatePlanTool(), "session", toolAccess(options.policy, "update_plan", options.mode));
-  add(createAskUserTool(), "session", "allow");
+  add(UPDATE_PLAN, "session", toolAccess(options.policy, "update_plan", options.mode));
+  add(ASK_USER, "session", "allow");
   for (const tool of options.extra) {
     const definition = options.catalog.find((entry) => entry.id === tool.name);
     add(tool, "catalog", definition?.enabled === false ? "hidden" : "allow");

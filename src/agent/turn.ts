@@ -48,6 +48,21 @@ export interface Turn {
   close(): Promise<void>;
 }
 
+/** What an agent keeps between its runs: the built-in tools per workdir. */
+export interface AgentCache {
+  codingTools: Map<string, AgentTool[]>;
+}
+
+/**
+ * A fresh per-agent cache.
+ *
+ * @example
+ * const cache = createAgentCache();
+ */
+export function createAgentCache(): AgentCache {
+  return { codingTools: new Map() };
+}
+
 const zeroUsage = (): TokenCounts => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 });
 
 function savedSelection(selection: AgentModelSelection): JsonObject {
@@ -72,9 +87,9 @@ async function toolsOf(options: AgentOptions, context: NodeContext): Promise<{ t
  * AG-4, CFG-2), records the start and the prompt, and assembles the context and tools.
  *
  * @example
- * const turn = await prepareTurn(options, meter, input, context);
+ * const turn = await prepareTurn(options, createAgentCache(), meter, input, context);
  */
-export async function prepareTurn(options: AgentOptions, meter: ContextMeter, input: AgentInput, context: NodeContext): Promise<Turn> {
+export async function prepareTurn(options: AgentOptions, cache: AgentCache, meter: ContextMeter, input: AgentInput, context: NodeContext): Promise<Turn> {
   const runId = input.runId ?? context.runId;
   const sessionKey = options.sessionKey ?? options.sessionId ?? "agent";
   const address = { projectId: context.projectId, sessionKey, ...(context.conversationId === undefined ? {} : { conversationId: context.conversationId }) };
@@ -160,17 +175,24 @@ export async function prepareTurn(options: AgentOptions, meter: ContextMeter, in
   if (prompt?.type === "user_message") turn.messages.push(prompt.payload.message);
 
   const tools = await toolsOf(options, context);
-  const coding = createCodingTools({
-    workdir: start.workdir,
-    ...(options.allowedDirectories ? { allowedDirectories: options.allowedDirectories } : {}),
-    ...(options.bashTimeoutMs === undefined ? {} : { bashTimeoutMs: options.bashTimeoutMs }),
-  });
+  const codingKey = JSON.stringify([start.workdir, options.allowedDirectories ?? [], options.bashTimeoutMs ?? null]);
+  let coding = cache.codingTools.get(codingKey);
+  if (!coding) {
+    // Kept per agent: the path guard resolves its roots' real paths once, not on every run.
+    coding = createCodingTools({
+      workdir: start.workdir,
+      ...(options.allowedDirectories ? { allowedDirectories: options.allowedDirectories } : {}),
+      ...(options.bashTimeoutMs === undefined ? {} : { bashTimeoutMs: options.bashTimeoutMs }),
+    });
+    cache.codingTools.set(codingKey, coding);
+  }
+  const codingTools = coding;
   const catalog = [...context.executor.tools, ...(options.toolDefinitions ?? [])];
   const registries = new Map<AgentMode, AgentToolRegistry>();
   turn.registryFor = (forMode) => {
     let registry = registries.get(forMode);
     if (!registry) {
-      registry = buildToolRegistry({ mode: forMode, policy, coding, extra: tools.tools, catalog, ...(options.tools ? { only: options.tools } : {}) });
+      registry = buildToolRegistry({ mode: forMode, policy, coding: codingTools, extra: tools.tools, catalog, ...(options.tools ? { only: options.tools } : {}) });
       registries.set(forMode, registry);
     }
     return registry;

@@ -36,7 +36,17 @@ export function agentSessionItemId(sessionKey: string): string {
  * agentItemId("run-1", 3)
  */
 export function agentItemId(runId: string, n: number): string {
-  return `agent-item:${stableHash(`item${SEP}${runId}`)}:${n}`;
+  return `${agentItemIdPrefix(runId)}${n}`;
+}
+
+/**
+ * The common prefix of a run's item ids (hashing once per run, not per item).
+ *
+ * @example
+ * agentItemIdPrefix("run-1") + 3 === agentItemId("run-1", 3)
+ */
+export function agentItemIdPrefix(runId: string): string {
+  return `agent-item:${stableHash(`item${SEP}${runId}`)}:`;
 }
 
 /**

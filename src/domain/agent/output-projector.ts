@@ -2,7 +2,7 @@ import type { JsonObject, JsonValue } from "../json.js";
 import type { OutputItemMetadata, OutputItemStreamChunk } from "../output-items.js";
 import { createOutputItemChunk, outputChunk } from "../output-stream.js";
 import type { AgentContextUsage } from "./context-meter.js";
-import { agentItemId, agentRingItemId, agentSessionItemId } from "./ids.js";
+import { agentItemIdPrefix, agentRingItemId, agentSessionItemId } from "./ids.js";
 import { retryLabel } from "./retry.js";
 
 /** Options of {@link createAgentOutputProjector}. */
@@ -57,7 +57,8 @@ export function createAgentOutputProjector(options: AgentOutputProjectorOptions)
   let answerAdded = false;
   let answerHasText = false;
   let answerBlock: string | null = null;
-  const nextId = (): string => agentItemId(options.runId, counter++);
+  const idPrefix = agentItemIdPrefix(options.runId);
+  const nextId = (): string => `${idPrefix}${counter++}`;
 
   const closePart = (): OutputItemStreamChunk[] => {
     if (!open) return [];
