@@ -9,8 +9,6 @@ import type { Agent, AgentEffort, AgentInput, AgentMode, AgentOptions, AgentOutp
 export interface AgentNodeOptions extends AgentOptions {
   /** The node name (default `"agent"`). */
   name?: string;
-  /** Explicit durable SQLite file of the session (SES-1); used by the durable session store. */
-  databasePath?: string;
   /** Upper bound of the node's execution history (default 50). */
   historyLimit?: number;
 }
@@ -59,7 +57,7 @@ export function agentPayloadFromChunks(chunks: readonly OutputItemStreamChunk[],
  * const { output } = await runStreamNode(node, { prompt: "Summarise the notes" }, context);
  */
 export function createAgentNode(options: AgentNodeOptions = {}): AgentNode {
-  const { name = "agent", databasePath: _databasePath, historyLimit: _historyLimit, ...agentOptions } = options;
+  const { name = "agent", historyLimit: _historyLimit, ...agentOptions } = options;
   const agent = createAgent(agentOptions);
   return {
     name,

@@ -79,6 +79,11 @@ export interface AgentOptions {
   models?: ModelProvider | Record<string, ModelProvider>;
   /** The project configuration snapshot (`STEAMHARNESS_AGENT_MODELS`, `agentModelPolicy`), or a loader. */
   configuration?: AgentConfigurationSnapshot | ((context: NodeContext) => AgentConfigurationSnapshot | undefined | Promise<AgentConfigurationSnapshot | undefined>);
+  /**
+   * Explicit durable SQLite file of the session (SES-1). Read by the session resolver: with it (or
+   * with `storage.agentStoreDir` and a conversation) the durable store is used.
+   */
+  databasePath?: string;
   /** The session store; default in memory per storage (SES-6). Durable adapters plug in here. */
   sessionStore?: SessionStore | AgentSessionStoreFactory;
   /** Automatic retries of one model request (default 10, OUT-3). */

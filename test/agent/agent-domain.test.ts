@@ -1,0 +1,121 @@
+import { describe, expect, it } from "@jest/globals";
+import { createContextMeter, estimateTokens } from "../../src/domain/agent/context-meter.js";
+import { completeToolResults, MISSING_RESULT_TEXT } from "../../src/domain/agent/history.js";
+import { agentItemId, agentItemIdPrefix, modelRequestId, planRequestId, questionRequestId, usageEntryId } from "../../src/domain/agent/ids.js";
+import { createAgentOutputProjector } from "../../src/domain/agent/output-projector.js";
+import { extractFinalPlan } from "../../src/domain/agent/plan.js";
+import { retryDelay, retryLabel, shouldRetry } from "../../src/domain/agent/retry.js";
+import { nextRunStatus, runStatusFromEvents, type AgentRunStatus, type AgentRunTransition } from "../../src/domain/agent/run-state.js";
+import { isSteamharnessError } from "../../src/domain/errors.js";
+import { createOutputStreamAccumulator } from "../../src/domain/output-stream.js";
+import type { ModelMessage } from "../../src/ports/model-provider.js";
+
+const STATUSES: AgentRunStatus[] = ["new", "running", "waiting", "completed", "failed", "cancelled"];
+const TRANSITIONS: AgentRunTransition[] = ["start", "wait", "resume", "complete", "fail", "cancel"];
+const ALLOWED: Record<string, AgentRunStatus> = {
+  "new start": "running",
+  "running start": "running", "running wait": "waiting", "running complete": "completed", "running fail": "failed", "running cancel": "cancelled",
+  "waiting resume": "running", "waiting start": "running", "waiting cancel": "cancelled",
+  "failed start": "running",
+  "completed start": "completed",
+};
+
+describe("agent domain", () => {
+  it("run states: every (state, transition) pair is allowed exactly as listed, others are invalid_transition", () => {
+    for (const status of STATUSES) {
+      for (const transition of TRANSITIONS) {
+        const expected = ALLOWED[`${status} ${transition}`];
+        if (expected) expect(nextRunStatus(status, transition)).toBe(expected);
+        else {
+          let error: unknown;
+          try {
+            nextRunStatus(status, transition);
+          } catch (caught) {
+            error = caught;
+          }
+          expect(isSteamharnessError(error, "invalid_transition")).toBe(true);
+        }
+      }
+    }
+  });
+
+  it("run status from events: new, running, waiting until decided, completed", () => {
+    const wait = { eventId: "r/w", runId: "r", type: "approval_wait" as const, payload: { requestId: "q", kind: "tool_approval" as const } };
+    const decision = { eventId: "r/d", runId: "r", type: "approval_decision" as const, payload: { requestId: "q", outcome: "approved" as const } };
+    const end = { eventId: "r/e", runId: "r", type: "run_finished" as const, payload: { status: "completed" as const, toolCallCount: 0 } };
+    expect(runStatusFromEvents([])).toBe("new");
+    expect(runStatusFromEvents([wait])).toBe("waiting");
+    expect(runStatusFromEvents([wait, decision])).toBe("running");
+    expect(runStatusFromEvents([wait, decision, end])).toBe("completed");
+  });
+
+  it("SES-3 ids derive from the run id and position only", () => {
+    expect(modelRequestId("run-1", 0)).toBe(modelRequestId("run-1", 0));
+    expect(modelRequestId("run-1", 0)).not.toBe(modelRequestId("run-2", 0));
+    expect(modelRequestId("run-1", 0)).not.toBe(modelRequestId("run-1", 1));
+    expect(usageEntryId("run-1", 0, 0)).not.toBe(usageEntryId("run-1", 0, 1));
+    expect(questionRequestId("run-1", "c")).not.toBe(questionRequestId("run-2", "c"));
+    expect(planRequestId("run-1", 0)).not.toBe(planRequestId("run-1", 1));
+    expect(agentItemIdPrefix("run-1") + 3).toBe(agentItemId("run-1", 3));
+  });
+
+  it("OUT-3 retry numbering and policy", () => {
+    expect(retryLabel(1, 10)).toBe("Retry 1 / 10");
+    const failed = { content: [], usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 }, stopReason: "error" as const, retry: { retryable: true, kind: "recovery" as const } };
+    expect(shouldRetry(failed, 0, 2)).toBe(true);
+    expect(shouldRetry(failed, 2, 2)).toBe(false);
+    expect(shouldRetry({ ...failed, retry: { retryable: false, kind: "recovery" } }, 0, 2)).toBe(false);
+    expect(shouldRetry({ ...failed, stopReason: "aborted" }, 0, 2)).toBe(false);
+    expect([1, 2, 3, 20].map((n) => retryDelay(n, 500))).toEqual([500, 1000, 2000, 30000]);
+  });
+
+  it("OUT-4 the plan is the text after the last tool call", () => {
+    const turn: ModelMessage[] = [
+      { role: "user", content: "p" },
+      { role: "assistant", content: [{ type: "text", text: "Research first." }, { type: "toolCall", id: "1", name: "ls", arguments: {} }, { type: "text", text: "Step A" }] },
+      { role: "toolResult", toolCallId: "1", toolName: "ls", content: [{ type: "text", text: "x" }], isError: false },
+      { role: "assistant", content: [{ type: "text", text: "Step B" }] },
+    ];
+    expect(extractFinalPlan(turn)).toBe("Step A\n\nStep B");
+    expect(extractFinalPlan([{ role: "assistant", content: [{ type: "toolCall", id: "1", name: "ls", arguments: {} }] }])).toBe("");
+  });
+
+  it("OUT-4 a plan spoken in two segments becomes one card, the second segment emptied", () => {
+    const projector = createAgentOutputProjector({ runId: "r", sessionKey: "s", answerItemId: null });
+    const acc = createOutputStreamAccumulator();
+    acc.pushAll([...projector.text("Before.", "0"), ...projector.toolCall({ id: "c", name: "ls", arguments: {} }), ...projector.toolResult("c", { isError: false, text: "ok" })]);
+    acc.pushAll([...projector.text("Step A", "1"), ...projector.endBlock(), ...projector.text("Step B", "2"), ...projector.finalPlan("Step A\n\nStep B"), ...projector.finish()]);
+    const items = acc.items();
+    expect(items.map((item) => [item.metadata.kind, item.metadata.partType ?? null, item.metadata.plan ?? false, item.content])).toEqual([
+      ["agent-part", "text", false, "Before."],
+      ["agent-part", "tool", false, { tool: "ls", toolCallId: "c", arguments: {}, status: "completed", result: "ok" }],
+      ["agent-notice", null, true, "Step A\n\nStep B"],
+      ["agent-part", "text", false, ""],
+    ]);
+    expect(items.every((item) => item.done)).toBe(true);
+  });
+
+  it("history: tool calls without results get an error result right after their message", () => {
+    const messages: ModelMessage[] = [
+      { role: "user", content: "p" },
+      { role: "assistant", content: [{ type: "toolCall", id: "a", name: "ls", arguments: {} }, { type: "toolCall", id: "b", name: "ls", arguments: {} }] },
+      { role: "toolResult", toolCallId: "a", toolName: "ls", content: [{ type: "text", text: "ok" }], isError: false },
+      { role: "user", content: "next" },
+    ];
+    const fixed = completeToolResults(messages);
+    expect(fixed.map((message) => (message.role === "toolResult" ? `result:${message.toolCallId}` : message.role))).toEqual(["user", "assistant", "result:a", "result:b", "user"]);
+    expect(fixed[3]).toMatchObject({ isError: true, content: [{ text: MISSING_RESULT_TEXT }] });
+  });
+
+  it("AG-7 occupancy is the last usage plus an estimate of what came after", () => {
+    const meter = createContextMeter(1000);
+    meter.add("x".repeat(40));
+    expect(meter.usage()).toEqual({ used: 10, total: 1000, unit: "tokens", source: "estimate" });
+    meter.recordUsage({ input: 300, output: 20, cacheRead: 80, cacheWrite: 0, total: 400 });
+    meter.add("y".repeat(8));
+    expect(meter.usage()).toEqual({ used: 402, total: 1000, unit: "tokens", source: "usage" });
+    meter.recordUsage({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 });
+    expect(meter.usage().used).toBe(402);
+    expect(estimateTokens("hello world")).toBe(3);
+  });
+});
