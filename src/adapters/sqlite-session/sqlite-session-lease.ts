@@ -42,9 +42,29 @@ function lockFile(lockPath: string): Database.Database | null {
   }
 }
 
+/** Attempts of one `acquire` before it reports the session busy; see {@link takeLock}. */
+const LOCK_ATTEMPTS = 4;
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Takes the lock, retrying a refused attempt a few times after 1–3 ms (jittered). Why: taking an
+ * EXCLUSIVE lock passes through SHARED, so two processes that try at the same instant can refuse
+ * each other and both fail although nobody holds the lease; a held lease refuses every retry, a
+ * collision clears within microseconds. Retries are asynchronous so the event loop never blocks.
+ */
+async function takeLock(lockPath: string): Promise<Database.Database | null> {
+  for (let attempt = 1; ; attempt++) {
+    const client = lockFile(lockPath);
+    if (client !== null || attempt >= LOCK_ATTEMPTS) return client;
+    await pause(1 + Math.random() * 2);
+  }
+}
+
 /**
  * The SQLite session lease provider (SES-2): one owner per session file across processes, via a
- * `<session file>.lock` file next to the session database. Acquire never blocks; a lease ends on
+ * `<session file>.lock` file next to the session database. Acquire never waits for a holder (a
+ * busy session is reported after at most ~10 ms of collision retries); a lease ends on
  * `release()` or when its process exits or is killed. Leases by address need `agentStoreDir`;
  * leases by `databasePath` do not.
  *
@@ -62,7 +82,7 @@ export function createSqliteSessionLeaseProvider(options: SqliteSessionLeaseProv
       const key = sessionLockPath(databasePath);
       let client: Database.Database | null;
       try {
-        client = lockFile(key);
+        client = await takeLock(key);
       } catch (error) {
         throw wrapAdapterError("sqlite", `cannot take the session lock ${key}`, error);
       }
