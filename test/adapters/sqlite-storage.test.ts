@@ -122,6 +122,28 @@ describe("PORT-2 SQLite storage: migrations on open, WAL, persistence, faults", 
     }
   });
 
+  it("equal file contents share one content file, removed with its last user", async () => {
+    const directory = temp();
+    const storage = createSqliteStorage({ directory });
+    const contentFiles = (): string[] =>
+      readdirSync(join(directory, "files"), { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => entry.name);
+    try {
+      const bytes = new TextEncoder().encode("shared content");
+      const a = await storage.files.put("p1", bytes, { name: "a" });
+      const b = await storage.files.put("p2", bytes, { name: "b" });
+      expect(contentFiles()).toEqual([a.sha256]);
+      await storage.files.delete("p1", a.fileId);
+      expect(contentFiles()).toEqual([a.sha256]);
+      await storage.files.delete("p2", b.fileId);
+      expect(contentFiles()).toEqual([]);
+    } finally {
+      await storage.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
   it("a closed store fails with storage_failure", async () => {
     const directory = temp();
     const storage = createSqliteStorage({ directory });
