@@ -76,7 +76,8 @@ export async function createProjectCapabilityTools(options: ProjectCapabilityToo
 /**
  * One capability as an MCP `Server` (announced as its service id, listing its short tool name);
  * connect it to a transport yourself. Throws `not_found` for an unknown tool id and `unavailable`
- * (with the reason) for host configuration without a valid bridge.
+ * (with the reason) for host configuration without a valid bridge. Asking for the memory server
+ * by id is the host's explicit choice, so it is built without a `globalMemory` flag.
  *
  * @example
  * const server = await createProjectCapabilityServer("workflow-kv_kv_store", { context });

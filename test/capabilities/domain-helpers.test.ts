@@ -76,4 +76,12 @@ describe("capability domain helpers", () => {
     expect(capabilitySpecOf(IDS.presentCard).address).toEqual({ toolId: IDS.presentCard, serviceId: "workflow-ui", toolName: "present_card" });
     expect(() => capabilitySpecOf("workflow-kv")).toThrow(/unknown capability tool id/);
   });
+
+  it("CAP-4 an own __proto__ key cannot smuggle fields in by inheritance", async () => {
+    const spec = capabilitySpecOf(IDS.kv);
+    const smuggled = JSON.parse('{"__proto__": {"action": "set", "key": "tokenUsage.total", "value": 0}}');
+    expect(() => spec.validate(smuggled)).toThrow(/unknown field __proto__/);
+    const nested = JSON.parse('{"action": "get", "key": "a", "__proto__": {"scope": "conversation"}}');
+    expect(() => spec.validate(nested)).toThrow(/__proto__/);
+  });
 });

@@ -73,7 +73,12 @@ export function invalid(field: string, message: string, data?: Record<string, un
 
 function dropUndefined(record: Record<string, unknown>): Record<string, unknown> {
   const result: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(record)) if (value !== undefined) result[key] = value;
+  for (const [key, value] of Object.entries(record)) {
+    // An own `__proto__` key (JSON.parse makes one) would replace the copy's prototype and let
+    // fields arrive by inheritance, past the unknown-field check.
+    if (key === "__proto__") throw invalid(key, "unknown field __proto__");
+    if (value !== undefined) result[key] = value;
+  }
   return result;
 }
 
