@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
-import { NO_CONVERSATION_SEGMENT, sessionFileSegments, sessionPathSegment, sessionPathSlug } from "../../src/domain/agent/session-path.js";
+import { chooseSessionStorage, NO_CONVERSATION_SEGMENT, sessionFileSegments, sessionPathSegment, sessionPathSlug } from "../../src/domain/agent/session-path.js";
 
 // Characters no portable file name may hold (Windows is the strictest), plus control characters.
 const UNSAFE = /[\\/:*?"<>|\u0000-\u001f]/;
@@ -34,5 +34,19 @@ describe("session file names (SES-1)", () => {
     for (const id of ["", "_no-conversation", "no conversation", "undefined"]) {
       expect(sessionFileSegments({ conversationId: id, sessionKey: "agent" })[0]).not.toBe(NO_CONVERSATION_SEGMENT);
     }
+  });
+});
+
+describe("session storage choice (SES-6)", () => {
+  it("SES-6 conversation runs with agentStoreDir are durable; others stay in memory unless databasePath is given", () => {
+    const dir = ".workflow/agents";
+    expect(chooseSessionStorage({ agentStoreDir: dir, conversationId: "c1" })).toBe("sqlite");
+    expect(chooseSessionStorage({ agentStoreDir: dir })).toBe("memory");
+    expect(chooseSessionStorage({ agentStoreDir: dir, conversationId: "c1", hostInput: true })).toBe("memory");
+    expect(chooseSessionStorage({ conversationId: "c1" })).toBe("memory");
+    expect(chooseSessionStorage({ databasePath: "/s.sqlite" })).toBe("sqlite");
+    expect(chooseSessionStorage({ databasePath: "/s.sqlite", hostInput: true })).toBe("sqlite");
+    expect(chooseSessionStorage({ agentStoreDir: dir, conversationId: "c1", databasePath: "" })).toBe("sqlite");
+    expect(chooseSessionStorage({ agentStoreDir: dir, conversationId: "", databasePath: "" })).toBe("memory");
   });
 });
