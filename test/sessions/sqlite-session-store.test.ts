@@ -3,10 +3,10 @@ import Database from "better-sqlite3";
 import { execFile, execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import type { SessionEventInput } from "../../src/ports/session-store.js";
-import { resolveSessionDatabasePath } from "../../src/adapters/sqlite-session/session-database-path.js";
+import { conversationSessionsDirectory, resolveSessionDatabasePath } from "../../src/adapters/sqlite-session/session-database-path.js";
 import { findSessionMigrationsFolder } from "../../src/adapters/sqlite-session/session-migrations.js";
 import { createSqliteSessionStore } from "../../src/adapters/sqlite-session/sqlite-session-store.js";
 import { runSessionStoreContract } from "../../src/testing/session-store.contract.js";
@@ -164,5 +164,9 @@ describe("SQLite session store extras", () => {
       await store.close();
     }
     expect(resolveSessionDatabasePath({ agentStoreDir: dirs[0], sessionKey: "agent", databasePath: join(root, "x.sqlite") })).toBe(join(root, "x.sqlite"));
+    // A conversation's sessions share one folder, apart from other conversations'.
+    const folder = conversationSessionsDirectory({ agentStoreDir: dirs[0]!, conversationId: "会话" });
+    expect(dirname(resolveSessionDatabasePath({ agentStoreDir: dirs[0], conversationId: "会话", sessionKey: "a b" }))).toBe(folder);
+    expect(conversationSessionsDirectory({ agentStoreDir: dirs[0]!, conversationId: "conv 1" })).not.toBe(folder);
   });
 });

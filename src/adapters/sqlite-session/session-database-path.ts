@@ -1,6 +1,6 @@
 import { join, resolve } from "node:path";
 import { SteamharnessError } from "../../domain/errors.js";
-import { sessionFileSegments } from "../../domain/agent/session-path.js";
+import { conversationFolderSegment, sessionFileSegments } from "../../domain/agent/session-path.js";
 
 /** Options of {@link resolveSessionDatabasePath}. */
 export interface ResolveSessionDatabasePathOptions {
@@ -44,4 +44,20 @@ export function resolveSessionDatabasePath(options: ResolveSessionDatabasePathOp
  */
 export function sessionLockPath(databasePath: string): string {
   return `${databasePath}.lock`;
+}
+
+/**
+ * The folder holding every session file of one conversation (or of the sessions outside any
+ * conversation) under a storage directory, for tools that act on a whole conversation
+ * (cancel, clean-up). Throws `input_validation` for an empty `agentStoreDir`.
+ *
+ * @example
+ * conversationSessionsDirectory({ agentStoreDir: ".workflow/agents", conversationId: "c1" })
+ * // "/project/.workflow/agents/c1-<hash>"
+ */
+export function conversationSessionsDirectory(options: { agentStoreDir: string; conversationId?: string }): string {
+  if (typeof options.agentStoreDir !== "string" || options.agentStoreDir === "") {
+    throw new SteamharnessError("input_validation", "agentStoreDir must be a non-empty string", { field: "agentStoreDir" });
+  }
+  return join(resolve(options.agentStoreDir), conversationFolderSegment(options.conversationId));
 }
