@@ -21,6 +21,7 @@ import { MemoryStorage } from "../src/adapters/memory/memory-storage.js";
 import { fromPiContent, fromPiToolCall, fromPiUsage, toPiContext } from "../src/adapters/providers/pi-ai-mapping.js";
 import { createProviderModel } from "../src/adapters/providers/provider-model.js";
 import { createAgent } from "../src/agent/create-agent.js";
+import { createAskUserTool, createUpdatePlanTool } from "../src/agent/session-tools.js";
 import type { ModelProvider, ModelStreamEvent } from "../src/ports/model-provider.js";
 import { createNodeContext } from "../src/workflow/node-context.js";
 
@@ -33,8 +34,12 @@ const FINAL_TEXT = "The folder holds a few files; nothing else to do.";
 
 const workdir = mkdtempSync(path.join(tmpdir(), "agent-bench-"));
 for (const name of ["a.ts", "b.ts", "README.md"]) writeFileSync(path.join(workdir, name), "x");
-const ls = createCodingTools({ workdir }).find((tool) => tool.name === "ls")!;
-const lsSpec = { name: ls.name, description: ls.description, parameters: JSON.parse(JSON.stringify(ls.parameters)) };
+const coding = createCodingTools({ workdir });
+const ls = coding.find((tool) => tool.name === "ls")!;
+// The baseline offers the model the same tools the harness does under "read-only", so both sides
+// send the same requests and only the harness differs.
+const offered = [...coding.filter((tool) => ["read", "grep", "find", "ls"].includes(tool.name)), createUpdatePlanTool(), createAskUserTool()];
+const toolSpecs = offered.map((tool) => ({ name: tool.name, description: tool.description, parameters: JSON.parse(JSON.stringify(tool.parameters)) }));
 
 // --- The loopback Chat Completions server: scripted SSE, decided by the last message's role.
 const chunk = (delta: object, finish: string | null = null) =>
@@ -89,7 +94,7 @@ const fauxProvider: ModelProvider = {
 
 /** The baseline: the provider library called directly, the tool run by hand. */
 async function directTurn(model: Model<string>, options: { apiKey?: string }, beforeEach?: (context: Context) => void): Promise<void> {
-  const context: Context = { messages: [{ role: "user", content: PROMPT, timestamp: Date.now() }], tools: [lsSpec] };
+  const context: Context = { messages: [{ role: "user", content: PROMPT, timestamp: Date.now() }], tools: toolSpecs };
   for (let step = 0; step < 4; step++) {
     beforeEach?.(context);
     const events = streamSimple(model, context, options);
