@@ -1,9 +1,7 @@
 import type { Command } from "commander";
 import { SteamharnessError } from "../../domain/errors.js";
 import type { WorkflowRunReport } from "../../domain/workflow/run-report.js";
-import { createWorkflowHost } from "../workflow/workflow-host.js";
 import { addDataDirOptions, dataDirsFrom, type DataDirFlags } from "./shared-options.js";
-import { createTerminalHandlers } from "./terminal-handlers.js";
 
 interface RunFlags extends DataDirFlags {
   params?: string;
@@ -46,6 +44,8 @@ export function registerRunCommand(program: Command): void {
     .option("--timeout <ms>", "kill the run after this many milliseconds");
   addDataDirOptions(command).action(async (dir: string, entrypointId: string, flags: RunFlags) => {
     const args = parseParams(flags.params);
+    const { createWorkflowHost } = await import("../workflow/workflow-host.js");
+    const { createTerminalHandlers } = await import("./terminal-handlers.js");
     const host = await createWorkflowHost({
       projectDir: dir,
       dirs: dataDirsFrom(flags),

@@ -1,6 +1,5 @@
 import type { Command } from "commander";
 import type { StructureReport } from "../../domain/workflow/workflow-definition.js";
-import { createWorkflowHost } from "../workflow/workflow-host.js";
 
 /**
  * The structure report as a person reads it: project id, then each entrypoint with its title,
@@ -39,6 +38,7 @@ export function registerStructureCommand(program: Command): void {
     .argument("<workflow-dir>", "workflow project folder")
     .option("--json", "print the report as JSON")
     .action(async (dir: string, flags: { json?: boolean }) => {
+      const { createWorkflowHost } = await import("../workflow/workflow-host.js");
       const host = await createWorkflowHost({ projectDir: dir });
       try {
         const report = await host.structure();

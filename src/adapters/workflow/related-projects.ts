@@ -1,7 +1,7 @@
 import { isAbsolute } from "node:path";
 import { SteamharnessError } from "../../domain/errors.js";
 import type { RelatedProject } from "../../domain/workflow/run-context.js";
-import { locateWorkflowProject } from "./project-loader.js";
+import { locateWorkflowProject } from "./project-location.js";
 
 const ALIAS = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 

@@ -3,7 +3,8 @@ import { WorkflowWorker, type WorkflowWorkerOptions } from "./worker-process.js"
 /**
  * Keeps warm workers: processes that already loaded the project (and opened the stores), so a
  * call does not pay for process start and module loading. Each worker still serves exactly one
- * run; taking one starts its replacement in the background.
+ * run; taking one starts its replacement in the background. The first `peek` or `take` starts
+ * the pool.
  *
  * @example
  * const pool = new WorkerPool(options, 1);
@@ -17,9 +18,7 @@ export class WorkerPool {
   constructor(
     private readonly options: WorkflowWorkerOptions,
     private readonly size = 1,
-  ) {
-    this.fill();
-  }
+  ) {}
 
   private fill(): void {
     while (!this.closed && this.idle.length < this.size) {

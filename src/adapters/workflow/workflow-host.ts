@@ -6,11 +6,11 @@ import { validateArguments } from "../../domain/workflow/argument-validation.js"
 import { entrypointInputSchema } from "../../domain/workflow/param-schema.js";
 import type { WorkflowRunReport } from "../../domain/workflow/run-report.js";
 import type { StructureEntrypoint, StructureReport } from "../../domain/workflow/workflow-definition.js";
-import { resolveDataDirs, type DataDirOptions, type WorkflowDataDirs } from "./data-dirs.js";
+import type { DataDirOptions, WorkflowDataDirs } from "./data-dirs.js";
 import { checkFileParams } from "./file-params.js";
-import { locateWorkflowProject, type WorkflowProjectLocation } from "./project-loader.js";
+import type { WorkflowProjectLocation } from "./project-location.js";
+import { precheckWorkflowHost, type PrecheckedWorkflowHost } from "./host-precheck.js";
 import { readProjectEnv, readSavedAuth, resolveServerAuth, workerEnvironment, type ResolvedServerAuth } from "./project-env.js";
-import { parseRelatedProjects } from "./related-projects.js";
 import { runInWorker } from "./run-host.js";
 import type { RunHandlers, WorkflowWorker } from "./worker-process.js";
 import { WorkerPool } from "./worker-pool.js";
@@ -29,6 +29,8 @@ export interface WorkflowHostOptions {
   timeoutMs?: number;
   /** Where worker output goes (never the host's stdout); `process.stderr` by default. */
   output?: NodeJS.WritableStream;
+  /** Results of {@link precheckWorkflowHost}, so the checks are not repeated. */
+  prechecked?: PrecheckedWorkflowHost;
 }
 
 /** Checked arguments of one run: plain params and, apart, the real paths of file params. */
@@ -90,9 +92,7 @@ export function secretValues(env: Record<string, string>): string[] {
  * const structure = await host.structure();
  */
 export async function createWorkflowHost(options: WorkflowHostOptions): Promise<WorkflowHost> {
-  const location = await locateWorkflowProject(options.projectDir);
-  const dirs = resolveDataDirs(options.dirs ?? {});
-  const relatedProjects = await parseRelatedProjects(options.relatedProjects ?? []);
+  const { location, dirs, relatedProjects } = options.prechecked ?? (await precheckWorkflowHost(options));
   const processEnv = options.env ?? process.env;
   const projectEnv = await readProjectEnv(location.directory);
   const auth = resolveServerAuth(processEnv, projectEnv, await readSavedAuth(dirs.authDir));
