@@ -78,6 +78,9 @@ async function approve(turn: Turn, call: ModelToolCallBlock): Promise<Outcome | 
       }
       throw error;
     }
+    // Auto-approved calls need no record; a person's decision after a wait is kept.
+    if (waited) await decide(turn, call, "approved", requestId);
+    return null;
   } else if (registered.access === "ask") {
     const decision = await turn.context.toolPermissions.request({ requestId, runId: turn.runId, toolId: call.name, arguments: call.arguments, toolCallId: call.id }, turn.context.signal);
     if (decision.outcome === "pending") return pause(turn, call, "tool_approval", requestId, { toolId: call.name, arguments: call.arguments });
@@ -100,7 +103,8 @@ async function execute(turn: Turn, call: ModelToolCallBlock): Promise<Outcome> {
     if (turn.context.signal.aborted) throw new SteamharnessError("cancelled", "the agent run was cancelled", { cause: error });
     if (error instanceof UserInputRequiredError) {
       // A tool that pauses by itself has not done its work; it runs again on resume.
-      await turn.append([{ eventId: runEventId(turn.runId, "tool", call.id, "wait"), runId: turn.runId, type: "approval_wait", payload: { requestId: error.requestId, kind: "tool_approval", toolCallId: call.id } }]);
+      const started = turn.committed.get(runEventId(turn.runId, "tool", call.id, "started"))!;
+      await turn.append([{ eventId: runEventId(turn.runId, "tool", call.id, "paused", started.seq), runId: turn.runId, type: "approval_wait", payload: { requestId: error.requestId, kind: "tool_approval", toolCallId: call.id } }]);
       throw error;
     }
     return { isError: true, text: errorText(error), details: isSteamharnessError(error) ? toJson(error.toJSON()) : null };
@@ -112,8 +116,7 @@ async function outcomeOf(turn: Turn, call: ModelToolCallBlock): Promise<Outcome>
   if (!registered) return { isError: true, text: `[tool_not_registered] tool ${call.name} is not available in this run`, details: null };
   if (call.name === "ask_user") return askUser(turn, call);
   const started = turn.committed.get(runEventId(turn.runId, "tool", call.id, "started"));
-  const wait = turn.committed.get(runEventId(turn.runId, "tool", call.id, "wait"));
-  if (started && !(wait && wait.seq > started.seq)) {
+  if (started && !turn.committed.has(runEventId(turn.runId, "tool", call.id, "paused", started.seq))) {
     // The call began and no result was committed: its outcome is unknown (SES-4).
     if (registered.tool.replay === "safe") return execute(turn, call);
     return { isError: true, text: UNKNOWN_OUTCOME_TEXT, details: { outcome: "unknown" } };

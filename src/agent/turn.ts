@@ -95,6 +95,23 @@ export async function prepareTurn(options: AgentOptions, cache: AgentCache, mete
   const address = { projectId: context.projectId, sessionKey, ...(context.conversationId === undefined ? {} : { conversationId: context.conversationId }) };
   const sessionId = options.sessionId ?? defaultSessionId(context.projectId, context.conversationId, sessionKey);
   const { store, owned } = await openSessionStore(options, address, context);
+  try {
+    return await setUpTurn(options, cache, meter, input, context, { runId, sessionKey, sessionId, store, owned });
+  } catch (error) {
+    if (owned) await store.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function setUpTurn(
+  options: AgentOptions,
+  cache: AgentCache,
+  meter: ContextMeter,
+  input: AgentInput,
+  context: NodeContext,
+  session: { runId: string; sessionKey: string; sessionId: string; store: SessionStore; owned: boolean },
+): Promise<Turn> {
+  const { runId, sessionKey, sessionId, store, owned } = session;
   const guard = <T>(what: string, promise: Promise<T>): Promise<T> => promise.catch((error: unknown) => Promise.reject(wrapAdapterError("session", what, error)));
   const committed = new Map<string, SessionEvent>();
   for (const event of await guard("reading the run failed", store.readRun(runId))) committed.set(event.eventId, event);

@@ -6,7 +6,7 @@ import { createMemorySessionStore } from "../../src/adapters/memory/memory-sessi
 import { createAgentNode } from "../../src/agent/create-agent-node.js";
 import { UNKNOWN_OUTCOME_TEXT } from "../../src/agent/tool-step.js";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
-import { isSteamharnessError } from "../../src/domain/errors.js";
+import { isSteamharnessError, UserInputRequiredError } from "../../src/domain/errors.js";
 import type { SessionEventInput, SessionStore } from "../../src/ports/session-store.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
 import { harness, offlineNode, ofKind, runNode } from "./helpers.js";
@@ -164,5 +164,32 @@ describe("replay, usage and recovery", () => {
     expect(request.messages.map((message) => message.role)).toEqual(["user", "assistant", "toolResult", "user"]);
     expect(request.messages[2]).toMatchObject({ toolCallId: "w1", isError: true });
     expect(request.requestId).not.toBe(model.calls[0]!.requestId);
+  });
+
+  it("SES-8 a tool that pauses by itself (after its catalog approval) runs again on resume, not as an unknown outcome", async () => {
+    const h = harness();
+    let calls = 0;
+    let answered = false;
+    const asking: AgentTool = {
+      name: "asking", label: "Asking", description: "Needs its own confirmation", parameters: Type.Object({}),
+      async execute() {
+        calls++;
+        if (!answered) throw new UserInputRequiredError("own-request", { kind: "form" });
+        return { content: [{ type: "text", text: "confirmed" }] };
+      },
+    };
+    const { node, model } = offlineNode([{ toolCalls: [{ id: "t1", name: "asking", arguments: {} }] }, { text: "ok" }], { h, extraTools: [asking] });
+    const catalog = { tools: [{ id: "asking" }] };
+    const first = await runNode(node, { prompt: "p" }, h.context("run-self-pause", catalog));
+    const approval = first.error as UserInputRequiredError;
+    expect(approval.request).toMatchObject({ kind: "tool_approval", toolId: "asking" });
+    h.permissions.resolve(approval.requestId, { outcome: "approved" });
+    const second = await runNode(node, { prompt: "p" }, h.context("run-self-pause", catalog));
+    expect((second.error as UserInputRequiredError).requestId).toBe("own-request");
+    answered = true;
+    const third = await runNode(node, { prompt: "p" }, h.context("run-self-pause", catalog));
+    expect(third.error).toBeUndefined();
+    expect(calls).toBe(2);
+    expect(model.calls[1]!.messages.at(-1)).toMatchObject({ role: "toolResult", isError: false, content: [{ text: "confirmed" }] });
   });
 });
