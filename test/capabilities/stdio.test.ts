@@ -61,7 +61,7 @@ describe("CAP-1 capability servers over real stdio", () => {
     });
   }
 
-  it("CAP-0 calls succeed and fail over stdio with the CAP-0 shapes (SQLite-backed KV)", async () => {
+  it("CAP-0 every capability succeeds and fails over stdio with the CAP-0 shapes (SQLite-backed KV)", async () => {
     const kv = clients.get(IDS.kv)!;
     const set = await mcpCall(kv, "kv_store", { action: "set", scope: "conversation", key: "note", value: { 中: "😀" } });
     expect(set.structured.resourceCard.target).toEqual({ source: "local", projectId: "stdio-project", scope: "conversation", key: "note", conversationId: "conv-1" });
@@ -74,6 +74,14 @@ describe("CAP-1 capability servers over real stdio", () => {
     const knowledge = clients.get(IDS.knowledge)!;
     await mcpCall(knowledge, "knowledge_documents", { action: "upsert", documentId: "a", markdown: "stdio body" });
     expect((await mcpCall(knowledge, "knowledge_documents", { action: "search", query: "stdio" })).structured.result.hits[0].documentId).toBe("a");
+    const memory = clients.get(IDS.memory)!;
+    const remembered = await mcpCall(memory, "global_memory", { action: "remember", memoryId: "pref", markdown: "Prefers dark mode" });
+    expect(remembered.structured.result.memoryId).toBe("pref");
+    expect((await mcpCall(memory, "global_memory", { action: "list" })).structured.result.memories.map((m: any) => m.memoryId)).toEqual(["pref"]);
+    expect((await mcpCall(memory, "global_memory", { action: "remember", markdown: "key: ghp_" + "x1".repeat(18) })).structured.error).toMatchObject({ code: "input_validation", field: "markdown" });
+    const card = clients.get(IDS.presentCard)!;
+    expect((await mcpCall(card, "present_card", { action: "remove", cardId: "c" })).structured.cardCommand).toEqual({ action: "remove", cardId: "c" });
+    expect((await mcpCall(card, "present_card", { action: "upsert", cardId: "c", kind: "file", target: { source: "local", projectId: "p", filePath: "../x" } })).structured.error.field).toBe("target.filePath");
     const host = await mcpCall(clients.get(IDS.hostConfiguration)!, "project_configurations", { action: "get_configurations" });
     expect(host.structured.result).toEqual({ configurations: [], authorized: true });
   });
