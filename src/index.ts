@@ -100,3 +100,25 @@ export type { ProviderModelOptions } from "./adapters/providers/provider-model.j
 export { defineWorkflow } from "./domain/workflow/workflow-definition.js";
 export type { WorkflowDefinition, WorkflowEntrypoint, WorkflowParam, StructureReport } from "./domain/workflow/workflow-definition.js";
 export type { WorkflowRunContext, WorkflowRunResult } from "./domain/workflow/run-context.js";
+
+// The agent (AG, SES, OUT)
+export { createAgent } from "./agent/create-agent.js";
+export { createAgentNode } from "./agent/create-agent-node.js";
+export type { AgentNode, AgentNodeOptions } from "./agent/create-agent-node.js";
+export type {
+  Agent,
+  AgentOptions,
+  AgentInput,
+  AgentOutputPayload,
+  AgentEffort,
+  AgentModelAttributes,
+  AgentToolSet,
+  AgentToolFactory,
+  AgentSessionStoreFactory,
+  AgentMode,
+  AgentPermissionPolicy,
+} from "./agent/types.js";
+export { BUILTIN_CODING_TOOLS } from "./domain/agent/permission-policy.js";
+export { AGENT_MODELS_KEY } from "./domain/agent/model-selection.js";
+export type { AgentModelEntry, AgentModelPolicy, AgentConfigurationSnapshot } from "./domain/agent/model-selection.js";
+export type { AgentContextUsage } from "./domain/agent/context-meter.js";

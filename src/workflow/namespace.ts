@@ -2,6 +2,7 @@ import { runStreamNode } from "../domain/stream-node.js";
 import { createOutputItemChunk, createOutputStreamAccumulator } from "../domain/output-stream.js";
 import { createToolApprovalGate } from "../domain/approval-gate.js";
 import { createNodeContext } from "./node-context.js";
+import { createAgentNode } from "../agent/create-agent-node.js";
 import {
   createProjectCapabilityServer,
   createProjectCapabilityTools,
@@ -20,6 +21,7 @@ import {
  */
 export const workflow = Object.freeze({
   createNodeContext,
+  createAgentNode,
   runStreamNode,
   createOutputItemChunk,
   createOutputStreamAccumulator,

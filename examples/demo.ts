@@ -1,0 +1,133 @@
+/**
+ * The main demo (`npm run demo`, the README's first command), offline and on the embedded SQLite
+ * default:
+ *  1. an agent run with tools — knowledge and KV capability tools plus a coding tool in a
+ *     temporary workdir — on a durable SQLite session, pausing for an approval and resuming the
+ *     same run id;
+ *  2. `steamharness mcp` serving the example workflow project, driven by the MCP SDK's client
+ *     over stdio: list the tools, call one.
+ *
+ * With OPENAI_API_KEY or ANTHROPIC_API_KEY set, part 1 runs on that provider (the key is passed
+ * explicitly; the library never reads keys from the environment).
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import {
+  createAgentNode,
+  createMemoryToolPermissions,
+  createNodeContext,
+  createProjectCapabilityTools,
+  createProviderModel,
+  createSqliteStorage,
+  runStreamNode,
+  UserInputRequiredError,
+  type ModelProvider,
+  type OutputItem,
+} from "../src/index.js";
+import { createOfflineModel } from "../src/testing.js";
+
+const KV = "workflow-kv_kv_store";
+const KNOWLEDGE = "workflow-knowledge_knowledge_documents";
+
+function chooseModel(): ModelProvider {
+  const { OPENAI_API_KEY, ANTHROPIC_API_KEY } = process.env;
+  if (OPENAI_API_KEY) return createProviderModel({ apiKind: "openai-responses", baseUrl: "https://api.openai.com/v1", apiKey: OPENAI_API_KEY, model: process.env.OPENAI_MODEL ?? "gpt-4.1-mini" });
+  if (ANTHROPIC_API_KEY) return createProviderModel({ apiKind: "anthropic-messages", baseUrl: "https://api.anthropic.com", apiKey: ANTHROPIC_API_KEY, model: process.env.ANTHROPIC_MODEL ?? "claude-sonnet-4-5" });
+  return createOfflineModel({
+    steps: [
+      { reasoning: "Notes must follow the style guide.", text: "Reading the style guide first.", toolCalls: [{ name: KNOWLEDGE, arguments: { action: "search", query: "style notes" } }] },
+      { text: "Recording the request.", toolCalls: [{ name: KV, arguments: { action: "set", key: "demo.notes.status", value: "requested" } }] },
+      { text: "Writing NOTES.md.", toolCalls: [{ name: "write", arguments: { path: "NOTES.md", content: "# Notes\n\n- Keep sentences short.\n" } }] },
+      { text: "Done: NOTES.md follows the style guide and the request is recorded in KV." },
+    ],
+  });
+}
+
+function show(items: OutputItem[]): void {
+  for (const item of items) {
+    const { kind, partType, tool } = item.metadata;
+    if (item.display?.type === "ring") console.log(`  ◔ context ${JSON.stringify(item.content)}`);
+    else if (kind === "agent-part" && partType === "tool") console.log(`  ⚙ ${String(tool)} ${JSON.stringify((item.content as { status?: string }).status ?? "")}`);
+    else if (kind === "agent-part" || kind === "agent-answer") console.log(`  ${partType === "reasoning" ? "…" : "›"} ${String(item.content)}`);
+    else if (kind === "agent-notice" || kind === "agent-error") console.log(`  ${kind}: ${String(item.content)}`);
+  }
+}
+
+async function agentPart(root: string): Promise<void> {
+  console.log("— 1. agent run on SQLite, with tools and an approval —");
+  const workdir = join(root, "workdir");
+  mkdirSync(workdir);
+  const storage = createSqliteStorage({ directory: join(root, "store") });
+  await storage.knowledge.upsert("demo", { documentId: "style-guide", title: "Style guide", markdown: "Notes use short sentences and a single heading." });
+  const permissions = createMemoryToolPermissions();
+  const node = createAgentNode({
+    models: chooseModel(),
+    workdir,
+    allowedDirectories: [],
+    permissionPolicy: "ask",
+    systemPrompt: "Use the knowledge tool for the style guide, record progress in KV, and write NOTES.md in the workdir.",
+    createTools: (context) => createProjectCapabilityTools({ context }),
+  });
+  // A conversation run with storage.agentStoreDir: the session history is a durable SQLite file.
+  const context = () =>
+    createNodeContext({
+      projectId: "demo",
+      conversationId: "demo-conversation",
+      storage,
+      runId: "demo-run-1",
+      toolPermissions: permissions,
+      tools: [{ id: KV, autoApprove: true }, { id: KNOWLEDGE, autoApprove: true }],
+    });
+  const input = { prompt: "Write NOTES.md following our style guide, and record in KV that you did." };
+  try {
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      try {
+        const { output } = await runStreamNode(node, input, context());
+        console.log(`run ${attempt}: finished (errCode ${output.errCode}, ${output.toolCallCount} tool calls, ${output.provider}/${output.model})`);
+        show(output.items);
+        break;
+      } catch (error) {
+        if (!(error instanceof UserInputRequiredError)) throw error;
+        console.log(`run ${attempt}: paused for approval of ${String(error.request.toolId ?? error.request.kind)} (request ${error.requestId}); approving and resuming the same run id`);
+        permissions.resolve(error.requestId, { outcome: "approved" });
+      }
+    }
+    console.log(`KV demo.notes.status = ${JSON.stringify((await storage.kv.get({ projectId: "demo" }, "demo.notes.status"))?.value ?? null)}`);
+    console.log(`NOTES.md: ${JSON.stringify(readFileSync(join(workdir, "NOTES.md"), "utf8"))}`);
+    console.log(`token usage: ${(await context().tokenUsage.total()).total} tokens; durable session files: ${readdirSync(storage.agentStoreDir!, { recursive: true }).filter((f) => String(f).endsWith(".sqlite")).join(", ")}`);
+  } finally {
+    await storage.close();
+  }
+}
+
+async function mcpPart(root: string): Promise<void> {
+  console.log("\n— 2. steamharness mcp on the example workflow project —");
+  const project = resolve("examples/workflow-project");
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ["--import", "tsx", resolve("src/cli.ts"), "mcp", project, "--data-dir", join(root, "mcp-data")],
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "steamharness-demo", version: "1.0.0" });
+  await client.connect(transport);
+  try {
+    const server = client.getServerVersion();
+    const { tools } = await client.listTools();
+    console.log(`server ${server?.name}: ${tools.map((tool) => tool.name).join(", ")}`);
+    const result = await client.callTool({ name: "greet", arguments: { name: "Ada" } });
+    console.log(`greet → ${JSON.stringify(result.structuredContent)}`);
+  } finally {
+    await client.close();
+  }
+}
+
+const root = mkdtempSync(join(tmpdir(), "steamharness-demo-"));
+try {
+  await agentPart(root);
+  await mcpPart(root);
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}
