@@ -86,6 +86,15 @@ describe("CAP-4 limits count code points, in both renderings", () => {
     }
   });
 
+  it("CAP-4 page size (ours): 1 and 100 accepted; 0, 101 and 1.5 refused, naming limit", async () => {
+    for (const toolId of [IDS.knowledge, IDS.kv, IDS.memory]) {
+      for (const limit of [1, 100]) await expect(fx.tool(toolId).execute("t", { action: "list", limit })).resolves.toBeDefined();
+      for (const limit of [0, 101, 1.5, "10"]) {
+        expect(await nativeError(fx.tool(toolId).execute("t", { action: "list", limit }))).toMatchObject({ code: "input_validation", field: "limit" });
+      }
+    }
+  });
+
   it("CAP-4 an over-long field writes nothing", async () => {
     const before = await fx.storage.knowledge.list("project-1", { limit: 500 });
     await nativeError(fx.tool(IDS.knowledge).execute("t", { action: "upsert", documentId: "never", markdown: "x".repeat(200_001) }));
