@@ -97,7 +97,7 @@ export const knowledgeCapability: CapabilitySpec<KnowledgeArgs> = {
         const title = args.title === undefined || args.title === "" ? args.documentId! : args.title;
         const doc = await knowledge.upsert(runtime.projectId, { documentId: args.documentId!, title, markdown: args.markdown! });
         return {
-          result: { documentId: doc.documentId, title: doc.title, updatedAt: iso(doc.updatedAt), created: doc.createdAt === doc.updatedAt },
+          result: { documentId: doc.documentId, title: doc.title, updatedAt: iso(doc.updatedAt) },
           resourceCard: knowledgeCard(runtime, "write", doc.documentId, doc.title),
         };
       }
