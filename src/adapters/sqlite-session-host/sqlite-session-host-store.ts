@@ -1,0 +1,194 @@
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type Database from "better-sqlite3";
+import { and, asc, eq, gt, inArray } from "drizzle-orm";
+import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import { SteamharnessError, wrapAdapterError } from "../../domain/errors.js";
+import type { JsonObject } from "../../domain/json.js";
+import { conversationFolderSegment } from "../../domain/agent/session-path.js";
+import type { AgentSessionContextKind, AgentSessionTaskRecord, AgentSessionTaskStatus } from "../../domain/session-host/host-state.js";
+import type { AgentSessionHostStore } from "../../session-host/host-store.js";
+import { openSqlite } from "../sqlite-session/sqlite-connection.js";
+import { ensureSessionSchema } from "../sqlite-session/session-migrations.js";
+import { hostCommands, hostContexts, hostSettings, hostTasks } from "./host-schema.js";
+
+/** The file name of a conversation's host record; it never matches a session file (`<slug>-<hash>.sqlite`). */
+export const SESSION_HOST_FILE = "_session-host.db";
+
+const ACTIVE: AgentSessionTaskStatus[] = ["queued", "running", "waiting"];
+
+/**
+ * The host record's path: `<agentStoreDir>/<conversation folder>/_session-host.db`, in the folder
+ * that holds the conversation's session files.
+ *
+ * @example
+ * sessionHostDatabasePath("/data/agents", "conv-1") // "/data/agents/conv-1-<hash>/_session-host.db"
+ */
+export function sessionHostDatabasePath(agentStoreDir: string, conversationId: string): string {
+  return join(resolve(agentStoreDir), conversationFolderSegment(conversationId), SESSION_HOST_FILE);
+}
+
+function migrationsFolder(): string {
+  let directory = typeof __dirname === "string" ? __dirname : dirname(fileURLToPath(import.meta.url));
+  for (let depth = 0; depth < 8; depth++) {
+    const candidate = join(directory, "drizzle", "session-host");
+    if (existsSync(join(candidate, "meta", "_journal.json"))) return candidate;
+    directory = dirname(directory);
+  }
+  throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/session-host migrations not found");
+}
+
+type Row = typeof hostTasks.$inferSelect;
+const toTask = (row: Row): AgentSessionTaskRecord => ({
+  taskId: row.taskId,
+  runId: row.runId,
+  targetId: row.targetId,
+  prompt: row.prompt,
+  input: JSON.parse(row.input) as JsonObject,
+  status: row.status as AgentSessionTaskStatus,
+  cancelRequested: row.cancelRequested === 1,
+  detail: row.detail === null ? null : (JSON.parse(row.detail) as JsonObject),
+  order: row.ord,
+});
+
+/**
+ * The SQLite host record of one conversation (WAL; any process may write commands and cancel
+ * intents while the lease holder runs tasks). Created on first open.
+ *
+ * @example
+ * const store = openSqliteSessionHostStore({ path: sessionHostDatabasePath(agentStoreDir, "conv-1") });
+ */
+export function openSqliteSessionHostStore(options: { path: string; now?: () => number }): AgentSessionHostStore {
+  const now = options.now ?? Date.now;
+  let client: Database.Database;
+  let db: BetterSQLite3Database;
+  try {
+    mkdirSync(dirname(options.path), { recursive: true });
+    client = openSqlite(options.path, { timeout: 5000 });
+    // PRAGMAs have no drizzle builder.
+    client.pragma("journal_mode = WAL");
+    client.pragma("synchronous = NORMAL");
+    db = drizzle({ client });
+    ensureSessionSchema(db, client, migrationsFolder());
+  } catch (error) {
+    throw wrapAdapterError("sqlite", `cannot open the session host record ${options.path}`, error);
+  }
+  let closed = false;
+  const run = async <T>(what: string, work: () => T): Promise<T> => {
+    if (closed) throw new SteamharnessError("unavailable", "the session host record is closed");
+    try {
+      return work();
+    } catch (error) {
+      throw wrapAdapterError("sqlite", `session host record: ${what} failed`, error);
+    }
+  };
+  const getTask = (taskId: string) => {
+    const row = db.select().from(hostTasks).where(eq(hostTasks.taskId, taskId)).get();
+    return row ? toTask(row) : null;
+  };
+  return {
+    listTasks: () => run("listing tasks", () => db.select().from(hostTasks).orderBy(asc(hostTasks.ord)).all().map(toTask)),
+    getTask: (taskId) => run("reading a task", () => getTask(taskId)),
+    insertTask: (task) =>
+      run("adding a task", () =>
+        db.transaction((tx) => {
+          const existing = tx.select().from(hostTasks).where(eq(hostTasks.taskId, task.taskId)).get();
+          if (existing) return { task: toTask(existing), created: false };
+          const row = tx
+            .insert(hostTasks)
+            .values({ taskId: task.taskId, runId: task.runId, targetId: task.targetId, prompt: task.prompt, input: JSON.stringify(task.input), status: task.status, detail: task.detail === null ? null : JSON.stringify(task.detail), updatedAt: now() })
+            .returning()
+            .get();
+          return { task: toTask(row), created: true };
+        }, { behavior: "immediate" }),
+      ),
+    updateTask: (taskId, patch) =>
+      run("updating a task", () =>
+        db.transaction((tx) => {
+          const row = tx.select().from(hostTasks).where(eq(hostTasks.taskId, taskId)).get();
+          if (!row) throw new SteamharnessError("not_found", `no task ${taskId}`);
+          // A persisted cancel is final: nothing but "cancelled" may follow it (HOST-5).
+          if (row.cancelRequested === 1 && patch.status !== "cancelled") return false;
+          tx.update(hostTasks)
+            .set({
+              status: patch.status,
+              updatedAt: now(),
+              ...(patch.detail === undefined ? {} : { detail: patch.detail === null ? null : JSON.stringify(patch.detail) }),
+              ...(patch.input === undefined ? {} : { input: JSON.stringify(patch.input) }),
+            })
+            .where(eq(hostTasks.taskId, taskId))
+            .run();
+          return true;
+        }, { behavior: "immediate" }),
+      ),
+    requestCancel: (taskIds) =>
+      run("persisting a cancel intent", () =>
+        db.transaction((tx) => {
+          const filter = taskIds === undefined ? inArray(hostTasks.status, ACTIVE) : and(inArray(hostTasks.status, ACTIVE), inArray(hostTasks.taskId, [...taskIds]));
+          const rows = tx.select({ taskId: hostTasks.taskId }).from(hostTasks).where(filter).all();
+          if (rows.length > 0) tx.update(hostTasks).set({ cancelRequested: 1, updatedAt: now() }).where(filter).run();
+          return rows.map((row) => row.taskId);
+        }, { behavior: "immediate" }),
+      ),
+    clearCancelled: () =>
+      run("clearing cancelled tasks", () =>
+        db.transaction((tx) => {
+          const filter = and(eq(hostTasks.cancelRequested, 1), inArray(hostTasks.status, ACTIVE));
+          const rows = tx.select({ taskId: hostTasks.taskId }).from(hostTasks).where(filter).all();
+          if (rows.length > 0) tx.update(hostTasks).set({ status: "cancelled", updatedAt: now() }).where(filter).run();
+          return rows.map((row) => row.taskId);
+        }, { behavior: "immediate" }),
+      ),
+    listContexts: () =>
+      run("listing contexts", () =>
+        db
+          .select()
+          .from(hostContexts)
+          .orderBy(asc(hostContexts.targetId))
+          .all()
+          .map((row) => ({ targetId: row.targetId, kind: row.kind as AgentSessionContextKind, sessionKey: row.sessionKey, parentTargetId: row.parentTargetId })),
+      ),
+    putContext: (context) =>
+      run("recording a context", () => void db.insert(hostContexts).values(context).onConflictDoNothing().run()),
+    getSetting: (key) => run("reading a setting", () => db.select().from(hostSettings).where(eq(hostSettings.key, key)).get()?.value ?? null),
+    setSetting: (key, value) =>
+      run("writing a setting", () => void db.insert(hostSettings).values({ key, value }).onConflictDoUpdate({ target: hostSettings.key, set: { value } }).run()),
+    enqueueCommand: (command) =>
+      run("enqueueing a command", () => db.insert(hostCommands).values({ command: JSON.stringify(command), status: "pending", createdAt: now() }).returning({ seq: hostCommands.seq }).get().seq),
+    pendingCommands: (afterSeq) =>
+      run("reading the inbox", () =>
+        db
+          .select()
+          .from(hostCommands)
+          .where(and(gt(hostCommands.seq, afterSeq), eq(hostCommands.status, "pending")))
+          .orderBy(asc(hostCommands.seq))
+          .all()
+          .map((row) => ({ seq: row.seq, command: JSON.parse(row.command) as JsonObject })),
+      ),
+    answerCommand: (seq, outcome) =>
+      run("answering a command", () =>
+        void db
+          .update(hostCommands)
+          .set("error" in outcome ? { status: "failed", outcome: JSON.stringify(outcome.error) } : { status: "done", outcome: JSON.stringify(outcome.result) })
+          .where(eq(hostCommands.seq, seq))
+          .run(),
+      ),
+    commandOutcome: (seq) =>
+      run("reading a command answer", () => {
+        const row = db.select().from(hostCommands).where(eq(hostCommands.seq, seq)).get();
+        if (!row) return null;
+        const parsed = row.outcome === null ? null : (JSON.parse(row.outcome) as JsonObject);
+        return {
+          status: row.status as "pending" | "done" | "failed",
+          result: row.status === "done" ? parsed : null,
+          error: row.status === "failed" ? (parsed as unknown as { code: string; message: string }) : null,
+        };
+      }),
+    async close() {
+      if (closed) return;
+      closed = true;
+      client.close();
+    },
+  };
+}

@@ -1,0 +1,118 @@
+import { SteamharnessError } from "../errors.js";
+import type { JsonObject } from "../json.js";
+
+/**
+ * The states of a resident session host (HOST-1, HOST-2):
+ * `open` (accepts commands, schedules tasks) → `suspending` → `suspended` (scheduling stopped,
+ * tasks kept as they are, lease released) or `closing` (waits for running work) → `closed`.
+ */
+export type AgentSessionHostStatus = "open" | "suspending" | "suspended" | "closing" | "closed";
+
+/** What moves a host between states. */
+export type AgentSessionHostTransition = "suspend" | "suspended" | "close" | "closed";
+
+const HOST_TRANSITIONS: Record<AgentSessionHostStatus, Partial<Record<AgentSessionHostTransition, AgentSessionHostStatus>>> = {
+  open: { suspend: "suspending", close: "closing" },
+  suspending: { suspended: "suspended" },
+  suspended: {},
+  closing: { closed: "closed", suspend: "suspending" },
+  closed: {},
+};
+
+/**
+ * The next host state, or `invalid_transition`.
+ *
+ * @example
+ * nextHostStatus("open", "suspend") // "suspending"
+ */
+export function nextHostStatus(status: AgentSessionHostStatus, transition: AgentSessionHostTransition): AgentSessionHostStatus {
+  const next = HOST_TRANSITIONS[status][transition];
+  if (next === undefined) {
+    throw new SteamharnessError("invalid_transition", `a session host cannot ${transition} when ${status}`, { data: { status, transition } });
+  }
+  return next;
+}
+
+/**
+ * The states of one submitted task. `queued` and `running` are recovered by a resumed host
+ * (HOST-3); `waiting` waits for a `continue` command (SES-8); `completed`, `failed` and
+ * `cancelled` are final. A task with a persisted cancel intent is never run again (HOST-5).
+ */
+export type AgentSessionTaskStatus = "queued" | "running" | "waiting" | "completed" | "failed" | "cancelled";
+
+/** What moves a task between states. */
+export type AgentSessionTaskTransition = "start" | "wait" | "continue" | "complete" | "fail" | "cancel";
+
+const TASK_TRANSITIONS: Record<AgentSessionTaskStatus, Partial<Record<AgentSessionTaskTransition, AgentSessionTaskStatus>>> = {
+  queued: { start: "running", cancel: "cancelled" },
+  // A task that was running when its process stopped (suspend, crash) is started again.
+  running: { start: "running", wait: "waiting", complete: "completed", fail: "failed", cancel: "cancelled" },
+  waiting: { continue: "queued", cancel: "cancelled" },
+  completed: {},
+  failed: {},
+  cancelled: {},
+};
+
+/**
+ * The next task state, or `invalid_transition`.
+ *
+ * @example
+ * nextTaskStatus("queued", "start") // "running"
+ */
+export function nextTaskStatus(status: AgentSessionTaskStatus, transition: AgentSessionTaskTransition): AgentSessionTaskStatus {
+  const next = TASK_TRANSITIONS[status][transition];
+  if (next === undefined) {
+    throw new SteamharnessError("invalid_transition", `a session task cannot ${transition} when ${status}`, { data: { status, transition } });
+  }
+  return next;
+}
+
+/** Whether a task still needs the session (it makes a `reject`-mode submit busy). */
+export function isActiveTaskStatus(status: AgentSessionTaskStatus): boolean {
+  return status === "queued" || status === "running" || status === "waiting";
+}
+
+/** A task as the host store keeps it. */
+export interface AgentSessionTaskRecord {
+  taskId: string;
+  /** The agent run id; stable across restarts, so a resumed task replays its committed steps. */
+  runId: string;
+  targetId: number;
+  prompt: string;
+  /** Per-task run input besides the prompt (effort, model, askResume). */
+  input: JsonObject;
+  status: AgentSessionTaskStatus;
+  /** True once a cancel was requested; such a task is never run again. */
+  cancelRequested: boolean;
+  /** The pending request of a `waiting` task, or the failure of a `failed` one. */
+  detail: JsonObject | null;
+  /** Submission order. */
+  order: number;
+}
+
+/** The kinds of context a host keeps. */
+export type AgentSessionContextKind = "main" | "fork" | "child";
+
+/** A context (one agent session log) of a host. */
+export interface AgentSessionContextRecord {
+  targetId: number;
+  kind: AgentSessionContextKind;
+  sessionKey: string;
+  parentTargetId: number | null;
+}
+
+/**
+ * The task to run next: an interrupted `running` task first (it must finish before anything
+ * queued after it), else the oldest `queued` one; `null` while a task waits for input (the
+ * queue behind it is held) or nothing is runnable. Tasks with a cancel intent are skipped.
+ *
+ * @example
+ * nextRunnableTask(tasks)?.taskId
+ */
+export function nextRunnableTask(tasks: readonly AgentSessionTaskRecord[]): AgentSessionTaskRecord | null {
+  const live = [...tasks].filter((task) => !task.cancelRequested && isActiveTaskStatus(task.status)).sort((a, b) => a.order - b.order);
+  const running = live.find((task) => task.status === "running");
+  if (running) return running;
+  if (live.some((task) => task.status === "waiting")) return null;
+  return live.find((task) => task.status === "queued") ?? null;
+}

@@ -1,0 +1,170 @@
+import { randomUUID } from "node:crypto";
+import { MemoryStorage } from "../adapters/memory/memory-storage.js";
+import { createSqliteSessionLeaseProvider } from "../adapters/sqlite-session/sqlite-session-lease.js";
+import { openSqliteSessionHostStore, sessionHostDatabasePath } from "../adapters/sqlite-session-host/sqlite-session-host-store.js";
+import type { AgentOptions } from "../agent/types.js";
+import type { AgentTool } from "../domain/agent-tool.js";
+import { stableHash } from "../domain/stable-hash.js";
+import { SteamharnessError } from "../domain/errors.js";
+import type { AgentSessionContextRecord, AgentSessionTaskRecord } from "../domain/session-host/host-state.js";
+import type { SessionLease } from "../ports/session-lease.js";
+import { createNodeContext } from "../workflow/node-context.js";
+import { SUBAGENT_TOOL, createSubagentTool } from "./delegation.js";
+import { addContext, runHostCommand, type HostCommandDeps } from "./host-commands.js";
+import { measureContext, openHostContext, type HostContext, type HostContextFactoryOptions } from "./host-contexts.js";
+import { CANCEL, HostRuntime } from "./host-runtime.js";
+import type { AgentSessionHostStore } from "./host-store.js";
+import { startInbox } from "./inbox.js";
+import { registerHost, releaseHostSlot, reserveHostSlot } from "./registry.js";
+import type { AgentSessionHost, AgentSessionHostOptions } from "./types.js";
+
+async function hostTools(options: AgentSessionHostOptions, context: Parameters<NonNullable<AgentSessionHostOptions["createTools"]>>[0]): Promise<{ tools: AgentTool[]; close: () => Promise<void> }> {
+  const created = options.createTools ? await options.createTools(context) : [];
+  const set = Array.isArray(created) ? { tools: created } : created;
+  return { tools: set.tools, close: async () => void (await set.close?.()) };
+}
+
+/**
+ * Opens a resident session host for a conversation (HOST-1): takes the session's execution lease
+ * (one process per session; a second host anywhere gets `session_busy`, HOST-4), builds the
+ * host's tools once and keeps them, the session store and the model between turns, and serves
+ * typed commands from this process (`host.control` / `controlAgentSession`) and from other
+ * processes through a durable inbox next to the session files. With `resume: true` it recovers
+ * the conversation's unfinished tasks from their checkpoints without resubmitting their input
+ * (HOST-3); tasks with a persisted cancel are never run again (HOST-5).
+ *
+ * @example
+ * const host = await createAgentSessionHost("conv-1", { projectId: "demo", agentStoreDir, models });
+ * const { taskId } = await host.control({ type: "submit", prompt: "Summarise the notes" });
+ * await host.waitForTask(taskId);
+ * await host.close();
+ */
+export async function createAgentSessionHost(conversationId: string, options: AgentSessionHostOptions): Promise<AgentSessionHost> {
+  if (typeof conversationId !== "string" || conversationId === "") throw new SteamharnessError("input_validation", "conversationId must be a non-empty string", { field: "conversationId" });
+  if (!options?.projectId) throw new SteamharnessError("input_validation", "projectId is required", { field: "projectId" });
+  const { resume = false, projectId, storage: givenStorage, agentStoreDir: givenDir, sessionKey = "agent", executorTools = [], toolPermissions, userInput, tokenUsage, log, clock, createTools: _createTools, inboxPollMs = 50, ...agentOptions } = options;
+  const storage = givenStorage ?? new MemoryStorage();
+  const agentStoreDir = givenDir ?? storage.agentStoreDir;
+  if (!agentStoreDir) throw new SteamharnessError("input_validation", "a session host needs agentStoreDir (or storage.agentStoreDir)", { field: "agentStoreDir" });
+  const hostId = `host-${randomUUID()}`;
+  reserveHostSlot(conversationId);
+  let lease: SessionLease | null = null;
+  let store: AgentSessionHostStore | null = null;
+  const contexts = new Map<number, HostContext>();
+  try {
+    lease = await createSqliteSessionLeaseProvider({ agentStoreDir }).acquire({ projectId, conversationId, sessionKey }, { ownerId: hostId, onBusy: "throw" });
+    store = openSqliteSessionHostStore({ path: sessionHostDatabasePath(agentStoreDir, conversationId) });
+    const nodeContext = (runId: string, signal: AbortSignal) =>
+      createNodeContext({ projectId, storage, runId, conversationId, tools: executorTools, signal, ...(toolPermissions ? { toolPermissions } : {}), ...(userInput ? { userInput } : {}), ...(tokenUsage ? { tokenUsage } : {}), ...(log ? { log } : {}), ...(clock ? { clock } : {}) });
+    const tools = await hostTools(options, nodeContext(hostId, new AbortController().signal));
+    const delegation = agentOptions.tools?.includes(SUBAGENT_TOOL) ?? false;
+    let deps!: HostCommandDeps;
+    const agentOptionsFor = (record: AgentSessionContextRecord): AgentOptions => {
+      const delegates = delegation && record.kind !== "child";
+      return {
+        ...agentOptions,
+        // A child never delegates further; otherwise it keeps the parent's permission list as is.
+        ...(record.kind === "child" && agentOptions.tools ? { tools: agentOptions.tools.filter((name) => name !== SUBAGENT_TOOL) } : {}),
+        toolDefinitions: [...(agentOptions.toolDefinitions ?? []), ...(delegates ? [{ id: SUBAGENT_TOOL, autoApprove: true }] : [])],
+        createTools: (context) => ({
+          tools: [
+            ...tools.tools,
+            ...(delegates
+              ? [createSubagentTool({
+                  context,
+                  openChild: (toolCallId) => openChild(record, context.runId, toolCallId),
+                  emit: (chunk) => deps.runtime.emit(chunk),
+                  onChildUsage: (child) => deps.runtime.usage.set(child.record.targetId, child.agent.getContextUsage()),
+                })]
+              : []),
+          ],
+        }),
+      };
+    };
+    const contextOptions: HostContextFactoryOptions = { projectId, conversationId, agentStoreDir, agentOptions: agentOptionsFor };
+    const openChild = async (parent: AgentSessionContextRecord, runId: string, toolCallId: string): Promise<HostContext> => {
+      const sessionKey = `${parent.sessionKey}#child-${stableHash(`${runId}\u0000${toolCallId}`)}`;
+      const existing = [...contexts.values()].find((context) => context.record.sessionKey === sessionKey);
+      return existing ?? addContext(deps, { kind: "child", sessionKey, parentTargetId: parent.targetId });
+    };
+
+    let records = await store.listContexts();
+    if (records.length === 0) {
+      await store.putContext({ targetId: 0, kind: "main", sessionKey, parentTargetId: null });
+      records = await store.listContexts();
+    }
+    for (const record of records) contexts.set(record.targetId, openHostContext(contextOptions, record));
+    const active = Number((await store.getSetting("activeTargetId")) ?? 0);
+    const existingTasks = await store.listTasks();
+    const heldLease: SessionLease = lease!;
+    const runtime = new HostRuntime({
+      conversationId,
+      hostId,
+      sessionKey,
+      systemPrompt: agentOptions.systemPrompt ?? "",
+      resume,
+      minOrder: resume ? 0 : Math.max(0, ...existingTasks.map((task) => task.order)),
+      store,
+      lease: heldLease,
+      contexts,
+      activeTargetId: contexts.has(active) ? active : 0,
+      nodeContext,
+      closeTools: tools.close,
+      onReleased: () => {
+        inbox.stop();
+        releaseHostSlot(conversationId);
+      },
+    });
+    deps = { runtime, contextOptions };
+    for (const context of contexts.values()) runtime.usage.set(context.record.targetId, await measureContext(context, agentOptions.systemPrompt ?? ""));
+    for (const task of await runtime.visibleTasks()) await runtime.refreshUsage(task);
+    const control = (command: Parameters<AgentSessionHost["control"]>[0]) => runHostCommand(deps, command);
+    const skipUpTo = resume ? 0 : Math.max(0, ...(await store.pendingCommands(0)).map((entry) => entry.seq));
+    const inbox = startInbox({ runtime, control, pollMs: inboxPollMs, skipUpTo });
+    registerHost(conversationId, {
+      control,
+      abortCancelled: () => {
+        void store!.getTask(runtime.current?.task.taskId ?? "").then((task) => {
+          if (task?.cancelRequested) runtime.current?.controller.abort(CANCEL);
+        });
+      },
+    });
+    if (resume) {
+      // Cancels persisted while no host ran are applied first: they are never retried (HOST-5).
+      await store.clearCancelled();
+      await inbox.pollNow();
+    }
+    runtime.kick();
+    return {
+      conversationId,
+      hostId,
+      status: () => runtime.state,
+      control,
+      subscribe: (listener) => runtime.subscribe(listener),
+      snapshot: () => runtime.snapshot(),
+      tasks: () => runtime.visibleTasks(),
+      async waitForTask(taskId) {
+        let last: AgentSessionTaskRecord | null = null;
+        for (;;) {
+          const change = runtime.nextChange();
+          const released = runtime.state === "suspended" || runtime.state === "closed";
+          const task: AgentSessionTaskRecord | null = released ? last : await runtime.parts.store.getTask(taskId);
+          if (!task) throw new SteamharnessError(released ? "unavailable" : "not_found", released ? "the session host was released" : `no task ${taskId}`);
+          if ((task.status !== "queued" && task.status !== "running") || released) return task;
+          last = task;
+          await change;
+        }
+      },
+      idle: () => runtime.idle(),
+      runInBackground: (work) => runtime.runInBackground(work),
+      suspend: () => runtime.suspend(),
+      close: () => runtime.close(),
+    };
+  } catch (error) {
+    for (const context of contexts.values()) await context.store.close().catch(() => undefined);
+    await store?.close().catch(() => undefined);
+    await lease?.release().catch(() => undefined);
+    releaseHostSlot(conversationId);
+    throw error;
+  }
+}

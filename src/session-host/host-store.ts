@@ -1,0 +1,62 @@
+import type { JsonObject } from "../domain/json.js";
+import type { AgentSessionContextRecord, AgentSessionTaskRecord, AgentSessionTaskStatus } from "../domain/session-host/host-state.js";
+
+/** A command waiting in (or answered through) the durable inbox. */
+export interface AgentSessionInboxEntry {
+  seq: number;
+  command: JsonObject;
+}
+
+/** The answer a host wrote for an inbox command. */
+export interface AgentSessionInboxOutcome {
+  status: "pending" | "done" | "failed";
+  result: JsonObject | null;
+  error: { code: string; message: string } | null;
+}
+
+/**
+ * The durable record of a conversation's resident host (HOST-1 … HOST-5): its tasks, contexts,
+ * small settings and the command inbox through which another process reaches it. One store per
+ * conversation; several processes may open it at once (the session lease decides who executes,
+ * any process may write commands and cancel intents).
+ *
+ * Contract: every write is atomic and durable when its promise resolves (a SIGKILL right after
+ * keeps it); reads return copies; faults reject with `storage_failure`.
+ */
+export interface AgentSessionHostStore {
+  /** Every task, in submission order. */
+  listTasks(): Promise<AgentSessionTaskRecord[]>;
+  /** The task, or `null`. */
+  getTask(taskId: string): Promise<AgentSessionTaskRecord | null>;
+  /** Adds a task at the end of the order; an existing `taskId` is returned unchanged (`created: false`). */
+  insertTask(task: Omit<AgentSessionTaskRecord, "order" | "cancelRequested">): Promise<{ task: AgentSessionTaskRecord; created: boolean }>;
+  /**
+   * Moves a task to `status` (with `detail`, `input` when given). A task with a persisted cancel
+   * intent only ever moves to `cancelled`: resolves `false` and changes nothing otherwise.
+   */
+  updateTask(taskId: string, patch: { status: AgentSessionTaskStatus; detail?: JsonObject | null; input?: JsonObject }): Promise<boolean>;
+  /**
+   * Persists a cancel intent on the given active tasks (default: every active one) and resolves
+   * their ids. The intent is final: the task is never run again (HOST-5).
+   */
+  requestCancel(taskIds?: readonly string[]): Promise<string[]>;
+  /** Marks every task with a cancel intent that is still active as `cancelled`; resolves their ids. */
+  clearCancelled(): Promise<string[]>;
+  /** The contexts, by `targetId`. */
+  listContexts(): Promise<AgentSessionContextRecord[]>;
+  /** Records a context (idempotent by `targetId`). */
+  putContext(context: AgentSessionContextRecord): Promise<void>;
+  /** A small setting (the active context), or `null`. */
+  getSetting(key: string): Promise<string | null>;
+  setSetting(key: string, value: string): Promise<void>;
+  /** Appends a command to the inbox; resolves its `seq`. */
+  enqueueCommand(command: JsonObject): Promise<number>;
+  /** Unanswered commands with `seq > afterSeq`, oldest first. */
+  pendingCommands(afterSeq: number): Promise<AgentSessionInboxEntry[]>;
+  /** Records a command's answer. */
+  answerCommand(seq: number, outcome: { result: JsonObject } | { error: { code: string; message: string } }): Promise<void>;
+  /** The answer of a command, or `null` for an unknown `seq`. */
+  commandOutcome(seq: number): Promise<AgentSessionInboxOutcome | null>;
+  /** Releases handles. Idempotent. */
+  close(): Promise<void>;
+}
