@@ -52,3 +52,128 @@ describe("resident session host", () => {
     await after!.release();
   });
 });
+
+const toolStep = (step: string) => ({ text: `Working on ${step}.`, toolCalls: [{ name: "slow_step", arguments: { step } }] });
+
+describe("lifecycle", () => {
+  it("HOST-2 close() waits for the running task, the queued one and background work, then releases", async () => {
+    const dir = tempDir();
+    const conv = conversation("close");
+    const gate = gateTool(dir);
+    const model = createOfflineModel({ steps: [toolStep("a"), { text: "A done." }, { text: "B done." }] });
+    const host = await createAgentSessionHost(conv, { projectId: "p1", agentStoreDir: dir, models: model, workdir: dir, executorTools, createTools: () => [gate] });
+    const a = (await host.control({ type: "submit", prompt: "task a" })) as { taskId: string };
+    const b = (await host.control({ type: "submit", prompt: "task b" })) as { taskId: string };
+    let backgroundDone = false;
+    void host.runInBackground(async () => {
+      await waitForFile(path.join(dir, "slow_step.release"));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      backgroundDone = true;
+    });
+    await waitForFile(path.join(dir, "slow_step.started"));
+    let closed = false;
+    const closing = host.close().then(() => (closed = true));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(closed).toBe(false);
+    await expect(host.control({ type: "submit", prompt: "late" })).rejects.toMatchObject({ code: "unavailable" });
+    writeFileSync(path.join(dir, "slow_step.release"), "");
+    await closing;
+    expect(backgroundDone).toBe(true);
+    expect(gate.finished).toBe(1);
+    expect(host.status()).toBe("closed");
+    const store = (await import("../../src/adapters/sqlite-session-host/sqlite-session-host-store.js"));
+    const record = store.openSqliteSessionHostStore({ path: store.sessionHostDatabasePath(dir, conv) });
+    const tasks = await record.listTasks();
+    await record.close();
+    expect(tasks.map((task) => [task.taskId, task.status])).toEqual([[a.taskId, "completed"], [b.taskId, "completed"]]);
+    const lease = await createSqliteSessionLeaseProvider({ agentStoreDir: dir }).acquire({ projectId: "p1", conversationId: conv, sessionKey: "agent" }, { ownerId: "next" });
+    expect(lease).not.toBeNull();
+    await lease!.release();
+  });
+
+  it("HOST-4 a second host for the conversation is refused; a reject-mode submit to a busy session changes nothing", async () => {
+    const dir = tempDir();
+    const conv = conversation("busy");
+    const gate = gateTool(dir);
+    const model = createOfflineModel({ steps: [toolStep("a"), { text: "A done." }] });
+    const host = await createAgentSessionHost(conv, { projectId: "p1", agentStoreDir: dir, models: model, workdir: dir, executorTools, createTools: () => [gate] });
+    await expect(createAgentSessionHost(conv, { projectId: "p1", agentStoreDir: dir, models: model })).rejects.toMatchObject({ code: "session_busy" });
+    const a = (await host.control({ type: "submit", prompt: "task a" })) as { taskId: string };
+    await waitForFile(path.join(dir, "slow_step.started"));
+    const refused = await controlAgentSession(conv, { type: "submit", prompt: "interrupting", mode: "reject" }).catch((error: unknown) => error);
+    expect(isSteamharnessError(refused, "session_busy")).toBe(true);
+    writeFileSync(path.join(dir, "slow_step.release"), "");
+    expect((await host.waitForTask(a.taskId)).status).toBe("completed");
+    const tasks = await host.tasks();
+    expect(tasks.map((task) => task.status)).toEqual(["completed"]);
+    expect(gate.runs).toBe(1);
+    // Nothing of the rejected input reached the session log.
+    const store = createSqliteSessionStore({ path: resolveSessionDatabasePath({ agentStoreDir: dir, conversationId: conv, sessionKey: "agent" }), address: { projectId: "p1", conversationId: conv, sessionKey: "agent" } });
+    const prompts = (await store.readAfter(0, { types: ["user_message"] })).map((event) => JSON.stringify(event.payload));
+    await store.close();
+    expect(prompts.some((text) => text.includes("interrupting"))).toBe(false);
+    // Once idle, a reject-mode submit is accepted.
+    const c = (await host.control({ type: "submit", prompt: "now", mode: "reject" })) as { taskId: string };
+    expect((await host.waitForTask(c.taskId)).status).toBe("completed");
+    await host.close();
+  });
+
+  it("HOST-5 cancel persists the intent and stops the worker; a resumed host never revives the task", async () => {
+    const dir = tempDir();
+    const conv = conversation("cancel");
+    const gate = gateTool(dir);
+    const model = createOfflineModel({ steps: [toolStep("a"), { text: "A done." }] });
+    const options = { projectId: "p1", agentStoreDir: dir, models: model, workdir: dir, executorTools, createTools: () => [gate] };
+    const host = await createAgentSessionHost(conv, options);
+    const a = (await host.control({ type: "submit", prompt: "task a" })) as { taskId: string };
+    const b = (await host.control({ type: "submit", prompt: "task b" })) as { taskId: string };
+    await waitForFile(path.join(dir, "slow_step.started"));
+    const result = await controlAgentSession(conv, { type: "cancel" });
+    expect(result).toEqual({ type: "cancel", cancelled: [a.taskId, b.taskId] });
+    expect((await host.waitForTask(a.taskId)).status).toBe("cancelled");
+    expect(gate.finished).toBe(0);
+    await host.close();
+    const calls = model.calls.length;
+    writeFileSync(path.join(dir, "slow_step.release"), "");
+    const again = await createAgentSessionHost(conv, { ...options, resume: true });
+    await again.idle();
+    expect((await again.tasks()).map((task) => task.status)).toEqual(["cancelled", "cancelled"]);
+    expect(model.calls.length).toBe(calls);
+    expect(gate.runs).toBe(1);
+    await again.close();
+  });
+
+  it("HOST-5 a persisted cancel intent is never retried, even when the task was left running", async () => {
+    const dir = tempDir();
+    const conv = conversation("intent");
+    const model = createOfflineModel({ steps: [{ text: "should not run" }] });
+    const { openSqliteSessionHostStore, sessionHostDatabasePath } = await import("../../src/adapters/sqlite-session-host/sqlite-session-host-store.js");
+    const record = openSqliteSessionHostStore({ path: sessionHostDatabasePath(dir, conv) });
+    await record.insertTask({ taskId: "t1", runId: "run-t1", targetId: 0, prompt: "x", input: {}, status: "running", detail: null });
+    // The process died after persisting the intent and before stopping the worker.
+    expect(await record.requestCancel()).toEqual(["t1"]);
+    expect(await record.updateTask("t1", { status: "running" })).toBe(false);
+    await record.close();
+    const host = await createAgentSessionHost(conv, { projectId: "p1", agentStoreDir: dir, models: model, resume: true });
+    await host.idle();
+    expect((await host.tasks()).map((task) => task.status)).toEqual(["cancelled"]);
+    expect(model.calls).toHaveLength(0);
+    await host.close();
+  });
+
+  it("SES-8 a task paused by a question waits; continue with the answer finishes it", async () => {
+    const dir = tempDir();
+    const conv = conversation("ask");
+    const model = createOfflineModel({ steps: [{ text: "One question.", toolCalls: [{ id: "q1", name: "ask_user", arguments: { question: "Colour?" } }] }, { text: "Blue it is." }] });
+    const host = await createAgentSessionHost(conv, { projectId: "p1", agentStoreDir: dir, models: model, workdir: dir });
+    const a = (await host.control({ type: "submit", prompt: "paint" })) as { taskId: string };
+    const waiting = await host.waitForTask(a.taskId);
+    expect(waiting.status).toBe("waiting");
+    expect(waiting.detail).toMatchObject({ request: { kind: "question" } });
+    await expect(host.control({ type: "submit", prompt: "other", mode: "reject" })).rejects.toMatchObject({ code: "session_busy" });
+    await host.control({ type: "continue", answer: "blue" });
+    expect((await host.waitForTask(a.taskId)).status).toBe("completed");
+    expect(model.calls[1]!.messages.some((message) => message.role === "toolResult" && JSON.stringify(message.content).includes("blue"))).toBe(true);
+    await host.close();
+  });
+});

@@ -126,7 +126,7 @@ export function openSqliteSessionHostStore(options: { path: string; now?: () => 
       run("persisting a cancel intent", () =>
         db.transaction((tx) => {
           const filter = taskIds === undefined ? inArray(hostTasks.status, ACTIVE) : and(inArray(hostTasks.status, ACTIVE), inArray(hostTasks.taskId, [...taskIds]));
-          const rows = tx.select({ taskId: hostTasks.taskId }).from(hostTasks).where(filter).all();
+          const rows = tx.select({ taskId: hostTasks.taskId }).from(hostTasks).where(filter).orderBy(asc(hostTasks.ord)).all();
           if (rows.length > 0) tx.update(hostTasks).set({ cancelRequested: 1, updatedAt: now() }).where(filter).run();
           return rows.map((row) => row.taskId);
         }, { behavior: "immediate" }),
@@ -135,7 +135,7 @@ export function openSqliteSessionHostStore(options: { path: string; now?: () => 
       run("clearing cancelled tasks", () =>
         db.transaction((tx) => {
           const filter = and(eq(hostTasks.cancelRequested, 1), inArray(hostTasks.status, ACTIVE));
-          const rows = tx.select({ taskId: hostTasks.taskId }).from(hostTasks).where(filter).all();
+          const rows = tx.select({ taskId: hostTasks.taskId }).from(hostTasks).where(filter).orderBy(asc(hostTasks.ord)).all();
           if (rows.length > 0) tx.update(hostTasks).set({ status: "cancelled", updatedAt: now() }).where(filter).run();
           return rows.map((row) => row.taskId);
         }, { behavior: "immediate" }),
