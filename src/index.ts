@@ -55,6 +55,8 @@ export { MemoryStorage } from "./adapters/memory/memory-storage.js";
 export type { MemoryStorageOptions } from "./adapters/memory/memory-storage.js";
 export { createSqliteStorage } from "./adapters/sqlite/sqlite-storage.js";
 export type { SqliteStorageOptions } from "./adapters/sqlite/sqlite-storage.js";
+export { createSystemClock } from "./adapters/system/clock.js";
+export { createRandomIdSource } from "./adapters/system/id-source.js";
 
 // Host-facing ports (hosts bring their own adapters) and the in-memory ones
 export type { ToolPermissions, ToolPermissionRequest, ToolPermissionDecision } from "./ports/tool-permissions.js";
