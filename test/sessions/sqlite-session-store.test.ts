@@ -68,6 +68,23 @@ describe("SQLite session store extras", () => {
     await second.close();
   });
 
+  it("SES-1 a file whose meta row was lost continues its seqs after the stored events", async () => {
+    const path = join(root, "lost-meta", "s.sqlite");
+    const first = createSqliteSessionStore({ path, address: address("agent") });
+    await first.append([plan("r1", 0), plan("r1", 1)]);
+    await first.putSnapshot({ atSeq: 2, state: { kept: 2 } });
+    await first.close();
+    const raw = new Database(path);
+    raw.prepare("DELETE FROM session_meta").run();
+    raw.close();
+    const second = createSqliteSessionStore({ path, address: address("agent") });
+    expect(await second.head()).toEqual({ lastSeq: 2, snapshot: { atSeq: 2, state: { kept: 2 } }, lastRunId: null });
+    expect((await second.append([plan("r1", 2)])).events[0]!.seq).toBe(3);
+    expect(await second.head()).toEqual({ lastSeq: 3, snapshot: { atSeq: 2, state: { kept: 2 } }, lastRunId: null });
+    expect((await second.putSnapshot({ atSeq: 1, state: null }).catch((e: unknown) => e) as { code?: string }).code).toBe("input_validation");
+    await second.close();
+  });
+
   it("SES-5 a read-only session file rejects with storage_failure and nothing is written", async () => {
     const dir = join(root, "readonly");
     const path = join(dir, "s.sqlite");

@@ -1,8 +1,8 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type Database from "better-sqlite3";
-import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
-import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import { and, asc, desc, eq, gt, inArray } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../domain/errors.js";
 import type { Clock } from "../../ports/clock.js";
 import type {
@@ -16,6 +16,7 @@ import type {
   SessionStore,
 } from "../../ports/session-store.js";
 import { sessionEvents, sessionMeta, sessionSnapshots } from "./session-schema.js";
+import { prepareSessionStatements, type SessionDb } from "./session-statements.js";
 import { openSqlite } from "./sqlite-connection.js";
 import { ensureSessionSchema, findSessionMigrationsFolder } from "./session-migrations.js";
 import { eventRow, rowEvent, snapshotState, validateEvent, validateSnapshot, type EventRow } from "./session-rows.js";
@@ -38,7 +39,13 @@ export interface SqliteSessionStoreOptions {
   migrationsFolder?: string;
 }
 
-type SessionDb = BetterSQLite3Database;
+/** Writes the meta row of a new session file; a no-op when it exists. */
+function insertMeta(db: SessionDb, address: SessionAddress, now: number): void {
+  db.insert(sessionMeta)
+    .values({ id: 1, projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now })
+    .onConflictDoNothing()
+    .run();
+}
 
 /** Opens, configures and migrates the file; a freshly migrated file gets its meta row. */
 function openDatabase(options: SqliteSessionStoreOptions, now: number): { client: Database.Database; db: SessionDb } {
@@ -51,75 +58,12 @@ function openDatabase(options: SqliteSessionStoreOptions, now: number): { client
     client.pragma("journal_mode = WAL");
     client.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
     const db = drizzle({ client });
-    const { address } = options;
-    ensureSessionSchema(db, client, folder, () => {
-      db.insert(sessionMeta)
-        .values({ id: 1, projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now })
-        .onConflictDoNothing()
-        .run();
-    });
+    ensureSessionSchema(db, client, folder, () => insertMeta(db, options.address, now));
     return { client, db };
   } catch (error) {
     client.close();
     throw error;
   }
-}
-
-/**
- * The hot statements, each prepared by drizzle on first use: a process that only reads a paused
- * session's head pays for the statements it runs, not for all of them.
- */
-function prepareStatements(db: SessionDb) {
-  const bySeq = asc(sessionEvents.seq);
-  const builders = {
-    meta: () => db.select().from(sessionMeta).where(eq(sessionMeta.id, 1)).prepare(),
-    head: () =>
-      db
-        .select({ lastSeq: sessionMeta.lastSeq, lastRunId: sessionMeta.lastRunId, atSeq: sessionSnapshots.atSeq, state: sessionSnapshots.state })
-        .from(sessionMeta)
-        .leftJoin(sessionSnapshots, eq(sessionSnapshots.atSeq, sessionMeta.snapshotAtSeq))
-        .where(eq(sessionMeta.id, 1))
-        .prepare(),
-    byEventId: () => db.select().from(sessionEvents).where(eq(sessionEvents.eventId, sql.placeholder("eventId"))).prepare(),
-    byRun: () => db.select().from(sessionEvents).where(eq(sessionEvents.runId, sql.placeholder("runId"))).orderBy(bySeq).prepare(),
-    after: () =>
-      db
-        .select()
-        .from(sessionEvents)
-        .where(gt(sessionEvents.seq, sql.placeholder("afterSeq")))
-        .orderBy(bySeq)
-        .limit(sql.placeholder("limit"))
-        .prepare(),
-    insert: () =>
-      db
-        .insert(sessionEvents)
-        .values({
-          seq: sql.placeholder("seq"),
-          eventId: sql.placeholder("eventId"),
-          runId: sql.placeholder("runId"),
-          type: sql.placeholder("type"),
-          payload: sql.placeholder("payload"),
-          at: sql.placeholder("at"),
-        })
-        // A known event id is skipped by the unique index, so no lookup precedes each insert.
-        .onConflictDoNothing({ target: sessionEvents.eventId })
-        .prepare(),
-    advance: () =>
-      db
-        .update(sessionMeta)
-        .set({ lastSeq: sql`${sql.placeholder("lastSeq")}`, lastRunId: sql`coalesce(${sql.placeholder("lastRunId")}, ${sessionMeta.lastRunId})` })
-        .where(eq(sessionMeta.id, 1))
-        .prepare(),
-  };
-  type Statements = { [K in keyof typeof builders]: ReturnType<(typeof builders)[K]> };
-  const prepared: Partial<Statements> = {};
-  const statements = {} as Statements;
-  for (const name of Object.keys(builders) as Array<keyof Statements>) {
-    Object.defineProperty(statements, name, {
-      get: () => (prepared[name] ??= builders[name]() as never),
-    });
-  }
-  return statements;
 }
 
 /**
@@ -140,10 +84,10 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   const clock = options.clock ?? { now: () => Date.now() };
   let client: Database.Database;
   let db: SessionDb;
-  let statements: ReturnType<typeof prepareStatements>;
+  let statements: ReturnType<typeof prepareSessionStatements>;
   try {
     ({ client, db } = openDatabase(options, clock.now()));
-    statements = prepareStatements(db);
+    statements = prepareSessionStatements(db);
   } catch (error) {
     throw wrapAdapterError("sqlite", `cannot open session database ${options.path}`, error);
   }
@@ -159,7 +103,24 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     }
   };
 
-  const lastSeq = (): number => statements.meta.get()?.lastSeq ?? 0;
+  /**
+   * The meta row, inside a write transaction. A file whose meta row is missing (written by hand
+   * or damaged) gets it rebuilt from the log and snapshot first, so seqs continue after the last
+   * stored event instead of colliding with it.
+   */
+  const metaFromLog = () => {
+    const last = db.select({ seq: sessionEvents.seq }).from(sessionEvents).orderBy(desc(sessionEvents.seq)).limit(1).get();
+    const started = db.select({ runId: sessionEvents.runId }).from(sessionEvents).where(eq(sessionEvents.type, "run_started")).orderBy(desc(sessionEvents.seq)).limit(1).get();
+    const snapshot = db.select({ atSeq: sessionSnapshots.atSeq }).from(sessionSnapshots).orderBy(desc(sessionSnapshots.atSeq)).limit(1).get();
+    return { lastSeq: last?.seq ?? 0, lastRunId: started?.runId ?? null, snapshotAtSeq: snapshot?.atSeq ?? null };
+  };
+  const currentMeta = () => {
+    const meta = statements.meta.get();
+    if (meta) return meta;
+    insertMeta(db, address, clock.now());
+    db.update(sessionMeta).set(metaFromLog()).where(eq(sessionMeta.id, 1)).run();
+    return statements.meta.get()!;
+  };
 
   return {
     address: structuredClone(address),
@@ -169,7 +130,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
         const rows = inputs.map(eventRow);
         const at = clock.now();
         return db.transaction(() => {
-          let seq = lastSeq();
+          let seq = currentMeta().lastSeq;
           const events: SessionEvent[] = [];
           let appended = 0;
           let startedRun: string | null = null;
@@ -217,20 +178,26 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     head(): Promise<SessionHead> {
       return call("head", () => {
         const row = statements.head.get();
-        const snapshot = row?.atSeq == null || row.state == null ? null : { atSeq: row.atSeq, state: snapshotState(row.state) };
-        return { lastSeq: row?.lastSeq ?? 0, snapshot, lastRunId: row?.lastRunId ?? null };
+        if (row === undefined) {
+          // No meta row (a damaged file): the same answer from the log, without writing.
+          const meta = metaFromLog();
+          const kept = meta.snapshotAtSeq === null ? undefined : db.select().from(sessionSnapshots).where(eq(sessionSnapshots.atSeq, meta.snapshotAtSeq)).get();
+          return { lastSeq: meta.lastSeq, snapshot: kept ? { atSeq: kept.atSeq, state: snapshotState(kept.state) } : null, lastRunId: meta.lastRunId };
+        }
+        const snapshot = row.atSeq === null || row.state === null ? null : { atSeq: row.atSeq, state: snapshotState(row.state) };
+        return { lastSeq: row.lastSeq, snapshot, lastRunId: row.lastRunId };
       });
     },
     putSnapshot(next: SessionSnapshot) {
       return call("putSnapshot", () => {
         const state = validateSnapshot(next);
         db.transaction((tx) => {
-          const meta = statements.meta.get();
-          const last = meta?.lastSeq ?? 0;
+          const meta = currentMeta();
+          const last = meta.lastSeq;
           if (next.atSeq > last) {
             throw new SteamharnessError("input_validation", `snapshot atSeq ${next.atSeq} is outside the log (0..${last})`, { field: "atSeq" });
           }
-          const kept = meta?.snapshotAtSeq ?? null;
+          const kept = meta.snapshotAtSeq;
           if (kept !== null && next.atSeq < kept) {
             throw new SteamharnessError("input_validation", `snapshot atSeq ${next.atSeq} is older than the kept one (${kept})`, { field: "atSeq" });
           }
