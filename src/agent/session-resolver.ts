@@ -1,8 +1,9 @@
 import { createMemorySessionStore } from "../adapters/memory/memory-session-store.js";
+import { chooseSessionStorage } from "../domain/agent/session-path.js";
 import type { NodeContext } from "../domain/node-context.js";
 import type { SessionAddress, SessionStore } from "../ports/session-store.js";
 import type { Storage } from "../ports/storage.js";
-import type { AgentOptions } from "./types.js";
+import type { AgentInput, AgentOptions } from "./types.js";
 
 /**
  * In-memory sessions live as long as their storage object: the same MemoryStorage and session
@@ -15,22 +16,11 @@ const addressKey = (address: SessionAddress): string => JSON.stringify([address.
 /** The session store of a run and whether the run must close it afterwards. */
 export interface OpenedSessionStore {
   store: SessionStore;
-  /** True for stores opened for this run only (a factory's result); shared ones stay open. */
+  /** True for stores opened for this run only (a factory's result, a durable file); shared ones stay open. */
   owned: boolean;
 }
 
-/**
- * Chooses the session store of a run: the agent's `sessionStore` (an instance or a factory), else
- * an in-memory log kept per storage object. The durable SQLite store (SES-1: `databasePath`, or
- * `storage.agentStoreDir` with a conversation) plugs in here as a factory.
- *
- * @example
- * const { store } = await openSessionStore(options, address, context);
- */
-export async function openSessionStore(options: AgentOptions, address: SessionAddress, context: NodeContext): Promise<OpenedSessionStore> {
-  const configured = options.sessionStore;
-  if (typeof configured === "function") return { store: await configured(address, context), owned: true };
-  if (configured) return { store: configured, owned: false };
+function memoryStore(address: SessionAddress, context: NodeContext): SessionStore {
   let sessions = memorySessions.get(context.storage);
   if (!sessions) {
     sessions = new Map();
@@ -42,5 +32,61 @@ export async function openSessionStore(options: AgentOptions, address: SessionAd
     store = createMemorySessionStore({ address, clock: context.clock });
     sessions.set(key, store);
   }
-  return { store, owned: false };
+  return store;
+}
+
+/**
+ * The durable session of a run (SES-1, SES-2): its SQLite file, held under the session's lease
+ * for the run (a busy session fails with `session_busy`). Closing the store releases the lease.
+ * The SQLite adapter is loaded lazily, so runs on MemoryStorage never load it.
+ */
+async function durableStore(options: AgentOptions, address: SessionAddress, context: NodeContext, runId: string): Promise<SessionStore> {
+  const [{ resolveSessionDatabasePath }, { createSqliteSessionLeaseProvider }, { createSqliteSessionStore }] = await Promise.all([
+    import("../adapters/sqlite-session/session-database-path.js"),
+    import("../adapters/sqlite-session/sqlite-session-lease.js"),
+    import("../adapters/sqlite-session/sqlite-session-store.js"),
+  ]);
+  const path = resolveSessionDatabasePath({ ...address, agentStoreDir: context.storage.agentStoreDir, databasePath: options.databasePath });
+  const lease = await createSqliteSessionLeaseProvider().acquire({ databasePath: path }, { ownerId: runId, onBusy: "throw" });
+  let store: SessionStore;
+  try {
+    store = createSqliteSessionStore({ path, address, clock: context.clock });
+  } catch (error) {
+    await lease?.release();
+    throw error;
+  }
+  return {
+    ...store,
+    address: store.address,
+    async close() {
+      try {
+        await store.close();
+      } finally {
+        await lease?.release();
+      }
+    },
+  };
+}
+
+/**
+ * Chooses the session store of a run: the agent's `sessionStore` (an instance or a factory) when
+ * given; else the durable SQLite file for conversation runs on a storage with `agentStoreDir`,
+ * or whenever `databasePath` is set (SES-1); else (non-conversation nodes, gateway runs with
+ * `hostInput`, SES-6) an in-memory log kept per storage object.
+ *
+ * @example
+ * const { store, owned } = await openSessionStore(options, address, context, input);
+ */
+export async function openSessionStore(options: AgentOptions, address: SessionAddress, context: NodeContext, input: AgentInput): Promise<OpenedSessionStore> {
+  const configured = options.sessionStore;
+  if (typeof configured === "function") return { store: await configured(address, context), owned: true };
+  if (configured) return { store: configured, owned: false };
+  const choice = chooseSessionStorage({
+    ...(options.databasePath === undefined ? {} : { databasePath: options.databasePath }),
+    ...(context.storage.agentStoreDir === undefined ? {} : { agentStoreDir: context.storage.agentStoreDir }),
+    ...(context.conversationId === undefined ? {} : { conversationId: context.conversationId }),
+    hostInput: input.hostInput !== undefined,
+  });
+  if (choice === "sqlite") return { store: await durableStore(options, address, context, input.runId ?? context.runId), owned: true };
+  return { store: memoryStore(address, context), owned: false };
 }

@@ -94,7 +94,7 @@ export async function prepareTurn(options: AgentOptions, cache: AgentCache, mete
   const sessionKey = options.sessionKey ?? options.sessionId ?? "agent";
   const address = { projectId: context.projectId, sessionKey, ...(context.conversationId === undefined ? {} : { conversationId: context.conversationId }) };
   const sessionId = options.sessionId ?? defaultSessionId(context.projectId, context.conversationId, sessionKey);
-  const { store, owned } = await openSessionStore(options, address, context);
+  const { store, owned } = await openSessionStore(options, address, context, input);
   try {
     return await setUpTurn(options, cache, meter, input, context, { runId, sessionKey, sessionId, store, owned });
   } catch (error) {

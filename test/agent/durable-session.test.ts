@@ -1,0 +1,83 @@
+import { existsSync, mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "@jest/globals";
+import { createMemoryToolPermissions } from "../../src/adapters/memory/memory-tool-permissions.js";
+import { createSqliteSessionLeaseProvider } from "../../src/adapters/sqlite-session/sqlite-session-lease.js";
+import { resolveSessionDatabasePath } from "../../src/adapters/sqlite-session/session-database-path.js";
+import { createSqliteStorage } from "../../src/adapters/sqlite/sqlite-storage.js";
+import { createAgentNode } from "../../src/agent/create-agent-node.js";
+import { isSteamharnessError, UserInputRequiredError } from "../../src/domain/errors.js";
+import { createOfflineModel } from "../../src/testing/offline-model.js";
+import { createNodeContext } from "../../src/workflow/node-context.js";
+import { runNode } from "./helpers.js";
+
+const steps = [{ text: "Writing.", toolCalls: [{ id: "w", name: "write", arguments: { path: "d.txt", content: "durable" } }] }, { text: "Written." }];
+
+describe("durable sessions through the agent", () => {
+  it("SES-1 SES-8 a conversation run on a storage with agentStoreDir pauses into its SQLite file and a fresh agent resumes it", async () => {
+    const root = mkdtempSync(path.join(tmpdir(), "agent-durable-"));
+    const workdir = mkdtempSync(path.join(tmpdir(), "agent-durable-work-"));
+    const storage = createSqliteStorage({ directory: root });
+    const permissions = createMemoryToolPermissions();
+    const context = () => createNodeContext({ projectId: "p", conversationId: "conv 会话", storage, runId: "run-durable", toolPermissions: permissions });
+    try {
+      const firstModel = createOfflineModel({ steps });
+      const first = await runNode(createAgentNode({ models: firstModel, workdir, permissionPolicy: "ask" }), { prompt: "write" }, context());
+      const pause = first.error as UserInputRequiredError;
+      expect(pause).toBeInstanceOf(UserInputRequiredError);
+      const file = resolveSessionDatabasePath({ agentStoreDir: storage.agentStoreDir, conversationId: "conv 会话", sessionKey: "agent" });
+      expect(existsSync(file)).toBe(true);
+
+      permissions.resolve(pause.requestId, { outcome: "approved" });
+      // A new node and model: nothing carried over in memory, everything comes from the file.
+      const secondModel = createOfflineModel({ steps });
+      const second = await runNode(createAgentNode({ models: secondModel, workdir, permissionPolicy: "ask" }), { prompt: "write" }, context());
+      expect(second.error).toBeUndefined();
+      expect(secondModel.calls).toHaveLength(1);
+      expect(second.items.slice(0, first.items.length).map((item) => item.id)).toEqual(first.items.map((item) => item.id));
+      expect(readdirSync(workdir)).toEqual(["d.txt"]);
+
+      // Re-sent once more: the same items, no model call (SES-3 across agents).
+      const thirdModel = createOfflineModel({ steps });
+      const third = await runNode(createAgentNode({ models: thirdModel, workdir, permissionPolicy: "ask" }), { prompt: "write" }, context());
+      expect(third.items).toEqual(second.items);
+      expect(thirdModel.calls).toHaveLength(0);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it("SES-2 a run on a session whose lease is held elsewhere fails with session_busy and an agent-error item", async () => {
+    const root = mkdtempSync(path.join(tmpdir(), "agent-busy-"));
+    const storage = createSqliteStorage({ directory: root });
+    try {
+      const file = resolveSessionDatabasePath({ agentStoreDir: storage.agentStoreDir, conversationId: "c", sessionKey: "agent" });
+      const lease = await createSqliteSessionLeaseProvider().acquire({ databasePath: file }, { ownerId: "other-owner" });
+      expect(lease).not.toBeNull();
+      const model = createOfflineModel({ steps: [{ text: "never" }] });
+      const result = await runNode(createAgentNode({ models: model }), { prompt: "p" }, createNodeContext({ projectId: "p", conversationId: "c", storage, runId: "run-busy" }));
+      expect(isSteamharnessError(result.error, "session_busy")).toBe(true);
+      expect(result.items.filter((item) => item.metadata.kind === "agent-error")).toHaveLength(1);
+      expect(model.calls).toHaveLength(0);
+      await lease!.release();
+      const after = await runNode(createAgentNode({ models: model }), { prompt: "p" }, createNodeContext({ projectId: "p", conversationId: "c", storage, runId: "run-free" }));
+      expect(after.error).toBeUndefined();
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it("SES-6 runs outside a conversation and gateway runs with hostInput stay in memory", async () => {
+    const root = mkdtempSync(path.join(tmpdir(), "agent-mem-"));
+    const storage = createSqliteStorage({ directory: root });
+    try {
+      const model = createOfflineModel({ steps: [{ text: "ok" }] });
+      await runNode(createAgentNode({ models: model }), { prompt: "p" }, createNodeContext({ projectId: "p", storage, runId: "run-no-conv" }));
+      await runNode(createAgentNode({ models: model }), { prompt: "p", hostInput: { q: 1 } }, createNodeContext({ projectId: "p", conversationId: "c", storage, runId: "run-gateway" }));
+      expect(existsSync(storage.agentStoreDir!)).toBe(false);
+    } finally {
+      await storage.close();
+    }
+  });
+});
