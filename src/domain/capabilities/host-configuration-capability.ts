@@ -11,7 +11,7 @@ import { isJsonValue, type JsonValue } from "../json.js";
 import { CAPABILITY_ADDRESSES, CAPABILITY_TOOL_IDS } from "./catalog.js";
 import type { CapabilitySpec } from "./capability-spec.js";
 import { HOST_BRIDGE_PATHS } from "./host-bridge.js";
-import { StringEnum, capabilityParameters } from "./schema.js";
+import { JsonObjectField, StringEnum, capabilityParameters } from "./schema.js";
 import { CAPABILITY_LIMITS as L } from "./text-limits.js";
 import { createArgumentValidator, invalid } from "./validate-args.js";
 
@@ -25,7 +25,7 @@ const parameters = capabilityParameters({
   revision: Type.Integer({ minimum: 0, description: "The revision you read; a stale revision is refused (manage_configurations)" }),
   operation: StringEnum(["create", "update", "delete", "select"] as const, { description: "select makes it current (manage_configurations)" }),
   name: Type.String({ minLength: 1, maxLength: L.identifier, description: "Configuration name (create, update)" }),
-  values: Type.Record(Type.String(), Type.Unknown(), { description: "Configuration field values (create, update)" }),
+  values: JsonObjectField("Configuration field values (create, update)"),
 });
 
 interface HostConfigurationArgs {

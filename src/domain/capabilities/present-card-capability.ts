@@ -11,7 +11,7 @@ import { isJsonValue, type JsonValue } from "../json.js";
 import { CAPABILITY_ADDRESSES, CAPABILITY_TOOL_IDS } from "./catalog.js";
 import type { CapabilitySpec } from "./capability-spec.js";
 import { RESOURCE_CARD_KINDS, ResourceCardTargetSchema, validateCardTarget, type ResourceCardKind } from "./resource-card.js";
-import { StringEnum, capabilityParameters } from "./schema.js";
+import { JsonObjectField, StringEnum, capabilityParameters } from "./schema.js";
 import { CAPABILITY_LIMITS as L } from "./text-limits.js";
 import { createArgumentValidator, invalid } from "./validate-args.js";
 
@@ -28,7 +28,7 @@ const parameters = capabilityParameters({
   kanban: Type.Object(
     {
       mode: StringEnum(["preview"] as const, { description: "Only preview: temporary overrides, never saved" }),
-      values: Type.Record(Type.String(), Type.Unknown(), { description: "Configuration values to preview" }),
+      values: JsonObjectField("Configuration values to preview"),
     },
     { additionalProperties: false, description: "Kanban preview overrides (kanban cards)" },
   ),

@@ -82,3 +82,14 @@ export function capabilityParameters<P extends TProperties>(properties: P): TObj
   for (const [key, value] of Object.entries(properties)) wrapped[key] = key === "action" ? value : Type.Optional(value);
   return publishedObject(Type.Object(wrapped, { additionalProperties: false })) as unknown as TObject<ActionParameters<P>>;
 }
+
+/**
+ * A free-form JSON object published as `{ type: "object", properties: {}, additionalProperties: true }`
+ * (providers that refuse `patternProperties` accept it).
+ *
+ * @example
+ * const values = JsonObjectField("Configuration values");
+ */
+export function JsonObjectField(description: string): TObject {
+  return Type.Object({}, { additionalProperties: true, description });
+}
