@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { CLI_SOURCE, cleanEnv, cleanup, FAKE_SECRET, KITCHEN, REPO, tempDir, waitFor } from "./helpers.js";
 
 // Real child processes under tsx on a shared 2-core machine: allow slow starts.
-jest.setTimeout(90_000);
+jest.setTimeout(150_000);
 
 let tmp: string;
 let server: ChildProcessWithoutNullStreams;
@@ -30,13 +30,13 @@ const responded = (id: number) => lines().some((line) => (JSON.parse(line) as { 
 describe("MCP-5 stdout carries only JSON-RPC", () => {
   it("MCP-5 every stdout line is JSON-RPC while the project writes to console.log, process.stdout and console.error", async () => {
     send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
-    await waitFor(() => responded(1), 20_000);
+    await waitFor(() => responded(1), 60_000);
     send({ jsonrpc: "2.0", method: "notifications/initialized" });
     send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "noisy", arguments: {} } });
     send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "noisy_fail", arguments: {} } });
-    await waitFor(() => responded(2) && responded(3), 30_000);
+    await waitFor(() => responded(2) && responded(3), 60_000);
     // The project's own fake JSON-RPC line (id 999) must not appear on stdout either.
-    await waitFor(() => stderr.includes(`console.info ${FAKE_SECRET}`), 5000);
+    await waitFor(() => stderr.includes(`console.info ${FAKE_SECRET}`), 10_000);
     const messages = lines().map((line) => JSON.parse(line) as { jsonrpc: string; id?: number });
     expect(messages.every((message) => message.jsonrpc === "2.0")).toBe(true);
     expect(messages.map((message) => message.id)).toEqual([1, 2, 3]);
