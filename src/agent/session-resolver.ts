@@ -1,6 +1,8 @@
+import { createMemorySessionLeaseProvider } from "../adapters/memory/memory-session-lease.js";
 import { createMemorySessionStore } from "../adapters/memory/memory-session-store.js";
 import { chooseSessionStorage } from "../domain/agent/session-path.js";
 import type { NodeContext } from "../domain/node-context.js";
+import type { SessionLeaseProvider } from "../ports/session-lease.js";
 import type { SessionAddress, SessionStore } from "../ports/session-store.js";
 import type { Storage } from "../ports/storage.js";
 import type { AgentInput, AgentOptions } from "./types.js";
@@ -10,6 +12,8 @@ import type { AgentInput, AgentOptions } from "./types.js";
  * address give the same log, so re-running a run id in this process replays it (SES-3, SES-6).
  */
 const memorySessions = new WeakMap<Storage, Map<string, SessionStore>>();
+/** One execution owner per in-memory session too (SES-2 within the process). */
+const memoryLeases = new WeakMap<Storage, SessionLeaseProvider>();
 
 const addressKey = (address: SessionAddress): string => JSON.stringify([address.projectId, address.conversationId ?? null, address.sessionKey]);
 
@@ -18,6 +22,18 @@ export interface OpenedSessionStore {
   store: SessionStore;
   /** True for stores opened for this run only (a factory's result, a durable file); shared ones stay open. */
   owned: boolean;
+}
+
+/** The in-memory session held under its lease for the run; closing releases the lease, the log stays. */
+async function leasedMemoryStore(address: SessionAddress, context: NodeContext, runId: string): Promise<SessionStore> {
+  let leases = memoryLeases.get(context.storage);
+  if (!leases) {
+    leases = createMemorySessionLeaseProvider();
+    memoryLeases.set(context.storage, leases);
+  }
+  const lease = await leases.acquire(address, { ownerId: runId, onBusy: "throw" });
+  const store = memoryStore(address, context);
+  return { ...store, address: store.address, close: async () => void (await lease?.release()) };
 }
 
 function memoryStore(address: SessionAddress, context: NodeContext): SessionStore {
@@ -88,5 +104,5 @@ export async function openSessionStore(options: AgentOptions, address: SessionAd
     hostInput: input.hostInput !== undefined,
   });
   if (choice === "sqlite") return { store: await durableStore(options, address, context, input.runId ?? context.runId), owned: true };
-  return { store: memoryStore(address, context), owned: false };
+  return { store: await leasedMemoryStore(address, context, input.runId ?? context.runId), owned: true };
 }

@@ -2,7 +2,10 @@ import { existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "@jest/globals";
+import { Type } from "@sinclair/typebox";
+import { MemoryStorage } from "../../src/adapters/memory/memory-storage.js";
 import { createMemoryToolPermissions } from "../../src/adapters/memory/memory-tool-permissions.js";
+import type { AgentTool } from "../../src/domain/agent-tool.js";
 import { createSqliteSessionLeaseProvider } from "../../src/adapters/sqlite-session/sqlite-session-lease.js";
 import { resolveSessionDatabasePath } from "../../src/adapters/sqlite-session/session-database-path.js";
 import { createSqliteStorage } from "../../src/adapters/sqlite/sqlite-storage.js";
@@ -79,5 +82,27 @@ describe("durable sessions through the agent", () => {
     } finally {
       await storage.close();
     }
+  });
+
+  it("SES-2 an in-memory session has one owner at a time within the process", async () => {
+    const storage = new MemoryStorage();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const blocking: AgentTool = {
+      name: "block", label: "Block", description: "waits", parameters: Type.Object({}),
+      async execute() {
+        await gate;
+        return { content: [{ type: "text", text: "released" }] };
+      },
+    };
+    const node = createAgentNode({ models: createOfflineModel({ steps: [{ toolCalls: [{ name: "block", arguments: {} }] }, { text: "done" }] }), extraTools: [blocking], toolDefinitions: [{ id: "block", autoApprove: true }] });
+    const first = runNode(node, { prompt: "p" }, createNodeContext({ projectId: "p", storage, runId: "run-owner" }));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const second = await runNode(node, { prompt: "p" }, createNodeContext({ projectId: "p", storage, runId: "run-contender" }));
+    expect(isSteamharnessError(second.error, "session_busy")).toBe(true);
+    release();
+    expect((await first).error).toBeUndefined();
+    const third = await runNode(node, { prompt: "p" }, createNodeContext({ projectId: "p", storage, runId: "run-contender" }));
+    expect(third.error).toBeUndefined();
   });
 });
