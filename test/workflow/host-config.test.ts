@@ -1,0 +1,66 @@
+import { describe, expect, it } from "@jest/globals";
+import { resolveDataDirs } from "../../src/adapters/workflow/data-dirs.js";
+import { resolveServerAuth, workerEnvironment } from "../../src/adapters/workflow/project-env.js";
+import { secretValues } from "../../src/adapters/workflow/workflow-host.js";
+import { redact } from "../../src/adapters/mcp/workflow-result.js";
+
+describe("MCP-2 data dirs", () => {
+  it("MCP-2 defaults live under ~/.steamharness", () => {
+    expect(resolveDataDirs({}, "/home/ada")).toEqual({
+      dataDir: "/home/ada/.steamharness",
+      fileStoreDir: "/home/ada/.steamharness/files",
+      kvStoreDir: "/home/ada/.steamharness/kv",
+      persistentValueStoreDir: "/home/ada/.steamharness/values",
+      fileCreateStoreDir: "/home/ada/.steamharness/created",
+      authDir: "/home/ada/.steamharness",
+      agentStoreDir: "/home/ada/.steamharness/agent-sessions",
+    });
+  });
+
+  it("MCP-2 each option overrides its dir; the rest follow --data-dir", () => {
+    const dirs = resolveDataDirs({ dataDir: "/srv/sh", kvStoreDir: "/fast/kv", authDir: "/secure" }, "/home/ada");
+    expect(dirs).toMatchObject({ dataDir: "/srv/sh", kvStoreDir: "/fast/kv", authDir: "/secure", fileStoreDir: "/srv/sh/files" });
+  });
+
+  it.each([["dataDir", "--data-dir"], ["fileStoreDir", "--file-store-dir"], ["authDir", "--auth-dir"]] as const)("MCP-2 a relative %s is refused", (key, flag) => {
+    expect(() => resolveDataDirs({ [key]: "rel/dir" })).toThrow(`${flag} must be an absolute directory path`);
+    expect(() => resolveDataDirs({ [key]: "" })).toThrow(flag);
+  });
+});
+
+describe("MCP-2 server login precedence", () => {
+  const saved = { serverUrl: "https://saved", adminKey: "saved-key" };
+
+  it("MCP-2 process environment beats .env beats saved auth, URL and key as a pair", () => {
+    expect(resolveServerAuth({ STEAMHARNESS_SERVER_URL: "https://env" }, { STEAMHARNESS_SERVER_ADMIN_KEY: "dotenv-key" }, saved)).toEqual({
+      source: "environment",
+      serverUrl: "https://env",
+    });
+    expect(resolveServerAuth({}, { STEAMHARNESS_SERVER_URL: "https://dotenv", STEAMHARNESS_SERVER_ADMIN_KEY: "k" }, saved)).toEqual({
+      source: "project-env",
+      serverUrl: "https://dotenv",
+      adminKey: "k",
+    });
+    expect(resolveServerAuth({}, {}, saved)).toEqual({ source: "saved", ...saved });
+    expect(resolveServerAuth({}, {}, null)).toEqual({ source: "none" });
+  });
+
+  it("MCP-2 the worker sees .env under explicit variables and only the resolved login", () => {
+    const env = workerEnvironment(
+      { PATH: "/bin", SHARED: "explicit", STEAMHARNESS_SERVER_ADMIN_KEY: "stale" },
+      { SHARED: "dotenv", ONLY_DOTENV: "1" },
+      { source: "saved", serverUrl: "https://saved" },
+    );
+    expect(env).toEqual({ PATH: "/bin", SHARED: "explicit", ONLY_DOTENV: "1", STEAMHARNESS_SERVER_URL: "https://saved" });
+  });
+});
+
+describe("MCP-7 redaction", () => {
+  it("MCP-7 secret-looking variables are redacted and messages clipped", () => {
+    const secrets = secretValues({ OPENAI_API_KEY: "sk-abcdefgh", GITHUB_TOKEN: "ghp_123456789", HOME: "/root/home-dir", SHORT_KEY: "abc" });
+    expect(secrets).toEqual(["ghp_123456789", "sk-abcdefgh"]);
+    expect(redact("failed with sk-abcdefgh and ghp_123456789", secrets)).toBe("failed with [redacted] and [redacted]");
+    expect(redact("x".repeat(1000), [])).toHaveLength(300);
+    expect(redact("line one\n    at stack (file.js:1)", [])).toBe("line one at stack (file.js:1)");
+  });
+});
