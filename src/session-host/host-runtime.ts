@@ -161,7 +161,9 @@ export class HostRuntime {
       }
     })().finally(() => {
       this.pump = null;
-      this.changed();
+      // A kick that landed after the loop's last check but before this line must not be lost.
+      if (this.dirty && (this.state === "open" || this.state === "closing")) this.kick();
+      else this.changed();
     });
   }
 
