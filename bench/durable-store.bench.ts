@@ -95,7 +95,26 @@ async function resumeCost(small: string, large: string, repeats: number) {
   }
   const smallMs = median(times.small);
   const largeMs = median(times.large);
-  return { repeats, history100Ms: round(smallMs), history10000Ms: round(largeMs), ratio: round(largeMs / smallMs, 2), target: 1.5 };
+  // What the snapshot saves: the same open reading the whole 10 000-event log instead.
+  const replay: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const start = performance.now();
+    const store = createSqliteSessionStore({ path: large, address });
+    await store.head();
+    await store.readAfter(0);
+    await store.close();
+    replay.push(performance.now() - start);
+  }
+  const replayMs = median(replay);
+  return {
+    repeats,
+    history100Ms: round(smallMs),
+    history10000Ms: round(largeMs),
+    ratio: round(largeMs / smallMs, 2),
+    target: 1.5,
+    fullReplay10000Ms: round(replayMs),
+    snapshotSavesFactor: round(replayMs / largeMs, 1),
+  };
 }
 
 /** (c) File bytes per 100 events, at three history lengths (linear growth expected). */
@@ -144,11 +163,11 @@ function freshProcessRead(path: string, runs: number) {
 
 const started = performance.now();
 try {
-  const perTurn = await perTurnCost(200);
+  const perTurn = await perTurnCost(150);
   const small = await buildSession("history-100", 10);
   const medium = await buildSession("history-1000", 100);
   const large = await buildSession("history-10000", 1000);
-  const resume = await resumeCost(small.path, large.path, 40);
+  const resume = await resumeCost(small.path, large.path, 100);
   const bytes = fileBytes([small, medium, large]);
   const fresh100 = freshProcessRead(small.path, 3);
   const fresh10000 = freshProcessRead(large.path, 3);
@@ -171,7 +190,7 @@ try {
   writeFileSync(join(here, "results", "durable-store.json"), `${JSON.stringify(results, null, 2)}\n`);
   console.log("durable-store bench");
   console.log(`(a) per turn (${EVENTS_PER_TURN} events, ${perTurn.appendsPerTurn} appends + readRun): memory ${perTurn.memoryMsPerTurn} ms, sqlite ${perTurn.sqliteMsPerTurn} ms (${perTurn.sqliteVsMemory}× memory), sqlite synchronous=full ${perTurn.sqliteFullSyncMsPerTurn} ms (${perTurn.sqliteFullSyncVsMemory}×)`);
-  console.log(`(b) open + head + snapshot + tail: 100 events ${resume.history100Ms} ms, 10 000 events ${resume.history10000Ms} ms → ${resume.ratio}× (target ≤ 1.5×)`);
+  console.log(`(b) open + head + snapshot + tail: 100 events ${resume.history100Ms} ms, 10 000 events ${resume.history10000Ms} ms → ${resume.ratio}× (target ≤ 1.5×); replaying all 10 000 instead: ${resume.fullReplay10000Ms} ms (${resume.snapshotSavesFactor}× slower)`);
   console.log(`(c) bytes per 100 events: ${bytes.map((b) => `${b.events} events → ${b.bytesPer100Events}`).join(", ")}`);
   console.log(`(d) fresh process, first read: 100 events ${fresh100.firstReadMedianMs} ms (min ${fresh100.firstReadMinMs}), 10 000 events ${fresh10000.firstReadMedianMs} ms (min ${fresh10000.firstReadMinMs}) → ${results.d_freshProcessRead.ratio}× (target ≤ 5 ms); CPU ${fresh100.firstReadCpuMedianMs} / ${fresh10000.firstReadCpuMedianMs} ms; better-sqlite3 alone ${fresh100.rawSqliteFirstReadMedianMs} / ${fresh10000.rawSqliteFirstReadMedianMs} ms → store ${fresh100.vsRawSqlite}× / ${fresh10000.vsRawSqlite}× the raw floor`);
   console.log(`    second read in that process: ${fresh100.secondReadMedianMs} / ${fresh10000.secondReadMedianMs} ms`);
