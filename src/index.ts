@@ -83,7 +83,31 @@ export type {
 } from "./capabilities/project-capabilities.js";
 export { CAPABILITY_TOOL_IDS } from "./domain/capabilities/catalog.js";
 export type { CapabilityToolId } from "./domain/capabilities/catalog.js";
-export type { AgentTool, AgentToolResult } from "./domain/agent-tool.js";
+export type { CapabilityEnv, CapabilityEnvironmentOptions } from "./capabilities/project-capabilities.js";
+export type { CapabilityApprove } from "./domain/capabilities/capability-spec.js";
+export { textToolResult } from "./domain/agent-tool.js";
+export type { AgentTool, AgentToolResult, AgentToolTextContent, AgentToolUpdateCallback } from "./domain/agent-tool.js";
+export { acceptToolResultCard, validateResourceCard, RESOURCE_CARD_KINDS } from "./domain/capabilities/resource-card.js";
+export type {
+  ResourceCard,
+  ResourceCardTarget,
+  ResourceCardKind,
+  ResourceCardOperation,
+  ResourceCardSource,
+  ResourceCardWarning,
+} from "./domain/capabilities/resource-card.js";
+export {
+  isReservedKvKey,
+  TOKEN_USAGE_TOTAL_KEY,
+  TOKEN_USAGE_ENTRY_PREFIX,
+  CONVERSATION_STATE_KEY,
+  AGENT_KEY_PREFIX,
+} from "./domain/capabilities/reserved-keys.js";
+export type { KvScope } from "./domain/capabilities/reserved-keys.js";
+export { CAPABILITY_LIMITS } from "./domain/capabilities/text-limits.js";
+export { HOST_BRIDGE_URL_ENV, HOST_BRIDGE_TOKEN_ENV, HOST_BRIDGE_PATHS } from "./domain/capabilities/host-bridge.js";
+export type { HostBridgeClient } from "./domain/capabilities/host-bridge.js";
+export { detectCredential } from "./domain/capabilities/credential-detection.js";
 
 // Models
 export type {
