@@ -153,7 +153,7 @@ async function setUpTurn(
     model: model.descriptor.model,
     modelSource: savedSelection(selection),
     configuration: redactConfiguration(configuration),
-    answerItemId: options.outputItemId ?? (input.hostInput !== undefined ? agentAnswerItemId(sessionKey, runId) : null),
+    answerItemId: options.outputItemId ?? (input.hostInput !== undefined ? agentAnswerItemId(sessionKey) : null),
   };
 
   const head = await guard("reading the session head failed", store.head());

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { agentRingItemId } from "../../src/domain/agent/ids.js";
+import { agentAnswerItemId, agentRingItemId } from "../../src/domain/agent/ids.js";
 import type { ModelProvider, ModelStreamEvent } from "../../src/ports/model-provider.js";
 import { createAgentNode } from "../../src/agent/create-agent-node.js";
 import { harness, kinds, offlineNode, ofKind, runNode } from "./helpers.js";
@@ -63,6 +63,15 @@ describe("output protocol", () => {
     expect(answers[0]!.content).toBe("Looking.\n\nDone.");
     expect(ofKind(items, "agent-part", "text")).toHaveLength(0);
     expect(ofKind(items, "agent-part", "tool")).toHaveLength(1);
+  });
+
+  it("OUT-1 a gateway run with hostInput is host-driven: its answer item id derives from the session key", async () => {
+    const h = harness();
+    const { node } = offlineNode([{ text: "Gateway answer." }], { h, sessionKey: "gateway 网关" });
+    const { items } = await runNode(node, { prompt: "hi", hostInput: { question: "hi" } }, h.context("run-gateway"));
+    const answers = ofKind(items, "agent-answer");
+    expect(answers.map((item) => [item.id, item.content])).toEqual([[agentAnswerItemId("gateway 网关"), "Gateway answer."]]);
+    expect(ofKind(items, "agent-part", "text")).toHaveLength(0);
   });
 
   it("OUT-3 retry rows: numbered Retry n / max, own ids, counter reset after a successful request", async () => {

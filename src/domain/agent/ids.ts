@@ -50,13 +50,14 @@ export function agentItemIdPrefix(runId: string): string {
 }
 
 /**
- * The `agent-answer` id of a host-driven run that declared none.
+ * The `agent-answer` id of a host-driven run that declared none: derived from the session key, so
+ * it is stable for the session (a host that needs to know it in advance declares `outputItemId`).
  *
  * @example
- * agentAnswerItemId("agent", "run-1")
+ * agentAnswerItemId("agent")
  */
-export function agentAnswerItemId(sessionKey: string, runId: string): string {
-  return `agent-answer:${stableHash(`answer${SEP}${sessionKey}${SEP}${runId}`)}`;
+export function agentAnswerItemId(sessionKey: string): string {
+  return `agent-answer:${stableHash(`answer${SEP}${sessionKey}`)}`;
 }
 
 /**
