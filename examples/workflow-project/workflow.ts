@@ -18,6 +18,8 @@ interface Field {
 interface Context {
   runId: string;
   projectId: string;
+  fileCreateDir: string;
+  node: { executor: { tools: Array<{ id: string; autoApprove?: boolean }> } } & Record<string, unknown>;
   kv: { get(ns: { projectId: string }, key: string): Promise<{ value: unknown } | null>; set(ns: { projectId: string }, key: string, value: unknown): Promise<void> };
   userInput: { request(request: { message: string; fields: Field[] }): Promise<Record<string, unknown>> };
   log: { info(message: string, data?: Record<string, unknown>): void };
@@ -31,6 +33,39 @@ export default {
       params: [{ name: "name", type: "string", required: true, description: "Who to greet" }],
       run(params: { name: string }) {
         return { greeting: `Hello, ${params.name}!` };
+      },
+    },
+    remember_topic: {
+      title: "Remember a topic",
+      description: "Runs an agent (on the offline scripted model) that stores the topic in the project KV; the KV write needs your approval.",
+      params: [{ name: "topic", type: "string", required: true, description: "What to remember" }],
+      async run(params: { topic: string }, context: Context) {
+        // Loaded here, not at the top, so the other entrypoints start without the agent runtime.
+        // A project outside this repository imports the same from "steamharness".
+        const [{ createAgentNode }, { runStreamNode }, { createProjectCapabilityTools }, { createOfflineModel }] = await Promise.all([
+          import("../../src/agent/create-agent-node.js"),
+          import("../../src/domain/stream-node.js"),
+          import("../../src/capabilities/project-capabilities.js"),
+          import("../../src/testing/offline-model.js"),
+        ]);
+        const KV_TOOL = "workflow-kv_kv_store";
+        const node = createAgentNode({
+          models: createOfflineModel({
+            steps: [
+              { text: `Saving "${params.topic}" to the project KV.`, toolCalls: [{ name: KV_TOOL, arguments: { action: "set", key: "topic", value: params.topic } }] },
+              { text: `Remembered: ${params.topic}.` },
+            ],
+          }),
+          workdir: context.fileCreateDir,
+          createTools: (nodeContext) => createProjectCapabilityTools({ context: nodeContext }),
+          maxSteps: 4,
+        });
+        // The KV tool is declared without autoApprove: the host asks a person (MCP: approve/deny form).
+        const nodeContext = { ...context.node, executor: { tools: [{ id: KV_TOOL }] } };
+        const { output } = await runStreamNode(node, { prompt: `Remember the topic ${params.topic}` }, nodeContext as never);
+        const answer = output.items.filter((item) => item.metadata.kind === "agent-part" && item.metadata.partType === "text").map((item) => String(item.content)).pop() ?? "";
+        const stored = await context.kv.get({ projectId: context.projectId }, "topic");
+        return { errCode: output.errCode, errMessage: output.errMessage, output: { answer, stored: stored?.value ?? null, toolCalls: output.toolCallCount } };
       },
     },
     plan_trip: {

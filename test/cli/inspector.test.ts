@@ -37,6 +37,7 @@ describe("MCP Inspector CLI drives steamharness mcp", () => {
     const listed = (await inspect(["--method", "tools/list"])) as { tools: Array<{ name: string; title: string }> };
     expect(listed.tools.map((tool) => [tool.name, tool.title])).toEqual([
       ["greet", "Greet"],
+      ["remember_topic", "Remember a topic"],
       ["plan_trip", "Plan a trip"],
     ]);
   });
