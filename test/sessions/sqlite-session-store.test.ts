@@ -8,7 +8,9 @@ import { isSteamharnessError } from "../../src/domain/errors.js";
 import type { SessionEventInput } from "../../src/ports/session-store.js";
 import { conversationSessionsDirectory, resolveSessionDatabasePath } from "../../src/adapters/sqlite-session/session-database-path.js";
 import { findSessionMigrationsFolder } from "../../src/adapters/sqlite-session/session-migrations.js";
+import { prepareSessionStatements } from "../../src/adapters/sqlite-session/session-statements.js";
 import { createSqliteSessionStore } from "../../src/adapters/sqlite-session/sqlite-session-store.js";
+import { drizzle } from "drizzle-orm/better-sqlite3";
 import { runSessionStoreContract } from "../../src/testing/session-store.contract.js";
 
 const root = mkdtempSync(join(tmpdir(), "sh-session-store-"));
@@ -44,6 +46,33 @@ describe("SQLite session store extras", () => {
       expect(indexes).toEqual(expect.arrayContaining(["session_events_event_id_unique", "session_events_run_seq_idx"]));
     } finally {
       raw.close();
+    }
+  });
+
+  it("SES-1 query plans: head and get are key lookups, readRun an index range already in seq order, readAfter a rowid range", async () => {
+    const path = join(root, "plans", "s.sqlite");
+    await createSqliteSessionStore({ path, address: address("agent") }).close();
+    const client = new Database(path);
+    try {
+      const statements = prepareSessionStatements(drizzle({ client }));
+      const plan = (query: { getQuery(): { sql: string; params: unknown[] } }) => {
+        const { sql, params } = query.getQuery();
+        const args = params.map((p) => (typeof p === "object" && p !== null ? 1 : p));
+        return (client.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as Array<{ detail: string }>).map((row) => row.detail).join(" | ");
+      };
+      const head = plan(statements.head);
+      expect(head).toMatch(/SEARCH session_meta USING INTEGER PRIMARY KEY/);
+      expect(head).toMatch(/SEARCH .*session_snapshots.* USING INTEGER PRIMARY KEY/);
+      expect(head).not.toMatch(/SCAN/);
+      expect(plan(statements.byEventId)).toMatch(/SEARCH session_events USING INDEX session_events_event_id_unique/);
+      const byRun = plan(statements.byRun);
+      expect(byRun).toMatch(/SEARCH session_events USING INDEX session_events_run_seq_idx \(run_id=\?\)/);
+      expect(byRun).not.toMatch(/TEMP B-TREE/);
+      const after = plan(statements.after);
+      expect(after).toMatch(/SEARCH session_events USING INTEGER PRIMARY KEY \(rowid>\?\)/);
+      expect(after).not.toMatch(/TEMP B-TREE/);
+    } finally {
+      client.close();
     }
   });
 
