@@ -13,6 +13,8 @@ import {
   takeProjectConfigurationSnapshot,
 } from "../../src/domain/configuration/snapshot.js";
 import type { ProjectConfigurationStore } from "../../src/ports/project-configuration-store.js";
+import { MemoryStorage } from "../../src/adapters/memory/memory-storage.js";
+import { RUN_SNAPSHOT_PREFIX, snapshotForRun } from "../../src/domain/configuration/run-snapshot.js";
 
 const system = { id: "house", provider: "openai", model: "gpt-house", apiKind: "openai-responses" as const, system: true };
 const thirdParty = { id: "byok", provider: "anthropic", model: "claude-x", apiKind: "anthropic-messages" as const, system: false, apiKeyRef: "ANTHROPIC_KEY", baseUrl: "https://api.example.test" };
@@ -121,5 +123,22 @@ describe("CFG-2 snapshot rules", () => {
     const broken = { ...JSON.parse(JSON.stringify(good)), agentModelPolicy: { allowThirdParty: "no" } };
     expect(() => parseProjectConfigurationSnapshot(broken)).toThrow(expect.objectContaining({ code: "input_validation", field: "snapshot/agentModelPolicy/allowThirdParty" }));
     expect(() => parseProjectConfigurationSnapshot({ ...good, version: 2 })).toThrow(expect.objectContaining({ code: "input_validation" }));
+  });
+
+  it("CFG-2 every run records its snapshot: the same run id gets it back after changes, a new run sees the change", async () => {
+    const store = createMemoryProjectConfigurationStore();
+    const storage = new MemoryStorage();
+    const clock = createFixedClock(10);
+    await project(store, "p");
+    const first = await snapshotForRun({ store, values: storage.values, projectId: "p", runId: "run-1", clock });
+    await store.update("p", "main", { expectedRevision: 1, values: { title: "Changed" } });
+    clock.advance(5);
+    const again = await snapshotForRun({ store, values: storage.values, projectId: "p", runId: "run-1", clock });
+    expect(again).toEqual(first);
+    expect(again.values.title).toBe("Untitled");
+    const other = await snapshotForRun({ store, values: storage.values, projectId: "p", runId: "run-2", clock });
+    expect([other.values.title, other.takenAt]).toEqual(["Changed", 15]);
+    await storage.values.set("p", `${RUN_SNAPSHOT_PREFIX}run-1`, { broken: true });
+    await expect(snapshotForRun({ store, values: storage.values, projectId: "p", runId: "run-1", clock })).rejects.toMatchObject({ code: "input_validation" });
   });
 });
