@@ -47,10 +47,10 @@ export async function countAppends(root: string, scenario: string): Promise<numb
  * SES-3 across processes: running the same run id again in a new process must rebuild equal
  * items without any model or tool call, without new events and without new usage.
  */
-export async function checkReplay(dir: string, scenario: string, expectedItems: unknown, violations: string[]): Promise<void> {
+export async function checkReplay(dir: string, scenario: string, runId: string, expectedItems: unknown, violations: string[]): Promise<void> {
   const before = await readSessionEvents(dir);
   const usageBefore = await readUsageTotal(dir);
-  const replay = await runChild({ dir, scenario, runId: RUN_ID, forbidWork: true });
+  const replay = await runChild({ dir, scenario, runId, forbidWork: true });
   const work = replay.messages.filter((message) => message.type === "model" || message.type === "tool" || message.type === "append");
   if (work.length > 0) violations.push(`replay did work: ${work.map((message) => message.type).join(",")}`);
   if (replay.done?.status !== "completed") violations.push(`replay ended ${replay.done?.status}: ${replay.done?.error}`);
@@ -79,7 +79,7 @@ export async function runKillPoint(root: string, point: KillPoint, options: { re
   const observed: ChildMessage[] = [...first.messages, ...resumed.messages];
   const check = await checkSession(dir, point.scenario, observed, resumed.done.items);
   violations.push(...check.violations);
-  if (options.replay) await checkReplay(dir, point.scenario, resumed.done.items, violations);
+  if (options.replay) await checkReplay(dir, point.scenario, RUN_ID, resumed.done.items, violations);
   return { label, kills: 1, processes: options.replay ? 3 : 2, violations, check };
 }
 

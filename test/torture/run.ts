@@ -1,0 +1,72 @@
+// `npm run torture`: the full SES-4 crash torture. Every scripted scenario is SIGKILLed at every
+// persisted step boundary (just before and just after each committed session append), resumed
+// by a fresh process and checked; then each scenario runs as a kill chain (every process dies at
+// its first boundary). Every fourth kill point also re-runs the finished run id in a third
+// process, which must rebuild equal items without any work (SES-3). Exit code 1 on any violation.
+//
+// Options: --scenario <name> (repeatable), --parallel <n> (default 2), --keep (keep the folder).
+import { mkdtempSync, rmSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { SCENARIOS } from "../durable/fixtures/scenarios.js";
+import { childBundle, inParallel } from "../durable/support/processes.js";
+import { countAppends, runChain, runKillPoint, type KillPoint, type KillPointResult } from "../durable/support/torture.js";
+
+const { values } = parseArgs({
+  options: {
+    scenario: { type: "string", multiple: true },
+    parallel: { type: "string", default: String(Math.min(2, availableParallelism())) },
+    keep: { type: "boolean", default: false },
+  },
+});
+const scenarios = values.scenario ?? Object.keys(SCENARIOS);
+const parallel = Math.max(1, Number(values.parallel));
+const root = mkdtempSync(join(tmpdir(), "steamharness-torture-"));
+const started = Date.now();
+
+await childBundle();
+const points: KillPoint[] = [];
+for (const scenario of scenarios) {
+  const appends = await countAppends(root, scenario);
+  console.log(`${scenario}: ${appends} committed appends → ${appends * 2} kill points`);
+  for (let nth = 1; nth <= appends; nth++) points.push({ scenario, nth, when: "before" }, { scenario, nth, when: "after" });
+}
+
+let done = 0;
+const report = (result: KillPointResult): KillPointResult => {
+  done++;
+  const status = result.violations.length === 0 ? "ok  " : "FAIL";
+  const facts = [
+    result.check?.unknownOutcomes.length ? `unknown: ${result.check.unknownOutcomes.join(",")}` : "",
+    result.check?.redoneSafe.length ? `redone: ${result.check.redoneSafe.join(",")}` : "",
+  ].filter(Boolean);
+  console.log(`[${String(done).padStart(3)}] ${status} ${result.label}${facts.length ? ` (${facts.join("; ")})` : ""}`);
+  for (const violation of result.violations) console.log(`       ✗ ${violation}`);
+  return result;
+};
+
+const single = await inParallel(points, parallel, async (point, index) => report(await runKillPoint(root, point, { replay: index % 4 === 3 })));
+const chains = await inParallel(
+  scenarios.flatMap((scenario) => [{ scenario, when: "after" as const }, { scenario, when: "before" as const }]),
+  parallel,
+  async ({ scenario, when }) => report(await runChain(root, scenario, when)),
+);
+
+const results = [...single, ...chains];
+const kills = results.reduce((sum, result) => sum + result.kills, 0);
+const processes = results.reduce((sum, result) => sum + result.processes, 0);
+const failed = results.filter((result) => result.violations.length > 0);
+const unknown = results.reduce((sum, result) => sum + (result.check?.unknownOutcomes.length ?? 0), 0);
+const redone = results.reduce((sum, result) => sum + (result.check?.redoneSafe.length ?? 0), 0);
+console.log(
+  `\n${kills} kill points (SIGKILL), ${processes} processes, ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
+    `${failed.length} failed; ${unknown} unknown outcomes told to the model, ${redone} safe calls redone.`,
+);
+if (values.keep) console.log(`sessions kept in ${root}`);
+else rmSync(root, { recursive: true, force: true });
+if (kills < 100) {
+  console.log(`expected at least 100 kill points, got ${kills}`);
+  process.exitCode = 1;
+}
+if (failed.length > 0) process.exitCode = 1;
