@@ -70,6 +70,9 @@ async function applyUsage(turn: Turn, step: number, attempt: number): Promise<vo
   await turn.context.tokenUsage.record(entry);
 }
 
+/** Tokens of streamed text between two ring updates. */
+const RING_STEP = 256;
+
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     if (ms <= 0 || signal.aborted) return resolve();
@@ -157,6 +160,7 @@ async function* streamResponse(turn: Turn, step: number, attempt: number): Async
   const blocks = new Map<number, Block>();
   const searches: AgentWebSearchRecord[] = [];
   let pendingSearch: string | undefined;
+  let ringAt = meter.usage().used;
   const request = {
     requestId: modelRequestId(turn.runId, step),
     ...((turn.input.systemPrompt ?? turn.options.systemPrompt) === undefined ? {} : { systemPrompt: (turn.input.systemPrompt ?? turn.options.systemPrompt)! }),
@@ -184,6 +188,11 @@ async function* streamResponse(turn: Turn, step: number, attempt: number): Async
         block(event.index, () => ({ type, text: "" }) as Block & { text: string }).text += event.delta;
         meter.add(event.delta);
         yield* type === "text" ? projector.text(event.delta, key) : projector.reasoning(event.delta, key);
+        // The ring follows long text and reasoning as it streams, in steps of RING_STEP tokens.
+        if (meter.usage().used - ringAt >= RING_STEP) {
+          ringAt = meter.usage().used;
+          yield* projector.ring(meter.usage());
+        }
         break;
       }
       case "toolcall_start":
