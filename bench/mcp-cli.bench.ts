@@ -99,14 +99,16 @@ async function perCall(calls: number, ours: string[]): Promise<{ callMs: number;
   await client.listTools(); // the warm worker has loaded the project
   const callMs: number[] = [];
   const nodeMs: number[] = [];
+  const pause = () => new Promise((r) => setTimeout(r, 400));
   for (let i = 0; i < calls; i++) {
-    // Pause like a client between calls would, so the pool can refill; then time one call
-    // and one `node -e 0` spawn back to back.
-    await new Promise((r) => setTimeout(r, 400));
+    // Pause like a client between calls would, so the pool refills (a fresh warm worker per
+    // call), and so the replacement worker's start does not slow the `node -e 0` baseline.
+    await pause();
     const start = performance.now();
     const result = await client.callTool({ name: "ping", arguments: {} });
     callMs.push(performance.now() - start);
     if (result.isError) throw new Error(JSON.stringify(result.structuredContent));
+    await pause();
     nodeMs.push(await spawnNodeE0());
   }
   await client.close();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CLI_DIST, cleanEnv, cleanup, EXAMPLE, KITCHEN, KITCHEN_ID, FAKE_SECRET, REPO, runCli, tempDir, writeProject } from "./helpers.js";
+import { CLI_DIST, cleanEnv, cleanup, EXAMPLE, FAKE_SECRET, KITCHEN, KITCHEN_ID, REPO, runCli, startMcp, tempDir, writeProject } from "./helpers.js";
 
 // Real child processes under tsx on a shared 2-core machine: allow slow starts.
 jest.setTimeout(90_000);
@@ -158,5 +158,16 @@ describe("the built bin (dist/cli.js)", () => {
     expect(JSON.parse(structure.stdout)).toMatchObject({ projectId: "5b0c6a8e-2f4d-4c1a-9e7b-3d2f1a0c9b84" });
     const run = await runCli(["run", EXAMPLE, "greet", "--params", '{"name":"Ada"}', "--json", "--data-dir", dataDir], { argsPrefix: prefix, env: cleanEnv() });
     expect(JSON.parse(run.stdout)).toMatchObject({ status: "success", result: { data: { output: { greeting: "Hello, Ada!" } } } });
+  });
+
+  builtIt("MCP-1 serves over stdio from dist with the SDK client (skipped when dist/cli.js is not built: run `npm run build`)", async () => {
+    const session = await startMcp(EXAMPLE, ["--data-dir", dataDir], { command: [CLI_DIST] });
+    try {
+      expect((await session.client.listTools()).tools.map((tool) => tool.name)).toContain("greet");
+      const result = await session.client.callTool({ name: "greet", arguments: { name: "dist" } });
+      expect(result.structuredContent).toMatchObject({ status: "success", output: { greeting: "Hello, dist!" } });
+    } finally {
+      await session.close();
+    }
   });
 });
