@@ -124,9 +124,14 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
     registerHost(conversationId, {
       control,
       abortCancelled: () => {
-        void store!.getTask(runtime.current?.task.taskId ?? "").then((task) => {
-          if (task?.cancelRequested) runtime.current?.controller.abort(CANCEL);
-        });
+        const current = runtime.current;
+        if (!current) return;
+        void store!.getTask(current.task.taskId).then(
+          (task) => {
+            if (task?.cancelRequested) current.controller.abort(CANCEL);
+          },
+          () => undefined,
+        );
       },
     });
     if (resume) {

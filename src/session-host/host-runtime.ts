@@ -242,7 +242,8 @@ export class HostRuntime {
 
   async close(): Promise<void> {
     if (this.state !== "open") {
-      if (this.state === "closing" || this.state === "suspending") await this.nextChange();
+      // A second close (or a close during suspend) waits for the first to finish releasing.
+      while (this.state === "closing" || this.state === "suspending") await this.nextChange();
       return;
     }
     this.state = nextHostStatus(this.state, "close");

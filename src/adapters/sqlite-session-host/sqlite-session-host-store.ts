@@ -7,7 +7,7 @@ import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3"
 import { SteamharnessError, wrapAdapterError } from "../../domain/errors.js";
 import type { JsonObject } from "../../domain/json.js";
 import { conversationFolderSegment } from "../../domain/agent/session-path.js";
-import type { AgentSessionContextKind, AgentSessionTaskRecord, AgentSessionTaskStatus } from "../../domain/session-host/host-state.js";
+import { checkTaskMove, type AgentSessionContextKind, type AgentSessionTaskRecord, type AgentSessionTaskStatus } from "../../domain/session-host/host-state.js";
 import type { AgentSessionHostStore } from "../../session-host/host-store.js";
 import { openSqlite } from "../sqlite-session/sqlite-connection.js";
 import { ensureSessionSchema } from "../sqlite-session/session-migrations.js";
@@ -110,6 +110,7 @@ export function openSqliteSessionHostStore(options: { path: string; now?: () => 
           if (!row) throw new SteamharnessError("not_found", `no task ${taskId}`);
           // A persisted cancel is final: nothing but "cancelled" may follow it (HOST-5).
           if (row.cancelRequested === 1 && patch.status !== "cancelled") return false;
+          checkTaskMove(row.status as AgentSessionTaskStatus, patch.status);
           tx.update(hostTasks)
             .set({
               status: patch.status,

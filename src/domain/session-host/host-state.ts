@@ -67,6 +67,25 @@ export function nextTaskStatus(status: AgentSessionTaskStatus, transition: Agent
   return next;
 }
 
+const TRANSITION_TO: Record<AgentSessionTaskStatus, AgentSessionTaskTransition> = {
+  queued: "continue",
+  running: "start",
+  waiting: "wait",
+  completed: "complete",
+  failed: "fail",
+  cancelled: "cancel",
+};
+
+/**
+ * Checks a move of a task to `target` (stores call it before writing); throws `invalid_transition`.
+ *
+ * @example
+ * checkTaskMove("waiting", "queued") // ok: a continue
+ */
+export function checkTaskMove(status: AgentSessionTaskStatus, target: AgentSessionTaskStatus): void {
+  nextTaskStatus(status, TRANSITION_TO[target]);
+}
+
 /** Whether a task still needs the session (it makes a `reject`-mode submit busy). */
 export function isActiveTaskStatus(status: AgentSessionTaskStatus): boolean {
   return status === "queued" || status === "running" || status === "waiting";
