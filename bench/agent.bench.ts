@@ -126,9 +126,15 @@ function harnessTurn(model: ModelProvider): (turn: number) => Promise<void> {
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
+const cpuMs = (): number => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+};
+
 /**
  * Runs both sides turn by turn, alternating (so load from other processes hits both alike), and
- * returns the median per-turn time of each over the rounds.
+ * returns the median per-turn wall time of each over the rounds, plus this process's CPU time per
+ * turn (steadier than wall time on a busy machine).
  */
 async function compare(direct: (turn: number) => Promise<void>, harness: (turn: number) => Promise<void>, turns: number) {
   for (let i = 0; i < Math.ceil(turns / 3); i++) {
@@ -137,21 +143,32 @@ async function compare(direct: (turn: number) => Promise<void>, harness: (turn: 
   }
   const d: number[] = [];
   const h: number[] = [];
+  const dCpu: number[] = [];
+  const hCpu: number[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     let directNs = 0n;
     let harnessNs = 0n;
+    let directCpu = 0;
+    let harnessCpu = 0;
     for (let i = 0; i < turns; i++) {
       const turn = round * 100_000 + i;
+      const c0 = cpuMs();
       const t0 = process.hrtime.bigint();
       await direct(turn);
       const t1 = process.hrtime.bigint();
+      const c1 = cpuMs();
       await harness(turn);
       const t2 = process.hrtime.bigint();
+      const c2 = cpuMs();
       directNs += t1 - t0;
       harnessNs += t2 - t1;
+      directCpu += c1 - c0;
+      harnessCpu += c2 - c1;
     }
     d.push(Number(directNs) / 1e6 / turns);
     h.push(Number(harnessNs) / 1e6 / turns);
+    dCpu.push(directCpu / turns);
+    hCpu.push(harnessCpu / turns);
   }
   const directMs = median(d);
   const harnessMs = median(h);
@@ -162,6 +179,9 @@ async function compare(direct: (turn: number) => Promise<void>, harness: (turn: 
     harnessMsPerTurn: Number(harnessMs.toFixed(4)),
     harnessOverheadMsPerTurn: Number((harnessMs - directMs).toFixed(4)),
     ratio: Number((harnessMs / directMs).toFixed(2)),
+    directCpuMsPerTurn: Number(median(dCpu).toFixed(4)),
+    harnessCpuMsPerTurn: Number(median(hCpu).toFixed(4)),
+    cpuRatio: Number((median(hCpu) / median(dCpu)).toFixed(2)),
   };
 }
 
@@ -184,5 +204,5 @@ const result = {
 };
 mkdirSync("bench/results", { recursive: true });
 writeFileSync("bench/results/agent.json", `${JSON.stringify(result, null, 2)}\n`);
-console.log(`http:      direct ${http.directMsPerTurn} ms/turn, createAgent ${http.harnessMsPerTurn} ms/turn → ${http.ratio}× (target ≤ 1.3×)`);
-console.log(`in-process: direct ${inProcess.directMsPerTurn} ms/turn, createAgent ${inProcess.harnessMsPerTurn} ms/turn → ${inProcess.ratio}× (overhead ${inProcess.harnessOverheadMsPerTurn} ms/turn)`);
+console.log(`http:      direct ${http.directMsPerTurn} ms/turn, createAgent ${http.harnessMsPerTurn} ms/turn → ${http.ratio}× (target ≤ 1.3×); CPU ${http.directCpuMsPerTurn} vs ${http.harnessCpuMsPerTurn} ms/turn → ${http.cpuRatio}×`);
+console.log(`in-process: direct ${inProcess.directMsPerTurn} ms/turn, createAgent ${inProcess.harnessMsPerTurn} ms/turn → ${inProcess.ratio}× (overhead ${inProcess.harnessOverheadMsPerTurn} ms/turn); CPU ${inProcess.directCpuMsPerTurn} vs ${inProcess.harnessCpuMsPerTurn} ms/turn`);
