@@ -176,4 +176,19 @@ describe("lifecycle", () => {
     expect(model.calls[1]!.messages.some((message) => message.role === "toolResult" && JSON.stringify(message.content).includes("blue"))).toBe(true);
     await host.close();
   });
+
+  it("HOST-1 a command with no host answering stays in the durable inbox; the next resumed host runs it", async () => {
+    const dir = tempDir();
+    const conv = conversation("stored");
+    const model = createOfflineModel({ steps: [{ text: "Ran from the inbox." }] });
+    await expect(controlAgentSession(conv, { type: "submit", prompt: "x" })).rejects.toMatchObject({ code: "not_found" });
+    const stored = await controlAgentSession(conv, { type: "submit", prompt: "from the inbox", taskId: "inbox-1" }, { agentStoreDir: dir, timeoutMs: 100 });
+    expect(stored).toEqual({ type: "stored", command: "submit", seq: 1 });
+    const host = await createAgentSessionHost(conv, { projectId: "p1", agentStoreDir: dir, models: model, workdir: dir, resume: true });
+    await host.idle();
+    const tasks = await host.tasks();
+    expect(tasks.map((task) => [task.taskId, task.status])).toEqual([["inbox-1", "completed"]]);
+    expect(model.calls).toHaveLength(1);
+    await host.close();
+  });
 });
