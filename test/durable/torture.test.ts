@@ -8,14 +8,29 @@ import { runKillPoint, type KillPoint } from "./support/torture.js";
 // SES-4 with real processes: each kill point is a child that SIGKILLs itself just before or just
 // after one committed session append, then a fresh child resumes the same runId. The full sweep
 // (every boundary of every scenario, plus kill chains) is `npm run torture`; CI runs this subset.
-// Append numbers of the build scenario: 4 = c-append-1 started, 5 = its result, 10 = the
-// approval wait, 11-13 = deploy decision/started/result, 14-16 = question wait/answer/result.
-const both = (scenario: string, nths: number[]): KillPoint[] =>
-  nths.flatMap((nth) => [{ scenario, nth, when: "before" as const }, { scenario, nth, when: "after" as const }]);
+// Kill points are named by the event their append carries, so they stay put when the runtime
+// adds or merges appends: "after tool/X/started" = the call began, nothing is known of it;
+// "before tool/X/result" = the tool ran, its result was not committed.
+const both = (scenario: string, events: string[]): KillPoint[] =>
+  events.flatMap((event) => [{ scenario, event, when: "before" as const }, { scenario, event, when: "after" as const }]);
 const POINTS: KillPoint[] = [
-  ...both("build", [2, 4, 5, 8, 10, 11, 12, 13, 15, 16, 21, 26]),
-  ...both("plan", [1, 5, 9, 13]),
-  ...both("parallel", [5, 8, 12]),
+  ...both("build", [
+    "start",
+    "tool/c-append-1/started",
+    "tool/c-append-1/result",
+    "tool/c-lookup-1/started",
+    "tool/c-lookup-1/result",
+    "tool/c-deploy/wait",
+    "tool/c-deploy/decision",
+    "tool/c-deploy/started",
+    "tool/c-deploy/result",
+    "tool/c-ask/decision",
+    "tool/c-ask/result",
+    "model/3",
+    "end",
+  ]),
+  ...both("plan", ["plan/0/decision", "tool/p-append/started"]),
+  ...both("parallel", ["model/1/retry/1", "tool/x-deploy/decision"]),
 ];
 
 describe("SES-4 crash torture (CI subset)", () => {

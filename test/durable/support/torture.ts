@@ -6,12 +6,11 @@ import type { ChildMessage } from "../fixtures/protocol.js";
 import { checkSession, readSessionEvents, readUsageTotal, type SessionCheck } from "./checks.js";
 import { runChild, type ChildOutcome } from "./processes.js";
 
-/** Where a scenario's process kills itself: just before, or just after, its nth committed append. */
-export interface KillPoint {
-  scenario: string;
-  nth: number;
-  when: "before" | "after";
-}
+/**
+ * Where a scenario's process kills itself: just before, or just after, its nth committed append,
+ * or the append carrying the event `<runId>/<event>` (stable when the runtime adds appends).
+ */
+export type KillPoint = { scenario: string; when: "before" | "after" } & ({ nth: number } | { event: string });
 
 /** The outcome of one kill point (or one chain of kills). */
 export interface KillPointResult {
@@ -65,10 +64,12 @@ export async function checkReplay(dir: string, scenario: string, runId: string, 
  * third process re-runs the finished run id and must change nothing (SES-3).
  */
 export async function runKillPoint(root: string, point: KillPoint, options: { replay?: boolean } = {}): Promise<KillPointResult> {
-  const label = `${point.scenario} ${point.when} append ${point.nth}`;
-  const dir = join(root, `${point.scenario}-${point.when}-${point.nth}`);
+  const where = "nth" in point ? `append ${point.nth}` : point.event;
+  const label = `${point.scenario} ${point.when} ${where}`;
+  const dir = join(root, `${point.scenario}-${point.when}-${where.replace(/\W+/g, "_")}`);
   const violations: string[] = [];
-  const first = await runChild({ dir, scenario: point.scenario, runId: RUN_ID, kill: { nth: point.nth, when: point.when } });
+  const kill = "nth" in point ? { nth: point.nth, when: point.when } : { event: point.event, when: point.when };
+  const first = await runChild({ dir, scenario: point.scenario, runId: RUN_ID, kill });
   if (first.signal !== "SIGKILL") violations.push(`kill point not reached (exit ${first.code}, ${first.done?.status ?? "no result"})`);
   const resumed = await runChild({ dir, scenario: point.scenario, runId: RUN_ID });
   if (resumed.done?.status !== "completed") {
