@@ -75,6 +75,21 @@ function savedSelection(selection: AgentModelSelection): JsonObject {
   return { source: "configured", entry: entry as unknown as JsonObject };
 }
 
+/** The built-in tools for a workdir, kept per agent: the path guard resolves its roots once. */
+function codingToolsFor(cache: AgentCache, options: AgentOptions, workdir: string): AgentTool[] {
+  const key = JSON.stringify([workdir, options.allowedDirectories ?? [], options.bashTimeoutMs ?? null]);
+  let tools = cache.codingTools.get(key);
+  if (!tools) {
+    tools = createCodingTools({
+      workdir,
+      ...(options.allowedDirectories ? { allowedDirectories: options.allowedDirectories } : {}),
+      ...(options.bashTimeoutMs === undefined ? {} : { bashTimeoutMs: options.bashTimeoutMs }),
+    });
+    cache.codingTools.set(key, tools);
+  }
+  return tools;
+}
+
 async function toolsOf(options: AgentOptions, context: NodeContext): Promise<{ tools: AgentTool[]; close: () => Promise<void> }> {
   const created = options.createTools ? await options.createTools(context) : [];
   const set = Array.isArray(created) ? { tools: created } : created;
@@ -162,12 +177,25 @@ async function setUpTurn(
   const startSeq = started?.seq ?? Number.POSITIVE_INFINITY;
   const history = completeToolResults([...(snapshotState?.messages ?? []), ...messagesFromEvents(earlier.filter((event) => event.runId !== runId && event.seq < startSeq))]);
 
+  const coding = codingToolsFor(cache, options, start.workdir);
+  const catalog = [...context.executor.tools, ...(options.toolDefinitions ?? [])];
+  const tools = await toolsOf(options, context);
+  const registries = new Map<AgentMode, AgentToolRegistry>();
+  const registryFor = (forMode: AgentMode): AgentToolRegistry => {
+    let registry = registries.get(forMode);
+    if (!registry) {
+      registry = buildToolRegistry({ mode: forMode, policy, coding, extra: tools.tools, catalog, ...(options.tools ? { only: options.tools } : {}) });
+      registries.set(forMode, registry);
+    }
+    return registry;
+  };
+
   const turn: Turn = {
     runId, sessionKey, sessionId, options, input, context, store, committed, start, model, meter, mode,
     effort: start.effort as AgentEffort,
     projector: createAgentOutputProjector({ runId, sessionKey, answerItemId: start.answerItemId }),
-    registry: undefined as unknown as AgentToolRegistry,
-    registryFor: () => undefined as unknown as AgentToolRegistry,
+    registry: registryFor(mode),
+    registryFor,
     messages: history,
     turnStart: history.length,
     toolCallCount: 0,
@@ -179,50 +207,26 @@ async function setUpTurn(
       for (const event of result.events) committed.set(event.eventId, event);
     },
     async close() {
-      if (owned) await store.close();
+      try {
+        await tools.close();
+      } finally {
+        if (owned) await store.close();
+      }
     },
   };
-  if (!saved) {
-    await turn.append([
-      { eventId: startId, runId, type: "run_started", payload: start },
-      { eventId: runEventId(runId, "prompt"), runId, type: "user_message", payload: { message: { role: "user", content: input.prompt } } },
-    ]);
+  try {
+    if (!saved) {
+      await turn.append([
+        { eventId: startId, runId, type: "run_started", payload: start },
+        { eventId: runEventId(runId, "prompt"), runId, type: "user_message", payload: { message: { role: "user", content: input.prompt } } },
+      ]);
+    }
+  } catch (error) {
+    await tools.close().catch(() => undefined);
+    throw error;
   }
   const prompt = committed.get(runEventId(runId, "prompt"));
   if (prompt?.type === "user_message") turn.messages.push(prompt.payload.message);
-
-  const tools = await toolsOf(options, context);
-  const codingKey = JSON.stringify([start.workdir, options.allowedDirectories ?? [], options.bashTimeoutMs ?? null]);
-  let coding = cache.codingTools.get(codingKey);
-  if (!coding) {
-    // Kept per agent: the path guard resolves its roots' real paths once, not on every run.
-    coding = createCodingTools({
-      workdir: start.workdir,
-      ...(options.allowedDirectories ? { allowedDirectories: options.allowedDirectories } : {}),
-      ...(options.bashTimeoutMs === undefined ? {} : { bashTimeoutMs: options.bashTimeoutMs }),
-    });
-    cache.codingTools.set(codingKey, coding);
-  }
-  const codingTools = coding;
-  const catalog = [...context.executor.tools, ...(options.toolDefinitions ?? [])];
-  const registries = new Map<AgentMode, AgentToolRegistry>();
-  turn.registryFor = (forMode) => {
-    let registry = registries.get(forMode);
-    if (!registry) {
-      registry = buildToolRegistry({ mode: forMode, policy, coding: codingTools, extra: tools.tools, catalog, ...(options.tools ? { only: options.tools } : {}) });
-      registries.set(forMode, registry);
-    }
-    return registry;
-  };
-  turn.registry = turn.registryFor(mode);
-  const closeStore = turn.close;
-  turn.close = async () => {
-    try {
-      await tools.close();
-    } finally {
-      await closeStore();
-    }
-  };
   meter.setTotal(options.modelAttributes?.contextWindow ?? model.descriptor.contextWindow);
   return turn;
 }

@@ -115,4 +115,15 @@ describe("AG-6 built-in coding tools", () => {
     expect(globToRegExp("*.{md,txt}").test("a.txt")).toBe(true);
     expect(globToRegExp("a?.js").test("ab.js")).toBe(true);
   });
+
+  it("AG-6 a workdir that does not exist yet fails with not_found, and works once created", async () => {
+    const root = mkdtempSync(path.join(tmpdir(), "coding-late-"));
+    const workdir = path.join(root, "later");
+    const ls = createCodingTools({ workdir }).find((tool) => tool.name === "ls")!;
+    const error = await ls.execute("c", {}).catch((e: unknown) => e);
+    expect(isSteamharnessError(error, "not_found")).toBe(true);
+    mkdirSync(workdir);
+    writeFileSync(path.join(workdir, "x.txt"), "x");
+    expect((await ls.execute("c", {})).content[0]!.text).toBe("x.txt");
+  });
 });

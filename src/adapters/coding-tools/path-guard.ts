@@ -59,7 +59,11 @@ export function createPathGuard(options: { workdir: string; allowedDirectories?:
         if (!info?.isDirectory()) throw new SteamharnessError("not_found", `[steamharness] [coding-tools] directory does not exist: ${root}`, { field: "workdir" });
         return realpath(root);
       }),
-    );
+    ).catch((error: unknown) => {
+      // Not cached: the directory may be created later.
+      realRoots = null;
+      throw error;
+    });
     return realRoots;
   };
   const outside = (target: string): SteamharnessError =>
