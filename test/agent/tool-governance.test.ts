@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import { Type } from "@sinclair/typebox";
 import { createAgentNode } from "../../src/agent/create-agent-node.js";
+import { createProjectCapabilityTools } from "../../src/capabilities/project-capabilities.js";
 import { toolAccess, validatePermissionPolicy } from "../../src/domain/agent/permission-policy.js";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import { isSteamharnessError, UserInputRequiredError } from "../../src/domain/errors.js";
@@ -133,5 +134,27 @@ describe("tool governance", () => {
     await runNode(node, { prompt: "p" }, h.context("run-args"));
     expect(calls).toEqual([]);
     expect(model.calls[1]!.messages.at(-1)).toMatchObject({ role: "toolResult", isError: true, content: [{ text: expect.stringContaining("input_validation") }] });
+  });
+
+  it("CAP-3 capability tools from createTools run through the catalog; reserved usage keys stay the runtime's (CAP-5, AG-2)", async () => {
+    const h = harness();
+    const kv = "workflow-kv_kv_store";
+    const model = createOfflineModel({
+      steps: [
+        { toolCalls: [{ id: "ok", name: kv, arguments: { action: "set", key: "notes.status", value: "done" } }, { id: "bad", name: kv, arguments: { action: "set", key: "tokenUsage.total", value: 0 } }] },
+        { text: "done" },
+      ],
+    });
+    const node = createAgentNode({ models: model, workdir: h.workdir, createTools: (context) => createProjectCapabilityTools({ context }) });
+    const result = await runNode(node, { prompt: "p" }, h.context("run-cap", { tools: [{ id: kv, autoApprove: true }] }));
+    expect(result.error).toBeUndefined();
+    expect((await h.storage.kv.get({ projectId: "project-1" }, "notes.status"))?.value).toBe("done");
+    const results = model.calls[1]!.messages.filter((message) => message.role === "toolResult");
+    expect(results.map((message) => [message.toolCallId, message.isError])).toEqual([["ok", false], ["bad", true]]);
+    expect(results[1]!.content[0]!.text).toMatch(/input_validation/);
+    // The usage total is the runtime's: one response so far was counted, not overwritten with 0.
+    expect(((await h.storage.kv.get({ projectId: "project-1" }, "tokenUsage.total"))?.value as { total: number }).total).toBeGreaterThan(0);
+    const row = result.items.find((item) => (item.content as { toolCallId?: string }).toolCallId === "ok")!;
+    expect(row.content).toMatchObject({ resourceCard: { kind: "kv", operation: "write" } });
   });
 });
