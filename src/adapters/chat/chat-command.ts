@@ -1,0 +1,24 @@
+import type { Command } from "commander";
+import { runChat } from "./chat-session.js";
+
+/**
+ * Registers `steamharness chat <project-dir> [--conversation <id>] [--data-dir <dir>]` (CONV-2).
+ *
+ * @example
+ * registerChatCommand(program);
+ */
+export function registerChatCommand(program: Command): void {
+  program
+    .command("chat")
+    .description("Talk to a conversation project's agent in the terminal (approvals and questions at the prompt)")
+    .argument("<project-dir>", "a conversation project folder (package.json with projectType \"conversation\")")
+    .option("--conversation <id>", "continue this conversation (its id is printed when a chat starts)")
+    .option("--data-dir <dir>", "root of local data (default ~/.steamharness)")
+    .action(async (projectDir: string, flags: { conversation?: string; dataDir?: string }) => {
+      await runChat({
+        projectDir,
+        ...(flags.conversation === undefined ? {} : { conversationId: flags.conversation }),
+        ...(flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),
+      });
+    });
+}

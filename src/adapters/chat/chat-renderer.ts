@@ -1,0 +1,123 @@
+/**
+ * Renders an agent's output stream for a person at a terminal (CONV-2): answer and body text
+ * stream as they arrive; tool calls become one row when they finish (`⏺ write note.txt ✓`);
+ * retries and compactions become one-line notes; a plan is framed as a card; errors are marked;
+ * the context ring is remembered and shown after each turn. Session snapshots are never shown.
+ */
+import type { JsonValue } from "../../domain/json.js";
+import type { OutputItemMetadata, OutputItemStreamChunk } from "../../domain/output-items.js";
+
+/** Where the renderer writes (stdout in the CLI). */
+export interface ChatWriter {
+  write(text: string): void;
+}
+
+interface Tracked {
+  metadata: OutputItemMetadata;
+  ring: boolean;
+  content: JsonValue;
+}
+
+/** A stateful renderer for one conversation. */
+export interface ChatRenderer {
+  /** Renders one chunk. */
+  push(chunk: OutputItemStreamChunk): void;
+  /** Ends a turn: closes an open text line and prints the context ring. */
+  endTurn(): void;
+  /** The latest ring value, if any. */
+  ring(): { used: number; total: number } | undefined;
+}
+
+const TEXT_KINDS = new Set(["agent-answer"]);
+
+/**
+ * A renderer writing to `out`.
+ *
+ * @example
+ * const renderer = createChatRenderer(process.stdout);
+ * for await (const chunk of agent.run(input, context)) renderer.push(chunk);
+ * renderer.endTurn();
+ */
+export function createChatRenderer(out: ChatWriter): ChatRenderer {
+  const items = new Map<string, Tracked>();
+  let atLineStart = true;
+  let lastRing: { used: number; total: number } | undefined;
+  const write = (text: string) => {
+    if (text === "") return;
+    out.write(text);
+    atLineStart = text.endsWith("\n");
+  };
+  const line = (text: string) => {
+    if (!atLineStart) write("\n");
+    write(`${text}\n`);
+  };
+  const streamsText = (t: Tracked) => TEXT_KINDS.has(t.metadata.kind ?? "") || (t.metadata.kind === "agent-part" && t.metadata.partType === "text");
+  const finish = (id: string, t: Tracked) => {
+    const { kind, partType } = t.metadata;
+    if (t.ring) return;
+    if (kind === "agent-part" && (partType === "tool" || partType === "plan")) return line(toolRow(t.content, partType));
+    if (kind === "agent-part" && partType === "retry") return line(`↻ ${field(t.content, "label") ?? "retry"}${field(t.content, "message") ? ` — ${field(t.content, "message")}` : ""}`);
+    if (kind === "agent-part" && partType === "compaction") return line(`⋯ context compacted${typeof t.content === "string" && t.content ? `: ${t.content}` : ""}`);
+    if (kind === "agent-notice" && t.metadata.plan === true) return line(`┌─ plan ─────────────\n${indent(String(t.content ?? ""))}\n└────────────────────`);
+    if (kind === "agent-notice") return line(`ℹ ${String(t.content ?? "")}`);
+    if (kind === "agent-error") return line(`✗ error: ${String(t.content ?? "")}`);
+    if (streamsText(t) && !atLineStart) write("\n");
+    void id;
+  };
+  return {
+    push(chunk) {
+      if (chunk.type === "add") {
+        const ring = chunk.item.display?.type === "ring";
+        const tracked: Tracked = { metadata: chunk.item.metadata ?? {}, ring, content: chunk.item.content ?? "" };
+        items.set(chunk.item.id, tracked);
+        if (ring) lastRing = ringOf(tracked.content) ?? lastRing;
+        else if (streamsText(tracked) && typeof tracked.content === "string") write(tracked.content);
+        return;
+      }
+      const tracked = items.get(chunk.id) ?? { metadata: {}, ring: false, content: "" };
+      items.set(chunk.id, tracked);
+      if (chunk.type === "delta") {
+        tracked.content = `${typeof tracked.content === "string" ? tracked.content : ""}${chunk.delta}`;
+        if (streamsText(tracked)) write(chunk.delta);
+      } else if (chunk.type === "replace") {
+        tracked.content = chunk.content;
+        if (chunk.metadata) tracked.metadata = chunk.metadata;
+        if (tracked.ring) lastRing = ringOf(chunk.content) ?? lastRing;
+      } else if (chunk.type === "done") {
+        finish(chunk.id, tracked);
+      }
+    },
+    endTurn() {
+      if (!atLineStart) write("\n");
+      if (lastRing) write(`◔ context ${lastRing.used.toLocaleString("en-US")} / ${lastRing.total.toLocaleString("en-US")} tokens\n`);
+    },
+    ring: () => lastRing,
+  };
+}
+
+function toolRow(content: JsonValue, partType: string): string {
+  const tool = field(content, "tool") ?? partType;
+  const status = field(content, "status");
+  const mark = status === "completed" ? "✓" : status === "failed" ? "✗" : status === "denied" ? "⊘ denied" : (status ?? "");
+  const args = content && typeof content === "object" && !Array.isArray(content) ? content.arguments : undefined;
+  const summary = args && typeof args === "object" && !Array.isArray(args) ? Object.values(args).find((v) => typeof v === "string") : undefined;
+  const shown = typeof summary === "string" ? ` ${summary.length > 60 ? `${summary.slice(0, 57)}...` : summary}` : "";
+  return `⏺ ${tool}${shown} ${mark}`.trimEnd();
+}
+
+function field(content: JsonValue, key: string): string | undefined {
+  if (!content || typeof content !== "object" || Array.isArray(content)) return undefined;
+  const value = content[key];
+  return typeof value === "string" ? value : typeof value === "number" ? String(value) : undefined;
+}
+
+function ringOf(content: JsonValue): { used: number; total: number } | undefined {
+  if (!content || typeof content !== "object" || Array.isArray(content)) return undefined;
+  const used = content.value;
+  const total = content.total;
+  return typeof used === "number" && typeof total === "number" ? { used, total } : undefined;
+}
+
+function indent(text: string): string {
+  return text.split("\n").map((l) => `│ ${l}`).join("\n");
+}

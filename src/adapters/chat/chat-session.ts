@@ -1,0 +1,114 @@
+/**
+ * `steamharness chat` (CONV-2): runs a conversation project in the terminal. Each line typed is
+ * one turn of the project's agent; output streams through the chat renderer; tool approvals,
+ * plan decisions and `ask_user` questions are answered at the prompt; Ctrl-C cancels the running
+ * turn (and at the prompt, ends the chat). With durable history declared
+ * (`executor.conversation.durable.enabled`), the conversation lives in SQLite under the data dir
+ * and `--conversation <id>` continues it after a restart.
+ */
+import { randomUUID } from "node:crypto";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Readable, Writable } from "node:stream";
+import { createAgentNode } from "../../agent/create-agent-node.js";
+import type { AgentNodeOptions } from "../../agent/create-agent-node.js";
+import { loadAgentConversationProject } from "../../conversation/conversation-project.js";
+import { createAgentConfigurationLoader } from "../../domain/configuration/run-snapshot.js";
+import { isSteamharnessError } from "../../domain/errors.js";
+import type { Storage } from "../../ports/storage.js";
+import { createNodeContext } from "../../workflow/node-context.js";
+import { MemoryStorage } from "../memory/memory-storage.js";
+import { createSqliteProjectConfigurationStore } from "../sqlite-config/sqlite-project-configuration-store.js";
+import { createSqliteStorage } from "../sqlite/sqlite-storage.js";
+import { createSystemClock } from "../system/clock.js";
+import { createChatRenderer } from "./chat-renderer.js";
+import { createLineReader } from "./line-reader.js";
+import { createTerminalPorts } from "./terminal-ports.js";
+
+/** Options of {@link runChat}. */
+export interface ChatOptions {
+  projectDir: string;
+  /** Continue this conversation (default: a new one, whose id is printed). */
+  conversationId?: string;
+  /** Root of local data (default `~/.steamharness`). */
+  dataDir?: string;
+  input?: Readable;
+  output?: Writable;
+  /** Environment for `apiKeyRef` resolution (default `process.env`). */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * Runs the chat until the input ends, `/exit` is typed or Ctrl-C is pressed at the prompt.
+ *
+ * @example
+ * await runChat({ projectDir: "./examples/assistant", conversationId: process.argv[2] });
+ */
+export async function runChat(options: ChatOptions): Promise<void> {
+  const input = options.input ?? process.stdin;
+  const output = options.output ?? process.stdout;
+  const out = { write: (text: string) => void output.write(text) };
+  const project = await loadAgentConversationProject(options.projectDir);
+  const dataDir = resolve(options.dataDir ?? join(homedir(), ".steamharness"));
+  const durable = project.executor.executor.conversation.durable.enabled;
+  const storage: Storage = durable ? createSqliteStorage({ directory: join(dataDir, "projects", project.manifest.id) }) : new MemoryStorage();
+  const configurations = createSqliteProjectConfigurationStore({ dataDir });
+  const env = options.env ?? process.env;
+  const agentOptions: AgentNodeOptions = { ...project.executor.agent };
+  if (agentOptions.configuration === undefined && agentOptions.models === undefined) {
+    agentOptions.configuration = createAgentConfigurationLoader({ store: configurations, clock: createSystemClock(), resolveApiKey: (ref) => env[ref] });
+  }
+  const node = createAgentNode(agentOptions);
+  const conversationId = options.conversationId ?? randomUUID();
+  const reader = createLineReader(input, output);
+  let turn: AbortController | null = null;
+  let closed = false;
+  // Ctrl-C cancels the running turn; at the prompt it ends the chat.
+  reader.onInterrupt(() => {
+    if (turn) return turn.abort();
+    closed = true;
+    reader.close();
+  });
+  const ask = (question: string) => reader.ask(question, turn?.signal);
+  const ports = createTerminalPorts(ask, out);
+  const renderer = createChatRenderer(out);
+  out.write(`steamharness chat — ${project.manifest.name ?? project.manifest.id}\nconversation ${conversationId}${durable ? ` (resume with --conversation ${conversationId})` : " (not durable: history ends with this process)"}\n`);
+  try {
+    while (!closed) {
+      let line: string;
+      try {
+        line = (await reader.ask("you> ")).trim();
+      } catch {
+        break;
+      }
+      if (line === "/exit" || line === "/quit") break;
+      if (line === "") continue;
+      turn = new AbortController();
+      const context = createNodeContext({
+        projectId: project.manifest.id,
+        conversationId,
+        storage,
+        runId: randomUUID(),
+        toolPermissions: ports.toolPermissions,
+        userInput: ports.userInput,
+        tools: [...project.executor.executor.tools],
+        signal: turn.signal,
+      });
+      try {
+        for await (const chunk of node.stream({ prompt: line }, context)) renderer.push(chunk);
+      } catch (error) {
+        if (turn.signal.aborted || isSteamharnessError(error, "cancelled")) out.write("\n⊘ turn cancelled\n");
+        else if (isSteamharnessError(error, "user_input_required")) out.write(`\n… waiting for input (${error.message})\n`);
+        else if (!isSteamharnessError(error)) out.write(`\n✗ ${(error as Error)?.message ?? String(error)}\n`);
+      } finally {
+        turn = null;
+        renderer.endTurn();
+      }
+    }
+  } finally {
+    reader.close();
+    out.write("\n");
+    await configurations.close?.();
+    await storage.close();
+  }
+}
