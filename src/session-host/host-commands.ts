@@ -44,7 +44,12 @@ async function cancel(deps: HostCommandDeps, taskId: string | undefined): Promis
   return { type: "cancel", cancelled: ids };
 }
 
-/** The numeric id the next context gets. */
+/**
+ * The numeric id the next context gets (contexts are numbered 0, 1, 2, … in creation order).
+ *
+ * @example
+ * nextTargetId(deps) // 1 after the main context
+ */
 export function nextTargetId(deps: HostCommandDeps): number {
   return Math.max(-1, ...deps.runtime.parts.contexts.keys()) + 1;
 }

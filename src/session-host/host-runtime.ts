@@ -45,6 +45,7 @@ export class HostRuntime {
   state: AgentSessionHostStatus = "open";
   readonly usage = new Map<number, AgentContextUsage>();
   readonly usageByRun = new Map<string, TokenCounts>();
+  readonly childUsageByRun = new Map<string, TokenCounts>();
   current: { task: AgentSessionTaskRecord; controller: AbortController; done: Promise<void> } | null = null;
   private lane: Promise<unknown> = Promise.resolve();
   private pump: Promise<void> | null = null;
@@ -104,6 +105,7 @@ export class HostRuntime {
         .map((context) => ({ ...context.record, usage: this.usage.get(context.record.targetId) ?? context.agent.getContextUsage() })),
       tasks,
       usageByRun: this.usageByRun,
+      childUsageByRun: this.childUsageByRun,
       run: this.lastRun,
     });
   }
@@ -132,12 +134,25 @@ export class HostRuntime {
   async refreshUsage(task: AgentSessionTaskRecord): Promise<void> {
     const context = this.parts.contexts.get(task.targetId);
     if (!context) return;
-    const total = zero();
-    for (const event of await context.store.readRun(task.runId)) {
-      if (event.type !== "usage") continue;
-      for (const key of ["input", "output", "cacheRead", "cacheWrite", "total"] as const) total[key] += event.payload.entry[key];
+    const add = (total: TokenCounts, entry: TokenCounts) => {
+      for (const key of ["input", "output", "cacheRead", "cacheWrite", "total"] as const) total[key] += entry[key];
+    };
+    const own = zero();
+    for (const event of await context.store.readRun(task.runId)) if (event.type === "usage") add(own, event.payload.entry);
+    this.usageByRun.set(task.runId, own);
+    // Parent-child metering: delegated child runs are derived from the parent run id.
+    const prefix = `${task.runId}/subagent/`;
+    const children = zero();
+    let any = false;
+    for (const child of this.parts.contexts.values()) {
+      if (child.record.kind !== "child" || child.record.parentTargetId !== task.targetId) continue;
+      for (const event of await child.store.readAfter(0, { types: ["usage"] })) {
+        if (event.type !== "usage" || !event.runId.startsWith(prefix)) continue;
+        add(children, event.payload.entry);
+        any = true;
+      }
     }
-    this.usageByRun.set(task.runId, total);
+    if (any) this.childUsageByRun.set(task.runId, children);
   }
 
   changed(): void {

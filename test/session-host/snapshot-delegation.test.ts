@@ -148,6 +148,10 @@ describe("delegation", () => {
     const children = snapshot.contexts.filter((context) => context.kind === "child");
     expect(children.map((child) => [child.targetId, child.parentTargetId])).toEqual([[1, 0], [2, 0]]);
     expect(children.every((child) => child.outputs[0]!.content.value >= 0)).toBe(true);
+    // Parent-child metering: the turn carries its own usage and its children's apart.
+    const turn = (snapshot.turns[0] as unknown as { usage: { total: number }; childUsage?: { total: number } });
+    expect(turn.usage.total).toBeGreaterThan(0);
+    expect(turn.childUsage?.total).toBeGreaterThan(0);
     await host.close();
   });
 

@@ -86,7 +86,12 @@ export function checkTaskMove(status: AgentSessionTaskStatus, target: AgentSessi
   nextTaskStatus(status, TRANSITION_TO[target]);
 }
 
-/** Whether a task still needs the session (it makes a `reject`-mode submit busy). */
+/**
+ * Whether a task still needs the session (it makes a `reject`-mode submit busy).
+ *
+ * @example
+ * isActiveTaskStatus("waiting") // true
+ */
 export function isActiveTaskStatus(status: AgentSessionTaskStatus): boolean {
   return status === "queued" || status === "running" || status === "waiting";
 }

@@ -27,6 +27,8 @@ export interface AgentSessionSnapshotInput {
   tasks: readonly AgentSessionTaskRecord[];
   /** Billing usage per run id (summed from the runs' usage events). */
   usageByRun: ReadonlyMap<string, TokenCounts>;
+  /** Usage of the child runs (delegation) per parent run id. */
+  childUsageByRun?: ReadonlyMap<string, TokenCounts>;
   /** The fields of the latest run's own session item (status, model, …), kept at the top level. */
   run?: JsonObject;
 }
@@ -54,7 +56,7 @@ export function contextRingItem(sessionKey: string, usage: AgentContextUsage): O
  * The content of the host's `agent-session` snapshot (OUT-1, HOST-6): the latest run's fields at
  * the top level (as a run's own session item has them), plus `scopeId`, `hostStatus`,
  * `activeTargetId`, `contexts[]` (each with `outputs`: its ring item) and `turns[]` (one per task,
- * with its own `usage`). Child sessions and forks are addressed by their numeric `targetId`.
+ * with its own `usage`, and `childUsage` of its delegated child runs when there are any). Child sessions and forks are addressed by their numeric `targetId`.
  *
  * @example
  * const content = buildAgentSessionSnapshot(input);
@@ -80,6 +82,7 @@ export function buildAgentSessionSnapshot(input: AgentSessionSnapshotInput): Jso
       status: task.status,
       cancelRequested: task.cancelRequested,
       usage: { ...(input.usageByRun.get(task.runId) ?? zero()) },
+      ...(input.childUsageByRun?.has(task.runId) ? { childUsage: { ...input.childUsageByRun.get(task.runId)! } } : {}),
       ...(task.detail ? { detail: task.detail } : {}),
     }));
   return {
