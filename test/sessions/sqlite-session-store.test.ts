@@ -8,7 +8,9 @@ import { isSteamharnessError } from "../../src/domain/errors.js";
 import type { SessionEventInput } from "../../src/ports/session-store.js";
 import { conversationSessionsDirectory, resolveSessionDatabasePath } from "../../src/adapters/sqlite-session/session-database-path.js";
 import { findSessionMigrationsFolder } from "../../src/adapters/sqlite-session/session-migrations.js";
-import { prepareSessionStatements } from "../../src/adapters/sqlite-session/session-statements.js";
+import { eventsAfterQuery, headQuery, prepareSessionStatements } from "../../src/adapters/sqlite-session/session-statements.js";
+import type { SQL } from "drizzle-orm";
+import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import { createSqliteSessionStore } from "../../src/adapters/sqlite-session/sqlite-session-store.js";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { runSessionStoreContract } from "../../src/testing/session-store.contract.js";
@@ -55,12 +57,13 @@ describe("SQLite session store extras", () => {
     const client = new Database(path);
     try {
       const statements = prepareSessionStatements(drizzle({ client }));
-      const plan = (query: { getQuery(): { sql: string; params: unknown[] } }) => {
-        const { sql, params } = query.getQuery();
+      const dialect = new SQLiteSyncDialect();
+      const plan = (query: SQL | { getQuery(): { sql: string; params: unknown[] } }) => {
+        const { sql, params } = "getQuery" in query ? query.getQuery() : dialect.sqlToQuery(query);
         const args = params.map((p) => (typeof p === "object" && p !== null ? 1 : p));
         return (client.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as Array<{ detail: string }>).map((row) => row.detail).join(" | ");
       };
-      const head = plan(statements.head);
+      const head = plan(headQuery());
       expect(head).toMatch(/SEARCH session_meta USING INTEGER PRIMARY KEY/);
       expect(head).toMatch(/SEARCH .*session_snapshots.* USING INTEGER PRIMARY KEY/);
       expect(head).not.toMatch(/SCAN/);
@@ -68,7 +71,7 @@ describe("SQLite session store extras", () => {
       const byRun = plan(statements.byRun);
       expect(byRun).toMatch(/SEARCH session_events USING INDEX session_events_run_seq_idx \(run_id=\?\)/);
       expect(byRun).not.toMatch(/TEMP B-TREE/);
-      const after = plan(statements.after);
+      const after = plan(eventsAfterQuery(5, -1));
       expect(after).toMatch(/SEARCH session_events USING INTEGER PRIMARY KEY \(rowid>\?\)/);
       expect(after).not.toMatch(/TEMP B-TREE/);
     } finally {

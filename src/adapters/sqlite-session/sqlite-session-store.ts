@@ -16,7 +16,7 @@ import type {
   SessionStore,
 } from "../../ports/session-store.js";
 import { sessionEvents, sessionMeta, sessionSnapshots } from "./session-schema.js";
-import { prepareSessionStatements, type SessionDb } from "./session-statements.js";
+import { eventsAfterQuery, headQuery, prepareSessionStatements, type HeadRow, type SessionDb } from "./session-statements.js";
 import { openSqlite } from "./sqlite-connection.js";
 import { ensureSessionSchema, findSessionMigrationsFolder } from "./session-migrations.js";
 import { eventRow, rowEvent, snapshotState, validateEvent, validateSnapshot, type EventRow } from "./session-rows.js";
@@ -157,7 +157,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     readAfter(afterSeq, readOptions: SessionReadOptions = {}) {
       return call("readAfter", () => {
         const limit = readOptions.limit ?? -1;
-        if (readOptions.types === undefined) return statements.after.all({ afterSeq, limit }).map(rowEvent);
+        if (readOptions.types === undefined) return db.all<EventRow>(eventsAfterQuery(afterSeq, limit)).map(rowEvent);
         if (readOptions.types.length === 0) return [];
         return db
           .select()
@@ -177,7 +177,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     },
     head(): Promise<SessionHead> {
       return call("head", () => {
-        const row = statements.head.get();
+        const row = db.get<HeadRow | undefined>(headQuery());
         if (row === undefined) {
           // No meta row (a damaged file): the same answer from the log, without writing.
           const meta = metaFromLog();
