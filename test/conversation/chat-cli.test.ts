@@ -1,0 +1,139 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "@jest/globals";
+import { createChatRenderer } from "../../src/adapters/chat/chat-renderer.js";
+import type { OutputItemStreamChunk } from "../../src/domain/output-items.js";
+
+// Drives the real chat command in a pseudo-terminal (tmux): typed lines, Enter, Ctrl-C.
+const tmux = (...args: string[]) => execFileSync("tmux", args, { encoding: "utf8" });
+const sessions: string[] = [];
+const dataDir = mkdtempSync(join(tmpdir(), "chat-data-"));
+const workdir = mkdtempSync(join(tmpdir(), "chat-work-"));
+
+function start(conversationId: string): string {
+  const name = `shchat-${process.pid}-${sessions.length}`;
+  sessions.push(name);
+  const command = [
+    `cd ${JSON.stringify(process.cwd())}`,
+    `CHAT_TEST_WORKDIR=${JSON.stringify(workdir)} node --import tsx test/conversation/fixtures/chat-cli.ts chat test/conversation/fixtures/chat-assistant --data-dir ${JSON.stringify(dataDir)} --conversation ${conversationId}`,
+    "echo CHAT-EXITED=$?",
+    "sleep 60",
+  ].join("; ");
+  tmux("new-session", "-d", "-s", name, "-x", "150", "-y", "80", command);
+  return name;
+}
+
+const screen = (name: string) => tmux("capture-pane", "-p", "-J", "-t", name, "-S", "-1000");
+const count = (text: string, needle: string) => text.split(needle).length - 1;
+
+async function waitFor(name: string, needle: string, times = 1): Promise<string> {
+  for (let i = 0; i < 400; i++) {
+    const text = screen(name);
+    if (count(text, needle) >= times) return text;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${JSON.stringify(needle)} ×${times}; screen:\n${screen(name)}`);
+}
+
+function type(name: string, text: string): void {
+  tmux("send-keys", "-t", name, "-l", text);
+  tmux("send-keys", "-t", name, "Enter");
+}
+
+afterAll(() => {
+  for (const name of sessions) {
+    try {
+      tmux("kill-session", "-t", name);
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(workdir, { recursive: true, force: true });
+});
+
+describe("CONV-2 steamharness chat in a pseudo-terminal", () => {
+  it("CONV-2 a scripted conversation: an approval, a question, Ctrl-C cancelling a turn, a restart and a resume", async () => {
+    const conversation = `conv-${process.pid}`;
+    const first = start(conversation);
+    await waitFor(first, "you> ");
+    expect(screen(first)).toContain(`conversation ${conversation} (resume with --conversation ${conversation})`);
+
+    type(first, "please note the roadmap");
+    await waitFor(first, "approve? [y/N]");
+    type(first, "y");
+    await waitFor(first, "Done: write finished.");
+    expect(screen(first)).toMatch(/Writing the note\.\n[\s\S]*⏺ write note\.txt ✓/);
+    expect(readFileSync(join(workdir, "note.txt"), "utf8")).toBe("roadmap");
+    expect(screen(first)).toMatch(/◔ context \d[\d,]* \/ 128,000 tokens/);
+
+    type(first, "ask me something");
+    await waitFor(first, "answer> ");
+    type(first, "blue");
+    await waitFor(first, "You chose blue.");
+
+    type(first, "please note it again");
+    await waitFor(first, "approve? [y/N]", 2);
+    tmux("send-keys", "-t", first, "C-c");
+    await waitFor(first, "⊘ turn cancelled");
+    await waitFor(first, "you> ", 4);
+
+    type(first, "/exit");
+    await waitFor(first, "CHAT-EXITED=0");
+
+    const second = start(conversation);
+    await waitFor(second, "you> ");
+    type(second, "do you remember?");
+    await waitFor(second, "I remember: you chose blue before the restart.");
+    await waitFor(second, "you> ", 2);
+    tmux("send-keys", "-t", second, "C-c");
+    await waitFor(second, "CHAT-EXITED=0");
+  }, 120_000);
+});
+
+describe("CONV-2 chat renderer", () => {
+  it("CONV-2 renders answer text, tool rows, retry and compaction notes, plan cards, errors and the ring; never the session snapshot", () => {
+    let text = "";
+    const renderer = createChatRenderer({ write: (t) => (text += t) });
+    const chunks: OutputItemStreamChunk[] = [
+      { type: "add", item: { id: "ring", display: { type: "ring", placement: "composer-right" }, content: { value: 10, total: 1000, unit: "tokens" }, metadata: {} } },
+      { type: "add", item: { id: "s", content: { secret: "snapshot" }, metadata: { kind: "agent-session" } } },
+      { type: "add", item: { id: "t1", content: "", metadata: { kind: "agent-part", partType: "text" } } },
+      { type: "delta", id: "t1", delta: "Let me " },
+      { type: "delta", id: "t1", delta: "look." },
+      { type: "done", id: "t1" },
+      { type: "add", item: { id: "tool", content: { tool: "grep", arguments: { pattern: "TODO" }, status: "pending" }, metadata: { kind: "agent-part", partType: "tool", tool: "grep" } } },
+      { type: "replace", id: "tool", content: { tool: "grep", arguments: { pattern: "TODO" }, status: "completed" } },
+      { type: "done", id: "tool" },
+      { type: "add", item: { id: "r", content: { kind: "dropped", label: "Retry 1 / 10", message: "connection dropped" }, metadata: { kind: "agent-part", partType: "retry" } } },
+      { type: "done", id: "r" },
+      { type: "add", item: { id: "c", content: "summarised 12 messages", metadata: { kind: "agent-part", partType: "compaction" } } },
+      { type: "done", id: "c" },
+      { type: "add", item: { id: "p", content: "1. Read\n2. Fix", metadata: { kind: "agent-notice", plan: true } } },
+      { type: "done", id: "p" },
+      { type: "replace", id: "ring", content: { value: 420, total: 1000, unit: "tokens" } },
+      { type: "add", item: { id: "e", content: "model unavailable", metadata: { kind: "agent-error" } } },
+      { type: "done", id: "e" },
+    ];
+    for (const chunk of chunks) renderer.push(chunk);
+    renderer.endTurn();
+    expect(text).toBe(
+      [
+        "Let me look.",
+        "⏺ grep TODO ✓",
+        "↻ Retry 1 / 10 — connection dropped",
+        "⋯ context compacted: summarised 12 messages",
+        "┌─ plan ─────────────",
+        "│ 1. Read",
+        "│ 2. Fix",
+        "└────────────────────",
+        "✗ error: model unavailable",
+        "◔ context 420 / 1,000 tokens",
+        "",
+      ].join("\n"),
+    );
+    expect(text).not.toContain("snapshot");
+  });
+});
