@@ -50,6 +50,8 @@ export class HostRuntime {
   private lane: Promise<unknown> = Promise.resolve();
   private pump: Promise<void> | null = null;
   private dirty = false;
+  /** The storage fault that stopped scheduling, if any. */
+  fault: unknown = null;
   private readonly listeners = new Set<(chunk: OutputItemStreamChunk) => void>();
   private readonly changeWaiters = new Set<() => void>();
   private readonly background = new Set<Promise<unknown>>();
@@ -172,7 +174,13 @@ export class HostRuntime {
     this.pump = (async () => {
       while (this.dirty && (this.state === "open" || this.state === "closing")) {
         this.dirty = false;
-        await this.drain();
+        try {
+          await this.drain();
+        } catch (error) {
+          // A fault of the host record (SES-5): stop scheduling; the tasks stay as recorded for a resumed host.
+          this.fault = error;
+          return;
+        }
       }
     })().finally(() => {
       this.pump = null;
