@@ -2,6 +2,7 @@ import { describe, expect, it } from "@jest/globals";
 import { agentAnswerItemId, agentRingItemId } from "../../src/domain/agent/ids.js";
 import type { ModelProvider, ModelStreamEvent } from "../../src/ports/model-provider.js";
 import { createAgentNode } from "../../src/agent/create-agent-node.js";
+import { conversationBody } from "../../src/domain/agent/output-projector.js";
 import { harness, kinds, offlineNode, ofKind, runNode } from "./helpers.js";
 
 const bodyOf = (items: { metadata: { kind?: string; partType?: string; plan?: boolean }; content: unknown }[]) =>
@@ -29,6 +30,7 @@ describe("output protocol", () => {
       "text:Nothing found.",
     ]);
     expect(bodyOf(items)).toBe("First I list the files.Then I search.Nothing found.");
+    expect(conversationBody(items)).toBe("First I list the files.\n\nThen I search.\n\nNothing found.");
   });
 
   it("OUT-2 response metadata (finishReason, usage) never lands in the body", async () => {

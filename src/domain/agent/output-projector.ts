@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from "../json.js";
-import type { OutputItemMetadata, OutputItemStreamChunk } from "../output-items.js";
+import type { OutputItem, OutputItemMetadata, OutputItemStreamChunk } from "../output-items.js";
 import { createOutputItemChunk, outputChunk } from "../output-stream.js";
 import type { AgentContextUsage } from "./context-meter.js";
 import { agentItemIdPrefix, agentRingItemId, agentSessionItemId } from "./ids.js";
@@ -216,3 +216,21 @@ export function createAgentOutputProjector(options: AgentOutputProjectorOptions)
 
 /** The projector returned by {@link createAgentOutputProjector}. */
 export type AgentOutputProjector = ReturnType<typeof createAgentOutputProjector>;
+
+/**
+ * The conversation message body of a run's items (OUT-2): the `agent-answer` text of a
+ * host-driven run, else the text rows and the final plan in output order, as paragraphs. Reasoning,
+ * tool rows, retries, notices and the session snapshot never enter it.
+ *
+ * @example
+ * conversationBody(output.items) // "I'll read the file first.\n\nDone."
+ */
+export function conversationBody(items: readonly OutputItem[]): string {
+  const answer = items.find((item) => item.metadata.kind === "agent-answer");
+  if (answer) return typeof answer.content === "string" ? answer.content : "";
+  return items
+    .filter((item) => (item.metadata.kind === "agent-part" && item.metadata.partType === "text") || (item.metadata.kind === "agent-notice" && item.metadata.plan === true))
+    .map((item) => (typeof item.content === "string" ? item.content : ""))
+    .filter((text) => text !== "")
+    .join("\n\n");
+}
