@@ -191,4 +191,28 @@ describe("lifecycle", () => {
     expect(model.calls).toHaveLength(1);
     await host.close();
   });
+
+  it("HOST-1 the inbox runs commands that wait for the lane (fork) and answers errors with their code", async () => {
+    const dir = tempDir();
+    const conv = conversation("inbox-fork");
+    const model = createOfflineModel({ steps: [{ text: "Hello." }] });
+    const host = await createAgentSessionHost(conv, { projectId: "p1", agentStoreDir: dir, models: model, workdir: dir, inboxPollMs: 10 });
+    const { openSqliteSessionHostStore, sessionHostDatabasePath } = await import("../../src/adapters/sqlite-session-host/sqlite-session-host-store.js");
+    const record = openSqliteSessionHostStore({ path: sessionHostDatabasePath(dir, conv) });
+    const fork = await record.enqueueCommand({ type: "fork" });
+    const bad = await record.enqueueCommand({ type: "select", targetId: 7 });
+    const malformed = await record.enqueueCommand({ type: "submit" });
+    const answer = async (seq: number) => {
+      for (;;) {
+        const outcome = await record.commandOutcome(seq);
+        if (outcome && outcome.status !== "pending") return outcome;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    expect(await answer(fork)).toMatchObject({ status: "done", result: { type: "fork", targetId: 1, sourceTargetId: 0 } });
+    expect(await answer(bad)).toMatchObject({ status: "failed", error: { code: "not_found" } });
+    expect(await answer(malformed)).toMatchObject({ status: "failed", error: { code: "input_validation" } });
+    await record.close();
+    await host.close();
+  });
 });
