@@ -143,7 +143,7 @@ export async function* toolStep(turn: Turn, call: ModelToolCallBlock): AsyncGene
     try {
       outcome = await outcomeOf(turn, call);
     } catch (error) {
-      if (error instanceof UserInputRequiredError) yield* turn.projector.toolStatus(call.id, "awaiting_approval");
+      if (error instanceof UserInputRequiredError) yield* turn.projector.toolStatus(call.id, error.request.kind === "question" ? "awaiting_input" : "awaiting_approval");
       throw error;
     }
     const message: ToolResultMessage = { role: "toolResult", toolCallId: call.id, toolName: call.name, content: [{ type: "text", text: outcome.text }], isError: outcome.isError };

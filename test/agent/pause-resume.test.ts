@@ -70,6 +70,7 @@ describe("pause and resume", () => {
     const pause = first.error as UserInputRequiredError;
     expect(pause.request).toMatchObject({ kind: "question", question: "Which colour?", runId: "run-ask" });
     expect(h.userInput.requests.map((request) => request.kind)).toEqual(["question"]);
+    expect(ofKind(first.items, "agent-part", "tool")[0]!.content).toMatchObject({ tool: "ask_user", status: "awaiting_input" });
     // OUT-4: the question's text is ordinary body, not a plan card; no plan approval is asked.
     expect(ofKind(first.items, "agent-notice")).toHaveLength(0);
     expect(ofKind(first.items, "agent-part", "text").map((item) => item.content)).toEqual(["I need to know one thing."]);

@@ -14,7 +14,7 @@ export interface AgentOutputProjectorOptions {
 }
 
 /** The state of a tool row. */
-export type AgentToolRowStatus = "pending" | "awaiting_approval" | "running" | "completed" | "failed";
+export type AgentToolRowStatus = "pending" | "awaiting_approval" | "awaiting_input" | "running" | "completed" | "failed";
 
 /** A retry row's facts (OUT-3). */
 export interface AgentRetryRow {
