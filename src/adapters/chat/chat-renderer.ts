@@ -100,9 +100,19 @@ function toolRow(content: JsonValue, partType: string): string {
   const status = field(content, "status");
   const mark = status === "completed" ? "✓" : status === "failed" ? "✗" : status === "denied" ? "⊘ denied" : (status ?? "");
   const args = content && typeof content === "object" && !Array.isArray(content) ? content.arguments : undefined;
-  const summary = args && typeof args === "object" && !Array.isArray(args) ? Object.values(args).find((v) => typeof v === "string") : undefined;
-  const shown = typeof summary === "string" ? ` ${summary.length > 60 ? `${summary.slice(0, 57)}...` : summary}` : "";
+  const shown = args && typeof args === "object" && !Array.isArray(args) ? ` ${argumentSummary(args)}`.trimEnd() : "";
   return `⏺ ${tool}${shown} ${mark}`.trimEnd();
+}
+
+/** The arguments a person recognises a call by: the action, then the first target-like field. */
+const TARGET_KEYS = ["path", "key", "documentId", "memoryId", "cardId", "configurationId", "pattern", "query", "command", "question", "url"];
+
+function argumentSummary(args: { [key: string]: JsonValue }): string {
+  const action = typeof args.action === "string" ? args.action : undefined;
+  const key = TARGET_KEYS.find((k) => typeof args[k] === "string");
+  const target = key ? (args[key] as string) : undefined;
+  const text = [action, target].filter((part) => part !== undefined).join(" ");
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
 function field(content: JsonValue, key: string): string | undefined {

@@ -1,0 +1,51 @@
+/**
+ * The example assistant: a conversation project (see docs/conversation-projects.md).
+ *
+ *   npx steamharness chat examples/assistant            # offline model, no key needed
+ *   OPENAI_API_KEY=sk-... npx steamharness chat examples/assistant   # a real model
+ *
+ * It remembers notes in the project's KV store through the capability tools; the KV tool is
+ * auto-approved in the catalog, the knowledge tool asks at the prompt.
+ */
+import { createProjectCapabilityTools } from "../../src/capabilities/project-capabilities.js";
+import { defineAgentConversationExecutor } from "../../src/conversation/define-executor.js";
+import type { ModelRequest } from "../../src/ports/model-provider.js";
+import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
+
+const KV = "workflow-kv_kv_store";
+const textOf = (content: unknown): string =>
+  typeof content === "string" ? content : Array.isArray(content) ? content.map((b) => (b as { text?: string }).text ?? "").join("") : "";
+
+/** The offline script: "remember <something>", "recall", anything else gets the help text. */
+function offlineStep(request: ModelRequest): OfflineStep {
+  const last = request.messages[request.messages.length - 1]!;
+  if (last.role === "toolResult") {
+    const result = JSON.parse(textOf(last.content) || "null") as { value?: unknown } | null;
+    return { text: result && "value" in result && result.value !== undefined ? `You asked me to remember: ${String(result.value)}` : "Noted." };
+  }
+  const said = textOf(last.content);
+  const remember = /remember (.+)/i.exec(said);
+  if (remember) return { text: "I'll note that.", toolCalls: [{ name: KV, arguments: { action: "set", key: "note", value: remember[1]! } }] };
+  if (/recall|what did i/i.test(said)) return { toolCalls: [{ name: KV, arguments: { action: "get", key: "note" } }] };
+  return { text: "I am the example assistant, running on the offline model. Try “remember buy milk”, then “recall”. Set OPENAI_API_KEY to talk to a real model." };
+}
+
+const openAiKey = process.env.OPENAI_API_KEY;
+
+export default defineAgentConversationExecutor({
+  name: "example-assistant",
+  systemPrompt: "You are a concise assistant. Use the KV store to remember notes the user asks you to keep.",
+  ...(openAiKey
+    ? { provider: "openai", model: process.env.OPENAI_MODEL ?? "gpt-4.1-mini", apiKind: "openai-responses" as const, baseUrl: "https://api.openai.com/v1", apiKey: openAiKey }
+    : { models: createOfflineModel({ steps: offlineStep }) }),
+  permissionPolicy: "ask",
+  createTools: (context) => createProjectCapabilityTools({ context }),
+  executor: {
+    tools: [
+      { id: KV, enabled: true, autoApprove: true },
+      { id: "workflow-knowledge_knowledge_documents", enabled: true },
+      { id: "workflow-ui_present_card", enabled: true },
+    ],
+    conversation: { recovery: { enabled: true }, durable: { enabled: true } },
+  },
+});
