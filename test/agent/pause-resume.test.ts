@@ -82,6 +82,24 @@ describe("pause and resume", () => {
     expect(toolResult).toMatchObject({ toolCallId: "call-q", isError: false, content: [{ text: "blue" }] });
   });
 
+  it("SES-8 an ask_user answer recorded through context.userInput resumes the run too; a decline reaches the model", async () => {
+    const h = harness();
+    const { node, model } = offlineNode(
+      [{ toolCalls: [{ id: "q1", name: "ask_user", arguments: { question: "Name?" } }, { id: "q2", name: "ask_user", arguments: { question: "Age?" } }] }, { text: "Thanks." }],
+      { h },
+    );
+    const first = await runNode(node, { prompt: "p" }, h.context("run-ask-port"));
+    h.userInput.resolve((first.error as UserInputRequiredError).requestId, { outcome: "answered", values: { answer: "Ada" } });
+    const second = await runNode(node, { prompt: "p" }, h.context("run-ask-port"));
+    const secondId = (second.error as UserInputRequiredError).requestId;
+    expect(secondId).not.toBe((first.error as UserInputRequiredError).requestId);
+    h.userInput.resolve(secondId, { outcome: "declined" });
+    const third = await runNode(node, { prompt: "p" }, h.context("run-ask-port"));
+    expect(third.error).toBeUndefined();
+    const results = model.calls[1]!.messages.filter((message) => message.role === "toolResult");
+    expect(results.map((message) => message.content[0]!.text)).toEqual(["Ada", "The user declined to answer."]);
+  });
+
   it("OUT-4 SES-8 plan mode: a final plan event makes the card, approval continues with new ids", async () => {
     const h = harness();
     const { node, model } = offlineNode(
