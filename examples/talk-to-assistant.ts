@@ -1,7 +1,7 @@
 /**
  * Talks to the example assistant (examples/assistant) the way `steamharness chat` does, with the
- * typed lines scripted: remember a note, recall it, then restart and recall it again from the
- * durable conversation. Offline unless OPENAI_API_KEY is set.
+ * typed lines scripted: remember a note, read the project's configurations through the host
+ * bridge (approved at the prompt), then restart and recall the note from the durable conversation. Offline unless OPENAI_API_KEY is set.
  *
  *   node --import tsx examples/talk-to-assistant.ts
  *   npx steamharness chat examples/assistant          # the same, interactively
@@ -27,10 +27,10 @@ async function chat(lines: string[], dataDir: string, conversationId: string): P
 
 const dataDir = mkdtempSync(join(tmpdir(), "steamharness-assistant-"));
 try {
-  const first = await chat(["hello", "remember buy milk", "/exit"], dataDir, "example-conversation");
+  const first = await chat(["hello", "remember buy milk", "show my configurations", "y", "/exit"], dataDir, "example-conversation");
   const second = await chat(["recall"], dataDir, "example-conversation");
   if (!process.env.OPENAI_API_KEY) {
-    if (!first.includes("⏺ workflow-kv_kv_store") || !second.includes("You asked me to remember: buy milk")) {
+    if (!first.includes("⏺ workflow-kv_kv_store") || !first.includes("This project has no configurations yet.") || !second.includes("You asked me to remember: buy milk")) {
       throw new Error("the offline assistant did not remember the note across the restart");
     }
   }

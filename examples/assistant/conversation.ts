@@ -5,7 +5,8 @@
  *   OPENAI_API_KEY=sk-... npx steamharness chat examples/assistant   # a real model
  *
  * It remembers notes in the project's KV store through the capability tools; the KV tool is
- * auto-approved in the catalog, the knowledge tool asks at the prompt.
+ * auto-approved in the catalog, the knowledge tool asks at the prompt. "show my configurations"
+ * reads this project's configurations through the host bridge `steamharness chat` starts.
  */
 import { createProjectCapabilityTools } from "../../src/capabilities/project-capabilities.js";
 import { defineAgentConversationExecutor } from "../../src/conversation/define-executor.js";
@@ -13,12 +14,18 @@ import type { ModelRequest } from "../../src/ports/model-provider.js";
 import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
 
 const KV = "workflow-kv_kv_store";
+const HOST = "workflow-host_project_configurations";
 const textOf = (content: unknown): string =>
   typeof content === "string" ? content : Array.isArray(content) ? content.map((b) => (b as { text?: string }).text ?? "").join("") : "";
 
 /** The offline script: "remember <something>", "recall", anything else gets the help text. */
 function offlineStep(request: ModelRequest): OfflineStep {
   const last = request.messages[request.messages.length - 1]!;
+  if (last.role === "toolResult" && last.toolName === HOST) {
+    const listed = JSON.parse(textOf(last.content) || "null") as { configurations?: Array<{ name: string; revision: number }> } | null;
+    const names = (listed?.configurations ?? []).map((c) => `${c.name} (revision ${c.revision})`);
+    return { text: names.length > 0 ? `Configurations: ${names.join(", ")}.` : "This project has no configurations yet." };
+  }
   if (last.role === "toolResult") {
     const result = JSON.parse(textOf(last.content) || "null") as { value?: unknown } | null;
     return { text: result && "value" in result && result.value !== undefined ? `You asked me to remember: ${String(result.value)}` : "Noted." };
@@ -26,6 +33,7 @@ function offlineStep(request: ModelRequest): OfflineStep {
   const said = textOf(last.content);
   const remember = /remember (.+)/i.exec(said);
   if (remember) return { text: "I'll note that.", toolCalls: [{ name: KV, arguments: { action: "set", key: "note", value: remember[1]! } }] };
+  if (/configuration/i.test(said)) return { toolCalls: [{ name: HOST, arguments: { action: "get_configurations" } }] };
   if (/recall|what did i/i.test(said)) return { toolCalls: [{ name: KV, arguments: { action: "get", key: "note" } }] };
   return { text: "I am the example assistant, running on the offline model. Try “remember buy milk”, then “recall”. Set OPENAI_API_KEY to talk to a real model." };
 }
@@ -45,6 +53,8 @@ export default defineAgentConversationExecutor({
       { id: KV, enabled: true, autoApprove: true },
       { id: "workflow-knowledge_knowledge_documents", enabled: true },
       { id: "workflow-ui_present_card", enabled: true },
+      // Present when the host provides a bridge (steamharness chat starts one); asks before each call.
+      { id: HOST, enabled: true },
     ],
     conversation: { recovery: { enabled: true }, durable: { enabled: true } },
   },

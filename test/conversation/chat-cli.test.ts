@@ -4,9 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "@jest/globals";
 import { createChatRenderer } from "../../src/adapters/chat/chat-renderer.js";
+import { createProgram } from "../../src/adapters/cli/program.js";
 import type { OutputItemStreamChunk } from "../../src/domain/output-items.js";
 
-// Drives the real chat command in a pseudo-terminal (tmux): typed lines, Enter, Ctrl-C.
+// Drives the real chat command in a pseudo-terminal (tmux): typed lines, Enter, Ctrl-C. Through
+// the steamharness CLI entry once its program registers `chat`; until then through a commander
+// program that registers the same command (test/conversation/fixtures/chat-cli.ts).
+const entry = createProgram().commands.some((c) => c.name() === "chat") ? "src/cli.ts" : "test/conversation/fixtures/chat-cli.ts";
 const tmux = (...args: string[]) => execFileSync("tmux", args, { encoding: "utf8" });
 const sessions: string[] = [];
 const dataDir = mkdtempSync(join(tmpdir(), "chat-data-"));
@@ -17,7 +21,7 @@ function start(conversationId: string): string {
   sessions.push(name);
   const command = [
     `cd ${JSON.stringify(process.cwd())}`,
-    `CHAT_TEST_WORKDIR=${JSON.stringify(workdir)} node --import tsx test/conversation/fixtures/chat-cli.ts chat test/conversation/fixtures/chat-assistant --data-dir ${JSON.stringify(dataDir)} --conversation ${conversationId}`,
+    `CHAT_TEST_WORKDIR=${JSON.stringify(workdir)} node --import tsx ${entry} chat test/conversation/fixtures/chat-assistant --data-dir ${JSON.stringify(dataDir)} --conversation ${conversationId}`,
     "echo CHAT-EXITED=$?",
     "sleep 60",
   ].join("; ");

@@ -21,6 +21,9 @@ import { MemoryStorage } from "../memory/memory-storage.js";
 import { createSqliteProjectConfigurationStore } from "../sqlite-config/sqlite-project-configuration-store.js";
 import { createSqliteStorage } from "../sqlite/sqlite-storage.js";
 import { createSystemClock } from "../system/clock.js";
+import { startHostBridgeServer, type HostBridgeServer } from "../host-bridge-server/host-bridge-server.js";
+import { HOST_BRIDGE_TOKEN_ENV, HOST_BRIDGE_URL_ENV } from "../../domain/capabilities/host-bridge.js";
+import type { ProjectConfigurationStore } from "../../ports/project-configuration-store.js";
 import { createChatRenderer } from "./chat-renderer.js";
 import { createLineReader } from "./line-reader.js";
 import { createTerminalPorts } from "./terminal-ports.js";
@@ -36,6 +39,12 @@ export interface ChatOptions {
   output?: Writable;
   /** Environment for `apiKeyRef` resolution (default `process.env`). */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Serve the local configuration store on a loopback host bridge for this chat, so the
+   * project's host-configuration capability (CAP-8) works (default true). Skipped when the
+   * bridge variables are already set by an enclosing host.
+   */
+  hostBridge?: boolean;
 }
 
 /**
@@ -58,6 +67,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
   if (agentOptions.configuration === undefined && agentOptions.models === undefined) {
     agentOptions.configuration = createAgentConfigurationLoader({ store: configurations, clock: createSystemClock(), resolveApiKey: (ref) => env[ref] });
   }
+  const bridge = await startChatBridge(options.hostBridge ?? true, configurations, project.manifest.id);
   const node = createAgentNode(agentOptions);
   const conversationId = options.conversationId ?? randomUUID();
   const reader = createLineReader(input, output);
@@ -108,7 +118,28 @@ export async function runChat(options: ChatOptions): Promise<void> {
   } finally {
     reader.close();
     out.write("\n");
+    await bridge?.close();
     await configurations.close?.();
     await storage.close();
   }
+}
+
+/**
+ * Starts the chat's host bridge and publishes it to this process's environment, where the
+ * capability tools look for it; the token stays in this process. `null` when disabled or when an
+ * enclosing host already provides a bridge.
+ */
+async function startChatBridge(enabled: boolean, store: ProjectConfigurationStore, projectId: string): Promise<{ close(): Promise<void> } | null> {
+  if (!enabled || process.env[HOST_BRIDGE_URL_ENV] || process.env[HOST_BRIDGE_TOKEN_ENV]) return null;
+  const bridge: HostBridgeServer = await startHostBridgeServer({ store, defaultProjectId: projectId });
+  Object.assign(process.env, bridge.env);
+  return {
+    async close() {
+      if (process.env[HOST_BRIDGE_URL_ENV] === bridge.url) {
+        delete process.env[HOST_BRIDGE_URL_ENV];
+        delete process.env[HOST_BRIDGE_TOKEN_ENV];
+      }
+      await bridge.close();
+    },
+  };
 }
