@@ -23,8 +23,8 @@ export interface SessionCheck {
 }
 
 /** Reads every event of a scenario folder's session file. */
-export async function readSessionEvents(dir: string, sessionKey = "agent"): Promise<SessionEvent[]> {
-  const store = createSqliteSessionStore({ path: join(dir, "session.sqlite"), address: { projectId: "durable", sessionKey } });
+export async function readSessionEvents(dir: string, path = join(dir, "session.sqlite")): Promise<SessionEvent[]> {
+  const store = createSqliteSessionStore({ path, address: { projectId: "durable", sessionKey: "agent" } });
   try {
     return await store.readAfter(0);
   } finally {
@@ -33,10 +33,11 @@ export async function readSessionEvents(dir: string, sessionKey = "agent"): Prom
 }
 
 /** The token-usage total recorded in the scenario's SQLite KV store. */
-export async function readUsageTotal(dir: string): Promise<number> {
+export async function readUsageTotal(dir: string, conversationId?: string): Promise<number> {
   const storage = createSqliteStorage({ directory: join(dir, "store") });
   try {
-    return (await createKvTokenUsage(storage.kv, { projectId: "durable" }).total()).total;
+    const namespace = conversationId === undefined ? { projectId: "durable" } : { projectId: "durable", conversationId };
+    return (await createKvTokenUsage(storage.kv, namespace).total()).total;
   } finally {
     await storage.close();
   }
@@ -74,10 +75,10 @@ function checkTranscript(events: SessionEvent[], violations: string[]): void {
  * total and the run's reported total agree), at most one execution of every non-replayable call,
  * safe calls redone rather than reported unknown, and every unknown outcome shown to the model.
  */
-export async function checkSession(dir: string, scenarioName: string, observed: readonly ChildMessage[], finalItems: readonly OutputItem[] | null): Promise<SessionCheck> {
+export async function checkSession(dir: string, scenarioName: string, observed: readonly ChildMessage[], finalItems: readonly OutputItem[] | null, where: { sessionPath?: string; conversationId?: string } = {}): Promise<SessionCheck> {
   const scenario = SCENARIOS[scenarioName]!;
   const violations: string[] = [];
-  const events = await readSessionEvents(dir);
+  const events = await readSessionEvents(dir, where.sessionPath);
   events.forEach((event, index) => {
     if (event.seq !== index + 1) violations.push(`seq ${event.seq} at position ${index + 1}`);
   });
@@ -104,7 +105,7 @@ export async function checkSession(dir: string, scenarioName: string, observed: 
   const usageTotal = usageEvents.reduce((sum, event) => sum + event.payload.entry.total, 0);
   if (usageEvents.length !== steps.length) violations.push(`${usageEvents.length} usage records for ${steps.length} model responses`);
   if (new Set(usageEvents.map((event) => event.payload.entry.entryId)).size !== usageEvents.length) violations.push("usage entry recorded twice");
-  const kvTotal = await readUsageTotal(dir);
+  const kvTotal = await readUsageTotal(dir, where.conversationId);
   if (kvTotal !== usageTotal) violations.push(`KV usage total ${kvTotal} ≠ session usage ${usageTotal}`);
   const sessionItem = finalItems?.find((item) => item.metadata.kind === "agent-session");
   const reported = (sessionItem?.content as { usage?: { total?: number } } | undefined)?.usage?.total;

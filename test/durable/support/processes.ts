@@ -1,6 +1,6 @@
 // Parent side of the durability tests: builds the agent child fixture once and drives child
 // processes over IPC, answering their pauses with the scenario's decisions.
-import { fork } from "node:child_process";
+import { fork, type ChildProcess } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -68,7 +68,7 @@ export function decisionFor(scenarioName: string, pause: { requestId: string; ki
  * Runs one child to its end (exit or SIGKILL). In `onPause: "ask"` mode every pause is answered
  * with the scenario's decision, in the same process.
  */
-export async function runChild(config: ChildConfig, timeoutMs = 60_000): Promise<ChildOutcome> {
+export async function runChild(config: ChildConfig, options: { timeoutMs?: number; onMessage?: (message: ChildMessage, child: ChildProcess) => void } = {}): Promise<ChildOutcome> {
   const bundle = await childBundle();
   const child = fork(bundle, [JSON.stringify(config)], { stdio: ["ignore", "inherit", "inherit", "ipc"], execArgv: [] });
   const messages: ChildMessage[] = [];
@@ -76,8 +76,9 @@ export async function runChild(config: ChildConfig, timeoutMs = 60_000): Promise
     const message = raw as ChildMessage;
     messages.push(message);
     if (message.type === "pause" && (config.onPause ?? "ask") === "ask") child.send(decisionFor(config.scenario, message));
+    options.onMessage?.(message, child);
   });
-  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
   const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((done) => child.on("exit", (c, s) => done([c, s])));
   clearTimeout(timer);
   const crash = messages.find((message) => message.type === "crash");
