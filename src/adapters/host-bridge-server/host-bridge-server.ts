@@ -97,8 +97,9 @@ export async function startHostBridgeServer(options: HostBridgeServerOptions): P
       send(response, 200, await handler(backend, parsed));
     } catch (error) {
       if (!isSteamharnessError(error)) throw error;
-      const code = error.code === "storage_failure" ? "unavailable" : error.code;
-      send(response, STATUS[code] ?? 500, failure(code, error.message.replace(/^\[steamharness\] \[configuration\] /, ""), error.field));
+      // Storage faults say nothing about paths or SQL to the caller; the host's logs have the cause.
+      if (error.code === "storage_failure") return send(response, 503, failure("unavailable", "the configuration storage is unavailable"));
+      send(response, STATUS[error.code] ?? 500, failure(error.code, error.message.replace(/^\[steamharness\] \[configuration\] /, ""), error.field));
     }
   }
 
