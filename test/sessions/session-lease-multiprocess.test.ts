@@ -73,7 +73,7 @@ class Contender {
 
 async function spawnContenders(databasePath: string, names: string[]): Promise<Contender[]> {
   const contenders = names.map((name) => new Contender(databasePath, name));
-  await Promise.all(contenders.map(async (c) => expect((await c.next(30_000)).type).toBe("ready")));
+  await Promise.all(contenders.map(async (c) => expect((await c.next(60_000)).type).toBe("ready")));
   return contenders;
 }
 
@@ -93,7 +93,7 @@ describe("SQLite session lease across processes (SES-2)", () => {
     expect(wins.a + wins.b).toBe(200);
     a!.stop();
     b!.stop();
-  }, 60_000);
+  }, 120_000);
 
   it("SES-2 after SIGKILL of the owner another process acquires within 1 second", async () => {
     const [owner, waiter] = await spawnContenders(join(root, "kill", "s.sqlite"), ["owner", "waiter"]);
@@ -108,7 +108,7 @@ describe("SQLite session lease across processes (SES-2)", () => {
     expect((acquired.at as number) - killedAt).toBeLessThan(1_000);
     expect((await waiter!.ask({ type: "check" })).held).toBe(true);
     waiter!.stop();
-  }, 60_000);
+  }, 120_000);
 
   it("SES-2 an owner that exits without releasing frees the session at once", async () => {
     const [owner, waiter] = await spawnContenders(join(root, "exit", "s.sqlite"), ["owner", "waiter"]);
@@ -119,7 +119,7 @@ describe("SQLite session lease across processes (SES-2)", () => {
     await exited;
     expect((await waiter!.ask({ type: "try" })).acquired).toBe(true);
     waiter!.stop();
-  }, 60_000);
+  }, 120_000);
 
   it("SES-2 a live owner never loses the lease while others keep trying", async () => {
     const [owner, x, y] = await spawnContenders(join(root, "live", "s.sqlite"), ["owner", "x", "y"]);
@@ -134,5 +134,5 @@ describe("SQLite session lease across processes (SES-2)", () => {
     expect((await owner!.ask({ type: "release" })).type).toBe("released");
     expect((await x!.ask({ type: "try" })).acquired).toBe(true);
     for (const c of [owner!, x!, y!]) c.stop();
-  }, 60_000);
+  }, 120_000);
 });

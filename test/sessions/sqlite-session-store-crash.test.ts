@@ -53,5 +53,5 @@ describe("SQLite session store under SIGKILL (SES-1 atomic appends)", () => {
         await store.close();
       }
     }
-  }, 90_000);
+  }, 120_000);
 });
