@@ -8,3 +8,30 @@ export { createSqliteSessionStore } from "./adapters/sqlite-session/sqlite-sessi
 export { createMemorySessionLeaseProvider } from "./adapters/memory/memory-session-lease.js";
 export { createSqliteSessionLeaseProvider } from "./adapters/sqlite-session/sqlite-session-lease.js";
 export { resolveSessionDatabasePath } from "./adapters/sqlite-session/session-database-path.js";
+
+// The resident session host (HOST-1 … HOST-6)
+export { createAgentSessionHost, controlAgentSession, cancelAgentConversation, SUBAGENT_TOOL } from "./session-host/index.js";
+export { AgentSessionCommandSchema, AGENT_SESSION_COMMAND_TYPES, parseAgentSessionCommand } from "./session-host/index.js";
+export type {
+  AgentSessionHost,
+  AgentSessionHostOptions,
+  AgentSessionCommandResult,
+  AgentSessionBackgroundWork,
+  ControlAgentSessionOptions,
+  CancelAgentConversationOptions,
+  AgentSessionStoredCommand,
+  AgentSessionCommand,
+  AgentSessionCommandType,
+  AgentSessionSubmitCommand,
+  AgentSessionCancelCommand,
+  AgentSessionCompactCommand,
+  AgentSessionResetCommand,
+  AgentSessionForkCommand,
+  AgentSessionContinueCommand,
+  AgentSessionSelectCommand,
+  AgentSessionHostStatus,
+  AgentSessionTaskStatus,
+  AgentSessionTaskRecord,
+  AgentSessionContextKind,
+  AgentSessionContextRecord,
+} from "./session-host/index.js";
