@@ -5,6 +5,7 @@ import type { JsonObject } from "../domain/json.js";
 import type { OutputItemStreamChunk } from "../domain/output-items.js";
 import type { ContextMeter } from "../domain/agent/context-meter.js";
 import type { NodeContext } from "../domain/node-context.js";
+import { compactionStep } from "./compaction-step.js";
 import { modelStep, throwIfCancelled } from "./model-step.js";
 import { planStep } from "./plan-step.js";
 import { toolStep } from "./tool-step.js";
@@ -38,6 +39,8 @@ async function* loop(turn: Turn): AsyncGenerator<OutputItemStreamChunk, void, un
   for (let step = 0; ; step++) {
     throwIfCancelled(turn);
     if (step >= maxSteps) throw new SteamharnessError("model_error", `the run exceeded ${maxSteps} model requests`, { data: { maxSteps } });
+    // The plan of this segment is read from what follows the summary.
+    if (yield* compactionStep(turn, step)) segmentStart = turn.messages.length;
     const message = yield* modelStep(turn, step);
     turn.messages.push(message);
     yield* turn.projector.ring(turn.meter.usage());

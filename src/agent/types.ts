@@ -92,6 +92,12 @@ export interface AgentOptions {
   retryDelayMs?: number;
   /** Most model requests in one run (default 64); exceeding it fails the run. */
   maxSteps?: number;
+  /**
+   * Automatic compaction (SES-7), checked before every model request: when the context reaches
+   * `threshold` of the window (default 0.9) the model summarises the conversation and the run
+   * continues from the summary. `false` turns it off.
+   */
+  compaction?: false | { threshold?: number };
   /** Timeout of one bash command in ms (default 120000). */
   bashTimeoutMs?: number;
 }

@@ -189,6 +189,13 @@ export function createAgentOutputProjector(options: AgentOutputProjectorOptions)
       textSinceTool = [];
       return chunks;
     },
+    /** A compaction row (SES-7): the context was summarised before the next model request. */
+    compaction(content: JsonObject): OutputItemStreamChunk[] {
+      const chunks = activity();
+      const id = nextId();
+      chunks.push(createOutputItemChunk({ id, content, display: detail, metadata: { kind: PART, partType: "compaction" } }), outputChunk.done(id));
+      return chunks;
+    },
     /** An ordinary notice (no `plan` flag), e.g. a plan decision or web sources (OUT-5). */
     notice(text: string, extra: OutputItemMetadata = {}): OutputItemStreamChunk[] {
       const chunks = activity();

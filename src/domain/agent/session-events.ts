@@ -19,6 +19,7 @@ export type SessionEventType =
   | "tool_started"
   | "tool_result"
   | "plan"
+  | "compaction"
   | "run_finished";
 
 /** A built-in web search of a response (OUT-5). */
@@ -73,6 +74,8 @@ export interface SessionEventPayloads {
   tool_started: { toolCallId: string };
   tool_result: { message: ModelMessage & { role: "toolResult" }; details: JsonValue };
   plan: { planIndex: number; text: string };
+  /** Automatic compaction before a model request (SES-7): the transcript the run continues from. */
+  compaction: { step: number; summary: string; messages: ModelMessage[]; usedBefore: number };
   run_finished: { status: "completed"; toolCallCount: number };
 }
 
