@@ -147,8 +147,9 @@ export async function loadAgentConversationProject(directory: string): Promise<L
 async function importModule(mainPath: string): Promise<Record<string, unknown>> {
   const url = pathToFileURL(mainPath).href;
   if (mainPath.endsWith(".ts")) {
+    // The module's own URL is the parent: the specifier is absolute, and the CJS bundle has no import.meta.url.
     const { tsImport } = await import("tsx/esm/api");
-    return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+    return (await tsImport(url, url)) as Record<string, unknown>;
   }
   return (await import(url)) as Record<string, unknown>;
 }
