@@ -153,6 +153,38 @@ export async function* modelStep(turn: Turn, step: number): AsyncGenerator<Outpu
   }
 }
 
+/**
+ * Tool-call ids made unique within the run: every id keys the call's events and approvals, and
+ * some models repeat ids (`call_0`) or send none. A repeated or empty id is replaced by
+ * `<id>_<step>_<n>`, the same way for the streamed rows and the committed message.
+ */
+function toolCallIds(turn: Turn, step: number) {
+  const used = new Set<string>();
+  for (const event of turn.committed.values()) if (event.type === "tool_intent") used.add(event.payload.toolCallId);
+  const assigned: string[] = [];
+  const unique = (id: string): string => {
+    let candidate = id;
+    for (let n = assigned.length; candidate === "" || used.has(candidate); n++) candidate = `${id || "call"}_${step}_${n}`;
+    used.add(candidate);
+    assigned.push(candidate);
+    return candidate;
+  };
+  return {
+    /** The id of the next streamed tool call. */
+    next: unique,
+    /** The committed content, with the ids given to the streamed calls (in order). */
+    apply(content: Block[]): Block[] {
+      let n = 0;
+      return content.map((block) => {
+        if (block.type !== "toolCall") return block;
+        const id = n < assigned.length ? assigned[n]! : unique(block.id);
+        n++;
+        return id === block.id ? block : { ...block, id };
+      });
+    },
+  };
+}
+
 /** Streams one model request into output items; collects what was streamed for a retry record. */
 async function* streamResponse(turn: Turn, step: number, attempt: number): AsyncGenerator<OutputItemStreamChunk, { response: ModelResponse; partial: Block[]; searches: AgentWebSearchRecord[] }, undefined> {
   const { projector, meter, model } = turn;
@@ -161,6 +193,7 @@ async function* streamResponse(turn: Turn, step: number, attempt: number): Async
   const searches: AgentWebSearchRecord[] = [];
   let pendingSearch: string | undefined;
   let ringAt = meter.usage().used;
+  const ids = toolCallIds(turn, step);
   const request = {
     requestId: modelRequestId(turn.runId, step),
     ...((turn.input.systemPrompt ?? turn.options.systemPrompt) === undefined ? {} : { systemPrompt: (turn.input.systemPrompt ?? turn.options.systemPrompt)! }),
@@ -202,11 +235,13 @@ async function* streamResponse(turn: Turn, step: number, attempt: number): Async
       case "toolcall_delta":
         meter.add(event.delta);
         break;
-      case "toolcall_end":
-        block(event.index, () => event.toolCall);
-        yield* projector.toolCall({ id: event.toolCall.id, name: event.toolCall.name, arguments: event.toolCall.arguments });
+      case "toolcall_end": {
+        const call = { ...event.toolCall, id: ids.next(event.toolCall.id) };
+        block(event.index, () => call);
+        yield* projector.toolCall({ id: call.id, name: call.name, arguments: call.arguments });
         yield* projector.ring(meter.usage());
         break;
+      }
       case "web_search":
         if (event.status === "started") pendingSearch = event.query;
         else {
@@ -218,7 +253,7 @@ async function* streamResponse(turn: Turn, step: number, attempt: number): Async
         break;
       case "done":
         yield* projector.endBlock();
-        return { response: event.response, partial, searches };
+        return { response: { ...event.response, content: ids.apply(event.response.content) }, partial, searches };
     }
   }
   return { response: { content: partial, usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 }, stopReason: "error", errorMessage: "the model stream ended without a done event", retry: { retryable: true, kind: "dropped" } }, partial, searches };

@@ -48,6 +48,30 @@ describe("pause and resume", () => {
     expect((fresh.error as UserInputRequiredError).requestId).not.toBe(oldId);
   });
 
+  it("SES-8 a model that repeats a tool-call id never gets an earlier call's approval or result", async () => {
+    const h = harness();
+    const { node, model } = offlineNode(
+      [
+        { toolCalls: [{ id: "call_0", name: "write", arguments: { path: "one.txt", content: "1" } }] },
+        { toolCalls: [{ id: "call_0", name: "write", arguments: { path: "two.txt", content: "2" } }] },
+        { text: "done" },
+      ],
+      { h, permissionPolicy: "ask" },
+    );
+    const first = await runNode(node, { prompt: "p" }, h.context("run-dup"));
+    h.permissions.resolve((first.error as UserInputRequiredError).requestId, { outcome: "approved" });
+    const second = await runNode(node, { prompt: "p" }, h.context("run-dup"));
+    const again = second.error as UserInputRequiredError;
+    expect(again).toBeInstanceOf(UserInputRequiredError);
+    expect(again.requestId).not.toBe((first.error as UserInputRequiredError).requestId);
+    expect(existsSync(path.join(h.workdir, "two.txt"))).toBe(false);
+    h.permissions.resolve(again.requestId, { outcome: "approved" });
+    expect((await runNode(node, { prompt: "p" }, h.context("run-dup"))).error).toBeUndefined();
+    expect(readFileSync(path.join(h.workdir, "two.txt"), "utf8")).toBe("2");
+    const ids = model.calls[2]!.messages.filter((message) => message.role === "toolResult").map((message) => message.toolCallId);
+    expect(new Set(ids).size).toBe(2);
+  });
+
   it("SES-8 a denied tool becomes an error result for the model and the run goes on", async () => {
     const h = harness();
     const { node, model } = offlineNode([writeStep("d.txt"), { text: "Understood." }], { h, permissionPolicy: "ask" });
