@@ -39,7 +39,7 @@ describe("MCP-1 catalog", () => {
     expect(session.client.getServerCapabilities()?.tools).toEqual({ listChanged: false });
     const { tools } = await session.client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(
-      ["approve", "ask_array", "ask_file", "ask_twice", "crash", "echo", "env", "noisy", "noisy_fail", "sleep", "store", "throws"].sort(),
+      ["approve", "ask_array", "ask_file", "ask_twice", "crash", "echo", "env", "noisy", "noisy_fail", "sleep", "slow", "store", "throws"].sort(),
     );
     expect(tools.find((tool) => tool.name === "echo")).toMatchObject({ title: "Echo", description: "Returns its params" });
     expect(tools.find((tool) => tool.name === "crash")).toMatchObject({ title: "Crash", description: "Crash" });
@@ -163,6 +163,20 @@ describe("MCP-5 isolated workers", () => {
     await waitFor(() => !alive(pid), 1000);
     expect(Date.now() - abortedAt).toBeLessThanOrEqual(1000);
     expect((await call("echo", { text: "after cancel" })).structuredContent).toMatchObject({ status: "success" });
+  });
+});
+
+describe("long runs", () => {
+  it("a client that asks for progress gets heartbeats and can keep a long call alive", async () => {
+    const progress: number[] = [];
+    const result = (await session.client.callTool({ name: "slow", arguments: { ms: 7000 } }, undefined, {
+      timeout: 4500,
+      resetTimeoutOnProgress: true,
+      onprogress: (event) => progress.push(event.progress),
+    })) as CallToolResult;
+    expect(result.structuredContent).toMatchObject({ status: "success", output: { waited: 7000 } });
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
   });
 });
 

@@ -8,6 +8,9 @@ import type { WorkflowHost, WorkflowHostOptions } from "../workflow/workflow-hos
 import { createElicitationHandlers } from "./workflow-elicitation.js";
 import { toToolResult } from "./workflow-result.js";
 
+/** How often a running call reports progress to a client that asked for it. */
+export const PROGRESS_INTERVAL_MS = 2000;
+
 /**
  * Builds the low-level MCP `Server` of a workflow project: `workflow-<id>`, a tool catalog that
  * is fixed for the connection (computed once), arguments validated against the published
@@ -45,8 +48,24 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, host: Workfl
       if (isSteamharnessError(error, "input_validation")) throw new McpError(ErrorCode.InvalidParams, error.message);
       throw error;
     }
-    const report = await opened.run(entrypoint, prepared, createElicitationHandlers(server, { signal: extra.signal }), extra.signal);
-    return toToolResult(report, entrypoint, opened.secrets);
+    // A run may wait minutes for a person: when the client asked for progress, a heartbeat lets
+    // it keep the call alive (`resetTimeoutOnProgress`) instead of timing out mid-form.
+    const progressToken = request.params._meta?.progressToken;
+    let beats = 0;
+    const heartbeat =
+      progressToken === undefined
+        ? undefined
+        : setInterval(() => {
+            beats += 1;
+            const params = { progressToken, progress: beats, message: "the workflow run is in progress" };
+            extra.sendNotification({ method: "notifications/progress", params }).catch(() => undefined);
+          }, PROGRESS_INTERVAL_MS);
+    try {
+      const report = await opened.run(entrypoint, prepared, createElicitationHandlers(server, { signal: extra.signal }), extra.signal);
+      return toToolResult(report, entrypoint, opened.secrets);
+    } finally {
+      if (heartbeat) clearInterval(heartbeat);
+    }
   });
   return server;
 }
