@@ -97,6 +97,36 @@ describe("CONV-2 steamharness chat in a pseudo-terminal", () => {
   }, 120_000);
 });
 
+describe("CONV-2 chat recovery", () => {
+  it("CONV-2 a chat killed (SIGKILL) while a turn waits for approval recovers that turn on reopening", async () => {
+    const conversation = `recover-${process.pid}`;
+    const first = start(conversation);
+    await waitFor(first, "you> ");
+    type(first, "please note the recovery");
+    await waitFor(first, "approve? [y/N]");
+    const shell = tmux("display-message", "-p", "-t", first, "#{pane_pid}").trim();
+    const node = execFileSync("pgrep", ["-P", shell], { encoding: "utf8" }).trim().split("\n")[0]!;
+    process.kill(Number(node), "SIGKILL");
+    await waitFor(first, "CHAT-EXITED=137");
+
+    const second = start(conversation);
+    await waitFor(second, "↺ recovering the interrupted turn: please note the recovery");
+    await waitFor(second, "approve? [y/N]");
+    type(second, "y");
+    await waitFor(second, "Done: write finished.");
+    await waitFor(second, "you> ");
+    type(second, "/exit");
+    await waitFor(second, "CHAT-EXITED=0");
+
+    // Recovered once: a third start finds nothing to recover.
+    const third = start(conversation);
+    await waitFor(third, "you> ");
+    expect(screen(third)).not.toContain("recovering");
+    type(third, "/exit");
+    await waitFor(third, "CHAT-EXITED=0");
+  }, 120_000);
+});
+
 describe("CONV-2 chat renderer", () => {
   it("CONV-2 renders answer text, tool rows, retry and compaction notes, plan cards, errors and the ring; never the session snapshot", () => {
     let text = "";

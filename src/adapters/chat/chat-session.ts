@@ -4,7 +4,9 @@
  * plan decisions and `ask_user` questions are answered at the prompt; Ctrl-C cancels the running
  * turn (and at the prompt, ends the chat). With durable history declared
  * (`executor.conversation.durable.enabled`), the conversation lives in SQLite under the data dir
- * and `--conversation <id>` continues it after a restart.
+ * and `--conversation <id>` continues it after a restart. With `conversation.recovery.enabled` a
+ * turn interrupted by a crash or kill is run again on reopening, under its original run id, so
+ * committed work is replayed, not redone (SES-3).
  */
 import { randomUUID } from "node:crypto";
 import { homedir } from "node:os";
@@ -27,6 +29,13 @@ import type { ProjectConfigurationStore } from "../../ports/project-configuratio
 import { createChatRenderer } from "./chat-renderer.js";
 import { createLineReader } from "./line-reader.js";
 import { createTerminalPorts } from "./terminal-ports.js";
+
+/** Persistent-value name prefix of a chat's running turn (by conversation id). */
+const ACTIVE_TURN_PREFIX = "steamharness.chat.active-turn.";
+
+function isActiveTurn(value: unknown): value is { runId: string; prompt: string } {
+  return typeof value === "object" && value !== null && typeof (value as { runId?: unknown }).runId === "string" && typeof (value as { prompt?: unknown }).prompt === "string";
+}
 
 /** Options of {@link runChat}. */
 export interface ChatOptions {
@@ -83,7 +92,41 @@ export async function runChat(options: ChatOptions): Promise<void> {
   const ports = createTerminalPorts(ask, out);
   const renderer = createChatRenderer(out);
   out.write(`steamharness chat — ${project.manifest.name ?? project.manifest.id}\nconversation ${conversationId}${durable ? ` (resume with --conversation ${conversationId})` : " (not durable: history ends with this process)"}\n`);
+  const recovery = durable && project.executor.executor.conversation.recovery.enabled;
+  const journal = `${ACTIVE_TURN_PREFIX}${conversationId}`;
+  const runTurn = async (prompt: string, runId: string) => {
+    turn = new AbortController();
+    // The turn is journalled while it runs, so a chat killed mid-turn can recover it (recovery.enabled).
+    if (recovery) await storage.values.set(project.manifest.id, journal, { runId, prompt });
+    const context = createNodeContext({
+      projectId: project.manifest.id,
+      conversationId,
+      storage,
+      runId,
+      toolPermissions: ports.toolPermissions,
+      userInput: ports.userInput,
+      tools: [...project.executor.executor.tools],
+      signal: turn.signal,
+    });
+    try {
+      for await (const chunk of node.stream({ prompt }, context)) renderer.push(chunk);
+    } catch (error) {
+      if (turn.signal.aborted || isSteamharnessError(error, "cancelled")) out.write("\n⊘ turn cancelled\n");
+      else if (isSteamharnessError(error, "user_input_required")) out.write(`\n… waiting for input (${error.message})\n`);
+      else if (!isSteamharnessError(error)) out.write(`\n✗ ${(error as Error)?.message ?? String(error)}\n`);
+    } finally {
+      turn = null;
+      renderer.endTurn();
+      // Finished, failed or cancelled: a persisted end is never retried.
+      if (recovery) await storage.values.delete(project.manifest.id, journal);
+    }
+  };
   try {
+    const interrupted = recovery ? await storage.values.get(project.manifest.id, journal) : null;
+    if (isActiveTurn(interrupted)) {
+      out.write(`↺ recovering the interrupted turn: ${interrupted.prompt}\n`);
+      await runTurn(interrupted.prompt, interrupted.runId);
+    }
     while (!closed) {
       let line: string;
       try {
@@ -93,27 +136,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
       }
       if (line === "/exit" || line === "/quit") break;
       if (line === "") continue;
-      turn = new AbortController();
-      const context = createNodeContext({
-        projectId: project.manifest.id,
-        conversationId,
-        storage,
-        runId: randomUUID(),
-        toolPermissions: ports.toolPermissions,
-        userInput: ports.userInput,
-        tools: [...project.executor.executor.tools],
-        signal: turn.signal,
-      });
-      try {
-        for await (const chunk of node.stream({ prompt: line }, context)) renderer.push(chunk);
-      } catch (error) {
-        if (turn.signal.aborted || isSteamharnessError(error, "cancelled")) out.write("\n⊘ turn cancelled\n");
-        else if (isSteamharnessError(error, "user_input_required")) out.write(`\n… waiting for input (${error.message})\n`);
-        else if (!isSteamharnessError(error)) out.write(`\n✗ ${(error as Error)?.message ?? String(error)}\n`);
-      } finally {
-        turn = null;
-        renderer.endTurn();
-      }
+      await runTurn(line, randomUUID());
     }
   } finally {
     reader.close();
