@@ -154,7 +154,9 @@ async function setUpTurn(
     }
     selection = restoreKey(saved.modelSource as unknown as AgentModelSelection, current, options.apiKey);
   } else selection = selectAgentModel(request, configuration);
-  const model = await resolveModel(selection, injected, options.modelAttributes);
+  const model = selection.source !== "injected" && options.createModel
+    ? await options.createModel(selection, context)
+    : await resolveModel(selection, injected, options.modelAttributes);
 
   const mode: AgentMode = (saved?.mode as AgentMode | undefined) ?? input.mode ?? options.mode ?? "build";
   const policy = options.permissionPolicy ?? "ask";

@@ -1,6 +1,6 @@
 import type { AgentTool } from "../domain/agent-tool.js";
 import type { AgentContextUsage } from "../domain/agent/context-meter.js";
-import type { AgentApiKind, AgentConfigurationSnapshot } from "../domain/agent/model-selection.js";
+import type { AgentApiKind, AgentConfigurationSnapshot, AgentModelSelection } from "../domain/agent/model-selection.js";
 import type { AgentMode, AgentPermissionPolicy } from "../domain/agent/permission-policy.js";
 import type { JsonValue } from "../domain/json.js";
 import type { NodeContext, ToolPermissionDefinition } from "../domain/node-context.js";
@@ -77,6 +77,11 @@ export interface AgentOptions {
   outputItemId?: string;
   /** An injected model set (one model, or models by id). Refused when `allowThirdParty` is false. */
   models?: ModelProvider | Record<string, ModelProvider>;
+  /**
+   * Builds the provider of a configured or explicit model, instead of the built-in provider
+   * adapter: how a host re-authenticates system models with its own account (AG-4).
+   */
+  createModel?: (selection: Exclude<AgentModelSelection, { source: "injected" }>, context: NodeContext) => ModelProvider | Promise<ModelProvider>;
   /** The project configuration snapshot (`STEAMHARNESS_AGENT_MODELS`, `agentModelPolicy`), or a loader. */
   configuration?: AgentConfigurationSnapshot | ((context: NodeContext) => AgentConfigurationSnapshot | undefined | Promise<AgentConfigurationSnapshot | undefined>);
   /**

@@ -92,4 +92,22 @@ describe("AG-4 model selection", () => {
       delete process.env.OPENAI_API_KEY;
     }
   });
+
+  it("AG-4 a host's createModel builds configured models (system models re-authenticated by the host)", async () => {
+    const h = harness();
+    const seen: string[] = [];
+    const node = createAgentNode({
+      configuration: snapshot({ agentModelPolicy: { allowThirdParty: false } }),
+      model: "sys-big",
+      workdir: h.workdir,
+      createModel: (selection) => {
+        if (selection.source === "configured") seen.push(`${selection.entry.id}:${selection.entry.source}`);
+        return createOfflineModel({ model: "host-authenticated", steps: [{ text: "hi" }] });
+      },
+    });
+    const result = await runNode(node, { prompt: "p" }, h.context("run-host-model"));
+    expect(result.error).toBeUndefined();
+    expect(seen).toEqual(["sys-big:system"]);
+    expect(result.output!.model).toBe("host-authenticated");
+  });
 });
