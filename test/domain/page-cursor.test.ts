@@ -7,7 +7,8 @@ describe("keyset cursors", () => {
 
   it("round-trips any position of its own listing", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: "grapheme", maxLength: 40 }), fc.tuple(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string())), (position) => {
+      // JSON has no -0; a rank cursor decoding -0 as 0 seeks to the same place (-0 === 0).
+      fc.property(fc.oneof(fc.string({ unit: "grapheme", maxLength: 40 }), fc.tuple(fc.double({ noNaN: true, noDefaultInfinity: true }).map((score) => (Object.is(score, -0) ? 0 : score)), fc.string())), (position) => {
         expect(decodeCursor(listing, encodeCursor(listing, position))).toEqual(position);
       }),
     );

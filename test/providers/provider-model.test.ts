@@ -94,11 +94,11 @@ describe("createProviderModel streams", () => {
       ["--import", "tsx", "--import", "./test/providers/fixtures/hide-pi-ai.mjs", "test/providers/fixtures/without-pi-ai.ts"],
       { cwd: process.cwd(), timeout: 30_000 },
     );
-    const lines = stderr.split("\n");
-    const created = lines.indexOf("[without-pi-ai] created");
-    const firstLoad = lines.findIndex((line) => line.startsWith("[hide-pi-ai] blocked"));
-    expect(created).toBeGreaterThanOrEqual(0);
-    expect(firstLoad).toBeGreaterThan(created);
+    // The hook reports from Node's loader thread, so its line may interleave with the fixture's
+    // own stderr writes: check presence, not order. Laziness itself is proven by the fixture
+    // reaching "created" although pi-ai cannot be resolved (an eager import would have thrown).
+    expect(stderr).toContain("[without-pi-ai] created");
+    expect(stderr).toContain("[hide-pi-ai] blocked @mariozechner/pi-ai");
     const events = JSON.parse(stdout);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ type: "done", response: { stopReason: "error", retry: { retryable: false } } });
