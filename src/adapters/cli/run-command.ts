@@ -56,7 +56,8 @@ export function registerRunCommand(program: Command): void {
       const entrypoint = await host.entrypoint(entrypointId);
       const prepared = await host.prepare(entrypoint, args);
       const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
-      const report = await host.run(entrypoint, prepared, createTerminalHandlers(interactive));
+      const handlers = createTerminalHandlers(interactive);
+      const report = await host.run(entrypoint, prepared, handlers).finally(() => handlers.close());
       process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
       if (report.status !== "success") process.exitCode = 1;
     } finally {

@@ -1,4 +1,4 @@
-import { createInterface } from "node:readline/promises";
+import { createInterface, type Interface } from "node:readline";
 import { SteamharnessError } from "../../domain/errors.js";
 import type { JsonValue } from "../../domain/json.js";
 import { approvalForm, summarizeFields } from "../../domain/workflow/interaction.js";
@@ -19,24 +19,34 @@ function parseAnswer(field: UserInputField, text: string): JsonValue | undefined
   return raw;
 }
 
+/** Run handlers that ask at the terminal, and release the terminal when the run is over. */
+export type TerminalHandlers = RunHandlers & { close(): void };
+
 /**
  * Handlers for `steamharness run`: on an interactive terminal, input and approvals are asked at
  * the prompt (on stderr, so `--json` output stays clean); otherwise the run ends with
- * `interaction_required`. An approval needs an explicit "approve".
+ * `interaction_required`. An approval needs an explicit "approve". One line reader serves the
+ * whole run, so answers typed ahead are kept; the end of input cancels the run.
  *
  * @example
- * await host.run(entrypoint, prepared, createTerminalHandlers(process.stdin.isTTY === true));
+ * const handlers = createTerminalHandlers(process.stdin.isTTY === true);
+ * try { await host.run(entrypoint, prepared, handlers) } finally { handlers.close() }
  */
-export function createTerminalHandlers(interactive: boolean): RunHandlers {
+export function createTerminalHandlers(interactive: boolean): TerminalHandlers {
+  let reader: Interface | undefined;
+  let lines: AsyncIterator<string> | undefined;
   const ask = async (question: string): Promise<string> => {
-    const rl = createInterface({ input: process.stdin, output: process.stderr });
-    try {
-      return await rl.question(question);
-    } finally {
-      rl.close();
-    }
+    reader ??= createInterface({ input: process.stdin, terminal: false });
+    lines ??= reader[Symbol.asyncIterator]();
+    process.stderr.write(question);
+    const next = await lines.next();
+    if (next.done) throw new SteamharnessError("cancelled", "the input ended before the run got its answer");
+    return next.value;
   };
   return {
+    close() {
+      reader?.close();
+    },
     async onInput(request) {
       const fields = request.fields ?? [];
       if (!interactive) {
