@@ -43,16 +43,19 @@ function validate(event: SessionEventInput): void {
 export function createMemorySessionStore(options: MemorySessionStoreOptions = {}): SessionStore {
   const address = options.address ?? { projectId: "memory", sessionKey: "agent" };
   const clock = options.clock ?? { now: () => Date.now() };
-  const events: SessionEvent[] = [];
-  const byId = new Map<string, SessionEvent>();
-  const byRun = new Map<string, SessionEvent[]>();
-  let snapshot: SessionSnapshot | null = null;
+  // Events are kept serialised: every read hands out a fresh copy, and a write copies once.
+  const events: Array<{ json: string; type: string }> = [];
+  const byId = new Map<string, number>();
+  const byRun = new Map<string, number[]>();
+  let snapshot: string | null = null;
+  let snapshotSeq = -1;
   let lastRunId: string | null = null;
   let closed = false;
 
   const open = (): void => {
     if (closed) throw new SteamharnessError("unavailable", "[steamharness] [memory] session store is closed");
   };
+  const read = (seq: number): SessionEvent => JSON.parse(events[seq - 1]!.json) as SessionEvent;
 
   return {
     address: clone(address),
@@ -60,25 +63,28 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
       open();
       inputs.forEach(validate);
       const stored: SessionEvent[] = [];
-      const fresh: SessionEvent[] = [];
-      const batch = new Map<string, SessionEvent>();
+      const fresh: Array<{ json: string; type: string; eventId: string; runId: string }> = [];
+      const batch = new Map<string, number>();
+      const at = clock.now();
       for (const input of inputs) {
         const known = byId.get(input.eventId) ?? batch.get(input.eventId);
-        if (known) {
-          stored.push(clone(known));
+        if (known !== undefined) {
+          stored.push(known <= events.length ? read(known) : (JSON.parse(fresh[known - events.length - 1]!.json) as SessionEvent));
           continue;
         }
-        const event = { ...clone(input), seq: events.length + fresh.length + 1, at: clock.now() } as SessionEvent;
-        batch.set(event.eventId, event);
-        fresh.push(event);
-        stored.push(clone(event));
+        const seq = events.length + fresh.length + 1;
+        const json = JSON.stringify({ eventId: input.eventId, runId: input.runId, type: input.type, payload: input.payload, seq, at });
+        batch.set(input.eventId, seq);
+        fresh.push({ json, type: input.type, eventId: input.eventId, runId: input.runId });
+        stored.push(JSON.parse(json) as SessionEvent);
       }
       // Validation happened up front, so committing cannot fail half-way: the batch is atomic.
       for (const event of fresh) {
-        events.push(event);
-        byId.set(event.eventId, event);
+        events.push({ json: event.json, type: event.type });
+        const seq = events.length;
+        byId.set(event.eventId, seq);
         const list = byRun.get(event.runId) ?? [];
-        list.push(event);
+        list.push(seq);
         byRun.set(event.runId, list);
         if (event.type === "run_started") lastRunId = event.runId;
       }
@@ -86,39 +92,39 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
     },
     async readRun(runId) {
       open();
-      return clone(byRun.get(runId) ?? []);
+      return (byRun.get(runId) ?? []).map(read);
     },
     async readAfter(afterSeq, readOptions: SessionReadOptions = {}) {
       open();
-      const types = readOptions.types ? new Set(readOptions.types) : null;
+      const types = readOptions.types ? new Set<string>(readOptions.types) : null;
       const out: SessionEvent[] = [];
       for (let i = Math.max(0, afterSeq); i < events.length; i++) {
-        const event = events[i]!;
-        if (types && !types.has(event.type)) continue;
-        out.push(clone(event));
+        if (types && !types.has(events[i]!.type)) continue;
+        out.push(read(i + 1));
         if (readOptions.limit !== undefined && out.length >= readOptions.limit) break;
       }
       return out;
     },
     async get(eventId) {
       open();
-      const event = byId.get(eventId);
-      return event ? clone(event) : null;
+      const seq = byId.get(eventId);
+      return seq === undefined ? null : read(seq);
     },
     async head(): Promise<SessionHead> {
       open();
-      return { lastSeq: events.length, snapshot: snapshot ? clone(snapshot) : null, lastRunId };
+      return { lastSeq: events.length, snapshot: snapshot === null ? null : (JSON.parse(snapshot) as SessionSnapshot), lastRunId };
     },
     async putSnapshot(next) {
       open();
       if (!Number.isInteger(next.atSeq) || next.atSeq < 0 || next.atSeq > events.length) {
         throw new SteamharnessError("input_validation", `snapshot atSeq ${next.atSeq} is outside the log (0..${events.length})`, { field: "atSeq" });
       }
-      if (snapshot && next.atSeq < snapshot.atSeq) {
-        throw new SteamharnessError("input_validation", `snapshot atSeq ${next.atSeq} is older than the kept one (${snapshot.atSeq})`, { field: "atSeq" });
+      if (next.atSeq < snapshotSeq) {
+        throw new SteamharnessError("input_validation", `snapshot atSeq ${next.atSeq} is older than the kept one (${snapshotSeq})`, { field: "atSeq" });
       }
       if (!isJsonValue(next.state)) throw new SteamharnessError("input_validation", "snapshot state is not JSON", { field: "state" });
-      snapshot = clone(next);
+      snapshot = JSON.stringify({ atSeq: next.atSeq, state: next.state });
+      snapshotSeq = next.atSeq;
     },
     async close() {
       closed = true;
