@@ -1,0 +1,49 @@
+/**
+ * Our side of the tool-loop comparison in bench/durable.bench.ts, in its own process: the agent
+ * on a SQLite storage, in a conversation, so it chooses its durable session file under the
+ * session lease exactly as a host's run does (SES-1, SES-2). The offline model makes one tool
+ * call per step; after the last step it calls a tool that needs approval, so the run ends paused
+ * (the state a host reads back later). Usage:
+ *   node --import tsx bench/durable-ours.ts loop <dir> <steps>   → { msPerStep, ms, bytes, path }
+ *   node --import tsx bench/durable-ours.ts read <session file>  → { readMs, pending, lastSeq }
+ * Prints one JSON line.
+ */
+import { join } from "node:path";
+import { createSqliteStorage } from "../src/adapters/sqlite/sqlite-storage.js";
+import { resolveSessionDatabasePath } from "../src/adapters/sqlite-session/session-database-path.js";
+import { createSqliteSessionStore } from "../src/adapters/sqlite-session/sqlite-session-store.js";
+import { runStreamNode } from "../src/domain/stream-node.js";
+import { benchLoopNode, fileBytes, BENCH_CATALOG } from "./durable-support.js";
+import { createNodeContext } from "../src/workflow/node-context.js";
+
+const [mode, target, stepsArg] = process.argv.slice(2);
+
+if (mode === "loop") {
+  const steps = Number(stepsArg ?? 100);
+  const storage = createSqliteStorage({ directory: join(target!, "store"), agentStoreDir: join(target!, "agents") });
+  const node = benchLoopNode(steps);
+  const context = createNodeContext({ projectId: "bench", conversationId: "loop", storage, runId: "run-loop", tools: BENCH_CATALOG });
+  const started = performance.now();
+  let paused = false;
+  try {
+    await runStreamNode(node, { prompt: "Run the loop." }, context);
+  } catch (error) {
+    paused = (error as { code?: string }).code === "user_input_required";
+    if (!paused) throw error;
+  }
+  const ms = performance.now() - started;
+  await storage.close();
+  const path = resolveSessionDatabasePath({ agentStoreDir: join(target!, "agents"), conversationId: "loop", sessionKey: "agent" });
+  console.log(JSON.stringify({ ms, msPerStep: ms / steps, bytes: fileBytes(path), path, paused }));
+} else {
+  // What a host does to show a paused session: open the file, read the head and the last event.
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const store = createSqliteSessionStore({ path: target!, address: { projectId: "bench", conversationId: "loop", sessionKey: "agent" } });
+  const head = await store.head();
+  const [last] = await store.readAfter(head.lastSeq - 1);
+  await store.close();
+  const readMs = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  console.log(JSON.stringify({ readMs, cpuMs: (used.user + used.system) / 1000, pending: last?.type === "approval_wait" ? last.payload.requestId : null, lastSeq: head.lastSeq }));
+}
