@@ -2,12 +2,16 @@
  * steamharness/agent — the agent session APIs. Every export here is public API.
  */
 export type { SessionStore, SessionAddress, SessionHead, SessionSnapshot } from "./ports/session-store.js";
-export type { SessionLease, SessionLeaseProvider } from "./ports/session-lease.js";
+export type { SessionLease, SessionLeaseProvider, SessionLeaseTarget, SessionLeaseAcquireOptions } from "./ports/session-lease.js";
 export { createMemorySessionStore } from "./adapters/memory/memory-session-store.js";
 export { createSqliteSessionStore } from "./adapters/sqlite-session/sqlite-session-store.js";
+export type { SqliteSessionStoreOptions } from "./adapters/sqlite-session/sqlite-session-store.js";
+export type { SqliteSessionLeaseProviderOptions } from "./adapters/sqlite-session/sqlite-session-lease.js";
 export { createMemorySessionLeaseProvider } from "./adapters/memory/memory-session-lease.js";
 export { createSqliteSessionLeaseProvider } from "./adapters/sqlite-session/sqlite-session-lease.js";
-export { resolveSessionDatabasePath } from "./adapters/sqlite-session/session-database-path.js";
+export { resolveSessionDatabasePath, sessionLockPath, conversationSessionsDirectory } from "./adapters/sqlite-session/session-database-path.js";
+export type { ResolveSessionDatabasePathOptions } from "./adapters/sqlite-session/session-database-path.js";
+export { chooseSessionStorage, DEFAULT_AGENT_STORE_DIR } from "./domain/agent/session-path.js";
 
 // The resident session host (HOST-1 … HOST-6)
 export { createAgentSessionHost, controlAgentSession, cancelAgentConversation, SUBAGENT_TOOL } from "./session-host/index.js";
