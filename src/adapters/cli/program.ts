@@ -1,9 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { isSteamharnessError } from "../../domain/errors.js";
-import { registerMcpCommand } from "./mcp-command.js";
-import { registerRunCommand } from "./run-command.js";
-import { registerStructureCommand } from "./structure-command.js";
+import { registerMcpCommand, registerRunCommand, registerStructureCommand } from "./commands.js";
 
 /**
  * The package version, read from package.json one level above this module (src/ or dist/).

@@ -3,7 +3,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { isSteamharnessError } from "../../domain/errors.js";
 import { workflowServerName, type WorkflowManifest } from "../../domain/workflow/project-manifest.js";
-import { precheckWorkflowHost } from "../workflow/host-precheck.js";
+import { precheckWorkflowHost } from "../workflow/host-options.js";
 import type { WorkflowHost, WorkflowHostOptions } from "../workflow/workflow-host.js";
 import { createElicitationHandlers } from "./workflow-elicitation.js";
 import { toToolResult } from "./workflow-result.js";

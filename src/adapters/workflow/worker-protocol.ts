@@ -4,7 +4,7 @@ import type { RelatedProject } from "../../domain/workflow/run-context.js";
 import type { WorkflowRunReport } from "../../domain/workflow/run-report.js";
 import type { ToolPermissionDecision, ToolPermissionRequest } from "../../ports/tool-permissions.js";
 import type { UserInputRequest, UserInputResponse } from "../../ports/user-input.js";
-import type { WorkflowDataDirs } from "./data-dirs.js";
+import type { WorkflowDataDirs } from "./host-options.js";
 
 /**
  * The IPC protocol between a host (the CLI or the MCP server) and a workflow worker process.

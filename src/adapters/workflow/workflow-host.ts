@@ -6,14 +6,12 @@ import { validateArguments } from "../../domain/workflow/argument-validation.js"
 import { entrypointInputSchema } from "../../domain/workflow/param-schema.js";
 import type { WorkflowRunReport } from "../../domain/workflow/run-report.js";
 import type { StructureEntrypoint, StructureReport } from "../../domain/workflow/workflow-definition.js";
-import type { DataDirOptions, WorkflowDataDirs } from "./data-dirs.js";
 import { checkFileParams } from "./file-params.js";
 import type { WorkflowProjectLocation } from "./project-location.js";
-import { precheckWorkflowHost, type PrecheckedWorkflowHost } from "./host-precheck.js";
+import { precheckWorkflowHost, type DataDirOptions, type PrecheckedWorkflowHost, type WorkflowDataDirs } from "./host-options.js";
 import { readProjectEnv, readSavedAuth, resolveServerAuth, workerEnvironment, type ResolvedServerAuth } from "./project-env.js";
 import { runInWorker } from "./run-host.js";
-import type { RunHandlers, WorkflowWorker } from "./worker-process.js";
-import { WorkerPool } from "./worker-pool.js";
+import { WorkerPool, type RunHandlers, type WorkflowWorker } from "./worker-process.js";
 
 /** Options of {@link createWorkflowHost}. */
 export interface WorkflowHostOptions {

@@ -1,5 +1,5 @@
 import type { Storage } from "../../ports/storage.js";
-import type { WorkflowDataDirs } from "./data-dirs.js";
+import type { WorkflowDataDirs } from "./host-options.js";
 
 /**
  * MCP-8: the stores of a workflow host, each in its own data dir: KV under `kvStoreDir`,

@@ -1,6 +1,11 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { SteamharnessError } from "../../domain/errors.js";
+import type { RelatedProject } from "../../domain/workflow/run-context.js";
+import { locateWorkflowProject, type WorkflowProjectLocation } from "./project-location.js";
+
+// The command-line side of a workflow host, checked before any project code loads: data dirs
+// (MCP-2 / MCP-8) and related projects. Kept free of TypeBox so `steamharness mcp` fails fast.
 
 /**
  * MCP-2 / MCP-8: where a workflow host keeps its data. Every directory is absolute; the ones
@@ -62,4 +67,56 @@ export function resolveDataDirs(options: DataDirOptions, home: string = homedir(
     authDir: options.authDir === undefined ? dataDir : resolve(options.authDir),
     agentStoreDir: join(dataDir, "agent-sessions"),
   };
+}
+
+const ALIAS = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+
+/**
+ * Parses repeated `--related-project alias=/abs/dir` values: the alias is a short identifier,
+ * unique; the directory is absolute and holds a workflow project (its id is read, no code runs).
+ *
+ * @example
+ * await parseRelatedProjects(["billing=/srv/projects/billing"])
+ * // [{ alias: "billing", projectId: "…", directory: "/srv/projects/billing" }]
+ */
+export async function parseRelatedProjects(values: readonly string[]): Promise<RelatedProject[]> {
+  const out: RelatedProject[] = [];
+  for (const value of values) {
+    const eq = value.indexOf("=");
+    const alias = eq > 0 ? value.slice(0, eq) : "";
+    const directory = eq > 0 ? value.slice(eq + 1) : "";
+    if (!ALIAS.test(alias) || directory === "") {
+      throw new SteamharnessError("input_validation", `--related-project expects <alias>=<absolute project dir>, got ${JSON.stringify(value)}`, { field: "--related-project" });
+    }
+    if (!isAbsolute(directory)) {
+      throw new SteamharnessError("input_validation", `--related-project ${alias}: the project dir must be an absolute path, got ${JSON.stringify(directory)}`, { field: "--related-project" });
+    }
+    if (out.some((project) => project.alias === alias)) {
+      throw new SteamharnessError("input_validation", `--related-project alias ${alias} is given twice`, { field: "--related-project" });
+    }
+    const location = await locateWorkflowProject(directory);
+    out.push({ alias, projectId: location.manifest.id, directory: location.directory });
+  }
+  return out;
+}
+
+/** What can be checked about a host without loading project code: project, dirs, related projects. */
+export interface PrecheckedWorkflowHost {
+  location: WorkflowProjectLocation;
+  dirs: WorkflowDataDirs;
+  relatedProjects: RelatedProject[];
+}
+
+/**
+ * The cheap, fail-fast part of opening a host (no TypeBox, no worker): the manifest, the data
+ * dirs (absolute) and the related projects. Throws what `createWorkflowHost` would.
+ *
+ * @example
+ * const checked = await precheckWorkflowHost({ projectDir: "/abs/project" });
+ */
+export async function precheckWorkflowHost(options: { projectDir: string; dirs?: DataDirOptions; relatedProjects?: readonly string[] }): Promise<PrecheckedWorkflowHost> {
+  const location = await locateWorkflowProject(options.projectDir);
+  const dirs = resolveDataDirs(options.dirs ?? {});
+  const relatedProjects = await parseRelatedProjects(options.relatedProjects ?? []);
+  return { location, dirs, relatedProjects };
 }

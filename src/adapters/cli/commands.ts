@@ -1,0 +1,188 @@
+import { Option, type Command } from "commander";
+import { SteamharnessError } from "../../domain/errors.js";
+import type { WorkflowRunReport } from "../../domain/workflow/run-report.js";
+import type { StructureReport } from "../../domain/workflow/workflow-definition.js";
+import type { DataDirOptions } from "../workflow/host-options.js";
+
+// The subcommands of `steamharness`. Their implementations load lazily (dynamic imports in the
+// actions), so `--help`, `--version` and the MCP handshake do not pay for TypeBox or the host.
+
+/** Commander's parsed values of the data-dir options. */
+export interface DataDirFlags extends DataDirOptions {
+  relatedProject?: string[];
+}
+
+/**
+ * Adds the MCP-2 data-dir options (absolute paths, checked when the host opens) and the
+ * repeatable `--related-project alias=dir` to a command.
+ *
+ * @example
+ * addDataDirOptions(program.command("mcp").argument("<workflow-dir>"));
+ */
+export function addDataDirOptions(command: Command): Command {
+  return command
+    .addOption(new Option("--data-dir <dir>", "root of local workflow data (absolute; default ~/.steamharness)"))
+    .addOption(new Option("--file-store-dir <dir>", "managed-file store for imported file params (absolute; default <data-dir>/files)"))
+    .addOption(new Option("--kv-store-dir <dir>", "the project's local KV store (absolute; default <data-dir>/kv)"))
+    .addOption(new Option("--persistent-value-store-dir <dir>", "PersistentValue and local knowledge store (absolute; default <data-dir>/values)"))
+    .addOption(new Option("--file-create-store-dir <dir>", "files created by runs (absolute; default <data-dir>/created)"))
+    .addOption(new Option("--auth-dir <dir>", "where workflow-auth.json is saved (absolute; default <data-dir>)"))
+    .addOption(
+      new Option("--related-project <alias=dir>", "bind a confirmed related project (absolute dir; repeatable)").argParser(
+        (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+      ),
+    );
+}
+
+/**
+ * Picks the data-dir options out of commander's parsed options.
+ *
+ * @example
+ * const dirs = dataDirsFrom(command.opts());
+ */
+export function dataDirsFrom(flags: DataDirFlags): DataDirOptions {
+  const out: DataDirOptions = {};
+  for (const key of ["dataDir", "fileStoreDir", "kvStoreDir", "persistentValueStoreDir", "fileCreateStoreDir", "authDir"] as const) {
+    if (flags[key] !== undefined) out[key] = flags[key];
+  }
+  return out;
+}
+
+/**
+ * The structure report as a person reads it: project id, then each entrypoint with its title,
+ * description and static params.
+ *
+ * @example
+ * process.stdout.write(formatStructure(report));
+ */
+export function formatStructure(report: StructureReport): string {
+  const lines = [`Workflow project ${report.projectId}${report.name ? ` (${report.name})` : ""}`, ""];
+  for (const entry of report.entrypoints) {
+    lines.push(`${entry.id} — ${entry.title}`);
+    if (entry.description) lines.push(`  ${entry.description}`);
+    for (const param of entry.params) {
+      const traits = [param.type, param.multiple ? "multiple" : "", param.required ? "required" : "", param.format ?? ""].filter(Boolean);
+      const options = param.options ? ` [${param.options.map((o) => (typeof o === "string" ? o : o.value)).join(", ")}]` : "";
+      const fallback = param.default !== undefined ? ` (default ${JSON.stringify(param.default)})` : "";
+      lines.push(`  - ${param.name}: ${traits.join(", ")}${options}${fallback}${param.description ? ` — ${param.description}` : ""}`);
+    }
+    lines.push("");
+  }
+  return `${lines.join("\n")}`;
+}
+
+/**
+ * `steamharness structure <dir> [--json]`: loads the project in a worker and prints its
+ * structure report.
+ *
+ * @example
+ * registerStructureCommand(program);
+ */
+export function registerStructureCommand(program: Command): void {
+  program
+    .command("structure")
+    .description("print the structure report of a workflow project (project id, entrypoints, static params)")
+    .argument("<workflow-dir>", "workflow project folder")
+    .option("--json", "print the report as JSON")
+    .action(async (dir: string, flags: { json?: boolean }) => {
+      const { createWorkflowHost } = await import("../workflow/workflow-host.js");
+      const host = await createWorkflowHost({ projectDir: dir });
+      try {
+        const report = await host.structure();
+        process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatStructure(report));
+      } finally {
+        await host.close();
+      }
+    });
+}
+
+interface RunFlags extends DataDirFlags {
+  params?: string;
+  json?: boolean;
+  timeout?: string;
+}
+
+function parseParams(text: string | undefined): unknown {
+  if (text === undefined) return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new SteamharnessError("input_validation", `--params is not valid JSON: ${text.length > 80 ? `${text.slice(0, 80)}…` : text}`, { field: "--params" });
+  }
+}
+
+function formatReport(report: WorkflowRunReport): string {
+  if (report.status === "success") return `${JSON.stringify(report.result.data.output, null, 2)}\n`;
+  const pending = report.pending ? `\npending ${report.pending.kind}: ${report.pending.message}\n  ${report.pending.fields.join("\n  ")}` : "";
+  return `run ${report.runId} ${report.status}: ${report.error?.message ?? ""}${pending}\n`;
+}
+
+/**
+ * `steamharness run <dir> <entrypoint> --params JSON [--json]`: validates the params against
+ * the entrypoint's schema, runs it in a worker and prints the run report
+ * `{ runId, status, result: { data: { errCode, errMessage, output } } }` (with `--json`) or the
+ * output. Exit code 0 on success, 1 otherwise.
+ *
+ * @example
+ * registerRunCommand(program);
+ */
+export function registerRunCommand(program: Command): void {
+  const command = program
+    .command("run")
+    .description("run one entrypoint of a workflow project in an isolated worker")
+    .argument("<workflow-dir>", "workflow project folder")
+    .argument("<entrypoint>", "entrypoint id")
+    .option("--params <json>", "entrypoint params as a JSON object", "{}")
+    .option("--json", "print the full run report as JSON")
+    .option("--timeout <ms>", "kill the run after this many milliseconds");
+  addDataDirOptions(command).action(async (dir: string, entrypointId: string, flags: RunFlags) => {
+    const args = parseParams(flags.params);
+    const { createWorkflowHost } = await import("../workflow/workflow-host.js");
+    const { createTerminalHandlers } = await import("./terminal-handlers.js");
+    const host = await createWorkflowHost({
+      projectDir: dir,
+      dirs: dataDirsFrom(flags),
+      relatedProjects: flags.relatedProject ?? [],
+      ...(flags.timeout ? { timeoutMs: Number(flags.timeout) } : {}),
+    });
+    try {
+      const entrypoint = await host.entrypoint(entrypointId);
+      const prepared = await host.prepare(entrypoint, args);
+      const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
+      const handlers = createTerminalHandlers(interactive);
+      const report = await host.run(entrypoint, prepared, handlers).finally(() => handlers.close());
+      process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+      if (report.status !== "success") process.exitCode = 1;
+    } finally {
+      await host.close();
+    }
+  });
+}
+
+interface McpFlags extends DataDirFlags {
+  timeout?: string;
+}
+
+/**
+ * `steamharness mcp <workflow-dir> [options]`: serves the project's entrypoints as MCP tools
+ * over stdio (MCP-1 … MCP-8). The server module loads only when this command runs.
+ *
+ * @example
+ * registerMcpCommand(program);
+ */
+export function registerMcpCommand(program: Command): void {
+  const command = program
+    .command("mcp")
+    .description("serve a workflow project's entrypoints as MCP tools over stdio")
+    .argument("<workflow-dir>", "workflow project folder (package.json with a UUID id and projectType \"workflow\")")
+    .option("--timeout <ms>", "end a tool call's run after this many milliseconds (isError, status timeout)");
+  addDataDirOptions(command).action(async (dir: string, flags: McpFlags) => {
+    const { serveWorkflowOverStdio } = await import("../mcp/workflow-server.js");
+    await serveWorkflowOverStdio({
+      projectDir: dir,
+      dirs: dataDirsFrom(flags),
+      relatedProjects: flags.relatedProject ?? [],
+      ...(flags.timeout ? { timeoutMs: Number(flags.timeout) } : {}),
+    });
+  });
+}
