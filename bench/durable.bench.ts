@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { MemoryStorage } from "../src/adapters/memory/memory-storage.js";
 import { createMemoryToolPermissions } from "../src/adapters/memory/memory-tool-permissions.js";
 import { createSqliteStorage } from "../src/adapters/sqlite/sqlite-storage.js";
+import { createSqliteSessionStore } from "../src/adapters/sqlite-session/sqlite-session-store.js";
 import { UserInputRequiredError } from "../src/domain/errors.js";
 import { runStreamNode } from "../src/domain/stream-node.js";
 import type { Storage } from "../src/ports/storage.js";
@@ -31,10 +32,14 @@ const best = (values: number[]): number => Math.min(...values);
 const round = (value: number, digits = 3): number => Number(value.toFixed(digits));
 
 // A. Per-turn cost ------------------------------------------------------------------------
-async function perTurn(kind: "memory" | "sqlite", round: number, turns: number, warmup: number): Promise<number> {
-  const storage: Storage =
-    kind === "memory" ? new MemoryStorage() : createSqliteStorage({ directory: join(root, `turns-${round}`, "store"), agentStoreDir: join(root, `turns-${round}`, "agents") });
-  const node = benchLoopNode(1, "answer");
+async function perTurn(kind: "memory" | "sqlite" | "sqlite-open", round: number, turns: number, warmup: number): Promise<number> {
+  const folder = join(root, `turns-${kind}-${round}`);
+  const storage: Storage = kind === "memory" ? new MemoryStorage() : createSqliteStorage({ directory: join(folder, "store"), agentStoreDir: join(folder, "agents") });
+  // "sqlite-open": the same SQLite session file, but one connection kept open across turns (handed
+  // to the agent as a store instance, so no per-run open/close and no lease): what caching the
+  // connection per session file would give.
+  const kept = kind === "sqlite-open" ? createSqliteSessionStore({ path: join(folder, "session.sqlite"), address: { projectId: "bench", conversationId: "turns", sessionKey: "agent" } }) : undefined;
+  const node = benchLoopNode(1, "answer", kept ? { sessionStore: kept } : {});
   let started = 0;
   for (let i = 0; i < warmup + turns; i++) {
     if (i === warmup) started = performance.now();
@@ -42,18 +47,23 @@ async function perTurn(kind: "memory" | "sqlite", round: number, turns: number, 
     await runStreamNode(node, { prompt: `Turn ${i}` }, context);
   }
   const ms = (performance.now() - started) / turns;
+  await kept?.close();
   await storage.close();
   return ms;
 }
 const TURNS = 60;
 const memoryTurns: number[] = [];
 const sqliteTurns: number[] = [];
+const keptTurns: number[] = [];
 for (let r = 0; r < 2; r++) {
   memoryTurns.push(await perTurn("memory", r, TURNS, 20));
   sqliteTurns.push(await perTurn("sqlite", r, TURNS, 20));
+  keptTurns.push(await perTurn("sqlite-open", r, TURNS, 20));
 }
 const turnRatio = best(sqliteTurns) / best(memoryTurns);
+const keptRatio = best(keptTurns) / best(memoryTurns);
 console.log(`A. per turn: memory ${best(memoryTurns).toFixed(3)} ms, SQLite session ${best(sqliteTurns).toFixed(3)} ms → ${turnRatio.toFixed(2)}× (target ≤ 1.5×)`);
+console.log(`   SQLite session with its connection kept open across turns: ${best(keptTurns).toFixed(3)} ms → ${keptRatio.toFixed(2)}×`);
 
 // B. Resume with 10 000 vs 100 events of compacted history --------------------------------
 const COPIES = 9;
@@ -141,6 +151,7 @@ console.log(`   bytes per added step (25→50, 50→100): ours ${perStepGrowth(g
 const reads = (path: string) => Array.from({ length: 3 }, () => child("durable-ours.ts", ["read", path]));
 const loopReads = reads(oursRuns[0]!.path as string);
 const historyReads = reads(large.base);
+const rawReads = Array.from({ length: 3 }, () => child("durable-ours.ts", ["raw", large.base]));
 const theirReads = Array.from({ length: 2 }, () => child("durable-langgraph.ts", ["read", theirRuns[0]!.target]));
 const readSummary = (runs: ChildResult[]) => ({
   wallMedianMs: round(median(runs.map((run) => run.readMs as number))),
@@ -151,14 +162,16 @@ const readSummary = (runs: ChildResult[]) => ({
 });
 const readLoop = readSummary(loopReads);
 const readHistory = readSummary(historyReads);
+const readRaw = readSummary(rawReads);
+if (readRaw.pending !== readHistory.pending || readLoop.pending === null) throw new Error("the paused state was not read");
 console.log(`D. read paused state in a new process: 100-step loop (${readLoop.lastSeq} events) ${readLoop.wallMedianMs} ms wall / ${readLoop.cpuMedianMs} ms CPU; ` +
-  `10 000-event history ${readHistory.wallMedianMs} ms wall / ${readHistory.cpuMedianMs} ms CPU (target ≤ 5 ms); LangGraph getState ${round(median(theirReads.map((run) => run.readMs as number)))} ms`);
+  `10 000-event history ${readHistory.wallMedianMs} ms wall / ${readHistory.cpuMedianMs} ms CPU (target ≤ 5 ms); bare better-sqlite3 floor ${readRaw.wallMedianMs} ms wall / ${readRaw.cpuMedianMs} ms CPU; LangGraph getState ${round(median(theirReads.map((run) => run.readMs as number)))} ms`);
 
 const result = {
   bench: "durable",
   at: new Date().toISOString(),
   node: process.version,
-  a_perTurn: { turns: TURNS, memoryMsPerTurn: round(best(memoryTurns)), sqliteMsPerTurn: round(best(sqliteTurns)), ratio: round(turnRatio, 2), target: 1.5, rounds: { memory: memoryTurns.map((v) => round(v)), sqlite: sqliteTurns.map((v) => round(v)) } },
+  a_perTurn: { turns: TURNS, memoryMsPerTurn: round(best(memoryTurns)), sqliteMsPerTurn: round(best(sqliteTurns)), ratio: round(turnRatio, 2), target: 1.5, sqliteKeptOpenMsPerTurn: round(best(keptTurns)), keptOpenRatio: round(keptRatio, 2), rounds: { memory: memoryTurns.map((v) => round(v)), sqlite: sqliteTurns.map((v) => round(v)), sqliteKeptOpen: keptTurns.map((v) => round(v)) } },
   b_resume: { copies: COPIES, history100Ms: round(median(resumeSmall.slice(1))), history10000Ms: round(median(resumeLarge.slice(1))), ratio: round(resumeRatio, 2), target: 1.5 },
   c_toolLoop: {
     steps: 100,
@@ -172,7 +185,7 @@ const result = {
     bytesPerStep: { ours: perStepGrowth(growth.ours), langgraph: perStepGrowth(growth.langgraph) },
     runs: { ours: oursRuns.map((run) => round(run.msPerStep as number)), langgraph: theirRuns.map((run) => round(run.msPerStep as number)) },
   },
-  d_readPausedState: { loop100Steps: readLoop, history10000Events: readHistory, langgraphGetStateMs: round(median(theirReads.map((run) => run.readMs as number))), targetMs: 5 },
+  d_readPausedState: { loop100Steps: readLoop, history10000Events: readHistory, bareBetterSqlite3Floor: readRaw, langgraphGetStateMs: round(median(theirReads.map((run) => run.readMs as number))), targetMs: 5 },
 };
 mkdirSync("bench/results", { recursive: true });
 writeFileSync("bench/results/durable.json", `${JSON.stringify(result, null, 2)}\n`);
