@@ -3,18 +3,27 @@ import type { NodeContext } from "../domain/node-context.js";
 import type { OutputItem, OutputItemStreamChunk } from "../domain/output-items.js";
 import type { BaseStreamNode } from "../domain/stream-node.js";
 import { createAgent } from "./create-agent.js";
+import { recordExecution } from "./execution-history.js";
 import type { Agent, AgentEffort, AgentInput, AgentMode, AgentOptions, AgentOutputPayload } from "./types.js";
+import { isSteamharnessError, SteamharnessError } from "../domain/errors.js";
+import type { ExecutionStatus } from "./execution-history.js";
 
 /** Options of {@link createAgentNode}: every `createAgent` option plus the node's own (AG-3). */
 export interface AgentNodeOptions extends AgentOptions {
   /** The node name (default `"agent"`). */
   name?: string;
-  /** Upper bound of the node's execution history (default 50). */
+  /**
+   * Upper bound of the node's execution history (default 50): the newest runs kept in the
+   * runtime's reserved KV key `agent.history.<sessionKey>` (see {@link readExecutionHistory}).
+   */
   historyLimit?: number;
 }
 
 /** An agent node: a stream node that also exposes its agent (context usage). */
 export type AgentNode = BaseStreamNode<AgentInput, OutputItemStreamChunk, AgentOutputPayload, NodeContext> & { readonly agent: Agent };
+
+/** The default bound of a node's execution history (AG-3 `historyLimit`). */
+export const DEFAULT_HISTORY_LIMIT = 50;
 
 const asString = (value: unknown, fallback: string): string => (typeof value === "string" ? value : fallback);
 
@@ -57,12 +66,34 @@ export function agentPayloadFromChunks(chunks: readonly OutputItemStreamChunk[],
  * const { output } = await runStreamNode(node, { prompt: "Summarise the notes" }, context);
  */
 export function createAgentNode(options: AgentNodeOptions = {}): AgentNode {
-  const { name = "agent", historyLimit: _historyLimit, ...agentOptions } = options;
+  const { name = "agent", historyLimit = DEFAULT_HISTORY_LIMIT, ...agentOptions } = options;
+  if (!Number.isInteger(historyLimit) || historyLimit < 1) {
+    throw new SteamharnessError("input_validation", `historyLimit must be an integer ≥ 1 (got ${String(historyLimit)})`, { field: "historyLimit" });
+  }
   const agent = createAgent(agentOptions);
+  const sessionKey = options.sessionKey ?? options.sessionId ?? "agent";
   return {
     name,
     agent,
-    stream: (input, context) => agent.run(input, context),
+    async *stream(input, context) {
+      const chunks: OutputItemStreamChunk[] = [];
+      const record = (status: ExecutionStatus) => {
+        const payload = agentPayloadFromChunks(chunks, input);
+        return recordExecution(context, sessionKey, historyLimit, { runId: input.runId ?? context.runId, status, prompt: payload.prompt, toolCallCount: payload.toolCallCount, at: context.clock.now() });
+      };
+      try {
+        for await (const chunk of agent.run(input, context)) {
+          chunks.push(chunk);
+          yield chunk;
+        }
+      } catch (error) {
+        const status = isSteamharnessError(error, "user_input_required") ? "waiting" : isSteamharnessError(error, "cancelled") ? "cancelled" : "failed";
+        // The run's own error wins over a failure to record it.
+        await record(status).catch(() => undefined);
+        throw error;
+      }
+      await record("completed");
+    },
     finalize: (chunks, _context, input) =>
       agentPayloadFromChunks(chunks, input, {
         ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
