@@ -195,7 +195,7 @@ async function setUpTurn(
   const turn: Turn = {
     runId, sessionKey, sessionId, options, input, context, store, committed, start, model, meter, mode,
     effort: start.effort as AgentEffort,
-    projector: createAgentOutputProjector({ runId, sessionKey, answerItemId: start.answerItemId }),
+    projector: createAgentOutputProjector({ runId, sessionKey, answerItemId: start.answerItemId, projectId: context.projectId }),
     registry: registryFor(mode),
     registryFor,
     messages: history,

@@ -14,7 +14,7 @@ const echo = (name: string, calls: string[]): AgentTool => ({
   name, label: name, description: `echo ${name}`, parameters: Type.Object({ text: Type.String() }),
   async execute(_id, params) {
     calls.push((params as { text: string }).text);
-    return { content: [{ type: "text", text: `echo: ${(params as { text: string }).text}` }], details: { resourceCard: { kind: "kv", operation: "read", title: "card" } } };
+    return { content: [{ type: "text", text: `echo: ${(params as { text: string }).text}` }], details: { resourceCard: { kind: "kv", operation: "read", title: "card", target: { source: "current", scope: "project", key: "echo" } } } };
   },
 });
 const offered = (model: ReturnType<typeof createOfflineModel>) => model.calls[0]!.tools.map((tool) => tool.name).sort();

@@ -1,3 +1,4 @@
+import { acceptToolResultCard } from "../capabilities/resource-card.js";
 import type { JsonObject, JsonValue } from "../json.js";
 import type { OutputItem, OutputItemMetadata, OutputItemStreamChunk } from "../output-items.js";
 import { createOutputItemChunk, outputChunk } from "../output-stream.js";
@@ -11,6 +12,8 @@ export interface AgentOutputProjectorOptions {
   sessionKey: string;
   /** Set for host-driven runs: all answer text goes into this one `agent-answer` item (OUT-1). */
   answerItemId: string | null;
+  /** The agent's own project id, so a linked-project card naming it is dropped (CAP-9). */
+  projectId?: string;
 }
 
 /** The state of a tool row. */
@@ -155,9 +158,19 @@ export function createAgentOutputProjector(options: AgentOutputProjectorOptions)
     toolResult(toolCallId: string, result: { isError: boolean; text: string; details?: JsonValue }): OutputItemStreamChunk[] {
       const row = tools.get(toolCallId);
       if (!row) return [];
-      const details = result.details;
-      const card = details && typeof details === "object" && !Array.isArray(details) ? details.resourceCard : undefined;
-      row.content = { ...row.content, status: result.isError ? "failed" : "completed", result: result.text, ...(card === undefined ? {} : { resourceCard: card }) };
+      const details = result.details && typeof result.details === "object" && !Array.isArray(result.details) ? result.details : undefined;
+      // CAP-9: only successful results carry a card, and only a valid one; an invalid card is
+      // dropped with a warning on the row, the result itself stays.
+      const accepted = !result.isError && details ? acceptToolResultCard(details, options.projectId === undefined ? {} : { agentProjectId: options.projectId }) : undefined;
+      const card = accepted?.details?.resourceCard as JsonValue | undefined;
+      const warning = accepted?.warning as JsonValue | undefined;
+      row.content = {
+        ...row.content,
+        status: result.isError ? "failed" : "completed",
+        result: result.text,
+        ...(card === undefined ? {} : { resourceCard: card }),
+        ...(warning === undefined ? {} : { resourceCardWarning: warning }),
+      };
       return [outputChunk.replace(row.id, row.content), outputChunk.done(row.id)];
     },
     /** A retry row with its own id (OUT-3). */
