@@ -31,6 +31,8 @@ const POINTS: KillPoint[] = [
   ]),
   ...both("plan", ["plan/0/decision", "tool/p-append/started"]),
   ...both("parallel", ["model/1/retry/1", "tool/x-deploy/decision"]),
+  // SES-7 compaction: killed around the compaction event and the first response after it.
+  ...both("compact", ["compact/2", "model/2"]),
 ];
 
 describe("SES-4 crash torture (CI subset)", () => {
@@ -49,5 +51,6 @@ describe("SES-4 crash torture (CI subset)", () => {
     // Killed between "started" and "result": the tool ran (or may have), so the model is told.
     expect(unknown).toEqual(expect.arrayContaining(["c-append-1", "c-deploy"]));
     expect(redone).toEqual(expect.arrayContaining(["c-lookup-1"]));
+    expect(results.filter((result) => result.label.startsWith("compact")).every((result) => result.check?.events.some((event) => event.type === "compaction"))).toBe(true);
   }, 240_000);
 });

@@ -6,6 +6,7 @@ import { createKvTokenUsage } from "../../../src/adapters/kv/kv-token-usage.js";
 import { createSqliteStorage } from "../../../src/adapters/sqlite/sqlite-storage.js";
 import { createSqliteSessionStore } from "../../../src/adapters/sqlite-session/sqlite-session-store.js";
 import { UNKNOWN_OUTCOME_TEXT } from "../../../src/agent/tool-step.js";
+import { modelRequestId } from "../../../src/domain/agent/ids.js";
 import { messagesFromEvents, type SessionEvent } from "../../../src/domain/agent/session-events.js";
 import type { OutputItem } from "../../../src/domain/output-items.js";
 import type { ChildMessage } from "../fixtures/protocol.js";
@@ -103,8 +104,19 @@ export async function checkSession(dir: string, scenarioName: string, observed: 
 
   const usageEvents = ofType("usage");
   const usageTotal = usageEvents.reduce((sum, event) => sum + event.payload.entry.total, 0);
-  if (usageEvents.length !== steps.length) violations.push(`${usageEvents.length} usage records for ${steps.length} model responses`);
-  if (new Set(usageEvents.map((event) => event.payload.entry.entryId)).size !== usageEvents.length) violations.push("usage entry recorded twice");
+  const compactions = ofType("compaction");
+  const responseUsage = usageEvents.filter((event) => !event.eventId.includes("/compact/"));
+  if (responseUsage.length !== steps.length) violations.push(`${responseUsage.length} usage records for ${steps.length} model responses`);
+  if (usageEvents.length - responseUsage.length !== compactions.length) violations.push(`${usageEvents.length - responseUsage.length} compaction usage records for ${compactions.length} compactions`);
+  if (scenario.compaction && compactions.length !== 1) violations.push(`${compactions.length} compactions, expected 1`);
+  if (compactions.length > 0) {
+    // The request after the compaction carries the summary, not the earlier tool results.
+    const after = modelRequestId(events[0]!.runId, compactions[0]!.payload.step);
+    const requests = observed.filter((message) => message.type === "model" && message.requestId === after);
+    if (requests.length === 0 || requests.some((message) => message.type === "model" && message.toolResults.length > 0)) {
+      violations.push("the request after the compaction did not continue from the summary");
+    }
+  }
   const kvTotal = await readUsageTotal(dir, where.conversationId);
   if (kvTotal !== usageTotal) violations.push(`KV usage total ${kvTotal} ≠ session usage ${usageTotal}`);
   const sessionItem = finalItems?.find((item) => item.metadata.kind === "agent-session");
