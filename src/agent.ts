@@ -1,7 +1,9 @@
 /**
  * steamharness/agent — the agent session APIs. Every export here is public API.
  */
-export type { SessionStore, SessionAddress, SessionHead, SessionSnapshot } from "./ports/session-store.js";
+export type { SessionStore, SessionAddress, SessionHead, SessionSnapshot, SessionAppendResult, SessionReadOptions } from "./ports/session-store.js";
+export type { SessionEvent, SessionEventInput, SessionEventType, RunStartedPayload } from "./domain/agent/session-events.js";
+export { messagesFromEvents } from "./domain/agent/session-events.js";
 export type { SessionLease, SessionLeaseProvider, SessionLeaseTarget, SessionLeaseAcquireOptions } from "./ports/session-lease.js";
 export { createMemorySessionStore } from "./adapters/memory/memory-session-store.js";
 export { createSqliteSessionStore } from "./adapters/sqlite-session/sqlite-session-store.js";

@@ -148,3 +148,33 @@ export { BUILTIN_CODING_TOOLS } from "./domain/agent/permission-policy.js";
 export { AGENT_MODELS_KEY } from "./domain/agent/model-selection.js";
 export type { AgentModelEntry, AgentModelPolicy, AgentConfigurationSnapshot } from "./domain/agent/model-selection.js";
 export type { AgentContextUsage } from "./domain/agent/context-meter.js";
+export { createCodingTools, createPathGuard } from "./adapters/coding-tools/index.js";
+export type { CodingToolsOptions, PathGuard } from "./adapters/coding-tools/index.js";
+export { agentPayloadFromChunks, DEFAULT_HISTORY_LIMIT } from "./agent/create-agent-node.js";
+export { readExecutionHistory } from "./agent/execution-history.js";
+export type { ExecutionRecord, ExecutionStatus } from "./agent/execution-history.js";
+export { conversationBody } from "./domain/agent/output-projector.js";
+
+// Project configuration (CFG) and conversation projects (CONV)
+export type {
+  ProjectConfigurationStore,
+  ProjectConfiguration,
+  ProjectConfigurationOverview,
+  ProjectConfigurationLookup,
+  ProjectConfigurationCreate,
+  ProjectConfigurationUpdate,
+  ConfigurationField,
+  ProjectConfigurationExport,
+} from "./ports/project-configuration-store.js";
+export { createMemoryProjectConfigurationStore } from "./adapters/memory/memory-project-configuration-store.js";
+export { createSqliteProjectConfigurationStore, projectConfigurationDatabasePath } from "./adapters/sqlite-config/sqlite-project-configuration-store.js";
+export type { SqliteProjectConfigurationStoreOptions } from "./adapters/sqlite-config/sqlite-project-configuration-store.js";
+export { takeProjectConfigurationSnapshot, createProjectConfigurationSnapshot } from "./domain/configuration/snapshot.js";
+export type { ProjectConfigurationSnapshot } from "./domain/configuration/snapshot.js";
+export { snapshotForRun, createAgentConfigurationLoader } from "./domain/configuration/run-snapshot.js";
+export { startHostBridgeServer } from "./adapters/host-bridge-server/host-bridge-server.js";
+export type { HostBridgeServer, HostBridgeServerOptions } from "./adapters/host-bridge-server/host-bridge-server.js";
+export { defineAgentConversationExecutor, isAgentConversationExecutor } from "./conversation/define-executor.js";
+export type { AgentConversationExecutor, AgentConversationExecutorOptions } from "./conversation/define-executor.js";
+export { createAgentConversationProject, loadAgentConversationProject } from "./conversation/conversation-project.js";
+export type { AgentConversationProject, AgentConversationProjectOptions, LoadedAgentConversationProject } from "./conversation/conversation-project.js";

@@ -26,3 +26,5 @@ export type { PersistentValueStoreInspect } from "./testing/persistent-value-sto
 export type { FixedClock } from "./adapters/memory/fixed-clock.js";
 export { createFixedClock } from "./adapters/memory/fixed-clock.js";
 export { createSequentialIdSource } from "./adapters/memory/sequential-id-source.js";
+export { runProjectConfigurationStoreContract } from "./testing/project-configuration-store.contract.js";
+export type { SessionStoreContractApi, SessionStoreFixture, SessionStoreContractOptions, SessionStoreContractSkip } from "./testing/session-store.contract.js";
