@@ -92,7 +92,14 @@ export function wrapAdapterError(adapter: string, message: string, cause: unknow
   return new SteamharnessError("storage_failure", `[steamharness] [${adapter}] ${message}${detail}`, { cause });
 }
 
-/** A run is paused waiting for a person: a tool approval, a question, a form or a plan decision. */
+/**
+ * A run is paused waiting for a person: a tool approval, a question, a form or a plan decision.
+ * The host records the decision under `requestId`, then re-runs the same run id.
+ *
+ * @example
+ * try { await runStreamNode(node, input, context) }
+ * catch (e) { if (e instanceof UserInputRequiredError) permissions.resolve(e.requestId, { outcome: "approved" }) }
+ */
 export class UserInputRequiredError extends SteamharnessError {
   /** The stable id of the pending request; resuming names it. */
   readonly requestId: string;
