@@ -27,8 +27,9 @@ export function interactionRequired(pending: PendingInteraction, reason: string)
 /**
  * Runs one entrypoint in `worker` and always resolves a run report: success or business
  * failure from the worker, `cancelled` when `signal` aborts, `timeout`, `failed` when the worker
- * dies, `waiting_for_input` when a handler raises `interaction_required`. The worker is gone
- * when the promise settles.
+ * dies, `waiting_for_input` when a handler raises `interaction_required`. A cancelled, timed
+ * out or paused run's worker is gone when the promise settles; a finished one exits on its own
+ * (killed after a 1 s grace).
  *
  * @example
  * const report = await runInWorker(pool.take(), { runId, entrypointId, params, files: {} }, { projectId, handlers });
@@ -58,11 +59,17 @@ export async function runInWorker(worker: WorkflowWorker, request: WorkerRunRequ
       return ended("failed", isSteamharnessError(error) ? error.code : "internal", (error as Error)?.message ?? String(error));
     },
   );
+  let report: WorkflowRunReport | undefined;
   try {
-    return await Promise.race([running, stopped]);
+    report = await Promise.race([running, stopped]);
+    return report;
   } finally {
     if (timer) clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);
-    await worker.kill();
+    // A run that ended by itself closes its stores and exits in the background (the result does
+    // not wait for it); anything else (cancel, timeout, pause) is killed before returning.
+    const endedByItself = report !== undefined && (report.status === "success" || report.status === "failed");
+    if (endedByItself) void worker.finish();
+    else await worker.kill();
   }
 }

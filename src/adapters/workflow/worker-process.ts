@@ -134,6 +134,18 @@ export class WorkflowWorker {
     });
   }
 
+  /**
+   * Lets a worker that finished its run exit on its own (closing its stores) for up to
+   * `graceMs`, then kills it. Resolves when it is gone.
+   */
+  async finish(graceMs = 1000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolveGrace) => (timer = setTimeout(resolveGrace, graceMs)));
+    await Promise.race([this.exited, grace]);
+    clearTimeout(timer);
+    await this.kill();
+  }
+
   /** Kills the worker at once (SIGKILL); resolves when it is gone. Idempotent. */
   async kill(): Promise<void> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");

@@ -142,7 +142,7 @@ export async function createWorkflowHost(options: WorkflowHostOptions): Promise<
       });
     },
     async close() {
-      await Promise.all([pool.close(), ...[...active].map((worker) => worker.kill())]);
+      await Promise.all([pool.close(), ...[...active].map((worker) => worker.finish())]);
     },
   };
   return host;
