@@ -1,6 +1,5 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import type Database from "better-sqlite3";
 import { and, asc, eq, gt, inArray } from "drizzle-orm";
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
@@ -11,6 +10,7 @@ import { checkTaskMove, type AgentSessionContextKind, type AgentSessionTaskRecor
 import type { AgentSessionHostStore } from "../../session-host/host-store.js";
 import { openSqlite } from "../sqlite-session/sqlite-connection.js";
 import { ensureSessionSchema } from "../sqlite-session/session-migrations.js";
+import { findMigrationsFolder } from "../sqlite/migrations.js";
 import { hostCommands, hostContexts, hostSettings, hostTasks } from "./host-schema.js";
 
 /** The file name of a conversation's host record; it never matches a session file (`<slug>-<hash>.sqlite`). */
@@ -30,13 +30,9 @@ export function sessionHostDatabasePath(agentStoreDir: string, conversationId: s
 }
 
 function migrationsFolder(): string {
-  let directory = typeof __dirname === "string" ? __dirname : dirname(fileURLToPath(import.meta.url));
-  for (let depth = 0; depth < 8; depth++) {
-    const candidate = join(directory, "drizzle", "session-host");
-    if (existsSync(join(candidate, "meta", "_journal.json"))) return candidate;
-    directory = dirname(directory);
-  }
-  throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/session-host migrations not found");
+  const folder = findMigrationsFolder("session-host");
+  if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/session-host migrations not found");
+  return folder;
 }
 
 type Row = typeof hostTasks.$inferSelect;

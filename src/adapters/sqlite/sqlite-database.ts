@@ -2,12 +2,9 @@
  * Opening the SQLite store file: WAL, busy timeout, migrations on open, and the migrations
  * folder lookup that works from `src/` (tsx, jest) and from the bundled `dist/`.
  */
-import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
-import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import { findMigrationsFolder, migrateWithRetry } from "./migrations.js";
 import { SteamharnessError, wrapAdapterError } from "../../domain/errors.js";
 import * as schema from "./schema.js";
 import { withSqliteRetry } from "./sqlite-support.js";
@@ -26,46 +23,21 @@ export const STORE_MIGRATIONS_TABLE = "__steamharness_store_migrations";
 const BUSY_TIMEOUT_MS = 10_000;
 const MIGRATION_ATTEMPTS = 5;
 
-function moduleDirectory(): string {
-  // The CJS bundle has __dirname and no import.meta.url; the ESM build, tsx and jest the reverse.
-  if (typeof __dirname === "string") return __dirname;
-  return dirname(fileURLToPath(import.meta.url));
-}
-
 /**
- * The checked-in store migrations (`drizzle/` with `meta/_journal.json`), found by walking up
- * from this module: the package root is 3 levels above `src/adapters/sqlite/` and 1 above
- * `dist/`. Throws `internal` when the folder is missing (a broken install).
+ * The checked-in store migrations (`drizzle/` with `meta/_journal.json`). Throws `internal` when
+ * the folder is missing (a broken install).
  *
  * @example
  * const folder = findStoreMigrationsFolder(); // "/…/steamharness/drizzle"
  */
-export function findStoreMigrationsFolder(start: string = moduleDirectory()): string {
-  let directory = start;
-  for (let depth = 0; depth < 8; depth++) {
-    const candidate = join(directory, "drizzle");
-    if (existsSync(join(candidate, "meta", "_journal.json"))) return candidate;
-    const parent = dirname(directory);
-    if (parent === directory) break;
-    directory = parent;
-  }
-  throw new SteamharnessError("internal", `[steamharness] [sqlite] no drizzle/ migrations folder above ${start}`);
+export function findStoreMigrationsFolder(start?: string): string {
+  const folder = findMigrationsFolder("", start);
+  if (folder === null) throw new SteamharnessError("internal", `[steamharness] [sqlite] no drizzle/ migrations folder above ${start ?? "the package"}`);
+  return folder;
 }
 
-/**
- * Applies pending migrations. Two processes opening a new store at once race here: drizzle reads
- * the applied list outside its transaction, so the loser fails with "already exists" (or BUSY)
- * and a retry finds everything applied.
- */
 function migrateStore(db: StoreDatabase, migrationsFolder: string): void {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      withSqliteRetry("migration", () => migrate(db, { migrationsFolder, migrationsTable: STORE_MIGRATIONS_TABLE }));
-      return;
-    } catch (error) {
-      if (attempt >= MIGRATION_ATTEMPTS) throw error;
-    }
-  }
+  migrateWithRetry(db, migrationsFolder, { attempts: MIGRATION_ATTEMPTS, migrationsTable: STORE_MIGRATIONS_TABLE, wrap: (run) => withSqliteRetry("migration", run) });
 }
 
 /**

@@ -1,0 +1,62 @@
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+
+/** The journal drizzle-kit writes into every migrations folder. */
+export const MIGRATIONS_JOURNAL = join("meta", "_journal.json");
+
+function moduleDirectory(): string {
+  // The CJS bundle has __dirname and no import.meta.url; the ESM build, tsx and jest the reverse.
+  if (typeof __dirname === "string") return __dirname;
+  return dirname(fileURLToPath(import.meta.url));
+}
+
+/**
+ * Finds a checked-in migrations folder (`drizzle/<subfolder>` holding a drizzle journal) by
+ * walking up from `start`: the package root is above both `src/adapters/<tech>/` (tsx, jest) and
+ * the bundled `dist/` (the package ships `drizzle/`). `null` when it is nowhere above.
+ *
+ * @example
+ * findMigrationsFolder("session") // "/…/steamharness/drizzle/session"
+ * findMigrationsFolder("")        // "/…/steamharness/drizzle" (the store's own migrations)
+ */
+export function findMigrationsFolder(subfolder: string, start: string = moduleDirectory()): string | null {
+  let directory = start;
+  for (let depth = 0; depth < 8; depth++) {
+    const candidate = join(directory, "drizzle", subfolder);
+    if (existsSync(join(candidate, MIGRATIONS_JOURNAL))) return candidate;
+    const parent = dirname(directory);
+    if (parent === directory) break;
+    directory = parent;
+  }
+  return null;
+}
+
+/**
+ * Applies pending migrations with drizzle's migrator, retrying a lost race: two processes
+ * opening the same new file at once both read the applied list outside the migration
+ * transaction, so the loser fails with "already exists" (or SQLITE_BUSY) and a retry finds
+ * everything applied.
+ *
+ * @example
+ * migrateWithRetry(db, findMigrationsFolder("configuration")!, { attempts: 4 });
+ */
+export function migrateWithRetry<TSchema extends Record<string, unknown>>(
+  db: BetterSQLite3Database<TSchema>,
+  migrationsFolder: string,
+  options: { attempts?: number; migrationsTable?: string; wrap?: (run: () => void) => void } = {},
+): void {
+  const attempts = options.attempts ?? 4;
+  const run = () => migrate(db, { migrationsFolder, ...(options.migrationsTable ? { migrationsTable: options.migrationsTable } : {}) });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      if (options.wrap) options.wrap(run);
+      else run();
+      return;
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+    }
+  }
+}
