@@ -3,7 +3,8 @@ import { readFile, stat } from "node:fs/promises";
 import { basename, isAbsolute } from "node:path";
 import { SteamharnessError } from "../../domain/errors.js";
 import { STORE_LIMITS } from "../../domain/limits.js";
-import { checkText } from "../../domain/store-input.js";
+import { checkProjectId, checkText } from "../../domain/store-input.js";
+import type { ManagedFile, ManagedFileStore } from "../../ports/managed-file-store.js";
 
 /**
  * Checks a source path for `ManagedFileStore.importFile`: absolute, existing (`not_found`
@@ -87,4 +88,34 @@ export async function readSourceFile(sourcePath: string, maxBytes: number): Prom
  */
 export function sha256Hex(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
+}
+
+/**
+ * The two ways into a managed-file store, shared by every adapter: `importFile` (an absolute path
+ * of a regular file, checked and read within `maxBytes`) and `put` (bytes), both validated before
+ * `store` writes anything.
+ *
+ * @example
+ * return { maxBytes, ...fileIntake(maxBytes, store), get, read, delete: remove };
+ */
+export function fileIntake(
+  maxBytes: number,
+  store: (projectId: string, name: string, bytes: Uint8Array) => ManagedFile | Promise<ManagedFile>,
+): Pick<ManagedFileStore, "importFile" | "put"> {
+  return {
+    async importFile(projectInput, sourcePath, importOptions = {}) {
+      const projectId = checkProjectId(projectInput);
+      const { name } = await checkImportSource(sourcePath, importOptions.name, maxBytes);
+      return store(projectId, name, await readSourceFile(sourcePath, maxBytes));
+    },
+    async put(projectInput, bytes, putOptions) {
+      const projectId = checkProjectId(projectInput);
+      if (!(bytes instanceof Uint8Array)) {
+        throw new SteamharnessError("input_validation", "[steamharness] bytes must be a Uint8Array", { field: "bytes" });
+      }
+      const name = checkFileName(putOptions?.name);
+      checkFileSize(bytes.length, maxBytes);
+      return store(projectId, name, bytes);
+    },
+  };
 }

@@ -6,7 +6,7 @@ import type { IdSource } from "../../ports/id-source.js";
 import type { ManagedFile, ManagedFileStore } from "../../ports/managed-file-store.js";
 import { createSystemClock } from "../system/clock.js";
 import { createRandomIdSource } from "../system/id-source.js";
-import { checkFileName, checkFileSize, checkImportSource, readSourceFile, sha256Hex } from "./file-source.js";
+import { fileIntake, sha256Hex } from "./file-source.js";
 
 /** Default largest managed file: 64 MiB. */
 export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -68,21 +68,7 @@ export function createMemoryManagedFileStore(options: MemoryManagedFileStoreOpti
   return {
     maxBytes,
 
-    async importFile(projectInput, sourcePath, importOptions = {}) {
-      const projectId = checkProjectId(projectInput);
-      const { name } = await checkImportSource(sourcePath, importOptions.name, maxBytes);
-      return store(projectId, name, await readSourceFile(sourcePath, maxBytes));
-    },
-
-    async put(projectInput, bytes, putOptions) {
-      const projectId = checkProjectId(projectInput);
-      if (!(bytes instanceof Uint8Array)) {
-        throw new SteamharnessError("input_validation", "[steamharness] bytes must be a Uint8Array", { field: "bytes" });
-      }
-      const name = checkFileName(putOptions?.name);
-      checkFileSize(bytes.length, maxBytes);
-      return store(projectId, name, bytes);
-    },
+    ...fileIntake(maxBytes, store),
 
     async get(projectId, fileId) {
       const found = find(projectId, fileId);

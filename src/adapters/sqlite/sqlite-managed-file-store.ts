@@ -3,12 +3,12 @@ import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { and, count, eq } from "drizzle-orm";
-import { SteamharnessError, wrapAdapterError } from "../../domain/errors.js";
+import { wrapAdapterError } from "../../domain/errors.js";
 import { STORE_LIMITS } from "../../domain/limits.js";
 import { checkProjectId, checkText } from "../../domain/store-input.js";
 import type { IdSource } from "../../ports/id-source.js";
 import type { ManagedFile, ManagedFileStore } from "../../ports/managed-file-store.js";
-import { checkFileName, checkFileSize, checkImportSource, readSourceFile, sha256Hex } from "../memory/file-source.js";
+import { fileIntake, sha256Hex } from "../memory/file-source.js";
 import { checkMaxBytes } from "../memory/memory-managed-file-store.js";
 import { managedFiles } from "./schema.js";
 import type { SqliteStoreContext } from "./sqlite-kv-store.js";
@@ -93,21 +93,7 @@ export function createSqliteManagedFileStore(options: SqliteManagedFileStoreOpti
   return {
     maxBytes,
 
-    async importFile(projectInput, sourcePath, importOptions = {}) {
-      const projectId = checkProjectId(projectInput);
-      const { name } = await checkImportSource(sourcePath, importOptions.name, maxBytes);
-      return store(projectId, name, await readSourceFile(sourcePath, maxBytes));
-    },
-
-    async put(projectInput, bytes, putOptions) {
-      const projectId = checkProjectId(projectInput);
-      if (!(bytes instanceof Uint8Array)) {
-        throw new SteamharnessError("input_validation", "[steamharness] bytes must be a Uint8Array", { field: "bytes" });
-      }
-      const name = checkFileName(putOptions?.name);
-      checkFileSize(bytes.length, maxBytes);
-      return store(projectId, name, bytes);
-    },
+    ...fileIntake(maxBytes, store),
 
     async get(projectInput, fileInput) {
       const projectId = checkProjectId(projectInput);
