@@ -2,7 +2,6 @@ import { asc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { sessionEvents, sessionMeta, sessionSnapshots } from "./session-schema.js";
-import type { EventRow } from "./session-rows.js";
 
 /** The drizzle database of one session file. */
 export type SessionDb = BetterSQLite3Database;

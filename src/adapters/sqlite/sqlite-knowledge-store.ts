@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, gte, inArray, lt, not, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gt, gte, inArray, lt, or, sql, type SQL } from "drizzle-orm";
 import { STORE_LIMITS } from "../../domain/limits.js";
 import { decodeKeyCursor, decodeRankCursor, encodeCursor, listingId } from "../../domain/page-cursor.js";
 import { plainSnippet, queryTerms } from "../../domain/search-terms.js";

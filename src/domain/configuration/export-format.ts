@@ -11,7 +11,7 @@
  *   "configurations": [{ "configurationId": "main", "name": "Main", "revision": 3, "values": { "title": "Roadmap" } }] }
  * ```
  */
-import { Type, type Static } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { isSteamharnessError } from "../errors.js";
 import type { JsonValue } from "../json.js";
 import type { ProjectConfigurationState } from "./configuration-state.js";
