@@ -1,3 +1,4 @@
+import { Type } from "@sinclair/typebox";
 import { createAgentNode } from "../../src/agent/create-agent-node.js";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import { SteamharnessError } from "../../src/domain/errors.js";
@@ -8,7 +9,7 @@ import { harness } from "./helpers.js";
 const card = { kind: "knowledge", operation: "read", title: "Roadmap", target: { source: "server", projectId: "docs-project", documentId: "roadmap" } };
 
 function tool(name: string, result: () => Promise<{ content: Array<{ type: "text"; text: string }>; details?: Record<string, unknown> }>): AgentTool {
-  return { name, label: name, description: `${name} tool`, parameters: { type: "object", properties: {} }, execute: result };
+  return { name, label: name, description: `${name} tool`, parameters: Type.Object({}), execute: result };
 }
 
 async function rowsFor(tools: AgentTool[]) {
