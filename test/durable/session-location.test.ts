@@ -53,6 +53,14 @@ describe("SES-1 SES-6 session location chosen by the agent", () => {
     const gateway = await run(dir, { conversationId: "c1", hostInput: true, runId: "run-gw" });
     expect(gateway.done?.status).toBe("completed");
     expect(files(join(dir, "agents"))).toEqual([]);
+    // A gateway run in a conversation that already has durable history writes nothing into it.
+    const conversation = await run(dir, { conversationId: "c2", runId: "run-conv" });
+    expect(conversation.done?.status).toBe("completed");
+    const path = resolveSessionDatabasePath({ agentStoreDir: join(dir, "agents"), conversationId: "c2", sessionKey: "agent" });
+    const before = await readSessionEvents(dir, path);
+    expect((await run(dir, { conversationId: "c2", hostInput: true, runId: "run-gw-2" })).done?.status).toBe("completed");
+    expect(await readSessionEvents(dir, path)).toEqual(before);
+    expect(files(join(dir, "agents"))).toHaveLength(1);
     const again = await run(dir, { forbidWork: true });
     expect(again.done?.status).toBe("failed");
     expect(again.messages.some((message) => message.type === "model")).toBe(true);
