@@ -56,6 +56,8 @@ afterAll(() => {
   }
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(workdir, { recursive: true, force: true });
+  // Session history is project-local (.workflow/agents in the project folder, SES-1).
+  rmSync(join("test/conversation/fixtures/chat-assistant", ".workflow"), { recursive: true, force: true });
 });
 
 describe("CONV-2 steamharness chat in a pseudo-terminal", () => {

@@ -22,6 +22,7 @@ import { createNodeContext } from "../../workflow/node-context.js";
 import { MemoryStorage } from "../memory/memory-storage.js";
 import { createSqliteProjectConfigurationStore } from "../sqlite-config/sqlite-project-configuration-store.js";
 import { createSqliteStorage } from "../sqlite/sqlite-storage.js";
+import { DEFAULT_AGENT_STORE_DIR } from "../../domain/agent/session-path.js";
 import { createSystemClock } from "../system/clock.js";
 import { startHostBridgeServer, type HostBridgeServer } from "../host-bridge-server/host-bridge-server.js";
 import { HOST_BRIDGE_TOKEN_ENV, HOST_BRIDGE_URL_ENV } from "../../domain/capabilities/host-bridge.js";
@@ -69,7 +70,11 @@ export async function runChat(options: ChatOptions): Promise<void> {
   const project = await loadAgentConversationProject(options.projectDir);
   const dataDir = resolve(options.dataDir ?? join(homedir(), ".steamharness"));
   const durable = project.executor.executor.conversation.durable.enabled;
-  const storage: Storage = durable ? createSqliteStorage({ directory: join(dataDir, "projects", project.manifest.id) }) : new MemoryStorage();
+  // Session history is project-local (SES-1 default `.workflow/agents`); KV, knowledge and files
+  // live under the data dir, shared with the other local hosts.
+  const storage: Storage = durable
+    ? createSqliteStorage({ directory: join(dataDir, "projects", project.manifest.id), agentStoreDir: join(resolve(options.projectDir), DEFAULT_AGENT_STORE_DIR) })
+    : new MemoryStorage();
   const configurations = createSqliteProjectConfigurationStore({ dataDir });
   const env = options.env ?? process.env;
   const agentOptions: AgentNodeOptions = { ...project.executor.agent };
