@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "@jest/globals";
@@ -88,6 +88,9 @@ describe("CONV-2 steamharness chat in a pseudo-terminal", () => {
 
     type(first, "/exit");
     await waitFor(first, "CHAT-EXITED=0");
+    // SES-1: the durable session history is project-local, under <project>/.workflow/agents.
+    const agents = join("test/conversation/fixtures/chat-assistant", ".workflow", "agents");
+    expect(readdirSync(agents).some((folder) => folder.startsWith(`${conversation}-`))).toBe(true);
 
     const second = start(conversation);
     await waitFor(second, "you> ");
