@@ -20,7 +20,11 @@ afterAll(async () => {
   await cleanup(tmp);
 });
 
-const output = (result: unknown) => (result as CallToolResult).structuredContent!.output as Record<string, unknown>;
+function output(result: unknown): Record<string, unknown> {
+  const content = (result as CallToolResult).structuredContent!;
+  if (content.status !== "success") throw new Error(`the call failed: ${JSON.stringify(content)}`);
+  return content.output as Record<string, unknown>;
+}
 
 async function listFiles(dir: string): Promise<string[]> {
   if (!existsSync(dir)) return [];
