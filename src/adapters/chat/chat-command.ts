@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { runChat } from "./chat-session.js";
 
 /**
  * Registers `steamharness chat <project-dir> [--conversation <id>] [--data-dir <dir>]` (CONV-2).
@@ -15,6 +14,8 @@ export function registerChatCommand(program: Command): void {
     .option("--conversation <id>", "continue this conversation (its id is printed when a chat starts)")
     .option("--data-dir <dir>", "root of local data (default ~/.steamharness)")
     .action(async (projectDir: string, flags: { conversation?: string; dataDir?: string }) => {
+      // Loaded on use: `--help` and `mcp` do not pay for the agent runtime.
+      const { runChat } = await import("./chat-session.js");
       await runChat({
         projectDir,
         ...(flags.conversation === undefined ? {} : { conversationId: flags.conversation }),

@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { isSteamharnessError } from "../../domain/errors.js";
 import { registerMcpCommand, registerRunCommand, registerStructureCommand } from "./commands.js";
+import { registerChatCommand } from "../chat/chat-command.js";
+import { registerConfigCommand } from "../config-cli/config-command.js";
 
 /**
  * The package version, read from package.json one level above this module (src/ or dist/).
@@ -22,8 +24,8 @@ export function packageVersion(moduleUrl: string = import.meta.url): string {
 }
 
 /**
- * The `steamharness` command line. Each subcommand registers itself; add new ones (e.g.
- * `registerChatCommand` for CONV-2) to the list below.
+ * The `steamharness` command line. Each subcommand registers itself; their implementations load
+ * lazily inside the actions.
  *
  * @example
  * await createProgram().parseAsync(process.argv);
@@ -33,7 +35,7 @@ export function createProgram(version = packageVersion()): Command {
     .description("Run LLM agents inside workflows; serve workflow projects as MCP tools.")
     .version(version, "-v, --version", "print the steamharness version")
     .showHelpAfterError();
-  for (const register of [registerStructureCommand, registerRunCommand, registerMcpCommand /* , registerChatCommand (CONV-2) */]) {
+  for (const register of [registerStructureCommand, registerRunCommand, registerMcpCommand, registerChatCommand, registerConfigCommand]) {
     register(program);
   }
   return program;

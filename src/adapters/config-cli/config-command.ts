@@ -11,7 +11,6 @@ import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { SteamharnessError } from "../../domain/errors.js";
 import { isUuid } from "../../domain/workflow/project-manifest.js";
-import { createSqliteProjectConfigurationStore } from "../sqlite-config/sqlite-project-configuration-store.js";
 import type { ProjectConfigurationStore } from "../../ports/project-configuration-store.js";
 
 interface CommonFlags {
@@ -64,6 +63,8 @@ export function registerConfigCommand(program: Command): void {
 
 async function withStore(dir: string, flags: CommonFlags, run: (store: ProjectConfigurationStore, projectId: string) => Promise<void>): Promise<void> {
   const projectId = await projectIdOf(dir);
+  // Loaded on use: other commands (and the MCP handshake) do not open SQLite.
+  const { createSqliteProjectConfigurationStore } = await import("../sqlite-config/sqlite-project-configuration-store.js");
   const store = createSqliteProjectConfigurationStore({ dataDir: resolve(flags.dataDir ?? join(homedir(), ".steamharness")) });
   try {
     await run(store, projectId);
