@@ -123,9 +123,20 @@ export { createProviderModel } from "./adapters/providers/provider-model.js";
 export type { ProviderModelOptions } from "./adapters/providers/provider-model.js";
 
 // Workflow projects (WF-1)
-export { defineWorkflow } from "./domain/workflow/workflow-definition.js";
-export type { WorkflowDefinition, WorkflowEntrypoint, WorkflowParam, StructureReport } from "./domain/workflow/workflow-definition.js";
-export type { WorkflowRunContext, WorkflowRunResult } from "./domain/workflow/run-context.js";
+export { defineWorkflow, buildStructureReport } from "./domain/workflow/workflow-definition.js";
+export type { WorkflowDefinition, WorkflowEntrypoint, WorkflowParam, StructureReport, StructureEntrypoint } from "./domain/workflow/workflow-definition.js";
+export type {
+  WorkflowRunContext,
+  WorkflowRunResult,
+  WorkflowUserInput,
+  WorkflowInputRequest,
+  RelatedProject,
+  WorkflowFileParamValue,
+} from "./domain/workflow/run-context.js";
+export type { WorkflowRunReport, WorkflowRunStatus, PendingInteraction } from "./domain/workflow/run-report.js";
+export { parseWorkflowManifest } from "./domain/workflow/project-manifest.js";
+export type { WorkflowManifest } from "./domain/workflow/project-manifest.js";
+export { entrypointInputSchema } from "./domain/workflow/param-schema.js";
 
 // The agent (AG, SES, OUT)
 export { createAgent } from "./agent/create-agent.js";

@@ -3,6 +3,7 @@ import { createOutputItemChunk, createOutputStreamAccumulator } from "../domain/
 import { createToolApprovalGate } from "../domain/approval-gate.js";
 import { createNodeContext } from "./node-context.js";
 import { createAgentNode } from "../agent/create-agent-node.js";
+import { defineWorkflow } from "../domain/workflow/workflow-definition.js";
 import {
   createProjectCapabilityServer,
   createProjectCapabilityTools,
@@ -22,6 +23,7 @@ import {
 export const workflow = Object.freeze({
   createNodeContext,
   createAgentNode,
+  defineWorkflow,
   runStreamNode,
   createOutputItemChunk,
   createOutputStreamAccumulator,
