@@ -51,46 +51,10 @@ function memoryStore(address: SessionAddress, context: NodeContext): SessionStor
   return store;
 }
 
-/** How long a durable session file stays open after its run ends, for the next turn to reuse. */
-const IDLE_CLOSE_MS = 1500;
-
-/**
- * Open durable session files by path. Closing a SQLite file checkpoints its write-ahead log,
- * the largest single cost of a short turn; so a file stays open for {@link IDLE_CLOSE_MS} after
- * its run and the next turn of the session reuses the connection. The store keeps no state in
- * memory (head, seqs and snapshot are read from the file), so reuse after another process wrote
- * to the file is safe. Ownership is still the lease, taken and released per run.
- */
-const openFiles = new Map<string, { store: SessionStore; idle?: ReturnType<typeof setTimeout> }>();
-
-function reuseOrOpen(path: string, open: () => SessionStore): SessionStore {
-  const cached = openFiles.get(path);
-  if (cached) {
-    if (cached.idle) clearTimeout(cached.idle);
-    cached.idle = undefined;
-    return cached.store;
-  }
-  const store = open();
-  openFiles.set(path, { store });
-  return store;
-}
-
-function closeWhenIdle(path: string): void {
-  const cached = openFiles.get(path);
-  if (!cached) return;
-  cached.idle = setTimeout(() => {
-    openFiles.delete(path);
-    void cached.store.close();
-  }, IDLE_CLOSE_MS);
-  // An idle file never keeps the process alive; SQLite recovers the WAL on the next open.
-  cached.idle.unref?.();
-}
-
 /**
  * The durable session of a run (SES-1, SES-2): its SQLite file, held under the session's lease
- * for the run (a busy session fails with `session_busy`). Closing the run's store releases the
- * lease; the file itself is closed once idle. The SQLite adapter is loaded lazily, so runs on
- * MemoryStorage never load it.
+ * for the run (a busy session fails with `session_busy`). Closing the store releases the lease.
+ * The SQLite adapter is loaded lazily, so runs on MemoryStorage never load it.
  */
 async function durableStore(options: AgentOptions, address: SessionAddress, context: NodeContext, runId: string): Promise<SessionStore> {
   const [{ resolveSessionDatabasePath }, { createSqliteSessionLeaseProvider }, { createSqliteSessionStore }] = await Promise.all([
@@ -102,7 +66,7 @@ async function durableStore(options: AgentOptions, address: SessionAddress, cont
   const lease = await createSqliteSessionLeaseProvider().acquire({ databasePath: path }, { ownerId: runId, onBusy: "throw" });
   let store: SessionStore;
   try {
-    store = reuseOrOpen(path, () => createSqliteSessionStore({ path, address, clock: context.clock }));
+    store = createSqliteSessionStore({ path, address, clock: context.clock });
   } catch (error) {
     await lease?.release();
     throw error;
@@ -112,7 +76,7 @@ async function durableStore(options: AgentOptions, address: SessionAddress, cont
     address: store.address,
     async close() {
       try {
-        closeWhenIdle(path);
+        await store.close();
       } finally {
         await lease?.release();
       }
