@@ -84,6 +84,7 @@ export function runSessionStoreContract(
       expect(read[1]!.payload).toEqual({ planIndex: 0, text: "plan 0" });
       expect(typeof read[0]!.at).toBe("number");
       expect((await store.readAfter(1, { limit: 1 })).map((e) => e.seq)).toEqual([2]);
+      expect(await store.readAfter(0, { limit: 0 })).toEqual([]);
       expect((await store.readAfter(0, { types: ["user_message"] })).map((e) => e.seq)).toEqual([1]);
       expect((await store.head()).lastSeq).toBe(3);
     }));

@@ -98,10 +98,10 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
       open();
       const types = readOptions.types ? new Set<string>(readOptions.types) : null;
       const out: SessionEvent[] = [];
-      for (let i = Math.max(0, afterSeq); i < events.length; i++) {
+      const limit = readOptions.limit ?? Number.POSITIVE_INFINITY;
+      for (let i = Math.max(0, afterSeq); i < events.length && out.length < limit; i++) {
         if (types && !types.has(events[i]!.type)) continue;
         out.push(read(i + 1));
-        if (readOptions.limit !== undefined && out.length >= readOptions.limit) break;
       }
       return out;
     },
