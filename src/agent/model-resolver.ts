@@ -1,5 +1,5 @@
 import { SteamharnessError } from "../domain/errors.js";
-import type { AgentConfigurationSnapshot, AgentModelSelection } from "../domain/agent/model-selection.js";
+import type { AgentConfigurationSnapshot, AgentModelEntry, AgentModelSelection } from "../domain/agent/model-selection.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import type { ModelProvider } from "../ports/model-provider.js";
 import type { AgentModelAttributes } from "./types.js";
@@ -81,15 +81,18 @@ export function redactConfiguration(snapshot: AgentConfigurationSnapshot | undef
 }
 
 /**
- * Puts API keys back into a saved snapshot's selection from the current one (by entry id).
+ * Puts API keys back into a saved snapshot's selection from the current configuration, by
+ * entry id: the saved entry is looked up among the current entries (not the entry the current
+ * configuration would pick now), so a resumed run keeps its key when the list was reordered.
  *
  * @example
- * const selection = restoreKey(savedSelection, currentSelection);
+ * const selection = restoreKey(savedSelection, readAgentModels(configuration).entries, options.apiKey);
  */
-export function restoreKey(saved: AgentModelSelection, current: AgentModelSelection | null, explicitKey: string | undefined): AgentModelSelection {
+export function restoreKey(saved: AgentModelSelection, currentEntries: readonly AgentModelEntry[] | null, explicitKey: string | undefined): AgentModelSelection {
   if (saved.source === "explicit") return explicitKey === undefined ? saved : { ...saved, apiKey: explicitKey };
-  if (saved.source === "configured" && !saved.entry.apiKey && current?.source === "configured" && current.entry.id === saved.entry.id && current.entry.apiKey) {
-    return { ...saved, entry: { ...saved.entry, apiKey: current.entry.apiKey } };
+  if (saved.source === "configured" && !saved.entry.apiKey) {
+    const current = currentEntries?.find((entry) => entry.id === saved.entry.id);
+    if (current?.apiKey) return { ...saved, entry: { ...saved.entry, apiKey: current.apiKey } };
   }
   return saved;
 }

@@ -3,7 +3,7 @@ import type { AgentTool } from "../domain/agent-tool.js";
 import { wrapAdapterError } from "../domain/errors.js";
 import { completeToolResults } from "../domain/agent/history.js";
 import { agentAnswerItemId, defaultSessionId, runEventId } from "../domain/agent/ids.js";
-import { selectAgentModel, type AgentModelSelection } from "../domain/agent/model-selection.js";
+import { readAgentModels, selectAgentModel, type AgentModelEntry, type AgentModelSelection } from "../domain/agent/model-selection.js";
 import { createAgentOutputProjector, type AgentOutputProjector } from "../domain/agent/output-projector.js";
 import type { ContextMeter } from "../domain/agent/context-meter.js";
 import { validatePermissionPolicy, type AgentMode } from "../domain/agent/permission-policy.js";
@@ -146,13 +146,13 @@ async function setUpTurn(
   };
   let selection: AgentModelSelection;
   if (saved) {
-    let current: AgentModelSelection | null = null;
+    let currentEntries: AgentModelEntry[] | null = null;
     try {
-      current = selectAgentModel(request, configuration);
+      currentEntries = readAgentModels(configuration).entries;
     } catch {
-      current = null;
+      currentEntries = null;
     }
-    selection = restoreKey(saved.modelSource as unknown as AgentModelSelection, current, options.apiKey);
+    selection = restoreKey(saved.modelSource as unknown as AgentModelSelection, currentEntries, options.apiKey);
   } else selection = selectAgentModel(request, configuration);
   const model = selection.source !== "injected" && options.createModel
     ? await options.createModel(selection, context)
