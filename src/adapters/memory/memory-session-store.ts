@@ -1,11 +1,11 @@
 import { SteamharnessError } from "../../domain/errors.js";
 import { isJsonValue } from "../../domain/json.js";
+import { validateSessionEvent } from "../../domain/agent/session-events.js";
 import type { Clock } from "../../ports/clock.js";
 import type {
   SessionAddress,
   SessionAppendResult,
   SessionEvent,
-  SessionEventInput,
   SessionHead,
   SessionReadOptions,
   SessionSnapshot,
@@ -20,17 +20,6 @@ export interface MemorySessionStoreOptions {
 
 // A JSON copy (events are JSON by contract); structuredClone would hand out objects of another realm under test runners.
 const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
-
-function validate(event: SessionEventInput): void {
-  for (const field of ["eventId", "runId", "type"] as const) {
-    if (typeof event[field] !== "string" || event[field] === "") {
-      throw new SteamharnessError("input_validation", `session event ${field} must be a non-empty string`, { field });
-    }
-  }
-  if (!isJsonValue(event.payload)) {
-    throw new SteamharnessError("input_validation", `session event ${event.eventId} has a payload that is not JSON`, { field: "payload" });
-  }
-}
 
 /**
  * The in-memory session store: the reference adapter of the session-store port. It keeps the
@@ -61,7 +50,7 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
     address: clone(address),
     async append(inputs): Promise<SessionAppendResult> {
       open();
-      inputs.forEach(validate);
+      inputs.forEach(validateSessionEvent);
       const stored: SessionEvent[] = [];
       const fresh: Array<{ json: string; type: string; eventId: string; runId: string }> = [];
       const batch = new Map<string, number>();

@@ -13,27 +13,6 @@ export interface EventRow {
 }
 
 /**
- * Rejects an event the port refuses (SES-1 contract): `eventId`, `runId` and `type` must be
- * non-empty strings and the payload JSON. Throws `input_validation`.
- *
- * @example
- * validateEvent({ eventId: "", runId: "r", type: "plan", payload: { planIndex: 0, text: "" } }); // throws
- */
-export function validateEvent(event: SessionEventInput): void {
-  if (typeof event !== "object" || event === null) {
-    throw new SteamharnessError("input_validation", "a session event must be an object", { field: "event" });
-  }
-  for (const field of ["eventId", "runId", "type"] as const) {
-    if (typeof event[field] !== "string" || event[field] === "") {
-      throw new SteamharnessError("input_validation", `session event ${field} must be a non-empty string`, { field });
-    }
-  }
-  if (!isJsonValue(event.payload)) {
-    throw new SteamharnessError("input_validation", `session event ${event.eventId} has a payload that is not JSON`, { field: "payload" });
-  }
-}
-
-/**
  * The row of an event to insert, before its `seq` and write time are known.
  *
  * @example

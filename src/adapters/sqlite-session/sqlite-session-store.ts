@@ -19,7 +19,8 @@ import { sessionEvents, sessionMeta, sessionSnapshots } from "./session-schema.j
 import { eventsAfterQuery, headQuery, prepareSessionStatements, type HeadRow, type SessionDb } from "./session-statements.js";
 import { openSqlite } from "./sqlite-connection.js";
 import { ensureSessionSchema, findSessionMigrationsFolder } from "./session-migrations.js";
-import { eventRow, rowEvent, snapshotState, validateEvent, validateSnapshot, type EventRow } from "./session-rows.js";
+import { eventRow, rowEvent, snapshotState, validateSnapshot, type EventRow } from "./session-rows.js";
+import { validateSessionEvent } from "../../domain/agent/session-events.js";
 
 /** Options of {@link createSqliteSessionStore}. */
 export interface SqliteSessionStoreOptions {
@@ -126,7 +127,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     address: structuredClone(address),
     append(inputs: readonly SessionEventInput[]): Promise<SessionAppendResult> {
       return call("append", () => {
-        inputs.forEach(validateEvent);
+        inputs.forEach(validateSessionEvent);
         const rows = inputs.map(eventRow);
         const at = clock.now();
         return db.transaction(() => {

@@ -1,4 +1,5 @@
-import type { JsonObject, JsonValue } from "../json.js";
+import { SteamharnessError } from "../errors.js";
+import { isJsonValue, type JsonObject, type JsonValue } from "../json.js";
 import type { ModelMessage, ModelResponse } from "../../ports/model-provider.js";
 import type { TokenUsageEntry } from "../../ports/token-usage.js";
 
@@ -101,4 +102,25 @@ export function messagesFromEvents(events: readonly SessionEventInput[]): ModelM
     }
   }
   return messages;
+}
+
+/**
+ * Rejects an event the port refuses (the session-store port contract; every adapter calls this): `eventId`, `runId` and `type` must be
+ * non-empty strings and the payload JSON. Throws `input_validation`.
+ *
+ * @example
+ * validateSessionEvent({ eventId: "", runId: "r", type: "plan", payload: { planIndex: 0, text: "" } }); // throws
+ */
+export function validateSessionEvent(event: SessionEventInput): void {
+  if (typeof event !== "object" || event === null) {
+    throw new SteamharnessError("input_validation", "a session event must be an object", { field: "event" });
+  }
+  for (const field of ["eventId", "runId", "type"] as const) {
+    if (typeof event[field] !== "string" || event[field] === "") {
+      throw new SteamharnessError("input_validation", `session event ${field} must be a non-empty string`, { field });
+    }
+  }
+  if (!isJsonValue(event.payload)) {
+    throw new SteamharnessError("input_validation", `session event ${event.eventId} has a payload that is not JSON`, { field: "payload" });
+  }
 }
