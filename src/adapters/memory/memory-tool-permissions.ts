@@ -1,4 +1,5 @@
 import type { ToolPermissionDecision, ToolPermissionRequest, ToolPermissions } from "../../ports/tool-permissions.js";
+import { createStickyRequests } from "./sticky-requests.js";
 
 /** Options of {@link createMemoryToolPermissions}. */
 export interface MemoryToolPermissionsOptions {
@@ -29,25 +30,5 @@ export interface MemoryToolPermissions extends ToolPermissions {
  * permissions.resolve(requestId, { outcome: "approved" });
  */
 export function createMemoryToolPermissions(options: MemoryToolPermissionsOptions = {}): MemoryToolPermissions {
-  const decided = new Map<string, ToolPermissionDecision>();
-  const asked = new Set<string>();
-  const requests: ToolPermissionRequest[] = [];
-  return {
-    requests,
-    async request(request, signal) {
-      signal?.throwIfAborted();
-      requests.push(structuredClone(request));
-      const known = decided.get(request.requestId);
-      if (known) return known;
-      const decision = options.decide ? await options.decide(request) : { outcome: "pending" as const };
-      if (decision.outcome === "pending") asked.add(request.requestId);
-      else decided.set(request.requestId, decision);
-      return decision;
-    },
-    resolve(requestId, decision) {
-      decided.set(requestId, decision);
-      asked.delete(requestId);
-    },
-    pending: () => [...asked],
-  };
+  return createStickyRequests<ToolPermissionRequest, ToolPermissionDecision>(options.decide ?? (() => ({ outcome: "pending" })));
 }

@@ -1,4 +1,5 @@
 import type { UserInput, UserInputRequest, UserInputResponse } from "../../ports/user-input.js";
+import { createStickyRequests } from "./sticky-requests.js";
 
 type FinalResponse = Exclude<UserInputResponse, { outcome: "pending" }>;
 
@@ -26,25 +27,5 @@ export interface MemoryUserInput extends UserInput {
  * const input = createMemoryUserInput({ respond: () => ({ outcome: "answered", values: { answer: "yes" } }) });
  */
 export function createMemoryUserInput(options: MemoryUserInputOptions = {}): MemoryUserInput {
-  const answered = new Map<string, FinalResponse>();
-  const asked = new Set<string>();
-  const requests: UserInputRequest[] = [];
-  return {
-    requests,
-    async request(request, signal) {
-      signal?.throwIfAborted();
-      requests.push(structuredClone(request));
-      const known = answered.get(request.requestId);
-      if (known) return known;
-      const response = options.respond ? await options.respond(request) : { outcome: "pending" as const };
-      if (response.outcome === "pending") asked.add(request.requestId);
-      else answered.set(request.requestId, response);
-      return response;
-    },
-    resolve(requestId, response) {
-      answered.set(requestId, response);
-      asked.delete(requestId);
-    },
-    pending: () => [...asked],
-  };
+  return createStickyRequests<UserInputRequest, UserInputResponse>(options.respond ?? (() => ({ outcome: "pending" })));
 }
