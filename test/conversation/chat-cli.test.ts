@@ -73,7 +73,8 @@ describe("CONV-2 steamharness chat in a pseudo-terminal", () => {
     await waitFor(first, "Done: write finished.");
     expect(screen(first)).toMatch(/Writing the note\.\n[\s\S]*⏺ write note\.txt ✓/);
     expect(readFileSync(join(workdir, "note.txt"), "utf8")).toBe("roadmap");
-    expect(screen(first)).toMatch(/◔ context \d[\d,]* \/ 128,000 tokens/);
+    // The ring line is drawn after the answer text: wait for it instead of racing the renderer.
+    expect(await waitFor(first, "◔ context")).toMatch(/◔ context \d[\d,]* \/ 128,000 tokens/);
 
     type(first, "ask me something");
     await waitFor(first, "answer> ");
