@@ -98,10 +98,12 @@ describe("createProviderModel streams", () => {
     // own stderr writes: check presence, not order. Laziness itself is proven by the fixture
     // reaching "created" although pi-ai cannot be resolved (an eager import would have thrown).
     expect(stderr).toContain("[without-pi-ai] created");
-    expect(stderr).toContain("[hide-pi-ai] blocked @mariozechner/pi-ai");
+    // The hook's own stderr line comes from Node's loader thread and is sometimes lost when the
+    // process exits, so the blocking is proven by the adapter's error instead (below).
     const events = JSON.parse(stdout);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ type: "done", response: { stopReason: "error", retry: { retryable: false } } });
+    expect(events[0].response.errorMessage).toContain("@mariozechner/pi-ai could not be loaded");
     expect(events[0].response.errorMessage).toContain("npm install @mariozechner/pi-ai");
   });
 
