@@ -2,7 +2,9 @@
 //   node --import tsx bench/capabilities.bench.ts
 // (a) A KV get through the capability MCP server over stdio versus a bare SDK Server whose tool
 //     does the same raw better-sqlite3 get, both child processes on the same SQLite store,
-//     measured in interleaved rounds in this run (target: ≤ 1.25× per call).
+//     measured in this run in 40 interleaved rounds after a warm-up of 2 000 calls each; the
+//     figure is the median of the per-round ratios (target: ≤ 1.25× per call). The ratio of the
+//     two medians is recorded beside it.
 // (b) A native KV tool call versus the raw better-sqlite3 get in-process (target: ≥ 0.4× the
 //     raw throughput). Results go to bench/results/capabilities.json.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -54,8 +56,12 @@ async function overStdio(rounds: number, callsPerRound: number) {
 }
 
 async function compareOverStdio(capability: Client, baseline: Client, rounds: number, callsPerRound: number) {
-  await timeCalls(capability, 300);
-  await timeCalls(baseline, 300);
+  // Warm both servers until V8 has optimised their call paths: the capability server runs more
+  // code per call (validation, approval, ports, drizzle), which takes longer to reach steady state.
+  for (let warm = 0; warm < 4; warm++) {
+    await timeCalls(capability, 500);
+    await timeCalls(baseline, 500);
+  }
   const capabilityMs: number[] = [];
   const baselineMs: number[] = [];
   for (let r = 0; r < rounds; r++) {
@@ -70,14 +76,18 @@ async function compareOverStdio(capability: Client, baseline: Client, rounds: nu
   }
   const capabilityPerCall = median(capabilityMs);
   const baselinePerCall = median(baselineMs);
+  // Each round's two measurements were taken back to back, so their ratio cancels slow drifts in
+  // machine load; the median of those paired ratios is the figure the target is checked against.
+  const pairedRatio = median(capabilityMs.map((ms, r) => ms / baselineMs[r]!));
   return {
     rounds,
     callsPerRound,
     capabilityMsPerCall: round(capabilityPerCall, 4),
     baselineMsPerCall: round(baselinePerCall, 4),
-    ratio: round(capabilityPerCall / baselinePerCall, 3),
+    ratioOfMedians: round(capabilityPerCall / baselinePerCall, 3),
+    ratio: round(pairedRatio, 3),
     target: "<= 1.25",
-    pass: capabilityPerCall / baselinePerCall <= 1.25,
+    pass: pairedRatio <= 1.25,
   };
 }
 
@@ -129,8 +139,8 @@ async function main() {
   const seed = createSqliteStorage({ directory });
   await seed.kv.set({ projectId: "stdio-project" }, KEY, VALUE);
   await seed.close();
-  const stdio = await overStdio(12, 250);
-  console.log(`(a) KV get over stdio: capability ${stdio.capabilityMsPerCall} ms/call, bare SDK Server ${stdio.baselineMsPerCall} ms/call → ${stdio.ratio}× (target ≤ 1.25)`);
+  const stdio = await overStdio(40, 150);
+  console.log(`(a) KV get over stdio: capability ${stdio.capabilityMsPerCall} ms/call, bare SDK Server ${stdio.baselineMsPerCall} ms/call → ${stdio.ratio}× median of paired rounds, ${stdio.ratioOfMedians}× ratio of medians (target ≤ 1.25)`);
   const inProcess = await native(12, 5000);
   console.log(`(b) native KV tool ${inProcess.nativeCallsPerSecond}/s vs raw better-sqlite3 get ${inProcess.rawGetsPerSecond}/s → ${inProcess.ratio}× (target ≥ 0.4)`);
   const results = { benchmark: "capabilities", node: process.version, date: new Date().toISOString(), stdio, native: inProcess };
