@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { resolveSessionDatabasePath } from "../src/adapters/sqlite-session/session-database-path.js";
 import { createSqliteSessionLeaseProvider } from "../src/adapters/sqlite-session/sqlite-session-lease.js";
+import { createSqliteSessionPool } from "../src/adapters/sqlite-session/sqlite-session-pool.js";
 import { createSqliteSessionStore } from "../src/adapters/sqlite-session/sqlite-session-store.js";
 import { isSteamharnessError } from "../src/domain/errors.js";
 
@@ -43,6 +44,17 @@ try {
   const tail = await reopened.readAfter(head.snapshot?.atSeq ?? 0);
   console.log("head:", head.lastSeq, "snapshot at", head.snapshot?.atSeq, "events after it:", tail.length);
   await reopened.close();
+
+  // What a storage does for its runs: a pool keeps the session open between leases.
+  const pool = createSqliteSessionPool({ agentStoreDir });
+  for (const runId of ["run-2", "run-3"]) {
+    const warm = await pool.open({ address, ownerId: runId });
+    const taken = await leases.acquire(address, { ownerId: "other" });
+    await warm.append([{ eventId: `${runId}/user`, runId, type: "user_message", payload: { message: { role: "user", content: "And the tests?" } } }]);
+    console.log(runId, "on a warm session: head", (await warm.head()).lastSeq, "other owner refused:", taken === null);
+    await warm.close();
+  }
+  await pool.close();
 } finally {
   rmSync(agentStoreDir, { recursive: true, force: true });
 }

@@ -1,13 +1,15 @@
 /**
  * steamharness/agent — the agent session APIs. Every export here is public API.
  */
-export type { SessionStore, SessionAddress, SessionHead, SessionSnapshot, SessionAppendResult, SessionReadOptions } from "./ports/session-store.js";
+export type { SessionStore, SessionAddress, SessionHead, SessionSnapshot, SessionAppendResult, SessionReadOptions, SessionStoreOpener, SessionOpenRequest } from "./ports/session-store.js";
 export type { SessionEvent, SessionEventInput, SessionEventType, RunStartedPayload } from "./domain/agent/session-events.js";
 export { messagesFromEvents } from "./domain/agent/session-events.js";
 export type { SessionLease, SessionLeaseProvider, SessionLeaseTarget, SessionLeaseAcquireOptions } from "./ports/session-lease.js";
 export { createMemorySessionStore } from "./adapters/memory/memory-session-store.js";
 export { createSqliteSessionStore } from "./adapters/sqlite-session/sqlite-session-store.js";
 export type { SqliteSessionStoreOptions } from "./adapters/sqlite-session/sqlite-session-store.js";
+export { createSqliteSessionPool } from "./adapters/sqlite-session/sqlite-session-pool.js";
+export type { SqliteSessionPool, SqliteSessionPoolOptions } from "./adapters/sqlite-session/sqlite-session-pool.js";
 export type { SqliteSessionLeaseProviderOptions } from "./adapters/sqlite-session/sqlite-session-lease.js";
 export { createMemorySessionLeaseProvider } from "./adapters/memory/memory-session-lease.js";
 export { createSqliteSessionLeaseProvider } from "./adapters/sqlite-session/sqlite-session-lease.js";

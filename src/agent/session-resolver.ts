@@ -87,7 +87,8 @@ async function durableStore(options: AgentOptions, address: SessionAddress, cont
 /**
  * Chooses the session store of a run: the agent's `sessionStore` (an instance or a factory) when
  * given; else the durable SQLite file for conversation runs on a storage with `agentStoreDir`,
- * or whenever `databasePath` is set (SES-1); else (non-conversation nodes, gateway runs with
+ * or whenever `databasePath` is set (SES-1) — through the storage's `sessions` when it keeps
+ * them (a warm session is not reopened), else opened for the run; else (non-conversation nodes, gateway runs with
  * `hostInput`, SES-6) an in-memory log kept per storage object.
  *
  * @example
@@ -103,6 +104,14 @@ export async function openSessionStore(options: AgentOptions, address: SessionAd
     ...(context.conversationId === undefined ? {} : { conversationId: context.conversationId }),
     hostInput: input.hostInput !== undefined,
   });
-  if (choice === "sqlite") return { store: await durableStore(options, address, context, input.runId ?? context.runId), owned: true };
-  return { store: await leasedMemoryStore(address, context, input.runId ?? context.runId), owned: true };
+  const runId = input.runId ?? context.runId;
+  if (choice === "sqlite") {
+    const sessions = context.storage.sessions;
+    if (sessions) {
+      const databasePath = options.databasePath;
+      return { store: await sessions.open({ address, ownerId: runId, clock: context.clock, ...(databasePath === undefined ? {} : { databasePath }) }), owned: true };
+    }
+    return { store: await durableStore(options, address, context, runId), owned: true };
+  }
+  return { store: await leasedMemoryStore(address, context, runId), owned: true };
 }

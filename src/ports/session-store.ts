@@ -1,4 +1,5 @@
 import type { JsonValue } from "../domain/json.js";
+import type { Clock } from "./clock.js";
 import type { SessionEvent, SessionEventInput, SessionEventType } from "../domain/agent/session-events.js";
 
 export type { SessionEvent, SessionEventInput, SessionEventType } from "../domain/agent/session-events.js";
@@ -86,4 +87,32 @@ export interface SessionStore {
   putSnapshot(snapshot: SessionSnapshot): Promise<void>;
   /** Releases handles. Idempotent. */
   close(): Promise<void>;
+}
+
+/** What a run asks of {@link SessionStoreOpener.open}. */
+export interface SessionOpenRequest {
+  /** The session. */
+  address: SessionAddress;
+  /** An explicit session database (a node's `databasePath`); else the address decides the file. */
+  databasePath?: string;
+  /** Who takes the session's lease (a run id), for diagnostics; non-empty. */
+  ownerId: string;
+  /** Timestamps of the events this owner appends; the system clock by default. */
+  clock?: Clock;
+}
+
+/**
+ * Opens durable sessions for runs (SES-1, SES-2), offered by a storage that keeps sessions
+ * (`Storage.sessions`). Contract:
+ * - `open` resolves a store held under the session's lease: no other owner — in this process or
+ *   another — can open the session until the store is closed. A held session rejects with
+ *   `session_busy` at once (no waiting); a file that cannot be used with `storage_failure`.
+ * - Closing the store releases the lease; calls on it afterwards reject with `unavailable`.
+ * - The store reads what other owners wrote before this lease began.
+ * - An opener may keep files open between leases (a warm session costs no reopen); the storage's
+ *   `close()` closes them.
+ */
+export interface SessionStoreOpener {
+  /** The session's store under its lease; see the contract above. */
+  open(request: SessionOpenRequest): Promise<SessionStore>;
 }

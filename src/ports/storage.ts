@@ -2,6 +2,7 @@ import type { KnowledgeStore } from "./knowledge-store.js";
 import type { KvStore } from "./kv-store.js";
 import type { ManagedFileStore } from "./managed-file-store.js";
 import type { PersistentValueStore } from "./persistent-value-store.js";
+import type { SessionStoreOpener } from "./session-store.js";
 
 /**
  * The bundle of store ports a node runs with. `MemoryStorage` and `createSqliteStorage` implement
@@ -17,6 +18,11 @@ export interface Storage {
    * (SES-6) unless a node names a `databasePath`.
    */
   agentStoreDir?: string;
+  /**
+   * Opens the durable sessions under `agentStoreDir` (and named `databasePath`s) for runs, when
+   * the storage keeps them itself; without it a run opens its session file for the run only.
+   */
+  sessions?: SessionStoreOpener;
   /** Releases handles (database connections). Idempotent. */
   close(): Promise<void>;
 }

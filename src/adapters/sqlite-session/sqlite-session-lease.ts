@@ -19,46 +19,69 @@ function isBusy(error: unknown): boolean {
 }
 
 /**
- * Takes the OS file lock of `lockPath`, or returns `null` when another connection holds it.
+ * Opens the lock file of a session: a SQLite database in rollback-journal mode whose exclusive
+ * lock is the lease (see {@link holdExclusive}). The connection never waits for a lock.
  *
- * How (SES-2): the lock file is a SQLite database in rollback-journal mode, held inside
- * `BEGIN EXCLUSIVE` for the lease's lifetime. SQLite's exclusive lock is an OS advisory lock, so
- * the kernel drops it when the process ends, even on SIGKILL (no heartbeat, pid or expiry), and
- * SQLite also refuses it to a second connection of the same process. The transaction is started
- * with raw SQL because drizzle transactions are callback-scoped and cannot stay open.
- * Nothing may open the lock file outside SQLite in the holding process: closing any descriptor of
- * a file drops that process's POSIX locks on it.
+ * @example
+ * const lock = openLockFile("/data/agents/c/agent-1.sqlite.lock");
  */
-function lockFile(lockPath: string): Database.Database | null {
+export function openLockFile(lockPath: string): Database.Database {
   mkdirSync(dirname(lockPath), { recursive: true });
-  const client = openSqlite(lockPath, { timeout: 0 });
-  try {
-    client.exec("BEGIN EXCLUSIVE");
-    return client;
-  } catch (error) {
-    client.close();
-    if (isBusy(error)) return null;
-    throw error;
-  }
+  return openSqlite(lockPath, { timeout: 0 });
 }
 
-/** Attempts of one `acquire` before it reports the session busy; see {@link takeLock}. */
+/** Attempts of one {@link holdExclusive} before it reports the lock busy. */
 const LOCK_ATTEMPTS = 4;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Takes the lock, retrying a refused attempt a few times after 1–3 ms (jittered). Why: taking an
- * EXCLUSIVE lock passes through SHARED, so two processes that try at the same instant can refuse
- * each other and both fail although nobody holds the lease; a held lease refuses every retry, a
+ * Takes the OS file lock of an open lock-file connection, or resolves `false` when another
+ * connection holds it.
+ *
+ * How (SES-2): the connection enters `BEGIN EXCLUSIVE` and stays there for the lease's lifetime;
+ * `ROLLBACK` (or closing it) ends the lease. SQLite's exclusive lock is an OS advisory lock, so
+ * the kernel drops it when the process ends, even on SIGKILL (no heartbeat, pid or expiry), and
+ * SQLite also refuses it to a second connection of the same process. The transaction is started
+ * with raw SQL because drizzle transactions are callback-scoped and cannot stay open.
+ * Nothing may open the lock file outside SQLite in the holding process: closing any descriptor of
+ * a file drops that process's POSIX locks on it.
+ *
+ * A refused attempt is retried a few times after 1–3 ms (jittered). Why: taking an EXCLUSIVE
+ * lock passes through SHARED, so two processes that try at the same instant can refuse each
+ * other and both fail although nobody holds the lease; a held lease refuses every retry, a
  * collision clears within microseconds. Retries are asynchronous so the event loop never blocks.
+ *
+ * @example
+ * const lock = openLockFile(sessionLockPath(path));
+ * if (await holdExclusive(lock)) { try { … } finally { lock.exec("ROLLBACK"); } }
  */
-async function takeLock(lockPath: string): Promise<Database.Database | null> {
+export async function holdExclusive(client: Database.Database): Promise<boolean> {
   for (let attempt = 1; ; attempt++) {
-    const client = lockFile(lockPath);
-    if (client !== null || attempt >= LOCK_ATTEMPTS) return client;
+    try {
+      client.exec("BEGIN EXCLUSIVE");
+      return true;
+    } catch (error) {
+      // A refused BEGIN leaves no transaction open; make sure before the next attempt.
+      if (client.inTransaction) client.exec("ROLLBACK");
+      if (!isBusy(error)) throw error;
+      if (attempt >= LOCK_ATTEMPTS) return false;
+    }
     await pause(1 + Math.random() * 2);
   }
+}
+
+/** Opens the lock file and takes its lock; `null` (connection closed) when it is held elsewhere. */
+async function takeLock(lockPath: string): Promise<Database.Database | null> {
+  const client = openLockFile(lockPath);
+  try {
+    if (await holdExclusive(client)) return client;
+  } catch (error) {
+    client.close();
+    throw error;
+  }
+  client.close();
+  return null;
 }
 
 /**

@@ -11,6 +11,7 @@ import { createSqliteKnowledgeStore } from "./sqlite-knowledge-store.js";
 import { createSqliteKvStore } from "./sqlite-kv-store.js";
 import { createSqliteManagedFileStore } from "./sqlite-managed-file-store.js";
 import { createSqlitePersistentValueStore } from "./sqlite-persistent-value-store.js";
+import { createSqliteSessionPool } from "../sqlite-session/sqlite-session-pool.js";
 
 /** The database file inside a store directory. */
 export const STORE_DATABASE_FILE = "store.sqlite";
@@ -27,13 +28,20 @@ export interface SqliteStorageOptions {
   idSource?: IdSource;
   /** Largest managed file; defaults to 64 MiB. */
   maxFileBytes?: number;
+  /**
+   * How many idle agent sessions stay open between runs (default 8): a run on a warm session
+   * skips opening its file. `close()` closes them.
+   */
+  maxIdleSessions?: number;
   /** The drizzle migrations folder; found next to the package by default. */
   migrationsFolder?: string;
 }
 
 /**
  * The embedded default storage: one directory holding `store.sqlite` (WAL, migrations applied on
- * open) and a content-addressed `files/` folder. Safe for several processes on one machine.
+ * open) and a content-addressed `files/` folder, plus the durable agent sessions under
+ * `agentStoreDir` (`sessions`, one SQLite file per session). Safe for several processes on one
+ * machine.
  * Opening faults throw `storage_failure` with `cause`.
  *
  * @example
@@ -52,6 +60,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   const migrationsFolder = options.migrationsFolder ?? findStoreMigrationsFolder();
   const { db, sqlite } = openStoreDatabase(join(directory, STORE_DATABASE_FILE), migrationsFolder);
   const state = { closed: false };
+  const agentStoreDir = resolve(options.agentStoreDir ?? join(directory, "agents"));
+  const sessions = createSqliteSessionPool({ agentStoreDir, ...(options.maxIdleSessions === undefined ? {} : { maxIdle: options.maxIdleSessions }) });
   const context = { db, clock: options.clock ?? createSystemClock(), state };
   return {
     kv: createSqliteKvStore(context),
@@ -63,11 +73,16 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
       maxBytes: options.maxFileBytes,
     }),
     values: createSqlitePersistentValueStore(context),
-    agentStoreDir: resolve(options.agentStoreDir ?? join(directory, "agents")),
+    agentStoreDir,
+    sessions,
     async close(): Promise<void> {
       if (state.closed) return;
       state.closed = true;
-      sqlite.close();
+      try {
+        await sessions.close();
+      } finally {
+        sqlite.close();
+      }
     },
   };
 }
