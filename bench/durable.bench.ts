@@ -9,8 +9,10 @@
  * C. The same 100-step tool loop (one scripted tool call per step, a fresh process per run) on
  *    our agent and on LangGraph.js with its SqliteSaver: ms per step (target ≤ 0.3×) and file
  *    bytes at 25/50/100 steps (target ≤ 0.1×, linear growth).
- * D. Reading a paused session's state in a new process (after its imports; wall and CPU time)
- *    for the 100-step loop and for the 10 000-event history. Target ≤ 5 ms whatever the length.
+ * D. Reading a paused session's state in a new process — a host process with its storage open
+ *    (which loads the SQLite driver) opens the session file and reads its head and last event —
+ *    for the 100-step loop and for the 10 000-event history (wall and CPU time of the read).
+ *    Target ≤ 5 ms whatever the length. `coldMedianMs` adds opening the host's storage.
  */
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -157,6 +159,7 @@ const readSummary = (runs: ChildResult[]) => ({
   wallMedianMs: round(median(runs.map((run) => run.readMs as number))),
   wallMinMs: round(Math.min(...runs.map((run) => run.readMs as number))),
   cpuMedianMs: round(median(runs.map((run) => run.cpuMs as number))),
+  coldMedianMs: round(median(runs.map((run) => run.coldMs as number))),
   lastSeq: runs[0]!.lastSeq ?? null,
   pending: runs[0]!.pending ?? null,
 });
@@ -165,7 +168,8 @@ const readHistory = readSummary(historyReads);
 const readRaw = readSummary(rawReads);
 if (readRaw.pending !== readHistory.pending || readLoop.pending === null) throw new Error("the paused state was not read");
 console.log(`D. read paused state in a new process: 100-step loop (${readLoop.lastSeq} events) ${readLoop.wallMedianMs} ms wall / ${readLoop.cpuMedianMs} ms CPU; ` +
-  `10 000-event history ${readHistory.wallMedianMs} ms wall / ${readHistory.cpuMedianMs} ms CPU (target ≤ 5 ms); bare better-sqlite3 floor ${readRaw.wallMedianMs} ms wall / ${readRaw.cpuMedianMs} ms CPU; LangGraph getState ${round(median(theirReads.map((run) => run.readMs as number)))} ms`);
+  `10 000-event history ${readHistory.wallMedianMs} ms wall / ${readHistory.cpuMedianMs} ms CPU (target ≤ 5 ms); bare better-sqlite3 floor ${readRaw.wallMedianMs} ms wall / ${readRaw.cpuMedianMs} ms CPU; ` +
+  `with the host's storage open included: ours ${readHistory.coldMedianMs} ms, floor ${readRaw.coldMedianMs} ms; LangGraph getState ${round(median(theirReads.map((run) => run.readMs as number)))} ms`);
 
 const result = {
   bench: "durable",

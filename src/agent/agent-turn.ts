@@ -9,7 +9,7 @@ import { compactionStep } from "./compaction-step.js";
 import { modelStep, throwIfCancelled } from "./model-step.js";
 import { planStep } from "./plan-step.js";
 import { toolStep } from "./tool-step.js";
-import { prepareTurn, type AgentCache, type Turn } from "./turn.js";
+import { prepareTurn, runFinishedEvent, type AgentCache, type Turn } from "./turn.js";
 import type { AgentInput, AgentOptions } from "./types.js";
 
 const DEFAULT_MAX_STEPS = 64;
@@ -81,7 +81,7 @@ export async function* runAgentTurn(options: AgentOptions, cache: AgentCache, me
     yield* turn.projector.session(sessionContent(turn, "running"));
     yield* turn.projector.ring(meter.usage());
     yield* loop(turn);
-    await turn.append([{ eventId: runEventId(turn.runId, "end"), runId: turn.runId, type: "run_finished", payload: { status: "completed", toolCallCount: turn.toolCallCount } }]);
+    await turn.append([runFinishedEvent(turn)]);
     yield* turn.projector.session(sessionContent(turn, "completed"));
     yield* turn.projector.ring(meter.usage());
     yield* turn.projector.finish();

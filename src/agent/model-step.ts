@@ -5,7 +5,7 @@ import type { AgentWebSearchRecord, SessionEventInput } from "../domain/agent/se
 import type { OutputItemStreamChunk } from "../domain/output-items.js";
 import type { ModelMessage, ModelResponse } from "../ports/model-provider.js";
 import type { TokenCounts, TokenUsageEntry } from "../ports/token-usage.js";
-import type { Turn } from "./turn.js";
+import { runFinishedEvent, type Turn } from "./turn.js";
 
 type AssistantMessage = Extract<ModelMessage, { role: "assistant" }>;
 type Block = AssistantMessage["content"][number];
@@ -143,10 +143,14 @@ export async function* modelStep(turn: Turn, step: number): AsyncGenerator<Outpu
         ? [{ eventId: runEventId(runId, "tool", block.id, "intent"), runId, type: "tool_intent" as const, payload: { toolCallId: block.id, toolName: block.name, arguments: block.arguments, replay: turn.registry.get(block.name)?.tool.replay ?? "never" } }]
         : [],
     );
+    // A final answer outside plan mode ends the run: its end is committed with it (one
+    // transaction instead of two; the run's own end event then finds it stored).
+    const ends = intents.length === 0 && turn.mode !== "plan" ? [runFinishedEvent(turn)] : [];
     await turn.append([
       { eventId: runEventId(runId, "model", step), runId, type: "assistant_message", payload: { message, stopReason: response.stopReason, step, attempt, ...(searches.length ? { webSearches: searches } : {}) } },
       ...intents,
       ...usageEvents,
+      ...ends,
     ]);
     await applyUsage(turn, step, attempt);
     return message;

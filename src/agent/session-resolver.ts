@@ -5,6 +5,7 @@ import type { NodeContext } from "../domain/node-context.js";
 import type { SessionLeaseProvider } from "../ports/session-lease.js";
 import type { SessionAddress, SessionStore } from "../ports/session-store.js";
 import type { Storage } from "../ports/storage.js";
+import type { SessionIdentity } from "./history-cache.js";
 import type { AgentInput, AgentOptions } from "./types.js";
 
 /**
@@ -20,6 +21,8 @@ const addressKey = (address: SessionAddress): string => JSON.stringify([address.
 /** The session store of a run and whether the run must close it afterwards. */
 export interface OpenedSessionStore {
   store: SessionStore;
+  /** Which session it is, when that can be told across runs (not for a factory's stores). */
+  identity?: SessionIdentity;
   /** True for stores opened for this run only (a factory's result, a durable file); shared ones stay open. */
   owned: boolean;
 }
@@ -97,7 +100,7 @@ async function durableStore(options: AgentOptions, address: SessionAddress, cont
 export async function openSessionStore(options: AgentOptions, address: SessionAddress, context: NodeContext, input: AgentInput): Promise<OpenedSessionStore> {
   const configured = options.sessionStore;
   if (typeof configured === "function") return { store: await configured(address, context), owned: true };
-  if (configured) return { store: configured, owned: false };
+  if (configured) return { store: configured, owned: false, identity: { scope: configured, key: "" } };
   const choice = chooseSessionStorage({
     ...(options.databasePath === undefined ? {} : { databasePath: options.databasePath }),
     ...(context.storage.agentStoreDir === undefined ? {} : { agentStoreDir: context.storage.agentStoreDir }),
@@ -109,9 +112,10 @@ export async function openSessionStore(options: AgentOptions, address: SessionAd
     const sessions = context.storage.sessions;
     if (sessions) {
       const databasePath = options.databasePath;
-      return { store: await sessions.open({ address, ownerId: runId, clock: context.clock, ...(databasePath === undefined ? {} : { databasePath }) }), owned: true };
+      const store = await sessions.open({ address, ownerId: runId, clock: context.clock, ...(databasePath === undefined ? {} : { databasePath }) });
+      return { store, owned: true, identity: { scope: context.storage, key: `file:${databasePath ?? addressKey(address)}` } };
     }
-    return { store: await durableStore(options, address, context, runId), owned: true };
+    return { store: await durableStore(options, address, context, runId), owned: true, identity: { scope: context.storage, key: `file:${options.databasePath ?? addressKey(address)}` } };
   }
-  return { store: await leasedMemoryStore(address, context, runId), owned: true };
+  return { store: await leasedMemoryStore(address, context, runId), owned: true, identity: { scope: context.storage, key: `memory:${addressKey(address)}` } };
 }

@@ -2,6 +2,7 @@ import { createToolApprovalGate, toolApprovalRequestId } from "../domain/approva
 import { isSteamharnessError, SteamharnessError, UserInputRequiredError } from "../domain/errors.js";
 import { questionRequestId, runEventId } from "../domain/agent/ids.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
+import type { SessionEventInput } from "../domain/agent/session-events.js";
 import type { OutputItemStreamChunk } from "../domain/output-items.js";
 import type { ModelMessage, ModelToolCallBlock } from "../ports/model-provider.js";
 import { checkToolArguments } from "./tool-registry.js";
@@ -95,7 +96,12 @@ async function approve(turn: Turn, call: ModelToolCallBlock): Promise<Outcome | 
 
 async function execute(turn: Turn, call: ModelToolCallBlock): Promise<Outcome> {
   const { tool } = turn.registry.get(call.name)!;
-  await turn.append([{ eventId: runEventId(turn.runId, "tool", call.id, "started"), runId: turn.runId, type: "tool_started", payload: { toolCallId: call.id } }]);
+  const started: SessionEventInput = { eventId: runEventId(turn.runId, "tool", call.id, "started"), runId: turn.runId, type: "tool_started", payload: { toolCallId: call.id } };
+  // A tool that may not run twice is marked started before it runs (SES-4: after a crash its
+  // outcome is unknown). A safe one runs again after a crash anyway, so its start is committed
+  // with its result.
+  if (tool.replay === "safe") turn.defer([started]);
+  else await turn.append([started]);
   try {
     const result = await tool.execute(call.id, call.arguments, turn.context.signal);
     return { isError: false, text: result.content.map((block) => block.text).join("\n"), details: toJson(result.details) };
@@ -103,8 +109,9 @@ async function execute(turn: Turn, call: ModelToolCallBlock): Promise<Outcome> {
     if (turn.context.signal.aborted) throw new SteamharnessError("cancelled", "the agent run was cancelled", { cause: error });
     if (error instanceof UserInputRequiredError) {
       // A tool that pauses by itself has not done its work; it runs again on resume.
-      const started = turn.committed.get(runEventId(turn.runId, "tool", call.id, "started"))!;
-      await turn.append([{ eventId: runEventId(turn.runId, "tool", call.id, "paused", started.seq), runId: turn.runId, type: "approval_wait", payload: { requestId: error.requestId, kind: "tool_approval", toolCallId: call.id } }]);
+      await turn.append([]);
+      const startedAt = turn.committed.get(started.eventId)!;
+      await turn.append([{ eventId: runEventId(turn.runId, "tool", call.id, "paused", startedAt.seq), runId: turn.runId, type: "approval_wait", payload: { requestId: error.requestId, kind: "tool_approval", toolCallId: call.id } }]);
       throw error;
     }
     return { isError: true, text: errorText(error), details: isSteamharnessError(error) ? toJson(error.toJSON()) : null };

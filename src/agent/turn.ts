@@ -14,6 +14,7 @@ import type { ModelMessage, ModelProvider } from "../ports/model-provider.js";
 import type { SessionStore } from "../ports/session-store.js";
 import type { TokenCounts } from "../ports/token-usage.js";
 import { injectedModels, redactConfiguration, resolveModel, restoreKey } from "./model-resolver.js";
+import { createSessionMessagesCache, readSessionMessages, type SessionIdentity, type SessionMessagesCache } from "./history-cache.js";
 import { openSessionStore } from "./session-resolver.js";
 import { buildToolRegistry, type AgentToolRegistry } from "./tool-registry.js";
 import type { AgentEffort, AgentInput, AgentOptions } from "./types.js";
@@ -43,14 +44,34 @@ export interface Turn {
   turnStart: number;
   toolCallCount: number;
   usage: TokenCounts;
-  /** Appends events (idempotently) and remembers them; store faults end the run (SES-5). */
+  /**
+   * Appends events (idempotently) and remembers them; store faults end the run (SES-5). Events
+   * handed to `defer` are committed first, in the same transaction.
+   */
   append(events: SessionEventInput[]): Promise<void>;
+  /**
+   * Holds events for the next `append` instead of committing them now: only for events whose
+   * loss in a crash changes nothing (the start of a tool that is safe to run again).
+   */
+  defer(events: SessionEventInput[]): void;
   close(): Promise<void>;
 }
 
 /** What an agent keeps between its runs: the built-in tools per workdir. */
 export interface AgentCache {
   codingTools: Map<string, AgentTool[]>;
+  /** Message events of sessions this agent ran, so the next run reads only what was appended since. */
+  sessionMessages: SessionMessagesCache;
+}
+
+/**
+ * The event that ends a completed run.
+ *
+ * @example
+ * await turn.append([runFinishedEvent(turn)]);
+ */
+export function runFinishedEvent(turn: Pick<Turn, "runId" | "toolCallCount">): SessionEventInput {
+  return { eventId: runEventId(turn.runId, "end"), runId: turn.runId, type: "run_finished", payload: { status: "completed", toolCallCount: turn.toolCallCount } };
 }
 
 /**
@@ -60,7 +81,7 @@ export interface AgentCache {
  * const cache = createAgentCache();
  */
 export function createAgentCache(): AgentCache {
-  return { codingTools: new Map() };
+  return { codingTools: new Map(), sessionMessages: createSessionMessagesCache() };
 }
 
 const zeroUsage = (): TokenCounts => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 });
@@ -109,9 +130,9 @@ export async function prepareTurn(options: AgentOptions, cache: AgentCache, mete
   const sessionKey = options.sessionKey ?? options.sessionId ?? "agent";
   const address = { projectId: context.projectId, sessionKey, ...(context.conversationId === undefined ? {} : { conversationId: context.conversationId }) };
   const sessionId = options.sessionId ?? defaultSessionId(context.projectId, context.conversationId, sessionKey);
-  const { store, owned } = await openSessionStore(options, address, context, input);
+  const { store, owned, identity } = await openSessionStore(options, address, context, input);
   try {
-    return await setUpTurn(options, cache, meter, input, context, { runId, sessionKey, sessionId, store, owned });
+    return await setUpTurn(options, cache, meter, input, context, { runId, sessionKey, sessionId, store, owned, identity });
   } catch (error) {
     if (owned) await store.close().catch(() => undefined);
     throw error;
@@ -124,11 +145,12 @@ async function setUpTurn(
   meter: ContextMeter,
   input: AgentInput,
   context: NodeContext,
-  session: { runId: string; sessionKey: string; sessionId: string; store: SessionStore; owned: boolean },
+  session: { runId: string; sessionKey: string; sessionId: string; store: SessionStore; owned: boolean; identity: SessionIdentity | undefined },
 ): Promise<Turn> {
-  const { runId, sessionKey, sessionId, store, owned } = session;
+  const { runId, sessionKey, sessionId, store, owned, identity } = session;
   const guard = <T>(what: string, promise: Promise<T>): Promise<T> => promise.catch((error: unknown) => Promise.reject(wrapAdapterError("session", what, error)));
   const committed = new Map<string, SessionEvent>();
+  const deferred: SessionEventInput[] = [];
   for (const event of await guard("reading the run failed", store.readRun(runId))) committed.set(event.eventId, event);
   const startId = runEventId(runId, "start");
   const started = committed.get(startId);
@@ -175,7 +197,7 @@ async function setUpTurn(
 
   const head = await guard("reading the session head failed", store.head());
   const snapshotState = head.snapshot?.state as { messages?: ModelMessage[] } | null | undefined;
-  const earlier = await guard("reading the session failed", store.readAfter(head.snapshot?.atSeq ?? 0, { types: ["user_message", "assistant_message", "tool_result"] }));
+  const earlier = await guard("reading the session failed", readSessionMessages(cache.sessionMessages, identity, store, head));
   const startSeq = started?.seq ?? Number.POSITIVE_INFINITY;
   const history = completeToolResults([...(snapshotState?.messages ?? []), ...messagesFromEvents(earlier.filter((event) => event.runId !== runId && event.seq < startSeq))]);
 
@@ -203,32 +225,36 @@ async function setUpTurn(
     toolCallCount: 0,
     usage: zeroUsage(),
     async append(events) {
-      const fresh = events.filter((event) => !committed.has(event.eventId));
+      const all = deferred.length === 0 ? events : [...deferred.splice(0), ...events];
+      const fresh = all.filter((event) => !committed.has(event.eventId));
       if (fresh.length === 0) return;
       const result = await guard("appending to the session failed", store.append(fresh));
       for (const event of result.events) committed.set(event.eventId, event);
     },
+    defer(events) {
+      deferred.push(...events);
+    },
     async close() {
       try {
+        // A run that ends before its first step (cancelled, failed) still records its prompt.
+        if (deferred.length > 0) await turn.append([]).catch(() => undefined);
         await tools.close();
       } finally {
         if (owned) await store.close();
       }
     },
   };
-  try {
-    if (!saved) {
-      await turn.append([
-        { eventId: startId, runId, type: "run_started", payload: start },
-        { eventId: runEventId(runId, "prompt"), runId, type: "user_message", payload: { message: { role: "user", content: input.prompt } } },
-      ]);
-    }
-  } catch (error) {
-    await tools.close().catch(() => undefined);
-    throw error;
+  if (saved) {
+    const prompt = committed.get(runEventId(runId, "prompt"));
+    if (prompt?.type === "user_message") turn.messages.push(prompt.payload.message);
+  } else {
+    // A new run's start and prompt are committed with its first step (the model's response, a
+    // compaction, or at the latest when the run ends): a crash before that leaves nothing, and
+    // re-running the run id starts it afresh — nothing has happened that could be lost.
+    const prompt: SessionEventInput = { eventId: runEventId(runId, "prompt"), runId, type: "user_message", payload: { message: { role: "user", content: input.prompt } } };
+    turn.defer([{ eventId: startId, runId, type: "run_started", payload: start }, prompt]);
+    turn.messages.push({ role: "user", content: input.prompt });
   }
-  const prompt = committed.get(runEventId(runId, "prompt"));
-  if (prompt?.type === "user_message") turn.messages.push(prompt.payload.message);
   meter.setTotal(options.modelAttributes?.contextWindow ?? model.descriptor.contextWindow);
   return turn;
 }

@@ -56,7 +56,7 @@ export function createNodeContext(options: NodeContextOptions): NodeContext {
     executor: { tools: options.tools ?? [] },
     toolPermissions: options.toolPermissions ?? createMemoryToolPermissions(),
     userInput: options.userInput ?? createMemoryUserInput(),
-    tokenUsage: options.tokenUsage ?? createKvTokenUsage(options.storage.kv, namespace),
+    tokenUsage: options.tokenUsage ?? options.storage.tokenUsage?.(namespace) ?? createKvTokenUsage(options.storage.kv, namespace),
     signal: options.signal ?? new AbortController().signal,
     log: options.log ?? silentLogger,
     clock: options.clock ?? createSystemClock(),

@@ -38,8 +38,9 @@ describe("SES-3 replay across processes", () => {
 
   it("SES-3 model request ids derive from the runId: a step re-asked after a crash uses the same id", async () => {
     const dir = join(root, "request-ids");
-    // Killed just before the response of step 0 is committed: the next process asks again.
-    const killed = await runChild({ dir, scenario: "plan", runId: "run-ids", kill: { nth: 2, when: "before" } });
+    // Killed just before the response of step 0 is committed (with the run start, the first
+    // commit of a run): the next process asks again.
+    const killed = await runChild({ dir, scenario: "plan", runId: "run-ids", kill: { nth: 1, when: "before" } });
     expect(killed.signal).toBe("SIGKILL");
     const resumed = await runChild({ dir, scenario: "plan", runId: "run-ids" });
     expect(resumed.done?.status).toBe("completed");

@@ -16,7 +16,14 @@ interface StoredTotal extends TokenCounts {
 
 const zero = (): TokenCounts => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 });
 
-function readTotal(value: JsonValue | null): StoredTotal {
+/**
+ * The counts of a stored `tokenUsage.total` value (zeros for anything else), with its entry
+ * count and remembered ids.
+ *
+ * @example
+ * readUsageTotal(null).total // 0
+ */
+export function readUsageTotal(value: JsonValue | null): StoredTotal {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return { ...zero(), entries: 0, recent: [] };
   const v = value as Record<string, unknown>;
   const num = (key: string) => (typeof v[key] === "number" ? (v[key] as number) : 0);
@@ -31,7 +38,31 @@ function readTotal(value: JsonValue | null): StoredTotal {
   };
 }
 
-function checkCounts(entry: TokenUsageEntry): void {
+/**
+ * The total after counting `entry` once more (the remembered ids are left to the caller).
+ *
+ * @example
+ * addUsage(readUsageTotal(null), entry).entries // 1
+ */
+export function addUsage(total: TokenCounts & { entries: number }, entry: TokenCounts): TokenCounts & { entries: number } {
+  return {
+    input: total.input + entry.input,
+    output: total.output + entry.output,
+    cacheRead: total.cacheRead + entry.cacheRead,
+    cacheWrite: total.cacheWrite + entry.cacheWrite,
+    total: total.total + entry.total,
+    entries: total.entries + 1,
+  };
+}
+
+/**
+ * Rejects an entry without an id or with a count that is not a finite number ≥ 0
+ * (`input_validation` naming the field).
+ *
+ * @example
+ * checkUsageEntry({ ...entry, input: -1 }); // throws
+ */
+export function checkUsageEntry(entry: TokenUsageEntry): void {
   for (const key of ["input", "output", "cacheRead", "cacheWrite", "total"] as const) {
     if (!Number.isFinite(entry[key]) || entry[key] < 0) {
       throw new SteamharnessError("input_validation", `token usage ${key} must be a finite number ≥ 0`, { field: key });
@@ -58,22 +89,14 @@ export function createKvTokenUsage(kv: KvStore, namespace: KvNamespace): TokenUs
   const entryKey = (entryId: string) => `${TOKEN_USAGE_ENTRY_PREFIX}${entryId}`;
   return {
     async record(entry) {
-      checkCounts(entry);
+      checkUsageEntry(entry);
       if (await kv.get(namespace, entryKey(entry.entryId))) return false;
       let counted = false;
       await kv.update(namespace, TOKEN_USAGE_TOTAL_KEY, (current) => {
-        const total = readTotal(current);
+        const total = readUsageTotal(current);
         counted = !total.recent.includes(entry.entryId);
         if (!counted) return current ?? undefined;
-        const next: StoredTotal = {
-          input: total.input + entry.input,
-          output: total.output + entry.output,
-          cacheRead: total.cacheRead + entry.cacheRead,
-          cacheWrite: total.cacheWrite + entry.cacheWrite,
-          total: total.total + entry.total,
-          entries: total.entries + 1,
-          recent: [...total.recent, entry.entryId].slice(-RECENT_IDS),
-        };
+        const next: StoredTotal = { ...addUsage(total, entry), recent: [...total.recent, entry.entryId].slice(-RECENT_IDS) };
         return next as unknown as JsonValue;
       });
       await kv.set(namespace, entryKey(entry.entryId), entry as unknown as JsonValue);
@@ -81,7 +104,7 @@ export function createKvTokenUsage(kv: KvStore, namespace: KvNamespace): TokenUs
     },
     async total() {
       const stored = await kv.get(namespace, TOKEN_USAGE_TOTAL_KEY);
-      const { input, output, cacheRead, cacheWrite, total } = readTotal(stored?.value ?? null);
+      const { input, output, cacheRead, cacheWrite, total } = readUsageTotal(stored?.value ?? null);
       return { input, output, cacheRead, cacheWrite, total };
     },
     async get(entryId) {

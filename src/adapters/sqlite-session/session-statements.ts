@@ -1,6 +1,8 @@
-import { asc, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
+import { asc, eq, fillPlaceholders, getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { SQLiteSyncDialect, type SQLiteColumn } from "drizzle-orm/sqlite-core";
+import type Database from "better-sqlite3";
+import type { EventRow } from "./session-rows.js";
 import { sessionEvents, sessionMeta, sessionSnapshots } from "./session-schema.js";
 
 /** The drizzle database of one session file. */
@@ -42,9 +44,59 @@ export function headQuery(): SQL {
  * @example
  * const rows = db.all<EventRow>(eventsAfterQuery(0, -1));
  */
-export function eventsAfterQuery(afterSeq: number, limit: number): SQL {
+export function eventsAfterQuery(afterSeq: unknown, limit: unknown): SQL {
   const columns = selectList(getTableColumns(sessionEvents));
   return sql`SELECT ${columns} FROM ${sessionEvents} WHERE ${sessionEvents.seq} > ${afterSeq} ORDER BY ${sessionEvents.seq} LIMIT ${limit}`;
+}
+
+/**
+ * The events with `seq > afterSeq` whose type is in the JSON array `types`, in seq order.
+ *
+ * @example
+ * const rows = db.all<EventRow>(eventsOfTypesAfterQuery(0, '["plan"]', -1));
+ */
+export function eventsOfTypesAfterQuery(afterSeq: unknown, types: unknown, limit: unknown): SQL {
+  const columns = selectList(getTableColumns(sessionEvents));
+  return sql`SELECT ${columns} FROM ${sessionEvents} WHERE ${sessionEvents.seq} > ${afterSeq} AND ${sessionEvents.type} IN (SELECT value FROM json_each(${types})) ORDER BY ${sessionEvents.seq} LIMIT ${limit}`;
+}
+
+const dialect = new SQLiteSyncDialect();
+
+/** A drizzle template compiled once to a better-sqlite3 statement; placeholders bound by name. */
+function compile(client: Database.Database, template: SQL) {
+  const query = dialect.sqlToQuery(template);
+  const statement = client.prepare(query.sql);
+  return {
+    get: <T>(values: Record<string, unknown> = {}) => statement.get(...fillPlaceholders(query.params, values)) as T | undefined,
+    all: <T>(values: Record<string, unknown> = {}) => statement.all(...fillPlaceholders(query.params, values)) as T[],
+  };
+}
+
+/**
+ * The reads every run makes (head, events after a seq, with or without a type filter), each
+ * compiled once per connection from the drizzle templates above on first use and then reused:
+ * drizzle's `db.all(sql…)` would compile and prepare the statement again on every call. Why the
+ * client directly: drizzle runs templates but does not keep them prepared.
+ *
+ * @example
+ * const reads = prepareSessionReads(client);
+ * const head = reads.head();
+ */
+export function prepareSessionReads(client: Database.Database) {
+  let head: ReturnType<typeof compile> | undefined;
+  let after: ReturnType<typeof compile> | undefined;
+  let ofTypes: ReturnType<typeof compile> | undefined;
+  return {
+    head: () => (head ??= compile(client, headQuery())).get<HeadRow>(),
+    eventsAfter: (afterSeq: number, limit: number) =>
+      (after ??= compile(client, eventsAfterQuery(sql.placeholder("afterSeq"), sql.placeholder("limit")))).all<EventRow>({ afterSeq, limit }),
+    eventsOfTypesAfter: (afterSeq: number, types: readonly string[], limit: number) =>
+      (ofTypes ??= compile(client, eventsOfTypesAfterQuery(sql.placeholder("afterSeq"), sql.placeholder("types"), sql.placeholder("limit")))).all<EventRow>({
+        afterSeq,
+        types: JSON.stringify(types),
+        limit,
+      }),
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type Database from "better-sqlite3";
-import { and, asc, desc, eq, gt, inArray } from "drizzle-orm";
+import { desc, eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../domain/errors.js";
 import type { Clock } from "../../ports/clock.js";
@@ -16,7 +16,7 @@ import type {
   SessionStore,
 } from "../../ports/session-store.js";
 import { sessionEvents, sessionMeta, sessionSnapshots } from "./session-schema.js";
-import { eventsAfterQuery, headQuery, prepareSessionStatements, type HeadRow, type SessionDb } from "./session-statements.js";
+import { prepareSessionReads, prepareSessionStatements, type SessionDb } from "./session-statements.js";
 import { openSqlite } from "./sqlite-connection.js";
 import { ensureSessionSchema, findSessionMigrationsFolder } from "./session-migrations.js";
 import { eventRow, rowEvent, snapshotState, validateSnapshot, type EventRow } from "./session-rows.js";
@@ -86,9 +86,11 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   let client: Database.Database;
   let db: SessionDb;
   let statements: ReturnType<typeof prepareSessionStatements>;
+  let reads: ReturnType<typeof prepareSessionReads>;
   try {
     ({ client, db } = openDatabase(options, clock.now()));
     statements = prepareSessionStatements(db);
+    reads = prepareSessionReads(client);
   } catch (error) {
     throw wrapAdapterError("sqlite", `cannot open session database ${options.path}`, error);
   }
@@ -158,16 +160,9 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     readAfter(afterSeq, readOptions: SessionReadOptions = {}) {
       return call("readAfter", () => {
         const limit = readOptions.limit ?? -1;
-        if (readOptions.types === undefined) return db.all<EventRow>(eventsAfterQuery(afterSeq, limit)).map(rowEvent);
+        if (readOptions.types === undefined) return reads.eventsAfter(afterSeq, limit).map(rowEvent);
         if (readOptions.types.length === 0) return [];
-        return db
-          .select()
-          .from(sessionEvents)
-          .where(and(gt(sessionEvents.seq, afterSeq), inArray(sessionEvents.type, [...readOptions.types])))
-          .orderBy(asc(sessionEvents.seq))
-          .limit(limit)
-          .all()
-          .map(rowEvent);
+        return reads.eventsOfTypesAfter(afterSeq, readOptions.types, limit).map(rowEvent);
       });
     },
     get(eventId) {
@@ -178,7 +173,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     },
     head(): Promise<SessionHead> {
       return call("head", () => {
-        const row = db.get<HeadRow | undefined>(headQuery());
+        const row = reads.head();
         if (row === undefined) {
           // No meta row (a damaged file): the same answer from the log, without writing.
           const meta = metaFromLog();

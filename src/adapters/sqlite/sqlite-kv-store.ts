@@ -28,14 +28,18 @@ const params = (ns: KvNamespace, key: string) => ({
   key: sortKey(key),
 });
 
+/** The KV table's hot statements; see {@link createKvStatements}. */
+export type KvStatements = ReturnType<typeof createKvStatements>;
+
 /**
- * The KV port on SQLite. Single-statement writes are atomic on their own; `update()` runs in a
- * `BEGIN IMMEDIATE` transaction so no other connection (in any process) writes in between.
+ * The KV table's hot statements, prepared once: read, upsert and delete of one key. They run in
+ * whatever transaction the caller is in; callers check keys and namespaces first.
  *
  * @example
- * const kv = createSqliteKvStore({ db, clock, state: { closed: false } });
+ * const { read, write } = createKvStatements(context);
+ * write({ projectId: "p" }, "a", "1");
  */
-export function createSqliteKvStore({ db, clock, state }: SqliteStoreContext): KvStore {
+export function createKvStatements({ db, clock }: Pick<SqliteStoreContext, "db" | "clock">) {
   const byKey = and(
     eq(kvEntries.projectId, sql.placeholder("projectId")),
     eq(kvEntries.conversationId, sql.placeholder("conversationId")),
@@ -62,12 +66,24 @@ export function createSqliteKvStore({ db, clock, state }: SqliteStoreContext): K
     })
     .prepare();
   const deleteStatement = db.delete(kvEntries).where(byKey).prepare();
-
-  const read = (ns: KvNamespace, key: string) => getStatement.get(params(ns, key));
-  const write = (ns: KvNamespace, key: string, value: string): void => {
-    setStatement.run({ ...params(ns, key), value, updatedAt: clock.now() });
+  return {
+    read: (ns: KvNamespace, key: string) => getStatement.get(params(ns, key)),
+    write: (ns: KvNamespace, key: string, value: string): void => {
+      setStatement.run({ ...params(ns, key), value, updatedAt: clock.now() });
+    },
+    remove: (ns: KvNamespace, key: string): boolean => deleteStatement.run(params(ns, key)).changes > 0,
   };
-  const remove = (ns: KvNamespace, key: string): boolean => deleteStatement.run(params(ns, key)).changes > 0;
+}
+
+/**
+ * The KV port on SQLite. Single-statement writes are atomic on their own; `update()` runs in a
+ * `BEGIN IMMEDIATE` transaction so no other connection (in any process) writes in between.
+ *
+ * @example
+ * const kv = createSqliteKvStore({ db, clock, state: { closed: false } });
+ */
+export function createSqliteKvStore({ db, clock, state }: SqliteStoreContext): KvStore {
+  const { read, write, remove } = createKvStatements({ db, clock });
 
   return {
     async get(nsInput, keyInput) {

@@ -8,10 +8,11 @@ import { createSystemClock } from "../system/clock.js";
 import { createRandomIdSource } from "../system/id-source.js";
 import { findStoreMigrationsFolder, openStoreDatabase } from "./sqlite-database.js";
 import { createSqliteKnowledgeStore } from "./sqlite-knowledge-store.js";
-import { createSqliteKvStore } from "./sqlite-kv-store.js";
+import { createKvStatements, createSqliteKvStore, type KvStatements } from "./sqlite-kv-store.js";
 import { createSqliteManagedFileStore } from "./sqlite-managed-file-store.js";
 import { createSqlitePersistentValueStore } from "./sqlite-persistent-value-store.js";
 import { createSqliteSessionPool } from "../sqlite-session/sqlite-session-pool.js";
+import { createSqliteTokenUsage } from "./sqlite-token-usage.js";
 
 /** The database file inside a store directory. */
 export const STORE_DATABASE_FILE = "store.sqlite";
@@ -63,6 +64,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   const agentStoreDir = resolve(options.agentStoreDir ?? join(directory, "agents"));
   const sessions = createSqliteSessionPool({ agentStoreDir, ...(options.maxIdleSessions === undefined ? {} : { maxIdle: options.maxIdleSessions }) });
   const context = { db, clock: options.clock ?? createSystemClock(), state };
+  // Prepared on the first recorder and shared: a run makes one recorder per node context.
+  let usageStatements: KvStatements | undefined;
   return {
     kv: createSqliteKvStore(context),
     knowledge: createSqliteKnowledgeStore(context),
@@ -75,6 +78,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     values: createSqlitePersistentValueStore(context),
     agentStoreDir,
     sessions,
+    tokenUsage: (namespace) => createSqliteTokenUsage({ ...context, statements: (usageStatements ??= createKvStatements(context)) }, namespace),
     async close(): Promise<void> {
       if (state.closed) return;
       state.closed = true;

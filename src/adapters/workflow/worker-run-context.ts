@@ -115,7 +115,7 @@ export interface WorkerRunContextOptions {
 export function createWorkerRunContext(options: WorkerRunContextOptions): WorkflowRunContext {
   const { runId, projectId, storage, bridge, signal } = options;
   const log = createStderrLogger(runId);
-  const tokenUsage = createKvTokenUsage(storage.kv, { projectId });
+  const tokenUsage = storage.tokenUsage?.({ projectId }) ?? createKvTokenUsage(storage.kv, { projectId });
   const node: NodeContext = {
     runId,
     projectId,
