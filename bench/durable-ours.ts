@@ -7,11 +7,10 @@
  *   node --import tsx bench/durable-ours.ts loop <dir> <steps>   → { msPerStep, ms, bytes, path }
  *   node --import tsx bench/durable-ours.ts read <session file>  → { readMs, coldMs, cpuMs, pending, lastSeq }
  *   node --import tsx bench/durable-ours.ts raw <session file>   → the same read with bare better-sqlite3 (the floor)
- * `read`/`raw` open a host storage first (as a host process has) and time the read after it
- * (`readMs`) and including it (`coldMs`).
+ * `read`/`raw` open a host storage first (`host-store` next to the file, created by the first
+ * call) as a host process has, and time the read after it (`readMs`) and including it (`coldMs`).
  * Prints one JSON line.
  */
-import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { createSqliteStorage } from "../src/adapters/sqlite/sqlite-storage.js";
@@ -45,7 +44,7 @@ if (mode === "loop") {
   // SQLite driver); then it opens the session file and reads the head and the last event. Both
   // are timed: `readMs` is the read, `coldMs` adds opening the storage (the driver's first load).
   const processStart = performance.now();
-  const storage = createSqliteStorage({ directory: join(dirname(target!), `host-store-${process.pid}`) });
+  const storage = createSqliteStorage({ directory: join(dirname(target!), "host-store") });
   const cpu = process.cpuUsage();
   const started = performance.now();
   let pending: string | null;
@@ -70,6 +69,5 @@ if (mode === "loop") {
   const coldMs = performance.now() - processStart;
   const used = process.cpuUsage(cpu);
   await storage.close();
-  rmSync(join(dirname(target!), `host-store-${process.pid}`), { recursive: true, force: true });
   console.log(JSON.stringify({ readMs, coldMs, cpuMs: (used.user + used.system) / 1000, pending, lastSeq }));
 }

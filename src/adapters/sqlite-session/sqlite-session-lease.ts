@@ -58,16 +58,27 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export async function holdExclusive(client: Database.Database): Promise<boolean> {
   for (let attempt = 1; ; attempt++) {
-    try {
-      client.exec("BEGIN EXCLUSIVE");
-      return true;
-    } catch (error) {
-      // A refused BEGIN leaves no transaction open; make sure before the next attempt.
-      if (client.inTransaction) client.exec("ROLLBACK");
-      if (!isBusy(error)) throw error;
-      if (attempt >= LOCK_ATTEMPTS) return false;
-    }
+    if (tryExclusive(client)) return true;
+    if (attempt >= LOCK_ATTEMPTS) return false;
     await pause(1 + Math.random() * 2);
+  }
+}
+
+/**
+ * One attempt of {@link holdExclusive}, without waiting: `true` when the lock is now held.
+ *
+ * @example
+ * if (!tryExclusive(lock) && !(await holdExclusive(lock))) throw sessionBusy(lockPath);
+ */
+export function tryExclusive(client: Database.Database): boolean {
+  try {
+    client.exec("BEGIN EXCLUSIVE");
+    return true;
+  } catch (error) {
+    // A refused BEGIN leaves no transaction open; make sure before the next attempt.
+    if (client.inTransaction) client.exec("ROLLBACK");
+    if (!isBusy(error)) throw error;
+    return false;
   }
 }
 

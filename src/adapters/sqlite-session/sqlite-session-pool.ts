@@ -6,7 +6,7 @@ import type { SessionOpenRequest, SessionStore, SessionStoreOpener } from "../..
 import { checkLeaseRequest, sessionBusy } from "../memory/memory-session-lease.js";
 import { resolveSessionDatabasePath, sessionLockPath } from "./session-database-path.js";
 import { createSqliteSessionStore } from "./sqlite-session-store.js";
-import { holdExclusive, openLockFile } from "./sqlite-session-lease.js";
+import { holdExclusive, openLockFile, tryExclusive } from "./sqlite-session-lease.js";
 
 /** Options of {@link createSqliteSessionPool}. */
 export interface SqliteSessionPoolOptions {
@@ -167,7 +167,8 @@ export function createSqliteSessionPool(options: SqliteSessionPoolOptions = {}):
       entry.held = true;
       let taken: boolean;
       try {
-        taken = await holdExclusive(entry.lock);
+        // The first attempt is synchronous: a free session is taken without yielding.
+        taken = tryExclusive(entry.lock) || (await holdExclusive(entry.lock));
       } catch (error) {
         entry.held = false;
         throw wrapAdapterError("sqlite", `cannot take the session lock ${entry.lockPath}`, error);
