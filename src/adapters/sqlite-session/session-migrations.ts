@@ -1,8 +1,6 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import type Database from "better-sqlite3";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
-import { findMigrationsFolder, MIGRATIONS_JOURNAL, migrateWithRetry } from "../sqlite/migrations.js";
+import { ensureMigrated, findMigrationsFolder, migrateWithRetry } from "../sqlite/migrations.js";
 
 let cachedFolder: string | null | undefined;
 
@@ -30,19 +28,6 @@ export function migrateSessionDatabase(db: BetterSQLite3Database, migrationsFold
   migrateWithRetry(db, migrationsFolder, { attempts: 3 });
 }
 
-const countByFolder = new Map<string, number>();
-
-/** How many migrations the folder's journal lists, read once per process and folder. */
-function journalLength(migrationsFolder: string): number {
-  let count = countByFolder.get(migrationsFolder);
-  if (count === undefined) {
-    const journal = JSON.parse(readFileSync(join(migrationsFolder, MIGRATIONS_JOURNAL), "utf8")) as { entries: unknown[] };
-    count = journal.entries.length;
-    countByFolder.set(migrationsFolder, count);
-  }
-  return count;
-}
-
 /**
  * Migrates a session database only when it is behind the checked-in journal. After migrating,
  * `PRAGMA user_version` records how many journal entries the file has, so opening an up-to-date
@@ -61,11 +46,5 @@ export function ensureSessionSchema(
   migrationsFolder: string,
   initialise: () => void = () => {},
 ): void {
-  const expected = journalLength(migrationsFolder);
-  // PRAGMA user_version has no drizzle builder.
-  if (Number(client.pragma("user_version", { simple: true })) >= expected) return;
-  migrateSessionDatabase(db, migrationsFolder);
-  // Rows every session needs are written before the version, so a current version implies them.
-  initialise();
-  client.pragma(`user_version = ${expected}`);
+  ensureMigrated(client, migrationsFolder, () => migrateSessionDatabase(db, migrationsFolder), initialise);
 }

@@ -1,4 +1,5 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import type Database from "better-sqlite3";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
@@ -59,4 +60,37 @@ export function migrateWithRetry<TSchema extends Record<string, unknown>>(
       if (attempt >= attempts) throw error;
     }
   }
+}
+
+const countByFolder = new Map<string, number>();
+
+/** How many migrations the folder's journal lists, read once per process and folder. */
+function journalLength(migrationsFolder: string): number {
+  let count = countByFolder.get(migrationsFolder);
+  if (count === undefined) {
+    const journal = JSON.parse(readFileSync(join(migrationsFolder, MIGRATIONS_JOURNAL), "utf8")) as { entries: unknown[] };
+    count = journal.entries.length;
+    countByFolder.set(migrationsFolder, count);
+  }
+  return count;
+}
+
+/**
+ * Runs `migrate` only when the database is behind the folder's journal. After migrating,
+ * `PRAGMA user_version` records how many journal entries the file has, so opening an up-to-date
+ * database — the common case, on every process start — costs one pragma instead of reading and
+ * hashing every migration file. drizzle's migrations table stays the authority: when the version
+ * is behind, drizzle's migrator decides what to apply. `initialise` (idempotent) runs after
+ * migrating and before the version is recorded, so a current version implies its rows.
+ *
+ * @example
+ * ensureMigrated(client, folder, () => migrateWithRetry(db, folder));
+ */
+export function ensureMigrated(client: Database.Database, migrationsFolder: string, migrate: () => void, initialise: () => void = () => {}): void {
+  const expected = journalLength(migrationsFolder);
+  // PRAGMA user_version has no drizzle builder.
+  if (Number(client.pragma("user_version", { simple: true })) >= expected) return;
+  migrate();
+  initialise();
+  client.pragma(`user_version = ${expected}`);
 }

@@ -4,7 +4,8 @@
  */
 import Database from "better-sqlite3";
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
-import { findMigrationsFolder, migrateWithRetry } from "./migrations.js";
+import { ensureMigrated, findMigrationsFolder, migrateWithRetry } from "./migrations.js";
+import { openSqlite } from "../sqlite-session/sqlite-connection.js";
 import { SteamharnessError, wrapAdapterError } from "../../domain/errors.js";
 import * as schema from "./schema.js";
 import { withSqliteRetry } from "./sqlite-support.js";
@@ -51,7 +52,7 @@ function migrateStore(db: StoreDatabase, migrationsFolder: string): void {
 export function openStoreDatabase(file: string, migrationsFolder: string): OpenedStoreDatabase {
   let sqlite: Database.Database | undefined;
   try {
-    sqlite = withSqliteRetry("open", () => new Database(file));
+    sqlite = withSqliteRetry("open", () => openSqlite(file));
     const connection = sqlite;
     // PRAGMAs have no drizzle equivalent; better-sqlite3's pragma() is the raw-SQL escape hatch.
     connection.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -59,7 +60,7 @@ export function openStoreDatabase(file: string, migrationsFolder: string): Opene
     if (mode !== "wal") throw new Error(`journal_mode is ${String(mode)}, expected wal`);
     connection.pragma("synchronous = NORMAL");
     const db = drizzle({ client: connection, schema });
-    migrateStore(db, migrationsFolder);
+    ensureMigrated(connection, migrationsFolder, () => migrateStore(db, migrationsFolder));
     return { db, sqlite: connection };
   } catch (error) {
     sqlite?.close();

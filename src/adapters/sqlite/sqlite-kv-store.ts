@@ -32,7 +32,7 @@ const params = (ns: KvNamespace, key: string) => ({
 export type KvStatements = ReturnType<typeof createKvStatements>;
 
 /**
- * The KV table's hot statements, prepared once: read, upsert and delete of one key. They run in
+ * The KV table's hot statements, each prepared once on first use: read, upsert and delete of one key. They run in
  * whatever transaction the caller is in; callers check keys and namespaces first.
  *
  * @example
@@ -40,38 +40,40 @@ export type KvStatements = ReturnType<typeof createKvStatements>;
  * write({ projectId: "p" }, "a", "1");
  */
 export function createKvStatements({ db, clock }: Pick<SqliteStoreContext, "db" | "clock">) {
-  const byKey = and(
-    eq(kvEntries.projectId, sql.placeholder("projectId")),
-    eq(kvEntries.conversationId, sql.placeholder("conversationId")),
-    eq(kvEntries.key, sql.placeholder("key")),
-  );
-  // Prepared once: the hot paths skip drizzle's query building.
-  const getStatement = db
-    .select({ value: kvEntries.value, updatedAt: kvEntries.updatedAt })
-    .from(kvEntries)
-    .where(byKey)
-    .prepare();
-  const setStatement = db
-    .insert(kvEntries)
-    .values({
-      projectId: sql.placeholder("projectId"),
-      conversationId: sql.placeholder("conversationId"),
-      key: sql.placeholder("key"),
-      value: sql.placeholder("value"),
-      updatedAt: sql.placeholder("updatedAt"),
-    })
-    .onConflictDoUpdate({
-      target: [kvEntries.projectId, kvEntries.conversationId, kvEntries.key],
-      set: { value: sql`excluded.value`, updatedAt: sql`excluded.updated_at` },
-    })
-    .prepare();
-  const deleteStatement = db.delete(kvEntries).where(byKey).prepare();
+  const byKey = () =>
+    and(
+      eq(kvEntries.projectId, sql.placeholder("projectId")),
+      eq(kvEntries.conversationId, sql.placeholder("conversationId")),
+      eq(kvEntries.key, sql.placeholder("key")),
+    );
+  // Each prepared on first use and kept: the hot paths skip drizzle's query building, and a
+  // process that never touches the KV (or only reads) does not pay for the other statements.
+  let getStatement: ReturnType<typeof prepareGet> | undefined;
+  let setStatement: ReturnType<typeof prepareSet> | undefined;
+  let deleteStatement: ReturnType<typeof prepareDelete> | undefined;
+  const prepareGet = () => db.select({ value: kvEntries.value, updatedAt: kvEntries.updatedAt }).from(kvEntries).where(byKey()).prepare();
+  const prepareSet = () =>
+    db
+      .insert(kvEntries)
+      .values({
+        projectId: sql.placeholder("projectId"),
+        conversationId: sql.placeholder("conversationId"),
+        key: sql.placeholder("key"),
+        value: sql.placeholder("value"),
+        updatedAt: sql.placeholder("updatedAt"),
+      })
+      .onConflictDoUpdate({
+        target: [kvEntries.projectId, kvEntries.conversationId, kvEntries.key],
+        set: { value: sql`excluded.value`, updatedAt: sql`excluded.updated_at` },
+      })
+      .prepare();
+  const prepareDelete = () => db.delete(kvEntries).where(byKey()).prepare();
   return {
-    read: (ns: KvNamespace, key: string) => getStatement.get(params(ns, key)),
+    read: (ns: KvNamespace, key: string) => (getStatement ??= prepareGet()).get(params(ns, key)),
     write: (ns: KvNamespace, key: string, value: string): void => {
-      setStatement.run({ ...params(ns, key), value, updatedAt: clock.now() });
+      (setStatement ??= prepareSet()).run({ ...params(ns, key), value, updatedAt: clock.now() });
     },
-    remove: (ns: KvNamespace, key: string): boolean => deleteStatement.run(params(ns, key)).changes > 0,
+    remove: (ns: KvNamespace, key: string): boolean => (deleteStatement ??= prepareDelete()).run(params(ns, key)).changes > 0,
   };
 }
 
