@@ -15,7 +15,7 @@ export interface SessionIdentity {
 interface CachedMessages {
   /** The snapshot the events follow. */
   fromSeq: number;
-  /** Every message event up to this seq is in `events`. */
+  /** Every message event up to this seq is in `events`: the seq of the last one. */
   throughSeq: number;
   events: readonly SessionEvent[];
 }
@@ -75,13 +75,16 @@ export async function readSessionMessages(
   if (kept) sessions!.delete(identity!.key);
   let events: readonly SessionEvent[];
   if (kept && kept.fromSeq === fromSeq && head.lastSeq >= kept.throughSeq && (await stillStored(store, kept))) {
+    // Read from the last remembered message on: what follows it is read from this file, so a
+    // session file replaced by a copy that shares that message reads its own continuation.
     const fresh = await store.readAfter(kept.throughSeq, { types: [...MESSAGE_TYPES] });
     events = fresh.length === 0 ? kept.events : [...kept.events, ...fresh.map(deepFreeze)];
   } else {
     events = (await store.readAfter(fromSeq, { types: [...MESSAGE_TYPES] })).map(deepFreeze);
   }
   if (identity) {
-    sessions!.set(identity.key, { fromSeq, throughSeq: Math.max(head.lastSeq, events.at(-1)?.seq ?? 0), events });
+    const last = events.at(-1);
+    if (last) sessions!.set(identity.key, { fromSeq, throughSeq: last.seq, events });
     for (const oldest of sessions!.keys()) {
       if (sessions!.size <= SESSIONS_PER_SCOPE) break;
       sessions!.delete(oldest);
