@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { eq } from "drizzle-orm";
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { emptyProjectConfigurationState, type ConfigurationRecord, type ProjectConfigurationState } from "../../domain/configuration/configuration-state.js";
@@ -11,6 +11,8 @@ import type { ProjectConfigurationStore } from "../../ports/project-configuratio
 import { createSystemClock } from "../system/clock.js";
 import { configurationProjects, configurations } from "./configuration-schema.js";
 import { findConfigurationMigrationsFolder, migrateConfigurationDatabase } from "./configuration-migrations.js";
+import { ensureMigrated } from "../sqlite/migrations.js";
+import { openSqlite } from "../sqlite-session/sqlite-connection.js";
 
 /** The file name of the configuration database inside a data dir. */
 export const CONFIGURATION_DATABASE_FILE = "configurations.sqlite";
@@ -96,13 +98,13 @@ function openDatabase(path: string, options: SqliteProjectConfigurationStoreOpti
   if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/configuration migrations not found");
   try {
     mkdirSync(dirname(path), { recursive: true });
-    const client = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
+    const client = openSqlite(path, { timeout: options.busyTimeoutMs ?? 5000 });
     try {
       // PRAGMAs are connection settings drizzle has no builder for.
       client.pragma("journal_mode = WAL");
       client.pragma("synchronous = NORMAL");
       const db = drizzle({ client });
-      migrateConfigurationDatabase(db, folder);
+      ensureMigrated(client, folder, () => migrateConfigurationDatabase(db, folder));
       return { client, db };
     } catch (error) {
       client.close();
