@@ -78,7 +78,7 @@ export function createSqliteSessionPool(options: SqliteSessionPoolOptions = {}):
   let closed = false;
 
   const evictIdle = () => {
-    let idle = [...entries.values()].filter((entry) => !entry.held);
+    const idle = [...entries.values()].filter((entry) => !entry.held);
     while (idle.length > maxIdle) {
       const oldest = idle.shift()!;
       entries.delete(oldest.path);
