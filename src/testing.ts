@@ -18,6 +18,8 @@ export { runTokenUsageContract } from "./testing/token-usage.contract.js";
 export { runSessionStoreContract } from "./testing/session-store.contract.js";
 export { runSessionLeaseContract } from "./testing/session-lease.contract.js";
 export type { SessionLeaseInspect, SessionLeaseContractCase } from "./testing/session-lease.contract.js";
+export { runSessionStoreOpenerContract } from "./testing/session-store-opener.contract.js";
+export type { SessionStoreOpenerInspect, SessionStoreOpenerContractCase } from "./testing/session-store-opener.contract.js";
 export type { ContractTestApi, ContractExpect, ContractCaseContext, ContractFactory, ContractOptions, ContractSubject } from "./testing/contract-support.js";
 export type { KvStoreInspect } from "./testing/kv-store.contract.js";
 export type { KnowledgeStoreInspect } from "./testing/knowledge-store.contract.js";
