@@ -109,13 +109,13 @@ export async function openSessionStore(options: AgentOptions, address: SessionAd
   });
   const runId = input.runId ?? context.runId;
   if (choice === "sqlite") {
+    const { databasePath } = options;
+    const identity = { scope: context.storage, key: `file:${databasePath ?? addressKey(address)}` };
     const sessions = context.storage.sessions;
-    if (sessions) {
-      const databasePath = options.databasePath;
-      const store = await sessions.open({ address, ownerId: runId, clock: context.clock, ...(databasePath === undefined ? {} : { databasePath }) });
-      return { store, owned: true, identity: { scope: context.storage, key: `file:${databasePath ?? addressKey(address)}` } };
-    }
-    return { store: await durableStore(options, address, context, runId), owned: true, identity: { scope: context.storage, key: `file:${options.databasePath ?? addressKey(address)}` } };
+    const store = sessions
+      ? await sessions.open({ address, ownerId: runId, clock: context.clock, ...(databasePath === undefined ? {} : { databasePath }) })
+      : await durableStore(options, address, context, runId);
+    return { store, owned: true, identity };
   }
   return { store: await leasedMemoryStore(address, context, runId), owned: true, identity: { scope: context.storage, key: `memory:${addressKey(address)}` } };
 }

@@ -51,7 +51,8 @@ export interface Turn {
   append(events: SessionEventInput[]): Promise<void>;
   /**
    * Holds events for the next `append` instead of committing them now: only for events whose
-   * loss in a crash changes nothing (the start of a tool that is safe to run again).
+   * loss in a crash changes nothing (a new run's start and prompt before its first step, the
+   * start of a tool that is safe to run again). `close()` commits what is still held.
    */
   defer(events: SessionEventInput[]): void;
   close(): Promise<void>;
