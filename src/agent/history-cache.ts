@@ -15,10 +15,14 @@ export interface SessionIdentity {
 interface CachedMessages {
   /** The snapshot the events follow. */
   fromSeq: number;
-  /** Every message event up to this seq is in `events`: the seq of the last one. */
+  /** Every message event up to this seq is in `events` (the log was read, or appended by the agent, this far). */
   throughSeq: number;
+  /** The event stored at `throughSeq`, checked before the remembered part is used. */
+  anchor: { eventId: string; seq: number } | null;
   events: readonly SessionEvent[];
 }
+
+const isMessage = (event: SessionEvent): boolean => (MESSAGE_TYPES as readonly string[]).includes(event.type);
 
 /** Message events of recent sessions, kept by an agent between its runs. */
 export type SessionMessagesCache = WeakMap<object, Map<string, CachedMessages>>;
@@ -41,11 +45,10 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** True when the last remembered event is still stored at its seq (the file was not replaced). */
+/** True when the remembered anchor event is still stored at its seq (the file was not replaced). */
 async function stillStored(store: SessionStore, kept: CachedMessages): Promise<boolean> {
-  const last = kept.events.at(-1);
-  if (!last) return false;
-  return (await store.get(last.eventId))?.seq === last.seq;
+  if (!kept.anchor) return false;
+  return (await store.get(kept.anchor.eventId))?.seq === kept.anchor.seq;
 }
 
 /**
@@ -73,22 +76,55 @@ export async function readSessionMessages(
   }
   const kept = identity ? sessions!.get(identity.key) : undefined;
   if (kept) sessions!.delete(identity!.key);
-  let events: readonly SessionEvent[];
-  if (kept && kept.fromSeq === fromSeq && head.lastSeq >= kept.throughSeq && (await stillStored(store, kept))) {
-    // Read from the last remembered message on: what follows it is read from this file, so a
-    // session file replaced by a copy that shares that message reads its own continuation.
-    const fresh = await store.readAfter(kept.throughSeq, { types: [...MESSAGE_TYPES] });
-    events = fresh.length === 0 ? kept.events : [...kept.events, ...fresh.map(deepFreeze)];
-  } else {
-    events = (await store.readAfter(fromSeq, { types: [...MESSAGE_TYPES] })).map(deepFreeze);
-  }
-  if (identity) {
+  /** What to remember: the messages, through which seq, anchored at which event. */
+  const upTo = (events: readonly SessionEvent[]): CachedMessages | null => {
     const last = events.at(-1);
-    if (last) sessions!.set(identity.key, { fromSeq, throughSeq: last.seq, events });
+    if (last) return { fromSeq, throughSeq: last.seq, anchor: { eventId: last.eventId, seq: last.seq }, events };
+    // Nothing after the snapshot yet: remembered without an anchor, for the run to append to.
+    return head.lastSeq === fromSeq ? { fromSeq, throughSeq: fromSeq, anchor: null, events } : null;
+  };
+  let remembered: CachedMessages | null;
+  if (kept && kept.fromSeq === fromSeq && head.lastSeq >= kept.throughSeq && (await stillStored(store, kept))) {
+    // Read what follows the remembered part, from this file: a session file replaced by a copy
+    // that shares the anchor event reads its own continuation. Nothing appended since (the head
+    // is where the agent left it): nothing to read.
+    const fresh = head.lastSeq === kept.throughSeq ? [] : await store.readAfter(kept.throughSeq, { types: [...MESSAGE_TYPES] });
+    remembered = fresh.length === 0 ? kept : upTo([...kept.events, ...fresh.map(deepFreeze)]);
+  } else {
+    remembered = upTo((await store.readAfter(fromSeq, { types: [...MESSAGE_TYPES] })).map(deepFreeze));
+  }
+  const events = remembered?.events ?? [];
+  if (identity) {
+    if (remembered) sessions!.set(identity.key, remembered);
     for (const oldest of sessions!.keys()) {
       if (sessions!.size <= SESSIONS_PER_SCOPE) break;
       sessions!.delete(oldest);
     }
   }
   return events;
+}
+
+/**
+ * Adds what a run appended to the remembered messages of its session, so the agent's next run
+ * reads nothing it wrote itself. Only when the appended events directly follow the remembered
+ * part (no gap: nobody else appended in between); otherwise the session is left as it was, and
+ * the next run reads what follows the remembered part.
+ *
+ * @example
+ * rememberAppended(cache, { scope: storage, key: path }, [...turn.committed.values()]);
+ */
+export function rememberAppended(cache: SessionMessagesCache, identity: SessionIdentity | undefined, appended: Iterable<SessionEvent>): void {
+  const kept = identity ? cache.get(identity.scope)?.get(identity.key) : undefined;
+  if (!kept) return;
+  const fresh = [...appended].filter((event) => event.seq > kept.throughSeq).sort((a, b) => a.seq - b.seq);
+  if (fresh.length === 0) return;
+  if (fresh.some((event, n) => event.seq !== kept.throughSeq + n + 1)) return;
+  const messages = fresh.filter(isMessage).map((event) => deepFreeze(structuredClone(event)));
+  const last = fresh.at(-1)!;
+  cache.get(identity!.scope)!.set(identity!.key, {
+    fromSeq: kept.fromSeq,
+    throughSeq: last.seq,
+    anchor: { eventId: last.eventId, seq: last.seq },
+    events: messages.length === 0 ? kept.events : [...kept.events, ...messages],
+  });
 }

@@ -98,8 +98,8 @@ async function execute(turn: Turn, call: ModelToolCallBlock): Promise<Outcome> {
   const { tool } = turn.registry.get(call.name)!;
   const started: SessionEventInput = { eventId: runEventId(turn.runId, "tool", call.id, "started"), runId: turn.runId, type: "tool_started", payload: { toolCallId: call.id } };
   // A tool that may not run twice is marked started before it runs (SES-4: after a crash its
-  // outcome is unknown). A safe one runs again after a crash anyway, so its start is committed
-  // with its result.
+  // outcome is unknown). A safe one runs again after a crash anyway, so its start is held and
+  // committed with its result, at the run's next step.
   if (tool.replay === "safe") turn.defer([started]);
   else await turn.append([started]);
   try {
@@ -137,7 +137,8 @@ async function outcomeOf(turn: Turn, call: ModelToolCallBlock): Promise<Outcome>
 
 /**
  * One tool call: replays a committed result, or approves (policy, catalog gate, or a person —
- * pausing with `user_input_required`), runs and commits it. Returns the tool result message.
+ * pausing with `user_input_required`), runs and commits it — a `replay: "safe"` tool's result
+ * with the run's next step. Returns the tool result message.
  *
  * @example
  * const result = yield* toolStep(turn, call);
@@ -154,8 +155,16 @@ export async function* toolStep(turn: Turn, call: ModelToolCallBlock): AsyncGene
       throw error;
     }
     const message: ToolResultMessage = { role: "toolResult", toolCallId: call.id, toolName: call.name, content: [{ type: "text", text: outcome.text }], isError: outcome.isError };
-    await turn.append([{ eventId: resultId, runId: turn.runId, type: "tool_result", payload: { message, details: outcome.details } }]);
-    committed = turn.committed.get(resultId);
+    const result = { eventId: resultId, runId: turn.runId, type: "tool_result" as const, payload: { message, details: outcome.details } };
+    if (turn.registry.get(call.name)?.tool.replay === "safe") {
+      // A safe tool runs again after a crash anyway (SES-4), so its start and result are
+      // committed with the run's next step (the model's next response, a pause, or the run's end).
+      turn.defer([result]);
+      committed = { ...result, seq: 0, at: 0 };
+    } else {
+      await turn.append([result]);
+      committed = turn.committed.get(resultId);
+    }
   }
   if (committed?.type !== "tool_result") throw new SteamharnessError("storage_failure", `tool result of ${call.id} was not stored`);
   const { message, details } = committed.payload;

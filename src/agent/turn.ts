@@ -14,7 +14,7 @@ import type { ModelMessage, ModelProvider } from "../ports/model-provider.js";
 import type { SessionStore } from "../ports/session-store.js";
 import type { TokenCounts } from "../ports/token-usage.js";
 import { injectedModels, redactConfiguration, resolveModel, restoreKey } from "./model-resolver.js";
-import { createSessionMessagesCache, readSessionMessages, type SessionIdentity, type SessionMessagesCache } from "./history-cache.js";
+import { createSessionMessagesCache, readSessionMessages, rememberAppended, type SessionIdentity, type SessionMessagesCache } from "./history-cache.js";
 import { openSessionStore } from "./session-resolver.js";
 import { buildToolRegistry, type AgentToolRegistry } from "./tool-registry.js";
 import type { AgentEffort, AgentInput, AgentOptions } from "./types.js";
@@ -52,7 +52,7 @@ export interface Turn {
   /**
    * Holds events for the next `append` instead of committing them now: only for events whose
    * loss in a crash changes nothing (a new run's start and prompt before its first step, the
-   * start of a tool that is safe to run again). `close()` commits what is still held.
+   * start and result of a tool that is safe to run again). `close()` commits what is still held.
    */
   defer(events: SessionEventInput[]): void;
   close(): Promise<void>;
@@ -239,6 +239,7 @@ async function setUpTurn(
       try {
         // A run that ends before its first step (cancelled, failed) still records its prompt.
         if (deferred.length > 0) await turn.append([]).catch(() => undefined);
+        rememberAppended(cache.sessionMessages, identity, committed.values());
         await tools.close();
       } finally {
         if (owned) await store.close();

@@ -43,7 +43,7 @@ function setUp() {
 }
 
 describe("what a run commits, and when", () => {
-  it("SES-4 a tool that may not run twice is committed as started before it runs; a safe tool's start is committed with its result", async () => {
+  it("SES-4 a tool that may not run twice is committed as started before it runs; a safe tool's start and result are committed with the run's next step", async () => {
     const { storage, committed, context } = setUp();
     const seenWhileRunning: Record<string, string[]> = {};
     const probe = (name: string, replay: "safe" | "never"): AgentTool => ({
@@ -58,11 +58,20 @@ describe("what a run commits, and when", () => {
       },
     });
     const model = createOfflineModel({ steps: [{ toolCalls: [{ id: "t1", name: "once", arguments: {} }, { id: "t2", name: "again", arguments: {} }] }, { text: "Both ran." }] });
-    const node = createAgentNode({ models: model, workdir, retryDelayMs: 0, extraTools: [probe("once", "never"), probe("again", "safe")] });
+    // What is committed when the model is asked the second time (both results are in its request).
+    let seenAtSecondRequest: string[] = [];
+    const probing = { ...model, async *stream(request: ModelRequest, signal: AbortSignal) {
+      if (request.messages.some((message) => message.role === "toolResult")) seenAtSecondRequest = (await committed("run-1")).map((event) => event.eventId.replace("run-1/", ""));
+      yield* model.stream(request, signal);
+    } };
+    const node = createAgentNode({ models: probing, workdir, retryDelayMs: 0, extraTools: [probe("once", "never"), probe("again", "safe")] });
     const result = await runNode(node, { prompt: "run both" }, context("run-1"));
     expect(result.error).toBeUndefined();
     expect(seenWhileRunning.once).toEqual(["tool_intent", "tool_started"]);
     expect(seenWhileRunning.again).toEqual(["tool_intent"]);
+    // The safe tool's start and result wait for the next step; the other tool's result is committed at once.
+    expect(seenAtSecondRequest).toContain("tool/t1/result");
+    expect(seenAtSecondRequest.filter((id) => id.startsWith("tool/t2/"))).toEqual(["tool/t2/intent"]);
     const events = await committed("run-1");
     const seqOf = (type: string, call: string) => events.find((event) => event.type === type && event.eventId.includes(call))!.seq;
     expect(seqOf("tool_started", "t2")).toBe(seqOf("tool_result", "t2") - 1);
@@ -117,12 +126,14 @@ describe("what a run commits, and when", () => {
     const agent = createAgentNode({ models: mine, workdir, retryDelayMs: 0 });
     const other = createAgentNode({ models: createOfflineModel({ steps: answer }), workdir, retryDelayMs: 0 });
     for (let turn = 1; turn <= 3; turn++) expect((await runNode(agent, { prompt: `mine ${turn}` }, context(`mine-${turn}`, { storage: watched }))).error).toBeUndefined();
-    // Each run reads the two messages of the run before it, not the whole history.
-    expect(rowsRead).toEqual([0, 2, 2]);
+    // The first run reads the empty session; the next ones read nothing: the agent remembers
+    // what its own runs appended, and nothing else was appended since.
+    expect(rowsRead).toEqual([0]);
+    expect(mine.calls.at(-1)!.messages.map((message) => message.role)).toEqual(["user", "assistant", "user", "assistant", "user"]);
     expect((await runNode(other, { prompt: "theirs" }, context("theirs"))).error).toBeUndefined();
     expect((await runNode(agent, { prompt: "mine 4" }, context("mine-4", { storage: watched }))).error).toBeUndefined();
-    // Read: its own third turn and the other agent's turn; the context has all eight earlier messages.
-    expect(rowsRead.at(-1)).toBe(4);
+    // Read: only the other agent's turn; the context has all eight earlier messages.
+    expect(rowsRead).toEqual([0, 2]);
     const fourth = mine.calls.at(-1)!.messages;
     expect(fourth.map((message) => message.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant", "user", "assistant", "user"]);
     expect(fourth[6]).toEqual({ role: "user", content: "theirs" });
