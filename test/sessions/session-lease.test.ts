@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it } from "@jest/globals";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import Database from "better-sqlite3";
 import { createMemorySessionLeaseProvider } from "../../src/adapters/memory/memory-session-lease.js";
 import { createSqliteSessionLeaseProvider } from "../../src/adapters/sqlite-session/sqlite-session-lease.js";
 import { runSessionLeaseContract } from "../../src/testing/session-lease.contract.js";
@@ -41,6 +42,23 @@ describe("sqlite session lease", () => {
     const taken = await b.acquire({ databasePath: path }, { ownerId: "b" });
     expect(taken?.isHeld()).toBe(true);
     await taken?.release();
+  });
+
+  it("SES-2 a held lease writes no journal file next to its lock, and excludes a lock connection with an on-disk journal", async () => {
+    const path = join(root, "journal", "s.sqlite");
+    const lease = await createSqliteSessionLeaseProvider().acquire({ databasePath: path }, { ownerId: "a" });
+    expect(lease?.isHeld()).toBe(true);
+    // The lock's rollback journal lives in memory: no `-journal` file is created per lease.
+    expect(readdirSync(dirname(path))).toEqual(["s.sqlite.lock"]);
+    // A connection in SQLite's default journal mode (as an older steamharness opens it) is refused too.
+    const other = new Database(`${path}.lock`, { timeout: 0 });
+    expect(() => other.exec("BEGIN EXCLUSIVE")).toThrow(expect.objectContaining({ code: "SQLITE_BUSY" }));
+    await lease?.release();
+    other.exec("BEGIN EXCLUSIVE");
+    expect(await createSqliteSessionLeaseProvider().acquire({ databasePath: path }, { ownerId: "b" })).toBeNull();
+    other.exec("ROLLBACK");
+    other.close();
+    expect(existsSync(`${path}.lock-journal`)).toBe(false);
   });
 
   it("SES-1 an address lease without agentStoreDir is refused with input_validation", async () => {

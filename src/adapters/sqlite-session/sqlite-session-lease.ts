@@ -19,8 +19,8 @@ function isBusy(error: unknown): boolean {
 }
 
 /**
- * Opens the lock file of a session: a SQLite database in rollback-journal mode whose exclusive
- * lock is the lease (see {@link holdExclusive}). The connection never waits for a lock.
+ * Opens the lock file of a session: an empty SQLite database whose exclusive lock is the lease
+ * (see {@link holdExclusive}). The connection never waits for a lock.
  *
  * @example
  * const lock = openLockFile("/data/agents/c/agent-1.sqlite.lock");
@@ -29,6 +29,9 @@ export function openLockFile(lockPath: string): Database.Database {
   mkdirSync(dirname(lockPath), { recursive: true });
   return openSqlite(lockPath, { timeout: 0 });
 }
+
+/** Lock connections whose rollback journal is already kept in memory. */
+const journalInMemory = new WeakSet<Database.Database>();
 
 /** Attempts of one {@link holdExclusive} before it reports the lock busy. */
 const LOCK_ATTEMPTS = 4;
@@ -72,6 +75,15 @@ export async function holdExclusive(client: Database.Database): Promise<boolean>
  */
 export function tryExclusive(client: Database.Database): boolean {
   try {
+    if (!journalInMemory.has(client)) {
+      // The lock file is never written, so its rollback journal can live in memory: with the
+      // default on-disk journal every BEGIN EXCLUSIVE creates, writes and deletes a `-journal`
+      // file (most of a lease's cost). The locks are the same in every journal mode, so lock
+      // connections of either kind exclude each other. Set on the first attempt rather than at
+      // open because it needs a shared lock: refused while another connection holds the lease.
+      client.pragma("journal_mode = MEMORY");
+      journalInMemory.add(client);
+    }
     client.exec("BEGIN EXCLUSIVE");
     return true;
   } catch (error) {
