@@ -62,13 +62,14 @@ export function eventsOfTypesAfterQuery(afterSeq: unknown, types: unknown, limit
 
 const dialect = new SQLiteSyncDialect();
 
-/** A drizzle template compiled once to a better-sqlite3 statement; placeholders bound by name. */
-function compile(client: Database.Database, template: SQL) {
-  const query = dialect.sqlToQuery(template);
+/** A drizzle template or query builder compiled once to a better-sqlite3 statement; placeholders bound by name. */
+function compile(client: Database.Database, template: SQL | { toSQL(): { sql: string; params: unknown[] } }) {
+  const query = "toSQL" in template ? template.toSQL() : dialect.sqlToQuery(template);
   const statement = client.prepare(query.sql);
   return {
     get: <T>(values: Record<string, unknown> = {}) => statement.get(...fillPlaceholders(query.params, values)) as T | undefined,
     all: <T>(values: Record<string, unknown> = {}) => statement.all(...fillPlaceholders(query.params, values)) as T[],
+    run: (values: Record<string, unknown> = {}) => statement.run(...fillPlaceholders(query.params, values)),
   };
 }
 
@@ -100,7 +101,45 @@ export function prepareSessionReads(client: Database.Database) {
 }
 
 /**
- * The hot statements, each prepared by drizzle on first use: a process that only reads a paused
+ * The statements of an append — read the meta row, insert an event, advance the meta row — built
+ * with drizzle's query builders and compiled once to better-sqlite3 statements, like the reads
+ * above: an append runs them inside one better-sqlite3 transaction without drizzle's per-call
+ * query object and transaction wrapper (measured: ~40 µs of a ~170 µs three-event append).
+ *
+ * @example
+ * const writes = prepareSessionWrites(drizzle({ client }), client);
+ * writes.insert.run({ seq: 1, eventId: "run-1/start", runId: "run-1", type: "run_started", payload: "{}", at: Date.now() });
+ */
+export function prepareSessionWrites(db: SessionDb, client: Database.Database) {
+  return {
+    meta: compile(client, db.select({ lastSeq: sessionMeta.lastSeq }).from(sessionMeta).where(eq(sessionMeta.id, 1))),
+    insert: compile(
+      client,
+      db
+        .insert(sessionEvents)
+        .values({
+          seq: sql.placeholder("seq"),
+          eventId: sql.placeholder("eventId"),
+          runId: sql.placeholder("runId"),
+          type: sql.placeholder("type"),
+          payload: sql.placeholder("payload"),
+          at: sql.placeholder("at"),
+        })
+        // A known event id is skipped by the unique index, so no lookup precedes each insert.
+        .onConflictDoNothing({ target: sessionEvents.eventId }),
+    ),
+    advance: compile(
+      client,
+      db
+        .update(sessionMeta)
+        .set({ lastSeq: sql`${sql.placeholder("lastSeq")}`, lastRunId: sql`coalesce(${sql.placeholder("lastRunId")}, ${sessionMeta.lastRunId})` })
+        .where(eq(sessionMeta.id, 1)),
+    ),
+  };
+}
+
+/**
+ * The other statements, each prepared by drizzle on first use: a process that only reads a paused
  * session's head pays for the statements it runs, not for all of them.
  *
  * @example
@@ -113,26 +152,6 @@ export function prepareSessionStatements(db: SessionDb) {
     meta: () => db.select().from(sessionMeta).where(eq(sessionMeta.id, 1)).prepare(),
     byEventId: () => db.select().from(sessionEvents).where(eq(sessionEvents.eventId, sql.placeholder("eventId"))).prepare(),
     byRun: () => db.select().from(sessionEvents).where(eq(sessionEvents.runId, sql.placeholder("runId"))).orderBy(bySeq).prepare(),
-    insert: () =>
-      db
-        .insert(sessionEvents)
-        .values({
-          seq: sql.placeholder("seq"),
-          eventId: sql.placeholder("eventId"),
-          runId: sql.placeholder("runId"),
-          type: sql.placeholder("type"),
-          payload: sql.placeholder("payload"),
-          at: sql.placeholder("at"),
-        })
-        // A known event id is skipped by the unique index, so no lookup precedes each insert.
-        .onConflictDoNothing({ target: sessionEvents.eventId })
-        .prepare(),
-    advance: () =>
-      db
-        .update(sessionMeta)
-        .set({ lastSeq: sql`${sql.placeholder("lastSeq")}`, lastRunId: sql`coalesce(${sql.placeholder("lastRunId")}, ${sessionMeta.lastRunId})` })
-        .where(eq(sessionMeta.id, 1))
-        .prepare(),
   };
   type Statements = { [K in keyof typeof builders]: ReturnType<(typeof builders)[K]> };
   const prepared: Partial<Statements> = {};

@@ -16,7 +16,7 @@ import type {
   SessionStore,
 } from "../../ports/session-store.js";
 import { sessionEvents, sessionMeta, sessionSnapshots } from "./session-schema.js";
-import { prepareSessionReads, prepareSessionStatements, type SessionDb } from "./session-statements.js";
+import { prepareSessionReads, prepareSessionStatements, prepareSessionWrites, type SessionDb } from "./session-statements.js";
 import { openSqlite } from "./sqlite-connection.js";
 import { ensureSessionSchema, findSessionMigrationsFolder } from "./session-migrations.js";
 import { eventRow, rowEvent, snapshotState, validateSnapshot, type EventRow } from "./session-rows.js";
@@ -95,6 +95,8 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     throw wrapAdapterError("sqlite", `cannot open session database ${options.path}`, error);
   }
   let closed = false;
+  /** The append's statements, compiled on the first append (a reading process never needs them). */
+  let appendInTransaction: ReturnType<typeof transactionalAppend> | undefined;
 
   /** Runs one port call: `unavailable` after close, adapter faults wrapped once. */
   const call = async <T>(what: string, fn: () => T): Promise<T> => {
@@ -125,33 +127,39 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     return statements.meta.get()!;
   };
 
+  /** The append as one better-sqlite3 transaction function (run with `.immediate`). */
+  const transactionalAppend = () => {
+    const writes = prepareSessionWrites(db, client);
+    return client.transaction((rows: ReadonlyArray<Omit<EventRow, "seq" | "at">>, at: number): SessionAppendResult => {
+      let seq = writes.meta.get<{ lastSeq: number }>()?.lastSeq ?? currentMeta().lastSeq;
+      const events: SessionEvent[] = [];
+      let appended = 0;
+      let startedRun: string | null = null;
+      for (const row of rows) {
+        const stored: EventRow = { ...row, seq: seq + 1, at };
+        if (writes.insert.run({ ...stored }).changes === 0) {
+          // Already stored (earlier, or earlier in this batch): return that event unchanged.
+          events.push(rowEvent(statements.byEventId.get({ eventId: row.eventId })!));
+          continue;
+        }
+        seq += 1;
+        events.push(rowEvent(stored));
+        appended += 1;
+        if (row.type === "run_started") startedRun = row.runId;
+      }
+      if (appended > 0) writes.advance.run({ lastSeq: seq, lastRunId: startedRun });
+      return { events, appended };
+    });
+  };
+
   return {
     address: structuredClone(address),
     append(inputs: readonly SessionEventInput[]): Promise<SessionAppendResult> {
       return call("append", () => {
         inputs.forEach(validateSessionEvent);
         const rows = inputs.map(eventRow);
-        const at = clock.now();
-        return db.transaction(() => {
-          let seq = currentMeta().lastSeq;
-          const events: SessionEvent[] = [];
-          let appended = 0;
-          let startedRun: string | null = null;
-          for (const row of rows) {
-            const stored: EventRow = { ...row, seq: seq + 1, at };
-            if (statements.insert.run({ ...stored }).changes === 0) {
-              // Already stored (earlier, or earlier in this batch): return that event unchanged.
-              events.push(rowEvent(statements.byEventId.get({ eventId: row.eventId })!));
-              continue;
-            }
-            seq += 1;
-            events.push(rowEvent(stored));
-            appended += 1;
-            if (row.type === "run_started") startedRun = row.runId;
-          }
-          if (appended > 0) statements.advance.run({ lastSeq: seq, lastRunId: startedRun });
-          return { events, appended };
-        }, { behavior: "immediate" });
+        appendInTransaction ??= transactionalAppend();
+        return appendInTransaction.immediate(rows, clock.now());
       });
     },
     readRun(runId) {
