@@ -1,14 +1,14 @@
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import { createCodingTools } from "../../src/adapters/coding-tools/index.js";
 import { globToRegExp } from "../../src/adapters/coding-tools/glob.js";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import { isSteamharnessError } from "../../src/domain/errors.js";
+import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 
 function setup(allowed = false) {
-  const root = mkdtempSync(path.join(tmpdir(), "coding-tools-"));
+  const root = tempDirRemovedAfterAll("coding-tools-");
   const workdir = path.join(root, "work");
   const outside = path.join(root, "outside");
   const extra = path.join(root, "extra");
@@ -117,7 +117,7 @@ describe("AG-6 built-in coding tools", () => {
   });
 
   it("AG-6 a workdir that does not exist yet fails with not_found, and works once created", async () => {
-    const root = mkdtempSync(path.join(tmpdir(), "coding-late-"));
+    const root = tempDirRemovedAfterAll("coding-late-");
     const workdir = path.join(root, "later");
     const ls = createCodingTools({ workdir }).find((tool) => tool.name === "ls")!;
     const error = await ls.execute("c", {}).catch((e: unknown) => e);

@@ -1,6 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { MemoryStorage } from "../../src/adapters/memory/memory-storage.js";
 import { createMemoryToolPermissions, type MemoryToolPermissions } from "../../src/adapters/memory/memory-tool-permissions.js";
 import { createMemoryUserInput, type MemoryUserInput } from "../../src/adapters/memory/memory-user-input.js";
@@ -12,6 +9,7 @@ import { createOutputStreamAccumulator } from "../../src/domain/output-stream.js
 import { runStreamNode } from "../../src/domain/stream-node.js";
 import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
 import { createNodeContext } from "../../src/workflow/node-context.js";
+import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 
 export interface Harness {
   storage: MemoryStorage;
@@ -25,7 +23,7 @@ export function harness(): Harness {
   const storage = new MemoryStorage();
   const permissions = createMemoryToolPermissions();
   const userInput = createMemoryUserInput();
-  const workdir = mkdtempSync(path.join(tmpdir(), "agent-test-"));
+  const workdir = tempDirRemovedAfterAll("agent-test-");
   return {
     storage,
     permissions,

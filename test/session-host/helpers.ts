@@ -1,12 +1,12 @@
-import { mkdtempSync, writeFileSync, existsSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import { Type } from "@sinclair/typebox";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import type { OutputItem, OutputItemStreamChunk } from "../../src/domain/output-items.js";
 import { createOutputStreamAccumulator } from "../../src/domain/output-stream.js";
+import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 
-export const tempDir = (prefix = "host-test-") => mkdtempSync(path.join(tmpdir(), prefix));
+export const tempDir = (prefix = "host-test-") => tempDirRemovedAfterAll(prefix);
 
 let counter = 0;
 export const conversation = (label: string) => `${label}-${process.pid}-${Date.now()}-${counter++}`;
