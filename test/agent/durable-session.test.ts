@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import { Type } from "@sinclair/typebox";
@@ -13,14 +12,15 @@ import { createAgentNode } from "../../src/agent/create-agent-node.js";
 import { isSteamharnessError, UserInputRequiredError } from "../../src/domain/errors.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
 import { createNodeContext } from "../../src/workflow/node-context.js";
+import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 import { runNode } from "./helpers.js";
 
 const steps = [{ text: "Writing.", toolCalls: [{ id: "w", name: "write", arguments: { path: "d.txt", content: "durable" } }] }, { text: "Written." }];
 
 describe("durable sessions through the agent", () => {
   it("SES-1 SES-8 a conversation run on a storage with agentStoreDir pauses into its SQLite file and a fresh agent resumes it", async () => {
-    const root = mkdtempSync(path.join(tmpdir(), "agent-durable-"));
-    const workdir = mkdtempSync(path.join(tmpdir(), "agent-durable-work-"));
+    const root = tempDirRemovedAfterAll("agent-durable-");
+    const workdir = tempDirRemovedAfterAll("agent-durable-work-");
     const storage = createSqliteStorage({ directory: root });
     const permissions = createMemoryToolPermissions();
     const context = () => createNodeContext({ projectId: "p", conversationId: "conv 会话", storage, runId: "run-durable", toolPermissions: permissions });
@@ -52,7 +52,7 @@ describe("durable sessions through the agent", () => {
   });
 
   it("SES-2 a run on a session whose lease is held elsewhere fails with session_busy and an agent-error item", async () => {
-    const root = mkdtempSync(path.join(tmpdir(), "agent-busy-"));
+    const root = tempDirRemovedAfterAll("agent-busy-");
     const storage = createSqliteStorage({ directory: root });
     try {
       const file = resolveSessionDatabasePath({ agentStoreDir: storage.agentStoreDir, conversationId: "c", sessionKey: "agent" });
@@ -72,7 +72,7 @@ describe("durable sessions through the agent", () => {
   });
 
   it("SES-6 runs outside a conversation and gateway runs with hostInput stay in memory", async () => {
-    const root = mkdtempSync(path.join(tmpdir(), "agent-mem-"));
+    const root = tempDirRemovedAfterAll("agent-mem-");
     const storage = createSqliteStorage({ directory: root });
     try {
       const model = createOfflineModel({ steps: [{ text: "ok" }] });
