@@ -45,6 +45,11 @@ export interface SessionReadOptions {
   types?: readonly SessionEventType[];
   /** At most this many events (default: all). */
   limit?: number;
+  /**
+   * Newest first: with `limit`, the last `limit` matching events after `afterSeq`, in descending
+   * seq order. Reading the end of a long log this way costs what it returns, not the log's length.
+   */
+  newestFirst?: boolean;
 }
 
 /**

@@ -89,6 +89,17 @@ export function runSessionStoreContract(
       expect((await store.head()).lastSeq).toBe(3);
     }));
 
+    it("SES-1 reads newest first: the last matching events after a seq, in descending order", withStore(async ({ store }) => {
+      const run = runId();
+      await store.append([userEvent(run, "hi"), planEvent(run, 0), planEvent(run, 1), planEvent(run, 2)]);
+      expect((await store.readAfter(0, { newestFirst: true })).map((e) => e.seq)).toEqual([4, 3, 2, 1]);
+      expect((await store.readAfter(0, { newestFirst: true, limit: 2 })).map((e) => e.seq)).toEqual([4, 3]);
+      expect((await store.readAfter(2, { newestFirst: true, limit: 5 })).map((e) => e.seq)).toEqual([4, 3]);
+      expect((await store.readAfter(0, { newestFirst: true, types: ["user_message"] })).map((e) => e.seq)).toEqual([1]);
+      expect((await store.readAfter(1, { newestFirst: true, types: ["plan"], limit: 1 })).map((e) => e.payload)).toEqual([{ planIndex: 2, text: "plan 2" }]);
+      expect(await store.readAfter(4, { newestFirst: true })).toEqual([]);
+    }));
+
     it("SES-3 appends are idempotent by event id and keep the first payload", withStore(async ({ store }) => {
       const run = runId();
       await store.append([planEvent(run, 0, "first")]);

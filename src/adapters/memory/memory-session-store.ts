@@ -88,10 +88,12 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
       const types = readOptions.types ? new Set<string>(readOptions.types) : null;
       const out: SessionEvent[] = [];
       const limit = readOptions.limit ?? Number.POSITIVE_INFINITY;
-      for (let i = Math.max(0, afterSeq); i < events.length && out.length < limit; i++) {
-        if (types && !types.has(events[i]!.type)) continue;
-        out.push(read(i + 1));
-      }
+      const first = Math.max(0, afterSeq);
+      const take = (i: number) => {
+        if (!types || types.has(events[i]!.type)) out.push(read(i + 1));
+      };
+      if (readOptions.newestFirst) for (let i = events.length - 1; i >= first && out.length < limit; i--) take(i);
+      else for (let i = first; i < events.length && out.length < limit; i++) take(i);
       return out;
     },
     async get(eventId) {

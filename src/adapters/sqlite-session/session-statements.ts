@@ -1,4 +1,4 @@
-import { asc, eq, fillPlaceholders, getTableColumns, sql, type SQL } from "drizzle-orm";
+import { asc, desc, eq, fillPlaceholders, getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { SQLiteSyncDialect, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type Database from "better-sqlite3";
@@ -44,9 +44,10 @@ export function headQuery(): SQL {
  * @example
  * const rows = db.all<EventRow>(eventsAfterQuery(0, -1));
  */
-export function eventsAfterQuery(afterSeq: unknown, limit: unknown): SQL {
+export function eventsAfterQuery(afterSeq: unknown, limit: unknown, newestFirst = false): SQL {
   const columns = selectList(getTableColumns(sessionEvents));
-  return sql`SELECT ${columns} FROM ${sessionEvents} WHERE ${sessionEvents.seq} > ${afterSeq} ORDER BY ${sessionEvents.seq} LIMIT ${limit}`;
+  const order = newestFirst ? desc(sessionEvents.seq) : asc(sessionEvents.seq);
+  return sql`SELECT ${columns} FROM ${sessionEvents} WHERE ${sessionEvents.seq} > ${afterSeq} ORDER BY ${order} LIMIT ${limit}`;
 }
 
 /**
@@ -55,9 +56,10 @@ export function eventsAfterQuery(afterSeq: unknown, limit: unknown): SQL {
  * @example
  * const rows = db.all<EventRow>(eventsOfTypesAfterQuery(0, '["plan"]', -1));
  */
-export function eventsOfTypesAfterQuery(afterSeq: unknown, types: unknown, limit: unknown): SQL {
+export function eventsOfTypesAfterQuery(afterSeq: unknown, types: unknown, limit: unknown, newestFirst = false): SQL {
   const columns = selectList(getTableColumns(sessionEvents));
-  return sql`SELECT ${columns} FROM ${sessionEvents} WHERE ${sessionEvents.seq} > ${afterSeq} AND ${sessionEvents.type} IN (SELECT value FROM json_each(${types})) ORDER BY ${sessionEvents.seq} LIMIT ${limit}`;
+  const order = newestFirst ? desc(sessionEvents.seq) : asc(sessionEvents.seq);
+  return sql`SELECT ${columns} FROM ${sessionEvents} WHERE ${sessionEvents.seq} > ${afterSeq} AND ${sessionEvents.type} IN (SELECT value FROM json_each(${types})) ORDER BY ${order} LIMIT ${limit}`;
 }
 
 const dialect = new SQLiteSyncDialect();
@@ -85,17 +87,20 @@ function compile(client: Database.Database, template: SQL | { toSQL(): { sql: st
  */
 export function prepareSessionReads(client: Database.Database) {
   let head: ReturnType<typeof compile> | undefined;
-  let after: ReturnType<typeof compile> | undefined;
-  let ofTypes: ReturnType<typeof compile> | undefined;
+  /** Index 0: oldest first; 1: newest first. */
+  const after: Array<ReturnType<typeof compile> | undefined> = [];
+  const ofTypes: Array<ReturnType<typeof compile> | undefined> = [];
+  const afterSeq = sql.placeholder("afterSeq");
+  const limit = sql.placeholder("limit");
   return {
     head: () => (head ??= compile(client, headQuery())).get<HeadRow>(),
-    eventsAfter: (afterSeq: number, limit: number) =>
-      (after ??= compile(client, eventsAfterQuery(sql.placeholder("afterSeq"), sql.placeholder("limit")))).all<EventRow>({ afterSeq, limit }),
-    eventsOfTypesAfter: (afterSeq: number, types: readonly string[], limit: number) =>
-      (ofTypes ??= compile(client, eventsOfTypesAfterQuery(sql.placeholder("afterSeq"), sql.placeholder("types"), sql.placeholder("limit")))).all<EventRow>({
-        afterSeq,
+    eventsAfter: (from: number, max: number, newestFirst = false) =>
+      (after[Number(newestFirst)] ??= compile(client, eventsAfterQuery(afterSeq, limit, newestFirst))).all<EventRow>({ afterSeq: from, limit: max }),
+    eventsOfTypesAfter: (from: number, types: readonly string[], max: number, newestFirst = false) =>
+      (ofTypes[Number(newestFirst)] ??= compile(client, eventsOfTypesAfterQuery(afterSeq, sql.placeholder("types"), limit, newestFirst))).all<EventRow>({
+        afterSeq: from,
         types: JSON.stringify(types),
-        limit,
+        limit: max,
       }),
   };
 }

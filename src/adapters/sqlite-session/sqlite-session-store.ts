@@ -168,9 +168,10 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     readAfter(afterSeq, readOptions: SessionReadOptions = {}) {
       return call("readAfter", () => {
         const limit = readOptions.limit ?? -1;
-        if (readOptions.types === undefined) return reads.eventsAfter(afterSeq, limit).map(rowEvent);
+        const newestFirst = readOptions.newestFirst === true;
+        if (readOptions.types === undefined) return reads.eventsAfter(afterSeq, limit, newestFirst).map(rowEvent);
         if (readOptions.types.length === 0) return [];
-        return reads.eventsOfTypesAfter(afterSeq, readOptions.types, limit).map(rowEvent);
+        return reads.eventsOfTypesAfter(afterSeq, readOptions.types, limit, newestFirst).map(rowEvent);
       });
     },
     get(eventId) {
