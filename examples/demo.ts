@@ -98,6 +98,8 @@ async function agentPart(root: string): Promise<void> {
     console.log(`KV demo.notes.status = ${JSON.stringify((await storage.kv.get({ projectId: "demo" }, "demo.notes.status"))?.value ?? null)}`);
     console.log(`NOTES.md: ${JSON.stringify(readFileSync(join(workdir, "NOTES.md"), "utf8"))}`);
     console.log(`token usage: ${(await context().tokenUsage.total()).total} tokens; durable session files: ${readdirSync(storage.agentStoreDir!, { recursive: true }).filter((f) => String(f).endsWith(".sqlite")).join(", ")}`);
+    // The node's execution history, read from its durable session (at most `historyLimit` runs).
+    console.log(`execution history: ${(await node.history(context())).map((run) => `${run.runId} ${run.status} (${run.toolCallCount} tool calls)`).join("; ")}`);
   } finally {
     await storage.close();
   }

@@ -163,7 +163,7 @@ export { createCodingTools, createPathGuard } from "./adapters/coding-tools/inde
 export type { CodingToolsOptions, PathGuard } from "./adapters/coding-tools/index.js";
 export { agentPayloadFromChunks, DEFAULT_HISTORY_LIMIT } from "./agent/create-agent-node.js";
 export { readExecutionHistory } from "./agent/execution-history.js";
-export type { ExecutionRecord, ExecutionStatus } from "./agent/execution-history.js";
+export type { ExecutionHistoryOptions, ExecutionRecord, ExecutionStatus } from "./agent/execution-history.js";
 export { conversationBody } from "./domain/agent/output-projector.js";
 
 // Project configuration (CFG) and conversation projects (CONV)

@@ -94,11 +94,17 @@ export async function* runAgentTurn(options: AgentOptions, cache: AgentCache, me
       yield* projector.error(isSteamharnessError(error) ? error.code : "internal", error instanceof Error ? error.message : String(error));
     }
     if (turn) {
+      // How the run stopped goes into its log (the node's execution history), with whatever the
+      // run still holds; a store that fails here has already failed the run (SES-5).
+      const status = paused ? "waiting" : cancelled ? "cancelled" : "failed";
+      const code = isSteamharnessError(error) ? error.code : "internal";
+      await turn
+        .append([{ eventId: runEventId(turn.runId, "stopped", turn.committed.size), runId: turn.runId, type: "run_stopped", payload: { status, toolCallCount: turn.toolCallCount, ...(status === "failed" ? { code } : {}) } }])
+        .catch(() => undefined);
       if (paused || cancelled) {
-        yield* turn.projector.session(sessionContent(turn, paused ? "waiting" : "cancelled"));
+        yield* turn.projector.session(sessionContent(turn, status));
         yield* turn.projector.finish();
       } else {
-        const code = isSteamharnessError(error) ? error.code : "internal";
         const message = error instanceof Error ? error.message : String(error);
         yield* turn.projector.error(code, message);
         yield* turn.projector.session(sessionContent(turn, "failed"));

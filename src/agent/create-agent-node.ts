@@ -3,27 +3,29 @@ import type { NodeContext } from "../domain/node-context.js";
 import type { OutputItem, OutputItemStreamChunk } from "../domain/output-items.js";
 import type { BaseStreamNode } from "../domain/stream-node.js";
 import { createAgent } from "./create-agent.js";
-import { recordExecution } from "./execution-history.js";
+import { DEFAULT_HISTORY_LIMIT, readExecutionHistory, type ExecutionRecord } from "./execution-history.js";
 import type { Agent, AgentEffort, AgentInput, AgentMode, AgentOptions, AgentOutputPayload } from "./types.js";
-import { isSteamharnessError, SteamharnessError } from "../domain/errors.js";
-import type { ExecutionStatus } from "./execution-history.js";
+import { SteamharnessError } from "../domain/errors.js";
 
 /** Options of {@link createAgentNode}: every `createAgent` option plus the node's own (AG-3). */
 export interface AgentNodeOptions extends AgentOptions {
   /** The node name (default `"agent"`). */
   name?: string;
   /**
-   * Upper bound of the node's execution history (default 50): the newest runs kept in the
-   * runtime's reserved KV key `agent.history.<sessionKey>` (see {@link readExecutionHistory}).
+   * Upper bound of the node's execution history (default 50): how many of its newest runs
+   * `node.history(context)` lists, read from its durable session (see {@link readExecutionHistory}).
    */
   historyLimit?: number;
 }
 
-/** An agent node: a stream node that also exposes its agent (context usage). */
-export type AgentNode = BaseStreamNode<AgentInput, OutputItemStreamChunk, AgentOutputPayload, NodeContext> & { readonly agent: Agent };
+/** An agent node: a stream node that also exposes its agent (context usage) and its execution history. */
+export type AgentNode = BaseStreamNode<AgentInput, OutputItemStreamChunk, AgentOutputPayload, NodeContext> & {
+  readonly agent: Agent;
+  /** The node's newest runs (at most `historyLimit`), oldest first, from its session log. */
+  history(context: NodeContext): Promise<ExecutionRecord[]>;
+};
 
-/** The default bound of a node's execution history (AG-3 `historyLimit`). */
-export const DEFAULT_HISTORY_LIMIT = 50;
+export { DEFAULT_HISTORY_LIMIT };
 
 const asString = (value: unknown, fallback: string): string => (typeof value === "string" ? value : fallback);
 
@@ -71,29 +73,20 @@ export function createAgentNode(options: AgentNodeOptions = {}): AgentNode {
     throw new SteamharnessError("input_validation", `historyLimit must be an integer ≥ 1 (got ${String(historyLimit)})`, { field: "historyLimit" });
   }
   const agent = createAgent(agentOptions);
-  const sessionKey = options.sessionKey ?? options.sessionId ?? "agent";
   return {
     name,
     agent,
-    async *stream(input, context) {
-      const chunks: OutputItemStreamChunk[] = [];
-      const record = (status: ExecutionStatus) => {
-        const payload = agentPayloadFromChunks(chunks, input);
-        return recordExecution(context, sessionKey, historyLimit, { runId: input.runId ?? context.runId, status, prompt: payload.prompt, toolCallCount: payload.toolCallCount, at: context.clock.now() });
-      };
-      try {
-        for await (const chunk of agent.run(input, context)) {
-          chunks.push(chunk);
-          yield chunk;
-        }
-      } catch (error) {
-        const status = isSteamharnessError(error, "user_input_required") ? "waiting" : isSteamharnessError(error, "cancelled") ? "cancelled" : "failed";
-        // The run's own error wins over a failure to record it.
-        await record(status).catch(() => undefined);
-        throw error;
-      }
-      await record("completed");
-    },
+    // How each run ended is in its session log (`run_finished` / `run_stopped`), the node's
+    // execution history (seed: the durable session is the only record of what ran).
+    stream: (input, context) => agent.run(input, context),
+    history: (context) =>
+      readExecutionHistory(context, {
+        limit: historyLimit,
+        ...(options.sessionKey === undefined ? {} : { sessionKey: options.sessionKey }),
+        ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+        ...(options.databasePath === undefined ? {} : { databasePath: options.databasePath }),
+        ...(options.sessionStore === undefined ? {} : { sessionStore: options.sessionStore }),
+      }),
     finalize: (chunks, _context, input) =>
       agentPayloadFromChunks(chunks, input, {
         ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),

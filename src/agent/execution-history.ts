@@ -1,9 +1,14 @@
-import type { JsonValue } from "../domain/json.js";
+import type { SessionEvent } from "../domain/agent/session-events.js";
 import type { NodeContext } from "../domain/node-context.js";
-import type { KvNamespace } from "../ports/kv-store.js";
+import type { SessionStore } from "../ports/session-store.js";
+import { openSessionForReading } from "./session-resolver.js";
+import type { AgentOptions } from "./types.js";
 
-/** How a recorded run ended. */
-export type ExecutionStatus = "completed" | "waiting" | "cancelled" | "failed";
+/**
+ * How a run ended: its finish, else its latest stop; `running` when it never stopped (still in
+ * progress, or its process died first).
+ */
+export type ExecutionStatus = "completed" | "waiting" | "cancelled" | "failed" | "running";
 
 /** One entry of a node's execution history. */
 export interface ExecutionRecord {
@@ -11,38 +16,64 @@ export interface ExecutionRecord {
   status: ExecutionStatus;
   prompt: string;
   toolCallCount: number;
-  /** When the entry was written (epoch ms). */
+  /** When the run last stopped or finished (its start while it has not stopped; epoch ms). */
   at: number;
 }
 
-/** The runtime's KV key of a node's execution history (conversation scope reserves `agent.*`, CAP-5). */
-export const executionHistoryKey = (sessionKey: string): string => `agent.history.${sessionKey}`;
+/** The default bound of a node's execution history (AG-3 `historyLimit`). */
+export const DEFAULT_HISTORY_LIMIT = 50;
 
-const namespaceOf = (context: Pick<NodeContext, "projectId" | "conversationId">): KvNamespace =>
-  context.conversationId === undefined ? { projectId: context.projectId } : { projectId: context.projectId, conversationId: context.conversationId };
+/** Which session to read, and how many runs. */
+export interface ExecutionHistoryOptions extends Pick<AgentOptions, "sessionKey" | "sessionId" | "databasePath" | "sessionStore"> {
+  /** At most this many runs, the newest (default {@link DEFAULT_HISTORY_LIMIT}). */
+  limit?: number;
+}
 
 /**
- * Records a run in the node's execution history, keeping only the newest `limit` runs (AG-3
- * `historyLimit`). A run id already present is replaced in place, so a resumed or re-sent run
- * (SES-3) never adds a second entry. One atomic KV update, O(limit) whatever the total history.
+ * The newest `limit` runs of a session log, oldest first, each with how it ended (the status of
+ * its `run_finished` or last `run_stopped` event). Two bounded reads: the last `limit` run starts
+ * (read backwards from the end of the log), then the end events after the oldest of them — the
+ * cost follows the runs returned, not the session's length.
  *
  * @example
- * await recordExecution(context, "agent", 50, { runId, status: "completed", prompt, toolCallCount: 2, at: Date.now() });
+ * const runs = await executionHistoryOf(store, 50);
  */
-export async function recordExecution(context: Pick<NodeContext, "projectId" | "conversationId" | "storage">, sessionKey: string, limit: number, record: ExecutionRecord): Promise<void> {
-  await context.storage.kv.update(namespaceOf(context), executionHistoryKey(sessionKey), (current) => {
-    const list = Array.isArray(current) ? (current as unknown as ExecutionRecord[]).filter((entry) => entry.runId !== record.runId) : [];
-    return [...list, record].slice(-limit) as unknown as JsonValue;
+export async function executionHistoryOf(store: SessionStore, limit: number): Promise<ExecutionRecord[]> {
+  const starts = await store.readAfter(0, { types: ["run_started"], newestFirst: true, limit });
+  if (starts.length === 0) return [];
+  const oldest = starts.at(-1)!.seq;
+  const ends = new Map<string, SessionEvent>();
+  for (const event of await store.readAfter(oldest, { types: ["run_finished", "run_stopped"] })) {
+    // A run's finish is final; otherwise its latest stop counts.
+    if (ends.get(event.runId)?.type !== "run_finished") ends.set(event.runId, event);
+  }
+  return starts.reverse().map((start): ExecutionRecord => {
+    const end = ends.get(start.runId);
+    const prompt = start.type === "run_started" ? start.payload.prompt : "";
+    if (end?.type === "run_finished") return { runId: start.runId, status: "completed", prompt, toolCallCount: end.payload.toolCallCount, at: end.at };
+    if (end?.type === "run_stopped") return { runId: start.runId, status: end.payload.status, prompt, toolCallCount: end.payload.toolCallCount, at: end.at };
+    return { runId: start.runId, status: "running", prompt, toolCallCount: 0, at: start.at };
   });
 }
 
 /**
- * The node's execution history, oldest first (at most `historyLimit` entries).
+ * A node's execution history (AG-3 `historyLimit`), oldest first: its newest runs as its session
+ * log records them — the durable session is the only record of what ran (SES-1). Reads without
+ * taking the session's lease (a running owner keeps it), and creates nothing: a session that
+ * was never written has no history. Pass the node's `sessionKey` (default `"agent"`),
+ * `databasePath` or `sessionStore` when it has them; `createAgentNode(...).history(context)`
+ * passes its own.
  *
  * @example
- * const runs = await readExecutionHistory(context, "agent");
+ * const runs = await readExecutionHistory(context, { sessionKey: "agent", limit: 10 });
  */
-export async function readExecutionHistory(context: Pick<NodeContext, "projectId" | "conversationId" | "storage">, sessionKey = "agent"): Promise<ExecutionRecord[]> {
-  const entry = await context.storage.kv.get(namespaceOf(context), executionHistoryKey(sessionKey));
-  return Array.isArray(entry?.value) ? (entry.value as unknown as ExecutionRecord[]) : [];
+export async function readExecutionHistory(context: NodeContext, options: string | ExecutionHistoryOptions = {}): Promise<ExecutionRecord[]> {
+  const settings = typeof options === "string" ? { sessionKey: options } : options;
+  const opened = await openSessionForReading(settings, context);
+  if (!opened) return [];
+  try {
+    return await executionHistoryOf(opened.store, settings.limit ?? DEFAULT_HISTORY_LIMIT);
+  } finally {
+    await opened.close();
+  }
 }

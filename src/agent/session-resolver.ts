@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { createMemorySessionLeaseProvider } from "../adapters/memory/memory-session-lease.js";
 import { createMemorySessionStore } from "../adapters/memory/memory-session-store.js";
 import { chooseSessionStorage } from "../domain/agent/session-path.js";
@@ -118,4 +119,46 @@ export async function openSessionStore(options: AgentOptions, address: SessionAd
     return { store, owned: true, identity };
   }
   return { store: await leasedMemoryStore(address, context, runId), owned: true, identity: { scope: context.storage, key: `memory:${addressKey(address)}` } };
+}
+
+/**
+ * A node's session opened for reading only (its execution history): no lease — reading does not
+ * take the session from a run that holds it — and nothing created: `null` when the durable file
+ * or the in-memory log does not exist. The same choice of store as a run's (SES-1, SES-6) for a
+ * run without `hostInput`. `close()` releases what was opened for the read.
+ *
+ * @example
+ * const opened = await openSessionForReading({ sessionKey: "agent" }, context);
+ * try { … } finally { await opened?.close(); }
+ */
+export async function openSessionForReading(
+  options: Pick<AgentOptions, "sessionKey" | "sessionId" | "databasePath" | "sessionStore">,
+  context: NodeContext,
+): Promise<{ store: SessionStore; close(): Promise<void> } | null> {
+  const sessionKey = options.sessionKey ?? options.sessionId ?? "agent";
+  const address: SessionAddress = { projectId: context.projectId, sessionKey, ...(context.conversationId === undefined ? {} : { conversationId: context.conversationId }) };
+  const configured = options.sessionStore;
+  if (typeof configured === "function") {
+    const store = await configured(address, context);
+    return { store, close: () => store.close() };
+  }
+  if (configured) return { store: configured, close: async () => {} };
+  const choice = chooseSessionStorage({
+    ...(options.databasePath === undefined ? {} : { databasePath: options.databasePath }),
+    ...(context.storage.agentStoreDir === undefined ? {} : { agentStoreDir: context.storage.agentStoreDir }),
+    ...(context.conversationId === undefined ? {} : { conversationId: context.conversationId }),
+  });
+  if (choice === "memory") {
+    const store = memorySessions.get(context.storage)?.get(addressKey(address));
+    return store ? { store, close: async () => {} } : null;
+  }
+  const [{ resolveSessionDatabasePath }, { createSqliteSessionStore }] = await Promise.all([
+    import("../adapters/sqlite-session/session-database-path.js"),
+    import("../adapters/sqlite-session/sqlite-session-store.js"),
+  ]);
+  const path = resolveSessionDatabasePath({ ...address, agentStoreDir: context.storage.agentStoreDir, databasePath: options.databasePath });
+  if (!existsSync(path)) return null;
+  // A second connection to the file: WAL lets it read while the owner's connection writes.
+  const store = createSqliteSessionStore({ path, address, clock: context.clock });
+  return { store, close: () => store.close() };
 }

@@ -49,6 +49,19 @@ describe("agent domain", () => {
     expect(runStatusFromEvents([wait, decision, end])).toBe("completed");
   });
 
+  it("run status from events: a run's last stop tells how it ended until it is started again", () => {
+    const stop = (status: "waiting" | "cancelled" | "failed", n: number) => ({ eventId: `r/stopped/${n}`, runId: "r", type: "run_stopped" as const, payload: { status, toolCallCount: 0 } });
+    const prompt = { eventId: "r/p", runId: "r", type: "user_message" as const, payload: { message: { role: "user" as const, content: "hi" } } };
+    const wait = { eventId: "r/w", runId: "r", type: "approval_wait" as const, payload: { requestId: "q", kind: "tool_approval" as const } };
+    const decision = { eventId: "r/d", runId: "r", type: "approval_decision" as const, payload: { requestId: "q", outcome: "approved" as const } };
+    expect(runStatusFromEvents([prompt, stop("failed", 1)])).toBe("failed");
+    expect(runStatusFromEvents([prompt, stop("cancelled", 1)])).toBe("cancelled");
+    expect(runStatusFromEvents([prompt, wait, stop("waiting", 2)])).toBe("waiting");
+    // Started again after the stop: running (or waiting on an open approval) until it stops again.
+    expect(runStatusFromEvents([prompt, stop("failed", 1), wait])).toBe("waiting");
+    expect(runStatusFromEvents([prompt, wait, stop("waiting", 2), decision])).toBe("running");
+  });
+
   it("SES-3 ids derive from the run id and position only", () => {
     expect(modelRequestId("run-1", 0)).toBe(modelRequestId("run-1", 0));
     expect(modelRequestId("run-1", 0)).not.toBe(modelRequestId("run-2", 0));

@@ -102,8 +102,9 @@ describe("what a run commits, and when", () => {
     const cancelled = await runNode(createAgentNode({ models: stalling, workdir, retryDelayMs: 0 }), { prompt: "never answered" }, context("run-2", { signal: controller.signal }));
     expect((cancelled.error as { code?: string }).code).toBe("cancelled");
     const kept = await committed("run-2");
-    expect(kept.map((event) => event.type)).toEqual(["run_started", "user_message"]);
+    expect(kept.map((event) => event.type)).toEqual(["run_started", "user_message", "run_stopped"]);
     expect(kept[1]!.payload).toEqual({ message: { role: "user", content: "never answered" } });
+    expect(kept[2]!.payload).toEqual({ status: "cancelled", toolCallCount: 0 });
     await storage.close();
   });
 

@@ -35,7 +35,9 @@ export function nextRunStatus(status: AgentRunStatus, transition: AgentRunTransi
 
 /**
  * The state of a run as its committed events tell it: `new` without events, `completed` after
- * `run_finished`, `waiting` while an approval wait has no decision, else `running` (interrupted).
+ * `run_finished`; when its last event is a `run_stopped`, that stop's status (`failed`,
+ * `cancelled`, `waiting`); else `waiting` while an approval wait has no decision, else `running`
+ * (started again after a stop, or interrupted).
  *
  * @example
  * runStatusFromEvents(await store.readRun(runId))
@@ -48,5 +50,7 @@ export function runStatusFromEvents(events: readonly SessionEventInput[]): Agent
     if (event.type === "approval_wait") waits.add(event.payload.requestId);
     if (event.type === "approval_decision") waits.delete(event.payload.requestId);
   }
+  const last = events.at(-1)!;
+  if (last.type === "run_stopped") return last.payload.status;
   return waits.size > 0 ? "waiting" : "running";
 }

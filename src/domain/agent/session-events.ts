@@ -21,7 +21,8 @@ export type SessionEventType =
   | "tool_result"
   | "plan"
   | "compaction"
-  | "run_finished";
+  | "run_finished"
+  | "run_stopped";
 
 /** A built-in web search of a response (OUT-5). */
 export interface AgentWebSearchRecord {
@@ -78,6 +79,13 @@ export interface SessionEventPayloads {
   /** Automatic compaction before a model request (SES-7): the transcript the run continues from. */
   compaction: { step: number; summary: string; messages: ModelMessage[]; usedBefore: number };
   run_finished: { status: "completed"; toolCallCount: number };
+  /**
+   * The run stopped without completing: it waits for a person, was cancelled, or failed (`code`
+   * is the error's). Written once per stop (its id carries how many events the run had), so the
+   * session log alone tells how every run ended (the node's execution history, AG-3). A run that
+   * is started again continues after it.
+   */
+  run_stopped: { status: "waiting" | "cancelled" | "failed"; toolCallCount: number; code?: string };
 }
 
 /** An event to append: a stable id (derived from the run id), its run, type and payload. */
