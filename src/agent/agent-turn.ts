@@ -95,11 +95,15 @@ export async function* runAgentTurn(options: AgentOptions, cache: AgentCache, me
     }
     if (turn) {
       // How the run stopped goes into its log (the node's execution history), with whatever the
-      // run still holds; a store that fails here has already failed the run (SES-5).
+      // run still holds; a store that fails here has already failed the run (SES-5). One event
+      // per stop point: its id counts the run's other events, so stopping again where it stopped
+      // before (a pause asked again while undecided) appends nothing.
       const status = paused ? "waiting" : cancelled ? "cancelled" : "failed";
       const code = isSteamharnessError(error) ? error.code : "internal";
+      let progress = 0;
+      for (const event of turn.committed.values()) if (event.type !== "run_stopped") progress++;
       await turn
-        .append([{ eventId: runEventId(turn.runId, "stopped", turn.committed.size), runId: turn.runId, type: "run_stopped", payload: { status, toolCallCount: turn.toolCallCount, ...(status === "failed" ? { code } : {}) } }])
+        .append([{ eventId: runEventId(turn.runId, "stopped", progress), runId: turn.runId, type: "run_stopped", payload: { status, toolCallCount: turn.toolCallCount, ...(status === "failed" ? { code } : {}) } }])
         .catch(() => undefined);
       if (paused || cancelled) {
         yield* turn.projector.session(sessionContent(turn, status));
