@@ -119,7 +119,8 @@ export function rememberAppended(cache: SessionMessagesCache, identity: SessionI
   const fresh = [...appended].filter((event) => event.seq > kept.throughSeq).sort((a, b) => a.seq - b.seq);
   if (fresh.length === 0) return;
   if (fresh.some((event, n) => event.seq !== kept.throughSeq + n + 1)) return;
-  const messages = fresh.filter(isMessage).map((event) => deepFreeze(structuredClone(event)));
+  // Frozen in place: the run is over and these objects are the ones the store returned to it.
+  const messages = fresh.filter(isMessage).map(deepFreeze);
   const last = fresh.at(-1)!;
   cache.get(identity!.scope)!.set(identity!.key, {
     fromSeq: kept.fromSeq,
