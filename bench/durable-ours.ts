@@ -3,7 +3,7 @@
  * on a SQLite storage, in a conversation, so it chooses its durable session file under the
  * session lease exactly as a host's run does (SES-1, SES-2). The offline model makes one tool
  * call per step; after the last step it calls a tool that needs approval, so the run ends paused
- * (the state a host reads back later). Usage:
+ * (the state a host reads back later: the last event, its `run_stopped`, names the pending request). Usage:
  *   node --import tsx bench/durable-ours.ts loop <dir> <steps>   → { msPerStep, ms, bytes, path }
  *   node --import tsx bench/durable-ours.ts read <session file>  → { readMs, coldMs, cpuMs, pending, lastSeq }
  *   node --import tsx bench/durable-ours.ts raw <session file>   → the same read with bare better-sqlite3 (the floor)
@@ -55,14 +55,16 @@ if (mode === "loop") {
     const meta = db.prepare("select last_seq as lastSeq from session_meta where id = 1").get() as { lastSeq: number };
     const last = db.prepare("select type, payload from session_events where seq = ?").get(meta.lastSeq) as { type: string; payload: string };
     db.close();
-    pending = last.type === "approval_wait" ? (JSON.parse(last.payload) as { requestId: string }).requestId : null;
+    const stop = last.type === "run_stopped" ? (JSON.parse(last.payload) as { status: string; requestId?: string }) : null;
+    pending = stop?.status === "waiting" ? stop.requestId ?? null : null;
     lastSeq = meta.lastSeq;
   } else {
     const store = createSqliteSessionStore({ path: target!, address: { projectId: "bench", conversationId: "loop", sessionKey: "agent" } });
     const head = await store.head();
     const [last] = await store.readAfter(head.lastSeq - 1);
     await store.close();
-    pending = last?.type === "approval_wait" ? last.payload.requestId : null;
+    // A paused run's last event is its stop, naming the pending request.
+    pending = last?.type === "run_stopped" && last.payload.status === "waiting" ? last.payload.requestId ?? null : null;
     lastSeq = head.lastSeq;
   }
   const readMs = performance.now() - started;

@@ -1,4 +1,4 @@
-import { isSteamharnessError, SteamharnessError } from "../domain/errors.js";
+import { isSteamharnessError, SteamharnessError, UserInputRequiredError } from "../domain/errors.js";
 import { runEventId } from "../domain/agent/ids.js";
 import { createAgentOutputProjector } from "../domain/agent/output-projector.js";
 import type { JsonObject } from "../domain/json.js";
@@ -103,7 +103,7 @@ export async function* runAgentTurn(options: AgentOptions, cache: AgentCache, me
       let progress = 0;
       for (const event of turn.committed.values()) if (event.type !== "run_stopped") progress++;
       await turn
-        .append([{ eventId: runEventId(turn.runId, "stopped", progress), runId: turn.runId, type: "run_stopped", payload: { status, toolCallCount: turn.toolCallCount, ...(status === "failed" ? { code } : {}) } }])
+        .append([{ eventId: runEventId(turn.runId, "stopped", progress), runId: turn.runId, type: "run_stopped", payload: { status, toolCallCount: turn.toolCallCount, ...(error instanceof UserInputRequiredError ? { requestId: error.requestId } : {}), ...(status === "failed" ? { code } : {}) } }])
         .catch(() => undefined);
       if (paused || cancelled) {
         yield* turn.projector.session(sessionContent(turn, status));

@@ -43,7 +43,7 @@ describe("node execution history (AG-3 historyLimit, issue 6 item 9)", () => {
     await runStreamNode(node, { prompt: "write a.txt" }, h.context("run-1", { conversationId: "c1" })).catch((e) => e);
     const { openSessionForReading } = await import("../../src/agent/session-resolver.js");
     const session = (await openSessionForReading({}, h.context("x", { conversationId: "c1" })))!;
-    expect((await session.store.readAfter(0, { types: ["run_stopped"] })).map((e) => e.payload)).toEqual([{ status: "waiting", toolCallCount: 1 }]);
+    expect((await session.store.readAfter(0, { types: ["run_stopped"] })).map((e) => e.payload)).toEqual([{ status: "waiting", toolCallCount: 1, requestId: paused.requestId }]);
     h.permissions.resolve(paused.requestId, { outcome: "approved" });
     await runStreamNode(node, { prompt: "write a.txt" }, h.context("run-1", { conversationId: "c1" }));
     await runStreamNode(node, { prompt: "write a.txt" }, h.context("run-1", { conversationId: "c1" }));

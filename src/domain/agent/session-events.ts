@@ -80,12 +80,13 @@ export interface SessionEventPayloads {
   compaction: { step: number; summary: string; messages: ModelMessage[]; usedBefore: number };
   run_finished: { status: "completed"; toolCallCount: number };
   /**
-   * The run stopped without completing: it waits for a person, was cancelled, or failed (`code`
-   * is the error's). Written once per stop (its id carries how many events the run had), so the
-   * session log alone tells how every run ended (the node's execution history, AG-3). A run that
-   * is started again continues after it.
+   * The run stopped without completing: it waits for a person (`requestId`: the pending request),
+   * was cancelled, or failed (`code`: the error's). Written once per stop point (its id counts the
+   * run's other events), so the session log alone tells how every run ended (the node's execution
+   * history, AG-3) and a paused session's state is its last event. A run that is started again
+   * continues after it.
    */
-  run_stopped: { status: "waiting" | "cancelled" | "failed"; toolCallCount: number; code?: string };
+  run_stopped: { status: "waiting" | "cancelled" | "failed"; toolCallCount: number; requestId?: string; code?: string };
 }
 
 /** An event to append: a stable id (derived from the run id), its run, type and payload. */
