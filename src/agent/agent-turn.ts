@@ -9,6 +9,7 @@ import { compactionStep } from "./compaction-step.js";
 import { modelStep, throwIfCancelled } from "./model-step.js";
 import { planStep } from "./plan-step.js";
 import { toolStep } from "./tool-step.js";
+import { sessionAddressOf } from "./session-resolver.js";
 import { prepareTurn, runFinishedEvent, type AgentCache, type Turn } from "./turn.js";
 import type { AgentInput, AgentOptions } from "./types.js";
 
@@ -90,7 +91,7 @@ export async function* runAgentTurn(options: AgentOptions, cache: AgentCache, me
     const cancelled = isSteamharnessError(error, "cancelled") || context.signal.aborted;
     if (!turn && !paused && !cancelled) {
       // Failed before the run was set up (model selection, session store): still an error item.
-      const projector = createAgentOutputProjector({ runId: input.runId ?? context.runId, sessionKey: options.sessionKey ?? options.sessionId ?? "agent", answerItemId: null });
+      const projector = createAgentOutputProjector({ runId: input.runId ?? context.runId, sessionKey: sessionAddressOf(options, context).sessionKey, answerItemId: null });
       yield* projector.error(isSteamharnessError(error) ? error.code : "internal", error instanceof Error ? error.message : String(error));
     }
     if (turn) {

@@ -19,6 +19,28 @@ const memoryLeases = new WeakMap<Storage, SessionLeaseProvider>();
 
 const addressKey = (address: SessionAddress): string => JSON.stringify([address.projectId, address.conversationId ?? null, address.sessionKey]);
 
+/**
+ * The session a node's runs use in this context: its `sessionKey`, else its `sessionId`, else
+ * `"agent"`, within the context's project and conversation.
+ *
+ * @example
+ * sessionAddressOf({ sessionKey: "writer" }, context) // { projectId, conversationId, sessionKey: "writer" }
+ */
+export function sessionAddressOf(options: Pick<AgentOptions, "sessionKey" | "sessionId">, context: Pick<NodeContext, "projectId" | "conversationId">): SessionAddress {
+  const sessionKey = options.sessionKey ?? options.sessionId ?? "agent";
+  return { projectId: context.projectId, sessionKey, ...(context.conversationId === undefined ? {} : { conversationId: context.conversationId }) };
+}
+
+/** Where a node's session lives in this context (SES-1, SES-6); runs with `hostInput` stay in memory. */
+function storageChoice(options: Pick<AgentOptions, "databasePath">, context: NodeContext, hostInput: boolean): "sqlite" | "memory" {
+  return chooseSessionStorage({
+    ...(options.databasePath === undefined ? {} : { databasePath: options.databasePath }),
+    ...(context.storage.agentStoreDir === undefined ? {} : { agentStoreDir: context.storage.agentStoreDir }),
+    ...(context.conversationId === undefined ? {} : { conversationId: context.conversationId }),
+    hostInput,
+  });
+}
+
 /** The session store of a run and whether the run must close it afterwards. */
 export interface OpenedSessionStore {
   store: SessionStore;
@@ -102,12 +124,7 @@ export async function openSessionStore(options: AgentOptions, address: SessionAd
   const configured = options.sessionStore;
   if (typeof configured === "function") return { store: await configured(address, context), owned: true };
   if (configured) return { store: configured, owned: false, identity: { scope: configured, key: "" } };
-  const choice = chooseSessionStorage({
-    ...(options.databasePath === undefined ? {} : { databasePath: options.databasePath }),
-    ...(context.storage.agentStoreDir === undefined ? {} : { agentStoreDir: context.storage.agentStoreDir }),
-    ...(context.conversationId === undefined ? {} : { conversationId: context.conversationId }),
-    hostInput: input.hostInput !== undefined,
-  });
+  const choice = storageChoice(options, context, input.hostInput !== undefined);
   const runId = input.runId ?? context.runId;
   if (choice === "sqlite") {
     const { databasePath } = options;
@@ -135,19 +152,14 @@ export async function openSessionForReading(
   options: Pick<AgentOptions, "sessionKey" | "sessionId" | "databasePath" | "sessionStore">,
   context: NodeContext,
 ): Promise<{ store: SessionStore; close(): Promise<void> } | null> {
-  const sessionKey = options.sessionKey ?? options.sessionId ?? "agent";
-  const address: SessionAddress = { projectId: context.projectId, sessionKey, ...(context.conversationId === undefined ? {} : { conversationId: context.conversationId }) };
+  const address = sessionAddressOf(options, context);
   const configured = options.sessionStore;
   if (typeof configured === "function") {
     const store = await configured(address, context);
     return { store, close: () => store.close() };
   }
   if (configured) return { store: configured, close: async () => {} };
-  const choice = chooseSessionStorage({
-    ...(options.databasePath === undefined ? {} : { databasePath: options.databasePath }),
-    ...(context.storage.agentStoreDir === undefined ? {} : { agentStoreDir: context.storage.agentStoreDir }),
-    ...(context.conversationId === undefined ? {} : { conversationId: context.conversationId }),
-  });
+  const choice = storageChoice(options, context, false);
   if (choice === "memory") {
     const store = memorySessions.get(context.storage)?.get(addressKey(address));
     return store ? { store, close: async () => {} } : null;

@@ -15,7 +15,7 @@ import type { SessionStore } from "../ports/session-store.js";
 import type { TokenCounts } from "../ports/token-usage.js";
 import { injectedModels, redactConfiguration, resolveModel, restoreKey } from "./model-resolver.js";
 import { createSessionMessagesCache, readSessionMessages, rememberAppended, type SessionIdentity, type SessionMessagesCache } from "./history-cache.js";
-import { openSessionStore } from "./session-resolver.js";
+import { openSessionStore, sessionAddressOf } from "./session-resolver.js";
 import { buildToolRegistry, type AgentToolRegistry } from "./tool-registry.js";
 import type { AgentEffort, AgentInput, AgentOptions } from "./types.js";
 
@@ -128,8 +128,8 @@ async function toolsOf(options: AgentOptions, context: NodeContext): Promise<{ t
  */
 export async function prepareTurn(options: AgentOptions, cache: AgentCache, meter: ContextMeter, input: AgentInput, context: NodeContext): Promise<Turn> {
   const runId = input.runId ?? context.runId;
-  const sessionKey = options.sessionKey ?? options.sessionId ?? "agent";
-  const address = { projectId: context.projectId, sessionKey, ...(context.conversationId === undefined ? {} : { conversationId: context.conversationId }) };
+  const address = sessionAddressOf(options, context);
+  const { sessionKey } = address;
   const sessionId = options.sessionId ?? defaultSessionId(context.projectId, context.conversationId, sessionKey);
   const { store, owned, identity } = await openSessionStore(options, address, context, input);
   try {

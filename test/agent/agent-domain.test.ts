@@ -39,7 +39,7 @@ describe("agent domain", () => {
     }
   });
 
-  it("run status from events: new, running, waiting until decided, completed", () => {
+  it("SES-8 run status from events: new, running, waiting until decided, completed", () => {
     const wait = { eventId: "r/w", runId: "r", type: "approval_wait" as const, payload: { requestId: "q", kind: "tool_approval" as const } };
     const decision = { eventId: "r/d", runId: "r", type: "approval_decision" as const, payload: { requestId: "q", outcome: "approved" as const } };
     const end = { eventId: "r/e", runId: "r", type: "run_finished" as const, payload: { status: "completed" as const, toolCallCount: 0 } };
@@ -49,7 +49,7 @@ describe("agent domain", () => {
     expect(runStatusFromEvents([wait, decision, end])).toBe("completed");
   });
 
-  it("run status from events: a run's last stop tells how it ended until it is started again", () => {
+  it("SES-8 SES-9 run status from events: a run's last stop tells how it ended until it is started again", () => {
     const stop = (status: "waiting" | "cancelled" | "failed", n: number) => ({ eventId: `r/stopped/${n}`, runId: "r", type: "run_stopped" as const, payload: { status, toolCallCount: 0 } });
     const prompt = { eventId: "r/p", runId: "r", type: "user_message" as const, payload: { message: { role: "user" as const, content: "hi" } } };
     const wait = { eventId: "r/w", runId: "r", type: "approval_wait" as const, payload: { requestId: "q", kind: "tool_approval" as const } };
