@@ -5,6 +5,14 @@ export type { SessionStore, SessionAddress, SessionHead, SessionSnapshot, Sessio
 export type { SessionEvent, SessionEventInput, SessionEventType, RunStartedPayload } from "./domain/agent/session-events.js";
 export { messagesFromEvents } from "./domain/agent/session-events.js";
 export type { SessionLease, SessionLeaseProvider, SessionLeaseTarget, SessionLeaseAcquireOptions } from "./ports/session-lease.js";
+export type { SessionBackend, SessionUnleasedRequest } from "./ports/session-backend.js";
+export type { AgentSessionHostStore, AgentSessionInboxEntry, AgentSessionInboxOutcome } from "./ports/session-host-store.js";
+export { createMemorySessionBackend } from "./adapters/memory/memory-session-backend.js";
+export { createMemorySessionHostStore, createMemorySessionHostRecord } from "./adapters/memory/memory-session-host-store.js";
+export type { MemorySessionHostRecord } from "./adapters/memory/memory-session-host-store.js";
+export { createSqliteSessionBackend } from "./adapters/sqlite-session/sqlite-session-backend.js";
+export type { SqliteSessionBackend, SqliteSessionBackendOptions } from "./adapters/sqlite-session/sqlite-session-backend.js";
+export { acceptTaskUpdate, ACTIVE_TASK_STATUSES } from "./domain/session-host/host-state.js";
 export { createMemorySessionStore } from "./adapters/memory/memory-session-store.js";
 export { createSqliteSessionStore } from "./adapters/sqlite-session/sqlite-session-store.js";
 export type { SqliteSessionStoreOptions } from "./adapters/sqlite-session/sqlite-session-store.js";
@@ -15,7 +23,8 @@ export { createMemorySessionLeaseProvider } from "./adapters/memory/memory-sessi
 export { createSqliteSessionLeaseProvider } from "./adapters/sqlite-session/sqlite-session-lease.js";
 export { resolveSessionDatabasePath, sessionLockPath, conversationSessionsDirectory } from "./adapters/sqlite-session/session-database-path.js";
 export type { ResolveSessionDatabasePathOptions } from "./adapters/sqlite-session/session-database-path.js";
-export { chooseSessionStorage, DEFAULT_AGENT_STORE_DIR } from "./domain/agent/session-path.js";
+export { chooseSessionStorage } from "./domain/agent/session-choice.js";
+export { DEFAULT_AGENT_STORE_DIR } from "./adapters/sqlite-session/session-file-names.js";
 
 // The resident session host (HOST-1 … HOST-6)
 export { createAgentSessionHost, controlAgentSession, cancelAgentConversation, SUBAGENT_TOOL } from "./session-host/index.js";

@@ -54,7 +54,7 @@ export type { IdSource } from "./ports/id-source.js";
 export { MemoryStorage } from "./adapters/memory/memory-storage.js";
 export type { MemoryStorageOptions } from "./adapters/memory/memory-storage.js";
 export { createSqliteStorage } from "./adapters/sqlite/sqlite-storage.js";
-export type { SqliteStorageOptions } from "./adapters/sqlite/sqlite-storage.js";
+export type { SqliteStorageOptions, SqliteStorage } from "./adapters/sqlite/sqlite-storage.js";
 export { createSystemClock } from "./adapters/system/clock.js";
 export { createRandomIdSource } from "./adapters/system/id-source.js";
 

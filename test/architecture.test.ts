@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -38,5 +38,99 @@ describe("architecture (PORT-3)", () => {
     for (const file of filesUnder("src/ports")) {
       expect(readFileSync(file, "utf8")).not.toMatch(/from ["'][^"']*adapters\//);
     }
+  });
+});
+
+/** Every relative import of a file (static, dynamic, re-exports), resolved to a source path, and whether it is type-only. */
+function importsOf(file: string): Array<{ target: string; typeOnly: boolean }> {
+  const text = readFileSync(file, "utf8");
+  const found: Array<{ target: string; typeOnly: boolean }> = [];
+  for (const match of text.matchAll(/(?:^|\n)\s*(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?["']([^"']+)["']|import\s*\(\s*["']([^"']+)["']\s*\)/g)) {
+    const spec = match[3] ?? match[4]!;
+    if (!spec.startsWith(".")) continue;
+    found.push({ target: relative(".", resolve(dirname(file), spec.replace(/\.js$/, ".ts"))), typeOnly: match[2] !== undefined });
+  }
+  return found;
+}
+
+/** The strongly connected components with more than one file (import cycles), Tarjan's algorithm. */
+function importCycles(files: string[]): string[][] {
+  const graph = new Map(files.map((file) => [file, importsOf(file).map((entry) => entry.target).filter((target) => files.includes(target))]));
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (node: string): void => {
+    index.set(node, counter);
+    low.set(node, counter++);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!));
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1) cycles.push(component.sort());
+    }
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return cycles;
+}
+
+const APPLICATION = ["src/agent", "src/session-host", "src/capabilities", "src/workflow", "src/conversation"];
+/** The curated entry files: export lists of the package's entries. */
+const ENTRIES = ["src/index.ts", "src/agent.ts", "src/testing.ts", "src/cli.ts", "src/postgres.ts"];
+const isAdapter = (path: string): boolean => path.startsWith("src/adapters/");
+
+describe("architecture (PORT-5)", () => {
+  it("PORT-5 application folders reach adapters only through the composition root (src/compose)", () => {
+    const offenders = APPLICATION.flatMap((folder) => filesUnder(folder).flatMap((file) => importsOf(file).filter((entry) => isAdapter(entry.target) && !entry.typeOnly).map((entry) => `${file} → ${entry.target}`)));
+    expect(offenders).toEqual([]);
+  });
+
+  it("PORT-5 outside src/adapters only the composition root and the entry files import adapters", () => {
+    const offenders = filesUnder("src")
+      .filter((file) => !isAdapter(file) && !file.startsWith("src/compose/") && !ENTRIES.includes(file))
+      .flatMap((file) => importsOf(file).filter((entry) => isAdapter(entry.target)).map((entry) => `${file} → ${entry.target}`));
+    expect(offenders).toEqual([]);
+  });
+
+  it("PORT-5 ports import only types, and only from ports and the domain (no runtime code; cycles are checked below)", () => {
+    const offenders: string[] = [];
+    for (const file of filesUnder("src/ports")) {
+      for (const entry of importsOf(file)) {
+        if (!entry.typeOnly) offenders.push(`${file} → ${entry.target} (not type-only)`);
+        else if (!entry.target.startsWith("src/domain/") && !entry.target.startsWith("src/ports/")) offenders.push(`${file} → ${entry.target}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it("PORT-5 no import cycles anywhere under src (type-only imports included)", () => {
+    expect(importCycles(filesUnder("src"))).toEqual([]);
+  });
+
+  it("PORT-5 no directory or file extension of a session backend in the domain or the ports", () => {
+    const offenders = [...filesUnder("src/domain"), ...filesUnder("src/ports")].filter((file) => /agentStoreDir|\.sqlite\b/.test(readFileSync(file, "utf8")));
+    expect(offenders).toEqual([]);
+  });
+
+  it("PORT-5 the checks catch a forbidden edge and a cycle", () => {
+    expect(importCycles(["test/fixtures/architecture/cycle-a.ts", "test/fixtures/architecture/cycle-b.ts"])).toEqual([["test/fixtures/architecture/cycle-a.ts", "test/fixtures/architecture/cycle-b.ts"]]);
+    expect(importsOf("test/fixtures/architecture/cycle-a.ts")).toEqual([
+      { target: "test/fixtures/architecture/cycle-b.ts", typeOnly: true },
+      { target: "src/adapters/memory/memory-storage.ts", typeOnly: false },
+    ]);
   });
 });

@@ -1,3 +1,4 @@
+import { loadProviderModel } from "../compose/providers.js";
 import { SteamharnessError } from "../domain/errors.js";
 import type { AgentConfigurationSnapshot, AgentModelEntry, AgentModelSelection } from "../domain/agent/model-selection.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
@@ -47,9 +48,8 @@ export async function resolveModel(
   if (!connection.apiKey) {
     throw new SteamharnessError("input_validation", `model ${connection.model} has no API key: give apiKey explicitly (environment keys are never read)`, { field: "apiKey" });
   }
-  const { createProviderModel } = await import("../adapters/providers/provider-model.js");
   const contextWindow = attributes?.contextWindow ?? (selection.source === "configured" ? selection.entry.contextWindow : undefined);
-  return createProviderModel({
+  return loadProviderModel({
     apiKind: connection.apiKind,
     baseUrl: connection.baseUrl ?? DEFAULT_BASE_URL[connection.apiKind],
     apiKey: connection.apiKey,

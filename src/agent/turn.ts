@@ -1,4 +1,4 @@
-import { createCodingTools } from "../adapters/coding-tools/index.js";
+import { createCodingTools } from "../compose/tools.js";
 import type { AgentTool } from "../domain/agent-tool.js";
 import { wrapAdapterError } from "../domain/errors.js";
 import { completeToolResults } from "../domain/agent/history.js";

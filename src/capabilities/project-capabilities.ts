@@ -19,8 +19,7 @@ import { CAPABILITY_TOOL_IDS, isCapabilityToolId } from "../domain/capabilities/
 import { runCapability, type CapabilityApprove, type CapabilityRuntime, type CapabilitySpec } from "../domain/capabilities/capability-spec.js";
 import { resolveHostBridge } from "../domain/capabilities/host-bridge.js";
 import { capabilitySpecOf, exposedCapabilityToolIds } from "../domain/capabilities/registry.js";
-import { createCapabilityMcpServer } from "../adapters/mcp/capability-server.js";
-import { createHttpHostBridge } from "../adapters/host-bridge/http-host-bridge.js";
+import { createCapabilityMcpServer, createHttpHostBridge } from "../compose/capability-adapters.js";
 
 /** An environment record; defaults to `process.env`. */
 export type CapabilityEnv = Readonly<Record<string, string | undefined>>;

@@ -1,62 +1,22 @@
 import type { ConfigurationField } from "../domain/configuration/fields.js";
-import type { ProjectConfigurationExport } from "../domain/configuration/export-format.js";
-import type { JsonValue } from "../domain/json.js";
+import type {
+  ProjectConfiguration,
+  ProjectConfigurationCreate,
+  ProjectConfigurationExport,
+  ProjectConfigurationLookup,
+  ProjectConfigurationOverview,
+  ProjectConfigurationUpdate,
+} from "../domain/configuration/configuration-records.js";
 
 export type { ConfigurationField } from "../domain/configuration/fields.js";
-export type { ProjectConfigurationExport } from "../domain/configuration/export-format.js";
-
-/**
- * One named configuration of a project (CFG-1). `revision` starts at 1 on create and grows by
- * exactly 1 on every write to this configuration (update, and re-creation or import after a
- * delete continue from the last revision, so an old revision never becomes valid again).
- * Times are epoch milliseconds from the store's clock.
- */
-export interface ProjectConfiguration {
-  projectId: string;
-  configurationId: string;
-  name: string;
-  /** The configuration's own values (field defaults are not filled in; a snapshot does that). */
-  values: Record<string, JsonValue>;
-  revision: number;
-  createdAt: number;
-  updatedAt: number;
-}
-
-/**
- * Everything about one project's configurations. `revision` is the project revision: 0 for a
- * project never written, +1 on every write of any kind in the project (create, update, delete,
- * select, setFields, import). `configurations` are the live ones, in creation order (ties by id).
- */
-export interface ProjectConfigurationOverview {
-  projectId: string;
-  revision: number;
-  /** The declared fields (without the built-in `STEAMHARNESS_AGENT_MODELS` unless declared). */
-  fields: ConfigurationField[];
-  /** The current configuration, or `null` when none is selected. */
-  currentConfigurationId: string | null;
-  configurations: ProjectConfiguration[];
-}
-
-/** Where a configuration id stands: live, deleted (a tombstone keeps its last revision) or never created. */
-export type ProjectConfigurationLookup =
-  | { status: "live"; configuration: ProjectConfiguration }
-  | { status: "deleted"; configurationId: string; revision: number; deletedAt: number }
-  | { status: "absent"; configurationId: string };
-
-/** Input of {@link ProjectConfigurationStore.create}. */
-export interface ProjectConfigurationCreate {
-  configurationId: string;
-  name: string;
-  values: Record<string, JsonValue>;
-}
-
-/** Input of {@link ProjectConfigurationStore.update}: the revision read, and what changes. */
-export interface ProjectConfigurationUpdate {
-  expectedRevision: number;
-  name?: string;
-  /** Replaces all values (not a merge). */
-  values?: Record<string, JsonValue>;
-}
+export type {
+  ProjectConfiguration,
+  ProjectConfigurationCreate,
+  ProjectConfigurationExport,
+  ProjectConfigurationLookup,
+  ProjectConfigurationOverview,
+  ProjectConfigurationUpdate,
+} from "../domain/configuration/configuration-records.js";
 
 /**
  * The project configuration store port (CFG-1): typed fields, named configurations, a current

@@ -2,7 +2,7 @@ import type { SessionAddress } from "./session-store.js";
 
 /**
  * What a lease is taken on: a session by its address (the provider maps it to its storage, e.g.
- * the SQLite file under its `agentStoreDir`), or an explicit session database path (a node's
+ * the SQLite backend's file in its session folder), or an explicit session database path (a node's
  * `databasePath`). Two targets naming the same session contend for the same lease.
  */
 export type SessionLeaseTarget = SessionAddress | { databasePath: string };

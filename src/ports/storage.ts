@@ -2,7 +2,7 @@ import type { KnowledgeStore } from "./knowledge-store.js";
 import type { KvNamespace, KvStore } from "./kv-store.js";
 import type { ManagedFileStore } from "./managed-file-store.js";
 import type { PersistentValueStore } from "./persistent-value-store.js";
-import type { SessionStoreOpener } from "./session-store.js";
+import type { SessionBackend } from "./session-backend.js";
 import type { TokenUsageRecorder } from "./token-usage.js";
 
 /**
@@ -15,15 +15,12 @@ export interface Storage {
   files: ManagedFileStore;
   values: PersistentValueStore;
   /**
-   * Directory for durable agent session files; `undefined` means sessions are kept in memory
-   * (SES-6) unless a node names a `databasePath`.
+   * Where agent sessions, their leases and session-host records live (SES-1, SES-2, HOST-1): the
+   * only switch for durability. A `durable` backend (SQLite, PostgreSQL) keeps conversation
+   * sessions across processes; an in-memory one (MemoryStorage) as long as the storage object.
+   * Absent: sessions are kept in memory per storage object.
    */
-  agentStoreDir?: string;
-  /**
-   * Opens the durable sessions under `agentStoreDir` (and named `databasePath`s) for runs, when
-   * the storage keeps them itself; without it a run opens its session file for the run only.
-   */
-  sessions?: SessionStoreOpener;
+  sessions?: SessionBackend;
   /**
    * The token-usage recorder of a namespace, when the storage records usage better than
    * `createKvTokenUsage(kv, namespace)` (the default): same reserved keys, e.g. in one transaction.

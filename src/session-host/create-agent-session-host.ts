@@ -1,19 +1,19 @@
 import { randomUUID } from "node:crypto";
-import { MemoryStorage } from "../adapters/memory/memory-storage.js";
-import { createSqliteSessionLeaseProvider } from "../adapters/sqlite-session/sqlite-session-lease.js";
-import { openSqliteSessionHostStore, sessionHostDatabasePath } from "../adapters/sqlite-session-host/sqlite-session-host-store.js";
+import { createDefaultStorage } from "../compose/defaults.js";
+import { sqliteSessionsAt } from "../compose/sessions.js";
 import type { AgentOptions } from "../agent/types.js";
 import type { AgentTool } from "../domain/agent-tool.js";
 import { stableHash } from "../domain/stable-hash.js";
 import { SteamharnessError } from "../domain/errors.js";
 import type { AgentSessionContextRecord, AgentSessionTaskRecord } from "../domain/session-host/host-state.js";
+import type { SessionBackend } from "../ports/session-backend.js";
 import type { SessionLease } from "../ports/session-lease.js";
 import { createNodeContext } from "../workflow/node-context.js";
 import { SUBAGENT_TOOL, createSubagentTool } from "./delegation.js";
 import { addContext, runHostCommand, type HostCommandDeps } from "./host-commands.js";
 import { measureContext, openHostContext, type HostContext, type HostContextFactoryOptions } from "./host-contexts.js";
 import { CANCEL, HostRuntime } from "./host-runtime.js";
-import type { AgentSessionHostStore } from "./host-store.js";
+import type { AgentSessionHostStore } from "../ports/session-host-store.js";
 import { startInbox } from "./inbox.js";
 import { registerHost, releaseHostSlot, reserveHostSlot } from "./registry.js";
 import type { AgentSessionHost, AgentSessionHostOptions } from "./types.js";
@@ -29,12 +29,14 @@ async function hostTools(options: AgentSessionHostOptions, context: Parameters<N
  * (one process per session; a second host anywhere gets `session_busy`, HOST-4), builds the
  * host's tools once and keeps them, the session store and the model between turns, and serves
  * typed commands from this process (`host.control` / `controlAgentSession`) and from other
- * processes through a durable inbox next to the session files. With `resume: true` it recovers
+ * processes through the durable inbox of the conversation's host record. Sessions, the lease and
+ * the record come from `storage.sessions` (SQLite, PostgreSQL, or in memory for a host of this
+ * process only); `agentStoreDir` is the shorthand for a SQLite backend on that folder. With `resume: true` it recovers
  * the conversation's unfinished tasks from their checkpoints without resubmitting their input
  * (HOST-3); tasks with a persisted cancel are never run again (HOST-5).
  *
  * @example
- * const host = await createAgentSessionHost("conv-1", { projectId: "demo", agentStoreDir, models });
+ * const host = await createAgentSessionHost("conv-1", { projectId: "demo", storage: createSqliteStorage({ directory }), models });
  * const { taskId } = await host.control({ type: "submit", prompt: "Summarise the notes" });
  * await host.waitForTask(taskId);
  * await host.close();
@@ -43,17 +45,19 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
   if (typeof conversationId !== "string" || conversationId === "") throw new SteamharnessError("input_validation", "conversationId must be a non-empty string", { field: "conversationId" });
   if (!options?.projectId) throw new SteamharnessError("input_validation", "projectId is required", { field: "projectId" });
   const { resume = false, projectId, storage: givenStorage, agentStoreDir: givenDir, sessionKey = "agent", executorTools = [], toolPermissions, userInput, tokenUsage, log, clock, createTools: _createTools, inboxPollMs = 50, ...agentOptions } = options;
-  const storage = givenStorage ?? new MemoryStorage();
-  const agentStoreDir = givenDir ?? storage.agentStoreDir;
-  if (!agentStoreDir) throw new SteamharnessError("input_validation", "a session host needs agentStoreDir (or storage.agentStoreDir)", { field: "agentStoreDir" });
+  const storage = givenStorage ?? createDefaultStorage();
+  if (givenDir === undefined && !storage.sessions) throw new SteamharnessError("input_validation", "a session host needs storage.sessions (a session backend) or agentStoreDir", { field: "storage" });
   const hostId = `host-${randomUUID()}`;
   reserveHostSlot(conversationId);
   let lease: SessionLease | null = null;
   let store: AgentSessionHostStore | null = null;
+  // `agentStoreDir` is the SQLite shorthand: a backend of the host's own, closed with it.
+  let ownedSessions: SessionBackend | null = null;
   const contexts = new Map<number, HostContext>();
   try {
-    lease = await createSqliteSessionLeaseProvider({ agentStoreDir }).acquire({ projectId, conversationId, sessionKey }, { ownerId: hostId, onBusy: "throw" });
-    store = openSqliteSessionHostStore({ path: sessionHostDatabasePath(agentStoreDir, conversationId) });
+    const sessions = givenDir === undefined ? storage.sessions! : (ownedSessions = await sqliteSessionsAt(givenDir));
+    lease = await sessions.leases.acquire({ projectId, conversationId, sessionKey }, { ownerId: hostId, onBusy: "throw" });
+    store = (await sessions.openHostStore(conversationId, { create: true }))!;
     const nodeContext = (runId: string, signal: AbortSignal) =>
       createNodeContext({ projectId, storage, runId, conversationId, tools: executorTools, signal, ...(toolPermissions ? { toolPermissions } : {}), ...(userInput ? { userInput } : {}), ...(tokenUsage ? { tokenUsage } : {}), ...(log ? { log } : {}), ...(clock ? { clock } : {}) });
     const tools = await hostTools(options, nodeContext(hostId, new AbortController().signal));
@@ -81,7 +85,7 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
         }),
       };
     };
-    const contextOptions: HostContextFactoryOptions = { projectId, conversationId, agentStoreDir, agentOptions: agentOptionsFor };
+    const contextOptions: HostContextFactoryOptions = { projectId, conversationId, sessions, agentOptions: agentOptionsFor };
     const openChild = async (parent: AgentSessionContextRecord, runId: string, toolCallId: string): Promise<HostContext> => {
       const sessionKey = `${parent.sessionKey}#child-${stableHash(`${runId}\u0000${toolCallId}`)}`;
       const existing = [...contexts.values()].find((context) => context.record.sessionKey === sessionKey);
@@ -93,7 +97,7 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
       await store.putContext({ targetId: 0, kind: "main", sessionKey, parentTargetId: null });
       records = await store.listContexts();
     }
-    for (const record of records) contexts.set(record.targetId, openHostContext(contextOptions, record));
+    for (const record of records) contexts.set(record.targetId, await openHostContext(contextOptions, record));
     const active = Number((await store.getSetting("activeTargetId")) ?? 0);
     const existingTasks = await store.listTasks();
     const heldLease: SessionLease = lease!;
@@ -110,9 +114,10 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
       activeTargetId: contexts.has(active) ? active : 0,
       nodeContext,
       closeTools: tools.close,
-      onReleased: () => {
+      onReleased: async () => {
         inbox.stop();
         releaseHostSlot(conversationId);
+        await ownedSessions?.close();
       },
     });
     deps = { runtime, contextOptions };
@@ -169,6 +174,7 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
     for (const context of contexts.values()) await context.store.close().catch(() => undefined);
     await store?.close().catch(() => undefined);
     await lease?.release().catch(() => undefined);
+    await ownedSessions?.close().catch(() => undefined);
     releaseHostSlot(conversationId);
     throw error;
   }

@@ -63,7 +63,7 @@ export function nextTargetId(deps: HostCommandDeps): number {
 export async function addContext(deps: HostCommandDeps, record: { kind: "fork" | "child"; sessionKey: string; parentTargetId: number }): Promise<HostContext> {
   const full = { ...record, targetId: nextTargetId(deps) };
   await deps.runtime.parts.store.putContext(full);
-  const context = openHostContext(deps.contextOptions, full);
+  const context = await openHostContext(deps.contextOptions, full);
   deps.runtime.parts.contexts.set(full.targetId, context);
   return context;
 }

@@ -1,13 +1,12 @@
 import { createAgent } from "../agent/create-agent.js";
 import type { Agent, AgentOptions } from "../agent/types.js";
-import { createSqliteSessionStore } from "../adapters/sqlite-session/sqlite-session-store.js";
-import { resolveSessionDatabasePath } from "../adapters/sqlite-session/session-database-path.js";
 import { estimateTokens, type AgentContextUsage } from "../domain/agent/context-meter.js";
 import { completeToolResults } from "../domain/agent/history.js";
 import { messagesFromEvents } from "../domain/agent/session-events.js";
 import { wrapAdapterError } from "../domain/errors.js";
 import type { AgentSessionContextRecord } from "../domain/session-host/host-state.js";
 import type { ModelMessage } from "../ports/model-provider.js";
+import type { SessionBackend } from "../ports/session-backend.js";
 import type { SessionStore } from "../ports/session-store.js";
 
 /** A live context of a host: its session log and the agent that runs on it. */
@@ -21,7 +20,8 @@ export interface HostContext {
 export interface HostContextFactoryOptions {
   projectId: string;
   conversationId: string;
-  agentStoreDir: string;
+  /** Where the contexts' session logs live; the host holds the main session's lease from it. */
+  sessions: SessionBackend;
   /** The agent options of the context (the session store and key are filled in here). */
   agentOptions: (record: AgentSessionContextRecord) => AgentOptions;
 }
@@ -57,15 +57,16 @@ export async function measureContext(context: HostContext, systemPrompt: string)
 }
 
 /**
- * Opens a context: its SQLite session file (SES-1, the same path the agent's durable store uses)
- * and an agent bound to it. The store stays open as long as the host.
+ * Opens a context: its session log in the host's backend (SES-1, the same session the agent's
+ * runs use), created when missing, and an agent bound to it. The host holds the main session's
+ * lease, so the log is opened without one; it stays open as long as the host.
  *
  * @example
- * const context = openHostContext(options, { targetId: 0, kind: "main", sessionKey: "agent", parentTargetId: null });
+ * const context = await openHostContext(options, { targetId: 0, kind: "main", sessionKey: "agent", parentTargetId: null });
  */
-export function openHostContext(options: HostContextFactoryOptions, record: AgentSessionContextRecord): HostContext {
-  const path = resolveSessionDatabasePath({ agentStoreDir: options.agentStoreDir, conversationId: options.conversationId, sessionKey: record.sessionKey });
-  const store = createSqliteSessionStore({ path, address: { projectId: options.projectId, conversationId: options.conversationId, sessionKey: record.sessionKey } });
+export async function openHostContext(options: HostContextFactoryOptions, record: AgentSessionContextRecord): Promise<HostContext> {
+  const address = { projectId: options.projectId, conversationId: options.conversationId, sessionKey: record.sessionKey };
+  const store = (await options.sessions.openUnleased({ address, create: true }))!;
   const agent = createAgent({ ...options.agentOptions(record), sessionKey: record.sessionKey, sessionStore: store });
   return { record, store, agent };
 }

@@ -9,7 +9,7 @@ import { buildAgentSessionSnapshot, snapshotChunk, snapshotItem } from "../domai
 import type { SessionLease } from "../ports/session-lease.js";
 import type { TokenCounts } from "../ports/token-usage.js";
 import type { HostContext } from "./host-contexts.js";
-import type { AgentSessionHostStore } from "./host-store.js";
+import type { AgentSessionHostStore } from "../ports/session-host-store.js";
 import type { AgentSessionBackgroundWork } from "./types.js";
 
 /** Why a run's signal was aborted: suspend keeps the task, cancel ends it. */
@@ -31,7 +31,7 @@ export interface HostRuntimeParts {
   activeTargetId: number;
   nodeContext(runId: string, signal: AbortSignal): NodeContext;
   closeTools(): Promise<void>;
-  onReleased(): void;
+  onReleased(): Promise<void> | void;
 }
 
 const zero = (): TokenCounts => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 });
@@ -293,7 +293,7 @@ export class HostRuntime {
       for (const context of this.parts.contexts.values()) await context.store.close().catch(() => undefined);
       await this.parts.store.close().catch(() => undefined);
       await this.parts.lease.release();
-      this.parts.onReleased();
+      await this.parts.onReleased();
       this.changed();
     }
   }

@@ -19,9 +19,13 @@ export interface AgentSessionHostOptions extends Omit<AgentOptions, "sessionStor
   /** Reconnect to an existing durable session: recover its unfinished tasks, resubmit nothing (HOST-3). */
   resume?: boolean;
   projectId: string;
-  /** The project storage runs see (KV, knowledge, …); default an in-memory storage. */
+  /**
+   * The project storage runs see (KV, knowledge, …) and, through `storage.sessions`, where the
+   * host's sessions, lease and record live; default an in-memory storage (a host reachable from
+   * this process only).
+   */
   storage?: Storage;
-  /** Where session files live; default `storage.agentStoreDir`. Required one way or the other. */
+  /** SQLite shorthand: keep the sessions, lease and record in this folder instead of `storage.sessions`. */
   agentStoreDir?: string;
   /** The session key of the main context (default `"agent"`). */
   sessionKey?: string;

@@ -5,11 +5,7 @@ import type { UserInput } from "../ports/user-input.js";
 import type { TokenUsageRecorder } from "../ports/token-usage.js";
 import type { Clock } from "../ports/clock.js";
 import type { IdSource } from "../ports/id-source.js";
-import { createMemoryToolPermissions } from "../adapters/memory/memory-tool-permissions.js";
-import { createMemoryUserInput } from "../adapters/memory/memory-user-input.js";
-import { createKvTokenUsage } from "../adapters/kv/kv-token-usage.js";
-import { createSystemClock } from "../adapters/system/clock.js";
-import { createRandomIdSource } from "../adapters/system/id-source.js";
+import { createKvTokenUsage, createMemoryToolPermissions, createMemoryUserInput, createRandomIdSource, createSystemClock } from "../compose/defaults.js";
 import { SteamharnessError } from "../domain/errors.js";
 
 /** Options of {@link createNodeContext}: `projectId` and `storage` are required, the rest default. */

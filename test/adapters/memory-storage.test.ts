@@ -21,7 +21,8 @@ describe("PORT-1 MemoryStorage passes every store contract", () => {
 
   it("keeps agent sessions in memory and closes idempotently", async () => {
     const storage = fresh();
-    expect(storage.agentStoreDir).toBeUndefined();
+    expect(storage.sessions.durable).toBe(false);
+    expect(storage.sessions.kind).toBe("memory");
     await storage.close();
     await storage.close();
   });

@@ -121,7 +121,7 @@ describe("what a run commits, and when", () => {
         return events;
       },
     });
-    const watched: Storage = { ...storage, sessions: { open: async (request) => counting(await storage.sessions!.open(request)) } };
+    const watched: Storage = { ...storage, sessions: { ...storage.sessions!, open: async (request) => counting(await storage.sessions!.open(request)) } };
     const answer = (request: ModelRequest): OfflineStep => ({ text: `Seen ${request.messages.length} messages.` });
     const mine = createOfflineModel({ steps: answer });
     const agent = createAgentNode({ models: mine, workdir, retryDelayMs: 0 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
-import { chooseSessionStorage, NO_CONVERSATION_SEGMENT, sessionFileSegments, sessionPathSegment, sessionPathSlug } from "../../src/domain/agent/session-path.js";
+import { chooseSessionStorage } from "../../src/domain/agent/session-choice.js";
+import { NO_CONVERSATION_SEGMENT, sessionFileSegments, sessionPathSegment, sessionPathSlug } from "../../src/adapters/sqlite-session/session-file-names.js";
 
 // Characters no portable file name may hold (Windows is the strictest), plus control characters.
 const UNSAFE = /[\\/:*?"<>|\u0000-\u001f]/;
@@ -38,15 +39,14 @@ describe("session file names (SES-1)", () => {
 });
 
 describe("session storage choice (SES-6)", () => {
-  it("SES-6 conversation runs with agentStoreDir are durable; others stay in memory unless databasePath is given", () => {
-    const dir = ".workflow/agents";
-    expect(chooseSessionStorage({ agentStoreDir: dir, conversationId: "c1" })).toBe("sqlite");
-    expect(chooseSessionStorage({ agentStoreDir: dir })).toBe("memory");
-    expect(chooseSessionStorage({ agentStoreDir: dir, conversationId: "c1", hostInput: true })).toBe("memory");
-    expect(chooseSessionStorage({ conversationId: "c1" })).toBe("memory");
-    expect(chooseSessionStorage({ databasePath: "/s.sqlite" })).toBe("sqlite");
-    expect(chooseSessionStorage({ databasePath: "/s.sqlite", hostInput: true })).toBe("sqlite");
-    expect(chooseSessionStorage({ agentStoreDir: dir, conversationId: "c1", databasePath: "" })).toBe("sqlite");
-    expect(chooseSessionStorage({ agentStoreDir: dir, conversationId: "", databasePath: "" })).toBe("memory");
+  it("SES-6 conversation runs on a durable session backend are durable; others stay in memory unless databasePath is given", () => {
+    expect(chooseSessionStorage({ durableBackend: true, conversationId: "c1" })).toBe("durable");
+    expect(chooseSessionStorage({ durableBackend: true })).toBe("memory");
+    expect(chooseSessionStorage({ durableBackend: true, conversationId: "c1", hostInput: true })).toBe("memory");
+    expect(chooseSessionStorage({ durableBackend: false, conversationId: "c1" })).toBe("memory");
+    expect(chooseSessionStorage({ durableBackend: false, databasePath: "/s.sqlite" })).toBe("durable");
+    expect(chooseSessionStorage({ durableBackend: false, databasePath: "/s.sqlite", hostInput: true })).toBe("durable");
+    expect(chooseSessionStorage({ durableBackend: true, conversationId: "c1", databasePath: "" })).toBe("durable");
+    expect(chooseSessionStorage({ durableBackend: true, conversationId: "", databasePath: "" })).toBe("memory");
   });
 });

@@ -22,7 +22,7 @@ import { createNodeContext } from "../../workflow/node-context.js";
 import { MemoryStorage } from "../memory/memory-storage.js";
 import { createSqliteProjectConfigurationStore } from "../sqlite-config/sqlite-project-configuration-store.js";
 import { createSqliteStorage } from "../sqlite/sqlite-storage.js";
-import { DEFAULT_AGENT_STORE_DIR } from "../../domain/agent/session-path.js";
+import { DEFAULT_AGENT_STORE_DIR } from "../sqlite-session/session-file-names.js";
 import { createSystemClock } from "../system/clock.js";
 import { startHostBridgeServer, type HostBridgeServer } from "../host-bridge-server/host-bridge-server.js";
 import { HOST_BRIDGE_TOKEN_ENV, HOST_BRIDGE_URL_ENV } from "../../domain/capabilities/host-bridge.js";

@@ -4,11 +4,13 @@ import type { KnowledgeStore } from "../../ports/knowledge-store.js";
 import type { KvStore } from "../../ports/kv-store.js";
 import type { ManagedFileStore } from "../../ports/managed-file-store.js";
 import type { PersistentValueStore } from "../../ports/persistent-value-store.js";
+import type { SessionBackend } from "../../ports/session-backend.js";
 import type { Storage } from "../../ports/storage.js";
 import { createMemoryKnowledgeStore } from "./memory-knowledge-store.js";
 import { createMemoryKvStore } from "./memory-kv-store.js";
 import { createMemoryManagedFileStore } from "./memory-managed-file-store.js";
 import { createMemoryPersistentValueStore } from "./memory-persistent-value-store.js";
+import { createMemorySessionBackend } from "./memory-session-backend.js";
 
 /** Options of {@link MemoryStorage}. */
 export interface MemoryStorageOptions {
@@ -23,7 +25,8 @@ export interface MemoryStorageOptions {
 /**
  * Every store port in memory: the reference implementation the contract suites are written
  * against, and the storage for tests and short-lived runs. Nothing survives the process;
- * agent sessions stay in memory too (`agentStoreDir` is `undefined`).
+ * agent sessions, their leases and session-host records stay in memory too (`sessions` is an
+ * in-memory backend, not durable).
  *
  * @example
  * const storage = new MemoryStorage();
@@ -35,7 +38,7 @@ export class MemoryStorage implements Storage {
   readonly knowledge: KnowledgeStore;
   readonly files: ManagedFileStore;
   readonly values: PersistentValueStore;
-  readonly agentStoreDir: string | undefined = undefined;
+  readonly sessions: SessionBackend = createMemorySessionBackend();
 
   constructor(options: MemoryStorageOptions = {}) {
     this.kv = createMemoryKvStore({ clock: options.clock });
@@ -48,6 +51,8 @@ export class MemoryStorage implements Storage {
     this.values = createMemoryPersistentValueStore();
   }
 
-  /** Nothing to release; kept for the `Storage` lifecycle. Idempotent. */
-  async close(): Promise<void> {}
+  /** Closes the session backend (later session calls reject with `unavailable`). Idempotent. */
+  async close(): Promise<void> {
+    await this.sessions.close();
+  }
 }

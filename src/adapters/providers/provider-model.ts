@@ -15,45 +15,11 @@ import type {
 import { loadPiStreamFunction, type ProviderApiKind } from "./pi-ai-loader.js";
 import { fromPiContent, fromPiToolCall, fromPiUsage, toPiContext } from "./pi-ai-mapping.js";
 import { classifyProviderFailure } from "./provider-failures.js";
-import { type ProviderConfig, validateProviderModelOptions } from "./provider-options.js";
+import { type ProviderConfig, type ProviderModelOptions, validateProviderModelOptions } from "./provider-options.js";
 
 export { PROVIDER_API_KINDS, type ProviderApiKind } from "./pi-ai-loader.js";
 
-/** Options of {@link createProviderModel}. Nothing is read from the environment. */
-export interface ProviderModelOptions {
-  /** The wire protocol of the endpoint. */
-  apiKind: ProviderApiKind;
-  /**
-   * The endpoint, e.g. `https://api.openai.com/v1` (openai-*) or `https://api.anthropic.com`
-   * (anthropic-messages; the SDK appends `/v1/messages`).
-   */
-  baseUrl: string;
-  /** The API key, sent as `Authorization: Bearer` (OpenAI) or `x-api-key` (Anthropic). Required. */
-  apiKey: string;
-  /** The model id sent to the endpoint. */
-  model: string;
-  /** Provider name for the descriptor and usage records. Default: `openai` or `anthropic` by `apiKind`. */
-  provider?: string;
-  /** Context window in tokens (default 128000). */
-  contextWindow?: number;
-  /** Output token limit per response (default 16384). */
-  maxTokens?: number;
-  /**
-   * Whether the model reasons (default false). Only then is `ModelRequest.effort` sent; a
-   * request without `effort` sends no reasoning setting to OpenAI APIs (the model's default)
-   * and turns Anthropic extended thinking off.
-   */
-  reasoning?: boolean;
-  /** Extra HTTP headers, sent with every request (they win over the defaults). */
-  headers?: Record<string, string>;
-  /** HTTP timeout per request in ms (SDK default: 10 minutes). */
-  timeoutMs?: number;
-  /**
-   * Retries inside the SDK (default 0): the agent loop retries visibly (OUT-3), so hidden SDK
-   * retries would only delay and duplicate requests.
-   */
-  maxRetries?: number;
-}
+export type { ProviderModelOptions } from "./provider-options.js";
 
 function errorResponse(message: AssistantMessage | undefined, errorMessage: string, streamStarted: boolean, aborted: boolean): ModelResponse {
   const response: ModelResponse = {

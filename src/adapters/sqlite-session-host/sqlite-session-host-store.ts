@@ -5,9 +5,9 @@ import { and, asc, eq, gt, inArray } from "drizzle-orm";
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../domain/errors.js";
 import type { JsonObject } from "../../domain/json.js";
-import { conversationFolderSegment } from "../../domain/agent/session-path.js";
-import { checkTaskMove, type AgentSessionContextKind, type AgentSessionTaskRecord, type AgentSessionTaskStatus } from "../../domain/session-host/host-state.js";
-import type { AgentSessionHostStore } from "../../session-host/host-store.js";
+import { conversationFolderSegment } from "../sqlite-session/session-file-names.js";
+import { ACTIVE_TASK_STATUSES, acceptTaskUpdate, type AgentSessionContextKind, type AgentSessionTaskRecord, type AgentSessionTaskStatus } from "../../domain/session-host/host-state.js";
+import type { AgentSessionHostStore } from "../../ports/session-host-store.js";
 import { openSqlite } from "../sqlite-session/sqlite-connection.js";
 import { ensureSessionSchema } from "../sqlite-session/session-migrations.js";
 import { findMigrationsFolder } from "../sqlite/migrations.js";
@@ -16,7 +16,7 @@ import { hostCommands, hostContexts, hostSettings, hostTasks } from "./host-sche
 /** The file name of a conversation's host record; it never matches a session file (`<slug>-<hash>.sqlite`). */
 export const SESSION_HOST_FILE = "_session-host.db";
 
-const ACTIVE: AgentSessionTaskStatus[] = ["queued", "running", "waiting"];
+const ACTIVE = [...ACTIVE_TASK_STATUSES];
 
 /**
  * The host record's path: `<agentStoreDir>/<conversation folder>/_session-host.db`, in the folder
@@ -104,9 +104,7 @@ export function openSqliteSessionHostStore(options: { path: string; now?: () => 
         db.transaction((tx) => {
           const row = tx.select().from(hostTasks).where(eq(hostTasks.taskId, taskId)).get();
           if (!row) throw new SteamharnessError("not_found", `no task ${taskId}`);
-          // A persisted cancel is final: nothing but "cancelled" may follow it (HOST-5).
-          if (row.cancelRequested === 1 && patch.status !== "cancelled") return false;
-          checkTaskMove(row.status as AgentSessionTaskStatus, patch.status);
+          if (!acceptTaskUpdate({ status: row.status as AgentSessionTaskStatus, cancelRequested: row.cancelRequested === 1 }, patch.status)) return false;
           tx.update(hostTasks)
             .set({
               status: patch.status,

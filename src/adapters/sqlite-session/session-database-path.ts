@@ -1,6 +1,6 @@
 import { join, resolve } from "node:path";
 import { SteamharnessError } from "../../domain/errors.js";
-import { conversationFolderSegment, sessionFileSegments } from "../../domain/agent/session-path.js";
+import { conversationFolderSegment, sessionFileSegments } from "./session-file-names.js";
 
 /** Options of {@link resolveSessionDatabasePath}. */
 export interface ResolveSessionDatabasePathOptions {

@@ -11,7 +11,7 @@ import { createSqliteKnowledgeStore } from "./sqlite-knowledge-store.js";
 import { createKvStatements, createSqliteKvStore, type KvStatements } from "./sqlite-kv-store.js";
 import { createSqliteManagedFileStore } from "./sqlite-managed-file-store.js";
 import { createSqlitePersistentValueStore } from "./sqlite-persistent-value-store.js";
-import { createSqliteSessionPool } from "../sqlite-session/sqlite-session-pool.js";
+import { createSqliteSessionBackend, type SqliteSessionBackend } from "../sqlite-session/sqlite-session-backend.js";
 import { createSqliteTokenUsage } from "./sqlite-token-usage.js";
 
 /** The database file inside a store directory. */
@@ -23,7 +23,10 @@ export const STORE_FILES_FOLDER = "files";
 export interface SqliteStorageOptions {
   /** The store directory (created if missing); several processes may share it. */
   directory: string;
-  /** Where durable agent sessions live; defaults to `<directory>/agents`. */
+  /**
+   * The folder of the durable agent sessions (`storage.sessions`, one SQLite file per session);
+   * defaults to `<directory>/agents`.
+   */
   agentStoreDir?: string;
   clock?: Clock;
   idSource?: IdSource;
@@ -38,10 +41,18 @@ export interface SqliteStorageOptions {
   migrationsFolder?: string;
 }
 
+/** The SQLite storage: every store port, and a SQLite session backend. */
+export interface SqliteStorage extends Storage {
+  sessions: SqliteSessionBackend;
+  /** The absolute session folder (`sessions.agentStoreDir`). */
+  readonly agentStoreDir: string;
+}
+
 /**
  * The embedded default storage: one directory holding `store.sqlite` (WAL, migrations applied on
  * open) and a content-addressed `files/` folder, plus the durable agent sessions under
- * `agentStoreDir` (`sessions`, one SQLite file per session). Safe for several processes on one
+ * `agentStoreDir` (`sessions`, a SQLite session backend: one file per session, leases on lock files
+ * beside them, each conversation's session-host record). Safe for several processes on one
  * machine.
  * Opening faults throw `storage_failure` with `cause`.
  *
@@ -50,7 +61,7 @@ export interface SqliteStorageOptions {
  * await storage.knowledge.upsert("p", { documentId: "faq", title: "FAQ", markdown: "…" });
  * await storage.close();
  */
-export function createSqliteStorage(options: SqliteStorageOptions): Storage {
+export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorage {
   const directory = resolve(options.directory);
   const filesDirectory = join(directory, STORE_FILES_FOLDER);
   try {
@@ -62,7 +73,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   const { db, sqlite } = openStoreDatabase(join(directory, STORE_DATABASE_FILE), migrationsFolder);
   const state = { closed: false };
   const agentStoreDir = resolve(options.agentStoreDir ?? join(directory, "agents"));
-  const sessions = createSqliteSessionPool({ agentStoreDir, ...(options.maxIdleSessions === undefined ? {} : { maxIdle: options.maxIdleSessions }) });
+  const sessions = createSqliteSessionBackend({ agentStoreDir, ...(options.maxIdleSessions === undefined ? {} : { maxIdleSessions: options.maxIdleSessions }) });
   const context = { db, clock: options.clock ?? createSystemClock(), state };
   // Prepared on the first recorder and shared: a run makes one recorder per node context.
   let usageStatements: KvStatements | undefined;

@@ -4,7 +4,7 @@ import type { WorkflowDataDirs } from "./host-options.js";
 /**
  * MCP-8: the stores of a workflow host, each in its own data dir: KV under `kvStoreDir`,
  * PersistentValue and knowledge under `persistentValueStoreDir`, managed files under
- * `fileStoreDir`. One SQLite storage is opened per distinct directory and the bundle takes
+ * `fileStoreDir`, agent sessions under `agentStoreDir`. One SQLite storage is opened per distinct directory and the bundle takes
  * each port from the storage of its directory.
  *
  * @example
@@ -14,7 +14,7 @@ import type { WorkflowDataDirs } from "./host-options.js";
  */
 export async function openWorkflowStorage(dirs: WorkflowDataDirs): Promise<Storage> {
   // Loaded lazily: the CLI's `structure` and the MCP server process never open SQLite.
-  const { createSqliteStorage } = await import("../sqlite/sqlite-storage.js");
+  const [{ createSqliteStorage }, { createSqliteSessionBackend }] = await Promise.all([import("../sqlite/sqlite-storage.js"), import("../sqlite-session/sqlite-session-backend.js")]);
   const opened = new Map<string, Storage>();
   const at = async (directory: string): Promise<Storage> => {
     let storage = opened.get(directory);
@@ -27,17 +27,18 @@ export async function openWorkflowStorage(dirs: WorkflowDataDirs): Promise<Stora
   const kvStorage = await at(dirs.kvStoreDir);
   const valueStorage = await at(dirs.persistentValueStoreDir);
   const fileStorage = await at(dirs.fileStoreDir);
+  const sessions = createSqliteSessionBackend({ agentStoreDir: dirs.agentStoreDir });
   let closed = false;
   return {
     kv: kvStorage.kv,
     values: valueStorage.values,
     knowledge: valueStorage.knowledge,
     files: fileStorage.files,
-    agentStoreDir: dirs.agentStoreDir,
+    sessions,
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all([...opened.values()].map((storage) => storage.close()));
+      await Promise.all([sessions.close(), ...[...opened.values()].map((storage) => storage.close())]);
     },
   };
 }

@@ -10,7 +10,7 @@ import type {
   ProjectConfiguration,
   ProjectConfigurationLookup,
   ProjectConfigurationOverview,
-} from "../../ports/project-configuration-store.js";
+} from "./configuration-records.js";
 import { CONFIGURATION_LIMITS, checkConfigurationValues, parseConfigurationFields, type ConfigurationField } from "./fields.js";
 import { cloneJson, configurationInvalid } from "./schema-check.js";
 

@@ -14,7 +14,10 @@
 import { Type } from "@sinclair/typebox";
 import { isSteamharnessError } from "../errors.js";
 import type { JsonValue } from "../json.js";
+import type { ProjectConfigurationExport } from "./configuration-records.js";
 import type { ProjectConfigurationState } from "./configuration-state.js";
+
+export type { ProjectConfigurationExport } from "./configuration-records.js";
 import { checkIdentifier, overviewOf } from "./configuration-state.js";
 import { CONFIGURATION_LIMITS, checkConfigurationValues, parseConfigurationFields, type ConfigurationField } from "./fields.js";
 import { checkSchema, configurationInvalid } from "./schema-check.js";
@@ -48,18 +51,6 @@ const ExportSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-
-/** An export document (version 1). */
-export interface ProjectConfigurationExport {
-  format: typeof PROJECT_CONFIGURATION_FORMAT;
-  version: number;
-  projectId?: string;
-  revision?: number;
-  exportedAt?: string;
-  fields: ConfigurationField[];
-  currentConfigurationId: string | null;
-  configurations: Array<{ configurationId: string; name: string; revision?: number; values: Record<string, JsonValue> }>;
-}
 
 /**
  * The export document of a state.

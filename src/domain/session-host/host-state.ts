@@ -87,14 +87,32 @@ export function checkTaskMove(status: AgentSessionTaskStatus, target: AgentSessi
 }
 
 /**
+ * The task-update rule every host store applies before it writes (HOST-5): a task with a
+ * persisted cancel intent only ever moves to `cancelled` (`false`: write nothing); any other move
+ * must be a legal transition (throws `invalid_transition`). `true`: write the update.
+ *
+ * @example
+ * acceptTaskUpdate({ status: "running", cancelRequested: true }, "completed") // false
+ * acceptTaskUpdate({ status: "running", cancelRequested: false }, "completed") // true
+ */
+export function acceptTaskUpdate(task: Pick<AgentSessionTaskRecord, "status" | "cancelRequested">, target: AgentSessionTaskStatus): boolean {
+  if (task.cancelRequested && target !== "cancelled") return false;
+  checkTaskMove(task.status, target);
+  return true;
+}
+
+/**
  * Whether a task still needs the session (it makes a `reject`-mode submit busy).
  *
  * @example
  * isActiveTaskStatus("waiting") // true
  */
 export function isActiveTaskStatus(status: AgentSessionTaskStatus): boolean {
-  return status === "queued" || status === "running" || status === "waiting";
+  return ACTIVE_TASK_STATUSES.includes(status);
 }
+
+/** The statuses of tasks that still need the session; a cancel intent applies to these only. */
+export const ACTIVE_TASK_STATUSES: readonly AgentSessionTaskStatus[] = ["queued", "running", "waiting"];
 
 /** A task as the host store keeps it. */
 export interface AgentSessionTaskRecord {

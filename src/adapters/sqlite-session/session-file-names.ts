@@ -1,8 +1,8 @@
-import { stableHash } from "../stable-hash.js";
+import { stableHash } from "../../domain/stable-hash.js";
 
 /**
- * Where durable agent sessions live inside a project when the host names no
- * `storage.agentStoreDir` (SES-1), relative to the project directory.
+ * Where durable agent sessions live inside a project when the host names no session folder
+ * (SES-1), relative to the project directory.
  */
 export const DEFAULT_AGENT_STORE_DIR = ".workflow/agents";
 
@@ -76,31 +76,4 @@ export function sessionFileSegments(key: SessionFileKey): [string, string] {
  */
 export function conversationFolderSegment(conversationId: string | undefined): string {
   return sessionFileSegments({ conversationId, sessionKey: "" })[0];
-}
-
-/** What decides where a run's session history lives (SES-1, SES-6). */
-export interface SessionStorageInput {
-  /** The node's explicit session file; wins over everything else. */
-  databasePath?: string;
-  /** `storage.agentStoreDir`; `undefined` keeps sessions in memory. */
-  agentStoreDir?: string;
-  conversationId?: string;
-  /** A gateway run carrying host input: its input never enters conversation history. */
-  hostInput?: boolean;
-}
-
-/**
- * Where a run's session lives: `"sqlite"` (a durable file: the explicit `databasePath`, else one
- * under `agentStoreDir` for conversation runs) or `"memory"` (SES-6: non-conversation nodes,
- * gateway runs with `hostInput`, and storages without `agentStoreDir`, unless `databasePath`).
- *
- * @example
- * chooseSessionStorage({ agentStoreDir: ".workflow/agents", conversationId: "c1" }) // "sqlite"
- * chooseSessionStorage({ agentStoreDir: ".workflow/agents", conversationId: "c1", hostInput: true }) // "memory"
- */
-export function chooseSessionStorage(input: SessionStorageInput): "sqlite" | "memory" {
-  if (input.databasePath !== undefined && input.databasePath !== "") return "sqlite";
-  if (input.hostInput === true) return "memory";
-  if (input.conversationId === undefined || input.conversationId === "") return "memory";
-  return input.agentStoreDir === undefined || input.agentStoreDir === "" ? "memory" : "sqlite";
 }

@@ -1,0 +1,130 @@
+import type { AgentSessionTaskRecord } from "../domain/session-host/host-state.js";
+import type { AgentSessionHostStore } from "../ports/session-host-store.js";
+import { defineContract, errorCode, uniqueId, type ContractCases, type ContractFactory, type ContractOptions, type ContractTestApi } from "./contract-support.js";
+
+/** What a host-store fixture tells the suite (the subject's `inspect`). */
+export interface SessionHostStoreInspect {
+  /** Another store on the same record (another process's view); required unless "shared-record" is skipped. */
+  peer?(): Promise<AgentSessionHostStore>;
+}
+
+type NewTask = Omit<AgentSessionTaskRecord, "order" | "cancelRequested">;
+const task = (taskId: string, status: NewTask["status"] = "queued"): NewTask => ({ taskId, runId: `run-${taskId}`, targetId: 0, prompt: `do ${taskId}`, input: { effort: "low" }, status, detail: null });
+
+const cases: ContractCases<AgentSessionHostStore, SessionHostStoreInspect> = {
+  "HOST-1 tasks keep submission order; an existing task id is returned unchanged": async ({ store, expect }) => {
+    const first = await store.insertTask(task("a"));
+    const second = await store.insertTask(task("b"));
+    expect(first.created).toBe(true);
+    expect(second.task.order).toBeGreaterThan(first.task.order);
+    const again = await store.insertTask({ ...task("a"), prompt: "changed" });
+    expect(again).toEqual({ task: first.task, created: false });
+    expect((await store.listTasks()).map((t) => t.taskId)).toEqual(["a", "b"]);
+    expect(await store.getTask("a")).toEqual({ ...task("a"), order: first.task.order, cancelRequested: false });
+    expect(await store.getTask("missing")).toBeNull();
+  },
+  "HOST-3 legal moves are written with detail and input; an illegal move is invalid_transition and writes nothing": async ({ store, expect }) => {
+    await store.insertTask(task("a"));
+    expect(await store.updateTask("a", { status: "running" })).toBe(true);
+    expect(await store.updateTask("a", { status: "waiting", detail: { requestId: "r1" }, input: { askResume: "yes" } })).toBe(true);
+    expect(await store.getTask("a")).toEqual(expect.objectContaining({ status: "waiting", detail: { requestId: "r1" }, input: { askResume: "yes" } }));
+    expect(await errorCode(() => store.updateTask("a", { status: "completed" }))).toBe("invalid_transition");
+    expect((await store.getTask("a"))?.status).toBe("waiting");
+    expect(await errorCode(() => store.updateTask("missing", { status: "running" }))).toBe("not_found");
+  },
+  "HOST-5 a cancel intent is final: only cancelled may follow, and only active tasks take it": async ({ store, expect }) => {
+    for (const id of ["a", "b", "c"]) await store.insertTask(task(id));
+    await store.updateTask("c", { status: "running" });
+    await store.updateTask("c", { status: "completed" });
+    expect(await store.requestCancel(["a", "c"])).toEqual(["a"]);
+    expect((await store.getTask("a"))?.cancelRequested).toBe(true);
+    expect(await store.updateTask("a", { status: "running" })).toBe(false);
+    expect((await store.getTask("a"))?.status).toBe("queued");
+    expect(await store.requestCancel()).toEqual(["a", "b"]);
+    expect(await store.clearCancelled()).toEqual(["a", "b"]);
+    expect((await store.listTasks()).map((t) => t.status)).toEqual(["cancelled", "cancelled", "completed"]);
+    expect(await store.clearCancelled()).toEqual([]);
+  },
+  "HOST-6 contexts are idempotent by target id and listed in target order; settings overwrite": async ({ store, expect }) => {
+    await store.putContext({ targetId: 1, kind: "fork", sessionKey: "agent#fork", parentTargetId: 0 });
+    await store.putContext({ targetId: 0, kind: "main", sessionKey: "agent", parentTargetId: null });
+    await store.putContext({ targetId: 1, kind: "child", sessionKey: "other", parentTargetId: 0 });
+    expect(await store.listContexts()).toEqual([
+      { targetId: 0, kind: "main", sessionKey: "agent", parentTargetId: null },
+      { targetId: 1, kind: "fork", sessionKey: "agent#fork", parentTargetId: 0 },
+    ]);
+    expect(await store.getSetting("activeTargetId")).toBeNull();
+    await store.setSetting("activeTargetId", "1");
+    await store.setSetting("activeTargetId", "0");
+    expect(await store.getSetting("activeTargetId")).toBe("0");
+  },
+  "HOST-1 the inbox hands out increasing seqs; answered commands leave it with their outcome": async ({ store, expect }) => {
+    const one = await store.enqueueCommand({ type: "submit", prompt: "one" });
+    const two = await store.enqueueCommand({ type: "cancel" });
+    const three = await store.enqueueCommand({ type: "compact" });
+    expect(one < two && two < three).toBe(true);
+    expect((await store.pendingCommands(0)).map((entry) => entry.seq)).toEqual([one, two, three]);
+    expect((await store.pendingCommands(one)).map((entry) => entry.command)).toEqual([{ type: "cancel" }, { type: "compact" }]);
+    expect(await store.commandOutcome(two)).toEqual({ status: "pending", result: null, error: null });
+    await store.answerCommand(one, { result: { type: "submit", taskId: "t1" } });
+    await store.answerCommand(two, { error: { code: "session_busy", message: "busy" } });
+    expect((await store.pendingCommands(0)).map((entry) => entry.seq)).toEqual([three]);
+    expect(await store.commandOutcome(one)).toEqual({ status: "done", result: { type: "submit", taskId: "t1" }, error: null });
+    expect(await store.commandOutcome(two)).toEqual({ status: "failed", result: null, error: { code: "session_busy", message: "busy" } });
+    expect(await store.commandOutcome(three + 1000)).toBeNull();
+  },
+  "reads are copies: mutating them changes nothing stored": async ({ store, expect }) => {
+    await store.insertTask(task("a"));
+    const read = await store.getTask("a");
+    read!.input.effort = "high";
+    (await store.listTasks())[0]!.prompt = "changed";
+    expect(await store.getTask("a")).toEqual(expect.objectContaining({ input: { effort: "low" }, prompt: "do a" }));
+  },
+  "a closed store rejects with unavailable and closing again is fine": async ({ store, expect }) => {
+    await store.close();
+    await store.close();
+    expect(await errorCode(() => store.listTasks())).toBe("unavailable");
+    expect(await errorCode(() => store.enqueueCommand({ type: "cancel" }))).toBe("unavailable");
+  },
+  // Named for skipping: a store whose record lives in one object has no second view of it.
+  "shared-record": async ({ store, inspect, expect }) => {
+    if (!inspect?.peer) throw new Error("[steamharness] fixture gives no inspect.peer(): skip 'shared-record' with a reason");
+    const peer = await inspect.peer();
+    try {
+      const id = uniqueId("task");
+      await store.insertTask(task(id));
+      const seq = await peer.enqueueCommand({ type: "cancel" });
+      expect((await peer.getTask(id))?.taskId).toBe(id);
+      expect(await peer.requestCancel()).toEqual([id]);
+      expect((await store.getTask(id))?.cancelRequested).toBe(true);
+      await store.answerCommand(seq, { result: { type: "cancel", cancelled: [id] } });
+      expect((await peer.commandOutcome(seq))?.status).toBe("done");
+    } finally {
+      await peer.close();
+    }
+  },
+};
+
+/** Case names of {@link runSessionHostStoreContract}. */
+export type SessionHostStoreContractCase = keyof typeof cases & string;
+
+/**
+ * Contract suite for the session-host store port (HOST-1 … HOST-6): tasks in submission order and
+ * idempotent by id, the task-transition rule (a persisted cancel is final), contexts, settings,
+ * the command inbox and its outcomes, copies on read, `unavailable` after close, and two stores
+ * on one record seeing each other's writes. Each case gets a fresh, empty record.
+ *
+ * @example
+ * runSessionHostStoreContract({ describe, it, expect }, async () => {
+ *   const sessions = createMemorySessionBackend();
+ *   const conversationId = randomUUID();
+ *   return { store: (await sessions.openHostStore(conversationId, { create: true }))!, inspect: { peer: async () => (await sessions.openHostStore(conversationId, { create: false }))! } };
+ * });
+ */
+export function runSessionHostStoreContract(
+  api: ContractTestApi,
+  factory: ContractFactory<AgentSessionHostStore, SessionHostStoreInspect>,
+  options: ContractOptions<SessionHostStoreContractCase> = {},
+): void {
+  defineContract(api, "SessionHostStore", factory, cases, options);
+}
