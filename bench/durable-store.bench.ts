@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { createMemorySessionStore } from "../src/adapters/memory/memory-session-store.js";
-import { createSqliteSessionStore } from "../src/adapters/sqlite-session/sqlite-session-store.js";
+import { createSqliteSessionStore } from "../src/adapters/sqlite/sessions/sqlite-session-store.js";
 import type { SessionStore } from "../src/ports/session-store.js";
 import { EVENTS_PER_TURN, compactedState, turnBatches } from "./durable-store-events.js";
 

@@ -23,7 +23,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemoryStorage } from "../src/adapters/memory/memory-storage.js";
 import { createMemoryToolPermissions } from "../src/adapters/memory/memory-tool-permissions.js";
-import { createSqliteStorage } from "../src/adapters/sqlite/sqlite-storage.js";
+import { createSqliteStorage } from "../src/adapters/sqlite/store/sqlite-storage.js";
 import { UserInputRequiredError } from "../src/domain/errors.js";
 import { runStreamNode } from "../src/domain/stream-node.js";
 import type { Storage } from "../src/ports/storage.js";

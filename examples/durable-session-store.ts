@@ -8,10 +8,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { resolveSessionDatabasePath } from "../src/adapters/sqlite-session/session-database-path.js";
-import { createSqliteSessionLeaseProvider } from "../src/adapters/sqlite-session/sqlite-session-lease.js";
-import { createSqliteSessionPool } from "../src/adapters/sqlite-session/sqlite-session-pool.js";
-import { createSqliteSessionStore } from "../src/adapters/sqlite-session/sqlite-session-store.js";
+import { resolveSessionDatabasePath } from "../src/adapters/sqlite/sessions/session-database-path.js";
+import { createSqliteSessionLeaseProvider } from "../src/adapters/sqlite/sessions/sqlite-session-lease.js";
+import { createSqliteSessionPool } from "../src/adapters/sqlite/sessions/sqlite-session-pool.js";
+import { createSqliteSessionStore } from "../src/adapters/sqlite/sessions/sqlite-session-store.js";
 import { isSteamharnessError } from "../src/domain/errors.js";
 
 const agentStoreDir = mkdtempSync(path.join(tmpdir(), "steamharness-sessions-"));

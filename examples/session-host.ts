@@ -127,7 +127,7 @@ async function main(): Promise<void> {
 
 async function readTasks(dir: string) {
   // A host opened later would see the same record; here it is read directly for the printout.
-  const { openSqliteSessionHostStore, sessionHostDatabasePath } = await import("../src/adapters/sqlite-session-host/sqlite-session-host-store.js");
+  const { openSqliteSessionHostStore, sessionHostDatabasePath } = await import("../src/adapters/sqlite/session-host/sqlite-session-host-store.js");
   const store = openSqliteSessionHostStore({ path: sessionHostDatabasePath(path.join(dir, "agents"), conversationId) });
   try {
     return await store.listTasks();

@@ -10,21 +10,21 @@ export type { AgentSessionHostStore, AgentSessionInboxEntry, AgentSessionInboxOu
 export { createMemorySessionBackend } from "./adapters/memory/memory-session-backend.js";
 export { createMemorySessionHostStore, createMemorySessionHostRecord } from "./adapters/memory/memory-session-host-store.js";
 export type { MemorySessionHostRecord } from "./adapters/memory/memory-session-host-store.js";
-export { createSqliteSessionBackend } from "./adapters/sqlite-session/sqlite-session-backend.js";
-export type { SqliteSessionBackend, SqliteSessionBackendOptions } from "./adapters/sqlite-session/sqlite-session-backend.js";
+export { createSqliteSessionBackend } from "./adapters/sqlite/sessions/sqlite-session-backend.js";
+export type { SqliteSessionBackend, SqliteSessionBackendOptions } from "./adapters/sqlite/sessions/sqlite-session-backend.js";
 export { acceptTaskUpdate, ACTIVE_TASK_STATUSES } from "./domain/session-host/host-state.js";
 export { createMemorySessionStore } from "./adapters/memory/memory-session-store.js";
-export { createSqliteSessionStore } from "./adapters/sqlite-session/sqlite-session-store.js";
-export type { SqliteSessionStoreOptions } from "./adapters/sqlite-session/sqlite-session-store.js";
-export { createSqliteSessionPool } from "./adapters/sqlite-session/sqlite-session-pool.js";
-export type { SqliteSessionPool, SqliteSessionPoolOptions } from "./adapters/sqlite-session/sqlite-session-pool.js";
-export type { SqliteSessionLeaseProviderOptions } from "./adapters/sqlite-session/sqlite-session-lease.js";
+export { createSqliteSessionStore } from "./adapters/sqlite/sessions/sqlite-session-store.js";
+export type { SqliteSessionStoreOptions } from "./adapters/sqlite/sessions/sqlite-session-store.js";
+export { createSqliteSessionPool } from "./adapters/sqlite/sessions/sqlite-session-pool.js";
+export type { SqliteSessionPool, SqliteSessionPoolOptions } from "./adapters/sqlite/sessions/sqlite-session-pool.js";
+export type { SqliteSessionLeaseProviderOptions } from "./adapters/sqlite/sessions/sqlite-session-lease.js";
 export { createMemorySessionLeaseProvider } from "./adapters/memory/memory-session-lease.js";
-export { createSqliteSessionLeaseProvider } from "./adapters/sqlite-session/sqlite-session-lease.js";
-export { resolveSessionDatabasePath, sessionLockPath, conversationSessionsDirectory } from "./adapters/sqlite-session/session-database-path.js";
-export type { ResolveSessionDatabasePathOptions } from "./adapters/sqlite-session/session-database-path.js";
+export { createSqliteSessionLeaseProvider } from "./adapters/sqlite/sessions/sqlite-session-lease.js";
+export { resolveSessionDatabasePath, sessionLockPath, conversationSessionsDirectory } from "./adapters/sqlite/sessions/session-database-path.js";
+export type { ResolveSessionDatabasePathOptions } from "./adapters/sqlite/sessions/session-database-path.js";
 export { chooseSessionStorage } from "./domain/agent/session-choice.js";
-export { DEFAULT_AGENT_STORE_DIR } from "./adapters/sqlite-session/session-file-names.js";
+export { DEFAULT_AGENT_STORE_DIR } from "./adapters/sqlite/sessions/session-file-names.js";
 
 // The resident session host (HOST-1 … HOST-6)
 export { createAgentSessionHost, controlAgentSession, cancelAgentConversation, SUBAGENT_TOOL } from "./session-host/index.js";

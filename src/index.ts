@@ -53,8 +53,8 @@ export type { Clock } from "./ports/clock.js";
 export type { IdSource } from "./ports/id-source.js";
 export { MemoryStorage } from "./adapters/memory/memory-storage.js";
 export type { MemoryStorageOptions } from "./adapters/memory/memory-storage.js";
-export { createSqliteStorage } from "./adapters/sqlite/sqlite-storage.js";
-export type { SqliteStorageOptions, SqliteStorage } from "./adapters/sqlite/sqlite-storage.js";
+export { createSqliteStorage } from "./adapters/sqlite/store/sqlite-storage.js";
+export type { SqliteStorageOptions, SqliteStorage } from "./adapters/sqlite/store/sqlite-storage.js";
 export { createSystemClock } from "./adapters/system/clock.js";
 export { createRandomIdSource } from "./adapters/system/id-source.js";
 
@@ -66,7 +66,7 @@ export { createMemoryToolPermissions } from "./adapters/memory/memory-tool-permi
 export type { MemoryToolPermissions, MemoryToolPermissionsOptions } from "./adapters/memory/memory-tool-permissions.js";
 export { createMemoryUserInput } from "./adapters/memory/memory-user-input.js";
 export type { MemoryUserInput, MemoryUserInputOptions } from "./adapters/memory/memory-user-input.js";
-export { createKvTokenUsage } from "./adapters/kv/kv-token-usage.js";
+export { createKvTokenUsage } from "./adapters/shared/kv-token-usage.js";
 
 // Capability tools (CAP)
 export {
@@ -178,8 +178,8 @@ export type {
   ProjectConfigurationExport,
 } from "./ports/project-configuration-store.js";
 export { createMemoryProjectConfigurationStore } from "./adapters/memory/memory-project-configuration-store.js";
-export { createSqliteProjectConfigurationStore, projectConfigurationDatabasePath } from "./adapters/sqlite-config/sqlite-project-configuration-store.js";
-export type { SqliteProjectConfigurationStoreOptions } from "./adapters/sqlite-config/sqlite-project-configuration-store.js";
+export { createSqliteProjectConfigurationStore, projectConfigurationDatabasePath } from "./adapters/sqlite/configuration/sqlite-project-configuration-store.js";
+export type { SqliteProjectConfigurationStoreOptions } from "./adapters/sqlite/configuration/sqlite-project-configuration-store.js";
 export { takeProjectConfigurationSnapshot, createProjectConfigurationSnapshot } from "./domain/configuration/snapshot.js";
 export type { ProjectConfigurationSnapshot } from "./domain/configuration/snapshot.js";
 export { snapshotForRun, createAgentConfigurationLoader } from "./domain/configuration/run-snapshot.js";

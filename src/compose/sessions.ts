@@ -41,7 +41,7 @@ export async function explicitFileSessions(storage: Storage): Promise<SessionBac
   if (storage.sessions?.acceptsDatabasePath) return storage.sessions;
   let backend = explicitFiles.get(storage);
   if (!backend) {
-    backend = import("../adapters/sqlite-session/sqlite-session-backend.js").then(({ createSqliteSessionBackend }) => createSqliteSessionBackend({ maxIdleSessions: 0 }));
+    backend = import("../adapters/sqlite/sessions/sqlite-session-backend.js").then(({ createSqliteSessionBackend }) => createSqliteSessionBackend({ maxIdleSessions: 0 }));
     explicitFiles.set(storage, backend);
   }
   return backend;
@@ -57,6 +57,6 @@ export async function explicitFileSessions(storage: Storage): Promise<SessionBac
  * try { … } finally { await backend.close(); }
  */
 export async function sqliteSessionsAt(agentStoreDir: string): Promise<SessionBackend> {
-  const { createSqliteSessionBackend } = await import("../adapters/sqlite-session/sqlite-session-backend.js");
+  const { createSqliteSessionBackend } = await import("../adapters/sqlite/sessions/sqlite-session-backend.js");
   return createSqliteSessionBackend({ agentStoreDir });
 }

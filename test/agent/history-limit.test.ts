@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "@jest/globals";
 import { createMemoryToolPermissions } from "../../src/adapters/memory/memory-tool-permissions.js";
-import { createSqliteStorage } from "../../src/adapters/sqlite/sqlite-storage.js";
+import { createSqliteStorage } from "../../src/adapters/sqlite/store/sqlite-storage.js";
 import { createAgentNode } from "../../src/agent/create-agent-node.js";
 import { readExecutionHistory } from "../../src/agent/execution-history.js";
 import { runStreamNode } from "../../src/domain/stream-node.js";

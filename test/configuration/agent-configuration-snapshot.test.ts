@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { createFixedClock } from "../../src/adapters/memory/fixed-clock.js";
 import { MemoryStorage } from "../../src/adapters/memory/memory-storage.js";
 import { createMemoryToolPermissions } from "../../src/adapters/memory/memory-tool-permissions.js";
-import { createSqliteProjectConfigurationStore } from "../../src/adapters/sqlite-config/sqlite-project-configuration-store.js";
+import { createSqliteProjectConfigurationStore } from "../../src/adapters/sqlite/configuration/sqlite-project-configuration-store.js";
 import { createAgentNode } from "../../src/agent/create-agent-node.js";
 import { createAgentConfigurationLoader, RUN_SNAPSHOT_PREFIX } from "../../src/domain/configuration/run-snapshot.js";
 import { takeProjectConfigurationSnapshot } from "../../src/domain/configuration/snapshot.js";

@@ -8,7 +8,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { startHostBridgeServer, type HostBridgeServer } from "../../src/adapters/host-bridge-server/host-bridge-server.js";
 import { resolveConfigurationCard } from "../../src/adapters/host-bridge-server/configuration-card.js";
 import { MemoryStorage } from "../../src/adapters/memory/memory-storage.js";
-import { createSqliteProjectConfigurationStore } from "../../src/adapters/sqlite-config/sqlite-project-configuration-store.js";
+import { createSqliteProjectConfigurationStore } from "../../src/adapters/sqlite/configuration/sqlite-project-configuration-store.js";
 import {
   createProjectCapabilityServer,
   createProjectCapabilityTools,

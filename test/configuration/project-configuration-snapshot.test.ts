@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import { createFixedClock } from "../../src/adapters/memory/fixed-clock.js";
 import { createMemoryProjectConfigurationStore } from "../../src/adapters/memory/memory-project-configuration-store.js";
-import { createSqliteProjectConfigurationStore } from "../../src/adapters/sqlite-config/sqlite-project-configuration-store.js";
+import { createSqliteProjectConfigurationStore } from "../../src/adapters/sqlite/configuration/sqlite-project-configuration-store.js";
 import { selectAgentModel } from "../../src/domain/agent/model-selection.js";
 import { agentConfigurationFromSnapshot } from "../../src/domain/configuration/agent-configuration.js";
 import {

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createMemorySessionStore } from "../../src/adapters/memory/memory-session-store.js";
-import { createSqliteSessionStore } from "../../src/adapters/sqlite-session/sqlite-session-store.js";
+import { createSqliteSessionStore } from "../../src/adapters/sqlite/sessions/sqlite-session-store.js";
 import type { SessionEventInput, SessionStore } from "../../src/ports/session-store.js";
 
 const root = mkdtempSync(join(tmpdir(), "sh-session-model-"));

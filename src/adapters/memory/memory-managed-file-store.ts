@@ -6,7 +6,7 @@ import type { IdSource } from "../../ports/id-source.js";
 import type { ManagedFile, ManagedFileStore } from "../../ports/managed-file-store.js";
 import { createSystemClock } from "../system/clock.js";
 import { createRandomIdSource } from "../system/id-source.js";
-import { fileIntake, sha256Hex } from "./file-source.js";
+import { fileIntake, sha256Hex } from "../shared/file-source.js";
 
 /** Default largest managed file: 64 MiB. */
 export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;

@@ -1,39 +1,6 @@
-import { SteamharnessError } from "../../domain/errors.js";
+import { checkLeaseRequest, sessionBusy } from "../../domain/agent/session-lease-rules.js";
 import { canonicalJson } from "../../domain/stable-hash.js";
 import type { SessionLease, SessionLeaseAcquireOptions, SessionLeaseProvider, SessionLeaseTarget } from "../../ports/session-lease.js";
-
-/**
- * Checks the parts of an acquire call every lease provider validates the same way and returns
- * whether the target is an explicit database path. Throws `input_validation`.
- *
- * @example
- * checkLeaseRequest({ databasePath: "/s.sqlite" }, { ownerId: "run-1" }) // true
- */
-export function checkLeaseRequest(target: SessionLeaseTarget, options: SessionLeaseAcquireOptions): target is { databasePath: string } {
-  if (typeof options?.ownerId !== "string" || options.ownerId === "") {
-    throw new SteamharnessError("input_validation", "a session lease needs a non-empty ownerId", { field: "ownerId" });
-  }
-  if (typeof target === "object" && target !== null && "databasePath" in target) {
-    if (typeof target.databasePath !== "string" || target.databasePath === "") {
-      throw new SteamharnessError("input_validation", "databasePath must be a non-empty string", { field: "databasePath" });
-    }
-    return true;
-  }
-  if (typeof target !== "object" || target === null || typeof target.sessionKey !== "string") {
-    throw new SteamharnessError("input_validation", "a session lease target needs a sessionKey or a databasePath", { field: "sessionKey" });
-  }
-  return false;
-}
-
-/**
- * The error of a refused acquire with `onBusy: "throw"`.
- *
- * @example
- * throw sessionBusy("/s.sqlite.lock");
- */
-export function sessionBusy(key: string): SteamharnessError {
-  return new SteamharnessError("session_busy", `[steamharness] session ${key} is being executed by another owner`, { data: { key } });
-}
 
 /**
  * The in-memory lease provider: the reference adapter of the session-lease port, for sessions

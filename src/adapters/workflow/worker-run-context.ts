@@ -5,7 +5,7 @@ import type { RelatedProject, WorkflowRunContext, WorkflowUserInput } from "../.
 import type { Storage } from "../../ports/storage.js";
 import type { ToolPermissionDecision, ToolPermissions } from "../../ports/tool-permissions.js";
 import type { UserInput, UserInputResponse } from "../../ports/user-input.js";
-import { createKvTokenUsage } from "../kv/kv-token-usage.js";
+import { createKvTokenUsage } from "../shared/kv-token-usage.js";
 import { createSystemClock } from "../system/clock.js";
 import { createRandomIdSource } from "../system/id-source.js";
 import type { HostMessage, WorkerMessage } from "./worker-protocol.js";

@@ -2,9 +2,9 @@
 // read straight from the SQLite files the children wrote, never from the children's word.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createKvTokenUsage } from "../../../src/adapters/kv/kv-token-usage.js";
-import { createSqliteStorage } from "../../../src/adapters/sqlite/sqlite-storage.js";
-import { createSqliteSessionStore } from "../../../src/adapters/sqlite-session/sqlite-session-store.js";
+import { createKvTokenUsage } from "../../../src/adapters/shared/kv-token-usage.js";
+import { createSqliteStorage } from "../../../src/adapters/sqlite/store/sqlite-storage.js";
+import { createSqliteSessionStore } from "../../../src/adapters/sqlite/sessions/sqlite-session-store.js";
 import { UNKNOWN_OUTCOME_TEXT } from "../../../src/agent/tool-step.js";
 import { modelRequestId } from "../../../src/domain/agent/ids.js";
 import { messagesFromEvents, type SessionEvent } from "../../../src/domain/agent/session-events.js";

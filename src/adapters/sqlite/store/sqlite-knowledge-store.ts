@@ -1,15 +1,15 @@
 import { and, asc, eq, gt, gte, inArray, lt, or, sql, type SQL } from "drizzle-orm";
-import { STORE_LIMITS } from "../../domain/limits.js";
-import { decodeKeyCursor, decodeRankCursor, encodeCursor, listingId } from "../../domain/page-cursor.js";
-import { plainSnippet, queryTerms } from "../../domain/search-terms.js";
+import { STORE_LIMITS } from "../../../domain/limits.js";
+import { decodeKeyCursor, decodeRankCursor, encodeCursor, listingId } from "../../../domain/page-cursor.js";
+import { plainSnippet, queryTerms } from "../../../domain/search-terms.js";
 import {
   checkDocumentInput,
   checkKnowledgeFilter,
   checkPageLimit,
   checkProjectId,
   checkText,
-} from "../../domain/store-input.js";
-import type { KnowledgeFilter, KnowledgeSearchHit, KnowledgeStore } from "../../ports/knowledge-store.js";
+} from "../../../domain/store-input.js";
+import type { KnowledgeFilter, KnowledgeSearchHit, KnowledgeStore } from "../../../ports/knowledge-store.js";
 import { knowledgeDocuments as docs } from "./schema.js";
 import type { SqliteStoreContext } from "./sqlite-kv-store.js";
 import { assertOpen, prefixRange, sortKey, withSqliteRetry } from "./sqlite-support.js";

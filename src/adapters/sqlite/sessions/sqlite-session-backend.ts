@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { SteamharnessError } from "../../domain/errors.js";
-import type { SessionBackend } from "../../ports/session-backend.js";
-import { openSqliteSessionHostStore, sessionHostDatabasePath } from "../sqlite-session-host/sqlite-session-host-store.js";
+import { SteamharnessError } from "../../../domain/errors.js";
+import type { SessionBackend } from "../../../ports/session-backend.js";
+import { openSqliteSessionHostStore, sessionHostDatabasePath } from "../session-host/sqlite-session-host-store.js";
 import { resolveSessionDatabasePath } from "./session-database-path.js";
 import { createSqliteSessionLeaseProvider } from "./sqlite-session-lease.js";
 import { createSqliteSessionPool } from "./sqlite-session-pool.js";

@@ -3,16 +3,16 @@ import { dirname, join } from "node:path";
 import type Database from "better-sqlite3";
 import { eq } from "drizzle-orm";
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
-import { emptyProjectConfigurationState, type ConfigurationRecord, type ProjectConfigurationState } from "../../domain/configuration/configuration-state.js";
-import { createStateBackedConfigurationStore } from "../../domain/configuration/state-backed-store.js";
-import { SteamharnessError, wrapAdapterError } from "../../domain/errors.js";
-import type { Clock } from "../../ports/clock.js";
-import type { ProjectConfigurationStore } from "../../ports/project-configuration-store.js";
-import { createSystemClock } from "../system/clock.js";
+import { emptyProjectConfigurationState, type ConfigurationRecord, type ProjectConfigurationState } from "../../../domain/configuration/configuration-state.js";
+import { createStateBackedConfigurationStore } from "../../../domain/configuration/state-backed-store.js";
+import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
+import type { Clock } from "../../../ports/clock.js";
+import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
+import { createSystemClock } from "../../system/clock.js";
 import { configurationProjects, configurations } from "./configuration-schema.js";
 import { findConfigurationMigrationsFolder, migrateConfigurationDatabase } from "./configuration-migrations.js";
-import { ensureMigrated } from "../sqlite/migrations.js";
-import { openSqlite } from "../sqlite-session/sqlite-connection.js";
+import { ensureMigrated } from "../shared/migrations.js";
+import { openSqlite } from "../shared/sqlite-connection.js";
 
 /** The file name of the configuration database inside a data dir. */
 export const CONFIGURATION_DATABASE_FILE = "configurations.sqlite";

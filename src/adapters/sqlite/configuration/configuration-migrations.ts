@@ -1,5 +1,5 @@
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
-import { findMigrationsFolder, migrateWithRetry } from "../sqlite/migrations.js";
+import { findMigrationsFolder, migrateWithRetry } from "../shared/migrations.js";
 
 /**
  * The checked-in configuration migrations (`drizzle/configuration`); `null` when missing.

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
-import { ensureMigrated, findMigrationsFolder, migrateWithRetry } from "../sqlite/migrations.js";
+import { ensureMigrated, findMigrationsFolder, migrateWithRetry } from "../shared/migrations.js";
 
 let cachedFolder: string | null | undefined;
 

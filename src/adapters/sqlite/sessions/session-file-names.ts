@@ -1,4 +1,4 @@
-import { stableHash } from "../../domain/stable-hash.js";
+import { stableHash } from "../../../domain/stable-hash.js";
 
 /**
  * Where durable agent sessions live inside a project when the host names no session folder

@@ -5,8 +5,8 @@ import {
   compareUtf16,
   serializeKvValue,
   type JsonValue,
-} from "../../domain/store-input.js";
-import type { PersistentValueStore } from "../../ports/persistent-value-store.js";
+} from "../../../domain/store-input.js";
+import type { PersistentValueStore } from "../../../ports/persistent-value-store.js";
 import { persistentValues as values } from "./schema.js";
 import type { SqliteStoreContext } from "./sqlite-kv-store.js";
 import { assertOpen, withSqliteRetry } from "./sqlite-support.js";

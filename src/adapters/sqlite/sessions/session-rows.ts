@@ -1,6 +1,6 @@
-import { SteamharnessError } from "../../domain/errors.js";
-import { isJsonValue, type JsonValue } from "../../domain/json.js";
-import type { SessionEvent, SessionEventInput, SessionSnapshot } from "../../ports/session-store.js";
+import { SteamharnessError } from "../../../domain/errors.js";
+import { isJsonValue, type JsonValue } from "../../../domain/json.js";
+import type { SessionEvent, SessionEventInput, SessionSnapshot } from "../../../ports/session-store.js";
 
 /** A session event as stored in the `session_events` table: the payload as JSON text. */
 export interface EventRow {

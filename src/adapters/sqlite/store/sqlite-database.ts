@@ -4,9 +4,9 @@
  */
 import Database from "better-sqlite3";
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
-import { ensureMigrated, findMigrationsFolder, migrateWithRetry } from "./migrations.js";
-import { openSqlite } from "../sqlite-session/sqlite-connection.js";
-import { SteamharnessError, wrapAdapterError } from "../../domain/errors.js";
+import { ensureMigrated, findMigrationsFolder, migrateWithRetry } from "../shared/migrations.js";
+import { openSqlite } from "../shared/sqlite-connection.js";
+import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
 import * as schema from "./schema.js";
 import { withSqliteRetry } from "./sqlite-support.js";
 

@@ -3,14 +3,14 @@ import { dirname, join, resolve } from "node:path";
 import type Database from "better-sqlite3";
 import { and, asc, eq, gt, inArray } from "drizzle-orm";
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
-import { SteamharnessError, wrapAdapterError } from "../../domain/errors.js";
-import type { JsonObject } from "../../domain/json.js";
-import { conversationFolderSegment } from "../sqlite-session/session-file-names.js";
-import { ACTIVE_TASK_STATUSES, acceptTaskUpdate, type AgentSessionContextKind, type AgentSessionTaskRecord, type AgentSessionTaskStatus } from "../../domain/session-host/host-state.js";
-import type { AgentSessionHostStore } from "../../ports/session-host-store.js";
-import { openSqlite } from "../sqlite-session/sqlite-connection.js";
-import { ensureSessionSchema } from "../sqlite-session/session-migrations.js";
-import { findMigrationsFolder } from "../sqlite/migrations.js";
+import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
+import type { JsonObject } from "../../../domain/json.js";
+import { conversationFolderSegment } from "../sessions/session-file-names.js";
+import { ACTIVE_TASK_STATUSES, acceptTaskUpdate, type AgentSessionContextKind, type AgentSessionTaskRecord, type AgentSessionTaskStatus } from "../../../domain/session-host/host-state.js";
+import type { AgentSessionHostStore } from "../../../ports/session-host-store.js";
+import { openSqlite } from "../shared/sqlite-connection.js";
+import { ensureSessionSchema } from "../sessions/session-migrations.js";
+import { findMigrationsFolder } from "../shared/migrations.js";
 import { hostCommands, hostContexts, hostSettings, hostTasks } from "./host-schema.js";
 
 /** The file name of a conversation's host record; it never matches a session file (`<slug>-<hash>.sqlite`). */

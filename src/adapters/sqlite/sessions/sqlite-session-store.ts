@@ -3,8 +3,8 @@ import { dirname } from "node:path";
 import type Database from "better-sqlite3";
 import { desc, eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/better-sqlite3";
-import { SteamharnessError, wrapAdapterError } from "../../domain/errors.js";
-import type { Clock } from "../../ports/clock.js";
+import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
+import type { Clock } from "../../../ports/clock.js";
 import type {
   SessionAddress,
   SessionAppendResult,
@@ -14,13 +14,13 @@ import type {
   SessionReadOptions,
   SessionSnapshot,
   SessionStore,
-} from "../../ports/session-store.js";
+} from "../../../ports/session-store.js";
 import { sessionEvents, sessionMeta, sessionSnapshots } from "./session-schema.js";
 import { prepareSessionReads, prepareSessionStatements, prepareSessionWrites, type SessionDb } from "./session-statements.js";
-import { openSqlite } from "./sqlite-connection.js";
+import { openSqlite } from "../shared/sqlite-connection.js";
 import { ensureSessionSchema, findSessionMigrationsFolder } from "./session-migrations.js";
 import { eventRow, rowEvent, snapshotState, validateSnapshot, type EventRow } from "./session-rows.js";
-import { validateSessionEvent } from "../../domain/agent/session-events.js";
+import { validateSessionEvent } from "../../../domain/agent/session-events.js";
 
 /** Options of {@link createSqliteSessionStore}. */
 export interface SqliteSessionStoreOptions {

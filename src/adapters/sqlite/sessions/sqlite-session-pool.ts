@@ -1,9 +1,9 @@
 import { statSync } from "node:fs";
 import type Database from "better-sqlite3";
-import { SteamharnessError, wrapAdapterError } from "../../domain/errors.js";
-import type { Clock } from "../../ports/clock.js";
-import type { SessionOpenRequest, SessionStore, SessionStoreOpener } from "../../ports/session-store.js";
-import { checkLeaseRequest, sessionBusy } from "../memory/memory-session-lease.js";
+import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
+import type { Clock } from "../../../ports/clock.js";
+import type { SessionOpenRequest, SessionStore, SessionStoreOpener } from "../../../ports/session-store.js";
+import { checkLeaseRequest, sessionBusy } from "../../../domain/agent/session-lease-rules.js";
 import { resolveSessionDatabasePath, sessionLockPath } from "./session-database-path.js";
 import { createSqliteSessionStore } from "./sqlite-session-store.js";
 import { holdExclusive, openLockFile, tryExclusive } from "./sqlite-session-lease.js";

@@ -1,8 +1,8 @@
-import { checkKvKey, checkKvNamespace, serializeKvValue, type JsonValue } from "../../domain/store-input.js";
-import { TOKEN_USAGE_ENTRY_PREFIX, TOKEN_USAGE_TOTAL_KEY } from "../../domain/capabilities/reserved-keys.js";
-import type { KvNamespace } from "../../ports/kv-store.js";
-import type { TokenUsageEntry, TokenUsageRecorder } from "../../ports/token-usage.js";
-import { addUsage, checkUsageEntry, readUsageTotal } from "../kv/kv-token-usage.js";
+import { checkKvKey, checkKvNamespace, serializeKvValue, type JsonValue } from "../../../domain/store-input.js";
+import { TOKEN_USAGE_ENTRY_PREFIX, TOKEN_USAGE_TOTAL_KEY } from "../../../domain/capabilities/reserved-keys.js";
+import type { KvNamespace } from "../../../ports/kv-store.js";
+import type { TokenUsageEntry, TokenUsageRecorder } from "../../../ports/token-usage.js";
+import { addUsage, checkUsageEntry, readUsageTotal } from "../../shared/kv-token-usage.js";
 import { createKvStatements, type KvStatements, type SqliteStoreContext } from "./sqlite-kv-store.js";
 import { assertOpen, withSqliteRetry } from "./sqlite-support.js";
 

@@ -1,17 +1,17 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { wrapAdapterError } from "../../domain/errors.js";
-import type { Clock } from "../../ports/clock.js";
-import type { IdSource } from "../../ports/id-source.js";
-import type { Storage } from "../../ports/storage.js";
-import { createSystemClock } from "../system/clock.js";
-import { createRandomIdSource } from "../system/id-source.js";
+import { wrapAdapterError } from "../../../domain/errors.js";
+import type { Clock } from "../../../ports/clock.js";
+import type { IdSource } from "../../../ports/id-source.js";
+import type { Storage } from "../../../ports/storage.js";
+import { createSystemClock } from "../../system/clock.js";
+import { createRandomIdSource } from "../../system/id-source.js";
 import { findStoreMigrationsFolder, openStoreDatabase } from "./sqlite-database.js";
 import { createSqliteKnowledgeStore } from "./sqlite-knowledge-store.js";
 import { createKvStatements, createSqliteKvStore, type KvStatements } from "./sqlite-kv-store.js";
 import { createSqliteManagedFileStore } from "./sqlite-managed-file-store.js";
 import { createSqlitePersistentValueStore } from "./sqlite-persistent-value-store.js";
-import { createSqliteSessionBackend, type SqliteSessionBackend } from "../sqlite-session/sqlite-session-backend.js";
+import { createSqliteSessionBackend, type SqliteSessionBackend } from "../sessions/sqlite-session-backend.js";
 import { createSqliteTokenUsage } from "./sqlite-token-usage.js";
 
 /** The database file inside a store directory. */

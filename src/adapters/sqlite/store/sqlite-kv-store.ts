@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, gte, lt, sql } from "drizzle-orm";
-import { STORE_LIMITS } from "../../domain/limits.js";
-import { decodeKeyCursor, encodeCursor, listingId } from "../../domain/page-cursor.js";
+import { STORE_LIMITS } from "../../../domain/limits.js";
+import { decodeKeyCursor, encodeCursor, listingId } from "../../../domain/page-cursor.js";
 import {
   checkKvKey,
   checkKvNamespace,
@@ -8,9 +8,9 @@ import {
   checkPrefix,
   serializeKvValue,
   type JsonValue,
-} from "../../domain/store-input.js";
-import type { Clock } from "../../ports/clock.js";
-import type { KvEntry, KvNamespace, KvStore } from "../../ports/kv-store.js";
+} from "../../../domain/store-input.js";
+import type { Clock } from "../../../ports/clock.js";
+import type { KvEntry, KvNamespace, KvStore } from "../../../ports/kv-store.js";
 import { kvEntries } from "./schema.js";
 import type { StoreDatabase } from "./sqlite-database.js";
 import { assertOpen, fromSortKey, prefixRange, sortKey, withSqliteRetry } from "./sqlite-support.js";

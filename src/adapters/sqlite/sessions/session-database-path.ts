@@ -1,5 +1,5 @@
 import { join, resolve } from "node:path";
-import { SteamharnessError } from "../../domain/errors.js";
+import { SteamharnessError } from "../../../domain/errors.js";
 import { conversationFolderSegment, sessionFileSegments } from "./session-file-names.js";
 
 /** Options of {@link resolveSessionDatabasePath}. */

@@ -1,10 +1,10 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type Database from "better-sqlite3";
-import { wrapAdapterError } from "../../domain/errors.js";
-import type { SessionLease, SessionLeaseProvider } from "../../ports/session-lease.js";
-import { checkLeaseRequest, sessionBusy } from "../memory/memory-session-lease.js";
-import { openSqlite } from "./sqlite-connection.js";
+import { wrapAdapterError } from "../../../domain/errors.js";
+import type { SessionLease, SessionLeaseProvider } from "../../../ports/session-lease.js";
+import { checkLeaseRequest, sessionBusy } from "../../../domain/agent/session-lease-rules.js";
+import { openSqlite } from "../shared/sqlite-connection.js";
 import { resolveSessionDatabasePath, sessionLockPath } from "./session-database-path.js";
 
 /** Options of {@link createSqliteSessionLeaseProvider}. */

@@ -2,7 +2,7 @@
  * Helpers shared by the SQLite adapters: busy retries, error wrapping and the UTF-16BE sort
  * keys that make BLOB comparison follow UTF-16 code-unit order.
  */
-import { SteamharnessError, wrapAdapterError } from "../../domain/errors.js";
+import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
 
 const BUSY_DEADLINE_MS = 60_000;
 const sleepCell = new Int32Array(new SharedArrayBuffer(4));
