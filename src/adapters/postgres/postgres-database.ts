@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import type { Pool, PoolClient } from "pg";
-import { sql } from "drizzle-orm";
+import { DrizzleQueryError, sql } from "drizzle-orm";
 import { drizzle, type NodePgDatabase, type NodePgQueryResultHKT } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import type { PgDatabase } from "drizzle-orm/pg-core";
@@ -59,8 +59,22 @@ export interface PostgresStoreContext {
 }
 
 /**
+ * The driver's own error beneath drizzle's `DrizzleQueryError`, whose message carries the
+ * statement and its parameters (user data: values, file bytes) that must not reach our messages.
+ *
+ * @example
+ * wrapAdapterError("postgres", "kv get failed", driverFault(error));
+ */
+export function driverFault(error: unknown): unknown {
+  let fault = error;
+  while (fault instanceof DrizzleQueryError && fault.cause !== undefined) fault = fault.cause;
+  return fault;
+}
+
+/**
  * Runs one port operation: `storage_failure` once the store is closed, and any fault of the
- * driver wrapped once as `storage_failure` with `cause` (steamharness errors pass through).
+ * driver wrapped once as `storage_failure` with the driver's error as `cause` (steamharness
+ * errors pass through).
  *
  * @example
  * return guarded(state, "kv get", () => db.select().from(tables.kvEntries));
@@ -70,7 +84,7 @@ export async function guarded<T>(state: { closed: boolean }, what: string, step:
   try {
     return await step();
   } catch (error) {
-    throw wrapAdapterError("postgres", `${what} failed`, error);
+    throw wrapAdapterError("postgres", `${what} failed`, driverFault(error));
   }
 }
 
@@ -169,6 +183,6 @@ export async function openPostgres(options: PostgresConnectionOptions): Promise<
     return { db, pool, schema, tables: postgresTables(schema), release };
   } catch (error) {
     await release().catch(() => {});
-    throw wrapAdapterError("postgres", `cannot open the store in schema "${schema}"`, error);
+    throw wrapAdapterError("postgres", `cannot open the store in schema "${schema}"`, driverFault(error));
   }
 }
