@@ -12,6 +12,7 @@ import { drizzle, type NodePgDatabase, type NodePgQueryResultHKT } from "drizzle
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import type { PgDatabase } from "drizzle-orm/pg-core";
 import { SteamharnessError, wrapAdapterError } from "../../domain/errors.js";
+import type { Clock } from "../../ports/clock.js";
 import { findMigrationsFolder, MIGRATIONS_JOURNAL } from "../migrations-folder.js";
 import { postgresTables, type PostgresTables } from "./schema.js";
 
@@ -54,7 +55,7 @@ export interface PostgresConnection {
 export interface PostgresStoreContext {
   db: PostgresDb;
   tables: PostgresTables;
-  clock: { now(): number };
+  clock: Clock;
   state: { closed: boolean };
 }
 
