@@ -5,6 +5,7 @@ export const libraryEntries = {
   index: "src/index.ts",
   agent: "src/agent.ts",
   testing: "src/testing.ts",
+  postgres: "src/postgres.ts",
 };
 
 export default defineConfig([
@@ -16,7 +17,7 @@ export default defineConfig([
     clean: true,
     target: "node20",
     splitting: false,
-    external: ["@mariozechner/pi-ai", "better-sqlite3"],
+    external: ["@mariozechner/pi-ai", "better-sqlite3", "pg"],
   },
   {
     entry: { cli: "src/cli.ts", "workflow-worker": "src/adapters/workflow/worker-main.ts" },
@@ -24,6 +25,6 @@ export default defineConfig([
     sourcemap: true,
     target: "node20",
     banner: { js: "#!/usr/bin/env node" },
-    external: ["@mariozechner/pi-ai", "better-sqlite3"],
+    external: ["@mariozechner/pi-ai", "better-sqlite3", "pg"],
   },
 ]);
