@@ -280,16 +280,34 @@ describePostgres("PG-1 PostgreSQL storage: migrations, full-text index, pools an
     await expect(createPostgresStorage({ pool: database.pool, schema: "" })).rejects.toMatchObject({ code: "input_validation" });
   });
 
+  it("PG-1 text PostgreSQL cannot hold (U+0000) is input_validation and nothing is written", async () => {
+    const storage = await createPostgresStorage({ pool: database.pool, schema: database.schema });
+    try {
+      const failure = await storage.knowledge.upsert("p", { documentId: "nul", title: "a\u0000b", markdown: "secret body text" }).catch((error: unknown) => error);
+      expect(isSteamharnessError(failure, "input_validation")).toBe(true);
+      expect((failure as Error).message).toMatch(/^\[steamharness\] \[postgres\] knowledge upsert: PostgreSQL cannot store the character U\+0000/);
+      expect((failure as Error).message).not.toContain("secret body text");
+      expect(((failure as Error).cause as { code?: string }).code).toBe("22021");
+      expect(await storage.knowledge.get("p", "nul")).toBeNull();
+      // JSON values keep it escaped, so they round-trip.
+      await storage.kv.set({ projectId: "p" }, "k", { text: "a\u0000b" });
+      expect((await storage.kv.get({ projectId: "p" }, "k"))?.value).toEqual({ text: "a\u0000b" });
+    } finally {
+      await storage.close();
+    }
+  });
+
   it("PG-1 a statement the server refuses is storage_failure naming the operation, without the statement's values", async () => {
     const storage = await createPostgresStorage({ pool: database.pool, schema: database.schema });
     try {
-      // PostgreSQL text cannot hold U+0000; the port accepts it, so the server refuses the row.
-      const failure = await storage.knowledge.upsert("p", { documentId: "nul", title: "a\u0000b", markdown: "secret body text" }).catch((error: unknown) => error);
+      await database.pool.query(`ALTER TABLE ${quoteIdentifier(database.schema)}.knowledge_documents ADD CONSTRAINT refuse_all CHECK (false) NOT VALID`);
+      const failure = await storage.knowledge.upsert("p", { documentId: "refused", title: "t", markdown: "secret body text" }).catch((error: unknown) => error);
       expect(isSteamharnessError(failure, "storage_failure")).toBe(true);
       expect((failure as Error).message).toMatch(/^\[steamharness\] \[postgres\] knowledge upsert failed: /);
       expect((failure as Error).message).not.toContain("secret body text");
-      expect(((failure as Error).cause as { code?: string }).code).toBe("22021");
+      expect(((failure as Error).cause as { code?: string }).code).toBe("23514");
     } finally {
+      await database.pool.query(`ALTER TABLE ${quoteIdentifier(database.schema)}.knowledge_documents DROP CONSTRAINT refuse_all`);
       await storage.close();
     }
   });

@@ -85,9 +85,18 @@ export async function guarded<T>(state: { closed: boolean }, what: string, step:
   try {
     return await step();
   } catch (error) {
-    throw wrapAdapterError("postgres", `${what} failed`, driverFault(error));
+    const fault = driverFault(error);
+    // PostgreSQL text and jsonb cannot hold U+0000 (SQLite and memory can): refuse the input,
+    // like any other value the store cannot keep, instead of reporting a storage fault.
+    if (NUL_REFUSED.has((fault as { code?: unknown } | null)?.code as string)) {
+      throw new SteamharnessError("input_validation", `[steamharness] [postgres] ${what}: PostgreSQL cannot store the character U+0000 in text`, { cause: fault });
+    }
+    throw wrapAdapterError("postgres", `${what} failed`, fault);
   }
 }
+
+/** SQLSTATEs of a U+0000 in text (22021 character_not_in_repertoire) or jsonb (22P05 untranslatable_character). */
+const NUL_REFUSED = new Set(["22021", "22P05"]);
 
 function checkSchemaName(schema: unknown): string {
   if (typeof schema !== "string" || schema.length === 0 || Buffer.byteLength(schema) > MAX_SCHEMA_BYTES || schema.includes("\0")) {
