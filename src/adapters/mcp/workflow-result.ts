@@ -1,4 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { redactSecrets } from "../../domain/redaction.js";
 import type { WorkflowRunReport } from "../../domain/workflow/run-report.js";
 import type { StructureEntrypoint } from "../../domain/workflow/workflow-definition.js";
 
@@ -13,9 +14,7 @@ const MAX_ERROR_CHARS = 300;
  * redact("token sk-123 refused", ["sk-123"]) // "token [redacted] refused"
  */
 export function redact(text: string, secrets: readonly string[], maxChars = MAX_ERROR_CHARS): string {
-  let out = text;
-  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("[redacted]");
-  out = out.replace(/\s+/g, " ").trim();
+  const out = redactSecrets(text, secrets).replace(/\s+/g, " ").trim();
   return out.length > maxChars ? `${out.slice(0, maxChars - 1)}…` : out;
 }
 
