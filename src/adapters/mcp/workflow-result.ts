@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { redactSecrets } from "../../domain/redaction.js";
 import type { WorkflowRunReport } from "../../domain/workflow/run-report.js";
 import type { StructureEntrypoint } from "../../domain/workflow/workflow-definition.js";
@@ -16,6 +16,20 @@ const MAX_ERROR_CHARS = 300;
 export function redact(text: string, secrets: readonly string[], maxChars = MAX_ERROR_CHARS): string {
   const out = redactSecrets(text, secrets).replace(/\s+/g, " ").trim();
   return out.length > maxChars ? `${out.slice(0, maxChars - 1)}…` : out;
+}
+
+/**
+ * A JSON-RPC InvalidParams error that reads `MCP error -32602: <message>` once on the client.
+ * The SDK sends an error's `message` as the wire message and the client's `McpError` adds the
+ * prefix again, so the message sent is the bare one.
+ *
+ * @example
+ * throw invalidParams(`unknown tool: ${name}`);
+ */
+export function invalidParams(message: string): McpError {
+  const error = new McpError(ErrorCode.InvalidParams, message);
+  error.message = message;
+  return error;
 }
 
 /**
