@@ -34,7 +34,7 @@ describe("packed package (issue 2 / PORT)", () => {
     }
     symlinkSync(join(root, "node_modules"), join(clone, "node_modules"));
     // Without --json: the prepack build prints to stdout too.
-    execFileSync("npm", ["pack", "--pack-destination", dir], { cwd: clone, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+    execFileSync("npm", ["pack", "--pack-destination", dir], { cwd: clone, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "pipe"] });
     tarball = join(dir, readdirSync(dir).find((f) => f.endsWith(".tgz"))!);
     const modules = join(dir, "node_modules");
     mkdirSync(join(modules, "steamharness"), { recursive: true });
@@ -63,7 +63,7 @@ describe("packed package (issue 2 / PORT)", () => {
     const consumer = join(dir, "consumer");
     mkdirSync(consumer);
     writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, version: "1.0.0" }));
-    execFileSync("npm", ["install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund", tarball], { cwd: consumer, encoding: "utf8", maxBuffer: 16 * 1024 * 1024 });
+    execFileSync("npm", ["install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund", tarball], { cwd: consumer, encoding: "utf8", maxBuffer: 16 * 1024 * 1024, stdio: ["ignore", "pipe", "pipe"] });
     const esm = spawnSync(process.execPath, ["--input-type=module", "-e", `import { finalText, isSteamharnessError } from "steamharness"; console.log(typeof finalText, typeof isSteamharnessError)`], { cwd: consumer, encoding: "utf8" });
     expect(esm.stderr).toBe("");
     expect(esm.stdout).toBe("function function\n");
