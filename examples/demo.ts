@@ -22,6 +22,7 @@ import {
   createProjectCapabilityTools,
   createProviderModel,
   createSqliteStorage,
+  finalText,
   runStreamNode,
   UserInputRequiredError,
   type ModelProvider,
@@ -88,6 +89,7 @@ async function agentPart(root: string): Promise<void> {
         const { output } = await runStreamNode(node, input, context());
         console.log(`run ${attempt}: finished (errCode ${output.errCode}, ${output.toolCallCount} tool calls, ${output.provider}/${output.model})`);
         show(output.items);
+        console.log(`final answer: ${finalText(output)}`);
         break;
       } catch (error) {
         if (!(error instanceof UserInputRequiredError)) throw error;

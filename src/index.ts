@@ -165,6 +165,7 @@ export { agentPayloadFromChunks, DEFAULT_HISTORY_LIMIT } from "./agent/create-ag
 export { readExecutionHistory } from "./agent/execution-history.js";
 export type { ExecutionHistoryOptions, ExecutionRecord, ExecutionStatus } from "./agent/execution-history.js";
 export { conversationBody } from "./domain/agent/output-projector.js";
+export { finalText } from "./domain/agent/final-text.js";
 
 // Project configuration (CFG) and conversation projects (CONV)
 export type {

@@ -17,6 +17,8 @@ describe("examples run", () => {
       for (const key of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"]) delete env[key];
       const result = spawnSync(process.execPath, ["--import", "tsx", join("examples", name)], { encoding: "utf8", env, timeout: 120_000 });
       if (result.status !== 0) throw new Error(`examples/${name} exited ${result.status}\n${result.stdout}\n${result.stderr}`);
+      // DX-4: the demo prints the agent's final answer with finalText.
+      if (name === "demo.ts") expect(result.stdout).toContain("final answer: Done: NOTES.md follows the style guide and the request is recorded in KV.\n");
     }, 130_000);
   }
 });

@@ -137,14 +137,53 @@ describe("WF-1 steamharness run", () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ status: "failed", result: { data: { errCode: 7, errMessage: "business failure" } }, error: { code: "business_error" } });
   });
 
-  it("WF-1 a run waiting for input without a terminal reports interaction_required", async () => {
+  it("WF-1 a run waiting for input without a terminal reports interaction_required (DX-4: exit 3)", async () => {
     const result = await runCli(["run", KITCHEN, "ask_twice", "--json", ...data()]);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(3);
     expect(JSON.parse(result.stdout)).toMatchObject({
       status: "waiting_for_input",
       error: { code: "interaction_required" },
       pending: { kind: "input", message: "First question?", fields: ["answer (string, required)"] },
     });
+  });
+});
+
+describe("DX-4 run reports and exit codes", () => {
+  const data = () => ["--data-dir", dataDir];
+
+  it.each([
+    ["malformed --params", ["run", KITCHEN, "echo", "--params", "{nope"], { projectId: null, entrypointId: "echo", error: { code: "input_validation", field: "--params" } }],
+    ["invalid params", ["run", KITCHEN, "echo", "--params", '{"text":1}'], { projectId: KITCHEN_ID, error: { code: "input_validation", problems: ["arguments.text: Expected string"] } }],
+    ["an unknown entrypoint", ["run", KITCHEN, "nope"], { projectId: KITCHEN_ID, entrypointId: "nope", error: { code: "not_found", message: 'unknown entrypoint "nope"' } }],
+    ["a missing project", ["run", "/nonexistent/steamharness-project", "echo"], { projectId: null, error: { code: "not_found", message: expect.stringContaining("workflow project folder not found") } }],
+  ])("DX-4 run --json prints one JSON document for %s (status rejected, exit 2)", async (_label, args, expected) => {
+    const result = await runCli([...args, "--json", ...data()]);
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stdout)).toMatchObject({ runId: null, status: "rejected", ...expected });
+    expect(result.stderr).toContain(`steamharness: ${(JSON.parse(result.stdout) as { error: { message: string } }).error.message}`);
+  });
+
+  it("DX-4 exit codes: 0 success, 1 failed run, 2 usage error, 3 waiting for input; --help documents them", async () => {
+    expect((await runCli(["run", KITCHEN, "echo", "--params", '{"text":"x"}', ...data()])).code).toBe(0);
+    expect((await runCli(["run", KITCHEN, "throws", ...data()])).code).toBe(1);
+    const usage = await runCli(["run", KITCHEN, "echo", "--no-such-option"]);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain("unknown option '--no-such-option'");
+    expect((await runCli(["run", KITCHEN])).code).toBe(2);
+    expect((await runCli(["run", KITCHEN, "ask_twice", ...data()])).code).toBe(3);
+    for (const args of [["--help"], ["run", "--help"]]) {
+      const help = await runCli(args);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toMatch(/Exit codes:\n\s+0 {2}success\n\s+1 {2}the run failed[^\n]*\n\s+2 {2}usage or input error[^\n]*\n\s+3 {2}the run is waiting for input/);
+    }
+  });
+
+  it("DX-4 a run that throws prints its stack on stderr, credentials redacted like the result", async () => {
+    const result = await runCli(["run", KITCHEN, "throws", "--json", ...data()]);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: "failed", error: { code: "run_failed", message: "boom with key [redacted] and none" } });
+    expect(result.stderr).toMatch(/threw:\nError: boom with key \[redacted\] and none\n\s+at .*workflow\.mjs:\d+/);
+    expect(result.stdout + result.stderr).not.toContain("kitchen-api-key-1234567890");
   });
 });
 

@@ -98,3 +98,28 @@ describe("MCP-6 form elicitation", () => {
     });
   });
 });
+
+describe("DX-4 elicitation answers are checked against the form", () => {
+  it("DX-4 an answer outside the enum ends the run with input_validation naming the field and the allowed values", async () => {
+    const result = await callWith("ask_twice", [
+      { action: "accept", content: { answer: "x" } },
+      { action: "accept", content: { size: "xl", count: 1 } },
+    ]);
+    expect(asked).toHaveLength(2);
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({
+      status: "failed",
+      error: { code: "input_validation", message: 'the answer to "Second question?" does not fit the form: size must be one of "s", "m", "l" (got "xl")' },
+    });
+  });
+
+  it("DX-4 a required field left out and a decision outside approve/deny are input_validation, never an approval", async () => {
+    const missing = await callWith("ask_twice", [{ action: "accept", content: {} }]);
+    expect(missing.structuredContent).toMatchObject({ error: { code: "input_validation", message: expect.stringContaining("answer is required") } });
+    const approval = await callWith("approve", [{ action: "accept", content: { decision: "sure" } }]);
+    expect(approval.structuredContent).toMatchObject({
+      status: "failed",
+      error: { code: "input_validation", message: 'the answer to the approval of tool send_mail does not fit the form: decision must be one of "approve", "deny" (got "sure")' },
+    });
+  });
+});

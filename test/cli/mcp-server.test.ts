@@ -128,6 +128,18 @@ describe("MCP-7 results", () => {
   it("MCP-7 an unknown tool is InvalidParams", async () => {
     expect(await invalidParams("nope", {})).toContain("unknown tool: nope");
   });
+
+  it("DX-4 an InvalidParams message carries the MCP error prefix once", async () => {
+    expect(await invalidParams("nope", {})).toBe("MCP error -32602: unknown tool: nope");
+    expect(await invalidParams("echo", {})).toBe("MCP error -32602: invalid arguments for echo: arguments.text: required property is missing");
+  });
+
+  it("DX-4 a run that throws prints its stack on the server's stderr, credentials redacted", async () => {
+    await call("throws");
+    await waitFor(() => /throws\) threw:\nError: boom/.test(session.stderr()));
+    expect(session.stderr()).toMatch(/Error: boom with key \[redacted\] and none\n\s+at .*workflow\.mjs:\d+/);
+    expect(session.stderr()).not.toContain("kitchen-api-key-1234567890");
+  });
 });
 
 describe("MCP-5 isolated workers", () => {

@@ -1,5 +1,5 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "@jest/globals";
@@ -130,6 +130,55 @@ describe("CONV-2 chat recovery", () => {
     expect(screen(third)).not.toContain("recovering");
     type(third, "/exit");
     await waitFor(third, "CHAT-EXITED=0");
+  }, 120_000);
+});
+
+/** Runs the CLI with `stdin` piped in; resolves its exit code and stdout. */
+function cli(args: string[], stdin: string, env: Record<string, string | undefined> = {}): Promise<{ code: number; stdout: string }> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("JEST") && key !== "NODE_OPTIONS" && key !== "OPENAI_API_KEY"));
+  return new Promise((resolveRun) => {
+    const child = execFile(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], { env: { ...base, ...env }, timeout: 60_000 }, (error, stdout) =>
+      resolveRun({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout }),
+    );
+    child.stdin?.end(stdin);
+  });
+}
+
+describe("DX-4 the chat banner names the model", () => {
+  const noModel = "test/conversation/fixtures/no-model-assistant";
+
+  it("DX-4 a project's own model is named in the banner", async () => {
+    const { code, stdout } = await cli(["chat", "test/conversation/fixtures/chat-assistant", "--data-dir", dataDir], "/exit\n", { CHAT_TEST_WORKDIR: workdir });
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^steamharness chat — chat-assistant\nmodel: offline\/offline-scripted \(given by the project\)\nconversation /);
+  }, 60_000);
+
+  it("DX-4 without a model the banner says how to configure one, and following it names the configured model", async () => {
+    const data = mkdtempSync(join(tmpdir(), "chat-banner-"));
+    try {
+      const before = await cli(["chat", noModel, "--data-dir", data], "/exit\n");
+      expect(before.code).toBe(0);
+      expect(before.stdout).toContain("model: none configured\nTo configure one, either:");
+      expect(before.stdout).toContain(`steamharness config export ${noModel} -o config.json`);
+      expect(before.stdout).toContain(`steamharness config import ${noModel} config.json`);
+
+      // Follow the printed steps literally: export, add the shown configuration, import.
+      const exported = await cli(["config", "export", noModel, "--data-dir", data], "");
+      const document = JSON.parse(exported.stdout) as { currentConfigurationId: string | null; configurations: unknown[] };
+      const shown = before.stdout.split("\n").find((line) => line.trim().startsWith('{ "configurationId": "default"'))!;
+      document.currentConfigurationId = "default";
+      document.configurations.push(JSON.parse(shown));
+      const file = join(data, "config.json");
+      writeFileSync(file, JSON.stringify(document));
+      expect((await cli(["config", "import", noModel, file, "--data-dir", data], "")).code).toBe(0);
+
+      const withoutKey = await cli(["chat", noModel, "--data-dir", data], "/exit\n");
+      expect(withoutKey.stdout).toContain('model: openai/gpt-4.1-mini (entry "main" of STEAMHARNESS_AGENT_MODELS)\n  ⚠ no API key: set the environment variable OPENAI_API_KEY\n');
+      const withKey = await cli(["chat", noModel, "--data-dir", data], "/exit\n", { OPENAI_API_KEY: "sk-test-not-used" });
+      expect(withKey.stdout).toContain('model: openai/gpt-4.1-mini (entry "main" of STEAMHARNESS_AGENT_MODELS)\nconversation ');
+    } finally {
+      rmSync(data, { recursive: true, force: true });
+    }
   }, 120_000);
 });
 

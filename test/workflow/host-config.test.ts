@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
 import { resolveDataDirs } from "../../src/adapters/workflow/host-options.js";
 import { resolveServerAuth, workerEnvironment } from "../../src/adapters/workflow/project-env.js";
-import { secretValues } from "../../src/adapters/workflow/workflow-host.js";
+import { secretValues } from "../../src/domain/redaction.js";
 import { redact } from "../../src/adapters/mcp/workflow-result.js";
 
 describe("MCP-2 data dirs", () => {

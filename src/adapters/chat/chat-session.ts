@@ -27,6 +27,7 @@ import { createSystemClock } from "../system/clock.js";
 import { startHostBridgeServer, type HostBridgeServer } from "../host-bridge-server/host-bridge-server.js";
 import { HOST_BRIDGE_TOKEN_ENV, HOST_BRIDGE_URL_ENV } from "../../domain/capabilities/host-bridge.js";
 import type { ProjectConfigurationStore } from "../../ports/project-configuration-store.js";
+import { currentModelSource, describeChatModel } from "./chat-model.js";
 import { createChatRenderer } from "./chat-renderer.js";
 import { createLineReader } from "./line-reader.js";
 import { createTerminalPorts } from "./terminal-ports.js";
@@ -78,9 +79,16 @@ export async function runChat(options: ChatOptions): Promise<void> {
   const configurations = createSqliteProjectConfigurationStore({ dataDir });
   const env = options.env ?? process.env;
   const agentOptions: AgentNodeOptions = { ...project.executor.agent };
-  if (agentOptions.configuration === undefined && agentOptions.models === undefined) {
-    agentOptions.configuration = createAgentConfigurationLoader({ store: configurations, clock: createSystemClock(), resolveApiKey: (ref) => env[ref] });
-  }
+  const resolveApiKey = (ref: string) => env[ref];
+  // Without models of its own the project's turns read STEAMHARNESS_AGENT_MODELS from the local store.
+  const fromStore = agentOptions.configuration === undefined && agentOptions.models === undefined;
+  if (fromStore) agentOptions.configuration = createAgentConfigurationLoader({ store: configurations, clock: createSystemClock(), resolveApiKey });
+  const modelLine = fromStore
+    ? await currentModelSource(configurations, project.manifest.id, createSystemClock(), resolveApiKey).then(
+        (source) => describeChatModel(project.executor.agent, source, options.projectDir),
+        (error: unknown) => `model: unknown — the configuration store could not be read: ${(error as Error)?.message ?? String(error)}`,
+      )
+    : describeChatModel(project.executor.agent, {}, options.projectDir);
   const bridge = await startChatBridge(options.hostBridge ?? true, configurations, project.manifest.id);
   const node = createAgentNode(agentOptions);
   const conversationId = options.conversationId ?? randomUUID();
@@ -96,7 +104,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
   const ask = (question: string) => reader.ask(question, turn?.signal);
   const ports = createTerminalPorts(ask, out);
   const renderer = createChatRenderer(out);
-  out.write(`steamharness chat — ${project.manifest.name ?? project.manifest.id}\nconversation ${conversationId}${durable ? ` (resume with --conversation ${conversationId})` : " (not durable: history ends with this process)"}\n`);
+  out.write(`steamharness chat — ${project.manifest.name ?? project.manifest.id}\n${modelLine}\nconversation ${conversationId}${durable ? ` (resume with --conversation ${conversationId})` : " (not durable: history ends with this process)"}\n`);
   const recovery = durable && project.executor.executor.conversation.recovery.enabled;
   const journal = `${ACTIVE_TURN_PREFIX}${conversationId}`;
   const runTurn = async (prompt: string, runId: string) => {

@@ -1,8 +1,11 @@
 import { Option, type Command } from "commander";
-import { SteamharnessError } from "../../domain/errors.js";
+import { isSteamharnessError, SteamharnessError } from "../../domain/errors.js";
+import { redactSecrets } from "../../domain/redaction.js";
 import type { WorkflowRunReport } from "../../domain/workflow/run-report.js";
 import type { StructureReport } from "../../domain/workflow/workflow-definition.js";
 import type { DataDirOptions } from "../workflow/host-options.js";
+import type { WorkflowHost } from "../workflow/workflow-host.js";
+import { EXIT_CODES_HELP, exitCodeOfError, exitCodeOfStatus } from "./exit-codes.js";
 
 // The subcommands of `steamharness`. Their implementations load lazily (dynamic imports in the
 // actions), so `--help`, `--version` and the MCP handshake do not pay for TypeBox or the host.
@@ -117,11 +120,48 @@ function formatReport(report: WorkflowRunReport): string {
   return `run ${report.runId} ${report.status}: ${report.error?.message ?? ""}${pending}\n`;
 }
 
+/** What `run --json` prints when no run started: the arguments, the project or the entrypoint were refused. */
+export interface RunRejection {
+  runId: null;
+  projectId: string | null;
+  entrypointId: string;
+  status: "rejected";
+  error: { code: string; message: string; field?: string; problems?: string[] };
+}
+
+/**
+ * The `run --json` document of a command refused before any run started, so a script always
+ * reads one JSON object on stdout.
+ *
+ * @example
+ * runRejection(new SteamharnessError("not_found", "unknown entrypoint \"nope\""), "nope", null)
+ * // { runId: null, projectId: null, entrypointId: "nope", status: "rejected", error: { code: "not_found", message: "unknown entrypoint \"nope\"" } }
+ */
+export function runRejection(error: unknown, entrypointId: string, projectId: string | null): RunRejection {
+  const code = isSteamharnessError(error) ? error.code : "internal";
+  const out: RunRejection["error"] = { code, message: (error as Error)?.message ?? String(error) };
+  if (isSteamharnessError(error) && error.field !== undefined) out.field = error.field;
+  const problems = isSteamharnessError(error) ? error.data?.problems : undefined;
+  if (Array.isArray(problems)) out.problems = problems.map(String);
+  return { runId: null, projectId, entrypointId, status: "rejected", error: out };
+}
+
+/** The report with its error messages redacted (the output is the project's own data, kept as is). */
+function redactReport(report: WorkflowRunReport, secrets: readonly string[]): WorkflowRunReport {
+  const data = { ...report.result.data, errMessage: redactSecrets(report.result.data.errMessage, secrets) };
+  return {
+    ...report,
+    result: { data },
+    ...(report.error ? { error: { ...report.error, message: redactSecrets(report.error.message, secrets) } } : {}),
+  };
+}
+
 /**
  * `steamharness run <dir> <entrypoint> --params JSON [--json]`: validates the params against
  * the entrypoint's schema, runs it in a worker and prints the run report
  * `{ runId, status, result: { data: { errCode, errMessage, output } } }` (with `--json`) or the
- * output. Exit code 0 on success, 1 otherwise.
+ * output. With `--json` stdout always holds one JSON document, also when nothing ran
+ * ({@link RunRejection}). Exit codes: {@link EXIT_CODES}.
  *
  * @example
  * registerRunCommand(program);
@@ -133,28 +173,37 @@ export function registerRunCommand(program: Command): void {
     .argument("<workflow-dir>", "workflow project folder")
     .argument("<entrypoint>", "entrypoint id")
     .option("--params <json>", "entrypoint params as a JSON object", "{}")
-    .option("--json", "print the full run report as JSON")
-    .option("--timeout <ms>", "kill the run after this many milliseconds");
+    .option("--json", "print one JSON document on stdout: the run report, or { status: \"rejected\", error } when nothing ran")
+    .option("--timeout <ms>", "kill the run after this many milliseconds")
+    .addHelpText("after", `\n${EXIT_CODES_HELP}`);
   addDataDirOptions(command).action(async (dir: string, entrypointId: string, flags: RunFlags) => {
-    const args = parseParams(flags.params);
-    const { createWorkflowHost } = await import("../workflow/workflow-host.js");
-    const { createTerminalHandlers } = await import("./terminal-handlers.js");
-    const host = await createWorkflowHost({
-      projectDir: dir,
-      dirs: dataDirsFrom(flags),
-      relatedProjects: flags.relatedProject ?? [],
-      ...(flags.timeout ? { timeoutMs: Number(flags.timeout) } : {}),
-    });
+    let host: WorkflowHost | undefined;
     try {
+      const args = parseParams(flags.params);
+      const { createWorkflowHost } = await import("../workflow/workflow-host.js");
+      const { createTerminalHandlers } = await import("./terminal-handlers.js");
+      host = await createWorkflowHost({
+        projectDir: dir,
+        dirs: dataDirsFrom(flags),
+        relatedProjects: flags.relatedProject ?? [],
+        ...(flags.timeout ? { timeoutMs: Number(flags.timeout) } : {}),
+      });
       const entrypoint = await host.entrypoint(entrypointId);
       const prepared = await host.prepare(entrypoint, args);
       const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
       const handlers = createTerminalHandlers(interactive);
-      const report = await host.run(entrypoint, prepared, handlers).finally(() => handlers.close());
+      const report = redactReport(await host.run(entrypoint, prepared, handlers).finally(() => handlers.close()), host.secrets);
       process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
-      if (report.status !== "success") process.exitCode = 1;
+      process.exitCode = exitCodeOfStatus(report.status);
+    } catch (error) {
+      if (!flags.json) throw error;
+      // Nothing ran: the one-line reason still goes to stderr for a person, the document to stdout.
+      const rejection = runRejection(error, entrypointId, host?.location.manifest.id ?? null);
+      process.stderr.write(`steamharness: ${rejection.error.message}\n`);
+      process.stdout.write(`${JSON.stringify(rejection, null, 2)}\n`);
+      process.exitCode = exitCodeOfError(error);
     } finally {
-      await host.close();
+      await host?.close();
     }
   });
 }

@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
-import { Command } from "commander";
+import { Command, CommanderError } from "commander";
 import { isSteamharnessError } from "../../domain/errors.js";
+import { redactSecrets, secretValues } from "../../domain/redaction.js";
+import { EXIT_CODES_HELP, exitCodeOfError } from "./exit-codes.js";
 import { registerMcpCommand, registerRunCommand, registerStructureCommand } from "./commands.js";
 import { registerChatCommand } from "../chat/chat-command.js";
 import { registerConfigCommand } from "../config-cli/config-command.js";
@@ -34,7 +36,10 @@ export function createProgram(version = packageVersion()): Command {
   const program = new Command("steamharness")
     .description("Run LLM agents inside workflows; serve workflow projects as MCP tools.")
     .version(version, "-v, --version", "print the steamharness version")
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .addHelpText("after", `\n${EXIT_CODES_HELP}`)
+    // Usage errors throw instead of exiting, so runCli gives them their exit code (2).
+    .exitOverride();
   for (const register of [registerStructureCommand, registerRunCommand, registerMcpCommand, registerChatCommand, registerConfigCommand]) {
     register(program);
   }
@@ -42,8 +47,9 @@ export function createProgram(version = packageVersion()): Command {
 }
 
 /**
- * Runs the CLI: parses `argv`, and prints a steamharness error as one line on stderr with exit
- * code 1 (2 for invalid input).
+ * Runs the CLI: parses `argv` and sets the exit code of {@link exitCodeOfError} when a command
+ * fails (0 success, 1 failed, 2 usage or input error, 3 waiting for input). A steamharness error
+ * is printed as one line on stderr; anything unexpected with its stack, redacted like run results.
  *
  * @example
  * await runCli(process.argv);
@@ -52,8 +58,10 @@ export async function runCli(argv: readonly string[]): Promise<void> {
   try {
     await createProgram().parseAsync([...argv]);
   } catch (error) {
+    process.exitCode = exitCodeOfError(error);
+    // Commander has already printed its usage error (or the help / version it was asked for).
+    if (error instanceof CommanderError) return;
     const message = isSteamharnessError(error) ? error.message : ((error as Error)?.stack ?? String(error));
-    process.stderr.write(`steamharness: ${message}\n`);
-    process.exitCode = isSteamharnessError(error, "input_validation") ? 2 : 1;
+    process.stderr.write(`steamharness: ${redactSecrets(message, secretValues(process.env))}\n`);
   }
 }

@@ -1,23 +1,10 @@
 import { createInterface, type Interface } from "node:readline";
 import { SteamharnessError } from "../../domain/errors.js";
+import { parseTypedAnswer } from "../../domain/workflow/answer-validation.js";
 import type { JsonValue } from "../../domain/json.js";
 import { approvalForm, summarizeFields } from "../../domain/workflow/interaction.js";
-import type { UserInputField } from "../../ports/user-input.js";
 import { interactionRequired } from "../workflow/run-host.js";
 import type { RunHandlers } from "../workflow/worker-process.js";
-
-function parseAnswer(field: UserInputField, text: string): JsonValue | undefined {
-  const raw = text.trim();
-  if (raw === "") return field.default ?? undefined;
-  if (field.multiple) return raw.split(",").map((part) => part.trim()).filter(Boolean);
-  if (field.type === "number") {
-    const value = Number(raw);
-    if (!Number.isFinite(value)) throw new SteamharnessError("input_validation", `${field.name} must be a number`, { field: field.name });
-    return value;
-  }
-  if (field.type === "boolean") return /^(y|yes|true|1)$/i.test(raw);
-  return raw;
-}
 
 /** Run handlers that ask at the terminal, and release the terminal when the run is over. */
 export type TerminalHandlers = RunHandlers & { close(): void };
@@ -25,8 +12,10 @@ export type TerminalHandlers = RunHandlers & { close(): void };
 /**
  * Handlers for `steamharness run`: on an interactive terminal, input and approvals are asked at
  * the prompt (on stderr, so `--json` output stays clean); otherwise the run ends with
- * `interaction_required`. An approval needs an explicit "approve". One line reader serves the
- * whole run, so answers typed ahead are kept; the end of input cancels the run.
+ * `interaction_required`. Each answer is checked against its field and asked again until it
+ * fits (a required field, one of the options, a number, yes/no, a date). An approval needs an
+ * explicit "approve". One line reader serves the whole run, so answers typed ahead are kept; the
+ * end of input cancels the run.
  *
  * @example
  * const handlers = createTerminalHandlers(process.stdin.isTTY === true);
@@ -57,9 +46,18 @@ export function createTerminalHandlers(interactive: boolean): TerminalHandlers {
       }
       process.stderr.write(`${request.message}\n`);
       const values: Record<string, JsonValue> = {};
+      const prompts = summarizeFields(fields);
       for (const [index, field] of fields.entries()) {
-        const value = parseAnswer(field, await ask(`${summarizeFields(fields)[index]}: `));
-        if (value !== undefined) values[field.name] = value;
+        // Asked again until the answer fits the field (required, options, type, date format).
+        for (;;) {
+          const parsed = parseTypedAnswer(field, await ask(`${prompts[index]}: `));
+          if ("problem" in parsed) {
+            process.stderr.write(`  ✗ ${parsed.problem}; try again\n`);
+            continue;
+          }
+          if (parsed.value !== undefined) values[field.name] = parsed.value;
+          break;
+        }
       }
       return { outcome: "answered", values };
     },

@@ -1,4 +1,5 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { redactSecrets } from "../../domain/redaction.js";
 import type { WorkflowRunReport } from "../../domain/workflow/run-report.js";
 import type { StructureEntrypoint } from "../../domain/workflow/workflow-definition.js";
 
@@ -13,10 +14,22 @@ const MAX_ERROR_CHARS = 300;
  * redact("token sk-123 refused", ["sk-123"]) // "token [redacted] refused"
  */
 export function redact(text: string, secrets: readonly string[], maxChars = MAX_ERROR_CHARS): string {
-  let out = text;
-  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("[redacted]");
-  out = out.replace(/\s+/g, " ").trim();
+  const out = redactSecrets(text, secrets).replace(/\s+/g, " ").trim();
   return out.length > maxChars ? `${out.slice(0, maxChars - 1)}…` : out;
+}
+
+/**
+ * A JSON-RPC InvalidParams error that reads `MCP error -32602: <message>` once on the client.
+ * The SDK sends an error's `message` as the wire message and the client's `McpError` adds the
+ * prefix again, so the message sent is the bare one.
+ *
+ * @example
+ * throw invalidParams(`unknown tool: ${name}`);
+ */
+export function invalidParams(message: string): McpError {
+  const error = new McpError(ErrorCode.InvalidParams, message);
+  error.message = message;
+  return error;
 }
 
 /**

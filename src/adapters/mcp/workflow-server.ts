@@ -1,12 +1,12 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { isSteamharnessError } from "../../domain/errors.js";
 import { workflowServerName, type WorkflowManifest } from "../../domain/workflow/project-manifest.js";
 import { precheckWorkflowHost } from "../workflow/host-options.js";
 import type { WorkflowHost, WorkflowHostOptions } from "../workflow/workflow-host.js";
 import { createElicitationHandlers } from "./workflow-elicitation.js";
-import { toToolResult } from "./workflow-result.js";
+import { invalidParams, toToolResult } from "./workflow-result.js";
 
 /** How often a running call reports progress to a client that asked for it. */
 export const PROGRESS_INTERVAL_MS = 2000;
@@ -40,12 +40,12 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, host: Workfl
     const opened = await host;
     await catalog();
     const entrypoint = (await opened.structure()).entrypoints.find((entry) => entry.id === request.params.name);
-    if (!entrypoint) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${request.params.name}`);
+    if (!entrypoint) throw invalidParams(`unknown tool: ${request.params.name}`);
     let prepared;
     try {
       prepared = await opened.prepare(entrypoint, request.params.arguments ?? {});
     } catch (error) {
-      if (isSteamharnessError(error, "input_validation")) throw new McpError(ErrorCode.InvalidParams, error.message);
+      if (isSteamharnessError(error, "input_validation")) throw invalidParams(error.message);
       throw error;
     }
     // A run may wait minutes for a person: when the client asked for progress, a heartbeat lets

@@ -8,6 +8,7 @@ import { mkdir } from "node:fs/promises";
 import { basename } from "node:path";
 import { isSteamharnessError } from "../../domain/errors.js";
 import type { JsonValue } from "../../domain/json.js";
+import { redactSecrets, secretValues } from "../../domain/redaction.js";
 import { emptyRunResult, normalizeRunReturn, statusOfResult, type WorkflowRunReport } from "../../domain/workflow/run-report.js";
 import type { ManagedFile } from "../../ports/managed-file-store.js";
 import type { Storage } from "../../ports/storage.js";
@@ -94,6 +95,9 @@ async function execute(run: WorkerRunRequest): Promise<WorkflowRunReport> {
   } catch (error) {
     const message = (error as Error)?.message ?? String(error);
     if (isSteamharnessError(error, "cancelled")) return { ...base, status: "cancelled", result: { data: emptyRunResult(message) }, error: { code: "cancelled", message } };
+    // The report stays concise; the stack goes to stderr (forwarded by the host), redacted like results.
+    const stack = error instanceof Error && error.stack ? error.stack : message;
+    process.stderr.write(`[steamharness] run ${run.runId} (${run.entrypointId}) threw:\n${redactSecrets(stack, secretValues(process.env))}\n`);
     const code = isSteamharnessError(error) ? error.code : "run_failed";
     return { ...base, status: "failed", result: { data: emptyRunResult(message) }, error: { code, message } };
   }

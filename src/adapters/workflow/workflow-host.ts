@@ -10,6 +10,7 @@ import { checkFileParams } from "./file-params.js";
 import type { WorkflowProjectLocation } from "./project-location.js";
 import { precheckWorkflowHost, type DataDirOptions, type PrecheckedWorkflowHost, type WorkflowDataDirs } from "./host-options.js";
 import { readProjectEnv, readSavedAuth, resolveServerAuth, workerEnvironment, type ResolvedServerAuth } from "./project-env.js";
+import { secretValues } from "../../domain/redaction.js";
 import { runInWorker } from "./run-host.js";
 import { WorkerPool, type RunHandlers, type WorkflowWorker } from "./worker-process.js";
 
@@ -63,22 +64,6 @@ export interface WorkflowHost {
  */
 export function newRunId(now: Date = new Date()): string {
   return `${now.toISOString().slice(0, 10).replace(/-/g, "")}-${randomBytes(6).toString("hex")}`;
-}
-
-const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)/i;
-
-/**
- * Values of environment variables whose names look like credentials (at least 8 characters),
- * longest first so a secret containing another is redacted whole.
- *
- * @example
- * secretValues({ OPENAI_API_KEY: "sk-abcdefgh", HOME: "/root" }) // ["sk-abcdefgh"]
- */
-export function secretValues(env: Record<string, string>): string[] {
-  const values = Object.entries(env)
-    .filter(([name, value]) => SECRET_NAME.test(name) && value.length >= 8)
-    .map(([, value]) => value);
-  return [...new Set(values)].sort((a, b) => b.length - a.length);
 }
 
 /**

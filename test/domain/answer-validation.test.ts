@@ -1,0 +1,25 @@
+import { describe, expect, it } from "@jest/globals";
+import { checkAnswers, checkFieldValue, parseTypedAnswer } from "../../src/domain/workflow/answer-validation.js";
+
+describe("DX-4 answers checked against their fields", () => {
+  it("DX-4 required, options, types, multiple and date formats", () => {
+    expect(checkFieldValue({ name: "who", type: "string", required: true }, "")).toBe("who is required");
+    expect(checkFieldValue({ name: "who", type: "string" }, undefined)).toBeNull();
+    expect(checkFieldValue({ name: "colour", type: "string", options: ["red", "blue"] }, "mauve")).toBe('colour must be one of "red", "blue" (got "mauve")');
+    expect(checkFieldValue({ name: "n", type: "number" }, "3")).toBe('n must be a number (got "3")');
+    expect(checkFieldValue({ name: "tags", type: "string", multiple: true, options: ["a"] }, "a")).toBe('tags takes a list of values (got "a")');
+    expect(checkFieldValue({ name: "day", type: "string", format: "date" }, "2026-02-30x")).toBe('day must be a date YYYY-MM-DD (got "2026-02-30x")');
+    expect(checkFieldValue({ name: "day", type: "string", format: "date" }, "2026-01-31")).toBeNull();
+    expect(checkAnswers([{ name: "a", type: "string", required: true }, { name: "b", type: "boolean" }], { b: "yes" })).toEqual([
+      { field: "a", problem: "a is required" },
+      { field: "b", problem: 'b must be yes or no (got "yes")' },
+    ]);
+  });
+
+  it("DX-4 typed lines convert before the check; an empty line takes the default", () => {
+    expect(parseTypedAnswer({ name: "n", type: "number" }, " 4 ")).toEqual({ value: 4 });
+    expect(parseTypedAnswer({ name: "ok", type: "boolean" }, "No")).toEqual({ value: false });
+    expect(parseTypedAnswer({ name: "size", type: "string", options: ["s", "m"], default: "m" }, "")).toEqual({ value: "m" });
+    expect(parseTypedAnswer({ name: "ns", type: "number", multiple: true }, "1, x")).toEqual({ problem: 'ns must be a number (got "x")' });
+  });
+});
