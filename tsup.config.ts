@@ -5,6 +5,7 @@ export const libraryEntries = {
   index: "src/index.ts",
   agent: "src/agent.ts",
   testing: "src/testing.ts",
+  gateway: "src/gateway.ts",
 };
 
 export default defineConfig([

@@ -4,6 +4,7 @@ import { isSteamharnessError } from "../../domain/errors.js";
 import { registerMcpCommand, registerRunCommand, registerStructureCommand } from "./commands.js";
 import { registerChatCommand } from "../chat/chat-command.js";
 import { registerConfigCommand } from "../config-cli/config-command.js";
+import { registerGatewayCommand } from "../gateway/gateway-command.js";
 
 /**
  * The package version, read from package.json one level above this module (src/ or dist/).
@@ -32,10 +33,10 @@ export function packageVersion(moduleUrl: string = import.meta.url): string {
  */
 export function createProgram(version = packageVersion()): Command {
   const program = new Command("steamharness")
-    .description("Run LLM agents inside workflows; serve workflow projects as MCP tools.")
+    .description("Run LLM agents inside workflows; serve workflow projects as MCP tools and conversation projects as an OpenAI-compatible API.")
     .version(version, "-v, --version", "print the steamharness version")
     .showHelpAfterError();
-  for (const register of [registerStructureCommand, registerRunCommand, registerMcpCommand, registerChatCommand, registerConfigCommand]) {
+  for (const register of [registerStructureCommand, registerRunCommand, registerMcpCommand, registerChatCommand, registerGatewayCommand, registerConfigCommand]) {
     register(program);
   }
   return program;
