@@ -100,8 +100,18 @@ export interface SseWriter {
 export function startSse(response: ServerResponse): SseWriter {
   response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no" });
   response.flushHeaders();
+  // Events produced in one tick (a model streaming faster than the socket) go out as one write.
+  let corked = false;
   const write = (text: string): boolean => {
     if (response.destroyed || response.writableEnded) return false;
+    if (!corked) {
+      corked = true;
+      response.cork();
+      process.nextTick(() => {
+        corked = false;
+        response.uncork();
+      });
+    }
     response.write(text);
     return true;
   };
