@@ -6,6 +6,7 @@ export const libraryEntries = {
   agent: "src/agent.ts",
   testing: "src/testing.ts",
   postgres: "src/postgres.ts",
+  gateway: "src/gateway.ts",
 };
 
 export default defineConfig([

@@ -90,7 +90,7 @@ function importCycles(files: string[]): string[][] {
 
 const APPLICATION = ["src/agent", "src/session-host", "src/capabilities", "src/workflow", "src/conversation"];
 /** The curated entry files: export lists of the package's entries. */
-const ENTRIES = ["src/index.ts", "src/agent.ts", "src/testing.ts", "src/cli.ts", "src/postgres.ts"];
+const ENTRIES = ["src/index.ts", "src/agent.ts", "src/testing.ts", "src/cli.ts", "src/postgres.ts", "src/gateway.ts"];
 const isAdapter = (path: string): boolean => path.startsWith("src/adapters/");
 
 describe("architecture (PORT-5)", () => {

@@ -2,6 +2,7 @@ import { createCodingTools } from "../compose/tools.js";
 import type { AgentTool } from "../domain/agent-tool.js";
 import { wrapAdapterError } from "../domain/errors.js";
 import { completeToolResults } from "../domain/agent/history.js";
+import { promptForModel } from "../domain/agent/host-input.js";
 import { agentAnswerItemId, defaultSessionId, runEventId } from "../domain/agent/ids.js";
 import { readAgentModels, selectAgentModel, type AgentModelEntry, type AgentModelSelection } from "../domain/agent/model-selection.js";
 import { createAgentOutputProjector, type AgentOutputProjector } from "../domain/agent/output-projector.js";
@@ -193,7 +194,9 @@ async function setUpTurn(
     model: model.descriptor.model,
     modelSource: savedSelection(selection),
     configuration: redactConfiguration(configuration),
-    answerItemId: options.outputItemId ?? (input.hostInput !== undefined ? agentAnswerItemId(sessionKey) : null),
+    // Only host-driven runs (a gateway run carries `hostInput`) write the turn into one
+    // `agent-answer` item; every other run keeps its text where it was spoken (OUT-1, OUT-2).
+    answerItemId: input.hostInput === undefined ? null : (options.outputItemId ?? agentAnswerItemId(sessionKey)),
   };
 
   const head = await guard("reading the session head failed", store.head());
@@ -248,14 +251,14 @@ async function setUpTurn(
   };
   if (saved) {
     const prompt = committed.get(runEventId(runId, "prompt"));
-    if (prompt?.type === "user_message") turn.messages.push(prompt.payload.message);
+    if (prompt?.type === "user_message") turn.messages.push(promptForModel(prompt.payload.message, input.hostInput));
   } else {
     // A new run's start and prompt are committed with its first step (the model's response, a
     // compaction, or at the latest when the run ends): a crash before that leaves nothing, and
     // re-running the run id starts it afresh — nothing has happened that could be lost.
     const prompt: SessionEventInput = { eventId: runEventId(runId, "prompt"), runId, type: "user_message", payload: { message: { role: "user", content: input.prompt } } };
     turn.defer([{ eventId: startId, runId, type: "run_started", payload: start }, prompt]);
-    turn.messages.push({ role: "user", content: input.prompt });
+    turn.messages.push(promptForModel({ role: "user", content: input.prompt }, input.hostInput));
   }
   meter.setTotal(options.modelAttributes?.contextWindow ?? model.descriptor.contextWindow);
   return turn;

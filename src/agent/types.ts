@@ -73,7 +73,10 @@ export interface AgentOptions {
   sessionId?: string;
   /** Isolates sessions of several agents in one conversation (default `sessionId`, else `"agent"`). */
   sessionKey?: string;
-  /** The id of the `agent-answer` item of host-driven runs (OUT-1). Makes every run host-driven. */
+  /**
+   * The id of the `agent-answer` item of host-driven runs (OUT-1): runs whose input carries
+   * `hostInput` (the gateway's). Other runs ignore it and keep text parts in place (OUT-2).
+   */
   outputItemId?: string;
   /** An injected model set (one model, or models by id). Refused when `allowThirdParty` is false. */
   models?: ModelProvider | Record<string, ModelProvider>;
@@ -114,7 +117,12 @@ export interface AgentInput {
   runId?: string;
   /** The answer to a pending `ask_user` question (SES-8). */
   askResume?: { requestId?: string; answer: string };
-  /** Input of a gateway run: makes the run host-driven (answer in one `agent-answer` item). */
+  /**
+   * Input of a gateway run: makes the run host-driven (the whole turn's text in one `agent-answer`
+   * item at `outputItemId`) and keeps its session in memory (SES-6). The model sees it, as a
+   * `<host-input>` block before the prompt; the session log records only `prompt`, so it never
+   * enters conversation history.
+   */
   hostInput?: JsonValue;
   workdir?: string;
   effort?: AgentEffort;

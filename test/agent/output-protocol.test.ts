@@ -59,12 +59,41 @@ describe("output protocol", () => {
       [{ text: "Looking.", toolCalls: [{ name: "ls", arguments: {} }] }, { text: "Done." }],
       { h, outputItemId: "answer-1" },
     );
-    const { items } = await runNode(node, { prompt: "hi" }, h.context("run-host"));
+    const { items } = await runNode(node, { prompt: "hi", hostInput: { channel: "gateway" } }, h.context("run-host"));
     const answers = ofKind(items, "agent-answer");
     expect(answers.map((item) => item.id)).toEqual(["answer-1"]);
     expect(answers[0]!.content).toBe("Looking.\n\nDone.");
     expect(ofKind(items, "agent-part", "text")).toHaveLength(0);
     expect(ofKind(items, "agent-part", "tool")).toHaveLength(1);
+  });
+
+  it("OUT-2 GW-3 a declared outputItemId alone does not make a run host-driven: ordinary runs keep text where it was spoken", async () => {
+    const h = harness();
+    const { node } = offlineNode(
+      [{ text: "Looking.", toolCalls: [{ name: "ls", arguments: {} }] }, { text: "Done." }],
+      { h, outputItemId: "answer-1" },
+    );
+    const { items, error } = await runNode(node, { prompt: "hi" }, h.context("run-ordinary"));
+    expect(error).toBeUndefined();
+    expect(ofKind(items, "agent-answer")).toHaveLength(0);
+    expect(kinds(items).slice(2)).toEqual(["agent-part:text", "agent-part:tool", "agent-part:text"]);
+    expect(conversationBody(items)).toBe("Looking.\n\nDone.");
+  });
+
+  it("SES-6 GW-3 hostInput reaches the model before the prompt and is never recorded in the session history", async () => {
+    const h = harness();
+    const { node, model } = offlineNode([{ text: "First." }, { text: "Second." }], { h, outputItemId: "answer" });
+    const context = (runId: string) => h.context(runId, { conversationId: "conv-host" });
+    await runNode(node, { prompt: "question one", hostInput: { instructions: "secret-instructions-7" } }, context("run-h1"));
+    const sent = JSON.stringify(model.calls[0]!.messages.at(-1));
+    expect(sent).toContain("secret-instructions-7");
+    expect(sent.indexOf("secret-instructions-7")).toBeLessThan(sent.indexOf("question one"));
+    // The next turn of the same (in-memory) session sees the first prompt and answer, not its host input.
+    await runNode(node, { prompt: "question two", hostInput: "other" }, context("run-h2"));
+    const second = model.calls[1]!.messages;
+    expect(JSON.stringify(second)).toContain("question one");
+    expect(JSON.stringify(second)).toContain("First.");
+    expect(JSON.stringify(second)).not.toContain("secret-instructions-7");
   });
 
   it("OUT-1 a gateway run with hostInput is host-driven: its answer item id derives from the session key", async () => {

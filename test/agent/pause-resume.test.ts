@@ -165,9 +165,9 @@ describe("pause and resume", () => {
       [{ text: "Plan: write a file." }, { text: "Wrote it." }],
       { h, mode: "plan", outputItemId: "host-answer" },
     );
-    const first = await runNode(node, { prompt: "p" }, h.context("run-host-plan"));
+    const first = await runNode(node, { prompt: "p", hostInput: "gateway" }, h.context("run-host-plan"));
     h.userInput.resolve((first.error as UserInputRequiredError).requestId, { outcome: "answered", values: {} });
-    const second = await runNode(node, { prompt: "p" }, h.context("run-host-plan"));
+    const second = await runNode(node, { prompt: "p", hostInput: "gateway" }, h.context("run-host-plan"));
     const answers = ofKind(second.items, "agent-answer");
     expect(answers.map((item) => item.id)).toEqual(["host-answer"]);
     expect(answers[0]!.content).toBe("Plan: write a file.\n\nWrote it.");

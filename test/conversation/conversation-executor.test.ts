@@ -80,7 +80,7 @@ describe("CONV-1 conversation projects", () => {
     const project = await loadAgentConversationProject("test/conversation/fixtures/roadmap-assistant");
     expect(project.manifest).toEqual(expect.objectContaining({ id: "7d1e9a42-5c3b-4f08-9a6e-2b4c8d0f1e35", projectType: "conversation", main: "conversation.mjs" }));
     expect(project.executor.agent.outputItemId).toBe("roadmap-answer");
-    const model = createOfflineModel({ steps: [{ toolCalls: [{ name: "roadmap_lookup", arguments: { itemId: "42" } }] }, { text: "Item 42 is on the board." }] });
+    const model = createOfflineModel({ steps: [{ toolCalls: [{ name: "roadmap_lookup", arguments: { itemId: "42" } }] }, { text: "Item 42 is on the board." }, { text: "Looking.", toolCalls: [{ name: "roadmap_lookup", arguments: { itemId: "43" } }] }, { text: "Item 43 is too." }] });
     const node = createAgentNode({ ...project.executor.agent, models: model, retryDelayMs: 0, workdir: mkdtempSync(join(tmpdir(), "conv-")) });
     const permissions = createMemoryToolPermissions();
     const context = createNodeContext({ projectId: project.manifest.id, storage: new MemoryStorage(), runId: "run-1", toolPermissions: permissions, tools: [...project.executor.executor.tools] });
@@ -88,9 +88,16 @@ describe("CONV-1 conversation projects", () => {
     expect(output.errCode).toBe(0);
     const toolResult = model.calls[1]!.messages.find((m) => m.role === "toolResult");
     expect(JSON.stringify(toolResult)).toContain("Item 42");
-    const answer = output.items.find((item) => item.id === "roadmap-answer");
-    expect(answer?.metadata.kind).toBe("agent-answer");
+    // An ordinary run keeps its text in place (OUT-2); only a host-driven run fills the
+    // declared agent-answer item (GW-3).
+    expect(output.items.find((item) => item.id === "roadmap-answer")).toBeUndefined();
+    expect(output.items.filter((item) => item.metadata.partType === "text").map((item) => item.content)).toEqual(["Item 42 is on the board."]);
     expect(JSON.stringify(output.items)).toContain('"resourceCard"');
+    const hostedContext = createNodeContext({ projectId: project.manifest.id, storage: context.storage, runId: "run-2", toolPermissions: permissions, tools: [...project.executor.executor.tools] });
+    const hosted = await runStreamNode(node, { prompt: "And item 43?", hostInput: { channel: "gateway" } }, hostedContext);
+    const answer = hosted.output.items.find((item) => item.id === "roadmap-answer");
+    expect([answer?.metadata.kind, answer?.content]).toEqual(["agent-answer", "Looking.\n\nItem 43 is too."]);
+    expect(hosted.output.items.filter((item) => item.metadata.partType === "text")).toHaveLength(0);
   });
 
   it("CONV-1 loading refuses folders that are not conversation projects, with the reason", async () => {

@@ -6,6 +6,7 @@ import { EXIT_CODES_HELP, exitCodeOfError } from "./exit-codes.js";
 import { registerMcpCommand, registerRunCommand, registerStructureCommand } from "./commands.js";
 import { registerChatCommand } from "../chat/chat-command.js";
 import { registerConfigCommand } from "../config-cli/config-command.js";
+import { registerGatewayCommand } from "../gateway/gateway-command.js";
 
 /**
  * The package version, read from package.json one level above this module (src/ or dist/).
@@ -34,13 +35,13 @@ export function packageVersion(moduleUrl: string = import.meta.url): string {
  */
 export function createProgram(version = packageVersion()): Command {
   const program = new Command("steamharness")
-    .description("Run LLM agents inside workflows; serve workflow projects as MCP tools.")
+    .description("Run LLM agents inside workflows; serve workflow projects as MCP tools and conversation projects as an OpenAI-compatible API.")
     .version(version, "-v, --version", "print the steamharness version")
     .showHelpAfterError()
     .addHelpText("after", `\n${EXIT_CODES_HELP}`)
     // Usage errors throw instead of exiting, so runCli gives them their exit code (2).
     .exitOverride();
-  for (const register of [registerStructureCommand, registerRunCommand, registerMcpCommand, registerChatCommand, registerConfigCommand]) {
+  for (const register of [registerStructureCommand, registerRunCommand, registerMcpCommand, registerChatCommand, registerGatewayCommand, registerConfigCommand]) {
     register(program);
   }
   return program;

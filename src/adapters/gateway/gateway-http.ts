@@ -1,0 +1,172 @@
+/**
+ * The HTTP plumbing of the OpenAI gateway (GW-4): OpenAI's error shape, JSON bodies read under a
+ * size limit, server-sent events, the bearer check and the rate limiter. Node's `http` module is
+ * enough for two JSON routes and SSE; a framework would add a dependency and nothing we use.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+/** OpenAI's error body: `{ error: { message, type, param, code } }`. */
+export interface OpenAIErrorBody {
+  error: { message: string; type: string; param: string | null; code: string | null };
+}
+
+/** An error the gateway answers with an HTTP status and OpenAI's error body. */
+export class GatewayHttpError extends Error {
+  readonly status: number;
+  readonly body: OpenAIErrorBody;
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, message: string, options: { type?: string; param?: string | null; code?: string | null; headers?: Record<string, string> } = {}) {
+    super(message);
+    this.name = "GatewayHttpError";
+    this.status = status;
+    this.headers = options.headers ?? {};
+    this.body = { error: { message, type: options.type ?? "invalid_request_error", param: options.param ?? null, code: options.code ?? null } };
+  }
+}
+
+/**
+ * Writes a JSON response.
+ *
+ * @example
+ * sendJson(response, 200, { object: "list", data: [] });
+ */
+export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
+  response.end(text);
+}
+
+/**
+ * Writes a {@link GatewayHttpError} (or, for anything else, a 500 in OpenAI's shape). Does nothing
+ * once headers went out: a stream reports its own errors as events.
+ *
+ * @example
+ * sendError(response, new GatewayHttpError(404, "Unknown request URL", { code: "unknown_url" }));
+ */
+export function sendError(response: ServerResponse, error: unknown): void {
+  if (response.headersSent) return;
+  const failure = error instanceof GatewayHttpError ? error : new GatewayHttpError(500, "The gateway failed to handle the request.", { type: "server_error", code: "internal" });
+  sendJson(response, failure.status, failure.body, failure.headers);
+}
+
+/**
+ * Reads and parses a JSON request body of at most `limit` bytes: 413 when larger (by
+ * `content-length` before reading, or while reading), 400 for malformed JSON, 415 for a body
+ * that does not declare JSON.
+ *
+ * @example
+ * const body = await readJsonBody(request, 1024 * 1024);
+ */
+export async function readJsonBody(request: IncomingMessage, limit: number): Promise<unknown> {
+  const type = request.headers["content-type"] ?? "";
+  if (!/^application\/json\b/i.test(type)) {
+    throw new GatewayHttpError(415, "The request body must be JSON (Content-Type: application/json).", { code: "unsupported_media_type" });
+  }
+  const tooLarge = () => new GatewayHttpError(413, `The request body exceeds the gateway's limit of ${limit} bytes.`, { code: "request_too_large" });
+  const declared = Number(request.headers["content-length"] ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw tooLarge();
+    parts.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(parts).toString("utf8")) as unknown;
+  } catch {
+    throw new GatewayHttpError(400, "We could not parse the JSON body of your request. Send valid JSON.", { code: "invalid_json" });
+  }
+}
+
+/** Writes server-sent events on a response. */
+export interface SseWriter {
+  /** Sends one event; `event` names it (`event:` line) when given. False once the client left. */
+  send(data: unknown, event?: string): boolean;
+  /** Sends a raw `data:` line (Chat Completions' `[DONE]`). */
+  sendRaw(data: string): boolean;
+  end(): void;
+}
+
+/**
+ * Starts an SSE response (`text/event-stream`, no buffering).
+ *
+ * @example
+ * const sse = startSse(response);
+ * sse.send({ type: "response.created", … }, "response.created");
+ */
+export function startSse(response: ServerResponse): SseWriter {
+  response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no" });
+  response.flushHeaders();
+  // Events produced in one tick (a model streaming faster than the socket) go out as one write.
+  let corked = false;
+  const write = (text: string): boolean => {
+    if (response.destroyed || response.writableEnded) return false;
+    if (!corked) {
+      corked = true;
+      response.cork();
+      process.nextTick(() => {
+        corked = false;
+        response.uncork();
+      });
+    }
+    response.write(text);
+    return true;
+  };
+  return {
+    send: (data, event) => write(`${event === undefined ? "" : `event: ${event}\n`}data: ${JSON.stringify(data)}\n\n`),
+    sendRaw: (data) => write(`data: ${data}\n\n`),
+    end: () => {
+      if (!response.writableEnded) response.end();
+    },
+  };
+}
+
+const digest = (text: string): Buffer => createHash("sha256").update(text).digest();
+
+/**
+ * A bearer-token check in constant time (SHA-256 digests, so neither content nor length leaks).
+ *
+ * @example
+ * const check = bearerCheck(token);
+ * if (!check(request.headers.authorization)) throw new GatewayHttpError(401, …);
+ */
+export function bearerCheck(token: string): (header: string | undefined) => boolean {
+  const expected = digest(`Bearer ${token}`);
+  return (header) => timingSafeEqual(digest(header ?? ""), expected);
+}
+
+/** The rate limit: at most `requests` per client address in each window of `windowMs`. */
+export interface GatewayRateLimit {
+  requests: number;
+  windowMs: number;
+}
+
+/**
+ * A fixed-window rate limiter by client address. `take` returns 0 when the request may proceed,
+ * else the seconds until the window resets (the `Retry-After` value).
+ *
+ * @example
+ * const limiter = createRateLimiter({ requests: 60, windowMs: 60_000 }, () => Date.now());
+ * const wait = limiter.take("127.0.0.1");
+ */
+export function createRateLimiter(limit: GatewayRateLimit, now: () => number): { take(client: string): number } {
+  const windows = new Map<string, { start: number; count: number }>();
+  return {
+    take(client) {
+      const at = now();
+      let window = windows.get(client);
+      if (!window || at - window.start >= limit.windowMs) {
+        // Expired windows of other clients are dropped as they are met, so the map stays small.
+        if (windows.size > 1024) for (const [key, value] of windows) if (at - value.start >= limit.windowMs) windows.delete(key);
+        window = { start: at, count: 0 };
+        windows.set(client, window);
+      }
+      if (window.count >= limit.requests) return Math.max(1, Math.ceil((window.start + limit.windowMs - at) / 1000));
+      window.count++;
+      return 0;
+    },
+  };
+}

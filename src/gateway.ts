@@ -1,0 +1,12 @@
+/**
+ * steamharness/gateway — the OpenAI-compatible HTTP gateway for host-driven runs of a
+ * conversation project or agent node (GW-1 … GW-4; docs/gateway.md). A subpath of its own so the
+ * root import graph never loads the HTTP server. Every export here is public API.
+ */
+export { createResponsesGateway, startGateway, DEFAULT_GATEWAY_ANSWER_ITEM_ID } from "./adapters/gateway/gateway.js";
+export type { ResponsesGateway, ResponsesGatewayOptions } from "./adapters/gateway/gateway.js";
+export type { GatewayRateLimit, OpenAIErrorBody } from "./adapters/gateway/gateway-http.js";
+export type { GatewayPendingRequest } from "./adapters/gateway/gateway-runs.js";
+export { GATEWAY_SERVER_LABEL } from "./adapters/gateway/responses-api.js";
+export { runGatewayCommand, GATEWAY_TOKEN_ENV } from "./adapters/gateway/gateway-command.js";
+export type { GatewayCommandOptions } from "./adapters/gateway/gateway-command.js";

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "@jest/globals";
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import OpenAI from "openai";
+import { cleanEnv, cleanup, CLI_SOURCE, REPO, runCli, tempDir } from "../cli/helpers.js";
+
+const PROJECT = join(REPO, "test/conversation/fixtures/chat-assistant");
+
+describe("GW-1 steamharness gateway (CLI)", () => {
+  it("GW-1 GW-4 serves a conversation project on 127.0.0.1 with the token from --token-env, and stops cleanly on SIGTERM", async () => {
+    const dataDir = await tempDir("sh-gateway-");
+    const token = "cli-token-0123456789abcdef";
+    const child = spawn(process.execPath, [...CLI_SOURCE, "gateway", PROJECT, "--port", "0", "--token-env", "MY_GATEWAY_TOKEN", "--data-dir", dataDir], {
+      cwd: REPO,
+      env: cleanEnv({ MY_GATEWAY_TOKEN: token, CHAT_TEST_WORKDIR: dataDir }),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stderr.on("data", () => {
+          const found = /at (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(stderr);
+          if (found) resolve(found[1]!);
+        });
+        child.once("exit", (code) => reject(new Error(`gateway exited (${code}): ${stderr}`)));
+      });
+      expect(stderr).toContain('model "chat-assistant"');
+      expect(stderr).not.toContain(token);
+      const client = new OpenAI({ baseURL: url, apiKey: token, maxRetries: 0 });
+      const response = await client.responses.create({ model: "chat-assistant", input: "good morning" });
+      expect(response.status).toBe("completed");
+      expect(response.output_text).toMatch(/^Hello! You said: [\s\S]*good morning$/);
+      await expect(new OpenAI({ baseURL: url, apiKey: "not-the-token-000000", maxRetries: 0 }).models.list()).rejects.toMatchObject({ status: 401 });
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill("SIGKILL");
+      await cleanup(dataDir);
+    }
+  });
+
+  it("GW-1 refuses a workflow folder and a short token, with the reason", async () => {
+    const refused = await runCli(["gateway", join(REPO, "examples/workflow-project"), "--port", "0"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/projectType "conversation"/);
+    const short = await runCli(["gateway", PROJECT, "--port", "0"], { env: cleanEnv({ STEAMHARNESS_GATEWAY_TOKEN: "short" }) });
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(/STEAMHARNESS_GATEWAY_TOKEN must hold at least 16/);
+  });
+});
