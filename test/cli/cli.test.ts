@@ -163,19 +163,22 @@ describe("DX-4 run reports and exit codes", () => {
     expect(result.stderr).toContain(`steamharness: ${(JSON.parse(result.stdout) as { error: { message: string } }).error.message}`);
   });
 
-  it("DX-4 exit codes: 0 success, 1 failed run, 2 usage error, 3 waiting for input; --help documents them", async () => {
-    expect((await runCli(["run", KITCHEN, "echo", "--params", '{"text":"x"}', ...data()])).code).toBe(0);
-    expect((await runCli(["run", KITCHEN, "throws", ...data()])).code).toBe(1);
-    const usage = await runCli(["run", KITCHEN, "echo", "--no-such-option"]);
-    expect(usage.code).toBe(2);
-    expect(usage.stderr).toContain("unknown option '--no-such-option'");
-    expect((await runCli(["run", KITCHEN])).code).toBe(2);
-    expect((await runCli(["run", KITCHEN, "ask_twice", ...data()])).code).toBe(3);
-    for (const args of [["--help"], ["run", "--help"]]) {
-      const help = await runCli(args);
-      expect(help.code).toBe(0);
-      expect(help.stdout).toMatch(/Exit codes:\n\s+0 {2}success\n\s+1 {2}the run failed[^\n]*\n\s+2 {2}usage or input error[^\n]*\n\s+3 {2}the run is waiting for input/);
-    }
+  it.each([
+    ["0 for a successful run", ["run", KITCHEN, "echo", "--params", '{"text":"x"}'], 0],
+    ["1 for a run that failed", ["run", KITCHEN, "throws"], 1],
+    ["2 for an unknown option", ["run", KITCHEN, "echo", "--no-such-option"], 2],
+    ["2 for a missing argument", ["run", KITCHEN], 2],
+    ["3 for a run waiting for input", ["run", KITCHEN, "ask_twice"], 3],
+  ])("DX-4 the exit code is %s", async (_label, args, code) => {
+    const result = await runCli([...args, ...data()]);
+    expect(result.code).toBe(code);
+    if (code === 2) expect(result.stderr).toMatch(/^error: (unknown option '--no-such-option'|missing required argument 'entrypoint')/);
+  });
+
+  it.each([[["--help"]], [["run", "--help"]]])("DX-4 %j documents the exit codes", async (args) => {
+    const help = await runCli(args);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/Exit codes:\n\s+0 {2}success\n\s+1 {2}the run failed[^\n]*\n\s+2 {2}usage or input error[^\n]*\n\s+3 {2}the run is waiting for input/);
   });
 
   it("DX-4 a run that throws prints its stack on stderr, credentials redacted like the result", async () => {
