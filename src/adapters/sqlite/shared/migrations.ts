@@ -1,39 +1,11 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import type Database from "better-sqlite3";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import { MIGRATIONS_JOURNAL } from "../migrations-folder.js";
 
-/** The journal drizzle-kit writes into every migrations folder. */
-export const MIGRATIONS_JOURNAL = join("meta", "_journal.json");
-
-function moduleDirectory(): string {
-  // The CJS bundle has __dirname and no import.meta.url; the ESM build, tsx and jest the reverse.
-  if (typeof __dirname === "string") return __dirname;
-  return dirname(fileURLToPath(import.meta.url));
-}
-
-/**
- * Finds a checked-in migrations folder (`drizzle/<subfolder>` holding a drizzle journal) by
- * walking up from `start`: the package root is above both `src/adapters/<tech>/` (tsx, jest) and
- * the bundled `dist/` (the package ships `drizzle/`). `null` when it is nowhere above.
- *
- * @example
- * findMigrationsFolder("session") // "/…/steamharness/drizzle/session"
- * findMigrationsFolder("")        // "/…/steamharness/drizzle" (the store's own migrations)
- */
-export function findMigrationsFolder(subfolder: string, start: string = moduleDirectory()): string | null {
-  let directory = start;
-  for (let depth = 0; depth < 8; depth++) {
-    const candidate = join(directory, "drizzle", subfolder);
-    if (existsSync(join(candidate, MIGRATIONS_JOURNAL))) return candidate;
-    const parent = dirname(directory);
-    if (parent === directory) break;
-    directory = parent;
-  }
-  return null;
-}
+export { findMigrationsFolder, MIGRATIONS_JOURNAL } from "../migrations-folder.js";
 
 /**
  * Applies pending migrations with drizzle's migrator, retrying a lost race: two processes

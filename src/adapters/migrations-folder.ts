@@ -1,0 +1,37 @@
+/**
+ * Finding a checked-in drizzle migrations folder, from the sources (tsx, jest) and from the
+ * bundled `dist/`. Shared by the SQLite and PostgreSQL adapters; loads no database driver.
+ */
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The journal drizzle-kit writes into every migrations folder. */
+export const MIGRATIONS_JOURNAL = join("meta", "_journal.json");
+
+function moduleDirectory(): string {
+  // The CJS bundle has __dirname and no import.meta.url; the ESM build, tsx and jest the reverse.
+  if (typeof __dirname === "string") return __dirname;
+  return dirname(fileURLToPath(import.meta.url));
+}
+
+/**
+ * Finds a checked-in migrations folder (`drizzle/<subfolder>` holding a drizzle journal) by
+ * walking up from `start`: the package root is above both `src/adapters/<tech>/` (tsx, jest) and
+ * the bundled `dist/` (the package ships `drizzle/`). `null` when it is nowhere above.
+ *
+ * @example
+ * findMigrationsFolder("session") // "/…/steamharness/drizzle/session"
+ * findMigrationsFolder("")        // "/…/steamharness/drizzle" (the store's own migrations)
+ */
+export function findMigrationsFolder(subfolder: string, start: string = moduleDirectory()): string | null {
+  let directory = start;
+  for (let depth = 0; depth < 8; depth++) {
+    const candidate = join(directory, "drizzle", subfolder);
+    if (existsSync(join(candidate, MIGRATIONS_JOURNAL))) return candidate;
+    const parent = dirname(directory);
+    if (parent === directory) break;
+    directory = parent;
+  }
+  return null;
+}

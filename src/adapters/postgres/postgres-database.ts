@@ -1,0 +1,188 @@
+/**
+ * Opening the PostgreSQL store: the pool (ours or the host's), the schema-bound tables, and the
+ * migrations applied on open under an advisory lock so that concurrent opens from several
+ * processes apply each migration once.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import pg from "pg";
+import type { Pool, PoolClient } from "pg";
+import { DrizzleQueryError, sql } from "drizzle-orm";
+import { drizzle, type NodePgDatabase, type NodePgQueryResultHKT } from "drizzle-orm/node-postgres";
+import { migrate } from "drizzle-orm/node-postgres/migrator";
+import type { PgDatabase } from "drizzle-orm/pg-core";
+import { SteamharnessError, wrapAdapterError } from "../../domain/errors.js";
+import { findMigrationsFolder, MIGRATIONS_JOURNAL } from "../migrations-folder.js";
+import { postgresTables, type PostgresTables } from "./schema.js";
+
+/** The schema the store's tables live in unless `schema` names another. */
+export const DEFAULT_POSTGRES_SCHEMA = "steamharness";
+/** drizzle's bookkeeping table, inside the store's schema. */
+export const POSTGRES_MIGRATIONS_TABLE = "__steamharness_migrations";
+const CONNECT_TIMEOUT_MS = 10_000;
+// PostgreSQL truncates identifiers longer than NAMEDATALEN - 1 bytes.
+const MAX_SCHEMA_BYTES = 63;
+
+/** How to reach the database; shared by the storage and the configuration store. */
+export interface PostgresConnectionOptions {
+  /** `postgres://user:password@host:port/database`; without it and `pool`, libpq's PG* variables apply. */
+  connectionString?: string;
+  /** A pool the host owns: used as is, never ended by `close()`. Wins over `connectionString`. */
+  pool?: Pool;
+  /** The schema holding the tables (created if missing); default {@link DEFAULT_POSTGRES_SCHEMA}. */
+  schema?: string;
+  /** The drizzle migrations folder; found next to the package (`drizzle/postgres`) by default. */
+  migrationsFolder?: string;
+}
+
+/** The drizzle handle over the pool. */
+export type PostgresDb = NodePgDatabase;
+/** What a query can run on: the pool's handle or a transaction. */
+export type PostgresQueryable = PgDatabase<NodePgQueryResultHKT>;
+
+/** An open, migrated database. */
+export interface PostgresConnection {
+  db: PostgresDb;
+  pool: Pool;
+  schema: string;
+  tables: PostgresTables;
+  /** Ends the pool when it was created here; leaves a host's pool open. */
+  release(): Promise<void>;
+}
+
+/** What every PostgreSQL store adapter shares. */
+export interface PostgresStoreContext {
+  db: PostgresDb;
+  tables: PostgresTables;
+  clock: { now(): number };
+  state: { closed: boolean };
+}
+
+/**
+ * The driver's own error beneath drizzle's `DrizzleQueryError`, whose message carries the
+ * statement and its parameters (user data: values, file bytes) that must not reach our messages.
+ *
+ * @example
+ * wrapAdapterError("postgres", "kv get failed", driverFault(error));
+ */
+export function driverFault(error: unknown): unknown {
+  let fault = error;
+  while (fault instanceof DrizzleQueryError && fault.cause !== undefined) fault = fault.cause;
+  return fault;
+}
+
+/**
+ * Runs one port operation: `storage_failure` once the store is closed, and any fault of the
+ * driver wrapped once as `storage_failure` with the driver's error as `cause` (steamharness
+ * errors pass through).
+ *
+ * @example
+ * return guarded(state, "kv get", () => db.select().from(tables.kvEntries));
+ */
+export async function guarded<T>(state: { closed: boolean }, what: string, step: () => Promise<T>): Promise<T> {
+  if (state.closed) throw new SteamharnessError("storage_failure", "[steamharness] [postgres] the store is closed");
+  try {
+    return await step();
+  } catch (error) {
+    throw wrapAdapterError("postgres", `${what} failed`, driverFault(error));
+  }
+}
+
+function checkSchemaName(schema: unknown): string {
+  if (typeof schema !== "string" || schema.length === 0 || Buffer.byteLength(schema) > MAX_SCHEMA_BYTES || schema.includes("\0")) {
+    throw new SteamharnessError("input_validation", `[steamharness] [postgres] schema must be a non-empty name of at most ${MAX_SCHEMA_BYTES} bytes`, { field: "schema" });
+  }
+  return schema;
+}
+
+/**
+ * The checked-in PostgreSQL migrations (`drizzle/postgres`). Throws `internal` when missing.
+ *
+ * @example
+ * const folder = findPostgresMigrationsFolder(); // "/…/steamharness/drizzle/postgres"
+ */
+export function findPostgresMigrationsFolder(start?: string): string {
+  const folder = findMigrationsFolder("postgres", start);
+  if (folder === null) throw new SteamharnessError("internal", `[steamharness] [postgres] no drizzle/postgres migrations folder above ${start ?? "the package"}`);
+  return folder;
+}
+
+function journalLength(migrationsFolder: string): number {
+  return (JSON.parse(readFileSync(join(migrationsFolder, MIGRATIONS_JOURNAL), "utf8")) as { entries: unknown[] }).entries.length;
+}
+
+/** How many migrations the schema records as applied (0 before the first). */
+async function appliedMigrations(db: PostgresQueryable, schema: string): Promise<number> {
+  // Catalog reads have no drizzle builder; the values are parameters.
+  const { rows } = await db.execute<{ present: boolean }>(
+    sql`select exists (select 1 from pg_catalog.pg_tables where schemaname = ${schema} and tablename = ${POSTGRES_MIGRATIONS_TABLE}) as present`,
+  );
+  if (!rows[0]?.present) return 0;
+  const counted = await db.execute<{ n: number }>(sql`select count(*)::int as n from ${sql.identifier(schema)}.${sql.identifier(POSTGRES_MIGRATIONS_TABLE)}`);
+  return counted.rows[0]?.n ?? 0;
+}
+
+/**
+ * Applies pending migrations on one connection holding a session advisory lock keyed by the
+ * schema, so concurrent opens (other processes included) migrate one after the other: the
+ * first applies, the rest find everything applied. The migrations name no schema; `search_path`
+ * points them at ours for the duration and is reset before the connection returns to the pool.
+ */
+async function migrateSchema(pool: Pool, schema: string, migrationsFolder: string): Promise<void> {
+  const client: PoolClient = await pool.connect();
+  let broken: unknown;
+  const db = drizzle({ client });
+  const lockKey = `steamharness migrations ${schema}`;
+  try {
+    await db.execute(sql`select pg_advisory_lock(hashtextextended(${lockKey}, 0))`);
+    try {
+      if ((await appliedMigrations(db, schema)) >= journalLength(migrationsFolder)) return;
+      const { rows } = await db.execute<{ present: boolean }>(sql`select exists (select 1 from pg_catalog.pg_namespace where nspname = ${schema}) as present`);
+      if (!rows[0]?.present) await db.execute(sql`create schema if not exists ${sql.identifier(schema)}`);
+      await db.execute(sql`set search_path to ${sql.identifier(schema)}`);
+      await migrate(db, { migrationsFolder, migrationsSchema: schema, migrationsTable: POSTGRES_MIGRATIONS_TABLE });
+    } finally {
+      await db.execute(sql`reset search_path`);
+      await db.execute(sql`select pg_advisory_unlock(hashtextextended(${lockKey}, 0))`);
+    }
+  } catch (error) {
+    broken = error;
+    throw error;
+  } finally {
+    // A connection that failed mid-way may still hold the lock or our search_path: drop it.
+    client.release(broken === undefined ? undefined : true);
+  }
+}
+
+/**
+ * Opens the pool (or takes the host's), checks the connection and applies pending migrations
+ * to `schema`. An up-to-date schema costs two catalog reads and no lock. Faults throw
+ * `storage_failure` with the driver's error as `cause`; a pool made here is ended on failure.
+ *
+ * @example
+ * const connection = await openPostgres({ connectionString: "postgres://localhost/app" });
+ */
+export async function openPostgres(options: PostgresConnectionOptions): Promise<PostgresConnection> {
+  const schema = checkSchemaName(options.schema ?? DEFAULT_POSTGRES_SCHEMA);
+  const migrationsFolder = options.migrationsFolder ?? findPostgresMigrationsFolder();
+  const owned = options.pool === undefined;
+  const pool =
+    options.pool ??
+    new pg.Pool({ ...(options.connectionString === undefined ? {} : { connectionString: options.connectionString }), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  // An idle connection the server drops emits "error" on the pool; the next query reports it.
+  if (owned) pool.on("error", () => {});
+  let released = false;
+  const release = async () => {
+    if (released || !owned) return;
+    released = true;
+    await pool.end();
+  };
+  try {
+    const db = drizzle({ client: pool });
+    if ((await appliedMigrations(db, schema)) < journalLength(migrationsFolder)) await migrateSchema(pool, schema, migrationsFolder);
+    return { db, pool, schema, tables: postgresTables(schema), release };
+  } catch (error) {
+    await release().catch(() => {});
+    throw wrapAdapterError("postgres", `cannot open the store in schema "${schema}"`, driverFault(error));
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * The drizzle schema of the PostgreSQL store (stores and project configurations). Migrations in
+ * `drizzle/postgres/` are generated from the unqualified tables exported here with
+ * `npx drizzle-kit generate --config drizzle.postgres.config.ts`; they name no schema, so they
+ * apply to whichever schema `search_path` points at when migrating. At run time the adapters use
+ * {@link postgresTables} bound to the configured schema, so every query names its schema and a
+ * host's pool needs no `search_path` of ours.
+ *
+ * Keys that listings order by are stored as `bytea` holding UTF-16BE bytes: `bytea` compares
+ * with memcmp, which on UTF-16BE equals the UTF-16 code-unit order the ports promise, whatever
+ * the database's collation (text would compare by collation, or by code point under "C").
+ */
+import { bigint, customType, index, integer, pgSchema, pgTable, primaryKey, text, type PgTableFn } from "drizzle-orm/pg-core";
+
+/** Binary column (drizzle 0.45's pg-core has no built-in `bytea`). */
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({
+  dataType: () => "bytea",
+});
+
+/** A full-text vector, written as tsvector input text and never read back. */
+const tsvector = customType<{ data: string; driverData: string }>({
+  dataType: () => "tsvector",
+});
+
+const millis = (name: string) => bigint(name, { mode: "number" });
+
+/**
+ * The store's tables built with `table` (`pgTable`, or a `pgSchema(...).table`).
+ *
+ * @example
+ * const { kvEntries } = defineTables(pgSchema("tenant_a").table);
+ */
+function defineTables<S extends string | undefined>(table: PgTableFn<S>) {
+  return {
+    /** KV entries; `conversation_id` is "" for project scope. */
+    kvEntries: table(
+      "kv_entries",
+      {
+        projectId: text("project_id").notNull(),
+        conversationId: text("conversation_id").notNull(),
+        key: bytea("key").notNull(),
+        value: text("value").notNull(),
+        updatedAt: millis("updated_at").notNull(),
+      },
+      (t) => [primaryKey({ columns: [t.projectId, t.conversationId, t.key] })],
+    ),
+
+    /** Knowledge documents with their full-text vector (GIN-indexed). */
+    knowledgeDocuments: table(
+      "knowledge_documents",
+      {
+        projectId: text("project_id").notNull(),
+        docKey: bytea("doc_key").notNull(),
+        documentId: text("document_id").notNull(),
+        title: text("title").notNull(),
+        markdown: text("markdown").notNull(),
+        search: tsvector("search").notNull(),
+        createdAt: millis("created_at").notNull(),
+        updatedAt: millis("updated_at").notNull(),
+      },
+      (t) => [primaryKey({ columns: [t.projectId, t.docKey] }), index("knowledge_documents_search").using("gin", t.search)],
+    ),
+
+    /** Managed files: metadata and bytes in one row (the bytes are TOASTed out of line). */
+    managedFiles: table(
+      "managed_files",
+      {
+        projectId: text("project_id").notNull(),
+        fileId: text("file_id").notNull(),
+        name: text("name").notNull(),
+        size: bigint("size", { mode: "number" }).notNull(),
+        sha256: text("sha256").notNull(),
+        bytes: bytea("bytes").notNull(),
+        createdAt: millis("created_at").notNull(),
+      },
+      (t) => [primaryKey({ columns: [t.projectId, t.fileId] })],
+    ),
+
+    /** Persistent values per project. */
+    persistentValues: table(
+      "persistent_values",
+      {
+        projectId: text("project_id").notNull(),
+        name: text("name").notNull(),
+        value: text("value").notNull(),
+        updatedAt: millis("updated_at").notNull(),
+      },
+      (t) => [primaryKey({ columns: [t.projectId, t.name] })],
+    ),
+
+    /** One row per project: its revision, declared fields (JSON) and current configuration. */
+    configurationProjects: table("configuration_projects", {
+      projectId: text("project_id").primaryKey(),
+      revision: integer("revision").notNull(),
+      fields: text("fields").notNull(),
+      currentConfigurationId: text("current_configuration_id"),
+      updatedAt: millis("updated_at").notNull(),
+    }),
+
+    /** One row per configuration ever created; a deleted one stays as a tombstone (`deleted_at`). */
+    configurations: table(
+      "configurations",
+      {
+        projectId: text("project_id").notNull(),
+        configurationId: text("configuration_id").notNull(),
+        name: text("name").notNull(),
+        values: text("values").notNull(),
+        revision: integer("revision").notNull(),
+        position: integer("position").notNull(),
+        createdAt: millis("created_at").notNull(),
+        updatedAt: millis("updated_at").notNull(),
+        deletedAt: millis("deleted_at"),
+      },
+      (t) => [primaryKey({ columns: [t.projectId, t.configurationId] })],
+    ),
+  };
+}
+
+/** The store's tables, bound to one schema. */
+export type PostgresTables = ReturnType<typeof defineTables<string>>;
+
+/**
+ * The tables bound to `schema`, so queries name it (`"schema"."kv_entries"`).
+ *
+ * @example
+ * const tables = postgresTables("steamharness");
+ * await db.select().from(tables.kvEntries);
+ */
+export function postgresTables(schema: string): PostgresTables {
+  return defineTables(pgSchema(schema).table);
+}
+
+// Unqualified tables, for drizzle-kit only: the generated migrations name no schema.
+export const { kvEntries, knowledgeDocuments, managedFiles, persistentValues, configurationProjects, configurations } = defineTables(pgTable);
