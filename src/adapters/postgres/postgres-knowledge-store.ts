@@ -4,7 +4,7 @@ import { decodeKeyCursor, decodeRankCursor, encodeCursor, listingId } from "../.
 import { plainSnippet, queryTerms } from "../../domain/search-terms.js";
 import { checkDocumentInput, checkKnowledgeFilter, checkPageLimit, checkProjectId, checkText } from "../../domain/store-input.js";
 import type { KnowledgeFilter, KnowledgeSearchHit, KnowledgeStore } from "../../ports/knowledge-store.js";
-import { prefixRange, sortKey } from "../sqlite/sqlite-support.js";
+import { prefixRange, sortKey } from "../sqlite/store/sqlite-support.js";
 import { allTermsQuery, documentVector } from "./knowledge-vector.js";
 import { guarded, type PostgresStoreContext } from "./postgres-database.js";
 import type { PostgresTables } from "./schema.js";

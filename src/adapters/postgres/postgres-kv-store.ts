@@ -11,7 +11,7 @@ import {
 } from "../../domain/store-input.js";
 import type { KvEntry, KvNamespace, KvStore } from "../../ports/kv-store.js";
 // Pure string ↔ UTF-16BE helpers; they load nothing of SQLite.
-import { fromSortKey, prefixRange, sortKey } from "../sqlite/sqlite-support.js";
+import { fromSortKey, prefixRange, sortKey } from "../sqlite/store/sqlite-support.js";
 import { guarded, type PostgresQueryable, type PostgresStoreContext } from "./postgres-database.js";
 
 /** The row operations on `kv_entries` the KV store and the token-usage recorder share. */

@@ -3,7 +3,7 @@ import { STORE_LIMITS } from "../../domain/limits.js";
 import { checkProjectId, checkText } from "../../domain/store-input.js";
 import type { IdSource } from "../../ports/id-source.js";
 import type { ManagedFile, ManagedFileStore } from "../../ports/managed-file-store.js";
-import { fileIntake, sha256Hex } from "../memory/file-source.js";
+import { fileIntake, sha256Hex } from "../shared/file-source.js";
 import { checkMaxBytes } from "../memory/memory-managed-file-store.js";
 import { guarded, type PostgresStoreContext } from "./postgres-database.js";
 

@@ -2,7 +2,7 @@ import { TOKEN_USAGE_ENTRY_PREFIX, TOKEN_USAGE_TOTAL_KEY } from "../../domain/ca
 import { checkKvKey, checkKvNamespace, serializeKvValue, type JsonValue } from "../../domain/store-input.js";
 import type { KvNamespace } from "../../ports/kv-store.js";
 import type { TokenUsageEntry, TokenUsageRecorder } from "../../ports/token-usage.js";
-import { addUsage, checkUsageEntry, readUsageTotal } from "../kv/kv-token-usage.js";
+import { addUsage, checkUsageEntry, readUsageTotal } from "../shared/kv-token-usage.js";
 import { guarded, type PostgresStoreContext } from "./postgres-database.js";
 import { createKvRows, type KvRows } from "./postgres-kv-store.js";
 
