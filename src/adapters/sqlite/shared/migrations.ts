@@ -3,9 +3,9 @@ import type Database from "better-sqlite3";
 import { join } from "node:path";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
-import { MIGRATIONS_JOURNAL } from "../migrations-folder.js";
+import { MIGRATIONS_JOURNAL } from "../../migrations-folder.js";
 
-export { findMigrationsFolder, MIGRATIONS_JOURNAL } from "../migrations-folder.js";
+export { findMigrationsFolder, MIGRATIONS_JOURNAL } from "../../migrations-folder.js";
 
 /**
  * Applies pending migrations with drizzle's migrator, retrying a lost race: two processes
