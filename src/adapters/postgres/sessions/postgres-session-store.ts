@@ -6,9 +6,9 @@
  * `agent_sessions` (an `update … returning` of `last_seq`), so concurrent writers of one session
  * — an owner and an unleased writer, or two processes — queue on that row: seqs have no gaps and
  * are never reused, and the (session, seq) primary key and (session, event_id) unique index
- * catch what a bug would let through. Idempotency by event id is checked inside that
- * transaction: the common append (all ids new) costs four statements (begin, advance the head,
- * insert, commit); a batch that meets a stored id rolls back and runs the careful path (lock,
+ * catch what a bug would let through. Idempotency by event id is checked atomically: the common
+ * append (all ids new) is one statement (advance the head, insert the batch after it); a batch
+ * that meets a stored id fails that statement as a whole and runs the careful path (lock,
  * look up the stored ids, insert only new ones), so a resumed run re-appending its steps stores
  * nothing twice.
  */
@@ -43,9 +43,6 @@ export interface PostgresSessionStoreOptions {
   /** Runs once, on the first `close()` (e.g. releases the store's lease). */
   onClose?: () => Promise<void>;
 }
-
-/** Thrown inside the fast append to roll it back when a batch meets a stored event id. */
-class KnownEventId extends Error {}
 
 type NewRow = Omit<EventRow, "seq" | "at">;
 
@@ -88,26 +85,37 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
   const columns = { seq: events.seq, eventId: events.eventId, runId: events.runId, type: events.type, payload: events.payload, at: events.at };
   const toEvents = (rows: EventRow[]): SessionEvent[] => rows.map(rowEvent);
 
-  /** All ids new: advance the head by the batch (locking its row), insert, and make sure every row went in. */
-  const fastAppend = (db: PostgresQueryable, rows: NewRow[], at: number) =>
-    db.transaction(async (tx) => {
-      const started = [...rows].reverse().find((row) => row.type === "run_started")?.runId;
-      const [head] = await tx
-        .update(sessions)
-        .set({ lastSeq: sql`${sessions.lastSeq} + ${rows.length}`, ...(started === undefined ? {} : { lastRunId: started }) })
-        .where(eq(sessions.id, sessionId))
-        .returning({ lastSeq: sessions.lastSeq });
-      if (!head) throw new SteamharnessError("storage_failure", `[steamharness] [postgres] session ${sessionId} has no row`);
-      const first = head.lastSeq - rows.length + 1;
-      const stored: EventRow[] = rows.map((row, i) => ({ ...row, seq: first + i, at }));
-      const inserted = await tx
-        .insert(events)
-        .values(stored.map((row) => ({ sessionId, ...row })))
-        .onConflictDoNothing({ target: [events.sessionId, events.eventId] })
-        .returning({ seq: events.seq });
-      if (inserted.length !== rows.length) throw new KnownEventId();
-      return stored;
-    });
+  /**
+   * All ids new: one statement (atomic on its own, one round trip) advances the head by the batch
+   * — locking the session's row — and inserts the events numbered from the new head. Why a `sql`
+   * template: drizzle has no builder for an insert from `unnest(…) with ordinality` fed by a
+   * writable CTE. No `on conflict`: an id already stored fails the whole statement with a unique
+   * violation of `agent_session_events_event_id` (nothing written), and the careful path runs.
+   */
+  const fastAppend = async (db: PostgresQueryable, rows: NewRow[], at: number): Promise<EventRow[] | null> => {
+    const started = [...rows].reverse().find((row) => row.type === "run_started")?.runId ?? null;
+    const n = rows.length;
+    try {
+      const result = await db.execute<{ seq: number | string }>(sql`
+        with head as (
+          update ${sessions} set ${sql.identifier(sessions.lastSeq.name)} = ${sessions.lastSeq} + ${n},
+            ${sql.identifier(sessions.lastRunId.name)} = coalesce(${started}::text, ${sessions.lastRunId})
+          where ${sessions.id} = ${sessionId} returning ${sessions.lastSeq} as last_seq
+        )
+        insert into ${events} (${sql.identifier(events.sessionId.name)}, ${sql.identifier(events.seq.name)}, ${sql.identifier(events.eventId.name)}, ${sql.identifier(events.runId.name)}, ${sql.identifier(events.type.name)}, ${sql.identifier(events.payload.name)}, ${sql.identifier(events.at.name)})
+        select ${sessionId}, head.last_seq - ${n} + r.ord, r.event_id, r.run_id, r.type, r.payload, ${at}
+        from head, unnest(${sql.param(rows.map((row) => row.eventId))}::text[], ${sql.param(rows.map((row) => row.runId))}::text[], ${sql.param(rows.map((row) => row.type))}::text[], ${sql.param(rows.map((row) => row.payload))}::text[])
+          with ordinality as r(event_id, run_id, type, payload, ord)
+        returning ${events.seq} as seq`);
+      if (result.rows.length !== n) throw new SteamharnessError("storage_failure", `[steamharness] [postgres] session ${sessionId} has no row`);
+      const first = Math.min(...result.rows.map((row) => Number(row.seq)));
+      return rows.map((row, i) => ({ ...row, seq: first + i, at }));
+    } catch (error) {
+      const fault = driverFault(error) as { code?: string; constraint?: string };
+      if (fault?.code === "23505" && fault.constraint === "agent_session_events_event_id") return null;
+      throw error;
+    }
+  };
 
   /** Some ids may be stored: lock the head, look them up, insert only the new ones after the last seq. */
   const carefulAppend = (db: PostgresQueryable, rows: NewRow[], at: number) =>
@@ -148,14 +156,11 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
         const at = clock.now();
         let byId: Map<string, EventRow>;
         let appended: number;
-        try {
-          const stored = await fastAppend(db, rows, at);
+        const stored = await fastAppend(db, rows, at);
+        if (stored) {
           byId = new Map(stored.map((row) => [row.eventId, row]));
           appended = stored.length;
-        } catch (error) {
-          if (!(error instanceof KnownEventId)) throw error;
-          ({ byId, appended } = await carefulAppend(db, rows, at));
-        }
+        } else ({ byId, appended } = await carefulAppend(db, rows, at));
         return { events: inputs.map((input) => rowEvent(byId.get(input.eventId)!)), appended };
       });
     },
