@@ -10,9 +10,9 @@ export interface HostChild {
   stderr: () => string;
 }
 
-/** Starts test/session-host/fixtures/host-child.ts in its own node process. */
-export function startHostChild(config: Record<string, unknown>): HostChild {
-  const proc = spawn(process.execPath, ["--import", "tsx", path.join("test", "session-host", "fixtures", "host-child.ts")], {
+/** Starts a host fixture (default test/session-host/fixtures/host-child.ts) in its own node process. */
+export function startHostChild(config: Record<string, unknown>, script = path.join("test", "session-host", "fixtures", "host-child.ts")): HostChild {
+  const proc = spawn(process.execPath, ["--import", "tsx", script], {
     env: { ...process.env, HOST_CHILD: JSON.stringify(config) },
     stdio: ["ignore", "pipe", "pipe"],
   });

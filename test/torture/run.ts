@@ -4,7 +4,11 @@
 // its first boundary). Every fourth kill point also re-runs the finished run id in a third
 // process, which must rebuild equal items without any work (SES-3). Exit code 1 on any violation.
 //
-// Options: --scenario <name> (repeatable), --parallel <n> (default 2), --keep (keep the folder).
+// Options: --scenario <name> (repeatable), --parallel <n> (default 2), --keep (keep the folder),
+// --postgres (PG-3: the same sweep with sessions and usage on PostgreSQL, each scenario folder in a
+// schema of its own; the server is STEAMHARNESS_TEST_POSTGRES_URL, or a throwaway cluster started
+// with scripts/postgres-test-cluster.sh and removed afterwards).
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +22,7 @@ const { values } = parseArgs({
     scenario: { type: "string", multiple: true },
     parallel: { type: "string", default: String(Math.min(2, availableParallelism())) },
     keep: { type: "boolean", default: false },
+    postgres: { type: "boolean", default: false },
   },
 });
 const scenarios = values.scenario ?? Object.keys(SCENARIOS);
@@ -25,10 +30,22 @@ const parallel = Math.max(1, Number(values.parallel));
 const root = mkdtempSync(join(tmpdir(), "steamharness-torture-"));
 const started = Date.now();
 
+let cluster: string | null = null;
+let postgresUrl: string | undefined;
+if (values.postgres) {
+  postgresUrl = process.env.STEAMHARNESS_TEST_POSTGRES_URL;
+  if (!postgresUrl) {
+    cluster = join(root, "postgres-cluster");
+    postgresUrl = execFileSync("scripts/postgres-test-cluster.sh", ["start", cluster], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+  }
+  console.log(`PG-3: sessions and usage on PostgreSQL (${cluster ? "throwaway cluster" : "STEAMHARNESS_TEST_POSTGRES_URL"})`);
+}
+const backend = { ...(postgresUrl ? { postgresUrl } : {}) };
+
 await childBundle();
 const points: KillPoint[] = [];
 for (const scenario of scenarios) {
-  const appends = await countAppends(root, scenario);
+  const appends = await countAppends(root, scenario, backend);
   console.log(`${scenario}: ${appends} committed appends → ${appends * 2} kill points`);
   for (let nth = 1; nth <= appends; nth++) points.push({ scenario, nth, when: "before" }, { scenario, nth, when: "after" });
 }
@@ -46,11 +63,11 @@ const report = (result: KillPointResult): KillPointResult => {
   return result;
 };
 
-const single = await inParallel(points, parallel, async (point, index) => report(await runKillPoint(root, point, { replay: index % 4 === 3 })));
+const single = await inParallel(points, parallel, async (point, index) => report(await runKillPoint(root, point, { replay: index % 4 === 3, ...backend })));
 const chains = await inParallel(
   scenarios.flatMap((scenario) => [{ scenario, when: "after" as const }, { scenario, when: "before" as const }]),
   parallel,
-  async ({ scenario, when }) => report(await runChain(root, scenario, when)),
+  async ({ scenario, when }) => report(await runChain(root, scenario, when, backend)),
 );
 
 const results = [...single, ...chains];
@@ -60,9 +77,11 @@ const failed = results.filter((result) => result.violations.length > 0);
 const unknown = results.reduce((sum, result) => sum + (result.check?.unknownOutcomes.length ?? 0), 0);
 const redone = results.reduce((sum, result) => sum + (result.check?.redoneSafe.length ?? 0), 0);
 console.log(
-  `\n${kills} kill points (SIGKILL), ${processes} processes, ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
+  `\n${values.postgres ? "PG-3 (PostgreSQL) " : ""}${kills} kill points (SIGKILL), ${processes} processes, ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
     `${failed.length} failed; ${unknown} unknown outcomes told to the model, ${redone} safe calls redone.`,
 );
+if (cluster) execFileSync("scripts/postgres-test-cluster.sh", ["stop", cluster], { stdio: ["ignore", "ignore", "inherit"] });
+else if (postgresUrl && !values.keep) await dropTortureSchemas(postgresUrl);
 if (values.keep) console.log(`sessions kept in ${root}`);
 else rmSync(root, { recursive: true, force: true });
 if (kills < 100) {
@@ -70,3 +89,16 @@ if (kills < 100) {
   process.exitCode = 1;
 }
 if (failed.length > 0) process.exitCode = 1;
+
+/** Drops the schemas the sweep made on a server it did not start. */
+async function dropTortureSchemas(url: string): Promise<void> {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>("select nspname as name from pg_namespace where nspname like 'torture\\_%'");
+    for (const { name } of rows) await client.query(`drop schema if exists "${name}" cascade`);
+  } finally {
+    await client.end();
+  }
+}

@@ -2,6 +2,7 @@
 // read straight from the SQLite files the children wrote, never from the children's word.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { createPostgresStorage } from "../../../src/adapters/postgres/postgres-storage.js";
 import { createKvTokenUsage } from "../../../src/adapters/shared/kv-token-usage.js";
 import { createSqliteStorage } from "../../../src/adapters/sqlite/store/sqlite-storage.js";
 import { createSqliteSessionStore } from "../../../src/adapters/sqlite/sessions/sqlite-session-store.js";
@@ -9,7 +10,7 @@ import { UNKNOWN_OUTCOME_TEXT } from "../../../src/agent/tool-step.js";
 import { modelRequestId } from "../../../src/domain/agent/ids.js";
 import { messagesFromEvents, type SessionEvent } from "../../../src/domain/agent/session-events.js";
 import type { OutputItem } from "../../../src/domain/output-items.js";
-import type { ChildMessage } from "../fixtures/protocol.js";
+import type { ChildMessage, PostgresTarget } from "../fixtures/protocol.js";
 import { NEVER_TOOLS, SAFE_TOOLS, SCENARIOS } from "../fixtures/scenarios.js";
 
 /** What a check found: broken invariants, and facts worth counting over a torture. */
@@ -23,8 +24,17 @@ export interface SessionCheck {
   usageTotal: number;
 }
 
-/** Reads every event of a scenario folder's session file. */
-export async function readSessionEvents(dir: string, path = join(dir, "session.sqlite")): Promise<SessionEvent[]> {
+/** Reads every event of a scenario folder's session file (or, PG-3, of its PostgreSQL session). */
+export async function readSessionEvents(dir: string, path = join(dir, "session.sqlite"), postgres?: PostgresTarget): Promise<SessionEvent[]> {
+  if (postgres) {
+    const storage = await createPostgresStorage({ connectionString: postgres.url, schema: postgres.schema });
+    try {
+      const store = await storage.sessions!.openUnleased({ address: { projectId: "durable", sessionKey: "agent" }, create: false });
+      return store ? await store.readAfter(0) : [];
+    } finally {
+      await storage.close();
+    }
+  }
   const store = createSqliteSessionStore({ path, address: { projectId: "durable", sessionKey: "agent" } });
   try {
     return await store.readAfter(0);
@@ -33,9 +43,9 @@ export async function readSessionEvents(dir: string, path = join(dir, "session.s
   }
 }
 
-/** The token-usage total recorded in the scenario's SQLite KV store. */
-export async function readUsageTotal(dir: string, conversationId?: string): Promise<number> {
-  const storage = createSqliteStorage({ directory: join(dir, "store") });
+/** The token-usage total recorded in the scenario's SQLite KV store (or, PG-3, its PostgreSQL KV). */
+export async function readUsageTotal(dir: string, conversationId?: string, postgres?: PostgresTarget): Promise<number> {
+  const storage = postgres ? await createPostgresStorage({ connectionString: postgres.url, schema: postgres.schema }) : createSqliteStorage({ directory: join(dir, "store") });
   try {
     const namespace = conversationId === undefined ? { projectId: "durable" } : { projectId: "durable", conversationId };
     return (await createKvTokenUsage(storage.kv, namespace).total()).total;
@@ -76,10 +86,10 @@ function checkTranscript(events: SessionEvent[], violations: string[]): void {
  * total and the run's reported total agree), at most one execution of every non-replayable call,
  * safe calls redone rather than reported unknown, and every unknown outcome shown to the model.
  */
-export async function checkSession(dir: string, scenarioName: string, observed: readonly ChildMessage[], finalItems: readonly OutputItem[] | null, where: { sessionPath?: string; conversationId?: string } = {}): Promise<SessionCheck> {
+export async function checkSession(dir: string, scenarioName: string, observed: readonly ChildMessage[], finalItems: readonly OutputItem[] | null, where: { sessionPath?: string; conversationId?: string; postgres?: PostgresTarget } = {}): Promise<SessionCheck> {
   const scenario = SCENARIOS[scenarioName]!;
   const violations: string[] = [];
-  const events = await readSessionEvents(dir, where.sessionPath);
+  const events = await readSessionEvents(dir, where.sessionPath, where.postgres);
   events.forEach((event, index) => {
     if (event.seq !== index + 1) violations.push(`seq ${event.seq} at position ${index + 1}`);
   });
@@ -117,7 +127,7 @@ export async function checkSession(dir: string, scenarioName: string, observed: 
       violations.push("the request after the compaction did not continue from the summary");
     }
   }
-  const kvTotal = await readUsageTotal(dir, where.conversationId);
+  const kvTotal = await readUsageTotal(dir, where.conversationId, where.postgres);
   if (kvTotal !== usageTotal) violations.push(`KV usage total ${kvTotal} ≠ session usage ${usageTotal}`);
   const sessionItem = finalItems?.find((item) => item.metadata.kind === "agent-session");
   const reported = (sessionItem?.content as { usage?: { total?: number } } | undefined)?.usage?.total;

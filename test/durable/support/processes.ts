@@ -35,7 +35,8 @@ export function childBundle(): Promise<string> {
       // The native addon stays external, and the provider library (loaded lazily, never used with
       // the offline model); drizzle and TypeBox are inlined: loading them as hundreds of ESM files
       // is most of a child's start-up.
-      external: ["better-sqlite3", "@mariozechner/pi-ai"],
+      // pg is CommonJS with runtime requires of node built-ins, which an ESM bundle cannot inline.
+      external: ["better-sqlite3", "@mariozechner/pi-ai", "pg", "pg-native"],
       outfile,
       logLevel: "error",
     });
