@@ -1,6 +1,7 @@
 /**
  * steamharness/postgres — the PostgreSQL backend of the store ports: `createPostgresStorage`
- * (KV, knowledge with PostgreSQL full-text search, managed files, persistent values, token usage)
+ * (KV, knowledge with PostgreSQL full-text search, managed files, persistent values, token usage,
+ * and `storage.sessions`: agent sessions, their leases across machines and session-host records)
  * and the project configuration store, in one schema of a shared database. It needs the `pg`
  * package (an optional peer dependency); the root entry never loads it. Every export here is
  * public API.
@@ -11,3 +12,9 @@ export { createPostgresProjectConfigurationStore } from "./adapters/postgres/pos
 export type { PostgresProjectConfigurationStoreOptions } from "./adapters/postgres/postgres-project-configuration-store.js";
 export { DEFAULT_POSTGRES_SCHEMA, POSTGRES_MIGRATIONS_TABLE, findPostgresMigrationsFolder } from "./adapters/postgres/postgres-database.js";
 export type { PostgresConnectionOptions } from "./adapters/postgres/postgres-database.js";
+export { createPostgresSessionBackend } from "./adapters/postgres/sessions/postgres-session-backend.js";
+export type { PostgresSessionBackend, PostgresSessionBackendOptions, PostgresLeasedSessionStore } from "./adapters/postgres/sessions/postgres-session-backend.js";
+export { postgresSessionLockKey } from "./adapters/postgres/sessions/postgres-session-lease.js";
+export type { PostgresSessionLease, PostgresSessionLeaseProvider } from "./adapters/postgres/sessions/postgres-session-lease.js";
+export { leaseTakeoverBoundSeconds } from "./adapters/postgres/sessions/lease-connections.js";
+export type { PostgresLeaseKeepAlive, PostgresLeaseConnectionOptions } from "./adapters/postgres/sessions/lease-connections.js";
