@@ -38,6 +38,9 @@ async function init(next: WorkerConfig): Promise<void> {
   config = next;
   try {
     project = await loadWorkflowProject(await locateWorkflowProject(next.projectDir));
+    // The structure goes out before the stores open: a host waiting for its catalog should not
+    // wait for SQLite too. A run awaits the same opening promise.
+    await send({ type: "ready", structure: project.structure });
     if (next.openStorage) {
       // A store that cannot open must not hide the tools: the fault is reported by the run.
       await openStorage().catch((error: unknown) => {
@@ -45,7 +48,6 @@ async function init(next: WorkerConfig): Promise<void> {
         process.stderr.write(`[steamharness] cannot open the workflow stores yet: ${(error as Error)?.message ?? String(error)}\n`);
       });
     }
-    await send({ type: "ready", structure: project.structure });
   } catch (error) {
     const code = isSteamharnessError(error) ? error.code : "internal";
     await send({ type: "load-error", error: { code, message: (error as Error)?.message ?? String(error) } });
