@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { SteamharnessError } from "../../domain/errors.js";
 import type { StructureReport } from "../../domain/workflow/workflow-definition.js";
 import { WorkflowWorker, type WorkflowWorkerOptions } from "./worker-process.js";
@@ -11,8 +12,10 @@ export interface WorkerPoolOptions {
    */
   size: number;
   /**
-   * Workers loading at the same time. Loading is CPU-bound (node start, module graph, SQLite);
-   * loading them one by one leaves a core to the host and to running calls. Default 1.
+   * Workers loading at the same time once the first one has loaded; the number of CPU cores by
+   * default. Loading is CPU-bound (node start, module graph, SQLite): the very first worker
+   * loads alone, so the host's own start-up and the first structure report share no core with
+   * the rest of the pool; later, a core per loading worker keeps back-to-back calls supplied.
    */
   loadConcurrency?: number;
 }
@@ -33,7 +36,7 @@ interface Waiter {
  * the stores, so a call does not pay for a cold start. Each worker still serves exactly one run.
  * Up to `size` runs hold a lease at once (later callers queue, first come first served) and
  * `size` workers are kept warm besides them: handing one out starts its replacement, so
- * back-to-back calls find a warm worker. A warm worker that dies after loading is replaced; one
+ * back-to-back calls find a warm worker as long as workers load faster than calls consume them. A warm worker that dies after loading is replaced; one
  * that fails to load is not (a broken project would respawn forever) until a later lease starts
  * a worker that loads again. `close` ends every worker the pool started.
  *
@@ -52,6 +55,7 @@ export class WorkerPool {
   private loading = 0;
   private running = 0;
   private loadFailed = false;
+  private firstLoaded = false;
   private closed = false;
   private firstStructure: Promise<StructureReport> | undefined;
 
@@ -59,7 +63,7 @@ export class WorkerPool {
     private readonly workerOptions: WorkflowWorkerOptions,
     private readonly options: WorkerPoolOptions,
   ) {
-    this.loadConcurrency = Math.max(1, options.loadConcurrency ?? 1);
+    this.loadConcurrency = Math.max(1, options.loadConcurrency ?? availableParallelism());
   }
 
   /** Starts the warm workers (the first one at once). Idempotent. */
@@ -153,7 +157,8 @@ export class WorkerPool {
   }
 
   private fill(): void {
-    while (!this.closed && !this.loadFailed && this.idle.length < this.options.size && this.loading < this.loadConcurrency) {
+    const concurrency = this.firstLoaded ? this.loadConcurrency : 1;
+    while (!this.closed && !this.loadFailed && this.idle.length < this.options.size && this.loading < concurrency) {
       this.keepIdle(this.spawn());
     }
   }
@@ -180,6 +185,7 @@ export class WorkerPool {
       () => {
         this.loaded.add(worker);
         this.loadFailed = false;
+        this.firstLoaded = true;
       },
       () => (this.loadFailed = true),
     ).finally(() => {
