@@ -1,7 +1,7 @@
 import { SteamharnessError } from "../../domain/errors.js";
 import { precheckWorkflowHost } from "../workflow/host-options.js";
 import type { WorkflowHost, WorkflowHostOptions } from "../workflow/workflow-host.js";
-import { catalogCacheSlot, readCatalogCache, writeCatalogCache, type WorkflowCatalog } from "./catalog-cache.js";
+import { catalogCacheSlot, readCatalogCache, writeCatalogCache, type CatalogCacheSlot, type WorkflowCatalog } from "./catalog-cache.js";
 
 /** Warm workers, and runs at once, when `--workers` is not given. */
 export const DEFAULT_WORKERS = 2;
@@ -40,9 +40,7 @@ const log = (line: string) => process.stderr.write(`[steamharness] ${line}\n`);
  * when it arrives; if it differs (the project reads something the fingerprint does not cover),
  * the cache is rewritten for the next start and this connection keeps its static catalog.
  */
-async function publishedCatalog(host: WorkflowHost, version: string): Promise<WorkflowCatalog> {
-  const slot = await catalogCacheSlot(host.location, host.dirs, version);
-  const cached = await readCatalogCache(slot);
+async function publishedCatalog(host: WorkflowHost, slot: CatalogCacheSlot, cached: WorkflowCatalog | null): Promise<WorkflowCatalog> {
   const { catalogOf } = await import("./workflow-server.js");
   const store = async (catalog: WorkflowCatalog) => {
     const problem = await writeCatalogCache(slot, catalog);
@@ -73,10 +71,12 @@ async function publishedCatalog(host: WorkflowHost, version: string): Promise<Wo
  * disconnects or a SIGTERM/SIGINT arrives; then every worker is ended. Stdout carries only
  * JSON-RPC: the process's own console output goes to stderr, and so does worker output.
  *
- * Start-up order (MCP-9): the cheap checks (manifest, data dirs, related projects; errors exit
- * at once), then the host, whose workers fork before the MCP SDK even loads, so they load the
- * project while the handshake is answered; the catalog comes from the cache in the data dir
- * when the project files are unchanged, so the first `tools/list` waits for no worker.
+ * Start-up order (MCP-9): the cheap checks (manifest, data dirs, related projects, `.env`,
+ * saved login; errors exit at once), then the catalog cache in the data dir. When the project
+ * files are unchanged, the cached catalog answers the first `tools/list` and the workers fork
+ * once the client confirms the handshake (`notifications/initialized`), or at the first call;
+ * otherwise the workers fork before the MCP SDK even loads, so the first one loads the project
+ * while the handshake is answered.
  *
  * @example
  * await serveWorkflowOverStdio({ projectDir: "/abs/project", workers: 2 });
@@ -85,7 +85,12 @@ export async function serveWorkflowOverStdio(options: ServeWorkflowOptions): Pro
   for (const method of ["log", "info", "debug", "warn"] as const) console[method] = (...args: unknown[]) => console.error(...args);
   const prechecked = await precheckWorkflowHost(options);
   const { createWorkflowHost } = await import("../workflow/workflow-host.js");
-  const host = await createWorkflowHost({ ...options, workers: options.workers ?? DEFAULT_WORKERS, prechecked, output: process.stderr });
+  const host = await createWorkflowHost({ ...options, workers: options.workers ?? DEFAULT_WORKERS, prechecked, output: process.stderr, startWorkers: false });
+  const slot = await catalogCacheSlot(prechecked.location, prechecked.dirs, options.version ?? "0.0.0");
+  const cached = await readCatalogCache(slot);
+  // Without a cached catalog the first tools/list needs a worker: fork it before the SDK loads.
+  // With one, the workers wait for the handshake, so they do not compete with it for the cores.
+  if (!cached) host.startWorkers();
   let closing = false;
   const shutdown = (code = 0) => {
     if (closing) return;
@@ -98,7 +103,7 @@ export async function serveWorkflowOverStdio(options: ServeWorkflowOptions): Pro
   process.stdin.once("end", () => shutdown());
   process.once("SIGTERM", () => shutdown());
   process.once("SIGINT", () => shutdown());
-  const catalog = publishedCatalog(host, options.version ?? "0.0.0");
+  const catalog = publishedCatalog(host, slot, cached);
   catalog.catch((error: unknown) => {
     log((error as Error)?.message ?? String(error));
     shutdown(1);
@@ -110,6 +115,7 @@ export async function serveWorkflowOverStdio(options: ServeWorkflowOptions): Pro
     ]);
     const server = createWorkflowMcpServer(prechecked.location.manifest, host, catalog);
     server.onclose = () => shutdown();
+    server.oninitialized = () => host.startWorkers();
     await server.connect(new StdioServerTransport());
   } catch (error) {
     log((error as Error)?.message ?? String(error));

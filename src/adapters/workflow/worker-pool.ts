@@ -35,8 +35,9 @@ interface Waiter {
  * Warm workflow workers (MCP-5, MCP-9): processes that already loaded the project and opened
  * the stores, so a call does not pay for a cold start. Each worker still serves exactly one run.
  * Up to `size` runs hold a lease at once (later callers queue, first come first served) and
- * `size` workers are kept warm besides them: handing one out starts its replacement, so
- * back-to-back calls find a warm worker as long as workers load faster than calls consume them. A warm worker that dies after loading is replaced; one
+ * `size` workers are kept warm besides them: handing out the last warm one starts its
+ * replacement at once, any other is replaced when its run ends, so back-to-back calls find a
+ * warm worker as long as workers load faster than calls consume them. A warm worker that dies after loading is replaced; one
  * that fails to load is not (a broken project would respawn forever) until a later lease starts
  * a worker that loads again. `close` ends every worker the pool started.
  *
@@ -56,6 +57,7 @@ export class WorkerPool {
   private running = 0;
   private loadFailed = false;
   private firstLoaded = false;
+  private started = false;
   private closed = false;
   private firstStructure: Promise<StructureReport> | undefined;
 
@@ -66,19 +68,15 @@ export class WorkerPool {
     this.loadConcurrency = Math.max(1, options.loadConcurrency ?? availableParallelism());
   }
 
-  /** Starts the warm workers (the first one at once). Idempotent. */
+  /** Starts the warm workers (the first one at once). Idempotent; `acquire` starts them too. */
   start(): void {
+    this.started = true;
     this.fill();
   }
 
   /** Process ids of every worker the pool started that is still running. */
   pids(): number[] {
     return [...this.live].map((worker) => worker.pid).filter((pid): pid is number => pid !== undefined);
-  }
-
-  /** Runs holding a lease, and callers waiting for one. */
-  get busy(): { running: number; waiting: number } {
-    return { running: this.running, waiting: this.waiters.length };
   }
 
   /**
@@ -97,6 +95,7 @@ export class WorkerPool {
    */
   async acquire(options: { signal?: AbortSignal; onQueued?: (busy: number) => void } = {}): Promise<WorkerLease> {
     if (this.closed) throw new SteamharnessError("cancelled", "the workflow host is closing");
+    this.started = true;
     if (this.options.size > 0 && this.running >= this.options.size) {
       options.onQueued?.(this.running);
       await this.waitForSlot(options.signal);
@@ -104,8 +103,12 @@ export class WorkerPool {
       this.running += 1;
     }
     const worker = this.takeIdle() ?? this.spawn();
-    // The run message goes out first; the replacement's fork (a few ms, synchronous) follows.
-    setImmediate(() => this.fill());
+    // The replacement starts at once when no loaded worker is left, so the next call does not
+    // meet a cold one; while others are still warm it starts when this run ends, so parallel
+    // calls do not share the cores (and the host's synchronous fork) with loading workers. The
+    // run message goes out before either.
+    const warmLeft = this.idle.some((idle) => this.loaded.has(idle));
+    if (!warmLeft) setImmediate(() => this.fill());
     let released = false;
     return {
       worker,
@@ -116,6 +119,8 @@ export class WorkerPool {
         const next = this.waiters.shift();
         if (next) next.resolve();
         else this.running -= 1;
+        // After the caller has sent its result: a fork blocks the host for a few ms.
+        setImmediate(() => this.fill());
       },
     };
   }
@@ -158,7 +163,7 @@ export class WorkerPool {
 
   private fill(): void {
     const concurrency = this.firstLoaded ? this.loadConcurrency : 1;
-    while (!this.closed && !this.loadFailed && this.idle.length < this.options.size && this.loading < concurrency) {
+    while (this.started && !this.closed && !this.loadFailed && this.idle.length < this.options.size && this.loading < concurrency) {
       this.keepIdle(this.spawn());
     }
   }

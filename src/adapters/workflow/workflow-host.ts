@@ -29,6 +29,11 @@ export interface WorkflowHostOptions {
   timeoutMs?: number;
   /** Where worker output goes (never the host's stdout); `process.stderr` by default. */
   output?: NodeJS.WritableStream;
+  /**
+   * Fork the warm workers as the host opens (default). `false` leaves it to
+   * {@link WorkflowHost.startWorkers}, the first `structure()` or the first run.
+   */
+  startWorkers?: boolean;
   /** Results of {@link precheckWorkflowHost}, so the checks are not repeated. */
   prechecked?: PrecheckedWorkflowHost;
 }
@@ -65,6 +70,8 @@ export interface WorkflowHost {
    * progress) and resolves the run report.
    */
   run(entrypoint: StructureEntrypoint, prepared: PreparedArguments, handlers: RunHandlers, options?: WorkflowRunOptions): Promise<WorkflowRunReport>;
+  /** Starts the warm workers if they are not yet (idempotent). */
+  startWorkers(): void;
   /** Process ids of the host's live workers (warm, running or finishing). */
   workerPids(): number[];
   /** Ends every worker the host started. */
@@ -121,7 +128,7 @@ export async function createWorkflowHost(options: WorkflowHostOptions): Promise<
     },
     { size: workers },
   );
-  pool.start();
+  if (options.startWorkers !== false) pool.start();
   const schemas = new Map<string, TObject>();
   const host: WorkflowHost = {
     location,
@@ -129,7 +136,11 @@ export async function createWorkflowHost(options: WorkflowHostOptions): Promise<
     auth,
     secrets: secretValues(env),
     structure() {
+      pool.start();
       return pool.structure();
+    },
+    startWorkers() {
+      pool.start();
     },
     async entrypoint(id) {
       const found = (await host.structure()).entrypoints.find((entry) => entry.id === id);
