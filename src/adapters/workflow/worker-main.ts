@@ -38,16 +38,17 @@ async function init(next: WorkerConfig): Promise<void> {
   config = next;
   try {
     project = await loadWorkflowProject(await locateWorkflowProject(next.projectDir));
-    // The structure goes out before the stores open: a host waiting for its catalog should not
-    // wait for SQLite too. A run awaits the same opening promise.
-    await send({ type: "ready", structure: project.structure });
     if (next.openStorage) {
+      // `ready` waits for the stores: a handed-out worker must be able to start its run at once,
+      // or `--timeout` would count the SQLite opening (the catalog cache keeps the first
+      // tools/list from waiting for this).
       // A store that cannot open must not hide the tools: the fault is reported by the run.
       await openStorage().catch((error: unknown) => {
         storage = undefined;
         process.stderr.write(`[steamharness] cannot open the workflow stores yet: ${(error as Error)?.message ?? String(error)}\n`);
       });
     }
+    await send({ type: "ready", structure: project.structure });
   } catch (error) {
     const code = isSteamharnessError(error) ? error.code : "internal";
     await send({ type: "load-error", error: { code, message: (error as Error)?.message ?? String(error) } });

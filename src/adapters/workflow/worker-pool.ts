@@ -1,4 +1,3 @@
-import { availableParallelism } from "node:os";
 import { SteamharnessError } from "../../domain/errors.js";
 import type { StructureReport } from "../../domain/workflow/workflow-definition.js";
 import { WorkflowWorker, type WorkflowWorkerOptions } from "./worker-process.js";
@@ -12,10 +11,10 @@ export interface WorkerPoolOptions {
    */
   size: number;
   /**
-   * Workers loading at the same time once the first one has loaded; the number of CPU cores by
-   * default. Loading is CPU-bound (node start, module graph, SQLite): the very first worker
-   * loads alone, so the host's own start-up and the first structure report share no core with
-   * the rest of the pool; later, a core per loading worker keeps back-to-back calls supplied.
+   * Workers loading at the same time once the first one has loaded; 1 by default. Loading is
+   * CPU-bound (node start, module graph, SQLite): one at a time leaves the other cores to the
+   * host and to running calls (cancellation and results stay prompt on a busy 2-core machine);
+   * a host with spare cores may raise it to supply back-to-back calls faster.
    */
   loadConcurrency?: number;
 }
@@ -65,7 +64,7 @@ export class WorkerPool {
     private readonly workerOptions: WorkflowWorkerOptions,
     private readonly options: WorkerPoolOptions,
   ) {
-    this.loadConcurrency = Math.max(1, options.loadConcurrency ?? availableParallelism());
+    this.loadConcurrency = Math.max(1, options.loadConcurrency ?? 1);
   }
 
   /** Starts the warm workers (the first one at once). Idempotent; `acquire` starts them too. */
