@@ -210,11 +210,13 @@ export function registerRunCommand(program: Command): void {
 
 interface McpFlags extends DataDirFlags {
   timeout?: string;
+  workers?: string;
 }
 
 /**
  * `steamharness mcp <workflow-dir> [options]`: serves the project's entrypoints as MCP tools
- * over stdio (MCP-1 … MCP-8). The server module loads only when this command runs.
+ * over stdio (MCP-1 … MCP-9). The server module loads only when this command runs; `--workers`
+ * is checked before anything starts (a bad value is `input_validation`: exit code 2).
  *
  * @example
  * registerMcpCommand(program);
@@ -224,13 +226,20 @@ export function registerMcpCommand(program: Command): void {
     .command("mcp")
     .description("serve a workflow project's entrypoints as MCP tools over stdio")
     .argument("<workflow-dir>", "workflow project folder (package.json with a UUID id and projectType \"workflow\")")
-    .option("--timeout <ms>", "end a tool call's run after this many milliseconds (isError, status timeout)");
+    .option("--timeout <ms>", "end a tool call's run after this many milliseconds (isError, status timeout)")
+    .option(
+      "--workers <n>",
+      "worker processes kept warm, and tool calls run at once (1-64, default 2); each call still runs in a fresh worker, later calls queue",
+    );
   addDataDirOptions(command).action(async (dir: string, flags: McpFlags) => {
-    const { serveWorkflowOverStdio } = await import("../mcp/workflow-server.js");
+    const { parseWorkers, serveWorkflowOverStdio } = await import("../mcp/serve-workflow.js");
+    const workers = flags.workers === undefined ? undefined : parseWorkers(flags.workers);
     await serveWorkflowOverStdio({
       projectDir: dir,
       dirs: dataDirsFrom(flags),
       relatedProjects: flags.relatedProject ?? [],
+      version: command.parent?.version() ?? "0.0.0",
+      ...(workers !== undefined ? { workers } : {}),
       ...(flags.timeout ? { timeoutMs: Number(flags.timeout) } : {}),
     });
   });

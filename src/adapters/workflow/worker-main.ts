@@ -40,6 +40,9 @@ async function init(next: WorkerConfig): Promise<void> {
   try {
     project = await loadWorkflowProject(await locateWorkflowProject(next.projectDir));
     if (next.openStorage) {
+      // `ready` waits for the stores: a handed-out worker must be able to start its run at once,
+      // or `--timeout` would count the SQLite opening (the catalog cache keeps the first
+      // tools/list from waiting for this).
       // A store that cannot open must not hide the tools: the fault is reported by the run.
       await openStorage().catch((error: unknown) => {
         storage = undefined;

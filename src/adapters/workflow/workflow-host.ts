@@ -2,9 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { TObject } from "@sinclair/typebox";
 import { SteamharnessError } from "../../domain/errors.js";
 import type { JsonValue } from "../../domain/json.js";
-import { validateArguments } from "../../domain/workflow/argument-validation.js";
-import { entrypointInputSchema } from "../../domain/workflow/param-schema.js";
-import type { WorkflowRunReport } from "../../domain/workflow/run-report.js";
+import { emptyRunResult, type WorkflowRunReport } from "../../domain/workflow/run-report.js";
 import type { StructureEntrypoint, StructureReport } from "../../domain/workflow/workflow-definition.js";
 import { checkFileParams } from "./file-params.js";
 import type { WorkflowProjectLocation } from "./project-location.js";
@@ -12,7 +10,8 @@ import { precheckWorkflowHost, type DataDirOptions, type PrecheckedWorkflowHost,
 import { readProjectEnv, readSavedAuth, resolveServerAuth, workerEnvironment, type ResolvedServerAuth } from "./project-env.js";
 import { secretValues } from "../../domain/redaction.js";
 import { runInWorker } from "./run-host.js";
-import { WorkerPool, type RunHandlers, type WorkflowWorker } from "./worker-process.js";
+import type { RunHandlers } from "./worker-process.js";
+import { WorkerPool } from "./worker-pool.js";
 
 /** Options of {@link createWorkflowHost}. */
 export interface WorkflowHostOptions {
@@ -22,12 +21,20 @@ export interface WorkflowHostOptions {
   relatedProjects?: readonly string[];
   /** The process environment (explicit variables); `process.env` by default. */
   env?: Record<string, string | undefined>;
-  /** Workers kept loaded ahead of calls (0 for one-shot CLI runs). */
-  warmWorkers?: number;
+  /**
+   * Warm workers kept loaded ahead of calls, and the most runs at once (`--workers`, MCP-9);
+   * 0 (the default) for one-shot CLI runs: a worker is started on demand, with no limit.
+   */
+  workers?: number;
   /** Kill a run after this many milliseconds (status `timeout`); none by default. */
   timeoutMs?: number;
   /** Where worker output goes (never the host's stdout); `process.stderr` by default. */
   output?: NodeJS.WritableStream;
+  /**
+   * Fork the warm workers as the host opens (default). `false` leaves it to
+   * {@link WorkflowHost.startWorkers}, the first `structure()` or the first run.
+   */
+  startWorkers?: boolean;
   /** Results of {@link precheckWorkflowHost}, so the checks are not repeated. */
   prechecked?: PrecheckedWorkflowHost;
 }
@@ -36,6 +43,14 @@ export interface WorkflowHostOptions {
 export interface PreparedArguments {
   params: Record<string, JsonValue>;
   files: Record<string, string | string[]>;
+}
+
+/** Options of one {@link WorkflowHost.run}. */
+export interface WorkflowRunOptions {
+  /** Aborting cancels the run (or its wait for a worker). */
+  signal?: AbortSignal;
+  /** Told when every worker slot is busy and the run waits for one (`busy` runs in progress). */
+  onQueued?: (busy: number) => void;
 }
 
 /** A workflow project ready to serve: structure, argument checks and isolated runs. */
@@ -51,8 +66,16 @@ export interface WorkflowHost {
   entrypoint(id: string): Promise<StructureEntrypoint>;
   /** Validates arguments (schema, then file paths); `input_validation` with every problem. */
   prepare(entrypoint: StructureEntrypoint, args: unknown): Promise<PreparedArguments>;
-  /** Runs an entrypoint in its own worker and resolves the run report. */
-  run(entrypoint: StructureEntrypoint, prepared: PreparedArguments, handlers: RunHandlers, signal?: AbortSignal): Promise<WorkflowRunReport>;
+  /**
+   * Runs an entrypoint in its own worker (waiting for a free slot when `workers` runs are in
+   * progress) and resolves the run report.
+   */
+  run(entrypoint: StructureEntrypoint, prepared: PreparedArguments, handlers: RunHandlers, options?: WorkflowRunOptions): Promise<WorkflowRunReport>;
+  /** Starts the warm workers if they are not yet (idempotent). */
+  startWorkers(): void;
+  /** Process ids of the host's live workers (warm, running or finishing). */
+  workerPids(): number[];
+  /** Ends every worker the host started. */
   close(): Promise<void>;
 }
 
@@ -68,10 +91,11 @@ export function newRunId(now: Date = new Date()): string {
 
 /**
  * Opens a workflow project for serving: reads its manifest and `.env`, resolves data dirs,
- * related projects and the server login, and starts the warm worker pool.
+ * related projects and the server login, and starts the warm worker pool (workers fork before
+ * this resolves, so they load while the caller does its own start-up).
  *
  * @example
- * const host = await createWorkflowHost({ projectDir: "/abs/project", warmWorkers: 1 });
+ * const host = await createWorkflowHost({ projectDir: "/abs/project", workers: 2 });
  * const structure = await host.structure();
  */
 export async function createWorkflowHost(options: WorkflowHostOptions): Promise<WorkflowHost> {
@@ -80,25 +104,28 @@ export async function createWorkflowHost(options: WorkflowHostOptions): Promise<
   const projectEnv = await readProjectEnv(location.directory);
   const auth = resolveServerAuth(processEnv, projectEnv, await readSavedAuth(dirs.authDir));
   const env = workerEnvironment(processEnv, projectEnv, auth);
+  const workers = options.workers ?? 0;
   const pool = new WorkerPool(
     {
-      config: { projectDir: location.directory, dirs, relatedProjects, openStorage: (options.warmWorkers ?? 0) > 0 },
+      config: { projectDir: location.directory, dirs, relatedProjects, openStorage: workers > 0 },
       env,
       ...(options.output ? { output: options.output } : {}),
     },
-    options.warmWorkers ?? 0,
+    { size: workers },
   );
-  let structure: Promise<StructureReport> | undefined;
+  if (options.startWorkers !== false) pool.start();
   const schemas = new Map<string, TObject>();
-  const active = new Set<WorkflowWorker>();
   const host: WorkflowHost = {
     location,
     dirs,
     auth,
     secrets: secretValues(env),
     structure() {
-      structure ??= pool.peek().ready;
-      return structure;
+      pool.start();
+      return pool.structure();
+    },
+    startWorkers() {
+      pool.start();
     },
     async entrypoint(id) {
       const found = (await host.structure()).entrypoints.find((entry) => entry.id === id);
@@ -106,6 +133,11 @@ export async function createWorkflowHost(options: WorkflowHostOptions): Promise<
       return found;
     },
     async prepare(entrypoint, args) {
+      // TypeBox loads with the first call, not with the host (the MCP handshake waits for neither).
+      const [{ validateArguments }, { entrypointInputSchema }] = await Promise.all([
+        import("../../domain/workflow/argument-validation.js"),
+        import("../../domain/workflow/param-schema.js"),
+      ]);
       let schema = schemas.get(entrypoint.id);
       if (!schema) schemas.set(entrypoint.id, (schema = entrypointInputSchema(entrypoint.params)));
       const problems = validateArguments(schema, args ?? {});
@@ -114,20 +146,33 @@ export async function createWorkflowHost(options: WorkflowHostOptions): Promise<
       }
       return checkFileParams(entrypoint.params, (args ?? {}) as Record<string, JsonValue>);
     },
-    async run(entrypoint, prepared, handlers, signal) {
-      const worker = pool.take();
-      active.add(worker);
-      worker.child.once("exit", () => active.delete(worker));
+    async run(entrypoint, prepared, handlers, runOptions = {}) {
+      const { signal, onQueued } = runOptions;
       const request = { runId: newRunId(), entrypointId: entrypoint.id, params: prepared.params, files: prepared.files };
-      return runInWorker(worker, request, {
-        projectId: location.manifest.id,
-        handlers,
-        ...(signal ? { signal } : {}),
-        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-      });
+      const base = { runId: request.runId, projectId: location.manifest.id, entrypointId: entrypoint.id };
+      let lease;
+      try {
+        lease = await pool.acquire({ ...(signal ? { signal } : {}), ...(onQueued ? { onQueued } : {}) });
+      } catch (error) {
+        const message = (error as Error)?.message ?? String(error);
+        return { ...base, status: "cancelled", result: { data: emptyRunResult(message) }, error: { code: "cancelled", message } };
+      }
+      try {
+        return await runInWorker(lease.worker, request, {
+          projectId: location.manifest.id,
+          handlers,
+          ...(signal ? { signal } : {}),
+          ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+        });
+      } finally {
+        lease.release();
+      }
+    },
+    workerPids() {
+      return pool.pids();
     },
     async close() {
-      await Promise.all([pool.close(), ...[...active].map((worker) => worker.finish())]);
+      await pool.close();
     },
   };
   return host;

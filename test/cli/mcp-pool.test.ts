@@ -1,0 +1,319 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { alive, cleanEnv, CLI_SOURCE, cleanup, KITCHEN, REPO, runCli, startMcp, tempDir, waitFor, writeProject, type McpSession } from "./helpers.js";
+
+// Real child processes under tsx on a shared 2-core machine: allow slow starts.
+jest.setTimeout(180_000);
+
+// MCP-9 (issue 16): the host starts with the process, the catalog is cached per project content,
+// and a pool of warm workers runs calls side by side. Every assertion here is about order or
+// presence (marker files written by the fixture's workers, process lists), never about time.
+
+const PROJECT_ID = "9a1f7c3e-5b2d-4e6f-8a9b-0c1d2e3f4a5b";
+
+// The fixture's module writes `loading-<pid>` as soon as a worker imports it, waits while
+// `gate-closed` exists in the marks dir, then writes `loaded-<pid>`: the test decides when workers
+// may finish loading, and sees which processes loaded the project.
+const WORKFLOW = `import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { PING_TITLE } from "./lib/titles.mjs";
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const marks = process.env.MCP9_MARKS;
+if (marks) {
+  mkdirSync(marks, { recursive: true });
+  writeFileSync(join(marks, "loading-" + process.pid), "");
+  while (existsSync(join(marks, "gate-closed"))) await sleep(20);
+  writeFileSync(join(marks, "loaded-" + process.pid), "");
+}
+export default {
+  entrypoints: {
+    ping: { title: PING_TITLE, run: () => ({ pid: process.pid }) },
+    barrier: {
+      title: "Barrier",
+      description: "Returns once count calls have arrived in dir",
+      params: [{ name: "dir", type: "string", required: true }, { name: "count", type: "number", required: true }],
+      async run(params) {
+        mkdirSync(params.dir, { recursive: true });
+        writeFileSync(join(params.dir, String(process.pid)), "");
+        const deadline = Date.now() + 60000;
+        while (readdirSync(params.dir).length < params.count) {
+          if (Date.now() > deadline) return { errCode: 1, errMessage: "the barrier was never met: the calls did not run at the same time" };
+          await sleep(20);
+        }
+        return { pid: process.pid, arrived: readdirSync(params.dir).length };
+      },
+    },
+    hold: {
+      title: "Hold",
+      description: "Writes started, waits for gate, writes done",
+      params: [{ name: "started", type: "string", required: true }, { name: "gate", type: "string", required: true }, { name: "done", type: "string", required: true }],
+      async run(params) {
+        writeFileSync(params.started, String(process.pid));
+        while (!existsSync(params.gate)) await sleep(20);
+        writeFileSync(params.done, "");
+        return { pid: process.pid };
+      },
+    },
+    probe: {
+      title: "Probe",
+      description: "Tells whether a file exists when the run starts",
+      params: [{ name: "path", type: "string", required: true }],
+      run: (params) => ({ existed: existsSync(params.path), pid: process.pid }),
+    },
+  },
+};
+`;
+
+let tmp: string;
+beforeAll(async () => {
+  tmp = await tempDir("sh-mcp-pool-");
+});
+afterAll(async () => {
+  await cleanup(tmp);
+});
+
+interface Fixture {
+  project: string;
+  marks: string;
+  data: string;
+  env: Record<string, string>;
+}
+
+async function fixture(name: string): Promise<Fixture> {
+  const project = join(tmp, name, "project");
+  await writeProject(project, {
+    "package.json": JSON.stringify({ name, version: "1.0.0", type: "module", id: PROJECT_ID, projectType: "workflow", main: "workflow.mjs" }),
+    "workflow.mjs": WORKFLOW,
+    "lib/titles.mjs": `export const PING_TITLE = "Ping";\n`,
+  });
+  const marks = join(tmp, name, "marks");
+  await mkdir(marks, { recursive: true });
+  return { project, marks, data: join(tmp, name, "data"), env: cleanEnv({ MCP9_MARKS: marks }) };
+}
+
+const closeGate = (f: Fixture) => writeFile(join(f.marks, "gate-closed"), "");
+const openGate = (f: Fixture) => rm(join(f.marks, "gate-closed"), { force: true });
+
+async function pidsMarked(f: Fixture, prefix: "loading" | "loaded"): Promise<number[]> {
+  const names = await readdir(f.marks);
+  return names.filter((n) => n.startsWith(`${prefix}-`)).map((n) => Number(n.slice(prefix.length + 1)));
+}
+
+async function clearMarks(f: Fixture): Promise<void> {
+  for (const name of await readdir(f.marks)) if (name !== "gate-closed") await rm(join(f.marks, name), { force: true });
+}
+
+/** Child process ids of `pid`, from the process table. */
+function childPids(pid: number): number[] {
+  const table = execFileSync("ps", ["-A", "-o", "pid=,ppid="], { encoding: "utf8" });
+  return table
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/).map(Number))
+    .filter(([child, parent]) => parent === pid && child !== undefined && child > 0)
+    .map(([child]) => child!);
+}
+
+const start = (f: Fixture, args: string[] = []) => startMcp(f.project, ["--data-dir", f.data, ...args], { env: f.env });
+const call = (session: McpSession, name: string, args: Record<string, unknown> = {}) =>
+  session.client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+const outputOf = (result: CallToolResult) => {
+  if (result.isError) throw new Error(`the call failed: ${JSON.stringify(result.structuredContent)}`);
+  return (result.structuredContent as { output: Record<string, unknown> }).output;
+};
+const exited = (session: McpSession) => {
+  const pid = session.transport.pid!;
+  return waitFor(() => !alive(pid), 15_000);
+};
+
+describe("MCP-9 start-up and the catalog cache", () => {
+  let f: Fixture;
+  beforeAll(async () => {
+    f = await fixture("startup");
+  });
+
+  it("MCP-9 the workers start loading the project when the process starts, before the client sends initialize", async () => {
+    await closeGate(f);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [...CLI_SOURCE, "mcp", f.project, "--data-dir", f.data], env: f.env, cwd: REPO, stderr: "pipe" });
+    await transport.start();
+    const client = new Client({ name: "mcp-9", version: "1.0.0" });
+    try {
+      // Not one byte has been sent to the server: a worker importing the project proves it.
+      await waitFor(async () => (await pidsMarked(f, "loading")).length > 0, 60_000);
+      expect(await pidsMarked(f, "loaded")).toEqual([]);
+      await openGate(f);
+      transport.start = async () => undefined; // already started above; Client.connect calls it again
+      await client.connect(transport);
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(["ping", "barrier", "hold", "probe"]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("MCP-9 the second start answers the first tools/list from the cache in the data dir while no worker has loaded the project", async () => {
+    const first = await start(f);
+    let listed: unknown;
+    try {
+      listed = (await first.client.listTools()).tools;
+    } finally {
+      await first.close();
+    }
+    const cacheFile = join(f.data, "cache", "mcp-catalog", `${PROJECT_ID}.json`);
+    expect(existsSync(cacheFile)).toBe(true);
+    expect(existsSync(join(REPO, "cache"))).toBe(false);
+
+    await clearMarks(f);
+    await closeGate(f);
+    const second = await start(f);
+    try {
+      const { tools } = await second.client.listTools();
+      expect(tools).toEqual(listed);
+      // Workers are held at the gate, so this catalog cannot have come from one of them.
+      expect(await pidsMarked(f, "loaded")).toEqual([]);
+      expect(second.stderr()).toContain("tools from the cache");
+      await openGate(f);
+      expect(outputOf(await call(second, "ping")).pid).toEqual(expect.any(Number));
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("MCP-9 editing a file the project imports invalidates the cache: the next start publishes the new catalog", async () => {
+    await openGate(f);
+    const warm = await start(f);
+    try {
+      expect((await warm.client.listTools()).tools.find((tool) => tool.name === "ping")?.title).toBe("Ping");
+    } finally {
+      await warm.close();
+    }
+    await writeFile(join(f.project, "lib/titles.mjs"), `export const PING_TITLE = "Ping, edited";\n`);
+    const edited = await start(f);
+    try {
+      expect((await edited.client.listTools()).tools.find((tool) => tool.name === "ping")?.title).toBe("Ping, edited");
+      expect(edited.stderr()).toContain("tools loaded by a worker");
+    } finally {
+      await edited.close();
+    }
+    const cached = JSON.parse(await readFile(join(f.data, "cache", "mcp-catalog", `${PROJECT_ID}.json`), "utf8")) as { structure: { entrypoints: Array<{ title: string }> } };
+    expect(cached.structure.entrypoints[0]!.title).toBe("Ping, edited");
+  });
+});
+
+describe("MCP-9 worker pool", () => {
+  it("MCP-9 with --workers 3, three calls run at the same time (each waits until all three have arrived)", async () => {
+    const f = await fixture("parallel");
+    const session = await start(f, ["--workers", "3"]);
+    try {
+      await session.client.listTools();
+      const dir = join(f.marks, "barrier");
+      const results = await Promise.all([1, 2, 3].map(() => call(session, "barrier", { dir, count: 3 })));
+      const outputs = results.map(outputOf);
+      expect(outputs.map((output) => output.arrived)).toEqual([3, 3, 3]);
+      expect(new Set(outputs.map((output) => output.pid)).size).toBe(3);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("MCP-9 with --workers 1 a second call waits for the first, says so in a progress notification, then runs", async () => {
+    const f = await fixture("queue");
+    const session = await start(f, ["--workers", "1"]);
+    const paths = { started: join(f.marks, "hold-started"), gate: join(f.marks, "hold-gate"), done: join(f.marks, "hold-done") };
+    try {
+      await session.client.listTools();
+      const holding = call(session, "hold", paths);
+      await waitFor(() => existsSync(paths.started), 60_000);
+      const messages: string[] = [];
+      const probing = session.client.callTool({ name: "probe", arguments: { path: paths.done } }, undefined, {
+        onprogress: (progress) => messages.push(progress.message ?? ""),
+      }) as Promise<CallToolResult>;
+      await waitFor(() => messages.some((message) => message.startsWith("waiting for a free worker (1 runs in progress)")), 60_000);
+      await writeFile(paths.gate, "");
+      expect(outputOf(await holding).pid).toEqual(expect.any(Number));
+      // The probe's run started only after the hold's run had written `done`.
+      expect(outputOf(await probing).existed).toBe(true);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("MCP-9 a replacement worker is started when a worker is handed out, and serves the next call", async () => {
+    const f = await fixture("replace");
+    const session = await start(f, ["--workers", "1"]);
+    try {
+      await session.client.listTools();
+      await waitFor(async () => (await pidsMarked(f, "loaded")).length === 1, 60_000);
+      const [warm] = await pidsMarked(f, "loaded");
+      const served = outputOf(await call(session, "ping")).pid as number;
+      expect(served).toBe(warm);
+      // Right after the first call returns, another worker already exists beside the used one.
+      const replacements = childPids(session.transport.pid!).filter((pid) => pid !== served);
+      expect(replacements.length).toBeGreaterThanOrEqual(1);
+      const next = outputOf(await call(session, "ping")).pid as number;
+      expect(replacements).toContain(next);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("MCP-9 a worker killed during a call fails that call with a clear error, and a replacement serves the next one", async () => {
+    const f = await fixture("crash");
+    const session = await start(f, ["--workers", "2"]);
+    const paths = { started: join(f.marks, "hold-started"), gate: join(f.marks, "hold-gate"), done: join(f.marks, "hold-done") };
+    try {
+      await session.client.listTools();
+      const holding = call(session, "hold", paths);
+      await waitFor(() => existsSync(paths.started), 60_000);
+      process.kill(Number(await readFile(paths.started, "utf8")), "SIGKILL");
+      const result = await holding;
+      expect(result.isError).toBe(true);
+      expect(result.structuredContent).toMatchObject({ status: "failed", error: { code: "worker_crashed", message: "the run failed: the worker was killed by SIGKILL" } });
+      expect(outputOf(await call(session, "ping")).pid).toEqual(expect.any(Number));
+    } finally {
+      await session.close();
+    }
+  });
+
+  it.each([
+    ["the client closes stdin", (session: McpSession) => session.close()],
+    ["the server gets SIGTERM", async (session: McpSession) => void process.kill(session.transport.pid!, "SIGTERM")],
+  ])("MCP-9 no worker process remains after %s", async (_label, end) => {
+    const f = await fixture(`leak-${Math.random().toString(16).slice(2, 8)}`);
+    const session = await start(f, ["--workers", "3"]);
+    const server = session.transport.pid!;
+    try {
+      await session.client.listTools();
+      await call(session, "ping");
+      // Three warm workers again (the used one was replaced), plus whatever is still finishing.
+      await waitFor(async () => (await pidsMarked(f, "loaded")).length >= 4, 90_000);
+      const workers = new Set([...(await pidsMarked(f, "loading")), ...childPids(server)]);
+      expect(workers.size).toBeGreaterThanOrEqual(4);
+      await end(session);
+      await exited(session);
+      await waitFor(() => [...workers].every((pid) => !alive(pid)), 10_000);
+    } finally {
+      await session.close().catch(() => undefined);
+    }
+  });
+});
+
+describe("MCP-9 --workers", () => {
+  it.each([["0"], ["65"], ["1.5"], ["abc"], ["-1"], [""]])("MCP-9 --workers=%s is refused as invalid input (exit code 2, nothing on stdout)", async (value) => {
+    const result = await runCli(["mcp", KITCHEN, `--workers=${value}`]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain(`--workers must be a whole number from 1 to 64, got ${JSON.stringify(value)}`);
+  });
+
+  it("MCP-9 --workers is documented in mcp --help", async () => {
+    const result = await runCli(["mcp", "--help"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout.replace(/\s+/g, " ")).toContain("--workers <n> worker processes kept warm, and tool calls run at once (1-64, default 2)");
+  });
+});
