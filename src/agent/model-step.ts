@@ -36,14 +36,20 @@ export function* emitContent(turn: Turn, content: readonly Block[], blockPrefix:
   }
 }
 
-/** A web search as a `tool` row (`tool: "web_search"`) plus a notice with its sources (OUT-5). */
+/**
+ * A web search as a `tool` row (`tool: "web_search"`) plus a notice with its sources (OUT-5);
+ * sources the answer cited beyond the searches' are a notice only.
+ */
 function* webSearchRows(turn: Turn, search: AgentWebSearchRecord, id: string): Generator<OutputItemStreamChunk> {
-  turn.toolCallCount++;
-  yield* turn.projector.toolCall({ id, name: "web_search", arguments: search.query === undefined ? {} : { query: search.query } });
-  yield* turn.projector.toolResult(id, { isError: false, text: `${search.sources.length} sources` });
+  if (search.cited !== true) {
+    turn.toolCallCount++;
+    yield* turn.projector.toolCall({ id, name: "web_search", arguments: search.query === undefined ? {} : { query: search.query } });
+    const text = search.error === undefined ? `${search.sources.length} sources` : `search failed: ${search.error}`;
+    yield* turn.projector.toolResult(id, { isError: search.error !== undefined, text });
+  }
   if (search.sources.length > 0) {
     const links = search.sources.map((source) => `- [${(source.title ?? source.url).replace(/[[\]]/g, "")}](${source.url})`).join("\n");
-    yield* turn.projector.notice(`Sources:\n${links}`, { sources: true });
+    yield* turn.projector.notice(`Sources:\n${links}`, { sources: true, ...(search.cited === true ? { cited: true } : {}) });
   }
 }
 
@@ -204,7 +210,7 @@ async function* streamResponse(turn: Turn, step: number, attempt: number): Async
     messages: [...turn.messages],
     tools: turn.registry.specs,
     effort: turn.effort,
-    webSearch: turn.options.webSearch !== false && (turn.options.modelAttributes?.webSearch ?? model.descriptor.webSearch ?? false),
+    webSearch: (turn.input.webSearch ?? turn.options.webSearch) !== false && (turn.options.modelAttributes?.webSearch ?? model.descriptor.webSearch ?? false),
   };
   const block = <T extends Block>(index: number, make: () => T): T => {
     let found = blocks.get(index);
@@ -249,7 +255,15 @@ async function* streamResponse(turn: Turn, step: number, attempt: number): Async
       case "web_search":
         if (event.status === "started") pendingSearch = event.query;
         else {
-          const search: AgentWebSearchRecord = { position: blocks.size, sources: event.sources ?? [], ...((event.query ?? pendingSearch) === undefined ? {} : { query: (event.query ?? pendingSearch)! }) };
+          const query = event.query ?? (event.status === "completed" ? pendingSearch : undefined);
+          if (event.status === "completed") pendingSearch = undefined;
+          const search: AgentWebSearchRecord = {
+            position: event.position ?? blocks.size,
+            sources: event.sources ?? [],
+            ...(query === undefined ? {} : { query }),
+            ...(event.status === "cited" ? { cited: true as const } : {}),
+            ...(event.error === undefined ? {} : { error: event.error }),
+          };
           searches.push(search);
           yield* projector.endBlock();
           yield* webSearchRows(turn, search, `web_search:${step}:${attempt}:${searches.length - 1}`);

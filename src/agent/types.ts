@@ -54,7 +54,11 @@ export interface AgentOptions {
   apiKey?: string;
   apiKind?: AgentApiKind;
   modelAttributes?: AgentModelAttributes;
-  /** `false` turns the provider's web search off for the turn (OUT-5). */
+  /**
+   * `false` turns the model's native web search off (OUT-5); per turn, `AgentInput.webSearch`
+   * wins. On by default where the model supports it (`modelAttributes.webSearch`, a configured
+   * entry's `webSearch`, or the injected provider's descriptor).
+   */
   webSearch?: boolean;
   effort?: AgentEffort;
   /** Governs the 7 built-in coding tools (AG-6); default `"ask"`. */
@@ -121,6 +125,8 @@ export interface AgentInput {
   mode?: AgentMode;
   model?: string;
   systemPrompt?: string;
+  /** `false` turns the model's native web search off for this turn (OUT-5). */
+  webSearch?: boolean;
 }
 
 /** The node's output (AG-1): values of what this turn actually used. */

@@ -26,9 +26,14 @@ export type SessionEventType =
 
 /** A built-in web search of a response (OUT-5). */
 export interface AgentWebSearchRecord {
+  /** The index in the message content before which it happened. */
   position: number;
   query?: string;
   sources: Array<{ url: string; title?: string }>;
+  /** Sources the answer cited that no search listed: a notice only, no search row. */
+  cited?: true;
+  /** The provider's error code of a failed search. */
+  error?: string;
 }
 
 /** What an agent run used, saved at its start so a resumed run uses the same (AG-4, CFG-2). */
