@@ -97,6 +97,11 @@ export interface AgentOptions {
   sessionStore?: SessionStore | AgentSessionStoreFactory;
   /** Automatic retries of one model request (default 10, OUT-3). */
   maxRetries?: number;
+  /**
+   * Continuations of one answer (default 4, OUT-7): an answer cut at the output token limit is
+   * continued, a tool call cut off or lost is asked again; silently, the text joined seamlessly.
+   */
+  maxContinuations?: number;
   /** Base wait before a retry in ms, doubled per attempt (default 500). */
   retryDelayMs?: number;
   /** Most model requests in one run (default 64); exceeding it fails the run. */

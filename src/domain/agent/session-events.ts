@@ -63,6 +63,11 @@ export interface SessionEventPayloads {
     attempt: number;
     /** Built-in web searches of the response (OUT-5), at the content position they happened. */
     webSearches?: AgentWebSearchRecord[];
+    /**
+     * What this attempt itself said, when `message` also holds text of earlier cut attempts it
+     * continues (OUT-7) or drops a lost tool call: the output replays this, the history uses `message`.
+     */
+    shown?: Array<ModelResponse["content"][number]>;
   };
   model_retry: {
     step: number;
@@ -73,6 +78,8 @@ export interface SessionEventPayloads {
     errorMessage: string;
     /** What the failed attempt streamed before it failed; it stays in the output (OUT-3). */
     partial: Array<ModelResponse["content"][number]>;
+    /** For `length` / `lost-call`: the display key of the text part the continuation appends to. */
+    joinKey?: string;
   };
   usage: { entry: TokenUsageEntry };
   tool_intent: { toolCallId: string; toolName: string; arguments: JsonObject; replay: "safe" | "never" };
