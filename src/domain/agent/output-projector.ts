@@ -184,6 +184,8 @@ export function createAgentOutputProjector(options: AgentOutputProjectorOptions)
         result: result.text,
         ...change,
         ...(card === undefined ? {} : { resourceCard: card }),
+        // The structured card command of workflow-ui_present_card (CAP-10), for hosts that show cards.
+        ...(!result.isError && details && isCardCommand(details.cardCommand) ? { cardCommand: details.cardCommand } : {}),
         ...(warning === undefined ? {} : { resourceCardWarning: warning }),
       };
       return [outputChunk.replace(row.id, row.content), outputChunk.done(row.id)];
@@ -254,6 +256,10 @@ export function createAgentOutputProjector(options: AgentOutputProjectorOptions)
     /** The ring item id (for hosts and tests). */
     ringItemId: ringId,
   };
+}
+
+function isCardCommand(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && (value.action === "upsert" || value.action === "remove") && typeof value.cardId === "string";
 }
 
 /** What a `patch` row (the diff) or a `file` row (path, size, new or not) adds from the tool's details. */
