@@ -147,6 +147,11 @@ export interface AgentOutputPayload {
   agent: AgentMode;
   sessionId: string;
   toolCallCount: number;
+  /**
+   * The context occupancy at the end of the turn, for programs (the ring item is what hosts
+   * show, AG-7). Absent when the run failed before it started.
+   */
+  contextUsage?: AgentContextUsage;
 }
 
 /** The agent runtime of `createAgent` (AG-1). */
