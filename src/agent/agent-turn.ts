@@ -2,6 +2,8 @@ import { isSteamharnessError, SteamharnessError, UserInputRequiredError } from "
 import { runEventId } from "../domain/agent/ids.js";
 import { createAgentOutputProjector } from "../domain/agent/output-projector.js";
 import type { JsonObject } from "../domain/json.js";
+import { createOutputStreamAccumulator, type OutputStreamAccumulator } from "../domain/output-stream.js";
+import { contextRingItem } from "../domain/session-host/snapshot.js";
 import type { OutputItemStreamChunk } from "../domain/output-items.js";
 import type { ContextMeter } from "../domain/agent/context-meter.js";
 import type { NodeContext } from "../domain/node-context.js";
@@ -15,7 +17,23 @@ import type { AgentInput, AgentOptions } from "./types.js";
 
 const DEFAULT_MAX_STEPS = 64;
 
-function sessionContent(turn: Turn, status: string): JsonObject {
+/**
+ * The run's `agent-session` content (OUT-1, OUT-8): what the turn used, its `contextUsage`,
+ * `contexts[]` (this session's context with its ring output, as a host snapshot has them, HOST-6)
+ * and `turns[]` (this run, with its usage and its output `items` so far, in output order).
+ */
+function sessionContent(turn: Turn, status: string, items: OutputStreamAccumulator): JsonObject {
+  const contextUsage = turn.meter.usage();
+  const ownItems = items.items().filter((item) => item.id !== turn.projector.ringItemId && item.metadata.kind !== "agent-session");
+  return {
+    ...runFields(turn, status),
+    contextUsage: { ...contextUsage },
+    contexts: [{ sessionKey: turn.sessionKey, active: true, usage: { ...contextUsage }, outputs: [contextRingItem(turn.sessionKey, contextUsage) as unknown as JsonObject] }],
+    turns: [{ runId: turn.runId, prompt: turn.start.prompt, status, usage: { ...turn.usage }, items: ownItems as unknown as JsonObject[] }],
+  };
+}
+
+function runFields(turn: Turn, status: string): JsonObject {
   return {
     version: 1,
     sessionId: turn.sessionId,
@@ -74,18 +92,23 @@ async function* loop(turn: Turn): AsyncGenerator<OutputItemStreamChunk, void, un
  */
 export async function* runAgentTurn(options: AgentOptions, cache: AgentCache, meter: ContextMeter, input: AgentInput, context: NodeContext): AsyncGenerator<OutputItemStreamChunk, void, undefined> {
   let turn: Turn | null = null;
+  // The run's own items, for `turns[].items` of its session item (OUT-8).
+  const items = createOutputStreamAccumulator();
   try {
     turn = await prepareTurn(options, cache, meter, input, context);
     // Occupancy before the first response: an estimate of everything the model will be sent.
     meter.reset();
     meter.add(`${input.systemPrompt ?? options.systemPrompt ?? ""}${JSON.stringify(turn.messages)}${JSON.stringify(turn.registry.specs)}`);
-    yield* turn.projector.session(sessionContent(turn, "running"));
+    yield* turn.projector.session(sessionContent(turn, "running", items));
     yield* turn.projector.ring(meter.usage());
-    yield* loop(turn);
+    for await (const chunk of loop(turn)) {
+      items.push(chunk);
+      yield chunk;
+    }
     await turn.append([runFinishedEvent(turn)]);
-    yield* turn.projector.session(sessionContent(turn, "completed"));
+    for (const chunk of turn.projector.finish()) items.push(chunk), yield chunk;
+    yield* turn.projector.session(sessionContent(turn, "completed", items));
     yield* turn.projector.ring(meter.usage());
-    yield* turn.projector.finish();
   } catch (error) {
     const paused = isSteamharnessError(error, "user_input_required");
     const cancelled = isSteamharnessError(error, "cancelled") || context.signal.aborted;
@@ -106,15 +129,14 @@ export async function* runAgentTurn(options: AgentOptions, cache: AgentCache, me
       await turn
         .append([{ eventId: runEventId(turn.runId, "stopped", progress), runId: turn.runId, type: "run_stopped", payload: { status, toolCallCount: turn.toolCallCount, ...(error instanceof UserInputRequiredError ? { requestId: error.requestId } : {}), ...(status === "failed" ? { code } : {}) } }])
         .catch(() => undefined);
-      if (paused || cancelled) {
-        yield* turn.projector.session(sessionContent(turn, status));
-        yield* turn.projector.finish();
-      } else {
+      if (!paused && !cancelled) {
         const message = error instanceof Error ? error.message : String(error);
-        yield* turn.projector.error(code, message);
-        yield* turn.projector.session(sessionContent(turn, "failed"));
-        yield* turn.projector.finish();
+        for (const chunk of turn.projector.error(code, message)) items.push(chunk), yield chunk;
       }
+      const finished = turn.projector.finish();
+      items.pushAll(finished);
+      yield* turn.projector.session(sessionContent(turn, paused || cancelled ? status : "failed", items));
+      yield* finished;
     }
     throw error;
   } finally {

@@ -6,6 +6,7 @@ import { createAgent } from "./create-agent.js";
 import { DEFAULT_HISTORY_LIMIT, readExecutionHistory, type ExecutionRecord } from "./execution-history.js";
 import type { Agent, AgentEffort, AgentInput, AgentMode, AgentOptions, AgentOutputPayload } from "./types.js";
 import { SteamharnessError } from "../domain/errors.js";
+import type { AgentContextUsage } from "../domain/agent/context-meter.js";
 
 /** Options of {@link createAgentNode}: every `createAgent` option plus the node's own (AG-3). */
 export interface AgentNodeOptions extends AgentOptions {
@@ -26,6 +27,9 @@ export type AgentNode = BaseStreamNode<AgentInput, OutputItemStreamChunk, AgentO
 };
 
 export { DEFAULT_HISTORY_LIMIT };
+
+const isContextUsage = (value: unknown): value is AgentContextUsage =>
+  typeof value === "object" && value !== null && typeof (value as AgentContextUsage).used === "number" && typeof (value as AgentContextUsage).total === "number";
 
 const asString = (value: unknown, fallback: string): string => (typeof value === "string" ? value : fallback);
 
@@ -54,6 +58,7 @@ export function agentPayloadFromChunks(chunks: readonly OutputItemStreamChunk[],
     agent: asString(session?.agent, input.mode ?? fallback.mode ?? "build") as AgentMode,
     sessionId: asString(session?.sessionId, fallback.sessionId ?? ""),
     toolCallCount: typeof session?.toolCallCount === "number" ? session.toolCallCount : 0,
+    ...(isContextUsage(session?.contextUsage) ? { contextUsage: session.contextUsage } : {}),
   };
 }
 

@@ -49,6 +49,7 @@ export async function resolveModel(
     throw new SteamharnessError("input_validation", `model ${connection.model} has no API key: give apiKey explicitly (environment keys are never read)`, { field: "apiKey" });
   }
   const contextWindow = attributes?.contextWindow ?? (selection.source === "configured" ? selection.entry.contextWindow : undefined);
+  const webSearch = attributes?.webSearch ?? (selection.source === "configured" ? selection.entry.webSearch : undefined);
   return loadProviderModel({
     apiKind: connection.apiKind,
     baseUrl: connection.baseUrl ?? DEFAULT_BASE_URL[connection.apiKind],
@@ -58,6 +59,7 @@ export async function resolveModel(
     ...(contextWindow === undefined ? {} : { contextWindow }),
     ...(attributes?.maxTokens === undefined ? {} : { maxTokens: attributes.maxTokens }),
     ...(attributes?.reasoning === undefined ? {} : { reasoning: attributes.reasoning }),
+    ...(webSearch === undefined ? {} : { webSearch }),
   });
 }
 

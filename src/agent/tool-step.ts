@@ -1,4 +1,4 @@
-import { createToolApprovalGate, toolApprovalRequestId } from "../domain/approval-gate.js";
+import { createToolApprovalGate, toolApprovalRequestId, withApprovedCall } from "../domain/approval-gate.js";
 import { isSteamharnessError, SteamharnessError, UserInputRequiredError } from "../domain/errors.js";
 import { questionRequestId, runEventId } from "../domain/agent/ids.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
@@ -103,7 +103,8 @@ async function execute(turn: Turn, call: ModelToolCallBlock): Promise<Outcome> {
   if (tool.replay === "safe") turn.defer([started]);
   else await turn.append([started]);
   try {
-    const result = await tool.execute(call.id, call.arguments, turn.context.signal);
+    // One decision per call (CAP-11): a tool asking the gate again while it runs gets this one.
+    const result = await withApprovedCall(turn.context.toolPermissions, call, () => tool.execute(call.id, call.arguments, turn.context.signal));
     return { isError: false, text: result.content.map((block) => block.text).join("\n"), details: toJson(result.details) };
   } catch (error) {
     if (turn.context.signal.aborted) throw new SteamharnessError("cancelled", "the agent run was cancelled", { cause: error });

@@ -54,7 +54,11 @@ export interface AgentOptions {
   apiKey?: string;
   apiKind?: AgentApiKind;
   modelAttributes?: AgentModelAttributes;
-  /** `false` turns the provider's web search off for the turn (OUT-5). */
+  /**
+   * `false` turns the model's native web search off (OUT-5); per turn, `AgentInput.webSearch`
+   * wins. On by default where the model supports it (`modelAttributes.webSearch`, a configured
+   * entry's `webSearch`, or the injected provider's descriptor).
+   */
   webSearch?: boolean;
   effort?: AgentEffort;
   /** Governs the 7 built-in coding tools (AG-6); default `"ask"`. */
@@ -96,6 +100,11 @@ export interface AgentOptions {
   sessionStore?: SessionStore | AgentSessionStoreFactory;
   /** Automatic retries of one model request (default 10, OUT-3). */
   maxRetries?: number;
+  /**
+   * Continuations of one answer (default 4, OUT-7): an answer cut at the output token limit is
+   * continued, a tool call cut off or lost is asked again; silently, the text joined seamlessly.
+   */
+  maxContinuations?: number;
   /** Base wait before a retry in ms, doubled per attempt (default 500). */
   retryDelayMs?: number;
   /** Most model requests in one run (default 64); exceeding it fails the run. */
@@ -129,6 +138,8 @@ export interface AgentInput {
   mode?: AgentMode;
   model?: string;
   systemPrompt?: string;
+  /** `false` turns the model's native web search off for this turn (OUT-5). */
+  webSearch?: boolean;
 }
 
 /** The node's output (AG-1): values of what this turn actually used. */
@@ -144,6 +155,11 @@ export interface AgentOutputPayload {
   agent: AgentMode;
   sessionId: string;
   toolCallCount: number;
+  /**
+   * The context occupancy at the end of the turn, for programs (the ring item is what hosts
+   * show, AG-7). Absent when the run failed before it started.
+   */
+  contextUsage?: AgentContextUsage;
 }
 
 /** The agent runtime of `createAgent` (AG-1). */

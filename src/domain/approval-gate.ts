@@ -33,6 +33,41 @@ export function toolApprovalRequestId(runId: string, toolId: string, args: unkno
   return `approval:${stableHash(`${runId}\u0000${toolId}\u0000${subject}`)}`;
 }
 
+/**
+ * Calls the runtime already approved and is running now, per approval port (CAP-11). A tool that
+ * asks the gate again inside its own execution — a capability tool whose `approve` is wired to
+ * `createToolApprovalGate().approve`, as the capability seed shows — gets the same decision
+ * instead of a second question with another request id. Kept under a `Symbol.for` key so two
+ * copies of the library (ESM and CJS) share it.
+ */
+type ApprovedCalls = WeakMap<object, Map<string, number>>;
+const APPROVED = Symbol.for("steamharness.approval-gate.approved-calls");
+const approvedCalls = (): ApprovedCalls => ((globalThis as Record<symbol, ApprovedCalls | undefined>)[APPROVED] ??= new WeakMap());
+const approvedKey = (toolId: string, args: unknown): string => `${toolId}\u0000${canonicalJson(args ?? null)}`;
+
+/**
+ * Runs `work` (a tool call the runtime has approved) while the gate treats the same tool and
+ * arguments as approved for this approval port: one decision per call, however the host wires
+ * the tool's own `approve` (CAP-11). Resolves or rejects with `work`.
+ *
+ * @example
+ * const result = await withApprovedCall(context.toolPermissions, { name: "workflow-kv_kv_store", arguments: args }, () => tool.execute(id, args));
+ */
+export async function withApprovedCall<T>(port: object, call: { name: string; arguments: unknown }, work: () => Promise<T>): Promise<T> {
+  const key = approvedKey(call.name, call.arguments);
+  const calls = approvedCalls();
+  let running = calls.get(port);
+  if (!running) calls.set(port, (running = new Map()));
+  running.set(key, (running.get(key) ?? 0) + 1);
+  try {
+    return await work();
+  } finally {
+    const left = (running.get(key) ?? 1) - 1;
+    if (left === 0) running.delete(key);
+    else running.set(key, left);
+  }
+}
+
 /** Finds a tool's catalog entry, or `undefined` when it is not registered. */
 export function findToolDefinition(tools: readonly ToolPermissionDefinition[], toolId: string): ToolPermissionDefinition | undefined {
   return tools.find((tool) => tool.id === toolId);
@@ -60,6 +95,8 @@ export function createToolApprovalGate(): ToolApprovalGate {
         throw new SteamharnessError("approval_denied", `tool ${call.name} is disabled in executor.tools`, { data: { toolId: call.name } });
       }
       if (definition.autoApprove === true) return;
+      // Asked again from inside a call the runtime approved (CAP-11): that decision stands.
+      if (approvedCalls().get(context.toolPermissions)?.has(approvedKey(call.name, call.arguments))) return;
       const requestId = toolApprovalRequestId(context.runId, call.name, call.arguments, call.toolCallId);
       const decision = await context.toolPermissions.request(
         {

@@ -58,7 +58,13 @@ export type ModelStreamEvent =
   | { type: "toolcall_start"; index: number; id: string; name: string }
   | { type: "toolcall_delta"; index: number; delta: string }
   | { type: "toolcall_end"; index: number; toolCall: ModelToolCallBlock }
-  | { type: "web_search"; status: "started" | "completed"; query?: string; sources?: Array<{ url: string; title?: string }> }
+  /**
+   * The provider's built-in web search (OUT-5): `completed` is one search (its query, the sources
+   * it found, `error` when it failed); `cited` lists sources the answer cited that no search
+   * listed. `position` is the index in the response's content before which it happened (default:
+   * the blocks streamed so far).
+   */
+  | { type: "web_search"; status: "started" | "completed" | "cited"; query?: string; sources?: Array<{ url: string; title?: string }>; position?: number; error?: string }
   | { type: "done"; response: ModelResponse };
 
 /** What a model is, for the payload and the context ring. */

@@ -2,7 +2,8 @@ import { isSteamharnessError, SteamharnessError } from "../domain/errors.js";
 import type { JsonObject } from "../domain/json.js";
 import type { NodeContext } from "../domain/node-context.js";
 import type { OutputItem, OutputItemStreamChunk } from "../domain/output-items.js";
-import { agentSessionItemId } from "../domain/agent/ids.js";
+import { agentRingItemId, agentSessionItemId } from "../domain/agent/ids.js";
+import { createOutputStreamAccumulator, type OutputStreamAccumulator } from "../domain/output-stream.js";
 import type { AgentContextUsage } from "../domain/agent/context-meter.js";
 import { nextHostStatus, nextRunnableTask, type AgentSessionHostStatus, type AgentSessionTaskRecord } from "../domain/session-host/host-state.js";
 import { buildAgentSessionSnapshot, snapshotChunk, snapshotItem } from "../domain/session-host/snapshot.js";
@@ -46,6 +47,8 @@ export class HostRuntime {
   readonly usage = new Map<number, AgentContextUsage>();
   readonly usageByRun = new Map<string, TokenCounts>();
   readonly childUsageByRun = new Map<string, TokenCounts>();
+  /** The output items of each run this host ran, in output order (OUT-8 `turns[].items`). */
+  readonly itemsByRun = new Map<string, OutputStreamAccumulator>();
   current: { task: AgentSessionTaskRecord; controller: AbortController; done: Promise<void> } | null = null;
   private lane: Promise<unknown> = Promise.resolve();
   private pump: Promise<void> | null = null;
@@ -108,6 +111,7 @@ export class HostRuntime {
       tasks,
       usageByRun: this.usageByRun,
       childUsageByRun: this.childUsageByRun,
+      itemsByRun: new Map([...this.itemsByRun].map(([runId, items]) => [runId, items.items()])),
       run: this.lastRun,
     });
   }
@@ -221,7 +225,13 @@ export class HostRuntime {
     const input = task.input as { effort?: "minimal" | "low" | "medium" | "high"; model?: string; askResume?: { requestId?: string; answer: string } };
     try {
       const run = context.agent.run({ prompt: task.prompt, runId: task.runId, ...input }, this.parts.nodeContext(task.runId, controller.signal));
-      for await (const chunk of run) this.forward(chunk, context);
+      const items = createOutputStreamAccumulator();
+      this.itemsByRun.set(task.runId, items);
+      const ownIds = new Set([agentSessionItemId(context.record.sessionKey), agentRingItemId(context.record.sessionKey)]);
+      for await (const chunk of run) {
+        if (!ownIds.has(chunk.type === "add" ? chunk.item.id : chunk.id)) items.push(chunk);
+        this.forward(chunk, context);
+      }
       await store.updateTask(task.taskId, { status: "completed", detail: null });
     } catch (error) {
       if (controller.signal.reason === SUSPEND) {

@@ -22,6 +22,8 @@ export interface OfflineStep {
   error?: { message: string; kind: "dropped" | "recovery" | "length" | "lost-call"; status?: number; retryable?: boolean };
   /** Text after the tool calls (in plan mode the runtime makes the text after the last tool call the plan, OUT-4). */
   plan?: string;
+  /** `length`: the response stops at the output token limit (an answer, or a tool call, cut short; OUT-7). */
+  stop?: "length";
 }
 
 /** Options of {@link createOfflineModel}. */
@@ -139,7 +141,7 @@ export function createOfflineModel(options: OfflineModelOptions): OfflineModel {
       };
       usage.total = step.usage?.total ?? usage.input + usage.output + usage.cacheRead + usage.cacheWrite;
       const hasCalls = (step.toolCalls ?? []).length > 0;
-      yield { type: "done", response: { content, usage, stopReason: hasCalls ? "toolUse" : "stop" } };
+      yield { type: "done", response: { content, usage, stopReason: step.stop ?? (hasCalls ? "toolUse" : "stop") } };
     },
   };
 }

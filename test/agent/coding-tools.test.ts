@@ -28,7 +28,7 @@ function setup(allowed = false) {
     return result.content.map((block) => block.text).join("");
   };
   const fails = async (name: string, args: Record<string, unknown>) => byName[name]!.execute("call", args).then(() => "ok", (error: unknown) => (isSteamharnessError(error) ? error.code : String(error)));
-  return { root, workdir, outside, extra, tools, run, fails };
+  return { root, workdir, outside, extra, tools, byName, run, fails };
 }
 
 describe("AG-6 built-in coding tools", () => {
@@ -125,5 +125,32 @@ describe("AG-6 built-in coding tools", () => {
     mkdirSync(workdir);
     writeFileSync(path.join(workdir, "x.txt"), "x");
     expect((await ls.execute("c", {})).content[0]!.text).toBe("x.txt");
+  });
+});
+
+describe("coding-tool path guard by segments", () => {
+  it("AG-6 names starting with two dots inside the workdir are allowed (..draft.md, a/..b), real escapes still refused", async () => {
+    const { run, fails, workdir, outside } = setup();
+    expect(await run("write", { path: "..draft.md", content: "draft" })).toContain("..draft.md");
+    expect(readFileSync(path.join(workdir, "..draft.md"), "utf8")).toBe("draft");
+    expect(await run("write", { path: "notes/..hidden/x.md", content: "x" })).toContain(path.join("notes", "..hidden", "x.md"));
+    expect(await run("read", { path: "..draft.md" })).toBe("draft");
+    for (const escape of ["../outside/secret.txt", "..", "notes/../../outside/secret.txt", path.join(outside, "secret.txt"), "escape/secret.txt", "secret-link.txt", "escape/..new.md"]) {
+      expect([escape, await fails("read", { path: escape })]).toEqual([escape, "input_validation"]);
+    }
+    expect(await fails("write", { path: "escape/..new.md", content: "no" })).toBe("input_validation");
+  });
+});
+
+describe("OUT-9 patch and file details", () => {
+  it("OUT-9 edit returns a unified diff of the change; write says which file, its size and whether it is new", async () => {
+    const { byName, workdir } = setup();
+    const edited = await byName.edit!.execute("call", { path: "src/a.ts", oldText: "// TODO: more", newText: "// done" });
+    expect((edited.details as { diff: string }).diff).toBe("--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1,2 +1,2 @@\n export const a = 1;\n-// TODO: more\n+// done\n");
+    const created = await byName.write!.execute("call", { path: "new.txt", content: "héllo" });
+    expect(created.details).toEqual({ path: "new.txt", bytes: 6, created: true });
+    const overwritten = await byName.write!.execute("call", { path: "new.txt", content: "x" });
+    expect(overwritten.details).toEqual({ path: "new.txt", bytes: 1, created: false });
+    expect(readFileSync(path.join(workdir, "src", "a.ts"), "utf8")).toBe("export const a = 1;\n// done\n");
   });
 });

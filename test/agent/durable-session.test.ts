@@ -106,3 +106,40 @@ describe("durable sessions through the agent", () => {
     expect(third.error).toBeUndefined();
   });
 });
+
+describe("OUT-8 turns[].items and contexts[] of a plain durable run", () => {
+  it("OUT-8 the agent-session item of a durable createAgentNode run carries contexts[] and turns[].items; live output, turns[].items and restored history keep one order", async () => {
+    const root = tempDirRemovedAfterAll("agent-turn-items-");
+    const workdir = tempDirRemovedAfterAll("agent-turn-items-work-");
+    const storage = createSqliteStorage({ directory: root });
+    const context = () => createNodeContext({ projectId: "p", conversationId: "conv-items", storage, runId: "run-items" });
+    const script = [
+      { text: "Listing first.", toolCalls: [{ id: "l", name: "ls", arguments: { path: "." } }], error: { message: "terminated", kind: "dropped" as const } },
+      { text: "Nothing here." },
+    ];
+    try {
+      const node = createAgentNode({ models: createOfflineModel({ steps: script }), workdir, permissionPolicy: "read-only", retryDelayMs: 0 });
+      const live = await runNode(node, { prompt: "look" }, context());
+      expect(live.error).toBeUndefined();
+      const body = (items: typeof live.items) => items.filter((item) => item.metadata.kind !== "agent-session" && item.display?.type !== "ring");
+      const session = live.items.find((item) => item.metadata.kind === "agent-session")!.content as any;
+      expect(session.contexts).toHaveLength(1);
+      expect(session.contexts[0].outputs[0]).toMatchObject({ display: { type: "ring", placement: "composer-right" } });
+      expect(session.turns).toHaveLength(1);
+      expect(session.turns[0]).toMatchObject({ runId: "run-items", prompt: "look", status: "completed" });
+      const turnItems = session.turns[0].items;
+      expect(turnItems.map((item: any) => item.metadata.partType)).toEqual(["retry", "text", "tool", "text"]);
+      expect(turnItems).toEqual(body(live.items));
+      // Readable on the payload for programs (the ring is what hosts show).
+      expect(live.output!.contextUsage).toEqual(session.contextUsage);
+      expect(live.output!.contextUsage!.used).toBeGreaterThan(0);
+
+      // Restored from the session file by a fresh node: the same items in the same order.
+      const restored = await runNode(createAgentNode({ models: createOfflineModel({ steps: [] }), workdir, permissionPolicy: "read-only" }), { prompt: "look" }, context());
+      expect(body(restored.items)).toEqual(body(live.items));
+      expect((restored.items.find((item) => item.metadata.kind === "agent-session")!.content as any).turns[0].items).toEqual(turnItems);
+    } finally {
+      await storage.close();
+    }
+  });
+});

@@ -1,3 +1,5 @@
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import { agentAnswerItemId, agentRingItemId } from "../../src/domain/agent/ids.js";
 import type { ModelProvider, ModelStreamEvent } from "../../src/ports/model-provider.js";
@@ -242,5 +244,31 @@ describe("output protocol", () => {
     expect(node.agent.updateContextUsage({ used: 1200 })).toMatchObject({ used: 1200, total: 5000, source: "measured" });
     expect(node.agent.getContextUsage().used).toBe(1200);
     expect(() => node.agent.updateContextUsage({ used: -1 })).toThrow(/used/);
+  });
+});
+
+describe("OUT-9 patch and file rows", () => {
+  it("OUT-9 an edit is a patch row carrying the unified diff, a write a file row with its path; replay keeps them", async () => {
+    const h = harness();
+    writeFileSync(path.join(h.workdir, "notes.md"), "# Notes\nold line\n");
+    const { node } = offlineNode(
+      [
+        { toolCalls: [{ name: "edit", arguments: { path: "notes.md", oldText: "old line", newText: "new line" } }, { name: "write", arguments: { path: "out/summary.md", content: "Summary" } }] },
+        { text: "Updated the notes and wrote a summary." },
+      ],
+      { h, permissionPolicy: "workspace" },
+    );
+    const live = await runNode(node, { prompt: "Update" }, h.context("run-patch"));
+    expect(live.error).toBeUndefined();
+    const patch = ofKind(live.items, "agent-part", "patch");
+    const file = ofKind(live.items, "agent-part", "file");
+    expect(patch).toHaveLength(1);
+    expect(file).toHaveLength(1);
+    expect(patch[0]!.metadata.tool).toBe("edit");
+    expect(patch[0]!.content).toMatchObject({ status: "completed", path: "notes.md", diff: "--- a/notes.md\n+++ b/notes.md\n@@ -1,2 +1,2 @@\n # Notes\n-old line\n+new line\n" });
+    expect(file[0]!.content).toMatchObject({ status: "completed", path: path.join("out", "summary.md"), bytes: 7, created: true });
+    expect(ofKind(live.items, "agent-part", "tool")).toHaveLength(0);
+    const replay = await runNode(node, { prompt: "Update" }, h.context("run-patch"));
+    expect(replay.items.filter((item) => item.metadata.kind === "agent-part")).toEqual(live.items.filter((item) => item.metadata.kind === "agent-part"));
   });
 });

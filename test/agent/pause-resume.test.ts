@@ -19,7 +19,7 @@ describe("pause and resume", () => {
     expect(pause.request).toMatchObject({ kind: "tool_approval", toolId: "write", runId: "run-approve", toolCallId: "call-w" });
     expect(h.permissions.pending()).toEqual([pause.requestId]);
     expect(ofKind(first.items, "agent-error")).toHaveLength(0);
-    expect(ofKind(first.items, "agent-part", "tool")[0]!.content).toMatchObject({ status: "awaiting_approval" });
+    expect(ofKind(first.items, "agent-part", "file")[0]!.content).toMatchObject({ status: "awaiting_approval" });
     expect(existsSync(path.join(h.workdir, "out.txt"))).toBe(false);
 
     h.permissions.resolve(pause.requestId, { outcome: "approved" });

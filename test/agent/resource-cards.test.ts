@@ -1,10 +1,12 @@
+import { describe, expect, it } from "@jest/globals";
 import { Type } from "@sinclair/typebox";
 import { createAgentNode } from "../../src/agent/create-agent-node.js";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import { SteamharnessError } from "../../src/domain/errors.js";
 import { runStreamNode } from "../../src/domain/stream-node.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
-import { harness } from "./helpers.js";
+import { harness, offlineNode, ofKind, runNode } from "./helpers.js";
+import { createProjectCapabilityTools } from "../../src/capabilities/project-capabilities.js";
 
 const card = { kind: "knowledge", operation: "read", title: "Roadmap", target: { source: "server", projectId: "docs-project", documentId: "roadmap" } };
 
@@ -40,5 +42,29 @@ describe("resource cards of custom tools through the agent (CAP-9)", () => {
     expect(rows.self.resourceCardWarning).toBeDefined();
     expect(rows.failing).toMatchObject({ status: "failed" });
     expect(rows.failing.resourceCard).toBeUndefined();
+  });
+});
+
+describe("CAP-10 present_card on the agent's tool row", () => {
+  it("CAP-10 the structured card command is on the tool row, not only in the text; pinned appears only when the model set it", async () => {
+    const h = harness();
+    const id = "workflow-ui_present_card";
+    const { node } = offlineNode(
+      [
+        { toolCalls: [
+          { id: "c1", name: id, arguments: { action: "upsert", cardId: "site", kind: "browser", target: { url: "https://example.com/" } } },
+          { id: "c2", name: id, arguments: { action: "upsert", cardId: "doc", kind: "knowledge", pinned: true, target: { source: "current", documentId: "a" } } },
+        ] },
+        { text: "Shown." },
+      ],
+      { h, createTools: (context) => createProjectCapabilityTools({ context }) },
+    );
+    const result = await runNode(node, { prompt: "show" }, h.context("run-card", { tools: [{ id, autoApprove: true }] }));
+    expect(result.error).toBeUndefined();
+    const rows = ofKind(result.items, "agent-part", "tool");
+    expect(rows.map((row) => (row.content as { cardCommand?: unknown }).cardCommand)).toEqual([
+      { action: "upsert", cardId: "site", kind: "browser", target: { url: "https://example.com/" }, preview: true },
+      { action: "upsert", cardId: "doc", kind: "knowledge", target: { source: "current", documentId: "a" }, pinned: true },
+    ]);
   });
 });

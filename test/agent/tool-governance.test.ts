@@ -7,6 +7,7 @@ import { createProjectCapabilityTools } from "../../src/capabilities/project-cap
 import { toolAccess, validatePermissionPolicy } from "../../src/domain/agent/permission-policy.js";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import { isSteamharnessError, UserInputRequiredError } from "../../src/domain/errors.js";
+import { createToolApprovalGate, withApprovedCall } from "../../src/domain/approval-gate.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
 import { harness, offlineNode, runNode } from "./helpers.js";
 
@@ -156,5 +157,58 @@ describe("tool governance", () => {
     expect(((await h.storage.kv.get({ projectId: "project-1" }, "tokenUsage.total"))?.value as { total: number }).total).toBeGreaterThan(0);
     const row = result.items.find((item) => (item.content as { toolCallId?: string }).toolCallId === "ok")!;
     expect(row.content).toMatchObject({ resourceCard: { kind: "kv", operation: "write" } });
+  });
+});
+
+describe("CAP-11 one approval per call", () => {
+  it("CAP-11 the capability seed's example (approve wired to createToolApprovalGate inside createAgentNode) asks once per call, and resumes with that decision", async () => {
+    const h = harness();
+    const kv = "workflow-kv_kv_store";
+    const model = createOfflineModel({
+      steps: [{ toolCalls: [{ id: "call-kv", name: kv, arguments: { action: "set", key: "notes.status", value: "done" } }] }, { text: "Saved." }],
+    });
+    // The seed's example, verbatim but for the model.
+    const approval = createToolApprovalGate();
+    const node = createAgentNode({
+      models: model,
+      workdir: h.workdir,
+      async createTools(context) {
+        return createProjectCapabilityTools({
+          context,
+          globalMemory: true,
+          approve: (toolId, args) => approval.approve({ name: toolId, arguments: args }, context),
+        });
+      },
+    });
+    const context = () => h.context("run-once", { tools: [{ id: kv }] });
+    const first = await runNode(node, { prompt: "Save the status" }, context());
+    expect(first.error).toBeInstanceOf(UserInputRequiredError);
+    expect(h.permissions.requests).toHaveLength(1);
+    const requestId = (first.error as UserInputRequiredError).requestId;
+    expect(h.permissions.requests[0]).toMatchObject({ requestId, toolId: kv, toolCallId: "call-kv" });
+
+    h.permissions.resolve(requestId, { outcome: "approved" });
+    const resumed = await runNode(node, { prompt: "Save the status" }, context());
+    expect(resumed.error).toBeUndefined();
+    // One more ask of the same request (the resume reads the decision); never a second request id.
+    expect(new Set(h.permissions.requests.map((request) => request.requestId))).toEqual(new Set([requestId]));
+    expect(h.permissions.pending()).toEqual([]);
+    expect((await h.storage.kv.get({ projectId: "project-1" }, "notes.status"))?.value).toBe("done");
+  });
+
+  it("CAP-11 outside a call the runtime approved, the gate still asks (and a denial by the catalog still applies)", async () => {
+    const h = harness();
+    const approval = createToolApprovalGate();
+    const context = h.context("run-direct", { tools: [{ id: "workflow-kv_kv_store" }, { id: "off", enabled: false }] });
+    await expect(approval.approve({ name: "workflow-kv_kv_store", arguments: { action: "get", key: "a" } }, context)).rejects.toMatchObject({ code: "user_input_required" });
+    await expect(withApprovedCall(context.toolPermissions, { name: "off", arguments: {} }, () => approval.approve({ name: "off", arguments: {} }, context))).rejects.toMatchObject({ code: "approval_denied" });
+    await withApprovedCall(context.toolPermissions, { name: "workflow-kv_kv_store", arguments: { action: "get", key: "a" } }, () =>
+      approval.approve({ name: "workflow-kv_kv_store", arguments: { key: "a", action: "get" } }, context),
+    );
+    // Different arguments are a different call.
+    await expect(
+      withApprovedCall(context.toolPermissions, { name: "workflow-kv_kv_store", arguments: { action: "get", key: "a" } }, () => approval.approve({ name: "workflow-kv_kv_store", arguments: { action: "get", key: "b" } }, context)),
+    ).rejects.toMatchObject({ code: "user_input_required" });
+    expect(h.permissions.requests).toHaveLength(2);
   });
 });

@@ -140,7 +140,7 @@ describe("CAP-10 workflow-ui_present_card", () => {
     }
   });
 
-  it("CAP-10 preview and pinned defaults, kanban preview values, remove takes only cardId", async () => {
+  it("CAP-10 preview and pinned defaults (pinned only when set), kanban preview values, remove takes only cardId", async () => {
     const fx = await fixture();
     const card = fx.tool(IDS.presentCard);
     const command = async (args: Record<string, unknown>) => details(await card.execute("t", args)).cardCommand;
@@ -149,14 +149,15 @@ describe("CAP-10 workflow-ui_present_card", () => {
       cardId: "roadmap-board",
       kind: "kanban",
       target: { source: "current", configurationId: "configuration-id" },
-      pinned: true,
       preview: true,
       kanban: { mode: "preview", values: { title: "Roadmap" } },
     });
-    expect(await command({ action: "upsert", cardId: "p", kind: "project", target: { source: "server", projectId: "x" } })).toMatchObject({ pinned: true, preview: true });
+    const project = await command({ action: "upsert", cardId: "p", kind: "project", target: { source: "server", projectId: "x" } });
+    expect(project).toMatchObject({ preview: true });
+    expect("pinned" in project).toBe(false);
     expect(await command({ action: "upsert", cardId: "w", kind: "browser", target: { url: "https://x.test/" }, preview: false, pinned: false })).toMatchObject({ pinned: false, preview: false });
     const doc = await command({ action: "upsert", cardId: "d", kind: "knowledge", target: { source: "local", projectId: "p", documentId: "a" } });
-    expect(doc.pinned).toBe(false);
+    expect("pinned" in doc).toBe(false);
     expect(doc.preview).toBeUndefined();
     expect(await command({ action: "upsert", cardId: "d", kind: "knowledge", pinned: true, target: { source: "local", projectId: "p", documentId: "a" } })).toMatchObject({ pinned: true });
     expect(await nativeError(card.execute("t", { action: "upsert", cardId: "d", kind: "knowledge", preview: true, target: { source: "local", projectId: "p", documentId: "a" } }))).toMatchObject({ field: "preview" });
@@ -174,7 +175,7 @@ describe("CAP-10 workflow-ui_present_card", () => {
     const fx = await fixture();
     const client = await connectInProcess(IDS.presentCard, fx.context);
     const result = await mcpCall(client, "present_card", { action: "upsert", cardId: "w", kind: "browser", target: { url: "https://x.test/" } });
-    expect(result.structured.cardCommand).toEqual({ action: "upsert", cardId: "w", kind: "browser", target: { url: "https://x.test/" }, pinned: true, preview: true });
+    expect(result.structured.cardCommand).toEqual({ action: "upsert", cardId: "w", kind: "browser", target: { url: "https://x.test/" }, preview: true });
     expect(JSON.parse(result.text)).toEqual(result.structured.cardCommand);
     await client.close();
   });

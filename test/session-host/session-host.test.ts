@@ -46,6 +46,10 @@ describe("resident session host", () => {
     // Streamed items: one agent-session item (the host snapshot), never body text.
     const items = out.items();
     expect(items.filter((item) => item.metadata.kind === "agent-session")).toHaveLength(1);
+    // OUT-8: each turn carries its items, in the order the host streamed them.
+    const turnItems = (content.turns as unknown as Array<{ items: typeof items }>).map((turn) => turn.items);
+    expect(turnItems.map((list) => list.map((item) => item.content))).toEqual([["First answer."], ["Second answer."]]);
+    expect(turnItems.flat()).toEqual(items.filter((item) => item.metadata.kind !== "agent-session" && item.display?.type !== "ring"));
     await host.close();
     const after = await leases.acquire({ projectId: "p1", conversationId: conv, sessionKey: "agent" }, { ownerId: "other" });
     expect(after).not.toBeNull();

@@ -55,7 +55,12 @@ export function createChatRenderer(out: ChatWriter): ChatRenderer {
   const finish = (id: string, t: Tracked) => {
     const { kind, partType } = t.metadata;
     if (t.ring) return;
-    if (kind === "agent-part" && (partType === "tool" || partType === "plan")) return line(toolRow(t.content, partType));
+    if (kind === "agent-part" && (partType === "tool" || partType === "plan" || partType === "file")) return line(toolRow(t.content, partType));
+    if (kind === "agent-part" && partType === "patch") {
+      const diff = field(t.content, "diff");
+      return line(`${toolRow(t.content, partType)}${diff ? `\n${indent(diff.trimEnd())}` : ""}`);
+    }
+    if (kind === "agent-part" && partType === "retry" && t.metadata.silent === true) return;
     if (kind === "agent-part" && partType === "retry") return line(`↻ ${field(t.content, "label") ?? "retry"}${field(t.content, "message") ? ` — ${field(t.content, "message")}` : ""}`);
     if (kind === "agent-part" && partType === "compaction") return line(`⋯ context compacted${typeof t.content === "string" && t.content ? `: ${t.content}` : ""}`);
     if (kind === "agent-notice" && t.metadata.plan === true) return line(`┌─ plan ─────────────\n${indent(String(t.content ?? ""))}\n└────────────────────`);

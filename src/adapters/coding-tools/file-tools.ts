@@ -3,6 +3,7 @@ import path from "node:path";
 import { Type } from "@sinclair/typebox";
 import { textToolResult, type AgentTool } from "../../domain/agent-tool.js";
 import { SteamharnessError } from "../../domain/errors.js";
+import { unifiedDiff } from "../../domain/unified-diff.js";
 import type { PathGuard } from "./path-guard.js";
 
 const MAX_READ_LINES = 2000;
@@ -67,9 +68,12 @@ export function createFileTools(guard: PathGuard): AgentTool[] {
     async execute(_id, params) {
       const { path: target, content } = params as { path: string; content: string };
       const file = await guard.resolve(target);
+      const existed = (await stat(file).catch(() => null)) !== null;
       await mkdir(path.dirname(file), { recursive: true });
       await writeFile(file, content, "utf8");
-      return textToolResult(`Wrote ${Buffer.byteLength(content)} bytes to ${guard.display(file)}`, { path: guard.display(file) });
+      const bytes = Buffer.byteLength(content);
+      // `file` rows (OUT-9) show which file was written, whether it is new, and its size.
+      return textToolResult(`Wrote ${bytes} bytes to ${guard.display(file)}`, { path: guard.display(file), bytes, created: !existed });
     },
   };
   const edit: AgentTool<typeof EditParams> = {
@@ -88,8 +92,10 @@ export function createFileTools(guard: PathGuard): AgentTool[] {
       if (text.indexOf(oldText, first + 1) >= 0) {
         throw new SteamharnessError("input_validation", `oldText occurs more than once in ${guard.display(file)}; include more context`, { field: "oldText" });
       }
-      await writeFile(file, text.slice(0, first) + newText + text.slice(first + oldText.length), "utf8");
-      return textToolResult(`Edited ${guard.display(file)}`, { path: guard.display(file) });
+      const edited = text.slice(0, first) + newText + text.slice(first + oldText.length);
+      await writeFile(file, edited, "utf8");
+      // `patch` rows (OUT-9) show the change as a unified diff.
+      return textToolResult(`Edited ${guard.display(file)}`, { path: guard.display(file), diff: unifiedDiff(guard.display(file), text, edited) });
     },
   };
   const ls: AgentTool<typeof LsParams> = {

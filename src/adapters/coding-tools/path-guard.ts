@@ -16,9 +16,10 @@ export interface PathGuard {
   display(absolute: string): string;
 }
 
+// By path segments: `..draft.md` is a name inside the root; only a first segment `..` leaves it.
 const inside = (root: string, candidate: string): boolean => {
   const relative = path.relative(root, candidate);
-  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+  return relative === "" || (relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 };
 
 async function realOrAncestor(absolute: string): Promise<string> {

@@ -15,15 +15,17 @@ import type {
 import { loadPiStreamFunction, type ProviderApiKind } from "./pi-ai-loader.js";
 import { fromPiContent, fromPiToolCall, fromPiUsage, toPiContext } from "./pi-ai-mapping.js";
 import { classifyProviderFailure } from "./provider-failures.js";
+import { responsesIncompleteObserver, webSearchObserver, withWebSearchTool, type WebSearchObservation } from "./web-search-wire.js";
+import { openWireTap } from "./wire-tap.js";
 import { type ProviderConfig, type ProviderModelOptions, validateProviderModelOptions } from "./provider-options.js";
 
 export { PROVIDER_API_KINDS, type ProviderApiKind } from "./pi-ai-loader.js";
 
 export type { ProviderModelOptions } from "./provider-options.js";
 
-function errorResponse(message: AssistantMessage | undefined, errorMessage: string, streamStarted: boolean, aborted: boolean): ModelResponse {
+function errorResponse(message: AssistantMessage | undefined, errorMessage: string, streamStarted: boolean, aborted: boolean, indices?: ReturnType<typeof blockIndices>): ModelResponse {
   const response: ModelResponse = {
-    content: message ? fromPiContent(message) : [],
+    content: message ? (indices ? indices.content(message) : fromPiContent(message)) : [],
     usage: message ? fromPiUsage(message.usage) : { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
     stopReason: aborted ? "aborted" : "error",
     errorMessage,
@@ -51,6 +53,52 @@ function toPiModel(config: ProviderConfig): Model<ProviderApiKind> {
   };
 }
 
+/**
+ * Port indices of pi-ai's content blocks. Anthropic splits a cited answer into one text block per
+ * cited passage; adjacent text blocks with no search between them are one block of ours, so the
+ * answer stays one text part (OUT-2). Other APIs keep pi-ai's blocks as they are.
+ */
+function blockIndices(apiKind: ProviderApiKind) {
+  const portOf: number[] = [];
+  const types: string[] = [];
+  let count = 0;
+  let searchSinceLast = false;
+  return {
+    /** Assigns the port index of pi-ai block `index` when it starts. */
+    start(index: number, type: string): void {
+      const merge = apiKind === "anthropic-messages" && type === "text" && index > 0 && types[index - 1] === "text" && !searchSinceLast;
+      portOf[index] = merge ? portOf[index - 1]! : count++;
+      types[index] = type;
+      searchSinceLast = false;
+    },
+    of(index: number): number {
+      if (portOf[index] === undefined) this.start(index, "other");
+      return portOf[index]!;
+    },
+    /** A search sits here: the next text block starts a new one; returns its port position. */
+    search(): number {
+      searchSinceLast = true;
+      return count;
+    },
+    content(message: AssistantMessage): ModelResponse["content"] {
+      const blocks = fromPiContent(message);
+      const merged: ModelResponse["content"] = [];
+      const placed = new Map<number, number>();
+      for (const [index, block] of blocks.entries()) {
+        const port = portOf[index];
+        const at = port === undefined ? undefined : placed.get(port);
+        const previous = at === undefined ? undefined : merged[at];
+        if (previous?.type === "text" && block.type === "text") previous.text += block.text;
+        else {
+          if (port !== undefined) placed.set(port, merged.length);
+          merged.push(block.type === "text" ? { ...block } : block);
+        }
+      }
+      return merged;
+    },
+  };
+}
+
 async function* streamResponse(config: ProviderConfig, request: ModelRequest, signal?: AbortSignal): AsyncGenerator<ModelStreamEvent> {
   if (signal?.aborted) {
     yield { type: "done", response: errorResponse(undefined, "Request was aborted", false, true) };
@@ -64,6 +112,28 @@ async function* streamResponse(config: ProviderConfig, request: ModelRequest, si
   let finished = false;
   let streamStarted = false;
   const openBlocks = new Set<number>();
+  const indices = blockIndices(config.apiKind);
+  // Native web search (OUT-6): pi-ai sends the tool (onPayload) but drops the search events, so
+  // they are read from the response body on the side (wire-tap.ts) and placed in order here.
+  const observed: WebSearchObservation[] = [];
+  const observer = config.webSearch && request.webSearch === true ? webSearchObserver(config.apiKind, (observation) => observed.push(observation)) : null;
+  // pi-ai also ignores OpenAI's `response.incomplete` (an answer cut at max_output_tokens), which
+  // it would report as a complete `stop` without usage; the tap reads it for the OUT-7 `length` retry.
+  const incomplete = config.apiKind === "openai-responses" ? responsesIncompleteObserver() : null;
+  const tap = observer || incomplete ? openWireTap((frame) => (observer?.frame(frame), incomplete?.frame(frame))) : null;
+  const searchesBefore = function* (index: number): Generator<ModelStreamEvent> {
+    while (observed.length > 0 && observed[0]!.position <= index) {
+      const { kind, query, sources, error } = observed.shift()!;
+      yield {
+        type: "web_search",
+        status: kind === "cited" ? "cited" : "completed",
+        position: indices.search(),
+        sources,
+        ...(query === undefined ? {} : { query }),
+        ...(error === undefined ? {} : { error }),
+      };
+    }
+  };
   try {
     const streamFn = await loadPiStreamFunction(config.apiKind);
     const options: SimpleStreamOptions = {
@@ -72,40 +142,44 @@ async function* streamResponse(config: ProviderConfig, request: ModelRequest, si
       maxRetries: config.maxRetries,
       maxTokens: config.maxTokens,
       // SDK headers set to null are removed (see provider-options.ts); pi-ai passes them through.
-      headers: config.headers as Record<string, string>,
+      headers: { ...config.headers, ...tap?.headers } as Record<string, string>,
     };
+    if (observer) options.onPayload = (payload) => withWebSearchTool(config.apiKind, payload);
     if (config.timeoutMs !== undefined) options.timeoutMs = config.timeoutMs;
     if (config.reasoning && request.effort) options.reasoning = request.effort;
     const context = toPiContext(request, { api: config.apiKind, provider: config.provider, model: config.model });
     for await (const event of streamFn(toPiModel(config), context, options)) {
+      if ("contentIndex" in event) yield* searchesBefore(event.contentIndex);
       switch (event.type) {
         case "start":
           streamStarted = true;
           break;
         case "text_delta":
-          if (event.delta) yield { type: "text_delta", index: event.contentIndex, delta: event.delta };
+          if (event.delta) yield { type: "text_delta", index: indices.of(event.contentIndex), delta: event.delta };
           break;
         case "thinking_delta":
-          if (event.delta) yield { type: "reasoning_delta", index: event.contentIndex, delta: event.delta };
+          if (event.delta) yield { type: "reasoning_delta", index: indices.of(event.contentIndex), delta: event.delta };
           break;
         case "toolcall_start": {
           openBlocks.add(event.contentIndex);
+          indices.start(event.contentIndex, "toolCall");
           const block = event.partial.content[event.contentIndex];
           const id = block?.type === "toolCall" ? block.id : "";
           const name = block?.type === "toolCall" ? block.name : "";
-          yield { type: "toolcall_start", index: event.contentIndex, id, name };
+          yield { type: "toolcall_start", index: indices.of(event.contentIndex), id, name };
           break;
         }
         case "toolcall_delta":
-          if (event.delta) yield { type: "toolcall_delta", index: event.contentIndex, delta: event.delta };
+          if (event.delta) yield { type: "toolcall_delta", index: indices.of(event.contentIndex), delta: event.delta };
           break;
         case "toolcall_end":
           openBlocks.delete(event.contentIndex);
-          yield { type: "toolcall_end", index: event.contentIndex, toolCall: fromPiToolCall(event.toolCall) };
+          yield { type: "toolcall_end", index: indices.of(event.contentIndex), toolCall: fromPiToolCall(event.toolCall) };
           break;
         case "text_start":
         case "thinking_start":
           openBlocks.add(event.contentIndex);
+          indices.start(event.contentIndex, event.type === "text_start" ? "text" : "thinking");
           break;
         case "text_end":
         case "thinking_end":
@@ -113,23 +187,29 @@ async function* streamResponse(config: ProviderConfig, request: ModelRequest, si
           break;
         case "done":
           finished = true;
+          yield* searchesBefore(Number.POSITIVE_INFINITY);
           if (openBlocks.size > 0) {
             // The body ended cleanly in the middle of a block (a proxy closing the stream): pi-ai
             // reports success, but the text or tool arguments are cut short.
             const message = "provider stream ended before the response was complete";
-            yield { type: "done", response: errorResponse(event.message, message, streamStarted, false) };
+            yield { type: "done", response: errorResponse(event.message, message, streamStarted, false, indices) };
             return;
           }
           yield {
             type: "done",
-            response: { content: fromPiContent(event.message), usage: fromPiUsage(event.message.usage), stopReason: event.reason },
+            response: {
+              content: indices.content(event.message),
+              usage: incomplete?.usage() ?? fromPiUsage(event.message.usage),
+              stopReason: incomplete?.cutAtLimit() ? "length" : event.reason,
+            },
           };
           return;
         case "error": {
           finished = true;
+          yield* searchesBefore(Number.POSITIVE_INFINITY);
           const message = event.error.errorMessage ?? "unknown provider error";
           const aborted = event.reason === "aborted" || signal?.aborted === true;
-          yield { type: "done", response: errorResponse(event.error, message, streamStarted, aborted) };
+          yield { type: "done", response: errorResponse(event.error, message, streamStarted, aborted, indices) };
           return;
         }
         default:
@@ -146,6 +226,7 @@ async function* streamResponse(config: ProviderConfig, request: ModelRequest, si
     if (response.retry && error instanceof SteamharnessError) response.retry = { retryable: false, kind: "recovery" };
     yield { type: "done", response };
   } finally {
+    tap?.close();
     signal?.removeEventListener("abort", onAbort);
     if (!finished) controller.abort();
   }
@@ -180,7 +261,7 @@ export function createProviderModel(options: ProviderModelOptions): ModelProvide
     model: config.model,
     apiKind: config.apiKind,
     contextWindow: config.contextWindow,
-    webSearch: false,
+    webSearch: config.webSearch,
   };
   return {
     descriptor,

@@ -30,6 +30,13 @@ export interface ProviderModelOptions {
    * and turns Anthropic extended thinking off.
    */
   reasoning?: boolean;
+  /**
+   * Whether the model supports the API's native web search (default false; OUT-6). Then a
+   * request with `webSearch: true` carries the OpenAI Responses `web_search` tool or the
+   * Anthropic `web_search_20250305` server tool, and the searches stream as `web_search` events.
+   * OpenAI Chat Completions has no native search: there it stays off.
+   */
+  webSearch?: boolean;
   /** Extra HTTP headers, sent with every request (they win over the defaults). */
   headers?: Record<string, string>;
   /** HTTP timeout per request in ms (SDK default: 10 minutes). */
@@ -51,6 +58,8 @@ export interface ProviderConfig {
   contextWindow: number;
   maxTokens: number;
   reasoning: boolean;
+  /** Whether requests may turn the native web search on (never for openai-completions). */
+  webSearch: boolean;
   maxRetries: number;
   timeoutMs?: number;
   /** Headers for the SDK client; `null` removes a header the SDK would add. */
@@ -126,8 +135,8 @@ export function validateProviderModelOptions(options: ProviderModelOptions): Pro
     if (typeof value !== "string") throw invalid("headers", `header ${name} must be a string`);
     headers[name] = value;
   }
-  if (options.reasoning !== undefined && typeof options.reasoning !== "boolean") {
-    throw invalid("reasoning", "reasoning must be a boolean");
+  for (const field of ["reasoning", "webSearch"] as const) {
+    if (options[field] !== undefined && typeof options[field] !== "boolean") throw invalid(field, `${field} must be a boolean`);
   }
   const config: ProviderConfig = {
     apiKind,
@@ -138,6 +147,7 @@ export function validateProviderModelOptions(options: ProviderModelOptions): Pro
     contextWindow: integerAtLeast(options.contextWindow, "contextWindow", 1, 128_000),
     maxTokens: integerAtLeast(options.maxTokens, "maxTokens", 1, 16_384),
     reasoning: options.reasoning ?? false,
+    webSearch: options.webSearch === true && apiKind !== "openai-completions",
     maxRetries: integerAtLeast(options.maxRetries, "maxRetries", 0, 0),
     headers,
   };

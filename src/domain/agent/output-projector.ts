@@ -29,6 +29,11 @@ export interface AgentRetryRow {
 }
 
 const PART = "agent-part";
+/**
+ * Tool rows with a part type of their own (OUT-1, OUT-9): the plan, edits (`patch`, with the
+ * unified diff) and file writes (`file`, with the path). Other tools are `tool` rows.
+ */
+const PART_TYPE_OF_TOOL: Record<string, "plan" | "patch" | "file"> = { update_plan: "plan", edit: "patch", write: "file" };
 const markdown = { type: "markdown" } as const;
 const detail = { type: "markdown", collapsed: true } as const;
 
@@ -52,6 +57,8 @@ export function createAgentOutputProjector(options: AgentOutputProjectorOptions)
   let open: { id: string; type: "text" | "reasoning"; block: string } | null = null;
   let textSinceTool: string[] = [];
   const openTexts = new Set<string>();
+  /** Open text parts by block: a continuation (OUT-7) appends to the part it continues. */
+  const textByBlock = new Map<string, string>();
   const tools = new Map<string, { id: string; content: JsonObject; metadata: OutputItemMetadata }>();
   const ringId = agentRingItemId(options.sessionKey);
   const sessionId = agentSessionItemId(options.sessionKey);
@@ -73,6 +80,7 @@ export function createAgentOutputProjector(options: AgentOutputProjectorOptions)
   const closeTexts = (): OutputItemStreamChunk[] => {
     const chunks = [...openTexts].map((id) => outputChunk.done(id));
     openTexts.clear();
+    textByBlock.clear();
     return chunks;
   };
   const activity = (): OutputItemStreamChunk[] => {
@@ -121,13 +129,18 @@ export function createAgentOutputProjector(options: AgentOutputProjectorOptions)
     /** @internal shared by text and reasoning parts. */
     part(type: "text" | "reasoning", delta: string, block: string): OutputItemStreamChunk[] {
       const chunks: OutputItemStreamChunk[] = [];
-      if (!open || open.type !== type || open.block !== block || open.id === options.answerItemId) {
+      const continued = type === "text" ? textByBlock.get(block) : undefined;
+      if (continued !== undefined && open?.id !== continued) {
+        chunks.push(...closePart());
+        open = { id: continued, type, block };
+      } else if (!open || open.type !== type || open.block !== block || open.id === options.answerItemId) {
         chunks.push(...closePart());
         open = { id: nextId(), type, block };
         chunks.push(createOutputItemChunk({ id: open.id, content: "", display: type === "text" ? markdown : detail, metadata: { kind: PART, partType: type } }));
         if (type === "text") {
           openTexts.add(open.id);
           textSinceTool.push(open.id);
+          textByBlock.set(block, open.id);
         }
       }
       chunks.push(outputChunk.delta(open.id, delta));
@@ -142,7 +155,7 @@ export function createAgentOutputProjector(options: AgentOutputProjectorOptions)
       const chunks = activity();
       const id = nextId();
       const content: JsonObject = { tool: call.name, toolCallId: call.id, arguments: call.arguments, status: "pending" };
-      const metadata: OutputItemMetadata = { kind: PART, partType: call.name === "update_plan" ? "plan" : "tool", tool: call.name };
+      const metadata: OutputItemMetadata = { kind: PART, partType: PART_TYPE_OF_TOOL[call.name] ?? "tool", tool: call.name };
       tools.set(call.id, { id, content, metadata });
       chunks.push(createOutputItemChunk({ id, content, display: detail, metadata }));
       return chunks;
@@ -164,22 +177,33 @@ export function createAgentOutputProjector(options: AgentOutputProjectorOptions)
       const accepted = !result.isError && details ? acceptToolResultCard(details, options.projectId === undefined ? {} : { agentProjectId: options.projectId }) : undefined;
       const card = accepted?.details?.resourceCard as JsonValue | undefined;
       const warning = accepted?.warning as JsonValue | undefined;
+      const change = !result.isError && details ? fileChange(row.metadata.partType, details) : {};
       row.content = {
         ...row.content,
         status: result.isError ? "failed" : "completed",
         result: result.text,
+        ...change,
         ...(card === undefined ? {} : { resourceCard: card }),
+        // The structured card command of workflow-ui_present_card (CAP-10), for hosts that show cards.
+        ...(!result.isError && details && isCardCommand(details.cardCommand) ? { cardCommand: details.cardCommand } : {}),
         ...(warning === undefined ? {} : { resourceCardWarning: warning }),
       };
       return [outputChunk.replace(row.id, row.content), outputChunk.done(row.id)];
     },
-    /** A retry row with its own id (OUT-3). */
+    /**
+     * A retry record with its own id (OUT-3). Only `dropped` is a visible folded row between the
+     * cut text and what follows; `recovery`, `length` and `lost-call` continue silently: their
+     * item (`display: { type: "hidden" }`, `metadata.silent: true`) is kept for traces and exports
+     * and does not end the text part, so a continuation joins the text it continues (OUT-7).
+     */
     retry(row: AgentRetryRow): OutputItemStreamChunk[] {
-      const chunks = activity();
+      const silent = row.kind !== "dropped";
+      const chunks = silent ? closePart() : activity();
       const id = nextId();
       const content: JsonObject = { kind: row.kind, attempt: row.attempt, max: row.max, label: retryLabel(row.attempt, row.max), message: row.message };
       if (row.status !== undefined) content.status = row.status;
-      chunks.push(createOutputItemChunk({ id, content, display: detail, metadata: { kind: PART, partType: "retry" } }), outputChunk.done(id));
+      const metadata: OutputItemMetadata = { kind: PART, partType: "retry", ...(silent ? { silent: true } : {}) };
+      chunks.push(createOutputItemChunk({ id, content, display: silent ? { type: "hidden" } : detail, metadata }), outputChunk.done(id));
       return chunks;
     },
     /**
@@ -232,6 +256,17 @@ export function createAgentOutputProjector(options: AgentOutputProjectorOptions)
     /** The ring item id (for hosts and tests). */
     ringItemId: ringId,
   };
+}
+
+function isCardCommand(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && (value.action === "upsert" || value.action === "remove") && typeof value.cardId === "string";
+}
+
+/** What a `patch` row (the diff) or a `file` row (path, size, new or not) adds from the tool's details. */
+function fileChange(partType: JsonValue | undefined, details: JsonObject): JsonObject {
+  if (partType === "patch" && typeof details.diff === "string") return { path: details.path ?? null, diff: details.diff };
+  if (partType === "file" && typeof details.path === "string") return { path: details.path, ...(details.bytes === undefined ? {} : { bytes: details.bytes }), ...(details.created === undefined ? {} : { created: details.created }) };
+  return {};
 }
 
 /** The projector returned by {@link createAgentOutputProjector}. */

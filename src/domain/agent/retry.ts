@@ -4,6 +4,13 @@ import type { ModelResponse } from "../../ports/model-provider.js";
 export const DEFAULT_MAX_RETRIES = 10;
 
 /**
+ * Default number of continuations of one answer (OUT-7): an answer cut at the output token limit
+ * (`length`) or a tool call cut or lost (`lost-call`) is continued at most this many times; then
+ * the answer stands as it is.
+ */
+export const DEFAULT_MAX_CONTINUATIONS = 4;
+
+/**
  * The label of a retry row. `attempt` counts from 1 and restarts after every fully successful
  * model request, so a later failure of the same answer shows "Retry 1 / 10" again (OUT-3).
  *

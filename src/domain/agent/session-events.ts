@@ -26,9 +26,14 @@ export type SessionEventType =
 
 /** A built-in web search of a response (OUT-5). */
 export interface AgentWebSearchRecord {
+  /** The index in the message content before which it happened. */
   position: number;
   query?: string;
   sources: Array<{ url: string; title?: string }>;
+  /** Sources the answer cited that no search listed: a notice only, no search row. */
+  cited?: true;
+  /** The provider's error code of a failed search. */
+  error?: string;
 }
 
 /** What an agent run used, saved at its start so a resumed run uses the same (AG-4, CFG-2). */
@@ -58,6 +63,11 @@ export interface SessionEventPayloads {
     attempt: number;
     /** Built-in web searches of the response (OUT-5), at the content position they happened. */
     webSearches?: AgentWebSearchRecord[];
+    /**
+     * What this attempt itself said, when `message` also holds text of earlier cut attempts it
+     * continues (OUT-7) or drops a lost tool call: the output replays this, the history uses `message`.
+     */
+    shown?: Array<ModelResponse["content"][number]>;
   };
   model_retry: {
     step: number;
@@ -68,6 +78,8 @@ export interface SessionEventPayloads {
     errorMessage: string;
     /** What the failed attempt streamed before it failed; it stays in the output (OUT-3). */
     partial: Array<ModelResponse["content"][number]>;
+    /** For `length` / `lost-call`: the display key of the text part the continuation appends to. */
+    joinKey?: string;
   };
   usage: { entry: TokenUsageEntry };
   tool_intent: { toolCallId: string; toolName: string; arguments: JsonObject; replay: "safe" | "never" };

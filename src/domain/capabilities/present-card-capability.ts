@@ -3,7 +3,8 @@
  * that shows cards; the message interface gains no fields. `upsert` creates or updates the card
  * with a stable `cardId`; `remove` accepts only `cardId`. `preview` applies to kanban, project and
  * browser cards and defaults to on — and `pinned` to on — for them; other cards default to
- * unpinned without preview. `kanban: { mode: "preview", values }` gives temporary JSON overrides
+ * unpinned without preview. `pinned` is in the command only when the model set it, so a host can
+ * tell an explicit pin (or unpin) from its own default. `kanban: { mode: "preview", values }` gives temporary JSON overrides
  * for the preview only (saving goes through `manage_configurations`). Nothing is written here.
  */
 import { Type } from "@sinclair/typebox";
@@ -80,8 +81,8 @@ export const presentCardCapability: CapabilitySpec<PresentCardArgs> = {
       cardId: args.cardId,
       kind,
       target: target as { [key: string]: JsonValue },
-      pinned: args.pinned ?? previewKind,
     };
+    if (args.pinned !== undefined) command.pinned = args.pinned;
     if (args.title !== undefined) command.title = args.title;
     if (previewKind) command.preview = args.preview ?? true;
     if (args.kanban !== undefined) command.kanban = args.kanban as { [key: string]: JsonValue };

@@ -29,6 +29,8 @@ export interface AgentSessionSnapshotInput {
   usageByRun: ReadonlyMap<string, TokenCounts>;
   /** Usage of the child runs (delegation) per parent run id. */
   childUsageByRun?: ReadonlyMap<string, TokenCounts>;
+  /** The output items of runs this host ran, by run id, in output order (OUT-8). */
+  itemsByRun?: ReadonlyMap<string, readonly OutputItem[]>;
   /** The fields of the latest run's own session item (status, model, …), kept at the top level. */
   run?: JsonObject;
 }
@@ -84,6 +86,7 @@ export function buildAgentSessionSnapshot(input: AgentSessionSnapshotInput): Jso
       usage: { ...(input.usageByRun.get(task.runId) ?? zero()) },
       ...(input.childUsageByRun?.has(task.runId) ? { childUsage: { ...input.childUsageByRun.get(task.runId)! } } : {}),
       ...(task.detail ? { detail: task.detail } : {}),
+      ...(input.itemsByRun?.has(task.runId) ? { items: input.itemsByRun.get(task.runId)! as unknown as JsonObject[] } : {}),
     }));
   return {
     ...(input.run ?? {}),
