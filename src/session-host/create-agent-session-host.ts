@@ -14,6 +14,7 @@ import { addContext, runHostCommand, type HostCommandDeps } from "./host-command
 import { measureContext, openHostContext, type HostContext, type HostContextFactoryOptions } from "./host-contexts.js";
 import { CANCEL, HostRuntime } from "./host-runtime.js";
 import type { AgentSessionHostStore } from "../ports/session-host-store.js";
+import { runOnHost } from "./host-runs.js";
 import { startInbox } from "./inbox.js";
 import { registerHost, releaseHostSlot, reserveHostSlot } from "./registry.js";
 import type { AgentSessionHost, AgentSessionHostOptions } from "./types.js";
@@ -46,7 +47,10 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
   if (!options?.projectId) throw new SteamharnessError("input_validation", "projectId is required", { field: "projectId" });
   const { resume = false, projectId, storage: givenStorage, agentStoreDir: givenDir, sessionKey = "agent", executorTools = [], toolPermissions, userInput, tokenUsage, log, clock, createTools: _createTools, inboxPollMs = 50, ...agentOptions } = options;
   const storage = givenStorage ?? createDefaultStorage();
-  if (givenDir === undefined && !storage.sessions) throw new SteamharnessError("input_validation", "a session host needs storage.sessions (a session backend) or agentStoreDir", { field: "storage" });
+  // EXT-6: the session's own storage replaces the automatic choice (storage.sessions, agentStoreDir).
+  const sessionStorage = agentOptions.session?.storage;
+  if (sessionStorage && !sessionStorage.sessions) throw new SteamharnessError("input_validation", "session.storage has no sessions backend (Storage.sessions)", { field: "session.storage" });
+  if (!sessionStorage && givenDir === undefined && !storage.sessions) throw new SteamharnessError("input_validation", "a session host needs storage.sessions (a session backend) or agentStoreDir", { field: "storage" });
   const hostId = `host-${randomUUID()}`;
   reserveHostSlot(conversationId);
   let lease: SessionLease | null = null;
@@ -55,7 +59,7 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
   let ownedSessions: SessionBackend | null = null;
   const contexts = new Map<number, HostContext>();
   try {
-    const sessions = givenDir === undefined ? storage.sessions! : (ownedSessions = await sqliteSessionsAt(givenDir));
+    const sessions = sessionStorage?.sessions ?? (givenDir === undefined ? storage.sessions! : (ownedSessions = await sqliteSessionsAt(givenDir)));
     lease = await sessions.leases.acquire({ projectId, conversationId, sessionKey }, { ownerId: hostId, onBusy: "throw" });
     store = (await sessions.openHostStore(conversationId, { create: true }))!;
     const nodeContext = (runId: string, signal: AbortSignal) =>
@@ -126,7 +130,22 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
     const control = (command: Parameters<AgentSessionHost["control"]>[0]) => runHostCommand(deps, command);
     const skipUpTo = resume ? 0 : Math.max(0, ...(await store.pendingCommands(0)).map((entry) => entry.seq));
     const inbox = startInbox({ runtime, control, pollMs: inboxPollMs, skipUpTo });
+    const waitForTask = async (taskId: string): Promise<AgentSessionTaskRecord> => {
+      let last: AgentSessionTaskRecord | null = null;
+      for (;;) {
+        const change = runtime.nextChange();
+        const released = runtime.state === "suspended" || runtime.state === "closed";
+        const task: AgentSessionTaskRecord | null = released ? last : await runtime.parts.store.getTask(taskId);
+        if (!task) throw new SteamharnessError(released ? "unavailable" : "not_found", released ? "the session host was released" : `no task ${taskId}`);
+        if ((task.status !== "queued" && task.status !== "running") || released) return task;
+        last = task;
+        await change;
+      }
+    };
     registerHost(conversationId, {
+      sessionKey,
+      run: (request) => runOnHost(runtime, waitForTask, request),
+      mainStore: () => (runtime.state === "open" ? (contexts.get(0)?.store ?? null) : null),
       control,
       abortCancelled: () => {
         const current = runtime.current;
@@ -153,18 +172,7 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
       subscribe: (listener) => runtime.subscribe(listener),
       snapshot: () => runtime.snapshot(),
       tasks: () => runtime.visibleTasks(),
-      async waitForTask(taskId) {
-        let last: AgentSessionTaskRecord | null = null;
-        for (;;) {
-          const change = runtime.nextChange();
-          const released = runtime.state === "suspended" || runtime.state === "closed";
-          const task: AgentSessionTaskRecord | null = released ? last : await runtime.parts.store.getTask(taskId);
-          if (!task) throw new SteamharnessError(released ? "unavailable" : "not_found", released ? "the session host was released" : `no task ${taskId}`);
-          if ((task.status !== "queued" && task.status !== "running") || released) return task;
-          last = task;
-          await change;
-        }
-      },
+      waitForTask,
       idle: () => runtime.idle(),
       runInBackground: (work) => runtime.runInBackground(work),
       suspend: () => runtime.suspend(),

@@ -46,6 +46,8 @@ export class HostRuntime {
   readonly usage = new Map<number, AgentContextUsage>();
   readonly usageByRun = new Map<string, TokenCounts>();
   readonly childUsageByRun = new Map<string, TokenCounts>();
+  /** Listeners of one run's own chunks (a node run through the host, EXT-1), by run id. */
+  readonly runListeners = new Map<string, (chunk: OutputItemStreamChunk) => void>();
   current: { task: AgentSessionTaskRecord; controller: AbortController; done: Promise<void> } | null = null;
   private lane: Promise<unknown> = Promise.resolve();
   private pump: Promise<void> | null = null;
@@ -221,7 +223,10 @@ export class HostRuntime {
     const input = task.input as { effort?: "minimal" | "low" | "medium" | "high"; model?: string; askResume?: { requestId?: string; answer: string } };
     try {
       const run = context.agent.run({ prompt: task.prompt, runId: task.runId, ...input }, this.parts.nodeContext(task.runId, controller.signal));
-      for await (const chunk of run) this.forward(chunk, context);
+      for await (const chunk of run) {
+        this.runListeners.get(task.runId)?.(chunk);
+        this.forward(chunk, context);
+      }
       await store.updateTask(task.taskId, { status: "completed", detail: null });
     } catch (error) {
       if (controller.signal.reason === SUSPEND) {
