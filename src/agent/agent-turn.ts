@@ -8,7 +8,7 @@ import type { NodeContext } from "../domain/node-context.js";
 import { compactionStep } from "./compaction-step.js";
 import { modelStep, throwIfCancelled } from "./model-step.js";
 import { planStep } from "./plan-step.js";
-import { toolStep } from "./tool-step.js";
+import { outcomeOf, toolStep } from "./tool-step.js";
 import { sessionAddressOf } from "./session-resolver.js";
 import { prepareTurn, runFinishedEvent, type AgentCache, type Turn } from "./turn.js";
 import type { AgentInput, AgentOptions } from "./types.js";
@@ -42,6 +42,8 @@ async function* loop(turn: Turn): AsyncGenerator<OutputItemStreamChunk, void, un
     if (step >= maxSteps) throw new SteamharnessError("model_error", `the run exceeded ${maxSteps} model requests`, { data: { maxSteps } });
     // The plan of this segment is read from what follows the summary.
     if (yield* compactionStep(turn, step)) segmentStart = turn.messages.length;
+    // Tools a search loaded are offered from the next request on (EXT-3).
+    turn.registry = turn.registryFor(turn.mode);
     const message = yield* modelStep(turn, step);
     turn.messages.push(message);
     yield* turn.projector.ring(turn.meter.usage());
@@ -49,7 +51,11 @@ async function* loop(turn: Turn): AsyncGenerator<OutputItemStreamChunk, void, un
     for (const call of calls) {
       throwIfCancelled(turn);
       turn.toolCallCount++;
+      // A catalog tool called without a search is connected now (EXT-3), unless already settled.
+      if (!turn.registry.get(call.name) && !turn.committed.has(runEventId(turn.runId, "tool", call.id, "result")) && (await turn.extensions.loadCalled(call.name))) turn.registry = turn.registryFor(turn.mode);
       turn.messages.push(yield* toolStep(turn, call));
+      // A codemode snippet's nested calls, as rows under its own (EXT-4).
+      for (const chunk of turn.extensions.nestedRows(call.id)) yield chunk;
     }
     if (calls.length > 0) continue;
     if (turn.mode !== "plan") return;
@@ -76,6 +82,8 @@ export async function* runAgentTurn(options: AgentOptions, cache: AgentCache, me
   let turn: Turn | null = null;
   try {
     turn = await prepareTurn(options, cache, meter, input, context);
+    const prepared = turn;
+    prepared.extensions.setToolCallRunner((call) => outcomeOf(prepared, call));
     // Occupancy before the first response: an estimate of everything the model will be sent.
     meter.reset();
     meter.add(`${input.systemPrompt ?? options.systemPrompt ?? ""}${JSON.stringify(turn.messages)}${JSON.stringify(turn.registry.specs)}`);

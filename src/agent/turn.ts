@@ -17,7 +17,9 @@ import { injectedModels, redactConfiguration, resolveModel, restoreKey } from ".
 import { createSessionMessagesCache, readSessionMessages, rememberAppended, type SessionIdentity, type SessionMessagesCache } from "./history-cache.js";
 import { openSessionStore, sessionAddressOf } from "./session-resolver.js";
 import { buildToolRegistry, type AgentToolRegistry } from "./tool-registry.js";
-import type { AgentEffort, AgentInput, AgentOptions } from "./types.js";
+import { openTurnExtensions, type TurnExtensions } from "./extensions/turn-extensions.js";
+import type { AgentToolCatalog } from "./extensions/types.js";
+import type { AgentEffort, AgentInput, AgentOptions, AgentToolSet } from "./types.js";
 
 /** Everything one run works with; built by {@link prepareTurn}. */
 export interface Turn {
@@ -37,7 +39,10 @@ export interface Turn {
   mode: AgentMode;
   effort: AgentEffort;
   registry: AgentToolRegistry;
+  /** The registry of a mode; rebuilt when the extensions loaded tools (EXT-3). */
   registryFor(mode: AgentMode): AgentToolRegistry;
+  /** The session extension layer of the run: catalogs, tool search, code mode (EXT-3, EXT-4). */
+  extensions: TurnExtensions;
   /** The model's context: earlier runs, then this run's messages. */
   messages: ModelMessage[];
   /** Index in `messages` where this run's messages start. */
@@ -112,10 +117,10 @@ function codingToolsFor(cache: AgentCache, options: AgentOptions, workdir: strin
   return tools;
 }
 
-async function toolsOf(options: AgentOptions, context: NodeContext): Promise<{ tools: AgentTool[]; close: () => Promise<void> }> {
+async function toolsOf(options: AgentOptions, context: NodeContext): Promise<{ tools: AgentTool[]; catalogs: AgentToolCatalog[]; close: () => Promise<void> }> {
   const created = options.createTools ? await options.createTools(context) : [];
-  const set = Array.isArray(created) ? { tools: created } : created;
-  return { tools: [...(options.extraTools ?? []), ...set.tools], close: async () => void (await set.close?.()) };
+  const set: AgentToolSet = Array.isArray(created) ? { tools: created } : created;
+  return { tools: [...(options.extraTools ?? []), ...set.tools], catalogs: set.catalogs ?? [], close: async () => void (await set.close?.()) };
 }
 
 /**
@@ -205,18 +210,26 @@ async function setUpTurn(
   const coding = codingToolsFor(cache, options, start.workdir);
   const catalog = [...context.executor.tools, ...(options.toolDefinitions ?? [])];
   const tools = await toolsOf(options, context);
-  const registries = new Map<AgentMode, AgentToolRegistry>();
+  let turn!: Turn;
+  const extensions = await openTurnExtensions({ session: options.session, policy, catalogs: tools.catalogs, definitions: catalog, runId, committed, view: () => turn }).catch(async (error: unknown) => {
+    await tools.close();
+    throw error;
+  });
+  const registries = new Map<string, AgentToolRegistry>();
   const registryFor = (forMode: AgentMode): AgentToolRegistry => {
-    let registry = registries.get(forMode);
+    const key = `${forMode}:${extensions.version}`;
+    let registry = registries.get(key);
     if (!registry) {
-      registry = buildToolRegistry({ mode: forMode, policy, coding, extra: tools.tools, catalog, ...(options.tools ? { only: options.tools } : {}) });
-      registries.set(forMode, registry);
+      registry = extensions.buildRegistry(forMode, (features, loaded, definitions) =>
+        buildToolRegistry({ mode: forMode, policy, coding, extra: tools.tools, catalog: [...catalog, ...definitions], features, loaded, ...(options.tools ? { only: options.tools } : {}) }),
+      );
+      registries.set(key, registry);
     }
     return registry;
   };
 
-  const turn: Turn = {
-    runId, sessionKey, sessionId, options, input, context, store, committed, start, model, meter, mode,
+  turn = {
+    runId, sessionKey, sessionId, options, input, context, store, committed, start, model, meter, mode, extensions,
     effort: start.effort as AgentEffort,
     projector: createAgentOutputProjector({ runId, sessionKey, answerItemId: start.answerItemId, projectId: context.projectId }),
     registry: registryFor(mode),
@@ -240,7 +253,11 @@ async function setUpTurn(
         // A run that ends before its first step (cancelled, failed) still records its prompt.
         if (deferred.length > 0) await turn.append([]).catch(() => undefined);
         rememberAppended(cache.sessionMessages, identity, committed.values());
-        await tools.close();
+        try {
+          await extensions.close();
+        } finally {
+          await tools.close();
+        }
       } finally {
         if (owned) await store.close();
       }
