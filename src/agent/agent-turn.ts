@@ -54,6 +54,8 @@ async function* loop(turn: Turn): AsyncGenerator<OutputItemStreamChunk, void, un
       // A catalog tool called without a search is connected now (EXT-3), unless already settled.
       if (!turn.registry.get(call.name) && !turn.committed.has(runEventId(turn.runId, "tool", call.id, "result")) && (await turn.extensions.loadCalled(call.name))) turn.registry = turn.registryFor(turn.mode);
       turn.messages.push(yield* toolStep(turn, call));
+      // A tool hook that threw fails the run (EXT-2), not only the call.
+      if (turn.extensions.hooks.fault) throw turn.extensions.hooks.fault;
       // A codemode snippet's nested calls, as rows under its own (EXT-4).
       for (const chunk of turn.extensions.nestedRows(call.id)) yield chunk;
     }
@@ -91,6 +93,7 @@ export async function* runAgentTurn(options: AgentOptions, cache: AgentCache, me
     yield* turn.projector.ring(meter.usage());
     yield* loop(turn);
     await turn.append([runFinishedEvent(turn)]);
+    await turn.extensions.hooks.runEnd({ runId: turn.runId, status: "completed" });
     yield* turn.projector.session(sessionContent(turn, "completed"));
     yield* turn.projector.ring(meter.usage());
     yield* turn.projector.finish();
@@ -114,6 +117,20 @@ export async function* runAgentTurn(options: AgentOptions, cache: AgentCache, me
       await turn
         .append([{ eventId: runEventId(turn.runId, "stopped", progress), runId: turn.runId, type: "run_stopped", payload: { status, toolCallCount: turn.toolCallCount, ...(error instanceof UserInputRequiredError ? { requestId: error.requestId } : {}), ...(status === "failed" ? { code } : {}) } }])
         .catch(() => undefined);
+      // EXT-2: a hook failing here still ends the run with an error item, never silently.
+      let hookError: unknown = null;
+      try {
+        if (paused) await turn.extensions.hooks.pause({ runId: turn.runId, requestId: (error as UserInputRequiredError).requestId, request: (error as UserInputRequiredError).request });
+        else await turn.extensions.hooks.runEnd({ runId: turn.runId, status: cancelled ? "cancelled" : "failed", error: error instanceof Error ? error.message : String(error) });
+      } catch (caught) {
+        if (!isSteamharnessError(error, "hook_failed")) hookError = caught;
+      }
+      if (hookError) {
+        yield* turn.projector.error("hook_failed", hookError instanceof Error ? hookError.message : String(hookError));
+        yield* turn.projector.session(sessionContent(turn, "failed"));
+        yield* turn.projector.finish();
+        throw hookError;
+      }
       if (paused || cancelled) {
         yield* turn.projector.session(sessionContent(turn, status));
         yield* turn.projector.finish();

@@ -221,7 +221,7 @@ async function setUpTurn(
     let registry = registries.get(key);
     if (!registry) {
       registry = extensions.buildRegistry(forMode, (features, loaded, definitions) =>
-        buildToolRegistry({ mode: forMode, policy, coding, extra: tools.tools, catalog: [...catalog, ...definitions], features, loaded, ...(options.tools ? { only: options.tools } : {}) }),
+        buildToolRegistry({ mode: forMode, policy, coding: coding.map((tool) => extensions.hooks.tool(tool, runId)), extra: tools.tools.map((tool) => extensions.hooks.tool(tool, runId)), catalog: [...catalog, ...definitions], features, loaded, ...(options.tools ? { only: options.tools } : {}) }),
       );
       registries.set(key, registry);
     }
@@ -229,7 +229,8 @@ async function setUpTurn(
   };
 
   turn = {
-    runId, sessionKey, sessionId, options, input, context, store, committed, start, model, meter, mode, extensions,
+    runId, sessionKey, sessionId, options, input, context, store, committed, start, meter, mode, extensions,
+    model: extensions.hooks.model(model, runId),
     effort: start.effort as AgentEffort,
     projector: createAgentOutputProjector({ runId, sessionKey, answerItemId: start.answerItemId, projectId: context.projectId }),
     registry: registryFor(mode),

@@ -8,6 +8,7 @@ import type { OutputItemStreamChunk } from "../../domain/output-items.js";
 import { createOutputItemChunk, outputChunk } from "../../domain/output-stream.js";
 import type { ModelToolCallBlock, ModelToolSpec } from "../../ports/model-provider.js";
 import { CODEMODE, createCodeModeTool, type NestedOutcome } from "./code-mode.js";
+import { createRunHooks, type RunHooks } from "./hooks.js";
 import { catalogDefinition, createToolSearchTool, openRunCatalogs, TOOL_SEARCH, type RunCatalogs } from "./tool-search.js";
 import type { AgentSessionOptions, AgentToolCatalog } from "./types.js";
 
@@ -46,6 +47,8 @@ export interface TurnExtensions {
   nestedRows(parentToolCallId: string): OutputItemStreamChunk[];
   /** The catalogs (tests, diagnostics). */
   readonly catalogs: RunCatalogs | null;
+  /** The hooks of `session.registry` (EXT-2). */
+  readonly hooks: RunHooks;
   close(): Promise<void>;
 }
 
@@ -83,6 +86,8 @@ export async function openTurnExtensions(input: {
     if (names.length > 0) await catalogs.load(names);
   }
   let runner: ToolCallRunner | null = null;
+  const hooks = createRunHooks(session?.registry?.hooks ?? []);
+  const hooked = (tool: AgentTool): AgentTool => hooks.tool(tool, input.runId);
 
   const recordLoaded = (toolCallId: string, query: string, loaded: string[]): void => {
     const { runId } = view();
@@ -117,13 +122,14 @@ export async function openTurnExtensions(input: {
       return catalogs?.version ?? 0;
     },
     catalogs,
+    hooks,
     buildRegistry(mode, build) {
       const features: FeatureTool[] = [];
       if (catalogs) {
         const access = featureAccess(policy, TOOL_SEARCH, mode);
-        if (access !== "hidden") features.push({ tool: createToolSearchTool(catalogs, session?.toolSearch ?? {}, recordLoaded), access });
+        if (access !== "hidden") features.push({ tool: hooked(createToolSearchTool(catalogs, session?.toolSearch ?? {}, recordLoaded)), access });
       }
-      const loaded = catalogs?.loaded() ?? [];
+      const loaded = (catalogs?.loaded() ?? []).map(hooked);
       const definitions = catalogs ? loaded.flatMap((tool) => {
         const own = input.definitions.some((entry) => entry.id === tool.name);
         const catalog = input.catalogs.find((entry) => entry.entries.some((item) => item.name === tool.name));
@@ -135,7 +141,7 @@ export async function openTurnExtensions(input: {
       if (codeAccess === "hidden") return base;
       // The snippet may call what the model may call directly, except the session's own tools.
       const callable = base.specs.filter((spec) => base.get(spec.name)?.governance !== "session" && spec.name !== TOOL_SEARCH);
-      return build([...features, { tool: createCodeModeTool(callable, session!.codeMode!, runNested), access: codeAccess }], loaded, definitions);
+      return build([...features, { tool: hooked(createCodeModeTool(callable, session!.codeMode!, runNested)), access: codeAccess }], loaded, definitions);
     },
     async loadCalled(name) {
       if (!catalogs?.has(name)) return false;

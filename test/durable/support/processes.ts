@@ -35,7 +35,8 @@ export function childBundle(): Promise<string> {
       // The native addon stays external, and the provider library (loaded lazily, never used with
       // the offline model); drizzle and TypeBox are inlined: loading them as hundreds of ESM files
       // is most of a child's start-up.
-      external: ["better-sqlite3", "@mariozechner/pi-ai"],
+      // QuickJS (EXT-4) loads its .wasm file next to its module: it stays in node_modules.
+      external: ["better-sqlite3", "@mariozechner/pi-ai", "quickjs-emscripten", "quickjs-emscripten-core", "@jitl/*"],
       outfile,
       logLevel: "error",
     });
