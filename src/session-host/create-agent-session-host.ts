@@ -16,6 +16,7 @@ import { CANCEL, HostRuntime } from "./host-runtime.js";
 import type { AgentSessionHostStore } from "../ports/session-host-store.js";
 import { runOnHost } from "./host-runs.js";
 import { startInbox } from "./inbox.js";
+import { startRegistryTasks } from "./registry-tasks.js";
 import { registerHost, releaseHostSlot, reserveHostSlot } from "./registry.js";
 import type { AgentSessionHost, AgentSessionHostOptions } from "./types.js";
 
@@ -164,19 +165,24 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
       await inbox.pollNow();
     }
     runtime.kick();
+    const tasks = startRegistryTasks(runtime, store, agentOptions.session?.registry?.tasks ?? []);
     return {
       conversationId,
       hostId,
       status: () => runtime.state,
-      control,
+      async control(command) {
+        // EXT-2: cancelling the whole session cancels its registry tasks too.
+        if (command.type === "cancel" && command.taskId === undefined) tasks.abort();
+        return control(command);
+      },
       subscribe: (listener) => runtime.subscribe(listener),
       snapshot: () => runtime.snapshot(),
       tasks: () => runtime.visibleTasks(),
       waitForTask,
       idle: () => runtime.idle(),
       runInBackground: (work) => runtime.runInBackground(work),
-      suspend: () => runtime.suspend(),
-      close: () => runtime.close(),
+      suspend: () => (tasks.abort(), runtime.suspend()),
+      close: () => (tasks.abort(), runtime.close()),
     };
   } catch (error) {
     for (const context of contexts.values()) await context.store.close().catch(() => undefined);
