@@ -146,13 +146,21 @@ async function runIn(runtime: QuickJSRuntime, vm: QuickJSContext, request: CodeS
   promiseHandle.dispose();
   runtime.executePendingJobs();
   const done = settled.then((result) => ({ result }));
+  const onAbort = () => wake();
+  request.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    return await settle();
+  } finally {
+    request.signal?.removeEventListener("abort", onAbort);
+  }
+
+  async function settle(): Promise<CodeSandboxResult> {
   for (;;) {
     const timeLeft = deadline - Date.now();
     const tick = new Promise<"tick">((resolve) => {
       wake = () => resolve("tick");
       const timer = setTimeout(() => resolve("tick"), Math.max(0, Math.min(timeLeft, 250)));
       timer.unref?.();
-      request.signal?.addEventListener("abort", () => resolve("tick"), { once: true });
     });
     const next = await Promise.race([done, tick]);
     if (fatal) throw (fatal as { error: unknown }).error;
@@ -175,6 +183,7 @@ async function runIn(runtime: QuickJSRuntime, vm: QuickJSContext, request: CodeS
     }
     if (Date.now() > deadline) return { ok: false, kind: "timeout", message: `the snippet exceeded its wall time of ${limits.timeoutMs} ms`, logs };
     runtime.executePendingJobs();
+  }
   }
 }
 

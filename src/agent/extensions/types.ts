@@ -4,7 +4,6 @@
  */
 import type { AgentTool } from "../../domain/agent-tool.js";
 import type { JsonObject, JsonValue } from "../../domain/json.js";
-import type { NodeContext } from "../../domain/node-context.js";
 import type { ModelRequest } from "../../ports/model-provider.js";
 import type { Storage } from "../../ports/storage.js";
 
@@ -127,13 +126,3 @@ export interface AgentSessionOptions {
   /** The stable execution target of the coding tools (EXT-5). */
   environment?: AgentSessionEnvironment;
 }
-
-/** What `createTools` may return with the session layer: tools, catalogs and a `close`. */
-export interface AgentToolCatalogSet {
-  tools: AgentTool[];
-  catalogs?: AgentToolCatalog[];
-  close?(): void | Promise<void>;
-}
-
-/** Context of hooks and tasks that need the run's node context. */
-export type AgentExtensionContext = NodeContext;
