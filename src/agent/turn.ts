@@ -17,6 +17,7 @@ import { injectedModels, redactConfiguration, resolveModel, restoreKey } from ".
 import { createSessionMessagesCache, readSessionMessages, rememberAppended, type SessionIdentity, type SessionMessagesCache } from "./history-cache.js";
 import { openSessionStore, sessionAddressOf } from "./session-resolver.js";
 import { buildToolRegistry, type AgentToolRegistry } from "./tool-registry.js";
+import { sessionEnvironment } from "./extensions/environment.js";
 import { openTurnExtensions, type TurnExtensions } from "./extensions/turn-extensions.js";
 import type { AgentToolCatalog } from "./extensions/types.js";
 import type { AgentEffort, AgentInput, AgentOptions, AgentToolSet } from "./types.js";
@@ -186,13 +187,15 @@ async function setUpTurn(
     ? await options.createModel(selection, context)
     : await resolveModel(selection, injected, options.modelAttributes);
 
+  // EXT-5: the session's stable execution target, chosen once (recorded with the first run).
+  const chosen = options.session?.environment ? await sessionEnvironment(store, options.session.environment, runId) : null;
   const mode: AgentMode = (saved?.mode as AgentMode | undefined) ?? input.mode ?? options.mode ?? "build";
   const policy = options.permissionPolicy ?? "ask";
   validatePermissionPolicy(policy, mode);
   const start: RunStartedPayload = saved ?? {
     prompt: input.prompt,
     mode,
-    workdir: input.workdir ?? options.workdir ?? process.cwd(),
+    workdir: chosen?.environment.workdir ?? input.workdir ?? options.workdir ?? process.cwd(),
     effort: input.effort ?? options.effort ?? "medium",
     provider: model.descriptor.provider,
     model: model.descriptor.model,
@@ -207,7 +210,7 @@ async function setUpTurn(
   const startSeq = started?.seq ?? Number.POSITIVE_INFINITY;
   const history = completeToolResults([...(snapshotState?.messages ?? []), ...messagesFromEvents(earlier.filter((event) => event.runId !== runId && event.seq < startSeq))]);
 
-  const coding = codingToolsFor(cache, options, start.workdir);
+  const coding = codingToolsFor(cache, chosen?.environment.allowedDirectories ? { ...options, allowedDirectories: chosen.environment.allowedDirectories } : options, chosen?.environment.workdir ?? start.workdir);
   const catalog = [...context.executor.tools, ...(options.toolDefinitions ?? [])];
   const tools = await toolsOf(options, context);
   let turn!: Turn;
@@ -272,7 +275,7 @@ async function setUpTurn(
     // compaction, or at the latest when the run ends): a crash before that leaves nothing, and
     // re-running the run id starts it afresh — nothing has happened that could be lost.
     const prompt: SessionEventInput = { eventId: runEventId(runId, "prompt"), runId, type: "user_message", payload: { message: { role: "user", content: input.prompt } } };
-    turn.defer([{ eventId: startId, runId, type: "run_started", payload: start }, prompt]);
+    turn.defer([{ eventId: startId, runId, type: "run_started", payload: start }, prompt, ...(chosen?.record ? [chosen.record] : [])]);
     turn.messages.push({ role: "user", content: input.prompt });
   }
   meter.setTotal(options.modelAttributes?.contextWindow ?? model.descriptor.contextWindow);
