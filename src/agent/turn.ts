@@ -104,14 +104,16 @@ function savedSelection(selection: AgentModelSelection): JsonObject {
 }
 
 /** The built-in tools for a workdir, kept per agent: the path guard resolves its roots once. */
-function codingToolsFor(cache: AgentCache, options: AgentOptions, workdir: string): AgentTool[] {
-  const key = JSON.stringify([workdir, options.allowedDirectories ?? [], options.bashTimeoutMs ?? null]);
+function codingToolsFor(cache: AgentCache, options: AgentOptions, workdir: string, shell: { env?: Record<string, string>; shell?: string } = {}): AgentTool[] {
+  const key = JSON.stringify([workdir, options.allowedDirectories ?? [], options.bashTimeoutMs ?? null, shell.env ?? null, shell.shell ?? null]);
   let tools = cache.codingTools.get(key);
   if (!tools) {
     tools = createCodingTools({
       workdir,
       ...(options.allowedDirectories ? { allowedDirectories: options.allowedDirectories } : {}),
       ...(options.bashTimeoutMs === undefined ? {} : { bashTimeoutMs: options.bashTimeoutMs }),
+      ...(shell.env === undefined ? {} : { env: shell.env }),
+      ...(shell.shell === undefined ? {} : { shell: shell.shell }),
     });
     cache.codingTools.set(key, tools);
   }
@@ -210,7 +212,13 @@ async function setUpTurn(
   const startSeq = started?.seq ?? Number.POSITIVE_INFINITY;
   const history = completeToolResults([...(snapshotState?.messages ?? []), ...messagesFromEvents(earlier.filter((event) => event.runId !== runId && event.seq < startSeq))]);
 
-  const coding = codingToolsFor(cache, chosen?.environment.allowedDirectories ? { ...options, allowedDirectories: chosen.environment.allowedDirectories } : options, chosen?.environment.workdir ?? start.workdir);
+  const environment = chosen?.environment;
+  const coding = codingToolsFor(
+    cache,
+    environment?.allowedDirectories ? { ...options, allowedDirectories: environment.allowedDirectories } : options,
+    environment?.workdir ?? start.workdir,
+    { ...(environment?.env ? { env: environment.env } : {}), ...(environment?.shell ? { shell: environment.shell } : {}) },
+  );
   const catalog = [...context.executor.tools, ...(options.toolDefinitions ?? [])];
   const tools = await toolsOf(options, context);
   let turn!: Turn;

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { createDefaultStorage } from "../compose/defaults.js";
 import { sqliteSessionsAt } from "../compose/sessions.js";
-import type { AgentOptions } from "../agent/types.js";
+import type { AgentToolCatalog } from "../agent/extensions/types.js";
+import type { AgentOptions, AgentToolSet } from "../agent/types.js";
 import type { AgentTool } from "../domain/agent-tool.js";
 import { stableHash } from "../domain/stable-hash.js";
 import { SteamharnessError } from "../domain/errors.js";
@@ -20,10 +21,10 @@ import { startRegistryTasks } from "./registry-tasks.js";
 import { registerHost, releaseHostSlot, reserveHostSlot } from "./registry.js";
 import type { AgentSessionHost, AgentSessionHostOptions } from "./types.js";
 
-async function hostTools(options: AgentSessionHostOptions, context: Parameters<NonNullable<AgentSessionHostOptions["createTools"]>>[0]): Promise<{ tools: AgentTool[]; close: () => Promise<void> }> {
+async function hostTools(options: AgentSessionHostOptions, context: Parameters<NonNullable<AgentSessionHostOptions["createTools"]>>[0]): Promise<{ tools: AgentTool[]; catalogs: AgentToolCatalog[]; close: () => Promise<void> }> {
   const created = options.createTools ? await options.createTools(context) : [];
-  const set = Array.isArray(created) ? { tools: created } : created;
-  return { tools: set.tools, close: async () => void (await set.close?.()) };
+  const set: AgentToolSet = Array.isArray(created) ? { tools: created } : created;
+  return { tools: set.tools, catalogs: set.catalogs ?? [], close: async () => void (await set.close?.()) };
 }
 
 /**
@@ -76,6 +77,8 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
         ...(record.kind === "child" && agentOptions.tools ? { tools: agentOptions.tools.filter((name) => name !== SUBAGENT_TOOL) } : {}),
         toolDefinitions: [...(agentOptions.toolDefinitions ?? []), ...(delegates ? [{ id: SUBAGENT_TOOL, autoApprove: true }] : [])],
         createTools: (context) => ({
+          // Catalogs (EXT-3) are kept by the host like its tools; each run connects what it finds.
+          catalogs: tools.catalogs,
           tools: [
             ...tools.tools,
             ...(delegates

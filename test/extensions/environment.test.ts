@@ -25,4 +25,19 @@ describe("EXT-5 session.environment: a stable execution target", () => {
     expect(isSteamharnessError(three.error, "unavailable")).toBe(true);
     expect(String(ofKind(three.items, "agent-error")[0]?.content)).toContain(`the session's environment is gone: ${first} no longer exists`);
   });
+
+  it("EXT-5 bash runs with the environment's variables and shell, and nothing else of the host's environment", async () => {
+    const h = harness();
+    const workdir = tempDir("ext5-shell-");
+    process.env.EXT5_SECRET = "leaked";
+    const { node } = offlineNode([{ toolCalls: [{ name: "bash", arguments: { command: 'echo "$GREETING|$0|${EXT5_SECRET:-none}|$(pwd)"' } }] }, { text: "ran" }], {
+      h,
+      permissionPolicy: "full",
+      session: { environment: { workdir, env: { GREETING: "hello" }, shell: "/bin/sh" } },
+    });
+    const outcome = await runNode(node, { prompt: "run" }, h.context("run-shell"));
+    delete process.env.EXT5_SECRET;
+    const row = outcome.items.find((item) => (item.content as { tool?: string }).tool === "bash");
+    expect((row?.content as { result: string }).result).toContain(`hello|/bin/sh|none|${workdir}`);
+  });
 });

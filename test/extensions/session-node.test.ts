@@ -107,4 +107,26 @@ describe("EXT-1 a node with session: {} runs through the resident session host",
     expect(liveHost(conv)).not.toBeNull(); // the node closes only hosts it opened
     await host.close();
   });
+
+  it("EXT-1 with EXT-3: catalogs returned by createTools reach runs through the host; tool search works there", async () => {
+    const h = harness();
+    const conv = conversation("ext1-search");
+    const effects: string[] = [];
+    const connects: string[] = [];
+    const catalog = {
+      name: "ops",
+      entries: [{ name: "restart_service", description: "Restart a crashed service on a server" }, { name: "rotate_logs", description: "Compress and archive old log files" }],
+      connect: () => (connects.push("ops"), [counterTool("restart_service", effects), counterTool("rotate_logs", effects)]),
+    };
+    const { node, model } = offlineNode(
+      [{ toolCalls: [{ name: "tool_search", arguments: { query: "restart the crashed service" } }] }, { toolCalls: [{ name: "restart_service", arguments: { n: 1 } }] }, { text: "Restarted." }],
+      { h, session: { toolSearch: {} }, permissionPolicy: { allow: ["read", "tool_search"] }, createTools: () => ({ tools: [], catalogs: [catalog] }) },
+    );
+    const outcome = await runNode(node, { prompt: "fix it" }, h.context("run-search-host", { conversationId: conv, tools: [{ id: "catalog:ops", autoApprove: true }] }));
+    expect(outcome.error).toBeUndefined();
+    expect(effects).toEqual(["restart_service:call_1_0:1"]);
+    expect(connects).toEqual(["ops"]);
+    expect(model.calls[0]!.tools.map((tool) => tool.name)).not.toContain("restart_service");
+    await node.close();
+  });
 });
