@@ -1,4 +1,5 @@
 import { gatewaySessions } from "../compose/sessions.js";
+import { SteamharnessError } from "../domain/errors.js";
 import type { JsonObject } from "../domain/json.js";
 import type { NodeContext } from "../domain/node-context.js";
 import type { OutputItemStreamChunk } from "../domain/output-items.js";
@@ -86,8 +87,17 @@ export function createSessionNodeRunner(options: AgentOptions, plain: Agent): Se
   };
 
   async function* viaHost(input: AgentInput, context: NodeContext, conversationId: string): AsyncGenerator<OutputItemStreamChunk, void, undefined> {
-    if (!liveHost(conversationId)) await openHost(conversationId, context);
-    const host = liveHost(conversationId)!;
+    if (!liveHost(conversationId)) {
+      // No live host (never opened, or one this node opened was closed or suspended since).
+      const stale = opened.get(conversationId);
+      if (stale) {
+        opened.delete(conversationId);
+        await stale.catch(() => null);
+      }
+      await openHost(conversationId, context);
+    }
+    const host = liveHost(conversationId);
+    if (!host) throw new SteamharnessError("unavailable", `[steamharness] conversation ${conversationId} has no session host`);
     current.set(conversationId, context);
     const runInput: JsonObject = {
       ...(input.effort ? { effort: input.effort } : {}),

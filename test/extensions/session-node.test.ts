@@ -51,6 +51,11 @@ describe("EXT-1 a node with session: {} runs through the resident session host",
     const lease = await h.storage.sessions!.leases.acquire(address(conv), { ownerId: "someone-else" });
     expect(lease).not.toBeNull();
     await lease!.release();
+    // After close, the next turn opens a host again.
+    const third = await runNode(node, { prompt: "three" }, h.context("run-c", { conversationId: conv, tools }));
+    expect(third.error).toBeUndefined();
+    expect(builds).toBe(2);
+    await node.close();
   });
 
   it("EXT-1 an approval pause goes through the turn's context; resuming the run id continues the host task without redoing work", async () => {
