@@ -155,6 +155,21 @@ export type {
   AgentMode,
   AgentPermissionPolicy,
 } from "./agent/types.js";
+// The session extension layer (EXT-1 … EXT-6): the `session: { … }` option
+export type {
+  AgentSessionOptions,
+  AgentToolCatalog,
+  AgentToolSearchOptions,
+  AgentCodeModeOptions,
+  AgentSessionRegistry,
+  AgentSessionHooks,
+  AgentHookToolCall,
+  AgentToolCallDecision,
+  AgentSessionTask,
+  AgentSessionTaskContext,
+  AgentSessionEnvironment,
+} from "./agent/extensions/types.js";
+export type { CodeSandbox, CodeSandboxRequest, CodeSandboxResult, CodeSandboxLimits, CodeSandboxCallResult, CodeSandboxFailureKind } from "./ports/code-sandbox.js";
 export { BUILTIN_CODING_TOOLS } from "./domain/agent/permission-policy.js";
 export { AGENT_MODELS_KEY } from "./domain/agent/model-selection.js";
 export type { AgentModelEntry, AgentModelPolicy, AgentConfigurationSnapshot } from "./domain/agent/model-selection.js";

@@ -10,7 +10,7 @@ import type { NodeContext } from "../domain/node-context.js";
 import { compactionStep } from "./compaction-step.js";
 import { modelStep, throwIfCancelled } from "./model-step.js";
 import { planStep } from "./plan-step.js";
-import { toolStep } from "./tool-step.js";
+import { outcomeOf, toolStep } from "./tool-step.js";
 import { sessionAddressOf } from "./session-resolver.js";
 import { prepareTurn, runFinishedEvent, type AgentCache, type Turn } from "./turn.js";
 import type { AgentInput, AgentOptions } from "./types.js";
@@ -60,6 +60,8 @@ async function* loop(turn: Turn): AsyncGenerator<OutputItemStreamChunk, void, un
     if (step >= maxSteps) throw new SteamharnessError("model_error", `the run exceeded ${maxSteps} model requests`, { data: { maxSteps } });
     // The plan of this segment is read from what follows the summary.
     if (yield* compactionStep(turn, step)) segmentStart = turn.messages.length;
+    // Tools a search loaded are offered from the next request on (EXT-3).
+    turn.registry = turn.registryFor(turn.mode);
     const message = yield* modelStep(turn, step);
     turn.messages.push(message);
     yield* turn.projector.ring(turn.meter.usage());
@@ -67,7 +69,13 @@ async function* loop(turn: Turn): AsyncGenerator<OutputItemStreamChunk, void, un
     for (const call of calls) {
       throwIfCancelled(turn);
       turn.toolCallCount++;
+      // A catalog tool called without a search is connected now (EXT-3), unless already settled.
+      if (!turn.registry.get(call.name) && !turn.committed.has(runEventId(turn.runId, "tool", call.id, "result")) && (await turn.extensions.loadCalled(call.name))) turn.registry = turn.registryFor(turn.mode);
       turn.messages.push(yield* toolStep(turn, call));
+      // A tool hook that threw fails the run (EXT-2), not only the call.
+      if (turn.extensions.hooks.fault) throw turn.extensions.hooks.fault;
+      // A codemode snippet's nested calls, as rows under its own (EXT-4).
+      for (const chunk of turn.extensions.nestedRows(call.id)) yield chunk;
     }
     if (calls.length > 0) continue;
     if (turn.mode !== "plan") return;
@@ -96,6 +104,8 @@ export async function* runAgentTurn(options: AgentOptions, cache: AgentCache, me
   const items = createOutputStreamAccumulator();
   try {
     turn = await prepareTurn(options, cache, meter, input, context);
+    const prepared = turn;
+    prepared.extensions.setToolCallRunner((call) => outcomeOf(prepared, call));
     // Occupancy before the first response: an estimate of everything the model will be sent.
     meter.reset();
     meter.add(`${input.systemPrompt ?? options.systemPrompt ?? ""}${JSON.stringify(turn.messages)}${JSON.stringify(turn.registry.specs)}`);
@@ -106,6 +116,7 @@ export async function* runAgentTurn(options: AgentOptions, cache: AgentCache, me
       yield chunk;
     }
     await turn.append([runFinishedEvent(turn)]);
+    await turn.extensions.hooks.runEnd({ runId: turn.runId, status: "completed" });
     for (const chunk of turn.projector.finish()) items.push(chunk), yield chunk;
     yield* turn.projector.session(sessionContent(turn, "completed", items));
     yield* turn.projector.ring(meter.usage());
@@ -129,6 +140,22 @@ export async function* runAgentTurn(options: AgentOptions, cache: AgentCache, me
       await turn
         .append([{ eventId: runEventId(turn.runId, "stopped", progress), runId: turn.runId, type: "run_stopped", payload: { status, toolCallCount: turn.toolCallCount, ...(error instanceof UserInputRequiredError ? { requestId: error.requestId } : {}), ...(status === "failed" ? { code } : {}) } }])
         .catch(() => undefined);
+      // EXT-2: a hook failing here still ends the run with an error item, never silently.
+      let hookError: unknown = null;
+      try {
+        if (paused) await turn.extensions.hooks.pause({ runId: turn.runId, requestId: (error as UserInputRequiredError).requestId, request: (error as UserInputRequiredError).request });
+        else await turn.extensions.hooks.runEnd({ runId: turn.runId, status: cancelled ? "cancelled" : "failed", error: error instanceof Error ? error.message : String(error) });
+      } catch (caught) {
+        if (!isSteamharnessError(error, "hook_failed")) hookError = caught;
+      }
+      if (hookError) {
+        for (const chunk of turn.projector.error("hook_failed", hookError instanceof Error ? hookError.message : String(hookError))) items.push(chunk), yield chunk;
+        const finished = turn.projector.finish();
+        items.pushAll(finished);
+        yield* turn.projector.session(sessionContent(turn, "failed", items));
+        yield* finished;
+        throw hookError;
+      }
       if (!paused && !cancelled) {
         const message = error instanceof Error ? error.message : String(error);
         for (const chunk of turn.projector.error(code, message)) items.push(chunk), yield chunk;

@@ -3,6 +3,7 @@ import type { NodeContext } from "../domain/node-context.js";
 import type { OutputItem, OutputItemStreamChunk } from "../domain/output-items.js";
 import type { BaseStreamNode } from "../domain/stream-node.js";
 import { createAgent } from "./create-agent.js";
+import { createSessionNodeRunner } from "./session-node.js";
 import { DEFAULT_HISTORY_LIMIT, readExecutionHistory, type ExecutionRecord } from "./execution-history.js";
 import type { Agent, AgentEffort, AgentInput, AgentMode, AgentOptions, AgentOutputPayload } from "./types.js";
 import { SteamharnessError } from "../domain/errors.js";
@@ -24,6 +25,11 @@ export type AgentNode = BaseStreamNode<AgentInput, OutputItemStreamChunk, AgentO
   readonly agent: Agent;
   /** The node's newest runs (at most `historyLimit`), oldest first, from its session log. */
   history(context: NodeContext): Promise<ExecutionRecord[]>;
+  /**
+   * Closes the resident session hosts this node opened (a node with `session: { … }`, EXT-1):
+   * waits for their running work, then releases tools and leases. Nothing to do otherwise.
+   */
+  close(): Promise<void>;
 };
 
 export { DEFAULT_HISTORY_LIMIT };
@@ -78,12 +84,15 @@ export function createAgentNode(options: AgentNodeOptions = {}): AgentNode {
     throw new SteamharnessError("input_validation", `historyLimit must be an integer ≥ 1 (got ${String(historyLimit)})`, { field: "historyLimit" });
   }
   const agent = createAgent(agentOptions);
+  // EXT-1: with `session`, build-mode conversation runs go through the resident session host.
+  const runner = agentOptions.session ? createSessionNodeRunner(agentOptions, agent) : null;
   return {
     name,
     agent,
     // How each run ended is in its session log (`run_finished` / `run_stopped`), the node's
     // execution history (seed: the durable session is the only record of what ran).
-    stream: (input, context) => agent.run(input, context),
+    stream: (input, context) => (runner ? runner.run(input, context) : agent.run(input, context)),
+    close: async () => runner?.close(),
     history: (context) =>
       readExecutionHistory(context, {
         limit: historyLimit,
@@ -91,6 +100,7 @@ export function createAgentNode(options: AgentNodeOptions = {}): AgentNode {
         ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
         ...(options.databasePath === undefined ? {} : { databasePath: options.databasePath }),
         ...(options.sessionStore === undefined ? {} : { sessionStore: options.sessionStore }),
+        ...(options.session === undefined ? {} : { session: options.session }),
       }),
     finalize: (chunks, _context, input) =>
       agentPayloadFromChunks(chunks, input, {

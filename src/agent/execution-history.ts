@@ -24,7 +24,7 @@ export interface ExecutionRecord {
 export const DEFAULT_HISTORY_LIMIT = 50;
 
 /** Which session to read, and how many runs. */
-export interface ExecutionHistoryOptions extends Pick<AgentOptions, "sessionKey" | "sessionId" | "databasePath" | "sessionStore"> {
+export interface ExecutionHistoryOptions extends Pick<AgentOptions, "sessionKey" | "sessionId" | "databasePath" | "sessionStore" | "session"> {
   /** At most this many runs, the newest (default {@link DEFAULT_HISTORY_LIMIT}). */
   limit?: number;
 }

@@ -1,5 +1,6 @@
 import { ephemeralSessions, explicitFileSessions } from "../compose/sessions.js";
 import { chooseSessionStorage } from "../domain/agent/session-choice.js";
+import { SteamharnessError } from "../domain/errors.js";
 import type { NodeContext } from "../domain/node-context.js";
 import type { SessionBackend } from "../ports/session-backend.js";
 import type { SessionAddress, SessionStore } from "../ports/session-store.js";
@@ -26,8 +27,14 @@ export function sessionAddressOf(options: Pick<AgentOptions, "sessionKey" | "ses
  * understands them; otherwise (runs outside a conversation, runs with `hostInput`, storages
  * without a durable backend) the storage's in-memory sessions.
  */
-async function backendFor(options: Pick<AgentOptions, "databasePath">, context: NodeContext, hostInput: boolean): Promise<SessionBackend> {
+async function backendFor(options: Pick<AgentOptions, "databasePath" | "session">, context: NodeContext, hostInput: boolean): Promise<SessionBackend> {
   const { databasePath } = options;
+  // EXT-6: the session's own storage replaces the automatic choice (for runs and for reads).
+  const chosen = options.session?.storage;
+  if (chosen) {
+    if (!chosen.sessions) throw new SteamharnessError("input_validation", "session.storage has no sessions backend (Storage.sessions)", { field: "session.storage" });
+    return chosen.sessions;
+  }
   const choice = chooseSessionStorage({
     durableBackend: context.storage.sessions?.durable === true,
     ...(databasePath === undefined ? {} : { databasePath }),
@@ -78,7 +85,7 @@ export async function openSessionStore(options: AgentOptions, address: SessionAd
  * try { … } finally { await opened?.close(); }
  */
 export async function openSessionForReading(
-  options: Pick<AgentOptions, "sessionKey" | "sessionId" | "databasePath" | "sessionStore">,
+  options: Pick<AgentOptions, "sessionKey" | "sessionId" | "databasePath" | "sessionStore" | "session">,
   context: NodeContext,
 ): Promise<{ store: SessionStore; close(): Promise<void> } | null> {
   const address = sessionAddressOf(options, context);

@@ -38,6 +38,10 @@ export interface ToolRegistryOptions {
   catalog: ToolPermissionDefinition[];
   /** Only these names are offered when given (ask_user always is). */
   only?: readonly string[];
+  /** Session feature tools (tool_search, codemode: EXT-3, EXT-4), governed by the policy's access. */
+  features?: ReadonlyArray<{ tool: AgentTool; access: "allow" | "ask" }>;
+  /** Catalog tools a search loaded (EXT-3): governed by the catalog like extra tools; `only` does not apply. */
+  loaded?: readonly AgentTool[];
 }
 
 // Session tools are stateless: one instance each, so their specs are computed once.
@@ -75,9 +79,15 @@ export function buildToolRegistry(options: ToolRegistryOptions): AgentToolRegist
   }
   add(UPDATE_PLAN, "session", toolAccess(options.policy, "update_plan", options.mode));
   add(ASK_USER, "session", "allow");
+  for (const feature of options.features ?? []) add(feature.tool, "session", feature.access);
   for (const tool of options.extra) {
     const definition = options.catalog.find((entry) => entry.id === tool.name);
     add(tool, "catalog", definition?.enabled === false ? "hidden" : "allow");
+  }
+  for (const tool of options.loaded ?? []) {
+    const definition = options.catalog.find((entry) => entry.id === tool.name);
+    if (definition?.enabled === false || tools.has(tool.name)) continue;
+    tools.set(tool.name, { tool, governance: "catalog", access: "allow" });
   }
   return {
     specs: [...tools.values()].map((entry) => toSpec(entry.tool)),

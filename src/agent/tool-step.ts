@@ -119,7 +119,14 @@ async function execute(turn: Turn, call: ModelToolCallBlock): Promise<Outcome> {
   }
 }
 
-async function outcomeOf(turn: Turn, call: ModelToolCallBlock): Promise<Outcome> {
+/**
+ * What one tool call comes to, without its message: replays nothing, approves (pausing with
+ * `user_input_required`), runs. Also runs a codemode snippet's nested calls (EXT-4).
+ *
+ * @example
+ * const outcome = await outcomeOf(turn, { type: "toolCall", id: "call_1#0", name: "read", arguments: { path: "a" } });
+ */
+export async function outcomeOf(turn: Turn, call: ModelToolCallBlock): Promise<Outcome> {
   const registered = turn.registry.get(call.name);
   if (!registered) return { isError: true, text: `[tool_not_registered] tool ${call.name} is not available in this run`, details: null };
   if (call.name === "ask_user") return askUser(turn, call);

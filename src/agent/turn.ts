@@ -18,7 +18,10 @@ import { injectedModels, redactConfiguration, resolveModel, restoreKey } from ".
 import { createSessionMessagesCache, readSessionMessages, rememberAppended, type SessionIdentity, type SessionMessagesCache } from "./history-cache.js";
 import { openSessionStore, sessionAddressOf } from "./session-resolver.js";
 import { buildToolRegistry, type AgentToolRegistry } from "./tool-registry.js";
-import type { AgentEffort, AgentInput, AgentOptions } from "./types.js";
+import { sessionEnvironment } from "./extensions/environment.js";
+import { openTurnExtensions, type TurnExtensions } from "./extensions/turn-extensions.js";
+import type { AgentToolCatalog } from "./extensions/types.js";
+import type { AgentEffort, AgentInput, AgentOptions, AgentToolSet } from "./types.js";
 
 /** Everything one run works with; built by {@link prepareTurn}. */
 export interface Turn {
@@ -38,7 +41,10 @@ export interface Turn {
   mode: AgentMode;
   effort: AgentEffort;
   registry: AgentToolRegistry;
+  /** The registry of a mode; rebuilt when the extensions loaded tools (EXT-3). */
   registryFor(mode: AgentMode): AgentToolRegistry;
+  /** The session extension layer of the run: catalogs, tool search, code mode (EXT-3, EXT-4). */
+  extensions: TurnExtensions;
   /** The model's context: earlier runs, then this run's messages. */
   messages: ModelMessage[];
   /** Index in `messages` where this run's messages start. */
@@ -99,24 +105,26 @@ function savedSelection(selection: AgentModelSelection): JsonObject {
 }
 
 /** The built-in tools for a workdir, kept per agent: the path guard resolves its roots once. */
-function codingToolsFor(cache: AgentCache, options: AgentOptions, workdir: string): AgentTool[] {
-  const key = JSON.stringify([workdir, options.allowedDirectories ?? [], options.bashTimeoutMs ?? null]);
+function codingToolsFor(cache: AgentCache, options: AgentOptions, workdir: string, shell: { env?: Record<string, string>; shell?: string } = {}): AgentTool[] {
+  const key = JSON.stringify([workdir, options.allowedDirectories ?? [], options.bashTimeoutMs ?? null, shell.env ?? null, shell.shell ?? null]);
   let tools = cache.codingTools.get(key);
   if (!tools) {
     tools = createCodingTools({
       workdir,
       ...(options.allowedDirectories ? { allowedDirectories: options.allowedDirectories } : {}),
       ...(options.bashTimeoutMs === undefined ? {} : { bashTimeoutMs: options.bashTimeoutMs }),
+      ...(shell.env === undefined ? {} : { env: shell.env }),
+      ...(shell.shell === undefined ? {} : { shell: shell.shell }),
     });
     cache.codingTools.set(key, tools);
   }
   return tools;
 }
 
-async function toolsOf(options: AgentOptions, context: NodeContext): Promise<{ tools: AgentTool[]; close: () => Promise<void> }> {
+async function toolsOf(options: AgentOptions, context: NodeContext): Promise<{ tools: AgentTool[]; catalogs: AgentToolCatalog[]; close: () => Promise<void> }> {
   const created = options.createTools ? await options.createTools(context) : [];
-  const set = Array.isArray(created) ? { tools: created } : created;
-  return { tools: [...(options.extraTools ?? []), ...set.tools], close: async () => void (await set.close?.()) };
+  const set: AgentToolSet = Array.isArray(created) ? { tools: created } : created;
+  return { tools: [...(options.extraTools ?? []), ...set.tools], catalogs: set.catalogs ?? [], close: async () => void (await set.close?.()) };
 }
 
 /**
@@ -182,13 +190,15 @@ async function setUpTurn(
     ? await options.createModel(selection, context)
     : await resolveModel(selection, injected, options.modelAttributes);
 
+  // EXT-5: the session's stable execution target, chosen once (recorded with the first run).
+  const chosen = options.session?.environment ? await sessionEnvironment(store, options.session.environment, runId) : null;
   const mode: AgentMode = (saved?.mode as AgentMode | undefined) ?? input.mode ?? options.mode ?? "build";
   const policy = options.permissionPolicy ?? "ask";
   validatePermissionPolicy(policy, mode);
   const start: RunStartedPayload = saved ?? {
     prompt: input.prompt,
     mode,
-    workdir: input.workdir ?? options.workdir ?? process.cwd(),
+    workdir: chosen?.environment.workdir ?? input.workdir ?? options.workdir ?? process.cwd(),
     effort: input.effort ?? options.effort ?? "medium",
     provider: model.descriptor.provider,
     model: model.descriptor.model,
@@ -205,21 +215,36 @@ async function setUpTurn(
   const startSeq = started?.seq ?? Number.POSITIVE_INFINITY;
   const history = completeToolResults([...(snapshotState?.messages ?? []), ...messagesFromEvents(earlier.filter((event) => event.runId !== runId && event.seq < startSeq))]);
 
-  const coding = codingToolsFor(cache, options, start.workdir);
+  const environment = chosen?.environment;
+  const coding = codingToolsFor(
+    cache,
+    environment?.allowedDirectories ? { ...options, allowedDirectories: environment.allowedDirectories } : options,
+    environment?.workdir ?? start.workdir,
+    { ...(environment?.env ? { env: environment.env } : {}), ...(environment?.shell ? { shell: environment.shell } : {}) },
+  );
   const catalog = [...context.executor.tools, ...(options.toolDefinitions ?? [])];
   const tools = await toolsOf(options, context);
-  const registries = new Map<AgentMode, AgentToolRegistry>();
+  let turn!: Turn;
+  const extensions = await openTurnExtensions({ session: options.session, policy, catalogs: tools.catalogs, definitions: catalog, runId, committed, view: () => turn }).catch(async (error: unknown) => {
+    await tools.close();
+    throw error;
+  });
+  const registries = new Map<string, AgentToolRegistry>();
   const registryFor = (forMode: AgentMode): AgentToolRegistry => {
-    let registry = registries.get(forMode);
+    const key = `${forMode}:${extensions.version}`;
+    let registry = registries.get(key);
     if (!registry) {
-      registry = buildToolRegistry({ mode: forMode, policy, coding, extra: tools.tools, catalog, ...(options.tools ? { only: options.tools } : {}) });
-      registries.set(forMode, registry);
+      registry = extensions.buildRegistry(forMode, (features, loaded, definitions) =>
+        buildToolRegistry({ mode: forMode, policy, coding: coding.map((tool) => extensions.hooks.tool(tool, runId)), extra: tools.tools.map((tool) => extensions.hooks.tool(tool, runId)), catalog: [...catalog, ...definitions], features, loaded, ...(options.tools ? { only: options.tools } : {}) }),
+      );
+      registries.set(key, registry);
     }
     return registry;
   };
 
-  const turn: Turn = {
-    runId, sessionKey, sessionId, options, input, context, store, committed, start, model, meter, mode,
+  turn = {
+    runId, sessionKey, sessionId, options, input, context, store, committed, start, meter, mode, extensions,
+    model: extensions.hooks.model(model, runId),
     effort: start.effort as AgentEffort,
     projector: createAgentOutputProjector({ runId, sessionKey, answerItemId: start.answerItemId, projectId: context.projectId }),
     registry: registryFor(mode),
@@ -243,7 +268,11 @@ async function setUpTurn(
         // A run that ends before its first step (cancelled, failed) still records its prompt.
         if (deferred.length > 0) await turn.append([]).catch(() => undefined);
         rememberAppended(cache.sessionMessages, identity, committed.values());
-        await tools.close();
+        try {
+          await extensions.close();
+        } finally {
+          await tools.close();
+        }
       } finally {
         if (owned) await store.close();
       }
@@ -257,7 +286,7 @@ async function setUpTurn(
     // compaction, or at the latest when the run ends): a crash before that leaves nothing, and
     // re-running the run id starts it afresh — nothing has happened that could be lost.
     const prompt: SessionEventInput = { eventId: runEventId(runId, "prompt"), runId, type: "user_message", payload: { message: { role: "user", content: input.prompt } } };
-    turn.defer([{ eventId: startId, runId, type: "run_started", payload: start }, prompt]);
+    turn.defer([{ eventId: startId, runId, type: "run_started", payload: start }, prompt, ...(chosen?.record ? [chosen.record] : [])]);
     turn.messages.push(promptForModel({ role: "user", content: input.prompt }, input.hostInput));
   }
   meter.setTotal(options.modelAttributes?.contextWindow ?? model.descriptor.contextWindow);

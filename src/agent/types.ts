@@ -7,6 +7,7 @@ import type { NodeContext, ToolPermissionDefinition } from "../domain/node-conte
 import type { OutputItem, OutputItemStreamChunk } from "../domain/output-items.js";
 import type { ModelProvider } from "../ports/model-provider.js";
 import type { SessionAddress, SessionStore } from "../ports/session-store.js";
+import type { AgentSessionOptions, AgentToolCatalog } from "./extensions/types.js";
 
 export type { AgentMode, AgentPermissionPolicy } from "../domain/agent/permission-policy.js";
 
@@ -25,9 +26,13 @@ export interface AgentModelAttributes {
   maxTokens?: number;
 }
 
-/** What `createTools` may return (AG-5): tools, and a `close` run at the end of the turn. */
+/**
+ * What `createTools` may return (AG-5): tools, and a `close` run at the end of the turn. With
+ * `session.toolSearch`, also catalogs: tools the model finds through `tool_search` (EXT-3).
+ */
 export interface AgentToolSet {
   tools: AgentTool[];
+  catalogs?: AgentToolCatalog[];
   close?(): void | Promise<void>;
 }
 
@@ -117,6 +122,12 @@ export interface AgentOptions {
   compaction?: false | { threshold?: number };
   /** Timeout of one bash command in ms (default 120000). */
   bashTimeoutMs?: number;
+  /**
+   * The session extension layer (EXT-1 … EXT-6): its storage, tool search, code mode, hooks and
+   * tasks, and the execution environment. On a node it also makes runs go through the resident
+   * session host (see `docs/session-extensions.md`).
+   */
+  session?: AgentSessionOptions;
 }
 
 /** The input of one run (turn). Per-turn overrides win over the agent's options. */

@@ -29,6 +29,26 @@ export function ephemeralSessions(storage: Storage): SessionBackend {
   return backend;
 }
 
+/** Sessions of gateway runs beside a resident host, per storage object (EXT-1). */
+const gateway = new WeakMap<Storage, SessionBackend>();
+
+/**
+ * An in-memory backend of a storage that is never the storage's own: for gateway runs
+ * (`hostInput`) of a node whose conversation has a resident host holding the storage's session
+ * lease (EXT-1). Their input is never conversation history (SES-6), so they need no lease of it.
+ *
+ * @example
+ * const backend = gatewaySessions(context.storage);
+ */
+export function gatewaySessions(storage: Storage): SessionBackend {
+  let backend = gateway.get(storage);
+  if (!backend) {
+    backend = createMemorySessionBackend();
+    gateway.set(storage, backend);
+  }
+  return backend;
+}
+
 /**
  * The backend that opens explicit session files (a node's `databasePath`, SES-1): the storage's
  * own when it understands them (SQLite), else a SQLite backend of explicit paths that keeps no

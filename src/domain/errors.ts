@@ -21,6 +21,7 @@ export type SteamharnessErrorCode =
   | "session_busy"
   | "model_error"
   | "timeout"
+  | "hook_failed"
   | "internal";
 
 const BRAND = Symbol.for("steamharness.error");

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { createDefaultStorage } from "../compose/defaults.js";
 import { sqliteSessionsAt } from "../compose/sessions.js";
-import type { AgentOptions } from "../agent/types.js";
+import type { AgentToolCatalog } from "../agent/extensions/types.js";
+import type { AgentOptions, AgentToolSet } from "../agent/types.js";
 import type { AgentTool } from "../domain/agent-tool.js";
 import { stableHash } from "../domain/stable-hash.js";
 import { SteamharnessError } from "../domain/errors.js";
@@ -14,14 +15,16 @@ import { addContext, runHostCommand, type HostCommandDeps } from "./host-command
 import { measureContext, openHostContext, type HostContext, type HostContextFactoryOptions } from "./host-contexts.js";
 import { CANCEL, HostRuntime } from "./host-runtime.js";
 import type { AgentSessionHostStore } from "../ports/session-host-store.js";
+import { runOnHost } from "./host-runs.js";
 import { startInbox } from "./inbox.js";
+import { startRegistryTasks } from "./registry-tasks.js";
 import { registerHost, releaseHostSlot, reserveHostSlot } from "./registry.js";
 import type { AgentSessionHost, AgentSessionHostOptions } from "./types.js";
 
-async function hostTools(options: AgentSessionHostOptions, context: Parameters<NonNullable<AgentSessionHostOptions["createTools"]>>[0]): Promise<{ tools: AgentTool[]; close: () => Promise<void> }> {
+async function hostTools(options: AgentSessionHostOptions, context: Parameters<NonNullable<AgentSessionHostOptions["createTools"]>>[0]): Promise<{ tools: AgentTool[]; catalogs: AgentToolCatalog[]; close: () => Promise<void> }> {
   const created = options.createTools ? await options.createTools(context) : [];
-  const set = Array.isArray(created) ? { tools: created } : created;
-  return { tools: set.tools, close: async () => void (await set.close?.()) };
+  const set: AgentToolSet = Array.isArray(created) ? { tools: created } : created;
+  return { tools: set.tools, catalogs: set.catalogs ?? [], close: async () => void (await set.close?.()) };
 }
 
 /**
@@ -46,7 +49,10 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
   if (!options?.projectId) throw new SteamharnessError("input_validation", "projectId is required", { field: "projectId" });
   const { resume = false, projectId, storage: givenStorage, agentStoreDir: givenDir, sessionKey = "agent", executorTools = [], toolPermissions, userInput, tokenUsage, log, clock, createTools: _createTools, inboxPollMs = 50, ...agentOptions } = options;
   const storage = givenStorage ?? createDefaultStorage();
-  if (givenDir === undefined && !storage.sessions) throw new SteamharnessError("input_validation", "a session host needs storage.sessions (a session backend) or agentStoreDir", { field: "storage" });
+  // EXT-6: the session's own storage replaces the automatic choice (storage.sessions, agentStoreDir).
+  const sessionStorage = agentOptions.session?.storage;
+  if (sessionStorage && !sessionStorage.sessions) throw new SteamharnessError("input_validation", "session.storage has no sessions backend (Storage.sessions)", { field: "session.storage" });
+  if (!sessionStorage && givenDir === undefined && !storage.sessions) throw new SteamharnessError("input_validation", "a session host needs storage.sessions (a session backend) or agentStoreDir", { field: "storage" });
   const hostId = `host-${randomUUID()}`;
   reserveHostSlot(conversationId);
   let lease: SessionLease | null = null;
@@ -55,7 +61,7 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
   let ownedSessions: SessionBackend | null = null;
   const contexts = new Map<number, HostContext>();
   try {
-    const sessions = givenDir === undefined ? storage.sessions! : (ownedSessions = await sqliteSessionsAt(givenDir));
+    const sessions = sessionStorage?.sessions ?? (givenDir === undefined ? storage.sessions! : (ownedSessions = await sqliteSessionsAt(givenDir)));
     lease = await sessions.leases.acquire({ projectId, conversationId, sessionKey }, { ownerId: hostId, onBusy: "throw" });
     store = (await sessions.openHostStore(conversationId, { create: true }))!;
     const nodeContext = (runId: string, signal: AbortSignal) =>
@@ -71,6 +77,8 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
         ...(record.kind === "child" && agentOptions.tools ? { tools: agentOptions.tools.filter((name) => name !== SUBAGENT_TOOL) } : {}),
         toolDefinitions: [...(agentOptions.toolDefinitions ?? []), ...(delegates ? [{ id: SUBAGENT_TOOL, autoApprove: true }] : [])],
         createTools: (context) => ({
+          // Catalogs (EXT-3) are kept by the host like its tools; each run connects what it finds.
+          catalogs: tools.catalogs,
           tools: [
             ...tools.tools,
             ...(delegates
@@ -126,7 +134,22 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
     const control = (command: Parameters<AgentSessionHost["control"]>[0]) => runHostCommand(deps, command);
     const skipUpTo = resume ? 0 : Math.max(0, ...(await store.pendingCommands(0)).map((entry) => entry.seq));
     const inbox = startInbox({ runtime, control, pollMs: inboxPollMs, skipUpTo });
+    const waitForTask = async (taskId: string): Promise<AgentSessionTaskRecord> => {
+      let last: AgentSessionTaskRecord | null = null;
+      for (;;) {
+        const change = runtime.nextChange();
+        const released = runtime.state === "suspended" || runtime.state === "closed";
+        const task: AgentSessionTaskRecord | null = released ? last : await runtime.parts.store.getTask(taskId);
+        if (!task) throw new SteamharnessError(released ? "unavailable" : "not_found", released ? "the session host was released" : `no task ${taskId}`);
+        if ((task.status !== "queued" && task.status !== "running") || released) return task;
+        last = task;
+        await change;
+      }
+    };
     registerHost(conversationId, {
+      sessionKey,
+      run: (request) => runOnHost(runtime, waitForTask, request),
+      mainStore: () => (runtime.state === "open" ? (contexts.get(0)?.store ?? null) : null),
       control,
       abortCancelled: () => {
         const current = runtime.current;
@@ -145,30 +168,24 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
       await inbox.pollNow();
     }
     runtime.kick();
+    const tasks = startRegistryTasks(runtime, store, agentOptions.session?.registry?.tasks ?? []);
     return {
       conversationId,
       hostId,
       status: () => runtime.state,
-      control,
+      async control(command) {
+        // EXT-2: cancelling the whole session cancels its registry tasks too.
+        if (command.type === "cancel" && command.taskId === undefined) tasks.abort();
+        return control(command);
+      },
       subscribe: (listener) => runtime.subscribe(listener),
       snapshot: () => runtime.snapshot(),
       tasks: () => runtime.visibleTasks(),
-      async waitForTask(taskId) {
-        let last: AgentSessionTaskRecord | null = null;
-        for (;;) {
-          const change = runtime.nextChange();
-          const released = runtime.state === "suspended" || runtime.state === "closed";
-          const task: AgentSessionTaskRecord | null = released ? last : await runtime.parts.store.getTask(taskId);
-          if (!task) throw new SteamharnessError(released ? "unavailable" : "not_found", released ? "the session host was released" : `no task ${taskId}`);
-          if ((task.status !== "queued" && task.status !== "running") || released) return task;
-          last = task;
-          await change;
-        }
-      },
+      waitForTask,
       idle: () => runtime.idle(),
       runInBackground: (work) => runtime.runInBackground(work),
-      suspend: () => runtime.suspend(),
-      close: () => runtime.close(),
+      suspend: () => (tasks.abort(), runtime.suspend()),
+      close: () => (tasks.abort(), runtime.close()),
     };
   } catch (error) {
     for (const context of contexts.values()) await context.store.close().catch(() => undefined);

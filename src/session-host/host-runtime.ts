@@ -49,6 +49,8 @@ export class HostRuntime {
   readonly childUsageByRun = new Map<string, TokenCounts>();
   /** The output items of each run this host ran, in output order (OUT-8 `turns[].items`). */
   readonly itemsByRun = new Map<string, OutputStreamAccumulator>();
+  /** Listeners of one run's own chunks (a node run through the host, EXT-1), by run id. */
+  readonly runListeners = new Map<string, (chunk: OutputItemStreamChunk) => void>();
   current: { task: AgentSessionTaskRecord; controller: AbortController; done: Promise<void> } | null = null;
   private lane: Promise<unknown> = Promise.resolve();
   private pump: Promise<void> | null = null;
@@ -229,6 +231,7 @@ export class HostRuntime {
       this.itemsByRun.set(task.runId, items);
       const ownIds = new Set([agentSessionItemId(context.record.sessionKey), agentRingItemId(context.record.sessionKey)]);
       for await (const chunk of run) {
+        this.runListeners.get(task.runId)?.(chunk);
         if (!ownIds.has(chunk.type === "add" ? chunk.item.id : chunk.id)) items.push(chunk);
         this.forward(chunk, context);
       }

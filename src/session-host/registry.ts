@@ -1,5 +1,8 @@
 import { SteamharnessError } from "../domain/errors.js";
 import type { AgentSessionCommand } from "../domain/session-host/commands.js";
+import type { OutputItemStreamChunk } from "../domain/output-items.js";
+import type { SessionStore } from "../ports/session-store.js";
+import type { HostRunRequest } from "./host-runs.js";
 import type { AgentSessionCommandResult } from "./types.js";
 
 /** What the in-process registry knows of a live host. */
@@ -7,6 +10,12 @@ export interface RegisteredSessionHost {
   control(command: AgentSessionCommand): Promise<AgentSessionCommandResult>;
   /** Stops the running task after a cancel intent was persisted by someone else (HOST-5). */
   abortCancelled(): void;
+  /** Runs a node's run on the host's lane and streams its chunks (EXT-1). */
+  run(request: HostRunRequest): AsyncIterable<OutputItemStreamChunk>;
+  /** The main context's session log, opened under the host's lease (for runs that must not take it). */
+  mainStore(): SessionStore | null;
+  /** The main context's session key. */
+  readonly sessionKey: string;
 }
 
 /**

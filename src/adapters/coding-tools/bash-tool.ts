@@ -16,6 +16,13 @@ export interface BashToolOptions {
   workdir: string;
   /** Default timeout in ms (default 120000). */
   timeoutMs?: number;
+  /**
+   * The command's environment variables (a session's stable environment, EXT-5): only `PATH`,
+   * `HOME` and these; without it the command inherits the process environment.
+   */
+  env?: Readonly<Record<string, string>>;
+  /** The shell that runs the command with `-c` (default `/bin/bash`). */
+  shell?: string;
 }
 
 /**
@@ -40,7 +47,8 @@ export function createBashTool(options: BashToolOptions): AgentTool {
       const timeoutMs = timeout !== undefined ? timeout * 1000 : options.timeoutMs ?? 120_000;
       return new Promise((resolve, reject) => {
         if (signal?.aborted) return reject(new SteamharnessError("cancelled", "bash: cancelled before start"));
-        const child = spawn("/bin/bash", ["-c", command], { cwd: options.workdir, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+        const env = options.env === undefined ? undefined : { ...(process.env.PATH === undefined ? {} : { PATH: process.env.PATH }), ...(process.env.HOME === undefined ? {} : { HOME: process.env.HOME }), ...options.env };
+        const child = spawn(options.shell ?? "/bin/bash", ["-c", command], { cwd: options.workdir, detached: true, stdio: ["ignore", "pipe", "pipe"], ...(env ? { env } : {}) });
         let output = "";
         let ended: "timeout" | "cancelled" | null = null;
         const append = (data: Buffer) => {

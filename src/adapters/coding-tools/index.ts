@@ -12,6 +12,10 @@ export interface CodingToolsOptions {
   allowedDirectories?: readonly string[];
   /** bash timeout in ms (default 120000). */
   bashTimeoutMs?: number;
+  /** bash's environment variables (see `BashToolOptions.env`). */
+  env?: Readonly<Record<string, string>>;
+  /** The shell bash commands run in (default `/bin/bash`). */
+  shell?: string;
 }
 
 /**
@@ -26,6 +30,11 @@ export function createCodingTools(options: CodingToolsOptions): AgentTool[] {
   const guard = createPathGuard({ workdir: options.workdir, ...(options.allowedDirectories ? { allowedDirectories: options.allowedDirectories } : {}) });
   const [read, write, edit, ls] = createFileTools(guard);
   const [find, grep] = createSearchTools(guard);
-  const bash = createBashTool({ workdir: guard.workdir, ...(options.bashTimeoutMs === undefined ? {} : { timeoutMs: options.bashTimeoutMs }) });
+  const bash = createBashTool({
+    workdir: guard.workdir,
+    ...(options.bashTimeoutMs === undefined ? {} : { timeoutMs: options.bashTimeoutMs }),
+    ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.shell === undefined ? {} : { shell: options.shell }),
+  });
   return [read!, write!, edit!, bash, grep!, find!, ls!];
 }

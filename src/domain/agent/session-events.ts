@@ -22,7 +22,8 @@ export type SessionEventType =
   | "plan"
   | "compaction"
   | "run_finished"
-  | "run_stopped";
+  | "run_stopped"
+  | "extension";
 
 /** A built-in web search of a response (OUT-5). */
 export interface AgentWebSearchRecord {
@@ -99,6 +100,12 @@ export interface SessionEventPayloads {
    * continues after it.
    */
   run_stopped: { status: "waiting" | "cancelled" | "failed"; toolCallCount: number; requestId?: string; code?: string };
+  /**
+   * A record of the session extension layer (EXT-2 … EXT-5), never a conversation message:
+   * `tool_search` (tools a search loaded), `codemode` (a snippet's nested call: its intent and
+   * result), `task` (a background task's state), `environment` (the session's execution target).
+   */
+  extension: { feature: "tool_search" | "codemode" | "task" | "environment"; data: JsonObject };
 }
 
 /** An event to append: a stable id (derived from the run id), its run, type and payload. */

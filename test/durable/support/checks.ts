@@ -163,5 +163,20 @@ export async function checkSession(dir: string, scenarioName: string, observed: 
       if (runs > 1) redoneSafe.push(toolCallId);
     }
   }
+  // EXT-4: a codemode snippet's nested calls of non-replayable tools run at most once, and once
+  // exactly when their recorded result says they ran.
+  for (const event of events) {
+    if (event.type !== "extension" || event.payload.feature !== "codemode" || event.payload.data.kind !== "intent") continue;
+    const data = event.payload.data;
+    const id = `${String(data.parentToolCallId)}#${String(data.index)}`;
+    const result = events.find((other) => other.type === "extension" && other.payload.data.kind === "result" && other.payload.data.parentToolCallId === data.parentToolCallId && other.payload.data.index === data.index);
+    const text = result?.type === "extension" ? String(result.payload.data.text) : "";
+    if ((NEVER_TOOLS as readonly string[]).includes(String(data.name))) {
+      const runs = effects.get(id) ?? 0;
+      if (runs > 1) violations.push(`nested ${id} (replay never) ran ${runs} times`);
+      if (text === UNKNOWN_OUTCOME_TEXT) unknownOutcomes.push(id);
+      else if (result && runs !== 1) violations.push(`nested ${id}: result "${text}" but ran ${runs} times`);
+    } else if ((SAFE_TOOLS as readonly string[]).includes(String(data.name)) && (safe.get(id) ?? 0) > 1) redoneSafe.push(id);
+  }
   return { violations, unknownOutcomes, redoneSafe, events, usageTotal };
 }

@@ -35,8 +35,9 @@ export function childBundle(): Promise<string> {
       // The native addon stays external, and the provider library (loaded lazily, never used with
       // the offline model); drizzle and TypeBox are inlined: loading them as hundreds of ESM files
       // is most of a child's start-up.
-      // pg is CommonJS with runtime requires of node built-ins, which an ESM bundle cannot inline.
-      external: ["better-sqlite3", "@mariozechner/pi-ai", "pg", "pg-native"],
+      // pg is CommonJS with runtime requires of node built-ins, which an ESM bundle cannot inline;
+      // QuickJS (EXT-4) loads its .wasm file next to its module: both stay in node_modules.
+      external: ["better-sqlite3", "@mariozechner/pi-ai", "pg", "pg-native", "quickjs-emscripten", "quickjs-emscripten-core", "@jitl/*"],
       outfile,
       logLevel: "error",
     });
