@@ -4,6 +4,7 @@ import { isSteamharnessError } from "../../domain/errors.js";
 import { registerMcpCommand, registerRunCommand, registerStructureCommand } from "./commands.js";
 import { registerChatCommand } from "../chat/chat-command.js";
 import { registerConfigCommand } from "../config-cli/config-command.js";
+import { registerViewCommand } from "../viewer/view-command.js";
 
 /**
  * The package version, read from package.json one level above this module (src/ or dist/).
@@ -35,7 +36,7 @@ export function createProgram(version = packageVersion()): Command {
     .description("Run LLM agents inside workflows; serve workflow projects as MCP tools.")
     .version(version, "-v, --version", "print the steamharness version")
     .showHelpAfterError();
-  for (const register of [registerStructureCommand, registerRunCommand, registerMcpCommand, registerChatCommand, registerConfigCommand]) {
+  for (const register of [registerStructureCommand, registerRunCommand, registerMcpCommand, registerChatCommand, registerConfigCommand, registerViewCommand]) {
     register(program);
   }
   return program;
