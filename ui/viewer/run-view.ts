@@ -1,4 +1,5 @@
 import { h } from "preact";
+import { memo } from "preact/compat";
 import { useEffect, useRef, useState } from "preact/hooks";
 import htm from "htm";
 import { getJson, hrefWithToken, openStream, postJson } from "./api.js";
@@ -32,6 +33,8 @@ export function RunView({ s, runId }: { s: string; runId: string }) {
   const [loading, setLoading] = useState(true);
   const events = useRef<SessionEvent[]>([]);
   const [showRaw, setShowRaw] = useState(false);
+  // Kept here, not in the request's box: the box goes away as soon as the run moves on.
+  const [answerNote, setAnswerNote] = useState<string | null>(null);
 
   useEffect(() => {
     let stopped = false;
@@ -97,14 +100,16 @@ export function RunView({ s, runId }: { s: string; runId: string }) {
       </div>
       <${Gauge} used=${view.ring.used} total=${view.ring.total} />
     </header>
-    ${view.pending.map((request) => html`<${PendingBox} key=${request.requestId} s=${s} runId=${runId} request=${request} />`)}
+    ${view.pending.map((request) => html`<${PendingBox} key=${request.requestId} s=${s} runId=${runId} request=${request} onAnswered=${setAnswerNote} />`)}
+    ${answerNote ? html`<div class="answer-note" data-testid="answer-note">${answerNote}</div>` : ""}
     ${pinned.length > 0 ? html`<div class="pinned" data-testid="pinned-cards">${pinned.map((card) => html`<${Card} card=${card.command as CardLike} note="present_card" />`)}</div>` : ""}
-    <div class="rows" data-testid="rows">${view.items.map((item) => html`<${Row} key=${item.id} item=${item} view=${view} />`)}</div>
+    <div class="rows" data-testid="rows">${view.items.map((item) => html`<${MemoRow} key=${item.id} item=${item} plan=${view.plans[item.id]} command=${commandOf(view, item)} />`)}</div>
     <section class="usage" data-testid="usage">
       <h3>Token usage</h3>
       <p>This turn: <b data-testid="turn-usage">${formatCounts(view.usage)}</b> · ${view.toolCallCount} tool calls</p>
       <table><thead><tr><th>Response</th><th>Model</th><th>Tokens</th></tr></thead><tbody>
-        ${view.usageRows.map((row, index) => html`<tr><td>${index + 1}</td><td>${row.model}</td><td>${formatCounts(row.counts)}</td></tr>`)}
+        ${view.usageRows.length > USAGE_ROWS ? html`<tr><td colspan="3" class="muted">${view.usageRows.length - USAGE_ROWS} earlier responses not shown</td></tr>` : ""}
+        ${view.usageRows.slice(-USAGE_ROWS).map((row, index, shown) => html`<tr><td>${view.usageRows.length - shown.length + index + 1}</td><td>${row.model}</td><td>${formatCounts(row.counts)}</td></tr>`)}
       </tbody></table>
       ${children.length > 0 ? html`<h4>Child agents</h4><table data-testid="children"><thead><tr><th>Session</th><th>Run</th><th>Status</th><th>Tokens</th></tr></thead><tbody>
         ${children.map((child) => html`<tr><td>${child.sessionKey}</td><td><code>${child.runId}</code></td><td>${child.status}</td><td>${formatCounts(child.usage)}</td></tr>`)}
@@ -117,11 +122,24 @@ export function RunView({ s, runId }: { s: string; runId: string }) {
   </div>`;
 }
 
-function Row({ item, view }: { item: OutputItem; view: ViewerRunView }) {
+const USAGE_ROWS = 50;
+
+type Plan = ViewerRunView["plans"][string] | undefined;
+type Command = ViewerRunView["cards"][number] | undefined;
+
+function commandOf(view: ViewerRunView, item: OutputItem): Command {
+  const toolCallId = (item.content as { toolCallId?: unknown } | null)?.toolCallId;
+  return typeof toolCallId === "string" ? view.cards.find((card) => card.toolCallId === toolCallId) : undefined;
+}
+
+// Unchanged items keep their identity between views (run-replay), so a long run re-renders only the rows that changed.
+const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
+const MemoRow = memo(Row, (a, b) => a.item === b.item && same(a.plan, b.plan) && same(a.command, b.command));
+
+function Row({ item, plan, command }: { item: OutputItem; plan: Plan; command: Command }) {
   const meta = item.metadata;
   const text = typeof item.content === "string" ? item.content : "";
   if (meta.kind === "agent-notice" && meta.plan === true) {
-    const plan = view.plans[item.id];
     return html`<div class="row plan" data-testid="row" data-row="plan">
       <div class="plan-head">Plan ${plan ? html`<span class=${`badge decision-${plan.decision}`} data-testid="plan-decision">${plan.decision}</span>` : ""}</div>
       <div class="md">${text}</div>
@@ -147,7 +165,6 @@ function Row({ item, view }: { item: OutputItem; view: ViewerRunView }) {
     case "tool":
     case "plan": {
       const content = item.content as { tool?: string; status?: string; arguments?: unknown; result?: string; resourceCard?: CardLike; resourceCardWarning?: { message?: string } };
-      const command = view.cards.find((card) => card.toolCallId === (item.content as { toolCallId?: string }).toolCallId);
       return html`<div class=${`row tool status-${content.status}`} data-testid="row" data-row="tool" data-tool=${content.tool}>
         <div class="tool-head"><span class="tool-name">${content.tool}</span> <span class=${`badge status-${content.status}`}>${content.status?.replace("_", " ")}</span></div>
         <${Json} value=${content.arguments} label="Arguments" />
@@ -163,13 +180,17 @@ function Row({ item, view }: { item: OutputItem; view: ViewerRunView }) {
 }
 
 /** A waiting request, answered here through the viewer's answer endpoint (VIEW-3). */
-function PendingBox({ s, runId, request }: { s: string; runId: string; request: ViewerPendingRequest }) {
+function PendingBox({ s, runId, request, onAnswered }: { s: string; runId: string; request: ViewerPendingRequest; onAnswered: (note: string) => void }) {
   const [text, setText] = useState("");
   const [state, setState] = useState<string | null>(null);
   const answer = (outcome: string, extra: Record<string, string> = {}) => {
     setState("sending…");
     postJson<{ resumed: string }>("/api/answer", { s, runId, requestId: request.requestId, outcome, ...extra }).then(
-      (result) => setState(result.resumed === "host" ? "answered: the session host resumes the run" : result.resumed === "queued" ? "answered: queued for the session host" : "answered: the run resumes when its host runs it again"),
+      (result) => {
+        const note = result.resumed === "host" ? "answered: the session host resumes the run" : result.resumed === "queued" ? "answered: queued for the session host" : "answered: the run resumes when its host runs it again";
+        setState(note);
+        onAnswered(note);
+      },
       (e: Error) => setState(`failed: ${e.message}`),
     );
   };

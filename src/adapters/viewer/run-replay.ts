@@ -118,7 +118,20 @@ export function createRunReplay(options: RunReplayOptions) {
     projector ??= createAgentOutputProjector({ runId, sessionKey: options.sessionKey, answerItemId: start?.answerItemId ?? null, ...(options.projectId === undefined ? {} : { projectId: options.projectId }) });
     return projector;
   };
-  const emit = (chunks: Iterable<OutputItemStreamChunk>): void => accumulator.pushAll(chunks);
+  // The view keeps unchanged items as the same objects, so a page of 10 000 events copies only
+  // what changed since the last view, and a renderer can skip unchanged rows by identity.
+  const changed = new Set<string>();
+  const order: string[] = [];
+  const shown = new Map<string, OutputItem>();
+  const emit = (chunks: Iterable<OutputItemStreamChunk>): void => {
+    for (const chunk of chunks) push(chunk);
+  };
+  const push = (chunk: OutputItemStreamChunk): void => {
+    accumulator.push(chunk);
+    const id = chunk.type === "add" ? chunk.item.id : chunk.id;
+    if (!shown.has(id) && !changed.has(id)) order.push(id);
+    changed.add(id);
+  };
 
   /** As model-step's `emitContent`: blocks, with built-in web searches at their positions (OUT-5). */
   const content = (blocks: readonly Block[], prefix: string, searches: readonly AgentWebSearchRecord[] = []): void => {
@@ -227,7 +240,7 @@ export function createRunReplay(options: RunReplayOptions) {
       }
       case "plan":
         for (const chunk of project().finalPlan(event.payload.text)) {
-          accumulator.push(chunk);
+          push(chunk);
           const isPlan = chunk.type === "add" ? chunk.item.metadata.plan === true : chunk.type === "replace" && chunk.metadata?.plan === true;
           if (isPlan) planItem = chunk.type === "add" ? chunk.item.id : chunk.id;
         }
@@ -254,6 +267,12 @@ export function createRunReplay(options: RunReplayOptions) {
     }
   };
 
+  const items = (): OutputItem[] => {
+    for (const id of changed) shown.set(id, accumulator.get(id)!);
+    changed.clear();
+    return order.map((id) => shown.get(id)!).filter((item) => item.metadata.kind !== "agent-session" && item.display?.type !== "ring");
+  };
+
   return {
     /** Applies events in `seq` order; events of other runs and events already applied are skipped. */
     push(events: readonly SessionEvent[]): void {
@@ -277,7 +296,7 @@ export function createRunReplay(options: RunReplayOptions) {
         status,
         start,
         prompt,
-        items: accumulator.items().filter((item) => item.metadata.kind !== "agent-session" && item.display?.type !== "ring"),
+        items: items(),
         ring: meter.usage(),
         usage: { ...usage },
         usageRows: usageRows.map((row) => ({ ...row, counts: { ...row.counts } })),
