@@ -196,7 +196,7 @@ function PendingBox({ s, runId, request, onAnswered }: { s: string; runId: strin
   };
   const title = request.kind === "tool_approval" ? `Approve ${request.toolName ?? "tool"}?` : request.kind === "question" ? "The agent asks" : "Approve the plan?";
   return html`<div class="pending" data-testid="pending" data-kind=${request.kind}>
-    <div class="pending-title">⏸ Waiting for you — ${title}</div>
+    <div class="pending-title">Waiting for you — ${title}</div>
     ${request.kind === "tool_approval" ? html`<${Json} value=${request.arguments} label="Arguments" />` : html`<div class="md">${request.message ?? ""}</div>`}
     ${request.kind !== "tool_approval" ? html`<textarea data-testid="pending-text" placeholder=${request.kind === "question" ? "Your answer" : "Feedback (to revise the plan)"} value=${text} onInput=${(e: Event) => setText((e.target as HTMLTextAreaElement).value)}></textarea>` : ""}
     <div class="actions">
