@@ -1,13 +1,5 @@
 import type { Command } from "commander";
 
-/** The flags of `steamharness view`. */
-export interface ViewFlags {
-  store?: string;
-  agentStoreDir?: string;
-  port?: string;
-  contextWindow?: string;
-}
-
 /**
  * Registers `steamharness view [--store DIR] [--agent-store-dir DIR] [--port N]` (VIEW-1): the
  * run viewer on 127.0.0.1, printed as a URL with its token. The storage is chosen in
@@ -24,7 +16,7 @@ export function registerViewCommand(program: Command): void {
     .option("--agent-store-dir <dir>", "the session folder, when it is not <store>/agents (a project's .workflow/agents)")
     .option("--port <n>", "port on 127.0.0.1 (default: a free one)")
     .option("--context-window <tokens>", "context window the ring gauge assumes when the log does not say (default 128000)")
-    .action(async (flags: ViewFlags) => {
+    .action(async (flags: { store?: string; agentStoreDir?: string; port?: string; contextWindow?: string }) => {
       // Loaded on use: other commands do not pay for the viewer.
       const { runView } = await import("./view-run.js");
       await runView(flags);

@@ -3,8 +3,15 @@ import { resolve } from "node:path";
 import { SteamharnessError } from "../../domain/errors.js";
 import type { Storage } from "../../ports/storage.js";
 import { createSqliteStorage } from "../sqlite/store/sqlite-storage.js";
-import type { ViewFlags } from "./view-command.js";
 import { createViewerServer } from "./viewer-server.js";
+
+/** The flags of `steamharness view`, as commander parses them. */
+export interface ViewFlags {
+  store?: string;
+  agentStoreDir?: string;
+  port?: string;
+  contextWindow?: string;
+}
 
 const integer = (value: string | undefined, field: string, min: number, max: number): number | undefined => {
   if (value === undefined) return undefined;
