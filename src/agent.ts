@@ -52,3 +52,15 @@ export type {
   AgentSessionContextKind,
   AgentSessionContextRecord,
 } from "./session-host/index.js";
+
+// The run viewer (VIEW-1 … VIEW-4): `steamharness view` as a library, the session catalog port
+// it lists sessions through, and the stored decisions its page answers pauses with.
+export { createViewerServer } from "./adapters/viewer/viewer-server.js";
+export type { ViewerServer, ViewerServerOptions } from "./adapters/viewer/viewer-server.js";
+export { createSqliteSessionCatalog } from "./adapters/viewer/sqlite-session-catalog.js";
+export type { SqliteSessionCatalogOptions } from "./adapters/viewer/sqlite-session-catalog.js";
+export type { SessionCatalog, SessionCatalogEntry } from "./ports/session-catalog.js";
+export { createStoredDecisions, STORED_DECISION_PREFIX } from "./adapters/viewer/stored-decisions.js";
+export type { StoredDecision, StoredDecisions, StoredDecisionsOptions } from "./adapters/viewer/stored-decisions.js";
+export { createRunReplay } from "./adapters/viewer/run-replay.js";
+export type { RunReplay, RunReplayOptions, ViewerRunView, ViewerRunStatus, ViewerPendingRequest } from "./adapters/viewer/run-replay.js";

@@ -44,6 +44,8 @@ export interface ProjectCapabilityToolsOptions extends CapabilityEnvironmentOpti
 export interface ProjectCapabilityServerOptions extends CapabilityEnvironmentOptions {
   context: NodeContext;
   approve?: CapabilityApprove;
+  /** Where the built MCP Apps card view is (`dist/viewer`); found next to the package by default. */
+  viewerAssetsDirectory?: string;
 }
 
 /** Options of {@link listProjectCapabilityToolIds} and {@link isProjectCapabilityAvailable}. */
@@ -86,7 +88,7 @@ export async function createProjectCapabilityServer(toolId: string, options: Pro
   const spec = capabilitySpecOf(toolId);
   const runtime = capabilityRuntime(options.context, options);
   if (toolId === CAPABILITY_TOOL_IDS.hostConfiguration) requireBridge(runtime);
-  return createCapabilityMcpServer(spec, { runtime, ...(options.approve ? { approve: options.approve } : {}) });
+  return createCapabilityMcpServer(spec, { runtime, ...(options.approve ? { approve: options.approve } : {}), ...(options.viewerAssetsDirectory ? { viewerAssetsDirectory: options.viewerAssetsDirectory } : {}) });
 }
 
 /**

@@ -7,6 +7,7 @@ import { registerMcpCommand, registerRunCommand, registerStructureCommand } from
 import { registerChatCommand } from "../chat/chat-command.js";
 import { registerConfigCommand } from "../config-cli/config-command.js";
 import { registerGatewayCommand } from "../gateway/gateway-command.js";
+import { registerViewCommand } from "../viewer/view-command.js";
 
 /**
  * The package version, read from package.json one level above this module (src/ or dist/).
@@ -41,7 +42,7 @@ export function createProgram(version = packageVersion()): Command {
     .addHelpText("after", `\n${EXIT_CODES_HELP}`)
     // Usage errors throw instead of exiting, so runCli gives them their exit code (2).
     .exitOverride();
-  for (const register of [registerStructureCommand, registerRunCommand, registerMcpCommand, registerChatCommand, registerGatewayCommand, registerConfigCommand]) {
+  for (const register of [registerStructureCommand, registerRunCommand, registerMcpCommand, registerChatCommand, registerGatewayCommand, registerConfigCommand, registerViewCommand]) {
     register(program);
   }
   return program;

@@ -19,6 +19,7 @@ import {
   type CapabilityRuntime,
   type CapabilitySpec,
 } from "../../domain/capabilities/capability-spec.js";
+import { CARD_TOOL_IDS, clientSupportsMcpApps, serveCardApp, withCardApp } from "./card-app.js";
 
 /** Options of {@link createCapabilityMcpServer}. */
 export interface CapabilityMcpServerOptions {
@@ -27,6 +28,8 @@ export interface CapabilityMcpServerOptions {
   approve?: CapabilityApprove;
   /** Announced server version; defaults to the library version. */
   version?: string;
+  /** Where the built MCP Apps card view is (`dist/viewer`); found next to the package by default (VIEW-5). */
+  viewerAssetsDirectory?: string;
 }
 
 /** The version capability servers announce unless told otherwise. */
@@ -50,12 +53,16 @@ export function capabilityMcpTool(spec: CapabilitySpec<any>): Tool {
  * await server.connect(new StdioServerTransport());
  */
 export function createCapabilityMcpServer(spec: CapabilitySpec<any>, options: CapabilityMcpServerOptions): Server {
+  // Card tools also serve their MCP Apps view (VIEW-5); the tool listing gains the view's `_meta`
+  // only for a client that announced MCP Apps support.
+  const cards = CARD_TOOL_IDS.includes(spec.address.toolId);
   const server = new Server(
     { name: spec.address.serviceId, version: options.version ?? CAPABILITY_SERVER_VERSION },
-    { capabilities: { tools: {} } },
+    { capabilities: cards ? { tools: {}, resources: {} } : { tools: {} } },
   );
   const tool = capabilityMcpTool(spec);
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [tool] }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [cards && (await clientSupportsMcpApps(server)) ? withCardApp(tool) : tool] }));
+  if (cards) serveCardApp(server, options.viewerAssetsDirectory === undefined ? {} : { assetsDirectory: options.viewerAssetsDirectory });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     try {
       if (request.params.name !== tool.name) {

@@ -1,0 +1,58 @@
+/**
+ * Builds the viewer's browser assets into one folder (`dist/viewer` at `npm run build`):
+ * - index.html: the run viewer page (Preact + htm, ui/viewer/), script and styles inlined so the
+ *   server answers one request and its CSP allows exactly those (by hash);
+ * - card-app.html: the MCP Apps view of resource cards (ui/card-app/), self-contained as MCP Apps
+ *   hosts expect of a `ui://` resource.
+ * Used by tsup.config.ts (after the library build) and by the tests, which build into a
+ * temporary folder.
+ */
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+async function bundle(entry: string): Promise<string> {
+  const result = await build({
+    entryPoints: [join(here, entry)],
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    target: ["chrome120", "firefox120", "safari16"],
+    minify: true,
+    write: false,
+    legalComments: "none",
+    define: { "process.env.NODE_ENV": '"production"' },
+  });
+  // Inlined into a <script>: a "</script" inside a string must not end the element.
+  return result.outputFiles[0]!.text.replace(/<\/script/gi, "<\\/script");
+}
+
+async function page(template: string, script: string, styles: string): Promise<string> {
+  const html = await readFile(join(here, template), "utf8");
+  return html.replace("/*STYLES*/", () => styles).replace("/*SCRIPT*/", () => script);
+}
+
+/**
+ * Writes index.html and card-app.html into `outDir`.
+ *
+ * @example
+ * await buildViewerAssets("dist/viewer");
+ */
+export async function buildViewerAssets(outDir: string): Promise<void> {
+  await mkdir(outDir, { recursive: true });
+  const [viewer, cardApp, viewerCss, cardCss] = await Promise.all([
+    bundle("viewer/main.ts"),
+    bundle("card-app/main.ts"),
+    readFile(join(here, "viewer/styles.css"), "utf8"),
+    readFile(join(here, "card-app/styles.css"), "utf8"),
+  ]);
+  await writeFile(join(outDir, "index.html"), await page("viewer/index.html", viewer, viewerCss));
+  await writeFile(join(outDir, "card-app.html"), await page("card-app/index.html", cardApp, cardCss));
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  await buildViewerAssets(process.argv[2] ?? join(here, "..", "dist", "viewer"));
+}

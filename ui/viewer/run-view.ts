@@ -1,0 +1,209 @@
+import { h } from "preact";
+import { memo } from "preact/compat";
+import { useEffect, useRef, useState } from "preact/hooks";
+import htm from "htm";
+import { getJson, hrefWithToken, openStream, postJson } from "./api.js";
+import { formatCounts, Gauge, Json, StatusBadge } from "./parts.js";
+import { Card, type CardLike } from "../shared/card.js";
+import { createRunReplay, type ViewerPendingRequest, type ViewerRunView } from "../../src/adapters/viewer/run-replay.js";
+import type { ViewerRunSummary } from "../../src/adapters/viewer/run-index.js";
+import type { SessionEvent } from "../../src/domain/agent/session-events.js";
+import type { OutputItem } from "../../src/domain/output-items.js";
+
+const html = htm.bind(h);
+const PAGE = 500;
+
+interface SessionBody {
+  address: { projectId: string; conversationId?: string; sessionKey: string };
+  lastSeq: number;
+  runs: ViewerRunSummary[];
+}
+
+type Child = { sessionKey: string; runId: string; usage: ViewerRunSummary["usage"]; status: string };
+
+/**
+ * One run drawn as a host draws it: its events are read in pages from the run's first seq (the
+ * first page paints at once), replayed through the agent's projector, then followed live.
+ */
+export function RunView({ s, runId }: { s: string; runId: string }) {
+  const [view, setView] = useState<ViewerRunView | null>(null);
+  const [session, setSession] = useState<SessionBody | null>(null);
+  const [children, setChildren] = useState<Child[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(true);
+  const events = useRef<SessionEvent[]>([]);
+  const [showRaw, setShowRaw] = useState(false);
+  // Kept here, not in the request's box: the box goes away as soon as the run moves on.
+  const [answerNote, setAnswerNote] = useState<string | null>(null);
+
+  useEffect(() => {
+    let stopped = false;
+    let closeStream = () => {};
+    let frame = 0;
+    (async () => {
+      const config = await getJson<{ contextWindow: number }>("/api/config");
+      const body = await getJson<SessionBody>("/api/session", { s });
+      if (stopped) return;
+      setSession(body);
+      const run = body.runs.find((entry) => entry.runId === runId);
+      if (!run) throw new Error(`no run ${runId} in this session`);
+      const replay = createRunReplay({ runId, sessionKey: body.address.sessionKey, projectId: body.address.projectId, contextWindow: config.contextWindow });
+      const take = (page: SessionEvent[], lastSeq: number) => {
+        replay.push(page);
+        for (const event of page) if (event.runId === runId) events.current.push(event);
+        replay.seen(Math.min(lastSeq, page.at(-1)?.seq ?? 0));
+        // One render per frame however fast pages and live events arrive.
+        if (frame === 0) frame = requestAnimationFrame(() => {
+          frame = 0;
+          if (!stopped) setView(replay.view());
+        });
+      };
+      let after = run.startSeq - 1;
+      let first = true;
+      for (;;) {
+        const page = await getJson<{ events: SessionEvent[]; lastSeq: number }>("/api/events", { s, after, limit: PAGE });
+        if (stopped) return;
+        take(page.events, page.lastSeq);
+        if (first) {
+          first = false;
+          setView(replay.view());
+          requestAnimationFrame(() => performance.mark("viewer:first-paint"));
+        }
+        if (page.events.length < PAGE) break;
+        after = page.events.at(-1)!.seq;
+      }
+      setLoading(false);
+      setView(replay.view());
+      requestAnimationFrame(() => performance.mark("viewer:loaded"));
+      const lastSeq = Math.max(after, replay.view().lastSeq);
+      closeStream = openStream(s, lastSeq, (fresh, headSeq) => take(fresh as SessionEvent[], headSeq));
+      getJson<{ children: Child[] }>("/api/children", { s, runId }).then((answer) => !stopped && setChildren(answer.children), () => undefined);
+    })().catch((e: Error) => setError(e.message));
+    return () => {
+      stopped = true;
+      closeStream();
+      cancelAnimationFrame(frame);
+    };
+  }, [s, runId]);
+
+  if (error) return html`<p class="error">${error}</p>`;
+  if (!view || !session) return html`<p class="muted">Loading run…</p>`;
+  const start = view.start;
+  const pinned = view.cards.filter((card) => card.command.pinned === true);
+  return html`<div class="run" data-testid="run" data-status=${view.status}>
+    <p class="crumbs"><a href=${hrefWithToken("#/")}>Sessions</a> › <a href=${hrefWithToken(`#/session/${s}`)}>${session.address.sessionKey}</a> › <code>${runId}</code></p>
+    <header class="run-head">
+      <div class="run-title">
+        <div class="prompt-bubble" data-testid="prompt">${view.prompt ?? start?.prompt ?? ""}</div>
+        <div class="muted">${start ? `${start.provider} · ${start.model} · ${start.mode} · effort ${start.effort}` : ""}</div>
+        <div><${StatusBadge} status=${view.status} />${view.errorCode ? html` <code>${view.errorCode}</code>` : ""} ${loading ? html`<span class="muted" data-testid="loading">loading…</span>` : ""}</div>
+      </div>
+      <${Gauge} used=${view.ring.used} total=${view.ring.total} />
+    </header>
+    ${view.pending.map((request) => html`<${PendingBox} key=${request.requestId} s=${s} runId=${runId} request=${request} onAnswered=${setAnswerNote} />`)}
+    ${answerNote ? html`<div class="answer-note" data-testid="answer-note">${answerNote}</div>` : ""}
+    ${pinned.length > 0 ? html`<div class="pinned" data-testid="pinned-cards">${pinned.map((card) => html`<${Card} card=${card.command as CardLike} note="present_card" />`)}</div>` : ""}
+    <div class="rows" data-testid="rows">${view.items.map((item) => html`<${MemoRow} key=${item.id} item=${item} plan=${view.plans[item.id]} command=${commandOf(view, item)} />`)}</div>
+    <section class="usage" data-testid="usage">
+      <h3>Token usage</h3>
+      <p>This turn: <b data-testid="turn-usage">${formatCounts(view.usage)}</b> · ${view.toolCallCount} tool calls</p>
+      <table><thead><tr><th>Response</th><th>Model</th><th>Tokens</th></tr></thead><tbody>
+        ${view.usageRows.length > USAGE_ROWS ? html`<tr><td colspan="3" class="muted">${view.usageRows.length - USAGE_ROWS} earlier responses not shown</td></tr>` : ""}
+        ${view.usageRows.slice(-USAGE_ROWS).map((row, index, shown) => html`<tr><td>${view.usageRows.length - shown.length + index + 1}</td><td>${row.model}</td><td>${formatCounts(row.counts)}</td></tr>`)}
+      </tbody></table>
+      ${children.length > 0 ? html`<h4>Child agents</h4><table data-testid="children"><thead><tr><th>Session</th><th>Run</th><th>Status</th><th>Tokens</th></tr></thead><tbody>
+        ${children.map((child) => html`<tr><td>${child.sessionKey}</td><td><code>${child.runId}</code></td><td>${child.status}</td><td>${formatCounts(child.usage)}</td></tr>`)}
+      </tbody></table>` : ""}
+    </section>
+    <section class="raw">
+      <button type="button" data-testid="raw-toggle" onClick=${() => setShowRaw(!showRaw)}>${showRaw ? "Hide" : "Show"} raw events (${events.current.length})</button>
+      ${showRaw ? html`<ol class="raw-events" data-testid="raw-events">${events.current.slice(0, 1000).map((event) => html`<li><code>#${event.seq} ${event.type}</code> <span class="muted">${event.eventId}</span><pre>${JSON.stringify(event.payload, null, 1)}</pre></li>`)}</ol>` : ""}
+    </section>
+  </div>`;
+}
+
+const USAGE_ROWS = 50;
+
+type Plan = ViewerRunView["plans"][string] | undefined;
+type Command = ViewerRunView["cards"][number] | undefined;
+
+function commandOf(view: ViewerRunView, item: OutputItem): Command {
+  const toolCallId = (item.content as { toolCallId?: unknown } | null)?.toolCallId;
+  return typeof toolCallId === "string" ? view.cards.find((card) => card.toolCallId === toolCallId) : undefined;
+}
+
+// Unchanged items keep their identity between views (run-replay), so a long run re-renders only the rows that changed.
+const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
+const MemoRow = memo(Row, (a, b) => a.item === b.item && same(a.plan, b.plan) && same(a.command, b.command));
+
+function Row({ item, plan, command }: { item: OutputItem; plan: Plan; command: Command }) {
+  const meta = item.metadata;
+  const text = typeof item.content === "string" ? item.content : "";
+  if (meta.kind === "agent-notice" && meta.plan === true) {
+    return html`<div class="row plan" data-testid="row" data-row="plan">
+      <div class="plan-head">Plan ${plan ? html`<span class=${`badge decision-${plan.decision}`} data-testid="plan-decision">${plan.decision}</span>` : ""}</div>
+      <div class="md">${text}</div>
+      ${plan?.feedback ? html`<div class="muted">Feedback: ${plan.feedback}</div>` : ""}
+    </div>`;
+  }
+  if (meta.kind === "agent-notice") return html`<div class="row notice" data-testid="row" data-row="notice">${text}</div>`;
+  if (meta.kind === "agent-error") return html`<div class="row error" data-testid="row" data-row="error">${text}</div>`;
+  if (meta.kind === "agent-answer") return html`<div class="row text md" data-testid="row" data-row="text">${text}</div>`;
+  switch (meta.partType) {
+    case "text":
+      return text === "" ? null : html`<div class="row text md" data-testid="row" data-row="text">${text}</div>`;
+    case "reasoning":
+      return html`<details class="row reasoning" data-testid="row" data-row="reasoning"><summary>Reasoning</summary><div class="md">${text}</div></details>`;
+    case "retry": {
+      const content = item.content as { label?: string; kind?: string; message?: string; status?: number };
+      return html`<div class="row retry" data-testid="row" data-row="retry">↻ ${content.label} <span class="muted">${content.kind}${content.status ? ` · HTTP ${content.status}` : ""}</span> — ${content.message}</div>`;
+    }
+    case "compaction": {
+      const content = item.content as { summary?: string; usedBefore?: number; usedAfter?: number };
+      return html`<details class="row compaction" data-testid="row" data-row="compaction"><summary>Context compacted (${content.usedBefore} → ${content.usedAfter} tokens)</summary><div class="md">${content.summary}</div></details>`;
+    }
+    case "tool":
+    case "plan": {
+      const content = item.content as { tool?: string; status?: string; arguments?: unknown; result?: string; resourceCard?: CardLike; resourceCardWarning?: { message?: string } };
+      return html`<div class=${`row tool status-${content.status}`} data-testid="row" data-row="tool" data-tool=${content.tool}>
+        <div class="tool-head"><span class="tool-name">${content.tool}</span> <span class=${`badge status-${content.status}`}>${content.status?.replace("_", " ")}</span></div>
+        <${Json} value=${content.arguments} label="Arguments" />
+        ${content.result !== undefined ? html`<details class="json"><summary>Result</summary><pre>${content.result}</pre></details>` : ""}
+        ${content.resourceCard ? html`<${Card} card=${content.resourceCard} />` : ""}
+        ${command && command.command.pinned !== true ? html`<${Card} card=${command.command as CardLike} note="present_card" />` : ""}
+        ${content.resourceCardWarning ? html`<div class="muted">${content.resourceCardWarning.message}</div>` : ""}
+      </div>`;
+    }
+    default:
+      return html`<div class="row" data-testid="row" data-row="other"><${Json} value=${item.content} label=${String(meta.kind ?? "item")} /></div>`;
+  }
+}
+
+/** A waiting request, answered here through the viewer's answer endpoint (VIEW-3). */
+function PendingBox({ s, runId, request, onAnswered }: { s: string; runId: string; request: ViewerPendingRequest; onAnswered: (note: string) => void }) {
+  const [text, setText] = useState("");
+  const [state, setState] = useState<string | null>(null);
+  const answer = (outcome: string, extra: Record<string, string> = {}) => {
+    setState("sending…");
+    postJson<{ resumed: string }>("/api/answer", { s, runId, requestId: request.requestId, outcome, ...extra }).then(
+      (result) => {
+        const note = result.resumed === "host" ? "answered: the session host resumes the run" : result.resumed === "queued" ? "answered: queued for the session host" : "answered: the run resumes when its host runs it again";
+        setState(note);
+        onAnswered(note);
+      },
+      (e: Error) => setState(`failed: ${e.message}`),
+    );
+  };
+  const title = request.kind === "tool_approval" ? `Approve ${request.toolName ?? "tool"}?` : request.kind === "question" ? "The agent asks" : "Approve the plan?";
+  return html`<div class="pending" data-testid="pending" data-kind=${request.kind}>
+    <div class="pending-title">Waiting for you — ${title}</div>
+    ${request.kind === "tool_approval" ? html`<${Json} value=${request.arguments} label="Arguments" />` : html`<div class="md">${request.message ?? ""}</div>`}
+    ${request.kind !== "tool_approval" ? html`<textarea data-testid="pending-text" placeholder=${request.kind === "question" ? "Your answer" : "Feedback (to revise the plan)"} value=${text} onInput=${(e: Event) => setText((e.target as HTMLTextAreaElement).value)}></textarea>` : ""}
+    <div class="actions">
+      ${request.kind === "tool_approval" ? html`<button data-testid="approve" onClick=${() => answer("approved")}>Approve</button><button class="secondary" data-testid="deny" onClick=${() => answer("denied")}>Deny</button>` : ""}
+      ${request.kind === "question" ? html`<button data-testid="answer" onClick=${() => answer("answered", { answer: text })}>Answer</button><button class="secondary" onClick=${() => answer("declined")}>Decline</button>` : ""}
+      ${request.kind === "plan" ? html`<button data-testid="approve" onClick=${() => answer("approved")}>Approve plan</button><button class="secondary" data-testid="revise" onClick=${() => answer("declined", { reason: text })}>${text.trim() ? "Revise" : "Decline"}</button>` : ""}
+    </div>
+    ${state ? html`<div class="muted" data-testid="pending-state">${state}</div>` : ""}
+  </div>`;
+}
