@@ -18,3 +18,5 @@ export { postgresSessionLockKey } from "./adapters/postgres/sessions/postgres-se
 export type { PostgresSessionLease, PostgresSessionLeaseProvider } from "./adapters/postgres/sessions/postgres-session-lease.js";
 export { leaseTakeoverBoundSeconds } from "./adapters/postgres/sessions/lease-connections.js";
 export type { PostgresLeaseKeepAlive, PostgresLeaseConnectionOptions } from "./adapters/postgres/sessions/lease-connections.js";
+export { createPostgresSessionCatalog } from "./adapters/postgres/sessions/postgres-session-catalog.js";
+export type { PostgresSessionCatalogOptions } from "./adapters/postgres/sessions/postgres-session-catalog.js";
