@@ -89,7 +89,7 @@ export function RunView({ s, runId }: { s: string; runId: string }) {
   if (error) return html`<p class="error">${error}</p>`;
   if (!view || !session) return html`<p class="muted">Loading run…</p>`;
   const start = view.start;
-  const pinned = view.cards.filter((card) => card.command.pinned === true);
+  const pinned = view.cards.filter((card) => isPinned(card.command));
   return html`<div class="run" data-testid="run" data-status=${view.status}>
     <p class="crumbs"><a href=${hrefWithToken("#/")}>Sessions</a> › <a href=${hrefWithToken(`#/session/${s}`)}>${session.address.sessionKey}</a> › <code>${runId}</code></p>
     <header class="run-head">
@@ -170,7 +170,7 @@ function Row({ item, plan, command }: { item: OutputItem; plan: Plan; command: C
         <${Json} value=${content.arguments} label="Arguments" />
         ${content.result !== undefined ? html`<details class="json"><summary>Result</summary><pre>${content.result}</pre></details>` : ""}
         ${content.resourceCard ? html`<${Card} card=${content.resourceCard} />` : ""}
-        ${command && command.command.pinned !== true ? html`<${Card} card=${command.command as CardLike} note="present_card" />` : ""}
+        ${command && !isPinned(command.command) ? html`<${Card} card=${command.command as CardLike} note="present_card" />` : ""}
         ${content.resourceCardWarning ? html`<div class="muted">${content.resourceCardWarning.message}</div>` : ""}
       </div>`;
     }
@@ -206,4 +206,13 @@ function PendingBox({ s, runId, request, onAnswered }: { s: string; runId: strin
     </div>
     ${state ? html`<div class="muted" data-testid="pending-state">${state}</div>` : ""}
   </div>`;
+}
+
+/**
+ * Whether a present_card command shows pinned: its explicit `pinned`, else the capability's
+ * default — on for the preview kinds (kanban, project, browser: their commands carry `preview`),
+ * off for the rest (CAP-10; the command carries `pinned` only when the model set it).
+ */
+function isPinned(command: { pinned?: unknown; preview?: unknown }): boolean {
+  return typeof command.pinned === "boolean" ? command.pinned : command.preview !== undefined;
 }
