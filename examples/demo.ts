@@ -51,7 +51,7 @@ function show(items: OutputItem[]): void {
   for (const item of items) {
     const { kind, partType, tool } = item.metadata;
     if (item.display?.type === "ring") console.log(`  ◔ context ${JSON.stringify(item.content)}`);
-    else if (kind === "agent-part" && partType === "tool") console.log(`  ⚙ ${String(tool)} ${JSON.stringify((item.content as { status?: string }).status ?? "")}`);
+    else if (kind === "agent-part" && (partType === "tool" || partType === "patch" || partType === "file")) console.log(`  ⚙ ${String(tool)} ${JSON.stringify((item.content as { status?: string }).status ?? "")}`);
     else if (kind === "agent-part" || kind === "agent-answer") console.log(`  ${partType === "reasoning" ? "…" : "›"} ${String(item.content)}`);
     else if (kind === "agent-notice" || kind === "agent-error") console.log(`  ${kind}: ${String(item.content)}`);
   }

@@ -34,4 +34,18 @@ describe("DX-4 finalText", () => {
     expect(finalText({ items })).toBe("second\n\n1. plan");
     expect(finalText([...items, item("7", "", { kind: "agent-part", partType: "tool" })])).toBe("");
   });
+
+  it("DX-4 OUT-9 patch and file rows are tool calls too: text before a write is not the final answer", async () => {
+    const h = harness();
+    const { node } = offlineNode(
+      [
+        { text: "Writing notes.md.", toolCalls: [{ name: "write", arguments: { path: "notes.md", content: "# Notes\n" } }] },
+        { text: "Done." },
+      ],
+      { h, permissionPolicy: "full" },
+    );
+    const { output } = await runStreamNode(node, { prompt: "write the notes" }, h.context("run-1"));
+    expect(output.items.some((entry) => entry.metadata.partType === "file")).toBe(true);
+    expect(finalText(output)).toBe("Done.");
+  });
 });

@@ -5,7 +5,7 @@ const textOf = (item: OutputItem): string => (typeof item.content === "string" ?
 /**
  * The agent's final answer as plain text: what it said after its last tool call. A host-driven
  * run's `agent-answer` item is the answer as a whole; otherwise the text parts (and a final plan
- * card) after the last tool row, as paragraphs. Reasoning, tool rows, notices and the session
+ * card) after the last tool row (tool, patch or file), as paragraphs. Reasoning, tool rows, notices and the session
  * snapshot never enter it; a run that ended on a tool call (or said nothing) gives `""`.
  * {@link conversationBody} is the whole turn's text instead.
  *
@@ -20,7 +20,7 @@ export function finalText(output: { readonly items: readonly OutputItem[] } | re
   let since: string[] = [];
   for (const item of items) {
     const { kind, partType } = item.metadata;
-    if (kind === "agent-part" && partType === "tool") since = [];
+    if (kind === "agent-part" && (partType === "tool" || partType === "patch" || partType === "file")) since = [];
     else if ((kind === "agent-part" && partType === "text") || (kind === "agent-notice" && item.metadata.plan === true)) {
       if (textOf(item) !== "") since.push(textOf(item));
     }
