@@ -121,24 +121,32 @@ function journalLength(migrationsFolder: string): number {
   return (JSON.parse(readFileSync(join(migrationsFolder, MIGRATIONS_JOURNAL), "utf8")) as { entries: unknown[] }).entries.length;
 }
 
-/** How many migrations the schema records as applied (0 before the first). */
-async function appliedMigrations(db: PostgresQueryable, schema: string): Promise<number> {
+/** How many migrations of one bookkeeping table the schema records as applied (0 before the first). */
+async function appliedMigrations(db: PostgresQueryable, schema: string, migrationsTable: string): Promise<number> {
   // Catalog reads have no drizzle builder; the values are parameters.
   const { rows } = await db.execute<{ present: boolean }>(
-    sql`select exists (select 1 from pg_catalog.pg_tables where schemaname = ${schema} and tablename = ${POSTGRES_MIGRATIONS_TABLE}) as present`,
+    sql`select exists (select 1 from pg_catalog.pg_tables where schemaname = ${schema} and tablename = ${migrationsTable}) as present`,
   );
   if (!rows[0]?.present) return 0;
-  const counted = await db.execute<{ n: number }>(sql`select count(*)::int as n from ${sql.identifier(schema)}.${sql.identifier(POSTGRES_MIGRATIONS_TABLE)}`);
+  const counted = await db.execute<{ n: number }>(sql`select count(*)::int as n from ${sql.identifier(schema)}.${sql.identifier(migrationsTable)}`);
   return counted.rows[0]?.n ?? 0;
 }
 
 /**
- * Applies pending migrations on one connection holding a session advisory lock keyed by the
- * schema, so concurrent opens (other processes included) migrate one after the other: the
- * first applies, the rest find everything applied. The migrations name no schema; `search_path`
- * points them at ours for the duration and is reset before the connection returns to the pool.
+ * Brings `schema` up to a checked-in migrations folder whose bookkeeping lives in
+ * `migrationsTable` (the store's and the sessions' folders each have their own). Current: two
+ * catalog reads and no lock. Else, on one pool connection holding a session advisory lock keyed
+ * by the schema (the same key for every folder, since each may create the schema), concurrent
+ * opens — other processes included — migrate one after the other: the first applies, the rest
+ * find everything applied. The migrations name no schema; `search_path` points them at ours for
+ * the duration and is reset before the connection returns to the pool.
+ *
+ * @example
+ * await migratePostgresSchema(pool, "steamharness", findPostgresMigrationsFolder(), POSTGRES_MIGRATIONS_TABLE);
  */
-async function migrateSchema(pool: Pool, schema: string, migrationsFolder: string): Promise<void> {
+export async function migratePostgresSchema(pool: Pool, schema: string, migrationsFolder: string, migrationsTable: string): Promise<void> {
+  const wanted = journalLength(migrationsFolder);
+  if ((await appliedMigrations(drizzle({ client: pool }), schema, migrationsTable)) >= wanted) return;
   const client: PoolClient = await pool.connect();
   let broken: unknown;
   const db = drizzle({ client });
@@ -146,11 +154,11 @@ async function migrateSchema(pool: Pool, schema: string, migrationsFolder: strin
   try {
     await db.execute(sql`select pg_advisory_lock(hashtextextended(${lockKey}, 0))`);
     try {
-      if ((await appliedMigrations(db, schema)) >= journalLength(migrationsFolder)) return;
+      if ((await appliedMigrations(db, schema, migrationsTable)) >= wanted) return;
       const { rows } = await db.execute<{ present: boolean }>(sql`select exists (select 1 from pg_catalog.pg_namespace where nspname = ${schema}) as present`);
       if (!rows[0]?.present) await db.execute(sql`create schema if not exists ${sql.identifier(schema)}`);
       await db.execute(sql`set search_path to ${sql.identifier(schema)}`);
-      await migrate(db, { migrationsFolder, migrationsSchema: schema, migrationsTable: POSTGRES_MIGRATIONS_TABLE });
+      await migrate(db, { migrationsFolder, migrationsSchema: schema, migrationsTable });
     } finally {
       await db.execute(sql`reset search_path`);
       await db.execute(sql`select pg_advisory_unlock(hashtextextended(${lockKey}, 0))`);
@@ -189,7 +197,7 @@ export async function openPostgres(options: PostgresConnectionOptions): Promise<
   };
   try {
     const db = drizzle({ client: pool });
-    if ((await appliedMigrations(db, schema)) < journalLength(migrationsFolder)) await migrateSchema(pool, schema, migrationsFolder);
+    await migratePostgresSchema(pool, schema, migrationsFolder, POSTGRES_MIGRATIONS_TABLE);
     return { db, pool, schema, tables: postgresTables(schema), release };
   } catch (error) {
     await release().catch(() => {});
