@@ -8,11 +8,11 @@
  * test/package/docs-blocks/markdown-blocks.ts). Every block runs in a fresh temp folder
  * (also its HOME), never in the repository, without provider keys.
  */
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import ts from "typescript";
 import { startAnthropicMessagesServer } from "../fixtures/loopback-anthropic-messages.js";
 import { startOpenAIResponsesServer } from "../fixtures/loopback-openai-responses.js";
 import { TEST_POSTGRES_URL_VARIABLE } from "../fixtures/postgres.js";
@@ -105,32 +105,29 @@ function prepareProgramDir(program: Program): string {
 const fileName = (program: Program): string => (program.kind === "sh" ? "block.sh" : directivesOf(program).jest ? "block.test.ts" : "block.ts");
 
 // ---- one type-check over every TypeScript block ----
+// tsc runs in a child process: the program (every block plus the package's and its dependencies'
+// declarations) would otherwise stay in the jest worker's heap.
 function typeCheck(files: Map<string, Program>): Map<string, string[]> {
-  const options: ts.CompilerOptions = {
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    target: ts.ScriptTarget.ES2022,
-    lib: ["lib.es2022.d.ts"],
-    types: ["node"],
-    strict: true,
-    noEmit: true,
-    skipLibCheck: true,
-    esModuleInterop: true,
-    isolatedModules: true,
+  const tsconfig = {
+    compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", lib: ["ES2022"], types: ["node"], strict: true, noEmit: true, skipLibCheck: true, esModuleInterop: true, isolatedModules: true },
+    files: [...files.keys()],
   };
-  const program = ts.createProgram([...files.keys()], options);
+  writeFileSync(path.join(root, "tsconfig.json"), JSON.stringify(tsconfig));
+  const tsc = spawnSync(process.execPath, [path.join(repo, "node_modules/typescript/bin/tsc"), "-p", path.join(root, "tsconfig.json"), "--pretty", "false"], { cwd: root, encoding: "utf8", timeout: 300_000 });
   const errors = new Map<string, string[]>();
-  for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
-    const file = diagnostic.file?.fileName;
-    const owner = file ? files.get(path.resolve(file)) : undefined;
-    const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n");
-    if (!owner) {
-      errors.set("(global)", [...(errors.get("(global)") ?? []), `${file ?? ""}: ${message}`]);
+  const add = (id: string, message: string) => errors.set(id, [...(errors.get(id) ?? []), message]);
+  if (tsc.status !== 0 && tsc.status !== 2) add("(global)", `tsc exited with ${tsc.status ?? tsc.signal}: ${tsc.stderr}${tsc.stdout}`);
+  // "file(line,col): error TS1234: message", continuation lines indented.
+  for (const entry of tsc.stdout.split(/\n(?=\S)/).filter((text) => text.trim())) {
+    const match = /^(.*?)\((\d+),(\d+)\): error (TS\d+: [\s\S]*)$/.exec(entry.trim());
+    const owner = match ? files.get(path.resolve(root, match[1]!)) : undefined;
+    if (!match || !owner) {
+      add("(global)", entry.trim());
       continue;
     }
-    const line = diagnostic.file!.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line;
+    const line = Number(match[2]) - 1;
     const [start, block] = [...owner.segments].reverse().find(([first]) => first <= line)!;
-    errors.set(owner.id, [...(errors.get(owner.id) ?? []), `${block.file}:${block.line + 1 + line - start}: ${message}`]);
+    add(owner.id, `${block.file}:${block.line + 1 + line - start}: ${match[4]}`);
   }
   return errors;
 }

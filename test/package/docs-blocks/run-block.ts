@@ -28,6 +28,8 @@ export interface RunResult {
 const TAIL = 4000;
 const tail = (text: string): string => (text.length > TAIL ? `…${text.slice(-TAIL)}` : text);
 const URL_PATTERN = /http:\/\/127\.0\.0\.1:\d+[^\s"')]*/;
+// A timer that never keeps the test process alive.
+const after = <T>(ms: number, value: T): Promise<T> => new Promise((resolve) => setTimeout(resolve, ms, value).unref());
 
 /**
  * A free TCP port on 127.0.0.1 (for blocks whose port the test replaces).
@@ -54,7 +56,7 @@ export async function stopGroup(child: ChildProcess, exited: Promise<unknown>, s
   } catch {
     return; // already gone
   }
-  const timer = new Promise((resolve) => setTimeout(resolve, 10_000, "timeout"));
+  const timer = after(10_000, "timeout");
   if ((await Promise.race([exited, timer])) === "timeout") {
     try {
       process.kill(-child.pid!, "SIGKILL");
@@ -169,7 +171,7 @@ export async function runProgram(mode: RunMode, interaction: Interaction, option
     const second = await waitFor(2);
     if (typeof second === "string") return done(false, second);
     child.stdin!.end();
-    const end = await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000, "timeout"))]);
+    const end = await Promise.race([exited, after(15_000, "timeout")]);
     if (end === "timeout") return done(false, "did not exit after stdin closed");
     if (answers.has(-1)) return done(false, String(answers.get(-1)!.error));
     const tools = answers.get(2)!.result?.tools;
@@ -203,7 +205,7 @@ export async function startServing(file: string, args: string[], options: { cwd:
       child.stderr!.setEncoding("utf8").on("data", look);
     }),
     exited.then(() => null),
-    new Promise<null>((resolve) => setTimeout(resolve, options.timeoutMs ?? 30_000, null)),
+    after<null>(options.timeoutMs ?? 30_000, null),
   ]);
   const stop = () => stopGroup(child, exited);
   if (url === null) {
