@@ -1,5 +1,5 @@
 /**
- * Runs one documentation program (DX-3) in its own working folder, offline: as a tsx program, a
+ * Runs one documentation program (DX-3) in its own working folder, offline: as a node program, a
  * jest test file or a bash script, optionally as a server stopped after one answer or an MCP
  * stdio server asked `initialize` and `tools/list`. Every child runs in its own process group,
  * which is ended when the run ends (nothing leaks).
@@ -10,7 +10,7 @@ import path from "node:path";
 
 /** How a program is run. */
 export type RunMode =
-  | { kind: "ts"; file: string }
+  | { kind: "node"; file: string }
   | { kind: "jest"; file: string }
   | { kind: "sh"; file: string };
 
@@ -69,8 +69,8 @@ export async function stopGroup(child: ChildProcess, exited: Promise<unknown>, s
 
 function command(mode: RunMode, repo: string): [string, string[]] {
   switch (mode.kind) {
-    case "ts":
-      return [process.execPath, ["--import", "tsx", mode.file]];
+    case "node":
+      return [process.execPath, [mode.file]];
     case "sh":
       return ["bash", ["-eo", "pipefail", mode.file]];
     case "jest": {
@@ -90,7 +90,7 @@ function command(mode: RunMode, repo: string): [string, string[]] {
  * Runs `mode` in `cwd` with `env`, interacting as `interaction` says, for at most `timeoutMs`.
  *
  * @example
- * await runProgram({ kind: "ts", file: "block.ts" }, { kind: "exit" }, { cwd, env, repo, timeoutMs: 60_000 });
+ * await runProgram({ kind: "node", file: "block.mjs" }, { kind: "exit" }, { cwd, env, repo, timeoutMs: 60_000 });
  */
 export async function runProgram(mode: RunMode, interaction: Interaction, options: { cwd: string; env: NodeJS.ProcessEnv; repo: string; timeoutMs: number }): Promise<RunResult> {
   const started = Date.now();
