@@ -50,7 +50,10 @@ export function freePort(): Promise<number> {
 
 /** Ends a child's whole process group (bash and what it started), then waits for it to exit. */
 export async function stopGroup(child: ChildProcess, exited: Promise<unknown>, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
+  if (child.exitCode !== null || child.signalCode !== null) {
+    endGroup(child);
+    return;
+  }
   try {
     process.kill(-child.pid!, signal);
   } catch {
@@ -65,6 +68,17 @@ export async function stopGroup(child: ChildProcess, exited: Promise<unknown>, s
     }
     await exited;
   }
+  endGroup(child);
+}
+
+// After the leader exited: whatever it left in its group goes too, and our ends of its pipes close.
+function endGroup(child: ChildProcess): void {
+  try {
+    process.kill(-child.pid!, "SIGKILL");
+  } catch {
+    /* the group is empty */
+  }
+  for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.destroy();
 }
 
 function command(mode: RunMode, repo: string): [string, string[]] {
