@@ -235,12 +235,18 @@ afterAll(() => {
 });
 
 describe("DX-3: every code block in README and docs compiles and runs", () => {
-  it("DX-3: the pages have blocks, and the check catches a broken unmarked block", () => {
+  it("DX-3: the pages have blocks, and the check catches a broken unmarked block", async () => {
     if (!process.env.DOCS_BLOCKS_ONLY) expect(programs.filter((p) => p.kind === "ts").length).toBeGreaterThan(10);
     expect(typeErrors.get(SELF_TEST.id)?.join("\n")).toMatch(/createNoSuchThing/);
     expect(typeErrors.get("(global)") ?? []).toEqual([]);
     const unmarked = programsOf("x.md", extractBlocks("x.md", "```text\nsome listing\n```\n\n<!-- docs-test: skip -->\n```ts\nx\n```\n"));
     expect(unmarked.map((p) => p.problems)).toEqual([[expect.stringMatching(/neither run nor parsed/)], [expect.stringMatching(/needs a reason/)]]);
+    // A block that compiles but throws when run fails too.
+    const failing = path.join(root, "blocks", "self-test", "throws.mjs");
+    writeFileSync(failing, 'throw new Error("boom");\n');
+    const run = await runProgram({ kind: "node", file: failing }, { kind: "exit" }, { cwd: root, env: process.env, repo, timeoutMs: 30_000 });
+    expect(run.ok).toBe(false);
+    expect(run.detail).toMatch(/boom/);
   });
 
   for (const program of programs) {
