@@ -111,14 +111,17 @@ export interface SseWriter {
   sendJson(json: string, event?: string): boolean;
   /** Sends a raw `data:` line (Chat Completions' `[DONE]`). */
   sendRaw(data: string): boolean;
+  /** Writes what is joined so far now, not at the end of the tick (the first token). */
+  flush(): void;
   end(): void;
 }
 
 /**
  * Starts an SSE response (`text/event-stream`, no buffering by proxies). Events produced in one
  * tick (a model streaming faster than the socket) are joined into one string and sent as one
- * `write` — one chunk of the chunked body, one syscall — at the end of the tick; `end` sends what
- * is left with the response's end. The headers go out with the first events (sent in the tick the
+ * `write` — one chunk of the chunked body, one syscall — at the end of the tick, or at once on
+ * `flush` (the APIs flush their first text delta, so time to first token does not wait for the
+ * tick); `end` sends what is left with the response's end. The headers go out with the first events (sent in the tick the
  * stream starts), not in a packet of their own.
  *
  * @example
@@ -144,6 +147,7 @@ export function startSse(response: ServerResponse): SseWriter {
     send: (data, event) => write(`${event === undefined ? "" : `event: ${event}\n`}data: ${JSON.stringify(data)}\n\n`),
     sendJson: (json, event) => write(`${event === undefined ? "" : `event: ${event}\n`}data: ${json}\n\n`),
     sendRaw: (data) => write(`data: ${data}\n\n`),
+    flush,
     end: () => {
       if (response.writableEnded) return;
       const text = buffered;

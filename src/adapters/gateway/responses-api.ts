@@ -181,9 +181,15 @@ export function createResponsesApi(options: ResponsesApiOptions) {
       };
       // The one event sent per token, written from a fixed prefix (same JSON as `emit` would give).
       const deltaPrefix = `{"type":"response.output_text.delta","item_id":${JSON.stringify(messageId)},"output_index":0,"content_index":0,"delta":`;
+      let flushed = false;
       const outcome = await runs.run(run, signal, (delta) => {
         open();
         sse.sendJson(`${deltaPrefix}${JSON.stringify(delta)},"logprobs":[],"sequence_number":${sequence++}}`, "response.output_text.delta");
+        // Time to first token: the first delta goes out now; later ones are joined per tick.
+        if (!flushed) {
+          flushed = true;
+          sse.flush();
+        }
       });
       const final = finish(base, outcome, messageId, options.now);
       if (body.store !== false) store(run.conversationId, final);
