@@ -68,9 +68,9 @@ export function checkAnswers(fields: readonly UserInputField[], values: Readonly
 }
 
 /**
- * The answered values with each field that was left out but has a `default` given that default,
- * so a run sees the same values whichever way the form was answered (a terminal fills defaults
- * itself; an MCP client may leave the field out).
+ * The answered values with each field that was left out but has a `default` given that default
+ * (when it fits the field), so a run sees the same values whichever way the form was answered
+ * (a terminal fills defaults itself; an MCP client may leave the field out).
  *
  * @example
  * withFieldDefaults([{ name: "pace", type: "string", default: "relaxed" }], {}) // { pace: "relaxed" }
@@ -78,7 +78,7 @@ export function checkAnswers(fields: readonly UserInputField[], values: Readonly
 export function withFieldDefaults(fields: readonly UserInputField[], values: Readonly<Record<string, JsonValue>>): Record<string, JsonValue> {
   const out: Record<string, JsonValue> = { ...values };
   for (const field of fields) {
-    if (out[field.name] === undefined && field.default !== undefined) out[field.name] = field.default;
+    if (out[field.name] === undefined && field.default !== undefined && checkFieldValue(field, field.default) === null) out[field.name] = field.default;
   }
   return out;
 }
