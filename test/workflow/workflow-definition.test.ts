@@ -85,10 +85,34 @@ describe("WF-1 workflow definition and structure report", () => {
     ["a param without a name", { entrypoints: { a: { run, params: [{ type: "string" }] } } }, /param #1 is invalid/],
     ["a duplicate param", { entrypoints: { a: { run, params: [{ name: "x", type: "string" }, { name: "x", type: "number" }] } } }, /declared twice/],
     ["checkboxes without options", { entrypoints: { a: { run, params: [{ name: "x", type: "checkboxes" }] } } }, /needs static options/],
+    ["DX-2 a default of the wrong type", { entrypoints: { a: { run, params: [{ name: "days", type: "number", default: "3" }] } } }, /default of param "days" does not fit its type/],
+    ["DX-2 a default outside the options", { entrypoints: { a: { run, params: [{ name: "s", type: "string", options: ["a", "b"], default: "c" }] } } }, /default of param "s" does not fit/],
+    ["DX-2 a checkboxes default outside the options", { entrypoints: { a: { run, params: [{ name: "c", type: "checkboxes", options: ["a"], default: ["z"] }] } } }, /default of param "c" does not fit/],
+    ["DX-2 a scalar default for a multiple param", { entrypoints: { a: { run, params: [{ name: "t", type: "string", multiple: true, default: "x" }] } } }, /default of param "t" does not fit/],
   ])("WF-1 refuses %s", (_label, definition, message) => {
     const error = codeOf(() => buildStructureReport(manifest, definition));
     expect(error.code).toBe("input_validation");
     expect(error.message).toMatch(message);
+  });
+});
+
+describe("DX-2 typed definitions at run time", () => {
+  it("DX-2 defineWorkflow returns the definition unchanged, and defaults that fit are accepted", () => {
+    const definition = {
+      entrypoints: {
+        plan: {
+          params: [
+            { name: "days", type: "number", default: 3 },
+            { name: "size", type: "string", options: ["s", { value: "m" }], default: "m" },
+            { name: "tags", type: "checkboxes", options: ["a", "b"], default: ["b"] },
+            { name: "due", type: "string", format: "date", default: "2026-12-01" },
+          ],
+          run: () => null,
+        },
+      },
+    } as const;
+    expect(defineWorkflow(definition)).toBe(definition);
+    expect(buildStructureReport(manifest, definition).entrypoints[0]!.params.map((p) => p.default)).toEqual([3, "m", ["b"], "2026-12-01"]);
   });
 });
 
