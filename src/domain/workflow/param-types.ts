@@ -73,7 +73,13 @@ type ItemValue<D, File> = D extends { readonly type: "number" }
       : TextValue<D>;
 
 type FieldValue<D, File> = D extends { readonly type: "checkboxes" } | { readonly multiple: true } ? ItemValue<D, File>[] : ItemValue<D, File>;
-type IsPresent<D> = D extends { readonly required: true } ? true : D extends { readonly default: {} } ? true : false;
+// A default is filled in only when it fits (a param's is checked at load time; a form field's
+// when the answer leaves it out), so only a fitting default makes the value always present.
+type DefaultValue<D> = D extends { readonly type: "file" }
+  ? D extends { readonly multiple: true } ? readonly string[] : string
+  : D extends { readonly type: "checkboxes" } | { readonly multiple: true } ? readonly ItemValue<D, never>[] : ItemValue<D, never>;
+type HasFittingDefault<D> = D extends { readonly default: infer V } ? ([V] extends [DefaultValue<D>] ? true : false) : false;
+type IsPresent<D> = D extends { readonly required: true } ? true : HasFittingDefault<D>;
 type Named<D, N> = D extends { readonly name: N } ? D : never;
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
