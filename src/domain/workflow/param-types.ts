@@ -1,4 +1,4 @@
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static, type TObject } from "@sinclair/typebox";
 import type { JsonValue } from "../json.js";
 import type { ManagedFile } from "../../ports/managed-file-store.js";
 
@@ -95,13 +95,15 @@ type ValuesOf<D extends { readonly name: string }, File> = Simplify<
  * boolean → `boolean`, checkboxes → an array of its option values, file → the managed file;
  * `multiple: true` → an array. A param that is `required: true` or has a `default` is always
  * present; any other is optional. Declarations whose names are not literal give
- * `Record<string, unknown>`.
+ * `Record<string, unknown>`. Params declared as a TypeBox `Type.Object` give its `Static` type.
  *
  * @example
  * const params = [{ name: "topic", type: "string", required: true }, { name: "days", type: "number" }] as const;
  * type Params = InferWorkflowParams<typeof params>; // { topic: string; days?: number }
  */
-export type InferWorkflowParams<Ps> = Ps extends readonly { readonly name: string }[]
+export type InferWorkflowParams<Ps> = Ps extends TObject
+  ? Static<Ps>
+  : Ps extends readonly { readonly name: string }[]
   ? string extends Ps[number]["name"]
     ? Record<string, unknown>
     : ValuesOf<Ps[number], WorkflowFileParamValue>

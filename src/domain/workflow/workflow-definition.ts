@@ -1,9 +1,11 @@
+import type { TObject } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { SteamharnessError } from "../errors.js";
 import type { JsonValue } from "../json.js";
 import { paramSchema } from "./param-schema.js";
 import { WorkflowParamSchema, type InferWorkflowParams, type WorkflowParam, type WorkflowParamDeclaration } from "./param-types.js";
 import type { WorkflowManifest } from "./project-manifest.js";
+import { isTypeBoxObject, paramsFromTypeBox } from "./typebox-params.js";
 import type { WorkflowRunContext, WorkflowRunResult } from "./run-context.js";
 
 export { WorkflowParamSchema, type WorkflowParam } from "./param-types.js";
@@ -15,7 +17,7 @@ export type WorkflowRunReturn = Promise<WorkflowRunResult | JsonValue | void> | 
 export interface WorkflowEntrypoint<P = Record<string, unknown>> {
   title?: string;
   description?: string;
-  params?: readonly WorkflowParamDeclaration[];
+  params?: readonly WorkflowParamDeclaration[] | TObject;
   run(params: P, context: WorkflowRunContext): WorkflowRunReturn;
 }
 
@@ -32,7 +34,7 @@ export interface WorkflowDefinition {
  * `run` is a function property, so an annotation that does not match the declarations is an
  * error (method parameters would be checked bivariantly).
  */
-export interface TypedWorkflowEntrypoint<Ps extends readonly WorkflowParamDeclaration[]> {
+export interface TypedWorkflowEntrypoint<Ps extends readonly WorkflowParamDeclaration[] | TObject> {
   title?: string;
   description?: string;
   params?: Ps;
@@ -42,7 +44,7 @@ export interface TypedWorkflowEntrypoint<Ps extends readonly WorkflowParamDeclar
 // An entrypoint without `params` infers `unknown`: it receives `{}`. Otherwise the declarations
 // are intersected with their constraint: the literal types of the constraint (`type`,
 // `required: true`) keep the declarations' literals while `run` is contextually typed.
-type DeclaredParams<Ps> = unknown extends Ps ? readonly [] : Ps & readonly WorkflowParamDeclaration[];
+type DeclaredParams<Ps> = unknown extends Ps ? readonly [] : Ps extends TObject ? Ps : Ps & readonly WorkflowParamDeclaration[];
 
 /** The type `defineWorkflow` gives a definition whose entrypoints declare the params `E[id]`. */
 export interface TypedWorkflowDefinition<E> {
@@ -117,6 +119,16 @@ export function buildStructureReport(manifest: WorkflowManifest, definition: unk
   return report;
 }
 
+// Params declared as a TypeBox object are listed like declared ones (null when not TypeBox).
+function typeBoxParams(at: string, declared: unknown): WorkflowParam[] | null {
+  if (!isTypeBoxObject(declared)) return null;
+  try {
+    return paramsFromTypeBox(declared);
+  } catch (error) {
+    throw invalid(at, `params ${(error as Error).message}`, "params");
+  }
+}
+
 function structureEntrypoint(where: string, id: string, raw: unknown): StructureEntrypoint {
   const at = `${where} entrypoint ${JSON.stringify(id)}`;
   if (!ENTRYPOINT_ID.test(id)) throw invalid(at, "ids use letters, digits, '_', '-' and '.' (at most 64), as MCP tool names require", "entrypoints");
@@ -126,8 +138,8 @@ function structureEntrypoint(where: string, id: string, raw: unknown): Structure
   for (const key of ["title", "description"] as const) {
     if (entry[key] !== undefined && typeof entry[key] !== "string") throw invalid(at, `${key} must be a string`, key);
   }
-  const params = entry.params ?? [];
-  if (!Array.isArray(params)) throw invalid(at, "params must be an array", "params");
+  const params = typeBoxParams(at, entry.params) ?? entry.params ?? [];
+  if (!Array.isArray(params)) throw invalid(at, "params must be an array or a TypeBox Type.Object", "params");
   const seen = new Set<string>();
   const checked: WorkflowParam[] = params.map((param, index) => {
     if (!Value.Check(WorkflowParamSchema, param)) {
