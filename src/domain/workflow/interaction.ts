@@ -103,8 +103,7 @@ export function approvalForm(toolId: string, args: JsonValue): { message: string
 }
 
 /**
- * Keeps only the answered values of the requested fields (a client may send extra keys). A
- * `null` counts as left out, like an absent key.
+ * Keeps only the answered values of the requested fields (a client may send extra keys).
  *
  * @example
  * pickAnsweredValues([{ name: "note", type: "string" }], { note: "hi", other: 1 }) // { note: "hi" }
@@ -113,7 +112,7 @@ export function pickAnsweredValues(fields: readonly UserInputField[], content: R
   const values: Record<string, JsonValue> = {};
   for (const field of fields) {
     const value = content?.[field.name];
-    if (value !== undefined && value !== null) values[field.name] = value as JsonValue;
+    if (value !== undefined) values[field.name] = value as JsonValue;
   }
   return values;
 }
