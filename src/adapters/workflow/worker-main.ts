@@ -133,7 +133,14 @@ async function serve(run: WorkerRunRequest): Promise<void> {
     process.stderr.write(`[steamharness] run ${run.runId} refused: the worker is busy with another run\n`);
     process.exit(1);
   }
-  const thisRun: CurrentRun = { controller: new AbortController(), bridge: createHostBridge((message) => void send(message)) };
+  // Questions asked after the run has ended (by work it left behind) never reach the host, so
+  // they cannot be mistaken for questions of the worker's next run.
+  const thisRun: CurrentRun = {
+    controller: new AbortController(),
+    bridge: createHostBridge((message) => {
+      if (current === thisRun) void send(message);
+    }),
+  };
   current = thisRun;
   const { report, returned } = await execute(run, thisRun);
   // Answers that arrive from now on belong to no run: the next run gets a new bridge.

@@ -127,8 +127,8 @@ export class WorkflowWorker {
   }
 
   /**
-   * Runs one entrypoint and resolves how it ended. Input and approval requests of this run go to
-   * `handlers` (requests of an earlier run are dropped); if a handler throws, the worker is
+   * Runs one entrypoint and resolves how it ended. Input and approval requests go to `handlers`
+   * (the worker sends none for a run that has ended); if a handler throws, the worker is
    * killed and the promise rejects with it. Rejects with `internal` when the worker is not
    * {@link reusable} (one run at a time, never after an unclean one).
    */
@@ -152,8 +152,6 @@ export class WorkflowWorker {
           if (message.report.runId !== request.runId) return;
           this.clean = message.reusable;
           settle(() => resolveRun({ kind: "report", report: message.report, reusable: message.reusable }));
-        } else if ((message.type === "input-request" || message.type === "approval-request") && message.request.runId !== request.runId) {
-          return;
         } else if (message.type === "input-request") {
           handlers.onInput(message.request).then(
             (response) => this.send({ type: "input-response", requestId: message.request.requestId, response }),
