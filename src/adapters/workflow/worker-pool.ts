@@ -80,6 +80,8 @@ export class WorkerPool {
   /** Bumped by `renew`: workers of an older generation serve no further run. */
   private generation = 0;
   private readonly generationOf = new WeakMap<WorkflowWorker, number>();
+  /** Workers the pool ended on purpose: one of them exiting while loading is no load failure. */
+  private readonly retired = new WeakSet<WorkflowWorker>();
   private loading = 0;
   private running = 0;
   private loadFailed = false;
@@ -124,7 +126,7 @@ export class WorkerPool {
   renew(): void {
     this.generation += 1;
     const stale = this.idle.splice(0);
-    for (const worker of stale) void worker.finish();
+    for (const worker of stale) this.retire(worker);
     if (stale.length > 0) this.fill();
   }
 
@@ -159,7 +161,7 @@ export class WorkerPool {
         const keep = this.reuse && !this.closed && worker.reusable && worker.runCount < this.maxRuns && this.generationOf.get(worker) === this.generation;
         // Back in the idle list before the slot moves on, so the next waiter takes this worker.
         if (keep) this.idle.push(worker);
-        else void worker.finish();
+        else this.retire(worker);
         // The slot passes straight to the next waiter, so a newcomer cannot jump the queue.
         const next = this.waiters.shift();
         if (next) next.resolve();
@@ -200,6 +202,11 @@ export class WorkerPool {
       signal?.addEventListener("abort", onAbort, { once: true });
       this.waiters.push(waiter);
     });
+  }
+
+  private retire(worker: WorkflowWorker): void {
+    this.retired.add(worker);
+    void worker.finish();
   }
 
   /** The last loaded idle worker (the most recently returned), else the oldest loading one. */
@@ -243,7 +250,9 @@ export class WorkerPool {
         this.loadFailed = false;
         this.firstLoaded = true;
       },
-      () => (this.loadFailed = true),
+      () => {
+        if (!this.retired.has(worker)) this.loadFailed = true;
+      },
     ).finally(() => {
       this.loading -= 1;
       this.fill();
