@@ -492,6 +492,28 @@ describe("MCP-9 worker reuse", () => {
   });
 });
 
+describe("MCP-9 project edits while workers load", () => {
+  it("MCP-9 an edit while the first worker is still loading retires it; its replacement publishes the catalog and serves the call", async () => {
+    const f = await fixture("edit-loading");
+    await closeGate(f);
+    const session = await start(f, ["--workers", "1"]);
+    try {
+      await waitFor(async () => (await pidsMarked(f, "loading")).length === 1, 60_000);
+      const [first] = await pidsMarked(f, "loading");
+      await writeFile(join(f.project, "lib/titles.mjs"), `export const PING_TITLE = "Ping, edited while loading";\n`);
+      await waitFor(() => !alive(first!), 15_000);
+      await waitFor(async () => (await pidsMarked(f, "loading")).length === 2, 60_000);
+      await openGate(f);
+      const { tools } = await session.client.listTools();
+      expect(tools.find((tool) => tool.name === "ping")?.title).toBe("Ping, edited while loading");
+      const served = outputOf(await call(session, "ping")).pid as number;
+      expect(served).not.toBe(first);
+    } finally {
+      await session.close();
+    }
+  });
+});
+
 describe("MCP-9 --workers", () => {
   it.each([["0"], ["65"], ["1.5"], ["abc"], ["-1"], [""]])("MCP-9 --workers=%s is refused as invalid input (exit code 2, nothing on stdout)", async (value) => {
     const result = await runCli(["mcp", KITCHEN, `--workers=${value}`]);

@@ -112,11 +112,23 @@ export class WorkerPool {
 
   /**
    * The structure report of the first worker to load the project (a worker is started if none
-   * is). Rejects with that worker's load error.
+   * is; one retired while loading passes the task on). Rejects with that worker's load error.
    */
   structure(): Promise<StructureReport> {
-    this.firstStructure ??= (this.idle[0] ?? this.keepIdle(this.spawn())).ready;
+    this.firstStructure ??= this.loadStructure();
     return this.firstStructure;
+  }
+
+  private async loadStructure(): Promise<StructureReport> {
+    for (;;) {
+      const worker = this.idle[0] ?? this.keepIdle(this.spawn());
+      try {
+        return await worker.ready;
+      } catch (error) {
+        // Retired while loading (the project was edited): the structure comes from its successor.
+        if (this.closed || !this.retired.has(worker)) throw error;
+      }
+    }
   }
 
   /**
