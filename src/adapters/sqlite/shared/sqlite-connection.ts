@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { betterSqlite3 } from "./drizzle-modules.js";
 
 let binding: string | null | undefined;
 
@@ -33,5 +34,6 @@ function nativeBinding(): string | null {
  */
 export function openSqlite(path: string, options: Database.Options = {}): Database.Database {
   const addon = nativeBinding();
+  const Database = betterSqlite3();
   return new Database(path, addon === null ? options : { ...options, nativeBinding: addon });
 }
