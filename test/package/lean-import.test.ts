@@ -76,9 +76,21 @@ describe("PERF-1 a lean root import", () => {
     expect(loaded.packages).not.toContain("@sinclair/typebox");
   });
 
-  it("PERF-1: each backend still loads where it is used (createSqliteStorage opens SQLite through drizzle)", () => {
-    const script = `const { mkdtempSync, rmSync } = require("node:fs"); const dir = mkdtempSync(require("node:path").join(require("node:os").tmpdir(), "perf1-"));
-const { createSqliteStorage } = require("steamharness"); const storage = createSqliteStorage({ directory: dir }); storage.close().then(() => rmSync(dir, { recursive: true, force: true }));`;
-    expect(heavyAmong(requiredBy(script))).toEqual(["drizzle-orm", "better-sqlite3"]);
+  it("PERF-1: each backend still loads where it is used: createSqliteStorage opens SQLite through drizzle (ESM and CJS)", () => {
+    const body = `const dir = mkdtempSync(join(tmpdir(), "perf1-"));
+const storage = createSqliteStorage({ directory: dir });
+await storage.kv.set({ projectId: "p" }, "k", 1);
+const got = (await storage.kv.get({ projectId: "p" }, "k")).value;
+await storage.close();
+rmSync(dir, { recursive: true, force: true });
+if (got !== 1) throw new Error("kv round trip failed");`;
+    const esm = loadedBy(`import { mkdtempSync, rmSync } from "node:fs"; import { tmpdir } from "node:os"; import { join } from "node:path";
+import { createSqliteStorage } from "steamharness";
+${body}`);
+    expect(heavyAmong(esm)).toEqual(["drizzle-orm", "better-sqlite3"]);
+    const cjs = requiredBy(`const { mkdtempSync, rmSync } = require("node:fs"); const { tmpdir } = require("node:os"); const { join } = require("node:path");
+const { createSqliteStorage } = require("steamharness");
+(async () => { ${body} })().catch((error) => { console.error(error); process.exitCode = 1; });`);
+    expect(heavyAmong(cjs)).toEqual(["drizzle-orm", "better-sqlite3"]);
   });
 });

@@ -16,8 +16,16 @@ import type * as DrizzleBetterSqlite3 from "drizzle-orm/better-sqlite3";
 import type * as DrizzleMigrator from "drizzle-orm/better-sqlite3/migrator";
 import type * as DrizzleSqliteCore from "drizzle-orm/sqlite-core";
 
-// The CJS bundle has `require`; the ESM build, tsx and jest need one made from import.meta.url.
-const load: NodeRequire = typeof require === "function" ? require : createRequire(import.meta.url);
+/**
+ * A `require` for package lookups from this module. ESM (the ESM build, tsx, jest) makes one from
+ * `import.meta.url`; the CJS build, where `import.meta` is empty, has its own. Not `typeof require`:
+ * the ESM build defines a `require` stub that throws on use.
+ *
+ * @example
+ * packageRequire.resolve("better-sqlite3/package.json");
+ */
+export const packageRequire: NodeRequire = import.meta.url ? createRequire(import.meta.url) : require;
+const load = packageRequire;
 
 const cache = new Map<string, unknown>();
 const once = <T>(id: string): T => {
