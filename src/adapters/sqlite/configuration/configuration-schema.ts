@@ -1,9 +1,10 @@
-import { drizzleSqliteCore } from "../shared/drizzle-modules.js";
 /**
  * The project configuration database (CFG-1): one file under the data dir shared by every local
  * host. Migrations: `npx drizzle-kit generate --config drizzle.configuration.config.ts`.
  */
+import { drizzleSqliteCore } from "../shared/drizzle-modules.js";
 
+/** The tables; drizzle is loaded and they are built on first use (PERF-1). */
 function define() {
   const { integer, primaryKey, sqliteTable, text } = drizzleSqliteCore();
   /** One row per project: its revision, declared fields (JSON) and current configuration. */

@@ -1,11 +1,12 @@
-import { drizzleSqliteCore } from "../shared/drizzle-modules.js";
 /**
  * The resident session host's own schema: one SQLite file per conversation, next to its session
  * files, holding tasks, contexts, settings and the command inbox. Migrations are generated from
  * this file with `npx drizzle-kit generate --config drizzle.session-host.config.ts` into
  * `drizzle/session-host/`. Kept apart from the session log, whose events the host never writes.
  */
+import { drizzleSqliteCore } from "../shared/drizzle-modules.js";
 
+/** The tables; drizzle is loaded and they are built on first use (PERF-1). */
 function define() {
   const { index, integer, sqliteTable, text } = drizzleSqliteCore();
   /** Submitted tasks; `ord` is the submission order. */

@@ -1,10 +1,11 @@
-import { drizzleOrm, drizzleSqliteCore } from "../shared/drizzle-modules.js";
 /**
  * The durable session schema (SES-1): one SQLite file per session holds its append-only event
- * log, the latest snapshot and one meta row. Migrations are generated from this file with
+ * log, the latest snapshot and one meta row. Migrations are generated from these tables (drizzle-kit reads them through `drizzle-kit-schema.ts`) with
  * `npx drizzle-kit generate --config drizzle.session.config.ts` into `drizzle/session/`.
  */
+import { drizzleOrm, drizzleSqliteCore } from "../shared/drizzle-modules.js";
 
+/** The tables; drizzle is loaded and they are built on first use (PERF-1). */
 function define() {
   const { check, index, integer, sqliteTable, text, uniqueIndex } = drizzleSqliteCore();
   const { sql } = drizzleOrm();

@@ -1,14 +1,15 @@
-import { drizzleSqliteCore } from "../shared/drizzle-modules.js";
 /**
  * The drizzle schema of the SQLite store. Migrations in `/drizzle` are generated from it with
- * `npx drizzle-kit generate`; the FTS5 index and its triggers are a custom migration because
- * drizzle cannot describe virtual tables.
+ * `npx drizzle-kit generate` (which reads the tables through `drizzle-kit-schema.ts`); the FTS5
+ * index and its triggers are a custom migration because drizzle cannot describe virtual tables.
  *
  * Keys that listings order by are stored as BLOBs holding UTF-16BE bytes: SQLite compares BLOBs
  * with memcmp, which on UTF-16BE equals the UTF-16 code-unit order the ports promise (TEXT
  * would compare UTF-8, i.e. code-point order, which differs above U+FFFF).
  */
+import { drizzleSqliteCore } from "../shared/drizzle-modules.js";
 
+/** The tables; drizzle is loaded and they are built on first use (PERF-1). */
 function define() {
   const { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } = drizzleSqliteCore();
   /** KV entries; `conversation_id` is "" for project scope. */
