@@ -1,7 +1,9 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { promisify } from "node:util";
+import ts from "typescript";
 
 // The tarball is packed from a fresh copy of the checkout (its tracked and not-ignored files:
 // no dist/), so `npm pack` has to build dist itself through the prepack script, as on a fresh
@@ -14,14 +16,31 @@ import { dirname, join, resolve } from "node:path";
 //   better-sqlite3 from source: minutes on CI's two cores);
 // - `npm install <tarball>` into a fresh project, as a consumer does (install scripts skipped
 //   for the same reason: importing the package and `--help` do not open SQLite).
+//
+// DX-1 checks on the same tarball (no second pack): the projects `steamharness init` creates
+// from the installed bin, each installed with `npm install <tarball>` and tested, type-checked
+// and started; the examples run against the unpacked install; and consumer files type-checked
+// by tsc under module node16, nodenext and bundler resolution, ESM and CJS.
 
 const root = resolve(".");
 const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { version: string; exports: Record<string, unknown>; bin: Record<string, string> };
 const subpaths = Object.keys(pkg.exports).filter((key) => key !== "./package.json").map((key) => (key === "." ? "steamharness" : `steamharness/${key.slice(2)}`));
 
+/** Runs a command to completion; a non-zero exit fails with its output. */
+async function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<{ stdout: string; stderr: string }> {
+  try {
+    return await promisify(execFile)(command, args, { cwd, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, timeout: 300_000 });
+  } catch (error) {
+    const failed = error as { message: string; stdout?: string; stderr?: string };
+    throw new Error(`${command} ${args.join(" ")} (in ${cwd}) failed: ${failed.message}\n${failed.stdout ?? ""}\n${failed.stderr ?? ""}`);
+  }
+}
+
 describe("packed package (issue 2 / PORT)", () => {
   let dir = "";
   let tarball = "";
+  // The init scaffolds live outside `dir`, so nothing resolves from its node_modules by accident.
+  let apps = "";
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), "steamharness-pack-"));
@@ -47,6 +66,7 @@ describe("packed package (issue 2 / PORT)", () => {
 
   afterAll(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
+    if (apps) rmSync(apps, { recursive: true, force: true });
   });
 
   it("DX-5 npm pack on a fresh clone builds dist (prepack) and ships dist, LICENSE, README and the migrations, no sources or tests", () => {
@@ -105,4 +125,95 @@ describe("packed package (issue 2 / PORT)", () => {
     expect(execFileSync(process.execPath, [bin, "--version"], { cwd: dir, encoding: "utf8" }).trim()).toBe(pkg.version);
     expect(execFileSync(process.execPath, [bin, "--help"], { cwd: dir, encoding: "utf8" })).toMatch(/Usage: steamharness/);
   });
+  it("DX-1 steamharness init workflow and conversation from the installed bin: npm install <tarball>, then npm test, typecheck and start pass", async () => {
+    apps = mkdtempSync(join(tmpdir(), "steamharness-init-"));
+    const consumer = join(dir, "consumer");
+    const bin = join(consumer, "node_modules/.bin/steamharness");
+    const projects = { workflow: join(apps, "hello-workflow"), conversation: join(apps, "hello-assistant") };
+    for (const [kind, project] of Object.entries(projects)) {
+      const init = spawnSync(bin, ["init", kind, project], { cwd: apps, encoding: "utf8" });
+      expect(init.stderr).toBe("");
+      expect(init.status).toBe(0);
+      expect(init.stdout).toContain("Next steps:");
+    }
+    // `npm install <tarball>` installs the scaffold's own dependencies (tsx, typescript,
+    // @types/node) and points its steamharness dependency at the tarball. Install scripts are
+    // skipped, as above; better-sqlite3 then gets this checkout's built copy, standing in for the
+    // prebuilt binary a real install downloads.
+    await Promise.all(
+      Object.values(projects).map((project) =>
+        run("npm", ["install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund", tarball], project),
+      ),
+    );
+    for (const project of Object.values(projects)) {
+      expect(JSON.parse(readFileSync(join(project, "package.json"), "utf8")).dependencies.steamharness).toMatch(/^file:.*steamharness-.*\.tgz$/);
+      rmSync(join(project, "node_modules/better-sqlite3"), { recursive: true, force: true });
+      symlinkSync(join(root, "node_modules/better-sqlite3"), join(project, "node_modules/better-sqlite3"));
+      const tested = await run("npm", ["test"], project);
+      expect(tested.stdout).toMatch(/^# fail 0$/m);
+      expect(tested.stdout).not.toMatch(/^# pass 0$/m);
+      await run("npm", ["run", "typecheck"], project);
+    }
+    const data = join(apps, "data");
+    const started = await run("npm", ["run", "-s", "start", "--", "--data-dir", data], projects.workflow);
+    expect(JSON.parse(started.stdout)).toEqual({ greeting: "Hello, world.", count: 1 });
+    const chat = spawnSync("npm", ["run", "-s", "start", "--", "--data-dir", data], { cwd: projects.conversation, input: "remember tea\nrecall\n/exit\n", encoding: "utf8", timeout: 120_000 });
+    expect(chat.status).toBe(0);
+    expect(chat.stdout).toContain("model: offline/");
+    expect(chat.stdout).toContain("Noted: tea");
+    expect(chat.stdout).toContain("Your note: tea");
+  }, 600_000);
+
+  it("DX-1 the examples import only the package and run against the installed tarball", async () => {
+    cpSync(join(root, "examples"), join(dir, "examples"), { recursive: true });
+    const sources = readdirSync(join(dir, "examples"), { recursive: true }).map(String).filter((file) => file.endsWith(".ts"));
+    for (const file of sources) {
+      const imported = ts.preProcessFile(readFileSync(join(dir, "examples", file), "utf8"), true, true).importedFiles.map((entry) => entry.fileName);
+      expect(imported.filter((specifier) => specifier.startsWith(".") || specifier.startsWith("/"))).toEqual([]);
+      expect(imported.filter((specifier) => specifier.startsWith("steamharness") && !/^steamharness(\/agent|\/testing)?$/.test(specifier))).toEqual([]);
+    }
+    const env = { ...process.env };
+    for (const key of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"]) delete env[key];
+    const topLevel = readdirSync(join(dir, "examples")).filter((name) => name.endsWith(".ts")).sort();
+    expect(topLevel).toContain("demo.ts");
+    for (const name of topLevel) {
+      const result = await run(process.execPath, ["--import", "tsx", join("examples", name)], dir, env);
+      if (name === "demo.ts") expect(result.stdout).toContain("final answer: Done: NOTES.md follows the style guide and the request is recorded in KV.\n");
+    }
+  }, 600_000);
+
+  it("DX-1 consumers type-check against the installed .d.ts with tsc: module node16, nodenext and bundler, ESM and CJS", () => {
+    const consumer = join(dir, "typed");
+    mkdirSync(consumer);
+    writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "typed-consumer", private: true }));
+    // A real type per import (not `any`): the @ts-expect-error lines fail the check if types degrade.
+    const body = (require: boolean) => `
+${require ? "import steamharness = require(\"steamharness\");\nimport testing = require(\"steamharness/testing\");\nimport agent = require(\"steamharness/agent\");\nconst { defineWorkflow, finalText, MemoryStorage, createNodeContext } = steamharness;\nconst { createOfflineModel } = testing;\nconst { createAgentSessionHost } = agent;" : "import { createNodeContext, defineWorkflow, finalText, MemoryStorage } from \"steamharness\";\nimport { createAgentSessionHost } from \"steamharness/agent\";\nimport { createOfflineModel } from \"steamharness/testing\";"}
+const context = createNodeContext({ projectId: "p", storage: new MemoryStorage() });
+const runId: string = context.runId;
+const model = createOfflineModel({ steps: [{ text: "hi" }] });
+const workflow = defineWorkflow({ entrypoints: { hello: { title: "Hello", run: (_params: unknown, run) => ({ runId: run.runId }) } } });
+const text: string = finalText([]);
+// @ts-expect-error finalText returns a string
+const wrong: number = finalText([]);
+export const used = [runId, model, workflow, text, wrong, typeof createAgentSessionHost];
+`;
+    writeFileSync(join(consumer, "esm.mts"), body(false));
+    writeFileSync(join(consumer, "cjs.cts"), body(true));
+    writeFileSync(join(consumer, "bundler.ts"), body(false));
+    const tsc = join(root, "node_modules/typescript/bin/tsc");
+    const base = ["--noEmit", "--strict", "--skipLibCheck", "false", "--types", "node", "--target", "es2022", "--listFiles"];
+    const cases = [
+      { name: "node16", flags: ["--module", "node16", "--moduleResolution", "node16"], files: ["esm.mts", "cjs.cts"], dts: ["index.d.ts", "index.d.cts"] },
+      { name: "nodenext", flags: ["--module", "nodenext", "--moduleResolution", "nodenext"], files: ["esm.mts", "cjs.cts"], dts: ["index.d.ts", "index.d.cts"] },
+      { name: "bundler (ESM)", flags: ["--module", "esnext", "--moduleResolution", "bundler"], files: ["bundler.ts"], dts: ["index.d.ts"] },
+      { name: "bundler (CJS, module preserve)", flags: ["--module", "preserve", "--moduleResolution", "bundler"], files: ["cjs.cts"], dts: ["index.d.cts"] },
+    ];
+    for (const { name, flags, files, dts } of cases) {
+      const result = spawnSync(process.execPath, [tsc, ...base, ...flags, ...files], { cwd: consumer, encoding: "utf8" });
+      if (result.status !== 0) throw new Error(`tsc ${name} failed:\n${result.stdout}${result.stderr}`);
+      const listed = result.stdout.split("\n");
+      for (const file of dts) expect({ name, file, listed: listed.some((line) => line.endsWith(`node_modules/steamharness/dist/${file}`)) }).toEqual({ name, file, listed: true });
+    }
+  }, 300_000);
 });
