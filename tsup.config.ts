@@ -1,4 +1,4 @@
-import { defineConfig } from "tsup";
+import { defineConfig, type Options } from "tsup";
 
 /** Library entries; a test checks these stay in step with package.json "exports". */
 export const libraryEntries = {
@@ -9,23 +9,37 @@ export const libraryEntries = {
   gateway: "src/gateway.ts",
 };
 
+// PERF-1: TypeBox is bundled (its ESM build is hundreds of small files; resolving them cost
+// ~130 ms per process, bundled it is a few ms). Its schemas are marked with `Symbol.for` kinds,
+// so a user's own TypeBox copy and ours read each other's schemas. The `.d.ts` files still import
+// types from the real `@sinclair/typebox`, which stays a dependency.
+const bundled = ["@sinclair/typebox"];
+const external = ["@mariozechner/pi-ai", "better-sqlite3", "pg"];
+
+const library: Options = {
+  entry: libraryEntries,
+  dts: true,
+  sourcemap: true,
+  target: "node20",
+  external,
+  noExternal: bundled,
+};
+
 export default defineConfig([
-  {
-    entry: libraryEntries,
-    format: ["esm", "cjs"],
-    dts: true,
-    sourcemap: true,
-    clean: true,
-    target: "node20",
-    splitting: false,
-    external: ["@mariozechner/pi-ai", "better-sqlite3", "pg"],
-  },
+  // ESM with code splitting: `import()` of an adapter (QuickJS, the MCP SDK, SQLite sessions, the
+  // provider library) becomes a chunk loaded on first use instead of being inlined with its
+  // packages hoisted to static imports of the entry.
+  { ...library, format: ["esm"], splitting: true, clean: true },
+  // CJS stays one file per entry (esbuild splits ESM only); there a dynamic `import()` of our own
+  // module becomes a lazily initialised wrapper whose `require` calls run on first use.
+  { ...library, format: ["cjs"], splitting: false },
   {
     entry: { cli: "src/cli.ts", "workflow-worker": "src/adapters/workflow/worker-main.ts" },
     format: ["esm"],
     sourcemap: true,
     target: "node20",
     banner: { js: "#!/usr/bin/env node" },
-    external: ["@mariozechner/pi-ai", "better-sqlite3", "pg"],
+    external,
+    noExternal: bundled,
   },
 ]);

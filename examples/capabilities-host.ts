@@ -23,7 +23,7 @@ import {
   isSteamharnessError,
   runProjectCapabilityAction,
   UserInputRequiredError,
-} from "../src/index.js";
+} from "steamharness";
 
 const PROJECT = "example-project";
 

@@ -12,7 +12,9 @@
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
@@ -27,8 +29,8 @@ import {
   UserInputRequiredError,
   type ModelProvider,
   type OutputItem,
-} from "../src/index.js";
-import { createOfflineModel } from "../src/testing.js";
+} from "steamharness";
+import { createOfflineModel } from "steamharness/testing";
 
 const KV = "workflow-kv_kv_store";
 const KNOWLEDGE = "workflow-knowledge_knowledge_documents";
@@ -107,12 +109,19 @@ async function agentPart(root: string): Promise<void> {
   }
 }
 
+/** The installed package's `steamharness` bin (in this repository: the build in dist/). */
+function steamharnessBin(): string {
+  const manifest = createRequire(import.meta.url).resolve("steamharness/package.json");
+  const { bin } = JSON.parse(readFileSync(manifest, "utf8")) as { bin: { steamharness: string } };
+  return join(dirname(manifest), bin.steamharness);
+}
+
 async function mcpPart(root: string): Promise<void> {
   console.log("\n— 2. steamharness mcp on the example workflow project —");
-  const project = resolve("examples/workflow-project");
+  const project = fileURLToPath(new URL("./workflow-project", import.meta.url));
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ["--import", "tsx", resolve("src/cli.ts"), "mcp", project, "--data-dir", join(root, "mcp-data")],
+    args: [steamharnessBin(), "mcp", project, "--data-dir", join(root, "mcp-data")],
     stderr: "ignore",
   });
   const client = new Client({ name: "steamharness-demo", version: "1.0.0" });

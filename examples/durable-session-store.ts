@@ -8,11 +8,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { resolveSessionDatabasePath } from "../src/adapters/sqlite/sessions/session-database-path.js";
-import { createSqliteSessionLeaseProvider } from "../src/adapters/sqlite/sessions/sqlite-session-lease.js";
-import { createSqliteSessionPool } from "../src/adapters/sqlite/sessions/sqlite-session-pool.js";
-import { createSqliteSessionStore } from "../src/adapters/sqlite/sessions/sqlite-session-store.js";
-import { isSteamharnessError } from "../src/domain/errors.js";
+import { isSteamharnessError } from "steamharness";
+import { createSqliteSessionLeaseProvider, createSqliteSessionPool, createSqliteSessionStore, resolveSessionDatabasePath } from "steamharness/agent";
 
 const agentStoreDir = mkdtempSync(path.join(tmpdir(), "steamharness-sessions-"));
 const address = { projectId: "demo", conversationId: "conv-1", sessionKey: "助手 agent" };

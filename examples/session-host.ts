@@ -16,9 +16,9 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Type } from "@sinclair/typebox";
-import type { AgentTool } from "../src/domain/agent-tool.js";
-import { createOfflineModel } from "../src/testing/offline-model.js";
-import { cancelAgentConversation, controlAgentSession, createAgentSessionHost, type AgentSessionHostOptions } from "../src/session-host/index.js";
+import type { AgentTool } from "steamharness";
+import { cancelAgentConversation, controlAgentSession, createAgentSessionHost, createSqliteSessionBackend, type AgentSessionHostOptions } from "steamharness/agent";
+import { createOfflineModel } from "steamharness/testing";
 
 const conversationId = "example-conversation";
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -127,12 +127,13 @@ async function main(): Promise<void> {
 
 async function readTasks(dir: string) {
   // A host opened later would see the same record; here it is read directly for the printout.
-  const { openSqliteSessionHostStore, sessionHostDatabasePath } = await import("../src/adapters/sqlite/session-host/sqlite-session-host-store.js");
-  const store = openSqliteSessionHostStore({ path: sessionHostDatabasePath(path.join(dir, "agents"), conversationId) });
+  const backend = createSqliteSessionBackend({ agentStoreDir: path.join(dir, "agents") });
+  const store = await backend.openHostStore(conversationId, { create: false });
   try {
-    return await store.listTasks();
+    return (await store?.listTasks()) ?? [];
   } finally {
-    await store.close();
+    await store?.close();
+    await backend.close();
   }
 }
 

@@ -1,28 +1,37 @@
 /**
- * Talks to the example assistant (examples/assistant) the way `steamharness chat` does, with the
- * typed lines scripted: remember a note, read the project's configurations through the host
- * bridge (approved at the prompt), then restart and recall the note from the durable conversation. Offline unless OPENAI_API_KEY is set.
+ * Talks to the example assistant (examples/assistant) through `steamharness chat`, with the
+ * typed lines scripted on its stdin: remember a note, read the project's configurations through
+ * the host bridge (approved at the prompt), then restart and recall the note from the durable
+ * conversation. Offline unless OPENAI_API_KEY is set.
  *
  *   node --import tsx examples/talk-to-assistant.ts
  *   npx steamharness chat examples/assistant          # the same, interactively
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { PassThrough } from "node:stream";
-import { runChat } from "../src/adapters/chat/chat-session.js";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
+/** The installed package's `steamharness` bin (in this repository: the build in dist/). */
+function steamharnessBin(): string {
+  const manifest = createRequire(import.meta.url).resolve("steamharness/package.json");
+  const { bin } = JSON.parse(readFileSync(manifest, "utf8")) as { bin: { steamharness: string } };
+  return join(dirname(manifest), bin.steamharness);
+}
+
+/** One `steamharness chat` process; the lines are what a person would type. */
 async function chat(lines: string[], dataDir: string, conversationId: string): Promise<string> {
-  const input = new PassThrough();
-  const output = new PassThrough();
-  let transcript = "";
-  output.on("data", (chunk: Buffer) => {
-    transcript += chunk.toString();
-    process.stdout.write(chunk);
+  const projectDir = fileURLToPath(new URL("./assistant", import.meta.url));
+  const result = spawnSync(process.execPath, [steamharnessBin(), "chat", projectDir, "--data-dir", dataDir, "--conversation", conversationId], {
+    input: lines.map((line) => `${line}\n`).join(""),
+    encoding: "utf8",
+    timeout: 60_000,
   });
-  input.end(lines.map((line) => `${line}\n`).join(""));
-  await runChat({ projectDir: "examples/assistant", dataDir, conversationId, input, output });
-  return transcript;
+  process.stdout.write(result.stdout);
+  if (result.status !== 0) throw new Error(`steamharness chat exited ${result.status}: ${result.stderr}`);
+  return result.stdout;
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "steamharness-assistant-"));

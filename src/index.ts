@@ -124,7 +124,17 @@ export type { ProviderModelOptions } from "./adapters/providers/provider-model.j
 
 // Workflow projects (WF-1)
 export { defineWorkflow, buildStructureReport } from "./domain/workflow/workflow-definition.js";
-export type { WorkflowDefinition, WorkflowEntrypoint, WorkflowParam, StructureReport, StructureEntrypoint } from "./domain/workflow/workflow-definition.js";
+export type {
+  WorkflowDefinition,
+  WorkflowEntrypoint,
+  WorkflowParam,
+  WorkflowRunReturn,
+  TypedWorkflowDefinition,
+  TypedWorkflowEntrypoint,
+  StructureReport,
+  StructureEntrypoint,
+} from "./domain/workflow/workflow-definition.js";
+export type { InferWorkflowParams, InferUserInput, WorkflowParamDeclaration, WorkflowInputField } from "./domain/workflow/param-types.js";
 export type {
   WorkflowRunContext,
   WorkflowRunResult,

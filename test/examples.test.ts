@@ -1,10 +1,36 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import ts from "typescript";
 
 // Every top-level examples/*.ts is documentation that must keep working: it runs here, in CI,
 // offline (the examples use the offline model unless a provider key is set; CI sets none).
 const examples = existsSync("examples") ? readdirSync("examples").filter((name) => name.endsWith(".ts")).sort() : [];
+
+// DX-1: what an example imports is what a project outside this repository can import.
+const dependencies = Object.keys((JSON.parse(readFileSync("package.json", "utf8")) as { dependencies: Record<string, string> }).dependencies);
+// TypeScript's own import scanner: static imports, `import()` and re-exports.
+const specifiersOf = (source: string): string[] => ts.preProcessFile(source, true, true).importedFiles.map((file) => file.fileName);
+function disallowed(specifier: string): boolean {
+  if (specifier.startsWith("node:")) return false;
+  if (/^steamharness(\/agent|\/testing)?$/.test(specifier)) return false;
+  const name = specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]!;
+  return !dependencies.includes(name);
+}
+
+describe("examples import only the package", () => {
+  it("DX-1 no example imports ../src or a steamharness subpath other than agent and testing", () => {
+    const sources = readdirSync("examples", { recursive: true }).map(String).filter((file) => file.endsWith(".ts"));
+    expect(sources.length).toBeGreaterThan(5);
+    const bad = sources.flatMap((file) => specifiersOf(readFileSync(join("examples", file), "utf8")).filter(disallowed).map((specifier) => `${file}: ${specifier}`));
+    expect(bad).toEqual([]);
+  });
+
+  it("DX-1 the check catches internal imports", () => {
+    const sample = `import { x } from "../src/index.js";\nconst y = await import("../../src/testing/offline-model.js");\nimport { z } from "steamharness/gateway";\nimport { ok } from "steamharness/agent";`;
+    expect(specifiersOf(sample).filter(disallowed)).toEqual(["../src/index.js", "../../src/testing/offline-model.js", "steamharness/gateway"]);
+  });
+});
 
 describe("examples run", () => {
   it("there are examples to run", () => {

@@ -8,10 +8,8 @@
  * auto-approved in the catalog, the knowledge tool asks at the prompt. "show my configurations"
  * reads this project's configurations through the host bridge `steamharness chat` starts.
  */
-import { createProjectCapabilityTools } from "../../src/capabilities/project-capabilities.js";
-import { defineAgentConversationExecutor } from "../../src/conversation/define-executor.js";
-import type { ModelRequest } from "../../src/ports/model-provider.js";
-import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
+import { createProjectCapabilityTools, defineAgentConversationExecutor, type ModelRequest } from "steamharness";
+import { createOfflineModel, type OfflineStep } from "steamharness/testing";
 
 const KV = "workflow-kv_kv_store";
 const HOST = "workflow-host_project_configurations";

@@ -1,6 +1,8 @@
 /**
  * Example workflow project for `steamharness mcp` (see README and docs/workflow-projects.md).
- * Plain objects: a project does not need to import steamharness (`defineWorkflow` only adds types).
+ * Plain objects: a project does not need to import steamharness (`defineWorkflow` only adds types);
+ * this one imports it only for the agent entrypoint. It resolves "steamharness" like an installed
+ * project: in this repository through node_modules/steamharness, which `npm run build` links here.
  *
  *   npx steamharness structure examples/workflow-project
  *   npx steamharness run examples/workflow-project greet --params '{"name":"Ada"}' --json
@@ -41,12 +43,9 @@ export default {
       params: [{ name: "topic", type: "string", required: true, description: "What to remember" }],
       async run(params: { topic: string }, context: Context) {
         // Loaded here, not at the top, so the other entrypoints start without the agent runtime.
-        // A project outside this repository imports the same from "steamharness".
-        const [{ createAgentNode }, { runStreamNode }, { createProjectCapabilityTools }, { createOfflineModel }] = await Promise.all([
-          import("../../src/agent/create-agent-node.js"),
-          import("../../src/domain/stream-node.js"),
-          import("../../src/capabilities/project-capabilities.js"),
-          import("../../src/testing/offline-model.js"),
+        const [{ createAgentNode, createProjectCapabilityTools, runStreamNode }, { createOfflineModel }] = await Promise.all([
+          import("steamharness"),
+          import("steamharness/testing"),
         ]);
         const KV_TOOL = "workflow-kv_kv_store";
         const node = createAgentNode({

@@ -4,6 +4,7 @@ import { questionRequestId, runEventId } from "../domain/agent/ids.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import type { SessionEventInput } from "../domain/agent/session-events.js";
 import type { OutputItemStreamChunk } from "../domain/output-items.js";
+import type { AgentTool } from "../domain/agent-tool.js";
 import type { ModelMessage, ModelToolCallBlock } from "../ports/model-provider.js";
 import { checkToolArguments } from "./tool-registry.js";
 import type { Turn } from "./turn.js";
@@ -120,6 +121,28 @@ async function execute(turn: Turn, call: ModelToolCallBlock): Promise<Outcome> {
 }
 
 /**
+ * Session hooks (EXT-2) decide before the approval, so a person approves (and the tool runs with)
+ * the arguments a hook rewrote, and a call a hook denies never asks anyone. Returns the call to
+ * approve and run, or the outcome that replaces it.
+ */
+async function applyToolHooks(turn: Turn, tool: AgentTool, call: ModelToolCallBlock): Promise<ModelToolCallBlock | Outcome> {
+  if (!turn.extensions.hooks.active) return call;
+  let decision: { arguments: JsonObject } | { deny: string };
+  try {
+    const parent = call.id.includes("#") ? call.id.slice(0, call.id.lastIndexOf("#")) : undefined;
+    decision = await turn.extensions.hooks.beforeTool({ runId: turn.runId, toolCallId: call.id, name: call.name, arguments: call.arguments, ...(parent ? { parentToolCallId: parent } : {}) });
+  } catch (error) {
+    // The loop fails the run on the hooks' fault after this call.
+    return { isError: true, text: errorText(error), details: isSteamharnessError(error) ? toJson(error.toJSON()) : null };
+  }
+  if ("deny" in decision) return { isError: true, text: `[approval_denied] ${call.name} was denied by a session hook: ${decision.deny}`, details: null };
+  if (decision.arguments === call.arguments) return call;
+  const problem = checkToolArguments(tool, decision.arguments);
+  if (problem) return { isError: true, text: `[input_validation] after a session hook's rewrite: ${problem}`, details: null };
+  return { ...call, arguments: decision.arguments };
+}
+
+/**
  * What one tool call comes to, without its message: replays nothing, approves (pausing with
  * `user_input_required`), runs. Also runs a codemode snippet's nested calls (EXT-4).
  *
@@ -133,11 +156,17 @@ export async function outcomeOf(turn: Turn, call: ModelToolCallBlock): Promise<O
   const started = turn.committed.get(runEventId(turn.runId, "tool", call.id, "started"));
   if (started && !turn.committed.has(runEventId(turn.runId, "tool", call.id, "paused", started.seq))) {
     // The call began and no result was committed: its outcome is unknown (SES-4).
-    if (registered.tool.replay === "safe") return execute(turn, call);
+    if (registered.tool.replay === "safe") {
+      const hooked = await applyToolHooks(turn, registered.tool, call);
+      return "isError" in hooked ? hooked : execute(turn, hooked);
+    }
     return { isError: true, text: UNKNOWN_OUTCOME_TEXT, details: { outcome: "unknown" } };
   }
   const problem = checkToolArguments(registered.tool, call.arguments);
   if (problem) return { isError: true, text: `[input_validation] ${problem}`, details: null };
+  const hooked = await applyToolHooks(turn, registered.tool, call);
+  if ("isError" in hooked) return hooked;
+  call = hooked;
   const denied = await approve(turn, call);
   if (denied) return denied;
   return execute(turn, call);

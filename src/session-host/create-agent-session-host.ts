@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { createDefaultStorage } from "../compose/defaults.js";
+import { createDefaultStorage, createMemoryToolPermissions, createMemoryUserInput } from "../compose/defaults.js";
 import { sqliteSessionsAt } from "../compose/sessions.js";
 import type { AgentToolCatalog } from "../agent/extensions/types.js";
 import type { AgentOptions, AgentToolSet } from "../agent/types.js";
@@ -47,7 +47,12 @@ async function hostTools(options: AgentSessionHostOptions, context: Parameters<N
 export async function createAgentSessionHost(conversationId: string, options: AgentSessionHostOptions): Promise<AgentSessionHost> {
   if (typeof conversationId !== "string" || conversationId === "") throw new SteamharnessError("input_validation", "conversationId must be a non-empty string", { field: "conversationId" });
   if (!options?.projectId) throw new SteamharnessError("input_validation", "projectId is required", { field: "projectId" });
-  const { resume = false, projectId, storage: givenStorage, agentStoreDir: givenDir, sessionKey = "agent", executorTools = [], toolPermissions, userInput, tokenUsage, log, clock, createTools: _createTools, inboxPollMs = 50, ...agentOptions } = options;
+  const { resume = false, projectId, storage: givenStorage, agentStoreDir: givenDir, sessionKey = "agent", executorTools = [], toolPermissions: givenPermissions, userInput: givenUserInput, tokenUsage, log, clock, createTools: _createTools, inboxPollMs = 50, ...agentOptions } = options;
+  // One approval port and one question port for the host's lifetime, given or not (CAP-11): the
+  // tools' context and every run share it, so a decision the runtime obtained is the one a tool
+  // asking the gate again sees, and an answer recorded between turns is found by the resumed run.
+  const toolPermissions = givenPermissions ?? createMemoryToolPermissions();
+  const userInput = givenUserInput ?? createMemoryUserInput();
   const storage = givenStorage ?? createDefaultStorage();
   // EXT-6: the session's own storage replaces the automatic choice (storage.sessions, agentStoreDir).
   const sessionStorage = agentOptions.session?.storage;
@@ -65,7 +70,7 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
     lease = await sessions.leases.acquire({ projectId, conversationId, sessionKey }, { ownerId: hostId, onBusy: "throw" });
     store = (await sessions.openHostStore(conversationId, { create: true }))!;
     const nodeContext = (runId: string, signal: AbortSignal) =>
-      createNodeContext({ projectId, storage, runId, conversationId, tools: executorTools, signal, ...(toolPermissions ? { toolPermissions } : {}), ...(userInput ? { userInput } : {}), ...(tokenUsage ? { tokenUsage } : {}), ...(log ? { log } : {}), ...(clock ? { clock } : {}) });
+      createNodeContext({ projectId, storage, runId, conversationId, tools: executorTools, signal, toolPermissions, userInput, ...(tokenUsage ? { tokenUsage } : {}), ...(log ? { log } : {}), ...(clock ? { clock } : {}) });
     const tools = await hostTools(options, nodeContext(hostId, new AbortController().signal));
     const delegation = agentOptions.tools?.includes(SUBAGENT_TOOL) ?? false;
     let deps!: HostCommandDeps;

@@ -21,6 +21,8 @@ const PROJECT_ID = "9a1f7c3e-5b2d-4e6f-8a9b-0c1d2e3f4a5b";
 // `gate-closed` exists in the marks dir, then writes `loaded-<pid>`: the test decides when workers
 // may finish loading, and sees which processes loaded the project.
 const WORKFLOW = `import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { getEventListeners } from "node:events";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PING_TITLE } from "./lib/titles.mjs";
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -65,6 +67,36 @@ export default {
       description: "Tells whether a file exists when the run starts",
       params: [{ name: "path", type: "string", required: true }],
       run: (params) => ({ existed: existsSync(params.path), pid: process.pid }),
+    },
+    fail: { title: "Fail", run: () => { throw new Error("fail on purpose"); } },
+    business: { title: "Business error", run: () => ({ errCode: 4, errMessage: "no such order", output: { pid: process.pid } }) },
+    leak: {
+      title: "Leak",
+      description: "Returns but leaves a timer running",
+      run: () => { setInterval(() => {}, 60000); return { pid: process.pid }; },
+    },
+    state: {
+      title: "State",
+      description: "Reports what an earlier run in this process left, then changes env, cwd and globals",
+      run(params, context) {
+        const previous = globalThis.__mcp9Previous;
+        const seen = {
+          pid: process.pid,
+          runId: context.runId,
+          env: process.env.MCP9_BLEED ?? null,
+          cwd: process.cwd(),
+          abortListeners: getEventListeners(context.signal, "abort").length,
+          signalAborted: context.signal.aborted,
+          previousRunId: previous ? previous.runId : null,
+          sameSignal: previous ? previous.signal === context.signal : false,
+          sameKv: previous ? previous.kv === context.kv : null,
+        };
+        process.env.MCP9_BLEED = "set by " + context.runId;
+        process.chdir(tmpdir());
+        context.signal.addEventListener("abort", () => {});
+        globalThis.__mcp9Previous = context;
+        return seen;
+      },
     },
   },
 };
@@ -150,7 +182,7 @@ describe("MCP-9 start-up and the catalog cache", () => {
       transport.start = async () => undefined; // already started above; Client.connect calls it again
       await client.connect(transport);
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name)).toEqual(["ping", "barrier", "hold", "probe"]);
+      expect(tools.map((tool) => tool.name)).toEqual(["ping", "barrier", "hold", "probe", "fail", "business", "leak", "state"]);
     } finally {
       await client.close();
     }
@@ -243,9 +275,9 @@ describe("MCP-9 worker pool", () => {
     }
   });
 
-  it("MCP-9 a replacement worker is started when a worker is handed out, and serves the next call", async () => {
+  it("MCP-9 with --fresh-worker a replacement worker is started when a worker is handed out, and serves the next call", async () => {
     const f = await fixture("replace");
-    const session = await start(f, ["--workers", "1"]);
+    const session = await start(f, ["--workers", "1", "--fresh-worker"]);
     try {
       await session.client.listTools();
       await waitFor(async () => (await pidsMarked(f, "loaded")).length === 1, 60_000);
@@ -289,8 +321,8 @@ describe("MCP-9 worker pool", () => {
     const server = session.transport.pid!;
     try {
       await session.client.listTools();
-      await call(session, "ping");
-      // Three warm workers again (the used one was replaced), plus whatever is still finishing.
+      // A throwing run retires its worker: three warm workers again, plus the retired one.
+      expect((await call(session, "fail")).isError).toBe(true);
       await waitFor(async () => (await pidsMarked(f, "loaded")).length >= 4, 90_000);
       const workers = new Set([...(await pidsMarked(f, "loading")), ...childPids(server)]);
       expect(workers.size).toBeGreaterThanOrEqual(4);
@@ -299,6 +331,185 @@ describe("MCP-9 worker pool", () => {
       await waitFor(() => [...workers].every((pid) => !alive(pid)), 10_000);
     } finally {
       await session.close().catch(() => undefined);
+    }
+  });
+});
+
+describe("MCP-9 worker reuse", () => {
+  const pidOf = async (session: McpSession, name = "ping") => outputOf(await call(session, name)).pid as number;
+  const gone = (pid: number) => waitFor(() => !alive(pid), 15_000);
+
+  it("MCP-9 a worker whose call ended cleanly serves the next calls (same pid), a business errCode included", async () => {
+    const f = await fixture("reuse");
+    const session = await start(f, ["--workers", "1"]);
+    try {
+      await session.client.listTools();
+      const first = await pidOf(session);
+      expect(await pidOf(session)).toBe(first);
+      const business = await call(session, "business");
+      expect(business.isError).toBe(true);
+      expect(business.structuredContent).toMatchObject({ status: "failed", error: { code: "business_error", message: "no such order" } });
+      expect(await pidOf(session)).toBe(first);
+      expect(childPids(session.transport.pid!)).toEqual([first]);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("MCP-9 with --fresh-worker every call gets a worker process of its own", async () => {
+    const f = await fixture("fresh");
+    const session = await start(f, ["--workers", "1", "--fresh-worker"]);
+    try {
+      await session.client.listTools();
+      const pids = [await pidOf(session), await pidOf(session), await pidOf(session)];
+      expect(new Set(pids).size).toBe(3);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("MCP-9 a call that throws retires its worker; the next call runs in a new one", async () => {
+    const f = await fixture("retire-throw");
+    const session = await start(f, ["--workers", "1"]);
+    try {
+      await session.client.listTools();
+      const before = await pidOf(session);
+      expect((await call(session, "fail")).structuredContent).toMatchObject({ status: "failed", error: { message: "fail on purpose" } });
+      await gone(before);
+      expect(await pidOf(session)).not.toBe(before);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("MCP-9 a cancelled call's worker is killed and the next call runs in a new one", async () => {
+    const f = await fixture("retire-cancel");
+    const session = await start(f, ["--workers", "1"]);
+    const paths = { started: join(f.marks, "hold-started"), gate: join(f.marks, "hold-gate"), done: join(f.marks, "hold-done") };
+    try {
+      await session.client.listTools();
+      const controller = new AbortController();
+      const holding = session.client.callTool({ name: "hold", arguments: paths }, undefined, { signal: controller.signal });
+      holding.catch(() => undefined);
+      await waitFor(() => existsSync(paths.started), 60_000);
+      const held = Number(await readFile(paths.started, "utf8"));
+      controller.abort("the test cancels");
+      await expect(holding).rejects.toThrow();
+      await gone(held);
+      expect(await pidOf(session)).not.toBe(held);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("MCP-9 a crashed worker is replaced: the next call runs in a new process", async () => {
+    const f = await fixture("retire-crash");
+    const session = await start(f, ["--workers", "1"]);
+    const paths = { started: join(f.marks, "hold-started"), gate: join(f.marks, "hold-gate"), done: join(f.marks, "hold-done") };
+    try {
+      await session.client.listTools();
+      const holding = call(session, "hold", paths);
+      await waitFor(() => existsSync(paths.started), 60_000);
+      const held = Number(await readFile(paths.started, "utf8"));
+      process.kill(held, "SIGKILL");
+      expect((await holding).structuredContent).toMatchObject({ status: "failed", error: { code: "worker_crashed" } });
+      expect(await pidOf(session)).not.toBe(held);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("MCP-9 a call that leaves a timer running retires its worker and says why on stderr", async () => {
+    const f = await fixture("retire-leak");
+    const session = await start(f, ["--workers", "1"]);
+    try {
+      await session.client.listTools();
+      const leaked = await pidOf(session, "leak");
+      await gone(leaked);
+      expect(session.stderr()).toMatch(/run \d{8}-[0-9a-f]{12} \(leak\) left 1 Timeout running: its worker serves no further run/);
+      expect(await pidOf(session)).not.toBe(leaked);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("MCP-9 a reused worker starts each run with a fresh run context, its own signal and the environment and cwd it had before the first run", async () => {
+    const f = await fixture("bleed");
+    const session = await start(f, ["--workers", "1"]);
+    try {
+      await session.client.listTools();
+      const first = outputOf(await call(session, "state"));
+      const second = outputOf(await call(session, "state"));
+      expect(second.pid).toBe(first.pid);
+      expect(first).toMatchObject({ env: null, cwd: f.project, abortListeners: 0, previousRunId: null });
+      expect(second).toMatchObject({
+        env: null,
+        cwd: f.project,
+        abortListeners: 0,
+        signalAborted: false,
+        previousRunId: first.runId,
+        sameSignal: false,
+        // The stores stay open across runs: the same store objects serve the next run.
+        sameKv: true,
+      });
+      expect(second.runId).not.toBe(first.runId);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("MCP-9 with --workers 4, four calls overlap in four workers, and the next four overlap in the same four reused workers", async () => {
+    const f = await fixture("overlap");
+    const session = await start(f, ["--workers", "4"]);
+    try {
+      await session.client.listTools();
+      const round = async (name: string) => {
+        const dir = join(f.marks, name);
+        const outputs = (await Promise.all([1, 2, 3, 4].map(() => call(session, "barrier", { dir, count: 4 })))).map(outputOf);
+        expect(outputs.map((output) => output.arrived)).toEqual([4, 4, 4, 4]);
+        return new Set(outputs.map((output) => output.pid as number));
+      };
+      const first = await round("round-1");
+      expect(first.size).toBe(4);
+      expect(await round("round-2")).toEqual(first);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("MCP-9 editing a project file retires the reused workers: the next call runs the new code in a new worker", async () => {
+    const f = await fixture("edit");
+    const session = await start(f, ["--workers", "1"]);
+    try {
+      await session.client.listTools();
+      const before = await pidOf(session);
+      await writeFile(join(f.project, "lib/titles.mjs"), `export const PING_TITLE = "Ping, edited while serving";\n`);
+      await gone(before);
+      expect(await pidOf(session)).not.toBe(before);
+    } finally {
+      await session.close();
+    }
+  });
+});
+
+describe("MCP-9 project edits while workers load", () => {
+  it("MCP-9 an edit while the first worker is still loading retires it; its replacement publishes the catalog and serves the call", async () => {
+    const f = await fixture("edit-loading");
+    await closeGate(f);
+    const session = await start(f, ["--workers", "1"]);
+    try {
+      await waitFor(async () => (await pidsMarked(f, "loading")).length === 1, 60_000);
+      const [first] = await pidsMarked(f, "loading");
+      await writeFile(join(f.project, "lib/titles.mjs"), `export const PING_TITLE = "Ping, edited while loading";\n`);
+      await waitFor(() => !alive(first!), 15_000);
+      await waitFor(async () => (await pidsMarked(f, "loading")).length === 2, 60_000);
+      await openGate(f);
+      const { tools } = await session.client.listTools();
+      expect(tools.find((tool) => tool.name === "ping")?.title).toBe("Ping, edited while loading");
+      const served = outputOf(await call(session, "ping")).pid as number;
+      expect(served).not.toBe(first);
+    } finally {
+      await session.close();
     }
   });
 });
@@ -314,6 +525,9 @@ describe("MCP-9 --workers", () => {
   it("MCP-9 --workers is documented in mcp --help", async () => {
     const result = await runCli(["mcp", "--help"]);
     expect(result.code).toBe(0);
-    expect(result.stdout.replace(/\s+/g, " ")).toContain("--workers <n> worker processes kept warm, and tool calls run at once (1-64, default 2)");
+    const help = result.stdout.replace(/\s+/g, " ");
+    expect(help).toContain("--workers <n> worker processes kept warm, and tool calls run at once (1-64, default 2)");
+    expect(help).toContain("A worker whose call ended cleanly serves the next one");
+    expect(help).toContain("--fresh-worker run every tool call in a fresh worker process that serves only that call");
   });
 });

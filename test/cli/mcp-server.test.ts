@@ -143,10 +143,12 @@ describe("MCP-7 results", () => {
 });
 
 describe("MCP-5 isolated workers", () => {
-  it("MCP-5 each call runs in its own worker process", async () => {
+  // One process per call is the --fresh-worker mode; by default a worker whose run ended cleanly
+  // serves later calls (MCP-9, test/cli/mcp-pool.test.ts covers both).
+  it("MCP-5 calls run in worker processes, never in the server process", async () => {
     const pids = new Set<number>();
     for (let i = 0; i < 3; i++) pids.add(((await call("echo", { text: "x" })).structuredContent!.output as { pid: number }).pid);
-    expect(pids.size).toBe(3);
+    expect(pids.size).toBeGreaterThanOrEqual(1);
     expect(pids.has(session.transport.pid!)).toBe(false);
   });
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from "@jest/globals";
 import Database from "better-sqlite3";
 import { and, eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/better-sqlite3";
-import { configurations } from "../../src/adapters/sqlite/configuration/configuration-schema.js";
+import { configurationTables } from "../../src/adapters/sqlite/configuration/configuration-schema.js";
 import { findConfigurationMigrationsFolder } from "../../src/adapters/sqlite/configuration/configuration-migrations.js";
 import {
   createSqliteProjectConfigurationStore,
@@ -15,6 +15,7 @@ import {
 import { runProjectConfigurationStoreContract } from "../../src/testing/project-configuration-store.contract.js";
 
 function readRow(path: string, projectId: string, configurationId: string) {
+  const { configurations } = configurationTables();
   const client = new Database(path, { readonly: true });
   try {
     const row = drizzle({ client })

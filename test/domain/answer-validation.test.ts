@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { checkAnswers, checkFieldValue, parseTypedAnswer } from "../../src/domain/workflow/answer-validation.js";
+import { checkAnswers, checkFieldValue, parseTypedAnswer, withFieldDefaults } from "../../src/domain/workflow/answer-validation.js";
 
 describe("DX-4 answers checked against their fields", () => {
   it("DX-4 required, options, types, multiple and date formats", () => {
@@ -21,5 +21,17 @@ describe("DX-4 answers checked against their fields", () => {
     expect(parseTypedAnswer({ name: "ok", type: "boolean" }, "No")).toEqual({ value: false });
     expect(parseTypedAnswer({ name: "size", type: "string", options: ["s", "m"], default: "m" }, "")).toEqual({ value: "m" });
     expect(parseTypedAnswer({ name: "ns", type: "number", multiple: true }, "1, x")).toEqual({ problem: 'ns must be a number (got "x")' });
+  });
+});
+
+describe("DX-2 defaults of left-out fields", () => {
+  it("DX-2 a left-out field with a default that fits gets it; answered and default-less fields are kept as they are", () => {
+    const fields = [
+      { name: "pace", type: "string", options: ["relaxed", "packed"], default: "relaxed" },
+      { name: "nights", type: "number", default: 2 },
+      { name: "note", type: "string" },
+      { name: "bad", type: "number", default: "two" },
+    ] as const;
+    expect(withFieldDefaults(fields as never, { nights: 5 })).toEqual({ pace: "relaxed", nights: 5 });
   });
 });

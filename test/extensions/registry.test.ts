@@ -56,6 +56,34 @@ describe("EXT-2 session.registry hooks", () => {
     ]);
   });
 
+  it("EXT-2 beforeToolCall decides before the approval: the person approves the rewritten arguments, the tool runs with them, and a denied call never asks", async () => {
+    const h = harness();
+    const ran: string[] = [];
+    const asked: string[] = [];
+    const hooks: AgentSessionHooks = {
+      beforeToolCall: (call) => {
+        if (call.arguments.text === "prod") return { deny: "not on a Friday" };
+        return { arguments: { text: `${String(call.arguments.text)} (dry run)` } };
+      },
+      onPause: ({ request }) => void asked.push(JSON.stringify(request.arguments)),
+    };
+    const steps = [{ toolCalls: [{ id: "d0", name: "deploy", arguments: { text: "prod" } }, { id: "d1", name: "deploy", arguments: { text: "staging" } }] }, { text: "ok" }];
+    const options = { h, extraTools: [{ ...echo(ran), name: "deploy" }], session: { registry: { hooks: [hooks] } } };
+    const { node } = offlineNode(steps, options);
+    const paused = await runNode(node, { prompt: "deploy" }, h.context("run-before-approval", { tools }));
+    expect(isSteamharnessError(paused.error, "user_input_required")).toBe(true);
+    // Only the call the hook let through asks, with the arguments the hook rewrote.
+    expect(asked).toEqual([JSON.stringify({ text: "staging (dry run)" })]);
+    expect((paused.error as { request: { toolCallId: string } }).request.toolCallId).toBe("d1");
+    h.permissions.resolve((paused.error as { requestId: string }).requestId, { outcome: "approved" });
+    const { node: again, model } = offlineNode(steps, options);
+    const resumed = await runNode(again, { prompt: "deploy" }, h.context("run-before-approval", { tools }));
+    expect(resumed.error).toBeUndefined();
+    expect(ran).toEqual(["staging (dry run)"]);
+    const results = model.calls.at(-1)!.messages.filter((message) => message.role === "toolResult").map((message) => message.role === "toolResult" && message.content[0]!.text);
+    expect(results).toContain("[approval_denied] deploy was denied by a session hook: not on a Friday");
+  });
+
   it("EXT-2 onPause runs when the run waits for a person; a throwing hook fails the run with an agent-error (hook_failed)", async () => {
     const h = harness();
     const pauses: string[] = [];

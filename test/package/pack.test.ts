@@ -1,7 +1,9 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { promisify } from "node:util";
+import ts from "typescript";
 
 // The tarball is packed from a fresh copy of the checkout (its tracked and not-ignored files:
 // no dist/), so `npm pack` has to build dist itself through the prepack script, as on a fresh
@@ -14,14 +16,33 @@ import { dirname, join, resolve } from "node:path";
 //   better-sqlite3 from source: minutes on CI's two cores);
 // - `npm install <tarball>` into a fresh project, as a consumer does (install scripts skipped
 //   for the same reason: importing the package and `--help` do not open SQLite).
+//
+// DX-1 checks on the same tarball (no second pack): the projects `steamharness init` creates
+// from the installed bin, each installed with `npm install <tarball>` and tested, type-checked
+// and started; the examples run against the unpacked install; and consumer files type-checked
+// by tsc under module node16, nodenext and bundler resolution, ESM and CJS.
 
 const root = resolve(".");
 const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { version: string; exports: Record<string, unknown>; bin: Record<string, string> };
 const subpaths = Object.keys(pkg.exports).filter((key) => key !== "./package.json").map((key) => (key === "." ? "steamharness" : `steamharness/${key.slice(2)}`));
 
+/** Runs a command to completion; a non-zero exit fails with its output. */
+async function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env, input?: string): Promise<{ stdout: string; stderr: string }> {
+  try {
+    const pending = promisify(execFile)(command, args, { cwd, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, timeout: 300_000 });
+    pending.child.stdin?.end(input ?? "");
+    return await pending;
+  } catch (error) {
+    const failed = error as { message: string; stdout?: string; stderr?: string };
+    throw new Error(`${command} ${args.join(" ")} (in ${cwd}) failed: ${failed.message}\n${failed.stdout ?? ""}\n${failed.stderr ?? ""}`);
+  }
+}
+
 describe("packed package (issue 2 / PORT)", () => {
   let dir = "";
   let tarball = "";
+  // The init scaffolds live outside `dir`, so nothing resolves from its node_modules by accident.
+  let apps = "";
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), "steamharness-pack-"));
@@ -47,6 +68,7 @@ describe("packed package (issue 2 / PORT)", () => {
 
   afterAll(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
+    if (apps) rmSync(apps, { recursive: true, force: true });
   });
 
   it("DX-5 npm pack on a fresh clone builds dist (prepack) and ships dist, LICENSE, README and the migrations, no sources or tests", () => {
@@ -105,4 +127,109 @@ describe("packed package (issue 2 / PORT)", () => {
     expect(execFileSync(process.execPath, [bin, "--version"], { cwd: dir, encoding: "utf8" }).trim()).toBe(pkg.version);
     expect(execFileSync(process.execPath, [bin, "--help"], { cwd: dir, encoding: "utf8" })).toMatch(/Usage: steamharness/);
   });
+  it("DX-1 steamharness init workflow and conversation from the installed bin: npm install <tarball>, then npm test, typecheck and start pass", async () => {
+    apps = mkdtempSync(join(tmpdir(), "steamharness-init-"));
+    const consumer = join(dir, "consumer");
+    const bin = join(consumer, "node_modules/.bin/steamharness");
+    const projects = { workflow: join(apps, "hello-workflow"), conversation: join(apps, "hello-assistant") };
+    for (const [kind, project] of Object.entries(projects)) {
+      const init = spawnSync(bin, ["init", kind, project], { cwd: apps, encoding: "utf8" });
+      expect(init.stderr).toBe("");
+      expect(init.status).toBe(0);
+      expect(init.stdout).toContain("Next steps:");
+    }
+    // `npm install <tarball>` installs the scaffold's own dependencies (tsx, typescript,
+    // @types/node) and points its steamharness dependency at the tarball. Install scripts are
+    // skipped, as above; better-sqlite3 then gets this checkout's built copy, standing in for the
+    // prebuilt binary a real install downloads.
+    // The two projects go through install, test and typecheck side by side (mostly waiting on I/O).
+    const tested = await Promise.all(
+      Object.values(projects).map(async (project) => {
+        await run("npm", ["install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund", tarball], project);
+        rmSync(join(project, "node_modules/better-sqlite3"), { recursive: true, force: true });
+        symlinkSync(join(root, "node_modules/better-sqlite3"), join(project, "node_modules/better-sqlite3"));
+        const test = await run("npm", ["test"], project);
+        await run("npm", ["run", "typecheck"], project);
+        return { dependency: JSON.parse(readFileSync(join(project, "package.json"), "utf8")).dependencies.steamharness as string, test: test.stdout };
+      }),
+    );
+    for (const { dependency, test } of tested) {
+      expect(dependency).toMatch(/^file:.*steamharness-.*\.tgz$/);
+      expect(test).toMatch(/^# fail 0$/m);
+      expect(test).not.toMatch(/^# pass 0$/m);
+    }
+    const data = join(apps, "data");
+    const [started, chat] = await Promise.all([
+      run("npm", ["run", "-s", "start", "--", "--data-dir", join(data, "workflow")], projects.workflow),
+      run("npm", ["run", "-s", "start", "--", "--data-dir", join(data, "conversation")], projects.conversation, process.env, "remember tea\nrecall\n/exit\n"),
+    ]);
+    expect(JSON.parse(started.stdout)).toEqual({ greeting: "Hello, world.", count: 1 });
+    expect(chat.stdout).toContain("model: offline/");
+    expect(chat.stdout).toContain("Noted: tea");
+    expect(chat.stdout).toContain("Your note: tea");
+  }, 600_000);
+
+  it("DX-1 the examples import only the package and run against the installed tarball", async () => {
+    // A project beside the unpacked install (ESM, like this repository): the examples resolve
+    // steamharness and tsx from <dir>/node_modules.
+    const host = join(dir, "examples-host");
+    mkdirSync(host);
+    writeFileSync(join(host, "package.json"), JSON.stringify({ name: "examples-host", private: true, type: "module" }));
+    cpSync(join(root, "examples"), join(host, "examples"), { recursive: true });
+    const sources = readdirSync(join(host, "examples"), { recursive: true }).map(String).filter((file) => file.endsWith(".ts"));
+    for (const file of sources) {
+      const imported = ts.preProcessFile(readFileSync(join(host, "examples", file), "utf8"), true, true).importedFiles.map((entry) => entry.fileName);
+      expect(imported.filter((specifier) => specifier.startsWith(".") || specifier.startsWith("/"))).toEqual([]);
+      expect(imported.filter((specifier) => specifier.startsWith("steamharness") && !/^steamharness(\/agent|\/testing)?$/.test(specifier))).toEqual([]);
+    }
+    const env = { ...process.env };
+    for (const key of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"]) delete env[key];
+    const topLevel = readdirSync(join(host, "examples")).filter((name) => name.endsWith(".ts")).sort();
+    expect(topLevel).toContain("demo.ts");
+    for (const name of topLevel) {
+      const result = await run(process.execPath, ["--import", "tsx", join("examples", name)], host, env);
+      if (name === "demo.ts") expect(result.stdout).toContain("final answer: Done: NOTES.md follows the style guide and the request is recorded in KV.\n");
+    }
+  }, 600_000);
+
+  it("DX-1 consumers type-check against the installed .d.ts with tsc: module node16, nodenext and bundler, ESM and CJS", () => {
+    const consumer = join(dir, "typed");
+    mkdirSync(consumer);
+    writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "typed-consumer", private: true }));
+    // A real type per import (not `any`): the @ts-expect-error lines fail the check if types degrade.
+    const body = (require: boolean) => `
+${require ? "import steamharness = require(\"steamharness\");\nimport testing = require(\"steamharness/testing\");\nimport agent = require(\"steamharness/agent\");\nconst { defineWorkflow, finalText, MemoryStorage, createNodeContext } = steamharness;\nconst { createOfflineModel } = testing;\nconst { createAgentSessionHost } = agent;" : "import { createNodeContext, defineWorkflow, finalText, MemoryStorage } from \"steamharness\";\nimport { createAgentSessionHost } from \"steamharness/agent\";\nimport { createOfflineModel } from \"steamharness/testing\";"}
+const context = createNodeContext({ projectId: "p", storage: new MemoryStorage() });
+const runId: string = context.runId;
+const model = createOfflineModel({ steps: [{ text: "hi" }] });
+const workflow = defineWorkflow({ entrypoints: { hello: { title: "Hello", run: (_params: unknown, run) => ({ runId: run.runId }) } } });
+const text: string = finalText([]);
+// @ts-expect-error finalText returns a string
+const wrong: number = finalText([]);
+export const used = [runId, model, workflow, text, wrong, typeof createAgentSessionHost];
+`;
+    writeFileSync(join(consumer, "esm.mts"), body(false));
+    writeFileSync(join(consumer, "cjs.cts"), body(true));
+    writeFileSync(join(consumer, "bundler.ts"), body(false));
+    const tsc = join(root, "node_modules/typescript/bin/tsc");
+    const base = ["--noEmit", "--strict", "--types", "node", "--target", "es2022", "--listFiles"];
+    // node16 checks every .d.ts (skipLibCheck false), so a broken declaration of ours fails here;
+    // the other settings check the consumers' use of the types (the cheaper skipLibCheck).
+    const cases = [
+      { name: "node16", flags: ["--module", "node16", "--moduleResolution", "node16", "--skipLibCheck", "false"], files: ["esm.mts", "cjs.cts"], dts: ["index.d.ts", "index.d.cts"] },
+      { name: "nodenext", flags: ["--module", "nodenext", "--moduleResolution", "nodenext", "--skipLibCheck"], files: ["esm.mts", "cjs.cts"], dts: ["index.d.ts", "index.d.cts"] },
+      // module preserve: ESM imports in bundler.ts, `import x = require()` in cjs.cts (the "require" condition).
+      { name: "bundler", flags: ["--module", "preserve", "--moduleResolution", "bundler", "--skipLibCheck"], files: ["bundler.ts", "cjs.cts"], dts: ["index.d.ts", "index.d.cts"] },
+    ];
+    for (const { name, flags, files, dts } of cases) {
+      const result = spawnSync(process.execPath, [tsc, ...base, ...flags, ...files], { cwd: consumer, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+      const lines = result.stdout.split("\n");
+      // Errors in the consumers or in steamharness's declarations fail; other packages' own
+      // declarations are theirs (the MCP SDK's CJS types trip TS1541 under node16 with skipLibCheck false).
+      const ours = lines.filter((line) => /error TS\d+/.test(line) && (!line.includes("node_modules/") || line.includes("node_modules/steamharness/")));
+      expect({ name, errors: ours, stderr: result.stderr }).toEqual({ name, errors: [], stderr: "" });
+      if (!lines.some((line) => /error TS\d+/.test(line))) expect({ name, status: result.status }).toEqual({ name, status: 0 });
+      for (const file of dts) expect({ name, file, listed: lines.some((line) => line.endsWith(`node_modules/steamharness/dist/${file}`)) }).toEqual({ name, file, listed: true });
+    }
+  }, 300_000);
 });

@@ -86,4 +86,17 @@ describe("MCP-4 file params", () => {
     });
     await expect(checkFileParams(params, { docs: [join(dir, "ok.txt"), "rel.txt"] })).rejects.toThrow(/arguments\.docs\[1\]: "rel\.txt" is not an absolute path/);
   });
+
+  it("DX-2 a file param left out that has a default imports the default path (the run gets a managed file, as typed)", async () => {
+    const params = [
+      { name: "template", type: "file" as const, default: join(dir, "link-to-file") },
+      { name: "extra", type: "file" as const, multiple: true, default: [join(dir, "ok.txt")] },
+    ];
+    await expect(checkFileParams(params, {})).resolves.toEqual({ params: {}, files: { template: join(dir, "ok.txt"), extra: [join(dir, "ok.txt")] } });
+    await expect(checkFileParams(params, { template: join(dir, "max.bin") })).resolves.toEqual({
+      params: {},
+      files: { template: join(dir, "max.bin"), extra: [join(dir, "ok.txt")] },
+    });
+    await expect(checkFileParams([{ name: "template", type: "file", default: join(dir, "missing") }], {})).rejects.toThrow(/arguments\.template: .* does not exist/);
+  });
 });

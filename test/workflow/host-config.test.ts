@@ -5,15 +5,15 @@ import { secretValues } from "../../src/domain/redaction.js";
 import { redact } from "../../src/adapters/mcp/workflow-result.js";
 
 describe("MCP-2 data dirs", () => {
-  it("MCP-2 defaults live under ~/.steamharness", () => {
-    expect(resolveDataDirs({}, "/home/ada")).toEqual({
+  it("MCP-2 SES-10 defaults live under ~/.steamharness, agent sessions in the project's .workflow/agents", () => {
+    expect(resolveDataDirs({}, "/home/ada", "/work/project")).toEqual({
       dataDir: "/home/ada/.steamharness",
       fileStoreDir: "/home/ada/.steamharness/files",
       kvStoreDir: "/home/ada/.steamharness/kv",
       persistentValueStoreDir: "/home/ada/.steamharness/values",
       fileCreateStoreDir: "/home/ada/.steamharness/created",
       authDir: "/home/ada/.steamharness",
-      agentStoreDir: "/home/ada/.steamharness/agent-sessions",
+      agentStoreDir: "/work/project/.workflow/agents",
     });
   });
 

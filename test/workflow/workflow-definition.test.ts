@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@jest/globals";
+import { Type } from "@sinclair/typebox";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import { isUuid, parseWorkflowManifest, workflowServerName } from "../../src/domain/workflow/project-manifest.js";
 import { normalizeRunReturn, statusOfResult } from "../../src/domain/workflow/run-report.js";
 import { buildStructureReport, defineWorkflow } from "../../src/domain/workflow/workflow-definition.js";
+import { entrypointInputSchema, toJsonSchema } from "../../src/domain/workflow/param-schema.js";
 
 const ID = "11111111-1111-4111-8111-111111111111";
 const manifest = { id: ID, projectType: "workflow" as const, main: "index.mjs" };
@@ -85,8 +87,75 @@ describe("WF-1 workflow definition and structure report", () => {
     ["a param without a name", { entrypoints: { a: { run, params: [{ type: "string" }] } } }, /param #1 is invalid/],
     ["a duplicate param", { entrypoints: { a: { run, params: [{ name: "x", type: "string" }, { name: "x", type: "number" }] } } }, /declared twice/],
     ["checkboxes without options", { entrypoints: { a: { run, params: [{ name: "x", type: "checkboxes" }] } } }, /needs static options/],
+    ["DX-2 a default of the wrong type", { entrypoints: { a: { run, params: [{ name: "days", type: "number", default: "3" }] } } }, /default of param "days" does not fit its type/],
+    ["DX-2 a default outside the options", { entrypoints: { a: { run, params: [{ name: "s", type: "string", options: ["a", "b"], default: "c" }] } } }, /default of param "s" does not fit/],
+    ["DX-2 a checkboxes default outside the options", { entrypoints: { a: { run, params: [{ name: "c", type: "checkboxes", options: ["a"], default: ["z"] }] } } }, /default of param "c" does not fit/],
+    ["DX-2 a scalar default for a multiple param", { entrypoints: { a: { run, params: [{ name: "t", type: "string", multiple: true, default: "x" }] } } }, /default of param "t" does not fit/],
   ])("WF-1 refuses %s", (_label, definition, message) => {
     const error = codeOf(() => buildStructureReport(manifest, definition));
+    expect(error.code).toBe("input_validation");
+    expect(error.message).toMatch(message);
+  });
+});
+
+describe("DX-2 typed definitions at run time", () => {
+  it("DX-2 defineWorkflow returns the definition unchanged, and defaults that fit are accepted", () => {
+    const definition = {
+      entrypoints: {
+        plan: {
+          params: [
+            { name: "days", type: "number", default: 3 },
+            { name: "size", type: "string", options: ["s", { value: "m" }], default: "m" },
+            { name: "tags", type: "checkboxes", options: ["a", "b"], default: ["b"] },
+            { name: "due", type: "string", format: "date", default: "2026-12-01" },
+          ],
+          run: () => null,
+        },
+      },
+    } as const;
+    expect(defineWorkflow(definition)).toBe(definition);
+    expect(buildStructureReport(manifest, definition).entrypoints[0]!.params.map((p) => p.default)).toEqual([3, "m", ["b"], "2026-12-01"]);
+  });
+});
+
+describe("DX-2 params declared as a TypeBox object", () => {
+  const run = () => null;
+
+  it("DX-2 each property becomes a listed param (kinds, options, checkboxes, optional, annotations, defaults)", () => {
+    const params = Type.Object({
+      name: Type.String({ title: "Name", description: "Who" }),
+      due: Type.Optional(Type.String({ format: "date" })),
+      tone: Type.Union([Type.Literal("warm"), Type.Literal("formal")], { default: "warm" }),
+      only: Type.Literal("x"),
+      days: Type.Optional(Type.Number({ default: 3 })),
+      dry: Type.Boolean(),
+      tags: Type.Optional(Type.Array(Type.String())),
+      toppings: Type.Array(Type.Union([Type.Literal("cheese"), Type.Literal("olives")]), { uniqueItems: true }),
+    });
+    const report = buildStructureReport(manifest, defineWorkflow({ entrypoints: { greet: { params, run } } }));
+    expect(report.entrypoints[0]!.params).toEqual([
+      { name: "name", type: "string", required: true, title: "Name", description: "Who" },
+      { name: "due", type: "string", format: "date" },
+      { name: "tone", type: "string", options: ["warm", "formal"], default: "warm" },
+      { name: "only", type: "string", options: ["x"], required: true },
+      { name: "days", type: "number", default: 3 },
+      { name: "dry", type: "boolean", required: true },
+      { name: "tags", type: "string", multiple: true },
+      { name: "toppings", type: "checkboxes", options: ["cheese", "olives"], required: true },
+    ]);
+    // The published schema is built from the listed params, as for any project.
+    expect(toJsonSchema(entrypointInputSchema(report.entrypoints[0]!.params))).toMatchObject({ required: ["name", "only", "dry", "toppings"] });
+  });
+
+  it.each([
+    ["a constraint a param cannot enforce", Type.Object({ n: Type.Number({ minimum: 1 }) }), /property "n": minimum cannot be declared/],
+    ["an integer", Type.Object({ n: Type.Integer() }), /property "n": a Integer schema cannot be a workflow param/],
+    ["a nested object", Type.Object({ o: Type.Object({}) }), /property "o": a Object schema cannot/],
+    ["an unknown string format", Type.Object({ e: Type.String({ format: "email" }) }), /format "email" is not one of/],
+    ["an array constraint", Type.Object({ t: Type.Array(Type.String(), { minItems: 1 }) }), /property "t": minItems cannot be declared/],
+    ["a default that does not fit", Type.Object({ n: Type.Number({ default: "x" }) }), /default of param "n" does not fit/],
+  ])("DX-2 refuses %s", (_label, params, message) => {
+    const error = codeOf(() => buildStructureReport(manifest, { entrypoints: { a: { params, run } } }));
     expect(error.code).toBe("input_validation");
     expect(error.message).toMatch(message);
   });

@@ -2,9 +2,9 @@
  * `steamharness chat` (CONV-2): runs a conversation project in the terminal. Each line typed is
  * one turn of the project's agent; output streams through the chat renderer; tool approvals,
  * plan decisions and `ask_user` questions are answered at the prompt; Ctrl-C cancels the running
- * turn (and at the prompt, ends the chat). With durable history declared
- * (`executor.conversation.durable.enabled`), the conversation lives in SQLite under the data dir
- * and `--conversation <id>` continues it after a restart. With `conversation.recovery.enabled` a
+ * turn (and at the prompt, ends the chat). The conversation's history always lives in SQLite in the
+ * project, `<project>/.workflow/agents` (SES-1, SES-10), so `--conversation <id>` continues it
+ * after a restart. With `conversation.recovery.enabled` a
  * turn interrupted by a crash or kill is run again on reopening, under its original run id, so
  * committed work is replayed, not redone (SES-3).
  */
@@ -19,7 +19,6 @@ import { createAgentConfigurationLoader } from "../../domain/configuration/run-s
 import { isSteamharnessError } from "../../domain/errors.js";
 import type { Storage } from "../../ports/storage.js";
 import { createNodeContext } from "../../workflow/node-context.js";
-import { MemoryStorage } from "../memory/memory-storage.js";
 import { createSqliteProjectConfigurationStore } from "../sqlite/configuration/sqlite-project-configuration-store.js";
 import { createSqliteStorage } from "../sqlite/store/sqlite-storage.js";
 import { DEFAULT_AGENT_STORE_DIR } from "../sqlite/sessions/session-file-names.js";
@@ -70,12 +69,10 @@ export async function runChat(options: ChatOptions): Promise<void> {
   const out = { write: (text: string) => void output.write(text) };
   const project = await loadAgentConversationProject(options.projectDir);
   const dataDir = resolve(options.dataDir ?? join(homedir(), ".steamharness"));
-  const durable = project.executor.executor.conversation.durable.enabled;
-  // Session history is project-local (SES-1 default `.workflow/agents`); KV, knowledge and files
-  // live under the data dir, shared with the other local hosts.
-  const storage: Storage = durable
-    ? createSqliteStorage({ directory: join(dataDir, "projects", project.manifest.id), agentStoreDir: join(resolve(options.projectDir), DEFAULT_AGENT_STORE_DIR) })
-    : new MemoryStorage();
+  // SES-10: a chat is a conversation, and a conversation's history is durable and project-local
+  // (`.workflow/agents`) whatever the project declares; `durable.enabled` only gates recovery.
+  // KV, knowledge and files live under the data dir, shared with the other local hosts.
+  const storage: Storage = createSqliteStorage({ directory: join(dataDir, "projects", project.manifest.id), agentStoreDir: join(resolve(options.projectDir), DEFAULT_AGENT_STORE_DIR) });
   const configurations = createSqliteProjectConfigurationStore({ dataDir });
   const env = options.env ?? process.env;
   const agentOptions: AgentNodeOptions = { ...project.executor.agent };
@@ -104,8 +101,8 @@ export async function runChat(options: ChatOptions): Promise<void> {
   const ask = (question: string) => reader.ask(question, turn?.signal);
   const ports = createTerminalPorts(ask, out);
   const renderer = createChatRenderer(out);
-  out.write(`steamharness chat — ${project.manifest.name ?? project.manifest.id}\n${modelLine}\nconversation ${conversationId}${durable ? ` (resume with --conversation ${conversationId})` : " (not durable: history ends with this process)"}\n`);
-  const recovery = durable && project.executor.executor.conversation.recovery.enabled;
+  out.write(`steamharness chat — ${project.manifest.name ?? project.manifest.id}\n${modelLine}\nconversation ${conversationId} (resume with --conversation ${conversationId})\n`);
+  const recovery = project.executor.executor.conversation.recovery.enabled;
   const journal = `${ACTIVE_TURN_PREFIX}${conversationId}`;
   const runTurn = async (prompt: string, runId: string) => {
     turn = new AbortController();

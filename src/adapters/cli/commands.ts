@@ -211,6 +211,7 @@ export function registerRunCommand(program: Command): void {
 interface McpFlags extends DataDirFlags {
   timeout?: string;
   workers?: string;
+  freshWorker?: boolean;
 }
 
 /**
@@ -229,8 +230,9 @@ export function registerMcpCommand(program: Command): void {
     .option("--timeout <ms>", "end a tool call's run after this many milliseconds (isError, status timeout)")
     .option(
       "--workers <n>",
-      "worker processes kept warm, and tool calls run at once (1-64, default 2); each call still runs in a fresh worker, later calls queue",
-    );
+      "worker processes kept warm, and tool calls run at once (1-64, default 2); later calls queue. A worker whose call ended cleanly serves the next one; a cancelled, timed-out, crashed or throwing call retires its worker",
+    )
+    .option("--fresh-worker", "run every tool call in a fresh worker process that serves only that call (strict isolation, slower)");
   addDataDirOptions(command).action(async (dir: string, flags: McpFlags) => {
     const { parseWorkers, serveWorkflowOverStdio } = await import("../mcp/serve-workflow.js");
     const workers = flags.workers === undefined ? undefined : parseWorkers(flags.workers);
@@ -240,6 +242,7 @@ export function registerMcpCommand(program: Command): void {
       relatedProjects: flags.relatedProject ?? [],
       version: command.parent?.version() ?? "0.0.0",
       ...(workers !== undefined ? { workers } : {}),
+      ...(flags.freshWorker ? { workerReuse: false } : {}),
       ...(flags.timeout ? { timeoutMs: Number(flags.timeout) } : {}),
     });
   });

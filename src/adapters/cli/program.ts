@@ -1,8 +1,9 @@
-import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { isSteamharnessError } from "../../domain/errors.js";
 import { redactSecrets, secretValues } from "../../domain/redaction.js";
 import { EXIT_CODES_HELP, exitCodeOfError } from "./exit-codes.js";
+import { registerInitCommand } from "./init/init-command.js";
+import { readPackageManifest } from "./package-manifest.js";
 import { registerMcpCommand, registerRunCommand, registerStructureCommand } from "./commands.js";
 import { registerChatCommand } from "../chat/chat-command.js";
 import { registerConfigCommand } from "../config-cli/config-command.js";
@@ -16,15 +17,7 @@ import { registerViewCommand } from "../viewer/view-command.js";
  * packageVersion() // "0.1.0"
  */
 export function packageVersion(moduleUrl: string = import.meta.url): string {
-  for (const relative of ["../package.json", "../../../package.json"]) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL(relative, moduleUrl), "utf8")) as { name?: string; version?: string };
-      if (pkg.name === "steamharness" && pkg.version) return pkg.version;
-    } catch {
-      // try the next candidate
-    }
-  }
-  return "0.0.0";
+  return readPackageManifest(moduleUrl)?.version ?? "0.0.0";
 }
 
 /**
@@ -42,7 +35,7 @@ export function createProgram(version = packageVersion()): Command {
     .addHelpText("after", `\n${EXIT_CODES_HELP}`)
     // Usage errors throw instead of exiting, so runCli gives them their exit code (2).
     .exitOverride();
-  for (const register of [registerStructureCommand, registerRunCommand, registerMcpCommand, registerChatCommand, registerGatewayCommand, registerConfigCommand, registerViewCommand]) {
+  for (const register of [registerInitCommand, registerStructureCommand, registerRunCommand, registerMcpCommand, registerChatCommand, registerGatewayCommand, registerConfigCommand, registerViewCommand]) {
     register(program);
   }
   return program;

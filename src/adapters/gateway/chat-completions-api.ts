@@ -106,7 +106,15 @@ export function createChatCompletionsApi(options: { runs: GatewayRuns; modelId: 
       const sse = startSse(response);
       const chunk = (delta: Record<string, unknown>, finish: string | null) => sse.send({ id, object: "chat.completion.chunk", created, model: options.modelId, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] });
       chunk({ role: "assistant", content: "" }, null);
-      const outcome = await runs.run(run, signal, (delta) => chunk({ content: delta }, null));
+      let flushed = false;
+      const outcome = await runs.run(run, signal, (delta) => {
+        chunk({ content: delta }, null);
+        // Time to first token: the first delta goes out now; later ones are joined per tick.
+        if (!flushed) {
+          flushed = true;
+          sse.flush();
+        }
+      });
       settle(run, outcome);
       if (outcome.status === "cancelled") return sse.end();
       if (outcome.status === "failed") {

@@ -67,15 +67,37 @@ export async function readJsonBody(request: IncomingMessage, limit: number): Pro
   const tooLarge = () => new GatewayHttpError(413, `The request body exceeds the gateway's limit of ${limit} bytes.`, { code: "request_too_large" });
   const declared = Number(request.headers["content-length"] ?? Number.NaN);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge();
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge();
-    parts.push(chunk);
-  }
+  // Listeners rather than `for await`: the stream's async iterator costs a promise per chunk and
+  // more per request than the body it reads.
+  const text = await new Promise<string>((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= limit) return void parts.push(chunk);
+      cleanup();
+      request.resume();
+      reject(tooLarge());
+    };
+    const onEnd = (): void => {
+      cleanup();
+      resolve(parts.length === 1 ? parts[0]!.toString("utf8") : Buffer.concat(parts).toString("utf8"));
+    };
+    const onError = (error: Error): void => {
+      cleanup();
+      reject(error);
+    };
+    const onClose = (): void => {
+      cleanup();
+      reject(new GatewayHttpError(400, "The request body ended early.", { code: "invalid_request_body" }));
+    };
+    const cleanup = (): void => {
+      request.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose);
+    };
+    request.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
+  });
   try {
-    return JSON.parse(Buffer.concat(parts).toString("utf8")) as unknown;
+    return JSON.parse(text) as unknown;
   } catch {
     throw new GatewayHttpError(400, "We could not parse the JSON body of your request. Send valid JSON.", { code: "invalid_json" });
   }
@@ -85,13 +107,22 @@ export async function readJsonBody(request: IncomingMessage, limit: number): Pro
 export interface SseWriter {
   /** Sends one event; `event` names it (`event:` line) when given. False once the client left. */
   send(data: unknown, event?: string): boolean;
+  /** Sends one event whose data is already JSON text. */
+  sendJson(json: string, event?: string): boolean;
   /** Sends a raw `data:` line (Chat Completions' `[DONE]`). */
   sendRaw(data: string): boolean;
+  /** Writes what is joined so far now, not at the end of the tick (the first token). */
+  flush(): void;
   end(): void;
 }
 
 /**
- * Starts an SSE response (`text/event-stream`, no buffering).
+ * Starts an SSE response (`text/event-stream`, no buffering by proxies). Events produced in one
+ * tick (a model streaming faster than the socket) are joined into one string and sent as one
+ * `write` — one chunk of the chunked body, one syscall — at the end of the tick, or at once on
+ * `flush` (the APIs flush their first text delta, so time to first token does not wait for the
+ * tick); `end` sends what is left with the response's end. The headers go out with the first events (sent in the tick the
+ * stream starts), not in a packet of their own.
  *
  * @example
  * const sse = startSse(response);
@@ -99,27 +130,30 @@ export interface SseWriter {
  */
 export function startSse(response: ServerResponse): SseWriter {
   response.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive", "x-accel-buffering": "no" });
-  response.flushHeaders();
-  // Events produced in one tick (a model streaming faster than the socket) go out as one write.
-  let corked = false;
+  let buffered = "";
+  const gone = (): boolean => response.destroyed || response.writableEnded;
+  const flush = (): void => {
+    const text = buffered;
+    buffered = "";
+    if (text !== "" && !gone()) response.write(text);
+  };
   const write = (text: string): boolean => {
-    if (response.destroyed || response.writableEnded) return false;
-    if (!corked) {
-      corked = true;
-      response.cork();
-      process.nextTick(() => {
-        corked = false;
-        response.uncork();
-      });
-    }
-    response.write(text);
+    if (gone()) return false;
+    if (buffered === "") process.nextTick(flush);
+    buffered += text;
     return true;
   };
   return {
     send: (data, event) => write(`${event === undefined ? "" : `event: ${event}\n`}data: ${JSON.stringify(data)}\n\n`),
+    sendJson: (json, event) => write(`${event === undefined ? "" : `event: ${event}\n`}data: ${json}\n\n`),
     sendRaw: (data) => write(`data: ${data}\n\n`),
+    flush,
     end: () => {
-      if (!response.writableEnded) response.end();
+      if (response.writableEnded) return;
+      const text = buffered;
+      buffered = "";
+      if (response.destroyed) return void response.end();
+      response.end(text);
     },
   };
 }

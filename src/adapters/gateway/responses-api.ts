@@ -19,7 +19,18 @@ export const GATEWAY_SERVER_LABEL = "steamharness";
 type OutputItem = Record<string, JsonValue>;
 type ResponseObject = Record<string, JsonValue | undefined> & { id: string; status: string; output: OutputItem[] };
 
-const hex = (bytes: number): string => randomBytes(bytes).toString("hex");
+// Ids take their randomness from a pool refilled 4 KiB at a time: one `randomBytes` call per
+// response id was a measurable part of a streamed request (as `randomUUID` pools its entropy).
+let pool = Buffer.alloc(0);
+let offset = 0;
+const hex = (bytes: number): string => {
+  if (offset + bytes > pool.length) {
+    pool = randomBytes(4096);
+    offset = 0;
+  }
+  offset += bytes;
+  return pool.toString("hex", offset - bytes, offset);
+};
 const textOf = (content: string | Array<{ text: string }>): string => (typeof content === "string" ? content : content.map((part) => part.text).join(""));
 const STORED = "response:";
 
@@ -48,9 +59,15 @@ export function createResponsesApi(options: ResponsesApiOptions) {
     if (!found && conversationId !== undefined) index.delete(id);
     return found ?? null;
   };
+  // Responses of evicted conversations leave stale index entries; they are swept when the index
+  // has doubled since the last sweep (amortised O(1) per request: sweeping at every request past a
+  // fixed size made each request walk every kept response).
+  let sweepAt = 4096;
   const store = (conversationId: string, response: ResponseObject): void => {
-    // Responses of evicted conversations leave stale index entries; they are swept now and then.
-    if (index.size > 4096) for (const id of [...index.keys()]) stored(id);
+    if (index.size >= sweepAt) {
+      for (const id of [...index.keys()]) stored(id);
+      sweepAt = Math.max(4096, index.size * 2);
+    }
     index.set(response.id, conversationId);
     runs.attach(conversationId, `${STORED}${response.id}`, response);
   };
@@ -162,9 +179,17 @@ export function createResponsesApi(options: ResponsesApiOptions) {
         emit({ type: "response.output_item.added", output_index: 0, item: { id: messageId, type: "message", role: "assistant", status: "in_progress", content: [] } });
         emit({ type: "response.content_part.added", item_id: messageId, output_index: 0, content_index: 0, part: { type: "output_text", text: "", annotations: [] } });
       };
+      // The one event sent per token, written from a fixed prefix (same JSON as `emit` would give).
+      const deltaPrefix = `{"type":"response.output_text.delta","item_id":${JSON.stringify(messageId)},"output_index":0,"content_index":0,"delta":`;
+      let flushed = false;
       const outcome = await runs.run(run, signal, (delta) => {
         open();
-        emit({ type: "response.output_text.delta", item_id: messageId, output_index: 0, content_index: 0, delta, logprobs: [] });
+        sse.sendJson(`${deltaPrefix}${JSON.stringify(delta)},"logprobs":[],"sequence_number":${sequence++}}`, "response.output_text.delta");
+        // Time to first token: the first delta goes out now; later ones are joined per tick.
+        if (!flushed) {
+          flushed = true;
+          sse.flush();
+        }
       });
       const final = finish(base, outcome, messageId, options.now);
       if (body.store !== false) store(run.conversationId, final);

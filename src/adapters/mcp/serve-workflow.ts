@@ -12,6 +12,11 @@ export const MAX_WORKERS = 64;
 export interface ServeWorkflowOptions extends Omit<WorkflowHostOptions, "output" | "prechecked" | "workers"> {
   /** Warm workers and the most runs at once (`--workers`); {@link DEFAULT_WORKERS} by default. */
   workers?: number;
+  /**
+   * `false` (`--fresh-worker`): every call runs in a fresh worker process, which serves that one
+   * run. By default a worker whose run ended cleanly serves later calls (MCP-9).
+   */
+  workerReuse?: boolean;
   /** The steamharness version, part of the catalog cache key (a new version re-reads projects). */
   version?: string;
 }

@@ -1,12 +1,12 @@
 import { readdirSync, statSync, type Dirent } from "node:fs";
 import { join, resolve } from "node:path";
-import { drizzle } from "drizzle-orm/better-sqlite3";
 import { SteamharnessError } from "../../domain/errors.js";
 import type { SessionCatalog, SessionCatalogEntry } from "../../ports/session-catalog.js";
 import type { SessionAddress } from "../../ports/session-store.js";
 import { openSqlite } from "../sqlite/shared/sqlite-connection.js";
 import { SESSION_FILE_EXTENSION } from "../sqlite/sessions/session-file-names.js";
-import { sessionMeta } from "../sqlite/sessions/session-schema.js";
+import { drizzleBetterSqlite3 } from "../sqlite/shared/drizzle-modules.js";
+import { sessionTables } from "../sqlite/sessions/session-schema.js";
 
 /** Options of {@link createSqliteSessionCatalog}. */
 export interface SqliteSessionCatalogOptions {
@@ -23,7 +23,9 @@ function readAddress(path: string): SessionAddress | null {
     return null;
   }
   try {
-    const row = drizzle({ client })
+    const { sessionMeta } = sessionTables();
+    const row = drizzleBetterSqlite3()
+      .drizzle({ client })
       .select({ projectId: sessionMeta.projectId, conversationId: sessionMeta.conversationId, sessionKey: sessionMeta.sessionKey })
       .from(sessionMeta)
       .get();

@@ -46,8 +46,8 @@ export async function checkFileArgument(param: string, value: string, maxBytes =
 }
 
 /**
- * Checks every file param of a call before anything is imported, so a refused path leaves the
- * managed-file store untouched. Resolves the params without the file values and, apart, the
+ * Checks every file param of a call (an absent one that has a default: its default path) before
+ * anything is imported, so a refused path leaves the managed-file store untouched. Resolves the params without the file values and, apart, the
  * real paths per file param for the worker to import.
  *
  * @example
@@ -61,8 +61,9 @@ export async function checkFileParams(
   const rest: Record<string, JsonValue> = { ...args };
   const files: Record<string, string | string[]> = {};
   for (const param of params) {
-    if (param.type !== "file" || args[param.name] === undefined) continue;
-    const value = args[param.name];
+    // A file param's default is a path too: it is checked and imported like an argument.
+    const value = param.type === "file" ? (args[param.name] ?? param.default) : undefined;
+    if (value === undefined) continue;
     delete rest[param.name];
     if (Array.isArray(value)) {
       files[param.name] = await Promise.all(value.map((item, index) => checkFileArgument(`${param.name}[${index}]`, String(item), maxBytes)));

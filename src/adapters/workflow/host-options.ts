@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { SteamharnessError } from "../../domain/errors.js";
+import { DEFAULT_AGENT_STORE_DIR } from "../sqlite/sessions/session-file-names.js";
 import type { RelatedProject } from "../../domain/workflow/run-context.js";
 import { locateWorkflowProject, type WorkflowProjectLocation } from "./project-location.js";
 
@@ -24,7 +25,10 @@ export interface WorkflowDataDirs {
   fileCreateStoreDir: string;
   /** Where `workflow-auth.json` is kept (`--auth-dir`, default `<data>`). */
   authDir: string;
-  /** Durable agent sessions of runs (`<data>/agent-sessions`). */
+  /**
+   * Durable agent sessions of runs: project-local, `<project>/.workflow/agents` (SES-1, SES-10),
+   * like `chat` and the gateway, so every host of a project finds the same conversations.
+   */
   agentStoreDir: string;
 }
 
@@ -43,12 +47,15 @@ export type DataDirOptions = Partial<Record<keyof typeof DATA_DIR_FLAGS, string>
 
 /**
  * Resolves the data directories: every given option must be an absolute path (a relative one
- * fails with `input_validation` naming the flag), the rest default under the data dir.
+ * fails with `input_validation` naming the flag), the rest default under the data dir; the agent
+ * sessions live in the project, `<projectDir>/.workflow/agents` (SES-10; `projectDir` defaults to
+ * the working directory).
  *
  * @example
  * resolveDataDirs({ dataDir: "/srv/sh" }).kvStoreDir // "/srv/sh/kv"
+ * resolveDataDirs({}, homedir(), "/srv/project").agentStoreDir // "/srv/project/.workflow/agents"
  */
-export function resolveDataDirs(options: DataDirOptions, home: string = homedir()): WorkflowDataDirs {
+export function resolveDataDirs(options: DataDirOptions, home: string = homedir(), projectDir: string = process.cwd()): WorkflowDataDirs {
   for (const [key, flag] of Object.entries(DATA_DIR_FLAGS) as [keyof typeof DATA_DIR_FLAGS, string][]) {
     const value = options[key];
     if (value === undefined) continue;
@@ -65,7 +72,7 @@ export function resolveDataDirs(options: DataDirOptions, home: string = homedir(
     persistentValueStoreDir: pick(options.persistentValueStoreDir, "values"),
     fileCreateStoreDir: pick(options.fileCreateStoreDir, "created"),
     authDir: options.authDir === undefined ? dataDir : resolve(options.authDir),
-    agentStoreDir: join(dataDir, "agent-sessions"),
+    agentStoreDir: join(resolve(projectDir), DEFAULT_AGENT_STORE_DIR),
   };
 }
 
@@ -116,7 +123,7 @@ export interface PrecheckedWorkflowHost {
  */
 export async function precheckWorkflowHost(options: { projectDir: string; dirs?: DataDirOptions; relatedProjects?: readonly string[] }): Promise<PrecheckedWorkflowHost> {
   const location = await locateWorkflowProject(options.projectDir);
-  const dirs = resolveDataDirs(options.dirs ?? {});
+  const dirs = resolveDataDirs(options.dirs ?? {}, homedir(), location.directory);
   const relatedProjects = await parseRelatedProjects(options.relatedProjects ?? []);
   return { location, dirs, relatedProjects };
 }

@@ -28,11 +28,12 @@ export function interactionRequired(pending: PendingInteraction, reason: string)
  * Runs one entrypoint in `worker` and always resolves a run report: success or business
  * failure from the worker, `cancelled` when `signal` aborts, `timeout`, `failed` when the worker
  * dies, `waiting_for_input` when a handler raises `interaction_required`. A cancelled, timed
- * out or paused run's worker is gone when the promise settles; a finished one exits on its own
- * (killed after a 1 s grace).
+ * out or paused run's worker is gone when the promise settles; a worker whose run ended by
+ * itself stays up, and is {@link WorkflowWorker.reusable} when the run ended cleanly: whoever
+ * handed it out decides whether it serves another run or `finish`es (MCP-9).
  *
  * @example
- * const report = await runInWorker(pool.take(), { runId, entrypointId, params, files: {} }, { projectId, handlers });
+ * const report = await runInWorker(lease.worker, { runId, entrypointId, params, files: {} }, { projectId, handlers });
  */
 export async function runInWorker(worker: WorkflowWorker, request: WorkerRunRequest, options: RunInWorkerOptions): Promise<WorkflowRunReport> {
   const base = { runId: request.runId, projectId: options.projectId, entrypointId: request.entrypointId };
@@ -66,10 +67,9 @@ export async function runInWorker(worker: WorkflowWorker, request: WorkerRunRequ
   } finally {
     if (timer) clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);
-    // A run that ended by itself closes its stores and exits in the background (the result does
-    // not wait for it); anything else (cancel, timeout, pause) is killed before returning.
+    // Cancel, timeout and pause (and a failed handler) kill the worker before returning; after a
+    // run that ended by itself the worker's fate is its lease holder's (reuse or finish).
     const endedByItself = report !== undefined && (report.status === "success" || report.status === "failed");
-    if (endedByItself) void worker.finish();
-    else await worker.kill();
+    if (!endedByItself) await worker.kill();
   }
 }

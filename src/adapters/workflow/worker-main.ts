@@ -1,8 +1,11 @@
 /**
  * Entry of a workflow worker process (built as dist/workflow-worker.js). The host forks it with
- * an IPC channel; the worker loads the project, reports its structure, runs exactly one
- * entrypoint and exits. Project output on stdout/stderr is the host's to forward; protocol
- * messages travel only over IPC.
+ * an IPC channel; the worker loads the project, reports its structure, then runs entrypoints one
+ * at a time until the host tells it to exit (MCP-9: a host may hand a worker whose run ended
+ * cleanly another run, or retire it after each one). Every run gets its own context, abort
+ * signal and user-input bridge; afterwards the environment and working directory are restored,
+ * and `done` says whether the run left the worker fit for another. Project output on
+ * stdout/stderr is the host's to forward; protocol messages travel only over IPC.
  */
 import { mkdir } from "node:fs/promises";
 import { basename } from "node:path";
@@ -13,7 +16,8 @@ import { emptyRunResult, normalizeRunReturn, statusOfResult, type WorkflowRunRep
 import type { ManagedFile } from "../../ports/managed-file-store.js";
 import type { Storage } from "../../ports/storage.js";
 import { loadWorkflowProject, locateWorkflowProject, type LoadedWorkflowProject } from "./project-loader.js";
-import { createHostBridge, createWorkerRunContext } from "./worker-run-context.js";
+import { createHostBridge, createWorkerRunContext, type HostBridge } from "./worker-run-context.js";
+import { restoreWorkerState, snapshotWorkerState, type WorkerStateSnapshot } from "./worker-state.js";
 import { isProtocolMessage, type HostMessage, type WorkerConfig, type WorkerMessage, type WorkerRunRequest } from "./worker-protocol.js";
 import { openWorkflowStorage } from "./workflow-storage.js";
 
@@ -23,8 +27,15 @@ const send = (message: WorkerMessage): Promise<void> =>
     process.send(message, undefined, {}, () => resolveSend());
   });
 
-const bridge = createHostBridge((message) => void send(message));
-const controller = new AbortController();
+/** The run in progress: its cancel switch and the bridge its questions travel through. */
+interface CurrentRun {
+  controller: AbortController;
+  bridge: HostBridge;
+}
+
+let current: CurrentRun | undefined;
+let exitAfterRun = false;
+let idleState: WorkerStateSnapshot | undefined;
 let config: WorkerConfig | undefined;
 let project: LoadedWorkflowProject | undefined;
 let storage: Promise<Storage> | undefined;
@@ -49,6 +60,7 @@ async function init(next: WorkerConfig): Promise<void> {
         process.stderr.write(`[steamharness] cannot open the workflow stores yet: ${(error as Error)?.message ?? String(error)}\n`);
       });
     }
+    idleState = snapshotWorkerState();
     await send({ type: "ready", structure: project.structure });
   } catch (error) {
     const code = isSteamharnessError(error) ? error.code : "internal";
@@ -67,13 +79,20 @@ async function importFiles(store: Storage, projectId: string, files: WorkerRunRe
   return imported;
 }
 
-async function execute(run: WorkerRunRequest): Promise<WorkflowRunReport> {
+/** The report, and whether the entrypoint returned (rather than threw or was never found). */
+interface Executed {
+  report: WorkflowRunReport;
+  returned: boolean;
+}
+
+async function execute(run: WorkerRunRequest, { controller, bridge }: CurrentRun): Promise<Executed> {
   const loaded = project!;
   const base = { runId: run.runId, projectId: loaded.manifest.id, entrypointId: run.entrypointId };
   const entry = loaded.definition.entrypoints[run.entrypointId];
   const structure = loaded.structure.entrypoints.find((e) => e.id === run.entrypointId);
   if (!entry || !structure) {
-    return { ...base, status: "failed", result: { data: emptyRunResult() }, error: { code: "not_found", message: `no entrypoint ${run.entrypointId}` } };
+    const report: WorkflowRunReport = { ...base, status: "failed", result: { data: emptyRunResult() }, error: { code: "not_found", message: `no entrypoint ${run.entrypointId}` } };
+    return { report, returned: false };
   }
   try {
     const store = await openStorage();
@@ -93,34 +112,71 @@ async function execute(run: WorkerRunRequest): Promise<WorkflowRunReport> {
     });
     const result = normalizeRunReturn(await entry.run(params, context));
     const status = statusOfResult(result);
-    if (status === "success") return { ...base, status, result: { data: result } };
-    return { ...base, status, result: { data: result }, error: { code: "business_error", message: result.errMessage || `the workflow returned errCode ${result.errCode}` } };
+    if (status === "success") return { report: { ...base, status, result: { data: result } }, returned: true };
+    const error = { code: "business_error", message: result.errMessage || `the workflow returned errCode ${result.errCode}` };
+    return { report: { ...base, status, result: { data: result }, error }, returned: true };
   } catch (error) {
     const message = (error as Error)?.message ?? String(error);
-    if (isSteamharnessError(error, "cancelled")) return { ...base, status: "cancelled", result: { data: emptyRunResult(message) }, error: { code: "cancelled", message } };
+    if (isSteamharnessError(error, "cancelled")) {
+      return { report: { ...base, status: "cancelled", result: { data: emptyRunResult(message) }, error: { code: "cancelled", message } }, returned: false };
+    }
     // The report stays concise; the stack goes to stderr (forwarded by the host), redacted like results.
     const stack = error instanceof Error && error.stack ? error.stack : message;
     process.stderr.write(`[steamharness] run ${run.runId} (${run.entrypointId}) threw:\n${redactSecrets(stack, secretValues(process.env))}\n`);
     const code = isSteamharnessError(error) ? error.code : "run_failed";
-    return { ...base, status: "failed", result: { data: emptyRunResult(message) }, error: { code, message } };
+    return { report: { ...base, status: "failed", result: { data: emptyRunResult(message) }, error: { code, message } }, returned: false };
   }
+}
+
+async function serve(run: WorkerRunRequest): Promise<void> {
+  if (current) {
+    process.stderr.write(`[steamharness] run ${run.runId} refused: the worker is busy with another run\n`);
+    process.exit(1);
+  }
+  // Questions asked after the run has ended (by work it left behind) never reach the host, so
+  // they cannot be mistaken for questions of the worker's next run.
+  const thisRun: CurrentRun = {
+    controller: new AbortController(),
+    bridge: createHostBridge((message) => {
+      if (current === thisRun) void send(message);
+    }),
+  };
+  current = thisRun;
+  const { report, returned } = await execute(run, thisRun);
+  // Answers that arrive from now on belong to no run: the next run gets a new bridge.
+  current = undefined;
+  // One turn of the event loop first: a file operation the run awaited last is still listed as
+  // active while its promise's continuations run.
+  await new Promise((resolveTurn) => setImmediate(resolveTurn));
+  const leftovers = idleState ? restoreWorkerState(idleState) : ["no idle state"];
+  if (returned && leftovers.length > 0) {
+    process.stderr.write(`[steamharness] run ${run.runId} (${run.entrypointId}) left ${leftovers.join(", ")} running: its worker serves no further run\n`);
+  }
+  await send({ type: "done", report, reusable: returned && leftovers.length === 0 });
+  if (exitAfterRun) await exit();
+}
+
+async function exit(): Promise<void> {
+  // A host closing while this run is in progress lets it finish first (it kills after a grace).
+  if (current) {
+    exitAfterRun = true;
+    return;
+  }
+  await storage?.then((opened) => opened.close()).catch(() => undefined);
+  process.exit(0);
 }
 
 process.on("message", (raw: unknown) => {
   if (!isProtocolMessage(raw)) return;
   const message = raw as HostMessage;
   if (message.type === "init") void init(message.config);
-  else if (message.type === "run") {
-    void execute(message.run).then(async (report) => {
-      await send({ type: "done", report });
-      await storage?.then((opened) => opened.close()).catch(() => undefined);
-      process.exit(0);
-    });
-  } else bridge.handle(message);
+  else if (message.type === "run") void serve(message.run);
+  else if (message.type === "exit") void exit();
+  else current?.bridge.handle(message);
 });
 // The host going away (cancel, crash, shutdown) ends the run: a worker never outlives its host.
 process.on("disconnect", () => {
-  controller.abort();
+  current?.controller.abort();
   process.exit(0);
 });
 if (!process.send) {

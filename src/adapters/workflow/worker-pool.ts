@@ -17,9 +17,23 @@ export interface WorkerPoolOptions {
    * a host with spare cores may raise it to supply back-to-back calls faster.
    */
   loadConcurrency?: number;
+  /**
+   * Hand a worker whose run ended cleanly ({@link WorkflowWorker.reusable}) the next run (MCP-9,
+   * the default when `size` > 0). `false`: every worker serves exactly one run and is replaced
+   * (`--fresh-worker`). Ignored in the one-shot mode (`size` 0).
+   */
+  reuse?: boolean;
+  /** A reused worker is retired after this many runs ({@link DEFAULT_MAX_RUNS_PER_WORKER}). */
+  maxRunsPerWorker?: number;
 }
 
-/** One worker handed out for one run; `release` frees its slot (idempotent). */
+/** Runs a reused worker serves before it is retired (bounds what a slow leak can accumulate). */
+export const DEFAULT_MAX_RUNS_PER_WORKER = 1000;
+
+/**
+ * One worker handed out for one run; `release` frees its slot (idempotent) and gives the worker
+ * back to the pool, which reuses it or retires it.
+ */
 export interface WorkerLease {
   readonly worker: WorkflowWorker;
   release(): void;
@@ -32,13 +46,22 @@ interface Waiter {
 
 /**
  * Warm workflow workers (MCP-5, MCP-9): processes that already loaded the project and opened
- * the stores, so a call does not pay for a cold start. Each worker still serves exactly one run.
- * Up to `size` runs hold a lease at once (later callers queue, first come first served) and
- * `size` workers are kept warm besides them: handing out the last warm one starts its
- * replacement at once, any other is replaced when its run ends, so back-to-back calls find a
- * warm worker as long as workers load faster than calls consume them. A warm worker that dies after loading is replaced; one
- * that fails to load is not (a broken project would respawn forever) until a later lease starts
- * a worker that loads again. `close` ends every worker the pool started.
+ * the stores, so a call does not pay for a cold start. Up to `size` runs hold a lease at once
+ * (later callers queue, first come first served).
+ *
+ * With `reuse` (the default), the pool holds `size` workers in all: a worker whose run ended
+ * cleanly goes back to the idle list and serves a later run (the most recently used first, its
+ * code is the warmest); a worker whose run was cancelled, timed out, crashed, threw or left work
+ * running is retired (its stores closed, then killed after a grace) and replaced at once, and
+ * so is a worker past `maxRunsPerWorker` runs or loaded before {@link renew}.
+ *
+ * Without `reuse`, each worker serves exactly one run and `size` workers are kept warm besides
+ * the running ones: handing out the last warm one starts its replacement at once, any other is
+ * replaced when its run ends.
+ *
+ * A warm worker that dies while idle is replaced; one that fails to load is not (a broken
+ * project would respawn forever) until a later lease starts a worker that loads again. `close`
+ * ends every worker the pool started.
  *
  * @example
  * const pool = new WorkerPool(workerOptions, { size: 2 });
@@ -52,6 +75,13 @@ export class WorkerPool {
   private readonly live = new Set<WorkflowWorker>();
   private readonly waiters: Waiter[] = [];
   private readonly loadConcurrency: number;
+  private readonly reuse: boolean;
+  private readonly maxRuns: number;
+  /** Bumped by `renew`: workers of an older generation serve no further run. */
+  private generation = 0;
+  private readonly generationOf = new WeakMap<WorkflowWorker, number>();
+  /** Workers the pool ended on purpose: one of them exiting while loading is no load failure. */
+  private readonly retired = new WeakSet<WorkflowWorker>();
   private loading = 0;
   private running = 0;
   private loadFailed = false;
@@ -65,6 +95,8 @@ export class WorkerPool {
     private readonly options: WorkerPoolOptions,
   ) {
     this.loadConcurrency = Math.max(1, options.loadConcurrency ?? 1);
+    this.reuse = options.size > 0 && options.reuse !== false;
+    this.maxRuns = Math.max(1, options.maxRunsPerWorker ?? DEFAULT_MAX_RUNS_PER_WORKER);
   }
 
   /** Starts the warm workers (the first one at once). Idempotent; `acquire` starts them too. */
@@ -80,16 +112,40 @@ export class WorkerPool {
 
   /**
    * The structure report of the first worker to load the project (a worker is started if none
-   * is). Rejects with that worker's load error.
+   * is; one retired while loading passes the task on). Rejects with that worker's load error.
    */
   structure(): Promise<StructureReport> {
-    this.firstStructure ??= (this.idle[0] ?? this.keepIdle(this.spawn())).ready;
+    this.firstStructure ??= this.loadStructure();
     return this.firstStructure;
+  }
+
+  private async loadStructure(): Promise<StructureReport> {
+    for (;;) {
+      const worker = this.idle[0] ?? this.keepIdle(this.spawn());
+      try {
+        return await worker.ready;
+      } catch (error) {
+        // Retired while loading (the project was edited): the structure comes from its successor.
+        if (this.closed || !this.retired.has(worker)) throw error;
+      }
+    }
+  }
+
+  /**
+   * Retires every worker loaded so far (the project changed): idle ones at once, running ones
+   * when their run ends; fresh workers take their places.
+   */
+  renew(): void {
+    this.generation += 1;
+    const stale = this.idle.splice(0);
+    for (const worker of stale) this.retire(worker);
+    if (stale.length > 0) this.fill();
   }
 
   /**
    * Waits for a free slot (at most `size` leases at once; `onQueued` is told when the caller has
-   * to wait), then hands out a warm worker — a loaded one first — and starts its replacement.
+   * to wait), then hands out a warm worker — a loaded one first (with reuse, the most recently
+   * used) — and, without reuse, starts its replacement.
    * Rejects with `cancelled` when `signal` aborts while waiting or the pool closes.
    */
   async acquire(options: { signal?: AbortSignal; onQueued?: (busy: number) => void } = {}): Promise<WorkerLease> {
@@ -114,25 +170,30 @@ export class WorkerPool {
       release: () => {
         if (released) return;
         released = true;
+        const keep = this.reuse && !this.closed && worker.reusable && worker.runCount < this.maxRuns && this.generationOf.get(worker) === this.generation;
+        // Back in the idle list before the slot moves on, so the next waiter takes this worker.
+        if (keep) this.idle.push(worker);
+        else this.retire(worker);
         // The slot passes straight to the next waiter, so a newcomer cannot jump the queue.
         const next = this.waiters.shift();
         if (next) next.resolve();
         else this.running -= 1;
         // After the caller has sent its result: a fork blocks the host for a few ms.
-        setImmediate(() => this.fill());
+        if (!keep) setImmediate(() => this.fill());
       },
     };
   }
 
   /**
-   * Ends every worker: idle ones are killed, ones that finished a run get a short grace to close
-   * their stores. Waiting callers are rejected; later `acquire` calls fail.
+   * Ends every worker: ones still loading are killed, the others close their stores (a running
+   * one after its run) within a short grace, then are killed. Waiting callers are rejected;
+   * later `acquire` calls fail.
    */
   async close(): Promise<void> {
     this.closed = true;
     for (const waiter of this.waiters.splice(0)) waiter.reject(new SteamharnessError("cancelled", "the workflow host is closing"));
-    const idle = new Set(this.idle.splice(0));
-    await Promise.all([...this.live].map((worker) => (idle.has(worker) ? worker.kill() : worker.finish(500))));
+    this.idle.splice(0);
+    await Promise.all([...this.live].map((worker) => (this.loaded.has(worker) ? worker.finish(500) : worker.kill())));
   }
 
   private waitForSlot(signal?: AbortSignal): Promise<void> {
@@ -155,34 +216,44 @@ export class WorkerPool {
     });
   }
 
+  private retire(worker: WorkflowWorker): void {
+    this.retired.add(worker);
+    void worker.finish();
+  }
+
+  /** The last loaded idle worker (the most recently returned), else the oldest loading one. */
   private takeIdle(): WorkflowWorker | undefined {
-    const index = this.idle.findIndex((worker) => this.loaded.has(worker));
+    let index = this.idle.length - 1;
+    while (index >= 0 && !this.loaded.has(this.idle[index]!)) index -= 1;
     return this.idle.splice(index >= 0 ? index : 0, 1)[0];
   }
 
   private fill(): void {
     const concurrency = this.firstLoaded ? this.loadConcurrency : 1;
-    while (this.started && !this.closed && !this.loadFailed && this.idle.length < this.options.size && this.loading < concurrency) {
+    // With reuse the workers out on a run come back, so they count towards `size`.
+    const wanted = () => this.idle.length + (this.reuse ? this.running : 0) < this.options.size;
+    while (this.started && !this.closed && !this.loadFailed && wanted() && this.loading < concurrency) {
       this.keepIdle(this.spawn());
     }
   }
 
   private keepIdle(worker: WorkflowWorker): WorkflowWorker {
     this.idle.push(worker);
-    // A warm worker that dies while idle after loading (e.g. killed from outside) is replaced.
-    worker.child.once("exit", () => {
-      const index = this.idle.indexOf(worker);
-      if (index < 0 || !this.loaded.has(worker)) return;
-      this.idle.splice(index, 1);
-      this.fill();
-    });
     return worker;
   }
 
   private spawn(): WorkflowWorker {
     const worker = new WorkflowWorker(this.workerOptions);
     this.live.add(worker);
-    worker.child.once("exit", () => this.live.delete(worker));
+    this.generationOf.set(worker, this.generation);
+    worker.child.once("exit", () => {
+      this.live.delete(worker);
+      // A warm worker that dies while idle after loading (e.g. killed from outside) is replaced.
+      const index = this.idle.indexOf(worker);
+      if (index < 0 || !this.loaded.has(worker)) return;
+      this.idle.splice(index, 1);
+      this.fill();
+    });
     worker.child.once("error", () => this.live.delete(worker));
     this.loading += 1;
     worker.ready.then(
@@ -191,7 +262,9 @@ export class WorkerPool {
         this.loadFailed = false;
         this.firstLoaded = true;
       },
-      () => (this.loadFailed = true),
+      () => {
+        if (!this.retired.has(worker)) this.loadFailed = true;
+      },
     ).finally(() => {
       this.loading -= 1;
       this.fill();

@@ -34,9 +34,12 @@ export interface RunHandlers {
   onApproval(request: ToolPermissionRequest): Promise<ToolPermissionDecision>;
 }
 
-/** How a worker run ended from the host's point of view. */
+/**
+ * How a worker run ended from the host's point of view. `reusable`: the worker says the
+ * entrypoint returned and left nothing running, so it may serve another run.
+ */
 export type WorkerRunOutcome =
-  | { kind: "report"; report: WorkflowRunReport }
+  | { kind: "report"; report: WorkflowRunReport; reusable: boolean }
   | { kind: "exited"; message: string };
 
 /** Options of {@link WorkflowWorker}. */
@@ -48,8 +51,10 @@ export interface WorkflowWorkerOptions {
 }
 
 /**
- * One isolated worker process for one run (MCP-5). It starts loading the project at once, so a
- * pool can keep one warm; `ready` resolves the structure report or rejects with the load error.
+ * One isolated worker process (MCP-5): it starts loading the project at once, so a pool can keep
+ * it warm; `ready` resolves the structure report or rejects with the load error. It serves one
+ * run at a time, and another after a run only when that run ended cleanly ({@link reusable},
+ * MCP-9); `finish` asks it to close its stores and exit.
  *
  * @example
  * const worker = new WorkflowWorker({ config, env: process.env as Record<string, string> });
@@ -61,6 +66,9 @@ export class WorkflowWorker {
   readonly ready: Promise<StructureReport>;
   private readonly exited: Promise<string>;
   private listener: ((message: WorkerMessage) => void) | undefined;
+  private onExit: ((why: string) => void) | undefined;
+  private runs = 0;
+  private clean = true;
 
   constructor(options: WorkflowWorkerOptions) {
     const entry = resolveWorkerEntry();
@@ -77,6 +85,10 @@ export class WorkflowWorker {
     this.exited = new Promise((resolveExit) => {
       this.child.once("exit", (code, signal) => resolveExit(signal ? `the worker was killed by ${signal}` : `the worker exited with code ${code}`));
       this.child.once("error", (error) => resolveExit(`the worker failed to start: ${error.message}`));
+    });
+    void this.exited.then((why) => {
+      this.clean = false;
+      this.onExit?.(why);
     });
     this.child.on("message", (raw: unknown) => {
       if (isProtocolMessage(raw)) this.listener?.(raw as WorkerMessage);
@@ -97,27 +109,50 @@ export class WorkflowWorker {
     return this.child.pid;
   }
 
+  /** Runs started in this worker. */
+  get runCount(): number {
+    return this.runs;
+  }
+
+  /**
+   * True while the worker is alive, loaded, not running, and its last run (if any) ended with
+   * the worker's own `reusable` verdict; false after a kill, an exit or `finish`.
+   */
+  get reusable(): boolean {
+    return this.clean && this.child.exitCode === null && this.child.signalCode === null && this.child.connected;
+  }
+
   private send(message: HostMessage): void {
     if (this.child.connected) this.child.send(message);
   }
 
   /**
-   * Runs one entrypoint and resolves how it ended. Input and approval requests go to
-   * `handlers`; if a handler throws, the worker is killed and the promise rejects with it.
+   * Runs one entrypoint and resolves how it ended. Input and approval requests go to `handlers`
+   * (the worker sends none for a run that has ended); if a handler throws, the worker is
+   * killed and the promise rejects with it. Rejects with `internal` when the worker is not
+   * {@link reusable} (one run at a time, never after an unclean one).
    */
   async run(request: WorkerRunRequest, handlers: RunHandlers): Promise<WorkerRunOutcome> {
     await this.ready;
+    if (!this.reusable) throw new SteamharnessError("internal", "this workflow worker cannot take another run");
+    this.runs += 1;
+    this.clean = false;
     return new Promise<WorkerRunOutcome>((resolveRun, reject) => {
       let settled = false;
       const settle = (fn: () => void) => {
         if (!settled) {
           settled = true;
+          this.listener = undefined;
+          this.onExit = undefined;
           fn();
         }
       };
       this.listener = (message) => {
-        if (message.type === "done") settle(() => resolveRun({ kind: "report", report: message.report }));
-        else if (message.type === "input-request") {
+        if (message.type === "done") {
+          if (message.report.runId !== request.runId) return;
+          this.clean = message.reusable;
+          settle(() => resolveRun({ kind: "report", report: message.report, reusable: message.reusable }));
+        } else if (message.type === "input-request") {
           handlers.onInput(message.request).then(
             (response) => this.send({ type: "input-response", requestId: message.request.requestId, response }),
             (error) => settle(() => (this.kill(), reject(error))),
@@ -129,16 +164,18 @@ export class WorkflowWorker {
           );
         }
       };
-      void this.exited.then((why) => settle(() => resolveRun({ kind: "exited", message: why })));
+      this.onExit = (why) => settle(() => resolveRun({ kind: "exited", message: why }));
       this.send({ type: "run", run: request });
     });
   }
 
   /**
-   * Lets a worker that finished its run exit on its own (closing its stores) for up to
-   * `graceMs`, then kills it. Resolves when it is gone.
+   * Asks the worker to close its stores and exit, waits up to `graceMs` for it, then kills it.
+   * Resolves when it is gone. Only for a worker that is not running (a running one is killed).
    */
   async finish(graceMs = 1000): Promise<void> {
+    this.clean = false;
+    this.send({ type: "exit" });
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolveGrace) => (timer = setTimeout(resolveGrace, graceMs)));
     await Promise.race([this.exited, grace]);
@@ -148,6 +185,7 @@ export class WorkflowWorker {
 
   /** Kills the worker at once (SIGKILL); resolves when it is gone. Idempotent. */
   async kill(): Promise<void> {
+    this.clean = false;
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
     await this.exited;
   }

@@ -35,7 +35,9 @@ export type HostMessage =
   | { type: "init"; config: WorkerConfig }
   | { type: "run"; run: WorkerRunRequest }
   | { type: "input-response"; requestId: string; response: UserInputResponse }
-  | { type: "approval-response"; requestId: string; decision: ToolPermissionDecision };
+  | { type: "approval-response"; requestId: string; decision: ToolPermissionDecision }
+  /** No further run: close the stores and exit. */
+  | { type: "exit" };
 
 /** Worker → host messages. */
 export type WorkerMessage =
@@ -43,7 +45,12 @@ export type WorkerMessage =
   | { type: "load-error"; error: { code: string; message: string } }
   | { type: "input-request"; request: UserInputRequest }
   | { type: "approval-request"; request: ToolPermissionRequest }
-  | { type: "done"; report: WorkflowRunReport };
+  /**
+   * The run ended. `reusable`: the entrypoint returned (success or a business errCode) and
+   * left nothing running, and the worker has restored its environment and working directory,
+   * so it may serve another run (MCP-9).
+   */
+  | { type: "done"; report: WorkflowRunReport; reusable: boolean };
 
 /**
  * True when `value` looks like a message of this protocol (the `type` tag is a string).

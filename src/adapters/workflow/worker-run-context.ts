@@ -1,10 +1,11 @@
 import { SteamharnessError, UserInputRequiredError } from "../../domain/errors.js";
 import type { JsonValue } from "../../domain/json.js";
 import type { NodeContext, NodeLogger } from "../../domain/node-context.js";
-import type { RelatedProject, WorkflowRunContext, WorkflowUserInput } from "../../domain/workflow/run-context.js";
+import { withFieldDefaults } from "../../domain/workflow/answer-validation.js";
+import type { RelatedProject, WorkflowInputRequest, WorkflowRunContext, WorkflowUserInput } from "../../domain/workflow/run-context.js";
 import type { Storage } from "../../ports/storage.js";
 import type { ToolPermissionDecision, ToolPermissions } from "../../ports/tool-permissions.js";
-import type { UserInput, UserInputResponse } from "../../ports/user-input.js";
+import type { UserInput, UserInputField, UserInputResponse } from "../../ports/user-input.js";
 import { createKvTokenUsage } from "../shared/kv-token-usage.js";
 import { createSystemClock } from "../system/clock.js";
 import { createRandomIdSource } from "../system/id-source.js";
@@ -79,18 +80,21 @@ export function createStderrLogger(runId: string): NodeLogger {
 
 function friendlyUserInput(runId: string, port: UserInput, signal: AbortSignal): WorkflowUserInput {
   let asked = 0;
-  return {
-    async request(input) {
-      asked += 1;
-      const requestId = input.requestId ?? `input-${asked}`;
-      const response = await port.request({ requestId, runId, kind: "form", message: input.message, fields: input.fields ?? [] }, signal);
-      if (response.outcome === "answered") return response.values as Record<string, JsonValue>;
-      if (response.outcome === "pending") throw new UserInputRequiredError(requestId, { message: input.message, fields: input.fields ?? [] });
-      throw new SteamharnessError("cancelled", response.outcome === "declined" ? "the user declined the input request" : "the user cancelled the input request", {
-        data: { requestId },
-      });
-    },
+  const request = async (input: WorkflowInputRequest): Promise<Record<string, JsonValue>> => {
+    asked += 1;
+    const requestId = input.requestId ?? `input-${asked}`;
+    // A declared field is a UserInputField with readonly arrays; the port only reads it.
+    const fields = [...(input.fields ?? [])] as UserInputField[];
+    const response = await port.request({ requestId, runId, kind: "form", message: input.message, fields }, signal);
+    if (response.outcome === "answered") return withFieldDefaults(fields, response.values);
+    if (response.outcome === "pending") throw new UserInputRequiredError(requestId, { message: input.message, fields });
+    throw new SteamharnessError("cancelled", response.outcome === "declined" ? "the user declined the input request" : "the user cancelled the input request", {
+      data: { requestId },
+    });
   };
+  // The answer is checked against its fields by the host (terminal or MCP form), so it has the
+  // shape WorkflowUserInput infers from them.
+  return { request } as WorkflowUserInput;
 }
 
 /** What {@link createWorkerRunContext} needs. */

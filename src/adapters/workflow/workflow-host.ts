@@ -12,6 +12,7 @@ import { secretValues } from "../../domain/redaction.js";
 import { runInWorker } from "./run-host.js";
 import type { RunHandlers } from "./worker-process.js";
 import { WorkerPool } from "./worker-pool.js";
+import { watchProjectFiles, type ProjectWatch } from "./project-watch.js";
 
 /** Options of {@link createWorkflowHost}. */
 export interface WorkflowHostOptions {
@@ -26,6 +27,15 @@ export interface WorkflowHostOptions {
    * 0 (the default) for one-shot CLI runs: a worker is started on demand, with no limit.
    */
   workers?: number;
+  /**
+   * With `workers` > 0: a worker whose run ended cleanly serves later runs (default `true`,
+   * MCP-9); it is retired after a cancelled, timed-out, crashed or throwing run, a run that left
+   * work running, {@link maxRunsPerWorker} runs, or an edit of the project's files. `false`
+   * (`--fresh-worker`): every run gets a fresh worker process.
+   */
+  workerReuse?: boolean;
+  /** Runs a reused worker serves before it is retired; 1000 by default. */
+  maxRunsPerWorker?: number;
   /** Kill a run after this many milliseconds (status `timeout`); none by default. */
   timeoutMs?: number;
   /** Where worker output goes (never the host's stdout); `process.stderr` by default. */
@@ -67,8 +77,8 @@ export interface WorkflowHost {
   /** Validates arguments (schema, then file paths); `input_validation` with every problem. */
   prepare(entrypoint: StructureEntrypoint, args: unknown): Promise<PreparedArguments>;
   /**
-   * Runs an entrypoint in its own worker (waiting for a free slot when `workers` runs are in
-   * progress) and resolves the run report.
+   * Runs an entrypoint in a worker process of its own for the run (waiting for a free slot when
+   * `workers` runs are in progress) and resolves the run report.
    */
   run(entrypoint: StructureEntrypoint, prepared: PreparedArguments, handlers: RunHandlers, options?: WorkflowRunOptions): Promise<WorkflowRunReport>;
   /** Starts the warm workers if they are not yet (idempotent). */
@@ -92,7 +102,9 @@ export function newRunId(now: Date = new Date()): string {
 /**
  * Opens a workflow project for serving: reads its manifest and `.env`, resolves data dirs,
  * related projects and the server login, and starts the warm worker pool (workers fork before
- * this resolves, so they load while the caller does its own start-up).
+ * this resolves, so they load while the caller does its own start-up). With reused workers
+ * (the default of a pool) the project's files are watched from the first fork on, and an edit
+ * retires the workers that loaded the old code.
  *
  * @example
  * const host = await createWorkflowHost({ projectDir: "/abs/project", workers: 2 });
@@ -105,15 +117,22 @@ export async function createWorkflowHost(options: WorkflowHostOptions): Promise<
   const auth = resolveServerAuth(processEnv, projectEnv, await readSavedAuth(dirs.authDir));
   const env = workerEnvironment(processEnv, projectEnv, auth);
   const workers = options.workers ?? 0;
+  const reuse = workers > 0 && options.workerReuse !== false;
   const pool = new WorkerPool(
     {
       config: { projectDir: location.directory, dirs, relatedProjects, openStorage: workers > 0 },
       env,
       ...(options.output ? { output: options.output } : {}),
     },
-    { size: workers },
+    { size: workers, reuse, ...(options.maxRunsPerWorker ? { maxRunsPerWorker: options.maxRunsPerWorker } : {}) },
   );
-  if (options.startWorkers !== false) pool.start();
+  let watch: Promise<ProjectWatch> | undefined;
+  const startPool = () => {
+    // Begun before the first fork: the folder walk ends long before a worker has imported the project.
+    watch ??= reuse ? watchProjectFiles(location, () => pool.renew(), { exclude: Object.values(dirs) }) : undefined;
+    pool.start();
+  };
+  if (options.startWorkers !== false) startPool();
   const schemas = new Map<string, TObject>();
   const host: WorkflowHost = {
     location,
@@ -121,11 +140,11 @@ export async function createWorkflowHost(options: WorkflowHostOptions): Promise<
     auth,
     secrets: secretValues(env),
     structure() {
-      pool.start();
+      startPool();
       return pool.structure();
     },
     startWorkers() {
-      pool.start();
+      startPool();
     },
     async entrypoint(id) {
       const found = (await host.structure()).entrypoints.find((entry) => entry.id === id);
@@ -151,6 +170,7 @@ export async function createWorkflowHost(options: WorkflowHostOptions): Promise<
       const request = { runId: newRunId(), entrypointId: entrypoint.id, params: prepared.params, files: prepared.files };
       const base = { runId: request.runId, projectId: location.manifest.id, entrypointId: entrypoint.id };
       let lease;
+      startPool();
       try {
         lease = await pool.acquire({ ...(signal ? { signal } : {}), ...(onQueued ? { onQueued } : {}) });
       } catch (error) {
@@ -172,6 +192,7 @@ export async function createWorkflowHost(options: WorkflowHostOptions): Promise<
       return pool.pids();
     },
     async close() {
+      void watch?.then((running) => running.close());
       await pool.close();
     },
   };

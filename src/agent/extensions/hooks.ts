@@ -19,7 +19,13 @@ export interface RunHooks {
   readonly fault: SteamharnessError | null;
   /** The model with `beforeModelRequest` / `afterModelResponse` around each live request. */
   model(model: ModelProvider, runId: string): ModelProvider;
-  /** The tool with `beforeToolCall` / `afterToolCall` around each live execution. */
+  /**
+   * The `beforeToolCall` hooks of one live call, in order, before it is approved: the arguments
+   * to approve and run (rewritten or not), or the first denial. A throwing hook records the
+   * run's fault and rethrows it.
+   */
+  beforeTool(call: AgentHookToolCall): Promise<{ arguments: JsonObject } | { deny: string }>;
+  /** The tool with `afterToolCall` after each live execution. */
   tool(tool: AgentTool, runId: string): AgentTool;
   pause(event: { runId: string; requestId: string; request: Record<string, unknown> }): Promise<void>;
   runEnd(event: { runId: string; status: "completed" | "failed" | "cancelled"; error?: string }): Promise<void>;
@@ -74,8 +80,25 @@ export function createRunHooks(list: readonly AgentSessionHooks[] = []): RunHook
         },
       };
     },
+    async beforeTool(call) {
+      let args = call.arguments;
+      // In order: a later hook sees the arguments an earlier one rewrote; the first denial wins.
+      for (const hooks of list) {
+        if (!hooks.beforeToolCall) continue;
+        let decision: AgentToolCallDecision;
+        try {
+          decision = await hooks.beforeToolCall({ ...call, arguments: args });
+        } catch (error) {
+          fault ??= failed("beforeToolCall", error);
+          throw fault;
+        }
+        if (decision && "deny" in decision) return { deny: decision.deny };
+        if (decision && "arguments" in decision) args = decision.arguments;
+      }
+      return { arguments: args };
+    },
     tool(tool, runId) {
-      if (!list.some((hooks) => hooks.beforeToolCall || hooks.afterToolCall)) return tool;
+      if (!list.some((hooks) => hooks.afterToolCall)) return tool;
       let wrapped = wrappedTools.get(tool);
       if (!wrapped) {
         wrapped = {
@@ -83,22 +106,9 @@ export function createRunHooks(list: readonly AgentSessionHooks[] = []): RunHook
           async execute(toolCallId, params, signal, onUpdate) {
             const parent = toolCallId.includes("#") ? toolCallId.slice(0, toolCallId.lastIndexOf("#")) : undefined;
             const call: AgentHookToolCall = { runId, toolCallId, name: tool.name, arguments: (params ?? {}) as JsonObject, ...(parent ? { parentToolCallId: parent } : {}) };
-            // In order: a later hook sees the arguments an earlier one rewrote; the first denial wins.
-            for (const hooks of list) {
-              if (!hooks.beforeToolCall) continue;
-              let decision: AgentToolCallDecision;
-              try {
-                decision = await hooks.beforeToolCall({ ...call });
-              } catch (error) {
-                fault ??= failed("beforeToolCall", error);
-                throw fault;
-              }
-              if (decision && "deny" in decision) throw new SteamharnessError("approval_denied", `${tool.name} was denied by a session hook: ${decision.deny}`);
-              if (decision && "arguments" in decision) call.arguments = decision.arguments;
-            }
             let result;
             try {
-              result = await tool.execute(toolCallId, call.arguments, signal, onUpdate);
+              result = await tool.execute(toolCallId, params, signal, onUpdate);
             } catch (error) {
               await each("afterToolCall", (hook, owner) => hook.call(owner, { ...call, isError: true, text: error instanceof Error ? error.message : String(error) }));
               throw error;

@@ -112,8 +112,8 @@ export function openRunCatalogs(catalogs: readonly AgentToolCatalog[], definitio
 }
 
 const ToolSearchParams = Type.Object({
-  query: Type.String({ minLength: 1, description: "What you want to do, in a few words (e.g. 'refund a customer payment')" }),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, description: "How many tools to load (default 5)" })),
+  query: Type.String({ minLength: 1, description: "The task, in a few words" }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, description: "Tools to load (default 5)" })),
 });
 
 /**
@@ -133,9 +133,8 @@ export function createToolSearchTool(
   const tool: AgentTool<typeof ToolSearchParams> = {
     name: TOOL_SEARCH,
     label: "Search tools",
-    description:
-      `Find tools you do not see yet. ${catalogs.index.size} more tools are available on demand; describe the task and the best matches ` +
-      "are loaded: you can call them in your next step with their full parameters.",
+    // Sent with every request of the run: kept short (the found tools bring their own schemas).
+    description: `Load tools you do not see yet (${catalogs.index.size} more exist): the best matches for the task become callable in your next step.`,
     parameters: ToolSearchParams,
     replay: "safe",
     async execute(toolCallId, params) {
@@ -147,8 +146,9 @@ export function createToolSearchTool(
       const available = new Set(catalogs.loaded().map((loaded) => loaded.name));
       const usable = found.filter((name) => available.has(name));
       await onLoaded(toolCallId, query, usable);
-      const lines = hits.filter((hit) => available.has(hit.entry.name)).map((hit) => `- ${hit.entry.name} (${hit.entry.catalog}): ${hit.entry.description}`);
-      return textToolResult(`Loaded ${usable.length} tools; call them directly from your next step:\n${lines.join("\n")}`, { toolSearch: { query, found: usable } });
+      // Names only, best first: each loaded tool's description and parameters arrive with its
+      // schema in the next request, so repeating them here would only cost tokens on every later request.
+      return textToolResult(`Loaded, best match first: ${usable.join(", ")}. Call them directly from your next step.`, { toolSearch: { query, found: usable } });
     },
   };
   return tool as AgentTool;

@@ -28,7 +28,9 @@ export type ArgumentValidator<T> = (args: unknown) => T;
  * const args = validate({ action: "get", key: "a" });
  */
 export function createArgumentValidator<T>(schema: TObject, actions: Record<string, ActionFields>): ArgumentValidator<T> {
-  const structural = TypeCompiler.Compile(withoutMaxLength(schema));
+  // Compiled on the first call, not when the capability module loads: five capabilities
+  // compiled eagerly were a measurable part of importing the root entry (PERF-1).
+  let structural: ReturnType<typeof TypeCompiler.Compile<TSchema>> | undefined;
   const actionNames = Object.keys(actions);
   return (args) => {
     if (args === null || typeof args !== "object" || Array.isArray(args)) {
@@ -46,6 +48,7 @@ export function createArgumentValidator<T>(schema: TObject, actions: Record<stri
       const known = Object.hasOwn(schema.properties, key);
       throw invalid(key, known ? `${key} is not accepted by action ${action}` : `unknown field ${key}`);
     }
+    structural ??= TypeCompiler.Compile(withoutMaxLength(schema));
     const error = structural.Errors(record).First();
     if (error) {
       const field = fieldOf(error.path);

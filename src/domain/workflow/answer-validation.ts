@@ -68,6 +68,22 @@ export function checkAnswers(fields: readonly UserInputField[], values: Readonly
 }
 
 /**
+ * The answered values with each field that was left out but has a `default` given that default
+ * (when it fits the field), so a run sees the same values whichever way the form was answered
+ * (a terminal fills defaults itself; an MCP client may leave the field out).
+ *
+ * @example
+ * withFieldDefaults([{ name: "pace", type: "string", default: "relaxed" }], {}) // { pace: "relaxed" }
+ */
+export function withFieldDefaults(fields: readonly UserInputField[], values: Readonly<Record<string, JsonValue>>): Record<string, JsonValue> {
+  const out: Record<string, JsonValue> = { ...values };
+  for (const field of fields) {
+    if (out[field.name] === undefined && field.default !== undefined && checkFieldValue(field, field.default) === null) out[field.name] = field.default;
+  }
+  return out;
+}
+
+/**
  * Reads one line typed for a field: numbers and yes/no are converted, `multiple` takes
  * comma-separated values, an empty line takes the default (or leaves an optional field out).
  * The result is checked with {@link checkFieldValue}: `{ value }` (undefined = left out) or the

@@ -1,5 +1,5 @@
 import { FormatRegistry, Kind, Type, TypeRegistry, type TObject, type TSchema, type TUnsafe } from "@sinclair/typebox";
-import type { WorkflowParam } from "./workflow-definition.js";
+import type { WorkflowParam } from "./param-types.js";
 
 /**
  * MCP-3: the JSON Schema of an entrypoint's arguments, built from its static params with

@@ -2,28 +2,32 @@ import type { JsonValue } from "../json.js";
 import type { NodeContext, NodeLogger } from "../node-context.js";
 import type { KnowledgeStore } from "../../ports/knowledge-store.js";
 import type { KvStore } from "../../ports/kv-store.js";
-import type { ManagedFile, ManagedFileStore } from "../../ports/managed-file-store.js";
+import type { ManagedFileStore } from "../../ports/managed-file-store.js";
 import type { PersistentValueStore } from "../../ports/persistent-value-store.js";
 import type { Storage } from "../../ports/storage.js";
 import type { TokenUsageRecorder } from "../../ports/token-usage.js";
 import type { ToolPermissions } from "../../ports/tool-permissions.js";
-import type { UserInputField } from "../../ports/user-input.js";
+import type { InferUserInput, WorkflowInputField } from "./param-types.js";
+
+export type { WorkflowFileParamValue } from "./param-types.js";
 
 /** What a run asks a person for: a message and the form fields to fill. */
-export interface WorkflowInputRequest {
+export interface WorkflowInputRequest<F extends readonly WorkflowInputField[] = readonly WorkflowInputField[]> {
   message: string;
-  fields?: UserInputField[];
+  fields?: F;
   /** Stable id of this question within the run; defaults to `input-<n>` (the n-th question). */
   requestId?: string;
 }
 
 /**
  * `context.userInput` of a workflow run. `request` pauses the run (`waiting_for_input`) until a
- * person answers, then resolves the answered values. A refusal or cancellation rejects with a
- * `cancelled` SteamharnessError, which ends the run unless the workflow catches it.
+ * person answers, then resolves the answered values, typed from the fields (DX-2, see
+ * {@link InferUserInput}): answers are checked against their fields, and a field left out that
+ * has a `default` gets it. A refusal or cancellation rejects with a `cancelled`
+ * SteamharnessError, which ends the run unless the workflow catches it.
  */
 export interface WorkflowUserInput {
-  request(request: WorkflowInputRequest): Promise<Record<string, JsonValue>>;
+  request<const F extends readonly WorkflowInputField[] = readonly []>(request: WorkflowInputRequest<F>): Promise<InferUserInput<F>>;
 }
 
 /** A project bound with `--related-project alias=dir`. */
@@ -61,6 +65,3 @@ export interface WorkflowRunResult {
   errMessage: string;
   output: JsonValue;
 }
-
-/** The value a file param receives in `run(params)`: the imported managed file. */
-export type WorkflowFileParamValue = ManagedFile;

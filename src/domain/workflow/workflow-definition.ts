@@ -1,42 +1,54 @@
-import { Type, type Static } from "@sinclair/typebox";
+import type { TObject } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { SteamharnessError } from "../errors.js";
 import type { JsonValue } from "../json.js";
+import { paramSchema } from "./param-schema.js";
+import { WorkflowParamSchema, type InferWorkflowParams, type WorkflowParam, type WorkflowParamDeclaration } from "./param-types.js";
 import type { WorkflowManifest } from "./project-manifest.js";
+import { isTypeBoxObject, paramsFromTypeBox } from "./typebox-params.js";
 import type { WorkflowRunContext, WorkflowRunResult } from "./run-context.js";
 
-const ParamOption = Type.Union([Type.String(), Type.Object({ value: Type.String(), label: Type.Optional(Type.String()) })]);
+export { WorkflowParamSchema, type WorkflowParam } from "./param-types.js";
 
-/** TypeBox schema of one static entrypoint param (WF-1). */
-export const WorkflowParamSchema = Type.Object({
-  name: Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_.-]{0,63}$" }),
-  type: Type.Union(["string", "positional", "number", "boolean", "checkboxes", "file"].map((kind) => Type.Literal(kind))),
-  title: Type.Optional(Type.String()),
-  description: Type.Optional(Type.String()),
-  required: Type.Optional(Type.Boolean()),
-  multiple: Type.Optional(Type.Boolean()),
-  options: Type.Optional(Type.Array(ParamOption)),
-  default: Type.Optional(Type.Unknown()),
-  format: Type.Optional(Type.Union([Type.Literal("date"), Type.Literal("date-time"), Type.Literal("time")])),
-});
-
-/** One static param of an entrypoint: its kind, and what the MCP schema and forms show. */
-export type WorkflowParam = Omit<Static<typeof WorkflowParamSchema>, "type" | "default"> & {
-  type: "string" | "positional" | "number" | "boolean" | "checkboxes" | "file";
-  default?: JsonValue;
-};
+/** What `run` may return: a {@link WorkflowRunResult}, any other JSON value as the output, or nothing. */
+export type WorkflowRunReturn = Promise<WorkflowRunResult | JsonValue | void> | WorkflowRunResult | JsonValue | void;
 
 /** One entrypoint of a workflow: metadata, static params and the run function. */
 export interface WorkflowEntrypoint<P = Record<string, unknown>> {
   title?: string;
   description?: string;
-  params?: WorkflowParam[];
-  run(params: P, context: WorkflowRunContext): Promise<WorkflowRunResult | JsonValue | void> | WorkflowRunResult | JsonValue | void;
+  params?: readonly WorkflowParamDeclaration[] | TObject;
+  run(params: P, context: WorkflowRunContext): WorkflowRunReturn;
 }
 
-/** The default export of a workflow project's `main` module. */
+/**
+ * The default export of a workflow project's `main` module. A plain object fits: the loader
+ * checks it at run time, so a project need not import steamharness.
+ */
 export interface WorkflowDefinition {
   entrypoints: Record<string, WorkflowEntrypoint<any>>;
+}
+
+/**
+ * An entrypoint whose `run` receives the params inferred from its declarations `Ps` (DX-2).
+ * `run` is a function property, so an annotation that does not match the declarations is an
+ * error (method parameters would be checked bivariantly).
+ */
+export interface TypedWorkflowEntrypoint<Ps extends readonly WorkflowParamDeclaration[] | TObject> {
+  title?: string;
+  description?: string;
+  params?: Ps;
+  run: (params: InferWorkflowParams<Ps>, context: WorkflowRunContext) => WorkflowRunReturn;
+}
+
+// An entrypoint without `params` infers `unknown`: it receives `{}`. Otherwise the declarations
+// are intersected with their constraint: the literal types of the constraint (`type`,
+// `required: true`) keep the declarations' literals while `run` is contextually typed.
+type DeclaredParams<Ps> = unknown extends Ps ? readonly [] : Ps extends TObject ? Ps : Ps & readonly WorkflowParamDeclaration[];
+
+/** The type `defineWorkflow` gives a definition whose entrypoints declare the params `E[id]`. */
+export interface TypedWorkflowDefinition<E> {
+  entrypoints: { [K in keyof E]: TypedWorkflowEntrypoint<DeclaredParams<E[K]>> };
 }
 
 /** An entrypoint as the structure report lists it (no code). */
@@ -58,13 +70,22 @@ export interface StructureReport {
 const ENTRYPOINT_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$/;
 
 /**
- * Identity helper that gives a workflow definition its types; a project that does not import
- * steamharness can export the same plain object.
+ * Identity helper that gives a workflow definition its types (DX-2): each entrypoint's `run`
+ * receives params inferred from its `params` declarations, without `as const` (see
+ * {@link InferWorkflowParams}). It returns the definition unchanged; a project that does not
+ * import steamharness can export the same plain object.
  *
  * @example
- * export default defineWorkflow({ entrypoints: { hello: { title: "Hello", run: () => ({ hi: true }) } } });
+ * export default defineWorkflow({
+ *   entrypoints: {
+ *     greet: {
+ *       params: [{ name: "name", type: "string", required: true }, { name: "times", type: "number" }],
+ *       run: (params) => ({ greeting: `Hello, ${params.name}!`.repeat(params.times ?? 1) }), // params: { name: string; times?: number }
+ *     },
+ *   },
+ * });
  */
-export function defineWorkflow<T extends WorkflowDefinition>(definition: T): T {
+export function defineWorkflow<const E>(definition: TypedWorkflowDefinition<E>): TypedWorkflowDefinition<E> {
   return definition;
 }
 
@@ -98,6 +119,16 @@ export function buildStructureReport(manifest: WorkflowManifest, definition: unk
   return report;
 }
 
+// Params declared as a TypeBox object are listed like declared ones (null when not TypeBox).
+function typeBoxParams(at: string, declared: unknown): WorkflowParam[] | null {
+  if (!isTypeBoxObject(declared)) return null;
+  try {
+    return paramsFromTypeBox(declared);
+  } catch (error) {
+    throw invalid(at, `params ${(error as Error).message}`, "params");
+  }
+}
+
 function structureEntrypoint(where: string, id: string, raw: unknown): StructureEntrypoint {
   const at = `${where} entrypoint ${JSON.stringify(id)}`;
   if (!ENTRYPOINT_ID.test(id)) throw invalid(at, "ids use letters, digits, '_', '-' and '.' (at most 64), as MCP tool names require", "entrypoints");
@@ -107,8 +138,8 @@ function structureEntrypoint(where: string, id: string, raw: unknown): Structure
   for (const key of ["title", "description"] as const) {
     if (entry[key] !== undefined && typeof entry[key] !== "string") throw invalid(at, `${key} must be a string`, key);
   }
-  const params = entry.params ?? [];
-  if (!Array.isArray(params)) throw invalid(at, "params must be an array", "params");
+  const params = typeBoxParams(at, entry.params) ?? entry.params ?? [];
+  if (!Array.isArray(params)) throw invalid(at, "params must be an array or a TypeBox Type.Object", "params");
   const seen = new Set<string>();
   const checked: WorkflowParam[] = params.map((param, index) => {
     if (!Value.Check(WorkflowParamSchema, param)) {
@@ -121,6 +152,15 @@ function structureEntrypoint(where: string, id: string, raw: unknown): Structure
     seen.add(typed.name);
     if (typed.type === "checkboxes" && !(typed.options && typed.options.length > 0)) {
       throw invalid(at, `checkboxes param ${JSON.stringify(typed.name)} needs static options`, "params");
+    }
+    // The worker passes a default to run as is, so it must fit the param like an argument does.
+    if (typed.default !== undefined) {
+      const schema = paramSchema(typed);
+      if (!Value.Check(schema, typed.default)) {
+        const first = Value.Errors(schema, typed.default).First();
+        const why = first ? `${first.path ? `${first.path}: ` : ""}${first.message}` : "does not fit the param";
+        throw invalid(at, `the default of param ${JSON.stringify(typed.name)} does not fit its type (${why})`, "params");
+      }
     }
     return typed;
   });

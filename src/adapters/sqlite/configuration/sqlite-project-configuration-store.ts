@@ -1,15 +1,15 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type Database from "better-sqlite3";
-import { eq } from "drizzle-orm";
-import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { emptyProjectConfigurationState, type ConfigurationRecord, type ProjectConfigurationState } from "../../../domain/configuration/configuration-state.js";
 import { createStateBackedConfigurationStore } from "../../../domain/configuration/state-backed-store.js";
 import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
 import type { Clock } from "../../../ports/clock.js";
 import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
 import { createSystemClock } from "../../system/clock.js";
-import { configurationProjects, configurations } from "./configuration-schema.js";
+import { drizzleBetterSqlite3, drizzleOrm } from "../shared/drizzle-modules.js";
+import { configurationTables } from "./configuration-schema.js";
 import { findConfigurationMigrationsFolder, migrateConfigurationDatabase } from "./configuration-migrations.js";
 import { ensureMigrated } from "../shared/migrations.js";
 import { openSqlite } from "../shared/sqlite-connection.js";
@@ -103,7 +103,7 @@ function openDatabase(path: string, options: SqliteProjectConfigurationStoreOpti
       // PRAGMAs are connection settings drizzle has no builder for.
       client.pragma("journal_mode = WAL");
       client.pragma("synchronous = NORMAL");
-      const db = drizzle({ client });
+      const db = drizzleBetterSqlite3().drizzle({ client });
       ensureMigrated(client, folder, () => migrateConfigurationDatabase(db, folder));
       return { client, db };
     } catch (error) {
@@ -116,6 +116,8 @@ function openDatabase(path: string, options: SqliteProjectConfigurationStoreOpti
 }
 
 function loadState(tx: Tx, projectId: string): ProjectConfigurationState {
+  const { eq } = drizzleOrm();
+  const { configurationProjects, configurations } = configurationTables();
   const project = tx.select().from(configurationProjects).where(eq(configurationProjects.projectId, projectId)).get();
   if (!project) return emptyProjectConfigurationState(projectId);
   const rows = tx.select().from(configurations).where(eq(configurations.projectId, projectId)).all();
@@ -141,6 +143,7 @@ function loadState(tx: Tx, projectId: string): ProjectConfigurationState {
 }
 
 function saveState(tx: Tx, state: ProjectConfigurationState, changedIds: string[]): void {
+  const { configurationProjects, configurations } = configurationTables();
   const project = {
     projectId: state.projectId,
     revision: state.revision,

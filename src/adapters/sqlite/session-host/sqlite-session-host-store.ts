@@ -1,8 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type Database from "better-sqlite3";
-import { and, asc, eq, gt, inArray } from "drizzle-orm";
-import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
 import type { JsonObject } from "../../../domain/json.js";
 import { conversationFolderSegment } from "../sessions/session-file-names.js";
@@ -11,7 +10,8 @@ import type { AgentSessionHostStore } from "../../../ports/session-host-store.js
 import { openSqlite } from "../shared/sqlite-connection.js";
 import { ensureSessionSchema } from "../sessions/session-migrations.js";
 import { findMigrationsFolder } from "../shared/migrations.js";
-import { hostCommands, hostContexts, hostSettings, hostTasks } from "./host-schema.js";
+import { drizzleBetterSqlite3, drizzleOrm } from "../shared/drizzle-modules.js";
+import { sessionHostTables, type SessionHostTables } from "./host-schema.js";
 
 /** The file name of a conversation's host record; it never matches a session file (`<slug>-<hash>.sqlite`). */
 export const SESSION_HOST_FILE = "_session-host.db";
@@ -35,7 +35,7 @@ function migrationsFolder(): string {
   return folder;
 }
 
-type Row = typeof hostTasks.$inferSelect;
+type Row = SessionHostTables["hostTasks"]["$inferSelect"];
 const toTask = (row: Row): AgentSessionTaskRecord => ({
   taskId: row.taskId,
   runId: row.runId,
@@ -56,6 +56,8 @@ const toTask = (row: Row): AgentSessionTaskRecord => ({
  * const store = openSqliteSessionHostStore({ path: sessionHostDatabasePath(agentStoreDir, "conv-1") });
  */
 export function openSqliteSessionHostStore(options: { path: string; now?: () => number }): AgentSessionHostStore {
+  const { and, asc, eq, gt, inArray } = drizzleOrm();
+  const { hostCommands, hostContexts, hostSettings, hostTasks } = sessionHostTables();
   const now = options.now ?? Date.now;
   let client: Database.Database;
   let db: BetterSQLite3Database;
@@ -65,7 +67,7 @@ export function openSqliteSessionHostStore(options: { path: string; now?: () => 
     // PRAGMAs have no drizzle builder.
     client.pragma("journal_mode = WAL");
     client.pragma("synchronous = NORMAL");
-    db = drizzle({ client });
+    db = drizzleBetterSqlite3().drizzle({ client });
     ensureSessionSchema(db, client, migrationsFolder());
   } catch (error) {
     throw wrapAdapterError("sqlite", `cannot open the session host record ${options.path}`, error);

@@ -1,9 +1,10 @@
-import { asc, desc, eq, fillPlaceholders, getTableColumns, sql, type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
-import { SQLiteSyncDialect, type SQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { SQLiteColumn, SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import type Database from "better-sqlite3";
 import type { EventRow } from "./session-rows.js";
-import { sessionEvents, sessionMeta, sessionSnapshots } from "./session-schema.js";
+import { drizzleOrm, drizzleSqliteCore } from "../shared/drizzle-modules.js";
+import { sessionTables } from "./session-schema.js";
 
 /** The drizzle database of one session file. */
 export type SessionDb = BetterSQLite3Database;
@@ -16,8 +17,10 @@ export interface HeadRow {
   state: string | null;
 }
 
-const selectList = (fields: Record<string, SQLiteColumn>): SQL =>
-  sql.join(Object.entries(fields).map(([key, column]) => sql`${column} AS ${sql.identifier(key)}`), sql`, `);
+const selectList = (fields: Record<string, SQLiteColumn>): SQL => {
+  const { sql } = drizzleOrm();
+  return sql.join(Object.entries(fields).map(([key, column]) => sql`${column} AS ${sql.identifier(key)}`), sql`, `);
+};
 
 /*
  * Resuming a paused session in a fresh process runs exactly two reads: the head and the events
@@ -34,6 +37,8 @@ const selectList = (fields: Record<string, SQLiteColumn>): SQL =>
  * const row = db.get<HeadRow>(headQuery());
  */
 export function headQuery(): SQL {
+  const { sql } = drizzleOrm();
+  const { sessionMeta, sessionSnapshots } = sessionTables();
   const fields = { lastSeq: sessionMeta.lastSeq, lastRunId: sessionMeta.lastRunId, atSeq: sessionSnapshots.atSeq, state: sessionSnapshots.state };
   return sql`SELECT ${selectList(fields)} FROM ${sessionMeta} LEFT JOIN ${sessionSnapshots} ON ${sessionSnapshots.atSeq} = ${sessionMeta.snapshotAtSeq} WHERE ${sessionMeta.id} = 1`;
 }
@@ -45,6 +50,8 @@ export function headQuery(): SQL {
  * const rows = db.all<EventRow>(eventsAfterQuery(0, -1));
  */
 export function eventsAfterQuery(afterSeq: unknown, limit: unknown, newestFirst = false): SQL {
+  const { asc, desc, getTableColumns, sql } = drizzleOrm();
+  const { sessionEvents } = sessionTables();
   const columns = selectList(getTableColumns(sessionEvents));
   const order = newestFirst ? desc(sessionEvents.seq) : asc(sessionEvents.seq);
   return sql`SELECT ${columns} FROM ${sessionEvents} WHERE ${sessionEvents.seq} > ${afterSeq} ORDER BY ${order} LIMIT ${limit}`;
@@ -57,16 +64,19 @@ export function eventsAfterQuery(afterSeq: unknown, limit: unknown, newestFirst 
  * const rows = db.all<EventRow>(eventsOfTypesAfterQuery(0, '["plan"]', -1));
  */
 export function eventsOfTypesAfterQuery(afterSeq: unknown, types: unknown, limit: unknown, newestFirst = false): SQL {
+  const { asc, desc, getTableColumns, sql } = drizzleOrm();
+  const { sessionEvents } = sessionTables();
   const columns = selectList(getTableColumns(sessionEvents));
   const order = newestFirst ? desc(sessionEvents.seq) : asc(sessionEvents.seq);
   return sql`SELECT ${columns} FROM ${sessionEvents} WHERE ${sessionEvents.seq} > ${afterSeq} AND ${sessionEvents.type} IN (SELECT value FROM json_each(${types})) ORDER BY ${order} LIMIT ${limit}`;
 }
 
-const dialect = new SQLiteSyncDialect();
+let dialect: SQLiteSyncDialect | undefined;
 
 /** A drizzle template or query builder compiled once to a better-sqlite3 statement; placeholders bound by name. */
 function compile(client: Database.Database, template: SQL | { toSQL(): { sql: string; params: unknown[] } }) {
-  const query = "toSQL" in template ? template.toSQL() : dialect.sqlToQuery(template);
+  const { fillPlaceholders } = drizzleOrm();
+  const query = "toSQL" in template ? template.toSQL() : (dialect ??= new (drizzleSqliteCore().SQLiteSyncDialect)()).sqlToQuery(template);
   const statement = client.prepare(query.sql);
   return {
     get: <T>(values: Record<string, unknown> = {}) => statement.get(...fillPlaceholders(query.params, values)) as T | undefined,
@@ -86,6 +96,7 @@ function compile(client: Database.Database, template: SQL | { toSQL(): { sql: st
  * const head = reads.head();
  */
 export function prepareSessionReads(client: Database.Database) {
+  const { sql } = drizzleOrm();
   let head: ReturnType<typeof compile> | undefined;
   /** Index 0: oldest first; 1: newest first. */
   const after: Array<ReturnType<typeof compile> | undefined> = [];
@@ -116,6 +127,8 @@ export function prepareSessionReads(client: Database.Database) {
  * writes.insert.run({ seq: 1, eventId: "run-1/start", runId: "run-1", type: "run_started", payload: "{}", at: Date.now() });
  */
 export function prepareSessionWrites(db: SessionDb, client: Database.Database) {
+  const { eq, sql } = drizzleOrm();
+  const { sessionEvents, sessionMeta } = sessionTables();
   return {
     meta: compile(client, db.select({ lastSeq: sessionMeta.lastSeq }).from(sessionMeta).where(eq(sessionMeta.id, 1))),
     insert: compile(
@@ -152,6 +165,8 @@ export function prepareSessionWrites(db: SessionDb, client: Database.Database) {
  * statements.byRun.all({ runId: "run-1" });
  */
 export function prepareSessionStatements(db: SessionDb) {
+  const { asc, eq, sql } = drizzleOrm();
+  const { sessionEvents, sessionMeta } = sessionTables();
   const bySeq = asc(sessionEvents.seq);
   const builders = {
     meta: () => db.select().from(sessionMeta).where(eq(sessionMeta.id, 1)).prepare(),

@@ -1,8 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type Database from "better-sqlite3";
-import { desc, eq } from "drizzle-orm";
-import { drizzle } from "drizzle-orm/better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
 import type { Clock } from "../../../ports/clock.js";
 import type {
@@ -15,7 +13,8 @@ import type {
   SessionSnapshot,
   SessionStore,
 } from "../../../ports/session-store.js";
-import { sessionEvents, sessionMeta, sessionSnapshots } from "./session-schema.js";
+import { drizzleBetterSqlite3, drizzleOrm } from "../shared/drizzle-modules.js";
+import { sessionTables } from "./session-schema.js";
 import { prepareSessionReads, prepareSessionStatements, prepareSessionWrites, type SessionDb } from "./session-statements.js";
 import { openSqlite } from "../shared/sqlite-connection.js";
 import { ensureSessionSchema, findSessionMigrationsFolder } from "./session-migrations.js";
@@ -42,6 +41,7 @@ export interface SqliteSessionStoreOptions {
 
 /** Writes the meta row of a new session file; a no-op when it exists. */
 function insertMeta(db: SessionDb, address: SessionAddress, now: number): void {
+  const { sessionMeta } = sessionTables();
   db.insert(sessionMeta)
     .values({ id: 1, projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now })
     .onConflictDoNothing()
@@ -58,7 +58,7 @@ function openDatabase(options: SqliteSessionStoreOptions, now: number): { client
     // PRAGMAs are connection settings drizzle has no builder for.
     client.pragma("journal_mode = WAL");
     client.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
-    const db = drizzle({ client });
+    const db = drizzleBetterSqlite3().drizzle({ client });
     ensureSessionSchema(db, client, folder, () => insertMeta(db, options.address, now));
     return { client, db };
   } catch (error) {
@@ -81,6 +81,8 @@ function openDatabase(options: SqliteSessionStoreOptions, now: number): { client
  * await store.append([{ eventId: "run-1/plan/0", runId: "run-1", type: "plan", payload: { planIndex: 0, text: "…" } }]);
  */
 export function createSqliteSessionStore(options: SqliteSessionStoreOptions): SessionStore {
+  const { desc, eq } = drizzleOrm();
+  const { sessionEvents, sessionMeta, sessionSnapshots } = sessionTables();
   const address: SessionAddress = structuredClone(options.address);
   const clock = options.clock ?? { now: () => Date.now() };
   let client: Database.Database;

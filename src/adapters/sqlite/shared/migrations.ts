@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { join } from "node:path";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
-import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { MIGRATIONS_JOURNAL } from "../../migrations-folder.js";
+import { drizzleMigrator } from "./drizzle-modules.js";
 
 export { findMigrationsFolder, MIGRATIONS_JOURNAL } from "../../migrations-folder.js";
 
@@ -22,6 +22,7 @@ export function migrateWithRetry<TSchema extends Record<string, unknown>>(
   options: { attempts?: number; migrationsTable?: string; wrap?: (run: () => void) => void } = {},
 ): void {
   const attempts = options.attempts ?? 4;
+  const { migrate } = drizzleMigrator();
   const run = () => migrate(db, { migrationsFolder, ...(options.migrationsTable ? { migrationsTable: options.migrationsTable } : {}) });
   for (let attempt = 1; ; attempt++) {
     try {

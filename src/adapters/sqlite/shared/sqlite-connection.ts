@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { betterSqlite3, packageRequire } from "./drizzle-modules.js";
 
 let binding: string | null | undefined;
 
@@ -15,9 +15,7 @@ let binding: string | null | undefined;
 function nativeBinding(): string | null {
   if (binding !== undefined) return binding;
   try {
-    // The CJS bundle has `require`; the ESM build, tsx and jest need one made from import.meta.url.
-    const load = typeof require === "function" ? require : createRequire(import.meta.url);
-    const candidate = join(dirname(load.resolve("better-sqlite3/package.json")), "build", "Release", "better_sqlite3.node");
+    const candidate = join(dirname(packageRequire.resolve("better-sqlite3/package.json")), "build", "Release", "better_sqlite3.node");
     binding = existsSync(candidate) ? candidate : null;
   } catch {
     binding = null;
@@ -33,5 +31,6 @@ function nativeBinding(): string | null {
  */
 export function openSqlite(path: string, options: Database.Options = {}): Database.Database {
   const addon = nativeBinding();
+  const Database = betterSqlite3();
   return new Database(path, addon === null ? options : { ...options, nativeBinding: addon });
 }

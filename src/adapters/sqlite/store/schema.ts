@@ -1,65 +1,85 @@
 /**
  * The drizzle schema of the SQLite store. Migrations in `/drizzle` are generated from it with
- * `npx drizzle-kit generate`; the FTS5 index and its triggers are a custom migration because
- * drizzle cannot describe virtual tables.
+ * `npx drizzle-kit generate` (which reads the tables through `drizzle-kit-schema.ts`); the FTS5
+ * index and its triggers are a custom migration because drizzle cannot describe virtual tables.
  *
  * Keys that listings order by are stored as BLOBs holding UTF-16BE bytes: SQLite compares BLOBs
  * with memcmp, which on UTF-16BE equals the UTF-16 code-unit order the ports promise (TEXT
  * would compare UTF-8, i.e. code-point order, which differs above U+FFFF).
  */
-import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { drizzleSqliteCore } from "../shared/drizzle-modules.js";
 
-/** KV entries; `conversation_id` is "" for project scope. */
-export const kvEntries = sqliteTable(
-  "kv_entries",
-  {
-    projectId: text("project_id").notNull(),
-    conversationId: text("conversation_id").notNull(),
-    key: blob("key", { mode: "buffer" }).notNull(),
-    value: text("value").notNull(),
-    updatedAt: integer("updated_at").notNull(),
-  },
-  (table) => [primaryKey({ columns: [table.projectId, table.conversationId, table.key] })],
-);
+/** The tables; drizzle is loaded and they are built on first use (PERF-1). */
+function define() {
+  const { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } = drizzleSqliteCore();
+  /** KV entries; `conversation_id` is "" for project scope. */
+  const kvEntries = sqliteTable(
+    "kv_entries",
+    {
+      projectId: text("project_id").notNull(),
+      conversationId: text("conversation_id").notNull(),
+      key: blob("key", { mode: "buffer" }).notNull(),
+      value: text("value").notNull(),
+      updatedAt: integer("updated_at").notNull(),
+    },
+    (table) => [primaryKey({ columns: [table.projectId, table.conversationId, table.key] })],
+  );
 
-/** Knowledge documents; `id` is the rowid the FTS5 index points at. */
-export const knowledgeDocuments = sqliteTable(
-  "knowledge_documents",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    projectId: text("project_id").notNull(),
-    docKey: blob("doc_key", { mode: "buffer" }).notNull(),
-    documentId: text("document_id").notNull(),
-    title: text("title").notNull(),
-    markdown: text("markdown").notNull(),
-    createdAt: integer("created_at").notNull(),
-    updatedAt: integer("updated_at").notNull(),
-  },
-  (table) => [uniqueIndex("knowledge_documents_project_key").on(table.projectId, table.docKey)],
-);
+  /** Knowledge documents; `id` is the rowid the FTS5 index points at. */
+  const knowledgeDocuments = sqliteTable(
+    "knowledge_documents",
+    {
+      id: integer("id").primaryKey({ autoIncrement: true }),
+      projectId: text("project_id").notNull(),
+      docKey: blob("doc_key", { mode: "buffer" }).notNull(),
+      documentId: text("document_id").notNull(),
+      title: text("title").notNull(),
+      markdown: text("markdown").notNull(),
+      createdAt: integer("created_at").notNull(),
+      updatedAt: integer("updated_at").notNull(),
+    },
+    (table) => [uniqueIndex("knowledge_documents_project_key").on(table.projectId, table.docKey)],
+  );
 
-/** Managed-file metadata; the bytes live in `files/<sha256[0..2]>/<sha256>`, shared by equal contents. */
-export const managedFiles = sqliteTable(
-  "managed_files",
-  {
-    projectId: text("project_id").notNull(),
-    fileId: text("file_id").notNull(),
-    name: text("name").notNull(),
-    size: integer("size").notNull(),
-    sha256: text("sha256").notNull(),
-    createdAt: integer("created_at").notNull(),
-  },
-  (table) => [primaryKey({ columns: [table.projectId, table.fileId] }), index("managed_files_sha256").on(table.sha256)],
-);
+  /** Managed-file metadata; the bytes live in `files/<sha256[0..2]>/<sha256>`, shared by equal contents. */
+  const managedFiles = sqliteTable(
+    "managed_files",
+    {
+      projectId: text("project_id").notNull(),
+      fileId: text("file_id").notNull(),
+      name: text("name").notNull(),
+      size: integer("size").notNull(),
+      sha256: text("sha256").notNull(),
+      createdAt: integer("created_at").notNull(),
+    },
+    (table) => [primaryKey({ columns: [table.projectId, table.fileId] }), index("managed_files_sha256").on(table.sha256)],
+  );
 
-/** Persistent values per project. */
-export const persistentValues = sqliteTable(
-  "persistent_values",
-  {
-    projectId: text("project_id").notNull(),
-    name: text("name").notNull(),
-    value: text("value").notNull(),
-    updatedAt: integer("updated_at").notNull(),
-  },
-  (table) => [primaryKey({ columns: [table.projectId, table.name] })],
-);
+  /** Persistent values per project. */
+  const persistentValues = sqliteTable(
+    "persistent_values",
+    {
+      projectId: text("project_id").notNull(),
+      name: text("name").notNull(),
+      value: text("value").notNull(),
+      updatedAt: integer("updated_at").notNull(),
+    },
+    (table) => [primaryKey({ columns: [table.projectId, table.name] })],
+  );
+  return { kvEntries, knowledgeDocuments, managedFiles, persistentValues };
+}
+
+/** The store's tables. */
+export type StoreTables = ReturnType<typeof define>;
+
+let tables: StoreTables | undefined;
+
+/**
+ * The tables, built on first use with the lazily loaded drizzle (PERF-1).
+ *
+ * @example
+ * const { kvEntries } = storeTables();
+ */
+export function storeTables(): StoreTables {
+  return (tables ??= define());
+}

@@ -2,16 +2,17 @@
  * Opening the SQLite store file: WAL, busy timeout, migrations on open, and the migrations
  * folder lookup that works from `src/` (tsx, jest) and from the bundled `dist/`.
  */
-import Database from "better-sqlite3";
-import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import type Database from "better-sqlite3";
+import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import { drizzleBetterSqlite3 } from "../shared/drizzle-modules.js";
 import { ensureMigrated, findMigrationsFolder, migrateWithRetry } from "../shared/migrations.js";
 import { openSqlite } from "../shared/sqlite-connection.js";
 import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
-import * as schema from "./schema.js";
+import { storeTables, type StoreTables } from "./schema.js";
 import { withSqliteRetry } from "./sqlite-support.js";
 
 /** The drizzle handle of the store. */
-export type StoreDatabase = BetterSQLite3Database<typeof schema>;
+export type StoreDatabase = BetterSQLite3Database<StoreTables>;
 
 /** An open store database: the drizzle handle and the raw connection beneath it. */
 export interface OpenedStoreDatabase {
@@ -59,7 +60,7 @@ export function openStoreDatabase(file: string, migrationsFolder: string): Opene
     const mode = withSqliteRetry("enable WAL", () => connection.pragma("journal_mode = WAL", { simple: true }));
     if (mode !== "wal") throw new Error(`journal_mode is ${String(mode)}, expected wal`);
     connection.pragma("synchronous = NORMAL");
-    const db = drizzle({ client: connection, schema });
+    const db = drizzleBetterSqlite3().drizzle({ client: connection, schema: storeTables() });
     ensureMigrated(connection, migrationsFolder, () => migrateStore(db, migrationsFolder));
     return { db, sqlite: connection };
   } catch (error) {

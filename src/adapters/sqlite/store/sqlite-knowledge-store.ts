@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, gte, inArray, lt, or, sql, type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
 import { STORE_LIMITS } from "../../../domain/limits.js";
 import { decodeKeyCursor, decodeRankCursor, encodeCursor, listingId } from "../../../domain/page-cursor.js";
 import { plainSnippet, queryTerms } from "../../../domain/search-terms.js";
@@ -10,19 +10,15 @@ import {
   checkText,
 } from "../../../domain/store-input.js";
 import type { KnowledgeFilter, KnowledgeSearchHit, KnowledgeStore } from "../../../ports/knowledge-store.js";
-import { knowledgeDocuments as docs } from "./schema.js";
+import { drizzleOrm } from "../shared/drizzle-modules.js";
+import { storeTables } from "./schema.js";
 import type { SqliteStoreContext } from "./sqlite-kv-store.js";
 import { assertOpen, prefixRange, sortKey, withSqliteRetry } from "./sqlite-support.js";
 
-const summaryColumns = {
-  documentId: docs.documentId,
-  title: docs.title,
-  createdAt: docs.createdAt,
-  updatedAt: docs.updatedAt,
-};
-
 /** Conditions restricting `doc_key` to the filter's id prefix and away from its excluded prefix. */
 function filterConditions(filter: Required<KnowledgeFilter>): Array<SQL | undefined> {
+  const { gte, lt, or } = drizzleOrm();
+  const { knowledgeDocuments: docs } = storeTables();
   const conditions: Array<SQL | undefined> = [];
   if (filter.idPrefix !== "") {
     const { low, high } = prefixRange(filter.idPrefix);
@@ -43,6 +39,14 @@ function filterConditions(filter: Required<KnowledgeFilter>): Array<SQL | undefi
  * const knowledge = createSqliteKnowledgeStore({ db, clock, state: { closed: false } });
  */
 export function createSqliteKnowledgeStore({ db, clock, state }: SqliteStoreContext): KnowledgeStore {
+  const { and, asc, eq, gt, gte, inArray, lt, or, sql } = drizzleOrm();
+  const { knowledgeDocuments: docs } = storeTables();
+  const summaryColumns = {
+    documentId: docs.documentId,
+    title: docs.title,
+    createdAt: docs.createdAt,
+    updatedAt: docs.updatedAt,
+  };
   const byId = (projectId: string, documentId: string) =>
     and(eq(docs.projectId, projectId), eq(docs.docKey, sortKey(documentId)));
 

@@ -1,4 +1,3 @@
-import { and, asc, eq, gt, gte, lt, sql } from "drizzle-orm";
 import { STORE_LIMITS } from "../../../domain/limits.js";
 import { decodeKeyCursor, encodeCursor, listingId } from "../../../domain/page-cursor.js";
 import {
@@ -11,7 +10,8 @@ import {
 } from "../../../domain/store-input.js";
 import type { Clock } from "../../../ports/clock.js";
 import type { KvEntry, KvNamespace, KvStore } from "../../../ports/kv-store.js";
-import { kvEntries } from "./schema.js";
+import { drizzleOrm } from "../shared/drizzle-modules.js";
+import { storeTables } from "./schema.js";
 import type { StoreDatabase } from "./sqlite-database.js";
 import { assertOpen, fromSortKey, prefixRange, sortKey, withSqliteRetry } from "./sqlite-support.js";
 
@@ -40,6 +40,8 @@ export type KvStatements = ReturnType<typeof createKvStatements>;
  * write({ projectId: "p" }, "a", "1");
  */
 export function createKvStatements({ db, clock }: Pick<SqliteStoreContext, "db" | "clock">) {
+  const { and, eq, sql } = drizzleOrm();
+  const { kvEntries } = storeTables();
   const byKey = () =>
     and(
       eq(kvEntries.projectId, sql.placeholder("projectId")),
@@ -85,6 +87,8 @@ export function createKvStatements({ db, clock }: Pick<SqliteStoreContext, "db" 
  * const kv = createSqliteKvStore({ db, clock, state: { closed: false } });
  */
 export function createSqliteKvStore({ db, clock, state }: SqliteStoreContext): KvStore {
+  const { and, asc, eq, gt, gte, lt } = drizzleOrm();
+  const { kvEntries } = storeTables();
   const { read, write, remove } = createKvStatements({ db, clock });
 
   return {

@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { and, count, eq } from "drizzle-orm";
 import { wrapAdapterError } from "../../../domain/errors.js";
 import { STORE_LIMITS } from "../../../domain/limits.js";
 import { checkProjectId, checkText } from "../../../domain/store-input.js";
@@ -10,7 +9,8 @@ import type { IdSource } from "../../../ports/id-source.js";
 import type { ManagedFile, ManagedFileStore } from "../../../ports/managed-file-store.js";
 import { fileIntake, sha256Hex } from "../../shared/file-source.js";
 import { checkMaxBytes } from "../../memory/memory-managed-file-store.js";
-import { managedFiles } from "./schema.js";
+import { drizzleOrm } from "../shared/drizzle-modules.js";
+import { storeTables } from "./schema.js";
 import type { SqliteStoreContext } from "./sqlite-kv-store.js";
 import { assertOpen, withSqliteRetry } from "./sqlite-support.js";
 
@@ -22,14 +22,6 @@ export interface SqliteManagedFileStoreOptions extends SqliteStoreContext {
   maxBytes?: number;
 }
 
-const metaColumns = {
-  fileId: managedFiles.fileId,
-  name: managedFiles.name,
-  size: managedFiles.size,
-  sha256: managedFiles.sha256,
-  createdAt: managedFiles.createdAt,
-};
-
 /**
  * The managed-file port on SQLite: metadata rows in `managed_files`, bytes content-addressed in
  * `files/<sha256[0..2]>/<sha256>` and shared by equal contents. Moving a content file into place
@@ -40,6 +32,15 @@ const metaColumns = {
  * const files = createSqliteManagedFileStore({ db, clock, state, filesDirectory, idSource });
  */
 export function createSqliteManagedFileStore(options: SqliteManagedFileStoreOptions): ManagedFileStore {
+  const { and, count, eq } = drizzleOrm();
+  const { managedFiles } = storeTables();
+  const metaColumns = {
+    fileId: managedFiles.fileId,
+    name: managedFiles.name,
+    size: managedFiles.size,
+    sha256: managedFiles.sha256,
+    createdAt: managedFiles.createdAt,
+  };
   const { db, clock, state, filesDirectory, idSource } = options;
   const maxBytes = checkMaxBytes(options.maxBytes);
   const tmpDirectory = join(filesDirectory, "tmp");

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { drizzleOrm } from "../shared/drizzle-modules.js";
 import {
   checkKvKey,
   checkProjectId,
@@ -7,7 +7,7 @@ import {
   type JsonValue,
 } from "../../../domain/store-input.js";
 import type { PersistentValueStore } from "../../../ports/persistent-value-store.js";
-import { persistentValues as values } from "./schema.js";
+import { storeTables } from "./schema.js";
 import type { SqliteStoreContext } from "./sqlite-kv-store.js";
 import { assertOpen, withSqliteRetry } from "./sqlite-support.js";
 
@@ -18,6 +18,8 @@ import { assertOpen, withSqliteRetry } from "./sqlite-support.js";
  * const store = createSqlitePersistentValueStore({ db, clock, state: { closed: false } });
  */
 export function createSqlitePersistentValueStore({ db, clock, state }: SqliteStoreContext): PersistentValueStore {
+  const { and, eq, sql } = drizzleOrm();
+  const { persistentValues: values } = storeTables();
   const byName = (projectId: string, name: string) => and(eq(values.projectId, projectId), eq(values.name, name));
   return {
     async get(projectInput, nameInput) {

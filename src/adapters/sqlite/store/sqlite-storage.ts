@@ -1,5 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { wrapAdapterError } from "../../../domain/errors.js";
 import type { Clock } from "../../../ports/clock.js";
 import type { IdSource } from "../../../ports/id-source.js";
@@ -12,6 +12,7 @@ import { createKvStatements, createSqliteKvStore, type KvStatements } from "./sq
 import { createSqliteManagedFileStore } from "./sqlite-managed-file-store.js";
 import { createSqlitePersistentValueStore } from "./sqlite-persistent-value-store.js";
 import { createSqliteSessionBackend, type SqliteSessionBackend } from "../sessions/sqlite-session-backend.js";
+import { DEFAULT_AGENT_STORE_DIR } from "../sessions/session-file-names.js";
 import { createSqliteTokenUsage } from "./sqlite-token-usage.js";
 
 /** The database file inside a store directory. */
@@ -24,8 +25,9 @@ export interface SqliteStorageOptions {
   /** The store directory (created if missing); several processes may share it. */
   directory: string;
   /**
-   * The folder of the durable agent sessions (`storage.sessions`, one SQLite file per session);
-   * defaults to `<directory>/agents`.
+   * The folder of the durable agent sessions (`storage.sessions`, one SQLite file per session).
+   * Default (SES-10): a store in a project's `.workflow` folder (`<project>/.workflow/store`) keeps
+   * them project-local in `<project>/.workflow/agents`; a store anywhere else in `<directory>/agents`.
    */
   agentStoreDir?: string;
   clock?: Clock;
@@ -49,6 +51,16 @@ export interface SqliteStorage extends Storage {
 }
 
 /**
+ * SES-10: sessions default to the project-local `.workflow/agents`. The project is known when the
+ * store itself sits in its `.workflow` folder; a store elsewhere (a data dir, a temp dir) keeps its
+ * sessions inside itself rather than guessing a project from the working directory.
+ */
+function defaultAgentStoreDir(directory: string): string {
+  const parent = dirname(directory);
+  return basename(parent) === ".workflow" ? join(dirname(parent), DEFAULT_AGENT_STORE_DIR) : join(directory, "agents");
+}
+
+/**
  * The embedded default storage: one directory holding `store.sqlite` (WAL, migrations applied on
  * open) and a content-addressed `files/` folder, plus the durable agent sessions under
  * `agentStoreDir` (`sessions`, a SQLite session backend: one file per session, leases on lock files
@@ -57,7 +69,7 @@ export interface SqliteStorage extends Storage {
  * Opening faults throw `storage_failure` with `cause`.
  *
  * @example
- * const storage = createSqliteStorage({ directory: "./.steamharness" });
+ * const storage = createSqliteStorage({ directory: ".workflow/store" }); // sessions in .workflow/agents
  * await storage.knowledge.upsert("p", { documentId: "faq", title: "FAQ", markdown: "…" });
  * await storage.close();
  */
@@ -72,7 +84,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
   const migrationsFolder = options.migrationsFolder ?? findStoreMigrationsFolder();
   const { db, sqlite } = openStoreDatabase(join(directory, STORE_DATABASE_FILE), migrationsFolder);
   const state = { closed: false };
-  const agentStoreDir = resolve(options.agentStoreDir ?? join(directory, "agents"));
+  const agentStoreDir = resolve(options.agentStoreDir ?? defaultAgentStoreDir(directory));
   const sessions = createSqliteSessionBackend({ agentStoreDir, ...(options.maxIdleSessions === undefined ? {} : { maxIdleSessions: options.maxIdleSessions }) });
   const context = { db, clock: options.clock ?? createSystemClock(), state };
   // Prepared on the first recorder and shared: a run makes one recorder per node context.

@@ -1,0 +1,134 @@
+import { execFile } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { cleanEnv, cleanup, REPO, runCli, startMcp, tempDir, writeProject } from "../cli/helpers.js";
+
+// SES-10: every host keeps a conversation's sessions in the project-local `.workflow/agents`, and
+// a fresh process of the same host sees the history. Each host runs as a real child process.
+const sessionFiles = (project: string): string[] => {
+  const folder = join(project, ".workflow", "agents");
+  return existsSync(folder) ? readdirSync(folder, { recursive: true }).map(String).filter((name) => name.endsWith(".sqlite")) : [];
+};
+const fixture = (name: string) => pathToFileURL(join(REPO, "test/durable/fixtures", name)).href;
+/** tsx by its file, so a child whose working directory is outside the repository still finds it. */
+const TSX = pathToFileURL(join(REPO, "node_modules/tsx/dist/loader.mjs")).href;
+const src = (path: string) => pathToFileURL(join(REPO, "src", path)).href;
+
+const WORKFLOW = `
+import { rememberingTurn } from ${JSON.stringify(fixture("remembering-agent.ts"))};
+export default {
+  entrypoints: {
+    converse: {
+      title: "Converse",
+      params: [
+        { name: "conversationId", type: "string", required: true },
+        { name: "prompt", type: "string", required: true },
+      ],
+      async run(params, context) {
+        return { answer: await rememberingTurn(params.prompt, { ...context.node, conversationId: params.conversationId }) };
+      },
+    },
+  },
+};
+`;
+
+const CONVERSATION = `
+import { defineAgentConversationExecutor } from ${JSON.stringify(src("conversation/define-executor.ts"))};
+import { createOfflineModel } from ${JSON.stringify(src("testing/offline-model.ts"))};
+const textOf = (content) => (typeof content === "string" ? content : content.map((block) => block.text ?? "").join(""));
+export default defineAgentConversationExecutor({
+  name: "forgetful-by-declaration",
+  models: createOfflineModel({
+    steps: (request) => {
+      const said = textOf(request.messages.at(-1).content);
+      const earlier = request.messages.slice(0, -1).map((message) => textOf(message.content)).join("\\n");
+      const colour = /my colour is (\\w+)/.exec(earlier)?.[1];
+      return { text: /remember/.test(said) ? (colour ? "I remember " + colour + "." : "I remember nothing.") : "Noted: " + said };
+    },
+  }),
+  retryDelayMs: 0,
+  // No durable declaration: SES-10 says the chat's history is durable anyway.
+  executor: { tools: [], conversation: { recovery: { enabled: false }, durable: { enabled: false } } },
+});
+`;
+
+describe("SES-10 sessions default to the project-local .workflow/agents for every host", () => {
+  let root: string;
+  let workflowProject: string;
+  beforeAll(async () => {
+    root = await tempDir("ses10-");
+    workflowProject = await writeProject(join(root, "workflow-project"), {
+      "package.json": JSON.stringify({ name: "ses10-workflow", type: "module", id: "7d3c1a52-0b6e-4f8a-9c2d-5e4f3a2b1c0d", projectType: "workflow", main: "workflow.mjs" }),
+      "workflow.mjs": WORKFLOW,
+    });
+  });
+  afterAll(async () => {
+    await cleanup(root);
+  });
+
+  it("SES-10 run: `steamharness run` keeps the conversation in <project>/.workflow/agents, and a second run sees it", async () => {
+    const dataDir = join(root, "run-data");
+    const run = (prompt: string) =>
+      runCli(["run", workflowProject, "converse", "--params", JSON.stringify({ conversationId: "run-conv", prompt }), "--json", "--data-dir", dataDir]);
+    const first = await run("my colour is teal");
+    expect(first.code).toBe(0);
+    expect(sessionFiles(workflowProject).some((file) => file.startsWith("run-conv-"))).toBe(true);
+    const second = await run("do you remember?");
+    expect(JSON.parse(second.stdout)).toMatchObject({ status: "success", result: { data: { output: { answer: "I remember teal." } } } });
+    expect(existsSync(join(dataDir, "agent-sessions"))).toBe(false);
+  }, 120_000);
+
+  it("SES-10 mcp: `steamharness mcp` keeps the conversation in <project>/.workflow/agents, and a fresh server sees it", async () => {
+    const dataDir = join(root, "mcp-data");
+    const converse = async (prompt: string) => {
+      const session = await startMcp(workflowProject, ["--data-dir", dataDir]);
+      try {
+        return (await session.client.callTool({ name: "converse", arguments: { conversationId: "mcp-conv", prompt } })).structuredContent;
+      } finally {
+        await session.close();
+      }
+    };
+    expect(await converse("my colour is amber")).toMatchObject({ status: "success" });
+    expect(sessionFiles(workflowProject).some((file) => file.startsWith("mcp-conv-"))).toBe(true);
+    expect(await converse("do you remember?")).toMatchObject({ status: "success", output: { answer: "I remember amber." } });
+    expect(existsSync(join(dataDir, "agent-sessions"))).toBe(false);
+  }, 120_000);
+
+  it("SES-10 chat: a conversation project without `durable.enabled` still keeps its history in <project>/.workflow/agents", async () => {
+    const project = await writeProject(join(root, "chat-project"), {
+      "package.json": JSON.stringify({ name: "ses10-chat", type: "module", id: "2b9e4c71-5a3d-4e6f-8b1c-0d9e8f7a6b5c", projectType: "conversation", main: "conversation.mjs" }),
+      "conversation.mjs": CONVERSATION,
+    });
+    const dataDir = join(root, "chat-data");
+    const chat = (stdin: string) =>
+      new Promise<string>((resolveRun, rejectRun) => {
+        const child = execFile(process.execPath, ["--import", "tsx", join(REPO, "src/cli.ts"), "chat", project, "--data-dir", dataDir, "--conversation", "chat-conv"], { cwd: REPO, env: cleanEnv(), timeout: 60_000 }, (error, stdout) =>
+          error ? rejectRun(error) : resolveRun(stdout),
+        );
+        child.stdin?.end(stdin);
+      });
+    const first = await chat("my colour is violet\n/exit\n");
+    expect(first).toContain("Noted: my colour is violet");
+    expect(first).toContain("(resume with --conversation chat-conv)");
+    expect(sessionFiles(project).some((file) => file.startsWith("chat-conv-"))).toBe(true);
+    expect(await chat("do you remember?\n/exit\n")).toContain("I remember violet.");
+  }, 120_000);
+
+  it("SES-10 library: createSqliteStorage({ directory: \".workflow/store\" }) keeps sessions in <project>/.workflow/agents across processes", async () => {
+    const project = join(root, "library-project");
+    await writeProject(project, { "README.md": "a host's project folder\n" });
+    const host = (prompt: string) =>
+      new Promise<{ answer: string; agentStoreDir: string }>((resolveRun, rejectRun) => {
+        execFile(process.execPath, ["--import", TSX, join(REPO, "test/durable/fixtures/library-host.ts"), "lib-conv", prompt], { cwd: project, env: cleanEnv(), timeout: 60_000 }, (error, stdout) =>
+          error ? rejectRun(error) : resolveRun(JSON.parse(stdout.trim().split("\n").at(-1)!)),
+        );
+      });
+    const first = await host("my colour is ochre");
+    expect(first.agentStoreDir).toBe(join(project, ".workflow", "agents"));
+    expect(sessionFiles(project).some((file) => file.startsWith("lib-conv-"))).toBe(true);
+    expect(existsSync(join(project, ".workflow", "store", "agents"))).toBe(false);
+    expect((await host("do you remember?")).answer).toBe("I remember ochre.");
+  }, 120_000);
+});
