@@ -206,7 +206,9 @@ export type {
 export { createMemoryProjectConfigurationStore } from "./adapters/memory/memory-project-configuration-store.js";
 export { createSqliteProjectConfigurationStore, projectConfigurationDatabasePath } from "./adapters/sqlite/configuration/sqlite-project-configuration-store.js";
 export type { SqliteProjectConfigurationStoreOptions } from "./adapters/sqlite/configuration/sqlite-project-configuration-store.js";
-export { takeProjectConfigurationSnapshot, createProjectConfigurationSnapshot } from "./domain/configuration/snapshot.js";
+export { takeProjectConfigurationSnapshot, createProjectConfigurationSnapshot, parseProjectConfigurationSnapshot } from "./domain/configuration/snapshot.js";
+export { agentConfigurationFromSnapshot } from "./domain/configuration/agent-configuration.js";
+export type { ApiKeyResolver } from "./domain/configuration/agent-configuration.js";
 export type { ProjectConfigurationSnapshot } from "./domain/configuration/snapshot.js";
 export { snapshotForRun, createAgentConfigurationLoader } from "./domain/configuration/run-snapshot.js";
 export { startHostBridgeServer } from "./adapters/host-bridge-server/host-bridge-server.js";

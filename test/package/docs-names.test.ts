@@ -1,0 +1,57 @@
+/**
+ * DX-3: every backticked name in README.md and docs/*.md that looks like a steamharness function
+ * (`createXxx`, `runXxx(…)`, `parseXxx`, …) is exported from one of the package's entries
+ * (test/package/public-api.json, which test/package/exports.test.ts keeps equal to the build), or
+ * is listed below as a documented name that is not an export — a method, an option, a field — with
+ * what it is. Names imported from `steamharness*` inside code blocks are checked by the type-check
+ * of docs-blocks.test.ts.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+
+const FUNCTION_LIKE = /^(create|run|start|define|load|take|parse|resolve|control|cancel|choose|read|accept|open|snapshot|final|is|agent|describe|build)[A-Z][A-Za-z0-9]*$/;
+
+// Documented names that are not exports, each with what it is. A stale entry fails the test.
+const NOT_EXPORTS: Record<string, string> = {
+  runId: "a field / option (the run's id)",
+  agentStoreDir: "an option (the SQLite session folder)",
+  openUnleased: "a SessionBackend method",
+  openHostStore: "a SessionBackend method",
+  createTools: "an agent option",
+  readRun: "a SessionStore method",
+  readAfter: "a SessionStore method",
+  isHeld: "a PostgresLeasedSessionStore method",
+  isError: "a field of an MCP tool result",
+  runInBackground: "a session-host runtime method",
+  openViewStorage: "an internal function, named with its file (src/adapters/viewer/view-run.ts)",
+  buildToolIndex: "an internal domain function, named with its file (src/domain/agent/tool-index.ts)",
+  resolveParams: "a workflow param feature (dynamic options), named as in workflow projects",
+};
+
+const pages = ["README.md", ...readdirSync("docs").filter((name) => name.endsWith(".md")).sort().map((name) => `docs/${name}`)];
+const exported = new Set(Object.values(JSON.parse(readFileSync("test/package/public-api.json", "utf8")) as Record<string, string[]>).flat());
+
+function documentedNames(): Map<string, Set<string>> {
+  const names = new Map<string, Set<string>>();
+  for (const page of pages) {
+    const prose = readFileSync(page, "utf8").replace(/^```[\s\S]*?^```/gm, "");
+    for (const [, span] of prose.matchAll(/`([^`\n]+)`/g)) {
+      const name = /^([a-z][A-Za-z0-9]*)(\(|$)/.exec(span!)?.[1];
+      if (name && FUNCTION_LIKE.test(name)) names.set(name, (names.get(name) ?? new Set()).add(page));
+    }
+  }
+  return names;
+}
+
+describe("DX-3: documented names exist", () => {
+  const names = documentedNames();
+
+  it("DX-3: every documented function-like name is exported from steamharness, /agent, /testing, /postgres or /gateway (or listed as not an export)", () => {
+    const unknown = [...names].filter(([name]) => !exported.has(name) && !(name in NOT_EXPORTS)).map(([name, where]) => `${name} (${[...where].join(", ")})`);
+    expect(unknown).toEqual([]);
+    expect(names.size).toBeGreaterThan(30);
+  });
+
+  it("DX-3: the list of documented non-exports has no stale entry", () => {
+    expect(Object.keys(NOT_EXPORTS).filter((name) => !names.has(name) || exported.has(name))).toEqual([]);
+  });
+});
