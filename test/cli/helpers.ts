@@ -1,5 +1,6 @@
 // Shared helpers of the CLI and MCP integration tests: real child processes, real SDK clients.
 import { execFile, type ExecFileException } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
 import { cp, mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -13,9 +14,37 @@ export const KITCHEN = join(REPO, "test/workflow/fixtures/kitchen");
 export const KITCHEN_ID = "0f6a3c2e-9d41-4b7a-8c55-1e2d3f4a5b6c";
 export const EXAMPLE = join(REPO, "examples/workflow-project");
 export const FAKE_SECRET = "FAKE-SECRET-7f3a9c1e-do-not-leak";
-/** The CLI from the sources: node flags and script. */
-export const CLI_SOURCE = ["--import", "tsx", join(REPO, "src/cli.ts")];
 export const CLI_DIST = join(REPO, "dist/cli.js");
+
+/** The newest modification time of a file under `dir` (recursively). */
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * Whether `dist/` was built after the last change to `src/` (and the build config): then the CLI
+ * tests run the built bin, as users do, which starts in a fraction of the time the sources take
+ * through tsx (each CLI call and each workflow worker). After an edit without a build they run
+ * the sources, so a stale `dist/` is never what a test sees.
+ */
+export const DIST_IS_FRESH = (() => {
+  try {
+    const built = Math.min(statSync(CLI_DIST).mtimeMs, statSync(join(REPO, "dist/workflow-worker.js")).mtimeMs);
+    return built >= Math.max(newestMtime(join(REPO, "src")), statSync(join(REPO, "tsup.config.ts")).mtimeMs, statSync(join(REPO, "package.json")).mtimeMs);
+  } catch {
+    return false;
+  }
+})();
+
+/** The CLI from the sources through tsx (for projects that import test fixtures written in TypeScript). */
+export const CLI_FROM_SOURCES = ["--import", "tsx", join(REPO, "src/cli.ts")];
+/** The CLI as node arguments: the built bin when `dist/` is fresh, else the sources through tsx. */
+export const CLI_SOURCE = DIST_IS_FRESH ? [CLI_DIST] : CLI_FROM_SOURCES;
 
 /** An environment without the developer's steamharness variables. */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "@jest/globals";
 import { createChatRenderer } from "../../src/adapters/chat/chat-renderer.js";
 import { createProgram } from "../../src/adapters/cli/program.js";
+import { CLI_SOURCE } from "../cli/helpers.js";
 import type { OutputItemStreamChunk } from "../../src/domain/output-items.js";
 
 // Drives the real chat command in a pseudo-terminal (tmux): typed lines, Enter, Ctrl-C. Through
@@ -137,7 +138,7 @@ describe("CONV-2 chat recovery", () => {
 function cli(args: string[], stdin: string, env: Record<string, string | undefined> = {}): Promise<{ code: number; stdout: string }> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("JEST") && key !== "NODE_OPTIONS" && key !== "OPENAI_API_KEY"));
   return new Promise((resolveRun) => {
-    const child = execFile(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], { env: { ...base, ...env }, timeout: 60_000 }, (error, stdout) =>
+    const child = execFile(process.execPath, [...CLI_SOURCE, ...args], { env: { ...base, ...env }, timeout: 60_000 }, (error, stdout) =>
       resolveRun({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout }),
     );
     child.stdin?.end(stdin);

@@ -3,7 +3,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { cleanEnv, cleanup, REPO, runCli, startMcp, tempDir, writeProject } from "../cli/helpers.js";
+import { CLI_FROM_SOURCES, cleanEnv, cleanup, REPO, runCli, startMcp, tempDir, writeProject } from "../cli/helpers.js";
 
 // SES-10: every host keeps a conversation's sessions in the project-local `.workflow/agents`, and
 // a fresh process of the same host sees the history. Each host runs as a real child process.
@@ -54,6 +54,7 @@ export default defineAgentConversationExecutor({
 });
 `;
 
+// These projects import TypeScript fixtures and sources, so the CLI runs from the sources (tsx).
 describe("SES-10 sessions default to the project-local .workflow/agents for every host", () => {
   let root: string;
   let workflowProject: string;
@@ -71,7 +72,7 @@ describe("SES-10 sessions default to the project-local .workflow/agents for ever
   it("SES-10 run: `steamharness run` keeps the conversation in <project>/.workflow/agents, and a second run sees it", async () => {
     const dataDir = join(root, "run-data");
     const run = (prompt: string) =>
-      runCli(["run", workflowProject, "converse", "--params", JSON.stringify({ conversationId: "run-conv", prompt }), "--json", "--data-dir", dataDir]);
+      runCli(["run", workflowProject, "converse", "--params", JSON.stringify({ conversationId: "run-conv", prompt }), "--json", "--data-dir", dataDir], { argsPrefix: CLI_FROM_SOURCES });
     const first = await run("my colour is teal");
     expect(first.code).toBe(0);
     expect(sessionFiles(workflowProject).some((file) => file.startsWith("run-conv-"))).toBe(true);
@@ -83,7 +84,7 @@ describe("SES-10 sessions default to the project-local .workflow/agents for ever
   it("SES-10 mcp: `steamharness mcp` keeps the conversation in <project>/.workflow/agents, and a fresh server sees it", async () => {
     const dataDir = join(root, "mcp-data");
     const converse = async (prompt: string) => {
-      const session = await startMcp(workflowProject, ["--data-dir", dataDir]);
+      const session = await startMcp(workflowProject, ["--data-dir", dataDir], { command: CLI_FROM_SOURCES });
       try {
         return (await session.client.callTool({ name: "converse", arguments: { conversationId: "mcp-conv", prompt } })).structuredContent;
       } finally {
@@ -104,7 +105,7 @@ describe("SES-10 sessions default to the project-local .workflow/agents for ever
     const dataDir = join(root, "chat-data");
     const chat = (stdin: string) =>
       new Promise<string>((resolveRun, rejectRun) => {
-        const child = execFile(process.execPath, ["--import", "tsx", join(REPO, "src/cli.ts"), "chat", project, "--data-dir", dataDir, "--conversation", "chat-conv"], { cwd: REPO, env: cleanEnv(), timeout: 60_000 }, (error, stdout) =>
+        const child = execFile(process.execPath, [...CLI_FROM_SOURCES, "chat", project, "--data-dir", dataDir, "--conversation", "chat-conv"], { cwd: REPO, env: cleanEnv(), timeout: 60_000 }, (error, stdout) =>
           error ? rejectRun(error) : resolveRun(stdout),
         );
         child.stdin?.end(stdin);
