@@ -1,0 +1,77 @@
+/**
+ * CPU per trivial `steamharness mcp` call, split by process (host, workers, the client), read
+ * from /proc (Linux). It explains the parallel ratio of mcp-cli (4 calls / 1 call, target ≤ 1.5×):
+ * four calls need at least (4 × CPU per call) / cores of wall time, whatever the pool does, so
+ * `floorRatio` = that bound / one hot call's wall time is the best ratio this machine allows.
+ * Uses the bin mcp-cli.bench.ts builds (bench/tmp/mcp-cli): run it after that one (`npm run bench`
+ * runs them in that order). Results go to bench/results/mcp-cpu.json.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const cli = join(here, "tmp/mcp-cli/dist/cli.js");
+const project = join(here, "tmp/mcp-cli/project");
+if (!existsSync(cli) || !existsSync(project)) throw new Error("run `npm run bench -- mcp-cli` first: this benchmark uses its build and project");
+const TICKS_PER_SECOND = 100;
+const CALLS = 200;
+const cpuMs = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1000;
+};
+const children = (pid: number): number[] => {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+};
+const tree = (pid: number): number[] => [pid, ...children(pid).flatMap(tree)];
+const snapshot = (pid: number): Map<number, number> => new Map(tree(pid).flatMap((p) => { try { return [[p, cpuMs(p)] as [number, number]]; } catch { return []; } }));
+
+const transport = new StdioClientTransport({ command: process.execPath, args: [cli, "mcp", project, "--data-dir", mkdtempSync(join(tmpdir(), "sh-bench-mcp-cpu-")), "--workers", "4"], stderr: "ignore" });
+const client = new Client({ name: "bench", version: "1.0.0" });
+await client.connect(transport);
+await client.listTools();
+const call = () => client.callTool({ name: "ping", arguments: {} });
+for (let i = 0; i < 40; i++) await Promise.all([call(), call(), call(), call()]); // every worker warm
+const pid = transport.pid!;
+
+async function measure(width: number) {
+  const before = snapshot(pid);
+  const client0 = process.cpuUsage();
+  const started = performance.now();
+  for (let i = 0; i < CALLS / width; i++) await Promise.all(Array.from({ length: width }, call));
+  const wallMs = performance.now() - started;
+  const clientUsage = process.cpuUsage(client0);
+  let host = 0;
+  let workers = 0;
+  for (const [p, value] of snapshot(pid)) (p === pid ? (host += value - (before.get(p) ?? 0)) : (workers += value - (before.get(p) ?? 0)));
+  const round = (value: number) => Number(value.toFixed(3));
+  return { batchWallMs: round(wallMs / (CALLS / width)), cpuPerCallMs: { host: round(host / CALLS), workers: round(workers / CALLS), client: round((clientUsage.user + clientUsage.system) / 1000 / CALLS) } };
+}
+const one = await measure(1);
+const four = await measure(4);
+await client.close();
+const cores = availableParallelism();
+const perCall = four.cpuPerCallMs.host + four.cpuPerCallMs.workers + four.cpuPerCallMs.client;
+const results = {
+  benchmark: "mcp-cpu",
+  definition: `${CALLS} trivial calls one at a time, then in batches of 4 (--workers 4, every worker warm); CPU from /proc per process`,
+  node: process.version,
+  cores,
+  loadAverage1m: loadavg()[0],
+  oneAtATime: one,
+  batchesOfFour: four,
+  hotRatio: Number((four.batchWallMs / one.batchWallMs).toFixed(2)),
+  floorRatio: Number(((4 * perCall) / cores / one.batchWallMs).toFixed(2)),
+};
+mkdirSync(join(here, "results"), { recursive: true });
+writeFileSync(join(here, "results/mcp-cpu.json"), `${JSON.stringify(results, null, 2)}\n`);
+console.log(`one call: ${one.batchWallMs} ms wall, CPU host ${one.cpuPerCallMs.host} + workers ${one.cpuPerCallMs.workers} + client ${one.cpuPerCallMs.client} ms`);
+console.log(`4 at once: ${four.batchWallMs} ms wall (${results.hotRatio}×), CPU per call host ${four.cpuPerCallMs.host} + workers ${four.cpuPerCallMs.workers} + client ${four.cpuPerCallMs.client} ms`);
+console.log(`floor on ${cores} cores: 4 × ${perCall.toFixed(2)} ms / ${cores} = ${((4 * perCall) / cores).toFixed(2)} ms = ${results.floorRatio}× one call`);
