@@ -158,6 +158,13 @@ const outputOf = (result: CallToolResult) => {
   if (result.isError) throw new Error(`the call failed: ${JSON.stringify(result.structuredContent)}`);
   return (result.structuredContent as { output: Record<string, unknown> }).output;
 };
+/** The marker files of the `hold` entrypoint: it writes its pid to `started`, waits for `gate`, then writes `done`. */
+const holdPaths = (f: Fixture) => ({ started: join(f.marks, "hold-started"), gate: join(f.marks, "hold-gate"), done: join(f.marks, "hold-done") });
+/** Waits until a `hold` run has started; resolves its worker's pid. */
+const holdStarted = async (paths: { started: string }): Promise<number> => {
+  await waitFor(() => existsSync(paths.started), 60_000);
+  return Number(await readFile(paths.started, "utf8"));
+};
 const exited = (session: McpSession) => {
   const pid = session.transport.pid!;
   return waitFor(() => !alive(pid), 15_000);
@@ -256,11 +263,11 @@ describe("MCP-9 worker pool", () => {
   it("MCP-9 with --workers 1 a second call waits for the first, says so in a progress notification, then runs", async () => {
     const f = await fixture("queue");
     const session = await start(f, ["--workers", "1"]);
-    const paths = { started: join(f.marks, "hold-started"), gate: join(f.marks, "hold-gate"), done: join(f.marks, "hold-done") };
+    const paths = holdPaths(f);
     try {
       await session.client.listTools();
       const holding = call(session, "hold", paths);
-      await waitFor(() => existsSync(paths.started), 60_000);
+      await holdStarted(paths);
       const messages: string[] = [];
       const probing = session.client.callTool({ name: "probe", arguments: { path: paths.done } }, undefined, {
         onprogress: (progress) => messages.push(progress.message ?? ""),
@@ -297,12 +304,11 @@ describe("MCP-9 worker pool", () => {
   it("MCP-9 a worker killed during a call fails that call with a clear error, and a replacement serves the next one", async () => {
     const f = await fixture("crash");
     const session = await start(f, ["--workers", "2"]);
-    const paths = { started: join(f.marks, "hold-started"), gate: join(f.marks, "hold-gate"), done: join(f.marks, "hold-done") };
+    const paths = holdPaths(f);
     try {
       await session.client.listTools();
       const holding = call(session, "hold", paths);
-      await waitFor(() => existsSync(paths.started), 60_000);
-      process.kill(Number(await readFile(paths.started, "utf8")), "SIGKILL");
+      process.kill(await holdStarted(paths), "SIGKILL");
       const result = await holding;
       expect(result.isError).toBe(true);
       expect(result.structuredContent).toMatchObject({ status: "failed", error: { code: "worker_crashed", message: "the run failed: the worker was killed by SIGKILL" } });
@@ -385,14 +391,13 @@ describe("MCP-9 worker reuse", () => {
   it("MCP-9 a cancelled call's worker is killed and the next call runs in a new one", async () => {
     const f = await fixture("retire-cancel");
     const session = await start(f, ["--workers", "1"]);
-    const paths = { started: join(f.marks, "hold-started"), gate: join(f.marks, "hold-gate"), done: join(f.marks, "hold-done") };
+    const paths = holdPaths(f);
     try {
       await session.client.listTools();
       const controller = new AbortController();
       const holding = session.client.callTool({ name: "hold", arguments: paths }, undefined, { signal: controller.signal });
       holding.catch(() => undefined);
-      await waitFor(() => existsSync(paths.started), 60_000);
-      const held = Number(await readFile(paths.started, "utf8"));
+      const held = await holdStarted(paths);
       controller.abort("the test cancels");
       await expect(holding).rejects.toThrow();
       await gone(held);
@@ -405,12 +410,11 @@ describe("MCP-9 worker reuse", () => {
   it("MCP-9 a crashed worker is replaced: the next call runs in a new process", async () => {
     const f = await fixture("retire-crash");
     const session = await start(f, ["--workers", "1"]);
-    const paths = { started: join(f.marks, "hold-started"), gate: join(f.marks, "hold-gate"), done: join(f.marks, "hold-done") };
+    const paths = holdPaths(f);
     try {
       await session.client.listTools();
       const holding = call(session, "hold", paths);
-      await waitFor(() => existsSync(paths.started), 60_000);
-      const held = Number(await readFile(paths.started, "utf8"));
+      const held = await holdStarted(paths);
       process.kill(held, "SIGKILL");
       expect((await holding).structuredContent).toMatchObject({ status: "failed", error: { code: "worker_crashed" } });
       expect(await pidOf(session)).not.toBe(held);
