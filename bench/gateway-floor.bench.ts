@@ -13,51 +13,18 @@
  * load average: on a loaded machine, wall time grows with CPU time (a longer request is more often
  * preempted), so CPU is the steadier figure.
  */
-import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { Agent, createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { loadavg } from "node:os";
-import { MemoryStorage } from "../src/adapters/memory/memory-storage.js";
-import { startGateway } from "../src/adapters/gateway/gateway.js";
-import { createAgentNode } from "../src/agent/create-agent-node.js";
-import { createOfflineModel } from "../src/testing/offline-model.js";
-import { createNodeContext } from "../src/workflow/node-context.js";
+import { ANSWER, cpuMs, gatewayBenchTurn, sinceMs, TOKEN, type Timing } from "./gateway-support.js";
 
 const ROUNDS = 5;
 const TURNS = 40;
-const TOKEN = "bench-token-0123456789abcdef";
-const ANSWER = "The gateway streams this answer in small deltas. ".repeat(10).slice(0, 480);
-const ANSWER_ID = "bench-answer";
 const BODY = JSON.stringify({ model: "bench", input: "Tell me about the gateway", stream: true });
 
-const model = createOfflineModel({ steps: () => ({ text: ANSWER }), chunkSize: 8 });
-const agentOptions = { models: model, retryDelayMs: 0, outputItemId: ANSWER_ID, workdir: process.cwd() };
-const node = createAgentNode(agentOptions);
-const storage = new MemoryStorage();
-const gateway = await startGateway({ agent: agentOptions, projectId: "bench", modelId: "bench", token: TOKEN, rateLimit: false, maxConversations: 10_000 });
+const { gateway, storage, inProcess, trimCalls } = await gatewayBenchTurn();
 const keepAlive = new Agent({ keepAlive: true, maxSockets: 4 });
-const trimCalls = () => model.calls.splice(0);
-
-interface Timing {
-  firstMs: number;
-  totalMs: number;
-}
-const sinceMs = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;
-const cpuMs = (): number => {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1000;
-};
-
-async function inProcess(turn: number): Promise<Timing> {
-  const start = process.hrtime.bigint();
-  let firstMs = -1;
-  const context = createNodeContext({ projectId: "bench", conversationId: `bench-${turn}-${randomUUID()}`, storage, runId: `run-${turn}-${randomUUID()}` });
-  for await (const chunk of node.stream({ prompt: "Tell me about the gateway", hostInput: { gateway: "openai-responses" } }, context)) {
-    if (firstMs < 0 && chunk.type === "delta" && chunk.id === ANSWER_ID) firstMs = sinceMs(start);
-  }
-  return { firstMs, totalMs: sinceMs(start) };
-}
 
 /** A streamed request to `base` (the gateway or the floor); resolves the timing and the body. */
 function streamed(base: string): Promise<Timing & { text: string }> {

@@ -11,55 +11,18 @@
  * Then 32 concurrent streamed requests on distinct conversations: all must complete; latency
  * p50/p99 over the rounds. Rate limiting is off here (it is a per-client policy, not a cost).
  */
-import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
-import { MemoryStorage } from "../src/adapters/memory/memory-storage.js";
-import { startGateway } from "../src/adapters/gateway/gateway.js";
-import { createAgentNode } from "../src/agent/create-agent-node.js";
-import { createOfflineModel } from "../src/testing/offline-model.js";
-import { createNodeContext } from "../src/workflow/node-context.js";
+import { ANSWER, cpuMs, gatewayBenchTurn, sinceMs, TOKEN, type Timing } from "./gateway-support.js";
 
 const ROUNDS = 5;
 const TURNS = 40;
 const CONCURRENCY = 32;
 const CONCURRENT_ROUNDS = 5;
-const TOKEN = "bench-token-0123456789abcdef";
-const ANSWER = "The gateway streams this answer in small deltas. ".repeat(10).slice(0, 480);
-const ANSWER_ID = "bench-answer";
 
-const model = createOfflineModel({ steps: () => ({ text: ANSWER }), chunkSize: 8 });
-const agentOptions = { models: model, retryDelayMs: 0, outputItemId: ANSWER_ID, workdir: process.cwd() };
-const node = createAgentNode(agentOptions);
-const storage = new MemoryStorage();
-const gateway = await startGateway({ agent: agentOptions, projectId: "bench", modelId: "bench", token: TOKEN, rateLimit: false, maxConversations: 10_000 });
+const { gateway, storage, inProcess, trimCalls } = await gatewayBenchTurn();
 const url = new URL(`${gateway.url}/responses`);
 const keepAlive = new Agent({ keepAlive: true, maxSockets: CONCURRENCY * 2 });
-// Memory kept by the memory model's request log would grow with every run; it is not measured.
-const trimCalls = () => model.calls.splice(0);
-
-interface Timing {
-  firstMs: number;
-  totalMs: number;
-}
-
-const cpuMs = (): number => {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1000;
-};
-
-const sinceMs = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;
-
-/** The baseline: the node streamed in process, as a host embedding the agent would. */
-async function inProcess(turn: number): Promise<Timing> {
-  const start = process.hrtime.bigint();
-  let firstMs = -1;
-  const context = createNodeContext({ projectId: "bench", conversationId: `bench-${turn}-${randomUUID()}`, storage, runId: `run-${turn}-${randomUUID()}` });
-  for await (const chunk of node.stream({ prompt: "Tell me about the gateway", hostInput: { gateway: "openai-responses" } }, context)) {
-    if (firstMs < 0 && chunk.type === "delta" && chunk.id === ANSWER_ID) firstMs = sinceMs(start);
-  }
-  return { firstMs, totalMs: sinceMs(start) };
-}
 
 /** A streamed Responses request through the gateway. */
 function viaGateway(): Promise<Timing> {

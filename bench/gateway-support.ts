@@ -1,0 +1,50 @@
+/**
+ * The turn both gateway benchmarks measure (gateway.bench.ts and gateway-floor.bench.ts): an
+ * offline model streaming a 480-character answer in 60 deltas, as a host-driven run, served in
+ * process (the baseline) and by `startGateway` on 127.0.0.1.
+ */
+import { randomUUID } from "node:crypto";
+import { MemoryStorage } from "../src/adapters/memory/memory-storage.js";
+import { startGateway } from "../src/adapters/gateway/gateway.js";
+import { createAgentNode } from "../src/agent/create-agent-node.js";
+import { createOfflineModel } from "../src/testing/offline-model.js";
+import { createNodeContext } from "../src/workflow/node-context.js";
+
+export const TOKEN = "bench-token-0123456789abcdef";
+export const ANSWER = "The gateway streams this answer in small deltas. ".repeat(10).slice(0, 480);
+export const ANSWER_ID = "bench-answer";
+
+export interface Timing {
+  firstMs: number;
+  totalMs: number;
+}
+
+export const sinceMs = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;
+
+/** This process's CPU time so far, in ms. */
+export const cpuMs = (): number => {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+};
+
+/** The model, the in-process node and a gateway serving the same agent options. */
+export async function gatewayBenchTurn() {
+  const model = createOfflineModel({ steps: () => ({ text: ANSWER }), chunkSize: 8 });
+  const agentOptions = { models: model, retryDelayMs: 0, outputItemId: ANSWER_ID, workdir: process.cwd() };
+  const node = createAgentNode(agentOptions);
+  const storage = new MemoryStorage();
+  const gateway = await startGateway({ agent: agentOptions, projectId: "bench", modelId: "bench", token: TOKEN, rateLimit: false, maxConversations: 10_000 });
+  /** The baseline: the node streamed in process, as a host embedding the agent would. */
+  async function inProcess(turn: number): Promise<Timing> {
+    const start = process.hrtime.bigint();
+    let firstMs = -1;
+    const context = createNodeContext({ projectId: "bench", conversationId: `bench-${turn}-${randomUUID()}`, storage, runId: `run-${turn}-${randomUUID()}` });
+    for await (const chunk of node.stream({ prompt: "Tell me about the gateway", hostInput: { gateway: "openai-responses" } }, context)) {
+      if (firstMs < 0 && chunk.type === "delta" && chunk.id === ANSWER_ID) firstMs = sinceMs(start);
+    }
+    return { firstMs, totalMs: sinceMs(start) };
+  }
+  // Memory kept by the memory model's request log would grow with every run; it is not measured.
+  const trimCalls = () => model.calls.splice(0);
+  return { gateway, storage, inProcess, trimCalls };
+}
