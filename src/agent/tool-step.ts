@@ -1,6 +1,6 @@
 import { createToolApprovalGate, toolApprovalRequestId, withApprovedCall } from "../domain/approval-gate.js";
 import { isSteamharnessError, SteamharnessError, UserInputRequiredError } from "../domain/errors.js";
-import { questionRequestId, runEventId } from "../domain/agent/ids.js";
+import { parentToolCallIdOf, questionRequestId, runEventId } from "../domain/agent/ids.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
 import type { SessionEventInput } from "../domain/agent/session-events.js";
 import type { OutputItemStreamChunk } from "../domain/output-items.js";
@@ -129,7 +129,7 @@ async function applyToolHooks(turn: Turn, tool: AgentTool, call: ModelToolCallBl
   if (!turn.extensions.hooks.active) return call;
   let decision: { arguments: JsonObject } | { deny: string };
   try {
-    const parent = call.id.includes("#") ? call.id.slice(0, call.id.lastIndexOf("#")) : undefined;
+    const parent = parentToolCallIdOf(call.id);
     decision = await turn.extensions.hooks.beforeTool({ runId: turn.runId, toolCallId: call.id, name: call.name, arguments: call.arguments, ...(parent ? { parentToolCallId: parent } : {}) });
   } catch (error) {
     // The loop fails the run on the hooks' fault after this call.

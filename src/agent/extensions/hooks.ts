@@ -2,6 +2,7 @@ import type { AgentTool } from "../../domain/agent-tool.js";
 import { SteamharnessError } from "../../domain/errors.js";
 import type { JsonObject } from "../../domain/json.js";
 import type { ModelProvider } from "../../ports/model-provider.js";
+import { parentToolCallIdOf } from "../../domain/agent/ids.js";
 import type { AgentHookToolCall, AgentSessionHooks, AgentToolCallDecision } from "./types.js";
 
 /**
@@ -104,7 +105,7 @@ export function createRunHooks(list: readonly AgentSessionHooks[] = []): RunHook
         wrapped = {
           ...tool,
           async execute(toolCallId, params, signal, onUpdate) {
-            const parent = toolCallId.includes("#") ? toolCallId.slice(0, toolCallId.lastIndexOf("#")) : undefined;
+            const parent = parentToolCallIdOf(toolCallId);
             const call: AgentHookToolCall = { runId, toolCallId, name: tool.name, arguments: (params ?? {}) as JsonObject, ...(parent ? { parentToolCallId: parent } : {}) };
             let result;
             try {

@@ -1,5 +1,5 @@
 import type { AgentTool } from "../../domain/agent-tool.js";
-import { agentItemIdPrefix, runEventId } from "../../domain/agent/ids.js";
+import { agentItemIdPrefix, nestedToolCallId, runEventId } from "../../domain/agent/ids.js";
 import { toolAccess, type AgentMode, type AgentPermissionPolicy } from "../../domain/agent/permission-policy.js";
 import type { SessionEvent, SessionEventInput } from "../../domain/agent/session-events.js";
 import type { JsonObject, JsonValue } from "../../domain/json.js";
@@ -98,7 +98,7 @@ export async function openTurnExtensions(input: {
   /** The n-th nested call of a codemode snippet, recorded durably: intent before, result after. */
   const runNested = async (parentToolCallId: string, index: number, name: string, args: JsonObject): Promise<NestedOutcome> => {
     const turn = view();
-    const id = `${parentToolCallId}#${index}`;
+    const id = nestedToolCallId(parentToolCallId, index);
     const resultId = runEventId(turn.runId, "tool", id, "nested");
     const intentId = runEventId(turn.runId, "tool", id, "nested-intent");
     const recorded = turn.committed.get(resultId);
@@ -158,7 +158,7 @@ export async function openTurnExtensions(input: {
         if (event.type !== "extension" || event.payload.feature !== "codemode") continue;
         const data = event.payload.data;
         if (data.kind !== "result" || data.parentToolCallId !== parentToolCallId) continue;
-        const id = `${parentToolCallId}#${String(data.index)}`;
+        const id = nestedToolCallId(parentToolCallId, Number(data.index));
         const rowId = `${prefix}nested:${id}`;
         const content: JsonObject = { tool: String(data.name), toolCallId: id, parentToolCallId, arguments: data.arguments ?? {}, status: data.isError ? "failed" : "completed", result: String(data.text ?? "") };
         chunks.push(createOutputItemChunk({ id: rowId, content, display: { type: "markdown", collapsed: true }, metadata: { kind: "agent-part", partType: "tool", tool: String(data.name), parentToolCallId } }), outputChunk.done(rowId));

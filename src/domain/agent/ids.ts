@@ -120,3 +120,24 @@ export function defaultSessionId(projectId: string, conversationId: string | und
 export function runEventId(runId: string, ...path: Array<string | number>): string {
   return [runId, ...path].join("/");
 }
+
+/**
+ * The tool call id of a codemode snippet's `index`-th nested call (EXT-4): `<parent>#<index>`.
+ *
+ * @example
+ * nestedToolCallId("call_1", 0) // "call_1#0"
+ */
+export function nestedToolCallId(parentToolCallId: string, index: number): string {
+  return `${parentToolCallId}#${index}`;
+}
+
+/**
+ * The codemode call a nested tool call belongs to, or `undefined` for a call of the model's own.
+ *
+ * @example
+ * parentToolCallIdOf("call_1#0") // "call_1"
+ */
+export function parentToolCallIdOf(toolCallId: string): string | undefined {
+  const at = toolCallId.lastIndexOf("#");
+  return at === -1 ? undefined : toolCallId.slice(0, at);
+}
