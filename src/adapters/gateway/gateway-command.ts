@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import type { AgentNodeOptions } from "../../agent/create-agent-node.js";
 import { SteamharnessError } from "../../domain/errors.js";
-import { DEFAULT_AGENT_STORE_DIR } from "../sqlite/sessions/session-file-names.js";
+import { projectAgentStoreDir } from "../sqlite/sessions/session-file-names.js";
 import type { GatewayRateLimit } from "./gateway-http.js";
 
 /** The default variable holding the gateway's bearer token. */
@@ -72,7 +72,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
   const dataDir = resolve(options.dataDir ?? join(homedir(), ".steamharness"));
   // Gateway runs carry host input and stay in memory (SES-6); a conversation's durable sessions are
   // project-local, the same folder `chat`, `run` and `mcp` use (SES-10).
-  const storage = createSqliteStorage({ directory: join(dataDir, "projects", project.manifest.id), agentStoreDir: join(resolve(options.projectDir), DEFAULT_AGENT_STORE_DIR) });
+  const storage = createSqliteStorage({ directory: join(dataDir, "projects", project.manifest.id), agentStoreDir: projectAgentStoreDir(options.projectDir) });
   const configurations = createSqliteProjectConfigurationStore({ dataDir });
   try {
     const agent: AgentNodeOptions = {};

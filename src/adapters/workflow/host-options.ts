@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { SteamharnessError } from "../../domain/errors.js";
-import { DEFAULT_AGENT_STORE_DIR } from "../sqlite/sessions/session-file-names.js";
+import { projectAgentStoreDir } from "../sqlite/sessions/session-file-names.js";
 import type { RelatedProject } from "../../domain/workflow/run-context.js";
 import { locateWorkflowProject, type WorkflowProjectLocation } from "./project-location.js";
 
@@ -72,7 +72,7 @@ export function resolveDataDirs(options: DataDirOptions, home: string = homedir(
     persistentValueStoreDir: pick(options.persistentValueStoreDir, "values"),
     fileCreateStoreDir: pick(options.fileCreateStoreDir, "created"),
     authDir: options.authDir === undefined ? dataDir : resolve(options.authDir),
-    agentStoreDir: join(resolve(projectDir), DEFAULT_AGENT_STORE_DIR),
+    agentStoreDir: projectAgentStoreDir(projectDir),
   };
 }
 

@@ -1,3 +1,4 @@
+import { join, resolve } from "node:path";
 import { stableHash } from "../../../domain/stable-hash.js";
 
 /**
@@ -5,6 +6,17 @@ import { stableHash } from "../../../domain/stable-hash.js";
  * (SES-1), relative to the project directory.
  */
 export const DEFAULT_AGENT_STORE_DIR = ".workflow/agents";
+
+/**
+ * The session folder of a project (SES-10): `<projectDir>/.workflow/agents`, absolute. Every
+ * local host (`run`, `mcp`, `chat`, `gateway`) keeps a project's sessions there.
+ *
+ * @example
+ * projectAgentStoreDir("/srv/project") // "/srv/project/.workflow/agents"
+ */
+export function projectAgentStoreDir(projectDir: string): string {
+  return join(resolve(projectDir), DEFAULT_AGENT_STORE_DIR);
+}
 
 /** The file extension of a session database. */
 export const SESSION_FILE_EXTENSION = ".sqlite";
