@@ -108,7 +108,7 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 for (const client of clients.values()) await client.close();
 
-const summary = (name: string) => {
+const summary = (name: (typeof servers)[number]["name"]) => {
   const { one, many } = samples.get(name)!;
   return { oneCallMs: round(median(one)), fourCallsMs: round(median(many)), ratio: round(median(many) / median(one)) };
 };

@@ -1,12 +1,9 @@
 import { Type } from "@sinclair/typebox";
 import { textToolResult, type AgentTool } from "../domain/agent-tool.js";
 
-const UpdatePlanParams = Type.Object({
-  plan: Type.String({ description: "The current plan in Markdown (steps, with their status)" }),
-});
-const AskUserParams = Type.Object({
-  question: Type.String({ description: "The question for the user; the run pauses until it is answered" }),
-});
+// Each tool's description says what its one parameter holds (sent with every request: said once).
+const UpdatePlanParams = Type.Object({ plan: Type.String() });
+const AskUserParams = Type.Object({ question: Type.String() });
 
 /**
  * `update_plan`: the model records or revises its working plan; shown as a `plan` part row. The
@@ -19,7 +16,7 @@ export function createUpdatePlanTool(): AgentTool {
   const tool: AgentTool<typeof UpdatePlanParams> = {
     name: "update_plan",
     label: "Update plan",
-    description: "Record or revise your working plan (Markdown). Call it when the plan changes.",
+    description: "Record or revise your working plan: the whole plan in Markdown, steps with their status.",
     parameters: UpdatePlanParams,
     replay: "safe",
     async execute(_id, params) {

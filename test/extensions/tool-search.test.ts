@@ -45,7 +45,7 @@ describe("EXT-3 session.toolSearch over createTools catalogs", () => {
     const connects: string[] = [];
     const { node, model } = offlineNode(
       [
-        { toolCalls: [{ name: "tool_search", arguments: { query: "give a customer their money back for a card charge", limit: 3 } }] },
+        { toolCalls: [{ name: "tool_search", arguments: { query: "give a customer their money back for a card charge" } }] },
         { toolCalls: [{ name: "payments_refund_payment", arguments: { id: "ch_1" } }] },
         { text: "Refunded." },
       ],
@@ -55,10 +55,12 @@ describe("EXT-3 session.toolSearch over createTools catalogs", () => {
     expect(outcome.error).toBeUndefined();
     const first = model.calls[0]!.tools.map((tool) => tool.name).sort();
     expect(first).toEqual(["ask_user", "ls", "read", "tool_search", "update_plan"]);
+    // The model gives only a query; how many schemas a search adds is the host's maxResults (3).
+    expect(model.calls[0]!.tools.find((tool) => tool.name === "tool_search")!.parameters).toEqual({ type: "object", required: ["query"], properties: { query: expect.objectContaining({ type: "string" }) } });
     const second = model.calls[1]!.tools;
     const refund = second.find((tool) => tool.name === "payments_refund_payment");
     expect(refund?.parameters).toMatchObject({ type: "object", properties: { id: { type: "string" } } });
-    expect(second.length).toBeLessThanOrEqual(first.length + 3);
+    expect(second.length).toBe(first.length + 3);
     expect(calls).toEqual(["payments_refund_payment:call_1_0"]);
     // Only the catalog whose tool was found was connected.
     expect(connects).toEqual(["payments"]);
@@ -119,10 +121,27 @@ describe("EXT-3 session.toolSearch over createTools catalogs", () => {
     const search = outcome.items.find((item) => (item.content as { tool?: string }).tool === "tool_search");
     const result = (search?.content as { result: string }).result;
     expect(result).not.toContain("dns_register_domain");
-    const found = result.replace(/^Loaded, best match first: /, "").replace(/\. Call them directly from your next step\.$/, "").split(", ");
+    const found = result.replace(/^Loaded \(best first\): /, "").replace(/\.$/, "").split(", ");
     expect(found.length).toBeGreaterThan(0);
     const foundCatalogs = new Set(found.map((name) => CATALOG_TOOLS.find((tool) => tool.name === name)!.service));
     expect(connects.slice(1).every((catalog) => foundCatalogs.has(catalog))).toBe(true);
     expect(connects.length).toBeLessThan(Object.keys(SERVICE_ABOUT).length);
+  });
+
+  it("EXT-3 session.toolSearch.maxResults bounds what one search loads; the model cannot raise it", async () => {
+    const h = harness();
+    const { node, model } = offlineNode(
+      [
+        // A model that invents a limit gets the host's bound all the same.
+        { toolCalls: [{ name: "tool_search", arguments: { query: "refund a card charge or cancel a subscription", limit: 20 } }] },
+        { text: "ok" },
+      ],
+      { h, permissionPolicy: permissions, session: { toolSearch: { maxResults: 2 } }, createTools: () => ({ tools: [], catalogs: fixtureCatalogs([], []) }) },
+    );
+    const outcome = await runNode(node, { prompt: "look" }, h.context("run-bound", { tools: catalogGrants }));
+    expect(outcome.error).toBeUndefined();
+    expect(model.calls[1]!.tools.length - model.calls[0]!.tools.length).toBe(2);
+    const search = outcome.items.find((item) => (item.content as { tool?: string }).tool === "tool_search");
+    expect((search?.content as { result: string }).result).toMatch(/^Loaded \(best first\): \w+, \w+\.$/);
   });
 });

@@ -43,7 +43,7 @@ export function createFileTools(guard: PathGuard): AgentTool[] {
   const read: AgentTool<typeof ReadParams> = {
     name: "read",
     label: "Read file",
-    description: `Read a text file. Output is limited to ${MAX_READ_LINES} lines or ${MAX_READ_BYTES / 1024} KB; use offset/limit for more.`,
+    description: `Read a text file (at most ${MAX_READ_LINES} lines or ${MAX_READ_BYTES / 1024} KB; use offset/limit for more).`,
     parameters: ReadParams,
     replay: "safe",
     async execute(_id, params) {

@@ -8,7 +8,8 @@ import type { AgentToolCatalog } from "./types.js";
 /** The name of the tool-search feature tool (AG-6: an explicit permission list must declare it). */
 export const TOOL_SEARCH = "tool_search";
 
-const DEFAULT_MAX_RESULTS = 5;
+/** Tools one search loads unless `session.toolSearch.maxResults` says otherwise. */
+const DEFAULT_TOOL_SEARCH_RESULTS = 3;
 
 /**
  * The catalogs of one run (EXT-3): a BM25 index of their authorized tools, lazy connections, and
@@ -111,9 +112,10 @@ export function openRunCatalogs(catalogs: readonly AgentToolCatalog[], definitio
   };
 }
 
+// Only the query: how many schemas a search may add to every later request is the host's
+// choice (`maxResults`), not the model's; a model that needs more searches again with other words.
 const ToolSearchParams = Type.Object({
   query: Type.String({ minLength: 1, description: "The task, in a few words" }),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, description: "Tools to load (default 5)" })),
 });
 
 /**
@@ -123,7 +125,7 @@ const ToolSearchParams = Type.Object({
  * Safe to repeat: searching changes nothing outside the run.
  *
  * @example
- * const tool = createToolSearchTool(catalogs, { maxResults: 5 }, async (toolCallId, query, names) => record(names));
+ * const tool = createToolSearchTool(catalogs, { maxResults: 3 }, async (toolCallId, query, names) => record(names));
  */
 export function createToolSearchTool(
   catalogs: RunCatalogs,
@@ -134,12 +136,12 @@ export function createToolSearchTool(
     name: TOOL_SEARCH,
     label: "Search tools",
     // Sent with every request of the run: kept short (the found tools bring their own schemas).
-    description: `Load tools you do not see yet (${catalogs.index.size} more exist): the best matches for the task become callable in your next step.`,
+    description: `Find tools you do not see yet (${catalogs.index.size} more) by task; the best matches become callable next step.`,
     parameters: ToolSearchParams,
     replay: "safe",
     async execute(toolCallId, params) {
-      const { query, limit } = params as { query: string; limit?: number };
-      const hits = catalogs.index.search(query, Math.min(limit ?? options.maxResults ?? DEFAULT_MAX_RESULTS, 20));
+      const { query } = params as { query: string };
+      const hits = catalogs.index.search(query, Math.max(1, options.maxResults ?? DEFAULT_TOOL_SEARCH_RESULTS));
       if (hits.length === 0) return textToolResult(`No tools match "${query}". Try other words.`, { toolSearch: { query, found: [] } });
       const found = hits.map((hit) => hit.entry.name);
       await catalogs.load(found);
@@ -148,7 +150,7 @@ export function createToolSearchTool(
       await onLoaded(toolCallId, query, usable);
       // Names only, best first: each loaded tool's description and parameters arrive with its
       // schema in the next request, so repeating them here would only cost tokens on every later request.
-      return textToolResult(`Loaded, best match first: ${usable.join(", ")}. Call them directly from your next step.`, { toolSearch: { query, found: usable } });
+      return textToolResult(`Loaded (best first): ${usable.join(", ")}.`, { toolSearch: { query, found: usable } });
     },
   };
   return tool as AgentTool;

@@ -27,7 +27,11 @@ export interface AgentToolCatalog {
 
 /** `session.toolSearch` (EXT-3). */
 export interface AgentToolSearchOptions {
-  /** Most tools one search returns and loads (default 5). */
+  /**
+   * Most tools one search returns and loads (default 3, at least 1). The host's choice, not the
+   * model's: `tool_search` takes only a query, because every loaded schema rides along with each
+   * later request of the run.
+   */
   maxResults?: number;
 }
 
