@@ -1,4 +1,5 @@
-import { createToolApprovalGate, toolApprovalRequestId, withApprovedCall } from "../domain/approval-gate.js";
+import { createToolApprovalGate, toolApprovalRequestId } from "../domain/approval-gate.js";
+import { withApprovedCall } from "./approved-call.js";
 import { isSteamharnessError, SteamharnessError, UserInputRequiredError } from "../domain/errors.js";
 import { parentToolCallIdOf, questionRequestId, runEventId } from "../domain/agent/ids.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";

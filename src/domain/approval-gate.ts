@@ -34,39 +34,43 @@ export function toolApprovalRequestId(runId: string, toolId: string, args: unkno
 }
 
 /**
- * Calls the runtime already approved and is running now, per approval port (CAP-11). A tool that
- * asks the gate again inside its own execution — a capability tool whose `approve` is wired to
- * `createToolApprovalGate().approve`, as the capability seed shows — gets the same decision
- * instead of a second question with another request id. Kept under a `Symbol.for` key so two
- * copies of the library (ESM and CJS) share it.
+ * Tells whether the tool and arguments are the very call the runtime approved and is running in
+ * the caller's own execution (CAP-11); the agent layer registers one per copy of the library.
  */
-type ApprovedCalls = WeakMap<object, Map<string, number>>;
-const APPROVED = Symbol.for("steamharness.approval-gate.approved-calls");
-const approvedCalls = (): ApprovedCalls => ((globalThis as Record<symbol, ApprovedCalls | undefined>)[APPROVED] ??= new WeakMap());
-const approvedKey = (toolId: string, args: unknown): string => `${toolId}\u0000${canonicalJson(args ?? null)}`;
+export type ApprovedCallProbe = (port: object, toolId: string, args: unknown) => boolean;
+
+// Kept under a `Symbol.for` key so two copies of the library (ESM and CJS) see each other's.
+const PROBES = Symbol.for("steamharness.approval-gate.approved-call-probes");
+const approvedCallProbes = (): Set<ApprovedCallProbe> => ((globalThis as Record<symbol, Set<ApprovedCallProbe> | undefined>)[PROBES] ??= new Set());
 
 /**
- * Runs `work` (a tool call the runtime has approved) while the gate treats the same tool and
- * arguments as approved for this approval port: one decision per call, however the host wires
- * the tool's own `approve` (CAP-11). Resolves or rejects with `work`.
+ * The identity of a call for CAP-11: the tool id and its canonical arguments.
  *
  * @example
- * const result = await withApprovedCall(context.toolPermissions, { name: "workflow-kv_kv_store", arguments: args }, () => tool.execute(id, args));
+ * approvedCallKey("workflow-kv_kv_store", { key: "a", action: "get" }) === approvedCallKey("workflow-kv_kv_store", { action: "get", key: "a" }) // true
  */
-export async function withApprovedCall<T>(port: object, call: { name: string; arguments: unknown }, work: () => Promise<T>): Promise<T> {
-  const key = approvedKey(call.name, call.arguments);
-  const calls = approvedCalls();
-  let running = calls.get(port);
-  if (!running) calls.set(port, (running = new Map()));
-  running.set(key, (running.get(key) ?? 0) + 1);
-  try {
-    return await work();
-  } finally {
-    const left = (running.get(key) ?? 1) - 1;
-    if (left === 0) running.delete(key);
-    else running.set(key, left);
-  }
+export function approvedCallKey(toolId: string, args: unknown): string {
+  return `${toolId}\u0000${canonicalJson(args ?? null)}`;
 }
+
+/**
+ * Registers how the gate learns that a call it is asked about is one the runtime approved and is
+ * running now, in the asker's own execution: a tool that asks the gate again inside that call —
+ * a capability tool whose `approve` is wired to `createToolApprovalGate().approve`, as the
+ * capability seed shows — then gets the runtime's decision instead of a second question (CAP-11).
+ * The domain has no notion of "the current execution"; the agent layer supplies it.
+ *
+ * @example
+ * registerApprovedCallProbe((port, toolId, args) => current()?.port === port && current()?.key === approvedCallKey(toolId, args));
+ */
+export function registerApprovedCallProbe(probe: ApprovedCallProbe): void {
+  approvedCallProbes().add(probe);
+}
+
+const isApprovedRunningCall = (port: object, toolId: string, args: unknown): boolean => {
+  for (const probe of approvedCallProbes()) if (probe(port, toolId, args)) return true;
+  return false;
+};
 
 /** Finds a tool's catalog entry, or `undefined` when it is not registered. */
 export function findToolDefinition(tools: readonly ToolPermissionDefinition[], toolId: string): ToolPermissionDefinition | undefined {
@@ -96,7 +100,7 @@ export function createToolApprovalGate(): ToolApprovalGate {
       }
       if (definition.autoApprove === true) return;
       // Asked again from inside a call the runtime approved (CAP-11): that decision stands.
-      if (approvedCalls().get(context.toolPermissions)?.has(approvedKey(call.name, call.arguments))) return;
+      if (isApprovedRunningCall(context.toolPermissions, call.name, call.arguments)) return;
       const requestId = toolApprovalRequestId(context.runId, call.name, call.arguments, call.toolCallId);
       const decision = await context.toolPermissions.request(
         {

@@ -7,7 +7,8 @@ import { createProjectCapabilityTools } from "../../src/capabilities/project-cap
 import { toolAccess, validatePermissionPolicy } from "../../src/domain/agent/permission-policy.js";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import { isSteamharnessError, UserInputRequiredError } from "../../src/domain/errors.js";
-import { createToolApprovalGate, withApprovedCall } from "../../src/domain/approval-gate.js";
+import { withApprovedCall } from "../../src/agent/approved-call.js";
+import { createToolApprovalGate } from "../../src/domain/approval-gate.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
 import { harness, offlineNode, runNode } from "./helpers.js";
 
@@ -194,6 +195,55 @@ describe("CAP-11 one approval per call", () => {
     expect(new Set(h.permissions.requests.map((request) => request.requestId))).toEqual(new Set([requestId]));
     expect(h.permissions.pending()).toEqual([]);
     expect((await h.storage.kv.get({ projectId: "project-1" }, "notes.status"))?.value).toBe("done");
+  });
+
+  it("CAP-11 the decision belongs to the approved call's own execution: another run making the identical call on the same port at the same moment is asked", async () => {
+    const h = harness();
+    const approval = createToolApprovalGate();
+    let executions = 0;
+    let release!: () => void;
+    const barrier = new Promise<void>((resolve) => (release = resolve));
+    const call = { name: "slow_write", arguments: { key: "k" } };
+    const node = (id: string) =>
+      createAgentNode({
+        models: createOfflineModel({ steps: [{ toolCalls: [{ id, ...call }] }, { text: "Written." }] }),
+        workdir: h.workdir,
+        async createTools(context) {
+          const tool: AgentTool = {
+            name: "slow_write", label: "slow write", description: "writes slowly", parameters: Type.Object({ key: Type.String() }),
+            async execute(_id, params) {
+              // The seed's wiring: the tool asks the gate itself before its effect.
+              await approval.approve({ name: "slow_write", arguments: params }, context);
+              executions += 1;
+              await barrier;
+              return { content: [{ type: "text", text: "written" }] };
+            },
+          };
+          return [tool];
+        },
+      });
+    // Two conversations (two sessions), one approval port: the runs may overlap.
+    const grantsA = { tools: [{ id: "slow_write" }], conversationId: "conversation-a" };
+    const grantsB = { tools: [{ id: "slow_write" }], conversationId: "conversation-b" };
+    const nodeA = node("call-a");
+    const paused = await runNode(nodeA, { prompt: "write" }, h.context("run-a", grantsA));
+    h.permissions.resolve((paused.error as UserInputRequiredError).requestId, { outcome: "approved" });
+    const runA = runNode(nodeA, { prompt: "write" }, h.context("run-a", grantsA));
+    while (executions === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    // Run A's approved call is running now, on the same approval port.
+    const runB = runNode(node("call-b"), { prompt: "write" }, h.context("run-b", grantsB));
+    let poll: NodeJS.Timeout | undefined;
+    const secondExecution = new Promise<"ran">((resolve) => (poll = setInterval(() => executions > 1 && resolve("ran"), 5)));
+    const settledB = await Promise.race([runB, secondExecution]);
+    clearInterval(poll);
+    release();
+    expect(settledB).not.toBe("ran");
+    expect((settledB as Awaited<typeof runB>).error).toBeInstanceOf(UserInputRequiredError);
+    expect((await runA).error).toBeUndefined();
+    expect(executions).toBe(1);
+    // One request per run; the tool's own ask inside run A added none.
+    expect(new Set(h.permissions.requests.map((request) => request.runId))).toEqual(new Set(["run-a", "run-b"]));
+    expect(new Set(h.permissions.requests.map((request) => request.requestId)).size).toBe(2);
   });
 
   it("CAP-11 outside a call the runtime approved, the gate still asks (and a denial by the catalog still applies)", async () => {

@@ -19,7 +19,7 @@ import ts from "typescript";
 //
 // DX-1 checks on the same tarball (no second pack): the projects `steamharness init` creates
 // from the installed bin, each installed with `npm install <tarball>` and tested, type-checked
-// and started; the examples run against the unpacked install; and consumer files type-checked
+// and started; the examples the tarball ships run from the unpacked install; and consumer files type-checked
 // by tsc under module node16, nodenext and bundler resolution, ESM and CJS.
 
 const root = resolve(".");
@@ -54,6 +54,9 @@ describe("packed package (issue 2 / PORT)", () => {
       cpSync(join(root, file), join(clone, file));
     }
     symlinkSync(join(root, "node_modules"), join(clone, "node_modules"));
+    // What `steamharness chat examples/assistant` leaves in a working copy (SES-10): must not ship.
+    mkdirSync(join(clone, "examples/assistant/.workflow/agents"), { recursive: true });
+    writeFileSync(join(clone, "examples/assistant/.workflow/agents/leftover.sqlite"), "");
     // Without --json: the prepack build prints to stdout too.
     execFileSync("npm", ["pack", "--pack-destination", dir], { cwd: clone, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "pipe"] });
     tarball = join(dir, readdirSync(dir).find((f) => f.endsWith(".tgz"))!);
@@ -71,13 +74,18 @@ describe("packed package (issue 2 / PORT)", () => {
     if (apps) rmSync(apps, { recursive: true, force: true });
   });
 
-  it("DX-5 npm pack on a fresh clone builds dist (prepack) and ships dist, LICENSE, README and the migrations, no sources or tests", () => {
+  it("DX-5 npm pack on a fresh clone builds dist (prepack) and ships dist, LICENSE, README, the migrations and the examples, no sources or tests", () => {
     const files = execFileSync("tar", ["tzf", tarball], { encoding: "utf8" }).split("\n");
     for (const file of ["dist/index.js", "dist/index.cjs", "dist/index.d.ts", "dist/cli.js", "dist/workflow-worker.js", "LICENSE", "README.md", "drizzle/meta/_journal.json"]) {
       expect(files).toContain(`package/${file}`);
     }
     expect(files.some((f) => /^package\/drizzle\/\d{4}_.*\.sql$/.test(f))).toBe(true);
     expect(files.some((f) => f.startsWith("package/src/") || f.startsWith("package/test/"))).toBe(false);
+    for (const file of ["examples/demo.ts", "examples/assistant/conversation.ts", "examples/assistant/package.json", "examples/workflow-project/workflow.ts"]) {
+      expect(files).toContain(`package/${file}`);
+    }
+    // Sessions a local `chat` left in an example's .workflow folder never ship.
+    expect(files.filter((f) => f.includes("/.workflow/"))).toEqual([]);
     expect(readFileSync(join(dir, "node_modules/steamharness/LICENSE"), "utf8")).toMatch(/^MIT License\n\nCopyright \(c\) steamharness contributors\n/);
   });
 
@@ -169,13 +177,14 @@ describe("packed package (issue 2 / PORT)", () => {
     expect(chat.stdout).toContain("Your note: tea");
   }, 600_000);
 
-  it("DX-1 the examples import only the package and run against the installed tarball", async () => {
+  it("DX-1 DX-5 the examples ship in the tarball, import only the package and run from the install", async () => {
     // A project beside the unpacked install (ESM, like this repository): the examples resolve
     // steamharness and tsx from <dir>/node_modules.
     const host = join(dir, "examples-host");
     mkdirSync(host);
     writeFileSync(join(host, "package.json"), JSON.stringify({ name: "examples-host", private: true, type: "module" }));
-    cpSync(join(root, "examples"), join(host, "examples"), { recursive: true });
+    // The examples the tarball ships (DX-5), not the checkout's.
+    cpSync(join(dir, "node_modules/steamharness/examples"), join(host, "examples"), { recursive: true });
     const sources = readdirSync(join(host, "examples"), { recursive: true }).map(String).filter((file) => file.endsWith(".ts"));
     for (const file of sources) {
       const imported = ts.preProcessFile(readFileSync(join(host, "examples", file), "utf8"), true, true).importedFiles.map((entry) => entry.fileName);
@@ -190,6 +199,10 @@ describe("packed package (issue 2 / PORT)", () => {
       const result = await run(process.execPath, ["--import", "tsx", join("examples", name)], host, env);
       if (name === "demo.ts") expect(result.stdout).toContain("final answer: Done: NOTES.md follows the style guide and the request is recorded in KV.\n");
     }
+    // The shipped conversation example answers from where npm put it.
+    const assistant = join(dir, "node_modules/steamharness/examples/assistant");
+    const chat = await run(process.execPath, [join(dir, "node_modules/steamharness/dist/cli.js"), "chat", assistant, "--data-dir", join(host, "chat-data")], host, env, "hello\n/exit\n");
+    expect(chat.stdout).toContain("I am the example assistant, running on the offline model.");
   }, 600_000);
 
   it("DX-1 consumers type-check against the installed .d.ts with tsc: module node16, nodenext and bundler, ESM and CJS", () => {
