@@ -7,10 +7,8 @@ import { CLI_FROM_SOURCES, cleanEnv, cleanup, REPO, runCli, startMcp, tempDir, w
 
 // SES-10: every host keeps a conversation's sessions in the project-local `.workflow/agents`, and
 // a fresh process of the same host sees the history. Each host runs as a real child process.
-const sessionFiles = (project: string): string[] => {
-  const folder = join(project, ".workflow", "agents");
-  return existsSync(folder) ? readdirSync(folder, { recursive: true }).map(String).filter((name) => name.endsWith(".sqlite")) : [];
-};
+const sessionFiles = (project: string, folder = join(project, ".workflow", "agents")): string[] =>
+  existsSync(folder) ? readdirSync(folder, { recursive: true }).map(String).filter((name) => name.endsWith(".sqlite")) : [];
 const fixture = (name: string) => pathToFileURL(join(REPO, "test/durable/fixtures", name)).href;
 /** tsx by its file, so a child whose working directory is outside the repository still finds it. */
 const TSX = pathToFileURL(join(REPO, "node_modules/tsx/dist/loader.mjs")).href;
@@ -116,6 +114,50 @@ describe("SES-10 sessions default to the project-local .workflow/agents for ever
     expect(sessionFiles(project).some((file) => file.startsWith("chat-conv-"))).toBe(true);
     expect(await chat("do you remember?\n/exit\n")).toContain("I remember violet.");
   }, 120_000);
+
+  it("SES-10 run, mcp and chat with --agent-store-dir keep the sessions there (not in the project folder), and a fresh process sees them; run and mcp refuse a relative path", async () => {
+    const store = join(root, "chosen-sessions");
+    const project = await writeProject(join(root, "elsewhere-project"), {
+      "package.json": JSON.stringify({ name: "ses10-elsewhere", type: "module", id: "5e0a9b3c-7d21-4c8e-9f6a-1b2c3d4e5f60", projectType: "workflow", main: "workflow.mjs" }),
+      "workflow.mjs": WORKFLOW,
+    });
+    const dataDir = join(root, "elsewhere-data");
+    const run = (prompt: string, extra: string[] = ["--agent-store-dir", store]) =>
+      runCli(["run", project, "converse", "--params", JSON.stringify({ conversationId: "elsewhere-conv", prompt }), "--json", "--data-dir", dataDir, ...extra], { argsPrefix: CLI_FROM_SOURCES });
+    expect((await run("my colour is jade")).code).toBe(0);
+    expect(sessionFiles(project, store).some((file) => file.startsWith("elsewhere-conv-"))).toBe(true);
+    expect(sessionFiles(project)).toEqual([]);
+    expect(JSON.parse((await run("do you remember?")).stdout)).toMatchObject({ status: "success", result: { data: { output: { answer: "I remember jade." } } } });
+    // mcp on the same folder finds the conversation run wrote.
+    const session = await startMcp(project, ["--data-dir", dataDir, "--agent-store-dir", store], { command: CLI_FROM_SOURCES });
+    try {
+      const result = await session.client.callTool({ name: "converse", arguments: { conversationId: "elsewhere-conv", prompt: "do you remember?" } });
+      expect(result.structuredContent).toMatchObject({ status: "success", output: { answer: "I remember jade." } });
+    } finally {
+      await session.close();
+    }
+    expect(sessionFiles(project)).toEqual([]);
+    const relative = await run("my colour is red", ["--agent-store-dir", "sessions"]);
+    expect(relative.code).toBe(2);
+    expect(JSON.parse(relative.stdout)).toMatchObject({ error: { code: "input_validation", message: expect.stringContaining("--agent-store-dir must be an absolute directory path") } });
+
+    const chatProject = await writeProject(join(root, "elsewhere-chat"), {
+      "package.json": JSON.stringify({ name: "ses10-elsewhere-chat", type: "module", id: "6f1b0c4d-8e32-4d9f-a07b-2c3d4e5f6071", projectType: "conversation", main: "conversation.mjs" }),
+      "conversation.mjs": CONVERSATION,
+    });
+    const chatStore = join(root, "chosen-chat-sessions");
+    const chat = (stdin: string) =>
+      new Promise<string>((resolveRun, rejectRun) => {
+        const child = execFile(process.execPath, [...CLI_FROM_SOURCES, "chat", chatProject, "--data-dir", dataDir, "--conversation", "chat-elsewhere", "--agent-store-dir", chatStore], { cwd: REPO, env: cleanEnv(), timeout: 60_000 }, (error, stdout) =>
+          error ? rejectRun(error) : resolveRun(stdout),
+        );
+        child.stdin?.end(stdin);
+      });
+    expect(await chat("my colour is cyan\n/exit\n")).toContain("Noted: my colour is cyan");
+    expect(sessionFiles(chatProject, chatStore).some((file) => file.startsWith("chat-elsewhere-"))).toBe(true);
+    expect(sessionFiles(chatProject)).toEqual([]);
+    expect(await chat("do you remember?\n/exit\n")).toContain("I remember cyan.");
+  }, 180_000);
 
   it("SES-10 library: createSqliteStorage({ directory: \".workflow/store\" }) keeps sessions in <project>/.workflow/agents across processes", async () => {
     const project = join(root, "library-project");

@@ -1,7 +1,8 @@
 import type { Command } from "commander";
 
 /**
- * Registers `steamharness chat <project-dir> [--conversation <id>] [--data-dir <dir>]` (CONV-2).
+ * Registers `steamharness chat <project-dir> [--conversation <id>] [--data-dir <dir>]
+ * [--agent-store-dir <dir>]` (CONV-2).
  *
  * @example
  * registerChatCommand(program);
@@ -13,13 +14,15 @@ export function registerChatCommand(program: Command): void {
     .argument("<project-dir>", "a conversation project folder (package.json with projectType \"conversation\")")
     .option("--conversation <id>", "continue this conversation (its id is printed when a chat starts)")
     .option("--data-dir <dir>", "root of local data (default ~/.steamharness)")
-    .action(async (projectDir: string, flags: { conversation?: string; dataDir?: string }) => {
+    .option("--agent-store-dir <dir>", "where the conversation's sessions are kept (default <project-dir>/.workflow/agents)")
+    .action(async (projectDir: string, flags: { conversation?: string; dataDir?: string; agentStoreDir?: string }) => {
       // Loaded on use: `--help` and `mcp` do not pay for the agent runtime.
       const { runChat } = await import("./chat-session.js");
       await runChat({
         projectDir,
         ...(flags.conversation === undefined ? {} : { conversationId: flags.conversation }),
         ...(flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),
+        ...(flags.agentStoreDir === undefined ? {} : { agentStoreDir: flags.agentStoreDir }),
       });
     });
 }

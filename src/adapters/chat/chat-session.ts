@@ -21,7 +21,7 @@ import type { Storage } from "../../ports/storage.js";
 import { createNodeContext } from "../../workflow/node-context.js";
 import { createSqliteProjectConfigurationStore } from "../sqlite/configuration/sqlite-project-configuration-store.js";
 import { createSqliteStorage } from "../sqlite/store/sqlite-storage.js";
-import { projectAgentStoreDir } from "../sqlite/sessions/session-file-names.js";
+import { agentStoreDirFor } from "../sqlite/sessions/session-file-names.js";
 import { createSystemClock } from "../system/clock.js";
 import { startHostBridgeServer, type HostBridgeServer } from "../host-bridge-server/host-bridge-server.js";
 import { HOST_BRIDGE_TOKEN_ENV, HOST_BRIDGE_URL_ENV } from "../../domain/capabilities/host-bridge.js";
@@ -45,6 +45,8 @@ export interface ChatOptions {
   conversationId?: string;
   /** Root of local data (default `~/.steamharness`). */
   dataDir?: string;
+  /** Where the conversation's sessions are kept (default `<projectDir>/.workflow/agents`, SES-10). */
+  agentStoreDir?: string;
   input?: Readable;
   output?: Writable;
   /** Environment for `apiKeyRef` resolution (default `process.env`). */
@@ -72,7 +74,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
   // SES-10: a chat is a conversation, and a conversation's history is durable and project-local
   // (`.workflow/agents`) whatever the project declares; `durable.enabled` only gates recovery.
   // KV, knowledge and files live under the data dir, shared with the other local hosts.
-  const storage: Storage = createSqliteStorage({ directory: join(dataDir, "projects", project.manifest.id), agentStoreDir: projectAgentStoreDir(options.projectDir) });
+  const storage: Storage = createSqliteStorage({ directory: join(dataDir, "projects", project.manifest.id), agentStoreDir: agentStoreDirFor(options.projectDir, options.agentStoreDir) });
   const configurations = createSqliteProjectConfigurationStore({ dataDir });
   const env = options.env ?? process.env;
   const agentOptions: AgentNodeOptions = { ...project.executor.agent };

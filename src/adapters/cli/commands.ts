@@ -30,6 +30,7 @@ export function addDataDirOptions(command: Command): Command {
     .addOption(new Option("--persistent-value-store-dir <dir>", "PersistentValue and local knowledge store (absolute; default <data-dir>/values)"))
     .addOption(new Option("--file-create-store-dir <dir>", "files created by runs (absolute; default <data-dir>/created)"))
     .addOption(new Option("--auth-dir <dir>", "where workflow-auth.json is saved (absolute; default <data-dir>)"))
+    .addOption(new Option("--agent-store-dir <dir>", "durable agent sessions (absolute; default <workflow-dir>/.workflow/agents)"))
     .addOption(
       new Option("--related-project <alias=dir>", "bind a confirmed related project (absolute dir; repeatable)").argParser(
         (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
@@ -45,7 +46,7 @@ export function addDataDirOptions(command: Command): Command {
  */
 export function dataDirsFrom(flags: DataDirFlags): DataDirOptions {
   const out: DataDirOptions = {};
-  for (const key of ["dataDir", "fileStoreDir", "kvStoreDir", "persistentValueStoreDir", "fileCreateStoreDir", "authDir"] as const) {
+  for (const key of ["dataDir", "fileStoreDir", "kvStoreDir", "persistentValueStoreDir", "fileCreateStoreDir", "authDir", "agentStoreDir"] as const) {
     if (flags[key] !== undefined) out[key] = flags[key];
   }
   return out;

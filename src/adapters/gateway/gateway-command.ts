@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import type { AgentNodeOptions } from "../../agent/create-agent-node.js";
 import { SteamharnessError } from "../../domain/errors.js";
-import { projectAgentStoreDir } from "../sqlite/sessions/session-file-names.js";
+import { agentStoreDirFor } from "../sqlite/sessions/session-file-names.js";
 import type { GatewayRateLimit } from "./gateway-http.js";
 
 /** The default variable holding the gateway's bearer token. */
@@ -24,6 +24,8 @@ export interface GatewayCommandOptions {
   host?: string;
   tokenEnv?: string;
   dataDir?: string;
+  /** Where the project's durable sessions are kept (default `<projectDir>/.workflow/agents`, SES-10). */
+  agentStoreDir?: string;
   modelId?: string;
   rateLimit?: GatewayRateLimit | false;
   maxBodyBytes?: number;
@@ -72,7 +74,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
   const dataDir = resolve(options.dataDir ?? join(homedir(), ".steamharness"));
   // Gateway runs carry host input and stay in memory (SES-6); a conversation's durable sessions are
   // project-local, the same folder `chat`, `run` and `mcp` use (SES-10).
-  const storage = createSqliteStorage({ directory: join(dataDir, "projects", project.manifest.id), agentStoreDir: projectAgentStoreDir(options.projectDir) });
+  const storage = createSqliteStorage({ directory: join(dataDir, "projects", project.manifest.id), agentStoreDir: agentStoreDirFor(options.projectDir, options.agentStoreDir) });
   const configurations = createSqliteProjectConfigurationStore({ dataDir });
   try {
     const agent: AgentNodeOptions = {};
@@ -127,7 +129,8 @@ export function registerGatewayCommand(program: Command): void {
     .option("--rate-limit <n>", "requests per client per minute (default 600; 0 turns it off)", integer("rate-limit", 0))
     .option("--max-body-bytes <n>", "largest request body (default 1048576)", integer("max-body-bytes", 1))
     .option("--data-dir <dir>", "root of local data (default ~/.steamharness)")
-    .action(async (projectDir: string, flags: { port: number; host: string; tokenEnv?: string; modelId?: string; rateLimit?: number; maxBodyBytes?: number; dataDir?: string }) => {
+    .option("--agent-store-dir <dir>", "where the project's sessions are kept (default <project-dir>/.workflow/agents)")
+    .action(async (projectDir: string, flags: { port: number; host: string; tokenEnv?: string; modelId?: string; rateLimit?: number; maxBodyBytes?: number; dataDir?: string; agentStoreDir?: string }) => {
       await runGatewayCommand({
         projectDir,
         port: flags.port,
@@ -137,6 +140,7 @@ export function registerGatewayCommand(program: Command): void {
         ...(flags.rateLimit === undefined ? {} : { rateLimit: flags.rateLimit === 0 ? false : { requests: flags.rateLimit, windowMs: 60_000 } }),
         ...(flags.maxBodyBytes === undefined ? {} : { maxBodyBytes: flags.maxBodyBytes }),
         ...(flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),
+        ...(flags.agentStoreDir === undefined ? {} : { agentStoreDir: flags.agentStoreDir }),
       });
     });
 }

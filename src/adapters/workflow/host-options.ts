@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { SteamharnessError } from "../../domain/errors.js";
-import { projectAgentStoreDir } from "../sqlite/sessions/session-file-names.js";
+import { agentStoreDirFor } from "../sqlite/sessions/session-file-names.js";
 import type { RelatedProject } from "../../domain/workflow/run-context.js";
 import { locateWorkflowProject, type WorkflowProjectLocation } from "./project-location.js";
 
@@ -26,8 +26,9 @@ export interface WorkflowDataDirs {
   /** Where `workflow-auth.json` is kept (`--auth-dir`, default `<data>`). */
   authDir: string;
   /**
-   * Durable agent sessions of runs: project-local, `<project>/.workflow/agents` (SES-1, SES-10),
-   * like `chat` and the gateway, so every host of a project finds the same conversations.
+   * Durable agent sessions of runs (`--agent-store-dir`): by default project-local,
+   * `<project>/.workflow/agents` (SES-1, SES-10), like `chat` and the gateway, so every host of a
+   * project finds the same conversations; a read-only project folder needs another one.
    */
   agentStoreDir: string;
 }
@@ -40,6 +41,7 @@ export const DATA_DIR_FLAGS = {
   persistentValueStoreDir: "--persistent-value-store-dir",
   fileCreateStoreDir: "--file-create-store-dir",
   authDir: "--auth-dir",
+  agentStoreDir: "--agent-store-dir",
 } as const;
 
 /** Directory options as given on the command line (any may be absent). */
@@ -48,12 +50,13 @@ export type DataDirOptions = Partial<Record<keyof typeof DATA_DIR_FLAGS, string>
 /**
  * Resolves the data directories: every given option must be an absolute path (a relative one
  * fails with `input_validation` naming the flag), the rest default under the data dir; the agent
- * sessions live in the project, `<projectDir>/.workflow/agents` (SES-10; `projectDir` defaults to
- * the working directory).
+ * sessions default to the project, `<projectDir>/.workflow/agents` (SES-10; `projectDir` defaults
+ * to the working directory).
  *
  * @example
  * resolveDataDirs({ dataDir: "/srv/sh" }).kvStoreDir // "/srv/sh/kv"
  * resolveDataDirs({}, homedir(), "/srv/project").agentStoreDir // "/srv/project/.workflow/agents"
+ * resolveDataDirs({ agentStoreDir: "/var/lib/sessions" }).agentStoreDir // "/var/lib/sessions"
  */
 export function resolveDataDirs(options: DataDirOptions, home: string = homedir(), projectDir: string = process.cwd()): WorkflowDataDirs {
   for (const [key, flag] of Object.entries(DATA_DIR_FLAGS) as [keyof typeof DATA_DIR_FLAGS, string][]) {
@@ -72,7 +75,7 @@ export function resolveDataDirs(options: DataDirOptions, home: string = homedir(
     persistentValueStoreDir: pick(options.persistentValueStoreDir, "values"),
     fileCreateStoreDir: pick(options.fileCreateStoreDir, "created"),
     authDir: options.authDir === undefined ? dataDir : resolve(options.authDir),
-    agentStoreDir: projectAgentStoreDir(projectDir),
+    agentStoreDir: agentStoreDirFor(projectDir, options.agentStoreDir),
   };
 }
 

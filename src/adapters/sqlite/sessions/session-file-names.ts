@@ -18,6 +18,19 @@ export function projectAgentStoreDir(projectDir: string): string {
   return join(resolve(projectDir), DEFAULT_AGENT_STORE_DIR);
 }
 
+/**
+ * The session folder a local host uses: the one it was given (`--agent-store-dir`, resolved
+ * against the working directory), else the project's own ({@link projectAgentStoreDir}). A host
+ * serving a read-only project folder names another one.
+ *
+ * @example
+ * agentStoreDirFor("/srv/project") // "/srv/project/.workflow/agents"
+ * agentStoreDirFor("/srv/project", "/var/lib/sessions") // "/var/lib/sessions"
+ */
+export function agentStoreDirFor(projectDir: string, given?: string): string {
+  return given === undefined ? projectAgentStoreDir(projectDir) : resolve(given);
+}
+
 /** The file extension of a session database. */
 export const SESSION_FILE_EXTENSION = ".sqlite";
 
