@@ -7,7 +7,7 @@
  * and `done` says whether the run left the worker fit for another. Project output on
  * stdout/stderr is the host's to forward; protocol messages travel only over IPC.
  */
-import { mkdir } from "node:fs/promises";
+import { mkdirSync } from "node:fs";
 import { basename } from "node:path";
 import { isSteamharnessError } from "../../domain/errors.js";
 import type { JsonValue } from "../../domain/json.js";
@@ -101,7 +101,9 @@ async function execute(run: WorkerRunRequest, { controller, bridge }: CurrentRun
       if (params[param.name] === undefined && param.default !== undefined) params[param.name] = param.default;
     }
     Object.assign(params, await importFiles(store, loaded.manifest.id, run.files));
-    await mkdir(config!.dirs.fileCreateStoreDir, { recursive: true });
+    // Every run finds the folder (a run may have removed it); synchronous, because the worker runs
+    // one run at a time and an async mkdir costs a thread-pool round trip on every call (MCP-9).
+    mkdirSync(config!.dirs.fileCreateStoreDir, { recursive: true });
     const context = createWorkerRunContext({
       ...base,
       storage: store,

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { TObject } from "@sinclair/typebox";
 import { SteamharnessError } from "../../domain/errors.js";
 import type { JsonValue } from "../../domain/json.js";
@@ -96,7 +96,10 @@ export interface WorkflowHost {
  * newRunId(new Date("2026-08-28T10:00:00Z")) // "20260828-…"
  */
 export function newRunId(now: Date = new Date()): string {
-  return `${now.toISOString().slice(0, 10).replace(/-/g, "")}-${randomBytes(6).toString("hex")}`;
+  // 48 random bits: the first 12 hex digits of a v4 UUID are all random, and randomUUID draws
+  // from node's entropy cache instead of a synchronous randomBytes call per run.
+  const uuid = randomUUID();
+  return `${now.toISOString().slice(0, 10).replace(/-/g, "")}-${uuid.slice(0, 8)}${uuid.slice(9, 13)}`;
 }
 
 /**
@@ -134,6 +137,9 @@ export async function createWorkflowHost(options: WorkflowHostOptions): Promise<
   };
   if (options.startWorkers !== false) startPool();
   const schemas = new Map<string, TObject>();
+  // TypeBox loads with the first call, not with the host (the MCP handshake waits for neither);
+  // later calls reuse the loaded modules instead of going through import() again.
+  let validation: Promise<[typeof import("../../domain/workflow/argument-validation.js"), typeof import("../../domain/workflow/param-schema.js")]> | undefined;
   const host: WorkflowHost = {
     location,
     dirs,
@@ -152,11 +158,11 @@ export async function createWorkflowHost(options: WorkflowHostOptions): Promise<
       return found;
     },
     async prepare(entrypoint, args) {
-      // TypeBox loads with the first call, not with the host (the MCP handshake waits for neither).
-      const [{ validateArguments }, { entrypointInputSchema }] = await Promise.all([
-        import("../../domain/workflow/argument-validation.js"),
-        import("../../domain/workflow/param-schema.js"),
-      ]);
+      validation ??= Promise.all([import("../../domain/workflow/argument-validation.js"), import("../../domain/workflow/param-schema.js")]).catch((error: unknown) => {
+        validation = undefined;
+        throw error;
+      });
+      const [{ validateArguments }, { entrypointInputSchema }] = await validation;
       let schema = schemas.get(entrypoint.id);
       if (!schema) schemas.set(entrypoint.id, (schema = entrypointInputSchema(entrypoint.params)));
       const problems = validateArguments(schema, args ?? {});
