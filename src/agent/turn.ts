@@ -223,7 +223,9 @@ async function setUpTurn(
     { ...(environment?.env ? { env: environment.env } : {}), ...(environment?.shell ? { shell: environment.shell } : {}) },
   );
   const catalog = [...context.executor.tools, ...(options.toolDefinitions ?? [])];
-  const tools = await toolsOf(options, context);
+  // The tools' own context carries the same catalog the runtime approves against, so a tool
+  // declared only in `toolDefinitions` that asks the gate itself (CAP-11) is found there.
+  const tools = await toolsOf(options, options.toolDefinitions?.length ? { ...context, executor: { ...context.executor, tools: catalog } } : context);
   let turn!: Turn;
   const extensions = await openTurnExtensions({ session: options.session, policy, catalogs: tools.catalogs, definitions: catalog, runId, committed, view: () => turn }).catch(async (error: unknown) => {
     await tools.close();

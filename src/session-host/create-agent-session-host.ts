@@ -71,7 +71,9 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
     store = (await sessions.openHostStore(conversationId, { create: true }))!;
     const nodeContext = (runId: string, signal: AbortSignal) =>
       createNodeContext({ projectId, storage, runId, conversationId, tools: executorTools, signal, toolPermissions, userInput, ...(tokenUsage ? { tokenUsage } : {}), ...(log ? { log } : {}), ...(clock ? { clock } : {}) });
-    const tools = await hostTools(options, nodeContext(hostId, new AbortController().signal));
+    // The tools' context carries the agent's `toolDefinitions` too: the catalog every run approves against.
+    const toolsContext = nodeContext(hostId, new AbortController().signal);
+    const tools = await hostTools(options, agentOptions.toolDefinitions?.length ? { ...toolsContext, executor: { tools: [...executorTools, ...agentOptions.toolDefinitions] } } : toolsContext);
     const delegation = agentOptions.tools?.includes(SUBAGENT_TOOL) ?? false;
     let deps!: HostCommandDeps;
     const agentOptionsFor = (record: AgentSessionContextRecord): AgentOptions => {

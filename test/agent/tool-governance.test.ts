@@ -246,6 +246,36 @@ describe("CAP-11 one approval per call", () => {
     expect(new Set(h.permissions.requests.map((request) => request.requestId)).size).toBe(2);
   });
 
+  it("CAP-11 CAP-3 a createTools tool declared only in toolDefinitions finds itself in its context's catalog when it asks the gate itself", async () => {
+    const h = harness();
+    const approval = createToolApprovalGate();
+    const ran: string[] = [];
+    const node = createAgentNode({
+      models: createOfflineModel({ steps: [{ toolCalls: [{ id: "call-own", name: "own_write", arguments: { text: "x" } }] }, { text: "done" }] }),
+      workdir: h.workdir,
+      toolDefinitions: [{ id: "own_write" }],
+      async createTools(context) {
+        const tool: AgentTool = {
+          name: "own_write", label: "own write", description: "writes", parameters: Type.Object({ text: Type.String() }),
+          async execute(_id, params) {
+            await approval.approve({ name: "own_write", arguments: params }, context);
+            ran.push((params as { text: string }).text);
+            return { content: [{ type: "text", text: "written" }] };
+          },
+        };
+        return [tool];
+      },
+    });
+    const paused = await runNode(node, { prompt: "write" }, h.context("run-own"));
+    h.permissions.resolve((paused.error as UserInputRequiredError).requestId, { outcome: "approved" });
+    const resumed = await runNode(node, { prompt: "write" }, h.context("run-own"));
+    expect(resumed.error).toBeUndefined();
+    const row = resumed.items.find((item) => (item.content as { tool?: string }).tool === "own_write");
+    expect((row?.content as { status: string }).status).toBe("completed");
+    expect(ran).toEqual(["x"]);
+    expect(new Set(h.permissions.requests.map((request) => request.requestId)).size).toBe(1);
+  });
+
   it("CAP-11 outside a call the runtime approved, the gate still asks (and a denial by the catalog still applies)", async () => {
     const h = harness();
     const approval = createToolApprovalGate();

@@ -52,4 +52,41 @@ describe("CAP-11 one approval per call in a resident session host", () => {
       await storage.close();
     }
   });
+
+  it("CAP-11 CAP-3 a tool declared only in the host's toolDefinitions finds itself in its tools' context when it asks the gate", async () => {
+    const dir = tempDir();
+    const storage = createSqliteStorage({ directory: `${dir}/store`, agentStoreDir: `${dir}/agents` });
+    const model = createOfflineModel({
+      steps: [{ toolCalls: [{ id: "call-kv", name: KV, arguments: { action: "set", key: "notes.status", value: "defined" } }] }, { text: "Saved." }],
+    });
+    const approval = createToolApprovalGate();
+    let toolsContext: NodeContext | undefined;
+    const host = await createAgentSessionHost(conversation("approve-defined"), {
+      projectId: "p1",
+      storage,
+      models: model,
+      workdir: dir,
+      // No executorTools: the agent's own toolDefinitions declare the tool.
+      toolDefinitions: [{ id: KV }],
+      async createTools(context) {
+        toolsContext = context;
+        return createProjectCapabilityTools({ context, globalMemory: true, approve: (toolId, args) => approval.approve({ name: toolId, arguments: args }, context) });
+      },
+    });
+    try {
+      expect(toolsContext!.executor.tools.map((tool) => tool.id)).toEqual([KV]);
+      const permissions = toolsContext!.toolPermissions as MemoryToolPermissions;
+      const { taskId } = (await host.control({ type: "submit", prompt: "Save the status" })) as { taskId: string };
+      expect((await host.waitForTask(taskId)).status).toBe("waiting");
+      const [request] = permissions.requests;
+      permissions.resolve(request!.requestId, { outcome: "approved" });
+      await host.control({ type: "continue", taskId });
+      expect((await host.waitForTask(taskId)).status).toBe("completed");
+      expect(new Set(permissions.requests.map((entry) => entry.requestId))).toEqual(new Set([request!.requestId]));
+      expect((await storage.kv.get({ projectId: "p1" }, "notes.status"))?.value).toBe("defined");
+    } finally {
+      await host.close();
+      await storage.close();
+    }
+  });
 });
