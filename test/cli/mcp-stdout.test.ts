@@ -46,3 +46,17 @@ describe("MCP-5 stdout carries only JSON-RPC", () => {
     expect(stderr).toContain('"id":999');
   });
 });
+
+describe("MCP-5 a client that closes stdin at once", () => {
+  it("MCP-5 ends the server quietly with exit 0, even while the first worker is still loading (no load failure reported)", async () => {
+    const quiet = spawn(process.execPath, [...CLI_SOURCE, "mcp", KITCHEN, "--data-dir", join(tmp, "closed-at-once")], { cwd: REPO, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    quiet.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    quiet.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+    const code = await new Promise<number | null>((resolveExit) => quiet.once("exit", resolveExit));
+    expect(code).toBe(0);
+    expect(out).toBe("");
+    expect(err).not.toMatch(/killed by SIGKILL|does not load|cannot load/);
+  });
+});

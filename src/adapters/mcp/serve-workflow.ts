@@ -45,7 +45,7 @@ const log = (line: string) => process.stderr.write(`[steamharness] ${line}\n`);
  * when it arrives; if it differs (the project reads something the fingerprint does not cover),
  * the cache is rewritten for the next start and this connection keeps its static catalog.
  */
-async function publishedCatalog(host: WorkflowHost, slot: CatalogCacheSlot, cached: WorkflowCatalog | null): Promise<WorkflowCatalog> {
+async function publishedCatalog(host: WorkflowHost, slot: CatalogCacheSlot, cached: WorkflowCatalog | null, closing: () => boolean): Promise<WorkflowCatalog> {
   const { catalogOf } = await import("./workflow-server.js");
   const store = async (catalog: WorkflowCatalog) => {
     const problem = await writeCatalogCache(slot, catalog);
@@ -61,7 +61,9 @@ async function publishedCatalog(host: WorkflowHost, slot: CatalogCacheSlot, cach
         log("the project's structure differs from the cached one: the cache is refreshed; restart the server to publish it");
         await store(loaded);
       },
-      (error: unknown) => log(`the workflow project does not load: ${(error as Error)?.message ?? String(error)}`),
+      (error: unknown) => {
+        if (!closing()) log(`the workflow project does not load: ${(error as Error)?.message ?? String(error)}`);
+      },
     );
     return cached;
   }
@@ -108,8 +110,11 @@ export async function serveWorkflowOverStdio(options: ServeWorkflowOptions): Pro
   process.stdin.once("end", () => shutdown());
   process.once("SIGTERM", () => shutdown());
   process.once("SIGINT", () => shutdown());
-  const catalog = publishedCatalog(host, slot, cached);
+  const catalog = publishedCatalog(host, slot, cached, () => closing);
   catalog.catch((error: unknown) => {
+    // A load cut short by our own shutdown (stdin closed before the first worker loaded) is no
+    // load failure: nothing to report, and the exit code stays the shutdown's.
+    if (closing) return;
     log((error as Error)?.message ?? String(error));
     shutdown(1);
   });
