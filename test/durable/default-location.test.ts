@@ -9,6 +9,14 @@ import { CLI_FROM_SOURCES, cleanEnv, cleanup, REPO, runCli, startMcp, tempDir, w
 // a fresh process of the same host sees the history. Each host runs as a real child process.
 const sessionFiles = (project: string, folder = join(project, ".workflow", "agents")): string[] =>
   existsSync(folder) ? readdirSync(folder, { recursive: true }).map(String).filter((name) => name.endsWith(".sqlite")) : [];
+/** One `steamharness chat` process (from the sources) on `project`, fed `stdin`; resolves its stdout. */
+const chatProcess = (project: string, args: string[], stdin: string) =>
+  new Promise<string>((resolveRun, rejectRun) => {
+    const child = execFile(process.execPath, [...CLI_FROM_SOURCES, "chat", project, ...args], { cwd: REPO, env: cleanEnv(), timeout: 60_000 }, (error, stdout) =>
+      error ? rejectRun(error) : resolveRun(stdout),
+    );
+    child.stdin?.end(stdin);
+  });
 const fixture = (name: string) => pathToFileURL(join(REPO, "test/durable/fixtures", name)).href;
 /** tsx by its file, so a child whose working directory is outside the repository still finds it. */
 const TSX = pathToFileURL(join(REPO, "node_modules/tsx/dist/loader.mjs")).href;
@@ -101,13 +109,7 @@ describe("SES-10 sessions default to the project-local .workflow/agents for ever
       "conversation.mjs": CONVERSATION,
     });
     const dataDir = join(root, "chat-data");
-    const chat = (stdin: string) =>
-      new Promise<string>((resolveRun, rejectRun) => {
-        const child = execFile(process.execPath, [...CLI_FROM_SOURCES, "chat", project, "--data-dir", dataDir, "--conversation", "chat-conv"], { cwd: REPO, env: cleanEnv(), timeout: 60_000 }, (error, stdout) =>
-          error ? rejectRun(error) : resolveRun(stdout),
-        );
-        child.stdin?.end(stdin);
-      });
+    const chat = (stdin: string) => chatProcess(project, ["--data-dir", dataDir, "--conversation", "chat-conv"], stdin);
     const first = await chat("my colour is violet\n/exit\n");
     expect(first).toContain("Noted: my colour is violet");
     expect(first).toContain("(resume with --conversation chat-conv)");
@@ -146,13 +148,7 @@ describe("SES-10 sessions default to the project-local .workflow/agents for ever
       "conversation.mjs": CONVERSATION,
     });
     const chatStore = join(root, "chosen-chat-sessions");
-    const chat = (stdin: string) =>
-      new Promise<string>((resolveRun, rejectRun) => {
-        const child = execFile(process.execPath, [...CLI_FROM_SOURCES, "chat", chatProject, "--data-dir", dataDir, "--conversation", "chat-elsewhere", "--agent-store-dir", chatStore], { cwd: REPO, env: cleanEnv(), timeout: 60_000 }, (error, stdout) =>
-          error ? rejectRun(error) : resolveRun(stdout),
-        );
-        child.stdin?.end(stdin);
-      });
+    const chat = (stdin: string) => chatProcess(chatProject, ["--data-dir", dataDir, "--conversation", "chat-elsewhere", "--agent-store-dir", chatStore], stdin);
     expect(await chat("my colour is cyan\n/exit\n")).toContain("Noted: my colour is cyan");
     expect(sessionFiles(chatProject, chatStore).some((file) => file.startsWith("chat-elsewhere-"))).toBe(true);
     expect(sessionFiles(chatProject)).toEqual([]);
