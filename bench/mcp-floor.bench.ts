@@ -6,9 +6,9 @@
  *
  * - `bareSdk`: the MCP SDK's low-level stdio `Server` answering `ping` in its own process (no
  *   isolation at all: the floor of the protocol and the client on these cores);
- * - `relay`: the same server handing every call to one of 4 idle child processes over node's
- *   IPC channel (`serialization: "advanced"`, as our pool uses), which answer at once — the
- *   cheapest design that still runs each call in a worker process (MCP-5);
+ * - `relay`: the same server handing every call to one of 4 idle child processes that answer at
+ *   once (bench/mcp-relay.ts) — the cheapest design that still runs each call in a worker
+ *   process (MCP-5);
  * - `steamharness`: `steamharness mcp --workers 4` on mcp-cli's trivial project.
  *
  * Timing, as in mcp-cli (e): pause 3 s, start the clock, send N calls at once, stop when all have
@@ -24,6 +24,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { writeRelayServer } from "./mcp-relay.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
@@ -38,41 +39,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const round = (value: number) => Number(value.toFixed(2));
 
-// The relay lives inside the repo so it resolves the same node_modules as the bare server.
-const relay = join(work, "relay-server.mjs");
-writeFileSync(
-  relay,
-  `import { fork } from "node:child_process";
-import { fileURLToPath } from "node:url";
-if (process.argv[2] === "child") {
-  process.on("message", (message) => process.send({ id: message.id, result: { pong: true } }));
-} else {
-  const { Server } = await import("@modelcontextprotocol/sdk/server/index.js");
-  const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
-  const { CallToolRequestSchema, ListToolsRequestSchema } = await import("@modelcontextprotocol/sdk/types.js");
-  const idle = [];
-  const pending = new Map();
-  let next = 0;
-  for (let i = 0; i < ${WIDTH}; i++) {
-    const child = fork(fileURLToPath(import.meta.url), ["child"], { stdio: ["ignore", "ignore", "ignore", "ipc"], serialization: "advanced" });
-    child.on("message", (message) => { idle.push(child); pending.get(message.id)(message.result); pending.delete(message.id); });
-    idle.push(child);
-  }
-  const server = new Server({ name: "relay", version: "0.0.0" }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: "ping", inputSchema: { type: "object", properties: {}, additionalProperties: false } }] }));
-  server.setRequestHandler(CallToolRequestSchema, async () => {
-    const child = idle.pop();
-    const id = next++;
-    const result = await new Promise((resolve) => { pending.set(id, resolve); child.send({ id }); });
-    return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result };
-  });
-  const transport = new StdioServerTransport();
-  transport.onclose = () => process.exit(0);
-  await server.connect(transport);
-  process.stdin.on("end", () => process.exit(0));
-}
-`,
-);
+const relay = writeRelayServer(work, WIDTH);
 const bare = join(work, "bare-server.mjs");
 if (!existsSync(bare)) throw new Error("run `npm run bench -- mcp-cli` first: this benchmark uses its bare server");
 
