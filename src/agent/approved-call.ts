@@ -20,6 +20,7 @@ registerApprovedCallProbe((port, toolId, args) => {
  * @example
  * const result = await withApprovedCall(context.toolPermissions, { name: "workflow-kv_kv_store", arguments: args }, () => tool.execute(id, args));
  */
-export function withApprovedCall<T>(port: object, call: { name: string; arguments: unknown }, work: () => Promise<T>): Promise<T> {
+export async function withApprovedCall<T>(port: object, call: { name: string; arguments: unknown }, work: () => Promise<T>): Promise<T> {
+  // async: a `work` that throws before its first await still rejects, as it did before.
   return current.run({ port, key: approvedCallKey(call.name, call.arguments) }, work);
 }
