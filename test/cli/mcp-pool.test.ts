@@ -362,6 +362,24 @@ describe("MCP-9 worker reuse", () => {
     }
   });
 
+  it("MCP-9 --max-runs-per-worker retires a reused worker after that many runs; a bad value exits 2", async () => {
+    const f = await fixture("max-runs");
+    const session = await start(f, ["--workers", "1", "--max-runs-per-worker", "2"]);
+    try {
+      await session.client.listTools();
+      const pids = [await pidOf(session), await pidOf(session), await pidOf(session), await pidOf(session)];
+      expect(pids[1]).toBe(pids[0]);
+      expect(pids[2]).not.toBe(pids[0]);
+      expect(pids[3]).toBe(pids[2]);
+      await gone(pids[0]!);
+    } finally {
+      await session.close();
+    }
+    const bad = await runCli(["mcp", f.project, "--max-runs-per-worker", "0"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--max-runs-per-worker must be a whole number from 1 to 1000000, got "0"');
+  });
+
   it("MCP-9 with --fresh-worker every call gets a worker process of its own", async () => {
     const f = await fixture("fresh");
     const session = await start(f, ["--workers", "1", "--fresh-worker"]);

@@ -213,6 +213,7 @@ interface McpFlags extends DataDirFlags {
   timeout?: string;
   workers?: string;
   freshWorker?: boolean;
+  maxRunsPerWorker?: string;
 }
 
 /**
@@ -233,10 +234,12 @@ export function registerMcpCommand(program: Command): void {
       "--workers <n>",
       "worker processes kept warm, and tool calls run at once (1-64, default 2); later calls queue. A worker whose call ended cleanly serves the next one; a cancelled, timed-out, crashed or throwing call retires its worker",
     )
-    .option("--fresh-worker", "run every tool call in a fresh worker process that serves only that call (strict isolation, slower)");
+    .option("--fresh-worker", "run every tool call in a fresh worker process that serves only that call (strict isolation, slower)")
+    .option("--max-runs-per-worker <n>", "retire a reused worker after this many runs (1-1000000, default 1000)");
   addDataDirOptions(command).action(async (dir: string, flags: McpFlags) => {
-    const { parseWorkers, serveWorkflowOverStdio } = await import("../mcp/serve-workflow.js");
+    const { parseMaxRunsPerWorker, parseWorkers, serveWorkflowOverStdio } = await import("../mcp/serve-workflow.js");
     const workers = flags.workers === undefined ? undefined : parseWorkers(flags.workers);
+    const maxRunsPerWorker = flags.maxRunsPerWorker === undefined ? undefined : parseMaxRunsPerWorker(flags.maxRunsPerWorker);
     await serveWorkflowOverStdio({
       projectDir: dir,
       dirs: dataDirsFrom(flags),
@@ -244,6 +247,7 @@ export function registerMcpCommand(program: Command): void {
       version: command.parent?.version() ?? "0.0.0",
       ...(workers !== undefined ? { workers } : {}),
       ...(flags.freshWorker ? { workerReuse: false } : {}),
+      ...(maxRunsPerWorker !== undefined ? { maxRunsPerWorker } : {}),
       ...(flags.timeout ? { timeoutMs: Number(flags.timeout) } : {}),
     });
   });

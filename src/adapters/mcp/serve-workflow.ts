@@ -37,6 +37,21 @@ export function parseWorkers(value: string): number {
   return workers;
 }
 
+/**
+ * Parses `--max-runs-per-worker`: a whole number from 1 to 1,000,000; anything else is an
+ * `input_validation` error naming the flag (the CLI exits with code 2).
+ *
+ * @example
+ * parseMaxRunsPerWorker("100") // 100
+ */
+export function parseMaxRunsPerWorker(value: string): number {
+  const runs = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(runs) || runs < 1 || runs > 1_000_000) {
+    throw new SteamharnessError("input_validation", `--max-runs-per-worker must be a whole number from 1 to 1000000, got ${JSON.stringify(value)}`, { field: "--max-runs-per-worker" });
+  }
+  return runs;
+}
+
 const log = (line: string) => process.stderr.write(`[steamharness] ${line}\n`);
 
 /**
