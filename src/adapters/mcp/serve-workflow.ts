@@ -147,6 +147,5 @@ export async function serveWorkflowOverStdio(options: ServeWorkflowOptions): Pro
     shutdown(1);
   }
   // Argument checks need TypeBox: load it once the first tools/list is answered, not before.
-  const preload = () => Promise.all([import("../../domain/workflow/argument-validation.js"), import("../../domain/workflow/param-schema.js")]).catch(() => undefined);
-  void catalog.then(() => setTimeout(() => void preload(), 50).unref(), () => undefined);
+  void catalog.then(() => setTimeout(() => void host.preloadValidation(), 50).unref(), () => undefined);
 }

@@ -77,8 +77,15 @@ export interface WorkflowHost {
   /** Validates arguments (schema, then file paths); `input_validation` with every problem. */
   prepare(entrypoint: StructureEntrypoint, args: unknown): Promise<PreparedArguments>;
   /**
-   * Runs an entrypoint in a worker process of its own for the run (waiting for a free slot when
-   * `workers` runs are in progress) and resolves the run report.
+   * Loads what `prepare` needs (TypeBox) ahead of the first call; idempotent, never rejects (a
+   * failure is the first `prepare`'s to report). The host does not load it by itself, so a server
+   * answers its handshake first.
+   */
+  preloadValidation(): Promise<void>;
+  /**
+   * Runs an entrypoint in a worker process — a warm one from the pool, reused after clean runs
+   * unless `workerReuse` is false (MCP-9) — waiting for a free slot when `workers` runs are in
+   * progress, and resolves the run report.
    */
   run(entrypoint: StructureEntrypoint, prepared: PreparedArguments, handlers: RunHandlers, options?: WorkflowRunOptions): Promise<WorkflowRunReport>;
   /** Starts the warm workers if they are not yet (idempotent). */
@@ -137,9 +144,14 @@ export async function createWorkflowHost(options: WorkflowHostOptions): Promise<
   };
   if (options.startWorkers !== false) startPool();
   const schemas = new Map<string, TObject>();
-  // TypeBox loads with the first call, not with the host (the MCP handshake waits for neither);
-  // later calls reuse the loaded modules instead of going through import() again.
+  // TypeBox loads with the first call (or `preloadValidation`), not with the host (the MCP
+  // handshake waits for neither); later calls reuse the loaded modules instead of import() again.
   let validation: Promise<[typeof import("../../domain/workflow/argument-validation.js"), typeof import("../../domain/workflow/param-schema.js")]> | undefined;
+  const loadValidation = () =>
+    (validation ??= Promise.all([import("../../domain/workflow/argument-validation.js"), import("../../domain/workflow/param-schema.js")]).catch((error: unknown) => {
+      validation = undefined;
+      throw error;
+    }));
   const host: WorkflowHost = {
     location,
     dirs,
@@ -152,17 +164,16 @@ export async function createWorkflowHost(options: WorkflowHostOptions): Promise<
     startWorkers() {
       startPool();
     },
+    async preloadValidation() {
+      await loadValidation().catch(() => undefined);
+    },
     async entrypoint(id) {
       const found = (await host.structure()).entrypoints.find((entry) => entry.id === id);
       if (!found) throw new SteamharnessError("not_found", `unknown entrypoint ${JSON.stringify(id)}`, { field: "entrypoint" });
       return found;
     },
     async prepare(entrypoint, args) {
-      validation ??= Promise.all([import("../../domain/workflow/argument-validation.js"), import("../../domain/workflow/param-schema.js")]).catch((error: unknown) => {
-        validation = undefined;
-        throw error;
-      });
-      const [{ validateArguments }, { entrypointInputSchema }] = await validation;
+      const [{ validateArguments }, { entrypointInputSchema }] = await loadValidation();
       let schema = schemas.get(entrypoint.id);
       if (!schema) schemas.set(entrypoint.id, (schema = entrypointInputSchema(entrypoint.params)));
       const problems = validateArguments(schema, args ?? {});
