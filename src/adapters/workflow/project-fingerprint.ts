@@ -3,8 +3,31 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import type { WorkflowProjectLocation } from "./project-location.js";
 
-/** Files whose content can change what loading a project yields: modules, JSON and `.env`. */
-const LOADED_FILE = /\.(?:[cm]?[jt]sx?|json)$/;
+const MODULE_OR_JSON = /\.(?:[cm]?[jt]sx?|json)$/;
+
+/**
+ * Whether loading a project can read a file of this name: modules, JSON and `.env` (what the
+ * fingerprint hashes and the project watch listens for).
+ *
+ * @example
+ * isLoadedFileName("workflow.mts") // true
+ * isLoadedFileName("README.md") // false
+ */
+export function isLoadedFileName(name: string): boolean {
+  return name === ".env" || MODULE_OR_JSON.test(name);
+}
+
+/**
+ * Whether a walk of a project's files goes into this folder: not `node_modules`, not a
+ * dot-folder, not one of `exclude` (data dirs placed inside the project).
+ *
+ * @example
+ * isProjectFolder("/p/lib", "lib", new Set()) // true
+ * isProjectFolder("/p/.workflow", ".workflow", new Set()) // false
+ */
+export function isProjectFolder(path: string, name: string, exclude: ReadonlySet<string>): boolean {
+  return name !== "node_modules" && !name.startsWith(".") && !exclude.has(path);
+}
 /** Past these, fingerprinting would cost more than the load it saves: no fingerprint. */
 const MAX_FILES = 2000;
 const MAX_BYTES = 32 * 1024 * 1024;
@@ -26,9 +49,9 @@ async function collect(directory: string, exclude: ReadonlySet<string>, into: st
     // A symlinked file counts (its target is what loads); symlinked folders are not followed.
     if (entry.isSymbolicLink()) kind = (await stat(path).catch(() => null))?.isFile() ? "file" : "other";
     if (kind === "dir") {
-      if (entry.name === "node_modules" || entry.name.startsWith(".")) continue;
+      if (!isProjectFolder(path, entry.name, exclude)) continue;
       if (!(await collect(path, exclude, into))) return false;
-    } else if (kind === "file" && (entry.name === ".env" || LOADED_FILE.test(entry.name))) {
+    } else if (kind === "file" && isLoadedFileName(entry.name)) {
       into.push(path);
       if (into.length > MAX_FILES) return false;
     }

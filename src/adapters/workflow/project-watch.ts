@@ -1,10 +1,9 @@
 import { watch, type FSWatcher } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { isLoadedFileName, isProjectFolder } from "./project-fingerprint.js";
 import type { WorkflowProjectLocation } from "./project-location.js";
 
-/** Files whose change can change what loading a project yields (as in the fingerprint). */
-const LOADED_FILE = /(?:\.(?:[cm]?[jt]sx?|json)|^\.env)$/;
 /** Past this many folders a project is not watched (reused workers then only retire by run count). */
 const MAX_FOLDERS = 500;
 
@@ -28,7 +27,7 @@ async function folders(directory: string, exclude: ReadonlySet<string>, into: st
   const entries = await readdir(directory, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
     const path = join(directory, entry.name);
-    if (!entry.isDirectory() || exclude.has(path) || entry.name === "node_modules" || entry.name.startsWith(".")) continue;
+    if (!entry.isDirectory() || !isProjectFolder(path, entry.name, exclude)) continue;
     if (!(await folders(path, exclude, into))) return false;
   }
   return true;
@@ -61,7 +60,7 @@ export async function watchProjectFiles(location: WorkflowProjectLocation, onCha
   };
   if (!complete) return { watching: false, close };
   const changed = (name: string | null) => {
-    if (closed || (name !== null && !LOADED_FILE.test(name))) return;
+    if (closed || (name !== null && !isLoadedFileName(name))) return;
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => {
       timer = undefined;
