@@ -14,10 +14,10 @@
  * preempted), so CPU is the steadier figure.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { Agent, createServer, request as httpRequest } from "node:http";
+import { Agent, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { loadavg } from "node:os";
-import { ANSWER, cpuMs, gatewayBenchTurn, sinceMs, TOKEN, type Timing } from "./gateway-support.js";
+import { ANSWER, cpuMs, gatewayBenchTurn, streamedResponse, type Timing } from "./gateway-support.js";
 
 const ROUNDS = 5;
 const TURNS = 40;
@@ -27,24 +27,7 @@ const { gateway, storage, inProcess, trimCalls } = await gatewayBenchTurn();
 const keepAlive = new Agent({ keepAlive: true, maxSockets: 4 });
 
 /** A streamed request to `base` (the gateway or the floor); resolves the timing and the body. */
-function streamed(base: string): Promise<Timing & { text: string }> {
-  const start = process.hrtime.bigint();
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(new URL(`${base}/responses`), { method: "POST", agent: keepAlive, headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", "content-length": Buffer.byteLength(BODY) } }, (res) => {
-      let firstMs = -1;
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (part: string) => {
-        if (firstMs < 0 && part.includes("response.output_text.delta")) firstMs = sinceMs(start);
-        text += part;
-      });
-      res.on("end", () => (res.statusCode === 200 && text.includes("event: response.completed") ? resolve({ firstMs, totalMs: sinceMs(start), text }) : reject(new Error(`request failed: ${res.statusCode}`))));
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end(BODY);
-  });
-}
+const streamed = (base: string): Promise<Timing & { text: string }> => streamedResponse(`${base}/responses`, keepAlive, () => BODY);
 
 // The floor answers with a body the gateway produced for this very turn.
 const canned = (await streamed(gateway.url)).text;

@@ -4,6 +4,7 @@
  * process (the baseline) and by `startGateway` on 127.0.0.1.
  */
 import { randomUUID } from "node:crypto";
+import { request as httpRequest, type Agent } from "node:http";
 import { MemoryStorage } from "../src/adapters/memory/memory-storage.js";
 import { startGateway } from "../src/adapters/gateway/gateway.js";
 import { createAgentNode } from "../src/agent/create-agent-node.js";
@@ -22,6 +23,35 @@ export interface Timing {
 export const sinceMs = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;
 
 /** This process's CPU time so far, in ms. */
+/**
+ * One streamed Responses request, as both gateway benchmarks time it: the clock starts, then
+ * `body()` is built and POSTed to `url` through `agent` with the bench token; `firstMs` is when
+ * the first `response.output_text.delta` event arrives, `totalMs` the end of the stream. Rejects
+ * unless the status is 200 and the stream completed. `text` is the whole SSE body.
+ */
+export function streamedResponse(url: URL | string, agent: Agent, body: () => string): Promise<Timing & { text: string }> {
+  const start = process.hrtime.bigint();
+  const payload = body();
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: "POST", agent, headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", "content-length": Buffer.byteLength(payload) } }, (res) => {
+      let firstMs = -1;
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (part: string) => {
+        if (firstMs < 0 && part.includes("response.output_text.delta")) firstMs = sinceMs(start);
+        text += part;
+      });
+      res.on("end", () => {
+        if (res.statusCode !== 200 || !text.includes("event: response.completed")) return reject(new Error(`request failed: ${res.statusCode} ${text.slice(0, 200)}`));
+        resolve({ firstMs, totalMs: sinceMs(start), text });
+      });
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
 export const cpuMs = (): number => {
   const usage = process.cpuUsage();
   return (usage.user + usage.system) / 1000;

@@ -12,8 +12,8 @@
  * p50/p99 over the rounds. Rate limiting is off here (it is a per-client policy, not a cost).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { Agent, request as httpRequest } from "node:http";
-import { ANSWER, cpuMs, gatewayBenchTurn, sinceMs, TOKEN, type Timing } from "./gateway-support.js";
+import { Agent } from "node:http";
+import { ANSWER, cpuMs, gatewayBenchTurn, sinceMs, streamedResponse, type Timing } from "./gateway-support.js";
 
 const ROUNDS = 5;
 const TURNS = 40;
@@ -24,28 +24,10 @@ const { gateway, storage, inProcess, trimCalls } = await gatewayBenchTurn();
 const url = new URL(`${gateway.url}/responses`);
 const keepAlive = new Agent({ keepAlive: true, maxSockets: CONCURRENCY * 2 });
 
-/** A streamed Responses request through the gateway. */
-function viaGateway(): Promise<Timing> {
-  const start = process.hrtime.bigint();
-  const body = JSON.stringify({ model: "bench", input: "Tell me about the gateway", stream: true });
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: "POST", agent: keepAlive, headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
-      let firstMs = -1;
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (part: string) => {
-        if (firstMs < 0 && part.includes("response.output_text.delta")) firstMs = sinceMs(start);
-        text += part;
-      });
-      res.on("end", () => {
-        if (res.statusCode !== 200 || !text.includes("event: response.completed")) return reject(new Error(`request failed: ${res.statusCode} ${text.slice(0, 200)}`));
-        resolve({ firstMs, totalMs: sinceMs(start) });
-      });
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
+/** A streamed Responses request through the gateway (its timing only: the body is not kept). */
+async function viaGateway(): Promise<Timing> {
+  const { firstMs, totalMs } = await streamedResponse(url, keepAlive, () => JSON.stringify({ model: "bench", input: "Tell me about the gateway", stream: true }));
+  return { firstMs, totalMs };
 }
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
