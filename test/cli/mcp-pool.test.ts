@@ -152,6 +152,21 @@ function childPids(pid: number): number[] {
 }
 
 const start = (f: Fixture, args: string[] = []) => startMcp(f.project, ["--data-dir", f.data, ...args], { env: f.env });
+/**
+ * Starts a server on a fresh fixture `name` with `args`, waits for its catalog, runs `body`, and
+ * closes the server whatever happens; resolves the fixture.
+ */
+async function withServer(name: string, args: string[], body: (session: McpSession, f: Fixture) => Promise<void>): Promise<Fixture> {
+  const f = await fixture(name);
+  const session = await start(f, args);
+  try {
+    await session.client.listTools();
+    await body(session, f);
+  } finally {
+    await session.close();
+  }
+  return f;
+}
 const call = (session: McpSession, name: string, args: Record<string, unknown> = {}) =>
   session.client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
 const outputOf = (result: CallToolResult) => {
@@ -246,26 +261,18 @@ describe("MCP-9 start-up and the catalog cache", () => {
 
 describe("MCP-9 worker pool", () => {
   it("MCP-9 with --workers 3, three calls run at the same time (each waits until all three have arrived)", async () => {
-    const f = await fixture("parallel");
-    const session = await start(f, ["--workers", "3"]);
-    try {
-      await session.client.listTools();
+    await withServer("parallel", ["--workers", "3"], async (session, f) => {
       const dir = join(f.marks, "barrier");
       const results = await Promise.all([1, 2, 3].map(() => call(session, "barrier", { dir, count: 3 })));
       const outputs = results.map(outputOf);
       expect(outputs.map((output) => output.arrived)).toEqual([3, 3, 3]);
       expect(new Set(outputs.map((output) => output.pid)).size).toBe(3);
-    } finally {
-      await session.close();
-    }
+    });
   });
 
   it("MCP-9 with --workers 1 a second call waits for the first, says so in a progress notification, then runs", async () => {
-    const f = await fixture("queue");
-    const session = await start(f, ["--workers", "1"]);
-    const paths = holdPaths(f);
-    try {
-      await session.client.listTools();
+    await withServer("queue", ["--workers", "1"], async (session, f) => {
+      const paths = holdPaths(f);
       const holding = call(session, "hold", paths);
       await holdStarted(paths);
       const messages: string[] = [];
@@ -277,16 +284,11 @@ describe("MCP-9 worker pool", () => {
       expect(outputOf(await holding).pid).toEqual(expect.any(Number));
       // The probe's run started only after the hold's run had written `done`.
       expect(outputOf(await probing).existed).toBe(true);
-    } finally {
-      await session.close();
-    }
+    });
   });
 
   it("MCP-9 with --fresh-worker a replacement worker is started when a worker is handed out, and serves the next call", async () => {
-    const f = await fixture("replace");
-    const session = await start(f, ["--workers", "1", "--fresh-worker"]);
-    try {
-      await session.client.listTools();
+    await withServer("replace", ["--workers", "1", "--fresh-worker"], async (session, f) => {
       await waitFor(async () => (await pidsMarked(f, "loaded")).length === 1, 60_000);
       const [warm] = await pidsMarked(f, "loaded");
       const served = outputOf(await call(session, "ping")).pid as number;
@@ -296,26 +298,19 @@ describe("MCP-9 worker pool", () => {
       expect(replacements.length).toBeGreaterThanOrEqual(1);
       const next = outputOf(await call(session, "ping")).pid as number;
       expect(replacements).toContain(next);
-    } finally {
-      await session.close();
-    }
+    });
   });
 
   it("MCP-9 a worker killed during a call fails that call with a clear error, and a replacement serves the next one", async () => {
-    const f = await fixture("crash");
-    const session = await start(f, ["--workers", "2"]);
-    const paths = holdPaths(f);
-    try {
-      await session.client.listTools();
+    await withServer("crash", ["--workers", "2"], async (session, f) => {
+      const paths = holdPaths(f);
       const holding = call(session, "hold", paths);
       process.kill(await holdStarted(paths), "SIGKILL");
       const result = await holding;
       expect(result.isError).toBe(true);
       expect(result.structuredContent).toMatchObject({ status: "failed", error: { code: "worker_crashed", message: "the run failed: the worker was killed by SIGKILL" } });
       expect(outputOf(await call(session, "ping")).pid).toEqual(expect.any(Number));
-    } finally {
-      await session.close();
-    }
+    });
   });
 
   it.each([
@@ -346,10 +341,7 @@ describe("MCP-9 worker reuse", () => {
   const gone = (pid: number) => waitFor(() => !alive(pid), 15_000);
 
   it("MCP-9 a worker whose call ended cleanly serves the next calls (same pid), a business errCode included", async () => {
-    const f = await fixture("reuse");
-    const session = await start(f, ["--workers", "1"]);
-    try {
-      await session.client.listTools();
+    await withServer("reuse", ["--workers", "1"], async (session) => {
       const first = await pidOf(session);
       expect(await pidOf(session)).toBe(first);
       const business = await call(session, "business");
@@ -357,61 +349,41 @@ describe("MCP-9 worker reuse", () => {
       expect(business.structuredContent).toMatchObject({ status: "failed", error: { code: "business_error", message: "no such order" } });
       expect(await pidOf(session)).toBe(first);
       expect(childPids(session.transport.pid!)).toEqual([first]);
-    } finally {
-      await session.close();
-    }
+    });
   });
 
   it("MCP-9 --max-runs-per-worker retires a reused worker after that many runs; a bad value exits 2", async () => {
-    const f = await fixture("max-runs");
-    const session = await start(f, ["--workers", "1", "--max-runs-per-worker", "2"]);
-    try {
-      await session.client.listTools();
+    const f = await withServer("max-runs", ["--workers", "1", "--max-runs-per-worker", "2"], async (session) => {
       const pids = [await pidOf(session), await pidOf(session), await pidOf(session), await pidOf(session)];
       expect(pids[1]).toBe(pids[0]);
       expect(pids[2]).not.toBe(pids[0]);
       expect(pids[3]).toBe(pids[2]);
       await gone(pids[0]!);
-    } finally {
-      await session.close();
-    }
+    });
     const bad = await runCli(["mcp", f.project, "--max-runs-per-worker", "0"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--max-runs-per-worker must be a whole number from 1 to 1000000, got "0"');
   });
 
   it("MCP-9 with --fresh-worker every call gets a worker process of its own", async () => {
-    const f = await fixture("fresh");
-    const session = await start(f, ["--workers", "1", "--fresh-worker"]);
-    try {
-      await session.client.listTools();
+    await withServer("fresh", ["--workers", "1", "--fresh-worker"], async (session) => {
       const pids = [await pidOf(session), await pidOf(session), await pidOf(session)];
       expect(new Set(pids).size).toBe(3);
-    } finally {
-      await session.close();
-    }
+    });
   });
 
   it("MCP-9 a call that throws retires its worker; the next call runs in a new one", async () => {
-    const f = await fixture("retire-throw");
-    const session = await start(f, ["--workers", "1"]);
-    try {
-      await session.client.listTools();
+    await withServer("retire-throw", ["--workers", "1"], async (session) => {
       const before = await pidOf(session);
       expect((await call(session, "fail")).structuredContent).toMatchObject({ status: "failed", error: { message: "fail on purpose" } });
       await gone(before);
       expect(await pidOf(session)).not.toBe(before);
-    } finally {
-      await session.close();
-    }
+    });
   });
 
   it("MCP-9 a cancelled call's worker is killed and the next call runs in a new one", async () => {
-    const f = await fixture("retire-cancel");
-    const session = await start(f, ["--workers", "1"]);
-    const paths = holdPaths(f);
-    try {
-      await session.client.listTools();
+    await withServer("retire-cancel", ["--workers", "1"], async (session, f) => {
+      const paths = holdPaths(f);
       const controller = new AbortController();
       const holding = session.client.callTool({ name: "hold", arguments: paths }, undefined, { signal: controller.signal });
       holding.catch(() => undefined);
@@ -420,46 +392,31 @@ describe("MCP-9 worker reuse", () => {
       await expect(holding).rejects.toThrow();
       await gone(held);
       expect(await pidOf(session)).not.toBe(held);
-    } finally {
-      await session.close();
-    }
+    });
   });
 
   it("MCP-9 a crashed worker is replaced: the next call runs in a new process", async () => {
-    const f = await fixture("retire-crash");
-    const session = await start(f, ["--workers", "1"]);
-    const paths = holdPaths(f);
-    try {
-      await session.client.listTools();
+    await withServer("retire-crash", ["--workers", "1"], async (session, f) => {
+      const paths = holdPaths(f);
       const holding = call(session, "hold", paths);
       const held = await holdStarted(paths);
       process.kill(held, "SIGKILL");
       expect((await holding).structuredContent).toMatchObject({ status: "failed", error: { code: "worker_crashed" } });
       expect(await pidOf(session)).not.toBe(held);
-    } finally {
-      await session.close();
-    }
+    });
   });
 
   it("MCP-9 a call that leaves a timer running retires its worker and says why on stderr", async () => {
-    const f = await fixture("retire-leak");
-    const session = await start(f, ["--workers", "1"]);
-    try {
-      await session.client.listTools();
+    await withServer("retire-leak", ["--workers", "1"], async (session, f) => {
       const leaked = await pidOf(session, "leak");
       await gone(leaked);
       expect(session.stderr()).toMatch(/run \d{8}-[0-9a-f]{12} \(leak\) left 1 Timeout running: its worker serves no further run/);
       expect(await pidOf(session)).not.toBe(leaked);
-    } finally {
-      await session.close();
-    }
+    });
   });
 
   it("MCP-9 a reused worker starts each run with a fresh run context, its own signal and the environment and cwd it had before the first run", async () => {
-    const f = await fixture("bleed");
-    const session = await start(f, ["--workers", "1"]);
-    try {
-      await session.client.listTools();
+    await withServer("bleed", ["--workers", "1"], async (session, f) => {
       const first = outputOf(await call(session, "state"));
       const second = outputOf(await call(session, "state"));
       expect(second.pid).toBe(first.pid);
@@ -475,16 +432,11 @@ describe("MCP-9 worker reuse", () => {
         sameKv: true,
       });
       expect(second.runId).not.toBe(first.runId);
-    } finally {
-      await session.close();
-    }
+    });
   });
 
   it("MCP-9 with --workers 4, four calls overlap in four workers, and the next four overlap in the same four reused workers", async () => {
-    const f = await fixture("overlap");
-    const session = await start(f, ["--workers", "4"]);
-    try {
-      await session.client.listTools();
+    await withServer("overlap", ["--workers", "4"], async (session, f) => {
       const round = async (name: string) => {
         const dir = join(f.marks, name);
         const outputs = (await Promise.all([1, 2, 3, 4].map(() => call(session, "barrier", { dir, count: 4 })))).map(outputOf);
@@ -494,23 +446,16 @@ describe("MCP-9 worker reuse", () => {
       const first = await round("round-1");
       expect(first.size).toBe(4);
       expect(await round("round-2")).toEqual(first);
-    } finally {
-      await session.close();
-    }
+    });
   });
 
   it("MCP-9 editing a project file retires the reused workers: the next call runs the new code in a new worker", async () => {
-    const f = await fixture("edit");
-    const session = await start(f, ["--workers", "1"]);
-    try {
-      await session.client.listTools();
+    await withServer("edit", ["--workers", "1"], async (session, f) => {
       const before = await pidOf(session);
       await writeFile(join(f.project, "lib/titles.mjs"), `export const PING_TITLE = "Ping, edited while serving";\n`);
       await gone(before);
       expect(await pidOf(session)).not.toBe(before);
-    } finally {
-      await session.close();
-    }
+    });
   });
 });
 
