@@ -98,7 +98,7 @@ describe("MCP-2 / MCP-8 data dirs and MCP-4 file import", () => {
     ["a directory", () => tmp, /is a directory/],
     ["a relative path", () => "report.md", /not an absolute path/],
     ["a data: URL", () => "data:text/plain;base64,aGk=", /data: URL/],
-    ["a device", () => "/dev/null", /is a device/],
+    ["a device", () => "/dev/null", /is on the \/dev pseudo file system/],
   ])("MCP-4 %s is refused as InvalidParams and nothing is imported", async (_label, bad, message) => {
     const good = join(tmp, `good-${Math.random()}.txt`);
     await writeFile(good, `unique ${good}`);
