@@ -70,23 +70,23 @@ export function checkFileName(name: unknown): string {
 }
 
 /**
- * SEC-5: reads an open file to its end, counting the bytes: at `maxBytes` + 1 the read stops and
+ * SEC-5: reads an open file to its end, counting the bytes: past `maxBytes` the read stops and
  * fails with the `input_validation` of {@link checkFileSize}, whatever `stat` said (0 for a
  * `/proc` file, less for a file still growing). `sizeHint` (the file's `stat` size) only sizes
  * the first buffer, so a file read as `stat` describes it is copied once; never more than
- * `maxBytes` + 1 bytes are held.
+ * `maxBytes` + 4 KiB are read or held.
  *
  * @example
  * const bytes = await readBounded(handle, 50 * 1024 * 1024, (await handle.stat()).size);
  */
 export async function readBounded(handle: FileHandle, maxBytes: number, sizeHint = 0): Promise<Uint8Array> {
-  const cap = maxBytes + 1;
+  // Room for one byte past the cap, rounded to whole pages: some pseudo files (pagemap) accept
+  // only reads of a multiple of 8 bytes.
+  const cap = Math.ceil((maxBytes + 1) / 4096) * 4096;
   let buffer = Buffer.allocUnsafe(Math.min(cap, Math.max(sizeHint + 1, 64 * 1024)));
   let total = 0;
   for (;;) {
     if (total === buffer.length) {
-      // One byte past the cap is enough to know: the rest is never read.
-      if (total >= cap) checkFileSize(total, maxBytes);
       const grown = Buffer.allocUnsafe(Math.min(cap, buffer.length * 2));
       buffer.copy(grown, 0, 0, total);
       buffer = grown;
@@ -94,8 +94,9 @@ export async function readBounded(handle: FileHandle, maxBytes: number, sizeHint
     const { bytesRead } = await handle.read(buffer, total, buffer.length - total, null);
     if (bytesRead === 0) break;
     total += bytesRead;
+    // Past the cap is enough to know: the rest is never read.
+    if (total > maxBytes) checkFileSize(total, maxBytes);
   }
-  checkFileSize(total, maxBytes);
   return new Uint8Array(buffer.buffer, buffer.byteOffset, total);
 }
 
