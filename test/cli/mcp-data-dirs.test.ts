@@ -47,6 +47,7 @@ describe("MCP-2 / MCP-8 data dirs and MCP-4 file import", () => {
       "--auth-dir", dirs.auth,
       "--related-project", `example=${EXAMPLE}`,
       "--related-project", `twin=${KITCHEN}`,
+      "--allow-file-root", tmp,
     ]);
   }, 60_000);
   afterAll(async () => {
@@ -77,7 +78,7 @@ describe("MCP-2 / MCP-8 data dirs and MCP-4 file import", () => {
     expect(existsSync(join(dirs.data, "files"))).toBe(false);
   });
 
-  it("MCP-4 file params are imported into the managed-file store (symlinks resolved to their target)", async () => {
+  it("MCP-4 / SEC-5 file params are imported into the managed-file store (a symlink: its target's bytes, under the link's own name)", async () => {
     const source = join(tmp, "report.md");
     await writeFile(source, "# Report\n");
     await symlink(source, join(tmp, "report-link.md"));
@@ -85,7 +86,7 @@ describe("MCP-2 / MCP-8 data dirs and MCP-4 file import", () => {
     const params = output(result).params as { doc: { fileId: string; name: string; size: number; sha256: string }; docs: Array<{ name: string }> };
     const sha256 = createHash("sha256").update("# Report\n").digest("hex");
     expect(params.doc).toMatchObject({ name: "report.md", size: 9, sha256 });
-    expect(params.docs.map((file) => file.name)).toEqual(["report.md", "report.md"]);
+    expect(params.docs.map((file) => file.name)).toEqual(["report.md", "report-link.md"]);
     const files = createSqliteStorage({ directory: dirs.files });
     try {
       expect(new TextDecoder().decode((await files.files.read(KITCHEN_ID, params.doc.fileId))!)).toBe("# Report\n");
@@ -98,7 +99,7 @@ describe("MCP-2 / MCP-8 data dirs and MCP-4 file import", () => {
     ["a directory", () => tmp, /is a directory/],
     ["a relative path", () => "report.md", /not an absolute path/],
     ["a data: URL", () => "data:text/plain;base64,aGk=", /data: URL/],
-    ["a device", () => "/dev/null", /is a device/],
+    ["a device", () => "/dev/null", /is on the \/dev pseudo file system/],
   ])("MCP-4 %s is refused as InvalidParams and nothing is imported", async (_label, bad, message) => {
     const good = join(tmp, `good-${Math.random()}.txt`);
     await writeFile(good, `unique ${good}`);

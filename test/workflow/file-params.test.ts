@@ -39,11 +39,11 @@ async function refusal(value: string): Promise<string> {
 
 describe("MCP-4 file params", () => {
   it("MCP-4 accepts an absolute path of a regular file", async () => {
-    await expect(checkFileArgument("doc", join(dir, "ok.txt"))).resolves.toBe(join(dir, "ok.txt"));
+    await expect(checkFileArgument("doc", join(dir, "ok.txt"))).resolves.toEqual({ path: join(dir, "ok.txt"), name: "ok.txt" });
   });
 
   it("MCP-4 accepts a file of exactly 50 MB", async () => {
-    await expect(checkFileArgument("doc", join(dir, "max.bin"))).resolves.toBe(join(dir, "max.bin"));
+    await expect(checkFileArgument("doc", join(dir, "max.bin"))).resolves.toEqual({ path: join(dir, "max.bin"), name: "max.bin" });
   });
 
   it.each([
@@ -56,14 +56,14 @@ describe("MCP-4 file params", () => {
     ["a missing file", () => join(dir, "nope.txt"), /does not exist/],
     ["a directory", () => join(dir, "folder"), /is a directory/],
     ["a FIFO", () => join(dir, "pipe"), /is a FIFO/],
-    ["a device", () => "/dev/null", /is a device/],
+    ["a device", () => "/dev/null", /is on the \/dev pseudo file system/],
     ["a file of 50 MB + 1 byte", () => join(dir, "over.bin"), /52428801 bytes, over the 52428800-byte \(50 MB\) limit/],
   ])("MCP-4 refuses %s", async (_label, value, message) => {
     expect(await refusal(value())).toMatch(message);
   });
 
-  it("MCP-4 symlinks: followed to a regular file, whose real path is imported", async () => {
-    await expect(checkFileArgument("doc", join(dir, "link-to-file"))).resolves.toBe(join(dir, "ok.txt"));
+  it("MCP-4 / SEC-5 symlinks: followed to a regular file, whose real path is imported under the link's name", async () => {
+    await expect(checkFileArgument("doc", join(dir, "link-to-file"))).resolves.toEqual({ path: join(dir, "ok.txt"), name: "link-to-file" });
   });
 
   it.each([
@@ -82,7 +82,7 @@ describe("MCP-4 file params", () => {
     ];
     await expect(checkFileParams(params, { doc: join(dir, "ok.txt"), docs: [join(dir, "link-to-file")], text: "t" })).resolves.toEqual({
       params: { text: "t" },
-      files: { doc: join(dir, "ok.txt"), docs: [join(dir, "ok.txt")] },
+      files: { doc: { path: join(dir, "ok.txt"), name: "ok.txt" }, docs: [{ path: join(dir, "ok.txt"), name: "link-to-file" }] },
     });
     await expect(checkFileParams(params, { docs: [join(dir, "ok.txt"), "rel.txt"] })).rejects.toThrow(/arguments\.docs\[1\]: "rel\.txt" is not an absolute path/);
   });
@@ -92,10 +92,11 @@ describe("MCP-4 file params", () => {
       { name: "template", type: "file" as const, default: join(dir, "link-to-file") },
       { name: "extra", type: "file" as const, multiple: true, default: [join(dir, "ok.txt")] },
     ];
-    await expect(checkFileParams(params, {})).resolves.toEqual({ params: {}, files: { template: join(dir, "ok.txt"), extra: [join(dir, "ok.txt")] } });
+    const ok = { path: join(dir, "ok.txt"), name: "ok.txt" };
+    await expect(checkFileParams(params, {})).resolves.toEqual({ params: {}, files: { template: { ...ok, name: "link-to-file" }, extra: [ok] } });
     await expect(checkFileParams(params, { template: join(dir, "max.bin") })).resolves.toEqual({
       params: {},
-      files: { template: join(dir, "max.bin"), extra: [join(dir, "ok.txt")] },
+      files: { template: { path: join(dir, "max.bin"), name: "max.bin" }, extra: [ok] },
     });
     await expect(checkFileParams([{ name: "template", type: "file", default: join(dir, "missing") }], {})).rejects.toThrow(/arguments\.template: .* does not exist/);
   });

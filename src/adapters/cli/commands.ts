@@ -13,11 +13,13 @@ import { EXIT_CODES_HELP, exitCodeOfError, exitCodeOfStatus } from "./exit-codes
 /** Commander's parsed values of the data-dir options. */
 export interface DataDirFlags extends DataDirOptions {
   relatedProject?: string[];
+  allowFileRoot?: string[];
 }
 
 /**
- * Adds the MCP-2 data-dir options (absolute paths, checked when the host opens) and the
- * repeatable `--related-project alias=dir` to a command.
+ * Adds the MCP-2 data-dir options (absolute paths, checked when the host opens), the
+ * repeatable `--related-project alias=dir` and the repeatable `--allow-file-root <dir>` (SEC-5)
+ * to a command.
  *
  * @example
  * addDataDirOptions(program.command("mcp").argument("<workflow-dir>"));
@@ -35,6 +37,12 @@ export function addDataDirOptions(command: Command): Command {
       new Option("--related-project <alias=dir>", "bind a confirmed related project (absolute dir; repeatable)").argParser(
         (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
       ),
+    )
+    .addOption(
+      new Option(
+        "--allow-file-root <dir>",
+        "import file params only from below this directory (absolute, real path; repeatable). Default: the project dir and the working dir (not when that is / or your home dir or above). /proc, /sys, /dev are always refused",
+      ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     );
 }
 
@@ -187,6 +195,7 @@ export function registerRunCommand(program: Command): void {
         projectDir: dir,
         dirs: dataDirsFrom(flags),
         relatedProjects: flags.relatedProject ?? [],
+        ...(flags.allowFileRoot ? { allowedFileRoots: flags.allowFileRoot } : {}),
         ...(flags.timeout ? { timeoutMs: Number(flags.timeout) } : {}),
       });
       const entrypoint = await host.entrypoint(entrypointId);
@@ -244,6 +253,7 @@ export function registerMcpCommand(program: Command): void {
       projectDir: dir,
       dirs: dataDirsFrom(flags),
       relatedProjects: flags.relatedProject ?? [],
+      ...(flags.allowFileRoot ? { allowedFileRoots: flags.allowFileRoot } : {}),
       version: command.parent?.version() ?? "0.0.0",
       ...(workers !== undefined ? { workers } : {}),
       ...(flags.freshWorker ? { workerReuse: false } : {}),

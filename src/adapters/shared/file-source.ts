@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { readFile, stat } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open, stat, type FileHandle } from "node:fs/promises";
 import { basename, isAbsolute } from "node:path";
 import { SteamharnessError } from "../../domain/errors.js";
 import { STORE_LIMITS } from "../../domain/limits.js";
@@ -69,15 +70,55 @@ export function checkFileName(name: unknown): string {
 }
 
 /**
- * Reads a whole source file, re-checking the size (the file may have grown since `stat`).
+ * SEC-5: reads an open file to its end, counting the bytes: past `maxBytes` the read stops and
+ * fails with the `input_validation` of {@link checkFileSize}, whatever `stat` said (0 for a
+ * `/proc` file, less for a file still growing). `sizeHint` (the file's `stat` size) only sizes
+ * the first buffer, so a file read as `stat` describes it is copied once; never more than
+ * `maxBytes` + 4 KiB are read or held.
+ *
+ * @example
+ * const bytes = await readBounded(handle, 50 * 1024 * 1024, (await handle.stat()).size);
+ */
+export async function readBounded(handle: FileHandle, maxBytes: number, sizeHint = 0): Promise<Uint8Array> {
+  // Room for one byte past the cap, rounded to whole pages: some pseudo files (pagemap) accept
+  // only reads of a multiple of 8 bytes.
+  const cap = Math.ceil((maxBytes + 1) / 4096) * 4096;
+  let buffer = Buffer.allocUnsafe(Math.min(cap, Math.max(sizeHint + 1, 64 * 1024)));
+  let total = 0;
+  for (;;) {
+    if (total === buffer.length) {
+      const grown = Buffer.allocUnsafe(Math.min(cap, buffer.length * 2));
+      buffer.copy(grown, 0, 0, total);
+      buffer = grown;
+    }
+    const { bytesRead } = await handle.read(buffer, total, buffer.length - total, null);
+    if (bytesRead === 0) break;
+    total += bytesRead;
+    // Past the cap is enough to know: the rest is never read.
+    if (total > maxBytes) checkFileSize(total, maxBytes);
+  }
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, total);
+}
+
+/**
+ * Reads a whole source file within `maxBytes` ({@link readBounded}: bytes are counted, so a file
+ * that grew since `stat`, or reports size 0, stops at the cap). Opened non-blocking, so a file
+ * replaced by a FIFO after the check fails instead of waiting for a writer.
  *
  * @example
  * const bytes = await readSourceFile("/tmp/a.txt", 1024);
  */
 export async function readSourceFile(sourcePath: string, maxBytes: number): Promise<Uint8Array> {
-  const bytes = await readFile(sourcePath);
-  checkFileSize(bytes.length, maxBytes);
-  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+  const handle = await open(sourcePath, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) {
+      throw new SteamharnessError("input_validation", "[steamharness] sourcePath is not a regular file", { field: "sourcePath" });
+    }
+    return await readBounded(handle, maxBytes, info.size);
+  } finally {
+    await handle.close();
+  }
 }
 
 /**

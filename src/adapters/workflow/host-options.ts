@@ -3,6 +3,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { SteamharnessError } from "../../domain/errors.js";
 import { agentStoreDirFor } from "../sqlite/sessions/session-file-names.js";
 import type { RelatedProject } from "../../domain/workflow/run-context.js";
+import { fileParamPolicy, type FileParamPolicy } from "./file-roots.js";
 import { locateWorkflowProject, type WorkflowProjectLocation } from "./project-location.js";
 
 // The command-line side of a workflow host, checked before any project code loads: data dirs
@@ -110,23 +111,33 @@ export async function parseRelatedProjects(values: readonly string[]): Promise<R
   return out;
 }
 
-/** What can be checked about a host without loading project code: project, dirs, related projects. */
+/** What can be checked about a host without loading project code: project, dirs, related projects, file roots. */
 export interface PrecheckedWorkflowHost {
   location: WorkflowProjectLocation;
   dirs: WorkflowDataDirs;
   relatedProjects: RelatedProject[];
+  /** SEC-5: the real roots client-given file params must lie in, and the files never imported. */
+  filePolicy: FileParamPolicy;
 }
 
 /**
  * The cheap, fail-fast part of opening a host (no TypeBox, no worker): the manifest, the data
- * dirs (absolute) and the related projects. Throws what `createWorkflowHost` would.
+ * dirs (absolute), the related projects and the file roots (`allowedFileRoots`, SEC-5: absolute
+ * existing directories; by default the project and the working directory, see
+ * `defaultFileRoots`). Throws what `createWorkflowHost` would.
  *
  * @example
- * const checked = await precheckWorkflowHost({ projectDir: "/abs/project" });
+ * const checked = await precheckWorkflowHost({ projectDir: "/abs/project", allowedFileRoots: ["/srv/docs"] });
  */
-export async function precheckWorkflowHost(options: { projectDir: string; dirs?: DataDirOptions; relatedProjects?: readonly string[] }): Promise<PrecheckedWorkflowHost> {
+export async function precheckWorkflowHost(options: {
+  projectDir: string;
+  dirs?: DataDirOptions;
+  relatedProjects?: readonly string[];
+  allowedFileRoots?: readonly string[];
+}): Promise<PrecheckedWorkflowHost> {
   const location = await locateWorkflowProject(options.projectDir);
   const dirs = resolveDataDirs(options.dirs ?? {}, homedir(), location.directory);
   const relatedProjects = await parseRelatedProjects(options.relatedProjects ?? []);
-  return { location, dirs, relatedProjects };
+  const filePolicy = await fileParamPolicy(options.allowedFileRoots, location.directory, dirs.authDir);
+  return { location, dirs, relatedProjects, filePolicy };
 }

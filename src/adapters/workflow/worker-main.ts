@@ -8,13 +8,12 @@
  * stdout/stderr is the host's to forward; protocol messages travel only over IPC.
  */
 import { mkdirSync } from "node:fs";
-import { basename } from "node:path";
 import { isSteamharnessError } from "../../domain/errors.js";
 import type { JsonValue } from "../../domain/json.js";
 import { redactSecrets, secretValues } from "../../domain/redaction.js";
 import { emptyRunResult, normalizeRunReturn, statusOfResult, type WorkflowRunReport } from "../../domain/workflow/run-report.js";
-import type { ManagedFile } from "../../ports/managed-file-store.js";
 import type { Storage } from "../../ports/storage.js";
+import { importFileParams } from "./file-import.js";
 import { loadWorkflowProject, locateWorkflowProject, type LoadedWorkflowProject } from "./project-loader.js";
 import { createHostBridge, createWorkerRunContext, type HostBridge } from "./worker-run-context.js";
 import { restoreWorkerState, snapshotWorkerState, type WorkerStateSnapshot } from "./worker-state.js";
@@ -69,16 +68,6 @@ async function init(next: WorkerConfig): Promise<void> {
   }
 }
 
-async function importFiles(store: Storage, projectId: string, files: WorkerRunRequest["files"]): Promise<Record<string, JsonValue>> {
-  const imported: Record<string, JsonValue> = {};
-  const one = async (path: string) => (await store.files.importFile(projectId, path, { name: basename(path) })) as ManagedFile;
-  for (const [name, paths] of Object.entries(files)) {
-    const value = Array.isArray(paths) ? await Promise.all(paths.map(one)) : await one(paths);
-    imported[name] = value as unknown as JsonValue;
-  }
-  return imported;
-}
-
 /** The report, and whether the entrypoint returned (rather than threw or was never found). */
 interface Executed {
   report: WorkflowRunReport;
@@ -100,7 +89,7 @@ async function execute(run: WorkerRunRequest, { controller, bridge }: CurrentRun
     for (const param of structure.params) {
       if (params[param.name] === undefined && param.default !== undefined) params[param.name] = param.default;
     }
-    Object.assign(params, await importFiles(store, loaded.manifest.id, run.files));
+    Object.assign(params, await importFileParams(store, loaded.manifest.id, run.files));
     // Every run finds the folder (a run may have removed it); synchronous, because the worker runs
     // one run at a time and an async mkdir costs a thread-pool round trip on every call (MCP-9).
     mkdirSync(config!.dirs.fileCreateStoreDir, { recursive: true });

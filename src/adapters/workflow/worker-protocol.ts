@@ -4,6 +4,7 @@ import type { RelatedProject } from "../../domain/workflow/run-context.js";
 import type { WorkflowRunReport } from "../../domain/workflow/run-report.js";
 import type { ToolPermissionDecision, ToolPermissionRequest } from "../../ports/tool-permissions.js";
 import type { UserInputRequest, UserInputResponse } from "../../ports/user-input.js";
+import type { FileParamSource } from "./file-params.js";
 import type { WorkflowDataDirs } from "./host-options.js";
 
 /**
@@ -26,8 +27,8 @@ export interface WorkerRunRequest {
   runId: string;
   entrypointId: string;
   params: Record<string, JsonValue>;
-  /** Param name → real path(s) of regular files to import into the managed-file store. */
-  files: Record<string, string | string[]>;
+  /** Param name → checked file(s) to import into the managed-file store: real path and recorded name. */
+  files: Record<string, FileParamSource | FileParamSource[]>;
 }
 
 /** Host → worker messages. */

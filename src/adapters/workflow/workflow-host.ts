@@ -4,7 +4,7 @@ import { SteamharnessError } from "../../domain/errors.js";
 import type { JsonValue } from "../../domain/json.js";
 import { emptyRunResult, type WorkflowRunReport } from "../../domain/workflow/run-report.js";
 import type { StructureEntrypoint, StructureReport } from "../../domain/workflow/workflow-definition.js";
-import { checkFileParams } from "./file-params.js";
+import { checkFileParams, type FileParamSource } from "./file-params.js";
 import type { WorkflowProjectLocation } from "./project-location.js";
 import { precheckWorkflowHost, type DataDirOptions, type PrecheckedWorkflowHost, type WorkflowDataDirs } from "./host-options.js";
 import { readProjectEnv, readSavedAuth, resolveServerAuth, workerEnvironment, type ResolvedServerAuth } from "./project-env.js";
@@ -20,6 +20,14 @@ export interface WorkflowHostOptions {
   dirs?: DataDirOptions;
   /** `alias=/abs/dir` values of `--related-project`. */
   relatedProjects?: readonly string[];
+  /**
+   * SEC-5 (`--allow-file-root`, repeatable): absolute directories a caller's file param must lie
+   * in, judged by real path (symlinks followed). By default the project directory and the
+   * working directory — unless that is `/`, the home directory or one of its ancestors. Pseudo
+   * files (`/proc`, `/sys`, `/dev`) and the server's credential files are refused whatever the
+   * roots; a param's `default` path (the project's own) is not bound by the roots.
+   */
+  allowedFileRoots?: readonly string[];
   /** The process environment (explicit variables); `process.env` by default. */
   env?: Record<string, string | undefined>;
   /**
@@ -49,10 +57,10 @@ export interface WorkflowHostOptions {
   prechecked?: PrecheckedWorkflowHost;
 }
 
-/** Checked arguments of one run: plain params and, apart, the real paths of file params. */
+/** Checked arguments of one run: plain params and, apart, the checked file params (real path and name). */
 export interface PreparedArguments {
   params: Record<string, JsonValue>;
-  files: Record<string, string | string[]>;
+  files: Record<string, FileParamSource | FileParamSource[]>;
 }
 
 /** Options of one {@link WorkflowHost.run}. */
@@ -121,7 +129,7 @@ export function newRunId(now: Date = new Date()): string {
  * const structure = await host.structure();
  */
 export async function createWorkflowHost(options: WorkflowHostOptions): Promise<WorkflowHost> {
-  const { location, dirs, relatedProjects } = options.prechecked ?? (await precheckWorkflowHost(options));
+  const { location, dirs, relatedProjects, filePolicy } = options.prechecked ?? (await precheckWorkflowHost(options));
   const processEnv = options.env ?? process.env;
   const projectEnv = await readProjectEnv(location.directory);
   const auth = resolveServerAuth(processEnv, projectEnv, await readSavedAuth(dirs.authDir));
@@ -180,7 +188,7 @@ export async function createWorkflowHost(options: WorkflowHostOptions): Promise<
       if (problems.length > 0) {
         throw new SteamharnessError("input_validation", `invalid arguments for ${entrypoint.id}: ${problems.join("; ")}`, { data: { problems } });
       }
-      return checkFileParams(entrypoint.params, (args ?? {}) as Record<string, JsonValue>);
+      return checkFileParams(entrypoint.params, (args ?? {}) as Record<string, JsonValue>, { policy: filePolicy });
     },
     async run(entrypoint, prepared, handlers, runOptions = {}) {
       const { signal, onQueued } = runOptions;
