@@ -148,6 +148,10 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
         const released = runtime.state === "suspended" || runtime.state === "closed";
         const task: AgentSessionTaskRecord | null = released ? last : await runtime.parts.store.getTask(taskId);
         if (!task) throw new SteamharnessError(released ? "unavailable" : "not_found", released ? "the session host was released" : `no task ${taskId}`);
+        // A storage fault stopped the scheduler: nothing will move this task in this host.
+        if (runtime.fault && (task.status === "queued" || task.status === "running")) {
+          throw new SteamharnessError("unavailable", `the session host stopped scheduling after a storage fault; task ${taskId} stays ${task.status} for a resumed host`, { cause: runtime.fault });
+        }
         if ((task.status !== "queued" && task.status !== "running") || released) return task;
         last = task;
         await change;

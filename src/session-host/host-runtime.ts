@@ -57,6 +57,8 @@ export class HostRuntime {
   private dirty = false;
   /** The storage fault that stopped scheduling, if any. */
   fault: unknown = null;
+  /** Tasks of an earlier host that a run of this one continues by its run id (EXT-7): scheduled despite `minOrder`. */
+  private readonly adopted = new Set<string>();
   private readonly listeners = new Set<(chunk: OutputItemStreamChunk) => void>();
   private readonly changeWaiters = new Set<() => void>();
   private readonly background = new Set<Promise<unknown>>();
@@ -135,7 +137,21 @@ export class HostRuntime {
 
   async visibleTasks(): Promise<AgentSessionTaskRecord[]> {
     const tasks = await this.parts.store.listTasks();
-    return this.parts.resume ? tasks : tasks.filter((task) => task.order > this.parts.minOrder);
+    return this.parts.resume ? tasks : tasks.filter((task) => this.isOwn(task));
+  }
+
+  /** Whether this host schedules `task`: its own, any with `resume`, or one it adopted. */
+  isOwn(task: AgentSessionTaskRecord): boolean {
+    return this.parts.resume || task.order > this.parts.minOrder || this.adopted.has(task.taskId);
+  }
+
+  /**
+   * Takes over a task an earlier host left unfinished (waiting on a person, or queued or running
+   * when that host's process ended) because a run re-sent its run id here (EXT-7). Without this,
+   * a host opened without `resume` would mark the task queued and never schedule it.
+   */
+  adopt(taskId: string): void {
+    this.adopted.add(taskId);
   }
 
   /** Re-reads a run's usage events (idempotent by entry, so a replayed run counts once). */

@@ -14,13 +14,13 @@ import type { PgDatabase } from "drizzle-orm/pg-core";
 import { SteamharnessError, wrapAdapterError } from "../../domain/errors.js";
 import type { Clock } from "../../ports/clock.js";
 import { findMigrationsFolder, MIGRATIONS_JOURNAL } from "../migrations-folder.js";
+import { boundedPoolConfig, checkStatementTimeout } from "./postgres-deadlines.js";
 import { postgresTables, type PostgresTables } from "./schema.js";
 
 /** The schema the store's tables live in unless `schema` names another. */
 export const DEFAULT_POSTGRES_SCHEMA = "steamharness";
 /** drizzle's bookkeeping table, inside the store's schema. */
 export const POSTGRES_MIGRATIONS_TABLE = "__steamharness_migrations";
-const CONNECT_TIMEOUT_MS = 10_000;
 // PostgreSQL truncates identifiers longer than NAMEDATALEN - 1 bytes.
 const MAX_SCHEMA_BYTES = 63;
 
@@ -34,6 +34,13 @@ export interface PostgresConnectionOptions {
   schema?: string;
   /** The drizzle migrations folder; found next to the package (`drizzle/postgres`) by default. */
   migrationsFolder?: string;
+  /**
+   * Milliseconds a statement may run on the connections the store opens (its own pool, session
+   * lease connections); default 30 000, 0 for no bound. The server cancels a longer statement;
+   * a server that does not answer at all is given up 2 s later and the connection is closed.
+   * Either way the call fails with `storage_failure`. A host's `pool` keeps its own settings.
+   */
+  statementTimeoutMs?: number;
 }
 
 /** The drizzle handle over the pool. */
@@ -98,9 +105,25 @@ export async function guarded<T>(state: { closed: boolean }, what: string, step:
 /** SQLSTATEs of a U+0000 in text (22021 character_not_in_repertoire) or jsonb (22P05 untranslatable_character). */
 const NUL_REFUSED = new Set(["22021", "22P05"]);
 
-function checkSchemaName(schema: unknown): string {
+/**
+ * The checked `schema` option: a non-empty name of at most 63 bytes that is not a system schema
+ * (`information_schema`, `pg_catalog`, `pg_toast` or any `pg_…`, in any case): the store creates
+ * tables and runs migrations in its schema, which must never be one the server or other
+ * applications rely on. Throws `input_validation` otherwise.
+ *
+ * @example
+ * checkSchemaName("steamharness") // "steamharness"
+ * checkSchemaName("pg_catalog") // throws input_validation
+ */
+export function checkSchemaName(schema: unknown): string {
   if (typeof schema !== "string" || schema.length === 0 || Buffer.byteLength(schema) > MAX_SCHEMA_BYTES || schema.includes("\0")) {
     throw new SteamharnessError("input_validation", `[steamharness] [postgres] schema must be a non-empty name of at most ${MAX_SCHEMA_BYTES} bytes`, { field: "schema" });
+  }
+  const lower = schema.toLowerCase();
+  if (lower === "information_schema" || lower.startsWith("pg_")) {
+    throw new SteamharnessError("input_validation", `[steamharness] [postgres] schema "${schema}" is a system schema (information_schema, pg_*): choose a schema of the application's own`, {
+      field: "schema",
+    });
   }
   return schema;
 }
@@ -182,11 +205,12 @@ export async function migratePostgresSchema(pool: Pool, schema: string, migratio
  */
 export async function openPostgres(options: PostgresConnectionOptions): Promise<PostgresConnection> {
   const schema = checkSchemaName(options.schema ?? DEFAULT_POSTGRES_SCHEMA);
+  const statementTimeoutMs = checkStatementTimeout(options.statementTimeoutMs);
   const migrationsFolder = options.migrationsFolder ?? findPostgresMigrationsFolder();
   const owned = options.pool === undefined;
   const pool =
     options.pool ??
-    new pg.Pool({ ...(options.connectionString === undefined ? {} : { connectionString: options.connectionString }), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    new pg.Pool({ ...(options.connectionString === undefined ? {} : { connectionString: options.connectionString }), ...boundedPoolConfig(statementTimeoutMs) });
   // An idle connection the server drops emits "error" on the pool; the next query reports it.
   if (owned) pool.on("error", () => {});
   let released = false;

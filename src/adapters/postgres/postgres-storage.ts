@@ -50,6 +50,7 @@ export async function createPostgresStorage(options: PostgresStorageOptions = {}
     schema: connection.schema,
     ...(options.connectionString === undefined ? {} : { connectionString: options.connectionString }),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
   });
   return {
     kv: createPostgresKvStore(context),

@@ -11,6 +11,7 @@
 import pg from "pg";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import { SteamharnessError } from "../../../domain/errors.js";
+import { clientDeadlineMs, CONNECT_TIMEOUT_MS, deadlineClient, DEFAULT_STATEMENT_TIMEOUT_MS } from "../postgres-deadlines.js";
 
 /** TCP keepalive of lease connections, which bounds how long a vanished machine keeps its leases. */
 export interface PostgresLeaseKeepAlive {
@@ -31,6 +32,12 @@ export interface PostgresLeaseConnectionOptions {
   /** Released connections kept open for the next lease (default 4). */
   maxIdle?: number;
   keepAlive?: PostgresLeaseKeepAlive;
+  /**
+   * Server statement timeout of each connection unless `connection` sets `statement_timeout`
+   * (default 30 000 ms, 0: none); a query unanswered 2 s past it ends its connection, and the
+   * lease on it is lost.
+   */
+  statementTimeoutMs?: number;
 }
 
 /** One lease connection: its client, a drizzle handle on it, and whether it is still usable. */
@@ -87,9 +94,12 @@ export function createLeaseConnectionPool(options: PostgresLeaseConnectionOption
   const idle: LeaseConnection[] = [];
   let count = 0;
   let closed = false;
+  const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  const LeaseClient = deadlineClient(clientDeadlineMs(statementTimeoutMs));
   const serverKeepAlive = `-c tcp_keepalives_idle=${keepAlive.idleSeconds} -c tcp_keepalives_interval=${keepAlive.intervalSeconds} -c tcp_keepalives_count=${keepAlive.count}`;
   const config: pg.ClientConfig = {
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    ...(statementTimeoutMs === 0 ? {} : { statement_timeout: statementTimeoutMs }),
     ...options.connection,
     keepAlive: true,
     keepAliveInitialDelayMillis: keepAlive.idleSeconds * 1000,
@@ -98,7 +108,7 @@ export function createLeaseConnectionPool(options: PostgresLeaseConnectionOption
   };
 
   const open = async (): Promise<LeaseConnection> => {
-    const client = new pg.Client(config);
+    const client = new LeaseClient(config);
     let lost = false;
     // An idle client whose server session ends emits "error"; without a listener it would crash the process.
     client.on("error", () => void (lost = true));

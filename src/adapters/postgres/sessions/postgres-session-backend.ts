@@ -8,7 +8,8 @@ import type { SessionBackend } from "../../../ports/session-backend.js";
 import type { SessionLease } from "../../../ports/session-lease.js";
 import type { SessionAddress, SessionStore } from "../../../ports/session-store.js";
 import { checkLeaseRequest } from "../../../domain/agent/session-lease-rules.js";
-import { DEFAULT_POSTGRES_SCHEMA, driverFault, type PostgresDb } from "../postgres-database.js";
+import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, type PostgresDb } from "../postgres-database.js";
+import { boundedPoolConfig, checkStatementTimeout } from "../postgres-deadlines.js";
 import { createLeaseConnectionPool, type PostgresLeaseKeepAlive } from "./lease-connections.js";
 import { findPostgresSessionMigrationsFolder, migrateSessionSchema } from "./session-migrations.js";
 import { createPostgresSessionHostStore, ensureHostRecord } from "./postgres-session-host-store.js";
@@ -42,6 +43,11 @@ export interface PostgresSessionBackendOptions {
   migrationsFolder?: string;
   /** Timestamps of host records (events take the clock of their request). */
   clock?: Clock;
+  /**
+   * Statement timeout of the pool made here and of lease connections (default 30 000 ms, 0: none);
+   * an unanswered query ends its connection 2 s later (a lease connection with it: the lease is lost).
+   */
+  statementTimeoutMs?: number;
 }
 
 /** The PostgreSQL session backend. */
@@ -101,10 +107,11 @@ const leaseLost = (key: string) =>
  * await sessions.close();
  */
 export function createPostgresSessionBackend(options: PostgresSessionBackendOptions): PostgresSessionBackend {
-  const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
+  const schema = checkSchemaName(options.schema ?? DEFAULT_POSTGRES_SCHEMA);
+  const statementTimeoutMs = checkStatementTimeout(options.statementTimeoutMs);
   if (!options.pool && !options.connectionString) throw new SteamharnessError("input_validation", "createPostgresSessionBackend needs a pool or a connectionString", { field: "pool" });
   const owned = options.pool === undefined;
-  const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, connectionTimeoutMillis: 10_000 });
+  const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, ...boundedPoolConfig(statementTimeoutMs) });
   if (owned) pool.on("error", () => {});
   const db: PostgresDb = drizzle({ client: pool });
   const tables = postgresSessionTables(schema);
@@ -115,6 +122,7 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
     ...(options.maxLeaseConnections === undefined ? {} : { maxConnections: options.maxLeaseConnections }),
     ...(options.maxIdleLeaseConnections === undefined ? {} : { maxIdle: options.maxIdleLeaseConnections }),
     ...(options.keepAlive ? { keepAlive: options.keepAlive } : {}),
+    statementTimeoutMs,
   });
   const leases = createPostgresSessionLeaseProvider({ schema, connections, isClosed: () => closed });
   const leased = new Set<SessionLease>();

@@ -4,7 +4,8 @@ import { eq, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
 import type { SessionCatalog, SessionCatalogEntry } from "../../../ports/session-catalog.js";
-import { DEFAULT_POSTGRES_SCHEMA, driverFault } from "../postgres-database.js";
+import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault } from "../postgres-database.js";
+import { boundedPoolConfig, checkStatementTimeout } from "../postgres-deadlines.js";
 import { postgresSessionTables } from "./session-schema.js";
 
 /** Options of {@link createPostgresSessionCatalog}. */
@@ -15,6 +16,8 @@ export interface PostgresSessionCatalogOptions {
   connectionString?: string;
   /** The schema of the session tables; default `"steamharness"`. */
   schema?: string;
+  /** Statement timeout of the pool made here (default 30 000 ms, 0: none); see `PostgresConnectionOptions`. */
+  statementTimeoutMs?: number;
 }
 
 /**
@@ -28,10 +31,11 @@ export interface PostgresSessionCatalogOptions {
  * const sessions = await catalog.list({ projectId: "demo" });
  */
 export function createPostgresSessionCatalog(options: PostgresSessionCatalogOptions): SessionCatalog {
-  const schema = options.schema ?? DEFAULT_POSTGRES_SCHEMA;
+  const schema = checkSchemaName(options.schema ?? DEFAULT_POSTGRES_SCHEMA);
+  const statementTimeoutMs = checkStatementTimeout(options.statementTimeoutMs);
   if (!options.pool && !options.connectionString) throw new SteamharnessError("input_validation", "createPostgresSessionCatalog needs a pool or a connectionString", { field: "pool" });
   const owned = options.pool === undefined;
-  const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: 2, connectionTimeoutMillis: 10_000 });
+  const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: 2, ...boundedPoolConfig(statementTimeoutMs) });
   if (owned) pool.on("error", () => {});
   const db = drizzle({ client: pool });
   const { sessions, sessionEvents } = postgresSessionTables(schema);
