@@ -15,8 +15,7 @@ import type {
 import { loadPiStreamFunction, type ProviderApiKind } from "./pi-ai-loader.js";
 import { fromPiContent, fromPiToolCall, fromPiUsage, toPiContext } from "./pi-ai-mapping.js";
 import { classifyProviderFailure } from "./provider-failures.js";
-import { responsesIncompleteObserver, webSearchObserver, withWebSearchTool, type WebSearchObservation } from "./web-search-wire.js";
-import { openWireTap } from "./wire-tap.js";
+import { webSearchObserver, withWebSearchTool, type WebSearchObservation } from "./web-search-wire.js";
 import { type ProviderConfig, type ProviderModelOptions, validateProviderModelOptions } from "./provider-options.js";
 
 export { PROVIDER_API_KINDS, type ProviderApiKind } from "./pi-ai-loader.js";
@@ -114,13 +113,10 @@ async function* streamResponse(config: ProviderConfig, request: ModelRequest, si
   const openBlocks = new Set<number>();
   const indices = blockIndices(config.apiKind);
   // Native web search (OUT-6): pi-ai sends the tool (onPayload) but drops the search events, so
-  // they are read from the response body on the side (wire-tap.ts) and placed in order here.
+  // the raw events of this request are read on the side (SEC-6: through a client built for this
+  // request, see pi-ai-loader.ts) and the searches placed in order here.
   const observed: WebSearchObservation[] = [];
   const observer = config.webSearch && request.webSearch === true ? webSearchObserver(config.apiKind, (observation) => observed.push(observation)) : null;
-  // pi-ai also ignores OpenAI's `response.incomplete` (an answer cut at max_output_tokens), which
-  // it would report as a complete `stop` without usage; the tap reads it for the OUT-7 `length` retry.
-  const incomplete = config.apiKind === "openai-responses" ? responsesIncompleteObserver() : null;
-  const tap = observer || incomplete ? openWireTap((frame) => (observer?.frame(frame), incomplete?.frame(frame))) : null;
   const searchesBefore = function* (index: number): Generator<ModelStreamEvent> {
     while (observed.length > 0 && observed[0]!.position <= index) {
       const { kind, query, sources, error } = observed.shift()!;
@@ -142,13 +138,13 @@ async function* streamResponse(config: ProviderConfig, request: ModelRequest, si
       maxRetries: config.maxRetries,
       maxTokens: config.maxTokens,
       // SDK headers set to null are removed (see provider-options.ts); pi-ai passes them through.
-      headers: { ...config.headers, ...tap?.headers } as Record<string, string>,
+      headers: { ...config.headers } as Record<string, string>,
     };
     if (observer) options.onPayload = (payload) => withWebSearchTool(config.apiKind, payload);
     if (config.timeoutMs !== undefined) options.timeoutMs = config.timeoutMs;
     if (config.reasoning && request.effort) options.reasoning = request.effort;
     const context = toPiContext(request, { api: config.apiKind, provider: config.provider, model: config.model });
-    for await (const event of streamFn(toPiModel(config), context, options)) {
+    for await (const event of streamFn(toPiModel(config), context, options, observer ? (frame) => observer.frame(frame) : undefined)) {
       if ("contentIndex" in event) yield* searchesBefore(event.contentIndex);
       switch (event.type) {
         case "start":
@@ -199,8 +195,8 @@ async function* streamResponse(config: ProviderConfig, request: ModelRequest, si
             type: "done",
             response: {
               content: indices.content(event.message),
-              usage: incomplete?.usage() ?? fromPiUsage(event.message.usage),
-              stopReason: incomplete?.cutAtLimit() ? "length" : event.reason,
+              usage: fromPiUsage(event.message.usage),
+              stopReason: event.reason,
             },
           };
           return;
@@ -226,7 +222,6 @@ async function* streamResponse(config: ProviderConfig, request: ModelRequest, si
     if (response.retry && error instanceof SteamharnessError) response.retry = { retryable: false, kind: "recovery" };
     yield { type: "done", response };
   } finally {
-    tap?.close();
     signal?.removeEventListener("abort", onAbort);
     if (!finished) controller.abort();
   }
