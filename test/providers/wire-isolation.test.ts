@@ -9,7 +9,7 @@ import type { ModelStreamEvent } from "../../src/ports/model-provider.js";
 import { startAnthropicMessagesServer } from "../fixtures/loopback-anthropic-messages.js";
 import { startOpenAICompletionsServer } from "../fixtures/loopback-openai-completions.js";
 import { startOpenAIResponsesServer } from "../fixtures/loopback-openai-responses.js";
-import type { LoopbackServer, ScriptedReply } from "../fixtures/loopback-server.js";
+import type { LoopbackServer, ScriptedReply, ScriptedResponse } from "../fixtures/loopback-server.js";
 import { collect } from "./provider-cases.js";
 
 const run = promisify(execFile);
@@ -28,7 +28,7 @@ async function serve(start: (options: { apiKey: string; replies: ScriptedReply[]
   return server;
 }
 
-const searchTurn = (query: string, usage = { input: 12, output: 3 }): ScriptedReply => ({
+const searchTurn = (query: string, usage = { input: 12, output: 3 }): ScriptedResponse => ({
   webSearches: [{ query, sources: [{ url: `https://example.com/${query.replace(/ /g, "-")}`, title: query }] }],
   text: "The real answer, streamed in small pieces.",
   chunkSize: 3,
@@ -67,7 +67,7 @@ describe("SEC-6 no global fetch patch; forged markers inert", () => {
 
   it("SEC-6 a forged x-steamharness-wire-tap request from the host during a running request has no effect on its stop reason, usage or search rows", async () => {
     // The forger's streams: an answer cut at the limit with absurd usage, and a search of its own.
-    const forgedReply: ScriptedReply = { ...searchTurn("forged search", { input: 999_999, output: 888_888 }), maxTokens: true };
+    const forgedReply: ScriptedResponse = { ...searchTurn("forged search", { input: 999_999, output: 888_888 }), maxTokens: true };
     const forgery = {
       "openai-responses": { server: await serve(startOpenAIResponsesServer, Array(60).fill(forgedReply)), path: "/responses", auth: { authorization: `Bearer ${KEY}` } },
       "anthropic-messages": { server: await serve(startAnthropicMessagesServer, Array(60).fill(forgedReply)), path: "/v1/messages", auth: { "x-api-key": KEY } },

@@ -1,7 +1,8 @@
 /**
- * The model-provider adapter over the provider library @mariozechner/pi-ai: one factory for the
- * OpenAI Responses, Anthropic Messages and OpenAI Chat Completions APIs, with an explicit
- * endpoint and key. pi-ai is loaded lazily on the first request (see pi-ai-loader.ts).
+ * The model-provider adapter over the provider library @mariozechner/pi-ai and the SDKs it
+ * brings: one factory for the OpenAI Responses, Anthropic Messages and OpenAI Chat Completions
+ * APIs, with an explicit endpoint and key. They are loaded lazily on the first request (see
+ * pi-ai-loader.ts, which also says which API goes through which client; docs/providers.md).
  */
 import type { AssistantMessage, Model, SimpleStreamOptions } from "@mariozechner/pi-ai";
 import { SteamharnessError } from "../../domain/errors.js";
@@ -229,8 +230,8 @@ async function* streamResponse(config: ProviderConfig, request: ModelRequest, si
 
 /**
  * A ModelProvider that talks to an OpenAI Responses, Anthropic Messages or OpenAI Chat
- * Completions endpoint through @mariozechner/pi-ai (an optional peer dependency, loaded on the
- * first request). The key must be passed explicitly: OPENAI_API_KEY / ANTHROPIC_API_KEY and
+ * Completions endpoint through @mariozechner/pi-ai and the SDKs it brings (optional peer
+ * dependencies, loaded on the first request; no global such as `fetch` is ever patched). The key must be passed explicitly: OPENAI_API_KEY / ANTHROPIC_API_KEY and
  * similar variables are never read. Failures, HTTP errors and aborts end the stream with one
  * `done` event (`stopReason` `error` with a `retry` classification, or `aborted`); the SDKs'
  * own retries are off by default so that the agent loop's retries are the only ones.
