@@ -14,7 +14,8 @@ export const libraryEntries = {
 // so a user's own TypeBox copy and ours read each other's schemas. The `.d.ts` files still import
 // types from the real `@sinclair/typebox`, which stays a dependency.
 const bundled = ["@sinclair/typebox"];
-const external = ["@mariozechner/pi-ai", "better-sqlite3", "pg"];
+// The SDKs pi-ai brings are used directly by the provider adapter (SEC-6) and stay pi-ai's copies.
+const external = ["@mariozechner/pi-ai", "openai", "@anthropic-ai/sdk", "better-sqlite3", "pg"];
 
 const library: Options = {
   entry: libraryEntries,

@@ -13,18 +13,21 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Runtime (non-type) references to the provider library in one file's text. */
+/** The provider library and the two SDKs it brings, which the adapter also uses directly (SEC-6). */
+const PROVIDER_PACKAGES = String.raw`@mariozechner\/pi-ai[^"']*|openai|@anthropic-ai\/sdk`;
+
+/** Runtime (non-type) references to the provider library or its SDKs in one file's text. */
 function runtimePiAiImports(text: string): string[] {
   const found: string[] = [];
-  for (const match of text.matchAll(/^\s*(import|export)\s+(type\s+)?[^;]*?from\s+["'](@mariozechner\/pi-ai[^"']*)["']/gms)) {
+  for (const match of text.matchAll(new RegExp(String.raw`^\s*(import|export)\s+(type\s+)?[^;]*?from\s+["'](${PROVIDER_PACKAGES})["']`, "gms"))) {
     if (!match[2]) found.push(`static ${match[3]}`);
   }
-  for (const match of text.matchAll(/import\(\s*["'](@mariozechner\/pi-ai[^"']*)["']\s*\)/g)) found.push(`dynamic ${match[1]}`);
+  for (const match of text.matchAll(new RegExp(String.raw`import\(\s*["'](${PROVIDER_PACKAGES})["']\s*\)`, "g"))) found.push(`dynamic ${match[1]}`);
   return found;
 }
 
 describe("PORT the provider library stays behind the provider adapter", () => {
-  it("only pi-ai-loader.ts loads @mariozechner/pi-ai, and only with dynamic import()", () => {
+  it("only pi-ai-loader.ts loads @mariozechner/pi-ai or its SDKs (openai, @anthropic-ai/sdk), and only with dynamic import()", () => {
     const offenders: string[] = [];
     for (const file of sourceFiles(SRC)) {
       const name = relative(SRC, file).split("\\").join("/");
@@ -33,12 +36,19 @@ describe("PORT the provider library stays behind the provider adapter", () => {
       for (const entry of imports) if (!allowed.includes(entry)) offenders.push(`${name}: ${entry}`);
     }
     expect(offenders).toEqual([]);
-    expect(runtimePiAiImports(readFileSync(join(SRC, LOADER), "utf8")).length).toBe(3);
+    expect(runtimePiAiImports(readFileSync(join(SRC, LOADER), "utf8")).sort()).toEqual([
+      "dynamic @anthropic-ai/sdk",
+      "dynamic @mariozechner/pi-ai/anthropic",
+      "dynamic @mariozechner/pi-ai/openai-completions",
+      "dynamic openai",
+    ]);
   });
 
   it("the check catches a static import and passes a type-only one", () => {
     expect(runtimePiAiImports('import { stream } from "@mariozechner/pi-ai";')).toEqual(["static @mariozechner/pi-ai"]);
     expect(runtimePiAiImports('import type { Model } from "@mariozechner/pi-ai";')).toEqual([]);
     expect(runtimePiAiImports('const m = await import("@mariozechner/pi-ai/anthropic");')).toEqual(["dynamic @mariozechner/pi-ai/anthropic"]);
+    expect(runtimePiAiImports('import OpenAI from "openai";')).toEqual(["static openai"]);
+    expect(runtimePiAiImports('import type Anthropic from "@anthropic-ai/sdk";')).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 /**
- * The model-provider adapter over the provider library @mariozechner/pi-ai: one factory for the
- * OpenAI Responses, Anthropic Messages and OpenAI Chat Completions APIs, with an explicit
- * endpoint and key. pi-ai is loaded lazily on the first request (see pi-ai-loader.ts).
+ * The model-provider adapter over the provider library @mariozechner/pi-ai and the SDKs it
+ * brings: one factory for the OpenAI Responses, Anthropic Messages and OpenAI Chat Completions
+ * APIs, with an explicit endpoint and key. They are loaded lazily on the first request (see
+ * pi-ai-loader.ts, which also says which API goes through which client; docs/providers.md).
  */
 import type { AssistantMessage, Model, SimpleStreamOptions } from "@mariozechner/pi-ai";
 import { SteamharnessError } from "../../domain/errors.js";
@@ -15,8 +16,7 @@ import type {
 import { loadPiStreamFunction, type ProviderApiKind } from "./pi-ai-loader.js";
 import { fromPiContent, fromPiToolCall, fromPiUsage, toPiContext } from "./pi-ai-mapping.js";
 import { classifyProviderFailure } from "./provider-failures.js";
-import { responsesIncompleteObserver, webSearchObserver, withWebSearchTool, type WebSearchObservation } from "./web-search-wire.js";
-import { openWireTap } from "./wire-tap.js";
+import { webSearchObserver, withWebSearchTool, type WebSearchObservation } from "./web-search-wire.js";
 import { type ProviderConfig, type ProviderModelOptions, validateProviderModelOptions } from "./provider-options.js";
 
 export { PROVIDER_API_KINDS, type ProviderApiKind } from "./pi-ai-loader.js";
@@ -114,13 +114,10 @@ async function* streamResponse(config: ProviderConfig, request: ModelRequest, si
   const openBlocks = new Set<number>();
   const indices = blockIndices(config.apiKind);
   // Native web search (OUT-6): pi-ai sends the tool (onPayload) but drops the search events, so
-  // they are read from the response body on the side (wire-tap.ts) and placed in order here.
+  // the raw events of this request are read on the side (SEC-6: through a client built for this
+  // request, see pi-ai-loader.ts) and the searches placed in order here.
   const observed: WebSearchObservation[] = [];
   const observer = config.webSearch && request.webSearch === true ? webSearchObserver(config.apiKind, (observation) => observed.push(observation)) : null;
-  // pi-ai also ignores OpenAI's `response.incomplete` (an answer cut at max_output_tokens), which
-  // it would report as a complete `stop` without usage; the tap reads it for the OUT-7 `length` retry.
-  const incomplete = config.apiKind === "openai-responses" ? responsesIncompleteObserver() : null;
-  const tap = observer || incomplete ? openWireTap((frame) => (observer?.frame(frame), incomplete?.frame(frame))) : null;
   const searchesBefore = function* (index: number): Generator<ModelStreamEvent> {
     while (observed.length > 0 && observed[0]!.position <= index) {
       const { kind, query, sources, error } = observed.shift()!;
@@ -142,13 +139,13 @@ async function* streamResponse(config: ProviderConfig, request: ModelRequest, si
       maxRetries: config.maxRetries,
       maxTokens: config.maxTokens,
       // SDK headers set to null are removed (see provider-options.ts); pi-ai passes them through.
-      headers: { ...config.headers, ...tap?.headers } as Record<string, string>,
+      headers: { ...config.headers } as Record<string, string>,
     };
     if (observer) options.onPayload = (payload) => withWebSearchTool(config.apiKind, payload);
     if (config.timeoutMs !== undefined) options.timeoutMs = config.timeoutMs;
     if (config.reasoning && request.effort) options.reasoning = request.effort;
     const context = toPiContext(request, { api: config.apiKind, provider: config.provider, model: config.model });
-    for await (const event of streamFn(toPiModel(config), context, options)) {
+    for await (const event of streamFn(toPiModel(config), context, options, observer ? (frame) => observer.frame(frame) : undefined)) {
       if ("contentIndex" in event) yield* searchesBefore(event.contentIndex);
       switch (event.type) {
         case "start":
@@ -199,8 +196,8 @@ async function* streamResponse(config: ProviderConfig, request: ModelRequest, si
             type: "done",
             response: {
               content: indices.content(event.message),
-              usage: incomplete?.usage() ?? fromPiUsage(event.message.usage),
-              stopReason: incomplete?.cutAtLimit() ? "length" : event.reason,
+              usage: fromPiUsage(event.message.usage),
+              stopReason: event.reason,
             },
           };
           return;
@@ -226,7 +223,6 @@ async function* streamResponse(config: ProviderConfig, request: ModelRequest, si
     if (response.retry && error instanceof SteamharnessError) response.retry = { retryable: false, kind: "recovery" };
     yield { type: "done", response };
   } finally {
-    tap?.close();
     signal?.removeEventListener("abort", onAbort);
     if (!finished) controller.abort();
   }
@@ -234,8 +230,8 @@ async function* streamResponse(config: ProviderConfig, request: ModelRequest, si
 
 /**
  * A ModelProvider that talks to an OpenAI Responses, Anthropic Messages or OpenAI Chat
- * Completions endpoint through @mariozechner/pi-ai (an optional peer dependency, loaded on the
- * first request). The key must be passed explicitly: OPENAI_API_KEY / ANTHROPIC_API_KEY and
+ * Completions endpoint through @mariozechner/pi-ai and the SDKs it brings (optional peer
+ * dependencies, loaded on the first request; no global such as `fetch` is ever patched). The key must be passed explicitly: OPENAI_API_KEY / ANTHROPIC_API_KEY and
  * similar variables are never read. Failures, HTTP errors and aborts end the stream with one
  * `done` event (`stopReason` `error` with a `retry` classification, or `aborted`); the SDKs'
  * own retries are off by default so that the agent loop's retries are the only ones.

@@ -1,7 +1,7 @@
 /**
  * Native web search on the wire (OUT-5, OUT-6): the tool each API takes, and observers that read
- * the searches and their sources out of the raw SSE frames of a response (pi-ai does not surface
- * them; see wire-tap.ts). Positions count pi-ai's content blocks (text, reasoning, tool calls)
+ * the searches and their sources out of the raw events of one response (pi-ai does not surface
+ * them; see openai-responses.ts and anthropic-observed.ts). Positions count pi-ai's content blocks (text, reasoning, tool calls)
  * started before the search on the wire, so the adapter can place each search between the blocks
  * it happened between.
  */
@@ -149,36 +149,6 @@ function messagesObserver(report: (observation: WebSearchObservation) => void): 
         if (sources.length > 0) report({ kind: "cited", position: blocks, sources });
       }
     },
-  };
-}
-
-/**
- * Reads an OpenAI Responses `response.incomplete` event, which pi-ai ignores: whether the answer
- * was cut at the output limit (`max_output_tokens`), and the usage it reports.
- *
- * @example
- * const incomplete = responsesIncompleteObserver();
- * incomplete.frame({ type: "response.incomplete", response: { incomplete_details: { reason: "max_output_tokens" } } });
- * incomplete.cutAtLimit() // true
- */
-export function responsesIncompleteObserver() {
-  let reason: string | null = null;
-  let usage: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number } | null = null;
-  return {
-    frame(data: unknown): void {
-      if (!isObject(data) || data.type !== "response.incomplete" || !isObject(data.response)) return;
-      const details = isObject(data.response.incomplete_details) ? data.response.incomplete_details : {};
-      reason = text(details.reason) ?? "unknown";
-      const raw = isObject(data.response.usage) ? data.response.usage : null;
-      if (raw) {
-        const cached = isObject(raw.input_tokens_details) ? Number(raw.input_tokens_details.cached_tokens ?? 0) : 0;
-        const input = Number(raw.input_tokens ?? 0);
-        const output = Number(raw.output_tokens ?? 0);
-        usage = { input: input - cached, output, cacheRead: cached, cacheWrite: 0, total: Number(raw.total_tokens ?? input + output) };
-      }
-    },
-    cutAtLimit: (): boolean => reason === "max_output_tokens",
-    usage: () => (usage === null ? null : { ...usage }),
   };
 }
 

@@ -1,26 +1,21 @@
 /**
- * A read-only tap on the SSE bodies of provider requests, for the stream events pi-ai drops.
+ * A read-only tap on the SSE body of ONE provider request, for the stream events pi-ai drops.
  *
- * Why this exists: pi-ai 0.73.1 sends the native web-search tool (through its `onPayload` hook)
- * but its stream processors ignore everything they do not model: OpenAI Responses
- * `web_search_call` output items and `url_citation` annotations, Anthropic `server_tool_use` /
- * `web_search_tool_result` blocks and `citations_delta`s (see pi-ai's
- * `providers/openai-responses-shared.js` `processResponsesStream` and `providers/anthropic.js`
- * `streamAnthropic`). Its only hooks are `onPayload` (the request) and `onResponse` (status and
- * headers, no body); the OpenAI client cannot be injected. Both SDK clients read `fetch` from the
- * global scope when pi-ai builds them for a request, so the tap wraps that `fetch` once and acts
- * only on requests carrying its marker header (removed before sending): their body passes
- * through unchanged while each SSE frame is also handed to the request's observer, before the
- * SDK sees it. Every other request is left alone.
+ * Why this exists: pi-ai 0.73.1's Anthropic stream processor ignores the blocks it does not model
+ * (`server_tool_use` / `web_search_tool_result` and `citations_delta`; see pi-ai's
+ * `providers/anthropic.js` `streamAnthropic`), and its hooks `onPayload` / `onResponse` see the
+ * request and the response headers, never the body. It does accept an injected Anthropic client
+ * (`AnthropicOptions.client`): the client of one request is built with the `fetch` returned here,
+ * which passes the body through unchanged while handing each SSE frame's JSON data to that
+ * request's observer, before the SDK parses it.
+ *
+ * SEC-6: nothing global is replaced. The returned function is handed to one SDK client only; it
+ * calls whatever `globalThis.fetch` is at call time (a host's own fetch, proxy or spy still
+ * applies) and never reads a marker from the request, so no other request in the process, and
+ * no header a host or a model could send, can reach an observer.
  */
 
-const MARKER = "x-steamharness-wire-tap";
-
 type Fetch = typeof globalThis.fetch;
-
-const observers = new Map<string, (frame: unknown) => void>();
-let counter = 0;
-let installedOn: Fetch | null = null;
 
 function sseTransform(observe: (frame: unknown) => void): TransformStream<Uint8Array, Uint8Array> {
   const decoder = new TextDecoder();
@@ -59,41 +54,21 @@ function sseTransform(observe: (frame: unknown) => void): TransformStream<Uint8A
   });
 }
 
-function install(): void {
-  const current = globalThis.fetch;
-  if (installedOn !== null && current === installedOn) return;
-  const underlying = current;
-  const tapped: Fetch = async (input, init) => {
-    const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
-    const id = headers.get(MARKER);
-    if (id === null) return underlying(input, init);
-    headers.delete(MARKER);
-    const response = await underlying(input, { ...init, headers });
-    const observe = observers.get(id);
-    if (!observe || !response.body || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) return response;
-    return new Response(response.body.pipeThrough(sseTransform(observe)), { status: response.status, statusText: response.statusText, headers: response.headers });
-  };
-  globalThis.fetch = tapped;
-  installedOn = tapped;
-}
-
-/** A tap for one request: the header that marks it, and `close` to stop observing. */
-export interface WireTap {
-  headers: Record<string, string>;
-  close(): void;
-}
-
 /**
- * Opens a tap: send `headers` with the request and `observe` receives every SSE frame's JSON
- * data of its response, in order, before the SDK parses it. Close it when the response ends.
+ * A `fetch` for one SDK client: `observe` receives every SSE frame's JSON data of its responses,
+ * in order, before the SDK parses it. Other responses (JSON errors) pass through untouched.
  *
  * @example
- * const tap = openWireTap((frame) => observer.frame(frame));
- * try { await streamFn(model, context, { headers: { ...headers, ...tap.headers } }); } finally { tap.close(); }
+ * const client = new Anthropic({ apiKey, baseURL, fetch: observingFetch((frame) => observer.frame(frame)) });
  */
-export function openWireTap(observe: (frame: unknown) => void): WireTap {
-  install();
-  const id = `tap-${++counter}`;
-  observers.set(id, observe);
-  return { headers: { [MARKER]: id }, close: () => void observers.delete(id) };
+export function observingFetch(observe: (frame: unknown) => void): Fetch {
+  return async (input, init) => {
+    const response = await globalThis.fetch(input, init);
+    if (!response.body || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) return response;
+    return new Response(response.body.pipeThrough(sseTransform(observe)), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
 }
