@@ -17,8 +17,8 @@ import type { ToolPermissionDecision, ToolPermissions } from "../../ports/tool-p
 import type { UserInput, UserInputResponse } from "../../ports/user-input.js";
 import type { Storage } from "../../ports/storage.js";
 import { createNodeContext } from "../../workflow/node-context.js";
-import { createMemorySessionBackend } from "../memory/memory-session-backend.js";
 import { approximateBytes, measuredSessions } from "./gateway-budget.js";
+import { createConversationSessions } from "./gateway-sessions.js";
 
 /** What a paused run waits for, as the client is shown it. */
 export type GatewayPendingRequest =
@@ -160,7 +160,7 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
       knowledge: shared.knowledge,
       files: shared.files,
       values: shared.values,
-      sessions: measuredSessions(createMemorySessionBackend(), (delta) => grow(found, delta)),
+      sessions: measuredSessions(createConversationSessions(), (delta) => grow(found, delta)),
       ...(shared.tokenUsage ? { tokenUsage: (namespace) => shared.tokenUsage!(namespace) } : {}),
       close: async () => {},
     };
