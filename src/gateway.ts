@@ -6,7 +6,7 @@
 export { createResponsesGateway, startGateway, DEFAULT_GATEWAY_ANSWER_ITEM_ID } from "./adapters/gateway/gateway.js";
 export type { ResponsesGateway, ResponsesGatewayOptions } from "./adapters/gateway/gateway.js";
 export type { GatewayRateLimit, OpenAIErrorBody } from "./adapters/gateway/gateway-http.js";
-export type { GatewayPendingRequest } from "./adapters/gateway/gateway-runs.js";
+export type { GatewayPendingRequest, GatewayStats } from "./adapters/gateway/gateway-runs.js";
 export { GATEWAY_SERVER_LABEL } from "./adapters/gateway/responses-api.js";
 export { runGatewayCommand, GATEWAY_TOKEN_ENV } from "./adapters/gateway/gateway-command.js";
 export type { GatewayCommandOptions } from "./adapters/gateway/gateway-command.js";

@@ -1,16 +1,28 @@
 import { describe, expect, it } from "@jest/globals";
 import { spawn } from "node:child_process";
+import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import OpenAI from "openai";
 import { cleanEnv, cleanup, CLI_SOURCE, REPO, runCli, tempDir } from "../cli/helpers.js";
 
 const PROJECT = join(REPO, "test/conversation/fixtures/chat-assistant");
 
+/** The status of a GET with a chosen Host header. */
+const statusWithHost = (url: string, token: string, host: string): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const request = httpRequest(url, { headers: { authorization: `Bearer ${token}`, host } }, (response) => {
+      response.resume();
+      resolve(response.statusCode!);
+    });
+    request.on("error", reject);
+    request.end();
+  });
+
 describe("GW-1 steamharness gateway (CLI)", () => {
-  it("GW-1 GW-4 serves a conversation project on 127.0.0.1 with the token from --token-env, and stops cleanly on SIGTERM", async () => {
+  it("GW-1 GW-4 SEC-7 serves a conversation project on 127.0.0.1 with the token from --token-env, serves --allowed-host names, and stops cleanly on SIGTERM", async () => {
     const dataDir = await tempDir("sh-gateway-");
     const token = "cli-token-0123456789abcdef";
-    const child = spawn(process.execPath, [...CLI_SOURCE, "gateway", PROJECT, "--port", "0", "--token-env", "MY_GATEWAY_TOKEN", "--data-dir", dataDir], {
+    const child = spawn(process.execPath, [...CLI_SOURCE, "gateway", PROJECT, "--port", "0", "--token-env", "MY_GATEWAY_TOKEN", "--data-dir", dataDir, "--allowed-host", "gateway.example", "--allowed-host", "other.example"], {
       cwd: REPO,
       env: cleanEnv({ MY_GATEWAY_TOKEN: token, CHAT_TEST_WORKDIR: dataDir }),
       stdio: ["ignore", "pipe", "pipe"],
@@ -32,6 +44,9 @@ describe("GW-1 steamharness gateway (CLI)", () => {
       expect(response.status).toBe("completed");
       expect(response.output_text).toMatch(/^Hello! You said: [\s\S]*good morning$/);
       await expect(new OpenAI({ baseURL: url, apiKey: "not-the-token-000000", maxRetries: 0 }).models.list()).rejects.toMatchObject({ status: 401 });
+      expect(await statusWithHost(`${url}/models`, token, "gateway.example:8787")).toBe(200);
+      expect(await statusWithHost(`${url}/models`, token, "other.example")).toBe(200);
+      expect(await statusWithHost(`${url}/models`, token, "evil.example")).toBe(403);
       const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
       child.kill("SIGTERM");
       expect(await exited).toBe(0);
@@ -41,12 +56,15 @@ describe("GW-1 steamharness gateway (CLI)", () => {
     }
   });
 
-  it("GW-1 refuses a workflow folder and a short token, with the reason", async () => {
+  it("GW-1 SEC-7 refuses a workflow folder, a short token and an --allowed-host that is not a host name, with the reason", async () => {
     const refused = await runCli(["gateway", join(REPO, "examples/workflow-project"), "--port", "0"]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/projectType "conversation"/);
     const short = await runCli(["gateway", PROJECT, "--port", "0"], { env: cleanEnv({ STEAMHARNESS_GATEWAY_TOKEN: "short" }) });
     expect(short.code).toBe(2);
     expect(short.stderr).toMatch(/STEAMHARNESS_GATEWAY_TOKEN must hold at least 16/);
+    const badHost = await runCli(["gateway", PROJECT, "--port", "0", "--allowed-host", "http://evil.example/"], { env: cleanEnv({ STEAMHARNESS_GATEWAY_TOKEN: "cli-token-0123456789abcdef" }) });
+    expect(badHost.code).toBe(2);
+    expect(badHost.stderr).toMatch(/allowed host 'http:\/\/evil\.example\/' is not a host name/);
   });
 });

@@ -29,6 +29,10 @@ export interface GatewayCommandOptions {
   modelId?: string;
   rateLimit?: GatewayRateLimit | false;
   maxBodyBytes?: number;
+  /** Bytes all kept conversations may hold together (default 256 MiB, SEC-7). */
+  maxHeldBytes?: number;
+  /** Host names served besides loopback and the bound address (SEC-7). */
+  allowedHosts?: readonly string[];
   env?: Readonly<Record<string, string | undefined>>;
   /** Where the address (and a generated token) are printed (default stderr). */
   log?: (line: string) => void;
@@ -91,6 +95,8 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
       ...(options.modelId === undefined ? {} : { modelId: options.modelId }),
       ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
       ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+      ...(options.maxHeldBytes === undefined ? {} : { maxHeldBytes: options.maxHeldBytes }),
+      ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
     });
     log(`steamharness gateway: ${project.manifest.name ?? project.manifest.id} at ${gateway.url} (model "${gateway.modelId}")`);
     log(given === undefined ? `token (generated; set ${tokenEnv} to choose one): ${token}` : `token: from ${tokenEnv}`);
@@ -126,11 +132,13 @@ export function registerGatewayCommand(program: Command): void {
     .option("--host <host>", "address to bind (default 127.0.0.1; anything else exposes the gateway beyond this machine)", "127.0.0.1")
     .option("--token-env <name>", `environment variable holding the bearer token (default ${GATEWAY_TOKEN_ENV}; unset: a random token is printed)`)
     .option("--model-id <id>", "the model id clients name (default the project's name)")
-    .option("--rate-limit <n>", "requests per client per minute (default 600; 0 turns it off)", integer("rate-limit", 0))
+    .option("--rate-limit <n>", "requests per minute for the token, and per address for failed auth (default 600; 0 turns it off)", integer("rate-limit", 0))
     .option("--max-body-bytes <n>", "largest request body (default 1048576)", integer("max-body-bytes", 1))
+    .option("--max-held-bytes <n>", "bytes all kept conversations may hold; least recently used evicted (default 268435456)", integer("max-held-bytes", 0))
+    .option("--allowed-host <name>", "a Host/Origin name served besides loopback and --host (repeatable)", (value: string, previous: string[] = []) => [...previous, value])
     .option("--data-dir <dir>", "root of local data (default ~/.steamharness)")
     .option("--agent-store-dir <dir>", "where the project's sessions are kept (default <project-dir>/.workflow/agents)")
-    .action(async (projectDir: string, flags: { port: number; host: string; tokenEnv?: string; modelId?: string; rateLimit?: number; maxBodyBytes?: number; dataDir?: string; agentStoreDir?: string }) => {
+    .action(async (projectDir: string, flags: { port: number; host: string; tokenEnv?: string; modelId?: string; rateLimit?: number; maxBodyBytes?: number; maxHeldBytes?: number; allowedHost?: string[]; dataDir?: string; agentStoreDir?: string }) => {
       await runGatewayCommand({
         projectDir,
         port: flags.port,
@@ -139,6 +147,8 @@ export function registerGatewayCommand(program: Command): void {
         ...(flags.modelId === undefined ? {} : { modelId: flags.modelId }),
         ...(flags.rateLimit === undefined ? {} : { rateLimit: flags.rateLimit === 0 ? false : { requests: flags.rateLimit, windowMs: 60_000 } }),
         ...(flags.maxBodyBytes === undefined ? {} : { maxBodyBytes: flags.maxBodyBytes }),
+        ...(flags.maxHeldBytes === undefined ? {} : { maxHeldBytes: flags.maxHeldBytes }),
+        ...(flags.allowedHost === undefined ? {} : { allowedHosts: flags.allowedHost }),
         ...(flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),
         ...(flags.agentStoreDir === undefined ? {} : { agentStoreDir: flags.agentStoreDir }),
       });

@@ -83,9 +83,9 @@ export async function readJsonBody(request: IncomingMessage, limit: number): Pro
       cleanup();
       resolve(parts.length === 1 ? parts[0]!.toString("utf8") : Buffer.concat(parts).toString("utf8"));
     };
-    const onError = (error: Error): void => {
+    const onError = (): void => {
       cleanup();
-      reject(error);
+      reject(new GatewayHttpError(400, "The request body could not be read.", { code: "invalid_request_body" }));
     };
     const onClose = (): void => {
       cleanup();
@@ -96,11 +96,37 @@ export async function readJsonBody(request: IncomingMessage, limit: number): Pro
     };
     request.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
   });
+  if (nestedDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new GatewayHttpError(400, `The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep.`, { code: "invalid_json" });
+  }
   try {
     return JSON.parse(text) as unknown;
   } catch {
     throw new GatewayHttpError(400, "We could not parse the JSON body of your request. Send valid JSON.", { code: "invalid_json" });
   }
+}
+
+/** The deepest nesting of arrays and objects a request body may have (the schemas need < 10). */
+export const MAX_JSON_DEPTH = 128;
+
+/**
+ * True when JSON text nests `[` and `{` (outside strings) deeper than `max`: a linear scan, no
+ * parse. Deep bodies are refused before `JSON.parse`, which takes ~0.6 s for 1 MiB of `[` (SEC-7).
+ */
+function nestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === 0x5c) i++; // a backslash escapes the next character
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) inString = true;
+    else if (code === 0x5b || code === 0x7b) {
+      if (++depth > max) return true;
+    } else if (code === 0x5d || code === 0x7d) depth--;
+  }
+  return false;
 }
 
 /** Writes server-sent events on a response. */
@@ -172,15 +198,18 @@ export function bearerCheck(token: string): (header: string | undefined) => bool
   return (header) => timingSafeEqual(digest(header ?? ""), expected);
 }
 
-/** The rate limit: at most `requests` per client address in each window of `windowMs`. */
+/**
+ * The rate limit: at most `requests` in each window of `windowMs`, counted for the token and,
+ * for requests without it, per client address (SEC-7).
+ */
 export interface GatewayRateLimit {
   requests: number;
   windowMs: number;
 }
 
 /**
- * A fixed-window rate limiter by client address. `take` returns 0 when the request may proceed,
- * else the seconds until the window resets (the `Retry-After` value).
+ * A fixed-window rate limiter by key (the token, a client address). `take` returns 0 when the
+ * request may proceed, else the seconds until the window resets (the `Retry-After` value).
  *
  * @example
  * const limiter = createRateLimiter({ requests: 60, windowMs: 60_000 }, () => Date.now());

@@ -2,8 +2,9 @@
  * Host-driven runs of the gateway (GW-3): each request is one run of the agent node with
  * `hostInput` (so its whole turn's text streams into the one `agent-answer` item, and its session
  * stays in memory, SES-6). Conversations are kept here, each with its own in-memory session
- * backend over the host's shared stores, in a bounded LRU: evicting a conversation frees its
- * history. A run that pauses (`user_input_required`) is remembered by request id until the
+ * backend over the host's shared stores, in an LRU bounded by count and by bytes held (SEC-7):
+ * evicting a conversation frees its history. A conversation with a run in progress is not
+ * evicted; it is counted and may be evicted once the run ends. A run that pauses (`user_input_required`) is remembered by request id until the
  * client answers and the gateway resumes it under its original run id (SES-8).
  */
 import { randomUUID } from "node:crypto";
@@ -16,7 +17,8 @@ import type { ToolPermissionDecision, ToolPermissions } from "../../ports/tool-p
 import type { UserInput, UserInputResponse } from "../../ports/user-input.js";
 import type { Storage } from "../../ports/storage.js";
 import { createNodeContext } from "../../workflow/node-context.js";
-import { createMemorySessionBackend } from "../memory/memory-session-backend.js";
+import { approximateBytes, measuredSessions } from "./gateway-budget.js";
+import { createConversationSessions } from "./gateway-sessions.js";
 
 /** What a paused run waits for, as the client is shown it. */
 export type GatewayPendingRequest =
@@ -62,15 +64,34 @@ export interface GatewayRunsOptions {
   answerItemId?: string;
   /** Most conversations kept (least recently used evicted first). */
   maxConversations: number;
+  /** Most bytes all kept conversations hold together (least recently used evicted first). */
+  maxHeldBytes: number;
+}
+
+/** What the gateway holds now. */
+export interface GatewayStats {
+  /** Conversations kept. */
+  conversations: number;
+  /** Their approximate size: session logs, snapshots and stored responses (JSON bytes). */
+  heldBytes: number;
+  /** Runs executing. */
+  activeRuns: number;
 }
 
 interface Conversation {
+  id: string;
   storage: Storage;
   /** Data a front end keeps with the conversation (stored responses); dropped on eviction. */
-  attachments: Map<string, unknown>;
+  attachments: Map<string, { value: unknown; bytes: number }>;
+  bytes: number;
+  running: number;
 }
 
+/** The abort reason of runs the gateway cancels because it is closing. */
+const CLOSING = Symbol("gateway closing");
+
 const zeroUsage = (): GatewayUsage => ({ input: 0, output: 0, cacheRead: 0, total: 0 });
+const closingError = { code: "gateway_closing", message: "[steamharness] [gateway] the gateway is shutting down: the run was cancelled" };
 
 function pendingOf(error: UserInputRequiredError): GatewayPendingRequest {
   const request = error.request;
@@ -84,7 +105,7 @@ function pendingOf(error: UserInputRequiredError): GatewayPendingRequest {
  * decision ports that answer them.
  *
  * @example
- * const runs = createGatewayRuns({ node, projectId, storage, tools: [], maxConversations: 1000 });
+ * const runs = createGatewayRuns({ node, projectId, storage, tools: [], maxConversations: 1000, maxHeldBytes: DEFAULT_MAX_HELD_BYTES });
  * const outcome = await runs.run(runs.start("hi", { gateway: "openai-responses" }), signal, (delta) => write(delta));
  */
 export function createGatewayRuns(options: GatewayRunsOptions) {
@@ -93,6 +114,8 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
   // Decisions live only until the resumed run has recorded them in its session.
   const decisions = new Map<string, ToolPermissionDecision | UserInputResponse>();
   const active = new Set<AbortController>();
+  let heldBytes = 0;
+  let closing = false;
   const toolPermissions: ToolPermissions = { request: async (request) => (decisions.get(request.requestId) as ToolPermissionDecision | undefined) ?? { outcome: "pending" } };
   const userInput: UserInput = { request: async (request) => (decisions.get(request.requestId) as UserInputResponse | undefined) ?? { outcome: "pending" } };
 
@@ -108,8 +131,25 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
     const found = conversations.get(id);
     if (!found) return;
     conversations.delete(id);
+    heldBytes -= found.bytes;
     for (const [requestId, entry] of pending) if (entry.run.conversationId === id) pending.delete(requestId);
     void found.storage.sessions?.close();
+  };
+  const over = (): boolean => heldBytes > options.maxHeldBytes || conversations.size > options.maxConversations;
+  /** Evicts the least recently used idle conversations (but `keep`) until the kept ones fit both bounds. */
+  const evict = (keep?: Conversation): void => {
+    if (!over()) return;
+    for (const [id, found] of conversations) {
+      if (found.running === 0 && found !== keep) drop(id);
+      if (!over()) return;
+    }
+  };
+  const grow = (found: Conversation, delta: number): void => {
+    // A late write of an evicted conversation counts nothing: its bytes left with it.
+    if (conversations.get(found.id) !== found) return;
+    found.bytes += delta;
+    heldBytes += delta;
+    if (delta > 0) evict();
   };
   const open = (): string => {
     const id = `conv_${randomUUID().replace(/-/g, "")}`;
@@ -120,12 +160,13 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
       knowledge: shared.knowledge,
       files: shared.files,
       values: shared.values,
-      sessions: createMemorySessionBackend(),
+      sessions: measuredSessions(createConversationSessions(), (delta) => grow(found, delta)),
       ...(shared.tokenUsage ? { tokenUsage: (namespace) => shared.tokenUsage!(namespace) } : {}),
       close: async () => {},
     };
-    conversations.set(id, { storage, attachments: new Map() });
-    while (conversations.size > options.maxConversations) drop(conversations.keys().next().value!);
+    const found: Conversation = { id, storage, attachments: new Map(), bytes: 0, running: 0 };
+    conversations.set(id, found);
+    evict(found);
     return id;
   };
 
@@ -154,18 +195,29 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
     },
     /** Keeps front-end data with a conversation (dropped when it is evicted). */
     attach(conversationId: string, key: string, value: unknown): void {
-      conversations.get(conversationId)?.attachments.set(key, value);
+      const found = conversations.get(conversationId);
+      if (!found) return;
+      const bytes = approximateBytes(value);
+      const before = found.attachments.get(key)?.bytes ?? 0;
+      found.attachments.set(key, { value, bytes });
+      grow(found, bytes - before);
     },
     attachment(conversationId: string, key: string): unknown {
-      return conversations.get(conversationId)?.attachments.get(key);
+      return conversations.get(conversationId)?.attachments.get(key)?.value;
     },
     /** Forgets a conversation (its session history and pending requests). */
     drop,
     /** Runs currently executing. */
     activeRuns: (): number => active.size,
-    /** Aborts every running run. */
-    abortAll(): void {
-      for (const controller of active) controller.abort();
+    /** What is held now. */
+    stats: (): GatewayStats => ({ conversations: conversations.size, heldBytes, activeRuns: active.size }),
+    /**
+     * Cancels every running run because the gateway closes: each ends `failed` with code
+     * `gateway_closing` (its client is told so), and runs started later end so at once.
+     */
+    closeAll(): void {
+      closing = true;
+      for (const controller of active) controller.abort(CLOSING);
     },
     /**
      * Executes (or resumes) a run; `onText` receives the answer text as it streams. Resolves how
@@ -174,11 +226,13 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
     async run(run: GatewayRun, signal: AbortSignal, onText: (delta: string) => void = () => {}): Promise<GatewayRunOutcome> {
       const found = conversation(run.conversationId);
       if (!found) return { status: "failed", text: "", usage: zeroUsage(), error: { code: "not_found", message: `conversation ${run.conversationId} is no longer kept by the gateway` } };
+      if (closing) return { status: "failed", text: "", usage: zeroUsage(), error: closingError };
       const controller = new AbortController();
       const abort = () => controller.abort();
       if (signal.aborted) controller.abort();
       else signal.addEventListener("abort", abort, { once: true });
       active.add(controller);
+      found.running++;
       const context = createNodeContext({
         projectId: options.projectId,
         conversationId: run.conversationId,
@@ -210,11 +264,14 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
         outcome = { status: "completed", text, usage };
       } catch (error) {
         if (error instanceof UserInputRequiredError) outcome = { status: "paused", text, usage, pending: pendingOf(error) };
+        else if (controller.signal.aborted && controller.signal.reason === CLOSING) outcome = { status: "failed", text, usage, error: closingError };
         else if (controller.signal.aborted || isSteamharnessError(error, "cancelled")) outcome = { status: "cancelled", text, usage };
         else outcome = { status: "failed", text, usage, error: { code: isSteamharnessError(error) ? error.code : "internal", message: error instanceof Error ? error.message : String(error) } };
       } finally {
         signal.removeEventListener("abort", abort);
         active.delete(controller);
+        found.running--;
+        evict();
       }
       // The request this run waited for is settled unless the run stopped at it again.
       if (waitedFor !== undefined && !(outcome.status === "paused" && outcome.pending.requestId === waitedFor)) {

@@ -83,6 +83,39 @@ export function validateBody<T extends TSchema>(schema: T, body: unknown): Stati
   if (Value.Check(schema, body)) return body;
   const first = Value.Errors(schema, body).First();
   const param = dotted("", first?.path ?? "") || null;
-  const found = first?.value === undefined ? "missing" : `got ${JSON.stringify(first.value)?.slice(0, 60) ?? typeof first.value}`;
+  const found = first?.value === undefined ? "missing" : `got ${preview(first.value, 60)}`;
   throw new GatewayHttpError(400, `Invalid ${param ? `'${param}'` : "request body"}: ${first?.message ?? "invalid"} (${found}).`, { param, code: param && first?.value === undefined ? "missing_required_parameter" : "invalid_value" });
+}
+
+/**
+ * A JSON-like preview of a client's value of at most about `limit` characters. Written without
+ * `JSON.stringify` and without recursion: a body nested a hundred thousand levels deep (1 MiB of
+ * `[`) would overflow the stack there and turn a 400 into a 500 (SEC-7).
+ *
+ * @example
+ * preview([[[1]]], 60); // "[[[1]]]"
+ */
+export function preview(value: unknown, limit: number): string {
+  let text = "";
+  // A stack of what is left to write: values, and the literal text that closes or separates them.
+  const pending: Array<{ value: unknown } | string> = [{ value }];
+  while (pending.length > 0 && text.length <= limit) {
+    const next = pending.pop()!;
+    if (typeof next === "string") {
+      text += next;
+      continue;
+    }
+    const item = next.value;
+    if (Array.isArray(item)) {
+      text += "[";
+      pending.push("]");
+      for (let i = item.length - 1; i >= 0; i--) pending.push({ value: item[i] }, ...(i > 0 ? [","] : []));
+    } else if (item !== null && typeof item === "object") {
+      const entries = Object.entries(item);
+      text += "{";
+      pending.push("}");
+      for (let i = entries.length - 1; i >= 0; i--) pending.push({ value: entries[i]![1] }, `${JSON.stringify(entries[i]![0])}:`, ...(i > 0 ? [","] : []));
+    } else text += typeof item === "string" ? JSON.stringify(item.length > limit ? item.slice(0, limit) : item) : String(item);
+  }
+  return text.length > limit ? `${text.slice(0, Math.max(0, limit - 3))}...` : text;
 }

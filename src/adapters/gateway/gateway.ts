@@ -3,10 +3,12 @@
  * host-driven runs of a conversation project (or an agent node). Routes: `POST /v1/responses`,
  * `GET /v1/responses/{id}`, `POST /v1/chat/completions`, `GET /v1/models`.
  *
- * Checked in this order for every request: the rate limit per client address (429), the bearer
- * token (401), the route (404), the body size (413) and JSON (400), the body's schema (400, TypeBox)
- * and the model (404). Errors use OpenAI's shape `{ error: { message, type, param, code } }`. A
- * client that disconnects cancels its run.
+ * Checked in this order for every request: the Host and Origin headers (403), the bearer token
+ * (401, after the failed-auth rate limit of the client's address, 429), the rate limit of the token
+ * (429), the route (404), the body size (413), JSON and its nesting (400), the body's schema (400,
+ * TypeBox) and the model (404). Errors use OpenAI's shape `{ error: { message, type, param, code } }`.
+ * A client that disconnects cancels its run; `close()` cancels every run, tells each client so,
+ * and resolves once their responses ended (SEC-7).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -17,8 +19,10 @@ import type { ToolPermissionDefinition } from "../../domain/node-context.js";
 import type { Storage } from "../../ports/storage.js";
 import { MemoryStorage } from "../memory/memory-storage.js";
 import { createChatCompletionsApi } from "./chat-completions-api.js";
-import { bearerCheck, createRateLimiter, GatewayHttpError, readJsonBody, sendError, sendJson, type GatewayRateLimit } from "./gateway-http.js";
-import { createGatewayRuns } from "./gateway-runs.js";
+import { DEFAULT_MAX_HELD_BYTES } from "./gateway-budget.js";
+import { createGatewayGuard } from "./gateway-guards.js";
+import { GatewayHttpError, readJsonBody, sendError, sendJson, type GatewayRateLimit } from "./gateway-http.js";
+import { createGatewayRuns, type GatewayStats } from "./gateway-runs.js";
 import { ChatCompletionsCreateSchema, ResponsesCreateSchema, validateBody } from "./gateway-schemas.js";
 import { createResponsesApi } from "./responses-api.js";
 
@@ -52,10 +56,25 @@ export interface ResponsesGatewayOptions {
   outputItemId?: string;
   /** Largest request body in bytes (default 1 MiB). */
   maxBodyBytes?: number;
-  /** Requests per client address and window (default 600 per minute); `false` turns it off. */
+  /**
+   * Requests per window (default 600 per minute), counted for the token, and for requests
+   * without it per client address; `false` turns it off.
+   */
   rateLimit?: GatewayRateLimit | false;
   /** Conversations kept in memory, least recently used evicted first (default 1000). */
   maxConversations?: number;
+  /**
+   * Bytes all kept conversations may hold together — session logs and stored responses, by
+   * approximate JSON size — least recently used evicted first (default 256 MiB).
+   */
+  maxHeldBytes?: number;
+  /**
+   * Host names (or addresses) served besides loopback (`localhost`, `127.0.0.1`, `::1`) and the
+   * address the gateway listens on; a request naming another in `Host` or `Origin` gets 403.
+   */
+  allowedHosts?: readonly string[];
+  /** How long `close()` waits for cancelled runs to end their responses (default 5000 ms). */
+  closeTimeoutMs?: number;
   /** The clock (ms), for `created_at` and the rate-limit windows. */
   now?: () => number;
 }
@@ -70,7 +89,14 @@ export interface ResponsesGateway {
   listen(options?: { port?: number; host?: string }): Promise<{ url: string; port: number; host: string }>;
   /** Runs executing now. */
   activeRuns(): number;
-  /** Cancels running runs, stops listening, drops connections, closes a storage it created. */
+  /** Conversations and bytes held now, and runs executing. */
+  stats(): GatewayStats;
+  /**
+   * Stops listening, cancels running runs — each client gets a terminal event (a streamed
+   * `error` + `response.failed`, or an error) or a 503 — and resolves once their responses ended
+   * (at most `closeTimeoutMs`), then drops connections and closes a storage it created.
+   * Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -100,6 +126,9 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
   if (typeof options.token !== "string" || !/^[\x21-\x7e]{16,}$/.test(options.token)) {
     throw new SteamharnessError("input_validation", "[steamharness] [gateway] the token must be at least 16 printable ASCII characters", { field: "token" });
   }
+  for (const [field, value] of [["maxConversations", options.maxConversations], ["maxHeldBytes", options.maxHeldBytes], ["closeTimeoutMs", options.closeTimeoutMs]] as const) {
+    if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new SteamharnessError("input_validation", `[steamharness] [gateway] ${field} must be an integer ≥ 0`, { field });
+  }
   if (!options.project && !options.agent) throw new SteamharnessError("input_validation", "[steamharness] [gateway] give a conversation project or an agent", { field: "project" });
   const projectId = options.projectId ?? options.project?.manifest.id;
   if (!projectId) throw new SteamharnessError("input_validation", "[steamharness] [gateway] projectId is required when serving an agent without a project", { field: "projectId" });
@@ -115,25 +144,24 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
     tools: options.tools ?? [...(options.project?.executor.executor.tools ?? [])],
     ...(answerItemId === undefined ? {} : { answerItemId }),
     maxConversations: options.maxConversations ?? 1000,
+    maxHeldBytes: options.maxHeldBytes ?? DEFAULT_MAX_HELD_BYTES,
   });
   const responses = createResponsesApi({ runs, modelId, now });
   const chat = createChatCompletionsApi({ runs, modelId, now });
-  const authorized = bearerCheck(options.token);
-  const limiter = options.rateLimit === false ? null : createRateLimiter(options.rateLimit ?? { requests: 600, windowMs: 60_000 }, now);
+  const guard = createGatewayGuard({ token: options.token, rateLimit: options.rateLimit ?? { requests: 600, windowMs: 60_000 }, allowedHosts: options.allowedHosts ?? [], now });
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   let server: Server | null = null;
+  let closing: Promise<void> | null = null;
+  /** Requests being answered: each settles when its response has ended (or its socket closed). */
+  const inFlight = new Set<Promise<void>>();
 
   const checkModel = (model: string) => {
     if (model !== modelId) throw new GatewayHttpError(404, `The model '${model}' does not exist. This gateway serves '${modelId}'.`, { param: "model", code: "model_not_found" });
   };
 
   async function serve(request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> {
-    const wait = limiter?.take(request.socket.remoteAddress ?? "unknown") ?? 0;
-    if (wait > 0) throw new GatewayHttpError(429, `Rate limit reached: try again in ${wait} s.`, { type: "requests", code: "rate_limit_exceeded", headers: { "retry-after": String(wait) } });
-    if (!authorized(request.headers.authorization)) {
-      const missing = request.headers.authorization === undefined;
-      throw new GatewayHttpError(401, missing ? "You didn't provide an API key. Send it as 'Authorization: Bearer <token>'." : "Incorrect API key provided.", { code: "invalid_api_key" });
-    }
+    guard.check(request);
+    if (closing) throw new GatewayHttpError(503, "The gateway is shutting down.", { type: "server_error", code: "gateway_closing", headers: { connection: "close" } });
     const path = (request.url ?? "/").split("?")[0]!.replace(/\/+$/, "");
     const method = request.method ?? "GET";
     if (method === "POST" && path === "/v1/responses") {
@@ -147,7 +175,15 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
       return chat.create(body, response, signal);
     }
     const responseId = /^\/v1\/responses\/([^/]+)$/.exec(path)?.[1];
-    if (method === "GET" && responseId !== undefined) return responses.get(decodeURIComponent(responseId), response);
+    if (method === "GET" && responseId !== undefined) {
+      let id: string;
+      try {
+        id = decodeURIComponent(responseId);
+      } catch {
+        throw new GatewayHttpError(400, "The response id in the URL has a malformed %-escape.", { param: "response_id", code: "invalid_value" });
+      }
+      return responses.get(id, response);
+    }
     if (method === "GET" && path === "/v1/models") {
       return sendJson(response, 200, { object: "list", data: [{ id: modelId, object: "model", created: 0, owned_by: "steamharness" }] });
     }
@@ -159,9 +195,14 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
     handle(request, response) {
       const controller = new AbortController();
       // A client that goes away before its response is complete cancels the run.
-      response.on("close", () => {
-        if (!response.writableFinished) controller.abort();
-      });
+      const ended = new Promise<void>((resolve) =>
+        response.on("close", () => {
+          if (!response.writableFinished) controller.abort();
+          resolve();
+        }),
+      );
+      inFlight.add(ended);
+      void ended.then(() => inFlight.delete(ended));
       serve(request, response, controller.signal)
         .catch((error: unknown) => sendError(response, error))
         .finally(() => {
@@ -181,20 +222,28 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
         });
       });
       const { port } = created.address() as AddressInfo;
+      // The listening address is served too, unless it is a wildcard (0.0.0.0 is no one's name).
+      if (host !== "0.0.0.0" && host !== "::") guard.allowHost(host);
       const shown = host.includes(":") ? `[${host}]` : host;
       return { url: `http://${shown}:${port}/v1`, port, host };
     },
     activeRuns: () => runs.activeRuns(),
-    async close() {
-      runs.abortAll();
-      const running = server;
-      server = null;
-      if (running) {
-        const closed = new Promise<void>((resolve) => running.close(() => resolve()));
-        running.closeAllConnections();
+    stats: () => runs.stats(),
+    close() {
+      closing ??= (async () => {
+        const running = server;
+        server = null;
+        // No new connections; idle keep-alive ones close now, the others once their response ended.
+        const closed = running ? new Promise<void>((resolve) => running.close(() => resolve())) : Promise.resolve();
+        runs.closeAll();
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([Promise.all(inFlight), new Promise<void>((resolve) => (timer = setTimeout(resolve, options.closeTimeoutMs ?? 5000)))]);
+        clearTimeout(timer);
+        running?.closeAllConnections();
         await closed;
-      }
-      await ownStorage?.close();
+        await ownStorage?.close();
+      })();
+      return closing;
     },
   };
   return gateway;

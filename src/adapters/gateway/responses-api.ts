@@ -264,7 +264,7 @@ function usageObject(usage: GatewayUsage): JsonValue {
 
 /**
  * The HTTP error of a failed run: 409 for a busy conversation (another request is running in
- * it), 502 when the model failed, else 500.
+ * it), 503 for a run cancelled because the gateway closes, 502 when the model failed, else 500.
  *
  * @example
  * throw failureError({ code: "session_busy", message: "…" });
@@ -272,6 +272,7 @@ function usageObject(usage: GatewayUsage): JsonValue {
 export function failureError(error: { code: string; message: string }): GatewayHttpError {
   if (error.code === "session_busy") return new GatewayHttpError(409, `Another request is running in this conversation: ${error.message}`, { type: "conflict_error", code: "conversation_busy" });
   if (error.code === "not_found") return new GatewayHttpError(404, error.message, { code: "not_found" });
+  if (error.code === "gateway_closing") return new GatewayHttpError(503, error.message, { type: "server_error", code: "gateway_closing" });
   if (error.code === "model_error") return new GatewayHttpError(502, error.message, { type: "server_error", code: "model_error" });
   return new GatewayHttpError(500, error.message, { type: "server_error", code: error.code });
 }
