@@ -15,7 +15,7 @@ import type { OutputItemStreamChunk } from "../../domain/output-items.js";
 import type { ToolPermissionDecision, ToolPermissions } from "../../ports/tool-permissions.js";
 import type { UserInput, UserInputResponse } from "../../ports/user-input.js";
 import type { Storage } from "../../ports/storage.js";
-import { createNodeContext } from "../../workflow/node-context.js";
+import { createNodeContext } from "../../compose/node-context.js";
 import { createMemorySessionBackend } from "../memory/memory-session-backend.js";
 
 /** What a paused run waits for, as the client is shown it. */
