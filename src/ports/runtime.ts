@@ -80,8 +80,8 @@ export interface HarnessRuntime {
   gatewaySessions(storage: Storage): SessionBackend;
   /** The backend that opens explicit session files (`databasePath`, SES-1): the storage's own when it accepts paths, else a SQLite one. */
   explicitFileSessions(storage: Storage): Promise<SessionBackend>;
-  /** A SQLite session backend on a session folder (the `agentStoreDir` shorthand). The caller closes it. */
-  sqliteSessionsAt(agentStoreDir: string): Promise<SessionBackend>;
+  /** A SQLite session backend on a session folder (the session-folder shorthand of the session host). The caller closes it. */
+  sqliteSessionsAt(folder: string): Promise<SessionBackend>;
   /** The provider-library model of one endpoint, loading the provider library on first use. */
   providerModel(endpoint: RuntimeModelEndpoint): Promise<ModelProvider>;
   /** The code-mode sandbox (EXT-4), loading its engine on first use. */
