@@ -23,7 +23,7 @@ import { createProviderModel } from "../src/adapters/providers/provider-model.js
 import { createAgent } from "../src/agent/create-agent.js";
 import { createAskUserTool, createUpdatePlanTool } from "../src/agent/session-tools.js";
 import type { ModelProvider, ModelStreamEvent } from "../src/ports/model-provider.js";
-import { createNodeContext } from "../src/workflow/node-context.js";
+import { createNodeContext } from "../src/compose/node-context.js";
 
 const ROUNDS = 5;
 const HTTP_TURNS = 60;

@@ -17,7 +17,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { createSqliteStorage } from "../src/adapters/sqlite/store/sqlite-storage.js";
 import { createProjectCapabilityTools } from "../src/capabilities/project-capabilities.js";
-import { createNodeContext } from "../src/workflow/node-context.js";
+import { createNodeContext } from "../src/compose/node-context.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");

@@ -18,7 +18,7 @@ import { resolveSessionDatabasePath } from "../src/adapters/sqlite/sessions/sess
 import { createSqliteSessionStore } from "../src/adapters/sqlite/sessions/sqlite-session-store.js";
 import { runStreamNode } from "../src/domain/stream-node.js";
 import { benchLoopNode, fileBytes, BENCH_CATALOG } from "./durable-support.js";
-import { createNodeContext } from "../src/workflow/node-context.js";
+import { createNodeContext } from "../src/compose/node-context.js";
 
 const [mode, target, stepsArg] = process.argv.slice(2);
 

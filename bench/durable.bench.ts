@@ -27,7 +27,7 @@ import { createSqliteStorage } from "../src/adapters/sqlite/store/sqlite-storage
 import { UserInputRequiredError } from "../src/domain/errors.js";
 import { runStreamNode } from "../src/domain/stream-node.js";
 import type { Storage } from "../src/ports/storage.js";
-import { createNodeContext } from "../src/workflow/node-context.js";
+import { createNodeContext } from "../src/compose/node-context.js";
 import { BENCH_CATALOG, benchLoopNode, buildCompactedHistory } from "./durable-support.js";
 
 const root = mkdtempSync(join(tmpdir(), "bench-durable-"));

@@ -19,7 +19,7 @@ import type { AgentToolCatalog } from "../src/agent/extensions/types.js";
 import type { AgentTool } from "../src/domain/agent-tool.js";
 import type { ModelProvider, ModelRequest } from "../src/ports/model-provider.js";
 import { createOfflineModel, type OfflineStep } from "../src/testing/offline-model.js";
-import { createNodeContext } from "../src/workflow/node-context.js";
+import { createNodeContext } from "../src/compose/node-context.js";
 import { CATALOG_TOOLS, SERVICE_ABOUT, catalogTools } from "../test/extensions/fixtures/tool-catalog.js";
 
 const core = { allow: ["read", "ls", "grep", "find", "update_plan", "tool_search", "codemode"] };

@@ -9,7 +9,7 @@ import { MemoryStorage } from "../src/adapters/memory/memory-storage.js";
 import { startGateway } from "../src/adapters/gateway/gateway.js";
 import { createAgentNode } from "../src/agent/create-agent-node.js";
 import { createOfflineModel } from "../src/testing/offline-model.js";
-import { createNodeContext } from "../src/workflow/node-context.js";
+import { createNodeContext } from "../src/compose/node-context.js";
 
 export const TOKEN = "bench-token-0123456789abcdef";
 export const ANSWER = "The gateway streams this answer in small deltas. ".repeat(10).slice(0, 480);

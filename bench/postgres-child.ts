@@ -13,7 +13,7 @@ import { createPostgresStorage } from "../src/adapters/postgres/postgres-storage
 import { createSqliteStorage } from "../src/adapters/sqlite/store/sqlite-storage.js";
 import { runStreamNode } from "../src/domain/stream-node.js";
 import type { Storage } from "../src/ports/storage.js";
-import { createNodeContext } from "../src/workflow/node-context.js";
+import { createNodeContext } from "../src/compose/node-context.js";
 import { BENCH_CATALOG, benchLoopNode } from "./durable-support.js";
 
 const args = process.argv.slice(2);

@@ -27,7 +27,8 @@ export { chooseSessionStorage } from "./domain/agent/session-choice.js";
 export { DEFAULT_AGENT_STORE_DIR } from "./adapters/sqlite/sessions/session-file-names.js";
 
 // The resident session host (HOST-1 … HOST-6)
-export { createAgentSessionHost, controlAgentSession, cancelAgentConversation, SUBAGENT_TOOL } from "./session-host/index.js";
+export { createAgentSessionHost, controlAgentSession, cancelAgentConversation } from "./compose/session-host.js";
+export { SUBAGENT_TOOL } from "./session-host/index.js";
 export { AgentSessionCommandSchema, AGENT_SESSION_COMMAND_TYPES, parseAgentSessionCommand } from "./session-host/index.js";
 export type {
   AgentSessionHost,

@@ -14,7 +14,7 @@ export { STORE_LIMITS } from "./domain/limits.js";
 
 // Workflow core (WF-0)
 export type { NodeContext, NodeLogger, ToolPermissionDefinition } from "./domain/node-context.js";
-export { createNodeContext } from "./workflow/node-context.js";
+export { createNodeContext } from "./compose/node-context.js";
 export type { NodeContextOptions } from "./workflow/node-context.js";
 export { runStreamNode } from "./domain/stream-node.js";
 export type { BaseStreamNode, RunStreamNodeOptions, StreamNodeResult } from "./domain/stream-node.js";
@@ -31,7 +31,7 @@ export type {
 } from "./domain/output-items.js";
 export { createToolApprovalGate, toolApprovalRequestId } from "./domain/approval-gate.js";
 export type { ToolApprovalCall, ToolApprovalGate } from "./domain/approval-gate.js";
-export { workflow } from "./workflow/namespace.js";
+export { workflow } from "./compose/workflow-namespace.js";
 
 // Storage (ports and the two built-in adapters)
 export type { Storage } from "./ports/storage.js";

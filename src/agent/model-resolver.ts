@@ -1,4 +1,4 @@
-import { loadProviderModel } from "../compose/providers.js";
+import type { HarnessRuntime } from "../ports/runtime.js";
 import { SteamharnessError } from "../domain/errors.js";
 import type { AgentConfigurationSnapshot, AgentModelEntry, AgentModelSelection } from "../domain/agent/model-selection.js";
 import type { JsonObject, JsonValue } from "../domain/json.js";
@@ -38,6 +38,7 @@ export async function resolveModel(
   selection: AgentModelSelection,
   injected: Map<string, ModelProvider> | undefined,
   attributes: AgentModelAttributes | undefined,
+  runtime: HarnessRuntime,
 ): Promise<ModelProvider> {
   if (selection.source === "injected") {
     const model = injected?.get(selection.id);
@@ -50,7 +51,7 @@ export async function resolveModel(
   }
   const contextWindow = attributes?.contextWindow ?? (selection.source === "configured" ? selection.entry.contextWindow : undefined);
   const webSearch = attributes?.webSearch ?? (selection.source === "configured" ? selection.entry.webSearch : undefined);
-  return loadProviderModel({
+  return runtime.providerModel({
     apiKind: connection.apiKind,
     baseUrl: connection.baseUrl ?? DEFAULT_BASE_URL[connection.apiKind],
     apiKey: connection.apiKey,

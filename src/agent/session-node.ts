@@ -1,4 +1,3 @@
-import { gatewaySessions } from "../compose/sessions.js";
 import { SteamharnessError } from "../domain/errors.js";
 import type { JsonObject } from "../domain/json.js";
 import type { NodeContext } from "../domain/node-context.js";
@@ -79,7 +78,7 @@ export function createSessionNodeRunner(options: AgentOptions, plain: Agent): Se
         tokenUsage,
         log: context.log,
         clock: context.clock,
-      });
+      }, context.runtime);
       opened.set(conversationId, host);
       host.catch(() => opened.delete(conversationId));
     }
@@ -118,7 +117,7 @@ export function createSessionNodeRunner(options: AgentOptions, plain: Agent): Se
         // A gateway run is never conversation history (SES-6); beside a live host it keeps its
         // in-memory session apart from the storage's, whose lease the host holds.
         if (!liveHost(conversationId)) return plain.run(input, context);
-        gatewayAgent ??= createAgent({ ...options, sessionStore: (address, runContext) => gatewaySessions(runContext.storage).open({ address, ownerId: input.runId ?? runContext.runId, clock: runContext.clock }) });
+        gatewayAgent ??= createAgent({ ...options, sessionStore: (address, runContext) => runContext.runtime.gatewaySessions(runContext.storage).open({ address, ownerId: input.runId ?? runContext.runId, clock: runContext.clock }) });
         return gatewayAgent.run(input, context);
       }
       if (plan) {

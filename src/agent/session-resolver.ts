@@ -1,4 +1,3 @@
-import { ephemeralSessions, explicitFileSessions } from "../compose/sessions.js";
 import { chooseSessionStorage } from "../domain/agent/session-choice.js";
 import { SteamharnessError } from "../domain/errors.js";
 import type { NodeContext } from "../domain/node-context.js";
@@ -41,8 +40,8 @@ async function backendFor(options: Pick<AgentOptions, "databasePath" | "session"
     ...(context.conversationId === undefined ? {} : { conversationId: context.conversationId }),
     hostInput,
   });
-  if (choice === "memory") return ephemeralSessions(context.storage);
-  if (databasePath !== undefined && databasePath !== "") return explicitFileSessions(context.storage);
+  if (choice === "memory") return context.runtime.ephemeralSessions(context.storage);
+  if (databasePath !== undefined && databasePath !== "") return context.runtime.explicitFileSessions(context.storage);
   return context.storage.sessions!;
 }
 

@@ -1,4 +1,4 @@
-import { createCodingTools } from "../compose/tools.js";
+import type { HarnessRuntime } from "../ports/runtime.js";
 import type { AgentTool } from "../domain/agent-tool.js";
 import { wrapAdapterError } from "../domain/errors.js";
 import { completeToolResults } from "../domain/agent/history.js";
@@ -105,11 +105,11 @@ function savedSelection(selection: AgentModelSelection): JsonObject {
 }
 
 /** The built-in tools for a workdir, kept per agent: the path guard resolves its roots once. */
-function codingToolsFor(cache: AgentCache, options: AgentOptions, workdir: string, shell: { env?: Record<string, string>; shell?: string } = {}): AgentTool[] {
+function codingToolsFor(cache: AgentCache, runtime: HarnessRuntime, options: AgentOptions, workdir: string, shell: { env?: Record<string, string>; shell?: string } = {}): AgentTool[] {
   const key = JSON.stringify([workdir, options.allowedDirectories ?? [], options.bashTimeoutMs ?? null, shell.env ?? null, shell.shell ?? null]);
   let tools = cache.codingTools.get(key);
   if (!tools) {
-    tools = createCodingTools({
+    tools = runtime.codingTools({
       workdir,
       ...(options.allowedDirectories ? { allowedDirectories: options.allowedDirectories } : {}),
       ...(options.bashTimeoutMs === undefined ? {} : { bashTimeoutMs: options.bashTimeoutMs }),
@@ -188,7 +188,7 @@ async function setUpTurn(
   } else selection = selectAgentModel(request, configuration);
   const model = selection.source !== "injected" && options.createModel
     ? await options.createModel(selection, context)
-    : await resolveModel(selection, injected, options.modelAttributes);
+    : await resolveModel(selection, injected, options.modelAttributes, context.runtime);
 
   // EXT-5: the session's stable execution target, chosen once (recorded with the first run).
   const chosen = options.session?.environment ? await sessionEnvironment(store, options.session.environment, runId) : null;
@@ -218,6 +218,7 @@ async function setUpTurn(
   const environment = chosen?.environment;
   const coding = codingToolsFor(
     cache,
+    context.runtime,
     environment?.allowedDirectories ? { ...options, allowedDirectories: environment.allowedDirectories } : options,
     environment?.workdir ?? start.workdir,
     { ...(environment?.env ? { env: environment.env } : {}), ...(environment?.shell ? { shell: environment.shell } : {}) },
@@ -227,7 +228,7 @@ async function setUpTurn(
   // declared only in `toolDefinitions` that asks the gate itself (CAP-11) is found there.
   const tools = await toolsOf(options, options.toolDefinitions?.length ? { ...context, executor: { ...context.executor, tools: catalog } } : context);
   let turn!: Turn;
-  const extensions = await openTurnExtensions({ session: options.session, policy, catalogs: tools.catalogs, definitions: catalog, runId, committed, view: () => turn }).catch(async (error: unknown) => {
+  const extensions = await openTurnExtensions({ session: options.session, policy, catalogs: tools.catalogs, definitions: catalog, runId, committed, codeSandbox: () => context.runtime.codeSandbox(), view: () => turn }).catch(async (error: unknown) => {
     await tools.close();
     throw error;
   });

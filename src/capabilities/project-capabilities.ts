@@ -19,7 +19,6 @@ import { CAPABILITY_TOOL_IDS, isCapabilityToolId } from "../domain/capabilities/
 import { runCapability, type CapabilityApprove, type CapabilityRuntime, type CapabilitySpec } from "../domain/capabilities/capability-spec.js";
 import { resolveHostBridge } from "../domain/capabilities/host-bridge.js";
 import { capabilitySpecOf, exposedCapabilityToolIds } from "../domain/capabilities/registry.js";
-import { createCapabilityMcpServer, createHttpHostBridge } from "../compose/capability-adapters.js";
 
 /** An environment record; defaults to `process.env`. */
 export type CapabilityEnv = Readonly<Record<string, string | undefined>>;
@@ -88,7 +87,7 @@ export async function createProjectCapabilityServer(toolId: string, options: Pro
   const spec = capabilitySpecOf(toolId);
   const runtime = capabilityRuntime(options.context, options);
   if (toolId === CAPABILITY_TOOL_IDS.hostConfiguration) requireBridge(runtime);
-  return createCapabilityMcpServer(spec, { runtime, ...(options.approve ? { approve: options.approve } : {}), ...(options.viewerAssetsDirectory ? { viewerAssetsDirectory: options.viewerAssetsDirectory } : {}) });
+  return options.context.runtime.capabilityServer(spec, { runtime, ...(options.approve ? { approve: options.approve } : {}), ...(options.viewerAssetsDirectory ? { viewerAssetsDirectory: options.viewerAssetsDirectory } : {}) });
 }
 
 /**
@@ -137,7 +136,7 @@ function capabilityRuntime(context: NodeContext, options: CapabilityEnvironmentO
   const runtime: CapabilityRuntime = { projectId: context.projectId, storage: context.storage, cardSource: options.cardSource ?? "local" };
   if (context.conversationId !== undefined) runtime.conversationId = context.conversationId;
   const bridge = resolveHostBridge(options.env ?? process.env);
-  if (bridge.ok) runtime.hostBridge = createHttpHostBridge(bridge.config);
+  if (bridge.ok) runtime.hostBridge = context.runtime.hostBridge(bridge.config);
   else runtime.hostBridgeUnavailableReason = bridge.reason;
   return runtime;
 }

@@ -4,6 +4,7 @@ import type { UserInput } from "../ports/user-input.js";
 import type { TokenUsageRecorder } from "../ports/token-usage.js";
 import type { Clock } from "../ports/clock.js";
 import type { IdSource } from "../ports/id-source.js";
+import type { HarnessRuntime } from "../ports/runtime.js";
 
 /**
  * One entry of the host's tool catalog (`executor.tools`). A tool absent from the catalog is
@@ -38,4 +39,6 @@ export interface NodeContext {
   log: NodeLogger;
   clock: Clock;
   ids: IdSource;
+  /** The driven adapters the composition root handed down (models, sandbox, coding tools, session defaults; ARCH-1). */
+  runtime: HarnessRuntime;
 }

@@ -1,8 +1,8 @@
-import { sqliteSessionsAt } from "../compose/sessions.js";
 import { SteamharnessError, type SteamharnessErrorCode } from "../domain/errors.js";
 import type { JsonObject } from "../domain/json.js";
 import type { SessionBackend } from "../ports/session-backend.js";
 import type { AgentSessionHostStore } from "../ports/session-host-store.js";
+import type { HarnessRuntime } from "../ports/runtime.js";
 import type { Storage } from "../ports/storage.js";
 import { parseAgentSessionCommand, type AgentSessionCommand, type AgentSessionCommandType } from "../domain/session-host/commands.js";
 import { liveHost } from "./registry.js";
@@ -19,6 +19,8 @@ export interface ControlAgentSessionOptions {
   agentStoreDir?: string;
   /** How long to wait for a host in another process to answer (default 5000 ms). */
   timeoutMs?: number;
+  /** The adapters behind the `agentStoreDir` shorthand; the library's runtime when absent (ARCH-1). */
+  runtime?: HarnessRuntime;
 }
 
 /** A command left in the durable inbox because no host answered in time; the next host (with `resume`) runs it. */
@@ -31,15 +33,15 @@ export interface AgentSessionStoredCommand {
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The backend named by a storage or a session folder, and whether the caller must close it. */
-async function sessionsOf(options: { storage?: Storage; agentStoreDir?: string }): Promise<{ sessions: SessionBackend; owned: boolean } | null> {
+async function sessionsOf(options: { storage?: Storage; agentStoreDir?: string }, runtime: HarnessRuntime): Promise<{ sessions: SessionBackend; owned: boolean } | null> {
   if (options.storage?.sessions) return { sessions: options.storage.sessions, owned: false };
-  if (options.agentStoreDir) return { sessions: await sqliteSessionsAt(options.agentStoreDir), owned: true };
+  if (options.agentStoreDir) return { sessions: await runtime.sqliteSessionsAt(options.agentStoreDir), owned: true };
   return null;
 }
 
 /** Runs `work` on the conversation's host record; `null` when it has none and `create` is false. */
-async function withHostStore<T>(options: { storage?: Storage; agentStoreDir?: string }, conversationId: string, create: boolean, work: (store: AgentSessionHostStore) => Promise<T>): Promise<T | null> {
-  const opened = await sessionsOf(options);
+async function withHostStore<T>(options: { storage?: Storage; agentStoreDir?: string }, runtime: HarnessRuntime, conversationId: string, create: boolean, work: (store: AgentSessionHostStore) => Promise<T>): Promise<T | null> {
+  const opened = await sessionsOf(options, runtime);
   if (!opened) return null;
   try {
     const store = await opened.sessions.openHostStore(conversationId, { create });
@@ -69,11 +71,11 @@ async function withHostStore<T>(options: { storage?: Storage; agentStoreDir?: st
  * await controlAgentSession("conv-1", { type: "submit", prompt: "Next step", mode: "reject" });
  * await controlAgentSession("conv-1", { type: "cancel" }, { storage }); // host in another process
  */
-export async function controlAgentSession(conversationId: string, command: AgentSessionCommand, options: ControlAgentSessionOptions = {}): Promise<AgentSessionCommandResult | AgentSessionStoredCommand> {
+export async function controlAgentSession(conversationId: string, command: AgentSessionCommand, options: ControlAgentSessionOptions, runtime: HarnessRuntime): Promise<AgentSessionCommandResult | AgentSessionStoredCommand> {
   const parsed = parseAgentSessionCommand(command);
   const host = liveHost(conversationId);
   if (host) return host.control(parsed);
-  const answered = await withHostStore(options, conversationId, true, async (store) => {
+  const answered = await withHostStore(options, runtime, conversationId, true, async (store) => {
     const seq = await store.enqueueCommand(parsed as unknown as JsonObject);
     const deadline = Date.now() + (options.timeoutMs ?? 5000);
     for (;;) {
@@ -97,6 +99,8 @@ export interface CancelAgentConversationOptions {
   /** SQLite shorthand for `storage`: the session folder of a SQLite backend. */
   agentStoreDir?: string;
   conversationId: string;
+  /** The adapters behind the `agentStoreDir` shorthand; the library's runtime when absent (ARCH-1). */
+  runtime?: HarnessRuntime;
 }
 
 /**
@@ -113,11 +117,11 @@ export interface CancelAgentConversationOptions {
  * await controlAgentSession("conv-1", { type: "cancel" });
  * await cancelAgentConversation({ storage, conversationId: "conv-1" });
  */
-export async function cancelAgentConversation(options: CancelAgentConversationOptions): Promise<{ cancelled: string[] }> {
+export async function cancelAgentConversation(options: CancelAgentConversationOptions, runtime: HarnessRuntime): Promise<{ cancelled: string[] }> {
   if (!options?.storage?.sessions && !options?.agentStoreDir) throw new SteamharnessError("input_validation", "a storage with a session backend (or agentStoreDir) is required", { field: "storage" });
   if (!options.conversationId) throw new SteamharnessError("input_validation", "conversationId is required", { field: "conversationId" });
   const cancelled =
-    (await withHostStore(options, options.conversationId, false, async (store) => {
+    (await withHostStore(options, runtime, options.conversationId, false, async (store) => {
       const ids = await store.requestCancel();
       await store.clearCancelled();
       return ids;

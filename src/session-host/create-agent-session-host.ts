@@ -1,15 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { createDefaultStorage, createMemoryToolPermissions, createMemoryUserInput } from "../compose/defaults.js";
-import { sqliteSessionsAt } from "../compose/sessions.js";
 import type { AgentToolCatalog } from "../agent/extensions/types.js";
 import type { AgentOptions, AgentToolSet } from "../agent/types.js";
 import type { AgentTool } from "../domain/agent-tool.js";
 import { stableHash } from "../domain/stable-hash.js";
 import { SteamharnessError } from "../domain/errors.js";
 import type { AgentSessionContextRecord, AgentSessionTaskRecord } from "../domain/session-host/host-state.js";
+import type { HarnessRuntime } from "../ports/runtime.js";
 import type { SessionBackend } from "../ports/session-backend.js";
 import type { SessionLease } from "../ports/session-lease.js";
-import { createNodeContext } from "../workflow/node-context.js";
+import { buildNodeContext } from "../workflow/node-context.js";
 import { SUBAGENT_TOOL, createSubagentTool } from "./delegation.js";
 import { addContext, runHostCommand, type HostCommandDeps } from "./host-commands.js";
 import { measureContext, openHostContext, type HostContext, type HostContextFactoryOptions } from "./host-contexts.js";
@@ -44,16 +43,16 @@ async function hostTools(options: AgentSessionHostOptions, context: Parameters<N
  * await host.waitForTask(taskId);
  * await host.close();
  */
-export async function createAgentSessionHost(conversationId: string, options: AgentSessionHostOptions): Promise<AgentSessionHost> {
+export async function createAgentSessionHost(conversationId: string, options: AgentSessionHostOptions, harness: HarnessRuntime): Promise<AgentSessionHost> {
   if (typeof conversationId !== "string" || conversationId === "") throw new SteamharnessError("input_validation", "conversationId must be a non-empty string", { field: "conversationId" });
   if (!options?.projectId) throw new SteamharnessError("input_validation", "projectId is required", { field: "projectId" });
-  const { resume = false, projectId, storage: givenStorage, agentStoreDir: givenDir, sessionKey = "agent", executorTools = [], toolPermissions: givenPermissions, userInput: givenUserInput, tokenUsage, log, clock, createTools: _createTools, inboxPollMs = 50, ...agentOptions } = options;
+  const { resume = false, runtime: _givenRuntime, projectId, storage: givenStorage, agentStoreDir: givenDir, sessionKey = "agent", executorTools = [], toolPermissions: givenPermissions, userInput: givenUserInput, tokenUsage, log, clock, createTools: _createTools, inboxPollMs = 50, ...agentOptions } = options;
   // One approval port and one question port for the host's lifetime, given or not (CAP-11): the
   // tools' context and every run share it, so a decision the runtime obtained is the one a tool
   // asking the gate again sees, and an answer recorded between turns is found by the resumed run.
-  const toolPermissions = givenPermissions ?? createMemoryToolPermissions();
-  const userInput = givenUserInput ?? createMemoryUserInput();
-  const storage = givenStorage ?? createDefaultStorage();
+  const toolPermissions = givenPermissions ?? harness.memoryToolPermissions();
+  const userInput = givenUserInput ?? harness.memoryUserInput();
+  const storage = givenStorage ?? harness.defaultStorage();
   // EXT-6: the session's own storage replaces the automatic choice (storage.sessions, agentStoreDir).
   const sessionStorage = agentOptions.session?.storage;
   if (sessionStorage && !sessionStorage.sessions) throw new SteamharnessError("input_validation", "session.storage has no sessions backend (Storage.sessions)", { field: "session.storage" });
@@ -66,11 +65,11 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
   let ownedSessions: SessionBackend | null = null;
   const contexts = new Map<number, HostContext>();
   try {
-    const sessions = sessionStorage?.sessions ?? (givenDir === undefined ? storage.sessions! : (ownedSessions = await sqliteSessionsAt(givenDir)));
+    const sessions = sessionStorage?.sessions ?? (givenDir === undefined ? storage.sessions! : (ownedSessions = await harness.sqliteSessionsAt(givenDir)));
     lease = await sessions.leases.acquire({ projectId, conversationId, sessionKey }, { ownerId: hostId, onBusy: "throw" });
     store = (await sessions.openHostStore(conversationId, { create: true }))!;
     const nodeContext = (runId: string, signal: AbortSignal) =>
-      createNodeContext({ projectId, storage, runId, conversationId, tools: executorTools, signal, toolPermissions, userInput, ...(tokenUsage ? { tokenUsage } : {}), ...(log ? { log } : {}), ...(clock ? { clock } : {}) });
+      buildNodeContext({ projectId, storage, runId, conversationId, tools: executorTools, signal, toolPermissions, userInput, ...(tokenUsage ? { tokenUsage } : {}), ...(log ? { log } : {}), ...(clock ? { clock } : {}) }, harness);
     // The tools' context carries the agent's `toolDefinitions` too: the catalog every run approves against.
     const toolsContext = nodeContext(hostId, new AbortController().signal);
     const tools = await hostTools(options, agentOptions.toolDefinitions?.length ? { ...toolsContext, executor: { tools: [...executorTools, ...agentOptions.toolDefinitions] } } : toolsContext);

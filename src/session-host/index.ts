@@ -1,8 +1,6 @@
 /**
  * The resident session host (HOST-1 … HOST-6): what `steamharness/agent` exports from here.
  */
-export { createAgentSessionHost } from "./create-agent-session-host.js";
-export { controlAgentSession, cancelAgentConversation } from "./control.js";
 export type { ControlAgentSessionOptions, CancelAgentConversationOptions, AgentSessionStoredCommand } from "./control.js";
 export type { AgentSessionHost, AgentSessionHostOptions, AgentSessionCommandResult, AgentSessionBackgroundWork } from "./types.js";
 export { AgentSessionCommandSchema, AGENT_SESSION_COMMAND_TYPES, parseAgentSessionCommand } from "../domain/session-host/commands.js";

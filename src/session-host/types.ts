@@ -1,3 +1,4 @@
+import type { HarnessRuntime } from "../ports/runtime.js";
 import type { AgentToolFactory, AgentOptions } from "../agent/types.js";
 import type { JsonObject } from "../domain/json.js";
 import type { NodeLogger, ToolPermissionDefinition } from "../domain/node-context.js";
@@ -19,6 +20,8 @@ export interface AgentSessionHostOptions extends Omit<AgentOptions, "sessionStor
   /** Reconnect to an existing durable session: recover its unfinished tasks, resubmit nothing (HOST-3). */
   resume?: boolean;
   projectId: string;
+  /** The driven adapters the host's runs use (models, sandbox, coding tools, session defaults); the library's runtime when absent (ARCH-1). */
+  runtime?: HarnessRuntime;
   /**
    * The project storage runs see (KV, knowledge, …) and, through `storage.sessions`, where the
    * host's sessions, lease and record live; default an in-memory storage (a host reachable from

@@ -5,7 +5,7 @@ import type { UserInput } from "../ports/user-input.js";
 import type { TokenUsageRecorder } from "../ports/token-usage.js";
 import type { Clock } from "../ports/clock.js";
 import type { IdSource } from "../ports/id-source.js";
-import { createKvTokenUsage, createMemoryToolPermissions, createMemoryUserInput, createRandomIdSource, createSystemClock } from "../compose/defaults.js";
+import type { HarnessRuntime } from "../ports/runtime.js";
 import { SteamharnessError } from "../domain/errors.js";
 
 /** Options of {@link createNodeContext}: `projectId` and `storage` are required, the rest default. */
@@ -29,20 +29,23 @@ export interface NodeContextOptions {
   log?: NodeLogger;
   clock?: Clock;
   ids?: IdSource;
+  /** The driven adapters this context hands down; defaults to the library's runtime (`createHarnessRuntime`). */
+  runtime?: HarnessRuntime;
 }
 
 const silentLogger: NodeLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /**
- * Builds a {@link NodeContext} with sensible defaults (WF-0).
+ * Builds a {@link NodeContext} whose defaults come from `runtime` (WF-0, ARCH-1). The library's
+ * `createNodeContext` is this function with the entry's runtime (src/compose/node-context.ts).
  *
  * @example
- * const context = createNodeContext({ projectId: "demo", storage: new MemoryStorage() });
+ * const context = buildNodeContext({ projectId: "demo", storage }, createHarnessRuntime());
  */
-export function createNodeContext(options: NodeContextOptions): NodeContext {
+export function buildNodeContext(options: NodeContextOptions, runtime: HarnessRuntime): NodeContext {
   if (!options.projectId) throw new SteamharnessError("input_validation", "createNodeContext: projectId is required", { field: "projectId" });
   if (!options.storage) throw new SteamharnessError("input_validation", "createNodeContext: storage is required", { field: "storage" });
-  const ids = options.ids ?? createRandomIdSource();
+  const ids = options.ids ?? runtime.ids();
   const namespace = options.conversationId === undefined ? { projectId: options.projectId } : { projectId: options.projectId, conversationId: options.conversationId };
   return {
     runId: options.runId ?? ids.next("run-"),
@@ -50,12 +53,13 @@ export function createNodeContext(options: NodeContextOptions): NodeContext {
     ...(options.conversationId === undefined ? {} : { conversationId: options.conversationId }),
     storage: options.storage,
     executor: { tools: options.tools ?? [] },
-    toolPermissions: options.toolPermissions ?? createMemoryToolPermissions(),
-    userInput: options.userInput ?? createMemoryUserInput(),
-    tokenUsage: options.tokenUsage ?? options.storage.tokenUsage?.(namespace) ?? createKvTokenUsage(options.storage.kv, namespace),
+    toolPermissions: options.toolPermissions ?? runtime.memoryToolPermissions(),
+    userInput: options.userInput ?? runtime.memoryUserInput(),
+    tokenUsage: options.tokenUsage ?? options.storage.tokenUsage?.(namespace) ?? runtime.kvTokenUsage(options.storage.kv, namespace),
     signal: options.signal ?? new AbortController().signal,
     log: options.log ?? silentLogger,
-    clock: options.clock ?? createSystemClock(),
+    clock: options.clock ?? runtime.clock(),
     ids,
+    runtime,
   };
 }

@@ -7,7 +7,7 @@ import { createKvTokenUsage } from "../../src/adapters/shared/kv-token-usage.js"
 import { createSqliteStorage } from "../../src/adapters/sqlite/store/sqlite-storage.js";
 import type { Storage } from "../../src/ports/storage.js";
 import { runTokenUsageContract } from "../../src/testing/token-usage.contract.js";
-import { createNodeContext } from "../../src/workflow/node-context.js";
+import { createNodeContext } from "../../src/compose/node-context.js";
 
 const root = mkdtempSync(join(tmpdir(), "sh-sqlite-usage-"));
 const opened: Storage[] = [];

@@ -13,7 +13,7 @@ import type { ModelRequest } from "../../src/ports/model-provider.js";
 import type { SessionEvent, SessionStore } from "../../src/ports/session-store.js";
 import type { Storage } from "../../src/ports/storage.js";
 import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
-import { createNodeContext } from "../../src/workflow/node-context.js";
+import { createNodeContext } from "../../src/compose/node-context.js";
 import { runNode } from "./helpers.js";
 
 const root = mkdtempSync(path.join(tmpdir(), "agent-commit-points-"));

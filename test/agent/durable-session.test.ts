@@ -11,7 +11,7 @@ import { createSqliteStorage } from "../../src/adapters/sqlite/store/sqlite-stor
 import { createAgentNode } from "../../src/agent/create-agent-node.js";
 import { isSteamharnessError, UserInputRequiredError } from "../../src/domain/errors.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
-import { createNodeContext } from "../../src/workflow/node-context.js";
+import { createNodeContext } from "../../src/compose/node-context.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 import { runNode } from "./helpers.js";
 

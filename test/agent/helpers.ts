@@ -8,7 +8,7 @@ import type { OutputItem, OutputItemStreamChunk } from "../../src/domain/output-
 import { createOutputStreamAccumulator } from "../../src/domain/output-stream.js";
 import { runStreamNode } from "../../src/domain/stream-node.js";
 import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
-import { createNodeContext } from "../../src/workflow/node-context.js";
+import { createNodeContext } from "../../src/compose/node-context.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 
 export interface Harness {

@@ -8,7 +8,7 @@ import { runStreamNode } from "../../src/domain/stream-node.js";
 import type { SessionStore } from "../../src/ports/session-store.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
 import { runProjectCapabilityAction } from "../../src/capabilities/project-capabilities.js";
-import { createNodeContext } from "../../src/workflow/node-context.js";
+import { createNodeContext } from "../../src/compose/node-context.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 import { harness, runNode } from "./helpers.js";
 

@@ -5,7 +5,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { MemoryStorage } from "../../src/adapters/memory/memory-storage.js";
-import { createNodeContext, type NodeContextOptions } from "../../src/workflow/node-context.js";
+import { createNodeContext, type NodeContextOptions } from "../../src/compose/node-context.js";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import type { NodeContext } from "../../src/domain/node-context.js";
 import { isSteamharnessError } from "../../src/domain/errors.js";

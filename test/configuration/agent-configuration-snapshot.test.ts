@@ -11,7 +11,7 @@ import { createAgentConfigurationLoader, RUN_SNAPSHOT_PREFIX } from "../../src/d
 import { takeProjectConfigurationSnapshot } from "../../src/domain/configuration/snapshot.js";
 import { runStreamNode } from "../../src/domain/stream-node.js";
 import type { ProjectConfigurationStore } from "../../src/ports/project-configuration-store.js";
-import { createNodeContext } from "../../src/workflow/node-context.js";
+import { createNodeContext } from "../../src/compose/node-context.js";
 import { startOpenAIResponsesServer, type LoopbackServer } from "../fixtures/loopback-openai-responses.js";
 
 const PROJECT = "3c9d2b1a-8e7f-4a6b-9c5d-1e2f3a4b5c6d";

@@ -16,7 +16,7 @@ import {
   runProjectCapabilityAction,
 } from "../../src/capabilities/project-capabilities.js";
 import type { ProjectConfigurationStore } from "../../src/ports/project-configuration-store.js";
-import { createNodeContext } from "../../src/workflow/node-context.js";
+import { createNodeContext } from "../../src/compose/node-context.js";
 
 const HOST = "workflow-host_project_configurations";
 const CARD = "workflow-ui_present_card";

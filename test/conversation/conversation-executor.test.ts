@@ -9,7 +9,7 @@ import { defineAgentConversationExecutor, isAgentConversationExecutor, type Agen
 import { createAgentConversationProject, loadAgentConversationProject, parseConversationManifest } from "../../src/conversation/conversation-project.js";
 import { runStreamNode } from "../../src/domain/stream-node.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
-import { createNodeContext } from "../../src/workflow/node-context.js";
+import { createNodeContext } from "../../src/compose/node-context.js";
 
 const conversation = { recovery: { enabled: true }, durable: { enabled: true } };
 const valid: AgentConversationExecutorOptions = { name: "assistant", executor: { tools: [{ id: "workflow-kv_kv_store", autoApprove: true }], conversation } };

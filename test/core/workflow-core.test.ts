@@ -1,4 +1,4 @@
-import { createNodeContext } from "../../src/workflow/node-context.js";
+import { createNodeContext } from "../../src/compose/node-context.js";
 import { MemoryStorage } from "../../src/adapters/memory/memory-storage.js";
 import { runStreamNode, type BaseStreamNode } from "../../src/domain/stream-node.js";
 import { createOutputItemChunk, createOutputStreamAccumulator, outputChunk } from "../../src/domain/output-stream.js";

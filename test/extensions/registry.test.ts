@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import type { AgentSessionHooks } from "../../src/agent/extensions/types.js";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import { isSteamharnessError } from "../../src/domain/errors.js";
-import { createAgentSessionHost } from "../../src/session-host/create-agent-session-host.js";
+import { createAgentSessionHost } from "../../src/compose/session-host.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
 import { harness, offlineNode, ofKind, runNode } from "../agent/helpers.js";
 import { conversation, tempDir } from "../session-host/helpers.js";

@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import { liveHost } from "../../src/session-host/registry.js";
-import { createAgentSessionHost } from "../../src/session-host/create-agent-session-host.js";
+import { createAgentSessionHost } from "../../src/compose/session-host.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
 import { harness, offlineNode, runNode } from "../agent/helpers.js";
 import { conversation } from "../session-host/helpers.js";

@@ -3,9 +3,9 @@ import { MemoryStorage } from "../../src/adapters/memory/memory-storage.js";
 import { createSqliteStorage } from "../../src/adapters/sqlite/store/sqlite-storage.js";
 import { createAgent } from "../../src/agent/create-agent.js";
 import { isSteamharnessError } from "../../src/domain/errors.js";
-import { createAgentSessionHost } from "../../src/session-host/create-agent-session-host.js";
+import { createAgentSessionHost } from "../../src/compose/session-host.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
-import { createNodeContext } from "../../src/workflow/node-context.js";
+import { createNodeContext } from "../../src/compose/node-context.js";
 import { conversation, tempDir } from "../session-host/helpers.js";
 
 const drain = async (iterable: AsyncIterable<unknown>) => {

@@ -10,7 +10,7 @@ import { createAgentConversationProject } from "../../src/conversation/conversat
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import { runStreamNode } from "../../src/domain/stream-node.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
-import { createNodeContext } from "../../src/workflow/node-context.js";
+import { createNodeContext } from "../../src/compose/node-context.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 import { lastUserText, TOKEN } from "./helpers.js";
 

@@ -4,7 +4,7 @@ import { createSqliteStorage } from "../../src/adapters/sqlite/store/sqlite-stor
 import { createProjectCapabilityTools } from "../../src/capabilities/project-capabilities.js";
 import { createToolApprovalGate } from "../../src/domain/approval-gate.js";
 import type { NodeContext } from "../../src/domain/node-context.js";
-import { createAgentSessionHost } from "../../src/session-host/create-agent-session-host.js";
+import { createAgentSessionHost } from "../../src/compose/session-host.js";
 import type { AgentSessionHostOptions } from "../../src/session-host/types.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
 import { conversation, tempDir } from "./helpers.js";

@@ -4,7 +4,7 @@ import { describe, expect, it } from "@jest/globals";
 import { createSqliteSessionStore } from "../../src/adapters/sqlite/sessions/sqlite-session-store.js";
 import { resolveSessionDatabasePath } from "../../src/adapters/sqlite/sessions/session-database-path.js";
 import { isSteamharnessError } from "../../src/domain/errors.js";
-import { cancelAgentConversation, controlAgentSession, createAgentSessionHost } from "../../src/session-host/index.js";
+import { cancelAgentConversation, controlAgentSession, createAgentSessionHost } from "../../src/agent.js";
 import { startHostChild } from "./child-process.js";
 import { conversation, tempDir } from "./helpers.js";
 

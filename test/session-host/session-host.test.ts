@@ -4,8 +4,7 @@ import { createSqliteSessionStore } from "../../src/adapters/sqlite/sessions/sql
 import { resolveSessionDatabasePath } from "../../src/adapters/sqlite/sessions/session-database-path.js";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
-import { createAgentSessionHost } from "../../src/session-host/create-agent-session-host.js";
-import { controlAgentSession } from "../../src/session-host/control.js";
+import { controlAgentSession, createAgentSessionHost } from "../../src/compose/session-host.js";
 import { collect, conversation, gateTool, tempDir, waitForFile } from "./helpers.js";
 import path from "node:path";
 import { writeFileSync } from "node:fs";

@@ -6,7 +6,7 @@ import { createMemoryToolPermissions } from "../../src/adapters/memory/memory-to
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import type { ModelRequest } from "../../src/ports/model-provider.js";
 import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
-import { createAgentSessionHost } from "../../src/session-host/index.js";
+import { createAgentSessionHost } from "../../src/agent.js";
 import { collect, conversation, tempDir } from "./helpers.js";
 
 type Ring = { id: string; display: unknown; content: { value: number; total: number; unit: string } };

@@ -9,7 +9,7 @@ import { createProjectCapabilityTools } from "../../src/capabilities/project-cap
 import type { SessionEventInput } from "../../src/domain/agent/session-events.js";
 import { runStreamNode } from "../../src/domain/stream-node.js";
 import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
-import { createNodeContext } from "../../src/workflow/node-context.js";
+import { createNodeContext } from "../../src/compose/node-context.js";
 
 export const PROJECT = "project-demo";
 export const CONVERSATION = "conv-plan";

@@ -4,7 +4,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { createViewerServer, type ViewerServer } from "../../src/adapters/viewer/viewer-server.js";
-import { createAgentSessionHost } from "../../src/session-host/create-agent-session-host.js";
+import { createAgentSessionHost } from "../../src/compose/session-host.js";
 import { createProjectCapabilityTools } from "../../src/capabilities/project-capabilities.js";
 import { planRequestId } from "../../src/domain/agent/ids.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";

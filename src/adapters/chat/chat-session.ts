@@ -18,7 +18,7 @@ import { loadAgentConversationProject } from "../../conversation/conversation-pr
 import { createAgentConfigurationLoader } from "../../domain/configuration/run-snapshot.js";
 import { isSteamharnessError } from "../../domain/errors.js";
 import type { Storage } from "../../ports/storage.js";
-import { createNodeContext } from "../../workflow/node-context.js";
+import { createNodeContext } from "../../compose/node-context.js";
 import { createSqliteProjectConfigurationStore } from "../sqlite/configuration/sqlite-project-configuration-store.js";
 import { createSqliteStorage } from "../sqlite/store/sqlite-storage.js";
 import { agentStoreDirFor } from "../sqlite/sessions/session-file-names.js";

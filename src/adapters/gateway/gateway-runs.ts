@@ -16,7 +16,7 @@ import type { OutputItemStreamChunk } from "../../domain/output-items.js";
 import type { ToolPermissionDecision, ToolPermissions } from "../../ports/tool-permissions.js";
 import type { UserInput, UserInputResponse } from "../../ports/user-input.js";
 import type { Storage } from "../../ports/storage.js";
-import { createNodeContext } from "../../workflow/node-context.js";
+import { createNodeContext } from "../../compose/node-context.js";
 import { approximateBytes, measuredSessions } from "./gateway-budget.js";
 import { createConversationSessions } from "./gateway-sessions.js";
 

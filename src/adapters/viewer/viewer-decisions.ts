@@ -1,6 +1,6 @@
 import { SteamharnessError } from "../../domain/errors.js";
 import type { Storage } from "../../ports/storage.js";
-import { controlAgentSession } from "../../session-host/control.js";
+import { controlAgentSession } from "../../compose/session-host.js";
 import { createStoredDecisions, type StoredDecision } from "./stored-decisions.js";
 import type { ViewerSessions } from "./viewer-sessions.js";
 

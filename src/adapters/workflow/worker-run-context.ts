@@ -1,3 +1,4 @@
+import { defaultRuntime } from "../../compose/runtime.js";
 import { SteamharnessError, UserInputRequiredError } from "../../domain/errors.js";
 import type { JsonValue } from "../../domain/json.js";
 import type { NodeContext, NodeLogger } from "../../domain/node-context.js";
@@ -6,9 +7,6 @@ import type { RelatedProject, WorkflowInputRequest, WorkflowRunContext, Workflow
 import type { Storage } from "../../ports/storage.js";
 import type { ToolPermissionDecision, ToolPermissions } from "../../ports/tool-permissions.js";
 import type { UserInput, UserInputField, UserInputResponse } from "../../ports/user-input.js";
-import { createKvTokenUsage } from "../shared/kv-token-usage.js";
-import { createSystemClock } from "../system/clock.js";
-import { createRandomIdSource } from "../system/id-source.js";
 import type { HostMessage, WorkerMessage } from "./worker-protocol.js";
 
 /** The worker's side of the IPC channel: ports that ask the host and wait for its answer. */
@@ -119,7 +117,8 @@ export interface WorkerRunContextOptions {
 export function createWorkerRunContext(options: WorkerRunContextOptions): WorkflowRunContext {
   const { runId, projectId, storage, bridge, signal } = options;
   const log = createStderrLogger(runId);
-  const tokenUsage = storage.tokenUsage?.({ projectId }) ?? createKvTokenUsage(storage.kv, { projectId });
+  const runtime = defaultRuntime();
+  const tokenUsage = storage.tokenUsage?.({ projectId }) ?? runtime.kvTokenUsage(storage.kv, { projectId });
   const node: NodeContext = {
     runId,
     projectId,
@@ -130,8 +129,9 @@ export function createWorkerRunContext(options: WorkerRunContextOptions): Workfl
     tokenUsage,
     signal,
     log,
-    clock: createSystemClock(),
-    ids: createRandomIdSource(),
+    clock: runtime.clock(),
+    ids: runtime.ids(),
+    runtime,
   };
   return {
     runId,

@@ -1,9 +1,8 @@
 import { Type } from "@sinclair/typebox";
-import { loadCodeSandbox } from "../../compose/sandbox.js";
 import type { AgentTool } from "../../domain/agent-tool.js";
 import { SteamharnessError, type SteamharnessErrorCode } from "../../domain/errors.js";
 import type { JsonObject, JsonValue } from "../../domain/json.js";
-import type { CodeSandboxFailureKind } from "../../ports/code-sandbox.js";
+import type { CodeSandbox, CodeSandboxFailureKind } from "../../ports/code-sandbox.js";
 import type { ModelToolSpec } from "../../ports/model-provider.js";
 import type { AgentCodeModeOptions } from "./types.js";
 
@@ -97,9 +96,9 @@ const parseResult = (text: string): JsonValue => {
  * calls already recorded.
  *
  * @example
- * const tool = createCodeModeTool(callableSpecs, {}, runNested);
+ * const tool = createCodeModeTool(callableSpecs, {}, runNested, () => context.runtime.codeSandbox());
  */
-export function createCodeModeTool(callable: readonly ModelToolSpec[], options: AgentCodeModeOptions, runNested: NestedCallRunner): AgentTool {
+export function createCodeModeTool(callable: readonly ModelToolSpec[], options: AgentCodeModeOptions, runNested: NestedCallRunner, loadSandbox: () => Promise<CodeSandbox>): AgentTool {
   const names = callable.map((spec) => spec.name);
   const limits = {
     timeoutMs: options.timeoutMs ?? CODEMODE_DEFAULTS.timeoutMs,
@@ -120,7 +119,7 @@ export function createCodeModeTool(callable: readonly ModelToolSpec[], options: 
     replay: "safe",
     async execute(toolCallId, params, signal) {
       const { code } = params as { code: string };
-      const sandbox = await loadCodeSandbox();
+      const sandbox = await loadSandbox();
       let index = 0;
       const result = await sandbox.run({
         code,

@@ -6,6 +6,7 @@ import type { JsonObject, JsonValue } from "../../domain/json.js";
 import type { NodeContext, ToolPermissionDefinition } from "../../domain/node-context.js";
 import type { OutputItemStreamChunk } from "../../domain/output-items.js";
 import { createOutputItemChunk, outputChunk } from "../../domain/output-stream.js";
+import type { CodeSandbox } from "../../ports/code-sandbox.js";
 import type { ModelToolCallBlock, ModelToolSpec } from "../../ports/model-provider.js";
 import { CODEMODE, createCodeModeTool, type NestedOutcome } from "./code-mode.js";
 import { createRunHooks, type RunHooks } from "./hooks.js";
@@ -64,7 +65,7 @@ const stable = (value: unknown): string => JSON.stringify(value, (_key, inner: u
  * a resumed run keeps them callable).
  *
  * @example
- * const extensions = await openTurnExtensions({ session, policy, catalogs, definitions, view: () => turn });
+ * const extensions = await openTurnExtensions({ session, policy, catalogs, definitions, runId, committed, codeSandbox, view: () => turn });
  */
 export async function openTurnExtensions(input: {
   session: AgentSessionOptions | undefined;
@@ -73,6 +74,8 @@ export async function openTurnExtensions(input: {
   definitions: readonly ToolPermissionDefinition[];
   runId: string;
   committed: Map<string, SessionEvent>;
+  /** Loads the code-mode sandbox (the run's runtime, ARCH-1). */
+  codeSandbox: () => Promise<CodeSandbox>;
   view: () => ExtensionTurnView;
 }): Promise<TurnExtensions> {
   const { session, policy, view } = input;
@@ -141,7 +144,7 @@ export async function openTurnExtensions(input: {
       if (codeAccess === "hidden") return base;
       // The snippet may call what the model may call directly, except the session's own tools.
       const callable = base.specs.filter((spec) => base.get(spec.name)?.governance !== "session" && spec.name !== TOOL_SEARCH);
-      return build([...features, { tool: hooked(createCodeModeTool(callable, session!.codeMode!, runNested)), access: codeAccess }], loaded, definitions);
+      return build([...features, { tool: hooked(createCodeModeTool(callable, session!.codeMode!, runNested, input.codeSandbox)), access: codeAccess }], loaded, definitions);
     },
     async loadCalled(name) {
       if (!catalogs?.has(name)) return false;

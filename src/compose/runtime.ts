@@ -1,0 +1,90 @@
+/**
+ * The composition root's runtime (ARCH-1): the one place that names the driven adapters the
+ * application uses by default. Entry points build it (`defaultRuntime()` for the library's
+ * factories) and hand it down through `NodeContext.runtime` or a factory's options. Each adapter
+ * with a heavy backend (the provider library, QuickJS, SQLite sessions, the MCP SDK) loads on
+ * first use, so importing the root loads none of them (PERF-1).
+ */
+import { MemoryStorage } from "../adapters/memory/memory-storage.js";
+import { createMemorySessionBackend } from "../adapters/memory/memory-session-backend.js";
+import { createMemoryToolPermissions } from "../adapters/memory/memory-tool-permissions.js";
+import { createMemoryUserInput } from "../adapters/memory/memory-user-input.js";
+import { createKvTokenUsage } from "../adapters/shared/kv-token-usage.js";
+import { createSystemClock } from "../adapters/system/clock.js";
+import { createRandomIdSource } from "../adapters/system/id-source.js";
+import { createCodingTools } from "../adapters/coding-tools/index.js";
+import { createHttpHostBridge } from "../adapters/host-bridge/http-host-bridge.js";
+import type { CodeSandbox } from "../ports/code-sandbox.js";
+import type { HarnessRuntime } from "../ports/runtime.js";
+import type { SessionBackend } from "../ports/session-backend.js";
+import type { Storage } from "../ports/storage.js";
+
+/** The SQLite session backend on a folder, or of explicit files (no folder), loading the SQLite adapter on first use. */
+async function sqliteSessions(agentStoreDir?: string): Promise<SessionBackend> {
+  const { createSqliteSessionBackend } = await import("../adapters/sqlite/sessions/sqlite-session-backend.js");
+  return agentStoreDir === undefined ? createSqliteSessionBackend({ maxIdleSessions: 0 }) : createSqliteSessionBackend({ agentStoreDir });
+}
+
+/**
+ * A runtime of the library's default adapters. Sessions of non-durable runs, gateway sessions
+ * and explicit-file backends are kept per storage object inside this runtime (weakly, so a
+ * storage that is dropped frees them); two runtimes share nothing.
+ *
+ * @example
+ * const runtime = createHarnessRuntime();
+ * const context = createNodeContext({ projectId: "p1", storage, runtime });
+ */
+export function createHarnessRuntime(): HarnessRuntime {
+  const ephemeral = new WeakMap<Storage, SessionBackend>();
+  const gateway = new WeakMap<Storage, SessionBackend>();
+  const explicitFiles = new WeakMap<Storage, Promise<SessionBackend>>();
+  let sandbox: Promise<CodeSandbox> | null = null;
+  const perStorage = <T>(map: WeakMap<Storage, T>, storage: Storage, create: () => T): T => {
+    let value = map.get(storage);
+    if (value === undefined) {
+      value = create();
+      map.set(storage, value);
+    }
+    return value;
+  };
+  return {
+    clock: createSystemClock,
+    ids: createRandomIdSource,
+    memoryToolPermissions: createMemoryToolPermissions,
+    memoryUserInput: createMemoryUserInput,
+    kvTokenUsage: createKvTokenUsage,
+    defaultStorage: () => new MemoryStorage(),
+    ephemeralSessions: (storage) => (storage.sessions && !storage.sessions.durable ? storage.sessions : perStorage(ephemeral, storage, createMemorySessionBackend)),
+    gatewaySessions: (storage) => perStorage(gateway, storage, createMemorySessionBackend),
+    explicitFileSessions: async (storage) => (storage.sessions?.acceptsDatabasePath ? storage.sessions : perStorage(explicitFiles, storage, () => sqliteSessions())),
+    sqliteSessionsAt: (agentStoreDir) => sqliteSessions(agentStoreDir),
+    async providerModel(endpoint) {
+      const { createProviderModel } = await import("../adapters/providers/provider-model.js");
+      return createProviderModel(endpoint);
+    },
+    codeSandbox() {
+      sandbox ??= import("../adapters/quickjs/quickjs-sandbox.js").then(({ createQuickJsSandbox }) => createQuickJsSandbox());
+      return sandbox;
+    },
+    codingTools: createCodingTools,
+    async capabilityServer(spec, options) {
+      const { createCapabilityMcpServer } = await import("../adapters/mcp/capability-server.js");
+      return createCapabilityMcpServer(spec, options);
+    },
+    hostBridge: createHttpHostBridge,
+  };
+}
+
+let library: HarnessRuntime | null = null;
+
+/**
+ * The runtime of the library's entry points, built on first use: what `createNodeContext`,
+ * `createAgentSessionHost` and `controlAgentSession` hand down when the host passes no `runtime`.
+ *
+ * @example
+ * const context = buildNodeContext(options, options.runtime ?? defaultRuntime());
+ */
+export function defaultRuntime(): HarnessRuntime {
+  library ??= createHarnessRuntime();
+  return library;
+}

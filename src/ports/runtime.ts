@@ -1,0 +1,95 @@
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { AgentTool } from "../domain/agent-tool.js";
+import type { AgentApiKind } from "../domain/agent/model-selection.js";
+import type { CapabilityApprove, CapabilityRuntime, CapabilitySpec } from "../domain/capabilities/capability-spec.js";
+import type { HostBridgeClient, HostBridgeConfig } from "../domain/capabilities/host-bridge.js";
+import type { Clock } from "./clock.js";
+import type { CodeSandbox } from "./code-sandbox.js";
+import type { IdSource } from "./id-source.js";
+import type { KvNamespace, KvStore } from "./kv-store.js";
+import type { ModelProvider } from "./model-provider.js";
+import type { SessionBackend } from "./session-backend.js";
+import type { Storage } from "./storage.js";
+import type { TokenUsageRecorder } from "./token-usage.js";
+import type { ToolPermissions } from "./tool-permissions.js";
+import type { UserInput } from "./user-input.js";
+
+/** One model endpoint the runtime connects to (a configured entry or a node's explicit endpoint). Keys are always explicit. */
+export interface RuntimeModelEndpoint {
+  apiKind: AgentApiKind;
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+  provider?: string;
+  contextWindow?: number;
+  maxTokens?: number;
+  reasoning?: boolean;
+  webSearch?: boolean;
+}
+
+/** Options of the built-in coding tools (AG-6): a workdir and the folders beside it the tools may use. */
+export interface RuntimeCodingToolsOptions {
+  workdir: string;
+  allowedDirectories?: readonly string[];
+  /** bash timeout in ms (default 120000). */
+  bashTimeoutMs?: number;
+  /** bash's environment variables. */
+  env?: Readonly<Record<string, string>>;
+  /** The shell bash commands run in (default `/bin/bash`). */
+  shell?: string;
+}
+
+/** Options of {@link HarnessRuntime.capabilityServer}. */
+export interface RuntimeCapabilityServerOptions {
+  runtime: CapabilityRuntime;
+  approve?: CapabilityApprove;
+  viewerAssetsDirectory?: string;
+}
+
+/**
+ * The driven adapters the composition root hands to the application (ARCH-1): what a node
+ * context, an agent, a session host or a capability tool uses when the host gave none. The
+ * library's entry points build one with `createHarnessRuntime()` and pass it down through the
+ * node context (`NodeContext.runtime`) or a factory's options; application code never looks an
+ * adapter up. A host replaces one member by building its own runtime
+ * (`{ ...createHarnessRuntime(), codeSandbox: async () => mySandbox }`).
+ *
+ * State that must outlive one run (the in-memory sessions of non-durable runs, per storage) lives
+ * in the runtime object, never in a module: two runtimes share nothing.
+ */
+export interface HarnessRuntime {
+  /** A fresh wall clock. */
+  clock(): Clock;
+  /** A fresh random id source. */
+  ids(): IdSource;
+  /** The approval port when the host gives none: answers `pending` (never auto-approves). */
+  memoryToolPermissions(): ToolPermissions;
+  /** The question port when the host gives none: answers `pending`. */
+  memoryUserInput(): UserInput;
+  /** Token usage under the reserved KV keys of a namespace, for storages with no usage table. */
+  kvTokenUsage(kv: KvStore, namespace: KvNamespace): TokenUsageRecorder;
+  /** The storage of a session host given none: every port in memory, sessions included. */
+  defaultStorage(): Storage;
+  /**
+   * Sessions of non-durable runs (SES-6) on a storage: the storage's own backend when it is in
+   * memory, else one in-memory backend per storage object for the runtime's lifetime, so
+   * re-running a run id on the same storage replays it.
+   */
+  ephemeralSessions(storage: Storage): SessionBackend;
+  /** In-memory sessions of gateway runs beside a resident host on a storage (EXT-1); never the storage's own backend. */
+  gatewaySessions(storage: Storage): SessionBackend;
+  /** The backend that opens explicit session files (`databasePath`, SES-1): the storage's own when it accepts paths, else a SQLite one. */
+  explicitFileSessions(storage: Storage): Promise<SessionBackend>;
+  /** A SQLite session backend on a session folder (the session-folder shorthand of the session host). The caller closes it. */
+  sqliteSessionsAt(folder: string): Promise<SessionBackend>;
+  /** The provider-library model of one endpoint, loading the provider library on first use. */
+  providerModel(endpoint: RuntimeModelEndpoint): Promise<ModelProvider>;
+  /** The code-mode sandbox (EXT-4), loading its engine on first use. */
+  codeSandbox(): Promise<CodeSandbox>;
+  /** The seven built-in coding tools for a workdir. */
+  codingTools(options: RuntimeCodingToolsOptions): AgentTool[];
+  /** One capability as an MCP server, loading the MCP SDK on first use (CAP-8). */
+  capabilityServer(spec: CapabilitySpec<any>, options: RuntimeCapabilityServerOptions): Promise<Server>;
+  /** The HTTP client of the host bridge (host configuration, CAP-8). */
+  hostBridge(config: HostBridgeConfig): HostBridgeClient;
+}
