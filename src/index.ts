@@ -15,6 +15,8 @@ export { STORE_LIMITS } from "./domain/limits.js";
 // Workflow core (WF-0)
 export type { NodeContext, NodeLogger, ToolPermissionDefinition } from "./domain/node-context.js";
 export { createNodeContext } from "./compose/node-context.js";
+export { createHarnessRuntime } from "./compose/runtime.js";
+export type { HarnessRuntime, RuntimeCapabilityServerOptions, RuntimeCodingToolsOptions, RuntimeModelEndpoint } from "./ports/runtime.js";
 export type { NodeContextOptions } from "./workflow/node-context.js";
 export { runStreamNode } from "./domain/stream-node.js";
 export type { BaseStreamNode, RunStreamNodeOptions, StreamNodeResult } from "./domain/stream-node.js";
