@@ -5,7 +5,8 @@ import type { WorkflowRunReport } from "../../domain/workflow/run-report.js";
 import type { StructureReport } from "../../domain/workflow/workflow-definition.js";
 import type { DataDirOptions } from "../workflow/host-options.js";
 import type { WorkflowHost } from "../workflow/workflow-host.js";
-import { EXIT_CODES_HELP, exitCodeOfError, exitCodeOfStatus } from "./exit-codes.js";
+import { exitCodeOfError, exitCodeOfStatus } from "./exit-codes.js";
+import { timeoutMs } from "./option-parsers.js";
 
 // The subcommands of `steamharness`. Their implementations load lazily (dynamic imports in the
 // actions), so `--help`, `--version` and the MCP handshake do not pay for TypeBox or the host.
@@ -103,7 +104,7 @@ export function registerStructureCommand(program: Command): void {
 interface RunFlags extends DataDirFlags {
   params?: string;
   json?: boolean;
-  timeout?: string;
+  timeout?: number;
 }
 
 function parseParams(text: string | undefined): unknown {
@@ -162,7 +163,7 @@ function redactReport(report: WorkflowRunReport, secrets: readonly string[]): Wo
  * the entrypoint's schema, runs it in a worker and prints the run report
  * `{ runId, status, result: { data: { errCode, errMessage, output } } }` (with `--json`) or the
  * output. With `--json` stdout always holds one JSON document, also when nothing ran
- * ({@link RunRejection}). Exit codes: {@link EXIT_CODES}.
+ * ({@link RunRejection}). Exit codes: EXIT_CODES (exit-codes.ts).
  *
  * @example
  * registerRunCommand(program);
@@ -175,8 +176,7 @@ export function registerRunCommand(program: Command): void {
     .argument("<entrypoint>", "entrypoint id")
     .option("--params <json>", "entrypoint params as a JSON object", "{}")
     .option("--json", "print one JSON document on stdout: the run report, or { status: \"rejected\", error } when nothing ran")
-    .option("--timeout <ms>", "kill the run after this many milliseconds")
-    .addHelpText("after", `\n${EXIT_CODES_HELP}`);
+    .addOption(new Option("--timeout <ms>", "kill the run after this many milliseconds (a whole number ≥ 1)").argParser(timeoutMs));
   addDataDirOptions(command).action(async (dir: string, entrypointId: string, flags: RunFlags) => {
     let host: WorkflowHost | undefined;
     try {
@@ -187,7 +187,7 @@ export function registerRunCommand(program: Command): void {
         projectDir: dir,
         dirs: dataDirsFrom(flags),
         relatedProjects: flags.relatedProject ?? [],
-        ...(flags.timeout ? { timeoutMs: Number(flags.timeout) } : {}),
+        ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
       });
       const entrypoint = await host.entrypoint(entrypointId);
       const prepared = await host.prepare(entrypoint, args);
@@ -210,7 +210,7 @@ export function registerRunCommand(program: Command): void {
 }
 
 interface McpFlags extends DataDirFlags {
-  timeout?: string;
+  timeout?: number;
   workers?: string;
   freshWorker?: boolean;
   maxRunsPerWorker?: string;
@@ -229,7 +229,7 @@ export function registerMcpCommand(program: Command): void {
     .command("mcp")
     .description("serve a workflow project's entrypoints as MCP tools over stdio")
     .argument("<workflow-dir>", "workflow project folder (package.json with a UUID id and projectType \"workflow\")")
-    .option("--timeout <ms>", "end a tool call's run after this many milliseconds (isError, status timeout)")
+    .addOption(new Option("--timeout <ms>", "end a tool call's run after this many milliseconds (a whole number ≥ 1; isError, status timeout)").argParser(timeoutMs))
     .option(
       "--workers <n>",
       "worker processes kept warm, and tool calls run at once (1-64, default 2); later calls queue. A worker whose call ended cleanly serves the next one; a cancelled, timed-out, crashed or throwing call retires its worker",
@@ -248,7 +248,7 @@ export function registerMcpCommand(program: Command): void {
       ...(workers !== undefined ? { workers } : {}),
       ...(flags.freshWorker ? { workerReuse: false } : {}),
       ...(maxRunsPerWorker !== undefined ? { maxRunsPerWorker } : {}),
-      ...(flags.timeout ? { timeoutMs: Number(flags.timeout) } : {}),
+      ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
     });
   });
 }

@@ -11,7 +11,7 @@ import type { Command } from "commander";
 export function registerViewCommand(program: Command): void {
   program
     .command("view")
-    .description("Browse agent sessions and runs in the browser (local web app on 127.0.0.1 with a URL token)")
+    .description("browse agent sessions and runs in the browser (local web app on 127.0.0.1 with a URL token)")
     .option("--store <dir>", "a SQLite storage directory (as createSqliteStorage({ directory })); default ./.steamharness")
     .option("--agent-store-dir <dir>", "the session folder, when it is not <store>/agents (a project's .workflow/agents)")
     .option("--postgres <url>", "view the sessions of a PostgreSQL storage (steamharness/postgres; needs the pg package) instead of a SQLite store")

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { SteamharnessError } from "../../domain/errors.js";
 import type { SessionCatalog } from "../../ports/session-catalog.js";
 import type { Storage } from "../../ports/storage.js";
+import { listenError } from "../cli/fatal-line.js";
 import { createSqliteStorage } from "../sqlite/store/sqlite-storage.js";
 import { createViewerServer } from "./viewer-server.js";
 
@@ -70,7 +71,10 @@ export async function runView(flags: ViewFlags): Promise<void> {
   const port = integer(flags.port, "port", 0, 65535);
   const contextWindow = integer(flags.contextWindow, "contextWindow", 1, 100_000_000);
   const { storage, catalog } = await openViewTarget(flags);
-  const viewer = await createViewerServer({ storage, ...(catalog ? { catalog } : {}), ...(port === undefined ? {} : { port }), ...(contextWindow === undefined ? {} : { contextWindow }) });
+  const viewer = await createViewerServer({ storage, ...(catalog ? { catalog } : {}), ...(port === undefined ? {} : { port }), ...(contextWindow === undefined ? {} : { contextWindow }) }).catch(async (error: unknown) => {
+    await storage.close();
+    throw listenError(error, { host: "127.0.0.1", port });
+  });
   process.stdout.write(`steamharness view: ${viewer.url}\n(only this machine can reach it; the token in the URL is required)\n`);
   await new Promise<void>((done) => {
     const stop = () => done();
