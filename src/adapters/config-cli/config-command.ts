@@ -42,8 +42,11 @@ export function registerConfigCommand(program: Command): void {
     .action(async (dir: string, flags: CommonFlags & { output?: string }) => {
       await withStore(dir, flags, async (store, projectId) => {
         const document = await store.exportProject(projectId);
-        if (flags.output) await writeFile(flags.output, `${JSON.stringify(document, null, 2)}\n`);
-        else print(document);
+        if (flags.output) {
+          await writeFile(flags.output, `${JSON.stringify(document, null, 2)}\n`).catch((cause: unknown) => {
+            throw new SteamharnessError("input_validation", `cannot write ${flags.output}: ${(cause as Error)?.message ?? String(cause)}`, { field: "output", cause });
+          });
+        } else print(document);
       });
     });
   config
