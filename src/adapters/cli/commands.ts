@@ -1,6 +1,7 @@
 import { Option, type Command } from "commander";
 import { isSteamharnessError, SteamharnessError } from "../../domain/errors.js";
 import { redactSecrets } from "../../domain/redaction.js";
+import type { JsonValue } from "../../domain/json.js";
 import type { WorkflowRunReport } from "../../domain/workflow/run-report.js";
 import type { StructureReport } from "../../domain/workflow/workflow-definition.js";
 import type { DataDirOptions } from "../workflow/host-options.js";
@@ -116,7 +117,8 @@ function parseParams(text: string | undefined): unknown {
   }
 }
 
-function formatReport(report: WorkflowRunReport): string {
+/** A run report as `run` prints it without `--json`: the output, or the status line and what the run waits for. */
+export function formatReport(report: WorkflowRunReport): string {
   if (report.status === "success") return `${JSON.stringify(report.result.data.output, null, 2)}\n`;
   const pending = report.pending ? `\npending ${report.pending.kind}: ${report.pending.message}\n  ${report.pending.fields.join("\n  ")}` : "";
   return `run ${report.runId} ${report.status}: ${report.error?.message ?? ""}${pending}\n`;
@@ -149,7 +151,7 @@ export function runRejection(error: unknown, entrypointId: string, projectId: st
 }
 
 /** The report with its error messages redacted (the output is the project's own data, kept as is). */
-function redactReport(report: WorkflowRunReport, secrets: readonly string[]): WorkflowRunReport {
+export function redactReport(report: WorkflowRunReport, secrets: readonly string[]): WorkflowRunReport {
   const data = { ...report.result.data, errMessage: redactSecrets(report.result.data.errMessage, secrets) };
   return {
     ...report,
@@ -195,6 +197,12 @@ export function registerRunCommand(program: Command): void {
       const handlers = createTerminalHandlers(interactive);
       const report = redactReport(await host.run(entrypoint, prepared, handlers).finally(() => handlers.close()), host.secrets);
       process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+      if (report.status === "waiting_for_input" && report.pending) {
+        // DX-10: kept by its run id, so `steamharness answer` can answer it later.
+        const { answerHint, keepPausedRun } = await import("./paused-runs.js");
+        await keepPausedRun(host, report, { entrypointId, args: args as JsonValue });
+        process.stderr.write(answerHint(dir, report));
+      }
       process.exitCode = exitCodeOfStatus(report.status);
     } catch (error) {
       if (!flags.json) throw error;

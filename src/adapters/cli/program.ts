@@ -4,6 +4,7 @@ import { EXIT_CODES_HELP, exitCodeOfError } from "./exit-codes.js";
 import { fatalLine, wantsDebug } from "./fatal-line.js";
 import { registerInitCommand } from "./init/init-command.js";
 import { readPackageManifest } from "./package-manifest.js";
+import { registerAnswerCommand } from "./answer-command.js";
 import { registerMcpCommand, registerRunCommand, registerStructureCommand } from "./commands.js";
 import { registerChatCommand } from "../chat/chat-command.js";
 import { registerConfigCommand } from "../config-cli/config-command.js";
@@ -37,7 +38,7 @@ export function createProgram(version = packageVersion()): Command {
     .addHelpText("after", `\n${EXIT_CODES_HELP}`)
     // Usage errors throw instead of exiting, so runCli gives them their exit code (2).
     .exitOverride();
-  for (const register of [registerInitCommand, registerStructureCommand, registerRunCommand, registerMcpCommand, registerChatCommand, registerGatewayCommand, registerConfigCommand, registerViewCommand]) {
+  for (const register of [registerInitCommand, registerStructureCommand, registerRunCommand, registerAnswerCommand, registerMcpCommand, registerChatCommand, registerGatewayCommand, registerConfigCommand, registerViewCommand]) {
     register(program);
   }
   // Every subcommand's help ends with the same exit-code table.
