@@ -51,7 +51,7 @@ describe("DX-10 steamharness answer", () => {
     const again = await runCli(["answer", KITCHEN, first.runId, "input-2", "--value", '{"size":"s"}', ...dataFlags()]);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/^steamharness: no paused run /);
-  });
+  }, 240_000);
 
   it("DX-10 approves or denies a paused approval; the wrong kind of answer is a usage error", async () => {
     const decide = async (answer: string[]) => {
@@ -67,7 +67,7 @@ describe("DX-10 steamharness answer", () => {
     };
     expect(await decide(["--approve"])).toEqual({ decision: "approved", sent: true });
     expect(await decide(["--deny", "not today"])).toEqual({ decision: "denied", sent: false });
-  });
+  }, 240_000);
 
   it("DX-10 an unknown run id is refused with one line (exit 2)", async () => {
     const result = await runCli(["answer", KITCHEN, "20260101-000000000000", "input-1", "--value", "{}", ...dataFlags()]);
