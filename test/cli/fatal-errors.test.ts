@@ -184,3 +184,26 @@ describe("DX-8 a broken pipe on stdout ends quietly", () => {
     expect(ended.stderr).not.toMatch(/EPIPE|Unhandled 'error' event/);
   });
 });
+
+describe("DX-8 gateway --host 0.0.0.0", () => {
+  it("DX-8 warns that every interface listens and prints a URL a client on this machine can use", async () => {
+    const child = spawn(process.execPath, [...CLI_FROM_SOURCES, "gateway", CHAT_FIXTURE, "--host", "0.0.0.0", "--port", "0", "--data-dir", join(tmp, "data")], { cwd: REPO, env: cleanEnv(), stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stderr!.on("data", (chunk: Buffer) => {
+          stderr += chunk.toString();
+          const found = /at (http:\/\/[^ ]+\/v1)/.exec(stderr);
+          if (found && stderr.includes("warning:")) resolve(found[1]!);
+        });
+        child.once("exit", (code) => reject(new Error(`gateway exited (${code}): ${stderr}`)));
+      });
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+      expect(stderr).toMatch(/warning: listening on every interface \(--host 0\.0\.0\.0\)/);
+      // The printed URL reaches the gateway (401: it asks for the token).
+      expect((await fetch(`${url}/responses`, { method: "POST" })).status).toBe(401);
+    } finally {
+      child.kill("SIGTERM");
+    }
+  });
+});
