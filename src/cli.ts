@@ -5,4 +5,5 @@
  */
 import { runCli } from "./adapters/cli/program.js";
 
-await runCli(process.argv);
+// A command that ended on a fatal error is over, whatever it left open (DX-8: nothing hangs).
+if (await runCli(process.argv)) process.exit();

@@ -179,7 +179,7 @@ describe("DX-4 run reports and exit codes", () => {
   ])("DX-4 the exit code is %s", async (_label, args, code) => {
     const result = await runCli([...args, ...data()]);
     expect(result.code).toBe(code);
-    if (code === 2) expect(result.stderr).toMatch(/^error: (unknown option '--no-such-option'|missing required argument 'entrypoint')/);
+    if (code === 2) expect(result.stderr).toMatch(/^steamharness: (unknown option '--no-such-option'|missing required argument 'entrypoint') \(see --help\)\n$/);
   });
 
   it.each([[["--help"]], [["run", "--help"]]])("DX-4 %j documents the exit codes", async (args) => {

@@ -145,3 +145,14 @@ export function alive(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * Builds the viewer page into `dist/viewer` when no build is there, so a `steamharness view`
+ * child process (from the sources) finds it as an install would.
+ */
+export async function ensureViewerBuilt(): Promise<void> {
+  const { findViewerAssets } = await import("../../src/adapters/viewer/viewer-assets.js");
+  if (findViewerAssets(join(REPO, "src/adapters/viewer")) !== null) return;
+  const { buildViewerAssets } = await import("../../ui/build.js");
+  await buildViewerAssets(join(REPO, "dist/viewer"));
+}

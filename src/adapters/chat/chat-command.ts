@@ -10,7 +10,7 @@ import type { Command } from "commander";
 export function registerChatCommand(program: Command): void {
   program
     .command("chat")
-    .description("Talk to a conversation project's agent in the terminal (approvals and questions at the prompt)")
+    .description("talk to a conversation project's agent in the terminal (approvals and questions at the prompt)")
     .argument("<project-dir>", "a conversation project folder (package.json with projectType \"conversation\")")
     .option("--conversation <id>", "continue this conversation (its id is printed when a chat starts)")
     .option("--data-dir <dir>", "root of local data (default ~/.steamharness)")

@@ -71,25 +71,43 @@ export async function runChat(options: ChatOptions): Promise<void> {
   const out = { write: (text: string) => void output.write(text) };
   const project = await loadAgentConversationProject(options.projectDir);
   const dataDir = resolve(options.dataDir ?? join(homedir(), ".steamharness"));
-  // SES-10: a chat is a conversation, and a conversation's history is durable and project-local
-  // (`.workflow/agents`) whatever the project declares; `durable.enabled` only gates recovery.
-  // KV, knowledge and files live under the data dir, shared with the other local hosts.
-  const storage: Storage = createSqliteStorage({ directory: join(dataDir, "projects", project.manifest.id), agentStoreDir: agentStoreDirFor(options.projectDir, options.agentStoreDir) });
-  const configurations = createSqliteProjectConfigurationStore({ dataDir });
   const env = options.env ?? process.env;
   const agentOptions: AgentNodeOptions = { ...project.executor.agent };
   const resolveApiKey = (ref: string) => env[ref];
   // Without models of its own the project's turns read STEAMHARNESS_AGENT_MODELS from the local store.
   const fromStore = agentOptions.configuration === undefined && agentOptions.models === undefined;
-  if (fromStore) agentOptions.configuration = createAgentConfigurationLoader({ store: configurations, clock: createSystemClock(), resolveApiKey });
-  const modelLine = fromStore
-    ? await currentModelSource(configurations, project.manifest.id, createSystemClock(), resolveApiKey).then(
-        (source) => describeChatModel(project.executor.agent, source, options.projectDir),
-        (error: unknown) => `model: unknown — the configuration store could not be read: ${(error as Error)?.message ?? String(error)}`,
-      )
-    : describeChatModel(project.executor.agent, {}, options.projectDir);
-  const bridge = await startChatBridge(options.hostBridge ?? true, configurations, project.manifest.id);
-  const node = createAgentNode(agentOptions);
+  // DX-8: everything opened from here on is closed on the way out, also when a step throws (a
+  // bridge left listening kept a chat with a bad project alive after its error line).
+  const opened: Array<() => Promise<void> | void> = [];
+  const closeAll = async () => {
+    for (const close of opened.splice(0).reverse()) await close();
+  };
+  let session: ChatParts;
+  try {
+    // SES-10: a chat is a conversation, and a conversation's history is durable and project-local
+    // (`.workflow/agents`) whatever the project declares; `durable.enabled` only gates recovery.
+    // KV, knowledge and files live under the data dir, shared with the other local hosts.
+    const storage: Storage = createSqliteStorage({ directory: join(dataDir, "projects", project.manifest.id), agentStoreDir: agentStoreDirFor(options.projectDir, options.agentStoreDir) });
+    opened.push(() => storage.close());
+    const configurations = createSqliteProjectConfigurationStore({ dataDir });
+    opened.push(() => configurations.close?.());
+    if (fromStore) agentOptions.configuration = createAgentConfigurationLoader({ store: configurations, clock: createSystemClock(), resolveApiKey });
+    // The node checks the project's agent options (permission policy, models) before anything listens.
+    const node = createAgentNode(agentOptions);
+    const modelLine = fromStore
+      ? await currentModelSource(configurations, project.manifest.id, createSystemClock(), resolveApiKey).then(
+          (source) => describeChatModel(project.executor.agent, source, options.projectDir),
+          (error: unknown) => `model: unknown — the configuration store could not be read: ${(error as Error)?.message ?? String(error)}`,
+        )
+      : describeChatModel(project.executor.agent, {}, options.projectDir);
+    const bridge = await startChatBridge(options.hostBridge ?? true, configurations, project.manifest.id);
+    if (bridge) opened.push(() => bridge.close());
+    session = { storage, node, modelLine };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+  const { storage, node, modelLine } = session;
   const conversationId = options.conversationId ?? randomUUID();
   const reader = createLineReader(input, output);
   let turn: AbortController | null = null;
@@ -153,10 +171,15 @@ export async function runChat(options: ChatOptions): Promise<void> {
   } finally {
     reader.close();
     out.write("\n");
-    await bridge?.close();
-    await configurations.close?.();
-    await storage.close();
+    await closeAll();
   }
+}
+
+/** What a chat opens before its first prompt. */
+interface ChatParts {
+  storage: Storage;
+  node: ReturnType<typeof createAgentNode>;
+  modelLine: string;
 }
 
 /**

@@ -1,11 +1,13 @@
 import { Option, type Command } from "commander";
 import { isSteamharnessError, SteamharnessError } from "../../domain/errors.js";
 import { redactSecrets } from "../../domain/redaction.js";
+import type { JsonValue } from "../../domain/json.js";
 import type { WorkflowRunReport } from "../../domain/workflow/run-report.js";
 import type { StructureReport } from "../../domain/workflow/workflow-definition.js";
 import type { DataDirOptions } from "../workflow/host-options.js";
 import type { WorkflowHost } from "../workflow/workflow-host.js";
-import { EXIT_CODES_HELP, exitCodeOfError, exitCodeOfStatus } from "./exit-codes.js";
+import { exitCodeOfError, exitCodeOfStatus } from "./exit-codes.js";
+import { timeoutMs } from "./option-parsers.js";
 
 // The subcommands of `steamharness`. Their implementations load lazily (dynamic imports in the
 // actions), so `--help`, `--version` and the MCP handshake do not pay for TypeBox or the host.
@@ -111,7 +113,7 @@ export function registerStructureCommand(program: Command): void {
 interface RunFlags extends DataDirFlags {
   params?: string;
   json?: boolean;
-  timeout?: string;
+  timeout?: number;
 }
 
 function parseParams(text: string | undefined): unknown {
@@ -123,7 +125,8 @@ function parseParams(text: string | undefined): unknown {
   }
 }
 
-function formatReport(report: WorkflowRunReport): string {
+/** A run report as `run` prints it without `--json`: the output, or the status line and what the run waits for. */
+export function formatReport(report: WorkflowRunReport): string {
   if (report.status === "success") return `${JSON.stringify(report.result.data.output, null, 2)}\n`;
   const pending = report.pending ? `\npending ${report.pending.kind}: ${report.pending.message}\n  ${report.pending.fields.join("\n  ")}` : "";
   return `run ${report.runId} ${report.status}: ${report.error?.message ?? ""}${pending}\n`;
@@ -156,7 +159,7 @@ export function runRejection(error: unknown, entrypointId: string, projectId: st
 }
 
 /** The report with its error messages redacted (the output is the project's own data, kept as is). */
-function redactReport(report: WorkflowRunReport, secrets: readonly string[]): WorkflowRunReport {
+export function redactReport(report: WorkflowRunReport, secrets: readonly string[]): WorkflowRunReport {
   const data = { ...report.result.data, errMessage: redactSecrets(report.result.data.errMessage, secrets) };
   return {
     ...report,
@@ -170,7 +173,7 @@ function redactReport(report: WorkflowRunReport, secrets: readonly string[]): Wo
  * the entrypoint's schema, runs it in a worker and prints the run report
  * `{ runId, status, result: { data: { errCode, errMessage, output } } }` (with `--json`) or the
  * output. With `--json` stdout always holds one JSON document, also when nothing ran
- * ({@link RunRejection}). Exit codes: {@link EXIT_CODES}.
+ * ({@link RunRejection}). Exit codes: EXIT_CODES (exit-codes.ts).
  *
  * @example
  * registerRunCommand(program);
@@ -183,8 +186,7 @@ export function registerRunCommand(program: Command): void {
     .argument("<entrypoint>", "entrypoint id")
     .option("--params <json>", "entrypoint params as a JSON object", "{}")
     .option("--json", "print one JSON document on stdout: the run report, or { status: \"rejected\", error } when nothing ran")
-    .option("--timeout <ms>", "kill the run after this many milliseconds")
-    .addHelpText("after", `\n${EXIT_CODES_HELP}`);
+    .addOption(new Option("--timeout <ms>", "kill the run after this many milliseconds (a whole number ≥ 1)").argParser(timeoutMs));
   addDataDirOptions(command).action(async (dir: string, entrypointId: string, flags: RunFlags) => {
     let host: WorkflowHost | undefined;
     try {
@@ -196,7 +198,7 @@ export function registerRunCommand(program: Command): void {
         dirs: dataDirsFrom(flags),
         relatedProjects: flags.relatedProject ?? [],
         ...(flags.allowFileRoot ? { allowedFileRoots: flags.allowFileRoot } : {}),
-        ...(flags.timeout ? { timeoutMs: Number(flags.timeout) } : {}),
+        ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
       });
       const entrypoint = await host.entrypoint(entrypointId);
       const prepared = await host.prepare(entrypoint, args);
@@ -204,6 +206,12 @@ export function registerRunCommand(program: Command): void {
       const handlers = createTerminalHandlers(interactive);
       const report = redactReport(await host.run(entrypoint, prepared, handlers).finally(() => handlers.close()), host.secrets);
       process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+      if (report.status === "waiting_for_input" && report.pending) {
+        // DX-10: kept by its run id, so `steamharness answer` can answer it later.
+        const { answerHint, keepPausedRun } = await import("./paused-runs.js");
+        await keepPausedRun(host, report, { entrypointId, args: args as JsonValue });
+        process.stderr.write(answerHint(dir, report));
+      }
       process.exitCode = exitCodeOfStatus(report.status);
     } catch (error) {
       if (!flags.json) throw error;
@@ -219,7 +227,7 @@ export function registerRunCommand(program: Command): void {
 }
 
 interface McpFlags extends DataDirFlags {
-  timeout?: string;
+  timeout?: number;
   workers?: string;
   freshWorker?: boolean;
   maxRunsPerWorker?: string;
@@ -238,7 +246,7 @@ export function registerMcpCommand(program: Command): void {
     .command("mcp")
     .description("serve a workflow project's entrypoints as MCP tools over stdio")
     .argument("<workflow-dir>", "workflow project folder (package.json with a UUID id and projectType \"workflow\")")
-    .option("--timeout <ms>", "end a tool call's run after this many milliseconds (isError, status timeout)")
+    .addOption(new Option("--timeout <ms>", "end a tool call's run after this many milliseconds (a whole number ≥ 1; isError, status timeout)").argParser(timeoutMs))
     .option(
       "--workers <n>",
       "worker processes kept warm, and tool calls run at once (1-64, default 2); later calls queue. A worker whose call ended cleanly serves the next one; a cancelled, timed-out, crashed or throwing call retires its worker",
@@ -258,7 +266,7 @@ export function registerMcpCommand(program: Command): void {
       ...(workers !== undefined ? { workers } : {}),
       ...(flags.freshWorker ? { workerReuse: false } : {}),
       ...(maxRunsPerWorker !== undefined ? { maxRunsPerWorker } : {}),
-      ...(flags.timeout ? { timeoutMs: Number(flags.timeout) } : {}),
+      ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
     });
   });
 }

@@ -11,7 +11,7 @@ export const EXIT_CODES = {
   success: 0,
   /** A run ended `failed` (business errCode, thrown error, crashed worker), `cancelled` or `timeout`; or an unexpected error. */
   failed: 1,
-  /** Usage or input error: unknown option, invalid `--params`, unknown entrypoint, missing or invalid project. Nothing ran. */
+  /** Usage or input error: unknown option, a bad flag value (`--timeout abc`), invalid `--params`, unknown entrypoint, missing or invalid project, a port in use. Nothing ran. */
   usage: 2,
   /** The run is waiting for input or an approval that could not be asked here (`interaction_required`). */
   waitingForInput: 3,
@@ -22,7 +22,7 @@ export const EXIT_CODES_HELP = [
   "Exit codes:",
   `  ${EXIT_CODES.success}  success`,
   `  ${EXIT_CODES.failed}  the run failed, was cancelled or timed out (or an unexpected error)`,
-  `  ${EXIT_CODES.usage}  usage or input error: bad option or --params, unknown entrypoint, missing or invalid project (nothing ran)`,
+  `  ${EXIT_CODES.usage}  usage or input error: bad option or flag value, bad --params, unknown entrypoint, missing or invalid project, port in use (nothing ran)`,
   `  ${EXIT_CODES.waitingForInput}  the run is waiting for input or an approval that could not be asked (no terminal)`,
 ].join("\n");
 

@@ -24,9 +24,10 @@ interface CommonFlags {
  * registerConfigCommand(program);
  */
 export function registerConfigCommand(program: Command): void {
-  const config = program.command("config").description("Show, export and import a project's configurations (local store under the data dir)");
+  const config = program.command("config").description("show, export and import a project's configurations (local store under the data dir)");
   config
     .command("show")
+    .description("print the project's configurations (JSON)")
     .argument("<project-dir>", "the project folder (its package.json id names the project)")
     .option("--data-dir <dir>", "root of local data (default ~/.steamharness)")
     .action(async (dir: string, flags: CommonFlags) => {
@@ -34,18 +35,23 @@ export function registerConfigCommand(program: Command): void {
     });
   config
     .command("export")
+    .description("print (or write to a file) an export document of the project's configurations, with its revision")
     .argument("<project-dir>", "the project folder")
     .option("--data-dir <dir>", "root of local data (default ~/.steamharness)")
     .option("-o, --output <file>", "write the document to a file instead of stdout")
     .action(async (dir: string, flags: CommonFlags & { output?: string }) => {
       await withStore(dir, flags, async (store, projectId) => {
         const document = await store.exportProject(projectId);
-        if (flags.output) await writeFile(flags.output, `${JSON.stringify(document, null, 2)}\n`);
-        else print(document);
+        if (flags.output) {
+          await writeFile(flags.output, `${JSON.stringify(document, null, 2)}\n`).catch((cause: unknown) => {
+            throw new SteamharnessError("input_validation", `cannot write ${flags.output}: ${(cause as Error)?.message ?? String(cause)}`, { field: "output", cause });
+          });
+        } else print(document);
       });
     });
   config
     .command("import")
+    .description("replace the project's configurations with an export document (refused when the project changed since that revision)")
     .argument("<project-dir>", "the project folder")
     .argument("<file>", "an export document (JSON)")
     .option("--data-dir <dir>", "root of local data (default ~/.steamharness)")

@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import type { AgentNodeOptions } from "../../agent/create-agent-node.js";
 import { SteamharnessError } from "../../domain/errors.js";
+import { listenError } from "../cli/fatal-line.js";
 import { agentStoreDirFor } from "../sqlite/sessions/session-file-names.js";
 import type { GatewayRateLimit } from "./gateway-http.js";
 
@@ -85,6 +86,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
     if (project.executor.agent.configuration === undefined && project.executor.agent.models === undefined) {
       agent.configuration = createAgentConfigurationLoader({ store: configurations, clock: createSystemClock(), resolveApiKey: (ref) => env[ref] });
     }
+    const host = options.host ?? "127.0.0.1";
     const gateway = await startGateway({
       project,
       agent,
@@ -97,8 +99,14 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
       ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
       ...(options.maxHeldBytes === undefined ? {} : { maxHeldBytes: options.maxHeldBytes }),
       ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
+    }).catch((error: unknown) => {
+      throw listenError(error, { host, port: options.port });
     });
-    log(`steamharness gateway: ${project.manifest.name ?? project.manifest.id} at ${gateway.url} (model "${gateway.modelId}")`);
+    // DX-8: a wildcard address is where the gateway listens, not a URL a client can use.
+    const everywhere = host === "0.0.0.0" || host === "::";
+    const url = everywhere ? `http://127.0.0.1:${gateway.port}/v1` : gateway.url;
+    log(`steamharness gateway: ${project.manifest.name ?? project.manifest.id} at ${url} (model "${gateway.modelId}")`);
+    if (everywhere) log(`warning: listening on every interface (--host ${host}): any machine that can reach port ${gateway.port} may call the gateway; the bearer token is its only guard`);
     log(given === undefined ? `token (generated; set ${tokenEnv} to choose one): ${token}` : `token: from ${tokenEnv}`);
     try {
       await (options.until ?? untilSignal());
@@ -126,10 +134,10 @@ const integer = (name: string, min: number) => (value: string): number => {
 export function registerGatewayCommand(program: Command): void {
   program
     .command("gateway")
-    .description("Serve a conversation project as an OpenAI-compatible API (Responses and Chat Completions)")
+    .description("serve a conversation project as an OpenAI-compatible API (Responses and Chat Completions)")
     .argument("<project-dir>", "a conversation project folder (package.json with projectType \"conversation\")")
-    .option("--port <port>", "port to listen on (default 8787; 0 picks a free one)", integer("port", 0), 8787)
-    .option("--host <host>", "address to bind (default 127.0.0.1; anything else exposes the gateway beyond this machine)", "127.0.0.1")
+    .option("--port <port>", "port to listen on (0 picks a free one)", integer("port", 0), 8787)
+    .option("--host <host>", "address to bind (anything but 127.0.0.1 exposes the gateway beyond this machine)", "127.0.0.1")
     .option("--token-env <name>", `environment variable holding the bearer token (default ${GATEWAY_TOKEN_ENV}; unset: a random token is printed)`)
     .option("--model-id <id>", "the model id clients name (default the project's name)")
     .option("--rate-limit <n>", "requests per minute for the token, and per address for failed auth (default 600; 0 turns it off)", integer("rate-limit", 0))

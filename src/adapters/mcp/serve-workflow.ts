@@ -1,4 +1,5 @@
 import { SteamharnessError } from "../../domain/errors.js";
+import { exitCodeOfError } from "../cli/exit-codes.js";
 import { precheckWorkflowHost } from "../workflow/host-options.js";
 import type { WorkflowHost, WorkflowHostOptions } from "../workflow/workflow-host.js";
 import { catalogCacheSlot, readCatalogCache, writeCatalogCache, type CatalogCacheSlot, type WorkflowCatalog } from "./catalog-cache.js";
@@ -51,6 +52,9 @@ export function parseMaxRunsPerWorker(value: string): number {
   }
   return runs;
 }
+
+/** How long a closed stdin waits for a project load in progress before the server exits anyway. */
+const STDIN_END_GRACE_MS = 20_000;
 
 const log = (line: string) => process.stderr.write(`[steamharness] ${line}\n`);
 
@@ -122,16 +126,26 @@ export async function serveWorkflowOverStdio(options: ServeWorkflowOptions): Pro
       .catch(() => undefined)
       .finally(() => process.exit(code));
   };
-  process.stdin.once("end", () => shutdown());
   process.once("SIGTERM", () => shutdown());
   process.once("SIGINT", () => shutdown());
   const catalog = publishedCatalog(host, slot, cached, () => closing);
+  // DX-8: stdin closing while the first worker still loads the project waits for that load
+  // (at most STDIN_END_GRACE_MS), so a project that does not load is reported and exits 1, never
+  // a silent 0.
+  process.stdin.once("end", () => {
+    const grace = setTimeout(() => shutdown(), STDIN_END_GRACE_MS);
+    void catalog.then(
+      () => shutdown(),
+      () => clearTimeout(grace),
+    );
+  });
   catalog.catch((error: unknown) => {
     // A load cut short by our own shutdown (stdin closed before the first worker loaded) is no
     // load failure: nothing to report, and the exit code stays the shutdown's.
     if (closing) return;
     log((error as Error)?.message ?? String(error));
-    shutdown(1);
+    // A project that does not load is the project's fault (2), as for `run` and `structure`.
+    shutdown(exitCodeOfError(error));
   });
   try {
     const [{ createWorkflowMcpServer }, { StdioServerTransport }] = await Promise.all([

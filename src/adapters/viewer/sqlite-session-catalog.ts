@@ -5,7 +5,7 @@ import type { SessionCatalog, SessionCatalogEntry } from "../../ports/session-ca
 import type { SessionAddress } from "../../ports/session-store.js";
 import { openSqlite } from "../sqlite/shared/sqlite-connection.js";
 import { SESSION_FILE_EXTENSION } from "../sqlite/sessions/session-file-names.js";
-import { drizzleBetterSqlite3 } from "../sqlite/shared/drizzle-modules.js";
+import { drizzleBetterSqlite3, drizzleOrm } from "../sqlite/shared/drizzle-modules.js";
 import { sessionTables } from "../sqlite/sessions/session-schema.js";
 
 /** Options of {@link createSqliteSessionCatalog}. */
@@ -14,8 +14,19 @@ export interface SqliteSessionCatalogOptions {
   agentStoreDir: string;
 }
 
-/** Reads a session file's address from its meta row (read-only; a file without one is skipped). */
-function readAddress(path: string): SessionAddress | null {
+/** What the catalog reads from a session file's own rows. */
+interface SessionFileFacts {
+  address: SessionAddress;
+  /** The time of the session's last event (`session_events.at` of the meta row's `last_seq`), else its creation time. */
+  updatedAt: number;
+}
+
+/**
+ * Reads a session file's address and last write time from its rows (read-only; a file without a
+ * meta row is skipped). The time is the store's own (VIEW-8): a file's mtime says when someone
+ * last opened it (a reader creates the `-wal` file), not when the session changed.
+ */
+function readFacts(path: string): SessionFileFacts | null {
   let client;
   try {
     client = openSqlite(path, { readonly: true, fileMustExist: true, timeout: 2000 });
@@ -23,14 +34,19 @@ function readAddress(path: string): SessionAddress | null {
     return null;
   }
   try {
-    const { sessionMeta } = sessionTables();
-    const row = drizzleBetterSqlite3()
-      .drizzle({ client })
-      .select({ projectId: sessionMeta.projectId, conversationId: sessionMeta.conversationId, sessionKey: sessionMeta.sessionKey })
+    const { sessionMeta, sessionEvents } = sessionTables();
+    const { eq } = drizzleOrm();
+    const db = drizzleBetterSqlite3().drizzle({ client });
+    const row = db
+      .select({ projectId: sessionMeta.projectId, conversationId: sessionMeta.conversationId, sessionKey: sessionMeta.sessionKey, lastSeq: sessionMeta.lastSeq, createdAt: sessionMeta.createdAt })
       .from(sessionMeta)
       .get();
     if (!row) return null;
-    return { projectId: row.projectId, sessionKey: row.sessionKey, ...(row.conversationId === null ? {} : { conversationId: row.conversationId }) };
+    const last = row.lastSeq > 0 ? db.select({ at: sessionEvents.at }).from(sessionEvents).where(eq(sessionEvents.seq, row.lastSeq)).get() : undefined;
+    return {
+      address: { projectId: row.projectId, sessionKey: row.sessionKey, ...(row.conversationId === null ? {} : { conversationId: row.conversationId }) },
+      updatedAt: last?.at ?? row.createdAt,
+    };
   } catch {
     return null;
   } finally {
@@ -38,17 +54,21 @@ function readAddress(path: string): SessionAddress | null {
   }
 }
 
-/** The newest write time of a session file, its WAL included (writes land there first). */
-function writtenAt(path: string): number | null {
+/**
+ * A cheap change mark of a session file (sizes and mtimes of the file and its WAL): the rows are
+ * read again only when it moves. It never becomes the time shown.
+ */
+function changeMark(path: string): string | null {
   try {
-    const main = statSync(path).mtimeMs;
-    let wal = 0;
+    const main = statSync(path);
+    let wal = "";
     try {
-      wal = statSync(`${path}-wal`).mtimeMs;
+      const stat = statSync(`${path}-wal`);
+      wal = `${stat.size}:${stat.mtimeMs}`;
     } catch {
-      // no WAL file: the database file's time is the last write
+      // no WAL file
     }
-    return Math.max(main, wal);
+    return `${main.size}:${main.mtimeMs}|${wal}`;
   } catch {
     return null;
   }
@@ -64,9 +84,9 @@ const folders = (path: string): Dirent[] => {
 
 /**
  * The session catalog of a SQLite session backend (VIEW-1): lists the conversation folders and
- * their session files, and reads each file's address from its meta row once (a file's address
- * never changes, so it is cached by path). A listing costs two directory reads per conversation
- * and one `stat` per session; no log is read.
+ * their session files, and reads each file's address and last event time from its rows (VIEW-8:
+ * the store's time, not the file's), again only when the file changed since. A listing costs two
+ * directory reads per conversation and two `stat`s per session; no log is scanned.
  *
  * @example
  * const catalog = createSqliteSessionCatalog({ agentStoreDir: ".steamharness/agents" });
@@ -74,7 +94,7 @@ const folders = (path: string): Dirent[] => {
  */
 export function createSqliteSessionCatalog(options: SqliteSessionCatalogOptions): SessionCatalog {
   const root = resolve(options.agentStoreDir);
-  const addresses = new Map<string, SessionAddress | null>();
+  const facts = new Map<string, SessionFileFacts & { mark: string }>();
   let closed = false;
   return {
     async list(filter = {}) {
@@ -85,23 +105,24 @@ export function createSqliteSessionCatalog(options: SqliteSessionCatalogOptions)
         for (const file of folders(join(root, folder.name))) {
           if (!file.isFile() || !file.name.endsWith(SESSION_FILE_EXTENSION)) continue;
           const path = join(root, folder.name, file.name);
-          let address = addresses.get(path);
-          if (address === undefined) {
-            address = readAddress(path);
+          const mark = changeMark(path);
+          if (mark === null) continue;
+          let known = facts.get(path);
+          if (known === undefined || known.mark !== mark) {
+            const read = readFacts(path);
             // A file being created has no meta row yet: ask again next time instead of caching.
-            if (address !== null) addresses.set(path, address);
+            if (read === null) continue;
+            facts.set(path, (known = { mark, ...read }));
           }
-          if (address === null) continue;
-          if (filter.projectId !== undefined && address.projectId !== filter.projectId) continue;
-          const updatedAt = writtenAt(path);
-          if (updatedAt !== null) entries.push({ address: structuredClone(address), updatedAt });
+          if (filter.projectId !== undefined && known.address.projectId !== filter.projectId) continue;
+          entries.push({ address: structuredClone(known.address), updatedAt: known.updatedAt });
         }
       }
       return entries.sort((a, b) => b.updatedAt - a.updatedAt);
     },
     async close() {
       closed = true;
-      addresses.clear();
+      facts.clear();
     },
   };
 }

@@ -69,6 +69,8 @@ export interface WorkflowRunOptions {
   signal?: AbortSignal;
   /** Told when every worker slot is busy and the run waits for one (`busy` runs in progress). */
   onQueued?: (busy: number) => void;
+  /** Run again under this run id (a paused run answered later, DX-10); default a new id. */
+  runId?: string;
 }
 
 /** A workflow project ready to serve: structure, argument checks and isolated runs. */
@@ -192,7 +194,7 @@ export async function createWorkflowHost(options: WorkflowHostOptions): Promise<
     },
     async run(entrypoint, prepared, handlers, runOptions = {}) {
       const { signal, onQueued } = runOptions;
-      const request = { runId: newRunId(), entrypointId: entrypoint.id, params: prepared.params, files: prepared.files };
+      const request = { runId: runOptions.runId ?? newRunId(), entrypointId: entrypoint.id, params: prepared.params, files: prepared.files };
       const base = { runId: request.runId, projectId: location.manifest.id, entrypointId: entrypoint.id };
       let lease;
       startPool();

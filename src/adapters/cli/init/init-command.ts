@@ -1,5 +1,4 @@
 import { Argument, type Command } from "commander";
-import { EXIT_CODES_HELP } from "../exit-codes.js";
 
 // `steamharness init workflow|conversation [dir]`. The scaffold module loads only when the
 // command runs, like the other subcommands.
@@ -41,8 +40,6 @@ export function registerInitCommand(program: Command): void {
         "Examples:",
         "  steamharness init workflow my-workflow",
         "  steamharness init conversation .",
-        "",
-        EXIT_CODES_HELP,
       ].join("\n"),
     )
     .action(async (kind: "workflow" | "conversation", dir: string, flags: { force?: boolean }) => {

@@ -1,0 +1,164 @@
+// DX-6: `steamharness view <project-dir>` shows a project's sessions with no other flag, and the
+// viewer lines of README.md and docs/viewer.md work as written: they are read from the pages,
+// run in a fresh folder (its own HOME) after a real `steamharness chat`, and the session the chat
+// wrote must be in the viewer's session list (GET /api/projects). VIEW-8: the list's times are the
+// store's (the last event's time), not file modification times.
+import { spawn, type ChildProcess } from "node:child_process";
+import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { createSqliteSessionCatalog } from "../../src/adapters/viewer/sqlite-session-catalog.js";
+import { cleanEnv, cleanup, ensureViewerBuilt, REPO, runCli, tempDir } from "../cli/helpers.js";
+import { openStorage, runAgent } from "./fixtures.js";
+
+const ASSISTANT_ID = "c0ffee00-4a2b-4c3d-8e5f-6a7b8c9d0e1f";
+// The CLI from the sources, started in a folder outside the repository (tsx named by path).
+const CLI = ["--import", pathToFileURL(join(REPO, "node_modules/tsx/dist/loader.mjs")).href, join(REPO, "src/cli.ts")];
+
+/** The `npx steamharness …` lines of the first `sh` block after `heading` on `page`, as argument lists. */
+function commandLines(page: string, heading: string): string[][] {
+  const text = readFileSync(join(REPO, page), "utf8");
+  const section = text.slice(text.indexOf(heading));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)![1]!;
+  return block
+    .split("\n")
+    .map((line) => line.replace(/\s+#.*$/, "").trim())
+    .filter((line) => line.startsWith("npx steamharness "))
+    .map((line) => line.slice("npx steamharness ".length).split(/\s+/));
+}
+
+let work: string;
+const env = () => cleanEnv({ HOME: join(work, "home") });
+
+/** A folder as a newcomer has it: the examples, and `steamharness` installed (here: this checkout's sources). */
+function prepareFolder(): void {
+  mkdirSync(join(work, "home"));
+  cpSync(join(REPO, "examples"), join(work, "examples"), { recursive: true, filter: (source) => !source.includes(".workflow") });
+  const pkg = join(work, "node_modules", "steamharness");
+  mkdirSync(pkg, { recursive: true });
+  symlinkSync(join(REPO, "src"), join(pkg, "src"));
+  writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "steamharness", type: "module", exports: { ".": "./src/index.ts", "./agent": "./src/agent.ts", "./testing": "./src/testing.ts" } }));
+}
+
+/** Runs one CLI line in the folder, typing `input` (then closing stdin). */
+function runLine(args: string[], input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...CLI, ...args], { cwd: work, env: env(), stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 90_000);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(input);
+  });
+}
+
+/** Starts a `view` line and resolves its URL once printed. */
+function startViewer(args: string[]): Promise<{ child: ChildProcess; url: URL }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...CLI, ...args], { cwd: work, env: env(), stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    const seen = (chunk: Buffer) => {
+      output += chunk.toString();
+      const found = /(http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)/.exec(output);
+      if (found) resolve({ child, url: new URL(found[1]!) });
+    };
+    child.stdout!.on("data", seen);
+    child.stderr!.on("data", seen);
+    child.once("exit", (code) => reject(new Error(`view exited (${code}): ${output}`)));
+  });
+}
+
+interface ProjectsBody {
+  projects: Array<{ projectId: string; conversations: Array<{ conversationId: string | null; sessions: Array<{ sessionKey: string; updatedAt: number }> }> }>;
+}
+
+async function listed(url: URL): Promise<ProjectsBody> {
+  const response = await fetch(new URL("/api/projects", url.origin), { headers: { "x-steamharness-token": url.searchParams.get("token")! } });
+  expect(response.status).toBe(200);
+  return (await response.json()) as ProjectsBody;
+}
+
+beforeAll(async () => {
+  await ensureViewerBuilt();
+  work = await tempDir("sh-dx6-");
+  prepareFolder();
+}, 120_000);
+
+afterAll(async () => {
+  await cleanup(work);
+});
+
+describe("DX-6 the documented viewer lines show the session a chat wrote", () => {
+  it.each([
+    ["README.md", "## Browse runs in the browser"],
+    ["docs/viewer.md", "# The run viewer"],
+  ])("DX-6 %s: its chat line, then its view line, list the chat's conversation", async (page, heading) => {
+    const lines = commandLines(page, heading);
+    expect(lines.map((args) => args[0])).toEqual(["chat", "view"]);
+    const [chatArgs, viewArgs] = lines as [string[], string[]];
+    const chat = await runLine(chatArgs, "hello\n/exit\n");
+    expect(chat.code).toBe(0);
+    const conversation = /conversation ([\w-]+) \(resume with/.exec(chat.stdout)?.[1];
+    expect(conversation).toBeDefined();
+    const { child, url } = await startViewer(viewArgs);
+    try {
+      const body = await listed(url);
+      const project = body.projects.find((entry) => entry.projectId === ASSISTANT_ID);
+      expect(project?.conversations.map((entry) => entry.conversationId)).toContain(conversation);
+      expect(project!.conversations.find((entry) => entry.conversationId === conversation)!.sessions.length).toBeGreaterThan(0);
+    } finally {
+      child.kill("SIGTERM");
+    }
+  }, 240_000);
+});
+
+describe("DX-6 view <project-dir>", () => {
+  it("DX-6 --agent-store-dir alone names the project's session folder and needs no --store", async () => {
+    await runLine(["chat", "examples/assistant"], "hello\n/exit\n");
+    const { child, url } = await startViewer(["view", "--agent-store-dir", "examples/assistant/.workflow/agents"]);
+    try {
+      expect((await listed(url)).projects.map((entry) => entry.projectId)).toEqual([ASSISTANT_ID]);
+    } finally {
+      child.kill("SIGTERM");
+    }
+  }, 240_000);
+
+  it("DX-6 a folder that is not a project, and a project without sessions yet, are refused with one line (exit 2)", async () => {
+    const plain = join(work, "plain");
+    mkdirSync(plain);
+    const notProject = await runCli(["view", plain], { env: env(), cwd: work, argsPrefix: CLI });
+    expect(notProject.code).toBe(2);
+    expect(notProject.stderr).toMatch(/^steamharness: .*package\.json[^\n]*\n$/);
+    const fresh = await runCli(["view", "examples/workflow-project"], { env: env(), cwd: work, argsPrefix: CLI });
+    expect(fresh.code).toBe(2);
+    expect(fresh.stderr).toMatch(/^steamharness: no sessions of .* yet .*run[^\n]*\n$/);
+  });
+});
+
+describe("VIEW-8 the session list's times come from the store", () => {
+  it("VIEW-8 a session's updatedAt is its last event's time, whatever the file times say", async () => {
+    const directory = join(work, "store-times");
+    const storage = openStorage(directory);
+    try {
+      expect((await runAgent(storage, { runId: "run-1", prompt: "hi", steps: [{ text: "hello" }] })).status).toBe("completed");
+      const store = (await storage.sessions.openUnleased({ address: { projectId: "project-demo", conversationId: "conv-plan", sessionKey: "agent" }, create: false }))!;
+      const lastAt = (await store.readAfter(0, { limit: 10_000 })).at(-1)!.at;
+      await store.close();
+      // A reader opening the file (the viewer creates the -wal) moves its mtime; the list must not follow.
+      const later = new Date(Date.now() + 3_600_000);
+      for (const name of readdirSync(storage.agentStoreDir, { recursive: true, encoding: "utf8" })) utimesSync(join(storage.agentStoreDir, name), later, later);
+      const catalog = createSqliteSessionCatalog({ agentStoreDir: storage.agentStoreDir });
+      const [entry] = await catalog.list();
+      await catalog.close();
+      expect(entry!.updatedAt).toBe(lastAt);
+    } finally {
+      await storage.close();
+    }
+  });
+});
