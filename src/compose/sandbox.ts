@@ -1,6 +1,7 @@
 /**
- * The composition root's code sandbox (EXT-4): QuickJS/wasm, loaded on first use so that only
- * runs with code mode load the engine.
+ * The composition root's code sandbox (EXT-4): QuickJS/wasm in worker threads (SEC-3, SEC-4),
+ * loaded on first use so that only runs with code mode load the engine. One sandbox per process:
+ * its warm worker is unref'd (it never keeps the process alive) and ends with the process.
  */
 import type { CodeSandbox } from "../ports/code-sandbox.js";
 
