@@ -35,7 +35,8 @@ export default defineConfig([
   // module becomes a lazily initialised wrapper whose `require` calls run on first use.
   { ...library, format: ["cjs"], splitting: false },
   {
-    entry: { cli: "src/cli.ts", "workflow-worker": "src/adapters/workflow/worker-main.ts" },
+    // The sandbox worker thread (SEC-3): found next to the bundles as dist/sandbox-worker.js.
+    entry: { cli: "src/cli.ts", "workflow-worker": "src/adapters/workflow/worker-main.ts", "sandbox-worker": "src/adapters/quickjs/sandbox-worker.ts" },
     format: ["esm"],
     sourcemap: true,
     target: "node20",

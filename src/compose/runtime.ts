@@ -62,6 +62,8 @@ export function createHarnessRuntime(): HarnessRuntime {
       const { createProviderModel } = await import("../adapters/providers/provider-model.js");
       return createProviderModel(endpoint);
     },
+    // QuickJS/wasm in worker threads (SEC-3, SEC-4), one sandbox per runtime: its warm worker is
+    // unref'd (it never keeps the process alive) and ends with the process.
     codeSandbox() {
       sandbox ??= import("../adapters/quickjs/quickjs-sandbox.js").then(({ createQuickJsSandbox }) => createQuickJsSandbox());
       return sandbox;

@@ -4,7 +4,10 @@ import type { JsonValue } from "../domain/json.js";
 export interface CodeSandboxLimits {
   /** Wall time in ms, including the time spent in host functions. */
   timeoutMs: number;
-  /** Memory the snippet's heap may use, in bytes. */
+  /**
+   * Memory the snippet's heap may use, in bytes. A hard bound on what the snippet can make the
+   * host hold (SEC-4): the QuickJS sandbox caps its wasm heap at this plus a fixed base.
+   */
   memoryBytes: number;
   /** Most characters of console output plus the JSON of the return value. */
   maxOutputChars: number;
@@ -42,7 +45,10 @@ export type CodeSandboxResult =
  * A sandbox for model-written JavaScript (EXT-4): no network, no filesystem, no `process`, no
  * modules — only the host functions named in the request. Contract:
  * - `run` never rejects for anything the snippet does (syntax errors, throws, escape attempts,
- *   endless loops, huge allocations, too much output): those resolve `{ ok: false, kind }`.
+ *   endless loops, huge allocations, deep recursion, a result that is not JSON, too much output):
+ *   those resolve `{ ok: false, kind }`.
+ * - The snippet never blocks the host's event loop, an abort stops it at once, and the wall time
+ *   holds whatever the snippet does (SEC-3).
  * - `run` rejects only with an error a host function rejected with (see `call`).
  * - Each `run` gets a fresh heap: nothing leaks from one snippet to the next.
  * - The host process survives every snippet.
@@ -51,4 +57,10 @@ export interface CodeSandbox {
   /** A name for diagnostics (`"quickjs"`). */
   readonly kind: string;
   run(request: CodeSandboxRequest): Promise<CodeSandboxResult>;
+  /**
+   * Stops every snippet still running (each resolves `cancelled`) and frees what the sandbox
+   * holds (worker threads); later `run` calls resolve an error. Idempotent. Optional: a sandbox
+   * that holds nothing between runs need not have it.
+   */
+  close?(): Promise<void>;
 }

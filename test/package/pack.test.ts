@@ -76,7 +76,7 @@ describe("packed package (issue 2 / PORT)", () => {
 
   it("DX-5 npm pack on a fresh clone builds dist (prepack) and ships dist, LICENSE, README, the migrations and the examples, no sources or tests", () => {
     const files = execFileSync("tar", ["tzf", tarball], { encoding: "utf8" }).split("\n");
-    for (const file of ["dist/index.js", "dist/index.cjs", "dist/index.d.ts", "dist/cli.js", "dist/workflow-worker.js", "LICENSE", "README.md", "drizzle/meta/_journal.json"]) {
+    for (const file of ["dist/index.js", "dist/index.cjs", "dist/index.d.ts", "dist/cli.js", "dist/workflow-worker.js", "dist/sandbox-worker.js", "LICENSE", "README.md", "drizzle/meta/_journal.json"]) {
       expect(files).toContain(`package/${file}`);
     }
     expect(files.some((f) => /^package\/drizzle\/\d{4}_.*\.sql$/.test(f))).toBe(true);

@@ -1,194 +1,140 @@
 /**
- * The code-sandbox port on QuickJS compiled to WebAssembly (`quickjs-emscripten`): the snippet
- * runs in a separate JavaScript engine inside a wasm heap, so it has no `process`, `require`,
- * modules, network or filesystem to reach — only the host functions bridged in here. Loaded
- * lazily through the composition root, only by runs that enable code mode.
+ * The code-sandbox port on QuickJS compiled to WebAssembly (`quickjs-emscripten`), run in worker
+ * threads the host can kill (EXT-4, SEC-3, SEC-4). The snippet runs in a separate JavaScript
+ * engine inside a wasm heap, so it has no `process`, `require`, modules, network or filesystem to
+ * reach — only the host functions bridged in here, as messages. The host's event loop only passes
+ * messages: the deadline and an abort terminate the thread at once, whatever the snippet is
+ * doing; its heap is capped by the wasm memory's maximum. Loaded lazily through the composition
+ * root, only by runs that enable code mode.
  */
-import { newQuickJSWASMModule, RELEASE_SYNC, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime } from "quickjs-emscripten";
+import type { Worker } from "node:worker_threads";
 import type { JsonValue } from "../../domain/json.js";
-import type { CodeSandbox, CodeSandboxFailureKind, CodeSandboxRequest, CodeSandboxResult } from "../../ports/code-sandbox.js";
+import type { CodeSandbox, CodeSandboxRequest, CodeSandboxResult } from "../../ports/code-sandbox.js";
+import { WORKER_START_LIMIT_MS, type WorkerToHost } from "./sandbox-protocol.js";
+import { SandboxPool, type SandboxPoolOptions } from "./sandbox-pool.js";
 
-// Inside the sandbox: `tools.<name>(args)` goes through one bridged function; console output is
-// sent out line by line so the output limit can stop a snippet that prints without end.
-const PRELUDE = (functions: readonly string[]) => `
-const tools = Object.freeze(Object.fromEntries(${JSON.stringify(functions)}.map((name) => [name, async (args = {}) => JSON.parse(await __call(name, JSON.stringify(args)))])));
-const __fmt = (value) => typeof value === "string" ? value : (() => { try { return JSON.stringify(value); } catch { return String(value); } })();
-const console = Object.freeze({ log: (...a) => __log(a.map(__fmt).join(" ")), info: (...a) => __log(a.map(__fmt).join(" ")), warn: (...a) => __log(a.map(__fmt).join(" ")), error: (...a) => __log(a.map(__fmt).join(" ")) });
-globalThis.tools = tools;
-globalThis.console = console;
-`;
+/** Options of {@link createQuickJsSandbox}. */
+export type QuickJsSandboxOptions = SandboxPoolOptions;
 
-class Stop extends Error {
-  constructor(readonly kind: CodeSandboxFailureKind, message: string) {
-    super(message);
-  }
-}
-
-function classify(error: unknown, limits: CodeSandboxRequest["limits"]): { kind: CodeSandboxFailureKind; message: string } {
-  const raw = error as { name?: string; message?: string; stack?: string } | string | null;
-  const name = typeof raw === "object" && raw ? raw.name ?? "Error" : "Error";
-  const message = typeof raw === "object" && raw ? raw.message ?? String(raw) : String(raw);
-  if (/interrupted/i.test(message)) return { kind: "timeout", message: `the snippet exceeded its wall time of ${limits.timeoutMs} ms` };
-  if (/out of memory/i.test(message) || (name === "RangeError" && /allocation|array buffer|invalid array length/i.test(message))) {
-    return { kind: "memory", message: `the snippet exceeded its memory limit of ${Math.round(limits.memoryBytes / 1024 / 1024)} MiB (${name}: ${message})` };
-  }
-  if (/stack overflow/i.test(message)) return { kind: "memory", message: `the snippet overflowed its stack (${name}: ${message})` };
-  return { kind: "error", message: `${name}: ${message}` };
-}
+const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
 /**
- * A code sandbox on QuickJS/wasm. Every `run` gets its own QuickJS runtime with the memory limit,
- * an interrupt handler for the wall time (checked while the snippet computes) and a timer (while
- * it waits for host functions).
+ * A code sandbox on QuickJS/wasm in worker threads. Every `run` gets a fresh QuickJS runtime in
+ * a warm worker; a worker that was killed (deadline, abort, a host function that rejected), whose
+ * heap grew, or that could not free the snippet's runtime is replaced. `close` terminates every
+ * worker; idle workers never keep the process alive.
  *
  * @example
  * const sandbox = createQuickJsSandbox();
  * await sandbox.run({ code: "return 1 + 1", functions: [], call: async () => ({ ok: true, value: null }), limits });
+ * await sandbox.close?.();
  */
-export function createQuickJsSandbox(): CodeSandbox {
+export function createQuickJsSandbox(options: QuickJsSandboxOptions = {}): CodeSandbox {
+  const pool = new SandboxPool(options);
+  const active = new Set<() => void>();
   return {
     kind: "quickjs",
-    async run(request) {
-      // A wasm module instance of its own per snippet: a snippet stopped mid-way (limit, pause)
-      // leaves live objects that QuickJS refuses to free; its whole instance is then dropped
-      // to the garbage collector instead, and no later snippet shares anything with it.
-      const QuickJS = await newQuickJSWASMModule(RELEASE_SYNC);
-      const runtime = QuickJS.newRuntime();
-      const vm = runtime.newContext();
-      const state = { clean: false };
-      try {
-        return await runIn(runtime, vm, request, state);
-      } finally {
-        if (state.clean) {
-          try {
-            vm.dispose();
-            runtime.dispose();
-          } catch {
-            /* the instance is dropped either way */
-          }
-        }
-      }
+    run: (request) => runInWorker(pool, request, active),
+    async close() {
+      for (const cancel of [...active]) cancel();
+      await pool.close();
     },
   };
 }
 
-async function runIn(runtime: QuickJSRuntime, vm: QuickJSContext, request: CodeSandboxRequest, state: { clean: boolean }): Promise<CodeSandboxResult> {
-  const { limits } = request;
+function runInWorker(pool: SandboxPool, request: CodeSandboxRequest, active: Set<() => void>): Promise<CodeSandboxResult> {
+  const { limits, signal } = request;
   const logs: string[] = [];
-  let outputChars = 0;
-  let stop: Stop | null = null;
-  let fatal: { error: unknown } | null = null;
-  const deadline = Date.now() + limits.timeoutMs;
-  runtime.setMemoryLimit(limits.memoryBytes);
-  runtime.setMaxStackSize(1024 * 1024);
-  runtime.setInterruptHandler(() => stop !== null || fatal !== null || Date.now() > deadline || request.signal?.aborted === true);
+  if (signal?.aborted) return Promise.resolve({ ok: false, kind: "cancelled", message: "the snippet was cancelled", logs });
+  return new Promise<CodeSandboxResult>((resolve, reject) => {
+    let worker: Worker | null = null;
+    let done = false;
+    let outputChars = 0;
+    const finish = (result: CodeSandboxResult | { error: unknown }, reusable = false) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      clearTimeout(startGuard);
+      signal?.removeEventListener("abort", onAbort);
+      active.delete(onClose);
+      if (worker) {
+        worker.off("message", onMessage);
+        worker.off("error", onError);
+        worker.off("exit", onExit);
+        pool.release(worker, reusable);
+      }
+      if ("error" in result) reject(result.error);
+      else resolve(result);
+    };
+    const fail = (kind: Extract<CodeSandboxResult, { ok: false }>["kind"], message: string) => finish({ ok: false, kind, message, logs });
+    // The wall time starts when the worker begins the snippet (a warm worker: at once).
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const startGuard = setTimeout(() => fail("error", `the sandbox worker did not start within ${WORKER_START_LIMIT_MS} ms`), WORKER_START_LIMIT_MS);
+    const onAbort = () => fail("cancelled", "the snippet was cancelled");
+    const onClose = () => fail("cancelled", "the code sandbox was closed");
+    signal?.addEventListener("abort", onAbort, { once: true });
+    active.add(onClose);
 
-  let wake: () => void = () => {};
-  let pending = 0;
-  const log = vm.newFunction("__log", (line: QuickJSHandle) => {
-    const text = vm.getString(line);
-    outputChars += text.length + 1;
-    if (outputChars > limits.maxOutputChars) stop ??= new Stop("output", `the snippet's output exceeded ${limits.maxOutputChars} characters`);
-    else logs.push(text);
-  });
-  vm.setProp(vm.global, "__log", log);
-  log.dispose();
-  const call = vm.newFunction("__call", (nameHandle: QuickJSHandle, argsHandle: QuickJSHandle) => {
-    const name = vm.getString(nameHandle);
-    const args = JSON.parse(vm.getString(argsHandle)) as JsonValue;
-    const deferred = vm.newPromise();
-    pending++;
-    void request.call(name, args).then(
-      (result) => {
-        if (!vm.alive) return;
-        if (result.ok) {
-          const value = vm.newString(JSON.stringify(result.value ?? null));
-          deferred.resolve(value);
-          value.dispose();
-        } else {
-          const error = vm.newError(result.message);
-          deferred.reject(error);
-          error.dispose();
+    const onMessage = (message: WorkerToHost) => {
+      if (message.type === "started") {
+        clearTimeout(startGuard);
+        timer = setTimeout(() => fail("timeout", `the snippet exceeded its wall time of ${limits.timeoutMs} ms`), limits.timeoutMs);
+      } else if (message.type === "log") {
+        // The worker enforces the output limit; the host keeps its own count all the same.
+        outputChars += message.line.length + 1;
+        if (outputChars > limits.maxOutputChars) return fail("output", `the snippet's output exceeded ${limits.maxOutputChars} characters`);
+        logs.push(message.line);
+      } else if (message.type === "call") {
+        void relayCall(message.id, message.name, message.args);
+      } else if (message.outcome.ok) {
+        let value: JsonValue;
+        try {
+          value = JSON.parse(message.outcome.json) as JsonValue;
+        } catch {
+          return fail("error", "the snippet's result is not JSON");
         }
-      },
-      (error: unknown) => {
-        fatal ??= { error };
-        if (!vm.alive) return;
-        const stopped = vm.newError("stopped by the host");
-        deferred.reject(stopped);
-        stopped.dispose();
-      },
-    ).finally(() => {
-      pending--;
-      if (vm.alive) {
-        deferred.dispose();
-        runtime.executePendingJobs();
+        finish({ ok: true, value: value ?? null, logs }, message.reusable);
+      } else {
+        finish({ ok: false, kind: message.outcome.kind, message: message.outcome.message, logs }, message.reusable);
       }
-      wake();
-    });
-    return deferred.handle;
-  });
-  vm.setProp(vm.global, "__call", call);
-  call.dispose();
+    };
+    const onError = (error: Error & { code?: string }) => {
+      if (error.code === "ERR_WORKER_OUT_OF_MEMORY") fail("memory", `the snippet exceeded its memory limit of ${mib(limits.memoryBytes)} MiB (the sandbox worker ran out of memory)`);
+      else fail("error", `the sandbox worker failed: ${error.message}`);
+    };
+    const onExit = (code: number) => fail("error", `the sandbox worker exited with code ${code}`);
 
-  const prelude = vm.evalCode(PRELUDE(request.functions), "prelude.js");
-  vm.unwrapResult(prelude).dispose();
-
-  const evaluated = vm.evalCode(`(async () => {\n${request.code}\n})()`, "snippet.js");
-  if (evaluated.error) {
-    const error = vm.dump(evaluated.error);
-    evaluated.error.dispose();
-    state.clean = stop === null;
-    return failure(stop, fatal, classify(error, limits), logs);
-  }
-  const promiseHandle = evaluated.value;
-  const settled = vm.resolvePromise(promiseHandle);
-  promiseHandle.dispose();
-  runtime.executePendingJobs();
-  const done = settled.then((result) => ({ result }));
-  const onAbort = () => wake();
-  request.signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    return await settle();
-  } finally {
-    request.signal?.removeEventListener("abort", onAbort);
-  }
-
-  async function settle(): Promise<CodeSandboxResult> {
-  for (;;) {
-    const timeLeft = deadline - Date.now();
-    const tick = new Promise<"tick">((resolve) => {
-      wake = () => resolve("tick");
-      const timer = setTimeout(() => resolve("tick"), Math.max(0, Math.min(timeLeft, 250)));
-      timer.unref?.();
-    });
-    const next = await Promise.race([done, tick]);
-    if (fatal) throw (fatal as { error: unknown }).error;
-    if (stop) return failure(stop, null, { kind: "error", message: "" }, logs);
-    if (request.signal?.aborted) return { ok: false, kind: "cancelled", message: "the snippet was cancelled", logs };
-    if (next !== "tick") {
-      const { result } = next;
-      if (result.error) {
-        const error = vm.dump(result.error);
-        result.error.dispose();
-        state.clean = pending === 0 && stop === null;
-        return failure(stop, fatal, classify(error, limits), logs);
+    async function relayCall(id: number, name: string, args: string): Promise<void> {
+      let parsed: JsonValue;
+      try {
+        parsed = JSON.parse(args) as JsonValue;
+      } catch {
+        return void worker?.postMessage({ type: "reply", id, ok: false, message: "[codemode] the arguments of a tool call must be JSON" });
       }
-      const value = vm.dump(result.value) as JsonValue;
-      result.value.dispose();
-      state.clean = pending === 0;
-      const json = JSON.stringify(value ?? null);
-      if (outputChars + json.length > limits.maxOutputChars) return { ok: false, kind: "output", message: `the snippet's output exceeded ${limits.maxOutputChars} characters`, logs };
-      return { ok: true, value: value ?? null, logs };
+      let answer: Awaited<ReturnType<CodeSandboxRequest["call"]>>;
+      try {
+        answer = await request.call(name, parsed);
+      } catch (error) {
+        return finish({ error });
+      }
+      if (done || !worker) return;
+      if (!answer.ok) return void worker.postMessage({ type: "reply", id, ok: false, message: answer.message });
+      const json = JSON.stringify(answer.value ?? null);
+      // What enters the sandbox must fit its heap; a bigger result is refused before it is copied.
+      if (json.length > limits.memoryBytes) return void worker.postMessage({ type: "reply", id, ok: false, message: `[codemode] the result of ${name} is ${json.length} characters, more than the snippet's memory limit of ${mib(limits.memoryBytes)} MiB` });
+      worker.postMessage({ type: "reply", id, ok: true, json });
     }
-    if (Date.now() > deadline) return { ok: false, kind: "timeout", message: `the snippet exceeded its wall time of ${limits.timeoutMs} ms`, logs };
-    runtime.executePendingJobs();
-  }
-  }
-}
 
-function failure(stop: Stop | null, fatal: { error: unknown } | null, found: { kind: CodeSandboxFailureKind; message: string }, logs: string[]): CodeSandboxResult {
-  if (fatal) throw fatal.error;
-  if (stop) return { ok: false, kind: stop.kind, message: stop.message, logs };
-  return { ok: false, kind: found.kind, message: found.message, logs };
+    pool.acquire(limits.memoryBytes).then(
+      (lent) => {
+        if (done) return pool.release(lent, true);
+        worker = lent;
+        worker.on("message", onMessage);
+        worker.on("error", onError);
+        worker.on("exit", onExit);
+        worker.postMessage({ type: "run", code: request.code, functions: request.functions, limits: { ...limits } });
+      },
+      (error: unknown) => fail("error", `the sandbox could not start: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  });
 }

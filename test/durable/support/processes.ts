@@ -1,7 +1,7 @@
 // Parent side of the durability tests: builds the agent child fixture once and drives child
 // processes over IPC, answering their pauses with the scenario's decisions.
 import { fork, type ChildProcess } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ChildConfig, ChildDecision, ChildMessage } from "../fixtures/protocol.js";
@@ -41,6 +41,22 @@ export function childBundle(): Promise<string> {
       outfile,
       logLevel: "error",
     });
+    // The code-mode sandbox starts its worker threads from `sandbox-worker.mjs` next to the
+    // bundle, as the build has dist/sandbox-worker.js next to its bundles (SEC-3).
+    // Written whole and renamed: other test workers may start children from the same folder.
+    const worker = await esbuild.build({
+      entryPoints: [join(REPO_ROOT, "src/adapters/quickjs/sandbox-worker.ts")],
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      external: ["quickjs-emscripten"],
+      write: false,
+      logLevel: "error",
+    });
+    const partial = join(outdir, `sandbox-worker.mjs.${process.pid}.tmp`);
+    writeFileSync(partial, worker.outputFiles[0]!.text);
+    renameSync(partial, join(outdir, "sandbox-worker.mjs"));
     // esbuild keeps a service process alive; stop it so test workers exit cleanly.
     await esbuild.stop?.();
     return outfile;
