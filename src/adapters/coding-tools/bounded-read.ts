@@ -1,7 +1,7 @@
 import type { FileHandle } from "node:fs/promises";
 import { refused } from "./confined-fs.js";
 
-const CHUNK_BYTES = 64 * 1024;
+const CHUNK_BYTES = 256 * 1024;
 const NEWLINE = 0x0a;
 
 /** One page of a file's lines, as read by {@link readLinePage}. */
@@ -26,7 +26,7 @@ function utf8Prefix(bytes: Buffer, max: number): Buffer {
 
 /**
  * Reads lines `offset .. offset+limit-1` (1-based, split on `\n` like `String.split`) and at most
- * `maxBytes` of them, streaming the file in 64 KB chunks: it reads up to the end of the page and
+ * `maxBytes` of them, streaming the file in 256 KB chunks: it reads up to the end of the page and
  * stops, so memory stays at one chunk plus the page whatever the file's size (SEC-2).
  *
  * @example

@@ -169,6 +169,30 @@ export async function openRegularFile(guard: PathGuard, dir: ConfinedDir, name: 
 }
 
 /**
+ * Opens the regular file at `real` (a path the guard resolved) for reading, by path: refused
+ * before opening unless lstat shows a regular file; opened without following a link and without
+ * blocking; then the descriptor's real location must be inside a root (a parent swapped for a link
+ * after the guard's check is caught here, before a byte is read) and fstat must show a regular file.
+ */
+export async function openVerifiedFile(guard: PathGuard, real: string, shown: string): Promise<{ handle: FileHandle; info: Stats }> {
+  const before = await lstat(real).catch((error: unknown) => {
+    throw fsFailure(error, shown);
+  });
+  assertRegular(before, shown);
+  const handle = await open(real, READ_FLAGS).catch((error: unknown) => {
+    throw fsFailure(error, shown);
+  });
+  try {
+    const [info] = await Promise.all([handle.stat(), verify(guard, handle, real, shown)]);
+    assertRegular(info, shown);
+    return { handle, info };
+  } catch (error) {
+    await handle.close();
+    throw fsFailure(error, shown);
+  }
+}
+
+/**
  * Replaces (or creates) `name` in `dir` atomically: the content goes to a new temp file created
  * exclusively (`O_CREAT|O_EXCL|O_NOFOLLOW`) in the same verified directory, then renamed over the
  * name. A rename replaces a link itself, never its target; readers never see a half-written file.

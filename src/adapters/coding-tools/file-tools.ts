@@ -5,7 +5,7 @@ import { textToolResult, type AgentTool } from "../../domain/agent-tool.js";
 import { SteamharnessError } from "../../domain/errors.js";
 import { unifiedDiff } from "../../domain/unified-diff.js";
 import { readLinePage, readWholeBounded } from "./bounded-read.js";
-import { assertRegular, ensureConfinedDir, entryAt, openConfinedDir, openRegularFile, refused, writeAtomically, type ConfinedDir } from "./confined-fs.js";
+import { assertRegular, ensureConfinedDir, entryAt, openConfinedDir, openRegularFile, openVerifiedFile, refused, writeAtomically, type ConfinedDir } from "./confined-fs.js";
 import type { PathGuard } from "./path-guard.js";
 
 const MAX_READ_LINES = 2000;
@@ -60,8 +60,9 @@ export function createFileTools(guard: PathGuard): AgentTool[] {
     replay: "safe",
     async execute(_id, params) {
       const { path: target, offset = 1, limit = MAX_READ_LINES } = params as { path: string; offset?: number; limit?: number };
-      const { shown, dir, name } = await locate(guard, target, false);
-      const opened = await openRegularFile(guard, dir, name, shown).finally(() => dir.close());
+      const real = await guard.resolve(target);
+      const shown = guard.display(real);
+      const opened = await openVerifiedFile(guard, real, shown);
       const page = await readLinePage(opened.handle, offset, Math.min(limit, MAX_READ_LINES), MAX_READ_BYTES).finally(() => opened.handle.close());
       const cut = page.cut ? `line ${page.lastLine} is cut at ${MAX_READ_BYTES / 1024} KB; ` : "";
       const note = `\n\n[truncated: ${cut}lines ${offset}-${page.lastLine} of a ${opened.info.size}-byte file shown; continue with offset ${page.lastLine + 1}]`;
