@@ -6,7 +6,7 @@ import { textToolResult, type AgentTool } from "../../domain/agent-tool.js";
 import { SteamharnessError } from "../../domain/errors.js";
 import { readWholeBounded } from "./bounded-read.js";
 import { assertRegular, openChildDir, openConfinedDir, openRegularFile, type ConfinedDir } from "./confined-fs.js";
-import { globToRegExp, matchesGlob } from "./glob.js";
+import { compileGlob, matchesGlob } from "./glob.js";
 import type { PathGuard } from "./path-guard.js";
 import { startLineMatcher } from "./regex-worker.js";
 
@@ -107,9 +107,9 @@ export function createSearchTools(guard: PathGuard, options: { grepTimeoutMs?: n
     replay: "safe",
     async execute(_id, params) {
       const { pattern, path: dir = ".", limit = 1000 } = params as { pattern: string; path?: string; limit?: number };
+      const compiled = compileGlob(pattern);
       const real = await guard.resolve(dir);
       const root = await openConfinedDir(guard, real, guard.display(real));
-      const compiled = globToRegExp(pattern);
       const found: string[] = [];
       try {
         for await (const file of walk(guard, root)) {
@@ -137,8 +137,8 @@ export function createSearchTools(guard: PathGuard, options: { grepTimeoutMs?: n
       } catch (cause) {
         throw new SteamharnessError("input_validation", `invalid regular expression: ${(cause as Error).message}`, { field: "pattern" });
       }
+      const globRegex = p.glob ? compileGlob(p.glob) : null;
       const root = await searchRoot(guard, p.path ?? ".");
-      const globRegex = p.glob ? globToRegExp(p.glob) : null;
       const limit = p.limit ?? 100;
       const hits: string[] = [];
       const matcher = startLineMatcher(regex.source, regex.flags, { timeoutMs: options.grepTimeoutMs ?? GREP_TIMEOUT_MS, ...(signal ? { signal } : {}) });
