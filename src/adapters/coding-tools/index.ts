@@ -12,6 +12,8 @@ export interface CodingToolsOptions {
   allowedDirectories?: readonly string[];
   /** bash timeout in ms (default 120000). */
   bashTimeoutMs?: number;
+  /** grep's hard deadline in ms (default 30000): the regex worker is terminated when it passes (SEC-3). */
+  grepTimeoutMs?: number;
   /** bash's environment variables (see `BashToolOptions.env`). */
   env?: Readonly<Record<string, string>>;
   /** The shell bash commands run in (default `/bin/bash`). */
@@ -29,7 +31,7 @@ export interface CodingToolsOptions {
 export function createCodingTools(options: CodingToolsOptions): AgentTool[] {
   const guard = createPathGuard({ workdir: options.workdir, ...(options.allowedDirectories ? { allowedDirectories: options.allowedDirectories } : {}) });
   const [read, write, edit, ls] = createFileTools(guard);
-  const [find, grep] = createSearchTools(guard);
+  const [find, grep] = createSearchTools(guard, options.grepTimeoutMs === undefined ? {} : { grepTimeoutMs: options.grepTimeoutMs });
   const bash = createBashTool({
     workdir: guard.workdir,
     ...(options.bashTimeoutMs === undefined ? {} : { timeoutMs: options.bashTimeoutMs }),

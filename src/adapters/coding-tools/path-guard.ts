@@ -14,10 +14,18 @@ export interface PathGuard {
   resolve(target: string): Promise<string>;
   /** A path for display: relative to the workdir when inside it. */
   display(absolute: string): string;
+  /**
+   * The real paths of the workdir and the allowed directories, for checking a path read back
+   * from an opened descriptor (SEC-1). Rejects with `not_found` while a root does not exist.
+   */
+  realRoots(): Promise<readonly string[]>;
 }
 
-// By path segments: `..draft.md` is a name inside the root; only a first segment `..` leaves it.
-const inside = (root: string, candidate: string): boolean => {
+/**
+ * Whether `candidate` is `root` or lies under it, by path segments: `..draft.md` is a name inside
+ * the root; only a first segment `..` leaves it.
+ */
+export const inside = (root: string, candidate: string): boolean => {
   const relative = path.relative(root, candidate);
   return relative === "" || (relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 };
@@ -83,5 +91,6 @@ export function createPathGuard(options: { workdir: string; allowedDirectories?:
     display(absolute) {
       return inside(workdir, absolute) ? path.relative(workdir, absolute) || "." : absolute;
     },
+    realRoots: roots,
   };
 }
