@@ -15,8 +15,8 @@ export interface AgentSessionInboxOutcome {
 }
 
 /**
- * The durable record of a conversation's resident host (HOST-1 … HOST-5): its tasks, contexts,
- * small settings and the command inbox through which another process reaches it. One store per
+ * The durable record of a conversation's resident host (HOST-1 … HOST-5, HOST-7): its tasks, contexts,
+ * small settings, each turn's output items and the command inbox through which another process reaches it. One store per
  * conversation; several processes may open it at once (the session lease decides who executes,
  * any process may write commands and cancel intents).
  *
@@ -49,6 +49,13 @@ export interface AgentSessionHostStore {
   /** A small setting (the active context), or `null`. */
   getSetting(key: string): Promise<string | null>;
   setSetting(key: string, value: string): Promise<void>;
+  /**
+   * Records the output items of a run's turn (HOST-7 `turns[].items`), in output order, replacing
+   * what was recorded for `runId` before (a resumed run rebuilds all of its items). Items are JSON.
+   */
+  putTurnItems(runId: string, items: readonly JsonObject[]): Promise<void>;
+  /** The items recorded for `runId` (a copy), or `null` when none were. One keyed read, whatever the history's length. */
+  getTurnItems(runId: string): Promise<JsonObject[] | null>;
   /** Appends a command to the inbox; resolves its `seq`. */
   enqueueCommand(command: JsonObject): Promise<number>;
   /** Unanswered commands with `seq > afterSeq`, oldest first. */

@@ -49,6 +49,8 @@ export class HostRuntime {
   readonly childUsageByRun = new Map<string, TokenCounts>();
   /** The output items of each run this host ran, in output order (OUT-8 `turns[].items`). */
   readonly itemsByRun = new Map<string, OutputStreamAccumulator>();
+  /** Items of turns an earlier host ran, read once per run from the host record (HOST-7). */
+  private readonly storedItems = new Map<string, OutputItem[] | null>();
   /** Listeners of one run's own chunks (a node run through the host, EXT-1), by run id. */
   readonly runListeners = new Map<string, (chunk: OutputItemStreamChunk) => void>();
   current: { task: AgentSessionTaskRecord; controller: AbortController; done: Promise<void> } | null = null;
@@ -115,9 +117,34 @@ export class HostRuntime {
       tasks,
       usageByRun: this.usageByRun,
       childUsageByRun: this.childUsageByRun,
-      itemsByRun: new Map([...this.itemsByRun].map(([runId, items]) => [runId, items.items()])),
+      itemsByRun: await this.turnItems(tasks),
       run: this.lastRun,
     });
+  }
+
+  /**
+   * The items of each turn: live for runs this host ran, else as the host that ran them recorded
+   * them (HOST-7), so a host reopened in another process shows every earlier turn's items. One
+   * keyed read per earlier run, kept: publishing a snapshot never rescans the history.
+   */
+  private async turnItems(tasks: readonly AgentSessionTaskRecord[]): Promise<Map<string, readonly OutputItem[]>> {
+    const byRun = new Map<string, readonly OutputItem[]>();
+    for (const task of tasks) {
+      const live = this.itemsByRun.get(task.runId);
+      if (live) {
+        byRun.set(task.runId, live.items());
+        continue;
+      }
+      if (!this.storedItems.has(task.runId)) {
+        const stored = await this.parts.store.getTurnItems(task.runId).catch(() => undefined);
+        // A failed read is tried again with the next snapshot; `null` (never recorded) is kept.
+        if (stored === undefined) continue;
+        this.storedItems.set(task.runId, stored as unknown as OutputItem[] | null);
+      }
+      const stored = this.storedItems.get(task.runId);
+      if (stored) byRun.set(task.runId, stored);
+    }
+    return byRun;
   }
 
   async snapshot(): Promise<OutputItem> {
@@ -241,9 +268,11 @@ export class HostRuntime {
     this.current = { task, controller, done: new Promise((resolve) => (finish = resolve)) };
     this.changed();
     const input = task.input as { effort?: "minimal" | "low" | "medium" | "high"; model?: string; askResume?: { requestId?: string; answer: string } };
+    const items = createOutputStreamAccumulator();
+    // Recorded before the task's status moves (HOST-7): a host that sees the turn ended finds its items.
+    const saveItems = () => store.putTurnItems(task.runId, items.items() as unknown as JsonObject[]);
     try {
       const run = context.agent.run({ prompt: task.prompt, runId: task.runId, ...input }, this.parts.nodeContext(task.runId, controller.signal));
-      const items = createOutputStreamAccumulator();
       this.itemsByRun.set(task.runId, items);
       const ownIds = new Set([agentSessionItemId(context.record.sessionKey), agentRingItemId(context.record.sessionKey)]);
       for await (const chunk of run) {
@@ -251,8 +280,11 @@ export class HostRuntime {
         if (!ownIds.has(chunk.type === "add" ? chunk.item.id : chunk.id)) items.push(chunk);
         this.forward(chunk, context);
       }
+      await saveItems();
       await store.updateTask(task.taskId, { status: "completed", detail: null });
     } catch (error) {
+      // A fault of the record itself surfaces through the status write below.
+      await saveItems().catch(() => undefined);
       if (controller.signal.reason === SUSPEND) {
         // Suspended: no cancel mark, the task stays `running` and a resumed host continues it.
       } else if (controller.signal.aborted || isSteamharnessError(error, "cancelled")) {

@@ -1,3 +1,4 @@
+import type { JsonObject } from "../domain/json.js";
 import type { AgentSessionTaskRecord } from "../domain/session-host/host-state.js";
 import type { AgentSessionHostStore } from "../ports/session-host-store.js";
 import { defineContract, errorCode, uniqueId, type ContractCases, type ContractFactory, type ContractOptions, type ContractTestApi } from "./contract-support.js";
@@ -73,6 +74,22 @@ const cases: ContractCases<AgentSessionHostStore, SessionHostStoreInspect> = {
     expect(await store.commandOutcome(two)).toEqual({ status: "failed", result: null, error: { code: "session_busy", message: "busy" } });
     expect(await store.commandOutcome(three + 1000)).toBeNull();
   },
+  "HOST-7 a turn's items are kept by run id, in order, replaced by a later write; an unknown run reads null": async ({ store, expect }) => {
+    const items: JsonObject[] = [
+      { id: "run-a:item:0", content: "你好", display: { type: "markdown" }, metadata: { kind: "agent-part", partType: "text" }, done: true },
+      { id: "run-a:item:1", content: { kind: "dropped", attempt: 1 }, metadata: { kind: "agent-part", partType: "retry" }, done: true },
+    ];
+    expect(await store.getTurnItems("run-a")).toBeNull();
+    await store.putTurnItems("run-a", items.slice(0, 1));
+    await store.putTurnItems("run-b", []);
+    await store.putTurnItems("run-a", items);
+    expect(await store.getTurnItems("run-a")).toEqual(items);
+    expect(await store.getTurnItems("run-b")).toEqual([]);
+    const read = await store.getTurnItems("run-a");
+    read![0]!.content = "changed";
+    expect((await store.getTurnItems("run-a"))![0]!.content).toBe("你好");
+    expect(await store.getTurnItems("run-c")).toBeNull();
+  },
   "reads are copies: mutating them changes nothing stored": async ({ store, expect }) => {
     await store.insertTask(task("a"));
     const read = await store.getTask("a");
@@ -99,6 +116,8 @@ const cases: ContractCases<AgentSessionHostStore, SessionHostStoreInspect> = {
       expect((await store.getTask(id))?.cancelRequested).toBe(true);
       await store.answerCommand(seq, { result: { type: "cancel", cancelled: [id] } });
       expect((await peer.commandOutcome(seq))?.status).toBe("done");
+      await store.putTurnItems(`run-${id}`, [{ id: "x", content: "shown", metadata: {}, done: true }]);
+      expect(await peer.getTurnItems(`run-${id}`)).toEqual([{ id: "x", content: "shown", metadata: {}, done: true }]);
     } finally {
       await peer.close();
     }
@@ -109,9 +128,9 @@ const cases: ContractCases<AgentSessionHostStore, SessionHostStoreInspect> = {
 export type SessionHostStoreContractCase = keyof typeof cases & string;
 
 /**
- * Contract suite for the session-host store port (HOST-1 … HOST-6): tasks in submission order and
+ * Contract suite for the session-host store port (HOST-1 … HOST-7): tasks in submission order and
  * idempotent by id, the task-transition rule (a persisted cancel is final), contexts, settings,
- * the command inbox and its outcomes, copies on read, `unavailable` after close, and two stores
+ * each turn's output items by run id, the command inbox and its outcomes, copies on read, `unavailable` after close, and two stores
  * on one record seeing each other's writes. Each case gets a fresh, empty record.
  *
  * @example

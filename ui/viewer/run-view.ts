@@ -138,6 +138,8 @@ const MemoRow = memo(Row, (a, b) => a.item === b.item && same(a.plan, b.plan) &&
 
 function Row({ item, plan, command }: { item: OutputItem; plan: Plan; command: Command }) {
   const meta = item.metadata;
+  // The output protocol's hidden items (silent continuations: recovery, length, lost-call) are kept, never drawn (OUT-3).
+  if (item.display?.type === "hidden") return null;
   const text = typeof item.content === "string" ? item.content : "";
   if (meta.kind === "agent-notice" && meta.plan === true) {
     return html`<div class="row plan" data-testid="row" data-row="plan">
@@ -162,6 +164,10 @@ function Row({ item, plan, command }: { item: OutputItem; plan: Plan; command: C
       const content = item.content as { summary?: string; usedBefore?: number; usedAfter?: number };
       return html`<details class="row compaction" data-testid="row" data-row="compaction"><summary>Context compacted (${content.usedBefore} → ${content.usedAfter} tokens)</summary><div class="md">${content.summary}</div></details>`;
     }
+    case "patch":
+      return html`<${PatchRow} content=${item.content as FileRowContent} />`;
+    case "file":
+      return html`<${FileRow} content=${item.content as FileRowContent} />`;
     case "tool":
     case "plan": {
       const content = item.content as { tool?: string; status?: string; arguments?: unknown; result?: string; resourceCard?: CardLike; resourceCardWarning?: { message?: string } };
@@ -177,6 +183,44 @@ function Row({ item, plan, command }: { item: OutputItem; plan: Plan; command: C
     default:
       return html`<div class="row" data-testid="row" data-row="other"><${Json} value=${item.content} label=${String(meta.kind ?? "item")} /></div>`;
   }
+}
+
+/** What a `patch` row (an edit: path and unified diff) or a `file` row (a write: path, size, new or not) holds (OUT-9). */
+interface FileRowContent {
+  tool?: string;
+  status?: string;
+  arguments?: { path?: string };
+  result?: string;
+  path?: string | null;
+  diff?: string;
+  bytes?: number;
+  created?: boolean;
+}
+
+function FileHead({ content, kind }: { content: FileRowContent; kind: string }) {
+  const path = content.path ?? content.arguments?.path ?? "";
+  return html`<div class="tool-head"><span class="file-kind">${kind}</span> <code class="file-path" data-testid="file-path">${path}</code> <span class=${`badge status-${content.status}`}>${content.status?.replace("_", " ")}</span></div>`;
+}
+
+/** An edit as a diff: one line per diff line, added and removed lines marked. */
+function PatchRow({ content }: { content: FileRowContent }) {
+  const lines = content.diff === undefined ? [] : content.diff.replace(/\n$/, "").split("\n");
+  const classOf = (line: string) => (line.startsWith("+++") || line.startsWith("---") ? "meta" : line.startsWith("@@") ? "hunk" : line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "ctx");
+  return html`<div class=${`row patch status-${content.status}`} data-testid="row" data-row="patch" data-tool=${content.tool}>
+    <${FileHead} content=${content} kind="Edit" />
+    ${lines.length > 0 ? html`<pre class="diff" data-testid="diff">${lines.map((line) => html`<div class=${`diff-${classOf(line)}`} data-line=${classOf(line)}>${line}</div>`)}</pre>` : ""}
+    ${content.status === "failed" && content.result !== undefined ? html`<div class="error">${content.result}</div>` : ""}
+  </div>`;
+}
+
+/** A file write as a file row: the path, whether it is new, its size. */
+function FileRow({ content }: { content: FileRowContent }) {
+  const facts = [content.created === undefined ? null : content.created ? "new file" : "overwritten", content.bytes === undefined ? null : `${content.bytes.toLocaleString("en-US")} bytes`].filter(Boolean).join(" · ");
+  return html`<div class=${`row file status-${content.status}`} data-testid="row" data-row="file" data-tool=${content.tool}>
+    <${FileHead} content=${content} kind="Write" />
+    ${facts ? html`<div class="muted" data-testid="file-facts">${facts}</div>` : ""}
+    ${content.status === "failed" && content.result !== undefined ? html`<div class="error">${content.result}</div>` : ""}
+  </div>`;
 }
 
 /** A waiting request, answered here through the viewer's answer endpoint (VIEW-3). */

@@ -11,6 +11,7 @@ export interface MemorySessionHostRecord {
   tasks: Map<string, AgentSessionTaskRecord>;
   contexts: Map<number, AgentSessionContextRecord>;
   settings: Map<string, string>;
+  turnItems: Map<string, JsonObject[]>;
   commands: Array<{ seq: number; command: JsonObject; outcome: AgentSessionInboxOutcome }>;
   nextOrder: number;
 }
@@ -22,7 +23,7 @@ export interface MemorySessionHostRecord {
  * const record = createMemorySessionHostRecord();
  */
 export function createMemorySessionHostRecord(): MemorySessionHostRecord {
-  return { tasks: new Map(), contexts: new Map(), settings: new Map(), commands: [], nextOrder: 1 };
+  return { tasks: new Map(), contexts: new Map(), settings: new Map(), turnItems: new Map(), commands: [], nextOrder: 1 };
 }
 
 /**
@@ -79,6 +80,10 @@ export function createMemorySessionHostStore(record: MemorySessionHostRecord): A
     async setSetting(key, value) {
       open().settings.set(key, value);
     },
+    async putTurnItems(runId, items) {
+      open().turnItems.set(runId, copy([...items]));
+    },
+    getTurnItems: async (runId) => copy(open().turnItems.get(runId) ?? null),
     async enqueueCommand(command) {
       const seq = (open().commands.at(-1)?.seq ?? 0) + 1;
       record.commands.push({ seq, command: copy(command), outcome: { status: "pending", result: null, error: null } });

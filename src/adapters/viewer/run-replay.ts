@@ -5,7 +5,7 @@
  * tool-step, plan-step) without a model or tools. Pure: it runs in the browser bundle too.
  */
 import { createContextMeter, type AgentContextUsage } from "../../domain/agent/context-meter.js";
-import { createAgentOutputProjector, type AgentOutputProjector } from "../../domain/agent/output-projector.js";
+import { createAgentOutputProjector, type AgentOutputProjector, type AgentRetryRow } from "../../domain/agent/output-projector.js";
 import type { AgentWebSearchRecord, RunStartedPayload, SessionEvent } from "../../domain/agent/session-events.js";
 import type { JsonObject, JsonValue } from "../../domain/json.js";
 import type { OutputItem, OutputItemStreamChunk } from "../../domain/output-items.js";
@@ -133,17 +133,23 @@ export function createRunReplay(options: RunReplayOptions) {
     changed.add(id);
   };
 
-  /** As model-step's `emitContent`: blocks, with built-in web searches at their positions (OUT-5). */
-  const content = (blocks: readonly Block[], prefix: string, searches: readonly AgentWebSearchRecord[] = []): void => {
+  /**
+   * As model-step's `emitContent`: blocks, with built-in web searches at their positions (OUT-5);
+   * the first text block of a continuation appends to the text part it continues (`join`, OUT-7).
+   */
+  const content = (blocks: readonly Block[], prefix: string, searches: readonly AgentWebSearchRecord[] = [], join?: string): void => {
     const p = project();
+    // As model-step's `webSearchRows`: a cited-only record is a notice without a search row.
     const searchRows = (search: AgentWebSearchRecord): void => {
-      const id = `web_search:${prefix}:${searches.indexOf(search)}`;
-      toolCallCount++;
-      emit(p.toolCall({ id, name: "web_search", arguments: search.query === undefined ? {} : { query: search.query } }));
-      emit(p.toolResult(id, { isError: false, text: `${search.sources.length} sources` }));
+      if (search.cited !== true) {
+        const id = `web_search:${prefix}:${searches.indexOf(search)}`;
+        toolCallCount++;
+        emit(p.toolCall({ id, name: "web_search", arguments: search.query === undefined ? {} : { query: search.query } }));
+        emit(p.toolResult(id, { isError: search.error !== undefined, text: search.error === undefined ? `${search.sources.length} sources` : `search failed: ${search.error}` }));
+      }
       if (search.sources.length > 0) {
         const links = search.sources.map((source) => `- [${(source.title ?? source.url).replace(/[[\]]/g, "")}](${source.url})`).join("\n");
-        emit(p.notice(`Sources:\n${links}`, { sources: true }));
+        emit(p.notice(`Sources:\n${links}`, { sources: true, ...(search.cited === true ? { cited: true } : {}) }));
       }
     };
     for (const [index, block] of blocks.entries()) {
@@ -155,10 +161,18 @@ export function createRunReplay(options: RunReplayOptions) {
       }
       if (block.text === "") continue;
       meter.add(block.text);
-      emit(block.type === "text" ? p.text(block.text, `${prefix}:${index}`) : p.reasoning(block.text, `${prefix}:${index}`));
+      const key = index === 0 && join !== undefined && block.type === "text" ? join : `${prefix}:${index}`;
+      emit(block.type === "text" ? p.text(block.text, key) : p.reasoning(block.text, key));
       emit(p.endBlock());
     }
     for (const search of searches.filter((s) => s.position >= blocks.length)) searchRows(search);
+  };
+  /** The display key a step's next attempt appends to (model-step's `Continuation.join`), by step. */
+  const joins = new Map<number, string | undefined>();
+  const continueAfter = (step: number, kind: AgentRetryRow["kind"], partial: readonly Block[], joinKey: string | undefined): void => {
+    if (kind === "length" || kind === "lost-call") joins.set(step, joinKey);
+    // A failed attempt that streamed text stands apart: the retry starts a part of its own.
+    else if (partial.some((block) => block.type !== "toolCall" && block.text !== "")) joins.set(step, undefined);
   };
 
   const apply = (event: SessionEvent): void => {
@@ -178,13 +192,22 @@ export function createRunReplay(options: RunReplayOptions) {
       }
       case "model_retry": {
         const { payload } = event;
-        content(payload.partial, `${payload.step}:${payload.attempt - 1}`);
+        content(payload.partial, `${payload.step}:${payload.attempt - 1}`, [], joins.get(payload.step));
+        // Tool calls cut off with the answer end as failed rows: they never ran (OUT-7).
+        if (payload.kind === "lost-call") {
+          for (const block of payload.partial) if (block.type === "toolCall") emit(project().toolResult(block.id, { isError: true, text: "the tool call was cut off before it was complete; it did not run" }));
+        }
+        // Only `dropped` is a visible row; `recovery`, `length` and `lost-call` are hidden, silent records (OUT-3).
         emit(project().retry({ kind: payload.kind, attempt: payload.attempt, max: payload.max, message: payload.errorMessage, ...(payload.status === undefined ? {} : { status: payload.status }) }));
+        continueAfter(payload.step, payload.kind, payload.partial, payload.joinKey);
         break;
       }
-      case "assistant_message":
-        content(event.payload.message.content, `${event.payload.step}:${event.payload.attempt}`, event.payload.webSearches);
+      case "assistant_message": {
+        const { payload } = event;
+        // What this attempt itself said (`shown`), not the joined message the history uses.
+        content(payload.shown ?? payload.message.content, `${payload.step}:${payload.attempt}`, payload.webSearches, joins.get(payload.step));
         break;
+      }
       case "usage": {
         const { entry } = event.payload;
         for (const key of COUNT_KEYS) usage[key] += entry[key];

@@ -1,6 +1,6 @@
 /**
- * A conversation's session-host record on PostgreSQL (HOST-1 … HOST-5): tasks, contexts,
- * settings and the command inbox, in tables keyed by conversation id, so a host on one machine
+ * A conversation's session-host record on PostgreSQL (HOST-1 … HOST-5, HOST-7): tasks, contexts,
+ * settings, each turn's output items and the command inbox, in tables keyed by conversation id, so a host on one machine
  * and a `controlAgentSession` caller on another share it. Writes that read before they write
  * (task moves, cancel intents, new tasks and commands) run in one transaction holding the rows
  * they decide on (`for update`), so two processes never both act on the same state.
@@ -50,7 +50,7 @@ export async function ensureHostRecord(db: PostgresDb, tables: PostgresSessionTa
  */
 export function createPostgresSessionHostStore(options: PostgresSessionHostStoreOptions): AgentSessionHostStore {
   const { db, conversationId } = options;
-  const { hostRecords, hostTasks: tasks, hostContexts: contexts, hostSettings: settings, hostCommands: commands } = options.tables;
+  const { hostRecords, hostTasks: tasks, hostContexts: contexts, hostSettings: settings, hostCommands: commands, hostTurnItems: turnItems } = options.tables;
   const now = options.now ?? Date.now;
   let closed = false;
   const run = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
@@ -179,6 +179,16 @@ export function createPostgresSessionHostStore(options: PostgresSessionHostStore
     setSetting: (key, value) =>
       run("writing a setting", async () => {
         await db.insert(settings).values({ conversationId, key, value }).onConflictDoUpdate({ target: [settings.conversationId, settings.key], set: { value } });
+      }),
+    putTurnItems: (runId, items) =>
+      run("recording a turn's items", async () => {
+        const value = { items: JSON.stringify(items), updatedAt: now() };
+        await db.insert(turnItems).values({ conversationId, runId, ...value }).onConflictDoUpdate({ target: [turnItems.conversationId, turnItems.runId], set: value });
+      }),
+    getTurnItems: (runId) =>
+      run("reading a turn's items", async () => {
+        const [row] = await db.select({ items: turnItems.items }).from(turnItems).where(and(eq(turnItems.conversationId, conversationId), eq(turnItems.runId, runId)));
+        return row ? (JSON.parse(row.items) as JsonObject[]) : null;
       }),
     enqueueCommand: (command) =>
       run("enqueueing a command", () =>

@@ -134,6 +134,18 @@ function defineSessionTables<S extends string | undefined>(table: PgTableFn<S>) 
       },
       (t) => [primaryKey({ columns: [t.conversationId, t.seq] })],
     ),
+
+    /** The output items of each run's turn (HOST-7 `turns[].items`), one row per run, read by its key. */
+    hostTurnItems: table(
+      "agent_host_turn_items",
+      {
+        conversationId: text("conversation_id").notNull(),
+        runId: text("run_id").notNull(),
+        items: text("items").notNull(),
+        updatedAt: millis("updated_at").notNull(),
+      },
+      (t) => [primaryKey({ columns: [t.conversationId, t.runId] })],
+    ),
   };
 }
 
@@ -152,4 +164,4 @@ export function postgresSessionTables(schema: string): PostgresSessionTables {
 }
 
 // Unqualified tables, for drizzle-kit only: the generated migrations name no schema.
-export const { sessions, sessionEvents, sessionSnapshots, hostRecords, hostTasks, hostContexts, hostSettings, hostCommands } = defineSessionTables(pgTable);
+export const { sessions, sessionEvents, sessionSnapshots, hostRecords, hostTasks, hostContexts, hostSettings, hostCommands, hostTurnItems } = defineSessionTables(pgTable);

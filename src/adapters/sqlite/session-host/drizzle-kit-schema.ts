@@ -4,4 +4,4 @@
  */
 import { sessionHostTables } from "./host-schema.js";
 
-export const { hostTasks, hostContexts, hostSettings, hostCommands } = sessionHostTables();
+export const { hostTasks, hostContexts, hostSettings, hostCommands, hostTurnItems } = sessionHostTables();

@@ -1,6 +1,6 @@
 /**
  * The resident session host's own schema: one SQLite file per conversation, next to its session
- * files, holding tasks, contexts, settings and the command inbox. Migrations are generated from
+ * files, holding tasks, contexts, settings, the command inbox and each turn's output items. Migrations are generated from
  * this file with `npx drizzle-kit generate --config drizzle.session-host.config.ts` into
  * `drizzle/session-host/`. Kept apart from the session log, whose events the host never writes.
  */
@@ -53,7 +53,14 @@ function define() {
     outcome: text("outcome"),
     createdAt: integer("created_at").notNull(),
   });
-  return { hostTasks, hostContexts, hostSettings, hostCommands };
+  /** The output items of each run's turn (HOST-7 `turns[].items`), one row per run, read by run id. */
+  const hostTurnItems = sqliteTable("host_turn_items", {
+    runId: text("run_id").primaryKey(),
+    /** JSON text: the items in output order. */
+    items: text("items").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  });
+  return { hostTasks, hostContexts, hostSettings, hostCommands, hostTurnItems };
 }
 
 /** The session host's tables. */

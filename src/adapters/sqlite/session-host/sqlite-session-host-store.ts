@@ -57,7 +57,7 @@ const toTask = (row: Row): AgentSessionTaskRecord => ({
  */
 export function openSqliteSessionHostStore(options: { path: string; now?: () => number }): AgentSessionHostStore {
   const { and, asc, eq, gt, inArray } = drizzleOrm();
-  const { hostCommands, hostContexts, hostSettings, hostTasks } = sessionHostTables();
+  const { hostCommands, hostContexts, hostSettings, hostTasks, hostTurnItems } = sessionHostTables();
   const now = options.now ?? Date.now;
   let client: Database.Database;
   let db: BetterSQLite3Database;
@@ -151,6 +151,16 @@ export function openSqliteSessionHostStore(options: { path: string; now?: () => 
     getSetting: (key) => run("reading a setting", () => db.select().from(hostSettings).where(eq(hostSettings.key, key)).get()?.value ?? null),
     setSetting: (key, value) =>
       run("writing a setting", () => void db.insert(hostSettings).values({ key, value }).onConflictDoUpdate({ target: hostSettings.key, set: { value } }).run()),
+    putTurnItems: (runId, items) =>
+      run("recording a turn's items", () => {
+        const value = { items: JSON.stringify(items), updatedAt: now() };
+        db.insert(hostTurnItems).values({ runId, ...value }).onConflictDoUpdate({ target: hostTurnItems.runId, set: value }).run();
+      }),
+    getTurnItems: (runId) =>
+      run("reading a turn's items", () => {
+        const row = db.select({ items: hostTurnItems.items }).from(hostTurnItems).where(eq(hostTurnItems.runId, runId)).get();
+        return row ? (JSON.parse(row.items) as JsonObject[]) : null;
+      }),
     enqueueCommand: (command) =>
       run("enqueueing a command", () => db.insert(hostCommands).values({ command: JSON.stringify(command), status: "pending", createdAt: now() }).returning({ seq: hostCommands.seq }).get().seq),
     pendingCommands: (afterSeq) =>
