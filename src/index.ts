@@ -118,6 +118,7 @@ export type {
   ModelRequest,
   ModelMessage,
   ModelResponse,
+  ModelProviderItem,
   ModelStreamEvent,
   ModelToolSpec,
 } from "./ports/model-provider.js";

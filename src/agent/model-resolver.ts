@@ -49,8 +49,12 @@ export async function resolveModel(
   if (!connection.apiKey) {
     throw new SteamharnessError("input_validation", `model ${connection.model} has no API key: give apiKey explicitly (environment keys are never read)`, { field: "apiKey" });
   }
-  const contextWindow = attributes?.contextWindow ?? (selection.source === "configured" ? selection.entry.contextWindow : undefined);
-  const webSearch = attributes?.webSearch ?? (selection.source === "configured" ? selection.entry.webSearch : undefined);
+  // The node's modelAttributes win over the capability flags of a configured entry.
+  const entry = selection.source === "configured" ? selection.entry : undefined;
+  const contextWindow = attributes?.contextWindow ?? entry?.contextWindow;
+  const webSearch = attributes?.webSearch ?? entry?.webSearch;
+  const maxTokens = attributes?.maxTokens ?? entry?.maxTokens;
+  const reasoning = attributes?.reasoning ?? entry?.reasoning;
   return runtime.providerModel({
     apiKind: connection.apiKind,
     baseUrl: connection.baseUrl ?? DEFAULT_BASE_URL[connection.apiKind],
@@ -58,8 +62,8 @@ export async function resolveModel(
     model: connection.model,
     provider: connection.provider,
     ...(contextWindow === undefined ? {} : { contextWindow }),
-    ...(attributes?.maxTokens === undefined ? {} : { maxTokens: attributes.maxTokens }),
-    ...(attributes?.reasoning === undefined ? {} : { reasoning: attributes.reasoning }),
+    ...(maxTokens === undefined ? {} : { maxTokens }),
+    ...(reasoning === undefined ? {} : { reasoning }),
     ...(webSearch === undefined ? {} : { webSearch }),
   });
 }

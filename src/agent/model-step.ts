@@ -3,7 +3,7 @@ import { modelRequestId, runEventId, usageEntryId } from "../domain/agent/ids.js
 import { DEFAULT_MAX_CONTINUATIONS, DEFAULT_MAX_RETRIES, retryDelay, shouldRetry } from "../domain/agent/retry.js";
 import type { AgentWebSearchRecord, SessionEventInput } from "../domain/agent/session-events.js";
 import type { OutputItemStreamChunk } from "../domain/output-items.js";
-import type { ModelMessage, ModelResponse } from "../ports/model-provider.js";
+import type { ModelMessage, ModelProviderItem, ModelResponse } from "../ports/model-provider.js";
 import type { TokenCounts, TokenUsageEntry } from "../ports/token-usage.js";
 import { runFinishedEvent, type Turn } from "./turn.js";
 
@@ -179,7 +179,8 @@ export async function* modelStep(turn: Turn, step: number): AsyncGenerator<Outpu
     }
     const own = cut === "lost-call" ? response.content.filter((block) => block.type !== "toolCall") : response.content;
     const content = joinContent(continuation.prefix, own, continuation.join !== undefined);
-    const message: AssistantMessage = { role: "assistant", content, provider: turn.model.descriptor.provider, model: turn.model.descriptor.model };
+    const providerItems = keptItems(response, own, content.length);
+    const message: AssistantMessage = { role: "assistant", content, provider: turn.model.descriptor.provider, model: turn.model.descriptor.model, ...(providerItems ? { providerItems } : {}) };
     const intents: SessionEventInput[] = content.flatMap((block) =>
       block.type === "toolCall"
         ? [{ eventId: runEventId(runId, "tool", block.id, "intent"), runId, type: "tool_intent" as const, payload: { toolCallId: block.id, toolName: block.name, arguments: block.arguments, replay: turn.registry.get(block.name)?.tool.replay ?? "never" } }]
@@ -220,6 +221,19 @@ function cutShort(response: ModelResponse, startedCalls: number): "length" | "lo
   if (response.stopReason === "toolUse" && calls === 0) return "lost-call";
   if (calls < startedCalls) return "lost-call";
   return null;
+}
+
+/**
+ * The response's hidden provider items (OUT-10), placed in the committed message: after the text
+ * of earlier cut attempts it continues, and past the tool calls a lost call dropped.
+ */
+function keptItems(response: ModelResponse, own: readonly Block[], length: number): ModelProviderItem[] | undefined {
+  if (!response.providerItems?.length) return undefined;
+  const offset = length - own.length;
+  return response.providerItems.map((item) => {
+    const dropped = own === response.content ? 0 : response.content.slice(0, item.position).filter((block) => block.type === "toolCall").length;
+    return { ...item, position: Math.max(0, item.position - dropped + offset) };
+  });
 }
 
 /** Text blocks joined: the first of `next` continues the last of `prefix` when `joined`. */

@@ -6,10 +6,31 @@ export type ModelTextBlock = { type: "text"; text: string };
 export type ModelReasoningBlock = { type: "reasoning"; text: string; signature?: string };
 export type ModelToolCallBlock = { type: "toolCall"; id: string; name: string; arguments: JsonObject };
 
+/**
+ * Raw provider content kept for continuation only (OUT-10): an item of a provider's built-in tool
+ * as it came on the wire (an OpenAI Responses `web_search_call` output item; an Anthropic
+ * `server_tool_use` or `web_search_tool_result` block, encrypted content included). It is never
+ * shown as output; the adapter of the API that produced it sends it back, before content block
+ * `position` of its message, when the same model continues the conversation.
+ */
+export type ModelProviderItem = {
+  api: "openai-responses" | "anthropic-messages";
+  /** Index in the message's `content` before which the item came (`content.length`: after all). */
+  position: number;
+  item: JsonObject;
+};
+
 /** A message of the conversation sent to a model. */
 export type ModelMessage =
   | { role: "user"; content: string | ModelTextBlock[] }
-  | { role: "assistant"; content: Array<ModelTextBlock | ModelReasoningBlock | ModelToolCallBlock>; provider?: string; model?: string }
+  | {
+      role: "assistant";
+      content: Array<ModelTextBlock | ModelReasoningBlock | ModelToolCallBlock>;
+      provider?: string;
+      model?: string;
+      /** Hidden provider content of this answer, in wire order (OUT-10); never displayed. */
+      providerItems?: ModelProviderItem[];
+    }
   | { role: "toolResult"; toolCallId: string; toolName: string; content: ModelTextBlock[]; isError: boolean };
 
 /** A tool as the model sees it: name, description, JSON Schema of its arguments. */
@@ -45,6 +66,11 @@ export interface ModelResponse {
    * `dropped` (connection lost mid-stream), `recovery` (429/5xx), `length`, `lost-call`.
    */
   retry?: { retryable: boolean; kind: "dropped" | "recovery" | "length" | "lost-call"; status?: number };
+  /**
+   * Raw content of the provider's built-in tools in this response, in wire order (OUT-10): the
+   * caller keeps it with the assistant message (`ModelMessage.providerItems`) and never shows it.
+   */
+  providerItems?: ModelProviderItem[];
 }
 
 /**

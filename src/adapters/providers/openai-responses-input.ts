@@ -6,6 +6,7 @@
  * recorded sessions replay the same. pi-ai types are imported for type checking only.
  */
 import type { AssistantMessage, Context, Model, ThinkingLevel } from "@mariozechner/pi-ai";
+import { itemsOf } from "./provider-items.js";
 
 type Item = Record<string, unknown>;
 
@@ -29,7 +30,13 @@ function assistantItems(message: AssistantMessage, sameModel: boolean, index: nu
     status: "completed",
     id: items.some((item) => item.type === "message") ? `msg_${index}_${items.length}` : `msg_${index}`,
   });
-  for (const block of message.content) {
+  // Hidden `web_search_call` items of this model (OUT-10), each before the block it preceded.
+  const hidden = sameModel ? itemsOf(message).filter((item) => item.api === "openai-responses") : [];
+  const hiddenAt = (at: (position: number) => boolean): void => {
+    for (const item of hidden) if (at(item.position)) items.push({ ...item.item });
+  };
+  for (const [position, block] of message.content.entries()) {
+    hiddenAt((at) => at === position);
     if (block.type === "thinking") {
       if (sameModel && block.thinkingSignature) {
         // Our own reasoning item (encrypted content included), sent back as it came.
@@ -57,6 +64,7 @@ function assistantItems(message: AssistantMessage, sameModel: boolean, index: nu
       });
     }
   }
+  hiddenAt((at) => at >= message.content.length);
   return { items, calls };
 }
 

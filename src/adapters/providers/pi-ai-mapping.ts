@@ -22,6 +22,7 @@ import type {
 } from "../../ports/model-provider.js";
 import type { TokenCounts } from "../../ports/token-usage.js";
 import type { ProviderApiKind } from "./pi-ai-loader.js";
+import type { AssistantWithItems } from "./provider-items.js";
 
 /** Who answers: decides whether earlier assistant turns are replayed verbatim (same model). */
 export interface PiModelIdentity {
@@ -89,7 +90,7 @@ function toPiMessage(message: ModelMessage, self: PiModelIdentity): Message {
       const model = message.model ?? self.model;
       const sameModel = provider === self.provider && model === self.model;
       const content = message.content.map(toPiAssistantBlock);
-      return {
+      const piMessage: AssistantWithItems = {
         role: "assistant",
         content,
         api: sameModel ? self.api : "steamharness-foreign",
@@ -99,6 +100,11 @@ function toPiMessage(message: ModelMessage, self: PiModelIdentity): Message {
         stopReason: content.some((block) => block.type === "toolCall") ? "toolUse" : "stop",
         timestamp: TIMESTAMP,
       };
+      // Hidden provider content (OUT-10) goes back only to the model that produced it, as its
+      // reasoning does; provider-items.ts and openai-responses-input.ts put it on the wire.
+      const items = sameModel ? (message.providerItems ?? []).filter((item) => item.api === self.api) : [];
+      if (items.length > 0) piMessage.providerItems = items;
+      return piMessage;
     }
   }
 }

@@ -6,15 +6,18 @@
  */
 import type { AssistantMessage, Model, SimpleStreamOptions } from "@mariozechner/pi-ai";
 import { SteamharnessError } from "../../domain/errors.js";
+import type { JsonObject } from "../../domain/json.js";
 import type {
   ModelDescriptor,
   ModelProvider,
+  ModelProviderItem,
   ModelRequest,
   ModelResponse,
   ModelStreamEvent,
 } from "../../ports/model-provider.js";
 import { loadPiStreamFunction, type ProviderApiKind } from "./pi-ai-loader.js";
 import { fromPiContent, fromPiToolCall, fromPiUsage, toPiContext } from "./pi-ai-mapping.js";
+import { markAnthropicItems } from "./provider-items.js";
 import { classifyProviderFailure } from "./provider-failures.js";
 import { webSearchObserver, withWebSearchTool, type WebSearchObservation } from "./web-search-wire.js";
 import { type ProviderConfig, type ProviderModelOptions, validateProviderModelOptions } from "./provider-options.js";
@@ -118,13 +121,17 @@ async function* streamResponse(config: ProviderConfig, request: ModelRequest, si
   // request, see pi-ai-loader.ts) and the searches placed in order here.
   const observed: WebSearchObservation[] = [];
   const observer = config.webSearch && request.webSearch === true ? webSearchObserver(config.apiKind, (observation) => observed.push(observation)) : null;
+  // The searches' raw items, kept hidden with the answer for the next turn (OUT-10).
+  const providerItems: ModelProviderItem[] = [];
   const searchesBefore = function* (index: number): Generator<ModelStreamEvent> {
     while (observed.length > 0 && observed[0]!.position <= index) {
-      const { kind, query, sources, error } = observed.shift()!;
+      const { kind, query, sources, error, raw } = observed.shift()!;
+      const position = indices.search();
+      if (config.apiKind !== "openai-completions") for (const item of raw ?? []) providerItems.push({ api: config.apiKind, position, item: item as JsonObject });
       yield {
         type: "web_search",
         status: kind === "cited" ? "cited" : "completed",
-        position: indices.search(),
+        position,
         sources,
         ...(query === undefined ? {} : { query }),
         ...(error === undefined ? {} : { error }),
@@ -141,10 +148,16 @@ async function* streamResponse(config: ProviderConfig, request: ModelRequest, si
       // SDK headers set to null are removed (see provider-options.ts); pi-ai passes them through.
       headers: { ...config.headers } as Record<string, string>,
     };
-    if (observer) options.onPayload = (payload) => withWebSearchTool(config.apiKind, payload);
     if (config.timeoutMs !== undefined) options.timeoutMs = config.timeoutMs;
     if (config.reasoning && request.effort) options.reasoning = request.effort;
-    const context = toPiContext(request, { api: config.apiKind, provider: config.provider, model: config.model });
+    let context = toPiContext(request, { api: config.apiKind, provider: config.provider, model: config.model });
+    let restore = (payload: unknown): unknown => payload;
+    if (config.apiKind === "anthropic-messages" && observer) {
+      // Anthropic's search blocks go back only with the search tool declared; on a turn without
+      // it they are left out (the answer's text stays), so a request never names a tool it lacks.
+      ({ context, restore } = markAnthropicItems(context));
+    }
+    if (observer) options.onPayload = (payload) => withWebSearchTool(config.apiKind, restore(payload));
     for await (const event of streamFn(toPiModel(config), context, options, observer ? (frame) => observer.frame(frame) : undefined)) {
       if ("contentIndex" in event) yield* searchesBefore(event.contentIndex);
       switch (event.type) {
@@ -198,6 +211,7 @@ async function* streamResponse(config: ProviderConfig, request: ModelRequest, si
               content: indices.content(event.message),
               usage: fromPiUsage(event.message.usage),
               stopReason: event.reason,
+              ...(providerItems.length > 0 ? { providerItems } : {}),
             },
           };
           return;

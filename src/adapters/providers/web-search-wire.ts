@@ -16,6 +16,11 @@ export interface WebSearchObservation {
   sources: Array<{ url: string; title?: string }>;
   /** The provider's error code when the search failed. */
   error?: string;
+  /**
+   * The search's raw items as they came (OUT-10): the `web_search_call` item, or the
+   * `server_tool_use` block (its input complete) and its `web_search_tool_result` block.
+   */
+  raw?: Json[];
 }
 
 /** Reads one response's SSE frames (JSON data, in order) and reports observations as they complete. */
@@ -96,6 +101,7 @@ function responsesObserver(report: (observation: WebSearchObservation) => void):
           sources,
           ...(query === undefined ? {} : { query }),
           ...(item.status === "failed" ? { error: "failed" } : {}),
+          raw: [item],
         });
       } else if (data.type === "response.output_text.annotation.added" && isObject(data.annotation) && data.annotation.type === "url_citation") {
         cited.cite(data.annotation);
@@ -114,7 +120,7 @@ function responsesObserver(report: (observation: WebSearchObservation) => void):
 
 function messagesObserver(report: (observation: WebSearchObservation) => void): WebSearchObserver {
   let blocks = 0;
-  const calls = new Map<number, { id: string; position: number; json: string; input: Json }>();
+  const calls = new Map<number, { id: string; position: number; json: string; input: Json; block: Json }>();
   const cited = citations();
   return {
     frame(data) {
@@ -124,7 +130,7 @@ function messagesObserver(report: (observation: WebSearchObservation) => void): 
         if (block.type === "text" || block.type === "thinking" || block.type === "redacted_thinking" || block.type === "tool_use") blocks++;
         if (block.type === "text" && Array.isArray(block.citations)) for (const citation of block.citations) cited.cite(citation);
         if (block.type === "server_tool_use" && block.name === "web_search") {
-          calls.set(Number(data.index), { id: String(block.id), position: blocks, json: "", input: isObject(block.input) ? block.input : {} });
+          calls.set(Number(data.index), { id: String(block.id), position: blocks, json: "", input: isObject(block.input) ? block.input : {}, block });
         } else if (block.type === "web_search_tool_result") {
           const call = [...calls.values()].find((candidate) => candidate.id === block.tool_use_id);
           let input = call?.input ?? {};
@@ -138,7 +144,9 @@ function messagesObserver(report: (observation: WebSearchObservation) => void): 
           cited.listed(sources);
           const query = text(input.query);
           const error = isObject(block.content) ? text(block.content.error_code) ?? "failed" : undefined;
-          report({ kind: "search", position: call?.position ?? blocks, sources, ...(query === undefined ? {} : { query }), ...(error === undefined ? {} : { error }) });
+          // Both blocks go back on the next turn (OUT-10): the call with its whole input, its result as it came.
+          const raw = call ? [{ ...call.block, input }, block] : [block];
+          report({ kind: "search", position: call?.position ?? blocks, sources, ...(query === undefined ? {} : { query }), ...(error === undefined ? {} : { error }), raw });
         }
       } else if (data.type === "content_block_delta" && isObject(data.delta)) {
         const call = calls.get(Number(data.index));

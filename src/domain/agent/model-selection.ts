@@ -24,6 +24,8 @@ export const AgentModelEntrySchema = Type.Object({
   apiKey: Type.Optional(Type.String()),
   contextWindow: Type.Optional(Type.Integer({ minimum: 1 })),
   webSearch: Type.Optional(Type.Boolean()),
+  reasoning: Type.Optional(Type.Boolean()),
+  maxTokens: Type.Optional(Type.Integer({ minimum: 1 })),
 });
 export type AgentModelEntry = Static<typeof AgentModelEntrySchema>;
 

@@ -21,7 +21,11 @@ export const AgentModelConfigEntrySchema = Type.Object(
     baseUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, pattern: "^https?://[^\\s@]+$" })),
     apiKeyRef: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "Name of the secret holding the key" })),
     system: Type.Boolean({ description: "A model of the host's own subscription (true) or a saved third-party connection" }),
-    contextWindow: Type.Optional(Type.Integer({ minimum: 1 })),
+    /** Capability flags of the model (AG-3 `modelAttributes`; the options of a node win). */
+    contextWindow: Type.Optional(Type.Integer({ minimum: 1, description: "Context window in tokens (the context ring, compaction)" })),
+    webSearch: Type.Optional(Type.Boolean({ description: "The model supports the provider's native web search; on by default then (OUT-5, OUT-10)" })),
+    reasoning: Type.Optional(Type.Boolean({ description: "The model reasons; the agent's effort is then sent" })),
+    maxTokens: Type.Optional(Type.Integer({ minimum: 1, description: "Output token limit per response" })),
   },
   { additionalProperties: false },
 );
