@@ -9,7 +9,7 @@ import { POSTGRES_MIGRATIONS_TABLE } from "../../src/adapters/postgres/postgres-
 import type { JsonValue } from "../../src/domain/json.js";
 import { createPostgresProjectConfigurationStore } from "../../src/adapters/postgres/postgres-project-configuration-store.js";
 import { createPostgresStorage } from "../../src/adapters/postgres/postgres-storage.js";
-import { sortKey } from "../../src/adapters/sqlite/store/sqlite-support.js";
+import { sortKey } from "../../src/adapters/store-kernel/sort-key.js";
 import { uniqueId } from "../../src/testing/contract-support.js";
 import { runKnowledgeStoreContract } from "../../src/testing/knowledge-store.contract.js";
 import { runKvStoreContract } from "../../src/testing/kv-store.contract.js";
