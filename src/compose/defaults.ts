@@ -9,7 +9,7 @@ import type { Storage } from "../ports/storage.js";
 
 export { createMemoryToolPermissions } from "../adapters/memory/memory-tool-permissions.js";
 export { createMemoryUserInput } from "../adapters/memory/memory-user-input.js";
-export { createKvTokenUsage } from "../adapters/shared/kv-token-usage.js";
+export { createKvTokenUsage } from "../adapters/store-kernel/kv-token-usage.js";
 export { createSystemClock } from "../adapters/system/clock.js";
 export { createRandomIdSource } from "../adapters/system/id-source.js";
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import pg from "pg";
 import { isSteamharnessError } from "../../src/domain/errors.js";
-import { createKvTokenUsage } from "../../src/adapters/shared/kv-token-usage.js";
+import { createKvTokenUsage } from "../../src/adapters/store-kernel/kv-token-usage.js";
 import { POSTGRES_MIGRATIONS_TABLE } from "../../src/adapters/postgres/postgres-database.js";
 import type { JsonValue } from "../../src/domain/json.js";
 import { createPostgresProjectConfigurationStore } from "../../src/adapters/postgres/postgres-project-configuration-store.js";

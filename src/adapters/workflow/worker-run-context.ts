@@ -6,7 +6,7 @@ import type { RelatedProject, WorkflowInputRequest, WorkflowRunContext, Workflow
 import type { Storage } from "../../ports/storage.js";
 import type { ToolPermissionDecision, ToolPermissions } from "../../ports/tool-permissions.js";
 import type { UserInput, UserInputField, UserInputResponse } from "../../ports/user-input.js";
-import { createKvTokenUsage } from "../shared/kv-token-usage.js";
+import { createKvTokenUsage } from "../store-kernel/kv-token-usage.js";
 import { createSystemClock } from "../system/clock.js";
 import { createRandomIdSource } from "../system/id-source.js";
 import type { HostMessage, WorkerMessage } from "./worker-protocol.js";
