@@ -1,14 +1,13 @@
 import { SteamharnessError } from "../../domain/errors.js";
-import { isJsonValue } from "../../domain/json.js";
 import { validateSessionEvent } from "../../domain/agent/session-events.js";
 import type { Clock } from "../../ports/clock.js";
+import { checkSnapshotPosition, headOf, validateSnapshot } from "../store-kernel/session-rows.js";
 import type {
   SessionAddress,
   SessionAppendResult,
   SessionEvent,
   SessionHead,
   SessionReadOptions,
-  SessionSnapshot,
   SessionStore,
 } from "../../ports/session-store.js";
 
@@ -36,8 +35,7 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
   const events: Array<{ json: string; type: string }> = [];
   const byId = new Map<string, number>();
   const byRun = new Map<string, number[]>();
-  let snapshot: string | null = null;
-  let snapshotSeq = -1;
+  let snapshot: { atSeq: number; state: string } | null = null;
   let lastRunId: string | null = null;
   let closed = false;
 
@@ -103,19 +101,13 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
     },
     async head(): Promise<SessionHead> {
       open();
-      return { lastSeq: events.length, snapshot: snapshot === null ? null : (JSON.parse(snapshot) as SessionSnapshot), lastRunId };
+      return headOf({ lastSeq: events.length, lastRunId, atSeq: snapshot?.atSeq ?? null, state: snapshot?.state ?? null });
     },
     async putSnapshot(next) {
       open();
-      if (!Number.isInteger(next.atSeq) || next.atSeq < 0 || next.atSeq > events.length) {
-        throw new SteamharnessError("input_validation", `snapshot atSeq ${next.atSeq} is outside the log (0..${events.length})`, { field: "atSeq" });
-      }
-      if (next.atSeq < snapshotSeq) {
-        throw new SteamharnessError("input_validation", `snapshot atSeq ${next.atSeq} is older than the kept one (${snapshotSeq})`, { field: "atSeq" });
-      }
-      if (!isJsonValue(next.state)) throw new SteamharnessError("input_validation", "snapshot state is not JSON", { field: "state" });
-      snapshot = JSON.stringify({ atSeq: next.atSeq, state: next.state });
-      snapshotSeq = next.atSeq;
+      const state = validateSnapshot(next);
+      checkSnapshotPosition(next.atSeq, events.length, snapshot === null ? null : snapshot.atSeq);
+      snapshot = { atSeq: next.atSeq, state };
     },
     async close() {
       closed = true;

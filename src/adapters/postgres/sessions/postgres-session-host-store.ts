@@ -7,9 +7,9 @@
  */
 import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
-import type { JsonObject } from "../../../domain/json.js";
-import { ACTIVE_TASK_STATUSES, acceptTaskUpdate, type AgentSessionContextKind, type AgentSessionTaskRecord, type AgentSessionTaskStatus } from "../../../domain/session-host/host-state.js";
+import { ACTIVE_TASK_STATUSES, acceptTaskUpdate, type AgentSessionTaskStatus } from "../../../domain/session-host/host-state.js";
 import type { AgentSessionHostStore } from "../../../ports/session-host-store.js";
+import { answerColumns, contextOf, inboxEntryOf, outcomeOf, taskColumns, taskMoveColumns, taskOf } from "../../store-kernel/session-host-rows.js";
 import { driverFault, type PostgresDb } from "../postgres-database.js";
 import type { PostgresSessionTables } from "./session-schema.js";
 
@@ -62,18 +62,6 @@ export function createPostgresSessionHostStore(options: PostgresSessionHostStore
       throw wrapAdapterError("postgres", `session host record: ${what} failed`, driverFault(error));
     }
   };
-  type Row = typeof tasks.$inferSelect;
-  const toTask = (row: Row): AgentSessionTaskRecord => ({
-    taskId: row.taskId,
-    runId: row.runId,
-    targetId: row.targetId,
-    prompt: row.prompt,
-    input: JSON.parse(row.input) as JsonObject,
-    status: row.status as AgentSessionTaskStatus,
-    cancelRequested: row.cancelRequested,
-    detail: row.detail === null ? null : (JSON.parse(row.detail) as JsonObject),
-    order: row.ord,
-  });
   const mine = eq(tasks.conversationId, conversationId);
   const activeTasks = (taskIds?: readonly string[]) => and(mine, inArray(tasks.status, ACTIVE), taskIds === undefined ? undefined : inArray(tasks.taskId, [...taskIds]));
   /** Takes the next value of a counter of the record, holding the record's row until the transaction ends. */
@@ -89,11 +77,11 @@ export function createPostgresSessionHostStore(options: PostgresSessionHostStore
   };
 
   return {
-    listTasks: () => run("listing tasks", async () => (await db.select().from(tasks).where(mine).orderBy(asc(tasks.ord))).map(toTask)),
+    listTasks: () => run("listing tasks", async () => (await db.select().from(tasks).where(mine).orderBy(asc(tasks.ord))).map(taskOf)),
     getTask: (taskId) =>
       run("reading a task", async () => {
         const [row] = await db.select().from(tasks).where(and(mine, eq(tasks.taskId, taskId)));
-        return row ? toTask(row) : null;
+        return row ? taskOf(row) : null;
       }),
     insertTask: (task) =>
       run("adding a task", () =>
@@ -102,24 +90,13 @@ export function createPostgresSessionHostStore(options: PostgresSessionHostStore
           const [record] = await tx.select({ next: hostRecords.nextTaskOrder }).from(hostRecords).where(eq(hostRecords.conversationId, conversationId)).for("update");
           if (!record) throw new SteamharnessError("not_found", `no session host record for conversation ${conversationId}`);
           const [existing] = await tx.select().from(tasks).where(and(mine, eq(tasks.taskId, task.taskId)));
-          if (existing) return { task: toTask(existing), created: false };
+          if (existing) return { task: taskOf(existing), created: false };
           const ord = await nextOf(tx, "nextTaskOrder");
           const [row] = await tx
             .insert(tasks)
-            .values({
-              conversationId,
-              taskId: task.taskId,
-              ord,
-              runId: task.runId,
-              targetId: task.targetId,
-              prompt: task.prompt,
-              input: JSON.stringify(task.input),
-              status: task.status,
-              detail: task.detail === null ? null : JSON.stringify(task.detail),
-              updatedAt: now(),
-            })
+            .values({ conversationId, ord, ...taskColumns(task), updatedAt: now() })
             .returning();
-          return { task: toTask(row!), created: true };
+          return { task: taskOf(row!), created: true };
         }),
       ),
     updateTask: (taskId, patch) =>
@@ -130,12 +107,7 @@ export function createPostgresSessionHostStore(options: PostgresSessionHostStore
           if (!acceptTaskUpdate({ status: row.status as AgentSessionTaskStatus, cancelRequested: row.cancelRequested }, patch.status)) return false;
           await tx
             .update(tasks)
-            .set({
-              status: patch.status,
-              updatedAt: now(),
-              ...(patch.detail === undefined ? {} : { detail: patch.detail === null ? null : JSON.stringify(patch.detail) }),
-              ...(patch.input === undefined ? {} : { input: JSON.stringify(patch.input) }),
-            })
+            .set({ ...taskMoveColumns(patch), updatedAt: now() })
             .where(and(mine, eq(tasks.taskId, taskId)));
           return true;
         }),
@@ -160,12 +132,7 @@ export function createPostgresSessionHostStore(options: PostgresSessionHostStore
       ),
     listContexts: () =>
       run("listing contexts", async () =>
-        (await db.select().from(contexts).where(eq(contexts.conversationId, conversationId)).orderBy(asc(contexts.targetId))).map((row) => ({
-          targetId: row.targetId,
-          kind: row.kind as AgentSessionContextKind,
-          sessionKey: row.sessionKey,
-          parentTargetId: row.parentTargetId,
-        })),
+        (await db.select().from(contexts).where(eq(contexts.conversationId, conversationId)).orderBy(asc(contexts.targetId))).map(contextOf),
       ),
     putContext: (context) =>
       run("recording a context", async () => {
@@ -196,25 +163,19 @@ export function createPostgresSessionHostStore(options: PostgresSessionHostStore
             .from(commands)
             .where(and(eq(commands.conversationId, conversationId), gt(commands.seq, afterSeq), eq(commands.status, "pending")))
             .orderBy(asc(commands.seq))
-        ).map((row) => ({ seq: row.seq, command: JSON.parse(row.command) as JsonObject })),
+        ).map(inboxEntryOf),
       ),
     answerCommand: (seq, outcome) =>
       run("answering a command", async () => {
         await db
           .update(commands)
-          .set("error" in outcome ? { status: "failed", outcome: JSON.stringify(outcome.error) } : { status: "done", outcome: JSON.stringify(outcome.result) })
+          .set(answerColumns(outcome))
           .where(and(eq(commands.conversationId, conversationId), eq(commands.seq, seq)));
       }),
     commandOutcome: (seq) =>
       run("reading a command answer", async () => {
         const [row] = await db.select({ status: commands.status, outcome: commands.outcome }).from(commands).where(and(eq(commands.conversationId, conversationId), eq(commands.seq, seq)));
-        if (!row) return null;
-        const parsed = row.outcome === null ? null : (JSON.parse(row.outcome) as JsonObject);
-        return {
-          status: row.status as "pending" | "done" | "failed",
-          result: row.status === "done" ? parsed : null,
-          error: row.status === "failed" ? (parsed as unknown as { code: string; message: string }) : null,
-        };
+        return outcomeOf(row);
       }),
     async close() {
       closed = true;

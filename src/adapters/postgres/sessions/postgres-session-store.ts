@@ -17,7 +17,7 @@ import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
 import { validateSessionEvent } from "../../../domain/agent/session-events.js";
 import type { Clock } from "../../../ports/clock.js";
 import type { SessionAddress, SessionAppendResult, SessionEvent, SessionEventInput, SessionHead, SessionReadOptions, SessionSnapshot, SessionStore } from "../../../ports/session-store.js";
-import { rowEvent, snapshotState, validateSnapshot, type EventRow } from "../../sqlite/sessions/session-rows.js";
+import { checkSnapshotPosition, headOf, rowEvent, validateSnapshot, type EventRow } from "../../store-kernel/session-rows.js";
 import { driverFault, type PostgresQueryable } from "../postgres-database.js";
 import type { PostgresSessionTables } from "./session-schema.js";
 
@@ -195,8 +195,7 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
           .leftJoin(snapshots, eq(snapshots.sessionId, sessions.id))
           .where(eq(sessions.id, sessionId));
         if (!row) throw new SteamharnessError("storage_failure", `[steamharness] [postgres] session ${sessionId} has no row`);
-        const snapshot = row.atSeq === null || row.state === null ? null : { atSeq: row.atSeq, state: snapshotState(row.state) };
-        return { lastSeq: row.lastSeq, snapshot, lastRunId: row.lastRunId };
+        return headOf(row);
       });
     },
     putSnapshot(next: SessionSnapshot) {
@@ -204,10 +203,7 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
         const state = validateSnapshot(next);
         await db.transaction(async (tx) => {
           const [head] = await tx.select({ lastSeq: sessions.lastSeq, kept: sessions.snapshotAtSeq }).from(sessions).where(eq(sessions.id, sessionId)).for("update");
-          const last = head?.lastSeq ?? 0;
-          if (next.atSeq > last) throw new SteamharnessError("input_validation", `snapshot atSeq ${next.atSeq} is outside the log (0..${last})`, { field: "atSeq" });
-          const kept = head?.kept ?? null;
-          if (kept !== null && next.atSeq < kept) throw new SteamharnessError("input_validation", `snapshot atSeq ${next.atSeq} is older than the kept one (${kept})`, { field: "atSeq" });
+          checkSnapshotPosition(next.atSeq, head?.lastSeq ?? 0, head?.kept ?? null);
           const writtenAt = clock.now();
           await tx
             .insert(snapshots)

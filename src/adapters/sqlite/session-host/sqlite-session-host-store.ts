@@ -3,15 +3,15 @@ import { dirname, join, resolve } from "node:path";
 import type Database from "better-sqlite3";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
-import type { JsonObject } from "../../../domain/json.js";
 import { conversationFolderSegment } from "../sessions/session-file-names.js";
-import { ACTIVE_TASK_STATUSES, acceptTaskUpdate, type AgentSessionContextKind, type AgentSessionTaskRecord, type AgentSessionTaskStatus } from "../../../domain/session-host/host-state.js";
+import { ACTIVE_TASK_STATUSES, acceptTaskUpdate, type AgentSessionTaskStatus } from "../../../domain/session-host/host-state.js";
 import type { AgentSessionHostStore } from "../../../ports/session-host-store.js";
 import { openSqlite } from "../shared/sqlite-connection.js";
 import { ensureSessionSchema } from "../sessions/session-migrations.js";
 import { findMigrationsFolder } from "../shared/migrations.js";
 import { drizzleBetterSqlite3, drizzleOrm } from "../shared/drizzle-modules.js";
-import { sessionHostTables, type SessionHostTables } from "./host-schema.js";
+import { answerColumns, contextOf, inboxEntryOf, outcomeOf, taskColumns, taskMoveColumns, taskOf } from "../../store-kernel/session-host-rows.js";
+import { sessionHostTables } from "./host-schema.js";
 
 /** The file name of a conversation's host record; it never matches a session file (`<slug>-<hash>.sqlite`). */
 export const SESSION_HOST_FILE = "_session-host.db";
@@ -34,19 +34,6 @@ function migrationsFolder(): string {
   if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/session-host migrations not found");
   return folder;
 }
-
-type Row = SessionHostTables["hostTasks"]["$inferSelect"];
-const toTask = (row: Row): AgentSessionTaskRecord => ({
-  taskId: row.taskId,
-  runId: row.runId,
-  targetId: row.targetId,
-  prompt: row.prompt,
-  input: JSON.parse(row.input) as JsonObject,
-  status: row.status as AgentSessionTaskStatus,
-  cancelRequested: row.cancelRequested === 1,
-  detail: row.detail === null ? null : (JSON.parse(row.detail) as JsonObject),
-  order: row.ord,
-});
 
 /**
  * The SQLite host record of one conversation (WAL; any process may write commands and cancel
@@ -83,22 +70,22 @@ export function openSqliteSessionHostStore(options: { path: string; now?: () => 
   };
   const getTask = (taskId: string) => {
     const row = db.select().from(hostTasks).where(eq(hostTasks.taskId, taskId)).get();
-    return row ? toTask(row) : null;
+    return row ? taskOf(row) : null;
   };
   return {
-    listTasks: () => run("listing tasks", () => db.select().from(hostTasks).orderBy(asc(hostTasks.ord)).all().map(toTask)),
+    listTasks: () => run("listing tasks", () => db.select().from(hostTasks).orderBy(asc(hostTasks.ord)).all().map(taskOf)),
     getTask: (taskId) => run("reading a task", () => getTask(taskId)),
     insertTask: (task) =>
       run("adding a task", () =>
         db.transaction((tx) => {
           const existing = tx.select().from(hostTasks).where(eq(hostTasks.taskId, task.taskId)).get();
-          if (existing) return { task: toTask(existing), created: false };
+          if (existing) return { task: taskOf(existing), created: false };
           const row = tx
             .insert(hostTasks)
-            .values({ taskId: task.taskId, runId: task.runId, targetId: task.targetId, prompt: task.prompt, input: JSON.stringify(task.input), status: task.status, detail: task.detail === null ? null : JSON.stringify(task.detail), updatedAt: now() })
+            .values({ ...taskColumns(task), updatedAt: now() })
             .returning()
             .get();
-          return { task: toTask(row), created: true };
+          return { task: taskOf(row), created: true };
         }, { behavior: "immediate" }),
       ),
     updateTask: (taskId, patch) =>
@@ -108,12 +95,7 @@ export function openSqliteSessionHostStore(options: { path: string; now?: () => 
           if (!row) throw new SteamharnessError("not_found", `no task ${taskId}`);
           if (!acceptTaskUpdate({ status: row.status as AgentSessionTaskStatus, cancelRequested: row.cancelRequested === 1 }, patch.status)) return false;
           tx.update(hostTasks)
-            .set({
-              status: patch.status,
-              updatedAt: now(),
-              ...(patch.detail === undefined ? {} : { detail: patch.detail === null ? null : JSON.stringify(patch.detail) }),
-              ...(patch.input === undefined ? {} : { input: JSON.stringify(patch.input) }),
-            })
+            .set({ ...taskMoveColumns(patch), updatedAt: now() })
             .where(eq(hostTasks.taskId, taskId))
             .run();
           return true;
@@ -144,7 +126,7 @@ export function openSqliteSessionHostStore(options: { path: string; now?: () => 
           .from(hostContexts)
           .orderBy(asc(hostContexts.targetId))
           .all()
-          .map((row) => ({ targetId: row.targetId, kind: row.kind as AgentSessionContextKind, sessionKey: row.sessionKey, parentTargetId: row.parentTargetId })),
+          .map(contextOf),
       ),
     putContext: (context) =>
       run("recording a context", () => void db.insert(hostContexts).values(context).onConflictDoNothing().run()),
@@ -161,27 +143,18 @@ export function openSqliteSessionHostStore(options: { path: string; now?: () => 
           .where(and(gt(hostCommands.seq, afterSeq), eq(hostCommands.status, "pending")))
           .orderBy(asc(hostCommands.seq))
           .all()
-          .map((row) => ({ seq: row.seq, command: JSON.parse(row.command) as JsonObject })),
+          .map(inboxEntryOf),
       ),
     answerCommand: (seq, outcome) =>
       run("answering a command", () =>
         void db
           .update(hostCommands)
-          .set("error" in outcome ? { status: "failed", outcome: JSON.stringify(outcome.error) } : { status: "done", outcome: JSON.stringify(outcome.result) })
+          .set(answerColumns(outcome))
           .where(eq(hostCommands.seq, seq))
           .run(),
       ),
     commandOutcome: (seq) =>
-      run("reading a command answer", () => {
-        const row = db.select().from(hostCommands).where(eq(hostCommands.seq, seq)).get();
-        if (!row) return null;
-        const parsed = row.outcome === null ? null : (JSON.parse(row.outcome) as JsonObject);
-        return {
-          status: row.status as "pending" | "done" | "failed",
-          result: row.status === "done" ? parsed : null,
-          error: row.status === "failed" ? (parsed as unknown as { code: string; message: string }) : null,
-        };
-      }),
+      run("reading a command answer", () => outcomeOf(db.select().from(hostCommands).where(eq(hostCommands.seq, seq)).get())),
     async close() {
       if (closed) return;
       closed = true;

@@ -18,7 +18,7 @@ import { sessionTables } from "./session-schema.js";
 import { prepareSessionReads, prepareSessionStatements, prepareSessionWrites, type SessionDb } from "./session-statements.js";
 import { openSqlite } from "../shared/sqlite-connection.js";
 import { ensureSessionSchema, findSessionMigrationsFolder } from "./session-migrations.js";
-import { eventRow, rowEvent, snapshotState, validateSnapshot, type EventRow } from "./session-rows.js";
+import { checkSnapshotPosition, eventRow, headOf, rowEvent, snapshotState, validateSnapshot, type EventRow } from "../../store-kernel/session-rows.js";
 import { validateSessionEvent } from "../../../domain/agent/session-events.js";
 
 /** Options of {@link createSqliteSessionStore}. */
@@ -191,8 +191,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
           const kept = meta.snapshotAtSeq === null ? undefined : db.select().from(sessionSnapshots).where(eq(sessionSnapshots.atSeq, meta.snapshotAtSeq)).get();
           return { lastSeq: meta.lastSeq, snapshot: kept ? { atSeq: kept.atSeq, state: snapshotState(kept.state) } : null, lastRunId: meta.lastRunId };
         }
-        const snapshot = row.atSeq === null || row.state === null ? null : { atSeq: row.atSeq, state: snapshotState(row.state) };
-        return { lastSeq: row.lastSeq, snapshot, lastRunId: row.lastRunId };
+        return headOf(row);
       });
     },
     putSnapshot(next: SessionSnapshot) {
@@ -200,14 +199,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
         const state = validateSnapshot(next);
         db.transaction((tx) => {
           const meta = currentMeta();
-          const last = meta.lastSeq;
-          if (next.atSeq > last) {
-            throw new SteamharnessError("input_validation", `snapshot atSeq ${next.atSeq} is outside the log (0..${last})`, { field: "atSeq" });
-          }
-          const kept = meta.snapshotAtSeq;
-          if (kept !== null && next.atSeq < kept) {
-            throw new SteamharnessError("input_validation", `snapshot atSeq ${next.atSeq} is older than the kept one (${kept})`, { field: "atSeq" });
-          }
+          checkSnapshotPosition(next.atSeq, meta.lastSeq, meta.snapshotAtSeq);
           tx.delete(sessionSnapshots).run();
           tx.insert(sessionSnapshots).values({ atSeq: next.atSeq, state, writtenAt: clock.now() }).run();
           tx.update(sessionMeta).set({ snapshotAtSeq: next.atSeq }).where(eq(sessionMeta.id, 1)).run();
