@@ -3,7 +3,7 @@
  * and snippets, over a family's {@link KnowledgeRows} (which store documents and rank matches).
  */
 import { STORE_LIMITS } from "../../domain/limits.js";
-import { decodeKeyCursor, decodeRankCursor, encodeCursor, listingId } from "../../domain/page-cursor.js";
+import { decodeKeyCursor, decodeRankCursor, listingId } from "../../domain/page-cursor.js";
 import { plainSnippet, queryTerms } from "../../domain/search-terms.js";
 import { checkDocumentInput, checkKnowledgeFilter, checkPageLimit, checkProjectId, checkText } from "../../domain/store-input.js";
 import type { Clock } from "../../ports/clock.js";
@@ -15,7 +15,7 @@ import type {
   KnowledgeSearchHit,
   KnowledgeStore,
 } from "../../ports/knowledge-store.js";
-import type { Awaitable, StoreCall } from "./store-call.js";
+import { pageOf, type Awaitable, type StoreCall } from "./store-call.js";
 
 /** A page request of the rows: at most `limit` rows matching `filter`, strictly after `after`. */
 export interface KnowledgePage<After> {
@@ -78,10 +78,8 @@ export function createKnowledgeStore(rows: KnowledgeRows, call: StoreCall, clock
       const limit = checkPageLimit(options.limit);
       const listing = listingId({ kind: "knowledge-list", projectId, ...filter });
       const after = decodeKeyCursor(listing, options.cursor);
-      // One row more than the page tells whether another page follows.
       const found = await call("knowledge list", () => rows.list(projectId, { filter, ...(after === undefined ? {} : { after }), limit: limit + 1 }));
-      const items = found.slice(0, limit);
-      return { items, nextCursor: found.length > limit ? encodeCursor(listing, items[items.length - 1].documentId) : null };
+      return pageOf(found, limit, listing, (row) => row, (item) => item.documentId);
     },
 
     async search(projectInput, query, options = {}) {
@@ -94,16 +92,8 @@ export function createKnowledgeStore(rows: KnowledgeRows, call: StoreCall, clock
       const found = await call("knowledge search", () =>
         terms.length === 0 ? [] : rows.search(projectId, terms, { filter, ...(after === undefined ? {} : { after }), limit: limit + 1 }),
       );
-      const items: KnowledgeSearchHit[] = found.slice(0, limit).map(({ documentId, title, createdAt, updatedAt, markdown, score }) => ({
-        documentId,
-        title,
-        createdAt,
-        updatedAt,
-        snippet: plainSnippet({ title, markdown }, terms),
-        score,
-      }));
-      const last = items[items.length - 1];
-      return { items, nextCursor: found.length > limit ? encodeCursor(listing, [last.score, last.documentId]) : null };
+      const hit = ({ markdown, ...summary }: KnowledgeMatch): KnowledgeSearchHit => ({ ...summary, snippet: plainSnippet({ title: summary.title, markdown }, terms) });
+      return pageOf(found, limit, listing, hit, (item) => [item.score, item.documentId]);
     },
   };
 }

@@ -3,10 +3,10 @@
  * `update` callback's error, over a family's {@link KvRows}.
  */
 import { STORE_LIMITS } from "../../domain/limits.js";
-import { decodeKeyCursor, encodeCursor, listingId } from "../../domain/page-cursor.js";
+import { decodeKeyCursor, listingId } from "../../domain/page-cursor.js";
 import { checkKvKey, checkKvNamespace, checkPageLimit, checkPrefix, serializeKvValue, type JsonValue } from "../../domain/store-input.js";
 import type { KvEntry, KvNamespace, KvStore } from "../../ports/kv-store.js";
-import type { Awaitable, StoreCall } from "./store-call.js";
+import { pageOf, type Awaitable, type StoreCall } from "./store-call.js";
 
 /** A stored KV row: the value as JSON text. */
 export interface KvRow {
@@ -71,10 +71,8 @@ export function createKvStore(rows: KvRows, call: StoreCall): KvStore {
       const limit = checkPageLimit(options.limit);
       const listing = listingId({ kind: "kv", projectId: ns.projectId, conversationId: ns.conversationId, prefix });
       const after = decodeKeyCursor(listing, options.cursor);
-      // One row more than the page tells whether another page follows.
       const found = await call("kv list", () => rows.list(ns, { prefix, ...(after === undefined ? {} : { after }), limit: limit + 1 }));
-      const items = found.slice(0, limit).map((row) => entry(row.key, row));
-      return { items, nextCursor: found.length > limit ? encodeCursor(listing, items[items.length - 1].key) : null };
+      return pageOf(found, limit, listing, (row) => entry(row.key, row), (item) => item.key);
     },
 
     async update(nsInput, keyInput, fn) {
