@@ -87,7 +87,7 @@ describe("ARCH-3 one store implementation per port over small row drivers", () =
             .sort((a, b) => compareUtf16(a.key, b.key))
             .slice(0, limit),
         modify(ns, key, change) {
-          const next = change(self.read(ns, key)?.value ?? null);
+          const next = change(rows.get(id(ns, key))?.value ?? null);
           if (next === null) self.remove(ns, key);
           else self.write(ns, key, next);
         },
