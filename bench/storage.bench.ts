@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { createSqliteStorage, STORE_DATABASE_FILE } from "../src/adapters/sqlite/store/sqlite-storage.js";
-import { sortKey } from "../src/adapters/sqlite/store/sqlite-support.js";
+import { sortKey } from "../src/adapters/store-kernel/sort-key.js";
 import type { JsonValue } from "../src/domain/json.js";
 import { buildCorpus, vocabulary } from "./storage/corpus.js";
 

@@ -58,8 +58,8 @@ export type {
 // it lists sessions through, and the stored decisions its page answers pauses with.
 export { createViewerServer } from "./adapters/viewer/viewer-server.js";
 export type { ViewerServer, ViewerServerOptions } from "./adapters/viewer/viewer-server.js";
-export { createSqliteSessionCatalog } from "./adapters/viewer/sqlite-session-catalog.js";
-export type { SqliteSessionCatalogOptions } from "./adapters/viewer/sqlite-session-catalog.js";
+export { createSqliteSessionCatalog } from "./adapters/sqlite/sessions/sqlite-session-catalog.js";
+export type { SqliteSessionCatalogOptions } from "./adapters/sqlite/sessions/sqlite-session-catalog.js";
 export type { SessionCatalog, SessionCatalogEntry } from "./ports/session-catalog.js";
 export { createStoredDecisions, STORED_DECISION_PREFIX } from "./adapters/viewer/stored-decisions.js";
 export type { StoredDecision, StoredDecisions, StoredDecisionsOptions } from "./adapters/viewer/stored-decisions.js";

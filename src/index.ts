@@ -68,7 +68,7 @@ export { createMemoryToolPermissions } from "./adapters/memory/memory-tool-permi
 export type { MemoryToolPermissions, MemoryToolPermissionsOptions } from "./adapters/memory/memory-tool-permissions.js";
 export { createMemoryUserInput } from "./adapters/memory/memory-user-input.js";
 export type { MemoryUserInput, MemoryUserInputOptions } from "./adapters/memory/memory-user-input.js";
-export { createKvTokenUsage } from "./adapters/shared/kv-token-usage.js";
+export { createKvTokenUsage } from "./adapters/store-kernel/kv-token-usage.js";
 
 // Capability tools (CAP)
 export {

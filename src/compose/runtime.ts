@@ -9,7 +9,7 @@ import { MemoryStorage } from "../adapters/memory/memory-storage.js";
 import { createMemorySessionBackend } from "../adapters/memory/memory-session-backend.js";
 import { createMemoryToolPermissions } from "../adapters/memory/memory-tool-permissions.js";
 import { createMemoryUserInput } from "../adapters/memory/memory-user-input.js";
-import { createKvTokenUsage } from "../adapters/shared/kv-token-usage.js";
+import { createKvTokenUsage } from "../adapters/store-kernel/kv-token-usage.js";
 import { createSystemClock } from "../adapters/system/clock.js";
 import { createRandomIdSource } from "../adapters/system/id-source.js";
 import { createCodingTools } from "../adapters/coding-tools/index.js";

@@ -7,7 +7,7 @@ import { isSteamharnessError } from "../../src/domain/errors.js";
 import type { JsonValue } from "../../src/domain/json.js";
 import { STORE_MIGRATIONS_TABLE } from "../../src/adapters/sqlite/store/sqlite-database.js";
 import { createSqliteStorage, STORE_DATABASE_FILE } from "../../src/adapters/sqlite/store/sqlite-storage.js";
-import { sortKey } from "../../src/adapters/sqlite/store/sqlite-support.js";
+import { sortKey } from "../../src/adapters/store-kernel/sort-key.js";
 import type { Storage } from "../../src/ports/storage.js";
 import { runKnowledgeStoreContract } from "../../src/testing/knowledge-store.contract.js";
 import { runKvStoreContract } from "../../src/testing/kv-store.contract.js";

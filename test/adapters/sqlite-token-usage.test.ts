@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createKvTokenUsage } from "../../src/adapters/shared/kv-token-usage.js";
+import { createKvTokenUsage } from "../../src/adapters/store-kernel/kv-token-usage.js";
 import { createSqliteStorage } from "../../src/adapters/sqlite/store/sqlite-storage.js";
 import type { Storage } from "../../src/ports/storage.js";
 import { runTokenUsageContract } from "../../src/testing/token-usage.contract.js";

@@ -1,9 +1,10 @@
-import { checkKvKey, checkProjectId, compareUtf16, serializeKvValue, type JsonValue } from "../../domain/store-input.js";
 import type { PersistentValueStore } from "../../ports/persistent-value-store.js";
+import { createPersistentValueStore } from "../store-kernel/persistent-value-store.js";
+import { directCall } from "../store-kernel/store-call.js";
 
 /**
- * The in-memory reference persistent-value store (values kept serialised, so callers never
- * share objects with the store).
+ * The in-memory reference persistent-value store: the kernel's port over a map per project of
+ * JSON texts (so callers never share objects with the store).
  *
  * @example
  * const values = createMemoryPersistentValueStore();
@@ -11,27 +12,18 @@ import type { PersistentValueStore } from "../../ports/persistent-value-store.js
  */
 export function createMemoryPersistentValueStore(): PersistentValueStore {
   const projects = new Map<string, Map<string, string>>();
-  return {
-    async get(projectId, name) {
-      const json = projects.get(checkProjectId(projectId))?.get(checkKvKey(name, "name"));
-      return json === undefined ? null : (JSON.parse(json) as JsonValue);
-    },
-
-    async set(projectInput, nameInput, value) {
-      const projectId = checkProjectId(projectInput);
-      const name = checkKvKey(nameInput, "name");
-      const json = serializeKvValue(value);
-      let values = projects.get(projectId);
-      if (!values) projects.set(projectId, (values = new Map()));
-      values.set(name, json);
-    },
-
-    async delete(projectId, name) {
-      return projects.get(checkProjectId(projectId))?.delete(checkKvKey(name, "name")) ?? false;
-    },
-
-    async names(projectId) {
-      return [...(projects.get(checkProjectId(projectId))?.keys() ?? [])].sort(compareUtf16);
-    },
+  const valuesOf = (projectId: string): Map<string, string> => {
+    let values = projects.get(projectId);
+    if (!values) projects.set(projectId, (values = new Map()));
+    return values;
   };
+  return createPersistentValueStore(
+    {
+      get: (projectId, name) => projects.get(projectId)?.get(name),
+      set: (projectId, name, json) => void valuesOf(projectId).set(name, json),
+      delete: (projectId, name) => projects.get(projectId)?.delete(name) ?? false,
+      names: (projectId) => [...(projects.get(projectId)?.keys() ?? [])],
+    },
+    directCall,
+  );
 }

@@ -1,16 +1,8 @@
-import { SteamharnessError } from "../../domain/errors.js";
-import { isJsonValue } from "../../domain/json.js";
-import { validateSessionEvent } from "../../domain/agent/session-events.js";
 import type { Clock } from "../../ports/clock.js";
-import type {
-  SessionAddress,
-  SessionAppendResult,
-  SessionEvent,
-  SessionHead,
-  SessionReadOptions,
-  SessionSnapshot,
-  SessionStore,
-} from "../../ports/session-store.js";
+import type { SessionAddress, SessionStore } from "../../ports/session-store.js";
+import type { EventRow } from "../store-kernel/session-rows.js";
+import { createSessionStore, type SessionRows } from "../store-kernel/session-store.js";
+import { directCall } from "../store-kernel/store-call.js";
 
 /** Options of {@link createMemorySessionStore}. */
 export interface MemorySessionStoreOptions {
@@ -18,107 +10,75 @@ export interface MemorySessionStoreOptions {
   clock?: Clock;
 }
 
-// A JSON copy (events are JSON by contract); structuredClone would hand out objects of another realm under test runners.
-const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+/**
+ * One session's rows in memory: the log as rows (payloads as JSON text, so every read hands out
+ * a fresh copy), indexes by event id and run, the kept snapshot. Every step is synchronous, so an
+ * append is atomic within the process.
+ *
+ * @example
+ * const rows = createMemorySessionRows();
+ */
+export function createMemorySessionRows(): SessionRows {
+  const events: EventRow[] = [];
+  const byId = new Map<string, EventRow>();
+  const byRun = new Map<string, EventRow[]>();
+  let snapshot: { atSeq: number; state: string } | null = null;
+  let lastRunId: string | null = null;
+  return {
+    append(rows, at) {
+      const found = new Map<string, EventRow>();
+      let appended = 0;
+      for (const row of rows) {
+        let stored = byId.get(row.eventId);
+        if (!stored) {
+          stored = { ...row, seq: events.length + 1, at };
+          events.push(stored);
+          byId.set(row.eventId, stored);
+          const run = byRun.get(row.runId);
+          if (run) run.push(stored);
+          else byRun.set(row.runId, [stored]);
+          if (row.type === "run_started") lastRunId = row.runId;
+          appended += 1;
+        }
+        found.set(row.eventId, stored);
+      }
+      return { byId: found, appended };
+    },
+    byRun: (runId) => byRun.get(runId) ?? [],
+    after(afterSeq, { types, limit = Number.POSITIVE_INFINITY, newestFirst }) {
+      // Walks from the wanted end and stops at `limit`: reading the end of a long log costs what it returns.
+      const out: EventRow[] = [];
+      const first = Math.max(0, afterSeq);
+      const take = (row: EventRow) => (!types || types.includes(row.type)) && out.push(row);
+      if (newestFirst) for (let i = events.length - 1; i >= first && out.length < limit; i--) take(events[i]);
+      else for (let i = first; i < events.length && out.length < limit; i++) take(events[i]);
+      return out;
+    },
+    byId: (eventId) => byId.get(eventId),
+    head: () => ({ lastSeq: events.length, lastRunId, atSeq: snapshot?.atSeq ?? null, state: snapshot?.state ?? null }),
+    putSnapshot(atSeq, state, check) {
+      check(events.length, snapshot?.atSeq ?? null);
+      snapshot = { atSeq, state };
+    },
+    close: async () => {},
+  };
+}
 
 /**
- * The in-memory session store: the reference adapter of the session-store port. It keeps the
- * log for the life of the object, so re-running a run id in the same process replays it (SES-3).
+ * The in-memory session store: the reference adapter of the session-store port, the kernel's
+ * store over {@link createMemorySessionRows}. It keeps the log for the life of the object, so
+ * re-running a run id in the same process replays it (SES-3).
  *
  * @example
  * const store = createMemorySessionStore();
  * await store.append([{ eventId: "run-1/start", runId: "run-1", type: "plan", payload: { planIndex: 0, text: "…" } }]);
  */
 export function createMemorySessionStore(options: MemorySessionStoreOptions = {}): SessionStore {
-  const address = options.address ?? { projectId: "memory", sessionKey: "agent" };
-  const clock = options.clock ?? { now: () => Date.now() };
-  // Events are kept serialised: every read hands out a fresh copy, and a write copies once.
-  const events: Array<{ json: string; type: string }> = [];
-  const byId = new Map<string, number>();
-  const byRun = new Map<string, number[]>();
-  let snapshot: string | null = null;
-  let snapshotSeq = -1;
-  let lastRunId: string | null = null;
-  let closed = false;
-
-  const open = (): void => {
-    if (closed) throw new SteamharnessError("unavailable", "[steamharness] [memory] session store is closed");
-  };
-  const read = (seq: number): SessionEvent => JSON.parse(events[seq - 1]!.json) as SessionEvent;
-
-  return {
-    address: clone(address),
-    async append(inputs): Promise<SessionAppendResult> {
-      open();
-      inputs.forEach(validateSessionEvent);
-      const stored: SessionEvent[] = [];
-      const fresh: Array<{ json: string; type: string; eventId: string; runId: string }> = [];
-      const batch = new Map<string, number>();
-      const at = clock.now();
-      for (const input of inputs) {
-        const known = byId.get(input.eventId) ?? batch.get(input.eventId);
-        if (known !== undefined) {
-          stored.push(known <= events.length ? read(known) : (JSON.parse(fresh[known - events.length - 1]!.json) as SessionEvent));
-          continue;
-        }
-        const seq = events.length + fresh.length + 1;
-        const json = JSON.stringify({ eventId: input.eventId, runId: input.runId, type: input.type, payload: input.payload, seq, at });
-        batch.set(input.eventId, seq);
-        fresh.push({ json, type: input.type, eventId: input.eventId, runId: input.runId });
-        stored.push(JSON.parse(json) as SessionEvent);
-      }
-      // Validation happened up front, so committing cannot fail half-way: the batch is atomic.
-      for (const event of fresh) {
-        events.push({ json: event.json, type: event.type });
-        const seq = events.length;
-        byId.set(event.eventId, seq);
-        const list = byRun.get(event.runId) ?? [];
-        list.push(seq);
-        byRun.set(event.runId, list);
-        if (event.type === "run_started") lastRunId = event.runId;
-      }
-      return { events: stored, appended: fresh.length };
-    },
-    async readRun(runId) {
-      open();
-      return (byRun.get(runId) ?? []).map(read);
-    },
-    async readAfter(afterSeq, readOptions: SessionReadOptions = {}) {
-      open();
-      const types = readOptions.types ? new Set<string>(readOptions.types) : null;
-      const out: SessionEvent[] = [];
-      const limit = readOptions.limit ?? Number.POSITIVE_INFINITY;
-      const first = Math.max(0, afterSeq);
-      const take = (i: number) => {
-        if (!types || types.has(events[i]!.type)) out.push(read(i + 1));
-      };
-      if (readOptions.newestFirst) for (let i = events.length - 1; i >= first && out.length < limit; i--) take(i);
-      else for (let i = first; i < events.length && out.length < limit; i++) take(i);
-      return out;
-    },
-    async get(eventId) {
-      open();
-      const seq = byId.get(eventId);
-      return seq === undefined ? null : read(seq);
-    },
-    async head(): Promise<SessionHead> {
-      open();
-      return { lastSeq: events.length, snapshot: snapshot === null ? null : (JSON.parse(snapshot) as SessionSnapshot), lastRunId };
-    },
-    async putSnapshot(next) {
-      open();
-      if (!Number.isInteger(next.atSeq) || next.atSeq < 0 || next.atSeq > events.length) {
-        throw new SteamharnessError("input_validation", `snapshot atSeq ${next.atSeq} is outside the log (0..${events.length})`, { field: "atSeq" });
-      }
-      if (next.atSeq < snapshotSeq) {
-        throw new SteamharnessError("input_validation", `snapshot atSeq ${next.atSeq} is older than the kept one (${snapshotSeq})`, { field: "atSeq" });
-      }
-      if (!isJsonValue(next.state)) throw new SteamharnessError("input_validation", "snapshot state is not JSON", { field: "state" });
-      snapshot = JSON.stringify({ atSeq: next.atSeq, state: next.state });
-      snapshotSeq = next.atSeq;
-    },
-    async close() {
-      closed = true;
-    },
-  };
+  return createSessionStore({
+    address: options.address ?? { projectId: "memory", sessionKey: "agent" },
+    rows: createMemorySessionRows(),
+    call: directCall,
+    clock: options.clock ?? { now: () => Date.now() },
+    family: "memory",
+  });
 }

@@ -1,18 +1,8 @@
-import { and, asc, eq, gt, gte, lt } from "drizzle-orm";
-import { STORE_LIMITS } from "../../domain/limits.js";
-import { decodeKeyCursor, encodeCursor, listingId } from "../../domain/page-cursor.js";
-import {
-  checkKvKey,
-  checkKvNamespace,
-  checkPageLimit,
-  checkPrefix,
-  serializeKvValue,
-  type JsonValue,
-} from "../../domain/store-input.js";
-import type { KvEntry, KvNamespace, KvStore } from "../../ports/kv-store.js";
-// Pure string ↔ UTF-16BE helpers; they load nothing of SQLite.
-import { fromSortKey, prefixRange, sortKey } from "../sqlite/store/sqlite-support.js";
-import { guarded, type PostgresQueryable, type PostgresStoreContext } from "./postgres-database.js";
+import { and, asc, eq } from "drizzle-orm";
+import type { KvNamespace, KvStore } from "../../ports/kv-store.js";
+import { createKvStore, type KvRows as KernelKvRows } from "../store-kernel/kv-store.js";
+import { fromSortKey, keyConditions, sortKey } from "../store-kernel/sort-key.js";
+import { keyFilter, postgresCall, type PostgresQueryable, type PostgresStoreContext } from "./postgres-database.js";
 
 /** The row operations on `kv_entries` the KV store and the token-usage recorder share. */
 export type KvRows = ReturnType<typeof createKvRows>;
@@ -67,100 +57,45 @@ export function createKvRows({ tables, clock }: Pick<PostgresStoreContext, "tabl
 }
 
 /**
- * The KV port on PostgreSQL (`kv_entries`). Single-statement writes are atomic on their own;
- * `update()` is one transaction holding the entry's row lock (see {@link createKvRows}), so no
- * other writer, in any process, interleaves.
+ * The kernel's KV rows on the pool: {@link createKvRows} bound to `db`, a keyset listing on the
+ * primary key (never OFFSET) and `modify` in one transaction holding the entry's row lock.
+ *
+ * @example
+ * const kv = createKvStore(kernelKvRows(context, createKvRows(context)), postgresCall(state));
+ */
+function kernelKvRows({ db, tables }: PostgresStoreContext, rows: KvRows): KernelKvRows {
+  const kv = tables.kvEntries;
+  return {
+    read: (ns, key) => rows.read(db, ns, key),
+    write: (ns, key, value) => rows.write(db, ns, key, value),
+    remove: (ns, key) => rows.remove(db, ns, key),
+    list: async (ns, { prefix, after, limit }) =>
+      (
+        await db
+          .select()
+          .from(kv)
+          .where(and(eq(kv.projectId, ns.projectId), eq(kv.conversationId, ns.conversationId ?? ""), ...keyFilter(kv.key, keyConditions({ prefix, after }))))
+          .orderBy(asc(kv.key))
+          .limit(limit)
+      ).map((row) => ({ ...row, key: fromSortKey(row.key) })),
+    modify: (ns, key, change) =>
+      db.transaction(async (tx) => {
+        const next = change(await rows.lock(tx, ns, key));
+        // Removing also drops the placeholder `lock` inserted for an absent key.
+        if (next === null) await rows.remove(tx, ns, key);
+        else await rows.write(tx, ns, key, next);
+      }),
+  };
+}
+
+/**
+ * The KV port on PostgreSQL (`kv_entries`): the kernel's KV store over {@link createKvRows}.
+ * Single-statement writes are atomic on their own; `modify` is one transaction holding the
+ * entry's row lock, so no other writer, in any process, interleaves.
  *
  * @example
  * const kv = createPostgresKvStore({ db, tables, clock, state: { closed: false } });
  */
 export function createPostgresKvStore(context: PostgresStoreContext): KvStore {
-  const { db, tables, state } = context;
-  const kv = tables.kvEntries;
-  const rows = createKvRows(context);
-
-  return {
-    async get(nsInput, keyInput) {
-      const ns = checkKvNamespace(nsInput);
-      const key = checkKvKey(keyInput);
-      const row = await guarded(state, "kv get", () => rows.read(db, ns, key));
-      return row ? { key, value: JSON.parse(row.value) as JsonValue, updatedAt: row.updatedAt } : null;
-    },
-
-    async set(nsInput, keyInput, value) {
-      const ns = checkKvNamespace(nsInput);
-      const key = checkKvKey(keyInput);
-      const json = serializeKvValue(value);
-      await guarded(state, "kv set", () => rows.write(db, ns, key, json));
-    },
-
-    async delete(nsInput, keyInput) {
-      const ns = checkKvNamespace(nsInput);
-      const key = checkKvKey(keyInput);
-      return guarded(state, "kv delete", () => rows.remove(db, ns, key));
-    },
-
-    async list(nsInput, options = {}) {
-      const ns = checkKvNamespace(nsInput);
-      const prefix = checkPrefix("prefix", options.prefix, STORE_LIMITS.kvKey);
-      const limit = checkPageLimit(options.limit);
-      const listing = listingId({ kind: "kv", projectId: ns.projectId, conversationId: ns.conversationId, prefix });
-      const after = decodeKeyCursor(listing, options.cursor);
-      const { low, high } = prefixRange(prefix);
-      // Keyset pagination: seek past the last key in the primary-key index, never OFFSET.
-      const found = await guarded(state, "kv list", () =>
-        db
-          .select()
-          .from(kv)
-          .where(
-            and(
-              eq(kv.projectId, ns.projectId),
-              eq(kv.conversationId, ns.conversationId ?? ""),
-              after === undefined ? gte(kv.key, low) : gt(kv.key, sortKey(after)),
-              high === null ? undefined : lt(kv.key, high),
-            ),
-          )
-          .orderBy(asc(kv.key))
-          .limit(limit + 1),
-      );
-      const items: KvEntry[] = found.slice(0, limit).map((row) => ({
-        key: fromSortKey(row.key),
-        value: JSON.parse(row.value) as JsonValue,
-        updatedAt: row.updatedAt,
-      }));
-      return { items, nextCursor: found.length > limit ? encodeCursor(listing, items[items.length - 1].key) : null };
-    },
-
-    async update(nsInput, keyInput, fn) {
-      const ns = checkKvNamespace(nsInput);
-      const key = checkKvKey(keyInput);
-      // The callback's own error must reach the caller unwrapped; remember it to tell it apart.
-      let callbackFailure: { error: unknown } | undefined;
-      try {
-        return await guarded(state, "kv update", () =>
-          db.transaction(async (tx) => {
-            const current = await rows.lock(tx, ns, key);
-            let next: JsonValue | undefined;
-            try {
-              next = fn(current === null ? null : (JSON.parse(current) as JsonValue));
-            } catch (error) {
-              callbackFailure = { error };
-              throw error;
-            }
-            if (next === undefined) {
-              // Also removes the placeholder `lock` inserted for an absent key.
-              await rows.remove(tx, ns, key);
-              return null;
-            }
-            const json = serializeKvValue(next);
-            await rows.write(tx, ns, key, json);
-            return JSON.parse(json) as JsonValue;
-          }),
-        );
-      } catch (error) {
-        if (callbackFailure) throw callbackFailure.error;
-        throw error;
-      }
-    },
-  };
+  return createKvStore(kernelKvRows(context, createKvRows(context)), postgresCall(context.state));
 }

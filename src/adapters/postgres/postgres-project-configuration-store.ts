@@ -1,8 +1,9 @@
 import { eq } from "drizzle-orm";
-import { emptyProjectConfigurationState, type ConfigurationRecord, type ProjectConfigurationState } from "../../domain/configuration/configuration-state.js";
+import { emptyProjectConfigurationState, type ProjectConfigurationState } from "../../domain/configuration/configuration-state.js";
 import { createStateBackedConfigurationStore } from "../../domain/configuration/state-backed-store.js";
 import type { Clock } from "../../ports/clock.js";
 import type { ProjectConfigurationStore } from "../../ports/project-configuration-store.js";
+import { configurationRowsOf, configurationStateOf } from "../store-kernel/configuration-rows.js";
 import { createSystemClock } from "../system/clock.js";
 import { guarded, openPostgres, type PostgresConnectionOptions, type PostgresQueryable } from "./postgres-database.js";
 import type { PostgresTables } from "./schema.js";
@@ -47,12 +48,8 @@ export async function createPostgresProjectConfigurationStore(options: PostgresP
             for (;;) {
               const [locked] = await tx.select({ revision: projects.revision }).from(projects).where(eq(projects.projectId, projectId)).for("update");
               if (locked) break;
-              const empty = emptyProjectConfigurationState(projectId);
-              const created = await tx
-                .insert(projects)
-                .values({ projectId, revision: empty.revision, fields: JSON.stringify(empty.fields), currentConfigurationId: empty.currentConfigurationId, updatedAt: empty.updatedAt })
-                .onConflictDoNothing()
-                .returning({ projectId: projects.projectId });
+              const empty = configurationRowsOf(emptyProjectConfigurationState(projectId), []).project;
+              const created = await tx.insert(projects).values(empty).onConflictDoNothing().returning({ projectId: projects.projectId });
               if (created.length > 0) break;
             }
             const { state: next, changedIds } = apply(await loadState(tx, tables, projectId));
@@ -73,44 +70,13 @@ export async function createPostgresProjectConfigurationStore(options: PostgresP
 
 async function loadState(tx: PostgresQueryable, { configurationProjects, configurations }: ConfigurationTables, projectId: string): Promise<ProjectConfigurationState> {
   const [project] = await tx.select().from(configurationProjects).where(eq(configurationProjects.projectId, projectId));
-  if (!project) return emptyProjectConfigurationState(projectId);
-  const rows = await tx.select().from(configurations).where(eq(configurations.projectId, projectId));
-  return {
-    projectId,
-    revision: project.revision,
-    fields: JSON.parse(project.fields),
-    currentConfigurationId: project.currentConfigurationId,
-    updatedAt: project.updatedAt,
-    records: rows.map(
-      (row): ConfigurationRecord => ({
-        configurationId: row.configurationId,
-        name: row.name,
-        values: JSON.parse(row.values),
-        revision: row.revision,
-        position: row.position,
-        createdAt: row.createdAt,
-        updatedAt: row.updatedAt,
-        deletedAt: row.deletedAt,
-      }),
-    ),
-  };
+  return configurationStateOf(projectId, project, project ? await tx.select().from(configurations).where(eq(configurations.projectId, projectId)) : []);
 }
 
 async function saveState(tx: PostgresQueryable, { configurationProjects, configurations }: ConfigurationTables, state: ProjectConfigurationState, changedIds: string[]): Promise<void> {
-  const project = {
-    projectId: state.projectId,
-    revision: state.revision,
-    fields: JSON.stringify(state.fields),
-    currentConfigurationId: state.currentConfigurationId,
-    updatedAt: state.updatedAt,
-  };
-  const { projectId: _key, ...projectUpdate } = project;
-  await tx.insert(configurationProjects).values(project).onConflictDoUpdate({ target: configurationProjects.projectId, set: projectUpdate });
-  for (const configurationId of new Set(changedIds)) {
-    const record = state.records.find((r) => r.configurationId === configurationId);
-    if (!record) continue;
-    const row = { ...record, projectId: state.projectId, values: JSON.stringify(record.values) };
-    const { projectId: _p, configurationId: _c, ...update } = row;
-    await tx.insert(configurations).values(row).onConflictDoUpdate({ target: [configurations.projectId, configurations.configurationId], set: update });
+  const { project, configurations: rows } = configurationRowsOf(state, changedIds);
+  await tx.insert(configurationProjects).values(project).onConflictDoUpdate({ target: configurationProjects.projectId, set: project });
+  for (const row of rows) {
+    await tx.insert(configurations).values(row).onConflictDoUpdate({ target: [configurations.projectId, configurations.configurationId], set: row });
   }
 }

@@ -13,7 +13,7 @@
 import { bigint, customType, index, integer, pgSchema, pgTable, primaryKey, text, type PgTableFn } from "drizzle-orm/pg-core";
 
 /** Binary column (drizzle 0.45's pg-core has no built-in `bytea`). */
-const bytea = customType<{ data: Buffer; driverData: Buffer }>({
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
   dataType: () => "bytea",
 });
 

@@ -160,3 +160,11 @@ export function fileIntake(
     },
   };
 }
+
+/**
+ * The machine's part of a managed-file store (the kernel's `FileMachine`): this intake and SHA-256.
+ *
+ * @example
+ * createManagedFileStore(rows, call, { clock, idSource, machine: fileMachine });
+ */
+export const fileMachine = { intake: fileIntake, sha256: sha256Hex };

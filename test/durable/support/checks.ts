@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createPostgresStorage } from "../../../src/adapters/postgres/postgres-storage.js";
-import { createKvTokenUsage } from "../../../src/adapters/shared/kv-token-usage.js";
+import { createKvTokenUsage } from "../../../src/adapters/store-kernel/kv-token-usage.js";
 import { createSqliteStorage } from "../../../src/adapters/sqlite/store/sqlite-storage.js";
 import { createSqliteSessionStore } from "../../../src/adapters/sqlite/sessions/sqlite-session-store.js";
 import { UNKNOWN_OUTCOME_TEXT } from "../../../src/agent/tool-step.js";

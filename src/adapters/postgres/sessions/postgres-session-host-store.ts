@@ -6,11 +6,11 @@
  * they decide on (`for update`), so two processes never both act on the same state.
  */
 import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
-import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
-import type { JsonObject } from "../../../domain/json.js";
-import { ACTIVE_TASK_STATUSES, acceptTaskUpdate, type AgentSessionContextKind, type AgentSessionTaskRecord, type AgentSessionTaskStatus } from "../../../domain/session-host/host-state.js";
+import { SteamharnessError } from "../../../domain/errors.js";
+import { ACTIVE_TASK_STATUSES } from "../../../domain/session-host/host-state.js";
 import type { AgentSessionHostStore } from "../../../ports/session-host-store.js";
-import { driverFault, type PostgresDb } from "../postgres-database.js";
+import { createSessionHostStore } from "../../store-kernel/session-host-store.js";
+import { postgresCall, type PostgresDb } from "../postgres-database.js";
 import type { PostgresSessionTables } from "./session-schema.js";
 
 const ACTIVE = [...ACTIVE_TASK_STATUSES];
@@ -52,28 +52,6 @@ export function createPostgresSessionHostStore(options: PostgresSessionHostStore
   const { db, conversationId } = options;
   const { hostRecords, hostTasks: tasks, hostContexts: contexts, hostSettings: settings, hostCommands: commands, hostTurnItems: turnItems } = options.tables;
   const now = options.now ?? Date.now;
-  let closed = false;
-  const run = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
-    if (closed) throw new SteamharnessError("unavailable", "the session host record is closed");
-    try {
-      return await work();
-    } catch (error) {
-      if (error instanceof SteamharnessError) throw error;
-      throw wrapAdapterError("postgres", `session host record: ${what} failed`, driverFault(error));
-    }
-  };
-  type Row = typeof tasks.$inferSelect;
-  const toTask = (row: Row): AgentSessionTaskRecord => ({
-    taskId: row.taskId,
-    runId: row.runId,
-    targetId: row.targetId,
-    prompt: row.prompt,
-    input: JSON.parse(row.input) as JsonObject,
-    status: row.status as AgentSessionTaskStatus,
-    cancelRequested: row.cancelRequested,
-    detail: row.detail === null ? null : (JSON.parse(row.detail) as JsonObject),
-    order: row.ord,
-  });
   const mine = eq(tasks.conversationId, conversationId);
   const activeTasks = (taskIds?: readonly string[]) => and(mine, inArray(tasks.status, ACTIVE), taskIds === undefined ? undefined : inArray(tasks.taskId, [...taskIds]));
   /** Takes the next value of a counter of the record, holding the record's row until the transaction ends. */
@@ -88,146 +66,63 @@ export function createPostgresSessionHostStore(options: PostgresSessionHostStore
     return Number(row.taken);
   };
 
-  return {
-    listTasks: () => run("listing tasks", async () => (await db.select().from(tasks).where(mine).orderBy(asc(tasks.ord))).map(toTask)),
-    getTask: (taskId) =>
-      run("reading a task", async () => {
-        const [row] = await db.select().from(tasks).where(and(mine, eq(tasks.taskId, taskId)));
-        return row ? toTask(row) : null;
-      }),
-    insertTask: (task) =>
-      run("adding a task", () =>
+  const byTask = (taskId: string) => and(mine, eq(tasks.taskId, taskId));
+  const atSeq = (seq: number) => and(eq(commands.conversationId, conversationId), eq(commands.seq, seq));
+  return createSessionHostStore(
+    {
+      tasks: () => db.select().from(tasks).where(mine).orderBy(asc(tasks.ord)),
+      task: async (taskId) => (await db.select().from(tasks).where(byTask(taskId)))[0],
+      insertTask: (columns) =>
         db.transaction(async (tx) => {
           // The record's row lock first: two inserts of one task id queue here, the second finds the first.
           const [record] = await tx.select({ next: hostRecords.nextTaskOrder }).from(hostRecords).where(eq(hostRecords.conversationId, conversationId)).for("update");
           if (!record) throw new SteamharnessError("not_found", `no session host record for conversation ${conversationId}`);
-          const [existing] = await tx.select().from(tasks).where(and(mine, eq(tasks.taskId, task.taskId)));
-          if (existing) return { task: toTask(existing), created: false };
+          const [existing] = await tx.select().from(tasks).where(byTask(columns.taskId));
+          if (existing) return { row: existing, created: false };
           const ord = await nextOf(tx, "nextTaskOrder");
-          const [row] = await tx
-            .insert(tasks)
-            .values({
-              conversationId,
-              taskId: task.taskId,
-              ord,
-              runId: task.runId,
-              targetId: task.targetId,
-              prompt: task.prompt,
-              input: JSON.stringify(task.input),
-              status: task.status,
-              detail: task.detail === null ? null : JSON.stringify(task.detail),
-              updatedAt: now(),
-            })
-            .returning();
-          return { task: toTask(row!), created: true };
+          const [row] = await tx.insert(tasks).values({ conversationId, ord, ...columns, updatedAt: now() }).returning();
+          return { row: row!, created: true };
         }),
-      ),
-    updateTask: (taskId, patch) =>
-      run("updating a task", () =>
+      moveTask: (taskId, decide) =>
         db.transaction(async (tx) => {
-          const [row] = await tx.select({ status: tasks.status, cancelRequested: tasks.cancelRequested }).from(tasks).where(and(mine, eq(tasks.taskId, taskId))).for("update");
-          if (!row) throw new SteamharnessError("not_found", `no task ${taskId}`);
-          if (!acceptTaskUpdate({ status: row.status as AgentSessionTaskStatus, cancelRequested: row.cancelRequested }, patch.status)) return false;
-          await tx
-            .update(tasks)
-            .set({
-              status: patch.status,
-              updatedAt: now(),
-              ...(patch.detail === undefined ? {} : { detail: patch.detail === null ? null : JSON.stringify(patch.detail) }),
-              ...(patch.input === undefined ? {} : { input: JSON.stringify(patch.input) }),
-            })
-            .where(and(mine, eq(tasks.taskId, taskId)));
+          const [row] = await tx.select({ status: tasks.status, cancelRequested: tasks.cancelRequested }).from(tasks).where(byTask(taskId)).for("update");
+          const move = decide(row);
+          if (move === null) return false;
+          await tx.update(tasks).set({ ...move, updatedAt: now() }).where(byTask(taskId));
           return true;
         }),
-      ),
-    requestCancel: (taskIds) =>
-      run("persisting a cancel intent", () =>
+      markActive: (mark, taskIds) =>
         db.transaction(async (tx) => {
-          const rows = await tx.select({ taskId: tasks.taskId }).from(tasks).where(activeTasks(taskIds)).orderBy(asc(tasks.ord)).for("update");
-          const ids = rows.map((row) => row.taskId);
-          if (ids.length > 0) await tx.update(tasks).set({ cancelRequested: true, updatedAt: now() }).where(and(mine, inArray(tasks.taskId, ids)));
+          const filter = mark === "cancelled" ? and(activeTasks(), eq(tasks.cancelRequested, true)) : activeTasks(taskIds);
+          const ids = (await tx.select({ taskId: tasks.taskId }).from(tasks).where(filter).orderBy(asc(tasks.ord)).for("update")).map((row) => row.taskId);
+          const set = mark === "cancelled" ? { status: "cancelled" } : { cancelRequested: true };
+          if (ids.length > 0) await tx.update(tasks).set({ ...set, updatedAt: now() }).where(and(mine, inArray(tasks.taskId, ids)));
           return ids;
         }),
-      ),
-    clearCancelled: () =>
-      run("clearing cancelled tasks", () =>
-        db.transaction(async (tx) => {
-          const rows = await tx.select({ taskId: tasks.taskId }).from(tasks).where(and(activeTasks(), eq(tasks.cancelRequested, true))).orderBy(asc(tasks.ord)).for("update");
-          const ids = rows.map((row) => row.taskId);
-          if (ids.length > 0) await tx.update(tasks).set({ status: "cancelled", updatedAt: now() }).where(and(mine, inArray(tasks.taskId, ids)));
-          return ids;
-        }),
-      ),
-    listContexts: () =>
-      run("listing contexts", async () =>
-        (await db.select().from(contexts).where(eq(contexts.conversationId, conversationId)).orderBy(asc(contexts.targetId))).map((row) => ({
-          targetId: row.targetId,
-          kind: row.kind as AgentSessionContextKind,
-          sessionKey: row.sessionKey,
-          parentTargetId: row.parentTargetId,
-        })),
-      ),
-    putContext: (context) =>
-      run("recording a context", async () => {
-        await db.insert(contexts).values({ conversationId, ...context }).onConflictDoNothing();
-      }),
-    getSetting: (key) =>
-      run("reading a setting", async () => {
-        const [row] = await db.select({ value: settings.value }).from(settings).where(and(eq(settings.conversationId, conversationId), eq(settings.key, key)));
-        return row?.value ?? null;
-      }),
-    setSetting: (key, value) =>
-      run("writing a setting", async () => {
-        await db.insert(settings).values({ conversationId, key, value }).onConflictDoUpdate({ target: [settings.conversationId, settings.key], set: { value } });
-      }),
-    putTurnItems: (runId, items) =>
-      run("recording a turn's items", async () => {
-        const value = { items: JSON.stringify(items), updatedAt: now() };
-        await db.insert(turnItems).values({ conversationId, runId, ...value }).onConflictDoUpdate({ target: [turnItems.conversationId, turnItems.runId], set: value });
-      }),
-    getTurnItems: (runId) =>
-      run("reading a turn's items", async () => {
-        const [row] = await db.select({ items: turnItems.items }).from(turnItems).where(and(eq(turnItems.conversationId, conversationId), eq(turnItems.runId, runId)));
-        return row ? (JSON.parse(row.items) as JsonObject[]) : null;
-      }),
-    enqueueCommand: (command) =>
-      run("enqueueing a command", () =>
+      contexts: () => db.select().from(contexts).where(eq(contexts.conversationId, conversationId)).orderBy(asc(contexts.targetId)),
+      putContext: async (context) => void (await db.insert(contexts).values({ conversationId, ...context }).onConflictDoNothing()),
+      getSetting: async (key) => (await db.select({ value: settings.value }).from(settings).where(and(eq(settings.conversationId, conversationId), eq(settings.key, key))))[0]?.value,
+      setSetting: async (key, value) =>
+        void (await db.insert(settings).values({ conversationId, key, value }).onConflictDoUpdate({ target: [settings.conversationId, settings.key], set: { value } })),
+      putTurnItems: async (runId, items) =>
+        void (await db.insert(turnItems).values({ conversationId, runId, items, updatedAt: now() }).onConflictDoUpdate({ target: [turnItems.conversationId, turnItems.runId], set: { items, updatedAt: now() } })),
+      getTurnItems: async (runId) => (await db.select({ items: turnItems.items }).from(turnItems).where(and(eq(turnItems.conversationId, conversationId), eq(turnItems.runId, runId))))[0]?.items,
+      enqueue: (command) =>
         db.transaction(async (tx) => {
           const seq = await nextOf(tx, "nextCommandSeq");
-          await tx.insert(commands).values({ conversationId, seq, command: JSON.stringify(command), status: "pending", createdAt: now() });
+          await tx.insert(commands).values({ conversationId, seq, command, status: "pending", createdAt: now() });
           return seq;
         }),
-      ),
-    pendingCommands: (afterSeq) =>
-      run("reading the inbox", async () =>
-        (
-          await db
-            .select({ seq: commands.seq, command: commands.command })
-            .from(commands)
-            .where(and(eq(commands.conversationId, conversationId), gt(commands.seq, afterSeq), eq(commands.status, "pending")))
-            .orderBy(asc(commands.seq))
-        ).map((row) => ({ seq: row.seq, command: JSON.parse(row.command) as JsonObject })),
-      ),
-    answerCommand: (seq, outcome) =>
-      run("answering a command", async () => {
-        await db
-          .update(commands)
-          .set("error" in outcome ? { status: "failed", outcome: JSON.stringify(outcome.error) } : { status: "done", outcome: JSON.stringify(outcome.result) })
-          .where(and(eq(commands.conversationId, conversationId), eq(commands.seq, seq)));
-      }),
-    commandOutcome: (seq) =>
-      run("reading a command answer", async () => {
-        const [row] = await db.select({ status: commands.status, outcome: commands.outcome }).from(commands).where(and(eq(commands.conversationId, conversationId), eq(commands.seq, seq)));
-        if (!row) return null;
-        const parsed = row.outcome === null ? null : (JSON.parse(row.outcome) as JsonObject);
-        return {
-          status: row.status as "pending" | "done" | "failed",
-          result: row.status === "done" ? parsed : null,
-          error: row.status === "failed" ? (parsed as unknown as { code: string; message: string }) : null,
-        };
-      }),
-    async close() {
-      closed = true;
+      pending: (afterSeq) =>
+        db
+          .select({ seq: commands.seq, command: commands.command })
+          .from(commands)
+          .where(and(eq(commands.conversationId, conversationId), gt(commands.seq, afterSeq), eq(commands.status, "pending")))
+          .orderBy(asc(commands.seq)),
+      answer: async (seq, columns) => void (await db.update(commands).set(columns).where(atSeq(seq))),
+      outcome: async (seq) => (await db.select({ status: commands.status, outcome: commands.outcome }).from(commands).where(atSeq(seq)))[0],
+      close: () => {},
     },
-  };
+    postgresCall({ closed: false }),
+  );
 }

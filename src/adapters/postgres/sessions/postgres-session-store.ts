@@ -13,12 +13,12 @@
  * nothing twice.
  */
 import { and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
-import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
-import { validateSessionEvent } from "../../../domain/agent/session-events.js";
+import { SteamharnessError } from "../../../domain/errors.js";
 import type { Clock } from "../../../ports/clock.js";
-import type { SessionAddress, SessionAppendResult, SessionEvent, SessionEventInput, SessionHead, SessionReadOptions, SessionSnapshot, SessionStore } from "../../../ports/session-store.js";
-import { rowEvent, snapshotState, validateSnapshot, type EventRow } from "../../sqlite/sessions/session-rows.js";
-import { driverFault, type PostgresQueryable } from "../postgres-database.js";
+import type { SessionAddress, SessionStore } from "../../../ports/session-store.js";
+import type { EventRow } from "../../store-kernel/session-rows.js";
+import { createSessionStore, type NewEventRow, type SessionRows } from "../../store-kernel/session-store.js";
+import { driverFault, postgresCall, type PostgresQueryable } from "../postgres-database.js";
 import type { PostgresSessionTables } from "./session-schema.js";
 
 /**
@@ -44,7 +44,6 @@ export interface PostgresSessionStoreOptions {
   onClose?: () => Promise<void>;
 }
 
-type NewRow = Omit<EventRow, "seq" | "at">;
 
 /**
  * The stored address key of a session: `""` outside a conversation, `"c:<id>"` inside one.
@@ -70,20 +69,7 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
   const { sessions, sessionEvents: events, sessionSnapshots: snapshots } = options.tables;
   const address: SessionAddress = structuredClone(options.address);
   const clock = options.clock ?? { now: () => Date.now() };
-  let closed = false;
-  let closing: Promise<void> | null = null;
-
-  const call = async <T>(what: string, kind: "read" | "write", work: (db: PostgresQueryable) => Promise<T>): Promise<T> => {
-    if (closed) throw new SteamharnessError("unavailable", "[steamharness] [postgres] session store is closed");
-    try {
-      return await access[kind](work);
-    } catch (error) {
-      if (error instanceof SteamharnessError) throw error;
-      throw wrapAdapterError("postgres", `session ${what} failed`, driverFault(error));
-    }
-  };
   const columns = { seq: events.seq, eventId: events.eventId, runId: events.runId, type: events.type, payload: events.payload, at: events.at };
-  const toEvents = (rows: EventRow[]): SessionEvent[] => rows.map(rowEvent);
 
   /**
    * All ids new: one statement (atomic on its own, one round trip) advances the head by the batch
@@ -92,7 +78,7 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
    * writable CTE. No `on conflict`: an id already stored fails the whole statement with a unique
    * violation of `agent_session_events_event_id` (nothing written), and the careful path runs.
    */
-  const fastAppend = async (db: PostgresQueryable, rows: NewRow[], at: number): Promise<EventRow[] | null> => {
+  const fastAppend = async (db: PostgresQueryable, rows: NewEventRow[], at: number): Promise<EventRow[] | null> => {
     const started = [...rows].reverse().find((row) => row.type === "run_started")?.runId ?? null;
     const n = rows.length;
     try {
@@ -118,7 +104,7 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
   };
 
   /** Some ids may be stored: lock the head, look them up, insert only the new ones after the last seq. */
-  const carefulAppend = (db: PostgresQueryable, rows: NewRow[], at: number) =>
+  const carefulAppend = (db: PostgresQueryable, rows: NewEventRow[], at: number) =>
     db.transaction(async (tx) => {
       const [head] = await tx.select({ lastSeq: sessions.lastSeq }).from(sessions).where(eq(sessions.id, sessionId)).for("update");
       if (!head) throw new SteamharnessError("storage_failure", `[steamharness] [postgres] session ${sessionId} has no row`);
@@ -143,84 +129,42 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
       return { byId, appended: fresh.length };
     });
 
-  return {
-    address: structuredClone(address),
-    append(inputs: readonly SessionEventInput[]): Promise<SessionAppendResult> {
-      return call("append", "write", async (db) => {
-        inputs.forEach(validateSessionEvent);
-        // Repeats within the batch resolve to their first occurrence.
-        const unique = new Map<string, NewRow>();
-        for (const input of inputs) if (!unique.has(input.eventId)) unique.set(input.eventId, { eventId: input.eventId, runId: input.runId, type: input.type, payload: JSON.stringify(input.payload) });
-        const rows = [...unique.values()];
-        if (rows.length === 0) return { events: [], appended: 0 };
-        const at = clock.now();
-        let byId: Map<string, EventRow>;
-        let appended: number;
-        const stored = await fastAppend(db, rows, at);
-        if (stored) {
-          byId = new Map(stored.map((row) => [row.eventId, row]));
-          appended = stored.length;
-        } else ({ byId, appended } = await carefulAppend(db, rows, at));
-        return { events: inputs.map((input) => rowEvent(byId.get(input.eventId)!)), appended };
-      });
-    },
-    readRun(runId) {
-      return call("readRun", "read", async (db) =>
-        toEvents(await db.select(columns).from(events).where(and(eq(events.sessionId, sessionId), eq(events.runId, runId))).orderBy(asc(events.seq))),
-      );
-    },
-    readAfter(afterSeq, readOptions: SessionReadOptions = {}) {
-      return call("readAfter", "read", async (db) => {
-        if (readOptions.limit === 0 || readOptions.types?.length === 0) return [];
-        const filter = and(
-          eq(events.sessionId, sessionId),
-          gt(events.seq, afterSeq),
-          readOptions.types === undefined ? undefined : inArray(events.type, [...readOptions.types]),
-        );
-        const query = db.select(columns).from(events).where(filter).orderBy(readOptions.newestFirst ? desc(events.seq) : asc(events.seq));
-        return toEvents(readOptions.limit === undefined ? await query : await query.limit(readOptions.limit));
-      });
-    },
-    get(eventId) {
-      return call("get", "read", async (db) => {
-        const [row] = await db.select(columns).from(events).where(and(eq(events.sessionId, sessionId), eq(events.eventId, eventId)));
-        return row ? rowEvent(row) : null;
-      });
-    },
-    head(): Promise<SessionHead> {
-      return call("head", "read", async (db) => {
+  const rows: SessionRows = {
+    append: (newRows, at) =>
+      access.write(async (db) => {
+        const stored = await fastAppend(db, newRows, at);
+        if (!stored) return carefulAppend(db, newRows, at);
+        return { byId: new Map(stored.map((row) => [row.eventId, row])), appended: stored.length };
+      }),
+    byRun: (runId) => access.read((db) => db.select(columns).from(events).where(and(eq(events.sessionId, sessionId), eq(events.runId, runId))).orderBy(asc(events.seq))),
+    after: (afterSeq, { types, limit, newestFirst }) =>
+      access.read(async (db) => {
+        const filter = and(eq(events.sessionId, sessionId), gt(events.seq, afterSeq), types === undefined ? undefined : inArray(events.type, [...types]));
+        const query = db.select(columns).from(events).where(filter).orderBy(newestFirst ? desc(events.seq) : asc(events.seq));
+        return limit === undefined ? query : query.limit(limit);
+      }),
+    byId: (eventId) => access.read(async (db) => (await db.select(columns).from(events).where(and(eq(events.sessionId, sessionId), eq(events.eventId, eventId))))[0]),
+    head: () =>
+      access.read(async (db) => {
         const [row] = await db
           .select({ lastSeq: sessions.lastSeq, lastRunId: sessions.lastRunId, atSeq: snapshots.atSeq, state: snapshots.state })
           .from(sessions)
           .leftJoin(snapshots, eq(snapshots.sessionId, sessions.id))
           .where(eq(sessions.id, sessionId));
         if (!row) throw new SteamharnessError("storage_failure", `[steamharness] [postgres] session ${sessionId} has no row`);
-        const snapshot = row.atSeq === null || row.state === null ? null : { atSeq: row.atSeq, state: snapshotState(row.state) };
-        return { lastSeq: row.lastSeq, snapshot, lastRunId: row.lastRunId };
-      });
-    },
-    putSnapshot(next: SessionSnapshot) {
-      return call("putSnapshot", "write", async (db) => {
-        const state = validateSnapshot(next);
-        await db.transaction(async (tx) => {
+        return row;
+      }),
+    putSnapshot: (atSeq, state, check) =>
+      access.write((db) =>
+        db.transaction(async (tx) => {
           const [head] = await tx.select({ lastSeq: sessions.lastSeq, kept: sessions.snapshotAtSeq }).from(sessions).where(eq(sessions.id, sessionId)).for("update");
-          const last = head?.lastSeq ?? 0;
-          if (next.atSeq > last) throw new SteamharnessError("input_validation", `snapshot atSeq ${next.atSeq} is outside the log (0..${last})`, { field: "atSeq" });
-          const kept = head?.kept ?? null;
-          if (kept !== null && next.atSeq < kept) throw new SteamharnessError("input_validation", `snapshot atSeq ${next.atSeq} is older than the kept one (${kept})`, { field: "atSeq" });
+          check(head?.lastSeq ?? 0, head?.kept ?? null);
           const writtenAt = clock.now();
-          await tx
-            .insert(snapshots)
-            .values({ sessionId, atSeq: next.atSeq, state, writtenAt })
-            .onConflictDoUpdate({ target: snapshots.sessionId, set: { atSeq: next.atSeq, state, writtenAt } });
-          await tx.update(sessions).set({ snapshotAtSeq: next.atSeq }).where(eq(sessions.id, sessionId));
-        });
-      });
-    },
-    close() {
-      closed = true;
-      closing ??= (options.onClose ?? (async () => {}))();
-      return closing;
-    },
+          await tx.insert(snapshots).values({ sessionId, atSeq, state, writtenAt }).onConflictDoUpdate({ target: snapshots.sessionId, set: { atSeq, state, writtenAt } });
+          await tx.update(sessions).set({ snapshotAtSeq: atSeq }).where(eq(sessions.id, sessionId));
+        }),
+      ),
+    close: options.onClose ?? (async () => {}),
   };
+  return createSessionStore({ address, rows, call: postgresCall({ closed: false }), clock, family: "postgres" });
 }

@@ -2,11 +2,12 @@ import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type Database from "better-sqlite3";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
-import { emptyProjectConfigurationState, type ConfigurationRecord, type ProjectConfigurationState } from "../../../domain/configuration/configuration-state.js";
+import type { ProjectConfigurationState } from "../../../domain/configuration/configuration-state.js";
 import { createStateBackedConfigurationStore } from "../../../domain/configuration/state-backed-store.js";
 import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
 import type { Clock } from "../../../ports/clock.js";
 import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
+import { configurationRowsOf, configurationStateOf } from "../../store-kernel/configuration-rows.js";
 import { createSystemClock } from "../../system/clock.js";
 import { drizzleBetterSqlite3, drizzleOrm } from "../shared/drizzle-modules.js";
 import { configurationTables } from "./configuration-schema.js";
@@ -119,48 +120,14 @@ function loadState(tx: Tx, projectId: string): ProjectConfigurationState {
   const { eq } = drizzleOrm();
   const { configurationProjects, configurations } = configurationTables();
   const project = tx.select().from(configurationProjects).where(eq(configurationProjects.projectId, projectId)).get();
-  if (!project) return emptyProjectConfigurationState(projectId);
-  const rows = tx.select().from(configurations).where(eq(configurations.projectId, projectId)).all();
-  return {
-    projectId,
-    revision: project.revision,
-    fields: JSON.parse(project.fields),
-    currentConfigurationId: project.currentConfigurationId,
-    updatedAt: project.updatedAt,
-    records: rows.map(
-      (row): ConfigurationRecord => ({
-        configurationId: row.configurationId,
-        name: row.name,
-        values: JSON.parse(row.values),
-        revision: row.revision,
-        position: row.position,
-        createdAt: row.createdAt,
-        updatedAt: row.updatedAt,
-        deletedAt: row.deletedAt,
-      }),
-    ),
-  };
+  return configurationStateOf(projectId, project, project ? tx.select().from(configurations).where(eq(configurations.projectId, projectId)).all() : []);
 }
 
 function saveState(tx: Tx, state: ProjectConfigurationState, changedIds: string[]): void {
   const { configurationProjects, configurations } = configurationTables();
-  const project = {
-    projectId: state.projectId,
-    revision: state.revision,
-    fields: JSON.stringify(state.fields),
-    currentConfigurationId: state.currentConfigurationId,
-    updatedAt: state.updatedAt,
-  };
-  const { projectId: _key, ...projectUpdate } = project;
-  tx.insert(configurationProjects).values(project).onConflictDoUpdate({ target: configurationProjects.projectId, set: projectUpdate }).run();
-  for (const configurationId of new Set(changedIds)) {
-    const record = state.records.find((r) => r.configurationId === configurationId);
-    if (!record) continue;
-    const row = { ...record, projectId: state.projectId, values: JSON.stringify(record.values) };
-    const { projectId: _p, configurationId: _c, ...update } = row;
-    tx.insert(configurations)
-      .values(row)
-      .onConflictDoUpdate({ target: [configurations.projectId, configurations.configurationId], set: update })
-      .run();
+  const { project, configurations: rows } = configurationRowsOf(state, changedIds);
+  tx.insert(configurationProjects).values(project).onConflictDoUpdate({ target: configurationProjects.projectId, set: project }).run();
+  for (const row of rows) {
+    tx.insert(configurations).values(row).onConflictDoUpdate({ target: [configurations.projectId, configurations.configurationId], set: row }).run();
   }
 }

@@ -3,15 +3,16 @@ import { dirname, join, resolve } from "node:path";
 import type Database from "better-sqlite3";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
-import type { JsonObject } from "../../../domain/json.js";
 import { conversationFolderSegment } from "../sessions/session-file-names.js";
-import { ACTIVE_TASK_STATUSES, acceptTaskUpdate, type AgentSessionContextKind, type AgentSessionTaskRecord, type AgentSessionTaskStatus } from "../../../domain/session-host/host-state.js";
+import { ACTIVE_TASK_STATUSES } from "../../../domain/session-host/host-state.js";
 import type { AgentSessionHostStore } from "../../../ports/session-host-store.js";
 import { openSqlite } from "../shared/sqlite-connection.js";
 import { ensureSessionSchema } from "../sessions/session-migrations.js";
 import { findMigrationsFolder } from "../shared/migrations.js";
 import { drizzleBetterSqlite3, drizzleOrm } from "../shared/drizzle-modules.js";
-import { sessionHostTables, type SessionHostTables } from "./host-schema.js";
+import { createSessionHostStore } from "../../store-kernel/session-host-store.js";
+import { sqliteCall } from "../store/sqlite-support.js";
+import { sessionHostTables } from "./host-schema.js";
 
 /** The file name of a conversation's host record; it never matches a session file (`<slug>-<hash>.sqlite`). */
 export const SESSION_HOST_FILE = "_session-host.db";
@@ -34,19 +35,6 @@ function migrationsFolder(): string {
   if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/session-host migrations not found");
   return folder;
 }
-
-type Row = SessionHostTables["hostTasks"]["$inferSelect"];
-const toTask = (row: Row): AgentSessionTaskRecord => ({
-  taskId: row.taskId,
-  runId: row.runId,
-  targetId: row.targetId,
-  prompt: row.prompt,
-  input: JSON.parse(row.input) as JsonObject,
-  status: row.status as AgentSessionTaskStatus,
-  cancelRequested: row.cancelRequested === 1,
-  detail: row.detail === null ? null : (JSON.parse(row.detail) as JsonObject),
-  order: row.ord,
-});
 
 /**
  * The SQLite host record of one conversation (WAL; any process may write commands and cancel
@@ -72,130 +60,52 @@ export function openSqliteSessionHostStore(options: { path: string; now?: () => 
   } catch (error) {
     throw wrapAdapterError("sqlite", `cannot open the session host record ${options.path}`, error);
   }
-  let closed = false;
-  const run = async <T>(what: string, work: () => T): Promise<T> => {
-    if (closed) throw new SteamharnessError("unavailable", "the session host record is closed");
-    try {
-      return work();
-    } catch (error) {
-      throw wrapAdapterError("sqlite", `session host record: ${what} failed`, error);
-    }
-  };
-  const getTask = (taskId: string) => {
-    const row = db.select().from(hostTasks).where(eq(hostTasks.taskId, taskId)).get();
-    return row ? toTask(row) : null;
-  };
-  return {
-    listTasks: () => run("listing tasks", () => db.select().from(hostTasks).orderBy(asc(hostTasks.ord)).all().map(toTask)),
-    getTask: (taskId) => run("reading a task", () => getTask(taskId)),
-    insertTask: (task) =>
-      run("adding a task", () =>
+  const tasks = () => db.select().from(hostTasks);
+  const activeFilter = (mark: "cancel_requested" | "cancelled", taskIds?: readonly string[]) =>
+    and(inArray(hostTasks.status, ACTIVE), mark === "cancelled" ? eq(hostTasks.cancelRequested, 1) : taskIds === undefined ? undefined : inArray(hostTasks.taskId, [...taskIds]));
+  // SQLite's own path: every read-then-write is one synchronous IMMEDIATE transaction (no await inside).
+  return createSessionHostStore(
+    {
+      tasks: () => tasks().orderBy(asc(hostTasks.ord)).all(),
+      task: (taskId) => tasks().where(eq(hostTasks.taskId, taskId)).get(),
+      insertTask: (columns) =>
         db.transaction((tx) => {
-          const existing = tx.select().from(hostTasks).where(eq(hostTasks.taskId, task.taskId)).get();
-          if (existing) return { task: toTask(existing), created: false };
-          const row = tx
-            .insert(hostTasks)
-            .values({ taskId: task.taskId, runId: task.runId, targetId: task.targetId, prompt: task.prompt, input: JSON.stringify(task.input), status: task.status, detail: task.detail === null ? null : JSON.stringify(task.detail), updatedAt: now() })
-            .returning()
-            .get();
-          return { task: toTask(row), created: true };
+          const existing = tx.select().from(hostTasks).where(eq(hostTasks.taskId, columns.taskId)).get();
+          if (existing) return { row: existing, created: false };
+          return { row: tx.insert(hostTasks).values({ ...columns, updatedAt: now() }).returning().get(), created: true };
         }, { behavior: "immediate" }),
-      ),
-    updateTask: (taskId, patch) =>
-      run("updating a task", () =>
+      moveTask: (taskId, decide) =>
         db.transaction((tx) => {
-          const row = tx.select().from(hostTasks).where(eq(hostTasks.taskId, taskId)).get();
-          if (!row) throw new SteamharnessError("not_found", `no task ${taskId}`);
-          if (!acceptTaskUpdate({ status: row.status as AgentSessionTaskStatus, cancelRequested: row.cancelRequested === 1 }, patch.status)) return false;
-          tx.update(hostTasks)
-            .set({
-              status: patch.status,
-              updatedAt: now(),
-              ...(patch.detail === undefined ? {} : { detail: patch.detail === null ? null : JSON.stringify(patch.detail) }),
-              ...(patch.input === undefined ? {} : { input: JSON.stringify(patch.input) }),
-            })
-            .where(eq(hostTasks.taskId, taskId))
-            .run();
+          const move = decide(tx.select().from(hostTasks).where(eq(hostTasks.taskId, taskId)).get());
+          if (move === null) return false;
+          tx.update(hostTasks).set({ ...move, updatedAt: now() }).where(eq(hostTasks.taskId, taskId)).run();
           return true;
         }, { behavior: "immediate" }),
-      ),
-    requestCancel: (taskIds) =>
-      run("persisting a cancel intent", () =>
+      markActive: (mark, taskIds) =>
         db.transaction((tx) => {
-          const filter = taskIds === undefined ? inArray(hostTasks.status, ACTIVE) : and(inArray(hostTasks.status, ACTIVE), inArray(hostTasks.taskId, [...taskIds]));
+          const filter = activeFilter(mark, taskIds);
           const rows = tx.select({ taskId: hostTasks.taskId }).from(hostTasks).where(filter).orderBy(asc(hostTasks.ord)).all();
-          if (rows.length > 0) tx.update(hostTasks).set({ cancelRequested: 1, updatedAt: now() }).where(filter).run();
+          if (rows.length > 0) tx.update(hostTasks).set({ ...(mark === "cancelled" ? { status: "cancelled" } : { cancelRequested: 1 }), updatedAt: now() }).where(filter).run();
           return rows.map((row) => row.taskId);
         }, { behavior: "immediate" }),
-      ),
-    clearCancelled: () =>
-      run("clearing cancelled tasks", () =>
-        db.transaction((tx) => {
-          const filter = and(eq(hostTasks.cancelRequested, 1), inArray(hostTasks.status, ACTIVE));
-          const rows = tx.select({ taskId: hostTasks.taskId }).from(hostTasks).where(filter).orderBy(asc(hostTasks.ord)).all();
-          if (rows.length > 0) tx.update(hostTasks).set({ status: "cancelled", updatedAt: now() }).where(filter).run();
-          return rows.map((row) => row.taskId);
-        }, { behavior: "immediate" }),
-      ),
-    listContexts: () =>
-      run("listing contexts", () =>
-        db
-          .select()
-          .from(hostContexts)
-          .orderBy(asc(hostContexts.targetId))
-          .all()
-          .map((row) => ({ targetId: row.targetId, kind: row.kind as AgentSessionContextKind, sessionKey: row.sessionKey, parentTargetId: row.parentTargetId })),
-      ),
-    putContext: (context) =>
-      run("recording a context", () => void db.insert(hostContexts).values(context).onConflictDoNothing().run()),
-    getSetting: (key) => run("reading a setting", () => db.select().from(hostSettings).where(eq(hostSettings.key, key)).get()?.value ?? null),
-    setSetting: (key, value) =>
-      run("writing a setting", () => void db.insert(hostSettings).values({ key, value }).onConflictDoUpdate({ target: hostSettings.key, set: { value } }).run()),
-    putTurnItems: (runId, items) =>
-      run("recording a turn's items", () => {
-        const value = { items: JSON.stringify(items), updatedAt: now() };
-        db.insert(hostTurnItems).values({ runId, ...value }).onConflictDoUpdate({ target: hostTurnItems.runId, set: value }).run();
-      }),
-    getTurnItems: (runId) =>
-      run("reading a turn's items", () => {
-        const row = db.select({ items: hostTurnItems.items }).from(hostTurnItems).where(eq(hostTurnItems.runId, runId)).get();
-        return row ? (JSON.parse(row.items) as JsonObject[]) : null;
-      }),
-    enqueueCommand: (command) =>
-      run("enqueueing a command", () => db.insert(hostCommands).values({ command: JSON.stringify(command), status: "pending", createdAt: now() }).returning({ seq: hostCommands.seq }).get().seq),
-    pendingCommands: (afterSeq) =>
-      run("reading the inbox", () =>
+      contexts: () => db.select().from(hostContexts).orderBy(asc(hostContexts.targetId)).all(),
+      putContext: (context) => void db.insert(hostContexts).values(context).onConflictDoNothing().run(),
+      getSetting: (key) => db.select().from(hostSettings).where(eq(hostSettings.key, key)).get()?.value,
+      setSetting: (key, value) => void db.insert(hostSettings).values({ key, value }).onConflictDoUpdate({ target: hostSettings.key, set: { value } }).run(),
+      putTurnItems: (runId, items) => void db.insert(hostTurnItems).values({ runId, items, updatedAt: now() }).onConflictDoUpdate({ target: hostTurnItems.runId, set: { items, updatedAt: now() } }).run(),
+      getTurnItems: (runId) => db.select({ items: hostTurnItems.items }).from(hostTurnItems).where(eq(hostTurnItems.runId, runId)).get()?.items,
+      enqueue: (command) => db.insert(hostCommands).values({ command, status: "pending", createdAt: now() }).returning({ seq: hostCommands.seq }).get().seq,
+      pending: (afterSeq) =>
         db
           .select()
           .from(hostCommands)
           .where(and(gt(hostCommands.seq, afterSeq), eq(hostCommands.status, "pending")))
           .orderBy(asc(hostCommands.seq))
-          .all()
-          .map((row) => ({ seq: row.seq, command: JSON.parse(row.command) as JsonObject })),
-      ),
-    answerCommand: (seq, outcome) =>
-      run("answering a command", () =>
-        void db
-          .update(hostCommands)
-          .set("error" in outcome ? { status: "failed", outcome: JSON.stringify(outcome.error) } : { status: "done", outcome: JSON.stringify(outcome.result) })
-          .where(eq(hostCommands.seq, seq))
-          .run(),
-      ),
-    commandOutcome: (seq) =>
-      run("reading a command answer", () => {
-        const row = db.select().from(hostCommands).where(eq(hostCommands.seq, seq)).get();
-        if (!row) return null;
-        const parsed = row.outcome === null ? null : (JSON.parse(row.outcome) as JsonObject);
-        return {
-          status: row.status as "pending" | "done" | "failed",
-          result: row.status === "done" ? parsed : null,
-          error: row.status === "failed" ? (parsed as unknown as { code: string; message: string }) : null,
-        };
-      }),
-    async close() {
-      if (closed) return;
-      closed = true;
-      client.close();
+          .all(),
+      answer: (seq, columns) => void db.update(hostCommands).set(columns).where(eq(hostCommands.seq, seq)).run(),
+      outcome: (seq) => db.select().from(hostCommands).where(eq(hostCommands.seq, seq)).get(),
+      close: () => void client.close(),
     },
-  };
+    sqliteCall({ closed: false }),
+  );
 }

@@ -3,23 +3,15 @@ import { dirname } from "node:path";
 import type Database from "better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
 import type { Clock } from "../../../ports/clock.js";
-import type {
-  SessionAddress,
-  SessionAppendResult,
-  SessionEvent,
-  SessionEventInput,
-  SessionHead,
-  SessionReadOptions,
-  SessionSnapshot,
-  SessionStore,
-} from "../../../ports/session-store.js";
+import type { SessionAddress, SessionStore } from "../../../ports/session-store.js";
 import { drizzleBetterSqlite3, drizzleOrm } from "../shared/drizzle-modules.js";
 import { sessionTables } from "./session-schema.js";
 import { prepareSessionReads, prepareSessionStatements, prepareSessionWrites, type SessionDb } from "./session-statements.js";
 import { openSqlite } from "../shared/sqlite-connection.js";
 import { ensureSessionSchema, findSessionMigrationsFolder } from "./session-migrations.js";
-import { eventRow, rowEvent, snapshotState, validateSnapshot, type EventRow } from "./session-rows.js";
-import { validateSessionEvent } from "../../../domain/agent/session-events.js";
+import type { EventRow } from "../../store-kernel/session-rows.js";
+import { createSessionStore, type NewEventRow, type SessionRows } from "../../store-kernel/session-store.js";
+import type { StoreCall } from "../../store-kernel/store-call.js";
 
 /** Options of {@link createSqliteSessionStore}. */
 export interface SqliteSessionStoreOptions {
@@ -96,19 +88,8 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   } catch (error) {
     throw wrapAdapterError("sqlite", `cannot open session database ${options.path}`, error);
   }
-  let closed = false;
   /** The append's statements, compiled on the first append (a reading process never needs them). */
   let appendInTransaction: ReturnType<typeof transactionalAppend> | undefined;
-
-  /** Runs one port call: `unavailable` after close, adapter faults wrapped once. */
-  const call = async <T>(what: string, fn: () => T): Promise<T> => {
-    if (closed) throw new SteamharnessError("unavailable", "[steamharness] [sqlite] session store is closed");
-    try {
-      return fn();
-    } catch (error) {
-      throw wrapAdapterError("sqlite", `session ${what} failed`, error);
-    }
-  };
 
   /**
    * The meta row, inside a write transaction. A file whose meta row is missing (written by hand
@@ -129,94 +110,57 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     return statements.meta.get()!;
   };
 
-  /** The append as one better-sqlite3 transaction function (run with `.immediate`). */
+  /**
+   * The append as one better-sqlite3 transaction function (run with `.immediate`): SQLite's own
+   * path, synchronous inside, a known id skipped by the unique index.
+   */
   const transactionalAppend = () => {
     const writes = prepareSessionWrites(db, client);
-    return client.transaction((rows: ReadonlyArray<Omit<EventRow, "seq" | "at">>, at: number): SessionAppendResult => {
+    return client.transaction((rows: readonly NewEventRow[], at: number) => {
       let seq = writes.meta.get<{ lastSeq: number }>()?.lastSeq ?? currentMeta().lastSeq;
-      const events: SessionEvent[] = [];
+      const byId = new Map<string, EventRow>();
       let appended = 0;
       let startedRun: string | null = null;
       for (const row of rows) {
         const stored: EventRow = { ...row, seq: seq + 1, at };
         if (writes.insert.run({ ...stored }).changes === 0) {
-          // Already stored (earlier, or earlier in this batch): return that event unchanged.
-          events.push(rowEvent(statements.byEventId.get({ eventId: row.eventId })!));
+          // Already stored earlier: that event, unchanged.
+          byId.set(row.eventId, statements.byEventId.get({ eventId: row.eventId })!);
           continue;
         }
         seq += 1;
-        events.push(rowEvent(stored));
         appended += 1;
+        byId.set(row.eventId, stored);
         if (row.type === "run_started") startedRun = row.runId;
       }
       if (appended > 0) writes.advance.run({ lastSeq: seq, lastRunId: startedRun });
-      return { events, appended };
+      return { byId, appended };
     });
   };
 
-  return {
-    address: structuredClone(address),
-    append(inputs: readonly SessionEventInput[]): Promise<SessionAppendResult> {
-      return call("append", () => {
-        inputs.forEach(validateSessionEvent);
-        const rows = inputs.map(eventRow);
-        appendInTransaction ??= transactionalAppend();
-        return appendInTransaction.immediate(rows, clock.now());
-      });
+  const rows: SessionRows = {
+    append: (newRows, at) => (appendInTransaction ??= transactionalAppend()).immediate(newRows, at),
+    byRun: (runId) => statements.byRun.all({ runId }),
+    after: (afterSeq, { types, limit = -1, newestFirst }) =>
+      types === undefined ? reads.eventsAfter(afterSeq, limit, newestFirst) : reads.eventsOfTypesAfter(afterSeq, types, limit, newestFirst),
+    byId: (eventId) => statements.byEventId.get({ eventId }),
+    head() {
+      const row = reads.head();
+      if (row !== undefined) return row;
+      // No meta row (a damaged file): the same answer from the log, without writing.
+      const meta = metaFromLog();
+      const kept = meta.snapshotAtSeq === null ? undefined : db.select().from(sessionSnapshots).where(eq(sessionSnapshots.atSeq, meta.snapshotAtSeq)).get();
+      return { lastSeq: meta.lastSeq, lastRunId: meta.lastRunId, atSeq: kept?.atSeq ?? null, state: kept?.state ?? null };
     },
-    readRun(runId) {
-      return call("readRun", () => statements.byRun.all({ runId }).map(rowEvent));
-    },
-    readAfter(afterSeq, readOptions: SessionReadOptions = {}) {
-      return call("readAfter", () => {
-        const limit = readOptions.limit ?? -1;
-        const newestFirst = readOptions.newestFirst === true;
-        if (readOptions.types === undefined) return reads.eventsAfter(afterSeq, limit, newestFirst).map(rowEvent);
-        if (readOptions.types.length === 0) return [];
-        return reads.eventsOfTypesAfter(afterSeq, readOptions.types, limit, newestFirst).map(rowEvent);
-      });
-    },
-    get(eventId) {
-      return call("get", () => {
-        const row = statements.byEventId.get({ eventId });
-        return row ? rowEvent(row) : null;
-      });
-    },
-    head(): Promise<SessionHead> {
-      return call("head", () => {
-        const row = reads.head();
-        if (row === undefined) {
-          // No meta row (a damaged file): the same answer from the log, without writing.
-          const meta = metaFromLog();
-          const kept = meta.snapshotAtSeq === null ? undefined : db.select().from(sessionSnapshots).where(eq(sessionSnapshots.atSeq, meta.snapshotAtSeq)).get();
-          return { lastSeq: meta.lastSeq, snapshot: kept ? { atSeq: kept.atSeq, state: snapshotState(kept.state) } : null, lastRunId: meta.lastRunId };
-        }
-        const snapshot = row.atSeq === null || row.state === null ? null : { atSeq: row.atSeq, state: snapshotState(row.state) };
-        return { lastSeq: row.lastSeq, snapshot, lastRunId: row.lastRunId };
-      });
-    },
-    putSnapshot(next: SessionSnapshot) {
-      return call("putSnapshot", () => {
-        const state = validateSnapshot(next);
-        db.transaction((tx) => {
-          const meta = currentMeta();
-          const last = meta.lastSeq;
-          if (next.atSeq > last) {
-            throw new SteamharnessError("input_validation", `snapshot atSeq ${next.atSeq} is outside the log (0..${last})`, { field: "atSeq" });
-          }
-          const kept = meta.snapshotAtSeq;
-          if (kept !== null && next.atSeq < kept) {
-            throw new SteamharnessError("input_validation", `snapshot atSeq ${next.atSeq} is older than the kept one (${kept})`, { field: "atSeq" });
-          }
-          tx.delete(sessionSnapshots).run();
-          tx.insert(sessionSnapshots).values({ atSeq: next.atSeq, state, writtenAt: clock.now() }).run();
-          tx.update(sessionMeta).set({ snapshotAtSeq: next.atSeq }).where(eq(sessionMeta.id, 1)).run();
-        }, { behavior: "immediate" });
-      });
-    },
+    putSnapshot: (atSeq, state, check) =>
+      db.transaction((tx) => {
+        const meta = currentMeta();
+        check(meta.lastSeq, meta.snapshotAtSeq);
+        tx.delete(sessionSnapshots).run();
+        tx.insert(sessionSnapshots).values({ atSeq, state, writtenAt: clock.now() }).run();
+        tx.update(sessionMeta).set({ snapshotAtSeq: atSeq }).where(eq(sessionMeta.id, 1)).run();
+      }, { behavior: "immediate" }),
     async close() {
-      if (closed) return;
-      closed = true;
       try {
         client.close();
       } catch (error) {
@@ -224,4 +168,14 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
       }
     },
   };
+  return createSessionStore({ address, rows, call: sqliteSessionCall, clock, family: "sqlite" });
 }
+
+/** Wraps a session step's fault once (no busy retry: the connection's busy timeout waits). */
+const sqliteSessionCall: StoreCall = async (what, step) => {
+  try {
+    return await step();
+  } catch (error) {
+    throw wrapAdapterError("sqlite", `${what} failed`, error);
+  }
+};

@@ -18,7 +18,7 @@ function define() {
     {
       projectId: text("project_id").notNull(),
       conversationId: text("conversation_id").notNull(),
-      key: blob("key", { mode: "buffer" }).notNull(),
+      key: blob("key", { mode: "buffer" }).$type<Uint8Array>().notNull(),
       value: text("value").notNull(),
       updatedAt: integer("updated_at").notNull(),
     },
@@ -31,7 +31,7 @@ function define() {
     {
       id: integer("id").primaryKey({ autoIncrement: true }),
       projectId: text("project_id").notNull(),
-      docKey: blob("doc_key", { mode: "buffer" }).notNull(),
+      docKey: blob("doc_key", { mode: "buffer" }).$type<Uint8Array>().notNull(),
       documentId: text("document_id").notNull(),
       title: text("title").notNull(),
       markdown: text("markdown").notNull(),

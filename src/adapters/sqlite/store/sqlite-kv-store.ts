@@ -1,19 +1,11 @@
-import { STORE_LIMITS } from "../../../domain/limits.js";
-import { decodeKeyCursor, encodeCursor, listingId } from "../../../domain/page-cursor.js";
-import {
-  checkKvKey,
-  checkKvNamespace,
-  checkPageLimit,
-  checkPrefix,
-  serializeKvValue,
-  type JsonValue,
-} from "../../../domain/store-input.js";
 import type { Clock } from "../../../ports/clock.js";
-import type { KvEntry, KvNamespace, KvStore } from "../../../ports/kv-store.js";
+import type { KvNamespace, KvStore } from "../../../ports/kv-store.js";
+import { createKvStore, type KvRows } from "../../store-kernel/kv-store.js";
+import { fromSortKey, keyConditions, sortKey } from "../../store-kernel/sort-key.js";
 import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { storeTables } from "./schema.js";
 import type { StoreDatabase } from "./sqlite-database.js";
-import { assertOpen, fromSortKey, prefixRange, sortKey, withSqliteRetry } from "./sqlite-support.js";
+import { keyFilter, sqliteCall } from "./sqlite-support.js";
 
 /** What the SQLite adapters share: the database, the clock and whether the store was closed. */
 export interface SqliteStoreContext {
@@ -80,108 +72,51 @@ export function createKvStatements({ db, clock }: Pick<SqliteStoreContext, "db" 
 }
 
 /**
- * The KV port on SQLite. Single-statement writes are atomic on their own; `update()` runs in a
- * `BEGIN IMMEDIATE` transaction so no other connection (in any process) writes in between.
+ * The KV rows on SQLite: the hot statements of {@link createKvStatements}, a keyset listing on the
+ * primary-key index (never OFFSET) and `modify` in a `BEGIN IMMEDIATE` transaction, so no other
+ * connection (in any process) writes in between. SQLite's own path: the transaction is
+ * synchronous (better-sqlite3 cannot await inside one), so `modify` runs the kernel's change
+ * callback inside it without a promise.
+ *
+ * @example
+ * const rows = createSqliteKvRows({ db, clock });
+ */
+export function createSqliteKvRows(context: Pick<SqliteStoreContext, "db" | "clock">): KvRows {
+  const { and, asc, eq } = drizzleOrm();
+  const { kvEntries } = storeTables();
+  const { db } = context;
+  const { read, write, remove } = createKvStatements(context);
+  return {
+    read,
+    write,
+    remove,
+    list: (ns, { prefix, after, limit }) =>
+      db
+        .select()
+        .from(kvEntries)
+        .where(and(eq(kvEntries.projectId, ns.projectId), eq(kvEntries.conversationId, ns.conversationId ?? ""), ...keyFilter(kvEntries.key, keyConditions({ prefix, after }))))
+        .orderBy(asc(kvEntries.key))
+        .limit(limit)
+        .all()
+        .map((row) => ({ ...row, key: fromSortKey(row.key) })),
+    modify: (ns, key, change) =>
+      db.transaction(
+        () => {
+          const next = change(read(ns, key)?.value ?? null);
+          if (next === null) remove(ns, key);
+          else write(ns, key, next);
+        },
+        { behavior: "immediate" },
+      ),
+  };
+}
+
+/**
+ * The KV port on SQLite: the kernel's KV store over {@link createSqliteKvRows}.
  *
  * @example
  * const kv = createSqliteKvStore({ db, clock, state: { closed: false } });
  */
-export function createSqliteKvStore({ db, clock, state }: SqliteStoreContext): KvStore {
-  const { and, asc, eq, gt, gte, lt } = drizzleOrm();
-  const { kvEntries } = storeTables();
-  const { read, write, remove } = createKvStatements({ db, clock });
-
-  return {
-    async get(nsInput, keyInput) {
-      const ns = checkKvNamespace(nsInput);
-      const key = checkKvKey(keyInput);
-      assertOpen(state.closed);
-      const row = withSqliteRetry("kv get", () => read(ns, key));
-      return row ? { key, value: JSON.parse(row.value) as JsonValue, updatedAt: row.updatedAt } : null;
-    },
-
-    async set(nsInput, keyInput, value) {
-      const ns = checkKvNamespace(nsInput);
-      const key = checkKvKey(keyInput);
-      const json = serializeKvValue(value);
-      assertOpen(state.closed);
-      withSqliteRetry("kv set", () => write(ns, key, json));
-    },
-
-    async delete(nsInput, keyInput) {
-      const ns = checkKvNamespace(nsInput);
-      const key = checkKvKey(keyInput);
-      assertOpen(state.closed);
-      return withSqliteRetry("kv delete", () => remove(ns, key));
-    },
-
-    async list(nsInput, options = {}) {
-      const ns = checkKvNamespace(nsInput);
-      const prefix = checkPrefix("prefix", options.prefix, STORE_LIMITS.kvKey);
-      const limit = checkPageLimit(options.limit);
-      const listing = listingId({ kind: "kv", projectId: ns.projectId, conversationId: ns.conversationId, prefix });
-      const after = decodeKeyCursor(listing, options.cursor);
-      assertOpen(state.closed);
-      const { low, high } = prefixRange(prefix);
-      // Keyset pagination: seek past the last key in the primary-key index, never OFFSET.
-      const rows = withSqliteRetry("kv list", () =>
-        db
-          .select()
-          .from(kvEntries)
-          .where(
-            and(
-              eq(kvEntries.projectId, ns.projectId),
-              eq(kvEntries.conversationId, ns.conversationId ?? ""),
-              after === undefined ? gte(kvEntries.key, low) : gt(kvEntries.key, sortKey(after)),
-              high === null ? undefined : lt(kvEntries.key, high),
-            ),
-          )
-          .orderBy(asc(kvEntries.key))
-          .limit(limit + 1)
-          .all(),
-      );
-      const items: KvEntry[] = rows.slice(0, limit).map((row) => ({
-        key: fromSortKey(row.key),
-        value: JSON.parse(row.value) as JsonValue,
-        updatedAt: row.updatedAt,
-      }));
-      const more = rows.length > limit;
-      return { items, nextCursor: more ? encodeCursor(listing, items[items.length - 1].key) : null };
-    },
-
-    async update(nsInput, keyInput, fn) {
-      const ns = checkKvNamespace(nsInput);
-      const key = checkKvKey(keyInput);
-      assertOpen(state.closed);
-      // The callback's own error must reach the caller unwrapped; remember it to tell it apart.
-      let callbackFailure: { error: unknown } | undefined;
-      try {
-        return withSqliteRetry("kv update", () =>
-          db.transaction(
-            () => {
-              const row = read(ns, key);
-              let next: JsonValue | undefined;
-              try {
-                next = fn(row ? (JSON.parse(row.value) as JsonValue) : null);
-              } catch (error) {
-                callbackFailure = { error };
-                throw error;
-              }
-              if (next === undefined) {
-                remove(ns, key);
-                return null;
-              }
-              const json = serializeKvValue(next);
-              write(ns, key, json);
-              return JSON.parse(json) as JsonValue;
-            },
-            { behavior: "immediate" },
-          ),
-        );
-      } catch (error) {
-        if (callbackFailure) throw callbackFailure.error;
-        throw error;
-      }
-    },
-  };
+export function createSqliteKvStore(context: SqliteStoreContext): KvStore {
+  return createKvStore(createSqliteKvRows(context), sqliteCall(context.state));
 }

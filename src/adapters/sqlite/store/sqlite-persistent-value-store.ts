@@ -1,18 +1,13 @@
-import { drizzleOrm } from "../shared/drizzle-modules.js";
-import {
-  checkKvKey,
-  checkProjectId,
-  compareUtf16,
-  serializeKvValue,
-  type JsonValue,
-} from "../../../domain/store-input.js";
 import type { PersistentValueStore } from "../../../ports/persistent-value-store.js";
+import { createPersistentValueStore } from "../../store-kernel/persistent-value-store.js";
+import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { storeTables } from "./schema.js";
 import type { SqliteStoreContext } from "./sqlite-kv-store.js";
-import { assertOpen, withSqliteRetry } from "./sqlite-support.js";
+import { sqliteCall } from "./sqlite-support.js";
 
 /**
- * The persistent-value port on SQLite (`persistent_values`, one row per project and name).
+ * The persistent-value port on SQLite (`persistent_values`, one row per project and name): the
+ * kernel's port over these rows.
  *
  * @example
  * const store = createSqlitePersistentValueStore({ db, clock, state: { closed: false } });
@@ -21,50 +16,18 @@ export function createSqlitePersistentValueStore({ db, clock, state }: SqliteSto
   const { and, eq, sql } = drizzleOrm();
   const { persistentValues: values } = storeTables();
   const byName = (projectId: string, name: string) => and(eq(values.projectId, projectId), eq(values.name, name));
-  return {
-    async get(projectInput, nameInput) {
-      const projectId = checkProjectId(projectInput);
-      const name = checkKvKey(nameInput, "name");
-      assertOpen(state.closed);
-      const row = withSqliteRetry("value get", () =>
-        db.select({ value: values.value }).from(values).where(byName(projectId, name)).get(),
-      );
-      return row ? (JSON.parse(row.value) as JsonValue) : null;
-    },
-
-    async set(projectInput, nameInput, value) {
-      const projectId = checkProjectId(projectInput);
-      const name = checkKvKey(nameInput, "name");
-      const json = serializeKvValue(value);
-      assertOpen(state.closed);
-      const updatedAt = clock.now();
-      withSqliteRetry("value set", () =>
-        db
+  return createPersistentValueStore(
+    {
+      get: (projectId, name) => db.select({ value: values.value }).from(values).where(byName(projectId, name)).get()?.value,
+      set: (projectId, name, json) =>
+        void db
           .insert(values)
-          .values({ projectId, name, value: json, updatedAt })
-          .onConflictDoUpdate({
-            target: [values.projectId, values.name],
-            set: { value: sql`excluded.value`, updatedAt: sql`excluded.updated_at` },
-          })
+          .values({ projectId, name, value: json, updatedAt: clock.now() })
+          .onConflictDoUpdate({ target: [values.projectId, values.name], set: { value: sql`excluded.value`, updatedAt: sql`excluded.updated_at` } })
           .run(),
-      );
+      delete: (projectId, name) => db.delete(values).where(byName(projectId, name)).run().changes > 0,
+      names: (projectId) => db.select({ name: values.name }).from(values).where(eq(values.projectId, projectId)).all().map((row) => row.name),
     },
-
-    async delete(projectInput, nameInput) {
-      const projectId = checkProjectId(projectInput);
-      const name = checkKvKey(nameInput, "name");
-      assertOpen(state.closed);
-      return withSqliteRetry("value delete", () => db.delete(values).where(byName(projectId, name)).run()).changes > 0;
-    },
-
-    async names(projectInput) {
-      const projectId = checkProjectId(projectInput);
-      assertOpen(state.closed);
-      const rows = withSqliteRetry("value names", () =>
-        db.select({ name: values.name }).from(values).where(eq(values.projectId, projectId)).all(),
-      );
-      // TEXT sorts by UTF-8 bytes in SQLite; the port promises UTF-16 order, so sort here.
-      return rows.map((row) => row.name).sort(compareUtf16);
-    },
-  };
+    sqliteCall(state),
+  );
 }

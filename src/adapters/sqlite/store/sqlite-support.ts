@@ -1,8 +1,13 @@
 /**
- * Helpers shared by the SQLite adapters: busy retries, error wrapping and the UTF-16BE sort
- * keys that make BLOB comparison follow UTF-16 code-unit order.
+ * Helpers shared by the SQLite adapters: busy retries, error wrapping and the kernel's
+ * {@link StoreCall} of the SQLite stores. (The UTF-16BE sort keys live in the store kernel.)
  */
 import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
+import type { SQL } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { KeyCondition } from "../../store-kernel/sort-key.js";
+import type { StoreCall } from "../../store-kernel/store-call.js";
+import { drizzleOrm } from "../shared/drizzle-modules.js";
 
 const BUSY_DEADLINE_MS = 60_000;
 const sleepCell = new Int32Array(new SharedArrayBuffer(4));
@@ -41,45 +46,6 @@ export function withSqliteRetry<T>(what: string, step: () => T): T {
 }
 
 /**
- * The BLOB sort key of a string: its UTF-16BE bytes.
- *
- * @example
- * sortKey("a"); // <Buffer 00 61>
- */
-export function sortKey(text: string): Buffer {
-  return Buffer.from(text, "utf16le").swap16();
-}
-
-/**
- * The string a {@link sortKey} was made from.
- *
- * @example
- * fromSortKey(sortKey("é")); // "é"
- */
-export function fromSortKey(key: Uint8Array): string {
-  return Buffer.from(key).swap16().toString("utf16le");
-}
-
-/**
- * The BLOB range `[low, high)` of every sort key starting with `prefix`'s; `high` is `null` when
- * the range is unbounded above (empty prefix or all-0xFF bytes).
- *
- * @example
- * prefixRange("a/"); // { low: <00 61 00 2f>, high: <00 61 00 30> }
- */
-export function prefixRange(prefix: string): { low: Buffer; high: Buffer | null } {
-  const low = sortKey(prefix);
-  const high = Buffer.from(low);
-  for (let i = high.length - 1; i >= 0; i--) {
-    if (high[i] !== 0xff) {
-      high[i]++;
-      return { low, high: high.subarray(0, i + 1) };
-    }
-  }
-  return { low, high: null };
-}
-
-/**
  * Fails with `storage_failure` once the store is closed, instead of better-sqlite3's TypeError.
  *
  * @example
@@ -87,4 +53,31 @@ export function prefixRange(prefix: string): { low: Buffer; high: Buffer | null 
  */
 export function assertOpen(closed: boolean): void {
   if (closed) throw new SteamharnessError("storage_failure", "[steamharness] [sqlite] the store is closed");
+}
+
+/**
+ * The kernel's call for the SQLite stores: `storage_failure` once closed, busy retries and fault
+ * wrapping by {@link withSqliteRetry}. Steps are synchronous (better-sqlite3), so a retried step
+ * reruns its whole transaction.
+ *
+ * @example
+ * const kv = createKvStore(createSqliteKvRows(context), sqliteCall(state));
+ */
+export function sqliteCall(state: { closed: boolean }): StoreCall {
+  return async (what, step) => {
+    assertOpen(state.closed);
+    return withSqliteRetry(what, step);
+  };
+}
+
+/**
+ * The kernel's sort-key conditions as drizzle conditions on a SQLite BLOB column.
+ *
+ * @example
+ * db.select().from(kvEntries).where(and(...keyFilter(kvEntries.key, keyConditions({ prefix: "a/" }))));
+ */
+export function keyFilter(column: SQLiteColumn, conditions: KeyCondition[]): SQL[] {
+  const { gt, gte, lt, or } = drizzleOrm();
+  const ops = { gt, gte, lt };
+  return conditions.map((c) => (c.op === "outside" ? (c.high === null ? lt(column, c.low) : or(lt(column, c.low), gte(column, c.high))!) : ops[c.op](column, c.key)));
 }

@@ -1,6 +1,10 @@
-import { SteamharnessError } from "../../../domain/errors.js";
-import { isJsonValue, type JsonValue } from "../../../domain/json.js";
-import type { SessionEvent, SessionEventInput, SessionSnapshot } from "../../../ports/session-store.js";
+/**
+ * The session store's rows, mapped once (ARCH-3): events and snapshots as the SQL row drivers
+ * (SQLite, PostgreSQL) store them, and the snapshot rules every store (memory included) keeps.
+ */
+import { SteamharnessError } from "../../domain/errors.js";
+import { isJsonValue, type JsonValue } from "../../domain/json.js";
+import type { SessionEvent, SessionEventInput, SessionHead, SessionSnapshot } from "../../ports/session-store.js";
 
 /** A session event as stored in the `session_events` table: the payload as JSON text. */
 export interface EventRow {
@@ -62,4 +66,28 @@ export function validateSnapshot(snapshot: SessionSnapshot): string {
  */
 export function snapshotState(text: string): JsonValue {
   return JSON.parse(text) as JsonValue;
+}
+
+/**
+ * Refuses a snapshot beyond the log's last event or older than the kept one (`keptAtSeq`, null
+ * when none); checked inside the write's atomic step.
+ *
+ * @example
+ * checkSnapshotPosition(3, head.lastSeq, head.snapshotAtSeq);
+ */
+export function checkSnapshotPosition(atSeq: number, lastSeq: number, keptAtSeq: number | null): void {
+  if (atSeq > lastSeq) throw new SteamharnessError("input_validation", `snapshot atSeq ${atSeq} is outside the log (0..${lastSeq})`, { field: "atSeq" });
+  if (keptAtSeq !== null && atSeq < keptAtSeq) throw new SteamharnessError("input_validation", `snapshot atSeq ${atSeq} is older than the kept one (${keptAtSeq})`, { field: "atSeq" });
+}
+
+/**
+ * The head of a session from its stored meta and snapshot columns (`atSeq`/`state` null without
+ * a snapshot).
+ *
+ * @example
+ * headOf({ lastSeq: 3, lastRunId: "r", atSeq: null, state: null }) // { lastSeq: 3, snapshot: null, lastRunId: "r" }
+ */
+export function headOf(row: { lastSeq: number; lastRunId: string | null; atSeq: number | null; state: string | null }): SessionHead {
+  const snapshot = row.atSeq === null || row.state === null ? null : { atSeq: row.atSeq, state: snapshotState(row.state) };
+  return { lastSeq: row.lastSeq, snapshot, lastRunId: row.lastRunId };
 }

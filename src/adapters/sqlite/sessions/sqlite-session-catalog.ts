@@ -1,12 +1,12 @@
 import { readdirSync, statSync, type Dirent } from "node:fs";
 import { join, resolve } from "node:path";
-import { SteamharnessError } from "../../domain/errors.js";
-import type { SessionCatalog, SessionCatalogEntry } from "../../ports/session-catalog.js";
-import type { SessionAddress } from "../../ports/session-store.js";
-import { openSqlite } from "../sqlite/shared/sqlite-connection.js";
-import { SESSION_FILE_EXTENSION } from "../sqlite/sessions/session-file-names.js";
-import { drizzleBetterSqlite3, drizzleOrm } from "../sqlite/shared/drizzle-modules.js";
-import { sessionTables } from "../sqlite/sessions/session-schema.js";
+import { SteamharnessError } from "../../../domain/errors.js";
+import type { SessionCatalog, SessionCatalogEntry } from "../../../ports/session-catalog.js";
+import type { SessionAddress } from "../../../ports/session-store.js";
+import { openSqlite } from "../shared/sqlite-connection.js";
+import { SESSION_FILE_EXTENSION } from "./session-file-names.js";
+import { drizzleBetterSqlite3, drizzleOrm } from "../shared/drizzle-modules.js";
+import { sessionTables } from "./session-schema.js";
 
 /** Options of {@link createSqliteSessionCatalog}. */
 export interface SqliteSessionCatalogOptions {

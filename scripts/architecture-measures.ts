@@ -1,0 +1,137 @@
+/**
+ * Architecture measures of issue 23 (ARCH-3), written to `bench/results/architecture.json`:
+ *
+ * - `storageLines`: non-blank, non-comment lines of TypeScript in the storage adapters (memory,
+ *   SQLite, PostgreSQL and the store kernel), counted the same way on the base commit (read with
+ *   `git show`) and on the working tree. `movedIn` names files that sat outside those folders at
+ *   the base and inside them now (counted in `after`, not in `before`), with `beforeLikeForLike`
+ *   adding their base lines to `before`.
+ * - `storageDuplicatePairs`: pairs of places (six or more lines of the same shape) between two
+ *   different storage folders, found by the workplace tool `duplicates` over a copy of just those
+ *   folders, before and after. `null` with a reason when the tool is not on PATH.
+ *
+ * Other measures of the file are kept: only these two keys are rewritten.
+ *
+ * Run: `node --import tsx scripts/architecture-measures.ts [--base <commit>]`
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
+
+const BASE = process.argv.includes("--base") ? process.argv[process.argv.indexOf("--base") + 1] : "f1f6d79";
+const FAMILIES = ["memory", "sqlite", "postgres", "store-kernel"].map((family) => `src/adapters/${family}`);
+const OUTPUT = "bench/results/architecture.json";
+/** Files that were outside the storage folders at the base and moved in (base path → current path). */
+const MOVED_IN: Record<string, string> = {
+  "src/adapters/viewer/sqlite-session-catalog.ts": "src/adapters/sqlite/sessions/sqlite-session-catalog.ts",
+  "src/adapters/shared/kv-token-usage.ts": "src/adapters/store-kernel/kv-token-usage.ts",
+};
+
+const git = (...args: string[]): string => execFileSync("git", args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+
+/** Lines that are neither blank nor only comment (`//`, or inside / opening a block comment). */
+export function codeLines(text: string): number {
+  let count = 0;
+  let inBlock = false;
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    if (inBlock) {
+      if (line.includes("*/")) inBlock = false;
+      continue;
+    }
+    if (line === "" || line.startsWith("//")) continue;
+    if (line.startsWith("/*")) {
+      const end = line.indexOf("*/", 2);
+      if (end === -1) inBlock = true;
+      else if (line.slice(end + 2).trim() !== "") count++;
+      continue;
+    }
+    count++;
+  }
+  return count;
+}
+
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : path.endsWith(".ts") ? [path] : [];
+  });
+}
+
+const baseFiles = (): string[] => git("ls-tree", "-r", "--name-only", BASE, "--", ...FAMILIES).split("\n").filter((path) => path.endsWith(".ts"));
+const baseText = (path: string): string => git("show", `${BASE}:${path}`);
+
+function lineCounts() {
+  const perFolder = (files: string[], read: (path: string) => string) =>
+    Object.fromEntries(FAMILIES.map((folder) => [folder.replace("src/adapters/", ""), files.filter((file) => file.startsWith(`${folder}/`)).reduce((sum, file) => sum + codeLines(read(file)), 0)]));
+  const before = perFolder(baseFiles(), baseText);
+  const after = perFolder(FAMILIES.flatMap(filesUnder), (path) => readFileSync(path, "utf8"));
+  const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+  const movedInLines = Object.keys(MOVED_IN).reduce((sum, path) => sum + codeLines(baseText(path)), 0);
+  return {
+    base: BASE,
+    before: total(before),
+    after: total(after),
+    delta: total(after) - total(before),
+    perFolder: { before, after },
+    movedIn: MOVED_IN,
+    beforeLikeForLike: total(before) + movedInLines,
+    deltaLikeForLike: total(after) - total(before) - movedInLines,
+  };
+}
+
+/** Copies the storage folders (from the base commit or the working tree) into a fresh folder. */
+function materialize(fromBase: boolean): string {
+  const root = mkdtempSync(join(tmpdir(), "arch-measures-"));
+  const files = fromBase ? baseFiles() : FAMILIES.flatMap(filesUnder);
+  for (const file of files) {
+    const target = join(root, relative("src/adapters", file));
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, fromBase ? baseText(file) : readFileSync(file, "utf8"));
+  }
+  return root;
+}
+
+interface DuplicatePair {
+  left: string;
+  right: string;
+  boilerplate: boolean;
+}
+
+function duplicatePairs(fromBase: boolean): { pairs: DuplicatePair[]; report: string } {
+  const root = materialize(fromBase);
+  try {
+    const run = spawnSync("duplicates", ["--repo", root, "--most", "200", "--seconds", "120"], { cwd: root, encoding: "utf8" });
+    if (run.error) throw run.error;
+    const family = (place: string) => place.split("/")[0];
+    const pairs = run.stdout
+      .split("\n")
+      .map((line) => /^D\d+ (\S+) ~ (\S+)(.*)$/.exec(line))
+      .filter((match): match is RegExpExecArray => match !== null && family(match[1]) !== family(match[2]))
+      .map((match) => ({ left: match[1], right: match[2], boilerplate: /\bboilerplate\b/.test(match[3]) }));
+    return { pairs, report: run.stdout.split("\n")[0] ?? "" };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+function duplicateCounts() {
+  const probe = spawnSync("duplicates", ["--help"], { encoding: "utf8" });
+  if (probe.error) return { before: null, after: null, reason: "the workplace tool `duplicates` is not on PATH" };
+  const before = duplicatePairs(true);
+  const after = duplicatePairs(false);
+  const summary = (found: { pairs: DuplicatePair[] }) => ({
+    pairs: found.pairs.length,
+    notBoilerplate: found.pairs.filter((pair) => !pair.boilerplate).length,
+    places: found.pairs.map((pair) => `${pair.left} ~ ${pair.right}${pair.boilerplate ? " (boilerplate)" : ""}`),
+  });
+  return { definition: "pairs of places of >= 6 same-shape lines between two different storage folders (memory, sqlite, postgres, store-kernel)", before: summary(before), after: summary(after) };
+}
+
+const existing = existsSync(OUTPUT) ? (JSON.parse(readFileSync(OUTPUT, "utf8")) as Record<string, unknown>) : {};
+const result = { ...existing, storageLines: lineCounts(), storageDuplicatePairs: duplicateCounts() };
+mkdirSync(dirname(OUTPUT), { recursive: true });
+writeFileSync(OUTPUT, `${JSON.stringify(result, null, 2)}\n`);
+console.log(JSON.stringify({ storageLines: { before: result.storageLines.before, after: result.storageLines.after, delta: result.storageLines.delta, deltaLikeForLike: result.storageLines.deltaLikeForLike }, storageDuplicatePairs: { before: (result.storageDuplicatePairs.before as { pairs?: number } | null)?.pairs ?? null, after: (result.storageDuplicatePairs.after as { pairs?: number } | null)?.pairs ?? null } }));
