@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { SteamharnessError } from "../domain/errors.js";
 import type { JsonObject } from "../domain/json.js";
-import { runEventId } from "../domain/agent/ids.js";
 import { parseAgentSessionCommand, type AgentSessionCommand } from "../domain/session-host/commands.js";
 import { isActiveTaskStatus } from "../domain/session-host/host-state.js";
 import { measureContext, openHostContext, readTranscript, type HostContext, type HostContextFactoryOptions } from "./host-contexts.js";
@@ -98,7 +97,7 @@ async function compact(deps: HostCommandDeps, context: HostContext, command: { k
     source: result.source,
     ...(result.reason ? { reason: result.reason } : {}),
     summary: result.summary,
-    compactionId: runEventId(runId, "compact", 0),
+    runId,
   };
 }
 

@@ -63,8 +63,8 @@ export type AgentSessionCommandResult =
       /** Why the model failed (`source: "fallback"`). */
       reason?: string;
       summary: string;
-      /** The id the `compaction` event is recorded under in the context's session. */
-      compactionId: string;
+      /** The run id the compaction is recorded under in the context's session (its `compaction` event and rows). */
+      runId: string;
     }
   | { type: "reset"; targetId: number; usage: JsonObject }
   | { type: "fork"; targetId: number; sourceTargetId: number; usage: JsonObject }
