@@ -156,6 +156,8 @@ export type {
   Agent,
   AgentOptions,
   AgentInput,
+  AgentCompactInput,
+  AgentCompactResult,
   AgentOutputPayload,
   AgentEffort,
   AgentModelAttributes,

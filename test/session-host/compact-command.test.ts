@@ -48,12 +48,12 @@ describe("SES-11 compact through controlAgentSession", () => {
       expect(textOf(request.messages.at(-2)!.content)).toContain("Slow job finished.");
       expect(textOf(request.messages.at(-1)!.content)).toContain("Instructions for this summary: say whether the job finished");
       expect(result).toMatchObject({ type: "compact", targetId: 0, compacted: true, source: "model" });
-      const summary = (result as { summary: string }).summary;
+      const summary = (result as unknown as { summary: string }).summary;
       expect(summary).toMatch(/^Model summary of: run the slow job \| Starting the slow job\. \| step 1 done \| Slow job finished\./);
 
       // The ring: the snapshot's context usage is the new, smaller transcript's.
       const after = (await host.snapshot()).content as unknown as Snapshot;
-      expect(after.contexts[0]!.usage.used).toBe((result as { usage: { used: number } }).usage.used);
+      expect(after.contexts[0]!.usage.used).toBe((result as unknown as { usage: { used: number } }).usage.used);
       expect(after.contexts[0]!.outputs[0]!.content.value).toBe(after.contexts[0]!.usage.used);
       const row = out.items().find((item) => item.metadata.partType === "compaction")!;
       expect(row.content).toMatchObject({ source: "model", summary, usedAfter: after.contexts[0]!.usage.used });
