@@ -95,6 +95,8 @@ export async function compactSession(options: AgentOptions, meter: ContextMeter,
       const appended = await guard("appending the compaction failed", store.append([
         { eventId, runId, type: "compaction", payload },
         ...(usage ? [{ eventId: `${eventId}/usage`, runId, type: "usage" as const, payload: { entry: usage } }] : []),
+        // The compaction's run ends with it: readers of the log (the viewer's run list) see it done.
+        { eventId: runEventId(runId, "end"), runId, type: "run_finished", payload: { status: "completed", toolCallCount: 0 } },
       ]));
       event = appended.events[0] ?? null;
       if (usage) await context.tokenUsage.record(usage);
