@@ -123,7 +123,7 @@ export function createSessionNodeRunner(options: AgentOptions, plain: Agent): Se
         source: result.source,
         ...(result.reason ? { reason: result.reason } : {}),
         summary: result.summary,
-        folded: 0,
+        folded: result.folded,
         usage: result.usage as unknown as AgentCompactResult["usage"],
         chunks: seen.filter((chunk) => id(chunk).startsWith(own) || id(chunk) === ring),
       };

@@ -97,6 +97,7 @@ async function compact(deps: HostCommandDeps, context: HostContext, command: { k
     source: result.source,
     ...(result.reason ? { reason: result.reason } : {}),
     summary: result.summary,
+    folded: result.folded,
     runId,
   };
 }

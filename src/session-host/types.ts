@@ -63,6 +63,8 @@ export type AgentSessionCommandResult =
       /** Why the model failed (`source: "fallback"`). */
       reason?: string;
       summary: string;
+      /** How many messages were folded into the summary. */
+      folded: number;
       /** The run id the compaction is recorded under in the context's session (its `compaction` event and rows). */
       runId: string;
     }

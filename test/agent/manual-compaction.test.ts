@@ -103,4 +103,22 @@ describe("SES-11 manual compaction (agent.compact)", () => {
     expect((await store.head()).lastSeq).toBe(0);
     expect(model.calls).toHaveLength(0);
   });
+
+  it("SES-11 a node with session: {} compacts through the conversation's host, with the host's row and ring handed back", async () => {
+    const h = harness();
+    const model = scripted(() => ({ text: "Hosted summary." }));
+    const node = createAgentNode({ models: model, workdir: h.workdir, session: {} });
+    const conversationId = `compact-host-${process.pid}`;
+    try {
+      expect((await runNode(node, { prompt: "first question" }, h.context("run-h1", { conversationId }))).error).toBeUndefined();
+      const result = await node.compact({ instructions: "short" }, h.context("compact-h", { conversationId }));
+      expect(result).toMatchObject({ compacted: true, source: "model", summary: "Hosted summary.", folded: 2 });
+      const kinds = result.chunks.flatMap((chunk) => (chunk.type === "add" ? [chunk.item.metadata.partType ?? (chunk.item.display?.type === "ring" ? "ring" : "other")] : []));
+      expect(kinds).toEqual(["compaction", "ring"]);
+      await runNode(node, { prompt: "second question" }, h.context("run-h2", { conversationId }));
+      expect(textOf(model.calls.at(-1)!.messages[0]!.content)).toContain("Hosted summary.");
+    } finally {
+      await node.close();
+    }
+  });
 });
