@@ -159,6 +159,8 @@ export type {
   Agent,
   AgentOptions,
   AgentInput,
+  AgentCompactInput,
+  AgentCompactResult,
   AgentOutputPayload,
   AgentEffort,
   AgentModelAttributes,

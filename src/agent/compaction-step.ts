@@ -1,45 +1,37 @@
 import { SteamharnessError } from "../domain/errors.js";
 import { runEventId, usageEntryId } from "../domain/agent/ids.js";
+import { compactedTranscript, foldMessages } from "../domain/session-host/compaction.js";
 import type { OutputItemStreamChunk } from "../domain/output-items.js";
-import type { ModelMessage, ModelRequest, ModelResponse } from "../ports/model-provider.js";
-import type { TokenUsageEntry } from "../ports/token-usage.js";
+import type { TokenUsageEntry, TokenCounts } from "../ports/token-usage.js";
+import { DEFAULT_SUMMARY_TOKENS, writeSummary } from "./compaction-summary.js";
 import type { Turn } from "./turn.js";
+
+export { COMPACTION_PROMPT } from "./compaction-summary.js";
 
 /** Default share of the context window at which a run compacts (SES-7). */
 export const DEFAULT_COMPACTION_THRESHOLD = 0.9;
 
-/** What the model is asked for when it summarises the conversation. */
-export const COMPACTION_PROMPT =
-  "The conversation is about to exceed the context window. Summarise it for yourself so you can continue the current task: the user's goals and instructions, decisions made, files and data touched, tool results that still matter, and what remains to do. Answer with the summary only.";
-
 /** The step index usage entries of compaction requests use, apart from model steps. */
-const COMPACTION_USAGE_OFFSET = 1_000_000;
+export const COMPACTION_USAGE_OFFSET = 1_000_000;
 
-async function summarise(turn: Turn, step: number): Promise<{ summary: string; usage: TokenUsageEntry | null }> {
-  const request: ModelRequest = {
-    requestId: runEventId(turn.runId, "compact", step),
-    systemPrompt: COMPACTION_PROMPT,
-    messages: [...turn.messages, { role: "user", content: COMPACTION_PROMPT }],
-    tools: [],
-  };
-  let done: ModelResponse | null = null;
-  for await (const event of turn.model.stream(request, turn.context.signal)) if (event.type === "done") done = event.response;
-  if (!done || done.stopReason === "error" || done.stopReason === "aborted") {
-    if (turn.context.signal.aborted) throw new SteamharnessError("cancelled", "the agent run was cancelled");
-    throw new SteamharnessError("model_error", `compaction failed: ${done?.errorMessage ?? "no response"}`);
-  }
-  const summary = done.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n").trim();
-  const usage = done.usage.total > 0 || done.usage.input + done.usage.output > 0
-    ? { ...done.usage, entryId: usageEntryId(turn.runId, COMPACTION_USAGE_OFFSET + step, 0), runId: turn.runId, provider: turn.model.descriptor.provider, model: turn.model.descriptor.model, at: turn.context.clock.now() }
-    : null;
-  return { summary, usage };
+/**
+ * The usage entry of a compaction request, or `null` when the response reported none.
+ *
+ * @example
+ * compactionUsageEntry(usage, { runId, step: 0, provider, model, at: clock.now() })
+ */
+export function compactionUsageEntry(usage: TokenCounts | null, at: { runId: string; step: number; provider: string; model: string; at: number }): TokenUsageEntry | null {
+  if (!usage || usage.total + usage.input + usage.output <= 0) return null;
+  return { ...usage, entryId: usageEntryId(at.runId, COMPACTION_USAGE_OFFSET + at.step, 0), runId: at.runId, provider: at.provider, model: at.model, at: at.at };
 }
 
 /**
  * SES-7: before model request `step`, compacts the context when it reached the threshold. The
- * model writes the summary; the compaction is one event plus a snapshot at that input boundary
- * (the log itself is never rewritten), so later runs start from the summary and a resumed run
- * replays the same compaction without asking the model again. The ring is recalibrated.
+ * model writes the summary (SES-11: bounded by `compaction.summaryTokens`; the mechanical fold
+ * only when the model fails, recorded as `source: "fallback"` with the reason); the compaction
+ * is one event plus a snapshot at that input boundary (the log itself is never rewritten), so
+ * later runs start from the summary and a resumed run replays the same compaction without
+ * asking the model again. The ring is recalibrated.
  *
  * @example
  * const compacted = yield* compactionStep(turn, step);
@@ -53,10 +45,12 @@ export async function* compactionStep(turn: Turn, step: number): AsyncGenerator<
     const threshold = setting?.threshold ?? DEFAULT_COMPACTION_THRESHOLD;
     const usedBefore = turn.meter.usage().used;
     if (usedBefore < threshold * turn.meter.usage().total || turn.messages.length < 2) return false;
-    const { summary, usage } = await summarise(turn, step);
-    const messages: ModelMessage[] = [{ role: "user", content: `Summary of the conversation so far (compacted):\n\n${summary}` }];
+    const outcome = await writeSummary(turn.model, turn.messages, { requestId: eventId, signal: turn.context.signal, budget: setting?.summaryTokens ?? DEFAULT_SUMMARY_TOKENS });
+    const summary = outcome.ok ? outcome.summary : foldMessages(turn.messages);
+    const { messages } = outcome.ok ? compactedTranscript(`Summary of the conversation so far (compacted):\n\n${summary}`, []) : compactedTranscript(summary, []);
+    const usage = compactionUsageEntry(outcome.usage, { runId: turn.runId, step, provider: turn.model.descriptor.provider, model: turn.model.descriptor.model, at: turn.context.clock.now() });
     await turn.append([
-      { eventId, runId: turn.runId, type: "compaction", payload: { step, summary, messages, usedBefore } },
+      { eventId, runId: turn.runId, type: "compaction", payload: { step, summary, messages, usedBefore, source: outcome.ok ? "model" : "fallback", ...(outcome.ok ? {} : { reason: outcome.reason }) } },
       ...(usage ? [{ eventId: `${eventId}/usage`, runId: turn.runId, type: "usage" as const, payload: { entry: usage } }] : []),
     ]);
     event = turn.committed.get(eventId);
@@ -73,7 +67,8 @@ export async function* compactionStep(turn: Turn, step: number): AsyncGenerator<
   turn.messages = [...event.payload.messages];
   turn.meter.reset();
   turn.meter.add(JSON.stringify(turn.messages));
-  yield* turn.projector.compaction({ summary: event.payload.summary, usedBefore: event.payload.usedBefore, usedAfter: turn.meter.usage().used });
+  const { source, reason } = event.payload;
+  yield* turn.projector.compaction({ summary: event.payload.summary, usedBefore: event.payload.usedBefore, usedAfter: turn.meter.usage().used, ...(source ? { source } : {}), ...(reason ? { reason } : {}) });
   yield* turn.projector.ring(turn.meter.usage());
   return true;
 }

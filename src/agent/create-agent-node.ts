@@ -5,7 +5,7 @@ import type { BaseStreamNode } from "../domain/stream-node.js";
 import { createAgent } from "./create-agent.js";
 import { createSessionNodeRunner } from "./session-node.js";
 import { DEFAULT_HISTORY_LIMIT, readExecutionHistory, type ExecutionRecord } from "./execution-history.js";
-import type { Agent, AgentEffort, AgentInput, AgentMode, AgentOptions, AgentOutputPayload } from "./types.js";
+import type { Agent, AgentCompactInput, AgentCompactResult, AgentEffort, AgentInput, AgentMode, AgentOptions, AgentOutputPayload } from "./types.js";
 import { SteamharnessError } from "../domain/errors.js";
 import type { AgentContextUsage } from "../domain/agent/context-meter.js";
 
@@ -25,6 +25,11 @@ export type AgentNode = BaseStreamNode<AgentInput, OutputItemStreamChunk, AgentO
   readonly agent: Agent;
   /** The node's newest runs (at most `historyLimit`), oldest first, from its session log. */
   history(context: NodeContext): Promise<ExecutionRecord[]>;
+  /**
+   * Compacts the node's session now (SES-11, `/compact`): see `Agent.compact`. With `session`
+   * it goes through the conversation's resident host, which waits for its running task first.
+   */
+  compact(input: AgentCompactInput, context: NodeContext): Promise<AgentCompactResult>;
   /**
    * Closes the resident session hosts this node opened (a node with `session: { … }`, EXT-1):
    * waits for their running work, then releases tools and leases. Nothing to do otherwise.
@@ -93,6 +98,7 @@ export function createAgentNode(options: AgentNodeOptions = {}): AgentNode {
     // execution history (seed: the durable session is the only record of what ran).
     stream: (input, context) => (runner ? runner.run(input, context) : agent.run(input, context)),
     close: async () => runner?.close(),
+    compact: (input, context) => (runner ? runner.compact(input, context) : agent.compact(input, context)),
     history: (context) =>
       readExecutionHistory(context, {
         limit: historyLimit,

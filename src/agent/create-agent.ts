@@ -2,6 +2,7 @@ import { createContextMeter } from "../domain/agent/context-meter.js";
 import { validatePermissionPolicy } from "../domain/agent/permission-policy.js";
 import { SteamharnessError } from "../domain/errors.js";
 import { runAgentTurn } from "./agent-turn.js";
+import { compactSession } from "./compact-session.js";
 import { createAgentCache } from "./turn.js";
 import type { Agent, AgentOptions } from "./types.js";
 
@@ -30,6 +31,7 @@ export function createAgent(options: AgentOptions = {}): Agent {
   const meter = createContextMeter(options.modelAttributes?.contextWindow ?? DEFAULT_CONTEXT_WINDOW);
   return {
     run: (input, context) => runAgentTurn(options, cache, meter, input, context),
+    compact: (input, context) => compactSession(options, meter, input, context),
     getContextUsage: () => meter.usage(),
     updateContextUsage(update) {
       if (!Number.isFinite(update.used) || update.used < 0) {

@@ -7,15 +7,18 @@ import type { TokenUsageRecorder } from "../ports/token-usage.js";
 import type { ToolPermissions } from "../ports/tool-permissions.js";
 import type { UserInput } from "../ports/user-input.js";
 import { createAgentSessionHost } from "../session-host/create-agent-session-host.js";
-import { liveHost } from "../session-host/registry.js";
+import { liveHost, type RegisteredSessionHost } from "../session-host/registry.js";
 import type { AgentSessionHost } from "../session-host/types.js";
 import { createAgent } from "./create-agent.js";
 import { sessionAddressOf } from "./session-resolver.js";
-import type { Agent, AgentInput, AgentOptions } from "./types.js";
+import type { Agent, AgentCompactInput, AgentCompactResult, AgentInput, AgentOptions } from "./types.js";
+import { agentItemIdPrefix, agentRingItemId } from "../domain/agent/ids.js";
 
 /** How a node with `session: { … }` runs its turns (EXT-1). */
 export interface SessionNodeRunner {
   run(input: AgentInput, context: NodeContext): AsyncIterable<OutputItemStreamChunk>;
+  /** A manual compaction (SES-11): through the conversation's host, after its running work. */
+  compact(input: AgentCompactInput, context: NodeContext): Promise<AgentCompactResult>;
   /** Closes the hosts the node opened itself (waits for their running work, HOST-2). */
   close(): Promise<void>;
 }
@@ -85,7 +88,7 @@ export function createSessionNodeRunner(options: AgentOptions, plain: Agent): Se
     return host;
   };
 
-  async function* viaHost(input: AgentInput, context: NodeContext, conversationId: string): AsyncGenerator<OutputItemStreamChunk, void, undefined> {
+  const hostFor = async (context: NodeContext, conversationId: string): Promise<RegisteredSessionHost> => {
     if (!liveHost(conversationId)) {
       // No live host (never opened, or one this node opened was closed or suspended since).
       const stale = opened.get(conversationId);
@@ -98,6 +101,39 @@ export function createSessionNodeRunner(options: AgentOptions, plain: Agent): Se
     const host = liveHost(conversationId);
     if (!host) throw new SteamharnessError("unavailable", `[steamharness] conversation ${conversationId} has no session host`);
     current.set(conversationId, context);
+    return host;
+  };
+
+  /**
+   * SES-11: the host's `compact` command (it waits for the running task, seed); the chunks the
+   * host emitted for this compaction (its row, the ring) are handed back like `agent.compact`'s.
+   */
+  async function compactViaHost(input: AgentCompactInput, context: NodeContext, conversationId: string): Promise<AgentCompactResult> {
+    const host = await hostFor(context, conversationId);
+    const seen: OutputItemStreamChunk[] = [];
+    const stop = host.subscribe((chunk) => seen.push(chunk));
+    try {
+      const result = await host.control({ type: "compact", keepLast: input.keepLast ?? 0, ...(input.instructions ? { instructions: input.instructions } : {}) });
+      if (result.type !== "compact") throw new SteamharnessError("internal", "[steamharness] [session-host] compact answered with another command's result");
+      const own = agentItemIdPrefix(result.runId);
+      const ring = agentRingItemId(sessionAddressOf(options, context).sessionKey);
+      const id = (chunk: OutputItemStreamChunk) => (chunk.type === "add" ? chunk.item.id : chunk.id);
+      return {
+        compacted: result.compacted,
+        source: result.source,
+        ...(result.reason ? { reason: result.reason } : {}),
+        summary: result.summary,
+        folded: result.folded,
+        usage: result.usage as unknown as AgentCompactResult["usage"],
+        chunks: seen.filter((chunk) => id(chunk).startsWith(own) || id(chunk) === ring),
+      };
+    } finally {
+      stop();
+    }
+  }
+
+  async function* viaHost(input: AgentInput, context: NodeContext, conversationId: string): AsyncGenerator<OutputItemStreamChunk, void, undefined> {
+    const host = await hostFor(context, conversationId);
     const runInput: JsonObject = {
       ...(input.effort ? { effort: input.effort } : {}),
       ...(input.model ? { model: input.model } : {}),
@@ -128,6 +164,11 @@ export function createSessionNodeRunner(options: AgentOptions, plain: Agent): Se
         return planAgent.run(input, context);
       }
       return viaHost(input, context, conversationId);
+    },
+    compact(input, context) {
+      const conversationId = context.conversationId;
+      if (conversationId === undefined || conversationId === "") return plain.compact(input, context);
+      return compactViaHost(input, context, conversationId);
     },
     async close() {
       const hosts = [...opened.values()];

@@ -4,7 +4,7 @@ import { wrapAdapterError } from "../domain/errors.js";
 import { completeToolResults } from "../domain/agent/history.js";
 import { promptForModel } from "../domain/agent/host-input.js";
 import { agentAnswerItemId, defaultSessionId, runEventId } from "../domain/agent/ids.js";
-import { readAgentModels, selectAgentModel, type AgentModelEntry, type AgentModelSelection } from "../domain/agent/model-selection.js";
+import type { AgentModelSelection } from "../domain/agent/model-selection.js";
 import { createAgentOutputProjector, type AgentOutputProjector } from "../domain/agent/output-projector.js";
 import type { ContextMeter } from "../domain/agent/context-meter.js";
 import { validatePermissionPolicy, type AgentMode } from "../domain/agent/permission-policy.js";
@@ -14,7 +14,8 @@ import type { NodeContext } from "../domain/node-context.js";
 import type { ModelMessage, ModelProvider } from "../ports/model-provider.js";
 import type { SessionStore } from "../ports/session-store.js";
 import type { TokenCounts } from "../ports/token-usage.js";
-import { injectedModels, redactConfiguration, resolveModel, restoreKey } from "./model-resolver.js";
+import { redactConfiguration } from "./model-resolver.js";
+import { chooseRunModel } from "./run-model.js";
 import { createSessionMessagesCache, readSessionMessages, rememberAppended, type SessionIdentity, type SessionMessagesCache } from "./history-cache.js";
 import { openSessionStore, sessionAddressOf } from "./session-resolver.js";
 import { buildToolRegistry, type AgentToolRegistry } from "./tool-registry.js";
@@ -166,29 +167,7 @@ async function setUpTurn(
   const started = committed.get(startId);
   const saved = started?.type === "run_started" ? started.payload : null;
 
-  const configuration = typeof options.configuration === "function" ? await options.configuration(context) : options.configuration;
-  const injected = injectedModels(options.models);
-  const request = {
-    ...(options.provider === undefined ? {} : { provider: options.provider }),
-    ...((input.model ?? options.model) === undefined ? {} : { model: (input.model ?? options.model)! }),
-    ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
-    ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
-    ...(options.apiKind === undefined ? {} : { apiKind: options.apiKind }),
-    ...(injected === undefined ? {} : { injected: [...injected.keys()] }),
-  };
-  let selection: AgentModelSelection;
-  if (saved) {
-    let currentEntries: AgentModelEntry[] | null = null;
-    try {
-      currentEntries = readAgentModels(configuration).entries;
-    } catch {
-      currentEntries = null;
-    }
-    selection = restoreKey(saved.modelSource as unknown as AgentModelSelection, currentEntries, options.apiKey);
-  } else selection = selectAgentModel(request, configuration);
-  const model = selection.source !== "injected" && options.createModel
-    ? await options.createModel(selection, context)
-    : await resolveModel(selection, injected, options.modelAttributes, context.runtime);
+  const { selection, model, configuration } = await chooseRunModel(options, context, saved, input.model);
 
   // EXT-5: the session's stable execution target, chosen once (recorded with the first run).
   const chosen = options.session?.environment ? await sessionEnvironment(store, options.session.environment, runId) : null;

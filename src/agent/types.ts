@@ -117,9 +117,10 @@ export interface AgentOptions {
   /**
    * Automatic compaction (SES-7), checked before every model request: when the context reaches
    * `threshold` of the window (default 0.9) the model summarises the conversation and the run
-   * continues from the summary. `false` turns it off.
+   * continues from the summary. `false` turns it off. `summaryTokens` bounds every summary,
+   * automatic or manual (`agent.compact`, SES-11; default 2000).
    */
-  compaction?: false | { threshold?: number };
+  compaction?: false | { threshold?: number; summaryTokens?: number };
   /** Timeout of one bash command in ms (default 120000). */
   bashTimeoutMs?: number;
   /**
@@ -173,6 +174,33 @@ export interface AgentOutputPayload {
   contextUsage?: AgentContextUsage;
 }
 
+/** The input of a manual compaction (SES-11 `/compact`, the host's `compact` command). */
+export interface AgentCompactInput {
+  /** What the summary should keep or focus on (`/compact <instructions>`). */
+  instructions?: string;
+  /** How many recent messages stay verbatim, rounded to an input boundary (default 0: all are summarised). */
+  keepLast?: number;
+  /** The id the compaction is recorded under; re-sending it applies the stored compaction again (default `context.runId`). */
+  runId?: string;
+}
+
+/** What a manual compaction did (SES-11). */
+export interface AgentCompactResult {
+  /** `false` when there was nothing to fold (an empty session, or everything is kept). */
+  compacted: boolean;
+  /** Who wrote the summary: the session's model, or the mechanical fold because the model failed. */
+  source: "model" | "fallback" | null;
+  /** Why the model could not write it (`source: "fallback"`). */
+  reason?: string;
+  summary: string;
+  /** How many messages were folded into the summary. */
+  folded: number;
+  /** The recalibrated context occupancy (AG-7). */
+  usage: AgentContextUsage;
+  /** The compaction row and the ring, as output items (chunks of a run carry the same). */
+  chunks: OutputItemStreamChunk[];
+}
+
 /** The agent runtime of `createAgent` (AG-1). */
 export interface Agent {
   /**
@@ -180,6 +208,15 @@ export interface Agent {
    * `user_input_required` to pause, `cancelled`, or the error (after an `agent-error` item, SES-9).
    */
   run(input: AgentInput, context: NodeContext): AsyncIterable<OutputItemStreamChunk>;
+  /**
+   * Compacts the session now (SES-11): the session's own model (the one its latest run used)
+   * summarises the transcript with the documented compaction prompt, bounded by
+   * `compaction.summaryTokens`; the mechanical fold only when the model fails (the row and the
+   * `compaction` event say so). Appends a `compaction` event and writes the snapshot the next
+   * run starts from; earlier events stay in the log. Recalibrates the ring. Throws `cancelled`
+   * when the context's signal aborts, `session_busy` when a run holds the session.
+   */
+  compact(input: AgentCompactInput, context: NodeContext): Promise<AgentCompactResult>;
   /** The current context occupancy (AG-7). */
   getContextUsage(): AgentContextUsage;
   /** Replaces the occupancy with an external measurement; resolves the new value. */

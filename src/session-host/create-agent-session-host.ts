@@ -161,6 +161,7 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
       run: (request) => runOnHost(runtime, waitForTask, request),
       mainStore: () => (runtime.state === "open" ? (contexts.get(0)?.store ?? null) : null),
       control,
+      subscribe: (listener) => runtime.subscribe(listener),
       abortCancelled: () => {
         const current = runtime.current;
         if (!current) return;

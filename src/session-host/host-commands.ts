@@ -1,8 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { SteamharnessError } from "../domain/errors.js";
 import type { JsonObject } from "../domain/json.js";
-import { createOutputItemChunk } from "../domain/output-stream.js";
-import { compactTranscript } from "../domain/session-host/compaction.js";
 import { parseAgentSessionCommand, type AgentSessionCommand } from "../domain/session-host/commands.js";
 import { isActiveTaskStatus } from "../domain/session-host/host-state.js";
 import { measureContext, openHostContext, readTranscript, type HostContext, type HostContextFactoryOptions } from "./host-contexts.js";
@@ -68,18 +66,40 @@ export async function addContext(deps: HostCommandDeps, record: { kind: "fork" |
   return context;
 }
 
-async function replaceTranscript(deps: HostCommandDeps, context: HostContext, kind: "compact" | "reset", keepLast: number): Promise<AgentSessionCommandResult> {
-  const { messages, lastSeq } = await readTranscript(context.store);
-  const state = kind === "reset" ? { messages: [] } : compactTranscript(messages, keepLast);
+async function reset(deps: HostCommandDeps, context: HostContext): Promise<AgentSessionCommandResult> {
+  const { lastSeq } = await readTranscript(context.store);
   // A snapshot at the input boundary; the events stay, nothing overwrites the transcript (SES-7).
-  if (state) await context.store.putSnapshot({ atSeq: lastSeq, state: state as unknown as JsonObject });
-  if (state && kind === "compact") {
-    const folded = messages.length - state.messages.length + 1;
-    deps.runtime.emit(createOutputItemChunk({ id: `session-host:compaction:${context.record.targetId}:${lastSeq}`, content: `Compacted ${folded} earlier messages into a summary.`, metadata: { kind: "agent-part", partType: "compaction", targetId: context.record.targetId } }));
-  }
+  await context.store.putSnapshot({ atSeq: lastSeq, state: { messages: [] } });
   const usage = await setUsage(deps, context);
   deps.runtime.changed();
-  return kind === "reset" ? { type: "reset", targetId: context.record.targetId, usage } : { type: "compact", targetId: context.record.targetId, compacted: state !== null, usage };
+  return { type: "reset", targetId: context.record.targetId, usage };
+}
+
+/**
+ * SES-11: the context's agent compacts its session with the session's own model (an appended
+ * `compaction` event and a snapshot at it); its compaction row and ring go to the host's
+ * listeners, the ring in the snapshot is recalibrated.
+ */
+async function compact(deps: HostCommandDeps, context: HostContext, command: { keepLast?: number; instructions?: string }): Promise<AgentSessionCommandResult> {
+  const runId = `compact-${randomUUID()}`;
+  const result = await context.agent.compact(
+    { runId, keepLast: command.keepLast ?? 6, ...(command.instructions ? { instructions: command.instructions } : {}) },
+    deps.runtime.parts.nodeContext(runId, new AbortController().signal),
+  );
+  for (const chunk of result.chunks) deps.runtime.emit(chunk);
+  deps.runtime.usage.set(context.record.targetId, result.usage);
+  deps.runtime.changed();
+  return {
+    type: "compact",
+    targetId: context.record.targetId,
+    compacted: result.compacted,
+    usage: usageJson(result.usage),
+    source: result.source,
+    ...(result.reason ? { reason: result.reason } : {}),
+    summary: result.summary,
+    folded: result.folded,
+    runId,
+  };
 }
 
 async function fork(deps: HostCommandDeps, targetId: number | undefined, activate: boolean): Promise<AgentSessionCommandResult> {
@@ -133,9 +153,9 @@ export async function runHostCommand(deps: HostCommandDeps, raw: AgentSessionCom
     case "cancel":
       return cancel(deps, command.taskId);
     case "compact":
-      return runtime.exclusive(() => replaceTranscript(deps, targetOf(deps, command.targetId), "compact", command.keepLast ?? 6));
+      return runtime.exclusive(() => compact(deps, targetOf(deps, command.targetId), command));
     case "reset":
-      return runtime.exclusive(() => replaceTranscript(deps, targetOf(deps, command.targetId), "reset", 0));
+      return runtime.exclusive(() => reset(deps, targetOf(deps, command.targetId)));
     case "fork":
       return runtime.exclusive(() => fork(deps, command.targetId, command.activate ?? true));
     case "continue": {

@@ -53,7 +53,21 @@ export interface AgentSessionHostOptions extends Omit<AgentOptions, "sessionStor
 export type AgentSessionCommandResult =
   | { type: "submit"; taskId: string; runId: string; targetId: number; created: boolean }
   | { type: "cancel"; cancelled: string[] }
-  | { type: "compact"; targetId: number; compacted: boolean; usage: JsonObject }
+  | {
+      type: "compact";
+      targetId: number;
+      compacted: boolean;
+      usage: JsonObject;
+      /** Who wrote the summary (SES-11): the session's model, or the mechanical fold because the model failed. */
+      source: "model" | "fallback" | null;
+      /** Why the model failed (`source: "fallback"`). */
+      reason?: string;
+      summary: string;
+      /** How many messages were folded into the summary. */
+      folded: number;
+      /** The run id the compaction is recorded under in the context's session (its `compaction` event and rows). */
+      runId: string;
+    }
   | { type: "reset"; targetId: number; usage: JsonObject }
   | { type: "fork"; targetId: number; sourceTargetId: number; usage: JsonObject }
   | { type: "continue"; taskId: string }

@@ -62,4 +62,27 @@ describe("SES-7 automatic compaction", () => {
     await runNode(createAgentNode({ models: high, workdir: h.workdir, compaction: { threshold: 0.99 }, sessionKey: "high" }), { prompt: "p" }, h.context("run-high"));
     expect(high.calls.some((request) => request.systemPrompt === COMPACTION_PROMPT)).toBe(false);
   });
+
+  it("SES-11 when the model cannot write the summary the run goes on from the mechanical fold, and the compaction row says so", async () => {
+    const h = harness();
+    const store = createMemorySessionStore();
+    const script: OfflineStep[] = [
+      { text: "Listing.", toolCalls: [{ name: "ls", arguments: {} }], usage: { input: 1850, output: 20 } },
+      { text: "The folder is empty.", usage: { input: 40, output: 6 } },
+    ];
+    let served = 0;
+    const model = createOfflineModel({
+      contextWindow: 2000,
+      steps: (request: ModelRequest) =>
+        request.systemPrompt === COMPACTION_PROMPT ? { error: { message: "summary refused", kind: "recovery", status: 500, retryable: false } } : script[served++] ?? { text: "(end)" },
+    });
+    const node = createAgentNode({ models: model, workdir: h.workdir, sessionStore: store, retryDelayMs: 0 });
+    const run = await runNode(node, { prompt: "What is in the folder?" }, h.context("run-fallback"));
+    expect(run.error).toBeUndefined();
+    const row = run.items.find((item) => item.metadata.partType === "compaction")!;
+    expect(row.content).toMatchObject({ source: "fallback", reason: "summary refused" });
+    expect((row.content as { summary: string }).summary).toContain("- user: What is in the folder?");
+    expect(model.calls[2]!.messages[0]).toMatchObject({ role: "user", content: expect.stringContaining("Summary of the earlier conversation (compacted; ") });
+    expect((await store.readAfter(0, { types: ["compaction"] }))[0]!.payload).toMatchObject({ source: "fallback", reason: "summary refused" });
+  });
 });

@@ -62,7 +62,7 @@ export function createChatRenderer(out: ChatWriter): ChatRenderer {
     }
     if (kind === "agent-part" && partType === "retry" && t.metadata.silent === true) return;
     if (kind === "agent-part" && partType === "retry") return line(`↻ ${field(t.content, "label") ?? "retry"}${field(t.content, "message") ? ` — ${field(t.content, "message")}` : ""}`);
-    if (kind === "agent-part" && partType === "compaction") return line(`⋯ context compacted${typeof t.content === "string" && t.content ? `: ${t.content}` : ""}`);
+    if (kind === "agent-part" && partType === "compaction") return line(compactionRow(t.content));
     if (kind === "agent-notice" && t.metadata.plan === true) return line(`┌─ plan ─────────────\n${indent(String(t.content ?? ""))}\n└────────────────────`);
     if (kind === "agent-notice") return line(`ℹ ${String(t.content ?? "")}`);
     if (kind === "agent-error") return line(`✗ error: ${String(t.content ?? "")}`);
@@ -98,6 +98,16 @@ export function createChatRenderer(out: ChatWriter): ChatRenderer {
     },
     ring: () => lastRing,
   };
+}
+
+/** SES-11: who wrote the summary, and the ring before and after; a fallback says why. */
+function compactionRow(content: JsonValue): string {
+  if (typeof content === "string") return `⋯ context compacted${content ? `: ${content}` : ""}`;
+  const before = field(content, "usedBefore");
+  const after = field(content, "usedAfter");
+  const sizes = before !== undefined && after !== undefined ? ` (${before} → ${after} tokens)` : "";
+  if (field(content, "source") === "fallback") return `⋯ context compacted mechanically${sizes} — the model could not summarise: ${field(content, "reason") ?? "unknown error"}`;
+  return `⋯ context compacted: summary written by the model${sizes}`;
 }
 
 function toolRow(content: JsonValue, partType: string): string {

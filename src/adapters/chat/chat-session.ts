@@ -61,6 +61,7 @@ export interface ChatOptions {
 
 /**
  * Runs the chat until the input ends, `/exit` is typed or Ctrl-C is pressed at the prompt.
+ * `/compact [instructions]` compacts the conversation (SES-11).
  *
  * @example
  * await runChat({ projectDir: "./examples/assistant", conversationId: process.argv[2] });
@@ -151,6 +152,20 @@ export async function runChat(options: ChatOptions): Promise<void> {
       if (recovery) await storage.values.delete(project.manifest.id, journal);
     }
   };
+  // SES-11 `/compact [instructions]`: the session's model summarises the whole conversation.
+  const compact = async (instructions: string) => {
+    const runId = `compact-${randomUUID()}`;
+    const context = createNodeContext({ projectId: project.manifest.id, conversationId, storage, runId, toolPermissions: ports.toolPermissions, userInput: ports.userInput, tools: [...project.executor.executor.tools], signal: new AbortController().signal });
+    try {
+      const result = await node.compact({ runId, keepLast: 0, ...(instructions ? { instructions } : {}) }, context);
+      for (const chunk of result.chunks) renderer.push(chunk);
+      if (!result.compacted) out.write("⋯ nothing to compact yet\n");
+    } catch (error) {
+      out.write(`✗ compaction failed: ${(error as Error)?.message ?? String(error)}\n`);
+    } finally {
+      renderer.endTurn();
+    }
+  };
   try {
     const interrupted = recovery ? await storage.values.get(project.manifest.id, journal) : null;
     if (isActiveTurn(interrupted)) {
@@ -166,6 +181,10 @@ export async function runChat(options: ChatOptions): Promise<void> {
       }
       if (line === "/exit" || line === "/quit") break;
       if (line === "") continue;
+      if (line === "/compact" || line.startsWith("/compact ")) {
+        await compact(line.slice("/compact".length).trim());
+        continue;
+      }
       await runTurn(line, randomUUID());
     }
   } finally {

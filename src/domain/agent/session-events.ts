@@ -89,8 +89,24 @@ export interface SessionEventPayloads {
   tool_started: { toolCallId: string };
   tool_result: { message: ModelMessage & { role: "toolResult" }; details: JsonValue };
   plan: { planIndex: number; text: string };
-  /** Automatic compaction before a model request (SES-7): the transcript the run continues from. */
-  compaction: { step: number; summary: string; messages: ModelMessage[]; usedBefore: number };
+  /**
+   * A compaction (SES-7 automatic before a model request, SES-11 manual `/compact`): the
+   * transcript the session continues from (also written as the snapshot at this event).
+   * `source` says who wrote the summary: the session's model, or the mechanical fold because
+   * the model failed (`reason`). A manual one carries the person's `instructions` and how many
+   * messages it `folded`; the events before it stay in the log.
+   */
+  compaction: {
+    step: number;
+    summary: string;
+    messages: ModelMessage[];
+    usedBefore: number;
+    source?: "model" | "fallback";
+    reason?: string;
+    manual?: boolean;
+    instructions?: string;
+    folded?: number;
+  };
   run_finished: { status: "completed"; toolCallCount: number };
   /**
    * The run stopped without completing: it waits for a person (`requestId`: the pending request),

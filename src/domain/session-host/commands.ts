@@ -39,13 +39,19 @@ export const CancelCommandSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** `compact`: waits for active work, then folds older messages of a context into a summary (SES-7). */
+/**
+ * `compact`: waits for active durable work, then the context's own model summarises its older
+ * messages (SES-7, SES-11; the mechanical fold only when the model fails). An appended event
+ * and a snapshot; the transcript is never overwritten.
+ */
 export const CompactCommandSchema = Type.Object(
   {
     type: Type.Literal("compact"),
     targetId: Type.Optional(TargetId),
     /** How many recent messages stay verbatim (default 6). */
     keepLast: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
+    /** What the summary should keep or focus on (`/compact <instructions>`). */
+    instructions: Type.Optional(Type.String({ maxLength: 4000 })),
   },
   { additionalProperties: false },
 );

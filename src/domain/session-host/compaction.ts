@@ -32,10 +32,37 @@ export function compactionBoundary(messages: readonly ModelMessage[], keepLast: 
 }
 
 /**
- * Compacts a transcript (SES-7 manual compact): the messages before the boundary are folded into
- * one summary message, the last `keepLast` (rounded to an input boundary) stay verbatim. The
- * session's events are never touched: the host stores the result as a snapshot, so the full
- * transcript stays in the log. Returns `null` when there is nothing to fold.
+ * The mechanical fold (SES-7, SES-11 fallback): each message's text cut to 400 characters, one
+ * line per message. Used only when the model cannot write the summary.
+ *
+ * @example
+ * foldMessages(messages.slice(0, boundary))
+ */
+export function foldMessages(messages: readonly ModelMessage[]): string {
+  const lines = messages.map((message) => {
+    const text = messageText(message).replace(/\s+/g, " ").trim();
+    const cut = text.length > SUMMARY_CHARS_PER_MESSAGE ? `${text.slice(0, SUMMARY_CHARS_PER_MESSAGE)}…` : text;
+    return `- ${message.role}: ${cut}`;
+  });
+  return `Summary of the earlier conversation (compacted; ${messages.length} messages):\n${lines.join("\n")}`;
+}
+
+/**
+ * The transcript after a compaction: the summary as one user message, then the kept tail
+ * (tool results completed, so no call is left without its result). The session's events are
+ * never touched: the caller stores this as a snapshot beside a `compaction` event.
+ *
+ * @example
+ * compactedTranscript(summary, messages.slice(boundary))
+ */
+export function compactedTranscript(summary: string, tail: readonly ModelMessage[]): SessionTranscriptState {
+  return { messages: completeToolResults([{ role: "user", content: summary }, ...tail]) };
+}
+
+/**
+ * Compacts a transcript mechanically: the messages before the boundary are folded by
+ * {@link foldMessages}, the last `keepLast` (rounded to an input boundary) stay verbatim.
+ * Returns `null` when there is nothing to fold.
  *
  * @example
  * compactTranscript(messages, 6)?.messages.length
@@ -43,14 +70,5 @@ export function compactionBoundary(messages: readonly ModelMessage[], keepLast: 
 export function compactTranscript(messages: readonly ModelMessage[], keepLast: number): SessionTranscriptState | null {
   const boundary = compactionBoundary(messages, keepLast);
   if (boundary === 0) return null;
-  const lines = messages.slice(0, boundary).map((message) => {
-    const text = messageText(message).replace(/\s+/g, " ").trim();
-    const cut = text.length > SUMMARY_CHARS_PER_MESSAGE ? `${text.slice(0, SUMMARY_CHARS_PER_MESSAGE)}…` : text;
-    return `- ${message.role}: ${cut}`;
-  });
-  const summary: ModelMessage = {
-    role: "user",
-    content: `Summary of the earlier conversation (compacted; ${boundary} messages):\n${lines.join("\n")}`,
-  };
-  return { messages: completeToolResults([summary, ...messages.slice(boundary)]) };
+  return compactedTranscript(foldMessages(messages.slice(0, boundary)), messages.slice(boundary));
 }
