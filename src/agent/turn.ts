@@ -14,6 +14,7 @@ import type { NodeContext } from "../domain/node-context.js";
 import type { ModelMessage, ModelProvider } from "../ports/model-provider.js";
 import type { SessionStore } from "../ports/session-store.js";
 import type { TokenCounts } from "../ports/token-usage.js";
+import { turnConfiguration } from "./context-configuration.js";
 import { injectedModels, redactConfiguration, resolveModel, restoreKey } from "./model-resolver.js";
 import { createSessionMessagesCache, readSessionMessages, rememberAppended, type SessionIdentity, type SessionMessagesCache } from "./history-cache.js";
 import { openSessionStore, sessionAddressOf } from "./session-resolver.js";
@@ -166,7 +167,7 @@ async function setUpTurn(
   const started = committed.get(startId);
   const saved = started?.type === "run_started" ? started.payload : null;
 
-  const configuration = typeof options.configuration === "function" ? await options.configuration(context) : options.configuration;
+  const configuration = await turnConfiguration(options, context);
   const injected = injectedModels(options.models);
   const request = {
     ...(options.provider === undefined ? {} : { provider: options.provider }),
