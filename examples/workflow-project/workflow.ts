@@ -27,7 +27,12 @@ interface Context {
   log: { info(message: string, data?: Record<string, unknown>): void };
 }
 
+const KV_TOOL = "workflow-kv_kv_store";
+
 export default {
+  // The tool catalog of every run (WF-2): the KV capability tool, without autoApprove, so the
+  // host asks a person before each write (MCP: an approve/deny form).
+  executor: { tools: [{ id: KV_TOOL }] },
   entrypoints: {
     greet: {
       title: "Greet",
@@ -47,7 +52,6 @@ export default {
           import("steamharness"),
           import("steamharness/testing"),
         ]);
-        const KV_TOOL = "workflow-kv_kv_store";
         const node = createAgentNode({
           models: createOfflineModel({
             steps: [
@@ -59,9 +63,7 @@ export default {
           createTools: (nodeContext) => createProjectCapabilityTools({ context: nodeContext }),
           maxSteps: 4,
         });
-        // The KV tool is declared without autoApprove: the host asks a person (MCP: approve/deny form).
-        const nodeContext = { ...context.node, executor: { tools: [{ id: KV_TOOL }] } };
-        const { output } = await runStreamNode(node, { prompt: `Remember the topic ${params.topic}` }, nodeContext as never);
+        const { output } = await runStreamNode(node, { prompt: `Remember the topic ${params.topic}` }, context.node as never);
         const answer = output.items.filter((item) => item.metadata.kind === "agent-part" && item.metadata.partType === "text").map((item) => String(item.content)).pop() ?? "";
         const stored = await context.kv.get({ projectId: context.projectId }, "topic");
         return { errCode: output.errCode, errMessage: output.errMessage, output: { answer, stored: stored?.value ?? null, toolCalls: output.toolCallCount } };

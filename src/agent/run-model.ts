@@ -2,6 +2,7 @@ import { readAgentModels, selectAgentModel, type AgentConfigurationSnapshot, typ
 import type { RunStartedPayload } from "../domain/agent/session-events.js";
 import type { NodeContext } from "../domain/node-context.js";
 import type { ModelProvider } from "../ports/model-provider.js";
+import { turnConfiguration } from "./context-configuration.js";
 import { injectedModels, resolveModel, restoreKey } from "./model-resolver.js";
 import type { AgentOptions } from "./types.js";
 
@@ -22,7 +23,7 @@ export interface RunModel {
  * const { model } = await chooseRunModel(options, context, saved, input.model);
  */
 export async function chooseRunModel(options: AgentOptions, context: NodeContext, saved: RunStartedPayload | null, requestedModel?: string): Promise<RunModel> {
-  const configuration = typeof options.configuration === "function" ? await options.configuration(context) : options.configuration;
+  const configuration = await turnConfiguration(options, context);
   const injected = injectedModels(options.models);
   const model = requestedModel ?? options.model;
   const request = {

@@ -1,4 +1,5 @@
 import { SteamharnessError } from "../domain/errors.js";
+import { contextConfiguration } from "./context-configuration.js";
 import type { JsonObject } from "../domain/json.js";
 import type { NodeContext } from "../domain/node-context.js";
 import type { OutputItemStreamChunk } from "../domain/output-items.js";
@@ -76,6 +77,9 @@ export function createSessionNodeRunner(options: AgentOptions, plain: Agent): Se
         storage: context.storage,
         sessionKey: sessionAddressOf(options, context).sessionKey,
         executorTools: context.executor.tools,
+        // WF-2: without models of its own the host's runs pick theirs from the configuration
+        // snapshot of the node context in progress (each run's own).
+        ...(options.configuration === undefined && options.models === undefined ? { configuration: () => contextConfiguration(current.get(conversationId)) } : {}),
         toolPermissions,
         userInput,
         tokenUsage,

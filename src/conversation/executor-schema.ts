@@ -7,16 +7,8 @@
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { SteamharnessError } from "../domain/errors.js";
-
-/** One catalog entry (`executor.tools`): a tool id the project declares, exposed and/or auto-approved. */
-export const ToolPermissionDefinitionSchema = Type.Object(
-  {
-    id: Type.String({ minLength: 1, maxLength: 200, description: "Tool id (e.g. workflow-kv_kv_store)" }),
-    enabled: Type.Optional(Type.Boolean({ description: "Exposed to the model (default true)" })),
-    autoApprove: Type.Optional(Type.Boolean({ description: "Approved without asking a person (default false)" })),
-  },
-  { additionalProperties: false },
-);
+// One schema of the catalog entry for every project type (WF-2).
+import { ToolPermissionDefinitionSchema } from "../domain/tool-catalog.js";
 
 const Enabled = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
 

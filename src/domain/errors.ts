@@ -22,6 +22,7 @@ export type SteamharnessErrorCode =
   | "model_error"
   | "timeout"
   | "hook_failed"
+  | "relation_unconfirmed"
   | "internal";
 
 const BRAND = Symbol.for("steamharness.error");

@@ -5,6 +5,8 @@ import type { TokenUsageRecorder } from "../ports/token-usage.js";
 import type { Clock } from "../ports/clock.js";
 import type { IdSource } from "../ports/id-source.js";
 import type { HarnessRuntime } from "../ports/runtime.js";
+import type { ApiKeyResolver } from "./configuration/agent-configuration.js";
+import type { ProjectConfigurationSnapshot } from "./configuration/snapshot.js";
 
 /**
  * One entry of the host's tool catalog (`executor.tools`). A tool absent from the catalog is
@@ -25,6 +27,18 @@ export interface NodeLogger {
   error(message: string, data?: Record<string, unknown>): void;
 }
 
+/**
+ * The project configuration a run started with (CFG-2, WF-2): what an agent node with no
+ * endpoint and no injected models of its own picks its model from (`STEAMHARNESS_AGENT_MODELS`,
+ * AG-4), and the policy it is held to.
+ */
+export interface NodeRunConfiguration {
+  /** The run's snapshot, taken once per run id and kept with the run. */
+  snapshot: ProjectConfigurationSnapshot;
+  /** Resolves an entry's `apiKeyRef` when a turn starts; keys are never in the snapshot. */
+  resolveApiKey?: ApiKeyResolver;
+}
+
 /** Everything a workflow node runs with (WF-0). Build one with `createNodeContext`. */
 export interface NodeContext {
   runId: string;
@@ -32,6 +46,8 @@ export interface NodeContext {
   conversationId?: string;
   storage: Storage;
   executor: { tools: ToolPermissionDefinition[] };
+  /** The run's project configuration, when its host took a snapshot (workflow runs do, WF-2). */
+  configuration?: NodeRunConfiguration;
   toolPermissions: ToolPermissions;
   userInput: UserInput;
   tokenUsage: TokenUsageRecorder;

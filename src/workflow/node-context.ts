@@ -1,4 +1,4 @@
-import type { NodeContext, NodeLogger, ToolPermissionDefinition } from "../domain/node-context.js";
+import type { NodeContext, NodeLogger, NodeRunConfiguration, ToolPermissionDefinition } from "../domain/node-context.js";
 import type { Storage } from "../ports/storage.js";
 import type { ToolPermissions } from "../ports/tool-permissions.js";
 import type { UserInput } from "../ports/user-input.js";
@@ -17,6 +17,8 @@ export interface NodeContextOptions {
   conversationId?: string;
   /** The host's tool catalog; defaults to empty (every gated tool is "not registered"). */
   tools?: ToolPermissionDefinition[];
+  /** The run's project configuration snapshot (CFG-2); none by default. */
+  configuration?: NodeRunConfiguration;
   /** Defaults to an in-memory adapter that answers `pending` (a person must decide; never auto-approves). */
   toolPermissions?: ToolPermissions;
   /** Defaults to an in-memory adapter that answers `pending`. */
@@ -53,6 +55,7 @@ export function buildNodeContext(options: NodeContextOptions, runtime: HarnessRu
     ...(options.conversationId === undefined ? {} : { conversationId: options.conversationId }),
     storage: options.storage,
     executor: { tools: options.tools ?? [] },
+    ...(options.configuration === undefined ? {} : { configuration: options.configuration }),
     toolPermissions: options.toolPermissions ?? runtime.memoryToolPermissions(),
     userInput: options.userInput ?? runtime.memoryUserInput(),
     tokenUsage: options.tokenUsage ?? options.storage.tokenUsage?.(namespace) ?? runtime.kvTokenUsage(options.storage.kv, namespace),

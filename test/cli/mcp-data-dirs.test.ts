@@ -5,7 +5,7 @@ import { mkdir, readdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createSqliteStorage } from "../../src/adapters/sqlite/store/sqlite-storage.js";
-import { cleanEnv, cleanup, copyKitchen, EXAMPLE, KITCHEN, KITCHEN_ID, runCli, startMcp, tempDir, type McpSession } from "./helpers.js";
+import { cleanEnv, cleanup, copyKitchen, KITCHEN, KITCHEN_ID, runCli, startMcp, tempDir, writeProject, type McpSession } from "./helpers.js";
 
 // Real child processes under tsx on a shared 2-core machine: allow slow starts.
 jest.setTimeout(90_000);
@@ -36,8 +36,18 @@ describe("MCP-2 / MCP-8 data dirs and MCP-4 file import", () => {
   let session: McpSession;
   const dirs = { data: "", kv: "", values: "", files: "", created: "", auth: "" };
 
+  // CFG-5: the kitchen fixture lists these two ids in its package.json, and each lists the kitchen.
+  const RELATED = { billing: "6e2d4c1b-8a9f-4b3e-9d7c-5f1a2b3c4d5e", crm: "8b4f2e6a-1c3d-4e5f-a7b8-9c0d1e2f3a4b" };
+  const relatedDir = (alias: keyof typeof RELATED) => join(tmp, `related-${alias}`);
+
   beforeAll(async () => {
     for (const key of Object.keys(dirs) as (keyof typeof dirs)[]) dirs[key] = join(tmp, `dir-${key}`);
+    for (const [alias, id] of Object.entries(RELATED) as [keyof typeof RELATED, string][]) {
+      await writeProject(relatedDir(alias), {
+        "package.json": JSON.stringify({ name: alias, type: "module", id, projectType: "workflow", main: "workflow.mjs", relatedProjects: [KITCHEN_ID] }),
+        "workflow.mjs": "export default { entrypoints: { noop: { run: () => null } } };\n",
+      });
+    }
     session = await startMcp(KITCHEN, [
       "--data-dir", dirs.data,
       "--kv-store-dir", dirs.kv,
@@ -45,8 +55,8 @@ describe("MCP-2 / MCP-8 data dirs and MCP-4 file import", () => {
       "--file-store-dir", dirs.files,
       "--file-create-store-dir", dirs.created,
       "--auth-dir", dirs.auth,
-      "--related-project", `example=${EXAMPLE}`,
-      "--related-project", `twin=${KITCHEN}`,
+      "--related-project", `billing=${relatedDir("billing")}`,
+      "--related-project", `crm=${relatedDir("crm")}`,
       "--allow-file-root", tmp,
     ]);
   }, 60_000);
@@ -114,11 +124,11 @@ describe("MCP-2 / MCP-8 data dirs and MCP-4 file import", () => {
     expect(await listFiles(join(dirs.files, "files"))).toEqual(before);
   });
 
-  it("MCP-2 --related-project binds each alias to its project id and absolute dir", async () => {
+  it("MCP-2 / CFG-5 --related-project binds each confirmed alias to its project id and absolute dir", async () => {
     const related = output(await session.client.callTool({ name: "env", arguments: {} })).related;
     expect(related).toEqual({
-      example: { alias: "example", projectId: "5b0c6a8e-2f4d-4c1a-9e7b-3d2f1a0c9b84", directory: EXAMPLE },
-      twin: { alias: "twin", projectId: KITCHEN_ID, directory: KITCHEN },
+      billing: { alias: "billing", projectId: RELATED.billing, directory: relatedDir("billing") },
+      crm: { alias: "crm", projectId: RELATED.crm, directory: relatedDir("crm") },
     });
   });
 });

@@ -40,7 +40,7 @@ export function exitCodeOfStatus(status: WorkflowRunStatus): number {
 
 /**
  * The exit code of an error that ended a command: what the user gave was wrong
- * (`input_validation`, `not_found`, a commander usage error) → 2; `interaction_required` → 3;
+ * (`input_validation`, `not_found`, `relation_unconfirmed`, a commander usage error) → 2; `interaction_required` → 3;
  * anything else → 1. Commander's own `--help`/`--version` exits keep their code (0).
  *
  * @example
@@ -48,7 +48,7 @@ export function exitCodeOfStatus(status: WorkflowRunStatus): number {
  */
 export function exitCodeOfError(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT_CODES.success : EXIT_CODES.usage;
-  if (isSteamharnessError(error, "input_validation") || isSteamharnessError(error, "not_found")) return EXIT_CODES.usage;
+  if (isSteamharnessError(error, "input_validation") || isSteamharnessError(error, "not_found") || isSteamharnessError(error, "relation_unconfirmed")) return EXIT_CODES.usage;
   if (isSteamharnessError(error, "interaction_required")) return EXIT_CODES.waitingForInput;
   return EXIT_CODES.failed;
 }

@@ -3,6 +3,8 @@ import { isAbsolute, join, resolve } from "node:path";
 import { SteamharnessError } from "../../domain/errors.js";
 import { agentStoreDirFor } from "../sqlite/sessions/session-file-names.js";
 import type { RelatedProject } from "../../domain/workflow/run-context.js";
+import type { WorkflowManifest } from "../../domain/workflow/project-manifest.js";
+import { requireConfirmedRelation } from "../../domain/workflow/related-projects.js";
 import { fileParamPolicy, type FileParamPolicy } from "./file-roots.js";
 import { locateWorkflowProject, type WorkflowProjectLocation } from "./project-location.js";
 
@@ -84,13 +86,16 @@ const ALIAS = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
 /**
  * Parses repeated `--related-project alias=/abs/dir` values: the alias is a short identifier,
- * unique; the directory is absolute and holds a workflow project (its id is read, no code runs).
+ * unique; the directory is absolute and holds a workflow project (its id is read, no code runs);
+ * and the relation is confirmed on both sides (CFG-5): `self` lists the related project's id in
+ * its `package.json` `relatedProjects`, and the related project lists `self`'s id — otherwise
+ * `relation_unconfirmed`.
  *
  * @example
- * await parseRelatedProjects(["billing=/srv/projects/billing"])
+ * await parseRelatedProjects(["billing=/srv/projects/billing"], manifest)
  * // [{ alias: "billing", projectId: "…", directory: "/srv/projects/billing" }]
  */
-export async function parseRelatedProjects(values: readonly string[]): Promise<RelatedProject[]> {
+export async function parseRelatedProjects(values: readonly string[], self: WorkflowManifest): Promise<RelatedProject[]> {
   const out: RelatedProject[] = [];
   for (const value of values) {
     const eq = value.indexOf("=");
@@ -106,6 +111,7 @@ export async function parseRelatedProjects(values: readonly string[]): Promise<R
       throw new SteamharnessError("input_validation", `--related-project alias ${alias} is given twice`, { field: "--related-project" });
     }
     const location = await locateWorkflowProject(directory);
+    requireConfirmedRelation(alias, self, location.manifest, location.directory);
     out.push({ alias, projectId: location.manifest.id, directory: location.directory });
   }
   return out;
@@ -122,7 +128,7 @@ export interface PrecheckedWorkflowHost {
 
 /**
  * The cheap, fail-fast part of opening a host (no TypeBox, no worker): the manifest, the data
- * dirs (absolute), the related projects and the file roots (`allowedFileRoots`, SEC-5: absolute
+ * dirs (absolute), the related projects (confirmed on both sides, CFG-5) and the file roots (`allowedFileRoots`, SEC-5: absolute
  * existing directories; by default the project and the working directory, see
  * `defaultFileRoots`). Throws what `createWorkflowHost` would.
  *
@@ -137,7 +143,7 @@ export async function precheckWorkflowHost(options: {
 }): Promise<PrecheckedWorkflowHost> {
   const location = await locateWorkflowProject(options.projectDir);
   const dirs = resolveDataDirs(options.dirs ?? {}, homedir(), location.directory);
-  const relatedProjects = await parseRelatedProjects(options.relatedProjects ?? []);
+  const relatedProjects = await parseRelatedProjects(options.relatedProjects ?? [], location.manifest);
   const filePolicy = await fileParamPolicy(options.allowedFileRoots, location.directory, dirs.authDir);
   return { location, dirs, relatedProjects, filePolicy };
 }

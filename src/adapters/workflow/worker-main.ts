@@ -19,6 +19,8 @@ import { createHostBridge, createWorkerRunContext, type HostBridge } from "./wor
 import { restoreWorkerState, snapshotWorkerState, type WorkerStateSnapshot } from "./worker-state.js";
 import { isProtocolMessage, type HostMessage, type WorkerConfig, type WorkerMessage, type WorkerRunRequest } from "./worker-protocol.js";
 import { openWorkflowStorage } from "./workflow-storage.js";
+import { createWorkerConfigurations, type WorkerConfigurations } from "./worker-configuration.js";
+import { workflowToolCatalog } from "../../domain/workflow/workflow-definition.js";
 
 const send = (message: WorkerMessage): Promise<void> =>
   new Promise((resolveSend) => {
@@ -38,6 +40,8 @@ let idleState: WorkerStateSnapshot | undefined;
 let config: WorkerConfig | undefined;
 let project: LoadedWorkflowProject | undefined;
 let storage: Promise<Storage> | undefined;
+let configurations: WorkerConfigurations | undefined;
+let tools: ReturnType<typeof workflowToolCatalog> = [];
 
 function openStorage(): Promise<Storage> {
   if (!config) throw new Error("worker not initialised");
@@ -49,15 +53,20 @@ async function init(next: WorkerConfig): Promise<void> {
   config = next;
   try {
     project = await loadWorkflowProject(await locateWorkflowProject(next.projectDir));
+    // Checked by the structure report already; kept once for every run (WF-2).
+    tools = workflowToolCatalog(project.definition, project.mainPath);
+    configurations = createWorkerConfigurations(next.dirs.dataDir);
     if (next.openStorage) {
       // `ready` waits for the stores: a handed-out worker must be able to start its run at once,
       // or `--timeout` would count the SQLite opening (the catalog cache keeps the first
       // tools/list from waiting for this).
       // A store that cannot open must not hide the tools: the fault is reported by the run.
+      const warmed = configurations.preload();
       await openStorage().catch((error: unknown) => {
         storage = undefined;
         process.stderr.write(`[steamharness] cannot open the workflow stores yet: ${(error as Error)?.message ?? String(error)}\n`);
       });
+      await warmed;
     }
     idleState = snapshotWorkerState();
     await send({ type: "ready", structure: project.structure });
@@ -93,6 +102,8 @@ async function execute(run: WorkerRunRequest, { controller, bridge }: CurrentRun
     // Every run finds the folder (a run may have removed it); synchronous, because the worker runs
     // one run at a time and an async mkdir costs a thread-pool round trip on every call (MCP-9).
     mkdirSync(config!.dirs.fileCreateStoreDir, { recursive: true });
+    // CFG-2: the snapshot is taken before the entrypoint runs, and kept with the run id.
+    const configuration = await configurations!.forRun(store, loaded.manifest.id, run.runId);
     const context = createWorkerRunContext({
       ...base,
       storage: store,
@@ -100,6 +111,8 @@ async function execute(run: WorkerRunRequest, { controller, bridge }: CurrentRun
       signal: controller.signal,
       fileCreateDir: config!.dirs.fileCreateStoreDir,
       relatedProjects: config!.relatedProjects,
+      tools,
+      configuration,
     });
     const result = normalizeRunReturn(await entry.run(params, context));
     const status = statusOfResult(result);
@@ -153,7 +166,7 @@ async function exit(): Promise<void> {
     exitAfterRun = true;
     return;
   }
-  await storage?.then((opened) => opened.close()).catch(() => undefined);
+  await Promise.all([storage?.then((opened) => opened.close()).catch(() => undefined), configurations?.close()]);
   process.exit(0);
 }
 

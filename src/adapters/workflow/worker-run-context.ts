@@ -1,7 +1,7 @@
 import { defaultRuntime } from "../../compose/runtime.js";
 import { SteamharnessError, UserInputRequiredError } from "../../domain/errors.js";
 import type { JsonValue } from "../../domain/json.js";
-import type { NodeContext, NodeLogger } from "../../domain/node-context.js";
+import type { NodeContext, NodeLogger, NodeRunConfiguration, ToolPermissionDefinition } from "../../domain/node-context.js";
 import { withFieldDefaults } from "../../domain/workflow/answer-validation.js";
 import type { RelatedProject, WorkflowInputRequest, WorkflowRunContext, WorkflowUserInput } from "../../domain/workflow/run-context.js";
 import type { Storage } from "../../ports/storage.js";
@@ -105,6 +105,10 @@ export interface WorkerRunContextOptions {
   signal: AbortSignal;
   fileCreateDir: string;
   relatedProjects: RelatedProject[];
+  /** The project's tool catalog (`executor.tools` of its definition, WF-2). */
+  tools: readonly ToolPermissionDefinition[];
+  /** The run's configuration snapshot (CFG-2, WF-2). */
+  configuration: NodeRunConfiguration;
 }
 
 /**
@@ -112,7 +116,7 @@ export interface WorkerRunContextOptions {
  * as a WF-0 `NodeContext` for agent and stream nodes.
  *
  * @example
- * const context = createWorkerRunContext({ runId, projectId, entrypointId, storage, bridge, signal, fileCreateDir, relatedProjects: [] });
+ * const context = createWorkerRunContext({ runId, projectId, entrypointId, storage, bridge, signal, fileCreateDir, relatedProjects: [], tools, configuration });
  */
 export function createWorkerRunContext(options: WorkerRunContextOptions): WorkflowRunContext {
   const { runId, projectId, storage, bridge, signal } = options;
@@ -123,7 +127,9 @@ export function createWorkerRunContext(options: WorkerRunContextOptions): Workfl
     runId,
     projectId,
     storage,
-    executor: { tools: [] },
+    // WF-2: the same catalog and configuration snapshot a conversation turn runs with.
+    executor: { tools: options.tools.map((tool) => ({ ...tool })) },
+    configuration: options.configuration,
     toolPermissions: bridge.toolPermissions,
     userInput: bridge.userInput,
     tokenUsage,
@@ -149,6 +155,7 @@ export function createWorkerRunContext(options: WorkerRunContextOptions): Workfl
     log,
     fileCreateDir: options.fileCreateDir,
     relatedProjects: Object.fromEntries(options.relatedProjects.map((project) => [project.alias, project])),
+    configuration: options.configuration.snapshot,
     node,
   };
 }

@@ -12,6 +12,11 @@ export interface WorkflowManifest {
   name?: string;
   /** `package.json` `version`, when present. */
   version?: string;
+  /**
+   * `package.json` `relatedProjects` (CFG-5): ids of the projects this project confirms as
+   * related. `--related-project` binds a project only when both declare each other.
+   */
+  relatedProjects?: string[];
 }
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -70,7 +75,20 @@ export function parseWorkflowManifest(pkg: unknown, where = "package.json"): Wor
   const manifest: WorkflowManifest = { id: record.id, projectType: "workflow", main };
   if (typeof record.name === "string") manifest.name = record.name;
   if (typeof record.version === "string") manifest.version = record.version;
+  if (record.relatedProjects !== undefined) manifest.relatedProjects = parseRelatedProjectIds(record.relatedProjects, where);
   return manifest;
+}
+
+function parseRelatedProjectIds(value: unknown, where: string): string[] {
+  if (!Array.isArray(value)) {
+    throw new SteamharnessError("input_validation", `${where} "relatedProjects" must be a list of project ids (UUIDs), got ${JSON.stringify(value)}`, { field: "relatedProjects" });
+  }
+  value.forEach((id, index) => {
+    if (!isUuid(id)) {
+      throw new SteamharnessError("input_validation", `${where} "relatedProjects"[${index}] must be a project id (UUID), got ${JSON.stringify(id)}`, { field: `relatedProjects[${index}]` });
+    }
+  });
+  return value.map((id: string) => id.toLowerCase());
 }
 
 /**

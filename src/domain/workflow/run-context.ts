@@ -1,5 +1,6 @@
 import type { JsonValue } from "../json.js";
 import type { NodeContext, NodeLogger } from "../node-context.js";
+import type { ProjectConfigurationSnapshot } from "../configuration/snapshot.js";
 import type { KnowledgeStore } from "../../ports/knowledge-store.js";
 import type { KvStore } from "../../ports/kv-store.js";
 import type { ManagedFileStore } from "../../ports/managed-file-store.js";
@@ -55,6 +56,8 @@ export interface WorkflowRunContext {
   /** Directory where the run may create files (`--file-create-store-dir`). */
   fileCreateDir: string;
   relatedProjects: Record<string, RelatedProject>;
+  /** The project configuration the run started with (CFG-2): values, `STEAMHARNESS_AGENT_MODELS`, model policy. */
+  configuration: ProjectConfigurationSnapshot;
   /** The same run as a WF-0 `NodeContext`, for running agent and stream nodes. */
   node: NodeContext;
 }

@@ -7,6 +7,8 @@ import { WorkflowParamSchema, type InferWorkflowParams, type WorkflowParam, type
 import type { WorkflowManifest } from "./project-manifest.js";
 import { isTypeBoxObject, paramsFromTypeBox } from "./typebox-params.js";
 import type { WorkflowRunContext, WorkflowRunResult } from "./run-context.js";
+import type { ToolPermissionDefinition } from "../node-context.js";
+import { parseToolCatalog } from "../tool-catalog.js";
 
 export { WorkflowParamSchema, type WorkflowParam } from "./param-types.js";
 
@@ -27,6 +29,17 @@ export interface WorkflowEntrypoint<P = Record<string, unknown>> {
  */
 export interface WorkflowDefinition {
   entrypoints: Record<string, WorkflowEntrypoint<any>>;
+  executor?: WorkflowExecutorDeclaration;
+}
+
+/**
+ * The executor declaration of a workflow project (WF-2, CAP-3): `tools` is the host's tool
+ * catalog (`executor.tools`) of every run — the capability and catalog tools an agent node of
+ * the project may use, each `{ id, enabled?, autoApprove? }`. A tool absent from it fails
+ * approval as "tool not registered".
+ */
+export interface WorkflowExecutorDeclaration {
+  tools: readonly ToolPermissionDefinition[];
 }
 
 /**
@@ -49,6 +62,7 @@ type DeclaredParams<Ps> = unknown extends Ps ? readonly [] : Ps extends TObject 
 /** The type `defineWorkflow` gives a definition whose entrypoints declare the params `E[id]`. */
 export interface TypedWorkflowDefinition<E> {
   entrypoints: { [K in keyof E]: TypedWorkflowEntrypoint<DeclaredParams<E[K]>> };
+  executor?: WorkflowExecutorDeclaration;
 }
 
 /** An entrypoint as the structure report lists it (no code). */
@@ -110,6 +124,7 @@ export function buildStructureReport(manifest: WorkflowManifest, definition: unk
   if (typeof entrypoints !== "object" || entrypoints === null || Array.isArray(entrypoints)) {
     throw invalid(where, "the default export has no `entrypoints` object");
   }
+  workflowToolCatalog(definition, where);
   const report: StructureReport = { projectId: manifest.id, projectType: "workflow", entrypoints: [] };
   if (manifest.name !== undefined) report.name = manifest.name;
   for (const [id, raw] of Object.entries(entrypoints as Record<string, unknown>)) {
@@ -117,6 +132,29 @@ export function buildStructureReport(manifest: WorkflowManifest, definition: unk
   }
   if (report.entrypoints.length === 0) throw invalid(where, "the workflow declares no entrypoints");
   return report;
+}
+
+/**
+ * The tool catalog a workflow definition declares in `executor.tools` (WF-2), checked, with
+ * `enabled` and `autoApprove` filled in; `[]` without an executor. Throws `input_validation`
+ * naming the entry (`executor.tools[0].id`) for a malformed executor.
+ *
+ * @example
+ * workflowToolCatalog({ entrypoints: {}, executor: { tools: [{ id: "workflow-kv_kv_store", autoApprove: true }] } })
+ * // [{ id: "workflow-kv_kv_store", enabled: true, autoApprove: true }]
+ */
+export function workflowToolCatalog(definition: unknown, where = "workflow"): ToolPermissionDefinition[] {
+  const executor = (definition as { executor?: unknown } | null)?.executor;
+  if (executor === undefined) return [];
+  const prefix = `[steamharness] [workflow] ${where}:`;
+  if (typeof executor !== "object" || executor === null || Array.isArray(executor)) {
+    throw new SteamharnessError("input_validation", `${prefix} executor must be an object { tools: [...] }`, { field: "executor" });
+  }
+  const extra = Object.keys(executor).filter((key) => key !== "tools");
+  if (extra.length > 0) {
+    throw new SteamharnessError("input_validation", `${prefix} executor.${extra[0]}: unknown property (a workflow executor declares only tools)`, { field: `executor.${extra[0]}` });
+  }
+  return parseToolCatalog((executor as { tools?: unknown }).tools, "executor.tools", prefix);
 }
 
 // Params declared as a TypeBox object are listed like declared ones (null when not TypeBox).
