@@ -59,7 +59,7 @@ function runLine(args: string[], input: string): Promise<{ code: number | null; 
 }
 
 /** Starts a `view` line and resolves its URL once printed. */
-function startViewer(args: string[]): Promise<{ child: ChildProcess; url: URL }> {
+function startViewer(args: string[], stderr: string[] = []): Promise<{ child: ChildProcess; url: URL }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...CLI, ...args], { cwd: work, env: env(), stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
@@ -69,7 +69,10 @@ function startViewer(args: string[]): Promise<{ child: ChildProcess; url: URL }>
       if (found) resolve({ child, url: new URL(found[1]!) });
     };
     child.stdout!.on("data", seen);
-    child.stderr!.on("data", seen);
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderr.push(chunk.toString());
+      seen(chunk);
+    });
     child.once("exit", (code) => reject(new Error(`view exited (${code}): ${output}`)));
   });
 }
@@ -129,15 +132,20 @@ describe("DX-6 view <project-dir>", () => {
     }
   }, 240_000);
 
-  it("DX-6 a folder that is not a project, and a project without sessions yet, are refused with one line (exit 2)", async () => {
+  it("DX-6 a folder that is not a project is refused with one line (exit 2); a project without sessions yet opens on an empty list and says how to fill it", async () => {
     const plain = join(work, "plain");
     mkdirSync(plain);
     const notProject = await runCli(["view", plain], { env: env(), cwd: work, argsPrefix: CLI });
     expect(notProject.code).toBe(2);
     expect(notProject.stderr).toMatch(/^steamharness: .*package\.json[^\n]*\n$/);
-    const fresh = await runCli(["view", "examples/workflow-project"], { env: env(), cwd: work, argsPrefix: CLI });
-    expect(fresh.code).toBe(2);
-    expect(fresh.stderr).toMatch(/^steamharness: no sessions of .* yet .*run[^\n]*\n$/);
+    const stderr: string[] = [];
+    const { child, url } = await startViewer(["view", "examples/workflow-project"], stderr);
+    try {
+      expect(stderr.join("")).toMatch(/steamharness: no sessions of .* yet .*run `steamharness chat examples\/workflow-project`/);
+      expect((await listed(url)).projects).toEqual([]);
+    } finally {
+      child.kill("SIGTERM");
+    }
   });
 });
 

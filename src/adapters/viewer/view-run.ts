@@ -82,8 +82,10 @@ function openProjectStorage(projectDir: string, flags: ViewFlags): Storage {
   }
   const agentStoreDir = resolve(flags.agentStoreDir ?? join(folder, ".workflow", "agents"));
   const name = typeof manifest.name === "string" ? manifest.name : manifest.id;
+  // A project with no sessions yet is not an error: the page opens on an empty list and fills
+  // in live once `chat` (or run / mcp) writes the first session (DX-6).
   if (!existsSync(agentStoreDir)) {
-    throw new SteamharnessError("not_found", `no sessions of ${name} yet (${agentStoreDir} does not exist): run \`steamharness chat ${projectDir}\` (or run / mcp) first`, { field: "projectDir" });
+    process.stderr.write(`steamharness: no sessions of ${name} yet (${agentStoreDir}): run \`steamharness chat ${projectDir}\` (or run / mcp) and they appear here\n`);
   }
   const dataDir = resolve(flags.dataDir ?? join(homedir(), ".steamharness"));
   const directory = manifest.projectType === "workflow" ? join(dataDir, "values") : join(dataDir, "projects", manifest.id);
