@@ -19,10 +19,10 @@ import { createAgentConfigurationLoader } from "../../domain/configuration/run-s
 import { isSteamharnessError } from "../../domain/errors.js";
 import type { Storage } from "../../ports/storage.js";
 import { createNodeContext } from "../../compose/node-context.js";
-import { createSqliteProjectConfigurationStore } from "../sqlite/configuration/sqlite-project-configuration-store.js";
-import { createSqliteStorage } from "../sqlite/store/sqlite-storage.js";
-import { agentStoreDirFor } from "../sqlite/sessions/session-file-names.js";
-import { createSystemClock } from "../system/clock.js";
+import { createSqliteProjectConfigurationStore } from "../../compose/sqlite.js";
+import { createSqliteStorage } from "../../compose/sqlite.js";
+import { agentStoreDirFor } from "../../compose/sqlite.js";
+import { createSystemClock } from "../../compose/local.js";
 import { startHostBridgeServer, type HostBridgeServer } from "../host-bridge-server/host-bridge-server.js";
 import { HOST_BRIDGE_TOKEN_ENV, HOST_BRIDGE_URL_ENV } from "../../domain/capabilities/host-bridge.js";
 import type { ProjectConfigurationStore } from "../../ports/project-configuration-store.js";

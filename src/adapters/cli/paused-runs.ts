@@ -113,7 +113,7 @@ export function answeringHandlers(run: PausedRun, fallback: RunHandlers): RunHan
  * const paused = await pausedRunsOf(host);
  */
 export async function pausedRunsOf(host: WorkflowHost) {
-  const { createSqliteStorage } = await import("../sqlite/store/sqlite-storage.js");
+  const { createSqliteStorage } = await import("../../compose/sqlite.js");
   const storage = createSqliteStorage({ directory: host.dirs.persistentValueStoreDir });
   return { ...createPausedRuns(storage.values, host.location.manifest.id), close: () => storage.close() };
 }

@@ -70,7 +70,7 @@ export function registerConfigCommand(program: Command): void {
 async function withStore(dir: string, flags: CommonFlags, run: (store: ProjectConfigurationStore, projectId: string) => Promise<void>): Promise<void> {
   const projectId = await projectIdOf(dir);
   // Loaded on use: other commands (and the MCP handshake) do not open SQLite.
-  const { createSqliteProjectConfigurationStore } = await import("../sqlite/configuration/sqlite-project-configuration-store.js");
+  const { createSqliteProjectConfigurationStore } = await import("../../compose/sqlite.js");
   const store = createSqliteProjectConfigurationStore({ dataDir: resolve(flags.dataDir ?? join(homedir(), ".steamharness")) });
   try {
     await run(store, projectId);

@@ -12,7 +12,7 @@ import type { Command } from "commander";
 import type { AgentNodeOptions } from "../../agent/create-agent-node.js";
 import { SteamharnessError } from "../../domain/errors.js";
 import { listenError } from "../cli/fatal-line.js";
-import { agentStoreDirFor } from "../sqlite/sessions/session-file-names.js";
+import { agentStoreDirFor } from "../../compose/sqlite.js";
 import type { GatewayRateLimit } from "./gateway-http.js";
 
 /** The default variable holding the gateway's bearer token. */
@@ -69,10 +69,10 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
   const token = given ?? randomBytes(24).toString("base64url");
   const [{ loadAgentConversationProject }, { createSqliteStorage }, { createSqliteProjectConfigurationStore }, { createAgentConfigurationLoader }, { createSystemClock }, { startGateway }] = await Promise.all([
     import("../../conversation/conversation-project.js"),
-    import("../sqlite/store/sqlite-storage.js"),
-    import("../sqlite/configuration/sqlite-project-configuration-store.js"),
+    import("../../compose/sqlite.js"),
+    import("../../compose/sqlite.js"),
     import("../../domain/configuration/run-snapshot.js"),
-    import("../system/clock.js"),
+    import("../../compose/local.js"),
     import("./gateway.js"),
   ]);
   const project = await loadAgentConversationProject(options.projectDir);

@@ -12,8 +12,8 @@ import { SteamharnessError } from "../../domain/errors.js";
 import { isJsonValue } from "../../domain/json.js";
 import type { SessionBackend } from "../../ports/session-backend.js";
 import type { SessionAddress, SessionEvent, SessionSnapshot, SessionStore } from "../../ports/session-store.js";
-import { createMemorySessionHostRecord, createMemorySessionHostStore, type MemorySessionHostRecord } from "../memory/memory-session-host-store.js";
-import { createMemorySessionLeaseProvider } from "../memory/memory-session-lease.js";
+import { createMemorySessionHostRecord, createMemorySessionHostStore, type MemorySessionHostRecord } from "../../compose/local.js";
+import { createMemorySessionLeaseProvider } from "../../compose/local.js";
 
 /** A copy of a JSON value that shares its strings (own `__proto__` keys stay data, as in JSON.parse). */
 function copy<T>(value: T): T {

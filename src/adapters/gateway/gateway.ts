@@ -17,7 +17,7 @@ import type { AgentConversationProject } from "../../conversation/conversation-p
 import { SteamharnessError } from "../../domain/errors.js";
 import type { ToolPermissionDefinition } from "../../domain/node-context.js";
 import type { Storage } from "../../ports/storage.js";
-import { MemoryStorage } from "../memory/memory-storage.js";
+import { MemoryStorage } from "../../compose/local.js";
 import { createChatCompletionsApi } from "./chat-completions-api.js";
 import { DEFAULT_MAX_HELD_BYTES } from "./gateway-budget.js";
 import { createGatewayGuard } from "./gateway-guards.js";

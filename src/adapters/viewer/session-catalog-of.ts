@@ -1,7 +1,7 @@
 import { SteamharnessError } from "../../domain/errors.js";
 import type { SessionCatalog } from "../../ports/session-catalog.js";
 import type { Storage } from "../../ports/storage.js";
-import { createSqliteSessionCatalog } from "../sqlite/sessions/sqlite-session-catalog.js";
+import { createSqliteSessionCatalog } from "../../compose/sqlite.js";
 
 /**
  * The session catalog of a storage's session backend: the SQLite backend's session folders.

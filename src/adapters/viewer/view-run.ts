@@ -6,7 +6,7 @@ import { isUuid } from "../../domain/workflow/project-manifest.js";
 import type { SessionCatalog } from "../../ports/session-catalog.js";
 import type { Storage } from "../../ports/storage.js";
 import { listenError } from "../cli/fatal-line.js";
-import { createSqliteStorage } from "../sqlite/store/sqlite-storage.js";
+import { createSqliteStorage } from "../../compose/sqlite.js";
 import { createViewerServer } from "./viewer-server.js";
 
 /** The flags of `steamharness view`, as commander parses them. */
@@ -103,7 +103,7 @@ function openProjectStorage(projectDir: string, flags: ViewFlags): Storage {
 export async function openViewTarget(flags: ViewFlags): Promise<{ storage: Storage; catalog?: SessionCatalog }> {
   if (flags.postgres === undefined) return { storage: openViewStorage(flags) };
   if (flags.store !== undefined || flags.agentStoreDir !== undefined || flags.projectDir !== undefined) throw new SteamharnessError("input_validation", "pass either --postgres or a project folder / --store / --agent-store-dir", { field: "postgres" });
-  const [{ createPostgresStorage }, { createPostgresSessionCatalog }] = await Promise.all([import("../postgres/postgres-storage.js"), import("../postgres/sessions/postgres-session-catalog.js")]);
+  const [{ createPostgresStorage }, { createPostgresSessionCatalog }] = await Promise.all([import("../../compose/postgres-adapters.js"), import("../../compose/postgres-adapters.js")]);
   const schema = flags.schema;
   const storage = await createPostgresStorage({ connectionString: flags.postgres, ...(schema === undefined ? {} : { schema }) });
   const catalog = createPostgresSessionCatalog({ connectionString: flags.postgres, ...(schema === undefined ? {} : { schema }) });

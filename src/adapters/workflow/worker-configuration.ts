@@ -12,7 +12,7 @@ import { snapshotForRun } from "../../domain/configuration/run-snapshot.js";
 import type { NodeRunConfiguration } from "../../domain/node-context.js";
 import type { ProjectConfigurationStore } from "../../ports/project-configuration-store.js";
 import type { Storage } from "../../ports/storage.js";
-import { createSystemClock } from "../system/clock.js";
+import { createSystemClock } from "../../compose/local.js";
 
 /** The configuration side of a worker: one store opened on first use, a snapshot per run. */
 export interface WorkerConfigurations {
@@ -34,7 +34,7 @@ export function createWorkerConfigurations(dataDir: string, env: Readonly<Record
   let store: Promise<ProjectConfigurationStore> | undefined;
   const clock = createSystemClock();
   const open = () =>
-    (store ??= import("../sqlite/configuration/sqlite-project-configuration-store.js")
+    (store ??= import("../../compose/sqlite.js")
       .then(({ createSqliteProjectConfigurationStore }) => createSqliteProjectConfigurationStore({ dataDir }))
       .catch((error: unknown) => {
         // A store that could not open is tried again by the next run.

@@ -14,7 +14,7 @@ import type { WorkflowDataDirs } from "./host-options.js";
  */
 export async function openWorkflowStorage(dirs: WorkflowDataDirs): Promise<Storage> {
   // Loaded lazily: the CLI's `structure` and the MCP server process never open SQLite.
-  const [{ createSqliteStorage }, { createSqliteSessionBackend }] = await Promise.all([import("../sqlite/store/sqlite-storage.js"), import("../sqlite/sessions/sqlite-session-backend.js")]);
+  const [{ createSqliteStorage }, { createSqliteSessionBackend }] = await Promise.all([import("../../compose/sqlite.js"), import("../../compose/sqlite.js")]);
   const opened = new Map<string, Storage>();
   const at = async (directory: string): Promise<Storage> => {
     let storage = opened.get(directory);
