@@ -33,7 +33,7 @@ export function registerInitCommand(program: Command): void {
     .addArgument(new Argument("<kind>", "what to create").choices(["workflow", "conversation"]))
     .argument("[dir]", "the project folder (created when missing)", ".")
     .option("--force", "write into a non-empty folder; files of the same names are replaced (and listed), an existing package.json is merged")
-    .option("--steamharness-from <tarball|dir>", "take the steamharness dependency from a tarball (npm pack) or a local checkout (a file: dependency), e.g. before it is on a registry")
+    .option("--steamharness-from <path>", "the steamharness dependency from a tarball (npm pack) or a checkout: a file: dependency")
     .addHelpText(
       "after",
       [
