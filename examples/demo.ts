@@ -9,11 +9,14 @@
  *
  * With OPENAI_API_KEY or ANTHROPIC_API_KEY set, part 1 runs on that provider (the key is passed
  * explicitly; the library never reads keys from the environment).
+ *
+ * DX-11: everything the demo writes stays in one folder, `.steamharness-demo` in the current
+ * directory (or the folder passed as `npm run demo -- <dir>`), replaced on each run; the demo ends
+ * by printing the one command that opens its session in the run viewer.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -137,10 +140,33 @@ async function mcpPart(root: string): Promise<void> {
   }
 }
 
-const root = mkdtempSync(join(tmpdir(), "steamharness-demo-"));
-try {
-  await agentPart(root);
-  await mcpPart(root);
-} finally {
-  rmSync(root, { recursive: true, force: true });
+/** The file that marks a folder as the demo's own, so a rerun replaces only a folder the demo made. */
+const MARKER = "STEAMHARNESS-DEMO";
+
+/** The demo's folder, emptied: a folder that exists without the marker is left alone (exit 2). */
+function prepareRoot(): string {
+  const root = resolve(process.argv[2] ?? ".steamharness-demo");
+  if (existsSync(root)) {
+    if (readdirSync(root).length > 0 && !existsSync(join(root, MARKER))) {
+      console.error(`demo: ${root} exists and is not a demo folder; pass another folder: npm run demo -- <dir>`);
+      process.exit(2);
+    }
+    rmSync(root, { recursive: true, force: true });
+  }
+  mkdirSync(root, { recursive: true });
+  writeFileSync(join(root, MARKER), "written by steamharness's examples/demo.ts; replaced on each run\n");
+  return root;
 }
+
+/** A path as the user types it from the current directory (quoted when it has spaces). */
+function typed(path: string): string {
+  const fromHere = relative(process.cwd(), path);
+  const shown = fromHere === "" || fromHere.startsWith("..") || isAbsolute(fromHere) ? path : fromHere;
+  return /\s/.test(shown) ? JSON.stringify(shown) : shown;
+}
+
+const root = prepareRoot();
+await agentPart(root);
+await mcpPart(root);
+console.log(`\nthe demo's files are in ${typed(root)}; open its session in the run viewer with:`);
+console.log(`  npx steamharness view --store ${typed(join(root, "store"))}`);

@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import ts from "typescript";
 
@@ -41,7 +42,10 @@ describe("examples run", () => {
     it(`examples/${name} exits 0`, () => {
       const env = { ...process.env };
       for (const key of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"]) delete env[key];
-      const result = spawnSync(process.execPath, ["--import", "tsx", join("examples", name)], { encoding: "utf8", env, timeout: 120_000 });
+      // DX-11: the demo keeps its files in the folder it is given (default ./.steamharness-demo).
+      const scratch = name === "demo.ts" ? [mkdtempSync(join(tmpdir(), "sh-demo-"))] : [];
+      const result = spawnSync(process.execPath, ["--import", "tsx", join("examples", name), ...scratch], { encoding: "utf8", env, timeout: 120_000 });
+      for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
       if (result.status !== 0) throw new Error(`examples/${name} exited ${result.status}\n${result.stdout}\n${result.stderr}`);
       // DX-4: the demo prints the agent's final answer with finalText.
       if (name === "demo.ts") expect(result.stdout).toContain("final answer: Done: NOTES.md follows the style guide and the request is recorded in KV.\n");

@@ -6,7 +6,8 @@
  *
  * It remembers notes in the project's KV store through the capability tools; the KV tool is
  * auto-approved in the catalog, the knowledge tool asks at the prompt. "show my configurations"
- * reads this project's configurations through the host bridge `steamharness chat` starts.
+ * reads this project's configurations through the host bridge `steamharness chat` starts; where
+ * there is none (`steamharness gateway`), the assistant says it cannot read them.
  */
 import { createProjectCapabilityTools, defineAgentConversationExecutor, type ModelRequest } from "steamharness";
 import { createOfflineModel, type OfflineStep } from "steamharness/testing";
@@ -16,16 +17,27 @@ const HOST = "workflow-host_project_configurations";
 const textOf = (content: unknown): string =>
   typeof content === "string" ? content : Array.isArray(content) ? content.map((b) => (b as { text?: string }).text ?? "").join("") : "";
 
+/** A tool result's JSON, or `null` when it is not JSON (a tool error reads `[code] message`). */
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
+
 /** The offline script: "remember <something>", "recall", anything else gets the help text. */
 function offlineStep(request: ModelRequest): OfflineStep {
   const last = request.messages[request.messages.length - 1]!;
   if (last.role === "toolResult" && last.toolName === HOST) {
-    const listed = JSON.parse(textOf(last.content) || "null") as { configurations?: Array<{ name: string; revision: number }> } | null;
-    const names = (listed?.configurations ?? []).map((c) => `${c.name} (revision ${c.revision})`);
+    const listed = jsonOf(textOf(last.content)) as { configurations?: Array<{ name: string; revision: number }> } | null;
+    // Without a host bridge (the gateway, an MCP client) the tool is not there: say so.
+    if (last.isError || !Array.isArray(listed?.configurations)) return { text: `I cannot read this project's configurations here (${textOf(last.content) || "no result"}); \`steamharness chat\` provides them.` };
+    const names = listed.configurations.map((c) => `${c.name} (revision ${c.revision})`);
     return { text: names.length > 0 ? `Configurations: ${names.join(", ")}.` : "This project has no configurations yet." };
   }
   if (last.role === "toolResult") {
-    const result = JSON.parse(textOf(last.content) || "null") as { value?: unknown } | null;
+    const result = jsonOf(textOf(last.content)) as { value?: unknown } | null;
     return { text: result && "value" in result && result.value !== undefined ? `You asked me to remember: ${String(result.value)}` : "Noted." };
   }
   const said = textOf(last.content);

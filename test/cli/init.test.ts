@@ -96,8 +96,10 @@ describe("steamharness init (DX-1)", () => {
   it("DX-1 init --help documents the kinds, the folder and --force", async () => {
     const result = await runCli(["init", "--help"]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('(choices: "workflow", "conversation")');
+    // Wrapped to the terminal's width: compared with runs of whitespace as one space.
+    expect(result.stdout.replace(/\s+/g, " ")).toContain('(choices: "workflow", "conversation")');
     expect(result.stdout).toContain("--force");
+    expect(result.stdout).toContain("--steamharness-from <path>");
     expect(result.stdout).toContain("Exit codes:");
     expect((await runCli(["--help"])).stdout).toMatch(/^\s+init \[options\] <kind> \[dir\]/m);
   });

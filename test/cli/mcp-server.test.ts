@@ -207,6 +207,8 @@ describe("MCP-6 without elicitation support", () => {
         code: "interaction_required",
         message: "the run is waiting for input and this MCP client does not support form elicitation",
         pending: { kind: "input", requestId: "input-1", message: "First question?", fields: ["answer (string, required)"] },
+        // DX-10: how a later call answers it (test/cli/mcp-answer.test.ts).
+        answerLater: { tool: "ask_twice", _meta: { "steamharness/answer": { runId: result.structuredContent!.runId, requestId: "input-1", values: "{ <field>: <value> }" } } },
       },
     });
   });

@@ -18,7 +18,8 @@ import ts from "typescript";
 //   for the same reason: importing the package and `--help` do not open SQLite).
 //
 // DX-1 checks on the same tarball (no second pack): the projects `steamharness init` creates
-// from the installed bin, each installed with `npm install <tarball>` and tested, type-checked
+// from the installed bin (`--steamharness-from <tarball>`, DX-7), each installed with a plain
+// `npm install` and tested, type-checked
 // and started; the examples the tarball ships run from the unpacked install; and consumer files type-checked
 // by tsc under module node16, nodenext and bundler resolution, ESM and CJS.
 
@@ -135,25 +136,26 @@ describe("packed package (issue 2 / PORT)", () => {
     expect(execFileSync(process.execPath, [bin, "--version"], { cwd: dir, encoding: "utf8" }).trim()).toBe(pkg.version);
     expect(execFileSync(process.execPath, [bin, "--help"], { cwd: dir, encoding: "utf8" })).toMatch(/Usage: steamharness/);
   });
-  it("DX-1 steamharness init workflow and conversation from the installed bin: npm install <tarball>, then npm test, typecheck and start pass", async () => {
+  it("DX-1 DX-7 steamharness init workflow and conversation from the installed bin, as the README says (--steamharness-from the tarball): npm install, then npm test, typecheck and start pass", async () => {
     apps = mkdtempSync(join(tmpdir(), "steamharness-init-"));
     const consumer = join(dir, "consumer");
     const bin = join(consumer, "node_modules/.bin/steamharness");
     const projects = { workflow: join(apps, "hello-workflow"), conversation: join(apps, "hello-assistant") };
     for (const [kind, project] of Object.entries(projects)) {
-      const init = spawnSync(bin, ["init", kind, project], { cwd: apps, encoding: "utf8" });
+      // DX-7: the README's line for a package not on a registry yet.
+      const init = spawnSync(bin, ["init", kind, project, "--steamharness-from", tarball], { cwd: apps, encoding: "utf8" });
       expect(init.stderr).toBe("");
       expect(init.status).toBe(0);
       expect(init.stdout).toContain("Next steps:");
     }
-    // `npm install <tarball>` installs the scaffold's own dependencies (tsx, typescript,
-    // @types/node) and points its steamharness dependency at the tarball. Install scripts are
-    // skipped, as above; better-sqlite3 then gets this checkout's built copy, standing in for the
-    // prebuilt binary a real install downloads.
+    // A plain `npm install`, as the scaffold's next steps say: its package.json already points
+    // steamharness at the tarball (a file: dependency). Install scripts are skipped, as above;
+    // better-sqlite3 then gets this checkout's built copy, standing in for the prebuilt binary a
+    // real install downloads.
     // The two projects go through install, test and typecheck side by side (mostly waiting on I/O).
     const tested = await Promise.all(
       Object.values(projects).map(async (project) => {
-        await run("npm", ["install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund", tarball], project);
+        await run("npm", ["install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund"], project);
         rmSync(join(project, "node_modules/better-sqlite3"), { recursive: true, force: true });
         symlinkSync(join(root, "node_modules/better-sqlite3"), join(project, "node_modules/better-sqlite3"));
         const test = await run("npm", ["test"], project);

@@ -99,6 +99,8 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
       ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
       ...(options.maxHeldBytes === undefined ? {} : { maxHeldBytes: options.maxHeldBytes }),
       ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
+      // DX-9: one line per request and one per failure, on the same stream as the address.
+      log,
     }).catch((error: unknown) => {
       throw listenError(error, { host, port: options.port });
     });

@@ -16,11 +16,14 @@ export class GatewayHttpError extends Error {
   readonly status: number;
   readonly body: OpenAIErrorBody;
   readonly headers: Record<string, string>;
+  /** The failure was logged where it happened (a failed run, DX-9): the request log does not repeat it. */
+  readonly logged: boolean;
 
-  constructor(status: number, message: string, options: { type?: string; param?: string | null; code?: string | null; headers?: Record<string, string> } = {}) {
+  constructor(status: number, message: string, options: { type?: string; param?: string | null; code?: string | null; headers?: Record<string, string>; logged?: boolean } = {}) {
     super(message);
     this.name = "GatewayHttpError";
     this.status = status;
+    this.logged = options.logged ?? false;
     this.headers = options.headers ?? {};
     this.body = { error: { message, type: options.type ?? "invalid_request_error", param: options.param ?? null, code: options.code ?? null } };
   }

@@ -66,7 +66,12 @@ export interface GatewayRunsOptions {
   maxConversations: number;
   /** Most bytes all kept conversations hold together (least recently used evicted first). */
   maxHeldBytes: number;
+  /** Called once per failed run (DX-9), with the details a client is not shown (an unexpected error's own message). */
+  onRunFailure?: (failure: { runId: string; conversationId: string; code: string; message: string; detail?: string }) => void;
 }
+
+/** What a client is told when a run fails with an error that is not steamharness's own (its details go to the log). */
+export const INTERNAL_RUN_MESSAGE = "[steamharness] [gateway] the run failed with an internal error (the gateway's log has the details)";
 
 /** What the gateway holds now. */
 export interface GatewayStats {
@@ -225,8 +230,12 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
      */
     async run(run: GatewayRun, signal: AbortSignal, onText: (delta: string) => void = () => {}): Promise<GatewayRunOutcome> {
       const found = conversation(run.conversationId);
-      if (!found) return { status: "failed", text: "", usage: zeroUsage(), error: { code: "not_found", message: `conversation ${run.conversationId} is no longer kept by the gateway` } };
-      if (closing) return { status: "failed", text: "", usage: zeroUsage(), error: closingError };
+      const refused = (error: { code: string; message: string }): GatewayRunOutcome => {
+        options.onRunFailure?.({ runId: run.runId, conversationId: run.conversationId, ...error });
+        return { status: "failed", text: "", usage: zeroUsage(), error };
+      };
+      if (!found) return refused({ code: "not_found", message: `conversation ${run.conversationId} is no longer kept by the gateway` });
+      if (closing) return refused(closingError);
       const controller = new AbortController();
       const abort = () => controller.abort();
       if (signal.aborted) controller.abort();
@@ -259,6 +268,7 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
       };
       const waitedFor = [...pending.values()].find((entry) => entry.run.runId === run.runId)?.request.requestId;
       let outcome: GatewayRunOutcome;
+      let detail: string | undefined;
       try {
         for await (const chunk of options.node.stream({ prompt: run.prompt, runId: run.runId, hostInput: run.hostInput }, context)) observe(chunk);
         outcome = { status: "completed", text, usage };
@@ -266,7 +276,13 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
         if (error instanceof UserInputRequiredError) outcome = { status: "paused", text, usage, pending: pendingOf(error) };
         else if (controller.signal.aborted && controller.signal.reason === CLOSING) outcome = { status: "failed", text, usage, error: closingError };
         else if (controller.signal.aborted || isSteamharnessError(error, "cancelled")) outcome = { status: "cancelled", text, usage };
-        else outcome = { status: "failed", text, usage, error: { code: isSteamharnessError(error) ? error.code : "internal", message: error instanceof Error ? error.message : String(error) } };
+        // DX-9: an error that is not ours (a bug in the project's code, a parser message) reaches
+        // the client as a clean internal error; its own message and stack go to the log only.
+        else if (isSteamharnessError(error) && error.code !== "internal") outcome = { status: "failed", text, usage, error: { code: error.code, message: error.message } };
+        else {
+          outcome = { status: "failed", text, usage, error: { code: "internal", message: INTERNAL_RUN_MESSAGE } };
+          detail = error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
+        }
       } finally {
         signal.removeEventListener("abort", abort);
         active.delete(controller);
@@ -279,6 +295,7 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
         decisions.delete(waitedFor);
       }
       if (outcome.status === "paused") pending.set(outcome.pending.requestId, { run, request: outcome.pending });
+      if (outcome.status === "failed") options.onRunFailure?.({ runId: run.runId, conversationId: run.conversationId, ...outcome.error, ...(detail === undefined ? {} : { detail }) });
       return outcome;
     },
   };

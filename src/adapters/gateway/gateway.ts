@@ -22,6 +22,7 @@ import { createChatCompletionsApi } from "./chat-completions-api.js";
 import { DEFAULT_MAX_HELD_BYTES } from "./gateway-budget.js";
 import { createGatewayGuard } from "./gateway-guards.js";
 import { GatewayHttpError, readJsonBody, sendError, sendJson, type GatewayRateLimit } from "./gateway-http.js";
+import { createGatewayLog, gatewayRequestPath } from "./gateway-log.js";
 import { createGatewayRuns, type GatewayStats } from "./gateway-runs.js";
 import { ChatCompletionsCreateSchema, ResponsesCreateSchema, validateBody } from "./gateway-schemas.js";
 import { createResponsesApi } from "./responses-api.js";
@@ -77,6 +78,12 @@ export interface ResponsesGatewayOptions {
   closeTimeoutMs?: number;
   /** The clock (ms), for `created_at` and the rate-limit windows. */
   now?: () => number;
+  /**
+   * DX-9: where the request log goes — one line per request (method, path, status, ms) and one
+   * per failure (code, message; an unexpected error's details, which the client is not shown).
+   * The token never appears in it. Default: no log (`steamharness gateway` logs to stderr).
+   */
+  log?: (line: string) => void;
 }
 
 /** A gateway: an HTTP handler and, once listening, its server. */
@@ -137,7 +144,9 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
   const ownStorage = options.storage ? null : new MemoryStorage();
   const storage = options.storage ?? ownStorage!;
   const { node, answerItemId } = nodeOf(options);
+  const log = options.log ? createGatewayLog(options.log, [options.token], now) : null;
   const runs = createGatewayRuns({
+    ...(log ? { onRunFailure: (failure: Parameters<typeof log.failure>[0]) => log.failure(failure) } : {}),
     node,
     projectId,
     storage,
@@ -203,8 +212,17 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
       );
       inFlight.add(ended);
       void ended.then(() => inFlight.delete(ended));
+      log?.request(request, response);
       serve(request, response, controller.signal)
-        .catch((error: unknown) => sendError(response, error))
+        .catch((error: unknown) => {
+          // DX-9: a failed run was logged where it failed; an unexpected error is logged with its details.
+          if (log && !(error instanceof GatewayHttpError && error.logged)) {
+            const at = { method: request.method ?? "GET", path: gatewayRequestPath(request) };
+            if (error instanceof GatewayHttpError) log.failure({ ...at, status: error.status, code: error.body.error.code ?? error.body.error.type, message: error.message });
+            else log.failure({ ...at, status: 500, code: "internal", message: "unexpected error", detail: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+          }
+          sendError(response, error);
+        })
         .finally(() => {
           if (!response.writableEnded) response.end();
         });

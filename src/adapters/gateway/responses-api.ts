@@ -270,9 +270,11 @@ function usageObject(usage: GatewayUsage): JsonValue {
  * throw failureError({ code: "session_busy", message: "…" });
  */
 export function failureError(error: { code: string; message: string }): GatewayHttpError {
-  if (error.code === "session_busy") return new GatewayHttpError(409, `Another request is running in this conversation: ${error.message}`, { type: "conflict_error", code: "conversation_busy" });
-  if (error.code === "not_found") return new GatewayHttpError(404, error.message, { code: "not_found" });
-  if (error.code === "gateway_closing") return new GatewayHttpError(503, error.message, { type: "server_error", code: "gateway_closing" });
-  if (error.code === "model_error") return new GatewayHttpError(502, error.message, { type: "server_error", code: "model_error" });
-  return new GatewayHttpError(500, error.message, { type: "server_error", code: error.code });
+  // The run's failure was logged by the runs (gateway-runs.ts): the request log does not repeat it.
+  const logged = true;
+  if (error.code === "session_busy") return new GatewayHttpError(409, `Another request is running in this conversation: ${error.message}`, { type: "conflict_error", code: "conversation_busy", logged });
+  if (error.code === "not_found") return new GatewayHttpError(404, error.message, { code: "not_found", logged });
+  if (error.code === "gateway_closing") return new GatewayHttpError(503, error.message, { type: "server_error", code: "gateway_closing", logged });
+  if (error.code === "model_error") return new GatewayHttpError(502, error.message, { type: "server_error", code: "model_error", logged });
+  return new GatewayHttpError(500, error.message, { type: "server_error", code: error.code, logged });
 }

@@ -36,7 +36,8 @@ export function invalidParams(message: string): McpError {
  * MCP-7: the tool result of a run. Success: `structuredContent`
  * `{ runId, status: "success", entrypointId, entrypointTitle, output }` (output only from
  * `report.result.data.output`) and the same JSON as text. Anything else: `isError: true` with a
- * concise `error { code, message }` (plus the pending fields for `interaction_required`) —
+ * concise `error { code, message }` (plus, for `interaction_required`, the pending fields and
+ * `answerLater`: the `_meta` a later call of the same tool answers it with) —
  * never the report, node details, stdout, stderr or credentials.
  *
  * @example
@@ -59,6 +60,9 @@ export function toToolResult(report: WorkflowRunReport, entrypoint: StructureEnt
       message: redact(report.pending.message, secrets),
       fields: report.pending.fields,
     };
+    // DX-10: how to answer it later, from any connection (workflow-answer.ts).
+    const answer = report.pending.kind === "approval" ? { decision: "approve | deny" } : { values: "{ <field>: <value> }" };
+    error.answerLater = { tool: entrypoint.id, _meta: { "steamharness/answer": { runId: report.runId, requestId: report.pending.requestId, ...answer } } };
   }
   const structuredContent = { ...head, error };
   return { content: [{ type: "text", text: JSON.stringify(structuredContent) }], structuredContent, isError: true };

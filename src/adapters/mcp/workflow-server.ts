@@ -4,6 +4,9 @@ import { isSteamharnessError } from "../../domain/errors.js";
 import { workflowServerName, type WorkflowManifest } from "../../domain/workflow/project-manifest.js";
 import type { WorkflowHost } from "../workflow/workflow-host.js";
 import type { WorkflowCatalog } from "./catalog-cache.js";
+import type { JsonValue } from "../../domain/json.js";
+import { answeringHandlers } from "../workflow/paused-runs.js";
+import { answeredRun, keepCallRun } from "./workflow-answer.js";
 import { createElicitationHandlers } from "./workflow-elicitation.js";
 import { invalidParams, toToolResult } from "./workflow-result.js";
 
@@ -26,7 +29,9 @@ export async function catalogOf(host: WorkflowHost): Promise<WorkflowCatalog> {
  * is fixed for the connection (`catalog`, by default computed once from the host's structure
  * report), arguments validated against the published schema (malformed → JSON-RPC
  * InvalidParams), every call in its own worker, form elicitation for runs that wait, and results
- * as MCP-7 prescribes. Requests wait for the catalog, so the handshake does not.
+ * as MCP-7 prescribes. A run that ends `interaction_required` is kept, and a later call of the
+ * same tool with `_meta["steamharness/answer"]` answers it (DX-10, workflow-answer.ts). Requests
+ * wait for the catalog, so the handshake does not.
  *
  * @example
  * const server = createWorkflowMcpServer(manifest, host);
@@ -45,9 +50,12 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, host: Workfl
     // Arguments are checked against the published catalog (MCP-7), even when it came from the cache.
     const entrypoint = (await catalog).structure.entrypoints.find((entry) => entry.id === request.params.name);
     if (!entrypoint) throw invalidParams(`unknown tool: ${request.params.name}`);
+    // DX-10: a call that answers a paused run runs it again with the arguments it was started with.
+    const answered = await answeredRun(host, entrypoint.id, request.params._meta);
+    const args = (answered ? answered.args : (request.params.arguments ?? {})) as JsonValue;
     let prepared;
     try {
-      prepared = await host.prepare(entrypoint, request.params.arguments ?? {});
+      prepared = await host.prepare(entrypoint, args);
     } catch (error) {
       if (isSteamharnessError(error, "input_validation")) throw invalidParams(error.message);
       throw error;
@@ -71,8 +79,10 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, host: Workfl
       status = "the workflow run is in progress";
     };
     try {
-      const handlers = createElicitationHandlers(server, { signal: extra.signal });
-      const report = await host.run(entrypoint, prepared, handlers, { signal: extra.signal, onQueued });
+      const elicitation = createElicitationHandlers(server, { signal: extra.signal });
+      const handlers = answered ? answeringHandlers(answered, elicitation) : elicitation;
+      const report = await host.run(entrypoint, prepared, handlers, { signal: extra.signal, onQueued, ...(answered ? { runId: answered.runId } : {}) });
+      await keepCallRun(host, report, { entrypointId: entrypoint.id, args }, answered);
       return toToolResult(report, entrypoint, host.secrets);
     } finally {
       if (heartbeat) clearInterval(heartbeat);

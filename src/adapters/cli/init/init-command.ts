@@ -32,7 +32,8 @@ export function registerInitCommand(program: Command): void {
     .description("create a workflow or conversation project (TypeScript, with a test) in a new or empty folder")
     .addArgument(new Argument("<kind>", "what to create").choices(["workflow", "conversation"]))
     .argument("[dir]", "the project folder (created when missing)", ".")
-    .option("--force", "write into a non-empty folder; files of the same names are replaced (and listed)")
+    .option("--force", "write into a non-empty folder; files of the same names are replaced (and listed), an existing package.json is merged")
+    .option("--steamharness-from <path>", "the steamharness dependency from a tarball (npm pack) or a checkout: a file: dependency")
     .addHelpText(
       "after",
       [
@@ -40,17 +41,26 @@ export function registerInitCommand(program: Command): void {
         "Examples:",
         "  steamharness init workflow my-workflow",
         "  steamharness init conversation .",
+        "  steamharness init workflow my-workflow --steamharness-from ./steamharness-0.1.0.tgz",
       ].join("\n"),
     )
-    .action(async (kind: "workflow" | "conversation", dir: string, flags: { force?: boolean }) => {
-      const [{ scaffoldProject }, { readPackageManifest }, { relative }] = await Promise.all([
+    .action(async (kind: "workflow" | "conversation", dir: string, flags: { force?: boolean; steamharnessFrom?: string }) => {
+      const [{ scaffoldProject }, { readPackageManifest }, { steamharnessSource }, { relative }] = await Promise.all([
         import("./scaffold.js"),
         import("../package-manifest.js"),
+        import("./steamharness-source.js"),
         import("node:path"),
       ]);
-      const result = scaffoldProject({ kind, directory: dir, force: flags.force === true, manifest: readPackageManifest() });
+      const source = flags.steamharnessFrom === undefined ? undefined : steamharnessSource(flags.steamharnessFrom, dir);
+      const result = scaffoldProject({ kind, directory: dir, force: flags.force === true, manifest: readPackageManifest(), ...(source ? { steamharnessSpec: source.spec } : {}) });
       const lines = [`Created a ${kind} project in ${result.directory} (project id ${result.projectId}):`];
-      for (const file of result.created) lines.push(`  ${file}${result.overwritten.includes(file) ? "  (replaced the existing file)" : ""}`);
+      for (const file of result.created) {
+        if (file === "package.json" && result.manifestChanges) {
+          lines.push(`  package.json  (merged into the existing file: ${result.manifestChanges.length === 0 ? "nothing to change" : `${result.manifestChanges.length} ${result.manifestChanges.length === 1 ? "change" : "changes"}`}; your other fields are kept)`);
+          for (const change of result.manifestChanges) lines.push(`      ${change}`);
+        } else lines.push(`  ${file}${result.overwritten.includes(file) ? "  (replaced the existing file)" : ""}`);
+      }
+      if (source) lines.push("", `steamharness comes from ${source.spec}${source.note ? ` (${source.note})` : ""}`);
       lines.push("", "Next steps:");
       if (relative(process.cwd(), result.directory) !== "") lines.push(`  cd ${/\s/.test(dir) ? JSON.stringify(dir) : dir}`);
       for (const step of NEXT_STEPS[kind]) lines.push(`  ${step}`);

@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { SteamharnessError } from "../../../domain/errors.js";
+import { isUuid } from "../../../domain/workflow/project-manifest.js";
 import type { PackageManifest } from "../package-manifest.js";
+import { mergeManifest } from "./merge-manifest.js";
 import { scaffoldFiles, type ScaffoldKind, type ScaffoldValues } from "./templates.js";
 
 /** Options of {@link scaffoldProject}. */
@@ -14,6 +16,8 @@ export interface ScaffoldOptions {
   force?: boolean;
   /** The running steamharness's package.json: the dependency ranges come from it. */
   manifest: PackageManifest | null;
+  /** The steamharness dependency spec instead of `^<version>` (e.g. `file:../steamharness-0.1.0.tgz`, DX-7). */
+  steamharnessSpec?: string;
 }
 
 /** What {@link scaffoldProject} did. */
@@ -24,6 +28,8 @@ export interface ScaffoldResult {
   created: string[];
   /** Files that existed and were replaced (only with `force`). */
   overwritten: string[];
+  /** With `force` over an existing package.json: what merging the scaffold's manifest into it changed (DX-7). */
+  manifestChanges?: string[];
 }
 
 // Used when the package.json at hand does not name a range (a source checkout without one).
@@ -65,8 +71,10 @@ export function dependencyRanges(manifest: PackageManifest | null): ScaffoldValu
 /**
  * Creates a workflow or conversation project in a folder (`steamharness init`). A folder that
  * holds anything but `.git` is refused with `input_validation` (exit code 2) unless `force` is
- * set; with `force`, files of the same names are replaced and listed in `overwritten`. A path
- * that is a file is refused either way.
+ * set; with `force`, files of the same names are replaced and listed in `overwritten`, except
+ * an existing `package.json`, which is merged (the user's fields kept, ours added or set, the
+ * changes in `manifestChanges`; a project `id` it already has is kept). A path that is a file,
+ * or a `package.json` that is not a JSON object, is refused either way, before anything is written.
  *
  * @example
  * const result = scaffoldProject({ kind: "workflow", directory: "hello", manifest: readPackageManifest() });
@@ -88,9 +96,17 @@ export function scaffoldProject(options: ScaffoldOptions): ScaffoldResult {
       );
     }
   }
-  const values: ScaffoldValues = { name: packageNameFor(directory, options.kind), id: randomUUID(), ranges: dependencyRanges(options.manifest) };
+  const existing = existingManifest(directory);
+  const ranges = { ...dependencyRanges(options.manifest), ...(options.steamharnessSpec === undefined ? {} : { steamharness: options.steamharnessSpec }) };
+  const keptId = typeof existing?.id === "string" && isUuid(existing.id) ? existing.id : undefined;
+  const values: ScaffoldValues = { name: packageNameFor(directory, options.kind), id: keptId ?? randomUUID(), ranges };
   const result: ScaffoldResult = { directory, projectId: values.id, created: [], overwritten: [] };
-  const files = Object.entries(scaffoldFiles(options.kind, values));
+  const files = Object.entries(scaffoldFiles(options.kind, values)).map(([path, text]): [string, string] => {
+    if (path !== "package.json" || existing === undefined) return [path, text];
+    const { manifest, changes } = mergeManifest(existing, JSON.parse(text) as Record<string, unknown>);
+    result.manifestChanges = changes;
+    return [path, `${JSON.stringify(manifest, null, 2)}\n`];
+  });
   // Everything is checked before the first write, so a refusal leaves the folder as it was.
   for (const [path] of files) {
     const target = join(directory, path);
@@ -105,4 +121,20 @@ export function scaffoldProject(options: ScaffoldOptions): ScaffoldResult {
     result.created.push(path);
   }
   return result;
+}
+
+/** The folder's package.json as an object (to merge into), `undefined` when there is none. */
+function existingManifest(directory: string): Record<string, unknown> | undefined {
+  const path = join(directory, "package.json");
+  if (!existsSync(path) || !statSync(path).isFile()) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    parsed = undefined;
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new SteamharnessError("input_validation", `${path} is not a JSON object, so it cannot be merged: fix or remove it, then run init again`, { field: "dir" });
+  }
+  return parsed as Record<string, unknown>;
 }

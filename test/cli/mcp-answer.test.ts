@@ -1,0 +1,96 @@
+// DX-10 over MCP: a call that ends `interaction_required` (a client without form elicitation) is
+// answered later from outside — another server process, another connection — by calling the
+// same tool again with `_meta["steamharness/answer"]`; the run goes on under its run id and
+// completes once. Real `steamharness mcp` processes and the SDK's stdio client.
+import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
+import { join } from "node:path";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { cleanup, KITCHEN, startMcp, tempDir } from "./helpers.js";
+
+jest.setTimeout(120_000);
+
+let tmp: string;
+const dataFlags = () => ["--data-dir", join(tmp, "data")];
+
+interface Structured {
+  runId: string;
+  status: string;
+  output?: Record<string, unknown>;
+  error?: { code: string; message: string; pending?: { kind: string; requestId: string }; answerLater?: { tool: string; _meta: Record<string, unknown> } };
+}
+
+/** One call on a fresh `steamharness mcp` process (no elicitation), which is closed afterwards. */
+async function callOnce(name: string, meta?: Record<string, unknown>): Promise<Structured> {
+  const session = await startMcp(KITCHEN, dataFlags());
+  try {
+    const result = (await session.client.callTool({ name, arguments: {}, ...(meta ? { _meta: meta } : {}) })) as CallToolResult;
+    return result.structuredContent as unknown as Structured;
+  } finally {
+    await session.close();
+  }
+}
+
+/** A call that the server refuses (JSON-RPC error): its message. */
+async function refusal(name: string, meta: Record<string, unknown>): Promise<string> {
+  const session = await startMcp(KITCHEN, dataFlags());
+  try {
+    await session.client.callTool({ name, arguments: {}, _meta: meta });
+    return "not refused";
+  } catch (error) {
+    return (error as Error).message;
+  } finally {
+    await session.close();
+  }
+}
+
+const answer = (body: Record<string, unknown>) => ({ "steamharness/answer": body });
+
+beforeAll(async () => {
+  tmp = await tempDir("sh-mcp-answer-");
+});
+afterAll(async () => {
+  await cleanup(tmp);
+});
+
+describe("DX-10 a paused MCP run answered later from another process", () => {
+  it("DX-10 input requests answered one by one from fresh server processes; the run completes once under its run id", async () => {
+    const first = await callOnce("ask_twice");
+    expect(first).toMatchObject({ status: "waiting_for_input", error: { code: "interaction_required", pending: { kind: "input", requestId: "input-1" } } });
+    expect(first.error!.answerLater).toEqual({ tool: "ask_twice", _meta: answer({ runId: first.runId, requestId: "input-1", values: "{ <field>: <value> }" }) });
+
+    const second = await callOnce("ask_twice", answer({ runId: first.runId, requestId: "input-1", values: { answer: "blue" } }));
+    expect(second).toMatchObject({ runId: first.runId, status: "waiting_for_input", error: { code: "interaction_required", pending: { requestId: "input-2" } } });
+
+    // An answer that does not fit the form fails the call; the run still waits for the same request.
+    const misfit = await callOnce("ask_twice", answer({ runId: first.runId, requestId: "input-2", values: { size: "xl" } }));
+    expect(misfit).toMatchObject({ status: "failed", error: { code: "input_validation", message: expect.stringMatching(/size must be one of "s", "m", "l"/) } });
+    expect(await refusal("ask_twice", answer({ runId: first.runId, requestId: "input-1", values: { answer: "red" } }))).toContain(`run ${first.runId} waits for input input-2, not input-1`);
+
+    const done = await callOnce("ask_twice", answer({ runId: first.runId, requestId: "input-2", values: { size: "m", count: 2 } }));
+    expect(done).toMatchObject({ runId: first.runId, status: "success", output: { runId: first.runId, first: { answer: "blue" }, second: { size: "m", count: 2 } } });
+
+    // Completed once: the run is forgotten, answering it again is refused.
+    expect(await refusal("ask_twice", answer({ runId: first.runId, requestId: "input-2", values: { size: "s" } }))).toMatch(/-32602.*no paused run/);
+  });
+
+  it("DX-10 an approval answered later with decision approve or deny", async () => {
+    for (const [decision, expected] of [["approve", { decision: "approved", sent: true }], ["deny", { decision: "denied", sent: false }]] as const) {
+      const paused = await callOnce("approve");
+      expect(paused.error).toMatchObject({ code: "interaction_required", pending: { kind: "approval" } });
+      const requestId = paused.error!.pending!.requestId;
+      expect(paused.error!.answerLater!._meta).toEqual(answer({ runId: paused.runId, requestId, decision: "approve | deny" }));
+      const done = await callOnce("approve", answer({ runId: paused.runId, requestId, decision }));
+      expect(done).toMatchObject({ runId: paused.runId, status: "success", output: expected });
+    }
+  });
+
+  it("DX-10 a malformed answer, the wrong kind of answer, or another tool is InvalidParams", async () => {
+    const paused = await callOnce("approve");
+    const requestId = paused.error!.pending!.requestId;
+    expect(await refusal("approve", answer({ runId: paused.runId, requestId, decision: "yes" }))).toMatch(/-32602.*decision: "approve" \| "deny"/);
+    expect(await refusal("approve", answer({ runId: paused.runId, requestId, values: { ok: true } }))).toContain("is an approval");
+    expect(await refusal("ask_twice", answer({ runId: paused.runId, requestId, decision: "approve" }))).toContain(`run ${paused.runId} is a run of tool approve`);
+    // Still paused after the refusals: the right answer goes through.
+    expect(await callOnce("approve", answer({ runId: paused.runId, requestId, decision: "approve" }))).toMatchObject({ status: "success", output: { sent: true } });
+  });
+});
