@@ -36,7 +36,7 @@ export default defineConfig([
   { ...library, format: ["cjs"], splitting: false },
   {
     // The sandbox worker thread (SEC-3): found next to the bundles as dist/sandbox-worker.js.
-    entry: { cli: "src/cli.ts", "workflow-worker": "src/adapters/workflow/worker-main.ts", "sandbox-worker": "src/adapters/quickjs/sandbox-worker.ts" },
+    entry: { cli: "src/cli.ts", "workflow-worker": "src/adapters/in/project-runner/worker-main.ts", "sandbox-worker": "src/adapters/out/sandbox/sandbox-worker.ts" },
     format: ["esm"],
     sourcemap: true,
     target: "node20",

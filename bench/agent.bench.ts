@@ -16,12 +16,12 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fauxAssistantMessage, fauxText, fauxToolCall, registerFauxProvider, streamSimple, type Context, type Model } from "@mariozechner/pi-ai";
-import { createCodingTools } from "../src/adapters/coding-tools/index.js";
-import { MemoryStorage } from "../src/adapters/memory/memory-storage.js";
-import { fromPiContent, fromPiToolCall, fromPiUsage, toPiContext } from "../src/adapters/providers/pi-ai-mapping.js";
-import { createProviderModel } from "../src/adapters/providers/provider-model.js";
-import { createAgent } from "../src/agent/create-agent.js";
-import { createAskUserTool, createUpdatePlanTool } from "../src/agent/session-tools.js";
+import { createCodingTools } from "../src/adapters/out/coding-tools/index.js";
+import { MemoryStorage } from "../src/adapters/out/memory/memory-storage.js";
+import { fromPiContent, fromPiToolCall, fromPiUsage, toPiContext } from "../src/adapters/out/providers/pi-ai-mapping.js";
+import { createProviderModel } from "../src/adapters/out/providers/provider-model.js";
+import { createAgent } from "../src/app/agent/create-agent.js";
+import { createAskUserTool, createUpdatePlanTool } from "../src/app/agent/session-tools.js";
 import type { ModelProvider, ModelStreamEvent } from "../src/ports/model-provider.js";
 import { createNodeContext } from "../src/compose/node-context.js";
 

@@ -13,9 +13,9 @@
  */
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
-import { createSqliteStorage } from "../src/adapters/sqlite/store/sqlite-storage.js";
-import { resolveSessionDatabasePath } from "../src/adapters/sqlite/sessions/session-database-path.js";
-import { createSqliteSessionStore } from "../src/adapters/sqlite/sessions/sqlite-session-store.js";
+import { createSqliteStorage } from "../src/adapters/out/sqlite/store/sqlite-storage.js";
+import { resolveSessionDatabasePath } from "../src/adapters/out/sqlite/sessions/session-database-path.js";
+import { createSqliteSessionStore } from "../src/adapters/out/sqlite/sessions/sqlite-session-store.js";
 import { runStreamNode } from "../src/domain/stream-node.js";
 import { benchLoopNode, fileBytes, BENCH_CATALOG } from "./durable-support.js";
 import { createNodeContext } from "../src/compose/node-context.js";

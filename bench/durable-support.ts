@@ -4,8 +4,8 @@
  */
 import { statSync } from "node:fs";
 import { Type } from "@sinclair/typebox";
-import { createSqliteSessionStore } from "../src/adapters/sqlite/sessions/sqlite-session-store.js";
-import { createAgentNode, type AgentNodeOptions } from "../src/agent/create-agent-node.js";
+import { createSqliteSessionStore } from "../src/adapters/out/sqlite/sessions/sqlite-session-store.js";
+import { createAgentNode, type AgentNodeOptions } from "../src/app/agent-node/create-agent-node.js";
 import type { AgentTool } from "../src/domain/agent-tool.js";
 import type { SessionEventInput } from "../src/domain/agent/session-events.js";
 import type { ModelRequest } from "../src/ports/model-provider.js";

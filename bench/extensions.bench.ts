@@ -13,9 +13,9 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { Type } from "@sinclair/typebox";
-import { MemoryStorage } from "../src/adapters/memory/memory-storage.js";
-import { createAgent } from "../src/agent/create-agent.js";
-import type { AgentToolCatalog } from "../src/agent/extensions/types.js";
+import { MemoryStorage } from "../src/adapters/out/memory/memory-storage.js";
+import { createAgent } from "../src/app/agent/create-agent.js";
+import type { AgentToolCatalog } from "../src/app/agent/extensions/types.js";
 import type { AgentTool } from "../src/domain/agent-tool.js";
 import type { ModelProvider, ModelRequest } from "../src/ports/model-provider.js";
 import { createOfflineModel, type OfflineStep } from "../src/testing/offline-model.js";

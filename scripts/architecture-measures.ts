@@ -20,12 +20,17 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 
 const BASE = process.argv.includes("--base") ? process.argv[process.argv.indexOf("--base") + 1] : "f1f6d79";
-const FAMILIES = ["memory", "sqlite", "postgres", "store-kernel"].map((family) => `src/adapters/${family}`);
+/** The storage folders now (src/adapters/out/…) and at the base, before the hexagon move (src/adapters/…), by family. */
+const FAMILY_NAMES = ["memory", "sqlite", "postgres", "kernel"];
+const FAMILIES = FAMILY_NAMES.map((family) => `src/adapters/out/${family}`);
+const BASE_FAMILIES = ["memory", "sqlite", "postgres", "store-kernel"].map((family) => `src/adapters/${family}`);
+/** A storage file's family (`sqlite`, …; the kernel under either name). */
+const familyOf = (path: string): string => path.replace(/^src\/adapters\/(out\/)?/, "").split("/")[0]!.replace("store-kernel", "kernel");
 const OUTPUT = "bench/results/architecture.json";
 /** Files that were outside the storage folders at the base and moved in (base path → current path). */
 const MOVED_IN: Record<string, string> = {
-  "src/adapters/viewer/sqlite-session-catalog.ts": "src/adapters/sqlite/sessions/sqlite-session-catalog.ts",
-  "src/adapters/shared/kv-token-usage.ts": "src/adapters/store-kernel/kv-token-usage.ts",
+  "src/adapters/viewer/sqlite-session-catalog.ts": "src/adapters/out/sqlite/sessions/sqlite-session-catalog.ts",
+  "src/adapters/shared/kv-token-usage.ts": "src/adapters/out/kernel/kv-token-usage.ts",
 };
 
 const git = (...args: string[]): string => execFileSync("git", args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
@@ -60,12 +65,12 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-const baseFiles = (): string[] => git("ls-tree", "-r", "--name-only", BASE, "--", ...FAMILIES).split("\n").filter((path) => path.endsWith(".ts"));
+const baseFiles = (): string[] => git("ls-tree", "-r", "--name-only", BASE, "--", ...BASE_FAMILIES).split("\n").filter((path) => path.endsWith(".ts"));
 const baseText = (path: string): string => git("show", `${BASE}:${path}`);
 
 function lineCounts() {
   const perFolder = (files: string[], read: (path: string) => string) =>
-    Object.fromEntries(FAMILIES.map((folder) => [folder.replace("src/adapters/", ""), files.filter((file) => file.startsWith(`${folder}/`)).reduce((sum, file) => sum + codeLines(read(file)), 0)]));
+    Object.fromEntries(FAMILY_NAMES.map((family) => [family, files.filter((file) => familyOf(file) === family).reduce((sum, file) => sum + codeLines(read(file)), 0)]));
   const before = perFolder(baseFiles(), baseText);
   const after = perFolder(FAMILIES.flatMap(filesUnder), (path) => readFileSync(path, "utf8"));
   const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
@@ -87,7 +92,7 @@ function materialize(fromBase: boolean): string {
   const root = mkdtempSync(join(tmpdir(), "arch-measures-"));
   const files = fromBase ? baseFiles() : FAMILIES.flatMap(filesUnder);
   for (const file of files) {
-    const target = join(root, relative("src/adapters", file));
+    const target = join(root, familyOf(file), relative(fromBase ? BASE_FAMILIES.find((folder) => file.startsWith(`${folder}/`))! : FAMILIES.find((folder) => file.startsWith(`${folder}/`))!, file));
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, fromBase ? baseText(file) : readFileSync(file, "utf8"));
   }
@@ -127,7 +132,7 @@ function duplicateCounts() {
     notBoilerplate: found.pairs.filter((pair) => !pair.boilerplate).length,
     places: found.pairs.map((pair) => `${pair.left} ~ ${pair.right}${pair.boilerplate ? " (boilerplate)" : ""}`),
   });
-  return { definition: "pairs of places of >= 6 same-shape lines between two different storage folders (memory, sqlite, postgres, store-kernel)", before: summary(before), after: summary(after) };
+  return { definition: "pairs of places of >= 6 same-shape lines between two different storage folders (memory, sqlite, postgres, kernel)", before: summary(before), after: summary(after) };
 }
 
 const existing = existsSync(OUTPUT) ? (JSON.parse(readFileSync(OUTPUT, "utf8")) as Record<string, unknown>) : {};

@@ -17,7 +17,7 @@ export type { NodeContext, NodeLogger, NodeRunConfiguration, ToolPermissionDefin
 export { createNodeContext } from "./compose/node-context.js";
 export { createHarnessRuntime } from "./compose/runtime.js";
 export type { HarnessRuntime, RuntimeCapabilityServerOptions, RuntimeCodingToolsOptions, RuntimeModelEndpoint } from "./ports/runtime.js";
-export type { NodeContextOptions } from "./workflow/node-context.js";
+export type { NodeContextOptions } from "./app/node-context/node-context.js";
 export { runStreamNode } from "./domain/stream-node.js";
 export type { BaseStreamNode, RunStreamNodeOptions, StreamNodeResult } from "./domain/stream-node.js";
 export { createOutputItemChunk, createOutputStreamAccumulator, outputChunk } from "./domain/output-stream.js";
@@ -53,22 +53,22 @@ export type { PersistentValueStore } from "./ports/persistent-value-store.js";
 export type { Page, PageOptions } from "./ports/page.js";
 export type { Clock } from "./ports/clock.js";
 export type { IdSource } from "./ports/id-source.js";
-export { MemoryStorage } from "./adapters/memory/memory-storage.js";
-export type { MemoryStorageOptions } from "./adapters/memory/memory-storage.js";
-export { createSqliteStorage } from "./adapters/sqlite/store/sqlite-storage.js";
-export type { SqliteStorageOptions, SqliteStorage } from "./adapters/sqlite/store/sqlite-storage.js";
-export { createSystemClock } from "./adapters/system/clock.js";
-export { createRandomIdSource } from "./adapters/system/id-source.js";
+export { MemoryStorage } from "./adapters/out/memory/memory-storage.js";
+export type { MemoryStorageOptions } from "./adapters/out/memory/memory-storage.js";
+export { createSqliteStorage } from "./adapters/out/sqlite/store/sqlite-storage.js";
+export type { SqliteStorageOptions, SqliteStorage } from "./adapters/out/sqlite/store/sqlite-storage.js";
+export { createSystemClock } from "./adapters/out/system/clock.js";
+export { createRandomIdSource } from "./adapters/out/system/id-source.js";
 
 // Host-facing ports (hosts bring their own adapters) and the in-memory ones
 export type { ToolPermissions, ToolPermissionRequest, ToolPermissionDecision } from "./ports/tool-permissions.js";
 export type { UserInput, UserInputRequest, UserInputResponse, UserInputField } from "./ports/user-input.js";
 export type { TokenUsageRecorder, TokenUsageEntry, TokenCounts } from "./ports/token-usage.js";
-export { createMemoryToolPermissions } from "./adapters/memory/memory-tool-permissions.js";
-export type { MemoryToolPermissions, MemoryToolPermissionsOptions } from "./adapters/memory/memory-tool-permissions.js";
-export { createMemoryUserInput } from "./adapters/memory/memory-user-input.js";
-export type { MemoryUserInput, MemoryUserInputOptions } from "./adapters/memory/memory-user-input.js";
-export { createKvTokenUsage } from "./adapters/store-kernel/kv-token-usage.js";
+export { createMemoryToolPermissions } from "./adapters/out/memory/memory-tool-permissions.js";
+export type { MemoryToolPermissions, MemoryToolPermissionsOptions } from "./adapters/out/memory/memory-tool-permissions.js";
+export { createMemoryUserInput } from "./adapters/out/memory/memory-user-input.js";
+export type { MemoryUserInput, MemoryUserInputOptions } from "./adapters/out/memory/memory-user-input.js";
+export { createKvTokenUsage } from "./adapters/out/kernel/kv-token-usage.js";
 
 // Capability tools (CAP)
 export {
@@ -77,15 +77,15 @@ export {
   runProjectCapabilityAction,
   listProjectCapabilityToolIds,
   isProjectCapabilityAvailable,
-} from "./capabilities/project-capabilities.js";
+} from "./app/capabilities/project-capabilities.js";
 export type {
   ProjectCapabilityToolsOptions,
   ProjectCapabilityServerOptions,
   ProjectCapabilityListOptions,
-} from "./capabilities/project-capabilities.js";
+} from "./app/capabilities/project-capabilities.js";
 export { CAPABILITY_TOOL_IDS } from "./domain/capabilities/catalog.js";
 export type { CapabilityToolId } from "./domain/capabilities/catalog.js";
-export type { CapabilityEnv, CapabilityEnvironmentOptions } from "./capabilities/project-capabilities.js";
+export type { CapabilityEnv, CapabilityEnvironmentOptions } from "./app/capabilities/project-capabilities.js";
 export type { CapabilityApprove } from "./domain/capabilities/capability-spec.js";
 export { textToolResult } from "./domain/agent-tool.js";
 export type { AgentTool, AgentToolResult, AgentToolTextContent, AgentToolUpdateCallback } from "./domain/agent-tool.js";
@@ -122,8 +122,8 @@ export type {
   ModelStreamEvent,
   ModelToolSpec,
 } from "./ports/model-provider.js";
-export { createProviderModel } from "./adapters/providers/provider-model.js";
-export type { ProviderModelOptions } from "./adapters/providers/provider-model.js";
+export { createProviderModel } from "./adapters/out/providers/provider-model.js";
+export type { ProviderModelOptions } from "./adapters/out/providers/provider-model.js";
 
 // Workflow projects (WF-1)
 export { defineWorkflow, buildStructureReport } from "./domain/workflow/workflow-definition.js";
@@ -153,9 +153,9 @@ export type { WorkflowManifest } from "./domain/workflow/project-manifest.js";
 export { entrypointInputSchema } from "./domain/workflow/param-schema.js";
 
 // The agent (AG, SES, OUT)
-export { createAgent } from "./agent/create-agent.js";
-export { createAgentNode } from "./agent/create-agent-node.js";
-export type { AgentNode, AgentNodeOptions } from "./agent/create-agent-node.js";
+export { createAgent } from "./app/agent/create-agent.js";
+export { createAgentNode } from "./app/agent-node/create-agent-node.js";
+export type { AgentNode, AgentNodeOptions } from "./app/agent-node/create-agent-node.js";
 export type {
   Agent,
   AgentOptions,
@@ -170,7 +170,7 @@ export type {
   AgentSessionStoreFactory,
   AgentMode,
   AgentPermissionPolicy,
-} from "./agent/types.js";
+} from "./app/agent/types.js";
 // The session extension layer (EXT-1 … EXT-6): the `session: { … }` option
 export type {
   AgentSessionOptions,
@@ -184,17 +184,17 @@ export type {
   AgentSessionTask,
   AgentSessionTaskContext,
   AgentSessionEnvironment,
-} from "./agent/extensions/types.js";
+} from "./app/agent/extensions/types.js";
 export type { CodeSandbox, CodeSandboxRequest, CodeSandboxResult, CodeSandboxLimits, CodeSandboxCallResult, CodeSandboxFailureKind } from "./ports/code-sandbox.js";
 export { BUILTIN_CODING_TOOLS } from "./domain/agent/permission-policy.js";
 export { AGENT_MODELS_KEY } from "./domain/agent/model-selection.js";
 export type { AgentModelEntry, AgentModelPolicy, AgentConfigurationSnapshot } from "./domain/agent/model-selection.js";
 export type { AgentContextUsage } from "./domain/agent/context-meter.js";
-export { createCodingTools, createPathGuard } from "./adapters/coding-tools/index.js";
-export type { CodingToolsOptions, PathGuard } from "./adapters/coding-tools/index.js";
-export { agentPayloadFromChunks, DEFAULT_HISTORY_LIMIT } from "./agent/create-agent-node.js";
-export { readExecutionHistory } from "./agent/execution-history.js";
-export type { ExecutionHistoryOptions, ExecutionRecord, ExecutionStatus } from "./agent/execution-history.js";
+export { createCodingTools, createPathGuard } from "./adapters/out/coding-tools/index.js";
+export type { CodingToolsOptions, PathGuard } from "./adapters/out/coding-tools/index.js";
+export { agentPayloadFromChunks, DEFAULT_HISTORY_LIMIT } from "./app/agent-node/create-agent-node.js";
+export { readExecutionHistory } from "./app/agent/execution-history.js";
+export type { ExecutionHistoryOptions, ExecutionRecord, ExecutionStatus } from "./app/agent/execution-history.js";
 export { conversationBody } from "./domain/agent/output-projector.js";
 export { finalText } from "./domain/agent/final-text.js";
 
@@ -209,17 +209,17 @@ export type {
   ConfigurationField,
   ProjectConfigurationExport,
 } from "./ports/project-configuration-store.js";
-export { createMemoryProjectConfigurationStore } from "./adapters/memory/memory-project-configuration-store.js";
-export { createSqliteProjectConfigurationStore, projectConfigurationDatabasePath } from "./adapters/sqlite/configuration/sqlite-project-configuration-store.js";
-export type { SqliteProjectConfigurationStoreOptions } from "./adapters/sqlite/configuration/sqlite-project-configuration-store.js";
+export { createMemoryProjectConfigurationStore } from "./adapters/out/memory/memory-project-configuration-store.js";
+export { createSqliteProjectConfigurationStore, projectConfigurationDatabasePath } from "./adapters/out/sqlite/configuration/sqlite-project-configuration-store.js";
+export type { SqliteProjectConfigurationStoreOptions } from "./adapters/out/sqlite/configuration/sqlite-project-configuration-store.js";
 export { takeProjectConfigurationSnapshot, createProjectConfigurationSnapshot, parseProjectConfigurationSnapshot } from "./domain/configuration/snapshot.js";
 export { agentConfigurationFromSnapshot } from "./domain/configuration/agent-configuration.js";
 export type { ApiKeyResolver } from "./domain/configuration/agent-configuration.js";
 export type { ProjectConfigurationSnapshot } from "./domain/configuration/snapshot.js";
 export { snapshotForRun, createAgentConfigurationLoader } from "./domain/configuration/run-snapshot.js";
-export { startHostBridgeServer } from "./adapters/host-bridge-server/host-bridge-server.js";
-export type { HostBridgeServer, HostBridgeServerOptions } from "./adapters/host-bridge-server/host-bridge-server.js";
-export { defineAgentConversationExecutor, isAgentConversationExecutor } from "./conversation/define-executor.js";
-export type { AgentConversationExecutor, AgentConversationExecutorOptions } from "./conversation/define-executor.js";
-export { createAgentConversationProject, loadAgentConversationProject } from "./conversation/conversation-project.js";
-export type { AgentConversationProject, AgentConversationProjectOptions, LoadedAgentConversationProject } from "./conversation/conversation-project.js";
+export { startHostBridgeServer } from "./adapters/in/host-bridge-server/host-bridge-server.js";
+export type { HostBridgeServer, HostBridgeServerOptions } from "./adapters/in/host-bridge-server/host-bridge-server.js";
+export { defineAgentConversationExecutor, isAgentConversationExecutor } from "./app/conversation/define-executor.js";
+export type { AgentConversationExecutor, AgentConversationExecutorOptions } from "./app/conversation/define-executor.js";
+export { createAgentConversationProject, loadAgentConversationProject } from "./app/conversation/conversation-project.js";
+export type { AgentConversationProject, AgentConversationProjectOptions, LoadedAgentConversationProject } from "./app/conversation/conversation-project.js";

@@ -6,17 +6,17 @@
  * package (an optional peer dependency); the root entry never loads it. Every export here is
  * public API.
  */
-export { createPostgresStorage } from "./adapters/postgres/postgres-storage.js";
-export type { PostgresStorageOptions } from "./adapters/postgres/postgres-storage.js";
-export { createPostgresProjectConfigurationStore } from "./adapters/postgres/postgres-project-configuration-store.js";
-export type { PostgresProjectConfigurationStoreOptions } from "./adapters/postgres/postgres-project-configuration-store.js";
-export { DEFAULT_POSTGRES_SCHEMA, POSTGRES_MIGRATIONS_TABLE, findPostgresMigrationsFolder } from "./adapters/postgres/postgres-database.js";
-export type { PostgresConnectionOptions } from "./adapters/postgres/postgres-database.js";
-export { createPostgresSessionBackend } from "./adapters/postgres/sessions/postgres-session-backend.js";
-export type { PostgresSessionBackend, PostgresSessionBackendOptions, PostgresLeasedSessionStore } from "./adapters/postgres/sessions/postgres-session-backend.js";
-export { postgresSessionLockKey } from "./adapters/postgres/sessions/postgres-session-lease.js";
-export type { PostgresSessionLease, PostgresSessionLeaseProvider } from "./adapters/postgres/sessions/postgres-session-lease.js";
-export { leaseTakeoverBoundSeconds } from "./adapters/postgres/sessions/lease-connections.js";
-export type { PostgresLeaseKeepAlive, PostgresLeaseConnectionOptions } from "./adapters/postgres/sessions/lease-connections.js";
-export { createPostgresSessionCatalog } from "./adapters/postgres/sessions/postgres-session-catalog.js";
-export type { PostgresSessionCatalogOptions } from "./adapters/postgres/sessions/postgres-session-catalog.js";
+export { createPostgresStorage } from "./adapters/out/postgres/postgres-storage.js";
+export type { PostgresStorageOptions } from "./adapters/out/postgres/postgres-storage.js";
+export { createPostgresProjectConfigurationStore } from "./adapters/out/postgres/postgres-project-configuration-store.js";
+export type { PostgresProjectConfigurationStoreOptions } from "./adapters/out/postgres/postgres-project-configuration-store.js";
+export { DEFAULT_POSTGRES_SCHEMA, POSTGRES_MIGRATIONS_TABLE, findPostgresMigrationsFolder } from "./adapters/out/postgres/postgres-database.js";
+export type { PostgresConnectionOptions } from "./adapters/out/postgres/postgres-database.js";
+export { createPostgresSessionBackend } from "./adapters/out/postgres/sessions/postgres-session-backend.js";
+export type { PostgresSessionBackend, PostgresSessionBackendOptions, PostgresLeasedSessionStore } from "./adapters/out/postgres/sessions/postgres-session-backend.js";
+export { postgresSessionLockKey } from "./adapters/out/postgres/sessions/postgres-session-lease.js";
+export type { PostgresSessionLease, PostgresSessionLeaseProvider } from "./adapters/out/postgres/sessions/postgres-session-lease.js";
+export { leaseTakeoverBoundSeconds } from "./adapters/out/postgres/sessions/lease-connections.js";
+export type { PostgresLeaseKeepAlive, PostgresLeaseConnectionOptions } from "./adapters/out/postgres/sessions/lease-connections.js";
+export { createPostgresSessionCatalog } from "./adapters/out/postgres/sessions/postgres-session-catalog.js";
+export type { PostgresSessionCatalogOptions } from "./adapters/out/postgres/sessions/postgres-session-catalog.js";

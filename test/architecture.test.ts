@@ -88,7 +88,7 @@ function importCycles(files: string[]): string[][] {
   return cycles;
 }
 
-const APPLICATION = ["src/agent", "src/session-host", "src/capabilities", "src/workflow", "src/conversation"];
+const APPLICATION = ["src/app"];
 /** The curated entry files: export lists of the package's entries. */
 const ENTRIES = ["src/index.ts", "src/agent.ts", "src/testing.ts", "src/cli.ts", "src/postgres.ts", "src/gateway.ts"];
 const isAdapter = (path: string): boolean => path.startsWith("src/adapters/");
@@ -130,7 +130,7 @@ describe("architecture (PORT-5)", () => {
     expect(importCycles(["test/fixtures/architecture/cycle-a.ts", "test/fixtures/architecture/cycle-b.ts"])).toEqual([["test/fixtures/architecture/cycle-a.ts", "test/fixtures/architecture/cycle-b.ts"]]);
     expect(importsOf("test/fixtures/architecture/cycle-a.ts")).toEqual([
       { target: "test/fixtures/architecture/cycle-b.ts", typeOnly: true },
-      { target: "src/adapters/memory/memory-storage.ts", typeOnly: false },
+      { target: "src/adapters/out/memory/memory-storage.ts", typeOnly: false },
     ]);
   });
 });

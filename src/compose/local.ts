@@ -3,10 +3,10 @@
  * MCP, project runner): they open storage here, never from a driven adapter directly (ARCH-1).
  * Import this module lazily where the surface loaded the adapter lazily.
  */
-export { createMemorySessionHostRecord, createMemorySessionHostStore } from "../adapters/memory/memory-session-host-store.js";
-export type { MemorySessionHostRecord } from "../adapters/memory/memory-session-host-store.js";
-export { createMemorySessionLeaseProvider } from "../adapters/memory/memory-session-lease.js";
-export { MemoryStorage } from "../adapters/memory/memory-storage.js";
-export type { MemoryStorageOptions } from "../adapters/memory/memory-storage.js";
-export { checkFileName, checkFileSize, checkImportSource, fileIntake, fileMachine, readBounded, readSourceFile, sha256Hex } from "../adapters/shared/file-source.js";
-export { createSystemClock } from "../adapters/system/clock.js";
+export { createMemorySessionHostRecord, createMemorySessionHostStore } from "../adapters/out/memory/memory-session-host-store.js";
+export type { MemorySessionHostRecord } from "../adapters/out/memory/memory-session-host-store.js";
+export { createMemorySessionLeaseProvider } from "../adapters/out/memory/memory-session-lease.js";
+export { MemoryStorage } from "../adapters/out/memory/memory-storage.js";
+export type { MemoryStorageOptions } from "../adapters/out/memory/memory-storage.js";
+export { checkFileName, checkFileSize, checkImportSource, fileIntake, fileMachine, readBounded, readSourceFile, sha256Hex } from "../adapters/out/system/file-source.js";
+export { createSystemClock } from "../adapters/out/system/clock.js";

@@ -1,6 +1,6 @@
 /** The library's `createNodeContext`: the application's builder with the entry's runtime (ARCH-1). */
 import type { NodeContext } from "../domain/node-context.js";
-import { buildNodeContext, type NodeContextOptions } from "../workflow/node-context.js";
+import { buildNodeContext, type NodeContextOptions } from "../app/node-context/node-context.js";
 import { defaultRuntime } from "./runtime.js";
 
 export type { NodeContextOptions };

@@ -5,15 +5,15 @@
  * with a heavy backend (the provider library, QuickJS, SQLite sessions, the MCP SDK) loads on
  * first use, so importing the root loads none of them (PERF-1).
  */
-import { MemoryStorage } from "../adapters/memory/memory-storage.js";
-import { createMemorySessionBackend } from "../adapters/memory/memory-session-backend.js";
-import { createMemoryToolPermissions } from "../adapters/memory/memory-tool-permissions.js";
-import { createMemoryUserInput } from "../adapters/memory/memory-user-input.js";
-import { createKvTokenUsage } from "../adapters/store-kernel/kv-token-usage.js";
-import { createSystemClock } from "../adapters/system/clock.js";
-import { createRandomIdSource } from "../adapters/system/id-source.js";
-import { createCodingTools } from "../adapters/coding-tools/index.js";
-import { createHttpHostBridge } from "../adapters/host-bridge/http-host-bridge.js";
+import { MemoryStorage } from "../adapters/out/memory/memory-storage.js";
+import { createMemorySessionBackend } from "../adapters/out/memory/memory-session-backend.js";
+import { createMemoryToolPermissions } from "../adapters/out/memory/memory-tool-permissions.js";
+import { createMemoryUserInput } from "../adapters/out/memory/memory-user-input.js";
+import { createKvTokenUsage } from "../adapters/out/kernel/kv-token-usage.js";
+import { createSystemClock } from "../adapters/out/system/clock.js";
+import { createRandomIdSource } from "../adapters/out/system/id-source.js";
+import { createCodingTools } from "../adapters/out/coding-tools/index.js";
+import { createHttpHostBridge } from "../adapters/out/host-bridge-client/http-host-bridge.js";
 import type { CodeSandbox } from "../ports/code-sandbox.js";
 import type { HarnessRuntime } from "../ports/runtime.js";
 import type { SessionBackend } from "../ports/session-backend.js";
@@ -21,7 +21,7 @@ import type { Storage } from "../ports/storage.js";
 
 /** The SQLite session backend on a folder, or of explicit files (no folder), loading the SQLite adapter on first use. */
 async function sqliteSessions(agentStoreDir?: string): Promise<SessionBackend> {
-  const { createSqliteSessionBackend } = await import("../adapters/sqlite/sessions/sqlite-session-backend.js");
+  const { createSqliteSessionBackend } = await import("../adapters/out/sqlite/sessions/sqlite-session-backend.js");
   return agentStoreDir === undefined ? createSqliteSessionBackend({ maxIdleSessions: 0 }) : createSqliteSessionBackend({ agentStoreDir });
 }
 
@@ -59,18 +59,18 @@ export function createHarnessRuntime(): HarnessRuntime {
     explicitFileSessions: async (storage) => (storage.sessions?.acceptsDatabasePath ? storage.sessions : perStorage(explicitFiles, storage, () => sqliteSessions())),
     sqliteSessionsAt: (agentStoreDir) => sqliteSessions(agentStoreDir),
     async providerModel(endpoint) {
-      const { createProviderModel } = await import("../adapters/providers/provider-model.js");
+      const { createProviderModel } = await import("../adapters/out/providers/provider-model.js");
       return createProviderModel(endpoint);
     },
     // QuickJS/wasm in worker threads (SEC-3, SEC-4), one sandbox per runtime: its warm worker is
     // unref'd (it never keeps the process alive) and ends with the process.
     codeSandbox() {
-      sandbox ??= import("../adapters/quickjs/quickjs-sandbox.js").then(({ createQuickJsSandbox }) => createQuickJsSandbox());
+      sandbox ??= import("../adapters/out/sandbox/quickjs-sandbox.js").then(({ createQuickJsSandbox }) => createQuickJsSandbox());
       return sandbox;
     },
     codingTools: createCodingTools,
     async capabilityServer(spec, options) {
-      const { createCapabilityMcpServer } = await import("../adapters/mcp/capability-server.js");
+      const { createCapabilityMcpServer } = await import("../adapters/in/mcp/capability-server.js");
       return createCapabilityMcpServer(spec, options);
     },
     hostBridge: createHttpHostBridge,

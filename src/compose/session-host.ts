@@ -2,9 +2,9 @@
  * The library's session-host functions (HOST-1 … HOST-6): the application's, with the entry's
  * runtime unless the host passes its own `runtime` (ARCH-1).
  */
-import { cancelAgentConversation as cancelWith, controlAgentSession as controlWith, type AgentSessionStoredCommand, type CancelAgentConversationOptions, type ControlAgentSessionOptions } from "../session-host/control.js";
-import { createAgentSessionHost as openWith } from "../session-host/create-agent-session-host.js";
-import type { AgentSessionCommandResult, AgentSessionHost, AgentSessionHostOptions } from "../session-host/types.js";
+import { cancelAgentConversation as cancelWith, controlAgentSession as controlWith, type AgentSessionStoredCommand, type CancelAgentConversationOptions, type ControlAgentSessionOptions } from "../app/session-host/control.js";
+import { createAgentSessionHost as openWith } from "../app/session-host/create-agent-session-host.js";
+import type { AgentSessionCommandResult, AgentSessionHost, AgentSessionHostOptions } from "../app/session-host/types.js";
 import type { AgentSessionCommand } from "../domain/session-host/commands.js";
 import { defaultRuntime } from "./runtime.js";
 

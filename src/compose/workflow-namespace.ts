@@ -2,7 +2,7 @@ import { runStreamNode } from "../domain/stream-node.js";
 import { createOutputItemChunk, createOutputStreamAccumulator } from "../domain/output-stream.js";
 import { createToolApprovalGate } from "../domain/approval-gate.js";
 import { createNodeContext } from "./node-context.js";
-import { createAgentNode } from "../agent/create-agent-node.js";
+import { createAgentNode } from "../app/agent-node/create-agent-node.js";
 import { defineWorkflow } from "../domain/workflow/workflow-definition.js";
 import {
   createProjectCapabilityServer,
@@ -10,7 +10,7 @@ import {
   isProjectCapabilityAvailable,
   listProjectCapabilityToolIds,
   runProjectCapabilityAction,
-} from "../capabilities/project-capabilities.js";
+} from "../app/capabilities/project-capabilities.js";
 
 /**
  * The workflow-facing functions in one namespace (WF-0): `workflow.runStreamNode(...)` and so

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { createAgentNode } from "../../src/agent/create-agent-node.js";
+import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import { harness, kinds, ofKind, runNode } from "./helpers.js";
 
 // A loopback Chat Completions endpoint: scripted SSE by request number; the first request is a 429.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
-import { createMemorySessionStore } from "../../src/adapters/memory/memory-session-store.js";
-import { COMPACTION_PROMPT } from "../../src/agent/compaction-step.js";
-import { createAgentNode } from "../../src/agent/create-agent-node.js";
+import { createMemorySessionStore } from "../../src/adapters/out/memory/memory-session-store.js";
+import { COMPACTION_PROMPT } from "../../src/app/agent/compaction-step.js";
+import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import type { ModelRequest } from "../../src/ports/model-provider.js";
 import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
 import { harness, kinds, runNode } from "./helpers.js";

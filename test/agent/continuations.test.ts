@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "@jest/globals";
-import { createAgentNode } from "../../src/agent/create-agent-node.js";
+import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import { conversationBody } from "../../src/domain/agent/output-projector.js";
 import type { OutputItem } from "../../src/domain/output-items.js";
 import type { ModelRequest } from "../../src/ports/model-provider.js";

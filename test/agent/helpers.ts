@@ -1,8 +1,8 @@
-import { MemoryStorage } from "../../src/adapters/memory/memory-storage.js";
-import { createMemoryToolPermissions, type MemoryToolPermissions } from "../../src/adapters/memory/memory-tool-permissions.js";
-import { createMemoryUserInput, type MemoryUserInput } from "../../src/adapters/memory/memory-user-input.js";
-import { createAgentNode, type AgentNodeOptions } from "../../src/agent/create-agent-node.js";
-import type { AgentInput, AgentOutputPayload } from "../../src/agent/types.js";
+import { MemoryStorage } from "../../src/adapters/out/memory/memory-storage.js";
+import { createMemoryToolPermissions, type MemoryToolPermissions } from "../../src/adapters/out/memory/memory-tool-permissions.js";
+import { createMemoryUserInput, type MemoryUserInput } from "../../src/adapters/out/memory/memory-user-input.js";
+import { createAgentNode, type AgentNodeOptions } from "../../src/app/agent-node/create-agent-node.js";
+import type { AgentInput, AgentOutputPayload } from "../../src/app/agent/types.js";
 import type { NodeContext, ToolPermissionDefinition } from "../../src/domain/node-context.js";
 import type { OutputItem, OutputItemStreamChunk } from "../../src/domain/output-items.js";
 import { createOutputStreamAccumulator } from "../../src/domain/output-stream.js";

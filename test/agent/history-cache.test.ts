@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
-import { createMemorySessionStore } from "../../src/adapters/memory/memory-session-store.js";
-import { createSessionMessagesCache, readSessionMessages, rememberAppended } from "../../src/agent/history-cache.js";
+import { createMemorySessionStore } from "../../src/adapters/out/memory/memory-session-store.js";
+import { createSessionMessagesCache, readSessionMessages, rememberAppended } from "../../src/app/agent/history-cache.js";
 import type { SessionEventInput, SessionStore } from "../../src/ports/session-store.js";
 
 const address = { projectId: "p", sessionKey: "agent" };

@@ -1,13 +1,13 @@
 import { existsSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "@jest/globals";
-import { createMemoryToolPermissions } from "../../src/adapters/memory/memory-tool-permissions.js";
-import { createSqliteStorage } from "../../src/adapters/sqlite/store/sqlite-storage.js";
-import { createAgentNode } from "../../src/agent/create-agent-node.js";
-import { readExecutionHistory } from "../../src/agent/execution-history.js";
+import { createMemoryToolPermissions } from "../../src/adapters/out/memory/memory-tool-permissions.js";
+import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
+import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
+import { readExecutionHistory } from "../../src/app/agent/execution-history.js";
 import { runStreamNode } from "../../src/domain/stream-node.js";
 import type { SessionStore } from "../../src/ports/session-store.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
-import { runProjectCapabilityAction } from "../../src/capabilities/project-capabilities.js";
+import { runProjectCapabilityAction } from "../../src/app/capabilities/project-capabilities.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 import { harness, runNode } from "./helpers.js";
@@ -40,7 +40,7 @@ describe("node execution history (AG-3 historyLimit, issue 6 item 9)", () => {
     expect((await node.history(h.context("x", { conversationId: "c1" }))).map((e) => e.status)).toEqual(["waiting"]);
     // Asked again while still undecided: the same stop, not a second one.
     await runStreamNode(node, { prompt: "write a.txt" }, h.context("run-1", { conversationId: "c1" })).catch((e) => e);
-    const { openSessionForReading } = await import("../../src/agent/session-resolver.js");
+    const { openSessionForReading } = await import("../../src/app/agent/session-resolver.js");
     const session = (await openSessionForReading({}, h.context("x", { conversationId: "c1" })))!;
     expect((await session.store.readAfter(0, { types: ["run_stopped"] })).map((e) => e.payload)).toEqual([{ status: "waiting", toolCallCount: 1, requestId: paused.requestId }]);
     h.permissions.resolve(paused.requestId, { outcome: "approved" });
@@ -112,7 +112,7 @@ describe("node execution history (AG-3 historyLimit, issue 6 item 9)", () => {
     let returned = 0;
     const node = createAgentNode({ models: answering(), workdir: h.workdir, historyLimit: 2 });
     for (let i = 1; i <= 30; i++) await runStreamNode(node, { prompt: `q${i}` }, h.context(`run-${i}`, { conversationId: "c1" }));
-    const { openSessionForReading } = await import("../../src/agent/session-resolver.js");
+    const { openSessionForReading } = await import("../../src/app/agent/session-resolver.js");
     const opened = (await openSessionForReading({}, h.context("x", { conversationId: "c1" })))!;
     const counting: SessionStore = { ...opened.store, address: opened.store.address, readAfter: async (seq, options) => {
       const events = await opened.store.readAfter(seq, options);

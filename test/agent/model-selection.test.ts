@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { createAgentNode } from "../../src/agent/create-agent-node.js";
+import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import { readAgentModels, selectAgentModel, type AgentConfigurationSnapshot } from "../../src/domain/agent/model-selection.js";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import type { JsonValue } from "../../src/domain/json.js";

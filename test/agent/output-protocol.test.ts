@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import { agentAnswerItemId, agentRingItemId } from "../../src/domain/agent/ids.js";
 import type { ModelProvider, ModelStreamEvent } from "../../src/ports/model-provider.js";
-import { createAgentNode } from "../../src/agent/create-agent-node.js";
+import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import { conversationBody } from "../../src/domain/agent/output-projector.js";
 import { harness, kinds, offlineNode, ofKind, runNode } from "./helpers.js";
 

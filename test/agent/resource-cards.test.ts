@@ -1,12 +1,12 @@
 import { describe, expect, it } from "@jest/globals";
 import { Type } from "@sinclair/typebox";
-import { createAgentNode } from "../../src/agent/create-agent-node.js";
+import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import { SteamharnessError } from "../../src/domain/errors.js";
 import { runStreamNode } from "../../src/domain/stream-node.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
 import { harness, offlineNode, ofKind, runNode } from "./helpers.js";
-import { createProjectCapabilityTools } from "../../src/capabilities/project-capabilities.js";
+import { createProjectCapabilityTools } from "../../src/app/capabilities/project-capabilities.js";
 
 const card = { kind: "knowledge", operation: "read", title: "Roadmap", target: { source: "server", projectId: "docs-project", documentId: "roadmap" } };
 

@@ -1,4 +1,4 @@
-import { restoreKey } from "../../src/agent/model-resolver.js";
+import { restoreKey } from "../../src/app/agent/model-resolver.js";
 import type { AgentModelSelection } from "../../src/domain/agent/model-selection.js";
 
 describe("API keys of a resumed run (AG-4, CFG-2)", () => {

@@ -6,7 +6,7 @@ import { decodeOffsetCursor, encodeOffsetCursor, readRange } from "../../src/dom
 import { capabilitySpecOf } from "../../src/domain/capabilities/registry.js";
 import { StringEnum, capabilityParameters } from "../../src/domain/capabilities/schema.js";
 import { assertMaxCodePoints, codePointLength } from "../../src/domain/capabilities/text-limits.js";
-import { listProjectCapabilityToolIds } from "../../src/capabilities/project-capabilities.js";
+import { listProjectCapabilityToolIds } from "../../src/app/capabilities/project-capabilities.js";
 import type { Page } from "../../src/ports/page.js";
 
 describe("capability domain helpers", () => {

@@ -7,8 +7,8 @@ import {
   isProjectCapabilityAvailable,
   listProjectCapabilityToolIds,
   runProjectCapabilityAction,
-} from "../../src/capabilities/project-capabilities.js";
-import { createHttpHostBridge } from "../../src/adapters/host-bridge/http-host-bridge.js";
+} from "../../src/app/capabilities/project-capabilities.js";
+import { createHttpHostBridge } from "../../src/adapters/out/host-bridge-client/http-host-bridge.js";
 import { connectInProcess, fixture, mcpCall, nativeError } from "./support.js";
 
 interface Recorded {

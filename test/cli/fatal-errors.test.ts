@@ -63,7 +63,7 @@ beforeAll(async () => {
   badPolicy = await writeProject(join(tmp, "bad-policy"), {
     "package.json": JSON.stringify({ name: "bad-policy", type: "module", id: "5d1f0b7e-3a2c-4e8d-9f10-2b3c4d5e6f70", projectType: "conversation", main: "conversation.ts" }),
     "conversation.ts": [
-      `import { defineAgentConversationExecutor } from ${JSON.stringify(join(REPO, "src/conversation/define-executor.js"))};`,
+      `import { defineAgentConversationExecutor } from ${JSON.stringify(join(REPO, "src/app/conversation/define-executor.js"))};`,
       `import { createOfflineModel } from ${JSON.stringify(join(REPO, "src/testing/offline-model.js"))};`,
       `export default defineAgentConversationExecutor({ name: "bad-policy", systemPrompt: "x", models: createOfflineModel({ steps: () => ({ text: "hi" }) }),`,
       `  permissionPolicy: "sometimes" as never, executor: { tools: [], conversation: { recovery: { enabled: false }, durable: { enabled: false } } } });`,

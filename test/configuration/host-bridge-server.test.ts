@@ -5,16 +5,16 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { startHostBridgeServer, type HostBridgeServer } from "../../src/adapters/host-bridge-server/host-bridge-server.js";
-import { resolveConfigurationCard } from "../../src/adapters/host-bridge-server/configuration-card.js";
-import { MemoryStorage } from "../../src/adapters/memory/memory-storage.js";
-import { createSqliteProjectConfigurationStore } from "../../src/adapters/sqlite/configuration/sqlite-project-configuration-store.js";
+import { startHostBridgeServer, type HostBridgeServer } from "../../src/adapters/in/host-bridge-server/host-bridge-server.js";
+import { resolveConfigurationCard } from "../../src/adapters/in/host-bridge-server/configuration-card.js";
+import { MemoryStorage } from "../../src/adapters/out/memory/memory-storage.js";
+import { createSqliteProjectConfigurationStore } from "../../src/adapters/out/sqlite/configuration/sqlite-project-configuration-store.js";
 import {
   createProjectCapabilityServer,
   createProjectCapabilityTools,
   isProjectCapabilityAvailable,
   runProjectCapabilityAction,
-} from "../../src/capabilities/project-capabilities.js";
+} from "../../src/app/capabilities/project-capabilities.js";
 import type { ProjectConfigurationStore } from "../../src/ports/project-configuration-store.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import { Type } from "@sinclair/typebox";
-import { describeCallableTools } from "../../src/agent/extensions/code-mode.js";
+import { describeCallableTools } from "../../src/app/agent/extensions/code-mode.js";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import { harness, offlineNode, runNode, type Harness } from "../agent/helpers.js";

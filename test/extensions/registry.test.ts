@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import { Type } from "@sinclair/typebox";
-import type { AgentSessionHooks } from "../../src/agent/extensions/types.js";
+import type { AgentSessionHooks } from "../../src/app/agent/extensions/types.js";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import { createAgentSessionHost } from "../../src/compose/session-host.js";

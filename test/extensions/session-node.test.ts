@@ -2,7 +2,7 @@ import { describe, expect, it } from "@jest/globals";
 import { Type } from "@sinclair/typebox";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import { isSteamharnessError } from "../../src/domain/errors.js";
-import { liveHost } from "../../src/session-host/registry.js";
+import { liveHost } from "../../src/app/session-host/registry.js";
 import { createAgentSessionHost } from "../../src/compose/session-host.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
 import { harness, offlineNode, runNode } from "../agent/helpers.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
-import { MemoryStorage } from "../../src/adapters/memory/memory-storage.js";
-import { createSqliteStorage } from "../../src/adapters/sqlite/store/sqlite-storage.js";
-import { createAgent } from "../../src/agent/create-agent.js";
+import { MemoryStorage } from "../../src/adapters/out/memory/memory-storage.js";
+import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
+import { createAgent } from "../../src/app/agent/create-agent.js";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import { createAgentSessionHost } from "../../src/compose/session-host.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";

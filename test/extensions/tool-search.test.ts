@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import type { AgentToolCatalog } from "../../src/agent/extensions/types.js";
+import type { AgentToolCatalog } from "../../src/app/agent/extensions/types.js";
 import { buildToolIndex, toolTerms } from "../../src/domain/agent/tool-index.js";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import { harness, offlineNode, runNode } from "../agent/helpers.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import { randomUUID } from "node:crypto";
-import { createConversationSessions } from "../../src/adapters/gateway/gateway-sessions.js";
+import { createConversationSessions } from "../../src/adapters/in/gateway/gateway-sessions.js";
 import { runSessionBackendContract } from "../../src/testing/session-backend.contract.js";
 import { runSessionStoreContract } from "../../src/testing/session-store.contract.js";
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "@jest/globals";
-import type { MemoryToolPermissions } from "../../src/adapters/memory/memory-tool-permissions.js";
-import { createSqliteStorage } from "../../src/adapters/sqlite/store/sqlite-storage.js";
-import { createProjectCapabilityTools } from "../../src/capabilities/project-capabilities.js";
+import type { MemoryToolPermissions } from "../../src/adapters/out/memory/memory-tool-permissions.js";
+import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
+import { createProjectCapabilityTools } from "../../src/app/capabilities/project-capabilities.js";
 import { createToolApprovalGate } from "../../src/domain/approval-gate.js";
 import type { NodeContext } from "../../src/domain/node-context.js";
 import { createAgentSessionHost } from "../../src/compose/session-host.js";
-import type { AgentSessionHostOptions } from "../../src/session-host/types.js";
+import type { AgentSessionHostOptions } from "../../src/app/session-host/types.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
 import { conversation, tempDir } from "./helpers.js";
 

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "@jest/globals";
-import { COMPACTION_PROMPT } from "../../src/agent/compaction-step.js";
+import { COMPACTION_PROMPT } from "../../src/app/agent/compaction-step.js";
 import { controlAgentSession, createAgentSessionHost } from "../../src/agent.js";
 import type { ModelRequest } from "../../src/ports/model-provider.js";
 import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
@@ -68,7 +68,7 @@ describe("SES-11 compact through controlAgentSession", () => {
     } finally {
       await host.close();
     }
-    const { createSqliteStorage } = await import("../../src/adapters/sqlite/store/sqlite-storage.js");
+    const { createSqliteStorage } = await import("../../src/adapters/out/sqlite/store/sqlite-storage.js");
     const storage = createSqliteStorage({ directory: path.join(dir, "data"), agentStoreDir: dir });
     try {
       const store = (await storage.sessions!.openUnleased({ address: { projectId: "p1", conversationId: conv, sessionKey: "agent" }, create: false }))!;

@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createSqliteSessionStore } from "../../src/adapters/sqlite/sessions/sqlite-session-store.js";
+import { createSqliteSessionStore } from "../../src/adapters/out/sqlite/sessions/sqlite-session-store.js";
 
 const root = mkdtempSync(join(tmpdir(), "sh-session-crash-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

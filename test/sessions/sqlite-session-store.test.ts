@@ -6,12 +6,12 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import type { SessionEventInput } from "../../src/ports/session-store.js";
-import { conversationSessionsDirectory, resolveSessionDatabasePath } from "../../src/adapters/sqlite/sessions/session-database-path.js";
-import { findSessionMigrationsFolder } from "../../src/adapters/sqlite/sessions/session-migrations.js";
-import { eventsAfterQuery, headQuery, prepareSessionStatements } from "../../src/adapters/sqlite/sessions/session-statements.js";
+import { conversationSessionsDirectory, resolveSessionDatabasePath } from "../../src/adapters/out/sqlite/sessions/session-database-path.js";
+import { findSessionMigrationsFolder } from "../../src/adapters/out/sqlite/sessions/session-migrations.js";
+import { eventsAfterQuery, headQuery, prepareSessionStatements } from "../../src/adapters/out/sqlite/sessions/session-statements.js";
 import type { SQL } from "drizzle-orm";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
-import { createSqliteSessionStore } from "../../src/adapters/sqlite/sessions/sqlite-session-store.js";
+import { createSqliteSessionStore } from "../../src/adapters/out/sqlite/sessions/sqlite-session-store.js";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { runSessionStoreContract } from "../../src/testing/session-store.contract.js";
 

@@ -1,11 +1,11 @@
 // Sessions for the viewer tests and the benchmark, produced by the real agent with the offline
 // model on a real SQLite storage: tools with resource cards, a retry, a plan and its approval,
 // a present_card command, and pauses answered through the stored-decision ports.
-import { createSqliteStorage, type SqliteStorage } from "../../src/adapters/sqlite/store/sqlite-storage.js";
-import { createStoredDecisions, type StoredDecisions } from "../../src/adapters/viewer/stored-decisions.js";
-import { createAgentNode } from "../../src/agent/create-agent-node.js";
-import type { AgentInput } from "../../src/agent/types.js";
-import { createProjectCapabilityTools } from "../../src/capabilities/project-capabilities.js";
+import { createSqliteStorage, type SqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
+import { createStoredDecisions, type StoredDecisions } from "../../src/adapters/in/viewer/stored-decisions.js";
+import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
+import type { AgentInput } from "../../src/app/agent/types.js";
+import { createProjectCapabilityTools } from "../../src/app/capabilities/project-capabilities.js";
 import type { SessionEventInput } from "../../src/domain/agent/session-events.js";
 import { runStreamNode } from "../../src/domain/stream-node.js";
 import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";

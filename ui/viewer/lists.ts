@@ -3,7 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import htm from "htm";
 import { getJson, hrefWithToken, openStream } from "./api.js";
 import { formatCounts, formatTime, StatusBadge } from "./parts.js";
-import type { ViewerRunSummary } from "../../src/adapters/viewer/run-index.js";
+import type { ViewerRunSummary } from "../../src/adapters/in/viewer/run-index.js";
 
 const html = htm.bind(h);
 

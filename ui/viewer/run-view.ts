@@ -5,8 +5,8 @@ import htm from "htm";
 import { getJson, hrefWithToken, openStream, postJson } from "./api.js";
 import { formatCounts, Gauge, Json, StatusBadge } from "./parts.js";
 import { Card, type CardLike } from "../shared/card.js";
-import { createRunReplay, type ViewerPendingRequest, type ViewerRunView } from "../../src/adapters/viewer/run-replay.js";
-import type { ViewerRunSummary } from "../../src/adapters/viewer/run-index.js";
+import { createRunReplay, type ViewerPendingRequest, type ViewerRunView } from "../../src/adapters/in/viewer/run-replay.js";
+import type { ViewerRunSummary } from "../../src/adapters/in/viewer/run-index.js";
 import type { SessionEvent } from "../../src/domain/agent/session-events.js";
 import type { OutputItem } from "../../src/domain/output-items.js";
 

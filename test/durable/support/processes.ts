@@ -45,7 +45,7 @@ export function childBundle(): Promise<string> {
     // bundle, as the build has dist/sandbox-worker.js next to its bundles (SEC-3).
     // Written whole and renamed: other test workers may start children from the same folder.
     const worker = await esbuild.build({
-      entryPoints: [join(REPO_ROOT, "src/adapters/quickjs/sandbox-worker.ts")],
+      entryPoints: [join(REPO_ROOT, "src/adapters/out/sandbox/sandbox-worker.ts")],
       bundle: true,
       platform: "node",
       format: "esm",

@@ -1,0 +1,222 @@
+/**
+ * `steamharness chat` (CONV-2): runs a conversation project in the terminal. Each line typed is
+ * one turn of the project's agent; output streams through the chat renderer; tool approvals,
+ * plan decisions and `ask_user` questions are answered at the prompt; Ctrl-C cancels the running
+ * turn (and at the prompt, ends the chat). The conversation's history always lives in SQLite in the
+ * project, `<project>/.workflow/agents` (SES-1, SES-10), so `--conversation <id>` continues it
+ * after a restart. With `conversation.recovery.enabled` a
+ * turn interrupted by a crash or kill is run again on reopening, under its original run id, so
+ * committed work is replayed, not redone (SES-3).
+ */
+import { randomUUID } from "node:crypto";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Readable, Writable } from "node:stream";
+import { createAgentNode } from "../../../app/agent-node/create-agent-node.js";
+import type { AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
+import { loadAgentConversationProject } from "../../../app/conversation/conversation-project.js";
+import { createAgentConfigurationLoader } from "../../../domain/configuration/run-snapshot.js";
+import { isSteamharnessError } from "../../../domain/errors.js";
+import type { Storage } from "../../../ports/storage.js";
+import { createNodeContext } from "../../../compose/node-context.js";
+import { createSqliteProjectConfigurationStore } from "../../../compose/sqlite.js";
+import { createSqliteStorage } from "../../../compose/sqlite.js";
+import { agentStoreDirFor } from "../../../compose/sqlite.js";
+import { createSystemClock } from "../../../compose/local.js";
+import { startHostBridgeServer, type HostBridgeServer } from "../host-bridge-server/host-bridge-server.js";
+import { HOST_BRIDGE_TOKEN_ENV, HOST_BRIDGE_URL_ENV } from "../../../domain/capabilities/host-bridge.js";
+import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
+import { currentModelSource, describeChatModel } from "./chat-model.js";
+import { createChatRenderer } from "./chat-renderer.js";
+import { createLineReader } from "./line-reader.js";
+import { createTerminalPorts } from "./terminal-ports.js";
+
+/** Persistent-value name prefix of a chat's running turn (by conversation id). */
+const ACTIVE_TURN_PREFIX = "steamharness.chat.active-turn.";
+
+function isActiveTurn(value: unknown): value is { runId: string; prompt: string } {
+  return typeof value === "object" && value !== null && typeof (value as { runId?: unknown }).runId === "string" && typeof (value as { prompt?: unknown }).prompt === "string";
+}
+
+/** Options of {@link runChat}. */
+export interface ChatOptions {
+  projectDir: string;
+  /** Continue this conversation (default: a new one, whose id is printed). */
+  conversationId?: string;
+  /** Root of local data (default `~/.steamharness`). */
+  dataDir?: string;
+  /** Where the conversation's sessions are kept (default `<projectDir>/.workflow/agents`, SES-10). */
+  agentStoreDir?: string;
+  input?: Readable;
+  output?: Writable;
+  /** Environment for `apiKeyRef` resolution (default `process.env`). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Serve the local configuration store on a loopback host bridge for this chat, so the
+   * project's host-configuration capability (CAP-8) works (default true). Skipped when the
+   * bridge variables are already set by an enclosing host.
+   */
+  hostBridge?: boolean;
+}
+
+/**
+ * Runs the chat until the input ends, `/exit` is typed or Ctrl-C is pressed at the prompt.
+ * `/compact [instructions]` compacts the conversation (SES-11).
+ *
+ * @example
+ * await runChat({ projectDir: "./examples/assistant", conversationId: process.argv[2] });
+ */
+export async function runChat(options: ChatOptions): Promise<void> {
+  const input = options.input ?? process.stdin;
+  const output = options.output ?? process.stdout;
+  const out = { write: (text: string) => void output.write(text) };
+  const project = await loadAgentConversationProject(options.projectDir);
+  const dataDir = resolve(options.dataDir ?? join(homedir(), ".steamharness"));
+  const env = options.env ?? process.env;
+  const agentOptions: AgentNodeOptions = { ...project.executor.agent };
+  const resolveApiKey = (ref: string) => env[ref];
+  // Without models of its own the project's turns read STEAMHARNESS_AGENT_MODELS from the local store.
+  const fromStore = agentOptions.configuration === undefined && agentOptions.models === undefined;
+  // DX-8: everything opened from here on is closed on the way out, also when a step throws (a
+  // bridge left listening kept a chat with a bad project alive after its error line).
+  const opened: Array<() => Promise<void> | void> = [];
+  const closeAll = async () => {
+    for (const close of opened.splice(0).reverse()) await close();
+  };
+  let session: ChatParts;
+  try {
+    // SES-10: a chat is a conversation, and a conversation's history is durable and project-local
+    // (`.workflow/agents`) whatever the project declares; `durable.enabled` only gates recovery.
+    // KV, knowledge and files live under the data dir, shared with the other local hosts.
+    const storage: Storage = createSqliteStorage({ directory: join(dataDir, "projects", project.manifest.id), agentStoreDir: agentStoreDirFor(options.projectDir, options.agentStoreDir) });
+    opened.push(() => storage.close());
+    const configurations = createSqliteProjectConfigurationStore({ dataDir });
+    opened.push(() => configurations.close?.());
+    if (fromStore) agentOptions.configuration = createAgentConfigurationLoader({ store: configurations, clock: createSystemClock(), resolveApiKey });
+    // The node checks the project's agent options (permission policy, models) before anything listens.
+    const node = createAgentNode(agentOptions);
+    const modelLine = fromStore
+      ? await currentModelSource(configurations, project.manifest.id, createSystemClock(), resolveApiKey).then(
+          (source) => describeChatModel(project.executor.agent, source, options.projectDir),
+          (error: unknown) => `model: unknown — the configuration store could not be read: ${(error as Error)?.message ?? String(error)}`,
+        )
+      : describeChatModel(project.executor.agent, {}, options.projectDir);
+    const bridge = await startChatBridge(options.hostBridge ?? true, configurations, project.manifest.id);
+    if (bridge) opened.push(() => bridge.close());
+    session = { storage, node, modelLine };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+  const { storage, node, modelLine } = session;
+  const conversationId = options.conversationId ?? randomUUID();
+  const reader = createLineReader(input, output);
+  let turn: AbortController | null = null;
+  let closed = false;
+  // Ctrl-C cancels the running turn; at the prompt it ends the chat.
+  reader.onInterrupt(() => {
+    if (turn) return turn.abort();
+    closed = true;
+    reader.close();
+  });
+  const ask = (question: string) => reader.ask(question, turn?.signal);
+  const ports = createTerminalPorts(ask, out);
+  const renderer = createChatRenderer(out);
+  out.write(`steamharness chat — ${project.manifest.name ?? project.manifest.id}\n${modelLine}\nconversation ${conversationId} (resume with --conversation ${conversationId})\n`);
+  const recovery = project.executor.executor.conversation.recovery.enabled;
+  const journal = `${ACTIVE_TURN_PREFIX}${conversationId}`;
+  const runTurn = async (prompt: string, runId: string) => {
+    turn = new AbortController();
+    // The turn is journalled while it runs, so a chat killed mid-turn can recover it (recovery.enabled).
+    if (recovery) await storage.values.set(project.manifest.id, journal, { runId, prompt });
+    const context = createNodeContext({
+      projectId: project.manifest.id,
+      conversationId,
+      storage,
+      runId,
+      toolPermissions: ports.toolPermissions,
+      userInput: ports.userInput,
+      tools: [...project.executor.executor.tools],
+      signal: turn.signal,
+    });
+    try {
+      for await (const chunk of node.stream({ prompt }, context)) renderer.push(chunk);
+    } catch (error) {
+      if (turn.signal.aborted || isSteamharnessError(error, "cancelled")) out.write("\n⊘ turn cancelled\n");
+      else if (isSteamharnessError(error, "user_input_required")) out.write(`\n… waiting for input (${error.message})\n`);
+      else if (!isSteamharnessError(error)) out.write(`\n✗ ${(error as Error)?.message ?? String(error)}\n`);
+    } finally {
+      turn = null;
+      renderer.endTurn();
+      // Finished, failed or cancelled: a persisted end is never retried.
+      if (recovery) await storage.values.delete(project.manifest.id, journal);
+    }
+  };
+  // SES-11 `/compact [instructions]`: the session's model summarises the whole conversation.
+  const compact = async (instructions: string) => {
+    const runId = `compact-${randomUUID()}`;
+    const context = createNodeContext({ projectId: project.manifest.id, conversationId, storage, runId, toolPermissions: ports.toolPermissions, userInput: ports.userInput, tools: [...project.executor.executor.tools], signal: new AbortController().signal });
+    try {
+      const result = await node.compact({ runId, keepLast: 0, ...(instructions ? { instructions } : {}) }, context);
+      for (const chunk of result.chunks) renderer.push(chunk);
+      if (!result.compacted) out.write("⋯ nothing to compact yet\n");
+    } catch (error) {
+      out.write(`✗ compaction failed: ${(error as Error)?.message ?? String(error)}\n`);
+    } finally {
+      renderer.endTurn();
+    }
+  };
+  try {
+    const interrupted = recovery ? await storage.values.get(project.manifest.id, journal) : null;
+    if (isActiveTurn(interrupted)) {
+      out.write(`↺ recovering the interrupted turn: ${interrupted.prompt}\n`);
+      await runTurn(interrupted.prompt, interrupted.runId);
+    }
+    while (!closed) {
+      let line: string;
+      try {
+        line = (await reader.ask("you> ")).trim();
+      } catch {
+        break;
+      }
+      if (line === "/exit" || line === "/quit") break;
+      if (line === "") continue;
+      if (line === "/compact" || line.startsWith("/compact ")) {
+        await compact(line.slice("/compact".length).trim());
+        continue;
+      }
+      await runTurn(line, randomUUID());
+    }
+  } finally {
+    reader.close();
+    out.write("\n");
+    await closeAll();
+  }
+}
+
+/** What a chat opens before its first prompt. */
+interface ChatParts {
+  storage: Storage;
+  node: ReturnType<typeof createAgentNode>;
+  modelLine: string;
+}
+
+/**
+ * Starts the chat's host bridge and publishes it to this process's environment, where the
+ * capability tools look for it; the token stays in this process. `null` when disabled or when an
+ * enclosing host already provides a bridge.
+ */
+async function startChatBridge(enabled: boolean, store: ProjectConfigurationStore, projectId: string): Promise<{ close(): Promise<void> } | null> {
+  if (!enabled || process.env[HOST_BRIDGE_URL_ENV] || process.env[HOST_BRIDGE_TOKEN_ENV]) return null;
+  const bridge: HostBridgeServer = await startHostBridgeServer({ store, defaultProjectId: projectId });
+  Object.assign(process.env, bridge.env);
+  return {
+    async close() {
+      if (process.env[HOST_BRIDGE_URL_ENV] === bridge.url) {
+        delete process.env[HOST_BRIDGE_URL_ENV];
+        delete process.env[HOST_BRIDGE_TOKEN_ENV];
+      }
+      await bridge.close();
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { Option, type Command } from "commander";
+import { SteamharnessError } from "../../../domain/errors.js";
+import { addDataDirOptions, dataDirsFrom, formatReport, redactReport, type DataDirFlags } from "./commands.js";
+import { exitCodeOfStatus } from "../exits/exit-codes.js";
+import { timeoutMs } from "./option-parsers.js";
+import { answerHint, keepPausedRun, pausedRunsOf } from "./paused-runs.js";
+
+// DX-10: `steamharness answer <workflow-dir> <run-id> <request-id> --approve | --deny | --value`
+// answers a run that `run` left waiting (exit code 3) and runs it again on its run id.
+
+interface AnswerFlags extends DataDirFlags {
+  approve?: boolean;
+  deny?: string | boolean;
+  value?: string;
+  json?: boolean;
+  timeout?: number;
+}
+
+/**
+ * Registers `steamharness answer <workflow-dir> <run-id> <request-id>`.
+ *
+ * @example
+ * registerAnswerCommand(program);
+ */
+export function registerAnswerCommand(program: Command): void {
+  const command = program
+    .command("answer")
+    .description("answer a run that `steamharness run` left waiting (exit code 3) and run it again on its run id")
+    .argument("<workflow-dir>", "workflow project folder")
+    .argument("<run-id>", "the run id `run` printed")
+    .argument("<request-id>", "the request id it waits for")
+    .option("--approve", "approve the pending approval")
+    .option("--deny [reason]", "deny the pending approval")
+    .option("--value <json>", "the input form's values as a JSON object, e.g. '{\"answer\":\"blue\"}'")
+    .option("--json", "print the run report as JSON (as run --json)")
+    .addOption(new Option("--timeout <ms>", "kill the run after this many milliseconds (a whole number ≥ 1)").argParser(timeoutMs))
+    .addHelpText("after", ["", "Example:", "  steamharness run ./project ask              # exit code 3: prints the run id and request id", "  steamharness answer ./project 20260828-… input-1 --value '{\"answer\":\"blue\"}'"].join("\n"));
+  addDataDirOptions(command).action(async (dir: string, runId: string, requestId: string, flags: AnswerFlags) => {
+    const [{ createWorkflowHost }, { createTerminalHandlers }, { answeringHandlers, parseAnswer }] = await Promise.all([
+      import("../project-runner/workflow-host.js"),
+      import("./terminal-handlers.js"),
+      import("./paused-runs.js"),
+    ]);
+    const host = await createWorkflowHost({ projectDir: dir, dirs: dataDirsFrom(flags), relatedProjects: flags.relatedProject ?? [], ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }) });
+    try {
+      const paused = await pausedRunsOf(host);
+      const run = await paused.get(runId).finally(() => paused.close());
+      if (!run) throw new SteamharnessError("not_found", `no paused run ${runId} in this project (a run that \`steamharness run\` left waiting, exit code 3, not answered since)`, { field: "run-id" });
+      if (run.pending.requestId !== requestId) throw new SteamharnessError("input_validation", `run ${runId} waits for ${run.pending.kind} ${run.pending.requestId}, not ${requestId}`, { field: "request-id" });
+      const answers = { ...run.answers, [requestId]: parseAnswer(flags, run.pending) };
+      const entrypoint = await host.entrypoint(run.entrypointId);
+      const prepared = await host.prepare(entrypoint, run.args);
+      const terminal = createTerminalHandlers(process.stdin.isTTY === true && process.stderr.isTTY === true);
+      const used = { ...run, answers };
+      const report = redactReport(await host.run(entrypoint, prepared, answeringHandlers(used, terminal), { runId }).finally(() => terminal.close()), host.secrets);
+      // An answer that did not fit the form: the run stays paused as it was, to be answered again.
+      if (report.status === "failed" && report.error?.code === "input_validation") throw new SteamharnessError("input_validation", report.error.message, { field: "--value" });
+      await keepPausedRun(host, report, { entrypointId: run.entrypointId, args: run.args, answers: used.answers });
+      process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+      if (report.status === "waiting_for_input" && report.pending) process.stderr.write(answerHint(dir, report));
+      process.exitCode = exitCodeOfStatus(report.status);
+    } finally {
+      await host.close();
+    }
+  });
+}

@@ -1,0 +1,272 @@
+import { Option, type Command } from "commander";
+import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.js";
+import { redactSecrets } from "../../../domain/redaction.js";
+import type { JsonValue } from "../../../domain/json.js";
+import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
+import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
+import type { DataDirOptions } from "../project-runner/host-options.js";
+import type { WorkflowHost } from "../project-runner/workflow-host.js";
+import { exitCodeOfError, exitCodeOfStatus } from "../exits/exit-codes.js";
+import { timeoutMs } from "./option-parsers.js";
+
+// The subcommands of `steamharness`. Their implementations load lazily (dynamic imports in the
+// actions), so `--help`, `--version` and the MCP handshake do not pay for TypeBox or the host.
+
+/** Commander's parsed values of the data-dir options. */
+export interface DataDirFlags extends DataDirOptions {
+  relatedProject?: string[];
+  allowFileRoot?: string[];
+}
+
+/**
+ * Adds the MCP-2 data-dir options (absolute paths, checked when the host opens), the
+ * repeatable `--related-project alias=dir` and the repeatable `--allow-file-root <dir>` (SEC-5)
+ * to a command.
+ *
+ * @example
+ * addDataDirOptions(program.command("mcp").argument("<workflow-dir>"));
+ */
+export function addDataDirOptions(command: Command): Command {
+  return command
+    .addOption(new Option("--data-dir <dir>", "root of local workflow data (absolute; default ~/.steamharness)"))
+    .addOption(new Option("--file-store-dir <dir>", "managed-file store for imported file params (absolute; default <data-dir>/files)"))
+    .addOption(new Option("--kv-store-dir <dir>", "the project's local KV store (absolute; default <data-dir>/kv)"))
+    .addOption(new Option("--persistent-value-store-dir <dir>", "PersistentValue and local knowledge store (absolute; default <data-dir>/values)"))
+    .addOption(new Option("--file-create-store-dir <dir>", "files created by runs (absolute; default <data-dir>/created)"))
+    .addOption(new Option("--auth-dir <dir>", "where workflow-auth.json is saved (absolute; default <data-dir>)"))
+    .addOption(new Option("--agent-store-dir <dir>", "durable agent sessions (absolute; default <workflow-dir>/.workflow/agents)"))
+    .addOption(
+      new Option("--related-project <alias=dir>", "bind a confirmed related project (absolute dir; repeatable)").argParser(
+        (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+      ),
+    )
+    .addOption(
+      new Option(
+        "--allow-file-root <dir>",
+        "import file params only from below this directory (absolute, real path; repeatable). Default: the project dir and the working dir (not when that is / or your home dir or above). /proc, /sys, /dev are always refused",
+      ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
+    );
+}
+
+/**
+ * Picks the data-dir options out of commander's parsed options.
+ *
+ * @example
+ * const dirs = dataDirsFrom(command.opts());
+ */
+export function dataDirsFrom(flags: DataDirFlags): DataDirOptions {
+  const out: DataDirOptions = {};
+  for (const key of ["dataDir", "fileStoreDir", "kvStoreDir", "persistentValueStoreDir", "fileCreateStoreDir", "authDir", "agentStoreDir"] as const) {
+    if (flags[key] !== undefined) out[key] = flags[key];
+  }
+  return out;
+}
+
+/**
+ * The structure report as a person reads it: project id, then each entrypoint with its title,
+ * description and static params.
+ *
+ * @example
+ * process.stdout.write(formatStructure(report));
+ */
+export function formatStructure(report: StructureReport): string {
+  const lines = [`Workflow project ${report.projectId}${report.name ? ` (${report.name})` : ""}`, ""];
+  for (const entry of report.entrypoints) {
+    lines.push(`${entry.id} — ${entry.title}`);
+    if (entry.description) lines.push(`  ${entry.description}`);
+    for (const param of entry.params) {
+      const traits = [param.type, param.multiple ? "multiple" : "", param.required ? "required" : "", param.format ?? ""].filter(Boolean);
+      const options = param.options ? ` [${param.options.map((o) => (typeof o === "string" ? o : o.value)).join(", ")}]` : "";
+      const fallback = param.default !== undefined ? ` (default ${JSON.stringify(param.default)})` : "";
+      lines.push(`  - ${param.name}: ${traits.join(", ")}${options}${fallback}${param.description ? ` — ${param.description}` : ""}`);
+    }
+    lines.push("");
+  }
+  return `${lines.join("\n")}`;
+}
+
+/**
+ * `steamharness structure <dir> [--json]`: loads the project in a worker and prints its
+ * structure report.
+ *
+ * @example
+ * registerStructureCommand(program);
+ */
+export function registerStructureCommand(program: Command): void {
+  program
+    .command("structure")
+    .description("print the structure report of a workflow project (project id, entrypoints, static params)")
+    .argument("<workflow-dir>", "workflow project folder")
+    .option("--json", "print the report as JSON")
+    .action(async (dir: string, flags: { json?: boolean }) => {
+      const { createWorkflowHost } = await import("../project-runner/workflow-host.js");
+      const host = await createWorkflowHost({ projectDir: dir });
+      try {
+        const report = await host.structure();
+        process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatStructure(report));
+      } finally {
+        await host.close();
+      }
+    });
+}
+
+interface RunFlags extends DataDirFlags {
+  params?: string;
+  json?: boolean;
+  timeout?: number;
+}
+
+function parseParams(text: string | undefined): unknown {
+  if (text === undefined) return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new SteamharnessError("input_validation", `--params is not valid JSON: ${text.length > 80 ? `${text.slice(0, 80)}…` : text}`, { field: "--params" });
+  }
+}
+
+/** A run report as `run` prints it without `--json`: the output, or the status line and what the run waits for. */
+export function formatReport(report: WorkflowRunReport): string {
+  if (report.status === "success") return `${JSON.stringify(report.result.data.output, null, 2)}\n`;
+  const pending = report.pending ? `\npending ${report.pending.kind}: ${report.pending.message}\n  ${report.pending.fields.join("\n  ")}` : "";
+  return `run ${report.runId} ${report.status}: ${report.error?.message ?? ""}${pending}\n`;
+}
+
+/** What `run --json` prints when no run started: the arguments, the project or the entrypoint were refused. */
+export interface RunRejection {
+  runId: null;
+  projectId: string | null;
+  entrypointId: string;
+  status: "rejected";
+  error: { code: string; message: string; field?: string; problems?: string[] };
+}
+
+/**
+ * The `run --json` document of a command refused before any run started, so a script always
+ * reads one JSON object on stdout.
+ *
+ * @example
+ * runRejection(new SteamharnessError("not_found", "unknown entrypoint \"nope\""), "nope", null)
+ * // { runId: null, projectId: null, entrypointId: "nope", status: "rejected", error: { code: "not_found", message: "unknown entrypoint \"nope\"" } }
+ */
+export function runRejection(error: unknown, entrypointId: string, projectId: string | null): RunRejection {
+  const code = isSteamharnessError(error) ? error.code : "internal";
+  const out: RunRejection["error"] = { code, message: (error as Error)?.message ?? String(error) };
+  if (isSteamharnessError(error) && error.field !== undefined) out.field = error.field;
+  const problems = isSteamharnessError(error) ? error.data?.problems : undefined;
+  if (Array.isArray(problems)) out.problems = problems.map(String);
+  return { runId: null, projectId, entrypointId, status: "rejected", error: out };
+}
+
+/** The report with its error messages redacted (the output is the project's own data, kept as is). */
+export function redactReport(report: WorkflowRunReport, secrets: readonly string[]): WorkflowRunReport {
+  const data = { ...report.result.data, errMessage: redactSecrets(report.result.data.errMessage, secrets) };
+  return {
+    ...report,
+    result: { data },
+    ...(report.error ? { error: { ...report.error, message: redactSecrets(report.error.message, secrets) } } : {}),
+  };
+}
+
+/**
+ * `steamharness run <dir> <entrypoint> --params JSON [--json]`: validates the params against
+ * the entrypoint's schema, runs it in a worker and prints the run report
+ * `{ runId, status, result: { data: { errCode, errMessage, output } } }` (with `--json`) or the
+ * output. With `--json` stdout always holds one JSON document, also when nothing ran
+ * ({@link RunRejection}). Exit codes: EXIT_CODES (exit-codes.ts).
+ *
+ * @example
+ * registerRunCommand(program);
+ */
+export function registerRunCommand(program: Command): void {
+  const command = program
+    .command("run")
+    .description("run one entrypoint of a workflow project in an isolated worker")
+    .argument("<workflow-dir>", "workflow project folder")
+    .argument("<entrypoint>", "entrypoint id")
+    .option("--params <json>", "entrypoint params as a JSON object", "{}")
+    .option("--json", "print one JSON document on stdout: the run report, or { status: \"rejected\", error } when nothing ran")
+    .addOption(new Option("--timeout <ms>", "kill the run after this many milliseconds (a whole number ≥ 1)").argParser(timeoutMs));
+  addDataDirOptions(command).action(async (dir: string, entrypointId: string, flags: RunFlags) => {
+    let host: WorkflowHost | undefined;
+    try {
+      const args = parseParams(flags.params);
+      const { createWorkflowHost } = await import("../project-runner/workflow-host.js");
+      const { createTerminalHandlers } = await import("./terminal-handlers.js");
+      host = await createWorkflowHost({
+        projectDir: dir,
+        dirs: dataDirsFrom(flags),
+        relatedProjects: flags.relatedProject ?? [],
+        ...(flags.allowFileRoot ? { allowedFileRoots: flags.allowFileRoot } : {}),
+        ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
+      });
+      const entrypoint = await host.entrypoint(entrypointId);
+      const prepared = await host.prepare(entrypoint, args);
+      const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
+      const handlers = createTerminalHandlers(interactive);
+      const report = redactReport(await host.run(entrypoint, prepared, handlers).finally(() => handlers.close()), host.secrets);
+      process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+      if (report.status === "waiting_for_input" && report.pending) {
+        // DX-10: kept by its run id, so `steamharness answer` can answer it later.
+        const { answerHint, keepPausedRun } = await import("./paused-runs.js");
+        await keepPausedRun(host, report, { entrypointId, args: args as JsonValue });
+        process.stderr.write(answerHint(dir, report));
+      }
+      process.exitCode = exitCodeOfStatus(report.status);
+    } catch (error) {
+      if (!flags.json) throw error;
+      // Nothing ran: the one-line reason still goes to stderr for a person, the document to stdout.
+      const rejection = runRejection(error, entrypointId, host?.location.manifest.id ?? null);
+      process.stderr.write(`steamharness: ${rejection.error.message}\n`);
+      process.stdout.write(`${JSON.stringify(rejection, null, 2)}\n`);
+      process.exitCode = exitCodeOfError(error);
+    } finally {
+      await host?.close();
+    }
+  });
+}
+
+interface McpFlags extends DataDirFlags {
+  timeout?: number;
+  workers?: string;
+  freshWorker?: boolean;
+  maxRunsPerWorker?: string;
+}
+
+/**
+ * `steamharness mcp <workflow-dir> [options]`: serves the project's entrypoints as MCP tools
+ * over stdio (MCP-1 … MCP-9). The server module loads only when this command runs; `--workers`
+ * is checked before anything starts (a bad value is `input_validation`: exit code 2).
+ *
+ * @example
+ * registerMcpCommand(program);
+ */
+export function registerMcpCommand(program: Command): void {
+  const command = program
+    .command("mcp")
+    .description("serve a workflow project's entrypoints as MCP tools over stdio")
+    .argument("<workflow-dir>", "workflow project folder (package.json with a UUID id and projectType \"workflow\")")
+    .addOption(new Option("--timeout <ms>", "end a tool call's run after this many milliseconds (a whole number ≥ 1; isError, status timeout)").argParser(timeoutMs))
+    .option(
+      "--workers <n>",
+      "worker processes kept warm, and tool calls run at once (1-64, default 2); later calls queue. A worker whose call ended cleanly serves the next one; a cancelled, timed-out, crashed or throwing call retires its worker",
+    )
+    .option("--fresh-worker", "run every tool call in a fresh worker process that serves only that call (strict isolation, slower)")
+    .option("--max-runs-per-worker <n>", "retire a reused worker after this many runs (1-1000000, default 1000)");
+  addDataDirOptions(command).action(async (dir: string, flags: McpFlags) => {
+    const { parseMaxRunsPerWorker, parseWorkers, serveWorkflowOverStdio } = await import("../mcp/serve-workflow.js");
+    const workers = flags.workers === undefined ? undefined : parseWorkers(flags.workers);
+    const maxRunsPerWorker = flags.maxRunsPerWorker === undefined ? undefined : parseMaxRunsPerWorker(flags.maxRunsPerWorker);
+    await serveWorkflowOverStdio({
+      projectDir: dir,
+      dirs: dataDirsFrom(flags),
+      relatedProjects: flags.relatedProject ?? [],
+      ...(flags.allowFileRoot ? { allowedFileRoots: flags.allowFileRoot } : {}),
+      version: command.parent?.version() ?? "0.0.0",
+      ...(workers !== undefined ? { workers } : {}),
+      ...(flags.freshWorker ? { workerReuse: false } : {}),
+      ...(maxRunsPerWorker !== undefined ? { maxRunsPerWorker } : {}),
+      ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
+    });
+  });
+}

@@ -1,0 +1,104 @@
+/**
+ * `steamharness config` (CFG-1): the local project configuration store from the command line —
+ * `show`, `export` and `import` of a project's configurations as JSON, for any project type
+ * (the project is named by its folder; its `package.json` `id` is the key). An import replaces
+ * the whole project and needs the revision it was exported at (the document's `revision`, or
+ * `--expected-revision`): a project changed since is a `conflict`, never overwritten.
+ */
+import { readFile, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Command } from "commander";
+import { SteamharnessError } from "../../../../domain/errors.js";
+import { isUuid } from "../../../../domain/workflow/project-manifest.js";
+import type { ProjectConfigurationStore } from "../../../../ports/project-configuration-store.js";
+
+interface CommonFlags {
+  dataDir?: string;
+}
+
+/**
+ * Registers `steamharness config show|export|import`.
+ *
+ * @example
+ * registerConfigCommand(program);
+ */
+export function registerConfigCommand(program: Command): void {
+  const config = program.command("config").description("show, export and import a project's configurations (local store under the data dir)");
+  config
+    .command("show")
+    .description("print the project's configurations (JSON)")
+    .argument("<project-dir>", "the project folder (its package.json id names the project)")
+    .option("--data-dir <dir>", "root of local data (default ~/.steamharness)")
+    .action(async (dir: string, flags: CommonFlags) => {
+      await withStore(dir, flags, async (store, projectId) => print(await store.read(projectId)));
+    });
+  config
+    .command("export")
+    .description("print (or write to a file) an export document of the project's configurations, with its revision")
+    .argument("<project-dir>", "the project folder")
+    .option("--data-dir <dir>", "root of local data (default ~/.steamharness)")
+    .option("-o, --output <file>", "write the document to a file instead of stdout")
+    .action(async (dir: string, flags: CommonFlags & { output?: string }) => {
+      await withStore(dir, flags, async (store, projectId) => {
+        const document = await store.exportProject(projectId);
+        if (flags.output) {
+          await writeFile(flags.output, `${JSON.stringify(document, null, 2)}\n`).catch((cause: unknown) => {
+            throw new SteamharnessError("input_validation", `cannot write ${flags.output}: ${(cause as Error)?.message ?? String(cause)}`, { field: "output", cause });
+          });
+        } else print(document);
+      });
+    });
+  config
+    .command("import")
+    .description("replace the project's configurations with an export document (refused when the project changed since that revision)")
+    .argument("<project-dir>", "the project folder")
+    .argument("<file>", "an export document (JSON)")
+    .option("--data-dir <dir>", "root of local data (default ~/.steamharness)")
+    .option("--expected-revision <n>", "the project revision the import replaces (default: the document's revision)")
+    .action(async (dir: string, file: string, flags: CommonFlags & { expectedRevision?: string }) => {
+      const document = await readJson(file);
+      const fromDocument = (document as { revision?: unknown } | null)?.revision;
+      const expected = flags.expectedRevision !== undefined ? Number(flags.expectedRevision) : fromDocument;
+      if (typeof expected !== "number" || !Number.isInteger(expected) || expected < 0) {
+        throw new SteamharnessError("input_validation", "give --expected-revision (the document carries no revision to check against)", { field: "expectedRevision" });
+      }
+      await withStore(dir, flags, async (store, projectId) => print(await store.importProject(projectId, document, { expectedRevision: expected })));
+    });
+}
+
+async function withStore(dir: string, flags: CommonFlags, run: (store: ProjectConfigurationStore, projectId: string) => Promise<void>): Promise<void> {
+  const projectId = await projectIdOf(dir);
+  // Loaded on use: other commands (and the MCP handshake) do not open SQLite.
+  const { createSqliteProjectConfigurationStore } = await import("../../../../compose/sqlite.js");
+  const store = createSqliteProjectConfigurationStore({ dataDir: resolve(flags.dataDir ?? join(homedir(), ".steamharness")) });
+  try {
+    await run(store, projectId);
+  } finally {
+    await store.close?.();
+  }
+}
+
+async function projectIdOf(dir: string): Promise<string> {
+  const pkg = (await readJson(join(resolve(dir), "package.json"))) as { id?: unknown } | null;
+  if (!isUuid(pkg?.id)) throw new SteamharnessError("input_validation", `${join(dir, "package.json")} has no UUID "id"; configurations belong to a project id`, { field: "id" });
+  return pkg.id as string;
+}
+
+async function readJson(path: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (cause) {
+    throw new SteamharnessError("input_validation", `cannot read ${path}`, { field: "file", cause });
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (cause) {
+    throw new SteamharnessError("input_validation", `${path} is not valid JSON`, { field: "file", cause });
+  }
+}
+
+function print(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}

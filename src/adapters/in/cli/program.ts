@@ -1,0 +1,94 @@
+import { Command, CommanderError } from "commander";
+import { secretValues } from "../../../domain/redaction.js";
+import { EXIT_CODES_HELP, exitCodeOfError } from "../exits/exit-codes.js";
+import { fatalLine, wantsDebug } from "../exits/fatal-line.js";
+import { registerInitCommand } from "./init/init-command.js";
+import { readPackageManifest } from "./package-manifest.js";
+import { registerAnswerCommand } from "./answer-command.js";
+import { registerMcpCommand, registerRunCommand, registerStructureCommand } from "./commands.js";
+import { registerChatCommand } from "../chat/chat-command.js";
+import { registerConfigCommand } from "./config/config-command.js";
+import { registerGatewayCommand } from "../gateway/gateway-command.js";
+import { registerViewCommand } from "../viewer/view-command.js";
+
+/**
+ * The package version, read from package.json one level above this module (src/ or dist/).
+ *
+ * @example
+ * packageVersion() // "0.1.0"
+ */
+export function packageVersion(moduleUrl: string = import.meta.url): string {
+  return readPackageManifest(moduleUrl)?.version ?? "0.0.0";
+}
+
+/**
+ * The `steamharness` command line. Each subcommand registers itself; their implementations load
+ * lazily inside the actions.
+ *
+ * @example
+ * await createProgram().parseAsync(process.argv);
+ */
+export function createProgram(version = packageVersion()): Command {
+  const program = new Command("steamharness")
+    .description("Run LLM agents inside workflows; serve workflow projects as MCP tools and conversation projects as an OpenAI-compatible API.")
+    .version(version, "-v, --version", "print the steamharness version")
+    .option("--debug", "print the stack trace of an unexpected error")
+    // DX-8: a usage error is one line, `steamharness: <what is wrong> (see … --help)`.
+    .configureOutput({ outputError: (text, write) => write(usageLine(text)) })
+    .addHelpText("after", `\n${EXIT_CODES_HELP}`)
+    // Usage errors throw instead of exiting, so runCli gives them their exit code (2).
+    .exitOverride();
+  for (const register of [registerInitCommand, registerStructureCommand, registerRunCommand, registerAnswerCommand, registerMcpCommand, registerChatCommand, registerGatewayCommand, registerConfigCommand, registerViewCommand]) {
+    register(program);
+  }
+  // Every subcommand's help ends with the same exit-code table.
+  const withTable = (command: Command): void => {
+    for (const sub of command.commands) {
+      if (sub.commands.length === 0) sub.addHelpText("after", `\n${EXIT_CODES_HELP}`);
+      withTable(sub);
+    }
+  };
+  withTable(program);
+  return program;
+}
+
+/** Commander's `error: …` message as the one line the CLI prints. */
+function usageLine(text: string): string {
+  const reason = text.replace(/^error: /, "").replace(/\s*\n\s*/g, " ").trim();
+  return `steamharness: ${reason} (see --help)\n`;
+}
+
+/**
+ * Ends quietly when stdout's reader goes away (`steamharness run --help | head`): a broken
+ * pipe is the reader's choice, not a crash to report.
+ */
+function exitOnBrokenPipe(): void {
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    process.exit(typeof process.exitCode === "number" ? process.exitCode : 0);
+  });
+}
+
+/**
+ * Runs the CLI: parses `argv` and sets the exit code of {@link exitCodeOfError} when a command
+ * fails (0 success, 1 failed, 2 usage or input error, 3 waiting for input). A fatal error is
+ * one line on stderr ({@link fatalLine}: no doubled prefix, a stack only with `--debug`),
+ * redacted like run results. Resolves `true` when the command ended on a fatal error, so the bin
+ * can end the process even if a handle is still open (DX-8: no command hangs on a fatal error).
+ *
+ * @example
+ * if (await runCli(process.argv)) process.exit();
+ */
+export async function runCli(argv: readonly string[]): Promise<boolean> {
+  exitOnBrokenPipe();
+  try {
+    await createProgram().parseAsync([...argv]);
+    return false;
+  } catch (error) {
+    process.exitCode = exitCodeOfError(error);
+    // Commander has already printed its usage error (or the help / version it was asked for).
+    if (error instanceof CommanderError) return error.exitCode !== 0;
+    process.stderr.write(fatalLine(error, { secrets: secretValues(process.env), debug: wantsDebug(argv) }));
+    return true;
+  }
+}

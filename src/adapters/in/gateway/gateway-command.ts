@@ -1,0 +1,166 @@
+/**
+ * `steamharness gateway <project-dir>` (GW-1 … GW-4): serves a conversation project as an
+ * OpenAI-compatible HTTP API until SIGINT/SIGTERM. The token comes from the environment variable
+ * named by `--token-env` (default `STEAMHARNESS_GATEWAY_TOKEN`); when it is unset a random token
+ * is generated and printed once on stderr. The project's KV, knowledge and files live under the
+ * data dir, as for `steamharness chat`; gateway sessions stay in memory (SES-6).
+ */
+import { randomBytes } from "node:crypto";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Command } from "commander";
+import type { AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
+import { SteamharnessError } from "../../../domain/errors.js";
+import { listenError } from "../exits/fatal-line.js";
+import { agentStoreDirFor } from "../../../compose/sqlite.js";
+import type { GatewayRateLimit } from "./gateway-http.js";
+
+/** The default variable holding the gateway's bearer token. */
+export const GATEWAY_TOKEN_ENV = "STEAMHARNESS_GATEWAY_TOKEN";
+
+/** Options of {@link runGatewayCommand}. */
+export interface GatewayCommandOptions {
+  projectDir: string;
+  port?: number;
+  host?: string;
+  tokenEnv?: string;
+  dataDir?: string;
+  /** Where the project's durable sessions are kept (default `<projectDir>/.workflow/agents`, SES-10). */
+  agentStoreDir?: string;
+  modelId?: string;
+  rateLimit?: GatewayRateLimit | false;
+  maxBodyBytes?: number;
+  /** Bytes all kept conversations may hold together (default 256 MiB, SEC-7). */
+  maxHeldBytes?: number;
+  /** Host names served besides loopback and the bound address (SEC-7). */
+  allowedHosts?: readonly string[];
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Where the address (and a generated token) are printed (default stderr). */
+  log?: (line: string) => void;
+  /** Resolves when the gateway should stop (default SIGINT or SIGTERM). */
+  until?: Promise<void>;
+}
+
+const untilSignal = (): Promise<void> =>
+  new Promise((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+
+/**
+ * Loads the project, starts the gateway, prints its address, and serves until stopped.
+ *
+ * @example
+ * await runGatewayCommand({ projectDir: "./examples/assistant", port: 8787 });
+ */
+export async function runGatewayCommand(options: GatewayCommandOptions): Promise<void> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const tokenEnv = options.tokenEnv ?? GATEWAY_TOKEN_ENV;
+  const given = env[tokenEnv];
+  if (given !== undefined && !/^[\x21-\x7e]{16,}$/.test(given)) {
+    throw new SteamharnessError("input_validation", `[steamharness] [gateway] ${tokenEnv} must hold at least 16 printable ASCII characters`, { field: "token-env" });
+  }
+  const token = given ?? randomBytes(24).toString("base64url");
+  const [{ loadAgentConversationProject }, { createSqliteStorage }, { createSqliteProjectConfigurationStore }, { createAgentConfigurationLoader }, { createSystemClock }, { startGateway }] = await Promise.all([
+    import("../../../app/conversation/conversation-project.js"),
+    import("../../../compose/sqlite.js"),
+    import("../../../compose/sqlite.js"),
+    import("../../../domain/configuration/run-snapshot.js"),
+    import("../../../compose/local.js"),
+    import("./gateway.js"),
+  ]);
+  const project = await loadAgentConversationProject(options.projectDir);
+  const dataDir = resolve(options.dataDir ?? join(homedir(), ".steamharness"));
+  // Gateway runs carry host input and stay in memory (SES-6); a conversation's durable sessions are
+  // project-local, the same folder `chat`, `run` and `mcp` use (SES-10).
+  const storage = createSqliteStorage({ directory: join(dataDir, "projects", project.manifest.id), agentStoreDir: agentStoreDirFor(options.projectDir, options.agentStoreDir) });
+  const configurations = createSqliteProjectConfigurationStore({ dataDir });
+  try {
+    const agent: AgentNodeOptions = {};
+    if (project.executor.agent.configuration === undefined && project.executor.agent.models === undefined) {
+      agent.configuration = createAgentConfigurationLoader({ store: configurations, clock: createSystemClock(), resolveApiKey: (ref) => env[ref] });
+    }
+    const host = options.host ?? "127.0.0.1";
+    const gateway = await startGateway({
+      project,
+      agent,
+      storage,
+      token,
+      ...(options.port === undefined ? {} : { port: options.port }),
+      ...(options.host === undefined ? {} : { host: options.host }),
+      ...(options.modelId === undefined ? {} : { modelId: options.modelId }),
+      ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
+      ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+      ...(options.maxHeldBytes === undefined ? {} : { maxHeldBytes: options.maxHeldBytes }),
+      ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
+      // DX-9: one line per request and one per failure, on the same stream as the address.
+      log,
+    }).catch((error: unknown) => {
+      throw listenError(error, { host, port: options.port });
+    });
+    // DX-8: a wildcard address is where the gateway listens, not a URL a client can use.
+    const everywhere = host === "0.0.0.0" || host === "::";
+    const url = everywhere ? `http://127.0.0.1:${gateway.port}/v1` : gateway.url;
+    log(`steamharness gateway: ${project.manifest.name ?? project.manifest.id} at ${url} (model "${gateway.modelId}")`);
+    if (everywhere) log(`warning: listening on every interface (--host ${host}): any machine that can reach port ${gateway.port} may call the gateway; the bearer token is its only guard`);
+    log(given === undefined ? `token (generated; set ${tokenEnv} to choose one): ${token}` : `token: from ${tokenEnv}`);
+    try {
+      await (options.until ?? untilSignal());
+    } finally {
+      await gateway.close();
+    }
+  } finally {
+    await configurations.close?.();
+    await storage.close();
+  }
+}
+
+const integer = (name: string, min: number) => (value: string): number => {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < min) throw new SteamharnessError("input_validation", `--${name} must be an integer ≥ ${min}`, { field: name });
+  return parsed;
+};
+
+/**
+ * Registers `steamharness gateway <project-dir> [--port] [--host] [--token-env NAME] …`.
+ *
+ * @example
+ * registerGatewayCommand(program);
+ */
+export function registerGatewayCommand(program: Command): void {
+  program
+    .command("gateway")
+    .description("serve a conversation project as an OpenAI-compatible API (Responses and Chat Completions)")
+    .argument("<project-dir>", "a conversation project folder (package.json with projectType \"conversation\")")
+    .option("--port <port>", "port to listen on (0 picks a free one)", integer("port", 0), 8787)
+    .option("--host <host>", "address to bind (anything but 127.0.0.1 exposes the gateway beyond this machine)", "127.0.0.1")
+    .option("--token-env <name>", `environment variable holding the bearer token (default ${GATEWAY_TOKEN_ENV}; unset: a random token is printed)`)
+    .option("--model-id <id>", "the model id clients name (default the project's name)")
+    .option("--rate-limit <n>", "requests per minute for the token, and per address for failed auth (default 600; 0 turns it off)", integer("rate-limit", 0))
+    .option("--max-body-bytes <n>", "largest request body (default 1048576)", integer("max-body-bytes", 1))
+    .option("--max-held-bytes <n>", "bytes all kept conversations may hold; least recently used evicted (default 268435456)", integer("max-held-bytes", 0))
+    .option("--allowed-host <name>", "a Host/Origin name served besides loopback and --host (repeatable)", (value: string, previous: string[] = []) => [...previous, value])
+    .option("--data-dir <dir>", "root of local data (default ~/.steamharness)")
+    .option("--agent-store-dir <dir>", "where the project's sessions are kept (default <project-dir>/.workflow/agents)")
+    .action(async (projectDir: string, flags: { port: number; host: string; tokenEnv?: string; modelId?: string; rateLimit?: number; maxBodyBytes?: number; maxHeldBytes?: number; allowedHost?: string[]; dataDir?: string; agentStoreDir?: string }) => {
+      await runGatewayCommand({
+        projectDir,
+        port: flags.port,
+        host: flags.host,
+        ...(flags.tokenEnv === undefined ? {} : { tokenEnv: flags.tokenEnv }),
+        ...(flags.modelId === undefined ? {} : { modelId: flags.modelId }),
+        ...(flags.rateLimit === undefined ? {} : { rateLimit: flags.rateLimit === 0 ? false : { requests: flags.rateLimit, windowMs: 60_000 } }),
+        ...(flags.maxBodyBytes === undefined ? {} : { maxBodyBytes: flags.maxBodyBytes }),
+        ...(flags.maxHeldBytes === undefined ? {} : { maxHeldBytes: flags.maxHeldBytes }),
+        ...(flags.allowedHost === undefined ? {} : { allowedHosts: flags.allowedHost }),
+        ...(flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),
+        ...(flags.agentStoreDir === undefined ? {} : { agentStoreDir: flags.agentStoreDir }),
+      });
+    });
+}

@@ -1,0 +1,312 @@
+/**
+ * Host-driven runs of the gateway (GW-3): each request is one run of the agent node with
+ * `hostInput` (so its whole turn's text streams into the one `agent-answer` item, and its session
+ * stays in memory, SES-6). Conversations are kept here, each with its own in-memory session
+ * backend over the host's shared stores, in an LRU bounded by count and by bytes held (SEC-7):
+ * evicting a conversation frees its history. A conversation with a run in progress is not
+ * evicted; it is counted and may be evicted once the run ends. A run that pauses (`user_input_required`) is remembered by request id until the
+ * client answers and the gateway resumes it under its original run id (SES-8).
+ */
+import { randomUUID } from "node:crypto";
+import type { AgentNode } from "../../../app/agent-node/create-agent-node.js";
+import { isSteamharnessError, UserInputRequiredError } from "../../../domain/errors.js";
+import type { JsonValue } from "../../../domain/json.js";
+import type { ToolPermissionDefinition } from "../../../domain/node-context.js";
+import type { OutputItemStreamChunk } from "../../../domain/output-items.js";
+import type { ToolPermissionDecision, ToolPermissions } from "../../../ports/tool-permissions.js";
+import type { UserInput, UserInputResponse } from "../../../ports/user-input.js";
+import type { Storage } from "../../../ports/storage.js";
+import { createNodeContext } from "../../../compose/node-context.js";
+import { approximateBytes, measuredSessions } from "./gateway-budget.js";
+import { createConversationSessions } from "./gateway-sessions.js";
+
+/** What a paused run waits for, as the client is shown it. */
+export type GatewayPendingRequest =
+  | { kind: "tool_approval"; requestId: string; toolId: string; arguments: JsonValue }
+  | { kind: "plan"; requestId: string; plan: string }
+  | { kind: "question"; requestId: string; question: string };
+
+/** A client's answer to a pending request. */
+export type GatewayDecision = { approve: boolean; reason?: string } | { answer: string };
+
+/** Token counts of a run, from its `agent-session` item. */
+export interface GatewayUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  total: number;
+}
+
+/** How a run ended. `text` is the whole turn's answer text (replayed text included on resume). */
+export type GatewayRunOutcome =
+  | { status: "completed"; text: string; usage: GatewayUsage }
+  | { status: "paused"; text: string; usage: GatewayUsage; pending: GatewayPendingRequest }
+  | { status: "cancelled"; text: string; usage: GatewayUsage }
+  | { status: "failed"; text: string; usage: GatewayUsage; error: { code: string; message: string } };
+
+/** One run: which conversation, which run id (a resumption reuses it), the prompt and host input. */
+export interface GatewayRun {
+  conversationId: string;
+  runId: string;
+  prompt: string;
+  hostInput: JsonValue;
+}
+
+/** Options of {@link createGatewayRuns}. */
+export interface GatewayRunsOptions {
+  node: AgentNode;
+  projectId: string;
+  /** The shared stores (KV, knowledge, files, values) the project's tools use. */
+  storage: Storage;
+  /** The tool catalog (`executor.tools`). */
+  tools: ToolPermissionDefinition[];
+  /** The `agent-answer` item id the node writes; default: the first `agent-answer` item. */
+  answerItemId?: string;
+  /** Most conversations kept (least recently used evicted first). */
+  maxConversations: number;
+  /** Most bytes all kept conversations hold together (least recently used evicted first). */
+  maxHeldBytes: number;
+  /** Called once per failed run (DX-9), with the details a client is not shown (an unexpected error's own message). */
+  onRunFailure?: (failure: { runId: string; conversationId: string; code: string; message: string; detail?: string }) => void;
+}
+
+/** What a client is told when a run fails with an error that is not steamharness's own (its details go to the log). */
+export const INTERNAL_RUN_MESSAGE = "[steamharness] [gateway] the run failed with an internal error (the gateway's log has the details)";
+
+/** What the gateway holds now. */
+export interface GatewayStats {
+  /** Conversations kept. */
+  conversations: number;
+  /** Their approximate size: session logs, snapshots and stored responses (JSON bytes). */
+  heldBytes: number;
+  /** Runs executing. */
+  activeRuns: number;
+}
+
+interface Conversation {
+  id: string;
+  storage: Storage;
+  /** Data a front end keeps with the conversation (stored responses); dropped on eviction. */
+  attachments: Map<string, { value: unknown; bytes: number }>;
+  bytes: number;
+  running: number;
+}
+
+/** The abort reason of runs the gateway cancels because it is closing. */
+const CLOSING = Symbol("gateway closing");
+
+const zeroUsage = (): GatewayUsage => ({ input: 0, output: 0, cacheRead: 0, total: 0 });
+const closingError = { code: "gateway_closing", message: "[steamharness] [gateway] the gateway is shutting down: the run was cancelled" };
+
+function pendingOf(error: UserInputRequiredError): GatewayPendingRequest {
+  const request = error.request;
+  if (request.kind === "plan") return { kind: "plan", requestId: error.requestId, plan: String(request.plan ?? "") };
+  if (request.kind === "question") return { kind: "question", requestId: error.requestId, question: String(request.question ?? error.message) };
+  return { kind: "tool_approval", requestId: error.requestId, toolId: String(request.toolId ?? "tool"), arguments: (request.arguments ?? null) as JsonValue };
+}
+
+/**
+ * The gateway's run engine: conversations, runs with cancellation, pending requests and the
+ * decision ports that answer them.
+ *
+ * @example
+ * const runs = createGatewayRuns({ node, projectId, storage, tools: [], maxConversations: 1000, maxHeldBytes: DEFAULT_MAX_HELD_BYTES });
+ * const outcome = await runs.run(runs.start("hi", { gateway: "openai-responses" }), signal, (delta) => write(delta));
+ */
+export function createGatewayRuns(options: GatewayRunsOptions) {
+  const conversations = new Map<string, Conversation>();
+  const pending = new Map<string, { run: GatewayRun; request: GatewayPendingRequest }>();
+  // Decisions live only until the resumed run has recorded them in its session.
+  const decisions = new Map<string, ToolPermissionDecision | UserInputResponse>();
+  const active = new Set<AbortController>();
+  let heldBytes = 0;
+  let closing = false;
+  const toolPermissions: ToolPermissions = { request: async (request) => (decisions.get(request.requestId) as ToolPermissionDecision | undefined) ?? { outcome: "pending" } };
+  const userInput: UserInput = { request: async (request) => (decisions.get(request.requestId) as UserInputResponse | undefined) ?? { outcome: "pending" } };
+
+  const conversation = (id: string): Conversation | undefined => {
+    const found = conversations.get(id);
+    if (found) {
+      conversations.delete(id);
+      conversations.set(id, found);
+    }
+    return found;
+  };
+  const drop = (id: string): void => {
+    const found = conversations.get(id);
+    if (!found) return;
+    conversations.delete(id);
+    heldBytes -= found.bytes;
+    for (const [requestId, entry] of pending) if (entry.run.conversationId === id) pending.delete(requestId);
+    void found.storage.sessions?.close();
+  };
+  const over = (): boolean => heldBytes > options.maxHeldBytes || conversations.size > options.maxConversations;
+  /** Evicts the least recently used idle conversations (but `keep`) until the kept ones fit both bounds. */
+  const evict = (keep?: Conversation): void => {
+    if (!over()) return;
+    for (const [id, found] of conversations) {
+      if (found.running === 0 && found !== keep) drop(id);
+      if (!over()) return;
+    }
+  };
+  const grow = (found: Conversation, delta: number): void => {
+    // A late write of an evicted conversation counts nothing: its bytes left with it.
+    if (conversations.get(found.id) !== found) return;
+    found.bytes += delta;
+    heldBytes += delta;
+    if (delta > 0) evict();
+  };
+  const open = (): string => {
+    const id = `conv_${randomUUID().replace(/-/g, "")}`;
+    const shared = options.storage;
+    // The shared stores, with this conversation's own in-memory sessions (SES-6).
+    const storage: Storage = {
+      kv: shared.kv,
+      knowledge: shared.knowledge,
+      files: shared.files,
+      values: shared.values,
+      sessions: measuredSessions(createConversationSessions(), (delta) => grow(found, delta)),
+      ...(shared.tokenUsage ? { tokenUsage: (namespace) => shared.tokenUsage!(namespace) } : {}),
+      close: async () => {},
+    };
+    const found: Conversation = { id, storage, attachments: new Map(), bytes: 0, running: 0 };
+    conversations.set(id, found);
+    evict(found);
+    return id;
+  };
+
+  return {
+    /** A new conversation and the first run in it. */
+    start(prompt: string, hostInput: JsonValue): GatewayRun {
+      return { conversationId: open(), runId: `run_${randomUUID()}`, prompt, hostInput };
+    },
+    /** A new run in an existing conversation, or `null` when it is unknown or was evicted. */
+    next(conversationId: string, prompt: string, hostInput: JsonValue): GatewayRun | null {
+      return conversation(conversationId) ? { conversationId, runId: `run_${randomUUID()}`, prompt, hostInput } : null;
+    },
+    /** The paused run waiting for `requestId`, or `null`. */
+    pendingRun(requestId: string): { run: GatewayRun; request: GatewayPendingRequest } | null {
+      const entry = pending.get(requestId);
+      return entry && conversation(entry.run.conversationId) ? entry : null;
+    },
+    /** Records a client's answer to a pending request; the next run of that run id consumes it. */
+    decide(request: GatewayPendingRequest, decision: GatewayDecision): void {
+      let recorded: ToolPermissionDecision | UserInputResponse;
+      if ("answer" in decision) recorded = { outcome: "answered", values: { answer: decision.answer } };
+      else if (request.kind === "tool_approval") recorded = decision.approve ? { outcome: "approved" } : { outcome: "denied", ...(decision.reason ? { reason: decision.reason } : {}) };
+      else if (decision.approve) recorded = { outcome: "answered", values: { approved: true } };
+      else recorded = decision.reason ? { outcome: "answered", values: { approved: false, feedback: decision.reason } } : { outcome: "declined" };
+      decisions.set(request.requestId, recorded);
+    },
+    /** Keeps front-end data with a conversation (dropped when it is evicted). */
+    attach(conversationId: string, key: string, value: unknown): void {
+      const found = conversations.get(conversationId);
+      if (!found) return;
+      const bytes = approximateBytes(value);
+      const before = found.attachments.get(key)?.bytes ?? 0;
+      found.attachments.set(key, { value, bytes });
+      grow(found, bytes - before);
+    },
+    attachment(conversationId: string, key: string): unknown {
+      return conversations.get(conversationId)?.attachments.get(key)?.value;
+    },
+    /** Forgets a conversation (its session history and pending requests). */
+    drop,
+    /** Runs currently executing. */
+    activeRuns: (): number => active.size,
+    /** What is held now. */
+    stats: (): GatewayStats => ({ conversations: conversations.size, heldBytes, activeRuns: active.size }),
+    /**
+     * Cancels every running run because the gateway closes: each ends `failed` with code
+     * `gateway_closing` (its client is told so), and runs started later end so at once.
+     */
+    closeAll(): void {
+      closing = true;
+      for (const controller of active) controller.abort(CLOSING);
+    },
+    /**
+     * Executes (or resumes) a run; `onText` receives the answer text as it streams. Resolves how
+     * it ended; never rejects for run failures. `signal` aborting cancels the run.
+     */
+    async run(run: GatewayRun, signal: AbortSignal, onText: (delta: string) => void = () => {}): Promise<GatewayRunOutcome> {
+      const found = conversation(run.conversationId);
+      const refused = (error: { code: string; message: string }): GatewayRunOutcome => {
+        options.onRunFailure?.({ runId: run.runId, conversationId: run.conversationId, ...error });
+        return { status: "failed", text: "", usage: zeroUsage(), error };
+      };
+      if (!found) return refused({ code: "not_found", message: `conversation ${run.conversationId} is no longer kept by the gateway` });
+      if (closing) return refused(closingError);
+      const controller = new AbortController();
+      const abort = () => controller.abort();
+      if (signal.aborted) controller.abort();
+      else signal.addEventListener("abort", abort, { once: true });
+      active.add(controller);
+      found.running++;
+      const context = createNodeContext({
+        projectId: options.projectId,
+        conversationId: run.conversationId,
+        storage: found.storage,
+        runId: run.runId,
+        toolPermissions,
+        userInput,
+        tools: options.tools,
+        signal: controller.signal,
+      });
+      let answerId = options.answerItemId ?? null;
+      let sessionId: string | null = null;
+      let text = "";
+      let usage = zeroUsage();
+      const observe = (chunk: OutputItemStreamChunk): void => {
+        if (chunk.type === "add") {
+          if (answerId === null && chunk.item.metadata.kind === "agent-answer") answerId = chunk.item.id;
+          if (chunk.item.metadata.kind === "agent-session") sessionId = chunk.item.id;
+          if (chunk.item.id === sessionId) usage = usageOf(chunk.item.content) ?? usage;
+        } else if (chunk.type === "delta" && chunk.id === answerId && chunk.delta !== "") {
+          text += chunk.delta;
+          onText(chunk.delta);
+        } else if (chunk.type === "replace" && chunk.id === sessionId) usage = usageOf(chunk.content) ?? usage;
+      };
+      const waitedFor = [...pending.values()].find((entry) => entry.run.runId === run.runId)?.request.requestId;
+      let outcome: GatewayRunOutcome;
+      let detail: string | undefined;
+      try {
+        for await (const chunk of options.node.stream({ prompt: run.prompt, runId: run.runId, hostInput: run.hostInput }, context)) observe(chunk);
+        outcome = { status: "completed", text, usage };
+      } catch (error) {
+        if (error instanceof UserInputRequiredError) outcome = { status: "paused", text, usage, pending: pendingOf(error) };
+        else if (controller.signal.aborted && controller.signal.reason === CLOSING) outcome = { status: "failed", text, usage, error: closingError };
+        else if (controller.signal.aborted || isSteamharnessError(error, "cancelled")) outcome = { status: "cancelled", text, usage };
+        // DX-9: an error that is not ours (a bug in the project's code, a parser message) reaches
+        // the client as a clean internal error; its own message and stack go to the log only.
+        else if (isSteamharnessError(error) && error.code !== "internal") outcome = { status: "failed", text, usage, error: { code: error.code, message: error.message } };
+        else {
+          outcome = { status: "failed", text, usage, error: { code: "internal", message: INTERNAL_RUN_MESSAGE } };
+          detail = error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
+        }
+      } finally {
+        signal.removeEventListener("abort", abort);
+        active.delete(controller);
+        found.running--;
+        evict();
+      }
+      // The request this run waited for is settled unless the run stopped at it again.
+      if (waitedFor !== undefined && !(outcome.status === "paused" && outcome.pending.requestId === waitedFor)) {
+        pending.delete(waitedFor);
+        decisions.delete(waitedFor);
+      }
+      if (outcome.status === "paused") pending.set(outcome.pending.requestId, { run, request: outcome.pending });
+      if (outcome.status === "failed") options.onRunFailure?.({ runId: run.runId, conversationId: run.conversationId, ...outcome.error, ...(detail === undefined ? {} : { detail }) });
+      return outcome;
+    },
+  };
+}
+
+/** The run engine returned by {@link createGatewayRuns}. */
+export type GatewayRuns = ReturnType<typeof createGatewayRuns>;
+
+function usageOf(content: unknown): GatewayUsage | null {
+  const usage = (content as { usage?: Record<string, unknown> } | null)?.usage;
+  if (!usage || typeof usage !== "object") return null;
+  const number = (key: string): number => (typeof usage[key] === "number" ? (usage[key] as number) : 0);
+  return { input: number("input"), output: number("output"), cacheRead: number("cacheRead"), total: number("total") };
+}

@@ -1,0 +1,288 @@
+/**
+ * `createResponsesGateway` / `startGateway` (GW-1 … GW-4): an OpenAI-compatible HTTP gateway for
+ * host-driven runs of a conversation project (or an agent node). Routes: `POST /v1/responses`,
+ * `GET /v1/responses/{id}`, `POST /v1/chat/completions`, `GET /v1/models`.
+ *
+ * Checked in this order for every request: the Host and Origin headers (403), the bearer token
+ * (401, after the failed-auth rate limit of the client's address, 429), the rate limit of the token
+ * (429), the route (404), the body size (413), JSON and its nesting (400), the body's schema (400,
+ * TypeBox) and the model (404). Errors use OpenAI's shape `{ error: { message, type, param, code } }`.
+ * A client that disconnects cancels its run; `close()` cancels every run, tells each client so,
+ * and resolves once their responses ended (SEC-7).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createAgentNode, type AgentNode, type AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
+import type { AgentConversationProject } from "../../../app/conversation/conversation-project.js";
+import { SteamharnessError } from "../../../domain/errors.js";
+import type { ToolPermissionDefinition } from "../../../domain/node-context.js";
+import type { Storage } from "../../../ports/storage.js";
+import { MemoryStorage } from "../../../compose/local.js";
+import { createChatCompletionsApi } from "./chat-completions-api.js";
+import { DEFAULT_MAX_HELD_BYTES } from "./gateway-budget.js";
+import { createGatewayGuard } from "./gateway-guards.js";
+import { GatewayHttpError, readJsonBody, sendError, sendJson, type GatewayRateLimit } from "./gateway-http.js";
+import { createGatewayLog, gatewayRequestPath } from "./gateway-log.js";
+import { createGatewayRuns, type GatewayStats } from "./gateway-runs.js";
+import { ChatCompletionsCreateSchema, ResponsesCreateSchema, validateBody } from "./gateway-schemas.js";
+import { createResponsesApi } from "./responses-api.js";
+
+/** The `agent-answer` id the gateway declares when the project declares none. */
+export const DEFAULT_GATEWAY_ANSWER_ITEM_ID = "steamharness-gateway-answer";
+
+/** Options of {@link createResponsesGateway}. */
+export interface ResponsesGatewayOptions {
+  /** The conversation project to serve: its agent, tool catalog, id, name and answer item id. */
+  project?: AgentConversationProject;
+  /**
+   * An agent node to serve, or agent-node options (merged over the project's agent when both
+   * are given — e.g. to inject `models`).
+   */
+  agent?: AgentNode | AgentNodeOptions;
+  /** The project id of runs (default the project's id; required without a project). */
+  projectId?: string;
+  /** The bearer token clients must send (`Authorization: Bearer <token>`); at least 16 characters. */
+  token: string;
+  /** The model id clients name (default the project's name, else `"steamharness"`). */
+  modelId?: string;
+  /** The stores the project's tools use (KV, knowledge, files, values); default in memory. */
+  storage?: Storage;
+  /** The tool catalog (default the project's `executor.tools`). */
+  tools?: ToolPermissionDefinition[];
+  /**
+   * The `agent-answer` item id (default the project's `conversation.openai.outputItemId`, the
+   * agent's `outputItemId`, else {@link DEFAULT_GATEWAY_ANSWER_ITEM_ID}; for a ready node
+   * without it, the first `agent-answer` item).
+   */
+  outputItemId?: string;
+  /** Largest request body in bytes (default 1 MiB). */
+  maxBodyBytes?: number;
+  /**
+   * Requests per window (default 600 per minute), counted for the token, and for requests
+   * without it per client address; `false` turns it off.
+   */
+  rateLimit?: GatewayRateLimit | false;
+  /** Conversations kept in memory, least recently used evicted first (default 1000). */
+  maxConversations?: number;
+  /**
+   * Bytes all kept conversations may hold together — session logs and stored responses, by
+   * approximate JSON size — least recently used evicted first (default 256 MiB).
+   */
+  maxHeldBytes?: number;
+  /**
+   * Host names (or addresses) served besides loopback (`localhost`, `127.0.0.1`, `::1`) and the
+   * address the gateway listens on; a request naming another in `Host` or `Origin` gets 403.
+   */
+  allowedHosts?: readonly string[];
+  /** How long `close()` waits for cancelled runs to end their responses (default 5000 ms). */
+  closeTimeoutMs?: number;
+  /** The clock (ms), for `created_at` and the rate-limit windows. */
+  now?: () => number;
+  /**
+   * DX-9: where the request log goes — one line per request (method, path, status, ms) and one
+   * per failure (code, message; an unexpected error's details, which the client is not shown).
+   * The token never appears in it. Default: no log (`steamharness gateway` logs to stderr).
+   */
+  log?: (line: string) => void;
+}
+
+/** A gateway: an HTTP handler and, once listening, its server. */
+export interface ResponsesGateway {
+  /** The model id clients name. */
+  readonly modelId: string;
+  /** The request handler, for a host that runs its own `http` server. */
+  handle(request: IncomingMessage, response: ServerResponse): void;
+  /** Listens (default 127.0.0.1, a free port) and resolves the base URL (`http://host:port/v1`). */
+  listen(options?: { port?: number; host?: string }): Promise<{ url: string; port: number; host: string }>;
+  /** Runs executing now. */
+  activeRuns(): number;
+  /** Conversations and bytes held now, and runs executing. */
+  stats(): GatewayStats;
+  /**
+   * Stops listening, cancels running runs — each client gets a terminal event (a streamed
+   * `error` + `response.failed`, or an error) or a 503 — and resolves once their responses ended
+   * (at most `closeTimeoutMs`), then drops connections and closes a storage it created.
+   * Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+function nodeOf(options: ResponsesGatewayOptions): { node: AgentNode; answerItemId?: string } {
+  const agent = options.agent;
+  if (agent && typeof (agent as AgentNode).stream === "function") {
+    return { node: agent as AgentNode, ...(options.outputItemId === undefined ? {} : { answerItemId: options.outputItemId }) };
+  }
+  const agentOptions: AgentNodeOptions = { ...(options.project?.executor.agent ?? {}), ...((agent as AgentNodeOptions | undefined) ?? {}) };
+  const answerItemId = options.outputItemId ?? options.project?.executor.executor.conversation.openai?.outputItemId ?? agentOptions.outputItemId ?? DEFAULT_GATEWAY_ANSWER_ITEM_ID;
+  return { node: createAgentNode({ ...agentOptions, outputItemId: answerItemId }), answerItemId };
+}
+
+/**
+ * Creates the OpenAI-compatible gateway of a conversation project (or agent node). Every request
+ * is a host-driven run: the answer is read from the `agent-answer` item, the request reaches the
+ * model as `hostInput` and never enters conversation history (SES-6). Throws `input_validation`
+ * for a short token or a missing agent.
+ *
+ * @example
+ * const gateway = createResponsesGateway({ project: await loadAgentConversationProject(dir), token });
+ * const { url } = await gateway.listen({ port: 8787 });
+ * const client = new OpenAI({ baseURL: url, apiKey: token });
+ * const answer = await client.responses.create({ model: gateway.modelId, input: "Hello" });
+ */
+export function createResponsesGateway(options: ResponsesGatewayOptions): ResponsesGateway {
+  if (typeof options.token !== "string" || !/^[\x21-\x7e]{16,}$/.test(options.token)) {
+    throw new SteamharnessError("input_validation", "[steamharness] [gateway] the token must be at least 16 printable ASCII characters", { field: "token" });
+  }
+  for (const [field, value] of [["maxConversations", options.maxConversations], ["maxHeldBytes", options.maxHeldBytes], ["closeTimeoutMs", options.closeTimeoutMs]] as const) {
+    if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new SteamharnessError("input_validation", `[steamharness] [gateway] ${field} must be an integer ≥ 0`, { field });
+  }
+  if (!options.project && !options.agent) throw new SteamharnessError("input_validation", "[steamharness] [gateway] give a conversation project or an agent", { field: "project" });
+  const projectId = options.projectId ?? options.project?.manifest.id;
+  if (!projectId) throw new SteamharnessError("input_validation", "[steamharness] [gateway] projectId is required when serving an agent without a project", { field: "projectId" });
+  const modelId = options.modelId ?? options.project?.manifest.name ?? "steamharness";
+  const now = options.now ?? Date.now;
+  const ownStorage = options.storage ? null : new MemoryStorage();
+  const storage = options.storage ?? ownStorage!;
+  const { node, answerItemId } = nodeOf(options);
+  const log = options.log ? createGatewayLog(options.log, [options.token], now) : null;
+  const runs = createGatewayRuns({
+    ...(log ? { onRunFailure: (failure: Parameters<typeof log.failure>[0]) => log.failure(failure) } : {}),
+    node,
+    projectId,
+    storage,
+    tools: options.tools ?? [...(options.project?.executor.executor.tools ?? [])],
+    ...(answerItemId === undefined ? {} : { answerItemId }),
+    maxConversations: options.maxConversations ?? 1000,
+    maxHeldBytes: options.maxHeldBytes ?? DEFAULT_MAX_HELD_BYTES,
+  });
+  const responses = createResponsesApi({ runs, modelId, now });
+  const chat = createChatCompletionsApi({ runs, modelId, now });
+  const guard = createGatewayGuard({ token: options.token, rateLimit: options.rateLimit ?? { requests: 600, windowMs: 60_000 }, allowedHosts: options.allowedHosts ?? [], now });
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  let server: Server | null = null;
+  let closing: Promise<void> | null = null;
+  /** Requests being answered: each settles when its response has ended (or its socket closed). */
+  const inFlight = new Set<Promise<void>>();
+
+  const checkModel = (model: string) => {
+    if (model !== modelId) throw new GatewayHttpError(404, `The model '${model}' does not exist. This gateway serves '${modelId}'.`, { param: "model", code: "model_not_found" });
+  };
+
+  async function serve(request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> {
+    guard.check(request);
+    if (closing) throw new GatewayHttpError(503, "The gateway is shutting down.", { type: "server_error", code: "gateway_closing", headers: { connection: "close" } });
+    const path = (request.url ?? "/").split("?")[0]!.replace(/\/+$/, "");
+    const method = request.method ?? "GET";
+    if (method === "POST" && path === "/v1/responses") {
+      const body = validateBody(ResponsesCreateSchema, await readJsonBody(request, maxBodyBytes));
+      checkModel(body.model);
+      return responses.create(body, request, response, signal);
+    }
+    if (method === "POST" && path === "/v1/chat/completions") {
+      const body = validateBody(ChatCompletionsCreateSchema, await readJsonBody(request, maxBodyBytes));
+      checkModel(body.model);
+      return chat.create(body, response, signal);
+    }
+    const responseId = /^\/v1\/responses\/([^/]+)$/.exec(path)?.[1];
+    if (method === "GET" && responseId !== undefined) {
+      let id: string;
+      try {
+        id = decodeURIComponent(responseId);
+      } catch {
+        throw new GatewayHttpError(400, "The response id in the URL has a malformed %-escape.", { param: "response_id", code: "invalid_value" });
+      }
+      return responses.get(id, response);
+    }
+    if (method === "GET" && path === "/v1/models") {
+      return sendJson(response, 200, { object: "list", data: [{ id: modelId, object: "model", created: 0, owned_by: "steamharness" }] });
+    }
+    throw new GatewayHttpError(404, `Unknown request URL: ${method} ${path}.`, { code: "unknown_url" });
+  }
+
+  const gateway: ResponsesGateway = {
+    modelId,
+    handle(request, response) {
+      const controller = new AbortController();
+      // A client that goes away before its response is complete cancels the run.
+      const ended = new Promise<void>((resolve) =>
+        response.on("close", () => {
+          if (!response.writableFinished) controller.abort();
+          resolve();
+        }),
+      );
+      inFlight.add(ended);
+      void ended.then(() => inFlight.delete(ended));
+      log?.request(request, response);
+      serve(request, response, controller.signal)
+        .catch((error: unknown) => {
+          // DX-9: a failed run was logged where it failed; an unexpected error is logged with its details.
+          if (log && !(error instanceof GatewayHttpError && error.logged)) {
+            const at = { method: request.method ?? "GET", path: gatewayRequestPath(request) };
+            if (error instanceof GatewayHttpError) log.failure({ ...at, status: error.status, code: error.body.error.code ?? error.body.error.type, message: error.message });
+            else log.failure({ ...at, status: 500, code: "internal", message: "unexpected error", detail: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+          }
+          sendError(response, error);
+        })
+        .finally(() => {
+          if (!response.writableEnded) response.end();
+        });
+    },
+    async listen(listenOptions = {}) {
+      if (server) throw new SteamharnessError("input_validation", "[steamharness] [gateway] already listening", { field: "listen" });
+      const host = listenOptions.host ?? "127.0.0.1";
+      const created = createServer((request, response) => gateway.handle(request, response));
+      server = created;
+      await new Promise<void>((resolve, reject) => {
+        created.once("error", reject);
+        created.listen(listenOptions.port ?? 0, host, () => {
+          created.off("error", reject);
+          resolve();
+        });
+      });
+      const { port } = created.address() as AddressInfo;
+      // The listening address is served too, unless it is a wildcard (0.0.0.0 is no one's name).
+      if (host !== "0.0.0.0" && host !== "::") guard.allowHost(host);
+      const shown = host.includes(":") ? `[${host}]` : host;
+      return { url: `http://${shown}:${port}/v1`, port, host };
+    },
+    activeRuns: () => runs.activeRuns(),
+    stats: () => runs.stats(),
+    close() {
+      closing ??= (async () => {
+        const running = server;
+        server = null;
+        // No new connections; idle keep-alive ones close now, the others once their response ended.
+        const closed = running ? new Promise<void>((resolve) => running.close(() => resolve())) : Promise.resolve();
+        runs.closeAll();
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([Promise.all(inFlight), new Promise<void>((resolve) => (timer = setTimeout(resolve, options.closeTimeoutMs ?? 5000)))]);
+        clearTimeout(timer);
+        running?.closeAllConnections();
+        await closed;
+        await ownStorage?.close();
+      })();
+      return closing;
+    },
+  };
+  return gateway;
+}
+
+/**
+ * Creates a gateway and starts listening (default 127.0.0.1, a free port).
+ *
+ * @example
+ * const gateway = await startGateway({ project, token, port: 8787 });
+ * console.log(gateway.url); // http://127.0.0.1:8787/v1
+ * await gateway.close();
+ */
+export async function startGateway(options: ResponsesGatewayOptions & { port?: number; host?: string }): Promise<ResponsesGateway & { url: string; port: number; host: string }> {
+  const { port, host, ...rest } = options;
+  const gateway = createResponsesGateway(rest);
+  try {
+    const address = await gateway.listen({ ...(port === undefined ? {} : { port }), ...(host === undefined ? {} : { host }) });
+    return Object.assign(gateway, address);
+  } catch (error) {
+    await gateway.close();
+    throw error;
+  }
+}

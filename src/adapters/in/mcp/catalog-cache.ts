@@ -1,0 +1,86 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
+import { projectFingerprint } from "../project-runner/project-fingerprint.js";
+import type { WorkflowDataDirs } from "../project-runner/host-options.js";
+import type { WorkflowProjectLocation } from "../project-runner/project-location.js";
+
+/** Bumped whenever the cached shape or the way tools are built from a structure changes. */
+const CACHE_FORMAT = 1;
+
+/** What `steamharness mcp` publishes for a project: its structure report and the tools built from it. */
+export interface WorkflowCatalog {
+  structure: StructureReport;
+  tools: Tool[];
+}
+
+/** The on-disk entry: one file per project, replaced when the project changes. */
+interface CatalogCacheFile extends WorkflowCatalog {
+  format: number;
+  key: string;
+}
+
+/** Where one project's catalog is cached, and under which key. */
+export interface CatalogCacheSlot {
+  /** `<data-dir>/cache/mcp-catalog/<project id>.json` */
+  path: string;
+  /** The project fingerprint (salted with the format and steamharness version); null: do not cache. */
+  key: string | null;
+}
+
+/**
+ * The cache slot of a project (MCP-9): a file under the data dir — never the package folder —
+ * keyed by a fingerprint of the project's files, so any edit invalidates it.
+ *
+ * @example
+ * const slot = await catalogCacheSlot(location, dirs, "0.1.0");
+ * const cached = await readCatalogCache(slot); // null on the first start
+ */
+export async function catalogCacheSlot(location: WorkflowProjectLocation, dirs: WorkflowDataDirs, version: string): Promise<CatalogCacheSlot> {
+  const exclude = [...new Set(Object.values(dirs))];
+  const key = await projectFingerprint(location, { exclude, salt: `mcp-catalog ${CACHE_FORMAT} steamharness ${version}` });
+  return { path: join(dirs.dataDir, "cache", "mcp-catalog", `${location.manifest.id}.json`), key };
+}
+
+/**
+ * The cached catalog when the slot's key matches the stored one; `null` when there is none, it
+ * was written for other project files, or it cannot be read (a cache never fails a start).
+ *
+ * @example
+ * const cached = await readCatalogCache(slot);
+ */
+export async function readCatalogCache(slot: CatalogCacheSlot): Promise<WorkflowCatalog | null> {
+  if (slot.key === null) return null;
+  try {
+    const file = JSON.parse(await readFile(slot.path, "utf8")) as Partial<CatalogCacheFile>;
+    if (file.format !== CACHE_FORMAT || file.key !== slot.key || !file.structure || !Array.isArray(file.tools)) return null;
+    return { structure: file.structure, tools: file.tools };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Stores a catalog under the slot's key, atomically (a temporary file renamed into place, so a
+ * concurrent start reads the old entry or the new one, never half of one). Errors are returned,
+ * not thrown: a read-only data dir only costs the next start its speed.
+ *
+ * @example
+ * const problem = await writeCatalogCache(slot, { structure, tools });
+ */
+export async function writeCatalogCache(slot: CatalogCacheSlot, catalog: WorkflowCatalog): Promise<Error | null> {
+  if (slot.key === null) return null;
+  const temporary = `${slot.path}.${randomBytes(4).toString("hex")}.tmp`;
+  try {
+    await mkdir(join(slot.path, ".."), { recursive: true });
+    const file: CatalogCacheFile = { format: CACHE_FORMAT, key: slot.key, ...catalog };
+    await writeFile(temporary, `${JSON.stringify(file)}\n`);
+    await rename(temporary, slot.path);
+    return null;
+  } catch (error) {
+    await rm(temporary, { force: true }).catch(() => undefined);
+    return error as Error;
+  }
+}

@@ -1,0 +1,165 @@
+import { SteamharnessError } from "../../../domain/errors.js";
+import { exitCodeOfError } from "../exits/exit-codes.js";
+import { precheckWorkflowHost } from "../project-runner/host-options.js";
+import type { WorkflowHost, WorkflowHostOptions } from "../project-runner/workflow-host.js";
+import { catalogCacheSlot, readCatalogCache, writeCatalogCache, type CatalogCacheSlot, type WorkflowCatalog } from "./catalog-cache.js";
+
+/** Warm workers, and runs at once, when `--workers` is not given. */
+export const DEFAULT_WORKERS = 2;
+/** The largest `--workers` accepted: each worker is a node process holding the project. */
+export const MAX_WORKERS = 64;
+
+/** Options of {@link serveWorkflowOverStdio}. */
+export interface ServeWorkflowOptions extends Omit<WorkflowHostOptions, "output" | "prechecked" | "workers"> {
+  /** Warm workers and the most runs at once (`--workers`); {@link DEFAULT_WORKERS} by default. */
+  workers?: number;
+  /**
+   * `false` (`--fresh-worker`): every call runs in a fresh worker process, which serves that one
+   * run. By default a worker whose run ended cleanly serves later calls (MCP-9).
+   */
+  workerReuse?: boolean;
+  /** The steamharness version, part of the catalog cache key (a new version re-reads projects). */
+  version?: string;
+}
+
+/**
+ * Parses `--workers`: a whole number from 1 to {@link MAX_WORKERS}; anything else is an
+ * `input_validation` error naming the flag (the CLI exits with code 2).
+ *
+ * @example
+ * parseWorkers("4") // 4
+ * parseWorkers("0") // throws SteamharnessError input_validation
+ */
+export function parseWorkers(value: string): number {
+  const workers = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(workers) || workers < 1 || workers > MAX_WORKERS) {
+    throw new SteamharnessError("input_validation", `--workers must be a whole number from 1 to ${MAX_WORKERS}, got ${JSON.stringify(value)}`, { field: "--workers" });
+  }
+  return workers;
+}
+
+/**
+ * Parses `--max-runs-per-worker`: a whole number from 1 to 1,000,000; anything else is an
+ * `input_validation` error naming the flag (the CLI exits with code 2).
+ *
+ * @example
+ * parseMaxRunsPerWorker("100") // 100
+ */
+export function parseMaxRunsPerWorker(value: string): number {
+  const runs = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(runs) || runs < 1 || runs > 1_000_000) {
+    throw new SteamharnessError("input_validation", `--max-runs-per-worker must be a whole number from 1 to 1000000, got ${JSON.stringify(value)}`, { field: "--max-runs-per-worker" });
+  }
+  return runs;
+}
+
+/** How long a closed stdin waits for a project load in progress before the server exits anyway. */
+const STDIN_END_GRACE_MS = 20_000;
+
+const log = (line: string) => process.stderr.write(`[steamharness] ${line}\n`);
+
+/**
+ * The catalog to publish: the cached one when the project files are unchanged, else the one a
+ * worker loads (then cached). On a cache hit the first worker's structure is still compared
+ * when it arrives; if it differs (the project reads something the fingerprint does not cover),
+ * the cache is rewritten for the next start and this connection keeps its static catalog.
+ */
+async function publishedCatalog(host: WorkflowHost, slot: CatalogCacheSlot, cached: WorkflowCatalog | null, closing: () => boolean): Promise<WorkflowCatalog> {
+  const { catalogOf } = await import("./workflow-server.js");
+  const store = async (catalog: WorkflowCatalog) => {
+    const problem = await writeCatalogCache(slot, catalog);
+    if (problem) log(`cannot cache the tool catalog in ${slot.path}: ${problem.message}`);
+  };
+  if (cached) {
+    log(`catalog: ${cached.tools.length} tools from the cache (${slot.path})`);
+    // Waits for the first worker's own structure before building tools (and loading TypeBox).
+    void host.structure().then(
+      async () => {
+        const loaded = await catalogOf(host);
+        if (JSON.stringify(loaded) === JSON.stringify(cached)) return;
+        log("the project's structure differs from the cached one: the cache is refreshed; restart the server to publish it");
+        await store(loaded);
+      },
+      (error: unknown) => {
+        if (!closing()) log(`the workflow project does not load: ${(error as Error)?.message ?? String(error)}`);
+      },
+    );
+    return cached;
+  }
+  const loaded = await catalogOf(host);
+  log(`catalog: ${loaded.tools.length} tools loaded by a worker`);
+  await store(loaded);
+  return loaded;
+}
+
+/**
+ * `steamharness mcp`: serves a workflow project over stdio until stdin closes, the client
+ * disconnects or a SIGTERM/SIGINT arrives; then every worker is ended. Stdout carries only
+ * JSON-RPC: the process's own console output goes to stderr, and so does worker output.
+ *
+ * Start-up order (MCP-9): the cheap checks (manifest, data dirs, related projects, `.env`,
+ * saved login; errors exit at once), then the catalog cache in the data dir. When the project
+ * files are unchanged, the cached catalog answers the first `tools/list` and the workers fork
+ * once the client confirms the handshake (`notifications/initialized`), or at the first call;
+ * otherwise the workers fork before the MCP SDK even loads, so the first one loads the project
+ * while the handshake is answered.
+ *
+ * @example
+ * await serveWorkflowOverStdio({ projectDir: "/abs/project", workers: 2 });
+ */
+export async function serveWorkflowOverStdio(options: ServeWorkflowOptions): Promise<void> {
+  for (const method of ["log", "info", "debug", "warn"] as const) console[method] = (...args: unknown[]) => console.error(...args);
+  const prechecked = await precheckWorkflowHost(options);
+  const { createWorkflowHost } = await import("../project-runner/workflow-host.js");
+  const host = await createWorkflowHost({ ...options, workers: options.workers ?? DEFAULT_WORKERS, prechecked, output: process.stderr, startWorkers: false });
+  const slot = await catalogCacheSlot(prechecked.location, prechecked.dirs, options.version ?? "0.0.0");
+  const cached = await readCatalogCache(slot);
+  // Without a cached catalog the first tools/list needs a worker: fork it before the SDK loads.
+  // With one, the workers wait for the handshake, so they do not compete with it for the cores.
+  if (!cached) host.startWorkers();
+  let closing = false;
+  const shutdown = (code = 0) => {
+    if (closing) return;
+    closing = true;
+    void host
+      .close()
+      .catch(() => undefined)
+      .finally(() => process.exit(code));
+  };
+  process.once("SIGTERM", () => shutdown());
+  process.once("SIGINT", () => shutdown());
+  const catalog = publishedCatalog(host, slot, cached, () => closing);
+  // DX-8: stdin closing while the first worker still loads the project waits for that load
+  // (at most STDIN_END_GRACE_MS), so a project that does not load is reported and exits 1, never
+  // a silent 0.
+  process.stdin.once("end", () => {
+    const grace = setTimeout(() => shutdown(), STDIN_END_GRACE_MS);
+    void catalog.then(
+      () => shutdown(),
+      () => clearTimeout(grace),
+    );
+  });
+  catalog.catch((error: unknown) => {
+    // A load cut short by our own shutdown (stdin closed before the first worker loaded) is no
+    // load failure: nothing to report, and the exit code stays the shutdown's.
+    if (closing) return;
+    log((error as Error)?.message ?? String(error));
+    // A project that does not load is the project's fault (2), as for `run` and `structure`.
+    shutdown(exitCodeOfError(error));
+  });
+  try {
+    const [{ createWorkflowMcpServer }, { StdioServerTransport }] = await Promise.all([
+      import("./workflow-server.js"),
+      import("@modelcontextprotocol/sdk/server/stdio.js"),
+    ]);
+    const server = createWorkflowMcpServer(prechecked.location.manifest, host, catalog);
+    server.onclose = () => shutdown();
+    server.oninitialized = () => host.startWorkers();
+    await server.connect(new StdioServerTransport());
+  } catch (error) {
+    log((error as Error)?.message ?? String(error));
+    shutdown(1);
+  }
+  // Argument checks need TypeBox: load it once the first tools/list is answered, not before.
+  void catalog.then(() => setTimeout(() => void host.preloadValidation(), 50).unref(), () => undefined);
+}

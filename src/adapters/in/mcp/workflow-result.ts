@@ -1,0 +1,69 @@
+import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { redactSecrets } from "../../../domain/redaction.js";
+import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
+import type { StructureEntrypoint } from "../../../domain/workflow/workflow-definition.js";
+
+/** Longest error message a tool result carries. */
+const MAX_ERROR_CHARS = 300;
+
+/**
+ * Replaces every occurrence of the given secret values with `[redacted]` and clips the text to
+ * a concise length, so an error message never carries credentials or a wall of output.
+ *
+ * @example
+ * redact("token sk-123 refused", ["sk-123"]) // "token [redacted] refused"
+ */
+export function redact(text: string, secrets: readonly string[], maxChars = MAX_ERROR_CHARS): string {
+  const out = redactSecrets(text, secrets).replace(/\s+/g, " ").trim();
+  return out.length > maxChars ? `${out.slice(0, maxChars - 1)}…` : out;
+}
+
+/**
+ * A JSON-RPC InvalidParams error that reads `MCP error -32602: <message>` once on the client.
+ * The SDK sends an error's `message` as the wire message and the client's `McpError` adds the
+ * prefix again, so the message sent is the bare one.
+ *
+ * @example
+ * throw invalidParams(`unknown tool: ${name}`);
+ */
+export function invalidParams(message: string): McpError {
+  const error = new McpError(ErrorCode.InvalidParams, message);
+  error.message = message;
+  return error;
+}
+
+/**
+ * MCP-7: the tool result of a run. Success: `structuredContent`
+ * `{ runId, status: "success", entrypointId, entrypointTitle, output }` (output only from
+ * `report.result.data.output`) and the same JSON as text. Anything else: `isError: true` with a
+ * concise `error { code, message }` (plus, for `interaction_required`, the pending fields and
+ * `answerLater`: the `_meta` a later call of the same tool answers it with) —
+ * never the report, node details, stdout, stderr or credentials.
+ *
+ * @example
+ * const result = toToolResult(report, entrypoint, [adminKey]);
+ */
+export function toToolResult(report: WorkflowRunReport, entrypoint: StructureEntrypoint, secrets: readonly string[] = []): CallToolResult {
+  const head = { runId: report.runId, status: report.status, entrypointId: entrypoint.id, entrypointTitle: entrypoint.title };
+  if (report.status === "success") {
+    const structuredContent = { ...head, output: report.result.data.output };
+    return { content: [{ type: "text", text: JSON.stringify(structuredContent) }], structuredContent };
+  }
+  const code = report.error?.code ?? report.status;
+  const message = redact(report.error?.message ?? `the run ended with status ${report.status}`, secrets);
+  const error: Record<string, unknown> = { code, message };
+  if (code === "business_error") error.errCode = report.result.data.errCode;
+  if (report.pending) {
+    error.pending = {
+      kind: report.pending.kind,
+      requestId: report.pending.requestId,
+      message: redact(report.pending.message, secrets),
+      fields: report.pending.fields,
+    };
+    // DX-10: how to answer it later, from any connection (workflow-answer.ts).
+    const answer = report.pending.kind === "approval" ? { decision: "approve | deny" } : { values: "{ <field>: <value> }" };
+    error.answerLater = { tool: entrypoint.id, _meta: { "steamharness/answer": { runId: report.runId, requestId: report.pending.requestId, ...answer } } };
+  }
+  const structuredContent = { ...head, error };
+  return { content: [{ type: "text", text: JSON.stringify(structuredContent) }], structuredContent, isError: true };
+}

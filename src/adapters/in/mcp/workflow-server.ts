@@ -1,0 +1,92 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { isSteamharnessError } from "../../../domain/errors.js";
+import { workflowServerName, type WorkflowManifest } from "../../../domain/workflow/project-manifest.js";
+import type { WorkflowHost } from "../project-runner/workflow-host.js";
+import type { WorkflowCatalog } from "./catalog-cache.js";
+import type { JsonValue } from "../../../domain/json.js";
+import { answeringHandlers } from "../project-runner/paused-runs.js";
+import { answeredRun, keepCallRun } from "./workflow-answer.js";
+import { createElicitationHandlers } from "./workflow-elicitation.js";
+import { invalidParams, toToolResult } from "./workflow-result.js";
+
+/** How often a running call reports progress to a client that asked for it. */
+export const PROGRESS_INTERVAL_MS = 2000;
+
+/**
+ * The catalog of a host computed from its structure report (TypeBox loads here, with the tools).
+ *
+ * @example
+ * const catalog = await catalogOf(host);
+ */
+export async function catalogOf(host: WorkflowHost): Promise<WorkflowCatalog> {
+  const [structure, { workflowTools }] = await Promise.all([host.structure(), import("./workflow-tools.js")]);
+  return { structure, tools: workflowTools(structure) };
+}
+
+/**
+ * Builds the low-level MCP `Server` of a workflow project: `workflow-<id>`, a tool catalog that
+ * is fixed for the connection (`catalog`, by default computed once from the host's structure
+ * report), arguments validated against the published schema (malformed → JSON-RPC
+ * InvalidParams), every call in its own worker, form elicitation for runs that wait, and results
+ * as MCP-7 prescribes. A run that ends `interaction_required` is kept, and a later call of the
+ * same tool with `_meta["steamharness/answer"]` answers it (DX-10, workflow-answer.ts). Requests
+ * wait for the catalog, so the handshake does not.
+ *
+ * @example
+ * const server = createWorkflowMcpServer(manifest, host);
+ * await server.connect(new StdioServerTransport());
+ */
+export function createWorkflowMcpServer(manifest: WorkflowManifest, host: WorkflowHost, catalog: Promise<WorkflowCatalog> = catalogOf(host)): Server {
+  const server = new Server(
+    { name: workflowServerName(manifest.id), version: manifest.version ?? "0.0.0", ...(manifest.name ? { title: manifest.name } : {}) },
+    { capabilities: { tools: { listChanged: false } } },
+  );
+  catalog.catch(() => undefined);
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await catalog).tools }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    // Arguments are checked against the published catalog (MCP-7), even when it came from the cache.
+    const entrypoint = (await catalog).structure.entrypoints.find((entry) => entry.id === request.params.name);
+    if (!entrypoint) throw invalidParams(`unknown tool: ${request.params.name}`);
+    // DX-10: a call that answers a paused run runs it again with the arguments it was started with.
+    const answered = await answeredRun(host, entrypoint.id, request.params._meta);
+    const args = (answered ? answered.args : (request.params.arguments ?? {})) as JsonValue;
+    let prepared;
+    try {
+      prepared = await host.prepare(entrypoint, args);
+    } catch (error) {
+      if (isSteamharnessError(error, "input_validation")) throw invalidParams(error.message);
+      throw error;
+    }
+    // A run may wait minutes for a person: when the client asked for progress, a heartbeat lets
+    // it keep the call alive (`resetTimeoutOnProgress`) instead of timing out mid-form.
+    const progressToken = request.params._meta?.progressToken;
+    let beats = 0;
+    let status = "the workflow run is in progress";
+    const beat = () => {
+      beats += 1;
+      const params = { progressToken: progressToken!, progress: beats, message: status };
+      extra.sendNotification({ method: "notifications/progress", params }).catch(() => undefined);
+    };
+    const heartbeat = progressToken === undefined ? undefined : setInterval(beat, PROGRESS_INTERVAL_MS);
+    // A call that finds every worker busy says so at once (MCP-9), then heartbeats as usual.
+    const onQueued = (busy: number) => {
+      if (progressToken === undefined) return;
+      status = `waiting for a free worker (${busy} runs in progress)`;
+      beat();
+      status = "the workflow run is in progress";
+    };
+    try {
+      const elicitation = createElicitationHandlers(server, { signal: extra.signal });
+      const handlers = answered ? answeringHandlers(answered, elicitation) : elicitation;
+      const report = await host.run(entrypoint, prepared, handlers, { signal: extra.signal, onQueued, ...(answered ? { runId: answered.runId } : {}) });
+      await keepCallRun(host, report, { entrypointId: entrypoint.id, args }, answered);
+      return toToolResult(report, entrypoint, host.secrets);
+    } finally {
+      if (heartbeat) clearInterval(heartbeat);
+    }
+  });
+  return server;
+}

@@ -1,0 +1,19 @@
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { entrypointInputSchema, toJsonSchema } from "../../../domain/workflow/param-schema.js";
+import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
+
+/**
+ * The MCP tools of a workflow (MCP-1, MCP-3): one per entrypoint, named by its id, with its
+ * title, description and the input schema built from its static params.
+ *
+ * @example
+ * workflowTools(await host.structure()).map((tool) => tool.name) // ["summarize"]
+ */
+export function workflowTools(structure: StructureReport): Tool[] {
+  return structure.entrypoints.map((entry) => ({
+    name: entry.id,
+    title: entry.title,
+    description: entry.description || entry.title,
+    inputSchema: toJsonSchema(entrypointInputSchema(entry.params)) as Tool["inputSchema"],
+  }));
+}

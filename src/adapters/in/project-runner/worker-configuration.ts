@@ -1,0 +1,62 @@
+/**
+ * WF-2 / CFG-2: the project configuration of a worker's runs. Every run takes its
+ * `ProjectConfigurationSnapshot` at its start from the local configuration store of the data dir
+ * (`<data-dir>/configurations.sqlite`, the store `steamharness config`, `chat` and the gateway
+ * use) and keeps it with the run (`snapshotForRun`), so an agent node inside the workflow picks
+ * its model from `STEAMHARNESS_AGENT_MODELS` like a conversation turn does. Keys are resolved
+ * from the worker's environment (the process environment and the project's `.env`) when a turn
+ * starts, never saved.
+ */
+import { wrapAdapterError } from "../../../domain/errors.js";
+import { snapshotForRun } from "../../../domain/configuration/run-snapshot.js";
+import type { NodeRunConfiguration } from "../../../domain/node-context.js";
+import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
+import type { Storage } from "../../../ports/storage.js";
+import { createSystemClock } from "../../../compose/local.js";
+
+/** The configuration side of a worker: one store opened on first use, a snapshot per run. */
+export interface WorkerConfigurations {
+  /** The run's configuration (its snapshot taken now, or the one kept for this run id). */
+  forRun(storage: Storage, projectId: string, runId: string): Promise<NodeRunConfiguration>;
+  /** Opens the store ahead of the first run (a warm worker); never rejects (the run reports it). */
+  preload(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens (lazily) the configuration store of `dataDir` for a worker's runs.
+ *
+ * @example
+ * const configurations = createWorkerConfigurations("/home/me/.steamharness");
+ * const { snapshot } = await configurations.forRun(storage, projectId, runId);
+ */
+export function createWorkerConfigurations(dataDir: string, env: Readonly<Record<string, string | undefined>> = process.env): WorkerConfigurations {
+  let store: Promise<ProjectConfigurationStore> | undefined;
+  const clock = createSystemClock();
+  const open = () =>
+    (store ??= import("../../../compose/sqlite.js")
+      .then(({ createSqliteProjectConfigurationStore }) => createSqliteProjectConfigurationStore({ dataDir }))
+      .catch((error: unknown) => {
+        // A store that could not open is tried again by the next run.
+        store = undefined;
+        throw error;
+      }));
+  return {
+    async forRun(storage, projectId, runId) {
+      let snapshot;
+      try {
+        snapshot = await snapshotForRun({ store: await open(), values: storage.values, projectId, runId, clock });
+      } catch (error) {
+        // SES-5: a run never goes on without the configuration it should have started with.
+        throw wrapAdapterError("configuration", `taking the run's configuration snapshot from ${dataDir} failed`, error);
+      }
+      return { snapshot, resolveApiKey: (ref) => env[ref] };
+    },
+    async preload() {
+      await open().catch(() => undefined);
+    },
+    async close() {
+      await store?.then((opened) => opened.close?.()).catch(() => undefined);
+    },
+  };
+}

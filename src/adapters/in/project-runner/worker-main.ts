@@ -1,0 +1,189 @@
+/**
+ * Entry of a workflow worker process (built as dist/workflow-worker.js). The host forks it with
+ * an IPC channel; the worker loads the project, reports its structure, then runs entrypoints one
+ * at a time until the host tells it to exit (MCP-9: a host may hand a worker whose run ended
+ * cleanly another run, or retire it after each one). Every run gets its own context, abort
+ * signal and user-input bridge; afterwards the environment and working directory are restored,
+ * and `done` says whether the run left the worker fit for another. Project output on
+ * stdout/stderr is the host's to forward; protocol messages travel only over IPC.
+ */
+import { mkdirSync } from "node:fs";
+import { isSteamharnessError } from "../../../domain/errors.js";
+import type { JsonValue } from "../../../domain/json.js";
+import { redactSecrets, secretValues } from "../../../domain/redaction.js";
+import { emptyRunResult, normalizeRunReturn, statusOfResult, type WorkflowRunReport } from "../../../domain/workflow/run-report.js";
+import type { Storage } from "../../../ports/storage.js";
+import { importFileParams } from "./file-import.js";
+import { loadWorkflowProject, locateWorkflowProject, type LoadedWorkflowProject } from "./project-loader.js";
+import { createHostBridge, createWorkerRunContext, type HostBridge } from "./worker-run-context.js";
+import { restoreWorkerState, snapshotWorkerState, type WorkerStateSnapshot } from "./worker-state.js";
+import { isProtocolMessage, type HostMessage, type WorkerConfig, type WorkerMessage, type WorkerRunRequest } from "./worker-protocol.js";
+import { openWorkflowStorage } from "./workflow-storage.js";
+import { createWorkerConfigurations, type WorkerConfigurations } from "./worker-configuration.js";
+import { workflowToolCatalog } from "../../../domain/workflow/workflow-definition.js";
+
+const send = (message: WorkerMessage): Promise<void> =>
+  new Promise((resolveSend) => {
+    if (!process.send || !process.connected) return resolveSend();
+    process.send(message, undefined, {}, () => resolveSend());
+  });
+
+/** The run in progress: its cancel switch and the bridge its questions travel through. */
+interface CurrentRun {
+  controller: AbortController;
+  bridge: HostBridge;
+}
+
+let current: CurrentRun | undefined;
+let exitAfterRun = false;
+let idleState: WorkerStateSnapshot | undefined;
+let config: WorkerConfig | undefined;
+let project: LoadedWorkflowProject | undefined;
+let storage: Promise<Storage> | undefined;
+let configurations: WorkerConfigurations | undefined;
+let tools: ReturnType<typeof workflowToolCatalog> = [];
+
+function openStorage(): Promise<Storage> {
+  if (!config) throw new Error("worker not initialised");
+  storage ??= openWorkflowStorage(config.dirs);
+  return storage;
+}
+
+async function init(next: WorkerConfig): Promise<void> {
+  config = next;
+  try {
+    project = await loadWorkflowProject(await locateWorkflowProject(next.projectDir));
+    // Checked by the structure report already; kept once for every run (WF-2).
+    tools = workflowToolCatalog(project.definition, project.mainPath);
+    configurations = createWorkerConfigurations(next.dirs.dataDir);
+    if (next.openStorage) {
+      // `ready` waits for the stores: a handed-out worker must be able to start its run at once,
+      // or `--timeout` would count the SQLite opening (the catalog cache keeps the first
+      // tools/list from waiting for this).
+      // A store that cannot open must not hide the tools: the fault is reported by the run.
+      const warmed = configurations.preload();
+      await openStorage().catch((error: unknown) => {
+        storage = undefined;
+        process.stderr.write(`[steamharness] cannot open the workflow stores yet: ${(error as Error)?.message ?? String(error)}\n`);
+      });
+      await warmed;
+    }
+    idleState = snapshotWorkerState();
+    await send({ type: "ready", structure: project.structure });
+  } catch (error) {
+    const code = isSteamharnessError(error) ? error.code : "internal";
+    await send({ type: "load-error", error: { code, message: (error as Error)?.message ?? String(error) } });
+    process.exit(1);
+  }
+}
+
+/** The report, and whether the entrypoint returned (rather than threw or was never found). */
+interface Executed {
+  report: WorkflowRunReport;
+  returned: boolean;
+}
+
+async function execute(run: WorkerRunRequest, { controller, bridge }: CurrentRun): Promise<Executed> {
+  const loaded = project!;
+  const base = { runId: run.runId, projectId: loaded.manifest.id, entrypointId: run.entrypointId };
+  const entry = loaded.definition.entrypoints[run.entrypointId];
+  const structure = loaded.structure.entrypoints.find((e) => e.id === run.entrypointId);
+  if (!entry || !structure) {
+    const report: WorkflowRunReport = { ...base, status: "failed", result: { data: emptyRunResult() }, error: { code: "not_found", message: `no entrypoint ${run.entrypointId}` } };
+    return { report, returned: false };
+  }
+  try {
+    const store = await openStorage();
+    const params: Record<string, JsonValue> = { ...run.params };
+    for (const param of structure.params) {
+      if (params[param.name] === undefined && param.default !== undefined) params[param.name] = param.default;
+    }
+    Object.assign(params, await importFileParams(store, loaded.manifest.id, run.files));
+    // Every run finds the folder (a run may have removed it); synchronous, because the worker runs
+    // one run at a time and an async mkdir costs a thread-pool round trip on every call (MCP-9).
+    mkdirSync(config!.dirs.fileCreateStoreDir, { recursive: true });
+    // CFG-2: the snapshot is taken before the entrypoint runs, and kept with the run id.
+    const configuration = await configurations!.forRun(store, loaded.manifest.id, run.runId);
+    const context = createWorkerRunContext({
+      ...base,
+      storage: store,
+      bridge,
+      signal: controller.signal,
+      fileCreateDir: config!.dirs.fileCreateStoreDir,
+      relatedProjects: config!.relatedProjects,
+      tools,
+      configuration,
+    });
+    const result = normalizeRunReturn(await entry.run(params, context));
+    const status = statusOfResult(result);
+    if (status === "success") return { report: { ...base, status, result: { data: result } }, returned: true };
+    const error = { code: "business_error", message: result.errMessage || `the workflow returned errCode ${result.errCode}` };
+    return { report: { ...base, status, result: { data: result }, error }, returned: true };
+  } catch (error) {
+    const message = (error as Error)?.message ?? String(error);
+    if (isSteamharnessError(error, "cancelled")) {
+      return { report: { ...base, status: "cancelled", result: { data: emptyRunResult(message) }, error: { code: "cancelled", message } }, returned: false };
+    }
+    // The report stays concise; the stack goes to stderr (forwarded by the host), redacted like results.
+    const stack = error instanceof Error && error.stack ? error.stack : message;
+    process.stderr.write(`[steamharness] run ${run.runId} (${run.entrypointId}) threw:\n${redactSecrets(stack, secretValues(process.env))}\n`);
+    const code = isSteamharnessError(error) ? error.code : "run_failed";
+    return { report: { ...base, status: "failed", result: { data: emptyRunResult(message) }, error: { code, message } }, returned: false };
+  }
+}
+
+async function serve(run: WorkerRunRequest): Promise<void> {
+  if (current) {
+    process.stderr.write(`[steamharness] run ${run.runId} refused: the worker is busy with another run\n`);
+    process.exit(1);
+  }
+  // Questions asked after the run has ended (by work it left behind) never reach the host, so
+  // they cannot be mistaken for questions of the worker's next run.
+  const thisRun: CurrentRun = {
+    controller: new AbortController(),
+    bridge: createHostBridge((message) => {
+      if (current === thisRun) void send(message);
+    }),
+  };
+  current = thisRun;
+  const { report, returned } = await execute(run, thisRun);
+  // Answers that arrive from now on belong to no run: the next run gets a new bridge.
+  current = undefined;
+  // One turn of the event loop first: a file operation the run awaited last is still listed as
+  // active while its promise's continuations run.
+  await new Promise((resolveTurn) => setImmediate(resolveTurn));
+  const leftovers = idleState ? restoreWorkerState(idleState) : ["no idle state"];
+  if (returned && leftovers.length > 0) {
+    process.stderr.write(`[steamharness] run ${run.runId} (${run.entrypointId}) left ${leftovers.join(", ")} running: its worker serves no further run\n`);
+  }
+  await send({ type: "done", report, reusable: returned && leftovers.length === 0 });
+  if (exitAfterRun) await exit();
+}
+
+async function exit(): Promise<void> {
+  // A host closing while this run is in progress lets it finish first (it kills after a grace).
+  if (current) {
+    exitAfterRun = true;
+    return;
+  }
+  await Promise.all([storage?.then((opened) => opened.close()).catch(() => undefined), configurations?.close()]);
+  process.exit(0);
+}
+
+process.on("message", (raw: unknown) => {
+  if (!isProtocolMessage(raw)) return;
+  const message = raw as HostMessage;
+  if (message.type === "init") void init(message.config);
+  else if (message.type === "run") void serve(message.run);
+  else if (message.type === "exit") void exit();
+  else current?.bridge.handle(message);
+});
+// The host going away (cancel, crash, shutdown) ends the run: a worker never outlives its host.
+process.on("disconnect", () => {
+  current?.controller.abort();
+  process.exit(0);
+});
+if (!process.send) {
+  process.stderr.write("[steamharness] workflow-worker must be started by steamharness (it needs an IPC channel)\n");
+  process.exit(2);
+}

@@ -1,0 +1,274 @@
+import { SteamharnessError } from "../../../domain/errors.js";
+import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
+import { WorkflowWorker, type WorkflowWorkerOptions } from "./worker-process.js";
+
+/** Options of {@link WorkerPool}. */
+export interface WorkerPoolOptions {
+  /**
+   * Warm workers kept ahead of calls, and the most runs at once (`--workers`, MCP-9). 0 is the
+   * one-shot mode of the CLI: nothing is started ahead, every lease starts its own worker and
+   * there is no limit.
+   */
+  size: number;
+  /**
+   * Workers loading at the same time once the first one has loaded; 1 by default. Loading is
+   * CPU-bound (node start, module graph, SQLite): one at a time leaves the other cores to the
+   * host and to running calls (cancellation and results stay prompt on a busy 2-core machine);
+   * a host with spare cores may raise it to supply back-to-back calls faster.
+   */
+  loadConcurrency?: number;
+  /**
+   * Hand a worker whose run ended cleanly ({@link WorkflowWorker.reusable}) the next run (MCP-9,
+   * the default when `size` > 0). `false`: every worker serves exactly one run and is replaced
+   * (`--fresh-worker`). Ignored in the one-shot mode (`size` 0).
+   */
+  reuse?: boolean;
+  /** A reused worker is retired after this many runs ({@link DEFAULT_MAX_RUNS_PER_WORKER}). */
+  maxRunsPerWorker?: number;
+}
+
+/** Runs a reused worker serves before it is retired (bounds what a slow leak can accumulate). */
+export const DEFAULT_MAX_RUNS_PER_WORKER = 1000;
+
+/**
+ * One worker handed out for one run; `release` frees its slot (idempotent) and gives the worker
+ * back to the pool, which reuses it or retires it.
+ */
+export interface WorkerLease {
+  readonly worker: WorkflowWorker;
+  release(): void;
+}
+
+interface Waiter {
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Warm workflow workers (MCP-5, MCP-9): processes that already loaded the project and opened
+ * the stores, so a call does not pay for a cold start. Up to `size` runs hold a lease at once
+ * (later callers queue, first come first served).
+ *
+ * With `reuse` (the default), the pool holds `size` workers in all: a worker whose run ended
+ * cleanly goes back to the idle list and serves a later run (the most recently used first, its
+ * code is the warmest); a worker whose run was cancelled, timed out, crashed, threw or left work
+ * running is retired (its stores closed, then killed after a grace) and replaced at once, and
+ * so is a worker past `maxRunsPerWorker` runs or loaded before {@link renew}.
+ *
+ * Without `reuse`, each worker serves exactly one run and `size` workers are kept warm besides
+ * the running ones: handing out the last warm one starts its replacement at once, any other is
+ * replaced when its run ends.
+ *
+ * A warm worker that dies while idle is replaced; one that fails to load is not (a broken
+ * project would respawn forever) until a later lease starts a worker that loads again. `close`
+ * ends every worker the pool started.
+ *
+ * @example
+ * const pool = new WorkerPool(workerOptions, { size: 2 });
+ * pool.start();
+ * const lease = await pool.acquire();
+ * try { await lease.worker.run(request, handlers) } finally { lease.release() }
+ */
+export class WorkerPool {
+  private readonly idle: WorkflowWorker[] = [];
+  private readonly loaded = new WeakSet<WorkflowWorker>();
+  private readonly live = new Set<WorkflowWorker>();
+  private readonly waiters: Waiter[] = [];
+  private readonly loadConcurrency: number;
+  private readonly reuse: boolean;
+  private readonly maxRuns: number;
+  /** Bumped by `renew`: workers of an older generation serve no further run. */
+  private generation = 0;
+  private readonly generationOf = new WeakMap<WorkflowWorker, number>();
+  /** Workers the pool ended on purpose: one of them exiting while loading is no load failure. */
+  private readonly retired = new WeakSet<WorkflowWorker>();
+  private loading = 0;
+  private running = 0;
+  private loadFailed = false;
+  private firstLoaded = false;
+  private started = false;
+  private closed = false;
+  private firstStructure: Promise<StructureReport> | undefined;
+
+  constructor(
+    private readonly workerOptions: WorkflowWorkerOptions,
+    private readonly options: WorkerPoolOptions,
+  ) {
+    this.loadConcurrency = Math.max(1, options.loadConcurrency ?? 1);
+    this.reuse = options.size > 0 && options.reuse !== false;
+    this.maxRuns = Math.max(1, options.maxRunsPerWorker ?? DEFAULT_MAX_RUNS_PER_WORKER);
+  }
+
+  /** Starts the warm workers (the first one at once). Idempotent; `acquire` starts them too. */
+  start(): void {
+    this.started = true;
+    this.fill();
+  }
+
+  /** Process ids of every worker the pool started that is still running. */
+  pids(): number[] {
+    return [...this.live].map((worker) => worker.pid).filter((pid): pid is number => pid !== undefined);
+  }
+
+  /**
+   * The structure report of the first worker to load the project (a worker is started if none
+   * is; one retired while loading passes the task on). Rejects with that worker's load error.
+   */
+  structure(): Promise<StructureReport> {
+    this.firstStructure ??= this.loadStructure();
+    return this.firstStructure;
+  }
+
+  private async loadStructure(): Promise<StructureReport> {
+    for (;;) {
+      const worker = this.idle[0] ?? this.keepIdle(this.spawn());
+      try {
+        return await worker.ready;
+      } catch (error) {
+        // Retired while loading (the project was edited): the structure comes from its successor.
+        if (this.closed || !this.retired.has(worker)) throw error;
+      }
+    }
+  }
+
+  /**
+   * Retires every worker loaded so far (the project changed): idle ones at once, running ones
+   * when their run ends; fresh workers take their places.
+   */
+  renew(): void {
+    this.generation += 1;
+    const stale = this.idle.splice(0);
+    for (const worker of stale) this.retire(worker);
+    if (stale.length > 0) this.fill();
+  }
+
+  /**
+   * Waits for a free slot (at most `size` leases at once; `onQueued` is told when the caller has
+   * to wait), then hands out a warm worker — a loaded one first (with reuse, the most recently
+   * used) — and, without reuse, starts its replacement.
+   * Rejects with `cancelled` when `signal` aborts while waiting or the pool closes.
+   */
+  async acquire(options: { signal?: AbortSignal; onQueued?: (busy: number) => void } = {}): Promise<WorkerLease> {
+    if (this.closed) throw new SteamharnessError("cancelled", "the workflow host is closing");
+    this.started = true;
+    if (this.options.size > 0 && this.running >= this.options.size) {
+      options.onQueued?.(this.running);
+      await this.waitForSlot(options.signal);
+    } else {
+      this.running += 1;
+    }
+    const worker = this.takeIdle() ?? this.spawn();
+    // The replacement starts at once when no loaded worker is left, so the next call does not
+    // meet a cold one; while others are still warm it starts when this run ends, so parallel
+    // calls do not share the cores (and the host's synchronous fork) with loading workers. The
+    // run message goes out before either.
+    const warmLeft = this.idle.some((idle) => this.loaded.has(idle));
+    if (!warmLeft) setImmediate(() => this.fill());
+    let released = false;
+    return {
+      worker,
+      release: () => {
+        if (released) return;
+        released = true;
+        const keep = this.reuse && !this.closed && worker.reusable && worker.runCount < this.maxRuns && this.generationOf.get(worker) === this.generation;
+        // Back in the idle list before the slot moves on, so the next waiter takes this worker.
+        if (keep) this.idle.push(worker);
+        else this.retire(worker);
+        // The slot passes straight to the next waiter, so a newcomer cannot jump the queue.
+        const next = this.waiters.shift();
+        if (next) next.resolve();
+        else this.running -= 1;
+        // After the caller has sent its result: a fork blocks the host for a few ms.
+        if (!keep) setImmediate(() => this.fill());
+      },
+    };
+  }
+
+  /**
+   * Ends every worker: ones still loading are killed, the others close their stores (a running
+   * one after its run) within a short grace, then are killed. Waiting callers are rejected;
+   * later `acquire` calls fail.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const waiter of this.waiters.splice(0)) waiter.reject(new SteamharnessError("cancelled", "the workflow host is closing"));
+    this.idle.splice(0);
+    await Promise.all([...this.live].map((worker) => (this.loaded.has(worker) ? worker.finish(500) : worker.kill())));
+  }
+
+  private waitForSlot(signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolveSlot, reject) => {
+      const waiter: Waiter = {
+        resolve: () => {
+          signal?.removeEventListener("abort", onAbort);
+          resolveSlot();
+        },
+        reject,
+      };
+      const onAbort = () => {
+        const index = this.waiters.indexOf(waiter);
+        if (index >= 0) this.waiters.splice(index, 1);
+        reject(new SteamharnessError("cancelled", "the call was cancelled while waiting for a worker"));
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.waiters.push(waiter);
+    });
+  }
+
+  private retire(worker: WorkflowWorker): void {
+    this.retired.add(worker);
+    void worker.finish();
+  }
+
+  /** The last loaded idle worker (the most recently returned), else the oldest loading one. */
+  private takeIdle(): WorkflowWorker | undefined {
+    let index = this.idle.length - 1;
+    while (index >= 0 && !this.loaded.has(this.idle[index]!)) index -= 1;
+    return this.idle.splice(index >= 0 ? index : 0, 1)[0];
+  }
+
+  private fill(): void {
+    const concurrency = this.firstLoaded ? this.loadConcurrency : 1;
+    // With reuse the workers out on a run come back, so they count towards `size`.
+    const wanted = () => this.idle.length + (this.reuse ? this.running : 0) < this.options.size;
+    while (this.started && !this.closed && !this.loadFailed && wanted() && this.loading < concurrency) {
+      this.keepIdle(this.spawn());
+    }
+  }
+
+  private keepIdle(worker: WorkflowWorker): WorkflowWorker {
+    this.idle.push(worker);
+    return worker;
+  }
+
+  private spawn(): WorkflowWorker {
+    const worker = new WorkflowWorker(this.workerOptions);
+    this.live.add(worker);
+    this.generationOf.set(worker, this.generation);
+    worker.child.once("exit", () => {
+      this.live.delete(worker);
+      // A warm worker that dies while idle after loading (e.g. killed from outside) is replaced.
+      const index = this.idle.indexOf(worker);
+      if (index < 0 || !this.loaded.has(worker)) return;
+      this.idle.splice(index, 1);
+      this.fill();
+    });
+    worker.child.once("error", () => this.live.delete(worker));
+    this.loading += 1;
+    worker.ready.then(
+      () => {
+        this.loaded.add(worker);
+        this.loadFailed = false;
+        this.firstLoaded = true;
+      },
+      () => {
+        if (!this.retired.has(worker)) this.loadFailed = true;
+      },
+    ).finally(() => {
+      this.loading -= 1;
+      this.fill();
+    });
+    return worker;
+  }
+}

@@ -1,0 +1,192 @@
+import { fork, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { SteamharnessError } from "../../../domain/errors.js";
+import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
+import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
+import type { ToolPermissionDecision, ToolPermissionRequest } from "../../../ports/tool-permissions.js";
+import type { UserInputRequest, UserInputResponse } from "../../../ports/user-input.js";
+import { isProtocolMessage, type HostMessage, type WorkerConfig, type WorkerMessage, type WorkerRunRequest } from "./worker-protocol.js";
+
+/**
+ * The worker script and the node flags to start it with. From the sources (tests, `tsx`) it is
+ * the sibling `worker-main.ts` under tsx; from the build it is `workflow-worker.js` next to the
+ * bundle (tsup emits both into dist/).
+ *
+ * @example
+ * const { path, execArgv } = resolveWorkerEntry();
+ */
+export function resolveWorkerEntry(moduleUrl: string = import.meta.url): { path: string; execArgv: string[] } {
+  const here = fileURLToPath(moduleUrl);
+  if (here.endsWith(".ts")) {
+    // An absolute loader URL: `--import tsx` would resolve against the child's cwd.
+    return { path: join(dirname(here), "worker-main.ts"), execArgv: ["--import", import.meta.resolve("tsx")] };
+  }
+  const path = join(dirname(here), "workflow-worker.js");
+  if (!existsSync(path)) throw new SteamharnessError("internal", `workflow worker script missing: ${path}`);
+  return { path, execArgv: [] };
+}
+
+/** What a host answers a paused run with. Throwing ends the run (the worker is killed). */
+export interface RunHandlers {
+  onInput(request: UserInputRequest): Promise<UserInputResponse>;
+  onApproval(request: ToolPermissionRequest): Promise<ToolPermissionDecision>;
+}
+
+/**
+ * How a worker run ended from the host's point of view. `reusable`: the worker says the
+ * entrypoint returned and left nothing running, so it may serve another run.
+ */
+export type WorkerRunOutcome =
+  | { kind: "report"; report: WorkflowRunReport; reusable: boolean }
+  | { kind: "exited"; message: string };
+
+/** Options of {@link WorkflowWorker}. */
+export interface WorkflowWorkerOptions {
+  config: WorkerConfig;
+  env: Record<string, string>;
+  /** Where the worker's stdout and stderr go; the host's stderr by default, never its stdout. */
+  output?: NodeJS.WritableStream;
+}
+
+/**
+ * One isolated worker process (MCP-5): it starts loading the project at once, so a pool can keep
+ * it warm; `ready` resolves the structure report or rejects with the load error. It serves one
+ * run at a time, and another after a run only when that run ended cleanly ({@link reusable},
+ * MCP-9); `finish` asks it to close its stores and exit.
+ *
+ * @example
+ * const worker = new WorkflowWorker({ config, env: process.env as Record<string, string> });
+ * const structure = await worker.ready;
+ * const outcome = await worker.run(request, handlers);
+ */
+export class WorkflowWorker {
+  readonly child: ChildProcess;
+  readonly ready: Promise<StructureReport>;
+  private readonly exited: Promise<string>;
+  private listener: ((message: WorkerMessage) => void) | undefined;
+  private onExit: ((why: string) => void) | undefined;
+  private runs = 0;
+  private clean = true;
+
+  constructor(options: WorkflowWorkerOptions) {
+    const entry = resolveWorkerEntry();
+    this.child = fork(entry.path, [], {
+      execArgv: entry.execArgv,
+      env: options.env,
+      cwd: options.config.projectDir,
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
+      serialization: "advanced",
+    });
+    const output = options.output ?? process.stderr;
+    this.child.stdout?.pipe(output, { end: false });
+    this.child.stderr?.pipe(output, { end: false });
+    this.exited = new Promise((resolveExit) => {
+      this.child.once("exit", (code, signal) => resolveExit(signal ? `the worker was killed by ${signal}` : `the worker exited with code ${code}`));
+      this.child.once("error", (error) => resolveExit(`the worker failed to start: ${error.message}`));
+    });
+    void this.exited.then((why) => {
+      this.clean = false;
+      this.onExit?.(why);
+    });
+    this.child.on("message", (raw: unknown) => {
+      if (isProtocolMessage(raw)) this.listener?.(raw as WorkerMessage);
+    });
+    this.ready = new Promise<StructureReport>((resolveReady, reject) => {
+      this.listener = (message) => {
+        if (message.type === "ready") resolveReady(message.structure);
+        else if (message.type === "load-error") reject(new SteamharnessError(message.error.code as never, message.error.message));
+      };
+      void this.exited.then((why) => reject(new SteamharnessError("internal", `cannot load the workflow project: ${why}`)));
+    });
+    this.ready.catch(() => undefined);
+    this.send({ type: "init", config: options.config });
+  }
+
+  /** The worker's process id (undefined if it failed to spawn). */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** Runs started in this worker. */
+  get runCount(): number {
+    return this.runs;
+  }
+
+  /**
+   * True while the worker is alive, loaded, not running, and its last run (if any) ended with
+   * the worker's own `reusable` verdict; false after a kill, an exit or `finish`.
+   */
+  get reusable(): boolean {
+    return this.clean && this.child.exitCode === null && this.child.signalCode === null && this.child.connected;
+  }
+
+  private send(message: HostMessage): void {
+    if (this.child.connected) this.child.send(message);
+  }
+
+  /**
+   * Runs one entrypoint and resolves how it ended. Input and approval requests go to `handlers`
+   * (the worker sends none for a run that has ended); if a handler throws, the worker is
+   * killed and the promise rejects with it. Rejects with `internal` when the worker is not
+   * {@link reusable} (one run at a time, never after an unclean one).
+   */
+  async run(request: WorkerRunRequest, handlers: RunHandlers): Promise<WorkerRunOutcome> {
+    await this.ready;
+    if (!this.reusable) throw new SteamharnessError("internal", "this workflow worker cannot take another run");
+    this.runs += 1;
+    this.clean = false;
+    return new Promise<WorkerRunOutcome>((resolveRun, reject) => {
+      let settled = false;
+      const settle = (fn: () => void) => {
+        if (!settled) {
+          settled = true;
+          this.listener = undefined;
+          this.onExit = undefined;
+          fn();
+        }
+      };
+      this.listener = (message) => {
+        if (message.type === "done") {
+          if (message.report.runId !== request.runId) return;
+          this.clean = message.reusable;
+          settle(() => resolveRun({ kind: "report", report: message.report, reusable: message.reusable }));
+        } else if (message.type === "input-request") {
+          handlers.onInput(message.request).then(
+            (response) => this.send({ type: "input-response", requestId: message.request.requestId, response }),
+            (error) => settle(() => (this.kill(), reject(error))),
+          );
+        } else if (message.type === "approval-request") {
+          handlers.onApproval(message.request).then(
+            (decision) => this.send({ type: "approval-response", requestId: message.request.requestId, decision }),
+            (error) => settle(() => (this.kill(), reject(error))),
+          );
+        }
+      };
+      this.onExit = (why) => settle(() => resolveRun({ kind: "exited", message: why }));
+      this.send({ type: "run", run: request });
+    });
+  }
+
+  /**
+   * Asks the worker to close its stores and exit, waits up to `graceMs` for it, then kills it.
+   * Resolves when it is gone. Only for a worker that is not running (a running one is killed).
+   */
+  async finish(graceMs = 1000): Promise<void> {
+    this.clean = false;
+    this.send({ type: "exit" });
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolveGrace) => (timer = setTimeout(resolveGrace, graceMs)));
+    await Promise.race([this.exited, grace]);
+    clearTimeout(timer);
+    await this.kill();
+  }
+
+  /** Kills the worker at once (SIGKILL); resolves when it is gone. Idempotent. */
+  async kill(): Promise<void> {
+    this.clean = false;
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
+    await this.exited;
+  }
+}

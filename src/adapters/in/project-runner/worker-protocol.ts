@@ -1,0 +1,64 @@
+import type { JsonValue } from "../../../domain/json.js";
+import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
+import type { RelatedProject } from "../../../domain/workflow/run-context.js";
+import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
+import type { ToolPermissionDecision, ToolPermissionRequest } from "../../../ports/tool-permissions.js";
+import type { UserInputRequest, UserInputResponse } from "../../../ports/user-input.js";
+import type { FileParamSource } from "./file-params.js";
+import type { WorkflowDataDirs } from "./host-options.js";
+
+/**
+ * The IPC protocol between a host (the CLI or the MCP server) and a workflow worker process.
+ * The worker's stdout and stderr are diagnostics only; every structured message travels over
+ * the IPC channel, so nothing a project prints can be mistaken for a protocol message.
+ */
+
+/** How a worker is configured, sent once right after it starts. */
+export interface WorkerConfig {
+  projectDir: string;
+  dirs: WorkflowDataDirs;
+  relatedProjects: RelatedProject[];
+  /** Open the stores at start (warm pool) instead of at the first run. */
+  openStorage: boolean;
+}
+
+/** A run to execute. File params hold checked absolute paths, imported by the worker. */
+export interface WorkerRunRequest {
+  runId: string;
+  entrypointId: string;
+  params: Record<string, JsonValue>;
+  /** Param name → checked file(s) to import into the managed-file store: real path and recorded name. */
+  files: Record<string, FileParamSource | FileParamSource[]>;
+}
+
+/** Host → worker messages. */
+export type HostMessage =
+  | { type: "init"; config: WorkerConfig }
+  | { type: "run"; run: WorkerRunRequest }
+  | { type: "input-response"; requestId: string; response: UserInputResponse }
+  | { type: "approval-response"; requestId: string; decision: ToolPermissionDecision }
+  /** No further run: close the stores and exit. */
+  | { type: "exit" };
+
+/** Worker → host messages. */
+export type WorkerMessage =
+  | { type: "ready"; structure: StructureReport }
+  | { type: "load-error"; error: { code: string; message: string } }
+  | { type: "input-request"; request: UserInputRequest }
+  | { type: "approval-request"; request: ToolPermissionRequest }
+  /**
+   * The run ended. `reusable`: the entrypoint returned (success or a business errCode) and
+   * left nothing running, and the worker has restored its environment and working directory,
+   * so it may serve another run (MCP-9).
+   */
+  | { type: "done"; report: WorkflowRunReport; reusable: boolean };
+
+/**
+ * True when `value` looks like a message of this protocol (the `type` tag is a string).
+ *
+ * @example
+ * process.on("message", (m) => { if (isProtocolMessage(m)) handle(m) });
+ */
+export function isProtocolMessage(value: unknown): value is { type: string } {
+  return typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string";
+}

@@ -1,0 +1,161 @@
+import { defaultRuntime } from "../../../compose/runtime.js";
+import { SteamharnessError, UserInputRequiredError } from "../../../domain/errors.js";
+import type { JsonValue } from "../../../domain/json.js";
+import type { NodeContext, NodeLogger, NodeRunConfiguration, ToolPermissionDefinition } from "../../../domain/node-context.js";
+import { withFieldDefaults } from "../../../domain/workflow/answer-validation.js";
+import type { RelatedProject, WorkflowInputRequest, WorkflowRunContext, WorkflowUserInput } from "../../../domain/workflow/run-context.js";
+import type { Storage } from "../../../ports/storage.js";
+import type { ToolPermissionDecision, ToolPermissions } from "../../../ports/tool-permissions.js";
+import type { UserInput, UserInputField, UserInputResponse } from "../../../ports/user-input.js";
+import type { HostMessage, WorkerMessage } from "./worker-protocol.js";
+
+/** The worker's side of the IPC channel: ports that ask the host and wait for its answer. */
+export interface HostBridge {
+  userInput: UserInput;
+  toolPermissions: ToolPermissions;
+  /** Feeds a host message in; returns true when it answered a pending request. */
+  handle(message: HostMessage): boolean;
+}
+
+/**
+ * Builds the user-input and tool-permission ports of a worker. Each request goes to the host
+ * and the run stays suspended (in this same process) until the answer comes back, so a resumed
+ * run continues on the same runId with all its in-memory state.
+ *
+ * @example
+ * const bridge = createHostBridge((m) => process.send!(m));
+ * process.on("message", (m) => bridge.handle(m as HostMessage));
+ */
+export function createHostBridge(send: (message: WorkerMessage) => void): HostBridge {
+  const inputs = new Map<string, (response: UserInputResponse) => void>();
+  const approvals = new Map<string, (decision: ToolPermissionDecision) => void>();
+  const wait = <T>(pending: Map<string, (value: T) => void>, requestId: string, signal?: AbortSignal) =>
+    new Promise<T>((resolvePromise, reject) => {
+      if (signal?.aborted) return reject(new SteamharnessError("cancelled", "the run was cancelled"));
+      pending.set(requestId, resolvePromise);
+      signal?.addEventListener("abort", () => reject(new SteamharnessError("cancelled", "the run was cancelled")), { once: true });
+    });
+  return {
+    userInput: {
+      request(request, signal) {
+        const answer = wait(inputs, request.requestId, signal);
+        send({ type: "input-request", request });
+        return answer;
+      },
+    },
+    toolPermissions: {
+      request(request, signal) {
+        const answer = wait(approvals, request.requestId, signal);
+        send({ type: "approval-request", request });
+        return answer;
+      },
+    },
+    handle(message) {
+      const table: Map<string, (value: never) => void> | undefined =
+        message.type === "input-response" ? inputs : message.type === "approval-response" ? approvals : undefined;
+      if (!table || !("requestId" in message)) return false;
+      const resolveRequest = table.get(message.requestId);
+      if (!resolveRequest) return false;
+      table.delete(message.requestId);
+      resolveRequest((message.type === "input-response" ? message.response : (message as { decision: ToolPermissionDecision }).decision) as never);
+      return true;
+    },
+  };
+}
+
+/**
+ * A logger that writes one line per entry to stderr (never stdout), tagged with the run.
+ *
+ * @example
+ * createStderrLogger("run-1").info("started", { step: 1 });
+ */
+export function createStderrLogger(runId: string): NodeLogger {
+  const line = (level: string) => (message: string, data?: Record<string, unknown>) => {
+    process.stderr.write(`[steamharness] [run ${runId}] ${level} ${message}${data ? ` ${JSON.stringify(data)}` : ""}\n`);
+  };
+  return { debug: line("debug"), info: line("info"), warn: line("warn"), error: line("error") };
+}
+
+function friendlyUserInput(runId: string, port: UserInput, signal: AbortSignal): WorkflowUserInput {
+  let asked = 0;
+  const request = async (input: WorkflowInputRequest): Promise<Record<string, JsonValue>> => {
+    asked += 1;
+    const requestId = input.requestId ?? `input-${asked}`;
+    // A declared field is a UserInputField with readonly arrays; the port only reads it.
+    const fields = [...(input.fields ?? [])] as UserInputField[];
+    const response = await port.request({ requestId, runId, kind: "form", message: input.message, fields }, signal);
+    if (response.outcome === "answered") return withFieldDefaults(fields, response.values);
+    if (response.outcome === "pending") throw new UserInputRequiredError(requestId, { message: input.message, fields });
+    throw new SteamharnessError("cancelled", response.outcome === "declined" ? "the user declined the input request" : "the user cancelled the input request", {
+      data: { requestId },
+    });
+  };
+  // The answer is checked against its fields by the host (terminal or MCP form), so it has the
+  // shape WorkflowUserInput infers from them.
+  return { request } as WorkflowUserInput;
+}
+
+/** What {@link createWorkerRunContext} needs. */
+export interface WorkerRunContextOptions {
+  runId: string;
+  projectId: string;
+  entrypointId: string;
+  storage: Storage;
+  bridge: HostBridge;
+  signal: AbortSignal;
+  fileCreateDir: string;
+  relatedProjects: RelatedProject[];
+  /** The project's tool catalog (`executor.tools` of its definition, WF-2). */
+  tools: readonly ToolPermissionDefinition[];
+  /** The run's configuration snapshot (CFG-2, WF-2). */
+  configuration: NodeRunConfiguration;
+}
+
+/**
+ * The context a workflow entrypoint runs with inside its worker (WF-1), including the same run
+ * as a WF-0 `NodeContext` for agent and stream nodes.
+ *
+ * @example
+ * const context = createWorkerRunContext({ runId, projectId, entrypointId, storage, bridge, signal, fileCreateDir, relatedProjects: [], tools, configuration });
+ */
+export function createWorkerRunContext(options: WorkerRunContextOptions): WorkflowRunContext {
+  const { runId, projectId, storage, bridge, signal } = options;
+  const log = createStderrLogger(runId);
+  const runtime = defaultRuntime();
+  const tokenUsage = storage.tokenUsage?.({ projectId }) ?? runtime.kvTokenUsage(storage.kv, { projectId });
+  const node: NodeContext = {
+    runId,
+    projectId,
+    storage,
+    // WF-2: the same catalog and configuration snapshot a conversation turn runs with.
+    executor: { tools: options.tools.map((tool) => ({ ...tool })) },
+    configuration: options.configuration,
+    toolPermissions: bridge.toolPermissions,
+    userInput: bridge.userInput,
+    tokenUsage,
+    signal,
+    log,
+    clock: runtime.clock(),
+    ids: runtime.ids(),
+    runtime,
+  };
+  return {
+    runId,
+    projectId,
+    entrypointId: options.entrypointId,
+    kv: storage.kv,
+    knowledge: storage.knowledge,
+    files: storage.files,
+    values: storage.values,
+    storage,
+    userInput: friendlyUserInput(runId, bridge.userInput, signal),
+    toolPermissions: bridge.toolPermissions,
+    tokenUsage,
+    signal,
+    log,
+    fileCreateDir: options.fileCreateDir,
+    relatedProjects: Object.fromEntries(options.relatedProjects.map((project) => [project.alias, project])),
+    configuration: options.configuration.snapshot,
+    node,
+  };
+}

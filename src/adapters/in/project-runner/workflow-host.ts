@@ -1,0 +1,227 @@
+import { randomUUID } from "node:crypto";
+import type { TObject } from "@sinclair/typebox";
+import { SteamharnessError } from "../../../domain/errors.js";
+import type { JsonValue } from "../../../domain/json.js";
+import { emptyRunResult, type WorkflowRunReport } from "../../../domain/workflow/run-report.js";
+import type { StructureEntrypoint, StructureReport } from "../../../domain/workflow/workflow-definition.js";
+import { checkFileParams, type FileParamSource } from "./file-params.js";
+import type { WorkflowProjectLocation } from "./project-location.js";
+import { precheckWorkflowHost, type DataDirOptions, type PrecheckedWorkflowHost, type WorkflowDataDirs } from "./host-options.js";
+import { readProjectEnv, readSavedAuth, resolveServerAuth, workerEnvironment, type ResolvedServerAuth } from "./project-env.js";
+import { secretValues } from "../../../domain/redaction.js";
+import { runInWorker } from "./run-host.js";
+import type { RunHandlers } from "./worker-process.js";
+import { WorkerPool } from "./worker-pool.js";
+import { watchProjectFiles, type ProjectWatch } from "./project-watch.js";
+
+/** Options of {@link createWorkflowHost}. */
+export interface WorkflowHostOptions {
+  projectDir: string;
+  dirs?: DataDirOptions;
+  /** `alias=/abs/dir` values of `--related-project`. */
+  relatedProjects?: readonly string[];
+  /**
+   * SEC-5 (`--allow-file-root`, repeatable): absolute directories a caller's file param must lie
+   * in, judged by real path (symlinks followed). By default the project directory and the
+   * working directory — unless that is `/`, the home directory or one of its ancestors. Pseudo
+   * files (`/proc`, `/sys`, `/dev`) and the server's credential files are refused whatever the
+   * roots; a param's `default` path (the project's own) is not bound by the roots.
+   */
+  allowedFileRoots?: readonly string[];
+  /** The process environment (explicit variables); `process.env` by default. */
+  env?: Record<string, string | undefined>;
+  /**
+   * Warm workers kept loaded ahead of calls, and the most runs at once (`--workers`, MCP-9);
+   * 0 (the default) for one-shot CLI runs: a worker is started on demand, with no limit.
+   */
+  workers?: number;
+  /**
+   * With `workers` > 0: a worker whose run ended cleanly serves later runs (default `true`,
+   * MCP-9); it is retired after a cancelled, timed-out, crashed or throwing run, a run that left
+   * work running, {@link maxRunsPerWorker} runs, or an edit of the project's files. `false`
+   * (`--fresh-worker`): every run gets a fresh worker process.
+   */
+  workerReuse?: boolean;
+  /** Runs a reused worker serves before it is retired; 1000 by default. */
+  maxRunsPerWorker?: number;
+  /** Kill a run after this many milliseconds (status `timeout`); none by default. */
+  timeoutMs?: number;
+  /** Where worker output goes (never the host's stdout); `process.stderr` by default. */
+  output?: NodeJS.WritableStream;
+  /**
+   * Fork the warm workers as the host opens (default). `false` leaves it to
+   * {@link WorkflowHost.startWorkers}, the first `structure()` or the first run.
+   */
+  startWorkers?: boolean;
+  /** Results of {@link precheckWorkflowHost}, so the checks are not repeated. */
+  prechecked?: PrecheckedWorkflowHost;
+}
+
+/** Checked arguments of one run: plain params and, apart, the checked file params (real path and name). */
+export interface PreparedArguments {
+  params: Record<string, JsonValue>;
+  files: Record<string, FileParamSource | FileParamSource[]>;
+}
+
+/** Options of one {@link WorkflowHost.run}. */
+export interface WorkflowRunOptions {
+  /** Aborting cancels the run (or its wait for a worker). */
+  signal?: AbortSignal;
+  /** Told when every worker slot is busy and the run waits for one (`busy` runs in progress). */
+  onQueued?: (busy: number) => void;
+  /** Run again under this run id (a paused run answered later, DX-10); default a new id. */
+  runId?: string;
+}
+
+/** A workflow project ready to serve: structure, argument checks and isolated runs. */
+export interface WorkflowHost {
+  readonly location: WorkflowProjectLocation;
+  readonly dirs: WorkflowDataDirs;
+  readonly auth: ResolvedServerAuth;
+  /** Credential values (admin key, secret-looking env variables) to redact from results. */
+  readonly secrets: readonly string[];
+  /** The structure report, computed once by a worker (project code never runs in the host). */
+  structure(): Promise<StructureReport>;
+  /** The entrypoint, or `not_found`. */
+  entrypoint(id: string): Promise<StructureEntrypoint>;
+  /** Validates arguments (schema, then file paths); `input_validation` with every problem. */
+  prepare(entrypoint: StructureEntrypoint, args: unknown): Promise<PreparedArguments>;
+  /**
+   * Loads what `prepare` needs (TypeBox) ahead of the first call; idempotent, never rejects (a
+   * failure is the first `prepare`'s to report). The host does not load it by itself, so a server
+   * answers its handshake first.
+   */
+  preloadValidation(): Promise<void>;
+  /**
+   * Runs an entrypoint in a worker process — a warm one from the pool, reused after clean runs
+   * unless `workerReuse` is false (MCP-9) — waiting for a free slot when `workers` runs are in
+   * progress, and resolves the run report.
+   */
+  run(entrypoint: StructureEntrypoint, prepared: PreparedArguments, handlers: RunHandlers, options?: WorkflowRunOptions): Promise<WorkflowRunReport>;
+  /** Starts the warm workers if they are not yet (idempotent). */
+  startWorkers(): void;
+  /** Process ids of the host's live workers (warm, running or finishing). */
+  workerPids(): number[];
+  /** Ends every worker the host started. */
+  close(): Promise<void>;
+}
+
+/**
+ * A run id: the UTC date and 12 random hex digits, e.g. `20260828-1a2b3c4d5e6f`.
+ *
+ * @example
+ * newRunId(new Date("2026-08-28T10:00:00Z")) // "20260828-…"
+ */
+export function newRunId(now: Date = new Date()): string {
+  // 48 random bits: the first 12 hex digits of a v4 UUID are all random, and randomUUID draws
+  // from node's entropy cache instead of a synchronous randomBytes call per run.
+  const uuid = randomUUID();
+  return `${now.toISOString().slice(0, 10).replace(/-/g, "")}-${uuid.slice(0, 8)}${uuid.slice(9, 13)}`;
+}
+
+/**
+ * Opens a workflow project for serving: reads its manifest and `.env`, resolves data dirs,
+ * related projects and the server login, and starts the warm worker pool (workers fork before
+ * this resolves, so they load while the caller does its own start-up). With reused workers
+ * (the default of a pool) the project's files are watched from the first fork on, and an edit
+ * retires the workers that loaded the old code.
+ *
+ * @example
+ * const host = await createWorkflowHost({ projectDir: "/abs/project", workers: 2 });
+ * const structure = await host.structure();
+ */
+export async function createWorkflowHost(options: WorkflowHostOptions): Promise<WorkflowHost> {
+  const { location, dirs, relatedProjects, filePolicy } = options.prechecked ?? (await precheckWorkflowHost(options));
+  const processEnv = options.env ?? process.env;
+  const projectEnv = await readProjectEnv(location.directory);
+  const auth = resolveServerAuth(processEnv, projectEnv, await readSavedAuth(dirs.authDir));
+  const env = workerEnvironment(processEnv, projectEnv, auth);
+  const workers = options.workers ?? 0;
+  const reuse = workers > 0 && options.workerReuse !== false;
+  const pool = new WorkerPool(
+    {
+      config: { projectDir: location.directory, dirs, relatedProjects, openStorage: workers > 0 },
+      env,
+      ...(options.output ? { output: options.output } : {}),
+    },
+    { size: workers, reuse, ...(options.maxRunsPerWorker ? { maxRunsPerWorker: options.maxRunsPerWorker } : {}) },
+  );
+  let watch: Promise<ProjectWatch> | undefined;
+  const startPool = () => {
+    // Begun before the first fork: the folder walk ends long before a worker has imported the project.
+    watch ??= reuse ? watchProjectFiles(location, () => pool.renew(), { exclude: Object.values(dirs) }) : undefined;
+    pool.start();
+  };
+  if (options.startWorkers !== false) startPool();
+  const schemas = new Map<string, TObject>();
+  // TypeBox loads with the first call (or `preloadValidation`), not with the host (the MCP
+  // handshake waits for neither); later calls reuse the loaded modules instead of import() again.
+  let validation: Promise<[typeof import("../../../domain/workflow/argument-validation.js"), typeof import("../../../domain/workflow/param-schema.js")]> | undefined;
+  const loadValidation = () =>
+    (validation ??= Promise.all([import("../../../domain/workflow/argument-validation.js"), import("../../../domain/workflow/param-schema.js")]).catch((error: unknown) => {
+      validation = undefined;
+      throw error;
+    }));
+  const host: WorkflowHost = {
+    location,
+    dirs,
+    auth,
+    secrets: secretValues(env),
+    structure() {
+      startPool();
+      return pool.structure();
+    },
+    startWorkers() {
+      startPool();
+    },
+    async preloadValidation() {
+      await loadValidation().catch(() => undefined);
+    },
+    async entrypoint(id) {
+      const found = (await host.structure()).entrypoints.find((entry) => entry.id === id);
+      if (!found) throw new SteamharnessError("not_found", `unknown entrypoint ${JSON.stringify(id)}`, { field: "entrypoint" });
+      return found;
+    },
+    async prepare(entrypoint, args) {
+      const [{ validateArguments }, { entrypointInputSchema }] = await loadValidation();
+      let schema = schemas.get(entrypoint.id);
+      if (!schema) schemas.set(entrypoint.id, (schema = entrypointInputSchema(entrypoint.params)));
+      const problems = validateArguments(schema, args ?? {});
+      if (problems.length > 0) {
+        throw new SteamharnessError("input_validation", `invalid arguments for ${entrypoint.id}: ${problems.join("; ")}`, { data: { problems } });
+      }
+      return checkFileParams(entrypoint.params, (args ?? {}) as Record<string, JsonValue>, { policy: filePolicy });
+    },
+    async run(entrypoint, prepared, handlers, runOptions = {}) {
+      const { signal, onQueued } = runOptions;
+      const request = { runId: runOptions.runId ?? newRunId(), entrypointId: entrypoint.id, params: prepared.params, files: prepared.files };
+      const base = { runId: request.runId, projectId: location.manifest.id, entrypointId: entrypoint.id };
+      let lease;
+      startPool();
+      try {
+        lease = await pool.acquire({ ...(signal ? { signal } : {}), ...(onQueued ? { onQueued } : {}) });
+      } catch (error) {
+        const message = (error as Error)?.message ?? String(error);
+        return { ...base, status: "cancelled", result: { data: emptyRunResult(message) }, error: { code: "cancelled", message } };
+      }
+      try {
+        return await runInWorker(lease.worker, request, {
+          projectId: location.manifest.id,
+          handlers,
+          ...(signal ? { signal } : {}),
+          ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+        });
+      } finally {
+        lease.release();
+      }
+    },
+    workerPids() {
+      return pool.pids();
+    },
+    async close() {
+      void watch?.then((running) => running.close());
+      await pool.close();
+    },
+  };
+  return host;
+}

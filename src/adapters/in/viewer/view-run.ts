@@ -1,0 +1,135 @@
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, dirname, join, resolve } from "node:path";
+import { SteamharnessError } from "../../../domain/errors.js";
+import { isUuid } from "../../../domain/workflow/project-manifest.js";
+import type { SessionCatalog } from "../../../ports/session-catalog.js";
+import type { Storage } from "../../../ports/storage.js";
+import { listenError } from "../exits/fatal-line.js";
+import { createSqliteStorage } from "../../../compose/sqlite.js";
+import { createViewerServer } from "./viewer-server.js";
+
+/** The flags of `steamharness view`, as commander parses them. */
+export interface ViewFlags {
+  /** A project folder (`view <project-dir>`): its `.workflow/agents` sessions and its local store under the data dir. */
+  projectDir?: string;
+  /** Root of local data for a project folder (default `~/.steamharness`). */
+  dataDir?: string;
+  store?: string;
+  /** A PostgreSQL connection string (`steamharness/postgres`): view its sessions instead of a SQLite store. */
+  postgres?: string;
+  /** The PostgreSQL schema (default `"steamharness"`). */
+  schema?: string;
+  agentStoreDir?: string;
+  port?: string;
+  contextWindow?: string;
+}
+
+const integer = (value: string | undefined, field: string, min: number, max: number): number | undefined => {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < min || number > max) throw new SteamharnessError("input_validation", `--${field} must be an integer from ${min} to ${max}`, { field });
+  return number;
+};
+
+/**
+ * The storage `steamharness view` reads: a SQLite storage directory that must exist (a viewer
+ * never creates an empty store). A PostgreSQL flag joins here: open that storage and give the
+ * viewer its session catalog (index rows).
+ *
+ * @example
+ * const storage = openViewStorage({ store: ".steamharness" });
+ */
+export function openViewStorage(flags: ViewFlags): Storage {
+  if (flags.postgres !== undefined) throw new SteamharnessError("input_validation", "a PostgreSQL storage opens asynchronously: use openViewTarget", { field: "postgres" });
+  const projectDir = flags.projectDir ?? projectOfSessionFolder(flags);
+  if (projectDir !== undefined) return openProjectStorage(projectDir, flags);
+  const directory = resolve(flags.store ?? ".steamharness");
+  if (!existsSync(directory)) throw new SteamharnessError("not_found", `no storage directory at ${directory} (pass --store DIR)`, { field: "store" });
+  const agentStoreDir = flags.agentStoreDir === undefined ? undefined : resolve(flags.agentStoreDir);
+  if (agentStoreDir !== undefined && !existsSync(agentStoreDir)) throw new SteamharnessError("not_found", `no session folder at ${agentStoreDir}`, { field: "agentStoreDir" });
+  return createSqliteStorage({ directory, ...(agentStoreDir === undefined ? {} : { agentStoreDir }) });
+}
+
+/** `--agent-store-dir <project>/.workflow/agents` alone: that project (DX-6), so no `--store` is needed. */
+function projectOfSessionFolder(flags: ViewFlags): string | undefined {
+  if (flags.store !== undefined || flags.agentStoreDir === undefined) return undefined;
+  const folder = resolve(flags.agentStoreDir);
+  if (basename(folder) !== "agents" || basename(dirname(folder)) !== ".workflow") {
+    throw new SteamharnessError("input_validation", `--agent-store-dir ${flags.agentStoreDir} is not a project's .workflow/agents folder: pass --store <dir> with it, or the project folder (steamharness view <project-dir>)`, { field: "agentStoreDir" });
+  }
+  return dirname(dirname(folder));
+}
+
+/**
+ * DX-6: the storage of a project folder as the local hosts keep it — sessions in
+ * `<project>/.workflow/agents` (or `--agent-store-dir`), the values a page answer is recorded in
+ * where that project's host reads them: `<data-dir>/projects/<id>` for a conversation project
+ * (`chat`, `gateway`), `<data-dir>/values` for a workflow project (`run`, `mcp`).
+ */
+function openProjectStorage(projectDir: string, flags: ViewFlags): Storage {
+  if (flags.store !== undefined) throw new SteamharnessError("input_validation", "pass either a project folder or --store, not both", { field: "store" });
+  const folder = resolve(projectDir);
+  const manifestPath = join(folder, "package.json");
+  let manifest: { id?: unknown; projectType?: unknown; name?: unknown };
+  try {
+    manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as typeof manifest;
+  } catch {
+    throw new SteamharnessError("input_validation", `${folder} is not a project: no readable package.json (pass a project folder, or --store <dir>)`, { field: "projectDir" });
+  }
+  if (typeof manifest.id !== "string" || !isUuid(manifest.id)) {
+    throw new SteamharnessError("input_validation", `${manifestPath} has no UUID "id": not a steamharness project`, { field: "projectDir" });
+  }
+  const agentStoreDir = resolve(flags.agentStoreDir ?? join(folder, ".workflow", "agents"));
+  const name = typeof manifest.name === "string" ? manifest.name : manifest.id;
+  // A project with no sessions yet is not an error: the page opens on an empty list and fills
+  // in live once `chat` (or run / mcp) writes the first session (DX-6).
+  if (!existsSync(agentStoreDir)) {
+    process.stderr.write(`steamharness: no sessions of ${name} yet (${agentStoreDir}): run \`steamharness chat ${projectDir}\` (or run / mcp) and they appear here\n`);
+  }
+  const dataDir = resolve(flags.dataDir ?? join(homedir(), ".steamharness"));
+  const directory = manifest.projectType === "workflow" ? join(dataDir, "values") : join(dataDir, "projects", manifest.id);
+  return createSqliteStorage({ directory, agentStoreDir });
+}
+
+/**
+ * What `steamharness view` shows: with `--postgres URL`, the PostgreSQL storage (pg loaded only
+ * then) and its session catalog (the session index rows); else the SQLite store of
+ * {@link openViewStorage} with its folder catalog.
+ *
+ * @example
+ * const { storage, catalog } = await openViewTarget({ postgres: "postgres://127.0.0.1/app" });
+ */
+export async function openViewTarget(flags: ViewFlags): Promise<{ storage: Storage; catalog?: SessionCatalog }> {
+  if (flags.postgres === undefined) return { storage: openViewStorage(flags) };
+  if (flags.store !== undefined || flags.agentStoreDir !== undefined || flags.projectDir !== undefined) throw new SteamharnessError("input_validation", "pass either --postgres or a project folder / --store / --agent-store-dir", { field: "postgres" });
+  const [{ createPostgresStorage }, { createPostgresSessionCatalog }] = await Promise.all([import("../../../compose/postgres-adapters.js"), import("../../../compose/postgres-adapters.js")]);
+  const schema = flags.schema;
+  const storage = await createPostgresStorage({ connectionString: flags.postgres, ...(schema === undefined ? {} : { schema }) });
+  const catalog = createPostgresSessionCatalog({ connectionString: flags.postgres, ...(schema === undefined ? {} : { schema }) });
+  return { storage: { ...storage, close: async () => void (await Promise.all([catalog.close(), storage.close()])) }, catalog };
+}
+
+/**
+ * Runs `steamharness view` until SIGINT/SIGTERM: prints the URL (token included) and serves.
+ *
+ * @example
+ * await runView({ store: ".steamharness", port: "4477" });
+ */
+export async function runView(flags: ViewFlags): Promise<void> {
+  const port = integer(flags.port, "port", 0, 65535);
+  const contextWindow = integer(flags.contextWindow, "contextWindow", 1, 100_000_000);
+  const { storage, catalog } = await openViewTarget(flags);
+  const viewer = await createViewerServer({ storage, ...(catalog ? { catalog } : {}), ...(port === undefined ? {} : { port }), ...(contextWindow === undefined ? {} : { contextWindow }) }).catch(async (error: unknown) => {
+    await storage.close();
+    throw listenError(error, { host: "127.0.0.1", port });
+  });
+  process.stdout.write(`steamharness view: ${viewer.url}\n(only this machine can reach it; the token in the URL is required)\n`);
+  await new Promise<void>((done) => {
+    const stop = () => done();
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  await viewer.close();
+  await storage.close();
+}

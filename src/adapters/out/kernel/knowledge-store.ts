@@ -1,0 +1,99 @@
+/**
+ * The knowledge port written once (ARCH-3): validation, listing and search cursors, keyset paging
+ * and snippets, over a family's {@link KnowledgeRows} (which store documents and rank matches).
+ */
+import { STORE_LIMITS } from "../../../domain/limits.js";
+import { decodeKeyCursor, decodeRankCursor, listingId } from "../../../domain/page-cursor.js";
+import { plainSnippet, queryTerms } from "../../../domain/search-terms.js";
+import { checkDocumentInput, checkKnowledgeFilter, checkPageLimit, checkProjectId, checkText } from "../../../domain/store-input.js";
+import type { Clock } from "../../../ports/clock.js";
+import type {
+  KnowledgeDocument,
+  KnowledgeDocumentInput,
+  KnowledgeDocumentSummary,
+  KnowledgeFilter,
+  KnowledgeSearchHit,
+  KnowledgeStore,
+} from "../../../ports/knowledge-store.js";
+import { pageOf, type Awaitable, type StoreCall } from "./store-call.js";
+
+/** A page request of the rows: at most `limit` rows matching `filter`, strictly after `after`. */
+export interface KnowledgePage<After> {
+  filter: Required<KnowledgeFilter>;
+  after?: After;
+  limit: number;
+}
+
+/** A ranked match as the rows return it: the document and its score (higher is better). */
+export type KnowledgeMatch = KnowledgeDocument & { score: number };
+
+/** Row access of the knowledge port. Project and document ids arrive checked. */
+export interface KnowledgeRows {
+  /** Creates or replaces the document (keeping `createdAt` on replace) stamped `now`; resolves it. */
+  upsert(projectId: string, doc: KnowledgeDocumentInput, now: number): Awaitable<KnowledgeDocument>;
+  /** The document, or null/undefined. */
+  get(projectId: string, documentId: string): Awaitable<KnowledgeDocument | null | undefined>;
+  /** Removes the document; `true` when it existed. */
+  delete(projectId: string, documentId: string): Awaitable<boolean>;
+  /** Summaries in ascending UTF-16 `documentId` order. */
+  list(projectId: string, page: KnowledgePage<string>): Awaitable<KnowledgeDocumentSummary[]>;
+  /**
+   * Documents holding every one of `terms` (at least one), best first, ties by `documentId`;
+   * `after` is the `[score, documentId]` of the previous page's last hit.
+   */
+  search(projectId: string, terms: string[], page: KnowledgePage<[number, string]>): Awaitable<KnowledgeMatch[]>;
+}
+
+const checkDocumentId = (documentId: unknown): string => checkText("documentId", documentId, STORE_LIMITS.documentId);
+
+/**
+ * The knowledge port over `rows`, each step run through `call`; `clock` stamps writes.
+ *
+ * @example
+ * const knowledge = createKnowledgeStore(createSqliteKnowledgeRows(db), sqliteCall(state), clock);
+ */
+export function createKnowledgeStore(rows: KnowledgeRows, call: StoreCall, clock: Clock): KnowledgeStore {
+  return {
+    async upsert(projectInput, docInput) {
+      const projectId = checkProjectId(projectInput);
+      const input = checkDocumentInput(docInput);
+      return call("knowledge upsert", () => rows.upsert(projectId, input, clock.now()));
+    },
+
+    async get(projectInput, documentInput) {
+      const projectId = checkProjectId(projectInput);
+      const documentId = checkDocumentId(documentInput);
+      return (await call("knowledge get", () => rows.get(projectId, documentId))) ?? null;
+    },
+
+    async delete(projectInput, documentInput) {
+      const projectId = checkProjectId(projectInput);
+      const documentId = checkDocumentId(documentInput);
+      return call("knowledge delete", () => rows.delete(projectId, documentId));
+    },
+
+    async list(projectInput, options = {}) {
+      const projectId = checkProjectId(projectInput);
+      const filter = checkKnowledgeFilter(options);
+      const limit = checkPageLimit(options.limit);
+      const listing = listingId({ kind: "knowledge-list", projectId, ...filter });
+      const after = decodeKeyCursor(listing, options.cursor);
+      const found = await call("knowledge list", () => rows.list(projectId, { filter, ...(after === undefined ? {} : { after }), limit: limit + 1 }));
+      return pageOf(found, limit, listing, (row) => row, (item) => item.documentId);
+    },
+
+    async search(projectInput, query, options = {}) {
+      const projectId = checkProjectId(projectInput);
+      const terms = queryTerms(checkText("query", query, STORE_LIMITS.searchQuery, true));
+      const filter = checkKnowledgeFilter(options);
+      const limit = checkPageLimit(options.limit);
+      const listing = listingId({ kind: "knowledge-search", projectId, terms, ...filter });
+      const after = decodeRankCursor(listing, options.cursor);
+      const found = await call("knowledge search", () =>
+        terms.length === 0 ? [] : rows.search(projectId, terms, { filter, ...(after === undefined ? {} : { after }), limit: limit + 1 }),
+      );
+      const hit = ({ markdown, ...summary }: KnowledgeMatch): KnowledgeSearchHit => ({ ...summary, snippet: plainSnippet({ title: summary.title, markdown }, terms) });
+      return pageOf(found, limit, listing, hit, (item) => [item.score, item.documentId]);
+    },
+  };
+}

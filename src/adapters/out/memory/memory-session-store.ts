@@ -1,0 +1,84 @@
+import type { Clock } from "../../../ports/clock.js";
+import type { SessionAddress, SessionStore } from "../../../ports/session-store.js";
+import type { EventRow } from "../kernel/session-rows.js";
+import { createSessionStore, type SessionRows } from "../kernel/session-store.js";
+import { directCall } from "../kernel/store-call.js";
+
+/** Options of {@link createMemorySessionStore}. */
+export interface MemorySessionStoreOptions {
+  address?: SessionAddress;
+  clock?: Clock;
+}
+
+/**
+ * One session's rows in memory: the log as rows (payloads as JSON text, so every read hands out
+ * a fresh copy), indexes by event id and run, the kept snapshot. Every step is synchronous, so an
+ * append is atomic within the process.
+ *
+ * @example
+ * const rows = createMemorySessionRows();
+ */
+export function createMemorySessionRows(): SessionRows {
+  const events: EventRow[] = [];
+  const byId = new Map<string, EventRow>();
+  const byRun = new Map<string, EventRow[]>();
+  let snapshot: { atSeq: number; state: string } | null = null;
+  let lastRunId: string | null = null;
+  return {
+    append(rows, at) {
+      const found = new Map<string, EventRow>();
+      let appended = 0;
+      for (const row of rows) {
+        let stored = byId.get(row.eventId);
+        if (!stored) {
+          stored = { ...row, seq: events.length + 1, at };
+          events.push(stored);
+          byId.set(row.eventId, stored);
+          const run = byRun.get(row.runId);
+          if (run) run.push(stored);
+          else byRun.set(row.runId, [stored]);
+          if (row.type === "run_started") lastRunId = row.runId;
+          appended += 1;
+        }
+        found.set(row.eventId, stored);
+      }
+      return { byId: found, appended };
+    },
+    byRun: (runId) => byRun.get(runId) ?? [],
+    after(afterSeq, { types, limit = Number.POSITIVE_INFINITY, newestFirst }) {
+      // Walks from the wanted end and stops at `limit`: reading the end of a long log costs what it returns.
+      const out: EventRow[] = [];
+      const first = Math.max(0, afterSeq);
+      const take = (row: EventRow) => (!types || types.includes(row.type)) && out.push(row);
+      if (newestFirst) for (let i = events.length - 1; i >= first && out.length < limit; i--) take(events[i]);
+      else for (let i = first; i < events.length && out.length < limit; i++) take(events[i]);
+      return out;
+    },
+    byId: (eventId) => byId.get(eventId),
+    head: () => ({ lastSeq: events.length, lastRunId, atSeq: snapshot?.atSeq ?? null, state: snapshot?.state ?? null }),
+    putSnapshot(atSeq, state, check) {
+      check(events.length, snapshot?.atSeq ?? null);
+      snapshot = { atSeq, state };
+    },
+    close: async () => {},
+  };
+}
+
+/**
+ * The in-memory session store: the reference adapter of the session-store port, the kernel's
+ * store over {@link createMemorySessionRows}. It keeps the log for the life of the object, so
+ * re-running a run id in the same process replays it (SES-3).
+ *
+ * @example
+ * const store = createMemorySessionStore();
+ * await store.append([{ eventId: "run-1/start", runId: "run-1", type: "plan", payload: { planIndex: 0, text: "…" } }]);
+ */
+export function createMemorySessionStore(options: MemorySessionStoreOptions = {}): SessionStore {
+  return createSessionStore({
+    address: options.address ?? { projectId: "memory", sessionKey: "agent" },
+    rows: createMemorySessionRows(),
+    call: directCall,
+    clock: options.clock ?? { now: () => Date.now() },
+    family: "memory",
+  });
+}

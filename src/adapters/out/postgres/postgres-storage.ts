@@ -1,0 +1,69 @@
+import type { Clock } from "../../../ports/clock.js";
+import type { IdSource } from "../../../ports/id-source.js";
+import type { Storage } from "../../../ports/storage.js";
+import { createSystemClock } from "../system/clock.js";
+import { createRandomIdSource } from "../system/id-source.js";
+import { openPostgres, type PostgresConnectionOptions } from "./postgres-database.js";
+import { createPostgresKnowledgeStore } from "./postgres-knowledge-store.js";
+import { createKvRows, createPostgresKvStore } from "./postgres-kv-store.js";
+import { createPostgresManagedFileStore } from "./postgres-managed-file-store.js";
+import { createPostgresPersistentValueStore } from "./postgres-persistent-value-store.js";
+import { createPostgresTokenUsage } from "./postgres-token-usage.js";
+import { createPostgresSessionBackend, type PostgresSessionBackendOptions } from "./sessions/postgres-session-backend.js";
+
+/** Options of {@link createPostgresStorage}. */
+export interface PostgresStorageOptions extends PostgresConnectionOptions {
+  clock?: Clock;
+  idSource?: IdSource;
+  /** Largest managed file; defaults to 64 MiB. */
+  maxFileBytes?: number;
+  /** Options of the session backend (`storage.sessions`): lease connection budget, keepalive. */
+  sessions?: Pick<PostgresSessionBackendOptions, "leaseConnection" | "maxLeaseConnections" | "maxIdleLeaseConnections" | "keepAlive">;
+}
+
+/**
+ * The PostgreSQL storage: KV, knowledge (PostgreSQL full-text search), managed files, persistent
+ * values and token usage in the tables of one schema (`schema`, default `"steamharness"`), so
+ * several hosts and processes can share one database. Async because it applies pending
+ * migrations on open (under an advisory lock: concurrent opens are safe). Durable agent
+ * sessions live in the same schema: `sessions` is a {@link createPostgresSessionBackend} on the
+ * same pool (leases held on connections of their own; see docs/postgres-sessions.md).
+ *
+ * Pass `connectionString` (a pool is made and `close()` ends it) or a host's `pool` (used as is
+ * and left open by `close()`). Opening faults throw `storage_failure` with the driver's error as
+ * `cause`; so do later faults of each port.
+ *
+ * @example
+ * const storage = await createPostgresStorage({ connectionString: "postgres://app@db.internal/app" });
+ * await storage.knowledge.upsert("p", { documentId: "faq", title: "FAQ", markdown: "…" });
+ * await storage.close();
+ */
+export async function createPostgresStorage(options: PostgresStorageOptions = {}): Promise<Storage> {
+  const connection = await openPostgres(options);
+  const state = { closed: false };
+  const context = { db: connection.db, tables: connection.tables, clock: options.clock ?? createSystemClock(), state };
+  // Shared by every recorder: a run makes one recorder per node context.
+  const rows = createKvRows(context);
+  const sessions = createPostgresSessionBackend({
+    ...options.sessions,
+    pool: connection.pool,
+    schema: connection.schema,
+    ...(options.connectionString === undefined ? {} : { connectionString: options.connectionString }),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
+  });
+  return {
+    kv: createPostgresKvStore(context),
+    knowledge: createPostgresKnowledgeStore(context),
+    files: createPostgresManagedFileStore({ ...context, idSource: options.idSource ?? createRandomIdSource(), maxBytes: options.maxFileBytes }),
+    values: createPostgresPersistentValueStore(context),
+    tokenUsage: (namespace) => createPostgresTokenUsage({ ...context, rows }, namespace),
+    sessions,
+    async close(): Promise<void> {
+      if (state.closed) return;
+      state.closed = true;
+      await sessions.close();
+      await connection.release();
+    },
+  };
+}

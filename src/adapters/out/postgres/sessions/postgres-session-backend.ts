@@ -1,0 +1,242 @@
+import pg from "pg";
+import type { Pool } from "pg";
+import { and, eq } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/node-postgres";
+import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
+import type { Clock } from "../../../../ports/clock.js";
+import type { SessionBackend } from "../../../../ports/session-backend.js";
+import type { SessionLease } from "../../../../ports/session-lease.js";
+import type { SessionAddress, SessionStore } from "../../../../ports/session-store.js";
+import { checkLeaseRequest } from "../../../../domain/agent/session-lease-rules.js";
+import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, type PostgresDb } from "../postgres-database.js";
+import { boundedPoolConfig, checkStatementTimeout } from "../postgres-deadlines.js";
+import { createLeaseConnectionPool, type PostgresLeaseKeepAlive } from "./lease-connections.js";
+import { findPostgresSessionMigrationsFolder, migrateSessionSchema } from "./session-migrations.js";
+import { createPostgresSessionHostStore, ensureHostRecord } from "./postgres-session-host-store.js";
+import { createPostgresSessionLeaseProvider, type PostgresSessionLease, type PostgresSessionLeaseProvider } from "./postgres-session-lease.js";
+import { createPostgresSessionStore, sessionScope, type SessionStoreAccess } from "./postgres-session-store.js";
+import { postgresSessionTables } from "./session-schema.js";
+
+/** Options of {@link createPostgresSessionBackend}. */
+export interface PostgresSessionBackendOptions {
+  /** A pool the host owns, for reads, host records and unleased writes: used as is, never ended here. */
+  pool?: Pool;
+  /** `postgres://…`; without `pool`, a pool is made from it (and ended by `close()`). */
+  connectionString?: string;
+  /**
+   * How lease connections connect (one `pg.Client` per held session). Default: the
+   * `connectionString`, else the given pool's own connection options.
+   */
+  leaseConnection?: pg.ClientConfig;
+  /** The schema of the session tables (created if missing); default `"steamharness"`, like the store's. */
+  schema?: string;
+  /** At most this many sessions held at once by this backend, each on its own connection (default 32). */
+  maxLeaseConnections?: number;
+  /** Released lease connections kept open for the next lease (default 4). */
+  maxIdleLeaseConnections?: number;
+  /**
+   * TCP keepalive of lease connections (default idle 10 s, every 5 s, 3 probes): the server drops
+   * the leases of a machine that vanished after at most idle + interval × count seconds (25 s).
+   */
+  keepAlive?: PostgresLeaseKeepAlive;
+  /** The session migrations; found next to the package (`drizzle/postgres-sessions`) by default. */
+  migrationsFolder?: string;
+  /** Timestamps of host records (events take the clock of their request). */
+  clock?: Clock;
+  /**
+   * Statement timeout of the pool made here and of lease connections (default 30 000 ms, 0: none);
+   * an unanswered query ends its connection 2 s later (a lease connection with it: the lease is lost).
+   */
+  statementTimeoutMs?: number;
+}
+
+/** The PostgreSQL session backend. */
+export interface PostgresSessionBackend extends SessionBackend {
+  readonly kind: "postgres";
+  /** The schema holding the session tables. */
+  readonly schema: string;
+  readonly leases: PostgresSessionLeaseProvider;
+  /** Opens a session under its lease; the store also tells whether its lease still holds. */
+  open(...args: Parameters<SessionBackend["open"]>): Promise<PostgresLeasedSessionStore>;
+}
+
+/** A session store held under a lease of the PostgreSQL backend. */
+export interface PostgresLeasedSessionStore extends SessionStore {
+  /** False once the store is closed or its lease connection died (then every call rejects with `unavailable`). */
+  isHeld(): boolean;
+  /** The lease's key (see `postgresSessionLockKey`). */
+  readonly leaseKey: string;
+}
+
+const noDatabasePath = (databasePath: string | undefined): void => {
+  if (databasePath !== undefined) {
+    throw new SteamharnessError("input_validation", "the PostgreSQL session backend keeps sessions by address: databasePath needs a SQLite backend", { field: "databasePath" });
+  }
+};
+
+const leaseLost = (key: string) =>
+  new SteamharnessError("unavailable", `[steamharness] [postgres] the lease of session ${key} was lost (its connection ended): this owner can no longer write`, { data: { key } });
+
+/**
+ * The PostgreSQL session backend (SES-1, SES-2, HOST-1): session logs, leases and session-host
+ * records in one schema of a database shared by several host processes on several machines.
+ *
+ * - Leases: a session-level advisory lock per session (64-bit key from a hash of schema and
+ *   address) held on a dedicated connection per held session — not a pool connection — so a
+ *   lease lasts exactly as long as that server session: `release()` unlocks it; a killed process
+ *   closes its TCP connection and the server drops the lock at once; a vanished machine is
+ *   detected by TCP keepalive within the `keepAlive` bound (25 s by default).
+ * - Fencing: a store from `open` runs every statement on its lease's connection, and an unleased
+ *   store of a session this backend holds writes on it too; once that connection is gone the
+ *   lease reports `isHeld() === false` and writes reject with `unavailable`: an owner that lost
+ *   its lease can never write again, not even after the network comes back.
+ * - Connections: the pool (the host's or ours) serves reads, host records and unleased writes;
+ *   lease connections are separate `pg.Client`s, at most `maxLeaseConnections`, so one host
+ *   process uses at most `pool.max + maxLeaseConnections` connections.
+ * - Migrations (`drizzle/postgres-sessions`, own migrations table) are applied on first use under
+ *   the schema's migration lock, so several processes may open at once.
+ *
+ * `databasePath` requests are refused with `input_validation` (sessions are kept by address);
+ * faults reject with `storage_failure`; after `close()` calls reject with `unavailable`.
+ *
+ * @example
+ * const sessions = createPostgresSessionBackend({ pool, schema: "steamharness" });
+ * const store = await sessions.open({ address: { projectId: "p", conversationId: "c1", sessionKey: "agent" }, ownerId: "run-1" });
+ * await store.append([{ eventId: "run-1/plan/0", runId: "run-1", type: "plan", payload: { planIndex: 0, text: "…" } }]);
+ * await store.close(); // releases the lease
+ * await sessions.close();
+ */
+export function createPostgresSessionBackend(options: PostgresSessionBackendOptions): PostgresSessionBackend {
+  const schema = checkSchemaName(options.schema ?? DEFAULT_POSTGRES_SCHEMA);
+  const statementTimeoutMs = checkStatementTimeout(options.statementTimeoutMs);
+  if (!options.pool && !options.connectionString) throw new SteamharnessError("input_validation", "createPostgresSessionBackend needs a pool or a connectionString", { field: "pool" });
+  const owned = options.pool === undefined;
+  const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, ...boundedPoolConfig(statementTimeoutMs) });
+  if (owned) pool.on("error", () => {});
+  const db: PostgresDb = drizzle({ client: pool });
+  const tables = postgresSessionTables(schema);
+  const now = options.clock ? () => options.clock!.now() : Date.now;
+  let closed = false;
+  const connections = createLeaseConnectionPool({
+    connection: options.leaseConnection ?? (options.connectionString ? { connectionString: options.connectionString } : { ...(pool.options as pg.ClientConfig) }),
+    ...(options.maxLeaseConnections === undefined ? {} : { maxConnections: options.maxLeaseConnections }),
+    ...(options.maxIdleLeaseConnections === undefined ? {} : { maxIdle: options.maxIdleLeaseConnections }),
+    ...(options.keepAlive ? { keepAlive: options.keepAlive } : {}),
+    statementTimeoutMs,
+  });
+  const leases = createPostgresSessionLeaseProvider({ schema, connections, isClosed: () => closed });
+  const leased = new Set<SessionLease>();
+
+  let migrated: Promise<void> | null = null;
+  /** Every call first: `unavailable` after close, migrations applied once (retried after a failure). */
+  const ready = async (): Promise<void> => {
+    if (closed) throw new SteamharnessError("unavailable", "the session backend is closed");
+    migrated ??= migrateSessionSchema(pool, schema, options.migrationsFolder ?? findPostgresSessionMigrationsFolder()).catch((error: unknown) => {
+      migrated = null;
+      throw wrapAdapterError("postgres", `cannot migrate the session tables in schema "${schema}"`, driverFault(error));
+    });
+    await migrated;
+  };
+  const fault = (what: string) => (error: unknown) => {
+    if (error instanceof SteamharnessError) throw error;
+    throw wrapAdapterError("postgres", what, driverFault(error));
+  };
+  const { sessions } = tables;
+  const byAddress = (address: SessionAddress) => and(eq(sessions.projectId, address.projectId), eq(sessions.scope, sessionScope(address)), eq(sessions.sessionKey, address.sessionKey));
+  /** The session's row id; created when missing and `create`, else `null`. */
+  const sessionIdOf = async (address: SessionAddress, create: boolean): Promise<number | null> => {
+    const find = async () => (await db.select({ id: sessions.id }).from(sessions).where(byAddress(address)))[0]?.id ?? null;
+    const found = await find();
+    if (found !== null || !create) return found;
+    await db
+      .insert(sessions)
+      .values({ projectId: address.projectId, scope: sessionScope(address), conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now() })
+      .onConflictDoNothing();
+    return find();
+  };
+  const checkAddress = (address: SessionAddress) => checkLeaseRequest(address, { ownerId: "check" });
+
+  return {
+    kind: "postgres",
+    durable: true,
+    acceptsDatabasePath: false,
+    schema,
+    leases,
+    async open(request) {
+      noDatabasePath(request.databasePath);
+      await ready();
+      const acquired = await leases.acquire(request.address, { ownerId: request.ownerId, onBusy: "throw" });
+      if (!acquired) throw new SteamharnessError("internal", "a throwing acquire resolved no lease");
+      const lease: PostgresSessionLease = acquired;
+      leased.add(lease);
+      try {
+        const sessionId = await lease.connection.serial(async () => {
+          // The row is created on the lease's own connection, before anything else of this owner.
+          const [row] = await lease.connection.db.select({ id: sessions.id }).from(sessions).where(byAddress(request.address));
+          if (row) return row.id;
+          await lease.connection.db
+            .insert(sessions)
+            .values({ projectId: request.address.projectId, scope: sessionScope(request.address), conversationId: request.address.conversationId ?? null, sessionKey: request.address.sessionKey, createdAt: now() })
+            .onConflictDoNothing();
+          return (await lease.connection.db.select({ id: sessions.id }).from(sessions).where(byAddress(request.address)))[0]!.id;
+        }).catch(fault(`cannot open session ${lease.key}`));
+        const onLease = <T>(work: (queryable: typeof lease.connection.db) => Promise<T>): Promise<T> => {
+          if (!lease.isHeld()) throw leaseLost(lease.key);
+          return lease.connection.serial(() => work(lease.connection.db));
+        };
+        const access: SessionStoreAccess = { read: onLease, write: onLease };
+        let storeClosed = false;
+        const store = createPostgresSessionStore({
+          address: request.address,
+          sessionId,
+          tables,
+          access,
+          ...(request.clock ? { clock: request.clock } : {}),
+          onClose: async () => {
+            storeClosed = true;
+            leased.delete(lease);
+            await lease.release();
+          },
+        });
+        return Object.assign(store, { isHeld: () => !storeClosed && lease.isHeld(), leaseKey: lease.key });
+      } catch (error) {
+        leased.delete(lease);
+        await lease.release().catch(() => undefined);
+        throw error;
+      }
+    },
+    async openUnleased(request) {
+      noDatabasePath(request.databasePath);
+      checkAddress(request.address);
+      await ready();
+      const sessionId = await sessionIdOf(request.address, request.create).catch(fault("cannot open a session"));
+      if (sessionId === null) return null;
+      // A holder of this session's lease (the session host) writes on the lease's connection.
+      const lease = leases.heldHere(request.address);
+      const onPool = <T>(work: (queryable: PostgresDb) => Promise<T>) => work(db);
+      const access: SessionStoreAccess = {
+        read: onPool,
+        write: (work) => {
+          if (!lease) return onPool(work);
+          if (lease.lost()) throw leaseLost(lease.key);
+          return lease.isHeld() ? lease.connection.serial(() => work(lease.connection.db)) : onPool(work);
+        },
+      };
+      return createPostgresSessionStore({ address: request.address, sessionId, tables, access, ...(request.clock ? { clock: request.clock } : {}) });
+    },
+    async openHostStore(conversationId, hostOptions) {
+      await ready();
+      if (typeof conversationId !== "string" || conversationId === "") throw new SteamharnessError("input_validation", "a session host record needs a conversationId", { field: "conversationId" });
+      const exists = await ensureHostRecord(db, tables, conversationId, hostOptions.create, now).catch(fault("cannot open the session host record"));
+      return exists ? createPostgresSessionHostStore({ db, tables, conversationId, now }) : null;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      // Sessions still open give their leases up; then the idle lease connections and our pool end.
+      await Promise.all([...leased].map((lease) => lease.release().catch(() => undefined)));
+      await connections.close();
+      if (owned) await pool.end();
+    },
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * The session store on PostgreSQL (SES-1, SES-3): one session's append-only log in the shared
+ * `agent_session_events` table, keyed by the session's numeric id.
+ *
+ * Seq assignment: every append is one transaction that first locks the session's row in
+ * `agent_sessions` (an `update … returning` of `last_seq`), so concurrent writers of one session
+ * — an owner and an unleased writer, or two processes — queue on that row: seqs have no gaps and
+ * are never reused, and the (session, seq) primary key and (session, event_id) unique index
+ * catch what a bug would let through. Idempotency by event id is checked atomically: the common
+ * append (all ids new) is one statement (advance the head, insert the batch after it); a batch
+ * that meets a stored id fails that statement as a whole and runs the careful path (lock,
+ * look up the stored ids, insert only new ones), so a resumed run re-appending its steps stores
+ * nothing twice.
+ */
+import { and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
+import { SteamharnessError } from "../../../../domain/errors.js";
+import type { Clock } from "../../../../ports/clock.js";
+import type { SessionAddress, SessionStore } from "../../../../ports/session-store.js";
+import type { EventRow } from "../../kernel/session-rows.js";
+import { createSessionStore, type NewEventRow, type SessionRows } from "../../kernel/session-store.js";
+import { driverFault, postgresCall, type PostgresQueryable } from "../postgres-database.js";
+import type { PostgresSessionTables } from "./session-schema.js";
+
+/**
+ * Where a store's statements run. A store under a lease runs everything on the lease's
+ * connection (fencing: once that connection is gone, nothing of this owner reaches the server);
+ * an unleased store reads on the pool and writes on the pool or, while this process holds the
+ * session's lease, on the lease's connection.
+ */
+export interface SessionStoreAccess {
+  read<T>(work: (db: PostgresQueryable) => Promise<T>): Promise<T>;
+  write<T>(work: (db: PostgresQueryable) => Promise<T>): Promise<T>;
+}
+
+/** Options of {@link createPostgresSessionStore}. */
+export interface PostgresSessionStoreOptions {
+  address: SessionAddress;
+  /** The session's row id in `agent_sessions`. */
+  sessionId: number;
+  tables: PostgresSessionTables;
+  access: SessionStoreAccess;
+  clock?: Clock;
+  /** Runs once, on the first `close()` (e.g. releases the store's lease). */
+  onClose?: () => Promise<void>;
+}
+
+
+/**
+ * The stored address key of a session: `""` outside a conversation, `"c:<id>"` inside one.
+ *
+ * @example
+ * sessionScope({ projectId: "p", conversationId: "c1", sessionKey: "agent" }) // "c:c1"
+ */
+export function sessionScope(address: SessionAddress): string {
+  return address.conversationId === undefined ? "" : `c:${address.conversationId}`;
+}
+
+/**
+ * A session store over one session row. Faults reject with `storage_failure` (the driver's error
+ * as `cause`; nothing half-written: every write is one transaction); calls after `close()` with
+ * `unavailable`.
+ *
+ * @example
+ * const store = createPostgresSessionStore({ address, sessionId: 7, tables, access });
+ * await store.append([{ eventId: "run-1/plan/0", runId: "run-1", type: "plan", payload: { planIndex: 0, text: "…" } }]);
+ */
+export function createPostgresSessionStore(options: PostgresSessionStoreOptions): SessionStore {
+  const { sessionId, access } = options;
+  const { sessions, sessionEvents: events, sessionSnapshots: snapshots } = options.tables;
+  const address: SessionAddress = structuredClone(options.address);
+  const clock = options.clock ?? { now: () => Date.now() };
+  const columns = { seq: events.seq, eventId: events.eventId, runId: events.runId, type: events.type, payload: events.payload, at: events.at };
+
+  /**
+   * All ids new: one statement (atomic on its own, one round trip) advances the head by the batch
+   * — locking the session's row — and inserts the events numbered from the new head. Why a `sql`
+   * template: drizzle has no builder for an insert from `unnest(…) with ordinality` fed by a
+   * writable CTE. No `on conflict`: an id already stored fails the whole statement with a unique
+   * violation of `agent_session_events_event_id` (nothing written), and the careful path runs.
+   */
+  const fastAppend = async (db: PostgresQueryable, rows: NewEventRow[], at: number): Promise<EventRow[] | null> => {
+    const started = [...rows].reverse().find((row) => row.type === "run_started")?.runId ?? null;
+    const n = rows.length;
+    try {
+      const result = await db.execute<{ seq: number | string }>(sql`
+        with head as (
+          update ${sessions} set ${sql.identifier(sessions.lastSeq.name)} = ${sessions.lastSeq} + ${n},
+            ${sql.identifier(sessions.lastRunId.name)} = coalesce(${started}::text, ${sessions.lastRunId})
+          where ${sessions.id} = ${sessionId} returning ${sessions.lastSeq} as last_seq
+        )
+        insert into ${events} (${sql.identifier(events.sessionId.name)}, ${sql.identifier(events.seq.name)}, ${sql.identifier(events.eventId.name)}, ${sql.identifier(events.runId.name)}, ${sql.identifier(events.type.name)}, ${sql.identifier(events.payload.name)}, ${sql.identifier(events.at.name)})
+        select ${sessionId}, head.last_seq - ${n} + r.ord, r.event_id, r.run_id, r.type, r.payload, ${at}
+        from head, unnest(${sql.param(rows.map((row) => row.eventId))}::text[], ${sql.param(rows.map((row) => row.runId))}::text[], ${sql.param(rows.map((row) => row.type))}::text[], ${sql.param(rows.map((row) => row.payload))}::text[])
+          with ordinality as r(event_id, run_id, type, payload, ord)
+        returning ${events.seq} as seq`);
+      if (result.rows.length !== n) throw new SteamharnessError("storage_failure", `[steamharness] [postgres] session ${sessionId} has no row`);
+      const first = Math.min(...result.rows.map((row) => Number(row.seq)));
+      return rows.map((row, i) => ({ ...row, seq: first + i, at }));
+    } catch (error) {
+      const fault = driverFault(error) as { code?: string; constraint?: string };
+      if (fault?.code === "23505" && fault.constraint === "agent_session_events_event_id") return null;
+      throw error;
+    }
+  };
+
+  /** Some ids may be stored: lock the head, look them up, insert only the new ones after the last seq. */
+  const carefulAppend = (db: PostgresQueryable, rows: NewEventRow[], at: number) =>
+    db.transaction(async (tx) => {
+      const [head] = await tx.select({ lastSeq: sessions.lastSeq }).from(sessions).where(eq(sessions.id, sessionId)).for("update");
+      if (!head) throw new SteamharnessError("storage_failure", `[steamharness] [postgres] session ${sessionId} has no row`);
+      const known = await tx
+        .select(columns)
+        .from(events)
+        .where(and(eq(events.sessionId, sessionId), inArray(events.eventId, rows.map((row) => row.eventId))));
+      const byId = new Map<string, EventRow>(known.map((row) => [row.eventId, row]));
+      let seq = head.lastSeq;
+      const fresh: EventRow[] = [];
+      for (const row of rows) {
+        if (byId.has(row.eventId)) continue;
+        const stored = { ...row, seq: ++seq, at };
+        byId.set(row.eventId, stored);
+        fresh.push(stored);
+      }
+      if (fresh.length > 0) {
+        await tx.insert(events).values(fresh.map((row) => ({ sessionId, ...row })));
+        const started = [...fresh].reverse().find((row) => row.type === "run_started")?.runId;
+        await tx.update(sessions).set({ lastSeq: seq, ...(started === undefined ? {} : { lastRunId: started }) }).where(eq(sessions.id, sessionId));
+      }
+      return { byId, appended: fresh.length };
+    });
+
+  const rows: SessionRows = {
+    append: (newRows, at) =>
+      access.write(async (db) => {
+        const stored = await fastAppend(db, newRows, at);
+        if (!stored) return carefulAppend(db, newRows, at);
+        return { byId: new Map(stored.map((row) => [row.eventId, row])), appended: stored.length };
+      }),
+    byRun: (runId) => access.read((db) => db.select(columns).from(events).where(and(eq(events.sessionId, sessionId), eq(events.runId, runId))).orderBy(asc(events.seq))),
+    after: (afterSeq, { types, limit, newestFirst }) =>
+      access.read(async (db) => {
+        const filter = and(eq(events.sessionId, sessionId), gt(events.seq, afterSeq), types === undefined ? undefined : inArray(events.type, [...types]));
+        const query = db.select(columns).from(events).where(filter).orderBy(newestFirst ? desc(events.seq) : asc(events.seq));
+        return limit === undefined ? query : query.limit(limit);
+      }),
+    byId: (eventId) => access.read(async (db) => (await db.select(columns).from(events).where(and(eq(events.sessionId, sessionId), eq(events.eventId, eventId))))[0]),
+    head: () =>
+      access.read(async (db) => {
+        const [row] = await db
+          .select({ lastSeq: sessions.lastSeq, lastRunId: sessions.lastRunId, atSeq: snapshots.atSeq, state: snapshots.state })
+          .from(sessions)
+          .leftJoin(snapshots, eq(snapshots.sessionId, sessions.id))
+          .where(eq(sessions.id, sessionId));
+        if (!row) throw new SteamharnessError("storage_failure", `[steamharness] [postgres] session ${sessionId} has no row`);
+        return row;
+      }),
+    putSnapshot: (atSeq, state, check) =>
+      access.write((db) =>
+        db.transaction(async (tx) => {
+          const [head] = await tx.select({ lastSeq: sessions.lastSeq, kept: sessions.snapshotAtSeq }).from(sessions).where(eq(sessions.id, sessionId)).for("update");
+          check(head?.lastSeq ?? 0, head?.kept ?? null);
+          const writtenAt = clock.now();
+          await tx.insert(snapshots).values({ sessionId, atSeq, state, writtenAt }).onConflictDoUpdate({ target: snapshots.sessionId, set: { atSeq, state, writtenAt } });
+          await tx.update(sessions).set({ snapshotAtSeq: atSeq }).where(eq(sessions.id, sessionId));
+        }),
+      ),
+    close: options.onClose ?? (async () => {}),
+  };
+  return createSessionStore({ address, rows, call: postgresCall({ closed: false }), clock, family: "postgres" });
+}

@@ -1,0 +1,111 @@
+import { mkdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import type Database from "better-sqlite3";
+import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
+import { conversationFolderSegment } from "../sessions/session-file-names.js";
+import { ACTIVE_TASK_STATUSES } from "../../../../domain/session-host/host-state.js";
+import type { AgentSessionHostStore } from "../../../../ports/session-host-store.js";
+import { openSqlite } from "../shared/sqlite-connection.js";
+import { ensureSessionSchema } from "../sessions/session-migrations.js";
+import { findMigrationsFolder } from "../shared/migrations.js";
+import { drizzleBetterSqlite3, drizzleOrm } from "../shared/drizzle-modules.js";
+import { createSessionHostStore } from "../../kernel/session-host-store.js";
+import { sqliteCall } from "../store/sqlite-support.js";
+import { sessionHostTables } from "./host-schema.js";
+
+/** The file name of a conversation's host record; it never matches a session file (`<slug>-<hash>.sqlite`). */
+export const SESSION_HOST_FILE = "_session-host.db";
+
+const ACTIVE = [...ACTIVE_TASK_STATUSES];
+
+/**
+ * The host record's path: `<agentStoreDir>/<conversation folder>/_session-host.db`, in the folder
+ * that holds the conversation's session files.
+ *
+ * @example
+ * sessionHostDatabasePath("/data/agents", "conv-1") // "/data/agents/conv-1-<hash>/_session-host.db"
+ */
+export function sessionHostDatabasePath(agentStoreDir: string, conversationId: string): string {
+  return join(resolve(agentStoreDir), conversationFolderSegment(conversationId), SESSION_HOST_FILE);
+}
+
+function migrationsFolder(): string {
+  const folder = findMigrationsFolder("session-host");
+  if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/session-host migrations not found");
+  return folder;
+}
+
+/**
+ * The SQLite host record of one conversation (WAL; any process may write commands and cancel
+ * intents while the lease holder runs tasks). Created on first open.
+ *
+ * @example
+ * const store = openSqliteSessionHostStore({ path: sessionHostDatabasePath(agentStoreDir, "conv-1") });
+ */
+export function openSqliteSessionHostStore(options: { path: string; now?: () => number }): AgentSessionHostStore {
+  const { and, asc, eq, gt, inArray } = drizzleOrm();
+  const { hostCommands, hostContexts, hostSettings, hostTasks, hostTurnItems } = sessionHostTables();
+  const now = options.now ?? Date.now;
+  let client: Database.Database;
+  let db: BetterSQLite3Database;
+  try {
+    mkdirSync(dirname(options.path), { recursive: true });
+    client = openSqlite(options.path, { timeout: 5000 });
+    // PRAGMAs have no drizzle builder.
+    client.pragma("journal_mode = WAL");
+    client.pragma("synchronous = NORMAL");
+    db = drizzleBetterSqlite3().drizzle({ client });
+    ensureSessionSchema(db, client, migrationsFolder());
+  } catch (error) {
+    throw wrapAdapterError("sqlite", `cannot open the session host record ${options.path}`, error);
+  }
+  const tasks = () => db.select().from(hostTasks);
+  const activeFilter = (mark: "cancel_requested" | "cancelled", taskIds?: readonly string[]) =>
+    and(inArray(hostTasks.status, ACTIVE), mark === "cancelled" ? eq(hostTasks.cancelRequested, 1) : taskIds === undefined ? undefined : inArray(hostTasks.taskId, [...taskIds]));
+  // SQLite's own path: every read-then-write is one synchronous IMMEDIATE transaction (no await inside).
+  return createSessionHostStore(
+    {
+      tasks: () => tasks().orderBy(asc(hostTasks.ord)).all(),
+      task: (taskId) => tasks().where(eq(hostTasks.taskId, taskId)).get(),
+      insertTask: (columns) =>
+        db.transaction((tx) => {
+          const existing = tx.select().from(hostTasks).where(eq(hostTasks.taskId, columns.taskId)).get();
+          if (existing) return { row: existing, created: false };
+          return { row: tx.insert(hostTasks).values({ ...columns, updatedAt: now() }).returning().get(), created: true };
+        }, { behavior: "immediate" }),
+      moveTask: (taskId, decide) =>
+        db.transaction((tx) => {
+          const move = decide(tx.select().from(hostTasks).where(eq(hostTasks.taskId, taskId)).get());
+          if (move === null) return false;
+          tx.update(hostTasks).set({ ...move, updatedAt: now() }).where(eq(hostTasks.taskId, taskId)).run();
+          return true;
+        }, { behavior: "immediate" }),
+      markActive: (mark, taskIds) =>
+        db.transaction((tx) => {
+          const filter = activeFilter(mark, taskIds);
+          const rows = tx.select({ taskId: hostTasks.taskId }).from(hostTasks).where(filter).orderBy(asc(hostTasks.ord)).all();
+          if (rows.length > 0) tx.update(hostTasks).set({ ...(mark === "cancelled" ? { status: "cancelled" } : { cancelRequested: 1 }), updatedAt: now() }).where(filter).run();
+          return rows.map((row) => row.taskId);
+        }, { behavior: "immediate" }),
+      contexts: () => db.select().from(hostContexts).orderBy(asc(hostContexts.targetId)).all(),
+      putContext: (context) => void db.insert(hostContexts).values(context).onConflictDoNothing().run(),
+      getSetting: (key) => db.select().from(hostSettings).where(eq(hostSettings.key, key)).get()?.value,
+      setSetting: (key, value) => void db.insert(hostSettings).values({ key, value }).onConflictDoUpdate({ target: hostSettings.key, set: { value } }).run(),
+      putTurnItems: (runId, items) => void db.insert(hostTurnItems).values({ runId, items, updatedAt: now() }).onConflictDoUpdate({ target: hostTurnItems.runId, set: { items, updatedAt: now() } }).run(),
+      getTurnItems: (runId) => db.select({ items: hostTurnItems.items }).from(hostTurnItems).where(eq(hostTurnItems.runId, runId)).get()?.items,
+      enqueue: (command) => db.insert(hostCommands).values({ command, status: "pending", createdAt: now() }).returning({ seq: hostCommands.seq }).get().seq,
+      pending: (afterSeq) =>
+        db
+          .select()
+          .from(hostCommands)
+          .where(and(gt(hostCommands.seq, afterSeq), eq(hostCommands.status, "pending")))
+          .orderBy(asc(hostCommands.seq))
+          .all(),
+      answer: (seq, columns) => void db.update(hostCommands).set(columns).where(eq(hostCommands.seq, seq)).run(),
+      outcome: (seq) => db.select().from(hostCommands).where(eq(hostCommands.seq, seq)).get(),
+      close: () => void client.close(),
+    },
+    sqliteCall({ closed: false }),
+  );
+}

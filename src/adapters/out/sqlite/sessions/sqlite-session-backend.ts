@@ -1,0 +1,83 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { SteamharnessError } from "../../../../domain/errors.js";
+import type { SessionBackend } from "../../../../ports/session-backend.js";
+import { openSqliteSessionHostStore, sessionHostDatabasePath } from "../session-host/sqlite-session-host-store.js";
+import { resolveSessionDatabasePath } from "./session-database-path.js";
+import { createSqliteSessionLeaseProvider } from "./sqlite-session-lease.js";
+import { createSqliteSessionPool } from "./sqlite-session-pool.js";
+import { createSqliteSessionStore } from "./sqlite-session-store.js";
+
+/** Options of {@link createSqliteSessionBackend}. */
+export interface SqliteSessionBackendOptions {
+  /**
+   * The folder of session files: `<agentStoreDir>/<conversation>/<session>.sqlite`, and each
+   * conversation's `_session-host.db` beside them. Without it only explicit `databasePath`
+   * sessions can be opened.
+   */
+  agentStoreDir?: string;
+  /** How many idle sessions stay open for their next run (default 8). */
+  maxIdleSessions?: number;
+}
+
+/** The SQLite session backend, with the folder it keeps sessions in. */
+export interface SqliteSessionBackend extends SessionBackend {
+  /** The absolute session folder, or `undefined` for a backend of explicit paths only. */
+  readonly agentStoreDir: string | undefined;
+}
+
+/**
+ * The SQLite session backend (SES-1, SES-2, HOST-1): one SQLite file per (conversation, session
+ * key) under `agentStoreDir`, its lease on a lock file beside it (one owner across processes of
+ * one machine, released when the owner dies), warm sessions kept open between runs, and each
+ * conversation's host record in the conversation's folder. `databasePath` requests name session
+ * files directly. `createSqliteStorage` gives one as `storage.sessions`.
+ *
+ * @example
+ * const sessions = createSqliteSessionBackend({ agentStoreDir: ".workflow/agents" });
+ * const store = await sessions.open({ address: { projectId: "p", conversationId: "c1", sessionKey: "agent" }, ownerId: "run-1" });
+ * await store.close();
+ * await sessions.close();
+ */
+export function createSqliteSessionBackend(options: SqliteSessionBackendOptions = {}): SqliteSessionBackend {
+  const agentStoreDir = options.agentStoreDir === undefined ? undefined : resolve(options.agentStoreDir);
+  const pool = createSqliteSessionPool({ ...(agentStoreDir === undefined ? {} : { agentStoreDir }), ...(options.maxIdleSessions === undefined ? {} : { maxIdle: options.maxIdleSessions }) });
+  const leases = createSqliteSessionLeaseProvider(agentStoreDir === undefined ? {} : { agentStoreDir });
+  let closed = false;
+  const check = (): void => {
+    if (closed) throw new SteamharnessError("unavailable", "the session backend is closed");
+  };
+  const hostPath = (conversationId: string): string => {
+    if (agentStoreDir === undefined) throw new SteamharnessError("input_validation", "a session host record needs the backend's agentStoreDir", { field: "agentStoreDir" });
+    return sessionHostDatabasePath(agentStoreDir, conversationId);
+  };
+  return {
+    kind: "sqlite",
+    durable: true,
+    acceptsDatabasePath: true,
+    agentStoreDir,
+    leases,
+    async open(request) {
+      check();
+      return pool.open(request);
+    },
+    async openUnleased(request) {
+      check();
+      const path = resolveSessionDatabasePath({ ...request.address, agentStoreDir, databasePath: request.databasePath });
+      if (!request.create && !existsSync(path)) return null;
+      // Another connection to the file: WAL lets it read while the owner's connection writes.
+      return createSqliteSessionStore({ path, address: request.address, ...(request.clock ? { clock: request.clock } : {}) });
+    },
+    async openHostStore(conversationId, hostOptions) {
+      check();
+      const path = hostPath(conversationId);
+      if (!hostOptions.create && !existsSync(path)) return null;
+      return openSqliteSessionHostStore({ path });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.close();
+    },
+  };
+}

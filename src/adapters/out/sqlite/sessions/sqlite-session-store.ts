@@ -1,0 +1,181 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type Database from "better-sqlite3";
+import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
+import type { Clock } from "../../../../ports/clock.js";
+import type { SessionAddress, SessionStore } from "../../../../ports/session-store.js";
+import { drizzleBetterSqlite3, drizzleOrm } from "../shared/drizzle-modules.js";
+import { sessionTables } from "./session-schema.js";
+import { prepareSessionReads, prepareSessionStatements, prepareSessionWrites, type SessionDb } from "./session-statements.js";
+import { openSqlite } from "../shared/sqlite-connection.js";
+import { ensureSessionSchema, findSessionMigrationsFolder } from "./session-migrations.js";
+import type { EventRow } from "../../kernel/session-rows.js";
+import { createSessionStore, type NewEventRow, type SessionRows } from "../../kernel/session-store.js";
+import type { StoreCall } from "../../kernel/store-call.js";
+
+/** Options of {@link createSqliteSessionStore}. */
+export interface SqliteSessionStoreOptions {
+  /** The session's database file (see `resolveSessionDatabasePath`); its folder is created. */
+  path: string;
+  address: SessionAddress;
+  clock?: Clock;
+  /** How long a write waits for another connection's write lock (default 5000 ms). */
+  busyTimeoutMs?: number;
+  /**
+   * `"normal"` (default): a commit survives the process being killed (SIGKILL included, SES-2,
+   * SES-4); a power loss may drop the last commits but never corrupts the file. `"full"` also
+   * syncs every commit to disk, at the cost of one fsync per append.
+   */
+  synchronous?: "normal" | "full";
+  /** The migration folder; default: the package's `drizzle/session`. */
+  migrationsFolder?: string;
+}
+
+/** Writes the meta row of a new session file; a no-op when it exists. */
+function insertMeta(db: SessionDb, address: SessionAddress, now: number): void {
+  const { sessionMeta } = sessionTables();
+  db.insert(sessionMeta)
+    .values({ id: 1, projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now })
+    .onConflictDoNothing()
+    .run();
+}
+
+/** Opens, configures and migrates the file; a freshly migrated file gets its meta row. */
+function openDatabase(options: SqliteSessionStoreOptions, now: number): { client: Database.Database; db: SessionDb } {
+  const folder = options.migrationsFolder ?? findSessionMigrationsFolder();
+  if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/session migrations not found");
+  mkdirSync(dirname(options.path), { recursive: true });
+  const client = openSqlite(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
+  try {
+    // PRAGMAs are connection settings drizzle has no builder for.
+    client.pragma("journal_mode = WAL");
+    client.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
+    const db = drizzleBetterSqlite3().drizzle({ client });
+    ensureSessionSchema(db, client, folder, () => insertMeta(db, options.address, now));
+    return { client, db };
+  } catch (error) {
+    client.close();
+    throw error;
+  }
+}
+
+/**
+ * The durable session store on SQLite (SES-1): one file per session in WAL mode, an append-only
+ * events table (unique event id, `seq` primary key, index by run), the latest snapshot and a meta
+ * row that keeps `head()` O(1). Each `append` is one IMMEDIATE transaction. Faults reject with
+ * `storage_failure` (cause kept, nothing half-written); calls after `close()` with `unavailable`.
+ * Opening creates the folder and applies the checked-in migrations; it throws `storage_failure`
+ * when the file cannot be opened or migrated.
+ *
+ * @example
+ * const path = resolveSessionDatabasePath({ agentStoreDir, conversationId, sessionKey: "agent" });
+ * const store = createSqliteSessionStore({ path, address: { projectId, conversationId, sessionKey: "agent" } });
+ * await store.append([{ eventId: "run-1/plan/0", runId: "run-1", type: "plan", payload: { planIndex: 0, text: "…" } }]);
+ */
+export function createSqliteSessionStore(options: SqliteSessionStoreOptions): SessionStore {
+  const { desc, eq } = drizzleOrm();
+  const { sessionEvents, sessionMeta, sessionSnapshots } = sessionTables();
+  const address: SessionAddress = structuredClone(options.address);
+  const clock = options.clock ?? { now: () => Date.now() };
+  let client: Database.Database;
+  let db: SessionDb;
+  let statements: ReturnType<typeof prepareSessionStatements>;
+  let reads: ReturnType<typeof prepareSessionReads>;
+  try {
+    ({ client, db } = openDatabase(options, clock.now()));
+    statements = prepareSessionStatements(db);
+    reads = prepareSessionReads(client);
+  } catch (error) {
+    throw wrapAdapterError("sqlite", `cannot open session database ${options.path}`, error);
+  }
+  /** The append's statements, compiled on the first append (a reading process never needs them). */
+  let appendInTransaction: ReturnType<typeof transactionalAppend> | undefined;
+
+  /**
+   * The meta row, inside a write transaction. A file whose meta row is missing (written by hand
+   * or damaged) gets it rebuilt from the log and snapshot first, so seqs continue after the last
+   * stored event instead of colliding with it.
+   */
+  const metaFromLog = () => {
+    const last = db.select({ seq: sessionEvents.seq }).from(sessionEvents).orderBy(desc(sessionEvents.seq)).limit(1).get();
+    const started = db.select({ runId: sessionEvents.runId }).from(sessionEvents).where(eq(sessionEvents.type, "run_started")).orderBy(desc(sessionEvents.seq)).limit(1).get();
+    const snapshot = db.select({ atSeq: sessionSnapshots.atSeq }).from(sessionSnapshots).orderBy(desc(sessionSnapshots.atSeq)).limit(1).get();
+    return { lastSeq: last?.seq ?? 0, lastRunId: started?.runId ?? null, snapshotAtSeq: snapshot?.atSeq ?? null };
+  };
+  const currentMeta = () => {
+    const meta = statements.meta.get();
+    if (meta) return meta;
+    insertMeta(db, address, clock.now());
+    db.update(sessionMeta).set(metaFromLog()).where(eq(sessionMeta.id, 1)).run();
+    return statements.meta.get()!;
+  };
+
+  /**
+   * The append as one better-sqlite3 transaction function (run with `.immediate`): SQLite's own
+   * path, synchronous inside, a known id skipped by the unique index.
+   */
+  const transactionalAppend = () => {
+    const writes = prepareSessionWrites(db, client);
+    return client.transaction((rows: readonly NewEventRow[], at: number) => {
+      let seq = writes.meta.get<{ lastSeq: number }>()?.lastSeq ?? currentMeta().lastSeq;
+      const byId = new Map<string, EventRow>();
+      let appended = 0;
+      let startedRun: string | null = null;
+      for (const row of rows) {
+        const stored: EventRow = { ...row, seq: seq + 1, at };
+        if (writes.insert.run({ ...stored }).changes === 0) {
+          // Already stored earlier: that event, unchanged.
+          byId.set(row.eventId, statements.byEventId.get({ eventId: row.eventId })!);
+          continue;
+        }
+        seq += 1;
+        appended += 1;
+        byId.set(row.eventId, stored);
+        if (row.type === "run_started") startedRun = row.runId;
+      }
+      if (appended > 0) writes.advance.run({ lastSeq: seq, lastRunId: startedRun });
+      return { byId, appended };
+    });
+  };
+
+  const rows: SessionRows = {
+    append: (newRows, at) => (appendInTransaction ??= transactionalAppend()).immediate(newRows, at),
+    byRun: (runId) => statements.byRun.all({ runId }),
+    after: (afterSeq, { types, limit = -1, newestFirst }) =>
+      types === undefined ? reads.eventsAfter(afterSeq, limit, newestFirst) : reads.eventsOfTypesAfter(afterSeq, types, limit, newestFirst),
+    byId: (eventId) => statements.byEventId.get({ eventId }),
+    head() {
+      const row = reads.head();
+      if (row !== undefined) return row;
+      // No meta row (a damaged file): the same answer from the log, without writing.
+      const meta = metaFromLog();
+      const kept = meta.snapshotAtSeq === null ? undefined : db.select().from(sessionSnapshots).where(eq(sessionSnapshots.atSeq, meta.snapshotAtSeq)).get();
+      return { lastSeq: meta.lastSeq, lastRunId: meta.lastRunId, atSeq: kept?.atSeq ?? null, state: kept?.state ?? null };
+    },
+    putSnapshot: (atSeq, state, check) =>
+      db.transaction((tx) => {
+        const meta = currentMeta();
+        check(meta.lastSeq, meta.snapshotAtSeq);
+        tx.delete(sessionSnapshots).run();
+        tx.insert(sessionSnapshots).values({ atSeq, state, writtenAt: clock.now() }).run();
+        tx.update(sessionMeta).set({ snapshotAtSeq: atSeq }).where(eq(sessionMeta.id, 1)).run();
+      }, { behavior: "immediate" }),
+    async close() {
+      try {
+        client.close();
+      } catch (error) {
+        throw wrapAdapterError("sqlite", "closing the session database failed", error);
+      }
+    },
+  };
+  return createSessionStore({ address, rows, call: sqliteSessionCall, clock, family: "sqlite" });
+}
+
+/** Wraps a session step's fault once (no busy retry: the connection's busy timeout waits). */
+const sqliteSessionCall: StoreCall = async (what, step) => {
+  try {
+    return await step();
+  } catch (error) {
+    throw wrapAdapterError("sqlite", `${what} failed`, error);
+  }
+};

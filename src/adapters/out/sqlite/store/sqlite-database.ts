@@ -1,0 +1,70 @@
+/**
+ * Opening the SQLite store file: WAL, busy timeout, migrations on open, and the migrations
+ * folder lookup that works from `src/` (tsx, jest) and from the bundled `dist/`.
+ */
+import type Database from "better-sqlite3";
+import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import { drizzleBetterSqlite3 } from "../shared/drizzle-modules.js";
+import { ensureMigrated, findMigrationsFolder, migrateWithRetry } from "../shared/migrations.js";
+import { openSqlite } from "../shared/sqlite-connection.js";
+import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
+import { storeTables, type StoreTables } from "./schema.js";
+import { withSqliteRetry } from "./sqlite-support.js";
+
+/** The drizzle handle of the store. */
+export type StoreDatabase = BetterSQLite3Database<StoreTables>;
+
+/** An open store database: the drizzle handle and the raw connection beneath it. */
+export interface OpenedStoreDatabase {
+  db: StoreDatabase;
+  sqlite: Database.Database;
+}
+
+/** drizzle's bookkeeping table for this store (the session store keeps its own). */
+export const STORE_MIGRATIONS_TABLE = "__steamharness_store_migrations";
+const BUSY_TIMEOUT_MS = 10_000;
+const MIGRATION_ATTEMPTS = 5;
+
+/**
+ * The checked-in store migrations (`drizzle/` with `meta/_journal.json`). Throws `internal` when
+ * the folder is missing (a broken install).
+ *
+ * @example
+ * const folder = findStoreMigrationsFolder(); // "/…/steamharness/drizzle"
+ */
+export function findStoreMigrationsFolder(start?: string): string {
+  const folder = findMigrationsFolder("", start);
+  if (folder === null) throw new SteamharnessError("internal", `[steamharness] [sqlite] no drizzle/ migrations folder above ${start ?? "the package"}`);
+  return folder;
+}
+
+function migrateStore(db: StoreDatabase, migrationsFolder: string): void {
+  migrateWithRetry(db, migrationsFolder, { attempts: MIGRATION_ATTEMPTS, migrationsTable: STORE_MIGRATIONS_TABLE, wrap: (run) => withSqliteRetry("migration", run) });
+}
+
+/**
+ * Opens (creating if needed) the store database at `file`: busy timeout, WAL journal,
+ * `synchronous = NORMAL` (durable across process crashes; WAL makes it safe), migrations.
+ * Faults surface as `storage_failure` with `cause`.
+ *
+ * @example
+ * const { db, sqlite } = openStoreDatabase("/data/store.sqlite", findStoreMigrationsFolder());
+ */
+export function openStoreDatabase(file: string, migrationsFolder: string): OpenedStoreDatabase {
+  let sqlite: Database.Database | undefined;
+  try {
+    sqlite = withSqliteRetry("open", () => openSqlite(file));
+    const connection = sqlite;
+    // PRAGMAs have no drizzle equivalent; better-sqlite3's pragma() is the raw-SQL escape hatch.
+    connection.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    const mode = withSqliteRetry("enable WAL", () => connection.pragma("journal_mode = WAL", { simple: true }));
+    if (mode !== "wal") throw new Error(`journal_mode is ${String(mode)}, expected wal`);
+    connection.pragma("synchronous = NORMAL");
+    const db = drizzleBetterSqlite3().drizzle({ client: connection, schema: storeTables() });
+    ensureMigrated(connection, migrationsFolder, () => migrateStore(db, migrationsFolder));
+    return { db, sqlite: connection };
+  } catch (error) {
+    sqlite?.close();
+    throw wrapAdapterError("sqlite", `cannot open store ${file}`, error);
+  }
+}

@@ -1,0 +1,115 @@
+import { mkdirSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { wrapAdapterError } from "../../../../domain/errors.js";
+import type { Clock } from "../../../../ports/clock.js";
+import type { IdSource } from "../../../../ports/id-source.js";
+import type { Storage } from "../../../../ports/storage.js";
+import { createSystemClock } from "../../system/clock.js";
+import { createRandomIdSource } from "../../system/id-source.js";
+import { findStoreMigrationsFolder, openStoreDatabase } from "./sqlite-database.js";
+import { createSqliteKnowledgeStore } from "./sqlite-knowledge-store.js";
+import { createKvStatements, createSqliteKvStore, type KvStatements } from "./sqlite-kv-store.js";
+import { createSqliteManagedFileStore } from "./sqlite-managed-file-store.js";
+import { createSqlitePersistentValueStore } from "./sqlite-persistent-value-store.js";
+import { createSqliteSessionBackend, type SqliteSessionBackend } from "../sessions/sqlite-session-backend.js";
+import { DEFAULT_AGENT_STORE_DIR } from "../sessions/session-file-names.js";
+import { createSqliteTokenUsage } from "./sqlite-token-usage.js";
+
+/** The database file inside a store directory. */
+export const STORE_DATABASE_FILE = "store.sqlite";
+/** The content-addressed managed-file folder inside a store directory. */
+export const STORE_FILES_FOLDER = "files";
+
+/** Options of {@link createSqliteStorage}. */
+export interface SqliteStorageOptions {
+  /** The store directory (created if missing); several processes may share it. */
+  directory: string;
+  /**
+   * The folder of the durable agent sessions (`storage.sessions`, one SQLite file per session).
+   * Default (SES-10): a store in a project's `.workflow` folder (`<project>/.workflow/store`) keeps
+   * them project-local in `<project>/.workflow/agents`; a store anywhere else in `<directory>/agents`.
+   */
+  agentStoreDir?: string;
+  clock?: Clock;
+  idSource?: IdSource;
+  /** Largest managed file; defaults to 64 MiB. */
+  maxFileBytes?: number;
+  /**
+   * How many idle agent sessions stay open between runs (default 8): a run on a warm session
+   * skips opening its file. `close()` closes them.
+   */
+  maxIdleSessions?: number;
+  /** The drizzle migrations folder; found next to the package by default. */
+  migrationsFolder?: string;
+}
+
+/** The SQLite storage: every store port, and a SQLite session backend. */
+export interface SqliteStorage extends Storage {
+  sessions: SqliteSessionBackend;
+  /** The absolute session folder (`sessions.agentStoreDir`). */
+  readonly agentStoreDir: string;
+}
+
+/**
+ * SES-10: sessions default to the project-local `.workflow/agents`. The project is known when the
+ * store itself sits in its `.workflow` folder; a store elsewhere (a data dir, a temp dir) keeps its
+ * sessions inside itself rather than guessing a project from the working directory.
+ */
+function defaultAgentStoreDir(directory: string): string {
+  const parent = dirname(directory);
+  return basename(parent) === ".workflow" ? join(dirname(parent), DEFAULT_AGENT_STORE_DIR) : join(directory, "agents");
+}
+
+/**
+ * The embedded default storage: one directory holding `store.sqlite` (WAL, migrations applied on
+ * open) and a content-addressed `files/` folder, plus the durable agent sessions under
+ * `agentStoreDir` (`sessions`, a SQLite session backend: one file per session, leases on lock files
+ * beside them, each conversation's session-host record). Safe for several processes on one
+ * machine.
+ * Opening faults throw `storage_failure` with `cause`.
+ *
+ * @example
+ * const storage = createSqliteStorage({ directory: ".workflow/store" }); // sessions in .workflow/agents
+ * await storage.knowledge.upsert("p", { documentId: "faq", title: "FAQ", markdown: "…" });
+ * await storage.close();
+ */
+export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorage {
+  const directory = resolve(options.directory);
+  const filesDirectory = join(directory, STORE_FILES_FOLDER);
+  try {
+    mkdirSync(filesDirectory, { recursive: true });
+  } catch (error) {
+    throw wrapAdapterError("sqlite", `cannot create store directory ${directory}`, error);
+  }
+  const migrationsFolder = options.migrationsFolder ?? findStoreMigrationsFolder();
+  const { db, sqlite } = openStoreDatabase(join(directory, STORE_DATABASE_FILE), migrationsFolder);
+  const state = { closed: false };
+  const agentStoreDir = resolve(options.agentStoreDir ?? defaultAgentStoreDir(directory));
+  const sessions = createSqliteSessionBackend({ agentStoreDir, ...(options.maxIdleSessions === undefined ? {} : { maxIdleSessions: options.maxIdleSessions }) });
+  const context = { db, clock: options.clock ?? createSystemClock(), state };
+  // Prepared on the first recorder and shared: a run makes one recorder per node context.
+  let usageStatements: KvStatements | undefined;
+  return {
+    kv: createSqliteKvStore(context),
+    knowledge: createSqliteKnowledgeStore(context),
+    files: createSqliteManagedFileStore({
+      ...context,
+      filesDirectory,
+      idSource: options.idSource ?? createRandomIdSource(),
+      maxBytes: options.maxFileBytes,
+    }),
+    values: createSqlitePersistentValueStore(context),
+    agentStoreDir,
+    sessions,
+    tokenUsage: (namespace) => createSqliteTokenUsage({ ...context, statements: (usageStatements ??= createKvStatements(context)) }, namespace),
+    async close(): Promise<void> {
+      if (state.closed) return;
+      state.closed = true;
+      try {
+        await sessions.close();
+      } finally {
+        sqlite.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,214 @@
+import { createToolApprovalGate, toolApprovalRequestId } from "../../domain/approval-gate.js";
+import { withApprovedCall } from "./approved-call.js";
+import { isSteamharnessError, SteamharnessError, UserInputRequiredError } from "../../domain/errors.js";
+import { parentToolCallIdOf, questionRequestId, runEventId } from "../../domain/agent/ids.js";
+import type { JsonObject, JsonValue } from "../../domain/json.js";
+import type { SessionEventInput } from "../../domain/agent/session-events.js";
+import type { OutputItemStreamChunk } from "../../domain/output-items.js";
+import type { AgentTool } from "../../domain/agent-tool.js";
+import type { ModelMessage, ModelToolCallBlock } from "../../ports/model-provider.js";
+import { checkToolArguments } from "./tool-registry.js";
+import type { Turn } from "./turn.js";
+
+type ToolResultMessage = Extract<ModelMessage, { role: "toolResult" }>;
+type Outcome = { isError: boolean; text: string; details: JsonValue };
+
+/** What the model is told when a tool's outcome is unknown after a crash (SES-4). */
+export const UNKNOWN_OUTCOME_TEXT =
+  "The outcome of this tool call is unknown: the run stopped while it was running, and the tool is not declared safe to repeat. Check the current state before deciding whether to call it again.";
+
+const gate = createToolApprovalGate();
+
+const errorText = (error: unknown): string =>
+  isSteamharnessError(error) ? `[${error.code}] ${error.message}` : error instanceof Error ? error.message : String(error);
+
+const toJson = (value: unknown): JsonValue => (value === undefined ? null : (JSON.parse(JSON.stringify(value)) as JsonValue));
+
+/**
+ * Records a pause: the approval wait is written once (SES-8), the tool row shows it, and the run
+ * throws `user_input_required` with the request's stable id.
+ */
+async function pause(turn: Turn, call: ModelToolCallBlock, kind: "tool_approval" | "question", requestId: string, request: Record<string, unknown>): Promise<never> {
+  await turn.append([{ eventId: runEventId(turn.runId, "tool", call.id, "wait"), runId: turn.runId, type: "approval_wait", payload: { requestId, kind, toolCallId: call.id } }]);
+  throw new UserInputRequiredError(requestId, { ...request, kind, runId: turn.runId, toolCallId: call.id }, kind === "question" ? "the agent asks a question" : `approval required for ${call.name}`);
+}
+
+async function decide(turn: Turn, call: ModelToolCallBlock, outcome: "approved" | "denied" | "answered" | "declined", requestId: string, extra: { values?: JsonObject; reason?: string } = {}): Promise<void> {
+  await turn.append([{ eventId: runEventId(turn.runId, "tool", call.id, "decision"), runId: turn.runId, type: "approval_decision", payload: { requestId, outcome, ...extra } }]);
+}
+
+/** `ask_user`: the answer comes from `askResume`, a recorded decision, or `context.userInput`. */
+async function askUser(turn: Turn, call: ModelToolCallBlock): Promise<Outcome> {
+  const requestId = questionRequestId(turn.runId, call.id);
+  const recorded = turn.committed.get(runEventId(turn.runId, "tool", call.id, "decision"));
+  const question = typeof call.arguments.question === "string" ? call.arguments.question : JSON.stringify(call.arguments);
+  let answer: string | null;
+  if (recorded?.type === "approval_decision") {
+    answer = recorded.payload.outcome === "answered" ? String(recorded.payload.values?.answer ?? "") : null;
+  } else {
+    const resume = turn.input.askResume;
+    const response = resume && (resume.requestId === undefined || resume.requestId === requestId)
+      ? { outcome: "answered" as const, values: { answer: resume.answer } }
+      : await turn.context.userInput.request({ requestId, runId: turn.runId, kind: "question", message: question, fields: [{ name: "answer", type: "string", required: true }] }, turn.context.signal);
+    if (response.outcome === "pending") return pause(turn, call, "question", requestId, { question });
+    if (response.outcome === "cancelled") throw new SteamharnessError("cancelled", "the question was cancelled");
+    const raw = response.outcome === "answered" ? response.values.answer ?? Object.values(response.values)[0] : undefined;
+    answer = response.outcome === "answered" ? (typeof raw === "string" ? raw : JSON.stringify(raw ?? "")) : null;
+    await decide(turn, call, answer === null ? "declined" : "answered", requestId, answer === null ? {} : { values: { answer } });
+  }
+  return answer === null
+    ? { isError: false, text: "The user declined to answer.", details: { question } }
+    : { isError: false, text: answer, details: { question, answer } };
+}
+
+/** Approval of a policy or catalog tool; resolves when it may run, or the denial outcome. */
+async function approve(turn: Turn, call: ModelToolCallBlock): Promise<Outcome | null> {
+  const registered = turn.registry.get(call.name)!;
+  const recorded = turn.committed.get(runEventId(turn.runId, "tool", call.id, "decision"));
+  if (recorded?.type === "approval_decision") {
+    return recorded.payload.outcome === "approved" ? null : { isError: true, text: `[approval_denied] ${call.name} was denied${recorded.payload.reason ? `: ${recorded.payload.reason}` : ""}`, details: null };
+  }
+  const requestId = toolApprovalRequestId(turn.runId, call.name, call.arguments, call.id);
+  const waited = turn.committed.has(runEventId(turn.runId, "tool", call.id, "wait"));
+  if (registered.governance === "catalog") {
+    try {
+      await gate.approve({ name: call.name, arguments: call.arguments, toolCallId: call.id }, { runId: turn.runId, executor: { tools: turn.registry.catalog }, toolPermissions: turn.context.toolPermissions, signal: turn.context.signal });
+    } catch (error) {
+      if (error instanceof UserInputRequiredError || isSteamharnessError(error, "user_input_required")) return pause(turn, call, "tool_approval", requestId, { toolId: call.name, arguments: call.arguments });
+      if (isSteamharnessError(error, "approval_denied") || isSteamharnessError(error, "tool_not_registered")) {
+        if (waited) await decide(turn, call, "denied", requestId, { reason: error.message });
+        return { isError: true, text: errorText(error), details: null };
+      }
+      throw error;
+    }
+    // Auto-approved calls need no record; a person's decision after a wait is kept.
+    if (waited) await decide(turn, call, "approved", requestId);
+    return null;
+  } else if (registered.access === "ask") {
+    const decision = await turn.context.toolPermissions.request({ requestId, runId: turn.runId, toolId: call.name, arguments: call.arguments, toolCallId: call.id }, turn.context.signal);
+    if (decision.outcome === "pending") return pause(turn, call, "tool_approval", requestId, { toolId: call.name, arguments: call.arguments });
+    if (decision.outcome === "denied") {
+      await decide(turn, call, "denied", requestId, decision.reason ? { reason: decision.reason } : {});
+      return { isError: true, text: `[approval_denied] ${call.name} was denied${decision.reason ? `: ${decision.reason}` : ""}`, details: null };
+    }
+  } else return null;
+  await decide(turn, call, "approved", requestId);
+  return null;
+}
+
+async function execute(turn: Turn, call: ModelToolCallBlock): Promise<Outcome> {
+  const { tool } = turn.registry.get(call.name)!;
+  const started: SessionEventInput = { eventId: runEventId(turn.runId, "tool", call.id, "started"), runId: turn.runId, type: "tool_started", payload: { toolCallId: call.id } };
+  // A tool that may not run twice is marked started before it runs (SES-4: after a crash its
+  // outcome is unknown). A safe one runs again after a crash anyway, so its start is held and
+  // committed with its result, at the run's next step.
+  if (tool.replay === "safe") turn.defer([started]);
+  else await turn.append([started]);
+  try {
+    // One decision per call (CAP-11): a tool asking the gate again while it runs gets this one.
+    const result = await withApprovedCall(turn.context.toolPermissions, call, () => tool.execute(call.id, call.arguments, turn.context.signal));
+    return { isError: false, text: result.content.map((block) => block.text).join("\n"), details: toJson(result.details) };
+  } catch (error) {
+    if (turn.context.signal.aborted) throw new SteamharnessError("cancelled", "the agent run was cancelled", { cause: error });
+    if (error instanceof UserInputRequiredError) {
+      // A tool that pauses by itself has not done its work; it runs again on resume.
+      await turn.append([]);
+      const startedAt = turn.committed.get(started.eventId)!;
+      await turn.append([{ eventId: runEventId(turn.runId, "tool", call.id, "paused", startedAt.seq), runId: turn.runId, type: "approval_wait", payload: { requestId: error.requestId, kind: "tool_approval", toolCallId: call.id } }]);
+      throw error;
+    }
+    return { isError: true, text: errorText(error), details: isSteamharnessError(error) ? toJson(error.toJSON()) : null };
+  }
+}
+
+/**
+ * Session hooks (EXT-2) decide before the approval, so a person approves (and the tool runs with)
+ * the arguments a hook rewrote, and a call a hook denies never asks anyone. Returns the call to
+ * approve and run, or the outcome that replaces it.
+ */
+async function applyToolHooks(turn: Turn, tool: AgentTool, call: ModelToolCallBlock): Promise<ModelToolCallBlock | Outcome> {
+  if (!turn.extensions.hooks.active) return call;
+  let decision: { arguments: JsonObject } | { deny: string };
+  try {
+    const parent = parentToolCallIdOf(call.id);
+    decision = await turn.extensions.hooks.beforeTool({ runId: turn.runId, toolCallId: call.id, name: call.name, arguments: call.arguments, ...(parent ? { parentToolCallId: parent } : {}) });
+  } catch (error) {
+    // The loop fails the run on the hooks' fault after this call.
+    return { isError: true, text: errorText(error), details: isSteamharnessError(error) ? toJson(error.toJSON()) : null };
+  }
+  if ("deny" in decision) return { isError: true, text: `[approval_denied] ${call.name} was denied by a session hook: ${decision.deny}`, details: null };
+  if (decision.arguments === call.arguments) return call;
+  const problem = checkToolArguments(tool, decision.arguments);
+  if (problem) return { isError: true, text: `[input_validation] after a session hook's rewrite: ${problem}`, details: null };
+  return { ...call, arguments: decision.arguments };
+}
+
+/**
+ * What one tool call comes to, without its message: replays nothing, approves (pausing with
+ * `user_input_required`), runs. Also runs a codemode snippet's nested calls (EXT-4).
+ *
+ * @example
+ * const outcome = await outcomeOf(turn, { type: "toolCall", id: "call_1#0", name: "read", arguments: { path: "a" } });
+ */
+export async function outcomeOf(turn: Turn, call: ModelToolCallBlock): Promise<Outcome> {
+  const registered = turn.registry.get(call.name);
+  if (!registered) return { isError: true, text: `[tool_not_registered] tool ${call.name} is not available in this run`, details: null };
+  if (call.name === "ask_user") return askUser(turn, call);
+  const started = turn.committed.get(runEventId(turn.runId, "tool", call.id, "started"));
+  if (started && !turn.committed.has(runEventId(turn.runId, "tool", call.id, "paused", started.seq))) {
+    // The call began and no result was committed: its outcome is unknown (SES-4).
+    if (registered.tool.replay === "safe") {
+      const hooked = await applyToolHooks(turn, registered.tool, call);
+      return "isError" in hooked ? hooked : execute(turn, hooked);
+    }
+    return { isError: true, text: UNKNOWN_OUTCOME_TEXT, details: { outcome: "unknown" } };
+  }
+  const problem = checkToolArguments(registered.tool, call.arguments);
+  if (problem) return { isError: true, text: `[input_validation] ${problem}`, details: null };
+  const hooked = await applyToolHooks(turn, registered.tool, call);
+  if ("isError" in hooked) return hooked;
+  call = hooked;
+  const denied = await approve(turn, call);
+  if (denied) return denied;
+  return execute(turn, call);
+}
+
+/**
+ * One tool call: replays a committed result, or approves (policy, catalog gate, or a person —
+ * pausing with `user_input_required`), runs and commits it — a `replay: "safe"` tool's result
+ * with the run's next step. Returns the tool result message.
+ *
+ * @example
+ * const result = yield* toolStep(turn, call);
+ */
+export async function* toolStep(turn: Turn, call: ModelToolCallBlock): AsyncGenerator<OutputItemStreamChunk, ToolResultMessage, undefined> {
+  const resultId = runEventId(turn.runId, "tool", call.id, "result");
+  let committed = turn.committed.get(resultId);
+  if (committed?.type !== "tool_result") {
+    let outcome: Outcome;
+    try {
+      outcome = await outcomeOf(turn, call);
+    } catch (error) {
+      if (error instanceof UserInputRequiredError) yield* turn.projector.toolStatus(call.id, error.request.kind === "question" ? "awaiting_input" : "awaiting_approval");
+      throw error;
+    }
+    const message: ToolResultMessage = { role: "toolResult", toolCallId: call.id, toolName: call.name, content: [{ type: "text", text: outcome.text }], isError: outcome.isError };
+    const result = { eventId: resultId, runId: turn.runId, type: "tool_result" as const, payload: { message, details: outcome.details } };
+    if (turn.registry.get(call.name)?.tool.replay === "safe") {
+      // A safe tool runs again after a crash anyway (SES-4), so its start and result are
+      // committed with the run's next step (the model's next response, a pause, or the run's end).
+      turn.defer([result]);
+      committed = { ...result, seq: 0, at: 0 };
+    } else {
+      await turn.append([result]);
+      committed = turn.committed.get(resultId);
+    }
+  }
+  if (committed?.type !== "tool_result") throw new SteamharnessError("storage_failure", `tool result of ${call.id} was not stored`);
+  const { message, details } = committed.payload;
+  const text = message.content.map((block) => block.text).join("\n");
+  turn.meter.add(text);
+  yield* turn.projector.toolResult(call.id, { isError: message.isError, text, details });
+  yield* turn.projector.ring(turn.meter.usage());
+  return message;
+}

@@ -1,0 +1,68 @@
+import type { NodeContext, NodeLogger, NodeRunConfiguration, ToolPermissionDefinition } from "../../domain/node-context.js";
+import type { Storage } from "../../ports/storage.js";
+import type { ToolPermissions } from "../../ports/tool-permissions.js";
+import type { UserInput } from "../../ports/user-input.js";
+import type { TokenUsageRecorder } from "../../ports/token-usage.js";
+import type { Clock } from "../../ports/clock.js";
+import type { IdSource } from "../../ports/id-source.js";
+import type { HarnessRuntime } from "../../ports/runtime.js";
+import { SteamharnessError } from "../../domain/errors.js";
+
+/** Options of {@link createNodeContext}: `projectId` and `storage` are required, the rest default. */
+export interface NodeContextOptions {
+  projectId: string;
+  storage: Storage;
+  /** Defaults to a fresh id `run-…`. */
+  runId?: string;
+  conversationId?: string;
+  /** The host's tool catalog; defaults to empty (every gated tool is "not registered"). */
+  tools?: ToolPermissionDefinition[];
+  /** The run's project configuration snapshot (CFG-2); none by default. */
+  configuration?: NodeRunConfiguration;
+  /** Defaults to an in-memory adapter that answers `pending` (a person must decide; never auto-approves). */
+  toolPermissions?: ToolPermissions;
+  /** Defaults to an in-memory adapter that answers `pending`. */
+  userInput?: UserInput;
+  /** Defaults to usage under the reserved KV keys of the project (or conversation) scope. */
+  tokenUsage?: TokenUsageRecorder;
+  /** Defaults to a signal that never aborts. */
+  signal?: AbortSignal;
+  /** Defaults to a logger that drops everything (nodes never write to stdout on their own). */
+  log?: NodeLogger;
+  clock?: Clock;
+  ids?: IdSource;
+  /** The driven adapters this context hands down; defaults to the library's runtime (`createHarnessRuntime`). */
+  runtime?: HarnessRuntime;
+}
+
+const silentLogger: NodeLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/**
+ * Builds a {@link NodeContext} whose defaults come from `runtime` (WF-0, ARCH-1). The library's
+ * `createNodeContext` is this function with the entry's runtime (src/compose/node-context.ts).
+ *
+ * @example
+ * const context = buildNodeContext({ projectId: "demo", storage }, createHarnessRuntime());
+ */
+export function buildNodeContext(options: NodeContextOptions, runtime: HarnessRuntime): NodeContext {
+  if (!options.projectId) throw new SteamharnessError("input_validation", "createNodeContext: projectId is required", { field: "projectId" });
+  if (!options.storage) throw new SteamharnessError("input_validation", "createNodeContext: storage is required", { field: "storage" });
+  const ids = options.ids ?? runtime.ids();
+  const namespace = options.conversationId === undefined ? { projectId: options.projectId } : { projectId: options.projectId, conversationId: options.conversationId };
+  return {
+    runId: options.runId ?? ids.next("run-"),
+    projectId: options.projectId,
+    ...(options.conversationId === undefined ? {} : { conversationId: options.conversationId }),
+    storage: options.storage,
+    executor: { tools: options.tools ?? [] },
+    ...(options.configuration === undefined ? {} : { configuration: options.configuration }),
+    toolPermissions: options.toolPermissions ?? runtime.memoryToolPermissions(),
+    userInput: options.userInput ?? runtime.memoryUserInput(),
+    tokenUsage: options.tokenUsage ?? options.storage.tokenUsage?.(namespace) ?? runtime.kvTokenUsage(options.storage.kv, namespace),
+    signal: options.signal ?? new AbortController().signal,
+    log: options.log ?? silentLogger,
+    clock: options.clock ?? runtime.clock(),
+    ids,
+    runtime,
+  };
+}

@@ -1,0 +1,361 @@
+import { isSteamharnessError, SteamharnessError } from "../../domain/errors.js";
+import type { JsonObject } from "../../domain/json.js";
+import type { NodeContext } from "../../domain/node-context.js";
+import type { OutputItem, OutputItemStreamChunk } from "../../domain/output-items.js";
+import { agentRingItemId, agentSessionItemId } from "../../domain/agent/ids.js";
+import { createOutputStreamAccumulator, type OutputStreamAccumulator } from "../../domain/output-stream.js";
+import type { AgentContextUsage } from "../../domain/agent/context-meter.js";
+import { nextHostStatus, nextRunnableTask, type AgentSessionHostStatus, type AgentSessionTaskRecord } from "../../domain/session-host/host-state.js";
+import { buildAgentSessionSnapshot, snapshotChunk, snapshotItem } from "../../domain/session-host/snapshot.js";
+import type { SessionLease } from "../../ports/session-lease.js";
+import type { TokenCounts } from "../../ports/token-usage.js";
+import type { HostContext } from "./host-contexts.js";
+import type { AgentSessionHostStore } from "../../ports/session-host-store.js";
+import type { AgentSessionBackgroundWork } from "./types.js";
+
+/** Why a run's signal was aborted: suspend keeps the task, cancel ends it. */
+export const SUSPEND = Symbol("steamharness.session-host.suspend");
+export const CANCEL = Symbol("steamharness.session-host.cancel");
+
+/** Everything the runtime is built from (see `createAgentSessionHost`). */
+export interface HostRuntimeParts {
+  conversationId: string;
+  hostId: string;
+  sessionKey: string;
+  systemPrompt: string;
+  resume: boolean;
+  /** Tasks at or below this order belong to an earlier host and are not scheduled without `resume`. */
+  minOrder: number;
+  store: AgentSessionHostStore;
+  lease: SessionLease;
+  contexts: Map<number, HostContext>;
+  activeTargetId: number;
+  nodeContext(runId: string, signal: AbortSignal): NodeContext;
+  closeTools(): Promise<void>;
+  onReleased(): Promise<void> | void;
+}
+
+const zero = (): TokenCounts => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 });
+
+/**
+ * The scheduling and lifecycle of a resident host: one serial lane runs tasks and
+ * context-replacing commands (compact, reset, fork wait for active durable work, SES-7), rings
+ * and per-run usage are tracked for the snapshot, and suspend/close release in order.
+ */
+export class HostRuntime {
+  state: AgentSessionHostStatus = "open";
+  readonly usage = new Map<number, AgentContextUsage>();
+  readonly usageByRun = new Map<string, TokenCounts>();
+  readonly childUsageByRun = new Map<string, TokenCounts>();
+  /** The output items of each run this host ran, in output order (OUT-8 `turns[].items`). */
+  readonly itemsByRun = new Map<string, OutputStreamAccumulator>();
+  /** Items of turns an earlier host ran, read once per run from the host record (HOST-7). */
+  private readonly storedItems = new Map<string, OutputItem[] | null>();
+  /** Listeners of one run's own chunks (a node run through the host, EXT-1), by run id. */
+  readonly runListeners = new Map<string, (chunk: OutputItemStreamChunk) => void>();
+  current: { task: AgentSessionTaskRecord; controller: AbortController; done: Promise<void> } | null = null;
+  private lane: Promise<unknown> = Promise.resolve();
+  private pump: Promise<void> | null = null;
+  private dirty = false;
+  /** The storage fault that stopped scheduling, if any. */
+  fault: unknown = null;
+  /** Tasks of an earlier host that a run of this one continues by its run id (EXT-7): scheduled despite `minOrder`. */
+  private readonly adopted = new Set<string>();
+  private readonly listeners = new Set<(chunk: OutputItemStreamChunk) => void>();
+  private readonly changeWaiters = new Set<() => void>();
+  private readonly background = new Set<Promise<unknown>>();
+  private readonly backgroundController = new AbortController();
+  private snapshotAdded = false;
+  private lastRun: JsonObject = {};
+  private publishing: Promise<void> = Promise.resolve();
+
+  constructor(readonly parts: HostRuntimeParts) {}
+
+  /** Runs `work` on the serial lane (after the running task and earlier lane work). */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.lane.then(work);
+    this.lane = result.catch(() => undefined);
+    return result;
+  }
+
+  subscribe(listener: (chunk: OutputItemStreamChunk) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(chunk: OutputItemStreamChunk): void {
+    for (const listener of this.listeners) listener(chunk);
+  }
+
+  /** Forwards a run's chunk; its own session item is folded into the host snapshot instead. */
+  forward(chunk: OutputItemStreamChunk, context: HostContext): void {
+    const sessionId = agentSessionItemId(context.record.sessionKey);
+    if (chunk.type === "add" && chunk.item.id === sessionId && chunk.item.content !== undefined) {
+      if (context.record.kind !== "child") this.lastRun = chunk.item.content as JsonObject;
+      void this.publish();
+      return;
+    }
+    if (chunk.type === "replace" && chunk.id === sessionId) {
+      if (context.record.kind !== "child") this.lastRun = chunk.content as JsonObject;
+      void this.publish();
+      return;
+    }
+    if (chunk.type === "done" && chunk.id === sessionId) return;
+    this.emit(chunk);
+  }
+
+  async snapshotContent(): Promise<JsonObject> {
+    const tasks = await this.visibleTasks();
+    return buildAgentSessionSnapshot({
+      conversationId: this.parts.conversationId,
+      sessionKey: this.parts.sessionKey,
+      hostStatus: this.state,
+      activeTargetId: this.parts.activeTargetId,
+      contexts: [...this.parts.contexts.values()]
+        .sort((a, b) => a.record.targetId - b.record.targetId)
+        .map((context) => ({ ...context.record, usage: this.usage.get(context.record.targetId) ?? context.agent.getContextUsage() })),
+      tasks,
+      usageByRun: this.usageByRun,
+      childUsageByRun: this.childUsageByRun,
+      itemsByRun: await this.turnItems(tasks),
+      run: this.lastRun,
+    });
+  }
+
+  /**
+   * The items of each turn: live for runs this host ran, else as the host that ran them recorded
+   * them (HOST-7), so a host reopened in another process shows every earlier turn's items. One
+   * keyed read per earlier run, kept: publishing a snapshot never rescans the history.
+   */
+  private async turnItems(tasks: readonly AgentSessionTaskRecord[]): Promise<Map<string, readonly OutputItem[]>> {
+    const byRun = new Map<string, readonly OutputItem[]>();
+    for (const task of tasks) {
+      const live = this.itemsByRun.get(task.runId);
+      if (live) {
+        byRun.set(task.runId, live.items());
+        continue;
+      }
+      if (!this.storedItems.has(task.runId)) {
+        const stored = await this.parts.store.getTurnItems(task.runId).catch(() => undefined);
+        // A failed read is tried again with the next snapshot; `null` (never recorded) is kept.
+        if (stored === undefined) continue;
+        this.storedItems.set(task.runId, stored as unknown as OutputItem[] | null);
+      }
+      const stored = this.storedItems.get(task.runId);
+      if (stored) byRun.set(task.runId, stored);
+    }
+    return byRun;
+  }
+
+  async snapshot(): Promise<OutputItem> {
+    return snapshotItem(this.parts.sessionKey, await this.snapshotContent());
+  }
+
+  /** Emits the current snapshot (serialised, so listeners see snapshots in order). */
+  publish(): Promise<void> {
+    this.publishing = this.publishing.then(async () => {
+      if (this.listeners.size === 0 || this.state === "closed" || this.state === "suspended") return;
+      const content = await this.snapshotContent();
+      this.emit(snapshotChunk(this.parts.sessionKey, content, !this.snapshotAdded));
+      this.snapshotAdded = true;
+    }).catch(() => undefined);
+    return this.publishing;
+  }
+
+  async visibleTasks(): Promise<AgentSessionTaskRecord[]> {
+    const tasks = await this.parts.store.listTasks();
+    return this.parts.resume ? tasks : tasks.filter((task) => this.isOwn(task));
+  }
+
+  /** Whether this host schedules `task`: its own, any with `resume`, or one it adopted. */
+  isOwn(task: AgentSessionTaskRecord): boolean {
+    return this.parts.resume || task.order > this.parts.minOrder || this.adopted.has(task.taskId);
+  }
+
+  /**
+   * Takes over a task an earlier host left unfinished (waiting on a person, or queued or running
+   * when that host's process ended) because a run re-sent its run id here (EXT-7). Without this,
+   * a host opened without `resume` would mark the task queued and never schedule it.
+   */
+  adopt(taskId: string): void {
+    this.adopted.add(taskId);
+  }
+
+  /** Re-reads a run's usage events (idempotent by entry, so a replayed run counts once). */
+  async refreshUsage(task: AgentSessionTaskRecord): Promise<void> {
+    const context = this.parts.contexts.get(task.targetId);
+    if (!context) return;
+    const add = (total: TokenCounts, entry: TokenCounts) => {
+      for (const key of ["input", "output", "cacheRead", "cacheWrite", "total"] as const) total[key] += entry[key];
+    };
+    const own = zero();
+    for (const event of await context.store.readRun(task.runId)) if (event.type === "usage") add(own, event.payload.entry);
+    this.usageByRun.set(task.runId, own);
+    // Parent-child metering: delegated child runs are derived from the parent run id.
+    const prefix = `${task.runId}/subagent/`;
+    const children = zero();
+    let any = false;
+    for (const child of this.parts.contexts.values()) {
+      if (child.record.kind !== "child" || child.record.parentTargetId !== task.targetId) continue;
+      for (const event of await child.store.readAfter(0, { types: ["usage"] })) {
+        if (event.type !== "usage" || !event.runId.startsWith(prefix)) continue;
+        add(children, event.payload.entry);
+        any = true;
+      }
+    }
+    if (any) this.childUsageByRun.set(task.runId, children);
+  }
+
+  changed(): void {
+    for (const waiter of [...this.changeWaiters]) waiter();
+    this.changeWaiters.clear();
+    void this.publish();
+  }
+
+  nextChange(): Promise<void> {
+    return new Promise((resolve) => this.changeWaiters.add(resolve));
+  }
+
+  /** Asks the scheduler to look for runnable tasks. */
+  kick(): void {
+    this.dirty = true;
+    if (this.pump) return;
+    this.pump = (async () => {
+      while (this.dirty && (this.state === "open" || this.state === "closing")) {
+        this.dirty = false;
+        try {
+          await this.drain();
+        } catch (error) {
+          // A fault of the host record (SES-5): stop scheduling; the tasks stay as recorded for a resumed host.
+          this.fault = error;
+          return;
+        }
+      }
+    })().finally(() => {
+      this.pump = null;
+      // A kick that landed after the loop's last check but before this line must not be lost.
+      if (this.dirty && (this.state === "open" || this.state === "closing")) this.kick();
+      else this.changed();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.state === "open" || this.state === "closing") {
+      const next = nextRunnableTask(await this.visibleTasks());
+      if (!next) return;
+      await this.exclusive(() => this.runTask(next));
+    }
+  }
+
+  async idle(): Promise<void> {
+    while (this.pump) await this.pump;
+    await this.lane;
+  }
+
+  private async runTask(task: AgentSessionTaskRecord): Promise<void> {
+    const { store } = this.parts;
+    const context = this.parts.contexts.get(task.targetId);
+    if (!context) {
+      await store.updateTask(task.taskId, { status: "failed", detail: { code: "not_found", message: `no context ${task.targetId}` } });
+      return;
+    }
+    if (!(await store.updateTask(task.taskId, { status: "running" }))) {
+      await store.clearCancelled();
+      return;
+    }
+    const controller = new AbortController();
+    let finish!: () => void;
+    this.current = { task, controller, done: new Promise((resolve) => (finish = resolve)) };
+    this.changed();
+    const input = task.input as { effort?: "minimal" | "low" | "medium" | "high"; model?: string; askResume?: { requestId?: string; answer: string } };
+    const items = createOutputStreamAccumulator();
+    // Recorded before the task's status moves (HOST-7): a host that sees the turn ended finds its items.
+    const saveItems = () => store.putTurnItems(task.runId, items.items() as unknown as JsonObject[]);
+    try {
+      const run = context.agent.run({ prompt: task.prompt, runId: task.runId, ...input }, this.parts.nodeContext(task.runId, controller.signal));
+      this.itemsByRun.set(task.runId, items);
+      const ownIds = new Set([agentSessionItemId(context.record.sessionKey), agentRingItemId(context.record.sessionKey)]);
+      for await (const chunk of run) {
+        this.runListeners.get(task.runId)?.(chunk);
+        if (!ownIds.has(chunk.type === "add" ? chunk.item.id : chunk.id)) items.push(chunk);
+        this.forward(chunk, context);
+      }
+      await saveItems();
+      await store.updateTask(task.taskId, { status: "completed", detail: null });
+    } catch (error) {
+      // A fault of the record itself surfaces through the status write below.
+      await saveItems().catch(() => undefined);
+      if (controller.signal.reason === SUSPEND) {
+        // Suspended: no cancel mark, the task stays `running` and a resumed host continues it.
+      } else if (controller.signal.aborted || isSteamharnessError(error, "cancelled")) {
+        await store.requestCancel([task.taskId]);
+        await store.clearCancelled();
+      } else if (isSteamharnessError(error, "user_input_required")) {
+        const pause = error as SteamharnessError & { requestId?: string; request?: unknown };
+        await store.updateTask(task.taskId, { status: "waiting", detail: JSON.parse(JSON.stringify({ requestId: pause.requestId ?? null, request: pause.request ?? null })) as JsonObject });
+      } else {
+        const code = isSteamharnessError(error) ? error.code : "internal";
+        await store.updateTask(task.taskId, { status: "failed", detail: { code, message: error instanceof Error ? error.message : String(error) } });
+      }
+    } finally {
+      this.current = null;
+      finish();
+      this.usage.set(context.record.targetId, context.agent.getContextUsage());
+      await this.refreshUsage(task).catch(() => undefined);
+      this.changed();
+    }
+  }
+
+  runInBackground(work: AgentSessionBackgroundWork): Promise<unknown> {
+    if (this.state !== "open") return Promise.reject(new SteamharnessError("unavailable", `the session host is ${this.state}`));
+    const promise = Promise.resolve().then(() => work(this.backgroundController.signal));
+    const tracked = promise.finally(() => this.background.delete(tracked));
+    this.background.add(tracked);
+    tracked.catch(() => undefined);
+    return promise;
+  }
+
+  async suspend(): Promise<void> {
+    if (this.state === "suspended" || this.state === "closed") return;
+    this.state = nextHostStatus(this.state, "suspend");
+    this.current?.controller.abort(SUSPEND);
+    this.backgroundController.abort(SUSPEND);
+    await this.settle();
+    await this.release("suspended");
+  }
+
+  async close(): Promise<void> {
+    if (this.state !== "open") {
+      // A second close (or a close during suspend) waits for the first to finish releasing.
+      while (this.state === "closing" || this.state === "suspending") await this.nextChange();
+      return;
+    }
+    this.state = nextHostStatus(this.state, "close");
+    this.kick();
+    await this.settle();
+    if (this.state !== "closing") return;
+    await this.release("closed");
+  }
+
+  private async settle(): Promise<void> {
+    for (;;) {
+      await this.idle();
+      if (this.background.size === 0 && !this.pump) break;
+      await Promise.allSettled([...this.background]);
+    }
+    await this.publishing;
+  }
+
+  private async release(final: "suspended" | "closed"): Promise<void> {
+    this.state = nextHostStatus(this.state, final);
+    try {
+      await this.parts.closeTools();
+    } finally {
+      for (const context of this.parts.contexts.values()) await context.store.close().catch(() => undefined);
+      await this.parts.store.close().catch(() => undefined);
+      await this.parts.lease.release();
+      await this.parts.onReleased();
+      this.changed();
+    }
+  }
+}
