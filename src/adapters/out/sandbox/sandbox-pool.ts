@@ -11,13 +11,16 @@ import { SteamharnessError } from "../../../domain/errors.js";
 import { moduleRequire, sandboxWorkerScript } from "./sandbox-entry.js";
 import { WORKER_HEAP_MB, type SandboxWorkerData } from "./sandbox-protocol.js";
 
+/** Node's global WebAssembly API, typed here: a consumer's lib setting may declare only its types (DX-2). */
+const wasmApi = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> } }).WebAssembly;
+
 let compiled: Promise<WebAssembly.Module> | null = null;
 /** QuickJS's wasm, compiled once per process and shared by every worker. */
 function quickJsWasm(): Promise<WebAssembly.Module> {
   compiled ??= (async () => {
     const quickjs = moduleRequire().resolve("quickjs-emscripten");
     const path = createRequire(quickjs).resolve("@jitl/quickjs-wasmfile-release-sync/wasm");
-    return WebAssembly.compile(readFileSync(path));
+    return wasmApi.compile(readFileSync(path));
   })();
   compiled.catch(() => {
     compiled = null;
