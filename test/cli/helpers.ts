@@ -152,7 +152,7 @@ export function alive(pid: number): boolean {
  */
 export async function ensureViewerBuilt(): Promise<void> {
   const { findViewerAssets } = await import("../../src/adapters/in/viewer/viewer-assets.js");
-  if (findViewerAssets(join(REPO, "src/adapters/viewer")) !== null) return;
+  if (findViewerAssets(join(REPO, "src/adapters/in/viewer")) !== null) return;
   const { buildViewerAssets } = await import("../../ui/build.js");
   await buildViewerAssets(join(REPO, "dist/viewer"));
 }

@@ -18,8 +18,8 @@ const KV_TOOL = "workflow-kv_kv_store";
 const src = (path: string) => pathToFileURL(join(REPO, "src", path)).href;
 
 const WORKFLOW = `
-import { createAgentNode } from ${JSON.stringify(src("agent/create-agent-node.ts"))};
-import { createProjectCapabilityTools } from ${JSON.stringify(src("capabilities/project-capabilities.ts"))};
+import { createAgentNode } from ${JSON.stringify(src("app/agent-node/create-agent-node.ts"))};
+import { createProjectCapabilityTools } from ${JSON.stringify(src("app/capabilities/project-capabilities.ts"))};
 import { runStreamNode } from ${JSON.stringify(src("domain/stream-node.ts"))};
 export default {
   executor: { tools: [{ id: ${JSON.stringify(KV_TOOL)}, autoApprove: true }] },

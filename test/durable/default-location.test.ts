@@ -41,7 +41,7 @@ export default {
 `;
 
 const CONVERSATION = `
-import { defineAgentConversationExecutor } from ${JSON.stringify(src("conversation/define-executor.ts"))};
+import { defineAgentConversationExecutor } from ${JSON.stringify(src("app/conversation/define-executor.ts"))};
 import { createOfflineModel } from ${JSON.stringify(src("testing/offline-model.ts"))};
 const textOf = (content) => (typeof content === "string" ? content : content.map((block) => block.text ?? "").join(""));
 export default defineAgentConversationExecutor({
