@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { cyclesOf } from "../scripts/architecture-graph.js";
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -53,39 +54,9 @@ function importsOf(file: string): Array<{ target: string; typeOnly: boolean }> {
   return found;
 }
 
-/** The strongly connected components with more than one file (import cycles), Tarjan's algorithm. */
+/** The import cycles between files (strongly connected components with more than one file), by the layer graph's Tarjan. */
 function importCycles(files: string[]): string[][] {
-  const graph = new Map(files.map((file) => [file, importsOf(file).map((entry) => entry.target).filter((target) => files.includes(target))]));
-  let counter = 0;
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const cycles: string[][] = [];
-  const visit = (node: string): void => {
-    index.set(node, counter);
-    low.set(node, counter++);
-    stack.push(node);
-    onStack.add(node);
-    for (const next of graph.get(node) ?? []) {
-      if (!index.has(next)) {
-        visit(next);
-        low.set(node, Math.min(low.get(node)!, low.get(next)!));
-      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!));
-    }
-    if (low.get(node) === index.get(node)) {
-      const component: string[] = [];
-      let member: string;
-      do {
-        member = stack.pop()!;
-        onStack.delete(member);
-        component.push(member);
-      } while (member !== node);
-      if (component.length > 1) cycles.push(component.sort());
-    }
-  };
-  for (const file of graph.keys()) if (!index.has(file)) visit(file);
-  return cycles;
+  return cyclesOf(new Map(files.map((file) => [file, importsOf(file).map((entry) => entry.target).filter((target) => files.includes(target))])));
 }
 
 const APPLICATION = ["src/app"];
