@@ -16,14 +16,35 @@ import type { UserInput } from "./user-input.js";
 
 /** One model endpoint the runtime connects to (a configured entry or a node's explicit endpoint). Keys are always explicit. */
 export interface RuntimeModelEndpoint {
+  /** The wire protocol of the endpoint. */
   apiKind: AgentApiKind;
+  /**
+   * The endpoint, e.g. `https://api.openai.com/v1` (openai-*) or `https://api.anthropic.com`
+   * (anthropic-messages; the SDK appends `/v1/messages`).
+   */
   baseUrl: string;
+  /** The API key, sent as `Authorization: Bearer` (OpenAI) or `x-api-key` (Anthropic). Required. */
   apiKey: string;
+  /** The model id sent to the endpoint. */
   model: string;
+  /** Provider name for the descriptor and usage records. Default: `openai` or `anthropic` by `apiKind`. */
   provider?: string;
+  /** Context window in tokens (default 128000). */
   contextWindow?: number;
+  /** Output token limit per response (default 16384). */
   maxTokens?: number;
+  /**
+   * Whether the model reasons (default false). Only then is `ModelRequest.effort` sent; a
+   * request without `effort` sends no reasoning setting to OpenAI APIs (the model's default)
+   * and turns Anthropic extended thinking off.
+   */
   reasoning?: boolean;
+  /**
+   * Whether the model supports the API's native web search (default false; OUT-6). Then a
+   * request with `webSearch: true` carries the OpenAI Responses `web_search` tool or the
+   * Anthropic `web_search_20250305` server tool, and the searches stream as `web_search` events.
+   * OpenAI Chat Completions has no native search: there it stays off.
+   */
   webSearch?: boolean;
 }
 

@@ -65,7 +65,7 @@ export interface LineMatcher {
  * terminates the worker, which stops the regex wherever it is.
  *
  * @example
- * const matcher = startLineMatcher("TODO", "i", { timeoutMs: 10_000, signal });
+ * const matcher = startLineMatcher("needle", "i", { timeoutMs: 10_000, signal });
  * try { hits = await matcher.match("a.ts", bytes, 100); } finally { matcher.close(); }
  */
 export function startLineMatcher(source: string, flags: string, options: LineMatcherOptions): LineMatcher {

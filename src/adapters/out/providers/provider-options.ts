@@ -3,40 +3,14 @@
  * credentials from the environment out of requests.
  */
 import { SteamharnessError } from "../../../domain/errors.js";
+import type { RuntimeModelEndpoint } from "../../../ports/runtime.js";
 import { PROVIDER_API_KINDS, type ProviderApiKind } from "./pi-ai-loader.js";
 
-/** Options of `createProviderModel`. Nothing is read from the environment. */
-export interface ProviderModelOptions {
-  /** The wire protocol of the endpoint. */
-  apiKind: ProviderApiKind;
-  /**
-   * The endpoint, e.g. `https://api.openai.com/v1` (openai-*) or `https://api.anthropic.com`
-   * (anthropic-messages; the SDK appends `/v1/messages`).
-   */
-  baseUrl: string;
-  /** The API key, sent as `Authorization: Bearer` (OpenAI) or `x-api-key` (Anthropic). Required. */
-  apiKey: string;
-  /** The model id sent to the endpoint. */
-  model: string;
-  /** Provider name for the descriptor and usage records. Default: `openai` or `anthropic` by `apiKind`. */
-  provider?: string;
-  /** Context window in tokens (default 128000). */
-  contextWindow?: number;
-  /** Output token limit per response (default 16384). */
-  maxTokens?: number;
-  /**
-   * Whether the model reasons (default false). Only then is `ModelRequest.effort` sent; a
-   * request without `effort` sends no reasoning setting to OpenAI APIs (the model's default)
-   * and turns Anthropic extended thinking off.
-   */
-  reasoning?: boolean;
-  /**
-   * Whether the model supports the API's native web search (default false; OUT-6). Then a
-   * request with `webSearch: true` carries the OpenAI Responses `web_search` tool or the
-   * Anthropic `web_search_20250305` server tool, and the searches stream as `web_search` events.
-   * OpenAI Chat Completions has no native search: there it stays off.
-   */
-  webSearch?: boolean;
+/**
+ * Options of `createProviderModel`: one endpoint (the runtime port's {@link RuntimeModelEndpoint},
+ * whose fields say what each means) plus the HTTP settings. Nothing is read from the environment.
+ */
+export interface ProviderModelOptions extends RuntimeModelEndpoint {
   /** Extra HTTP headers, sent with every request (they win over the defaults). */
   headers?: Record<string, string>;
   /** HTTP timeout per request in ms (SDK default: 10 minutes). */
