@@ -70,11 +70,20 @@ async function recordUsage(turn: Turn, step: number, attempt: number, usage: Tok
 /** Counts committed usage into the turn and the recorder (idempotent by entry id, AG-2). */
 async function applyUsage(turn: Turn, step: number, attempt: number): Promise<void> {
   const event = turn.committed.get(runEventId(turn.runId, "model", step, "usage", attempt));
-  if (event?.type !== "usage") return;
+  // BUD-2: the call's reservation is settled on its committed usage, or released without one.
+  if (event?.type !== "usage") return void (await turn.budget?.afterModelCall(step, attempt, null));
   const { entry } = event.payload;
   for (const key of ["input", "output", "cacheRead", "cacheWrite", "total"] as const) turn.usage[key] += entry[key];
+  await turn.budget?.afterModelCall(step, attempt, entry);
   turn.meter.recordUsage(entry);
   await turn.context.tokenUsage.record(entry);
+}
+
+/** Model requests this run made so far (each committed response or retry record is one). */
+function modelCallsOf(turn: Turn): number {
+  let calls = 0;
+  for (const event of turn.committed.values()) if (event.type === "assistant_message" || event.type === "model_retry") calls++;
+  return calls;
 }
 
 /** What asks the model to continue a cut answer (OUT-7); sent with the request only, never stored. */
@@ -139,9 +148,18 @@ export async function* modelStep(turn: Turn, step: number): AsyncGenerator<Outpu
   const maxContinuations = turn.options.maxContinuations ?? DEFAULT_MAX_CONTINUATIONS;
   for (;;) {
     throwIfCancelled(turn);
-    const { response, partial, searches, joinKey, startedCalls } = yield* streamResponse(turn, step, attempt, continuation);
+    // BUD-2: the worst case of this call is reserved before it starts (or the run stops or pauses).
+    await turn.budget?.beforeModelCall(step, attempt, turn.meter.usage().used, modelCallsOf(turn));
+    let streamed: Awaited<ReturnType<typeof streamResponse> extends AsyncGenerator<unknown, infer R> ? R : never>;
+    try {
+      streamed = yield* streamResponse(turn, step, attempt, continuation);
+      if (streamed.response.stopReason === "aborted") throw new SteamharnessError("cancelled", "the agent run was cancelled");
+    } catch (error) {
+      await turn.budget?.afterModelCall(step, attempt, null);
+      throw error;
+    }
+    const { response, partial, searches, joinKey, startedCalls } = streamed;
     const usageEvents = await recordUsage(turn, step, attempt, response.usage);
-    if (response.stopReason === "aborted") throw new SteamharnessError("cancelled", "the agent run was cancelled");
     if (response.stopReason === "error") {
       if (!shouldRetry(response, retries, max)) {
         await turn.append(usageEvents);

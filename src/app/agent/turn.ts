@@ -16,6 +16,7 @@ import type { SessionStore } from "../../ports/session-store.js";
 import type { TokenCounts } from "../../ports/token-usage.js";
 import { redactConfiguration } from "./model-resolver.js";
 import { chooseRunModel } from "./run-model.js";
+import { createRunBudget, type RunBudget } from "./run-budget.js";
 import { createSessionMessagesCache, readSessionMessages, rememberAppended, type SessionIdentity, type SessionMessagesCache } from "./history-cache.js";
 import { openSessionStore, sessionAddressOf } from "./session-resolver.js";
 import { buildToolRegistry, type AgentToolRegistry } from "./tool-registry.js";
@@ -52,6 +53,8 @@ export interface Turn {
   turnStart: number;
   toolCallCount: number;
   usage: TokenCounts;
+  /** The run's budget (BUD-2), or null without one. */
+  budget: RunBudget | null;
   /**
    * Appends events (idempotently) and remembers them; store faults end the run (SES-5). Events
    * handed to `defer` are committed first, in the same transaction.
@@ -224,8 +227,9 @@ async function setUpTurn(
     return registry;
   };
 
+  const budget = await createRunBudget(options.budget, context, runId, sessionKey, model.descriptor);
   turn = {
-    runId, sessionKey, sessionId, options, input, context, store, committed, start, meter, mode, extensions,
+    runId, sessionKey, sessionId, options, input, context, store, committed, start, meter, mode, extensions, budget,
     model: extensions.hooks.model(model, runId),
     effort: start.effort as AgentEffort,
     projector: createAgentOutputProjector({ runId, sessionKey, answerItemId: start.answerItemId, projectId: context.projectId }),
