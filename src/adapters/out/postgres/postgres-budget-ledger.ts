@@ -1,4 +1,4 @@
-import { asc, eq, inArray, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { BudgetLedger } from "../../../ports/budget-ledger.js";
 import { createBudgetLedger, type BudgetLedgerRows, type BudgetReservationRow, type BudgetRow } from "../kernel/budget-ledger.js";
 import { emptyBudgetRow } from "../../../domain/budget/budget-rules.js";
@@ -6,16 +6,17 @@ import { postgresCall, type PostgresStoreContext } from "./postgres-database.js"
 
 /**
  * The budget rows on PostgreSQL (BUD-1): each step is one transaction that row-locks the
- * reservation and the budget rows it touches (`SELECT … FOR UPDATE`, budget rows in key order so
- * two steps never deadlock) before the kernel decides, so hosts racing on one budget serialise
- * on its row. Absent budget rows are first inserted as zeros (`ON CONFLICT DO NOTHING`), because
- * `FOR UPDATE` locks nothing that does not exist yet.
+ * reservation (`SELECT … FOR UPDATE`) and the budget rows it touches (one `INSERT … ON CONFLICT DO
+ * UPDATE … RETURNING` in key order, which also creates absent rows, so two steps never deadlock and
+ * a first reservation locks a row too) before the kernel decides: hosts racing on one budget
+ * serialise on its row.
  *
  * @example
  * const rows = createPostgresBudgetRows(context);
  */
 export function createPostgresBudgetRows({ db, tables, clock }: Pick<PostgresStoreContext, "db" | "tables" | "clock">): BudgetLedgerRows {
   const { budgetRows, budgetReservations } = tables;
+  const columns = { spentTokens: sql`excluded.spent_tokens`, spentMicros: sql`excluded.spent_micros`, reservedTokens: sql`excluded.reserved_tokens`, reservedMicros: sql`excluded.reserved_micros`, grantedTokens: sql`excluded.granted_tokens`, grantedMicros: sql`excluded.granted_micros` };
   return {
     step: (reservationId, keysOf, decide) =>
       db.transaction(async (tx) => {
@@ -27,20 +28,19 @@ export function createPostgresBudgetRows({ db, tables, clock }: Pick<PostgresSto
         const keys = [...new Set(keysOf(reservation))].sort();
         const locked = new Map<string, BudgetRow>();
         if (keys.length > 0) {
-          await tx.insert(budgetRows).values(keys.map(emptyBudgetRow)).onConflictDoNothing();
-          for (const row of await tx.select().from(budgetRows).where(inArray(budgetRows.key, keys)).orderBy(asc(budgetRows.key)).for("update")) locked.set(row.key, row);
+          // One statement locks and reads every row, creating absent ones as zeros: the no-op
+          // update of a conflicting row takes its lock (rows in key order: no deadlock) and
+          // RETURNING gives its current values.
+          const rows = await tx.insert(budgetRows).values(keys.map(emptyBudgetRow)).onConflictDoUpdate({ target: budgetRows.key, set: { key: sql`excluded.key` } }).returning();
+          for (const row of rows) locked.set(row.key, row);
           // A first reserve of the same id that committed while this step waited for the rows is seen now.
           if (reservation === null) reservation = await readReservation();
         }
         const writes = decide(reservation, locked);
-        for (const row of writes.budgets) {
-          const { key, ...columns } = row;
-          await tx.insert(budgetRows).values(row).onConflictDoUpdate({ target: budgetRows.key, set: columns });
-        }
+        if (writes.budgets.length > 0) await tx.insert(budgetRows).values(writes.budgets).onConflictDoUpdate({ target: budgetRows.key, set: columns });
         if (writes.reservation) {
           const { id, keys: held, tokens, micros, state } = writes.reservation;
-          const updatedAt = clock.now();
-          await tx.insert(budgetReservations).values({ id, keys: JSON.stringify(held), tokens, micros, state, updatedAt }).onConflictDoUpdate({ target: budgetReservations.id, set: { state, updatedAt: sql`excluded.updated_at` } });
+          await tx.insert(budgetReservations).values({ id, keys: JSON.stringify(held), tokens, micros, state, updatedAt: clock.now() }).onConflictDoUpdate({ target: budgetReservations.id, set: { state: sql`excluded.state`, updatedAt: sql`excluded.updated_at` } });
         }
         return writes.result;
       }),
