@@ -95,9 +95,13 @@ describe("BUD-2/BUD-3 budgets of agent runs on SQLite", () => {
       expect(resumed).toMatchObject({ runId: "paused-0", status: "completed", usage: 3 * CALL_TOKENS });
       expect([lines(ticks), lines(calls)]).toEqual([2, 3]);
       expect(resumed!.session!.budgets[0]).toMatchObject({ spent: { tokens: 150 }, remaining: { tokens: 1070 } });
-      // Declined: the run stops with budget_exceeded instead.
-      const [declined] = await host({ ...env, PREFIX: "declined", CONVERSATION: "conv-decline", ANSWERS: JSON.stringify({ [paused!.requestId!.replace("conv-pause", "conv-decline")]: { approve: false } }) });
-      expect(declined!.status).toBe("stopped");
+      // Declined from a fresh process: the run stops with budget_exceeded instead, calling nothing more.
+      const declineEnv = { ...env, PREFIX: "declined", CONVERSATION: "conv-decline" };
+      const [asked] = await host(declineEnv);
+      expect(asked).toMatchObject({ runId: "declined-0", code: "user_input_required" });
+      const [declined] = await host({ ...declineEnv, ANSWERS: JSON.stringify({ [asked!.requestId!]: { approve: false } }) });
+      expect(declined).toMatchObject({ runId: "declined-0", status: "stopped", code: "budget_exceeded", error: { scope: "conversation", id: "conv-decline", spent: 100, limit: 220 } });
+      expect([lines(ticks), lines(calls)]).toEqual([4, 5]);
     } finally {
       await store.close();
     }
