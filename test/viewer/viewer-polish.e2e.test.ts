@@ -178,20 +178,19 @@ describe("VIEW-8 viewer polish in headless Chromium", () => {
   }, 60_000);
 
   it("VIEW-8 durations of runs, the run and its tool; \"1 tool call\" in the singular", async () => {
-    // The run's host runs it again: the decision recorded in the page is found, the tool runs.
-    expect(await runAgent("run-approve", "conv-approve")).toBe("completed");
+    // The run approved before the viewer opened and run again to its end.
     const page = await browser.newPage();
     await page.goto(viewer.url);
-    await page.locator("[data-testid=conversation]", { hasText: "conv-approve" }).locator("[data-testid=session-link]").click();
-    const cell = page.locator("[data-testid=run-row]", { hasText: "run-approve" }).locator("[data-testid=run-duration]");
+    await page.locator("[data-testid=conversation]", { hasText: "conv-other" }).locator("[data-testid=session-link]").click();
+    const cell = page.locator("[data-testid=run-row]", { hasText: "run-other" }).locator("[data-testid=run-duration]");
     await cell.waitFor();
-    const events = await eventsOf("conv-approve", "run-approve");
+    const events = await eventsOf("conv-other", "run-other");
     const started = events.find((event) => event.type === "run_started")!;
     const startedAt = started.type === "run_started" ? started.payload.startedAt! : 0;
     const runMs = events.at(-1)!.at - startedAt;
     expect(Number(await cell.getAttribute("data-ms"))).toBe(runMs);
     expect(await cell.textContent()).toMatch(/^\d+(\.\d)? (ms|s|min \d\d s)$/);
-    await page.locator("[data-testid=run-link]", { hasText: "run-approve" }).click();
+    await page.locator("[data-testid=run-link]", { hasText: "run-other" }).click();
     await page.waitForSelector("[data-testid=run][data-status=completed]");
     const tool = page.locator("[data-row=tool][data-tool=release_lookup] [data-testid=tool-duration]");
     expect(Number(await tool.getAttribute("data-ms"))).toBeGreaterThanOrEqual(LOOKUP_MS);
