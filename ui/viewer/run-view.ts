@@ -266,14 +266,16 @@ function PendingBox({ s, runId, request, onAnswered }: { s: string; runId: strin
     );
   };
   const title = request.kind === "tool_approval" ? `Approve ${request.toolName ?? "tool"}?` : request.kind === "question" ? "The agent asks" : "Approve the plan?";
+  // One answer per request: the buttons stay pressed while it is being sent.
+  const busy = state === "sending…";
   return html`<div class="pending" data-testid="pending" data-kind=${request.kind}>
     <div class="pending-title">Waiting for you — ${title}</div>
     ${request.kind === "tool_approval" ? html`<div class="muted">Arguments</div><pre class="arguments" data-testid="pending-arguments">${JSON.stringify(request.arguments ?? {}, null, 2)}</pre>` : html`<div class="md">${request.message ?? ""}</div>`}
     ${request.kind !== "tool_approval" ? html`<textarea data-testid="pending-text" placeholder=${request.kind === "question" ? "Your answer" : "Feedback (to revise the plan)"} value=${text} onInput=${(e: Event) => setText((e.target as HTMLTextAreaElement).value)}></textarea>` : ""}
     <div class="actions">
-      ${request.kind === "tool_approval" ? html`<button data-testid="approve" onClick=${() => answer("approved")}>Approve</button><button class="secondary" data-testid="deny" onClick=${() => answer("denied")}>Deny</button>` : ""}
-      ${request.kind === "question" ? html`<button data-testid="answer" onClick=${() => answer("answered", { answer: text })}>Answer</button><button class="secondary" onClick=${() => answer("declined")}>Decline</button>` : ""}
-      ${request.kind === "plan" ? html`<button data-testid="approve" onClick=${() => answer("approved")}>Approve plan</button><button class="secondary" data-testid="revise" onClick=${() => answer("declined", { reason: text })}>${text.trim() ? "Revise" : "Decline"}</button>` : ""}
+      ${request.kind === "tool_approval" ? html`<button data-testid="approve" disabled=${busy} onClick=${() => answer("approved")}>Approve</button><button class="secondary" data-testid="deny" disabled=${busy} onClick=${() => answer("denied")}>Deny</button>` : ""}
+      ${request.kind === "question" ? html`<button data-testid="answer" disabled=${busy} onClick=${() => answer("answered", { answer: text })}>Answer</button><button class="secondary" disabled=${busy} onClick=${() => answer("declined")}>Decline</button>` : ""}
+      ${request.kind === "plan" ? html`<button data-testid="approve" disabled=${busy} onClick=${() => answer("approved")}>Approve plan</button><button class="secondary" data-testid="revise" disabled=${busy} onClick=${() => answer("declined", { reason: text })}>${text.trim() ? "Revise" : "Decline"}</button>` : ""}
     </div>
     ${state ? html`<div class="muted" data-testid="pending-state">${state}</div>` : ""}
   </div>`;
