@@ -62,6 +62,9 @@ function slowModel(): ModelProvider {
   };
 }
 
+// The timeline's screenshot for docs/images is written only when asked (UPDATE_SCREENSHOTS=1), never by CI.
+const SHOTS = process.env.UPDATE_SCREENSHOTS === "1" ? join(process.cwd(), "docs", "images") : null;
+
 let storage: SqliteStorage;
 let viewer: ViewerServer;
 let browser: Browser;
@@ -274,6 +277,7 @@ describe("VIEW-7 the run's timeline in headless Chromium", () => {
       for (let i = 1; i < rows.length; i++) expect(rows[i]!.left).toBeGreaterThanOrEqual(rows[i - 1]!.left + rows[i - 1]!.width - 1);
       const totals = await page.locator("[data-testid=timeline-totals]").textContent();
       expect(totals).toMatch(/in all · model .+ · tools .+ · waiting .+/);
+      if (SHOTS) await page.locator("[data-testid=run]").screenshot({ path: join(SHOTS, "viewer-timeline.png") });
     } finally {
       await page.close();
       await host.close();
