@@ -151,6 +151,7 @@ export async function* modelStep(turn: ModelStepRun, step: number): AsyncGenerat
     throwIfCancelled(turn);
     // BUD-2: the worst case of this call is reserved before it starts (or the run stops or pauses).
     await turn.budget?.beforeModelCall(step, attempt, turn.meter.usage().used, modelCallsOf(turn));
+    const startedAt = turn.context.clock.now();
     let streamed: Awaited<ReturnType<typeof streamResponse> extends AsyncGenerator<unknown, infer R> ? R : never>;
     try {
       streamed = yield* streamResponse(turn, step, attempt, continuation);
@@ -160,6 +161,7 @@ export async function* modelStep(turn: ModelStepRun, step: number): AsyncGenerat
       throw error;
     }
     const { response, partial, searches, joinKey, startedCalls } = streamed;
+    const timing = { startedAt, endedAt: turn.context.clock.now() };
     const usageEvents = await recordUsage(turn, step, attempt, response.usage);
     if (response.stopReason === "error") {
       if (!shouldRetry(response, retries, max)) {
@@ -171,7 +173,7 @@ export async function* modelStep(turn: ModelStepRun, step: number): AsyncGenerat
       retries++;
       const kind = response.retry!.kind;
       await turn.append([
-        { eventId: runEventId(runId, "model", step, "retry", attempt), runId, type: "model_retry", payload: { step, attempt, max, kind, errorMessage: response.errorMessage ?? "", partial, ...(response.retry!.status === undefined ? {} : { status: response.retry!.status }) } },
+        { eventId: runEventId(runId, "model", step, "retry", attempt), runId, type: "model_retry", payload: { step, attempt, max, kind, errorMessage: response.errorMessage ?? "", partial, ...(response.retry!.status === undefined ? {} : { status: response.retry!.status }), timing } },
         ...usageEvents,
       ]);
       await applyUsage(turn, step, attempt - 1);
@@ -187,7 +189,7 @@ export async function* modelStep(turn: ModelStepRun, step: number): AsyncGenerat
       attempt++;
       const message = cut === "length" ? "the answer reached the output token limit; continuing" : "a tool call was cut off or lost; asking again";
       await turn.append([
-        { eventId: runEventId(runId, "model", step, "retry", attempt), runId, type: "model_retry", payload: { step, attempt, max: maxContinuations, kind: cut, errorMessage: message, partial: response.content, ...(joinKey === undefined ? {} : { joinKey }) } },
+        { eventId: runEventId(runId, "model", step, "retry", attempt), runId, type: "model_retry", payload: { step, attempt, max: maxContinuations, kind: cut, errorMessage: message, partial: response.content, ...(joinKey === undefined ? {} : { joinKey }), timing } },
         ...usageEvents,
       ]);
       await applyUsage(turn, step, attempt - 1);
@@ -210,7 +212,7 @@ export async function* modelStep(turn: ModelStepRun, step: number): AsyncGenerat
     const ends = intents.length === 0 && turn.mode !== "plan" ? [runFinishedEvent(turn)] : [];
     const shown = continuation.prefix.length > 0 || own !== response.content ? { shown: response.content } : {};
     await turn.append([
-      { eventId: runEventId(runId, "model", step), runId, type: "assistant_message", payload: { message, stopReason: response.stopReason, step, attempt, ...shown, ...(searches.length ? { webSearches: searches } : {}) } },
+      { eventId: runEventId(runId, "model", step), runId, type: "assistant_message", payload: { message, stopReason: response.stopReason, step, attempt, ...shown, ...(searches.length ? { webSearches: searches } : {}), timing } },
       ...intents,
       ...usageEvents,
       ...ends,
