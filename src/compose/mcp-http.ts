@@ -10,7 +10,8 @@ import type { McpHttpHandler, McpHttpHandlerOptions } from "../adapters/in/mcp/t
  * `createServer` (e.g. {@link createProjectCapabilityServer}), stateful sessions, the Host header
  * checked against `allowedHosts` (loopback names by default) and a browser's `Origin` against
  * `allowedOrigins` (403 otherwise), optional bearer authorization (`auth`). Other paths than
- * `path` (`/mcp`) answer 404. Rejects with `input_validation` for a path not starting with `/`.
+ * `path` (`/mcp`) answer 404. Rejects with `input_validation` for a path not starting with `/`,
+ * and with `unavailable` when OAuth is asked for and the authorization server's metadata cannot be read.
  *
  * @example
  * const handler = await createMcpHttpHandler({ createServer: () => createProjectCapabilityServer(CAPABILITY_TOOL_IDS.kv, { context }) });

@@ -110,7 +110,7 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
   let closing = false;
   const catalog = publishedCatalog(host, slot, await readCatalogCache(slot), () => closing);
   catalog.catch(() => undefined);
-  const handler = mcpHttpListener({
+  const handler = await mcpHttpListener({
     createServer: () => createWorkflowMcpServer(prechecked.location.manifest, host, catalog),
     path: options.path ?? DEFAULT_MCP_PATH,
     allowedHosts: allowedHostsFor(bind, options.allowedHosts ?? []),

@@ -17,7 +17,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import type { McpServerHandle } from "../../../../ports/mcp-server.js";
-import { authorizationMiddleware, type McpHttpAuthOptions, type McpHttpRequest } from "./http-auth.js";
+import { prepareAuthorization, type McpHttpAuthOptions, type McpHttpRequest } from "./http-auth.js";
 
 /** The host names a loopback server answers to when none are given. */
 export const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
@@ -68,19 +68,21 @@ function originHost(origin: string): string | null {
 /**
  * A request listener serving MCP servers over Streamable HTTP with stateful sessions, Host and
  * Origin validation, and optional bearer authorization. Throws `input_validation` for a path
- * that does not start with `/`.
+ * that does not start with `/`; with OAuth, reads the authorization server's metadata first
+ * (`unavailable` when it cannot).
  *
  * @example
- * const handler = mcpHttpListener({ createServer: () => createProjectCapabilityServer(CAPABILITY_TOOL_IDS.kv, { context }) });
+ * const handler = await mcpHttpListener({ createServer: () => createProjectCapabilityServer(CAPABILITY_TOOL_IDS.kv, { context }) });
  * createServer(handler).listen(3000, "127.0.0.1");
  */
-export function mcpHttpListener(options: McpHttpHandlerOptions): McpHttpHandler {
+export async function mcpHttpListener(options: McpHttpHandlerOptions): Promise<McpHttpHandler> {
   const path = options.path ?? DEFAULT_MCP_PATH;
   if (!path.startsWith("/")) throw new SteamharnessError("input_validation", `[steamharness] [mcp] the MCP path must start with "/", got ${JSON.stringify(path)}`, { field: "path" });
   const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
   const allowedOrigins = new Set(options.allowedOrigins ?? []);
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const transports = new Map<string, StreamableHTTPServerTransport>();
+  const authorization = options.auth ? await prepareAuthorization(options.auth, path) : undefined;
   // Host validation and the JSON body parser come with the SDK's app, in that order.
   const app = createMcpExpressApp({ allowedHosts });
   app.disable("x-powered-by");
@@ -92,7 +94,8 @@ export function mcpHttpListener(options: McpHttpHandlerOptions): McpHttpHandler 
     if (host !== null && allowedHosts.includes(host)) return next();
     jsonRpcError(res, 403, -32000, `Invalid Origin: ${origin}`);
   });
-  if (options.auth) app.use(authorizationMiddleware(options.auth, path));
+  if (authorization?.metadata) app.use(authorization.metadata);
+  if (authorization) app.use(authorization.check);
   app.all(path, async (req: McpHttpRequest, res: ServerResponse) => {
     const sessionId = req.headers["mcp-session-id"];
     let transport = typeof sessionId === "string" ? transports.get(sessionId) : undefined;
