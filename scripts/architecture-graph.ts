@@ -131,7 +131,7 @@ export const PACKAGE_RULES: Record<string, string[]> = {
   // MCP adapter, so a move to SDK v2 / spec 2026-07-28 touches nothing else. There is no SDK
   // client in src (no driven adapter speaks MCP), so one driving folder is the whole boundary;
   // a future MCP client adapter would get its own out/ folder and this list a second entry.
-  "in/mcp": ["@sinclair/typebox", ...MCP_SDK_PACKAGES, "tsx", "node:crypto", "node:fs", "node:fs/promises", "node:http", "node:net", "node:os", "node:path", "node:url"],
+  "in/mcp": ["@sinclair/typebox", ...MCP_SDK_PACKAGES, "jose", "tsx", "node:crypto", "node:fs", "node:fs/promises", "node:http", "node:net", "node:os", "node:path", "node:url"],
   compose: [],
   testing: ["node:crypto", "node:fs/promises", "node:os", "node:path"],
   entry: [],
