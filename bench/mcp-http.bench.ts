@@ -7,12 +7,15 @@
 //     each, and their ratios (goal p50 ≤ 1.3×).
 // (b) 32 concurrent clients × 20 back-to-back calls each against ours: completed, p50, p99
 //     (report).
+// (c) MCP `ping` over the same two connections, same interleaving (100 each): the HTTP layer
+//     alone (sessions, Host/Origin checks, body parsing), without the worker process hop every
+//     tools/call of ours makes (MCP-5) and the bare server does not (report).
 // The stdio figures are bench/mcp-cli.bench.ts (unchanged; re-run it beside this one).
 // Builds the bin from the current sources into bench/tmp/mcp-http/dist first.
 // Results go to bench/results/mcp-http.json.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
@@ -116,6 +119,17 @@ async function main(): Promise<void> {
       const order: Array<[Client, number[]]> = block % 2 === 0 ? [[oursClient, oursMs], [bareClient, bareMs]] : [[bareClient, bareMs], [oursClient, oursMs]];
       for (const [c, into] of order) for (let i = 0; i < 10; i++) into.push(await timedCall(c));
     }
+    const oursPingMs: number[] = [];
+    const barePingMs: number[] = [];
+    const timedPing = async (c: Client) => {
+      const began = performance.now();
+      await c.ping();
+      return performance.now() - began;
+    };
+    for (let block = 0; block < 10; block++) {
+      const order: Array<[Client, number[]]> = block % 2 === 0 ? [[oursClient, oursPingMs], [bareClient, barePingMs]] : [[bareClient, barePingMs], [oursClient, oursPingMs]];
+      for (const [c, into] of order) for (let i = 0; i < 10; i++) into.push(await timedPing(c));
+    }
     await Promise.all([oursClient.close(), bareClient.close()]);
 
     const clients = await Promise.all(Array.from({ length: 32 }, () => client(ours.url)));
@@ -152,6 +166,13 @@ async function main(): Promise<void> {
         target: 1.3,
         withinTarget: p50Ratio <= 1.3,
       },
+      ping: {
+        definition: "MCP ping over the same connections, 100 each in interleaved blocks of 10: the HTTP layer without the worker hop",
+        oursP50Ms: round(percentile(oursPingMs, 50)),
+        bareSdkP50Ms: round(percentile(barePingMs, 50)),
+        p50Ratio: round(percentile(oursPingMs, 50) / percentile(barePingMs, 50)),
+      },
+      loadAverage1m: round(loadavg()[0]!),
       concurrent: {
         definition: "32 concurrent clients × 20 back-to-back tools/call each against mcp --http (default workers 2)",
         completed: concurrentMs.length,
