@@ -14,6 +14,7 @@ import { createSystemClock } from "../adapters/out/system/clock.js";
 import { createRandomIdSource } from "../adapters/out/system/id-source.js";
 import { createCodingTools } from "../adapters/out/coding-tools/index.js";
 import { createHttpHostBridge } from "../adapters/out/host-bridge-client/http-host-bridge.js";
+import { createNoopTelemetry } from "../adapters/out/memory/noop-telemetry.js";
 import type { CodeSandbox } from "../ports/code-sandbox.js";
 import type { HarnessRuntime } from "../ports/runtime.js";
 import type { SessionBackend } from "../ports/session-backend.js";
@@ -74,6 +75,7 @@ export function createHarnessRuntime(): HarnessRuntime {
       return createCapabilityMcpServer(spec, options);
     },
     hostBridge: createHttpHostBridge,
+    telemetry: createNoopTelemetry(),
   };
 }
 

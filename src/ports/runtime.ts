@@ -10,6 +10,7 @@ import type { KvNamespace, KvStore } from "./kv-store.js";
 import type { ModelProvider } from "./model-provider.js";
 import type { SessionBackend } from "./session-backend.js";
 import type { Storage } from "./storage.js";
+import type { Telemetry } from "./telemetry.js";
 import type { TokenUsageRecorder } from "./token-usage.js";
 import type { ToolPermissions } from "./tool-permissions.js";
 import type { UserInput } from "./user-input.js";
@@ -113,4 +114,9 @@ export interface HarnessRuntime {
   capabilityServer(spec: CapabilitySpec<any>, options: RuntimeCapabilityServerOptions): Promise<Server>;
   /** The HTTP client of the host bridge (host configuration, CAP-8). */
   hostBridge(config: HostBridgeConfig): HostBridgeClient;
+  /**
+   * Where runs, model and tool calls, MCP and gateway requests are reported (OBS-1): a no-op by
+   * default; `createOpenTelemetry()` from `steamharness/opentelemetry` for OpenTelemetry.
+   */
+  telemetry: Telemetry;
 }

@@ -6,6 +6,7 @@ import type { OutputItemStreamChunk } from "../../domain/output-items.js";
 import type { ModelMessage, ModelProviderItem, ModelResponse } from "../../ports/model-provider.js";
 import type { TokenCounts, TokenUsageEntry } from "../../ports/token-usage.js";
 import { runFinishedEvent, type Turn } from "./turn.js";
+import { contentFor } from "./run-telemetry.js";
 
 type AssistantMessage = Extract<ModelMessage, { role: "assistant" }>;
 type Block = AssistantMessage["content"][number];
@@ -139,7 +140,7 @@ export async function* modelStep(turn: Turn, step: number): AsyncGenerator<Outpu
   const maxContinuations = turn.options.maxContinuations ?? DEFAULT_MAX_CONTINUATIONS;
   for (;;) {
     throwIfCancelled(turn);
-    const { response, partial, searches, joinKey, startedCalls } = yield* streamResponse(turn, step, attempt, continuation);
+    const { response, partial, searches, joinKey, startedCalls } = yield* tracedResponse(turn, step, attempt, continuation);
     const usageEvents = await recordUsage(turn, step, attempt, response.usage);
     if (response.stopReason === "aborted") throw new SteamharnessError("cancelled", "the agent run was cancelled");
     if (response.stopReason === "error") {
@@ -157,6 +158,7 @@ export async function* modelStep(turn: Turn, step: number): AsyncGenerator<Outpu
       ]);
       await applyUsage(turn, step, attempt - 1);
       yield* projector.retry({ kind, attempt, max, message: response.errorMessage ?? "", ...(response.retry!.status === undefined ? {} : { status: response.retry!.status }) });
+      turn.telemetry.retry({ kind, attempt, max, message: response.errorMessage ?? "", ...(response.retry!.status === undefined ? {} : { status: response.retry!.status }) });
       continuation = continueAfter(continuation, kind, partial, undefined);
       await sleep(retryDelay(retries, turn.options.retryDelayMs ?? 500), turn.context.signal);
       continue;
@@ -174,6 +176,7 @@ export async function* modelStep(turn: Turn, step: number): AsyncGenerator<Outpu
       await applyUsage(turn, step, attempt - 1);
       if (cut === "lost-call") yield* markLostCalls(turn, response.content);
       yield* projector.retry({ kind: cut, attempt, max: maxContinuations, message });
+      turn.telemetry.retry({ kind: cut, attempt, max: maxContinuations, message });
       continuation = continueAfter(continuation, cut, response.content, joinKey);
       continue;
     }
@@ -296,6 +299,23 @@ function toolCallIds(turn: Turn, step: number) {
       });
     },
   };
+}
+
+/** {@link streamResponse} inside a `chat` span (OBS-2): usage, finish reason and, when opted in, content. */
+async function* tracedResponse(turn: Turn, step: number, attempt: number, continuation: Continuation): ReturnType<typeof streamResponse> {
+  const call = turn.telemetry.modelCall({ step, attempt, input: contentFor(turn.context, () => turn.messages) });
+  try {
+    const streamed = yield* streamResponse(turn, step, attempt, continuation);
+    const { response } = streamed;
+    const failed = response.stopReason === "error" ? (response.retry?.kind ?? "model_error") : response.stopReason === "aborted" ? "cancelled" : undefined;
+    call.finish({ usage: response.usage, responseModel: turn.model.descriptor.model, finishReason: response.stopReason, ...(failed ? { error: failed } : {}), output: contentFor(turn.context, () => response.content) });
+    return streamed;
+  } catch (error) {
+    call.end({ error: error instanceof Error && "code" in error ? String(error.code) : "internal" });
+    throw error;
+  } finally {
+    call.end();
+  }
 }
 
 /** Streams one model request into output items; collects what was streamed for a retry record. */

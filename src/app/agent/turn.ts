@@ -22,6 +22,8 @@ import { buildToolRegistry, type AgentToolRegistry } from "./tool-registry.js";
 import { sessionEnvironment } from "./extensions/environment.js";
 import { openTurnExtensions, type TurnExtensions } from "./extensions/turn-extensions.js";
 import type { AgentToolCatalog } from "./extensions/types.js";
+import type { TelemetryRun } from "../../ports/telemetry.js";
+import { openRunTelemetry } from "./run-telemetry.js";
 import type { AgentEffort, AgentInput, AgentOptions, AgentToolSet } from "./types.js";
 
 /** Everything one run works with; built by {@link prepareTurn}. */
@@ -52,6 +54,8 @@ export interface Turn {
   turnStart: number;
   toolCallCount: number;
   usage: TokenCounts;
+  /** What this run reports (OBS-2): its spans and metrics through `context.runtime.telemetry`. */
+  telemetry: TelemetryRun;
   /**
    * Appends events (idempotently) and remembers them; store faults end the run (SES-5). Events
    * handed to `defer` are committed first, in the same transaction.
@@ -174,6 +178,8 @@ async function setUpTurn(
   const mode: AgentMode = (saved?.mode as AgentMode | undefined) ?? input.mode ?? options.mode ?? "build";
   const policy = options.permissionPolicy ?? "ask";
   validatePermissionPolicy(policy, mode);
+  const telemetry = openRunTelemetry(context, { runId, sessionId, sessionKey, provider: saved?.provider ?? model.descriptor.provider, model: saved?.model ?? model.descriptor.model, committed, stored: saved?.trace, resuming: saved !== null });
+  const root = saved ? null : telemetry.root();
   const start: RunStartedPayload = saved ?? {
     prompt: input.prompt,
     mode,
@@ -186,6 +192,7 @@ async function setUpTurn(
     // Only host-driven runs (a gateway run carries `hostInput`) write the turn into one
     // `agent-answer` item; every other run keeps its text where it was spoken (OUT-1, OUT-2).
     answerItemId: input.hostInput === undefined ? null : (options.outputItemId ?? agentAnswerItemId(sessionKey)),
+    ...(root ? { trace: root } : {}),
   };
 
   const head = await guard("reading the session head failed", store.head());
@@ -235,6 +242,7 @@ async function setUpTurn(
     turnStart: history.length,
     toolCallCount: 0,
     usage: zeroUsage(),
+    telemetry,
     async append(events) {
       const all = deferred.length === 0 ? events : [...deferred.splice(0), ...events];
       const fresh = all.filter((event) => !committed.has(event.eventId));

@@ -51,6 +51,8 @@ export interface RunStartedPayload {
   configuration: JsonObject | null;
   /** Whether the run writes its text into one `agent-answer` item (host-driven run). */
   answerItemId: string | null;
+  /** The trace context of the run's root span (OBS-4), so a resumed run continues the same trace. Absent in older logs. */
+  trace?: { traceparent: string; tracestate?: string };
 }
 
 /** Payloads by event type. */
