@@ -2,7 +2,8 @@ import type { TokenCounts } from "./token-usage.js";
 
 /**
  * The telemetry port (OBS-1): what the application reports about its work — a run and each of
- * its model calls, tool calls, approval waits, compactions and retries, lease events, and the
+ * its model calls, tool calls, approval waits, compactions and retries (a resume after a crash
+ * or on another host is an event of the resumed part), and the
  * requests of the MCP server and the gateway. The library's default is a no-op
  * (`HarnessRuntime.telemetry`); `steamharness/opentelemetry` maps the same calls to OpenTelemetry
  * spans and metrics under the GenAI semantic conventions. Nothing here may throw into the
@@ -61,8 +62,6 @@ export interface TelemetryRun extends TelemetrySpan {
   compaction(info: { step: number; trigger: string }): TelemetrySpan;
   /** A model retry (its kind: `dropped`, `recovery`, `length`, `lost-call`, …). */
   retry(info: { kind: string; attempt: number; max: number; status?: number; message: string }): void;
-  /** A lease of the run's session was acquired, or taken over from another host. */
-  lease(info: { event: "acquire" | "takeover"; ownerId: string }): void;
   /** Ends this part of the run with its status (`completed`, `waiting`, `cancelled`, `failed`). Records the run-duration metric. */
   finish(outcome: { status: string; error?: string; usage?: TokenCounts }): void;
 }

@@ -123,8 +123,5 @@ export function startRun(tracing: RunTracing, info: TelemetryRunInfo): Telemetry
     retry({ kind, attempt, max, status: httpStatus, message }) {
       segment.event("steamharness.model.retry", { "steamharness.retry.kind": kind, "steamharness.attempt": attempt, "steamharness.retry.max": max, "http.response.status_code": httpStatus, "error.type": kind, "exception.message": tracing.content(message) ?? undefined });
     },
-    lease({ event, ownerId }) {
-      segment.event(event === "takeover" ? "steamharness.lease.takeover" : "steamharness.lease.acquire", { "steamharness.lease.owner": ownerId });
-    },
   };
 }
