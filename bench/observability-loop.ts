@@ -25,7 +25,8 @@ let runtime: HarnessRuntime = createHarnessRuntime();
 let shutdown = async (): Promise<void> => undefined;
 if (mode === "on") {
   const [{ startTestSdk }, { createOpenTelemetry }] = await Promise.all([import("../test/fixtures/otel-sdk.js"), import("../src/adapters/out/opentelemetry/open-telemetry.js")]);
-  const sdk = startTestSdk(receiver!, "bench");
+  // The SDK's default batch schedule (5 s, batches of 512), as a production setup has it.
+  const sdk = startTestSdk(receiver!, "bench", { scheduledDelayMillis: 5000 });
   runtime = { ...runtime, telemetry: createOpenTelemetry({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider }) };
   shutdown = () => sdk.shutdown();
 } else if (mode === "absent") {
