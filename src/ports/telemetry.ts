@@ -43,6 +43,8 @@ export interface TelemetryModelCall extends TelemetrySpan {
 
 /** What a run reports; built by {@link Telemetry.run}. */
 export interface TelemetryRun extends TelemetrySpan {
+  /** Whether content may be reported on this run's spans ({@link Telemetry.captureContent}). */
+  readonly captureContent: boolean;
   /**
    * The context of the run's root, to be stored with the run and handed back as
    * `TelemetryRunInfo.stored` when the run resumes (in another process or on another host), so

@@ -45,7 +45,12 @@ export function openRunTelemetry(context: NodeContext, input: RunTelemetryInput)
   });
 }
 
-/** Content for a span when the host opted in (the adapter redacts it), else undefined. */
-export function contentFor<T>(context: NodeContext, value: () => T): T | undefined {
-  return context.runtime.telemetry.captureContent ? value() : undefined;
+/**
+ * Content for a span when the host opted in (the adapter redacts it), else undefined.
+ *
+ * @example
+ * const input = contentFor(turn.telemetry, () => turn.messages);
+ */
+export function contentFor<T>(telemetry: Pick<TelemetryRun, "captureContent">, value: () => T): T | undefined {
+  return telemetry.captureContent ? value() : undefined;
 }

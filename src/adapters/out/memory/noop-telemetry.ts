@@ -1,7 +1,7 @@
 import type { Telemetry, TelemetryModelCall, TelemetryRun } from "../../../ports/telemetry.js";
 
 const span: TelemetryModelCall = { event() {}, set() {}, end() {}, finish() {}, carrier: () => null };
-const run: TelemetryRun = { ...span, root: () => null, modelCall: () => span, toolCall: () => span, approvalWait: () => span, compaction: () => span, retry() {}, finish() {} };
+const run: TelemetryRun = { ...span, captureContent: false, root: () => null, modelCall: () => span, toolCall: () => span, approvalWait: () => span, compaction: () => span, retry() {}, finish() {} };
 
 /**
  * The telemetry of a runtime given none (OBS-1): reports nothing, allocates nothing per call,

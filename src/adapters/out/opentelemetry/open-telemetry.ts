@@ -55,6 +55,7 @@ export function createOpenTelemetry(options: OpenTelemetryOptions = {}): Telemet
   const flush = async (): Promise<void> => void (await Promise.all(flushers.map((run) => run().catch(() => undefined))));
   const tracing: RunTracing = {
     tracer,
+    captureContent,
     metrics: createRunMetrics(meterProvider.getMeter(SCOPE)),
     content(value) {
       if (!captureContent || value === undefined) return undefined;

@@ -7,6 +7,7 @@ import { clean, contextOf, wrapSpan } from "./otel-span.js";
 export interface RunTracing {
   tracer: Tracer;
   metrics: RunMetrics;
+  captureContent: boolean;
   /** Content as an attribute value, redacted; undefined when capture is off. */
   content(value: unknown): string | undefined;
   /** Exports what is buffered, in the background. */
@@ -49,6 +50,7 @@ export function startRun(tracing: RunTracing, info: TelemetryRunInfo): Telemetry
 
   return {
     ...segment,
+    captureContent: tracing.captureContent,
     root: () => rootCarrier,
     finish(outcome) {
       status = outcome.status;
