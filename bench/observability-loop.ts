@@ -5,9 +5,10 @@
  *   off     the default runtime (the no-op telemetry)
  *   on      the OpenTelemetry adapter over the real SDK, a batch span processor and an OTLP/HTTP
  *           exporter to the bench's loopback receiver, plus metrics (exported at the end)
+ *   on-noflush  like on, with `flushOnRunStart: false` (the run's root waits for the batch)
  *   absent  like off, with every `@opentelemetry/*` import failing (the bench starts this one with
  *           a resolve hook), to show the API's absence costs nothing
- * Usage: node --import tsx bench/observability-loop.ts <off|on|absent> <dir> <steps> [receiver url]
+ * Usage: node --import tsx bench/observability-loop.ts <off|on|on-noflush|absent> <dir> <steps> [receiver url]
  * Prints one JSON line: { msPerStep, ms, spans? }.
  */
 import { join } from "node:path";
@@ -23,11 +24,11 @@ const steps = Number(stepsArg ?? 100);
 
 let runtime: HarnessRuntime = createHarnessRuntime();
 let shutdown = async (): Promise<void> => undefined;
-if (mode === "on") {
+if (mode === "on" || mode === "on-noflush") {
   const [{ startTestSdk }, { createOpenTelemetry }] = await Promise.all([import("../test/fixtures/otel-sdk.js"), import("../src/adapters/out/opentelemetry/open-telemetry.js")]);
   // The SDK's default batch schedule (5 s, batches of 512), as a production setup has it.
   const sdk = startTestSdk(receiver!, "bench", { scheduledDelayMillis: 5000 });
-  runtime = { ...runtime, telemetry: createOpenTelemetry({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider }) };
+  runtime = { ...runtime, telemetry: createOpenTelemetry({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider, flushOnRunStart: mode === "on" }) };
   shutdown = () => sdk.shutdown();
 } else if (mode === "absent") {
   // The hook must really hide the API: loading the adapter has to fail here.

@@ -1,7 +1,8 @@
 /**
  * Tracing overhead (issue 27, OBS): the durable 100-step tool loop of bench/durable-ours.ts with
  * telemetry off (the no-op default), on (the real SDK, batch span processor, OTLP/HTTP JSON to a
- * loopback receiver in this process) and with @opentelemetry/api absent (every import of it
+ * loopback receiver in this process), on without the flush at each run's start (`flushOnRunStart:
+ * false`) and with @opentelemetry/api absent (every import of it
  * failing). Each mode runs in its own process, interleaved over several rounds; the statistic is
  * the median of the per-round differences against `off` of the same round. Goals: on ≤ 3 % wall
  * time and ≤ 0.1 ms per step; absent 0 % (within noise). Writes bench/results/observability.json.
@@ -14,7 +15,7 @@ import { startOtlpReceiver } from "../test/fixtures/otlp-receiver.js";
 
 const STEPS = 100;
 const ROUNDS = Number(process.env.OBS_BENCH_ROUNDS ?? 7);
-const MODES = ["off", "on", "absent"] as const;
+const MODES = ["off", "on", "on-noflush", "absent"] as const;
 type Mode = (typeof MODES)[number];
 
 const ABSENT_HOOKS = `export async function resolve(specifier, context, next) { if (specifier.startsWith("@opentelemetry/")) { const error = new Error("Cannot find package '" + specifier + "'"); error.code = "ERR_MODULE_NOT_FOUND"; throw error; } return next(specifier, context); }`;
@@ -37,7 +38,7 @@ function child(mode: Mode, dir: string): Promise<{ msPerStep: number }> {
   );
 }
 
-const rounds: Record<Mode, number[]> = { off: [], on: [], absent: [] };
+const rounds: Record<Mode, number[]> = { off: [], on: [], "on-noflush": [], absent: [] };
 try {
   for (let round = 0; round < ROUNDS; round++) {
     // The order rotates, so no mode always runs first (or right after another's exports).
@@ -67,6 +68,9 @@ const result = {
   onOverheadPercent: Math.round(onPercent * 100) / 100,
   onOverheadMsPerStep: round3(onMs),
   absentOverheadPercent: Math.round(absentPercent * 100) / 100,
+  onNoFlushMsPerStep: round3(median(rounds["on-noflush"])),
+  onNoFlushOverheadPercent: Math.round(percent("on-noflush") * 100) / 100,
+  onNoFlushOverheadMsPerStep: round3(diff("on-noflush")),
   goals: { onPercent: 3, onMsPerStep: 0.1, absentPercent: 0 },
   met: { onPercent: onPercent <= 3, onMsPerStep: onMs <= 0.1 },
   spansReceived: spans.length,

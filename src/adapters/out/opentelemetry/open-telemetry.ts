@@ -22,6 +22,14 @@ export interface OpenTelemetryOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Content longer than this is cut (default 16384 characters). */
   maxContentLength?: number;
+  /**
+   * Flush the providers when a run starts (default true), so the run's root span is exported
+   * before anything can crash: a run resumed after a crash then never parents to a root that
+   * was lost in a buffer. It also exports whatever else is buffered at that moment, so with
+   * many short runs `false` batches better (and a crash in the first few seconds of a run may
+   * leave its resumed part under a missing root).
+   */
+  flushOnRunStart?: boolean;
 }
 
 const SCOPE = "steamharness";
@@ -62,7 +70,7 @@ export function createOpenTelemetry(options: OpenTelemetryOptions = {}): Telemet
       const text = redactSecrets(typeof value === "string" ? value : JSON.stringify(value), secrets);
       return text.length > max ? `${text.slice(0, max)}…` : text;
     },
-    flushSoon: () => void flush(),
+    flushSoon: options.flushOnRunStart === false ? () => undefined : () => void flush(),
   };
   const request = (name: string, kind: SpanKind, attributes: Record<string, string | number | boolean | undefined>, parent: TelemetryRequestInfo["parent"]): TelemetrySpan =>
     wrapSpan(tracer.startSpan(name, { kind, attributes: clean(attributes) }, contextOf(parent)));
