@@ -65,6 +65,11 @@ export { createRandomIdSource } from "./adapters/out/system/id-source.js";
 export type { ToolPermissions, ToolPermissionRequest, ToolPermissionDecision } from "./ports/tool-permissions.js";
 export type { UserInput, UserInputRequest, UserInputResponse, UserInputField } from "./ports/user-input.js";
 export type { TokenUsageRecorder, TokenUsageEntry, TokenCounts } from "./ports/token-usage.js";
+// Budgets (BUD-1, BUD-2)
+export type { BudgetLedger, BudgetScope, BudgetPeriod, BudgetAmount, BudgetKey, BudgetLimit, BudgetState, BudgetExceeded, BudgetReservation, BudgetReserveOutcome, BudgetGrant } from "./ports/budget-ledger.js";
+export { createMemoryBudgetLedger } from "./adapters/out/memory/memory-budget-ledger.js";
+export type { AgentBudgetOptions, AgentBudgetLimit } from "./domain/budget/budget-options.js";
+export type { ModelPrice } from "./domain/budget/model-price.js";
 export { createMemoryToolPermissions } from "./adapters/out/memory/memory-tool-permissions.js";
 export type { MemoryToolPermissions, MemoryToolPermissionsOptions } from "./adapters/out/memory/memory-tool-permissions.js";
 export { createMemoryUserInput } from "./adapters/out/memory/memory-user-input.js";
@@ -84,6 +89,12 @@ export type {
   ProjectCapabilityServerOptions,
   ProjectCapabilityListOptions,
 } from "./app/capabilities/project-capabilities.js";
+// MCP over Streamable HTTP (MCP-11, MCP-12)
+export { createMcpHttpHandler } from "./compose/mcp-http.js";
+export type { McpHttpHandler, McpHttpHandlerOptions } from "./adapters/in/mcp/transport/http-handler.js";
+export type { McpHttpAuthOptions, McpHttpOAuth, McpHttpTokenAuth } from "./adapters/in/mcp/transport/http-auth.js";
+export type { McpScopePolicy } from "./adapters/in/mcp/transport/http-scopes.js";
+export type { McpServerHandle } from "./ports/mcp-server.js";
 export { CAPABILITY_TOOL_IDS } from "./domain/capabilities/catalog.js";
 export type { CapabilityToolId } from "./domain/capabilities/catalog.js";
 export type { CapabilityEnv, CapabilityEnvironmentOptions } from "./app/capabilities/project-capabilities.js";
