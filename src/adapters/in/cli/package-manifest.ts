@@ -16,7 +16,7 @@ export interface PackageManifest {
  * readPackageManifest()?.version // "0.1.0"
  */
 export function readPackageManifest(moduleUrl: string = import.meta.url): PackageManifest | null {
-  for (const relative of ["../package.json", "../../../package.json"]) {
+  for (const relative of ["../package.json", "../../../../package.json"]) {
     try {
       const pkg = JSON.parse(readFileSync(new URL(relative, moduleUrl), "utf8")) as Partial<PackageManifest>;
       if (pkg.name === "steamharness" && typeof pkg.version === "string") return pkg as PackageManifest;
