@@ -26,6 +26,7 @@ import { createSystemClock } from "../../../compose/local.js";
 import { startHostBridgeServer, type HostBridgeServer } from "../host-bridge-server/host-bridge-server.js";
 import { HOST_BRIDGE_TOKEN_ENV, HOST_BRIDGE_URL_ENV } from "../../../domain/capabilities/host-bridge.js";
 import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
+import { CHAT_COMMANDS } from "./chat-command.js";
 import { currentModelSource, describeChatModel } from "./chat-model.js";
 import { createChatRenderer } from "./chat-renderer.js";
 import { createLineReader } from "./line-reader.js";
@@ -127,7 +128,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
   const ask = (question: string) => reader.ask(question, turn?.signal);
   const ports = createTerminalPorts(ask, out);
   const renderer = createChatRenderer(out);
-  out.write(`steamharness chat — ${project.manifest.name ?? project.manifest.id}\n${modelLine}\nconversation ${conversationId} (resume with --conversation ${conversationId})\n`);
+  out.write(`steamharness chat — ${project.manifest.name ?? project.manifest.id}\n${modelLine}\nconversation ${conversationId} (resume with --conversation ${conversationId})\n${CHAT_COMMANDS}\n`);
   const recovery = project.executor.executor.conversation.recovery.enabled;
   const journal = `${ACTIVE_TURN_PREFIX}${conversationId}`;
   const runTurn = async (prompt: string, runId: string) => {
