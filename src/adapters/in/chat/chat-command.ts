@@ -1,7 +1,5 @@
 import type { Command } from "commander";
-
-/** The chat's commands at the prompt: the banner's last line and the end of `chat --help` (SES-11, CONV-2). */
-export const CHAT_COMMANDS = "/compact [instructions] compacts the conversation · /exit ends the chat · Ctrl-C cancels a turn (at the prompt, ends the chat)";
+import { CHAT_COMMANDS } from "./prompt-commands.js";
 
 /**
  * Registers `steamharness chat <project-dir> [--conversation <id>] [--data-dir <dir>]

@@ -26,7 +26,7 @@ import { createSystemClock } from "../../../compose/local.js";
 import { startHostBridgeServer, type HostBridgeServer } from "../host-bridge-server/host-bridge-server.js";
 import { HOST_BRIDGE_TOKEN_ENV, HOST_BRIDGE_URL_ENV } from "../../../domain/capabilities/host-bridge.js";
 import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
-import { CHAT_COMMANDS } from "./chat-command.js";
+import { CHAT_COMMANDS } from "./prompt-commands.js";
 import { currentModelSource, describeChatModel } from "./chat-model.js";
 import { createChatRenderer } from "./chat-renderer.js";
 import { createLineReader } from "./line-reader.js";
