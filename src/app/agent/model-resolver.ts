@@ -63,6 +63,7 @@ export async function resolveModel(
     ...(maxTokens === undefined ? {} : { maxTokens }),
     ...(reasoning === undefined ? {} : { reasoning }),
     ...(webSearch === undefined ? {} : { webSearch }),
+    ...(entry?.price ? { price: entry.price } : {}),
   });
 }
 
