@@ -99,9 +99,11 @@ describe("packed package (issue 2 / PORT)", () => {
       const named = base === "" ? [...markdown.matchAll(/\bdocs\/[\w./-]*\w/g)].map((m) => m[0]) : [];
       return [...resolved, ...named].filter((path) => path !== "docs");
     };
-    const fromReadme = linked(readFileSync("README.md", "utf8"), "");
+    // The README and docs as they ship (the unpacked tarball), not the working tree's.
+    const shipped = join(dir, "node_modules/steamharness");
+    const fromReadme = linked(readFileSync(join(shipped, "README.md"), "utf8"), "");
     expect(fromReadme.filter((path) => path.startsWith("docs/images/")).length).toBeGreaterThan(0);
-    const fromDocs = [...files].filter((f) => /^docs\/[^/]+\.md$/.test(f)).flatMap((doc) => linked(readFileSync(doc, "utf8"), "docs").filter((path) => path.startsWith("docs/")));
+    const fromDocs = [...files].filter((f) => /^docs\/[^/]+\.md$/.test(f)).flatMap((doc) => linked(readFileSync(join(shipped, doc), "utf8"), "docs").filter((path) => path.startsWith("docs/")));
     const missing = [...new Set([...fromReadme, ...fromDocs])].filter((path) => !files.has(path));
     expect(missing).toEqual([]);
     const packed = JSON.parse(readFileSync(join(dir, "node_modules/steamharness/package.json"), "utf8")) as { repository?: { type?: string; url?: string } };
