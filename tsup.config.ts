@@ -21,7 +21,6 @@ const external = ["@mariozechner/pi-ai", "openai", "@anthropic-ai/sdk", "better-
 
 const library: Options = {
   entry: libraryEntries,
-  dts: true,
   sourcemap: true,
   target: "node20",
   external,
@@ -36,6 +35,10 @@ export default defineConfig([
   // CJS stays one file per entry (esbuild splits ESM only); there a dynamic `import()` of our own
   // module becomes a lazily initialised wrapper whose `require` calls run on first use.
   { ...library, format: ["cjs"], splitting: false },
+  // The declarations, once for both formats: one TypeScript program and one rollup bundle write
+  // dist/*.d.ts and dist/*.d.cts together. With `dts: true` on the two configs above, each built
+  // its own program over the same sources — the build's longest step, run twice.
+  { ...library, format: ["esm", "cjs"], dts: { only: true } },
   {
     // The sandbox worker thread (SEC-3): found next to the bundles as dist/sandbox-worker.js.
     entry: { cli: "src/cli.ts", "workflow-worker": "src/adapters/in/project-runner/worker-main.ts", "sandbox-worker": "src/adapters/out/sandbox/sandbox-worker.ts" },
