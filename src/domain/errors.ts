@@ -23,6 +23,8 @@ export type SteamharnessErrorCode =
   | "timeout"
   | "hook_failed"
   | "relation_unconfirmed"
+  | "unauthorized"
+  | "forbidden"
   | "internal";
 
 const BRAND = Symbol.for("steamharness.error");
