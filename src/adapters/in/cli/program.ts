@@ -10,6 +10,7 @@ import { registerChatCommand } from "../chat/chat-command.js";
 import { registerConfigCommand } from "./config/config-command.js";
 import { registerGatewayCommand } from "../gateway/gateway-command.js";
 import { registerViewCommand } from "../viewer/view-command.js";
+import { registerServerCommands } from "../config-server/server-command.js";
 
 /**
  * The package version, read from package.json one level above this module (src/ or dist/).
@@ -38,7 +39,7 @@ export function createProgram(version = packageVersion()): Command {
     .addHelpText("after", `\n${EXIT_CODES_HELP}`)
     // Usage errors throw instead of exiting, so runCli gives them their exit code (2).
     .exitOverride();
-  for (const register of [registerInitCommand, registerStructureCommand, registerRunCommand, registerAnswerCommand, registerMcpCommand, registerChatCommand, registerGatewayCommand, registerConfigCommand, registerViewCommand]) {
+  for (const register of [registerInitCommand, registerStructureCommand, registerRunCommand, registerAnswerCommand, registerMcpCommand, registerChatCommand, registerGatewayCommand, registerConfigCommand, registerViewCommand, registerServerCommands]) {
     register(program);
   }
   // Every subcommand's help ends with the same exit-code table.
