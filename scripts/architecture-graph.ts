@@ -118,6 +118,8 @@ export const PACKAGE_RULES: Record<string, string[]> = {
   system: ["node:crypto", "node:fs", "node:fs/promises", "node:path", "node:url"],
   "out/coding-tools": ["@sinclair/typebox", "node:crypto", "node:child_process", "node:fs", "node:fs/promises", "node:path", "node:worker_threads", "node:os"],
   "out/host-bridge-client": [],
+  // The configuration server's client (CFG-4): fetch for the API, the saved login in the auth dir.
+  "out/config-server-client": ["node:fs/promises", "node:path"],
   "out/memory": ["node:crypto"],
   "out/postgres": ["drizzle-orm", "pg", "node:crypto", "node:fs", "node:path"],
   "out/providers": ["@mariozechner/pi-ai", "openai", "@anthropic-ai/sdk", "node:crypto"],

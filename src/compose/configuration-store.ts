@@ -19,8 +19,11 @@ export type { ResolvedServerAuth, SavedWorkflowAuth } from "../adapters/out/conf
 export interface OpenConfigurationStoreOptions {
   /** The local data dir (the local store is `<dataDir>/configurations.sqlite`). */
   dataDir: string;
-  /** Where `workflow-auth.json` is saved; default `dataDir`. */
-  authDir?: string;
+  /**
+   * Where `workflow-auth.json` is saved; default `dataDir`. `null`: read no saved login (a
+   * workflow worker, whose host already resolved it into the worker's environment).
+   */
+  authDir?: string | null;
   /** The process environment (default `process.env`). */
   env?: Record<string, string | undefined>;
   /** The project's `.env` values, below the process environment. */
@@ -63,7 +66,7 @@ export function credentialOf(auth: ResolvedServerAuth): ConfigurationServerCrede
  * const { store, location } = await openProjectConfigurationStore({ dataDir, authDir });
  */
 export async function openProjectConfigurationStore(options: OpenConfigurationStoreOptions): Promise<ConfigurationStoreChoice> {
-  const auth = resolveServerAuth(options.env ?? process.env, options.projectEnv ?? {}, await readSavedAuth(options.authDir ?? options.dataDir));
+  const auth = resolveServerAuth(options.env ?? process.env, options.projectEnv ?? {}, options.authDir === null ? null : await readSavedAuth(options.authDir ?? options.dataDir));
   if (auth.serverUrl) {
     const credential = credentialOf(auth);
     const store = createHttpProjectConfigurationStore({ url: checkServerUrl(auth.serverUrl, "STEAMHARNESS_SERVER_URL"), credential });
