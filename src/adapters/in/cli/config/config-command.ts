@@ -27,7 +27,7 @@ interface CommonFlags {
 export function registerConfigCommand(program: Command): void {
   const config = program
     .command("config")
-    .description("show, export and import a project's configurations (the local store under the data dir, or the configuration server when STEAMHARNESS_SERVER_URL or a saved login names one)");
+    .description("show, export and import a project's configurations (local store, or the configuration server when one is set up)");
   config
     .command("show")
     .description("print the project's configurations (JSON)")
