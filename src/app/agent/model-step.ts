@@ -140,7 +140,9 @@ export async function* modelStep(turn: ModelStepRun, step: number): AsyncGenerat
   const maxContinuations = turn.options.maxContinuations ?? DEFAULT_MAX_CONTINUATIONS;
   for (;;) {
     throwIfCancelled(turn);
+    const startedAt = turn.context.clock.now();
     const { response, partial, searches, joinKey, startedCalls } = yield* streamResponse(turn, step, attempt, continuation);
+    const timing = { startedAt, endedAt: turn.context.clock.now() };
     const usageEvents = await recordUsage(turn, step, attempt, response.usage);
     if (response.stopReason === "aborted") throw new SteamharnessError("cancelled", "the agent run was cancelled");
     if (response.stopReason === "error") {
@@ -153,7 +155,7 @@ export async function* modelStep(turn: ModelStepRun, step: number): AsyncGenerat
       retries++;
       const kind = response.retry!.kind;
       await turn.append([
-        { eventId: runEventId(runId, "model", step, "retry", attempt), runId, type: "model_retry", payload: { step, attempt, max, kind, errorMessage: response.errorMessage ?? "", partial, ...(response.retry!.status === undefined ? {} : { status: response.retry!.status }) } },
+        { eventId: runEventId(runId, "model", step, "retry", attempt), runId, type: "model_retry", payload: { step, attempt, max, kind, errorMessage: response.errorMessage ?? "", partial, ...(response.retry!.status === undefined ? {} : { status: response.retry!.status }), timing } },
         ...usageEvents,
       ]);
       await applyUsage(turn, step, attempt - 1);
@@ -169,7 +171,7 @@ export async function* modelStep(turn: ModelStepRun, step: number): AsyncGenerat
       attempt++;
       const message = cut === "length" ? "the answer reached the output token limit; continuing" : "a tool call was cut off or lost; asking again";
       await turn.append([
-        { eventId: runEventId(runId, "model", step, "retry", attempt), runId, type: "model_retry", payload: { step, attempt, max: maxContinuations, kind: cut, errorMessage: message, partial: response.content, ...(joinKey === undefined ? {} : { joinKey }) } },
+        { eventId: runEventId(runId, "model", step, "retry", attempt), runId, type: "model_retry", payload: { step, attempt, max: maxContinuations, kind: cut, errorMessage: message, partial: response.content, ...(joinKey === undefined ? {} : { joinKey }), timing } },
         ...usageEvents,
       ]);
       await applyUsage(turn, step, attempt - 1);
@@ -192,7 +194,7 @@ export async function* modelStep(turn: ModelStepRun, step: number): AsyncGenerat
     const ends = intents.length === 0 && turn.mode !== "plan" ? [runFinishedEvent(turn)] : [];
     const shown = continuation.prefix.length > 0 || own !== response.content ? { shown: response.content } : {};
     await turn.append([
-      { eventId: runEventId(runId, "model", step), runId, type: "assistant_message", payload: { message, stopReason: response.stopReason, step, attempt, ...shown, ...(searches.length ? { webSearches: searches } : {}) } },
+      { eventId: runEventId(runId, "model", step), runId, type: "assistant_message", payload: { message, stopReason: response.stopReason, step, attempt, ...shown, ...(searches.length ? { webSearches: searches } : {}), timing } },
       ...intents,
       ...usageEvents,
       ...ends,

@@ -166,6 +166,8 @@ async function setUpRunSession(options: AgentOptions, cache: AgentCache, input: 
     // Only host-driven runs (a gateway run carries `hostInput`) write the turn into one
     // `agent-answer` item; every other run keeps its text where it was spoken (OUT-1, OUT-2).
     answerItemId: input.hostInput === undefined ? null : (options.outputItemId ?? agentAnswerItemId(sessionKey)),
+    // The start event is committed with the first step; the viewer's timeline starts here (VIEW-7).
+    startedAt: context.clock.now(),
   };
 
   const head = await guard("reading the session head failed", store.head());
