@@ -25,6 +25,8 @@ export type SteamharnessErrorCode =
   | "relation_unconfirmed"
   | "unauthorized"
   | "forbidden"
+  | "budget_exceeded"
+  | "rate_limited"
   | "internal";
 
 const BRAND = Symbol.for("steamharness.error");
