@@ -7,6 +7,7 @@ export const libraryEntries = {
   testing: "src/testing.ts",
   postgres: "src/postgres.ts",
   gateway: "src/gateway.ts",
+  opentelemetry: "src/opentelemetry.ts",
 };
 
 // PERF-1: TypeBox is bundled (its ESM build is hundreds of small files; resolving them cost
@@ -15,7 +16,8 @@ export const libraryEntries = {
 // types from the real `@sinclair/typebox`, which stays a dependency.
 const bundled = ["@sinclair/typebox"];
 // The SDKs pi-ai brings are used directly by the provider adapter (SEC-6) and stay pi-ai's copies.
-const external = ["@mariozechner/pi-ai", "openai", "@anthropic-ai/sdk", "better-sqlite3", "pg"];
+// OpenTelemetry stays the host's own copy (the API keeps one global registry per process).
+const external = ["@mariozechner/pi-ai", "openai", "@anthropic-ai/sdk", "better-sqlite3", "pg", /^@opentelemetry\//];
 
 const library: Options = {
   entry: libraryEntries,

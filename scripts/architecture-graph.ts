@@ -123,6 +123,8 @@ export const PACKAGE_RULES: Record<string, string[]> = {
   // The configuration server's client (CFG-4): fetch for the API, the saved login in the auth dir.
   "out/config-server-client": ["node:fs/promises", "node:path"],
   "out/memory": ["node:crypto"],
+  // The OpenTelemetry adapter uses the API only; the SDK is the host's (or the CLI's, loaded when configured).
+  "out/opentelemetry": ["@opentelemetry/api", "@opentelemetry/sdk-node", "@opentelemetry/exporter-trace-otlp-http", "@opentelemetry/exporter-metrics-otlp-http", "@opentelemetry/sdk-metrics"],
   "out/postgres": ["drizzle-orm", "pg", "node:crypto", "node:fs", "node:path"],
   "out/providers": ["@mariozechner/pi-ai", "openai", "@anthropic-ai/sdk", "node:crypto"],
   // esbuild bundles the worker script once when running from the sources (tests, tsx); the built package ships it.
