@@ -120,6 +120,8 @@ export const PACKAGE_RULES: Record<string, string[]> = {
   system: ["node:crypto", "node:fs", "node:fs/promises", "node:path", "node:url"],
   "out/coding-tools": ["@sinclair/typebox", "node:crypto", "node:child_process", "node:fs", "node:fs/promises", "node:path", "node:worker_threads", "node:os"],
   "out/host-bridge-client": [],
+  // The configuration server's client (CFG-4): fetch for the API, the saved login in the auth dir.
+  "out/config-server-client": ["node:fs/promises", "node:path"],
   "out/memory": ["node:crypto"],
   // The OpenTelemetry adapter uses the API only; the SDK is the host's (or the CLI's, loaded when configured).
   "out/opentelemetry": ["@opentelemetry/api", "@opentelemetry/sdk-node", "@opentelemetry/exporter-trace-otlp-http", "@opentelemetry/exporter-metrics-otlp-http", "@opentelemetry/sdk-metrics"],

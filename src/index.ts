@@ -231,6 +231,18 @@ export type { ProjectConfigurationSnapshot } from "./domain/configuration/snapsh
 export { snapshotForRun, createAgentConfigurationLoader } from "./domain/configuration/run-snapshot.js";
 export { startHostBridgeServer } from "./adapters/in/host-bridge-server/host-bridge-server.js";
 export type { HostBridgeServer, HostBridgeServerOptions } from "./adapters/in/host-bridge-server/host-bridge-server.js";
+// The configuration server (CFG-4): accounts, the HTTP API, its client and the store choice.
+export type { ConfigurationAccount, ConfigurationAccountCreate, ConfigurationAccountStore } from "./ports/configuration-accounts.js";
+export { createMemoryConfigurationAccounts } from "./adapters/out/memory/memory-configuration-accounts.js";
+export { createSqliteConfigurationAccounts } from "./adapters/out/sqlite/configuration/sqlite-configuration-accounts.js";
+export type { SqliteConfigurationAccountsOptions } from "./adapters/out/sqlite/configuration/sqlite-configuration-accounts.js";
+export { startConfigurationServer } from "./adapters/in/config-server/config-server.js";
+export type { ConfigurationServer, ConfigurationServerOptions } from "./adapters/in/config-server/config-server.js";
+export { createHttpProjectConfigurationStore } from "./adapters/out/config-server-client/http-project-configuration-store.js";
+export type { ConfigurationServerCredential, HttpProjectConfigurationStoreOptions } from "./adapters/out/config-server-client/http-project-configuration-store.js";
+export { openProjectConfigurationStore } from "./compose/configuration-store.js";
+export type { ConfigurationStoreChoice, OpenConfigurationStoreOptions } from "./compose/configuration-store.js";
+export type { SystemApiKeyResolver } from "./domain/configuration/agent-configuration.js";
 export { defineAgentConversationExecutor, isAgentConversationExecutor } from "./app/conversation/define-executor.js";
 export type { AgentConversationExecutor, AgentConversationExecutorOptions } from "./app/conversation/define-executor.js";
 export { createAgentConversationProject, loadAgentConversationProject } from "./app/conversation/conversation-project.js";

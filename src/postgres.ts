@@ -10,6 +10,8 @@ export { createPostgresStorage } from "./adapters/out/postgres/postgres-storage.
 export type { PostgresStorageOptions } from "./adapters/out/postgres/postgres-storage.js";
 export { createPostgresProjectConfigurationStore } from "./adapters/out/postgres/postgres-project-configuration-store.js";
 export type { PostgresProjectConfigurationStoreOptions } from "./adapters/out/postgres/postgres-project-configuration-store.js";
+export { createPostgresConfigurationAccounts } from "./adapters/out/postgres/postgres-configuration-accounts.js";
+export type { PostgresConfigurationAccountsOptions } from "./adapters/out/postgres/postgres-configuration-accounts.js";
 export { DEFAULT_POSTGRES_SCHEMA, POSTGRES_MIGRATIONS_TABLE, findPostgresMigrationsFolder } from "./adapters/out/postgres/postgres-database.js";
 export type { PostgresConnectionOptions } from "./adapters/out/postgres/postgres-database.js";
 export { createPostgresSessionBackend } from "./adapters/out/postgres/sessions/postgres-session-backend.js";

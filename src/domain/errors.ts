@@ -23,6 +23,8 @@ export type SteamharnessErrorCode =
   | "timeout"
   | "hook_failed"
   | "relation_unconfirmed"
+  | "unauthorized"
+  | "forbidden"
   | "budget_exceeded"
   | "rate_limited"
   | "internal";

@@ -6,7 +6,7 @@ import type { Clock } from "../ports/clock.js";
 import type { IdSource } from "../ports/id-source.js";
 import type { HarnessRuntime } from "../ports/runtime.js";
 import type { TelemetryCarrier } from "../ports/telemetry.js";
-import type { ApiKeyResolver } from "./configuration/agent-configuration.js";
+import type { ApiKeyResolver, SystemApiKeyResolver } from "./configuration/agent-configuration.js";
 import type { ProjectConfigurationSnapshot } from "./configuration/snapshot.js";
 
 /**
@@ -38,6 +38,8 @@ export interface NodeRunConfiguration {
   snapshot: ProjectConfigurationSnapshot;
   /** Resolves an entry's `apiKeyRef` when a turn starts; keys are never in the snapshot. */
   resolveApiKey?: ApiKeyResolver;
+  /** The current account's key for system entries (CFG-4), when the host runs against a configuration server. */
+  resolveSystemApiKey?: SystemApiKeyResolver;
 }
 
 /** Everything a workflow node runs with (WF-0). Build one with `createNodeContext`. */

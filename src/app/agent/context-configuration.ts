@@ -27,5 +27,5 @@ export async function turnConfiguration(options: AgentOptions, context: NodeCont
  */
 export function contextConfiguration(context: NodeContext | undefined): AgentConfigurationSnapshot | undefined {
   const run = context?.configuration;
-  return run ? agentConfigurationFromSnapshot(run.snapshot, run.resolveApiKey) : undefined;
+  return run ? agentConfigurationFromSnapshot(run.snapshot, run.resolveApiKey, run.resolveSystemApiKey) : undefined;
 }

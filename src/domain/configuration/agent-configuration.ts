@@ -14,16 +14,26 @@ import { cloneJson } from "./schema-check.js";
 export type ApiKeyResolver = (apiKeyRef: string, entryId: string) => string | undefined;
 
 /**
+ * The current account's credential for a system entry (seed 001: "系统订阅由当前账号重新鉴权，
+ * 第三方条目直接使用保存的连接"): when a host has one, every `system: true` entry is
+ * re-authenticated with it and its saved `apiKeyRef` is not used; third-party entries keep their
+ * saved connection. `undefined` leaves the entry to its `apiKeyRef`.
+ */
+export type SystemApiKeyResolver = (entryId: string) => string | undefined;
+
+/**
  * The snapshot in the shape the agent's `configuration` option takes: entries gain `source`
- * (from `system`) and, for a resolvable `apiKeyRef`, `apiKey`; `agentModelPolicy` is kept.
+ * (from `system`) and, for a resolvable `apiKeyRef`, `apiKey`; a system entry takes the current
+ * account's key from `resolveSystemApiKey` when the host has one; `agentModelPolicy` is kept.
  *
  * @example
  * const agent = createAgent({ configuration: agentConfigurationFromSnapshot(snapshot, (ref) => secrets[ref]) });
  */
-export function agentConfigurationFromSnapshot(snapshot: ProjectConfigurationSnapshot, resolveApiKey?: ApiKeyResolver): AgentConfigurationSnapshot {
+export function agentConfigurationFromSnapshot(snapshot: ProjectConfigurationSnapshot, resolveApiKey?: ApiKeyResolver, resolveSystemApiKey?: SystemApiKeyResolver): AgentConfigurationSnapshot {
   const models = snapshot.STEAMHARNESS_AGENT_MODELS.map((entry) => {
     const { system, apiKeyRef, ...rest } = entry;
-    const apiKey = apiKeyRef === undefined ? undefined : resolveApiKey?.(apiKeyRef, entry.id);
+    const accountKey = system ? resolveSystemApiKey?.(entry.id) : undefined;
+    const apiKey = accountKey ?? (apiKeyRef === undefined ? undefined : resolveApiKey?.(apiKeyRef, entry.id));
     // The ref stays beside the key, so a turn without a key names the variable it looked in.
     return { ...rest, source: system ? "system" : "third-party", ...(apiKeyRef === undefined ? {} : { apiKeyRef }), ...(apiKey === undefined ? {} : { apiKey }) };
   });

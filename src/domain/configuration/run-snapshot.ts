@@ -9,7 +9,7 @@ import type { NodeContext } from "../node-context.js";
 import type { Clock } from "../../ports/clock.js";
 import type { PersistentValueStore } from "../../ports/persistent-value-store.js";
 import type { ProjectConfigurationStore } from "../../ports/project-configuration-store.js";
-import { agentConfigurationFromSnapshot, type ApiKeyResolver } from "./agent-configuration.js";
+import { agentConfigurationFromSnapshot, type ApiKeyResolver, type SystemApiKeyResolver } from "./agent-configuration.js";
 import { parseProjectConfigurationSnapshot, takeProjectConfigurationSnapshot, type ProjectConfigurationSnapshot } from "./snapshot.js";
 
 /** The persistent-value name prefix under which run snapshots are kept (never exposed to models). */
@@ -53,6 +53,8 @@ export interface AgentConfigurationLoaderOptions {
   clock: Clock;
   /** Resolves `apiKeyRef`s to keys when a run (re)starts; keys are never saved. */
   resolveApiKey?: ApiKeyResolver;
+  /** The current account's key for system entries (CFG-4); see `SystemApiKeyResolver`. */
+  resolveSystemApiKey?: SystemApiKeyResolver;
   configurationId?: string;
 }
 
@@ -73,6 +75,6 @@ export function createAgentConfigurationLoader(options: AgentConfigurationLoader
       clock: options.clock,
       ...(options.configurationId === undefined ? {} : { configurationId: options.configurationId }),
     });
-    return agentConfigurationFromSnapshot(snapshot, options.resolveApiKey);
+    return agentConfigurationFromSnapshot(snapshot, options.resolveApiKey, options.resolveSystemApiKey);
   };
 }

@@ -6,7 +6,7 @@
 import type { AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
 import { injectedModels } from "../../../app/agent/model-resolver.js";
 import { AGENT_MODELS_KEY, selectAgentModel, type AgentConfigurationSnapshot } from "../../../domain/agent/model-selection.js";
-import { agentConfigurationFromSnapshot, type ApiKeyResolver } from "../../../domain/configuration/agent-configuration.js";
+import { agentConfigurationFromSnapshot, type ApiKeyResolver, type SystemApiKeyResolver } from "../../../domain/configuration/agent-configuration.js";
 import { takeProjectConfigurationSnapshot } from "../../../domain/configuration/snapshot.js";
 import { isSteamharnessError } from "../../../domain/errors.js";
 import type { Clock } from "../../../ports/clock.js";
@@ -84,9 +84,9 @@ export function describeChatModel(agent: AgentNodeOptions, source: ChatModelSour
  * @example
  * describeChatModel(agent, await currentModelSource(store, projectId, clock, (ref) => process.env[ref]), dir);
  */
-export async function currentModelSource(store: Pick<ProjectConfigurationStore, "read">, projectId: string, clock: Clock, resolveApiKey: ApiKeyResolver): Promise<ChatModelSource> {
+export async function currentModelSource(store: Pick<ProjectConfigurationStore, "read">, projectId: string, clock: Clock, resolveApiKey: ApiKeyResolver, resolveSystemApiKey?: SystemApiKeyResolver): Promise<ChatModelSource> {
   const snapshot = await takeProjectConfigurationSnapshot(store, projectId, { clock });
   const apiKeyRefs: Record<string, string> = {};
   for (const entry of snapshot.STEAMHARNESS_AGENT_MODELS) if (entry.apiKeyRef !== undefined) apiKeyRefs[entry.id] = entry.apiKeyRef;
-  return { snapshot: agentConfigurationFromSnapshot(snapshot, resolveApiKey), apiKeyRefs };
+  return { snapshot: agentConfigurationFromSnapshot(snapshot, resolveApiKey, resolveSystemApiKey), apiKeyRefs };
 }

@@ -19,7 +19,7 @@ import { createAgentConfigurationLoader } from "../../../domain/configuration/ru
 import { isSteamharnessError } from "../../../domain/errors.js";
 import type { Storage } from "../../../ports/storage.js";
 import { createNodeContext } from "../../../compose/node-context.js";
-import { createSqliteProjectConfigurationStore } from "../../../compose/sqlite.js";
+import { openProjectConfigurationStore } from "../../../compose/configuration-store.js";
 import { createSqliteStorage } from "../../../compose/sqlite.js";
 import { agentStoreDirFor } from "../../../compose/sqlite.js";
 import { createSystemClock } from "../../../compose/local.js";
@@ -94,20 +94,24 @@ export async function runChat(options: ChatOptions): Promise<void> {
     // KV, knowledge and files live under the data dir, shared with the other local hosts.
     const storage: Storage = createSqliteStorage({ directory: join(dataDir, "projects", project.manifest.id), agentStoreDir: agentStoreDirFor(options.projectDir, options.agentStoreDir) });
     opened.push(() => storage.close());
-    const configurations = createSqliteProjectConfigurationStore({ dataDir });
+    // CFG-4: the configuration server instead of the local store when a server login resolves.
+    const choice = await openProjectConfigurationStore({ dataDir, env });
+    const configurations = choice.store;
     opened.push(() => configurations.close?.());
-    if (fromStore) agentOptions.configuration = createAgentConfigurationLoader({ store: configurations, clock: createSystemClock(), resolveApiKey });
+    const systemApiKey = choice.systemApiKey;
+    const resolveSystemApiKey = systemApiKey === undefined ? undefined : () => systemApiKey;
+    if (fromStore) agentOptions.configuration = createAgentConfigurationLoader({ store: configurations, clock: createSystemClock(), resolveApiKey, ...(resolveSystemApiKey ? { resolveSystemApiKey } : {}) });
     // The node checks the project's agent options (permission policy, models) before anything listens.
     const node = createAgentNode(agentOptions);
     // CONV-3: the hosts the node opens are closed on /exit, end of input and Ctrl-C (before the storage).
     opened.push(() => node.close());
     const modelLine = fromStore
-      ? await currentModelSource(configurations, project.manifest.id, createSystemClock(), resolveApiKey).then(
+      ? await currentModelSource(configurations, project.manifest.id, createSystemClock(), resolveApiKey, resolveSystemApiKey).then(
           (source) => describeChatModel(project.executor.agent, source, options.projectDir),
           (error: unknown) => `model: unknown — the configuration store could not be read: ${(error as Error)?.message ?? String(error)}`,
         )
       : describeChatModel(project.executor.agent, {}, options.projectDir);
-    const bridge = await startChatBridge(options.hostBridge ?? true, configurations, project.manifest.id);
+    const bridge = await startChatBridge(options.hostBridge ?? true, { [choice.location]: configurations }, project.manifest.id);
     if (bridge) opened.push(() => bridge.close());
     session = { storage, node, modelLine };
   } catch (error) {
@@ -232,9 +236,9 @@ interface ChatParts {
  * capability tools look for it; the token stays in this process. `null` when disabled or when an
  * enclosing host already provides a bridge.
  */
-async function startChatBridge(enabled: boolean, store: ProjectConfigurationStore, projectId: string): Promise<{ close(): Promise<void> } | null> {
+async function startChatBridge(enabled: boolean, stores: Partial<Record<"local" | "server", ProjectConfigurationStore>>, projectId: string): Promise<{ close(): Promise<void> } | null> {
   if (!enabled || process.env[HOST_BRIDGE_URL_ENV] || process.env[HOST_BRIDGE_TOKEN_ENV]) return null;
-  const bridge: HostBridgeServer = await startHostBridgeServer({ store, defaultProjectId: projectId });
+  const bridge: HostBridgeServer = await startHostBridgeServer({ stores, defaultProjectId: projectId });
   Object.assign(process.env, bridge.env);
   return {
     async close() {

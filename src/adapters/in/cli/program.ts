@@ -11,6 +11,7 @@ import { registerChatCommand } from "../chat/chat-command.js";
 import { registerConfigCommand } from "./config/config-command.js";
 import { registerGatewayCommand } from "../gateway/gateway-command.js";
 import { registerViewCommand } from "../viewer/view-command.js";
+import { registerServerCommands } from "../config-server/server-command.js";
 
 /**
  * The package version, read from package.json one level above this module (src/ or dist/).
@@ -38,7 +39,7 @@ export function createProgram(version = packageVersion()): Command {
     .configureOutput({ outputError: (text, write) => write(usageLine(text)) })
     // Usage errors throw instead of exiting, so runCli gives them their exit code (2).
     .exitOverride();
-  for (const register of [registerInitCommand, registerStructureCommand, registerRunCommand, registerAnswerCommand, registerMcpCommand, registerChatCommand, registerGatewayCommand, registerConfigCommand, registerViewCommand]) {
+  for (const register of [registerInitCommand, registerStructureCommand, registerRunCommand, registerAnswerCommand, registerMcpCommand, registerChatCommand, registerGatewayCommand, registerConfigCommand, registerViewCommand, registerServerCommands]) {
     register(program);
   }
   // DX-8: one help style everywhere, the exit-code table after every command's help.

@@ -68,10 +68,10 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
     throw new SteamharnessError("input_validation", `[steamharness] [gateway] ${tokenEnv} must hold at least 16 printable ASCII characters`, { field: "token-env" });
   }
   const token = given ?? randomBytes(24).toString("base64url");
-  const [{ loadAgentConversationProject }, { createSqliteStorage }, { createSqliteProjectConfigurationStore }, { createAgentConfigurationLoader }, { createSystemClock }, { startGateway }] = await Promise.all([
+  const [{ loadAgentConversationProject }, { createSqliteStorage }, { openProjectConfigurationStore }, { createAgentConfigurationLoader }, { createSystemClock }, { startGateway }] = await Promise.all([
     import("../../../app/conversation/conversation-project.js"),
     import("../../../compose/sqlite.js"),
-    import("../../../compose/sqlite.js"),
+    import("../../../compose/configuration-store.js"),
     import("../../../domain/configuration/run-snapshot.js"),
     import("../../../compose/local.js"),
     import("./gateway.js"),
@@ -83,11 +83,22 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
   // Gateway runs carry host input and stay in memory (SES-6); a conversation's durable sessions are
   // project-local, the same folder `chat`, `run` and `mcp` use (SES-10).
   const storage = createSqliteStorage({ directory: join(dataDir, "projects", project.manifest.id), agentStoreDir: agentStoreDirFor(options.projectDir, options.agentStoreDir) });
-  const configurations = createSqliteProjectConfigurationStore({ dataDir });
+  // CFG-4: the configuration server instead of the local store when a server login resolves.
+  const choice = await openProjectConfigurationStore({ dataDir, env: { ...env } }).catch(async (error: unknown) => {
+    await storage.close();
+    throw error;
+  });
+  const configurations = choice.store;
   try {
     const agent: AgentNodeOptions = {};
     if (project.executor.agent.configuration === undefined && project.executor.agent.models === undefined) {
-      agent.configuration = createAgentConfigurationLoader({ store: configurations, clock: createSystemClock(), resolveApiKey: (ref) => env[ref] });
+      const systemApiKey = choice.systemApiKey;
+      agent.configuration = createAgentConfigurationLoader({
+        store: configurations,
+        clock: createSystemClock(),
+        resolveApiKey: (ref) => env[ref],
+        ...(systemApiKey === undefined ? {} : { resolveSystemApiKey: () => systemApiKey }),
+      });
     }
     const host = options.host ?? "127.0.0.1";
     const gateway = await startGateway({

@@ -51,7 +51,8 @@ const ManageRequest = Type.Object(
  */
 export async function handleGet(backend: BridgeBackend, body: unknown): Promise<JsonValue> {
   const request = checkSchema(GetRequest, body, "");
-  const storageLocation = request.storageLocation ?? "local";
+  // A host on the configuration server (CFG-4) has no local store behind its bridge.
+  const storageLocation = request.storageLocation ?? (backend.stores.local || !backend.stores.server ? "local" : "server");
   const store = storeFor(backend, storageLocation);
   const projectId = projectFor(backend, request.projectId);
   const overview = await store.read(projectId);

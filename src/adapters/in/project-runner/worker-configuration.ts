@@ -1,8 +1,9 @@
 /**
  * WF-2 / CFG-2: the project configuration of a worker's runs. Every run takes its
- * `ProjectConfigurationSnapshot` at its start from the local configuration store of the data dir
- * (`<data-dir>/configurations.sqlite`, the store `steamharness config`, `chat` and the gateway
- * use) and keeps it with the run (`snapshotForRun`), so an agent node inside the workflow picks
+ * `ProjectConfigurationSnapshot` at its start from the configuration store `steamharness config`,
+ * `chat` and the gateway use — the local store of the data dir (`<data-dir>/configurations.sqlite`),
+ * or the configuration server when the host resolved a server login into the worker's
+ * environment (CFG-4; system entries are then re-authenticated with the account token) — and keeps it with the run (`snapshotForRun`), so an agent node inside the workflow picks
  * its model from `STEAMHARNESS_AGENT_MODELS` like a conversation turn does. Keys are resolved
  * from the worker's environment (the process environment and the project's `.env`) when a turn
  * starts, never saved.
@@ -10,7 +11,7 @@
 import { wrapAdapterError } from "../../../domain/errors.js";
 import { snapshotForRun } from "../../../domain/configuration/run-snapshot.js";
 import type { NodeRunConfiguration } from "../../../domain/node-context.js";
-import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
+import type { ConfigurationStoreChoice } from "../../../compose/configuration-store.js";
 import type { Storage } from "../../../ports/storage.js";
 import { createSystemClock } from "../../../compose/local.js";
 
@@ -31,11 +32,11 @@ export interface WorkerConfigurations {
  * const { snapshot } = await configurations.forRun(storage, projectId, runId);
  */
 export function createWorkerConfigurations(dataDir: string, env: Readonly<Record<string, string | undefined>> = process.env): WorkerConfigurations {
-  let store: Promise<ProjectConfigurationStore> | undefined;
+  let store: Promise<ConfigurationStoreChoice> | undefined;
   const clock = createSystemClock();
   const open = () =>
-    (store ??= import("../../../compose/sqlite.js")
-      .then(({ createSqliteProjectConfigurationStore }) => createSqliteProjectConfigurationStore({ dataDir }))
+    (store ??= import("../../../compose/configuration-store.js")
+      .then(({ openProjectConfigurationStore }) => openProjectConfigurationStore({ dataDir, authDir: null, env }))
       .catch((error: unknown) => {
         // A store that could not open is tried again by the next run.
         store = undefined;
@@ -44,19 +45,22 @@ export function createWorkerConfigurations(dataDir: string, env: Readonly<Record
   return {
     async forRun(storage, projectId, runId) {
       let snapshot;
+      let choice: ConfigurationStoreChoice | undefined;
       try {
-        snapshot = await snapshotForRun({ store: await open(), values: storage.values, projectId, runId, clock });
+        choice = await open();
+        snapshot = await snapshotForRun({ store: choice.store, values: storage.values, projectId, runId, clock });
       } catch (error) {
         // SES-5: a run never goes on without the configuration it should have started with.
-        throw wrapAdapterError("configuration", `taking the run's configuration snapshot from ${dataDir} failed`, error);
+        throw wrapAdapterError("configuration", `taking the run's configuration snapshot from ${choice?.location === "server" ? choice.auth.serverUrl : dataDir} failed`, error);
       }
-      return { snapshot, resolveApiKey: (ref) => env[ref] };
+      const systemApiKey = choice.systemApiKey;
+      return { snapshot, resolveApiKey: (ref) => env[ref], ...(systemApiKey === undefined ? {} : { resolveSystemApiKey: () => systemApiKey }) };
     },
     async preload() {
       await open().catch(() => undefined);
     },
     async close() {
-      await store?.then((opened) => opened.close?.()).catch(() => undefined);
+      await store?.then((opened) => opened.store.close?.()).catch(() => undefined);
     },
   };
 }

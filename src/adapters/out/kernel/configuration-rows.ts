@@ -5,8 +5,9 @@
  */
 import { emptyProjectConfigurationState, type ConfigurationRecord, type ProjectConfigurationState } from "../../../domain/configuration/configuration-state.js";
 
-/** The `configuration_projects` row: fields as JSON text. */
+/** The `configuration_projects` row: fields as JSON text; `accountId` "" outside the configuration server. */
 export interface ConfigurationProjectRow {
+  accountId: string;
   projectId: string;
   revision: number;
   fields: string;
@@ -15,7 +16,7 @@ export interface ConfigurationProjectRow {
 }
 
 /** A `configurations` row: values as JSON text; a tombstone has `deletedAt`. */
-export type ConfigurationRow = Omit<ConfigurationRecord, "values"> & { projectId: string; values: string };
+export type ConfigurationRow = Omit<ConfigurationRecord, "values"> & { accountId: string; projectId: string; values: string };
 
 /**
  * A project's state from its rows (the empty state without a project row).
@@ -31,21 +32,22 @@ export function configurationStateOf(projectId: string, project: ConfigurationPr
     fields: JSON.parse(project.fields),
     currentConfigurationId: project.currentConfigurationId,
     updatedAt: project.updatedAt,
-    records: rows.map(({ projectId: _project, values, ...record }): ConfigurationRecord => ({ ...record, values: JSON.parse(values) })),
+    records: rows.map(({ accountId: _account, projectId: _project, values, ...record }): ConfigurationRecord => ({ ...record, values: JSON.parse(values) })),
   };
 }
 
 /**
- * The rows to upsert after a command: the project row and one row per changed configuration.
+ * The rows to upsert after a command: the project row and one row per changed configuration,
+ * keyed by the account that owns the project ("" for a host's own store).
  *
  * @example
- * const { project, configurations } = configurationRowsOf(next, changedIds);
+ * const { project, configurations } = configurationRowsOf(next, changedIds, "");
  */
-export function configurationRowsOf(state: ProjectConfigurationState, changedIds: readonly string[]): { project: ConfigurationProjectRow; configurations: ConfigurationRow[] } {
+export function configurationRowsOf(state: ProjectConfigurationState, changedIds: readonly string[], accountId = ""): { project: ConfigurationProjectRow; configurations: ConfigurationRow[] } {
   const { projectId, revision, fields, currentConfigurationId, updatedAt } = state;
   const changed = new Set(changedIds);
   return {
-    project: { projectId, revision, fields: JSON.stringify(fields), currentConfigurationId, updatedAt },
-    configurations: state.records.filter((record) => changed.has(record.configurationId)).map((record) => ({ ...record, projectId, values: JSON.stringify(record.values) })),
+    project: { accountId, projectId, revision, fields: JSON.stringify(fields), currentConfigurationId, updatedAt },
+    configurations: state.records.filter((record) => changed.has(record.configurationId)).map((record) => ({ ...record, accountId, projectId, values: JSON.stringify(record.values) })),
   };
 }

@@ -88,19 +88,29 @@ function defineTables<S extends string | undefined>(table: PgTableFn<S>) {
       (t) => [primaryKey({ columns: [t.projectId, t.name] })],
     ),
 
-    /** One row per project: its revision, declared fields (JSON) and current configuration. */
-    configurationProjects: table("configuration_projects", {
-      projectId: text("project_id").primaryKey(),
-      revision: integer("revision").notNull(),
-      fields: text("fields").notNull(),
-      currentConfigurationId: text("current_configuration_id"),
-      updatedAt: millis("updated_at").notNull(),
-    }),
+    /**
+     * One row per (account, project): its revision, declared fields (JSON) and current
+     * configuration. `account_id` is "" for a host's own store; the configuration server (CFG-4)
+     * keys every project by the account that owns it.
+     */
+    configurationProjects: table(
+      "configuration_projects",
+      {
+        accountId: text("account_id").notNull().default(""),
+        projectId: text("project_id").notNull(),
+        revision: integer("revision").notNull(),
+        fields: text("fields").notNull(),
+        currentConfigurationId: text("current_configuration_id"),
+        updatedAt: millis("updated_at").notNull(),
+      },
+      (t) => [primaryKey({ columns: [t.accountId, t.projectId] })],
+    ),
 
     /** One row per configuration ever created; a deleted one stays as a tombstone (`deleted_at`). */
     configurations: table(
       "configurations",
       {
+        accountId: text("account_id").notNull().default(""),
         projectId: text("project_id").notNull(),
         configurationId: text("configuration_id").notNull(),
         name: text("name").notNull(),
@@ -111,8 +121,16 @@ function defineTables<S extends string | undefined>(table: PgTableFn<S>) {
         updatedAt: millis("updated_at").notNull(),
         deletedAt: millis("deleted_at"),
       },
-      (t) => [primaryKey({ columns: [t.projectId, t.configurationId] })],
+      (t) => [primaryKey({ columns: [t.accountId, t.projectId, t.configurationId] })],
     ),
+
+    /** The configuration server's accounts (CFG-4): the token is kept only as its SHA-256 hash. */
+    configurationAccounts: table("configuration_accounts", {
+      accountId: text("account_id").primaryKey(),
+      name: text("name").notNull().unique(),
+      tokenHash: text("token_hash").notNull().unique(),
+      createdAt: millis("created_at").notNull(),
+    }),
 
     /** Budget rows of the budget ledger (BUD-1): one per budget and window (`tenant:acme:month:2026-12`). */
     budgetRows: table("budget_rows", {
@@ -152,4 +170,4 @@ export function postgresTables(schema: string): PostgresTables {
 }
 
 // Unqualified tables, for drizzle-kit only: the generated migrations name no schema.
-export const { kvEntries, knowledgeDocuments, managedFiles, persistentValues, configurationProjects, configurations, budgetRows, budgetReservations } = defineTables(pgTable);
+export const { kvEntries, knowledgeDocuments, managedFiles, persistentValues, configurationProjects, configurations, configurationAccounts, budgetRows, budgetReservations } = defineTables(pgTable);

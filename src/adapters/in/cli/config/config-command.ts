@@ -15,6 +15,7 @@ import type { ProjectConfigurationStore } from "../../../../ports/project-config
 
 interface CommonFlags {
   dataDir?: string;
+  authDir?: string;
 }
 
 /**
@@ -26,7 +27,7 @@ interface CommonFlags {
 export function registerConfigCommand(program: Command): void {
   const config = program
     .command("config")
-    .description("show, export and import a project's configurations (local store under the data dir)")
+    .description("show, export and import a project's configurations (local store, or the configuration server when one is set up)")
     .addHelpText(
       "after",
       [
@@ -42,6 +43,7 @@ export function registerConfigCommand(program: Command): void {
     .description("print the project's configurations (JSON)")
     .argument("<project-dir>", "the project folder (its package.json id names the project)")
     .option("--data-dir <dir>", "root of local data (default ~/.steamharness)")
+    .option("--auth-dir <dir>", "where the saved server login workflow-auth.json is (default <data-dir>)")
     .action(async (dir: string, flags: CommonFlags) => {
       await withStore(dir, flags, async (store, projectId) => print(await store.read(projectId)));
     });
@@ -50,6 +52,7 @@ export function registerConfigCommand(program: Command): void {
     .description("print (or write to a file) an export document of the project's configurations, with its revision")
     .argument("<project-dir>", "the project folder")
     .option("--data-dir <dir>", "root of local data (default ~/.steamharness)")
+    .option("--auth-dir <dir>", "where the saved server login workflow-auth.json is (default <data-dir>)")
     .option("-o, --output <file>", "write the document to a file instead of stdout")
     .action(async (dir: string, flags: CommonFlags & { output?: string }) => {
       await withStore(dir, flags, async (store, projectId) => {
@@ -67,6 +70,7 @@ export function registerConfigCommand(program: Command): void {
     .argument("<project-dir>", "the project folder")
     .argument("<file>", "an export document (JSON)")
     .option("--data-dir <dir>", "root of local data (default ~/.steamharness)")
+    .option("--auth-dir <dir>", "where the saved server login workflow-auth.json is (default <data-dir>)")
     .option("--expected-revision <n>", "the project revision the import replaces (default the document's revision)")
     .action(async (dir: string, file: string, flags: CommonFlags & { expectedRevision?: string }) => {
       const document = await readJson(file);
@@ -82,8 +86,9 @@ export function registerConfigCommand(program: Command): void {
 async function withStore(dir: string, flags: CommonFlags, run: (store: ProjectConfigurationStore, projectId: string) => Promise<void>): Promise<void> {
   const projectId = await projectIdOf(dir);
   // Loaded on use: other commands (and the MCP handshake) do not open SQLite.
-  const { createSqliteProjectConfigurationStore } = await import("../../../../compose/sqlite.js");
-  const store = createSqliteProjectConfigurationStore({ dataDir: resolve(flags.dataDir ?? join(homedir(), ".steamharness")) });
+  const { openProjectConfigurationStore } = await import("../../../../compose/configuration-store.js");
+  const dataDir = resolve(flags.dataDir ?? join(homedir(), ".steamharness"));
+  const { store } = await openProjectConfigurationStore({ dataDir, authDir: resolve(flags.authDir ?? dataDir) });
   try {
     await run(store, projectId);
   } finally {

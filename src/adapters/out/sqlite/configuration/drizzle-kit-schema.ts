@@ -4,4 +4,4 @@
  */
 import { configurationTables } from "./configuration-schema.js";
 
-export const { configurationProjects, configurations } = configurationTables();
+export const { configurationProjects, configurations, configurationAccounts } = configurationTables();

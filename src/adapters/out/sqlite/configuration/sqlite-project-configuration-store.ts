@@ -29,6 +29,8 @@ export interface SqliteProjectConfigurationStoreOptions {
   busyTimeoutMs?: number;
   /** The migration folder; default: the package's `drizzle/configuration`. */
   migrationsFolder?: string;
+  /** The account whose projects this store reads and writes (CFG-4); default "" (a host's own store). */
+  accountId?: string;
 }
 
 /**
@@ -52,12 +54,43 @@ export function projectConfigurationDatabasePath(dataDir: string): string {
  * await store.close?.();
  */
 export function createSqliteProjectConfigurationStore(options: SqliteProjectConfigurationStoreOptions): ProjectConfigurationStore {
+  const { client, db } = openConfigurationDatabase(options);
+  const state = { closed: false };
+  return sqliteConfigurationStoreOn(db, state, options.accountId ?? "", options.clock ?? createSystemClock(), async () => {
+    if (state.closed) return;
+    state.closed = true;
+    client.close();
+  });
+}
+
+/** An open, migrated configuration database. */
+export interface OpenConfigurationDatabase {
+  client: Database.Database;
+  db: BetterSQLite3Database;
+}
+
+/**
+ * Opens (creating and migrating) the configuration database of `options` (`dataDir` or `path`).
+ *
+ * @example
+ * const { client, db } = openConfigurationDatabase({ path: "/srv/steamharness/server.sqlite" });
+ */
+export function openConfigurationDatabase(options: SqliteProjectConfigurationStoreOptions): OpenConfigurationDatabase {
   const path = options.path ?? (options.dataDir ? projectConfigurationDatabasePath(options.dataDir) : undefined);
   if (!path) throw new SteamharnessError("input_validation", "[steamharness] [sqlite] give dataDir or path for the configuration store", { field: "dataDir" });
-  const { client, db } = openDatabase(path, options);
-  let closed = false;
+  return openDatabase(path, options);
+}
+
+/**
+ * The port over an open database, scoped to one account's projects; `close` is what the
+ * store's `close()` runs (the owner of the connection decides what it releases).
+ *
+ * @example
+ * const store = sqliteConfigurationStoreOn(db, { closed: false }, accountId, clock, async () => {});
+ */
+export function sqliteConfigurationStoreOn(db: BetterSQLite3Database, state: { closed: boolean }, accountId: string, clock: Clock, close: () => Promise<void>): ProjectConfigurationStore {
   const guard = <T>(what: string, run: () => T): T => {
-    if (closed) throw new SteamharnessError("storage_failure", "[steamharness] [sqlite] the configuration store is closed");
+    if (state.closed) throw new SteamharnessError("storage_failure", "[steamharness] [sqlite] the configuration store is closed");
     try {
       return run();
     } catch (error) {
@@ -67,27 +100,23 @@ export function createSqliteProjectConfigurationStore(options: SqliteProjectConf
   return createStateBackedConfigurationStore(
     {
       async load(projectId) {
-        return guard("configuration read failed", () => db.transaction((tx) => loadState(tx, projectId)));
+        return guard("configuration read failed", () => db.transaction((tx) => loadState(tx, accountId, projectId)));
       },
       async transact(projectId, apply) {
         return guard("configuration write failed", () =>
           db.transaction(
             (tx) => {
-              const { state, changedIds } = apply(loadState(tx, projectId));
-              saveState(tx, state, changedIds);
-              return state;
+              const { state: next, changedIds } = apply(loadState(tx, accountId, projectId));
+              saveState(tx, accountId, next, changedIds);
+              return next;
             },
             { behavior: "immediate" },
           ),
         );
       },
-      async close() {
-        if (closed) return;
-        closed = true;
-        client.close();
-      },
+      close,
     },
-    options.clock ?? createSystemClock(),
+    clock,
   );
 }
 
@@ -116,18 +145,19 @@ function openDatabase(path: string, options: SqliteProjectConfigurationStoreOpti
   }
 }
 
-function loadState(tx: Tx, projectId: string): ProjectConfigurationState {
-  const { eq } = drizzleOrm();
-  const { configurationProjects, configurations } = configurationTables();
-  const project = tx.select().from(configurationProjects).where(eq(configurationProjects.projectId, projectId)).get();
-  return configurationStateOf(projectId, project, project ? tx.select().from(configurations).where(eq(configurations.projectId, projectId)).all() : []);
+function loadState(tx: Tx, accountId: string, projectId: string): ProjectConfigurationState {
+  const { and, eq } = drizzleOrm();
+  const { configurationProjects: projects, configurations } = configurationTables();
+  const project = tx.select().from(projects).where(and(eq(projects.accountId, accountId), eq(projects.projectId, projectId))).get();
+  const rows = project ? tx.select().from(configurations).where(and(eq(configurations.accountId, accountId), eq(configurations.projectId, projectId))).all() : [];
+  return configurationStateOf(projectId, project, rows);
 }
 
-function saveState(tx: Tx, state: ProjectConfigurationState, changedIds: string[]): void {
-  const { configurationProjects, configurations } = configurationTables();
-  const { project, configurations: rows } = configurationRowsOf(state, changedIds);
-  tx.insert(configurationProjects).values(project).onConflictDoUpdate({ target: configurationProjects.projectId, set: project }).run();
+function saveState(tx: Tx, accountId: string, state: ProjectConfigurationState, changedIds: string[]): void {
+  const { configurationProjects: projects, configurations } = configurationTables();
+  const { project, configurations: rows } = configurationRowsOf(state, changedIds, accountId);
+  tx.insert(projects).values(project).onConflictDoUpdate({ target: [projects.accountId, projects.projectId], set: project }).run();
   for (const row of rows) {
-    tx.insert(configurations).values(row).onConflictDoUpdate({ target: [configurations.projectId, configurations.configurationId], set: row }).run();
+    tx.insert(configurations).values(row).onConflictDoUpdate({ target: [configurations.accountId, configurations.projectId, configurations.configurationId], set: row }).run();
   }
 }

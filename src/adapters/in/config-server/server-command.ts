@@ -1,0 +1,140 @@
+/**
+ * `steamharness server` (CFG-4): runs the configuration server on SQLite (one machine) or
+ * PostgreSQL; `steamharness login` / `logout` save or remove the account login the CLI uses
+ * (`<auth-dir>/workflow-auth.json`, mode 0600).
+ */
+import { readFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+import { Option, type Command } from "commander";
+import { SERVER_ADMIN_KEY_ENV } from "../../../domain/configuration/server-protocol.js";
+import { SteamharnessError } from "../../../domain/errors.js";
+import { listenError } from "../exits/fatal-line.js";
+
+/** Options of {@link runServerCommand}. */
+export interface ServerCommandOptions {
+  port?: number;
+  host?: string;
+  sqlite?: string;
+  postgres?: string;
+  /** The PostgreSQL schema (default `steamharness`). */
+  schema?: string;
+  adminKeyFile?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  log?: (line: string) => void;
+  /** Resolves when the server should stop (default SIGINT or SIGTERM). */
+  until?: Promise<void>;
+}
+
+const untilSignal = (): Promise<void> =>
+  new Promise((done) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      done();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+
+async function adminKeyOf(options: ServerCommandOptions): Promise<string | undefined> {
+  if (options.adminKeyFile !== undefined) {
+    const text = await readFile(options.adminKeyFile, "utf8").catch((cause: unknown) => {
+      throw new SteamharnessError("input_validation", `[steamharness] [config-server] cannot read --admin-key-file ${options.adminKeyFile}`, { field: "admin-key-file", cause });
+    });
+    return text.trim();
+  }
+  return (options.env ?? process.env)[SERVER_ADMIN_KEY_ENV] || undefined;
+}
+
+/**
+ * Opens the storage, starts the server, prints its address, serves until stopped.
+ *
+ * @example
+ * await runServerCommand({ sqlite: "/srv/steamharness/server.sqlite", port: 8790 });
+ */
+export async function runServerCommand(options: ServerCommandOptions): Promise<void> {
+  const log = options.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  if (options.sqlite !== undefined && options.postgres !== undefined) throw new SteamharnessError("input_validation", "[steamharness] [config-server] give --sqlite or --postgres, not both", { field: "postgres" });
+  const adminKey = await adminKeyOf(options);
+  const [{ openConfigurationAccounts }, { startConfigurationServer }] = await Promise.all([import("../../../compose/configuration-store.js"), import("./config-server.js")]);
+  const storage = options.postgres !== undefined
+    ? { postgres: options.postgres, ...(options.schema ? { schema: options.schema } : {}) }
+    : { sqlite: resolve(options.sqlite ?? join(homedir(), ".steamharness", "config-server.sqlite")) };
+  const accounts = await openConfigurationAccounts(storage);
+  try {
+    const host = options.host ?? "127.0.0.1";
+    const server = await startConfigurationServer({
+      accounts,
+      ...(adminKey === undefined ? {} : { adminKey }),
+      host,
+      ...(options.port === undefined ? {} : { port: options.port }),
+      onStorageFault: (error) => process.stderr.write(`steamharness server: storage fault: ${(error as Error)?.message ?? String(error)}\n`),
+    }).catch((error: unknown) => {
+      throw listenError(error, { host, port: options.port });
+    });
+    log(`steamharness server: configuration server at ${server.url} (${"postgres" in storage ? "PostgreSQL" : `SQLite ${storage.sqlite}`})`);
+    if (adminKey === undefined) log(`warning: no admin key (${SERVER_ADMIN_KEY_ENV} or --admin-key-file): accounts cannot be created`);
+    if (host !== "127.0.0.1" && host !== "::1" && host !== "localhost") log("warning: plain HTTP on a non-loopback address: put a TLS terminator in front (docs/configuration-server.md)");
+    try {
+      await (options.until ?? untilSignal());
+    } finally {
+      await server.close();
+    }
+  } finally {
+    await accounts.close();
+  }
+}
+
+const port = (value: string): number => {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535) throw new SteamharnessError("input_validation", "--port must be an integer from 0 to 65535", { field: "port" });
+  return parsed;
+};
+
+const absoluteDir = (flag: string) => (value: string): string => {
+  if (!isAbsolute(value)) throw new SteamharnessError("input_validation", `${flag} must be an absolute directory path`, { field: flag });
+  return value;
+};
+
+/**
+ * Registers `steamharness server`, `login` and `logout`.
+ *
+ * @example
+ * registerServerCommands(program);
+ */
+export function registerServerCommands(program: Command): void {
+  program
+    .command("server")
+    .description("run the configuration server: project configuration per account, over HTTP (SQLite or PostgreSQL)")
+    .option("--port <n>", "port to listen on (default 0: a free port, printed)", port)
+    .option("--host <address>", "address to listen on (default 127.0.0.1)")
+    .addOption(new Option("--sqlite <file>", "SQLite database file (default ~/.steamharness/config-server.sqlite)").conflicts("postgres"))
+    .addOption(new Option("--postgres <url>", "PostgreSQL connection string").conflicts("sqlite"))
+    .option("--schema <name>", "PostgreSQL schema (default steamharness)")
+    .option("--admin-key-file <file>", `file holding the admin key (default: ${SERVER_ADMIN_KEY_ENV})`)
+    .action(async (flags: ServerCommandOptions) => runServerCommand(flags));
+  program
+    .command("login")
+    .description("save the configuration server login (URL and account token) to <auth-dir>/workflow-auth.json (mode 0600)")
+    .requiredOption("--server <url>", "the configuration server URL")
+    .requiredOption("--token <token>", "the account's API token")
+    .option("--auth-dir <dir>", "where workflow-auth.json is saved (absolute; default ~/.steamharness)", absoluteDir("--auth-dir"))
+    .action(async (flags: { server: string; token: string; authDir?: string }) => {
+      const { checkServerUrl, createServerCall, saveAuth } = await import("../../../compose/configuration-store.js");
+      const serverUrl = checkServerUrl(flags.server, "server");
+      // Checked before saving: a mistyped token is refused here, not at the next command.
+      const { account } = await createServerCall(serverUrl, { token: flags.token })<{ account: { accountId: string; name: string } }>("GET", "/v1/account");
+      const path = await saveAuth(flags.authDir ?? join(homedir(), ".steamharness"), { serverUrl, token: flags.token });
+      process.stdout.write(`logged in to ${serverUrl} as ${account.name}; saved ${path}\n`);
+    });
+  program
+    .command("logout")
+    .description("remove the saved configuration server login")
+    .option("--auth-dir <dir>", "where workflow-auth.json is saved (absolute; default ~/.steamharness)", absoluteDir("--auth-dir"))
+    .action(async (flags: { authDir?: string }) => {
+      const { removeSavedAuth } = await import("../../../compose/configuration-store.js");
+      const removed = await removeSavedAuth(flags.authDir ?? join(homedir(), ".steamharness"));
+      process.stdout.write(removed ? "logged out\n" : "no saved login\n");
+    });
+}

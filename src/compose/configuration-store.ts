@@ -1,0 +1,95 @@
+/**
+ * The composition root's choice of project configuration store (CFG-1, CFG-4): the local SQLite
+ * store under the data dir, or — when a server login resolves (the `STEAMHARNESS_SERVER_*`
+ * variables first, then the saved login in the auth dir) — the configuration server's client.
+ * Every surface (CLI `config`, `chat`, `gateway`, workflow workers) opens its store here.
+ */
+import { SteamharnessError } from "../domain/errors.js";
+import type { ConfigurationAccountStore } from "../ports/configuration-accounts.js";
+import type { ProjectConfigurationStore } from "../ports/project-configuration-store.js";
+import { checkServerUrl, createHttpProjectConfigurationStore, type ConfigurationServerCredential } from "../adapters/out/config-server-client/http-project-configuration-store.js";
+import { readSavedAuth, resolveServerAuth, type ResolvedServerAuth } from "../adapters/out/config-server-client/server-auth.js";
+
+export { checkServerUrl, createHttpProjectConfigurationStore, createServerCall } from "../adapters/out/config-server-client/http-project-configuration-store.js";
+export type { ConfigurationServerCredential, HttpProjectConfigurationStoreOptions, ServerCall } from "../adapters/out/config-server-client/http-project-configuration-store.js";
+export { AUTH_FILE_NAME, readSavedAuth, removeSavedAuth, resolveServerAuth, saveAuth, workerEnvironment } from "../adapters/out/config-server-client/server-auth.js";
+export type { ResolvedServerAuth, SavedWorkflowAuth } from "../adapters/out/config-server-client/server-auth.js";
+
+/** Options of {@link openProjectConfigurationStore}. */
+export interface OpenConfigurationStoreOptions {
+  /** The local data dir (the local store is `<dataDir>/configurations.sqlite`). */
+  dataDir: string;
+  /**
+   * Where `workflow-auth.json` is saved; default `dataDir`. `null`: read no saved login (a
+   * workflow worker, whose host already resolved it into the worker's environment).
+   */
+  authDir?: string | null;
+  /** The process environment (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** The project's `.env` values, below the process environment. */
+  projectEnv?: Record<string, string>;
+}
+
+/** The store a surface uses, and where it lives. */
+export interface ConfigurationStoreChoice {
+  store: ProjectConfigurationStore;
+  /** `local` (the data dir) or `server` (the configuration server). */
+  location: "local" | "server";
+  auth: ResolvedServerAuth;
+  /**
+   * The current account's credential that system model entries are re-authenticated with
+   * (seed 001: "系统订阅由当前账号重新鉴权"): the account token in server mode; `undefined`
+   * locally or when acting through the admin key (never sent to a model endpoint).
+   */
+  systemApiKey?: string;
+}
+
+/**
+ * The credential of a resolved login, or `input_validation` naming what is missing.
+ *
+ * @example
+ * credentialOf({ source: "saved", serverUrl, token }) // { token }
+ */
+export function credentialOf(auth: ResolvedServerAuth): ConfigurationServerCredential {
+  if (auth.token) return { token: auth.token };
+  if (auth.adminKey && auth.account) return { adminKey: auth.adminKey, account: auth.account };
+  const hint = auth.adminKey ? "STEAMHARNESS_SERVER_ADMIN_KEY needs STEAMHARNESS_SERVER_ACCOUNT (the account it acts as)" : "set STEAMHARNESS_SERVER_TOKEN or run `steamharness login --server <url> --token <token>`";
+  throw new SteamharnessError("input_validation", `[steamharness] [config-server-client] the configuration server ${auth.serverUrl} is chosen (${auth.source}) but no credential is: ${hint}`, { field: "STEAMHARNESS_SERVER_TOKEN" });
+}
+
+/**
+ * Opens the configuration store a surface uses: the server's client when a login with a URL
+ * resolves, else the local SQLite store. Throws `input_validation` for a server URL without a
+ * credential (never a silent fall back to the local store).
+ *
+ * @example
+ * const { store, location } = await openProjectConfigurationStore({ dataDir, authDir });
+ */
+export async function openProjectConfigurationStore(options: OpenConfigurationStoreOptions): Promise<ConfigurationStoreChoice> {
+  const auth = resolveServerAuth(options.env ?? process.env, options.projectEnv ?? {}, options.authDir === null ? null : await readSavedAuth(options.authDir ?? options.dataDir));
+  if (auth.serverUrl) {
+    const credential = credentialOf(auth);
+    const store = createHttpProjectConfigurationStore({ url: checkServerUrl(auth.serverUrl, "STEAMHARNESS_SERVER_URL"), credential });
+    return { store, location: "server", auth, ...("token" in credential ? { systemApiKey: credential.token } : {}) };
+  }
+  const { createSqliteProjectConfigurationStore } = await import("../adapters/out/sqlite/configuration/sqlite-project-configuration-store.js");
+  return { store: createSqliteProjectConfigurationStore({ dataDir: options.dataDir }), location: "local", auth };
+}
+
+/** Where the configuration server keeps its data: one SQLite file or a PostgreSQL database. */
+export type ConfigurationServerStorage = { sqlite: string } | { postgres: string; schema?: string };
+
+/**
+ * Opens the configuration server's account store (accounts and their projects), migrating it.
+ *
+ * @example
+ * const accounts = await openConfigurationAccounts({ sqlite: "/srv/steamharness/server.sqlite" });
+ */
+export async function openConfigurationAccounts(storage: ConfigurationServerStorage): Promise<ConfigurationAccountStore> {
+  if ("sqlite" in storage) {
+    const { createSqliteConfigurationAccounts } = await import("../adapters/out/sqlite/configuration/sqlite-configuration-accounts.js");
+    return createSqliteConfigurationAccounts({ path: storage.sqlite });
+  }
+  const { createPostgresConfigurationAccounts } = await import("../adapters/out/postgres/postgres-configuration-accounts.js");
+  return createPostgresConfigurationAccounts({ connectionString: storage.postgres, ...(storage.schema ? { schema: storage.schema } : {}) });
+}

@@ -1,0 +1,40 @@
+// CFG-4 with CFG-2: a run's configuration snapshot taken through the configuration server's client
+// (real server process) is kept with the run; the same run id gets it back after the
+// configuration on the server changed, a new run sees the change.
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { createHttpProjectConfigurationStore } from "../../src/adapters/out/config-server-client/http-project-configuration-store.js";
+import { createMemoryPersistentValueStore } from "../../src/adapters/out/memory/memory-persistent-value-store.js";
+import { createSystemClock } from "../../src/adapters/out/system/clock.js";
+import { snapshotForRun } from "../../src/domain/configuration/run-snapshot.js";
+import { cleanup, tempDir } from "../cli/helpers.js";
+import { createAccount, startServerProcess, type ServerProcess } from "./server-process.js";
+
+describe("CFG-4 run snapshots from the configuration server", () => {
+  let dir = "";
+  let server: ServerProcess;
+  beforeAll(async () => {
+    dir = await tempDir("sh-cfg-snapshot-");
+    server = await startServerProcess(["--sqlite", join(dir, "server.sqlite")]);
+  }, 90_000);
+  afterAll(async () => {
+    await server?.stop();
+    await cleanup(dir);
+  });
+
+  it("CFG-4 a run keeps the snapshot it took from the server; a new run reads the current configuration", async () => {
+    const account = await createAccount(server.url, "runner");
+    const store = createHttpProjectConfigurationStore({ url: server.url, credential: { token: account.token } });
+    const projectId = "3c5e7a9b-2d4f-4a6c-8e0a-1b3d5f7a9c2e";
+    const models = (model: string) => [{ id: "main", provider: "openai", model, apiKind: "openai-responses" as const, system: true }];
+    await store.create(projectId, { configurationId: "main", name: "Main", values: { STEAMHARNESS_AGENT_MODELS: models("first-model") } });
+    const values = createMemoryPersistentValueStore();
+    const clock = createSystemClock();
+    const first = await snapshotForRun({ store, values, projectId, runId: "run-1", clock });
+    expect(first).toMatchObject({ projectId, configurationId: "main", configurationRevision: 1, STEAMHARNESS_AGENT_MODELS: [{ model: "first-model" }] });
+
+    await store.update(projectId, "main", { expectedRevision: 1, values: { STEAMHARNESS_AGENT_MODELS: models("second-model") } });
+    expect(await snapshotForRun({ store, values, projectId, runId: "run-1", clock })).toEqual(first);
+    expect(await snapshotForRun({ store, values, projectId, runId: "run-2", clock })).toMatchObject({ configurationRevision: 2, STEAMHARNESS_AGENT_MODELS: [{ model: "second-model" }] });
+  });
+});

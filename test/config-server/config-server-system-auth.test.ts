@@ -1,0 +1,70 @@
+// CFG-4, seed 001 "系统订阅由当前账号重新鉴权，第三方条目直接使用保存的连接": `steamharness chat`
+// on the configuration server (real server process, real chat process, a loopback OpenAI
+// Responses server) calls a system model entry with the current account's credential — not
+// the key its saved `apiKeyRef` names — and a third-party entry with its saved connection.
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { createHttpProjectConfigurationStore } from "../../src/adapters/out/config-server-client/http-project-configuration-store.js";
+import { cleanEnv, cleanup, CLI_SOURCE, REPO, tempDir, writeProject } from "../cli/helpers.js";
+import { startOpenAIResponsesServer } from "../fixtures/loopback-openai-responses.js";
+import { createAccount, startServerProcess, type ServerProcess } from "./server-process.js";
+
+const SAVED_KEY = "sk-saved-connection-key";
+
+describe("CFG-4 system model entries are re-authenticated by the current account", () => {
+  let root = "";
+  let server: ServerProcess;
+  beforeAll(async () => {
+    root = await tempDir("sh-cfg-system-");
+    server = await startServerProcess(["--sqlite", join(root, "server.sqlite")]);
+  }, 90_000);
+  afterAll(async () => {
+    await server?.stop();
+    await cleanup(root);
+  });
+
+  async function chatOnce(system: boolean, accountName: string): Promise<{ code: number; stdout: string; authorization: string[] }> {
+    const account = await createAccount(server.url, accountName);
+    const fixture = join(REPO, "test/conversation/fixtures/no-model-assistant");
+    const dir = await writeProject(join(root, accountName), {
+      "package.json": readFileSync(join(fixture, "package.json"), "utf8"),
+      "conversation.mjs": readFileSync(join(fixture, "conversation.mjs"), "utf8"),
+    });
+    const projectId = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).id as string;
+    // The model accepts only the credential this case expects.
+    const model = await startOpenAIResponsesServer({ apiKey: system ? account.token : SAVED_KEY, replies: [{ text: "Hello from the model.", usage: { input: 5, output: 4 } }] });
+    try {
+      const store = createHttpProjectConfigurationStore({ url: server.url, credential: { token: account.token } });
+      const entry = { id: "main", provider: "openai", model: "loopback-model", apiKind: "openai-responses", baseUrl: model.baseUrl, apiKeyRef: "LOOPBACK_KEY", system };
+      await store.create(projectId, { configurationId: "default", name: "Default", values: { STEAMHARNESS_AGENT_MODELS: [entry] } });
+      const env = cleanEnv({ STEAMHARNESS_SERVER_URL: server.url, STEAMHARNESS_SERVER_TOKEN: account.token, LOOPBACK_KEY: SAVED_KEY });
+      const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
+        const child = execFile(process.execPath, [...CLI_SOURCE, "chat", dir, "--data-dir", join(root, `data-${accountName}`)], { cwd: REPO, env, timeout: 90_000 }, (error, out) =>
+          resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout: out }),
+        );
+        child.stdin?.end("Hi\n/exit\n");
+      });
+      return { code, stdout, authorization: model.requests.map((recorded) => String(recorded.headers.authorization)) };
+    } finally {
+      await model.close();
+    }
+  }
+
+  it("CFG-4 a system entry is called with the account's token, never with the saved apiKeyRef's key", async () => {
+    const { code, stdout, authorization } = await chatOnce(true, "system-user");
+    expect(code).toBe(0);
+    expect(stdout).toContain("Hello from the model.");
+    expect(authorization).toHaveLength(1);
+    expect(authorization[0]).toMatch(/^Bearer sht_/);
+    expect(authorization[0]).not.toContain(SAVED_KEY);
+  }, 180_000);
+
+  it("CFG-4 a third-party entry keeps its saved connection (the apiKeyRef's key)", async () => {
+    const { code, stdout, authorization } = await chatOnce(false, "third-party-user");
+    expect(code).toBe(0);
+    expect(stdout).toContain("Hello from the model.");
+    expect(authorization).toEqual([`Bearer ${SAVED_KEY}`]);
+  }, 180_000);
+});
