@@ -7,6 +7,7 @@ export const libraryEntries = {
   testing: "src/testing.ts",
   postgres: "src/postgres.ts",
   gateway: "src/gateway.ts",
+  viewer: "src/viewer.ts",
 };
 
 // PERF-1: TypeBox is bundled (its ESM build is hundreds of small files; resolving them cost
