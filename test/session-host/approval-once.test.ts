@@ -5,7 +5,7 @@ import { createProjectCapabilityTools } from "../../src/app/capabilities/project
 import { createToolApprovalGate } from "../../src/domain/approval-gate.js";
 import type { NodeContext } from "../../src/domain/node-context.js";
 import { createAgentSessionHost } from "../../src/compose/session-host.js";
-import type { AgentSessionHostOptions } from "../../src/app/session-host/types.js";
+import type { AgentSessionHostOptions } from "../../src/compose/session-host.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
 import { conversation, tempDir } from "./helpers.js";
 

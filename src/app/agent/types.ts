@@ -98,7 +98,7 @@ export interface AgentOptions {
   configuration?: AgentConfigurationSnapshot | ((context: NodeContext) => AgentConfigurationSnapshot | undefined | Promise<AgentConfigurationSnapshot | undefined>);
   /**
    * Explicit durable SQLite file of the session (SES-1). Read by the session resolver: with it (or
-   * with `storage.agentStoreDir` and a conversation) the durable store is used.
+   * with a durable `storage.sessions` and a conversation) the durable store is used.
    */
   databasePath?: string;
   /** The session store; default in memory per storage (SES-6). Durable adapters plug in here. */
