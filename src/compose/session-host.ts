@@ -143,7 +143,7 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
       ...setup,
       sessions: placed.sessions,
       contextFor: (runId, signal) =>
-        buildNodeContext({ projectId: options.projectId, storage, runId, conversationId, tools: catalog, signal, toolPermissions, userInput, ...(tokenUsage ? { tokenUsage } : {}), ...(log ? { log } : {}), ...(clock ? { clock } : {}) }, runtime),
+        buildNodeContext({ projectId: options.projectId, storage, runId, conversationId, toolCatalog: catalog, signal, toolPermissions, userInput, ...(tokenUsage ? { tokenUsage } : {}), ...(log ? { log } : {}), ...(clock ? { clock } : {}) }, runtime),
       onReleased: placed.release,
     });
   } catch (error) {

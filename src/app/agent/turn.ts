@@ -10,7 +10,7 @@ import type { ContextMeter } from "../../domain/agent/context-meter.js";
 import { validatePermissionPolicy, type AgentMode } from "../../domain/agent/permission-policy.js";
 import { messagesFromEvents, type RunStartedPayload, type SessionEvent, type SessionEventInput } from "../../domain/agent/session-events.js";
 import type { JsonObject } from "../../domain/json.js";
-import type { NodeContext } from "../../domain/node-context.js";
+import { toolCatalogOf, type NodeContext } from "../../domain/node-context.js";
 import type { ModelMessage, ModelProvider } from "../../ports/model-provider.js";
 import type { SessionStore } from "../../ports/session-store.js";
 import type { TokenCounts } from "../../ports/token-usage.js";
@@ -21,7 +21,7 @@ import { openSessionStore, sessionAddressOf } from "./session-resolver.js";
 import { buildToolRegistry, type AgentToolRegistry } from "./tool-registry.js";
 import { sessionEnvironment } from "./extensions/environment.js";
 import { openTurnExtensions, type TurnExtensions } from "./extensions/turn-extensions.js";
-import type { AgentToolCatalog } from "./extensions/types.js";
+import type { AgentToolGroup } from "./extensions/types.js";
 import type { AgentEffort, AgentInput, AgentOptions, AgentToolSet } from "./types.js";
 
 /** Everything one run works with; built by {@link prepareTurn}. */
@@ -122,10 +122,10 @@ function codingToolsFor(cache: AgentCache, runtime: HarnessRuntime, options: Age
   return tools;
 }
 
-async function toolsOf(options: AgentOptions, context: NodeContext): Promise<{ tools: AgentTool[]; catalogs: AgentToolCatalog[]; close: () => Promise<void> }> {
+async function toolsOf(options: AgentOptions, context: NodeContext): Promise<{ tools: AgentTool[]; catalogs: AgentToolGroup[]; close: () => Promise<void> }> {
   const created = options.createTools ? await options.createTools(context) : [];
   const set: AgentToolSet = Array.isArray(created) ? { tools: created } : created;
-  return { tools: [...(options.extraTools ?? []), ...set.tools], catalogs: set.catalogs ?? [], close: async () => void (await set.close?.()) };
+  return { tools: [...(options.extraTools ?? []), ...set.tools], catalogs: set.toolGroups ?? set.catalogs ?? [], close: async () => void (await set.close?.()) };
 }
 
 /**
@@ -202,10 +202,10 @@ async function setUpTurn(
     environment?.workdir ?? start.workdir,
     { ...(environment?.env ? { env: environment.env } : {}), ...(environment?.shell ? { shell: environment.shell } : {}) },
   );
-  const catalog = [...context.executor.tools, ...(options.toolDefinitions ?? [])];
+  const catalog = [...toolCatalogOf(context), ...(options.extraToolCatalog ?? [])];
   // The tools' own context carries the same catalog the runtime approves against, so a tool
-  // declared only in `toolDefinitions` that asks the gate itself (CAP-11) is found there.
-  const tools = await toolsOf(options, options.toolDefinitions?.length ? { ...context, executor: { ...context.executor, tools: catalog } } : context);
+  // declared only in `extraToolCatalog` that asks the gate itself (CAP-11) is found there.
+  const tools = await toolsOf(options, options.extraToolCatalog?.length ? { ...context, toolCatalog: catalog, executor: { tools: catalog } } : context);
   let turn!: Turn;
   const extensions = await openTurnExtensions({ session: options.session, policy, catalogs: tools.catalogs, definitions: catalog, runId, committed, codeSandbox: () => context.runtime.codeSandbox(), view: () => turn }).catch(async (error: unknown) => {
     await tools.close();

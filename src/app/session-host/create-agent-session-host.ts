@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
-import type { AgentToolCatalog } from "../agent/extensions/types.js";
+import type { AgentToolGroup } from "../agent/extensions/types.js";
 import type { AgentOptions, AgentToolSet } from "../agent/types.js";
 import type { AgentTool } from "../../domain/agent-tool.js";
 import { stableHash } from "../../domain/stable-hash.js";
 import { SteamharnessError } from "../../domain/errors.js";
+import { toolCatalogOf } from "../../domain/node-context.js";
 import type { AgentSessionContextRecord, AgentSessionTaskRecord } from "../../domain/session-host/host-state.js";
 import type { SessionLease } from "../../ports/session-lease.js";
 import { SUBAGENT_TOOL, createSubagentTool } from "./delegation.js";
@@ -17,10 +18,10 @@ import { startRegistryTasks } from "./registry-tasks.js";
 import { registerHost, releaseHostSlot, reserveHostSlot } from "./registry.js";
 import type { AgentSessionHost, AgentSessionHostSetup } from "./types.js";
 
-async function hostTools(options: AgentSessionHostSetup, context: Parameters<NonNullable<AgentSessionHostSetup["createTools"]>>[0]): Promise<{ tools: AgentTool[]; catalogs: AgentToolCatalog[]; close: () => Promise<void> }> {
+async function hostTools(options: AgentSessionHostSetup, context: Parameters<NonNullable<AgentSessionHostSetup["createTools"]>>[0]): Promise<{ tools: AgentTool[]; catalogs: AgentToolGroup[]; close: () => Promise<void> }> {
   const created = options.createTools ? await options.createTools(context) : [];
   const set: AgentToolSet = Array.isArray(created) ? { tools: created } : created;
-  return { tools: set.tools, catalogs: set.catalogs ?? [], close: async () => void (await set.close?.()) };
+  return { tools: set.tools, catalogs: set.toolGroups ?? set.catalogs ?? [], close: async () => void (await set.close?.()) };
 }
 
 /**
@@ -41,7 +42,9 @@ async function hostTools(options: AgentSessionHostSetup, context: Parameters<Non
  * await host.close();
  */
 export async function openAgentSessionHost(conversationId: string, setup: AgentSessionHostSetup): Promise<AgentSessionHost> {
-  const { resume = false, projectId, sessions, contextFor, sessionKey = "agent", createTools: _createTools, inboxPollMs = 50, onReleased, ...agentOptions } = setup;
+  const { resume = false, projectId, sessions, contextFor, sessionKey = "agent", createTools: _createTools, inboxPollMs = 50, onReleased, toolDefinitions, ...agentOptions } = setup;
+  // ARCH-4: the deprecated `toolDefinitions` is `extraToolCatalog` under its old name.
+  const extraToolCatalog = agentOptions.extraToolCatalog ?? toolDefinitions;
   let sessionsReleased = false;
   const release = async () => {
     if (sessionsReleased) return;
@@ -59,9 +62,10 @@ export async function openAgentSessionHost(conversationId: string, setup: AgentS
   try {
     lease = await sessions.leases.acquire({ projectId, conversationId, sessionKey }, { ownerId: hostId, onBusy: "throw" });
     store = (await sessions.openHostStore(conversationId, { create: true }))!;
-    // The tools' context carries the agent's `toolDefinitions` too: the catalog every run approves against.
+    // The tools' context carries the agent's `extraToolCatalog` too: the catalog every run approves against.
     const toolsContext = contextFor(hostId, new AbortController().signal);
-    const tools = await hostTools(setup, agentOptions.toolDefinitions?.length ? { ...toolsContext, executor: { tools: [...toolsContext.executor.tools, ...agentOptions.toolDefinitions] } } : toolsContext);
+    const toolsCatalog = [...toolCatalogOf(toolsContext), ...(extraToolCatalog ?? [])];
+    const tools = await hostTools(setup, extraToolCatalog?.length ? { ...toolsContext, toolCatalog: toolsCatalog, executor: { tools: toolsCatalog } } : toolsContext);
     const delegation = agentOptions.tools?.includes(SUBAGENT_TOOL) ?? false;
     let deps!: HostCommandDeps;
     const agentOptionsFor = (record: AgentSessionContextRecord): AgentOptions => {
@@ -70,10 +74,10 @@ export async function openAgentSessionHost(conversationId: string, setup: AgentS
         ...agentOptions,
         // A child never delegates further; otherwise it keeps the parent's permission list as is.
         ...(record.kind === "child" && agentOptions.tools ? { tools: agentOptions.tools.filter((name) => name !== SUBAGENT_TOOL) } : {}),
-        toolDefinitions: [...(agentOptions.toolDefinitions ?? []), ...(delegates ? [{ id: SUBAGENT_TOOL, autoApprove: true }] : [])],
+        extraToolCatalog: [...(extraToolCatalog ?? []), ...(delegates ? [{ id: SUBAGENT_TOOL, autoApprove: true }] : [])],
         createTools: (context) => ({
-          // Catalogs (EXT-3) are kept by the host like its tools; each run connects what it finds.
-          catalogs: tools.catalogs,
+          // Tool groups (EXT-3) are kept by the host like its tools; each run connects what it finds.
+          toolGroups: tools.catalogs,
           tools: [
             ...tools.tools,
             ...(delegates

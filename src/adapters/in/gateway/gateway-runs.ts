@@ -58,8 +58,8 @@ export interface GatewayRunsOptions {
   projectId: string;
   /** The shared stores (KV, knowledge, files, values) the project's tools use. */
   storage: Storage;
-  /** The tool catalog (`executor.tools`). */
-  tools: ToolPermissionDefinition[];
+  /** The host's tool catalog. */
+  toolCatalog: ToolPermissionDefinition[];
   /** The `agent-answer` item id the node writes; default: the first `agent-answer` item. */
   answerItemId?: string;
   /** Most conversations kept (least recently used evicted first). */
@@ -110,7 +110,7 @@ function pendingOf(error: UserInputRequiredError): GatewayPendingRequest {
  * decision ports that answer them.
  *
  * @example
- * const runs = createGatewayRuns({ node, projectId, storage, tools: [], maxConversations: 1000, maxHeldBytes: DEFAULT_MAX_HELD_BYTES });
+ * const runs = createGatewayRuns({ node, projectId, storage, toolCatalog: [], maxConversations: 1000, maxHeldBytes: DEFAULT_MAX_HELD_BYTES });
  * const outcome = await runs.run(runs.start("hi", { gateway: "openai-responses" }), signal, (delta) => write(delta));
  */
 export function createGatewayRuns(options: GatewayRunsOptions) {
@@ -249,7 +249,7 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
         runId: run.runId,
         toolPermissions,
         userInput,
-        tools: options.tools,
+        toolCatalog: options.toolCatalog,
         signal: controller.signal,
       });
       let answerId = options.answerItemId ?? null;

@@ -47,7 +47,9 @@ export interface ResponsesGatewayOptions {
   modelId?: string;
   /** The stores the project's tools use (KV, knowledge, files, values); default in memory. */
   storage?: Storage;
-  /** The tool catalog (default the project's `executor.tools`). */
+  /** The host's tool catalog (default the project's `executor.tools`). */
+  toolCatalog?: ToolPermissionDefinition[];
+  /** @deprecated Use `toolCatalog` (the same catalog); removed in the next release. */
   tools?: ToolPermissionDefinition[];
   /**
    * The `agent-answer` item id (default the project's `conversation.openai.outputItemId`, the
@@ -150,7 +152,7 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
     node,
     projectId,
     storage,
-    tools: options.tools ?? [...(options.project?.executor.executor.tools ?? [])],
+    toolCatalog: options.toolCatalog ?? options.tools ?? [...(options.project?.executor.executor.tools ?? [])],
     ...(answerItemId === undefined ? {} : { answerItemId }),
     maxConversations: options.maxConversations ?? 1000,
     maxHeldBytes: options.maxHeldBytes ?? DEFAULT_MAX_HELD_BYTES,

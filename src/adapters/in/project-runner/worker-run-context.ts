@@ -123,12 +123,14 @@ export function createWorkerRunContext(options: WorkerRunContextOptions): Workfl
   const log = createStderrLogger(runId);
   const runtime = defaultRuntime();
   const tokenUsage = storage.tokenUsage?.({ projectId }) ?? runtime.kvTokenUsage(storage.kv, { projectId });
+  const toolCatalog = options.tools.map((tool) => ({ ...tool }));
   const node: NodeContext = {
     runId,
     projectId,
     storage,
     // WF-2: the same catalog and configuration snapshot a conversation turn runs with.
-    executor: { tools: options.tools.map((tool) => ({ ...tool })) },
+    toolCatalog,
+    executor: { tools: toolCatalog },
     configuration: options.configuration,
     toolPermissions: bridge.toolPermissions,
     userInput: bridge.userInput,
