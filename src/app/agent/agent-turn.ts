@@ -13,6 +13,7 @@ import { planStep } from "./plan-step.js";
 import { outcomeOf, toolStep } from "./tool-step.js";
 import { sessionAddressOf } from "./session-resolver.js";
 import { prepareTurn, runFinishedEvent, type AgentCache, type Turn } from "./turn.js";
+import type { RunSummary } from "./turn-parts.js";
 import type { AgentInput, AgentOptions } from "./types.js";
 
 const DEFAULT_MAX_STEPS = 64;
@@ -22,7 +23,7 @@ const DEFAULT_MAX_STEPS = 64;
  * `contexts[]` (this session's context with its ring output, as a host snapshot has them, HOST-6)
  * and `turns[]` (this run, with its usage and its output `items` so far, in output order).
  */
-function sessionContent(turn: Turn, status: string, items: OutputStreamAccumulator): JsonObject {
+function sessionContent(turn: RunSummary, status: string, items: OutputStreamAccumulator): JsonObject {
   const contextUsage = turn.meter.usage();
   const ownItems = items.items().filter((item) => item.id !== turn.projector.ringItemId && item.metadata.kind !== "agent-session");
   return {
@@ -33,7 +34,7 @@ function sessionContent(turn: Turn, status: string, items: OutputStreamAccumulat
   };
 }
 
-function runFields(turn: Turn, status: string): JsonObject {
+function runFields(turn: RunSummary, status: string): JsonObject {
   return {
     version: 1,
     sessionId: turn.sessionId,

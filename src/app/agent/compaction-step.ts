@@ -4,7 +4,7 @@ import { compactedTranscript, foldMessages } from "../../domain/session-host/com
 import type { OutputItemStreamChunk } from "../../domain/output-items.js";
 import type { TokenUsageEntry, TokenCounts } from "../../ports/token-usage.js";
 import { DEFAULT_SUMMARY_TOKENS, writeSummary } from "./compaction-summary.js";
-import type { Turn } from "./turn.js";
+import type { CompactionStepRun } from "./turn-parts.js";
 
 export { COMPACTION_PROMPT } from "./compaction-summary.js";
 
@@ -36,7 +36,7 @@ export function compactionUsageEntry(usage: TokenCounts | null, at: { runId: str
  * @example
  * const compacted = yield* compactionStep(turn, step);
  */
-export async function* compactionStep(turn: Turn, step: number): AsyncGenerator<OutputItemStreamChunk, boolean, undefined> {
+export async function* compactionStep(turn: CompactionStepRun, step: number): AsyncGenerator<OutputItemStreamChunk, boolean, undefined> {
   const eventId = runEventId(turn.runId, "compact", step);
   let event = turn.committed.get(eventId);
   if (event?.type !== "compaction") {

@@ -5,7 +5,8 @@ import type { AgentWebSearchRecord, SessionEventInput } from "../../domain/agent
 import type { OutputItemStreamChunk } from "../../domain/output-items.js";
 import type { ModelMessage, ModelProviderItem, ModelResponse } from "../../ports/model-provider.js";
 import type { TokenCounts, TokenUsageEntry } from "../../ports/token-usage.js";
-import { runFinishedEvent, type Turn } from "./turn.js";
+import { runFinishedEvent } from "./turn.js";
+import type { ModelStepRun } from "./turn-parts.js";
 
 type AssistantMessage = Extract<ModelMessage, { role: "assistant" }>;
 type Block = AssistantMessage["content"][number];
@@ -16,7 +17,7 @@ type Block = AssistantMessage["content"][number];
  * @example
  * yield* emitContent(turn, message.content, "0:0");
  */
-export function* emitContent(turn: Turn, content: readonly Block[], blockPrefix: string, searches: readonly AgentWebSearchRecord[] = [], join?: string): Generator<OutputItemStreamChunk> {
+export function* emitContent(turn: Pick<ModelStepRun, "projector" | "meter" | "toolCallCount">, content: readonly Block[], blockPrefix: string, searches: readonly AgentWebSearchRecord[] = [], join?: string): Generator<OutputItemStreamChunk> {
   const { projector, meter } = turn;
   const searchesAt = (position: number) => searches.filter((search) => search.position === position);
   for (const [index, block] of content.entries()) {
@@ -41,7 +42,7 @@ export function* emitContent(turn: Turn, content: readonly Block[], blockPrefix:
  * A web search as a `tool` row (`tool: "web_search"`) plus a notice with its sources (OUT-5);
  * sources the answer cited beyond the searches' are a notice only.
  */
-function* webSearchRows(turn: Turn, search: AgentWebSearchRecord, id: string): Generator<OutputItemStreamChunk> {
+function* webSearchRows(turn: Pick<ModelStepRun, "projector" | "toolCallCount">, search: AgentWebSearchRecord, id: string): Generator<OutputItemStreamChunk> {
   if (search.cited !== true) {
     turn.toolCallCount++;
     yield* turn.projector.toolCall({ id, name: "web_search", arguments: search.query === undefined ? {} : { query: search.query } });
@@ -54,7 +55,7 @@ function* webSearchRows(turn: Turn, search: AgentWebSearchRecord, id: string): G
   }
 }
 
-async function recordUsage(turn: Turn, step: number, attempt: number, usage: TokenCounts): Promise<SessionEventInput[]> {
+async function recordUsage(turn: Pick<ModelStepRun, "runId" | "model" | "context">, step: number, attempt: number, usage: TokenCounts): Promise<SessionEventInput[]> {
   if (usage.total <= 0 && usage.input + usage.output <= 0) return [];
   const entry: TokenUsageEntry = {
     ...usage,
@@ -68,7 +69,7 @@ async function recordUsage(turn: Turn, step: number, attempt: number, usage: Tok
 }
 
 /** Counts committed usage into the turn and the recorder (idempotent by entry id, AG-2). */
-async function applyUsage(turn: Turn, step: number, attempt: number): Promise<void> {
+async function applyUsage(turn: Pick<ModelStepRun, "runId" | "committed" | "usage" | "meter" | "context">, step: number, attempt: number): Promise<void> {
   const event = turn.committed.get(runEventId(turn.runId, "model", step, "usage", attempt));
   if (event?.type !== "usage") return;
   const { entry } = event.payload;
@@ -101,7 +102,7 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
  * @example
  * throwIfCancelled(turn);
  */
-export function throwIfCancelled(turn: Turn): void {
+export function throwIfCancelled(turn: { readonly context: Pick<ModelStepRun["context"], "signal"> }): void {
   if (turn.context.signal.aborted) throw new SteamharnessError("cancelled", "the agent run was cancelled");
 }
 
@@ -113,7 +114,7 @@ export function throwIfCancelled(turn: Turn): void {
  * @example
  * const message = yield* modelStep(turn, 0);
  */
-export async function* modelStep(turn: Turn, step: number): AsyncGenerator<OutputItemStreamChunk, AssistantMessage, undefined> {
+export async function* modelStep(turn: ModelStepRun, step: number): AsyncGenerator<OutputItemStreamChunk, AssistantMessage, undefined> {
   const { runId, projector } = turn;
   const max = turn.options.maxRetries ?? DEFAULT_MAX_RETRIES;
   let attempt = 0;
@@ -260,7 +261,7 @@ function continueAfter(state: Continuation, kind: "dropped" | "recovery" | "leng
 }
 
 /** Tool rows of calls that were cut off end as failed: they never run (OUT-7 `lost-call`). */
-function* markLostCalls(turn: Turn, partial: readonly Block[]): Generator<OutputItemStreamChunk> {
+function* markLostCalls(turn: Pick<ModelStepRun, "projector">, partial: readonly Block[]): Generator<OutputItemStreamChunk> {
   for (const block of partial) {
     if (block.type === "toolCall") yield* turn.projector.toolResult(block.id, { isError: true, text: "the tool call was cut off before it was complete; it did not run" });
   }
@@ -271,7 +272,7 @@ function* markLostCalls(turn: Turn, partial: readonly Block[]): Generator<Output
  * some models repeat ids (`call_0`) or send none. A repeated or empty id is replaced by
  * `<id>_<step>_<n>`, the same way for the streamed rows and the committed message.
  */
-function toolCallIds(turn: Turn, step: number) {
+function toolCallIds(turn: Pick<ModelStepRun, "committed">, step: number) {
   const used = new Set<string>();
   for (const event of turn.committed.values()) if (event.type === "tool_intent") used.add(event.payload.toolCallId);
   const assigned: string[] = [];
@@ -300,7 +301,7 @@ function toolCallIds(turn: Turn, step: number) {
 
 /** Streams one model request into output items; collects what was streamed for a retry record. */
 async function* streamResponse(
-  turn: Turn,
+  turn: ModelStepRun,
   step: number,
   attempt: number,
   continuation: Continuation,

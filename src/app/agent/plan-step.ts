@@ -3,7 +3,7 @@ import { planRequestId, runEventId } from "../../domain/agent/ids.js";
 import { extractFinalPlan } from "../../domain/agent/plan.js";
 import type { JsonObject } from "../../domain/json.js";
 import type { OutputItemStreamChunk } from "../../domain/output-items.js";
-import type { Turn } from "./turn.js";
+import type { PlanStepRun } from "./turn-parts.js";
 
 /** What the model is told when its plan is approved; the run continues in build mode. */
 export const PLAN_APPROVED_PROMPT = "The plan is approved. Carry it out now.";
@@ -20,7 +20,7 @@ export type PlanOutcome = "build" | "revise" | "end";
  * @example
  * const outcome = yield* planStep(turn, 0, segmentStart);
  */
-export async function* planStep(turn: Turn, planIndex: number, segmentStart: number): AsyncGenerator<OutputItemStreamChunk, PlanOutcome, undefined> {
+export async function* planStep(turn: PlanStepRun, planIndex: number, segmentStart: number): AsyncGenerator<OutputItemStreamChunk, PlanOutcome, undefined> {
   const { runId } = turn;
   const planId = runEventId(runId, "plan", planIndex);
   if (!turn.committed.has(planId)) {

@@ -8,7 +8,7 @@ import type { OutputItemStreamChunk } from "../../domain/output-items.js";
 import type { AgentTool } from "../../domain/agent-tool.js";
 import type { ModelMessage, ModelToolCallBlock } from "../../ports/model-provider.js";
 import { checkToolArguments } from "./tool-registry.js";
-import type { Turn } from "./turn.js";
+import type { ToolStepRun } from "./turn-parts.js";
 
 type ToolResultMessage = Extract<ModelMessage, { role: "toolResult" }>;
 type Outcome = { isError: boolean; text: string; details: JsonValue };
@@ -28,17 +28,17 @@ const toJson = (value: unknown): JsonValue => (value === undefined ? null : (JSO
  * Records a pause: the approval wait is written once (SES-8), the tool row shows it, and the run
  * throws `user_input_required` with the request's stable id.
  */
-async function pause(turn: Turn, call: ModelToolCallBlock, kind: "tool_approval" | "question", requestId: string, request: Record<string, unknown>): Promise<never> {
+async function pause(turn: ToolStepRun, call: ModelToolCallBlock, kind: "tool_approval" | "question", requestId: string, request: Record<string, unknown>): Promise<never> {
   await turn.append([{ eventId: runEventId(turn.runId, "tool", call.id, "wait"), runId: turn.runId, type: "approval_wait", payload: { requestId, kind, toolCallId: call.id } }]);
   throw new UserInputRequiredError(requestId, { ...request, kind, runId: turn.runId, toolCallId: call.id }, kind === "question" ? "the agent asks a question" : `approval required for ${call.name}`);
 }
 
-async function decide(turn: Turn, call: ModelToolCallBlock, outcome: "approved" | "denied" | "answered" | "declined", requestId: string, extra: { values?: JsonObject; reason?: string } = {}): Promise<void> {
+async function decide(turn: ToolStepRun, call: ModelToolCallBlock, outcome: "approved" | "denied" | "answered" | "declined", requestId: string, extra: { values?: JsonObject; reason?: string } = {}): Promise<void> {
   await turn.append([{ eventId: runEventId(turn.runId, "tool", call.id, "decision"), runId: turn.runId, type: "approval_decision", payload: { requestId, outcome, ...extra } }]);
 }
 
 /** `ask_user`: the answer comes from `askResume`, a recorded decision, or `context.userInput`. */
-async function askUser(turn: Turn, call: ModelToolCallBlock): Promise<Outcome> {
+async function askUser(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Outcome> {
   const requestId = questionRequestId(turn.runId, call.id);
   const recorded = turn.committed.get(runEventId(turn.runId, "tool", call.id, "decision"));
   const question = typeof call.arguments.question === "string" ? call.arguments.question : JSON.stringify(call.arguments);
@@ -62,7 +62,7 @@ async function askUser(turn: Turn, call: ModelToolCallBlock): Promise<Outcome> {
 }
 
 /** Approval of a policy or catalog tool; resolves when it may run, or the denial outcome. */
-async function approve(turn: Turn, call: ModelToolCallBlock): Promise<Outcome | null> {
+async function approve(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Outcome | null> {
   const registered = turn.registry.get(call.name)!;
   const recorded = turn.committed.get(runEventId(turn.runId, "tool", call.id, "decision"));
   if (recorded?.type === "approval_decision") {
@@ -96,7 +96,7 @@ async function approve(turn: Turn, call: ModelToolCallBlock): Promise<Outcome | 
   return null;
 }
 
-async function execute(turn: Turn, call: ModelToolCallBlock): Promise<Outcome> {
+async function execute(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Outcome> {
   const { tool } = turn.registry.get(call.name)!;
   const started: SessionEventInput = { eventId: runEventId(turn.runId, "tool", call.id, "started"), runId: turn.runId, type: "tool_started", payload: { toolCallId: call.id } };
   // A tool that may not run twice is marked started before it runs (SES-4: after a crash its
@@ -126,7 +126,7 @@ async function execute(turn: Turn, call: ModelToolCallBlock): Promise<Outcome> {
  * the arguments a hook rewrote, and a call a hook denies never asks anyone. Returns the call to
  * approve and run, or the outcome that replaces it.
  */
-async function applyToolHooks(turn: Turn, tool: AgentTool, call: ModelToolCallBlock): Promise<ModelToolCallBlock | Outcome> {
+async function applyToolHooks(turn: ToolStepRun, tool: AgentTool, call: ModelToolCallBlock): Promise<ModelToolCallBlock | Outcome> {
   if (!turn.extensions.hooks.active) return call;
   let decision: { arguments: JsonObject } | { deny: string };
   try {
@@ -150,7 +150,7 @@ async function applyToolHooks(turn: Turn, tool: AgentTool, call: ModelToolCallBl
  * @example
  * const outcome = await outcomeOf(turn, { type: "toolCall", id: "call_1#0", name: "read", arguments: { path: "a" } });
  */
-export async function outcomeOf(turn: Turn, call: ModelToolCallBlock): Promise<Outcome> {
+export async function outcomeOf(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Outcome> {
   const registered = turn.registry.get(call.name);
   if (!registered) return { isError: true, text: `[tool_not_registered] tool ${call.name} is not available in this run`, details: null };
   if (call.name === "ask_user") return askUser(turn, call);
@@ -181,7 +181,7 @@ export async function outcomeOf(turn: Turn, call: ModelToolCallBlock): Promise<O
  * @example
  * const result = yield* toolStep(turn, call);
  */
-export async function* toolStep(turn: Turn, call: ModelToolCallBlock): AsyncGenerator<OutputItemStreamChunk, ToolResultMessage, undefined> {
+export async function* toolStep(turn: ToolStepRun, call: ModelToolCallBlock): AsyncGenerator<OutputItemStreamChunk, ToolResultMessage, undefined> {
   const resultId = runEventId(turn.runId, "tool", call.id, "result");
   let committed = turn.committed.get(resultId);
   if (committed?.type !== "tool_result") {

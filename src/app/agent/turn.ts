@@ -1,16 +1,15 @@
-import type { HarnessRuntime } from "../../ports/runtime.js";
 import type { AgentTool } from "../../domain/agent-tool.js";
 import { wrapAdapterError } from "../../domain/errors.js";
 import { completeToolResults } from "../../domain/agent/history.js";
 import { promptForModel } from "../../domain/agent/host-input.js";
 import { agentAnswerItemId, defaultSessionId, runEventId } from "../../domain/agent/ids.js";
 import type { AgentModelSelection } from "../../domain/agent/model-selection.js";
-import { createAgentOutputProjector, type AgentOutputProjector } from "../../domain/agent/output-projector.js";
+import { createAgentOutputProjector } from "../../domain/agent/output-projector.js";
 import type { ContextMeter } from "../../domain/agent/context-meter.js";
-import { validatePermissionPolicy, type AgentMode } from "../../domain/agent/permission-policy.js";
+import { validatePermissionPolicy, type AgentMode, type AgentPermissionPolicy } from "../../domain/agent/permission-policy.js";
 import { messagesFromEvents, type RunStartedPayload, type SessionEvent, type SessionEventInput } from "../../domain/agent/session-events.js";
 import type { JsonObject } from "../../domain/json.js";
-import { toolCatalogOf, type NodeContext } from "../../domain/node-context.js";
+import type { NodeContext } from "../../domain/node-context.js";
 import type { ModelMessage, ModelProvider } from "../../ports/model-provider.js";
 import type { SessionStore } from "../../ports/session-store.js";
 import type { TokenCounts } from "../../ports/token-usage.js";
@@ -18,27 +17,27 @@ import { redactConfiguration } from "./model-resolver.js";
 import { chooseRunModel } from "./run-model.js";
 import { createSessionMessagesCache, readSessionMessages, rememberAppended, type SessionIdentity, type SessionMessagesCache } from "./history-cache.js";
 import { openSessionStore, sessionAddressOf } from "./session-resolver.js";
-import { buildToolRegistry, type AgentToolRegistry } from "./tool-registry.js";
+import type { AgentToolRegistry } from "./tool-registry.js";
+import { openTurnTools } from "./turn-tools.js";
+import type { RunLog, RunOutput, RunUsage } from "./turn-parts.js";
 import { sessionEnvironment } from "./extensions/environment.js";
-import { openTurnExtensions, type TurnExtensions } from "./extensions/turn-extensions.js";
-import type { AgentToolGroup } from "./extensions/types.js";
-import type { AgentEffort, AgentInput, AgentOptions, AgentToolSet } from "./types.js";
+import type { TurnExtensions } from "./extensions/turn-extensions.js";
+import type { AgentSessionEnvironment } from "./extensions/types.js";
+import type { AgentEffort, AgentInput, AgentOptions } from "./types.js";
 
-/** Everything one run works with; built by {@link prepareTurn}. */
-export interface Turn {
-  runId: string;
+/**
+ * Everything one run works with; built by {@link prepareTurn}. The steps take the parts they use
+ * (`turn-parts.ts`); the loop hands them the turn itself.
+ */
+export interface Turn extends RunLog, RunOutput, RunUsage {
   sessionKey: string;
   sessionId: string;
   options: AgentOptions;
   input: AgentInput;
   context: NodeContext;
   store: SessionStore;
-  /** Events of this run already in the log, by id; appends add to it. */
-  committed: Map<string, SessionEvent>;
   start: RunStartedPayload;
   model: ModelProvider;
-  projector: AgentOutputProjector;
-  meter: ContextMeter;
   mode: AgentMode;
   effort: AgentEffort;
   registry: AgentToolRegistry;
@@ -51,18 +50,7 @@ export interface Turn {
   /** Index in `messages` where this run's messages start. */
   turnStart: number;
   toolCallCount: number;
-  usage: TokenCounts;
-  /**
-   * Appends events (idempotently) and remembers them; store faults end the run (SES-5). Events
-   * handed to `defer` are committed first, in the same transaction.
-   */
-  append(events: SessionEventInput[]): Promise<void>;
-  /**
-   * Holds events for the next `append` instead of committing them now: only for events whose
-   * loss in a crash changes nothing (a new run's start and prompt before its first step, the
-   * start and result of a tool that is safe to run again). `close()` commits what is still held.
-   */
-  defer(events: SessionEventInput[]): void;
+  /** Commits what `defer` still holds, then closes the tools and (when owned) the store. */
   close(): Promise<void>;
 }
 
@@ -79,7 +67,7 @@ export interface AgentCache {
  * @example
  * await turn.append([runFinishedEvent(turn)]);
  */
-export function runFinishedEvent(turn: Pick<Turn, "runId" | "toolCallCount">): SessionEventInput {
+export function runFinishedEvent(turn: { readonly runId: string; readonly toolCallCount: number }): SessionEventInput {
   return { eventId: runEventId(turn.runId, "end"), runId: turn.runId, type: "run_finished", payload: { status: "completed", toolCallCount: turn.toolCallCount } };
 }
 
@@ -105,29 +93,6 @@ function savedSelection(selection: AgentModelSelection): JsonObject {
   return { source: "configured", entry: entry as unknown as JsonObject };
 }
 
-/** The built-in tools for a workdir, kept per agent: the path guard resolves its roots once. */
-function codingToolsFor(cache: AgentCache, runtime: HarnessRuntime, options: AgentOptions, workdir: string, shell: { env?: Record<string, string>; shell?: string } = {}): AgentTool[] {
-  const key = JSON.stringify([workdir, options.allowedDirectories ?? [], options.bashTimeoutMs ?? null, shell.env ?? null, shell.shell ?? null]);
-  let tools = cache.codingTools.get(key);
-  if (!tools) {
-    tools = runtime.codingTools({
-      workdir,
-      ...(options.allowedDirectories ? { allowedDirectories: options.allowedDirectories } : {}),
-      ...(options.bashTimeoutMs === undefined ? {} : { bashTimeoutMs: options.bashTimeoutMs }),
-      ...(shell.env === undefined ? {} : { env: shell.env }),
-      ...(shell.shell === undefined ? {} : { shell: shell.shell }),
-    });
-    cache.codingTools.set(key, tools);
-  }
-  return tools;
-}
-
-async function toolsOf(options: AgentOptions, context: NodeContext): Promise<{ tools: AgentTool[]; catalogs: AgentToolGroup[]; close: () => Promise<void> }> {
-  const created = options.createTools ? await options.createTools(context) : [];
-  const set: AgentToolSet = Array.isArray(created) ? { tools: created } : created;
-  return { tools: [...(options.extraTools ?? []), ...set.tools], catalogs: set.toolGroups ?? set.catalogs ?? [], close: async () => void (await set.close?.()) };
-}
-
 /**
  * Prepares a run: opens the session, reads the run's committed events, fixes what the run uses
  * (from its `run_started` event when resuming: model selection, configuration, mode, workdir —
@@ -150,21 +115,36 @@ export async function prepareTurn(options: AgentOptions, cache: AgentCache, mete
   }
 }
 
-async function setUpTurn(
-  options: AgentOptions,
-  cache: AgentCache,
-  meter: ContextMeter,
-  input: AgentInput,
-  context: NodeContext,
-  session: { runId: string; sessionKey: string; sessionId: string; store: SessionStore; owned: boolean; identity: SessionIdentity | undefined },
-): Promise<Turn> {
-  const { runId, sessionKey, sessionId, store, owned, identity } = session;
-  const guard = <T>(what: string, promise: Promise<T>): Promise<T> => promise.catch((error: unknown) => Promise.reject(wrapAdapterError("session", what, error)));
+/** What the session and model setup fixes for a run (AG-4, CFG-2, EXT-5). */
+interface RunSession {
+  /** The run's committed events, by id. */
+  committed: Map<string, SessionEvent>;
+  /** The run's recorded start when it resumes, else `null`. */
+  saved: RunStartedPayload | null;
+  start: RunStartedPayload;
+  model: ModelProvider;
+  mode: AgentMode;
+  policy: AgentPermissionPolicy;
+  /** The session's execution target and, for its first run, the event recording it. */
+  chosen: { environment: AgentSessionEnvironment; record: SessionEventInput | null } | null;
+  /** The model's context from earlier runs (snapshot, then messages before this run). */
+  history: ModelMessage[];
+}
+
+type OpenedSession = { runId: string; sessionKey: string; sessionId: string; store: SessionStore; owned: boolean; identity: SessionIdentity | undefined };
+
+const guard = <T>(what: string, promise: Promise<T>): Promise<T> => promise.catch((error: unknown) => Promise.reject(wrapAdapterError("session", what, error)));
+
+/**
+ * The model and session half of a run's setup: reads the run's committed events, chooses the
+ * model (from its `run_started` event when resuming), the mode, the environment and the start
+ * payload, and reads the session's earlier context.
+ */
+async function setUpRunSession(options: AgentOptions, cache: AgentCache, input: AgentInput, context: NodeContext, session: OpenedSession): Promise<RunSession> {
+  const { runId, sessionKey, store, identity } = session;
   const committed = new Map<string, SessionEvent>();
-  const deferred: SessionEventInput[] = [];
   for (const event of await guard("reading the run failed", store.readRun(runId))) committed.set(event.eventId, event);
-  const startId = runEventId(runId, "start");
-  const started = committed.get(startId);
+  const started = committed.get(runEventId(runId, "start"));
   const saved = started?.type === "run_started" ? started.payload : null;
 
   const { selection, model, configuration } = await chooseRunModel(options, context, saved, input.model);
@@ -193,44 +173,25 @@ async function setUpTurn(
   const earlier = await guard("reading the session failed", readSessionMessages(cache.sessionMessages, identity, store, head));
   const startSeq = started?.seq ?? Number.POSITIVE_INFINITY;
   const history = completeToolResults([...(snapshotState?.messages ?? []), ...messagesFromEvents(earlier.filter((event) => event.runId !== runId && event.seq < startSeq))]);
+  return { committed, saved, start, model, mode, policy, chosen, history };
+}
 
-  const environment = chosen?.environment;
-  const coding = codingToolsFor(
-    cache,
-    context.runtime,
-    environment?.allowedDirectories ? { ...options, allowedDirectories: environment.allowedDirectories } : options,
-    environment?.workdir ?? start.workdir,
-    { ...(environment?.env ? { env: environment.env } : {}), ...(environment?.shell ? { shell: environment.shell } : {}) },
-  );
-  const catalog = [...toolCatalogOf(context), ...(options.extraToolCatalog ?? [])];
-  // The tools' own context carries the same catalog the runtime approves against, so a tool
-  // declared only in `extraToolCatalog` that asks the gate itself (CAP-11) is found there.
-  const tools = await toolsOf(options, options.extraToolCatalog?.length ? { ...context, toolCatalog: catalog, executor: { tools: catalog } } : context);
+/** Assembles the run from its session half and its tools half (the two halves of its setup). */
+async function setUpTurn(options: AgentOptions, cache: AgentCache, meter: ContextMeter, input: AgentInput, context: NodeContext, session: OpenedSession): Promise<Turn> {
+  const { runId, sessionKey, sessionId, store, owned, identity } = session;
+  const { committed, saved, start, model, mode, policy, chosen, history } = await setUpRunSession(options, cache, input, context, session);
+  const deferred: SessionEventInput[] = [];
   let turn!: Turn;
-  const extensions = await openTurnExtensions({ session: options.session, policy, catalogs: tools.catalogs, definitions: catalog, runId, committed, codeSandbox: () => context.runtime.codeSandbox(), view: () => turn }).catch(async (error: unknown) => {
-    await tools.close();
-    throw error;
-  });
-  const registries = new Map<string, AgentToolRegistry>();
-  const registryFor = (forMode: AgentMode): AgentToolRegistry => {
-    const key = `${forMode}:${extensions.version}`;
-    let registry = registries.get(key);
-    if (!registry) {
-      registry = extensions.buildRegistry(forMode, (features, loaded, definitions) =>
-        buildToolRegistry({ mode: forMode, policy, coding: coding.map((tool) => extensions.hooks.tool(tool, runId)), extra: tools.tools.map((tool) => extensions.hooks.tool(tool, runId)), catalog: [...catalog, ...definitions], features, loaded, ...(options.tools ? { only: options.tools } : {}) }),
-      );
-      registries.set(key, registry);
-    }
-    return registry;
-  };
+  const tools = await openTurnTools({ options, context, codingTools: cache.codingTools, runId, policy, workdir: start.workdir, environment: chosen?.environment, committed, view: () => turn });
 
   turn = {
-    runId, sessionKey, sessionId, options, input, context, store, committed, start, meter, mode, extensions,
-    model: extensions.hooks.model(model, runId),
+    runId, sessionKey, sessionId, options, input, context, store, committed, start, meter, mode,
+    extensions: tools.extensions,
+    model: tools.extensions.hooks.model(model, runId),
     effort: start.effort as AgentEffort,
     projector: createAgentOutputProjector({ runId, sessionKey, answerItemId: start.answerItemId, projectId: context.projectId }),
-    registry: registryFor(mode),
-    registryFor,
+    registry: tools.registryFor(mode),
+    registryFor: tools.registryFor,
     messages: history,
     turnStart: history.length,
     toolCallCount: 0,
@@ -250,11 +211,7 @@ async function setUpTurn(
         // A run that ends before its first step (cancelled, failed) still records its prompt.
         if (deferred.length > 0) await turn.append([]).catch(() => undefined);
         rememberAppended(cache.sessionMessages, identity, committed.values());
-        try {
-          await extensions.close();
-        } finally {
-          await tools.close();
-        }
+        await tools.close();
       } finally {
         if (owned) await store.close();
       }
@@ -268,7 +225,7 @@ async function setUpTurn(
     // compaction, or at the latest when the run ends): a crash before that leaves nothing, and
     // re-running the run id starts it afresh — nothing has happened that could be lost.
     const prompt: SessionEventInput = { eventId: runEventId(runId, "prompt"), runId, type: "user_message", payload: { message: { role: "user", content: input.prompt } } };
-    turn.defer([{ eventId: startId, runId, type: "run_started", payload: start }, prompt, ...(chosen?.record ? [chosen.record] : [])]);
+    turn.defer([{ eventId: runEventId(runId, "start"), runId, type: "run_started", payload: start }, prompt, ...(chosen?.record ? [chosen.record] : [])]);
     turn.messages.push(promptForModel({ role: "user", content: input.prompt }, input.hostInput));
   }
   meter.setTotal(options.modelAttributes?.contextWindow ?? model.descriptor.contextWindow);

@@ -51,7 +51,7 @@ export function catalogDefinition(catalog: readonly ToolPermissionDefinition[], 
  * of its tools is first found or called.
  *
  * @example
- * const catalogs = openRunCatalogs([crm], context.executor.tools);
+ * const catalogs = openRunCatalogs([crm], context.toolCatalog);
  * await catalogs.load(catalogs.index.search("add a contact", 3).map((hit) => hit.entry.name));
  */
 export function openRunCatalogs(catalogs: readonly AgentToolGroup[], definitions: readonly ToolPermissionDefinition[]): RunCatalogs {
