@@ -31,8 +31,8 @@ export interface WorkerRunRequest {
   files: Record<string, FileParamSource | FileParamSource[]>;
 }
 
-/** Host → worker messages. */
-export type HostMessage =
+/** Parent process → worker messages. */
+export type ParentMessage =
   | { type: "init"; config: WorkerConfig }
   | { type: "run"; run: WorkerRunRequest }
   | { type: "input-response"; requestId: string; response: UserInputResponse }
@@ -40,7 +40,7 @@ export type HostMessage =
   /** No further run: close the stores and exit. */
   | { type: "exit" };
 
-/** Worker → host messages. */
+/** Worker → parent process messages. */
 export type WorkerMessage =
   | { type: "ready"; structure: StructureReport }
   | { type: "load-error"; error: { code: string; message: string } }
