@@ -24,6 +24,7 @@ const NOT_EXPORTS: Record<string, string> = {
   isError: "a field of an MCP tool result",
   runInBackground: "a session-host runtime method",
   openViewStorage: "an internal function, named with its file (src/adapters/in/viewer/view-run.ts)",
+  buildRunTimeline: "an internal function of the viewer, named with its file (src/adapters/in/viewer/run-timeline.ts)",
   buildToolIndex: "an internal domain function, named with its file (src/domain/agent/tool-index.ts)",
   buildNodeContext: "the application's node-context builder that createNodeContext binds to the root's runtime (src/app/node-context/node-context.ts)",
   resolveParams: "a workflow param feature (dynamic options), named as in workflow projects",

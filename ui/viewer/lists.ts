@@ -2,13 +2,20 @@ import { h } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import htm from "htm";
 import { getJson, hrefWithToken, openStream } from "./api.js";
-import { formatCounts, formatTime, StatusBadge } from "./parts.js";
+import { formatCounts, formatTime, plural, StatusBadge } from "./parts.js";
 import type { ViewerRunSummary } from "../../src/adapters/in/viewer/run-index.js";
+import { formatDuration } from "../../src/adapters/in/viewer/run-timeline.js";
+import type { ViewerListedProject } from "../../src/adapters/in/viewer/viewer-listing.js";
 
 const html = htm.bind(h);
 
 interface ProjectsBody {
-  projects: Array<{ projectId: string; updatedAt: number; conversations: Array<{ conversationId: string | null; updatedAt: number; sessions: Array<{ id: string; sessionKey: string; updatedAt: number }> }> }>;
+  projects: ViewerListedProject[];
+}
+
+/** A name with its id beside it (VIEW-8); the id alone where there is no name. */
+function Named({ name, id, testid }: { name: string | null; id: string; testid: string }) {
+  return name ? html`<span data-testid=${testid}>${name}</span><code class="name-id muted" data-testid=${`${testid}-id`}>${id}</code>` : html`<code data-testid=${`${testid}-id`}>${id}</code>`;
 }
 
 /** Projects → conversations → sessions, from the session catalog. */
@@ -24,13 +31,13 @@ export function ProjectList() {
   return html`<div class="projects">
     ${body.projects.map(
       (project) => html`<section class="project" data-testid="project">
-        <h2>Project <code>${project.projectId}</code></h2>
+        <h2>Project <${Named} name=${project.name} id=${project.projectId} testid="project-name" /></h2>
         ${project.conversations.map(
           (conversation) => html`<div class="conversation" data-testid="conversation">
-            <h3>${conversation.conversationId === null ? html`<span class="muted">no conversation</span>` : html`Conversation <code>${conversation.conversationId}</code>`}</h3>
+            <h3>${conversation.conversationId === null ? html`<span class="muted">no conversation</span>` : html`Conversation <${Named} name=${conversation.title} id=${conversation.conversationId} testid="conversation-title" />`}</h3>
             <ul>
               ${conversation.sessions.map(
-                (session) => html`<li><a data-testid="session-link" href=${hrefWithToken(`#/session/${session.id}`)}>${session.sessionKey}</a> <span class="muted">${formatTime(session.updatedAt)}</span></li>`,
+                (session) => html`<li data-testid="session" data-waiting=${session.waiting ? "true" : "false"}><a data-testid="session-link" href=${hrefWithToken(`#/session/${session.id}`)}>${session.sessionKey}</a>${session.waiting ? html` <span class="badge wait" data-testid="session-waiting">waiting for you</span>` : ""} <span class="muted">${formatTime(session.updatedAt)}</span></li>`,
               )}
             </ul>
           </div>`,
@@ -43,8 +50,17 @@ export function ProjectList() {
 interface SessionBody {
   id: string;
   address: { projectId: string; conversationId?: string; sessionKey: string };
+  projectName: string | null;
+  conversationTitle: string | null;
   lastSeq: number;
   runs: ViewerRunSummary[];
+}
+
+/** The path of a session page: Sessions › project › conversation › session, by name where there is one. */
+export function Crumbs({ body, s, tail }: { body: Pick<SessionBody, "address" | "projectName" | "conversationTitle">; s?: string; tail?: unknown }) {
+  const { address } = body;
+  const session = s === undefined ? html`<b>${address.sessionKey}</b>` : html`<a href=${hrefWithToken(`#/session/${s}`)}>${address.sessionKey}</a>`;
+  return html`<p class="crumbs" data-testid="crumbs"><a href=${hrefWithToken("#/")}>Sessions</a> › <span title=${address.projectId}>${body.projectName ?? html`<code>${address.projectId}</code>`}</span> › ${address.conversationId ? html`<span title=${address.conversationId}>${body.conversationTitle ?? html`<code>${address.conversationId}</code>`}</span> › ` : ""}${session}${tail ? html` › ${tail}` : ""}</p>`;
 }
 
 /** A session's runs, newest first, refreshed as the log grows. */
@@ -66,12 +82,11 @@ export function SessionView({ s }: { s: string }) {
   }, [s]);
   if (error) return html`<p class="error">${error}</p>`;
   if (!body) return html`<p class="muted">Loading…</p>`;
-  const { address } = body;
   return html`<div>
-    <p class="crumbs"><a href=${hrefWithToken("#/")}>Sessions</a> › <code>${address.projectId}</code> › ${address.conversationId ? html`<code>${address.conversationId}</code> › ` : ""}<b>${address.sessionKey}</b></p>
-    <p class="muted">${body.lastSeq} events · ${body.runs.length} runs</p>
+    <${Crumbs} body=${body} />
+    <p class="muted">${plural(body.lastSeq, "event")} · ${plural(body.runs.length, "run")}</p>
     <table class="runs" data-testid="runs">
-      <thead><tr><th>Run</th><th>Prompt</th><th>Status</th><th>Started</th><th>Tools</th><th>Tokens (turn)</th></tr></thead>
+      <thead><tr><th>Run</th><th>Prompt</th><th>Status</th><th>Started</th><th>Duration</th><th>Tools</th><th>Tokens (turn)</th></tr></thead>
       <tbody>
         ${body.runs.map(
           (run) => html`<tr data-testid="run-row">
@@ -79,6 +94,7 @@ export function SessionView({ s }: { s: string }) {
             <td class="prompt">${run.prompt ?? ""}</td>
             <td><${StatusBadge} status=${run.status} />${run.waits.length > 0 ? html` <span class="badge wait">${run.waits.length} waiting</span>` : ""}</td>
             <td>${formatTime(run.startedAt)}</td>
+            <td class="duration" data-testid="run-duration" data-ms=${run.updatedAt - run.startedAt}>${formatDuration(run.updatedAt - run.startedAt)}${run.status === "running" ? "…" : ""}</td>
             <td>${run.toolCallCount}</td>
             <td>${formatCounts(run.usage)}</td>
           </tr>`,

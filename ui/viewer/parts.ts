@@ -13,6 +13,8 @@ export interface Counts {
 
 export const formatNumber = (value: number): string => value.toLocaleString("en-US");
 export const formatCounts = (counts: Counts): string => `${formatNumber(counts.total)} (in ${formatNumber(counts.input)} · out ${formatNumber(counts.output)}${counts.cacheRead ? ` · cache ${formatNumber(counts.cacheRead)}` : ""})`;
+/** `1 tool call`, `2 tool calls` (VIEW-8). */
+export const plural = (count: number, noun: string): string => `${formatNumber(count)} ${noun}${count === 1 ? "" : "s"}`;
 export const formatTime = (at: number): string => new Date(at).toLocaleString("en-GB", { hour12: false });
 
 export function StatusBadge({ status }: { status: string }) {

@@ -1,9 +1,12 @@
 import { h } from "preact";
 import { memo } from "preact/compat";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import htm from "htm";
 import { getJson, hrefWithToken, openStream, postJson } from "./api.js";
-import { formatCounts, Gauge, Json, StatusBadge } from "./parts.js";
+import { formatCounts, Gauge, Json, plural, StatusBadge } from "./parts.js";
+import { Crumbs } from "./lists.js";
+import { Timeline } from "./timeline.js";
+import { buildRunTimeline, formatDuration } from "../../src/adapters/in/viewer/run-timeline.js";
 import { Card, type CardLike } from "../shared/card.js";
 import { createRunReplay, type ViewerPendingRequest, type ViewerRunView } from "../../src/adapters/in/viewer/run-replay.js";
 import type { ViewerRunSummary } from "../../src/adapters/in/viewer/run-index.js";
@@ -15,6 +18,8 @@ const PAGE = 500;
 
 interface SessionBody {
   address: { projectId: string; conversationId?: string; sessionKey: string };
+  projectName: string | null;
+  conversationTitle: string | null;
   lastSeq: number;
   runs: ViewerRunSummary[];
 }
@@ -33,8 +38,10 @@ export function RunView({ s, runId }: { s: string; runId: string }) {
   const [loading, setLoading] = useState(true);
   const events = useRef<SessionEvent[]>([]);
   const [showRaw, setShowRaw] = useState(false);
-  // Kept here, not in the request's box: the box goes away as soon as the run moves on.
-  const [answerNote, setAnswerNote] = useState<string | null>(null);
+  // The answers given here, by request id: an answered request shows its answer once, in place
+  // of its box and buttons, and it stays after the run moves on (VIEW-8).
+  const [answered, setAnswered] = useState<Record<string, string>>({});
+  const onAnswered = (requestId: string, note: string) => setAnswered((before) => ({ ...before, [requestId]: note }));
 
   useEffect(() => {
     let stopped = false;
@@ -86,27 +93,37 @@ export function RunView({ s, runId }: { s: string; runId: string }) {
     };
   }, [s, runId]);
 
+  // Rebuilt as events arrive (the view changes with them); a wait still open lasts until now.
+  const timeline = useMemo(() => buildRunTimeline(events.current, view?.status === "waiting" ? { now: Date.now() } : {}), [view]);
   if (error) return html`<p class="error">${error}</p>`;
   if (!view || !session) return html`<p class="muted">Loading run…</p>`;
   const start = view.start;
+  const run = session.runs.find((entry) => entry.runId === runId);
+  // Answers recorded before this page opened (another tab, a reload) that the run has not taken up yet.
+  const recorded = Object.fromEntries((run?.waits ?? []).flatMap((wait) => (wait.recorded ? [[wait.requestId, `${OUTCOME_LABEL[wait.recorded]} (recorded): the run resumes when its host runs it again`]] : [])));
+  const notes = { ...recorded, ...answered };
+  const waiting = view.pending.filter((request) => notes[request.requestId] === undefined);
+  const toolTimes = new Map(timeline.bars.filter((bar) => bar.kind === "tool" && bar.toolCallId !== undefined && bar.endedAt !== null).map((bar) => [bar.toolCallId!, bar.endedAt! - bar.startedAt]));
+  const took = timeline.startedAt !== null && timeline.endedAt !== null ? timeline.endedAt - timeline.startedAt : null;
   const pinned = view.cards.filter((card) => isPinned(card.command));
   return html`<div class="run" data-testid="run" data-status=${view.status}>
-    <p class="crumbs"><a href=${hrefWithToken("#/")}>Sessions</a> › <a href=${hrefWithToken(`#/session/${s}`)}>${session.address.sessionKey}</a> › <code>${runId}</code></p>
+    <${Crumbs} body=${session} s=${s} tail=${html`<code>${runId}</code>`} />
     <header class="run-head">
       <div class="run-title">
         <div class="prompt-bubble" data-testid="prompt">${view.prompt ?? start?.prompt ?? ""}</div>
         <div class="muted">${start ? `${start.provider} · ${start.model} · ${start.mode} · effort ${start.effort}` : ""}</div>
-        <div><${StatusBadge} status=${view.status} />${view.errorCode ? html` <code>${view.errorCode}</code>` : ""} ${loading ? html`<span class="muted" data-testid="loading">loading…</span>` : ""}</div>
+        <div><${StatusBadge} status=${view.status} />${view.errorCode ? html` <code>${view.errorCode}</code>` : ""}${took !== null ? html` <span class="duration" data-testid="run-took" data-ms=${took}>${view.status === "running" || view.status === "waiting" ? "so far" : "took"} ${formatDuration(took)}</span>` : ""} ${loading ? html`<span class="muted" data-testid="loading">loading…</span>` : ""}</div>
       </div>
       <${Gauge} used=${view.ring.used} total=${view.ring.total} />
     </header>
-    ${view.pending.map((request) => html`<${PendingBox} key=${request.requestId} s=${s} runId=${runId} request=${request} onAnswered=${setAnswerNote} />`)}
-    ${answerNote ? html`<div class="answer-note" data-testid="answer-note">${answerNote}</div>` : ""}
+    ${waiting.map((request) => html`<${PendingBox} key=${request.requestId} s=${s} runId=${runId} request=${request} onAnswered=${onAnswered} />`)}
+    ${Object.entries(notes).map(([requestId, note]) => html`<div class="answer-note" data-testid="answer-note" data-request=${requestId} key=${requestId}>${note}</div>`)}
+    <${Timeline} timeline=${timeline} />
     ${pinned.length > 0 ? html`<div class="pinned" data-testid="pinned-cards">${pinned.map((card) => html`<${Card} card=${card.command as CardLike} note="present_card" />`)}</div>` : ""}
-    <div class="rows" data-testid="rows">${view.items.map((item) => html`<${MemoRow} key=${item.id} item=${item} plan=${view.plans[item.id]} command=${commandOf(view, item)} />`)}</div>
+    <div class="rows" data-testid="rows">${view.items.map((item) => html`<${MemoRow} key=${item.id} item=${item} plan=${view.plans[item.id]} command=${commandOf(view, item)} took=${toolTimes.get(toolCallOf(item) ?? "")} />`)}</div>
     <section class="usage" data-testid="usage">
       <h3>Token usage</h3>
-      <p>This turn: <b data-testid="turn-usage">${formatCounts(view.usage)}</b> · ${view.toolCallCount} tool calls</p>
+      <p>This turn: <b data-testid="turn-usage">${formatCounts(view.usage)}</b> · ${plural(view.toolCallCount, "tool call")}</p>
       <table><thead><tr><th>Response</th><th>Model</th><th>Tokens</th></tr></thead><tbody>
         ${view.usageRows.length > USAGE_ROWS ? html`<tr><td colspan="3" class="muted">${view.usageRows.length - USAGE_ROWS} earlier responses not shown</td></tr>` : ""}
         ${view.usageRows.slice(-USAGE_ROWS).map((row, index, shown) => html`<tr><td>${view.usageRows.length - shown.length + index + 1}</td><td>${row.model}</td><td>${formatCounts(row.counts)}</td></tr>`)}
@@ -127,16 +144,26 @@ const USAGE_ROWS = 50;
 type Plan = ViewerRunView["plans"][string] | undefined;
 type Command = ViewerRunView["cards"][number] | undefined;
 
-function commandOf(view: ViewerRunView, item: OutputItem): Command {
+const OUTCOME_LABEL = { approved: "Approved", denied: "Denied", answered: "Answered", declined: "Declined" } as const;
+
+function toolCallOf(item: OutputItem): string | undefined {
   const toolCallId = (item.content as { toolCallId?: unknown } | null)?.toolCallId;
-  return typeof toolCallId === "string" ? view.cards.find((card) => card.toolCallId === toolCallId) : undefined;
+  return typeof toolCallId === "string" ? toolCallId : undefined;
+}
+
+function commandOf(view: ViewerRunView, item: OutputItem): Command {
+  const toolCallId = toolCallOf(item);
+  return toolCallId === undefined ? undefined : view.cards.find((card) => card.toolCallId === toolCallId);
 }
 
 // Unchanged items keep their identity between views (run-replay), so a long run re-renders only the rows that changed.
 const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
-const MemoRow = memo(Row, (a, b) => a.item === b.item && same(a.plan, b.plan) && same(a.command, b.command));
+const MemoRow = memo(Row, (a, b) => a.item === b.item && a.took === b.took && same(a.plan, b.plan) && same(a.command, b.command));
 
-function Row({ item, plan, command }: { item: OutputItem; plan: Plan; command: Command }) {
+/** How long a tool ran, in its row's head (VIEW-8). */
+const Took = ({ ms }: { ms: number | undefined }) => (ms === undefined ? "" : html`<span class="duration" data-testid="tool-duration" data-ms=${ms}>${formatDuration(ms)}</span>`);
+
+function Row({ item, plan, command, took }: { item: OutputItem; plan: Plan; command: Command; took: number | undefined }) {
   const meta = item.metadata;
   // The output protocol's hidden items (silent continuations: recovery, length, lost-call) are kept, never drawn (OUT-3).
   if (item.display?.type === "hidden") return null;
@@ -165,14 +192,14 @@ function Row({ item, plan, command }: { item: OutputItem; plan: Plan; command: C
       return html`<details class="row compaction" data-testid="row" data-row="compaction"><summary>Context compacted (${content.usedBefore} → ${content.usedAfter} tokens)</summary><div class="md">${content.summary}</div></details>`;
     }
     case "patch":
-      return html`<${PatchRow} content=${item.content as FileRowContent} />`;
+      return html`<${PatchRow} content=${item.content as FileRowContent} took=${took} />`;
     case "file":
-      return html`<${FileRow} content=${item.content as FileRowContent} />`;
+      return html`<${FileRow} content=${item.content as FileRowContent} took=${took} />`;
     case "tool":
     case "plan": {
       const content = item.content as { tool?: string; status?: string; arguments?: unknown; result?: string; resourceCard?: CardLike; resourceCardWarning?: { message?: string } };
       return html`<div class=${`row tool status-${content.status}`} data-testid="row" data-row="tool" data-tool=${content.tool}>
-        <div class="tool-head"><span class="tool-name">${content.tool}</span> <span class=${`badge status-${content.status}`}>${content.status?.replace("_", " ")}</span></div>
+        <div class="tool-head"><span class="tool-name">${content.tool}</span> <span class=${`badge status-${content.status}`}>${content.status?.replace("_", " ")}</span> <${Took} ms=${took} /></div>
         <${Json} value=${content.arguments} label="Arguments" />
         ${content.result !== undefined ? html`<details class="json"><summary>Result</summary><pre>${content.result}</pre></details>` : ""}
         ${content.resourceCard ? html`<${Card} card=${content.resourceCard} />` : ""}
@@ -197,56 +224,58 @@ interface FileRowContent {
   created?: boolean;
 }
 
-function FileHead({ content, kind }: { content: FileRowContent; kind: string }) {
+function FileHead({ content, kind, took }: { content: FileRowContent; kind: string; took: number | undefined }) {
   const path = content.path ?? content.arguments?.path ?? "";
-  return html`<div class="tool-head"><span class="file-kind">${kind}</span> <code class="file-path" data-testid="file-path">${path}</code> <span class=${`badge status-${content.status}`}>${content.status?.replace("_", " ")}</span></div>`;
+  return html`<div class="tool-head"><span class="file-kind">${kind}</span> <code class="file-path" data-testid="file-path">${path}</code> <span class=${`badge status-${content.status}`}>${content.status?.replace("_", " ")}</span> <${Took} ms=${took} /></div>`;
 }
 
 /** An edit as a diff: one line per diff line, added and removed lines marked. */
-function PatchRow({ content }: { content: FileRowContent }) {
+function PatchRow({ content, took }: { content: FileRowContent; took: number | undefined }) {
   const lines = content.diff === undefined ? [] : content.diff.replace(/\n$/, "").split("\n");
   const classOf = (line: string) => (line.startsWith("+++") || line.startsWith("---") ? "meta" : line.startsWith("@@") ? "hunk" : line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "ctx");
   return html`<div class=${`row patch status-${content.status}`} data-testid="row" data-row="patch" data-tool=${content.tool}>
-    <${FileHead} content=${content} kind="Edit" />
+    <${FileHead} content=${content} kind="Edit" took=${took} />
     ${lines.length > 0 ? html`<pre class="diff" data-testid="diff">${lines.map((line) => html`<div class=${`diff-${classOf(line)}`} data-line=${classOf(line)}>${line}</div>`)}</pre>` : ""}
     ${content.status === "failed" && content.result !== undefined ? html`<div class="error">${content.result}</div>` : ""}
   </div>`;
 }
 
 /** A file write as a file row: the path, whether it is new, its size. */
-function FileRow({ content }: { content: FileRowContent }) {
+function FileRow({ content, took }: { content: FileRowContent; took: number | undefined }) {
   const facts = [content.created === undefined ? null : content.created ? "new file" : "overwritten", content.bytes === undefined ? null : `${content.bytes.toLocaleString("en-US")} bytes`].filter(Boolean).join(" · ");
   return html`<div class=${`row file status-${content.status}`} data-testid="row" data-row="file" data-tool=${content.tool}>
-    <${FileHead} content=${content} kind="Write" />
+    <${FileHead} content=${content} kind="Write" took=${took} />
     ${facts ? html`<div class="muted" data-testid="file-facts">${facts}</div>` : ""}
     ${content.status === "failed" && content.result !== undefined ? html`<div class="error">${content.result}</div>` : ""}
   </div>`;
 }
 
 /** A waiting request, answered here through the viewer's answer endpoint (VIEW-3). */
-function PendingBox({ s, runId, request, onAnswered }: { s: string; runId: string; request: ViewerPendingRequest; onAnswered: (note: string) => void }) {
+function PendingBox({ s, runId, request, onAnswered }: { s: string; runId: string; request: ViewerPendingRequest; onAnswered: (requestId: string, note: string) => void }) {
   const [text, setText] = useState("");
   const [state, setState] = useState<string | null>(null);
   const answer = (outcome: string, extra: Record<string, string> = {}) => {
     setState("sending…");
     postJson<{ resumed: string }>("/api/answer", { s, runId, requestId: request.requestId, outcome, ...extra }).then(
       (result) => {
-        const note = result.resumed === "host" ? "answered: the session host resumes the run" : result.resumed === "queued" ? "answered: queued for the session host" : "answered: the run resumes when its host runs it again";
-        setState(note);
-        onAnswered(note);
+        const how = result.resumed === "host" ? "the session host resumes the run" : result.resumed === "queued" ? "queued for the session host" : "the run resumes when its host runs it again";
+        // The answer shows once, in place of this box (VIEW-8).
+        onAnswered(request.requestId, `${OUTCOME_LABEL[outcome as keyof typeof OUTCOME_LABEL] ?? outcome}: ${how}`);
       },
       (e: Error) => setState(`failed: ${e.message}`),
     );
   };
   const title = request.kind === "tool_approval" ? `Approve ${request.toolName ?? "tool"}?` : request.kind === "question" ? "The agent asks" : "Approve the plan?";
+  // One answer per request: the buttons stay pressed while it is being sent.
+  const busy = state === "sending…";
   return html`<div class="pending" data-testid="pending" data-kind=${request.kind}>
     <div class="pending-title">Waiting for you — ${title}</div>
-    ${request.kind === "tool_approval" ? html`<${Json} value=${request.arguments} label="Arguments" />` : html`<div class="md">${request.message ?? ""}</div>`}
+    ${request.kind === "tool_approval" ? html`<div class="muted">Arguments</div><pre class="arguments" data-testid="pending-arguments">${JSON.stringify(request.arguments ?? {}, null, 2)}</pre>` : html`<div class="md">${request.message ?? ""}</div>`}
     ${request.kind !== "tool_approval" ? html`<textarea data-testid="pending-text" placeholder=${request.kind === "question" ? "Your answer" : "Feedback (to revise the plan)"} value=${text} onInput=${(e: Event) => setText((e.target as HTMLTextAreaElement).value)}></textarea>` : ""}
     <div class="actions">
-      ${request.kind === "tool_approval" ? html`<button data-testid="approve" onClick=${() => answer("approved")}>Approve</button><button class="secondary" data-testid="deny" onClick=${() => answer("denied")}>Deny</button>` : ""}
-      ${request.kind === "question" ? html`<button data-testid="answer" onClick=${() => answer("answered", { answer: text })}>Answer</button><button class="secondary" onClick=${() => answer("declined")}>Decline</button>` : ""}
-      ${request.kind === "plan" ? html`<button data-testid="approve" onClick=${() => answer("approved")}>Approve plan</button><button class="secondary" data-testid="revise" onClick=${() => answer("declined", { reason: text })}>${text.trim() ? "Revise" : "Decline"}</button>` : ""}
+      ${request.kind === "tool_approval" ? html`<button data-testid="approve" disabled=${busy} onClick=${() => answer("approved")}>Approve</button><button class="secondary" data-testid="deny" disabled=${busy} onClick=${() => answer("denied")}>Deny</button>` : ""}
+      ${request.kind === "question" ? html`<button data-testid="answer" disabled=${busy} onClick=${() => answer("answered", { answer: text })}>Answer</button><button class="secondary" disabled=${busy} onClick=${() => answer("declined")}>Decline</button>` : ""}
+      ${request.kind === "plan" ? html`<button data-testid="approve" disabled=${busy} onClick=${() => answer("approved")}>Approve plan</button><button class="secondary" data-testid="revise" disabled=${busy} onClick=${() => answer("declined", { reason: text })}>${text.trim() ? "Revise" : "Decline"}</button>` : ""}
     </div>
     ${state ? html`<div class="muted" data-testid="pending-state">${state}</div>` : ""}
   </div>`;

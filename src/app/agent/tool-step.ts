@@ -3,7 +3,7 @@ import { withApprovedCall } from "./approved-call.js";
 import { isSteamharnessError, SteamharnessError, UserInputRequiredError } from "../../domain/errors.js";
 import { parentToolCallIdOf, questionRequestId, runEventId } from "../../domain/agent/ids.js";
 import type { JsonObject, JsonValue } from "../../domain/json.js";
-import type { SessionEventInput } from "../../domain/agent/session-events.js";
+import type { SessionEventInput, SessionEventTiming } from "../../domain/agent/session-events.js";
 import type { OutputItemStreamChunk } from "../../domain/output-items.js";
 import type { AgentTool } from "../../domain/agent-tool.js";
 import type { ModelMessage, ModelToolCallBlock } from "../../ports/model-provider.js";
@@ -11,7 +11,8 @@ import { checkToolArguments } from "./tool-registry.js";
 import type { ToolStepRun } from "./turn-parts.js";
 
 type ToolResultMessage = Extract<ModelMessage, { role: "toolResult" }>;
-type Outcome = { isError: boolean; text: string; details: JsonValue };
+/** `timing`: when the tool ran (VIEW-7), for an outcome of a tool that was called. */
+type Outcome = { isError: boolean; text: string; details: JsonValue; timing?: SessionEventTiming };
 
 /** What the model is told when a tool's outcome is unknown after a crash (SES-4). */
 export const UNKNOWN_OUTCOME_TEXT =
@@ -33,7 +34,7 @@ async function pause(turn: ToolStepRun, call: ModelToolCallBlock, kind: "tool_ap
   throw new UserInputRequiredError(requestId, { ...request, kind, runId: turn.runId, toolCallId: call.id }, kind === "question" ? "the agent asks a question" : `approval required for ${call.name}`);
 }
 
-async function decide(turn: ToolStepRun, call: ModelToolCallBlock, outcome: "approved" | "denied" | "answered" | "declined", requestId: string, extra: { values?: JsonObject; reason?: string } = {}): Promise<void> {
+async function decide(turn: ToolStepRun, call: ModelToolCallBlock, outcome: "approved" | "denied" | "answered" | "declined", requestId: string, extra: { values?: JsonObject; reason?: string; timing?: SessionEventTiming } = {}): Promise<void> {
   await turn.append([{ eventId: runEventId(turn.runId, "tool", call.id, "decision"), runId: turn.runId, type: "approval_decision", payload: { requestId, outcome, ...extra } }]);
 }
 
@@ -47,6 +48,7 @@ async function askUser(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Out
     answer = recorded.payload.outcome === "answered" ? String(recorded.payload.values?.answer ?? "") : null;
   } else {
     const resume = turn.input.askResume;
+    const askedAt = turn.context.clock.now();
     const response = resume && (resume.requestId === undefined || resume.requestId === requestId)
       ? { outcome: "answered" as const, values: { answer: resume.answer } }
       : await turn.context.userInput.request({ requestId, runId: turn.runId, kind: "question", message: question, fields: [{ name: "answer", type: "string", required: true }] }, turn.context.signal);
@@ -54,7 +56,9 @@ async function askUser(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Out
     if (response.outcome === "cancelled") throw new SteamharnessError("cancelled", "the question was cancelled");
     const raw = response.outcome === "answered" ? response.values.answer ?? Object.values(response.values)[0] : undefined;
     answer = response.outcome === "answered" ? (typeof raw === "string" ? raw : JSON.stringify(raw ?? "")) : null;
-    await decide(turn, call, answer === null ? "declined" : "answered", requestId, answer === null ? {} : { values: { answer } });
+    // Answered while the run waited in this process (a terminal): how long the person took (VIEW-7).
+    const timing = resume ? {} : { timing: { startedAt: askedAt, endedAt: turn.context.clock.now() } };
+    await decide(turn, call, answer === null ? "declined" : "answered", requestId, answer === null ? timing : { values: { answer }, ...timing });
   }
   return answer === null
     ? { isError: false, text: "The user declined to answer.", details: { question } }
@@ -85,14 +89,17 @@ async function approve(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Out
     if (waited) await decide(turn, call, "approved", requestId);
     return null;
   } else if (registered.access === "ask") {
+    const askedAt = turn.context.clock.now();
     const decision = await turn.context.toolPermissions.request({ requestId, runId: turn.runId, toolId: call.name, arguments: call.arguments, toolCallId: call.id }, turn.context.signal);
     if (decision.outcome === "pending") return pause(turn, call, "tool_approval", requestId, { toolId: call.name, arguments: call.arguments });
+    const timing = { startedAt: askedAt, endedAt: turn.context.clock.now() };
     if (decision.outcome === "denied") {
-      await decide(turn, call, "denied", requestId, decision.reason ? { reason: decision.reason } : {});
+      await decide(turn, call, "denied", requestId, { ...(decision.reason ? { reason: decision.reason } : {}), timing });
       return { isError: true, text: `[approval_denied] ${call.name} was denied${decision.reason ? `: ${decision.reason}` : ""}`, details: null };
     }
-  } else return null;
-  await decide(turn, call, "approved", requestId);
+    await decide(turn, call, "approved", requestId, { timing });
+    return null;
+  }
   return null;
 }
 
@@ -104,10 +111,12 @@ async function execute(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Out
   // committed with its result, at the run's next step.
   if (tool.replay === "safe") turn.defer([started]);
   else await turn.append([started]);
+  const calledAt = turn.context.clock.now();
+  const timing = (): SessionEventTiming => ({ startedAt: calledAt, endedAt: turn.context.clock.now() });
   try {
     // One decision per call (CAP-11): a tool asking the gate again while it runs gets this one.
     const result = await withApprovedCall(turn.context.toolPermissions, call, () => tool.execute(call.id, call.arguments, turn.context.signal));
-    return { isError: false, text: result.content.map((block) => block.text).join("\n"), details: toJson(result.details) };
+    return { isError: false, text: result.content.map((block) => block.text).join("\n"), details: toJson(result.details), timing: timing() };
   } catch (error) {
     if (turn.context.signal.aborted) throw new SteamharnessError("cancelled", "the agent run was cancelled", { cause: error });
     if (error instanceof UserInputRequiredError) {
@@ -117,7 +126,7 @@ async function execute(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Out
       await turn.append([{ eventId: runEventId(turn.runId, "tool", call.id, "paused", startedAt.seq), runId: turn.runId, type: "approval_wait", payload: { requestId: error.requestId, kind: "tool_approval", toolCallId: call.id } }]);
       throw error;
     }
-    return { isError: true, text: errorText(error), details: isSteamharnessError(error) ? toJson(error.toJSON()) : null };
+    return { isError: true, text: errorText(error), details: isSteamharnessError(error) ? toJson(error.toJSON()) : null, timing: timing() };
   }
 }
 
@@ -193,7 +202,7 @@ export async function* toolStep(turn: ToolStepRun, call: ModelToolCallBlock): As
       throw error;
     }
     const message: ToolResultMessage = { role: "toolResult", toolCallId: call.id, toolName: call.name, content: [{ type: "text", text: outcome.text }], isError: outcome.isError };
-    const result = { eventId: resultId, runId: turn.runId, type: "tool_result" as const, payload: { message, details: outcome.details } };
+    const result = { eventId: resultId, runId: turn.runId, type: "tool_result" as const, payload: { message, details: outcome.details, ...(outcome.timing ? { timing: outcome.timing } : {}) } };
     if (turn.registry.get(call.name)?.tool.replay === "safe") {
       // A safe tool runs again after a crash anyway (SES-4), so its start and result are
       // committed with the run's next step (the model's next response, a pause, or the run's end).

@@ -51,6 +51,22 @@ export interface RunStartedPayload {
   configuration: JsonObject | null;
   /** Whether the run writes its text into one `agent-answer` item (host-driven run). */
   answerItemId: string | null;
+  /**
+   * When the run began (ms since epoch, the run's clock). The start event is committed with the
+   * run's first step, so its `at` is later; absent in logs written before VIEW-7.
+   */
+  startedAt?: number;
+}
+
+/**
+ * When an effect ran (ms since epoch, the run's clock), for the viewer's timeline (VIEW-7): a
+ * model request from its first byte asked to its last received, a tool from its call to its
+ * return. Events carry it because their `at` is when they were committed, which for a deferred
+ * event (a safe tool's result, committed with the next step) is later. Absent in older logs.
+ */
+export interface SessionEventTiming {
+  startedAt: number;
+  endedAt: number;
 }
 
 /** Payloads by event type. */
@@ -69,6 +85,8 @@ export interface SessionEventPayloads {
      * continues (OUT-7) or drops a lost tool call: the output replays this, the history uses `message`.
      */
     shown?: Array<ModelResponse["content"][number]>;
+    /** When this attempt's model request ran (VIEW-7). */
+    timing?: SessionEventTiming;
   };
   model_retry: {
     step: number;
@@ -81,13 +99,17 @@ export interface SessionEventPayloads {
     partial: Array<ModelResponse["content"][number]>;
     /** For `length` / `lost-call`: the display key of the text part the continuation appends to. */
     joinKey?: string;
+    /** When the failed attempt's model request ran (VIEW-7). */
+    timing?: SessionEventTiming;
   };
   usage: { entry: TokenUsageEntry };
   tool_intent: { toolCallId: string; toolName: string; arguments: JsonObject; replay: "safe" | "never" };
   approval_wait: { requestId: string; kind: "tool_approval" | "question" | "plan"; toolCallId?: string };
-  approval_decision: { requestId: string; outcome: "approved" | "denied" | "answered" | "declined"; values?: JsonObject; reason?: string };
+  /** `timing`: when a person was asked and answered while the run waited in its process (a terminal prompt; VIEW-7) — a paused run's wait is its `approval_wait` up to this event. */
+  approval_decision: { requestId: string; outcome: "approved" | "denied" | "answered" | "declined"; values?: JsonObject; reason?: string; timing?: SessionEventTiming };
   tool_started: { toolCallId: string };
-  tool_result: { message: ModelMessage & { role: "toolResult" }; details: JsonValue };
+  /** `timing`: when the tool ran (VIEW-7); absent for a result that was not run (denied, unknown after a crash) and in older logs. */
+  tool_result: { message: ModelMessage & { role: "toolResult" }; details: JsonValue; timing?: SessionEventTiming };
   plan: { planIndex: number; text: string };
   /**
    * A compaction (SES-7 automatic before a model request, SES-11 manual `/compact`): the

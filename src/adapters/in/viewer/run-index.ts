@@ -10,6 +10,8 @@ export interface ViewerRunWait {
   toolCallId?: string;
   /** The wait event's id (a plan's ends with `/plan/<n>/wait`). */
   eventId: string;
+  /** A decision already recorded for it (in the page, VIEW-8) that its run has not taken up yet. */
+  recorded?: "approved" | "denied" | "answered" | "declined";
 }
 
 /** One run of a session, as the viewer lists it. */
@@ -67,6 +69,8 @@ export function createSessionRunIndex(store: SessionStore) {
     if (event.type !== "run_stopped" && event.type !== "run_finished" && run.status !== "running" && run.status !== "completed") run.status = "running";
     switch (event.type) {
       case "run_started":
+        // The start event is committed with the first step; its payload says when the run began (VIEW-8).
+        if (event.payload.startedAt !== undefined && event.seq === run.startSeq) run.startedAt = event.payload.startedAt;
         run.model = event.payload.model;
         run.prompt ??= event.payload.prompt;
         break;

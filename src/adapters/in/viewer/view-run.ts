@@ -100,14 +100,29 @@ function openProjectStorage(projectDir: string, flags: ViewFlags): Storage {
  * @example
  * const { storage, catalog } = await openViewTarget({ postgres: "postgres://127.0.0.1/app" });
  */
-export async function openViewTarget(flags: ViewFlags): Promise<{ storage: Storage; catalog?: SessionCatalog }> {
-  if (flags.postgres === undefined) return { storage: openViewStorage(flags) };
+export async function openViewTarget(flags: ViewFlags): Promise<{ storage: Storage; catalog?: SessionCatalog; projectNames?: Record<string, string> }> {
+  if (flags.postgres === undefined) {
+    const storage = openViewStorage(flags);
+    const projectNames = projectNamesOf(flags.projectDir ?? projectOfSessionFolder(flags));
+    return { storage, ...(projectNames ? { projectNames } : {}) };
+  }
   if (flags.store !== undefined || flags.agentStoreDir !== undefined || flags.projectDir !== undefined) throw new SteamharnessError("input_validation", "pass either --postgres or a project folder / --store / --agent-store-dir", { field: "postgres" });
   const [{ createPostgresStorage }, { createPostgresSessionCatalog }] = await Promise.all([import("../../../compose/postgres-adapters.js"), import("../../../compose/postgres-adapters.js")]);
   const schema = flags.schema;
   const storage = await createPostgresStorage({ connectionString: flags.postgres, ...(schema === undefined ? {} : { schema }) });
   const catalog = createPostgresSessionCatalog({ connectionString: flags.postgres, ...(schema === undefined ? {} : { schema }) });
   return { storage: { ...storage, close: async () => void (await Promise.all([catalog.close(), storage.close()])) }, catalog };
+}
+
+/** The name of the project folder a view opens, by its id (VIEW-8: the list shows names, not ids). */
+function projectNamesOf(projectDir: string | undefined): Record<string, string> | undefined {
+  if (projectDir === undefined) return undefined;
+  try {
+    const manifest = JSON.parse(readFileSync(join(resolve(projectDir), "package.json"), "utf8")) as { id?: unknown; name?: unknown };
+    return typeof manifest.id === "string" && typeof manifest.name === "string" && manifest.name !== "" ? { [manifest.id]: manifest.name } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -119,8 +134,8 @@ export async function openViewTarget(flags: ViewFlags): Promise<{ storage: Stora
 export async function runView(flags: ViewFlags): Promise<void> {
   const port = integer(flags.port, "port", 0, 65535);
   const contextWindow = integer(flags.contextWindow, "contextWindow", 1, 100_000_000);
-  const { storage, catalog } = await openViewTarget(flags);
-  const viewer = await createViewerServer({ storage, ...(catalog ? { catalog } : {}), ...(port === undefined ? {} : { port }), ...(contextWindow === undefined ? {} : { contextWindow }) }).catch(async (error: unknown) => {
+  const { storage, catalog, projectNames } = await openViewTarget(flags);
+  const viewer = await createViewerServer({ storage, ...(catalog ? { catalog } : {}), ...(projectNames ? { projectNames } : {}), ...(port === undefined ? {} : { port }), ...(contextWindow === undefined ? {} : { contextWindow }) }).catch(async (error: unknown) => {
     await storage.close();
     throw listenError(error, { hostname: "127.0.0.1", port });
   });

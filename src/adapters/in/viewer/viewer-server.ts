@@ -7,8 +7,10 @@ import type { Storage } from "../../../ports/storage.js";
 import { readViewerAsset } from "./viewer-assets.js";
 import { answerFromViewer, parseViewerAnswer } from "./viewer-decisions.js";
 import { checkViewerRequest } from "./viewer-security.js";
-import { createViewerSessions, viewerSessionId } from "./viewer-sessions.js";
+import { createViewerSessions } from "./viewer-sessions.js";
 import { sessionCatalogOf } from "./session-catalog-of.js";
+import { createSessionFacts } from "./session-facts.js";
+import { listProjects, namesOf, withRecordedDecisions } from "./viewer-listing.js";
 
 /** Options of {@link createViewerServer}. */
 export interface ViewerServerOptions {
@@ -26,6 +28,12 @@ export interface ViewerServerOptions {
   pollMs?: number;
   /** The context window the ring gauge assumes when the log does not say (default 128 000). */
   contextWindow?: number;
+  /**
+   * Names of projects by id, shown instead of the bare id (VIEW-8); `steamharness view
+   * <project-dir>` passes its `package.json` `name`. Without one, a project's name is read from
+   * the `package.json` of the folder its runs worked in, when that file's `id` is the project's.
+   */
+  projectNames?: Readonly<Record<string, string>>;
 }
 
 /** A running viewer. */
@@ -92,6 +100,7 @@ export async function createViewerServer(options: ViewerServerOptions): Promise<
   const ownsCatalog = options.catalog === undefined;
   const page = pageWithPolicy(readViewerAsset("page", options.assetsDirectory ?? undefined));
   const sessions = createViewerSessions({ backend, catalog });
+  const facts = createSessionFacts(backend, options.projectNames);
   const pollMs = options.pollMs ?? 200;
   const streams = new Set<ServerResponse>();
   let closing = false;
@@ -111,19 +120,13 @@ export async function createViewerServer(options: ViewerServerOptions): Promise<
     },
     "GET /api/config": async (_request, response) => send(response, 200, { contextWindow: options.contextWindow ?? 128_000, backend: backend.kind }),
     "GET /api/projects": async (_request, response) => {
-      const projects = new Map<string, { projectId: string; updatedAt: number; conversations: Map<string, { conversationId: string | null; updatedAt: number; sessions: unknown[] }> }>();
-      for (const entry of await catalog.list()) {
-        const { projectId, conversationId, sessionKey } = entry.address;
-        let project = projects.get(projectId);
-        if (!project) projects.set(projectId, (project = { projectId, updatedAt: entry.updatedAt, conversations: new Map() }));
-        const key = conversationId ?? "";
-        let conversation = project.conversations.get(key);
-        if (!conversation) project.conversations.set(key, (conversation = { conversationId: conversationId ?? null, updatedAt: entry.updatedAt, sessions: [] }));
-        conversation.sessions.push({ id: viewerSessionId(entry.address), sessionKey, updatedAt: entry.updatedAt });
-      }
-      send(response, 200, { projects: [...projects.values()].map((project) => ({ ...project, conversations: [...project.conversations.values()] })) });
+      const entries = await catalog.list();
+      send(response, 200, { projects: listProjects(entries, await facts.of(entries), facts) });
     },
-    "GET /api/session": async (_request, response, url) => send(response, 200, await sessions.summary(url.searchParams.get("s") ?? "")),
+    "GET /api/session": async (_request, response, url) => {
+      const summary = await sessions.summary(url.searchParams.get("s") ?? "");
+      send(response, 200, { ...summary, ...(await namesOf(summary.address, catalog, facts)), runs: await withRecordedDecisions(storage, summary.address.projectId, summary.runs) });
+    },
     "GET /api/children": async (_request, response, url) => send(response, 200, { children: await sessions.childUsage(url.searchParams.get("s") ?? "", url.searchParams.get("runId") ?? "") }),
     "GET /api/events": async (_request, response, url) => {
       const session = await sessions.get(url.searchParams.get("s") ?? "");
