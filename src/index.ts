@@ -17,6 +17,7 @@ export type { NodeContext, NodeLogger, NodeRunConfiguration, ToolPermissionDefin
 export { createNodeContext } from "./compose/node-context.js";
 export { createHarnessRuntime } from "./compose/runtime.js";
 export type { HarnessRuntime, RuntimeCapabilityServerOptions, RuntimeCodingToolsOptions, RuntimeModelEndpoint } from "./ports/runtime.js";
+export type { Telemetry, TelemetryAttributes, TelemetryCarrier, TelemetryModelCall, TelemetryRequestInfo, TelemetryRun, TelemetryRunInfo, TelemetrySpan } from "./ports/telemetry.js";
 export type { NodeContextOptions } from "./app/node-context/node-context.js";
 export { runStreamNode } from "./domain/stream-node.js";
 export type { BaseStreamNode, RunStreamNodeOptions, StreamNodeResult } from "./domain/stream-node.js";
@@ -88,6 +89,12 @@ export type {
   ProjectCapabilityServerOptions,
   ProjectCapabilityListOptions,
 } from "./app/capabilities/project-capabilities.js";
+// MCP over Streamable HTTP (MCP-11, MCP-12)
+export { createMcpHttpHandler } from "./compose/mcp-http.js";
+export type { McpHttpHandler, McpHttpHandlerOptions } from "./adapters/in/mcp/transport/http-handler.js";
+export type { McpHttpAuthOptions, McpHttpOAuth, McpHttpTokenAuth } from "./adapters/in/mcp/transport/http-auth.js";
+export type { McpScopePolicy } from "./adapters/in/mcp/transport/http-scopes.js";
+export type { McpServerHandle } from "./ports/mcp-server.js";
 export { CAPABILITY_TOOL_IDS } from "./domain/capabilities/catalog.js";
 export type { CapabilityToolId } from "./domain/capabilities/catalog.js";
 export type { CapabilityEnv, CapabilityEnvironmentOptions } from "./app/capabilities/project-capabilities.js";

@@ -1,4 +1,3 @@
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { AgentTool } from "../domain/agent-tool.js";
 import type { AgentApiKind } from "../domain/agent/model-selection.js";
 import type { CapabilityApprove, CapabilityRuntime, CapabilitySpec } from "../domain/capabilities/capability-spec.js";
@@ -9,9 +8,11 @@ import type { Clock } from "./clock.js";
 import type { CodeSandbox } from "./code-sandbox.js";
 import type { IdSource } from "./id-source.js";
 import type { KvNamespace, KvStore } from "./kv-store.js";
+import type { McpServerHandle } from "./mcp-server.js";
 import type { ModelProvider } from "./model-provider.js";
 import type { SessionBackend } from "./session-backend.js";
 import type { Storage } from "./storage.js";
+import type { Telemetry } from "./telemetry.js";
 import type { TokenUsageRecorder } from "./token-usage.js";
 import type { ToolPermissions } from "./tool-permissions.js";
 import type { UserInput } from "./user-input.js";
@@ -114,11 +115,16 @@ export interface HarnessRuntime {
   /** The seven built-in coding tools for a workdir. */
   codingTools(options: RuntimeCodingToolsOptions): AgentTool[];
   /** One capability as an MCP server, loading the MCP SDK on first use (CAP-8). */
-  capabilityServer(spec: CapabilitySpec<any>, options: RuntimeCapabilityServerOptions): Promise<Server>;
+  capabilityServer(spec: CapabilitySpec<any>, options: RuntimeCapabilityServerOptions): Promise<McpServerHandle>;
   /** The budget ledger of a storage (BUD-2): `storage.budgets`, else one in memory per storage object. */
   budgetLedger(storage: Storage): BudgetLedger;
   /** A model's prices from the provider library's metadata (USD per million tokens), or null; loads the library on first use. */
   modelPrice(provider: string, model: string): Promise<ModelPrice | null>;
   /** The HTTP client of the host bridge (host configuration, CAP-8). */
   hostBridge(config: HostBridgeConfig): HostBridgeClient;
+  /**
+   * Where runs, model and tool calls, MCP and gateway requests are reported (OBS-1): a no-op by
+   * default; `createOpenTelemetry()` from `steamharness/opentelemetry` for OpenTelemetry.
+   */
+  telemetry: Telemetry;
 }

@@ -1,3 +1,4 @@
+import { telemetryFromEnv } from "../../../compose/telemetry.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { exitCodeOfError } from "../exits/exit-codes.js";
 import { precheckProjectRunner } from "../project-runner/host-options.js";
@@ -63,8 +64,11 @@ const log = (line: string) => process.stderr.write(`[steamharness] ${line}\n`);
  * worker loads (then cached). On a cache hit the first worker's structure is still compared
  * when it arrives; if it differs (the project reads something the fingerprint does not cover),
  * the cache is rewritten for the next start and this connection keeps its static catalog.
+ *
+ * @example
+ * const catalog = publishedCatalog(runner, slot, await readCatalogCache(slot), () => false);
  */
-async function publishedCatalog(runner: ProjectRunner, slot: CatalogCacheSlot, cached: WorkflowCatalog | null, closing: () => boolean): Promise<WorkflowCatalog> {
+export async function publishedCatalog(runner: ProjectRunner, slot: CatalogCacheSlot, cached: WorkflowCatalog | null, closing: () => boolean): Promise<WorkflowCatalog> {
   const { catalogOf } = await import("./workflow-server.js");
   const store = async (catalog: WorkflowCatalog) => {
     const problem = await writeCatalogCache(slot, catalog);
@@ -110,6 +114,8 @@ async function publishedCatalog(runner: ProjectRunner, slot: CatalogCacheSlot, c
 export async function serveWorkflowOverStdio(options: ServeWorkflowOptions): Promise<void> {
   for (const method of ["log", "info", "debug", "warn"] as const) console[method] = (...args: unknown[]) => console.error(...args);
   const prechecked = await precheckProjectRunner(options);
+  // OBS-3: an OTLP endpoint in the environment turns the server's (and its workers') spans on.
+  const telemetry = await telemetryFromEnv();
   const { createProjectRunner } = await import("../project-runner/project-runner.js");
   const runner = await createProjectRunner({ ...options, workers: options.workers ?? DEFAULT_WORKERS, prechecked, output: process.stderr, startWorkers: false });
   const slot = await catalogCacheSlot(prechecked.location, prechecked.dirs, options.version ?? "0.0.0");
@@ -124,6 +130,7 @@ export async function serveWorkflowOverStdio(options: ServeWorkflowOptions): Pro
     void runner
       .close()
       .catch(() => undefined)
+      .then(() => telemetry?.shutdown())
       .finally(() => process.exit(code));
   };
   process.once("SIGTERM", () => shutdown());
@@ -148,14 +155,11 @@ export async function serveWorkflowOverStdio(options: ServeWorkflowOptions): Pro
     shutdown(exitCodeOfError(error));
   });
   try {
-    const [{ createWorkflowMcpServer }, { StdioServerTransport }] = await Promise.all([
-      import("./workflow-server.js"),
-      import("@modelcontextprotocol/sdk/server/stdio.js"),
-    ]);
+    const [{ createWorkflowMcpServer }, { connectStdio }] = await Promise.all([import("./workflow-server.js"), import("./transport/stdio.js")]);
     const server = createWorkflowMcpServer(prechecked.location.manifest, runner, catalog);
     server.onclose = () => shutdown();
     server.oninitialized = () => runner.startWorkers();
-    await server.connect(new StdioServerTransport());
+    await connectStdio(server);
   } catch (error) {
     log((error as Error)?.message ?? String(error));
     shutdown(1);
