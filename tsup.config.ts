@@ -7,6 +7,7 @@ export const libraryEntries = {
   testing: "src/testing.ts",
   postgres: "src/postgres.ts",
   gateway: "src/gateway.ts",
+  viewer: "src/viewer.ts",
   opentelemetry: "src/opentelemetry.ts",
 };
 

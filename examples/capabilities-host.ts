@@ -42,7 +42,7 @@ async function host(directory: string): Promise<void> {
     projectId: PROJECT,
     storage,
     toolPermissions,
-    tools: [
+    toolCatalog: [
       { id: CAPABILITY_TOOL_IDS.kv, autoApprove: true },
       { id: CAPABILITY_TOOL_IDS.knowledge },
       { id: CAPABILITY_TOOL_IDS.presentCard, autoApprove: true },

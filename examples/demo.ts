@@ -85,7 +85,7 @@ async function agentPart(root: string): Promise<void> {
       storage,
       runId: "demo-run-1",
       toolPermissions: permissions,
-      tools: [{ id: KV, autoApprove: true }, { id: KNOWLEDGE, autoApprove: true }],
+      toolCatalog: [{ id: KV, autoApprove: true }, { id: KNOWLEDGE, autoApprove: true }],
     });
   const input = { prompt: "Write NOTES.md following our style guide, and record in KV that you did." };
   try {

@@ -58,7 +58,7 @@ function hostOptions(dir: string, resume: boolean): AgentSessionHostOptions {
     agentStoreDir: path.join(dir, "agents"),
     models,
     workdir: dir,
-    executorTools: [{ id: "gather", autoApprove: true }],
+    toolCatalog: [{ id: "gather", autoApprove: true }],
     createTools: () => [slowTool(dir)],
     inboxPollMs: 20,
     resume,

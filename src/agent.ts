@@ -28,15 +28,13 @@ export { DEFAULT_AGENT_STORE_DIR } from "./adapters/out/sqlite/sessions/session-
 
 // The resident session host (HOST-1 … HOST-6)
 export { createAgentSessionHost, controlAgentSession, cancelAgentConversation } from "./compose/session-host.js";
+export type { AgentSessionHostOptions, ControlAgentSessionOptions, CancelAgentConversationOptions } from "./compose/session-host.js";
 export { SUBAGENT_TOOL } from "./app/session-host/index.js";
 export { AgentSessionCommandSchema, AGENT_SESSION_COMMAND_TYPES, parseAgentSessionCommand } from "./app/session-host/index.js";
 export type {
   AgentSessionHost,
-  AgentSessionHostOptions,
   AgentSessionCommandResult,
   AgentSessionBackgroundWork,
-  ControlAgentSessionOptions,
-  CancelAgentConversationOptions,
   AgentSessionStoredCommand,
   AgentSessionCommand,
   AgentSessionCommandType,
@@ -54,14 +52,22 @@ export type {
   AgentSessionContextRecord,
 } from "./app/session-host/index.js";
 
-// The run viewer (VIEW-1 … VIEW-4): `steamharness view` as a library, the session catalog port
-// it lists sessions through, and the stored decisions its page answers pauses with.
-export { createViewerServer } from "./adapters/in/viewer/viewer-server.js";
-export type { ViewerServer, ViewerServerOptions } from "./adapters/in/viewer/viewer-server.js";
-export { createSqliteSessionCatalog } from "./adapters/out/sqlite/sessions/sqlite-session-catalog.js";
-export type { SqliteSessionCatalogOptions } from "./adapters/out/sqlite/sessions/sqlite-session-catalog.js";
-export type { SessionCatalog, SessionCatalogEntry } from "./ports/session-catalog.js";
-export { createStoredDecisions, STORED_DECISION_PREFIX } from "./adapters/in/viewer/stored-decisions.js";
-export type { StoredDecision, StoredDecisions, StoredDecisionsOptions } from "./adapters/in/viewer/stored-decisions.js";
-export { createRunReplay } from "./adapters/in/viewer/run-replay.js";
-export type { RunReplay, RunReplayOptions, ViewerRunView, ViewerRunStatus, ViewerPendingRequest } from "./adapters/in/viewer/run-replay.js";
+// Deprecated (ARCH-4): the run viewer moved to `steamharness/viewer`; these names stay here for
+// one release. `createViewerServer` loads the viewer's server on first call, so importing this
+// entry never loads it.
+export { createViewerServer, createSqliteSessionCatalog, createStoredDecisions, STORED_DECISION_PREFIX, createRunReplay } from "./compose/deprecated-viewer.js";
+export type {
+  ViewerServer,
+  ViewerServerOptions,
+  SqliteSessionCatalogOptions,
+  SessionCatalog,
+  SessionCatalogEntry,
+  StoredDecision,
+  StoredDecisions,
+  StoredDecisionsOptions,
+  RunReplay,
+  RunReplayOptions,
+  ViewerRunView,
+  ViewerRunStatus,
+  ViewerPendingRequest,
+} from "./compose/deprecated-viewer.js";

@@ -4,7 +4,7 @@
  * root import graph never loads the HTTP server. Every export here is public API.
  */
 export { createResponsesGateway, startGateway, DEFAULT_GATEWAY_ANSWER_ITEM_ID } from "./adapters/in/gateway/gateway.js";
-export type { ResponsesGateway, ResponsesGatewayOptions } from "./adapters/in/gateway/gateway.js";
+export type { ResponsesGateway, ResponsesGatewayOptions, GatewayListenOptions, GatewayAddress } from "./adapters/in/gateway/gateway.js";
 export type { GatewayRateLimit, OpenAIErrorBody } from "./adapters/in/gateway/gateway-http.js";
 export type { GatewayPendingRequest, GatewayStats } from "./adapters/in/gateway/gateway-runs.js";
 export { GATEWAY_SERVER_LABEL } from "./adapters/in/gateway/responses-api.js";

@@ -186,6 +186,7 @@ export type {
 // The session extension layer (EXT-1 … EXT-6): the `session: { … }` option
 export type {
   AgentSessionOptions,
+  AgentToolGroup,
   AgentToolCatalog,
   AgentToolSearchOptions,
   AgentCodeModeOptions,

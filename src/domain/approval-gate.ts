@@ -1,6 +1,6 @@
 import { SteamharnessError, UserInputRequiredError } from "./errors.js";
 import type { JsonValue } from "./json.js";
-import type { NodeContext, ToolPermissionDefinition } from "./node-context.js";
+import { toolCatalogOf, type NodeContext, type ToolPermissionDefinition } from "./node-context.js";
 import { canonicalJson, stableHash } from "./stable-hash.js";
 
 /** A tool call to approve: the tool id and its arguments. */
@@ -15,10 +15,10 @@ export interface ToolApprovalCall {
 export interface ToolApprovalGate {
   /**
    * Resolves when the call may run. Rejects with `tool_not_registered` for a tool absent from
-   * `context.executor.tools`, `approval_denied` when disabled or denied, and
+   * `context.toolCatalog`, `approval_denied` when disabled or denied, and
    * {@link UserInputRequiredError} (`user_input_required`) when a person must decide.
    */
-  approve(call: ToolApprovalCall, context: Pick<NodeContext, "runId" | "executor" | "toolPermissions" | "signal">): Promise<void>;
+  approve(call: ToolApprovalCall, context: Pick<NodeContext, "runId" | "toolPermissions" | "signal"> & Partial<Pick<NodeContext, "toolCatalog" | "executor">>): Promise<void>;
 }
 
 /**
@@ -89,7 +89,7 @@ export function findToolDefinition(tools: readonly ToolPermissionDefinition[], t
 export function createToolApprovalGate(): ToolApprovalGate {
   return {
     async approve(call, context) {
-      const definition = findToolDefinition(context.executor.tools, call.name);
+      const definition = findToolDefinition(toolCatalogOf(context), call.name);
       if (!definition) {
         throw new SteamharnessError("tool_not_registered", `tool not registered: ${call.name} is not declared in executor.tools`, {
           data: { toolId: call.name },

@@ -10,7 +10,7 @@ import type { ApiKeyResolver, SystemApiKeyResolver } from "./configuration/agent
 import type { ProjectConfigurationSnapshot } from "./configuration/snapshot.js";
 
 /**
- * One entry of the host's tool catalog (`executor.tools`). A tool absent from the catalog is
+ * One entry of the host's tool catalog (`NodeContext.toolCatalog`). A tool absent from the catalog is
  * not registered; `enabled: false` hides and denies it; `autoApprove: true` approves it without
  * asking a person.
  */
@@ -48,7 +48,10 @@ export interface NodeContext {
   projectId: string;
   conversationId?: string;
   storage: Storage;
-  executor: { tools: ToolPermissionDefinition[] };
+  /** The host's tool catalog (CAP-3): which tools are declared, exposed and auto-approved. */
+  toolCatalog: ToolPermissionDefinition[];
+  /** @deprecated The same catalog as `toolCatalog` (what `createNodeContext` sets); read `toolCatalog`. Removed in the next release. */
+  executor?: { tools: ToolPermissionDefinition[] };
   /** The run's project configuration, when its host took a snapshot (workflow runs do, WF-2). */
   configuration?: NodeRunConfiguration;
   toolPermissions: ToolPermissions;
@@ -62,4 +65,15 @@ export interface NodeContext {
   runtime: HarnessRuntime;
   /** The trace context new runs of this context continue (an MCP call, a gateway request; OBS-3). */
   trace?: TelemetryCarrier;
+}
+
+/**
+ * The host's tool catalog of a context: `toolCatalog`, or for a context written before it had
+ * one, the deprecated `executor.tools` (ARCH-4); empty when neither is there.
+ *
+ * @example
+ * toolCatalogOf(context).find((tool) => tool.id === "workflow-kv_kv_store")
+ */
+export function toolCatalogOf(context: { toolCatalog?: ToolPermissionDefinition[]; executor?: { tools: ToolPermissionDefinition[] } }): ToolPermissionDefinition[] {
+  return context.toolCatalog ?? context.executor?.tools ?? [];
 }

@@ -38,7 +38,7 @@ function setUp() {
     }
   };
   const context = (runId: string, extra: { signal?: AbortSignal; storage?: Storage } = {}) =>
-    createNodeContext({ projectId: "p", conversationId: "c", storage: extra.storage ?? storage, runId, toolPermissions: createMemoryToolPermissions(), tools: [{ id: "once", autoApprove: true }, { id: "again", autoApprove: true }], ...(extra.signal ? { signal: extra.signal } : {}) });
+    createNodeContext({ projectId: "p", conversationId: "c", storage: extra.storage ?? storage, runId, toolPermissions: createMemoryToolPermissions(), toolCatalog: [{ id: "once", autoApprove: true }, { id: "again", autoApprove: true }], ...(extra.signal ? { signal: extra.signal } : {}) });
   return { storage, file, committed, context };
 }
 

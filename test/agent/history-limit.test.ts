@@ -71,7 +71,7 @@ describe("node execution history (AG-3 historyLimit, issue 6 item 9)", () => {
     const workdir = tempDirRemovedAfterAll("history-sqlite-work-");
     const storage = createSqliteStorage({ directory });
     const context = (runId: string, conversationId = "c1", store = storage) =>
-      createNodeContext({ projectId: "p", conversationId, storage: store, runId, toolPermissions: createMemoryToolPermissions(), tools: [{ id: "peek", autoApprove: true }] });
+      createNodeContext({ projectId: "p", conversationId, storage: store, runId, toolPermissions: createMemoryToolPermissions(), toolCatalog: [{ id: "peek", autoApprove: true }] });
     let inside: (() => Promise<unknown>) | undefined;
     let seenInside: unknown;
     const node = createAgentNode({

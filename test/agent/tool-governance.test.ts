@@ -100,11 +100,11 @@ describe("tool governance", () => {
     expect(row.content).toMatchObject({ resourceCard: { kind: "kv", title: "card" } });
   });
 
-  it("CAP-3 toolDefinitions add catalog entries for the agent's own tools", async () => {
+  it("CAP-3 extraToolCatalog add catalog entries for the agent's own tools", async () => {
     const h = harness();
     const calls: string[] = [];
     const model = createOfflineModel({ steps: [{ toolCalls: [{ name: "mine", arguments: { text: "m" } }] }, { text: "done" }] });
-    const node = createAgentNode({ models: model, extraTools: [echo("mine", calls)], toolDefinitions: [{ id: "mine", autoApprove: true }], workdir: h.workdir });
+    const node = createAgentNode({ models: model, extraTools: [echo("mine", calls)], extraToolCatalog: [{ id: "mine", autoApprove: true }], workdir: h.workdir });
     expect((await runNode(node, { prompt: "p" }, h.context("run-defs"))).error).toBeUndefined();
     expect(calls).toEqual(["m"]);
   });
@@ -132,7 +132,7 @@ describe("tool governance", () => {
     const h = harness();
     const calls: string[] = [];
     const model = createOfflineModel({ steps: [{ toolCalls: [{ name: "mine", arguments: { wrong: 1 } }] }, { text: "done" }] });
-    const node = createAgentNode({ models: model, extraTools: [echo("mine", calls)], toolDefinitions: [{ id: "mine", autoApprove: true }], workdir: h.workdir });
+    const node = createAgentNode({ models: model, extraTools: [echo("mine", calls)], extraToolCatalog: [{ id: "mine", autoApprove: true }], workdir: h.workdir });
     await runNode(node, { prompt: "p" }, h.context("run-args"));
     expect(calls).toEqual([]);
     expect(model.calls[1]!.messages.at(-1)).toMatchObject({ role: "toolResult", isError: true, content: [{ text: expect.stringContaining("input_validation") }] });
@@ -246,14 +246,14 @@ describe("CAP-11 one approval per call", () => {
     expect(new Set(h.permissions.requests.map((request) => request.requestId)).size).toBe(2);
   });
 
-  it("CAP-11 CAP-3 a createTools tool declared only in toolDefinitions finds itself in its context's catalog when it asks the gate itself", async () => {
+  it("CAP-11 CAP-3 a createTools tool declared only in extraToolCatalog finds itself in its context's catalog when it asks the gate itself", async () => {
     const h = harness();
     const approval = createToolApprovalGate();
     const ran: string[] = [];
     const node = createAgentNode({
       models: createOfflineModel({ steps: [{ toolCalls: [{ id: "call-own", name: "own_write", arguments: { text: "x" } }] }, { text: "done" }] }),
       workdir: h.workdir,
-      toolDefinitions: [{ id: "own_write" }],
+      extraToolCatalog: [{ id: "own_write" }],
       async createTools(context) {
         const tool: AgentTool = {
           name: "own_write", label: "own write", description: "writes", parameters: Type.Object({ text: Type.String() }),

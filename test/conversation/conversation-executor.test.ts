@@ -83,7 +83,7 @@ describe("CONV-1 conversation projects", () => {
     const model = createOfflineModel({ steps: [{ toolCalls: [{ name: "roadmap_lookup", arguments: { itemId: "42" } }] }, { text: "Item 42 is on the board." }, { text: "Looking.", toolCalls: [{ name: "roadmap_lookup", arguments: { itemId: "43" } }] }, { text: "Item 43 is too." }] });
     const node = createAgentNode({ ...project.executor.agent, models: model, retryDelayMs: 0, workdir: mkdtempSync(join(tmpdir(), "conv-")) });
     const permissions = createMemoryToolPermissions();
-    const context = createNodeContext({ projectId: project.manifest.id, storage: new MemoryStorage(), runId: "run-1", toolPermissions: permissions, tools: [...project.executor.executor.tools] });
+    const context = createNodeContext({ projectId: project.manifest.id, storage: new MemoryStorage(), runId: "run-1", toolPermissions: permissions, toolCatalog: [...project.executor.executor.tools] });
     const { output } = await runStreamNode(node, { prompt: "What is item 42?" }, context);
     expect(output.errCode).toBe(0);
     const toolResult = model.calls[1]!.messages.find((m) => m.role === "toolResult");
@@ -93,7 +93,7 @@ describe("CONV-1 conversation projects", () => {
     expect(output.items.find((item) => item.id === "roadmap-answer")).toBeUndefined();
     expect(output.items.filter((item) => item.metadata.partType === "text").map((item) => item.content)).toEqual(["Item 42 is on the board."]);
     expect(JSON.stringify(output.items)).toContain('"resourceCard"');
-    const hostedContext = createNodeContext({ projectId: project.manifest.id, storage: context.storage, runId: "run-2", toolPermissions: permissions, tools: [...project.executor.executor.tools] });
+    const hostedContext = createNodeContext({ projectId: project.manifest.id, storage: context.storage, runId: "run-2", toolPermissions: permissions, toolCatalog: [...project.executor.executor.tools] });
     const hosted = await runStreamNode(node, { prompt: "And item 43?", hostInput: { channel: "gateway" } }, hostedContext);
     const answer = hosted.output.items.find((item) => item.id === "roadmap-answer");
     expect([answer?.metadata.kind, answer?.content]).toEqual(["agent-answer", "Looking.\n\nItem 43 is too."]);

@@ -11,14 +11,30 @@ describe("workflow core (WF-0)", () => {
     const storage = new MemoryStorage();
     const context = createNodeContext({ projectId: "p1", storage });
     expect(context.runId).toMatch(/^run-/);
-    expect(context.executor.tools).toEqual([]);
+    expect(context.toolCatalog).toEqual([]);
     expect(context.signal.aborted).toBe(false);
     expect(typeof context.clock.now()).toBe("number");
     expect(await context.tokenUsage.total()).toEqual({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 });
     // The default approval adapter never auto-approves: a declared tool pauses the run.
     const gate = createToolApprovalGate();
-    const withTool = createNodeContext({ projectId: "p1", storage, tools: [{ id: "t" }] });
+    const withTool = createNodeContext({ projectId: "p1", storage, toolCatalog: [{ id: "t" }] });
     await expect(gate.approve({ name: "t", arguments: {} }, withTool)).rejects.toMatchObject({ code: "user_input_required" });
+  });
+
+  it("ARCH-4 one name for the host's tool catalog: toolCatalog; the deprecated tools option and executor.tools still mean it for one release", async () => {
+    const storage = new MemoryStorage();
+    const gate = createToolApprovalGate();
+    const declared = createNodeContext({ projectId: "p1", storage, toolCatalog: [{ id: "t", autoApprove: true }] });
+    expect(declared.toolCatalog).toEqual([{ id: "t", autoApprove: true }]);
+    // The deprecated field is the same catalog, for readers of executor.tools.
+    expect(declared.executor?.tools).toBe(declared.toolCatalog);
+    await expect(gate.approve({ name: "t", arguments: {} }, declared)).resolves.toBeUndefined();
+    const old = createNodeContext({ projectId: "p1", storage, tools: [{ id: "t", autoApprove: true }] });
+    expect(old.toolCatalog).toEqual([{ id: "t", autoApprove: true }]);
+    // A context written by hand with only the old field is still governed by it.
+    const { toolCatalog: _catalog, ...handWritten } = declared;
+    await expect(gate.approve({ name: "t", arguments: {} }, handWritten)).resolves.toBeUndefined();
+    await expect(gate.approve({ name: "u", arguments: {} }, handWritten)).rejects.toMatchObject({ code: "tool_not_registered" });
   });
 
   it("WF-0 createNodeContext refuses a missing projectId or storage", () => {

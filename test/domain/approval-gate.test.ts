@@ -5,7 +5,7 @@ import type { ToolPermissionDefinition } from "../../src/domain/node-context.js"
 
 function contextWith(tools: ToolPermissionDefinition[], runId = "run-1") {
   const toolPermissions = createMemoryToolPermissions();
-  return { runId, executor: { tools }, toolPermissions, signal: new AbortController().signal };
+  return { runId, toolCatalog: tools, toolPermissions, signal: new AbortController().signal };
 }
 
 describe("createToolApprovalGate (WF-0, CAP-3)", () => {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "@jest/globals";
-import type { AgentToolCatalog } from "../../src/app/agent/extensions/types.js";
+import type { AgentToolGroup } from "../../src/app/agent/extensions/types.js";
 import { buildToolIndex, toolTerms } from "../../src/domain/agent/tool-index.js";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import { harness, offlineNode, runNode } from "../agent/helpers.js";
 import { CATALOG_TOOLS, QUERIES, SERVICE_ABOUT, catalogTools } from "./fixtures/tool-catalog.js";
 
 /** The 200 fixture tools as one catalog per service; counts connects per catalog. */
-function fixtureCatalogs(calls: string[], connects: string[]): AgentToolCatalog[] {
+function fixtureCatalogs(calls: string[], connects: string[]): AgentToolGroup[] {
   const tools = catalogTools(calls);
   return Object.keys(SERVICE_ABOUT).map((service) => ({
     name: service,
@@ -49,7 +49,7 @@ describe("EXT-3 session.toolSearch over createTools catalogs", () => {
         { toolCalls: [{ name: "payments_refund_payment", arguments: { id: "ch_1" } }] },
         { text: "Refunded." },
       ],
-      { h, permissionPolicy: permissions, session: { toolSearch: {} }, createTools: () => ({ tools: [], catalogs: fixtureCatalogs(calls, connects) }) },
+      { h, permissionPolicy: permissions, session: { toolSearch: {} }, createTools: () => ({ tools: [], toolGroups: fixtureCatalogs(calls, connects) }) },
     );
     const outcome = await runNode(node, { prompt: "refund ch_1" }, h.context("run-search", { tools: catalogGrants }));
     expect(outcome.error).toBeUndefined();
@@ -71,7 +71,7 @@ describe("EXT-3 session.toolSearch over createTools catalogs", () => {
   it("EXT-3 without tool_search in the permission list there is no search and no catalog is connected", async () => {
     const h = harness();
     const connects: string[] = [];
-    const { node, model } = offlineNode([{ text: "ok" }], { h, permissionPolicy: { allow: ["read"] }, session: { toolSearch: {} }, createTools: () => ({ tools: [], catalogs: fixtureCatalogs([], connects) }) });
+    const { node, model } = offlineNode([{ text: "ok" }], { h, permissionPolicy: { allow: ["read"] }, session: { toolSearch: {} }, createTools: () => ({ tools: [], toolGroups: fixtureCatalogs([], connects) }) });
     await runNode(node, { prompt: "hi" }, h.context("run-nosearch", { tools: catalogGrants }));
     expect(model.calls[0]!.tools.map((tool) => tool.name).sort()).toEqual(["ask_user", "read"]);
     expect(connects).toEqual([]);
@@ -88,7 +88,7 @@ describe("EXT-3 session.toolSearch over createTools catalogs", () => {
     ];
     // The billing catalog is granted, but its cancel tool has its own entry: a person approves it.
     const tools = [...catalogGrants, { id: "billing_cancel_subscription" }];
-    const options = { h, permissionPolicy: permissions, session: { toolSearch: {} }, createTools: () => ({ tools: [], catalogs: fixtureCatalogs(calls, connects) }) };
+    const options = { h, permissionPolicy: permissions, session: { toolSearch: {} }, createTools: () => ({ tools: [], toolGroups: fixtureCatalogs(calls, connects) }) };
     const { node } = offlineNode(steps, options);
     const paused = await runNode(node, { prompt: "cancel sub_9" }, h.context("run-resume", { tools }));
     expect(isSteamharnessError(paused.error, "user_input_required")).toBe(true);
@@ -110,7 +110,7 @@ describe("EXT-3 session.toolSearch over createTools catalogs", () => {
     const connects: string[] = [];
     const { node } = offlineNode(
       [{ toolCalls: [{ name: "dns_whois", arguments: { id: "example.com" } }, { name: "tool_search", arguments: { query: "buy a new website domain name" } }] }, { text: "done" }],
-      { h, permissionPolicy: permissions, session: { toolSearch: {} }, createTools: () => ({ tools: [], catalogs: fixtureCatalogs(calls, connects) }) },
+      { h, permissionPolicy: permissions, session: { toolSearch: {} }, createTools: () => ({ tools: [], toolGroups: fixtureCatalogs(calls, connects) }) },
     );
     const outcome = await runNode(node, { prompt: "whois" }, h.context("run-direct", { tools: [...catalogGrants, { id: "dns_register_domain", enabled: false }] }));
     expect(outcome.error).toBeUndefined();
@@ -136,7 +136,7 @@ describe("EXT-3 session.toolSearch over createTools catalogs", () => {
         { toolCalls: [{ name: "tool_search", arguments: { query: "refund a card charge or cancel a subscription", limit: 20 } }] },
         { text: "ok" },
       ],
-      { h, permissionPolicy: permissions, session: { toolSearch: { maxResults: 2 } }, createTools: () => ({ tools: [], catalogs: fixtureCatalogs([], []) }) },
+      { h, permissionPolicy: permissions, session: { toolSearch: { maxResults: 2 } }, createTools: () => ({ tools: [], toolGroups: fixtureCatalogs([], []) }) },
     );
     const outcome = await runNode(node, { prompt: "look" }, h.context("run-bound", { tools: catalogGrants }));
     expect(outcome.error).toBeUndefined();

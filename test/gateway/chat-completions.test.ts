@@ -56,7 +56,7 @@ describe("GW-2 Chat Completions", () => {
       },
     };
     const { client } = await gatewayWith([{ text: "Deploying.", toolCalls: [{ name: "deploy", arguments: {} }] }, { text: "Done." }], {
-      agentOptions: { extraTools: [deploy], toolDefinitions: [{ id: "deploy" }] },
+      agentOptions: { extraTools: [deploy], extraToolCatalog: [{ id: "deploy" }] },
     });
     const messages = [{ role: "user" as const, content: "Deploy it" }];
     const paused = await client.chat.completions.create({ model: MODEL, messages });

@@ -84,7 +84,7 @@ describe("GW-1 Responses API", () => {
     };
     const { client } = await gatewayWith(
       [{ text: "Deploying now.", toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] }, { text: "Deployment finished." }],
-      { agentOptions: { extraTools: [deploy], toolDefinitions: [{ id: "deploy" }] } },
+      { agentOptions: { extraTools: [deploy], extraToolCatalog: [{ id: "deploy" }] } },
     );
     const paused = await client.responses.create({ model: MODEL, input: "Deploy to prod" });
     expect(paused.status).toBe("incomplete");

@@ -15,6 +15,7 @@ const NOT_EXPORTS: Record<string, string> = {
   runId: "a field / option (the run's id)",
   agentStoreDir: "an option (the SQLite session folder)",
   openUnleased: "a SessionBackend method",
+  openAgentSessionHost: "the application's session host (src/app/session-host), opened by createAgentSessionHost",
   openHostStore: "a SessionBackend method",
   createTools: "an agent option",
   readRun: "a SessionStore method",

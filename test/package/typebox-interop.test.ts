@@ -38,7 +38,7 @@ try {
     { text: "done" },
   ] });
   const node = createAgentNode({ models: model, workdir, retryDelayMs: 0, extraTools: [double] });
-  const context = createNodeContext({ projectId: "p", storage: new MemoryStorage(), runId: "r", toolPermissions: createMemoryToolPermissions(), userInput: createMemoryUserInput(), tools: [{ id: "double", autoApprove: true }] });
+  const context = createNodeContext({ projectId: "p", storage: new MemoryStorage(), runId: "r", toolPermissions: createMemoryToolPermissions(), userInput: createMemoryUserInput(), toolCatalog: [{ id: "double", autoApprove: true }] });
   await runStreamNode(node, { prompt: "go" }, context);
   const answer = (id) => model.calls.flatMap((call) => call.messages).find((m) => m.role === "toolResult" && m.toolCallId === id)?.content[0]?.text;
   report.ran = ran;

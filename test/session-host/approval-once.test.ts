@@ -5,7 +5,7 @@ import { createProjectCapabilityTools } from "../../src/app/capabilities/project
 import { createToolApprovalGate } from "../../src/domain/approval-gate.js";
 import type { NodeContext } from "../../src/domain/node-context.js";
 import { createAgentSessionHost } from "../../src/compose/session-host.js";
-import type { AgentSessionHostOptions } from "../../src/app/session-host/types.js";
+import type { AgentSessionHostOptions } from "../../src/compose/session-host.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
 import { conversation, tempDir } from "./helpers.js";
 
@@ -14,9 +14,9 @@ const KV = "workflow-kv_kv_store";
 /**
  * A host whose model sets `notes.status` to `value` once, with the capability tools wired as the
  * capability seed's example shows (verbatim but for the model); the host passes no
- * toolPermissions. `declare` says where KV is declared (executorTools or toolDefinitions).
+ * toolPermissions. `declare` says where KV is declared (toolCatalog or extraToolCatalog).
  */
-async function seedWiredHost(name: string, value: string, declare: Pick<AgentSessionHostOptions, "executorTools" | "toolDefinitions">) {
+async function seedWiredHost(name: string, value: string, declare: Pick<AgentSessionHostOptions, "toolCatalog" | "extraToolCatalog">) {
   const dir = tempDir();
   const storage = createSqliteStorage({ directory: `${dir}/store`, agentStoreDir: `${dir}/agents` });
   const model = createOfflineModel({
@@ -65,12 +65,12 @@ async function approveOnce(seeded: Awaited<ReturnType<typeof seedWiredHost>>, va
 
 describe("CAP-11 one approval per call in a resident session host", () => {
   it("CAP-11 a host opened without toolPermissions, tools wired as the capability seed's example: one request per call, and its decision runs the call", async () => {
-    await approveOnce(await seedWiredHost("approve-once", "done", { executorTools: [{ id: KV }] }), "done");
+    await approveOnce(await seedWiredHost("approve-once", "done", { toolCatalog: [{ id: KV }] }), "done");
   });
 
-  it("CAP-11 CAP-3 a tool declared only in the host's toolDefinitions finds itself in its tools' context when it asks the gate", async () => {
-    const seeded = await seedWiredHost("approve-defined", "defined", { toolDefinitions: [{ id: KV }] });
-    expect(seeded.toolsContext.executor.tools.map((tool) => tool.id)).toEqual([KV]);
+  it("CAP-11 CAP-3 a tool declared only in the host's extraToolCatalog finds itself in its tools' context when it asks the gate", async () => {
+    const seeded = await seedWiredHost("approve-defined", "defined", { extraToolCatalog: [{ id: KV }] });
+    expect(seeded.toolsContext.toolCatalog.map((tool) => tool.id)).toEqual([KV]);
     await approveOnce(seeded, "defined");
   });
 });

@@ -25,7 +25,7 @@ describe("SES-11 compact through controlAgentSession", () => {
         return { text: "Starting the slow job.", toolCalls: [{ name: "slow_step", arguments: { step: "1" } }] };
       },
     });
-    const host = await createAgentSessionHost(conv, { projectId: "p1", agentStoreDir: dir, models: model, workdir: dir, executorTools: [{ id: "slow_step", autoApprove: true }], createTools: () => [gate] });
+    const host = await createAgentSessionHost(conv, { projectId: "p1", agentStoreDir: dir, models: model, workdir: dir, toolCatalog: [{ id: "slow_step", autoApprove: true }], createTools: () => [gate] });
     try {
       const out = collect();
       host.subscribe(out.listener);

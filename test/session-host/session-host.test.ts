@@ -9,7 +9,7 @@ import { collect, conversation, gateTool, tempDir, waitForFile } from "./helpers
 import path from "node:path";
 import { writeFileSync } from "node:fs";
 
-const executorTools = [{ id: "slow_step", autoApprove: true }];
+const toolCatalog = [{ id: "slow_step", autoApprove: true }];
 
 describe("resident session host", () => {
   it("HOST-1 submit runs a task; the host keeps lease, tools and model between turns", async () => {
@@ -18,7 +18,7 @@ describe("resident session host", () => {
     const model = createOfflineModel({ steps: [{ text: "First answer." }, { text: "Second answer." }] });
     let toolBuilds = 0;
     const host = await createAgentSessionHost(conv, {
-      projectId: "p1", agentStoreDir: dir, models: model, workdir: dir, executorTools,
+      projectId: "p1", agentStoreDir: dir, models: model, workdir: dir, toolCatalog,
       createTools: () => { toolBuilds++; return [gateTool(dir)]; },
     });
     const out = collect();
@@ -64,7 +64,7 @@ describe("lifecycle", () => {
     const conv = conversation("close");
     const gate = gateTool(dir);
     const model = createOfflineModel({ steps: [toolStep("a"), { text: "A done." }, { text: "B done." }] });
-    const host = await createAgentSessionHost(conv, { projectId: "p1", agentStoreDir: dir, models: model, workdir: dir, executorTools, createTools: () => [gate] });
+    const host = await createAgentSessionHost(conv, { projectId: "p1", agentStoreDir: dir, models: model, workdir: dir, toolCatalog, createTools: () => [gate] });
     const a = (await host.control({ type: "submit", prompt: "task a" })) as { taskId: string };
     const b = (await host.control({ type: "submit", prompt: "task b" })) as { taskId: string };
     let backgroundDone = false;
@@ -99,7 +99,7 @@ describe("lifecycle", () => {
     const conv = conversation("busy");
     const gate = gateTool(dir);
     const model = createOfflineModel({ steps: [toolStep("a"), { text: "A done." }] });
-    const host = await createAgentSessionHost(conv, { projectId: "p1", agentStoreDir: dir, models: model, workdir: dir, executorTools, createTools: () => [gate] });
+    const host = await createAgentSessionHost(conv, { projectId: "p1", agentStoreDir: dir, models: model, workdir: dir, toolCatalog, createTools: () => [gate] });
     await expect(createAgentSessionHost(conv, { projectId: "p1", agentStoreDir: dir, models: model })).rejects.toMatchObject({ code: "session_busy" });
     const a = (await host.control({ type: "submit", prompt: "task a" })) as { taskId: string };
     await waitForFile(path.join(dir, "slow_step.started"));
@@ -126,7 +126,7 @@ describe("lifecycle", () => {
     const conv = conversation("cancel");
     const gate = gateTool(dir);
     const model = createOfflineModel({ steps: [toolStep("a"), { text: "A done." }] });
-    const options = { projectId: "p1", agentStoreDir: dir, models: model, workdir: dir, executorTools, createTools: () => [gate] };
+    const options = { projectId: "p1", agentStoreDir: dir, models: model, workdir: dir, toolCatalog, createTools: () => [gate] };
     const host = await createAgentSessionHost(conv, options);
     const a = (await host.control({ type: "submit", prompt: "task a" })) as { taskId: string };
     const b = (await host.control({ type: "submit", prompt: "task b" })) as { taskId: string };

@@ -128,7 +128,7 @@ describe("delegation", () => {
     const host = await createAgentSessionHost(conv, {
       projectId: "p1", agentStoreDir: dir, models: model, workdir: dir, permissionPolicy: "workspace-write",
       tools: ["read", "update_plan", "subagent", "deploy"],
-      executorTools: [{ id: "deploy", autoApprove: true }],
+      toolCatalog: [{ id: "deploy", autoApprove: true }],
       createTools: () => [deployTool(deployed)],
     });
     const { taskId } = (await host.control({ type: "submit", prompt: "delegate please" })) as { taskId: string };
@@ -167,7 +167,7 @@ describe("delegation", () => {
     const host = await createAgentSessionHost(conv, {
       projectId: "p1", agentStoreDir: dir, models: model, workdir: dir, toolPermissions: permissions,
       tools: ["read", "update_plan", "subagent", "deploy"],
-      executorTools: [{ id: "deploy" }],
+      toolCatalog: [{ id: "deploy" }],
       createTools: () => [deployTool(deployed)],
     });
     const { taskId } = (await host.control({ type: "submit", prompt: "delegate please" })) as { taskId: string };

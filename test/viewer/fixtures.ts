@@ -53,7 +53,7 @@ export async function runAgent(storage: SqliteStorage, options: { runId: string;
     storage,
     runId: options.runId,
     conversationId: options.conversationId ?? CONVERSATION,
-    tools: options.catalog ?? CATALOG,
+    toolCatalog: options.catalog ?? CATALOG,
     toolPermissions: decisions.toolPermissions,
     userInput: decisions.userInput,
   });

@@ -215,7 +215,7 @@ describe("VIEW-7 the run's timeline in headless Chromium", () => {
       storage,
       models: slowModel(),
       workdir: projectDir,
-      executorTools: [{ id: "release_lookup" }],
+      toolCatalog: [{ id: "release_lookup" }],
       toolPermissions: decisions.toolPermissions,
       userInput: decisions.userInput,
       createTools: async (context) => [...(await createProjectCapabilityTools({ context })), lookup],

@@ -45,7 +45,7 @@ beforeAll(async () => {
   writeFileSync(join(workdir, "notes.md"), "# Notes\nold line\n");
   let call = 0;
   const node = createAgentNode({ models: createOfflineModel({ steps: () => SCRIPT[Math.min(call++, SCRIPT.length - 1)]!, chunkSize: 64 }), workdir, permissionPolicy: "workspace", retryDelayMs: 0 });
-  const context = createNodeContext({ projectId: PROJECT, storage, runId: RUN, conversationId: CONVERSATION, tools: [] });
+  const context = createNodeContext({ projectId: PROJECT, storage, runId: RUN, conversationId: CONVERSATION, toolCatalog: [] });
   const accumulator = createOutputStreamAccumulator();
   await runStreamNode(node, { prompt: "更新笔记并写摘要", runId: RUN }, context, { onChunk: (chunk) => accumulator.push(chunk as OutputItemStreamChunk) });
   live = accumulator.items();

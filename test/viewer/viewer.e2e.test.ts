@@ -146,7 +146,7 @@ describe("steamharness view in headless Chromium", () => {
       projectId: PROJECT,
       storage,
       models: createOfflineModel({ steps: [{ text: "Saving it.", toolCalls: [{ id: "call_save", name: "workflow-kv_kv_store", arguments: { action: "set", key: "answer", value: 42 } }] }, { text: "Saved." }] }),
-      executorTools: [{ id: "workflow-kv_kv_store" }],
+      toolCatalog: [{ id: "workflow-kv_kv_store" }],
       toolPermissions: decisions.toolPermissions,
       userInput: decisions.userInput,
       createTools: (context) => createProjectCapabilityTools({ context }),

@@ -4,10 +4,8 @@ import type { JsonObject } from "../../domain/json.js";
 import type { NodeContext } from "../../domain/node-context.js";
 import type { OutputItemStreamChunk } from "../../domain/output-items.js";
 import type { SessionStore } from "../../ports/session-store.js";
-import type { TokenUsageRecorder } from "../../ports/token-usage.js";
-import type { ToolPermissions } from "../../ports/tool-permissions.js";
-import type { UserInput } from "../../ports/user-input.js";
-import { createAgentSessionHost } from "../session-host/create-agent-session-host.js";
+import type { SessionBackend } from "../../ports/session-backend.js";
+import { openAgentSessionHost } from "../session-host/create-agent-session-host.js";
 import { liveHost, type RegisteredSessionHost } from "../session-host/registry.js";
 import type { AgentSessionHost } from "../session-host/types.js";
 import { createAgent } from "../agent/create-agent.js";
@@ -41,6 +39,15 @@ const borrowed = (store: SessionStore): SessionStore => ({
   close: async () => {},
 });
 
+/** Where a node's session host keeps its sessions: `session.storage`'s backend (EXT-6), else the run's storage's. */
+function hostSessionsOf(options: AgentOptions, context: NodeContext): SessionBackend {
+  const sessionStorage = options.session?.storage;
+  if (sessionStorage && !sessionStorage.sessions) throw new SteamharnessError("input_validation", "session.storage has no sessions backend (Storage.sessions)", { field: "session.storage" });
+  const sessions = sessionStorage?.sessions ?? context.storage.sessions;
+  if (!sessions) throw new SteamharnessError("input_validation", "a session host needs storage.sessions (a session backend)", { field: "storage" });
+  return sessions;
+}
+
 /**
  * The runner of a node given `session: { … }` (EXT-1): build-mode runs in a conversation go
  * through the conversation's resident session host — the live one of this process, or one the
@@ -50,8 +57,9 @@ const borrowed = (store: SessionStore): SessionStore => ({
  * store the host holds, a gateway run uses its in-memory session (SES-6). Runs outside a
  * conversation have no host to go through and run plainly.
  *
- * The host's ports (approvals, questions, usage) follow the node context of the run in progress,
- * so each turn's approvals go through that turn's `context.toolPermissions` (AG-2).
+ * The host's runs get the node context of the run in progress (its ports, configuration, log),
+ * with the task's run id and signal: the host takes a context factory and never rebuilds a
+ * context (ARCH-4), so each turn's approvals go through that turn's `context.toolPermissions` (AG-2).
  *
  * @example
  * const runner = createSessionNodeRunner(options, agent);
@@ -61,38 +69,25 @@ const borrowed = (store: SessionStore): SessionStore => ({
 export function createSessionNodeRunner(options: AgentOptions, plain: Agent): SessionNodeRunner {
   const opened = new Map<string, Promise<AgentSessionHost>>();
   const current = new Map<string, NodeContext>();
-  const contextOf = (conversationId: string): NodeContext => current.get(conversationId)!;
   let planAgent: Agent | null = null;
   let gatewayAgent: Agent | null = null;
 
   const openHost = (conversationId: string, context: NodeContext): Promise<AgentSessionHost> => {
     let host = opened.get(conversationId);
     if (!host) {
-      const toolPermissions: ToolPermissions = { request: (request, signal) => contextOf(conversationId).toolPermissions.request(request, signal) };
-      const userInput: UserInput = { request: (request, signal) => contextOf(conversationId).userInput.request(request, signal) };
-      const tokenUsage: TokenUsageRecorder = {
-        record: (entry) => contextOf(conversationId).tokenUsage.record(entry),
-        total: () => contextOf(conversationId).tokenUsage.total(),
-        get: (entryId) => contextOf(conversationId).tokenUsage.get(entryId),
-      };
       const { sessionStore: _store, databasePath: _path, sessionId: _id, outputItemId: _answer, sessionKey: _key, ...agentOptions } = options;
-      host = createAgentSessionHost(conversationId, {
+      host = openAgentSessionHost(conversationId, {
         ...agentOptions,
         // CONV-3: `session.resume` reopens the conversation's host on what an earlier one left.
         resume: options.session?.resume ?? false,
         projectId: context.projectId,
-        storage: context.storage,
+        sessions: hostSessionsOf(options, context),
+        contextFor: (runId, signal) => ({ ...(current.get(conversationId) ?? context), runId, signal }),
         sessionKey: sessionAddressOf(options, context).sessionKey,
-        executorTools: context.executor.tools,
         // WF-2: without models of its own the host's runs pick theirs from the configuration
         // snapshot of the node context in progress (each run's own).
         ...(options.configuration === undefined && options.models === undefined ? { configuration: () => contextConfiguration(current.get(conversationId)) } : {}),
-        toolPermissions,
-        userInput,
-        tokenUsage,
-        log: context.log,
-        clock: context.clock,
-      }, context.runtime);
+      });
       opened.set(conversationId, host);
       host.catch(() => opened.delete(conversationId));
     }

@@ -19,7 +19,10 @@ const DEFAULT_CONTEXT_WINDOW = 128_000;
  * for await (const chunk of agent.run({ prompt: "List the files" }, context)) console.log(chunk);
  * agent.getContextUsage(); // { used, total, unit: "tokens", source }
  */
-export function createAgent(options: AgentOptions = {}): Agent {
+export function createAgent(given: AgentOptions = {}): Agent {
+  // ARCH-4: the deprecated `toolDefinitions` is `extraToolCatalog` under its old name.
+  const { toolDefinitions, ...rest } = given;
+  const options: AgentOptions = toolDefinitions !== undefined && rest.extraToolCatalog === undefined ? { ...rest, extraToolCatalog: toolDefinitions } : rest;
   validatePermissionPolicy(options.permissionPolicy ?? "ask", options.mode ?? "build");
   for (const field of ["maxRetries", "maxSteps", "retryDelayMs", "bashTimeoutMs"] as const) {
     const value = options[field];

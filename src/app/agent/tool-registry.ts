@@ -26,7 +26,7 @@ export interface RegisteredAgentTool {
 export interface AgentToolRegistry {
   specs: ModelToolSpec[];
   get(name: string): RegisteredAgentTool | undefined;
-  /** The catalog the approval gate uses: `context.executor.tools` plus `toolDefinitions`. */
+  /** The tool catalog the approval gate uses: `context.toolCatalog` plus the agent's `extraToolCatalog`. */
   catalog: ToolPermissionDefinition[];
 }
 

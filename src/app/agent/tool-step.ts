@@ -94,7 +94,7 @@ async function approve(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Out
   const waited = turn.committed.has(runEventId(turn.runId, "tool", call.id, "wait"));
   if (registered.governance === "catalog") {
     try {
-      await gate.approve({ name: call.name, arguments: call.arguments, toolCallId: call.id }, { runId: turn.runId, executor: { tools: turn.registry.catalog }, toolPermissions: turn.context.toolPermissions, signal: turn.context.signal });
+      await gate.approve({ name: call.name, arguments: call.arguments, toolCallId: call.id }, { runId: turn.runId, toolCatalog: turn.registry.catalog, toolPermissions: turn.context.toolPermissions, signal: turn.context.signal });
     } catch (error) {
       if (error instanceof UserInputRequiredError || isSteamharnessError(error, "user_input_required")) return pause(turn, call, "tool_approval", requestId, { toolId: call.name, arguments: call.arguments });
       if (isSteamharnessError(error, "approval_denied") || isSteamharnessError(error, "tool_not_registered")) {

@@ -2,10 +2,10 @@ import type { HarnessRuntime } from "../../ports/runtime.js";
 import type { AgentTool } from "../../domain/agent-tool.js";
 import type { AgentMode, AgentPermissionPolicy } from "../../domain/agent/permission-policy.js";
 import type { SessionEvent } from "../../domain/agent/session-events.js";
-import type { NodeContext } from "../../domain/node-context.js";
+import { toolCatalogOf, type NodeContext } from "../../domain/node-context.js";
 import { buildToolRegistry, type AgentToolRegistry } from "./tool-registry.js";
 import { openTurnExtensions, type ExtensionTurnView, type TurnExtensions } from "./extensions/turn-extensions.js";
-import type { AgentSessionEnvironment, AgentToolCatalog } from "./extensions/types.js";
+import type { AgentSessionEnvironment, AgentToolGroup } from "./extensions/types.js";
 import type { AgentOptions, AgentToolSet } from "./types.js";
 
 /** What the tool setup of a run needs: the agent's options, the run's context and where it runs. */
@@ -50,15 +50,15 @@ function codingToolsFor(cache: Map<string, AgentTool[]>, runtime: HarnessRuntime
   return tools;
 }
 
-async function toolsOf(options: AgentOptions, context: NodeContext): Promise<{ tools: AgentTool[]; catalogs: AgentToolCatalog[]; close: () => Promise<void> }> {
+async function toolsOf(options: AgentOptions, context: NodeContext): Promise<{ tools: AgentTool[]; catalogs: AgentToolGroup[]; close: () => Promise<void> }> {
   const created = options.createTools ? await options.createTools(context) : [];
   const set: AgentToolSet = Array.isArray(created) ? { tools: created } : created;
-  return { tools: [...(options.extraTools ?? []), ...set.tools], catalogs: set.catalogs ?? [], close: async () => void (await set.close?.()) };
+  return { tools: [...(options.extraTools ?? []), ...set.tools], catalogs: set.toolGroups ?? set.catalogs ?? [], close: async () => void (await set.close?.()) };
 }
 
 /**
  * Sets up the tools of a run: the built-in coding tools for its workdir, the host's tool catalog
- * with `toolDefinitions`, the tools `createTools` makes, the session's extension layer (tool
+ * with `extraToolCatalog`, the tools `createTools` makes, the session's extension layer (tool
  * search, code mode, hooks: EXT-2..EXT-4) and a registry per mode built from them (AG-6, CAP-3).
  *
  * @example
@@ -73,10 +73,10 @@ export async function openTurnTools(input: TurnToolsInput): Promise<TurnTools> {
     environment?.workdir ?? input.workdir,
     { ...(environment?.env ? { env: environment.env } : {}), ...(environment?.shell ? { shell: environment.shell } : {}) },
   );
-  const catalog = [...context.executor.tools, ...(options.toolDefinitions ?? [])];
+  const catalog = [...toolCatalogOf(context), ...(options.extraToolCatalog ?? [])];
   // The tools' own context carries the same catalog the runtime approves against, so a tool
-  // declared only in `toolDefinitions` that asks the gate itself (CAP-11) is found there.
-  const tools = await toolsOf(options, options.toolDefinitions?.length ? { ...context, executor: { ...context.executor, tools: catalog } } : context);
+  // declared only in `extraToolCatalog` that asks the gate itself (CAP-11) is found there.
+  const tools = await toolsOf(options, options.extraToolCatalog?.length ? { ...context, toolCatalog: catalog, executor: { tools: catalog } } : context);
   const extensions = await openTurnExtensions({ session: options.session, policy, catalogs: tools.catalogs, definitions: catalog, runId, committed: input.committed, codeSandbox: () => context.runtime.codeSandbox(), view: input.view }).catch(async (error: unknown) => {
     await tools.close();
     throw error;

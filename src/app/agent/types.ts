@@ -8,7 +8,7 @@ import type { NodeContext, ToolPermissionDefinition } from "../../domain/node-co
 import type { OutputItem, OutputItemStreamChunk } from "../../domain/output-items.js";
 import type { ModelProvider } from "../../ports/model-provider.js";
 import type { SessionAddress, SessionStore } from "../../ports/session-store.js";
-import type { AgentSessionOptions, AgentToolCatalog } from "./extensions/types.js";
+import type { AgentSessionOptions, AgentToolGroup } from "./extensions/types.js";
 
 export type { AgentMode, AgentPermissionPolicy } from "../../domain/agent/permission-policy.js";
 
@@ -29,11 +29,13 @@ export interface AgentModelAttributes {
 
 /**
  * What `createTools` may return (AG-5): tools, and a `close` run at the end of the turn. With
- * `session.toolSearch`, also catalogs: tools the model finds through `tool_search` (EXT-3).
+ * `session.toolSearch`, also tool groups: tools the model finds through `tool_search` (EXT-3).
  */
 export interface AgentToolSet {
   tools: AgentTool[];
-  catalogs?: AgentToolCatalog[];
+  toolGroups?: AgentToolGroup[];
+  /** @deprecated Use `toolGroups` (the same groups); removed in the next release. */
+  catalogs?: AgentToolGroup[];
   close?(): void | Promise<void>;
 }
 
@@ -73,7 +75,9 @@ export interface AgentOptions {
   mode?: AgentMode;
   /** When given, only tools with these names are offered (`ask_user` always is). */
   tools?: string[];
-  /** Catalog entries added to `context.executor.tools` for this agent's extra tools (CAP-3). */
+  /** Tool catalog entries this agent adds to `context.toolCatalog` for its extra tools (CAP-3). */
+  extraToolCatalog?: ToolPermissionDefinition[];
+  /** @deprecated Use `extraToolCatalog` (the same entries); removed in the next release. */
   toolDefinitions?: ToolPermissionDefinition[];
   /** Tools besides the built-ins; governed by the host's tool catalog (CAP-3). */
   extraTools?: AgentTool[];
@@ -99,7 +103,7 @@ export interface AgentOptions {
   configuration?: AgentConfigurationSnapshot | ((context: NodeContext) => AgentConfigurationSnapshot | undefined | Promise<AgentConfigurationSnapshot | undefined>);
   /**
    * Explicit durable SQLite file of the session (SES-1). Read by the session resolver: with it (or
-   * with `storage.agentStoreDir` and a conversation) the durable store is used.
+   * with a durable `storage.sessions` and a conversation) the durable store is used.
    */
   databasePath?: string;
   /** The session store; default in memory per storage (SES-6). Durable adapters plug in here. */

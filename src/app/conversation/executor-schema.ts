@@ -54,6 +54,7 @@ export const CheckedAgentOptionsSchema = Type.Object({
   effort: Type.Optional(Type.Union(["minimal", "low", "medium", "high"].map((e) => Type.Literal(e)))),
   mode: Type.Optional(Type.Union([Type.Literal("build"), Type.Literal("plan")])),
   tools: Type.Optional(StringList),
+  extraToolCatalog: Type.Optional(Type.Array(ToolPermissionDefinitionSchema)),
   toolDefinitions: Type.Optional(Type.Array(ToolPermissionDefinitionSchema)),
   allowedDirectories: Type.Optional(StringList),
   extraTools: Type.Optional(Type.Array(Type.Object({ name: Type.String({ minLength: 1 }) }))),

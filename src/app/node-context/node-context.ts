@@ -17,6 +17,8 @@ export interface NodeContextOptions {
   runId?: string;
   conversationId?: string;
   /** The host's tool catalog; defaults to empty (every gated tool is "not registered"). */
+  toolCatalog?: ToolPermissionDefinition[];
+  /** @deprecated Use `toolCatalog` (the same catalog); removed in the next release. */
   tools?: ToolPermissionDefinition[];
   /** The run's project configuration snapshot (CFG-2); none by default. */
   configuration?: NodeRunConfiguration;
@@ -51,13 +53,15 @@ export function buildNodeContext(options: NodeContextOptions, runtime: HarnessRu
   if (!options.projectId) throw new SteamharnessError("input_validation", "createNodeContext: projectId is required", { field: "projectId" });
   if (!options.storage) throw new SteamharnessError("input_validation", "createNodeContext: storage is required", { field: "storage" });
   const ids = options.ids ?? runtime.ids();
+  const toolCatalog = options.toolCatalog ?? options.tools ?? [];
   const namespace = options.conversationId === undefined ? { projectId: options.projectId } : { projectId: options.projectId, conversationId: options.conversationId };
   return {
     runId: options.runId ?? ids.next("run-"),
     projectId: options.projectId,
     ...(options.conversationId === undefined ? {} : { conversationId: options.conversationId }),
     storage: options.storage,
-    executor: { tools: options.tools ?? [] },
+    toolCatalog,
+    executor: { tools: toolCatalog },
     ...(options.configuration === undefined ? {} : { configuration: options.configuration }),
     toolPermissions: options.toolPermissions ?? runtime.memoryToolPermissions(),
     userInput: options.userInput ?? runtime.memoryUserInput(),

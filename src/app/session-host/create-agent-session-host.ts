@@ -1,14 +1,12 @@
 import { randomUUID } from "node:crypto";
-import type { AgentToolCatalog } from "../agent/extensions/types.js";
+import type { AgentToolGroup } from "../agent/extensions/types.js";
 import type { AgentOptions, AgentToolSet } from "../agent/types.js";
 import type { AgentTool } from "../../domain/agent-tool.js";
 import { stableHash } from "../../domain/stable-hash.js";
 import { SteamharnessError } from "../../domain/errors.js";
+import { toolCatalogOf } from "../../domain/node-context.js";
 import type { AgentSessionContextRecord, AgentSessionTaskRecord } from "../../domain/session-host/host-state.js";
-import type { HarnessRuntime } from "../../ports/runtime.js";
-import type { SessionBackend } from "../../ports/session-backend.js";
 import type { SessionLease } from "../../ports/session-lease.js";
-import { buildNodeContext } from "../node-context/node-context.js";
 import { SUBAGENT_TOOL, createSubagentTool } from "./delegation.js";
 import { addContext, runHostCommand, type HostCommandDeps } from "./host-commands.js";
 import { measureContext, openHostContext, type HostContext, type HostContextFactoryOptions } from "./host-contexts.js";
@@ -18,12 +16,12 @@ import { runOnHost } from "./host-runs.js";
 import { startInbox } from "./inbox.js";
 import { startRegistryTasks } from "./registry-tasks.js";
 import { registerHost, releaseHostSlot, reserveHostSlot } from "./registry.js";
-import type { AgentSessionHost, AgentSessionHostOptions } from "./types.js";
+import type { AgentSessionHost, AgentSessionHostSetup } from "./types.js";
 
-async function hostTools(options: AgentSessionHostOptions, context: Parameters<NonNullable<AgentSessionHostOptions["createTools"]>>[0]): Promise<{ tools: AgentTool[]; catalogs: AgentToolCatalog[]; close: () => Promise<void> }> {
+async function hostTools(options: AgentSessionHostSetup, context: Parameters<NonNullable<AgentSessionHostSetup["createTools"]>>[0]): Promise<{ tools: AgentTool[]; catalogs: AgentToolGroup[]; close: () => Promise<void> }> {
   const created = options.createTools ? await options.createTools(context) : [];
   const set: AgentToolSet = Array.isArray(created) ? { tools: created } : created;
-  return { tools: set.tools, catalogs: set.catalogs ?? [], close: async () => void (await set.close?.()) };
+  return { tools: set.tools, catalogs: set.toolGroups ?? set.catalogs ?? [], close: async () => void (await set.close?.()) };
 }
 
 /**
@@ -32,47 +30,42 @@ async function hostTools(options: AgentSessionHostOptions, context: Parameters<N
  * host's tools once and keeps them, the session store and the model between turns, and serves
  * typed commands from this process (`host.control` / `controlAgentSession`) and from other
  * processes through the durable inbox of the conversation's host record. Sessions, the lease and
- * the record come from `storage.sessions` (SQLite, PostgreSQL, or in memory for a host of this
- * process only); `agentStoreDir` is the shorthand for a SQLite backend on that folder. With `resume: true` it recovers
- * the conversation's unfinished tasks from their checkpoints without resubmitting their input
- * (HOST-3); tasks with a persisted cancel are never run again (HOST-5).
+ * the record come from one value, `setup.sessions` (SQLite, PostgreSQL, or in memory for a host of
+ * this process only); every run's node context comes from `setup.contextFor` (ARCH-4). With
+ * `resume: true` it recovers the conversation's unfinished tasks from their checkpoints without
+ * resubmitting their input (HOST-3); tasks with a persisted cancel are never run again (HOST-5).
  *
  * @example
- * const host = await createAgentSessionHost("conv-1", { projectId: "demo", storage: createSqliteStorage({ directory }), models });
+ * const host = await openAgentSessionHost("conv-1", { projectId: "demo", sessions: storage.sessions, contextFor: (runId, signal) => createNodeContext({ projectId: "demo", storage, runId, signal }), models });
  * const { taskId } = await host.control({ type: "submit", prompt: "Summarise the notes" });
  * await host.waitForTask(taskId);
  * await host.close();
  */
-export async function createAgentSessionHost(conversationId: string, options: AgentSessionHostOptions, harness: HarnessRuntime): Promise<AgentSessionHost> {
+export async function openAgentSessionHost(conversationId: string, setup: AgentSessionHostSetup): Promise<AgentSessionHost> {
+  const { resume = false, projectId, sessions, contextFor, sessionKey = "agent", createTools: _createTools, inboxPollMs = 50, onReleased, toolDefinitions, ...agentOptions } = setup;
+  // ARCH-4: the deprecated `toolDefinitions` is `extraToolCatalog` under its old name.
+  const extraToolCatalog = agentOptions.extraToolCatalog ?? toolDefinitions;
+  let sessionsReleased = false;
+  const release = async () => {
+    if (sessionsReleased) return;
+    sessionsReleased = true;
+    await onReleased?.();
+  };
   if (typeof conversationId !== "string" || conversationId === "") throw new SteamharnessError("input_validation", "conversationId must be a non-empty string", { field: "conversationId" });
-  if (!options?.projectId) throw new SteamharnessError("input_validation", "projectId is required", { field: "projectId" });
-  const { resume = false, runtime: _givenRuntime, projectId, storage: givenStorage, agentStoreDir: givenDir, sessionKey = "agent", executorTools = [], toolPermissions: givenPermissions, userInput: givenUserInput, tokenUsage, log, clock, createTools: _createTools, inboxPollMs = 50, ...agentOptions } = options;
-  // One approval port and one question port for the host's lifetime, given or not (CAP-11): the
-  // tools' context and every run share it, so a decision the runtime obtained is the one a tool
-  // asking the gate again sees, and an answer recorded between turns is found by the resumed run.
-  const toolPermissions = givenPermissions ?? harness.memoryToolPermissions();
-  const userInput = givenUserInput ?? harness.memoryUserInput();
-  const storage = givenStorage ?? harness.defaultStorage();
-  // EXT-6: the session's own storage replaces the automatic choice (storage.sessions, agentStoreDir).
-  const sessionStorage = agentOptions.session?.storage;
-  if (sessionStorage && !sessionStorage.sessions) throw new SteamharnessError("input_validation", "session.storage has no sessions backend (Storage.sessions)", { field: "session.storage" });
-  if (!sessionStorage && givenDir === undefined && !storage.sessions) throw new SteamharnessError("input_validation", "a session host needs storage.sessions (a session backend) or agentStoreDir", { field: "storage" });
+  if (!projectId) throw new SteamharnessError("input_validation", "projectId is required", { field: "projectId" });
+  if (!sessions) throw new SteamharnessError("input_validation", "a session host needs a session backend", { field: "sessions" });
   const hostId = `host-${randomUUID()}`;
   reserveHostSlot(conversationId);
   let lease: SessionLease | null = null;
   let store: AgentSessionHostStore | null = null;
-  // `agentStoreDir` is the SQLite shorthand: a backend of the host's own, closed with it.
-  let ownedSessions: SessionBackend | null = null;
   const contexts = new Map<number, HostContext>();
   try {
-    const sessions = sessionStorage?.sessions ?? (givenDir === undefined ? storage.sessions! : (ownedSessions = await harness.sqliteSessionsAt(givenDir)));
     lease = await sessions.leases.acquire({ projectId, conversationId, sessionKey }, { ownerId: hostId, onBusy: "throw" });
     store = (await sessions.openHostStore(conversationId, { create: true }))!;
-    const nodeContext = (runId: string, signal: AbortSignal) =>
-      buildNodeContext({ projectId, storage, runId, conversationId, tools: executorTools, signal, toolPermissions, userInput, ...(tokenUsage ? { tokenUsage } : {}), ...(log ? { log } : {}), ...(clock ? { clock } : {}) }, harness);
-    // The tools' context carries the agent's `toolDefinitions` too: the catalog every run approves against.
-    const toolsContext = nodeContext(hostId, new AbortController().signal);
-    const tools = await hostTools(options, agentOptions.toolDefinitions?.length ? { ...toolsContext, executor: { tools: [...executorTools, ...agentOptions.toolDefinitions] } } : toolsContext);
+    // The tools' context carries the agent's `extraToolCatalog` too: the catalog every run approves against.
+    const toolsContext = contextFor(hostId, new AbortController().signal);
+    const toolsCatalog = [...toolCatalogOf(toolsContext), ...(extraToolCatalog ?? [])];
+    const tools = await hostTools(setup, extraToolCatalog?.length ? { ...toolsContext, toolCatalog: toolsCatalog, executor: { tools: toolsCatalog } } : toolsContext);
     const delegation = agentOptions.tools?.includes(SUBAGENT_TOOL) ?? false;
     let deps!: HostCommandDeps;
     const agentOptionsFor = (record: AgentSessionContextRecord): AgentOptions => {
@@ -81,10 +74,10 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
         ...agentOptions,
         // A child never delegates further; otherwise it keeps the parent's permission list as is.
         ...(record.kind === "child" && agentOptions.tools ? { tools: agentOptions.tools.filter((name) => name !== SUBAGENT_TOOL) } : {}),
-        toolDefinitions: [...(agentOptions.toolDefinitions ?? []), ...(delegates ? [{ id: SUBAGENT_TOOL, autoApprove: true }] : [])],
+        extraToolCatalog: [...(extraToolCatalog ?? []), ...(delegates ? [{ id: SUBAGENT_TOOL, autoApprove: true }] : [])],
         createTools: (context) => ({
-          // Catalogs (EXT-3) are kept by the host like its tools; each run connects what it finds.
-          catalogs: tools.catalogs,
+          // Tool groups (EXT-3) are kept by the host like its tools; each run connects what it finds.
+          toolGroups: tools.catalogs,
           tools: [
             ...tools.tools,
             ...(delegates
@@ -126,12 +119,12 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
       lease: heldLease,
       contexts,
       activeTargetId: contexts.has(active) ? active : 0,
-      nodeContext,
+      nodeContext: contextFor,
       closeTools: tools.close,
       onReleased: async () => {
         inbox.stop();
         releaseHostSlot(conversationId);
-        await ownedSessions?.close();
+        await release();
       },
     });
     deps = { runtime, contextOptions };
@@ -202,8 +195,8 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
     for (const context of contexts.values()) await context.store.close().catch(() => undefined);
     await store?.close().catch(() => undefined);
     await lease?.release().catch(() => undefined);
-    await ownedSessions?.close().catch(() => undefined);
     releaseHostSlot(conversationId);
+    await release().catch(() => undefined);
     throw error;
   }
 }

@@ -1,8 +1,8 @@
 /**
  * The resident session host (HOST-1 … HOST-6): what `steamharness/agent` exports from here.
  */
-export type { ControlAgentSessionOptions, CancelAgentConversationOptions, AgentSessionStoredCommand } from "./control.js";
-export type { AgentSessionHost, AgentSessionHostOptions, AgentSessionCommandResult, AgentSessionBackgroundWork } from "./types.js";
+export type { AgentSessionStoredCommand } from "./control.js";
+export type { AgentSessionHost, AgentSessionCommandResult, AgentSessionBackgroundWork } from "./types.js";
 export { AgentSessionCommandSchema, AGENT_SESSION_COMMAND_TYPES, parseAgentSessionCommand } from "../../domain/session-host/commands.js";
 export type {
   AgentSessionCommand,

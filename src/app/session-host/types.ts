@@ -1,44 +1,34 @@
-import type { HarnessRuntime } from "../../ports/runtime.js";
 import type { AgentToolFactory, AgentOptions } from "../agent/types.js";
 import type { JsonObject } from "../../domain/json.js";
-import type { NodeLogger, ToolPermissionDefinition } from "../../domain/node-context.js";
+import type { NodeContext } from "../../domain/node-context.js";
 import type { OutputItem, OutputItemStreamChunk } from "../../domain/output-items.js";
 import type { AgentSessionCommand } from "../../domain/session-host/commands.js";
 import type { AgentSessionHostStatus, AgentSessionTaskRecord } from "../../domain/session-host/host-state.js";
-import type { Clock } from "../../ports/clock.js";
-import type { Storage } from "../../ports/storage.js";
-import type { TokenUsageRecorder } from "../../ports/token-usage.js";
-import type { ToolPermissions } from "../../ports/tool-permissions.js";
-import type { UserInput } from "../../ports/user-input.js";
+import type { SessionBackend } from "../../ports/session-backend.js";
 
 /**
- * Options of `createAgentSessionHost`: where the session lives, how its runs are wired (the
- * node-context ports) and every agent option (model, tools, policy, …) except the session store,
- * which the host opens and keeps itself.
+ * Builds the node context of one run of a session host (ARCH-4): the host calls it for each task
+ * it runs (`runId`, the task's abort signal) and once for its tools (the host id as `runId`). The
+ * entry that opens the host decides what the contexts carry; the host never rebuilds them.
  */
-export interface AgentSessionHostOptions extends Omit<AgentOptions, "sessionStore" | "createTools" | "databasePath" | "sessionId" | "outputItemId"> {
+export type AgentSessionContextFactory = (runId: string, signal: AbortSignal) => NodeContext;
+
+/**
+ * What the application's session host is opened with: where its sessions live (one value, the
+ * session backend), how each run's node context is made (a factory), and every agent option
+ * (model, tools, policy, …) except the session store, which the host opens and keeps itself.
+ * The library's `createAgentSessionHost` builds it from its options (src/compose/session-host.ts).
+ */
+export interface AgentSessionHostSetup extends Omit<AgentOptions, "sessionStore" | "createTools" | "databasePath" | "sessionId" | "outputItemId"> {
   /** Reconnect to an existing durable session: recover its unfinished tasks, resubmit nothing (HOST-3). */
   resume?: boolean;
   projectId: string;
-  /** The driven adapters the host's runs use (models, sandbox, coding tools, session defaults); the library's runtime when absent (ARCH-1). */
-  runtime?: HarnessRuntime;
-  /**
-   * The project storage runs see (KV, knowledge, …) and, through `storage.sessions`, where the
-   * host's sessions, lease and record live; default an in-memory storage (a host reachable from
-   * this process only).
-   */
-  storage?: Storage;
-  /** SQLite shorthand: keep the sessions, lease and record in this folder instead of `storage.sessions`. */
-  agentStoreDir?: string;
+  /** The session backend that holds the host's sessions, its lease and its host record. */
+  sessions: SessionBackend;
+  /** The node context of each run, and of the host's tools. */
+  contextFor: AgentSessionContextFactory;
   /** The session key of the main context (default `"agent"`). */
   sessionKey?: string;
-  /** The host's tool catalog (`executor.tools`, CAP-3) for every run. */
-  executorTools?: ToolPermissionDefinition[];
-  toolPermissions?: ToolPermissions;
-  userInput?: UserInput;
-  tokenUsage?: TokenUsageRecorder;
-  log?: NodeLogger;
-  clock?: Clock;
   /**
    * Builds the host's tools once, when the host opens; they stay alive between turns and `close`
    * runs when the host closes or suspends (HOST-1). The context is the host's (its `runId` is the
@@ -47,6 +37,8 @@ export interface AgentSessionHostOptions extends Omit<AgentOptions, "sessionStor
   createTools?: AgentToolFactory;
   /** How often the host reads its durable inbox for commands from other processes (default 50 ms). */
   inboxPollMs?: number;
+  /** Runs once when the host has released its lease (close, suspend) or failed to open: what the opener must close with it. */
+  onReleased?: () => Promise<void>;
 }
 
 /** What a command resolves (the inbox carries the same JSON back to another process). */

@@ -146,7 +146,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
       runId,
       toolPermissions: ports.toolPermissions,
       userInput: ports.userInput,
-      tools: [...project.executor.executor.tools],
+      toolCatalog: [...project.executor.executor.tools],
       signal: turn.signal,
     });
     try {
@@ -172,7 +172,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
   // SES-11 `/compact [instructions]`: the session's model summarises the whole conversation.
   const compact = async (instructions: string) => {
     const runId = `compact-${randomUUID()}`;
-    const context = createNodeContext({ projectId: project.manifest.id, conversationId, storage, runId, toolPermissions: ports.toolPermissions, userInput: ports.userInput, tools: [...project.executor.executor.tools], signal: new AbortController().signal });
+    const context = createNodeContext({ projectId: project.manifest.id, conversationId, storage, runId, toolPermissions: ports.toolPermissions, userInput: ports.userInput, toolCatalog: [...project.executor.executor.tools], signal: new AbortController().signal });
     try {
       const result = await node.compact({ runId, keepLast: 0, ...(instructions ? { instructions } : {}) }, context);
       for (const chunk of result.chunks) renderer.push(chunk);

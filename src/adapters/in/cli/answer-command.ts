@@ -36,31 +36,31 @@ export function registerAnswerCommand(program: Command): void {
     .addOption(new Option("--timeout <ms>", "kill the run after this many milliseconds (a whole number ≥ 1)").argParser(timeoutMs))
     .addHelpText("after", ["", "Example:", "  steamharness run ./project ask              # exit code 3: prints the run id and request id", "  steamharness answer ./project 20260828-… input-1 --value '{\"answer\":\"blue\"}'"].join("\n"));
   addDataDirOptions(command).action(async (dir: string, runId: string, requestId: string, flags: AnswerFlags) => {
-    const [{ createWorkflowHost }, { createTerminalHandlers }, { answeringHandlers, parseAnswer }] = await Promise.all([
-      import("../project-runner/workflow-host.js"),
+    const [{ createProjectRunner }, { createTerminalHandlers }, { answeringHandlers, parseAnswer }] = await Promise.all([
+      import("../project-runner/project-runner.js"),
       import("./terminal-handlers.js"),
       import("./paused-runs.js"),
     ]);
-    const host = await createWorkflowHost({ projectDir: dir, dirs: dataDirsFrom(flags), relatedProjects: flags.relatedProject ?? [], ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }) });
+    const runner = await createProjectRunner({ projectDir: dir, dirs: dataDirsFrom(flags), relatedProjects: flags.relatedProject ?? [], ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }) });
     try {
-      const paused = await pausedRunsOf(host);
+      const paused = await pausedRunsOf(runner);
       const run = await paused.get(runId).finally(() => paused.close());
       if (!run) throw new SteamharnessError("not_found", `no paused run ${runId} in this project (a run that \`steamharness run\` left waiting, exit code 3, not answered since)`, { field: "run-id" });
       if (run.pending.requestId !== requestId) throw new SteamharnessError("input_validation", `run ${runId} waits for ${run.pending.kind} ${run.pending.requestId}, not ${requestId}`, { field: "request-id" });
       const answers = { ...run.answers, [requestId]: parseAnswer(flags, run.pending) };
-      const entrypoint = await host.entrypoint(run.entrypointId);
-      const prepared = await host.prepare(entrypoint, run.args);
+      const entrypoint = await runner.entrypoint(run.entrypointId);
+      const prepared = await runner.prepare(entrypoint, run.args);
       const terminal = createTerminalHandlers(process.stdin.isTTY === true && process.stderr.isTTY === true);
       const used = { ...run, answers };
-      const report = redactReport(await host.run(entrypoint, prepared, answeringHandlers(used, terminal), { runId }).finally(() => terminal.close()), host.secrets);
+      const report = redactReport(await runner.run(entrypoint, prepared, answeringHandlers(used, terminal), { runId }).finally(() => terminal.close()), runner.secrets);
       // An answer that did not fit the form: the run stays paused as it was, to be answered again.
       if (report.status === "failed" && report.error?.code === "input_validation") throw new SteamharnessError("input_validation", report.error.message, { field: "--value" });
-      await keepPausedRun(host, report, { entrypointId: run.entrypointId, args: run.args, answers: used.answers });
+      await keepPausedRun(runner, report, { entrypointId: run.entrypointId, args: run.args, answers: used.answers });
       process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
       if (report.status === "waiting_for_input" && report.pending) process.stderr.write(answerHint(dir, report));
       process.exitCode = exitCodeOfStatus(report.status);
     } finally {
-      await host.close();
+      await runner.close();
     }
   });
 }

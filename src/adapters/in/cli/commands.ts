@@ -5,13 +5,13 @@ import type { JsonValue } from "../../../domain/json.js";
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
 import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
 import type { DataDirOptions } from "../project-runner/host-options.js";
-import type { WorkflowHost } from "../project-runner/workflow-host.js";
+import type { ProjectRunner } from "../project-runner/project-runner.js";
 import { exitCodeOfError, exitCodeOfStatus } from "../exits/exit-codes.js";
 import { addMcpHttpOptions, mcpHttpOptionsFrom, type McpHttpFlags } from "./mcp-http-options.js";
 import { timeoutMs } from "./option-parsers.js";
 
 // The subcommands of `steamharness`. Their implementations load lazily (dynamic imports in the
-// actions), so `--help`, `--version` and the MCP handshake do not pay for TypeBox or the host.
+// actions), so `--help`, `--version` and the MCP handshake do not pay for TypeBox or the runner.
 
 /** Commander's parsed values of the data-dir options. */
 export interface DataDirFlags extends DataDirOptions {
@@ -20,7 +20,7 @@ export interface DataDirFlags extends DataDirOptions {
 }
 
 /**
- * Adds the MCP-2 data-dir options (absolute paths, checked when the host opens), the
+ * Adds the MCP-2 data-dir options (absolute paths, checked when the runner opens), the
  * repeatable `--related-project alias=dir` and the repeatable `--allow-file-root <dir>` (SEC-5)
  * to a command.
  *
@@ -100,13 +100,13 @@ export function registerStructureCommand(program: Command): void {
     .argument("<workflow-dir>", "workflow project folder")
     .option("--json", "print the report as JSON")
     .action(async (dir: string, flags: { json?: boolean }) => {
-      const { createWorkflowHost } = await import("../project-runner/workflow-host.js");
-      const host = await createWorkflowHost({ projectDir: dir });
+      const { createProjectRunner } = await import("../project-runner/project-runner.js");
+      const runner = await createProjectRunner({ projectDir: dir });
       try {
-        const report = await host.structure();
+        const report = await runner.structure();
         process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatStructure(report));
       } finally {
-        await host.close();
+        await runner.close();
       }
     });
 }
@@ -189,40 +189,40 @@ export function registerRunCommand(program: Command): void {
     .option("--json", "print one JSON document on stdout: the run report, or { status: \"rejected\", error } when nothing ran")
     .addOption(new Option("--timeout <ms>", "kill the run after this many milliseconds (a whole number ≥ 1)").argParser(timeoutMs));
   addDataDirOptions(command).action(async (dir: string, entrypointId: string, flags: RunFlags) => {
-    let host: WorkflowHost | undefined;
+    let runner: ProjectRunner | undefined;
     try {
       const args = parseParams(flags.params);
-      const { createWorkflowHost } = await import("../project-runner/workflow-host.js");
+      const { createProjectRunner } = await import("../project-runner/project-runner.js");
       const { createTerminalHandlers } = await import("./terminal-handlers.js");
-      host = await createWorkflowHost({
+      runner = await createProjectRunner({
         projectDir: dir,
         dirs: dataDirsFrom(flags),
         relatedProjects: flags.relatedProject ?? [],
         ...(flags.allowFileRoot ? { allowedFileRoots: flags.allowFileRoot } : {}),
         ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
       });
-      const entrypoint = await host.entrypoint(entrypointId);
-      const prepared = await host.prepare(entrypoint, args);
+      const entrypoint = await runner.entrypoint(entrypointId);
+      const prepared = await runner.prepare(entrypoint, args);
       const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
       const handlers = createTerminalHandlers(interactive);
-      const report = redactReport(await host.run(entrypoint, prepared, handlers).finally(() => handlers.close()), host.secrets);
+      const report = redactReport(await runner.run(entrypoint, prepared, handlers).finally(() => handlers.close()), runner.secrets);
       process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
       if (report.status === "waiting_for_input" && report.pending) {
         // DX-10: kept by its run id, so `steamharness answer` can answer it later.
         const { answerHint, keepPausedRun } = await import("./paused-runs.js");
-        await keepPausedRun(host, report, { entrypointId, args: args as JsonValue });
+        await keepPausedRun(runner, report, { entrypointId, args: args as JsonValue });
         process.stderr.write(answerHint(dir, report));
       }
       process.exitCode = exitCodeOfStatus(report.status);
     } catch (error) {
       if (!flags.json) throw error;
       // Nothing ran: the one-line reason still goes to stderr for a person, the document to stdout.
-      const rejection = runRejection(error, entrypointId, host?.location.manifest.id ?? null);
+      const rejection = runRejection(error, entrypointId, runner?.location.manifest.id ?? null);
       process.stderr.write(`steamharness: ${rejection.error.message}\n`);
       process.stdout.write(`${JSON.stringify(rejection, null, 2)}\n`);
       process.exitCode = exitCodeOfError(error);
     } finally {
-      await host?.close();
+      await runner?.close();
     }
   });
 }

@@ -23,6 +23,9 @@ export const GATEWAY_TOKEN_ENV = "STEAMHARNESS_GATEWAY_TOKEN";
 export interface GatewayCommandOptions {
   projectDir: string;
   port?: number;
+  /** The address to bind (`--host`; default `127.0.0.1`). */
+  hostname?: string;
+  /** @deprecated Use `hostname` (the same address); removed in the next release. */
   host?: string;
   tokenEnv?: string;
   dataDir?: string;
@@ -100,14 +103,14 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
         ...(systemApiKey === undefined ? {} : { resolveSystemApiKey: () => systemApiKey }),
       });
     }
-    const host = options.host ?? "127.0.0.1";
+    const hostname = options.hostname ?? options.host ?? "127.0.0.1";
     const gateway = await startGateway({
       project,
       agent,
       storage,
       token,
       ...(options.port === undefined ? {} : { port: options.port }),
-      ...(options.host === undefined ? {} : { host: options.host }),
+      hostname,
       ...(options.modelId === undefined ? {} : { modelId: options.modelId }),
       ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
       ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
@@ -116,13 +119,13 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
       // DX-9: one line per request and one per failure, on the same stream as the address.
       log,
     }).catch((error: unknown) => {
-      throw listenError(error, { host, port: options.port });
+      throw listenError(error, { hostname, port: options.port });
     });
     // DX-8: a wildcard address is where the gateway listens, not a URL a client can use.
-    const everywhere = host === "0.0.0.0" || host === "::";
+    const everywhere = hostname === "0.0.0.0" || hostname === "::";
     const url = everywhere ? `http://127.0.0.1:${gateway.port}/v1` : gateway.url;
     log(`steamharness gateway: ${project.manifest.name ?? project.manifest.id} at ${url} (model "${gateway.modelId}")`);
-    if (everywhere) log(`warning: listening on every interface (--host ${host}): any machine that can reach port ${gateway.port} may call the gateway; the bearer token is its only guard`);
+    if (everywhere) log(`warning: listening on every interface (--host ${hostname}): any machine that can reach port ${gateway.port} may call the gateway; the bearer token is its only guard`);
     log(given === undefined ? `token (generated; set ${tokenEnv} to choose one): ${token}` : `token: from ${tokenEnv}`);
     try {
       await (options.until ?? untilSignal());
@@ -167,7 +170,7 @@ export function registerGatewayCommand(program: Command): void {
       await runGatewayCommand({
         projectDir,
         port: flags.port,
-        host: flags.host,
+        hostname: flags.host,
         ...(flags.tokenEnv === undefined ? {} : { tokenEnv: flags.tokenEnv }),
         ...(flags.modelId === undefined ? {} : { modelId: flags.modelId }),
         ...(flags.rateLimit === undefined ? {} : { rateLimit: flags.rateLimit === 0 ? false : { requests: flags.rateLimit, windowMs: 60_000 } }),

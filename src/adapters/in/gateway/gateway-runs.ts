@@ -60,8 +60,8 @@ export interface GatewayRunsOptions {
   projectId: string;
   /** The shared stores (KV, knowledge, files, values) the project's tools use. */
   storage: Storage;
-  /** The tool catalog (`executor.tools`). */
-  tools: ToolPermissionDefinition[];
+  /** The host's tool catalog. */
+  toolCatalog: ToolPermissionDefinition[];
   /** The `agent-answer` item id the node writes; default: the first `agent-answer` item. */
   answerItemId?: string;
   /** Most conversations kept (least recently used evicted first). */
@@ -116,7 +116,7 @@ function pendingOf(error: UserInputRequiredError): GatewayPendingRequest {
  * decision ports that answer them.
  *
  * @example
- * const runs = createGatewayRuns({ node, projectId, storage, tools: [], maxConversations: 1000, maxHeldBytes: DEFAULT_MAX_HELD_BYTES });
+ * const runs = createGatewayRuns({ node, projectId, storage, toolCatalog: [], maxConversations: 1000, maxHeldBytes: DEFAULT_MAX_HELD_BYTES });
  * const outcome = await runs.run(runs.start("hi", { gateway: "openai-responses" }), signal, (delta) => write(delta));
  */
 export function createGatewayRuns(options: GatewayRunsOptions) {
@@ -256,7 +256,7 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
         runId: run.runId,
         toolPermissions,
         userInput,
-        tools: options.tools,
+        toolCatalog: options.toolCatalog,
         signal: controller.signal,
         ...(options.runtime ? { runtime: options.runtime } : {}),
         ...(options.traceOf?.(signal) ? { trace: options.traceOf(signal)! } : {}),

@@ -49,7 +49,9 @@ export interface ResponsesGatewayOptions {
   modelId?: string;
   /** The stores the project's tools use (KV, knowledge, files, values); default in memory. */
   storage?: Storage;
-  /** The tool catalog (default the project's `executor.tools`). */
+  /** The host's tool catalog (default the project's `executor.tools`). */
+  toolCatalog?: ToolPermissionDefinition[];
+  /** @deprecated Use `toolCatalog` (the same catalog); removed in the next release. */
   tools?: ToolPermissionDefinition[];
   /**
    * The `agent-answer` item id (default the project's `conversation.openai.outputItemId`, the
@@ -94,14 +96,39 @@ export interface ResponsesGatewayOptions {
   log?: (line: string) => void;
 }
 
+/** Where a gateway listens (`listen`, `startGateway`). */
+export interface GatewayListenOptions {
+  /** The port; 0 (default) picks a free one. */
+  port?: number;
+  /** The address to bind (default `127.0.0.1`; `0.0.0.0` or `::` listens everywhere). */
+  hostname?: string;
+  /** @deprecated Use `hostname` (the same address); removed in the next release. */
+  host?: string;
+}
+
+/** Where a gateway listens once it does. */
+export interface GatewayAddress {
+  /** The base URL, `http://<hostname>:<port>/v1`. */
+  url: string;
+  port: number;
+  /** The bound address. */
+  hostname: string;
+  /** @deprecated Use `hostname` (the same value); removed in the next release. */
+  host: string;
+}
+
 /** A gateway: an HTTP handler and, once listening, its server. */
 export interface ResponsesGateway {
   /** The model id clients name. */
   readonly modelId: string;
   /** The request handler, for a host that runs its own `http` server. */
   handle(request: IncomingMessage, response: ServerResponse): void;
-  /** Listens (default 127.0.0.1, a free port) and resolves the base URL (`http://host:port/v1`). */
-  listen(options?: { port?: number; host?: string }): Promise<{ url: string; port: number; host: string }>;
+  /**
+   * Listens (default 127.0.0.1, a free port) and resolves the base URL
+   * (`http://<hostname>:<port>/v1`). `host` is the deprecated name of `hostname` (both are
+   * answered), removed in the next release.
+   */
+  listen(options?: GatewayListenOptions): Promise<GatewayAddress>;
   /** Runs executing now. */
   activeRuns(): number;
   /** Conversations and bytes held now, and runs executing. */
@@ -158,7 +185,7 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
     node,
     projectId,
     storage,
-    tools: options.tools ?? [...(options.project?.executor.executor.tools ?? [])],
+    toolCatalog: options.toolCatalog ?? options.tools ?? [...(options.project?.executor.executor.tools ?? [])],
     ...(answerItemId === undefined ? {} : { answerItemId }),
     maxConversations: options.maxConversations ?? 1000,
     maxHeldBytes: options.maxHeldBytes ?? DEFAULT_MAX_HELD_BYTES,
@@ -252,21 +279,21 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
     },
     async listen(listenOptions = {}) {
       if (server) throw new SteamharnessError("input_validation", "[steamharness] [gateway] already listening", { field: "listen" });
-      const host = listenOptions.host ?? "127.0.0.1";
+      const hostname = listenOptions.hostname ?? listenOptions.host ?? "127.0.0.1";
       const created = createServer((request, response) => gateway.handle(request, response));
       server = created;
       await new Promise<void>((resolve, reject) => {
         created.once("error", reject);
-        created.listen(listenOptions.port ?? 0, host, () => {
+        created.listen(listenOptions.port ?? 0, hostname, () => {
           created.off("error", reject);
           resolve();
         });
       });
       const { port } = created.address() as AddressInfo;
       // The listening address is served too, unless it is a wildcard (0.0.0.0 is no one's name).
-      if (host !== "0.0.0.0" && host !== "::") guard.allowHost(host);
-      const shown = host.includes(":") ? `[${host}]` : host;
-      return { url: `http://${shown}:${port}/v1`, port, host };
+      if (hostname !== "0.0.0.0" && hostname !== "::") guard.allowHost(hostname);
+      const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
+      return { url: `http://${shown}:${port}/v1`, port, hostname, host: hostname };
     },
     activeRuns: () => runs.activeRuns(),
     stats: () => runs.stats(),
@@ -298,11 +325,12 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
  * console.log(gateway.url); // http://127.0.0.1:8787/v1
  * await gateway.close();
  */
-export async function startGateway(options: ResponsesGatewayOptions & { port?: number; host?: string }): Promise<ResponsesGateway & { url: string; port: number; host: string }> {
-  const { port, host, ...rest } = options;
+export async function startGateway(options: ResponsesGatewayOptions & GatewayListenOptions): Promise<ResponsesGateway & GatewayAddress> {
+  const { port, hostname, host, ...rest } = options;
   const gateway = createResponsesGateway(rest);
   try {
-    const address = await gateway.listen({ ...(port === undefined ? {} : { port }), ...(host === undefined ? {} : { host }) });
+    const bindAddress = hostname ?? host;
+    const address = await gateway.listen({ ...(port === undefined ? {} : { port }), ...(bindAddress === undefined ? {} : { hostname: bindAddress }) });
     return Object.assign(gateway, address);
   } catch (error) {
     await gateway.close();

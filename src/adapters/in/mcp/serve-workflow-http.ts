@@ -13,8 +13,8 @@ import { isIP, type AddressInfo } from "node:net";
 import { networkInterfaces, hostname } from "node:os";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { exitCodeOfError } from "../exits/exit-codes.js";
-import { precheckWorkflowHost } from "../project-runner/host-options.js";
-import type { WorkflowHost } from "../project-runner/workflow-host.js";
+import { precheckProjectRunner } from "../project-runner/host-options.js";
+import type { ProjectRunner } from "../project-runner/project-runner.js";
 import { catalogCacheSlot, readCatalogCache } from "./catalog-cache.js";
 import { DEFAULT_WORKERS, publishedCatalog, type ServeWorkflowOptions } from "./serve-workflow.js";
 import type { McpHttpAuthOptions } from "./transport/http-auth.js";
@@ -45,7 +45,7 @@ export interface ServeWorkflowHttpOptions extends ServeWorkflowOptions {
 export interface WorkflowHttpServer {
   /** The MCP endpoint, e.g. `http://127.0.0.1:3000/mcp`. */
   url: URL;
-  host: WorkflowHost;
+  host: ProjectRunner;
   handler: McpHttpHandler;
   http: HttpServer;
   /** Ends the sessions, the listener and every worker. */
@@ -99,13 +99,13 @@ function allowedHostsFor(host: string, extra: string[]): string[] {
 export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions, log: (line: string) => void = () => undefined): Promise<WorkflowHttpServer & { catalog: Promise<unknown> }> {
   const bind = options.host ?? DEFAULT_HTTP_HOST;
   assertBindAllowed(bind, options.auth);
-  const prechecked = await precheckWorkflowHost(options);
-  const [{ createWorkflowHost }, { createWorkflowMcpServer }, { mcpHttpListener }] = await Promise.all([
-    import("../project-runner/workflow-host.js"),
+  const prechecked = await precheckProjectRunner(options);
+  const [{ createProjectRunner }, { createWorkflowMcpServer }, { mcpHttpListener }] = await Promise.all([
+    import("../project-runner/project-runner.js"),
     import("./workflow-server.js"),
     import("./transport/http-handler.js"),
   ]);
-  const host = await createWorkflowHost({ ...options, workers: options.workers ?? DEFAULT_WORKERS, prechecked, output: process.stderr });
+  const host = await createProjectRunner({ ...options, workers: options.workers ?? DEFAULT_WORKERS, prechecked, output: process.stderr });
   const slot = await catalogCacheSlot(prechecked.location, prechecked.dirs, options.version ?? "0.0.0");
   let closing = false;
   const catalog = publishedCatalog(host, slot, await readCatalogCache(slot), () => closing);

@@ -1,8 +1,8 @@
 import { telemetryFromEnv } from "../../../compose/telemetry.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { exitCodeOfError } from "../exits/exit-codes.js";
-import { precheckWorkflowHost } from "../project-runner/host-options.js";
-import type { WorkflowHost, WorkflowHostOptions } from "../project-runner/workflow-host.js";
+import { precheckProjectRunner } from "../project-runner/host-options.js";
+import type { ProjectRunner, ProjectRunnerOptions } from "../project-runner/project-runner.js";
 import { catalogCacheSlot, readCatalogCache, writeCatalogCache, type CatalogCacheSlot, type WorkflowCatalog } from "./catalog-cache.js";
 
 /** Warm workers, and runs at once, when `--workers` is not given. */
@@ -11,7 +11,7 @@ export const DEFAULT_WORKERS = 2;
 export const MAX_WORKERS = 64;
 
 /** Options of {@link serveWorkflowOverStdio}. */
-export interface ServeWorkflowOptions extends Omit<WorkflowHostOptions, "output" | "prechecked" | "workers"> {
+export interface ServeWorkflowOptions extends Omit<ProjectRunnerOptions, "output" | "prechecked" | "workers"> {
   /** Warm workers and the most runs at once (`--workers`); {@link DEFAULT_WORKERS} by default. */
   workers?: number;
   /**
@@ -66,9 +66,9 @@ const log = (line: string) => process.stderr.write(`[steamharness] ${line}\n`);
  * the cache is rewritten for the next start and this connection keeps its static catalog.
  *
  * @example
- * const catalog = publishedCatalog(host, slot, await readCatalogCache(slot), () => false);
+ * const catalog = publishedCatalog(runner, slot, await readCatalogCache(slot), () => false);
  */
-export async function publishedCatalog(host: WorkflowHost, slot: CatalogCacheSlot, cached: WorkflowCatalog | null, closing: () => boolean): Promise<WorkflowCatalog> {
+export async function publishedCatalog(runner: ProjectRunner, slot: CatalogCacheSlot, cached: WorkflowCatalog | null, closing: () => boolean): Promise<WorkflowCatalog> {
   const { catalogOf } = await import("./workflow-server.js");
   const store = async (catalog: WorkflowCatalog) => {
     const problem = await writeCatalogCache(slot, catalog);
@@ -77,9 +77,9 @@ export async function publishedCatalog(host: WorkflowHost, slot: CatalogCacheSlo
   if (cached) {
     log(`catalog: ${cached.tools.length} tools from the cache (${slot.path})`);
     // Waits for the first worker's own structure before building tools (and loading TypeBox).
-    void host.structure().then(
+    void runner.structure().then(
       async () => {
-        const loaded = await catalogOf(host);
+        const loaded = await catalogOf(runner);
         if (JSON.stringify(loaded) === JSON.stringify(cached)) return;
         log("the project's structure differs from the cached one: the cache is refreshed; restart the server to publish it");
         await store(loaded);
@@ -90,7 +90,7 @@ export async function publishedCatalog(host: WorkflowHost, slot: CatalogCacheSlo
     );
     return cached;
   }
-  const loaded = await catalogOf(host);
+  const loaded = await catalogOf(runner);
   log(`catalog: ${loaded.tools.length} tools loaded by a worker`);
   await store(loaded);
   return loaded;
@@ -113,21 +113,21 @@ export async function publishedCatalog(host: WorkflowHost, slot: CatalogCacheSlo
  */
 export async function serveWorkflowOverStdio(options: ServeWorkflowOptions): Promise<void> {
   for (const method of ["log", "info", "debug", "warn"] as const) console[method] = (...args: unknown[]) => console.error(...args);
-  const prechecked = await precheckWorkflowHost(options);
+  const prechecked = await precheckProjectRunner(options);
   // OBS-3: an OTLP endpoint in the environment turns the server's (and its workers') spans on.
   const telemetry = await telemetryFromEnv();
-  const { createWorkflowHost } = await import("../project-runner/workflow-host.js");
-  const host = await createWorkflowHost({ ...options, workers: options.workers ?? DEFAULT_WORKERS, prechecked, output: process.stderr, startWorkers: false });
+  const { createProjectRunner } = await import("../project-runner/project-runner.js");
+  const runner = await createProjectRunner({ ...options, workers: options.workers ?? DEFAULT_WORKERS, prechecked, output: process.stderr, startWorkers: false });
   const slot = await catalogCacheSlot(prechecked.location, prechecked.dirs, options.version ?? "0.0.0");
   const cached = await readCatalogCache(slot);
   // Without a cached catalog the first tools/list needs a worker: fork it before the SDK loads.
   // With one, the workers wait for the handshake, so they do not compete with it for the cores.
-  if (!cached) host.startWorkers();
+  if (!cached) runner.startWorkers();
   let closing = false;
   const shutdown = (code = 0) => {
     if (closing) return;
     closing = true;
-    void host
+    void runner
       .close()
       .catch(() => undefined)
       .then(() => telemetry?.shutdown())
@@ -135,7 +135,7 @@ export async function serveWorkflowOverStdio(options: ServeWorkflowOptions): Pro
   };
   process.once("SIGTERM", () => shutdown());
   process.once("SIGINT", () => shutdown());
-  const catalog = publishedCatalog(host, slot, cached, () => closing);
+  const catalog = publishedCatalog(runner, slot, cached, () => closing);
   // DX-8: stdin closing while the first worker still loads the project waits for that load
   // (at most STDIN_END_GRACE_MS), so a project that does not load is reported and exits 1, never
   // a silent 0.
@@ -156,14 +156,14 @@ export async function serveWorkflowOverStdio(options: ServeWorkflowOptions): Pro
   });
   try {
     const [{ createWorkflowMcpServer }, { connectStdio }] = await Promise.all([import("./workflow-server.js"), import("./transport/stdio.js")]);
-    const server = createWorkflowMcpServer(prechecked.location.manifest, host, catalog);
+    const server = createWorkflowMcpServer(prechecked.location.manifest, runner, catalog);
     server.onclose = () => shutdown();
-    server.oninitialized = () => host.startWorkers();
+    server.oninitialized = () => runner.startWorkers();
     await connectStdio(server);
   } catch (error) {
     log((error as Error)?.message ?? String(error));
     shutdown(1);
   }
   // Argument checks need TypeBox: load it once the first tools/list is answered, not before.
-  void catalog.then(() => setTimeout(() => void host.preloadValidation(), 50).unref(), () => undefined);
+  void catalog.then(() => setTimeout(() => void runner.preloadValidation(), 50).unref(), () => undefined);
 }

@@ -1,7 +1,7 @@
 import type { JsonValue } from "../../../domain/json.js";
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
 import { keepPausedRun, pausedRunsOf, type PausedRun, type PausedRunAnswer } from "../project-runner/paused-runs.js";
-import type { WorkflowHost } from "../project-runner/workflow-host.js";
+import type { ProjectRunner } from "../project-runner/project-runner.js";
 import { invalidParams } from "./workflow-result.js";
 
 // DX-10 over MCP: a call that ended `interaction_required` (a client without form elicitation)
@@ -52,12 +52,12 @@ function answerOf(meta: AnswerMeta, run: PausedRun): PausedRunAnswer {
  * a run of another tool or another request id is JSON-RPC InvalidParams naming what is wrong.
  *
  * @example
- * const answered = await answeredRun(host, "ask", request.params._meta);
+ * const answered = await answeredRun(runner, "ask", request.params._meta);
  */
-export async function answeredRun(host: WorkflowHost, toolName: string, meta: Record<string, unknown> | undefined): Promise<PausedRun | undefined> {
+export async function answeredRun(runner: ProjectRunner, toolName: string, meta: Record<string, unknown> | undefined): Promise<PausedRun | undefined> {
   if (meta?.[ANSWER_META] === undefined) return undefined;
   const given = checkedMeta(meta[ANSWER_META]);
-  const paused = await pausedRunsOf(host);
+  const paused = await pausedRunsOf(runner);
   const run = await paused.get(given.runId).finally(() => paused.close());
   if (!run) throw invalidParams(`no paused run ${given.runId} in this project (a call that ended interaction_required, not answered since)`);
   if (run.entrypointId !== toolName) throw invalidParams(`run ${given.runId} is a run of tool ${run.entrypointId}: call that tool to answer it`);
@@ -70,10 +70,10 @@ export async function answeredRun(host: WorkflowHost, toolName: string, meta: Re
  * answered run that ended; an answer that did not fit the form leaves the run paused as it was.
  *
  * @example
- * await keepCallRun(host, report, { entrypointId: "ask", args }, answered);
+ * await keepCallRun(runner, report, { entrypointId: "ask", args }, answered);
  */
-export async function keepCallRun(host: WorkflowHost, report: WorkflowRunReport, start: { entrypointId: string; args: JsonValue }, answered: PausedRun | undefined): Promise<void> {
+export async function keepCallRun(runner: ProjectRunner, report: WorkflowRunReport, start: { entrypointId: string; args: JsonValue }, answered: PausedRun | undefined): Promise<void> {
   if (answered !== undefined && report.status === "failed" && report.error?.code === "input_validation") return;
   if (answered === undefined && report.status !== "waiting_for_input") return;
-  await keepPausedRun(host, report, { ...start, ...(answered ? { answers: answered.answers } : {}) });
+  await keepPausedRun(runner, report, { ...start, ...(answered ? { answers: answered.answers } : {}) });
 }

@@ -4,7 +4,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { isSteamharnessError } from "../../../domain/errors.js";
 import { workflowServerName, type WorkflowManifest } from "../../../domain/workflow/project-manifest.js";
-import type { WorkflowHost } from "../project-runner/workflow-host.js";
+import type { ProjectRunner } from "../project-runner/project-runner.js";
 import type { WorkflowCatalog } from "./catalog-cache.js";
 import type { JsonValue } from "../../../domain/json.js";
 import { answeringHandlers } from "../project-runner/paused-runs.js";
@@ -16,19 +16,19 @@ import { invalidParams, toToolResult } from "./workflow-result.js";
 export const PROGRESS_INTERVAL_MS = 2000;
 
 /**
- * The catalog of a host computed from its structure report (TypeBox loads here, with the tools).
+ * The catalog of a runner computed from its structure report (TypeBox loads here, with the tools).
  *
  * @example
- * const catalog = await catalogOf(host);
+ * const catalog = await catalogOf(runner);
  */
-export async function catalogOf(host: WorkflowHost): Promise<WorkflowCatalog> {
-  const [structure, { workflowTools }] = await Promise.all([host.structure(), import("./workflow-tools.js")]);
+export async function catalogOf(runner: ProjectRunner): Promise<WorkflowCatalog> {
+  const [structure, { workflowTools }] = await Promise.all([runner.structure(), import("./workflow-tools.js")]);
   return { structure, tools: workflowTools(structure) };
 }
 
 /**
  * Builds the low-level MCP `Server` of a workflow project: `workflow-<id>`, a tool catalog that
- * is fixed for the connection (`catalog`, by default computed once from the host's structure
+ * is fixed for the connection (`catalog`, by default computed once from the runner's structure
  * report), arguments validated against the published schema (malformed → JSON-RPC
  * InvalidParams), every call in its own worker, form elicitation for runs that wait, and results
  * as MCP-7 prescribes. A run that ends `interaction_required` is kept, and a later call of the
@@ -36,7 +36,7 @@ export async function catalogOf(host: WorkflowHost): Promise<WorkflowCatalog> {
  * wait for the catalog, so the handshake does not.
  *
  * @example
- * const server = createWorkflowMcpServer(manifest, host);
+ * const server = createWorkflowMcpServer(manifest, runner);
  * await server.connect(new StdioServerTransport());
  */
 /** The W3C trace context a client put in a request's `_meta` (`traceparent`, `tracestate`), if any. */
@@ -46,7 +46,7 @@ function carrierOfMeta(meta: Record<string, unknown> | undefined): TelemetryCarr
   return typeof meta?.tracestate === "string" ? { traceparent, tracestate: meta.tracestate } : { traceparent };
 }
 
-export function createWorkflowMcpServer(manifest: WorkflowManifest, host: WorkflowHost, catalog: Promise<WorkflowCatalog> = catalogOf(host)): Server {
+export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: ProjectRunner, catalog: Promise<WorkflowCatalog> = catalogOf(runner)): Server {
   const server = new Server(
     { name: workflowServerName(manifest.id), version: manifest.version ?? "0.0.0", ...(manifest.name ? { title: manifest.name } : {}) },
     { capabilities: { tools: { listChanged: false } } },
@@ -60,11 +60,11 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, host: Workfl
     const entrypoint = (await catalog).structure.entrypoints.find((entry) => entry.id === request.params.name);
     if (!entrypoint) throw invalidParams(`unknown tool: ${request.params.name}`);
     // DX-10: a call that answers a paused run runs it again with the arguments it was started with.
-    const answered = await answeredRun(host, entrypoint.id, request.params._meta);
+    const answered = await answeredRun(runner, entrypoint.id, request.params._meta);
     const args = (answered ? answered.args : (request.params.arguments ?? {})) as JsonValue;
     let prepared;
     try {
-      prepared = await host.prepare(entrypoint, args);
+      prepared = await runner.prepare(entrypoint, args);
     } catch (error) {
       if (isSteamharnessError(error, "input_validation")) throw invalidParams(error.message);
       throw error;
@@ -93,10 +93,10 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, host: Workfl
       const elicitation = createElicitationHandlers(server, { signal: extra.signal });
       const handlers = answered ? answeringHandlers(answered, elicitation) : elicitation;
       const trace = span.carrier();
-      const report = await host.run(entrypoint, prepared, handlers, { signal: extra.signal, onQueued, ...(answered ? { runId: answered.runId } : {}), ...(trace ? { trace } : {}) });
-      await keepCallRun(host, report, { entrypointId: entrypoint.id, args }, answered);
+      const report = await runner.run(entrypoint, prepared, handlers, { signal: extra.signal, onQueued, ...(answered ? { runId: answered.runId } : {}), ...(trace ? { trace } : {}) });
+      await keepCallRun(runner, report, { entrypointId: entrypoint.id, args }, answered);
       span.end({ ...(report.status === "failed" ? { error: report.error?.code ?? "run_failed" } : {}), attributes: { "steamharness.run.id": report.runId, "steamharness.run.status": report.status } });
-      return toToolResult(report, entrypoint, host.secrets);
+      return toToolResult(report, entrypoint, runner.secrets);
     } catch (error) {
       span.end({ error: isSteamharnessError(error) ? error.code : "internal" });
       throw error;

@@ -118,7 +118,7 @@ export async function parseRelatedProjects(values: readonly string[], self: Work
 }
 
 /** What can be checked about a host without loading project code: project, dirs, related projects, file roots. */
-export interface PrecheckedWorkflowHost {
+export interface PrecheckedProjectRunner {
   location: WorkflowProjectLocation;
   dirs: WorkflowDataDirs;
   relatedProjects: RelatedProject[];
@@ -130,17 +130,17 @@ export interface PrecheckedWorkflowHost {
  * The cheap, fail-fast part of opening a host (no TypeBox, no worker): the manifest, the data
  * dirs (absolute), the related projects (confirmed on both sides, CFG-5) and the file roots (`allowedFileRoots`, SEC-5: absolute
  * existing directories; by default the project and the working directory, see
- * `defaultFileRoots`). Throws what `createWorkflowHost` would.
+ * `defaultFileRoots`). Throws what `createProjectRunner` would.
  *
  * @example
- * const checked = await precheckWorkflowHost({ projectDir: "/abs/project", allowedFileRoots: ["/srv/docs"] });
+ * const checked = await precheckProjectRunner({ projectDir: "/abs/project", allowedFileRoots: ["/srv/docs"] });
  */
-export async function precheckWorkflowHost(options: {
+export async function precheckProjectRunner(options: {
   projectDir: string;
   dirs?: DataDirOptions;
   relatedProjects?: readonly string[];
   allowedFileRoots?: readonly string[];
-}): Promise<PrecheckedWorkflowHost> {
+}): Promise<PrecheckedProjectRunner> {
   const location = await locateWorkflowProject(options.projectDir);
   const dirs = resolveDataDirs(options.dirs ?? {}, homedir(), location.directory);
   const relatedProjects = await parseRelatedProjects(options.relatedProjects ?? [], location.manifest);

@@ -6,7 +6,7 @@ import type { PersistentValueStore } from "../../../ports/persistent-value-store
 import type { ToolPermissionDecision } from "../../../ports/tool-permissions.js";
 import type { UserInputResponse } from "../../../ports/user-input.js";
 import type { RunHandlers } from "./worker-process.js";
-import type { WorkflowHost } from "./workflow-host.js";
+import type { ProjectRunner } from "./project-runner.js";
 
 // DX-10: a run that ended waiting for a person (`run` without a terminal, exit code 3; an MCP
 // call that ended `interaction_required`) is kept by its run id in the project's persistent
@@ -82,15 +82,15 @@ export function answeringHandlers(run: PausedRun, fallback: RunHandlers): RunHan
 }
 
 /**
- * Opens the paused runs of a host's project, in its persistent-value store (`--persistent-value-store-dir`).
+ * Opens the paused runs of a runner's project, in its persistent-value store (`--persistent-value-store-dir`).
  *
  * @example
- * const paused = await pausedRunsOf(host);
+ * const paused = await pausedRunsOf(runner);
  */
-export async function pausedRunsOf(host: WorkflowHost) {
+export async function pausedRunsOf(runner: ProjectRunner) {
   const { createSqliteStorage } = await import("../../../compose/sqlite.js");
-  const storage = createSqliteStorage({ directory: host.dirs.persistentValueStoreDir });
-  return { ...createPausedRuns(storage.values, host.location.manifest.id), close: () => storage.close() };
+  const storage = createSqliteStorage({ directory: runner.dirs.persistentValueStoreDir });
+  return { ...createPausedRuns(storage.values, runner.location.manifest.id), close: () => storage.close() };
 }
 
 /**
@@ -98,10 +98,10 @@ export async function pausedRunsOf(host: WorkflowHost) {
  * that ended otherwise. `previous` is the kept run being answered, whose answers carry over.
  *
  * @example
- * await keepPausedRun(host, report, { entrypointId: "ask", args: {} });
+ * await keepPausedRun(runner, report, { entrypointId: "ask", args: {} });
  */
-export async function keepPausedRun(host: WorkflowHost, report: WorkflowRunReport, start: { entrypointId: string; args: JsonValue; answers?: PausedRun["answers"] }): Promise<void> {
-  const paused = await pausedRunsOf(host);
+export async function keepPausedRun(runner: ProjectRunner, report: WorkflowRunReport, start: { entrypointId: string; args: JsonValue; answers?: PausedRun["answers"] }): Promise<void> {
+  const paused = await pausedRunsOf(runner);
   try {
     if (report.status === "waiting_for_input" && report.pending) {
       await paused.save({ runId: report.runId, entrypointId: start.entrypointId, args: start.args, pending: report.pending, answers: start.answers ?? {} });

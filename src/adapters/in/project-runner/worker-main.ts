@@ -19,7 +19,7 @@ import { importFileParams } from "./file-import.js";
 import { loadWorkflowProject, locateWorkflowProject, type LoadedWorkflowProject } from "./project-loader.js";
 import { createHostBridge, createWorkerRunContext, type HostBridge } from "./worker-run-context.js";
 import { restoreWorkerState, snapshotWorkerState, type WorkerStateSnapshot } from "./worker-state.js";
-import { isProtocolMessage, type HostMessage, type WorkerConfig, type WorkerMessage, type WorkerRunRequest } from "./worker-protocol.js";
+import { isProtocolMessage, type ParentMessage, type WorkerConfig, type WorkerMessage, type WorkerRunRequest } from "./worker-protocol.js";
 import { openWorkflowStorage } from "./workflow-storage.js";
 import { createWorkerConfigurations, type WorkerConfigurations } from "./worker-configuration.js";
 import { workflowToolCatalog } from "../../../domain/workflow/workflow-definition.js";
@@ -182,7 +182,7 @@ const telemetry = telemetryFromEnv();
 
 process.on("message", (raw: unknown) => {
   if (!isProtocolMessage(raw)) return;
-  const message = raw as HostMessage;
+  const message = raw as ParentMessage;
   if (message.type === "init") void init(message.config);
   else if (message.type === "run") void serve(message.run);
   else if (message.type === "exit") void exit();

@@ -7,7 +7,7 @@ import type { StructureReport } from "../../../domain/workflow/workflow-definiti
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
 import type { ToolPermissionDecision, ToolPermissionRequest } from "../../../ports/tool-permissions.js";
 import type { UserInputRequest, UserInputResponse } from "../../../ports/user-input.js";
-import { isProtocolMessage, type HostMessage, type WorkerConfig, type WorkerMessage, type WorkerRunRequest } from "./worker-protocol.js";
+import { isProtocolMessage, type ParentMessage, type WorkerConfig, type WorkerMessage, type WorkerRunRequest } from "./worker-protocol.js";
 
 /**
  * The worker script and the node flags to start it with. From the sources (tests, `tsx`) it is
@@ -122,7 +122,7 @@ export class WorkflowWorker {
     return this.clean && this.child.exitCode === null && this.child.signalCode === null && this.child.connected;
   }
 
-  private send(message: HostMessage): void {
+  private send(message: ParentMessage): void {
     if (this.child.connected) this.child.send(message);
   }
 

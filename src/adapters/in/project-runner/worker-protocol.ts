@@ -34,8 +34,8 @@ export interface WorkerRunRequest {
   trace?: TelemetryCarrier;
 }
 
-/** Host → worker messages. */
-export type HostMessage =
+/** Parent process → worker messages. */
+export type ParentMessage =
   | { type: "init"; config: WorkerConfig }
   | { type: "run"; run: WorkerRunRequest }
   | { type: "input-response"; requestId: string; response: UserInputResponse }
@@ -43,7 +43,7 @@ export type HostMessage =
   /** No further run: close the stores and exit. */
   | { type: "exit" };
 
-/** Worker → host messages. */
+/** Worker → parent process messages. */
 export type WorkerMessage =
   | { type: "ready"; structure: StructureReport }
   | { type: "load-error"; error: { code: string; message: string } }

@@ -8,14 +8,14 @@ import type { RelatedProject, WorkflowInputRequest, WorkflowRunContext, Workflow
 import type { Storage } from "../../../ports/storage.js";
 import type { ToolPermissionDecision, ToolPermissions } from "../../../ports/tool-permissions.js";
 import type { UserInput, UserInputField, UserInputResponse } from "../../../ports/user-input.js";
-import type { HostMessage, WorkerMessage } from "./worker-protocol.js";
+import type { ParentMessage, WorkerMessage } from "./worker-protocol.js";
 
 /** The worker's side of the IPC channel: ports that ask the host and wait for its answer. */
 export interface HostBridge {
   userInput: UserInput;
   toolPermissions: ToolPermissions;
   /** Feeds a host message in; returns true when it answered a pending request. */
-  handle(message: HostMessage): boolean;
+  handle(message: ParentMessage): boolean;
 }
 
 /**
@@ -25,7 +25,7 @@ export interface HostBridge {
  *
  * @example
  * const bridge = createHostBridge((m) => process.send!(m));
- * process.on("message", (m) => bridge.handle(m as HostMessage));
+ * process.on("message", (m) => bridge.handle(m as ParentMessage));
  */
 export function createHostBridge(send: (message: WorkerMessage) => void): HostBridge {
   const inputs = new Map<string, (response: UserInputResponse) => void>();
@@ -126,12 +126,14 @@ export function createWorkerRunContext(options: WorkerRunContextOptions): Workfl
   const log = createStderrLogger(runId);
   const runtime = defaultRuntime();
   const tokenUsage = storage.tokenUsage?.({ projectId }) ?? runtime.kvTokenUsage(storage.kv, { projectId });
+  const toolCatalog = options.tools.map((tool) => ({ ...tool }));
   const node: NodeContext = {
     runId,
     projectId,
     storage,
     // WF-2: the same catalog and configuration snapshot a conversation turn runs with.
-    executor: { tools: options.tools.map((tool) => ({ ...tool })) },
+    toolCatalog,
+    executor: { tools: toolCatalog },
     configuration: options.configuration,
     toolPermissions: bridge.toolPermissions,
     userInput: bridge.userInput,

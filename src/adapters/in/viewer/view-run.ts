@@ -137,7 +137,7 @@ export async function runView(flags: ViewFlags): Promise<void> {
   const { storage, catalog, projectNames } = await openViewTarget(flags);
   const viewer = await createViewerServer({ storage, ...(catalog ? { catalog } : {}), ...(projectNames ? { projectNames } : {}), ...(port === undefined ? {} : { port }), ...(contextWindow === undefined ? {} : { contextWindow }) }).catch(async (error: unknown) => {
     await storage.close();
-    throw listenError(error, { host: "127.0.0.1", port });
+    throw listenError(error, { hostname: "127.0.0.1", port });
   });
   process.stdout.write(`steamharness view: ${viewer.url}\n(only this machine can reach it; the token in the URL is required)\n`);
   await new Promise<void>((done) => {

@@ -10,7 +10,7 @@
 import type { Worker } from "node:worker_threads";
 import type { JsonValue } from "../../../domain/json.js";
 import type { CodeSandbox, CodeSandboxRequest, CodeSandboxResult } from "../../../ports/code-sandbox.js";
-import { WORKER_START_LIMIT_MS, type WorkerToHost } from "./sandbox-protocol.js";
+import { WORKER_START_LIMIT_MS, type WorkerToParent } from "./sandbox-protocol.js";
 import { SandboxPool, type SandboxPoolOptions } from "./sandbox-pool.js";
 
 /** Options of {@link createQuickJsSandbox}. */
@@ -75,7 +75,7 @@ function runInWorker(pool: SandboxPool, request: CodeSandboxRequest, active: Set
     signal?.addEventListener("abort", onAbort, { once: true });
     active.add(onClose);
 
-    const onMessage = (message: WorkerToHost) => {
+    const onMessage = (message: WorkerToParent) => {
       if (message.type === "started") {
         clearTimeout(startGuard);
         timer = setTimeout(() => fail("timeout", `the snippet exceeded its wall time of ${limits.timeoutMs} ms`), limits.timeoutMs);

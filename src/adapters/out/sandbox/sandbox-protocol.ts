@@ -33,8 +33,8 @@ export const WORKER_HEAP_MB = { maxOldGenerationSizeMb: 64, maxYoungGenerationSi
  */
 export const WORKER_START_LIMIT_MS = 30_000;
 
-/** Host → worker. */
-export type HostToWorker =
+/** Parent thread → worker. */
+export type ParentToWorker =
   | { type: "run"; code: string; functions: readonly string[]; limits: CodeSandboxLimits }
   | { type: "reply"; id: number; ok: true; json: string }
   | { type: "reply"; id: number; ok: false; message: string };
@@ -49,10 +49,10 @@ export interface SandboxWorkerData {
 export type WorkerOutcome = { ok: true; json: string } | { ok: false; kind: CodeSandboxFailureKind; message: string };
 
 /**
- * Worker → host. `started`: the snippet begins now (its wall time starts). `reusable`: the
+ * Worker → parent thread. `started`: the snippet begins now (its wall time starts). `reusable`: the
  * worker freed the snippet's heap and may run another one.
  */
-export type WorkerToHost =
+export type WorkerToParent =
   | { type: "started" }
   | { type: "log"; line: string }
   | { type: "call"; id: number; name: string; args: string }

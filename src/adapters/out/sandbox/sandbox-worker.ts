@@ -8,7 +8,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC, type QuickJSWASMModule } from "quickjs-emscripten";
-import { REUSE_MAX_WASM_BYTES, wasmPagesFor, type HostToWorker, type SandboxWorkerData, type WorkerToHost } from "./sandbox-protocol.js";
+import { REUSE_MAX_WASM_BYTES, wasmPagesFor, type ParentToWorker, type SandboxWorkerData, type WorkerToParent } from "./sandbox-protocol.js";
 import { runSnippet, type SnippetIo } from "./snippet-runner.js";
 
 type Reply = { ok: true; json: string } | { ok: false; message: string };
@@ -19,7 +19,7 @@ if (!port) {
   process.exit(1);
 }
 const { wasmModule, memoryBytes } = workerData as SandboxWorkerData;
-const post = (message: WorkerToHost) => port.postMessage(message);
+const post = (message: WorkerToParent) => port.postMessage(message);
 
 let prepared: { memoryBytes: number; module: Promise<QuickJSWASMModule> } | null = null;
 function prepare(limit: number): { memoryBytes: number; module: Promise<QuickJSWASMModule> } {
@@ -40,7 +40,7 @@ const io: SnippetIo = {
     }),
 };
 
-port.on("message", (message: HostToWorker) => {
+port.on("message", (message: ParentToWorker) => {
   if (message.type === "reply") {
     const resolve = replies.get(message.id);
     replies.delete(message.id);
@@ -50,7 +50,7 @@ port.on("message", (message: HostToWorker) => {
   void run(message);
 });
 
-async function run(request: Extract<HostToWorker, { type: "run" }>): Promise<void> {
+async function run(request: Extract<ParentToWorker, { type: "run" }>): Promise<void> {
   const ready = prepared && prepared.memoryBytes === request.limits.memoryBytes ? prepared : prepare(request.limits.memoryBytes);
   prepared = null;
   const module = await ready.module;

@@ -3,7 +3,7 @@ import { textToolResult, type AgentTool } from "../../../domain/agent-tool.js";
 import { buildToolIndex, type ToolIndex, type ToolIndexEntry } from "../../../domain/agent/tool-index.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { ToolPermissionDefinition } from "../../../domain/node-context.js";
-import type { AgentToolCatalog } from "./types.js";
+import type { AgentToolGroup } from "./types.js";
 
 /** The name of the tool-search feature tool (AG-6: an explicit permission list must declare it). */
 export const TOOL_SEARCH = "tool_search";
@@ -51,12 +51,12 @@ export function catalogDefinition(catalog: readonly ToolPermissionDefinition[], 
  * of its tools is first found or called.
  *
  * @example
- * const catalogs = openRunCatalogs([crm], context.executor.tools);
+ * const catalogs = openRunCatalogs([crm], context.toolCatalog);
  * await catalogs.load(catalogs.index.search("add a contact", 3).map((hit) => hit.entry.name));
  */
-export function openRunCatalogs(catalogs: readonly AgentToolCatalog[], definitions: readonly ToolPermissionDefinition[]): RunCatalogs {
+export function openRunCatalogs(catalogs: readonly AgentToolGroup[], definitions: readonly ToolPermissionDefinition[]): RunCatalogs {
   const entries: ToolIndexEntry[] = [];
-  const owner = new Map<string, AgentToolCatalog>();
+  const owner = new Map<string, AgentToolGroup>();
   for (const catalog of catalogs) {
     for (const entry of catalog.entries) {
       if (owner.has(entry.name) || !catalogDefinition(definitions, catalog.name, entry.name)) continue;
@@ -65,10 +65,10 @@ export function openRunCatalogs(catalogs: readonly AgentToolCatalog[], definitio
     }
   }
   const index = buildToolIndex(entries);
-  const connections = new Map<AgentToolCatalog, Promise<Map<string, AgentTool>>>();
+  const connections = new Map<AgentToolGroup, Promise<Map<string, AgentTool>>>();
   const loaded = new Map<string, AgentTool>();
   let version = 0;
-  const connect = (catalog: AgentToolCatalog): Promise<Map<string, AgentTool>> => {
+  const connect = (catalog: AgentToolGroup): Promise<Map<string, AgentTool>> => {
     let connection = connections.get(catalog);
     if (!connection) {
       connection = Promise.resolve()

@@ -11,7 +11,7 @@ import type { ModelToolCallBlock, ModelToolSpec } from "../../../ports/model-pro
 import { CODEMODE, createCodeModeTool, type NestedOutcome } from "./code-mode.js";
 import { createRunHooks, type RunHooks } from "./hooks.js";
 import { catalogDefinition, createToolSearchTool, openRunCatalogs, TOOL_SEARCH, type RunCatalogs } from "./tool-search.js";
-import type { AgentSessionOptions, AgentToolCatalog } from "./types.js";
+import type { AgentSessionOptions, AgentToolGroup } from "./types.js";
 
 /** What the extensions see of a run (a narrow view of the agent's turn, read when needed). */
 export interface ExtensionTurnView {
@@ -70,7 +70,7 @@ const stable = (value: unknown): string => JSON.stringify(value, (_key, inner: u
 export async function openTurnExtensions(input: {
   session: AgentSessionOptions | undefined;
   policy: AgentPermissionPolicy;
-  catalogs: readonly AgentToolCatalog[];
+  catalogs: readonly AgentToolGroup[];
   definitions: readonly ToolPermissionDefinition[];
   runId: string;
   committed: Map<string, SessionEvent>;

@@ -8,14 +8,16 @@ import type { ModelRequest } from "../../../ports/model-provider.js";
 import type { Storage } from "../../../ports/storage.js";
 
 /**
- * A named, authorized group of tools whose schemas are not sent to the model up front (EXT-3):
- * say one MCP server with 40 tools. The model finds them through `tool_search`; the catalog is
- * connected (`connect()`) only when one of its tools is found or called, once per run.
+ * A tool group: a named, authorized group of tools whose schemas are not sent to the model up
+ * front (EXT-3), say one MCP server with 40 tools. The model finds them through `tool_search`;
+ * the group is connected (`connect()`) only when one of its tools is found or called, once per
+ * run. (Not the host's tool catalog, `NodeContext.toolCatalog`, which says which tools are
+ * declared and approved; a group's tools are declared there like any other.)
  */
-export interface AgentToolCatalog {
-  /** The catalog's name (shown with search results). */
+export interface AgentToolGroup {
+  /** The group's name (shown with search results). */
   name: string;
-  /** What the catalog is about; searched with its tools' descriptions. */
+  /** What the group is about; searched with its tools' descriptions. */
   description?: string;
   /** The names and descriptions of its tools: what `tool_search` ranks without connecting. */
   entries: ReadonlyArray<{ name: string; description: string }>;
@@ -24,6 +26,9 @@ export interface AgentToolCatalog {
   /** Releases the connection; runs at the end of the turn when `connect` was called. */
   close?(): void | Promise<void>;
 }
+
+/** @deprecated The former name of {@link AgentToolGroup}; removed in the next release. */
+export type AgentToolCatalog = AgentToolGroup;
 
 /** `session.toolSearch` (EXT-3). */
 export interface AgentToolSearchOptions {
@@ -121,7 +126,7 @@ export interface AgentSessionEnvironment {
 export interface AgentSessionOptions {
   /** The storage whose `sessions` backend holds the session: replaces the automatic choice (EXT-6). */
   storage?: Storage;
-  /** `tool_search` over the catalogs of `createTools` (EXT-3); `tool_search` must be permitted. */
+  /** `tool_search` over the tool groups of `createTools` (EXT-3); `tool_search` must be permitted. */
   toolSearch?: AgentToolSearchOptions;
   /** The `codemode` tool (EXT-4); `codemode` must be permitted. */
   codeMode?: AgentCodeModeOptions;

@@ -7,7 +7,7 @@ import { emptyRunResult, type WorkflowRunReport } from "../../../domain/workflow
 import type { StructureEntrypoint, StructureReport } from "../../../domain/workflow/workflow-definition.js";
 import { checkFileParams, type FileParamSource } from "./file-params.js";
 import type { WorkflowProjectLocation } from "./project-location.js";
-import { precheckWorkflowHost, type DataDirOptions, type PrecheckedWorkflowHost, type WorkflowDataDirs } from "./host-options.js";
+import { precheckProjectRunner, type DataDirOptions, type PrecheckedProjectRunner, type WorkflowDataDirs } from "./host-options.js";
 import { readProjectEnv, readSavedAuth, resolveServerAuth, workerEnvironment, type ResolvedServerAuth } from "./project-env.js";
 import { secretValues } from "../../../domain/redaction.js";
 import { runInWorker } from "./run-host.js";
@@ -15,8 +15,8 @@ import type { RunHandlers } from "./worker-process.js";
 import { WorkerPool } from "./worker-pool.js";
 import { watchProjectFiles, type ProjectWatch } from "./project-watch.js";
 
-/** Options of {@link createWorkflowHost}. */
-export interface WorkflowHostOptions {
+/** Options of {@link createProjectRunner}. */
+export interface ProjectRunnerOptions {
   projectDir: string;
   dirs?: DataDirOptions;
   /** `alias=/abs/dir` values of `--related-project`. */
@@ -47,15 +47,15 @@ export interface WorkflowHostOptions {
   maxRunsPerWorker?: number;
   /** Kill a run after this many milliseconds (status `timeout`); none by default. */
   timeoutMs?: number;
-  /** Where worker output goes (never the host's stdout); `process.stderr` by default. */
+  /** Where worker output goes (never the runner's stdout); `process.stderr` by default. */
   output?: NodeJS.WritableStream;
   /**
-   * Fork the warm workers as the host opens (default). `false` leaves it to
-   * {@link WorkflowHost.startWorkers}, the first `structure()` or the first run.
+   * Fork the warm workers as the runner opens (default). `false` leaves it to
+   * {@link ProjectRunner.startWorkers}, the first `structure()` or the first run.
    */
   startWorkers?: boolean;
-  /** Results of {@link precheckWorkflowHost}, so the checks are not repeated. */
-  prechecked?: PrecheckedWorkflowHost;
+  /** Results of {@link precheckProjectRunner}, so the checks are not repeated. */
+  prechecked?: PrecheckedProjectRunner;
 }
 
 /** Checked arguments of one run: plain params and, apart, the checked file params (real path and name). */
@@ -64,7 +64,7 @@ export interface PreparedArguments {
   files: Record<string, FileParamSource | FileParamSource[]>;
 }
 
-/** Options of one {@link WorkflowHost.run}. */
+/** Options of one {@link ProjectRunner.run}. */
 export interface WorkflowRunOptions {
   /** Aborting cancels the run (or its wait for a worker). */
   signal?: AbortSignal;
@@ -77,13 +77,13 @@ export interface WorkflowRunOptions {
 }
 
 /** A workflow project ready to serve: structure, argument checks and isolated runs. */
-export interface WorkflowHost {
+export interface ProjectRunner {
   readonly location: WorkflowProjectLocation;
   readonly dirs: WorkflowDataDirs;
   readonly auth: ResolvedServerAuth;
   /** Credential values (admin key, secret-looking env variables) to redact from results. */
   readonly secrets: readonly string[];
-  /** The structure report, computed once by a worker (project code never runs in the host). */
+  /** The structure report, computed once by a worker (project code never runs in the runner). */
   structure(): Promise<StructureReport>;
   /** The entrypoint, or `not_found`. */
   entrypoint(id: string): Promise<StructureEntrypoint>;
@@ -91,7 +91,7 @@ export interface WorkflowHost {
   prepare(entrypoint: StructureEntrypoint, args: unknown): Promise<PreparedArguments>;
   /**
    * Loads what `prepare` needs (TypeBox) ahead of the first call; idempotent, never rejects (a
-   * failure is the first `prepare`'s to report). The host does not load it by itself, so a server
+   * failure is the first `prepare`'s to report). The runner does not load it by itself, so a server
    * answers its handshake first.
    */
   preloadValidation(): Promise<void>;
@@ -103,9 +103,9 @@ export interface WorkflowHost {
   run(entrypoint: StructureEntrypoint, prepared: PreparedArguments, handlers: RunHandlers, options?: WorkflowRunOptions): Promise<WorkflowRunReport>;
   /** Starts the warm workers if they are not yet (idempotent). */
   startWorkers(): void;
-  /** Process ids of the host's live workers (warm, running or finishing). */
+  /** Process ids of the runner's live workers (warm, running or finishing). */
   workerPids(): number[];
-  /** Ends every worker the host started. */
+  /** Ends every worker the runner started. */
   close(): Promise<void>;
 }
 
@@ -130,11 +130,11 @@ export function newRunId(now: Date = new Date()): string {
  * retires the workers that loaded the old code.
  *
  * @example
- * const host = await createWorkflowHost({ projectDir: "/abs/project", workers: 2 });
- * const structure = await host.structure();
+ * const runner = await createProjectRunner({ projectDir: "/abs/project", workers: 2 });
+ * const structure = await runner.structure();
  */
-export async function createWorkflowHost(options: WorkflowHostOptions): Promise<WorkflowHost> {
-  const { location, dirs, relatedProjects, filePolicy } = options.prechecked ?? (await precheckWorkflowHost(options));
+export async function createProjectRunner(options: ProjectRunnerOptions): Promise<ProjectRunner> {
+  const { location, dirs, relatedProjects, filePolicy } = options.prechecked ?? (await precheckProjectRunner(options));
   const processEnv = options.env ?? process.env;
   const projectEnv = await readProjectEnv(location.directory);
   const auth = resolveServerAuth(processEnv, projectEnv, await readSavedAuth(dirs.authDir));
@@ -157,7 +157,7 @@ export async function createWorkflowHost(options: WorkflowHostOptions): Promise<
   };
   if (options.startWorkers !== false) startPool();
   const schemas = new Map<string, TObject>();
-  // TypeBox loads with the first call (or `preloadValidation`), not with the host (the MCP
+  // TypeBox loads with the first call (or `preloadValidation`), not with the runner (the MCP
   // handshake waits for neither); later calls reuse the loaded modules instead of import() again.
   let validation: Promise<[typeof import("../../../domain/workflow/argument-validation.js"), typeof import("../../../domain/workflow/param-schema.js")]> | undefined;
   const loadValidation = () =>
@@ -165,7 +165,7 @@ export async function createWorkflowHost(options: WorkflowHostOptions): Promise<
       validation = undefined;
       throw error;
     }));
-  const host: WorkflowHost = {
+  const runner: ProjectRunner = {
     location,
     dirs,
     auth,
@@ -181,7 +181,7 @@ export async function createWorkflowHost(options: WorkflowHostOptions): Promise<
       await loadValidation().catch(() => undefined);
     },
     async entrypoint(id) {
-      const found = (await host.structure()).entrypoints.find((entry) => entry.id === id);
+      const found = (await runner.structure()).entrypoints.find((entry) => entry.id === id);
       if (!found) throw new SteamharnessError("not_found", `unknown entrypoint ${JSON.stringify(id)}`, { field: "entrypoint" });
       return found;
     },
@@ -226,5 +226,5 @@ export async function createWorkflowHost(options: WorkflowHostOptions): Promise<
       await pool.close();
     },
   };
-  return host;
+  return runner;
 }
