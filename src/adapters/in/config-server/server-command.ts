@@ -71,7 +71,7 @@ export async function runServerCommand(options: ServerCommandOptions): Promise<v
       ...(options.port === undefined ? {} : { port: options.port }),
       onStorageFault: (error) => process.stderr.write(`steamharness server: storage fault: ${(error as Error)?.message ?? String(error)}\n`),
     }).catch((error: unknown) => {
-      throw listenError(error, { host, port: options.port });
+      throw listenError(error, { hostname: host, port: options.port });
     });
     log(`steamharness server: configuration server at ${server.url} (${"postgres" in storage ? "PostgreSQL" : `SQLite ${storage.sqlite}`})`);
     if (adminKey === undefined) log(`warning: no admin key (${SERVER_ADMIN_KEY_ENV} or --admin-key-file): accounts cannot be created`);
