@@ -108,12 +108,14 @@ export const LAYER_RULES: Record<LayerOf["layer"], { mayImport: Array<LayerOf["l
   other: { mayImport: [], note: "not expected under src/" },
 };
 
+/** The packages of the MCP SDK family: only the MCP adapter folder (`src/adapters/in/mcp`) imports them (MCP-10). */
+export const MCP_SDK_PACKAGES = ["@modelcontextprotocol/sdk", "@modelcontextprotocol/ext-apps"];
+
 /** Packages each layer (or unit) may import by value. Type-only package imports are checked the same way. */
 export const PACKAGE_RULES: Record<string, string[]> = {
   domain: ["@sinclair/typebox"],
-  // The runtime port names the MCP SDK's Server type (type-only; checked by the "type-only" rule).
-  ports: ["@modelcontextprotocol/sdk"],
-  app: ["@sinclair/typebox", "@modelcontextprotocol/sdk", "node:async_hooks", "node:crypto", "node:fs", "node:fs/promises", "node:path", "node:url", "tsx"],
+  ports: [],
+  app: ["@sinclair/typebox", "node:async_hooks", "node:crypto", "node:fs", "node:fs/promises", "node:path", "node:url", "tsx"],
   kernel: [],
   system: ["node:crypto", "node:fs", "node:fs/promises", "node:path", "node:url"],
   "out/coding-tools": ["@sinclair/typebox", "node:crypto", "node:child_process", "node:fs", "node:fs/promises", "node:path", "node:worker_threads", "node:os"],
@@ -124,8 +126,13 @@ export const PACKAGE_RULES: Record<string, string[]> = {
   // esbuild bundles the worker script once when running from the sources (tests, tsx); the built package ships it.
   "out/sandbox": ["quickjs-emscripten", "esbuild", "node:crypto", "node:fs", "node:module", "node:worker_threads", "node:url", "node:path", "node:os"],
   "out/sqlite": ["better-sqlite3", "drizzle-orm", "node:crypto", "node:fs", "node:fs/promises", "node:module", "node:path"],
-  in: ["@sinclair/typebox", "@modelcontextprotocol/sdk", "@modelcontextprotocol/ext-apps", "commander", "dotenv", "tsx", "steamharness", "node:child_process", "node:crypto", "node:fs", "node:fs/promises", "node:http", "node:module", "node:net", "node:os", "node:path", "node:readline", "node:stream", "node:test", "node:url", "node:util"],
-  compose: ["@modelcontextprotocol/sdk"],
+  in: ["@sinclair/typebox", "commander", "dotenv", "tsx", "steamharness", "node:child_process", "node:crypto", "node:fs", "node:fs/promises", "node:http", "node:module", "node:net", "node:os", "node:path", "node:readline", "node:stream", "node:test", "node:url", "node:util"],
+  // MCP-10: the MCP SDK (and the MCP Apps helpers built on it) is imported in one folder only, the
+  // MCP adapter, so a move to SDK v2 / spec 2026-07-28 touches nothing else. There is no SDK
+  // client in src (no driven adapter speaks MCP), so one driving folder is the whole boundary;
+  // a future MCP client adapter would get its own out/ folder and this list a second entry.
+  "in/mcp": ["@sinclair/typebox", ...MCP_SDK_PACKAGES, "jose", "tsx", "node:crypto", "node:fs", "node:fs/promises", "node:http", "node:net", "node:os", "node:path", "node:url"],
+  compose: [],
   testing: ["node:crypto", "node:fs/promises", "node:os", "node:path"],
   entry: [],
 };

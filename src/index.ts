@@ -83,6 +83,12 @@ export type {
   ProjectCapabilityServerOptions,
   ProjectCapabilityListOptions,
 } from "./app/capabilities/project-capabilities.js";
+// MCP over Streamable HTTP (MCP-11, MCP-12)
+export { createMcpHttpHandler } from "./compose/mcp-http.js";
+export type { McpHttpHandler, McpHttpHandlerOptions } from "./adapters/in/mcp/transport/http-handler.js";
+export type { McpHttpAuthOptions, McpHttpOAuth, McpHttpTokenAuth } from "./adapters/in/mcp/transport/http-auth.js";
+export type { McpScopePolicy } from "./adapters/in/mcp/transport/http-scopes.js";
+export type { McpServerHandle } from "./ports/mcp-server.js";
 export { CAPABILITY_TOOL_IDS } from "./domain/capabilities/catalog.js";
 export type { CapabilityToolId } from "./domain/capabilities/catalog.js";
 export type { CapabilityEnv, CapabilityEnvironmentOptions } from "./app/capabilities/project-capabilities.js";

@@ -1,4 +1,3 @@
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { AgentTool } from "../domain/agent-tool.js";
 import type { AgentApiKind } from "../domain/agent/model-selection.js";
 import type { CapabilityApprove, CapabilityRuntime, CapabilitySpec } from "../domain/capabilities/capability-spec.js";
@@ -7,6 +6,7 @@ import type { Clock } from "./clock.js";
 import type { CodeSandbox } from "./code-sandbox.js";
 import type { IdSource } from "./id-source.js";
 import type { KvNamespace, KvStore } from "./kv-store.js";
+import type { McpServerHandle } from "./mcp-server.js";
 import type { ModelProvider } from "./model-provider.js";
 import type { SessionBackend } from "./session-backend.js";
 import type { Storage } from "./storage.js";
@@ -110,7 +110,7 @@ export interface HarnessRuntime {
   /** The seven built-in coding tools for a workdir. */
   codingTools(options: RuntimeCodingToolsOptions): AgentTool[];
   /** One capability as an MCP server, loading the MCP SDK on first use (CAP-8). */
-  capabilityServer(spec: CapabilitySpec<any>, options: RuntimeCapabilityServerOptions): Promise<Server>;
+  capabilityServer(spec: CapabilitySpec<any>, options: RuntimeCapabilityServerOptions): Promise<McpServerHandle>;
   /** The HTTP client of the host bridge (host configuration, CAP-8). */
   hostBridge(config: HostBridgeConfig): HostBridgeClient;
 }

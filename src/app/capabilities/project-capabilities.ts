@@ -10,7 +10,6 @@
  * it is how a host resumes a call it has already approved (the paused turn is over and the
  * closure holding `approve` is gone), so the caller is the approval.
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { AgentTool, AgentToolResult } from "../../domain/agent-tool.js";
 import { findToolDefinition } from "../../domain/approval-gate.js";
 import { SteamharnessError } from "../../domain/errors.js";
@@ -19,6 +18,7 @@ import { CAPABILITY_TOOL_IDS, isCapabilityToolId } from "../../domain/capabiliti
 import { runCapability, type CapabilityApprove, type CapabilityRuntime, type CapabilitySpec } from "../../domain/capabilities/capability-spec.js";
 import { resolveHostBridge } from "../../domain/capabilities/host-bridge.js";
 import { capabilitySpecOf, exposedCapabilityToolIds } from "../../domain/capabilities/registry.js";
+import type { McpServerHandle } from "../../ports/mcp-server.js";
 
 /** An environment record; defaults to `process.env`. */
 export type CapabilityEnv = Readonly<Record<string, string | undefined>>;
@@ -74,8 +74,8 @@ export async function createProjectCapabilityTools(options: ProjectCapabilityToo
 }
 
 /**
- * One capability as an MCP `Server` (announced as its service id, listing its short tool name);
- * connect it to a transport yourself. Throws `not_found` for an unknown tool id and `unavailable`
+ * One capability as an MCP server (announced as its service id, listing its short tool name);
+ * connect it to an MCP SDK transport yourself, or serve it over HTTP with `createMcpHttpHandler`. Throws `not_found` for an unknown tool id and `unavailable`
  * (with the reason) for host configuration without a valid bridge. Asking for the memory server
  * by id is the host's explicit choice, so it is built without a `globalMemory` flag.
  *
@@ -83,7 +83,7 @@ export async function createProjectCapabilityTools(options: ProjectCapabilityToo
  * const server = await createProjectCapabilityServer("workflow-kv_kv_store", { context });
  * await server.connect(new StdioServerTransport());
  */
-export async function createProjectCapabilityServer(toolId: string, options: ProjectCapabilityServerOptions): Promise<Server> {
+export async function createProjectCapabilityServer(toolId: string, options: ProjectCapabilityServerOptions): Promise<McpServerHandle> {
   const spec = capabilitySpecOf(toolId);
   const runtime = capabilityRuntime(options.context, options);
   if (toolId === CAPABILITY_TOOL_IDS.hostConfiguration) requireBridge(runtime);

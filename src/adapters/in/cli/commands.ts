@@ -7,6 +7,7 @@ import type { StructureReport } from "../../../domain/workflow/workflow-definiti
 import type { DataDirOptions } from "../project-runner/host-options.js";
 import type { WorkflowHost } from "../project-runner/workflow-host.js";
 import { exitCodeOfError, exitCodeOfStatus } from "../exits/exit-codes.js";
+import { addMcpHttpOptions, mcpHttpOptionsFrom, type McpHttpFlags } from "./mcp-http-options.js";
 import { timeoutMs } from "./option-parsers.js";
 
 // The subcommands of `steamharness`. Their implementations load lazily (dynamic imports in the
@@ -226,7 +227,7 @@ export function registerRunCommand(program: Command): void {
   });
 }
 
-interface McpFlags extends DataDirFlags {
+interface McpFlags extends DataDirFlags, McpHttpFlags {
   timeout?: number;
   workers?: string;
   freshWorker?: boolean;
@@ -235,7 +236,7 @@ interface McpFlags extends DataDirFlags {
 
 /**
  * `steamharness mcp <workflow-dir> [options]`: serves the project's entrypoints as MCP tools
- * over stdio (MCP-1 … MCP-9). The server module loads only when this command runs; `--workers`
+ * over stdio (MCP-1 … MCP-9), or over Streamable HTTP with `--http` (MCP-11). The server module loads only when this command runs; `--workers`
  * is checked before anything starts (a bad value is `input_validation`: exit code 2).
  *
  * @example
@@ -244,7 +245,7 @@ interface McpFlags extends DataDirFlags {
 export function registerMcpCommand(program: Command): void {
   const command = program
     .command("mcp")
-    .description("serve a workflow project's entrypoints as MCP tools over stdio")
+    .description("serve a workflow project's entrypoints as MCP tools over stdio (or Streamable HTTP with --http)")
     .argument("<workflow-dir>", "workflow project folder (package.json with a UUID id and projectType \"workflow\")")
     .addOption(new Option("--timeout <ms>", "end a tool call's run after this many milliseconds (a whole number ≥ 1; isError, status timeout)").argParser(timeoutMs))
     .option(
@@ -253,11 +254,14 @@ export function registerMcpCommand(program: Command): void {
     )
     .option("--fresh-worker", "run every tool call in a fresh worker process that serves only that call (strict isolation, slower)")
     .option("--max-runs-per-worker <n>", "retire a reused worker after this many runs (1-1000000, default 1000)");
-  addDataDirOptions(command).action(async (dir: string, flags: McpFlags) => {
+  addMcpHttpOptions(addDataDirOptions(command)).action(async (dir: string, flags: McpFlags) => {
     const { parseMaxRunsPerWorker, parseWorkers, serveWorkflowOverStdio } = await import("../mcp/serve-workflow.js");
     const workers = flags.workers === undefined ? undefined : parseWorkers(flags.workers);
     const maxRunsPerWorker = flags.maxRunsPerWorker === undefined ? undefined : parseMaxRunsPerWorker(flags.maxRunsPerWorker);
-    await serveWorkflowOverStdio({
+    const http = await mcpHttpOptionsFrom(flags);
+    const serve = http ? (await import("../mcp/serve-workflow-http.js")).serveWorkflowOverHttp : serveWorkflowOverStdio;
+    await serve({
+      ...http,
       projectDir: dir,
       dirs: dataDirsFrom(flags),
       relatedProjects: flags.relatedProject ?? [],

@@ -63,8 +63,11 @@ const log = (line: string) => process.stderr.write(`[steamharness] ${line}\n`);
  * worker loads (then cached). On a cache hit the first worker's structure is still compared
  * when it arrives; if it differs (the project reads something the fingerprint does not cover),
  * the cache is rewritten for the next start and this connection keeps its static catalog.
+ *
+ * @example
+ * const catalog = publishedCatalog(host, slot, await readCatalogCache(slot), () => false);
  */
-async function publishedCatalog(host: WorkflowHost, slot: CatalogCacheSlot, cached: WorkflowCatalog | null, closing: () => boolean): Promise<WorkflowCatalog> {
+export async function publishedCatalog(host: WorkflowHost, slot: CatalogCacheSlot, cached: WorkflowCatalog | null, closing: () => boolean): Promise<WorkflowCatalog> {
   const { catalogOf } = await import("./workflow-server.js");
   const store = async (catalog: WorkflowCatalog) => {
     const problem = await writeCatalogCache(slot, catalog);
@@ -148,14 +151,11 @@ export async function serveWorkflowOverStdio(options: ServeWorkflowOptions): Pro
     shutdown(exitCodeOfError(error));
   });
   try {
-    const [{ createWorkflowMcpServer }, { StdioServerTransport }] = await Promise.all([
-      import("./workflow-server.js"),
-      import("@modelcontextprotocol/sdk/server/stdio.js"),
-    ]);
+    const [{ createWorkflowMcpServer }, { connectStdio }] = await Promise.all([import("./workflow-server.js"), import("./transport/stdio.js")]);
     const server = createWorkflowMcpServer(prechecked.location.manifest, host, catalog);
     server.onclose = () => shutdown();
     server.oninitialized = () => host.startWorkers();
-    await server.connect(new StdioServerTransport());
+    await connectStdio(server);
   } catch (error) {
     log((error as Error)?.message ?? String(error));
     shutdown(1);

@@ -1,0 +1,195 @@
+// `steamharness mcp --http` benchmark (issue 26). Run:
+//   npm run bench -- mcp-http
+// (a) `tools/call` of a trivial entrypoint over Streamable HTTP, one warm client: ours (the built
+//     bin, `mcp <project> --http`, default workers) versus a bare SDK Streamable HTTP server
+//     (node:http + StreamableHTTPServerTransport, stateful, one tool answering at once), calls
+//     interleaved in blocks of 10 so machine drift hits both alike; p50 and p99 of 200 calls
+//     each, and their ratios (goal p50 ≤ 1.3×).
+// (b) 32 concurrent clients × 20 back-to-back calls each against ours: completed, p50, p99
+//     (report).
+// (c) MCP `ping` over the same two connections, same interleaving (100 each): the HTTP layer
+//     alone (sessions, Host/Origin checks, body parsing), without the worker process hop every
+//     tools/call of ours makes (MCP-5) and the bare server does not (report).
+// The stdio figures are bench/mcp-cli.bench.ts (unchanged; re-run it beside this one).
+// Builds the bin from the current sources into bench/tmp/mcp-http/dist first.
+// Results go to bench/results/mcp-http.json.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "..");
+const work = join(here, "tmp", "mcp-http");
+const dataDir = mkdtempSync(join(tmpdir(), "sh-bench-mcp-http-"));
+const round = (value: number, digits = 2) => Number(value.toFixed(digits));
+/** Nearest-rank percentile. */
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * values.length) - 1)]!;
+
+async function builtCli(): Promise<string> {
+  const outDir = join(work, "dist");
+  const { build } = await import("tsup");
+  const configs = (await import("../tsup.config.js")).default as unknown as Array<Record<string, unknown> & { entry: Record<string, string> }>;
+  const bin = configs.find((config) => "cli" in config.entry)!;
+  await build({ ...bin, outDir, clean: true, silent: true, config: false, sourcemap: false });
+  return join(outDir, "cli.js");
+}
+
+function writeFixtures(): { project: string; bare: string } {
+  const project = join(work, "project");
+  mkdirSync(project, { recursive: true });
+  writeFileSync(join(project, "package.json"), JSON.stringify({ type: "module", id: "44444444-4444-4444-8444-444444444444", projectType: "workflow", main: "workflow.mjs" }));
+  writeFileSync(join(project, "workflow.mjs"), `export default { entrypoints: { ping: { title: "Ping", run: () => ({ pong: true }) } } };\n`);
+  const bare = join(work, "bare-http-server.mjs");
+  writeFileSync(
+    bare,
+    `import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+const sessions = new Map();
+function newServer() {
+  const server = new Server({ name: "bare", version: "0.0.0" }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: "ping", inputSchema: { type: "object", properties: {}, additionalProperties: false } }] }));
+  server.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: "text", text: "pong" }], structuredContent: { pong: true } }));
+  return server;
+}
+const http = createServer(async (req, res) => {
+  let body = "";
+  for await (const chunk of req) body += chunk;
+  const parsed = body ? JSON.parse(body) : undefined;
+  const id = req.headers["mcp-session-id"];
+  let transport = id ? sessions.get(id) : undefined;
+  if (!transport && isInitializeRequest(parsed)) {
+    transport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (sid) => sessions.set(sid, transport) });
+    await newServer().connect(transport);
+  }
+  if (!transport) return res.writeHead(400).end();
+  await transport.handleRequest(req, res, parsed);
+});
+http.listen(0, "127.0.0.1", () => process.stderr.write("listening on http://127.0.0.1:" + http.address().port + "/mcp\\n"));
+`,
+  );
+  return { project, bare };
+}
+
+function start(args: string[]): Promise<{ url: URL; child: ChildProcess }> {
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  return new Promise((resolve, reject) => {
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (match) resolve({ url: new URL(match[1]!), child });
+    });
+    child.once("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+  });
+}
+
+async function client(url: URL): Promise<Client> {
+  const c = new Client({ name: "mcp-http-bench", version: "0.0.0" });
+  await c.connect(new StreamableHTTPClientTransport(url));
+  await c.listTools();
+  return c;
+}
+
+async function timedCall(c: Client): Promise<number> {
+  const began = performance.now();
+  const result = await c.callTool({ name: "ping", arguments: {} });
+  if (result.isError) throw new Error(`call failed: ${JSON.stringify(result)}`);
+  return performance.now() - began;
+}
+
+async function main(): Promise<void> {
+  const cli = await builtCli();
+  const { project, bare } = writeFixtures();
+  const ours = await start([cli, "mcp", project, "--http", "--port", "0", "--data-dir", dataDir]);
+  const baseline = await start([bare]);
+  try {
+    const [oursClient, bareClient] = [await client(ours.url), await client(baseline.url)];
+    for (let i = 0; i < 20; i++) await Promise.all([timedCall(oursClient), timedCall(bareClient)]); // warm-up
+    const oursMs: number[] = [];
+    const bareMs: number[] = [];
+    for (let block = 0; block < 20; block++) {
+      const order: Array<[Client, number[]]> = block % 2 === 0 ? [[oursClient, oursMs], [bareClient, bareMs]] : [[bareClient, bareMs], [oursClient, oursMs]];
+      for (const [c, into] of order) for (let i = 0; i < 10; i++) into.push(await timedCall(c));
+    }
+    const oursPingMs: number[] = [];
+    const barePingMs: number[] = [];
+    const timedPing = async (c: Client) => {
+      const began = performance.now();
+      await c.ping();
+      return performance.now() - began;
+    };
+    for (let block = 0; block < 10; block++) {
+      const order: Array<[Client, number[]]> = block % 2 === 0 ? [[oursClient, oursPingMs], [bareClient, barePingMs]] : [[bareClient, barePingMs], [oursClient, oursPingMs]];
+      for (const [c, into] of order) for (let i = 0; i < 10; i++) into.push(await timedPing(c));
+    }
+    await Promise.all([oursClient.close(), bareClient.close()]);
+
+    const clients = await Promise.all(Array.from({ length: 32 }, () => client(ours.url)));
+    const concurrentMs: number[] = [];
+    let failed = 0;
+    const began = performance.now();
+    await Promise.all(
+      clients.map(async (c) => {
+        for (let i = 0; i < 20; i++) {
+          try {
+            concurrentMs.push(await timedCall(c));
+          } catch {
+            failed++;
+          }
+        }
+      }),
+    );
+    const wallMs = performance.now() - began;
+    await Promise.all(clients.map((c) => c.close()));
+
+    const p50Ratio = percentile(oursMs, 50) / percentile(bareMs, 50);
+    const results = {
+      benchmark: "mcp-http",
+      node: process.version,
+      built: "bench/tmp/mcp-http/dist (tsup, the bin entry of tsup.config.ts without source maps)",
+      toolsCall: {
+        definition: "tools/call of a trivial entrypoint over Streamable HTTP, one warm client, 200 calls each in interleaved blocks of 10; ours = mcp --http (default workers 2), bare = SDK StreamableHTTPServerTransport on node:http answering at once",
+        oursP50Ms: round(percentile(oursMs, 50)),
+        oursP99Ms: round(percentile(oursMs, 99)),
+        bareSdkP50Ms: round(percentile(bareMs, 50)),
+        bareSdkP99Ms: round(percentile(bareMs, 99)),
+        p50Ratio: round(p50Ratio),
+        p99Ratio: round(percentile(oursMs, 99) / percentile(bareMs, 99)),
+        target: 1.3,
+        withinTarget: p50Ratio <= 1.3,
+      },
+      ping: {
+        definition: "MCP ping over the same connections, 100 each in interleaved blocks of 10: the HTTP layer without the worker hop",
+        oursP50Ms: round(percentile(oursPingMs, 50)),
+        bareSdkP50Ms: round(percentile(barePingMs, 50)),
+        p50Ratio: round(percentile(oursPingMs, 50) / percentile(barePingMs, 50)),
+      },
+      loadAverage1m: round(loadavg()[0]!),
+      concurrent: {
+        definition: "32 concurrent clients × 20 back-to-back tools/call each against mcp --http (default workers 2)",
+        completed: concurrentMs.length,
+        failed,
+        p50Ms: round(percentile(concurrentMs, 50)),
+        p99Ms: round(percentile(concurrentMs, 99)),
+        wallMs: round(wallMs),
+      },
+    };
+    mkdirSync(join(here, "results"), { recursive: true });
+    writeFileSync(join(here, "results", "mcp-http.json"), `${JSON.stringify(results, null, 2)}\n`);
+    console.log(JSON.stringify(results, null, 2));
+  } finally {
+    ours.child.kill("SIGTERM");
+    baseline.child.kill("SIGTERM");
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,101 @@
+import { readFile } from "node:fs/promises";
+import { Option, type Command } from "commander";
+import { SteamharnessError } from "../../../domain/errors.js";
+import type { McpHttpAuthOptions } from "../mcp/transport/http-auth.js";
+import type { McpScopePolicy } from "../mcp/transport/http-scopes.js";
+import { wholeNumber } from "./option-parsers.js";
+
+// The `--http` flags of `steamharness mcp` (MCP-11, MCP-12): parsed here, served by
+// ../mcp/serve-workflow-http.ts. Nothing here loads the MCP SDK.
+
+/** Commander's parsed values of the HTTP flags. */
+export interface McpHttpFlags {
+  http?: boolean;
+  host?: string;
+  port?: number;
+  path?: string;
+  allowedHost?: string[];
+  allowedOrigin?: string[];
+  authTokenFile?: string;
+  oauthIssuer?: string;
+  oauthAudience?: string;
+  oauthScopesConfig?: string;
+}
+
+/** The shortest static token accepted: anything shorter is guessable. */
+export const MIN_STATIC_TOKEN_LENGTH = 16;
+
+const repeatable = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+
+/**
+ * Adds `--http` and the flags that only mean something with it to `steamharness mcp`.
+ *
+ * @example
+ * addMcpHttpOptions(program.command("mcp"));
+ */
+export function addMcpHttpOptions(command: Command): Command {
+  return command
+    .option("--http", "serve over Streamable HTTP instead of stdio (prints the endpoint's URL on stderr)")
+    .option("--host <address>", "with --http: the address to bind (default 127.0.0.1; a non-loopback address needs --auth-token-file or --oauth-issuer)")
+    .addOption(new Option("--port <n>", "with --http: the port (0-65535, default 3000; 0 picks a free one)").argParser(wholeNumber(0, 65_535)))
+    .option("--path <path>", "with --http: the MCP endpoint's path (default /mcp)")
+    .addOption(new Option("--allowed-host <name>", "with --http: a host name the Host header may name, e.g. a load balancer's (repeatable)").argParser(repeatable))
+    .addOption(new Option("--allowed-origin <origin>", "with --http: an origin browsers may call from, e.g. https://app.example.com (repeatable)").argParser(repeatable))
+    .option("--auth-token-file <file>", `with --http: require "Authorization: Bearer <token>", the token being this file's content (at least ${MIN_STATIC_TOKEN_LENGTH} characters)`)
+    .option("--oauth-issuer <url>", "with --http: accept OAuth access tokens (JWT) of this authorization server (its metadata names the JWKS); needs --oauth-audience")
+    .option("--oauth-audience <url>", "with --http: this endpoint's public URL, which tokens must name as their audience (e.g. https://mcp.example.com/mcp)")
+    .option("--oauth-scopes-config <file>", 'with --http: JSON scopes per request kind and tool: { "read": ["mcp:read"], "run": ["mcp:run"], "tools": { "<tool>": ["..."] } } (that split is the default)');
+}
+
+/** The HTTP serving options of the parsed flags, or null for stdio; HTTP flags without `--http` are an `input_validation` error. */
+export async function mcpHttpOptionsFrom(flags: McpHttpFlags): Promise<{ host?: string; port?: number; path?: string; allowedHosts?: string[]; allowedOrigins?: string[]; auth?: McpHttpAuthOptions } | null> {
+  const given = (["host", "port", "path", "allowedHost", "allowedOrigin", "authTokenFile", "oauthIssuer", "oauthAudience", "oauthScopesConfig"] as const).filter((key) => flags[key] !== undefined);
+  if (!flags.http) {
+    if (given.length === 0) return null;
+    const flag = `--${given[0]!.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+    throw new SteamharnessError("input_validation", `[steamharness] [mcp] ${flag} only applies with --http`, { field: flag });
+  }
+  let auth: McpHttpAuthOptions | undefined;
+  if (flags.authTokenFile !== undefined) {
+    let token: string;
+    try {
+      token = (await readFile(flags.authTokenFile, "utf8")).trim();
+    } catch (error) {
+      throw new SteamharnessError("input_validation", `[steamharness] [mcp] cannot read --auth-token-file ${flags.authTokenFile}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { field: "--auth-token-file", cause: error });
+    }
+    if (token.length < MIN_STATIC_TOKEN_LENGTH || /\s/.test(token)) {
+      throw new SteamharnessError("input_validation", `[steamharness] [mcp] the token in --auth-token-file must be at least ${MIN_STATIC_TOKEN_LENGTH} characters with no spaces`, { field: "--auth-token-file" });
+    }
+    auth = { kind: "token", token };
+  }
+  if (flags.oauthIssuer !== undefined || flags.oauthAudience !== undefined || flags.oauthScopesConfig !== undefined) {
+    if (auth) throw new SteamharnessError("input_validation", "[steamharness] [mcp] --auth-token-file and --oauth-issuer are alternatives: pass one", { field: "--oauth-issuer" });
+    if (flags.oauthIssuer === undefined || flags.oauthAudience === undefined) {
+      throw new SteamharnessError("input_validation", "[steamharness] [mcp] OAuth needs both --oauth-issuer <url> and --oauth-audience <url>", { field: flags.oauthIssuer === undefined ? "--oauth-issuer" : "--oauth-audience" });
+    }
+    for (const [flag, value] of [["--oauth-issuer", flags.oauthIssuer], ["--oauth-audience", flags.oauthAudience]] as const) {
+      if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) throw new SteamharnessError("input_validation", `[steamharness] [mcp] ${flag} must be an http(s) URL, got ${JSON.stringify(value)}`, { field: flag });
+    }
+    auth = { kind: "oauth", issuer: flags.oauthIssuer, audience: flags.oauthAudience, ...(flags.oauthScopesConfig !== undefined ? { scopes: await scopesConfig(flags.oauthScopesConfig) } : {}) };
+  }
+  return {
+    ...(flags.host !== undefined ? { host: flags.host } : {}),
+    ...(flags.port !== undefined ? { port: flags.port } : {}),
+    ...(flags.path !== undefined ? { path: flags.path } : {}),
+    ...(flags.allowedHost ? { allowedHosts: flags.allowedHost } : {}),
+    ...(flags.allowedOrigin ? { allowedOrigins: flags.allowedOrigin } : {}),
+    ...(auth ? { auth } : {}),
+  };
+}
+
+/** The scopes policy of `--oauth-scopes-config` (TypeBox loads only here). */
+async function scopesConfig(file: string): Promise<McpScopePolicy> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(file, "utf8"));
+  } catch (error) {
+    throw new SteamharnessError("input_validation", `[steamharness] [mcp] cannot read --oauth-scopes-config ${file}: ${(error as Error)?.message ?? String(error)}`, { field: "--oauth-scopes-config", cause: error });
+  }
+  const { parseScopePolicy } = await import("../mcp/transport/http-scopes.js");
+  return parseScopePolicy(parsed);
+}

@@ -1,0 +1,183 @@
+/**
+ * `steamharness mcp <dir> --http` (MCP-11): a workflow project served over Streamable HTTP.
+ * One workflow host (its worker pool and catalog) serves every session; each session gets its
+ * own MCP server from {@link createWorkflowMcpServer}, so elicitation and progress reach the
+ * client that made the call.
+ *
+ * `startWorkflowHttpServer` is the library-level part (listen, serve, close), which later
+ * features extend (a task store, several hosts on one store); `serveWorkflowOverHttp` is the
+ * command: signals, stderr lines, exit codes.
+ */
+import { createServer, type Server as HttpServer } from "node:http";
+import { isIP, type AddressInfo } from "node:net";
+import { networkInterfaces, hostname } from "node:os";
+import { SteamharnessError } from "../../../domain/errors.js";
+import { exitCodeOfError } from "../exits/exit-codes.js";
+import { precheckWorkflowHost } from "../project-runner/host-options.js";
+import type { WorkflowHost } from "../project-runner/workflow-host.js";
+import { catalogCacheSlot, readCatalogCache } from "./catalog-cache.js";
+import { DEFAULT_WORKERS, publishedCatalog, type ServeWorkflowOptions } from "./serve-workflow.js";
+import type { McpHttpAuthOptions } from "./transport/http-auth.js";
+import { DEFAULT_MCP_PATH, LOOPBACK_HOSTS, type McpHttpHandler } from "./transport/http-handler.js";
+
+/** The port `--http` listens on when `--port` is not given. */
+export const DEFAULT_HTTP_PORT = 3000;
+/** The address `--http` binds when `--host` is not given. */
+export const DEFAULT_HTTP_HOST = "127.0.0.1";
+
+/** Options of {@link startWorkflowHttpServer}. */
+export interface ServeWorkflowHttpOptions extends ServeWorkflowOptions {
+  /** The address to bind ({@link DEFAULT_HTTP_HOST}); a non-loopback one requires `auth`. */
+  host?: string;
+  /** The port ({@link DEFAULT_HTTP_PORT}); 0 picks a free one. */
+  port?: number;
+  /** The MCP endpoint's path (`/mcp`). */
+  path?: string;
+  /** Extra host names the Host header may name (a load balancer's public name). */
+  allowedHosts?: string[];
+  /** Origins browsers may call from. */
+  allowedOrigins?: string[];
+  /** Bearer authorization; required for a non-loopback bind. */
+  auth?: McpHttpAuthOptions;
+}
+
+/** A running workflow HTTP server. */
+export interface WorkflowHttpServer {
+  /** The MCP endpoint, e.g. `http://127.0.0.1:3000/mcp`. */
+  url: URL;
+  host: WorkflowHost;
+  handler: McpHttpHandler;
+  http: HttpServer;
+  /** Ends the sessions, the listener and every worker. */
+  close(): Promise<void>;
+}
+
+/** Whether an address only this machine can reach (`localhost`, 127.0.0.0/8, `::1`). */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "");
+  return bare === "localhost" || bare === "::1" || (isIP(bare) === 4 && bare.startsWith("127."));
+}
+
+/**
+ * Refuses, with `input_validation` (exit code 2), to serve a non-loopback address without
+ * authorization: anyone who can reach the port could run the project's entrypoints.
+ *
+ * @example
+ * assertBindAllowed("0.0.0.0", undefined) // throws
+ */
+export function assertBindAllowed(host: string, auth: McpHttpAuthOptions | undefined): void {
+  if (isLoopbackHost(host) || auth) return;
+  throw new SteamharnessError(
+    "input_validation",
+    `[steamharness] [mcp] refusing to serve ${host} without authorization: anyone who can reach it could run this project's entrypoints. Bind 127.0.0.1, or pass --auth-token-file <file> or --oauth-issuer <url> --oauth-audience <url>`,
+    { field: "--host" },
+  );
+}
+
+/** The host names the Host header may carry: loopback names, the bound address (or, for a wildcard bind, this machine's names and addresses), and the extra ones. */
+function allowedHostsFor(host: string, extra: string[]): string[] {
+  const names = new Set(LOOPBACK_HOSTS);
+  const bracket = (address: string) => (isIP(address) === 6 ? `[${address}]` : address);
+  if (host === "0.0.0.0" || host === "::") {
+    names.add(hostname());
+    for (const addresses of Object.values(networkInterfaces())) for (const address of addresses ?? []) names.add(bracket(address.address));
+  } else names.add(bracket(host.replace(/^\[|\]$/g, "")));
+  for (const name of extra) names.add(name);
+  return [...names];
+}
+
+/**
+ * Starts serving a workflow project over Streamable HTTP: checks the bind (see
+ * {@link assertBindAllowed}), starts the workers, listens, and resolves once the port is open.
+ * A port in use rejects with `input_validation`.
+ *
+ * @example
+ * const server = await startWorkflowHttpServer({ projectDir: "/abs/project", port: 0 });
+ * console.error(server.url.href);
+ * await server.close();
+ */
+export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions, log: (line: string) => void = () => undefined): Promise<WorkflowHttpServer & { catalog: Promise<unknown> }> {
+  const bind = options.host ?? DEFAULT_HTTP_HOST;
+  assertBindAllowed(bind, options.auth);
+  const prechecked = await precheckWorkflowHost(options);
+  const [{ createWorkflowHost }, { createWorkflowMcpServer }, { mcpHttpListener }] = await Promise.all([
+    import("../project-runner/workflow-host.js"),
+    import("./workflow-server.js"),
+    import("./transport/http-handler.js"),
+  ]);
+  const host = await createWorkflowHost({ ...options, workers: options.workers ?? DEFAULT_WORKERS, prechecked, output: process.stderr });
+  const slot = await catalogCacheSlot(prechecked.location, prechecked.dirs, options.version ?? "0.0.0");
+  let closing = false;
+  const catalog = publishedCatalog(host, slot, await readCatalogCache(slot), () => closing);
+  catalog.catch(() => undefined);
+  const handler = await mcpHttpListener({
+    createServer: () => createWorkflowMcpServer(prechecked.location.manifest, host, catalog),
+    path: options.path ?? DEFAULT_MCP_PATH,
+    allowedHosts: allowedHostsFor(bind, options.allowedHosts ?? []),
+    ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+    ...(options.auth ? { auth: options.auth } : {}),
+  });
+  const http = createServer(handler);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      http.once("error", reject);
+      http.listen(options.port ?? DEFAULT_HTTP_PORT, bind, () => resolve());
+    });
+  } catch (error) {
+    await host.close().catch(() => undefined);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
+      throw new SteamharnessError("input_validation", `[steamharness] [mcp] cannot listen on ${bind}:${options.port ?? DEFAULT_HTTP_PORT}: ${code}`, { field: "--port", cause: error });
+    }
+    throw error;
+  }
+  const { port } = http.address() as AddressInfo;
+  const url = new URL(`http://${isIP(bind) === 6 ? `[${bind}]` : bind}:${port}${options.path ?? DEFAULT_MCP_PATH}`);
+  log(`MCP server listening on ${url.href}`);
+  return {
+    url,
+    host,
+    handler,
+    http,
+    catalog,
+    async close() {
+      closing = true;
+      await handler.close();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await host.close();
+    },
+  };
+}
+
+const log = (line: string) => process.stderr.write(`[steamharness] ${line}\n`);
+
+/**
+ * `steamharness mcp <dir> --http`: serves until SIGTERM/SIGINT, then ends the sessions and the
+ * workers. Prints the endpoint's URL on stderr. A project that does not load exits 2, as over
+ * stdio; a refused bind or a port in use rejects (the CLI exits 2).
+ *
+ * @example
+ * await serveWorkflowOverHttp({ projectDir: "/abs/project", port: 8080 });
+ */
+export async function serveWorkflowOverHttp(options: ServeWorkflowHttpOptions): Promise<void> {
+  for (const method of ["log", "info", "debug", "warn"] as const) console[method] = (...args: unknown[]) => console.error(...args);
+  const server = await startWorkflowHttpServer(options, log);
+  let closing = false;
+  const shutdown = (code = 0) => {
+    if (closing) return;
+    closing = true;
+    void server
+      .close()
+      .catch(() => undefined)
+      .finally(() => process.exit(code));
+  };
+  process.once("SIGTERM", () => shutdown());
+  process.once("SIGINT", () => shutdown());
+  server.catalog.catch((error: unknown) => {
+    if (closing) return;
+    log((error as Error)?.message ?? String(error));
+    shutdown(exitCodeOfError(error));
+  });
+  void server.catalog.then(() => setTimeout(() => void server.host.preloadValidation(), 50).unref(), () => undefined);
+}

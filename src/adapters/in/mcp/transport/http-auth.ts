@@ -1,0 +1,128 @@
+/**
+ * Bearer authorization of the Streamable HTTP endpoint (MCP-11, MCP-12), on the SDK's auth
+ * middleware so the 401/403 answers and their `WWW-Authenticate` headers are the SDK's:
+ *
+ * - a static token (single-user setups) grants every tool;
+ * - OAuth 2.1 resource server (the MCP authorization spec): protected-resource metadata (RFC 9728)
+ *   naming the authorization server, JWT access tokens (RFC 9068) verified against the
+ *   server's JWKS with `jose`, the audience bound to this resource, scopes per tool.
+ */
+import { timingSafeEqual } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify } from "jose";
+import { discoverAuthorizationServerMetadata } from "@modelcontextprotocol/sdk/client/auth.js";
+import { InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
+import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
+import type { OAuthTokenVerifier } from "@modelcontextprotocol/sdk/server/auth/provider.js";
+import { getOAuthProtectedResourceMetadataUrl, mcpAuthMetadataRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
+import { SteamharnessError } from "../../../../domain/errors.js";
+import { scopesOfPolicy, scopesOfRequest, type McpScopePolicy } from "./http-scopes.js";
+
+/** A static bearer token: whoever presents it may list and call every tool. */
+export interface McpHttpTokenAuth {
+  kind: "token";
+  /** The secret clients send as `Authorization: Bearer <token>` (at least 16 characters). */
+  token: string;
+}
+
+/** OAuth 2.1 resource server: JWT access tokens of one authorization server, for this resource only. */
+export interface McpHttpOAuth {
+  kind: "oauth";
+  /** The authorization server's issuer URL; its metadata (RFC 8414 or OpenID discovery) is read once at start. */
+  issuer: string;
+  /** This resource's URL as tokens name it in `aud`: the MCP endpoint's public URL (`https://mcp.example.com/mcp`). */
+  audience: string;
+  /** Scopes each request needs; `read` for everything but `tools/call`, `run` for calls (see `DEFAULT_MCP_SCOPES`). */
+  scopes?: McpScopePolicy;
+  /** Shown to people in the protected-resource metadata. */
+  resourceName?: string;
+}
+
+/** How the HTTP endpoint authorizes requests. */
+export type McpHttpAuthOptions = McpHttpTokenAuth | McpHttpOAuth;
+
+/** A request as the SDK's express app hands it on (parsed body, path without the query). */
+export type McpHttpRequest = IncomingMessage & { body?: unknown; path: string; auth?: AuthInfo };
+/** An express-style middleware on node's request and response. */
+export type McpHttpMiddleware = (req: McpHttpRequest, res: ServerResponse, next: (error?: unknown) => void) => void | Promise<void>;
+
+/** A static token never expires; the SDK middleware still wants an expiry, so it gets a far one. */
+const NEVER = Number.MAX_SAFE_INTEGER;
+
+function tokenVerifier(expected: string): OAuthTokenVerifier {
+  const wanted = Buffer.from(expected);
+  return {
+    async verifyAccessToken(token) {
+      const given = Buffer.from(token);
+      if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) throw new InvalidTokenError("Invalid token");
+      return { token, clientId: "static-token", scopes: [], expiresAt: NEVER };
+    },
+  };
+}
+
+/** Verifies JWT access tokens: signature (JWKS), issuer, audience, expiry; the scopes come from `scope`. */
+function jwtVerifier(issuer: string, jwksUri: URL, audience: string): OAuthTokenVerifier {
+  const keys = createRemoteJWKSet(jwksUri);
+  return {
+    async verifyAccessToken(token) {
+      try {
+        const { payload } = await jwtVerify(token, keys, { issuer, audience });
+        const scopes = typeof payload.scope === "string" ? payload.scope.split(" ").filter(Boolean) : [];
+        const clientId = typeof payload.client_id === "string" ? payload.client_id : (payload.azp as string | undefined) ?? payload.sub ?? "unknown";
+        return { token, clientId, scopes, ...(payload.exp !== undefined ? { expiresAt: payload.exp } : {}), resource: new URL(audience), extra: { subject: payload.sub } };
+      } catch (error) {
+        if (error instanceof joseErrors.JWTExpired) throw new InvalidTokenError("Token has expired");
+        if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === "aud") throw new InvalidTokenError("Token was not issued for this resource");
+        if (error instanceof joseErrors.JOSEError) throw new InvalidTokenError(`Invalid token (${error.code})`);
+        throw error;
+      }
+    },
+  };
+}
+
+/** The middlewares an HTTP endpoint mounts: metadata routes (public) and the bearer check of the MCP path. */
+export interface McpHttpAuthorization {
+  /** Public routes (protected-resource metadata), mounted before the check; none for a static token. */
+  metadata?: McpHttpMiddleware;
+  /** The bearer check of requests to the MCP path; other paths pass. */
+  check: McpHttpMiddleware;
+}
+
+/**
+ * Prepares the authorization of an endpoint at `path`: for OAuth, reads the authorization
+ * server's metadata (rejects with `unavailable` when it cannot) and builds the RFC 9728 document.
+ *
+ * @example
+ * const { metadata, check } = await prepareAuthorization({ kind: "token", token }, "/mcp");
+ */
+export async function prepareAuthorization(auth: McpHttpAuthOptions, path: string): Promise<McpHttpAuthorization> {
+  const onPath = (middleware: McpHttpMiddleware): McpHttpMiddleware => (req, res, next) => (req.path === path ? middleware(req, res, next) : next());
+  if (auth.kind === "token") return { check: onPath(requireBearerAuth({ verifier: tokenVerifier(auth.token) }) as unknown as McpHttpMiddleware) };
+  let oauthMetadata;
+  try {
+    oauthMetadata = await discoverAuthorizationServerMetadata(auth.issuer);
+  } catch (error) {
+    throw new SteamharnessError("unavailable", `[steamharness] [mcp] cannot read the authorization server's metadata at ${auth.issuer}: ${(error as Error)?.message ?? String(error)}`, { field: "--oauth-issuer", cause: error });
+  }
+  if (!oauthMetadata?.jwks_uri) throw new SteamharnessError("unavailable", `[steamharness] [mcp] the authorization server ${auth.issuer} publishes no metadata with a jwks_uri (RFC 8414 / OpenID discovery)`, { field: "--oauth-issuer" });
+  const resource = new URL(auth.audience);
+  const policy = auth.scopes;
+  const verifier = jwtVerifier(oauthMetadata.issuer, new URL(String(oauthMetadata.jwks_uri)), auth.audience);
+  const resourceMetadataUrl = getOAuthProtectedResourceMetadataUrl(resource);
+  // One SDK middleware per set of required scopes, so its 403 names exactly the scopes missing.
+  const checks = new Map<string, McpHttpMiddleware>();
+  const checkFor = (scopes: string[]) => {
+    const key = scopes.join(" ");
+    let check = checks.get(key);
+    if (!check) checks.set(key, (check = requireBearerAuth({ verifier, requiredScopes: scopes, resourceMetadataUrl, expectedResource: resource }) as unknown as McpHttpMiddleware));
+    return check;
+  };
+  const metadata = mcpAuthMetadataRouter({
+    oauthMetadata,
+    resourceServerUrl: resource,
+    scopesSupported: scopesOfPolicy(policy),
+    ...(auth.resourceName ? { resourceName: auth.resourceName } : {}),
+  }) as unknown as McpHttpMiddleware;
+  return { metadata, check: onPath((req, res, next) => checkFor(scopesOfRequest(req.body, policy))(req, res, next)) };
+}

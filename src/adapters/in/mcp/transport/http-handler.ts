@@ -1,0 +1,132 @@
+/**
+ * Streamable HTTP for any MCP server of the library (MCP-11): one `(req, res)` listener a host
+ * mounts on its own `node:http` server (or the one `steamharness mcp --http` starts). Sessions
+ * are stateful, as the SDK's `StreamableHTTPServerTransport` keeps them: an `initialize` POST
+ * builds a fresh server (`createServer`) and transport, and later requests carrying its
+ * `Mcp-Session-Id` reach the same pair.
+ *
+ * DNS rebinding: the Host header must name an allowed host (the loopback names by default) and
+ * an `Origin`, when a browser sends one, must be an allowed origin or have an allowed host name;
+ * anything else is refused with 403 before the body is read. Authorization (bearer tokens,
+ * protected-resource metadata) is `http-auth.ts`.
+ */
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createMcpExpressApp } from "@modelcontextprotocol/sdk/server/express.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { SteamharnessError } from "../../../../domain/errors.js";
+import type { McpServerHandle } from "../../../../ports/mcp-server.js";
+import { prepareAuthorization, type McpHttpAuthOptions, type McpHttpRequest } from "./http-auth.js";
+
+/** The host names a loopback server answers to when none are given. */
+export const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
+/** The MCP endpoint's path when none is given. */
+export const DEFAULT_MCP_PATH = "/mcp";
+/** Open sessions one handler keeps before refusing new ones with 503. */
+export const DEFAULT_MAX_SESSIONS = 1000;
+
+/** Options of {@link mcpHttpListener} (and the public `createMcpHttpHandler`). */
+export interface McpHttpHandlerOptions {
+  /** Builds the server of one new session (one per `initialize`); a rejection is a 500 for that request. */
+  createServer: () => McpServerHandle | Promise<McpServerHandle>;
+  /** The endpoint's path (default {@link DEFAULT_MCP_PATH}); other paths answer 404. */
+  path?: string;
+  /** Host names (no port; IPv6 in brackets) the Host header may name; {@link LOOPBACK_HOSTS} by default. */
+  allowedHosts?: string[];
+  /** Origins (`https://app.example.com`) a browser may call from, beside origins whose host name is allowed. */
+  allowedOrigins?: string[];
+  /** Bearer-token authorization; none by default (only sensible on loopback). */
+  auth?: McpHttpAuthOptions;
+  /** At most this many open sessions ({@link DEFAULT_MAX_SESSIONS}). */
+  maxSessions?: number;
+}
+
+/** A `node:http` request listener serving MCP over Streamable HTTP. */
+export interface McpHttpHandler {
+  (req: IncomingMessage, res: ServerResponse): void;
+  /** The number of open sessions. */
+  readonly sessions: number;
+  /** Closes every open session (their servers' `onclose` runs); the listener keeps answering. */
+  close(): Promise<void>;
+}
+
+const jsonRpcError = (res: ServerResponse, status: number, code: number, message: string) => {
+  if (res.headersSent) return;
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+};
+
+/** The hostname of an origin, or null when it is not a URL. */
+function originHost(origin: string): string | null {
+  try {
+    return new URL(origin).host === "" ? null : new URL(origin).hostname;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A request listener serving MCP servers over Streamable HTTP with stateful sessions, Host and
+ * Origin validation, and optional bearer authorization. Throws `input_validation` for a path
+ * that does not start with `/`; with OAuth, reads the authorization server's metadata first
+ * (`unavailable` when it cannot).
+ *
+ * @example
+ * const handler = await mcpHttpListener({ createServer: () => createProjectCapabilityServer(CAPABILITY_TOOL_IDS.kv, { context }) });
+ * createServer(handler).listen(3000, "127.0.0.1");
+ */
+export async function mcpHttpListener(options: McpHttpHandlerOptions): Promise<McpHttpHandler> {
+  const path = options.path ?? DEFAULT_MCP_PATH;
+  if (!path.startsWith("/")) throw new SteamharnessError("input_validation", `[steamharness] [mcp] the MCP path must start with "/", got ${JSON.stringify(path)}`, { field: "path" });
+  const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
+  const allowedOrigins = new Set(options.allowedOrigins ?? []);
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  const authorization = options.auth ? await prepareAuthorization(options.auth, path) : undefined;
+  // Host validation and the JSON body parser come with the SDK's app, in that order.
+  const app = createMcpExpressApp({ allowedHosts });
+  app.disable("x-powered-by");
+  app.use((req: McpHttpRequest, res: ServerResponse, next: () => void) => {
+    const origin = req.headers.origin;
+    if (origin === undefined || allowedOrigins.has(origin)) return next();
+    const host = originHost(origin);
+    // URL's hostname keeps IPv6 brackets, as the allowed hosts are written.
+    if (host !== null && allowedHosts.includes(host)) return next();
+    jsonRpcError(res, 403, -32000, `Invalid Origin: ${origin}`);
+  });
+  if (authorization?.metadata) app.use(authorization.metadata);
+  if (authorization) app.use(authorization.check);
+  app.all(path, async (req: McpHttpRequest, res: ServerResponse) => {
+    const sessionId = req.headers["mcp-session-id"];
+    let transport = typeof sessionId === "string" ? transports.get(sessionId) : undefined;
+    try {
+      if (!transport) {
+        if (sessionId !== undefined) return jsonRpcError(res, 404, -32001, "Session not found");
+        if (req.method !== "POST" || !isInitializeRequest(req.body)) return jsonRpcError(res, 400, -32000, "Bad Request: no valid session id; start with an initialize request");
+        if (transports.size >= maxSessions) return jsonRpcError(res, 503, -32000, `Too many open sessions (${maxSessions}); close one first`);
+        const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: randomUUID,
+          onsessioninitialized: (id) => void transports.set(id, created),
+          onsessionclosed: (id) => void transports.delete(id),
+        });
+        created.onclose = () => {
+          if (created.sessionId) transports.delete(created.sessionId);
+        };
+        const server = await options.createServer();
+        await server.connect(created);
+        transport = created;
+      }
+      await transport.handleRequest(req, res, req.body);
+    } catch (error) {
+      jsonRpcError(res, 500, -32603, `Internal error: ${(error as Error)?.message ?? String(error)}`);
+    }
+  });
+  const handler = ((req: IncomingMessage, res: ServerResponse) => void app(req, res)) as McpHttpHandler;
+  Object.defineProperty(handler, "sessions", { get: () => transports.size });
+  handler.close = async () => {
+    const open = [...transports.values()];
+    transports.clear();
+    await Promise.all(open.map((transport) => transport.close().catch(() => undefined)));
+  };
+  return handler;
+}

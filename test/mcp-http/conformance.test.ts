@@ -1,0 +1,52 @@
+// MCP-15: the MCP conformance suite (@modelcontextprotocol/conformance 0.1.16, server scenarios
+// of spec 2025-11-25) against a real `steamharness mcp --http`, with the committed baseline of
+// expected failures. The suite's CLI imports fs.globSync, which Node 20 lacks: on Node 20 it
+// runs with scripts/conformance/node20-fs-glob.mjs (a resolve hook giving that package an `fs`
+// with globSync); on Node 22+ the hook registers nothing.
+import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { cleanEnv, cleanup, KITCHEN, REPO, tempDir } from "../cli/helpers.js";
+import { startHttpMcp, type HttpMcpServer } from "./helpers.js";
+
+jest.setTimeout(180_000);
+
+const BASELINE = join(REPO, "test/mcp-http/conformance-expected-failures.yml");
+const CLI = join(REPO, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
+const HOOK = join(REPO, "scripts/conformance/node20-fs-glob.mjs");
+
+let tmp: string;
+let server: HttpMcpServer;
+
+beforeAll(async () => {
+  tmp = await tempDir("sh-mcp-conformance-");
+  server = await startHttpMcp(KITCHEN, ["--data-dir", join(tmp, "data"), "--workers", "1"]);
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+  await cleanup(tmp);
+});
+
+function conformance(args: string[]): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ["--import", HOOK, CLI, ...args], { cwd: tmp, env: cleanEnv(), timeout: 150_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, output: `${stdout}${stderr}` });
+    });
+  });
+}
+
+describe("MCP-15 MCP conformance suite", () => {
+  it("MCP-15 every expected failure in the committed baseline says why", () => {
+    const entries = readFileSync(BASELINE, "utf8").split("\n").filter((line) => /^\s*-\s/.test(line));
+    expect(entries.length).toBeGreaterThan(0);
+    for (const entry of entries) expect(entry).toMatch(/^\s*- [a-z0-9-]+\s+# \S/);
+  });
+
+  it("MCP-15 the 2025-11-25 server scenarios pass against --http, but for the baseline (no regression, no stale entry)", async () => {
+    const run = await conformance(["server", "--url", server.url.href, "--spec-version", "2025-11-25", "--expected-failures", BASELINE, "-o", join(tmp, "results")]);
+    expect(run.output).toContain("=== SUMMARY ===");
+    for (const scenario of ["server-initialize", "ping", "tools-list", "server-sse-multiple-streams", "dns-rebinding-protection"]) expect(run.output).toMatch(new RegExp(`✓ ${scenario}: \\d+ passed, 0 failed`));
+    expect({ code: run.code, tail: run.code === 0 ? "" : run.output.slice(-3000) }).toEqual({ code: 0, tail: "" });
+  });
+});
