@@ -9,6 +9,8 @@ import { answeringHandlers } from "../project-runner/paused-runs.js";
 import { answeredRun, keepCallRun } from "./workflow-answer.js";
 import { createElicitationHandlers } from "./workflow-elicitation.js";
 import { invalidParams, toToolResult } from "./workflow-result.js";
+import { addTaskHandlers, taskOf } from "./tasks/task-handlers.js";
+import type { TaskRuns } from "./tasks/task-runs.js";
 
 /** How often a running call reports progress to a client that asked for it. */
 export const PROGRESS_INTERVAL_MS = 2000;
@@ -37,14 +39,20 @@ export async function catalogOf(host: WorkflowHost): Promise<WorkflowCatalog> {
  * const server = createWorkflowMcpServer(manifest, host);
  * await server.connect(new StdioServerTransport());
  */
-export function createWorkflowMcpServer(manifest: WorkflowManifest, host: WorkflowHost, catalog: Promise<WorkflowCatalog> = catalogOf(host)): Server {
+export function createWorkflowMcpServer(manifest: WorkflowManifest, host: WorkflowHost, catalog: Promise<WorkflowCatalog> = catalogOf(host), tasks?: TaskRuns): Server {
+  // MCP-13: with a task store, entrypoints may run as tasks (`tools/call` with `params.task`).
+  const taskCapability = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
   const server = new Server(
     { name: workflowServerName(manifest.id), version: manifest.version ?? "0.0.0", ...(manifest.name ? { title: manifest.name } : {}) },
-    { capabilities: { tools: { listChanged: false } } },
+    { capabilities: { tools: { listChanged: false }, ...(tasks ? { tasks: taskCapability } : {}) } },
   );
   catalog.catch(() => undefined);
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await catalog).tools }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const { tools } = await catalog;
+    return { tools: tasks ? tools.map((tool) => ({ ...tool, execution: { taskSupport: "optional" as const } })) : tools };
+  });
+  if (tasks) addTaskHandlers(server, tasks, async (id) => (await catalog).structure.entrypoints.find((entry) => entry.id === id));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     // Arguments are checked against the published catalog (MCP-7), even when it came from the cache.
@@ -53,6 +61,15 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, host: Workfl
     // DX-10: a call that answers a paused run runs it again with the arguments it was started with.
     const answered = await answeredRun(host, entrypoint.id, request.params._meta);
     const args = (answered ? answered.args : (request.params.arguments ?? {})) as JsonValue;
+    if (tasks && request.params.task && !answered) {
+      try {
+        await host.prepare(entrypoint, args);
+      } catch (error) {
+        if (isSteamharnessError(error, "input_validation")) throw invalidParams(error.message);
+        throw error;
+      }
+      return { task: taskOf(await tasks.start(entrypoint, args, request.params.task.ttl)) } as never;
+    }
     let prepared;
     try {
       prepared = await host.prepare(entrypoint, args);
