@@ -42,14 +42,17 @@ export function createSqliteMcpTaskStore(options: SqliteMcpTaskStoreOptions): Mc
   }
   const statements = new Map<string, Database.Statement>();
   let closed = false;
+  // better-sqlite3 binds anonymous `?` in order: each `$n` becomes `?` with its value repeated.
   const prepared = (statement: TaskStatement) => {
-    const text = statement.text.replace(/\$(\d+)/g, "?$1");
+    const order = [...statement.text.matchAll(/\$(\d+)/g)].map((match) => Number(match[1]) - 1);
+    const text = statement.text.replace(/\$\d+/g, "?");
     let found = statements.get(text);
     if (!found) {
       found = client.prepare(text);
       statements.set(text, found);
     }
-    return found;
+    const values = order.map((index) => statement.values[index]);
+    return { run: () => found.run(...values), get: () => found.get(...values), all: () => found.all(...values) };
   };
   const call = <T>(what: string, run: () => T): T => {
     if (closed) throw new SteamharnessError("storage_failure", "[steamharness] [sqlite] the task store is closed");
@@ -62,30 +65,30 @@ export function createSqliteMcpTaskStore(options: SqliteMcpTaskStoreOptions): Mc
   };
   return {
     async create(record) {
-      call("task create", () => prepared(insertTask(record, "")).run(...insertTask(record, "").values));
+      call("task create", () => prepared(insertTask(record, "")).run());
     },
     async get(projectId, taskId) {
       const statement = selectTask(projectId, taskId);
-      const row = call("task read", () => prepared(statement).get(...statement.values)) as Record<string, unknown> | undefined;
+      const row = call("task read", () => prepared(statement).get()) as Record<string, unknown> | undefined;
       return row ? recordOf(row) : null;
     },
     async update(projectId, taskId, change, expect) {
       const statement = updateTask(projectId, taskId, change, expect, "");
-      return call("task update", () => prepared(statement).run(...statement.values).changes > 0);
+      return call("task update", () => prepared(statement).run().changes > 0);
     },
     async renewLeases(projectId, ownerHost, taskIds, leaseExpiresAt) {
       if (taskIds.length === 0) return [];
       const statement = renewLeasesOf(projectId, ownerHost, taskIds, leaseExpiresAt);
-      return call("task lease renewal", () => (prepared(statement).all(...statement.values) as { task_id: string }[]).map((row) => row.task_id));
+      return call("task lease renewal", () => (prepared(statement).all() as { task_id: string }[]).map((row) => row.task_id));
     },
     async list(projectId, { cursor, limit }) {
       const statement = listTasks(projectId, cursor, limit);
-      const rows = call("task list", () => prepared(statement).all(...statement.values)) as Record<string, unknown>[];
+      const rows = call("task list", () => prepared(statement).all()) as Record<string, unknown>[];
       return pageOf(rows.map(recordOf), limit);
     },
     async prune(now) {
       const statement = pruneTasks(now);
-      return call("task prune", () => prepared(statement).run(...statement.values).changes);
+      return call("task prune", () => prepared(statement).run().changes);
     },
     async close() {
       if (closed) return;
