@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import type { McpTaskStore } from "../ports/mcp-task-store.js";
 
 /** Where the durable MCP tasks of a served project live (MCP-13). */
@@ -23,6 +22,6 @@ export async function openMcpTaskStore(location: McpTaskStoreLocation): Promise<
     const { createPostgresMcpTaskStore } = await import("../adapters/out/postgres/postgres-mcp-task-store.js");
     return createPostgresMcpTaskStore({ connectionString: location.postgres, ...(location.schema ? { schema: location.schema } : {}) });
   }
-  const { createSqliteMcpTaskStore, MCP_TASK_DATABASE_FILE } = await import("../adapters/out/sqlite/mcp-tasks/sqlite-mcp-task-store.js");
-  return createSqliteMcpTaskStore({ path: join(location.directory, MCP_TASK_DATABASE_FILE) });
+  const { createSqliteMcpTaskStore } = await import("../adapters/out/sqlite/mcp-tasks/sqlite-mcp-task-store.js");
+  return createSqliteMcpTaskStore({ directory: location.directory });
 }

@@ -1,5 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import type Database from "better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
 import type { McpTaskStore } from "../../../../ports/mcp-task-store.js";
@@ -13,8 +13,10 @@ export const MCP_TASK_DATABASE_FILE = "mcp-tasks.sqlite";
 
 /** Options of {@link createSqliteMcpTaskStore}. */
 export interface SqliteMcpTaskStoreOptions {
-  /** The database file (created with its folder when missing). */
-  path: string;
+  /** The database file (created with its folder when missing); or give `directory`. */
+  path?: string;
+  /** A folder (the project's persistent-value store dir): the file is `<directory>/mcp-tasks.sqlite`. */
+  directory?: string;
   /** How long a write waits for another process's write lock (default 5000 ms). */
   busyTimeoutMs?: number;
 }
@@ -24,21 +26,23 @@ export interface SqliteMcpTaskStoreOptions {
  * serving the project shares; migrations from `drizzle/mcp-tasks`.
  *
  * @example
- * const tasks = createSqliteMcpTaskStore({ path: "/data/values/mcp-tasks.sqlite" });
+ * const tasks = createSqliteMcpTaskStore({ directory: "/data/values" });
  */
 export function createSqliteMcpTaskStore(options: SqliteMcpTaskStoreOptions): McpTaskStore {
+  const path = options.path ?? (options.directory !== undefined ? join(options.directory, MCP_TASK_DATABASE_FILE) : undefined);
+  if (path === undefined) throw new SteamharnessError("input_validation", "[steamharness] [sqlite] give path or directory for the task store", { field: "path" });
   const folder = findMigrationsFolder("mcp-tasks");
   if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/mcp-tasks migrations not found");
   let client: Database.Database;
   try {
-    mkdirSync(dirname(options.path), { recursive: true });
-    client = openSqlite(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
+    mkdirSync(dirname(path), { recursive: true });
+    client = openSqlite(path, { timeout: options.busyTimeoutMs ?? 5000 });
     client.pragma("journal_mode = WAL");
     client.pragma("synchronous = NORMAL");
     const db = drizzleBetterSqlite3().drizzle({ client });
     ensureMigrated(client, folder, () => migrateWithRetry(db, folder, { attempts: 4 }));
   } catch (error) {
-    throw wrapAdapterError("sqlite", `cannot open the task store ${options.path}`, error);
+    throw wrapAdapterError("sqlite", `cannot open the task store ${path}`, error);
   }
   const statements = new Map<string, Database.Statement>();
   let closed = false;
