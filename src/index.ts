@@ -64,6 +64,11 @@ export { createRandomIdSource } from "./adapters/out/system/id-source.js";
 export type { ToolPermissions, ToolPermissionRequest, ToolPermissionDecision } from "./ports/tool-permissions.js";
 export type { UserInput, UserInputRequest, UserInputResponse, UserInputField } from "./ports/user-input.js";
 export type { TokenUsageRecorder, TokenUsageEntry, TokenCounts } from "./ports/token-usage.js";
+// Budgets (BUD-1, BUD-2)
+export type { BudgetLedger, BudgetScope, BudgetPeriod, BudgetAmount, BudgetKey, BudgetLimit, BudgetState, BudgetExceeded, BudgetReservation, BudgetReserveOutcome, BudgetGrant } from "./ports/budget-ledger.js";
+export { createMemoryBudgetLedger } from "./adapters/out/memory/memory-budget-ledger.js";
+export type { AgentBudgetOptions, AgentBudgetLimit } from "./domain/budget/budget-options.js";
+export type { ModelPrice } from "./domain/budget/model-price.js";
 export { createMemoryToolPermissions } from "./adapters/out/memory/memory-tool-permissions.js";
 export type { MemoryToolPermissions, MemoryToolPermissionsOptions } from "./adapters/out/memory/memory-tool-permissions.js";
 export { createMemoryUserInput } from "./adapters/out/memory/memory-user-input.js";

@@ -15,6 +15,8 @@ export type { ToolPermissionsControl } from "./testing/tool-permissions.contract
 export { runUserInputContract } from "./testing/user-input.contract.js";
 export type { UserInputControl } from "./testing/user-input.contract.js";
 export { runTokenUsageContract } from "./testing/token-usage.contract.js";
+export { runBudgetLedgerContract } from "./testing/budget-ledger.contract.js";
+export type { BudgetLedgerInspect } from "./testing/budget-ledger.contract.js";
 export { runSessionStoreContract } from "./testing/session-store.contract.js";
 export { runSessionLeaseContract } from "./testing/session-lease.contract.js";
 export type { SessionLeaseInspect, SessionLeaseContractCase } from "./testing/session-lease.contract.js";

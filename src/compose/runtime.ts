@@ -9,11 +9,13 @@ import { MemoryStorage } from "../adapters/out/memory/memory-storage.js";
 import { createMemorySessionBackend } from "../adapters/out/memory/memory-session-backend.js";
 import { createMemoryToolPermissions } from "../adapters/out/memory/memory-tool-permissions.js";
 import { createMemoryUserInput } from "../adapters/out/memory/memory-user-input.js";
+import { createMemoryBudgetLedger } from "../adapters/out/memory/memory-budget-ledger.js";
 import { createKvTokenUsage } from "../adapters/out/kernel/kv-token-usage.js";
 import { createSystemClock } from "../adapters/out/system/clock.js";
 import { createRandomIdSource } from "../adapters/out/system/id-source.js";
 import { createCodingTools } from "../adapters/out/coding-tools/index.js";
 import { createHttpHostBridge } from "../adapters/out/host-bridge-client/http-host-bridge.js";
+import type { BudgetLedger } from "../ports/budget-ledger.js";
 import type { CodeSandbox } from "../ports/code-sandbox.js";
 import type { HarnessRuntime } from "../ports/runtime.js";
 import type { SessionBackend } from "../ports/session-backend.js";
@@ -38,6 +40,7 @@ export function createHarnessRuntime(): HarnessRuntime {
   const ephemeral = new WeakMap<Storage, SessionBackend>();
   const gateway = new WeakMap<Storage, SessionBackend>();
   const explicitFiles = new WeakMap<Storage, Promise<SessionBackend>>();
+  const ledgers = new WeakMap<Storage, BudgetLedger>();
   let sandbox: Promise<CodeSandbox> | null = null;
   const perStorage = <T>(map: WeakMap<Storage, T>, storage: Storage, create: () => T): T => {
     let value = map.get(storage);
@@ -58,6 +61,11 @@ export function createHarnessRuntime(): HarnessRuntime {
     gatewaySessions: (storage) => perStorage(gateway, storage, createMemorySessionBackend),
     explicitFileSessions: async (storage) => (storage.sessions?.acceptsDatabasePath ? storage.sessions : perStorage(explicitFiles, storage, () => sqliteSessions())),
     sqliteSessionsAt: (agentStoreDir) => sqliteSessions(agentStoreDir),
+    budgetLedger: (storage) => storage.budgets ?? perStorage(ledgers, storage, createMemoryBudgetLedger),
+    async modelPrice(provider, model) {
+      const { catalogModelPrice } = await import("../adapters/out/providers/pi-ai-loader.js");
+      return catalogModelPrice(provider, model);
+    },
     async providerModel(endpoint) {
       const { createProviderModel } = await import("../adapters/out/providers/provider-model.js");
       return createProviderModel(endpoint);

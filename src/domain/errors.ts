@@ -23,6 +23,8 @@ export type SteamharnessErrorCode =
   | "timeout"
   | "hook_failed"
   | "relation_unconfirmed"
+  | "budget_exceeded"
+  | "rate_limited"
   | "internal";
 
 const BRAND = Symbol.for("steamharness.error");

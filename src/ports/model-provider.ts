@@ -1,3 +1,4 @@
+import type { ModelPrice } from "../domain/budget/model-price.js";
 import type { JsonObject } from "../domain/json.js";
 import type { TokenCounts } from "./token-usage.js";
 
@@ -102,6 +103,10 @@ export interface ModelDescriptor {
   contextWindow: number;
   /** Whether `webSearch` is supported. */
   webSearch?: boolean;
+  /** Output token limit per response, when known (a budget reserves it per call, BUD-2). */
+  maxTokens?: number;
+  /** Prices in USD per million tokens, when known (a configured entry's `price`, BUD-2). */
+  price?: ModelPrice;
 }
 
 /**

@@ -2,6 +2,8 @@ import type { AgentTool } from "../domain/agent-tool.js";
 import type { AgentApiKind } from "../domain/agent/model-selection.js";
 import type { CapabilityApprove, CapabilityRuntime, CapabilitySpec } from "../domain/capabilities/capability-spec.js";
 import type { HostBridgeClient, HostBridgeConfig } from "../domain/capabilities/host-bridge.js";
+import type { ModelPrice } from "../domain/budget/model-price.js";
+import type { BudgetLedger } from "./budget-ledger.js";
 import type { Clock } from "./clock.js";
 import type { CodeSandbox } from "./code-sandbox.js";
 import type { IdSource } from "./id-source.js";
@@ -39,6 +41,8 @@ export interface RuntimeModelEndpoint {
    * and turns Anthropic extended thinking off.
    */
   reasoning?: boolean;
+  /** Prices in USD per million tokens; default the provider library's metadata for the model (BUD-2). */
+  price?: ModelPrice;
   /**
    * Whether the model supports the API's native web search (default false; OUT-6). Then a
    * request with `webSearch: true` carries the OpenAI Responses `web_search` tool or the
@@ -111,6 +115,10 @@ export interface HarnessRuntime {
   codingTools(options: RuntimeCodingToolsOptions): AgentTool[];
   /** One capability as an MCP server, loading the MCP SDK on first use (CAP-8). */
   capabilityServer(spec: CapabilitySpec<any>, options: RuntimeCapabilityServerOptions): Promise<McpServerHandle>;
+  /** The budget ledger of a storage (BUD-2): `storage.budgets`, else one in memory per storage object. */
+  budgetLedger(storage: Storage): BudgetLedger;
+  /** A model's prices from the provider library's metadata (USD per million tokens), or null; loads the library on first use. */
+  modelPrice(provider: string, model: string): Promise<ModelPrice | null>;
   /** The HTTP client of the host bridge (host configuration, CAP-8). */
   hostBridge(config: HostBridgeConfig): HostBridgeClient;
 }

@@ -1,3 +1,4 @@
+import type { BudgetLedger } from "./budget-ledger.js";
 import type { KnowledgeStore } from "./knowledge-store.js";
 import type { KvNamespace, KvStore } from "./kv-store.js";
 import type { ManagedFileStore } from "./managed-file-store.js";
@@ -26,6 +27,11 @@ export interface Storage {
    * `createKvTokenUsage(kv, namespace)` (the default): same reserved keys, e.g. in one transaction.
    */
   tokenUsage?(namespace: KvNamespace): TokenUsageRecorder;
+  /**
+   * The budget ledger of this storage (BUD-1), shared by every process and host that opens the
+   * same store. Absent: budgets are kept in memory per storage object (one process only).
+   */
+  budgets?: BudgetLedger;
   /** Releases handles (database connections). Idempotent. */
   close(): Promise<void>;
 }

@@ -31,6 +31,7 @@ function sessionContent(turn: RunSummary, status: string, items: OutputStreamAcc
     contextUsage: { ...contextUsage },
     contexts: [{ sessionKey: turn.sessionKey, active: true, usage: { ...contextUsage }, outputs: [contextRingItem(turn.sessionKey, contextUsage) as unknown as JsonObject] }],
     turns: [{ runId: turn.runId, prompt: turn.start.prompt, status, usage: { ...turn.usage }, items: ownItems as unknown as JsonObject[] }],
+    ...(turn.budget ? { budget: turn.budget.view() } : {}),
   };
 }
 
@@ -70,6 +71,7 @@ async function* loop(turn: Turn): AsyncGenerator<OutputItemStreamChunk, void, un
     for (const call of calls) {
       throwIfCancelled(turn);
       turn.toolCallCount++;
+      turn.budget?.checkToolCalls(turn.toolCallCount);
       // A catalog tool called without a search is connected now (EXT-3), unless already settled.
       if (!turn.registry.get(call.name) && !turn.committed.has(runEventId(turn.runId, "tool", call.id, "result")) && (await turn.extensions.loadCalled(call.name))) turn.registry = turn.registryFor(turn.mode);
       turn.messages.push(yield* toolStep(turn, call));
@@ -110,6 +112,7 @@ export async function* runAgentTurn(options: AgentOptions, cache: AgentCache, me
     // Occupancy before the first response: an estimate of everything the model will be sent.
     meter.reset();
     meter.add(`${input.systemPrompt ?? options.systemPrompt ?? ""}${JSON.stringify(turn.messages)}${JSON.stringify(turn.registry.specs)}`);
+    await turn.budget?.refresh();
     yield* turn.projector.session(sessionContent(turn, "running", items));
     yield* turn.projector.ring(meter.usage());
     for await (const chunk of loop(turn)) {
@@ -119,6 +122,7 @@ export async function* runAgentTurn(options: AgentOptions, cache: AgentCache, me
     await turn.append([runFinishedEvent(turn)]);
     await turn.extensions.hooks.runEnd({ runId: turn.runId, status: "completed" });
     for (const chunk of turn.projector.finish()) items.push(chunk), yield chunk;
+    await turn.budget?.refresh();
     yield* turn.projector.session(sessionContent(turn, "completed", items));
     yield* turn.projector.ring(meter.usage());
   } catch (error) {
@@ -159,8 +163,11 @@ export async function* runAgentTurn(options: AgentOptions, cache: AgentCache, me
       }
       if (!paused && !cancelled) {
         const message = error instanceof Error ? error.message : String(error);
-        for (const chunk of turn.projector.error(code, message)) items.push(chunk), yield chunk;
+        // BUD-3: a budget stop says what was spent, the limit and the scope on the error item.
+        const facts = isSteamharnessError(error, "budget_exceeded") ? { budget: error.data as JsonObject } : undefined;
+        for (const chunk of turn.projector.error(code, message, facts)) items.push(chunk), yield chunk;
       }
+      await turn.budget?.refresh().catch(() => undefined);
       const finished = turn.projector.finish();
       items.pushAll(finished);
       yield* turn.projector.session(sessionContent(turn, paused || cancelled ? status : "failed", items));

@@ -65,6 +65,7 @@ export async function resolveModel(
     ...(maxTokens === undefined ? {} : { maxTokens }),
     ...(reasoning === undefined ? {} : { reasoning }),
     ...(webSearch === undefined ? {} : { webSearch }),
+    ...(entry?.price ? { price: entry.price } : {}),
   });
 }
 

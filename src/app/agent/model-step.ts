@@ -69,13 +69,22 @@ async function recordUsage(turn: Pick<ModelStepRun, "runId" | "model" | "context
 }
 
 /** Counts committed usage into the turn and the recorder (idempotent by entry id, AG-2). */
-async function applyUsage(turn: Pick<ModelStepRun, "runId" | "committed" | "usage" | "meter" | "context">, step: number, attempt: number): Promise<void> {
+async function applyUsage(turn: Pick<ModelStepRun, "runId" | "committed" | "usage" | "meter" | "context" | "budget">, step: number, attempt: number): Promise<void> {
   const event = turn.committed.get(runEventId(turn.runId, "model", step, "usage", attempt));
-  if (event?.type !== "usage") return;
+  // BUD-2: the call's reservation is settled on its committed usage, or released without one.
+  if (event?.type !== "usage") return void (await turn.budget?.afterModelCall(step, attempt, null));
   const { entry } = event.payload;
   for (const key of ["input", "output", "cacheRead", "cacheWrite", "total"] as const) turn.usage[key] += entry[key];
+  await turn.budget?.afterModelCall(step, attempt, entry);
   turn.meter.recordUsage(entry);
   await turn.context.tokenUsage.record(entry);
+}
+
+/** Model requests this run made so far (each committed response or retry record is one). */
+function modelCallsOf(turn: Pick<ModelStepRun, "committed">): number {
+  let calls = 0;
+  for (const event of turn.committed.values()) if (event.type === "assistant_message" || event.type === "model_retry") calls++;
+  return calls;
 }
 
 /** What asks the model to continue a cut answer (OUT-7); sent with the request only, never stored. */
@@ -140,11 +149,20 @@ export async function* modelStep(turn: ModelStepRun, step: number): AsyncGenerat
   const maxContinuations = turn.options.maxContinuations ?? DEFAULT_MAX_CONTINUATIONS;
   for (;;) {
     throwIfCancelled(turn);
+    // BUD-2: the worst case of this call is reserved before it starts (or the run stops or pauses).
+    await turn.budget?.beforeModelCall(step, attempt, turn.meter.usage().used, modelCallsOf(turn));
     const startedAt = turn.context.clock.now();
-    const { response, partial, searches, joinKey, startedCalls } = yield* streamResponse(turn, step, attempt, continuation);
+    let streamed: Awaited<ReturnType<typeof streamResponse> extends AsyncGenerator<unknown, infer R> ? R : never>;
+    try {
+      streamed = yield* streamResponse(turn, step, attempt, continuation);
+      if (streamed.response.stopReason === "aborted") throw new SteamharnessError("cancelled", "the agent run was cancelled");
+    } catch (error) {
+      await turn.budget?.afterModelCall(step, attempt, null);
+      throw error;
+    }
+    const { response, partial, searches, joinKey, startedCalls } = streamed;
     const timing = { startedAt, endedAt: turn.context.clock.now() };
     const usageEvents = await recordUsage(turn, step, attempt, response.usage);
-    if (response.stopReason === "aborted") throw new SteamharnessError("cancelled", "the agent run was cancelled");
     if (response.stopReason === "error") {
       if (!shouldRetry(response, retries, max)) {
         await turn.append(usageEvents);

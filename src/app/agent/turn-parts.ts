@@ -7,6 +7,7 @@ import type { ModelMessage, ModelProvider } from "../../ports/model-provider.js"
 import type { SessionStore } from "../../ports/session-store.js";
 import type { TokenCounts } from "../../ports/token-usage.js";
 import type { RunHooks } from "./extensions/hooks.js";
+import type { RunBudget } from "./run-budget.js";
 import type { AgentToolRegistry } from "./tool-registry.js";
 import type { AgentEffort, AgentInput, AgentOptions } from "./types.js";
 
@@ -59,6 +60,8 @@ export interface ModelStepRun extends RunLog, RunOutput, RunUsage {
   readonly messages: readonly ModelMessage[];
   /** Counted up by the web searches the model ran (OUT-5). */
   toolCallCount: number;
+  /** The run's budget: reserved before each call, settled on its usage (BUD-2). */
+  readonly budget: RunBudget | null;
 }
 
 /** What a tool step uses (SES-4, SES-8, CAP-3, CAP-11, EXT-2). */
@@ -93,4 +96,6 @@ export interface RunSummary extends RunOutput, RunUsage {
   readonly sessionKey: string;
   readonly start: { prompt: string; workdir: string; provider: string; model: string; effort: string; mode: string };
   readonly toolCallCount: number;
+  /** Spent and remaining per budget (BUD-2), when the run has one. */
+  readonly budget: Pick<RunBudget, "view"> | null;
 }

@@ -15,6 +15,7 @@ import type { SessionStore } from "../../ports/session-store.js";
 import type { TokenCounts } from "../../ports/token-usage.js";
 import { redactConfiguration } from "./model-resolver.js";
 import { chooseRunModel } from "./run-model.js";
+import { createRunBudget, type RunBudget } from "./run-budget.js";
 import { createSessionMessagesCache, readSessionMessages, rememberAppended, type SessionIdentity, type SessionMessagesCache } from "./history-cache.js";
 import { openSessionStore, sessionAddressOf } from "./session-resolver.js";
 import type { AgentToolRegistry } from "./tool-registry.js";
@@ -50,6 +51,8 @@ export interface Turn extends RunLog, RunOutput, RunUsage {
   /** Index in `messages` where this run's messages start. */
   turnStart: number;
   toolCallCount: number;
+  /** The run's budget (BUD-2), or null without one. */
+  budget: RunBudget | null;
   /** Commits what `defer` still holds, then closes the tools and (when owned) the store. */
   close(): Promise<void>;
 }
@@ -186,8 +189,9 @@ async function setUpTurn(options: AgentOptions, cache: AgentCache, meter: Contex
   let turn!: Turn;
   const tools = await openTurnTools({ options, context, codingTools: cache.codingTools, runId, policy, workdir: start.workdir, environment: chosen?.environment, committed, view: () => turn });
 
+  const budget = await createRunBudget(options.budget, context, runId, sessionKey, model.descriptor);
   turn = {
-    runId, sessionKey, sessionId, options, input, context, store, committed, start, meter, mode,
+    runId, sessionKey, sessionId, options, input, context, store, committed, start, meter, mode, budget,
     extensions: tools.extensions,
     model: tools.extensions.hooks.model(model, runId),
     effort: start.effort as AgentEffort,

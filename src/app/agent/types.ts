@@ -1,4 +1,5 @@
 import type { AgentTool } from "../../domain/agent-tool.js";
+import type { AgentBudgetOptions } from "../../domain/budget/budget-options.js";
 import type { AgentContextUsage } from "../../domain/agent/context-meter.js";
 import type { AgentApiKind, AgentConfigurationSnapshot, AgentModelSelection } from "../../domain/agent/model-selection.js";
 import type { AgentMode, AgentPermissionPolicy } from "../../domain/agent/permission-policy.js";
@@ -112,6 +113,8 @@ export interface AgentOptions {
   maxContinuations?: number;
   /** Base wait before a retry in ms, doubled per attempt (default 500). */
   retryDelayMs?: number;
+  /** Token and money budgets, call limits and what happens at a limit (BUD-2, BUD-3; docs/budgets.md). */
+  budget?: AgentBudgetOptions;
   /** Most model requests in one run (default 64); exceeding it fails the run. */
   maxSteps?: number;
   /**

@@ -26,6 +26,8 @@ export const AgentModelEntrySchema = Type.Object({
   webSearch: Type.Optional(Type.Boolean()),
   reasoning: Type.Optional(Type.Boolean()),
   maxTokens: Type.Optional(Type.Integer({ minimum: 1 })),
+  /** Prices in USD per million tokens (BUD-2); overrides the provider library's metadata. */
+  price: Type.Optional(Type.Object({ input: Type.Number({ minimum: 0 }), output: Type.Number({ minimum: 0 }), cacheRead: Type.Optional(Type.Number({ minimum: 0 })), cacheWrite: Type.Optional(Type.Number({ minimum: 0 })) })),
 });
 export type AgentModelEntry = Static<typeof AgentModelEntrySchema>;
 

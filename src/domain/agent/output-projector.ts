@@ -241,10 +241,10 @@ export function createAgentOutputProjector(options: AgentOutputProjectorOptions)
       return chunks;
     },
     /** The `agent-error` item of a failed run (SES-9). */
-    error(code: string, message: string): OutputItemStreamChunk[] {
+    error(code: string, message: string, facts?: OutputItemMetadata): OutputItemStreamChunk[] {
       const chunks = activity();
       const id = nextId();
-      chunks.push(createOutputItemChunk({ id, content: message, display: markdown, metadata: { kind: "agent-error", code } }), outputChunk.done(id));
+      chunks.push(createOutputItemChunk({ id, content: message, display: markdown, metadata: { ...facts, kind: "agent-error", code } }), outputChunk.done(id));
       return chunks;
     },
     /** Closes every open item (end of a run, or a pause). */

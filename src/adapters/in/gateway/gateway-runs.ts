@@ -166,6 +166,7 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
       files: shared.files,
       values: shared.values,
       sessions: measuredSessions(createConversationSessions(), (delta) => grow(found, delta)),
+      ...(shared.budgets ? { budgets: shared.budgets } : {}),
       ...(shared.tokenUsage ? { tokenUsage: (namespace) => shared.tokenUsage!(namespace) } : {}),
       close: async () => {},
     };

@@ -34,6 +34,8 @@ export async function openWorkflowStorage(dirs: WorkflowDataDirs): Promise<Stora
     values: valueStorage.values,
     knowledge: valueStorage.knowledge,
     files: fileStorage.files,
+    // Budgets (BUD-1) beside the values: every workflow host on the same data dir shares them.
+    ...(valueStorage.budgets ? { budgets: valueStorage.budgets } : {}),
     sessions,
     async close() {
       if (closed) return;

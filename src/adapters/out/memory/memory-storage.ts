@@ -1,3 +1,5 @@
+import type { BudgetLedger } from "../../../ports/budget-ledger.js";
+import { createMemoryBudgetLedger } from "./memory-budget-ledger.js";
 import type { Clock } from "../../../ports/clock.js";
 import type { IdSource } from "../../../ports/id-source.js";
 import type { KnowledgeStore } from "../../../ports/knowledge-store.js";
@@ -39,6 +41,7 @@ export class MemoryStorage implements Storage {
   readonly files: ManagedFileStore;
   readonly values: PersistentValueStore;
   readonly sessions: SessionBackend = createMemorySessionBackend();
+  readonly budgets: BudgetLedger = createMemoryBudgetLedger();
 
   constructor(options: MemoryStorageOptions = {}) {
     this.kv = createMemoryKvStore({ clock: options.clock });

@@ -9,6 +9,7 @@ import { createKvRows, createPostgresKvStore } from "./postgres-kv-store.js";
 import { createPostgresManagedFileStore } from "./postgres-managed-file-store.js";
 import { createPostgresPersistentValueStore } from "./postgres-persistent-value-store.js";
 import { createPostgresTokenUsage } from "./postgres-token-usage.js";
+import { createPostgresBudgetLedger } from "./postgres-budget-ledger.js";
 import { createPostgresSessionBackend, type PostgresSessionBackendOptions } from "./sessions/postgres-session-backend.js";
 
 /** Options of {@link createPostgresStorage}. */
@@ -57,6 +58,7 @@ export async function createPostgresStorage(options: PostgresStorageOptions = {}
     knowledge: createPostgresKnowledgeStore(context),
     files: createPostgresManagedFileStore({ ...context, idSource: options.idSource ?? createRandomIdSource(), maxBytes: options.maxFileBytes }),
     values: createPostgresPersistentValueStore(context),
+    budgets: createPostgresBudgetLedger(context),
     tokenUsage: (namespace) => createPostgresTokenUsage({ ...context, rows }, namespace),
     sessions,
     async close(): Promise<void> {

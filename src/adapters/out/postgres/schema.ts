@@ -113,6 +113,27 @@ function defineTables<S extends string | undefined>(table: PgTableFn<S>) {
       },
       (t) => [primaryKey({ columns: [t.projectId, t.configurationId] })],
     ),
+
+    /** Budget rows of the budget ledger (BUD-1): one per budget and window (`tenant:acme:month:2026-12`). */
+    budgetRows: table("budget_rows", {
+      key: text("key").primaryKey(),
+      spentTokens: bigint("spent_tokens", { mode: "number" }).notNull(),
+      spentMicros: bigint("spent_micros", { mode: "number" }).notNull(),
+      reservedTokens: bigint("reserved_tokens", { mode: "number" }).notNull(),
+      reservedMicros: bigint("reserved_micros", { mode: "number" }).notNull(),
+      grantedTokens: bigint("granted_tokens", { mode: "number" }).notNull(),
+      grantedMicros: bigint("granted_micros", { mode: "number" }).notNull(),
+    }),
+
+    /** Reservations and grants of the budget ledger, by id; `keys` is the JSON list of budget rows held. */
+    budgetReservations: table("budget_reservations", {
+      id: text("id").primaryKey(),
+      keys: text("keys").notNull(),
+      tokens: bigint("tokens", { mode: "number" }).notNull(),
+      micros: bigint("micros", { mode: "number" }).notNull(),
+      state: text("state").notNull(),
+      updatedAt: millis("updated_at").notNull(),
+    }),
   };
 }
 
@@ -131,4 +152,4 @@ export function postgresTables(schema: string): PostgresTables {
 }
 
 // Unqualified tables, for drizzle-kit only: the generated migrations name no schema.
-export const { kvEntries, knowledgeDocuments, managedFiles, persistentValues, configurationProjects, configurations } = defineTables(pgTable);
+export const { kvEntries, knowledgeDocuments, managedFiles, persistentValues, configurationProjects, configurations, budgetRows, budgetReservations } = defineTables(pgTable);

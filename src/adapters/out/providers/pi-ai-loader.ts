@@ -96,3 +96,24 @@ export function loadPiStreamFunction(apiKind: ProviderApiKind): Promise<PiStream
   }
   return pending;
 }
+
+/**
+ * A model's prices from the provider library's model metadata (`cost`, USD per million tokens),
+ * or null when the library does not know the provider and model or lists it at no cost. Loads
+ * the library's root (its model catalog) on first use: only money budgets without a configured
+ * price ask (BUD-2).
+ *
+ * @example
+ * await catalogModelPrice("openai", "gpt-4o-mini"); // { input: 0.15, output: 0.6, cacheRead: 0.075, cacheWrite: 0 }
+ */
+export async function catalogModelPrice(provider: string, model: string): Promise<{ input: number; output: number; cacheRead: number; cacheWrite: number } | null> {
+  const pi = await load(PI_AI, () => import("@mariozechner/pi-ai"));
+  let models: ReadonlyArray<{ id: string; cost?: { input: number; output: number; cacheRead: number; cacheWrite: number } }>;
+  try {
+    models = pi.getModels(provider as Parameters<typeof pi.getModels>[0]);
+  } catch {
+    return null;
+  }
+  const cost = models?.find((entry) => entry.id === model)?.cost;
+  return cost && cost.input + cost.output > 0 ? { input: cost.input, output: cost.output, cacheRead: cost.cacheRead, cacheWrite: cost.cacheWrite } : null;
+}

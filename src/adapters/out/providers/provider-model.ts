@@ -272,6 +272,8 @@ export function createProviderModel(options: ProviderModelOptions): ModelProvide
     apiKind: config.apiKind,
     contextWindow: config.contextWindow,
     webSearch: config.webSearch,
+    maxTokens: config.maxTokens,
+    ...(options.price ? { price: { ...options.price } } : {}),
   };
   return {
     descriptor,

@@ -23,7 +23,7 @@ import { prepareAuthorization, type McpHttpAuthOptions, type McpHttpRequest } fr
 export const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
 /** The MCP endpoint's path when none is given. */
 export const DEFAULT_MCP_PATH = "/mcp";
-/** Open sessions one handler keeps before refusing new ones with 503. */
+/** Open sessions one handler keeps; a new one beyond that closes the least recently used. */
 export const DEFAULT_MAX_SESSIONS = 1000;
 
 /** Options of {@link mcpHttpListener} (and the public `createMcpHttpHandler`). */
@@ -38,7 +38,11 @@ export interface McpHttpHandlerOptions {
   allowedOrigins?: string[];
   /** Bearer-token authorization; none by default (only sensible on loopback). */
   auth?: McpHttpAuthOptions;
-  /** At most this many open sessions ({@link DEFAULT_MAX_SESSIONS}). */
+  /**
+   * At most this many open sessions ({@link DEFAULT_MAX_SESSIONS}): a client that vanished
+   * without ending its session must not lock new clients out, so a new session beyond the limit
+   * closes the least recently used one (its next request answers 404, and an SDK client reconnects).
+   */
   maxSessions?: number;
 }
 
@@ -103,7 +107,12 @@ export async function mcpHttpListener(options: McpHttpHandlerOptions): Promise<M
       if (!transport) {
         if (sessionId !== undefined) return jsonRpcError(res, 404, -32001, "Session not found");
         if (req.method !== "POST" || !isInitializeRequest(req.body)) return jsonRpcError(res, 400, -32000, "Bad Request: no valid session id; start with an initialize request");
-        if (transports.size >= maxSessions) return jsonRpcError(res, 503, -32000, `Too many open sessions (${maxSessions}); close one first`);
+        // Map order is use order (see below): the first entry is the least recently used.
+        while (transports.size >= maxSessions) {
+          const [oldestId, oldest] = transports.entries().next().value!;
+          transports.delete(oldestId);
+          void oldest.close().catch(() => undefined);
+        }
         const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: randomUUID,
           onsessioninitialized: (id) => void transports.set(id, created),
@@ -115,6 +124,9 @@ export async function mcpHttpListener(options: McpHttpHandlerOptions): Promise<M
         const server = await options.createServer();
         await server.connect(created);
         transport = created;
+      } else {
+        transports.delete(sessionId as string);
+        transports.set(sessionId as string, transport);
       }
       await transport.handleRequest(req, res, req.body);
     } catch (error) {

@@ -66,7 +66,28 @@ function define() {
     },
     (table) => [primaryKey({ columns: [table.projectId, table.name] })],
   );
-  return { kvEntries, knowledgeDocuments, managedFiles, persistentValues };
+
+  /** Budget rows of the budget ledger (BUD-1): one per budget and window (`tenant:acme:month:2026-12`). */
+  const budgetRows = sqliteTable("budget_rows", {
+    key: text("key").primaryKey(),
+    spentTokens: integer("spent_tokens").notNull(),
+    spentMicros: integer("spent_micros").notNull(),
+    reservedTokens: integer("reserved_tokens").notNull(),
+    reservedMicros: integer("reserved_micros").notNull(),
+    grantedTokens: integer("granted_tokens").notNull(),
+    grantedMicros: integer("granted_micros").notNull(),
+  });
+
+  /** Reservations and grants of the budget ledger, by id; `keys` is the JSON list of budget rows held. */
+  const budgetReservations = sqliteTable("budget_reservations", {
+    id: text("id").primaryKey(),
+    keys: text("keys").notNull(),
+    tokens: integer("tokens").notNull(),
+    micros: integer("micros").notNull(),
+    state: text("state").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  });
+  return { kvEntries, knowledgeDocuments, managedFiles, persistentValues, budgetRows, budgetReservations };
 }
 
 /** The store's tables. */

@@ -3,6 +3,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { wrapAdapterError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
 import type { IdSource } from "../../../../ports/id-source.js";
+import type { BudgetLedger } from "../../../../ports/budget-ledger.js";
 import type { Storage } from "../../../../ports/storage.js";
 import { createSystemClock } from "../../system/clock.js";
 import { createRandomIdSource } from "../../system/id-source.js";
@@ -14,6 +15,7 @@ import { createSqlitePersistentValueStore } from "./sqlite-persistent-value-stor
 import { createSqliteSessionBackend, type SqliteSessionBackend } from "../sessions/sqlite-session-backend.js";
 import { DEFAULT_AGENT_STORE_DIR } from "../sessions/session-file-names.js";
 import { createSqliteTokenUsage } from "./sqlite-token-usage.js";
+import { createSqliteBudgetLedger } from "./sqlite-budget-ledger.js";
 
 /** The database file inside a store directory. */
 export const STORE_DATABASE_FILE = "store.sqlite";
@@ -46,6 +48,7 @@ export interface SqliteStorageOptions {
 /** The SQLite storage: every store port, and a SQLite session backend. */
 export interface SqliteStorage extends Storage {
   sessions: SqliteSessionBackend;
+  budgets: BudgetLedger;
   /** The absolute session folder (`sessions.agentStoreDir`). */
   readonly agentStoreDir: string;
 }
@@ -101,6 +104,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     values: createSqlitePersistentValueStore(context),
     agentStoreDir,
     sessions,
+    budgets: createSqliteBudgetLedger(context),
     tokenUsage: (namespace) => createSqliteTokenUsage({ ...context, statements: (usageStatements ??= createKvStatements(context)) }, namespace),
     async close(): Promise<void> {
       if (state.closed) return;

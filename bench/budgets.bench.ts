@@ -1,0 +1,133 @@
+/**
+ * Budgets (issue 28, BUD-1/BUD-2); writes bench/results/budgets.json.
+ *
+ * A. One model call's ledger work — reserve against four budgets (run, conversation, project,
+ *    tenant) then settle — on SQLite (the store file, WAL) and on PostgreSQL: p50/p99 in ms over
+ *    sequential calls after a warm-up. Goals: p99 ≤ 2 ms (SQLite), ≤ 5 ms (PostgreSQL).
+ * B. The durable 100-step tool loop of bench/durable.bench.ts (benchLoopNode, a conversation on the
+ *    SQLite storage) with budgets on (four token and money limits, max tool calls) versus off,
+ *    alternating rounds in one process: median ms per run and the ratio. Goal ≤ 1.1×.
+ *
+ * PostgreSQL is STEAMHARNESS_TEST_POSTGRES_URL, or a throwaway cluster started with
+ * scripts/postgres-test-cluster.sh and removed at the end.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { createPostgresStorage } from "../src/adapters/out/postgres/postgres-storage.js";
+import { createSqliteStorage } from "../src/adapters/out/sqlite/store/sqlite-storage.js";
+import { runStreamNode } from "../src/domain/stream-node.js";
+import type { BudgetLedger, BudgetLimit } from "../src/ports/budget-ledger.js";
+import { createNodeContext } from "../src/compose/node-context.js";
+import { BENCH_CATALOG, benchLoopNode } from "./durable-support.js";
+
+const root = mkdtempSync(join(tmpdir(), "bench-budgets-"));
+const round = (value: number, digits = 3): number => Number(value.toFixed(digits));
+const percentile = (values: number[], p: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
+const median = (values: number[]): number => percentile(values, 0.5);
+
+let cluster: string | null = null;
+let url = process.env.STEAMHARNESS_TEST_POSTGRES_URL;
+if (!url) {
+  cluster = join(root, "cluster");
+  url = execFileSync("scripts/postgres-test-cluster.sh", ["start", cluster], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+}
+const schema = `bench_budgets_${process.pid}`;
+
+// A. reserve + settle ---------------------------------------------------------------------
+async function reserveSettle(ledger: BudgetLedger, calls: number, warmup: number): Promise<{ p50: number; p99: number; cpuMsPerCall: number }> {
+  const limits: BudgetLimit[] = [
+    { scope: "run", id: "run-bench", tokens: 1e12 },
+    { scope: "conversation", id: "conv-bench", tokens: 1e12 },
+    { scope: "project", id: "project-bench", costMicros: 1e12 },
+    { scope: "tenant", id: "tenant-bench", period: "month", costMicros: 1e12 },
+  ];
+  const times: number[] = [];
+  let cpu = process.cpuUsage();
+  for (let i = 0; i < warmup + calls; i++) {
+    if (i === warmup) cpu = process.cpuUsage();
+    const started = performance.now();
+    const outcome = await ledger.reserve({ reservationId: `bench-${i}`, limits, amount: { tokens: 17_000, costMicros: 250_000 }, at: Date.now() });
+    if (!outcome.ok) throw new Error("bench reservation refused");
+    await ledger.settle(`bench-${i}`, { tokens: 1200, costMicros: 9000 });
+    if (i >= warmup) times.push(performance.now() - started);
+  }
+  const used = process.cpuUsage(cpu);
+  // CPU time of this process per call: what the call costs here, apart from waiting for a core.
+  return { p50: round(percentile(times, 0.5)), p99: round(percentile(times, 0.99)), cpuMsPerCall: round((used.user + used.system) / 1000 / calls) };
+}
+
+const sqlite = createSqliteStorage({ directory: join(root, "ledger") });
+const sqliteLedger = await reserveSettle(sqlite.budgets, 2000, 200);
+await sqlite.close();
+// The server's floor in the same run: one `select 1` round trip (the machine and server are shared).
+const floorClient = new pg.Client({ connectionString: url });
+await floorClient.connect();
+const floorTimes: number[] = [];
+for (let i = 0; i < 1100; i++) {
+  const started = performance.now();
+  await floorClient.query("select 1");
+  if (i >= 100) floorTimes.push(performance.now() - started);
+}
+await floorClient.end();
+const roundTrip = { p50: round(percentile(floorTimes, 0.5)), p99: round(percentile(floorTimes, 0.99)) };
+const postgres = await createPostgresStorage({ connectionString: url, schema });
+const postgresLedger = await reserveSettle(postgres.budgets!, 1000, 100);
+await postgres.close();
+console.log(`A. reserve+settle (4 budgets): SQLite p50 ${sqliteLedger.p50} ms p99 ${sqliteLedger.p99} ms (CPU ${sqliteLedger.cpuMsPerCall} ms/call; goal ≤ 2); PostgreSQL p50 ${postgresLedger.p50} ms p99 ${postgresLedger.p99} ms (CPU ${postgresLedger.cpuMsPerCall} ms/call) (goal ≤ 5; 12 round trips, one round trip p50 ${roundTrip.p50} ms p99 ${roundTrip.p99} ms)`);
+
+// B. durable 100-step loop, budgets on / off ---------------------------------------------
+const STEPS = 100;
+const budget = {
+  limits: [
+    { scope: "run" as const, tokens: 1e9 },
+    { scope: "conversation" as const, tokens: 1e9 },
+    { scope: "project" as const, costUsd: 1e6 },
+    { scope: "tenant" as const, period: "month" as const, costUsd: 1e6 },
+  ],
+  tenantId: "bench-tenant",
+  price: { input: 3, output: 15 },
+  maxToolCalls: 10_000,
+};
+const onCpu: number[] = [];
+const offCpu: number[] = [];
+async function loop(on: boolean, n: number): Promise<number> {
+  const folder = join(root, `loop-${on ? "on" : "off"}-${n}`);
+  const storage = createSqliteStorage({ directory: join(folder, "store"), agentStoreDir: join(folder, "agents") });
+  const node = benchLoopNode(STEPS, "answer", on ? { budget } : {});
+  const context = createNodeContext({ projectId: "bench", conversationId: "loop", storage, runId: "run-loop", tools: BENCH_CATALOG });
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  await runStreamNode(node, { prompt: "Run the loop." }, context);
+  const ms = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  if (n >= 0) (on ? onCpu : offCpu).push((used.user + used.system) / 1000);
+  await storage.close();
+  return ms;
+}
+const on: number[] = [];
+const off: number[] = [];
+await loop(false, -1);
+await loop(true, -1);
+for (let n = 0; n < 7; n++) {
+  off.push(await loop(false, n));
+  on.push(await loop(true, n));
+}
+const best = (values: number[]) => Math.min(...values);
+const loopResult = { steps: STEPS, offMedianMs: round(median(off)), onMedianMs: round(median(on)), ratio: round(median(on) / median(off)), offBestMs: round(best(off)), onBestMs: round(best(on)), bestRatio: round(best(on) / best(off)), offCpuMedianMs: round(median(offCpu)), onCpuMedianMs: round(median(onCpu)), cpuRatio: round(median(onCpu) / median(offCpu)) };
+console.log(`B. durable ${STEPS}-step loop: budgets off ${loopResult.offMedianMs} ms, on ${loopResult.onMedianMs} ms → ${loopResult.ratio}× (best of 7: ${loopResult.bestRatio}×; CPU time ${loopResult.cpuRatio}×; goal ≤ 1.1)`);
+
+const result = {
+  reserveSettle: { budgets: 4, sqlite: { ...sqliteLedger, goalP99Ms: 2, calls: 2000 }, postgres: { ...postgresLedger, goalP99Ms: 5, calls: 1000, roundTrips: 12, selectOneRoundTrip: roundTrip } },
+  durableLoop: { ...loopResult, goal: 1.1, rounds: 7 },
+};
+mkdirSync("bench/results", { recursive: true });
+writeFileSync("bench/results/budgets.json", `${JSON.stringify(result, null, 2)}\n`);
+const raw = new pg.Client({ connectionString: url });
+await raw.connect();
+await raw.query(`drop schema if exists "${schema}" cascade`);
+await raw.end();
+if (cluster) execFileSync("scripts/postgres-test-cluster.sh", ["stop", cluster], { stdio: "inherit" });
+rmSync(root, { recursive: true, force: true });

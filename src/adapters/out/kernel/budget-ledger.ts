@@ -1,0 +1,109 @@
+/**
+ * The budget ledger written once (BUD-1, ARCH-3): the rules of reserve, settle, release and
+ * extend over a row driver's one atomic step. Memory, SQLite and PostgreSQL only lock, read and
+ * write rows; the decision of each step is made here, inside the driver's transaction.
+ */
+import { budgetRowKey, budgetWindow, checkBudgetAmount, checkBudgetId, checkBudgetLimits, emptyBudgetRow, firstExceeded, type BudgetReservationRow, type BudgetRow } from "../../../domain/budget/budget-rules.js";
+import type { BudgetLedger, BudgetReserveOutcome } from "../../../ports/budget-ledger.js";
+import type { Awaitable, StoreCall } from "./store-call.js";
+
+export type { BudgetReservationRow, BudgetRow };
+
+/** What one step decides: its answer and the rows to write (unchanged rows may be left out). */
+export interface BudgetStepWrites<T> {
+  result: T;
+  budgets: BudgetRow[];
+  reservation: BudgetReservationRow | null;
+}
+
+/**
+ * A step's decision, given the reservation row (null when unknown) and the locked budget rows of
+ * the keys `keysOf` named (absent keys have no row yet).
+ */
+export type BudgetDecision<T> = (reservation: BudgetReservationRow | null, budgets: ReadonlyMap<string, BudgetRow>) => BudgetStepWrites<T>;
+
+/** Row access of the ledger. */
+export interface BudgetLedgerRows {
+  /**
+   * One atomic step no other ledger on the store interleaves with: reads the reservation row of
+   * `reservationId`, locks and reads the budget rows of `keysOf(reservation)` (in sorted order,
+   * so two steps never deadlock), calls `decide` and writes what it returns — all or nothing.
+   */
+  step<T>(reservationId: string, keysOf: (reservation: BudgetReservationRow | null) => string[], decide: BudgetDecision<T>): Awaitable<T>;
+  /** The budget row of `key`, or null. */
+  read(key: string): Awaitable<BudgetRow | null>;
+}
+
+const unchanged = <T>(result: T): BudgetStepWrites<T> => ({ result, budgets: [], reservation: null });
+
+/** Adds `sign × (tokens, micros)` to the reserved (or spent) columns of every row of `keys`. */
+function adjust(budgets: ReadonlyMap<string, BudgetRow>, keys: readonly string[], column: "reserved" | "spent" | "granted", tokens: number, micros: number): BudgetRow[] {
+  return keys.map((key) => {
+    const row = { ...(budgets.get(key) ?? emptyBudgetRow(key)) };
+    if (column === "reserved") (row.reservedTokens = Math.max(0, row.reservedTokens + tokens)), (row.reservedMicros = Math.max(0, row.reservedMicros + micros));
+    else if (column === "spent") (row.spentTokens += tokens), (row.spentMicros += micros);
+    else (row.grantedTokens += tokens), (row.grantedMicros += micros);
+    return row;
+  });
+}
+
+/**
+ * The ledger over `rows`, each step run through `call`.
+ *
+ * @example
+ * const ledger = createBudgetLedger(memoryBudgetRows(), directCall);
+ */
+export function createBudgetLedger(rows: BudgetLedgerRows, call: StoreCall): BudgetLedger {
+  const finish = (reservationId: string, what: string, settle: { tokens: number; costMicros: number } | null) => {
+    const id = checkBudgetId(reservationId, "reservationId");
+    const actual = settle === null ? null : checkBudgetAmount(settle);
+    return call(what, () =>
+      rows.step(id, (reservation) => (reservation?.state === "held" ? reservation.keys : []), (reservation, budgets) => {
+        if (reservation?.state !== "held") return unchanged(false);
+        const released = adjust(budgets, reservation.keys, "reserved", -reservation.tokens, -reservation.micros);
+        const written = actual === null ? released : adjust(new Map(released.map((row) => [row.key, row])), reservation.keys, "spent", actual.tokens, actual.costMicros);
+        return { result: true, budgets: written, reservation: { ...reservation, state: actual === null ? "released" : "settled" } };
+      }),
+    );
+  };
+  return {
+    async reserve(request) {
+      const id = checkBudgetId(request.reservationId, "reservationId");
+      const amount = checkBudgetAmount(request.amount);
+      const limits = checkBudgetLimits(request.limits);
+      const keys = limits.map((limit) => budgetRowKey(limit, request.at));
+      const unique = [...new Set(keys)];
+      return call("budget reserve", () =>
+        rows.step<BudgetReserveOutcome>(id, () => unique, (reservation, budgets) => {
+          if (reservation !== null) return unchanged({ ok: true });
+          const exceeded = firstExceeded(limits, keys, budgets, amount, request.at);
+          if (exceeded) return unchanged({ ok: false, exceeded });
+          return { result: { ok: true }, budgets: adjust(budgets, unique, "reserved", amount.tokens, amount.costMicros), reservation: { id, keys: unique, tokens: amount.tokens, micros: amount.costMicros, state: "held" } };
+        }),
+      );
+    },
+    settle: (reservationId, actual) => finish(reservationId, "budget settle", actual),
+    release: (reservationId) => finish(reservationId, "budget release", null),
+    async read(key, at) {
+      const rowKey = budgetRowKey(key, at);
+      const row = (await call("budget read", () => rows.read(rowKey))) ?? emptyBudgetRow(rowKey);
+      return {
+        scope: key.scope, id: key.id, ...(key.period ? { period: key.period } : {}), window: budgetWindow(key.period, at),
+        spent: { tokens: row.spentTokens, costMicros: row.spentMicros },
+        reserved: { tokens: row.reservedTokens, costMicros: row.reservedMicros },
+        granted: { tokens: row.grantedTokens, costMicros: row.grantedMicros },
+      };
+    },
+    async extend(grant) {
+      const id = `grant:${checkBudgetId(grant.grantId, "grantId")}`;
+      const amount = checkBudgetAmount(grant.amount);
+      const key = budgetRowKey(grant, grant.at);
+      return call("budget extend", () =>
+        rows.step(id, () => [key], (reservation, budgets) => {
+          if (reservation !== null) return unchanged(false);
+          return { result: true, budgets: adjust(budgets, [key], "granted", amount.tokens, amount.costMicros), reservation: { id, keys: [key], tokens: amount.tokens, micros: amount.costMicros, state: "granted" } };
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * The budget of one run (BUD-2, BUD-3): before every model call the worst case is reserved in
+ * the ledger (the context meter's input estimate plus the call's output limit, at the model's
+ * prices); the committed usage settles it; a call that reported no usage releases it. At a limit
+ * the run stops before the call with `budget_exceeded`, or pauses for a person's approval.
+ */
+import { SteamharnessError, UserInputRequiredError } from "../../domain/errors.js";
+import { usageEntryId } from "../../domain/agent/ids.js";
+import type { AgentBudgetLimit, AgentBudgetOptions } from "../../domain/budget/budget-options.js";
+import { usageCostMicros, usdToMicros, worstCaseCostMicros, type ModelPrice } from "../../domain/budget/model-price.js";
+import type { JsonObject } from "../../domain/json.js";
+import type { NodeContext } from "../../domain/node-context.js";
+import type { BudgetExceeded, BudgetLedger, BudgetLimit } from "../../ports/budget-ledger.js";
+import type { ModelDescriptor } from "../../ports/model-provider.js";
+import type { TokenUsageEntry } from "../../ports/token-usage.js";
+
+const DEFAULT_MAX_OUTPUT = 16_384;
+/** The meter estimates text at 4 characters a token; real tokenizers can count more. */
+const INPUT_ESTIMATE_FACTOR = 1.25;
+
+/** What a run's model step and loop call; null when the run has no budget. */
+export interface RunBudget {
+  /** Reserves the worst case of model call `step`/`attempt`; throws `budget_exceeded` or `user_input_required`. */
+  beforeModelCall(step: number, attempt: number, inputTokens: number, modelCalls: number): Promise<void>;
+  /** Settles the call on its committed usage, or releases it when it reported none. */
+  afterModelCall(step: number, attempt: number, entry: TokenUsageEntry | null): Promise<void>;
+  /** Throws `budget_exceeded` when the run's tool calls pass `maxToolCalls`. */
+  checkToolCalls(count: number): void;
+  /** Re-reads the budgets for {@link RunBudget.view}. */
+  refresh(): Promise<void>;
+  /** Spent and remaining per budget, as last read (the agent-session item's `budget`). */
+  view(): JsonObject;
+}
+
+function exceededError(exceeded: BudgetExceeded | { scope: "run"; id: string; unit: "modelCalls" | "toolCalls"; spent: number; limit: number }): SteamharnessError {
+  const what = exceeded.unit === "cost" ? "USD" : exceeded.unit === "tokens" ? "tokens" : exceeded.unit === "modelCalls" ? "model calls" : "tool calls";
+  const amount = (n: number) => (exceeded.unit === "cost" ? (n / 1_000_000).toFixed(6) : String(n));
+  return new SteamharnessError("budget_exceeded", `[steamharness] [budget] the ${exceeded.scope} budget ${exceeded.id} is exhausted: ${amount(exceeded.spent)} of ${amount(exceeded.limit)} ${what} spent`, { data: { ...exceeded } });
+}
+
+/**
+ * The run's budget, or null when `options` sets none.
+ *
+ * @example
+ * const budget = await createRunBudget(options.budget, context, runId, sessionKey, model.descriptor);
+ */
+export async function createRunBudget(options: AgentBudgetOptions | undefined, context: NodeContext, runId: string, sessionKey: string, descriptor: ModelDescriptor): Promise<RunBudget | null> {
+  if (!options || (!options.limits?.length && options.maxModelCalls === undefined && options.maxToolCalls === undefined)) return null;
+  const ledger: BudgetLedger = options.ledger ?? context.runtime.budgetLedger(context.storage);
+  const idOf = (limit: AgentBudgetLimit): string => {
+    if (limit.id !== undefined) return limit.id;
+    if (limit.scope === "run") return runId;
+    if (limit.scope === "conversation") return context.conversationId ?? sessionKey;
+    if (limit.scope === "project") return context.projectId;
+    if (options.tenantId === undefined) throw new SteamharnessError("input_validation", "[steamharness] [budget] a tenant budget needs an id or budget.tenantId", { field: "budget.tenantId" });
+    return options.tenantId;
+  };
+  const limits: BudgetLimit[] = (options.limits ?? []).map((limit) => ({
+    scope: limit.scope,
+    id: idOf(limit),
+    ...(limit.period ? { period: limit.period } : {}),
+    ...(limit.tokens === undefined ? {} : { tokens: limit.tokens }),
+    ...(limit.costUsd === undefined ? {} : { costMicros: usdToMicros(limit.costUsd) }),
+  }));
+  const priced = limits.some((limit) => limit.costMicros !== undefined);
+  const price: ModelPrice | null = options.price ?? descriptor.price ?? (priced ? await context.runtime.modelPrice(descriptor.provider, descriptor.model) : null);
+  if (priced && !price) throw new SteamharnessError("input_validation", `[steamharness] [budget] no price for model ${descriptor.provider}/${descriptor.model}: give budget.price or the model entry's price`, { field: "budget.price" });
+  const maxOutput = descriptor.maxTokens ?? options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT;
+  let states: JsonObject[] = [];
+
+  /** Pause mode: asks once per budget and call; an approval extends the budget by `extendBy`. */
+  const approve = async (exceeded: BudgetExceeded, reservationId: string): Promise<boolean> => {
+    const requestId = `budget:${reservationId}:${exceeded.scope}:${exceeded.id}:${exceeded.unit}`;
+    const configured = limits.find((limit) => limit.scope === exceeded.scope && limit.id === exceeded.id)!;
+    const extra = exceeded.unit === "tokens" ? options.extendBy?.tokens ?? configured.tokens! : options.extendBy?.costUsd === undefined ? configured.costMicros! : usdToMicros(options.extendBy.costUsd);
+    const message = `${exceededError(exceeded).message}. Approve to extend it by ${exceeded.unit === "cost" ? `${(extra / 1_000_000).toFixed(6)} USD` : `${extra} tokens`}.`;
+    const response = await context.userInput.request({ requestId, runId, kind: "form", message, fields: [{ name: "approve", type: "boolean", required: true }] }, context.signal);
+    if (response.outcome === "pending") throw new UserInputRequiredError(requestId, { kind: "form", runId, message, budget: { ...exceeded } }, message);
+    if (response.outcome !== "answered" || response.values.approve !== true) return false;
+    await ledger.extend({ grantId: requestId, scope: exceeded.scope, id: exceeded.id, ...(exceeded.period ? { period: exceeded.period } : {}), at: context.clock.now(), amount: exceeded.unit === "tokens" ? { tokens: extra, costMicros: 0 } : { tokens: 0, costMicros: extra } });
+    return true;
+  };
+
+  const budget: RunBudget = {
+    async beforeModelCall(step, attempt, inputTokens, modelCalls) {
+      if (options.maxModelCalls !== undefined && modelCalls >= options.maxModelCalls) throw exceededError({ scope: "run", id: runId, unit: "modelCalls", spent: modelCalls, limit: options.maxModelCalls });
+      if (limits.length === 0) return;
+      const input = Math.ceil(inputTokens * INPUT_ESTIMATE_FACTOR);
+      const reservationId = usageEntryId(runId, step, attempt);
+      const request = { reservationId, limits, at: context.clock.now(), amount: { tokens: input + maxOutput, costMicros: worstCaseCostMicros(input, maxOutput, price) } };
+      for (;;) {
+        const outcome = await ledger.reserve(request);
+        if (outcome.ok) return;
+        if (options.onLimit !== "pause" || !(await approve(outcome.exceeded, reservationId))) throw exceededError(outcome.exceeded);
+      }
+    },
+    async afterModelCall(step, attempt, entry) {
+      if (limits.length === 0) return;
+      const reservationId = usageEntryId(runId, step, attempt);
+      if (entry === null) await ledger.release(reservationId);
+      else await ledger.settle(reservationId, { tokens: entry.input + entry.output + entry.cacheRead + entry.cacheWrite, costMicros: usageCostMicros(entry, price) });
+    },
+    checkToolCalls(count) {
+      if (options.maxToolCalls !== undefined && count > options.maxToolCalls) throw exceededError({ scope: "run", id: runId, unit: "toolCalls", spent: count - 1, limit: options.maxToolCalls });
+    },
+    async refresh() {
+      const at = context.clock.now();
+      states = await Promise.all(
+        limits.map(async (limit) => {
+          const state = await ledger.read(limit, at);
+          const remaining = (configured: number | undefined, spent: number, reserved: number, granted: number) => (configured === undefined ? null : Math.max(0, configured + granted - spent - reserved));
+          return {
+            scope: limit.scope, id: limit.id, window: state.window,
+            spent: { tokens: state.spent.tokens, costUsd: state.spent.costMicros / 1_000_000 },
+            remaining: { tokens: remaining(limit.tokens, state.spent.tokens, state.reserved.tokens, state.granted.tokens), costUsd: limit.costMicros === undefined ? null : remaining(limit.costMicros, state.spent.costMicros, state.reserved.costMicros, state.granted.costMicros)! / 1_000_000 },
+          };
+        }),
+      );
+    },
+    view: () => ({ budgets: states, ...(options.maxModelCalls === undefined ? {} : { maxModelCalls: options.maxModelCalls }), ...(options.maxToolCalls === undefined ? {} : { maxToolCalls: options.maxToolCalls }) }),
+  };
+  return budget;
+}
