@@ -7,6 +7,7 @@ export const libraryEntries = {
   testing: "src/testing.ts",
   postgres: "src/postgres.ts",
   gateway: "src/gateway.ts",
+  opentelemetry: "src/opentelemetry.ts",
 };
 
 // PERF-1: TypeBox is bundled (its ESM build is hundreds of small files; resolving them cost
@@ -15,11 +16,11 @@ export const libraryEntries = {
 // types from the real `@sinclair/typebox`, which stays a dependency.
 const bundled = ["@sinclair/typebox"];
 // The SDKs pi-ai brings are used directly by the provider adapter (SEC-6) and stay pi-ai's copies.
-const external = ["@mariozechner/pi-ai", "openai", "@anthropic-ai/sdk", "better-sqlite3", "pg"];
+// OpenTelemetry stays the host's own copy (the API keeps one global registry per process).
+const external = ["@mariozechner/pi-ai", "openai", "@anthropic-ai/sdk", "better-sqlite3", "pg", /^@opentelemetry\//];
 
 const library: Options = {
   entry: libraryEntries,
-  dts: true,
   sourcemap: true,
   target: "node20",
   external,
@@ -34,6 +35,10 @@ export default defineConfig([
   // CJS stays one file per entry (esbuild splits ESM only); there a dynamic `import()` of our own
   // module becomes a lazily initialised wrapper whose `require` calls run on first use.
   { ...library, format: ["cjs"], splitting: false },
+  // The declarations, once for both formats: one TypeScript program and one rollup bundle write
+  // dist/*.d.ts and dist/*.d.cts together. With `dts: true` on the two configs above, each built
+  // its own program over the same sources — the build's longest step, run twice.
+  { ...library, format: ["esm", "cjs"], dts: { only: true } },
   {
     // The sandbox worker thread (SEC-3): found next to the bundles as dist/sandbox-worker.js.
     entry: { cli: "src/cli.ts", "workflow-worker": "src/adapters/in/project-runner/worker-main.ts", "sandbox-worker": "src/adapters/out/sandbox/sandbox-worker.ts" },

@@ -26,7 +26,9 @@ const round = (value: number, digits = 3): number => Number(value.toFixed(digits
 let cluster: string | null = null;
 let url = process.env.STEAMHARNESS_TEST_POSTGRES_URL;
 if (!url) {
-  cluster = join(root, "cluster");
+  // A folder of its own under the temp dir (the script hands it to the postgres user when we are
+  // root): inside `root`, a 0700 mkdtemp, initdb running as postgres could not enter it.
+  cluster = mkdtempSync(join(tmpdir(), "bench-postgres-cluster-"));
   url = execFileSync("scripts/postgres-test-cluster.sh", ["start", cluster], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
 }
 let schemas = 0;

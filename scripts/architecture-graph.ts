@@ -121,6 +121,8 @@ export const PACKAGE_RULES: Record<string, string[]> = {
   "out/coding-tools": ["@sinclair/typebox", "node:crypto", "node:child_process", "node:fs", "node:fs/promises", "node:path", "node:worker_threads", "node:os"],
   "out/host-bridge-client": [],
   "out/memory": ["node:crypto"],
+  // The OpenTelemetry adapter uses the API only; the SDK is the host's (or the CLI's, loaded when configured).
+  "out/opentelemetry": ["@opentelemetry/api", "@opentelemetry/sdk-node", "@opentelemetry/exporter-trace-otlp-http", "@opentelemetry/exporter-metrics-otlp-http", "@opentelemetry/sdk-metrics"],
   "out/postgres": ["drizzle-orm", "pg", "node:crypto", "node:fs", "node:path"],
   "out/providers": ["@mariozechner/pi-ai", "openai", "@anthropic-ai/sdk", "node:crypto"],
   // esbuild bundles the worker script once when running from the sources (tests, tsx); the built package ships it.

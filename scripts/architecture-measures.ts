@@ -10,14 +10,20 @@
  *   different storage folders, found by the workplace tool `duplicates` over a copy of just those
  *   folders, before and after. `null` with a reason when the tool is not on PATH.
  *
- * Other measures of the file are kept: only these two keys are rewritten.
+ * - `folderCrossings` (ARCH-5): calls that enter a different folder on the route of one agent
+ *   turn and of one session-host run (scripts/architecture-crossings.ts says how they are
+ *   counted), on each commit of `CROSSING_BASES` (read with `git archive`) and on the working tree.
  *
- * Run: `node --import tsx scripts/architecture-measures.ts [--base <commit>]`
+ * Other measures of the file are kept: only these keys are rewritten (`--crossings-only`: only
+ * `folderCrossings`).
+ *
+ * Run: `node --import tsx scripts/architecture-measures.ts [--base <commit>] [--crossings-only]`
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
+import { countCrossings, ROUTES } from "./architecture-crossings.js";
 
 const BASE = process.argv.includes("--base") ? process.argv[process.argv.indexOf("--base") + 1] : "f1f6d79";
 /** The storage folders now (src/adapters/out/…) and at the base, before the hexagon move (src/adapters/…), by family. */
@@ -135,8 +141,45 @@ function duplicateCounts() {
   return { definition: "pairs of places of >= 6 same-shape lines between two different storage folders (memory, sqlite, postgres, kernel)", before: summary(before), after: summary(after) };
 }
 
+/** Where the crossings are counted before: the issue's commit, and main after the hexagon move (before ARCH-5). */
+const CROSSING_BASES = ["f1f6d79", "3d36de1"];
+
+/** The `src/` of a commit in a fresh folder, with this checkout's `node_modules` for the checker. */
+function checkout(commit: string): string {
+  const root = mkdtempSync(join(tmpdir(), "arch-crossings-"));
+  execFileSync("sh", ["-c", `git archive ${commit} src | tar -x -C ${JSON.stringify(root)}`]);
+  execFileSync("ln", ["-s", resolve("node_modules"), join(root, "node_modules")]);
+  return root;
+}
+
+function crossingCounts() {
+  const counted = (root: string) => Object.fromEntries(countCrossings(root, ROUTES).map(({ name, ...count }) => [name, count]));
+  const before = Object.fromEntries(
+    CROSSING_BASES.map((commit) => {
+      const root = checkout(commit);
+      try {
+        return [commit, counted(root)];
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    }),
+  );
+  const after = counted(".");
+  const first = before[CROSSING_BASES[0]!]!;
+  const goal = Object.fromEntries(ROUTES.map(({ name }) => [name, { before: first[name]!.crossings, after: after[name]!.crossings, halved: after[name]!.crossings * 2 <= first[name]!.crossings }]));
+  return {
+    definition: "call sites on the route of an entry function (static calls resolved by the TypeScript checker, following callees with a body in src/) whose callee is declared in another area folder; crossings leaves out calls into the pure domain (intoDomain) and through src/ports interfaces (throughPorts); backAndForth: crossings between two folders that call each other on the route",
+    routes: Object.fromEntries(ROUTES.map((route) => [route.name, `${route.files.join(" | ")}#${route.fn}`])),
+    before,
+    after,
+    goal,
+  };
+}
+
+const crossingsOnly = process.argv.includes("--crossings-only");
 const existing = existsSync(OUTPUT) ? (JSON.parse(readFileSync(OUTPUT, "utf8")) as Record<string, unknown>) : {};
-const result = { ...existing, storageLines: lineCounts(), storageDuplicatePairs: duplicateCounts() };
+const result = crossingsOnly ? { ...existing, folderCrossings: crossingCounts() } : { ...existing, storageLines: lineCounts(), storageDuplicatePairs: duplicateCounts(), folderCrossings: crossingCounts() };
 mkdirSync(dirname(OUTPUT), { recursive: true });
 writeFileSync(OUTPUT, `${JSON.stringify(result, null, 2)}\n`);
-console.log(JSON.stringify({ storageLines: { before: result.storageLines.before, after: result.storageLines.after, delta: result.storageLines.delta, deltaLikeForLike: result.storageLines.deltaLikeForLike }, storageDuplicatePairs: { before: (result.storageDuplicatePairs.before as { pairs?: number } | null)?.pairs ?? null, after: (result.storageDuplicatePairs.after as { pairs?: number } | null)?.pairs ?? null } }));
+if (crossingsOnly) console.log(JSON.stringify(result.folderCrossings.goal));
+else console.log(JSON.stringify({ folderCrossings: result.folderCrossings.goal, storageLines: { before: result.storageLines.before, after: result.storageLines.after, delta: result.storageLines.delta, deltaLikeForLike: result.storageLines.deltaLikeForLike }, storageDuplicatePairs: { before: (result.storageDuplicatePairs.before as { pairs?: number } | null)?.pairs ?? null, after: (result.storageDuplicatePairs.after as { pairs?: number } | null)?.pairs ?? null } }));

@@ -67,6 +67,11 @@ start() {
   if [ "$(id -u)" -eq 0 ]; then
     id postgres >/dev/null 2>&1 || useradd --system --home-dir "$dir" --shell /bin/sh postgres
     chown -R postgres: "$dir"
+    # initdb runs as postgres: every folder above <dir> must let it through (a 0700 mkdtemp does not).
+    runuser -u postgres -- test -x "$dir" || {
+      echo "postgres-test-cluster: the postgres user cannot enter $dir (a folder above it is private, e.g. a 0700 mktemp -d): give the cluster a folder of its own, e.g. \$(mktemp -d)" >&2
+      exit 1
+    }
   fi
   as_owner "$bin/initdb" --pgdata="$dir/data" --username=postgres --auth=trust --encoding=UTF8 --locale=C --no-sync >"$dir/initdb.log" 2>&1 || {
     cat "$dir/initdb.log" >&2

@@ -61,7 +61,7 @@ function importCycles(files: string[]): string[][] {
 
 const APPLICATION = ["src/app"];
 /** The curated entry files: export lists of the package's entries. */
-const ENTRIES = ["src/index.ts", "src/agent.ts", "src/testing.ts", "src/cli.ts", "src/postgres.ts", "src/gateway.ts"];
+const ENTRIES = ["src/index.ts", "src/agent.ts", "src/testing.ts", "src/cli.ts", "src/postgres.ts", "src/gateway.ts", "src/opentelemetry.ts"];
 const isAdapter = (path: string): boolean => path.startsWith("src/adapters/");
 
 describe("architecture (PORT-5)", () => {

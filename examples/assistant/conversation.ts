@@ -45,7 +45,7 @@ function offlineStep(request: ModelRequest): OfflineStep {
   if (remember) return { text: "I'll note that.", toolCalls: [{ name: KV, arguments: { action: "set", key: "note", value: remember[1]! } }] };
   if (/configuration/i.test(said)) return { toolCalls: [{ name: HOST, arguments: { action: "get_configurations" } }] };
   if (/recall|what did i/i.test(said)) return { toolCalls: [{ name: KV, arguments: { action: "get", key: "note" } }] };
-  return { text: "I am the example assistant, running on the offline model. Try “remember buy milk”, then “recall”. Set OPENAI_API_KEY to talk to a real model." };
+  return { text: "I am the example assistant, running on the offline model. Try “remember buy milk”, then “recall”. For a real model, start the chat with OPENAI_API_KEY set: this example reads it itself and passes it as its apiKey (steamharness never reads keys from the environment on its own)." };
 }
 
 const openAiKey = process.env.OPENAI_API_KEY;

@@ -15,6 +15,7 @@ import { createSystemClock } from "../adapters/out/system/clock.js";
 import { createRandomIdSource } from "../adapters/out/system/id-source.js";
 import { createCodingTools } from "../adapters/out/coding-tools/index.js";
 import { createHttpHostBridge } from "../adapters/out/host-bridge-client/http-host-bridge.js";
+import { createNoopTelemetry } from "../adapters/out/memory/noop-telemetry.js";
 import type { BudgetLedger } from "../ports/budget-ledger.js";
 import type { CodeSandbox } from "../ports/code-sandbox.js";
 import type { HarnessRuntime } from "../ports/runtime.js";
@@ -82,6 +83,7 @@ export function createHarnessRuntime(): HarnessRuntime {
       return createCapabilityMcpServer(spec, options);
     },
     hostBridge: createHttpHostBridge,
+    telemetry: createNoopTelemetry(),
   };
 }
 

@@ -5,6 +5,7 @@ import type { TokenUsageRecorder } from "../ports/token-usage.js";
 import type { Clock } from "../ports/clock.js";
 import type { IdSource } from "../ports/id-source.js";
 import type { HarnessRuntime } from "../ports/runtime.js";
+import type { TelemetryCarrier } from "../ports/telemetry.js";
 import type { ApiKeyResolver } from "./configuration/agent-configuration.js";
 import type { ProjectConfigurationSnapshot } from "./configuration/snapshot.js";
 
@@ -57,4 +58,6 @@ export interface NodeContext {
   ids: IdSource;
   /** The driven adapters the composition root handed down (models, sandbox, coding tools, session defaults; ARCH-1). */
   runtime: HarnessRuntime;
+  /** The trace context new runs of this context continue (an MCP call, a gateway request; OBS-3). */
+  trace?: TelemetryCarrier;
 }

@@ -7,6 +7,7 @@ import { Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { SteamharnessError } from "./errors.js";
 import type { ToolPermissionDefinition } from "./node-context.js";
+import { describeSchemaError } from "./schema-errors.js";
 
 /** One catalog entry (`executor.tools`): a tool id the project declares, exposed and/or auto-approved. */
 export const ToolPermissionDefinitionSchema = Type.Object(
@@ -35,7 +36,7 @@ export function parseToolCatalog(value: unknown, root: string, prefix: string): 
   if (!Value.Check(ToolCatalogSchema, value)) {
     const first = Value.Errors(ToolCatalogSchema, value).First();
     const at = (first?.path ?? "").split("/").slice(1).map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`)).join("");
-    throw invalid(`${root}${at}`, `${first?.message ?? "invalid"} (a list of { id, enabled?, autoApprove? })`);
+    throw invalid(`${root}${at}`, `${first ? describeSchemaError(first) : "invalid"} (a list of { id, enabled?, autoApprove? })`);
   }
   const seen = new Set<string>();
   return value.map((tool, index) => {

@@ -12,6 +12,7 @@ import type { McpServerHandle } from "./mcp-server.js";
 import type { ModelProvider } from "./model-provider.js";
 import type { SessionBackend } from "./session-backend.js";
 import type { Storage } from "./storage.js";
+import type { Telemetry } from "./telemetry.js";
 import type { TokenUsageRecorder } from "./token-usage.js";
 import type { ToolPermissions } from "./tool-permissions.js";
 import type { UserInput } from "./user-input.js";
@@ -121,4 +122,9 @@ export interface HarnessRuntime {
   modelPrice(provider: string, model: string): Promise<ModelPrice | null>;
   /** The HTTP client of the host bridge (host configuration, CAP-8). */
   hostBridge(config: HostBridgeConfig): HostBridgeClient;
+  /**
+   * Where runs, model and tool calls, MCP and gateway requests are reported (OBS-1): a no-op by
+   * default; `createOpenTelemetry()` from `steamharness/opentelemetry` for OpenTelemetry.
+   */
+  telemetry: Telemetry;
 }

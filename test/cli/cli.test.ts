@@ -44,7 +44,7 @@ describe("steamharness CLI basics", () => {
   it("SEC-5 mcp --help and run --help document --allow-file-root and its default", async () => {
     for (const command of ["mcp", "run"]) {
       const result = await runCli([command, "--help"]);
-      expect(result.stdout.replace(/\s+/g, " ")).toMatch(/--allow-file-root <dir> import file params only from below this directory .* Default: the project dir and the working dir/);
+      expect(result.stdout.replace(/\s+/g, " ")).toMatch(/--allow-file-root <dir> import file params only from below this directory .* default the project dir and the working dir/);
     }
   });
 });

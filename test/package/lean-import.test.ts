@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 // wall-clock figure is bench/import.bench.ts.
 
 /** Packages the root entry must not load; each is needed only by the API that uses it. */
-const HEAVY = ["@modelcontextprotocol/sdk", "zod", "drizzle-orm", "better-sqlite3", "pg", "quickjs-emscripten", "@mariozechner/pi-ai", "openai", "@anthropic-ai/sdk"];
+const HEAVY = ["@modelcontextprotocol/sdk", "zod", "drizzle-orm", "better-sqlite3", "pg", "quickjs-emscripten", "@mariozechner/pi-ai", "openai", "@anthropic-ai/sdk", "@opentelemetry/api", "@opentelemetry/sdk-node", "@opentelemetry/sdk-trace-base"];
 
 /** Prints `PERF1-LOADED <url>` to stderr for every module the ESM loader loads. */
 const HOOKS = `export async function load(url, context, next) { process.stderr.write("PERF1-LOADED " + url + "\\n"); return next(url, context); }`;
@@ -92,5 +92,41 @@ ${body}`);
 const { createSqliteStorage } = require("steamharness");
 (async () => { ${body} })().catch((error) => { console.error(error); process.exitCode = 1; });`);
     expect(heavyAmong(cjs)).toEqual(["drizzle-orm", "better-sqlite3"]);
+  });
+});
+
+/** An agent run (offline model, tool call) through the built root entry, printing `ran <tool result>`. */
+const AGENT_RUN = `import { createAgentNode, createNodeContext, MemoryStorage, runStreamNode } from "steamharness";
+import { createOfflineModel } from "steamharness/testing";
+const storage = new MemoryStorage();
+const node = createAgentNode({ models: createOfflineModel({ steps: [{ toolCalls: [{ name: "ls", arguments: { path: "." } }] }, { text: "done" }] }), workdir: process.cwd(), permissionPolicy: "read-only" });
+const { output } = await runStreamNode(node, { prompt: "list" }, createNodeContext({ projectId: "p", storage }));
+await storage.close();
+console.log("ran", output.items.filter((item) => item.metadata.partType === "tool").length);`;
+
+/** Makes every \`@opentelemetry/*\` import fail as if the package were not installed (ESM loader hook). */
+const ABSENT_HOOKS = `export async function resolve(specifier, context, next) { if (specifier.startsWith("@opentelemetry/")) { const error = new Error("Cannot find package '" + specifier + "'"); error.code = "ERR_MODULE_NOT_FOUND"; throw error; } return next(specifier, context); }`;
+const ABSENT = `import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(ABSENT_HOOKS)}`)});`;
+
+describe("OBS-1 telemetry costs nothing without the API", () => {
+  beforeAll(() => {
+    if (!existsSync("dist/opentelemetry.js")) throw new Error("dist/ is missing: run `npm run build` before the tests (CI does)");
+  });
+
+  it("OBS-1: an agent run through the root entry loads no @opentelemetry package; steamharness/opentelemetry loads the API only", () => {
+    const loaded = loadedBy(AGENT_RUN);
+    expect(loaded.packages.filter((name) => name.startsWith("@opentelemetry/"))).toEqual([]);
+    const adapter = loadedBy(`const { createOpenTelemetry } = await import("steamharness/opentelemetry"); if (!createOpenTelemetry().enabled) throw new Error("not enabled");`);
+    expect(adapter.packages.filter((name) => name.startsWith("@opentelemetry/"))).toEqual(["@opentelemetry/api"]);
+  });
+
+  it("OBS-1: with @opentelemetry/api unresolvable the library still runs an agent with a tool call; only the opentelemetry subpath fails to load", () => {
+    const run = spawnSync(process.execPath, ["--import", `data:text/javascript,${encodeURIComponent(ABSENT)}`, "--input-type=module", "-e", AGENT_RUN], { encoding: "utf8" });
+    expect(run.stderr).toBe("");
+    expect(run.stdout.trim()).toBe("ran 1");
+    // The hook really hides the API: the subpath that needs it cannot load.
+    const subpath = spawnSync(process.execPath, ["--import", `data:text/javascript,${encodeURIComponent(ABSENT)}`, "--input-type=module", "-e", `await import("steamharness/opentelemetry")`], { encoding: "utf8" });
+    expect(subpath.status).not.toBe(0);
+    expect(subpath.stderr).toContain("Cannot find package '@opentelemetry/api'");
   });
 });

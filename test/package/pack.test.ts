@@ -90,6 +90,26 @@ describe("packed package (issue 2 / PORT)", () => {
     expect(readFileSync(join(dir, "node_modules/steamharness/LICENSE"), "utf8")).toMatch(/^MIT License\n\nCopyright \(c\) steamharness contributors\n/);
   });
 
+  it("DX-7 the tarball ships docs/ (every file the README and the docs link to, images included) and a repository field", () => {
+    const files = new Set(execFileSync("tar", ["tzf", tarball], { encoding: "utf8" }).split("\n").map((f) => f.replace(/^package\//, "")));
+    const linked = (markdown: string, base: string): string[] => {
+      const targets = [...markdown.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((target) => !/^[a-z]+:|^#/.test(target));
+      const resolved = targets.map((target) => join(base, target.split("#")[0]!).replace(/\\/g, "/"));
+      // Paths the README names in prose or code (`docs/gateway.md`), not only as links.
+      const named = base === "" ? [...markdown.matchAll(/\bdocs\/[\w./-]*\w/g)].map((m) => m[0]) : [];
+      return [...resolved, ...named].filter((path) => path !== "docs");
+    };
+    // The README and docs as they ship (the unpacked tarball), not the working tree's.
+    const shipped = join(dir, "node_modules/steamharness");
+    const fromReadme = linked(readFileSync(join(shipped, "README.md"), "utf8"), "");
+    expect(fromReadme.filter((path) => path.startsWith("docs/images/")).length).toBeGreaterThan(0);
+    const fromDocs = [...files].filter((f) => /^docs\/[^/]+\.md$/.test(f)).flatMap((doc) => linked(readFileSync(join(shipped, doc), "utf8"), "docs").filter((path) => path.startsWith("docs/")));
+    const missing = [...new Set([...fromReadme, ...fromDocs])].filter((path) => !files.has(path));
+    expect(missing).toEqual([]);
+    const packed = JSON.parse(readFileSync(join(dir, "node_modules/steamharness/package.json"), "utf8")) as { repository?: { type?: string; url?: string } };
+    expect(packed.repository).toEqual({ type: "git", url: expect.stringMatching(/^git\+https:\/\/github\.com\/[\w.-]+\/[\w.-]+\.git$/) });
+  });
+
   it("DX-5 npm install <tarball> into a fresh project: ESM import, CJS require and the steamharness bin", () => {
     const consumer = join(dir, "consumer");
     mkdirSync(consumer);

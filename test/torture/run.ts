@@ -35,7 +35,9 @@ let postgresUrl: string | undefined;
 if (values.postgres) {
   postgresUrl = process.env.STEAMHARNESS_TEST_POSTGRES_URL;
   if (!postgresUrl) {
-    cluster = join(root, "postgres-cluster");
+    // A folder of its own (the script hands it to the postgres user when we are root): inside
+    // `root`, a 0700 mkdtemp, initdb running as postgres could not enter it.
+    cluster = mkdtempSync(join(tmpdir(), "steamharness-torture-postgres-"));
     postgresUrl = execFileSync("scripts/postgres-test-cluster.sh", ["start", cluster], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
   }
   console.log(`PG-3: sessions and usage on PostgreSQL (${cluster ? "throwaway cluster" : "STEAMHARNESS_TEST_POSTGRES_URL"})`);

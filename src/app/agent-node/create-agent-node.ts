@@ -8,6 +8,7 @@ import { DEFAULT_HISTORY_LIMIT, readExecutionHistory, type ExecutionRecord } fro
 import type { Agent, AgentCompactInput, AgentCompactResult, AgentEffort, AgentInput, AgentMode, AgentOptions, AgentOutputPayload } from "../agent/types.js";
 import { SteamharnessError } from "../../domain/errors.js";
 import type { AgentContextUsage } from "../../domain/agent/context-meter.js";
+import type { AgentSessionHost } from "../session-host/types.js";
 
 /** Options of {@link createAgentNode}: every `createAgent` option plus the node's own (AG-3). */
 export interface AgentNodeOptions extends AgentOptions {
@@ -35,6 +36,13 @@ export type AgentNode = BaseStreamNode<AgentInput, OutputItemStreamChunk, AgentO
    * waits for their running work, then releases tools and leases. Nothing to do otherwise.
    */
   close(): Promise<void>;
+  /**
+   * Opens the conversation's resident session host now, as the node's first build-mode run
+   * would (a node with `session: { … }`, CONV-3), and resolves it — with `session.resume` it
+   * has recovered what an earlier host left and lists that host's turns. `null` for a node
+   * without `session`, a context without a conversation, or a live host this node did not open.
+   */
+  openSessionHost(context: NodeContext): Promise<AgentSessionHost | null>;
 };
 
 export { DEFAULT_HISTORY_LIMIT };
@@ -98,6 +106,7 @@ export function createAgentNode(options: AgentNodeOptions = {}): AgentNode {
     // execution history (seed: the durable session is the only record of what ran).
     stream: (input, context) => (runner ? runner.run(input, context) : agent.run(input, context)),
     close: async () => runner?.close(),
+    openSessionHost: async (context) => (runner ? runner.open(context) : null),
     compact: (input, context) => (runner ? runner.compact(input, context) : agent.compact(input, context)),
     history: (context) =>
       readExecutionHistory(context, {

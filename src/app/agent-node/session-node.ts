@@ -22,6 +22,11 @@ export interface SessionNodeRunner {
   compact(input: AgentCompactInput, context: NodeContext): Promise<AgentCompactResult>;
   /** Closes the hosts the node opened itself (waits for their running work, HOST-2). */
   close(): Promise<void>;
+  /**
+   * Opens the conversation's host now, as the first build-mode run would (CONV-3), and resolves
+   * it; `null` without a conversation or when the live host is one this node did not open.
+   */
+  open(context: NodeContext): Promise<AgentSessionHost | null>;
 }
 
 /** A session store handed to a run that must not close it (the host keeps it open). */
@@ -73,6 +78,8 @@ export function createSessionNodeRunner(options: AgentOptions, plain: Agent): Se
       const { sessionStore: _store, databasePath: _path, sessionId: _id, outputItemId: _answer, sessionKey: _key, ...agentOptions } = options;
       host = createAgentSessionHost(conversationId, {
         ...agentOptions,
+        // CONV-3: `session.resume` reopens the conversation's host on what an earlier one left.
+        resume: options.session?.resume ?? false,
         projectId: context.projectId,
         storage: context.storage,
         sessionKey: sessionAddressOf(options, context).sessionKey,
@@ -93,6 +100,9 @@ export function createSessionNodeRunner(options: AgentOptions, plain: Agent): Se
   };
 
   const hostFor = async (context: NodeContext, conversationId: string): Promise<RegisteredSessionHost> => {
+    // Set before the host opens: a resumed host may run a recovered task at once, and its
+    // approvals and questions go through the ports of the context in progress.
+    current.set(conversationId, context);
     if (!liveHost(conversationId)) {
       // No live host (never opened, or one this node opened was closed or suspended since).
       const stale = opened.get(conversationId);
@@ -104,7 +114,6 @@ export function createSessionNodeRunner(options: AgentOptions, plain: Agent): Se
     }
     const host = liveHost(conversationId);
     if (!host) throw new SteamharnessError("unavailable", `[steamharness] conversation ${conversationId} has no session host`);
-    current.set(conversationId, context);
     return host;
   };
 
@@ -173,6 +182,13 @@ export function createSessionNodeRunner(options: AgentOptions, plain: Agent): Se
       const conversationId = context.conversationId;
       if (conversationId === undefined || conversationId === "") return plain.compact(input, context);
       return compactViaHost(input, context, conversationId);
+    },
+    async open(context) {
+      const conversationId = context.conversationId;
+      if (conversationId === undefined || conversationId === "") return null;
+      await hostFor(context, conversationId);
+      const mine = opened.get(conversationId);
+      return mine ? mine.catch(() => null) : null;
     },
     async close() {
       const hosts = [...opened.values()];

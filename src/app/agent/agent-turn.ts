@@ -120,6 +120,7 @@ export async function* runAgentTurn(options: AgentOptions, cache: AgentCache, me
       yield chunk;
     }
     await turn.append([runFinishedEvent(turn)]);
+    turn.telemetry.finish({ status: "completed", usage: turn.usage });
     await turn.extensions.hooks.runEnd({ runId: turn.runId, status: "completed" });
     for (const chunk of turn.projector.finish()) items.push(chunk), yield chunk;
     await turn.budget?.refresh();
@@ -140,6 +141,7 @@ export async function* runAgentTurn(options: AgentOptions, cache: AgentCache, me
       // before (a pause asked again while undecided) appends nothing.
       const status = paused ? "waiting" : cancelled ? "cancelled" : "failed";
       const code = isSteamharnessError(error) ? error.code : "internal";
+      turn.telemetry.finish({ status, usage: turn.usage, ...(status === "failed" ? { error: code } : {}) });
       let progress = 0;
       for (const event of turn.committed.values()) if (event.type !== "run_stopped") progress++;
       await turn

@@ -45,7 +45,12 @@ export async function* compactionStep(turn: CompactionStepRun, step: number): As
     const threshold = setting?.threshold ?? DEFAULT_COMPACTION_THRESHOLD;
     const usedBefore = turn.meter.usage().used;
     if (usedBefore < threshold * turn.meter.usage().total || turn.messages.length < 2) return false;
-    const outcome = await writeSummary(turn.model, turn.messages, { requestId: eventId, signal: turn.context.signal, budget: setting?.summaryTokens ?? DEFAULT_SUMMARY_TOKENS });
+    const span = turn.telemetry.compaction({ step, trigger: "threshold" });
+    const outcome = await writeSummary(turn.model, turn.messages, { requestId: eventId, signal: turn.context.signal, budget: setting?.summaryTokens ?? DEFAULT_SUMMARY_TOKENS }).catch((error: unknown) => {
+      span.end({ error: "compaction_failed" });
+      throw error;
+    });
+    span.end({ attributes: { "steamharness.compaction.source": outcome.ok ? "model" : "fallback" } });
     const summary = outcome.ok ? outcome.summary : foldMessages(turn.messages);
     const { messages } = outcome.ok ? compactedTranscript(`Summary of the conversation so far (compacted):\n\n${summary}`, []) : compactedTranscript(summary, []);
     const usage = compactionUsageEntry(outcome.usage, { runId: turn.runId, step, provider: turn.model.descriptor.provider, model: turn.model.descriptor.model, at: turn.context.clock.now() });

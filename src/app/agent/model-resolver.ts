@@ -46,9 +46,7 @@ export async function resolveModel(
     return model;
   }
   const connection = selection.source === "explicit" ? selection : selection.entry;
-  if (!connection.apiKey) {
-    throw new SteamharnessError("input_validation", `model ${connection.model} has no API key: give apiKey explicitly (environment keys are never read)`, { field: "apiKey" });
-  }
+  if (!connection.apiKey) throw missingKey(selection);
   // The node's modelAttributes win over the capability flags of a configured entry.
   const entry = selection.source === "configured" ? selection.entry : undefined;
   const contextWindow = attributes?.contextWindow ?? entry?.contextWindow;
@@ -67,6 +65,22 @@ export async function resolveModel(
     ...(webSearch === undefined ? {} : { webSearch }),
     ...(entry?.price ? { price: entry.price } : {}),
   });
+}
+
+/**
+ * The missing-key error, saying where the key comes from: an explicit endpoint takes `apiKey`
+ * (the library never reads a key from the environment by itself); a configured entry gets its key
+ * from the variable its `apiKeyRef` names, which the host resolves (`steamharness chat` and
+ * `gateway` from their environment) — the same words as the chat banner's warning.
+ */
+function missingKey(selection: Exclude<AgentModelSelection, { source: "injected" }>): SteamharnessError {
+  if (selection.source === "explicit") {
+    return new SteamharnessError("input_validation", `model ${selection.model} has no API key: give apiKey explicitly (the library never reads keys from the environment itself)`, { field: "apiKey" });
+  }
+  const { entry } = selection;
+  const ref = entry.apiKeyRef;
+  const how = ref ? `set the environment variable ${ref} (its apiKeyRef) where the host runs` : "give the entry an apiKeyRef naming the environment variable that holds the key, and set that variable";
+  return new SteamharnessError("input_validation", `model ${entry.provider}/${entry.model} (entry "${entry.id}" of STEAMHARNESS_AGENT_MODELS) has no API key: ${how}`, { field: "apiKey" });
 }
 
 /**

@@ -7,6 +7,7 @@ import type { ModelMessage, ModelProviderItem, ModelResponse } from "../../ports
 import type { TokenCounts, TokenUsageEntry } from "../../ports/token-usage.js";
 import { runFinishedEvent } from "./turn.js";
 import type { ModelStepRun } from "./turn-parts.js";
+import { contentFor } from "./run-telemetry.js";
 
 type AssistantMessage = Extract<ModelMessage, { role: "assistant" }>;
 type Block = AssistantMessage["content"][number];
@@ -154,7 +155,7 @@ export async function* modelStep(turn: ModelStepRun, step: number): AsyncGenerat
     const startedAt = turn.context.clock.now();
     let streamed: Awaited<ReturnType<typeof streamResponse> extends AsyncGenerator<unknown, infer R> ? R : never>;
     try {
-      streamed = yield* streamResponse(turn, step, attempt, continuation);
+      streamed = yield* tracedResponse(turn, step, attempt, continuation);
       if (streamed.response.stopReason === "aborted") throw new SteamharnessError("cancelled", "the agent run was cancelled");
     } catch (error) {
       await turn.budget?.afterModelCall(step, attempt, null);
@@ -178,6 +179,7 @@ export async function* modelStep(turn: ModelStepRun, step: number): AsyncGenerat
       ]);
       await applyUsage(turn, step, attempt - 1);
       yield* projector.retry({ kind, attempt, max, message: response.errorMessage ?? "", ...(response.retry!.status === undefined ? {} : { status: response.retry!.status }) });
+      turn.telemetry.retry({ kind, attempt, max, message: response.errorMessage ?? "", ...(response.retry!.status === undefined ? {} : { status: response.retry!.status }) });
       continuation = continueAfter(continuation, kind, partial, undefined);
       await sleep(retryDelay(retries, turn.options.retryDelayMs ?? 500), turn.context.signal);
       continue;
@@ -195,6 +197,7 @@ export async function* modelStep(turn: ModelStepRun, step: number): AsyncGenerat
       await applyUsage(turn, step, attempt - 1);
       if (cut === "lost-call") yield* markLostCalls(turn, response.content);
       yield* projector.retry({ kind: cut, attempt, max: maxContinuations, message });
+      turn.telemetry.retry({ kind: cut, attempt, max: maxContinuations, message });
       continuation = continueAfter(continuation, cut, response.content, joinKey);
       continue;
     }
@@ -317,6 +320,23 @@ function toolCallIds(turn: Pick<ModelStepRun, "committed">, step: number) {
       });
     },
   };
+}
+
+/** {@link streamResponse} inside a `chat` span (OBS-2): usage, finish reason and, when opted in, content. */
+async function* tracedResponse(turn: ModelStepRun, step: number, attempt: number, continuation: Continuation): ReturnType<typeof streamResponse> {
+  const call = turn.telemetry.modelCall({ step, attempt, input: contentFor(turn.telemetry, () => turn.messages) });
+  try {
+    const streamed = yield* streamResponse(turn, step, attempt, continuation);
+    const { response } = streamed;
+    const failed = response.stopReason === "error" ? (response.retry?.kind ?? "model_error") : response.stopReason === "aborted" ? "cancelled" : undefined;
+    call.finish({ usage: response.usage, responseModel: turn.model.descriptor.model, finishReason: response.stopReason, ...(failed ? { error: failed } : {}), output: contentFor(turn.telemetry, () => response.content) });
+    return streamed;
+  } catch (error) {
+    call.end({ error: error instanceof Error && "code" in error ? String(error.code) : "internal" });
+    throw error;
+  } finally {
+    call.end();
+  }
 }
 
 /** Streams one model request into output items; collects what was streamed for a retry record. */

@@ -5,6 +5,7 @@ import type { JsonObject } from "../../domain/json.js";
 import type { ToolPermissionDefinition } from "../../domain/node-context.js";
 import type { ModelToolSpec } from "../../ports/model-provider.js";
 import { createAskUserTool, createUpdatePlanTool } from "./session-tools.js";
+import { describeSchemaError } from "../../domain/schema-errors.js";
 
 /**
  * Who governs a tool: `policy` (the built-in coding tools, by `permissionPolicy`), `catalog`
@@ -107,7 +108,7 @@ export function checkToolArguments(tool: AgentTool, args: unknown): string | nul
   try {
     if (Value.Check(tool.parameters, args)) return null;
     const first = [...Value.Errors(tool.parameters, args)][0];
-    return `invalid arguments for ${tool.name}${first ? ` at ${first.path || "/"}: ${first.message}` : ""}`;
+    return `invalid arguments for ${tool.name}${first ? ` at ${first.path || "/"}: ${describeSchemaError(first)}` : ""}`;
   } catch {
     return null;
   }

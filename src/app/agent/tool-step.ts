@@ -9,6 +9,7 @@ import type { AgentTool } from "../../domain/agent-tool.js";
 import type { ModelMessage, ModelToolCallBlock } from "../../ports/model-provider.js";
 import { checkToolArguments } from "./tool-registry.js";
 import type { ToolStepRun } from "./turn-parts.js";
+import { contentFor } from "./run-telemetry.js";
 
 type ToolResultMessage = Extract<ModelMessage, { role: "toolResult" }>;
 /** `timing`: when the tool ran (VIEW-7), for an outcome of a tool that was called. */
@@ -34,6 +35,23 @@ async function pause(turn: ToolStepRun, call: ModelToolCallBlock, kind: "tool_ap
   throw new UserInputRequiredError(requestId, { ...request, kind, runId: turn.runId, toolCallId: call.id }, kind === "question" ? "the agent asks a question" : `approval required for ${call.name}`);
 }
 
+/**
+ * Runs a request for a person's decision inside an approval-wait span (OBS-2): from the wait's
+ * recorded start when an earlier part of the run paused on it, ended with the outcome.
+ */
+async function waitFor<T extends { outcome: string }>(turn: ToolStepRun, call: ModelToolCallBlock, kind: "tool_approval" | "question", request: () => Promise<T>): Promise<T> {
+  const waited = turn.committed.get(runEventId(turn.runId, "tool", call.id, "wait"));
+  const span = turn.telemetry.approvalWait({ kind, toolName: call.name, callId: call.id, ...(waited ? { startedAt: waited.at } : {}) });
+  try {
+    const response = await request();
+    span.end({ attributes: { "steamharness.approval.outcome": response.outcome } });
+    return response;
+  } catch (error) {
+    span.end({ error: isSteamharnessError(error) ? error.code : "internal" });
+    throw error;
+  }
+}
+
 async function decide(turn: ToolStepRun, call: ModelToolCallBlock, outcome: "approved" | "denied" | "answered" | "declined", requestId: string, extra: { values?: JsonObject; reason?: string; timing?: SessionEventTiming } = {}): Promise<void> {
   await turn.append([{ eventId: runEventId(turn.runId, "tool", call.id, "decision"), runId: turn.runId, type: "approval_decision", payload: { requestId, outcome, ...extra } }]);
 }
@@ -51,7 +69,7 @@ async function askUser(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Out
     const askedAt = turn.context.clock.now();
     const response = resume && (resume.requestId === undefined || resume.requestId === requestId)
       ? { outcome: "answered" as const, values: { answer: resume.answer } }
-      : await turn.context.userInput.request({ requestId, runId: turn.runId, kind: "question", message: question, fields: [{ name: "answer", type: "string", required: true }] }, turn.context.signal);
+      : await waitFor(turn, call, "question", () => turn.context.userInput.request({ requestId, runId: turn.runId, kind: "question", message: question, fields: [{ name: "answer", type: "string", required: true }] }, turn.context.signal));
     if (response.outcome === "pending") return pause(turn, call, "question", requestId, { question });
     if (response.outcome === "cancelled") throw new SteamharnessError("cancelled", "the question was cancelled");
     const raw = response.outcome === "answered" ? response.values.answer ?? Object.values(response.values)[0] : undefined;
@@ -90,7 +108,7 @@ async function approve(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Out
     return null;
   } else if (registered.access === "ask") {
     const askedAt = turn.context.clock.now();
-    const decision = await turn.context.toolPermissions.request({ requestId, runId: turn.runId, toolId: call.name, arguments: call.arguments, toolCallId: call.id }, turn.context.signal);
+    const decision = await waitFor(turn, call, "tool_approval", () => turn.context.toolPermissions.request({ requestId, runId: turn.runId, toolId: call.name, arguments: call.arguments, toolCallId: call.id }, turn.context.signal));
     if (decision.outcome === "pending") return pause(turn, call, "tool_approval", requestId, { toolId: call.name, arguments: call.arguments });
     const timing = { startedAt: askedAt, endedAt: turn.context.clock.now() };
     if (decision.outcome === "denied") {
@@ -113,11 +131,15 @@ async function execute(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Out
   else await turn.append([started]);
   const calledAt = turn.context.clock.now();
   const timing = (): SessionEventTiming => ({ startedAt: calledAt, endedAt: turn.context.clock.now() });
+  const span = turn.telemetry.toolCall({ name: call.name, callId: call.id, arguments: contentFor(turn.telemetry, () => call.arguments) });
   try {
     // One decision per call (CAP-11): a tool asking the gate again while it runs gets this one.
     const result = await withApprovedCall(turn.context.toolPermissions, call, () => tool.execute(call.id, call.arguments, turn.context.signal));
-    return { isError: false, text: result.content.map((block) => block.text).join("\n"), details: toJson(result.details), timing: timing() };
+    const text = result.content.map((block) => block.text).join("\n");
+    span.end({ attributes: { result: contentFor(turn.telemetry, () => text) } });
+    return { isError: false, text, details: toJson(result.details), timing: timing() };
   } catch (error) {
+    span.end({ error: error instanceof UserInputRequiredError ? "user_input_required" : isSteamharnessError(error) ? error.code : error instanceof Error ? error.name : "internal" });
     if (turn.context.signal.aborted) throw new SteamharnessError("cancelled", "the agent run was cancelled", { cause: error });
     if (error instanceof UserInputRequiredError) {
       // A tool that pauses by itself has not done its work; it runs again on resume.

@@ -1,3 +1,4 @@
+import type { TelemetryRun } from "../../ports/telemetry.js";
 import type { AgentOutputProjector } from "../../domain/agent/output-projector.js";
 import type { ContextMeter } from "../../domain/agent/context-meter.js";
 import type { AgentMode } from "../../domain/agent/permission-policy.js";
@@ -41,13 +42,18 @@ export interface RunOutput {
   readonly meter: ContextMeter;
 }
 
+/** Where the run reports its model calls, tool calls, waits, compactions and retries (OBS-2). */
+export interface RunTelemetry {
+  readonly telemetry: TelemetryRun;
+}
+
 /** The run's token usage so far, added to in place by the steps that commit usage. */
 export interface RunUsage {
   readonly usage: TokenCounts;
 }
 
 /** What a model step uses (AG-2, OUT-3, OUT-5, OUT-7). */
-export interface ModelStepRun extends RunLog, RunOutput, RunUsage {
+export interface ModelStepRun extends RunLog, RunOutput, RunUsage, RunTelemetry {
   readonly context: Pick<NodeContext, "signal" | "clock" | "tokenUsage">;
   readonly options: Pick<AgentOptions, "maxRetries" | "maxContinuations" | "retryDelayMs" | "systemPrompt" | "webSearch" | "modelAttributes">;
   readonly input: Pick<AgentInput, "systemPrompt" | "webSearch">;
@@ -65,7 +71,7 @@ export interface ModelStepRun extends RunLog, RunOutput, RunUsage {
 }
 
 /** What a tool step uses (SES-4, SES-8, CAP-3, CAP-11, EXT-2). */
-export interface ToolStepRun extends RunLog, RunOutput {
+export interface ToolStepRun extends RunLog, RunOutput, RunTelemetry {
   readonly context: Pick<NodeContext, "signal" | "userInput" | "toolPermissions" | "clock">;
   readonly input: Pick<AgentInput, "askResume">;
   readonly registry: AgentToolRegistry;
@@ -73,7 +79,7 @@ export interface ToolStepRun extends RunLog, RunOutput {
 }
 
 /** What a compaction step uses (SES-7, SES-11). */
-export interface CompactionStepRun extends RunLog, RunOutput, RunUsage {
+export interface CompactionStepRun extends RunLog, RunOutput, RunUsage, RunTelemetry {
   readonly context: Pick<NodeContext, "signal" | "clock" | "tokenUsage">;
   readonly options: Pick<AgentOptions, "compaction">;
   readonly model: ModelProvider;

@@ -20,17 +20,19 @@ import { createSessionMessagesCache, readSessionMessages, rememberAppended, type
 import { openSessionStore, sessionAddressOf } from "./session-resolver.js";
 import type { AgentToolRegistry } from "./tool-registry.js";
 import { openTurnTools } from "./turn-tools.js";
-import type { RunLog, RunOutput, RunUsage } from "./turn-parts.js";
+import type { RunLog, RunOutput, RunTelemetry, RunUsage } from "./turn-parts.js";
 import { sessionEnvironment } from "./extensions/environment.js";
 import type { TurnExtensions } from "./extensions/turn-extensions.js";
 import type { AgentSessionEnvironment } from "./extensions/types.js";
 import type { AgentEffort, AgentInput, AgentOptions } from "./types.js";
+import type { TelemetryRun } from "../../ports/telemetry.js";
+import { openRunTelemetry } from "./run-telemetry.js";
 
 /**
  * Everything one run works with; built by {@link prepareTurn}. The steps take the parts they use
  * (`turn-parts.ts`); the loop hands them the turn itself.
  */
-export interface Turn extends RunLog, RunOutput, RunUsage {
+export interface Turn extends RunLog, RunOutput, RunUsage, RunTelemetry {
   sessionKey: string;
   sessionId: string;
   options: AgentOptions;
@@ -132,6 +134,8 @@ interface RunSession {
   chosen: { environment: AgentSessionEnvironment; record: SessionEventInput | null } | null;
   /** The model's context from earlier runs (snapshot, then messages before this run). */
   history: ModelMessage[];
+  /** What the run reports (OBS-2); its root is stored with a new run's start (OBS-4). */
+  telemetry: TelemetryRun;
 }
 
 type OpenedSession = { runId: string; sessionKey: string; sessionId: string; store: SessionStore; owned: boolean; identity: SessionIdentity | undefined };
@@ -144,7 +148,7 @@ const guard = <T>(what: string, promise: Promise<T>): Promise<T> => promise.catc
  * payload, and reads the session's earlier context.
  */
 async function setUpRunSession(options: AgentOptions, cache: AgentCache, input: AgentInput, context: NodeContext, session: OpenedSession): Promise<RunSession> {
-  const { runId, sessionKey, store, identity } = session;
+  const { runId, sessionKey, sessionId, store, identity } = session;
   const committed = new Map<string, SessionEvent>();
   for (const event of await guard("reading the run failed", store.readRun(runId))) committed.set(event.eventId, event);
   const started = committed.get(runEventId(runId, "start"));
@@ -157,6 +161,8 @@ async function setUpRunSession(options: AgentOptions, cache: AgentCache, input: 
   const mode: AgentMode = (saved?.mode as AgentMode | undefined) ?? input.mode ?? options.mode ?? "build";
   const policy = options.permissionPolicy ?? "ask";
   validatePermissionPolicy(policy, mode);
+  const telemetry = openRunTelemetry(context, { runId, sessionId, sessionKey, provider: saved?.provider ?? model.descriptor.provider, model: saved?.model ?? model.descriptor.model, committed, stored: saved?.trace, resuming: saved !== null });
+  const root = saved ? null : telemetry.root();
   const start: RunStartedPayload = saved ?? {
     prompt: input.prompt,
     mode,
@@ -171,6 +177,7 @@ async function setUpRunSession(options: AgentOptions, cache: AgentCache, input: 
     answerItemId: input.hostInput === undefined ? null : (options.outputItemId ?? agentAnswerItemId(sessionKey)),
     // The start event is committed with the first step; the viewer's timeline starts here (VIEW-7).
     startedAt: context.clock.now(),
+    ...(root ? { trace: root } : {}),
   };
 
   const head = await guard("reading the session head failed", store.head());
@@ -178,16 +185,19 @@ async function setUpRunSession(options: AgentOptions, cache: AgentCache, input: 
   const earlier = await guard("reading the session failed", readSessionMessages(cache.sessionMessages, identity, store, head));
   const startSeq = started?.seq ?? Number.POSITIVE_INFINITY;
   const history = completeToolResults([...(snapshotState?.messages ?? []), ...messagesFromEvents(earlier.filter((event) => event.runId !== runId && event.seq < startSeq))]);
-  return { committed, saved, start, model, mode, policy, chosen, history };
+  return { committed, saved, start, model, mode, policy, chosen, history, telemetry };
 }
 
 /** Assembles the run from its session half and its tools half (the two halves of its setup). */
 async function setUpTurn(options: AgentOptions, cache: AgentCache, meter: ContextMeter, input: AgentInput, context: NodeContext, session: OpenedSession): Promise<Turn> {
   const { runId, sessionKey, sessionId, store, owned, identity } = session;
-  const { committed, saved, start, model, mode, policy, chosen, history } = await setUpRunSession(options, cache, input, context, session);
+  const { committed, saved, start, model, mode, policy, chosen, history, telemetry } = await setUpRunSession(options, cache, input, context, session);
   const deferred: SessionEventInput[] = [];
   let turn!: Turn;
-  const tools = await openTurnTools({ options, context, codingTools: cache.codingTools, runId, policy, workdir: start.workdir, environment: chosen?.environment, committed, view: () => turn });
+  const tools = await openTurnTools({ options, context, codingTools: cache.codingTools, runId, policy, workdir: start.workdir, environment: chosen?.environment, committed, view: () => turn }).catch((error: unknown) => {
+    telemetry.finish({ status: "failed", error: "setup_failed" });
+    throw error;
+  });
 
   const budget = await createRunBudget(options.budget, context, runId, sessionKey, model.descriptor);
   turn = {
@@ -202,6 +212,7 @@ async function setUpTurn(options: AgentOptions, cache: AgentCache, meter: Contex
     turnStart: history.length,
     toolCallCount: 0,
     usage: zeroUsage(),
+    telemetry,
     async append(events) {
       const all = deferred.length === 0 ? events : [...deferred.splice(0), ...events];
       const fresh = all.filter((event) => !committed.has(event.eventId));

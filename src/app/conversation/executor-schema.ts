@@ -9,6 +9,7 @@ import { Value } from "@sinclair/typebox/value";
 import { SteamharnessError } from "../../domain/errors.js";
 // One schema of the catalog entry for every project type (WF-2).
 import { ToolPermissionDefinitionSchema } from "../../domain/tool-catalog.js";
+import { describeSchemaError } from "../../domain/schema-errors.js";
 
 const Enabled = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
 
@@ -73,7 +74,7 @@ export function checkDeclaration<T extends TSchema>(schema: T, value: unknown, r
   const first = Value.Errors(schema, value).First();
   const field = dotted(root, first?.path ?? "");
   const found = first?.value === undefined ? "missing" : `found ${shorten(first.value)}`;
-  throw new SteamharnessError("input_validation", `[steamharness] [conversation] ${field}: ${first?.message ?? "invalid"} (${found})`, { field });
+  throw new SteamharnessError("input_validation", `[steamharness] [conversation] ${field}: ${first ? describeSchemaError(first) : "invalid"} (${found})`, { field });
 }
 
 /**

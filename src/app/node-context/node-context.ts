@@ -6,6 +6,7 @@ import type { TokenUsageRecorder } from "../../ports/token-usage.js";
 import type { Clock } from "../../ports/clock.js";
 import type { IdSource } from "../../ports/id-source.js";
 import type { HarnessRuntime } from "../../ports/runtime.js";
+import type { TelemetryCarrier } from "../../ports/telemetry.js";
 import { SteamharnessError } from "../../domain/errors.js";
 
 /** Options of {@link createNodeContext}: `projectId` and `storage` are required, the rest default. */
@@ -33,6 +34,8 @@ export interface NodeContextOptions {
   ids?: IdSource;
   /** The driven adapters this context hands down; defaults to the library's runtime (`createHarnessRuntime`). */
   runtime?: HarnessRuntime;
+  /** The trace context the context's new runs continue (OBS-3): a W3C `traceparent` (and `tracestate`). */
+  trace?: TelemetryCarrier;
 }
 
 const silentLogger: NodeLogger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -64,5 +67,6 @@ export function buildNodeContext(options: NodeContextOptions, runtime: HarnessRu
     clock: options.clock ?? runtime.clock(),
     ids,
     runtime,
+    ...(options.trace === undefined ? {} : { trace: options.trace }),
   };
 }

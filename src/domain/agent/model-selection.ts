@@ -3,6 +3,7 @@ import { Value } from "@sinclair/typebox/value";
 import { SteamharnessError } from "../errors.js";
 import type { AgentModelPolicy } from "../configuration/agent-models.js";
 import type { JsonValue } from "../json.js";
+import { describeSchemaError } from "../schema-errors.js";
 
 /** The configuration key holding the project's agent models (AG-4). */
 export const AGENT_MODELS_KEY = "STEAMHARNESS_AGENT_MODELS";
@@ -22,6 +23,8 @@ export const AgentModelEntrySchema = Type.Object({
   apiKind: Type.Optional(ApiKindSchema),
   baseUrl: Type.Optional(Type.String()),
   apiKey: Type.Optional(Type.String()),
+  /** The variable the key was looked up in (from the configuration), for messages; never a key. */
+  apiKeyRef: Type.Optional(Type.String()),
   contextWindow: Type.Optional(Type.Integer({ minimum: 1 })),
   webSearch: Type.Optional(Type.Boolean()),
   reasoning: Type.Optional(Type.Boolean()),
@@ -84,7 +87,7 @@ export function readAgentModels(snapshot: AgentConfigurationSnapshot | undefined
   }
   if (!Value.Check(AgentModelsValueSchema, raw)) {
     const first = [...Value.Errors(AgentModelsValueSchema, raw)][0];
-    throw new SteamharnessError("input_validation", `${AGENT_MODELS_KEY} is malformed${first ? ` at ${first.path || "/"}: ${first.message}` : ""}`, { field: AGENT_MODELS_KEY });
+    throw new SteamharnessError("input_validation", `${AGENT_MODELS_KEY} is malformed${first ? ` at ${first.path || "/"}: ${describeSchemaError(first)}` : ""}`, { field: AGENT_MODELS_KEY });
   }
   const entries = Array.isArray(raw) ? raw : raw.models;
   const declared = Array.isArray(raw) ? undefined : raw.allowThirdParty;

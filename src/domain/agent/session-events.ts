@@ -56,6 +56,8 @@ export interface RunStartedPayload {
    * run's first step, so its `at` is later; absent in logs written before VIEW-7.
    */
   startedAt?: number;
+  /** The trace context of the run's root span (OBS-4), so a resumed run continues the same trace. Absent in older logs. */
+  trace?: { traceparent: string; tracestate?: string };
 }
 
 /**

@@ -24,7 +24,8 @@ export function agentConfigurationFromSnapshot(snapshot: ProjectConfigurationSna
   const models = snapshot.STEAMHARNESS_AGENT_MODELS.map((entry) => {
     const { system, apiKeyRef, ...rest } = entry;
     const apiKey = apiKeyRef === undefined ? undefined : resolveApiKey?.(apiKeyRef, entry.id);
-    return { ...rest, source: system ? "system" : "third-party", ...(apiKey === undefined ? {} : { apiKey }) };
+    // The ref stays beside the key, so a turn without a key names the variable it looked in.
+    return { ...rest, source: system ? "system" : "third-party", ...(apiKeyRef === undefined ? {} : { apiKeyRef }), ...(apiKey === undefined ? {} : { apiKey }) };
   });
   const values: Record<string, JsonValue> = { ...cloneJson(snapshot.values), [STEAMHARNESS_AGENT_MODELS]: models };
   return { values, agentModelPolicy: { ...snapshot.agentModelPolicy } };

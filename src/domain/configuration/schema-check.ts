@@ -6,6 +6,7 @@
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { SteamharnessError } from "../errors.js";
+import { describeSchemaError } from "../schema-errors.js";
 
 /**
  * Returns `value` typed by `schema`, or throws `input_validation` naming the first failing path
@@ -18,7 +19,7 @@ export function checkSchema<T extends TSchema>(schema: T, value: unknown, field:
   if (Value.Check(schema, value)) return value;
   const first = Value.Errors(schema, value).First();
   const path = joinPath(field, first?.path ?? "");
-  const detail = first ? `${first.message}${describeFound(first.value)}` : "does not match its schema";
+  const detail = first ? `${describeSchemaError(first)}${describeFound(first.value)}` : "does not match its schema";
   throw new SteamharnessError("input_validation", `[steamharness] [configuration] ${path || "value"}: ${detail}`, {
     field: path || field,
   });

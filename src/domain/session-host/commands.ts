@@ -1,6 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { SteamharnessError } from "../errors.js";
+import { describeSchemaError } from "../schema-errors.js";
 
 /**
  * The typed command set of a resident session host (HOST-1). Commands are plain JSON so they can
@@ -144,7 +145,7 @@ export function parseAgentSessionCommand(value: unknown): AgentSessionCommand {
   if (!Value.Check(schema, value)) {
     const first = [...Value.Errors(schema, value)][0];
     const field = first?.path.replace(/^\//, "") || "command";
-    throw new SteamharnessError("input_validation", `invalid ${type} command at ${field}: ${first?.message ?? "invalid"}`, { field });
+    throw new SteamharnessError("input_validation", `invalid ${type} command at ${field}: ${first ? describeSchemaError(first) : "invalid"}`, { field });
   }
   return value as AgentSessionCommand;
 }

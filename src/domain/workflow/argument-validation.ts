@@ -1,6 +1,7 @@
 import type { TObject } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import { ValueErrorType } from "@sinclair/typebox/errors";
+import { describeSchemaError } from "../schema-errors.js";
 
 const compiled = new WeakMap<TObject, TypeCheck<TObject>>();
 
@@ -36,7 +37,7 @@ export function validateArguments(schema: TObject, args: unknown): string[] {
     if (missing.has(error.path)) continue;
     const where = describePath(error.path);
     const values = (error.schema as { enum?: unknown[] }).enum;
-    let message = error.message;
+    let message = describeSchemaError(error);
     if (error.type === ValueErrorType.ObjectAdditionalProperties) {
       message = `unknown property (allowed: ${allowed})`;
     } else if (error.type === ValueErrorType.ObjectRequiredProperty) {

@@ -9,6 +9,7 @@ import { isTypeBoxObject, paramsFromTypeBox } from "./typebox-params.js";
 import type { WorkflowRunContext, WorkflowRunResult } from "./run-context.js";
 import type { ToolPermissionDefinition } from "../node-context.js";
 import { parseToolCatalog } from "../tool-catalog.js";
+import { describeSchemaError } from "../schema-errors.js";
 
 export { WorkflowParamSchema, type WorkflowParam } from "./param-types.js";
 
@@ -182,7 +183,7 @@ function structureEntrypoint(where: string, id: string, raw: unknown): Structure
   const checked: WorkflowParam[] = params.map((param, index) => {
     if (!Value.Check(WorkflowParamSchema, param)) {
       const first = Value.Errors(WorkflowParamSchema, param).First();
-      const path = first ? `${first.path || "/"}: ${first.message}` : "malformed";
+      const path = first ? `${first.path || "/"}: ${describeSchemaError(first)}` : "malformed";
       throw invalid(at, `param #${index + 1} is invalid (${path})`, "params");
     }
     const typed = param as WorkflowParam;
@@ -196,7 +197,7 @@ function structureEntrypoint(where: string, id: string, raw: unknown): Structure
       const schema = paramSchema(typed);
       if (!Value.Check(schema, typed.default)) {
         const first = Value.Errors(schema, typed.default).First();
-        const why = first ? `${first.path ? `${first.path}: ` : ""}${first.message}` : "does not fit the param";
+        const why = first ? `${first.path ? `${first.path}: ` : ""}${describeSchemaError(first)}` : "does not fit the param";
         throw invalid(at, `the default of param ${JSON.stringify(typed.name)} does not fit its type (${why})`, "params");
       }
     }

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { CHAT_COMMANDS } from "./prompt-commands.js";
 
 /**
  * Registers `steamharness chat <project-dir> [--conversation <id>] [--data-dir <dir>]
@@ -15,6 +16,18 @@ export function registerChatCommand(program: Command): void {
     .option("--conversation <id>", "continue this conversation (its id is printed when a chat starts)")
     .option("--data-dir <dir>", "root of local data (default ~/.steamharness)")
     .option("--agent-store-dir <dir>", "where the conversation's sessions are kept (default <project-dir>/.workflow/agents)")
+    .addHelpText(
+      "after",
+      [
+        "",
+        "At the prompt:",
+        `  ${CHAT_COMMANDS.split(" · ").join("\n  ")}`,
+        "",
+        "The model: the project's own (models, or provider + model + apiKey), else the first entry of",
+        "STEAMHARNESS_AGENT_MODELS in the project's configuration (steamharness config), whose key the",
+        "chat reads from the environment variable the entry's apiKeyRef names. The banner names it.",
+      ].join("\n"),
+    )
     .action(async (projectDir: string, flags: { conversation?: string; dataDir?: string; agentStoreDir?: string }) => {
       // Loaded on use: `--help` and `mcp` do not pay for the agent runtime.
       const { runChat } = await import("./chat-session.js");

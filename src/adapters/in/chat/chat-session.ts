@@ -26,6 +26,7 @@ import { createSystemClock } from "../../../compose/local.js";
 import { startHostBridgeServer, type HostBridgeServer } from "../host-bridge-server/host-bridge-server.js";
 import { HOST_BRIDGE_TOKEN_ENV, HOST_BRIDGE_URL_ENV } from "../../../domain/capabilities/host-bridge.js";
 import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
+import { CHAT_COMMANDS } from "./prompt-commands.js";
 import { currentModelSource, describeChatModel } from "./chat-model.js";
 import { createChatRenderer } from "./chat-renderer.js";
 import { createLineReader } from "./line-reader.js";
@@ -74,6 +75,9 @@ export async function runChat(options: ChatOptions): Promise<void> {
   const dataDir = resolve(options.dataDir ?? join(homedir(), ".steamharness"));
   const env = options.env ?? process.env;
   const agentOptions: AgentNodeOptions = { ...project.executor.agent };
+  // CONV-3: a project whose agent runs through a resident session host reopens it with
+  // `resume: true` on each start, so what an earlier chat left is recovered and its turns listed.
+  if (agentOptions.session) agentOptions.session = { ...agentOptions.session, resume: agentOptions.session.resume ?? true };
   const resolveApiKey = (ref: string) => env[ref];
   // Without models of its own the project's turns read STEAMHARNESS_AGENT_MODELS from the local store.
   const fromStore = agentOptions.configuration === undefined && agentOptions.models === undefined;
@@ -95,6 +99,8 @@ export async function runChat(options: ChatOptions): Promise<void> {
     if (fromStore) agentOptions.configuration = createAgentConfigurationLoader({ store: configurations, clock: createSystemClock(), resolveApiKey });
     // The node checks the project's agent options (permission policy, models) before anything listens.
     const node = createAgentNode(agentOptions);
+    // CONV-3: the hosts the node opens are closed on /exit, end of input and Ctrl-C (before the storage).
+    opened.push(() => node.close());
     const modelLine = fromStore
       ? await currentModelSource(configurations, project.manifest.id, createSystemClock(), resolveApiKey).then(
           (source) => describeChatModel(project.executor.agent, source, options.projectDir),
@@ -122,7 +128,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
   const ask = (question: string) => reader.ask(question, turn?.signal);
   const ports = createTerminalPorts(ask, out);
   const renderer = createChatRenderer(out);
-  out.write(`steamharness chat — ${project.manifest.name ?? project.manifest.id}\n${modelLine}\nconversation ${conversationId} (resume with --conversation ${conversationId})\n`);
+  out.write(`steamharness chat — ${project.manifest.name ?? project.manifest.id}\n${modelLine}\nconversation ${conversationId} (resume with --conversation ${conversationId})\n${CHAT_COMMANDS}\n`);
   const recovery = project.executor.executor.conversation.recovery.enabled;
   const journal = `${ACTIVE_TURN_PREFIX}${conversationId}`;
   const runTurn = async (prompt: string, runId: string) => {
@@ -152,6 +158,13 @@ export async function runChat(options: ChatOptions): Promise<void> {
       if (recovery) await storage.values.delete(project.manifest.id, journal);
     }
   };
+  // CONV-3: a node with `session` opens its host before the first prompt, so a resumed host
+  // recovers at once and the chat shows where the conversation stands.
+  const openSessionHost = async () => {
+    const context = createNodeContext({ projectId: project.manifest.id, conversationId, storage, runId: `open-${randomUUID()}`, toolPermissions: ports.toolPermissions, userInput: ports.userInput, tools: [...project.executor.executor.tools], signal: new AbortController().signal });
+    const host = await node.openSessionHost(context);
+    if (host) out.write(describeResumedHost(((await host.snapshot()).content as { turns?: unknown[] }).turns ?? []));
+  };
   // SES-11 `/compact [instructions]`: the session's model summarises the whole conversation.
   const compact = async (instructions: string) => {
     const runId = `compact-${randomUUID()}`;
@@ -167,6 +180,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
     }
   };
   try {
+    await openSessionHost();
     const interrupted = recovery ? await storage.values.get(project.manifest.id, journal) : null;
     if (isActiveTurn(interrupted)) {
       out.write(`↺ recovering the interrupted turn: ${interrupted.prompt}\n`);
@@ -192,6 +206,18 @@ export async function runChat(options: ChatOptions): Promise<void> {
     out.write("\n");
     await closeAll();
   }
+}
+
+/**
+ * The line a chat prints when its session host reopened on earlier turns (CONV-3): how many, and
+ * the last one's prompt and item count. Empty for a new conversation.
+ */
+function describeResumedHost(turns: readonly unknown[]): string {
+  if (turns.length === 0) return "";
+  const last = turns[turns.length - 1] as { prompt?: unknown; items?: unknown[] };
+  const prompt = typeof last.prompt === "string" ? (last.prompt.length > 60 ? `${last.prompt.slice(0, 57)}...` : last.prompt) : "";
+  const items = Array.isArray(last.items) ? `, ${last.items.length} item${last.items.length === 1 ? "" : "s"}` : "";
+  return `↺ session host resumed: ${turns.length} earlier turn${turns.length === 1 ? "" : "s"} (last: ${JSON.stringify(prompt)}${items})\n`;
 }
 
 /** What a chat opens before its first prompt. */

@@ -44,7 +44,7 @@ export function addDataDirOptions(command: Command): Command {
     .addOption(
       new Option(
         "--allow-file-root <dir>",
-        "import file params only from below this directory (absolute, real path; repeatable). Default: the project dir and the working dir (not when that is / or your home dir or above). /proc, /sys, /dev are always refused",
+        "import file params only from below this directory (absolute, real path; repeatable; default the project dir and the working dir, unless that is / or your home dir or above); /proc, /sys and /dev are always refused",
       ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     );
 }

@@ -10,13 +10,13 @@ export interface PackageManifest {
 
 /**
  * steamharness's own package.json, found one level above the running module (dist/ in an
- * install, src/adapters/in/cli/ in the sources), or `null` when neither candidate is it.
+ * install, four levels up from src/adapters/in/cli/ in the sources), or `null` when neither candidate is it.
  *
  * @example
  * readPackageManifest()?.version // "0.1.0"
  */
 export function readPackageManifest(moduleUrl: string = import.meta.url): PackageManifest | null {
-  for (const relative of ["../package.json", "../../../package.json"]) {
+  for (const relative of ["../package.json", "../../../../package.json"]) {
     try {
       const pkg = JSON.parse(readFileSync(new URL(relative, moduleUrl), "utf8")) as Partial<PackageManifest>;
       if (pkg.name === "steamharness" && typeof pkg.version === "string") return pkg as PackageManifest;

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { secretValues } from "../../../domain/redaction.js";
-import { EXIT_CODES_HELP, exitCodeOfError } from "../exits/exit-codes.js";
+import { exitCodeOfError } from "../exits/exit-codes.js";
+import { styleHelp } from "./help-style.js";
 import { fatalLine, wantsDebug } from "../exits/fatal-line.js";
 import { registerInitCommand } from "./init/init-command.js";
 import { readPackageManifest } from "./package-manifest.js";
@@ -35,20 +36,13 @@ export function createProgram(version = packageVersion()): Command {
     .option("--debug", "print the stack trace of an unexpected error")
     // DX-8: a usage error is one line, `steamharness: <what is wrong> (see … --help)`.
     .configureOutput({ outputError: (text, write) => write(usageLine(text)) })
-    .addHelpText("after", `\n${EXIT_CODES_HELP}`)
     // Usage errors throw instead of exiting, so runCli gives them their exit code (2).
     .exitOverride();
   for (const register of [registerInitCommand, registerStructureCommand, registerRunCommand, registerAnswerCommand, registerMcpCommand, registerChatCommand, registerGatewayCommand, registerConfigCommand, registerViewCommand]) {
     register(program);
   }
-  // Every subcommand's help ends with the same exit-code table.
-  const withTable = (command: Command): void => {
-    for (const sub of command.commands) {
-      if (sub.commands.length === 0) sub.addHelpText("after", `\n${EXIT_CODES_HELP}`);
-      withTable(sub);
-    }
-  };
-  withTable(program);
+  // DX-8: one help style everywhere, the exit-code table after every command's help.
+  styleHelp(program);
   return program;
 }
 

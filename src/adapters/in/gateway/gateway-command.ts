@@ -5,6 +5,7 @@
  * is generated and printed once on stderr. The project's KV, knowledge and files live under the
  * data dir, as for `steamharness chat`; gateway sessions stay in memory (SES-6).
  */
+import { telemetryFromEnv } from "../../../compose/telemetry.js";
 import { randomBytes } from "node:crypto";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
@@ -76,6 +77,8 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
     import("./gateway.js"),
   ]);
   const project = await loadAgentConversationProject(options.projectDir);
+  // OBS-3: an OTLP endpoint in the environment turns request and run spans on.
+  const telemetry = await telemetryFromEnv(env);
   const dataDir = resolve(options.dataDir ?? join(homedir(), ".steamharness"));
   // Gateway runs carry host input and stay in memory (SES-6); a conversation's durable sessions are
   // project-local, the same folder `chat`, `run` and `mcp` use (SES-10).
@@ -118,6 +121,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
   } finally {
     await configurations.close?.();
     await storage.close();
+    await telemetry?.shutdown();
   }
 }
 

@@ -7,6 +7,8 @@
  * evicted; it is counted and may be evicted once the run ends. A run that pauses (`user_input_required`) is remembered by request id until the
  * client answers and the gateway resumes it under its original run id (SES-8).
  */
+import type { TelemetryCarrier } from "../../../ports/telemetry.js";
+import type { HarnessRuntime } from "../../../ports/runtime.js";
 import { randomUUID } from "node:crypto";
 import type { AgentNode } from "../../../app/agent-node/create-agent-node.js";
 import { isSteamharnessError, UserInputRequiredError } from "../../../domain/errors.js";
@@ -66,6 +68,10 @@ export interface GatewayRunsOptions {
   maxConversations: number;
   /** Most bytes all kept conversations hold together (least recently used evicted first). */
   maxHeldBytes: number;
+  /** The trace context a request's runs continue (its gateway span, OBS-3), by the request's signal. */
+  traceOf?: (signal: AbortSignal) => TelemetryCarrier | undefined;
+  /** The runtime of the runs' node contexts (default the library's). */
+  runtime?: HarnessRuntime;
   /** Called once per failed run (DX-9), with the details a client is not shown (an unexpected error's own message). */
   onRunFailure?: (failure: { runId: string; conversationId: string; code: string; message: string; detail?: string }) => void;
 }
@@ -252,6 +258,8 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
         userInput,
         tools: options.tools,
         signal: controller.signal,
+        ...(options.runtime ? { runtime: options.runtime } : {}),
+        ...(options.traceOf?.(signal) ? { trace: options.traceOf(signal)! } : {}),
       });
       let answerId = options.answerItemId ?? null;
       let sessionId: string | null = null;

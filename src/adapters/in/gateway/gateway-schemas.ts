@@ -8,6 +8,7 @@ import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { dotted } from "../../../app/conversation/executor-schema.js";
 import { GatewayHttpError } from "./gateway-http.js";
+import { describeSchemaError } from "../../../domain/schema-errors.js";
 
 const Role = Type.Union([Type.Literal("user"), Type.Literal("assistant"), Type.Literal("system"), Type.Literal("developer")]);
 const TextPart = Type.Object({ type: Type.Union([Type.Literal("input_text"), Type.Literal("output_text"), Type.Literal("text")]), text: Type.String() });
@@ -84,7 +85,7 @@ export function validateBody<T extends TSchema>(schema: T, body: unknown): Stati
   const first = Value.Errors(schema, body).First();
   const param = dotted("", first?.path ?? "") || null;
   const found = first?.value === undefined ? "missing" : `got ${preview(first.value, 60)}`;
-  throw new GatewayHttpError(400, `Invalid ${param ? `'${param}'` : "request body"}: ${first?.message ?? "invalid"} (${found}).`, { param, code: param && first?.value === undefined ? "missing_required_parameter" : "invalid_value" });
+  throw new GatewayHttpError(400, `Invalid ${param ? `'${param}'` : "request body"}: ${first ? describeSchemaError(first) : "invalid"} (${found}).`, { param, code: param && first?.value === undefined ? "missing_required_parameter" : "invalid_value" });
 }
 
 /**

@@ -10,6 +10,8 @@
  * A client that disconnects cancels its run; `close()` cancels every run, tells each client so,
  * and resolves once their responses ended (SEC-7).
  */
+import { defaultRuntime } from "../../../compose/runtime.js";
+import type { Telemetry, TelemetryCarrier } from "../../../ports/telemetry.js";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAgentNode, type AgentNode, type AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
@@ -57,6 +59,12 @@ export interface ResponsesGatewayOptions {
   outputItemId?: string;
   /** Largest request body in bytes (default 1 MiB). */
   maxBodyBytes?: number;
+  /**
+   * Where requests and runs are reported (OBS-3; default the library runtime's, a no-op unless
+   * set): each request is a server span continuing the client's `traceparent` header, and its
+   * runs continue that span.
+   */
+  telemetry?: Telemetry;
   /**
    * Requests per window (default 600 per minute), counted for the token, and for requests
    * without it per client address; `false` turns it off.
@@ -154,11 +162,16 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
     ...(answerItemId === undefined ? {} : { answerItemId }),
     maxConversations: options.maxConversations ?? 1000,
     maxHeldBytes: options.maxHeldBytes ?? DEFAULT_MAX_HELD_BYTES,
+    traceOf: (signal) => traces.get(signal),
+    ...(options.telemetry ? { runtime: { ...defaultRuntime(), telemetry: options.telemetry } } : {}),
   });
   const responses = createResponsesApi({ runs, modelId, now });
   const chat = createChatCompletionsApi({ runs, modelId, now });
   const guard = createGatewayGuard({ token: options.token, rateLimit: options.rateLimit ?? { requests: 600, windowMs: 60_000 }, allowedHosts: options.allowedHosts ?? [], now });
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const telemetry = () => options.telemetry ?? defaultRuntime().telemetry;
+  /** The gateway span of each request in progress, by the request's signal (its runs continue it). */
+  const traces = new WeakMap<AbortSignal, TelemetryCarrier>();
   let server: Server | null = null;
   let closing: Promise<void> | null = null;
   /** Requests being answered: each settles when its response has ended (or its socket closed). */
@@ -212,6 +225,16 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
       );
       inFlight.add(ended);
       void ended.then(() => inFlight.delete(ended));
+      const header = request.headers.traceparent;
+      const tracestate = request.headers.tracestate;
+      const span = telemetry().gatewayRequest({
+        method: request.method ?? "GET",
+        target: gatewayRequestPath(request).replace(/^\/v1\/responses\/[^/]+$/, "/v1/responses/{id}"),
+        parent: typeof header === "string" ? { traceparent: header, ...(typeof tracestate === "string" ? { tracestate } : {}) } : null,
+      });
+      const carrier = span.carrier();
+      if (carrier) traces.set(controller.signal, carrier);
+      void ended.then(() => span.end({ ...(response.statusCode >= 500 ? { error: String(response.statusCode) } : {}), attributes: { "http.response.status_code": response.statusCode } }));
       log?.request(request, response);
       serve(request, response, controller.signal)
         .catch((error: unknown) => {

@@ -1,3 +1,4 @@
+import { telemetryFromEnv } from "../../../compose/telemetry.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { exitCodeOfError } from "../exits/exit-codes.js";
 import { precheckWorkflowHost } from "../project-runner/host-options.js";
@@ -113,6 +114,8 @@ export async function publishedCatalog(host: WorkflowHost, slot: CatalogCacheSlo
 export async function serveWorkflowOverStdio(options: ServeWorkflowOptions): Promise<void> {
   for (const method of ["log", "info", "debug", "warn"] as const) console[method] = (...args: unknown[]) => console.error(...args);
   const prechecked = await precheckWorkflowHost(options);
+  // OBS-3: an OTLP endpoint in the environment turns the server's (and its workers') spans on.
+  const telemetry = await telemetryFromEnv();
   const { createWorkflowHost } = await import("../project-runner/workflow-host.js");
   const host = await createWorkflowHost({ ...options, workers: options.workers ?? DEFAULT_WORKERS, prechecked, output: process.stderr, startWorkers: false });
   const slot = await catalogCacheSlot(prechecked.location, prechecked.dirs, options.version ?? "0.0.0");
@@ -127,6 +130,7 @@ export async function serveWorkflowOverStdio(options: ServeWorkflowOptions): Pro
     void host
       .close()
       .catch(() => undefined)
+      .then(() => telemetry?.shutdown())
       .finally(() => process.exit(code));
   };
   process.once("SIGTERM", () => shutdown());

@@ -1,3 +1,5 @@
+import { defaultRuntime } from "../../../compose/runtime.js";
+import type { TelemetryCarrier } from "../../../ports/telemetry.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { isSteamharnessError } from "../../../domain/errors.js";
@@ -24,6 +26,13 @@ export const PROGRESS_INTERVAL_MS = 2000;
 export async function catalogOf(host: WorkflowHost): Promise<WorkflowCatalog> {
   const [structure, { workflowTools }] = await Promise.all([host.structure(), import("./workflow-tools.js")]);
   return { structure, tools: workflowTools(structure) };
+}
+
+/** The W3C trace context a client put in a request's `_meta` (`traceparent`, `tracestate`), if any. */
+function carrierOfMeta(meta: Record<string, unknown> | undefined): TelemetryCarrier | null {
+  const traceparent = meta?.traceparent;
+  if (typeof traceparent !== "string") return null;
+  return typeof meta?.tracestate === "string" ? { traceparent, tracestate: meta.tracestate } : { traceparent };
 }
 
 /**
@@ -95,12 +104,19 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, host: Workfl
       beat();
       status = "the workflow run is in progress";
     };
+    // OBS-3: a server span continuing the client's trace (`_meta.traceparent`); the worker's run continues it.
+    const span = defaultRuntime().telemetry.mcpRequest({ method: "tools/call", target: entrypoint.id, requestId: extra.requestId, parent: carrierOfMeta(request.params._meta) });
     try {
       const elicitation = createElicitationHandlers(server, { signal: extra.signal });
       const handlers = answered ? answeringHandlers(answered, elicitation) : elicitation;
-      const report = await host.run(entrypoint, prepared, handlers, { signal: extra.signal, onQueued, ...(answered ? { runId: answered.runId } : {}) });
+      const trace = span.carrier();
+      const report = await host.run(entrypoint, prepared, handlers, { signal: extra.signal, onQueued, ...(answered ? { runId: answered.runId } : {}), ...(trace ? { trace } : {}) });
       await keepCallRun(host, report, { entrypointId: entrypoint.id, args }, answered);
+      span.end({ ...(report.status === "failed" ? { error: report.error?.code ?? "run_failed" } : {}), attributes: { "steamharness.run.id": report.runId, "steamharness.run.status": report.status } });
       return toToolResult(report, entrypoint, host.secrets);
+    } catch (error) {
+      span.end({ error: isSteamharnessError(error) ? error.code : "internal" });
+      throw error;
     } finally {
       if (heartbeat) clearInterval(heartbeat);
     }

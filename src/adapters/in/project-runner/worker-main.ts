@@ -7,6 +7,8 @@
  * and `done` says whether the run left the worker fit for another. Project output on
  * stdout/stderr is the host's to forward; protocol messages travel only over IPC.
  */
+import { defaultRuntime } from "../../../compose/runtime.js";
+import { telemetryFromEnv } from "../../../compose/telemetry.js";
 import { mkdirSync } from "node:fs";
 import { isSteamharnessError } from "../../../domain/errors.js";
 import type { JsonValue } from "../../../domain/json.js";
@@ -51,6 +53,8 @@ function openStorage(): Promise<Storage> {
 
 async function init(next: WorkerConfig): Promise<void> {
   config = next;
+  // The first run must find the telemetry in place (it loads only with an OTLP endpoint set).
+  await telemetry;
   try {
     project = await loadWorkflowProject(await locateWorkflowProject(next.projectDir));
     // Checked by the structure report already; kept once for every run (WF-2).
@@ -113,6 +117,7 @@ async function execute(run: WorkerRunRequest, { controller, bridge }: CurrentRun
       relatedProjects: config!.relatedProjects,
       tools,
       configuration,
+      ...(run.trace ? { trace: run.trace } : {}),
     });
     const result = normalizeRunReturn(await entry.run(params, context));
     const status = statusOfResult(result);
@@ -149,6 +154,8 @@ async function serve(run: WorkerRunRequest): Promise<void> {
   const { report, returned } = await execute(run, thisRun);
   // Answers that arrive from now on belong to no run: the next run gets a new bridge.
   current = undefined;
+  // The run's spans leave before its report (the host may end this worker right after it).
+  await defaultRuntime().telemetry.flush();
   // One turn of the event loop first: a file operation the run awaited last is still listed as
   // active while its promise's continuations run.
   await new Promise((resolveTurn) => setImmediate(resolveTurn));
@@ -166,9 +173,12 @@ async function exit(): Promise<void> {
     exitAfterRun = true;
     return;
   }
-  await Promise.all([storage?.then((opened) => opened.close()).catch(() => undefined), configurations?.close()]);
+  await Promise.all([storage?.then((opened) => opened.close()).catch(() => undefined), configurations?.close(), telemetry.then((started) => started?.shutdown())]);
   process.exit(0);
 }
+
+// OBS-3: with an OTLP endpoint in the environment the worker reports its runs' spans too.
+const telemetry = telemetryFromEnv();
 
 process.on("message", (raw: unknown) => {
   if (!isProtocolMessage(raw)) return;

@@ -4,6 +4,7 @@ import type { RelatedProject } from "../../../domain/workflow/run-context.js";
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
 import type { ToolPermissionDecision, ToolPermissionRequest } from "../../../ports/tool-permissions.js";
 import type { UserInputRequest, UserInputResponse } from "../../../ports/user-input.js";
+import type { TelemetryCarrier } from "../../../ports/telemetry.js";
 import type { FileParamSource } from "./file-params.js";
 import type { WorkflowDataDirs } from "./host-options.js";
 
@@ -29,6 +30,8 @@ export interface WorkerRunRequest {
   params: Record<string, JsonValue>;
   /** Param name → checked file(s) to import into the managed-file store: real path and recorded name. */
   files: Record<string, FileParamSource | FileParamSource[]>;
+  /** The caller's trace context (the MCP call's span, OBS-3): the run's agents continue it. */
+  trace?: TelemetryCarrier;
 }
 
 /** Host → worker messages. */

@@ -1,3 +1,4 @@
+import type { TelemetryCarrier } from "../../../ports/telemetry.js";
 import { defaultRuntime } from "../../../compose/runtime.js";
 import { SteamharnessError, UserInputRequiredError } from "../../../domain/errors.js";
 import type { JsonValue } from "../../../domain/json.js";
@@ -109,6 +110,8 @@ export interface WorkerRunContextOptions {
   tools: readonly ToolPermissionDefinition[];
   /** The run's configuration snapshot (CFG-2, WF-2). */
   configuration: NodeRunConfiguration;
+  /** The trace context the run's agents continue (OBS-3). */
+  trace?: TelemetryCarrier;
 }
 
 /**
@@ -138,6 +141,7 @@ export function createWorkerRunContext(options: WorkerRunContextOptions): Workfl
     clock: runtime.clock(),
     ids: runtime.ids(),
     runtime,
+    ...(options.trace ? { trace: options.trace } : {}),
   };
   return {
     runId,

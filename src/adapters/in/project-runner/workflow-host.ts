@@ -1,3 +1,4 @@
+import type { TelemetryCarrier } from "../../../ports/telemetry.js";
 import { randomUUID } from "node:crypto";
 import type { TObject } from "@sinclair/typebox";
 import { SteamharnessError } from "../../../domain/errors.js";
@@ -71,6 +72,8 @@ export interface WorkflowRunOptions {
   onQueued?: (busy: number) => void;
   /** Run again under this run id (a paused run answered later, DX-10); default a new id. */
   runId?: string;
+  /** The trace context the run continues (the MCP call's span, OBS-3). */
+  trace?: TelemetryCarrier | null;
 }
 
 /** A workflow project ready to serve: structure, argument checks and isolated runs. */
@@ -194,7 +197,7 @@ export async function createWorkflowHost(options: WorkflowHostOptions): Promise<
     },
     async run(entrypoint, prepared, handlers, runOptions = {}) {
       const { signal, onQueued } = runOptions;
-      const request = { runId: runOptions.runId ?? newRunId(), entrypointId: entrypoint.id, params: prepared.params, files: prepared.files };
+      const request = { runId: runOptions.runId ?? newRunId(), entrypointId: entrypoint.id, params: prepared.params, files: prepared.files, ...(runOptions.trace ? { trace: runOptions.trace } : {}) };
       const base = { runId: request.runId, projectId: location.manifest.id, entrypointId: entrypoint.id };
       let lease;
       startPool();

@@ -129,4 +129,10 @@ export interface AgentSessionOptions {
   registry?: AgentSessionRegistry;
   /** The stable execution target of the coding tools (EXT-5). */
   environment?: AgentSessionEnvironment;
+  /**
+   * Open the conversation's host with `resume: true` (HOST-3): it recovers the tasks an earlier
+   * host left unfinished and lists that host's turns (default false; `steamharness chat` sets it,
+   * CONV-3).
+   */
+  resume?: boolean;
 }

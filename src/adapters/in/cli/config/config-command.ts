@@ -24,7 +24,19 @@ interface CommonFlags {
  * registerConfigCommand(program);
  */
 export function registerConfigCommand(program: Command): void {
-  const config = program.command("config").description("show, export and import a project's configurations (local store under the data dir)");
+  const config = program
+    .command("config")
+    .description("show, export and import a project's configurations (local store under the data dir)")
+    .addHelpText(
+      "after",
+      [
+        "",
+        "Examples:",
+        "  steamharness config show examples/assistant                  # the configurations as JSON",
+        "  steamharness config export examples/assistant -o config.json # an export document with its revision",
+        "  steamharness config import examples/assistant config.json    # replace them (refused if changed since)",
+      ].join("\n"),
+    );
   config
     .command("show")
     .description("print the project's configurations (JSON)")
@@ -55,7 +67,7 @@ export function registerConfigCommand(program: Command): void {
     .argument("<project-dir>", "the project folder")
     .argument("<file>", "an export document (JSON)")
     .option("--data-dir <dir>", "root of local data (default ~/.steamharness)")
-    .option("--expected-revision <n>", "the project revision the import replaces (default: the document's revision)")
+    .option("--expected-revision <n>", "the project revision the import replaces (default the document's revision)")
     .action(async (dir: string, file: string, flags: CommonFlags & { expectedRevision?: string }) => {
       const document = await readJson(file);
       const fromDocument = (document as { revision?: unknown } | null)?.revision;

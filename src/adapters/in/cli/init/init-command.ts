@@ -31,7 +31,7 @@ export function registerInitCommand(program: Command): void {
     .command("init")
     .description("create a workflow or conversation project (TypeScript, with a test) in a new or empty folder")
     .addArgument(new Argument("<kind>", "what to create").choices(["workflow", "conversation"]))
-    .argument("[dir]", "the project folder (created when missing)", ".")
+    .addArgument(new Argument("[dir]", "the project folder (created when missing)").default(".", "the current folder"))
     .option("--force", "write into a non-empty folder; files of the same names are replaced (and listed), an existing package.json is merged")
     .option("--steamharness-from <path>", "the steamharness dependency from a tarball (npm pack) or a checkout: a file: dependency")
     .addHelpText(
