@@ -20,6 +20,9 @@ export interface McpHttpFlags {
   oauthIssuer?: string;
   oauthAudience?: string;
   oauthScopesConfig?: string;
+  postgres?: string;
+  postgresSchema?: string;
+  taskLeaseMs?: number;
 }
 
 /** The shortest static token accepted: anything shorter is guessable. */
@@ -44,12 +47,15 @@ export function addMcpHttpOptions(command: Command): Command {
     .option("--auth-token-file <file>", `with --http: require "Authorization: Bearer <token>", the token being this file's content (at least ${MIN_STATIC_TOKEN_LENGTH} characters)`)
     .option("--oauth-issuer <url>", "with --http: accept OAuth access tokens (JWT) of this authorization server (its metadata names the JWKS); needs --oauth-audience")
     .option("--oauth-audience <url>", "with --http: this endpoint's public URL, which tokens must name as their audience (e.g. https://mcp.example.com/mcp)")
-    .option("--oauth-scopes-config <file>", 'with --http: JSON scopes per request kind and tool: { "read": ["mcp:read"], "run": ["mcp:run"], "tools": { "<tool>": ["..."] } } (that split is the default)');
+    .option("--oauth-scopes-config <file>", 'with --http: JSON scopes per request kind and tool: { "read": ["mcp:read"], "run": ["mcp:run"], "tools": { "<tool>": ["..."] } } (that split is the default)')
+    .option("--postgres <url>", "with --http: keep MCP tasks in this PostgreSQL database (postgres://…), so several hosts serving the project share them (default: the project's SQLite data store)")
+    .option("--postgres-schema <name>", "with --postgres: the schema of the task table (default steamharness)")
+    .addOption(new Option("--task-lease-ms <n>", "with --http: how long a host's claim on a running task lasts without renewal; another host reports a dead owner's task failed after it (1000-600000, default 15000)").argParser(wholeNumber(1000, 600_000)));
 }
 
 /** The HTTP serving options of the parsed flags, or null for stdio; HTTP flags without `--http` are an `input_validation` error. */
-export async function mcpHttpOptionsFrom(flags: McpHttpFlags): Promise<{ host?: string; port?: number; path?: string; allowedHosts?: string[]; allowedOrigins?: string[]; auth?: McpHttpAuthOptions } | null> {
-  const given = (["host", "port", "path", "allowedHost", "allowedOrigin", "authTokenFile", "oauthIssuer", "oauthAudience", "oauthScopesConfig"] as const).filter((key) => flags[key] !== undefined);
+export async function mcpHttpOptionsFrom(flags: McpHttpFlags): Promise<{ host?: string; port?: number; path?: string; allowedHosts?: string[]; allowedOrigins?: string[]; auth?: McpHttpAuthOptions; postgres?: string; postgresSchema?: string; taskLeaseMs?: number } | null> {
+  const given = (["host", "port", "path", "allowedHost", "allowedOrigin", "authTokenFile", "oauthIssuer", "oauthAudience", "oauthScopesConfig", "postgres", "postgresSchema", "taskLeaseMs"] as const).filter((key) => flags[key] !== undefined);
   if (!flags.http) {
     if (given.length === 0) return null;
     const flag = `--${given[0]!.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
@@ -78,6 +84,7 @@ export async function mcpHttpOptionsFrom(flags: McpHttpFlags): Promise<{ host?: 
     }
     auth = { kind: "oauth", issuer: flags.oauthIssuer, audience: flags.oauthAudience, ...(flags.oauthScopesConfig !== undefined ? { scopes: await scopesConfig(flags.oauthScopesConfig) } : {}) };
   }
+  if (flags.postgresSchema !== undefined && flags.postgres === undefined) throw new SteamharnessError("input_validation", "[steamharness] [mcp] --postgres-schema only applies with --postgres", { field: "--postgres-schema" });
   return {
     ...(flags.host !== undefined ? { host: flags.host } : {}),
     ...(flags.port !== undefined ? { port: flags.port } : {}),
@@ -85,6 +92,9 @@ export async function mcpHttpOptionsFrom(flags: McpHttpFlags): Promise<{ host?: 
     ...(flags.allowedHost ? { allowedHosts: flags.allowedHost } : {}),
     ...(flags.allowedOrigin ? { allowedOrigins: flags.allowedOrigin } : {}),
     ...(auth ? { auth } : {}),
+    ...(flags.postgres !== undefined ? { postgres: postgresUrl(flags.postgres) } : {}),
+    ...(flags.postgresSchema !== undefined ? { postgresSchema: flags.postgresSchema } : {}),
+    ...(flags.taskLeaseMs !== undefined ? { taskLeaseMs: flags.taskLeaseMs } : {}),
   };
 }
 
@@ -98,4 +108,10 @@ async function scopesConfig(file: string): Promise<McpScopePolicy> {
   }
   const { parseScopePolicy } = await import("../mcp/transport/http-scopes.js");
   return parseScopePolicy(parsed);
+}
+
+/** `--postgres` must be a postgres:// or postgresql:// URL. */
+function postgresUrl(value: string): string {
+  if (URL.canParse(value) && /^postgres(ql)?:$/.test(new URL(value).protocol)) return value;
+  throw new SteamharnessError("input_validation", "[steamharness] [mcp] --postgres must be a postgres:// or postgresql:// URL", { field: "--postgres" });
 }

@@ -39,6 +39,14 @@ export interface ServeWorkflowHttpOptions extends ServeWorkflowOptions {
   allowedOrigins?: string[];
   /** Bearer authorization; required for a non-loopback bind. */
   auth?: McpHttpAuthOptions;
+  /** MCP-13: the PostgreSQL database of the task store (`--postgres`); the project's SQLite file by default. */
+  postgres?: string;
+  /** MCP-13: the PostgreSQL schema of the task table (`--postgres-schema`, default `steamharness`). */
+  postgresSchema?: string;
+  /** MCP-13: the owner lease of running tasks (`--task-lease-ms`, default 15 s). */
+  taskLeaseMs?: number;
+  /** MCP-13: this host's id in the task rows it owns (default: random per process). */
+  taskHostId?: string;
 }
 
 /** A running workflow HTTP server. */
@@ -100,18 +108,28 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
   const bind = options.host ?? DEFAULT_HTTP_HOST;
   assertBindAllowed(bind, options.auth);
   const prechecked = await precheckProjectRunner(options);
-  const [{ createProjectRunner }, { createWorkflowMcpServer }, { mcpHttpListener }] = await Promise.all([
+  const [{ createProjectRunner }, { createWorkflowMcpServer }, { mcpHttpListener }, { openMcpTaskStore }, { createTaskRuns }] = await Promise.all([
     import("../project-runner/project-runner.js"),
     import("./workflow-server.js"),
     import("./transport/http-handler.js"),
+    import("../../../compose/mcp-tasks.js"),
+    import("./tasks/task-runs.js"),
   ]);
   const host = await createProjectRunner({ ...options, workers: options.workers ?? DEFAULT_WORKERS, prechecked, output: process.stderr });
+  let taskStore;
+  try {
+    taskStore = await openMcpTaskStore({ directory: host.dirs.persistentValueStoreDir, ...(options.postgres !== undefined ? { postgres: options.postgres } : {}), ...(options.postgresSchema !== undefined ? { schema: options.postgresSchema } : {}) });
+  } catch (error) {
+    await host.close().catch(() => undefined);
+    throw error;
+  }
+  const tasks = createTaskRuns({ runner: host, store: taskStore, ...(options.taskLeaseMs !== undefined ? { leaseMs: options.taskLeaseMs } : {}), ...(options.taskHostId !== undefined ? { hostId: options.taskHostId } : {}) });
   const slot = await catalogCacheSlot(prechecked.location, prechecked.dirs, options.version ?? "0.0.0");
   let closing = false;
   const catalog = publishedCatalog(host, slot, await readCatalogCache(slot), () => closing);
   catalog.catch(() => undefined);
   const handler = await mcpHttpListener({
-    createServer: () => createWorkflowMcpServer(prechecked.location.manifest, host, catalog),
+    createServer: () => createWorkflowMcpServer(prechecked.location.manifest, host, catalog, tasks),
     path: options.path ?? DEFAULT_MCP_PATH,
     allowedHosts: allowedHostsFor(bind, options.allowedHosts ?? []),
     ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
@@ -124,6 +142,8 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
       http.listen(options.port ?? DEFAULT_HTTP_PORT, bind, () => resolve());
     });
   } catch (error) {
+    await tasks.close().catch(() => undefined);
+    await taskStore.close().catch(() => undefined);
     await host.close().catch(() => undefined);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
@@ -145,6 +165,8 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
       await handler.close();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
+      await tasks.close();
+      await taskStore.close();
       await host.close();
     },
   };

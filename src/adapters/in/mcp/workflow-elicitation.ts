@@ -1,5 +1,5 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { ElicitResultSchema, type ElicitRequestFormParams, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitResultSchema, RELATED_TASK_META_KEY, type ElicitRequestFormParams, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { checkAnswers } from "../../../domain/workflow/answer-validation.js";
 import { APPROVAL_FIELD, approvalForm, pickAnsweredValues, planInputElicitation, summarizeFields } from "../../../domain/workflow/interaction.js";
@@ -15,6 +15,10 @@ export interface ElicitationHandlerOptions {
   signal: AbortSignal;
   /** How long a person may take to answer one form; one hour by default. */
   timeoutMs?: number;
+  /** MCP-14: the task the forms belong to (`io.modelcontextprotocol/related-task` in their `_meta`). */
+  relatedTaskId?: string;
+  /** The request whose response stream carries the forms (over HTTP, the `tasks/result` call's). */
+  relatedRequestId?: string | number;
 }
 
 function canElicitForms(server: Server): boolean {
@@ -30,8 +34,10 @@ const DECISION_FIELD: UserInputField = { name: APPROVAL_FIELD, type: "string", o
 // The SDK's elicitInput checks an accepted form itself and rejects a misfit as a bare JSON-RPC
 // error, which the run would report as `internal`. The form is sent as a plain request instead
 // and checked against the declared fields, so a misfit is `input_validation` naming the field.
-async function askForm(server: Server, params: ElicitRequestFormParams, options: { signal: AbortSignal; timeout: number }): Promise<ElicitResult> {
-  return server.request({ method: "elicitation/create", params }, ElicitResultSchema, options);
+async function askForm(server: Server, params: ElicitRequestFormParams, options: { signal: AbortSignal; timeout: number; relatedTaskId?: string; relatedRequestId?: string | number }): Promise<ElicitResult> {
+  const { relatedTaskId, ...rest } = options;
+  const related = relatedTaskId === undefined ? params : { ...params, _meta: { ...params._meta, [RELATED_TASK_META_KEY]: { taskId: relatedTaskId } } };
+  return server.request({ method: "elicitation/create", params: related }, ElicitResultSchema, rest);
 }
 
 function checkedAnswers(what: string, fields: readonly UserInputField[], values: Record<string, unknown>): void {
@@ -56,7 +62,12 @@ function checkedAnswers(what: string, fields: readonly UserInputField[], values:
  * const report = await host.run(entrypoint, prepared, createElicitationHandlers(server, { signal: extra.signal }));
  */
 export function createElicitationHandlers(server: Server, options: ElicitationHandlerOptions): RunHandlers {
-  const requestOptions = { signal: options.signal, timeout: options.timeoutMs ?? 3_600_000 };
+  const requestOptions = {
+    signal: options.signal,
+    timeout: options.timeoutMs ?? 3_600_000,
+    ...(options.relatedTaskId !== undefined ? { relatedTaskId: options.relatedTaskId } : {}),
+    ...(options.relatedRequestId !== undefined ? { relatedRequestId: options.relatedRequestId } : {}),
+  };
   return {
     async onInput(request: UserInputRequest): Promise<UserInputResponse> {
       const fields = request.fields ?? [];

@@ -11,6 +11,8 @@ import { answeringHandlers } from "../project-runner/paused-runs.js";
 import { answeredRun, keepCallRun } from "./workflow-answer.js";
 import { createElicitationHandlers } from "./workflow-elicitation.js";
 import { invalidParams, toToolResult } from "./workflow-result.js";
+import { addTaskHandlers, taskOf } from "./tasks/task-handlers.js";
+import type { TaskRuns } from "./tasks/task-runs.js";
 
 /** How often a running call reports progress to a client that asked for it. */
 export const PROGRESS_INTERVAL_MS = 2000;
@@ -26,6 +28,13 @@ export async function catalogOf(runner: ProjectRunner): Promise<WorkflowCatalog>
   return { structure, tools: workflowTools(structure) };
 }
 
+/** The W3C trace context a client put in a request's `_meta` (`traceparent`, `tracestate`), if any. */
+function carrierOfMeta(meta: Record<string, unknown> | undefined): TelemetryCarrier | null {
+  const traceparent = meta?.traceparent;
+  if (typeof traceparent !== "string") return null;
+  return typeof meta?.tracestate === "string" ? { traceparent, tracestate: meta.tracestate } : { traceparent };
+}
+
 /**
  * Builds the low-level MCP `Server` of a workflow project: `workflow-<id>`, a tool catalog that
  * is fixed for the connection (`catalog`, by default computed once from the runner's structure
@@ -39,21 +48,20 @@ export async function catalogOf(runner: ProjectRunner): Promise<WorkflowCatalog>
  * const server = createWorkflowMcpServer(manifest, runner);
  * await server.connect(new StdioServerTransport());
  */
-/** The W3C trace context a client put in a request's `_meta` (`traceparent`, `tracestate`), if any. */
-function carrierOfMeta(meta: Record<string, unknown> | undefined): TelemetryCarrier | null {
-  const traceparent = meta?.traceparent;
-  if (typeof traceparent !== "string") return null;
-  return typeof meta?.tracestate === "string" ? { traceparent, tracestate: meta.tracestate } : { traceparent };
-}
-
-export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: ProjectRunner, catalog: Promise<WorkflowCatalog> = catalogOf(runner)): Server {
+export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: ProjectRunner, catalog: Promise<WorkflowCatalog> = catalogOf(runner), tasks?: TaskRuns): Server {
+  // MCP-13: with a task store, entrypoints may run as tasks (`tools/call` with `params.task`).
+  const taskCapability = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
   const server = new Server(
     { name: workflowServerName(manifest.id), version: manifest.version ?? "0.0.0", ...(manifest.name ? { title: manifest.name } : {}) },
-    { capabilities: { tools: { listChanged: false } } },
+    { capabilities: { tools: { listChanged: false }, ...(tasks ? { tasks: taskCapability } : {}) } },
   );
   catalog.catch(() => undefined);
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await catalog).tools }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const { tools } = await catalog;
+    return { tools: tasks ? tools.map((tool) => ({ ...tool, execution: { taskSupport: "optional" as const } })) : tools };
+  });
+  if (tasks) addTaskHandlers(server, tasks, async (id) => (await catalog).structure.entrypoints.find((entry) => entry.id === id));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     // Arguments are checked against the published catalog (MCP-7), even when it came from the cache.
@@ -62,6 +70,15 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     // DX-10: a call that answers a paused run runs it again with the arguments it was started with.
     const answered = await answeredRun(runner, entrypoint.id, request.params._meta);
     const args = (answered ? answered.args : (request.params.arguments ?? {})) as JsonValue;
+    if (tasks && request.params.task && !answered) {
+      try {
+        await runner.prepare(entrypoint, args);
+      } catch (error) {
+        if (isSteamharnessError(error, "input_validation")) throw invalidParams(error.message);
+        throw error;
+      }
+      return { task: taskOf(await tasks.start(entrypoint, args, request.params.task.ttl)) } as never;
+    }
     let prepared;
     try {
       prepared = await runner.prepare(entrypoint, args);

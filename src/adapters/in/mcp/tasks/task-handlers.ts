@@ -1,0 +1,120 @@
+/**
+ * The `tasks/*` requests of a workflow MCP server (MCP-13, MCP-14), answered from the shared
+ * task store, so any host serving the project answers for any task: `tasks/get` (the dead-owner
+ * and TTL rules applied), `tasks/result` (waits for a final status; for a task that needs input,
+ * asks the client by form elicitation tied to the task and runs it again with the answer on the
+ * same run id), `tasks/cancel` (the owner ends the worker) and `tasks/list`.
+ */
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CancelTaskRequestSchema, ErrorCode, GetTaskPayloadRequestSchema, GetTaskRequestSchema, ListTasksRequestSchema, McpError, RELATED_TASK_META_KEY, type Task } from "@modelcontextprotocol/sdk/types.js";
+import { isSteamharnessError } from "../../../../domain/errors.js";
+import type { StructureEntrypoint } from "../../../../domain/workflow/workflow-definition.js";
+import type { McpTaskRecord } from "../../../../ports/mcp-task-store.js";
+import type { PausedRun } from "../../project-runner/paused-runs.js";
+import { createElicitationHandlers } from "../workflow-elicitation.js";
+import { errorResult, type TaskPause, type TaskRuns } from "./task-runs.js";
+
+/** How often `tasks/result` looks at a task another host runs. */
+const RESULT_POLL_MS = 200;
+const LIST_PAGE = 50;
+
+/**
+ * The MCP `Task` of a row.
+ *
+ * @example
+ * const task = taskOf(row); // { taskId, status, ttl, createdAt, lastUpdatedAt, pollInterval }
+ */
+export function taskOf(row: McpTaskRecord): Task {
+  return {
+    taskId: row.taskId,
+    status: row.status,
+    ttl: row.ttlMs,
+    createdAt: new Date(row.createdAt).toISOString(),
+    lastUpdatedAt: new Date(row.updatedAt).toISOString(),
+    pollInterval: row.pollIntervalMs,
+    ...(row.statusMessage !== null ? { statusMessage: row.statusMessage } : {}),
+  };
+}
+
+const notFound = (taskId: string) => new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId} (never created in this project, or pruned after its TTL)`);
+const final = (status: McpTaskRecord["status"]) => status === "completed" || status === "failed" || status === "cancelled";
+const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
+  const timer = setTimeout(resolve, ms);
+  signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+});
+
+/**
+ * Adds the `tasks/*` handlers to a workflow server; `entrypointOf` finds a task's entrypoint in
+ * the published catalog.
+ *
+ * @example
+ * addTaskHandlers(server, runs, async (id) => (await catalog).structure.entrypoints.find((e) => e.id === id));
+ */
+export function addTaskHandlers(server: Server, runs: TaskRuns, entrypointOf: (id: string) => Promise<StructureEntrypoint | undefined>): void {
+  server.setRequestHandler(GetTaskRequestSchema, async (request) => {
+    const row = await runs.read(request.params.taskId);
+    if (!row) throw notFound(request.params.taskId);
+    return taskOf(row);
+  });
+
+  server.setRequestHandler(ListTasksRequestSchema, async (request) => {
+    const page = await runs.list(request.params?.cursor, LIST_PAGE);
+    return { tasks: page.tasks.map(taskOf), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+  });
+
+  server.setRequestHandler(CancelTaskRequestSchema, async (request) => {
+    const { taskId } = request.params;
+    const row = await runs.read(taskId);
+    if (!row) throw notFound(taskId);
+    if (!(await runs.cancel(taskId))) throw new McpError(ErrorCode.InvalidParams, `Cannot cancel task ${taskId}: it is already ${(await runs.read(taskId))?.status ?? "gone"}`);
+    return taskOf((await runs.read(taskId)) ?? row);
+  });
+
+  server.setRequestHandler(GetTaskPayloadRequestSchema, async (request, extra) => {
+    const { taskId } = request.params;
+    for (;;) {
+      if (extra.signal.aborted) throw new McpError(ErrorCode.RequestTimeout, "tasks/result was cancelled");
+      const row = await runs.read(taskId);
+      if (!row) throw notFound(taskId);
+      if (final(row.status)) {
+        const result = (row.result ?? errorResult(row.statusMessage ?? `the task was ${row.status}`)) as Record<string, unknown>;
+        return { ...result, _meta: { ...(result._meta as object | undefined), [RELATED_TASK_META_KEY]: { taskId } } } as never;
+      }
+      if (row.status === "input_required") {
+        await answerPaused(server, runs, row, entrypointOf, extra);
+        continue;
+      }
+      await sleep(RESULT_POLL_MS, extra.signal);
+    }
+  });
+}
+
+/** Asks the client the paused task's form (tied to the task) and runs the task again with the answer. */
+async function answerPaused(server: Server, runs: TaskRuns, row: McpTaskRecord, entrypointOf: (id: string) => Promise<StructureEntrypoint | undefined>, extra: { signal: AbortSignal; requestId: string | number }): Promise<void> {
+  const pause = row.paused as unknown as TaskPause;
+  const entrypoint = await entrypointOf(row.entrypointId);
+  if (!entrypoint) throw new McpError(ErrorCode.InternalError, `task ${row.taskId} is a run of ${row.entrypointId}, which this host's catalog does not publish`);
+  const forms = createElicitationHandlers(server, { signal: extra.signal, relatedTaskId: row.taskId, relatedRequestId: extra.requestId });
+  let answer: PausedRun["answers"][string];
+  try {
+    if (pause.form.kind === "input") {
+      const response = await forms.onInput(pause.form.request);
+      answer = { kind: "input", values: response.outcome === "answered" ? response.values : {} };
+    } else {
+      const decision = await forms.onApproval(pause.form.request);
+      if (decision.outcome === "pending") throw new McpError(ErrorCode.InternalError, "the approval is still pending");
+      answer = { kind: "approval", decision };
+    }
+  } catch (error) {
+    if (isSteamharnessError(error, "cancelled")) {
+      // Declining or cancelling the form ends the run, as it does for a call without a task.
+      await runs.fail(row.taskId, error.message);
+      return;
+    }
+    if (isSteamharnessError(error, "input_validation")) throw new McpError(ErrorCode.InvalidParams, error.message);
+    if (isSteamharnessError(error, "interaction_required")) throw new McpError(ErrorCode.InvalidRequest, `task ${row.taskId} needs input (${pause.pending.message}) and this client does not support form elicitation`);
+    throw error;
+  }
+  // Another host (another tasks/result) may have claimed it first: the loop then waits for that run.
+  await runs.resume(row, entrypoint, answer);
+}

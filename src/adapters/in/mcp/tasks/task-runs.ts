@@ -1,0 +1,210 @@
+/**
+ * Durable MCP tasks of a workflow project (MCP-13, MCP-14): a task is a workflow run (the task
+ * id is the run id) recorded in a {@link McpTaskStore} that every host serving the project
+ * shares. The host running a task's worker owns its row and renews a lease on it; a host that
+ * finds a `working` row whose lease ran out reports the task `failed` (its worker died with
+ * its host), so a task is never stuck "working". A run that waits for a person ends its worker
+ * and the row becomes `input_required` with what the run needs (no owner): any host can then
+ * ask the client (tasks/result) and run it again on the same run id with the answer.
+ */
+import { randomUUID } from "node:crypto";
+import { approvalForm, summarizeFields } from "../../../../domain/workflow/interaction.js";
+import type { JsonValue } from "../../../../domain/json.js";
+import type { StructureEntrypoint as WorkflowEntrypointStructure } from "../../../../domain/workflow/workflow-definition.js";
+import type { McpTaskRecord, McpTaskStore } from "../../../../ports/mcp-task-store.js";
+import type { ToolPermissionRequest } from "../../../../ports/tool-permissions.js";
+import type { UserInputRequest } from "../../../../ports/user-input.js";
+import { answeringHandlers, type PausedRun } from "../../project-runner/paused-runs.js";
+import { interactionRequired } from "../../project-runner/run-host.js";
+import type { RunHandlers } from "../../project-runner/worker-process.js";
+import type { ProjectRunner } from "../../project-runner/project-runner.js";
+import { toToolResult } from "../workflow-result.js";
+
+/** How long a task's row is kept after its last change when the client names no TTL: one hour. */
+export const DEFAULT_TASK_TTL_MS = 3_600_000;
+/** The longest TTL granted (a client asking for more, or for none, gets this): seven days. */
+export const MAX_TASK_TTL_MS = 7 * 86_400_000;
+/** The shortest TTL granted. */
+export const MIN_TASK_TTL_MS = 1000;
+/** How long an owner's lease lasts when `leaseMs` is not given; renewed every third of it. */
+export const DEFAULT_TASK_LEASE_MS = 15_000;
+/** The poll interval suggested to clients. */
+export const TASK_POLL_INTERVAL_MS = 1000;
+
+/** The form a paused task waits for: the run's own request, so any host can ask it again. */
+export type TaskForm = { kind: "input"; request: UserInputRequest } | { kind: "approval"; request: ToolPermissionRequest };
+
+/** The `paused` JSON of a task row waiting for a person. */
+export interface TaskPause {
+  args: JsonValue;
+  pending: PausedRun["pending"];
+  answers: PausedRun["answers"];
+  form: TaskForm;
+}
+
+/** Options of {@link createTaskRuns}. */
+export interface TaskRunsOptions {
+  runner: ProjectRunner;
+  store: McpTaskStore;
+  /** This host's id in the rows it owns (default: a random one per process). */
+  hostId?: string;
+  /** The owner lease ({@link DEFAULT_TASK_LEASE_MS}): a dead owner is reported within about this. */
+  leaseMs?: number;
+  now?: () => number;
+}
+
+/** The task runs of one host. */
+export type TaskRuns = ReturnType<typeof createTaskRuns>;
+
+const grantedTtl = (requested: number | null | undefined) =>
+  typeof requested === "number" && Number.isFinite(requested) ? Math.min(MAX_TASK_TTL_MS, Math.max(MIN_TASK_TTL_MS, Math.floor(requested))) : requested === null ? MAX_TASK_TTL_MS : DEFAULT_TASK_TTL_MS;
+
+/** A `CallToolResult` that reports an error as text. */
+export const errorResult = (message: string) => ({ content: [{ type: "text", text: message }], isError: true }) as unknown as JsonValue;
+
+/**
+ * The task lifecycle of one host over a shared store: start, resume with an answer, cancel,
+ * read with the dead-owner and TTL rules applied, and the lease timer.
+ *
+ * @example
+ * const runs = createTaskRuns({ runner, store: await openMcpTaskStore({ directory }) });
+ */
+export function createTaskRuns(options: TaskRunsOptions) {
+  const { runner, store } = options;
+  const projectId = runner.location.manifest.id;
+  const hostId = options.hostId ?? `host-${randomUUID()}`;
+  const leaseMs = options.leaseMs ?? DEFAULT_TASK_LEASE_MS;
+  const now = options.now ?? Date.now;
+  const running = new Map<string, AbortController>();
+  const finished = new Set<Promise<void>>();
+
+  const renew = async () => {
+    const ids = [...running.keys()];
+    const renewed = new Set(await store.renewLeases(projectId, hostId, ids, now() + leaseMs).catch(() => ids));
+    // A row this host no longer owns as `working` was cancelled (or pruned): end its worker.
+    for (const id of ids) if (!renewed.has(id)) running.get(id)?.abort();
+  };
+  const timer = setInterval(() => void renew(), Math.max(50, Math.floor(leaseMs / 3)));
+  timer.unref();
+  const sweep = setInterval(() => void store.prune(now()).catch(() => undefined), 60_000);
+  sweep.unref();
+
+  /** Runs a claimed task's worker in the background and records how it ended. */
+  function launch(taskId: string, entrypoint: WorkflowEntrypointStructure, args: JsonValue, answered: PausedRun | undefined) {
+    const controller = new AbortController();
+    running.set(taskId, controller);
+    let form: TaskForm | undefined;
+    const pausing: RunHandlers = {
+      async onInput(request) {
+        form = { kind: "input", request };
+        throw interactionRequired({ kind: "input", requestId: request.requestId, message: request.message, fields: summarizeFields(request.fields ?? []) }, "the task waits for input");
+      },
+      async onApproval(request) {
+        form = { kind: "approval", request };
+        throw interactionRequired({ kind: "approval", requestId: request.requestId, message: approvalForm(request.toolId, request.arguments).message, fields: ["decision (string, options: approve|deny, required)"] }, `the task waits for approval of tool ${request.toolId}`);
+      },
+    };
+    const done = (async () => {
+      let change;
+      try {
+        const prepared = await runner.prepare(entrypoint, args);
+        const handlers = answered ? answeringHandlers(answered, pausing) : pausing;
+        const report = await runner.run(entrypoint, prepared, handlers, { signal: controller.signal, runId: taskId });
+        if (report.status === "waiting_for_input" && report.pending && form) {
+          const paused: TaskPause = { args, pending: report.pending, answers: answered?.answers ?? {}, form };
+          change = { status: "input_required" as const, statusMessage: report.pending.message, ownerHost: null, leaseExpiresAt: null, paused: paused as unknown as JsonValue };
+        } else {
+          const result = toToolResult(report, entrypoint, runner.secrets) as unknown as JsonValue & { isError?: boolean };
+          const failed = result.isError === true;
+          change = { status: failed ? ("failed" as const) : ("completed" as const), statusMessage: failed ? (report.error?.message ?? `the run ended ${report.status}`) : null, ownerHost: null, leaseExpiresAt: null, result, paused: null };
+        }
+      } catch (error) {
+        const message = `[steamharness] [mcp] the task's run could not be run: ${(error as Error)?.message ?? String(error)}`;
+        change = { status: "failed" as const, statusMessage: message, ownerHost: null, leaseExpiresAt: null, result: errorResult(message), paused: null };
+      } finally {
+        running.delete(taskId);
+      }
+      // A cancelled row keeps `cancelled`: the write only lands while this host still owns it.
+      await store.update(projectId, taskId, { ...change, updatedAt: now() }, { status: ["working"], ownerHost: hostId }).catch(() => undefined);
+    })();
+    finished.add(done);
+    void done.finally(() => finished.delete(done));
+  }
+
+  return {
+    hostId,
+    projectId,
+    /** Records a new task (`working`, owned here) and starts its run; resolves the row. */
+    async start(entrypoint: WorkflowEntrypointStructure, args: JsonValue, ttl: number | null | undefined): Promise<McpTaskRecord> {
+      const at = now();
+      const record: McpTaskRecord = {
+        taskId: `run-${randomUUID()}`,
+        projectId,
+        entrypointId: entrypoint.id,
+        status: "working",
+        statusMessage: null,
+        ownerHost: hostId,
+        leaseExpiresAt: at + leaseMs,
+        ttlMs: grantedTtl(ttl),
+        pollIntervalMs: TASK_POLL_INTERVAL_MS,
+        createdAt: at,
+        updatedAt: at,
+        result: null,
+        paused: null,
+      };
+      await store.create(record);
+      launch(record.taskId, entrypoint, args, undefined);
+      return record;
+    },
+    /**
+     * Claims a paused task for this host with `answer` added to its answers and runs it again on
+     * the same run id; resolves `false` when another host claimed it first (or it is not paused).
+     */
+    async resume(row: McpTaskRecord, entrypoint: WorkflowEntrypointStructure, answer: PausedRun["answers"][string]): Promise<boolean> {
+      const pause = row.paused as unknown as TaskPause;
+      const claimed = await store.update(projectId, row.taskId, { status: "working", statusMessage: null, ownerHost: hostId, leaseExpiresAt: now() + leaseMs, updatedAt: now() }, { status: ["input_required"], ownerHost: null });
+      if (!claimed) return false;
+      const answers = { ...pause.answers, [pause.pending.requestId]: answer };
+      launch(row.taskId, entrypoint, pause.args, { runId: row.taskId, entrypointId: row.entrypointId, args: pause.args, pending: pause.pending, answers });
+      return true;
+    },
+    /** The row with the rules applied: `null` once its TTL ran out; a dead owner's task reported `failed`. */
+    async read(taskId: string): Promise<McpTaskRecord | null> {
+      const row = await store.get(projectId, taskId);
+      if (!row) return null;
+      const at = now();
+      const alive = row.status === "working" && row.leaseExpiresAt !== null && row.leaseExpiresAt >= at;
+      if (row.updatedAt + row.ttlMs < at && !alive) {
+        await store.prune(at).catch(() => undefined);
+        return null;
+      }
+      if (row.status !== "working" || alive) return row;
+      const message = `[steamharness] [mcp] the host running this task (${row.ownerHost}) stopped renewing its lease at ${new Date(row.leaseExpiresAt ?? at).toISOString()}: its worker ended with it, and a run cut short mid-step is not run again (its effects may have happened), so the task failed`;
+      await store.update(projectId, taskId, { status: "failed", statusMessage: message, ownerHost: null, leaseExpiresAt: null, result: errorResult(message), updatedAt: at }, { status: ["working"], ownerHost: row.ownerHost, leaseExpiredBefore: at });
+      return store.get(projectId, taskId);
+    },
+    /** Marks a task `cancelled` (its owner ends the worker at once here, or at its next renewal elsewhere); `false` when already final. */
+    async cancel(taskId: string): Promise<boolean> {
+      const cancelled = await store.update(projectId, taskId, { status: "cancelled", statusMessage: "cancelled by the client", ownerHost: null, leaseExpiresAt: null, paused: null, updatedAt: now() }, { status: ["working", "input_required"] });
+      if (cancelled) running.get(taskId)?.abort();
+      return cancelled;
+    },
+    /** Ends a paused task `failed` with `message` (a declined form); `false` when it was not paused. */
+    async fail(taskId: string, message: string): Promise<boolean> {
+      return store.update(projectId, taskId, { status: "failed", statusMessage: message, result: errorResult(message), paused: null, updatedAt: now() }, { status: ["input_required"] });
+    },
+    /** One page of this project's tasks (each read with the rules applied). */
+    async list(cursor: string | undefined, limit: number): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }> {
+      const page = await store.list(projectId, { ...(cursor ? { cursor } : {}), limit });
+      const tasks = (await Promise.all(page.tasks.map((row) => this.read(row.taskId)))).filter((row): row is McpTaskRecord => row !== null);
+      return { tasks, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+    },
+    /** Stops the timers and ends this host's running workers (their rows are then reported by the lease rule). */
+    async close(): Promise<void> {
+      clearInterval(timer);
+      clearInterval(sweep);
+      for (const controller of running.values()) controller.abort();
+      await Promise.allSettled([...finished]);
+    },
+  };
+}

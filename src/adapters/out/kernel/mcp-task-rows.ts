@@ -1,0 +1,107 @@
+import type { JsonValue } from "../../../domain/json.js";
+import type { McpTaskChange, McpTaskExpectation, McpTaskRecord, McpTaskStatus } from "../../../ports/mcp-task-store.js";
+
+// The SQL of the MCP task store (MCP-13), written once for SQLite and PostgreSQL: `$n`
+// placeholders (SQLite reads them as `?n`), JSON as text (PostgreSQL casts it to jsonb).
+
+/** A statement and its parameters. */
+export interface TaskStatement {
+  text: string;
+  values: unknown[];
+}
+
+const COLUMNS = ["project_id", "task_id", "entrypoint_id", "status", "status_message", "owner_host", "lease_expires_at", "ttl_ms", "poll_interval_ms", "created_at", "updated_at", "result", "paused"] as const;
+const CHANGE_COLUMNS: Record<Exclude<keyof McpTaskChange, never>, string> = {
+  status: "status",
+  statusMessage: "status_message",
+  ownerHost: "owner_host",
+  leaseExpiresAt: "lease_expires_at",
+  result: "result",
+  paused: "paused",
+  updatedAt: "updated_at",
+};
+const JSON_FIELDS = new Set(["result", "paused"]);
+const json = (value: JsonValue | null | undefined) => (value === null || value === undefined ? null : JSON.stringify(value));
+
+/** `INSERT` of a new row. */
+export function insertTask(record: McpTaskRecord, jsonCast: string): TaskStatement {
+  const values = [record.projectId, record.taskId, record.entrypointId, record.status, record.statusMessage, record.ownerHost, record.leaseExpiresAt, record.ttlMs, record.pollIntervalMs, record.createdAt, record.updatedAt, json(record.result), json(record.paused)];
+  const marks = COLUMNS.map((column, i) => `$${i + 1}${JSON_FIELDS.has(column) ? jsonCast : ""}`);
+  return { text: `INSERT INTO mcp_tasks (${COLUMNS.join(", ")}) VALUES (${marks.join(", ")})`, values };
+}
+
+/** `SELECT` of one row. */
+export function selectTask(projectId: string, taskId: string): TaskStatement {
+  return { text: `SELECT ${COLUMNS.join(", ")} FROM mcp_tasks WHERE project_id = $1 AND task_id = $2`, values: [projectId, taskId] };
+}
+
+/** The compare-and-set `UPDATE` of {@link McpTaskStore.update}. */
+export function updateTask(projectId: string, taskId: string, change: McpTaskChange, expect: McpTaskExpectation | undefined, jsonCast: string): TaskStatement {
+  const values: unknown[] = [projectId, taskId];
+  const mark = (value: unknown) => `$${values.push(value)}`;
+  const sets = Object.entries(change)
+    .filter(([, value]) => value !== undefined)
+    .map(([field, value]) => {
+      const isJson = field === "result" || field === "paused";
+      return `${CHANGE_COLUMNS[field as keyof McpTaskChange]} = ${mark(isJson ? json(value as JsonValue | null) : value)}${isJson ? jsonCast : ""}`;
+    });
+  const where = ["project_id = $1", "task_id = $2"];
+  if (expect?.status) where.push(`status IN (${expect.status.map((status) => mark(status)).join(", ")})`);
+  if (expect?.ownerHost !== undefined) where.push(expect.ownerHost === null ? "owner_host IS NULL" : `owner_host = ${mark(expect.ownerHost)}`);
+  if (expect?.leaseExpiredBefore !== undefined) where.push(`lease_expires_at IS NOT NULL AND lease_expires_at < ${mark(expect.leaseExpiredBefore)}`);
+  return { text: `UPDATE mcp_tasks SET ${sets.join(", ")} WHERE ${where.join(" AND ")}`, values };
+}
+
+/** The lease renewal of {@link McpTaskStore.renewLeases}, returning the renewed ids. */
+export function renewLeasesOf(projectId: string, ownerHost: string, taskIds: readonly string[], leaseExpiresAt: number): TaskStatement {
+  const ids = taskIds.map((_, i) => `$${i + 4}`).join(", ");
+  return {
+    text: `UPDATE mcp_tasks SET lease_expires_at = $3 WHERE project_id = $1 AND owner_host = $2 AND status = 'working' AND task_id IN (${ids}) RETURNING task_id`,
+    values: [projectId, ownerHost, leaseExpiresAt, ...taskIds],
+  };
+}
+
+/** One page, newest first; the cursor is `<createdAt>:<taskId>` of the page's last row. */
+export function listTasks(projectId: string, cursor: string | undefined, limit: number): TaskStatement {
+  const at = cursor ? /^(\d+):(.+)$/.exec(cursor) : null;
+  if (!at) return { text: `SELECT ${COLUMNS.join(", ")} FROM mcp_tasks WHERE project_id = $1 ORDER BY created_at DESC, task_id DESC LIMIT $2`, values: [projectId, limit + 1] };
+  return {
+    text: `SELECT ${COLUMNS.join(", ")} FROM mcp_tasks WHERE project_id = $1 AND (created_at < $2 OR (created_at = $2 AND task_id < $3)) ORDER BY created_at DESC, task_id DESC LIMIT $4`,
+    values: [projectId, Number(at[1]), at[2], limit + 1],
+  };
+}
+
+/** The `DELETE` of {@link McpTaskStore.prune}. */
+export function pruneTasks(now: number): TaskStatement {
+  return { text: "DELETE FROM mcp_tasks WHERE updated_at + ttl_ms < $1 AND NOT (status = 'working' AND lease_expires_at IS NOT NULL AND lease_expires_at >= $1)", values: [now] };
+}
+
+/** A page of rows and its next cursor (the query fetched `limit + 1`). */
+export function pageOf(rows: McpTaskRecord[], limit: number): { tasks: McpTaskRecord[]; nextCursor?: string } {
+  if (rows.length <= limit) return { tasks: rows };
+  const tasks = rows.slice(0, limit);
+  const last = tasks[tasks.length - 1]!;
+  return { tasks, nextCursor: `${last.createdAt}:${last.taskId}` };
+}
+
+const num = (value: unknown) => (value === null || value === undefined ? null : Number(value));
+const parsed = (value: unknown): JsonValue | null => (value === null || value === undefined ? null : typeof value === "string" ? (JSON.parse(value) as JsonValue) : (value as JsonValue));
+
+/** A row as a record (numbers from bigint strings, JSON from text or jsonb). */
+export function recordOf(row: Record<string, unknown>): McpTaskRecord {
+  return {
+    projectId: String(row.project_id),
+    taskId: String(row.task_id),
+    entrypointId: String(row.entrypoint_id),
+    status: row.status as McpTaskStatus,
+    statusMessage: (row.status_message as string | null) ?? null,
+    ownerHost: (row.owner_host as string | null) ?? null,
+    leaseExpiresAt: num(row.lease_expires_at),
+    ttlMs: Number(row.ttl_ms),
+    pollIntervalMs: Number(row.poll_interval_ms),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    result: parsed(row.result),
+    paused: parsed(row.paused),
+  };
+}

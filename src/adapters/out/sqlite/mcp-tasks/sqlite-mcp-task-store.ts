@@ -1,0 +1,103 @@
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type Database from "better-sqlite3";
+import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
+import type { McpTaskStore } from "../../../../ports/mcp-task-store.js";
+import { insertTask, listTasks, pageOf, pruneTasks, recordOf, renewLeasesOf, selectTask, type TaskStatement, updateTask } from "../../kernel/mcp-task-rows.js";
+import { drizzleBetterSqlite3 } from "../shared/drizzle-modules.js";
+import { ensureMigrated, findMigrationsFolder, migrateWithRetry } from "../shared/migrations.js";
+import { openSqlite } from "../shared/sqlite-connection.js";
+
+/** The task store's file name inside a persistent-value store dir. */
+export const MCP_TASK_DATABASE_FILE = "mcp-tasks.sqlite";
+
+/** Options of {@link createSqliteMcpTaskStore}. */
+export interface SqliteMcpTaskStoreOptions {
+  /** The database file (created with its folder when missing); or give `directory`. */
+  path?: string;
+  /** A folder (the project's persistent-value store dir): the file is `<directory>/mcp-tasks.sqlite`. */
+  directory?: string;
+  /** How long a write waits for another process's write lock (default 5000 ms). */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * The SQLite MCP task store (MCP-13): one WAL-mode file that every host process on this machine
+ * serving the project shares; migrations from `drizzle/mcp-tasks`.
+ *
+ * @example
+ * const tasks = createSqliteMcpTaskStore({ directory: "/data/values" });
+ */
+export function createSqliteMcpTaskStore(options: SqliteMcpTaskStoreOptions): McpTaskStore {
+  const path = options.path ?? (options.directory !== undefined ? join(options.directory, MCP_TASK_DATABASE_FILE) : undefined);
+  if (path === undefined) throw new SteamharnessError("input_validation", "[steamharness] [sqlite] give path or directory for the task store", { field: "path" });
+  const folder = findMigrationsFolder("mcp-tasks");
+  if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/mcp-tasks migrations not found");
+  let client: Database.Database;
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    client = openSqlite(path, { timeout: options.busyTimeoutMs ?? 5000 });
+    client.pragma("journal_mode = WAL");
+    client.pragma("synchronous = NORMAL");
+    const db = drizzleBetterSqlite3().drizzle({ client });
+    ensureMigrated(client, folder, () => migrateWithRetry(db, folder, { attempts: 4 }));
+  } catch (error) {
+    throw wrapAdapterError("sqlite", `cannot open the task store ${path}`, error);
+  }
+  const statements = new Map<string, Database.Statement>();
+  let closed = false;
+  // better-sqlite3 binds anonymous `?` in order: each `$n` becomes `?` with its value repeated.
+  const prepared = (statement: TaskStatement) => {
+    const order = [...statement.text.matchAll(/\$(\d+)/g)].map((match) => Number(match[1]) - 1);
+    const text = statement.text.replace(/\$\d+/g, "?");
+    let found = statements.get(text);
+    if (!found) {
+      found = client.prepare(text);
+      statements.set(text, found);
+    }
+    const values = order.map((index) => statement.values[index]);
+    return { run: () => found.run(...values), get: () => found.get(...values), all: () => found.all(...values) };
+  };
+  const call = <T>(what: string, run: () => T): T => {
+    if (closed) throw new SteamharnessError("storage_failure", "[steamharness] [sqlite] the task store is closed");
+    try {
+      return run();
+    } catch (error) {
+      if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY") throw new SteamharnessError("conflict", `[steamharness] [sqlite] ${what}: the task exists`, { cause: error });
+      throw wrapAdapterError("sqlite", `${what} failed`, error);
+    }
+  };
+  return {
+    async create(record) {
+      call("task create", () => prepared(insertTask(record, "")).run());
+    },
+    async get(projectId, taskId) {
+      const statement = selectTask(projectId, taskId);
+      const row = call("task read", () => prepared(statement).get()) as Record<string, unknown> | undefined;
+      return row ? recordOf(row) : null;
+    },
+    async update(projectId, taskId, change, expect) {
+      const statement = updateTask(projectId, taskId, change, expect, "");
+      return call("task update", () => prepared(statement).run().changes > 0);
+    },
+    async renewLeases(projectId, ownerHost, taskIds, leaseExpiresAt) {
+      if (taskIds.length === 0) return [];
+      const statement = renewLeasesOf(projectId, ownerHost, taskIds, leaseExpiresAt);
+      return call("task lease renewal", () => (prepared(statement).all() as { task_id: string }[]).map((row) => row.task_id));
+    },
+    async list(projectId, { cursor, limit }) {
+      const statement = listTasks(projectId, cursor, limit);
+      const rows = call("task list", () => prepared(statement).all()) as Record<string, unknown>[];
+      return pageOf(rows.map(recordOf), limit);
+    },
+    async prune(now) {
+      const statement = pruneTasks(now);
+      return call("task prune", () => prepared(statement).run().changes);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      client.close();
+    },
+  };
+}

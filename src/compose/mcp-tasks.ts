@@ -1,0 +1,27 @@
+import type { McpTaskStore } from "../ports/mcp-task-store.js";
+
+/** Where the durable MCP tasks of a served project live (MCP-13). */
+export interface McpTaskStoreLocation {
+  /** The project's persistent-value store dir: the SQLite file is `<dir>/mcp-tasks.sqlite`. */
+  directory: string;
+  /** `--postgres <url>`: the store several machines share instead of the SQLite file. */
+  postgres?: string;
+  /** The PostgreSQL schema (default `steamharness`). */
+  schema?: string;
+}
+
+/**
+ * Opens the task store of a served project: PostgreSQL when a URL is given, else the project's
+ * SQLite file. Each backend loads only when chosen.
+ *
+ * @example
+ * const tasks = await openMcpTaskStore({ directory: host.dirs.persistentValueStoreDir });
+ */
+export async function openMcpTaskStore(location: McpTaskStoreLocation): Promise<McpTaskStore> {
+  if (location.postgres !== undefined) {
+    const { createPostgresMcpTaskStore } = await import("../adapters/out/postgres/postgres-mcp-task-store.js");
+    return createPostgresMcpTaskStore({ connectionString: location.postgres, ...(location.schema ? { schema: location.schema } : {}) });
+  }
+  const { createSqliteMcpTaskStore } = await import("../adapters/out/sqlite/mcp-tasks/sqlite-mcp-task-store.js");
+  return createSqliteMcpTaskStore({ directory: location.directory });
+}

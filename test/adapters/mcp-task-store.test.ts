@@ -1,0 +1,92 @@
+import { afterAll, describe, expect, it } from "@jest/globals";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createMemoryMcpTaskStore } from "../../src/adapters/out/memory/memory-mcp-task-store.js";
+import { createPostgresMcpTaskStore } from "../../src/adapters/out/postgres/postgres-mcp-task-store.js";
+import { createSqliteMcpTaskStore } from "../../src/adapters/out/sqlite/mcp-tasks/sqlite-mcp-task-store.js";
+import type { McpTaskRecord, McpTaskStore } from "../../src/ports/mcp-task-store.js";
+import { describePostgres } from "../fixtures/postgres.js";
+
+// MCP-13: the task store's row rules, the same cases on memory, SQLite and PostgreSQL.
+const row = (taskId: string, extra: Partial<McpTaskRecord> = {}): McpTaskRecord => ({
+  taskId,
+  projectId: "p1",
+  entrypointId: "quick",
+  status: "working",
+  statusMessage: null,
+  ownerHost: "host-a",
+  leaseExpiresAt: 10_000,
+  ttlMs: 1000,
+  pollIntervalMs: 1000,
+  createdAt: 1000,
+  updatedAt: 1000,
+  result: null,
+  paused: null,
+  ...extra,
+});
+
+function storeCases(name: string, open: () => Promise<McpTaskStore>) {
+  describe(`MCP-13 task store: ${name}`, () => {
+    it("MCP-13 create, get, conflict on a second create, null for a missing row", async () => {
+      const store = await open();
+      await store.create(row("t1", { paused: { args: { a: [1, "x"] } } }));
+      expect(await store.get("p1", "t1")).toEqual(row("t1", { paused: { args: { a: [1, "x"] } } }));
+      await expect(store.create(row("t1"))).rejects.toMatchObject({ code: "conflict" });
+      expect(await store.get("p2", "t1")).toBeNull();
+      await store.close();
+    });
+
+    it("MCP-13 update is a compare-and-set on status, owner and an expired lease", async () => {
+      const store = await open();
+      await store.create(row("t2"));
+      expect(await store.update("p1", "t2", { status: "failed", updatedAt: 2000 }, { status: ["working"], ownerHost: "host-b" })).toBe(false);
+      expect(await store.update("p1", "t2", { status: "failed", updatedAt: 2000 }, { leaseExpiredBefore: 5000 })).toBe(false);
+      expect(await store.update("p1", "t2", { status: "failed", ownerHost: null, result: { content: [] }, updatedAt: 2000 }, { status: ["working"], ownerHost: "host-a", leaseExpiredBefore: 20_000 })).toBe(true);
+      expect(await store.get("p1", "t2")).toMatchObject({ status: "failed", ownerHost: null, result: { content: [] }, updatedAt: 2000 });
+      expect(await store.update("p1", "t2", { status: "working", updatedAt: 3000 }, { status: ["input_required"], ownerHost: null })).toBe(false);
+      await store.close();
+    });
+
+    it("MCP-13 renewLeases extends only the owner's working rows", async () => {
+      const store = await open();
+      await store.create(row("r1"));
+      await store.create(row("r2", { ownerHost: "host-b" }));
+      await store.create(row("r3", { status: "cancelled" }));
+      expect((await store.renewLeases("p1", "host-a", ["r1", "r2", "r3"], 99_000)).sort()).toEqual(["r1"]);
+      expect((await store.get("p1", "r1"))!.leaseExpiresAt).toBe(99_000);
+      expect((await store.get("p1", "r2"))!.leaseExpiresAt).toBe(10_000);
+      await store.close();
+    });
+
+    it("MCP-13 prune deletes rows past their TTL except working rows with a live lease; list pages newest first", async () => {
+      const store = await open();
+      await store.create(row("a-done", { status: "completed", createdAt: 1, updatedAt: 1000 }));
+      await store.create(row("b-live", { createdAt: 2, updatedAt: 1000, leaseExpiresAt: 50_000 }));
+      await store.create(row("c-dead", { createdAt: 3, updatedAt: 1000, leaseExpiresAt: 1500 }));
+      await store.create(row("d-fresh", { status: "completed", createdAt: 4, updatedAt: 4000 }));
+      const first = await store.list("p1", { limit: 3 });
+      expect(first.tasks.map((task) => task.taskId)).toEqual(["d-fresh", "c-dead", "b-live"]);
+      expect((await store.list("p1", { limit: 3, cursor: first.nextCursor! })).tasks.map((task) => task.taskId)).toEqual(["a-done"]);
+      expect(await store.prune(4500)).toBe(2);
+      expect((await store.list("p1", { limit: 10 })).tasks.map((task) => task.taskId)).toEqual(["d-fresh", "b-live"]);
+      await store.close();
+      await expect(store.get("p1", "d-fresh")).rejects.toMatchObject({ code: "storage_failure" });
+    });
+  });
+}
+
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+storeCases("memory", async () => createMemoryMcpTaskStore());
+storeCases("SQLite", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "sh-task-store-"));
+  dirs.push(dir);
+  return createSqliteMcpTaskStore({ directory: dir });
+});
+describePostgres("MCP-13 task store on PostgreSQL", (database) => {
+  storeCases("PostgreSQL", async () => createPostgresMcpTaskStore({ connectionString: database.url, schema: database.freshSchema() }));
+});

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { RELATED_TASK_META_KEY } from "@modelcontextprotocol/sdk/types.js";
+import { cleanup, tempDir } from "../cli/helpers.js";
+import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
+import { alive, callAsTask, effectLines, getTask, pollTask, scriptForms, taskResult, TASKS_PROJECT, waitForLine } from "./task-helpers.js";
+
+// Real `steamharness mcp --http` processes under tsx on a shared 2-core machine.
+jest.setTimeout(120_000);
+
+let tmp: string;
+let server: HttpMcpServer;
+let client: Client;
+let forms: ReturnType<typeof scriptForms>;
+
+beforeAll(async () => {
+  tmp = await tempDir("sh-mcp-tasks-");
+  server = await startHttpMcp(TASKS_PROJECT, ["--data-dir", join(tmp, "data"), "--task-lease-ms", "1500"]);
+  client = await connectHttp(server.url, { capabilities: { elicitation: { form: {} } } });
+  forms = scriptForms(client);
+}, 90_000);
+afterAll(async () => {
+  await client?.close();
+  await server?.stop();
+  await cleanup(tmp);
+});
+
+describe("MCP-13 durable tasks on one host (SQLite)", () => {
+  it("MCP-13 the server declares tasks and every entrypoint supports them", async () => {
+    expect(client.getServerCapabilities()?.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.execution)).toEqual(tools.map(() => ({ taskSupport: "optional" })));
+  });
+
+  it("MCP-13 a tools/call asking for a task returns a task backed by the run id; tasks/get and tasks/result", async () => {
+    const task = await callAsTask(client, "quick", { text: "hi" });
+    expect(task).toMatchObject({ status: "working", ttl: 60_000, pollInterval: 1000 });
+    const result = await taskResult(client, task.taskId);
+    expect(result.structuredContent).toMatchObject({ status: "success", runId: task.taskId, output: { echoed: "hi", runId: task.taskId } });
+    expect(result._meta?.[RELATED_TASK_META_KEY]).toEqual({ taskId: task.taskId });
+    expect(await getTask(client, task.taskId)).toMatchObject({ taskId: task.taskId, status: "completed" });
+  });
+
+  it("MCP-13 tasks/cancel ends the worker and the task stays cancelled", async () => {
+    const file = join(tmp, "hold.txt");
+    const task = await callAsTask(client, "hold", { file });
+    const pid = Number((await waitForLine(file, `started ${task.taskId}`)).split(" ")[2]);
+    expect(alive(pid)).toBe(true);
+    const cancelled = await client.request({ method: "tasks/cancel", params: { taskId: task.taskId } }, (await import("@modelcontextprotocol/sdk/types.js")).CancelTaskResultSchema);
+    expect(cancelled.status).toBe("cancelled");
+    const end = Date.now() + 20_000;
+    while (alive(pid) && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(alive(pid)).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await getTask(client, task.taskId)).status).toBe("cancelled");
+  });
+
+  it("MCP-13 a task is pruned once its TTL has run out after its last change", async () => {
+    const task = await callAsTask(client, "quick", { text: "short-lived" }, 1000);
+    expect(task.ttl).toBe(1000);
+    await taskResult(client, task.taskId);
+    await new Promise((resolve) => setTimeout(resolve, 1600));
+    await expect(getTask(client, task.taskId)).rejects.toThrow(/Task not found/);
+  });
+});
+
+describe("MCP-14 input_required ↔ questions and approvals on the same runId", () => {
+  it("MCP-14 a question makes the task input_required; the form answered through tasks/result resumes the same run", async () => {
+    forms.asked.length = 0;
+    forms.answers = [{ action: "accept", content: { name: "Ada" } }];
+    const task = await callAsTask(client, "ask", {});
+    const waiting = await pollTask(client, task.taskId, (t) => t.status !== "working");
+    expect(waiting).toMatchObject({ status: "input_required", statusMessage: "Your name?" });
+    const result = await taskResult(client, task.taskId);
+    expect(forms.asked).toHaveLength(1);
+    expect(forms.asked[0]!._meta?.[RELATED_TASK_META_KEY]).toEqual({ taskId: task.taskId });
+    expect(result.structuredContent).toMatchObject({ status: "success", runId: task.taskId, output: { runId: task.taskId, first: { name: "Ada" } } });
+  });
+
+  it("MCP-14 an approval makes the task input_required; approve runs the unsafe effect once on the same run", async () => {
+    const file = join(tmp, "charges.txt");
+    forms.asked.length = 0;
+    forms.answers = [{ action: "accept", content: { decision: "approve" } }];
+    const task = await callAsTask(client, "charge", { file });
+    expect((await pollTask(client, task.taskId, (t) => t.status !== "working")).status).toBe("input_required");
+    expect(await effectLines(file)).toEqual([]);
+    const result = await taskResult(client, task.taskId);
+    expect(forms.asked[0]!.message).toContain("charge_card");
+    expect(result.structuredContent).toMatchObject({ status: "success", output: { charged: true, runId: task.taskId } });
+    expect((await effectLines(file)).map((line) => line.split(" ").slice(0, 2).join(" "))).toEqual([`charged ${task.taskId}`]);
+  });
+
+  it("MCP-14 declining the form ends the task failed, with nothing approved", async () => {
+    const file = join(tmp, "declined.txt");
+    forms.answers = [{ action: "decline" }];
+    const task = await callAsTask(client, "charge", { file });
+    await pollTask(client, task.taskId, (t) => t.status === "input_required");
+    const result = await taskResult(client, task.taskId);
+    expect(result.isError).toBe(true);
+    expect((await getTask(client, task.taskId)).status).toBe("failed");
+    expect(await effectLines(file)).toEqual([]);
+  });
+});
