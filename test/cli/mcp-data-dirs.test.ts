@@ -187,33 +187,50 @@ describe("MCP-2 options", () => {
 describe("MCP-2 .env and server auth precedence", () => {
   let project: string;
   let authDir: string;
-  const envOf = async (env: Record<string, string>) => {
-    const session = await startMcp(project, ["--data-dir", join(tmp, "auth-data"), "--auth-dir", authDir], { env: cleanEnv(env) });
+  let emptyAuthDir: string;
+  const callEnv = async (env: Record<string, string>, dir = authDir) => {
+    const session = await startMcp(project, ["--data-dir", join(tmp, "auth-data"), "--auth-dir", dir], { env: cleanEnv(env) });
     try {
-      return output(await session.client.callTool({ name: "env", arguments: {} }));
+      return (await session.client.callTool({ name: "env", arguments: {} })) as CallToolResult;
     } finally {
       await session.close();
     }
+  };
+  const failureOf = (result: CallToolResult): string => {
+    const content = result.structuredContent as { status?: string; error?: { message?: string } };
+    expect(content.status).toBe("failed");
+    return content.error?.message ?? "";
   };
 
   beforeAll(async () => {
     project = await copyKitchen(join(tmp, "auth"));
     authDir = join(tmp, "auth-dir");
+    emptyAuthDir = join(tmp, "auth-dir-empty");
     await mkdir(authDir, { recursive: true });
+    await mkdir(emptyAuthDir, { recursive: true });
     await writeFile(join(authDir, "workflow-auth.json"), JSON.stringify({ serverUrl: "https://saved.example", adminKey: "saved-admin-key-0001" }));
   });
 
-  it("MCP-2 the project's .env is loaded and saved auth is used when nothing explicit is set", async () => {
-    expect(await envOf({})).toMatchObject({ fromDotEnv: "dotenv-value", serverUrl: "https://saved.example", adminKeyHead: "saved-" });
+  it("MCP-2 the project's .env is loaded; with no server set up nothing names one", async () => {
+    expect(output(await callEnv({}, emptyAuthDir))).toMatchObject({ fromDotEnv: "dotenv-value", adminKeyLength: 0 });
+  });
+
+  // Since CFG-4 the server variables choose the configuration server: the saved login is used when
+  // nothing explicit is set, and explicit variables win over it (a credential missing is a typed error).
+  it("MCP-2 saved auth is used when nothing explicit is set (CFG-4: its server is the one chosen)", async () => {
+    const message = failureOf(await callEnv({}));
+    expect(message).toContain("https://saved.example");
   });
 
   it("MCP-2 explicit STEAMHARNESS_SERVER_URL / STEAMHARNESS_SERVER_ADMIN_KEY override saved auth", async () => {
-    const seen = await envOf({ STEAMHARNESS_SERVER_URL: "https://explicit.example", STEAMHARNESS_SERVER_ADMIN_KEY: "explicit-key-0002" });
-    expect(seen).toMatchObject({ serverUrl: "https://explicit.example", adminKeyHead: "explic", adminKeyLength: 17 });
+    const message = failureOf(await callEnv({ STEAMHARNESS_SERVER_URL: "https://explicit.example", STEAMHARNESS_SERVER_ADMIN_KEY: "explicit-key-0002" }));
+    expect(message).toContain("https://explicit.example");
+    expect(message).not.toContain("saved.example");
   });
 
   it("MCP-2 an explicit URL never receives the saved key", async () => {
-    const seen = await envOf({ STEAMHARNESS_SERVER_URL: "https://other.example" });
-    expect(seen).toMatchObject({ serverUrl: "https://other.example", adminKeyLength: 0 });
+    const message = failureOf(await callEnv({ STEAMHARNESS_SERVER_URL: "https://other.example" }));
+    expect(message).toContain("https://other.example");
+    expect(message).toMatch(/no credential/);
   });
 });

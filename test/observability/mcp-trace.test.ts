@@ -2,7 +2,7 @@ import { writeFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { SpanKind, trace } from "@opentelemetry/api";
-import { cleanEnv, cleanup, REPO, startMcp, tempDir } from "../cli/helpers.js";
+import { CLI_FROM_SOURCES, cleanEnv, cleanup, REPO, startMcp, tempDir } from "../cli/helpers.js";
 import { startOtlpReceiver, type OtlpReceiver } from "../fixtures/otlp-receiver.js";
 import { startTestSdk } from "../fixtures/otel-sdk.js";
 
@@ -51,7 +51,8 @@ describe("OBS-3 MCP trace continuation", () => {
       OTEL_METRICS_EXPORTER: "none",
       OTEL_LOGS_EXPORTER: "none",
     });
-    const session = await startMcp(project, ["--data-dir", join(tmp, "data")], { env });
+    // The project imports TypeScript sources, so the CLI and its workers run through tsx even when dist/ is built.
+    const session = await startMcp(project, ["--data-dir", join(tmp, "data")], { env, command: CLI_FROM_SOURCES });
     const sdk = startTestSdk(receiver.url, "mcp-client");
     const client = sdk.tracerProvider.getTracer("test-client").startSpan("tools/call ask", { kind: SpanKind.CLIENT });
     const { traceId, spanId } = client.spanContext();

@@ -38,6 +38,8 @@ describe("PORT the provider library stays behind the provider adapter", () => {
     expect(offenders).toEqual([]);
     expect(runtimePiAiImports(readFileSync(join(SRC, LOADER), "utf8")).sort()).toEqual([
       "dynamic @anthropic-ai/sdk",
+      // BUD-2: the library's model catalog (prices), loaded only when a money budget has no configured price.
+      "dynamic @mariozechner/pi-ai",
       "dynamic @mariozechner/pi-ai/anthropic",
       "dynamic @mariozechner/pi-ai/openai-completions",
       "dynamic openai",

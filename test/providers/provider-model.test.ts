@@ -61,6 +61,8 @@ describe("createProviderModel options", () => {
       model: "m",
       apiKind: "openai-responses",
       contextWindow: 128_000,
+      // BUD-2: the call's max output is part of the worst case a budget reserves.
+      maxTokens: 16_384,
       webSearch: false,
     });
     const claude = createProviderModel({ ...VALID, apiKind: "anthropic-messages", model: "claude-x", contextWindow: 200_000 });
