@@ -64,12 +64,5 @@ export async function waitForLine(file: string, prefix: string, limitMs = 30_000
   }
 }
 
-/** Whether a process is alive. */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** Whether a process is alive (the CLI helpers' check). */
+export { alive } from "../cli/helpers.js";
