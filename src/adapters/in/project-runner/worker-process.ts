@@ -84,7 +84,9 @@ export class WorkflowWorker {
     this.child.stderr?.pipe(output, { end: false });
     this.exited = new Promise((resolveExit) => {
       this.child.once("exit", (code, signal) => resolveExit(signal ? `the worker was killed by ${signal}` : `the worker exited with code ${code}`));
-      this.child.once("error", (error) => resolveExit(`the worker failed to start: ${error.message}`));
+      // `on`, not `once`: a send to a worker that just exited fails with EPIPE as a later `error`
+      // event, which must not become an unhandled error that ends the host process.
+      this.child.on("error", (error) => resolveExit(`the worker failed to start: ${error.message}`));
     });
     void this.exited.then((why) => {
       this.clean = false;
@@ -123,7 +125,9 @@ export class WorkflowWorker {
   }
 
   private send(message: ParentMessage): void {
-    if (this.child.connected) this.child.send(message);
+    // A worker that exits while a message is on its way makes the send fail (EPIPE); the exit is
+    // reported through `exited`, so the failed send itself is dropped here.
+    if (this.child.connected) this.child.send(message, undefined, {}, () => undefined);
   }
 
   /**
