@@ -2,7 +2,6 @@
  * The API-key store written once (BUD-4, ARCH-3): secrets, digests, tenant limits, rate windows
  * and slot decisions live here; memory, SQLite and PostgreSQL only read, lock and write rows.
  */
-import { createHash, randomBytes } from "node:crypto";
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { ApiKeyRecord, ApiKeyStore, ApiLimitOutcome, ApiRateUnit, ApiTenant, ApiTenantLimits } from "../../../ports/api-keys.js";
 import type { Awaitable, StoreCall } from "./store-call.js";
@@ -64,8 +63,13 @@ const LIMIT_FIELDS = ["budgetTokens", "budgetUsd", "requestsPerMinute", "tokensP
 
 const invalid = (field: string, message: string) => new SteamharnessError("input_validation", `[steamharness] [api-keys] ${message}`, { field });
 
-/** The SHA-256 digest (hex) a secret is stored as. */
-export const secretDigest = (secret: string): string => createHash("sha256").update(secret).digest("hex");
+/** How secrets are made and digested (node:crypto, supplied by the storage family). */
+export interface ApiKeySecrets {
+  /** 32 random bytes, base64url (43 characters). */
+  random(): string;
+  /** The SHA-256 digest (hex). */
+  digest(secret: string): string;
+}
 
 function checkId(value: unknown, field: string): string {
   if (typeof value !== "string" || !/^[\x21-\x7e]{1,200}$/.test(value)) throw invalid(field, `${field} must be 1-200 printable ASCII characters`);
@@ -103,9 +107,9 @@ const windowOf = (at: number): number => at - (at % API_RATE_WINDOW_MS);
  * The store over `rows`, each step run through `call`.
  *
  * @example
- * const keys = createApiKeyStore(memoryApiKeyRows(), directCall, async () => {});
+ * const keys = createApiKeyStore(memoryApiKeyRows(), createKeySecrets(), directCall, async () => {});
  */
-export function createApiKeyStore(rows: ApiKeyRows, call: StoreCall, close: () => Promise<void>): ApiKeyStore {
+export function createApiKeyStore(rows: ApiKeyRows, secrets: ApiKeySecrets, call: StoreCall, close: () => Promise<void>): ApiKeyStore {
   const counterKey = (tenantId: string, unit: ApiRateUnit) => {
     if (unit !== "requests" && unit !== "tokens") throw invalid("unit", "unit must be requests or tokens");
     return `${checkId(tenantId, "tenantId")} ${unit}`;
@@ -115,8 +119,8 @@ export function createApiKeyStore(rows: ApiKeyRows, call: StoreCall, close: () =
     async add(tenant, at) {
       const id = checkId(tenant.id, "tenant");
       const limits = checkTenantLimits(tenant);
-      const secret = `sh_${randomBytes(32).toString("base64url")}`;
-      const key: ApiKeyRow = { id: secret.slice(0, 11), hash: secretDigest(secret), tenantId: id, createdAt: checkCount(at, "at"), revokedAt: null };
+      const secret = `sh_${secrets.random()}`;
+      const key: ApiKeyRow = { id: secret.slice(0, 11), hash: secrets.digest(secret), tenantId: id, createdAt: checkCount(at, "at"), revokedAt: null };
       await call("api key add", async () => {
         const existing = await rows.tenant(id);
         const merged = { ...(existing ? (JSON.parse(existing.limits) as ApiTenantLimits) : {}), ...limits };
@@ -129,7 +133,7 @@ export function createApiKeyStore(rows: ApiKeyRows, call: StoreCall, close: () =
     async verify(secret) {
       if (typeof secret !== "string" || !SECRET.test(secret)) return null;
       return call("api key verify", async () => {
-        const row = await rows.keyByHash(secretDigest(secret));
+        const row = await rows.keyByHash(secrets.digest(secret));
         if (!row || row.revokedAt !== null) return null;
         const tenant = await rows.tenant(row.tenantId);
         return { key: recordOf(row), tenant: tenant ? tenantOf(tenant) : { id: row.tenantId } };

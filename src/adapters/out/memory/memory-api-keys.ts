@@ -1,12 +1,13 @@
 import type { ApiKeyStore } from "../../../ports/api-keys.js";
 import { createApiKeyStore, type ApiCounterRow, type ApiKeyRow, type ApiKeyRows, type ApiSlotRow, type ApiTenantRow } from "../kernel/api-keys.js";
 import { directCall } from "../kernel/store-call.js";
+import { createKeySecrets } from "../system/key-secrets.js";
 
 /**
  * API-key rows in maps; every step is synchronous, so nothing interleaves with it in one process.
  *
  * @example
- * const store = createApiKeyStore(memoryApiKeyRows(), directCall, async () => {});
+ * const store = createApiKeyStore(memoryApiKeyRows(), createKeySecrets(), directCall, async () => {});
  */
 export function memoryApiKeyRows(): ApiKeyRows {
   const keys = new Map<string, ApiKeyRow>();
@@ -71,5 +72,5 @@ export function memoryApiKeyRows(): ApiKeyRows {
  * const { secret } = await keys.add({ id: "acme", requestsPerMinute: 60 }, Date.now());
  */
 export function createMemoryApiKeyStore(): ApiKeyStore {
-  return createApiKeyStore(memoryApiKeyRows(), directCall, async () => {});
+  return createApiKeyStore(memoryApiKeyRows(), createKeySecrets(), directCall, async () => {});
 }

@@ -3,6 +3,7 @@ import type { ApiKeyStore } from "../../../ports/api-keys.js";
 import { createApiKeyStore, type ApiKeyRows } from "../kernel/api-keys.js";
 import { createSystemClock } from "../system/clock.js";
 import { openPostgres, postgresCall, type PostgresConnectionOptions, type PostgresStoreContext } from "./postgres-database.js";
+import { createKeySecrets } from "../system/key-secrets.js";
 
 /**
  * The API-key rows on PostgreSQL (BUD-4): a counter step row-locks its rate window (one `INSERT …
@@ -64,7 +65,7 @@ export async function createPostgresApiKeyStore(options: PostgresConnectionOptio
   const connection = await openPostgres(options);
   const state = { closed: false };
   const context = { db: connection.db, tables: connection.tables, clock: createSystemClock(), state };
-  return createApiKeyStore(createPostgresApiKeyRows(context), postgresCall(state), async () => {
+  return createApiKeyStore(createPostgresApiKeyRows(context), createKeySecrets(), postgresCall(state), async () => {
     if (state.closed) return;
     state.closed = true;
     await connection.release();

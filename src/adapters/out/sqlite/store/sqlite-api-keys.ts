@@ -7,6 +7,7 @@ import { findStoreMigrationsFolder, openStoreDatabase } from "./sqlite-database.
 import type { SqliteStoreContext } from "./sqlite-kv-store.js";
 import { sqliteCall } from "./sqlite-support.js";
 import { STORE_DATABASE_FILE } from "./sqlite-storage.js";
+import { createKeySecrets } from "../../system/key-secrets.js";
 
 /**
  * The API-key rows on SQLite (BUD-4): counter and slot steps are `BEGIN IMMEDIATE` transactions,
@@ -82,7 +83,7 @@ export function createSqliteApiKeyStore(options: SqliteApiKeyStoreOptions): ApiK
   const file = options.file ?? join(options.directory ?? ".", STORE_DATABASE_FILE);
   const { db, sqlite } = openStoreDatabase(file, options.migrationsFolder ?? findStoreMigrationsFolder());
   const state = { closed: false };
-  return createApiKeyStore(createSqliteApiKeyRows({ db }), sqliteCall(state), async () => {
+  return createApiKeyStore(createSqliteApiKeyRows({ db }), createKeySecrets(), sqliteCall(state), async () => {
     if (state.closed) return;
     state.closed = true;
     sqlite.close();
