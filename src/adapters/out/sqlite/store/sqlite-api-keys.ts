@@ -1,5 +1,10 @@
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { wrapAdapterError } from "../../../../domain/errors.js";
 import type { ApiKeyStore } from "../../../../ports/api-keys.js";
+import type { BudgetLedger } from "../../../../ports/budget-ledger.js";
+import { createSystemClock } from "../../system/clock.js";
+import { createSqliteBudgetLedger } from "./sqlite-budget-ledger.js";
 import { createApiKeyStore, type ApiKeyRows } from "../../kernel/api-keys.js";
 import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { storeTables } from "./schema.js";
@@ -72,20 +77,30 @@ export interface SqliteApiKeyStoreOptions {
 /**
  * The API-key store on a SQLite store file (BUD-4): the same file, migrations and WAL mode as
  * {@link createSqliteStorage}, so every process on one machine that opens it shares keys,
- * tenants, rate windows and slots. Opening faults throw `storage_failure`.
+ * tenants, rate windows and slots; `budgets` is the budget ledger of the same file (where a
+ * gateway reserves tenant budgets). Opening faults throw `storage_failure`.
  *
  * @example
  * const keys = createSqliteApiKeyStore({ directory: "~/.steamharness/gateway" });
  * const { secret } = await keys.add({ id: "acme", requestsPerMinute: 60 }, Date.now());
  * await keys.close();
  */
-export function createSqliteApiKeyStore(options: SqliteApiKeyStoreOptions): ApiKeyStore {
+export function createSqliteApiKeyStore(options: SqliteApiKeyStoreOptions): ApiKeyStore & { readonly budgets: BudgetLedger } {
+  if (options.file === undefined && options.directory !== undefined) {
+    try {
+      mkdirSync(options.directory, { recursive: true });
+    } catch (error) {
+      throw wrapAdapterError("sqlite", `cannot create store directory ${options.directory}`, error);
+    }
+  }
   const file = options.file ?? join(options.directory ?? ".", STORE_DATABASE_FILE);
   const { db, sqlite } = openStoreDatabase(file, options.migrationsFolder ?? findStoreMigrationsFolder());
   const state = { closed: false };
-  return createApiKeyStore(createSqliteApiKeyRows({ db }), createKeySecrets(), sqliteCall(state), async () => {
+  const store = createApiKeyStore(createSqliteApiKeyRows({ db }), createKeySecrets(), sqliteCall(state), async () => {
     if (state.closed) return;
     state.closed = true;
     sqlite.close();
   });
+  // The tenant budgets' ledger on the same file and connection (the gateway reserves in it).
+  return Object.assign(store, { budgets: createSqliteBudgetLedger({ db, clock: createSystemClock(), state }) });
 }
