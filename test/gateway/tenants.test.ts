@@ -3,9 +3,7 @@ import OpenAI from "openai";
 import { createMemoryApiKeyStore } from "../../src/adapters/out/memory/memory-api-keys.js";
 import { MemoryStorage } from "../../src/adapters/out/memory/memory-storage.js";
 import type { ApiTenant } from "../../src/ports/api-keys.js";
-import type { ModelProvider } from "../../src/ports/model-provider.js";
-import { createOfflineModel } from "../../src/testing/offline-model.js";
-import { gatewayWith, MODEL, TOKEN } from "./helpers.js";
+import { gatedModel, gatewayWith, MODEL, TOKEN } from "./helpers.js";
 
 /** A gateway with API keys (and the single token), a key of `tenant`, and an OpenAI client with that key. */
 async function keyed(tenant: ApiTenant, options: Parameters<typeof gatewayWith>[1] = {}) {
@@ -13,18 +11,6 @@ async function keyed(tenant: ApiTenant, options: Parameters<typeof gatewayWith>[
   const { secret } = await apiKeys.add(tenant, Date.now());
   const opened = await gatewayWith(() => ({ text: "ok", usage: { input: 30, output: 20 } }), { apiKeys, ...options });
   return { ...opened, apiKeys, secret, keyClient: new OpenAI({ baseURL: opened.gateway.url, apiKey: secret, maxRetries: 0 }) };
-}
-
-/** An offline model whose every call first waits for `gate()`. */
-export function gatedModel(gate: () => Promise<void>): ModelProvider {
-  const offline = createOfflineModel({ steps: () => ({ text: "ok", usage: { input: 1, output: 1 } }) });
-  return {
-    descriptor: offline.descriptor,
-    async *stream(request, signal) {
-      await gate();
-      yield* offline.stream(request, signal);
-    },
-  };
 }
 
 /** The error a client call rejects with. */

@@ -30,6 +30,7 @@ import { GatewayHttpError, readJsonBody, sendError, sendJson, type GatewayRateLi
 import { createGatewayLog, gatewayRequestPath } from "./gateway-log.js";
 import { createGatewayRuns, type GatewayStats, type GatewayUsage } from "./gateway-runs.js";
 import { createGatewayTenants, tenantBudgetLimit } from "./gateway-tenants.js";
+import { createFairQueue, type FairQueueSlot } from "../../../domain/fair-queue.js";
 import { ChatCompletionsCreateSchema, ResponsesCreateSchema, validateBody } from "./gateway-schemas.js";
 import { createResponsesApi } from "./responses-api.js";
 
@@ -67,6 +68,12 @@ export interface ResponsesGatewayOptions {
   keyCacheMs?: number;
   /** How long a tenant's concurrency slot outlives a host that died holding it (default 30000 ms). */
   slotTtlMs?: number;
+  /**
+   * BUD-5: runs this gateway executes at once (default no limit). Requests beyond it wait in a
+   * fair queue: tenants (API keys' tenants; the single token is one tenant) take free slots in
+   * turn, so a tenant with many waiting requests does not delay another tenant's.
+   */
+  maxConcurrentRuns?: number;
   /** The model id clients name (default the project's name, else `"steamharness"`). */
   modelId?: string;
   /** The stores the project's tools use (KV, knowledge, files, values); default in memory. */
@@ -237,6 +244,23 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
   const tenantNode = tenantNodes(node, nodeOptions, tenantBudgets);
   /** What each request's runs need: its tenant's node, and where their usage is counted (by the request's signal). */
   const scopes = new WeakMap<AbortSignal, { node: AgentNode; onUsage: (usage: GatewayUsage) => void }>();
+  if (options.maxConcurrentRuns !== undefined && !(Number.isInteger(options.maxConcurrentRuns) && options.maxConcurrentRuns >= 1)) {
+    throw new SteamharnessError("input_validation", "[steamharness] [gateway] maxConcurrentRuns must be an integer ≥ 1", { field: "maxConcurrentRuns" });
+  }
+  const queue = options.maxConcurrentRuns === undefined ? null : createFairQueue({ capacity: options.maxConcurrentRuns });
+  /** A run slot of the request's tenant (BUD-5), held until its response ends; none without `maxConcurrentRuns`. */
+  const runSlot = async (tenant: string, response: ServerResponse, signal: AbortSignal): Promise<void> => {
+    if (!queue) return;
+    let slot: FairQueueSlot;
+    try {
+      slot = await queue.acquire(tenant, { signal });
+    } catch (error) {
+      if (closing) throw new GatewayHttpError(503, "The gateway is shutting down.", { type: "server_error", code: "gateway_closing", headers: { connection: "close" } });
+      throw error;
+    }
+    if (response.closed) return slot.release();
+    response.once("close", () => slot.release());
+  };
   const runs = createGatewayRuns({
     ...(log ? { onRunFailure: (failure: Parameters<typeof log.failure>[0]) => log.failure(failure) } : {}),
     node,
@@ -268,6 +292,7 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
 
   async function serve(request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> {
     const identity = await guard.check(request);
+    const tenantName = identity ? `key:${identity.tenant.id}` : "token";
     if (identity && tenants) {
       const admission = await tenants.admit(identity.tenant);
       let tokens = 0;
@@ -280,11 +305,13 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
     if (method === "POST" && path === "/v1/responses") {
       const body = validateBody(ResponsesCreateSchema, await readJsonBody(request, maxBodyBytes));
       checkModel(body.model);
+      await runSlot(tenantName, response, signal);
       return responses.create(body, request, response, signal);
     }
     if (method === "POST" && path === "/v1/chat/completions") {
       const body = validateBody(ChatCompletionsCreateSchema, await readJsonBody(request, maxBodyBytes));
       checkModel(body.model);
+      await runSlot(tenantName, response, signal);
       return chat.create(body, response, signal);
     }
     const responseId = /^\/v1\/responses\/([^/]+)$/.exec(path)?.[1];
@@ -368,6 +395,7 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
         // No new connections; idle keep-alive ones close now, the others once their response ended.
         const closed = running ? new Promise<void>((resolve) => running.close(() => resolve())) : Promise.resolve();
         runs.closeAll();
+        queue?.close();
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([Promise.all(inFlight), new Promise<void>((resolve) => (timer = setTimeout(resolve, options.closeTimeoutMs ?? 5000)))]);
         clearTimeout(timer);
