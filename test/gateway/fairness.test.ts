@@ -5,7 +5,7 @@ import { gatedModel, gatewayWith, MODEL } from "./helpers.js";
 
 const MODEL_MS = 60;
 const CAPACITY = 2;
-const NOISY = 16;
+const NOISY = 24;
 const QUIET_REQUESTS = 20;
 
 const p95 = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.ceil(values.length * 0.95) - 1]!;

@@ -54,6 +54,8 @@ export interface GatewayCommandOptions {
   postgresSchema?: string;
   /** How long a verified key is trusted (the revocation bound; default 2000 ms). */
   keyCacheMs?: number;
+  /** Runs executed at once; more wait in a fair queue across tenants (BUD-5; default no limit). */
+  maxConcurrentRuns?: number;
   /** Resolves when the gateway should stop (default SIGINT or SIGTERM). */
   until?: Promise<void>;
 }
@@ -129,6 +131,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
       ...(token === undefined ? {} : { token }),
       ...(keyStore ? { apiKeys: keyStore.keys, tenantBudgets: keyStore.budgets } : {}),
       ...(options.keyCacheMs === undefined ? {} : { keyCacheMs: options.keyCacheMs }),
+      ...(options.maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns: options.maxConcurrentRuns }),
       ...(options.port === undefined ? {} : { port: options.port }),
       hostname,
       ...(options.modelId === undefined ? {} : { modelId: options.modelId }),
@@ -175,9 +178,7 @@ const integer = (name: string, min: number) => (value: string): number => {
  */
 export function registerGatewayCommand(program: Command): void {
   const gateway = program.command("gateway");
-  withKeyStoreOptions(gateway)
-    .option("--keys", "accept the API keys of the key store (implied by --store or --postgres); the token then only when its variable is set")
-    .option("--key-cache-ms <ms>", "how long a verified key is trusted: the bound within which a revocation reaches this host (default 2000)", integer("key-cache-ms", 0))
+  gateway
     .description("serve a conversation project as an OpenAI-compatible API (Responses and Chat Completions)")
     .argument("<project-dir>", "a conversation project folder (package.json with projectType \"conversation\")")
     .option("--port <port>", "port to listen on (0 picks a free one)", integer("port", 0), 8787)
@@ -188,8 +189,12 @@ export function registerGatewayCommand(program: Command): void {
     .option("--max-body-bytes <n>", "largest request body (default 1048576)", integer("max-body-bytes", 1))
     .option("--max-held-bytes <n>", "bytes all kept conversations may hold; least recently used evicted (default 268435456)", integer("max-held-bytes", 0))
     .option("--allowed-host <name>", "a Host/Origin name served besides loopback and --host (repeatable)", (value: string, previous: string[] = []) => [...previous, value])
-    .option("--agent-store-dir <dir>", "where the project's sessions are kept (default <project-dir>/.workflow/agents)")
-    .action(async (projectDir: string, flags: GatewayKeyStoreFlags & { keys?: boolean; keyCacheMs?: number; port: number; host: string; tokenEnv?: string; modelId?: string; rateLimit?: number; maxBodyBytes?: number; maxHeldBytes?: number; allowedHost?: string[]; dataDir?: string; agentStoreDir?: string }) => {
+    .option("--agent-store-dir <dir>", "where the project's sessions are kept (default <project-dir>/.workflow/agents)");
+  withKeyStoreOptions(gateway)
+    .option("--keys", "accept the API keys of the key store (implied by --store or --postgres); the token then only when its variable is set")
+    .option("--key-cache-ms <ms>", "how long a verified key is trusted: the bound within which a revocation reaches this host (default 2000)", integer("key-cache-ms", 0))
+    .option("--max-concurrent-runs <n>", "runs executed at once; more wait, tenants taking turns (default no limit)", integer("max-concurrent-runs", 1))
+    .action(async (projectDir: string, flags: GatewayKeyStoreFlags & { keys?: boolean; keyCacheMs?: number; maxConcurrentRuns?: number; port: number; host: string; tokenEnv?: string; modelId?: string; rateLimit?: number; maxBodyBytes?: number; maxHeldBytes?: number; allowedHost?: string[]; dataDir?: string; agentStoreDir?: string }) => {
       await runGatewayCommand({
         projectDir,
         port: flags.port,
@@ -207,6 +212,7 @@ export function registerGatewayCommand(program: Command): void {
         ...(flags.postgres === undefined ? {} : { postgres: flags.postgres }),
         ...(flags.postgresSchema === undefined ? {} : { postgresSchema: flags.postgresSchema }),
         ...(flags.keyCacheMs === undefined ? {} : { keyCacheMs: flags.keyCacheMs }),
+        ...(flags.maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns: flags.maxConcurrentRuns }),
       });
     });
   registerGatewayKeysCommand(gateway);

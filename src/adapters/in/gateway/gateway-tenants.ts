@@ -14,6 +14,7 @@
  *   request runs and freed when it ends; a host that dies frees its slots within `slotTtlMs`.
  */
 import { randomUUID } from "node:crypto";
+import { createAgentNode, type AgentNode, type AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
 import type { ApiKeyIdentity, ApiKeyStore, ApiLimitOutcome, ApiTenant } from "../../../ports/api-keys.js";
 import type { BudgetLedger } from "../../../ports/budget-ledger.js";
 import { GatewayHttpError } from "./gateway-http.js";
@@ -125,6 +126,37 @@ export function createGatewayTenants(options: GatewayTenantsOptions) {
         },
       };
     },
+  };
+}
+
+/** Tenant nodes kept (one per tenant and budget; the least recently used is dropped first). */
+const MAX_TENANT_NODES = 256;
+
+/**
+ * The node of a tenant's runs (BUD-4): the agent with the tenant's budget added to its own
+ * (`tenant` scope, `tenantId` the key's tenant), cached per tenant and budget; the plain node
+ * for a tenant without a budget.
+ *
+ * @example
+ * const nodeOf = tenantNodes(node, nodeOptions, ledger);
+ * const node = nodeOf(identity.tenant);
+ */
+export function tenantNodes(base: AgentNode, nodeOptions: AgentNodeOptions | undefined, ledger: BudgetLedger) {
+  const nodes = new Map<string, AgentNode>();
+  return (tenant: ApiTenant): AgentNode => {
+    const limit = tenantBudgetLimit(tenant);
+    if (!limit || !nodeOptions) return base;
+    const key = JSON.stringify([tenant.id, limit]);
+    let node = nodes.get(key);
+    if (node) nodes.delete(key);
+    else {
+      const own = nodeOptions.budget ?? {};
+      // A run reserves all its budgets in one ledger: the gateway's tenant ledger, which admission reads too.
+      node = createAgentNode({ ...nodeOptions, budget: { ...own, limits: [...(own.limits ?? []), { scope: "tenant", id: tenant.id, ...limit }], tenantId: tenant.id, ledger } });
+      if (nodes.size >= MAX_TENANT_NODES) nodes.delete(nodes.keys().next().value!);
+    }
+    nodes.set(key, node);
+    return node;
   };
 }
 

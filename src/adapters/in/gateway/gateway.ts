@@ -20,7 +20,7 @@ import type { AgentConversationProject } from "../../../app/conversation/convers
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { ToolPermissionDefinition } from "../../../domain/node-context.js";
 import type { Storage } from "../../../ports/storage.js";
-import type { ApiKeyStore, ApiTenant } from "../../../ports/api-keys.js";
+import type { ApiKeyStore } from "../../../ports/api-keys.js";
 import type { BudgetLedger } from "../../../ports/budget-ledger.js";
 import { MemoryStorage } from "../../../compose/local.js";
 import { createChatCompletionsApi } from "./chat-completions-api.js";
@@ -29,7 +29,7 @@ import { createGatewayGuard } from "./gateway-guards.js";
 import { GatewayHttpError, readJsonBody, sendError, sendJson, type GatewayRateLimit } from "./gateway-http.js";
 import { createGatewayLog, gatewayRequestPath } from "./gateway-log.js";
 import { createGatewayRuns, type GatewayStats, type GatewayUsage } from "./gateway-runs.js";
-import { createGatewayTenants, tenantBudgetLimit } from "./gateway-tenants.js";
+import { createGatewayTenants, tenantNodes } from "./gateway-tenants.js";
 import { createFairQueue, type FairQueueSlot } from "../../../domain/fair-queue.js";
 import { ChatCompletionsCreateSchema, ResponsesCreateSchema, validateBody } from "./gateway-schemas.js";
 import { createResponsesApi } from "./responses-api.js";
@@ -180,33 +180,6 @@ function nodeOf(options: ResponsesGatewayOptions): { node: AgentNode; answerItem
   const answerItemId = options.outputItemId ?? options.project?.executor.executor.conversation.openai?.outputItemId ?? agentOptions.outputItemId ?? DEFAULT_GATEWAY_ANSWER_ITEM_ID;
   const nodeOptions = { ...agentOptions, outputItemId: answerItemId };
   return { node: createAgentNode(nodeOptions), answerItemId, nodeOptions };
-}
-
-/** Tenant nodes kept (one per tenant and budget; the least recently used is dropped first). */
-const MAX_TENANT_NODES = 256;
-
-/**
- * The node of a tenant's runs (BUD-4): the agent with the tenant's budget added to its own
- * (`tenant` scope, `tenantId` the key's tenant), cached per tenant and budget; the plain node
- * for a tenant without a budget.
- */
-function tenantNodes(base: AgentNode, nodeOptions: AgentNodeOptions | undefined, ledger: BudgetLedger) {
-  const nodes = new Map<string, AgentNode>();
-  return (tenant: ApiTenant): AgentNode => {
-    const limit = tenantBudgetLimit(tenant);
-    if (!limit || !nodeOptions) return base;
-    const key = JSON.stringify([tenant.id, limit]);
-    let node = nodes.get(key);
-    if (node) nodes.delete(key);
-    else {
-      const own = nodeOptions.budget ?? {};
-      // A run reserves all its budgets in one ledger: the gateway's tenant ledger, which admission reads too.
-      node = createAgentNode({ ...nodeOptions, budget: { ...own, limits: [...(own.limits ?? []), { scope: "tenant", id: tenant.id, ...limit }], tenantId: tenant.id, ledger } });
-      if (nodes.size >= MAX_TENANT_NODES) nodes.delete(nodes.keys().next().value!);
-    }
-    nodes.set(key, node);
-    return node;
-  };
 }
 
 /**
