@@ -2,10 +2,9 @@
 // `steamharness login --auth-dir <dir>`, as `config`, `run` and `mcp` do: the chat's model then
 // comes from the account's configuration on the server. Real server, login, config and chat processes.
 import { execFile } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { CLI_SOURCE, cleanEnv, cleanup, runCli, tempDir } from "../cli/helpers.js";
+import { addDefaultModels, CLI_SOURCE, cleanEnv, cleanup, runCli, tempDir } from "../cli/helpers.js";
 import { createAccount, startServerProcess, type ServerProcess } from "./server-process.js";
 
 const PROJECT = "test/conversation/fixtures/no-model-assistant";
@@ -38,14 +37,7 @@ describe("CFG-4 chat reads the saved server login from --auth-dir", () => {
     expect((await runCli(["login", "--server", server.url, "--token", account.token, "--auth-dir", authDir])).code).toBe(0);
     const exported = join(dir, "config.json");
     expect((await runCli(["config", "export", PROJECT, "--data-dir", dataDir, "--auth-dir", authDir, "-o", exported])).code).toBe(0);
-    const document = JSON.parse(await readFile(exported, "utf8")) as { currentConfigurationId: string | null; configurations: unknown[] };
-    document.currentConfigurationId = "default";
-    document.configurations.push({
-      configurationId: "default",
-      name: "Default",
-      values: { STEAMHARNESS_AGENT_MODELS: [{ id: "main", provider: "openai", model: "gpt-4.1-on-the-server", apiKind: "openai-responses", apiKeyRef: "OPENAI_API_KEY", system: false }] },
-    });
-    await writeFile(exported, JSON.stringify(document));
+    await addDefaultModels(exported, [{ id: "main", provider: "openai", model: "gpt-4.1-on-the-server", apiKind: "openai-responses", apiKeyRef: "OPENAI_API_KEY", system: false }]);
     const imported = await runCli(["config", "import", PROJECT, exported, "--data-dir", dataDir, "--auth-dir", authDir]);
     expect([imported.code, imported.stderr]).toEqual([0, ""]);
 

@@ -11,7 +11,7 @@ import { MemoryStorage } from "../../src/adapters/out/memory/memory-storage.js";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
 import { runStreamNode } from "../../src/domain/stream-node.js";
-import { createOfflineModel } from "../../src/testing/offline-model.js";
+import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
 import { buildRunTimeline, formatDuration } from "../../src/adapters/in/viewer/run-timeline.js";
 import { Type } from "@sinclair/typebox";
 import type { SessionEvent, SessionEventInput } from "../../src/domain/agent/session-events.js";
@@ -95,7 +95,7 @@ describe("VIEW-7 the agent records its times", () => {
     const storage = new MemoryStorage();
     try {
       const deploy = { name: "deploy", label: "deploy", description: "deploys", parameters: Type.Object({}), async execute() { return { content: [{ type: "text" as const, text: "deployed" }] }; } };
-      const steps = [{ toolCalls: [{ id: "d1", name: "deploy", arguments: {} }, { id: "d2", name: "deploy", arguments: { again: true } }] }, { text: "Done." }];
+      const steps: OfflineStep[] = [{ toolCalls: [{ id: "d1", name: "deploy", arguments: {} }, { id: "d2", name: "deploy", arguments: { again: true } }] }, { text: "Done." }];
       const node = createAgentNode({ models: createOfflineModel({ steps }), workdir, retryDelayMs: 0, extraTools: [deploy] });
       let asked = 0;
       const toolPermissions = { request: async () => (await sleep(250), asked++ === 0 ? { outcome: "approved" as const } : { outcome: "denied" as const, reason: "not twice" }) };
