@@ -5,7 +5,7 @@ import type { Task } from "@modelcontextprotocol/sdk/types.js";
 import { CLI_FROM_SOURCES, cleanup, REPO, tempDir } from "../cli/helpers.js";
 import { describePostgres } from "../fixtures/postgres.js";
 import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
-import { alive, callAsTask, effectLines, getTask, pollTask, taskResult, waitForLine } from "./task-helpers.js";
+import { alive, callAsTask, effectLines, getTask, pollTask, scriptForms, taskResult, waitForLine } from "./task-helpers.js";
 
 // MCP-13 takeover: three real `steamharness mcp --http` processes serving one project (so one
 // `.workflow/agents` session folder) with their own data dirs, sharing a PostgreSQL task store.
@@ -19,11 +19,13 @@ describePostgres("MCP-13 a dead owner's task is taken over by another host", (da
   let tmp: string;
   const hosts: Record<string, HttpMcpServer> = {};
   const clients: Record<string, Client> = {};
+  const forms: Record<string, ReturnType<typeof scriptForms>> = {};
   const strays: number[] = [];
   const start = async (name: string) => {
     const shared = ["--postgres", database.url, "--postgres-schema", database.schema, "--task-lease-ms", String(LEASE_MS), "--workers", "1"];
     hosts[name] = await startHttpMcp(PROJECT, ["--data-dir", join(tmp, `data-${name}`), ...shared], { cli: CLI_FROM_SOURCES });
-    clients[name] = await connectHttp(hosts[name]!.url);
+    clients[name] = await connectHttp(hosts[name]!.url, { capabilities: { elicitation: { form: {} } } });
+    forms[name] = scriptForms(clients[name]!);
   };
 
   beforeAll(async () => {
@@ -38,8 +40,14 @@ describePostgres("MCP-13 a dead owner's task is taken over by another host", (da
   });
 
   /** Starts `entrypoint` as a task on `owner`, waits until its agent is inside `hold`, SIGKILLs the owner. */
-  async function killMidTask(owner: string, entrypoint: string, file: string): Promise<{ task: Task; workerPid: number; killedAt: number }> {
+  async function killMidTask(owner: string, entrypoint: string, file: string, note?: string): Promise<{ task: Task; workerPid: number; killedAt: number }> {
     const task = await callAsTask(clients[owner]!, entrypoint, { file });
+    if (note !== undefined) {
+      // Answered on the owner, which then runs the task again with the answer and holds.
+      await pollTask(clients[owner]!, task.taskId, (t) => t.status === "input_required");
+      forms[owner]!.answers = [{ action: "accept", content: { note } }];
+      void taskResult(clients[owner]!, task.taskId).catch(() => undefined);
+    }
     const workerPid = Number((await waitForLine(file, "hold ")).split(" ")[2]);
     strays.push(workerPid);
     // Committed before the kill: two model responses and the charge's result.
@@ -86,5 +94,18 @@ describePostgres("MCP-13 a dead owner's task is taken over by another host", (da
     expect(models.map((line) => line.split(" ")[1])).toEqual(["0", "1", "2"]);
     expect(models.slice(0, 2).every((line) => line.endsWith(` ${workerPid}`))).toBe(true);
     expect(models[2]!.endsWith(` ${workerPid}`)).toBe(false);
+  });
+
+  it("MCP-13 MCP-14 a resumable task answered before its owner died is resumed with the answer kept: nothing asked again", async () => {
+    await start("a3");
+    const file = join(tmp, "effects-answered.txt");
+    const { task, workerPid } = await killMidTask("a3", "ask_then_charge", file, "for the bank");
+    const result = await taskResult(clients.c!, task.taskId);
+    expect(result.structuredContent).toMatchObject({ status: "success", runId: task.taskId, output: { note: "for the bank", answer: "Charged once; the wait was cut short." } });
+    expect(forms.a3!.asked).toHaveLength(1);
+    expect([forms.b!.asked, forms.c!.asked]).toEqual([[], []]);
+    const lines = await effectLines(file);
+    expect(lines.filter((line) => line.startsWith("charge_card"))).toEqual([expect.stringMatching(new RegExp(` ${workerPid}$`))]);
+    expect(lines.filter((line) => line.startsWith("model")).map((line) => line.split(" ")[1])).toEqual(["0", "1", "2"]);
   });
 });
