@@ -54,12 +54,13 @@ function start(args: string[]): Promise<{ url: URL; child: ChildProcess }> {
   });
 }
 
-/** CPU ms per call of `CALLS` sequential calls: the server's main process and its children. */
-async function measure(url: URL, pid: number) {
+/** CPU ms per call of `CALLS` sequential tools/call (or pings): the server's main process and its children. */
+async function measure(url: URL, pid: number, what: "tools/call" | "ping" = "tools/call") {
   const client = new Client({ name: "mcp-http-cpu-bench", version: "0.0.0" });
   await client.connect(new StreamableHTTPClientTransport(url));
   await client.listTools();
   const call = async () => {
+    if (what === "ping") return void (await client.ping());
     const result = await client.callTool({ name: "ping", arguments: {} });
     if (result.isError) throw new Error(`call failed: ${JSON.stringify(result)}`);
   };
@@ -90,13 +91,16 @@ async function main(): Promise<void> {
   try {
     const oursCpu = await measure(ours.url, ours.child.pid!);
     const bareCpu = await measure(baseline.url, baseline.child.pid!);
+    const oursPing = await measure(ours.url, ours.child.pid!, "ping");
+    const barePing = await measure(baseline.url, baseline.child.pid!, "ping");
     const result = {
       benchmark: "mcp-http-cpu",
       node: process.version,
-      definition: `CPU ms per tools/call of a trivial entrypoint over Streamable HTTP (${CALLS} sequential calls after 40 warm-up, /proc utime+stime): ours = mcp --http (default workers 2) host process and workers; bare = the SDK server of mcp-http`,
+      definition: `CPU ms per tools/call of a trivial entrypoint over Streamable HTTP (${CALLS} sequential calls after 40 warm-up, /proc utime+stime): ours = mcp --http (default workers 2) host process and workers; bare = the SDK server of mcp-http; MCP ping the same way (the HTTP layer alone)`,
       oursCpuPerCallMs: oursCpu,
       bareSdkCpuPerCallMs: bareCpu.host,
       cpuRatio: Number((oursCpu.total / bareCpu.host).toFixed(2)),
+      pingCpuPerCallMs: { ours: oursPing.host, bareSdk: barePing.host },
       loadAverage1m: Number(loadavg()[0]!.toFixed(2)),
     };
     console.log(JSON.stringify(result, null, 2));
