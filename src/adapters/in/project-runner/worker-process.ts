@@ -174,7 +174,7 @@ export class WorkflowWorker {
         }
       };
       this.onExit = (why) => settle(() => resolveRun({ kind: "exited", message: why }));
-      this.send({ type: "run", run: request });
+      this.send({ type: "run", run: handlers.onLog ? { ...request, forwardLogs: true } : request });
     });
   }
 

@@ -126,6 +126,8 @@ export interface WorkerRunContextOptions {
   configuration: NodeRunConfiguration;
   /** The trace context the run's agents continue (OBS-3). */
   trace?: TelemetryCarrier;
+  /** Send each `context.log` entry to the host too (its handlers take them). */
+  forwardLogs?: boolean;
 }
 
 /**
@@ -137,7 +139,7 @@ export interface WorkerRunContextOptions {
  */
 export function createWorkerRunContext(options: WorkerRunContextOptions): WorkflowRunContext {
   const { runId, projectId, storage, bridge, signal } = options;
-  const log = createStderrLogger(runId, (entry) => bridge.log(entry));
+  const log = createStderrLogger(runId, options.forwardLogs ? (entry) => bridge.log(entry) : undefined);
   const runtime = defaultRuntime();
   const tokenUsage = storage.tokenUsage?.({ projectId }) ?? runtime.kvTokenUsage(storage.kv, { projectId });
   const toolCatalog = options.tools.map((tool) => ({ ...tool }));

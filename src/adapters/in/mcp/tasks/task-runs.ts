@@ -156,9 +156,11 @@ export function createTaskRuns(options: TaskRunsOptions) {
       }
       return;
     }
-    const why = entrypoint
-      ? `its worker ended with it, and entrypoint ${row.entrypointId} is not declared resumable (a run cut short mid-step is not run again: its effects may have happened)`
-      : `its worker ended with it, and this host does not publish entrypoint ${row.entrypointId}`;
+    const why = !entrypoint
+      ? `its worker ended with it, and this host does not publish entrypoint ${row.entrypointId}`
+      : entrypoint.resumable === true
+        ? "its worker ended with it, and the task's row does not hold its arguments (it was started by an older version), so it cannot be run again"
+        : `its worker ended with it, and entrypoint ${row.entrypointId} is not declared resumable (a run cut short mid-step is not run again: its effects may have happened)`;
     const message = `[steamharness] [mcp] ${stopped}: ${why}, so the task failed`;
     await store.update(projectId, row.taskId, { status: "failed", statusMessage: message, ownerHost: null, leaseExpiresAt: null, result: errorResult(message), paused: null, updatedAt: at }, expect);
   }
