@@ -1,6 +1,7 @@
 import { metrics as globalMetrics, SpanKind, trace, type MeterProvider, type TracerProvider } from "@opentelemetry/api";
 import { redactSecrets, secretValues } from "../../../domain/redaction.js";
 import type { Telemetry, TelemetryRequestInfo, TelemetrySpan } from "../../../ports/telemetry.js";
+import { leaseSpan } from "./otel-lease.js";
 import { createRunMetrics } from "./otel-metrics.js";
 import { startRun, type RunTracing } from "./otel-run.js";
 import { clean, contextOf, wrapSpan } from "./otel-span.js";
@@ -78,6 +79,7 @@ export function createOpenTelemetry(options: OpenTelemetryOptions = {}): Telemet
     enabled: true,
     captureContent,
     run: (info) => startRun(tracing, info),
+    lease: (info) => leaseSpan(tracer, info),
     mcpRequest: ({ method, target, requestId, parent }) =>
       request(target ? `${method} ${target}` : method, SpanKind.SERVER, {
         "mcp.method.name": method,

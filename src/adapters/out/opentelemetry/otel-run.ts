@@ -1,6 +1,7 @@
 import { context as contexts, SpanKind, trace, type Context, type Tracer } from "@opentelemetry/api";
 import type { TelemetryModelCall, TelemetryRun, TelemetryRunInfo, TelemetrySpan } from "../../../ports/telemetry.js";
 import type { RunMetrics } from "./otel-metrics.js";
+import { leaseAttributes } from "./otel-lease.js";
 import { clean, contextOf, wrapSpan } from "./otel-span.js";
 
 /** What a run's spans share: the tracer, the metrics, content capture and its redaction. */
@@ -121,6 +122,9 @@ export function startRun(tracing: RunTracing, info: TelemetryRunInfo): Telemetry
     },
     compaction({ step, trigger }) {
       return wrapSpan(child("steamharness.compaction", SpanKind.INTERNAL, { "steamharness.step": step, "steamharness.compaction.trigger": trigger }));
+    },
+    lease(lease) {
+      segment.event(`steamharness.lease.${lease.event}`, leaseAttributes(lease));
     },
     retry({ kind, attempt, max, status: httpStatus, message }) {
       segment.event("steamharness.model.retry", { "steamharness.retry.kind": kind, "steamharness.attempt": attempt, "steamharness.retry.max": max, "http.response.status_code": httpStatus, "error.type": kind, "exception.message": tracing.content(message) ?? undefined });
