@@ -16,8 +16,8 @@ export interface HttpMcpServer {
 }
 
 /** Starts `steamharness mcp <dir> --http --port 0 ...args` and resolves with the URL it prints on stderr. */
-export function startHttpMcp(projectDir: string, args: string[], options: { env?: Record<string, string> } = {}): Promise<HttpMcpServer> {
-  const child = spawn(process.execPath, [...CLI_SOURCE, "mcp", projectDir, "--http", "--port", "0", ...args], { cwd: REPO, env: options.env ?? cleanEnv(), stdio: ["ignore", "ignore", "pipe"] });
+export function startHttpMcp(projectDir: string, args: string[], options: { env?: Record<string, string>; command?: string[] } = {}): Promise<HttpMcpServer> {
+  const child = spawn(process.execPath, [...(options.command ?? CLI_SOURCE), "mcp", projectDir, "--http", "--port", "0", ...args], { cwd: REPO, env: options.env ?? cleanEnv(), stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return new Promise((resolve, reject) => {
