@@ -1,6 +1,7 @@
 import { metrics as globalMetrics, SpanKind, trace, type MeterProvider, type TracerProvider } from "@opentelemetry/api";
 import { redactSecrets, secretValues } from "../../../domain/redaction.js";
 import type { Telemetry, TelemetryRequestInfo, TelemetrySpan } from "../../../ports/telemetry.js";
+import { DROPPED_SPAN, guarded } from "./otel-guard.js";
 import { leaseSpan } from "./otel-lease.js";
 import { createRunMetrics } from "./otel-metrics.js";
 import { startRun, type RunTracing } from "./otel-run.js";
@@ -74,12 +75,12 @@ export function createOpenTelemetry(options: OpenTelemetryOptions = {}): Telemet
     flushSoon: options.flushOnRunStart === false ? () => undefined : () => void flush(),
   };
   const request = (name: string, kind: SpanKind, attributes: Record<string, string | number | boolean | undefined>, parent: TelemetryRequestInfo["parent"]): TelemetrySpan =>
-    wrapSpan(tracer.startSpan(name, { kind, attributes: clean(attributes) }, contextOf(parent)));
+    guarded(() => wrapSpan(tracer.startSpan(name, { kind, attributes: clean(attributes) }, contextOf(parent))), DROPPED_SPAN);
   return {
     enabled: true,
     captureContent,
     run: (info) => startRun(tracing, info),
-    lease: (info) => leaseSpan(tracer, info),
+    lease: (info) => guarded(() => leaseSpan(tracer, info), undefined),
     mcpRequest: ({ method, target, requestId, parent }) =>
       request(target ? `${method} ${target}` : method, SpanKind.SERVER, {
         "mcp.method.name": method,

@@ -1,6 +1,7 @@
 import { context as contexts, SpanKind, trace, type Context, type Tracer } from "@opentelemetry/api";
 import type { TelemetryModelCall, TelemetryRun, TelemetryRunInfo, TelemetrySpan } from "../../../ports/telemetry.js";
 import type { RunMetrics } from "./otel-metrics.js";
+import { DROPPED_RUN, DROPPED_SPAN, guarded } from "./otel-guard.js";
 import { leaseAttributes } from "./otel-lease.js";
 import { clean, contextOf, wrapSpan } from "./otel-span.js";
 
@@ -27,6 +28,21 @@ export interface RunTracing {
  * const run = startRun(tracing, { runId, agentName: "agent", conversationId, provider: "openai", model: "gpt-4o" });
  */
 export function startRun(tracing: RunTracing, info: TelemetryRunInfo): TelemetryRun {
+  // A backend that fails (a host's provider, processor or meter) drops the report, never the run (OBS-1).
+  const run = guarded(() => openRun(tracing, info), DROPPED_RUN);
+  return {
+    ...run,
+    modelCall: (call) => guarded(() => run.modelCall(call), DROPPED_SPAN),
+    toolCall: (call) => guarded(() => run.toolCall(call), DROPPED_SPAN),
+    approvalWait: (wait) => guarded(() => run.approvalWait(wait), DROPPED_SPAN),
+    compaction: (compaction) => guarded(() => run.compaction(compaction), DROPPED_SPAN),
+    retry: (retry) => guarded(() => run.retry(retry), undefined),
+    lease: (lease) => guarded(() => run.lease(lease), undefined),
+    finish: (outcome) => guarded(() => run.finish(outcome), undefined),
+  };
+}
+
+function openRun(tracing: RunTracing, info: TelemetryRunInfo): TelemetryRun {
   const { tracer, metrics } = tracing;
   const common = { "gen_ai.conversation.id": info.conversationId, "gen_ai.agent.name": info.agentName, "steamharness.run.id": info.runId };
   const modelAttributes = { "gen_ai.provider.name": info.provider, "gen_ai.request.model": info.model };
