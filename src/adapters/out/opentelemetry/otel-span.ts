@@ -76,7 +76,8 @@ export function wrapSpan(span: Span, onEnd?: (seconds: number, error: string | u
       if (ended) return;
       ended = true;
       try {
-        if (outcome?.attributes) span.setAttributes(clean(outcome.attributes));
+        const attributes = outcome?.attributes;
+        if (attributes) for (const key in attributes) if (attributes[key] !== undefined) span.setAttribute(key, attributes[key]!);
         if (outcome?.error) {
           span.setAttribute("error.type", outcome.error);
           span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error });
