@@ -25,9 +25,9 @@ export interface OpenTelemetryOptions {
   /** Content longer than this is cut (default 16384 characters). */
   maxContentLength?: number;
   /**
-   * Flush the providers when a run starts (default true), so the run's root span is exported
+   * Flush the tracer provider when a run starts (default true), so the run's root span is exported
    * before anything can crash: a run resumed after a crash then never parents to a root that
-   * was lost in a buffer. It also exports whatever else is buffered at that moment, so with
+   * was lost in a buffer (metrics keep their own schedule). It also exports whatever other spans are buffered at that moment, so with
    * many short runs `false` batches better (and a crash in the first few seconds of a run may
    * leave its resumed part under a missing root).
    */
@@ -62,6 +62,7 @@ export function createOpenTelemetry(options: OpenTelemetryOptions = {}): Telemet
   const secrets = [...new Set([...(options.secrets ?? []), ...secretValues(options.env ?? process.env)])].sort((a, b) => b.length - a.length);
   const max = options.maxContentLength ?? 16384;
   const flushers = [flusher(tracerProvider), flusher(meterProvider)].filter((flush): flush is () => Promise<void> => flush !== null);
+  const flushSpans = flusher(tracerProvider);
   const flush = async (): Promise<void> => void (await Promise.all(flushers.map((run) => run().catch(() => undefined))));
   const tracing: RunTracing = {
     tracer,
@@ -72,7 +73,9 @@ export function createOpenTelemetry(options: OpenTelemetryOptions = {}): Telemet
       const text = redactSecrets(typeof value === "string" ? value : JSON.stringify(value), secrets);
       return text.length > max ? `${text.slice(0, max)}…` : text;
     },
-    flushSoon: options.flushOnRunStart === false ? () => undefined : () => void flush(),
+    // Only the spans: a resumed run needs its root exported, not the metrics (exporting those at
+    // every run's start cost more CPU than all of the run's spans, OBS overhead).
+    flushSoon: options.flushOnRunStart === false || !flushSpans ? () => undefined : () => void flushSpans().catch(() => undefined),
   };
   const request = (name: string, kind: SpanKind, attributes: Record<string, string | number | boolean | undefined>, parent: TelemetryRequestInfo["parent"]): TelemetrySpan =>
     guarded(() => wrapSpan(tracer.startSpan(name, { kind, attributes: clean(attributes) }, contextOf(parent))), DROPPED_SPAN);
