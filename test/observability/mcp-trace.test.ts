@@ -62,7 +62,7 @@ const otelEnv = (service: string) =>
 describe("OBS-3 MCP task runs carry the client's trace", () => {
   it("OBS-3: a task-augmented tools/call with _meta.traceparent (Streamable HTTP) yields the task's run in the client's trace, under the server span of the call", async () => {
     const project = await writeProject("task-project");
-    const server = await startHttpMcp(project, ["--data-dir", join(tmp, "task-data")], { env: otelEnv("steamharness-mcp-http"), command: CLI_FROM_SOURCES });
+    const server = await startHttpMcp(project, ["--data-dir", join(tmp, "task-data")], { env: otelEnv("steamharness-mcp-http"), cli: CLI_FROM_SOURCES });
     const client = await connectHttp(server.url);
     const sdk = startTestSdk(receiver.url, "mcp-task-client");
     const caller = sdk.tracerProvider.getTracer("test-client").startSpan("tools/call ask", { kind: SpanKind.CLIENT });
