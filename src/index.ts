@@ -17,7 +17,7 @@ export type { NodeContext, NodeLogger, NodeRunConfiguration, ToolPermissionDefin
 export { createNodeContext } from "./compose/node-context.js";
 export { createHarnessRuntime } from "./compose/runtime.js";
 export type { HarnessRuntime, RuntimeCapabilityServerOptions, RuntimeCodingToolsOptions, RuntimeModelEndpoint } from "./ports/runtime.js";
-export type { Telemetry, TelemetryAttributes, TelemetryCarrier, TelemetryModelCall, TelemetryRequestInfo, TelemetryRun, TelemetryRunInfo, TelemetrySpan } from "./ports/telemetry.js";
+export type { Telemetry, TelemetryAttributes, TelemetryCarrier, TelemetryLeaseInfo, TelemetryModelCall, TelemetryRequestInfo, TelemetryRun, TelemetryRunInfo, TelemetrySpan } from "./ports/telemetry.js";
 export type { NodeContextOptions } from "./app/node-context/node-context.js";
 export { runStreamNode } from "./domain/stream-node.js";
 export type { BaseStreamNode, RunStreamNodeOptions, StreamNodeResult } from "./domain/stream-node.js";

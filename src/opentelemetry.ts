@@ -5,4 +5,4 @@
  */
 export { createOpenTelemetry } from "./adapters/out/opentelemetry/open-telemetry.js";
 export type { OpenTelemetryOptions } from "./adapters/out/opentelemetry/open-telemetry.js";
-export type { Telemetry, TelemetryCarrier, TelemetryRun, TelemetryRunInfo, TelemetrySpan, TelemetryModelCall, TelemetryRequestInfo, TelemetryAttributes } from "./ports/telemetry.js";
+export type { Telemetry, TelemetryCarrier, TelemetryRun, TelemetryRunInfo, TelemetrySpan, TelemetryModelCall, TelemetryRequestInfo, TelemetryAttributes, TelemetryLeaseInfo } from "./ports/telemetry.js";

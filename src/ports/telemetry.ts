@@ -3,8 +3,8 @@ import type { TokenCounts } from "./token-usage.js";
 /**
  * The telemetry port (OBS-1): what the application reports about its work — a run and each of
  * its model calls, tool calls, approval waits, compactions and retries (a resume after a crash
- * or on another host is an event of the resumed part), and the
- * requests of the MCP server and the gateway. The library's default is a no-op
+ * or on another host is an event of the resumed part), the session leases a run or a session host
+ * takes (acquire, takeover, loss), and the requests of the MCP server and the gateway. The library's default is a no-op
  * (`HarnessRuntime.telemetry`); `steamharness/opentelemetry` maps the same calls to OpenTelemetry
  * spans and metrics under the GenAI semantic conventions. Nothing here may throw into the
  * caller or block it: an adapter that fails drops the report.
@@ -64,6 +64,12 @@ export interface TelemetryRun extends TelemetrySpan {
   compaction(info: { step: number; trigger: string }): TelemetrySpan;
   /** A model retry (its kind: `dropped`, `recovery`, `length`, `lost-call`, …). */
   retry(info: { kind: string; attempt: number; max: number; status?: number; message: string }): void;
+  /**
+   * A lease event of the run's session (the run took the session's lease itself): an event on
+   * this part's span. `takeover` when the run resumes after an earlier part ended without a stop
+   * record — its process died holding the lease, which the storage freed.
+   */
+  lease(info: TelemetryLeaseInfo): void;
   /** Ends this part of the run with its status (`completed`, `waiting`, `cancelled`, `failed`). Records the run-duration metric. */
   finish(outcome: { status: string; error?: string; usage?: TokenCounts }): void;
 }
@@ -86,6 +92,29 @@ export interface TelemetryRunInfo {
   parent?: TelemetryCarrier | null;
 }
 
+/**
+ * A session lease event (SES-2 leases are held, never renewed: a lease ends on release or when its
+ * holder's process or database connection ends, so the events are these, not renewals):
+ * - `acquired`: a free session was taken (nobody held it, or its last owner released it);
+ * - `takeover`: the session was taken after its last owner ended without releasing it (its
+ *   process was killed, its machine or connection vanished) — on another host or in a new process;
+ * - `lost`: the holder found its lease gone while it still meant to hold it (its connection died).
+ * Only ids are reported: never a connection string, path or credential.
+ */
+export interface TelemetryLeaseInfo {
+  event: "acquired" | "takeover" | "lost";
+  /** The session's address. */
+  projectId: string;
+  conversationId?: string;
+  sessionKey: string;
+  /** Who holds (or held, for `lost`) the lease: a run id or a session host id. */
+  ownerId: string;
+  /** For `takeover`: the owner that ended without releasing, when it is known. */
+  previousOwnerId?: string;
+  /** When the acquire began (epoch ms); a lease span then covers the acquire. Default: now. */
+  startedAt?: number;
+}
+
 /** A request served by a driving surface (`steamharness mcp`, the gateway). */
 export interface TelemetryRequestInfo {
   /** `mcp.method.name` (`tools/call`) or the HTTP method. */
@@ -106,6 +135,11 @@ export interface Telemetry {
   readonly captureContent: boolean;
   /** Starts (or resumes) a run. */
   run(info: TelemetryRunInfo): TelemetryRun;
+  /**
+   * A lease event outside any run (a session host taking, taking over or losing its session): a
+   * short span of its own, `steamharness.lease.<event>`, with the address and owner ids.
+   */
+  lease(info: TelemetryLeaseInfo): void;
   /** A request to `steamharness mcp` (an MCP server span). */
   mcpRequest(info: TelemetryRequestInfo): TelemetrySpan;
   /** A request to the gateway (an HTTP server span). */

@@ -77,7 +77,11 @@ describe("OBS-2 GenAI spans of an agent run", () => {
     expect(agents[0]!.attributes).toMatchObject({ "gen_ai.operation.name": "invoke_agent", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-obs", "steamharness.run.status": "waiting" });
     expect(agents[0]!.events.find((event) => event.name === "steamharness.model.retry")!.attributes).toMatchObject({ "steamharness.retry.kind": "recovery", "steamharness.attempt": 1, "http.response.status_code": 529 });
     expect(agents[1]!.attributes["steamharness.run.status"]).toBe("completed");
-    expect(agents[1]!.events.map((event) => event.name)).toEqual(["steamharness.run.resumed"]);
+    // OBS-2 lease events: each part took the session's lease; a part resumed after a pause (a stop record) acquires, it takes nothing over.
+    expect(agents[0]!.events.filter((event) => event.name.startsWith("steamharness.lease.")).map((event) => event.attributes)).toEqual([
+      { "steamharness.lease.event": "acquired", "steamharness.project.id": "obs", "steamharness.session.conversation_id": "conv-1", "steamharness.session.key": "agent", "steamharness.lease.owner": expect.any(String) },
+    ]);
+    expect(agents[1]!.events.map((event) => event.name)).toEqual(["steamharness.run.resumed", "steamharness.lease.acquired"]);
     expect(agents[1]!.events[0]!.attributes["steamharness.run.resumed_after"]).toBe("paused");
 
     const chats = named("chat gpt-obs").sort((a, b) => Number(a.startNs - b.startNs));

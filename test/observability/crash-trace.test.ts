@@ -57,7 +57,7 @@ async function crashAndResume(runId: string, dir: string, extra: Record<string, 
 }
 
 /** Exactly one trace id; every span's parent was exported; the resumed part says it recovered. */
-function expectOneTree(spans: ReceivedSpan[]): void {
+function expectOneTree(spans: ReceivedSpan[], runId: string): void {
   expect(new Set(spans.map((span) => span.traceId)).size).toBe(1);
   const ids = new Set(spans.map((span) => span.spanId));
   const orphans = spans.filter((span) => span.parentSpanId !== "" && !ids.has(span.parentSpanId));
@@ -68,20 +68,30 @@ function expectOneTree(spans: ReceivedSpan[]): void {
   expect(byHost("host-a")).toEqual(["chat gpt-obs", "steamharness.run"]);
   expect(byHost("host-b")).toEqual(["chat gpt-obs", "execute_tool slow", "invoke_agent agent"]);
   const resumedPart = spans.find((span) => span.name === "invoke_agent agent")!;
-  expect(resumedPart.events.map((event) => [event.name, event.attributes["steamharness.run.resumed_after"]])).toEqual([["steamharness.run.resumed", "interrupted"]]);
+  expect(resumedPart.events.map((event) => event.name)).toEqual(["steamharness.run.resumed", "steamharness.lease.takeover"]);
+  expect(resumedPart.events[0]!.attributes["steamharness.run.resumed_after"]).toBe("interrupted");
+  // The takeover of the dead host's lease is in the same trace, on the resuming part's span.
+  expect(resumedPart.events[1]!.attributes).toEqual({
+    "steamharness.lease.event": "takeover",
+    "steamharness.project.id": "obs4",
+    "steamharness.session.conversation_id": "conv-4",
+    "steamharness.session.key": "agent",
+    "steamharness.lease.owner": runId,
+    "steamharness.lease.previous_owner": runId,
+  });
   expect(resumedPart.attributes["steamharness.run.status"]).toBe("completed");
 }
 
 describe("OBS-4 one trace per run across a crash", () => {
-  it("OBS-4: SIGKILL mid-tool, resumed in a second process on SQLite: one trace id for the run, every parent span exists", async () => {
+  it("OBS-4: SIGKILL mid-tool, resumed in a second process on SQLite: one trace id for the run, every parent span exists, the lease takeover an event of the trace", async () => {
     const dir = tempDirRemovedAfterAll("obs4-sqlite-");
-    expectOneTree(await crashAndResume("run-obs4-sqlite", dir, {}));
+    expectOneTree(await crashAndResume("run-obs4-sqlite", dir, {}), "run-obs4-sqlite");
   }, 90_000);
 });
 
 describePostgres("OBS-4 one trace per run across hosts (PostgreSQL)", (database) => {
-  it("OBS-4: SIGKILL mid-tool on host A, resumed on host B sharing PostgreSQL: one trace id, every parent span exists", async () => {
+  it("OBS-4: SIGKILL mid-tool on host A, resumed on host B sharing PostgreSQL: one trace id, every parent span exists, the lease takeover an event of the trace", async () => {
     const dir = tempDirRemovedAfterAll("obs4-pg-");
-    expectOneTree(await crashAndResume("run-obs4-pg", dir, { postgres: { url: database.url, schema: database.schema } }));
+    expectOneTree(await crashAndResume("run-obs4-pg", dir, { postgres: { url: database.url, schema: database.schema } }), "run-obs4-pg");
   }, 90_000);
 });

@@ -5,6 +5,9 @@ import { SpanKind, trace } from "@opentelemetry/api";
 import { CLI_FROM_SOURCES, cleanEnv, cleanup, REPO, startMcp, tempDir } from "../cli/helpers.js";
 import { startOtlpReceiver, type OtlpReceiver } from "../fixtures/otlp-receiver.js";
 import { startTestSdk } from "../fixtures/otel-sdk.js";
+import { CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { connectHttp, startHttpMcp } from "../mcp-http/helpers.js";
+import { taskResult } from "../mcp-http/task-helpers.js";
 
 const PROJECT_ID = "5b0e7c2a-3f41-4d8e-9a6b-0c1d2e3f4a5b";
 
@@ -35,6 +38,60 @@ beforeAll(async () => {
 afterAll(async () => {
   await receiver.close();
   await cleanup(tmp);
+});
+
+/** The workflow project of these tests, in `dir`. */
+async function writeProject(dir: string): Promise<string> {
+  const project = join(tmp, dir);
+  await mkdir(project, { recursive: true });
+  await writeFile(join(project, "package.json"), JSON.stringify({ name: "obs-mcp", version: "1.0.0", type: "module", id: PROJECT_ID, projectType: "workflow", main: "workflow.mjs" }));
+  await writeFile(join(project, "workflow.mjs"), WORKFLOW);
+  return project;
+}
+
+const otelEnv = (service: string) =>
+  cleanEnv({
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+    OTEL_SERVICE_NAME: service,
+    OTEL_BSP_SCHEDULE_DELAY: "50",
+    OTEL_METRICS_EXPORTER: "none",
+    OTEL_LOGS_EXPORTER: "none",
+  });
+
+describe("OBS-3 MCP task runs carry the client's trace", () => {
+  it("OBS-3: a task-augmented tools/call with _meta.traceparent (Streamable HTTP) yields the task's run in the client's trace, under the server span of the call", async () => {
+    const project = await writeProject("task-project");
+    const server = await startHttpMcp(project, ["--data-dir", join(tmp, "task-data")], { env: otelEnv("steamharness-mcp-http"), cli: CLI_FROM_SOURCES });
+    const client = await connectHttp(server.url);
+    const sdk = startTestSdk(receiver.url, "mcp-task-client");
+    const caller = sdk.tracerProvider.getTracer("test-client").startSpan("tools/call ask", { kind: SpanKind.CLIENT });
+    const { traceId, spanId } = caller.spanContext();
+    let taskId: string;
+    try {
+      const created = await client.request({ method: "tools/call", params: { name: "ask", arguments: {}, task: { ttl: 60_000 }, _meta: { traceparent: `00-${traceId}-${spanId}-01` } } }, CreateTaskResultSchema);
+      taskId = created.task.taskId;
+      const result = await taskResult(client, taskId);
+      expect(result.isError).toBeFalsy();
+    } finally {
+      caller.end();
+      await sdk.shutdown();
+      await client.close();
+      await server.stop();
+    }
+    await receiver.waitFor((spans) => spans.some((span) => span.traceId === traceId && span.name === "chat gpt-obs") && spans.some((span) => span.traceId === traceId && span.service === "steamharness-mcp-http"));
+    const spans = receiver.spans.filter((span) => span.traceId === traceId);
+    const call = spans.find((span) => span.service === "steamharness-mcp-http" && span.name === "tools/call ask")!;
+    expect(call.kind).toBe(2);
+    expect(call.parentSpanId).toBe(spanId);
+    expect(call.attributes).toMatchObject({ "mcp.method.name": "tools/call", "gen_ai.tool.name": "ask", "mcp.task.id": taskId, "steamharness.run.id": taskId });
+    const root = spans.find((span) => span.name === "steamharness.run")!;
+    expect(root.parentSpanId).toBe(call.spanId);
+    expect(root.attributes["steamharness.run.id"]).toBe(taskId);
+    const ids = new Set(spans.map((span) => span.spanId));
+    expect(spans.filter((span) => span.parentSpanId !== "" && !ids.has(span.parentSpanId)).map((span) => span.name)).toEqual([]);
+    expect(spans.map((span) => span.name).sort()).toEqual(["chat gpt-obs", "invoke_agent agent", "steamharness.run", "tools/call ask", "tools/call ask"].sort());
+  }, 120_000);
 });
 
 describe("OBS-3 MCP trace continuation", () => {

@@ -52,6 +52,8 @@ export interface OpenedSessionStore {
   identity?: SessionIdentity;
   /** True for stores opened for this run only (a factory's result, a durable file); shared ones stay open. */
   owned: boolean;
+  /** Set when the store was opened under a lease the run took itself (OBS lease events): when the acquire began. */
+  leasedAt?: number;
 }
 
 /**
@@ -69,8 +71,9 @@ export async function openSessionStore(options: AgentOptions, address: SessionAd
   if (configured) return { store: configured, owned: false, identity: { scope: configured, key: "" } };
   const backend = await backendFor(options, context, input.hostInput !== undefined);
   const { databasePath } = options;
+  const leasedAt = Date.now();
   const store = await backend.open({ address, ownerId: input.runId ?? context.runId, clock: context.clock, ...(databasePath ? { databasePath } : {}) });
-  return { store, owned: true, identity: { scope: backend, key: databasePath ? `file:${databasePath}` : addressKey(address) } };
+  return { store, owned: true, leasedAt, identity: { scope: backend, key: databasePath ? `file:${databasePath}` : addressKey(address) } };
 }
 
 /**

@@ -26,7 +26,7 @@ import type { TurnExtensions } from "./extensions/turn-extensions.js";
 import type { AgentSessionEnvironment } from "./extensions/types.js";
 import type { AgentEffort, AgentInput, AgentOptions } from "./types.js";
 import type { TelemetryRun } from "../../ports/telemetry.js";
-import { openRunTelemetry } from "./run-telemetry.js";
+import { openRunTelemetry, type RunTelemetryInput } from "./run-telemetry.js";
 
 /**
  * Everything one run works with; built by {@link prepareTurn}. The steps take the parts they use
@@ -111,9 +111,9 @@ export async function prepareTurn(options: AgentOptions, cache: AgentCache, mete
   const address = sessionAddressOf(options, context);
   const { sessionKey } = address;
   const sessionId = options.sessionId ?? defaultSessionId(context.projectId, context.conversationId, sessionKey);
-  const { store, owned, identity } = await openSessionStore(options, address, context, input);
+  const { store, owned, identity, leasedAt } = await openSessionStore(options, address, context, input);
   try {
-    return await setUpTurn(options, cache, meter, input, context, { runId, sessionKey, sessionId, store, owned, identity });
+    return await setUpTurn(options, cache, meter, input, context, { runId, sessionKey, sessionId, store, owned, identity, ...(leasedAt === undefined ? {} : { leased: { address, startedAt: leasedAt } }) });
   } catch (error) {
     if (owned) await store.close().catch(() => undefined);
     throw error;
@@ -138,7 +138,7 @@ interface RunSession {
   telemetry: TelemetryRun;
 }
 
-type OpenedSession = { runId: string; sessionKey: string; sessionId: string; store: SessionStore; owned: boolean; identity: SessionIdentity | undefined };
+type OpenedSession = { runId: string; sessionKey: string; sessionId: string; store: SessionStore; owned: boolean; identity: SessionIdentity | undefined; leased?: RunTelemetryInput["leased"] };
 
 const guard = <T>(what: string, promise: Promise<T>): Promise<T> => promise.catch((error: unknown) => Promise.reject(wrapAdapterError("session", what, error)));
 
@@ -148,7 +148,7 @@ const guard = <T>(what: string, promise: Promise<T>): Promise<T> => promise.catc
  * payload, and reads the session's earlier context.
  */
 async function setUpRunSession(options: AgentOptions, cache: AgentCache, input: AgentInput, context: NodeContext, session: OpenedSession): Promise<RunSession> {
-  const { runId, sessionKey, sessionId, store, identity } = session;
+  const { runId, sessionKey, sessionId, store, identity, leased } = session;
   const committed = new Map<string, SessionEvent>();
   for (const event of await guard("reading the run failed", store.readRun(runId))) committed.set(event.eventId, event);
   const started = committed.get(runEventId(runId, "start"));
@@ -161,7 +161,7 @@ async function setUpRunSession(options: AgentOptions, cache: AgentCache, input: 
   const mode: AgentMode = (saved?.mode as AgentMode | undefined) ?? input.mode ?? options.mode ?? "build";
   const policy = options.permissionPolicy ?? "ask";
   validatePermissionPolicy(policy, mode);
-  const telemetry = openRunTelemetry(context, { runId, sessionId, sessionKey, provider: saved?.provider ?? model.descriptor.provider, model: saved?.model ?? model.descriptor.model, committed, stored: saved?.trace, resuming: saved !== null });
+  const telemetry = openRunTelemetry(context, { runId, sessionId, sessionKey, provider: saved?.provider ?? model.descriptor.provider, model: saved?.model ?? model.descriptor.model, committed, stored: saved?.trace, resuming: saved !== null, ...(leased ? { leased } : {}) });
   const root = saved ? null : telemetry.root();
   const start: RunStartedPayload = saved ?? {
     prompt: input.prompt,

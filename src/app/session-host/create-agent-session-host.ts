@@ -15,6 +15,7 @@ import type { AgentSessionHostStore } from "../../ports/session-host-store.js";
 import { runOnHost } from "./host-runs.js";
 import { startInbox } from "./inbox.js";
 import { startRegistryTasks } from "./registry-tasks.js";
+import { recordLeaseOwner } from "./host-lease.js";
 import { registerHost, releaseHostSlot, reserveHostSlot } from "./registry.js";
 import type { AgentSessionHost, AgentSessionHostSetup } from "./types.js";
 
@@ -60,10 +61,13 @@ export async function openAgentSessionHost(conversationId: string, setup: AgentS
   let store: AgentSessionHostStore | null = null;
   const contexts = new Map<number, HostContext>();
   try {
+    const leaseStartedAt = Date.now();
     lease = await sessions.leases.acquire({ projectId, conversationId, sessionKey }, { ownerId: hostId, onBusy: "throw" });
     store = (await sessions.openHostStore(conversationId, { create: true }))!;
     // The tools' context carries the agent's `extraToolCatalog` too: the catalog every run approves against.
     const toolsContext = contextFor(hostId, new AbortController().signal);
+    const reportLease = recordLeaseOwner(store, toolsContext.runtime.telemetry, { projectId, conversationId, sessionKey, ownerId: hostId });
+    await reportLease.acquired(leaseStartedAt);
     const toolsCatalog = [...toolCatalogOf(toolsContext), ...(extraToolCatalog ?? [])];
     const tools = await hostTools(setup, extraToolCatalog?.length ? { ...toolsContext, toolCatalog: toolsCatalog, executor: { tools: toolsCatalog } } : toolsContext);
     const delegation = agentOptions.tools?.includes(SUBAGENT_TOOL) ?? false;
@@ -116,11 +120,12 @@ export async function openAgentSessionHost(conversationId: string, setup: AgentS
       resume,
       minOrder: resume ? 0 : Math.max(0, ...existingTasks.map((task) => task.order)),
       store,
-      lease: heldLease,
       contexts,
       activeTargetId: contexts.has(active) ? active : 0,
       nodeContext: contextFor,
       closeTools: tools.close,
+      lease: heldLease,
+      leaseLost: reportLease.lost,
       onReleased: async () => {
         inbox.stop();
         releaseHostSlot(conversationId);

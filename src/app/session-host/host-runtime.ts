@@ -10,6 +10,7 @@ import { buildAgentSessionSnapshot, snapshotChunk, snapshotItem } from "../../do
 import type { SessionLease } from "../../ports/session-lease.js";
 import type { TokenCounts } from "../../ports/token-usage.js";
 import type { HostContext } from "./host-contexts.js";
+import { LEASE_OWNER_SETTING } from "./host-lease.js";
 import type { AgentSessionHostStore } from "../../ports/session-host-store.js";
 import type { AgentSessionBackgroundWork } from "./types.js";
 
@@ -28,6 +29,8 @@ export interface HostRuntimeParts {
   minOrder: number;
   store: AgentSessionHostStore;
   lease: SessionLease;
+  /** Reports the lease lost (once): the inbox poll found it no longer held while the host is open. */
+  leaseLost(): void;
   contexts: Map<number, HostContext>;
   activeTargetId: number;
   nodeContext(runId: string, signal: AbortSignal): NodeContext;
@@ -352,6 +355,8 @@ export class HostRuntime {
       await this.parts.closeTools();
     } finally {
       for (const context of this.parts.contexts.values()) await context.store.close().catch(() => undefined);
+      // Released on purpose: the next host takes nothing over. A lost lease may have a new owner, whose record stays.
+      if (this.parts.lease.isHeld()) await this.parts.store.setSetting(LEASE_OWNER_SETTING, "").catch(() => undefined);
       await this.parts.store.close().catch(() => undefined);
       await this.parts.lease.release();
       await this.parts.onReleased();

@@ -42,6 +42,7 @@ export function startInbox(options: InboxOptions) {
     ).catch(() => undefined);
 
   const poll = async (): Promise<void> => {
+    if (runtime.state === "open" && !runtime.parts.lease.isHeld()) runtime.parts.leaseLost();
     const entries = await store.pendingCommands(lastSeq);
     for (const entry of entries) {
       lastSeq = entry.seq;

@@ -11,6 +11,7 @@
 import { createServer, type Server as HttpServer } from "node:http";
 import { isIP, type AddressInfo } from "node:net";
 import { networkInterfaces, hostname } from "node:os";
+import { telemetryFromEnv } from "../../../compose/telemetry.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { exitCodeOfError } from "../exits/exit-codes.js";
 import { precheckProjectRunner } from "../project-runner/host-options.js";
@@ -108,6 +109,8 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
   const bind = options.host ?? DEFAULT_HTTP_HOST;
   assertBindAllowed(bind, options.auth);
   const prechecked = await precheckProjectRunner(options);
+  // OBS-3: an OTLP endpoint in the environment turns the server's (and its workers') spans on, task runs included.
+  const telemetry = await telemetryFromEnv();
   const [{ createProjectRunner }, { createWorkflowMcpServer }, { mcpHttpListener }, { openMcpTaskStore }, { createTaskRuns }] = await Promise.all([
     import("../project-runner/project-runner.js"),
     import("./workflow-server.js"),
@@ -168,6 +171,7 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
       await tasks.close();
       await taskStore.close();
       await host.close();
+      await telemetry?.shutdown();
     },
   };
 }

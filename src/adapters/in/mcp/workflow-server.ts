@@ -99,7 +99,16 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
         if (isSteamharnessError(error, "input_validation")) throw invalidParams(error.message);
         throw error;
       }
-      return { task: taskOf(await tasks.start(entrypoint, args, request.params.task.ttl)) } as never;
+      // OBS-3: the task's run continues the client's trace through the server span of this call.
+      const span = defaultRuntime().telemetry.mcpRequest({ method: "tools/call", target: entrypoint.id, requestId: extra.requestId, parent: carrierOfMeta(request.params._meta) });
+      try {
+        const record = await tasks.start(entrypoint, args, request.params.task.ttl, span.carrier());
+        span.end({ attributes: { "steamharness.run.id": record.taskId, "mcp.task.id": record.taskId } });
+        return { task: taskOf(record) } as never;
+      } catch (error) {
+        span.end({ error: isSteamharnessError(error) ? error.code : "internal" });
+        throw error;
+      }
     }
     let prepared;
     try {

@@ -1,7 +1,7 @@
 import type { Telemetry, TelemetryModelCall, TelemetryRun } from "../../../ports/telemetry.js";
 
 const span: TelemetryModelCall = { event() {}, set() {}, end() {}, finish() {}, carrier: () => null };
-const run: TelemetryRun = { ...span, captureContent: false, root: () => null, modelCall: () => span, toolCall: () => span, approvalWait: () => span, compaction: () => span, retry() {}, finish() {} };
+const run: TelemetryRun = { ...span, captureContent: false, root: () => null, modelCall: () => span, toolCall: () => span, approvalWait: () => span, compaction: () => span, retry() {}, lease() {}, finish() {} };
 
 /**
  * The telemetry of a runtime given none (OBS-1): reports nothing, allocates nothing per call,
@@ -11,5 +11,5 @@ const run: TelemetryRun = { ...span, captureContent: false, root: () => null, mo
  * const runtime = { ...createHarnessRuntime(), telemetry: createNoopTelemetry() };
  */
 export function createNoopTelemetry(): Telemetry {
-  return { enabled: false, captureContent: false, run: () => run, mcpRequest: () => span, gatewayRequest: () => span, flush: async () => undefined };
+  return { enabled: false, captureContent: false, run: () => run, lease() {}, mcpRequest: () => span, gatewayRequest: () => span, flush: async () => undefined };
 }

@@ -1,6 +1,8 @@
 import { metrics as globalMetrics, SpanKind, trace, type MeterProvider, type TracerProvider } from "@opentelemetry/api";
 import { redactSecrets, secretValues } from "../../../domain/redaction.js";
 import type { Telemetry, TelemetryRequestInfo, TelemetrySpan } from "../../../ports/telemetry.js";
+import { DROPPED_SPAN, guarded } from "./otel-guard.js";
+import { leaseSpan } from "./otel-lease.js";
 import { createRunMetrics } from "./otel-metrics.js";
 import { startRun, type RunTracing } from "./otel-run.js";
 import { clean, contextOf, wrapSpan } from "./otel-span.js";
@@ -23,9 +25,9 @@ export interface OpenTelemetryOptions {
   /** Content longer than this is cut (default 16384 characters). */
   maxContentLength?: number;
   /**
-   * Flush the providers when a run starts (default true), so the run's root span is exported
+   * Flush the tracer provider when a run starts (default true), so the run's root span is exported
    * before anything can crash: a run resumed after a crash then never parents to a root that
-   * was lost in a buffer. It also exports whatever else is buffered at that moment, so with
+   * was lost in a buffer (metrics keep their own schedule). It also exports whatever other spans are buffered at that moment, so with
    * many short runs `false` batches better (and a crash in the first few seconds of a run may
    * leave its resumed part under a missing root).
    */
@@ -60,6 +62,7 @@ export function createOpenTelemetry(options: OpenTelemetryOptions = {}): Telemet
   const secrets = [...new Set([...(options.secrets ?? []), ...secretValues(options.env ?? process.env)])].sort((a, b) => b.length - a.length);
   const max = options.maxContentLength ?? 16384;
   const flushers = [flusher(tracerProvider), flusher(meterProvider)].filter((flush): flush is () => Promise<void> => flush !== null);
+  const flushSpans = flusher(tracerProvider);
   const flush = async (): Promise<void> => void (await Promise.all(flushers.map((run) => run().catch(() => undefined))));
   const tracing: RunTracing = {
     tracer,
@@ -70,14 +73,17 @@ export function createOpenTelemetry(options: OpenTelemetryOptions = {}): Telemet
       const text = redactSecrets(typeof value === "string" ? value : JSON.stringify(value), secrets);
       return text.length > max ? `${text.slice(0, max)}…` : text;
     },
-    flushSoon: options.flushOnRunStart === false ? () => undefined : () => void flush(),
+    // Only the spans: a resumed run needs its root exported, not the metrics (exporting those at
+    // every run's start cost more CPU than all of the run's spans, OBS overhead).
+    flushSoon: options.flushOnRunStart === false || !flushSpans ? () => undefined : () => void flushSpans().catch(() => undefined),
   };
   const request = (name: string, kind: SpanKind, attributes: Record<string, string | number | boolean | undefined>, parent: TelemetryRequestInfo["parent"]): TelemetrySpan =>
-    wrapSpan(tracer.startSpan(name, { kind, attributes: clean(attributes) }, contextOf(parent)));
+    guarded(() => wrapSpan(tracer.startSpan(name, { kind, attributes: clean(attributes) }, contextOf(parent))), DROPPED_SPAN);
   return {
     enabled: true,
     captureContent,
     run: (info) => startRun(tracing, info),
+    lease: (info) => guarded(() => leaseSpan(tracer, info), undefined),
     mcpRequest: ({ method, target, requestId, parent }) =>
       request(target ? `${method} ${target}` : method, SpanKind.SERVER, {
         "mcp.method.name": method,

@@ -54,24 +54,46 @@ export function clean(attributes: TelemetryAttributes | undefined): Record<strin
 export function wrapSpan(span: Span, onEnd?: (seconds: number, error: string | undefined) => void): TelemetrySpan {
   const started = performance.now();
   let ended = false;
+  // Every method swallows a failing backend (OBS-1: telemetry never throws into the app).
   return {
     event(name, attributes) {
-      if (!ended) span.addEvent(name, clean(attributes));
+      if (ended) return;
+      try {
+        span.addEvent(name, clean(attributes));
+      } catch {
+        // dropped
+      }
     },
     set(attributes) {
-      if (!ended) span.setAttributes(clean(attributes));
+      if (ended) return;
+      try {
+        span.setAttributes(clean(attributes));
+      } catch {
+        // dropped
+      }
     },
     end(outcome) {
       if (ended) return;
       ended = true;
-      if (outcome?.attributes) span.setAttributes(clean(outcome.attributes));
-      if (outcome?.error) {
-        span.setAttribute("error.type", outcome.error);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error });
+      try {
+        const attributes = outcome?.attributes;
+        if (attributes) for (const key in attributes) if (attributes[key] !== undefined) span.setAttribute(key, attributes[key]!);
+        if (outcome?.error) {
+          span.setAttribute("error.type", outcome.error);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error });
+        }
+        span.end();
+        onEnd?.((performance.now() - started) / 1000, outcome?.error);
+      } catch {
+        // dropped
       }
-      span.end();
-      onEnd?.((performance.now() - started) / 1000, outcome?.error);
     },
-    carrier: () => carrierOf(span),
+    carrier() {
+      try {
+        return carrierOf(span);
+      } catch {
+        return null;
+      }
+    },
   };
 }

@@ -15,6 +15,7 @@ import { approvalForm, summarizeFields } from "../../../../domain/workflow/inter
 import type { JsonValue } from "../../../../domain/json.js";
 import type { StructureEntrypoint as WorkflowEntrypointStructure } from "../../../../domain/workflow/workflow-definition.js";
 import type { McpTaskRecord, McpTaskStore } from "../../../../ports/mcp-task-store.js";
+import type { TelemetryCarrier } from "../../../../ports/telemetry.js";
 import type { ToolPermissionRequest } from "../../../../ports/tool-permissions.js";
 import type { UserInputRequest } from "../../../../ports/user-input.js";
 import { answeringHandlers, type PausedRun } from "../../project-runner/paused-runs.js";
@@ -97,7 +98,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
   sweep.unref();
 
   /** Runs a claimed task's worker in the background and records how it ended. */
-  function launch(taskId: string, entrypoint: WorkflowEntrypointStructure, args: JsonValue, answered: Pick<PausedRun, "answers"> | undefined) {
+  function launch(taskId: string, entrypoint: WorkflowEntrypointStructure, args: JsonValue, answered: Pick<PausedRun, "answers"> | undefined, trace?: TelemetryCarrier | null) {
     const controller = new AbortController();
     running.set(taskId, controller);
     let form: TaskForm | undefined;
@@ -116,7 +117,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
       try {
         const prepared = await runner.prepare(entrypoint, args);
         const handlers = answered ? answeringHandlers(answered, pausing) : pausing;
-        const report = await runner.run(entrypoint, prepared, handlers, { signal: controller.signal, runId: taskId });
+        const report = await runner.run(entrypoint, prepared, handlers, { signal: controller.signal, runId: taskId, ...(trace ? { trace } : {}) });
         if (report.status === "waiting_for_input" && report.pending && form) {
           const paused: TaskPause = { args, pending: report.pending, answers: answered?.answers ?? {}, form };
           change = { status: "input_required" as const, statusMessage: report.pending.message, ownerHost: null, leaseExpiresAt: null, paused: paused as unknown as JsonValue };
@@ -168,8 +169,8 @@ export function createTaskRuns(options: TaskRunsOptions) {
   return {
     hostId,
     projectId,
-    /** Records a new task (`working`, owned here) and starts its run; resolves the row. */
-    async start(entrypoint: WorkflowEntrypointStructure, args: JsonValue, ttl: number | null | undefined): Promise<McpTaskRecord> {
+    /** Records a new task (`working`, owned here) and starts its run (continuing `trace`, the call's span, OBS-3); resolves the row. */
+    async start(entrypoint: WorkflowEntrypointStructure, args: JsonValue, ttl: number | null | undefined, trace?: TelemetryCarrier | null): Promise<McpTaskRecord> {
       const at = now();
       const record: McpTaskRecord = {
         taskId: `run-${randomUUID()}`,
@@ -187,7 +188,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
         paused: { args, answers: {} } satisfies TaskResume as unknown as JsonValue,
       };
       await store.create(record);
-      launch(record.taskId, entrypoint, args, undefined);
+      launch(record.taskId, entrypoint, args, undefined, trace);
       return record;
     },
     /**
