@@ -13,6 +13,7 @@ import { createElicitationHandlers } from "./workflow-elicitation.js";
 import { invalidParams, toToolResult } from "./workflow-result.js";
 import { addTaskHandlers, taskOf } from "./tasks/task-handlers.js";
 import type { TaskRuns } from "./tasks/task-runs.js";
+import { tenantOfAuth } from "./transport/http-tenant.js";
 
 /** How often a running call reports progress to a client that asked for it. */
 export const PROGRESS_INTERVAL_MS = 2000;
@@ -70,6 +71,8 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     // DX-10: a call that answers a paused run runs it again with the arguments it was started with.
     const answered = await answeredRun(runner, entrypoint.id, request.params._meta);
     const args = (answered ? answered.args : (request.params.arguments ?? {})) as JsonValue;
+    // BUD-5: the verified caller (HTTP) queues and is charged as its tenant; stdio has none.
+    const tenant = tenantOfAuth(extra.authInfo);
     if (tasks && request.params.task && !answered) {
       try {
         await runner.prepare(entrypoint, args);
@@ -77,7 +80,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
         if (isSteamharnessError(error, "input_validation")) throw invalidParams(error.message);
         throw error;
       }
-      return { task: taskOf(await tasks.start(entrypoint, args, request.params.task.ttl)) } as never;
+      return { task: taskOf(await tasks.start(entrypoint, args, request.params.task.ttl, tenant)) } as never;
     }
     let prepared;
     try {
@@ -110,7 +113,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
       const elicitation = createElicitationHandlers(server, { signal: extra.signal });
       const handlers = answered ? answeringHandlers(answered, elicitation) : elicitation;
       const trace = span.carrier();
-      const report = await runner.run(entrypoint, prepared, handlers, { signal: extra.signal, onQueued, ...(answered ? { runId: answered.runId } : {}), ...(trace ? { trace } : {}) });
+      const report = await runner.run(entrypoint, prepared, handlers, { signal: extra.signal, onQueued, ...(tenant !== undefined ? { tenant } : {}), ...(answered ? { runId: answered.runId } : {}), ...(trace ? { trace } : {}) });
       await keepCallRun(runner, report, { entrypointId: entrypoint.id, args }, answered);
       span.end({ ...(report.status === "failed" ? { error: report.error?.code ?? "run_failed" } : {}), attributes: { "steamharness.run.id": report.runId, "steamharness.run.status": report.status } });
       return toToolResult(report, entrypoint, runner.secrets);

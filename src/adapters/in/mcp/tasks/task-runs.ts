@@ -90,7 +90,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
   sweep.unref();
 
   /** Runs a claimed task's worker in the background and records how it ended. */
-  function launch(taskId: string, entrypoint: WorkflowEntrypointStructure, args: JsonValue, answered: PausedRun | undefined) {
+  function launch(taskId: string, entrypoint: WorkflowEntrypointStructure, args: JsonValue, answered: PausedRun | undefined, tenant: string | undefined) {
     const controller = new AbortController();
     running.set(taskId, controller);
     let form: TaskForm | undefined;
@@ -109,7 +109,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
       try {
         const prepared = await runner.prepare(entrypoint, args);
         const handlers = answered ? answeringHandlers(answered, pausing) : pausing;
-        const report = await runner.run(entrypoint, prepared, handlers, { signal: controller.signal, runId: taskId });
+        const report = await runner.run(entrypoint, prepared, handlers, { signal: controller.signal, runId: taskId, ...(tenant !== undefined ? { tenant } : {}) });
         if (report.status === "waiting_for_input" && report.pending && form) {
           const paused: TaskPause = { args, pending: report.pending, answers: answered?.answers ?? {}, form };
           change = { status: "input_required" as const, statusMessage: report.pending.message, ownerHost: null, leaseExpiresAt: null, paused: paused as unknown as JsonValue };
@@ -134,8 +134,8 @@ export function createTaskRuns(options: TaskRunsOptions) {
   return {
     hostId,
     projectId,
-    /** Records a new task (`working`, owned here) and starts its run; resolves the row. */
-    async start(entrypoint: WorkflowEntrypointStructure, args: JsonValue, ttl: number | null | undefined): Promise<McpTaskRecord> {
+    /** Records a new task (`working`, owned here) and starts its run (queued as `tenant`, BUD-5); resolves the row. */
+    async start(entrypoint: WorkflowEntrypointStructure, args: JsonValue, ttl: number | null | undefined, tenant?: string): Promise<McpTaskRecord> {
       const at = now();
       const record: McpTaskRecord = {
         taskId: `run-${randomUUID()}`,
@@ -153,19 +153,20 @@ export function createTaskRuns(options: TaskRunsOptions) {
         paused: null,
       };
       await store.create(record);
-      launch(record.taskId, entrypoint, args, undefined);
+      launch(record.taskId, entrypoint, args, undefined, tenant);
       return record;
     },
     /**
      * Claims a paused task for this host with `answer` added to its answers and runs it again on
-     * the same run id; resolves `false` when another host claimed it first (or it is not paused).
+     * the same run id, queued as `tenant` (the answering client's, BUD-5); resolves `false` when
+     * another host claimed it first (or it is not paused).
      */
-    async resume(row: McpTaskRecord, entrypoint: WorkflowEntrypointStructure, answer: PausedRun["answers"][string]): Promise<boolean> {
+    async resume(row: McpTaskRecord, entrypoint: WorkflowEntrypointStructure, answer: PausedRun["answers"][string], tenant?: string): Promise<boolean> {
       const pause = row.paused as unknown as TaskPause;
       const claimed = await store.update(projectId, row.taskId, { status: "working", statusMessage: null, ownerHost: hostId, leaseExpiresAt: now() + leaseMs, updatedAt: now() }, { status: ["input_required"], ownerHost: null });
       if (!claimed) return false;
       const answers = { ...pause.answers, [pause.pending.requestId]: answer };
-      launch(row.taskId, entrypoint, pause.args, { runId: row.taskId, entrypointId: row.entrypointId, args: pause.args, pending: pause.pending, answers });
+      launch(row.taskId, entrypoint, pause.args, { runId: row.taskId, entrypointId: row.entrypointId, args: pause.args, pending: pause.pending, answers }, tenant);
       return true;
     },
     /** The row with the rules applied: `null` once its TTL ran out; a dead owner's task reported `failed`. */

@@ -1,0 +1,174 @@
+// BUD-5: fairness between tenants of `steamharness mcp --http`, with real processes — the server
+// under test, a real OAuth authorization server (oidc-provider) issuing tokens to two clients,
+// and the SDK's Streamable HTTP clients. The tenant is the token's subject. A noisy tenant keeps
+// many slow calls queued; the quiet tenant's queue wait (from sending `tools/call` to its run
+// starting in a worker, both stamped with this machine's clock) is compared with its wait
+// without the noisy tenant, in the same test: the margin is half of one noisy call, where a
+// first-come-first-served queue makes the quiet tenant wait for several noisy calls.
+import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { startAuthorizationServer, type TestAuthorizationServer, type TestClient } from "../fixtures/oidc-authorization-server.js";
+import { cleanup, tempDir, writeProject } from "../cli/helpers.js";
+import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
+
+jest.setTimeout(240_000);
+
+const NOISY: TestClient = { clientId: "noisy", clientSecret: "noisy-secret-0123456789", scope: "mcp:read mcp:run" };
+const QUIET: TestClient = { clientId: "quiet", clientSecret: "quiet-secret-0123456789", scope: "mcp:read mcp:run" };
+/** How long one noisy call holds its worker. */
+const NOISY_CALL_MS = 1500;
+/** Concurrent call loops of the noisy tenant: far more than the pool has workers. */
+const NOISY_LOOPS = 6;
+/** Sequential calls of the quiet tenant per phase. */
+const QUIET_CALLS = 10;
+
+const WORKFLOW = `const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+export default {
+  entrypoints: {
+    quick: { title: "Quick", description: "Says when it started", run: () => ({ startedAt: Date.now() }) },
+    slow: {
+      title: "Slow",
+      description: "Says when it started, then holds its worker for ms milliseconds",
+      params: [{ name: "ms", type: "number", required: true }],
+      async run(params) {
+        const startedAt = Date.now();
+        await sleep(params.ms);
+        return { startedAt };
+      },
+    },
+  },
+};
+`;
+
+let tmp: string;
+let as: TestAuthorizationServer;
+let project: string;
+
+beforeAll(async () => {
+  tmp = await tempDir("sh-mcp-fair-");
+  as = await startAuthorizationServer([NOISY, QUIET]);
+  project = await writeProject(join(tmp, "project"), {
+    "package.json": JSON.stringify({ name: "fair", version: "1.0.0", type: "module", id: "5b0c2f4e-8a1d-4c3b-9e7f-6a5d4c3b2a10", projectType: "workflow", main: "workflow.mjs" }),
+    "workflow.mjs": WORKFLOW,
+  });
+}, 120_000);
+afterAll(async () => {
+  await as?.close();
+  await cleanup(tmp);
+});
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+
+/** The nearest-rank percentile of `values`. */
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function connectAs(server: HttpMcpServer, client: TestClient): Promise<Client> {
+  const authProvider = new ClientCredentialsProvider({ clientId: client.clientId, clientSecret: client.clientSecret, scope: client.scope, expectedIssuer: as.issuer });
+  return connectHttp(server.url, { transport: { authProvider } });
+}
+
+/**
+ * Calls `name` and answers how long the call waited before its run started; `onQueued` runs
+ * when the server reports (progress) that the call waits for a worker.
+ */
+async function queueWait(client: Client, name: string, args: Record<string, unknown>, options: { signal?: AbortSignal; onQueued?: () => void } = {}): Promise<number> {
+  const sent = Date.now();
+  const onprogress = (progress: { message?: string }) => {
+    if (progress.message?.startsWith("waiting for a free worker")) options.onQueued?.();
+  };
+  const result = (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000, onprogress, ...(options.signal ? { signal: options.signal } : {}) })) as CallToolResult;
+  const output = (result.structuredContent as { output?: { startedAt?: number } } | undefined)?.output;
+  if (result.isError || typeof output?.startedAt !== "number") throw new Error(`the call failed: ${JSON.stringify(result)}`);
+  return output.startedAt - sent;
+}
+
+async function quietWaits(client: Client): Promise<number[]> {
+  const waits: number[] = [];
+  for (let i = 0; i < QUIET_CALLS; i += 1) waits.push(await queueWait(client, "quick", {}));
+  return waits;
+}
+
+/**
+ * The noisy tenant: `NOISY_LOOPS` loops each calling `slow` back to back until stopped, so its
+ * queue never empties. `saturated` resolves once the server has told `NOISY_LOOPS - 2` of its
+ * calls that they wait for a worker; `stop` resolves how many calls were told so (the calls
+ * still queued are cancelled through the SDK's abort, which cancels their wait for a worker).
+ */
+function startNoise(client: Client): { stop: () => Promise<number>; saturated: Promise<void> } {
+  const controller = new AbortController();
+  let queued = 0;
+  let saturate!: () => void;
+  const saturated = new Promise<void>((resolve) => (saturate = resolve));
+  const onQueued = () => {
+    queued += 1;
+    if (queued >= NOISY_LOOPS - 2) saturate();
+  };
+  const loops = Array.from({ length: NOISY_LOOPS }, async () => {
+    while (!controller.signal.aborted) {
+      try {
+        await queueWait(client, "slow", { ms: NOISY_CALL_MS }, { signal: controller.signal, onQueued });
+      } catch (error) {
+        if (!controller.signal.aborted) throw error;
+      }
+    }
+  });
+  const all = Promise.all(loops);
+  return {
+    saturated: Promise.race([saturated, all.then(() => undefined)]),
+    async stop() {
+      controller.abort();
+      await all;
+      return queued;
+    },
+  };
+}
+
+/** Baseline, then the same quiet calls while the noisy tenant saturates the pool. */
+async function measure(server: HttpMcpServer) {
+  const quiet = await connectAs(server, QUIET);
+  const noisy = await connectAs(server, NOISY);
+  try {
+    // Warm-up: both workers loaded and the arguments' validation compiled.
+    await Promise.all([queueWait(quiet, "quick", {}), queueWait(noisy, "quick", {})]);
+    await Promise.all([queueWait(quiet, "quick", {}), queueWait(noisy, "quick", {})]);
+    const alone = await quietWaits(quiet);
+    const noise = startNoise(noisy);
+    await noise.saturated;
+    const crowded = await quietWaits(quiet);
+    const noisyQueued = await noise.stop();
+    return { alone, crowded, noisyQueued };
+  } finally {
+    await Promise.all([quiet.close(), noisy.close()]);
+  }
+}
+
+describe("BUD-5 MCP worker pool fairness between tenants", () => {
+  it("BUD-5 a noisy tenant saturating its share does not raise the quiet tenant's p95 queue wait beyond half a noisy call (--workers 2 --tenant-concurrency 1, OAuth subjects)", async () => {
+    const port = await freePort();
+    const audience = `http://127.0.0.1:${port}/mcp`;
+    const server = await startHttpMcp(project, ["--port", String(port), "--oauth-issuer", as.issuer, "--oauth-audience", audience, "--data-dir", join(tmp, "data-capped"), "--workers", "2", "--tenant-concurrency", "1"]);
+    try {
+      const { alone, crowded, noisyQueued } = await measure(server);
+      const margin = NOISY_CALL_MS / 2;
+      process.stderr.write(`BUD-5 quiet p95 queue wait: alone ${percentile(alone, 95)} ms, with the noisy tenant ${percentile(crowded, 95)} ms (margin ${margin} ms); noisy calls queued: ${noisyQueued}\n`);
+      // The noise was real: the noisy tenant kept calls waiting for a worker all along.
+      expect(noisyQueued).toBeGreaterThanOrEqual(NOISY_LOOPS - 2);
+      expect(percentile(crowded, 95)).toBeLessThanOrEqual(percentile(alone, 95) + margin);
+    } finally {
+      await server.stop();
+    }
+  });
+});
