@@ -12,7 +12,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startAuthorizationServer, type TestAuthorizationServer, type TestClient } from "../fixtures/oidc-authorization-server.js";
-import { cleanup, tempDir, writeProject } from "../cli/helpers.js";
+import { cleanup, REPO, tempDir, writeProject } from "../cli/helpers.js";
 import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 
 jest.setTimeout(240_000);
@@ -44,9 +44,33 @@ export default {
 };
 `;
 
+// An agent node with a tenant budget that names no tenant: the run's context carries the caller's.
+const src = (path: string) => JSON.stringify(join(REPO, "src", path));
+const BUDGET_WORKFLOW = `import { createAgentNode } from ${src("app/agent-node/create-agent-node.js")};
+import { runStreamNode } from ${src("domain/stream-node.js")};
+import { createOfflineModel } from ${src("testing/offline-model.js")};
+const usage = { input: 20, output: 30, cacheRead: 0, cacheWrite: 0, total: 50 };
+export default {
+  entrypoints: {
+    spend: {
+      title: "Spend",
+      description: "One model call charged to the caller's tenant budget",
+      async run(params, context) {
+        const node = createAgentNode({ models: createOfflineModel({ steps: () => ({ text: "ok", usage }) }), compaction: false, budget: { limits: [{ scope: "tenant", tokens: 100000 }], maxOutputTokens: 100 } });
+        await runStreamNode(node, { prompt: "go" }, context.node);
+        const tenantId = context.node.tenantId ?? null;
+        const state = tenantId === null ? null : await context.storage.budgets.read({ scope: "tenant", id: tenantId }, Date.now());
+        return { tenantId, spent: state ? state.spent.tokens : null };
+      },
+    },
+  },
+};
+`;
+
 let tmp: string;
 let as: TestAuthorizationServer;
 let project: string;
+let budgetProject: string;
 
 beforeAll(async () => {
   tmp = await tempDir("sh-mcp-fair-");
@@ -54,6 +78,10 @@ beforeAll(async () => {
   project = await writeProject(join(tmp, "project"), {
     "package.json": JSON.stringify({ name: "fair", version: "1.0.0", type: "module", id: "5b0c2f4e-8a1d-4c3b-9e7f-6a5d4c3b2a10", projectType: "workflow", main: "workflow.mjs" }),
     "workflow.mjs": WORKFLOW,
+  });
+  budgetProject = await writeProject(join(tmp, "budget-project"), {
+    "package.json": JSON.stringify({ name: "fair-budget", version: "1.0.0", type: "module", id: "7c1d3e5f-9b2a-4d6c-8e0f-1a2b3c4d5e6f", projectType: "workflow", main: "workflow.mjs" }),
+    "workflow.mjs": BUDGET_WORKFLOW,
   });
 }, 120_000);
 afterAll(async () => {
@@ -167,6 +195,35 @@ describe("BUD-5 MCP worker pool fairness between tenants", () => {
       // The noise was real: the noisy tenant kept calls waiting for a worker all along.
       expect(noisyQueued).toBeGreaterThanOrEqual(NOISY_LOOPS - 2);
       expect(percentile(crowded, 95)).toBeLessThanOrEqual(percentile(alone, 95) + margin);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("BUD-5 the caller's tenant (its token's subject) is the tenant budget of the run's agents: each OAuth client is charged on its own budget", async () => {
+    const port = await freePort();
+    const server = await startHttpMcp(budgetProject, ["--port", String(port), "--oauth-issuer", as.issuer, "--oauth-audience", `http://127.0.0.1:${port}/mcp`, "--data-dir", join(tmp, "data-budget"), "--workers", "1"]);
+    try {
+      const spent: Record<string, unknown> = {};
+      for (const [client, calls] of [[QUIET, 1], [NOISY, 2]] as const) {
+        const authProvider = new ClientCredentialsProvider({ clientId: client.clientId, clientSecret: client.clientSecret, scope: client.scope, expectedIssuer: as.issuer });
+        const mcp = await connectHttp(server.url, { transport: { authProvider } });
+        try {
+          let output: unknown;
+          for (let i = 0; i < calls; i += 1) {
+            const result = (await mcp.callTool({ name: "spend", arguments: {} }, undefined, { timeout: 120_000 })) as CallToolResult;
+            expect(result.isError ?? false).toBe(false);
+            output = (result.structuredContent as { output?: unknown }).output;
+          }
+          const subject = JSON.parse(Buffer.from(authProvider.tokens()!.access_token.split(".")[1]!, "base64url").toString()).sub as string;
+          expect(subject).toBe(client.clientId);
+          spent[subject] = output;
+        } finally {
+          await mcp.close();
+        }
+      }
+      // 50 tokens a call, settled on each caller's own tenant budget.
+      expect(spent).toEqual({ quiet: { tenantId: "quiet", spent: 50 }, noisy: { tenantId: "noisy", spent: 100 } });
     } finally {
       await server.stop();
     }

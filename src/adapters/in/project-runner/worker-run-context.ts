@@ -112,6 +112,8 @@ export interface WorkerRunContextOptions {
   configuration: NodeRunConfiguration;
   /** The trace context the run's agents continue (OBS-3). */
   trace?: TelemetryCarrier;
+  /** BUD-5: the caller's tenant (MCP over HTTP), the id of the run's `tenant` budgets. */
+  tenantId?: string;
 }
 
 /**
@@ -144,6 +146,7 @@ export function createWorkerRunContext(options: WorkerRunContextOptions): Workfl
     ids: runtime.ids(),
     runtime,
     ...(options.trace ? { trace: options.trace } : {}),
+    ...(options.tenantId !== undefined ? { tenantId: options.tenantId } : {}),
   };
   return {
     runId,
