@@ -7,12 +7,13 @@
 // first-come-first-served queue makes the quiet tenant wait for several noisy calls.
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { createServer } from "node:net";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startAuthorizationServer, type TestAuthorizationServer, type TestClient } from "../fixtures/oidc-authorization-server.js";
-import { cleanup, REPO, tempDir, writeProject } from "../cli/helpers.js";
+import { cleanup, REPO, runCli, tempDir, writeProject } from "../cli/helpers.js";
 import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 
 jest.setTimeout(240_000);
@@ -227,5 +228,34 @@ describe("BUD-5 MCP worker pool fairness between tenants", () => {
     } finally {
       await server.stop();
     }
+  });
+
+  it("BUD-5 a static token is one tenant: with --tenant-concurrency 1 its second concurrent call waits although a worker is free", async () => {
+    const token = "static-token-0123456789abcdef";
+    const tokenFile = join(tmp, "token");
+    await writeFile(tokenFile, token);
+    const server = await startHttpMcp(project, ["--auth-token-file", tokenFile, "--data-dir", join(tmp, "data-static"), "--workers", "2", "--tenant-concurrency", "1"]);
+    const connect = () => connectHttp(server.url, { transport: { requestInit: { headers: { authorization: `Bearer ${token}` } } } });
+    const [first, second] = await Promise.all([connect(), connect()]);
+    try {
+      // Both workers loaded (two quick calls side by side), so a free worker is there for the second slow call.
+      await Promise.all([queueWait(first, "quick", {}), queueWait(second, "quick", {})]);
+      let queued = 0;
+      const onQueued = () => void (queued += 1);
+      await Promise.all([queueWait(first, "slow", { ms: NOISY_CALL_MS }, { onQueued }), queueWait(second, "slow", { ms: NOISY_CALL_MS }, { onQueued })]);
+      expect(queued).toBe(1);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+      await server.stop();
+    }
+  });
+
+  it("BUD-5 --tenant-concurrency needs --http and a whole number from 1 to 64 (usage error, exit code 2)", async () => {
+    const stdio = await runCli(["mcp", project, "--tenant-concurrency", "1"]);
+    expect(stdio.code).toBe(2);
+    expect(stdio.stderr).toContain("--tenant-concurrency only applies with --http");
+    const zero = await runCli(["mcp", project, "--http", "--tenant-concurrency", "0"]);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toContain("--tenant-concurrency");
   });
 });
