@@ -13,7 +13,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startAuthorizationServer, type TestAuthorizationServer, type TestClient } from "../fixtures/oidc-authorization-server.js";
-import { cleanup, REPO, runCli, tempDir, writeProject } from "../cli/helpers.js";
+import { CLI_FROM_SOURCES, cleanup, REPO, runCli, tempDir, writeProject } from "../cli/helpers.js";
 import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 
 jest.setTimeout(240_000);
@@ -21,7 +21,7 @@ jest.setTimeout(240_000);
 const NOISY: TestClient = { clientId: "noisy", clientSecret: "noisy-secret-0123456789", scope: "mcp:read mcp:run" };
 const QUIET: TestClient = { clientId: "quiet", clientSecret: "quiet-secret-0123456789", scope: "mcp:read mcp:run" };
 /** How long one noisy call holds its worker. */
-const NOISY_CALL_MS = 1500;
+const NOISY_CALL_MS = 2000;
 /** Concurrent call loops of the noisy tenant: far more than the pool has workers. */
 const NOISY_LOOPS = 6;
 /** Sequential calls of the quiet tenant per phase. */
@@ -46,6 +46,7 @@ export default {
 `;
 
 // An agent node with a tenant budget that names no tenant: the run's context carries the caller's.
+// The project imports the TypeScript sources, so its server runs from the sources (tsx) too.
 const src = (path: string) => JSON.stringify(join(REPO, "src", path));
 const BUDGET_WORKFLOW = `import { createAgentNode } from ${src("app/agent-node/create-agent-node.js")};
 import { runStreamNode } from ${src("domain/stream-node.js")};
@@ -122,6 +123,12 @@ async function queueWait(client: Client, name: string, args: Record<string, unkn
   const output = (result.structuredContent as { output?: { startedAt?: number } } | undefined)?.output;
   if (result.isError || typeof output?.startedAt !== "number") throw new Error(`the call failed: ${JSON.stringify(result)}`);
   return output.startedAt - sent;
+}
+
+/** Calls `name` and resolves when its run started (the worker's clock stamp). */
+async function startedAt(client: Client, name: string, args: Record<string, unknown>, onQueued?: () => void): Promise<number> {
+  const sent = Date.now();
+  return sent + (await queueWait(client, name, args, onQueued ? { onQueued } : {}));
 }
 
 async function quietWaits(client: Client): Promise<number[]> {
@@ -203,7 +210,7 @@ describe("BUD-5 MCP worker pool fairness between tenants", () => {
 
   it("BUD-5 the caller's tenant (its token's subject) is the tenant budget of the run's agents: each OAuth client is charged on its own budget", async () => {
     const port = await freePort();
-    const server = await startHttpMcp(budgetProject, ["--port", String(port), "--oauth-issuer", as.issuer, "--oauth-audience", `http://127.0.0.1:${port}/mcp`, "--data-dir", join(tmp, "data-budget"), "--workers", "1"]);
+    const server = await startHttpMcp(budgetProject, ["--port", String(port), "--oauth-issuer", as.issuer, "--oauth-audience", `http://127.0.0.1:${port}/mcp`, "--data-dir", join(tmp, "data-budget"), "--workers", "1"], { command: CLI_FROM_SOURCES });
     try {
       const spent: Record<string, unknown> = {};
       for (const [client, calls] of [[QUIET, 1], [NOISY, 2]] as const) {
@@ -257,5 +264,28 @@ describe("BUD-5 MCP worker pool fairness between tenants", () => {
     const zero = await runCli(["mcp", project, "--http", "--tenant-concurrency", "0"]);
     expect(zero.code).toBe(2);
     expect(zero.stderr).toContain("--tenant-concurrency");
+  });
+
+  it("BUD-5 without a tenant cap, waiting calls take turns across tenants: the quiet tenant's call runs next, ahead of the noisy calls queued before it (--workers 1)", async () => {
+    const port = await freePort();
+    const server = await startHttpMcp(project, ["--port", String(port), "--oauth-issuer", as.issuer, "--oauth-audience", `http://127.0.0.1:${port}/mcp`, "--data-dir", join(tmp, "data-turns"), "--workers", "1"]);
+    const quiet = await connectAs(server, QUIET);
+    const noisy = await connectAs(server, NOISY);
+    try {
+      await queueWait(quiet, "quick", {});
+      let queued = 0;
+      let saturate!: () => void;
+      const saturated = new Promise<void>((resolve) => (saturate = resolve));
+      const noisyStarts = Array.from({ length: 4 }, () => startedAt(noisy, "slow", { ms: NOISY_CALL_MS }, () => void (++queued === 3 && saturate())));
+      // One noisy call runs, three wait for the one worker; then the quiet call arrives.
+      await saturated;
+      const quietStart = await startedAt(quiet, "quick", {});
+      const noisyAfterQuiet = (await Promise.all(noisyStarts)).filter((start) => start > quietStart).length;
+      // First come first served would run all three queued noisy calls first (none after the quiet one).
+      expect(noisyAfterQuiet).toBe(3);
+    } finally {
+      await Promise.all([quiet.close(), noisy.close()]);
+      await server.stop();
+    }
   });
 });
