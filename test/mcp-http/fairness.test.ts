@@ -210,7 +210,7 @@ describe("BUD-5 MCP worker pool fairness between tenants", () => {
 
   it("BUD-5 the caller's tenant (its token's subject) is the tenant budget of the run's agents: each OAuth client is charged on its own budget", async () => {
     const port = await freePort();
-    const server = await startHttpMcp(budgetProject, ["--port", String(port), "--oauth-issuer", as.issuer, "--oauth-audience", `http://127.0.0.1:${port}/mcp`, "--data-dir", join(tmp, "data-budget"), "--workers", "1"], { command: CLI_FROM_SOURCES });
+    const server = await startHttpMcp(budgetProject, ["--port", String(port), "--oauth-issuer", as.issuer, "--oauth-audience", `http://127.0.0.1:${port}/mcp`, "--data-dir", join(tmp, "data-budget"), "--workers", "1"], { cli: CLI_FROM_SOURCES });
     try {
       const spent: Record<string, unknown> = {};
       for (const [client, calls] of [[QUIET, 1], [NOISY, 2]] as const) {

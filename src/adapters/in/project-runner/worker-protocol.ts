@@ -34,6 +34,8 @@ export interface WorkerRunRequest {
   trace?: TelemetryCarrier;
   /** BUD-5: who the run is for (the MCP HTTP caller's tenant): the run's agents charge its `tenant` budgets. */
   tenant?: string;
+  /** Send the run's `context.log` entries to the host (`log` messages); set when its handlers take them. */
+  forwardLogs?: boolean;
 }
 
 /** Parent process → worker messages. */
@@ -45,8 +47,16 @@ export type ParentMessage =
   /** No further run: close the stores and exit. */
   | { type: "exit" };
 
+/** One entry of a run's `context.log`, forwarded to the host (an MCP client may receive it, MCP-15). */
+export interface WorkerLogEntry {
+  level: "debug" | "info" | "warn" | "error";
+  message: string;
+  data?: Record<string, unknown>;
+}
+
 /** Worker → parent process messages. */
 export type WorkerMessage =
+  | ({ type: "log" } & WorkerLogEntry)
   | { type: "ready"; structure: StructureReport }
   | { type: "load-error"; error: { code: string; message: string } }
   | { type: "input-request"; request: UserInputRequest }
