@@ -2,7 +2,8 @@ import { SteamharnessError } from "./errors.js";
 
 /**
  * Fair sharing of a fixed number of slots between tenants (BUD-5): waiters queue per tenant and
- * free slots go round-robin across the tenants that wait, so a tenant with many queued calls
+ * free slots go round-robin across the tenants that wait — to the one served longest ago, so a
+ * tenant that just got a slot waits for the others' turns — and a tenant with many queued calls
  * does not push back a tenant with one. Pure: no clock, no timers, no I/O — hosts (the MCP
  * worker pool, the gateway) put it in front of whatever the slots stand for.
  */
@@ -73,8 +74,10 @@ interface Waiter {
 interface Tenant {
   running: number;
   waiters: Waiter[];
-  /** Grants in the current turn (weighted round-robin). */
+  /** Grants in its current turn (weighted round-robin). */
   turn: number;
+  /** The grant number of its latest slot (0: none yet); the waiting tenant served longest ago goes next. */
+  lastServed: number;
   /** Cap and weight as read at this tenant's latest `acquire` (a host may change them). */
   cap: number;
   weight: number;
@@ -88,7 +91,8 @@ function positiveInteger(value: number, field: string, allowInfinity: boolean): 
 /**
  * A queue of slots shared fairly between tenants (BUD-5): at most `capacity` slots at once, at
  * most `tenantCapacity` per tenant; waiters of one tenant are served first come first served,
- * tenants take turns (weighted round-robin). A released slot passes straight to the next
+ * tenants take turns (weighted round-robin, the tenant served longest ago first; a tenant new to
+ * the queue before one that was just served). A released slot passes straight to the next
  * eligible waiter, so a newcomer never jumps the queue.
  *
  * @example
@@ -100,8 +104,12 @@ export function createFairQueue(options: FairQueueOptions): FairQueue {
   const capacity = positiveInteger(options.capacity, "capacity", true);
   if (typeof options.tenantCapacity === "number") positiveInteger(options.tenantCapacity, "tenantCapacity", false);
   const tenants = new Map<string, Tenant>();
-  // Tenants with waiters, in turn order: the first is served next (Map keeps insertion order).
+  // Tenants with waiters, in the order they started waiting (Map keeps insertion order): the tie-break.
   const ring = new Map<string, Tenant>();
+  /** Grants so far; a tenant's `lastServed` is one of these. */
+  let grants = 0;
+  /** The tenant whose turn is on (it may take `weight` slots in a row). */
+  let current: Tenant | undefined;
   let running = 0;
   let waiting = 0;
   let closedWith: { error: unknown } | undefined;
@@ -131,28 +139,37 @@ export function createFairQueue(options: FairQueueOptions): FairQueue {
     };
   };
 
-  /** Grants free slots to the waiting tenants in turn, skipping those at their cap. */
+  /** The waiting tenant to serve next: the current one while its turn lasts, else the one served longest ago; none at their cap. */
+  const next = (): [string, Tenant] | undefined => {
+    let best: [string, Tenant] | undefined;
+    for (const entry of ring) {
+      const tenant = entry[1];
+      if (tenant.running >= tenant.cap) continue;
+      if (tenant === current && tenant.turn > 0 && tenant.turn < tenant.weight) return entry;
+      if (!best || tenant.lastServed < best[1].lastServed) best = entry;
+    }
+    return best;
+  };
+
+  /** Grants free slots to the waiting tenants in turn. */
   const pump = (): void => {
-    while (running < capacity && ring.size > 0) {
-      let served = false;
-      for (const [name, tenant] of ring) {
-        if (tenant.running >= tenant.cap) continue;
-        const waiter = tenant.waiters.shift()!;
-        waiting -= 1;
-        running += 1;
-        tenant.running += 1;
-        tenant.turn += 1;
-        // The turn ends after `weight` grants or when the tenant has nobody left waiting.
-        if (tenant.waiters.length === 0 || tenant.turn >= tenant.weight) {
-          ring.delete(name);
-          tenant.turn = 0;
-          if (tenant.waiters.length > 0) ring.set(name, tenant);
-        }
-        waiter.grant(slotFor(name, tenant));
-        served = true;
-        break;
+    while (running < capacity) {
+      const chosen = next();
+      if (!chosen) return;
+      const [name, tenant] = chosen;
+      // A new turn: another tenant's, or this one's again once its `weight` grants are used.
+      if (tenant !== current || tenant.turn >= tenant.weight) {
+        if (current) current.turn = 0;
+        current = tenant;
       }
-      if (!served) return;
+      const waiter = tenant.waiters.shift()!;
+      waiting -= 1;
+      running += 1;
+      tenant.running += 1;
+      tenant.turn += 1;
+      tenant.lastServed = ++grants;
+      if (tenant.waiters.length === 0) ring.delete(name);
+      waiter.grant(slotFor(name, tenant));
     }
   };
 
@@ -172,7 +189,7 @@ export function createFairQueue(options: FairQueueOptions): FairQueue {
       return Promise.reject(error);
     }
     return new Promise<FairQueueSlot>((resolve, reject) => {
-      const owner = tenants.get(tenantName) ?? { running: 0, waiters: [], turn: 0, cap, weight };
+      const owner = tenants.get(tenantName) ?? { running: 0, waiters: [], turn: 0, lastServed: 0, cap, weight };
       tenants.set(tenantName, owner);
       owner.cap = cap;
       owner.weight = weight;
@@ -181,10 +198,7 @@ export function createFairQueue(options: FairQueueOptions): FairQueue {
         if (index < 0) return;
         owner.waiters.splice(index, 1);
         waiting -= 1;
-        if (owner.waiters.length === 0) {
-          ring.delete(tenantName);
-          owner.turn = 0;
-        }
+        if (owner.waiters.length === 0) ring.delete(tenantName);
         forget(tenantName, owner);
         reject(cancelledError(tenantName, signal!));
       };

@@ -65,6 +65,12 @@ export interface NodeContext {
   runtime: HarnessRuntime;
   /** The trace context new runs of this context continue (an MCP call, a gateway request; OBS-3). */
   trace?: TelemetryCarrier;
+  /**
+   * Who the run is for (BUD-5): the verified caller's tenant of the host that started it (an MCP
+   * HTTP client's OAuth subject). An agent budget's `tenant` limits use it when the budget names
+   * no `tenantId`.
+   */
+  tenantId?: string;
 }
 
 /**

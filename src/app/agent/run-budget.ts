@@ -52,8 +52,10 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
     if (limit.scope === "run") return runId;
     if (limit.scope === "conversation") return context.conversationId ?? sessionKey;
     if (limit.scope === "project") return context.projectId;
-    if (options.tenantId === undefined) throw new SteamharnessError("input_validation", "[steamharness] [budget] a tenant budget needs an id or budget.tenantId", { field: "budget.tenantId" });
-    return options.tenantId;
+    // BUD-5: the host's verified caller (NodeContext.tenantId) when the budget names no tenant.
+    const tenantId = options.tenantId ?? context.tenantId;
+    if (tenantId === undefined) throw new SteamharnessError("input_validation", "[steamharness] [budget] a tenant budget needs an id, budget.tenantId or a context tenantId", { field: "budget.tenantId" });
+    return tenantId;
   };
   const limits: BudgetLimit[] = (options.limits ?? []).map((limit) => ({
     scope: limit.scope,

@@ -38,6 +38,8 @@ export interface NodeContextOptions {
   runtime?: HarnessRuntime;
   /** The trace context the context's new runs continue (OBS-3): a W3C `traceparent` (and `tracestate`). */
   trace?: TelemetryCarrier;
+  /** Who the run is for (BUD-5): the id of `tenant` budgets that name none; none by default. */
+  tenantId?: string;
 }
 
 const silentLogger: NodeLogger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -72,5 +74,6 @@ export function buildNodeContext(options: NodeContextOptions, runtime: HarnessRu
     ids,
     runtime,
     ...(options.trace === undefined ? {} : { trace: options.trace }),
+    ...(options.tenantId === undefined ? {} : { tenantId: options.tenantId }),
   };
 }

@@ -9,7 +9,8 @@ export interface AgentBudgetLimit {
   scope: BudgetScope;
   /**
    * The owner; default from the run: `run` → the run id, `conversation` → the conversation id
-   * (else the session key), `project` → the project id, `tenant` → `AgentBudgetOptions.tenantId`.
+   * (else the session key), `project` → the project id, `tenant` → `AgentBudgetOptions.tenantId`,
+   * else the context's `tenantId` (the verified caller of an MCP HTTP host, BUD-5).
    */
   id?: string;
   /** Starts again every UTC day or month; none = for ever. */
@@ -23,7 +24,10 @@ export interface AgentBudgetLimit {
 /** Budgets, call limits and what happens at a limit. */
 export interface AgentBudgetOptions {
   limits?: AgentBudgetLimit[];
-  /** The tenant of `tenant` budgets without an `id` (the gateway passes its key's tenant). */
+  /**
+   * The tenant of `tenant` budgets without an `id` (the gateway passes its key's tenant); when
+   * not given, the run context's `tenantId` (BUD-5: `steamharness mcp --http` sets the caller's).
+   */
   tenantId?: string;
   /** Most model requests of one run (retries and continuations count). */
   maxModelCalls?: number;

@@ -23,6 +23,8 @@ export interface McpHttpFlags {
   postgres?: string;
   postgresSchema?: string;
   taskLeaseMs?: number;
+  tenantConcurrency?: number;
+  oauthTenantClaim?: string;
 }
 
 /** The shortest static token accepted: anything shorter is guessable. */
@@ -47,15 +49,17 @@ export function addMcpHttpOptions(command: Command): Command {
     .option("--auth-token-file <file>", `with --http: require "Authorization: Bearer <token>", the token being this file's content (at least ${MIN_STATIC_TOKEN_LENGTH} characters)`)
     .option("--oauth-issuer <url>", "with --http: accept OAuth access tokens (JWT) of this authorization server (its metadata names the JWKS); needs --oauth-audience")
     .option("--oauth-audience <url>", "with --http: this endpoint's public URL, which tokens must name as their audience (e.g. https://mcp.example.com/mcp)")
+    .option("--oauth-tenant-claim <claim>", "with --oauth-issuer: the access-token claim naming the caller's tenant (fair worker turns, tenant budgets; default sub, else the client id)")
     .option("--oauth-scopes-config <file>", 'with --http: JSON scopes per request kind and tool: { "read": ["mcp:read"], "run": ["mcp:run"], "tools": { "<tool>": ["..."] } } (that split is the default)')
     .option("--postgres <url>", "with --http: keep MCP tasks in this PostgreSQL database (postgres://…), so several hosts serving the project share them (default: the project's SQLite data store)")
     .option("--postgres-schema <name>", "with --postgres: the schema of the task table (default steamharness)")
-    .addOption(new Option("--task-lease-ms <n>", "with --http: how long a host's claim on a running task lasts without renewal; another host reports a dead owner's task failed after it (1000-600000, default 15000)").argParser(wholeNumber(1000, 600_000)));
+    .addOption(new Option("--task-lease-ms <n>", "with --http: how long a host's claim on a running task lasts without renewal; another host reports a dead owner's task failed after it (1000-600000, default 15000)").argParser(wholeNumber(1000, 600_000)))
+    .addOption(new Option("--tenant-concurrency <n>", "with --http: the most tool calls one tenant (OAuth subject, or the static token) runs at once, so it leaves the other workers to other tenants; waiting calls take turns across tenants either way (1-64, default: no cap)").argParser(wholeNumber(1, 64)));
 }
 
 /** The HTTP serving options of the parsed flags, or null for stdio; HTTP flags without `--http` are an `input_validation` error. */
-export async function mcpHttpOptionsFrom(flags: McpHttpFlags): Promise<{ host?: string; port?: number; path?: string; allowedHosts?: string[]; allowedOrigins?: string[]; auth?: McpHttpAuthOptions; postgres?: string; postgresSchema?: string; taskLeaseMs?: number } | null> {
-  const given = (["host", "port", "path", "allowedHost", "allowedOrigin", "authTokenFile", "oauthIssuer", "oauthAudience", "oauthScopesConfig", "postgres", "postgresSchema", "taskLeaseMs"] as const).filter((key) => flags[key] !== undefined);
+export async function mcpHttpOptionsFrom(flags: McpHttpFlags): Promise<{ host?: string; port?: number; path?: string; allowedHosts?: string[]; allowedOrigins?: string[]; auth?: McpHttpAuthOptions; postgres?: string; postgresSchema?: string; taskLeaseMs?: number; tenantConcurrency?: number } | null> {
+  const given = (["host", "port", "path", "allowedHost", "allowedOrigin", "authTokenFile", "oauthIssuer", "oauthAudience", "oauthScopesConfig", "oauthTenantClaim", "postgres", "postgresSchema", "taskLeaseMs", "tenantConcurrency"] as const).filter((key) => flags[key] !== undefined);
   if (!flags.http) {
     if (given.length === 0) return null;
     const flag = `--${given[0]!.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
@@ -74,7 +78,7 @@ export async function mcpHttpOptionsFrom(flags: McpHttpFlags): Promise<{ host?: 
     }
     auth = { kind: "token", token };
   }
-  if (flags.oauthIssuer !== undefined || flags.oauthAudience !== undefined || flags.oauthScopesConfig !== undefined) {
+  if (flags.oauthIssuer !== undefined || flags.oauthAudience !== undefined || flags.oauthScopesConfig !== undefined || flags.oauthTenantClaim !== undefined) {
     if (auth) throw new SteamharnessError("input_validation", "[steamharness] [mcp] --auth-token-file and --oauth-issuer are alternatives: pass one", { field: "--oauth-issuer" });
     if (flags.oauthIssuer === undefined || flags.oauthAudience === undefined) {
       throw new SteamharnessError("input_validation", "[steamharness] [mcp] OAuth needs both --oauth-issuer <url> and --oauth-audience <url>", { field: flags.oauthIssuer === undefined ? "--oauth-issuer" : "--oauth-audience" });
@@ -82,7 +86,14 @@ export async function mcpHttpOptionsFrom(flags: McpHttpFlags): Promise<{ host?: 
     for (const [flag, value] of [["--oauth-issuer", flags.oauthIssuer], ["--oauth-audience", flags.oauthAudience]] as const) {
       if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) throw new SteamharnessError("input_validation", `[steamharness] [mcp] ${flag} must be an http(s) URL, got ${JSON.stringify(value)}`, { field: flag });
     }
-    auth = { kind: "oauth", issuer: flags.oauthIssuer, audience: flags.oauthAudience, ...(flags.oauthScopesConfig !== undefined ? { scopes: await scopesConfig(flags.oauthScopesConfig) } : {}) };
+    if (flags.oauthTenantClaim !== undefined && !/^\S+$/.test(flags.oauthTenantClaim)) throw new SteamharnessError("input_validation", `[steamharness] [mcp] --oauth-tenant-claim must be a claim name, got ${JSON.stringify(flags.oauthTenantClaim)}`, { field: "--oauth-tenant-claim" });
+    auth = {
+      kind: "oauth",
+      issuer: flags.oauthIssuer,
+      audience: flags.oauthAudience,
+      ...(flags.oauthScopesConfig !== undefined ? { scopes: await scopesConfig(flags.oauthScopesConfig) } : {}),
+      ...(flags.oauthTenantClaim !== undefined ? { tenantClaim: flags.oauthTenantClaim } : {}),
+    };
   }
   if (flags.postgresSchema !== undefined && flags.postgres === undefined) throw new SteamharnessError("input_validation", "[steamharness] [mcp] --postgres-schema only applies with --postgres", { field: "--postgres-schema" });
   return {
@@ -95,6 +106,7 @@ export async function mcpHttpOptionsFrom(flags: McpHttpFlags): Promise<{ host?: 
     ...(flags.postgres !== undefined ? { postgres: postgresUrl(flags.postgres) } : {}),
     ...(flags.postgresSchema !== undefined ? { postgresSchema: flags.postgresSchema } : {}),
     ...(flags.taskLeaseMs !== undefined ? { taskLeaseMs: flags.taskLeaseMs } : {}),
+    ...(flags.tenantConcurrency !== undefined ? { tenantConcurrency: flags.tenantConcurrency } : {}),
   };
 }
 

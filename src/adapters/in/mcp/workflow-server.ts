@@ -14,6 +14,7 @@ import { createElicitationHandlers } from "./workflow-elicitation.js";
 import { invalidParams, toToolResult } from "./workflow-result.js";
 import { addTaskHandlers, taskOf } from "./tasks/task-handlers.js";
 import type { TaskRuns } from "./tasks/task-runs.js";
+import { tenantOfAuth } from "./transport/http-tenant.js";
 
 /** How often a running call reports progress to a client that asked for it. */
 export const PROGRESS_INTERVAL_MS = 2000;
@@ -92,6 +93,8 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     // DX-10: a call that answers a paused run runs it again with the arguments it was started with.
     const answered = await answeredRun(runner, entrypoint.id, request.params._meta);
     const args = (answered ? answered.args : (request.params.arguments ?? {})) as JsonValue;
+    // BUD-5: the verified caller (HTTP) queues and is charged as its tenant; stdio has none.
+    const tenant = tenantOfAuth(extra.authInfo);
     if (tasks && request.params.task && !answered) {
       try {
         await runner.prepare(entrypoint, args);
@@ -102,7 +105,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
       // OBS-3: the task's run continues the client's trace through the server span of this call.
       const span = defaultRuntime().telemetry.mcpRequest({ method: "tools/call", target: entrypoint.id, requestId: extra.requestId, parent: carrierOfMeta(request.params._meta) });
       try {
-        const record = await tasks.start(entrypoint, args, request.params.task.ttl, span.carrier());
+        const record = await tasks.start(entrypoint, args, request.params.task.ttl, tenant, span.carrier());
         span.end({ attributes: { "steamharness.run.id": record.taskId, "mcp.task.id": record.taskId } });
         return { task: taskOf(record) } as never;
       } catch (error) {
@@ -152,7 +155,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
           }
         : answering;
       const trace = span.carrier();
-      const report = await runner.run(entrypoint, prepared, handlers, { signal: extra.signal, onQueued, ...(answered ? { runId: answered.runId } : {}), ...(trace ? { trace } : {}) });
+      const report = await runner.run(entrypoint, prepared, handlers, { signal: extra.signal, onQueued, ...(tenant !== undefined ? { tenant } : {}), ...(answered ? { runId: answered.runId } : {}), ...(trace ? { trace } : {}) });
       await keepCallRun(runner, report, { entrypointId: entrypoint.id, args }, answered);
       span.end({ ...(report.status === "failed" ? { error: report.error?.code ?? "run_failed" } : {}), attributes: { "steamharness.run.id": report.runId, "steamharness.run.status": report.status } });
       return toToolResult(report, entrypoint, runner.secrets);

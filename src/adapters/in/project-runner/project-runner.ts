@@ -45,6 +45,12 @@ export interface ProjectRunnerOptions {
   workerReuse?: boolean;
   /** Runs a reused worker serves before it is retired; 1000 by default. */
   maxRunsPerWorker?: number;
+  /**
+   * BUD-5 (`--tenant-concurrency`): the most runs one tenant ({@link WorkflowRunOptions.tenant})
+   * has at once; none by default. Runs waiting for a worker are served round-robin across
+   * tenants either way.
+   */
+  tenantConcurrency?: number;
   /** Kill a run after this many milliseconds (status `timeout`); none by default. */
   timeoutMs?: number;
   /** Where worker output goes (never the runner's stdout); `process.stderr` by default. */
@@ -70,6 +76,12 @@ export interface WorkflowRunOptions {
   signal?: AbortSignal;
   /** Told when every worker slot is busy and the run waits for one (`busy` runs in progress). */
   onQueued?: (busy: number) => void;
+  /**
+   * BUD-5: who the run is for (an MCP HTTP client's verified identity): waiting runs are served
+   * round-robin across tenants and each tenant holds at most `tenantConcurrency` workers. One
+   * shared tenant when not given.
+   */
+  tenant?: string;
   /** Run again under this run id (a paused run answered later, DX-10); default a new id. */
   runId?: string;
   /** The trace context the run continues (the MCP call's span, OBS-3). */
@@ -147,7 +159,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
       env,
       ...(options.output ? { output: options.output } : {}),
     },
-    { size: workers, reuse, ...(options.maxRunsPerWorker ? { maxRunsPerWorker: options.maxRunsPerWorker } : {}) },
+    { size: workers, reuse, ...(options.maxRunsPerWorker ? { maxRunsPerWorker: options.maxRunsPerWorker } : {}), ...(options.tenantConcurrency !== undefined ? { tenantConcurrency: options.tenantConcurrency } : {}) },
   );
   let watch: Promise<ProjectWatch> | undefined;
   const startPool = () => {
@@ -196,13 +208,13 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
       return checkFileParams(entrypoint.params, (args ?? {}) as Record<string, JsonValue>, { policy: filePolicy });
     },
     async run(entrypoint, prepared, handlers, runOptions = {}) {
-      const { signal, onQueued } = runOptions;
-      const request = { runId: runOptions.runId ?? newRunId(), entrypointId: entrypoint.id, params: prepared.params, files: prepared.files, ...(runOptions.trace ? { trace: runOptions.trace } : {}) };
+      const { signal, onQueued, tenant } = runOptions;
+      const request = { runId: runOptions.runId ?? newRunId(), entrypointId: entrypoint.id, params: prepared.params, files: prepared.files, ...(runOptions.trace ? { trace: runOptions.trace } : {}), ...(tenant !== undefined ? { tenant } : {}) };
       const base = { runId: request.runId, projectId: location.manifest.id, entrypointId: entrypoint.id };
       let lease;
       startPool();
       try {
-        lease = await pool.acquire({ ...(signal ? { signal } : {}), ...(onQueued ? { onQueued } : {}) });
+        lease = await pool.acquire({ ...(tenant !== undefined ? { tenant } : {}), ...(signal ? { signal } : {}), ...(onQueued ? { onQueued } : {}) });
       } catch (error) {
         const message = (error as Error)?.message ?? String(error);
         return { ...base, status: "cancelled", result: { data: emptyRunResult(message) }, error: { code: "cancelled", message } };

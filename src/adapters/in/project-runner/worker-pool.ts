@@ -1,4 +1,5 @@
-import { SteamharnessError } from "../../../domain/errors.js";
+import { SteamharnessError, isSteamharnessError } from "../../../domain/errors.js";
+import { createFairQueue, type FairQueue } from "../../../domain/fair-queue.js";
 import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
 import { WorkflowWorker, type WorkflowWorkerOptions } from "./worker-process.js";
 
@@ -25,7 +26,16 @@ export interface WorkerPoolOptions {
   reuse?: boolean;
   /** A reused worker is retired after this many runs ({@link DEFAULT_MAX_RUNS_PER_WORKER}). */
   maxRunsPerWorker?: number;
+  /**
+   * BUD-5: the most leases one tenant holds at once (`--tenant-concurrency`); none by default.
+   * Whatever it is, waiting callers are served round-robin across tenants (first come first
+   * served within a tenant), so one tenant with a long queue does not hold back another's call.
+   */
+  tenantConcurrency?: number;
 }
+
+/** The tenant of an `acquire` that names none: every caller of a single-tenant host (stdio, the CLI). */
+export const DEFAULT_TENANT = "default";
 
 /** Runs a reused worker serves before it is retired (bounds what a slow leak can accumulate). */
 export const DEFAULT_MAX_RUNS_PER_WORKER = 1000;
@@ -39,15 +49,12 @@ export interface WorkerLease {
   release(): void;
 }
 
-interface Waiter {
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
-
 /**
  * Warm workflow workers (MCP-5, MCP-9): processes that already loaded the project and opened
- * the stores, so a call does not pay for a cold start. Up to `size` runs hold a lease at once
- * (later callers queue, first come first served).
+ * the stores, so a call does not pay for a cold start. Up to `size` runs hold a lease at once;
+ * later callers queue per tenant (BUD-5, {@link createFairQueue}): free slots go round-robin
+ * across the waiting tenants, first come first served within one, each tenant holding at most
+ * `tenantConcurrency` — with one tenant that is one FIFO, as before tenants existed.
  *
  * With `reuse` (the default), the pool holds `size` workers in all: a worker whose run ended
  * cleanly goes back to the idle list and serves a later run (the most recently used first, its
@@ -66,14 +73,14 @@ interface Waiter {
  * @example
  * const pool = new WorkerPool(workerOptions, { size: 2 });
  * pool.start();
- * const lease = await pool.acquire();
+ * const lease = await pool.acquire({ tenant: "acme" });
  * try { await lease.worker.run(request, handlers) } finally { lease.release() }
  */
 export class WorkerPool {
   private readonly idle: WorkflowWorker[] = [];
   private readonly loaded = new WeakSet<WorkflowWorker>();
   private readonly live = new Set<WorkflowWorker>();
-  private readonly waiters: Waiter[] = [];
+  private readonly slots: FairQueue;
   private readonly loadConcurrency: number;
   private readonly reuse: boolean;
   private readonly maxRuns: number;
@@ -83,7 +90,6 @@ export class WorkerPool {
   /** Workers the pool ended on purpose: one of them exiting while loading is no load failure. */
   private readonly retired = new WeakSet<WorkflowWorker>();
   private loading = 0;
-  private running = 0;
   private loadFailed = false;
   private firstLoaded = false;
   private started = false;
@@ -97,6 +103,13 @@ export class WorkerPool {
     this.loadConcurrency = Math.max(1, options.loadConcurrency ?? 1);
     this.reuse = options.size > 0 && options.reuse !== false;
     this.maxRuns = Math.max(1, options.maxRunsPerWorker ?? DEFAULT_MAX_RUNS_PER_WORKER);
+    // The one-shot mode (`size` 0) has no overall limit; a tenant cap still applies there.
+    this.slots = createFairQueue({ capacity: options.size > 0 ? options.size : Infinity, ...(options.tenantConcurrency !== undefined ? { tenantCapacity: options.tenantConcurrency } : {}) });
+  }
+
+  /** Leases out now (runs in progress). */
+  private get running(): number {
+    return this.slots.state().running;
   }
 
   /** Starts the warm workers (the first one at once). Idempotent; `acquire` starts them too. */
@@ -143,19 +156,23 @@ export class WorkerPool {
   }
 
   /**
-   * Waits for a free slot (at most `size` leases at once; `onQueued` is told when the caller has
-   * to wait), then hands out a warm worker — a loaded one first (with reuse, the most recently
-   * used) — and, without reuse, starts its replacement.
-   * Rejects with `cancelled` when `signal` aborts while waiting or the pool closes.
+   * Waits for a free slot of `tenant` ({@link DEFAULT_TENANT} when none is named): at most `size`
+   * leases at once and `tenantConcurrency` per tenant, waiting tenants served in turn (`onQueued`
+   * is told, with the runs in progress, when the caller has to wait). Then hands out a warm
+   * worker — a loaded one first (with reuse, the most recently used) — and, without reuse,
+   * starts its replacement. Rejects with `cancelled` when `signal` aborts while waiting or the
+   * pool closes.
    */
-  async acquire(options: { signal?: AbortSignal; onQueued?: (busy: number) => void } = {}): Promise<WorkerLease> {
+  async acquire(options: { tenant?: string; signal?: AbortSignal; onQueued?: (busy: number) => void } = {}): Promise<WorkerLease> {
     if (this.closed) throw new SteamharnessError("cancelled", "the workflow host is closing");
     this.started = true;
-    if (this.options.size > 0 && this.running >= this.options.size) {
-      options.onQueued?.(this.running);
-      await this.waitForSlot(options.signal);
-    } else {
-      this.running += 1;
+    const { signal, onQueued } = options;
+    let slot;
+    try {
+      slot = await this.slots.acquire(options.tenant ?? DEFAULT_TENANT, { ...(signal ? { signal } : {}), ...(onQueued ? { onQueued: (state) => onQueued(state.running) } : {}) });
+    } catch (error) {
+      if (isSteamharnessError(error, "cancelled") && signal?.aborted) throw new SteamharnessError("cancelled", "the call was cancelled while waiting for a worker", { cause: error });
+      throw error;
     }
     const worker = this.takeIdle() ?? this.spawn();
     // The replacement starts at once when no loaded worker is left, so the next call does not
@@ -174,10 +191,8 @@ export class WorkerPool {
         // Back in the idle list before the slot moves on, so the next waiter takes this worker.
         if (keep) this.idle.push(worker);
         else this.retire(worker);
-        // The slot passes straight to the next waiter, so a newcomer cannot jump the queue.
-        const next = this.waiters.shift();
-        if (next) next.resolve();
-        else this.running -= 1;
+        // The slot passes straight to the next waiter in turn, so a newcomer cannot jump the queue.
+        slot.release();
         // After the caller has sent its result: a fork blocks the host for a few ms.
         if (!keep) setImmediate(() => this.fill());
       },
@@ -191,29 +206,9 @@ export class WorkerPool {
    */
   async close(): Promise<void> {
     this.closed = true;
-    for (const waiter of this.waiters.splice(0)) waiter.reject(new SteamharnessError("cancelled", "the workflow host is closing"));
+    this.slots.close(new SteamharnessError("cancelled", "the workflow host is closing"));
     this.idle.splice(0);
     await Promise.all([...this.live].map((worker) => (this.loaded.has(worker) ? worker.finish(500) : worker.kill())));
-  }
-
-  private waitForSlot(signal?: AbortSignal): Promise<void> {
-    return new Promise<void>((resolveSlot, reject) => {
-      const waiter: Waiter = {
-        resolve: () => {
-          signal?.removeEventListener("abort", onAbort);
-          resolveSlot();
-        },
-        reject,
-      };
-      const onAbort = () => {
-        const index = this.waiters.indexOf(waiter);
-        if (index >= 0) this.waiters.splice(index, 1);
-        reject(new SteamharnessError("cancelled", "the call was cancelled while waiting for a worker"));
-      };
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.waiters.push(waiter);
-    });
   }
 
   private retire(worker: WorkflowWorker): void {

@@ -32,6 +32,8 @@ export interface WorkerRunRequest {
   files: Record<string, FileParamSource | FileParamSource[]>;
   /** The caller's trace context (the MCP call's span, OBS-3): the run's agents continue it. */
   trace?: TelemetryCarrier;
+  /** BUD-5: who the run is for (the MCP HTTP caller's tenant): the run's agents charge its `tenant` budgets. */
+  tenant?: string;
   /** Send the run's `context.log` entries to the host (`log` messages); set when its handlers take them. */
   forwardLogs?: boolean;
 }

@@ -126,6 +126,8 @@ export interface WorkerRunContextOptions {
   configuration: NodeRunConfiguration;
   /** The trace context the run's agents continue (OBS-3). */
   trace?: TelemetryCarrier;
+  /** BUD-5: the caller's tenant (MCP over HTTP), the id of the run's `tenant` budgets. */
+  tenantId?: string;
   /** Send each `context.log` entry to the host too (its handlers take them). */
   forwardLogs?: boolean;
 }
@@ -160,6 +162,7 @@ export function createWorkerRunContext(options: WorkerRunContextOptions): Workfl
     ids: runtime.ids(),
     runtime,
     ...(options.trace ? { trace: options.trace } : {}),
+    ...(options.tenantId !== undefined ? { tenantId: options.tenantId } : {}),
   };
   return {
     runId,

@@ -6,6 +6,7 @@
  * same run id), `tasks/cancel` (the owner ends the worker) and `tasks/list`.
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { CancelTaskRequestSchema, ErrorCode, GetTaskPayloadRequestSchema, GetTaskRequestSchema, ListTasksRequestSchema, McpError, RELATED_TASK_META_KEY, type Task } from "@modelcontextprotocol/sdk/types.js";
 import { isSteamharnessError } from "../../../../domain/errors.js";
 import type { StructureEntrypoint } from "../../../../domain/workflow/workflow-definition.js";
@@ -13,6 +14,7 @@ import type { McpTaskRecord } from "../../../../ports/mcp-task-store.js";
 import type { PausedRun } from "../../project-runner/paused-runs.js";
 import { createElicitationHandlers } from "../workflow-elicitation.js";
 import { errorResult, type TaskPause, type TaskRuns } from "./task-runs.js";
+import { tenantOfAuth } from "../transport/http-tenant.js";
 
 /** How often `tasks/result` looks at a task another host runs. */
 const RESULT_POLL_MS = 200;
@@ -90,7 +92,7 @@ export function addTaskHandlers(server: Server, runs: TaskRuns, entrypointOf: (i
 }
 
 /** Asks the client the paused task's form (tied to the task) and runs the task again with the answer. */
-async function answerPaused(server: Server, runs: TaskRuns, row: McpTaskRecord, entrypointOf: (id: string) => Promise<StructureEntrypoint | undefined>, extra: { signal: AbortSignal; requestId: string | number }): Promise<void> {
+async function answerPaused(server: Server, runs: TaskRuns, row: McpTaskRecord, entrypointOf: (id: string) => Promise<StructureEntrypoint | undefined>, extra: { signal: AbortSignal; requestId: string | number; authInfo?: AuthInfo }): Promise<void> {
   const pause = row.paused as unknown as TaskPause;
   const entrypoint = await entrypointOf(row.entrypointId);
   if (!entrypoint) throw new McpError(ErrorCode.InternalError, `task ${row.taskId} is a run of ${row.entrypointId}, which this host's catalog does not publish`);
@@ -116,5 +118,5 @@ async function answerPaused(server: Server, runs: TaskRuns, row: McpTaskRecord, 
     throw error;
   }
   // Another host (another tasks/result) may have claimed it first: the loop then waits for that run.
-  await runs.resume(row, entrypoint, answer);
+  await runs.resume(row, entrypoint, answer, tenantOfAuth(extra.authInfo));
 }

@@ -42,6 +42,8 @@ export type TaskForm = { kind: "input"; request: UserInputRequest } | { kind: "a
 export interface TaskResume {
   args: JsonValue;
   answers: PausedRun["answers"];
+  /** BUD-5: the tenant of the client that started the task; its later runs queue and charge as it. */
+  tenant?: string;
 }
 
 /** The `paused` JSON of a task row waiting for a person. */
@@ -98,7 +100,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
   sweep.unref();
 
   /** Runs a claimed task's worker in the background and records how it ended. */
-  function launch(taskId: string, entrypoint: WorkflowEntrypointStructure, args: JsonValue, answered: Pick<PausedRun, "answers"> | undefined, trace?: TelemetryCarrier | null) {
+  function launch(taskId: string, entrypoint: WorkflowEntrypointStructure, args: JsonValue, answered: Pick<PausedRun, "answers"> | undefined, tenant: string | undefined, trace?: TelemetryCarrier | null) {
     const controller = new AbortController();
     running.set(taskId, controller);
     let form: TaskForm | undefined;
@@ -117,9 +119,9 @@ export function createTaskRuns(options: TaskRunsOptions) {
       try {
         const prepared = await runner.prepare(entrypoint, args);
         const handlers = answered ? answeringHandlers(answered, pausing) : pausing;
-        const report = await runner.run(entrypoint, prepared, handlers, { signal: controller.signal, runId: taskId, ...(trace ? { trace } : {}) });
+        const report = await runner.run(entrypoint, prepared, handlers, { signal: controller.signal, runId: taskId, ...(tenant !== undefined ? { tenant } : {}), ...(trace ? { trace } : {}) });
         if (report.status === "waiting_for_input" && report.pending && form) {
-          const paused: TaskPause = { args, pending: report.pending, answers: answered?.answers ?? {}, form };
+          const paused: TaskPause = { args, pending: report.pending, answers: answered?.answers ?? {}, form, ...(tenant !== undefined ? { tenant } : {}) };
           change = { status: "input_required" as const, statusMessage: report.pending.message, ownerHost: null, leaseExpiresAt: null, paused: paused as unknown as JsonValue };
         } else {
           const result = toToolResult(report, entrypoint, runner.secrets) as unknown as JsonValue & { isError?: boolean };
@@ -153,7 +155,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
       const statusMessage = `${stopped}; host ${hostId} resumed it on the same run id`;
       if (await store.update(projectId, row.taskId, { statusMessage, ownerHost: hostId, leaseExpiresAt: at + leaseMs, updatedAt: at }, expect)) {
         process.stderr.write(`[steamharness] [mcp] task ${row.taskId}: ${statusMessage}\n`);
-        launch(row.taskId, entrypoint, resume.args, { answers: resume.answers ?? {} });
+        launch(row.taskId, entrypoint, resume.args, { answers: resume.answers ?? {} }, resume.tenant);
       }
       return;
     }
@@ -169,8 +171,8 @@ export function createTaskRuns(options: TaskRunsOptions) {
   return {
     hostId,
     projectId,
-    /** Records a new task (`working`, owned here) and starts its run (continuing `trace`, the call's span, OBS-3); resolves the row. */
-    async start(entrypoint: WorkflowEntrypointStructure, args: JsonValue, ttl: number | null | undefined, trace?: TelemetryCarrier | null): Promise<McpTaskRecord> {
+    /** Records a new task (`working`, owned here) and starts its run (queued as `tenant`, BUD-5; continuing `trace`, the call's span, OBS-3); resolves the row. */
+    async start(entrypoint: WorkflowEntrypointStructure, args: JsonValue, ttl: number | null | undefined, tenant?: string, trace?: TelemetryCarrier | null): Promise<McpTaskRecord> {
       const at = now();
       const record: McpTaskRecord = {
         taskId: `run-${randomUUID()}`,
@@ -185,23 +187,27 @@ export function createTaskRuns(options: TaskRunsOptions) {
         createdAt: at,
         updatedAt: at,
         result: null,
-        paused: { args, answers: {} } satisfies TaskResume as unknown as JsonValue,
+        paused: { args, answers: {}, ...(tenant !== undefined ? { tenant } : {}) } satisfies TaskResume as unknown as JsonValue,
       };
       await store.create(record);
-      launch(record.taskId, entrypoint, args, undefined, trace);
+      launch(record.taskId, entrypoint, args, undefined, tenant, trace);
       return record;
     },
     /**
      * Claims a paused task for this host with `answer` added to its answers and runs it again on
-     * the same run id; resolves `false` when another host claimed it first (or it is not paused).
+     * the same run id, queued as the task's tenant (BUD-5; `tenant`, the answering client's, for a
+     * row that names none); resolves `false` when
+     * another host claimed it first (or it is not paused).
      */
-    async resume(row: McpTaskRecord, entrypoint: WorkflowEntrypointStructure, answer: PausedRun["answers"][string]): Promise<boolean> {
+    async resume(row: McpTaskRecord, entrypoint: WorkflowEntrypointStructure, answer: PausedRun["answers"][string], tenant?: string): Promise<boolean> {
       const pause = row.paused as unknown as TaskPause;
       const answers = { ...pause.answers, [pause.pending.requestId]: answer };
-      const resume: TaskResume = { args: pause.args, answers };
+      // The task's own tenant (whoever answers); the answering client's for a row that has none.
+      const owner = pause.tenant ?? tenant;
+      const resume: TaskResume = { args: pause.args, answers, ...(owner !== undefined ? { tenant: owner } : {}) };
       const claimed = await store.update(projectId, row.taskId, { status: "working", statusMessage: null, ownerHost: hostId, leaseExpiresAt: now() + leaseMs, paused: resume as unknown as JsonValue, updatedAt: now() }, { status: ["input_required"], ownerHost: null });
       if (!claimed) return false;
-      launch(row.taskId, entrypoint, pause.args, { answers });
+      launch(row.taskId, entrypoint, pause.args, { answers }, owner);
       return true;
     },
     /**

@@ -18,6 +18,7 @@ import { getOAuthProtectedResourceMetadataUrl, mcpAuthMetadataRouter } from "@mo
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import { scopesOfPolicy, scopesOfRequest, type McpScopePolicy } from "./http-scopes.js";
+import { DEFAULT_TENANT_CLAIM, STATIC_TOKEN_TENANT } from "./http-tenant.js";
 
 /** A static bearer token: whoever presents it may list and call every tool. */
 export interface McpHttpTokenAuth {
@@ -37,6 +38,11 @@ export interface McpHttpOAuth {
   scopes?: McpScopePolicy;
   /** Shown to people in the protected-resource metadata. */
   resourceName?: string;
+  /**
+   * BUD-5: the token claim naming the request's tenant (fair worker turns, tenant budgets); `sub`
+   * by default. A token without it (or with a non-string value) is its client id's tenant.
+   */
+  tenantClaim?: string;
 }
 
 /** How the HTTP endpoint authorizes requests. */
@@ -56,13 +62,13 @@ function tokenVerifier(expected: string): OAuthTokenVerifier {
     async verifyAccessToken(token) {
       const given = Buffer.from(token);
       if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) throw new InvalidTokenError("Invalid token");
-      return { token, clientId: "static-token", scopes: [], expiresAt: NEVER };
+      return { token, clientId: "static-token", scopes: [], expiresAt: NEVER, extra: { tenant: STATIC_TOKEN_TENANT } };
     },
   };
 }
 
-/** Verifies JWT access tokens: signature (JWKS), issuer, audience, expiry; the scopes come from `scope`. */
-function jwtVerifier(issuer: string, jwksUri: URL, audience: string): OAuthTokenVerifier {
+/** Verifies JWT access tokens: signature (JWKS), issuer, audience, expiry; the scopes come from `scope`, the tenant from `tenantClaim`. */
+function jwtVerifier(issuer: string, jwksUri: URL, audience: string, tenantClaim: string): OAuthTokenVerifier {
   const keys = createRemoteJWKSet(jwksUri);
   return {
     async verifyAccessToken(token) {
@@ -70,7 +76,9 @@ function jwtVerifier(issuer: string, jwksUri: URL, audience: string): OAuthToken
         const { payload } = await jwtVerify(token, keys, { issuer, audience });
         const scopes = typeof payload.scope === "string" ? payload.scope.split(" ").filter(Boolean) : [];
         const clientId = typeof payload.client_id === "string" ? payload.client_id : (payload.azp as string | undefined) ?? payload.sub ?? "unknown";
-        return { token, clientId, scopes, ...(payload.exp !== undefined ? { expiresAt: payload.exp } : {}), resource: new URL(audience), extra: { subject: payload.sub } };
+        const claimed = payload[tenantClaim];
+        const tenant = typeof claimed === "string" && claimed !== "" ? claimed : clientId;
+        return { token, clientId, scopes, ...(payload.exp !== undefined ? { expiresAt: payload.exp } : {}), resource: new URL(audience), extra: { subject: payload.sub, tenant } };
       } catch (error) {
         if (error instanceof joseErrors.JWTExpired) throw new InvalidTokenError("Token has expired");
         if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === "aud") throw new InvalidTokenError("Token was not issued for this resource");
@@ -108,7 +116,7 @@ export async function prepareAuthorization(auth: McpHttpAuthOptions, path: strin
   if (!oauthMetadata?.jwks_uri) throw new SteamharnessError("unavailable", `[steamharness] [mcp] the authorization server ${auth.issuer} publishes no metadata with a jwks_uri (RFC 8414 / OpenID discovery)`, { field: "--oauth-issuer" });
   const resource = new URL(auth.audience);
   const policy = auth.scopes;
-  const verifier = jwtVerifier(oauthMetadata.issuer, new URL(String(oauthMetadata.jwks_uri)), auth.audience);
+  const verifier = jwtVerifier(oauthMetadata.issuer, new URL(String(oauthMetadata.jwks_uri)), auth.audience, auth.tenantClaim ?? DEFAULT_TENANT_CLAIM);
   const resourceMetadataUrl = getOAuthProtectedResourceMetadataUrl(resource);
   // One SDK middleware per set of required scopes, so its 403 names exactly the scopes missing.
   const checks = new Map<string, McpHttpMiddleware>();

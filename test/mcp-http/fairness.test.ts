@@ -1,0 +1,291 @@
+// BUD-5: fairness between tenants of `steamharness mcp --http`, with real processes — the server
+// under test, a real OAuth authorization server (oidc-provider) issuing tokens to two clients,
+// and the SDK's Streamable HTTP clients. The tenant is the token's subject. A noisy tenant keeps
+// many slow calls queued; the quiet tenant's queue wait (from sending `tools/call` to its run
+// starting in a worker, both stamped with this machine's clock) is compared with its wait
+// without the noisy tenant, in the same test: the margin is half of one noisy call, where a
+// first-come-first-served queue makes the quiet tenant wait for several noisy calls.
+import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
+import { createServer } from "node:net";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { startAuthorizationServer, type TestAuthorizationServer, type TestClient } from "../fixtures/oidc-authorization-server.js";
+import { CLI_FROM_SOURCES, cleanup, REPO, runCli, tempDir, writeProject } from "../cli/helpers.js";
+import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
+
+jest.setTimeout(240_000);
+
+const NOISY: TestClient = { clientId: "noisy", clientSecret: "noisy-secret-0123456789", scope: "mcp:read mcp:run" };
+const QUIET: TestClient = { clientId: "quiet", clientSecret: "quiet-secret-0123456789", scope: "mcp:read mcp:run" };
+/** How long one noisy call holds its worker. */
+const NOISY_CALL_MS = 2000;
+/** Concurrent call loops of the noisy tenant: far more than the pool has workers. */
+const NOISY_LOOPS = 6;
+/** Sequential calls of the quiet tenant per phase. */
+const QUIET_CALLS = 10;
+
+const WORKFLOW = `const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+export default {
+  entrypoints: {
+    quick: { title: "Quick", description: "Says when it started", run: () => ({ startedAt: Date.now() }) },
+    slow: {
+      title: "Slow",
+      description: "Says when it started, then holds its worker for ms milliseconds",
+      params: [{ name: "ms", type: "number", required: true }],
+      async run(params) {
+        const startedAt = Date.now();
+        await sleep(params.ms);
+        return { startedAt };
+      },
+    },
+  },
+};
+`;
+
+// An agent node with a tenant budget that names no tenant: the run's context carries the caller's.
+// The project imports the TypeScript sources, so its server runs from the sources (tsx) too.
+const src = (path: string) => JSON.stringify(join(REPO, "src", path));
+const BUDGET_WORKFLOW = `import { createAgentNode } from ${src("app/agent-node/create-agent-node.js")};
+import { runStreamNode } from ${src("domain/stream-node.js")};
+import { createOfflineModel } from ${src("testing/offline-model.js")};
+const usage = { input: 20, output: 30, cacheRead: 0, cacheWrite: 0, total: 50 };
+export default {
+  entrypoints: {
+    spend: {
+      title: "Spend",
+      description: "One model call charged to the caller's tenant budget",
+      async run(params, context) {
+        const node = createAgentNode({ models: createOfflineModel({ steps: () => ({ text: "ok", usage }) }), compaction: false, budget: { limits: [{ scope: "tenant", tokens: 100000 }], maxOutputTokens: 100 } });
+        await runStreamNode(node, { prompt: "go" }, context.node);
+        const tenantId = context.node.tenantId ?? null;
+        const state = tenantId === null ? null : await context.storage.budgets.read({ scope: "tenant", id: tenantId }, Date.now());
+        return { tenantId, spent: state ? state.spent.tokens : null };
+      },
+    },
+  },
+};
+`;
+
+let tmp: string;
+let as: TestAuthorizationServer;
+let project: string;
+let budgetProject: string;
+
+beforeAll(async () => {
+  tmp = await tempDir("sh-mcp-fair-");
+  as = await startAuthorizationServer([NOISY, QUIET]);
+  project = await writeProject(join(tmp, "project"), {
+    "package.json": JSON.stringify({ name: "fair", version: "1.0.0", type: "module", id: "5b0c2f4e-8a1d-4c3b-9e7f-6a5d4c3b2a10", projectType: "workflow", main: "workflow.mjs" }),
+    "workflow.mjs": WORKFLOW,
+  });
+  budgetProject = await writeProject(join(tmp, "budget-project"), {
+    "package.json": JSON.stringify({ name: "fair-budget", version: "1.0.0", type: "module", id: "7c1d3e5f-9b2a-4d6c-8e0f-1a2b3c4d5e6f", projectType: "workflow", main: "workflow.mjs" }),
+    "workflow.mjs": BUDGET_WORKFLOW,
+  });
+}, 120_000);
+afterAll(async () => {
+  await as?.close();
+  await cleanup(tmp);
+});
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+
+/** The nearest-rank percentile of `values`. */
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function connectAs(server: HttpMcpServer, client: TestClient): Promise<Client> {
+  const authProvider = new ClientCredentialsProvider({ clientId: client.clientId, clientSecret: client.clientSecret, scope: client.scope, expectedIssuer: as.issuer });
+  return connectHttp(server.url, { transport: { authProvider } });
+}
+
+/**
+ * Calls `name` and answers how long the call waited before its run started; `onQueued` runs
+ * when the server reports (progress) that the call waits for a worker.
+ */
+async function queueWait(client: Client, name: string, args: Record<string, unknown>, options: { signal?: AbortSignal; onQueued?: () => void } = {}): Promise<number> {
+  const sent = Date.now();
+  const onprogress = (progress: { message?: string }) => {
+    if (progress.message?.startsWith("waiting for a free worker")) options.onQueued?.();
+  };
+  const result = (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000, onprogress, ...(options.signal ? { signal: options.signal } : {}) })) as CallToolResult;
+  const output = (result.structuredContent as { output?: { startedAt?: number } } | undefined)?.output;
+  if (result.isError || typeof output?.startedAt !== "number") throw new Error(`the call failed: ${JSON.stringify(result)}`);
+  return output.startedAt - sent;
+}
+
+/** Calls `name` and resolves when its run started (the worker's clock stamp). */
+async function startedAt(client: Client, name: string, args: Record<string, unknown>, onQueued?: () => void): Promise<number> {
+  const sent = Date.now();
+  return sent + (await queueWait(client, name, args, onQueued ? { onQueued } : {}));
+}
+
+async function quietWaits(client: Client): Promise<number[]> {
+  const waits: number[] = [];
+  for (let i = 0; i < QUIET_CALLS; i += 1) waits.push(await queueWait(client, "quick", {}));
+  return waits;
+}
+
+/**
+ * The noisy tenant: `NOISY_LOOPS` loops each calling `slow` back to back until stopped, so its
+ * queue never empties. `saturated` resolves once the server has told `NOISY_LOOPS - 2` of its
+ * calls that they wait for a worker; `stop` resolves how many calls were told so (the calls
+ * still queued are cancelled through the SDK's abort, which cancels their wait for a worker).
+ */
+function startNoise(client: Client): { stop: () => Promise<number>; saturated: Promise<void> } {
+  const controller = new AbortController();
+  let queued = 0;
+  let saturate!: () => void;
+  const saturated = new Promise<void>((resolve) => (saturate = resolve));
+  const onQueued = () => {
+    queued += 1;
+    if (queued >= NOISY_LOOPS - 2) saturate();
+  };
+  const loops = Array.from({ length: NOISY_LOOPS }, async () => {
+    while (!controller.signal.aborted) {
+      try {
+        await queueWait(client, "slow", { ms: NOISY_CALL_MS }, { signal: controller.signal, onQueued });
+      } catch (error) {
+        if (!controller.signal.aborted) throw error;
+      }
+    }
+  });
+  const all = Promise.all(loops);
+  return {
+    saturated: Promise.race([saturated, all.then(() => undefined)]),
+    async stop() {
+      controller.abort();
+      await all;
+      return queued;
+    },
+  };
+}
+
+/** Baseline, then the same quiet calls while the noisy tenant saturates the pool. */
+async function measure(server: HttpMcpServer) {
+  const quiet = await connectAs(server, QUIET);
+  const noisy = await connectAs(server, NOISY);
+  try {
+    // Warm-up: both workers loaded and the arguments' validation compiled.
+    await Promise.all([queueWait(quiet, "quick", {}), queueWait(noisy, "quick", {})]);
+    await Promise.all([queueWait(quiet, "quick", {}), queueWait(noisy, "quick", {})]);
+    const alone = await quietWaits(quiet);
+    const noise = startNoise(noisy);
+    await noise.saturated;
+    const crowded = await quietWaits(quiet);
+    const noisyQueued = await noise.stop();
+    return { alone, crowded, noisyQueued };
+  } finally {
+    await Promise.all([quiet.close(), noisy.close()]);
+  }
+}
+
+describe("BUD-5 MCP worker pool fairness between tenants", () => {
+  it("BUD-5 a noisy tenant saturating its share does not raise the quiet tenant's p95 queue wait beyond half a noisy call (--workers 2 --tenant-concurrency 1, OAuth subjects)", async () => {
+    const port = await freePort();
+    const audience = `http://127.0.0.1:${port}/mcp`;
+    const server = await startHttpMcp(project, ["--port", String(port), "--oauth-issuer", as.issuer, "--oauth-audience", audience, "--data-dir", join(tmp, "data-capped"), "--workers", "2", "--tenant-concurrency", "1"]);
+    try {
+      const { alone, crowded, noisyQueued } = await measure(server);
+      const margin = NOISY_CALL_MS / 2;
+      process.stderr.write(`BUD-5 quiet p95 queue wait: alone ${percentile(alone, 95)} ms, with the noisy tenant ${percentile(crowded, 95)} ms (margin ${margin} ms); noisy calls queued: ${noisyQueued}\n`);
+      // The noise was real: the noisy tenant kept calls waiting for a worker all along.
+      expect(noisyQueued).toBeGreaterThanOrEqual(NOISY_LOOPS - 2);
+      expect(percentile(crowded, 95)).toBeLessThanOrEqual(percentile(alone, 95) + margin);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("BUD-5 the caller's tenant (its token's subject) is the tenant budget of the run's agents: each OAuth client is charged on its own budget", async () => {
+    const port = await freePort();
+    const server = await startHttpMcp(budgetProject, ["--port", String(port), "--oauth-issuer", as.issuer, "--oauth-audience", `http://127.0.0.1:${port}/mcp`, "--data-dir", join(tmp, "data-budget"), "--workers", "1"], { cli: CLI_FROM_SOURCES });
+    try {
+      const spent: Record<string, unknown> = {};
+      for (const [client, calls] of [[QUIET, 1], [NOISY, 2]] as const) {
+        const authProvider = new ClientCredentialsProvider({ clientId: client.clientId, clientSecret: client.clientSecret, scope: client.scope, expectedIssuer: as.issuer });
+        const mcp = await connectHttp(server.url, { transport: { authProvider } });
+        try {
+          let output: unknown;
+          for (let i = 0; i < calls; i += 1) {
+            const result = (await mcp.callTool({ name: "spend", arguments: {} }, undefined, { timeout: 120_000 })) as CallToolResult;
+            expect(result.isError ?? false).toBe(false);
+            output = (result.structuredContent as { output?: unknown }).output;
+          }
+          const subject = JSON.parse(Buffer.from(authProvider.tokens()!.access_token.split(".")[1]!, "base64url").toString()).sub as string;
+          expect(subject).toBe(client.clientId);
+          spent[subject] = output;
+        } finally {
+          await mcp.close();
+        }
+      }
+      // 50 tokens a call, settled on each caller's own tenant budget.
+      expect(spent).toEqual({ quiet: { tenantId: "quiet", spent: 50 }, noisy: { tenantId: "noisy", spent: 100 } });
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("BUD-5 a static token is one tenant: with --tenant-concurrency 1 its second concurrent call waits although a worker is free", async () => {
+    const token = "static-token-0123456789abcdef";
+    const tokenFile = join(tmp, "token");
+    await writeFile(tokenFile, token);
+    const server = await startHttpMcp(project, ["--auth-token-file", tokenFile, "--data-dir", join(tmp, "data-static"), "--workers", "2", "--tenant-concurrency", "1"]);
+    const connect = () => connectHttp(server.url, { transport: { requestInit: { headers: { authorization: `Bearer ${token}` } } } });
+    const [first, second] = await Promise.all([connect(), connect()]);
+    try {
+      // Both workers loaded (two quick calls side by side), so a free worker is there for the second slow call.
+      await Promise.all([queueWait(first, "quick", {}), queueWait(second, "quick", {})]);
+      let queued = 0;
+      const onQueued = () => void (queued += 1);
+      await Promise.all([queueWait(first, "slow", { ms: NOISY_CALL_MS }, { onQueued }), queueWait(second, "slow", { ms: NOISY_CALL_MS }, { onQueued })]);
+      expect(queued).toBe(1);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+      await server.stop();
+    }
+  });
+
+  it("BUD-5 --tenant-concurrency needs --http and a whole number from 1 to 64 (usage error, exit code 2)", async () => {
+    const stdio = await runCli(["mcp", project, "--tenant-concurrency", "1"]);
+    expect(stdio.code).toBe(2);
+    expect(stdio.stderr).toContain("--tenant-concurrency only applies with --http");
+    const zero = await runCli(["mcp", project, "--http", "--tenant-concurrency", "0"]);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toContain("--tenant-concurrency");
+  });
+
+  it("BUD-5 without a tenant cap, waiting calls take turns across tenants: the quiet tenant's call runs next, ahead of the noisy calls queued before it (--workers 1)", async () => {
+    const port = await freePort();
+    const server = await startHttpMcp(project, ["--port", String(port), "--oauth-issuer", as.issuer, "--oauth-audience", `http://127.0.0.1:${port}/mcp`, "--data-dir", join(tmp, "data-turns"), "--workers", "1"]);
+    const quiet = await connectAs(server, QUIET);
+    const noisy = await connectAs(server, NOISY);
+    try {
+      await queueWait(quiet, "quick", {});
+      let queued = 0;
+      let saturate!: () => void;
+      const saturated = new Promise<void>((resolve) => (saturate = resolve));
+      const noisyStarts = Array.from({ length: 4 }, () => startedAt(noisy, "slow", { ms: NOISY_CALL_MS }, () => void (++queued === 3 && saturate())));
+      // One noisy call runs, three wait for the one worker; then the quiet call arrives.
+      await saturated;
+      const quietStart = await startedAt(quiet, "quick", {});
+      const noisyAfterQuiet = (await Promise.all(noisyStarts)).filter((start) => start > quietStart).length;
+      // First come first served would run all three queued noisy calls first (none after the quiet one).
+      expect(noisyAfterQuiet).toBe(3);
+    } finally {
+      await Promise.all([quiet.close(), noisy.close()]);
+      await server.stop();
+    }
+  });
+});
