@@ -7,8 +7,8 @@
 import { SteamharnessError, UserInputRequiredError } from "../../domain/errors.js";
 import { usageEntryId } from "../../domain/agent/ids.js";
 import type { AgentBudgetLimit, AgentBudgetOptions } from "../../domain/budget/budget-options.js";
+import type { BudgetViewEntry, RunBudgetView } from "../../domain/budget/budget-view.js";
 import { usageCostMicros, usdToMicros, worstCaseCostMicros, type ModelPrice } from "../../domain/budget/model-price.js";
-import type { JsonObject } from "../../domain/json.js";
 import type { NodeContext } from "../../domain/node-context.js";
 import type { BudgetExceeded, BudgetLedger, BudgetLimit } from "../../ports/budget-ledger.js";
 import type { ModelDescriptor } from "../../ports/model-provider.js";
@@ -28,8 +28,8 @@ export interface RunBudget {
   checkToolCalls(count: number): void;
   /** Re-reads the budgets for {@link RunBudget.view}. */
   refresh(): Promise<void>;
-  /** Spent and remaining per budget, as last read (the agent-session item's `budget`). */
-  view(): JsonObject;
+  /** Spent, held, limit and remaining per budget, as last read (the agent-session item's `budget`). */
+  view(): RunBudgetView;
 }
 
 function exceededError(exceeded: BudgetExceeded | { scope: "run"; id: string; unit: "modelCalls" | "toolCalls"; spent: number; limit: number }): SteamharnessError {
@@ -66,7 +66,7 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
   const price: ModelPrice | null = options.price ?? descriptor.price ?? (priced ? await context.runtime.modelPrice(descriptor.provider, descriptor.model) : null);
   if (priced && !price) throw new SteamharnessError("input_validation", `[steamharness] [budget] no price for model ${descriptor.provider}/${descriptor.model}: give budget.price or the model entry's price`, { field: "budget.price" });
   const maxOutput = descriptor.maxTokens ?? options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT;
-  let states: JsonObject[] = [];
+  let states: BudgetViewEntry[] = [];
 
   /** Pause mode: asks once per budget and call; an approval extends the budget by `extendBy`. */
   const approve = async (exceeded: BudgetExceeded, reservationId: string): Promise<boolean> => {
@@ -105,14 +105,21 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
     },
     async refresh() {
       const at = context.clock.now();
+      const usd = (micros: number) => micros / 1_000_000;
       states = await Promise.all(
-        limits.map(async (limit) => {
+        limits.map(async (limit): Promise<BudgetViewEntry> => {
           const state = await ledger.read(limit, at);
-          const remaining = (configured: number | undefined, spent: number, reserved: number, granted: number) => (configured === undefined ? null : Math.max(0, configured + granted - spent - reserved));
+          const tokens = limit.tokens === undefined ? null : limit.tokens + state.granted.tokens;
+          const micros = limit.costMicros === undefined ? null : limit.costMicros + state.granted.costMicros;
           return {
-            scope: limit.scope, id: limit.id, window: state.window,
-            spent: { tokens: state.spent.tokens, costUsd: state.spent.costMicros / 1_000_000 },
-            remaining: { tokens: remaining(limit.tokens, state.spent.tokens, state.reserved.tokens, state.granted.tokens), costUsd: limit.costMicros === undefined ? null : remaining(limit.costMicros, state.spent.costMicros, state.reserved.costMicros, state.granted.costMicros)! / 1_000_000 },
+            scope: limit.scope, id: limit.id, ...(limit.period ? { period: limit.period } : {}), window: state.window,
+            spent: { tokens: state.spent.tokens, costUsd: usd(state.spent.costMicros) },
+            reserved: { tokens: state.reserved.tokens, costUsd: usd(state.reserved.costMicros) },
+            limit: { tokens, costUsd: micros === null ? null : usd(micros) },
+            remaining: {
+              tokens: tokens === null ? null : Math.max(0, tokens - state.spent.tokens - state.reserved.tokens),
+              costUsd: micros === null ? null : usd(Math.max(0, micros - state.spent.costMicros - state.reserved.costMicros)),
+            },
           };
         }),
       );
