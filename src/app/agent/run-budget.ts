@@ -68,10 +68,15 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
   const maxOutput = descriptor.maxTokens ?? options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT;
   let states: BudgetViewEntry[] = [];
 
-  /** Pause mode: asks once per budget and call; an approval extends the budget by `extendBy`. */
-  const approve = async (exceeded: BudgetExceeded, reservationId: string): Promise<boolean> => {
-    const requestId = `budget:${reservationId}:${exceeded.scope}:${exceeded.id}:${exceeded.unit}`;
-    const configured = limits.find((limit) => limit.scope === exceeded.scope && limit.id === exceeded.id)!;
+  /** Pause mode: asks once per budget, call and limit; an approval extends the budget by `extendBy`. */
+  const requestIdOf = (exceeded: BudgetExceeded, reservationId: string, configured: BudgetLimit): string => {
+    // A budget already extended asks under an id naming its current limit: an approval that was
+    // not enough for the call asks again, and a resumed run never needs an earlier answer (its
+    // grant is in the ledger) — hosts that forget answers once used (the gateway) resume too.
+    const base = `budget:${reservationId}:${exceeded.scope}:${exceeded.id}:${exceeded.unit}`;
+    return exceeded.limit === (exceeded.unit === "tokens" ? configured.tokens : configured.costMicros) ? base : `${base}:${exceeded.limit}`;
+  };
+  const approve = async (exceeded: BudgetExceeded, requestId: string, configured: BudgetLimit): Promise<boolean> => {
     const extra = exceeded.unit === "tokens" ? options.extendBy?.tokens ?? configured.tokens! : options.extendBy?.costUsd === undefined ? configured.costMicros! : usdToMicros(options.extendBy.costUsd);
     const message = `${exceededError(exceeded).message}. Approve to extend it by ${exceeded.unit === "cost" ? `${(extra / 1_000_000).toFixed(6)} USD` : `${extra} tokens`}.`;
     const response = await context.userInput.request({ requestId, runId, kind: "form", message, fields: [{ name: "approve", type: "boolean", required: true }] }, context.signal);
@@ -88,10 +93,17 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
       const input = Math.ceil(inputTokens * INPUT_ESTIMATE_FACTOR);
       const reservationId = usageEntryId(runId, step, attempt);
       const request = { reservationId, limits, at: context.clock.now(), amount: { tokens: input + maxOutput, costMicros: worstCaseCostMicros(input, maxOutput, price) } };
+      const asked = new Set<string>();
       for (;;) {
         const outcome = await ledger.reserve(request);
         if (outcome.ok) return;
-        if (options.onLimit !== "pause" || !(await approve(outcome.exceeded, reservationId))) throw exceededError(outcome.exceeded);
+        const { exceeded } = outcome;
+        if (options.onLimit !== "pause") throw exceededError(exceeded);
+        const configured = limits.find((limit) => limit.scope === exceeded.scope && limit.id === exceeded.id)!;
+        const requestId = requestIdOf(exceeded, reservationId, configured);
+        // The same request twice in one call: its grant did not apply (given before): stop, never loop.
+        if (asked.has(requestId) || !(await approve(exceeded, requestId, configured))) throw exceededError(exceeded);
+        asked.add(requestId);
       }
     },
     async afterModelCall(step, attempt, entry) {
