@@ -78,6 +78,19 @@ export function findToolDefinition(tools: readonly ToolPermissionDefinition[], t
 }
 
 /**
+ * Tells whether {@link ToolApprovalGate.approve} of this call asks `context.toolPermissions` for a
+ * decision: the tool is declared, enabled, not `autoApprove`, and not the very call the runtime
+ * approved and is running (CAP-11). A caller records that decision (VIEW-7: the wait it took).
+ *
+ * @example
+ * approvalAsks({ name: "deploy", arguments: {} }, { toolCatalog: [{ id: "deploy" }], toolPermissions }); // true
+ */
+export function approvalAsks(call: ToolApprovalCall, context: Pick<NodeContext, "toolPermissions"> & Partial<Pick<NodeContext, "toolCatalog" | "executor">>): boolean {
+  const definition = findToolDefinition(toolCatalogOf(context), call.name);
+  return definition !== undefined && definition.enabled !== false && definition.autoApprove !== true && !isApprovedRunningCall(context.toolPermissions, call.name, call.arguments);
+}
+
+/**
  * Builds the single approval chain the host's tool catalog governs: undeclared → not registered,
  * `enabled: false` → denied, `autoApprove` → approved, otherwise `context.toolPermissions`
  * decides (and may pause the run).
@@ -98,9 +111,8 @@ export function createToolApprovalGate(): ToolApprovalGate {
       if (definition.enabled === false) {
         throw new SteamharnessError("approval_denied", `tool ${call.name} is disabled in executor.tools`, { data: { toolId: call.name } });
       }
-      if (definition.autoApprove === true) return;
-      // Asked again from inside a call the runtime approved (CAP-11): that decision stands.
-      if (isApprovedRunningCall(context.toolPermissions, call.name, call.arguments)) return;
+      // autoApprove, or asked again from inside a call the runtime approved (CAP-11): that decision stands.
+      if (!approvalAsks(call, context)) return;
       const requestId = toolApprovalRequestId(context.runId, call.name, call.arguments, call.toolCallId);
       const decision = await context.toolPermissions.request(
         {

@@ -59,6 +59,8 @@ export interface RuntimeCodingToolsOptions {
   allowedDirectories?: readonly string[];
   /** bash timeout in ms (default 120000). */
   bashTimeoutMs?: number;
+  /** grep's hard deadline in ms (default 30000, SEC-3). */
+  grepTimeoutMs?: number;
   /** bash's environment variables. */
   env?: Readonly<Record<string, string>>;
   /** The shell bash commands run in (default `/bin/bash`). */

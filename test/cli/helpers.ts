@@ -1,7 +1,7 @@
 // Shared helpers of the CLI and MCP integration tests: real child processes, real SDK clients.
 import { execFile, type ExecFileException } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
-import { cp, mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -94,6 +94,17 @@ export async function writeProject(dir: string, files: Record<string, string>): 
 }
 
 /** A copy of the kitchen-sink fixture, so tests may add a .env or change files. */
+/**
+ * Adds a "default" configuration holding `STEAMHARNESS_AGENT_MODELS` to a configuration document
+ * exported by `steamharness config export` (read and written at `file`) and makes it current.
+ */
+export async function addDefaultModels(file: string, models: unknown[]): Promise<void> {
+  const document = JSON.parse(await readFile(file, "utf8")) as { currentConfigurationId: string | null; configurations: unknown[] };
+  document.currentConfigurationId = "default";
+  document.configurations.push({ configurationId: "default", name: "Default", values: { STEAMHARNESS_AGENT_MODELS: models } });
+  await writeFile(file, JSON.stringify(document));
+}
+
 export async function copyKitchen(into: string): Promise<string> {
   const target = join(into, "kitchen");
   await cp(KITCHEN, target, { recursive: true });

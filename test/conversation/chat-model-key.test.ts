@@ -3,11 +3,11 @@
 // without it says the same (not "environment keys are never read"). The banner also lists the
 // prompt commands, /compact among them. Real chat and config processes.
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "@jest/globals";
-import { CLI_SOURCE, cleanEnv } from "../cli/helpers.js";
+import { addDefaultModels, CLI_SOURCE, cleanEnv } from "../cli/helpers.js";
 
 const PROJECT = "test/conversation/fixtures/no-model-assistant";
 const dirs: string[] = [];
@@ -33,14 +33,7 @@ describe("DX-9 the chat banner tells the truth about the model", () => {
     const data = ["--data-dir", dir];
     const exported = join(dir, "config.json");
     expect((await cli(["config", "export", PROJECT, ...data, "-o", exported], "")).code).toBe(0);
-    const document = JSON.parse(await readFile(exported, "utf8")) as { currentConfigurationId: string | null; configurations: unknown[] };
-    document.currentConfigurationId = "default";
-    document.configurations.push({
-      configurationId: "default",
-      name: "Default",
-      values: { STEAMHARNESS_AGENT_MODELS: [{ id: "main", provider: "openai", model: "gpt-4.1-mini", apiKind: "openai-responses", apiKeyRef: "OPENAI_API_KEY", system: false }] },
-    });
-    await writeFile(exported, JSON.stringify(document));
+    await addDefaultModels(exported, [{ id: "main", provider: "openai", model: "gpt-4.1-mini", apiKind: "openai-responses", apiKeyRef: "OPENAI_API_KEY", system: false }]);
     expect((await cli(["config", "import", PROJECT, exported, ...data], "")).code).toBe(0);
 
     const { code, stdout } = await cli(["chat", PROJECT, ...data, "--agent-store-dir", join(dir, "agents")], "hello\n/exit\n");

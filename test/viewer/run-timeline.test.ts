@@ -11,8 +11,9 @@ import { MemoryStorage } from "../../src/adapters/out/memory/memory-storage.js";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
 import { runStreamNode } from "../../src/domain/stream-node.js";
-import { createOfflineModel } from "../../src/testing/offline-model.js";
+import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
 import { buildRunTimeline, formatDuration } from "../../src/adapters/in/viewer/run-timeline.js";
+import { Type } from "@sinclair/typebox";
 import type { SessionEvent, SessionEventInput } from "../../src/domain/agent/session-events.js";
 
 const R = "run-1";
@@ -83,6 +84,31 @@ describe("VIEW-7 the agent records its times", () => {
       const begun = events.find((event) => event.type === "run_started")!;
       expect(begun.type === "run_started" && begun.payload.startedAt).toBe(timeline.startedAt);
       expect(timeline.startedAt!).toBeLessThanOrEqual(timeline.bars[0]!.startedAt);
+    } finally {
+      await storage.close();
+      rmSync(workdir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it("VIEW-7 a catalog tool approved or denied in the run's process records its decision with the person's time (no 'other' gap)", async () => {
+    const workdir = mkdtempSync(join(tmpdir(), "view7-catalog-"));
+    const storage = new MemoryStorage();
+    try {
+      const deploy = { name: "deploy", label: "deploy", description: "deploys", parameters: Type.Object({}), async execute() { return { content: [{ type: "text" as const, text: "deployed" }] }; } };
+      const steps: OfflineStep[] = [{ toolCalls: [{ id: "d1", name: "deploy", arguments: {} }, { id: "d2", name: "deploy", arguments: { again: true } }] }, { text: "Done." }];
+      const node = createAgentNode({ models: createOfflineModel({ steps }), workdir, retryDelayMs: 0, extraTools: [deploy] });
+      let asked = 0;
+      const toolPermissions = { request: async () => (await sleep(250), asked++ === 0 ? { outcome: "approved" as const } : { outcome: "denied" as const, reason: "not twice" }) };
+      const context = createNodeContext({ projectId: "p", storage, runId: "run-catalog", conversationId: "c", toolPermissions, toolCatalog: [{ id: "deploy" }] });
+      await runStreamNode(node, { prompt: "Deploy", runId: "run-catalog" }, context);
+      const store = await storage.sessions!.openUnleased({ address: { projectId: "p", conversationId: "c", sessionKey: "agent" }, create: false });
+      const events = await store!.readAfter(0);
+      await store!.close();
+      const decisions = events.filter((event) => event.type === "approval_decision").map((event) => event.type === "approval_decision" && event.payload.outcome);
+      expect(decisions).toEqual(["approved", "denied"]);
+      const waits = buildRunTimeline(events).bars.filter((bar) => bar.kind === "wait");
+      expect(waits.map((bar) => bar.label)).toEqual(["approval · deploy", "approval · deploy"]);
+      for (const wait of waits) expect(wait.endedAt! - wait.startedAt).toBeGreaterThanOrEqual(250);
     } finally {
       await storage.close();
       rmSync(workdir, { recursive: true, force: true });

@@ -24,7 +24,7 @@ export function createAgent(given: AgentOptions = {}): Agent {
   const { toolDefinitions, ...rest } = given;
   const options: AgentOptions = toolDefinitions !== undefined && rest.extraToolCatalog === undefined ? { ...rest, extraToolCatalog: toolDefinitions } : rest;
   validatePermissionPolicy(options.permissionPolicy ?? "ask", options.mode ?? "build");
-  for (const field of ["maxRetries", "maxSteps", "retryDelayMs", "bashTimeoutMs"] as const) {
+  for (const field of ["maxRetries", "maxSteps", "retryDelayMs", "bashTimeoutMs", "grepTimeoutMs"] as const) {
     const value = options[field];
     if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
       throw new SteamharnessError("input_validation", `${field} must be an integer ≥ 0`, { field });

@@ -1,4 +1,4 @@
-import { createToolApprovalGate, toolApprovalRequestId } from "../../domain/approval-gate.js";
+import { approvalAsks, createToolApprovalGate, toolApprovalRequestId } from "../../domain/approval-gate.js";
 import { withApprovedCall } from "./approved-call.js";
 import { isSteamharnessError, SteamharnessError, UserInputRequiredError } from "../../domain/errors.js";
 import { parentToolCallIdOf, questionRequestId, runEventId } from "../../domain/agent/ids.js";
@@ -93,18 +93,26 @@ async function approve(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Out
   const requestId = toolApprovalRequestId(turn.runId, call.name, call.arguments, call.id);
   const waited = turn.committed.has(runEventId(turn.runId, "tool", call.id, "wait"));
   if (registered.governance === "catalog") {
+    const approval = { name: call.name, arguments: call.arguments, toolCallId: call.id };
+    // Decided in this process without a pause (a terminal prompt, a host's adapter): the decision
+    // is recorded with how long it took, as for policy tools (VIEW-7).
+    const inline = !waited && approvalAsks(approval, { toolCatalog: turn.registry.catalog, toolPermissions: turn.context.toolPermissions });
+    const askedAt = turn.context.clock.now();
+    const timing = (): { timing: SessionEventTiming } => ({ timing: { startedAt: askedAt, endedAt: turn.context.clock.now() } });
     try {
-      await gate.approve({ name: call.name, arguments: call.arguments, toolCallId: call.id }, { runId: turn.runId, toolCatalog: turn.registry.catalog, toolPermissions: turn.context.toolPermissions, signal: turn.context.signal });
+      await gate.approve(approval, { runId: turn.runId, toolCatalog: turn.registry.catalog, toolPermissions: turn.context.toolPermissions, signal: turn.context.signal });
     } catch (error) {
       if (error instanceof UserInputRequiredError || isSteamharnessError(error, "user_input_required")) return pause(turn, call, "tool_approval", requestId, { toolId: call.name, arguments: call.arguments });
       if (isSteamharnessError(error, "approval_denied") || isSteamharnessError(error, "tool_not_registered")) {
         if (waited) await decide(turn, call, "denied", requestId, { reason: error.message });
+        else if (inline && isSteamharnessError(error, "approval_denied")) await decide(turn, call, "denied", requestId, { reason: error.message, ...timing() });
         return { isError: true, text: errorText(error), details: null };
       }
       throw error;
     }
-    // Auto-approved calls need no record; a person's decision after a wait is kept.
+    // Auto-approved calls need no record; a decision (after a wait, or inline) is kept.
     if (waited) await decide(turn, call, "approved", requestId);
+    else if (inline) await decide(turn, call, "approved", requestId, timing());
     return null;
   } else if (registered.access === "ask") {
     const askedAt = turn.context.clock.now();

@@ -35,13 +35,14 @@ export interface TurnTools {
 
 /** The built-in tools for a workdir, kept per agent: the path guard resolves its roots once. */
 function codingToolsFor(cache: Map<string, AgentTool[]>, runtime: HarnessRuntime, options: AgentOptions, workdir: string, shell: { env?: Record<string, string>; shell?: string } = {}): AgentTool[] {
-  const key = JSON.stringify([workdir, options.allowedDirectories ?? [], options.bashTimeoutMs ?? null, shell.env ?? null, shell.shell ?? null]);
+  const key = JSON.stringify([workdir, options.allowedDirectories ?? [], options.bashTimeoutMs ?? null, options.grepTimeoutMs ?? null, shell.env ?? null, shell.shell ?? null]);
   let tools = cache.get(key);
   if (!tools) {
     tools = runtime.codingTools({
       workdir,
       ...(options.allowedDirectories ? { allowedDirectories: options.allowedDirectories } : {}),
       ...(options.bashTimeoutMs === undefined ? {} : { bashTimeoutMs: options.bashTimeoutMs }),
+      ...(options.grepTimeoutMs === undefined ? {} : { grepTimeoutMs: options.grepTimeoutMs }),
       ...(shell.env === undefined ? {} : { env: shell.env }),
       ...(shell.shell === undefined ? {} : { shell: shell.shell }),
     });

@@ -130,6 +130,8 @@ export interface AgentOptions {
   compaction?: false | { threshold?: number; summaryTokens?: number };
   /** Timeout of one bash command in ms (default 120000). */
   bashTimeoutMs?: number;
+  /** The grep tool's hard deadline in ms (default 30000): a regex running longer is stopped (SEC-3). */
+  grepTimeoutMs?: number;
   /**
    * The session extension layer (EXT-1 … EXT-6): its storage, tool search, code mode, hooks and
    * tasks, and the execution environment. On a node it also makes runs go through the resident

@@ -3,7 +3,7 @@ import { CHAT_COMMANDS } from "./prompt-commands.js";
 
 /**
  * Registers `steamharness chat <project-dir> [--conversation <id>] [--data-dir <dir>]
- * [--agent-store-dir <dir>]` (CONV-2).
+ * [--auth-dir <dir>] [--agent-store-dir <dir>]` (CONV-2).
  *
  * @example
  * registerChatCommand(program);
@@ -15,6 +15,7 @@ export function registerChatCommand(program: Command): void {
     .argument("<project-dir>", "a conversation project folder (package.json with projectType \"conversation\")")
     .option("--conversation <id>", "continue this conversation (its id is printed when a chat starts)")
     .option("--data-dir <dir>", "root of local data (default ~/.steamharness)")
+    .option("--auth-dir <dir>", "where the configuration server login (workflow-auth.json) is read (default <data-dir>)")
     .option("--agent-store-dir <dir>", "where the conversation's sessions are kept (default <project-dir>/.workflow/agents)")
     .addHelpText(
       "after",
@@ -28,13 +29,14 @@ export function registerChatCommand(program: Command): void {
         "chat reads from the environment variable the entry's apiKeyRef names. The banner names it.",
       ].join("\n"),
     )
-    .action(async (projectDir: string, flags: { conversation?: string; dataDir?: string; agentStoreDir?: string }) => {
+    .action(async (projectDir: string, flags: { conversation?: string; dataDir?: string; authDir?: string; agentStoreDir?: string }) => {
       // Loaded on use: `--help` and `mcp` do not pay for the agent runtime.
       const { runChat } = await import("./chat-session.js");
       await runChat({
         projectDir,
         ...(flags.conversation === undefined ? {} : { conversationId: flags.conversation }),
         ...(flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),
+        ...(flags.authDir === undefined ? {} : { authDir: flags.authDir }),
         ...(flags.agentStoreDir === undefined ? {} : { agentStoreDir: flags.agentStoreDir }),
       });
     });

@@ -46,6 +46,8 @@ export interface ChatOptions {
   conversationId?: string;
   /** Root of local data (default `~/.steamharness`). */
   dataDir?: string;
+  /** Where the configuration server login (`workflow-auth.json`, CFG-4) is read; default `dataDir`. */
+  authDir?: string;
   /** Where the conversation's sessions are kept (default `<projectDir>/.workflow/agents`, SES-10). */
   agentStoreDir?: string;
   input?: Readable;
@@ -95,7 +97,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
     const storage: Storage = createSqliteStorage({ directory: join(dataDir, "projects", project.manifest.id), agentStoreDir: agentStoreDirFor(options.projectDir, options.agentStoreDir) });
     opened.push(() => storage.close());
     // CFG-4: the configuration server instead of the local store when a server login resolves.
-    const choice = await openProjectConfigurationStore({ dataDir, env });
+    const choice = await openProjectConfigurationStore({ dataDir, env, ...(options.authDir === undefined ? {} : { authDir: resolve(options.authDir) }) });
     const configurations = choice.store;
     opened.push(() => configurations.close?.());
     const systemApiKey = choice.systemApiKey;
