@@ -70,6 +70,11 @@ export type { BudgetLedger, BudgetScope, BudgetPeriod, BudgetAmount, BudgetKey, 
 export { createMemoryBudgetLedger } from "./adapters/out/memory/memory-budget-ledger.js";
 export type { AgentBudgetOptions, AgentBudgetLimit } from "./domain/budget/budget-options.js";
 export type { ModelPrice } from "./domain/budget/model-price.js";
+// API keys and tenants (BUD-4)
+export type { ApiKeyStore, ApiTenant, ApiTenantLimits, ApiKeyRecord, ApiKeyIdentity, ApiLimitOutcome, ApiRateUnit } from "./ports/api-keys.js";
+export { createMemoryApiKeyStore } from "./adapters/out/memory/memory-api-keys.js";
+export { createSqliteApiKeyStore } from "./adapters/out/sqlite/store/sqlite-api-keys.js";
+export type { SqliteApiKeyStoreOptions } from "./adapters/out/sqlite/store/sqlite-api-keys.js";
 export { createMemoryToolPermissions } from "./adapters/out/memory/memory-tool-permissions.js";
 export type { MemoryToolPermissions, MemoryToolPermissionsOptions } from "./adapters/out/memory/memory-tool-permissions.js";
 export { createMemoryUserInput } from "./adapters/out/memory/memory-user-input.js";

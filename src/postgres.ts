@@ -12,6 +12,7 @@ export { createPostgresProjectConfigurationStore } from "./adapters/out/postgres
 export type { PostgresProjectConfigurationStoreOptions } from "./adapters/out/postgres/postgres-project-configuration-store.js";
 export { createPostgresConfigurationAccounts } from "./adapters/out/postgres/postgres-configuration-accounts.js";
 export type { PostgresConfigurationAccountsOptions } from "./adapters/out/postgres/postgres-configuration-accounts.js";
+export { createPostgresApiKeyStore } from "./adapters/out/postgres/postgres-api-keys.js";
 export { DEFAULT_POSTGRES_SCHEMA, POSTGRES_MIGRATIONS_TABLE, findPostgresMigrationsFolder } from "./adapters/out/postgres/postgres-database.js";
 export type { PostgresConnectionOptions } from "./adapters/out/postgres/postgres-database.js";
 export { createPostgresSessionBackend } from "./adapters/out/postgres/sessions/postgres-session-backend.js";

@@ -17,6 +17,8 @@ export type { UserInputControl } from "./testing/user-input.contract.js";
 export { runTokenUsageContract } from "./testing/token-usage.contract.js";
 export { runBudgetLedgerContract } from "./testing/budget-ledger.contract.js";
 export type { BudgetLedgerInspect } from "./testing/budget-ledger.contract.js";
+export { runApiKeyStoreContract } from "./testing/api-keys.contract.js";
+export type { ApiKeyStoreInspect } from "./testing/api-keys.contract.js";
 export { runSessionStoreContract } from "./testing/session-store.contract.js";
 export { runSessionLeaseContract } from "./testing/session-lease.contract.js";
 export type { SessionLeaseInspect, SessionLeaseContractCase } from "./testing/session-lease.contract.js";

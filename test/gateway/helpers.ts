@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import OpenAI from "openai";
 import type { AgentNodeOptions } from "../../src/app/agent-node/create-agent-node.js";
 import { startGateway, type ResponsesGatewayOptions } from "../../src/adapters/in/gateway/gateway.js";
-import type { ModelRequest } from "../../src/ports/model-provider.js";
+import type { ModelProvider, ModelRequest } from "../../src/ports/model-provider.js";
 import { createOfflineModel, type OfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 
@@ -49,3 +49,16 @@ export async function eventually(check: () => boolean, what: string): Promise<vo
   }
   throw new Error(`never happened: ${what}`);
 }
+
+/** An offline model whose every call first waits for `gate()`. */
+export function gatedModel(gate: () => Promise<void>): ModelProvider {
+  const offline = createOfflineModel({ steps: () => ({ text: "ok", usage: { input: 1, output: 1 } }) });
+  return {
+    descriptor: offline.descriptor,
+    async *stream(request, signal) {
+      await gate();
+      yield* offline.stream(request, signal);
+    },
+  };
+}
+

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { cleanEnv, cleanup, KITCHEN, REPO, tempDir } from "../cli/helpers.js";
+import { cleanEnv, cleanup, REPO, tempDir } from "../cli/helpers.js";
 import { startHttpMcp, type HttpMcpServer } from "./helpers.js";
 
 jest.setTimeout(180_000);
@@ -21,7 +21,7 @@ let server: HttpMcpServer;
 
 beforeAll(async () => {
   tmp = await tempDir("sh-mcp-conformance-");
-  server = await startHttpMcp(KITCHEN, ["--data-dir", join(tmp, "data"), "--workers", "1"]);
+  server = await startHttpMcp(join(REPO, "test/mcp-http/fixtures/conformance"), ["--data-dir", join(tmp, "data"), "--workers", "1"]);
 }, 120_000);
 afterAll(async () => {
   await server?.stop();

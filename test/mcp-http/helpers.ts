@@ -15,9 +15,9 @@ export interface HttpMcpServer {
   stop: () => Promise<number | null>;
 }
 
-/** Starts `steamharness mcp <dir> --http --port 0 ...args` and resolves with the URL it prints on stderr. */
-export function startHttpMcp(projectDir: string, args: string[], options: { env?: Record<string, string> } = {}): Promise<HttpMcpServer> {
-  const child = spawn(process.execPath, [...CLI_SOURCE, "mcp", projectDir, "--http", "--port", "0", ...args], { cwd: REPO, env: options.env ?? cleanEnv(), stdio: ["ignore", "ignore", "pipe"] });
+/** Starts `steamharness mcp <dir> --http --port 0 ...args` (the CLI `options.cli`, default the build when fresh) and resolves with the URL it prints on stderr. */
+export function startHttpMcp(projectDir: string, args: string[], options: { env?: Record<string, string>; cli?: readonly string[] } = {}): Promise<HttpMcpServer> {
+  const child = spawn(process.execPath, [...(options.cli ?? CLI_SOURCE), "mcp", projectDir, "--http", "--port", "0", ...args], { cwd: REPO, env: options.env ?? cleanEnv(), stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return new Promise((resolve, reject) => {

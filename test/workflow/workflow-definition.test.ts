@@ -98,6 +98,15 @@ describe("WF-1 workflow definition and structure report", () => {
   });
 });
 
+describe("MCP-13 resumable entrypoints", () => {
+  it("MCP-13 `resumable: true` is listed in the structure report; absent or false is not; anything else is refused", () => {
+    const report = buildStructureReport(manifest, { entrypoints: { a: { resumable: true, run() {} }, b: { resumable: false, run() {} }, c: { run() {} } } });
+    expect(report.entrypoints.map((entry) => entry.resumable)).toEqual([true, undefined, undefined]);
+    expect("resumable" in report.entrypoints[1]!).toBe(false);
+    expect(codeOf(() => buildStructureReport(manifest, { entrypoints: { a: { resumable: "yes", run() {} } } }))).toMatchObject({ code: "input_validation", field: "resumable", message: expect.stringContaining("resumable must be a boolean") });
+  });
+});
+
 describe("DX-2 typed definitions at run time", () => {
   it("DX-2 defineWorkflow returns the definition unchanged, and defaults that fit are accepted", () => {
     const definition = {

@@ -21,6 +21,15 @@ export interface WorkflowEntrypoint<P = Record<string, unknown>> {
   title?: string;
   description?: string;
   params?: readonly WorkflowParamDeclaration[] | TObject;
+  /**
+   * MCP-13: a run of this entrypoint cut short by the death of the host running it may be run
+   * again under the same run id by another host serving the project (an MCP task's takeover).
+   * Declare it only when running it again redoes nothing that must not be redone: its work goes
+   * through agent nodes with durable sessions (committed model responses and tool results are
+   * replayed; a `replay: "never"` tool caught mid-call is reported unknown, not run again) or is
+   * otherwise idempotent. Default `false`: such a task is reported failed.
+   */
+  resumable?: boolean;
   run(params: P, context: WorkflowRunContext): WorkflowRunReturn;
 }
 
@@ -52,6 +61,8 @@ export interface TypedWorkflowEntrypoint<Ps extends readonly WorkflowParamDeclar
   title?: string;
   description?: string;
   params?: Ps;
+  /** See {@link WorkflowEntrypoint.resumable}. */
+  resumable?: boolean;
   run: (params: InferWorkflowParams<Ps>, context: WorkflowRunContext) => WorkflowRunReturn;
 }
 
@@ -72,6 +83,8 @@ export interface StructureEntrypoint {
   title: string;
   description: string;
   params: WorkflowParam[];
+  /** Present (`true`) when the entrypoint declares {@link WorkflowEntrypoint.resumable}. */
+  resumable?: true;
 }
 
 /** `steamharness structure` output: the public, static contract of a project. */
@@ -177,6 +190,7 @@ function structureEntrypoint(where: string, id: string, raw: unknown): Structure
   for (const key of ["title", "description"] as const) {
     if (entry[key] !== undefined && typeof entry[key] !== "string") throw invalid(at, `${key} must be a string`, key);
   }
+  if (entry.resumable !== undefined && typeof entry.resumable !== "boolean") throw invalid(at, "resumable must be a boolean", "resumable");
   const params = typeBoxParams(at, entry.params) ?? entry.params ?? [];
   if (!Array.isArray(params)) throw invalid(at, "params must be an array or a TypeBox Type.Object", "params");
   const seen = new Set<string>();
@@ -208,5 +222,6 @@ function structureEntrypoint(where: string, id: string, raw: unknown): Structure
     title: typeof entry.title === "string" && entry.title !== "" ? entry.title : id,
     description: typeof entry.description === "string" ? entry.description : "",
     params: checked,
+    ...(entry.resumable === true ? { resumable: true as const } : {}),
   };
 }

@@ -15,6 +15,7 @@ import { SteamharnessError } from "../../../domain/errors.js";
 import { listenError } from "../exits/fatal-line.js";
 import { agentStoreDirFor } from "../../../compose/sqlite.js";
 import type { GatewayRateLimit } from "./gateway-http.js";
+import { keyStoreLocation, registerGatewayKeysCommand, withKeyStoreOptions, type GatewayKeyStoreFlags } from "./gateway-keys-command.js";
 
 /** The default variable holding the gateway's bearer token. */
 export const GATEWAY_TOKEN_ENV = "STEAMHARNESS_GATEWAY_TOKEN";
@@ -41,6 +42,20 @@ export interface GatewayCommandOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Where the address (and a generated token) are printed (default stderr). */
   log?: (line: string) => void;
+  /**
+   * BUD-4: accept the API keys of the key store (`--keys`; implied by `store` or `postgres`). The
+   * token is then accepted only when its variable is set (no token is generated).
+   */
+  keys?: boolean;
+  /** The key store's SQLite directory (default `<data-dir>/gateway`). */
+  store?: string;
+  /** The key store's PostgreSQL URL (shared by hosts on other machines). */
+  postgres?: string;
+  postgresSchema?: string;
+  /** How long a verified key is trusted (the revocation bound; default 2000 ms). */
+  keyCacheMs?: number;
+  /** Runs executed at once; more wait in a fair queue across tenants (BUD-5; default no limit). */
+  maxConcurrentRuns?: number;
   /** Resolves when the gateway should stop (default SIGINT or SIGTERM). */
   until?: Promise<void>;
 }
@@ -70,7 +85,10 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
   if (given !== undefined && !/^[\x21-\x7e]{16,}$/.test(given)) {
     throw new SteamharnessError("input_validation", `[steamharness] [gateway] ${tokenEnv} must hold at least 16 printable ASCII characters`, { field: "token-env" });
   }
-  const token = given ?? randomBytes(24).toString("base64url");
+  const useKeys = options.keys === true || options.store !== undefined || options.postgres !== undefined;
+  const location = useKeys ? keyStoreLocation({ ...(options.store === undefined ? {} : { store: options.store }), ...(options.postgres === undefined ? {} : { postgres: options.postgres }), ...(options.postgresSchema === undefined ? {} : { postgresSchema: options.postgresSchema }), ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }) }) : null;
+  // With keys, the single token is only accepted when the operator set one.
+  const token = given ?? (useKeys ? undefined : randomBytes(24).toString("base64url"));
   const [{ loadAgentConversationProject }, { createSqliteStorage }, { openProjectConfigurationStore }, { createAgentConfigurationLoader }, { createSystemClock }, { startGateway }] = await Promise.all([
     import("../../../app/conversation/conversation-project.js"),
     import("../../../compose/sqlite.js"),
@@ -80,6 +98,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
     import("./gateway.js"),
   ]);
   const project = await loadAgentConversationProject(options.projectDir);
+  const keyStore = location ? await (await import("../../../compose/api-keys.js")).openGatewayKeyStore(location) : null;
   // OBS-3: an OTLP endpoint in the environment turns request and run spans on.
   const telemetry = await telemetryFromEnv(env);
   const dataDir = resolve(options.dataDir ?? join(homedir(), ".steamharness"));
@@ -89,6 +108,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
   // CFG-4: the configuration server instead of the local store when a server login resolves.
   const choice = await openProjectConfigurationStore({ dataDir, env: { ...env } }).catch(async (error: unknown) => {
     await storage.close();
+    await keyStore?.close();
     throw error;
   });
   const configurations = choice.store;
@@ -108,7 +128,10 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
       project,
       agent,
       storage,
-      token,
+      ...(token === undefined ? {} : { token }),
+      ...(keyStore ? { apiKeys: keyStore.keys, tenantBudgets: keyStore.budgets } : {}),
+      ...(options.keyCacheMs === undefined ? {} : { keyCacheMs: options.keyCacheMs }),
+      ...(options.maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns: options.maxConcurrentRuns }),
       ...(options.port === undefined ? {} : { port: options.port }),
       hostname,
       ...(options.modelId === undefined ? {} : { modelId: options.modelId }),
@@ -126,7 +149,8 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
     const url = everywhere ? `http://127.0.0.1:${gateway.port}/v1` : gateway.url;
     log(`steamharness gateway: ${project.manifest.name ?? project.manifest.id} at ${url} (model "${gateway.modelId}")`);
     if (everywhere) log(`warning: listening on every interface (--host ${hostname}): any machine that can reach port ${gateway.port} may call the gateway; the bearer token is its only guard`);
-    log(given === undefined ? `token (generated; set ${tokenEnv} to choose one): ${token}` : `token: from ${tokenEnv}`);
+    if (location) log(`API keys: ${location.postgres === undefined ? location.directory : "PostgreSQL"} (steamharness gateway keys add --tenant <id>)`);
+    if (token !== undefined) log(given === undefined ? `token (generated; set ${tokenEnv} to choose one): ${token}` : `token: from ${tokenEnv}`);
     try {
       await (options.until ?? untilSignal());
     } finally {
@@ -135,6 +159,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
   } finally {
     await configurations.close?.();
     await storage.close();
+    await keyStore?.close();
     await telemetry?.shutdown();
   }
 }
@@ -152,8 +177,8 @@ const integer = (name: string, min: number) => (value: string): number => {
  * registerGatewayCommand(program);
  */
 export function registerGatewayCommand(program: Command): void {
-  program
-    .command("gateway")
+  const gateway = program.command("gateway");
+  gateway
     .description("serve a conversation project as an OpenAI-compatible API (Responses and Chat Completions)")
     .argument("<project-dir>", "a conversation project folder (package.json with projectType \"conversation\")")
     .option("--port <port>", "port to listen on (0 picks a free one)", integer("port", 0), 8787)
@@ -164,9 +189,12 @@ export function registerGatewayCommand(program: Command): void {
     .option("--max-body-bytes <n>", "largest request body (default 1048576)", integer("max-body-bytes", 1))
     .option("--max-held-bytes <n>", "bytes all kept conversations may hold; least recently used evicted (default 268435456)", integer("max-held-bytes", 0))
     .option("--allowed-host <name>", "a Host/Origin name served besides loopback and --host (repeatable)", (value: string, previous: string[] = []) => [...previous, value])
-    .option("--data-dir <dir>", "root of local data (default ~/.steamharness)")
-    .option("--agent-store-dir <dir>", "where the project's sessions are kept (default <project-dir>/.workflow/agents)")
-    .action(async (projectDir: string, flags: { port: number; host: string; tokenEnv?: string; modelId?: string; rateLimit?: number; maxBodyBytes?: number; maxHeldBytes?: number; allowedHost?: string[]; dataDir?: string; agentStoreDir?: string }) => {
+    .option("--agent-store-dir <dir>", "where the project's sessions are kept (default <project-dir>/.workflow/agents)");
+  withKeyStoreOptions(gateway)
+    .option("--keys", "accept the API keys of the key store (implied by --store or --postgres); the token then only when its variable is set")
+    .option("--key-cache-ms <ms>", "how long a verified key is trusted: the bound within which a revocation reaches this host (default 2000)", integer("key-cache-ms", 0))
+    .option("--max-concurrent-runs <n>", "runs executed at once; more wait, tenants taking turns (default no limit)", integer("max-concurrent-runs", 1))
+    .action(async (projectDir: string, flags: GatewayKeyStoreFlags & { keys?: boolean; keyCacheMs?: number; maxConcurrentRuns?: number; port: number; host: string; tokenEnv?: string; modelId?: string; rateLimit?: number; maxBodyBytes?: number; maxHeldBytes?: number; allowedHost?: string[]; dataDir?: string; agentStoreDir?: string }) => {
       await runGatewayCommand({
         projectDir,
         port: flags.port,
@@ -179,6 +207,13 @@ export function registerGatewayCommand(program: Command): void {
         ...(flags.allowedHost === undefined ? {} : { allowedHosts: flags.allowedHost }),
         ...(flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),
         ...(flags.agentStoreDir === undefined ? {} : { agentStoreDir: flags.agentStoreDir }),
+        ...(flags.keys ? { keys: true } : {}),
+        ...(flags.store === undefined ? {} : { store: flags.store }),
+        ...(flags.postgres === undefined ? {} : { postgres: flags.postgres }),
+        ...(flags.postgresSchema === undefined ? {} : { postgresSchema: flags.postgresSchema }),
+        ...(flags.keyCacheMs === undefined ? {} : { keyCacheMs: flags.keyCacheMs }),
+        ...(flags.maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns: flags.maxConcurrentRuns }),
       });
     });
+  registerGatewayKeysCommand(gateway);
 }

@@ -10,9 +10,13 @@
  *   count against the client's address. On loopback every local process has the same address, so
  *   a process guessing tokens exhausts only the failed-auth budget of that address, never the
  *   budget of clients that hold the token.
+ * - API keys (BUD-4): a key the key store verifies is admitted whatever its address's failed-auth
+ *   count — the failed-auth limit is only consulted once a key did not verify — so hammering bad
+ *   keys from one address never locks out a valid key sent from it.
  */
 import type { IncomingMessage } from "node:http";
 import { SteamharnessError } from "../../../domain/errors.js";
+import type { ApiKeyIdentity } from "../../../ports/api-keys.js";
 import { bearerCheck, createRateLimiter, GatewayHttpError, type GatewayRateLimit } from "./gateway-http.js";
 
 /** The names every gateway serves: loopback. */
@@ -20,7 +24,10 @@ export const LOOPBACK_HOSTS: readonly string[] = ["localhost", "127.0.0.1", "::1
 
 /** Options of {@link createGatewayGuard}. */
 export interface GatewayGuardOptions {
-  token: string;
+  /** The single bearer token, or null when only API keys are accepted. */
+  token: string | null;
+  /** Verifies an API key (BUD-4): its identity, or null; absent = no API keys. */
+  identify?: (secret: string) => Promise<ApiKeyIdentity | null>;
   /** Requests per window, for the token and for failed auth per address; `false`: no limit. */
   rateLimit: GatewayRateLimit | false;
   /** Host names (or addresses) served besides {@link LOOPBACK_HOSTS}. */
@@ -60,11 +67,11 @@ const shown = (value: string): string => JSON.stringify(value.length > 100 ? `${
  *
  * @example
  * const guard = createGatewayGuard({ token, rateLimit: { requests: 600, windowMs: 60_000 }, allowedHosts: [], now: Date.now });
- * guard.check(request);
+ * const identity = await guard.check(request);
  */
 export function createGatewayGuard(options: GatewayGuardOptions) {
   const hosts = new Set([...LOOPBACK_HOSTS, ...options.allowedHosts.map(allowedHostName)]);
-  const authorized = bearerCheck(options.token);
+  const authorized = options.token === null ? () => false : bearerCheck(options.token);
   const limit = options.rateLimit === false ? null : options.rateLimit;
   const tokenLimiter = limit ? createRateLimiter(limit, options.now) : null;
   const failureLimiter = limit ? createRateLimiter(limit, options.now) : null;
@@ -76,8 +83,11 @@ export function createGatewayGuard(options: GatewayGuardOptions) {
     allowHost(name: string): void {
       hosts.add(normalHost(name));
     },
-    /** Throws the refusal of a request (403 host or origin, 429, 401), or returns. */
-    check(request: IncomingMessage): void {
+    /**
+     * Throws the refusal of a request (403 host or origin, 429, 401), or resolves the API key's
+     * identity (null for the single token).
+     */
+    async check(request: IncomingMessage): Promise<ApiKeyIdentity | null> {
       const host = request.headers.host;
       const hostname = host === undefined ? null : hostnameOf(host);
       if (hostname === null || !hosts.has(hostname)) {
@@ -96,7 +106,11 @@ export function createGatewayGuard(options: GatewayGuardOptions) {
           throw new GatewayHttpError(403, `Requests from the origin ${shown(origin)} are not served by this gateway; allow its host with --allowed-host (allowedHosts).`, { code: "origin_not_allowed" });
         }
       }
-      if (!authorized(request.headers.authorization)) {
+      const header = request.headers.authorization;
+      if (!authorized(header)) {
+        const secret = options.identify && header?.startsWith("Bearer ") ? header.slice(7).trim() : null;
+        const identity = secret ? await options.identify!(secret) : null;
+        if (identity) return identity;
         const wait = failureLimiter?.take(request.socket.remoteAddress ?? "unknown") ?? 0;
         if (wait > 0) throw limited(wait);
         const missing = request.headers.authorization === undefined;
@@ -105,6 +119,7 @@ export function createGatewayGuard(options: GatewayGuardOptions) {
       // One token: every authenticated request counts against it.
       const wait = tokenLimiter?.take("token") ?? 0;
       if (wait > 0) throw limited(wait);
+      return null;
     },
   };
 }

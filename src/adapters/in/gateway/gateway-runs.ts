@@ -72,6 +72,11 @@ export interface GatewayRunsOptions {
   maxHeldBytes: number;
   /** The trace context a request's runs continue (its gateway span, OBS-3), by the request's signal. */
   traceOf?: (signal: AbortSignal) => TelemetryCarrier | undefined;
+  /**
+   * The node of a request's runs (BUD-4: its tenant's budget), by the request's signal; default
+   * `node`. `onUsage` hears the usage of each of its runs once it ended.
+   */
+  scopeOf?: (signal: AbortSignal) => { node?: AgentNode; onUsage?: (usage: GatewayUsage) => void } | undefined;
   /** The runtime of the runs' node contexts (default the library's). */
   runtime?: HarnessRuntime;
   /** Called once per failed run (DX-9), with the details a client is not shown (an unexpected error's own message). */
@@ -280,11 +285,12 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
           onText(chunk.delta);
         } else if (chunk.type === "replace" && chunk.id === sessionId) usage = usageOf(chunk.content) ?? usage;
       };
+      const scope = options.scopeOf?.(signal);
       const waitedFor = [...pending.values()].find((entry) => entry.run.runId === run.runId)?.request.requestId;
       let outcome: GatewayRunOutcome;
       let detail: string | undefined;
       try {
-        for await (const chunk of options.node.stream({ prompt: run.prompt, runId: run.runId, hostInput: run.hostInput }, context)) observe(chunk);
+        for await (const chunk of (scope?.node ?? options.node).stream({ prompt: run.prompt, runId: run.runId, hostInput: run.hostInput }, context)) observe(chunk);
         outcome = { status: "completed", text, usage };
       } catch (error) {
         if (error instanceof UserInputRequiredError) outcome = { status: "paused", text, usage, pending: pendingOf(error) };
@@ -308,6 +314,7 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
         pending.delete(waitedFor);
         decisions.delete(waitedFor);
       }
+      scope?.onUsage?.(outcome.usage);
       if (outcome.status === "paused") pending.set(outcome.pending.requestId, { run, request: outcome.pending });
       if (outcome.status === "failed") options.onRunFailure?.({ runId: run.runId, conversationId: run.conversationId, ...outcome.error, ...(detail === undefined ? {} : { detail }) });
       return outcome;

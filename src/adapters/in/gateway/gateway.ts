@@ -3,9 +3,10 @@
  * host-driven runs of a conversation project (or an agent node). Routes: `POST /v1/responses`,
  * `GET /v1/responses/{id}`, `POST /v1/chat/completions`, `GET /v1/models`.
  *
- * Checked in this order for every request: the Host and Origin headers (403), the bearer token
- * (401, after the failed-auth rate limit of the client's address, 429), the rate limit of the token
- * (429), the route (404), the body size (413), JSON and its nesting (400), the body's schema (400,
+ * Checked in this order for every request: the Host and Origin headers (403), the bearer token or
+ * API key (401, after the failed-auth rate limit of the client's address, 429), the rate limit of
+ * the token (429) or the key's tenant limits (BUD-4: budget `insufficient_quota`, token and request
+ * rates and concurrency `rate_limit_exceeded`, 429), the route (404), the body size (413), JSON and its nesting (400), the body's schema (400,
  * TypeBox) and the model (404). Errors use OpenAI's shape `{ error: { message, type, param, code } }`.
  * A client that disconnects cancels its run; `close()` cancels every run, tells each client so,
  * and resolves once their responses ended (SEC-7).
@@ -19,13 +20,17 @@ import type { AgentConversationProject } from "../../../app/conversation/convers
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { ToolPermissionDefinition } from "../../../domain/node-context.js";
 import type { Storage } from "../../../ports/storage.js";
+import type { ApiKeyStore } from "../../../ports/api-keys.js";
+import type { BudgetLedger } from "../../../ports/budget-ledger.js";
 import { MemoryStorage } from "../../../compose/local.js";
 import { createChatCompletionsApi } from "./chat-completions-api.js";
 import { DEFAULT_MAX_HELD_BYTES } from "./gateway-budget.js";
 import { createGatewayGuard } from "./gateway-guards.js";
 import { GatewayHttpError, readJsonBody, sendError, sendJson, type GatewayRateLimit } from "./gateway-http.js";
 import { createGatewayLog, gatewayRequestPath } from "./gateway-log.js";
-import { createGatewayRuns, type GatewayStats } from "./gateway-runs.js";
+import { createGatewayRuns, type GatewayStats, type GatewayUsage } from "./gateway-runs.js";
+import { createGatewayTenants, tenantNodes } from "./gateway-tenants.js";
+import { createFairQueue, type FairQueueSlot } from "../../../domain/fair-queue.js";
 import { ChatCompletionsCreateSchema, ResponsesCreateSchema, validateBody } from "./gateway-schemas.js";
 import { createResponsesApi } from "./responses-api.js";
 
@@ -43,8 +48,32 @@ export interface ResponsesGatewayOptions {
   agent?: AgentNode | AgentNodeOptions;
   /** The project id of runs (default the project's id; required without a project). */
   projectId?: string;
-  /** The bearer token clients must send (`Authorization: Bearer <token>`); at least 16 characters. */
-  token: string;
+  /**
+   * The bearer token clients must send (`Authorization: Bearer <token>`); at least 16 characters.
+   * Optional with `apiKeys` (then only keys are accepted unless a token is given too).
+   */
+  token?: string;
+  /**
+   * API keys and tenants (BUD-4; docs/gateway.md): a key the store verifies is admitted against
+   * its tenant's budget, request and token rates and concurrency, kept in the store so they hold
+   * across hosts. Needs a project or agent options (not a ready node) for tenant budgets.
+   */
+  apiKeys?: ApiKeyStore;
+  /**
+   * The ledger tenant budgets are reserved in (default `storage.budgets`, else the runtime's); a
+   * tenant's runs reserve the agent's own budgets there too.
+   */
+  tenantBudgets?: BudgetLedger;
+  /** How long a verified key is trusted before the store is asked again: the revocation bound (default 2000 ms). */
+  keyCacheMs?: number;
+  /** How long a tenant's concurrency slot outlives a host that died holding it (default 30000 ms). */
+  slotTtlMs?: number;
+  /**
+   * BUD-5: runs this gateway executes at once (default no limit). Requests beyond it wait in a
+   * fair queue: tenants (API keys' tenants; the single token is one tenant) take free slots in
+   * turn, so a tenant with many waiting requests does not delay another tenant's.
+   */
+  maxConcurrentRuns?: number;
   /** The model id clients name (default the project's name, else `"steamharness"`). */
   modelId?: string;
   /** The stores the project's tools use (KV, knowledge, files, values); default in memory. */
@@ -142,14 +171,15 @@ export interface ResponsesGateway {
   close(): Promise<void>;
 }
 
-function nodeOf(options: ResponsesGatewayOptions): { node: AgentNode; answerItemId?: string } {
+function nodeOf(options: ResponsesGatewayOptions): { node: AgentNode; answerItemId?: string; nodeOptions?: AgentNodeOptions } {
   const agent = options.agent;
   if (agent && typeof (agent as AgentNode).stream === "function") {
     return { node: agent as AgentNode, ...(options.outputItemId === undefined ? {} : { answerItemId: options.outputItemId }) };
   }
   const agentOptions: AgentNodeOptions = { ...(options.project?.executor.agent ?? {}), ...((agent as AgentNodeOptions | undefined) ?? {}) };
   const answerItemId = options.outputItemId ?? options.project?.executor.executor.conversation.openai?.outputItemId ?? agentOptions.outputItemId ?? DEFAULT_GATEWAY_ANSWER_ITEM_ID;
-  return { node: createAgentNode({ ...agentOptions, outputItemId: answerItemId }), answerItemId };
+  const nodeOptions = { ...agentOptions, outputItemId: answerItemId };
+  return { node: createAgentNode(nodeOptions), answerItemId, nodeOptions };
 }
 
 /**
@@ -165,10 +195,10 @@ function nodeOf(options: ResponsesGatewayOptions): { node: AgentNode; answerItem
  * const answer = await client.responses.create({ model: gateway.modelId, input: "Hello" });
  */
 export function createResponsesGateway(options: ResponsesGatewayOptions): ResponsesGateway {
-  if (typeof options.token !== "string" || !/^[\x21-\x7e]{16,}$/.test(options.token)) {
+  if ((options.token !== undefined || !options.apiKeys) && (typeof options.token !== "string" || !/^[\x21-\x7e]{16,}$/.test(options.token))) {
     throw new SteamharnessError("input_validation", "[steamharness] [gateway] the token must be at least 16 printable ASCII characters", { field: "token" });
   }
-  for (const [field, value] of [["maxConversations", options.maxConversations], ["maxHeldBytes", options.maxHeldBytes], ["closeTimeoutMs", options.closeTimeoutMs]] as const) {
+  for (const [field, value] of [["maxConversations", options.maxConversations], ["maxHeldBytes", options.maxHeldBytes], ["closeTimeoutMs", options.closeTimeoutMs], ["keyCacheMs", options.keyCacheMs], ["slotTtlMs", options.slotTtlMs]] as const) {
     if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new SteamharnessError("input_validation", `[steamharness] [gateway] ${field} must be an integer ≥ 0`, { field });
   }
   if (!options.project && !options.agent) throw new SteamharnessError("input_validation", "[steamharness] [gateway] give a conversation project or an agent", { field: "project" });
@@ -178,8 +208,32 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
   const now = options.now ?? Date.now;
   const ownStorage = options.storage ? null : new MemoryStorage();
   const storage = options.storage ?? ownStorage!;
-  const { node, answerItemId } = nodeOf(options);
-  const log = options.log ? createGatewayLog(options.log, [options.token], now) : null;
+  const { node, answerItemId, nodeOptions } = nodeOf(options);
+  if (options.apiKeys && !nodeOptions) throw new SteamharnessError("input_validation", "[steamharness] [gateway] API keys need a project or agent options (tenant budgets are added to the agent's budget), not a ready agent node", { field: "agent" });
+  const log = options.log ? createGatewayLog(options.log, options.token === undefined ? [] : [options.token], now) : null;
+  // One ledger for the admission check and the runs' reservations (a storage without its own gets the runtime's, one per storage).
+  const tenantBudgets: BudgetLedger = options.tenantBudgets ?? storage.budgets ?? defaultRuntime().budgetLedger(storage);
+  const tenants = options.apiKeys ? createGatewayTenants({ keys: options.apiKeys, budgets: tenantBudgets, cacheMs: options.keyCacheMs ?? 2000, slotTtlMs: options.slotTtlMs ?? 30_000, now }) : null;
+  const tenantNode = tenantNodes(node, nodeOptions, tenantBudgets);
+  /** What each request's runs need: its tenant's node, and where their usage is counted (by the request's signal). */
+  const scopes = new WeakMap<AbortSignal, { node: AgentNode; onUsage: (usage: GatewayUsage) => void }>();
+  if (options.maxConcurrentRuns !== undefined && !(Number.isInteger(options.maxConcurrentRuns) && options.maxConcurrentRuns >= 1)) {
+    throw new SteamharnessError("input_validation", "[steamharness] [gateway] maxConcurrentRuns must be an integer ≥ 1", { field: "maxConcurrentRuns" });
+  }
+  const queue = options.maxConcurrentRuns === undefined ? null : createFairQueue({ capacity: options.maxConcurrentRuns });
+  /** A run slot of the request's tenant (BUD-5), held until its response ends; none without `maxConcurrentRuns`. */
+  const runSlot = async (tenant: string, response: ServerResponse, signal: AbortSignal): Promise<void> => {
+    if (!queue) return;
+    let slot: FairQueueSlot;
+    try {
+      slot = await queue.acquire(tenant, { signal });
+    } catch (error) {
+      if (closing) throw new GatewayHttpError(503, "The gateway is shutting down.", { type: "server_error", code: "gateway_closing", headers: { connection: "close" } });
+      throw error;
+    }
+    if (response.closed) return slot.release();
+    response.once("close", () => slot.release());
+  };
   const runs = createGatewayRuns({
     ...(log ? { onRunFailure: (failure: Parameters<typeof log.failure>[0]) => log.failure(failure) } : {}),
     node,
@@ -190,11 +244,12 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
     maxConversations: options.maxConversations ?? 1000,
     maxHeldBytes: options.maxHeldBytes ?? DEFAULT_MAX_HELD_BYTES,
     traceOf: (signal) => traces.get(signal),
+    scopeOf: (signal) => scopes.get(signal),
     ...(options.telemetry ? { runtime: { ...defaultRuntime(), telemetry: options.telemetry } } : {}),
   });
   const responses = createResponsesApi({ runs, modelId, now });
   const chat = createChatCompletionsApi({ runs, modelId, now });
-  const guard = createGatewayGuard({ token: options.token, rateLimit: options.rateLimit ?? { requests: 600, windowMs: 60_000 }, allowedHosts: options.allowedHosts ?? [], now });
+  const guard = createGatewayGuard({ token: options.token ?? null, ...(tenants ? { identify: (secret: string) => tenants.identify(secret) } : {}), rateLimit: options.rateLimit ?? { requests: 600, windowMs: 60_000 }, allowedHosts: options.allowedHosts ?? [], now });
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const telemetry = () => options.telemetry ?? defaultRuntime().telemetry;
   /** The gateway span of each request in progress, by the request's signal (its runs continue it). */
@@ -209,18 +264,27 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
   };
 
   async function serve(request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> {
-    guard.check(request);
+    const identity = await guard.check(request);
+    const tenantName = identity ? `key:${identity.tenant.id}` : "token";
+    if (identity && tenants) {
+      const admission = await tenants.admit(identity.tenant);
+      let tokens = 0;
+      scopes.set(signal, { node: tenantNode(identity.tenant), onUsage: (usage) => void (tokens += usage.total) });
+      void new Promise<void>((resolve) => response.on("close", resolve)).then(() => admission.finish(tokens));
+    }
     if (closing) throw new GatewayHttpError(503, "The gateway is shutting down.", { type: "server_error", code: "gateway_closing", headers: { connection: "close" } });
     const path = (request.url ?? "/").split("?")[0]!.replace(/\/+$/, "");
     const method = request.method ?? "GET";
     if (method === "POST" && path === "/v1/responses") {
       const body = validateBody(ResponsesCreateSchema, await readJsonBody(request, maxBodyBytes));
       checkModel(body.model);
+      await runSlot(tenantName, response, signal);
       return responses.create(body, request, response, signal);
     }
     if (method === "POST" && path === "/v1/chat/completions") {
       const body = validateBody(ChatCompletionsCreateSchema, await readJsonBody(request, maxBodyBytes));
       checkModel(body.model);
+      await runSlot(tenantName, response, signal);
       return chat.create(body, response, signal);
     }
     const responseId = /^\/v1\/responses\/([^/]+)$/.exec(path)?.[1];
@@ -304,6 +368,7 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
         // No new connections; idle keep-alive ones close now, the others once their response ended.
         const closed = running ? new Promise<void>((resolve) => running.close(() => resolve())) : Promise.resolve();
         runs.closeAll();
+        queue?.close();
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([Promise.all(inFlight), new Promise<void>((resolve) => (timer = setTimeout(resolve, options.closeTimeoutMs ?? 5000)))]);
         clearTimeout(timer);

@@ -264,7 +264,8 @@ function usageObject(usage: GatewayUsage): JsonValue {
 
 /**
  * The HTTP error of a failed run: 409 for a busy conversation (another request is running in
- * it), 503 for a run cancelled because the gateway closes, 502 when the model failed, else 500.
+ * it), 503 for a run cancelled because the gateway closes, 429 `insufficient_quota` for a budget
+ * the run exhausted, 502 when the model failed, else 500.
  *
  * @example
  * throw failureError({ code: "session_busy", message: "…" });
@@ -275,6 +276,8 @@ export function failureError(error: { code: string; message: string }): GatewayH
   if (error.code === "session_busy") return new GatewayHttpError(409, `Another request is running in this conversation: ${error.message}`, { type: "conflict_error", code: "conversation_busy", logged });
   if (error.code === "not_found") return new GatewayHttpError(404, error.message, { code: "not_found", logged });
   if (error.code === "gateway_closing") return new GatewayHttpError(503, error.message, { type: "server_error", code: "gateway_closing", logged });
+  // BUD-4: an exhausted budget is OpenAI's `insufficient_quota` (429), distinct from a rate limit.
+  if (error.code === "budget_exceeded") return new GatewayHttpError(429, error.message, { type: "insufficient_quota", code: "insufficient_quota", logged });
   if (error.code === "model_error") return new GatewayHttpError(502, error.message, { type: "server_error", code: "model_error", logged });
   return new GatewayHttpError(500, error.message, { type: "server_error", code: error.code, logged });
 }

@@ -129,7 +129,7 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
   const catalog = publishedCatalog(host, slot, await readCatalogCache(slot), () => closing);
   catalog.catch(() => undefined);
   const handler = await mcpHttpListener({
-    createServer: () => createWorkflowMcpServer(prechecked.location.manifest, host, catalog, tasks),
+    createServer: () => createWorkflowMcpServer(prechecked.location.manifest, host, catalog, tasks, { logging: true }),
     path: options.path ?? DEFAULT_MCP_PATH,
     allowedHosts: allowedHostsFor(bind, options.allowedHosts ?? []),
     ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),

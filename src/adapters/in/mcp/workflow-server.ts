@@ -1,10 +1,11 @@
 import { defaultRuntime } from "../../../compose/runtime.js";
 import type { TelemetryCarrier } from "../../../ports/telemetry.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, SetLevelRequestSchema, type LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
 import { isSteamharnessError } from "../../../domain/errors.js";
 import { workflowServerName, type WorkflowManifest } from "../../../domain/workflow/project-manifest.js";
 import type { ProjectRunner } from "../project-runner/project-runner.js";
+import type { WorkerLogEntry } from "../project-runner/worker-protocol.js";
 import type { WorkflowCatalog } from "./catalog-cache.js";
 import type { JsonValue } from "../../../domain/json.js";
 import { answeringHandlers } from "../project-runner/paused-runs.js";
@@ -16,6 +17,19 @@ import type { TaskRuns } from "./tasks/task-runs.js";
 
 /** How often a running call reports progress to a client that asked for it. */
 export const PROGRESS_INTERVAL_MS = 2000;
+
+/** MCP's log levels, least severe first. */
+const LOG_LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+
+/** Options of {@link createWorkflowMcpServer}. */
+export interface WorkflowMcpServerOptions {
+  /**
+   * Declare `logging` (MCP-15; on over HTTP): a run's `context.log` entries reach the client that
+   * called as `notifications/message` (logger: the entrypoint id), from the level it set with
+   * `logging/setLevel` (all by default). Off, runs log to stderr only, as over stdio.
+   */
+  logging?: boolean;
+}
 
 /**
  * The catalog of a runner computed from its structure report (TypeBox loads here, with the tools).
@@ -48,14 +62,22 @@ function carrierOfMeta(meta: Record<string, unknown> | undefined): TelemetryCarr
  * const server = createWorkflowMcpServer(manifest, runner);
  * await server.connect(new StdioServerTransport());
  */
-export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: ProjectRunner, catalog: Promise<WorkflowCatalog> = catalogOf(runner), tasks?: TaskRuns): Server {
+export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: ProjectRunner, catalog: Promise<WorkflowCatalog> = catalogOf(runner), tasks?: TaskRuns, options: WorkflowMcpServerOptions = {}): Server {
   // MCP-13: with a task store, entrypoints may run as tasks (`tools/call` with `params.task`).
   const taskCapability = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
   const server = new Server(
     { name: workflowServerName(manifest.id), version: manifest.version ?? "0.0.0", ...(manifest.name ? { title: manifest.name } : {}) },
-    { capabilities: { tools: { listChanged: false }, ...(tasks ? { tasks: taskCapability } : {}) } },
+    { capabilities: { tools: { listChanged: false }, ...(tasks ? { tasks: taskCapability } : {}), ...(options.logging ? { logging: {} } : {}) } },
   );
   catalog.catch(() => undefined);
+  // One server per session (HTTP) or per connection (stdio): the level is this client's.
+  let minimumLevel = 0;
+  if (options.logging) {
+    server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+      minimumLevel = Math.max(0, LOG_LEVELS.indexOf(request.params.level));
+      return {};
+    });
+  }
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const { tools } = await catalog;
@@ -108,7 +130,18 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     const span = defaultRuntime().telemetry.mcpRequest({ method: "tools/call", target: entrypoint.id, requestId: extra.requestId, parent: carrierOfMeta(request.params._meta) });
     try {
       const elicitation = createElicitationHandlers(server, { signal: extra.signal });
-      const handlers = answered ? answeringHandlers(answered, elicitation) : elicitation;
+      const answering = answered ? answeringHandlers(answered, elicitation) : elicitation;
+      const handlers = options.logging
+        ? {
+            ...answering,
+            onLog(entry: WorkerLogEntry) {
+              const level: LoggingLevel = entry.level === "warn" ? "warning" : entry.level;
+              if (LOG_LEVELS.indexOf(level) < minimumLevel) return;
+              const params = { level, logger: entrypoint.id, data: entry.data === undefined ? entry.message : { message: entry.message, ...entry.data } };
+              extra.sendNotification({ method: "notifications/message", params }).catch(() => undefined);
+            },
+          }
+        : answering;
       const trace = span.carrier();
       const report = await runner.run(entrypoint, prepared, handlers, { signal: extra.signal, onQueued, ...(answered ? { runId: answered.runId } : {}), ...(trace ? { trace } : {}) });
       await keepCallRun(runner, report, { entrypointId: entrypoint.id, args }, answered);

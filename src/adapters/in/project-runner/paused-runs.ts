@@ -62,7 +62,7 @@ export function createPausedRuns(values: PersistentValueStore, projectId: string
  * @example
  * const handlers = answeringHandlers(paused, createTerminalHandlers(false));
  */
-export function answeringHandlers(run: PausedRun, fallback: RunHandlers): RunHandlers {
+export function answeringHandlers(run: Pick<PausedRun, "answers">, fallback: RunHandlers): RunHandlers {
   return {
     async onInput(request): Promise<UserInputResponse> {
       const answer = run.answers[request.requestId];

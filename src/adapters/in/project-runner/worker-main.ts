@@ -118,6 +118,7 @@ async function execute(run: WorkerRunRequest, { controller, bridge }: CurrentRun
       tools,
       configuration,
       ...(run.trace ? { trace: run.trace } : {}),
+      ...(run.forwardLogs ? { forwardLogs: true } : {}),
     });
     const result = normalizeRunReturn(await entry.run(params, context));
     const status = statusOfResult(result);

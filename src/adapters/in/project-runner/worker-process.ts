@@ -7,7 +7,7 @@ import type { StructureReport } from "../../../domain/workflow/workflow-definiti
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
 import type { ToolPermissionDecision, ToolPermissionRequest } from "../../../ports/tool-permissions.js";
 import type { UserInputRequest, UserInputResponse } from "../../../ports/user-input.js";
-import { isProtocolMessage, type ParentMessage, type WorkerConfig, type WorkerMessage, type WorkerRunRequest } from "./worker-protocol.js";
+import { isProtocolMessage, type ParentMessage, type WorkerConfig, type WorkerLogEntry, type WorkerMessage, type WorkerRunRequest } from "./worker-protocol.js";
 
 /**
  * The worker script and the node flags to start it with. From the sources (tests, `tsx`) it is
@@ -32,6 +32,8 @@ export function resolveWorkerEntry(moduleUrl: string = import.meta.url): { path:
 export interface RunHandlers {
   onInput(request: UserInputRequest): Promise<UserInputResponse>;
   onApproval(request: ToolPermissionRequest): Promise<ToolPermissionDecision>;
+  /** Told each entry of the run's `context.log` (it is on the worker's stderr too). */
+  onLog?(entry: WorkerLogEntry): void;
 }
 
 /**
@@ -156,6 +158,9 @@ export class WorkflowWorker {
           if (message.report.runId !== request.runId) return;
           this.clean = message.reusable;
           settle(() => resolveRun({ kind: "report", report: message.report, reusable: message.reusable }));
+        } else if (message.type === "log") {
+          const { type: _type, ...entry } = message;
+          handlers.onLog?.(entry);
         } else if (message.type === "input-request") {
           handlers.onInput(message.request).then(
             (response) => this.send({ type: "input-response", requestId: message.request.requestId, response }),
@@ -169,7 +174,7 @@ export class WorkflowWorker {
         }
       };
       this.onExit = (why) => settle(() => resolveRun({ kind: "exited", message: why }));
-      this.send({ type: "run", run: request });
+      this.send({ type: "run", run: handlers.onLog ? { ...request, forwardLogs: true } : request });
     });
   }
 

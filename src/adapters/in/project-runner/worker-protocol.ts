@@ -32,6 +32,8 @@ export interface WorkerRunRequest {
   files: Record<string, FileParamSource | FileParamSource[]>;
   /** The caller's trace context (the MCP call's span, OBS-3): the run's agents continue it. */
   trace?: TelemetryCarrier;
+  /** Send the run's `context.log` entries to the host (`log` messages); set when its handlers take them. */
+  forwardLogs?: boolean;
 }
 
 /** Parent process → worker messages. */
@@ -43,8 +45,16 @@ export type ParentMessage =
   /** No further run: close the stores and exit. */
   | { type: "exit" };
 
+/** One entry of a run's `context.log`, forwarded to the host (an MCP client may receive it, MCP-15). */
+export interface WorkerLogEntry {
+  level: "debug" | "info" | "warn" | "error";
+  message: string;
+  data?: Record<string, unknown>;
+}
+
 /** Worker → parent process messages. */
 export type WorkerMessage =
+  | ({ type: "log" } & WorkerLogEntry)
   | { type: "ready"; structure: StructureReport }
   | { type: "load-error"; error: { code: string; message: string } }
   | { type: "input-request"; request: UserInputRequest }

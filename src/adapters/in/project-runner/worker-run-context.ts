@@ -8,12 +8,14 @@ import type { RelatedProject, WorkflowInputRequest, WorkflowRunContext, Workflow
 import type { Storage } from "../../../ports/storage.js";
 import type { ToolPermissionDecision, ToolPermissions } from "../../../ports/tool-permissions.js";
 import type { UserInput, UserInputField, UserInputResponse } from "../../../ports/user-input.js";
-import type { ParentMessage, WorkerMessage } from "./worker-protocol.js";
+import type { ParentMessage, WorkerLogEntry, WorkerMessage } from "./worker-protocol.js";
 
 /** The worker's side of the IPC channel: ports that ask the host and wait for its answer. */
 export interface HostBridge {
   userInput: UserInput;
   toolPermissions: ToolPermissions;
+  /** Forwards a log entry of the run to the host. */
+  log(entry: WorkerLogEntry): void;
   /** Feeds a host message in; returns true when it answered a pending request. */
   handle(message: ParentMessage): boolean;
 }
@@ -51,6 +53,16 @@ export function createHostBridge(send: (message: WorkerMessage) => void): HostBr
         return answer;
       },
     },
+    log(entry) {
+      // Only JSON data travels (a function or a cycle in `data` must not fail the run's log call).
+      let data: Record<string, unknown> | undefined;
+      try {
+        data = entry.data === undefined ? undefined : (JSON.parse(JSON.stringify(entry.data)) as Record<string, unknown>);
+      } catch {
+        data = { unserializable: true };
+      }
+      send({ type: "log", level: entry.level, message: String(entry.message), ...(data === undefined ? {} : { data }) });
+    },
     handle(message) {
       const table: Map<string, (value: never) => void> | undefined =
         message.type === "input-response" ? inputs : message.type === "approval-response" ? approvals : undefined;
@@ -65,14 +77,16 @@ export function createHostBridge(send: (message: WorkerMessage) => void): HostBr
 }
 
 /**
- * A logger that writes one line per entry to stderr (never stdout), tagged with the run.
+ * A logger that writes one line per entry to stderr (never stdout), tagged with the run, and
+ * hands each entry to `forward` when given (the host, which may pass it to an MCP client).
  *
  * @example
  * createStderrLogger("run-1").info("started", { step: 1 });
  */
-export function createStderrLogger(runId: string): NodeLogger {
-  const line = (level: string) => (message: string, data?: Record<string, unknown>) => {
+export function createStderrLogger(runId: string, forward?: (entry: WorkerLogEntry) => void): NodeLogger {
+  const line = (level: WorkerLogEntry["level"]) => (message: string, data?: Record<string, unknown>) => {
     process.stderr.write(`[steamharness] [run ${runId}] ${level} ${message}${data ? ` ${JSON.stringify(data)}` : ""}\n`);
+    forward?.({ level, message, ...(data === undefined ? {} : { data }) });
   };
   return { debug: line("debug"), info: line("info"), warn: line("warn"), error: line("error") };
 }
@@ -112,6 +126,8 @@ export interface WorkerRunContextOptions {
   configuration: NodeRunConfiguration;
   /** The trace context the run's agents continue (OBS-3). */
   trace?: TelemetryCarrier;
+  /** Send each `context.log` entry to the host too (its handlers take them). */
+  forwardLogs?: boolean;
 }
 
 /**
@@ -123,7 +139,7 @@ export interface WorkerRunContextOptions {
  */
 export function createWorkerRunContext(options: WorkerRunContextOptions): WorkflowRunContext {
   const { runId, projectId, storage, bridge, signal } = options;
-  const log = createStderrLogger(runId);
+  const log = createStderrLogger(runId, options.forwardLogs ? (entry) => bridge.log(entry) : undefined);
   const runtime = defaultRuntime();
   const tokenUsage = storage.tokenUsage?.({ projectId }) ?? runtime.kvTokenUsage(storage.kv, { projectId });
   const toolCatalog = options.tools.map((tool) => ({ ...tool }));

@@ -152,6 +152,24 @@ function defineTables<S extends string | undefined>(table: PgTableFn<S>) {
       state: text("state").notNull(),
       updatedAt: millis("updated_at").notNull(),
     }),
+
+    /** API keys (BUD-4): the secret's SHA-256 digest, never the secret. */
+    apiKeys: table("api_keys", {
+      id: text("id").primaryKey(),
+      hash: text("hash").notNull().unique(),
+      tenantId: text("tenant_id").notNull(),
+      createdAt: millis("created_at").notNull(),
+      revokedAt: millis("revoked_at"),
+    }),
+
+    /** Tenants of API keys and their limits (JSON). */
+    apiTenants: table("api_tenants", { id: text("id").primaryKey(), limits: text("limits").notNull() }),
+
+    /** Rate windows per tenant and unit: the window's start and its count. */
+    apiRateWindows: table("api_rate_windows", { key: text("key").primaryKey(), window: millis("window").notNull(), count: bigint("count", { mode: "number" }).notNull() }),
+
+    /** Held concurrency slots of tenants, each until it expires. */
+    apiSlots: table("api_slots", { id: text("id").primaryKey(), tenantId: text("tenant_id").notNull(), expiresAt: millis("expires_at").notNull() }, (t) => [index("api_slots_tenant").on(t.tenantId)]),
   };
 }
 
@@ -170,4 +188,4 @@ export function postgresTables(schema: string): PostgresTables {
 }
 
 // Unqualified tables, for drizzle-kit only: the generated migrations name no schema.
-export const { kvEntries, knowledgeDocuments, managedFiles, persistentValues, configurationProjects, configurations, configurationAccounts, budgetRows, budgetReservations } = defineTables(pgTable);
+export const { kvEntries, knowledgeDocuments, managedFiles, persistentValues, configurationProjects, configurations, configurationAccounts, budgetRows, budgetReservations, apiKeys, apiTenants, apiRateWindows, apiSlots } = defineTables(pgTable);

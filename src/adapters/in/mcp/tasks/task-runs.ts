@@ -1,11 +1,14 @@
 /**
  * Durable MCP tasks of a workflow project (MCP-13, MCP-14): a task is a workflow run (the task
  * id is the run id) recorded in a {@link McpTaskStore} that every host serving the project
- * shares. The host running a task's worker owns its row and renews a lease on it; a host that
- * finds a `working` row whose lease ran out reports the task `failed` (its worker died with
- * its host), so a task is never stuck "working". A run that waits for a person ends its worker
- * and the row becomes `input_required` with what the run needs (no owner): any host can then
- * ask the client (tasks/result) and run it again on the same run id with the answer.
+ * shares. The host running a task's worker owns its row and renews a lease on it. A host that
+ * finds a `working` row whose lease ran out (its owner died, and its worker with it) takes the
+ * task over when its entrypoint is declared `resumable`: it claims the row (compare-and-set, one
+ * host wins) and runs it again on the same run id with the same arguments and answers, so agent
+ * nodes with durable sessions continue where they stopped; otherwise it reports the task
+ * `failed`, saying why. A task is never stuck "working". A run that waits for a person ends its
+ * worker and the row becomes `input_required` with what the run needs (no owner): any host can
+ * then ask the client (tasks/result) and run it again on the same run id with the answer.
  */
 import { randomUUID } from "node:crypto";
 import { approvalForm, summarizeFields } from "../../../../domain/workflow/interaction.js";
@@ -34,11 +37,15 @@ export const TASK_POLL_INTERVAL_MS = 1000;
 /** The form a paused task waits for: the run's own request, so any host can ask it again. */
 export type TaskForm = { kind: "input"; request: UserInputRequest } | { kind: "approval"; request: ToolPermissionRequest };
 
-/** The `paused` JSON of a task row waiting for a person. */
-export interface TaskPause {
+/** The `paused` JSON of a `working` task row: what another host needs to run it again (takeover). */
+export interface TaskResume {
   args: JsonValue;
-  pending: PausedRun["pending"];
   answers: PausedRun["answers"];
+}
+
+/** The `paused` JSON of a task row waiting for a person. */
+export interface TaskPause extends TaskResume {
+  pending: PausedRun["pending"];
   form: TaskForm;
 }
 
@@ -90,7 +97,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
   sweep.unref();
 
   /** Runs a claimed task's worker in the background and records how it ended. */
-  function launch(taskId: string, entrypoint: WorkflowEntrypointStructure, args: JsonValue, answered: PausedRun | undefined) {
+  function launch(taskId: string, entrypoint: WorkflowEntrypointStructure, args: JsonValue, answered: Pick<PausedRun, "answers"> | undefined) {
     const controller = new AbortController();
     running.set(taskId, controller);
     let form: TaskForm | undefined;
@@ -131,6 +138,33 @@ export function createTaskRuns(options: TaskRunsOptions) {
     void done.finally(() => finished.delete(done));
   }
 
+  /**
+   * A `working` row whose owner stopped renewing its lease: claimed by this host and run again
+   * on the same run id when its entrypoint is resumable, else ended `failed`. Both writes are
+   * compare-and-set on the dead owner and its expired lease, so one host alone decides.
+   */
+  async function takeOver(row: McpTaskRecord, at: number): Promise<void> {
+    const expect = { status: ["working" as const], ownerHost: row.ownerHost, leaseExpiredBefore: at };
+    const stopped = `the host running this task (${row.ownerHost}) stopped renewing its lease at ${new Date(row.leaseExpiresAt ?? at).toISOString()}`;
+    const entrypoint = await runner.entrypoint(row.entrypointId).catch(() => undefined);
+    const resume = row.paused as unknown as TaskResume | null;
+    if (entrypoint?.resumable === true && resume !== null && typeof resume === "object" && "args" in resume) {
+      const statusMessage = `${stopped}; host ${hostId} resumed it on the same run id`;
+      if (await store.update(projectId, row.taskId, { statusMessage, ownerHost: hostId, leaseExpiresAt: at + leaseMs, updatedAt: at }, expect)) {
+        process.stderr.write(`[steamharness] [mcp] task ${row.taskId}: ${statusMessage}\n`);
+        launch(row.taskId, entrypoint, resume.args, { answers: resume.answers ?? {} });
+      }
+      return;
+    }
+    const why = !entrypoint
+      ? `its worker ended with it, and this host does not publish entrypoint ${row.entrypointId}`
+      : entrypoint.resumable === true
+        ? "its worker ended with it, and the task's row does not hold its arguments (it was started by an older version), so it cannot be run again"
+        : `its worker ended with it, and entrypoint ${row.entrypointId} is not declared resumable (a run cut short mid-step is not run again: its effects may have happened)`;
+    const message = `[steamharness] [mcp] ${stopped}: ${why}, so the task failed`;
+    await store.update(projectId, row.taskId, { status: "failed", statusMessage: message, ownerHost: null, leaseExpiresAt: null, result: errorResult(message), paused: null, updatedAt: at }, expect);
+  }
+
   return {
     hostId,
     projectId,
@@ -150,7 +184,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
         createdAt: at,
         updatedAt: at,
         result: null,
-        paused: null,
+        paused: { args, answers: {} } satisfies TaskResume as unknown as JsonValue,
       };
       await store.create(record);
       launch(record.taskId, entrypoint, args, undefined);
@@ -162,13 +196,17 @@ export function createTaskRuns(options: TaskRunsOptions) {
      */
     async resume(row: McpTaskRecord, entrypoint: WorkflowEntrypointStructure, answer: PausedRun["answers"][string]): Promise<boolean> {
       const pause = row.paused as unknown as TaskPause;
-      const claimed = await store.update(projectId, row.taskId, { status: "working", statusMessage: null, ownerHost: hostId, leaseExpiresAt: now() + leaseMs, updatedAt: now() }, { status: ["input_required"], ownerHost: null });
-      if (!claimed) return false;
       const answers = { ...pause.answers, [pause.pending.requestId]: answer };
-      launch(row.taskId, entrypoint, pause.args, { runId: row.taskId, entrypointId: row.entrypointId, args: pause.args, pending: pause.pending, answers });
+      const resume: TaskResume = { args: pause.args, answers };
+      const claimed = await store.update(projectId, row.taskId, { status: "working", statusMessage: null, ownerHost: hostId, leaseExpiresAt: now() + leaseMs, paused: resume as unknown as JsonValue, updatedAt: now() }, { status: ["input_required"], ownerHost: null });
+      if (!claimed) return false;
+      launch(row.taskId, entrypoint, pause.args, { answers });
       return true;
     },
-    /** The row with the rules applied: `null` once its TTL ran out; a dead owner's task reported `failed`. */
+    /**
+     * The row with the rules applied: `null` once its TTL ran out; a dead owner's task taken over
+     * by this host (a resumable entrypoint) or reported `failed` with the reason.
+     */
     async read(taskId: string): Promise<McpTaskRecord | null> {
       const row = await store.get(projectId, taskId);
       if (!row) return null;
@@ -179,8 +217,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
         return null;
       }
       if (row.status !== "working" || alive) return row;
-      const message = `[steamharness] [mcp] the host running this task (${row.ownerHost}) stopped renewing its lease at ${new Date(row.leaseExpiresAt ?? at).toISOString()}: its worker ended with it, and a run cut short mid-step is not run again (its effects may have happened), so the task failed`;
-      await store.update(projectId, taskId, { status: "failed", statusMessage: message, ownerHost: null, leaseExpiresAt: null, result: errorResult(message), updatedAt: at }, { status: ["working"], ownerHost: row.ownerHost, leaseExpiredBefore: at });
+      await takeOver(row, at);
       return store.get(projectId, taskId);
     },
     /** Marks a task `cancelled` (its owner ends the worker at once here, or at its next renewal elsewhere); `false` when already final. */

@@ -97,16 +97,20 @@ export function sqliteConfigurationStoreOn(db: BetterSQLite3Database, state: { c
       throw wrapAdapterError("sqlite", what, error);
     }
   };
+  // Every workflow run reads its project's configuration (its snapshot, CFG-2): the two reads
+  // are prepared on first use and kept (the connection's statements also run inside its transactions).
+  let reads: ReturnType<typeof prepareStateReads> | undefined;
+  const stateOf = (projectId: string) => loadState((reads ??= prepareStateReads(db)), accountId, projectId);
   return createStateBackedConfigurationStore(
     {
       async load(projectId) {
-        return guard("configuration read failed", () => db.transaction((tx) => loadState(tx, accountId, projectId)));
+        return guard("configuration read failed", () => db.transaction(() => stateOf(projectId)));
       },
       async transact(projectId, apply) {
         return guard("configuration write failed", () =>
           db.transaction(
             (tx) => {
-              const { state: next, changedIds } = apply(loadState(tx, accountId, projectId));
+              const { state: next, changedIds } = apply(stateOf(projectId));
               saveState(tx, accountId, next, changedIds);
               return next;
             },
@@ -145,11 +149,20 @@ function openDatabase(path: string, options: SqliteProjectConfigurationStoreOpti
   }
 }
 
-function loadState(tx: Tx, accountId: string, projectId: string): ProjectConfigurationState {
-  const { and, eq } = drizzleOrm();
+/** The reads of {@link loadState}, prepared with placeholders. */
+function prepareStateReads(db: Db) {
+  const { and, eq, sql } = drizzleOrm();
   const { configurationProjects: projects, configurations } = configurationTables();
-  const project = tx.select().from(projects).where(and(eq(projects.accountId, accountId), eq(projects.projectId, projectId))).get();
-  const rows = project ? tx.select().from(configurations).where(and(eq(configurations.accountId, accountId), eq(configurations.projectId, projectId))).all() : [];
+  const [accountId, projectId] = [sql.placeholder("accountId"), sql.placeholder("projectId")];
+  return {
+    project: db.select().from(projects).where(and(eq(projects.accountId, accountId), eq(projects.projectId, projectId))).prepare(),
+    rows: db.select().from(configurations).where(and(eq(configurations.accountId, accountId), eq(configurations.projectId, projectId))).prepare(),
+  };
+}
+
+function loadState(reads: ReturnType<typeof prepareStateReads>, accountId: string, projectId: string): ProjectConfigurationState {
+  const project = reads.project.get({ accountId, projectId });
+  const rows = project ? reads.rows.all({ accountId, projectId }) : [];
   return configurationStateOf(projectId, project, rows);
 }
 

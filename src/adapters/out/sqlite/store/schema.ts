@@ -87,7 +87,28 @@ function define() {
     state: text("state").notNull(),
     updatedAt: integer("updated_at").notNull(),
   });
-  return { kvEntries, knowledgeDocuments, managedFiles, persistentValues, budgetRows, budgetReservations };
+  /** API keys (BUD-4): the secret's SHA-256 digest, never the secret. */
+  const apiKeys = sqliteTable(
+    "api_keys",
+    {
+      id: text("id").primaryKey(),
+      hash: text("hash").notNull(),
+      tenantId: text("tenant_id").notNull(),
+      createdAt: integer("created_at").notNull(),
+      revokedAt: integer("revoked_at"),
+    },
+    (table) => [uniqueIndex("api_keys_hash").on(table.hash)],
+  );
+
+  /** Tenants of API keys and their limits (JSON). */
+  const apiTenants = sqliteTable("api_tenants", { id: text("id").primaryKey(), limits: text("limits").notNull() });
+
+  /** Rate windows per tenant and unit (`<tenant> requests`): the window's start and its count. */
+  const apiRateWindows = sqliteTable("api_rate_windows", { key: text("key").primaryKey(), window: integer("window").notNull(), count: integer("count").notNull() });
+
+  /** Held concurrency slots of tenants, each until it expires. */
+  const apiSlots = sqliteTable("api_slots", { id: text("id").primaryKey(), tenantId: text("tenant_id").notNull(), expiresAt: integer("expires_at").notNull() }, (table) => [index("api_slots_tenant").on(table.tenantId)]);
+  return { kvEntries, knowledgeDocuments, managedFiles, persistentValues, budgetRows, budgetReservations, apiKeys, apiTenants, apiRateWindows, apiSlots };
 }
 
 /** The store's tables. */

@@ -1,0 +1,115 @@
+/**
+ * CPU per `tools/call` over Streamable HTTP, split by process (the `mcp --http` host, its
+ * workers, and a bare SDK server answering the same call at once), read from /proc (Linux). It
+ * explains the wall-time ratio of mcp-http (`toolsCall.p50Ratio`), which a loaded machine
+ * inflates: CPU per call does not depend on the load. Builds the bin like mcp-http does (its
+ * own copy, bench/tmp/mcp-http-cpu). Results go to bench/results/mcp-http-cpu.json.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "..");
+const work = join(here, "tmp/mcp-http-cpu");
+const CALLS = 400;
+const TICKS_PER_SECOND = 100;
+
+const cpuMs = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1000;
+};
+const children = (pid: number): number[] => {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+};
+const snapshot = (pid: number) => new Map([pid, ...children(pid)].flatMap((p) => { try { return [[p, cpuMs(p)] as [number, number]]; } catch { return []; } }));
+
+async function builtCli(): Promise<string> {
+  const outDir = join(work, "dist");
+  const { build } = await import("tsup");
+  const configs = (await import("../tsup.config.js")).default as unknown as Array<Record<string, unknown> & { entry: Record<string, string> }>;
+  const bin = configs.find((config) => "cli" in config.entry)!;
+  await build({ ...bin, outDir, clean: true, silent: true, config: false, sourcemap: false });
+  return join(outDir, "cli.js");
+}
+
+function start(args: string[]): Promise<{ url: URL; child: ChildProcess }> {
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  return new Promise((resolve, reject) => {
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (match) resolve({ url: new URL(match[1]!), child });
+    });
+    child.once("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+  });
+}
+
+/** CPU ms per call of `CALLS` sequential tools/call (or pings): the server's main process and its children. */
+async function measure(url: URL, pid: number, what: "tools/call" | "ping" = "tools/call") {
+  const client = new Client({ name: "mcp-http-cpu-bench", version: "0.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(url));
+  await client.listTools();
+  const call = async () => {
+    if (what === "ping") return void (await client.ping());
+    const result = await client.callTool({ name: "ping", arguments: {} });
+    if (result.isError) throw new Error(`call failed: ${JSON.stringify(result)}`);
+  };
+  for (let i = 0; i < 40; i++) await call();
+  const before = snapshot(pid);
+  for (let i = 0; i < CALLS; i++) await call();
+  let host = 0;
+  let workers = 0;
+  for (const [p, value] of snapshot(pid)) (p === pid ? (host += value - (before.get(p) ?? 0)) : (workers += value - (before.get(p) ?? 0)));
+  await client.close();
+  const round = (value: number) => Number((value / CALLS).toFixed(3));
+  return { host: round(host), workers: round(workers), total: round(host + workers) };
+}
+
+async function main(): Promise<void> {
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(join(work, "project"), { recursive: true });
+  const cli = await builtCli();
+  const project = join(work, "project");
+  writeFileSync(join(project, "package.json"), JSON.stringify({ type: "module", id: "44444444-4444-4444-8444-444444444444", projectType: "workflow", main: "workflow.mjs" }));
+  writeFileSync(join(project, "workflow.mjs"), `export default { entrypoints: { ping: { title: "Ping", run: () => ({ pong: true }) } } };\n`);
+  // The bare server of mcp-http (written by that benchmark's fixture code, copied here).
+  const bare = join(work, "bare-http-server.mjs");
+  const source = readFileSync(join(here, "mcp-http.bench.ts"), "utf8");
+  writeFileSync(bare, source.slice(source.indexOf("`import { randomUUID }") + 1, source.indexOf("`,\n  );\n  return { project, bare }")).replace(/\\\\n/g, "\\n"));
+  const ours = await start([cli, "mcp", project, "--http", "--port", "0", "--data-dir", join(work, "data")]);
+  const baseline = await start([bare]);
+  try {
+    const oursCpu = await measure(ours.url, ours.child.pid!);
+    const bareCpu = await measure(baseline.url, baseline.child.pid!);
+    const oursPing = await measure(ours.url, ours.child.pid!, "ping");
+    const barePing = await measure(baseline.url, baseline.child.pid!, "ping");
+    const result = {
+      benchmark: "mcp-http-cpu",
+      node: process.version,
+      definition: `CPU ms per tools/call of a trivial entrypoint over Streamable HTTP (${CALLS} sequential calls after 40 warm-up, /proc utime+stime): ours = mcp --http (default workers 2) host process and workers; bare = the SDK server of mcp-http; MCP ping the same way (the HTTP layer alone)`,
+      oursCpuPerCallMs: oursCpu,
+      bareSdkCpuPerCallMs: bareCpu.host,
+      cpuRatio: Number((oursCpu.total / bareCpu.host).toFixed(2)),
+      pingCpuPerCallMs: { ours: oursPing.host, bareSdk: barePing.host },
+      loadAverage1m: Number(loadavg()[0]!.toFixed(2)),
+    };
+    console.log(JSON.stringify(result, null, 2));
+    mkdirSync(join(here, "results"), { recursive: true });
+    writeFileSync(join(here, "results/mcp-http-cpu.json"), `${JSON.stringify(result, null, 2)}\n`);
+  } finally {
+    ours.child.kill("SIGTERM");
+    baseline.child.kill("SIGTERM");
+  }
+}
+
+await main();

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, expect, it, jest } from "@jest/globals";
+import { join } from "node:path";
+import { createTaskRuns, type TaskRuns } from "../../src/adapters/in/mcp/tasks/task-runs.js";
+import { createProjectRunner, type ProjectRunner } from "../../src/adapters/in/project-runner/project-runner.js";
+import { createSqliteMcpTaskStore } from "../../src/adapters/out/sqlite/mcp-tasks/sqlite-mcp-task-store.js";
+import type { McpTaskStore } from "../../src/ports/mcp-task-store.js";
+import { cleanEnv, cleanup, REPO, tempDir } from "../cli/helpers.js";
+import { effectLines } from "./task-helpers.js";
+
+// MCP-13: two hosts (each its own runner, task runs and store connection, like two processes on
+// one machine) read a dead owner's task at the same instant: the compare-and-set claim lets one
+// of them run it again, once.
+jest.setTimeout(120_000);
+
+const PROJECT = join(REPO, "test/mcp-http/fixtures/resume");
+let tmp: string;
+const runners: ProjectRunner[] = [];
+const stores: McpTaskStore[] = [];
+const hosts: TaskRuns[] = [];
+
+beforeAll(async () => {
+  tmp = await tempDir("sh-mcp-takeover-race-");
+  for (const name of ["b", "c"]) {
+    const runner = await createProjectRunner({ projectDir: PROJECT, dirs: { dataDir: join(tmp, `data-${name}`) }, env: cleanEnv() });
+    const store = createSqliteMcpTaskStore({ directory: join(tmp, "tasks") });
+    runners.push(runner);
+    stores.push(store);
+    hosts.push(createTaskRuns({ runner, store, hostId: `host-${name}`, leaseMs: 1000 }));
+  }
+}, 90_000);
+afterAll(async () => {
+  for (const host of hosts) await host.close();
+  for (const store of stores) await store.close();
+  for (const runner of runners) await runner.close();
+  await cleanup(tmp);
+});
+
+it("MCP-13 two hosts reading a dead owner's resumable task at once: exactly one claims it and runs it again, once, to completed", async () => {
+  const file = join(tmp, "effects.txt");
+  const at = Date.now();
+  const taskId = `run-race-${at}`;
+  // The row a host that died leaves behind: working, its lease run out, what it needs to run again.
+  await stores[0]!.create({ taskId, projectId: hosts[0]!.projectId, entrypointId: "agent_charge", status: "working", statusMessage: null, ownerHost: "host-dead", leaseExpiresAt: at - 1, ttlMs: 600_000, pollIntervalMs: 1000, createdAt: at - 5000, updatedAt: at - 5000, result: null, paused: { args: { file, holdMs: 0 }, answers: {} } });
+  const [seenB, seenC] = await Promise.all([hosts[0]!.read(taskId), hosts[1]!.read(taskId)]);
+  expect(seenB?.status).toBe("working");
+  expect(seenC?.status).toBe("working");
+  expect(seenB?.ownerHost).toBe(seenC?.ownerHost);
+  expect(["host-b", "host-c"]).toContain(seenB?.ownerHost);
+  expect(seenB?.statusMessage).toMatch(/stopped renewing its lease.*resumed it on the same run id/);
+  let row = seenB;
+  for (const end = Date.now() + 60_000; row?.status === "working" && Date.now() < end; ) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    row = await hosts[1]!.read(taskId);
+  }
+  expect(row?.status).toBe("completed");
+  expect(row?.result).toMatchObject({ structuredContent: { status: "success", runId: taskId } });
+  // Run once, by one host: each model step asked once, the charge made once.
+  const lines = await effectLines(file);
+  expect(lines.filter((line) => line.startsWith("model")).map((line) => line.split(" ")[1])).toEqual(["0", "1", "2"]);
+  expect(lines.filter((line) => line.startsWith("charge_card"))).toHaveLength(1);
+});

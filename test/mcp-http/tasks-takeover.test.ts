@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, expect, it, jest } from "@jest/globals";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Task } from "@modelcontextprotocol/sdk/types.js";
+import { CLI_FROM_SOURCES, cleanup, REPO, tempDir } from "../cli/helpers.js";
+import { describePostgres } from "../fixtures/postgres.js";
+import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
+import { alive, callAsTask, effectLines, getTask, pollTask, scriptForms, taskResult, waitForLine } from "./task-helpers.js";
+
+// MCP-13 takeover: three real `steamharness mcp --http` processes serving one project (so one
+// `.workflow/agents` session folder) with their own data dirs, sharing a PostgreSQL task store.
+// The owner is SIGKILLed while its agent node waits inside a tool, after a committed tool result.
+jest.setTimeout(240_000);
+
+const LEASE_MS = 1500;
+const PROJECT = join(REPO, "test/mcp-http/fixtures/resume");
+
+describePostgres("MCP-13 a dead owner's task is taken over by another host", (database) => {
+  let tmp: string;
+  const hosts: Record<string, HttpMcpServer> = {};
+  const clients: Record<string, Client> = {};
+  const forms: Record<string, ReturnType<typeof scriptForms>> = {};
+  const strays: number[] = [];
+  const start = async (name: string) => {
+    const shared = ["--postgres", database.url, "--postgres-schema", database.schema, "--task-lease-ms", String(LEASE_MS), "--workers", "1"];
+    hosts[name] = await startHttpMcp(PROJECT, ["--data-dir", join(tmp, `data-${name}`), ...shared], { cli: CLI_FROM_SOURCES });
+    clients[name] = await connectHttp(hosts[name]!.url, { capabilities: { elicitation: { form: {} } } });
+    forms[name] = scriptForms(clients[name]!);
+  };
+
+  beforeAll(async () => {
+    tmp = await tempDir("sh-mcp-takeover-");
+    await Promise.all([start("a"), start("b"), start("c")]);
+  }, 180_000);
+  afterAll(async () => {
+    for (const client of Object.values(clients)) await client.close().catch(() => undefined);
+    await Promise.all(Object.values(hosts).map((host) => host.stop()));
+    for (const pid of strays) if (alive(pid)) process.kill(pid, "SIGKILL");
+    await cleanup(tmp);
+  });
+
+  /** Starts `entrypoint` as a task on `owner`, waits until its agent is inside `hold`, SIGKILLs the owner. */
+  async function killMidTask(owner: string, entrypoint: string, file: string, note?: string): Promise<{ task: Task; workerPid: number; killedAt: number }> {
+    const task = await callAsTask(clients[owner]!, entrypoint, { file });
+    if (note !== undefined) {
+      // Answered on the owner, which then runs the task again with the answer and holds.
+      await pollTask(clients[owner]!, task.taskId, (t) => t.status === "input_required");
+      forms[owner]!.answers = [{ action: "accept", content: { note } }];
+      void taskResult(clients[owner]!, task.taskId).catch(() => undefined);
+    }
+    const workerPid = Number((await waitForLine(file, "hold ")).split(" ")[2]);
+    strays.push(workerPid);
+    // Committed before the kill: two model responses and the charge's result.
+    expect((await effectLines(file)).map((line) => line.split(" ")[0])).toEqual(["model", "charge_card", "model", "hold"]);
+    await clients[owner]!.close().catch(() => undefined);
+    hosts[owner]!.child.kill("SIGKILL");
+    return { task, workerPid, killedAt: Date.now() };
+  }
+
+  it("MCP-13 an entrypoint not declared resumable: another host reports the task failed with the reason, the charge not repeated", async () => {
+    const file = join(tmp, "effects-plain.txt");
+    const { task, killedAt } = await killMidTask("a", "agent_charge_plain", file);
+    const failed = await pollTask(clients.b!, task.taskId, (t) => t.status !== "working", 30_000);
+    expect(Date.now() - killedAt).toBeLessThan(LEASE_MS + 5000);
+    expect(failed.status).toBe("failed");
+    expect(failed.statusMessage).toMatch(/stopped renewing its lease.*agent_charge_plain is not declared resumable/);
+    expect((await taskResult(clients.c!, task.taskId)).isError).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, LEASE_MS));
+    expect((await effectLines(file)).filter((line) => line.startsWith("charge_card"))).toHaveLength(1);
+    expect((await effectLines(file)).filter((line) => line.startsWith("model"))).toHaveLength(2);
+  });
+
+  it("MCP-13 a resumable entrypoint: one of two hosts claims the task, resumes it on the same runId and completes it; committed work not redone", async () => {
+    await start("a2");
+    const file = join(tmp, "effects-resume.txt");
+    const { task, workerPid, killedAt } = await killMidTask("a2", "agent_charge", file);
+    // B and C poll at once: both find the dead owner, one claim lands.
+    const resumed = (t: Task) => t.status !== "working" || /resumed it/.test(t.statusMessage ?? "");
+    const [seenB, seenC] = await Promise.all([pollTask(clients.b!, task.taskId, resumed, 30_000), pollTask(clients.c!, task.taskId, resumed, 30_000)]);
+    expect(Date.now() - killedAt).toBeLessThan(LEASE_MS + 5000);
+    expect([seenB.status, seenC.status]).not.toContain("failed");
+    const claimers = ["b", "c"].filter((name) => hosts[name]!.stderr().includes(`task ${task.taskId}: the host running this task`));
+    expect(claimers).toHaveLength(1);
+    const result = await taskResult(clients[claimers[0] === "b" ? "c" : "b"]!, task.taskId);
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ status: "success", runId: task.taskId, output: { runId: task.taskId, answer: "Charged once; the wait was cut short." } });
+    expect((await getTask(clients.b!, task.taskId)).status).toBe("completed");
+    const lines = await effectLines(file);
+    // The charge ran once (before the kill); the interrupted `hold` (replay "never") was not run
+    // again; the model was asked each step once: steps 0 and 1 on A's worker, step 2 elsewhere.
+    expect(lines.filter((line) => line.startsWith("charge_card"))).toEqual([expect.stringMatching(new RegExp(` ${workerPid}$`))]);
+    expect(lines.filter((line) => line.startsWith("hold"))).toHaveLength(1);
+    const models = lines.filter((line) => line.startsWith("model"));
+    expect(models.map((line) => line.split(" ")[1])).toEqual(["0", "1", "2"]);
+    expect(models.slice(0, 2).every((line) => line.endsWith(` ${workerPid}`))).toBe(true);
+    expect(models[2]!.endsWith(` ${workerPid}`)).toBe(false);
+  });
+
+  it("MCP-13 MCP-14 a resumable task answered before its owner died is resumed with the answer kept: nothing asked again", async () => {
+    await start("a3");
+    const file = join(tmp, "effects-answered.txt");
+    const { task, workerPid } = await killMidTask("a3", "ask_then_charge", file, "for the bank");
+    const result = await taskResult(clients.c!, task.taskId);
+    expect(result.structuredContent).toMatchObject({ status: "success", runId: task.taskId, output: { note: "for the bank", answer: "Charged once; the wait was cut short." } });
+    expect(forms.a3!.asked).toHaveLength(1);
+    expect([forms.b!.asked, forms.c!.asked]).toEqual([[], []]);
+    const lines = await effectLines(file);
+    expect(lines.filter((line) => line.startsWith("charge_card"))).toEqual([expect.stringMatching(new RegExp(` ${workerPid}$`))]);
+    expect(lines.filter((line) => line.startsWith("model")).map((line) => line.split(" ")[1])).toEqual(["0", "1", "2"]);
+  });
+});
