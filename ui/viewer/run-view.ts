@@ -3,7 +3,7 @@ import { memo } from "preact/compat";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import htm from "htm";
 import { getJson, hrefWithToken, openStream, postJson } from "./api.js";
-import { formatCounts, Gauge, Json, plural, StatusBadge } from "./parts.js";
+import { formatCounts, formatNumber, Gauge, Json, plural, StatusBadge } from "./parts.js";
 import { Crumbs } from "./lists.js";
 import { Timeline } from "./timeline.js";
 import { buildRunTimeline, formatDuration } from "../../src/adapters/in/viewer/run-timeline.js";
@@ -132,6 +132,7 @@ export function RunView({ s, runId }: { s: string; runId: string }) {
         ${children.map((child) => html`<tr><td>${child.sessionKey}</td><td><code>${child.runId}</code></td><td>${child.status}</td><td>${formatCounts(child.usage)}</td></tr>`)}
       </tbody></table>` : ""}
     </section>
+    ${view.budget && view.budget.budgets.length > 0 ? html`<${BudgetTable} budget=${view.budget} />` : ""}
     <section class="raw">
       <button type="button" data-testid="raw-toggle" onClick=${() => setShowRaw(!showRaw)}>${showRaw ? "Hide" : "Show"} raw events (${events.current.length})</button>
       ${showRaw ? html`<ol class="raw-events" data-testid="raw-events">${events.current.slice(0, 1000).map((event) => html`<li><code>#${event.seq} ${event.type}</code> <span class="muted">${event.eventId}</span><pre>${JSON.stringify(event.payload, null, 1)}</pre></li>`)}</ol>` : ""}
@@ -140,6 +141,26 @@ export function RunView({ s, runId }: { s: string; runId: string }) {
 }
 
 const USAGE_ROWS = 50;
+
+type BudgetAmount = { tokens: number | null; costUsd: number | null };
+const usd = (value: number) => `$${value.toFixed(value < 1 ? 6 : 2)}`;
+const budgetCell = (amount: BudgetAmount) => [amount.tokens === null ? null : `${formatNumber(amount.tokens)} tokens`, amount.costUsd === null ? null : usd(amount.costUsd)].filter(Boolean).join(" · ") || "—";
+
+/** Spent, limit and remaining per budget (issue 28 item 6), as the run's last stop or end recorded them. */
+function BudgetTable({ budget }: { budget: NonNullable<ViewerRunView["budget"]> }) {
+  return html`<section class="budget" data-testid="budget">
+    <h3>Budget</h3>
+    <table><thead><tr><th>Budget</th><th>Spent</th><th>Limit</th><th>Remaining</th></tr></thead><tbody>
+      ${budget.budgets.map((entry) => html`<tr data-testid="budget-row" data-scope=${entry.scope} key=${`${entry.scope}:${entry.id}:${entry.window ?? ""}`}>
+        <td>${entry.scope} <code>${entry.id}</code>${entry.window ? html` <span class="muted">${entry.window}</span>` : ""}</td>
+        <td data-testid="budget-spent">${budgetCell(entry.spent)}</td>
+        <td data-testid="budget-limit">${budgetCell(entry.limit)}</td>
+        <td data-testid="budget-remaining">${budgetCell(entry.remaining)}</td>
+      </tr>`)}
+    </tbody></table>
+    ${budget.maxModelCalls !== undefined || budget.maxToolCalls !== undefined ? html`<p class="muted">${[budget.maxModelCalls === undefined ? null : `at most ${plural(budget.maxModelCalls, "model call")}`, budget.maxToolCalls === undefined ? null : `at most ${plural(budget.maxToolCalls, "tool call")}`].filter(Boolean).join(" · ")}</p>` : ""}
+  </section>`;
+}
 
 type Plan = ViewerRunView["plans"][string] | undefined;
 type Command = ViewerRunView["cards"][number] | undefined;

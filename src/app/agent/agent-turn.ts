@@ -1,3 +1,4 @@
+import { budgetAttributes } from "../../domain/budget/budget-view.js";
 import { isSteamharnessError, SteamharnessError, UserInputRequiredError } from "../../domain/errors.js";
 import { runEventId } from "../../domain/agent/ids.js";
 import { createAgentOutputProjector } from "../../domain/agent/output-projector.js";
@@ -31,7 +32,7 @@ function sessionContent(turn: RunSummary, status: string, items: OutputStreamAcc
     contextUsage: { ...contextUsage },
     contexts: [{ sessionKey: turn.sessionKey, active: true, usage: { ...contextUsage }, outputs: [contextRingItem(turn.sessionKey, contextUsage) as unknown as JsonObject] }],
     turns: [{ runId: turn.runId, prompt: turn.start.prompt, status, usage: { ...turn.usage }, items: ownItems as unknown as JsonObject[] }],
-    ...(turn.budget ? { budget: turn.budget.view() } : {}),
+    ...(turn.budget ? { budget: turn.budget.view() as unknown as JsonObject } : {}),
   };
 }
 
@@ -119,11 +120,13 @@ export async function* runAgentTurn(options: AgentOptions, cache: AgentCache, me
       items.push(chunk);
       yield chunk;
     }
+    // The budgets as the run ends go into its end event (the viewer draws them) and its span.
+    await turn.budget?.refresh();
     await turn.append([runFinishedEvent(turn)]);
+    if (turn.budget) turn.telemetry.set(budgetAttributes(turn.budget.view()));
     turn.telemetry.finish({ status: "completed", usage: turn.usage });
     await turn.extensions.hooks.runEnd({ runId: turn.runId, status: "completed" });
     for (const chunk of turn.projector.finish()) items.push(chunk), yield chunk;
-    await turn.budget?.refresh();
     yield* turn.projector.session(sessionContent(turn, "completed", items));
     yield* turn.projector.ring(meter.usage());
   } catch (error) {
@@ -141,11 +144,14 @@ export async function* runAgentTurn(options: AgentOptions, cache: AgentCache, me
       // before (a pause asked again while undecided) appends nothing.
       const status = paused ? "waiting" : cancelled ? "cancelled" : "failed";
       const code = isSteamharnessError(error) ? error.code : "internal";
+      await turn.budget?.refresh().catch(() => undefined);
+      const budget = turn.budget?.view();
+      if (budget) turn.telemetry.set(budgetAttributes(budget));
       turn.telemetry.finish({ status, usage: turn.usage, ...(status === "failed" ? { error: code } : {}) });
       let progress = 0;
       for (const event of turn.committed.values()) if (event.type !== "run_stopped") progress++;
       await turn
-        .append([{ eventId: runEventId(turn.runId, "stopped", progress), runId: turn.runId, type: "run_stopped", payload: { status, toolCallCount: turn.toolCallCount, ...(error instanceof UserInputRequiredError ? { requestId: error.requestId } : {}), ...(status === "failed" ? { code } : {}) } }])
+        .append([{ eventId: runEventId(turn.runId, "stopped", progress), runId: turn.runId, type: "run_stopped", payload: { status, toolCallCount: turn.toolCallCount, ...(error instanceof UserInputRequiredError ? { requestId: error.requestId } : {}), ...(status === "failed" ? { code } : {}), ...(budget ? { budget } : {}) } }])
         .catch(() => undefined);
       // EXT-2: a hook failing here still ends the run with an error item, never silently.
       let hookError: unknown = null;
@@ -169,7 +175,6 @@ export async function* runAgentTurn(options: AgentOptions, cache: AgentCache, me
         const facts = isSteamharnessError(error, "budget_exceeded") ? { budget: error.data as JsonObject } : undefined;
         for (const chunk of turn.projector.error(code, message, facts)) items.push(chunk), yield chunk;
       }
-      await turn.budget?.refresh().catch(() => undefined);
       const finished = turn.projector.finish();
       items.pushAll(finished);
       yield* turn.projector.session(sessionContent(turn, paused || cancelled ? status : "failed", items));

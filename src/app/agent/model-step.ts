@@ -211,8 +211,9 @@ export async function* modelStep(turn: ModelStepRun, step: number): AsyncGenerat
         : [],
     );
     // A final answer outside plan mode ends the run: its end is committed with it (one
-    // transaction instead of two; the run's own end event then finds it stored).
-    const ends = intents.length === 0 && turn.mode !== "plan" ? [runFinishedEvent(turn)] : [];
+    // transaction instead of two; the run's own end event then finds it stored). A run with a
+    // budget ends after its last call is settled, so its end event records the final budgets.
+    const ends = intents.length === 0 && turn.mode !== "plan" && !turn.budget ? [runFinishedEvent(turn)] : [];
     const shown = continuation.prefix.length > 0 || own !== response.content ? { shown: response.content } : {};
     await turn.append([
       { eventId: runEventId(runId, "model", step), runId, type: "assistant_message", payload: { message, stopReason: response.stopReason, step, attempt, ...shown, ...(searches.length ? { webSearches: searches } : {}), timing } },

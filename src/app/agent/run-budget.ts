@@ -7,8 +7,8 @@
 import { SteamharnessError, UserInputRequiredError } from "../../domain/errors.js";
 import { usageEntryId } from "../../domain/agent/ids.js";
 import type { AgentBudgetLimit, AgentBudgetOptions } from "../../domain/budget/budget-options.js";
+import type { BudgetViewEntry, RunBudgetView } from "../../domain/budget/budget-view.js";
 import { usageCostMicros, usdToMicros, worstCaseCostMicros, type ModelPrice } from "../../domain/budget/model-price.js";
-import type { JsonObject } from "../../domain/json.js";
 import type { NodeContext } from "../../domain/node-context.js";
 import type { BudgetExceeded, BudgetLedger, BudgetLimit } from "../../ports/budget-ledger.js";
 import type { ModelDescriptor } from "../../ports/model-provider.js";
@@ -28,8 +28,8 @@ export interface RunBudget {
   checkToolCalls(count: number): void;
   /** Re-reads the budgets for {@link RunBudget.view}. */
   refresh(): Promise<void>;
-  /** Spent and remaining per budget, as last read (the agent-session item's `budget`). */
-  view(): JsonObject;
+  /** Spent, held, limit and remaining per budget, as last read (the agent-session item's `budget`). */
+  view(): RunBudgetView;
 }
 
 function exceededError(exceeded: BudgetExceeded | { scope: "run"; id: string; unit: "modelCalls" | "toolCalls"; spent: number; limit: number }): SteamharnessError {
@@ -68,12 +68,17 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
   const price: ModelPrice | null = options.price ?? descriptor.price ?? (priced ? await context.runtime.modelPrice(descriptor.provider, descriptor.model) : null);
   if (priced && !price) throw new SteamharnessError("input_validation", `[steamharness] [budget] no price for model ${descriptor.provider}/${descriptor.model}: give budget.price or the model entry's price`, { field: "budget.price" });
   const maxOutput = descriptor.maxTokens ?? options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT;
-  let states: JsonObject[] = [];
+  let states: BudgetViewEntry[] = [];
 
-  /** Pause mode: asks once per budget and call; an approval extends the budget by `extendBy`. */
-  const approve = async (exceeded: BudgetExceeded, reservationId: string): Promise<boolean> => {
-    const requestId = `budget:${reservationId}:${exceeded.scope}:${exceeded.id}:${exceeded.unit}`;
-    const configured = limits.find((limit) => limit.scope === exceeded.scope && limit.id === exceeded.id)!;
+  /** Pause mode: asks once per budget, call and limit; an approval extends the budget by `extendBy`. */
+  const requestIdOf = (exceeded: BudgetExceeded, reservationId: string, configured: BudgetLimit): string => {
+    // A budget already extended asks under an id naming its current limit: an approval that was
+    // not enough for the call asks again, and a resumed run never needs an earlier answer (its
+    // grant is in the ledger) — hosts that forget answers once used (the gateway) resume too.
+    const base = `budget:${reservationId}:${exceeded.scope}:${exceeded.id}:${exceeded.unit}`;
+    return exceeded.limit === (exceeded.unit === "tokens" ? configured.tokens : configured.costMicros) ? base : `${base}:${exceeded.limit}`;
+  };
+  const approve = async (exceeded: BudgetExceeded, requestId: string, configured: BudgetLimit): Promise<boolean> => {
     const extra = exceeded.unit === "tokens" ? options.extendBy?.tokens ?? configured.tokens! : options.extendBy?.costUsd === undefined ? configured.costMicros! : usdToMicros(options.extendBy.costUsd);
     const message = `${exceededError(exceeded).message}. Approve to extend it by ${exceeded.unit === "cost" ? `${(extra / 1_000_000).toFixed(6)} USD` : `${extra} tokens`}.`;
     const response = await context.userInput.request({ requestId, runId, kind: "form", message, fields: [{ name: "approve", type: "boolean", required: true }] }, context.signal);
@@ -90,10 +95,17 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
       const input = Math.ceil(inputTokens * INPUT_ESTIMATE_FACTOR);
       const reservationId = usageEntryId(runId, step, attempt);
       const request = { reservationId, limits, at: context.clock.now(), amount: { tokens: input + maxOutput, costMicros: worstCaseCostMicros(input, maxOutput, price) } };
+      const asked = new Set<string>();
       for (;;) {
         const outcome = await ledger.reserve(request);
         if (outcome.ok) return;
-        if (options.onLimit !== "pause" || !(await approve(outcome.exceeded, reservationId))) throw exceededError(outcome.exceeded);
+        const { exceeded } = outcome;
+        if (options.onLimit !== "pause") throw exceededError(exceeded);
+        const configured = limits.find((limit) => limit.scope === exceeded.scope && limit.id === exceeded.id)!;
+        const requestId = requestIdOf(exceeded, reservationId, configured);
+        // The same request twice in one call: its grant did not apply (given before): stop, never loop.
+        if (asked.has(requestId) || !(await approve(exceeded, requestId, configured))) throw exceededError(exceeded);
+        asked.add(requestId);
       }
     },
     async afterModelCall(step, attempt, entry) {
@@ -107,14 +119,21 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
     },
     async refresh() {
       const at = context.clock.now();
+      const usd = (micros: number) => micros / 1_000_000;
       states = await Promise.all(
-        limits.map(async (limit) => {
+        limits.map(async (limit): Promise<BudgetViewEntry> => {
           const state = await ledger.read(limit, at);
-          const remaining = (configured: number | undefined, spent: number, reserved: number, granted: number) => (configured === undefined ? null : Math.max(0, configured + granted - spent - reserved));
+          const tokens = limit.tokens === undefined ? null : limit.tokens + state.granted.tokens;
+          const micros = limit.costMicros === undefined ? null : limit.costMicros + state.granted.costMicros;
           return {
-            scope: limit.scope, id: limit.id, window: state.window,
-            spent: { tokens: state.spent.tokens, costUsd: state.spent.costMicros / 1_000_000 },
-            remaining: { tokens: remaining(limit.tokens, state.spent.tokens, state.reserved.tokens, state.granted.tokens), costUsd: limit.costMicros === undefined ? null : remaining(limit.costMicros, state.spent.costMicros, state.reserved.costMicros, state.granted.costMicros)! / 1_000_000 },
+            scope: limit.scope, id: limit.id, ...(limit.period ? { period: limit.period } : {}), window: state.window,
+            spent: { tokens: state.spent.tokens, costUsd: usd(state.spent.costMicros) },
+            reserved: { tokens: state.reserved.tokens, costUsd: usd(state.reserved.costMicros) },
+            limit: { tokens, costUsd: micros === null ? null : usd(micros) },
+            remaining: {
+              tokens: tokens === null ? null : Math.max(0, tokens - state.spent.tokens - state.reserved.tokens),
+              costUsd: micros === null ? null : usd(Math.max(0, micros - state.spent.costMicros - state.reserved.costMicros)),
+            },
           };
         }),
       );

@@ -72,8 +72,8 @@ export interface AgentCache {
  * @example
  * await turn.append([runFinishedEvent(turn)]);
  */
-export function runFinishedEvent(turn: { readonly runId: string; readonly toolCallCount: number }): SessionEventInput {
-  return { eventId: runEventId(turn.runId, "end"), runId: turn.runId, type: "run_finished", payload: { status: "completed", toolCallCount: turn.toolCallCount } };
+export function runFinishedEvent(turn: { readonly runId: string; readonly toolCallCount: number; readonly budget?: Pick<RunBudget, "view"> | null }): SessionEventInput {
+  return { eventId: runEventId(turn.runId, "end"), runId: turn.runId, type: "run_finished", payload: { status: "completed", toolCallCount: turn.toolCallCount, ...(turn.budget ? { budget: turn.budget.view() } : {}) } };
 }
 
 /**

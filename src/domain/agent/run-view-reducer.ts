@@ -153,12 +153,14 @@ const handlers: { [T in SessionEvent["type"]]: Handler<T> } = {
     state.meter.add(JSON.stringify(payload.messages));
     return project(state, { type: "compaction", content: { summary: payload.summary, usedBefore: payload.usedBefore, usedAfter: state.meter.usage().used } });
   },
-  run_finished(state) {
+  run_finished(state, { payload }) {
     state.status = "completed";
+    if (payload.budget) state.budget = payload.budget;
     return project(state, { type: "finish" });
   },
   run_stopped(state, { payload }) {
     state.status = payload.status;
+    if (payload.budget) state.budget = payload.budget;
     if (payload.status !== "failed") return [];
     state.errorCode = payload.code ?? "internal";
     return project(state, { type: "error", code: state.errorCode, message: `The run failed (${state.errorCode}).` });

@@ -1,3 +1,4 @@
+import type { RunBudgetView } from "../budget/budget-view.js";
 import type { JsonObject, JsonValue } from "../json.js";
 import type { TokenCounts } from "../../ports/token-usage.js";
 import { createContextMeter, type ContextMeter } from "./context-meter.js";
@@ -76,6 +77,8 @@ export interface RunViewState {
   planItem: string | null;
   errorCode: string | null;
   toolCallCount: number;
+  /** The run's budgets as its last stop or end recorded them (issue 28 item 6), or null. */
+  budget: RunBudgetView | null;
   readonly usage: TokenCounts;
   readonly usageRows: ViewerUsageRow[];
   readonly waits: Map<string, ViewerPendingRequest>;
@@ -105,6 +108,7 @@ export function createRunViewState(options: RunViewOptions): RunViewState {
     planItem: null,
     errorCode: null,
     toolCallCount: 0,
+    budget: null,
     usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
     usageRows: [],
     waits: new Map(),

@@ -2,6 +2,7 @@ import { SteamharnessError } from "../errors.js";
 import { isJsonValue, type JsonObject, type JsonValue } from "../json.js";
 import type { ModelMessage, ModelResponse } from "../../ports/model-provider.js";
 import type { TokenUsageEntry } from "../../ports/token-usage.js";
+import type { RunBudgetView } from "../budget/budget-view.js";
 
 /**
  * The kinds of event in a session's append-only log. Every effect of a run is one event, written
@@ -131,7 +132,8 @@ export interface SessionEventPayloads {
     instructions?: string;
     folded?: number;
   };
-  run_finished: { status: "completed"; toolCallCount: number };
+  /** `budget`: the run's budgets as it ended (issue 28 item 6; absent for a run without budgets). */
+  run_finished: { status: "completed"; toolCallCount: number; budget?: RunBudgetView };
   /**
    * The run stopped without completing: it waits for a person (`requestId`: the pending request),
    * was cancelled, or failed (`code`: the error's). Written once per stop point (its id counts the
@@ -139,7 +141,7 @@ export interface SessionEventPayloads {
    * history, AG-3) and a paused session's state is its last event. A run that is started again
    * continues after it.
    */
-  run_stopped: { status: "waiting" | "cancelled" | "failed"; toolCallCount: number; requestId?: string; code?: string };
+  run_stopped: { status: "waiting" | "cancelled" | "failed"; toolCallCount: number; requestId?: string; code?: string; budget?: RunBudgetView };
   /**
    * A record of the session extension layer (EXT-2 … EXT-5), never a conversation message:
    * `tool_search` (tools a search loaded), `codemode` (a snippet's nested call: its intent and

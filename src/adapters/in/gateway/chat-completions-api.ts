@@ -38,6 +38,7 @@ function toolCallOf(request: GatewayPendingRequest): { id: string; type: "functi
   const [name, args] =
     request.kind === "question" ? ["ask_user", { question: request.question }]
     : request.kind === "plan" ? ["approve_plan", { plan: request.plan }]
+    : request.kind === "budget" ? ["approve_budget", { message: request.message, budget: request.budget }]
     : ["approve_tool_call", { tool: request.toolId, arguments: request.arguments }];
   return { id: request.requestId, type: "function", function: { name, arguments: JSON.stringify(args) } };
 }

@@ -26,7 +26,9 @@ import { createConversationSessions } from "./gateway-sessions.js";
 export type GatewayPendingRequest =
   | { kind: "tool_approval"; requestId: string; toolId: string; arguments: JsonValue }
   | { kind: "plan"; requestId: string; plan: string }
-  | { kind: "question"; requestId: string; question: string };
+  | { kind: "question"; requestId: string; question: string }
+  /** A run paused at a budget (BUD-3): approving extends the budget and the run goes on. */
+  | { kind: "budget"; requestId: string; message: string; budget: JsonValue };
 
 /** A client's answer to a pending request. */
 export type GatewayDecision = { approve: boolean; reason?: string } | { answer: string };
@@ -113,6 +115,7 @@ function pendingOf(error: UserInputRequiredError): GatewayPendingRequest {
   const request = error.request;
   if (request.kind === "plan") return { kind: "plan", requestId: error.requestId, plan: String(request.plan ?? "") };
   if (request.kind === "question") return { kind: "question", requestId: error.requestId, question: String(request.question ?? error.message) };
+  if (request.kind === "form" && request.budget !== undefined) return { kind: "budget", requestId: error.requestId, message: String(request.message ?? error.message), budget: request.budget as JsonValue };
   return { kind: "tool_approval", requestId: error.requestId, toolId: String(request.toolId ?? "tool"), arguments: (request.arguments ?? null) as JsonValue };
 }
 
@@ -205,6 +208,8 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
     decide(request: GatewayPendingRequest, decision: GatewayDecision): void {
       let recorded: ToolPermissionDecision | UserInputResponse;
       if ("answer" in decision) recorded = { outcome: "answered", values: { answer: decision.answer } };
+      // BUD-3: the budget's form has one field, `approve`.
+      else if (request.kind === "budget") recorded = { outcome: "answered", values: { approve: decision.approve } };
       else if (request.kind === "tool_approval") recorded = decision.approve ? { outcome: "approved" } : { outcome: "denied", ...(decision.reason ? { reason: decision.reason } : {}) };
       else if (decision.approve) recorded = { outcome: "answered", values: { approved: true } };
       else recorded = decision.reason ? { outcome: "answered", values: { approved: false, feedback: decision.reason } } : { outcome: "declined" };

@@ -248,7 +248,7 @@ function pendingItem(request: GatewayPendingRequest): OutputItem {
   if (request.kind === "question") {
     return { id: `fc_${request.requestId}`, type: "function_call", call_id: request.requestId, name: "ask_user", arguments: JSON.stringify({ question: request.question }), status: "completed" };
   }
-  const [name, args] = request.kind === "plan" ? ["approve_plan", { plan: request.plan }] : [request.toolId, request.arguments];
+  const [name, args] = request.kind === "plan" ? ["approve_plan", { plan: request.plan }] : request.kind === "budget" ? ["approve_budget", { message: request.message, budget: request.budget }] : [request.toolId, request.arguments];
   return { id: request.requestId, type: "mcp_approval_request", server_label: GATEWAY_SERVER_LABEL, name, arguments: JSON.stringify(args) };
 }
 

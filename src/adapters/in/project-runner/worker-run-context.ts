@@ -148,6 +148,10 @@ export function createWorkerRunContext(options: WorkerRunContextOptions): Workfl
   const node: NodeContext = {
     runId,
     projectId,
+    // The workflow run is its agents' conversation: their sessions are durable (SES-10), so a run
+    // answered later from a fresh process (DX-10, a budget approval BUD-3) resumes them where they
+    // stopped instead of redoing the model calls and tool calls they committed.
+    conversationId: runId,
     storage,
     // WF-2: the same catalog and configuration snapshot a conversation turn runs with.
     toolCatalog,

@@ -4,6 +4,7 @@
  * handlers) applied page by page, with the items kept as the same objects while unchanged.
  * Pure: it runs in the browser bundle too.
  */
+import type { RunBudgetView } from "../../../domain/budget/budget-view.js";
 import type { AgentContextUsage } from "../../../domain/agent/context-meter.js";
 import { applyRunEvent } from "../../../domain/agent/run-view-reducer.js";
 import { createRunViewState, type RunViewOptions, type ViewerCardCommand, type ViewerDecisions, type ViewerPendingRequest, type ViewerPlans, type ViewerRunStatus, type ViewerUsageRow } from "../../../domain/agent/run-view.js";
@@ -34,6 +35,8 @@ export interface ViewerRunView {
   /** Plan cards by item id, with their decision (`pending` while the run waits for it). */
   plans: ViewerPlans;
   toolCallCount: number;
+  /** Spent, limit and remaining per budget, as the run's last stop or end recorded them; null without budgets. */
+  budget: RunBudgetView | null;
   /** The error code of a failed run. */
   errorCode: string | null;
   /** The seq of the last event applied. */
@@ -106,6 +109,7 @@ export function createRunReplay(options: RunReplayOptions) {
         cards: [...state.cards.values()].map((card) => structuredClone(card)),
         plans: structuredClone(state.plans),
         toolCallCount: state.toolCallCount,
+        budget: state.budget === null ? null : structuredClone(state.budget),
         errorCode: state.errorCode,
         lastSeq,
       };

@@ -102,5 +102,5 @@ export function createSqliteApiKeyStore(options: SqliteApiKeyStoreOptions): ApiK
     sqlite.close();
   });
   // The tenant budgets' ledger on the same file and connection (the gateway reserves in it).
-  return Object.assign(store, { budgets: createSqliteBudgetLedger({ db, clock: createSystemClock(), state }) });
+  return Object.assign(store, { budgets: createSqliteBudgetLedger({ db, sqlite, clock: createSystemClock(), state }) });
 }

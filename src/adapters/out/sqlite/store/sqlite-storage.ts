@@ -104,7 +104,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     values: createSqlitePersistentValueStore(context),
     agentStoreDir,
     sessions,
-    budgets: createSqliteBudgetLedger(context),
+    budgets: createSqliteBudgetLedger({ ...context, sqlite }),
     tokenUsage: (namespace) => createSqliteTokenUsage({ ...context, statements: (usageStatements ??= createKvStatements(context)) }, namespace),
     async close(): Promise<void> {
       if (state.closed) return;
