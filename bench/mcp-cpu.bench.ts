@@ -8,33 +8,22 @@
  * Uses the bin mcp-cli.bench.ts builds (bench/tmp/mcp-cli): run it after that one (`npm run bench`
  * runs them in that order). Results go to bench/results/mcp-cpu.json.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { children, cpuSnapshot } from "./mcp-http-support.js";
 import { writeRelayServer } from "./mcp-relay.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const cli = join(here, "tmp/mcp-cli/dist/cli.js");
 const project = join(here, "tmp/mcp-cli/project");
 if (!existsSync(cli) || !existsSync(project)) throw new Error("run `npm run bench -- mcp-cli` first: this benchmark uses its build and project");
-const TICKS_PER_SECOND = 100;
 const CALLS = 200;
-const cpuMs = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1000;
-};
-const children = (pid: number): number[] => {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-};
 const tree = (pid: number): number[] => [pid, ...children(pid).flatMap(tree)];
-const snapshot = (pid: number): Map<number, number> => new Map(tree(pid).flatMap((p) => { try { return [[p, cpuMs(p)] as [number, number]]; } catch { return []; } }));
+const snapshot = (pid: number): Map<number, number> => cpuSnapshot(tree(pid));
 
 /** The measurement for one server: warm every worker, then CALLS calls one at a time and in batches of 4. */
 async function server(args: string[]) {

@@ -2,57 +2,21 @@
  * CPU per `tools/call` over Streamable HTTP, split by process (the `mcp --http` host, its
  * workers, and a bare SDK server answering the same call at once), read from /proc (Linux). It
  * explains the wall-time ratio of mcp-http (`toolsCall.p50Ratio`), which a loaded machine
- * inflates: CPU per call does not depend on the load. Builds the bin like mcp-http does (its
- * own copy, bench/tmp/mcp-http-cpu). Results go to bench/results/mcp-http-cpu.json.
+ * inflates: CPU per call does not depend on the load. Builds the bin and the fixtures like
+ * mcp-http does (bench/mcp-http-support.ts; its own copy, bench/tmp/mcp-http-cpu). Results go to bench/results/mcp-http-cpu.json.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { builtCli, children, cpuSnapshot, startListening, writeFixtures } from "./mcp-http-support.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, "..");
 const work = join(here, "tmp/mcp-http-cpu");
 const CALLS = 400;
-const TICKS_PER_SECOND = 100;
-
-const cpuMs = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1000;
-};
-const children = (pid: number): number[] => {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-};
-const snapshot = (pid: number) => new Map([pid, ...children(pid)].flatMap((p) => { try { return [[p, cpuMs(p)] as [number, number]]; } catch { return []; } }));
-
-async function builtCli(): Promise<string> {
-  const outDir = join(work, "dist");
-  const { build } = await import("tsup");
-  const configs = (await import("../tsup.config.js")).default as unknown as Array<Record<string, unknown> & { entry: Record<string, string> }>;
-  const bin = configs.find((config) => "cli" in config.entry)!;
-  await build({ ...bin, outDir, clean: true, silent: true, config: false, sourcemap: false });
-  return join(outDir, "cli.js");
-}
-
-function start(args: string[]): Promise<{ url: URL; child: ChildProcess }> {
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "ignore", "pipe"] });
-  let stderr = "";
-  return new Promise((resolve, reject) => {
-    child.stderr!.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(stderr);
-      if (match) resolve({ url: new URL(match[1]!), child });
-    });
-    child.once("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-  });
-}
+const snapshot = (pid: number) => cpuSnapshot([pid, ...children(pid)]);
 
 /** CPU ms per call of `CALLS` sequential tools/call (or pings): the server's main process and its children. */
 async function measure(url: URL, pid: number, what: "tools/call" | "ping" = "tools/call") {
@@ -77,17 +41,10 @@ async function measure(url: URL, pid: number, what: "tools/call" | "ping" = "too
 
 async function main(): Promise<void> {
   rmSync(work, { recursive: true, force: true });
-  mkdirSync(join(work, "project"), { recursive: true });
-  const cli = await builtCli();
-  const project = join(work, "project");
-  writeFileSync(join(project, "package.json"), JSON.stringify({ type: "module", id: "44444444-4444-4444-8444-444444444444", projectType: "workflow", main: "workflow.mjs" }));
-  writeFileSync(join(project, "workflow.mjs"), `export default { entrypoints: { ping: { title: "Ping", run: () => ({ pong: true }) } } };\n`);
-  // The bare server of mcp-http (written by that benchmark's fixture code, copied here).
-  const bare = join(work, "bare-http-server.mjs");
-  const source = readFileSync(join(here, "mcp-http.bench.ts"), "utf8");
-  writeFileSync(bare, source.slice(source.indexOf("`import { randomUUID }") + 1, source.indexOf("`,\n  );\n  return { project, bare }")).replace(/\\\\n/g, "\\n"));
-  const ours = await start([cli, "mcp", project, "--http", "--port", "0", "--data-dir", join(work, "data")]);
-  const baseline = await start([bare]);
+  const cli = await builtCli(work);
+  const { project, bare } = writeFixtures(work);
+  const ours = await startListening([cli, "mcp", project, "--http", "--port", "0", "--data-dir", join(work, "data")]);
+  const baseline = await startListening([bare]);
   try {
     const oursCpu = await measure(ours.url, ours.child.pid!);
     const bareCpu = await measure(baseline.url, baseline.child.pid!);

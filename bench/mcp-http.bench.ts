@@ -13,7 +13,6 @@
 // The stdio figures are bench/mcp-cli.bench.ts (unchanged; re-run it beside this one).
 // Builds the bin from the current sources into bench/tmp/mcp-http/dist first.
 // Results go to bench/results/mcp-http.json.
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -21,75 +20,15 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { builtCli, startListening, writeFixtures } from "./mcp-http-support.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, "..");
 const work = join(here, "tmp", "mcp-http");
 const dataDir = mkdtempSync(join(tmpdir(), "sh-bench-mcp-http-"));
 const round = (value: number, digits = 2) => Number(value.toFixed(digits));
 /** Nearest-rank percentile. */
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * values.length) - 1)]!;
 
-async function builtCli(): Promise<string> {
-  const outDir = join(work, "dist");
-  const { build } = await import("tsup");
-  const configs = (await import("../tsup.config.js")).default as unknown as Array<Record<string, unknown> & { entry: Record<string, string> }>;
-  const bin = configs.find((config) => "cli" in config.entry)!;
-  await build({ ...bin, outDir, clean: true, silent: true, config: false, sourcemap: false });
-  return join(outDir, "cli.js");
-}
-
-function writeFixtures(): { project: string; bare: string } {
-  const project = join(work, "project");
-  mkdirSync(project, { recursive: true });
-  writeFileSync(join(project, "package.json"), JSON.stringify({ type: "module", id: "44444444-4444-4444-8444-444444444444", projectType: "workflow", main: "workflow.mjs" }));
-  writeFileSync(join(project, "workflow.mjs"), `export default { entrypoints: { ping: { title: "Ping", run: () => ({ pong: true }) } } };\n`);
-  const bare = join(work, "bare-http-server.mjs");
-  writeFileSync(
-    bare,
-    `import { randomUUID } from "node:crypto";
-import { createServer } from "node:http";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-const sessions = new Map();
-function newServer() {
-  const server = new Server({ name: "bare", version: "0.0.0" }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: "ping", inputSchema: { type: "object", properties: {}, additionalProperties: false } }] }));
-  server.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: "text", text: "pong" }], structuredContent: { pong: true } }));
-  return server;
-}
-const http = createServer(async (req, res) => {
-  let body = "";
-  for await (const chunk of req) body += chunk;
-  const parsed = body ? JSON.parse(body) : undefined;
-  const id = req.headers["mcp-session-id"];
-  let transport = id ? sessions.get(id) : undefined;
-  if (!transport && isInitializeRequest(parsed)) {
-    transport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (sid) => sessions.set(sid, transport) });
-    await newServer().connect(transport);
-  }
-  if (!transport) return res.writeHead(400).end();
-  await transport.handleRequest(req, res, parsed);
-});
-http.listen(0, "127.0.0.1", () => process.stderr.write("listening on http://127.0.0.1:" + http.address().port + "/mcp\\n"));
-`,
-  );
-  return { project, bare };
-}
-
-function start(args: string[]): Promise<{ url: URL; child: ChildProcess }> {
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "ignore", "pipe"] });
-  let stderr = "";
-  return new Promise((resolve, reject) => {
-    child.stderr!.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(stderr);
-      if (match) resolve({ url: new URL(match[1]!), child });
-    });
-    child.once("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-  });
-}
 
 async function client(url: URL): Promise<Client> {
   const c = new Client({ name: "mcp-http-bench", version: "0.0.0" });
@@ -106,10 +45,10 @@ async function timedCall(c: Client): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const cli = await builtCli();
-  const { project, bare } = writeFixtures();
-  const ours = await start([cli, "mcp", project, "--http", "--port", "0", "--data-dir", dataDir]);
-  const baseline = await start([bare]);
+  const cli = await builtCli(work);
+  const { project, bare } = writeFixtures(work);
+  const ours = await startListening([cli, "mcp", project, "--http", "--port", "0", "--data-dir", dataDir]);
+  const baseline = await startListening([bare]);
   try {
     const [oursClient, bareClient] = [await client(ours.url), await client(baseline.url)];
     for (let i = 0; i < 20; i++) await Promise.all([timedCall(oursClient), timedCall(bareClient)]); // warm-up

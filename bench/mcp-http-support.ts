@@ -1,0 +1,96 @@
+/**
+ * What the `mcp --http` benchmarks share (bench/mcp-http.bench.ts, bench/mcp-http-cpu.bench.ts,
+ * bench/mcp-cpu.bench.ts): the bin built from the current sources, the trivial workflow project
+ * and the bare SDK Streamable HTTP server they compare against, a server started until it prints
+ * its URL, and CPU time of processes read from /proc (Linux).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "..");
+const TICKS_PER_SECOND = 100;
+
+/** Builds the bin entry of tsup.config.ts (no source maps) into `<work>/dist`; the path of its cli.js. */
+export async function builtCli(work: string): Promise<string> {
+  const outDir = join(work, "dist");
+  const { build } = await import("tsup");
+  const configs = (await import("../tsup.config.js")).default as unknown as Array<Record<string, unknown> & { entry: Record<string, string> }>;
+  const bin = configs.find((config) => "cli" in config.entry)!;
+  await build({ ...bin, outDir, clean: true, silent: true, config: false, sourcemap: false });
+  return join(outDir, "cli.js");
+}
+
+/** Source of the bare SDK server: node:http + StreamableHTTPServerTransport, one tool answering at once. */
+const BARE_SERVER = `import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+const sessions = new Map();
+function newServer() {
+  const server = new Server({ name: "bare", version: "0.0.0" }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: "ping", inputSchema: { type: "object", properties: {}, additionalProperties: false } }] }));
+  server.setRequestHandler(CallToolRequestSchema, async () => ({ content: [{ type: "text", text: "pong" }], structuredContent: { pong: true } }));
+  return server;
+}
+const http = createServer(async (req, res) => {
+  let body = "";
+  for await (const chunk of req) body += chunk;
+  const parsed = body ? JSON.parse(body) : undefined;
+  const id = req.headers["mcp-session-id"];
+  let transport = id ? sessions.get(id) : undefined;
+  if (!transport && isInitializeRequest(parsed)) {
+    transport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (sid) => sessions.set(sid, transport) });
+    await newServer().connect(transport);
+  }
+  if (!transport) return res.writeHead(400).end();
+  await transport.handleRequest(req, res, parsed);
+});
+http.listen(0, "127.0.0.1", () => process.stderr.write("listening on http://127.0.0.1:" + http.address().port + "/mcp\\n"));
+`;
+
+/** Writes the trivial workflow project (`ping`) and the bare server under `work`. */
+export function writeFixtures(work: string): { project: string; bare: string } {
+  const project = join(work, "project");
+  mkdirSync(project, { recursive: true });
+  writeFileSync(join(project, "package.json"), JSON.stringify({ type: "module", id: "44444444-4444-4444-8444-444444444444", projectType: "workflow", main: "workflow.mjs" }));
+  writeFileSync(join(project, "workflow.mjs"), `export default { entrypoints: { ping: { title: "Ping", run: () => ({ pong: true }) } } };\n`);
+  const bare = join(work, "bare-http-server.mjs");
+  writeFileSync(bare, BARE_SERVER);
+  return { project, bare };
+}
+
+/** Starts `node <args>` in the repository and resolves once it prints `listening on <url>` on stderr. */
+export function startListening(args: string[]): Promise<{ url: URL; child: ChildProcess }> {
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  return new Promise((resolve, reject) => {
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (match) resolve({ url: new URL(match[1]!), child });
+    });
+    child.once("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+  });
+}
+
+/** CPU ms (user + system) a process has used, from /proc/<pid>/stat. */
+export const cpuMs = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND) * 1000;
+};
+
+/** A process's direct children, from /proc (none when it has ended). */
+export const children = (pid: number): number[] => {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+};
+
+/** CPU ms of each of `pids` that still runs. */
+export const cpuSnapshot = (pids: number[]): Map<number, number> => new Map(pids.flatMap((p) => { try { return [[p, cpuMs(p)] as [number, number]]; } catch { return []; } }));
