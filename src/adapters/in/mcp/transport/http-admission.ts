@@ -11,10 +11,15 @@
  * plain call that is the end of its run; a task-augmented call (MCP tasks) answers at once, so it
  * holds the slot only while it is being created.
  */
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { TenantAdmissionError, type TenantAdmission, type TenantAdmissions } from "../../../../app/tenants/tenant-admission.js";
 import type { ApiTenant } from "../../../../ports/api-keys.js";
-import type { McpHttpMiddleware } from "./http-auth.js";
+
+/** The request as the bearer check hands it on (the same shape as http-auth.ts's `McpHttpRequest`). */
+type AuthorizedRequest = IncomingMessage & { body?: unknown; auth?: AuthInfo };
+/** An express-style middleware (http-auth.ts's `McpHttpMiddleware`; not imported, to keep the files acyclic). */
+type Middleware = (req: AuthorizedRequest, res: ServerResponse, next: (error?: unknown) => void) => Promise<void>;
 
 /** The JSON-RPC error code of a refused admission (implementation-defined server error range). */
 export const ADMISSION_REFUSED_CODE = -32029;
@@ -41,7 +46,7 @@ function refuse(res: ServerResponse, error: TenantAdmissionError, id: unknown): 
  * @example
  * const admit = admitToolCalls(createTenantAdmission({ keys, budgets, cacheMs: 2000, slotTtlMs: 30_000, now: Date.now }));
  */
-export function admitToolCalls(admission: TenantAdmissions): McpHttpMiddleware {
+export function admitToolCalls(admission: TenantAdmissions): Middleware {
   return async (req, res, next) => {
     const tenant = req.auth?.extra?.apiTenant as ApiTenant | undefined;
     const calls = req.method === "POST" && tenant ? toolCalls(req.body) : [];
