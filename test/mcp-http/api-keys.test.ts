@@ -152,4 +152,14 @@ describe("steamharness mcp --http --keys", () => {
     expect(spent.message).toMatch(/"code":"insufficient_quota"/);
     expect(seen.find((answer) => answer.status === 429)?.retryAfter).toBeNull();
   });
+
+  it("BUD-4 --keys counts as authorization for a non-loopback bind", async () => {
+    const server = await serve("--host", "0.0.0.0");
+    expect(server.url.hostname).toBe("0.0.0.0");
+    const secret = await addKey("wide");
+    const loopback = { ...server, url: new URL(server.url.href.replace("0.0.0.0", "127.0.0.1")) };
+    expect((await refusal(connectHttp(loopback.url))).status).toBe(401);
+    const client = await connectWith(loopback, secret);
+    expect((await call(client, "quick")).isError).toBeFalsy();
+  });
 });
