@@ -2,10 +2,12 @@
 // writes (one key store for both surfaces), with real processes — the CLI, two server processes on
 // one SQLite key store, and the SDK's Streamable HTTP client.
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { openGatewayKeyStore } from "../../src/compose/api-keys.js";
+import { describePostgres } from "../fixtures/postgres.js";
 import { cleanup, runCli, tempDir, writeProject } from "../cli/helpers.js";
 import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 
@@ -46,7 +48,11 @@ async function addKey(tenant: string, ...limits: string[]): Promise<string> {
 }
 
 async function serve(...extra: string[]): Promise<HttpMcpServer> {
-  const server = await startHttpMcp(project, ["--keys", "--store", store, "--data-dir", join(tmp, `data-${servers.length}`), ...extra]);
+  return serveOn(["--store", store], ...extra);
+}
+
+async function serveOn(where: string[], ...extra: string[]): Promise<HttpMcpServer> {
+  const server = await startHttpMcp(project, ["--keys", ...where, "--data-dir", join(tmp, `data-${servers.length}`), ...extra]);
   servers.push(server);
   return server;
 }
@@ -75,35 +81,45 @@ async function refusal(promise: Promise<unknown>): Promise<{ status: unknown; me
 
 const call = async (client: Client, name: string) => (await client.callTool({ name, arguments: {} }, undefined, { timeout: 60_000 })) as CallToolResult;
 
+/**
+ * Adds a key through the CLI, calls with it on two `mcp --http --keys` hosts of the store `where`
+ * names, revokes it through the CLI and expects the second host to refuse it (401) within the bound.
+ */
+async function revokeAcrossHosts(where: string[]): Promise<void> {
+  const added = await runCli(["gateway", "keys", "add", "--tenant", "acme", ...where]);
+  expect(added.code).toBe(0);
+  const secret = /^(sh_[A-Za-z0-9_-]{43})$/m.exec(added.stdout)![1]!;
+  const [a, b] = [await serveOn(where, "--key-cache-ms", "500"), await serveOn(where, "--key-cache-ms", "500")];
+  const client = await connectWith(a!, secret);
+  const result = await call(client, "quick");
+  expect(result.isError).toBeFalsy();
+  expect((result.structuredContent as { output?: { tenantId?: string } }).output?.tenantId).toBe("acme");
+  expect((await refusal(connectHttp(a!.url))).status).toBe(401);
+  expect((await refusal(connectWith(a!, `sh_${"z".repeat(43)}`))).status).toBe(401);
+  const other = await connectWith(b!, secret);
+  expect((await call(other, "quick")).isError).toBeFalsy();
+  const revoked = await runCli(["gateway", "keys", "revoke", secret.slice(0, 11), ...where]);
+  expect(revoked.code).toBe(0);
+  const at = Date.now();
+  let refusedAfter: number | null = null;
+  while (Date.now() - at < 5000) {
+    try {
+      await call(other, "quick");
+    } catch (error) {
+      expect((error as { code?: unknown }).code).toBe(401);
+      refusedAfter = Date.now() - at;
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  expect(refusedAfter).not.toBeNull();
+  // The bound is the cache time, plus the time of one call on this loaded machine.
+  expect(refusedAfter!).toBeLessThan(500 + 2000);
+}
+
 describe("steamharness mcp --http --keys", () => {
   it("BUD-4 a key made by `gateway keys add` calls tools as its tenant; no or wrong key is 401; a revoked key is refused on a second host within the cache bound", async () => {
-    const secret = await addKey("acme");
-    const [a, b] = [await serve("--key-cache-ms", "500"), await serve("--key-cache-ms", "500")];
-    const client = await connectWith(a!, secret);
-    const result = await call(client, "quick");
-    expect(result.isError).toBeFalsy();
-    expect((result.structuredContent as { output?: { tenantId?: string } }).output?.tenantId).toBe("acme");
-    expect((await refusal(connectHttp(a!.url))).status).toBe(401);
-    expect((await refusal(connectWith(a!, `sh_${"z".repeat(43)}`))).status).toBe(401);
-    const other = await connectWith(b!, secret);
-    expect((await call(other, "quick")).isError).toBeFalsy();
-    const revoked = await runCli(["gateway", "keys", "revoke", secret.slice(0, 11), "--store", store]);
-    expect(revoked.code).toBe(0);
-    const at = Date.now();
-    let refusedAfter: number | null = null;
-    while (Date.now() - at < 5000) {
-      try {
-        await call(other, "quick");
-      } catch (error) {
-        expect((error as { code?: unknown }).code).toBe(401);
-        refusedAfter = Date.now() - at;
-        break;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(refusedAfter).not.toBeNull();
-    // The bound is the cache time, plus the time of one call on this loaded machine.
-    expect(refusedAfter!).toBeLessThan(500 + 2000);
+    await revokeAcrossHosts(["--store", store]);
   });
 
   it("BUD-4 the request rate refuses tools/call with HTTP 429 and Retry-After; tools/list does not count", async () => {
@@ -153,6 +169,20 @@ describe("steamharness mcp --http --keys", () => {
     expect(seen.find((answer) => answer.status === 429)?.retryAfter).toBeNull();
   });
 
+  it("BUD-4 --store or --key-cache-ms without --keys, and --keys with --auth-token-file, exit 2 before serving", async () => {
+    const lone = await runCli(["mcp", project, "--http", "--port", "0", "--store", store]);
+    expect(lone.code).toBe(2);
+    expect(lone.stderr).toContain("--store only applies with --keys");
+    const cache = await runCli(["mcp", project, "--http", "--port", "0", "--key-cache-ms", "10"]);
+    expect(cache.code).toBe(2);
+    expect(cache.stderr).toContain("--key-cache-ms only applies with --keys");
+    const tokenFile = join(tmp, "token");
+    await writeFile(tokenFile, "t".repeat(32));
+    const both = await runCli(["mcp", project, "--http", "--port", "0", "--keys", "--store", store, "--auth-token-file", tokenFile]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("--keys and --auth-token-file/--oauth-issuer are alternatives");
+  });
+
   it("BUD-4 --keys counts as authorization for a non-loopback bind", async () => {
     const server = await serve("--host", "0.0.0.0");
     expect(server.url.hostname).toBe("0.0.0.0");
@@ -161,5 +191,11 @@ describe("steamharness mcp --http --keys", () => {
     expect((await refusal(connectHttp(loopback.url))).status).toBe(401);
     const client = await connectWith(loopback, secret);
     expect((await call(client, "quick")).isError).toBeFalsy();
+  });
+});
+
+describePostgres("BUD-4 steamharness mcp --http --keys on one PostgreSQL", (database) => {
+  it("BUD-4 a key revoked through the CLI is refused by a second mcp --http host on one PostgreSQL within the key cache bound", async () => {
+    await revokeAcrossHosts(["--postgres", database.url, "--postgres-schema", database.freshSchema()]);
   });
 });
