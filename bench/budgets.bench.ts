@@ -31,7 +31,8 @@ const median = (values: number[]): number => percentile(values, 0.5);
 let cluster: string | null = null;
 let url = process.env.STEAMHARNESS_TEST_POSTGRES_URL;
 if (!url) {
-  cluster = join(root, "cluster");
+  // A folder of its own, not under the private (0700) root: the server runs as the postgres user.
+  cluster = mkdtempSync(join(tmpdir(), "bench-budgets-cluster-"));
   url = execFileSync("scripts/postgres-test-cluster.sh", ["start", cluster], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
 }
 const schema = `bench_budgets_${process.pid}`;
