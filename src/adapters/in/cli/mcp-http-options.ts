@@ -1,6 +1,9 @@
 import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { SteamharnessError } from "../../../domain/errors.js";
+import { defaultKeyStoreDirectory } from "../gateway/gateway-keys-command.js";
+import type { McpHttpKeyStore } from "../mcp/serve-workflow-http.js";
 import type { McpHttpAuthOptions } from "../mcp/transport/http-auth.js";
 import type { McpScopePolicy } from "../mcp/transport/http-scopes.js";
 import { wholeNumber } from "./option-parsers.js";
@@ -25,6 +28,11 @@ export interface McpHttpFlags {
   taskLeaseMs?: number;
   tenantConcurrency?: number;
   oauthTenantClaim?: string;
+  keys?: boolean;
+  store?: string;
+  keyCacheMs?: number;
+  /** The `--data-dir` of the command: the default key store is `<data-dir>/gateway`. */
+  dataDir?: string;
 }
 
 /** The shortest static token accepted: anything shorter is guessable. */
@@ -41,7 +49,7 @@ const repeatable = (value: string, previous: string[] | undefined) => [...(previ
 export function addMcpHttpOptions(command: Command): Command {
   return command
     .option("--http", "serve over Streamable HTTP instead of stdio (prints the endpoint's URL on stderr)")
-    .option("--host <address>", "with --http: the address to bind (default 127.0.0.1; a non-loopback address needs --auth-token-file or --oauth-issuer)")
+    .option("--host <address>", "with --http: the address to bind (default 127.0.0.1; a non-loopback address needs --auth-token-file, --keys or --oauth-issuer)")
     .addOption(new Option("--port <n>", "with --http: the port (0-65535, default 3000; 0 picks a free one)").argParser(wholeNumber(0, 65_535)))
     .option("--path <path>", "with --http: the MCP endpoint's path (default /mcp)")
     .addOption(new Option("--allowed-host <name>", "with --http: a host name the Host header may name, e.g. a load balancer's (repeatable)").argParser(repeatable))
@@ -54,12 +62,15 @@ export function addMcpHttpOptions(command: Command): Command {
     .option("--postgres <url>", "with --http: keep MCP tasks in this PostgreSQL database (postgres://…), so several hosts serving the project share them (default: the project's SQLite data store)")
     .option("--postgres-schema <name>", "with --postgres: the schema of the task table (default steamharness)")
     .addOption(new Option("--task-lease-ms <n>", "with --http: how long a host's claim on a running task lasts without renewal; another host reports a dead owner's task failed after it (1000-600000, default 15000)").argParser(wholeNumber(1000, 600_000)))
+    .option("--keys", "with --http: accept the API keys of the gateway's key store (steamharness gateway keys add); the key's tenant is the caller's, each tools/call admitted against its limits. Keys are in --store, or in --postgres when given")
+    .option("--store <dir>", "with --keys: the SQLite store directory of the keys (default <data-dir>/gateway, as for steamharness gateway)")
+    .addOption(new Option("--key-cache-ms <ms>", "with --keys: how long a verified key is trusted: the bound within which a revocation reaches this host (default 2000)").argParser(wholeNumber(0, 3_600_000)))
     .addOption(new Option("--tenant-concurrency <n>", "with --http: the most tool calls one tenant (OAuth subject, or the static token) runs at once, so it leaves the other workers to other tenants; waiting calls take turns across tenants either way (1-64, default: no cap)").argParser(wholeNumber(1, 64)));
 }
 
 /** The HTTP serving options of the parsed flags, or null for stdio; HTTP flags without `--http` are an `input_validation` error. */
-export async function mcpHttpOptionsFrom(flags: McpHttpFlags): Promise<{ host?: string; port?: number; path?: string; allowedHosts?: string[]; allowedOrigins?: string[]; auth?: McpHttpAuthOptions; postgres?: string; postgresSchema?: string; taskLeaseMs?: number; tenantConcurrency?: number } | null> {
-  const given = (["host", "port", "path", "allowedHost", "allowedOrigin", "authTokenFile", "oauthIssuer", "oauthAudience", "oauthScopesConfig", "oauthTenantClaim", "postgres", "postgresSchema", "taskLeaseMs", "tenantConcurrency"] as const).filter((key) => flags[key] !== undefined);
+export async function mcpHttpOptionsFrom(flags: McpHttpFlags): Promise<{ host?: string; port?: number; path?: string; allowedHosts?: string[]; allowedOrigins?: string[]; auth?: McpHttpAuthOptions; postgres?: string; postgresSchema?: string; taskLeaseMs?: number; tenantConcurrency?: number; keys?: McpHttpKeyStore } | null> {
+  const given = (["host", "port", "path", "allowedHost", "allowedOrigin", "authTokenFile", "oauthIssuer", "oauthAudience", "oauthScopesConfig", "oauthTenantClaim", "postgres", "postgresSchema", "taskLeaseMs", "tenantConcurrency", "keys", "store", "keyCacheMs"] as const).filter((key) => flags[key] !== undefined);
   if (!flags.http) {
     if (given.length === 0) return null;
     const flag = `--${given[0]!.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
@@ -95,6 +106,20 @@ export async function mcpHttpOptionsFrom(flags: McpHttpFlags): Promise<{ host?: 
       ...(flags.oauthTenantClaim !== undefined ? { tenantClaim: flags.oauthTenantClaim } : {}),
     };
   }
+  if (!flags.keys && (flags.store !== undefined || flags.keyCacheMs !== undefined)) {
+    const flag = flags.store !== undefined ? "--store" : "--key-cache-ms";
+    throw new SteamharnessError("input_validation", `[steamharness] [mcp] ${flag} only applies with --keys`, { field: flag });
+  }
+  if (flags.keys && auth) throw new SteamharnessError("input_validation", "[steamharness] [mcp] --keys and --auth-token-file/--oauth-issuer are alternatives: pass one", { field: "--keys" });
+  if (flags.keys && flags.store !== undefined && flags.postgres !== undefined) throw new SteamharnessError("input_validation", "[steamharness] [mcp] with --keys, give --store or --postgres, not both", { field: "--store" });
+  const keys: McpHttpKeyStore | undefined = flags.keys
+    ? {
+        directory: flags.store === undefined ? defaultKeyStoreDirectory(flags.dataDir) : resolve(flags.store),
+        ...(flags.postgres !== undefined ? { postgres: postgresUrl(flags.postgres) } : {}),
+        ...(flags.postgresSchema !== undefined ? { schema: flags.postgresSchema } : {}),
+        ...(flags.keyCacheMs !== undefined ? { cacheMs: flags.keyCacheMs } : {}),
+      }
+    : undefined;
   if (flags.postgresSchema !== undefined && flags.postgres === undefined) throw new SteamharnessError("input_validation", "[steamharness] [mcp] --postgres-schema only applies with --postgres", { field: "--postgres-schema" });
   return {
     ...(flags.host !== undefined ? { host: flags.host } : {}),
@@ -107,6 +132,7 @@ export async function mcpHttpOptionsFrom(flags: McpHttpFlags): Promise<{ host?: 
     ...(flags.postgresSchema !== undefined ? { postgresSchema: flags.postgresSchema } : {}),
     ...(flags.taskLeaseMs !== undefined ? { taskLeaseMs: flags.taskLeaseMs } : {}),
     ...(flags.tenantConcurrency !== undefined ? { tenantConcurrency: flags.tenantConcurrency } : {}),
+    ...(keys ? { keys } : {}),
   };
 }
 

@@ -1,130 +1,43 @@
 /**
- * API keys and tenant limits of the gateway (BUD-4): a key's tenant is admitted against its
- * request rate, token rate, concurrency and budget, all kept in the shared key store, so they hold
- * across every gateway host on the store.
- *
- * - Verified keys are cached for `cacheMs` (default 2 s): a key revoked on any host is refused by
- *   every host within that bound. Unknown keys are not cached (a key added on another host works at
- *   once).
- * - Request rate: one count per request in the tenant's one-minute window, refused past the limit.
- * - Token rate: a request is refused while the tenant's window already holds its token limit; the
- *   tokens a request used are charged when it ends (requests running when the window fills may
- *   pass it by what they use).
- * - Concurrency: a slot leased for `slotTtlMs` (default 30 s), renewed every third of it while the
- *   request runs and freed when it ends; a host that dies frees its slots within `slotTtlMs`.
+ * The gateway's side of tenant admission (BUD-4): the surface-neutral engine of
+ * src/app/tenants (key cache, rate windows, slots, budget) with its refusals answered as the
+ * OpenAI-shaped 429s of the gateway, plus the agent node of each tenant's budget.
  */
-import { randomUUID } from "node:crypto";
 import { createAgentNode, type AgentNode, type AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
-import type { ApiKeyIdentity, ApiKeyStore, ApiLimitOutcome, ApiTenant } from "../../../ports/api-keys.js";
+import { createTenantAdmission, TenantAdmissionError, tenantBudgetLimit, type TenantAdmission, type TenantAdmissionOptions } from "../../../app/tenants/tenant-admission.js";
+import type { ApiTenant } from "../../../ports/api-keys.js";
 import type { BudgetLedger } from "../../../ports/budget-ledger.js";
 import { GatewayHttpError } from "./gateway-http.js";
 
-/** Options of {@link createGatewayTenants}. */
-export interface GatewayTenantsOptions {
-  keys: ApiKeyStore;
-  /** The ledger tenant budgets are read from (the runs reserve in it). */
-  budgets: BudgetLedger;
-  /** How long a verified key is trusted without asking the store again (the revocation bound). */
-  cacheMs: number;
-  /** How long a concurrency slot is held without renewal (a dead host's slots free themselves after it). */
-  slotTtlMs: number;
-  now: () => number;
-}
-
+/** Options of {@link createGatewayTenants}: those of the shared admission engine. */
+export type GatewayTenantsOptions = TenantAdmissionOptions;
 /** An admitted request: call `finish` once it ended. */
-export interface GatewayAdmission {
-  tenant: ApiTenant;
-  /** Charges the tokens the request used and frees its concurrency slot; idempotent. */
-  finish(tokens: number): Promise<void>;
-}
+export type GatewayAdmission = TenantAdmission;
 
-const MAX_CACHED = 10_000;
-
-const limited = (kind: string, outcome: Extract<ApiLimitOutcome, { ok: false }>, type: string): GatewayHttpError => {
-  const wait = Math.max(1, Math.ceil(outcome.retryAfterMs / 1000));
-  return new GatewayHttpError(429, `Rate limit reached for ${kind}: try again in ${wait} s.`, { type, code: "rate_limit_exceeded", headers: { "retry-after": String(wait) } });
-};
-
-/** The limits of a tenant budget in the ledger's terms, or null without a budget. */
-export function tenantBudgetLimit(tenant: ApiTenant): { tokens?: number; costUsd?: number; period?: "day" | "month" } | null {
-  if (tenant.budgetTokens === undefined && tenant.budgetUsd === undefined) return null;
-  return {
-    ...(tenant.budgetTokens === undefined ? {} : { tokens: tenant.budgetTokens }),
-    ...(tenant.budgetUsd === undefined ? {} : { costUsd: tenant.budgetUsd }),
-    ...(tenant.budgetPeriod === undefined ? {} : { period: tenant.budgetPeriod }),
-  };
+/** The gateway's 429 of a refused admission: `rate_limit_exceeded` with `Retry-After`, or `insufficient_quota`. */
+function gatewayRefusal(error: TenantAdmissionError): GatewayHttpError {
+  if (error.kind === "budget") return new GatewayHttpError(429, error.reason, { type: "insufficient_quota", code: "insufficient_quota" });
+  return new GatewayHttpError(429, error.reason, { type: error.kind === "tokens_per_minute" ? "tokens" : "requests", code: "rate_limit_exceeded", headers: { "retry-after": String(error.retryAfterSeconds) } });
 }
 
 /**
- * Key verification (cached) and tenant admission of one gateway.
+ * Key verification (cached) and tenant admission of one gateway; `admit` throws the gateway's 429.
  *
  * @example
  * const tenants = createGatewayTenants({ keys, budgets, cacheMs: 2000, slotTtlMs: 30_000, now: Date.now });
  * const identity = await tenants.identify(secret);
  */
 export function createGatewayTenants(options: GatewayTenantsOptions) {
-  const { keys, now } = options;
-  const cache = new Map<string, { identity: ApiKeyIdentity; until: number }>();
+  const engine = createTenantAdmission(options);
   return {
-    /** The key's identity, or null when the store does not know it (or it was revoked). */
-    async identify(secret: string): Promise<ApiKeyIdentity | null> {
-      const at = now();
-      const cached = cache.get(secret);
-      if (cached && cached.until > at) return cached.identity;
-      cache.delete(secret);
-      const identity = await keys.verify(secret);
-      if (identity) {
-        if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
-        cache.set(secret, { identity, until: at + options.cacheMs });
-      }
-      return identity;
-    },
-    /**
-     * Admits a request of `tenant`, or throws its 429: `rate_limit_exceeded` (request rate, token
-     * rate, concurrency; with `Retry-After`) or `insufficient_quota` (the tenant budget is spent).
-     */
+    identify: engine.identify,
+    /** Admits a request of `tenant`, or throws its 429 (see {@link gatewayRefusal}). */
     async admit(tenant: ApiTenant): Promise<GatewayAdmission> {
-      const at = now();
-      const budget = tenantBudgetLimit(tenant);
-      if (budget) {
-        const state = await options.budgets.read({ scope: "tenant", id: tenant.id, ...(budget.period ? { period: budget.period } : {}) }, at);
-        const tokensLeft = budget.tokens === undefined || state.spent.tokens + state.reserved.tokens < budget.tokens + state.granted.tokens;
-        const moneyLeft = budget.costUsd === undefined || state.spent.costMicros + state.reserved.costMicros < Math.round(budget.costUsd * 1e6) + state.granted.costMicros;
-        if (!tokensLeft || !moneyLeft) {
-          throw new GatewayHttpError(429, `You exceeded the ${budget.period ? `${budget.period}ly ` : ""}budget of tenant '${tenant.id}'.`, { type: "insufficient_quota", code: "insufficient_quota" });
-        }
+      try {
+        return await engine.admit(tenant);
+      } catch (error) {
+        throw error instanceof TenantAdmissionError ? gatewayRefusal(error) : error;
       }
-      if (tenant.tokensPerMinute !== undefined) {
-        const outcome = await keys.take(tenant.id, "tokens", 0, tenant.tokensPerMinute, at);
-        if (!outcome.ok) throw limited("tokens per minute", outcome, "tokens");
-      }
-      if (tenant.requestsPerMinute !== undefined) {
-        const outcome = await keys.take(tenant.id, "requests", 1, tenant.requestsPerMinute, at);
-        if (!outcome.ok) throw limited("requests per minute", outcome, "requests");
-      }
-      let slot: string | null = null;
-      let renewal: NodeJS.Timeout | undefined;
-      if (tenant.concurrency !== undefined) {
-        const id = `slot_${randomUUID()}`;
-        const outcome = await keys.acquire(tenant.id, id, tenant.concurrency, at, options.slotTtlMs);
-        if (!outcome.ok) throw limited("concurrent requests", outcome, "requests");
-        slot = id;
-        renewal = setInterval(() => void keys.renew(id, now(), options.slotTtlMs).catch(() => {}), Math.max(1, Math.floor(options.slotTtlMs / 3)));
-        renewal.unref();
-      }
-      let finished: Promise<void> | null = null;
-      return {
-        tenant,
-        finish(tokens) {
-          finished ??= (async () => {
-            clearInterval(renewal);
-            // A store fault here must not fail the response that already ended: the slot then expires.
-            if (slot !== null) await keys.release(slot).catch(() => {});
-            if (tenant.tokensPerMinute !== undefined && tokens > 0) await keys.charge(tenant.id, "tokens", tokens, now()).catch(() => {});
-          })();
-          return finished;
-        },
-      };
     },
   };
 }

@@ -12,6 +12,7 @@ import { createServer, type Server as HttpServer } from "node:http";
 import { isIP, type AddressInfo } from "node:net";
 import { networkInterfaces, hostname } from "node:os";
 import { telemetryFromEnv } from "../../../compose/telemetry.js";
+import { createTenantAdmission } from "../../../app/tenants/tenant-admission.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { exitCodeOfError } from "../exits/exit-codes.js";
 import { precheckProjectRunner } from "../project-runner/host-options.js";
@@ -48,6 +49,22 @@ export interface ServeWorkflowHttpOptions extends ServeWorkflowOptions {
   taskLeaseMs?: number;
   /** MCP-13: this host's id in the task rows it owns (default: random per process). */
   taskHostId?: string;
+  /**
+   * BUD-4 (`--keys`): accept the API keys of this key store (the one `steamharness gateway keys add`
+   * writes to); instead of `auth`. Counts as authorization for a non-loopback bind.
+   */
+  keys?: McpHttpKeyStore;
+}
+
+/** Where `--keys` reads API keys: the gateway's key store location, and the revocation bound. */
+export interface McpHttpKeyStore {
+  /** The SQLite store directory (`--store`, default `<data-dir>/gateway`), used without `postgres`. */
+  directory: string;
+  /** The PostgreSQL database of the keys (`--postgres`, shared with the task store). */
+  postgres?: string;
+  schema?: string;
+  /** How long a verified key is trusted (`--key-cache-ms`, default 2000): the revocation bound. */
+  cacheMs?: number;
 }
 
 /** A running workflow HTTP server. */
@@ -78,7 +95,7 @@ export function assertBindAllowed(host: string, auth: McpHttpAuthOptions | undef
   if (isLoopbackHost(host) || auth) return;
   throw new SteamharnessError(
     "input_validation",
-    `[steamharness] [mcp] refusing to serve ${host} without authorization: anyone who can reach it could run this project's entrypoints. Bind 127.0.0.1, or pass --auth-token-file <file> or --oauth-issuer <url> --oauth-audience <url>`,
+    `[steamharness] [mcp] refusing to serve ${host} without authorization: anyone who can reach it could run this project's entrypoints. Bind 127.0.0.1, or pass --auth-token-file <file>, --keys, or --oauth-issuer <url> --oauth-audience <url>`,
     { field: "--host" },
   );
 }
@@ -107,7 +124,8 @@ function allowedHostsFor(host: string, extra: string[]): string[] {
  */
 export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions, log: (line: string) => void = () => undefined): Promise<WorkflowHttpServer & { catalog: Promise<unknown> }> {
   const bind = options.host ?? DEFAULT_HTTP_HOST;
-  assertBindAllowed(bind, options.auth);
+  if (options.keys && options.auth) throw new SteamharnessError("input_validation", "[steamharness] [mcp] --keys and --auth-token-file/--oauth-issuer are alternatives: pass one", { field: "--keys" });
+  if (!options.keys) assertBindAllowed(bind, options.auth);
   const prechecked = await precheckProjectRunner(options);
   // OBS-3: an OTLP endpoint in the environment turns the server's (and its workers') spans on, task runs included.
   const telemetry = await telemetryFromEnv();
@@ -120,9 +138,16 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
   ]);
   const host = await createProjectRunner({ ...options, workers: options.workers ?? DEFAULT_WORKERS, prechecked, output: process.stderr });
   let taskStore;
+  let keyStore: Awaited<ReturnType<typeof openKeyStore>> | null = null;
+  let auth = options.auth;
   try {
+    if (options.keys) {
+      keyStore = await openKeyStore(options.keys);
+      auth = { kind: "keys", admission: createTenantAdmission({ keys: keyStore.keys, budgets: keyStore.budgets, cacheMs: options.keys.cacheMs ?? 2000, slotTtlMs: 30_000, now: Date.now }) };
+    }
     taskStore = await openMcpTaskStore({ directory: host.dirs.persistentValueStoreDir, ...(options.postgres !== undefined ? { postgres: options.postgres } : {}), ...(options.postgresSchema !== undefined ? { schema: options.postgresSchema } : {}) });
   } catch (error) {
+    await keyStore?.close().catch(() => undefined);
     await host.close().catch(() => undefined);
     throw error;
   }
@@ -136,7 +161,7 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
     path: options.path ?? DEFAULT_MCP_PATH,
     allowedHosts: allowedHostsFor(bind, options.allowedHosts ?? []),
     ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
-    ...(options.auth ? { auth: options.auth } : {}),
+    ...(auth ? { auth } : {}),
   });
   const http = createServer(handler);
   try {
@@ -147,6 +172,7 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
   } catch (error) {
     await tasks.close().catch(() => undefined);
     await taskStore.close().catch(() => undefined);
+    await keyStore?.close().catch(() => undefined);
     await host.close().catch(() => undefined);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
@@ -170,10 +196,17 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
       await new Promise<void>((resolve) => http.close(() => resolve()));
       await tasks.close();
       await taskStore.close();
+      await keyStore?.close();
       await host.close();
       await telemetry?.shutdown();
     },
   };
+}
+
+/** Opens the key store of `--keys` (the gateway's; its backend loads only here). */
+async function openKeyStore(location: McpHttpKeyStore) {
+  const { openGatewayKeyStore } = await import("../../../compose/api-keys.js");
+  return openGatewayKeyStore({ directory: location.directory, ...(location.postgres !== undefined ? { postgres: location.postgres } : {}), ...(location.schema !== undefined ? { schema: location.schema } : {}) });
 }
 
 const log = (line: string) => process.stderr.write(`[steamharness] ${line}\n`);

@@ -5,7 +5,9 @@
  * - a static token (single-user setups) grants every tool;
  * - OAuth 2.1 resource server (the MCP authorization spec): protected-resource metadata (RFC 9728)
  *   naming the authorization server, JWT access tokens (RFC 9068) verified against the
- *   server's JWKS with `jose`, the audience bound to this resource, scopes per tool.
+ *   server's JWKS with `jose`, the audience bound to this resource, scopes per tool;
+ * - API keys of the gateway's key store (BUD-4): the key's tenant is the caller's tenant, and each
+ *   `tools/call` is admitted against the tenant's limits (http-admission.ts).
  */
 import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -17,6 +19,8 @@ import type { OAuthTokenVerifier } from "@modelcontextprotocol/sdk/server/auth/p
 import { getOAuthProtectedResourceMetadataUrl, mcpAuthMetadataRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { SteamharnessError } from "../../../../domain/errors.js";
+import type { TenantAdmissions } from "../../../../app/tenants/tenant-admission.js";
+import { admitToolCalls } from "./http-admission.js";
 import { scopesOfPolicy, scopesOfRequest, type McpScopePolicy } from "./http-scopes.js";
 import { DEFAULT_TENANT_CLAIM, STATIC_TOKEN_TENANT } from "./http-tenant.js";
 
@@ -45,8 +49,15 @@ export interface McpHttpOAuth {
   tenantClaim?: string;
 }
 
+/** BUD-4: API keys (`sh_…`) of the key store `steamharness gateway keys add` writes to. */
+export interface McpHttpKeyAuth {
+  kind: "keys";
+  /** Key verification (cached: the revocation bound) and tenant admission, on the shared key store. */
+  admission: TenantAdmissions;
+}
+
 /** How the HTTP endpoint authorizes requests. */
-export type McpHttpAuthOptions = McpHttpTokenAuth | McpHttpOAuth;
+export type McpHttpAuthOptions = McpHttpTokenAuth | McpHttpOAuth | McpHttpKeyAuth;
 
 /** A request as the SDK's express app hands it on (parsed body, path without the query). */
 export type McpHttpRequest = IncomingMessage & { body?: unknown; path: string; auth?: AuthInfo };
@@ -63,6 +74,17 @@ function tokenVerifier(expected: string): OAuthTokenVerifier {
       const given = Buffer.from(token);
       if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) throw new InvalidTokenError("Invalid token");
       return { token, clientId: "static-token", scopes: [], expiresAt: NEVER, extra: { tenant: STATIC_TOKEN_TENANT } };
+    },
+  };
+}
+
+/** Verifies API keys: unknown, malformed or revoked (once the cache bound passed) is a 401; the key's tenant rides in `extra`. */
+function keyVerifier(admission: TenantAdmissions): OAuthTokenVerifier {
+  return {
+    async verifyAccessToken(token) {
+      const identity = await admission.identify(token);
+      if (!identity) throw new InvalidTokenError("Invalid API key");
+      return { token, clientId: identity.key.id, scopes: [], expiresAt: NEVER, extra: { tenant: identity.tenant.id, apiTenant: identity.tenant } };
     },
   };
 }
@@ -106,6 +128,11 @@ export interface McpHttpAuthorization {
  */
 export async function prepareAuthorization(auth: McpHttpAuthOptions, path: string): Promise<McpHttpAuthorization> {
   const onPath = (middleware: McpHttpMiddleware): McpHttpMiddleware => (req, res, next) => (req.path === path ? middleware(req, res, next) : next());
+  if (auth.kind === "keys") {
+    const bearer = requireBearerAuth({ verifier: keyVerifier(auth.admission) }) as unknown as McpHttpMiddleware;
+    const admit = admitToolCalls(auth.admission);
+    return { check: onPath((req, res, next) => bearer(req, res, (error?: unknown) => (error === undefined ? admit(req, res, next) : next(error)))) };
+  }
   if (auth.kind === "token") return { check: onPath(requireBearerAuth({ verifier: tokenVerifier(auth.token) }) as unknown as McpHttpMiddleware) };
   let oauthMetadata;
   try {
