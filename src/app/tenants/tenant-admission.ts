@@ -17,6 +17,7 @@
 import { randomUUID } from "node:crypto";
 import type { ApiKeyIdentity, ApiKeyStore, ApiLimitOutcome, ApiTenant } from "../../ports/api-keys.js";
 import type { BudgetLedger } from "../../ports/budget-ledger.js";
+import { usdToMicros } from "../../domain/budget/model-price.js";
 import { SteamharnessError } from "../../domain/errors.js";
 
 /** Options of {@link createTenantAdmission}. */
@@ -53,6 +54,15 @@ export class TenantAdmissionError extends SteamharnessError {
   readonly retryAfterSeconds: number;
   /** The human text of the refusal, without the area prefix (what API clients show). */
   readonly reason: string;
+
+  /**
+   * The OpenAI-shaped error `type` and `code` every HTTP surface answers it with:
+   * `insufficient_quota` for a spent budget, else `rate_limit_exceeded` of `tokens` or `requests`.
+   */
+  get wire(): { type: "insufficient_quota" | "tokens" | "requests"; code: "insufficient_quota" | "rate_limit_exceeded" } {
+    if (this.kind === "budget") return { type: "insufficient_quota", code: "insufficient_quota" };
+    return { type: this.kind === "tokens_per_minute" ? "tokens" : "requests", code: "rate_limit_exceeded" };
+  }
 
   constructor(kind: TenantRefusalKind, reason: string, retryAfterSeconds: number) {
     super(kind === "budget" ? "budget_exceeded" : "rate_limited", `[steamharness] [tenants] ${reason}`);
@@ -114,7 +124,7 @@ export function createTenantAdmission(options: TenantAdmissionOptions) {
       if (budget) {
         const state = await options.budgets.read({ scope: "tenant", id: tenant.id, ...(budget.period ? { period: budget.period } : {}) }, at);
         const tokensLeft = budget.tokens === undefined || state.spent.tokens + state.reserved.tokens < budget.tokens + state.granted.tokens;
-        const moneyLeft = budget.costUsd === undefined || state.spent.costMicros + state.reserved.costMicros < Math.round(budget.costUsd * 1e6) + state.granted.costMicros;
+        const moneyLeft = budget.costUsd === undefined || state.spent.costMicros + state.reserved.costMicros < usdToMicros(budget.costUsd) + state.granted.costMicros;
         if (!tokensLeft || !moneyLeft) {
           throw new TenantAdmissionError("budget", `You exceeded the ${budget.period ? `${budget.period}ly ` : ""}budget of tenant '${tenant.id}'.`, 0);
         }

@@ -16,8 +16,7 @@ export type GatewayAdmission = TenantAdmission;
 
 /** The gateway's 429 of a refused admission: `rate_limit_exceeded` with `Retry-After`, or `insufficient_quota`. */
 function gatewayRefusal(error: TenantAdmissionError): GatewayHttpError {
-  if (error.kind === "budget") return new GatewayHttpError(429, error.reason, { type: "insufficient_quota", code: "insufficient_quota" });
-  return new GatewayHttpError(429, error.reason, { type: error.kind === "tokens_per_minute" ? "tokens" : "requests", code: "rate_limit_exceeded", headers: { "retry-after": String(error.retryAfterSeconds) } });
+  return new GatewayHttpError(429, error.reason, { ...error.wire, ...(error.kind === "budget" ? {} : { headers: { "retry-after": String(error.retryAfterSeconds) } }) });
 }
 
 /**

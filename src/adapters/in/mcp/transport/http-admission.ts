@@ -35,8 +35,7 @@ function toolCalls(body: unknown): JsonRpcMessage[] {
 function refuse(res: ServerResponse, error: TenantAdmissionError, id: unknown): void {
   const budget = error.kind === "budget";
   const headers: Record<string, string> = { "content-type": "application/json", ...(budget ? {} : { "retry-after": String(error.retryAfterSeconds) }) };
-  const data = { type: budget ? "insufficient_quota" : error.kind === "tokens_per_minute" ? "tokens" : "requests", code: budget ? "insufficient_quota" : "rate_limit_exceeded" };
-  res.writeHead(429, headers).end(JSON.stringify({ jsonrpc: "2.0", error: { code: ADMISSION_REFUSED_CODE, message: error.reason, data }, id: id ?? null }));
+  res.writeHead(429, headers).end(JSON.stringify({ jsonrpc: "2.0", error: { code: ADMISSION_REFUSED_CODE, message: error.reason, data: error.wire }, id: id ?? null }));
 }
 
 /**
