@@ -2,49 +2,27 @@
 // conversation) go with the task once its TTL ran out — also a task left waiting for input, whose
 // pause nobody can answer any more — while a waiting task inside its TTL keeps them and resumes
 // exactly. A real `steamharness mcp --http` process, the SDK's client, real session files.
-import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { conversationFolderSegment } from "../../src/compose/sqlite.js";
-import { cleanup, REPO, tempDir } from "../cli/helpers.js";
+import { cleanup, tempDir } from "../cli/helpers.js";
+import { writeTickingProject, type TickingProject } from "../fixtures/ticking-project.js";
 import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 import { callAsTask, pollTask, scriptForms, taskResult } from "./task-helpers.js";
 
 jest.setTimeout(180_000);
 
-const PROJECT_ID = "6c2f3d4e-5a6b-4c7d-9e8f-0a1b2c3d4e5f";
-const PAUSING = { limits: [{ scope: "run", tokens: 220 }], maxOutputTokens: 100, onLimit: "pause", extendBy: { tokens: 1000 } };
-const AMPLE = { limits: [{ scope: "run", tokens: 100_000 }], maxOutputTokens: 100, onLimit: "pause", extendBy: { tokens: 1000 } };
-
 let tmp: string;
-let project: string;
+let ticking: TickingProject;
 let server: HttpMcpServer;
 let client: Client;
 let forms: ReturnType<typeof scriptForms>;
-const ticks = () => join(tmp, "ticks");
-const calls = () => join(tmp, "calls");
-const lines = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).length : 0);
-const sessionsOf = (runId: string) => {
-  const folder = join(project, ".workflow", "agents", conversationFolderSegment(runId));
-  return existsSync(folder) && readdirSync(folder).some((name) => name.endsWith(".sqlite"));
-};
+const sessionsOf = (runId: string) => ticking.sessionsOf(runId);
 
 beforeAll(async () => {
   tmp = await tempDir("sh-ses12-tasks-");
-  project = join(tmp, "project");
-  await mkdir(project, { recursive: true });
-  await writeFile(join(project, "package.json"), JSON.stringify({ name: "ses12-tasks", version: "1.0.0", type: "module", id: PROJECT_ID, projectType: "workflow", main: "workflow.mjs" }));
-  const entry = (budget: unknown) =>
-    `{ title: "Tick", description: "An agent that ticks twice", params: [], run: (params, context) => runBudgetAgent(context.node, { ticks: ${JSON.stringify(ticks())}, calls: ${JSON.stringify(calls())} }, ${JSON.stringify(budget)}) }`;
-  await writeFile(
-    join(project, "workflow.mjs"),
-    `import { runBudgetAgent } from ${JSON.stringify(join(REPO, "test/budgets/fixtures/budget-agent.ts"))};
-export default { entrypoints: { pause: ${entry(PAUSING)}, finish: ${entry(AMPLE)} } };
-`,
-  );
-  server = await startHttpMcp(project, ["--data-dir", join(tmp, "data"), "--workers", "1"]);
+  ticking = await writeTickingProject(tmp, "6c2f3d4e-5a6b-4c7d-9e8f-0a1b2c3d4e5f");
+  server = await startHttpMcp(ticking.dir, ["--data-dir", join(tmp, "data"), "--workers", "1"]);
   client = await connectHttp(server.url, { capabilities: { elicitation: { form: {} } } });
   forms = scriptForms(client);
 }, 120_000);
@@ -62,10 +40,10 @@ describe("SES-12 MCP tasks: agent sessions go with the task after its TTL", () =
     const other = await callAsTask(client, "finish", {}, 60_000);
     expect((await taskResult(client, other.taskId)).structuredContent).toMatchObject({ status: "success" });
     expect([sessionsOf(waiting.taskId), sessionsOf(other.taskId)]).toEqual([true, true]);
-    const before = [lines(ticks()), lines(calls())];
+    const before = ticking.done();
     forms.answers = [{ action: "accept", content: { approve: true } }];
     expect((await taskResult(client, waiting.taskId)).structuredContent).toMatchObject({ status: "success", output: { answer: "done", toolCalls: 2 } });
-    expect([lines(ticks()), lines(calls())]).toEqual([before[0], before[1]! + 1]);
+    expect(ticking.done()).toEqual([before[0], before[1] + 1]);
 
     // A task left waiting past its TTL: nobody can answer it any more, its sessions go.
     const abandoned = await callAsTask(client, "pause", {}, 1000);

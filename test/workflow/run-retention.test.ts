@@ -2,30 +2,16 @@
 // run is its agents' conversation) are removed once the run finished longer ago than the
 // retention — by a later run, in a small batch, or by `steamharness runs prune` — while a run
 // waiting for an answer keeps them and still resumes exactly. Real CLI processes, real files.
-import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { conversationFolderSegment } from "../../src/compose/sqlite.js";
-import { CLI_FROM_SOURCES, cleanup, REPO, runCli, tempDir } from "../cli/helpers.js";
-
-const PROJECT_ID = "5b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e";
-// A run budget the agent's third call does not fit (it pauses), and one it fits (it finishes).
-const PAUSING = { limits: [{ scope: "run", tokens: 220 }], maxOutputTokens: 100, onLimit: "pause", extendBy: { tokens: 1000 } };
-const AMPLE = { limits: [{ scope: "run", tokens: 100_000 }], maxOutputTokens: 100, onLimit: "pause", extendBy: { tokens: 1000 } };
+import { CLI_FROM_SOURCES, cleanup, runCli, tempDir } from "../cli/helpers.js";
+import { writeTickingProject, type TickingProject } from "../fixtures/ticking-project.js";
 
 let tmp: string;
+let ticking: TickingProject;
 let project: string;
 let data: string[];
-const ticks = () => join(tmp, "ticks");
-const calls = () => join(tmp, "calls");
-const lines = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).length : 0);
-const agents = () => join(project, ".workflow", "agents");
-/** Whether the run's session folder is there, with at least one session file in it. */
-const sessionsOf = (runId: string) => {
-  const folder = join(agents(), conversationFolderSegment(runId));
-  return existsSync(folder) && readdirSync(folder).some((name) => name.endsWith(".sqlite"));
-};
+const sessionsOf = (runId: string) => ticking.sessionsOf(runId);
 
 interface Report {
   runId: string;
@@ -42,18 +28,9 @@ async function run(entrypoint: "pause" | "finish", extra: string[] = []): Promis
 
 beforeAll(async () => {
   tmp = await tempDir("sh-ses12-");
-  project = join(tmp, "project");
+  ticking = await writeTickingProject(tmp, "5b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e");
+  project = ticking.dir;
   data = ["--data-dir", join(tmp, "data")];
-  await mkdir(project, { recursive: true });
-  await writeFile(join(project, "package.json"), JSON.stringify({ name: "ses12", version: "1.0.0", type: "module", id: PROJECT_ID, projectType: "workflow", main: "workflow.mjs" }));
-  const entry = (budget: unknown) =>
-    `{ title: "Tick", description: "An agent that ticks twice", params: [], run: (params, context) => runBudgetAgent(context.node, { ticks: ${JSON.stringify(ticks())}, calls: ${JSON.stringify(calls())} }, ${JSON.stringify(budget)}) }`;
-  await writeFile(
-    join(project, "workflow.mjs"),
-    `import { runBudgetAgent } from ${JSON.stringify(join(REPO, "test/budgets/fixtures/budget-agent.ts"))};
-export default { entrypoints: { pause: ${entry(PAUSING)}, finish: ${entry(AMPLE)} } };
-`,
-  );
 }, 60_000);
 afterAll(async () => {
   await cleanup(tmp);
@@ -70,7 +47,7 @@ describe("SES-12 agent sessions of workflow runs are kept for a retention, pause
     expect(paused.status).toBe("waiting_for_input");
     expect(sessionsOf(old.runId)).toBe(false);
     expect(sessionsOf(paused.runId)).toBe(true);
-    expect([lines(ticks()), lines(calls())]).toEqual([4, 5]);
+    expect(ticking.done()).toEqual([4, 5]);
 
     // Runs on with the default retention (7 days): the paused run, due never, is still there.
     const recent = await run("finish");
@@ -85,11 +62,11 @@ describe("SES-12 agent sessions of workflow runs are kept for a retention, pause
     expect([sessionsOf(paused.runId), sessionsOf(recent.runId), sessionsOf(again.runId)]).toEqual([true, false, false]);
 
     // The paused run resumes from its kept session: no tick redone, the model asked once more.
-    const before = [lines(ticks()), lines(calls())];
+    const before = ticking.done();
     const answered = await runCli(["answer", project, paused.runId, paused.pending!.requestId, "--value", '{"approve":true}', "--json", ...data], { argsPrefix: CLI_FROM_SOURCES });
     expect([answered.code, answered.stderr]).toEqual([0, expect.any(String)]);
     expect(JSON.parse(answered.stdout)).toMatchObject({ runId: paused.runId, status: "success", result: { data: { output: { answer: "done", toolCalls: 2 } } } });
-    expect([lines(ticks()), lines(calls())]).toEqual([before[0], before[1]! + 1]);
+    expect(ticking.done()).toEqual([before[0], before[1] + 1]);
 
     // Once it finished it is an ordinary finished run: prunable.
     const later = await runCli(["runs", "prune", project, "--older-than", "0"], { argsPrefix: CLI_FROM_SOURCES });
