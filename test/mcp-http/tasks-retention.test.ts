@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { cleanup, tempDir } from "../cli/helpers.js";
+import { cleanup, tempDir, waitFor } from "../cli/helpers.js";
 import { writeTickingProject, type TickingProject } from "../fixtures/ticking-project.js";
 import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 import { callAsTask, pollTask, scriptForms, taskResult } from "./task-helpers.js";
@@ -57,6 +57,8 @@ describe("SES-12 MCP tasks: agent sessions go with the task after its TTL", () =
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const next = await callAsTask(client, "finish", {}, 60_000);
     await taskResult(client, next.taskId);
+    // The host prunes after the run's report, in the background: wait for it (bounded).
+    await waitFor(() => !sessionsOf(abandoned.taskId) && !sessionsOf(short.taskId), 20_000);
     expect([sessionsOf(abandoned.taskId), sessionsOf(short.taskId), sessionsOf(next.taskId), sessionsOf(waiting.taskId)]).toEqual([false, false, true, true]);
   });
 });

@@ -258,9 +258,8 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
       return pool.pids();
     },
     async close() {
-      retention.close();
       void watch?.then((running) => running.close());
-      await pool.close();
+      await Promise.all([pool.close(), retention.close()]);
     },
   };
   return runner;

@@ -33,10 +33,12 @@ export interface RunSessionsRetention {
   started(runId: string): Promise<void>;
   /**
    * Marks how a run ended — `paused` (waiting for input: kept until answered, or `retainMs`),
-   * else `finished` (due after `retainMs`, or the retention) — and prunes a batch of due runs.
+   * else `finished` (due after `retainMs`, or the retention) — and starts the prune of a batch of
+   * due runs in the background (one at a time), so the run's report does not wait for it.
    */
   ended(report: WorkflowRunReport, retainMs?: number): Promise<void>;
-  close(): void;
+  /** Waits for a prune under way, then closes the index. */
+  close(): Promise<void>;
 }
 
 /**
@@ -54,6 +56,7 @@ export function createRunSessionsRetention(options: RunSessionsRetentionOptions)
   let index: Promise<SqliteRunRetention> | undefined;
   let warned = false;
   let closed = false;
+  let pruning: Promise<void> = Promise.resolve();
   const warn = (error: unknown) => {
     if (warned) return;
     warned = true;
@@ -88,11 +91,12 @@ export function createRunSessionsRetention(options: RunSessionsRetentionOptions)
         const paused = report.status === "waiting_for_input";
         const keep = options.retentionMs === null ? null : paused ? retainMs : (retainMs ?? options.retentionMs);
         retention.mark({ projectId: options.projectId, runId: report.runId, state: paused ? "paused" : "finished", at, expiresAt: after(at, keep) });
-        await retention.prune({ projectId: options.projectId, now: at, limit: RUN_PRUNE_BATCH });
+        pruning = pruning.then(() => (closed ? undefined : retention.prune({ projectId: options.projectId, now: at, limit: RUN_PRUNE_BATCH }).then(() => undefined, warn)));
       }),
-    close() {
+    async close() {
       closed = true;
-      void index?.then((retention) => retention.close()).catch(() => undefined);
+      await pruning;
+      await index?.then((retention) => retention.close()).catch(() => undefined);
     },
   };
 }

@@ -120,7 +120,7 @@ export async function createSqliteRunRetention(options: SqliteRunRetentionOption
     throw wrapAdapterError("sqlite", `cannot open the run-retention index ${path}`, error);
   }
   const db = drizzleBetterSqlite3().drizzle({ client });
-  const { and, asc, eq, isNotNull, lt } = drizzleOrm();
+  const { and, asc, eq, isNotNull, lt, sql } = drizzleOrm();
   const t = retainedRuns;
   let closed = false;
   const call = <T>(what: string, run: () => T): T => {
@@ -132,13 +132,20 @@ export async function createSqliteRunRetention(options: SqliteRunRetentionOption
     }
   };
   type Row = typeof t.$inferSelect;
+  // The statements of every run (a mark as it starts and ends, a look for due runs) are prepared
+  // once: building drizzle's SQL costs more than running it.
+  const p = (name: string) => sql.placeholder(name);
+  const markRun = db
+    .insert(t)
+    .values({ projectId: p("projectId"), runId: p("runId"), state: p("state"), updatedAt: p("updatedAt"), expiresAt: p("expiresAt") })
+    .onConflictDoUpdate({ target: [t.projectId, t.runId], set: { state: sql`excluded.state`, updatedAt: sql`excluded.updated_at`, expiresAt: sql`excluded.expires_at` } })
+    .prepare();
+  const dueRuns = db.select().from(t).where(and(eq(t.projectId, p("projectId")), isNotNull(t.expiresAt), lt(t.expiresAt, p("now")))).orderBy(asc(t.expiresAt)).limit(p("limit")).prepare();
+  const oldRuns = db.select().from(t).where(and(eq(t.projectId, p("projectId")), eq(t.state, "finished"), lt(t.updatedAt, p("before")))).orderBy(asc(t.updatedAt)).limit(p("limit")).prepare();
   return {
     agentStoreDir,
     mark(mark) {
-      const values = { projectId: mark.projectId, runId: mark.runId, state: mark.state, updatedAt: mark.at, expiresAt: mark.expiresAt };
-      call("mark", () =>
-        db.insert(t).values(values).onConflictDoUpdate({ target: [t.projectId, t.runId], set: { state: values.state, updatedAt: values.updatedAt, expiresAt: values.expiresAt } }).run(),
-      );
+      call("mark", () => markRun.run({ projectId: mark.projectId, runId: mark.runId, state: mark.state, updatedAt: mark.at, expiresAt: mark.expiresAt }));
     },
     get(projectId, runId) {
       const row = call("read", () => db.select().from(t).where(and(eq(t.projectId, projectId), eq(t.runId, runId))).get());
@@ -146,14 +153,10 @@ export async function createSqliteRunRetention(options: SqliteRunRetentionOption
     },
     async prune(request) {
       const limit = Math.max(1, Math.floor(request.limit));
-      const due: Row[] = call("due runs", () =>
-        db.select().from(t).where(and(eq(t.projectId, request.projectId), isNotNull(t.expiresAt), lt(t.expiresAt, request.now))).orderBy(asc(t.expiresAt)).limit(limit).all(),
-      );
+      const due: Row[] = call("due runs", () => dueRuns.all({ projectId: request.projectId, now: request.now, limit }));
       if (request.finishedBefore !== undefined && due.length < limit) {
         const seen = new Set(due.map((row) => row.runId));
-        const old = call("finished runs", () =>
-          db.select().from(t).where(and(eq(t.projectId, request.projectId), eq(t.state, "finished"), lt(t.updatedAt, request.finishedBefore!))).orderBy(asc(t.updatedAt)).limit(limit).all(),
-        );
+        const old = call("finished runs", () => oldRuns.all({ projectId: request.projectId, before: request.finishedBefore!, limit }));
         for (const row of old) if (!seen.has(row.runId) && due.length < limit) due.push(row);
       }
       const removed: string[] = [];
