@@ -189,6 +189,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
         pollIntervalMs: TASK_POLL_INTERVAL_MS,
         createdAt: at,
         updatedAt: at,
+        tenant: tenant ?? null,
         result: null,
         paused: { args, answers: {}, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}) } satisfies TaskResume as unknown as JsonValue,
       };
@@ -215,11 +216,14 @@ export function createTaskRuns(options: TaskRunsOptions) {
     },
     /**
      * The row with the rules applied: `null` once its TTL ran out; a dead owner's task taken over
-     * by this host (a resumable entrypoint) or reported `failed` with the reason.
+     * by this host (a resumable entrypoint) or reported `failed` with the reason. With `tenant`
+     * (the caller's, `null` for none), `null` too for another tenant's task — before any rule
+     * runs, so a stranger's read never takes a task over.
      */
-    async read(taskId: string): Promise<McpTaskRecord | null> {
+    async read(taskId: string, tenant?: string | null): Promise<McpTaskRecord | null> {
       const row = await store.get(projectId, taskId);
       if (!row) return null;
+      if (tenant !== undefined && (row.tenant ?? null) !== tenant) return null;
       const at = now();
       const alive = row.status === "working" && row.leaseExpiresAt !== null && row.leaseExpiresAt >= at;
       if (row.updatedAt + row.ttlMs < at && !alive) {
@@ -240,10 +244,10 @@ export function createTaskRuns(options: TaskRunsOptions) {
     async fail(taskId: string, message: string): Promise<boolean> {
       return store.update(projectId, taskId, { status: "failed", statusMessage: message, result: errorResult(message), paused: null, updatedAt: now() }, { status: ["input_required"] });
     },
-    /** One page of this project's tasks (each read with the rules applied). */
-    async list(cursor: string | undefined, limit: number): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }> {
-      const page = await store.list(projectId, { ...(cursor ? { cursor } : {}), limit });
-      const tasks = (await Promise.all(page.tasks.map((row) => this.read(row.taskId)))).filter((row): row is McpTaskRecord => row !== null);
+    /** One page of this project's tasks (each read with the rules applied); with `tenant`, only that tenant's. */
+    async list(cursor: string | undefined, limit: number, tenant?: string | null): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }> {
+      const page = await store.list(projectId, { ...(cursor ? { cursor } : {}), limit, ...(tenant !== undefined ? { tenant } : {}) });
+      const tasks = (await Promise.all(page.tasks.map((row) => this.read(row.taskId, tenant)))).filter((row): row is McpTaskRecord => row !== null);
       return { tasks, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     },
     /** Stops the timers and ends this host's running workers (their rows are then reported by the lease rule). */
