@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { CancelTaskResultSchema, ListTasksResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CancelTaskResultSchema, ListTasksResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { cleanup, runCli, tempDir } from "../cli/helpers.js";
 import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 import { callAsTask, getTask, pollTask, scriptForms, taskResult, TASKS_PROJECT } from "./task-helpers.js";
@@ -17,6 +17,7 @@ let tmp: string;
 let server: HttpMcpServer;
 let alice: Client;
 let bob: Client;
+let secrets: { alice: string; bob: string };
 let aliceForms: ReturnType<typeof scriptForms>;
 let bobForms: ReturnType<typeof scriptForms>;
 
@@ -26,12 +27,13 @@ async function addKey(store: string, tenant: string): Promise<string> {
   return /^(sh_[A-Za-z0-9_-]{43})$/m.exec(added.stdout)![1]!;
 }
 
-const connectWith = (secret: string) => connectHttp(server.url, { capabilities: { elicitation: { form: {} } }, transport: { requestInit: { headers: { authorization: `Bearer ${secret}` } } } });
+const connectWith = (secret: string, forms = true) => connectHttp(server.url, { capabilities: forms ? { elicitation: { form: {} } } : {}, transport: { requestInit: { headers: { authorization: `Bearer ${secret}` } } } });
 
 beforeAll(async () => {
   tmp = await tempDir("sh-mcp-task-tenants-");
   const store = join(tmp, "keys");
   const [a, b] = [await addKey(store, "alice"), await addKey(store, "bob")];
+  secrets = { alice: a, bob: b };
   server = await startHttpMcp(TASKS_PROJECT, ["--keys", "--store", store, "--data-dir", join(tmp, "data")]);
   [alice, bob] = [await connectWith(a), await connectWith(b)];
   aliceForms = scriptForms(alice);
@@ -73,5 +75,24 @@ describe("MCP-13 BUD-4 tasks are separated by tenant", () => {
     aliceForms.answers.push({ action: "accept", content: { name: "Alice" } });
     const result = await taskResult(alice, task.taskId);
     expect(result.structuredContent).toMatchObject({ status: "success", output: { runId: task.taskId, first: { name: "Alice" } } });
+  });
+
+  it("BUD-4 a call that ended interaction_required is answered (_meta steamharness/answer) by its own tenant only; another tenant gets the unknown-run error", async () => {
+    const [plainAlice, plainBob] = [await connectWith(secrets.alice, false), await connectWith(secrets.bob, false)];
+    try {
+      const waiting = (await plainAlice.callTool({ name: "ask", arguments: {} })) as CallToolResult;
+      const error = (waiting.structuredContent as { error: { code: string; pending: { requestId: string } } }).error;
+      expect(error.code).toBe("interaction_required");
+      const runId = (waiting.structuredContent as { runId: string }).runId;
+      const answer = (id: string) => ({ name: "ask", arguments: {}, _meta: { "steamharness/answer": { runId: id, requestId: error.pending.requestId, values: { name: "Eve" } } } });
+      const stranger = String(await plainBob.callTool(answer(runId)).catch((e: unknown) => e));
+      const unknown = String(await plainBob.callTool(answer("20260101-000000000000")).catch((e: unknown) => e));
+      expect(stranger).toMatch(/no paused run/);
+      expect(stranger.replace(runId, "20260101-000000000000")).toBe(unknown);
+      const done = (await plainAlice.callTool(answer(runId))) as CallToolResult;
+      expect(done.structuredContent).toMatchObject({ status: "success", output: { runId, first: { name: "Eve" } } });
+    } finally {
+      await Promise.all([plainAlice.close(), plainBob.close()]);
+    }
   });
 });

@@ -90,11 +90,11 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     // Arguments are checked against the published catalog (MCP-7), even when it came from the cache.
     const entrypoint = (await catalog).structure.entrypoints.find((entry) => entry.id === request.params.name);
     if (!entrypoint) throw invalidParams(`unknown tool: ${request.params.name}`);
-    // DX-10: a call that answers a paused run runs it again with the arguments it was started with.
-    const answered = await answeredRun(runner, entrypoint.id, request.params._meta);
-    const args = (answered ? answered.args : (request.params.arguments ?? {})) as JsonValue;
     // BUD-5: the verified caller (HTTP) queues and is charged as its tenant; stdio has none.
     const tenant = tenantOfAuth(extra.authInfo);
+    // DX-10: a call that answers a paused run (of its own tenant) runs it again with the arguments it was started with.
+    const answered = await answeredRun(runner, entrypoint.id, request.params._meta, tenant);
+    const args = (answered ? answered.args : (request.params.arguments ?? {})) as JsonValue;
     // BUD-4: an API key's tenant budget and token rate hold inside the run, not only at admission.
     const tenantLimits = tenantLimitsOfAuth(extra.authInfo);
     if (tasks && request.params.task && !answered) {
@@ -158,7 +158,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
         : answering;
       const trace = span.carrier();
       const report = await runner.run(entrypoint, prepared, handlers, { signal: extra.signal, onQueued, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}), ...(answered ? { runId: answered.runId } : {}), ...(trace ? { trace } : {}) });
-      await keepCallRun(runner, report, { entrypointId: entrypoint.id, args }, answered);
+      await keepCallRun(runner, report, { entrypointId: entrypoint.id, args, ...(tenant !== undefined ? { tenant } : {}) }, answered);
       span.end({ ...(report.status === "failed" ? { error: report.error?.code ?? "run_failed" } : {}), attributes: { "steamharness.run.id": report.runId, "steamharness.run.status": report.status } });
       return toToolResult(report, entrypoint, runner.secrets);
     } catch (error) {
