@@ -21,10 +21,10 @@ interface RunLine {
 }
 
 /** Runs the budget host fixture as a real process; resolves its run lines. */
-async function host(env: Record<string, string>): Promise<RunLine[]> {
+function host(env: Record<string, string>): Promise<RunLine[]> {
   // Bundled once per file (test/fixtures/bundled-fixture.ts): every step below starts a fresh
   // process, which through tsx cost ~3 s of CPU each.
-  const file = await bundledFixture(HOST);
+  const file = bundledFixture(HOST);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [file], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
