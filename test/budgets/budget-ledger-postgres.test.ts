@@ -1,6 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { expect, it } from "@jest/globals";
 import pg from "pg";
+import { createBudgetLedger } from "../../src/adapters/out/kernel/budget-ledger.js";
+import { createPostgresBudgetRows } from "../../src/adapters/out/postgres/postgres-budget-ledger.js";
+import { openPostgres, postgresCall } from "../../src/adapters/out/postgres/postgres-database.js";
 import { createPostgresStorage } from "../../src/adapters/out/postgres/postgres-storage.js";
 import type { BudgetLimit } from "../../src/ports/budget-ledger.js";
 import { describePostgres, quoteIdentifier } from "../fixtures/postgres.js";
@@ -51,6 +54,29 @@ describePostgres("BUD-1 budget ledger on PostgreSQL: one round trip per step", (
     } finally {
       await storage.close();
       await pool.end();
+    }
+  });
+
+  it("BUD-1 holds written by the transaction path (hosts before migration 0004) settle and release through the new functions", async () => {
+    const schema = database.freshSchema();
+    const connection = await openPostgres({ pool: database.pool, schema });
+    const storage = await createPostgresStorage({ pool: database.pool, schema });
+    try {
+      const clock = { now: () => AT };
+      const before = createBudgetLedger(createPostgresBudgetRows({ db: connection.db, tables: connection.tables, clock }), postgresCall({ closed: false }));
+      const budget: BudgetLimit = { scope: "tenant", id: "upgrade", period: "day", tokens: 100 };
+      const run: BudgetLimit = { scope: "run", id: "upgrade-run", tokens: 100 };
+      expect(await before.reserve({ reservationId: "old-1", limits: [budget, run], amount: { tokens: 40, costMicros: 7 }, at: AT })).toEqual({ ok: true });
+      expect(await before.reserve({ reservationId: "old-2", limits: [budget, run], amount: { tokens: 30, costMicros: 0 }, at: AT })).toEqual({ ok: true });
+      expect(await storage.budgets!.settle("old-1", { tokens: 25, costMicros: 3 })).toBe(true);
+      expect(await storage.budgets!.release("old-2")).toBe(true);
+      expect(await storage.budgets!.reserve({ reservationId: "old-1", limits: [budget, run], amount: { tokens: 40, costMicros: 7 }, at: AT })).toEqual({ ok: true });
+      for (const limit of [budget, run]) {
+        expect(await storage.budgets!.read(limit, AT)).toEqual(expect.objectContaining({ spent: { tokens: 25, costMicros: 3 }, reserved: { tokens: 0, costMicros: 0 } }));
+      }
+    } finally {
+      await storage.close();
+      await connection.release();
     }
   });
 
