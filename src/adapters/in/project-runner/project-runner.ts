@@ -209,7 +209,15 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     },
     async run(entrypoint, prepared, handlers, runOptions = {}) {
       const { signal, onQueued, tenant } = runOptions;
-      const request = { runId: runOptions.runId ?? newRunId(), entrypointId: entrypoint.id, params: prepared.params, files: prepared.files, ...(runOptions.trace ? { trace: runOptions.trace } : {}), ...(tenant !== undefined ? { tenant } : {}) };
+      const request = {
+        runId: runOptions.runId ?? newRunId(),
+        entrypointId: entrypoint.id,
+        params: prepared.params,
+        files: prepared.files,
+        ...(runOptions.trace ? { trace: runOptions.trace } : {}),
+        ...(tenant !== undefined ? { tenant } : {}),
+        ...(runOptions.runId === undefined ? { newRun: true } : {}),
+      };
       const base = { runId: request.runId, projectId: location.manifest.id, entrypointId: entrypoint.id };
       let lease;
       startPool();

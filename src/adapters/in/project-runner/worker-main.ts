@@ -107,7 +107,7 @@ async function execute(run: WorkerRunRequest, { controller, bridge }: CurrentRun
     // one run at a time and an async mkdir costs a thread-pool round trip on every call (MCP-9).
     mkdirSync(config!.dirs.fileCreateStoreDir, { recursive: true });
     // CFG-2: the snapshot is taken before the entrypoint runs, and kept with the run id.
-    const configuration = await configurations!.forRun(store, loaded.manifest.id, run.runId);
+    const configuration = await configurations!.forRun(store, loaded.manifest.id, run.runId, run.newRun === true);
     const context = createWorkerRunContext({
       ...base,
       storage: store,
