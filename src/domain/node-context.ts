@@ -6,6 +6,7 @@ import type { Clock } from "../ports/clock.js";
 import type { IdSource } from "../ports/id-source.js";
 import type { HarnessRuntime } from "../ports/runtime.js";
 import type { TelemetryCarrier } from "../ports/telemetry.js";
+import type { BudgetLedger, BudgetPeriod } from "../ports/budget-ledger.js";
 import type { ApiKeyResolver, SystemApiKeyResolver } from "./configuration/agent-configuration.js";
 import type { ProjectConfigurationSnapshot } from "./configuration/snapshot.js";
 
@@ -42,6 +43,24 @@ export interface NodeRunConfiguration {
   resolveSystemApiKey?: SystemApiKeyResolver;
 }
 
+/**
+ * The host's own limits on the tenant a run is for (BUD-4: the tenant of the API key that
+ * admitted the call), kept in the host's tenant store rather than the project's: every model
+ * call of the run's agents reserves `budget` in `ledger` besides the agent's own budgets (at it
+ * the run always stops with `budget_exceeded`: a project cannot approve past its host's cap), and
+ * the settled tokens of each call are told to `onTokens` (the tenant's token-rate window).
+ */
+export interface NodeTenantLimits {
+  /** The tenant; its budget is the ledger's `tenant` budget of this id. */
+  tenantId: string;
+  /** The tenant's budget (absent units unlimited); none: only `onTokens` applies. */
+  budget?: { tokens?: number; costUsd?: number; period?: BudgetPeriod };
+  /** The ledger the budget is reserved in (the one the host's admission reads). */
+  ledger: BudgetLedger;
+  /** Told the tokens of every settled model call and when; must not reject. */
+  onTokens?: (tokens: number, at: number) => Promise<void>;
+}
+
 /** Everything a workflow node runs with (WF-0). Build one with `createNodeContext`. */
 export interface NodeContext {
   runId: string;
@@ -71,6 +90,8 @@ export interface NodeContext {
    * no `tenantId`.
    */
   tenantId?: string;
+  /** BUD-4: the host's limits on the run's tenant, reserved and charged outside the project's ledger. */
+  tenantLimits?: NodeTenantLimits;
 }
 
 /**

@@ -9,6 +9,12 @@ export interface McpTaskRecord {
   /** The project (workflow manifest id) the task belongs to; every lookup is scoped by it. */
   projectId: string;
   entrypointId: string;
+  /**
+   * Who created the task: the verified caller's tenant (an API key's tenant, the OAuth subject,
+   * the static token's one tenant), or `null` on a host without authorization (stdio, loopback).
+   * Only requests of the same tenant see the task. Absent reads as `null` (rows read back have it).
+   */
+  tenant?: string | null;
   status: McpTaskStatus;
   statusMessage: string | null;
   /** The host running the task's worker, or `null` when no host runs it (waiting for input, final). */
@@ -62,8 +68,11 @@ export interface McpTaskStore {
    * resolves the ids it extended (a missing id was cancelled, taken over or pruned).
    */
   renewLeases(projectId: string, ownerHost: string, taskIds: readonly string[], leaseExpiresAt: number): Promise<string[]>;
-  /** One page of rows, newest first; `cursor` is a previous page's `nextCursor` (opaque). */
-  list(projectId: string, options: { cursor?: string; limit: number }): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }>;
+  /**
+   * One page of rows, newest first; `cursor` is a previous page's `nextCursor` (opaque). With
+   * `tenant` (a string or `null`), only the rows whose `tenant` equals it; without, every row.
+   */
+  list(projectId: string, options: { cursor?: string; limit: number; tenant?: string | null }): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }>;
   /**
    * Deletes the rows whose `updatedAt + ttlMs` is before `now`, except `working` rows whose lease
    * still holds; resolves how many it deleted.

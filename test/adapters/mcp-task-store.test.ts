@@ -21,6 +21,7 @@ const row = (taskId: string, extra: Partial<McpTaskRecord> = {}): McpTaskRecord 
   pollIntervalMs: 1000,
   createdAt: 1000,
   updatedAt: 1000,
+  tenant: null,
   result: null,
   paused: null,
   ...extra,
@@ -72,6 +73,23 @@ function storeCases(name: string, open: () => Promise<McpTaskStore>) {
       expect((await store.list("p1", { limit: 10 })).tasks.map((task) => task.taskId)).toEqual(["d-fresh", "b-live"]);
       await store.close();
       await expect(store.get("p1", "d-fresh")).rejects.toMatchObject({ code: "storage_failure" });
+    });
+
+    it("MCP-13 BUD-4 a row keeps its tenant; list with a tenant (or null) pages only that tenant's rows", async () => {
+      const store = await open();
+      await store.create(row("a1", { tenant: "alice", createdAt: 1 }));
+      await store.create(row("b1", { tenant: "bob", createdAt: 2 }));
+      await store.create(row("a2", { tenant: "alice", createdAt: 3 }));
+      await store.create(row("n1", { createdAt: 4 }));
+      await store.create(row("a3", { tenant: "alice", createdAt: 5 }));
+      expect((await store.get("p1", "b1"))?.tenant).toBe("bob");
+      const first = await store.list("p1", { limit: 2, tenant: "alice" });
+      expect(first.tasks.map((task) => task.taskId)).toEqual(["a3", "a2"]);
+      expect((await store.list("p1", { limit: 2, tenant: "alice", cursor: first.nextCursor! })).tasks.map((task) => task.taskId)).toEqual(["a1"]);
+      expect((await store.list("p1", { limit: 10, tenant: null })).tasks.map((task) => task.taskId)).toEqual(["n1"]);
+      expect((await store.list("p1", { limit: 10, tenant: "carol" })).tasks).toEqual([]);
+      expect((await store.list("p1", { limit: 10 })).tasks).toHaveLength(5);
+      await store.close();
     });
   });
 }

@@ -18,6 +18,7 @@ import { runPersistentValueStoreContract } from "../../src/testing/persistent-va
 import { runProjectConfigurationStoreContract } from "../../src/testing/project-configuration-store.contract.js";
 import { runTokenUsageContract } from "../../src/testing/token-usage.contract.js";
 import { describePostgres, quoteIdentifier } from "../fixtures/postgres.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 
 const api = { describe, it, expect };
 const parse = (rows: Array<{ value: string }>): JsonValue | null => (rows[0] ? (JSON.parse(rows[0].value) as JsonValue) : null);
@@ -94,7 +95,7 @@ describePostgres("PG-1 PostgreSQL storage passes every store contract", (databas
 /** Runs the opener fixture in `count` processes that open at the same moment; resolves their reports. */
 async function openInProcesses(url: string, schema: string, count: number): Promise<Array<{ ok: boolean; code?: string; message?: string }>> {
   const children = Array.from({ length: count }, (_, i) =>
-    spawn(process.execPath, ["--import", "tsx", join("test", "adapters", "fixtures", "postgres-open.ts"), url, schema, `opener-${i}`], { stdio: ["pipe", "pipe", "inherit"] }),
+    spawn(process.execPath, [bundledFixture(join("test", "adapters", "fixtures", "postgres-open.ts")), url, schema, `opener-${i}`], { stdio: ["pipe", "pipe", "inherit"] }),
   );
   const lines = children.map((child) => {
     const received: string[] = [];

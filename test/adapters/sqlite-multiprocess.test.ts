@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
 import { collectAll } from "../../src/testing/contract-support.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 
 const WRITER = join(process.cwd(), "test", "adapters", "sqlite-multiprocess-writer.ts");
 const ENTRIES = 1000;
@@ -16,7 +17,7 @@ interface Writer {
 }
 
 function startWriter(directory: string, name: string): Writer {
-  const child = spawn(process.execPath, ["--import", "tsx", WRITER, directory, name, String(ENTRIES), String(INCREMENTS)], {
+  const child = spawn(process.execPath, [bundledFixture(WRITER), directory, name, String(ENTRIES), String(INCREMENTS)], {
     stdio: ["pipe", "pipe", "inherit"],
   });
   const output: string[] = [];

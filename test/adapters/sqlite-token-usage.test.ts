@@ -8,6 +8,7 @@ import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-
 import type { Storage } from "../../src/ports/storage.js";
 import { runTokenUsageContract } from "../../src/testing/token-usage.contract.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 
 const root = mkdtempSync(join(tmpdir(), "sh-sqlite-usage-"));
 const opened: Storage[] = [];
@@ -54,7 +55,7 @@ describe("SQLite token usage (one transaction per record)", () => {
     createSqliteStorage({ directory }).close();
     const run = (kind: string, first: number) =>
       new Promise<number>((resolve, reject) => {
-        const child = spawn(process.execPath, ["--import", "tsx", join("test", "adapters", "fixtures", "usage-recorder.ts"), directory, kind, String(first), "60"], { stdio: ["ignore", "pipe", "inherit"] });
+        const child = spawn(process.execPath, [bundledFixture(join("test", "adapters", "fixtures", "usage-recorder.ts")), directory, kind, String(first), "60"], { stdio: ["ignore", "pipe", "inherit"] });
         let out = "";
         child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
         child.on("exit", (code) => (code === 0 ? resolve((JSON.parse(out) as { counted: number }).counted) : reject(new Error(`recorder exited ${code}`))));

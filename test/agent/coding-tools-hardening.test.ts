@@ -9,6 +9,7 @@ import { createCodingTools, type CodingToolsOptions } from "../../src/adapters/o
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SECRET = "TOP SECRET outside the workdir\n";
@@ -180,7 +181,7 @@ describe("SEC-2 non-regular files and bounded reads", () => {
 
   it("SEC-2 reading one line of a 400 MB sparse file grows RSS by less than 64 MiB (child process)", async () => {
     const root = tempDirRemovedAfterAll("coding-sparse-");
-    const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", path.join(here, "..", "fixtures", "sparse-read-child.ts"), root], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--expose-gc", bundledFixture(path.join(here, "..", "fixtures", "sparse-read-child.ts")), root], { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     child.stdout.on("data", (data: Buffer) => (out += data.toString()));
     expect(await new Promise((resolve) => child.on("exit", resolve))).toBe(0);

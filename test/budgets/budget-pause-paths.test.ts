@@ -8,7 +8,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
-import { CLI_FROM_SOURCES, cleanEnv, cleanup, REPO, runCli, startMcp, tempDir } from "../cli/helpers.js";
+import { CLI_SOURCE, cleanEnv, cleanup, runCli, startMcp, tempDir } from "../cli/helpers.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 
 const PROJECT_ID = "3c9d1e7a-5b2f-4c8d-9e0a-7f6b5c4d3e2a";
 // Two calls fit a run budget of 220 tokens (worst case each ≈ 60 input + 100 output); the third does not.
@@ -28,7 +29,7 @@ beforeAll(async () => {
   await writeFile(join(project, "package.json"), JSON.stringify({ name: "bud3-paths", version: "1.0.0", type: "module", id: PROJECT_ID, projectType: "workflow", main: "workflow.mjs" }));
   await writeFile(
     join(project, "workflow.mjs"),
-    `import { runBudgetAgent } from ${JSON.stringify(join(REPO, "test/budgets/fixtures/budget-agent.ts"))};
+    `import { runBudgetAgent } from ${JSON.stringify(bundledFixture("test/budgets/fixtures/budget-agent.ts"))};
 export default {
   entrypoints: {
     tick: {
@@ -61,7 +62,7 @@ describe("BUD-3 a budget pause through the real approval paths", () => {
   it("BUD-3 a workflow run paused at its budget, approved with `steamharness answer` from a fresh process, resumes the same run once", async () => {
     await resetCounters();
     const data = ["--data-dir", join(tmp, "data-cli")];
-    const started = await runCli(["run", project, "tick", "--json", ...data], { argsPrefix: CLI_FROM_SOURCES });
+    const started = await runCli(["run", project, "tick", "--json", ...data], { argsPrefix: CLI_SOURCE });
     expect([started.code, started.stderr]).toEqual([3, expect.any(String)]);
     const paused = JSON.parse(started.stdout) as Report;
     expect(paused.pending).toMatchObject({ requestId: expect.stringMatching(/^budget:.*:run:.*:tokens$/) });
@@ -69,7 +70,7 @@ describe("BUD-3 a budget pause through the real approval paths", () => {
     expect(started.stderr).toContain(`steamharness answer ${project} ${paused.runId} ${requestId}`);
     expect(done()).toEqual([2, 2]);
 
-    const answered = await runCli(["answer", project, paused.runId, requestId, "--value", '{"approve":true}', "--json", ...data], { argsPrefix: CLI_FROM_SOURCES });
+    const answered = await runCli(["answer", project, paused.runId, requestId, "--value", '{"approve":true}', "--json", ...data], { argsPrefix: CLI_SOURCE });
     expect([answered.code, answered.stderr]).toEqual([0, expect.any(String)]);
     const report = JSON.parse(answered.stdout) as Report;
     expect(report).toMatchObject({ runId: paused.runId, status: "success", result: { data: { output: { answer: "done", toolCalls: 2 } } } });
@@ -77,7 +78,7 @@ describe("BUD-3 a budget pause through the real approval paths", () => {
     expect(done()).toEqual([2, 3]);
 
     // Once: the run ended, a second approval is refused and runs nothing.
-    const again = await runCli(["answer", project, paused.runId, requestId, "--value", '{"approve":true}', ...data], { argsPrefix: CLI_FROM_SOURCES });
+    const again = await runCli(["answer", project, paused.runId, requestId, "--value", '{"approve":true}', ...data], { argsPrefix: CLI_SOURCE });
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/no paused run/);
     expect(done()).toEqual([2, 3]);
@@ -86,7 +87,7 @@ describe("BUD-3 a budget pause through the real approval paths", () => {
   it("BUD-3 over MCP the budget pause is a form elicitation; the client's approval resumes the run once", async () => {
     await resetCounters();
     const asked: ElicitRequest["params"][] = [];
-    const session = await startMcp(project, ["--data-dir", join(tmp, "data-mcp")], { capabilities: { elicitation: { form: {} } }, command: CLI_FROM_SOURCES, env: cleanEnv() });
+    const session = await startMcp(project, ["--data-dir", join(tmp, "data-mcp")], { capabilities: { elicitation: { form: {} } }, command: CLI_SOURCE, env: cleanEnv() });
     try {
       session.client.setRequestHandler(ElicitRequestSchema, async (request) => {
         asked.push(request.params);
@@ -108,7 +109,7 @@ describe("BUD-3 a budget pause through the real approval paths", () => {
     await resetCounters();
     const data = ["--data-dir", join(tmp, "data-mcp-later")];
     const call = async (meta?: Record<string, unknown>) => {
-      const session = await startMcp(project, data, { command: CLI_FROM_SOURCES, env: cleanEnv() });
+      const session = await startMcp(project, data, { command: CLI_SOURCE, env: cleanEnv() });
       try {
         return ((await session.client.callTool({ name: "tick", arguments: {}, ...(meta ? { _meta: meta } : {}) })) as CallToolResult).structuredContent as { runId: string; status: string; output?: unknown; error?: { code: string; pending?: { requestId: string } } };
       } finally {

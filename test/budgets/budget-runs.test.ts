@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import { createPostgresStorage } from "../../src/adapters/out/postgres/postgres-storage.js";
 import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { describePostgres, type PostgresTestDatabase } from "../fixtures/postgres.js";
 
 const HOST = join(import.meta.dirname, "fixtures", "budget-host.ts");
@@ -21,8 +22,11 @@ interface RunLine {
 
 /** Runs the budget host fixture as a real process; resolves its run lines. */
 function host(env: Record<string, string>): Promise<RunLine[]> {
+  // Bundled once per file (test/fixtures/bundled-fixture.ts): every step below starts a fresh
+  // process, which through tsx cost ~3 s of CPU each.
+  const file = bundledFixture(HOST);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", HOST], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [file], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     child.stdout.on("data", (chunk) => (out += chunk));
     child.on("exit", (code) => (code === 0 ? resolve(out.trim().split("\n").filter(Boolean).map((line) => JSON.parse(line) as RunLine)) : reject(new Error(`budget host exited ${code}`))));

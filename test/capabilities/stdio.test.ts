@@ -10,6 +10,7 @@ import { CAPABILITY_ADDRESSES, CAPABILITY_TOOL_IDS as IDS, composeToolId } from 
 import { HOST_BRIDGE_TOKEN_ENV, HOST_BRIDGE_URL_ENV } from "../../src/domain/capabilities/host-bridge.js";
 import { fixture, mcpCall } from "./support.js";
 import { STDIO_SERVER, spawnCapabilityServer } from "./stdio-client.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 
 // Every capability server in its own child process, driven by the SDK Client over real stdio.
 describe("CAP-1 capability servers over real stdio", () => {
@@ -113,7 +114,7 @@ describe("CAP-1 capability servers over real stdio", () => {
   }, 120_000);
 
   it("CAP-0 garbage on stdin does not stop the server", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", STDIO_SERVER, IDS.kv], { stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [bundledFixture(STDIO_SERVER), IDS.kv], { stdio: ["pipe", "pipe", "pipe"] });
     const lines: any[] = [];
     let buffer = "";
     child.stdout.on("data", (chunk: Buffer) => {

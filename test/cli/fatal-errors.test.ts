@@ -6,7 +6,7 @@ import { writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { cleanEnv, cleanup, CLI_FROM_SOURCES, CLI_SOURCE, ensureViewerBuilt, EXAMPLE, KITCHEN, REPO, runCli, tempDir, writeProject } from "./helpers.js";
+import { cleanEnv, cleanup, CLI_SOURCE, ensureViewerBuilt, EXAMPLE, KITCHEN, REPO, runCli, tempDir, writeProject } from "./helpers.js";
 
 const CHAT_FIXTURE = join(REPO, "test/conversation/fixtures/chat-assistant");
 
@@ -88,14 +88,14 @@ describe("DX-8 a broken project ends every command with its code and one line", 
     ["stdin left open", "pipe" as const],
     ["stdin closed", "ignore" as const],
   ])("DX-8 chat on a project with permissionPolicy \"sometimes\" exits 2 (%s), never hangs", async (_label, stdin) => {
-    const ended = await runWith(["chat", badPolicy, "--data-dir", join(tmp, "data")], { stdin, prefix: CLI_FROM_SOURCES });
+    const ended = await runWith(["chat", badPolicy, "--data-dir", join(tmp, "data")], { stdin });
     expect(ended.hung).toBe(false);
     expect(ended.code).toBe(2);
     expectOneLine(ended.stderr, /unknown permissionPolicy "sometimes"/);
   });
 
   it("DX-8 gateway on the same project exits 2 with the same line", async () => {
-    const ended = await runWith(["gateway", badPolicy, "--port", "0", "--data-dir", join(tmp, "data")], { stdin: "ignore", prefix: CLI_FROM_SOURCES });
+    const ended = await runWith(["gateway", badPolicy, "--port", "0", "--data-dir", join(tmp, "data")], { stdin: "ignore" });
     expect([ended.hung, ended.code]).toEqual([false, 2]);
     expectOneLine(ended.stderr, /unknown permissionPolicy "sometimes"/);
   });
@@ -113,7 +113,7 @@ describe("DX-8 a broken project ends every command with its code and one line", 
   });
 
   it("DX-8 a library message keeps one prefix: the gateway's short-token error reads `steamharness: [gateway] …`", async () => {
-    const result = await runCli(["gateway", CHAT_FIXTURE, "--port", "0"], { env: cleanEnv({ STEAMHARNESS_GATEWAY_TOKEN: "short" }), argsPrefix: CLI_FROM_SOURCES });
+    const result = await runCli(["gateway", CHAT_FIXTURE, "--port", "0"], { env: cleanEnv({ STEAMHARNESS_GATEWAY_TOKEN: "short" }) });
     expect(result.code).toBe(2);
     expectOneLine(result.stderr, /^steamharness: \[gateway\] STEAMHARNESS_GATEWAY_TOKEN must hold at least 16/);
   });
@@ -171,7 +171,7 @@ describe("DX-8 flag values are checked before anything starts", () => {
     ["gateway", () => ["gateway", CHAT_FIXTURE, "--port", String(heldPort), "--data-dir", join(tmp, "data")]],
     ["view", () => ["view", "--store", tmp, "--port", String(heldPort)]],
   ])("DX-8 %s on a port in use exits 2 with one line, no stack", async (_name, args) => {
-    const ended = await runWith(args(), { stdin: "ignore", prefix: CLI_FROM_SOURCES });
+    const ended = await runWith(args(), { stdin: "ignore" });
     expect([ended.hung, ended.code]).toEqual([false, 2]);
     expectOneLine(ended.stderr, new RegExp(`port ${heldPort} on 127\\.0\\.0\\.1 is already in use.*--port 0`));
   });
@@ -187,7 +187,7 @@ describe("DX-8 a broken pipe on stdout ends quietly", () => {
 
 describe("DX-8 gateway --host 0.0.0.0", () => {
   it("DX-8 warns that every interface listens and prints a URL a client on this machine can use", async () => {
-    const child = spawn(process.execPath, [...CLI_FROM_SOURCES, "gateway", CHAT_FIXTURE, "--host", "0.0.0.0", "--port", "0", "--data-dir", join(tmp, "data")], { cwd: REPO, env: cleanEnv(), stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [...CLI_SOURCE, "gateway", CHAT_FIXTURE, "--host", "0.0.0.0", "--port", "0", "--data-dir", join(tmp, "data")], { cwd: REPO, env: cleanEnv(), stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     try {
       const url = await new Promise<string>((resolve, reject) => {

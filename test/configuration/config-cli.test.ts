@@ -4,11 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import { createSqliteProjectConfigurationStore } from "../../src/adapters/out/sqlite/configuration/sqlite-project-configuration-store.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 
 const PROJECT = "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b";
 
 function cli(...args: string[]) {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "test/configuration/fixtures/config-cli.ts", ...args], { encoding: "utf8", timeout: 60_000 });
+  const result = spawnSync(process.execPath, [bundledFixture("test/configuration/fixtures/config-cli.ts"), ...args], { encoding: "utf8", timeout: 60_000 });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

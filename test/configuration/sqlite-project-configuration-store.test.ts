@@ -13,6 +13,7 @@ import {
   projectConfigurationDatabasePath,
 } from "../../src/adapters/out/sqlite/configuration/sqlite-project-configuration-store.js";
 import { runProjectConfigurationStoreContract } from "../../src/testing/project-configuration-store.contract.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 
 function readRow(path: string, projectId: string, configurationId: string) {
   const { configurations } = configurationTables();
@@ -84,7 +85,7 @@ describe("CFG-1 SQLite project configuration store", () => {
       await store.setFields("p", [{ key: "title", type: "string" }], { expectedRevision: 0 });
       await store.create("p", { configurationId: "main", name: "Main", values: { title: "start" } });
       const writers = Array.from({ length: 4 }, (_, i) =>
-        spawn(process.execPath, ["--import", "tsx", "test/configuration/fixtures/concurrent-writer.ts", path, "p", "1", `w${i}`], { stdio: ["pipe", "pipe", "inherit"] }),
+        spawn(process.execPath, [bundledFixture("test/configuration/fixtures/concurrent-writer.ts"), path, "p", "1", `w${i}`], { stdio: ["pipe", "pipe", "inherit"] }),
       );
       const lines = writers.map((child) => {
         const received: string[] = [];

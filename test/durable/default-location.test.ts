@@ -3,24 +3,24 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { CLI_FROM_SOURCES, cleanEnv, cleanup, REPO, runCli, startMcp, tempDir, writeProject } from "../cli/helpers.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
+import { CLI_SOURCE, cleanEnv, cleanup, REPO, runCli, startMcp, tempDir, writeProject } from "../cli/helpers.js";
 
 // SES-10: every host keeps a conversation's sessions in the project-local `.workflow/agents`, and
 // a fresh process of the same host sees the history. Each host runs as a real child process.
 const sessionFiles = (project: string, folder = join(project, ".workflow", "agents")): string[] =>
   existsSync(folder) ? readdirSync(folder, { recursive: true }).map(String).filter((name) => name.endsWith(".sqlite")) : [];
-/** One `steamharness chat` process (from the sources) on `project`, fed `stdin`; resolves its stdout. */
+/** One `steamharness chat` process (the built bin when dist/ is fresh) on `project`, fed `stdin`; resolves its stdout. */
 const chatProcess = (project: string, args: string[], stdin: string) =>
   new Promise<string>((resolveRun, rejectRun) => {
-    const child = execFile(process.execPath, [...CLI_FROM_SOURCES, "chat", project, ...args], { cwd: REPO, env: cleanEnv(), timeout: 60_000 }, (error, stdout) =>
+    const child = execFile(process.execPath, [...CLI_SOURCE, "chat", project, ...args], { cwd: REPO, env: cleanEnv(), timeout: 60_000 }, (error, stdout) =>
       error ? rejectRun(error) : resolveRun(stdout),
     );
     child.stdin?.end(stdin);
   });
-const fixture = (name: string) => pathToFileURL(join(REPO, "test/durable/fixtures", name)).href;
-/** tsx by its file, so a child whose working directory is outside the repository still finds it. */
-const TSX = pathToFileURL(join(REPO, "node_modules/tsx/dist/loader.mjs")).href;
-const src = (path: string) => pathToFileURL(join(REPO, "src", path)).href;
+// The projects import the fixtures bundled (plain JavaScript), so the built CLI loads them as a
+// user's project is loaded, without tsx; the bundles carry their own copy of the sources.
+const fixture = (name: string) => pathToFileURL(bundledFixture(join("test/durable/fixtures", name))).href;
 
 const WORKFLOW = `
 import { rememberingTurn } from ${JSON.stringify(fixture("remembering-agent.ts"))};
@@ -41,8 +41,7 @@ export default {
 `;
 
 const CONVERSATION = `
-import { defineAgentConversationExecutor } from ${JSON.stringify(src("app/conversation/define-executor.ts"))};
-import { createOfflineModel } from ${JSON.stringify(src("testing/offline-model.ts"))};
+import { defineAgentConversationExecutor, createOfflineModel } from ${JSON.stringify(fixture("conversation-kit.ts"))};
 const textOf = (content) => (typeof content === "string" ? content : content.map((block) => block.text ?? "").join(""));
 export default defineAgentConversationExecutor({
   name: "forgetful-by-declaration",
@@ -60,7 +59,6 @@ export default defineAgentConversationExecutor({
 });
 `;
 
-// These projects import TypeScript fixtures and sources, so the CLI runs from the sources (tsx).
 describe("SES-10 sessions default to the project-local .workflow/agents for every host", () => {
   let root: string;
   let workflowProject: string;
@@ -78,7 +76,7 @@ describe("SES-10 sessions default to the project-local .workflow/agents for ever
   it("SES-10 run: `steamharness run` keeps the conversation in <project>/.workflow/agents, and a second run sees it", async () => {
     const dataDir = join(root, "run-data");
     const run = (prompt: string) =>
-      runCli(["run", workflowProject, "converse", "--params", JSON.stringify({ conversationId: "run-conv", prompt }), "--json", "--data-dir", dataDir], { argsPrefix: CLI_FROM_SOURCES });
+      runCli(["run", workflowProject, "converse", "--params", JSON.stringify({ conversationId: "run-conv", prompt }), "--json", "--data-dir", dataDir]);
     const first = await run("my colour is teal");
     expect(first.code).toBe(0);
     expect(sessionFiles(workflowProject).some((file) => file.startsWith("run-conv-"))).toBe(true);
@@ -90,7 +88,7 @@ describe("SES-10 sessions default to the project-local .workflow/agents for ever
   it("SES-10 mcp: `steamharness mcp` keeps the conversation in <project>/.workflow/agents, and a fresh server sees it", async () => {
     const dataDir = join(root, "mcp-data");
     const converse = async (prompt: string) => {
-      const session = await startMcp(workflowProject, ["--data-dir", dataDir], { command: CLI_FROM_SOURCES });
+      const session = await startMcp(workflowProject, ["--data-dir", dataDir]);
       try {
         return (await session.client.callTool({ name: "converse", arguments: { conversationId: "mcp-conv", prompt } })).structuredContent;
       } finally {
@@ -125,13 +123,13 @@ describe("SES-10 sessions default to the project-local .workflow/agents for ever
     });
     const dataDir = join(root, "elsewhere-data");
     const run = (prompt: string, extra: string[] = ["--agent-store-dir", store]) =>
-      runCli(["run", project, "converse", "--params", JSON.stringify({ conversationId: "elsewhere-conv", prompt }), "--json", "--data-dir", dataDir, ...extra], { argsPrefix: CLI_FROM_SOURCES });
+      runCli(["run", project, "converse", "--params", JSON.stringify({ conversationId: "elsewhere-conv", prompt }), "--json", "--data-dir", dataDir, ...extra]);
     expect((await run("my colour is jade")).code).toBe(0);
     expect(sessionFiles(project, store).some((file) => file.startsWith("elsewhere-conv-"))).toBe(true);
     expect(sessionFiles(project)).toEqual([]);
     expect(JSON.parse((await run("do you remember?")).stdout)).toMatchObject({ status: "success", result: { data: { output: { answer: "I remember jade." } } } });
     // mcp on the same folder finds the conversation run wrote.
-    const session = await startMcp(project, ["--data-dir", dataDir, "--agent-store-dir", store], { command: CLI_FROM_SOURCES });
+    const session = await startMcp(project, ["--data-dir", dataDir, "--agent-store-dir", store]);
     try {
       const result = await session.client.callTool({ name: "converse", arguments: { conversationId: "elsewhere-conv", prompt: "do you remember?" } });
       expect(result.structuredContent).toMatchObject({ status: "success", output: { answer: "I remember jade." } });
@@ -160,7 +158,7 @@ describe("SES-10 sessions default to the project-local .workflow/agents for ever
     await writeProject(project, { "README.md": "a host's project folder\n" });
     const host = (prompt: string) =>
       new Promise<{ answer: string; agentStoreDir: string }>((resolveRun, rejectRun) => {
-        execFile(process.execPath, ["--import", TSX, join(REPO, "test/durable/fixtures/library-host.ts"), "lib-conv", prompt], { cwd: project, env: cleanEnv(), timeout: 60_000 }, (error, stdout) =>
+        execFile(process.execPath, [bundledFixture("test/durable/fixtures/library-host.ts"), "lib-conv", prompt], { cwd: project, env: cleanEnv(), timeout: 60_000 }, (error, stdout) =>
           error ? rejectRun(error) : resolveRun(JSON.parse(stdout.trim().split("\n").at(-1)!)),
         );
       });

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "@jest/globals";
 import { createQuickJsSandbox } from "../../src/adapters/out/sandbox/quickjs-sandbox.js";
 import { MAX_CALL_ARGS_CHARS } from "../../src/adapters/out/sandbox/sandbox-protocol.js";
 import type { CodeSandboxRequest, CodeSandboxResult } from "../../src/ports/code-sandbox.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 
 // SEC-3 and SEC-4 with real worker threads (and, for memory and a runaway statement, a real child
 // process running the composition root's sandbox, so its RSS is measured alone and a host that
@@ -20,7 +21,7 @@ const run = (code: string, extra: Partial<CodeSandboxRequest> = {}): Promise<Cod
 
 function child(scenario: string, timeoutMs: number): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ["--expose-gc", "--import", "tsx", join(here, "fixtures/sandbox-child.ts"), scenario], { timeout: timeoutMs, killSignal: "SIGKILL" }, (error, stdout, stderr) => {
+    execFile(process.execPath, ["--expose-gc", bundledFixture(join(here, "fixtures/sandbox-child.ts"), { sandboxWorker: true }), scenario], { timeout: timeoutMs, killSignal: "SIGKILL" }, (error, stdout, stderr) => {
       if (error) return reject(new Error(`sandbox child ${scenario}: ${error.message}\n${stderr}`));
       resolve(JSON.parse(stdout.trim().split("\n").pop()!) as Record<string, unknown>);
     });

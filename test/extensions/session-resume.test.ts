@@ -15,15 +15,16 @@ import { isSteamharnessError } from "../../src/domain/errors.js";
 import { harness, offlineNode, runNode } from "../agent/helpers.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 import { conversation } from "../session-host/helpers.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 
 const CHILD = path.join("test", "extensions", "fixtures", "session-resume-child.ts");
-// A fresh tsx process starts in ~1-7 s on a loaded machine; a resume that hangs never prints its outcome.
+// A fresh process starts in seconds on a loaded machine; a resume that hangs never prints its outcome.
 const CHILD_LIMIT_MS = 60_000;
 
 /** Runs the child once, in its own node process; kills it when it has not exited within the limit. */
 function runChild(config: { dir: string; session: boolean }): Promise<{ events: Array<Record<string, unknown>>; code: number | null; timedOut: boolean; stderr: string }> {
   return new Promise((resolve) => {
-    const proc = spawn(process.execPath, ["--import", "tsx", CHILD, JSON.stringify(config)], { stdio: ["ignore", "pipe", "pipe"] });
+    const proc = spawn(process.execPath, [bundledFixture(CHILD), JSON.stringify(config)], { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     let timedOut = false;

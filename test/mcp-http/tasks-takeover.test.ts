@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, expect, it, jest } from "@jest/globals";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Task } from "@modelcontextprotocol/sdk/types.js";
-import { CLI_FROM_SOURCES, cleanup, REPO, tempDir } from "../cli/helpers.js";
+import { cleanup, REPO, tempDir, writeProject } from "../cli/helpers.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { describePostgres } from "../fixtures/postgres.js";
 import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 import { alive, callAsTask, effectLines, getTask, pollTask, scriptForms, taskResult, waitForLine } from "./task-helpers.js";
@@ -13,23 +16,30 @@ import { alive, callAsTask, effectLines, getTask, pollTask, scriptForms, taskRes
 jest.setTimeout(240_000);
 
 const LEASE_MS = 1500;
-const PROJECT = join(REPO, "test/mcp-http/fixtures/resume");
+const FIXTURE = join(REPO, "test/mcp-http/fixtures/resume");
 
 describePostgres("MCP-13 a dead owner's task is taken over by another host", (database) => {
   let tmp: string;
+  let project: string;
   const hosts: Record<string, HttpMcpServer> = {};
   const clients: Record<string, Client> = {};
   const forms: Record<string, ReturnType<typeof scriptForms>> = {};
   const strays: number[] = [];
   const start = async (name: string) => {
     const shared = ["--postgres", database.url, "--postgres-schema", database.schema, "--task-lease-ms", String(LEASE_MS), "--workers", "1"];
-    hosts[name] = await startHttpMcp(PROJECT, ["--data-dir", join(tmp, `data-${name}`), ...shared], { cli: CLI_FROM_SOURCES });
+    hosts[name] = await startHttpMcp(project, ["--data-dir", join(tmp, `data-${name}`), ...shared]);
     clients[name] = await connectHttp(hosts[name]!.url, { capabilities: { elicitation: { form: {} } } });
     forms[name] = scriptForms(clients[name]!);
   };
 
   beforeAll(async () => {
     tmp = await tempDir("sh-mcp-takeover-");
+    // The fixture imports the library's sources; its bundle (test/fixtures/bundled-fixture.ts) is
+    // plain JavaScript, so the three hosts run the built CLI and its workers, without tsx.
+    project = await writeProject(join(tmp, "project"), {
+      "package.json": readFileSync(join(FIXTURE, "package.json"), "utf8"),
+      "workflow.mjs": `export { default } from ${JSON.stringify(pathToFileURL(bundledFixture(join(FIXTURE, "workflow.mjs"))).href)};\n`,
+    });
     await Promise.all([start("a"), start("b"), start("c")]);
   }, 180_000);
   afterAll(async () => {

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { join } from "node:path";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../fixtures/otlp-receiver.js";
 import { startTestSdk } from "../fixtures/otel-sdk.js";
 import { describePostgres } from "../fixtures/postgres.js";
@@ -22,7 +23,7 @@ afterAll(() => receiver.close());
 
 /** Runs one host process; resolves its host id once it said it, and its exit. */
 function hostProcess(config: Record<string, unknown>): { hostId: Promise<string>; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>; kill(): void } {
-  const child = spawn(process.execPath, ["--import", "tsx", CHILD, JSON.stringify({ receiver: receiver.url, ...config })], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [bundledFixture(CHILD), JSON.stringify({ receiver: receiver.url, ...config })], { stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stderr.on("data", (part: Buffer) => (stderr += part));

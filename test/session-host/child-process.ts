@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 
 export interface HostChild {
   proc: ChildProcess;
@@ -10,9 +11,12 @@ export interface HostChild {
   stderr: () => string;
 }
 
-/** Starts a host fixture (default test/session-host/fixtures/host-child.ts) in its own node process. */
+/**
+ * Starts a host fixture (default test/session-host/fixtures/host-child.ts) in its own node
+ * process, from its bundle (test/fixtures/bundled-fixture.ts: plain node, no tsx per process).
+ */
 export function startHostChild(config: Record<string, unknown>, script = path.join("test", "session-host", "fixtures", "host-child.ts")): HostChild {
-  const proc = spawn(process.execPath, ["--import", "tsx", script], {
+  const proc = spawn(process.execPath, [bundledFixture(script)], {
     env: { ...process.env, HOST_CHILD: JSON.stringify(config) },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -3,8 +3,9 @@ import { fork, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 
-// SES-2 across real processes: each contender is `node --import tsx` on a fixture that takes the
+// SES-2 across real processes: each contender is `node` on a fixture (bundled) that takes the
 // SQLite session lease, driven over IPC so every round is decided before the next one starts.
 const fixture = join(process.cwd(), "test", "sessions", "fixtures", "lease-contender.ts");
 const root = mkdtempSync(join(tmpdir(), "sh-lease-mp-"));
@@ -23,7 +24,7 @@ class Contender {
   readonly child: ChildProcess;
 
   constructor(databasePath: string, readonly name: string) {
-    this.child = fork(fixture, [databasePath, name], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    this.child = fork(bundledFixture(fixture), [databasePath, name], { execArgv: [], stdio: ["ignore", "inherit", "inherit", "ipc"] });
     started.push(this.child);
     this.child.on("message", (reply: Reply) => {
       if (this.waiting) {

@@ -8,6 +8,7 @@ import { resolveSessionDatabasePath } from "../../src/adapters/out/sqlite/sessio
 import { createSqliteSessionLeaseProvider } from "../../src/adapters/out/sqlite/sessions/sqlite-session-lease.js";
 import { createSqliteSessionPool } from "../../src/adapters/out/sqlite/sessions/sqlite-session-pool.js";
 import type { SessionAddress } from "../../src/ports/session-store.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 
 const root = mkdtempSync(join(tmpdir(), "sh-session-pool-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -58,7 +59,7 @@ describe("SQLite session pool (sessions kept open between runs)", () => {
     await warm.append([plan("run-1", 0)]);
     await warm.close();
     const path = resolveSessionDatabasePath({ ...address(), agentStoreDir });
-    const holder = spawn(process.execPath, ["--import", "tsx", peer, "hold", path], { stdio: ["ignore", "pipe", "inherit"] });
+    const holder = spawn(process.execPath, [bundledFixture(peer), "hold", path], { stdio: ["ignore", "pipe", "inherit"] });
     await new Promise<void>((resolve) => holder.stdout.on("data", (chunk: Buffer) => chunk.toString().includes("holding") && resolve()));
     expect(await codeOf(pool.open({ address: address(), ownerId: "run-2" }))).toBe("session_busy");
     const exited = new Promise((resolve) => holder.on("exit", resolve));
@@ -77,7 +78,7 @@ describe("SQLite session pool (sessions kept open between runs)", () => {
     await first.append([plan("run-1", 0), plan("run-1", 1)]);
     await first.close();
     const path = resolveSessionDatabasePath({ ...address(), agentStoreDir });
-    const appended = spawnSync(process.execPath, ["--import", "tsx", peer, "append", path, "peer-run", "3"], { encoding: "utf8" });
+    const appended = spawnSync(process.execPath, [bundledFixture(peer), "append", path, "peer-run", "3"], { encoding: "utf8" });
     expect(JSON.parse(appended.stdout)).toEqual({ appended: 3 });
     const second = await pool.open({ address: address(), ownerId: "run-2" });
     expect((await second.head()).lastSeq).toBe(5);

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSqliteSessionStore } from "../../src/adapters/out/sqlite/sessions/sqlite-session-store.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 
 const root = mkdtempSync(join(tmpdir(), "sh-session-crash-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -12,7 +13,7 @@ const fixture = join(process.cwd(), "test", "sessions", "fixtures", "session-app
 /** Runs the append loop until it reported `commits` batches, then SIGKILLs it `delayMs` later. */
 function killDuringAppends(path: string, commits: number, delayMs: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", fixture, path], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [bundledFixture(fixture), path], { stdio: ["ignore", "pipe", "inherit"] });
     let reported = 0;
     let killing = false;
     child.stdout.setEncoding("utf8");

@@ -14,6 +14,7 @@ import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import { createSqliteSessionStore } from "../../src/adapters/out/sqlite/sessions/sqlite-session-store.js";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { runSessionStoreContract } from "../../src/testing/session-store.contract.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 
 const root = mkdtempSync(join(tmpdir(), "sh-session-store-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -130,7 +131,7 @@ describe("SQLite session store extras", () => {
       chmodSync(dir, 0o555);
       if (asRoot) chmodSync(root, 0o755);
       try {
-        const out = execFileSync(process.execPath, ["--import", "tsx", join(process.cwd(), "test", "sessions", "fixtures", "session-append.ts"), path], {
+        const out = execFileSync(process.execPath, [bundledFixture(join(process.cwd(), "test", "sessions", "fixtures", "session-append.ts")), path], {
           cwd: process.cwd(),
           ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
         }).toString();
@@ -154,7 +155,7 @@ describe("SQLite session store extras", () => {
     const fixture = join(process.cwd(), "test", "sessions", "fixtures", "session-append.ts");
     const runs = ["w0", "w1", "w2", "w3"];
     const outputs = await Promise.all(runs.map((run) => new Promise<string>((resolve, reject) => {
-      execFile(process.execPath, ["--import", "tsx", fixture, path, run], { cwd: process.cwd() }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+      execFile(process.execPath, [bundledFixture(fixture), path, run], { cwd: process.cwd() }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
     })));
     for (const out of outputs) expect(JSON.parse(out)).toEqual({ stage: "done", code: null });
     const store = createSqliteSessionStore({ path, address: address("agent") });

@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { EXTENSION_ID, RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/server";
 import { CARD_APP_URI } from "../../src/adapters/in/mcp/card-app.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 import { STDIO_SERVER } from "../capabilities/stdio-client.js";
 import { buildViewerAssets } from "../../ui/build.js";
@@ -12,7 +13,7 @@ const clients: Client[] = [];
 
 /** The capability server as a real child process, reached by the SDK's own Client over stdio. */
 async function connect(toolId: string, apps: boolean): Promise<Client> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: ["--import", "tsx", STDIO_SERVER, toolId, "--viewer-assets", assets], env: process.env as Record<string, string>, stderr: "pipe" });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [bundledFixture(STDIO_SERVER), toolId, "--viewer-assets", assets], env: process.env as Record<string, string>, stderr: "pipe" });
   const client = new Client({ name: apps ? "apps-host" : "plain-host", version: "1.0.0" }, apps ? { capabilities: { extensions: { [EXTENSION_ID]: { mimeTypes: [RESOURCE_MIME_TYPE] } } } } : {});
   await client.connect(transport);
   clients.push(client);

@@ -9,12 +9,13 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { createSqliteSessionCatalog } from "../../src/adapters/out/sqlite/sessions/sqlite-session-catalog.js";
-import { cleanEnv, cleanup, ensureViewerBuilt, REPO, runCli, tempDir } from "../cli/helpers.js";
+import { CLI_DIST, cleanEnv, cleanup, DIST_IS_FRESH, ensureViewerBuilt, REPO, runCli, tempDir } from "../cli/helpers.js";
 import { openStorage, runAgent } from "./fixtures.js";
 
 const ASSISTANT_ID = "c0ffee00-4a2b-4c3d-8e5f-6a7b8c9d0e1f";
-// The CLI from the sources, started in a folder outside the repository (tsx named by path).
-const CLI = ["--import", pathToFileURL(join(REPO, "node_modules/tsx/dist/loader.mjs")).href, join(REPO, "src/cli.ts")];
+// The built bin when dist/ is fresh (as in CI; test/cli/helpers.ts), else the CLI from the
+// sources; started in a folder outside the repository (tsx named by path).
+const CLI = DIST_IS_FRESH ? [CLI_DIST] : ["--import", pathToFileURL(join(REPO, "node_modules/tsx/dist/loader.mjs")).href, join(REPO, "src/cli.ts")];
 
 /** The `npx steamharness …` lines of the first `sh` block after `heading` on `page`, as argument lists. */
 function commandLines(page: string, heading: string): string[][] {

@@ -45,7 +45,9 @@ function exceededError(exceeded: BudgetExceeded | { scope: "run"; id: string; un
  * const budget = await createRunBudget(options.budget, context, runId, sessionKey, model.descriptor);
  */
 export async function createRunBudget(options: AgentBudgetOptions | undefined, context: NodeContext, runId: string, sessionKey: string, descriptor: ModelDescriptor): Promise<RunBudget | null> {
-  if (!options || (!options.limits?.length && options.maxModelCalls === undefined && options.maxToolCalls === undefined)) return null;
+  const host = context.tenantLimits;
+  if (!host && (!options || (!options.limits?.length && options.maxModelCalls === undefined && options.maxToolCalls === undefined))) return null;
+  options ??= {};
   const ledger: BudgetLedger = options.ledger ?? context.runtime.budgetLedger(context.storage);
   const idOf = (limit: AgentBudgetLimit): string => {
     if (limit.id !== undefined) return limit.id;
@@ -64,11 +66,23 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
     ...(limit.tokens === undefined ? {} : { tokens: limit.tokens }),
     ...(limit.costUsd === undefined ? {} : { costMicros: usdToMicros(limit.costUsd) }),
   }));
-  const priced = limits.some((limit) => limit.costMicros !== undefined);
+  // BUD-4: the host's cap on the tenant, in the host's ledger (one reservation with the others when it is the same ledger).
+  const hostLimit: BudgetLimit | null = host?.budget ? {
+    scope: "tenant", id: host.tenantId,
+    ...(host.budget.period ? { period: host.budget.period } : {}),
+    ...(host.budget.tokens === undefined ? {} : { tokens: host.budget.tokens }),
+    ...(host.budget.costUsd === undefined ? {} : { costMicros: usdToMicros(host.budget.costUsd) }),
+  } : null;
+  const hostLedger = hostLimit && host!.ledger !== ledger ? host!.ledger : null;
+  if (hostLimit && !hostLedger) limits.push(hostLimit);
+  const hostLimits = hostLimit && hostLedger ? [hostLimit] : [];
+  const priced = [...limits, ...hostLimits].some((limit) => limit.costMicros !== undefined);
   const price: ModelPrice | null = options.price ?? descriptor.price ?? (priced ? await context.runtime.modelPrice(descriptor.provider, descriptor.model) : null);
   if (priced && !price) throw new SteamharnessError("input_validation", `[steamharness] [budget] no price for model ${descriptor.provider}/${descriptor.model}: give budget.price or the model entry's price`, { field: "budget.price" });
   const maxOutput = descriptor.maxTokens ?? options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT;
   let states: BudgetViewEntry[] = [];
+  // Calls this process made (not replays of committed ones): only their tokens go to the host's token window.
+  const made = new Set<string>();
 
   /** Pause mode: asks once per budget, call and limit; an approval extends the budget by `extendBy`. */
   const requestIdOf = (exceeded: BudgetExceeded, reservationId: string, configured: BudgetLimit): string => {
@@ -91,17 +105,26 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
   const budget: RunBudget = {
     async beforeModelCall(step, attempt, inputTokens, modelCalls) {
       if (options.maxModelCalls !== undefined && modelCalls >= options.maxModelCalls) throw exceededError({ scope: "run", id: runId, unit: "modelCalls", spent: modelCalls, limit: options.maxModelCalls });
-      if (limits.length === 0) return;
+      if (host?.onTokens) made.add(usageEntryId(runId, step, attempt));
+      if (limits.length === 0 && hostLimits.length === 0) return;
       const input = Math.ceil(inputTokens * INPUT_ESTIMATE_FACTOR);
       const reservationId = usageEntryId(runId, step, attempt);
       const request = { reservationId, limits, at: context.clock.now(), amount: { tokens: input + maxOutput, costMicros: worstCaseCostMicros(input, maxOutput, price) } };
       const asked = new Set<string>();
       for (;;) {
-        const outcome = await ledger.reserve(request);
-        if (outcome.ok) return;
+        const outcome = limits.length === 0 ? ({ ok: true } as const) : await ledger.reserve(request);
+        if (outcome.ok) {
+          if (!hostLedger) return;
+          // The host's ledger second (a pause of the agent's own budgets holds nothing there); refused, the first hold goes.
+          const held = await hostLedger.reserve({ ...request, limits: hostLimits });
+          if (held.ok) return;
+          if (limits.length > 0) await ledger.release(reservationId);
+          throw exceededError(held.exceeded);
+        }
         const { exceeded } = outcome;
-        if (options.onLimit !== "pause") throw exceededError(exceeded);
-        const configured = limits.find((limit) => limit.scope === exceeded.scope && limit.id === exceeded.id)!;
+        // The host's cap on the tenant is not the project's to extend: at it the run stops.
+        const configured = limits.find((limit) => limit.scope === exceeded.scope && limit.id === exceeded.id && limit !== hostLimit);
+        if (options.onLimit !== "pause" || !configured) throw exceededError(exceeded);
         const requestId = requestIdOf(exceeded, reservationId, configured);
         // The same request twice in one call: its grant did not apply (given before): stop, never loop.
         if (asked.has(requestId) || !(await approve(exceeded, requestId, configured))) throw exceededError(exceeded);
@@ -109,10 +132,15 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
       }
     },
     async afterModelCall(step, attempt, entry) {
-      if (limits.length === 0) return;
       const reservationId = usageEntryId(runId, step, attempt);
-      if (entry === null) await ledger.release(reservationId);
-      else await ledger.settle(reservationId, { tokens: entry.input + entry.output + entry.cacheRead + entry.cacheWrite, costMicros: usageCostMicros(entry, price) });
+      const ledgers = [...(limits.length > 0 ? [ledger] : []), ...(hostLedger ? [hostLedger] : [])];
+      if (entry === null) {
+        made.delete(reservationId);
+        return void (await Promise.all(ledgers.map((one) => one.release(reservationId))));
+      }
+      const spent = { tokens: entry.input + entry.output + entry.cacheRead + entry.cacheWrite, costMicros: usageCostMicros(entry, price) };
+      await Promise.all(ledgers.map((one) => one.settle(reservationId, spent)));
+      if (made.delete(reservationId)) await host?.onTokens?.(spent.tokens, context.clock.now());
     },
     checkToolCalls(count) {
       if (options.maxToolCalls !== undefined && count > options.maxToolCalls) throw exceededError({ scope: "run", id: runId, unit: "toolCalls", spent: count - 1, limit: options.maxToolCalls });
@@ -121,8 +149,8 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
       const at = context.clock.now();
       const usd = (micros: number) => micros / 1_000_000;
       states = await Promise.all(
-        limits.map(async (limit): Promise<BudgetViewEntry> => {
-          const state = await ledger.read(limit, at);
+        [...limits.map((limit) => [limit, ledger] as const), ...hostLimits.map((limit) => [limit, hostLedger!] as const)].map(async ([limit, from]): Promise<BudgetViewEntry> => {
+          const state = await from.read(limit, at);
           const tokens = limit.tokens === undefined ? null : limit.tokens + state.granted.tokens;
           const micros = limit.costMicros === undefined ? null : limit.costMicros + state.granted.costMicros;
           return {

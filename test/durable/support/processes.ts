@@ -1,67 +1,19 @@
 // Parent side of the durability tests: builds the agent child fixture once and drives child
 // processes over IPC, answering their pauses with the scenario's decisions.
 import { fork, type ChildProcess } from "node:child_process";
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { ChildConfig, ChildDecision, ChildMessage } from "../fixtures/protocol.js";
 import { SCENARIOS } from "../fixtures/scenarios.js";
-
-const here = dirname(fileURLToPath(import.meta.url));
-export const REPO_ROOT = resolve(here, "../../..");
-
-let bundled: Promise<string> | null = null;
+import { bundledFixture } from "../../fixtures/bundled-fixture.js";
 
 /**
- * Bundles the child fixture (our sources and pure-JS packages inlined) into one ESM file under
- * `node_modules/.cache`, so each child starts with a plain `node` instead of compiling TypeScript
- * through tsx: on a loaded 2-core machine that is the difference between ~0.3 s and ~3 s per
- * process, and the torture spawns hundreds. The file sits inside the repository so `drizzle/`
- * migrations and `node_modules` resolve from it exactly as from the sources.
+ * The child fixture bundled (test/fixtures/bundled-fixture.ts: our sources and pure-JS packages
+ * inlined) into one ESM file, so each child starts with a plain `node` instead of compiling
+ * TypeScript through tsx: on a loaded 2-core machine that is the difference between ~0.3 s and
+ * ~3 s per process, and the torture spawns hundreds. The code-mode sandbox starts its worker
+ * threads from `sandbox-worker.mjs` beside it, as the build has dist/sandbox-worker.js (SEC-3).
  */
 export function childBundle(): Promise<string> {
-  bundled ??= (async () => {
-    const module = (await import("esbuild")) as typeof import("esbuild") & { default?: typeof import("esbuild") };
-    const esbuild = module.default ?? module;
-    const outdir = join(REPO_ROOT, "node_modules", ".cache", "steamharness-durable");
-    mkdirSync(outdir, { recursive: true });
-    const outfile = join(outdir, `agent-child-${process.pid}.mjs`);
-    await esbuild.build({
-      entryPoints: [join(REPO_ROOT, "test/durable/fixtures/agent-child.ts")],
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      // The native addon stays external, and the provider library (loaded lazily, never used with
-      // the offline model); drizzle and TypeBox are inlined: loading them as hundreds of ESM files
-      // is most of a child's start-up.
-      // pg is CommonJS with runtime requires of node built-ins, which an ESM bundle cannot inline;
-      // QuickJS (EXT-4) loads its .wasm file next to its module: both stay in node_modules.
-      external: ["better-sqlite3", "@mariozechner/pi-ai", "pg", "pg-native", "quickjs-emscripten", "quickjs-emscripten-core", "@jitl/*"],
-      outfile,
-      logLevel: "error",
-    });
-    // The code-mode sandbox starts its worker threads from `sandbox-worker.mjs` next to the
-    // bundle, as the build has dist/sandbox-worker.js next to its bundles (SEC-3).
-    // Written whole and renamed: other test workers may start children from the same folder.
-    const worker = await esbuild.build({
-      entryPoints: [join(REPO_ROOT, "src/adapters/out/sandbox/sandbox-worker.ts")],
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      external: ["quickjs-emscripten"],
-      write: false,
-      logLevel: "error",
-    });
-    const partial = join(outdir, `sandbox-worker.mjs.${process.pid}.tmp`);
-    writeFileSync(partial, worker.outputFiles[0]!.text);
-    renameSync(partial, join(outdir, "sandbox-worker.mjs"));
-    // esbuild keeps a service process alive; stop it so test workers exit cleanly.
-    await esbuild.stop?.();
-    return outfile;
-  })();
-  return bundled;
+  return Promise.resolve(bundledFixture("test/durable/fixtures/agent-child.ts", { sandboxWorker: true }));
 }
 
 /** How a child process ended, with everything it reported. */

@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { JsonValue } from "../../../domain/json.js";
 import { GatewayHttpError, sendJson, startSse } from "./gateway-http.js";
-import type { GatewayDecision, GatewayPendingRequest, GatewayRun, GatewayRunOutcome, GatewayRuns } from "./gateway-runs.js";
+import { SHARED_TENANT, type GatewayDecision, type GatewayPendingRequest, type GatewayRun, type GatewayRunOutcome, type GatewayRuns } from "./gateway-runs.js";
 import type { ChatCompletionsCreateBody, ChatMessage } from "./gateway-schemas.js";
 import { failureError } from "./responses-api.js";
 
@@ -50,10 +50,10 @@ function toolCallOf(request: GatewayPendingRequest): { id: string; type: "functi
  * const chat = createChatCompletionsApi({ runs, modelId: "assistant", now: Date.now });
  * await chat.create(body, response, signal);
  */
-export function createChatCompletionsApi(options: { runs: GatewayRuns; modelId: string; now: () => number }) {
+export function createChatCompletionsApi(options: { runs: GatewayRuns; modelId: string; now: () => number; tenantOf?: (signal: AbortSignal) => string }) {
   const { runs } = options;
 
-  function plan(body: ChatCompletionsCreateBody): GatewayRun {
+  function plan(body: ChatCompletionsCreateBody, tenant: string): GatewayRun {
     const { messages } = body;
     let first = messages.length;
     while (first > 0 && messages[first - 1]!.role === "tool") first--;
@@ -62,7 +62,7 @@ export function createChatCompletionsApi(options: { runs: GatewayRuns; modelId: 
       for (let position = first; position < messages.length; position++) {
         const message = messages[position]!;
         const param = `messages[${position}].tool_call_id`;
-        const entry = message.tool_call_id === undefined ? null : runs.pendingRun(message.tool_call_id);
+        const entry = message.tool_call_id === undefined ? null : runs.pendingRun(message.tool_call_id, tenant);
         if (!entry) throw new GatewayHttpError(400, `No pending request '${message.tool_call_id ?? ""}' waits for an answer.`, { param, code: "invalid_value" });
         const text = contentText(message.content);
         runs.decide(entry.request, entry.request.kind === "question" ? { answer: text } : approvalOf(text, `messages[${position}].content`));
@@ -74,7 +74,7 @@ export function createChatCompletionsApi(options: { runs: GatewayRuns; modelId: 
     if (last.role !== "user") throw new GatewayHttpError(400, "The last message must be a user message (or tool messages answering pending requests).", { param: `messages[${messages.length - 1}].role`, code: "invalid_value" });
     const earlier = messages.slice(0, -1).map((message) => ({ role: message.role, text: contentText(message.content) }));
     const hostInput: JsonValue = { gateway: "openai-chat-completions", ...(earlier.length > 0 ? { messages: earlier } : {}) };
-    return runs.start(contentText(last.content), hostInput);
+    return runs.start(contentText(last.content), hostInput, tenant);
   }
 
   const usageOf = (outcome: GatewayRunOutcome) => ({ prompt_tokens: outcome.usage.input, completion_tokens: outcome.usage.output, total_tokens: outcome.usage.total });
@@ -87,7 +87,7 @@ export function createChatCompletionsApi(options: { runs: GatewayRuns; modelId: 
   return {
     /** `POST /v1/chat/completions`. */
     async create(body: ChatCompletionsCreateBody, response: ServerResponse, signal: AbortSignal): Promise<void> {
-      const run = plan(body);
+      const run = plan(body, options.tenantOf?.(signal) ?? SHARED_TENANT);
       const id = `chatcmpl-${randomBytes(16).toString("hex")}`;
       const created = Math.floor(options.now() / 1000);
       if (body.stream !== true) {

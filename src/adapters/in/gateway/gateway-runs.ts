@@ -98,12 +98,17 @@ export interface GatewayStats {
 
 interface Conversation {
   id: string;
+  /** BUD-4: the tenant whose request opened it; no other tenant continues it. */
+  tenant: string;
   storage: Storage;
   /** Data a front end keeps with the conversation (stored responses); dropped on eviction. */
   attachments: Map<string, { value: unknown; bytes: number }>;
   bytes: number;
   running: number;
 }
+
+/** The tenant of requests on a gateway without API keys (its one token, or none). */
+export const SHARED_TENANT = "token";
 
 /** The abort reason of runs the gateway cancels because it is closing. */
 const CLOSING = Symbol("gateway closing");
@@ -170,7 +175,7 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
     heldBytes += delta;
     if (delta > 0) evict();
   };
-  const open = (): string => {
+  const open = (tenant: string): string => {
     const id = `conv_${randomUUID().replace(/-/g, "")}`;
     const shared = options.storage;
     // The shared stores, with this conversation's own in-memory sessions (SES-6).
@@ -184,25 +189,29 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
       ...(shared.tokenUsage ? { tokenUsage: (namespace) => shared.tokenUsage!(namespace) } : {}),
       close: async () => {},
     };
-    const found: Conversation = { id, storage, attachments: new Map(), bytes: 0, running: 0 };
+    const found: Conversation = { id, tenant, storage, attachments: new Map(), bytes: 0, running: 0 };
     conversations.set(id, found);
     evict(found);
     return id;
   };
 
   return {
-    /** A new conversation and the first run in it. */
-    start(prompt: string, hostInput: JsonValue): GatewayRun {
-      return { conversationId: open(), runId: `run_${randomUUID()}`, prompt, hostInput };
+    /** A new conversation of `tenant` (BUD-4; one shared tenant by default) and the first run in it. */
+    start(prompt: string, hostInput: JsonValue, tenant = SHARED_TENANT): GatewayRun {
+      return { conversationId: open(tenant), runId: `run_${randomUUID()}`, prompt, hostInput };
     },
-    /** A new run in an existing conversation, or `null` when it is unknown or was evicted. */
-    next(conversationId: string, prompt: string, hostInput: JsonValue): GatewayRun | null {
-      return conversation(conversationId) ? { conversationId, runId: `run_${randomUUID()}`, prompt, hostInput } : null;
+    /** A new run in an existing conversation of `tenant`, or `null` when it is unknown, was evicted or is another tenant's. */
+    next(conversationId: string, prompt: string, hostInput: JsonValue, tenant = SHARED_TENANT): GatewayRun | null {
+      return conversation(conversationId)?.tenant === tenant ? { conversationId, runId: `run_${randomUUID()}`, prompt, hostInput } : null;
     },
-    /** The paused run waiting for `requestId`, or `null`. */
-    pendingRun(requestId: string): { run: GatewayRun; request: GatewayPendingRequest } | null {
+    /** The paused run waiting for `requestId` in a conversation of `tenant`, or `null`. */
+    pendingRun(requestId: string, tenant = SHARED_TENANT): { run: GatewayRun; request: GatewayPendingRequest } | null {
       const entry = pending.get(requestId);
-      return entry && conversation(entry.run.conversationId) ? entry : null;
+      return entry && conversation(entry.run.conversationId)?.tenant === tenant ? entry : null;
+    },
+    /** The tenant of a kept conversation, or `undefined`. */
+    tenantOf(conversationId: string): string | undefined {
+      return conversations.get(conversationId)?.tenant;
     },
     /** Records a client's answer to a pending request; the next run of that run id consumes it. */
     decide(request: GatewayPendingRequest, decision: GatewayDecision): void {

@@ -28,7 +28,7 @@ import { DEFAULT_MAX_HELD_BYTES } from "./gateway-budget.js";
 import { createGatewayGuard } from "./gateway-guards.js";
 import { GatewayHttpError, readJsonBody, sendError, sendJson, type GatewayRateLimit } from "./gateway-http.js";
 import { createGatewayLog, gatewayRequestPath } from "./gateway-log.js";
-import { createGatewayRuns, type GatewayStats, type GatewayUsage } from "./gateway-runs.js";
+import { createGatewayRuns, SHARED_TENANT, type GatewayStats, type GatewayUsage } from "./gateway-runs.js";
 import { createGatewayTenants, tenantNodes } from "./gateway-tenants.js";
 import { createFairQueue, type FairQueueSlot } from "../../../domain/fair-queue.js";
 import { ChatCompletionsCreateSchema, ResponsesCreateSchema, validateBody } from "./gateway-schemas.js";
@@ -247,8 +247,11 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
     scopeOf: (signal) => scopes.get(signal),
     ...(options.telemetry ? { runtime: { ...defaultRuntime(), telemetry: options.telemetry } } : {}),
   });
-  const responses = createResponsesApi({ runs, modelId, now });
-  const chat = createChatCompletionsApi({ runs, modelId, now });
+  // BUD-4: a conversation is its opening tenant's; another key's tenant cannot continue it.
+  const requestTenants = new WeakMap<AbortSignal, string>();
+  const tenantOf = (signal: AbortSignal) => requestTenants.get(signal) ?? SHARED_TENANT;
+  const responses = createResponsesApi({ runs, modelId, now, tenantOf });
+  const chat = createChatCompletionsApi({ runs, modelId, now, tenantOf });
   const guard = createGatewayGuard({ token: options.token ?? null, ...(tenants ? { identify: (secret: string) => tenants.identify(secret) } : {}), rateLimit: options.rateLimit ?? { requests: 600, windowMs: 60_000 }, allowedHosts: options.allowedHosts ?? [], now });
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const telemetry = () => options.telemetry ?? defaultRuntime().telemetry;
@@ -265,7 +268,8 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
 
   async function serve(request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> {
     const identity = await guard.check(request);
-    const tenantName = identity ? `key:${identity.tenant.id}` : "token";
+    const tenantName = identity ? `key:${identity.tenant.id}` : SHARED_TENANT;
+    requestTenants.set(signal, tenantName);
     if (identity && tenants) {
       const admission = await tenants.admit(identity.tenant);
       let tokens = 0;
@@ -295,7 +299,7 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
       } catch {
         throw new GatewayHttpError(400, "The response id in the URL has a malformed %-escape.", { param: "response_id", code: "invalid_value" });
       }
-      return responses.get(id, response);
+      return responses.get(id, response, tenantName);
     }
     if (method === "GET" && path === "/v1/models") {
       return sendJson(response, 200, { object: "list", data: [{ id: modelId, object: "model", created: 0, owned_by: "steamharness" }] });

@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JsonValue } from "../../../domain/json.js";
 import { GatewayHttpError, sendJson, startSse } from "./gateway-http.js";
-import type { GatewayDecision, GatewayPendingRequest, GatewayRun, GatewayRunOutcome, GatewayRuns, GatewayUsage } from "./gateway-runs.js";
+import { SHARED_TENANT, type GatewayDecision, type GatewayPendingRequest, type GatewayRun, type GatewayRunOutcome, type GatewayRuns, type GatewayUsage } from "./gateway-runs.js";
 import { type ResponsesCreateBody, type ResponsesInputItem } from "./gateway-schemas.js";
 
 /** The server label of approval requests the gateway emits. */
@@ -39,6 +39,8 @@ export interface ResponsesApiOptions {
   runs: GatewayRuns;
   modelId: string;
   now: () => number;
+  /** BUD-4: the tenant of a request (by its signal); conversations are continued by their own tenant only. */
+  tenantOf?: (signal: AbortSignal) => string;
 }
 
 /**
@@ -53,12 +55,15 @@ export function createResponsesApi(options: ResponsesApiOptions) {
   /** Response id → conversation id; the response itself is kept with its conversation. */
   const index = new Map<string, string>();
 
-  const stored = (id: string): ResponseObject | null => {
+  const stored = (id: string, tenant?: string): ResponseObject | null => {
     const conversationId = index.get(id);
     const found = conversationId === undefined ? undefined : (runs.attachment(conversationId, `${STORED}${id}`) as ResponseObject | undefined);
     if (!found && conversationId !== undefined) index.delete(id);
+    // BUD-4: another tenant's response is an unknown one (the same 404), never a way into its conversation.
+    if (found && tenant !== undefined && runs.tenantOf(conversationId!) !== tenant) return null;
     return found ?? null;
   };
+  const tenantOf = (signal: AbortSignal): string => options.tenantOf?.(signal) ?? SHARED_TENANT;
   // Responses of evicted conversations leave stale index entries; they are swept when the index
   // has doubled since the last sweep (amortised O(1) per request: sweeping at every request past a
   // fixed size made each request walk every kept response).
@@ -73,9 +78,9 @@ export function createResponsesApi(options: ResponsesApiOptions) {
   };
 
   /** Decides which run a request starts or resumes (and records the client's decisions). */
-  function plan(body: ResponsesCreateBody): GatewayRun {
+  function plan(body: ResponsesCreateBody, tenant: string): GatewayRun {
     const items: ResponsesInputItem[] = typeof body.input === "string" ? [{ role: "user", content: body.input }] : body.input;
-    const previous = body.previous_response_id ? stored(body.previous_response_id) : null;
+    const previous = body.previous_response_id ? stored(body.previous_response_id, tenant) : null;
     if (body.previous_response_id && !previous) {
       throw new GatewayHttpError(404, `Previous response with id '${body.previous_response_id}' not found.`, { param: "previous_response_id", code: "previous_response_not_found" });
     }
@@ -86,7 +91,7 @@ export function createResponsesApi(options: ResponsesApiOptions) {
       for (const { item, position } of answers) {
         const requestId = item.type === "mcp_approval_response" ? item.approval_request_id : item.call_id;
         const param = `input[${position}].${item.type === "mcp_approval_response" ? "approval_request_id" : "call_id"}`;
-        const entry = runs.pendingRun(requestId);
+        const entry = runs.pendingRun(requestId, tenant);
         if (!entry || (previousConversation !== null && entry.run.conversationId !== previousConversation)) {
           throw new GatewayHttpError(400, `No pending request '${requestId}' waits for an answer${previous ? ` in the conversation of '${previous.id}'` : ""}.`, { param, code: "invalid_value" });
         }
@@ -118,8 +123,8 @@ export function createResponsesApi(options: ResponsesApiOptions) {
       ...(body.metadata ? { metadata: body.metadata } : {}),
     };
     const prompt = textOf(lastUser.item.content);
-    if (!previousConversation) return runs.start(prompt, hostInput);
-    const next = runs.next(previousConversation, prompt, hostInput);
+    if (!previousConversation) return runs.start(prompt, hostInput, tenant);
+    const next = runs.next(previousConversation, prompt, hostInput, tenant);
     if (!next) throw new GatewayHttpError(404, `Previous response with id '${body.previous_response_id}' not found.`, { param: "previous_response_id", code: "previous_response_not_found" });
     return next;
   }
@@ -155,7 +160,7 @@ export function createResponsesApi(options: ResponsesApiOptions) {
   return {
     /** `POST /v1/responses`. */
     async create(body: ResponsesCreateBody, _request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> {
-      const run = plan(body);
+      const run = plan(body, tenantOf(signal));
       const base = skeleton(body);
       const messageId = `msg_${hex(24)}`;
       if (body.stream !== true) {
@@ -214,9 +219,9 @@ export function createResponsesApi(options: ResponsesApiOptions) {
       } else emit({ type: outcome.status === "paused" ? "response.incomplete" : "response.completed", response: final });
       sse.end();
     },
-    /** `GET /v1/responses/{id}`. */
-    get(id: string, response: ServerResponse): void {
-      const found = stored(id);
+    /** `GET /v1/responses/{id}` of a request of `tenant` (another tenant's response is not found). */
+    get(id: string, response: ServerResponse, tenant: string = SHARED_TENANT): void {
+      const found = stored(id, tenant);
       if (!found) throw new GatewayHttpError(404, `Response with id '${id}' not found.`, { param: "response_id", code: "not_found" });
       sendJson(response, 200, found);
     },

@@ -136,7 +136,9 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
     import("../../../compose/mcp-tasks.js"),
     import("./tasks/task-runs.js"),
   ]);
-  const host = await createProjectRunner({ ...options, workers: options.workers ?? DEFAULT_WORKERS, prechecked, output: process.stderr });
+  // BUD-4: with --keys the workers reserve the key tenants' budgets in the key store's ledger (and charge its token windows).
+  const tenantStore = options.keys ? { directory: options.keys.directory, ...(options.keys.postgres !== undefined ? { postgres: options.keys.postgres } : {}), ...(options.keys.schema !== undefined ? { schema: options.keys.schema } : {}) } : undefined;
+  const host = await createProjectRunner({ ...options, workers: options.workers ?? DEFAULT_WORKERS, prechecked, output: process.stderr, ...(tenantStore ? { tenantStore } : {}) });
   let taskStore;
   let keyStore: Awaited<ReturnType<typeof openKeyStore>> | null = null;
   let auth = options.auth;

@@ -54,12 +54,13 @@ function answerOf(meta: AnswerMeta, run: PausedRun): PausedRunAnswer {
  * @example
  * const answered = await answeredRun(runner, "ask", request.params._meta);
  */
-export async function answeredRun(runner: ProjectRunner, toolName: string, meta: Record<string, unknown> | undefined): Promise<PausedRun | undefined> {
+export async function answeredRun(runner: ProjectRunner, toolName: string, meta: Record<string, unknown> | undefined, tenant?: string): Promise<PausedRun | undefined> {
   if (meta?.[ANSWER_META] === undefined) return undefined;
   const given = checkedMeta(meta[ANSWER_META]);
   const paused = await pausedRunsOf(runner);
   const run = await paused.get(given.runId).finally(() => paused.close());
-  if (!run) throw invalidParams(`no paused run ${given.runId} in this project (a call that ended interaction_required, not answered since)`);
+  // BUD-4: another tenant's paused run is answered as an unknown one.
+  if (!run || run.tenant !== tenant) throw invalidParams(`no paused run ${given.runId} in this project (a call that ended interaction_required, not answered since)`);
   if (run.entrypointId !== toolName) throw invalidParams(`run ${given.runId} is a run of tool ${run.entrypointId}: call that tool to answer it`);
   if (run.pending.requestId !== given.requestId) throw invalidParams(`run ${given.runId} waits for ${run.pending.kind} ${run.pending.requestId}, not ${given.requestId}`);
   return { ...run, answers: { ...run.answers, [given.requestId]: answerOf(given, run) } };
@@ -72,7 +73,7 @@ export async function answeredRun(runner: ProjectRunner, toolName: string, meta:
  * @example
  * await keepCallRun(runner, report, { entrypointId: "ask", args }, answered);
  */
-export async function keepCallRun(runner: ProjectRunner, report: WorkflowRunReport, start: { entrypointId: string; args: JsonValue }, answered: PausedRun | undefined): Promise<void> {
+export async function keepCallRun(runner: ProjectRunner, report: WorkflowRunReport, start: { entrypointId: string; args: JsonValue; tenant?: string }, answered: PausedRun | undefined): Promise<void> {
   if (answered !== undefined && report.status === "failed" && report.error?.code === "input_validation") return;
   if (answered === undefined && report.status !== "waiting_for_input") return;
   await keepPausedRun(runner, report, { ...start, ...(answered ? { answers: answered.answers } : {}) });

@@ -14,7 +14,7 @@ import { createElicitationHandlers } from "./workflow-elicitation.js";
 import { invalidParams, toToolResult } from "./workflow-result.js";
 import { addTaskHandlers, taskOf } from "./tasks/task-handlers.js";
 import type { TaskRuns } from "./tasks/task-runs.js";
-import { tenantOfAuth } from "./transport/http-tenant.js";
+import { tenantLimitsOfAuth, tenantOfAuth } from "./transport/http-tenant.js";
 
 /** How often a running call reports progress to a client that asked for it. */
 export const PROGRESS_INTERVAL_MS = 2000;
@@ -90,11 +90,13 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     // Arguments are checked against the published catalog (MCP-7), even when it came from the cache.
     const entrypoint = (await catalog).structure.entrypoints.find((entry) => entry.id === request.params.name);
     if (!entrypoint) throw invalidParams(`unknown tool: ${request.params.name}`);
-    // DX-10: a call that answers a paused run runs it again with the arguments it was started with.
-    const answered = await answeredRun(runner, entrypoint.id, request.params._meta);
-    const args = (answered ? answered.args : (request.params.arguments ?? {})) as JsonValue;
     // BUD-5: the verified caller (HTTP) queues and is charged as its tenant; stdio has none.
     const tenant = tenantOfAuth(extra.authInfo);
+    // DX-10: a call that answers a paused run (of its own tenant) runs it again with the arguments it was started with.
+    const answered = await answeredRun(runner, entrypoint.id, request.params._meta, tenant);
+    const args = (answered ? answered.args : (request.params.arguments ?? {})) as JsonValue;
+    // BUD-4: an API key's tenant budget and token rate hold inside the run, not only at admission.
+    const tenantLimits = tenantLimitsOfAuth(extra.authInfo);
     if (tasks && request.params.task && !answered) {
       try {
         await runner.prepare(entrypoint, args);
@@ -105,7 +107,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
       // OBS-3: the task's run continues the client's trace through the server span of this call.
       const span = defaultRuntime().telemetry.mcpRequest({ method: "tools/call", target: entrypoint.id, requestId: extra.requestId, parent: carrierOfMeta(request.params._meta) });
       try {
-        const record = await tasks.start(entrypoint, args, request.params.task.ttl, tenant, span.carrier());
+        const record = await tasks.start(entrypoint, args, request.params.task.ttl, tenant, span.carrier(), tenantLimits);
         span.end({ attributes: { "steamharness.run.id": record.taskId, "mcp.task.id": record.taskId } });
         return { task: taskOf(record) } as never;
       } catch (error) {
@@ -155,8 +157,8 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
           }
         : answering;
       const trace = span.carrier();
-      const report = await runner.run(entrypoint, prepared, handlers, { signal: extra.signal, onQueued, ...(tenant !== undefined ? { tenant } : {}), ...(answered ? { runId: answered.runId } : {}), ...(trace ? { trace } : {}) });
-      await keepCallRun(runner, report, { entrypointId: entrypoint.id, args }, answered);
+      const report = await runner.run(entrypoint, prepared, handlers, { signal: extra.signal, onQueued, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}), ...(answered ? { runId: answered.runId } : {}), ...(trace ? { trace } : {}) });
+      await keepCallRun(runner, report, { entrypointId: entrypoint.id, args, ...(tenant !== undefined ? { tenant } : {}) }, answered);
       span.end({ ...(report.status === "failed" ? { error: report.error?.code ?? "run_failed" } : {}), attributes: { "steamharness.run.id": report.runId, "steamharness.run.status": report.status } });
       return toToolResult(report, entrypoint, runner.secrets);
     } catch (error) {

@@ -25,6 +25,8 @@ export interface PausedRun {
   args: JsonValue;
   pending: PendingInteraction;
   answers: Record<string, PausedRunAnswer>;
+  /** BUD-4: the tenant of the MCP caller that started it (absent: none); only that tenant answers it over MCP. */
+  tenant?: string;
 }
 
 const PREFIX = "steamharness.run.paused.";
@@ -100,11 +102,11 @@ export async function pausedRunsOf(runner: ProjectRunner) {
  * @example
  * await keepPausedRun(runner, report, { entrypointId: "ask", args: {} });
  */
-export async function keepPausedRun(runner: ProjectRunner, report: WorkflowRunReport, start: { entrypointId: string; args: JsonValue; answers?: PausedRun["answers"] }): Promise<void> {
+export async function keepPausedRun(runner: ProjectRunner, report: WorkflowRunReport, start: { entrypointId: string; args: JsonValue; answers?: PausedRun["answers"]; tenant?: string }): Promise<void> {
   const paused = await pausedRunsOf(runner);
   try {
     if (report.status === "waiting_for_input" && report.pending) {
-      await paused.save({ runId: report.runId, entrypointId: start.entrypointId, args: start.args, pending: report.pending, answers: start.answers ?? {} });
+      await paused.save({ runId: report.runId, entrypointId: start.entrypointId, args: start.args, pending: report.pending, answers: start.answers ?? {}, ...(start.tenant !== undefined ? { tenant: start.tenant } : {}) });
     } else if (start.answers !== undefined) {
       await paused.delete(report.runId);
     }

@@ -14,6 +14,7 @@ import { runInWorker } from "./run-host.js";
 import type { RunHandlers } from "./worker-process.js";
 import { WorkerPool } from "./worker-pool.js";
 import { watchProjectFiles, type ProjectWatch } from "./project-watch.js";
+import type { WorkerConfig, WorkerTenantLimits } from "./worker-protocol.js";
 
 /** Options of {@link createProjectRunner}. */
 export interface ProjectRunnerOptions {
@@ -51,6 +52,11 @@ export interface ProjectRunnerOptions {
    * tenants either way.
    */
   tenantConcurrency?: number;
+  /**
+   * BUD-4 (`mcp --http --keys`): the key store of the runs' tenants; a run given
+   * {@link WorkflowRunOptions.tenantLimits} reserves and charges them there.
+   */
+  tenantStore?: WorkerConfig["tenantStore"];
   /** Kill a run after this many milliseconds (status `timeout`); none by default. */
   timeoutMs?: number;
   /** Where worker output goes (never the runner's stdout); `process.stderr` by default. */
@@ -82,6 +88,12 @@ export interface WorkflowRunOptions {
    * shared tenant when not given.
    */
   tenant?: string;
+  /**
+   * BUD-4: the key store's limits on `tenant` (the API key's tenant): every model call of the
+   * run's agents reserves the tenant's budget in the key store's ledger, and its settled tokens
+   * count in the tenant's token window. Needs {@link ProjectRunnerOptions.tenantStore}.
+   */
+  tenantLimits?: WorkerTenantLimits;
   /** Run again under this run id (a paused run answered later, DX-10); default a new id. */
   runId?: string;
   /** The trace context the run continues (the MCP call's span, OBS-3). */
@@ -155,7 +167,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
   const reuse = workers > 0 && options.workerReuse !== false;
   const pool = new WorkerPool(
     {
-      config: { projectDir: location.directory, dirs, relatedProjects, openStorage: workers > 0 },
+      config: { projectDir: location.directory, dirs, relatedProjects, openStorage: workers > 0, ...(options.tenantStore ? { tenantStore: options.tenantStore } : {}) },
       env,
       ...(options.output ? { output: options.output } : {}),
     },
@@ -216,6 +228,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
         files: prepared.files,
         ...(runOptions.trace ? { trace: runOptions.trace } : {}),
         ...(tenant !== undefined ? { tenant } : {}),
+        ...(tenant !== undefined && runOptions.tenantLimits ? { tenantLimits: runOptions.tenantLimits } : {}),
         ...(runOptions.runId === undefined ? { newRun: true } : {}),
       };
       const base = { runId: request.runId, projectId: location.manifest.id, entrypointId: entrypoint.id };

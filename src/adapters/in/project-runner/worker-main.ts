@@ -22,6 +22,7 @@ import { restoreWorkerState, snapshotWorkerState, type WorkerStateSnapshot } fro
 import { isProtocolMessage, type ParentMessage, type WorkerConfig, type WorkerMessage, type WorkerRunRequest } from "./worker-protocol.js";
 import { openWorkflowStorage } from "./workflow-storage.js";
 import { createWorkerConfigurations, type WorkerConfigurations } from "./worker-configuration.js";
+import { createWorkerTenants, type WorkerTenants } from "./worker-tenant-limits.js";
 import { workflowToolCatalog } from "../../../domain/workflow/workflow-definition.js";
 
 const send = (message: WorkerMessage): Promise<void> =>
@@ -43,6 +44,7 @@ let config: WorkerConfig | undefined;
 let project: LoadedWorkflowProject | undefined;
 let storage: Promise<Storage> | undefined;
 let configurations: WorkerConfigurations | undefined;
+let tenants: WorkerTenants | undefined;
 let tools: ReturnType<typeof workflowToolCatalog> = [];
 
 function openStorage(): Promise<Storage> {
@@ -53,6 +55,7 @@ function openStorage(): Promise<Storage> {
 
 async function init(next: WorkerConfig): Promise<void> {
   config = next;
+  tenants = createWorkerTenants(next.tenantStore);
   // The first run must find the telemetry in place (it loads only with an OTLP endpoint set).
   await telemetry;
   try {
@@ -108,6 +111,8 @@ async function execute(run: WorkerRunRequest, { controller, bridge }: CurrentRun
     mkdirSync(config!.dirs.fileCreateStoreDir, { recursive: true });
     // CFG-2: the snapshot is taken before the entrypoint runs, and kept with the run id.
     const configuration = await configurations!.forRun(store, loaded.manifest.id, run.runId, run.newRun === true);
+    // BUD-4: the key store's cap on the run's tenant, reserved by every model call of its agents.
+    const tenantLimits = await tenants!.forRun(run.tenant, run.tenantLimits);
     const context = createWorkerRunContext({
       ...base,
       storage: store,
@@ -119,6 +124,7 @@ async function execute(run: WorkerRunRequest, { controller, bridge }: CurrentRun
       configuration,
       ...(run.trace ? { trace: run.trace } : {}),
       ...(run.tenant !== undefined ? { tenantId: run.tenant } : {}),
+      ...(tenantLimits ? { tenantLimits } : {}),
       ...(run.forwardLogs ? { forwardLogs: true } : {}),
     });
     const result = normalizeRunReturn(await entry.run(params, context));
@@ -175,7 +181,7 @@ async function exit(): Promise<void> {
     exitAfterRun = true;
     return;
   }
-  await Promise.all([storage?.then((opened) => opened.close()).catch(() => undefined), configurations?.close(), telemetry.then((started) => started?.shutdown())]);
+  await Promise.all([storage?.then((opened) => opened.close()).catch(() => undefined), configurations?.close(), tenants?.close(), telemetry.then((started) => started?.shutdown())]);
   process.exit(0);
 }
 

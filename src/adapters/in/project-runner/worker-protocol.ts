@@ -7,6 +7,8 @@ import type { UserInputRequest, UserInputResponse } from "../../../ports/user-in
 import type { TelemetryCarrier } from "../../../ports/telemetry.js";
 import type { FileParamSource } from "./file-params.js";
 import type { WorkflowDataDirs } from "./host-options.js";
+import type { ApiTenantLimits } from "../../../ports/api-keys.js";
+import type { GatewayKeyStoreLocation } from "../../../compose/api-keys.js";
 
 /**
  * The IPC protocol between a host (the CLI or the MCP server) and a workflow worker process.
@@ -21,7 +23,15 @@ export interface WorkerConfig {
   relatedProjects: RelatedProject[];
   /** Open the stores at start (warm pool) instead of at the first run. */
   openStorage: boolean;
+  /**
+   * BUD-4 (`mcp --http --keys`): the key store whose ledger and token windows hold the limits of
+   * the runs' tenants ({@link WorkerRunRequest.tenantLimits}); opened at the first such run.
+   */
+  tenantStore?: GatewayKeyStoreLocation;
 }
+
+/** BUD-4: what the key store sets on a run's tenant: its budget and token rate. */
+export type WorkerTenantLimits = Pick<ApiTenantLimits, "budgetTokens" | "budgetUsd" | "budgetPeriod" | "tokensPerMinute">;
 
 /** A run to execute. File params hold checked absolute paths, imported by the worker. */
 export interface WorkerRunRequest {
@@ -34,6 +44,11 @@ export interface WorkerRunRequest {
   trace?: TelemetryCarrier;
   /** BUD-5: who the run is for (the MCP HTTP caller's tenant): the run's agents charge its `tenant` budgets. */
   tenant?: string;
+  /**
+   * BUD-4: the limits of `tenant` in the host's key store ({@link WorkerConfig.tenantStore}): the
+   * run's model calls reserve its budget there and charge its token window.
+   */
+  tenantLimits?: WorkerTenantLimits;
   /** Send the run's `context.log` entries to the host (`log` messages); set when its handlers take them. */
   forwardLogs?: boolean;
   /** The host made `runId` for this run (no earlier run has it): nothing saved under it is looked up. */

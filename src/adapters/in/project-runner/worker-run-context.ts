@@ -2,7 +2,7 @@ import type { TelemetryCarrier } from "../../../ports/telemetry.js";
 import { defaultRuntime } from "../../../compose/runtime.js";
 import { SteamharnessError, UserInputRequiredError } from "../../../domain/errors.js";
 import type { JsonValue } from "../../../domain/json.js";
-import type { NodeContext, NodeLogger, NodeRunConfiguration, ToolPermissionDefinition } from "../../../domain/node-context.js";
+import type { NodeContext, NodeLogger, NodeRunConfiguration, NodeTenantLimits, ToolPermissionDefinition } from "../../../domain/node-context.js";
 import { withFieldDefaults } from "../../../domain/workflow/answer-validation.js";
 import type { RelatedProject, WorkflowInputRequest, WorkflowRunContext, WorkflowUserInput } from "../../../domain/workflow/run-context.js";
 import type { Storage } from "../../../ports/storage.js";
@@ -128,6 +128,8 @@ export interface WorkerRunContextOptions {
   trace?: TelemetryCarrier;
   /** BUD-5: the caller's tenant (MCP over HTTP), the id of the run's `tenant` budgets. */
   tenantId?: string;
+  /** BUD-4: the host's key-store limits on that tenant (its budget, its token window). */
+  tenantLimits?: NodeTenantLimits;
   /** Send each `context.log` entry to the host too (its handlers take them). */
   forwardLogs?: boolean;
 }
@@ -167,6 +169,7 @@ export function createWorkerRunContext(options: WorkerRunContextOptions): Workfl
     runtime,
     ...(options.trace ? { trace: options.trace } : {}),
     ...(options.tenantId !== undefined ? { tenantId: options.tenantId } : {}),
+    ...(options.tenantLimits ? { tenantLimits: options.tenantLimits } : {}),
   };
   return {
     runId,

@@ -10,7 +10,7 @@ export interface TaskStatement {
   values: unknown[];
 }
 
-const COLUMNS = ["project_id", "task_id", "entrypoint_id", "status", "status_message", "owner_host", "lease_expires_at", "ttl_ms", "poll_interval_ms", "created_at", "updated_at", "result", "paused"] as const;
+const COLUMNS = ["project_id", "task_id", "entrypoint_id", "status", "status_message", "owner_host", "lease_expires_at", "ttl_ms", "poll_interval_ms", "created_at", "updated_at", "result", "paused", "tenant_id"] as const;
 const CHANGE_COLUMNS: Record<Exclude<keyof McpTaskChange, never>, string> = {
   status: "status",
   statusMessage: "status_message",
@@ -25,7 +25,7 @@ const json = (value: JsonValue | null | undefined) => (value === null || value =
 
 /** `INSERT` of a new row. */
 export function insertTask(record: McpTaskRecord, jsonCast: string): TaskStatement {
-  const values = [record.projectId, record.taskId, record.entrypointId, record.status, record.statusMessage, record.ownerHost, record.leaseExpiresAt, record.ttlMs, record.pollIntervalMs, record.createdAt, record.updatedAt, json(record.result), json(record.paused)];
+  const values = [record.projectId, record.taskId, record.entrypointId, record.status, record.statusMessage, record.ownerHost, record.leaseExpiresAt, record.ttlMs, record.pollIntervalMs, record.createdAt, record.updatedAt, json(record.result), json(record.paused), record.tenant ?? null];
   const marks = COLUMNS.map((column, i) => `$${i + 1}${JSON_FIELDS.has(column) ? jsonCast : ""}`);
   return { text: `INSERT INTO mcp_tasks (${COLUMNS.join(", ")}) VALUES (${marks.join(", ")})`, values };
 }
@@ -61,14 +61,22 @@ export function renewLeasesOf(projectId: string, ownerHost: string, taskIds: rea
   };
 }
 
-/** One page, newest first; the cursor is `<createdAt>:<taskId>` of the page's last row. */
-export function listTasks(projectId: string, cursor: string | undefined, limit: number): TaskStatement {
+/**
+ * One page, newest first; the cursor is `<createdAt>:<taskId>` of the page's last row. With
+ * `tenant` (a string or null), only that tenant's rows.
+ */
+export function listTasks(projectId: string, cursor: string | undefined, limit: number, tenant?: string | null): TaskStatement {
+  const values: unknown[] = [projectId];
+  const mark = (value: unknown) => `$${values.push(value)}`;
+  const where = ["project_id = $1"];
+  if (tenant === null) where.push("tenant_id IS NULL");
+  else if (tenant !== undefined) where.push(`tenant_id = ${mark(tenant)}`);
   const at = cursor ? /^(\d+):(.+)$/.exec(cursor) : null;
-  if (!at) return { text: `SELECT ${COLUMNS.join(", ")} FROM mcp_tasks WHERE project_id = $1 ORDER BY created_at DESC, task_id DESC LIMIT $2`, values: [projectId, limit + 1] };
-  return {
-    text: `SELECT ${COLUMNS.join(", ")} FROM mcp_tasks WHERE project_id = $1 AND (created_at < $2 OR (created_at = $2 AND task_id < $3)) ORDER BY created_at DESC, task_id DESC LIMIT $4`,
-    values: [projectId, Number(at[1]), at[2], limit + 1],
-  };
+  if (at) {
+    const created = mark(Number(at[1]));
+    where.push(`(created_at < ${created} OR (created_at = ${created} AND task_id < ${mark(at[2])}))`);
+  }
+  return { text: `SELECT ${COLUMNS.join(", ")} FROM mcp_tasks WHERE ${where.join(" AND ")} ORDER BY created_at DESC, task_id DESC LIMIT ${mark(limit + 1)}`, values };
 }
 
 /** The `DELETE` of {@link McpTaskStore.prune}. */
@@ -93,6 +101,7 @@ export function recordOf(row: Record<string, unknown>): McpTaskRecord {
     projectId: String(row.project_id),
     taskId: String(row.task_id),
     entrypointId: String(row.entrypoint_id),
+    tenant: (row.tenant_id as string | null) ?? null,
     status: row.status as McpTaskStatus,
     statusMessage: (row.status_message as string | null) ?? null,
     ownerHost: (row.owner_host as string | null) ?? null,

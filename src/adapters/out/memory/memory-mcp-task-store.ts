@@ -33,7 +33,7 @@ export function createMemoryMcpTaskStore(): McpTaskStore {
     async create(record) {
       open();
       if (rows.has(key(record.projectId, record.taskId))) throw new SteamharnessError("conflict", `[steamharness] [memory] task ${record.taskId} exists`);
-      rows.set(key(record.projectId, record.taskId), copy(record));
+      rows.set(key(record.projectId, record.taskId), copy({ ...record, tenant: record.tenant ?? null }));
     },
     async get(projectId, taskId) {
       open();
@@ -58,9 +58,9 @@ export function createMemoryMcpTaskStore(): McpTaskStore {
       }
       return renewed;
     },
-    async list(projectId, { cursor, limit }) {
+    async list(projectId, { cursor, limit, tenant }) {
       open();
-      const all = [...rows.values()].filter((row) => row.projectId === projectId).sort((a, b) => b.createdAt - a.createdAt || (a.taskId < b.taskId ? 1 : -1));
+      const all = [...rows.values()].filter((row) => row.projectId === projectId && (tenant === undefined || (row.tenant ?? null) === tenant)).sort((a, b) => b.createdAt - a.createdAt || (a.taskId < b.taskId ? 1 : -1));
       const start = cursor ? Number(cursor) : 0;
       const page = all.slice(start, start + limit).map(copy);
       return start + limit < all.length ? { tasks: page, nextCursor: String(start + limit) } : { tasks: page };

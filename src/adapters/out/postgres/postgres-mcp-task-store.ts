@@ -66,8 +66,8 @@ export async function createPostgresMcpTaskStore(options: PostgresMcpTaskStoreOp
       const { rows } = await query("task lease renewal", renewLeasesOf(projectId, ownerHost, taskIds, leaseExpiresAt));
       return rows.map((row: { task_id: string }) => row.task_id);
     },
-    async list(projectId, { cursor, limit }) {
-      const { rows } = await query("task list", listTasks(projectId, cursor, limit));
+    async list(projectId, { cursor, limit, tenant }) {
+      const { rows } = await query("task list", listTasks(projectId, cursor, limit, tenant));
       return pageOf(rows.map(recordOf), limit);
     },
     async prune(now) {

@@ -53,20 +53,22 @@ const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) =
  * addTaskHandlers(server, runs, async (id) => (await catalog).structure.entrypoints.find((e) => e.id === id));
  */
 export function addTaskHandlers(server: Server, runs: TaskRuns, entrypointOf: (id: string) => Promise<StructureEntrypoint | undefined>): void {
-  server.setRequestHandler(GetTaskRequestSchema, async (request) => {
-    const row = await runs.read(request.params.taskId);
+  // MCP-13: a task is its creator's tenant's; to any other it is an unknown task (single-tenant hosts: one, or none).
+  const tenantOf = (extra: { authInfo?: AuthInfo }) => tenantOfAuth(extra.authInfo) ?? null;
+  server.setRequestHandler(GetTaskRequestSchema, async (request, extra) => {
+    const row = await runs.read(request.params.taskId, tenantOf(extra));
     if (!row) throw notFound(request.params.taskId);
     return taskOf(row);
   });
 
-  server.setRequestHandler(ListTasksRequestSchema, async (request) => {
-    const page = await runs.list(request.params?.cursor, LIST_PAGE);
+  server.setRequestHandler(ListTasksRequestSchema, async (request, extra) => {
+    const page = await runs.list(request.params?.cursor, LIST_PAGE, tenantOf(extra));
     return { tasks: page.tasks.map(taskOf), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   });
 
-  server.setRequestHandler(CancelTaskRequestSchema, async (request) => {
+  server.setRequestHandler(CancelTaskRequestSchema, async (request, extra) => {
     const { taskId } = request.params;
-    const row = await runs.read(taskId);
+    const row = await runs.read(taskId, tenantOf(extra));
     if (!row) throw notFound(taskId);
     if (!(await runs.cancel(taskId))) throw new McpError(ErrorCode.InvalidParams, `Cannot cancel task ${taskId}: it is already ${(await runs.read(taskId))?.status ?? "gone"}`);
     return taskOf((await runs.read(taskId)) ?? row);
@@ -76,7 +78,7 @@ export function addTaskHandlers(server: Server, runs: TaskRuns, entrypointOf: (i
     const { taskId } = request.params;
     for (;;) {
       if (extra.signal.aborted) throw new McpError(ErrorCode.RequestTimeout, "tasks/result was cancelled");
-      const row = await runs.read(taskId);
+      const row = await runs.read(taskId, tenantOf(extra));
       if (!row) throw notFound(taskId);
       if (final(row.status)) {
         const result = (row.result ?? errorResult(row.statusMessage ?? `the task was ${row.status}`)) as Record<string, unknown>;

@@ -23,6 +23,7 @@ import { interactionRequired } from "../../project-runner/run-host.js";
 import type { RunHandlers } from "../../project-runner/worker-process.js";
 import type { ProjectRunner } from "../../project-runner/project-runner.js";
 import { toToolResult } from "../workflow-result.js";
+import type { RunTenantLimits } from "../transport/http-tenant.js";
 
 /** How long a task's row is kept after its last change when the client names no TTL: one hour. */
 export const DEFAULT_TASK_TTL_MS = 3_600_000;
@@ -44,6 +45,8 @@ export interface TaskResume {
   answers: PausedRun["answers"];
   /** BUD-5: the tenant of the client that started the task; its later runs queue and charge as it. */
   tenant?: string;
+  /** BUD-4: that tenant's key-store limits (budget, token rate), which its later runs keep to. */
+  tenantLimits?: RunTenantLimits;
 }
 
 /** The `paused` JSON of a task row waiting for a person. */
@@ -100,7 +103,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
   sweep.unref();
 
   /** Runs a claimed task's worker in the background and records how it ended. */
-  function launch(taskId: string, entrypoint: WorkflowEntrypointStructure, args: JsonValue, answered: Pick<PausedRun, "answers"> | undefined, tenant: string | undefined, trace?: TelemetryCarrier | null) {
+  function launch(taskId: string, entrypoint: WorkflowEntrypointStructure, args: JsonValue, answered: Pick<PausedRun, "answers"> | undefined, tenant: string | undefined, trace?: TelemetryCarrier | null, tenantLimits?: RunTenantLimits) {
     const controller = new AbortController();
     running.set(taskId, controller);
     let form: TaskForm | undefined;
@@ -119,9 +122,9 @@ export function createTaskRuns(options: TaskRunsOptions) {
       try {
         const prepared = await runner.prepare(entrypoint, args);
         const handlers = answered ? answeringHandlers(answered, pausing) : pausing;
-        const report = await runner.run(entrypoint, prepared, handlers, { signal: controller.signal, runId: taskId, ...(tenant !== undefined ? { tenant } : {}), ...(trace ? { trace } : {}) });
+        const report = await runner.run(entrypoint, prepared, handlers, { signal: controller.signal, runId: taskId, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}), ...(trace ? { trace } : {}) });
         if (report.status === "waiting_for_input" && report.pending && form) {
-          const paused: TaskPause = { args, pending: report.pending, answers: answered?.answers ?? {}, form, ...(tenant !== undefined ? { tenant } : {}) };
+          const paused: TaskPause = { args, pending: report.pending, answers: answered?.answers ?? {}, form, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}) };
           change = { status: "input_required" as const, statusMessage: report.pending.message, ownerHost: null, leaseExpiresAt: null, paused: paused as unknown as JsonValue };
         } else {
           const result = toToolResult(report, entrypoint, runner.secrets) as unknown as JsonValue & { isError?: boolean };
@@ -155,7 +158,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
       const statusMessage = `${stopped}; host ${hostId} resumed it on the same run id`;
       if (await store.update(projectId, row.taskId, { statusMessage, ownerHost: hostId, leaseExpiresAt: at + leaseMs, updatedAt: at }, expect)) {
         process.stderr.write(`[steamharness] [mcp] task ${row.taskId}: ${statusMessage}\n`);
-        launch(row.taskId, entrypoint, resume.args, { answers: resume.answers ?? {} }, resume.tenant);
+        launch(row.taskId, entrypoint, resume.args, { answers: resume.answers ?? {} }, resume.tenant, undefined, resume.tenantLimits);
       }
       return;
     }
@@ -172,7 +175,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
     hostId,
     projectId,
     /** Records a new task (`working`, owned here) and starts its run (queued as `tenant`, BUD-5; continuing `trace`, the call's span, OBS-3); resolves the row. */
-    async start(entrypoint: WorkflowEntrypointStructure, args: JsonValue, ttl: number | null | undefined, tenant?: string, trace?: TelemetryCarrier | null): Promise<McpTaskRecord> {
+    async start(entrypoint: WorkflowEntrypointStructure, args: JsonValue, ttl: number | null | undefined, tenant?: string, trace?: TelemetryCarrier | null, tenantLimits?: RunTenantLimits): Promise<McpTaskRecord> {
       const at = now();
       const record: McpTaskRecord = {
         taskId: `run-${randomUUID()}`,
@@ -186,11 +189,12 @@ export function createTaskRuns(options: TaskRunsOptions) {
         pollIntervalMs: TASK_POLL_INTERVAL_MS,
         createdAt: at,
         updatedAt: at,
+        tenant: tenant ?? null,
         result: null,
-        paused: { args, answers: {}, ...(tenant !== undefined ? { tenant } : {}) } satisfies TaskResume as unknown as JsonValue,
+        paused: { args, answers: {}, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}) } satisfies TaskResume as unknown as JsonValue,
       };
       await store.create(record);
-      launch(record.taskId, entrypoint, args, undefined, tenant, trace);
+      launch(record.taskId, entrypoint, args, undefined, tenant, trace, tenantLimits);
       return record;
     },
     /**
@@ -204,19 +208,22 @@ export function createTaskRuns(options: TaskRunsOptions) {
       const answers = { ...pause.answers, [pause.pending.requestId]: answer };
       // The task's own tenant (whoever answers); the answering client's for a row that has none.
       const owner = pause.tenant ?? tenant;
-      const resume: TaskResume = { args: pause.args, answers, ...(owner !== undefined ? { tenant: owner } : {}) };
+      const resume: TaskResume = { args: pause.args, answers, ...(owner !== undefined ? { tenant: owner } : {}), ...(pause.tenantLimits ? { tenantLimits: pause.tenantLimits } : {}) };
       const claimed = await store.update(projectId, row.taskId, { status: "working", statusMessage: null, ownerHost: hostId, leaseExpiresAt: now() + leaseMs, paused: resume as unknown as JsonValue, updatedAt: now() }, { status: ["input_required"], ownerHost: null });
       if (!claimed) return false;
-      launch(row.taskId, entrypoint, pause.args, { answers }, owner);
+      launch(row.taskId, entrypoint, pause.args, { answers }, owner, undefined, pause.tenantLimits);
       return true;
     },
     /**
      * The row with the rules applied: `null` once its TTL ran out; a dead owner's task taken over
-     * by this host (a resumable entrypoint) or reported `failed` with the reason.
+     * by this host (a resumable entrypoint) or reported `failed` with the reason. With `tenant`
+     * (the caller's, `null` for none), `null` too for another tenant's task — before any rule
+     * runs, so a stranger's read never takes a task over.
      */
-    async read(taskId: string): Promise<McpTaskRecord | null> {
+    async read(taskId: string, tenant?: string | null): Promise<McpTaskRecord | null> {
       const row = await store.get(projectId, taskId);
       if (!row) return null;
+      if (tenant !== undefined && (row.tenant ?? null) !== tenant) return null;
       const at = now();
       const alive = row.status === "working" && row.leaseExpiresAt !== null && row.leaseExpiresAt >= at;
       if (row.updatedAt + row.ttlMs < at && !alive) {
@@ -237,10 +244,10 @@ export function createTaskRuns(options: TaskRunsOptions) {
     async fail(taskId: string, message: string): Promise<boolean> {
       return store.update(projectId, taskId, { status: "failed", statusMessage: message, result: errorResult(message), paused: null, updatedAt: now() }, { status: ["input_required"] });
     },
-    /** One page of this project's tasks (each read with the rules applied). */
-    async list(cursor: string | undefined, limit: number): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }> {
-      const page = await store.list(projectId, { ...(cursor ? { cursor } : {}), limit });
-      const tasks = (await Promise.all(page.tasks.map((row) => this.read(row.taskId)))).filter((row): row is McpTaskRecord => row !== null);
+    /** One page of this project's tasks (each read with the rules applied); with `tenant`, only that tenant's. */
+    async list(cursor: string | undefined, limit: number, tenant?: string | null): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }> {
+      const page = await store.list(projectId, { ...(cursor ? { cursor } : {}), limit, ...(tenant !== undefined ? { tenant } : {}) });
+      const tasks = (await Promise.all(page.tasks.map((row) => this.read(row.taskId, tenant)))).filter((row): row is McpTaskRecord => row !== null);
       return { tasks, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     },
     /** Stops the timers and ends this host's running workers (their rows are then reported by the lease rule). */

@@ -60,7 +60,7 @@ export function admitToolCalls(admission: TenantAdmissions): Middleware {
         return next(error);
       }
     }
-    // Tokens are not charged here: a tool call's result does not carry the usage of its run.
+    // Tokens are not charged here: the run's worker charges each settled model call to the tenant's window (BUD-4).
     res.once("close", () => void Promise.all(admitted.map((one) => one.finish(0))));
     next();
   };

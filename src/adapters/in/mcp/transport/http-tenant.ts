@@ -11,6 +11,7 @@
  * Kept apart from http-auth.ts so the workflow server reads it without loading jose.
  */
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
+import type { ApiTenant, ApiTenantLimits } from "../../../../ports/api-keys.js";
 
 /** The tenant of every request a static bearer token authorizes. */
 export const STATIC_TOKEN_TENANT = "static-token";
@@ -28,4 +29,26 @@ export function tenantOfAuth(auth: AuthInfo | undefined): string | undefined {
   if (!auth) return undefined;
   const tenant = auth.extra?.tenant;
   return typeof tenant === "string" && tenant !== "" ? tenant : auth.clientId;
+}
+
+/** The limits a key-store tenant puts on its runs: the budget they reserve and the token rate they charge. */
+export type RunTenantLimits = Pick<ApiTenantLimits, "budgetTokens" | "budgetUsd" | "budgetPeriod" | "tokensPerMinute">;
+
+/**
+ * BUD-4: the run limits of an API-key request's tenant (`--keys` puts the key's tenant in
+ * `AuthInfo.extra.apiTenant`), or `undefined` for other authorization or a tenant without them.
+ *
+ * @example
+ * const limits = tenantLimitsOfAuth(extra.authInfo); // { budgetTokens: 1000 } for such a key
+ */
+export function tenantLimitsOfAuth(auth: AuthInfo | undefined): RunTenantLimits | undefined {
+  const tenant = auth?.extra?.apiTenant as ApiTenant | undefined;
+  if (!tenant) return undefined;
+  const limits: RunTenantLimits = {
+    ...(tenant.budgetTokens === undefined ? {} : { budgetTokens: tenant.budgetTokens }),
+    ...(tenant.budgetUsd === undefined ? {} : { budgetUsd: tenant.budgetUsd }),
+    ...(tenant.budgetPeriod === undefined ? {} : { budgetPeriod: tenant.budgetPeriod }),
+    ...(tenant.tokensPerMinute === undefined ? {} : { tokensPerMinute: tenant.tokensPerMinute }),
+  };
+  return Object.keys(limits).length > 0 ? limits : undefined;
 }

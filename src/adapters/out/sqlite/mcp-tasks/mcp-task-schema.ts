@@ -22,6 +22,8 @@ export const mcpTasks = sqliteTable(
     updatedAt: integer("updated_at").notNull(),
     result: text("result"),
     paused: text("paused"),
+    /** Who created the task (MCP-13 tenant separation); null on hosts without authorization. */
+    tenantId: text("tenant_id"),
   },
   (table) => [primaryKey({ columns: [table.projectId, table.taskId] }), index("mcp_tasks_created_idx").on(table.projectId, table.createdAt), index("mcp_tasks_updated_idx").on(table.updatedAt)],
 );

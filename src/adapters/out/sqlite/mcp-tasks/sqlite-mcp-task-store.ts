@@ -85,8 +85,8 @@ export function createSqliteMcpTaskStore(options: SqliteMcpTaskStoreOptions): Mc
       const statement = renewLeasesOf(projectId, ownerHost, taskIds, leaseExpiresAt);
       return call("task lease renewal", () => (prepared(statement).all() as { task_id: string }[]).map((row) => row.task_id));
     },
-    async list(projectId, { cursor, limit }) {
-      const statement = listTasks(projectId, cursor, limit);
+    async list(projectId, { cursor, limit, tenant }) {
+      const statement = listTasks(projectId, cursor, limit, tenant);
       const rows = call("task list", () => prepared(statement).all()) as Record<string, unknown>[];
       return pageOf(rows.map(recordOf), limit);
     },

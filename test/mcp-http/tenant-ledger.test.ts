@@ -1,0 +1,180 @@
+// BUD-4 inside MCP runs: with `steamharness mcp --http --keys`, the budget of the API key's tenant
+// (set by `steamharness gateway keys add --budget-tokens`) is reserved before every model call of
+// the run's agents in the key store's ledger — the one admission reads — so a runaway entrypoint
+// stops at the tenant's cap during its run, on one SQLite host and across two hosts on one
+// PostgreSQL; and the tokens a run used count in the tenant's token-rate window, so the next call
+// over `--tokens-per-minute` is refused. Real processes: the CLI, `mcp --http` servers (their
+// workers), the SDK's Streamable HTTP client; the project's agent calls the offline model.
+import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { openGatewayKeyStore } from "../../src/compose/api-keys.js";
+import { createPostgresStorage } from "../../src/adapters/out/postgres/postgres-storage.js";
+import { describePostgres } from "../fixtures/postgres.js";
+import { CLI_FROM_SOURCES, cleanup, REPO, runCli, tempDir, writeProject } from "../cli/helpers.js";
+import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
+
+jest.setTimeout(240_000);
+
+/** Model calls a looping call makes at most: far past any cap below (50 tokens each). */
+const LOOPS = 200;
+/** The tenant cap of the runaway tests: dozens of calls' worth (one call reserves about 1100 tokens, spends 50). */
+const CAP = 5000;
+
+// The project's agent declares no budget of its own (only the output limit it reserves per call):
+// the cap is the host's, from the key. The project imports the TypeScript sources, so its server
+// runs from the sources (tsx) too.
+const src = (path: string) => JSON.stringify(join(REPO, "src", path));
+const WORKFLOW = `import { createAgentNode } from ${src("app/agent-node/create-agent-node.js")};
+import { runStreamNode } from ${src("domain/stream-node.js")};
+import { createOfflineModel } from ${src("testing/offline-model.js")};
+const usage = { input: 20, output: 30, cacheRead: 0, cacheWrite: 0, total: 50 };
+export default {
+  entrypoints: {
+    runaway: {
+      title: "Runaway",
+      description: "Calls its agent again and again",
+      params: [{ name: "loops", type: "number", required: true }],
+      async run(params, context) {
+        const node = createAgentNode({ models: createOfflineModel({ steps: () => ({ text: "ok", usage }) }), compaction: false, budget: { maxOutputTokens: 100 } });
+        let calls = 0;
+        // A new agent run each time (the same run id would replay the committed answer, not call the model).
+        for (; calls < params.loops; calls += 1) await runStreamNode(node, { prompt: "go", runId: context.runId + "-" + calls }, context.node);
+        return { calls };
+      },
+    },
+  },
+};
+`;
+
+let tmp: string;
+let project: string;
+const servers: HttpMcpServer[] = [];
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  tmp = await tempDir("sh-mcp-tenant-ledger-");
+  project = await writeProject(join(tmp, "project"), {
+    "package.json": JSON.stringify({ name: "tenant-ledger", version: "1.0.0", type: "module", id: "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d", projectType: "workflow", main: "workflow.mjs" }),
+    "workflow.mjs": WORKFLOW,
+  });
+}, 60_000);
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+  await Promise.all(servers.map((server) => server.stop()));
+  await cleanup(tmp);
+});
+
+async function addKey(where: string[], tenant: string, ...limits: string[]): Promise<string> {
+  const added = await runCli(["gateway", "keys", "add", "--tenant", tenant, ...limits, ...where]);
+  expect(added.code).toBe(0);
+  return /^(sh_[A-Za-z0-9_-]{43})$/m.exec(added.stdout)![1]!;
+}
+
+async function serve(where: string[]): Promise<HttpMcpServer> {
+  const server = await startHttpMcp(project, ["--keys", ...where, "--data-dir", join(tmp, `data-${servers.length}`), "--workers", "2"], { cli: CLI_FROM_SOURCES });
+  servers.push(server);
+  return server;
+}
+
+/** An SDK client with the key; `seen` collects the status and Retry-After of every HTTP answer. */
+async function connectWith(server: HttpMcpServer, secret: string, seen: { status: number; retryAfter: string | null }[] = []): Promise<Client> {
+  const fetchSpy: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    seen.push({ status: response.status, retryAfter: response.headers.get("retry-after") });
+    return response;
+  };
+  const client = await connectHttp(server.url, { transport: { requestInit: { headers: { authorization: `Bearer ${secret}` } }, fetch: fetchSpy } });
+  clients.push(client);
+  return client;
+}
+
+/** How one call ended: the run's output or error code, or the HTTP status and message of a refusal. */
+type Outcome = { kind: "result"; code: string | null; calls: number | null } | { kind: "refused"; status: unknown; message: string };
+
+async function runaway(client: Client, loops = LOOPS): Promise<Outcome> {
+  try {
+    const result = (await client.callTool({ name: "runaway", arguments: { loops } }, undefined, { timeout: 180_000 })) as CallToolResult;
+    const content = result.structuredContent as { output?: { calls?: number }; error?: { code?: string } };
+    return { kind: "result", code: result.isError ? (content.error?.code ?? "unknown") : null, calls: content.output?.calls ?? null };
+  } catch (error) {
+    return { kind: "refused", status: (error as { code?: unknown }).code, message: String((error as Error).message) };
+  }
+}
+
+/** The tenant budget as the key store's ledger holds it: the SQLite key store directory, or a PostgreSQL schema. */
+async function settled(location: { directory: string } | { postgres: string; schema: string }, tenant: string) {
+  const store = "directory" in location ? await openGatewayKeyStore(location) : await createPostgresStorage({ connectionString: location.postgres, schema: location.schema });
+  try {
+    return await store.budgets!.read({ scope: "tenant", id: tenant }, Date.now());
+  } finally {
+    await store.close();
+  }
+}
+
+/** Waits until the current UTC minute has at least `seconds` left (the token window is a fixed minute). */
+async function earlyInMinute(seconds: number): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < seconds * 1000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+}
+
+describe("BUD-4 mcp --http --keys: the tenant budget inside the runs (SQLite)", () => {
+  it("BUD-4 a runaway entrypoint stops at its key tenant's budget during the run (budget_exceeded); settled spend ≤ the cap; the next call adds nothing", async () => {
+    const where = ["--store", join(tmp, "keys")];
+    const secret = await addKey(where, "runaway", "--budget-tokens", String(CAP));
+    const server = await serve(where);
+    const client = await connectWith(server, secret);
+    const first = await runaway(client);
+    expect(first).toEqual({ kind: "result", code: "budget_exceeded", calls: null });
+    const after = await settled({ directory: join(tmp, "keys") }, "runaway");
+    expect(after.spent.tokens).toBeLessThanOrEqual(CAP);
+    // It ran for a while (dozens of 50-token calls) until the next worst case no longer fitted, and holds nothing.
+    expect(after.spent.tokens).toBeGreaterThanOrEqual(1000);
+    expect(after.reserved.tokens).toBe(0);
+    const second = await runaway(client);
+    if (second.kind === "refused") expect(second.message).toMatch(/insufficient_quota/);
+    else expect(second.code).toBe("budget_exceeded");
+    expect((await settled({ directory: join(tmp, "keys") }, "runaway")).spent.tokens).toBe(after.spent.tokens);
+  });
+
+  it("BUD-4 a run's model usage counts in its tenant's token rate: the next tools/call over --tokens-per-minute is refused like the request rate (429, rate_limit_exceeded, Retry-After)", async () => {
+    const where = ["--store", join(tmp, "keys-rate")];
+    const secret = await addKey(where, "wordy", "--tokens-per-minute", "120");
+    const server = await serve(where);
+    const seen: { status: number; retryAfter: string | null }[] = [];
+    const client = await connectWith(server, secret, seen);
+    await earlyInMinute(20);
+    // Three model calls of 50 tokens: past the 120 of the minute.
+    expect(await runaway(client, 3)).toEqual({ kind: "result", code: null, calls: 3 });
+    const limited = await runaway(client, 1);
+    expect(limited.kind).toBe("refused");
+    if (limited.kind !== "refused") return;
+    expect(limited.status).toBe(429);
+    expect(limited.message).toMatch(/tokens per minute[\s\S]*"type":"tokens"[\s\S]*"code":"rate_limit_exceeded"/);
+    const refused = seen.find((answer) => answer.status === 429);
+    expect(Number(refused?.retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(Number(refused?.retryAfter)).toBeLessThanOrEqual(60);
+  });
+});
+
+describePostgres("BUD-4 mcp --http --keys: the tenant budget inside the runs, two hosts on one PostgreSQL", (database) => {
+  it("BUD-4 runaway entrypoints on two mcp --http hosts of one PostgreSQL stop at the shared tenant budget: total settled spend ≤ the cap", async () => {
+    const schema = database.freshSchema();
+    const where = ["--postgres", database.url, "--postgres-schema", schema];
+    const secret = await addKey(where, "shared", "--budget-tokens", String(CAP));
+    const [a, b] = [await serve(where), await serve(where)];
+    const callers = [await connectWith(a!, secret), await connectWith(a!, secret), await connectWith(b!, secret), await connectWith(b!, secret)];
+    const outcomes = await Promise.all(callers.map((client) => runaway(client)));
+    for (const outcome of outcomes) {
+      if (outcome.kind === "refused") expect(outcome.message).toMatch(/insufficient_quota/);
+      else expect(outcome.code).toBe("budget_exceeded");
+    }
+    // The runs on both hosts charged the one ledger.
+    expect(outcomes.filter((outcome) => outcome.kind === "result").length).toBeGreaterThanOrEqual(2);
+    const after = await settled({ postgres: database.url, schema }, "shared");
+    expect(after.spent.tokens).toBeLessThanOrEqual(CAP);
+    expect(after.spent.tokens).toBeGreaterThanOrEqual(1000);
+    expect(after.reserved.tokens).toBe(0);
+  });
+});
