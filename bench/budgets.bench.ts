@@ -7,13 +7,17 @@
  * B. The durable 100-step tool loop of bench/durable.bench.ts (benchLoopNode, a conversation on the
  *    SQLite storage) with budgets on (four token and money limits, max tool calls) versus off,
  *    alternating rounds in one process: median ms per run and the ratio. Goal ≤ 1.1×.
+ * C. Beside A and B, in extra passes after them (bench/budgets-attribution.ts): the SQLite slowest
+ *    1 % split into run-queue wait, GC and the rest; a CPU spin of the SQLite call's CPU length
+ *    timed the same way (this machine's floor at this load); PostgreSQL round trips of a reserve
+ *    and of a settle apart; the load average.
  *
  * PostgreSQL is STEAMHARNESS_TEST_POSTGRES_URL, or a throwaway cluster started with
  * scripts/postgres-test-cluster.sh and removed at the end.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { createPostgresStorage } from "../src/adapters/out/postgres/postgres-storage.js";
@@ -21,6 +25,7 @@ import { createSqliteStorage } from "../src/adapters/out/sqlite/store/sqlite-sto
 import { runStreamNode } from "../src/domain/stream-node.js";
 import type { BudgetLedger, BudgetLimit } from "../src/ports/budget-ledger.js";
 import { createNodeContext } from "../src/compose/node-context.js";
+import { attributeSlowCalls, spinFloor } from "./budgets-attribution.js";
 import { BENCH_CATALOG, benchLoopNode } from "./durable-support.js";
 
 const root = mkdtempSync(join(tmpdir(), "bench-budgets-"));
@@ -80,6 +85,7 @@ const roundTrip = { p50: round(percentile(floorTimes, 0.5)), p99: round(percenti
 const postgres = await createPostgresStorage({ connectionString: url, schema });
 const postgresLedger = await reserveSettle(postgres.budgets!, 1000, 100);
 // Round trips of one more reserve + settle, counted (after the measured calls, which run unwrapped).
+let postgresReserveRoundTrips = 0;
 const postgresRoundTrips = await (async () => {
   const original = pg.Client.prototype.query;
   let count = 0;
@@ -90,6 +96,7 @@ const postgresRoundTrips = await (async () => {
   try {
     const limits = BENCH_LIMITS;
     await postgres.budgets!.reserve({ reservationId: "bench-count", limits, amount: { tokens: 17_000, costMicros: 250_000 }, at: Date.now() });
+    postgresReserveRoundTrips = count;
     await postgres.budgets!.settle("bench-count", { tokens: 1200, costMicros: 9000 });
     return count;
   } finally {
@@ -140,8 +147,26 @@ const best = (values: number[]) => Math.min(...values);
 const loopResult = { steps: STEPS, offMedianMs: round(median(off)), onMedianMs: round(median(on)), ratio: round(median(on) / median(off)), offBestMs: round(best(off)), onBestMs: round(best(on)), bestRatio: round(best(on) / best(off)), offCpuMedianMs: round(median(offCpu)), onCpuMedianMs: round(median(onCpu)), cpuRatio: round(median(onCpu) / median(offCpu)) };
 console.log(`B. durable ${STEPS}-step loop: budgets off ${loopResult.offMedianMs} ms, on ${loopResult.onMedianMs} ms → ${loopResult.ratio}× (best of 7: ${loopResult.bestRatio}×; CPU time ${loopResult.cpuRatio}×; goal ≤ 1.1)`);
 
+// C. Beside the figures above (extra passes after them, so they do not change them): where the
+// slow calls' time goes, the machine's floor for a call of the same CPU length, and the
+// round trips of a reserve and of a settle apart.
+const attributionStorage = createSqliteStorage({ directory: join(root, "attribution") });
+const sqliteSlowCalls = await attributeSlowCalls(async (i) => {
+  await attributionStorage.budgets.reserve({ reservationId: `slow-${i}`, limits: BENCH_LIMITS, amount: { tokens: 17_000, costMicros: 250_000 }, at: Date.now() });
+  await attributionStorage.budgets.settle(`slow-${i}`, { tokens: 1200, costMicros: 9000 });
+}, 2000, 200);
+await attributionStorage.close();
+const floor = await spinFloor(sqliteLedger.cpuMsPerCall, 2000);
+const loadAverage = loadavg().map((value) => round(value, 2));
+console.log(`C. SQLite slowest 1 %: ${sqliteSlowCalls.wallMs} ms wall = run-queue wait ${sqliteSlowCalls.runQueueWaitMs} + GC ${sqliteSlowCalls.gcMs} + other ${sqliteSlowCalls.otherMs} (GC pauses ${sqliteSlowCalls.gcPausesPer1000Calls}/1000 calls); a ${floor.cpuMs} ms CPU spin: p50 ${floor.p50} ms p99 ${floor.p99} ms; PostgreSQL round trips: reserve ${postgresReserveRoundTrips}, settle ${postgresRoundTrips - postgresReserveRoundTrips}; load average ${loadAverage.join(" ")}`);
+
 const result = {
-  reserveSettle: { budgets: 4, sqlite: { ...sqliteLedger, goalP99Ms: 2, calls: 2000 }, postgres: { ...postgresLedger, goalP99Ms: 5, calls: 1000, roundTrips: postgresRoundTrips, selectOneRoundTrip: roundTrip } },
+  reserveSettle: {
+    budgets: 4,
+    sqlite: { ...sqliteLedger, goalP99Ms: 2, calls: 2000, slowestPercent: sqliteSlowCalls, spinFloor: floor },
+    postgres: { ...postgresLedger, goalP99Ms: 5, calls: 1000, roundTrips: postgresRoundTrips, roundTripsReserve: postgresReserveRoundTrips, roundTripsSettle: postgresRoundTrips - postgresReserveRoundTrips, selectOneRoundTrip: roundTrip },
+    loadAverage,
+  },
   durableLoop: { ...loopResult, goal: 1.1, rounds: 7 },
 };
 mkdirSync("bench/results", { recursive: true });

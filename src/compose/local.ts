@@ -6,6 +6,8 @@
 export { createMemorySessionHostRecord, createMemorySessionHostStore } from "../adapters/out/memory/memory-session-host-store.js";
 export type { MemorySessionHostRecord } from "../adapters/out/memory/memory-session-host-store.js";
 export { createMemorySessionLeaseProvider } from "../adapters/out/memory/memory-session-lease.js";
+export { createMemorySessionBackend } from "../adapters/out/memory/memory-session-backend.js";
+export type { MemorySessionBackendOptions } from "../adapters/out/memory/memory-session-backend.js";
 export { MemoryStorage } from "../adapters/out/memory/memory-storage.js";
 export type { MemoryStorageOptions } from "../adapters/out/memory/memory-storage.js";
 export { checkFileName, checkFileSize, checkImportSource, fileIntake, fileMachine, readBounded, readSourceFile, sha256Hex } from "../adapters/out/system/file-source.js";

@@ -81,6 +81,26 @@ const cases: ContractCases<BudgetLedger, BudgetLedgerInspect> = {
     expect(outcomes.filter((outcome) => outcome.ok).length).toBe(10);
     expect((await store.read(budget, AT)).reserved.tokens).toBe(70);
   },
+  "a refused reservation holds nothing: its id reserves once the budget allows it": async ({ store, expect }) => {
+    const budget = tenant({ tokens: 50 });
+    const held = { reservationId: uniqueId("r"), limits: [budget], amount: tokens(60), at: AT };
+    expect((await store.reserve(held)).ok).toBe(false);
+    expect(await store.settle(held.reservationId, tokens(60))).toBe(false);
+    expect(await store.extend({ grantId: uniqueId("g"), scope: budget.scope, id: budget.id, amount: tokens(10), at: AT })).toBe(true);
+    expect(await store.reserve(held)).toEqual({ ok: true });
+    expect((await store.read(budget, AT)).reserved.tokens).toBe(60);
+  },
+  "one budget named twice is held once and checked against each of its limits": async ({ store, expect }) => {
+    const id = uniqueId("tenant");
+    const limits: BudgetLimit[] = [{ scope: "tenant", id, tokens: 100 }, { scope: "tenant", id, costMicros: 50 }];
+    const refused = await store.reserve({ reservationId: uniqueId("r"), limits, amount: { tokens: 10, costMicros: 60 }, at: AT });
+    expect(refused).toEqual({ ok: false, exceeded: { scope: "tenant", id, window: null, unit: "cost", spent: 0, reserved: 0, limit: 50, requested: 60 } });
+    const held = { reservationId: uniqueId("r"), limits, amount: { tokens: 10, costMicros: 40 }, at: AT };
+    expect(await store.reserve(held)).toEqual({ ok: true });
+    expect((await store.read({ scope: "tenant", id }, AT)).reserved).toEqual({ tokens: 10, costMicros: 40 });
+    expect(await store.settle(held.reservationId, { tokens: 30, costMicros: 70 })).toBe(true);
+    expect(await store.read({ scope: "tenant", id }, AT)).toEqual(expect.objectContaining({ spent: { tokens: 30, costMicros: 70 }, reserved: { tokens: 0, costMicros: 0 } }));
+  },
   "invalid amounts and ids are refused and change nothing": async ({ store, expect }) => {
     const budget = tenant();
     expect(await errorCode(() => store.reserve({ reservationId: uniqueId("r"), limits: [budget], amount: tokens(-1), at: AT }))).toBe("input_validation");

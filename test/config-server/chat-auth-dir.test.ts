@@ -3,9 +3,9 @@
 // comes from the account's configuration on the server. Real server, login, config and chat processes.
 import { execFile } from "node:child_process";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { addDefaultModels, CLI_SOURCE, cleanEnv, cleanup, runCli, tempDir } from "../cli/helpers.js";
-import { createAccount, startServerProcess, type ServerProcess } from "./server-process.js";
+import { describe, expect, it } from "@jest/globals";
+import { addDefaultModels, CLI_SOURCE, cleanEnv, runCli } from "../cli/helpers.js";
+import { createAccount, type ServerProcess, useServerInTempDir } from "./server-process.js";
 
 const PROJECT = "test/conversation/fixtures/no-model-assistant";
 
@@ -21,14 +21,7 @@ function chat(args: string[]): Promise<{ code: number; stdout: string; stderr: s
 describe("CFG-4 chat reads the saved server login from --auth-dir", () => {
   let dir = "";
   let server: ServerProcess;
-  beforeAll(async () => {
-    dir = await tempDir("sh-chat-auth-");
-    server = await startServerProcess(["--sqlite", join(dir, "server.sqlite")]);
-  }, 90_000);
-  afterAll(async () => {
-    await server?.stop();
-    await cleanup(dir);
-  });
+  useServerInTempDir("sh-chat-auth-", (started) => ({ dir, server } = started));
 
   it("CFG-4 chat --auth-dir uses the account's configuration on the server; without it the chat reads the local store", async () => {
     const account = await createAccount(server.url, "chat-account");

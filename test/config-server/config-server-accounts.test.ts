@@ -1,10 +1,9 @@
 // CFG-4: accounts, isolation by (account, project) and typed errors over real HTTP against a
 // real `steamharness server` child process; bad input changes nothing.
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { describe, expect, it } from "@jest/globals";
 import { createHttpProjectConfigurationStore } from "../../src/adapters/out/config-server-client/http-project-configuration-store.js";
-import { cleanup, tempDir } from "../cli/helpers.js";
-import { ADMIN_KEY, createAccount, request, startServerProcess, type ServerProcess } from "./server-process.js";
+import { ADMIN_KEY, createAccount, request, type ServerProcess, useServerInTempDir } from "./server-process.js";
 
 const PROJECT = "7d3c2b1a-0f9e-4d8c-8b7a-6f5e4d3c2b1a";
 const admin = { authorization: `Bearer ${ADMIN_KEY}` };
@@ -13,14 +12,7 @@ const codeOf = async (action: () => Promise<unknown>) => action().then(() => "re
 describe("CFG-4 configuration server accounts and isolation", () => {
   let dir = "";
   let server: ServerProcess;
-  beforeAll(async () => {
-    dir = await tempDir("sh-cfg-accounts-");
-    server = await startServerProcess(["--sqlite", join(dir, "server.sqlite")]);
-  }, 90_000);
-  afterAll(async () => {
-    await server?.stop();
-    await cleanup(dir);
-  });
+  useServerInTempDir("sh-cfg-accounts-", (started) => ({ dir, server } = started));
 
   it("CFG-4 account A never reads or changes account B's project of the same id", async () => {
     const a = await createAccount(server.url, "team-a");

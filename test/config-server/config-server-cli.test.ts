@@ -5,11 +5,11 @@
 import { existsSync, statSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { describe, expect, it } from "@jest/globals";
 import { createHttpProjectConfigurationStore } from "../../src/adapters/out/config-server-client/http-project-configuration-store.js";
 import { createSqliteProjectConfigurationStore } from "../../src/adapters/out/sqlite/configuration/sqlite-project-configuration-store.js";
-import { cleanEnv, cleanup, runCli, tempDir, writeProject } from "../cli/helpers.js";
-import { ADMIN_KEY, createAccount, startServerProcess, type ServerProcess } from "./server-process.js";
+import { cleanEnv, runCli, writeProject } from "../cli/helpers.js";
+import { ADMIN_KEY, createAccount, type ServerProcess, useServerInTempDir } from "./server-process.js";
 
 const PROJECT = "2b4d6f80-1a3c-4e5f-9a7b-8c9d0e1f2a3b";
 const documentWith = (title: string) => ({
@@ -23,14 +23,7 @@ const documentWith = (title: string) => ({
 describe("CFG-4 the CLI uses the configuration server", () => {
   let dir = "";
   let server: ServerProcess;
-  beforeAll(async () => {
-    dir = await tempDir("sh-cfg-cli-");
-    server = await startServerProcess(["--sqlite", join(dir, "server.sqlite")]);
-  }, 90_000);
-  afterAll(async () => {
-    await server?.stop();
-    await cleanup(dir);
-  });
+  useServerInTempDir("sh-cfg-cli-", (started) => ({ dir, server } = started));
 
   it("CFG-4 login saves the account in --auth-dir; config writes to the server; server variables beat the saved login", async () => {
     const a = await createAccount(server.url, "env-account");

@@ -1,26 +1,17 @@
 // CFG-4 with CFG-2: a run's configuration snapshot taken through the configuration server's client
 // (real server process) is kept with the run; the same run id gets it back after the
 // configuration on the server changed, a new run sees the change.
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { describe, expect, it } from "@jest/globals";
 import { createHttpProjectConfigurationStore } from "../../src/adapters/out/config-server-client/http-project-configuration-store.js";
 import { createMemoryPersistentValueStore } from "../../src/adapters/out/memory/memory-persistent-value-store.js";
 import { createSystemClock } from "../../src/adapters/out/system/clock.js";
 import { snapshotForRun } from "../../src/domain/configuration/run-snapshot.js";
-import { cleanup, tempDir } from "../cli/helpers.js";
-import { createAccount, startServerProcess, type ServerProcess } from "./server-process.js";
+import { createAccount, type ServerProcess, useServerInTempDir } from "./server-process.js";
 
 describe("CFG-4 run snapshots from the configuration server", () => {
   let dir = "";
   let server: ServerProcess;
-  beforeAll(async () => {
-    dir = await tempDir("sh-cfg-snapshot-");
-    server = await startServerProcess(["--sqlite", join(dir, "server.sqlite")]);
-  }, 90_000);
-  afterAll(async () => {
-    await server?.stop();
-    await cleanup(dir);
-  });
+  useServerInTempDir("sh-cfg-snapshot-", (started) => ({ dir, server } = started));
 
   it("CFG-4 a run keeps the snapshot it took from the server; a new run reads the current configuration", async () => {
     const account = await createAccount(server.url, "runner");

@@ -5,25 +5,18 @@
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { describe, expect, it } from "@jest/globals";
 import { createHttpProjectConfigurationStore } from "../../src/adapters/out/config-server-client/http-project-configuration-store.js";
-import { cleanEnv, cleanup, CLI_SOURCE, REPO, tempDir, writeProject } from "../cli/helpers.js";
+import { cleanEnv, CLI_SOURCE, REPO, writeProject } from "../cli/helpers.js";
 import { startOpenAIResponsesServer } from "../fixtures/loopback-openai-responses.js";
-import { createAccount, startServerProcess, type ServerProcess } from "./server-process.js";
+import { createAccount, type ServerProcess, useServerInTempDir } from "./server-process.js";
 
 const SAVED_KEY = "sk-saved-connection-key";
 
 describe("CFG-4 system model entries are re-authenticated by the current account", () => {
   let root = "";
   let server: ServerProcess;
-  beforeAll(async () => {
-    root = await tempDir("sh-cfg-system-");
-    server = await startServerProcess(["--sqlite", join(root, "server.sqlite")]);
-  }, 90_000);
-  afterAll(async () => {
-    await server?.stop();
-    await cleanup(root);
-  });
+  useServerInTempDir("sh-cfg-system-", (started) => ({ dir: root, server } = started));
 
   async function chatOnce(system: boolean, accountName: string): Promise<{ code: number; stdout: string; authorization: string[] }> {
     const account = await createAccount(server.url, accountName);

@@ -2,11 +2,11 @@
 // configuration snapshot from the configuration server — the account's STEAMHARNESS_AGENT_MODELS —
 // and not from the local store of the data dir (real server, real CLI and worker processes).
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { describe, expect, it } from "@jest/globals";
 import { createHttpProjectConfigurationStore } from "../../src/adapters/out/config-server-client/http-project-configuration-store.js";
 import { createSqliteProjectConfigurationStore } from "../../src/adapters/out/sqlite/configuration/sqlite-project-configuration-store.js";
-import { CLI_FROM_SOURCES, cleanup, runCli, tempDir, writeProject } from "../cli/helpers.js";
-import { createAccount, startServerProcess, type ServerProcess } from "./server-process.js";
+import { CLI_FROM_SOURCES, runCli, writeProject } from "../cli/helpers.js";
+import { createAccount, type ServerProcess, useServerInTempDir } from "./server-process.js";
 
 const PROJECT_ID = "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b";
 const WORKFLOW = `export default {
@@ -24,14 +24,7 @@ const entry = (id: string) => ({ id, provider: "openai", model: `m-${id}`, apiKi
 describe("CFG-4 workflow runs on the configuration server", () => {
   let root = "";
   let server: ServerProcess;
-  beforeAll(async () => {
-    root = await tempDir("sh-cfg-wf-");
-    server = await startServerProcess(["--sqlite", join(root, "server.sqlite")]);
-  }, 90_000);
-  afterAll(async () => {
-    await server?.stop();
-    await cleanup(root);
-  });
+  useServerInTempDir("sh-cfg-wf-", (started) => ({ dir: root, server } = started));
 
   it("CFG-4 `steamharness run` with a saved login reads the account's configuration, not the local store", async () => {
     const account = await createAccount(server.url, "workflow-owner");

@@ -1,6 +1,8 @@
 // A real `steamharness server` child process for the CFG-4 tests, and the admin calls they make.
 import { spawn, type ChildProcess } from "node:child_process";
-import { CLI_SOURCE, REPO, cleanEnv } from "../cli/helpers.js";
+import { join } from "node:path";
+import { afterAll, beforeAll } from "@jest/globals";
+import { CLI_SOURCE, REPO, cleanEnv, cleanup, tempDir } from "../cli/helpers.js";
 
 export const ADMIN_KEY = "admin-key-for-tests-0123456789abcdef";
 
@@ -56,4 +58,34 @@ export async function createAccount(url: string, name: string): Promise<{ accoun
   const answer = await request(url, "POST", "/v1/accounts", { authorization: `Bearer ${ADMIN_KEY}` }, { name });
   if (answer.status !== 201) throw new Error(`account creation failed: ${JSON.stringify(answer)}`);
   return { accountId: answer.body.account.accountId, token: answer.body.token };
+}
+
+/** What {@link useServerInTempDir} started: a temp folder and a server on `<dir>/server.sqlite`. */
+export interface ServerInTempDir {
+  dir: string;
+  server: ServerProcess;
+}
+
+/**
+ * The set-up the CFG-4 tests share, registered in the calling `describe`: before its tests a temp
+ * folder (`<prefix>…`) and a `steamharness server --sqlite <dir>/server.sqlite`, handed to `bind`;
+ * after them the server stopped and the folder removed.
+ *
+ * @example
+ * let dir = "";
+ * let server: ServerProcess;
+ * useServerInTempDir("sh-cfg-accounts-", (started) => ({ dir, server } = started));
+ */
+export function useServerInTempDir(prefix: string, bind: (started: ServerInTempDir) => void): void {
+  let dir: string | undefined;
+  let server: ServerProcess | undefined;
+  beforeAll(async () => {
+    dir = await tempDir(prefix);
+    server = await startServerProcess(["--sqlite", join(dir, "server.sqlite")]);
+    bind({ dir, server });
+  }, 90_000);
+  afterAll(async () => {
+    await server?.stop();
+    if (dir !== undefined) await cleanup(dir);
+  });
 }

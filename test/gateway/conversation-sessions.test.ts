@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import { randomUUID } from "node:crypto";
-import { createConversationSessions } from "../../src/adapters/in/gateway/gateway-sessions.js";
+import { createMemorySessionBackend } from "../../src/adapters/out/memory/memory-session-backend.js";
 import { runSessionBackendContract } from "../../src/testing/session-backend.contract.js";
 import { runSessionStoreContract } from "../../src/testing/session-store.contract.js";
 
@@ -8,14 +8,14 @@ const api = { describe, it, expect };
 
 describe("SEC-7 a gateway conversation's sessions keep the session contracts", () => {
   describe("backend", () => {
-    runSessionBackendContract(api, () => ({ store: createConversationSessions() }), { databasePaths: false, shared: false });
+    runSessionBackendContract(api, () => ({ store: createMemorySessionBackend({ events: "objects" }) }), { databasePaths: false, shared: false });
   });
   describe("store", () => {
     // "persistence" is skipped: a conversation's sessions live only as long as the gateway keeps it (SES-6).
     runSessionStoreContract(
       api,
       async () => {
-        const sessions = createConversationSessions();
+        const sessions = createMemorySessionBackend({ events: "objects" });
         const store = await sessions.open({ address: { projectId: "p", conversationId: randomUUID(), sessionKey: "agent" }, ownerId: "owner" });
         return { store, dispose: () => store.close() };
       },

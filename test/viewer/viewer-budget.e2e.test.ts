@@ -3,9 +3,9 @@
 // the limit and what remains, in headless Chromium, for runs of the real agent (offline model,
 // real KV tool) with budgets on a real SQLite storage — a run that completed and one that stopped
 // at its budget. The figures come from the runs' own stop and end events.
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { beforeAll, describe, expect, it } from "@jest/globals";
 import type { Browser, Page } from "playwright-core";
-import { createViewerServer, type ViewerServer } from "../../src/adapters/in/viewer/viewer-server.js";
+import type { ViewerServer } from "../../src/adapters/in/viewer/viewer-server.js";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import { createProjectCapabilityTools } from "../../src/app/capabilities/project-capabilities.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
@@ -13,10 +13,8 @@ import type { AgentBudgetOptions } from "../../src/domain/budget/budget-options.
 import { runStreamNode } from "../../src/domain/stream-node.js";
 import type { SqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
 import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
-import { buildViewerAssets } from "../../ui/build.js";
-import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
-import { launchChromium } from "./browser.js";
-import { CATALOG, openStorage, PROJECT } from "./fixtures.js";
+import { viewerE2e } from "./e2e-harness.js";
+import { CATALOG, PROJECT } from "./fixtures.js";
 
 // Every call reports 20 input and 30 output tokens: 50 tokens, at $1/$2 per million 80 micro-dollars.
 const usage = { input: 20, output: 30, cacheRead: 0, cacheWrite: 0, total: 50 };
@@ -28,7 +26,7 @@ const STEPS: OfflineStep[] = [
 let storage: SqliteStorage;
 let viewer: ViewerServer;
 let browser: Browser;
-let closeBrowser: () => Promise<void>;
+const e2e = viewerE2e("viewer-budget-");
 
 async function run(runId: string, conversationId: string, budget: AgentBudgetOptions): Promise<string> {
   const node = createAgentNode({ models: createOfflineModel({ steps: STEPS, chunkSize: 64 }), workdir: process.cwd(), retryDelayMs: 0, budget, createTools: (context) => createProjectCapabilityTools({ context }) });
@@ -42,22 +40,14 @@ async function run(runId: string, conversationId: string, budget: AgentBudgetOpt
 }
 
 beforeAll(async () => {
-  const assets = tempDirRemovedAfterAll("viewer-budget-assets-");
-  await buildViewerAssets(assets);
-  storage = openStorage(tempDirRemovedAfterAll("viewer-budget-store-"));
-  const price = { input: 1, output: 2 };
-  expect(await run("run-budgeted", "conv-budgeted", { limits: [{ scope: "run", tokens: 5000 }, { scope: "tenant", period: "month", costUsd: 1 }], tenantId: "acme", price, maxOutputTokens: 100 })).toBe("completed");
-  // No tool call allowed: the run stops at the first one, after its first model call was settled.
-  expect(await run("run-capped", "conv-capped", { limits: [{ scope: "run", tokens: 3000 }], maxOutputTokens: 200, maxToolCalls: 0, price })).toBe("budget_exceeded");
-  viewer = await createViewerServer({ storage, assetsDirectory: assets, pollMs: 50 });
-  ({ browser, close: closeBrowser } = await launchChromium());
+  ({ storage, viewer, browser } = await e2e.start(async (opened) => {
+    storage = opened;
+    const price = { input: 1, output: 2 };
+    expect(await run("run-budgeted", "conv-budgeted", { limits: [{ scope: "run", tokens: 5000 }, { scope: "tenant", period: "month", costUsd: 1 }], tenantId: "acme", price, maxOutputTokens: 100 })).toBe("completed");
+    // No tool call allowed: the run stops at the first one, after its first model call was settled.
+    expect(await run("run-capped", "conv-capped", { limits: [{ scope: "run", tokens: 3000 }], maxOutputTokens: 200, maxToolCalls: 0, price })).toBe("budget_exceeded");
+  }));
 }, 180_000);
-
-afterAll(async () => {
-  await closeBrowser?.();
-  await viewer?.close();
-  await storage?.close();
-});
 
 async function openRun(page: Page, conversation: string, runId: string): Promise<void> {
   await page.goto(viewer.url);

@@ -3,13 +3,13 @@
 // the real agent with the offline model, a real tool that takes its time, and real approvals:
 // one run paused on a tool approval and answered in the page (its host runs it again later), one
 // run of a session host answered in the page while the host waits.
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { beforeAll, describe, expect, it } from "@jest/globals";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Type } from "@sinclair/typebox";
 import type { Browser, Page } from "playwright-core";
-import { createViewerServer, type ViewerServer } from "../../src/adapters/in/viewer/viewer-server.js";
+import type { ViewerServer } from "../../src/adapters/in/viewer/viewer-server.js";
 import { createStoredDecisions, type StoredDecisions } from "../../src/adapters/in/viewer/stored-decisions.js";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import { createProjectCapabilityTools } from "../../src/app/capabilities/project-capabilities.js";
@@ -21,10 +21,8 @@ import { runStreamNode } from "../../src/domain/stream-node.js";
 import type { ModelProvider } from "../../src/ports/model-provider.js";
 import type { SqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
 import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
-import { buildViewerAssets } from "../../ui/build.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
-import { launchChromium } from "./browser.js";
-import { openStorage } from "./fixtures.js";
+import { viewerE2e } from "./e2e-harness.js";
 
 const PROJECT = "7d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
 const PROJECT_NAME = "Release desk";
@@ -68,7 +66,7 @@ const SHOTS = process.env.UPDATE_SCREENSHOTS === "1" ? join(process.cwd(), "docs
 let storage: SqliteStorage;
 let viewer: ViewerServer;
 let browser: Browser;
-let closeBrowser: () => Promise<void>;
+const e2e = viewerE2e("viewer-polish-");
 let projectDir: string;
 let decisions: StoredDecisions;
 
@@ -94,27 +92,19 @@ async function eventsOf(conversationId: string, runId: string): Promise<SessionE
 }
 
 beforeAll(async () => {
-  const assets = tempDirRemovedAfterAll("viewer-polish-assets-");
-  await buildViewerAssets(assets);
   projectDir = tempDirRemovedAfterAll("viewer-polish-project-");
   mkdirSync(projectDir, { recursive: true });
   // The project folder the runs work in: its package.json names the project.
   writeFileSync(join(projectDir, "package.json"), JSON.stringify({ name: PROJECT_NAME, id: PROJECT, type: "module" }));
-  storage = openStorage(tempDirRemovedAfterAll("viewer-polish-store-"));
-  decisions = createStoredDecisions({ values: storage.values, projectId: PROJECT });
-  expect(await runAgent("run-approve", "conv-approve")).toBe("paused");
-  expect(await runAgent("run-other", "conv-other", "Say hello")).toBe("paused");
-  await decisions.record((await waitsOf("conv-other", "run-other"))[0]!, { kind: "tool_approval", decision: { outcome: "approved" } });
-  expect(await runAgent("run-other", "conv-other", "Say hello")).toBe("completed");
-  viewer = await createViewerServer({ storage, assetsDirectory: assets, pollMs: 50 });
-  ({ browser, close: closeBrowser } = await launchChromium());
+  ({ storage, viewer, browser } = await e2e.start(async (opened) => {
+    storage = opened;
+    decisions = createStoredDecisions({ values: storage.values, projectId: PROJECT });
+    expect(await runAgent("run-approve", "conv-approve")).toBe("paused");
+    expect(await runAgent("run-other", "conv-other", "Say hello")).toBe("paused");
+    await decisions.record((await waitsOf("conv-other", "run-other"))[0]!, { kind: "tool_approval", decision: { outcome: "approved" } });
+    expect(await runAgent("run-other", "conv-other", "Say hello")).toBe("completed");
+  }));
 }, 180_000);
-
-afterAll(async () => {
-  await closeBrowser?.();
-  await viewer?.close();
-  await storage?.close();
-});
 
 async function waitsOf(conversationId: string, runId: string): Promise<string[]> {
   return (await eventsOf(conversationId, runId)).flatMap((event) => (event.type === "approval_wait" ? [event.payload.requestId] : []));

@@ -1,9 +1,9 @@
 /// <reference lib="dom" />
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { beforeAll, describe, expect, it } from "@jest/globals";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { createViewerServer, type ViewerServer } from "../../src/adapters/in/viewer/viewer-server.js";
+import type { ViewerServer } from "../../src/adapters/in/viewer/viewer-server.js";
 import { createRunReplay } from "../../src/adapters/in/viewer/run-replay.js";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
@@ -12,10 +12,9 @@ import { createOutputStreamAccumulator } from "../../src/domain/output-stream.js
 import { runStreamNode } from "../../src/domain/stream-node.js";
 import type { SqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
 import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
-import { buildViewerAssets } from "../../ui/build.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
-import { launchChromium } from "./browser.js";
-import { openStorage, PROJECT } from "./fixtures.js";
+import { viewerE2e } from "./e2e-harness.js";
+import { PROJECT } from "./fixtures.js";
 
 const CONVERSATION = "conv-protocol";
 const RUN = "run-protocol";
@@ -34,30 +33,21 @@ const SCRIPT: OfflineStep[] = [
 let storage: SqliteStorage;
 let viewer: ViewerServer;
 let browser: Browser;
-let closeBrowser: () => Promise<void>;
+const e2e = viewerE2e("viewer-");
 let live: OutputItem[] = [];
 
 beforeAll(async () => {
-  const assets = tempDirRemovedAfterAll("viewer-assets-");
-  await buildViewerAssets(assets);
-  storage = openStorage(tempDirRemovedAfterAll("viewer-store-"));
-  const workdir = tempDirRemovedAfterAll("viewer-workdir-");
-  writeFileSync(join(workdir, "notes.md"), "# Notes\nold line\n");
-  let call = 0;
-  const node = createAgentNode({ models: createOfflineModel({ steps: () => SCRIPT[Math.min(call++, SCRIPT.length - 1)]!, chunkSize: 64 }), workdir, permissionPolicy: "workspace", retryDelayMs: 0 });
-  const context = createNodeContext({ projectId: PROJECT, storage, runId: RUN, conversationId: CONVERSATION, toolCatalog: [] });
-  const accumulator = createOutputStreamAccumulator();
-  await runStreamNode(node, { prompt: "更新笔记并写摘要", runId: RUN }, context, { onChunk: (chunk) => accumulator.push(chunk as OutputItemStreamChunk) });
-  live = accumulator.items();
-  viewer = await createViewerServer({ storage, assetsDirectory: assets, pollMs: 50 });
-  ({ browser, close: closeBrowser } = await launchChromium());
+  ({ storage, viewer, browser } = await e2e.start(async (opened) => {
+    const workdir = tempDirRemovedAfterAll("viewer-workdir-");
+    writeFileSync(join(workdir, "notes.md"), "# Notes\nold line\n");
+    let call = 0;
+    const node = createAgentNode({ models: createOfflineModel({ steps: () => SCRIPT[Math.min(call++, SCRIPT.length - 1)]!, chunkSize: 64 }), workdir, permissionPolicy: "workspace", retryDelayMs: 0 });
+    const context = createNodeContext({ projectId: PROJECT, storage: opened, runId: RUN, conversationId: CONVERSATION, toolCatalog: [] });
+    const accumulator = createOutputStreamAccumulator();
+    await runStreamNode(node, { prompt: "更新笔记并写摘要", runId: RUN }, context, { onChunk: (chunk) => accumulator.push(chunk as OutputItemStreamChunk) });
+    live = accumulator.items();
+  }));
 }, 180_000);
-
-afterAll(async () => {
-  await closeBrowser?.();
-  await viewer?.close();
-  await storage?.close();
-});
 
 const rowsOf = (page: Page) => page.$$eval("[data-testid=rows] > [data-testid=row]", (rows) => rows.map((row) => `${row.getAttribute("data-row")}${row.getAttribute("data-tool") ? `:${row.getAttribute("data-tool")}` : ""}`));
 

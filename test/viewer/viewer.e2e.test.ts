@@ -1,18 +1,16 @@
 /// <reference lib="dom" />
-import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { beforeAll, describe, expect, it } from "@jest/globals";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { createViewerServer, type ViewerServer } from "../../src/adapters/in/viewer/viewer-server.js";
+import type { ViewerServer } from "../../src/adapters/in/viewer/viewer-server.js";
 import { createAgentSessionHost } from "../../src/compose/session-host.js";
 import { createProjectCapabilityTools } from "../../src/app/capabilities/project-capabilities.js";
 import { planRequestId } from "../../src/domain/agent/ids.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
 import type { SqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
-import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
-import { buildViewerAssets } from "../../ui/build.js";
-import { launchChromium } from "./browser.js";
-import { CONVERSATION, decisionsFor, openStorage, PLAN_STEPS, PROJECT, runAgent, writeLargeSession } from "./fixtures.js";
+import { viewerE2e } from "./e2e-harness.js";
+import { CONVERSATION, decisionsFor, PLAN_STEPS, PROJECT, runAgent, writeLargeSession } from "./fixtures.js";
 
 // Screenshots for docs/images are written only when asked (UPDATE_SCREENSHOTS=1), never by CI.
 const SHOTS = process.env.UPDATE_SCREENSHOTS === "1" ? join(process.cwd(), "docs", "images") : null;
@@ -25,23 +23,14 @@ const shot = async (page: Page, name: string) => {
 let storage: SqliteStorage;
 let viewer: ViewerServer;
 let browser: Browser;
-let closeBrowser: () => Promise<void>;
+const e2e = viewerE2e("viewer-");
 
 beforeAll(async () => {
-  const assets = tempDirRemovedAfterAll("viewer-assets-");
-  await buildViewerAssets(assets);
-  storage = openStorage(tempDirRemovedAfterAll("viewer-store-"));
-  // The plan run pauses at its plan decision (nothing decided yet).
-  expect((await runAgent(storage, { runId: "run-plan", prompt: "Prepare the 1.0 release", steps: PLAN_STEPS, mode: "plan" })).status).toBe("paused");
-  viewer = await createViewerServer({ storage, assetsDirectory: assets, pollMs: 50 });
-  ({ browser, close: closeBrowser } = await launchChromium());
+  ({ storage, viewer, browser } = await e2e.start(async (opened) => {
+    // The plan run pauses at its plan decision (nothing decided yet).
+    expect((await runAgent(opened, { runId: "run-plan", prompt: "Prepare the 1.0 release", steps: PLAN_STEPS, mode: "plan" })).status).toBe("paused");
+  }));
 }, 180_000);
-
-afterAll(async () => {
-  await closeBrowser?.();
-  await viewer?.close();
-  await storage?.close();
-});
 
 const rowsOf = (page: Page) => page.$$eval("[data-testid=rows] > [data-testid=row]", (rows) => rows.map((row) => `${row.getAttribute("data-row")}${row.getAttribute("data-tool") ? `:${row.getAttribute("data-tool")}` : ""}`));
 

@@ -4,11 +4,12 @@ import { addDataDirOptions, dataDirsFrom, formatReport, redactReport, type DataD
 import { exitCodeOfStatus } from "../exits/exit-codes.js";
 import { timeoutMs } from "./option-parsers.js";
 import { answerHint, keepPausedRun, pausedRunsOf } from "./paused-runs.js";
+import { addRunRetentionOption, runRetentionFrom, type RunRetentionFlags } from "./runs-command.js";
 
 // DX-10: `steamharness answer <workflow-dir> <run-id> <request-id> --approve | --deny | --value`
 // answers a run that `run` left waiting (exit code 3) and runs it again on its run id.
 
-interface AnswerFlags extends DataDirFlags {
+interface AnswerFlags extends DataDirFlags, RunRetentionFlags {
   approve?: boolean;
   deny?: string | boolean;
   value?: string;
@@ -35,13 +36,13 @@ export function registerAnswerCommand(program: Command): void {
     .option("--json", "print the run report as JSON (as run --json)")
     .addOption(new Option("--timeout <ms>", "kill the run after this many milliseconds (a whole number ≥ 1)").argParser(timeoutMs))
     .addHelpText("after", ["", "Example:", "  steamharness run ./project ask              # exit code 3: prints the run id and request id", "  steamharness answer ./project 20260828-… input-1 --value '{\"answer\":\"blue\"}'"].join("\n"));
-  addDataDirOptions(command).action(async (dir: string, runId: string, requestId: string, flags: AnswerFlags) => {
+  addRunRetentionOption(addDataDirOptions(command)).action(async (dir: string, runId: string, requestId: string, flags: AnswerFlags) => {
     const [{ createProjectRunner }, { createTerminalHandlers }, { answeringHandlers, parseAnswer }] = await Promise.all([
       import("../project-runner/project-runner.js"),
       import("./terminal-handlers.js"),
       import("./paused-runs.js"),
     ]);
-    const runner = await createProjectRunner({ projectDir: dir, dirs: dataDirsFrom(flags), relatedProjects: flags.relatedProject ?? [], ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }) });
+    const runner = await createProjectRunner({ projectDir: dir, dirs: dataDirsFrom(flags), relatedProjects: flags.relatedProject ?? [], ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }), ...runRetentionFrom(flags) });
     try {
       const paused = await pausedRunsOf(runner);
       const run = await paused.get(runId).finally(() => paused.close());

@@ -9,6 +9,7 @@ import type { ProjectRunner } from "../project-runner/project-runner.js";
 import { exitCodeOfError, exitCodeOfStatus } from "../exits/exit-codes.js";
 import { addMcpHttpOptions, mcpHttpOptionsFrom, type McpHttpFlags } from "./mcp-http-options.js";
 import { timeoutMs } from "./option-parsers.js";
+import { addRunRetentionOption, runRetentionFrom, type RunRetentionFlags } from "./runs-command.js";
 
 // The subcommands of `steamharness`. Their implementations load lazily (dynamic imports in the
 // actions), so `--help`, `--version` and the MCP handshake do not pay for TypeBox or the runner.
@@ -111,7 +112,7 @@ export function registerStructureCommand(program: Command): void {
     });
 }
 
-interface RunFlags extends DataDirFlags {
+interface RunFlags extends DataDirFlags, RunRetentionFlags {
   params?: string;
   json?: boolean;
   timeout?: number;
@@ -188,7 +189,7 @@ export function registerRunCommand(program: Command): void {
     .option("--params <json>", "entrypoint params as a JSON object", "{}")
     .option("--json", "print one JSON document on stdout: the run report, or { status: \"rejected\", error } when nothing ran")
     .addOption(new Option("--timeout <ms>", "kill the run after this many milliseconds (a whole number ≥ 1)").argParser(timeoutMs));
-  addDataDirOptions(command).action(async (dir: string, entrypointId: string, flags: RunFlags) => {
+  addRunRetentionOption(addDataDirOptions(command)).action(async (dir: string, entrypointId: string, flags: RunFlags) => {
     let runner: ProjectRunner | undefined;
     try {
       const args = parseParams(flags.params);
@@ -200,6 +201,7 @@ export function registerRunCommand(program: Command): void {
         relatedProjects: flags.relatedProject ?? [],
         ...(flags.allowFileRoot ? { allowedFileRoots: flags.allowFileRoot } : {}),
         ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
+        ...runRetentionFrom(flags),
       });
       const entrypoint = await runner.entrypoint(entrypointId);
       const prepared = await runner.prepare(entrypoint, args);
@@ -227,7 +229,7 @@ export function registerRunCommand(program: Command): void {
   });
 }
 
-interface McpFlags extends DataDirFlags, McpHttpFlags {
+interface McpFlags extends DataDirFlags, McpHttpFlags, RunRetentionFlags {
   timeout?: number;
   workers?: string;
   freshWorker?: boolean;
@@ -254,7 +256,7 @@ export function registerMcpCommand(program: Command): void {
     )
     .option("--fresh-worker", "run every tool call in a fresh worker process that serves only that call (strict isolation, slower)")
     .option("--max-runs-per-worker <n>", "retire a reused worker after this many runs (1-1000000, default 1000)");
-  addMcpHttpOptions(addDataDirOptions(command)).action(async (dir: string, flags: McpFlags) => {
+  addRunRetentionOption(addMcpHttpOptions(addDataDirOptions(command))).action(async (dir: string, flags: McpFlags) => {
     const { parseMaxRunsPerWorker, parseWorkers, serveWorkflowOverStdio } = await import("../mcp/serve-workflow.js");
     const workers = flags.workers === undefined ? undefined : parseWorkers(flags.workers);
     const maxRunsPerWorker = flags.maxRunsPerWorker === undefined ? undefined : parseMaxRunsPerWorker(flags.maxRunsPerWorker);
@@ -271,6 +273,7 @@ export function registerMcpCommand(program: Command): void {
       ...(flags.freshWorker ? { workerReuse: false } : {}),
       ...(maxRunsPerWorker !== undefined ? { maxRunsPerWorker } : {}),
       ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
+      ...runRetentionFrom(flags),
     });
   });
 }

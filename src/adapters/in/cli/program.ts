@@ -7,6 +7,7 @@ import { registerInitCommand } from "./init/init-command.js";
 import { readPackageManifest } from "./package-manifest.js";
 import { registerAnswerCommand } from "./answer-command.js";
 import { registerMcpCommand, registerRunCommand, registerStructureCommand } from "./commands.js";
+import { registerRunsCommand } from "./runs-command.js";
 import { registerChatCommand } from "../chat/chat-command.js";
 import { registerConfigCommand } from "./config/config-command.js";
 import { registerGatewayCommand } from "../gateway/gateway-command.js";
@@ -39,7 +40,7 @@ export function createProgram(version = packageVersion()): Command {
     .configureOutput({ outputError: (text, write) => write(usageLine(text)) })
     // Usage errors throw instead of exiting, so runCli gives them their exit code (2).
     .exitOverride();
-  for (const register of [registerInitCommand, registerStructureCommand, registerRunCommand, registerAnswerCommand, registerMcpCommand, registerChatCommand, registerGatewayCommand, registerConfigCommand, registerViewCommand, registerServerCommands]) {
+  for (const register of [registerInitCommand, registerStructureCommand, registerRunCommand, registerAnswerCommand, registerRunsCommand, registerMcpCommand, registerChatCommand, registerGatewayCommand, registerConfigCommand, registerViewCommand, registerServerCommands]) {
     register(program);
   }
   // DX-8: one help style everywhere, the exit-code table after every command's help.

@@ -20,7 +20,7 @@ import type { UserInput, UserInputResponse } from "../../../ports/user-input.js"
 import type { Storage } from "../../../ports/storage.js";
 import { createNodeContext } from "../../../compose/node-context.js";
 import { approximateBytes, measuredSessions } from "./gateway-budget.js";
-import { createConversationSessions } from "./gateway-sessions.js";
+import { createMemorySessionBackend } from "../../../compose/local.js";
 
 /** What a paused run waits for, as the client is shown it. */
 export type GatewayPendingRequest =
@@ -184,7 +184,7 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
       knowledge: shared.knowledge,
       files: shared.files,
       values: shared.values,
-      sessions: measuredSessions(createConversationSessions(), (delta) => grow(found, delta)),
+      sessions: measuredSessions(createMemorySessionBackend({ events: "objects" }), (delta) => grow(found, delta)),
       ...(shared.budgets ? { budgets: shared.budgets } : {}),
       ...(shared.tokenUsage ? { tokenUsage: (namespace) => shared.tokenUsage!(namespace) } : {}),
       close: async () => {},

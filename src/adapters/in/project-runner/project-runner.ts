@@ -14,6 +14,7 @@ import { runInWorker } from "./run-host.js";
 import type { RunHandlers } from "./worker-process.js";
 import { WorkerPool } from "./worker-pool.js";
 import { watchProjectFiles, type ProjectWatch } from "./project-watch.js";
+import { createRunSessionsRetention, DEFAULT_RUN_RETENTION_MS } from "./run-retention.js";
 import type { WorkerConfig, WorkerTenantLimits } from "./worker-protocol.js";
 
 /** Options of {@link createProjectRunner}. */
@@ -68,6 +69,13 @@ export interface ProjectRunnerOptions {
   startWorkers?: boolean;
   /** Results of {@link precheckProjectRunner}, so the checks are not repeated. */
   prechecked?: PrecheckedProjectRunner;
+  /**
+   * SES-12 (`--run-retention`): how long the agent sessions of a finished run are kept in the
+   * session folder before a later run of this runner removes them (in bounded batches);
+   * {@link DEFAULT_RUN_RETENTION_MS} (7 days) by default, `null` to keep them. Sessions of a
+   * run waiting for an answer are never removed.
+   */
+  runRetentionMs?: number | null;
 }
 
 /** Checked arguments of one run: plain params and, apart, the checked file params (real path and name). */
@@ -98,6 +106,12 @@ export interface WorkflowRunOptions {
   runId?: string;
   /** The trace context the run continues (the MCP call's span, OBS-3). */
   trace?: TelemetryCarrier | null;
+  /**
+   * SES-12: how long the run's agent sessions are kept once it ended — also when it ended
+   * waiting for an answer, because whatever keeps the pause forgets it after this (an MCP task's
+   * TTL). Default: the runner's `runRetentionMs` for a finished run, forever for a paused one.
+   */
+  retainMs?: number;
 }
 
 /** A workflow project ready to serve: structure, argument checks and isolated runs. */
@@ -180,6 +194,12 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     pool.start();
   };
   if (options.startWorkers !== false) startPool();
+  const retention = createRunSessionsRetention({
+    agentStoreDir: dirs.agentStoreDir,
+    projectId: location.manifest.id,
+    retentionMs: options.runRetentionMs === undefined ? DEFAULT_RUN_RETENTION_MS : options.runRetentionMs,
+    warn: (line) => (options.output ?? process.stderr).write(line),
+  });
   const schemas = new Map<string, TObject>();
   // TypeBox loads with the first call (or `preloadValidation`), not with the runner (the MCP
   // handshake waits for neither); later calls reuse the loaded modules instead of import() again.
@@ -231,8 +251,10 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
         const message = (error as Error)?.message ?? String(error);
         return { ...base, status: "cancelled", result: { data: emptyRunResult(message) }, error: { code: "cancelled", message } };
       }
+      let report: WorkflowRunReport;
       try {
-        return await runInWorker(lease.worker, request, {
+        await retention.started(request.runId);
+        report = await runInWorker(lease.worker, request, {
           projectId: location.manifest.id,
           handlers,
           ...(signal ? { signal } : {}),
@@ -241,13 +263,15 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
       } finally {
         lease.release();
       }
+      await retention.ended(report, runOptions.retainMs);
+      return report;
     },
     workerPids() {
       return pool.pids();
     },
     async close() {
       void watch?.then((running) => running.close());
-      await pool.close();
+      await Promise.all([pool.close(), retention.close()]);
     },
   };
   return runner;

@@ -1,10 +1,14 @@
 /**
  * The budget ledger written once (BUD-1, ARCH-3): the rules of reserve, settle, release and
- * extend over a row driver's one atomic step. Memory, SQLite and PostgreSQL only lock, read and
- * write rows; the decision of each step is made here, inside the driver's transaction.
+ * extend over a row driver's one atomic step. Memory and SQLite only lock, read and write rows;
+ * the decision of each step is made here, inside the driver's transaction. One exception, for
+ * speed: a driver whose round trips cost more than its work (PostgreSQL) may run a whole reserve
+ * or finish on the server (`reserve`, `finish` below) by the same rule; input checks and the
+ * refusal's answer stay here, and the contract suite holds every driver to one meaning.
  */
 import { budgetRowKey, budgetWindow, checkBudgetAmount, checkBudgetId, checkBudgetLimits, emptyBudgetRow, firstExceeded, type BudgetReservationRow, type BudgetRow } from "../../../domain/budget/budget-rules.js";
-import type { BudgetLedger, BudgetReserveOutcome } from "../../../ports/budget-ledger.js";
+import { SteamharnessError } from "../../../domain/errors.js";
+import type { BudgetAmount, BudgetLedger, BudgetLimit, BudgetReserveOutcome } from "../../../ports/budget-ledger.js";
 import type { Awaitable, StoreCall } from "./store-call.js";
 
 export type { BudgetReservationRow, BudgetRow };
@@ -32,6 +36,29 @@ export interface BudgetLedgerRows {
   step<T>(reservationId: string, keysOf: (reservation: BudgetReservationRow | null) => string[], decide: BudgetDecision<T>): Awaitable<T>;
   /** The budget row of `key`, or null. */
   read(key: string): Awaitable<BudgetRow | null>;
+  /**
+   * Optional: a whole reserve as one atomic operation of the store (PostgreSQL: one call of a
+   * server-side function, one round trip), with the same rule as the kernel's step — a known id
+   * holds nothing more ("known"); a hold that would pass any of `limits` (row `keys[i]` against
+   * `limits[i]`) is refused whole and answers the budget rows of `unique` as they stand
+   * ("refused"); else `amount` is held on every row of `unique` ("held"). Absent: {@link step}.
+   */
+  reserve?(request: BudgetRowsReserve): Awaitable<{ outcome: "known" | "held" } | { outcome: "refused"; rows: ReadonlyMap<string, BudgetRow> }>;
+  /**
+   * Optional: settle (`actual`) or release (null) a held reservation as one atomic operation, as
+   * the kernel's step would; false when it was not held. Absent: {@link step}.
+   */
+  finish?(reservationId: string, actual: BudgetAmount | null): Awaitable<boolean>;
+}
+
+/** What {@link BudgetLedgerRows.reserve} is given: checked input, row keys per limit and unique. */
+export interface BudgetRowsReserve {
+  id: string;
+  limits: readonly BudgetLimit[];
+  keys: readonly string[];
+  unique: readonly string[];
+  amount: BudgetAmount;
+  at: number;
 }
 
 const unchanged = <T>(result: T): BudgetStepWrites<T> => ({ result, budgets: [], reservation: null });
@@ -57,6 +84,7 @@ export function createBudgetLedger(rows: BudgetLedgerRows, call: StoreCall): Bud
   const finish = (reservationId: string, what: string, settle: { tokens: number; costMicros: number } | null) => {
     const id = checkBudgetId(reservationId, "reservationId");
     const actual = settle === null ? null : checkBudgetAmount(settle);
+    if (rows.finish) return call(what, () => rows.finish!(id, actual));
     return call(what, () =>
       rows.step(id, (reservation) => (reservation?.state === "held" ? reservation.keys : []), (reservation, budgets) => {
         if (reservation?.state !== "held") return unchanged(false);
@@ -73,6 +101,14 @@ export function createBudgetLedger(rows: BudgetLedgerRows, call: StoreCall): Bud
       const limits = checkBudgetLimits(request.limits);
       const keys = limits.map((limit) => budgetRowKey(limit, request.at));
       const unique = [...new Set(keys)];
+      if (rows.reserve) {
+        const answer = await call("budget reserve", () => rows.reserve!({ id, limits, keys, unique, amount, at: request.at }));
+        if (answer.outcome !== "refused") return { ok: true };
+        const exceeded = firstExceeded(limits, keys, answer.rows, amount, request.at);
+        // The store refused by the same rule: a refusal the rule does not explain is a store fault.
+        if (exceeded === null) throw new SteamharnessError("storage_failure", "[steamharness] [budget] the store refused a reservation that fits its budgets");
+        return { ok: false, exceeded };
+      }
       return call("budget reserve", () =>
         rows.step<BudgetReserveOutcome>(id, () => unique, (reservation, budgets) => {
           if (reservation !== null) return unchanged({ ok: true });

@@ -4,6 +4,7 @@ import type { SessionBackend } from "../../../ports/session-backend.js";
 import type { SessionAddress, SessionStore } from "../../../ports/session-store.js";
 import { createMemorySessionHostRecord, createMemorySessionHostStore, type MemorySessionHostRecord } from "./memory-session-host-store.js";
 import { createMemorySessionLeaseProvider } from "./memory-session-lease.js";
+import { createObjectSessionStore } from "./memory-object-session-store.js";
 import { createMemorySessionStore } from "./memory-session-store.js";
 
 const addressKey = (address: SessionAddress): string => canonicalJson({ projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey });
@@ -13,6 +14,17 @@ const noDatabasePath = (databasePath: string | undefined): void => {
     throw new SteamharnessError("input_validation", "the in-memory session backend has no session files: databasePath needs a SQLite backend", { field: "databasePath" });
   }
 };
+
+/** Options of {@link createMemorySessionBackend}. */
+export interface MemorySessionBackendOptions {
+  /**
+   * How each session's events are kept: `"json"` (default) as JSON text rows, the reference
+   * store; `"objects"` as copies of their objects that share their strings, so one large prompt
+   * named by several events is held once (SEC-7, the gateway's conversations). Both keep the
+   * session-store contract.
+   */
+  events?: "json" | "objects";
+}
 
 /**
  * The in-memory session backend: the reference adapter of the session-backend port and
@@ -25,7 +37,8 @@ const noDatabasePath = (databasePath: string | undefined): void => {
  * const store = await sessions.open({ address: { projectId: "p", conversationId: "c", sessionKey: "agent" }, ownerId: "run-1" });
  * await store.close(); // releases the lease; the log stays
  */
-export function createMemorySessionBackend(): SessionBackend {
+export function createMemorySessionBackend(options: MemorySessionBackendOptions = {}): SessionBackend {
+  const createStore = options.events === "objects" ? (address: SessionAddress, clock?: { now(): number }) => createObjectSessionStore(address, clock ?? { now: () => Date.now() }) : (address: SessionAddress, clock?: { now(): number }) => createMemorySessionStore({ address, ...(clock ? { clock } : {}) });
   const logs = new Map<string, SessionStore>();
   const hosts = new Map<string, MemorySessionHostRecord>();
   const leases = createMemorySessionLeaseProvider();
@@ -37,7 +50,7 @@ export function createMemorySessionBackend(): SessionBackend {
     const key = addressKey(address);
     let store = logs.get(key);
     if (!store) {
-      store = createMemorySessionStore({ address: { ...address }, ...(clock ? { clock } : {}) });
+      store = createStore({ ...address }, clock);
       logs.set(key, store);
     }
     return store;

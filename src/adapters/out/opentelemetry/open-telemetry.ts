@@ -29,7 +29,8 @@ export interface OpenTelemetryOptions {
    * before anything can crash: a run resumed after a crash then never parents to a root that
    * was lost in a buffer (metrics keep their own schedule). It also exports whatever other spans are buffered at that moment, so with
    * many short runs `false` batches better (and a crash in the first few seconds of a run may
-   * leave its resumed part under a missing root).
+   * leave its resumed part under a missing root). Runs that start while a flush is in flight
+   * share one more flush after it.
    */
   flushOnRunStart?: boolean;
 }
@@ -43,6 +44,30 @@ function flusher(provider: unknown): (() => Promise<void>) | null {
   let target = provider as Flushable | undefined;
   if (target && typeof target.getDelegate === "function") target = target.getDelegate() as Flushable;
   return target && typeof target.forceFlush === "function" ? () => target!.forceFlush!() : null;
+}
+
+/**
+ * At most one flush in flight: a run that starts while one is in flight asks for one more after
+ * it (its root may have missed the batch in flight), and every run that starts meanwhile shares
+ * that one. So N runs starting together cost two exports, not N (OBS-4, OBS overhead).
+ */
+function coalesced(flush: () => Promise<void>): () => void {
+  let inFlight = false;
+  let again = false;
+  const start = (): void => {
+    inFlight = true;
+    again = false;
+    void flush()
+      .catch(() => undefined)
+      .then(() => {
+        inFlight = false;
+        if (again) start();
+      });
+  };
+  return () => {
+    if (inFlight) again = true;
+    else start();
+  };
 }
 
 /**
@@ -75,7 +100,7 @@ export function createOpenTelemetry(options: OpenTelemetryOptions = {}): Telemet
     },
     // Only the spans: a resumed run needs its root exported, not the metrics (exporting those at
     // every run's start cost more CPU than all of the run's spans, OBS overhead).
-    flushSoon: options.flushOnRunStart === false || !flushSpans ? () => undefined : () => void flushSpans().catch(() => undefined),
+    flushSoon: options.flushOnRunStart === false || !flushSpans ? () => undefined : coalesced(flushSpans),
   };
   const request = (name: string, kind: SpanKind, attributes: Record<string, string | number | boolean | undefined>, parent: TelemetryRequestInfo["parent"]): TelemetrySpan =>
     guarded(() => wrapSpan(tracer.startSpan(name, { kind, attributes: clean(attributes) }, contextOf(parent))), DROPPED_SPAN);

@@ -45,55 +45,101 @@ export function clean(attributes: TelemetryAttributes | undefined): Record<strin
 }
 
 /**
- * A port span over an OpenTelemetry span: `end` sets `error.type` and the error status once;
- * `onEnd` runs once with the duration in seconds and the error (for metrics).
+ * A port span over an OpenTelemetry span, as a class: the per-step spans (`chat`, `execute_tool`)
+ * are built hundreds of times a run, and prototype methods cost one object per span where
+ * closures cost one per method (OBS overhead). `end` sets `error.type` and the error status once,
+ * then `ended(seconds, error)` runs once (subclasses record metrics there). Every method swallows
+ * a failing backend (OBS-1: telemetry never throws into the app).
+ *
+ * @example
+ * const span = new OtelSpan(tracer.startSpan("steamharness.compaction"));
+ */
+export class OtelSpan implements TelemetrySpan {
+  protected done = false;
+
+  constructor(protected readonly span: Span) {}
+
+  /** {@inheritDoc TelemetrySpan.event} */
+  event(name: string, attributes?: TelemetryAttributes): void {
+    if (this.done) return;
+    try {
+      this.span.addEvent(name, clean(attributes));
+    } catch {
+      // dropped
+    }
+  }
+
+  /** {@inheritDoc TelemetrySpan.set} */
+  set(attributes: TelemetryAttributes): void {
+    if (this.done) return;
+    try {
+      setDefined(this.span, attributes);
+    } catch {
+      // dropped
+    }
+  }
+
+  /** {@inheritDoc TelemetrySpan.end} */
+  end(outcome?: { error?: string; attributes?: TelemetryAttributes }): void {
+    if (this.done) return;
+    this.done = true;
+    try {
+      if (outcome?.attributes) this.setEnd(outcome.attributes);
+      const error = outcome?.error;
+      if (error) {
+        this.span.setAttribute("error.type", error);
+        this.span.setStatus({ code: SpanStatusCode.ERROR, message: error });
+      }
+      this.span.end();
+      this.ended(error);
+    } catch {
+      // dropped
+    }
+  }
+
+  /** {@inheritDoc TelemetrySpan.carrier} */
+  carrier(): TelemetryCarrier | null {
+    try {
+      return carrierOf(this.span);
+    } catch {
+      return null;
+    }
+  }
+
+  /** The attributes `end` was given (subclasses map some of them, such as captured content). */
+  protected setEnd(attributes: TelemetryAttributes): void {
+    setDefined(this.span, attributes);
+  }
+
+  /** Runs once, after the span ended. */
+  protected ended(_error: string | undefined): void {}
+}
+
+/** A span that reports its duration in seconds when it ends (for a histogram). */
+class MeasuredSpan extends OtelSpan {
+  private readonly started = performance.now();
+
+  constructor(span: Span, private readonly onEnd: (seconds: number, error: string | undefined) => void) {
+    super(span);
+  }
+
+  protected override ended(error: string | undefined): void {
+    this.onEnd((performance.now() - this.started) / 1000, error);
+  }
+}
+
+/** Sets the defined entries of `attributes` on `span` (no intermediate object). */
+export function setDefined(span: Span, attributes: TelemetryAttributes | undefined): void {
+  if (attributes) for (const key in attributes) if (attributes[key] !== undefined) span.setAttribute(key, attributes[key]!);
+}
+
+/**
+ * A port span over an OpenTelemetry span; `onEnd` runs once with the duration in seconds and the
+ * error (for metrics).
  *
  * @example
  * const wrapped = wrapSpan(span, (seconds, error) => histogram.record(seconds, { ...(error ? { "error.type": error } : {}) }));
  */
 export function wrapSpan(span: Span, onEnd?: (seconds: number, error: string | undefined) => void): TelemetrySpan {
-  const started = performance.now();
-  let ended = false;
-  // Every method swallows a failing backend (OBS-1: telemetry never throws into the app).
-  return {
-    event(name, attributes) {
-      if (ended) return;
-      try {
-        span.addEvent(name, clean(attributes));
-      } catch {
-        // dropped
-      }
-    },
-    set(attributes) {
-      if (ended) return;
-      try {
-        span.setAttributes(clean(attributes));
-      } catch {
-        // dropped
-      }
-    },
-    end(outcome) {
-      if (ended) return;
-      ended = true;
-      try {
-        const attributes = outcome?.attributes;
-        if (attributes) for (const key in attributes) if (attributes[key] !== undefined) span.setAttribute(key, attributes[key]!);
-        if (outcome?.error) {
-          span.setAttribute("error.type", outcome.error);
-          span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error });
-        }
-        span.end();
-        onEnd?.((performance.now() - started) / 1000, outcome?.error);
-      } catch {
-        // dropped
-      }
-    },
-    carrier() {
-      try {
-        return carrierOf(span);
-      } catch {
-        return null;
-      }
-    },
-  };
+  return onEnd ? new MeasuredSpan(span, onEnd) : new OtelSpan(span);
 }

@@ -1,4 +1,8 @@
+import { createHash } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
+import { getTableConfig } from "drizzle-orm/pg-core";
+import pg from "pg";
+import type { Pool } from "pg";
 import type { BudgetLedger } from "../../../ports/budget-ledger.js";
 import { createBudgetLedger, type BudgetLedgerRows, type BudgetReservationRow, type BudgetRow } from "../kernel/budget-ledger.js";
 import { emptyBudgetRow } from "../../../domain/budget/budget-rules.js";
@@ -59,13 +63,69 @@ export function createPostgresBudgetRows({ db, tables, clock }: Pick<PostgresSto
   };
 }
 
+type BigintText = string | number;
+/** A row of `budget_reserve(…)`: its outcome and, when refused, one locked budget row. */
+interface ReserveAnswerRow {
+  outcome: "known" | "held" | "refused";
+  key: string | null;
+  spent_tokens: BigintText;
+  spent_micros: BigintText;
+  reserved_tokens: BigintText;
+  reserved_micros: BigintText;
+  granted_tokens: BigintText;
+  granted_micros: BigintText;
+}
+
+/**
+ * The one-round-trip reserve and finish of the ledger (BUD-1 speed): the server-side functions of
+ * migration 0004 (`budget_reserve`, `budget_finish`), called as named prepared statements on the
+ * store's pool — parsed and planned once per connection, no `BEGIN`/`COMMIT` (one statement is
+ * its own transaction) and no query built per call. Both lock the reservation row and then the
+ * budget rows in key order, like {@link createPostgresBudgetRows}' step, so hosts racing on one
+ * budget serialise on its rows and never overspend it.
+ *
+ * @example
+ * const rows = { ...createPostgresBudgetRows(context), ...createPostgresBudgetCalls(context) };
+ */
+export function createPostgresBudgetCalls({ db, tables, clock }: Pick<PostgresStoreContext, "db" | "tables" | "clock">): Pick<BudgetLedgerRows, "reserve" | "finish"> {
+  const pool = (db as typeof db & { $client: Pool }).$client;
+  const schema = getTableConfig(tables.budgetRows).schema ?? "public";
+  // Statement names are per connection; one per schema, since a host's pool may serve several.
+  const tag = createHash("sha256").update(schema).digest("hex").slice(0, 16);
+  const qualified = (name: string) => `${pg.escapeIdentifier(schema)}.${pg.escapeIdentifier(name)}`;
+  const reserveQuery = { name: `steamharness_budget_reserve_${tag}`, text: `select * from ${qualified("budget_reserve")}($1, $2, $3, $4, $5, $6, $7, $8)` };
+  const finishQuery = { name: `steamharness_budget_finish_${tag}`, text: `select ${qualified("budget_finish")}($1, $2, $3, $4, $5) as finished` };
+  return {
+    async reserve({ id, limits, keys, unique, amount }) {
+      const values = [id, keys, limits.map((limit) => limit.tokens ?? null), limits.map((limit) => limit.costMicros ?? null), amount.tokens, amount.costMicros, JSON.stringify(unique), clock.now()];
+      const { rows } = await pool.query<ReserveAnswerRow>({ ...reserveQuery, values });
+      const outcome = rows[0]?.outcome;
+      if (outcome !== "refused") return { outcome: outcome === "known" ? "known" : "held" };
+      const locked = new Map<string, BudgetRow>();
+      for (const row of rows) {
+        locked.set(row.key!, {
+          key: row.key!, spentTokens: Number(row.spent_tokens), spentMicros: Number(row.spent_micros), reservedTokens: Number(row.reserved_tokens),
+          reservedMicros: Number(row.reserved_micros), grantedTokens: Number(row.granted_tokens), grantedMicros: Number(row.granted_micros),
+        });
+      }
+      return { outcome, rows: locked };
+    },
+    async finish(reservationId, actual) {
+      const values = [reservationId, actual !== null, actual?.tokens ?? 0, actual?.costMicros ?? 0, clock.now()];
+      const { rows } = await pool.query<{ finished: boolean }>({ ...finishQuery, values });
+      return rows[0]?.finished === true;
+    },
+  };
+}
+
 /**
  * The budget ledger of the PostgreSQL storage (`storage.budgets`): rows in the storage's schema,
- * shared by every host on the database.
+ * shared by every host on the database. Reserve, settle and release are one round trip each
+ * ({@link createPostgresBudgetCalls}); extend runs the kernel's step.
  *
  * @example
  * const ledger = createPostgresBudgetLedger(context);
  */
 export function createPostgresBudgetLedger(context: PostgresStoreContext): BudgetLedger {
-  return createBudgetLedger(createPostgresBudgetRows(context), postgresCall(context.state));
+  return createBudgetLedger({ ...createPostgresBudgetRows(context), ...createPostgresBudgetCalls(context) }, postgresCall(context.state));
 }

@@ -102,8 +102,8 @@ export function createTaskRuns(options: TaskRunsOptions) {
   const sweep = setInterval(() => void store.prune(now()).catch(() => undefined), 60_000);
   sweep.unref();
 
-  /** Runs a claimed task's worker in the background and records how it ended. */
-  function launch(taskId: string, entrypoint: WorkflowEntrypointStructure, args: JsonValue, answered: Pick<PausedRun, "answers"> | undefined, tenant: string | undefined, trace?: TelemetryCarrier | null, tenantLimits?: RunTenantLimits) {
+  /** Runs a claimed task's worker in the background and records how it ended; its agent sessions go with the row, after `ttlMs` (SES-12). */
+  function launch(taskId: string, entrypoint: WorkflowEntrypointStructure, args: JsonValue, answered: Pick<PausedRun, "answers"> | undefined, tenant: string | undefined, trace?: TelemetryCarrier | null, tenantLimits?: RunTenantLimits, ttlMs?: number) {
     const controller = new AbortController();
     running.set(taskId, controller);
     let form: TaskForm | undefined;
@@ -122,7 +122,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
       try {
         const prepared = await runner.prepare(entrypoint, args);
         const handlers = answered ? answeringHandlers(answered, pausing) : pausing;
-        const report = await runner.run(entrypoint, prepared, handlers, { signal: controller.signal, runId: taskId, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}), ...(trace ? { trace } : {}) });
+        const report = await runner.run(entrypoint, prepared, handlers, { signal: controller.signal, runId: taskId, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}), ...(trace ? { trace } : {}), ...(ttlMs !== undefined ? { retainMs: ttlMs } : {}) });
         if (report.status === "waiting_for_input" && report.pending && form) {
           const paused: TaskPause = { args, pending: report.pending, answers: answered?.answers ?? {}, form, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}) };
           change = { status: "input_required" as const, statusMessage: report.pending.message, ownerHost: null, leaseExpiresAt: null, paused: paused as unknown as JsonValue };
@@ -158,7 +158,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
       const statusMessage = `${stopped}; host ${hostId} resumed it on the same run id`;
       if (await store.update(projectId, row.taskId, { statusMessage, ownerHost: hostId, leaseExpiresAt: at + leaseMs, updatedAt: at }, expect)) {
         process.stderr.write(`[steamharness] [mcp] task ${row.taskId}: ${statusMessage}\n`);
-        launch(row.taskId, entrypoint, resume.args, { answers: resume.answers ?? {} }, resume.tenant, undefined, resume.tenantLimits);
+        launch(row.taskId, entrypoint, resume.args, { answers: resume.answers ?? {} }, resume.tenant, undefined, resume.tenantLimits, row.ttlMs);
       }
       return;
     }
@@ -194,7 +194,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
         paused: { args, answers: {}, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}) } satisfies TaskResume as unknown as JsonValue,
       };
       await store.create(record);
-      launch(record.taskId, entrypoint, args, undefined, tenant, trace, tenantLimits);
+      launch(record.taskId, entrypoint, args, undefined, tenant, trace, tenantLimits, record.ttlMs);
       return record;
     },
     /**
@@ -211,7 +211,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
       const resume: TaskResume = { args: pause.args, answers, ...(owner !== undefined ? { tenant: owner } : {}), ...(pause.tenantLimits ? { tenantLimits: pause.tenantLimits } : {}) };
       const claimed = await store.update(projectId, row.taskId, { status: "working", statusMessage: null, ownerHost: hostId, leaseExpiresAt: now() + leaseMs, paused: resume as unknown as JsonValue, updatedAt: now() }, { status: ["input_required"], ownerHost: null });
       if (!claimed) return false;
-      launch(row.taskId, entrypoint, pause.args, { answers }, owner, undefined, pause.tenantLimits);
+      launch(row.taskId, entrypoint, pause.args, { answers }, owner, undefined, pause.tenantLimits, row.ttlMs);
       return true;
     },
     /**

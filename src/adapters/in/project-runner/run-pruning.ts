@@ -1,0 +1,58 @@
+import { existsSync } from "node:fs";
+import { isAbsolute } from "node:path";
+import { SteamharnessError } from "../../../domain/errors.js";
+import { agentStoreDirFor } from "../../../compose/sqlite.js";
+import { locateWorkflowProject } from "./project-location.js";
+import { DEFAULT_RUN_RETENTION_MS } from "./run-retention.js";
+
+/** Options of {@link pruneProjectRuns}. */
+export interface PruneProjectRunsOptions {
+  projectDir: string;
+  /** The session folder (absolute); `<projectDir>/.workflow/agents` by default. */
+  agentStoreDir?: string;
+  /** Finished runs older than this go ({@link DEFAULT_RUN_RETENTION_MS} by default); runs due by their own retention go too. */
+  olderThanMs?: number;
+  /** Runs per batch (default 100). */
+  batch?: number;
+  now?: number;
+}
+
+/** The runs whose sessions a prune removed, and those kept because a live owner holds a session. */
+export interface PruneProjectRunsResult {
+  removed: string[];
+  deferred: string[];
+}
+
+/**
+ * SES-12, `steamharness runs prune`: removes the agent sessions of a workflow project's finished
+ * runs older than `olderThanMs`, and of runs due by their own retention (an MCP task's TTL, a
+ * crashed run's), batch after batch until none is due. Runs waiting for an answer are kept, and
+ * so is a run one of whose sessions is held right now. A folder without an index has nothing to prune.
+ *
+ * @example
+ * const { removed } = await pruneProjectRuns({ projectDir: "/srv/project", olderThanMs: 86_400_000 });
+ */
+export async function pruneProjectRuns(options: PruneProjectRunsOptions): Promise<PruneProjectRunsResult> {
+  if (options.agentStoreDir !== undefined && !isAbsolute(options.agentStoreDir)) {
+    throw new SteamharnessError("input_validation", `--agent-store-dir must be an absolute path: ${options.agentStoreDir}`, { field: "--agent-store-dir" });
+  }
+  const location = await locateWorkflowProject(options.projectDir);
+  const agentStoreDir = agentStoreDirFor(location.directory, options.agentStoreDir);
+  const outcome: PruneProjectRunsResult = { removed: [], deferred: [] };
+  if (!existsSync(agentStoreDir)) return outcome;
+  const { openRunRetention } = await import("../../../compose/run-retention.js");
+  const retention = await openRunRetention({ agentStoreDir });
+  try {
+    const now = options.now ?? Date.now();
+    const request = { projectId: location.manifest.id, now, limit: options.batch ?? 100, finishedBefore: now - (options.olderThanMs ?? DEFAULT_RUN_RETENTION_MS) };
+    for (;;) {
+      const batch = await retention.prune(request);
+      outcome.removed.push(...batch.removed);
+      outcome.deferred.push(...batch.deferred);
+      // A batch that removed nothing was all in use (put off): the rest waits for a later prune.
+      if (!batch.more || batch.removed.length === 0) return { removed: outcome.removed, deferred: [...new Set(outcome.deferred)] };
+    }
+  } finally {
+    retention.close();
+  }
+}

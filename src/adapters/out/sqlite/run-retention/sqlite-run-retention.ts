@@ -1,0 +1,191 @@
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type Database from "better-sqlite3";
+import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
+import { drizzleBetterSqlite3, drizzleOrm } from "../shared/drizzle-modules.js";
+import { ensureMigrated, findMigrationsFolder, migrateWithRetry } from "../shared/migrations.js";
+import { openSqlite } from "../shared/sqlite-connection.js";
+import { conversationSessionsDirectory, sessionLockPath } from "../sessions/session-database-path.js";
+import { SESSION_FILE_EXTENSION } from "../sessions/session-file-names.js";
+import { holdExclusive, openLockFile } from "../sessions/sqlite-session-lease.js";
+import { retainedRuns } from "./run-retention-schema.js";
+
+/** The index file of a session folder. */
+export const RUN_RETENTION_DATABASE_FILE = "_runs.sqlite";
+
+/** Where a run stands, as far as keeping its sessions goes. */
+export type RetainedRunState = "running" | "paused" | "finished";
+
+/** One mark of {@link SqliteRunRetention.mark}. */
+export interface RetainedRunMark {
+  projectId: string;
+  runId: string;
+  state: RetainedRunState;
+  /** When (ms since epoch). */
+  at: number;
+  /** When its sessions may go; `null`: never (until marked again). */
+  expiresAt: number | null;
+}
+
+/** What one {@link SqliteRunRetention.prune} removes. */
+export interface RunPruneRequest {
+  projectId: string;
+  now: number;
+  /** At most this many runs per call (a bounded batch). */
+  limit: number;
+  /** Also runs that finished before this time, whatever their expiry (`runs prune --older-than`). */
+  finishedBefore?: number;
+  /** How long a run whose session is held right now is put off (default one hour). */
+  deferMs?: number;
+}
+
+/** What a prune did. */
+export interface RunPruneResult {
+  /** Run ids whose sessions were removed (with their row). */
+  removed: string[];
+  /** Runs skipped because one of their sessions is held by a live owner (put off by `deferMs`). */
+  deferred: string[];
+  /** True when the batch was full: more may be due. */
+  more: boolean;
+}
+
+/** The run-retention index of a session folder. */
+export interface SqliteRunRetention {
+  readonly agentStoreDir: string;
+  /** Records (or replaces) where a run stands and when its sessions may go. */
+  mark(mark: RetainedRunMark): void;
+  /** The row of a run, or `null`. */
+  get(projectId: string, runId: string): RetainedRunMark | null;
+  /** Removes the sessions of up to `limit` due runs (oldest expiry first) and their rows. */
+  prune(request: RunPruneRequest): Promise<RunPruneResult>;
+  /** Closes the index. Idempotent. */
+  close(): void;
+}
+
+/** Options of {@link createSqliteRunRetention}. */
+export interface SqliteRunRetentionOptions {
+  /** The session folder (`<agentStoreDir>/<conversation>/<session>.sqlite`); the index is `_runs.sqlite` in it. */
+  agentStoreDir: string;
+  /** How long a write waits for another process's write lock (default 5000 ms). */
+  busyTimeoutMs?: number;
+}
+
+/** Takes the leases of every session file of a folder; `null` (nothing kept) when one is held. */
+async function holdAll(folder: string): Promise<Database.Database[] | null> {
+  let names: string[];
+  try {
+    names = readdirSync(folder).filter((name) => name.endsWith(SESSION_FILE_EXTENSION));
+  } catch {
+    return [];
+  }
+  const held: Database.Database[] = [];
+  for (const name of names) {
+    const lock = openLockFile(sessionLockPath(join(folder, name)));
+    if (await holdExclusive(lock)) held.push(lock);
+    else {
+      lock.close();
+      for (const other of held) other.close();
+      return null;
+    }
+  }
+  return held;
+}
+
+/**
+ * The run-retention index of a SQLite session folder (SES-12): a row per workflow run whose agents
+ * keep their sessions in `<agentStoreDir>/<run id>/` (the run is their conversation), saying
+ * whether it runs, waits for an answer or finished, and when its sessions may go. `prune` reads
+ * due rows through an index (a batch costs its own rows, never the whole history), takes every
+ * session's lease of a due run (a held one puts the run off: someone is running it), removes the
+ * row only if unchanged since it was read, then the folder. Migrations from `drizzle/run-retention`.
+ *
+ * @example
+ * const retention = await createSqliteRunRetention({ agentStoreDir: "/srv/project/.workflow/agents" });
+ * retention.mark({ projectId, runId, state: "finished", at: Date.now(), expiresAt: Date.now() + 7 * 86_400_000 });
+ * await retention.prune({ projectId, now: Date.now(), limit: 16 });
+ */
+export async function createSqliteRunRetention(options: SqliteRunRetentionOptions): Promise<SqliteRunRetention> {
+  const agentStoreDir = resolve(options.agentStoreDir);
+  const path = join(agentStoreDir, RUN_RETENTION_DATABASE_FILE);
+  const folder = findMigrationsFolder("run-retention");
+  if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/run-retention migrations not found");
+  let client: Database.Database;
+  try {
+    mkdirSync(agentStoreDir, { recursive: true });
+    client = openSqlite(path, { timeout: options.busyTimeoutMs ?? 5000 });
+    client.pragma("journal_mode = WAL");
+    client.pragma("synchronous = NORMAL");
+    ensureMigrated(client, folder, () => migrateWithRetry(drizzleBetterSqlite3().drizzle({ client }), folder, { attempts: 4 }));
+  } catch (error) {
+    throw wrapAdapterError("sqlite", `cannot open the run-retention index ${path}`, error);
+  }
+  const db = drizzleBetterSqlite3().drizzle({ client });
+  const { and, asc, eq, isNotNull, lt, sql } = drizzleOrm();
+  const t = retainedRuns;
+  let closed = false;
+  const call = <T>(what: string, run: () => T): T => {
+    if (closed) throw new SteamharnessError("unavailable", "[steamharness] [sqlite] the run-retention index is closed");
+    try {
+      return run();
+    } catch (error) {
+      throw wrapAdapterError("sqlite", `run retention: ${what} failed`, error);
+    }
+  };
+  type Row = typeof t.$inferSelect;
+  // The statements of every run (a mark as it starts and ends, a look for due runs) are prepared
+  // once: building drizzle's SQL costs more than running it.
+  const p = (name: string) => sql.placeholder(name);
+  const markRun = db
+    .insert(t)
+    .values({ projectId: p("projectId"), runId: p("runId"), state: p("state"), updatedAt: p("updatedAt"), expiresAt: p("expiresAt") })
+    .onConflictDoUpdate({ target: [t.projectId, t.runId], set: { state: sql`excluded.state`, updatedAt: sql`excluded.updated_at`, expiresAt: sql`excluded.expires_at` } })
+    .prepare();
+  const dueRuns = db.select().from(t).where(and(eq(t.projectId, p("projectId")), isNotNull(t.expiresAt), lt(t.expiresAt, p("now")))).orderBy(asc(t.expiresAt)).limit(p("limit")).prepare();
+  const oldRuns = db.select().from(t).where(and(eq(t.projectId, p("projectId")), eq(t.state, "finished"), lt(t.updatedAt, p("before")))).orderBy(asc(t.updatedAt)).limit(p("limit")).prepare();
+  return {
+    agentStoreDir,
+    mark(mark) {
+      call("mark", () => markRun.run({ projectId: mark.projectId, runId: mark.runId, state: mark.state, updatedAt: mark.at, expiresAt: mark.expiresAt }));
+    },
+    get(projectId, runId) {
+      const row = call("read", () => db.select().from(t).where(and(eq(t.projectId, projectId), eq(t.runId, runId))).get());
+      return row ? { projectId: row.projectId, runId: row.runId, state: row.state as RetainedRunState, at: row.updatedAt, expiresAt: row.expiresAt } : null;
+    },
+    async prune(request) {
+      const limit = Math.max(1, Math.floor(request.limit));
+      const due: Row[] = call("due runs", () => dueRuns.all({ projectId: request.projectId, now: request.now, limit }));
+      if (request.finishedBefore !== undefined && due.length < limit) {
+        const seen = new Set(due.map((row) => row.runId));
+        const old = call("finished runs", () => oldRuns.all({ projectId: request.projectId, before: request.finishedBefore!, limit }));
+        for (const row of old) if (!seen.has(row.runId) && due.length < limit) due.push(row);
+      }
+      const removed: string[] = [];
+      const deferred: string[] = [];
+      for (const row of due) {
+        const sessions = conversationSessionsDirectory({ agentStoreDir, conversationId: row.runId });
+        const held = existsSync(sessions) ? await holdAll(sessions) : [];
+        const unchanged = and(eq(t.projectId, row.projectId), eq(t.runId, row.runId), eq(t.state, row.state), eq(t.updatedAt, row.updatedAt));
+        if (held === null) {
+          // A live owner holds one of its sessions: someone runs it now; look again later.
+          call("defer", () => db.update(t).set({ expiresAt: request.now + (request.deferMs ?? 3_600_000) }).where(unchanged).run());
+          deferred.push(row.runId);
+          continue;
+        }
+        try {
+          // Only a row nobody marked since it was read (a paused task answered meanwhile is kept).
+          if (call("remove", () => db.delete(t).where(unchanged).run().changes) === 0) continue;
+          rmSync(sessions, { recursive: true, force: true });
+          removed.push(row.runId);
+        } finally {
+          for (const lock of held) lock.close();
+        }
+      }
+      return { removed, deferred, more: due.length === limit };
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      client.close();
+    },
+  };
+}
