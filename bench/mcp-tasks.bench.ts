@@ -9,6 +9,10 @@
 // machine at the time (the load average is recorded beside the figures).
 // Each tasks/get reads the row once (and applies the lease and TTL rules); a final row is never
 // written again. Results go to bench/results/mcp-tasks.json.
+// Beside those figures (which they do not change): the server's CPU per tasks/get and per ping
+// (/proc, after the timed calls), and MCP ping p50/p95 of the bare SDK server of
+// bench/mcp-http-support.ts from the same client loop — what the HTTP layer costs on this machine
+// without any of our code.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -20,6 +24,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, CreateTaskResultSchema, GetTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import pg from "pg";
+import { cpuMs, startListening, writeFixtures } from "./mcp-http-support.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
@@ -62,8 +67,47 @@ async function measure(label: string, args: string[]) {
         }
       }
     }
-    const figures = { calls: times.length, p50Ms: round(percentile(times, 50)), p95Ms: round(percentile(times, 95)), pingP50Ms: round(percentile(pings, 50)), pingP95Ms: round(percentile(pings, 95)) };
+    // CPU of the server process per call, after the timed calls (load-independent).
+    const cpuPer = async (call: () => Promise<unknown>, n = 200) => {
+      const before = cpuMs(child.pid!);
+      for (let i = 0; i < n; i++) await call();
+      return round((cpuMs(child.pid!) - before) / n, 3);
+    };
+    const serverCpuMs = { tasksGet: await cpuPer(get), ping: await cpuPer(() => client.ping()) };
+    const figures = { calls: times.length, p50Ms: round(percentile(times, 50)), p95Ms: round(percentile(times, 95)), pingP50Ms: round(percentile(pings, 50)), pingP95Ms: round(percentile(pings, 95)), serverCpuPerCallMs: serverCpuMs };
     console.log(`${label}: tasks/get p50 ${figures.p50Ms} ms, p95 ${figures.p95Ms} ms; ping on the same connection p50 ${figures.pingP50Ms} ms, p95 ${figures.pingP95Ms} ms`);
+    return figures;
+  } finally {
+    await client.close().catch(() => undefined);
+    child.kill("SIGTERM");
+  }
+}
+
+/** MCP ping on the bare SDK server (no project, no task store), timed like the calls above. */
+async function barePing() {
+  const { bare } = writeFixtures(join(here, "tmp", "mcp-tasks"));
+  const { url, child } = await startListening([bare]);
+  const client = new Client({ name: "bench", version: "1" });
+  await client.connect(new StreamableHTTPClientTransport(url));
+  try {
+    for (let i = 0; i < 50; i++) await client.ping();
+    const pings: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      const started = performance.now();
+      await client.ping();
+      pings.push(performance.now() - started);
+    }
+    const before = { server: cpuMs(child.pid!), client: process.cpuUsage() };
+    for (let i = 0; i < 200; i++) await client.ping();
+    const clientCpu = process.cpuUsage(before.client);
+    // The bench process is the client: its own CPU per ping shows what that side costs.
+    const figures = {
+      pingP50Ms: round(percentile(pings, 50)),
+      pingP95Ms: round(percentile(pings, 95)),
+      serverCpuPerPingMs: round((cpuMs(child.pid!) - before.server) / 200, 3),
+      clientCpuPerPingMs: round((clientCpu.user + clientCpu.system) / 1000 / 200, 3),
+    };
+    console.log(`bare SDK server: ping p50 ${figures.pingP50Ms} ms, p95 ${figures.pingP95Ms} ms`);
     return figures;
   } finally {
     await client.close().catch(() => undefined);
@@ -87,6 +131,7 @@ try {
       await pool.query(`drop schema if exists "${schema}" cascade`).finally(() => pool.end());
     }
   } else results.postgres = { skipped: "STEAMHARNESS_TEST_POSTGRES_URL is not set" };
+  results.bareSdkPing = { definition: "MCP ping on the bare SDK Streamable HTTP server of bench/mcp-http-support.ts, one warm client, 50 warm-up then 300 timed; then 200 more for the server's CPU per ping (/proc) and the client's (this bench process, process.cpuUsage)", ...(await barePing()) };
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
 }

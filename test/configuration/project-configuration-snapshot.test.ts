@@ -141,4 +141,18 @@ describe("CFG-2 snapshot rules", () => {
     await storage.values.set("p", `${RUN_SNAPSHOT_PREFIX}run-1`, { broken: true });
     await expect(snapshotForRun({ store, values: storage.values, projectId: "p", runId: "run-1", clock })).rejects.toMatchObject({ code: "input_validation" });
   });
+
+  it("CFG-2 a new run (newRun, a run id made for it) takes and saves its snapshot without looking one up; a later ask of that run id gets it back", async () => {
+    const store = createMemoryProjectConfigurationStore();
+    const storage = new MemoryStorage();
+    const clock = createFixedClock(10);
+    await project(store, "p");
+    const asked: string[] = [];
+    const values = { ...storage.values, get: (projectId: string, name: string) => (asked.push(name), storage.values.get(projectId, name)) } as typeof storage.values;
+    const first = await snapshotForRun({ store, values, projectId: "p", runId: "run-new", clock, newRun: true });
+    expect(asked).toEqual([]);
+    await store.update("p", "main", { expectedRevision: 1, values: { title: "Changed" } });
+    expect(await snapshotForRun({ store, values, projectId: "p", runId: "run-new", clock })).toEqual(first);
+    expect(asked).toEqual([`${RUN_SNAPSHOT_PREFIX}run-new`]);
+  });
 });

@@ -1,7 +1,8 @@
 // MCP-11: the public createMcpHttpHandler on a plain node:http server, with the SDK's real
 // Streamable HTTP client: capability servers over HTTP, and the session limit.
 import { afterEach, describe, expect, it } from "@jest/globals";
-import { createServer, type Server } from "node:http";
+import { createServer, request, type Server } from "node:http";
+import { gzipSync } from "node:zlib";
 import type { AddressInfo } from "node:net";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { MemoryStorage } from "../../src/adapters/out/memory/memory-storage.js";
@@ -10,7 +11,20 @@ import { createMcpHttpHandler } from "../../src/compose/mcp-http.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
 import { CAPABILITY_TOOL_IDS } from "../../src/domain/capabilities/catalog.js";
 import type { McpHttpHandler, McpHttpHandlerOptions } from "../../src/adapters/in/mcp/transport/http-handler.js";
-import { connectHttp, rawPost } from "./helpers.js";
+import { connectHttp, INITIALIZE, rawPost } from "./helpers.js";
+
+/** A raw POST of exactly these bytes (chunked when no content-length is given): status, content type, body. */
+function rawBytes(url: URL, headers: Record<string, string>, body: Buffer | string): Promise<{ status: number; type: string | undefined; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: "POST", headers: { accept: "application/json, text/event-stream", ...headers } }, (res) => {
+      let text = "";
+      res.on("data", (chunk: Buffer) => (text += chunk.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, type: res.headers["content-type"], body: text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
 
 const open: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -58,6 +72,34 @@ describe("MCP-11 createMcpHttpHandler", () => {
     expect((await first.listTools()).tools).toHaveLength(1);
     expect((await third.listTools()).tools).toHaveLength(1);
     await expect(second.listTools()).rejects.toThrow();
+  });
+
+  it("MCP-11 without authorization a request is answered as the SDK's Express app answers it: bodies that do not parse, encoded bodies, other paths", async () => {
+    // Without authorization plain requests skip Express (the direct path); with a static token
+    // every request goes through it, and a body it cannot parse is refused before the token check.
+    const direct = await serve();
+    const express = await serve({ auth: { kind: "token", token: "t".repeat(32) } });
+    const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(120 * 1024) } });
+    const cases: Array<[string, Record<string, string>, Buffer | string]> = [
+      ["malformed JSON", { "content-type": "application/json" }, "{ not json"],
+      ["a JSON string (strict mode)", { "content-type": "application/json" }, '"ping"'],
+      ["over 100 kb, chunked", { "content-type": "application/json" }, big],
+      ["over 100 kb, declared", { "content-type": "application/json", "content-length": String(Buffer.byteLength(big)) }, big],
+      ["an unsupported charset", { "content-type": "application/json; charset=latin1" }, JSON.stringify(INITIALIZE)],
+      ["gzip of malformed JSON", { "content-type": "application/json", "content-encoding": "gzip" }, gzipSync("{ not json")],
+    ];
+    for (const [name, headers, body] of cases) {
+      const [viaDirect, viaExpress] = await Promise.all([rawBytes(direct.url, headers, body), rawBytes(express.url, headers, body)]);
+      // Outside production Express prints the error's stack, which names the parser that threw.
+      const withoutStack = (answer: typeof viaDirect) => ({ name, ...answer, body: answer.body.replace(/<br>.*<\/pre>/s, "</pre>") });
+      expect(withoutStack(viaDirect)).toEqual(withoutStack(viaExpress));
+      expect([name, viaDirect.status >= 400]).toEqual([name, true]);
+    }
+    // A gzip body is read by Express on either path, and the path is matched as Express matches it.
+    const initialized = await rawBytes(direct.url, { "content-type": "application/json", "content-encoding": "gzip" }, gzipSync(JSON.stringify(INITIALIZE)));
+    expect(initialized.status).toBe(200);
+    expect((await rawBytes(new URL(`${direct.url.pathname.toUpperCase()}/?x=1`, direct.url), { "content-type": "application/json" }, JSON.stringify(INITIALIZE))).status).toBe(200);
+    expect((await rawBytes(new URL("/elsewhere", direct.url), { "content-type": "application/json" }, "{}")).status).toBe(404);
   });
 
   it("MCP-11 a path not starting with / is an input_validation error", async () => {

@@ -25,6 +25,12 @@ export interface RunSnapshotOptions {
   clock: Clock;
   /** Snapshot this configuration instead of the current one. */
   configurationId?: string;
+  /**
+   * The run id was made for this run, so no snapshot can be saved under it yet: the lookup is
+   * skipped and a new snapshot is taken and saved (a worker's run, MCP-9: one read less on every
+   * call). Leave it unset for a run id that may have run before (a resumed or answered run).
+   */
+  newRun?: boolean;
 }
 
 /**
@@ -37,7 +43,7 @@ export interface RunSnapshotOptions {
  */
 export async function snapshotForRun(options: RunSnapshotOptions): Promise<ProjectConfigurationSnapshot> {
   const name = `${RUN_SNAPSHOT_PREFIX}${options.runId}`;
-  const saved = await options.values.get(options.projectId, name);
+  const saved = options.newRun ? null : await options.values.get(options.projectId, name);
   if (saved !== null) return parseProjectConfigurationSnapshot(saved);
   const snapshot = await takeProjectConfigurationSnapshot(options.store, options.projectId, {
     clock: options.clock,

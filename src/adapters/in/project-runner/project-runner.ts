@@ -241,7 +241,16 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     },
     async run(entrypoint, prepared, handlers, runOptions = {}) {
       const { signal, onQueued, tenant } = runOptions;
-      const request = { runId: runOptions.runId ?? newRunId(), entrypointId: entrypoint.id, params: prepared.params, files: prepared.files, ...(runOptions.trace ? { trace: runOptions.trace } : {}), ...(tenant !== undefined ? { tenant } : {}), ...(tenant !== undefined && runOptions.tenantLimits ? { tenantLimits: runOptions.tenantLimits } : {}) };
+      const request = {
+        runId: runOptions.runId ?? newRunId(),
+        entrypointId: entrypoint.id,
+        params: prepared.params,
+        files: prepared.files,
+        ...(runOptions.trace ? { trace: runOptions.trace } : {}),
+        ...(tenant !== undefined ? { tenant } : {}),
+        ...(tenant !== undefined && runOptions.tenantLimits ? { tenantLimits: runOptions.tenantLimits } : {}),
+        ...(runOptions.runId === undefined ? { newRun: true } : {}),
+      };
       const base = { runId: request.runId, projectId: location.manifest.id, entrypointId: entrypoint.id };
       let lease;
       startPool();

@@ -17,8 +17,8 @@ import { createSystemClock } from "../../../compose/local.js";
 
 /** The configuration side of a worker: one store opened on first use, a snapshot per run. */
 export interface WorkerConfigurations {
-  /** The run's configuration (its snapshot taken now, or the one kept for this run id). */
-  forRun(storage: Storage, projectId: string, runId: string): Promise<NodeRunConfiguration>;
+  /** The run's configuration (its snapshot taken now, or the one kept for this run id; none is looked for a `newRun`). */
+  forRun(storage: Storage, projectId: string, runId: string, newRun?: boolean): Promise<NodeRunConfiguration>;
   /** Opens the store ahead of the first run (a warm worker); never rejects (the run reports it). */
   preload(): Promise<void>;
   close(): Promise<void>;
@@ -43,12 +43,12 @@ export function createWorkerConfigurations(dataDir: string, env: Readonly<Record
         throw error;
       }));
   return {
-    async forRun(storage, projectId, runId) {
+    async forRun(storage, projectId, runId, newRun = false) {
       let snapshot;
       let choice: ConfigurationStoreChoice | undefined;
       try {
         choice = await open();
-        snapshot = await snapshotForRun({ store: choice.store, values: storage.values, projectId, runId, clock });
+        snapshot = await snapshotForRun({ store: choice.store, values: storage.values, projectId, runId, clock, ...(newRun ? { newRun } : {}) });
       } catch (error) {
         // SES-5: a run never goes on without the configuration it should have started with.
         throw wrapAdapterError("configuration", `taking the run's configuration snapshot from ${choice?.location === "server" ? choice.auth.serverUrl : dataDir} failed`, error);

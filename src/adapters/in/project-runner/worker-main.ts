@@ -110,7 +110,7 @@ async function execute(run: WorkerRunRequest, { controller, bridge }: CurrentRun
     // one run at a time and an async mkdir costs a thread-pool round trip on every call (MCP-9).
     mkdirSync(config!.dirs.fileCreateStoreDir, { recursive: true });
     // CFG-2: the snapshot is taken before the entrypoint runs, and kept with the run id.
-    const configuration = await configurations!.forRun(store, loaded.manifest.id, run.runId);
+    const configuration = await configurations!.forRun(store, loaded.manifest.id, run.runId, run.newRun === true);
     // BUD-4: the key store's cap on the run's tenant, reserved by every model call of its agents.
     const tenantLimits = await tenants!.forRun(run.tenant, run.tenantLimits);
     const context = createWorkerRunContext({

@@ -51,6 +51,8 @@ export interface WorkerRunRequest {
   tenantLimits?: WorkerTenantLimits;
   /** Send the run's `context.log` entries to the host (`log` messages); set when its handlers take them. */
   forwardLogs?: boolean;
+  /** The host made `runId` for this run (no earlier run has it): nothing saved under it is looked up. */
+  newRun?: boolean;
 }
 
 /** Parent process → worker messages. */

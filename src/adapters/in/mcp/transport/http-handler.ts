@@ -9,6 +9,13 @@
  * an `Origin`, when a browser sends one, must be an allowed origin or have an allowed host name;
  * anything else is refused with 403 before the body is read. Authorization (bearer tokens,
  * protected-resource metadata) is `http-auth.ts`.
+ *
+ * Requests run through the SDK's Express app (Host validation, `express.json()`, the Origin
+ * check, authorization, the route) — except, without authorization, the plain ones: a request
+ * for exactly the MCP path whose Host and Origin pass and whose body is absent or plain JSON is
+ * served directly (http-body.ts), because the Express router and body-parser cost about as much
+ * CPU per request as the SDK transport itself. Everything else (a refusal, another path, an
+ * encoded body, a body that does not parse) still gets Express's answer.
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -18,6 +25,10 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import type { McpServerHandle } from "../../../../ports/mcp-server.js";
 import { prepareAuthorization, type McpHttpAuthOptions, type McpHttpRequest } from "./http-auth.js";
+import { bodyKind, readJsonBody, type BodyError } from "./http-body.js";
+
+/** Where the direct path leaves a body error for Express to answer. */
+const BODY_ERROR = Symbol("steamharness.mcp.bodyError");
 
 /** The host names a loopback server answers to when none are given. */
 export const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
@@ -60,6 +71,16 @@ const jsonRpcError = (res: ServerResponse, status: number, code: number, message
   res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
 };
 
+/** The hostname of a Host header as the SDK's Host validation reads it, or null when it does not parse. */
+function hostName(host: string | undefined): string | null {
+  if (!host) return null;
+  try {
+    return new URL(`http://${host}`).hostname;
+  } catch {
+    return null;
+  }
+}
+
 /** The hostname of an origin, or null when it is not a URL. */
 function originHost(origin: string): string | null {
   try {
@@ -88,25 +109,20 @@ export async function mcpHttpListener(options: McpHttpHandlerOptions): Promise<M
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const authorization = options.auth ? await prepareAuthorization(options.auth, path) : undefined;
   // Host validation and the JSON body parser come with the SDK's app, in that order.
-  const app = createMcpExpressApp({ allowedHosts });
-  app.disable("x-powered-by");
-  app.use((req: McpHttpRequest, res: ServerResponse, next: () => void) => {
-    const origin = req.headers.origin;
-    if (origin === undefined || allowedOrigins.has(origin)) return next();
+  // Origin check (after Host validation and the body parser, the SDK app's own order).
+  const originAllowed = (origin: string | undefined) => {
+    if (origin === undefined || allowedOrigins.has(origin)) return true;
     const host = originHost(origin);
     // URL's hostname keeps IPv6 brackets, as the allowed hosts are written.
-    if (host !== null && allowedHosts.includes(host)) return next();
-    jsonRpcError(res, 403, -32000, `Invalid Origin: ${origin}`);
-  });
-  if (authorization?.metadata) app.use(authorization.metadata);
-  if (authorization) app.use(authorization.check);
-  app.all(path, async (req: McpHttpRequest, res: ServerResponse) => {
+    return host !== null && allowedHosts.includes(host);
+  };
+  const serve = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
     const sessionId = req.headers["mcp-session-id"];
     let transport = typeof sessionId === "string" ? transports.get(sessionId) : undefined;
     try {
       if (!transport) {
         if (sessionId !== undefined) return jsonRpcError(res, 404, -32001, "Session not found");
-        if (req.method !== "POST" || !isInitializeRequest(req.body)) return jsonRpcError(res, 400, -32000, "Bad Request: no valid session id; start with an initialize request");
+        if (req.method !== "POST" || !isInitializeRequest(body)) return jsonRpcError(res, 400, -32000, "Bad Request: no valid session id; start with an initialize request");
         // Map order is use order (see below): the first entry is the least recently used.
         while (transports.size >= maxSessions) {
           const [oldestId, oldest] = transports.entries().next().value!;
@@ -128,12 +144,48 @@ export async function mcpHttpListener(options: McpHttpHandlerOptions): Promise<M
         transports.delete(sessionId as string);
         transports.set(sessionId as string, transport);
       }
-      await transport.handleRequest(req, res, req.body);
+      await transport.handleRequest(req, res, body);
     } catch (error) {
       jsonRpcError(res, 500, -32603, `Internal error: ${(error as Error)?.message ?? String(error)}`);
     }
+  };
+  // Host validation and the JSON body parser come with the SDK's app, in that order.
+  const app = createMcpExpressApp({ allowedHosts });
+  app.disable("x-powered-by");
+  // A body the direct path read but could not parse: answered as body-parser's own error would be.
+  app.use((req: McpHttpRequest & { [BODY_ERROR]?: BodyError }, _res: ServerResponse, next: (error?: unknown) => void) => next(req[BODY_ERROR]));
+  app.use((req: McpHttpRequest, res: ServerResponse, next: () => void) => {
+    if (originAllowed(req.headers.origin)) return next();
+    jsonRpcError(res, 403, -32000, `Invalid Origin: ${req.headers.origin}`);
   });
-  const handler = ((req: IncomingMessage, res: ServerResponse) => void app(req, res)) as McpHttpHandler;
+  if (authorization?.metadata) app.use(authorization.metadata);
+  if (authorization) app.use(authorization.check);
+  app.all(path, (req: McpHttpRequest, res: ServerResponse) => serve(req, res, req.body));
+  const viaExpress = (req: IncomingMessage, res: ServerResponse) => void app(req, res);
+  // The direct path: no authorization, exactly the MCP path, Host and Origin allowed, a plain body.
+  const direct = (req: IncomingMessage, res: ServerResponse): boolean => {
+    const url = req.url ?? "";
+    const query = url.indexOf("?");
+    if ((query < 0 ? url : url.slice(0, query)) !== path) return false;
+    const host = hostName(req.headers.host);
+    if (host === null || !allowedHosts.includes(host) || !originAllowed(req.headers.origin)) return false;
+    const kind = bodyKind(req);
+    if (kind === "express") return false;
+    if (kind === "none") {
+      void serve(req, res, undefined);
+      return true;
+    }
+    readJsonBody(req).then(
+      (body) => serve(req, res, body),
+      (error: unknown) => {
+        if (typeof (error as BodyError)?.status !== "number") return void req.socket.destroy();
+        (req as IncomingMessage & { [BODY_ERROR]?: unknown })[BODY_ERROR] = error;
+        viaExpress(req, res);
+      },
+    );
+    return true;
+  };
+  const handler = (authorization ? viaExpress : (req: IncomingMessage, res: ServerResponse) => void (direct(req, res) || viaExpress(req, res))) as McpHttpHandler;
   Object.defineProperty(handler, "sessions", { get: () => transports.size });
   handler.close = async () => {
     const open = [...transports.values()];
