@@ -10,7 +10,8 @@ import { cleanup, KITCHEN, startMcp, tempDir } from "./helpers.js";
 jest.setTimeout(120_000);
 
 let tmp: string;
-const dataFlags = () => ["--data-dir", join(tmp, "data")];
+// One call per server process: one worker is all it uses (the default pool would start a second).
+const dataFlags = () => ["--data-dir", join(tmp, "data"), "--workers", "1"];
 
 interface Structured {
   runId: string;

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startOpenAICompletionsServer } from "../fixtures/loopback-openai-completions.js";
 import type { LoopbackServer } from "../fixtures/loopback-server.js";
-import { CLI_FROM_SOURCES, cleanEnv, cleanup, REPO, runCli, startMcp, tempDir, writeProject } from "./helpers.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
+import { CLI_SOURCE, cleanEnv, cleanup, runCli, startMcp, tempDir, writeProject } from "./helpers.js";
 
 // WF-2: a workflow run carries the project's configuration snapshot and its `executor.tools`
 // catalog, as a conversation turn does. A real workflow project is served by a real
@@ -15,12 +16,10 @@ import { CLI_FROM_SOURCES, cleanEnv, cleanup, REPO, runCli, startMcp, tempDir, w
 // capability tool the project declares (auto-approved) in its workflow definition.
 const PROJECT_ID = "3c8e1f24-6b7a-4d59-8e0c-2a1b9f7d6e53";
 const KV_TOOL = "workflow-kv_kv_store";
-const src = (path: string) => pathToFileURL(join(REPO, "src", path)).href;
-
-const WORKFLOW = `
-import { createAgentNode } from ${JSON.stringify(src("app/agent-node/create-agent-node.ts"))};
-import { createProjectCapabilityTools } from ${JSON.stringify(src("app/capabilities/project-capabilities.ts"))};
-import { runStreamNode } from ${JSON.stringify(src("domain/stream-node.ts"))};
+// The project imports the agent node from the bundled workflow kit (plain JavaScript), so the
+// built CLI runs it when dist/ is fresh, not the sources through tsx.
+const workflow = () => `
+import { createAgentNode, createProjectCapabilityTools, runStreamNode } from ${JSON.stringify(pathToFileURL(bundledFixture("test/fixtures/workflow-kit.ts")).href)};
 export default {
   executor: { tools: [{ id: ${JSON.stringify(KV_TOOL)}, autoApprove: true }] },
   entrypoints: {
@@ -89,14 +88,14 @@ describe("WF-2 workflow runs carry the configuration snapshot and the tool catal
     });
     project = await writeProject(join(root, "project"), {
       "package.json": JSON.stringify({ name: "wf2-workflow", type: "module", id: PROJECT_ID, projectType: "workflow", main: "workflow.mjs" }),
-      "workflow.mjs": WORKFLOW,
+      "workflow.mjs": workflow(),
       // The key lives in the project's .env; the configuration names it only by apiKeyRef.
       ".env": "WF2_LOOPBACK_KEY=sk-wf2-loopback\n",
     });
     dataDir = join(root, "data");
     const document = join(root, "configuration.json");
     await writeFile(document, JSON.stringify(configurationDocument(server.baseUrl)));
-    const imported = await runCli(["config", "import", project, document, "--data-dir", dataDir], { argsPrefix: CLI_FROM_SOURCES });
+    const imported = await runCli(["config", "import", project, document, "--data-dir", dataDir], { argsPrefix: CLI_SOURCE });
     expect(imported).toMatchObject({ code: 0 });
   }, 120_000);
   afterAll(async () => {
@@ -105,7 +104,7 @@ describe("WF-2 workflow runs carry the configuration snapshot and the tool catal
   });
 
   it("WF-2 `steamharness run`: the node context holds the project's executor.tools and its configuration snapshot", async () => {
-    const result = await runCli(["run", project, "probe", "--json", "--data-dir", dataDir], { argsPrefix: CLI_FROM_SOURCES });
+    const result = await runCli(["run", project, "probe", "--json", "--data-dir", dataDir], { argsPrefix: CLI_SOURCE });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).result.data.output).toEqual({
       tools: [{ id: KV_TOOL, enabled: true, autoApprove: true }],
@@ -116,7 +115,7 @@ describe("WF-2 workflow runs carry the configuration snapshot and the tool catal
   }, 120_000);
 
   it("WF-2 `steamharness mcp`: an agent node picks its model from STEAMHARNESS_AGENT_MODELS and uses the declared capability tool", async () => {
-    const session = await startMcp(project, ["--data-dir", dataDir, "--workers", "1"], { command: CLI_FROM_SOURCES, env: cleanEnv() });
+    const session = await startMcp(project, ["--data-dir", dataDir, "--workers", "1"], { command: CLI_SOURCE, env: cleanEnv() });
     try {
       const result = (await session.client.callTool({ name: "remember", arguments: { topic: "tides" } })) as CallToolResult;
       expect(result.isError).not.toBe(true);
@@ -140,7 +139,7 @@ describe("WF-2 workflow runs carry the configuration snapshot and the tool catal
       "package.json": JSON.stringify({ name: "wf2-bad", type: "module", id: "9a7b6c5d-4e3f-4a1b-8c2d-0e1f2a3b4c5d", projectType: "workflow", main: "workflow.mjs" }),
       "workflow.mjs": `export default { executor: { tools: [{ id: "a" }, { id: "a" }] }, entrypoints: { go: { run: () => 1 } } };\n`,
     });
-    const result = await runCli(["structure", bad, "--json"], { argsPrefix: CLI_FROM_SOURCES });
+    const result = await runCli(["structure", bad, "--json"], { argsPrefix: CLI_SOURCE });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("executor.tools[1].id");
     expect(result.stderr).toContain('tool "a" is declared twice');

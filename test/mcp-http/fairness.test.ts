@@ -13,7 +13,8 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startAuthorizationServer, type TestAuthorizationServer, type TestClient } from "../fixtures/oidc-authorization-server.js";
-import { CLI_FROM_SOURCES, cleanup, REPO, runCli, tempDir, writeProject } from "../cli/helpers.js";
+import { cleanup, runCli, tempDir, writeProject } from "../cli/helpers.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 
 jest.setTimeout(240_000);
@@ -46,11 +47,9 @@ export default {
 `;
 
 // An agent node with a tenant budget that names no tenant: the run's context carries the caller's.
-// The project imports the TypeScript sources, so its server runs from the sources (tsx) too.
-const src = (path: string) => JSON.stringify(join(REPO, "src", path));
-const BUDGET_WORKFLOW = `import { createAgentNode } from ${src("app/agent-node/create-agent-node.js")};
-import { runStreamNode } from ${src("domain/stream-node.js")};
-import { createOfflineModel } from ${src("testing/offline-model.js")};
+// The project imports the agent node from the bundled workflow kit, so its server runs as the
+// other servers of this file do (the built CLI when dist/ is fresh), not the sources through tsx.
+const budgetWorkflow = () => `import { createAgentNode, runStreamNode, createOfflineModel } from ${JSON.stringify(bundledFixture("test/fixtures/workflow-kit.ts"))};
 const usage = { input: 20, output: 30, cacheRead: 0, cacheWrite: 0, total: 50 };
 export default {
   entrypoints: {
@@ -83,7 +82,7 @@ beforeAll(async () => {
   });
   budgetProject = await writeProject(join(tmp, "budget-project"), {
     "package.json": JSON.stringify({ name: "fair-budget", version: "1.0.0", type: "module", id: "7c1d3e5f-9b2a-4d6c-8e0f-1a2b3c4d5e6f", projectType: "workflow", main: "workflow.mjs" }),
-    "workflow.mjs": BUDGET_WORKFLOW,
+    "workflow.mjs": budgetWorkflow(),
   });
 }, 120_000);
 afterAll(async () => {
@@ -210,7 +209,7 @@ describe("BUD-5 MCP worker pool fairness between tenants", () => {
 
   it("BUD-5 the caller's tenant (its token's subject) is the tenant budget of the run's agents: each OAuth client is charged on its own budget", async () => {
     const port = await freePort();
-    const server = await startHttpMcp(budgetProject, ["--port", String(port), "--oauth-issuer", as.issuer, "--oauth-audience", `http://127.0.0.1:${port}/mcp`, "--data-dir", join(tmp, "data-budget"), "--workers", "1"], { cli: CLI_FROM_SOURCES });
+    const server = await startHttpMcp(budgetProject, ["--port", String(port), "--oauth-issuer", as.issuer, "--oauth-audience", `http://127.0.0.1:${port}/mcp`, "--data-dir", join(tmp, "data-budget"), "--workers", "1"]);
     try {
       const spent: Record<string, unknown> = {};
       for (const [client, calls] of [[QUIET, 1], [NOISY, 2]] as const) {
