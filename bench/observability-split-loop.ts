@@ -16,12 +16,9 @@
  * Prints one JSON line: { cpuMsPerStep, wallMsPerStep, spans }.
  */
 import { join } from "node:path";
-import { createSqliteStorage } from "../src/adapters/out/sqlite/store/sqlite-storage.js";
 import { createHarnessRuntime } from "../src/compose/runtime.js";
-import { createNodeContext } from "../src/compose/node-context.js";
-import { runStreamNode } from "../src/domain/stream-node.js";
 import type { HarnessRuntime } from "../src/ports/runtime.js";
-import { benchLoopNode, BENCH_CATALOG } from "./durable-support.js";
+import { runBenchLoop } from "./observability-support.js";
 
 const [mode, target, stepsArg, runsArg, receiver, flushArg] = process.argv.slice(2);
 const steps = Number(stepsArg ?? 100);
@@ -57,16 +54,7 @@ if (mode === "adapter") {
   shutdown = () => sdk.shutdown();
 } else if (mode !== "off") throw new Error(`unknown mode ${mode}`);
 
-async function loop(dir: string, runId: string): Promise<void> {
-  const storage = createSqliteStorage({ directory: join(dir, "store"), agentStoreDir: join(dir, "agents") });
-  const context = createNodeContext({ projectId: "bench", conversationId: runId, storage, runId, tools: BENCH_CATALOG, runtime });
-  try {
-    await runStreamNode(benchLoopNode(steps), { prompt: "Run the loop." }, context);
-  } catch (error) {
-    if ((error as { code?: string }).code !== "user_input_required") throw error;
-  }
-  await storage.close();
-}
+const loop = (dir: string, runId: string): Promise<void> => runBenchLoop(dir, runId, steps, runtime);
 
 await loop(join(target!, "warm"), "run-warm");
 // OBS_SPLIT_PROFILE=<file>: a V8 CPU profile of the measured runs only (not start-up, not the warm run).

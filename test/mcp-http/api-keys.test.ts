@@ -9,7 +9,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { openGatewayKeyStore } from "../../src/compose/api-keys.js";
 import { describePostgres } from "../fixtures/postgres.js";
 import { cleanup, runCli, tempDir, writeProject } from "../cli/helpers.js";
-import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
+import { connectHttp, connectWithKey, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 
 jest.setTimeout(180_000);
 
@@ -57,14 +57,9 @@ async function serveOn(where: string[], ...extra: string[]): Promise<HttpMcpServ
   return server;
 }
 
-/** An SDK client with the key; `seen` collects the status and Retry-After of every HTTP answer. */
+/** An SDK client with the key (closed after the file); `seen` collects the status and Retry-After of every HTTP answer. */
 async function connectWith(server: HttpMcpServer, secret: string, seen: { status: number; retryAfter: string | null }[] = []): Promise<Client> {
-  const fetchSpy: typeof fetch = async (input, init) => {
-    const response = await fetch(input, init);
-    seen.push({ status: response.status, retryAfter: response.headers.get("retry-after") });
-    return response;
-  };
-  const client = await connectHttp(server.url, { transport: { requestInit: { headers: { authorization: `Bearer ${secret}` } }, fetch: fetchSpy } });
+  const client = await connectWithKey(server.url, secret, seen);
   clients.push(client);
   return client;
 }

@@ -52,6 +52,16 @@ export async function connectHttp(url: URL, options: { capabilities?: ClientCapa
   return client;
 }
 
+/** An SDK client sending `secret` as its bearer key; `seen` collects the status and Retry-After of every HTTP answer. */
+export async function connectWithKey(url: URL, secret: string, seen: { status: number; retryAfter: string | null }[] = []): Promise<Client> {
+  const fetchSpy: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    seen.push({ status: response.status, retryAfter: response.headers.get("retry-after") });
+    return response;
+  };
+  return connectHttp(url, { transport: { requestInit: { headers: { authorization: `Bearer ${secret}` } }, fetch: fetchSpy } });
+}
+
 /** A raw POST with exactly these headers (node:http lets a test set Host), answering status, headers and body. */
 export function rawPost(url: URL, headers: Record<string, string>, body: unknown): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {

@@ -13,7 +13,7 @@ import { openGatewayKeyStore } from "../../src/compose/api-keys.js";
 import { createPostgresStorage } from "../../src/adapters/out/postgres/postgres-storage.js";
 import { describePostgres } from "../fixtures/postgres.js";
 import { CLI_FROM_SOURCES, cleanup, REPO, runCli, tempDir, writeProject } from "../cli/helpers.js";
-import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
+import { connectWithKey, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 
 jest.setTimeout(240_000);
 
@@ -78,14 +78,9 @@ async function serve(where: string[]): Promise<HttpMcpServer> {
   return server;
 }
 
-/** An SDK client with the key; `seen` collects the status and Retry-After of every HTTP answer. */
+/** An SDK client with the key (closed after the file); `seen` collects the status and Retry-After of every HTTP answer. */
 async function connectWith(server: HttpMcpServer, secret: string, seen: { status: number; retryAfter: string | null }[] = []): Promise<Client> {
-  const fetchSpy: typeof fetch = async (input, init) => {
-    const response = await fetch(input, init);
-    seen.push({ status: response.status, retryAfter: response.headers.get("retry-after") });
-    return response;
-  };
-  const client = await connectHttp(server.url, { transport: { requestInit: { headers: { authorization: `Bearer ${secret}` } }, fetch: fetchSpy } });
+  const client = await connectWithKey(server.url, secret, seen);
   clients.push(client);
   return client;
 }
