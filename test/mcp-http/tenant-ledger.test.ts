@@ -12,7 +12,8 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { openGatewayKeyStore } from "../../src/compose/api-keys.js";
 import { createPostgresStorage } from "../../src/adapters/out/postgres/postgres-storage.js";
 import { describePostgres } from "../fixtures/postgres.js";
-import { CLI_FROM_SOURCES, cleanup, REPO, runCli, tempDir, writeProject } from "../cli/helpers.js";
+import { cleanup, runCli, tempDir, writeProject } from "../cli/helpers.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { connectWithKey, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 
 jest.setTimeout(240_000);
@@ -23,12 +24,9 @@ const LOOPS = 200;
 const CAP = 5000;
 
 // The project's agent declares no budget of its own (only the output limit it reserves per call):
-// the cap is the host's, from the key. The project imports the TypeScript sources, so its server
-// runs from the sources (tsx) too.
-const src = (path: string) => JSON.stringify(join(REPO, "src", path));
-const WORKFLOW = `import { createAgentNode } from ${src("app/agent-node/create-agent-node.js")};
-import { runStreamNode } from ${src("domain/stream-node.js")};
-import { createOfflineModel } from ${src("testing/offline-model.js")};
+// the cap is the host's, from the key. The project imports the bundled workflow kit (plain
+// JavaScript), so the built CLI serves it when dist/ is fresh.
+const WORKFLOW = `import { createAgentNode, runStreamNode, createOfflineModel } from ${JSON.stringify(bundledFixture("test/fixtures/workflow-kit.ts"))};
 const usage = { input: 20, output: 30, cacheRead: 0, cacheWrite: 0, total: 50 };
 export default {
   entrypoints: {
@@ -73,7 +71,7 @@ async function addKey(where: string[], tenant: string, ...limits: string[]): Pro
 }
 
 async function serve(where: string[]): Promise<HttpMcpServer> {
-  const server = await startHttpMcp(project, ["--keys", ...where, "--data-dir", join(tmp, `data-${servers.length}`), "--workers", "2"], { cli: CLI_FROM_SOURCES });
+  const server = await startHttpMcp(project, ["--keys", ...where, "--data-dir", join(tmp, `data-${servers.length}`), "--workers", "2"]);
   servers.push(server);
   return server;
 }
