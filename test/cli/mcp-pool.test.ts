@@ -70,6 +70,11 @@ export default {
     },
     fail: { title: "Fail", run: () => { throw new Error("fail on purpose"); } },
     business: { title: "Business error", run: () => ({ errCode: 4, errMessage: "no such order", output: { pid: process.pid } }) },
+    log: {
+      title: "Log",
+      description: "Writes a line to stdout and to stderr, then returns",
+      run: () => { console.log("log to stdout"); console.error("log to stderr"); return { pid: process.pid }; },
+    },
     leak: {
       title: "Leak",
       description: "Returns but leaves a timer running",
@@ -204,7 +209,7 @@ describe("MCP-9 start-up and the catalog cache", () => {
       transport.start = async () => undefined; // already started above; Client.connect calls it again
       await client.connect(transport);
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name)).toEqual(["ping", "barrier", "hold", "probe", "fail", "business", "leak", "state"]);
+      expect(tools.map((tool) => tool.name)).toEqual(["ping", "barrier", "hold", "probe", "fail", "business", "log", "leak", "state"]);
     } finally {
       await client.close();
     }
@@ -412,6 +417,14 @@ describe("MCP-9 worker reuse", () => {
       await gone(leaked);
       expect(session.stderr()).toMatch(/run \d{8}-[0-9a-f]{12} \(leak\) left 1 Timeout running: its worker serves no further run/);
       expect(await pidOf(session)).not.toBe(leaked);
+    });
+  });
+
+  it("MCP-9 a call that writes to stdout and stderr for the first time keeps its worker: the streams belong to the idle worker, the next call runs in the same process", async () => {
+    await withServer("stdio-writes", ["--workers", "1"], async (session) => {
+      const logged = await pidOf(session, "log");
+      expect(await pidOf(session)).toBe(logged);
+      expect(session.stderr()).not.toMatch(/serves no further run/);
     });
   });
 

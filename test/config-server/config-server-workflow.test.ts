@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import { createHttpProjectConfigurationStore } from "../../src/adapters/out/config-server-client/http-project-configuration-store.js";
 import { createSqliteProjectConfigurationStore } from "../../src/adapters/out/sqlite/configuration/sqlite-project-configuration-store.js";
-import { CLI_FROM_SOURCES, runCli, writeProject } from "../cli/helpers.js";
+import { CLI_SOURCE, runCli, writeProject } from "../cli/helpers.js";
 import { createAccount, type ServerProcess, useServerInTempDir } from "./server-process.js";
 
 const PROJECT_ID = "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b";
@@ -40,11 +40,11 @@ describe("CFG-4 workflow runs on the configuration server", () => {
     const remote = createHttpProjectConfigurationStore({ url: server.url, credential: { token: account.token } });
     await remote.create(PROJECT_ID, { configurationId: "remote", name: "Remote", values: { STEAMHARNESS_AGENT_MODELS: [entry("server-entry")] } });
 
-    const before = await runCli(["run", project, "probe", "--json", "--data-dir", dataDir, "--auth-dir", authDir], { argsPrefix: CLI_FROM_SOURCES });
+    const before = await runCli(["run", project, "probe", "--json", "--data-dir", dataDir, "--auth-dir", authDir], { argsPrefix: CLI_SOURCE });
     expect(JSON.parse(before.stdout).result.data.output).toEqual({ models: ["local-entry"], configurationId: "local" });
 
     expect((await runCli(["login", "--server", server.url, "--token", account.token, "--auth-dir", authDir])).code).toBe(0);
-    const after = await runCli(["run", project, "probe", "--json", "--data-dir", dataDir, "--auth-dir", authDir], { argsPrefix: CLI_FROM_SOURCES });
+    const after = await runCli(["run", project, "probe", "--json", "--data-dir", dataDir, "--auth-dir", authDir], { argsPrefix: CLI_SOURCE });
     expect([after.code, after.stderr]).toEqual([0, ""]);
     expect(JSON.parse(after.stdout).result.data.output).toEqual({ models: ["server-entry"], configurationId: "remote" });
   }, 240_000);

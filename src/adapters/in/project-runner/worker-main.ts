@@ -75,6 +75,10 @@ async function init(next: WorkerConfig): Promise<void> {
       });
       await warmed;
     }
+    // The standard streams' handles are made on first use (reading `process.stdout` is enough);
+    // made here, they belong to the idle worker, not to the first run that touches them.
+    void process.stdout;
+    void process.stderr;
     idleState = snapshotWorkerState();
     await send({ type: "ready", structure: project.structure });
   } catch (error) {
