@@ -1,13 +1,20 @@
 import type { JsonValue } from "../domain/json.js";
+import type { WorkflowParamOption } from "../domain/workflow/param-types.js";
 
-/** A field of a form request. Arrays are `multiple: true`; `options` makes it a choice. */
+/**
+ * A field of a form request. Arrays are `multiple: true`; `options` makes it a choice, each a
+ * value or `{ value, label }` (the answer holds values; labels are what a person is shown).
+ * `integer` takes whole numbers only. `legacyEnumNames` asks an MCP form to send a
+ * single-select's labels as the deprecated `enumNames` instead of `oneOf` titles.
+ */
 export interface UserInputField {
   name: string;
-  type: "string" | "number" | "boolean" | "file";
+  type: "string" | "number" | "integer" | "boolean" | "file";
   description?: string;
   required?: boolean;
   multiple?: boolean;
-  options?: string[];
+  options?: WorkflowParamOption[];
+  legacyEnumNames?: boolean;
   default?: JsonValue;
   format?: "date" | "date-time";
 }

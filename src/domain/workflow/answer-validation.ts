@@ -1,5 +1,6 @@
 import type { JsonValue } from "../json.js";
 import type { UserInputField } from "../../ports/user-input.js";
+import { optionValues } from "./param-types.js";
 
 /**
  * Checks answers to a run's input request against the fields it declared (required, options,
@@ -20,10 +21,12 @@ function isEmpty(value: unknown): boolean {
 
 function checkOne(field: UserInputField, value: unknown): string | null {
   if (field.type === "number") return typeof value === "number" && Number.isFinite(value) ? null : `${field.name} must be a number (got ${shown(value)})`;
+  if (field.type === "integer") return Number.isInteger(value) ? null : `${field.name} must be a whole number (got ${shown(value)})`;
   if (field.type === "boolean") return typeof value === "boolean" ? null : `${field.name} must be yes or no (got ${shown(value)})`;
   if (typeof value !== "string") return `${field.name} must be text (got ${shown(value)})`;
-  if (field.options && field.options.length > 0 && !field.options.includes(value)) {
-    return `${field.name} must be one of ${quoted(field.options)} (got ${shown(value)})`;
+  const values = optionValues(field.options);
+  if (values.length > 0 && !values.includes(value)) {
+    return `${field.name} must be one of ${quoted(values)} (got ${shown(value)})`;
   }
   if (field.format === "date" && !(DATE.test(value) && !Number.isNaN(Date.parse(value)))) return `${field.name} must be a date YYYY-MM-DD (got ${shown(value)})`;
   if (field.format === "date-time" && Number.isNaN(Date.parse(value))) return `${field.name} must be a date and time (got ${shown(value)})`;
@@ -33,7 +36,7 @@ function checkOne(field: UserInputField, value: unknown): string | null {
 /**
  * The problem with one field's value, or `null` when it fits the declaration: a required field
  * must have a value; an optional one may be absent; `multiple` takes an array whose items each
- * fit; a field with `options` takes only those.
+ * fit; a field with `options` takes only their values; `integer` takes whole numbers only.
  *
  * @example
  * checkFieldValue({ name: "size", type: "string", options: ["s", "m"] }, "xl") // 'size must be one of "s", "m" (got "xl")'
@@ -104,7 +107,7 @@ export function parseTypedAnswer(field: UserInputField, text: string): { value: 
 
 // A line that does not convert stays text, so the problem names what was typed.
 function convert(field: UserInputField, raw: string): JsonValue {
-  if (field.type === "number") return raw !== "" && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+  if (field.type === "number" || field.type === "integer") return raw !== "" && Number.isFinite(Number(raw)) ? Number(raw) : raw;
   if (field.type === "boolean") return YES.test(raw) ? true : NO.test(raw) ? false : raw;
   return raw;
 }

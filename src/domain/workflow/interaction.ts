@@ -1,10 +1,15 @@
 import type { JsonValue } from "../json.js";
 import type { UserInputField } from "../../ports/user-input.js";
+import { checkFieldValue } from "./answer-validation.js";
+import { optionValues } from "./param-types.js";
 
 /**
  * MCP-6: what can be asked through a standard MCP form. A form holds flat primitive fields
- * only: text (optionally with a static enum or a date format), numbers, booleans and
- * multi-selects with static options. File fields and free arrays cannot be asked.
+ * only: text (optionally with a static enum or a date format), numbers, integers, booleans and
+ * multi-selects with static options. Labelled options are titled choices (spec 2025-11-25:
+ * `oneOf` of `{ const, title }` for one choice, `items.anyOf` for several; or the deprecated
+ * `enum` + `enumNames` when the field asks for `legacyEnumNames`). File fields and free arrays
+ * cannot be asked.
  */
 
 /** The `requestedSchema` of an `elicitation/create` form request. */
@@ -29,31 +34,43 @@ export function summarizeFields(fields: readonly UserInputField[]): string[] {
   return fields.map((field) => {
     const parts: string[] = [field.type];
     if (field.multiple) parts.push("multiple");
-    if (field.options && field.options.length > 0) parts.push(`options: ${field.options.join("|")}`);
+    if (field.options && field.options.length > 0) parts.push(`options: ${optionValues(field.options).join("|")}`);
     if (field.format) parts.push(`format: ${field.format}`);
     if (field.required) parts.push("required");
     return `${field.name} (${parts.join(", ")})`;
   });
 }
 
+// The options as `{ const, title }` choices when any has a label (the others are titled by
+// their value), else null: plain options stay a plain `enum`.
+function titledChoices(field: UserInputField): Array<{ const: string; title: string }> | null {
+  const options = field.options ?? [];
+  if (!options.some((option) => typeof option !== "string" && option.label !== undefined)) return null;
+  return options.map((option) => (typeof option === "string" ? { const: option, title: option } : { const: option.value, title: option.label ?? option.value }));
+}
+
+function choiceSchema(field: UserInputField): Record<string, unknown> {
+  const values = optionValues(field.options);
+  const titled = titledChoices(field);
+  if (field.multiple) return { type: "array", items: titled ? { anyOf: titled } : { type: "string", enum: values } };
+  if (!titled) return { type: "string", enum: values };
+  if (field.legacyEnumNames) return { type: "string", enum: values, enumNames: titled.map((choice) => choice.title) };
+  return { type: "string", oneOf: titled };
+}
+
 function fieldSchema(field: UserInputField): Record<string, unknown> {
-  const base: Record<string, unknown> = { title: field.name };
-  if (field.description !== undefined) base.description = field.description;
+  const out: Record<string, unknown> = { title: field.name };
+  if (field.description !== undefined) out.description = field.description;
   const hasOptions = field.options !== undefined && field.options.length > 0;
-  if (field.multiple) {
-    const out: Record<string, unknown> = { ...base, type: "array", items: { type: "string", enum: [...(field.options ?? [])] } };
-    if (Array.isArray(field.default)) out.default = field.default;
-    return out;
-  }
-  const out: Record<string, unknown> = { ...base };
-  if (field.type === "number") out.type = "number";
-  else if (field.type === "boolean") out.type = "boolean";
+  if (field.multiple) Object.assign(out, choiceSchema(field));
+  else if (field.type === "number" || field.type === "integer" || field.type === "boolean") out.type = field.type;
+  else if (hasOptions) Object.assign(out, choiceSchema(field));
   else {
     out.type = "string";
-    if (hasOptions) out.enum = [...(field.options ?? [])];
-    else if (field.format !== undefined) out.format = field.format;
+    if (field.format !== undefined) out.format = field.format;
   }
-  if (field.default !== undefined && typeof field.default === out.type) out.default = field.default;
+  // A default that does not fit its field is left out, as the run's defaults leave it out.
+  if (field.default !== undefined && checkFieldValue(field, field.default) === null) out.default = field.default;
   return out;
 }
 

@@ -1,5 +1,5 @@
 import { FormatRegistry, Kind, Type, TypeRegistry, type TObject, type TSchema, type TUnsafe } from "@sinclair/typebox";
-import type { WorkflowParam } from "./param-types.js";
+import { optionValues, type WorkflowParam } from "./param-types.js";
 
 /**
  * MCP-3: the JSON Schema of an entrypoint's arguments, built from its static params with
@@ -35,11 +35,6 @@ export function StringEnum(values: readonly string[], options: Record<string, un
   return Type.Unsafe<string>({ ...options, [Kind]: STRING_ENUM, type: "string", enum: [...values] });
 }
 
-function optionValues(param: WorkflowParam): string[] | undefined {
-  if (!param.options || param.options.length === 0) return undefined;
-  return param.options.map((option) => (typeof option === "string" ? option : option.value));
-}
-
 function annotations(param: WorkflowParam, description: string | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (param.title !== undefined) out.title = param.title;
@@ -49,10 +44,12 @@ function annotations(param: WorkflowParam, description: string | undefined): Rec
 }
 
 function scalarSchema(param: WorkflowParam, options: Record<string, unknown>): TSchema {
-  const values = optionValues(param);
+  const values = param.options && param.options.length > 0 ? optionValues(param.options) : undefined;
   switch (param.type) {
     case "number":
       return Type.Number(options);
+    case "integer":
+      return Type.Integer(options);
     case "boolean":
       return Type.Boolean(options);
     case "file":
@@ -71,7 +68,8 @@ function describe(param: WorkflowParam): string | undefined {
 }
 
 /**
- * The schema of one param: string/positional → string, number → number, boolean → boolean,
+ * The schema of one param: string/positional → string, number → number, integer → integer
+ * (whole numbers only), boolean → boolean,
  * `multiple: true` or checkboxes → array of the item type (checkbox items unique), file →
  * absolute path string (multiple → array of paths). Title, description, default, static
  * options (enum) and date formats are carried over.

@@ -15,7 +15,7 @@ const ParamOption = Type.Union([Type.String(), Type.Object({ value: Type.String(
 /** TypeBox schema of one static entrypoint param (WF-1). */
 export const WorkflowParamSchema = Type.Object({
   name: Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_.-]{0,63}$" }),
-  type: Type.Union(["string", "positional", "number", "boolean", "checkboxes", "file"].map((kind) => Type.Literal(kind))),
+  type: Type.Union(["string", "positional", "number", "integer", "boolean", "checkboxes", "file"].map((kind) => Type.Literal(kind))),
   title: Type.Optional(Type.String()),
   description: Type.Optional(Type.String()),
   required: Type.Optional(Type.Boolean()),
@@ -27,15 +27,29 @@ export const WorkflowParamSchema = Type.Object({
 
 /** One static param of an entrypoint, as checked at load time and listed by the structure report. */
 export type WorkflowParam = Omit<Static<typeof WorkflowParamSchema>, "type" | "default"> & {
-  type: "string" | "positional" | "number" | "boolean" | "checkboxes" | "file";
+  type: "string" | "positional" | "number" | "integer" | "boolean" | "checkboxes" | "file";
   default?: JsonValue;
 };
 
 /** The value a file param receives in `run(params)`: the imported managed file. */
 export type WorkflowFileParamValue = ManagedFile;
 
-/** A static option: its value, or `{ value, label }`. */
+/**
+ * A static option: its value, or `{ value, label }`. The label is what a person is shown (an
+ * MCP form publishes it as the option's `title`); the value is what the run receives.
+ */
 export type WorkflowParamOption = string | { readonly value: string; readonly label?: string };
+
+/**
+ * The values of static options, in order (`{ value, label }` options give their value); `[]`
+ * without options.
+ *
+ * @example
+ * optionValues([{ value: "s", label: "Small" }, "m"]) // ["s", "m"]
+ */
+export function optionValues(options: readonly WorkflowParamOption[] | undefined): string[] {
+  return (options ?? []).map((option) => (typeof option === "string" ? option : option.value));
+}
 
 interface ParamDeclarationBase {
   readonly name: string;
@@ -53,7 +67,7 @@ interface ParamDeclarationBase {
  */
 export type WorkflowParamDeclaration =
   | (ParamDeclarationBase & { readonly type: "string" | "positional"; readonly default?: string | readonly string[] })
-  | (ParamDeclarationBase & { readonly type: "number"; readonly default?: number | readonly number[] })
+  | (ParamDeclarationBase & { readonly type: "number" | "integer"; readonly default?: number | readonly number[] })
   | (ParamDeclarationBase & { readonly type: "boolean"; readonly default?: boolean | readonly boolean[] })
   | (ParamDeclarationBase & { readonly type: "checkboxes"; readonly default?: readonly string[] })
   | (ParamDeclarationBase & { readonly type: "file"; readonly default?: string | readonly string[] });
@@ -64,7 +78,7 @@ type OptionValue<O> = O extends { readonly value: infer V } ? (O extends string 
 type OptionValues<D> = D extends { readonly options: readonly unknown[] } ? OptionValue<D["options"][number]> : never;
 type TextValue<D> = [OptionValues<D>] extends [never] ? string : OptionValues<D>;
 
-type ItemValue<D, File> = D extends { readonly type: "number" }
+type ItemValue<D, File> = D extends { readonly type: "number" | "integer" }
   ? number
   : D extends { readonly type: "boolean" }
     ? boolean
@@ -91,7 +105,7 @@ type ValuesOf<D extends { readonly name: string }, File> = Simplify<
 
 /**
  * The `params` object `run` receives for a list of param declarations: string and positional →
- * `string` (the union of the option values when `options` are literal), number → `number`,
+ * `string` (the union of the option values when `options` are literal), number and integer → `number`,
  * boolean → `boolean`, checkboxes → an array of its option values, file → the managed file;
  * `multiple: true` → an array. A param that is `required: true` or has a `default` is always
  * present; any other is optional. Declarations whose names are not literal give
@@ -111,25 +125,29 @@ export type InferWorkflowParams<Ps> = Ps extends TObject
 
 /**
  * One field of a `context.userInput.request` form, as a workflow declares it (readonly, so
- * inferred literals fit). The `default` has the field's value type.
+ * inferred literals fit). The `default` has the field's value type. `options` may carry labels
+ * (`{ value, label }`), which an MCP form shows as titled choices; `legacyEnumNames: true` sends
+ * a single-select's labels as the deprecated `enumNames` beside `enum`, for clients that only
+ * read the 2025-06-18 form schema.
  */
 export type WorkflowInputField = {
   readonly name: string;
   readonly description?: string;
   readonly required?: boolean;
   readonly multiple?: boolean;
-  readonly options?: readonly string[];
+  readonly options?: readonly WorkflowParamOption[];
+  readonly legacyEnumNames?: boolean;
   readonly format?: "date" | "date-time";
 } & (
   | { readonly type: "string" | "file"; readonly default?: string | readonly string[] }
-  | { readonly type: "number"; readonly default?: number | readonly number[] }
+  | { readonly type: "number" | "integer"; readonly default?: number | readonly number[] }
   | { readonly type: "boolean"; readonly default?: boolean | readonly boolean[] }
 );
 
 /**
  * The answered values of an input request, inferred from its fields like
- * {@link InferWorkflowParams}: string → `string` (or the union of its literal options), number →
- * `number`, boolean → `boolean`, file → `string` (the path as the person gave it; it is not
+ * {@link InferWorkflowParams}: string → `string` (or the union of its literal options), number
+ * and integer → `number`, boolean → `boolean`, file → `string` (the path as the person gave it; it is not
  * imported), `multiple: true` → an array. Required fields and fields with a `default` are always
  * present; others are optional. Fields whose names are not literal give `Record<string, JsonValue>`.
  *

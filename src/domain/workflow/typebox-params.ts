@@ -6,7 +6,7 @@ import type { WorkflowParam } from "./param-types.js";
  * DX-2: params declared as a TypeBox `Type.Object` instead of a list. Each property becomes a
  * static param, so the structure report, the published MCP schema and argument validation work
  * as for listed params. Only what a param can say is accepted (strings with an optional date
- * format, string literals and unions of them as options, numbers, booleans, arrays of those);
+ * format, string literals and unions of them as options, numbers, integers, booleans, arrays of those);
  * anything else is refused rather than silently not enforced.
  */
 
@@ -39,10 +39,12 @@ function shapeOf(schema: TSchema, where: string): Item {
       return schema.format === undefined ? { type: "string" } : { type: "string", format: schema.format };
     case "Number":
       return { type: "number" };
+    case "Integer":
+      return { type: "integer" };
     case "Boolean":
       return { type: "boolean" };
     default:
-      throw new Error(`${where}: a ${String(schema[Kind])} schema cannot be a workflow param (use a string, string literals, a number, a boolean or an array of those)`);
+      throw new Error(`${where}: a ${String(schema[Kind])} schema cannot be a workflow param (use a string, string literals, a number, an integer, a boolean or an array of those)`);
   }
 }
 
