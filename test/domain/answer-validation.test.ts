@@ -24,6 +24,26 @@ describe("DX-4 answers checked against their fields", () => {
   });
 });
 
+describe("DX-4 integer fields and labelled options", () => {
+  it("DX-4 an integer field takes whole numbers only, typed or answered", () => {
+    expect(checkFieldValue({ name: "age", type: "integer" }, 30)).toBeNull();
+    expect(checkFieldValue({ name: "age", type: "integer" }, 30.5)).toBe("age must be a whole number (got 30.5)");
+    expect(checkFieldValue({ name: "age", type: "integer" }, "30")).toBe('age must be a whole number (got "30")');
+    expect(parseTypedAnswer({ name: "age", type: "integer" }, " 42 ")).toEqual({ value: 42 });
+    expect(parseTypedAnswer({ name: "age", type: "integer" }, "4.2")).toEqual({ problem: "age must be a whole number (got 4.2)" });
+    expect(parseTypedAnswer({ name: "age", type: "integer", default: 30 }, "")).toEqual({ value: 30 });
+    expect(withFieldDefaults([{ name: "age", type: "integer", default: 2.5 }, { name: "n", type: "integer", default: 3 }], {})).toEqual({ n: 3 });
+  });
+
+  it("DX-4 a field with labelled options takes their values, not their labels", () => {
+    const field = { name: "size", type: "string", options: [{ value: "s", label: "Small" }, "m"] } as const;
+    expect(checkFieldValue(field as never, "s")).toBeNull();
+    expect(checkFieldValue(field as never, "m")).toBeNull();
+    expect(checkFieldValue(field as never, "Small")).toBe('size must be one of "s", "m" (got "Small")');
+    expect(parseTypedAnswer({ name: "sizes", type: "string", multiple: true, options: [{ value: "s", label: "Small" }, { value: "m", label: "Medium" }] }, "s, Medium")).toEqual({ problem: 'sizes must be one of "s", "m" (got "Medium")' });
+  });
+});
+
 describe("DX-2 defaults of left-out fields", () => {
   it("DX-2 a left-out field with a default that fits gets it; answered and default-less fields are kept as they are", () => {
     const fields = [

@@ -28,6 +28,53 @@ describe("MCP-6 planning form elicitation", () => {
     });
   });
 
+  it("MCP-6 an integer field is an integer form field with its default (SEP-1034)", () => {
+    const plan = planInputElicitation([
+      { name: "age", type: "integer", description: "User age", default: 30 },
+      { name: "score", type: "number", default: 95.5 },
+      { name: "half", type: "integer", default: 2.5 },
+    ]);
+    expect(plan).toEqual({
+      elicitable: true,
+      requestedSchema: {
+        type: "object",
+        properties: {
+          age: { title: "age", description: "User age", type: "integer", default: 30 },
+          score: { title: "score", type: "number", default: 95.5 },
+          // A default that does not fit its field is not offered (the run would not get it either).
+          half: { title: "half", type: "integer" },
+        },
+      },
+    });
+  });
+
+  it("MCP-6 labelled options are titled choices: oneOf for one, items.anyOf for several, enumNames on request (SEP-1330)", () => {
+    const sizes = [{ value: "s", label: "Small" }, "m"] as const;
+    const plan = planInputElicitation([
+      { name: "plain", type: "string", options: ["a", "b"] },
+      { name: "titled", type: "string", options: [...sizes], default: "s" },
+      { name: "legacy", type: "string", options: [...sizes], legacyEnumNames: true },
+      { name: "plainMulti", type: "string", multiple: true, options: ["a", "b"] },
+      { name: "titledMulti", type: "string", multiple: true, options: [...sizes], default: ["m"] },
+      { name: "unlabelled", type: "string", options: [{ value: "x" }, "y"] },
+    ]);
+    expect(plan).toEqual({
+      elicitable: true,
+      requestedSchema: {
+        type: "object",
+        properties: {
+          plain: { title: "plain", type: "string", enum: ["a", "b"] },
+          titled: { title: "titled", type: "string", oneOf: [{ const: "s", title: "Small" }, { const: "m", title: "m" }], default: "s" },
+          legacy: { title: "legacy", type: "string", enum: ["s", "m"], enumNames: ["Small", "m"] },
+          plainMulti: { title: "plainMulti", type: "array", items: { type: "string", enum: ["a", "b"] } },
+          titledMulti: { title: "titledMulti", type: "array", items: { anyOf: [{ const: "s", title: "Small" }, { const: "m", title: "m" }] }, default: ["m"] },
+          unlabelled: { title: "unlabelled", type: "string", enum: ["x", "y"] },
+        },
+      },
+    });
+    expect(summarizeFields([{ name: "titled", type: "string", options: [...sizes], required: true }])).toEqual(["titled (string, options: s|m, required)"]);
+  });
+
   it("MCP-6 a file field cannot be asked by form", () => {
     const plan = planInputElicitation([{ name: "note", type: "string" }, { name: "contract", type: "file" }]);
     expect(plan).toEqual({ elicitable: false, reason: expect.stringContaining("contract is a file field") });

@@ -10,6 +10,8 @@ const TABLE: Array<[string, WorkflowParam, Record<string, unknown>]> = [
   ["string", { name: "p", type: "string" }, { type: "string" }],
   ["positional", { name: "p", type: "positional" }, { type: "string" }],
   ["number", { name: "p", type: "number" }, { type: "number" }],
+  ["integer", { name: "p", type: "integer" }, { type: "integer" }],
+  ["multiple integer", { name: "p", type: "integer", multiple: true }, { type: "array", items: { type: "integer" } }],
   ["boolean", { name: "p", type: "boolean" }, { type: "boolean" }],
   ["multiple string", { name: "p", type: "string", multiple: true }, { type: "array", items: { type: "string" } }],
   ["multiple number", { name: "p", type: "number", multiple: true }, { type: "array", items: { type: "number" } }],
@@ -86,16 +88,18 @@ describe("argument validation against the published schema", () => {
     { name: "due", type: "string", format: "date" },
     { name: "at", type: "string", format: "date-time" },
     { name: "colors", type: "checkboxes", options: ["red", "green"] },
+    { name: "age", type: "integer" },
   ]);
 
   it("accepts valid arguments", () => {
-    expect(validateArguments(schema, { text: "x", mode: "b", count: 2, due: "2026-02-28", at: "2026-02-28T10:00:00Z", colors: ["red"] })).toEqual([]);
+    expect(validateArguments(schema, { text: "x", mode: "b", count: 2, due: "2026-02-28", at: "2026-02-28T10:00:00Z", colors: ["red"], age: 30 })).toEqual([]);
   });
 
   it.each([
     ["a missing required property", {}, "arguments.text: required property is missing"],
     ["a wrong type", { text: 1 }, "arguments.text: Expected string"],
-    ["an extra property", { text: "x", extra: true }, "arguments.extra: unknown property (allowed: text, mode, count, due, at, colors)"],
+    ["an extra property", { text: "x", extra: true }, "arguments.extra: unknown property (allowed: text, mode, count, due, at, colors, age)"],
+    ["MCP-3 a fraction for an integer param", { text: "x", age: 30.5 }, "arguments.age: Expected integer"],
     ["a value outside the options", { text: "x", mode: "c" }, 'arguments.mode: must be one of "a", "b"'],
     ["a malformed date", { text: "x", due: "2026-13-01" }, "arguments.due: Expected string to match 'date' format"],
     ["a malformed date-time", { text: "x", at: "yesterday" }, "arguments.at: Expected string to match 'date-time' format"],

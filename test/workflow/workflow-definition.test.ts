@@ -130,6 +130,15 @@ describe("DX-2 typed definitions at run time", () => {
 describe("DX-2 params declared as a TypeBox object", () => {
   const run = () => null;
 
+  it("WF-1 an integer param (listed or Type.Integer) is listed as integer and its default must be a whole number", () => {
+    const typebox = buildStructureReport(manifest, { entrypoints: { a: { params: Type.Object({ n: Type.Integer({ default: 3 }), m: Type.Optional(Type.Array(Type.Integer())) }), run } } });
+    expect(typebox.entrypoints[0]!.params).toEqual([{ name: "n", type: "integer", default: 3 }, { name: "m", type: "integer", multiple: true }]);
+    const listed = buildStructureReport(manifest, { entrypoints: { a: { params: [{ name: "age", type: "integer", default: 30 }], run } } });
+    expect(listed.entrypoints[0]!.params).toEqual([{ name: "age", type: "integer", default: 30 }]);
+    const error = codeOf(() => buildStructureReport(manifest, { entrypoints: { a: { params: [{ name: "age", type: "integer", default: 2.5 }], run } } }));
+    expect(error).toMatchObject({ code: "input_validation", message: expect.stringMatching(/default of param "age" does not fit its type \(Expected integer\)/) });
+  });
+
   it("DX-2 each property becomes a listed param (kinds, options, checkboxes, optional, annotations, defaults)", () => {
     const params = Type.Object({
       name: Type.String({ title: "Name", description: "Who" }),
@@ -158,7 +167,6 @@ describe("DX-2 params declared as a TypeBox object", () => {
 
   it.each([
     ["a constraint a param cannot enforce", Type.Object({ n: Type.Number({ minimum: 1 }) }), /property "n": minimum cannot be declared/],
-    ["an integer", Type.Object({ n: Type.Integer() }), /property "n": a Integer schema cannot be a workflow param/],
     ["a nested object", Type.Object({ o: Type.Object({}) }), /property "o": a Object schema cannot/],
     ["an unknown string format", Type.Object({ e: Type.String({ format: "email" }) }), /format "email" is not one of/],
     ["an array constraint", Type.Object({ t: Type.Array(Type.String(), { minItems: 1 }) }), /property "t": minItems cannot be declared/],
