@@ -123,3 +123,26 @@ describe("DX-4 elicitation answers are checked against the form", () => {
     });
   });
 });
+
+describe("MCP-6 integer fields and labelled choices over stdio", () => {
+  it("MCP-6 an integer field and labelled options reach the client as an integer field and titled choices, and the run gets the values", async () => {
+    const result = await callWith("ask_kinds", [{ action: "accept", content: { age: 41, plan: "pro", addons: ["sso", "audit"] } }]);
+    expect(schemaOf(0)).toEqual({
+      type: "object",
+      required: ["age", "plan"],
+      properties: {
+        age: { title: "age", type: "integer", default: 30 },
+        plan: { title: "plan", type: "string", oneOf: [{ const: "free", title: "Free plan" }, { const: "pro", title: "Pro plan" }] },
+        addons: { title: "addons", type: "array", items: { anyOf: [{ const: "sso", title: "Single sign-on" }, { const: "audit", title: "audit" }] } },
+      },
+    });
+    expect(result.structuredContent).toMatchObject({ status: "success", output: { age: 41, plan: "pro", addons: ["sso", "audit"] } });
+  });
+
+  it("DX-4 a fraction for an integer field, or a label for a labelled choice, ends the run with input_validation", async () => {
+    const fraction = await callWith("ask_kinds", [{ action: "accept", content: { age: 41.5, plan: "pro" } }]);
+    expect(fraction.structuredContent).toMatchObject({ status: "failed", error: { code: "input_validation", message: expect.stringContaining("age must be a whole number (got 41.5)") } });
+    const label = await callWith("ask_kinds", [{ action: "accept", content: { age: 41, plan: "Pro plan" } }]);
+    expect(label.structuredContent).toMatchObject({ status: "failed", error: { code: "input_validation", message: expect.stringContaining('plan must be one of "free", "pro" (got "Pro plan")') } });
+  });
+});

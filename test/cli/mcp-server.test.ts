@@ -39,7 +39,7 @@ describe("MCP-1 catalog", () => {
     expect(session.client.getServerCapabilities()?.tools).toEqual({ listChanged: false });
     const { tools } = await session.client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(
-      ["approve", "ask_array", "ask_file", "ask_twice", "crash", "echo", "env", "noisy", "noisy_fail", "sleep", "slow", "store", "throws"].sort(),
+      ["approve", "ask_array", "ask_file", "ask_kinds", "ask_twice", "crash", "echo", "env", "noisy", "noisy_fail", "sleep", "slow", "store", "throws"].sort(),
     );
     expect(tools.find((tool) => tool.name === "echo")).toMatchObject({ title: "Echo", description: "Returns its params" });
     expect(tools.find((tool) => tool.name === "crash")).toMatchObject({ title: "Crash", description: "Crash" });
