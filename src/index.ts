@@ -159,6 +159,7 @@ export type { InferWorkflowParams, InferUserInput, WorkflowParamDeclaration, Wor
 export type {
   WorkflowRunContext,
   WorkflowRunResult,
+  WorkflowRunAttachment,
   WorkflowUserInput,
   WorkflowInputRequest,
   RelatedProject,

@@ -62,9 +62,21 @@ export interface WorkflowRunContext {
   node: NodeContext;
 }
 
+/**
+ * A managed file a run hands back beside its output: the run stores it (`context.files.put`)
+ * and names it with its media type. Over MCP it becomes a content block after the result's
+ * JSON text: `image/*` an image, `audio/*` an audio clip, anything else an embedded resource.
+ */
+export interface WorkflowRunAttachment {
+  fileId: string;
+  mimeType: string;
+}
+
 /** The business result an entrypoint may return; any other value is taken as the output. */
 export interface WorkflowRunResult {
   errCode: number;
   errMessage: string;
   output: JsonValue;
+  /** Files handed back with the output (see {@link WorkflowRunAttachment}); only in this form of result. */
+  attachments?: WorkflowRunAttachment[];
 }

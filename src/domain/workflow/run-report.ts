@@ -1,5 +1,5 @@
 import { isJsonValue, type JsonValue } from "../json.js";
-import type { WorkflowRunResult } from "./run-context.js";
+import type { WorkflowRunAttachment, WorkflowRunResult } from "./run-context.js";
 
 /** Where a run ended. */
 export type WorkflowRunStatus = "success" | "failed" | "cancelled" | "timeout" | "waiting_for_input";
@@ -26,10 +26,26 @@ export interface WorkflowRunReport {
   pending?: PendingInteraction;
 }
 
+// type/subtype as RFC 6838 names them (parameters such as `; charset=utf-8` are not taken).
+const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/i;
+
+// The attachments of a result, each reduced to { fileId, mimeType }; null when any is malformed.
+function attachmentsOf(value: unknown): WorkflowRunAttachment[] | null {
+  if (!Array.isArray(value)) return null;
+  const out: WorkflowRunAttachment[] = [];
+  for (const item of value) {
+    const { fileId, mimeType } = (typeof item === "object" && item !== null ? item : {}) as Record<string, unknown>;
+    if (typeof fileId !== "string" || fileId === "" || typeof mimeType !== "string" || !MEDIA_TYPE.test(mimeType)) return null;
+    out.push({ fileId, mimeType: mimeType.toLowerCase() });
+  }
+  return out;
+}
+
 /**
  * Turns whatever `run` returned into `{ errCode, errMessage, output }`: a value with a numeric
  * `errCode` is a business result, anything else is the output (`undefined` → `null`). A
- * non-JSON output is refused with errCode -1 rather than silently mangled.
+ * non-JSON output is refused with errCode -1 rather than silently mangled, and so are
+ * `attachments` that are not a list of `{ fileId, mimeType }`.
  *
  * @example
  * normalizeRunReturn({ answer: 42 }) // { errCode: 0, errMessage: "", output: { answer: 42 } }
@@ -40,7 +56,11 @@ export function normalizeRunReturn(value: unknown): WorkflowRunResult {
     const record = value as Record<string, unknown>;
     const output = record.output === undefined ? null : record.output;
     if (!isJsonValue(output)) return { errCode: -1, errMessage: "the run returned an output that is not JSON", output: null };
-    return { errCode: record.errCode as number, errMessage: typeof record.errMessage === "string" ? record.errMessage : "", output };
+    const result: WorkflowRunResult = { errCode: record.errCode as number, errMessage: typeof record.errMessage === "string" ? record.errMessage : "", output };
+    if (record.attachments === undefined) return result;
+    const attachments = attachmentsOf(record.attachments);
+    if (!attachments) return { errCode: -1, errMessage: "the run returned attachments that are not a list of { fileId, mimeType } (a media type such as image/png)", output: null };
+    return attachments.length > 0 ? { ...result, attachments } : result;
   }
   if (!isJsonValue(value)) return { errCode: -1, errMessage: "the run returned an output that is not JSON", output: null };
   return { errCode: 0, errMessage: "", output: value };

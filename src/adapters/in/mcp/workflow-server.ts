@@ -11,7 +11,8 @@ import type { JsonValue } from "../../../domain/json.js";
 import { answeringHandlers } from "../project-runner/paused-runs.js";
 import { answeredRun, keepCallRun } from "./workflow-answer.js";
 import { createElicitationHandlers } from "./workflow-elicitation.js";
-import { invalidParams, toToolResult } from "./workflow-result.js";
+import { invalidParams } from "./workflow-result.js";
+import { toWorkflowToolResult } from "./workflow-attachments.js";
 import { addTaskHandlers, taskOf } from "./tasks/task-handlers.js";
 import type { TaskRuns } from "./tasks/task-runs.js";
 import { tenantLimitsOfAuth, tenantOfAuth } from "./transport/http-tenant.js";
@@ -160,7 +161,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
       const report = await runner.run(entrypoint, prepared, handlers, { signal: extra.signal, onQueued, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}), ...(answered ? { runId: answered.runId } : {}), ...(trace ? { trace } : {}) });
       await keepCallRun(runner, report, { entrypointId: entrypoint.id, args, ...(tenant !== undefined ? { tenant } : {}) }, answered);
       span.end({ ...(report.status === "failed" ? { error: report.error?.code ?? "run_failed" } : {}), attributes: { "steamharness.run.id": report.runId, "steamharness.run.status": report.status } });
-      return toToolResult(report, entrypoint, runner.secrets);
+      return await toWorkflowToolResult(report, entrypoint, runner);
     } catch (error) {
       span.end({ error: isSteamharnessError(error) ? error.code : "internal" });
       throw error;

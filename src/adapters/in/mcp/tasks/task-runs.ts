@@ -22,7 +22,7 @@ import { answeringHandlers, type PausedRun } from "../../project-runner/paused-r
 import { interactionRequired } from "../../project-runner/run-host.js";
 import type { RunHandlers } from "../../project-runner/worker-process.js";
 import type { ProjectRunner } from "../../project-runner/project-runner.js";
-import { toToolResult } from "../workflow-result.js";
+import { toWorkflowToolResult } from "../workflow-attachments.js";
 import type { RunTenantLimits } from "../transport/http-tenant.js";
 
 /** How long a task's row is kept after its last change when the client names no TTL: one hour. */
@@ -127,7 +127,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
           const paused: TaskPause = { args, pending: report.pending, answers: answered?.answers ?? {}, form, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}) };
           change = { status: "input_required" as const, statusMessage: report.pending.message, ownerHost: null, leaseExpiresAt: null, paused: paused as unknown as JsonValue };
         } else {
-          const result = toToolResult(report, entrypoint, runner.secrets) as unknown as JsonValue & { isError?: boolean };
+          const result = (await toWorkflowToolResult(report, entrypoint, runner)) as unknown as JsonValue & { isError?: boolean };
           const failed = result.isError === true;
           change = { status: failed ? ("failed" as const) : ("completed" as const), statusMessage: failed ? (report.error?.message ?? `the run ended ${report.status}`) : null, ownerHost: null, leaseExpiresAt: null, result, paused: null };
         }
