@@ -39,7 +39,7 @@ describe("MCP-1 catalog", () => {
     expect(session.client.getServerCapabilities()?.tools).toEqual({ listChanged: false });
     const { tools } = await session.client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(
-      ["approve", "ask_array", "ask_file", "ask_kinds", "ask_twice", "crash", "echo", "env", "noisy", "noisy_fail", "sleep", "slow", "store", "throws"].sort(),
+      ["approve", "ask_array", "ask_file", "ask_kinds", "ask_twice", "attach", "crash", "echo", "env", "noisy", "noisy_fail", "sleep", "slow", "store", "throws"].sort(),
     );
     expect(tools.find((tool) => tool.name === "echo")).toMatchObject({ title: "Echo", description: "Returns its params" });
     expect(tools.find((tool) => tool.name === "crash")).toMatchObject({ title: "Crash", description: "Crash" });
@@ -139,6 +139,28 @@ describe("MCP-7 results", () => {
     await waitFor(() => /throws\) threw:\nError: boom/.test(session.stderr()));
     expect(session.stderr()).toMatch(/Error: boom with key \[redacted\] and none\n\s+at .*workflow\.mjs:\d+/);
     expect(session.stderr()).not.toContain("kitchen-api-key-1234567890");
+  });
+});
+
+describe("MCP-7 attachments", () => {
+  it("MCP-7 a run's attachments follow the JSON text as image and embedded-resource blocks; structuredContent keeps its shape", async () => {
+    const result = await call("attach");
+    expect(result.isError).toBeUndefined();
+    const structured = result.structuredContent as { runId: string; output: { note: string; blob: string } };
+    expect(Object.keys(structured).sort()).toEqual(["entrypointId", "entrypointTitle", "output", "runId", "status"]);
+    expect(result.content[0]).toEqual({ type: "text", text: JSON.stringify(structured) });
+    expect(result.content.slice(1)).toEqual([
+      { type: "resource", resource: { uri: `steamharness://files/${KITCHEN_ID}/${structured.output.note}`, mimeType: "text/markdown", text: "# Note\nünïcode kept" } },
+      { type: "image", mimeType: "image/png", data: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0xff]).toString("base64") },
+      { type: "resource", resource: { uri: `steamharness://files/${KITCHEN_ID}/${structured.output.blob}`, mimeType: "application/octet-stream", blob: Buffer.from([0xff, 0xfe, 0x00]).toString("base64") } },
+    ]);
+  });
+
+  it("MCP-7 an attachment missing from the managed-file store makes the call an error naming it, without the output", async () => {
+    const result = await call("attach", { missing: true });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ status: "failed", error: { code: "not_found", message: "the run's attachment no-such-file is not in the managed-file store" } });
+    expect(JSON.stringify(result)).not.toContain("attached");
   });
 });
 

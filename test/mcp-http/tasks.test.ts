@@ -42,6 +42,16 @@ describe("MCP-13 durable tasks on one host (SQLite)", () => {
     expect(await getTask(client, task.taskId)).toMatchObject({ taskId: task.taskId, status: "completed" });
   });
 
+  it("MCP-7 MCP-13 a task's result carries the run's attachments as content blocks, as a plain call's does", async () => {
+    const task = await callAsTask(client, "attach", {});
+    const result = await taskResult(client, task.taskId);
+    const output = (result.structuredContent as { output: { fileId: string } }).output;
+    expect(result.content).toEqual([
+      { type: "text", text: JSON.stringify(result.structuredContent) },
+      { type: "resource", resource: { uri: expect.stringMatching(new RegExp(`^steamharness://files/[0-9a-f-]+/${output.fileId}$`)), mimeType: "text/plain", text: "kept with the task" } },
+    ]);
+  });
+
   it("MCP-13 tasks/cancel ends the worker and the task stays cancelled", async () => {
     const file = join(tmp, "hold.txt");
     const task = await callAsTask(client, "hold", { file });

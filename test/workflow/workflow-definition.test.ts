@@ -185,6 +185,20 @@ describe("run results", () => {
     ["a business result", { errCode: 0, errMessage: "", output: [1] }, { errCode: 0, errMessage: "", output: [1] }],
     ["a business failure", { errCode: 4, errMessage: "nope" }, { errCode: 4, errMessage: "nope", output: null }],
     ["a non-JSON output", { when: new Date(0) }, { errCode: -1, errMessage: "the run returned an output that is not JSON", output: null }],
+    [
+      "MCP-7 attachments, reduced to { fileId, mimeType }",
+      { errCode: 0, errMessage: "", output: 1, attachments: [{ fileId: "f1", mimeType: "Image/PNG", name: "dropped" }] },
+      { errCode: 0, errMessage: "", output: 1, attachments: [{ fileId: "f1", mimeType: "image/png" }] },
+    ],
+    ["MCP-7 no attachments", { errCode: 0, errMessage: "", output: 1, attachments: [] }, { errCode: 0, errMessage: "", output: 1 }],
+    ...[[{ fileId: "f1" }], [{ fileId: "", mimeType: "text/plain" }], [{ fileId: "f1", mimeType: "text" }], "f1", [null]].map(
+      (attachments) =>
+        [
+          `MCP-7 malformed attachments ${JSON.stringify(attachments)}`,
+          { errCode: 0, errMessage: "", output: 1, attachments },
+          { errCode: -1, errMessage: "the run returned attachments that are not a list of { fileId, mimeType } (a media type such as image/png)", output: null },
+        ] as const,
+    ),
   ])("normalizes %s", (_label, value, expected) => {
     expect(normalizeRunReturn(value)).toEqual(expected);
   });
