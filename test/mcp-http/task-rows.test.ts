@@ -8,7 +8,9 @@ import { createSqliteMcpTaskStore } from "../../src/adapters/out/sqlite/mcp-task
 // MCP-13: `tasks/get` reads its task's row on every poll and returns neither the result nor the
 // pause the row keeps: their JSON text is parsed when a field is first read, once.
 
-afterEach(() => jest.restoreAllMocks());
+afterEach(() => {
+  jest.restoreAllMocks();
+});
 
 const row = { project_id: "p", task_id: "t", entrypoint_id: "quick", tenant_id: null, status: "completed", status_message: null, owner_host: null, lease_expires_at: null, ttl_ms: 600000, poll_interval_ms: 1000, created_at: 1, updated_at: 2, result: '{"content":[{"type":"text","text":"done"}]}', paused: '{"args":{"text":"x"}}' };
 
