@@ -166,8 +166,11 @@ async function serve(run: WorkerRunRequest): Promise<void> {
   const { report, returned } = await execute(run, thisRun);
   // Answers that arrive from now on belong to no run: the next run gets a new bridge.
   current = undefined;
-  // The run's spans leave before its report (the host may end this worker right after it).
+  // The run's spans leave before its report (the caller's answer may close the trace).
   await defaultRuntime().telemetry.flush();
+  // The report goes out before the cleanup below, so the caller's answer does not wait for it;
+  // the host hands this worker no further run (nor ends it) before the verdict that follows.
+  void send({ type: "report", report });
   // One turn of the event loop first: a file operation the run awaited last is still listed as
   // active while its promise's continuations run.
   await new Promise((resolveTurn) => setImmediate(resolveTurn));
@@ -175,7 +178,7 @@ async function serve(run: WorkerRunRequest): Promise<void> {
   if (returned && leftovers.length > 0) {
     process.stderr.write(`[steamharness] run ${run.runId} (${run.entrypointId}) left ${leftovers.join(", ")} running: its worker serves no further run\n`);
   }
-  await send({ type: "done", report, reusable: returned && leftovers.length === 0 });
+  await send({ type: "done", runId: run.runId, reusable: returned && leftovers.length === 0 });
   if (exitAfterRun) await exit();
 }
 

@@ -41,8 +41,9 @@ export const DEFAULT_TENANT = "default";
 export const DEFAULT_MAX_RUNS_PER_WORKER = 1000;
 
 /**
- * One worker handed out for one run; `release` frees its slot (idempotent) and gives the worker
- * back to the pool, which reuses it or retires it.
+ * One worker handed out for one run; `release` (idempotent) gives the worker back to the pool,
+ * which reuses it or retires it, and frees its slot — once the worker's verdict on its run is in
+ * ({@link WorkflowWorker.settled}; the report that ends the run comes before it).
  */
 export interface WorkerLease {
   readonly worker: WorkflowWorker;
@@ -187,16 +188,23 @@ export class WorkerPool {
       release: () => {
         if (released) return;
         released = true;
-        const keep = this.reuse && !this.closed && worker.reusable && worker.runCount < this.maxRuns && this.generationOf.get(worker) === this.generation;
-        // Back in the idle list before the slot moves on, so the next waiter takes this worker.
-        if (keep) this.idle.push(worker);
-        else this.retire(worker);
-        // The slot passes straight to the next waiter in turn, so a newcomer cannot jump the queue.
-        slot.release();
-        // After the caller has sent its result: a fork blocks the host for a few ms.
-        if (!keep) setImmediate(() => this.fill());
+        // The worker's verdict on its run follows the report (it cleans up in between): the slot
+        // and the worker come back once it is in, so no run is handed a worker mid-cleanup.
+        void worker.settled.then(() => this.giveBack(worker, slot));
       },
     };
+  }
+
+  /** A released worker back in the idle list (reused) or retired, and its slot passed on. */
+  private giveBack(worker: WorkflowWorker, slot: { release(): void }): void {
+    const keep = this.reuse && !this.closed && worker.reusable && worker.runCount < this.maxRuns && this.generationOf.get(worker) === this.generation;
+    // Back in the idle list before the slot moves on, so the next waiter takes this worker.
+    if (keep) this.idle.push(worker);
+    else this.retire(worker);
+    // The slot passes straight to the next waiter in turn, so a newcomer cannot jump the queue.
+    slot.release();
+    // After the caller has sent its result: a fork blocks the host for a few ms.
+    if (!keep) setImmediate(() => this.fill());
   }
 
   /**

@@ -37,12 +37,10 @@ export interface RunHandlers {
 }
 
 /**
- * How a worker run ended from the host's point of view. `reusable`: the worker says the
- * entrypoint returned and left nothing running, so it may serve another run.
+ * How a worker run ended from the host's point of view: its report, or the worker's exit. The
+ * worker's verdict on reuse comes after the report ({@link WorkflowWorker.settled}).
  */
-export type WorkerRunOutcome =
-  | { kind: "report"; report: WorkflowRunReport; reusable: boolean }
-  | { kind: "exited"; message: string };
+export type WorkerRunOutcome = { kind: "report"; report: WorkflowRunReport } | { kind: "exited"; message: string };
 
 /** Options of {@link WorkflowWorker}. */
 export interface WorkflowWorkerOptions {
@@ -71,6 +69,7 @@ export class WorkflowWorker {
   private onExit: ((why: string) => void) | undefined;
   private runs = 0;
   private clean = true;
+  private verdict: Promise<void> = Promise.resolve();
 
   constructor(options: WorkflowWorkerOptions) {
     const entry = resolveWorkerEntry();
@@ -119,8 +118,17 @@ export class WorkflowWorker {
   }
 
   /**
+   * Resolves once the last run's verdict is in: the worker sends its report before its post-run
+   * cleanup and the verdict ({@link reusable}) after it, or it exited. Resolved when no run was made.
+   */
+  get settled(): Promise<void> {
+    return this.verdict;
+  }
+
+  /**
    * True while the worker is alive, loaded, not running, and its last run (if any) ended with
-   * the worker's own `reusable` verdict; false after a kill, an exit or `finish`.
+   * the worker's own `reusable` verdict; false after a kill, an exit or `finish`, and between a
+   * run's report and its verdict.
    */
   get reusable(): boolean {
     return this.clean && this.child.exitCode === null && this.child.signalCode === null && this.child.connected;
@@ -133,9 +141,10 @@ export class WorkflowWorker {
   }
 
   /**
-   * Runs one entrypoint and resolves how it ended. Input and approval requests go to `handlers`
-   * (the worker sends none for a run that has ended); if a handler throws, the worker is
-   * killed and the promise rejects with it. Rejects with `internal` when the worker is not
+   * Runs one entrypoint and resolves how it ended, as soon as the report arrives (the verdict
+   * on reuse follows, see {@link settled}). Input and approval requests go to `handlers` (the
+   * worker sends none for a run that has ended); if a handler throws, the worker is killed and
+   * the promise rejects with it. Rejects with `internal` when the worker is not
    * {@link reusable} (one run at a time, never after an unclean one).
    */
   async run(request: WorkerRunRequest, handlers: RunHandlers): Promise<WorkerRunOutcome> {
@@ -143,37 +152,51 @@ export class WorkflowWorker {
     if (!this.reusable) throw new SteamharnessError("internal", "this workflow worker cannot take another run");
     this.runs += 1;
     this.clean = false;
+    let judged: () => void = () => undefined;
+    this.verdict = new Promise<void>((resolveVerdict) => (judged = resolveVerdict));
     return new Promise<WorkerRunOutcome>((resolveRun, reject) => {
       let settled = false;
       const settle = (fn: () => void) => {
         if (!settled) {
           settled = true;
-          this.listener = undefined;
-          this.onExit = undefined;
           fn();
         }
       };
+      const end = () => {
+        this.listener = undefined;
+        this.onExit = undefined;
+        judged();
+      };
       this.listener = (message) => {
-        if (message.type === "done") {
-          if (message.report.runId !== request.runId) return;
+        if (message.type === "report") {
+          if (message.report.runId === request.runId) settle(() => resolveRun({ kind: "report", report: message.report }));
+        } else if (message.type === "done") {
+          if (message.runId !== request.runId) return;
           this.clean = message.reusable;
-          settle(() => resolveRun({ kind: "report", report: message.report, reusable: message.reusable }));
+          end();
+          // A verdict never comes before its report; if it did, the call must not hang.
+          settle(() => resolveRun({ kind: "exited", message: "the worker ended the run without a report" }));
+        } else if (settled) {
+          // Between the report and the verdict: the run has ended, nothing more reaches its handlers.
         } else if (message.type === "log") {
           const { type: _type, ...entry } = message;
           handlers.onLog?.(entry);
         } else if (message.type === "input-request") {
           handlers.onInput(message.request).then(
             (response) => this.send({ type: "input-response", requestId: message.request.requestId, response }),
-            (error) => settle(() => (this.kill(), reject(error))),
+            (error) => settle(() => (end(), this.kill(), reject(error))),
           );
         } else if (message.type === "approval-request") {
           handlers.onApproval(message.request).then(
             (decision) => this.send({ type: "approval-response", requestId: message.request.requestId, decision }),
-            (error) => settle(() => (this.kill(), reject(error))),
+            (error) => settle(() => (end(), this.kill(), reject(error))),
           );
         }
       };
-      this.onExit = (why) => settle(() => resolveRun({ kind: "exited", message: why }));
+      this.onExit = (why) => {
+        end();
+        settle(() => resolveRun({ kind: "exited", message: why }));
+      };
       this.send({ type: "run", run: handlers.onLog ? { ...request, forwardLogs: true } : request });
     });
   }

@@ -79,11 +79,16 @@ export type WorkerMessage =
   | { type: "input-request"; request: UserInputRequest }
   | { type: "approval-request"; request: ToolPermissionRequest }
   /**
-   * The run ended. `reusable`: the entrypoint returned (success or a business errCode) and
-   * left nothing running, and the worker has restored its environment and working directory,
-   * so it may serve another run (MCP-9).
+   * The run ended: its report, sent before the worker's post-run cleanup (so the caller's answer
+   * does not wait for it); `done` follows.
    */
-  | { type: "done"; report: WorkflowRunReport; reusable: boolean };
+  | { type: "report"; report: WorkflowRunReport }
+  /**
+   * The worker's verdict on the run `runId` after its cleanup. `reusable`: the entrypoint
+   * returned (success or a business errCode) and left nothing running, and the worker has
+   * restored its environment and working directory, so it may serve another run (MCP-9).
+   */
+  | { type: "done"; runId: string; reusable: boolean };
 
 /**
  * True when `value` looks like a message of this protocol (the `type` tag is a string).

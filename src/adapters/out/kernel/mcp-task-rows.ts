@@ -93,11 +93,29 @@ export function pageOf(rows: McpTaskRecord[], limit: number): { tasks: McpTaskRe
 }
 
 const num = (value: unknown) => (value === null || value === undefined ? null : Number(value));
-const parsed = (value: unknown): JsonValue | null => (value === null || value === undefined ? null : typeof value === "string" ? (JSON.parse(value) as JsonValue) : (value as JsonValue));
+/**
+ * Sets `record[field]` to the JSON a column holds. Text (SQLite) is parsed when the field is
+ * first read, not with the row: `tasks/get` reads a row on every poll and returns neither the
+ * result nor the pause it keeps. Reading the field (or spreading, or JSON-encoding the record)
+ * gives the parsed value; assigning replaces it.
+ */
+function defineJson(record: Record<string, unknown>, field: "result" | "paused", value: unknown): void {
+  if (typeof value !== "string") {
+    record[field] = value ?? null;
+    return;
+  }
+  let parsed: JsonValue | null | undefined;
+  Object.defineProperty(record, field, {
+    enumerable: true,
+    configurable: true,
+    get: () => (parsed === undefined ? (parsed = JSON.parse(value) as JsonValue) : parsed),
+    set: (next: JsonValue | null) => void (parsed = next),
+  });
+}
 
 /** A row as a record (numbers from bigint strings, JSON from text or jsonb). */
 export function recordOf(row: Record<string, unknown>): McpTaskRecord {
-  return {
+  const record = {
     projectId: String(row.project_id),
     taskId: String(row.task_id),
     entrypointId: String(row.entrypoint_id),
@@ -110,7 +128,8 @@ export function recordOf(row: Record<string, unknown>): McpTaskRecord {
     pollIntervalMs: Number(row.poll_interval_ms),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
-    result: parsed(row.result),
-    paused: parsed(row.paused),
-  };
+  } as McpTaskRecord;
+  defineJson(record as unknown as Record<string, unknown>, "result", row.result);
+  defineJson(record as unknown as Record<string, unknown>, "paused", row.paused);
+  return record;
 }

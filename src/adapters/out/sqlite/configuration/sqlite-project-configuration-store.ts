@@ -56,11 +56,22 @@ export function projectConfigurationDatabasePath(dataDir: string): string {
 export function createSqliteProjectConfigurationStore(options: SqliteProjectConfigurationStoreOptions): ProjectConfigurationStore {
   const { client, db } = openConfigurationDatabase(options);
   const state = { closed: false };
-  return sqliteConfigurationStoreOn(db, state, options.accountId ?? "", options.clock ?? createSystemClock(), async () => {
-    if (state.closed) return;
-    state.closed = true;
-    client.close();
-  });
+  // The connection is this store's own and only the store writes through it, so SQLite's
+  // `data_version` (it changes when another connection, in any process, commits) is a complete
+  // change signal once the store's own writes are accounted for (sqliteConfigurationStoreOn).
+  const dataVersion = client.prepare("PRAGMA data_version").pluck();
+  return sqliteConfigurationStoreOn(
+    db,
+    state,
+    options.accountId ?? "",
+    options.clock ?? createSystemClock(),
+    async () => {
+      if (state.closed) return;
+      state.closed = true;
+      client.close();
+    },
+    () => dataVersion.get() as number,
+  );
 }
 
 /** An open, migrated configuration database. */
@@ -81,14 +92,30 @@ export function openConfigurationDatabase(options: SqliteProjectConfigurationSto
   return openDatabase(path, options);
 }
 
+/** Projects whose state one store keeps in memory at most (a worker reads one). */
+const CACHED_PROJECTS = 64;
+
 /**
  * The port over an open database, scoped to one account's projects; `close` is what the
  * store's `close()` runs (the owner of the connection decides what it releases).
  *
+ * `changeSignal`, when given, is a cheap read whose value changes whenever anyone but this
+ * store commits to the database (SQLite's `PRAGMA data_version` on a connection only this store
+ * writes through): reads are then answered from the state loaded last while the signal keeps
+ * its value and this store has not written since, so a workflow worker's per-run read (CFG-2)
+ * costs one tiny statement — and a change made by another process is seen by the very next read.
+ *
  * @example
  * const store = sqliteConfigurationStoreOn(db, { closed: false }, accountId, clock, async () => {});
  */
-export function sqliteConfigurationStoreOn(db: BetterSQLite3Database, state: { closed: boolean }, accountId: string, clock: Clock, close: () => Promise<void>): ProjectConfigurationStore {
+export function sqliteConfigurationStoreOn(
+  db: BetterSQLite3Database,
+  state: { closed: boolean },
+  accountId: string,
+  clock: Clock,
+  close: () => Promise<void>,
+  changeSignal?: () => number,
+): ProjectConfigurationStore {
   const guard = <T>(what: string, run: () => T): T => {
     if (state.closed) throw new SteamharnessError("storage_failure", "[steamharness] [sqlite] the configuration store is closed");
     try {
@@ -101,12 +128,33 @@ export function sqliteConfigurationStoreOn(db: BetterSQLite3Database, state: { c
   // are prepared on first use and kept (the connection's statements also run inside its transactions).
   let reads: ReturnType<typeof prepareStateReads> | undefined;
   const stateOf = (projectId: string) => loadState((reads ??= prepareStateReads(db)), accountId, projectId);
+  // States loaded under the signal's value `version` (the domain never mutates a loaded state:
+  // its readers and commands copy it).
+  const cache = { version: Number.NaN, states: new Map<string, ProjectConfigurationState>() };
+  const cachedLoad = (projectId: string): ProjectConfigurationState => {
+    if (!changeSignal) return db.transaction(() => stateOf(projectId));
+    // The signal is read before the state: a commit landing in between makes the next read load again.
+    const version = changeSignal();
+    if (version !== cache.version) {
+      cache.states.clear();
+      cache.version = version;
+    }
+    let loaded = cache.states.get(projectId);
+    if (loaded === undefined) {
+      loaded = db.transaction(() => stateOf(projectId));
+      if (cache.states.size >= CACHED_PROJECTS) cache.states.clear();
+      cache.states.set(projectId, loaded);
+    }
+    return loaded;
+  };
   return createStateBackedConfigurationStore(
     {
       async load(projectId) {
-        return guard("configuration read failed", () => db.transaction(() => stateOf(projectId)));
+        return guard("configuration read failed", () => cachedLoad(projectId));
       },
       async transact(projectId, apply) {
+        // This store's own commits leave `data_version` as it is: they drop what it remembers.
+        cache.states.clear();
         return guard("configuration write failed", () =>
           db.transaction(
             (tx) => {

@@ -44,19 +44,20 @@ export function createSqliteMcpTaskStore(options: SqliteMcpTaskStoreOptions): Mc
   } catch (error) {
     throw wrapAdapterError("sqlite", `cannot open the task store ${path}`, error);
   }
-  const statements = new Map<string, Database.Statement>();
+  // Keyed by the kernel's text: a statement seen before (every tasks/get) is neither rewritten nor prepared again.
+  const statements = new Map<string, { statement: Database.Statement; order: number[] }>();
   let closed = false;
   // better-sqlite3 binds anonymous `?` in order: each `$n` becomes `?` with its value repeated.
   const prepared = (statement: TaskStatement) => {
-    const order = [...statement.text.matchAll(/\$(\d+)/g)].map((match) => Number(match[1]) - 1);
-    const text = statement.text.replace(/\$\d+/g, "?");
-    let found = statements.get(text);
+    let found = statements.get(statement.text);
     if (!found) {
-      found = client.prepare(text);
-      statements.set(text, found);
+      const order = [...statement.text.matchAll(/\$(\d+)/g)].map((match) => Number(match[1]) - 1);
+      found = { statement: client.prepare(statement.text.replace(/\$\d+/g, "?")), order };
+      statements.set(statement.text, found);
     }
+    const { statement: sqlite, order } = found;
     const values = order.map((index) => statement.values[index]);
-    return { run: () => found.run(...values), get: () => found.get(...values), all: () => found.all(...values) };
+    return { run: () => sqlite.run(...values), get: () => sqlite.get(...values), all: () => sqlite.all(...values) };
   };
   const call = <T>(what: string, run: () => T): T => {
     if (closed) throw new SteamharnessError("storage_failure", "[steamharness] [sqlite] the task store is closed");

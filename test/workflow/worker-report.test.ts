@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, expect, it, jest } from "@jest/globals";
+import { join } from "node:path";
+import { resolveDataDirs } from "../../src/adapters/in/project-runner/host-options.js";
+import { WorkerPool } from "../../src/adapters/in/project-runner/worker-pool.js";
+import type { WorkflowWorkerOptions } from "../../src/adapters/in/project-runner/worker-process.js";
+import type { WorkerRunRequest } from "../../src/adapters/in/project-runner/worker-protocol.js";
+import { cleanEnv, cleanup, tempDir, writeProject } from "../cli/helpers.js";
+
+// MCP-9: a worker sends its run's report before its post-run cleanup (the caller's answer does
+// not wait for it) and its verdict on reuse after it; the pool hands the worker out again only
+// once the verdict is in, so a run that left work behind still retires its worker.
+jest.setTimeout(60_000);
+
+let tmp: string;
+let options: WorkflowWorkerOptions;
+const pools: WorkerPool[] = [];
+const handlers = { onInput: () => Promise.reject(new Error("no input")), onApproval: () => Promise.reject(new Error("no approval")) };
+const request = (entrypointId: string): WorkerRunRequest => ({ runId: `20261202-${Math.random().toString(16).slice(2, 14).padEnd(12, "0")}`, entrypointId, params: {}, files: {}, newRun: true });
+
+beforeAll(async () => {
+  tmp = await tempDir("sh-worker-report-");
+  const projectDir = await writeProject(join(tmp, "project"), {
+    "package.json": JSON.stringify({ type: "module", id: "55555555-5555-4555-8555-555555555555", projectType: "workflow", main: "workflow.mjs" }),
+    "workflow.mjs": `export default { entrypoints: {
+      ping: { title: "Ping", run: () => ({ pong: true }) },
+      leak: { title: "Leak", run: () => { setTimeout(() => undefined, 60_000); return { leaked: true }; } },
+    } };\n`,
+  });
+  options = { config: { projectDir, dirs: resolveDataDirs({ dataDir: join(tmp, "data") }, tmp, projectDir), relatedProjects: [], openStorage: true }, env: cleanEnv(), output: process.stderr };
+});
+afterAll(async () => {
+  await Promise.all(pools.map((pool) => pool.close()));
+  await cleanup(tmp);
+});
+
+it("MCP-9 the worker sends a run's report before its post-run cleanup and its reuse verdict after it; the worker is handed out again only after the verdict", async () => {
+  const pool = new WorkerPool(options, { size: 1 });
+  pools.push(pool);
+  pool.start();
+  const lease = await pool.acquire();
+  await lease.worker.ready;
+  const messages: string[] = [];
+  lease.worker.child.on("message", (message: { type: string }) => messages.push(message.type));
+  const outcome = await lease.worker.run(request("ping"), handlers);
+  expect(outcome).toMatchObject({ kind: "report", report: { status: "success", result: { data: { output: { pong: true } } } } });
+  lease.release();
+  await lease.worker.settled;
+  expect(messages).toEqual(["report", "done"]);
+  // Reused: the verdict said the run left nothing behind.
+  const next = await pool.acquire();
+  expect(next.worker).toBe(lease.worker);
+  next.release();
+});
+
+it("MCP-9 a run that leaves a timer running: its report arrives, then the verdict retires the worker, and the next run gets a new one", async () => {
+  const pool = new WorkerPool(options, { size: 1 });
+  pools.push(pool);
+  pool.start();
+  const lease = await pool.acquire();
+  const outcome = await lease.worker.run(request("leak"), handlers);
+  expect(outcome).toMatchObject({ kind: "report", report: { status: "success", result: { data: { output: { leaked: true } } } } });
+  // Released at once, as a caller does when the report is in: the slot waits for the verdict.
+  lease.release();
+  const next = await pool.acquire();
+  expect(lease.worker.reusable).toBe(false);
+  expect(next.worker).not.toBe(lease.worker);
+  expect((await next.worker.run(request("ping"), handlers)).kind).toBe("report");
+  next.release();
+});
