@@ -11,7 +11,13 @@
  * the per-round differences against `off`, and each layer's share the difference of two of those.
  * Then the isolated figure: only the per-step telemetry calls (bench/observability-calls-loop.ts),
  * CPU µs per step in a fresh process (first 100 steps, next 300) and warm (steps 10 000–30 000),
- * median of 3 processes per mode. Writes bench/results/observability-split.json.
+ * median of 3 processes per mode. Beside it, the floor (`floorCallsUsPerStep`): the same spans and
+ * metric points made by the bare SDK with no steamharness code (bench/observability-bare-sdk.ts),
+ * in the same regimes, interleaved with the adapter's modes (the order rotates), median of
+ * OBS_SPLIT_FLOOR_PROCESSES (5) processes per mode — each also yielding to the event loop after
+ * every run (`…-yield`), as a host does: without it the batch processor's export never completes
+ * during the loop, so it exports one batch and then drops spans once its queue is full (the
+ * warm figures above are mostly dropped spans). Writes bench/results/observability-split.json.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -53,8 +59,10 @@ try {
 
 const CALL_MODES = ["adapter", "sdk", "serialize"] as const;
 type Calls = { coldUsPerStep: number; benchUsPerStep: number; warmUsPerStep: number };
-function calls(mode: (typeof CALL_MODES)[number]): Promise<Calls> {
-  const proc = spawn(process.execPath, ["--import", "tsx", join("bench", "observability-calls-loop.ts"), mode], { stdio: ["ignore", "pipe", "inherit"] });
+type CallsRun = Calls & { exported: number };
+function calls(mode: string): Promise<CallsRun> {
+  const [loopMode, yielding] = mode.endsWith("-yield") ? [mode.slice(0, -"-yield".length), ["yield"]] : [mode, []];
+  const proc = spawn(process.execPath, ["--import", "tsx", join("bench", "observability-calls-loop.ts"), loopMode, ...yielding], { stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
   proc.stdout.on("data", (part: Buffer) => (out += part));
   return new Promise((resolve, reject) => proc.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out.trim().split("\n").pop()!)) : reject(new Error(`calls ${mode} exited ${code}`)))));
@@ -65,6 +73,20 @@ for (const mode of CALL_MODES) {
   for (let i = 0; i < 3; i++) results.push(await calls(mode));
   isolated[mode] = { coldUsPerStep: median(results.map((r) => r.coldUsPerStep)), benchUsPerStep: median(results.map((r) => r.benchUsPerStep)), warmUsPerStep: median(results.map((r) => r.warmUsPerStep)) };
 }
+
+const FLOOR_MODES = ["sdk", "bare-sdk", "bare-sdk-start", "serialize", "bare-serialize", "sdk-yield", "bare-sdk-yield", "serialize-yield", "bare-serialize-yield"] as const;
+const FLOOR_PROCESSES = Number(process.env.OBS_SPLIT_FLOOR_PROCESSES ?? 5);
+const floorRuns = Object.fromEntries(FLOOR_MODES.map((mode) => [mode, [] as CallsRun[]]));
+for (let i = 0; i < FLOOR_PROCESSES; i++) for (let m = 0; m < FLOOR_MODES.length; m++) {
+  const mode = FLOOR_MODES[(m + i) % FLOOR_MODES.length]!;
+  floorRuns[mode]!.push(await calls(mode));
+}
+const floor = Object.fromEntries(
+  FLOOR_MODES.map((mode) => {
+    const results = floorRuns[mode]!;
+    return [mode, { coldUsPerStep: median(results.map((r) => r.coldUsPerStep)), benchUsPerStep: median(results.map((r) => r.benchUsPerStep)), warmUsPerStep: median(results.map((r) => r.warmUsPerStep)), spansExported: median(results.map((r) => r.exported)) }];
+  }),
+);
 
 const over = (mode: Mode): number => median(cpu[mode].map((ms, r) => ms - cpu.off[r]!));
 const overhead = Object.fromEntries(MODES.filter((mode) => mode !== "off").map((mode) => [mode, round3(over(mode))])) as Record<Exclude<Mode, "off">, number>;
@@ -85,7 +107,12 @@ const result = {
   },
   rounds: Object.fromEntries(MODES.map((mode) => [mode, cpu[mode].map(round3)])),
   isolatedCallsUsPerStep: isolated,
+  floorCallsUsPerStep: {
+    about: `the isolated calls again (adapter modes sdk, serialize) interleaved with the bare-SDK floor (bare-*: the same spans and points, no steamharness code; -start: every attribute given at startSpan); -yield: the event loop runs after each run, so every span is exported (spansExported); median of ${FLOOR_PROCESSES} processes per mode`,
+    ...floor,
+  },
 };
 console.log(`CPU overhead per step: ${MODES.filter((mode) => mode !== "off").map((mode) => `${mode} +${overhead[mode as Exclude<Mode, "off">]} ms`).join(", ")}`);
 console.log(`isolated telemetry calls, CPU µs/step (first 100 / next 300 / warm): ${CALL_MODES.map((mode) => `${mode} ${isolated[mode]!.coldUsPerStep} / ${isolated[mode]!.benchUsPerStep} / ${isolated[mode]!.warmUsPerStep}`).join(", ")}`);
+console.log(`floor (bare SDK) vs adapter, CPU µs/step (first 100 / next 300 / warm): ${FLOOR_MODES.map((mode) => `${mode} ${floor[mode]!.coldUsPerStep} / ${floor[mode]!.benchUsPerStep} / ${floor[mode]!.warmUsPerStep}`).join(", ")}`);
 writeFileSync(join("bench", "results", "observability-split.json"), `${JSON.stringify(result, null, 2)}\n`);
