@@ -7,6 +7,8 @@ import { MemoryStorage } from "../../src/adapters/out/memory/memory-storage.js";
 import { createMemoryBudgetLedger } from "../../src/adapters/out/memory/memory-budget-ledger.js";
 import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
 import { createPostgresStorage } from "../../src/adapters/out/postgres/postgres-storage.js";
+import { openStoreDatabase, findStoreMigrationsFolder } from "../../src/adapters/out/sqlite/store/sqlite-database.js";
+import { createSqliteBudgetLedger } from "../../src/adapters/out/sqlite/store/sqlite-budget-ledger.js";
 import { runBudgetLedgerContract } from "../../src/testing/budget-ledger.contract.js";
 import { describePostgres } from "../fixtures/postgres.js";
 
@@ -34,6 +36,43 @@ describe("BUD-1 budget ledger on memory", () => {
 });
 
 describe("BUD-1 budget ledger on SQLite", () => {
+  it("BUD-1 a SQLite reserve and a settle of four budgets run 5 statements each, besides BEGIN and COMMIT", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "sh-budget-statements-"));
+    const { db, sqlite } = openStoreDatabase(join(directory, "store.sqlite"), findStoreMigrationsFolder());
+    try {
+      // Counts the executions of the ledger's own prepared statements (transactions run their own).
+      let executed = 0;
+      const counting = new Proxy(sqlite, {
+        get(target, name) {
+          if (name !== "prepare") return Reflect.get(target, name, target);
+          return (source: string) => {
+            const statement = target.prepare(source);
+            const count = (run: (...args: unknown[]) => unknown) => (...args: unknown[]) => (executed++, run.apply(statement, args));
+            return { get: count(statement.get), run: count(statement.run), all: count(statement.all) };
+          };
+        },
+      });
+      const ledger = createSqliteBudgetLedger({ db, sqlite: counting, clock: { now: () => Date.now() }, state: { closed: false } });
+      const limits = [
+        { scope: "run" as const, id: "run-1", tokens: 1e9 },
+        { scope: "conversation" as const, id: "c-1", tokens: 1e9 },
+        { scope: "project" as const, id: "p-1", costMicros: 1e12 },
+        { scope: "tenant" as const, id: "t-1", period: "month" as const, costMicros: 1e12 },
+      ];
+      for (const n of [0, 1]) {
+        executed = 0;
+        expect(await ledger.reserve({ reservationId: `r-${n}`, limits, amount: { tokens: 100, costMicros: 200 }, at: Date.now() })).toEqual({ ok: true });
+        expect(executed).toBe(5);
+        executed = 0;
+        expect(await ledger.settle(`r-${n}`, { tokens: 10, costMicros: 20 })).toBe(true);
+        expect(executed).toBe(5);
+      }
+      expect(await ledger.read(limits[3]!, Date.now())).toEqual(expect.objectContaining({ spent: { tokens: 20, costMicros: 40 }, reserved: { tokens: 0, costMicros: 0 } }));
+    } finally {
+      sqlite.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
   runBudgetLedgerContract(api, () => {
     const directory = mkdtempSync(join(tmpdir(), "sh-budget-"));
     const storage = createSqliteStorage({ directory });

@@ -1,9 +1,10 @@
 /**
  * The budget ledger written once (BUD-1, ARCH-3): the rules of reserve, settle, release and
- * extend over a row driver's one atomic step. Memory and SQLite only lock, read and write rows;
- * the decision of each step is made here, inside the driver's transaction. One exception, for
- * speed: a driver whose round trips cost more than its work (PostgreSQL) may run a whole reserve
- * or finish on the server (`reserve`, `finish` below) by the same rule; input checks and the
+ * extend over a row driver's one atomic step. Memory only locks, reads and writes rows; the
+ * decision of each step is made here, inside the driver's transaction. One exception, for speed:
+ * a driver whose round trips (PostgreSQL) or statements (SQLite) cost more than its work may run
+ * a whole reserve or finish as one operation of its own (`reserve`, `finish` below) by the same
+ * rule (SQLite checks with the kernel's firstExceeded); input checks and the
  * refusal's answer stay here, and the contract suite holds every driver to one meaning.
  */
 import { budgetRowKey, budgetWindow, checkBudgetAmount, checkBudgetId, checkBudgetLimits, emptyBudgetRow, firstExceeded, type BudgetReservationRow, type BudgetRow } from "../../../domain/budget/budget-rules.js";
