@@ -1,6 +1,5 @@
 // Shared helpers of the CLI and MCP integration tests: real child processes, real SDK clients.
 import { execFile, type ExecFileException } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -8,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import { DIST_IS_FRESH } from "../fixtures/dist-freshness.js";
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const KITCHEN = join(REPO, "test/workflow/fixtures/kitchen");
@@ -16,30 +16,7 @@ export const EXAMPLE = join(REPO, "examples/workflow-project");
 export const FAKE_SECRET = "FAKE-SECRET-7f3a9c1e-do-not-leak";
 export const CLI_DIST = join(REPO, "dist/cli.js");
 
-/** The newest modification time of a file under `dir` (recursively). */
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-/**
- * Whether `dist/` was built after the last change to `src/` (and the build config): then the CLI
- * tests run the built bin, as users do, which starts in a fraction of the time the sources take
- * through tsx (each CLI call and each workflow worker). After an edit without a build they run
- * the sources, so a stale `dist/` is never what a test sees.
- */
-export const DIST_IS_FRESH = (() => {
-  try {
-    const built = Math.min(statSync(CLI_DIST).mtimeMs, statSync(join(REPO, "dist/workflow-worker.js")).mtimeMs);
-    return built >= Math.max(newestMtime(join(REPO, "src")), statSync(join(REPO, "tsup.config.ts")).mtimeMs, statSync(join(REPO, "package.json")).mtimeMs);
-  } catch {
-    return false;
-  }
-})();
+export { DIST_IS_FRESH };
 
 /** The CLI from the sources through tsx (for projects that import test fixtures written in TypeScript). */
 export const CLI_FROM_SOURCES = ["--import", "tsx", join(REPO, "src/cli.ts")];

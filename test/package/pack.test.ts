@@ -1,14 +1,25 @@
 import { execFile, execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import ts from "typescript";
+import { PACKAGE_DIST_IS_FRESH } from "../fixtures/dist-freshness.js";
 
 // The tarball is packed from a fresh copy of the checkout (its tracked and not-ignored files:
 // no dist/), so `npm pack` has to build dist itself through the prepack script, as on a fresh
 // clone. The copy links this checkout's node_modules (a clone would have run `npm ci`), and the
 // checkout's own dist/ is never rebuilt under the other tests' feet.
+//
+// When this checkout's dist/ is fresh (built by `npm run build`, the prepack script, after the
+// last change to anything the build reads: src/, ui/, the build config, package.json), the copy
+// gets that dist/ and is packed with --ignore-scripts: prepack would write the same files, and
+// the build costs about a minute of CPU (its .d.ts above all). CI builds its fresh clone with
+// `npm run build` before `npm test` (.ci/run), so there the build a fresh clone runs is the one
+// packed. STEAMHARNESS_PACK_REBUILD=1 packs through prepack anyway. Either way the DX-5 test
+// checks that the tarball's dist/ is, file for file and byte for byte, what the copy's dist/ held
+// after `npm pack` (so what prepack built, or the fresh build).
 //
 // Two installs of that one tarball:
 // - unpacked into <tmp>/node_modules/steamharness with the runtime dependencies linked from this
@@ -25,7 +36,24 @@ import ts from "typescript";
 
 const root = resolve(".");
 const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { version: string; exports: Record<string, unknown>; bin: Record<string, string> };
+const prebuilt = PACKAGE_DIST_IS_FRESH && process.env.STEAMHARNESS_PACK_REBUILD !== "1";
 const subpaths = Object.keys(pkg.exports).filter((key) => key !== "./package.json").map((key) => (key === "." ? "steamharness" : `steamharness/${key.slice(2)}`));
+
+/** The files under `dir` (relative, sorted) with the sha256 of each. */
+function digests(dir: string): Record<string, string> {
+  const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+  const listed = files.map((entry) => join(entry.parentPath, entry.name));
+  return Object.fromEntries(listed.map((file) => [file.slice(dir.length + 1), createHash("sha256").update(readFileSync(file)).digest("hex")]).sort(([a], [b]) => (a! < b! ? -1 : 1)));
+}
+
+/** Runs node with `args` to completion, whatever its exit status (tsc exits non-zero on errors). */
+function tscRun(args: string[], cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolveRun) => {
+    execFile(process.execPath, args, { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolveRun({ status: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
 
 /** Runs a command to completion; a non-zero exit fails with its output. */
 async function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env, input?: string): Promise<{ stdout: string; stderr: string }> {
@@ -44,6 +72,8 @@ describe("packed package (issue 2 / PORT)", () => {
   let tarball = "";
   // The init scaffolds live outside `dir`, so nothing resolves from its node_modules by accident.
   let apps = "";
+  // The dist/ the copy held after `npm pack` (built by prepack, or this checkout's fresh build).
+  let packedFrom: Record<string, string> = {};
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), "steamharness-pack-"));
@@ -58,8 +88,10 @@ describe("packed package (issue 2 / PORT)", () => {
     // What `steamharness chat examples/assistant` leaves in a working copy (SES-10): must not ship.
     mkdirSync(join(clone, "examples/assistant/.workflow/agents"), { recursive: true });
     writeFileSync(join(clone, "examples/assistant/.workflow/agents/leftover.sqlite"), "");
+    if (prebuilt) cpSync(join(root, "dist"), join(clone, "dist"), { recursive: true });
     // Without --json: the prepack build prints to stdout too.
-    execFileSync("npm", ["pack", "--pack-destination", dir], { cwd: clone, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "pipe"] });
+    execFileSync("npm", ["pack", "--pack-destination", dir, ...(prebuilt ? ["--ignore-scripts"] : [])], { cwd: clone, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "pipe"] });
+    packedFrom = digests(join(clone, "dist"));
     tarball = join(dir, readdirSync(dir).find((f) => f.endsWith(".tgz"))!);
     const modules = join(dir, "node_modules");
     mkdirSync(join(modules, "steamharness"), { recursive: true });
@@ -75,7 +107,11 @@ describe("packed package (issue 2 / PORT)", () => {
     if (apps) rmSync(apps, { recursive: true, force: true });
   });
 
-  it("DX-5 npm pack on a fresh clone builds dist (prepack) and ships dist, LICENSE, README, the migrations and the examples, no sources or tests", () => {
+  it(`DX-5 npm pack on a fresh clone ships the dist prepack (npm run build) builds${prebuilt ? " (this checkout's fresh build, packed with --ignore-scripts)" : ""}, LICENSE, README, the migrations and the examples, no sources or tests`, () => {
+    // prepack is the build; the tarball's dist/ is exactly what it (or the fresh build) wrote.
+    expect((JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }).scripts.prepack).toBe("npm run build");
+    expect(Object.keys(packedFrom).length).toBeGreaterThan(0);
+    expect(digests(join(dir, "node_modules/steamharness/dist"))).toEqual(packedFrom);
     const files = execFileSync("tar", ["tzf", tarball], { encoding: "utf8" }).split("\n");
     for (const file of ["dist/index.js", "dist/index.cjs", "dist/index.d.ts", "dist/cli.js", "dist/workflow-worker.js", "dist/sandbox-worker.js", "LICENSE", "README.md", "drizzle/meta/_journal.json"]) {
       expect(files).toContain(`package/${file}`);
@@ -227,7 +263,7 @@ describe("packed package (issue 2 / PORT)", () => {
     expect(chat.stdout).toContain("I am the example assistant, running on the offline model.");
   }, 600_000);
 
-  it("DX-1 consumers type-check against the installed .d.ts with tsc: module node16, nodenext and bundler, ESM and CJS", () => {
+  it("DX-1 consumers type-check against the installed .d.ts with tsc: module node16, nodenext and bundler, ESM and CJS", async () => {
     const consumer = join(dir, "typed");
     mkdirSync(consumer);
     writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "typed-consumer", private: true }));
@@ -256,8 +292,10 @@ export const used = [runId, model, workflow, text, wrong, typeof createAgentSess
       // module preserve: ESM imports in bundler.ts, `import x = require()` in cjs.cts (the "require" condition).
       { name: "bundler", flags: ["--module", "preserve", "--moduleResolution", "bundler", "--skipLibCheck"], files: ["bundler.ts", "cjs.cts"], dts: ["index.d.ts", "index.d.cts"] },
     ];
-    for (const { name, flags, files, dts } of cases) {
-      const result = spawnSync(process.execPath, [tsc, ...base, ...flags, ...files], { cwd: consumer, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+    // The three checks are independent programs: they run side by side.
+    const results = await Promise.all(cases.map(({ flags, files }) => tscRun([tsc, ...base, ...flags, ...files], consumer)));
+    for (const [index, { name, dts }] of cases.entries()) {
+      const result = results[index]!;
       const lines = result.stdout.split("\n");
       // Errors in the consumers or in steamharness's declarations fail; other packages' own
       // declarations are theirs (the MCP SDK's CJS types trip TS1541 under node16 with skipLibCheck false).

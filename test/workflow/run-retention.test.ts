@@ -4,7 +4,7 @@
 // waiting for an answer keeps them and still resumes exactly. Real CLI processes, real files.
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { CLI_FROM_SOURCES, cleanup, runCli, tempDir } from "../cli/helpers.js";
+import { cleanup, runCli, tempDir } from "../cli/helpers.js";
 import { writeTickingProject, type TickingProject } from "../fixtures/ticking-project.js";
 
 let tmp: string;
@@ -21,7 +21,7 @@ interface Report {
 }
 
 async function run(entrypoint: "pause" | "finish", extra: string[] = []): Promise<Report> {
-  const done = await runCli(["run", project, entrypoint, "--json", ...data, ...extra], { argsPrefix: CLI_FROM_SOURCES });
+  const done = await runCli(["run", project, entrypoint, "--json", ...data, ...extra]);
   expect([done.code, done.stderr]).toEqual([entrypoint === "pause" ? 3 : 0, expect.not.stringMatching(/run retention is off/)]);
   return JSON.parse(done.stdout) as Report;
 }
@@ -55,7 +55,7 @@ describe("SES-12 agent sessions of workflow runs are kept for a retention, pause
     expect([sessionsOf(paused.runId), sessionsOf(recent.runId), sessionsOf(again.runId)]).toEqual([true, true, true]);
 
     // `runs prune --older-than 0` removes every finished run, never the paused one.
-    const pruned = await runCli(["runs", "prune", project, "--older-than", "0", "--json"], { argsPrefix: CLI_FROM_SOURCES });
+    const pruned = await runCli(["runs", "prune", project, "--older-than", "0", "--json"]);
     expect([pruned.code, pruned.stderr]).toEqual([0, ""]);
     expect(JSON.parse(pruned.stdout)).toEqual({ removed: expect.arrayContaining([recent.runId, again.runId]), deferred: [] });
     expect((JSON.parse(pruned.stdout) as { removed: string[] }).removed).toHaveLength(2);
@@ -63,23 +63,23 @@ describe("SES-12 agent sessions of workflow runs are kept for a retention, pause
 
     // The paused run resumes from its kept session: no tick redone, the model asked once more.
     const before = ticking.done();
-    const answered = await runCli(["answer", project, paused.runId, paused.pending!.requestId, "--value", '{"approve":true}', "--json", ...data], { argsPrefix: CLI_FROM_SOURCES });
+    const answered = await runCli(["answer", project, paused.runId, paused.pending!.requestId, "--value", '{"approve":true}', "--json", ...data]);
     expect([answered.code, answered.stderr]).toEqual([0, expect.any(String)]);
     expect(JSON.parse(answered.stdout)).toMatchObject({ runId: paused.runId, status: "success", result: { data: { output: { answer: "done", toolCalls: 2 } } } });
     expect(ticking.done()).toEqual([before[0], before[1] + 1]);
 
     // Once it finished it is an ordinary finished run: prunable.
-    const later = await runCli(["runs", "prune", project, "--older-than", "0"], { argsPrefix: CLI_FROM_SOURCES });
+    const later = await runCli(["runs", "prune", project, "--older-than", "0"]);
     expect([later.code, later.stdout]).toEqual([0, "removed the agent sessions of 1 run(s)\n"]);
     expect(sessionsOf(paused.runId)).toBe(false);
   }, 240_000);
 
   it("SES-12 bad durations are usage errors (exit code 2), and nothing runs", async () => {
-    const bad = await runCli(["run", project, "finish", "--run-retention", "5", ...data], { argsPrefix: CLI_FROM_SOURCES });
+    const bad = await runCli(["run", project, "finish", "--run-retention", "5", ...data]);
     expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/--run-retention.*expected a duration/)]);
-    const never = await runCli(["runs", "prune", project, "--older-than", "never"], { argsPrefix: CLI_FROM_SOURCES });
+    const never = await runCli(["runs", "prune", project, "--older-than", "never"]);
     expect([never.code, never.stderr]).toEqual([2, expect.stringMatching(/--older-than.*expected a duration/)]);
-    const relative = await runCli(["runs", "prune", project, "--agent-store-dir", "rel/agents"], { argsPrefix: CLI_FROM_SOURCES });
+    const relative = await runCli(["runs", "prune", project, "--agent-store-dir", "rel/agents"]);
     expect([relative.code, relative.stderr]).toEqual([2, expect.stringMatching(/--agent-store-dir must be an absolute path/)]);
   }, 120_000);
 });
