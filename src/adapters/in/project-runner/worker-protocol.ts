@@ -61,6 +61,13 @@ export type ParentMessage =
   | { type: "run"; run: WorkerRunRequest }
   | { type: "input-response"; requestId: string; response: UserInputResponse }
   | { type: "approval-response"; requestId: string; decision: ToolPermissionDecision }
+  /**
+   * The host is done with the report of run `runId` (its caller has the answer): the worker
+   * cleans up and sends its verdict now, not while the host still turns the report into an
+   * answer (on a busy machine the two share a core). A worker that hears nothing cleans up
+   * after `WORKER_SETTLE_WAIT_MS` anyway.
+   */
+  | { type: "settle"; runId: string }
   /** No further run: close the stores and exit. */
   | { type: "exit" };
 
@@ -71,6 +78,9 @@ export interface WorkerLogEntry {
   data?: Record<string, unknown>;
 }
 
+/** The longest a worker waits for the host's `settle` after a report before it cleans up anyway. */
+export const WORKER_SETTLE_WAIT_MS = 50;
+
 /** Worker → parent process messages. */
 export type WorkerMessage =
   | ({ type: "log" } & WorkerLogEntry)
@@ -80,7 +90,7 @@ export type WorkerMessage =
   | { type: "approval-request"; request: ToolPermissionRequest }
   /**
    * The run ended: its report, sent before the worker's post-run cleanup (so the caller's answer
-   * does not wait for it); `done` follows.
+   * does not wait for it); `done` follows, once the host has sent `settle`.
    */
   | { type: "report"; report: WorkflowRunReport }
   /**
