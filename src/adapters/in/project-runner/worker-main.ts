@@ -167,10 +167,10 @@ async function serve(run: WorkerRunRequest): Promise<void> {
   await defaultRuntime().telemetry.flush();
   // The report goes out before the cleanup below, so the caller's answer does not wait for it;
   // the host hands this worker no further run (nor ends it) before the verdict that follows.
-  // The cleanup starts once the host has answered its caller (`settle`).
-  const settled = hostSettled(run.runId);
+  // The cleanup starts once the host has answered its caller (`settle`); the wait is set up after
+  // the send (a settle can only arrive in a later turn of the event loop).
   void send({ type: "report", report });
-  await settled;
+  await hostSettled(run.runId);
   // One turn of the event loop first: a file operation the run awaited last is still listed as
   // active while its promise's continuations run.
   await new Promise((resolveTurn) => setImmediate(resolveTurn));
