@@ -39,21 +39,29 @@ export function createSamplingHandler(server: Server, options: SamplingHandlerOp
     const { checkSamplingRequest, checkSamplingResult } = await import("../../../domain/workflow/sampling.js");
     // The worker checked it already; the host does not trust a message from project code.
     const params = checkSamplingRequest(request);
-    const abort = AbortSignal.any([options.signal, signal]);
+    // Linked by listeners on both sources rather than AbortSignal.any: a composite signal may be
+    // collected while the request waits, and its abort (the client's notifications/cancelled) lost.
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    const sources = [options.signal, signal];
+    for (const source of sources) source.addEventListener("abort", abort, { once: true });
+    if (sources.some((source) => source.aborted)) abort();
     let answer: unknown;
     try {
       answer = await server.request({ method: "sampling/createMessage", params }, ResultSchema, {
-        signal: abort,
+        signal: controller.signal,
         timeout,
         ...(options.relatedRequestId !== undefined ? { relatedRequestId: options.relatedRequestId } : {}),
       });
     } catch (error) {
-      if (abort.aborted) throw new SteamharnessError("cancelled", "the sampling request was cancelled");
+      if (controller.signal.aborted) throw new SteamharnessError("cancelled", "the sampling request was cancelled");
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         throw new SteamharnessError("timeout", `the MCP client did not answer the sampling request within ${timeout} ms`, { data: { timeoutMs: timeout } });
       }
       const code = error instanceof McpError ? error.code : null;
       throw new SteamharnessError("sampling_failed", `the MCP client did not sample: ${(error as Error)?.message ?? String(error)}`, { data: { mcpCode: code } });
+    } finally {
+      for (const source of sources) source.removeEventListener("abort", abort);
     }
     return checkSamplingResult(answer);
   };

@@ -16,7 +16,7 @@ export interface HostBridge {
   userInput: UserInput;
   toolPermissions: ToolPermissions;
   /** Asks the host to have the calling MCP client sample (it answers or rejects with a typed error). */
-  sampling: { createMessage(request: WorkflowSamplingRequest, signal?: AbortSignal): Promise<WorkflowSamplingResult> };
+  sampling: { createMessage(request: WorkflowSamplingRequest, signals: readonly AbortSignal[]): Promise<WorkflowSamplingResult> };
   /** Forwards a log entry of the run to the host. */
   log(entry: WorkerLogEntry): void;
   /** Feeds a host message in; returns true when it answered a pending request. */
@@ -45,21 +45,24 @@ export function createHostBridge(send: (message: WorkerMessage) => void): HostBr
   let sampled = 0;
   return {
     sampling: {
-      createMessage(request, signal) {
+      createMessage(request, signals) {
         sampled += 1;
         const requestId = `sampling-${sampled}`;
         return new Promise<WorkflowSamplingResult>((resolvePromise, reject) => {
           const cancelled = () => new SteamharnessError("cancelled", "the sampling request was cancelled", { data: { requestId } });
-          if (signal?.aborted) return reject(cancelled());
-          // Abandoned by the run: the host stops waiting for the client (which is told), the run is not ended.
+          if (signals.some((signal) => signal.aborted)) return reject(cancelled());
+          // Abandoned by the run (any of its signals): the host stops waiting for the client,
+          // which is told; the run goes on. Listeners on each signal, not an AbortSignal.any
+          // composite, which may be collected (and its abort lost) while the request waits.
           const onAbort = () => {
             if (!samplings.delete(requestId)) return;
+            settle();
             send({ type: "sampling-cancel", requestId });
             reject(cancelled());
           };
-          const settle = () => signal?.removeEventListener("abort", onAbort);
+          const settle = () => signals.forEach((signal) => signal.removeEventListener("abort", onAbort));
           samplings.set(requestId, { resolve: (result) => (settle(), resolvePromise(result)), reject: (error) => (settle(), reject(error)) });
-          signal?.addEventListener("abort", onAbort, { once: true });
+          for (const signal of signals) signal.addEventListener("abort", onAbort, { once: true });
           send({ type: "sampling-request", requestId, request });
         });
       },
@@ -147,8 +150,7 @@ function friendlySampling(bridge: HostBridge, runSignal: AbortSignal): WorkflowS
   return {
     async createMessage(request, options = {}) {
       const checked = checkSamplingRequest(request);
-      const signal = options.signal ? AbortSignal.any([runSignal, options.signal]) : runSignal;
-      return bridge.sampling.createMessage(checked, signal);
+      return bridge.sampling.createMessage(checked, options.signal ? [runSignal, options.signal] : [runSignal]);
     },
   };
 }
