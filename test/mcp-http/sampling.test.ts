@@ -7,6 +7,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CancelledNotificationSchema, CreateMessageRequestSchema, type CallToolResult, type ClientCapabilities, type CreateMessageRequest, type CreateMessageResult } from "@modelcontextprotocol/sdk/types.js";
 import { alive, cleanup, REPO, runCli, startMcp, tempDir, waitFor } from "../cli/helpers.js";
 import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
+import { callAsTask, pollTask, taskResult } from "./task-helpers.js";
 
 jest.setTimeout(Number(process.env.SAMPLING_TEST_TIMEOUT ?? 120_000));
 
@@ -211,7 +212,26 @@ describe.each([stdioTransport(), httpTransport()])("MCP-6 MCP-15 sampling from a
   });
 });
 
-describe("MCP-6 sampling outside an MCP call", () => {
+describe("MCP-6 MCP-13 sampling outside a live MCP call", () => {
+  it("MCP-13 an entrypoint called as a task has no live call to ask through: its run gets sampling_unavailable and the client is never asked", async () => {
+    const tmp = await tempDir("sh-task-sampling-");
+    const server = await startHttpMcp(SAMPLING, ["--data-dir", join(tmp, "data"), "--workers", "1"]);
+    const client = await connectHttp(server.url, { capabilities: { ...WITH_SAMPLING, tasks: {} } });
+    try {
+      const seen = onSampling(client, () => ANSWER);
+      const task = await callAsTask(client, "sample_or_explain", {});
+      expect(await pollTask(client, task.taskId, (t) => t.status !== "working")).toMatchObject({ status: "completed" });
+      const result = await taskResult(client, task.taskId);
+      expect(outputOf(result)).toMatchObject({ code: "sampling_unavailable", message: expect.stringContaining("not `steamharness run`, the viewer or an MCP task") });
+      expect(seen).toHaveLength(0);
+    } finally {
+      await client.close();
+      await server.stop();
+      await cleanup(tmp);
+    }
+  });
+
+
   it("MCP-6 `steamharness run` has no client to ask: the run gets sampling_unavailable", async () => {
     const tmp = await tempDir("sh-run-sampling-");
     try {
