@@ -39,8 +39,8 @@ export function createSamplingHandler(server: Server, options: SamplingHandlerOp
     const { checkSamplingRequest, checkSamplingResult } = await import("../../../domain/workflow/sampling.js");
     // The worker checked it already; the host does not trust a message from project code.
     const params = checkSamplingRequest(request);
-    // Linked by listeners on both sources rather than AbortSignal.any: a composite signal may be
-    // collected while the request waits, and its abort (the client's notifications/cancelled) lost.
+    // Either the call's signal or the run's (its own abort, or the run ended) withdraws the
+    // request; the listeners go when it settles, so a long call does not collect them.
     const controller = new AbortController();
     const abort = () => controller.abort();
     const sources = [options.signal, signal];

@@ -52,8 +52,8 @@ export function createHostBridge(send: (message: WorkerMessage) => void): HostBr
           const cancelled = () => new SteamharnessError("cancelled", "the sampling request was cancelled", { data: { requestId } });
           if (signals.some((signal) => signal.aborted)) return reject(cancelled());
           // Abandoned by the run (any of its signals): the host stops waiting for the client,
-          // which is told; the run goes on. Listeners on each signal, not an AbortSignal.any
-          // composite, which may be collected (and its abort lost) while the request waits.
+          // which is told; the run goes on. The listeners go when the request settles, so the
+          // run's signal does not collect one per request.
           const onAbort = () => {
             if (!samplings.delete(requestId)) return;
             settle();
