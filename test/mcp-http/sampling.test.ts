@@ -222,7 +222,7 @@ describe("MCP-6 MCP-13 sampling outside a live MCP call", () => {
       const task = await callAsTask(client, "sample_or_explain", {});
       expect(await pollTask(client, task.taskId, (t) => t.status !== "working")).toMatchObject({ status: "completed" });
       const result = await taskResult(client, task.taskId);
-      expect(outputOf(result)).toMatchObject({ code: "sampling_unavailable", message: expect.stringContaining("not `steamharness run`, the viewer or an MCP task") });
+      expect(outputOf(result)).toMatchObject({ code: "sampling_unavailable", message: expect.stringContaining("not `steamharness run` or `answer`, nor an MCP task") });
       expect(seen).toHaveLength(0);
     } finally {
       await client.close();

@@ -74,7 +74,7 @@ export interface WorkflowSamplingOptions {
 /**
  * `context.sampling` of a workflow run: asks the model of the MCP client that called the run for
  * one completion. It works only during an MCP `tools/call` from a client that declared the
- * `sampling` capability; anywhere else (`steamharness run`, the viewer, MCP tasks, a client
+ * `sampling` capability; anywhere else (`steamharness run` and `answer`, MCP tasks, a client
  * without the capability) it rejects with `sampling_unavailable`, which the workflow may catch.
  * A request outside {@link SAMPLING_LIMITS} rejects with `input_validation`; a client that
  * refuses, fails or answers something that is not a `CreateMessageResult` gives `sampling_failed`.

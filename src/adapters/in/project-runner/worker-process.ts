@@ -46,7 +46,7 @@ export interface RunHandlers {
 
 /** What a run that asks for sampling without a handler is told. */
 const SAMPLING_UNAVAILABLE_MESSAGE =
-  "sampling is unavailable: only a run called by an MCP client that declared the sampling capability can ask its model (not `steamharness run`, the viewer or an MCP task)";
+  "sampling is unavailable: only a run called by an MCP client that declared the sampling capability can ask its model (not `steamharness run` or `answer`, nor an MCP task)";
 
 function samplingErrorOf(error: unknown): WorkerSamplingError {
   if (isSteamharnessError(error)) return { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) };
