@@ -106,7 +106,8 @@ export async function publishedCatalog(runner: ProjectRunner, slot: CatalogCache
  * files are unchanged, the cached catalog answers the first `tools/list` and the workers fork
  * once the client confirms the handshake (`notifications/initialized`), or at the first call;
  * otherwise the workers fork before the MCP SDK even loads, so the first one loads the project
- * while the handshake is answered.
+ * while the SDK loads. The `initialize` answer waits for the catalog (stdin is read meanwhile),
+ * because the capabilities name the prompts and resources the project declares (MCP-15).
  *
  * @example
  * await serveWorkflowOverStdio({ projectDir: "/abs/project", workers: 2 });
@@ -155,10 +156,15 @@ export async function serveWorkflowOverStdio(options: ServeWorkflowOptions): Pro
     shutdown(exitCodeOfError(error));
   });
   try {
-    const [{ createWorkflowMcpServer }, { connectStdio }] = await Promise.all([import("./workflow-server.js"), import("./transport/stdio.js")]);
-    const server = createWorkflowMcpServer(prechecked.location.manifest, runner, catalog);
-    server.onclose = () => shutdown();
-    server.oninitialized = () => runner.startWorkers();
+    const [{ createWorkflowMcpServer, publishedOf }, { connectStdio }] = await Promise.all([import("./workflow-server.js"), import("./transport/stdio.js")]);
+    // MCP-15: the capabilities depend on the prompts and resources the project declares, so the
+    // handshake is answered once the catalog is there (at once from the cache).
+    const server = publishedOf(catalog).then((published) => {
+      const created = createWorkflowMcpServer(prechecked.location.manifest, runner, catalog, undefined, { published });
+      created.onclose = () => shutdown();
+      created.oninitialized = () => runner.startWorkers();
+      return created;
+    });
     await connectStdio(server);
   } catch (error) {
     log((error as Error)?.message ?? String(error));
