@@ -101,7 +101,9 @@ export const MAX_INLINE_CONTENT_CHARS = 1024 * 1024;
 
 const NAME = "^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$";
 const Text = Type.String({ maxLength: MAX_INLINE_CONTENT_CHARS });
-const MimeType = Type.String({ pattern: "^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$" });
+const MimeType = Type.String({ minLength: 1 });
+const MIME_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$/;
+const URI = /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/;
 const Options = Type.Array(Type.String({ maxLength: 500 }), { maxItems: 10_000 });
 const strict = { additionalProperties: false };
 
@@ -135,7 +137,7 @@ const PromptSchema = Type.Object(
 const described = { name: Type.String({ minLength: 1 }), title: Type.Optional(Type.String()), description: Type.Optional(Type.String()), mimeType: Type.Optional(MimeType) };
 
 const ResourceSchema = Type.Object(
-  { uri: Type.String({ pattern: "^[A-Za-z][A-Za-z0-9+.-]*:\\S+$" }), ...described, text: Type.Optional(Text), blob: Type.Optional(Type.String({ maxLength: MAX_INLINE_CONTENT_CHARS, pattern: "^[A-Za-z0-9+/]*={0,2}$" })), file: Type.Optional(Type.String({ minLength: 1 })) },
+  { uri: Type.String({ minLength: 1 }), ...described, text: Type.Optional(Text), blob: Type.Optional(Type.String({ maxLength: MAX_INLINE_CONTENT_CHARS })), file: Type.Optional(Type.String({ minLength: 1 })) },
   strict,
 );
 
@@ -154,7 +156,11 @@ function at(path: string, pointer: string): string {
 }
 
 function check(schema: TSchema, value: unknown, where: string, path: string): void {
-  if (Value.Check(schema, value)) return;
+  if (Value.Check(schema, value)) {
+    const mimeType = (value as { mimeType?: string }).mimeType;
+    if (mimeType !== undefined && !MIME_TYPE.test(mimeType)) throw invalid(where, `${path}.mimeType`, `${JSON.stringify(mimeType)} is not a MIME type such as text/plain or image/png`);
+    return;
+  }
   const first = Value.Errors(schema, value).First();
   throw invalid(where, first ? at(path, first.path) : path, first ? describeSchemaError(first) : "malformed");
 }
@@ -176,6 +182,7 @@ function checkedPrompts(raw: unknown, where: string, resources: readonly Workflo
       if (content.type === "image") {
         const problem = projectFileProblem(content.file);
         if (problem) throw invalid(where, `${here}.file`, problem);
+        if (content.mimeType !== undefined && !MIME_TYPE.test(content.mimeType)) throw invalid(where, `${here}.mimeType`, `${JSON.stringify(content.mimeType)} is not a MIME type such as image/png`);
       }
       // A URI without placeholders is checked now; one built from arguments when the prompt is got.
       if (content.type === "resource" && placeholdersOf(content.uri).every((used) => !names.has(used))) {
@@ -195,7 +202,9 @@ function checkedResources(raw: unknown, where: string): WorkflowResourceDeclarat
     check(ResourceSchema, resource, where, path);
     const declared = resource as WorkflowResourceDeclaration;
     const sources = (["text", "blob", "file"] as const).filter((key) => declared[key] !== undefined);
+    if (!URI.test(declared.uri)) throw invalid(where, `${path}.uri`, `${JSON.stringify(declared.uri)} is not a URI with a scheme (e.g. docs://readme)`);
     if (sources.length !== 1) throw invalid(where, path, `declares ${sources.length === 0 ? "no content" : sources.join(" and ")}: give exactly one of text, blob (Base64) or file`);
+    if (declared.blob !== undefined && !/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(declared.blob)) throw invalid(where, `${path}.blob`, "is not Base64 (A–Z, a–z, 0–9, + and /, padded with = to a multiple of 4)");
     if (declared.file !== undefined) {
       const problem = projectFileProblem(declared.file);
       if (problem) throw invalid(where, `${path}.file`, problem);
