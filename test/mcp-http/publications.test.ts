@@ -279,3 +279,16 @@ describe("MCP-15 a project without prompts or resources", () => {
   });
 });
 
+
+describe("MCP-15 a handshake waits a bounded time for the project's catalog", () => {
+  it("MCP-15 publishedOf: the structure once loaded; undefined for a project that fails to load, or that still loads after the bound (then onLate runs)", async () => {
+    const { publishedOf } = await import("../../src/adapters/in/mcp/workflow-server.js");
+    const structure = { projectId: "p", projectType: "workflow" as const, entrypoints: [], prompts: [] };
+    expect(await publishedOf(Promise.resolve({ structure, tools: [] }))).toBe(structure);
+    const failing = Promise.reject(new Error("does not load"));
+    expect(await publishedOf(failing)).toBeUndefined();
+    let late = 0;
+    expect(await publishedOf(new Promise(() => undefined), { waitMs: 30, onLate: () => (late += 1) })).toBeUndefined();
+    expect(late).toBe(1);
+  });
+});

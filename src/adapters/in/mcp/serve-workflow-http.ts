@@ -18,7 +18,7 @@ import { exitCodeOfError } from "../exits/exit-codes.js";
 import { precheckProjectRunner } from "../project-runner/host-options.js";
 import type { ProjectRunner } from "../project-runner/project-runner.js";
 import { catalogCacheSlot, readCatalogCache } from "./catalog-cache.js";
-import { DEFAULT_WORKERS, publishedCatalog, type ServeWorkflowOptions } from "./serve-workflow.js";
+import { DEFAULT_WORKERS, LATE_CATALOG, publishedCatalog, type ServeWorkflowOptions } from "./serve-workflow.js";
 import type { McpHttpAuthOptions } from "./transport/http-auth.js";
 import { DEFAULT_MCP_PATH, LOOPBACK_HOSTS, type McpHttpHandler } from "./transport/http-handler.js";
 
@@ -160,7 +160,7 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
   catalog.catch(() => undefined);
   const handler = await mcpHttpListener({
     // MCP-15: a session's capabilities include the prompts and resources the project declares.
-    createServer: async () => createWorkflowMcpServer(prechecked.location.manifest, host, catalog, tasks, { logging: true, published: await publishedOf(catalog) }),
+    createServer: async () => createWorkflowMcpServer(prechecked.location.manifest, host, catalog, tasks, { logging: true, published: await publishedOf(catalog, { onLate: () => log(LATE_CATALOG) }) }),
     path: options.path ?? DEFAULT_MCP_PATH,
     allowedHosts: allowedHostsFor(bind, options.allowedHosts ?? []),
     ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),

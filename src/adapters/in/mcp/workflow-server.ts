@@ -44,18 +44,35 @@ export interface WorkflowMcpServerOptions {
 }
 
 /**
+ * How long a handshake waits for the project's catalog (MCP-15): the capabilities name the
+ * prompts and resources the project declares, known once a worker loaded it (at once from the
+ * catalog cache). A project still loading by then is served with its tools only on that
+ * connection, so a slow or stuck load never holds the handshake for longer.
+ */
+export const HANDSHAKE_CATALOG_WAIT_MS = 10_000;
+
+/**
  * The structure a server publishes prompts and resources from, once the catalog settled:
  * `undefined` when the project does not load (the server then offers its tools only, and the
- * host reports the load failure as before).
+ * host reports the load failure as before) or is still loading after `waitMs` (then `onLate`
+ * runs).
  *
  * @example
  * const server = createWorkflowMcpServer(manifest, runner, catalog, undefined, { published: await publishedOf(catalog) });
  */
-export function publishedOf(catalog: Promise<WorkflowCatalog>): Promise<StructurePublications | undefined> {
-  return catalog.then(
-    ({ structure }) => structure,
-    () => undefined,
-  );
+export function publishedOf(catalog: Promise<WorkflowCatalog>, options: { waitMs?: number; onLate?: () => void } = {}): Promise<StructurePublications | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      options.onLate?.();
+      resolve(undefined);
+    }, options.waitMs ?? HANDSHAKE_CATALOG_WAIT_MS);
+    timer.unref();
+    const settle = (published: StructurePublications | undefined) => {
+      clearTimeout(timer);
+      resolve(published);
+    };
+    catalog.then(({ structure }) => settle(structure), () => settle(undefined));
+  });
 }
 
 /** The SDK server, closing what a connection holds (resource watchers) when its transport closes. */
