@@ -5,7 +5,7 @@
 // subscriptions told of file changes with no watcher left behind, and completion from static
 // options. A project that declares none of it declares no new capability.
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
-import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { mkdir, rename, symlink, writeFile } from "node:fs/promises";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -221,6 +221,17 @@ describe.each(["stdio", "http"])("MCP-15 prompts, resources and completions over
     await writeFile(join(project, "notes/notes.md"), `# Notes\n${kind} edit\n`);
     await waitFor(() => updates.includes("docs://notes"), 10_000);
     expect((await served.client.readResource({ uri: "docs://notes" })).contents[0]).toMatchObject({ text: `# Notes\n${kind} edit\n` });
+    // Saved the way editors do (a new file renamed over the old one), then edited in place: the
+    // watcher follows the path, not the replaced inode.
+    for (const save of ["rename", "in place"]) {
+      updates.length = 0;
+      if (save === "rename") {
+        await writeFile(join(project, "notes/.notes.md.tmp"), "# Notes\nrenamed over\n");
+        await rename(join(project, "notes/.notes.md.tmp"), join(project, "notes/notes.md"));
+      } else await writeFile(join(project, "notes/notes.md"), "# Notes\nedited after the rename\n");
+      await waitFor(() => updates.includes("docs://notes"), 10_000);
+    }
+    expect(inotifyWatches(served.pid)).toBe(before + 1);
     await served.client.unsubscribeResource({ uri: "docs://notes" });
     expect(inotifyWatches(served.pid)).toBe(before);
     updates.length = 0;
