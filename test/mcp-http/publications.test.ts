@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { mkdir, rename, symlink, writeFile } from "node:fs/promises";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
+import { execFileSync } from "node:child_process";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -48,6 +49,8 @@ const WORKFLOW = `export default {
     { uri: "docs://inline-bytes", name: "inline-bytes", blob: "AAEC" },
     { uri: "docs://outside", name: "outside", file: "link-out.txt" },
     { uri: "docs://folder", name: "folder", file: "assets" },
+    { uri: "docs://fifo", name: "fifo", file: "pipe" },
+    { uri: "docs://big", name: "big", file: "big.bin" },
   ],
   resourceTemplates: [
     { uriTemplate: "docs://day/{day}/summary", name: "day", mimeType: "application/json", text: '{"day":"{day}"}', options: { day: ["monday", "tuesday", "thursday"] } },
@@ -70,6 +73,8 @@ beforeAll(async () => {
   await writeFile(join(project, "assets/pixel.png"), PIXEL);
   await writeProject(join(tmp, "outside"), { "secret.txt": "OUTSIDE-SECRET" });
   await symlink(join(tmp, "outside/secret.txt"), join(project, "link-out.txt"));
+  execFileSync("mkfifo", [join(project, "pipe")]);
+  await writeFile(join(project, "big.bin"), Buffer.alloc(10 * 1024 * 1024 + 1));
 }, 60_000);
 afterAll(async () => {
   await cleanup(tmp);
@@ -192,13 +197,16 @@ describe.each(["stdio", "http"])("MCP-15 prompts, resources and completions over
     expect((await rpcError(served.client.readResource({ uri: "docs://unknown" }))).code).toBe(-32002);
   });
 
-  it(`MCP-15 a file resource whose symlink points out of the project, or that is a folder, is a typed error and the server keeps serving (${kind})`, async () => {
+  it(`MCP-15 a file resource whose symlink points out of the project, or that is a folder, a FIFO or over 10 MB, is a typed error and the server keeps serving (${kind})`, async () => {
     const outside = await rpcError(served.client.readResource({ uri: "docs://outside" }));
     expect(outside.code).toBe(ErrorCode.InternalError);
     expect(outside.message).toContain("outside the project folder");
     expect(outside.message).not.toContain("OUTSIDE-SECRET");
     const folder = await rpcError(served.client.readResource({ uri: "docs://folder" }));
     expect(folder.message).toContain("not a regular file");
+    // A FIFO with no writer must not hang the server; a file over 10 MB is refused unread.
+    expect((await rpcError(served.client.readResource({ uri: "docs://fifo" }))).message).toContain("not a regular file");
+    expect((await rpcError(served.client.readResource({ uri: "docs://big" }))).message).toContain("over the 10485760-byte limit");
     expect((await rpcError(served.client.subscribeResource({ uri: "docs://outside" }))).message).toContain("outside the project folder");
     expect((await served.client.readResource({ uri: "docs://readme" })).contents).toHaveLength(1);
   });

@@ -77,6 +77,12 @@ describe("MCP-15 the text rules of prompts and templates", () => {
     expect(matchUriTemplate("x://t/{id}/data", "x://t/1%2F2/data")).toEqual({ id: "1/2" });
     expect(matchUriTemplate("x://t/{id}/data", "x://t/%E0%A4%A/data")).toBeNull();
     expect(matchUriTemplate("x://t/{id}", "x://t/")).toBeNull();
+    expect(matchUriTemplate("x://t", "x://t")).toEqual({});
+    expect(matchUriTemplate("x://t", "x://t/more")).toBeNull();
+    expect(matchUriTemplate("x://{a}.{b}.json", "x://one.two.three.json")).toEqual({ a: "one", b: "two.three" });
+    // No backtracking: a long hostile URI against a template of many variables answers at once.
+    const hostile = `x://${"a.".repeat(50_000)}!`;
+    expect(matchUriTemplate("x://{a}.{b}.{c}.{d}.{e}", hostile)).toBeNull();
     expect(uriTemplateProblem("x://{a}{b}")).toMatch(/side by side/);
     expect(uriTemplateProblem("x://{a}/{a}")).toMatch(/twice/);
     expect(completeFromOptions(["Paris", "park", "rome"], "PAR")).toEqual({ values: ["Paris", "park"], total: 2, hasMore: false });

@@ -69,35 +69,43 @@ export function projectFileProblem(file: string): string | null {
   return null;
 }
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+/** The characters of a level-1 value: unreserved, or percent escapes. */
+const LEVEL_1_VALUE = /^[A-Za-z0-9\-._~%]+$/;
 
 /**
  * Matches a URI against a level-1 template: the variables' values (percent-decoded), or `null`.
  * A level-1 value is percent-encoded, so it spans no `/`, `?`, `#` or other reserved character.
+ * The match runs left to right without backtracking (a value ends at the first occurrence of
+ * the literal after it; the last literal ends the URI), so its cost stays linear in the URI's
+ * length whatever a client sends.
  *
  * @example
  * matchUriTemplate("test://template/{id}/data", "test://template/123/data") // { id: "123" }
  * matchUriTemplate("test://template/{id}/data", "test://template/1/2/data") // null
  */
 export function matchUriTemplate(template: string, uri: string): Record<string, string> | null {
-  const names: string[] = [];
-  const pattern = template
-    .split(PLACEHOLDER)
-    .map((part, index) => {
-      if (index % 2 === 0) return escapeRegExp(part);
-      names.push(part);
-      return "([A-Za-z0-9\\-._~%]+)";
-    })
-    .join("");
-  const match = new RegExp(`^${pattern}$`).exec(uri);
-  if (!match) return null;
+  // [literal, name, literal, name, …, literal]
+  const parts = template.split(PLACEHOLDER);
+  if (!uri.startsWith(parts[0]!)) return null;
+  let at = parts[0]!.length;
   const values: Record<string, string> = {};
-  try {
-    names.forEach((name, index) => (values[name] = decodeURIComponent(match[index + 1]!)));
-  } catch {
-    return null; // a malformed percent escape
+  for (let index = 1; index < parts.length; index += 2) {
+    const literal = parts[index + 1]!;
+    const last = index + 2 >= parts.length;
+    let end: number;
+    if (last) end = uri.endsWith(literal) ? uri.length - literal.length : -1;
+    else end = literal === "" ? -1 : uri.indexOf(literal, at);
+    if (end < at) return null;
+    const raw = uri.slice(at, end);
+    if (!LEVEL_1_VALUE.test(raw)) return null;
+    try {
+      values[parts[index]!] = decodeURIComponent(raw);
+    } catch {
+      return null; // a malformed percent escape
+    }
+    at = end + literal.length;
   }
-  return values;
+  return at === uri.length ? values : null;
 }
 
 /** What `completion/complete` answers. */
