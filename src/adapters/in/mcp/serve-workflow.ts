@@ -110,7 +110,8 @@ export async function publishedCatalog(runner: ProjectRunner, slot: CatalogCache
  * once the client confirms the handshake (`notifications/initialized`), or at the first call;
  * otherwise the workers fork before the MCP SDK even loads, so the first one loads the project
  * while the SDK loads. The `initialize` answer waits for the catalog (stdin is read meanwhile),
- * because the capabilities name the prompts and resources the project declares (MCP-15).
+ * because the capabilities name the prompts and resources the project declares (MCP-15) — at
+ * most `HANDSHAKE_CATALOG_WAIT_MS`, after which the connection offers its tools only.
  *
  * @example
  * await serveWorkflowOverStdio({ projectDir: "/abs/project", workers: 2 });
