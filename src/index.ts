@@ -157,6 +157,17 @@ export type {
 } from "./domain/workflow/workflow-definition.js";
 export type { InferWorkflowParams, InferUserInput, WorkflowParamDeclaration, WorkflowInputField } from "./domain/workflow/param-types.js";
 export type {
+  WorkflowPromptDeclaration,
+  WorkflowPromptArgument,
+  WorkflowPromptMessage,
+  WorkflowPromptContent,
+  WorkflowResourceDeclaration,
+  WorkflowResourceTemplateDeclaration,
+  WorkflowPublicationDeclarations,
+  StructurePrompt,
+  StructurePublications,
+} from "./domain/workflow/publications.js";
+export type {
   WorkflowRunContext,
   WorkflowRunResult,
   WorkflowRunAttachment,
