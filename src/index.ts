@@ -176,6 +176,8 @@ export type {
   RelatedProject,
   WorkflowFileParamValue,
 } from "./domain/workflow/run-context.js";
+export { SAMPLING_LIMITS } from "./domain/workflow/sampling.js";
+export type { WorkflowSampling, WorkflowSamplingRequest, WorkflowSamplingResult, WorkflowSamplingMessage, WorkflowSamplingContent, WorkflowSamplingOptions } from "./domain/workflow/sampling.js";
 export type { WorkflowRunReport, WorkflowRunStatus, PendingInteraction } from "./domain/workflow/run-report.js";
 export { parseWorkflowManifest } from "./domain/workflow/project-manifest.js";
 export type { WorkflowManifest } from "./domain/workflow/project-manifest.js";

@@ -12,6 +12,7 @@ import type { JsonValue } from "../../../domain/json.js";
 import { answeringHandlers } from "../project-runner/paused-runs.js";
 import { answeredRun, keepCallRun } from "./workflow-answer.js";
 import { createElicitationHandlers } from "./workflow-elicitation.js";
+import { createSamplingHandler } from "./workflow-sampling.js";
 import { invalidParams } from "./workflow-result.js";
 import { toWorkflowToolResult } from "./workflow-attachments.js";
 import { addTaskHandlers, taskOf } from "./tasks/task-handlers.js";
@@ -207,7 +208,8 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     const span = defaultRuntime().telemetry.mcpRequest({ method: "tools/call", target: entrypoint.id, requestId: extra.requestId, parent: carrierOfMeta(request.params._meta) });
     try {
       const elicitation = createElicitationHandlers(server, { signal: extra.signal });
-      const answering = answered ? answeringHandlers(answered, elicitation) : elicitation;
+      // The run's sampling requests go to this client, on this call's stream (HTTP).
+      const answering = { ...(answered ? answeringHandlers(answered, elicitation) : elicitation), onSampling: createSamplingHandler(server, { signal: extra.signal, relatedRequestId: extra.requestId }) };
       const handlers = options.logging
         ? {
             ...answering,
