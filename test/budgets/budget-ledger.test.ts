@@ -36,14 +36,22 @@ describe("BUD-1 budget ledger on memory", () => {
 });
 
 describe("BUD-1 budget ledger on SQLite", () => {
-  it("BUD-1 a SQLite reserve and a settle of four budgets run 5 statements each, besides BEGIN and COMMIT", async () => {
+  it("BUD-1 a SQLite reserve and a settle of four budgets run 1 statement each, in autocommit (no BEGIN, no COMMIT)", async () => {
     const directory = mkdtempSync(join(tmpdir(), "sh-budget-statements-"));
     const { db, sqlite } = openStoreDatabase(join(directory, "store.sqlite"), findStoreMigrationsFolder());
     try {
-      // Counts the executions of the ledger's own prepared statements (transactions run their own).
+      // Counts the executions of the ledger's own prepared statements and of its transactions.
       let executed = 0;
+      let transactions = 0;
       const counting = new Proxy(sqlite, {
         get(target, name) {
+          if (name === "transaction") {
+            return (body: (...args: never[]) => unknown) => {
+              const transaction = target.transaction(body);
+              const count = (run: (...args: never[]) => unknown) => (...args: never[]) => (transactions++, run(...args));
+              return Object.assign(count(transaction), { immediate: count(transaction.immediate), deferred: count(transaction.deferred), exclusive: count(transaction.exclusive) });
+            };
+          }
           if (name !== "prepare") return Reflect.get(target, name, target);
           return (source: string) => {
             const statement = target.prepare(source);
@@ -62,10 +70,10 @@ describe("BUD-1 budget ledger on SQLite", () => {
       for (const n of [0, 1]) {
         executed = 0;
         expect(await ledger.reserve({ reservationId: `r-${n}`, limits, amount: { tokens: 100, costMicros: 200 }, at: Date.now() })).toEqual({ ok: true });
-        expect(executed).toBe(5);
+        expect([executed, transactions, sqlite.inTransaction]).toEqual([1, 0, false]);
         executed = 0;
         expect(await ledger.settle(`r-${n}`, { tokens: 10, costMicros: 20 })).toBe(true);
-        expect(executed).toBe(5);
+        expect([executed, transactions, sqlite.inTransaction]).toEqual([1, 0, false]);
       }
       expect(await ledger.read(limits[3]!, Date.now())).toEqual(expect.objectContaining({ spent: { tokens: 20, costMicros: 40 }, reserved: { tokens: 0, costMicros: 0 } }));
     } finally {

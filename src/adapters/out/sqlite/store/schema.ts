@@ -78,7 +78,12 @@ function define() {
     grantedMicros: integer("granted_micros").notNull(),
   });
 
-  /** Reservations and grants of the budget ledger, by id; `keys` is the JSON list of budget rows held. */
+  /**
+   * Reservations and grants of the budget ledger, by id; `keys` is the JSON list of budget rows
+   * held. `spent_tokens`/`spent_micros`: what a settle counted (null before, and for
+   * reservations settled before migration 0004); the `budget_reservation_finish` trigger of
+   * migration 0005 moves the hold to spent when `state` leaves `held`.
+   */
   const budgetReservations = sqliteTable("budget_reservations", {
     id: text("id").primaryKey(),
     keys: text("keys").notNull(),
@@ -86,6 +91,8 @@ function define() {
     micros: integer("micros").notNull(),
     state: text("state").notNull(),
     updatedAt: integer("updated_at").notNull(),
+    spentTokens: integer("spent_tokens"),
+    spentMicros: integer("spent_micros"),
   });
   /** API keys (BUD-4): the secret's SHA-256 digest, never the secret. */
   const apiKeys = sqliteTable(
