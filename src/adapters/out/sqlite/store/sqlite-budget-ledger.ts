@@ -62,10 +62,9 @@ const isRefusal = (error: unknown): boolean => (error as { code?: unknown } | nu
  * (SQLite builds a temporary table for it, whose memory glibc took from and gave back to the
  * kernel with two `brk` system calls per statement). Inside the 100-step agent loop a reserve
  * plus settle costs about a third of the CPU it did (bench/budgets.bench.ts, part B); alone,
- * about a fifth less. Every
- * commit writes the same pages as before. The statements are compiled once to better-sqlite3
- * statements and run natively (drizzle's prepared queries map every result field and every
- * parameter per call, which cost as much CPU as SQLite).
+ * about a fifth less. Every commit writes the same pages as before. The statements are compiled
+ * once to better-sqlite3 statements and run natively (drizzle's prepared queries map every
+ * result field and every parameter per call, which cost as much CPU as SQLite).
  *
  * @example
  * const rows = createSqliteBudgetRows({ ...context, sqlite });
