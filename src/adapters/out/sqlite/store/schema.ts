@@ -82,7 +82,9 @@ function define() {
    * Reservations and grants of the budget ledger, by id; `keys` is the JSON list of budget rows
    * held. `spent_tokens`/`spent_micros`: what a settle counted (null before, and for
    * reservations settled before migration 0004); the `budget_reservation_finish` trigger of
-   * migration 0005 moves the hold to spent when `state` leaves `held`.
+   * migration 0005 moves the hold to spent when `state` leaves `held`. A migration that rebuilds
+   * this table (drizzle-kit does for some column changes: create, copy, drop, rename) drops that
+   * trigger with the old table: it must create it again (the ledger contract suite fails without it).
    */
   const budgetReservations = sqliteTable("budget_reservations", {
     id: text("id").primaryKey(),
