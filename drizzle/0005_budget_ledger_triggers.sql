@@ -3,7 +3,9 @@
 -- One statement in autocommit mode is one transaction: it takes the write lock when it starts
 -- (no other connection, in this process or another on the file, writes between its check and
 -- its writes) and RAISE(ABORT) undoes everything the statement did. Nothing already stored
--- changes: reservations held before this migration settle through the same trigger.
+-- changes: reservations held before this migration settle through the same trigger. A later
+-- migration that rebuilds budget_rows or budget_reservations (create, copy, drop, rename) must
+-- drop this view and both triggers first and create them again after.
 --
 -- Reserve: `INSERT INTO budget_reserve (id, keys, limits, tokens, micros, updated_at)`, with
 -- `keys` the JSON list of distinct budget rows to hold on and `limits` the JSON list of
