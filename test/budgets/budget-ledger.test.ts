@@ -131,6 +131,40 @@ describe("BUD-1 budget ledger on SQLite", () => {
       rmSync(directory, { recursive: true, force: true });
     }
   });
+  it("BUD-1 a SQLite reserve refused by its statement is decided again under the write lock: room another host freed meanwhile is held", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "sh-budget-redecide-"));
+    const { db, sqlite } = openStoreDatabase(join(directory, "store.sqlite"), findStoreMigrationsFolder());
+    const other = openStoreDatabase(join(directory, "store.sqlite"), findStoreMigrationsFolder());
+    try {
+      const limits = [{ scope: "tenant" as const, id: "t-1", tokens: 100 }];
+      const at = Date.now();
+      // Another host (its own connection) settles its hold between this reserve's statement and its second step.
+      const otherLedger = createSqliteBudgetLedger({ ...other, clock: { now: () => at }, state: { closed: false } });
+      let between: (() => Promise<unknown>) | null = null;
+      const injecting = new Proxy(sqlite, {
+        get(target, name) {
+          if (name !== "transaction") return Reflect.get(target, name, target);
+          return (body: (...args: never[]) => unknown) => {
+            const transaction = target.transaction(body);
+            // A settle's statement runs synchronously as the call starts (the kernel awaits nothing before it).
+            return { immediate: (...args: never[]) => (void between?.(), transaction.immediate(...args)) };
+          };
+        },
+      });
+      const ledger = createSqliteBudgetLedger({ db, sqlite: injecting, clock: { now: () => at }, state: { closed: false } });
+      expect(await otherLedger.reserve({ reservationId: "other", limits, amount: { tokens: 80, costMicros: 0 }, at })).toEqual({ ok: true });
+      between = () => otherLedger.settle("other", { tokens: 10, costMicros: 0 });
+      expect(await ledger.reserve({ reservationId: "mine", limits, amount: { tokens: 50, costMicros: 0 }, at })).toEqual({ ok: true });
+      expect(await ledger.read(limits[0]!, at)).toEqual(expect.objectContaining({ spent: { tokens: 10, costMicros: 0 }, reserved: { tokens: 50, costMicros: 0 } }));
+      // Still refused after the second look: the answer names the budget as it stands then.
+      between = null;
+      expect(await ledger.reserve({ reservationId: "again", limits, amount: { tokens: 41, costMicros: 0 }, at })).toEqual({ ok: false, exceeded: expect.objectContaining({ spent: 10, reserved: 50, limit: 100, requested: 41 }) });
+    } finally {
+      sqlite.close();
+      other.sqlite.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
   it("BUD-1 a SQLite store from before the single-statement ledger is migrated on open and keeps its spending, grants and open holds", async () => {
     const directory = mkdtempSync(join(tmpdir(), "sh-budget-migrated-"));
     try {
