@@ -29,6 +29,19 @@ async function race(processes: number, store: Record<string, string>, budgetId: 
   return (await Promise.all(runs)).reduce((a, b) => a + b, 0);
 }
 
+/** Runs `body` on a fresh store database (its drizzle handle and connection, and its file), then closes and removes it. */
+async function withStoreDatabase(prefix: string, body: (store: ReturnType<typeof openStoreDatabase>, file: string) => Promise<void>): Promise<void> {
+  const directory = mkdtempSync(join(tmpdir(), prefix));
+  const file = join(directory, "store.sqlite");
+  const store = openStoreDatabase(file, findStoreMigrationsFolder());
+  try {
+    await body(store, file);
+  } finally {
+    store.sqlite.close();
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
 describe("BUD-1 budget ledger on memory", () => {
   runBudgetLedgerContract(api, () => ({ store: createMemoryBudgetLedger() }));
   it("BUD-1 MemoryStorage carries a ledger", async () => {
@@ -38,9 +51,7 @@ describe("BUD-1 budget ledger on memory", () => {
 
 describe("BUD-1 budget ledger on SQLite", () => {
   it("BUD-1 a SQLite reserve and a settle of four budgets run 1 statement each, in autocommit (no BEGIN, no COMMIT)", async () => {
-    const directory = mkdtempSync(join(tmpdir(), "sh-budget-statements-"));
-    const { db, sqlite } = openStoreDatabase(join(directory, "store.sqlite"), findStoreMigrationsFolder());
-    try {
+    await withStoreDatabase("sh-budget-statements-", async ({ db, sqlite }) => {
       // Counts the executions of the ledger's own prepared statements and of its transactions.
       let executed = 0;
       let transactions = 0;
@@ -77,15 +88,10 @@ describe("BUD-1 budget ledger on SQLite", () => {
         expect([executed, transactions, sqlite.inTransaction]).toEqual([1, 0, false]);
       }
       expect(await ledger.read(limits[3]!, Date.now())).toEqual(expect.objectContaining({ spent: { tokens: 20, costMicros: 40 }, reserved: { tokens: 0, costMicros: 0 } }));
-    } finally {
-      sqlite.close();
-      rmSync(directory, { recursive: true, force: true });
-    }
+    });
   });
   it("BUD-1 one SQLite reserve statement refuses an overspend of any of its budgets whole: no reservation, no row, nothing held", async () => {
-    const directory = mkdtempSync(join(tmpdir(), "sh-budget-trigger-"));
-    const { db, sqlite } = openStoreDatabase(join(directory, "store.sqlite"), findStoreMigrationsFolder());
-    try {
+    await withStoreDatabase("sh-budget-trigger-", async ({ db, sqlite }) => {
       const keys = ["run:r-1", "conversation:c-1", "project:p-1", "tenant:t-1:month:2026-12"];
       sqlite.prepare("INSERT INTO budget_rows VALUES ('tenant:t-1:month:2026-12', 900, 0, 50, 0, 20, 0)").run();
       const reserve = sqlite.prepare("INSERT INTO budget_reserve (id, keys, limits, tokens, micros, updated_at) VALUES (?, ?, ?, ?, ?, 0)");
@@ -126,44 +132,39 @@ describe("BUD-1 budget ledger on SQLite", () => {
       const driver = createSqliteBudgetRows({ db, sqlite, clock: { now: () => 0 }, state: { closed: false } });
       expect(() => driver.step("r-3", (held) => held?.keys ?? [], (held) => ({ result: null, budgets: [], reservation: { ...held!, state: "settled" } }))).toThrow(expect.objectContaining({ code: "internal" }));
       expect(sqlite.prepare("SELECT state FROM budget_reservations WHERE id = 'r-3'").get()).toEqual({ state: "held" });
-    } finally {
-      sqlite.close();
-      rmSync(directory, { recursive: true, force: true });
-    }
+    });
   });
   it("BUD-1 a SQLite reserve refused by its statement is decided again under the write lock: room another host freed meanwhile is held", async () => {
-    const directory = mkdtempSync(join(tmpdir(), "sh-budget-redecide-"));
-    const { db, sqlite } = openStoreDatabase(join(directory, "store.sqlite"), findStoreMigrationsFolder());
-    const other = openStoreDatabase(join(directory, "store.sqlite"), findStoreMigrationsFolder());
-    try {
-      const limits = [{ scope: "tenant" as const, id: "t-1", tokens: 100 }];
-      const at = Date.now();
-      // Another host (its own connection) settles its hold between this reserve's statement and its second step.
-      const otherLedger = createSqliteBudgetLedger({ ...other, clock: { now: () => at }, state: { closed: false } });
-      let between: (() => Promise<unknown>) | null = null;
-      const injecting = new Proxy(sqlite, {
-        get(target, name) {
-          if (name !== "transaction") return Reflect.get(target, name, target);
-          return (body: (...args: never[]) => unknown) => {
-            const transaction = target.transaction(body);
-            // A settle's statement runs synchronously as the call starts (the kernel awaits nothing before it).
-            return { immediate: (...args: never[]) => (void between?.(), transaction.immediate(...args)) };
-          };
-        },
-      });
-      const ledger = createSqliteBudgetLedger({ db, sqlite: injecting, clock: { now: () => at }, state: { closed: false } });
-      expect(await otherLedger.reserve({ reservationId: "other", limits, amount: { tokens: 80, costMicros: 0 }, at })).toEqual({ ok: true });
-      between = () => otherLedger.settle("other", { tokens: 10, costMicros: 0 });
-      expect(await ledger.reserve({ reservationId: "mine", limits, amount: { tokens: 50, costMicros: 0 }, at })).toEqual({ ok: true });
-      expect(await ledger.read(limits[0]!, at)).toEqual(expect.objectContaining({ spent: { tokens: 10, costMicros: 0 }, reserved: { tokens: 50, costMicros: 0 } }));
-      // Still refused after the second look: the answer names the budget as it stands then.
-      between = null;
-      expect(await ledger.reserve({ reservationId: "again", limits, amount: { tokens: 41, costMicros: 0 }, at })).toEqual({ ok: false, exceeded: expect.objectContaining({ spent: 10, reserved: 50, limit: 100, requested: 41 }) });
-    } finally {
-      sqlite.close();
-      other.sqlite.close();
-      rmSync(directory, { recursive: true, force: true });
-    }
+    await withStoreDatabase("sh-budget-redecide-", async ({ db, sqlite }, file) => {
+      const other = openStoreDatabase(file, findStoreMigrationsFolder());
+      try {
+        const limits = [{ scope: "tenant" as const, id: "t-1", tokens: 100 }];
+        const at = Date.now();
+        // Another host (its own connection) settles its hold between this reserve's statement and its second step.
+        const otherLedger = createSqliteBudgetLedger({ ...other, clock: { now: () => at }, state: { closed: false } });
+        let between: (() => Promise<unknown>) | null = null;
+        const injecting = new Proxy(sqlite, {
+          get(target, name) {
+            if (name !== "transaction") return Reflect.get(target, name, target);
+            return (body: (...args: never[]) => unknown) => {
+              const transaction = target.transaction(body);
+              // A settle's statement runs synchronously as the call starts (the kernel awaits nothing before it).
+              return { immediate: (...args: never[]) => (void between?.(), transaction.immediate(...args)) };
+            };
+          },
+        });
+        const ledger = createSqliteBudgetLedger({ db, sqlite: injecting, clock: { now: () => at }, state: { closed: false } });
+        expect(await otherLedger.reserve({ reservationId: "other", limits, amount: { tokens: 80, costMicros: 0 }, at })).toEqual({ ok: true });
+        between = () => otherLedger.settle("other", { tokens: 10, costMicros: 0 });
+        expect(await ledger.reserve({ reservationId: "mine", limits, amount: { tokens: 50, costMicros: 0 }, at })).toEqual({ ok: true });
+        expect(await ledger.read(limits[0]!, at)).toEqual(expect.objectContaining({ spent: { tokens: 10, costMicros: 0 }, reserved: { tokens: 50, costMicros: 0 } }));
+        // Still refused after the second look: the answer names the budget as it stands then.
+        between = null;
+        expect(await ledger.reserve({ reservationId: "again", limits, amount: { tokens: 41, costMicros: 0 }, at })).toEqual({ ok: false, exceeded: expect.objectContaining({ spent: 10, reserved: 50, limit: 100, requested: 41 }) });
+      } finally {
+        other.sqlite.close();
+      }
+    });
   });
   it("BUD-1 a SQLite store from before the single-statement ledger is migrated on open and keeps its spending, grants and open holds", async () => {
     const directory = mkdtempSync(join(tmpdir(), "sh-budget-migrated-"));
