@@ -157,6 +157,17 @@ export type {
 } from "./domain/workflow/workflow-definition.js";
 export type { InferWorkflowParams, InferUserInput, WorkflowParamDeclaration, WorkflowInputField } from "./domain/workflow/param-types.js";
 export type {
+  WorkflowPromptDeclaration,
+  WorkflowPromptArgument,
+  WorkflowPromptMessage,
+  WorkflowPromptContent,
+  WorkflowResourceDeclaration,
+  WorkflowResourceTemplateDeclaration,
+  WorkflowPublicationDeclarations,
+  StructurePrompt,
+  StructurePublications,
+} from "./domain/workflow/publications.js";
+export type {
   WorkflowRunContext,
   WorkflowRunResult,
   WorkflowRunAttachment,
@@ -165,6 +176,8 @@ export type {
   RelatedProject,
   WorkflowFileParamValue,
 } from "./domain/workflow/run-context.js";
+export { SAMPLING_LIMITS } from "./domain/workflow/sampling.js";
+export type { WorkflowSampling, WorkflowSamplingRequest, WorkflowSamplingResult, WorkflowSamplingMessage, WorkflowSamplingContent, WorkflowSamplingOptions } from "./domain/workflow/sampling.js";
 export type { WorkflowRunReport, WorkflowRunStatus, PendingInteraction } from "./domain/workflow/run-report.js";
 export { parseWorkflowManifest } from "./domain/workflow/project-manifest.js";
 export type { WorkflowManifest } from "./domain/workflow/project-manifest.js";

@@ -27,6 +27,10 @@ export type SteamharnessErrorCode =
   | "forbidden"
   | "budget_exceeded"
   | "rate_limited"
+  /** A workflow run asked for MCP sampling where no MCP client with the `sampling` capability is there to answer. */
+  | "sampling_unavailable"
+  /** The MCP client refused or failed a sampling request, or answered something that is not a sampling result. */
+  | "sampling_failed"
   | "internal";
 
 const BRAND = Symbol.for("steamharness.error");

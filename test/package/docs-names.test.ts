@@ -29,6 +29,7 @@ const NOT_EXPORTS: Record<string, string> = {
   buildToolIndex: "an internal domain function, named with its file (src/domain/agent/tool-index.ts)",
   buildNodeContext: "the application's node-context builder that createNodeContext binds to the root's runtime (src/app/node-context/node-context.ts)",
   resolveParams: "a workflow param feature (dynamic options), named as in workflow projects",
+  createMessage: "the method of a workflow run's context.sampling (WorkflowSampling), MCP sampling",
 };
 
 const pages = ["README.md", ...readdirSync("docs").filter((name) => name.endsWith(".md")).sort().map((name) => `docs/${name}`)];

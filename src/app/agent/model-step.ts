@@ -151,7 +151,7 @@ export async function* modelStep(turn: ModelStepRun, step: number): AsyncGenerat
   for (;;) {
     throwIfCancelled(turn);
     // BUD-2: the worst case of this call is reserved before it starts (or the run stops or pauses).
-    await turn.budget?.beforeModelCall(step, attempt, turn.meter.usage().used, modelCallsOf(turn));
+    await turn.budget?.beforeModelCall(step, attempt, turn.meter.usage().used, () => modelCallsOf(turn));
     const startedAt = turn.context.clock.now();
     let streamed: Awaited<ReturnType<typeof streamResponse> extends AsyncGenerator<unknown, infer R> ? R : never>;
     try {

@@ -20,8 +20,11 @@ const INPUT_ESTIMATE_FACTOR = 1.25;
 
 /** What a run's model step and loop call; null when the run has no budget. */
 export interface RunBudget {
-  /** Reserves the worst case of model call `step`/`attempt`; throws `budget_exceeded` or `user_input_required`. */
-  beforeModelCall(step: number, attempt: number, inputTokens: number, modelCalls: number): Promise<void>;
+  /**
+   * Reserves the worst case of model call `step`/`attempt`; throws `budget_exceeded` or
+   * `user_input_required`. `modelCalls` counts the run's calls so far, asked only with `maxModelCalls`.
+   */
+  beforeModelCall(step: number, attempt: number, inputTokens: number, modelCalls: () => number): Promise<void>;
   /** Settles the call on its committed usage, or releases it when it reported none. */
   afterModelCall(step: number, attempt: number, entry: TokenUsageEntry | null): Promise<void>;
   /** Throws `budget_exceeded` when the run's tool calls pass `maxToolCalls`. */
@@ -104,13 +107,16 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
 
   const budget: RunBudget = {
     async beforeModelCall(step, attempt, inputTokens, modelCalls) {
-      if (options.maxModelCalls !== undefined && modelCalls >= options.maxModelCalls) throw exceededError({ scope: "run", id: runId, unit: "modelCalls", spent: modelCalls, limit: options.maxModelCalls });
+      if (options.maxModelCalls !== undefined) {
+        const calls = modelCalls();
+        if (calls >= options.maxModelCalls) throw exceededError({ scope: "run", id: runId, unit: "modelCalls", spent: calls, limit: options.maxModelCalls });
+      }
       if (host?.onTokens) made.add(usageEntryId(runId, step, attempt));
       if (limits.length === 0 && hostLimits.length === 0) return;
       const input = Math.ceil(inputTokens * INPUT_ESTIMATE_FACTOR);
       const reservationId = usageEntryId(runId, step, attempt);
       const request = { reservationId, limits, at: context.clock.now(), amount: { tokens: input + maxOutput, costMicros: worstCaseCostMicros(input, maxOutput, price) } };
-      const asked = new Set<string>();
+      let asked: Set<string> | null = null;
       for (;;) {
         const outcome = limits.length === 0 ? ({ ok: true } as const) : await ledger.reserve(request);
         if (outcome.ok) {
@@ -127,19 +133,22 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
         if (options.onLimit !== "pause" || !configured) throw exceededError(exceeded);
         const requestId = requestIdOf(exceeded, reservationId, configured);
         // The same request twice in one call: its grant did not apply (given before): stop, never loop.
-        if (asked.has(requestId) || !(await approve(exceeded, requestId, configured))) throw exceededError(exceeded);
-        asked.add(requestId);
+        if (asked?.has(requestId) || !(await approve(exceeded, requestId, configured))) throw exceededError(exceeded);
+        (asked ??= new Set()).add(requestId);
       }
     },
     async afterModelCall(step, attempt, entry) {
       const reservationId = usageEntryId(runId, step, attempt);
-      const ledgers = [...(limits.length > 0 ? [ledger] : []), ...(hostLedger ? [hostLedger] : [])];
       if (entry === null) {
         made.delete(reservationId);
-        return void (await Promise.all(ledgers.map((one) => one.release(reservationId))));
+        await Promise.all([limits.length > 0 ? ledger.release(reservationId) : null, hostLedger?.release(reservationId)]);
+        return;
       }
       const spent = { tokens: entry.input + entry.output + entry.cacheRead + entry.cacheWrite, costMicros: usageCostMicros(entry, price) };
-      await Promise.all(ledgers.map((one) => one.settle(reservationId, spent)));
+      // The agent's ledger and the host's (when apart) at once; usually there is only the first.
+      if (!hostLedger) {
+        if (limits.length > 0) await ledger.settle(reservationId, spent);
+      } else await Promise.all([limits.length > 0 ? ledger.settle(reservationId, spent) : null, hostLedger.settle(reservationId, spent)]);
       if (made.delete(reservationId)) await host?.onTokens?.(spent.tokens, context.clock.now());
     },
     checkToolCalls(count) {

@@ -9,6 +9,7 @@ import type { Storage } from "../../ports/storage.js";
 import type { TokenUsageRecorder } from "../../ports/token-usage.js";
 import type { ToolPermissions } from "../../ports/tool-permissions.js";
 import type { InferUserInput, WorkflowInputField } from "./param-types.js";
+import type { WorkflowSampling } from "./sampling.js";
 
 export type { WorkflowFileParamValue } from "./param-types.js";
 
@@ -49,6 +50,11 @@ export interface WorkflowRunContext {
   values: PersistentValueStore;
   storage: Storage;
   userInput: WorkflowUserInput;
+  /**
+   * Asks the model of the MCP client that called this run for a completion (MCP sampling); only
+   * during an MCP call from a client with the `sampling` capability, else `sampling_unavailable`.
+   */
+  sampling: WorkflowSampling;
   toolPermissions: ToolPermissions;
   tokenUsage: TokenUsageRecorder;
   signal: AbortSignal;

@@ -10,6 +10,7 @@ import type { WorkflowRunContext, WorkflowRunResult } from "./run-context.js";
 import type { ToolPermissionDefinition } from "../node-context.js";
 import { parseToolCatalog } from "../tool-catalog.js";
 import { describeSchemaError } from "../schema-errors.js";
+import { workflowPublications, type StructurePublications, type WorkflowPublicationDeclarations } from "./publications.js";
 
 export { WorkflowParamSchema, type WorkflowParam } from "./param-types.js";
 
@@ -37,7 +38,7 @@ export interface WorkflowEntrypoint<P = Record<string, unknown>> {
  * The default export of a workflow project's `main` module. A plain object fits: the loader
  * checks it at run time, so a project need not import steamharness.
  */
-export interface WorkflowDefinition {
+export interface WorkflowDefinition extends WorkflowPublicationDeclarations {
   entrypoints: Record<string, WorkflowEntrypoint<any>>;
   executor?: WorkflowExecutorDeclaration;
 }
@@ -72,7 +73,7 @@ export interface TypedWorkflowEntrypoint<Ps extends readonly WorkflowParamDeclar
 type DeclaredParams<Ps> = unknown extends Ps ? readonly [] : Ps extends TObject ? Ps : Ps & readonly WorkflowParamDeclaration[];
 
 /** The type `defineWorkflow` gives a definition whose entrypoints declare the params `E[id]`. */
-export interface TypedWorkflowDefinition<E> {
+export interface TypedWorkflowDefinition<E> extends WorkflowPublicationDeclarations {
   entrypoints: { [K in keyof E]: TypedWorkflowEntrypoint<DeclaredParams<E[K]>> };
   executor?: WorkflowExecutorDeclaration;
 }
@@ -87,8 +88,11 @@ export interface StructureEntrypoint {
   resumable?: true;
 }
 
-/** `steamharness structure` output: the public, static contract of a project. */
-export interface StructureReport {
+/**
+ * `steamharness structure` output: the public, static contract of a project. `prompts`,
+ * `resources` and `resourceTemplates` are present only when the definition declares them.
+ */
+export interface StructureReport extends StructurePublications {
   projectId: string;
   projectType: "workflow";
   name?: string;
@@ -124,7 +128,8 @@ function invalid(where: string, message: string, field?: string): SteamharnessEr
 /**
  * Checks a loaded module's default export and builds the structure report from it. Throws
  * `input_validation` naming the entrypoint and param at fault: no `entrypoints`, an id that is
- * not a valid MCP tool name, a missing `run`, a malformed or duplicate param.
+ * not a valid MCP tool name, a missing `run`, a malformed or duplicate param — or the path of a
+ * malformed prompt, resource or resource template (see {@link workflowPublications}).
  *
  * @example
  * const report = buildStructureReport(manifest, module.default);
@@ -145,7 +150,7 @@ export function buildStructureReport(manifest: WorkflowManifest, definition: unk
     report.entrypoints.push(structureEntrypoint(where, id, raw));
   }
   if (report.entrypoints.length === 0) throw invalid(where, "the workflow declares no entrypoints");
-  return report;
+  return { ...report, ...workflowPublications(definition, where) };
 }
 
 /**

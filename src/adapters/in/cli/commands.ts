@@ -66,7 +66,7 @@ export function dataDirsFrom(flags: DataDirFlags): DataDirOptions {
 
 /**
  * The structure report as a person reads it: project id, then each entrypoint with its title,
- * description and static params.
+ * description and static params, then the prompts, resources and resource templates it declares.
  *
  * @example
  * process.stdout.write(formatStructure(report));
@@ -84,7 +84,34 @@ export function formatStructure(report: StructureReport): string {
     }
     lines.push("");
   }
+  lines.push(...formatPublications(report));
   return `${lines.join("\n")}`;
+}
+
+/** The prompts, resources and resource templates of a structure report (MCP-15), as lines; none when it declares none. */
+function formatPublications(report: StructureReport): string[] {
+  const lines: string[] = [];
+  const section = (title: string, items: string[][]) => {
+    if (items.length === 0) return;
+    lines.push(`${title}:`, ...items.flat(), "");
+  };
+  section(
+    "Prompts",
+    (report.prompts ?? []).map((prompt) => [
+      `  ${prompt.name} — ${prompt.title}${prompt.description ? `: ${prompt.description}` : ""}`,
+      ...prompt.arguments.map((argument) => `    - ${argument.name}${argument.required ? ": required" : ""}${argument.options ? ` [${argument.options.join(", ")}]` : ""}${argument.description ? ` — ${argument.description}` : ""}`),
+    ]),
+  );
+  const source = (resource: { text?: string; blob?: string; file?: string }) => (resource.file !== undefined ? `file ${resource.file}` : resource.blob !== undefined ? "inline Base64" : "inline text");
+  section(
+    "Resources",
+    (report.resources ?? []).map((resource) => [`  ${resource.uri} — ${resource.title ?? resource.name}${resource.mimeType ? ` (${resource.mimeType})` : ""}, ${source(resource)}${resource.description ? ` — ${resource.description}` : ""}`]),
+  );
+  section(
+    "Resource templates",
+    (report.resourceTemplates ?? []).map((template) => [`  ${template.uriTemplate} — ${template.title ?? template.name}${template.mimeType ? ` (${template.mimeType})` : ""}${template.description ? ` — ${template.description}` : ""}`]),
+  );
+  return lines;
 }
 
 /**
@@ -97,7 +124,7 @@ export function formatStructure(report: StructureReport): string {
 export function registerStructureCommand(program: Command): void {
   program
     .command("structure")
-    .description("print the structure report of a workflow project (project id, entrypoints, static params)")
+    .description("print the structure report of a workflow project (project id, entrypoints, static params, prompts and resources)")
     .argument("<workflow-dir>", "workflow project folder")
     .option("--json", "print the report as JSON")
     .action(async (dir: string, flags: { json?: boolean }) => {

@@ -8,7 +8,7 @@ import type { WorkflowDataDirs } from "../project-runner/host-options.js";
 import type { WorkflowProjectLocation } from "../project-runner/project-location.js";
 
 /** Bumped whenever the cached shape or the way tools are built from a structure changes. */
-const CACHE_FORMAT = 1;
+const CACHE_FORMAT = 2;
 
 /** What `steamharness mcp` publishes for a project: its structure report and the tools built from it. */
 export interface WorkflowCatalog {

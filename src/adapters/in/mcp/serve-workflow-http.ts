@@ -18,7 +18,7 @@ import { exitCodeOfError } from "../exits/exit-codes.js";
 import { precheckProjectRunner } from "../project-runner/host-options.js";
 import type { ProjectRunner } from "../project-runner/project-runner.js";
 import { catalogCacheSlot, readCatalogCache } from "./catalog-cache.js";
-import { DEFAULT_WORKERS, publishedCatalog, type ServeWorkflowOptions } from "./serve-workflow.js";
+import { DEFAULT_WORKERS, LATE_CATALOG, publishedCatalog, type ServeWorkflowOptions } from "./serve-workflow.js";
 import type { McpHttpAuthOptions } from "./transport/http-auth.js";
 import { DEFAULT_MCP_PATH, LOOPBACK_HOSTS, type McpHttpHandler } from "./transport/http-handler.js";
 
@@ -129,7 +129,7 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
   const prechecked = await precheckProjectRunner(options);
   // OBS-3: an OTLP endpoint in the environment turns the server's (and its workers') spans on, task runs included.
   const telemetry = await telemetryFromEnv();
-  const [{ createProjectRunner }, { createWorkflowMcpServer }, { mcpHttpListener }, { openMcpTaskStore }, { createTaskRuns }] = await Promise.all([
+  const [{ createProjectRunner }, { createWorkflowMcpServer, publishedOf }, { mcpHttpListener }, { openMcpTaskStore }, { createTaskRuns }] = await Promise.all([
     import("../project-runner/project-runner.js"),
     import("./workflow-server.js"),
     import("./transport/http-handler.js"),
@@ -159,7 +159,8 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
   const catalog = publishedCatalog(host, slot, await readCatalogCache(slot), () => closing);
   catalog.catch(() => undefined);
   const handler = await mcpHttpListener({
-    createServer: () => createWorkflowMcpServer(prechecked.location.manifest, host, catalog, tasks, { logging: true }),
+    // MCP-15: a session's capabilities include the prompts and resources the project declares.
+    createServer: async () => createWorkflowMcpServer(prechecked.location.manifest, host, catalog, tasks, { logging: true, published: await publishedOf(catalog, { onLate: () => log(LATE_CATALOG) }) }),
     path: options.path ?? DEFAULT_MCP_PATH,
     allowedHosts: allowedHostsFor(bind, options.allowedHosts ?? []),
     ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),

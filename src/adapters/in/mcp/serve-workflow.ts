@@ -59,6 +59,9 @@ const STDIN_END_GRACE_MS = 20_000;
 
 const log = (line: string) => process.stderr.write(`[steamharness] ${line}\n`);
 
+/** What a server says when a handshake could not wait for the project's prompts and resources (MCP-15). */
+export const LATE_CATALOG = `the project is still loading: this connection offers its tools only (prompts and resources the project declares are offered to connections made once it loaded)`;
+
 /**
  * The catalog to publish: the cached one when the project files are unchanged, else the one a
  * worker loads (then cached). On a cache hit the first worker's structure is still compared
@@ -106,7 +109,9 @@ export async function publishedCatalog(runner: ProjectRunner, slot: CatalogCache
  * files are unchanged, the cached catalog answers the first `tools/list` and the workers fork
  * once the client confirms the handshake (`notifications/initialized`), or at the first call;
  * otherwise the workers fork before the MCP SDK even loads, so the first one loads the project
- * while the handshake is answered.
+ * while the SDK loads. The `initialize` answer waits for the catalog (stdin is read meanwhile),
+ * because the capabilities name the prompts and resources the project declares (MCP-15) — at
+ * most `HANDSHAKE_CATALOG_WAIT_MS`, after which the connection offers its tools only.
  *
  * @example
  * await serveWorkflowOverStdio({ projectDir: "/abs/project", workers: 2 });
@@ -155,10 +160,16 @@ export async function serveWorkflowOverStdio(options: ServeWorkflowOptions): Pro
     shutdown(exitCodeOfError(error));
   });
   try {
-    const [{ createWorkflowMcpServer }, { connectStdio }] = await Promise.all([import("./workflow-server.js"), import("./transport/stdio.js")]);
-    const server = createWorkflowMcpServer(prechecked.location.manifest, runner, catalog);
-    server.onclose = () => shutdown();
-    server.oninitialized = () => runner.startWorkers();
+    const [{ createWorkflowMcpServer, publishedOf }, { connectStdio }] = await Promise.all([import("./workflow-server.js"), import("./transport/stdio.js")]);
+    // MCP-15: the capabilities depend on the prompts and resources the project declares, so the
+    // handshake is answered once the catalog is there (at once from the cache), or after
+    // HANDSHAKE_CATALOG_WAIT_MS without them.
+    const server = publishedOf(catalog, { onLate: () => log(LATE_CATALOG) }).then((published) => {
+      const created = createWorkflowMcpServer(prechecked.location.manifest, runner, catalog, undefined, { published });
+      created.onclose = () => shutdown();
+      created.oninitialized = () => runner.startWorkers();
+      return created;
+    });
     await connectStdio(server);
   } catch (error) {
     log((error as Error)?.message ?? String(error));

@@ -1,6 +1,7 @@
 import { defaultRuntime } from "../../../compose/runtime.js";
 import type { TelemetryCarrier } from "../../../ports/telemetry.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, SetLevelRequestSchema, type LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
 import { isSteamharnessError } from "../../../domain/errors.js";
 import { workflowServerName, type WorkflowManifest } from "../../../domain/workflow/project-manifest.js";
@@ -11,11 +12,14 @@ import type { JsonValue } from "../../../domain/json.js";
 import { answeringHandlers } from "../project-runner/paused-runs.js";
 import { answeredRun, keepCallRun } from "./workflow-answer.js";
 import { createElicitationHandlers } from "./workflow-elicitation.js";
+import { createSamplingHandler } from "./workflow-sampling.js";
 import { invalidParams } from "./workflow-result.js";
 import { toWorkflowToolResult } from "./workflow-attachments.js";
 import { addTaskHandlers, taskOf } from "./tasks/task-handlers.js";
 import type { TaskRuns } from "./tasks/task-runs.js";
 import { tenantLimitsOfAuth, tenantOfAuth } from "./transport/http-tenant.js";
+import type { StructurePublications } from "../../../domain/workflow/publications.js";
+import { addPublicationHandlers, publicationCapabilities } from "./workflow-publications.js";
 
 /** How often a running call reports progress to a client that asked for it. */
 export const PROGRESS_INTERVAL_MS = 2000;
@@ -31,6 +35,60 @@ export interface WorkflowMcpServerOptions {
    * `logging/setLevel` (all by default). Off, runs log to stderr only, as over stdio.
    */
   logging?: boolean;
+  /**
+   * MCP-15: the prompts, resources and resource templates the project declares (its loaded
+   * structure report, see {@link publishedOf}). The server declares `prompts`, `resources`
+   * (with `subscribe`) and `completions` only for what is declared here, so a project that
+   * declares none, or a server built without it, answers exactly as before.
+   */
+  published?: StructurePublications | undefined;
+}
+
+/**
+ * How long a handshake waits for the project's catalog (MCP-15): the capabilities name the
+ * prompts and resources the project declares, known once a worker loaded it (at once from the
+ * catalog cache). A project still loading by then is served with its tools only on that
+ * connection, so a slow or stuck load never holds the handshake for longer.
+ */
+export const HANDSHAKE_CATALOG_WAIT_MS = 10_000;
+
+/**
+ * The structure a server publishes prompts and resources from, once the catalog settled:
+ * `undefined` when the project does not load (the server then offers its tools only, and the
+ * host reports the load failure as before) or is still loading after `waitMs` (then `onLate`
+ * runs).
+ *
+ * @example
+ * const server = createWorkflowMcpServer(manifest, runner, catalog, undefined, { published: await publishedOf(catalog) });
+ */
+export function publishedOf(catalog: Promise<WorkflowCatalog>, options: { waitMs?: number; onLate?: () => void } = {}): Promise<StructurePublications | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      options.onLate?.();
+      resolve(undefined);
+    }, options.waitMs ?? HANDSHAKE_CATALOG_WAIT_MS);
+    timer.unref();
+    const settle = (published: StructurePublications | undefined) => {
+      clearTimeout(timer);
+      resolve(published);
+    };
+    catalog.then(({ structure }) => settle(structure), () => settle(undefined));
+  });
+}
+
+/** The SDK server, closing what a connection holds (resource watchers) when its transport closes. */
+class WorkflowServer extends Server {
+  readonly closers: (() => void)[] = [];
+
+  override async connect(transport: Transport): Promise<void> {
+    // The SDK keeps a handler set before connect and calls it first when the transport closes.
+    const previous = transport.onclose;
+    transport.onclose = () => {
+      previous?.();
+      for (const close of this.closers.splice(0)) close();
+    };
+    await super.connect(transport);
+  }
 }
 
 /**
@@ -58,7 +116,8 @@ function carrierOfMeta(meta: Record<string, unknown> | undefined): TelemetryCarr
  * InvalidParams), every call in its own worker, form elicitation for runs that wait, and results
  * as MCP-7 prescribes. A run that ends `interaction_required` is kept, and a later call of the
  * same tool with `_meta["steamharness/answer"]` answers it (DX-10, workflow-answer.ts). Requests
- * wait for the catalog, so the handshake does not.
+ * wait for the catalog, so the handshake does not; the prompts, resources and completions of
+ * `options.published` are served beside the tools (MCP-15, workflow-publications.ts).
  *
  * @example
  * const server = createWorkflowMcpServer(manifest, runner);
@@ -67,11 +126,15 @@ function carrierOfMeta(meta: Record<string, unknown> | undefined): TelemetryCarr
 export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: ProjectRunner, catalog: Promise<WorkflowCatalog> = catalogOf(runner), tasks?: TaskRuns, options: WorkflowMcpServerOptions = {}): Server {
   // MCP-13: with a task store, entrypoints may run as tasks (`tools/call` with `params.task`).
   const taskCapability = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
-  const server = new Server(
+  const server = new WorkflowServer(
     { name: workflowServerName(manifest.id), version: manifest.version ?? "0.0.0", ...(manifest.name ? { title: manifest.name } : {}) },
-    { capabilities: { tools: { listChanged: false }, ...(tasks ? { tasks: taskCapability } : {}), ...(options.logging ? { logging: {} } : {}) } },
+    { capabilities: { tools: { listChanged: false }, ...(tasks ? { tasks: taskCapability } : {}), ...(options.logging ? { logging: {} } : {}), ...publicationCapabilities(options.published) } },
   );
   catalog.catch(() => undefined);
+  if (options.published && Object.keys(publicationCapabilities(options.published)).length > 0) {
+    const subscriptions = addPublicationHandlers(server, options.published, runner.location.directory);
+    server.closers.push(() => subscriptions.close());
+  }
   // One server per session (HTTP) or per connection (stdio): the level is this client's.
   let minimumLevel = 0;
   if (options.logging) {
@@ -145,7 +208,8 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     const span = defaultRuntime().telemetry.mcpRequest({ method: "tools/call", target: entrypoint.id, requestId: extra.requestId, parent: carrierOfMeta(request.params._meta) });
     try {
       const elicitation = createElicitationHandlers(server, { signal: extra.signal });
-      const answering = answered ? answeringHandlers(answered, elicitation) : elicitation;
+      // The run's sampling requests go to this client, on this call's stream (HTTP).
+      const answering = { ...(answered ? answeringHandlers(answered, elicitation) : elicitation), onSampling: createSamplingHandler(server, { signal: extra.signal, relatedRequestId: extra.requestId }) };
       const handlers = options.logging
         ? {
             ...answering,

@@ -2,12 +2,13 @@ import { fork, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { SteamharnessError } from "../../../domain/errors.js";
+import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.js";
 import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
+import type { WorkflowSamplingRequest, WorkflowSamplingResult } from "../../../domain/workflow/sampling.js";
 import type { ToolPermissionDecision, ToolPermissionRequest } from "../../../ports/tool-permissions.js";
 import type { UserInputRequest, UserInputResponse } from "../../../ports/user-input.js";
-import { isProtocolMessage, type ParentMessage, type WorkerConfig, type WorkerLogEntry, type WorkerMessage, type WorkerRunRequest } from "./worker-protocol.js";
+import { isProtocolMessage, type ParentMessage, type WorkerConfig, type WorkerLogEntry, type WorkerMessage, type WorkerRunRequest, type WorkerSamplingError } from "./worker-protocol.js";
 
 /**
  * The worker script and the node flags to start it with. From the sources (tests, `tsx`) it is
@@ -34,6 +35,22 @@ export interface RunHandlers {
   onApproval(request: ToolPermissionRequest): Promise<ToolPermissionDecision>;
   /** Told each entry of the run's `context.log` (it is on the worker's stderr too). */
   onLog?(entry: WorkerLogEntry): void;
+  /**
+   * Answers the run's `context.sampling.createMessage` (an MCP call's client, workflow-sampling.ts).
+   * Absent, every request is `sampling_unavailable`. Unlike the other handlers, a rejection does
+   * not end the run: its typed error reaches the workflow, which may catch it. `signal` aborts
+   * when the run abandons the request or ends (report, exit, kill).
+   */
+  onSampling?(request: WorkflowSamplingRequest, signal: AbortSignal): Promise<WorkflowSamplingResult>;
+}
+
+/** What a run that asks for sampling without a handler is told. */
+const SAMPLING_UNAVAILABLE_MESSAGE =
+  "sampling is unavailable: only a run called by an MCP client that declared the sampling capability can ask its model (not `steamharness run` or `answer`, nor an MCP task)";
+
+function samplingErrorOf(error: unknown): WorkerSamplingError {
+  if (isSteamharnessError(error)) return { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) };
+  return { code: "sampling_failed", message: `the sampling request failed: ${(error as Error)?.message ?? String(error)}` };
 }
 
 /**
@@ -147,7 +164,8 @@ export class WorkflowWorker {
    * Runs one entrypoint and resolves how it ended, as soon as the report arrives (the verdict
    * on reuse follows, see {@link settled}). Input and approval requests go to `handlers` (the
    * worker sends none for a run that has ended); if a handler throws, the worker is killed and
-   * the promise rejects with it. Rejects with `internal` when the worker is not
+   * the promise rejects with it. Sampling requests go to `handlers.onSampling`, whose answer or
+   * typed error goes back to the run; those still open when the run ends are aborted. Rejects with `internal` when the worker is not
    * {@link reusable} (one run at a time, never after an unclean one).
    */
   async run(request: WorkerRunRequest, handlers: RunHandlers): Promise<WorkerRunOutcome> {
@@ -159,16 +177,38 @@ export class WorkflowWorker {
     this.verdict = new Promise<void>((resolveVerdict) => (judged = resolveVerdict));
     return new Promise<WorkerRunOutcome>((resolveRun, reject) => {
       let settled = false;
+      // The run's sampling requests in flight: each is abandoned once the run has ended.
+      const sampling = new Map<string, AbortController>();
+      const abandonSampling = () => {
+        for (const controller of sampling.values()) controller.abort();
+        sampling.clear();
+      };
       const settle = (fn: () => void) => {
         if (!settled) {
           settled = true;
+          abandonSampling();
           fn();
         }
       };
       const end = () => {
         this.listener = undefined;
         this.onExit = undefined;
+        abandonSampling();
         judged();
+      };
+      const sample = (requestId: string, samplingRequest: WorkflowSamplingRequest) => {
+        const answer = (response: { result: WorkflowSamplingResult } | { error: WorkerSamplingError }) => this.send({ type: "sampling-response", requestId, ...response });
+        const onSampling = handlers.onSampling?.bind(handlers);
+        if (!onSampling) return answer({ error: { code: "sampling_unavailable", message: SAMPLING_UNAVAILABLE_MESSAGE } });
+        const controller = new AbortController();
+        sampling.set(requestId, controller);
+        // Answered only while the request is still open (not abandoned, not answered already).
+        Promise.resolve()
+          .then(() => onSampling(samplingRequest, controller.signal))
+          .then(
+            (result) => sampling.delete(requestId) && answer({ result }),
+            (error) => sampling.delete(requestId) && answer({ error: samplingErrorOf(error) }),
+          );
       };
       this.listener = (message) => {
         if (message.type === "report") {
@@ -198,6 +238,11 @@ export class WorkflowWorker {
             (decision) => this.send({ type: "approval-response", requestId: message.request.requestId, decision }),
             (error) => settle(() => (end(), this.kill(), reject(error))),
           );
+        } else if (message.type === "sampling-request") {
+          sample(message.requestId, message.request);
+        } else if (message.type === "sampling-cancel") {
+          sampling.get(message.requestId)?.abort();
+          sampling.delete(message.requestId);
         }
       };
       this.onExit = (why) => {

@@ -2,6 +2,7 @@ import type { JsonValue } from "../../../domain/json.js";
 import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
 import type { RelatedProject } from "../../../domain/workflow/run-context.js";
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
+import type { WorkflowSamplingRequest, WorkflowSamplingResult } from "../../../domain/workflow/sampling.js";
 import type { ToolPermissionDecision, ToolPermissionRequest } from "../../../ports/tool-permissions.js";
 import type { UserInputRequest, UserInputResponse } from "../../../ports/user-input.js";
 import type { TelemetryCarrier } from "../../../ports/telemetry.js";
@@ -68,6 +69,9 @@ export type ParentMessage =
    * after `WORKER_SETTLE_WAIT_MS` anyway.
    */
   | { type: "settle"; runId: string }
+  /** The answer to a `sampling-request`: the client's checked result, or the typed error the run's call rejects with. */
+  | { type: "sampling-response"; requestId: string; result: WorkflowSamplingResult }
+  | { type: "sampling-response"; requestId: string; error: WorkerSamplingError }
   /** No further run: close the stores and exit. */
   | { type: "exit" };
 
@@ -81,6 +85,13 @@ export interface WorkerLogEntry {
 /** The longest a worker waits for the host's `settle` after a report before it cleans up anyway. */
 export const WORKER_SETTLE_WAIT_MS = 50;
 
+/** Why a sampling request failed, as the run sees it (a `SteamharnessError`'s code, message and data). */
+export interface WorkerSamplingError {
+  code: string;
+  message: string;
+  data?: Record<string, unknown>;
+}
+
 /** Worker → parent process messages. */
 export type WorkerMessage =
   | ({ type: "log" } & WorkerLogEntry)
@@ -88,6 +99,10 @@ export type WorkerMessage =
   | { type: "load-error"; error: { code: string; message: string } }
   | { type: "input-request"; request: UserInputRequest }
   | { type: "approval-request"; request: ToolPermissionRequest }
+  /** `context.sampling.createMessage`: ask the calling MCP client's model (answered by `sampling-response`). */
+  | { type: "sampling-request"; requestId: string; request: WorkflowSamplingRequest }
+  /** The run abandoned its sampling request `requestId` (its signal aborted): the host stops waiting for the client. */
+  | { type: "sampling-cancel"; requestId: string }
   /**
    * The run ended: its report, sent before the worker's post-run cleanup (so the caller's answer
    * does not wait for it); `done` follows, once the host has sent `settle`.

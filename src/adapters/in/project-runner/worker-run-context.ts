@@ -1,11 +1,12 @@
 import { mkdirSync } from "node:fs";
 import type { TelemetryCarrier } from "../../../ports/telemetry.js";
 import { defaultRuntime } from "../../../compose/runtime.js";
-import { SteamharnessError, UserInputRequiredError } from "../../../domain/errors.js";
+import { SteamharnessError, UserInputRequiredError, type SteamharnessErrorCode } from "../../../domain/errors.js";
 import type { JsonValue } from "../../../domain/json.js";
 import type { NodeContext, NodeLogger, NodeRunConfiguration, NodeTenantLimits, ToolPermissionDefinition } from "../../../domain/node-context.js";
 import { withFieldDefaults } from "../../../domain/workflow/answer-validation.js";
 import type { RelatedProject, WorkflowInputRequest, WorkflowRunContext, WorkflowUserInput } from "../../../domain/workflow/run-context.js";
+import { checkSamplingRequest, type WorkflowSampling, type WorkflowSamplingRequest, type WorkflowSamplingResult } from "../../../domain/workflow/sampling.js";
 import type { Storage } from "../../../ports/storage.js";
 import type { ToolPermissionDecision, ToolPermissions } from "../../../ports/tool-permissions.js";
 import type { UserInput, UserInputField, UserInputResponse } from "../../../ports/user-input.js";
@@ -15,6 +16,8 @@ import type { ParentMessage, WorkerLogEntry, WorkerMessage } from "./worker-prot
 export interface HostBridge {
   userInput: UserInput;
   toolPermissions: ToolPermissions;
+  /** Asks the host to have the calling MCP client sample (it answers or rejects with a typed error). */
+  sampling: { createMessage(request: WorkflowSamplingRequest, signals: readonly AbortSignal[]): Promise<WorkflowSamplingResult> };
   /** Forwards a log entry of the run to the host. */
   log(entry: WorkerLogEntry): void;
   /** Feeds a host message in; returns true when it answered a pending request. */
@@ -39,7 +42,32 @@ export function createHostBridge(send: (message: WorkerMessage) => void): HostBr
       pending.set(requestId, resolvePromise);
       signal?.addEventListener("abort", () => reject(new SteamharnessError("cancelled", "the run was cancelled")), { once: true });
     });
+  const samplings = new Map<string, { resolve: (result: WorkflowSamplingResult) => void; reject: (error: SteamharnessError) => void }>();
+  let sampled = 0;
   return {
+    sampling: {
+      createMessage(request, signals) {
+        sampled += 1;
+        const requestId = `sampling-${sampled}`;
+        return new Promise<WorkflowSamplingResult>((resolvePromise, reject) => {
+          const cancelled = () => new SteamharnessError("cancelled", "the sampling request was cancelled", { data: { requestId } });
+          if (signals.some((signal) => signal.aborted)) return reject(cancelled());
+          // Abandoned by the run (any of its signals): the host stops waiting for the client,
+          // which is told; the run goes on. The listeners go when the request settles, so the
+          // run's signal does not collect one per request.
+          const onAbort = () => {
+            if (!samplings.delete(requestId)) return;
+            settle();
+            send({ type: "sampling-cancel", requestId });
+            reject(cancelled());
+          };
+          const settle = () => signals.forEach((signal) => signal.removeEventListener("abort", onAbort));
+          samplings.set(requestId, { resolve: (result) => (settle(), resolvePromise(result)), reject: (error) => (settle(), reject(error)) });
+          for (const signal of signals) signal.addEventListener("abort", onAbort, { once: true });
+          send({ type: "sampling-request", requestId, request });
+        });
+      },
+    },
     userInput: {
       request(request, signal) {
         const answer = wait(inputs, request.requestId, signal);
@@ -65,6 +93,14 @@ export function createHostBridge(send: (message: WorkerMessage) => void): HostBr
       send({ type: "log", level: entry.level, message: String(entry.message), ...(data === undefined ? {} : { data }) });
     },
     handle(message) {
+      if (message.type === "sampling-response") {
+        const open = samplings.get(message.requestId);
+        if (!open) return false;
+        samplings.delete(message.requestId);
+        if ("result" in message) open.resolve(message.result);
+        else open.reject(new SteamharnessError(message.error.code as SteamharnessErrorCode, message.error.message, message.error.data ? { data: message.error.data } : {}));
+        return true;
+      }
       const table: Map<string, (value: never) => void> | undefined =
         message.type === "input-response" ? inputs : message.type === "approval-response" ? approvals : undefined;
       if (!table || !("requestId" in message)) return false;
@@ -109,6 +145,15 @@ function friendlyUserInput(runId: string, port: UserInput, signal: AbortSignal):
   // The answer is checked against its fields by the host (terminal or MCP form), so it has the
   // shape WorkflowUserInput infers from them.
   return { request } as WorkflowUserInput;
+}
+
+function friendlySampling(bridge: HostBridge, runSignal: AbortSignal): WorkflowSampling {
+  return {
+    async createMessage(request, options = {}) {
+      const checked = checkSamplingRequest(request);
+      return bridge.sampling.createMessage(checked, options.signal ? [runSignal, options.signal] : [runSignal]);
+    },
+  };
 }
 
 /** What {@link createWorkerRunContext} needs. */
@@ -184,6 +229,7 @@ export function createWorkerRunContext(options: WorkerRunContextOptions): Workfl
     values: storage.values,
     storage,
     userInput: friendlyUserInput(runId, bridge.userInput, signal),
+    sampling: friendlySampling(bridge, signal),
     toolPermissions: bridge.toolPermissions,
     tokenUsage,
     signal,

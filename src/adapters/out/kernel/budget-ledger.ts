@@ -4,8 +4,9 @@
  * decision of each step is made here, inside the driver's transaction. One exception, for speed:
  * a driver whose round trips (PostgreSQL) or statements (SQLite) cost more than its work may run
  * a whole reserve or finish as one operation of its own (`reserve`, `finish` below) by the same
- * rule (SQLite checks with the kernel's firstExceeded); input checks and the
- * refusal's answer stay here, and the contract suite holds every driver to one meaning.
+ * rule (PostgreSQL in a server-side function, SQLite in a trigger that decides a refusal again
+ * with the kernel's firstExceeded); input checks and the refusal's answer stay here, and the
+ * contract suite holds every driver to one meaning.
  */
 import { budgetRowKey, budgetWindow, checkBudgetAmount, checkBudgetId, checkBudgetLimits, emptyBudgetRow, firstExceeded, type BudgetReservationRow, type BudgetRow } from "../../../domain/budget/budget-rules.js";
 import { SteamharnessError } from "../../../domain/errors.js";
@@ -40,7 +41,8 @@ export interface BudgetLedgerRows {
   /**
    * Optional: a whole reserve as one atomic operation of the store (PostgreSQL: one call of a
    * server-side function, one round trip), with the same rule as the kernel's step — a known id
-   * holds nothing more ("known"); a hold that would pass any of `limits` (row `keys[i]` against
+   * holds nothing more ("known", or "held" from a driver that cannot tell them apart: both
+   * answer ok); a hold that would pass any of `limits` (row `keys[i]` against
    * `limits[i]`) is refused whole and answers the budget rows of `unique` as they stand
    * ("refused"); else `amount` is held on every row of `unique` ("held"). Absent: {@link step}.
    */

@@ -78,7 +78,18 @@ function define() {
     grantedMicros: integer("granted_micros").notNull(),
   });
 
-  /** Reservations and grants of the budget ledger, by id; `keys` is the JSON list of budget rows held. */
+  /**
+   * Reservations and grants of the budget ledger, by id; `keys` is the JSON list of budget rows
+   * held. `spent_tokens`/`spent_micros`: what a settle counted (null before, and for
+   * reservations settled before migration 0004); the `budget_reservation_finish` trigger of
+   * migration 0005 moves the hold to spent when `state` leaves `held`.
+   *
+   * Migration 0005's view `budget_reserve` and triggers name `budget_rows` and this table. Adding
+   * columns or indexes is fine; a migration that rebuilds either table (drizzle-kit generates one
+   * for some column changes: create `__new_…`, copy, drop, rename) fails at the rename while they
+   * exist ("error in trigger budget_reserve_insert: no such table"), so it has to drop the view and
+   * both triggers first and create them again after (by hand: drizzle-kit does not know them).
+   */
   const budgetReservations = sqliteTable("budget_reservations", {
     id: text("id").primaryKey(),
     keys: text("keys").notNull(),
@@ -86,6 +97,8 @@ function define() {
     micros: integer("micros").notNull(),
     state: text("state").notNull(),
     updatedAt: integer("updated_at").notNull(),
+    spentTokens: integer("spent_tokens"),
+    spentMicros: integer("spent_micros"),
   });
   /** API keys (BUD-4): the secret's SHA-256 digest, never the secret. */
   const apiKeys = sqliteTable(

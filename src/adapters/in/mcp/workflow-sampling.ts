@@ -1,0 +1,68 @@
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { ErrorCode, McpError, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { SteamharnessError } from "../../../domain/errors.js";
+import type { WorkflowSamplingRequest, WorkflowSamplingResult } from "../../../domain/workflow/sampling.js";
+import type { RunHandlers } from "../project-runner/worker-process.js";
+
+/** How long the client's model (and the person who may review the request) may take by default: ten minutes. */
+export const SAMPLING_TIMEOUT_MS = 600_000;
+
+/** Options of {@link createSamplingHandler}. */
+export interface SamplingHandlerOptions {
+  /** The tool call's signal: aborting it abandons the open sampling request (the client gets `notifications/cancelled`). */
+  signal: AbortSignal;
+  /** The `tools/call` request the sampling belongs to: over HTTP the request travels on that call's response stream. */
+  relatedRequestId?: string | number;
+  /** How long the client may take to answer one request; {@link SAMPLING_TIMEOUT_MS} by default. */
+  timeoutMs?: number;
+}
+
+/**
+ * MCP sampling for a run called by `tools/call`: the run's `context.sampling.createMessage`
+ * becomes `sampling/createMessage` to the calling client, related to the call, and the client's
+ * answer is checked (TypeBox) before the run sees it. A client without the `sampling`
+ * capability gives `sampling_unavailable` without being asked; an error answer (the person
+ * declined, the model failed) or a malformed one gives `sampling_failed`; no answer within the
+ * timeout gives `timeout`; the call's or the run's abort gives `cancelled` and tells the client.
+ * Every rejection reaches the run as a typed error the workflow may catch.
+ *
+ * @example
+ * const handlers = { ...createElicitationHandlers(server, { signal }), onSampling: createSamplingHandler(server, { signal, relatedRequestId: extra.requestId }) };
+ */
+export function createSamplingHandler(server: Server, options: SamplingHandlerOptions): NonNullable<RunHandlers["onSampling"]> {
+  const timeout = options.timeoutMs ?? SAMPLING_TIMEOUT_MS;
+  return async (request: WorkflowSamplingRequest, signal: AbortSignal): Promise<WorkflowSamplingResult> => {
+    if (server.getClientCapabilities()?.sampling === undefined) {
+      throw new SteamharnessError("sampling_unavailable", "sampling is unavailable: the MCP client that called this run did not declare the sampling capability");
+    }
+    // TypeBox loads with the first sampling request, not with the server (stdio start-up, MCP-10).
+    const { checkSamplingRequest, checkSamplingResult } = await import("../../../domain/workflow/sampling.js");
+    // The worker checked it already; the host does not trust a message from project code.
+    const params = checkSamplingRequest(request);
+    // Either the call's signal or the run's (its own abort, or the run ended) withdraws the
+    // request; the listeners go when it settles, so a long call does not collect them.
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    const sources = [options.signal, signal];
+    for (const source of sources) source.addEventListener("abort", abort, { once: true });
+    if (sources.some((source) => source.aborted)) abort();
+    let answer: unknown;
+    try {
+      answer = await server.request({ method: "sampling/createMessage", params }, ResultSchema, {
+        signal: controller.signal,
+        timeout,
+        ...(options.relatedRequestId !== undefined ? { relatedRequestId: options.relatedRequestId } : {}),
+      });
+    } catch (error) {
+      if (controller.signal.aborted) throw new SteamharnessError("cancelled", "the sampling request was cancelled");
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        throw new SteamharnessError("timeout", `the MCP client did not answer the sampling request within ${timeout} ms`, { data: { timeoutMs: timeout } });
+      }
+      const code = error instanceof McpError ? error.code : null;
+      throw new SteamharnessError("sampling_failed", `the MCP client did not sample: ${(error as Error)?.message ?? String(error)}`, { data: { mcpCode: code } });
+    } finally {
+      for (const source of sources) source.removeEventListener("abort", abort);
+    }
+    return checkSamplingResult(answer);
+  };
+}
