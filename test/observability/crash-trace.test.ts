@@ -2,11 +2,13 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../fixtures/otlp-receiver.js";
 import { describePostgres } from "../fixtures/postgres.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 
-const CHILD = join(import.meta.dirname, "fixtures", "traced-child.ts");
+// Bundled (plain JavaScript, our sources inlined): each child starts with node, not through tsx.
+const CHILD = bundledFixture(join(import.meta.dirname, "fixtures", "traced-child.ts"));
 
 let receiver: OtlpReceiver;
 beforeAll(async () => {
@@ -23,7 +25,7 @@ interface ChildRun {
 
 /** Runs the traced child; with `killWhen`, SIGKILLs it once the predicate holds. */
 function runChild(config: Record<string, unknown>, killWhen?: () => Promise<void>): Promise<ChildRun> {
-  const child = spawn(process.execPath, ["--import", "tsx", CHILD, JSON.stringify({ receiver: receiver.url, ...config })], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CHILD, JSON.stringify({ receiver: receiver.url, ...config })], { stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (part: Buffer) => (stdout += part));
