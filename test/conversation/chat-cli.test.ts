@@ -6,23 +6,30 @@ import { afterAll, describe, expect, it } from "@jest/globals";
 import { createChatRenderer } from "../../src/adapters/in/chat/chat-renderer.js";
 import { createProgram } from "../../src/adapters/in/cli/program.js";
 import { CLI_SOURCE } from "../cli/helpers.js";
+import { bundledProject } from "../fixtures/bundled-fixture.js";
 import type { OutputItemStreamChunk } from "../../src/domain/output-items.js";
 
 // Drives the real chat command in a pseudo-terminal (tmux): typed lines, Enter, Ctrl-C. Through
-// the steamharness CLI entry once its program registers `chat`; until then through a commander
-// program that registers the same command (test/conversation/fixtures/chat-cli.ts).
-const entry = createProgram().commands.some((c) => c.name() === "chat") ? "src/cli.ts" : "test/conversation/fixtures/chat-cli.ts";
+// the steamharness CLI (the built bin when dist/ is fresh) once its program registers `chat`;
+// until then through a commander program that registers the same command
+// (test/conversation/fixtures/chat-cli.ts).
+const entry = createProgram().commands.some((c) => c.name() === "chat") ? CLI_SOURCE : ["--import", "tsx", "test/conversation/fixtures/chat-cli.ts"];
 const tmux = (...args: string[]) => execFileSync("tmux", args, { encoding: "utf8" });
 const sessions: string[] = [];
 const dataDir = mkdtempSync(join(tmpdir(), "chat-data-"));
 const workdir = mkdtempSync(join(tmpdir(), "chat-work-"));
+// The scripted assistant (test/conversation/fixtures/chat-assistant) with its entry bundled, so
+// each chat process loads it as plain JavaScript instead of compiling it and the sources it
+// imports through tsx.
+const projects = mkdtempSync(join(tmpdir(), "chat-projects-"));
+const assistant = bundledProject("test/conversation/fixtures/chat-assistant", join(projects, "chat-assistant"));
 
 function start(conversationId: string): string {
   const name = `shchat-${process.pid}-${sessions.length}`;
   sessions.push(name);
   const command = [
     `cd ${JSON.stringify(process.cwd())}`,
-    `CHAT_TEST_WORKDIR=${JSON.stringify(workdir)} node --import tsx ${entry} chat test/conversation/fixtures/chat-assistant --data-dir ${JSON.stringify(dataDir)} --conversation ${conversationId}`,
+    `CHAT_TEST_WORKDIR=${JSON.stringify(workdir)} ${[process.execPath, ...entry].map((part) => JSON.stringify(part)).join(" ")} chat ${JSON.stringify(assistant)} --data-dir ${JSON.stringify(dataDir)} --conversation ${conversationId}`,
     "echo CHAT-EXITED=$?",
     "sleep 60",
   ].join("; ");
@@ -58,7 +65,7 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(workdir, { recursive: true, force: true });
   // Session history is project-local (.workflow/agents in the project folder, SES-1).
-  rmSync(join("test/conversation/fixtures/chat-assistant", ".workflow"), { recursive: true, force: true });
+  rmSync(projects, { recursive: true, force: true });
 });
 
 describe("CONV-2 steamharness chat in a pseudo-terminal", () => {
@@ -91,7 +98,7 @@ describe("CONV-2 steamharness chat in a pseudo-terminal", () => {
     type(first, "/exit");
     await waitFor(first, "CHAT-EXITED=0");
     // SES-1: the durable session history is project-local, under <project>/.workflow/agents.
-    const agents = join("test/conversation/fixtures/chat-assistant", ".workflow", "agents");
+    const agents = join(assistant, ".workflow", "agents");
     expect(readdirSync(agents).some((folder) => folder.startsWith(`${conversation}-`))).toBe(true);
 
     const second = start(conversation);
@@ -149,7 +156,7 @@ describe("DX-4 the chat banner names the model", () => {
   const noModel = "test/conversation/fixtures/no-model-assistant";
 
   it("DX-4 a project's own model is named in the banner", async () => {
-    const { code, stdout } = await cli(["chat", "test/conversation/fixtures/chat-assistant", "--data-dir", dataDir], "/exit\n", { CHAT_TEST_WORKDIR: workdir });
+    const { code, stdout } = await cli(["chat", assistant, "--data-dir", dataDir], "/exit\n", { CHAT_TEST_WORKDIR: workdir });
     expect(code).toBe(0);
     expect(stdout).toMatch(/^steamharness chat — chat-assistant\nmodel: offline\/offline-scripted \(given by the project\)\nconversation /);
   }, 60_000);

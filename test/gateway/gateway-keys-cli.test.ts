@@ -1,10 +1,17 @@
-import { describe, expect, it } from "@jest/globals";
+import { afterAll, describe, expect, it } from "@jest/globals";
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cleanEnv, cleanup, CLI_SOURCE, REPO, runCli, tempDir } from "../cli/helpers.js";
+import { bundledProject } from "../fixtures/bundled-fixture.js";
 import { describePostgres } from "../fixtures/postgres.js";
 
-const PROJECT = join(REPO, "test/conversation/fixtures/chat-assistant");
+// The scripted chat assistant with its entry bundled: each gateway process loads it as plain
+// JavaScript instead of compiling it and the sources it imports through tsx.
+const projects = mkdtempSync(join(tmpdir(), "sh-gw-keys-project-"));
+const PROJECT = bundledProject("test/conversation/fixtures/chat-assistant", join(projects, "chat-assistant"));
+afterAll(() => rmSync(projects, { recursive: true, force: true }));
 const CACHE_MS = 1000;
 
 /** A `steamharness gateway` process with API keys from `store` (flags), and its URL. */

@@ -6,6 +6,7 @@
 // without the noisy tenant, in the same test: the margin is half of one noisy call, where a
 // first-come-first-served queue makes the quiet tenant wait for several noisy calls.
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
+import { createServer as createHttpServer, type ServerResponse } from "node:http";
 import { createServer } from "node:net";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -27,6 +28,11 @@ const NOISY_CALL_MS = 2000;
 const NOISY_LOOPS = 6;
 /** Sequential calls of the quiet tenant per phase. */
 const QUIET_CALLS = 10;
+/**
+ * When a test that holds calls at a gate never sees what opens it (a regression), the gate opens
+ * after this long, so the test fails on its check instead of its timeout.
+ */
+const GATE_FALLBACK_MS = 10_000;
 
 const WORKFLOW = `const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 export default {
@@ -39,6 +45,16 @@ export default {
       async run(params) {
         const startedAt = Date.now();
         await sleep(params.ms);
+        return { startedAt };
+      },
+    },
+    held: {
+      title: "Held",
+      description: "Says when it started, then holds its worker until the gate URL answers",
+      params: [{ name: "gate", type: "string", required: true }],
+      async run(params) {
+        const startedAt = Date.now();
+        await (await fetch(params.gate)).text();
         return { startedAt };
       },
     },
@@ -97,6 +113,35 @@ const freePort = () =>
       probe.close(() => resolve(port));
     });
   });
+
+/**
+ * A gate on 127.0.0.1 for the `held` entrypoint: its GETs wait until `open()`, then every GET
+ * (waiting or later) is answered at once. Lets a test hold calls in their workers until the
+ * moment it has seen what it waits for, instead of holding them for a fixed time.
+ */
+async function startGate(): Promise<{ url: string; open: () => void; close: () => Promise<void> }> {
+  const waiting: ServerResponse[] = [];
+  let opened = false;
+  const server = createHttpServer((_request, response) => (opened ? response.end("open") : waiting.push(response)));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  const open = () => {
+    opened = true;
+    for (const response of waiting.splice(0)) response.end("open");
+  };
+  return {
+    url: `http://127.0.0.1:${port}/gate`,
+    open,
+    close: () => {
+      open();
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Resolves after `ms`, without keeping the test process alive. */
+const after = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /** The nearest-rank percentile of `values`. */
 function percentile(values: number[], p: number): number {
@@ -243,14 +288,22 @@ describe("BUD-5 MCP worker pool fairness between tenants", () => {
     const server = await startHttpMcp(project, ["--auth-token-file", tokenFile, "--data-dir", join(tmp, "data-static"), "--workers", "2", "--tenant-concurrency", "1"]);
     const connect = () => connectHttp(server.url, { transport: { requestInit: { headers: { authorization: `Bearer ${token}` } } } });
     const [first, second] = await Promise.all([connect(), connect()]);
+    const gate = await startGate();
     try {
-      // Both workers loaded (two quick calls side by side), so a free worker is there for the second slow call.
+      // Both workers loaded (two quick calls side by side), so a free worker is there for the second held call.
       await Promise.all([queueWait(first, "quick", {}), queueWait(second, "quick", {})]);
       let queued = 0;
-      const onQueued = () => void (queued += 1);
-      await Promise.all([queueWait(first, "slow", { ms: NOISY_CALL_MS }, { onQueued }), queueWait(second, "slow", { ms: NOISY_CALL_MS }, { onQueued })]);
+      // The calls hold their workers until one of them is told it waits (then the gate opens), or
+      // for GATE_FALLBACK_MS when neither is: both then ran side by side, and the check fails.
+      const onQueued = () => {
+        queued += 1;
+        gate.open();
+      };
+      void after(GATE_FALLBACK_MS).then(gate.open);
+      await Promise.all([queueWait(first, "held", { gate: gate.url }, { onQueued }), queueWait(second, "held", { gate: gate.url }, { onQueued })]);
       expect(queued).toBe(1);
     } finally {
+      await gate.close();
       await Promise.all([first.close(), second.close()]);
       await server.stop();
     }
@@ -270,19 +323,24 @@ describe("BUD-5 MCP worker pool fairness between tenants", () => {
     const server = await startHttpMcp(project, ["--port", String(port), "--oauth-issuer", as.issuer, "--oauth-audience", `http://127.0.0.1:${port}/mcp`, "--data-dir", join(tmp, "data-turns"), "--workers", "1"]);
     const quiet = await connectAs(server, QUIET);
     const noisy = await connectAs(server, NOISY);
+    const gate = await startGate();
     try {
       await queueWait(quiet, "quick", {});
       let queued = 0;
       let saturate!: () => void;
       const saturated = new Promise<void>((resolve) => (saturate = resolve));
-      const noisyStarts = Array.from({ length: 4 }, () => startedAt(noisy, "slow", { ms: NOISY_CALL_MS }, () => void (++queued === 3 && saturate())));
-      // One noisy call runs, three wait for the one worker; then the quiet call arrives.
+      // The noisy calls hold the worker until the gate opens (then each ends at once).
+      const noisyStarts = Array.from({ length: 4 }, () => startedAt(noisy, "held", { gate: gate.url }, () => void (++queued === 3 && saturate())));
+      // One noisy call runs, three wait for the one worker; then the quiet call arrives and waits
+      // too: the gate opens once the server has told it so (or after GATE_FALLBACK_MS).
       await saturated;
-      const quietStart = await startedAt(quiet, "quick", {});
+      void after(GATE_FALLBACK_MS).then(gate.open);
+      const quietStart = await startedAt(quiet, "quick", {}, gate.open);
       const noisyAfterQuiet = (await Promise.all(noisyStarts)).filter((start) => start > quietStart).length;
       // First come first served would run all three queued noisy calls first (none after the quiet one).
       expect(noisyAfterQuiet).toBe(3);
     } finally {
+      await gate.close();
       await Promise.all([quiet.close(), noisy.close()]);
       await server.stop();
     }

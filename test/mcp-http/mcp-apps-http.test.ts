@@ -7,6 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { EXTENSION_ID, RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/server";
 import { CARD_APP_URI } from "../../src/adapters/in/mcp/card-app.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 import { STDIO_SERVER } from "../capabilities/stdio-client.js";
 import { buildViewerAssets } from "../../ui/build.js";
@@ -23,7 +24,8 @@ const children: ChildProcess[] = [];
 const clients: Client[] = [];
 
 function startHttp(toolId: string): Promise<URL> {
-  const child = spawn(process.execPath, ["--import", "tsx", HTTP_SERVER, toolId, "--viewer-assets", assets], { stdio: ["ignore", "ignore", "pipe"] });
+  // Both servers start from their bundles (plain JavaScript), not through tsx.
+  const child = spawn(process.execPath, [bundledFixture(HTTP_SERVER), toolId, "--viewer-assets", assets], { stdio: ["ignore", "ignore", "pipe"] });
   children.push(child);
   let stderr = "";
   return new Promise((resolve, reject) => {
@@ -37,7 +39,7 @@ function startHttp(toolId: string): Promise<URL> {
 }
 
 async function stdioClient(toolId: string, apps: boolean): Promise<Client> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: ["--import", "tsx", STDIO_SERVER, toolId, "--viewer-assets", assets], env: process.env as Record<string, string>, stderr: "pipe" });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [bundledFixture(STDIO_SERVER), toolId, "--viewer-assets", assets], env: process.env as Record<string, string>, stderr: "pipe" });
   const client = new Client({ name: "apps-host", version: "1.0.0" }, apps ? { capabilities: APPS } : {});
   await client.connect(transport);
   clients.push(client);

@@ -2,11 +2,13 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../fixtures/otlp-receiver.js";
 import { describePostgres } from "../fixtures/postgres.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 
-const CHILD = join(import.meta.dirname, "fixtures", "traced-child.ts");
+// Bundled (plain JavaScript, our sources inlined): each child starts with node, not through tsx.
+const CHILD = bundledFixture(join(import.meta.dirname, "fixtures", "traced-child.ts"));
 
 let receiver: OtlpReceiver;
 beforeAll(async () => {
@@ -23,7 +25,7 @@ interface ChildRun {
 
 /** Runs the traced child; with `killWhen`, SIGKILLs it once the predicate holds. */
 function runChild(config: Record<string, unknown>, killWhen?: () => Promise<void>): Promise<ChildRun> {
-  const child = spawn(process.execPath, ["--import", "tsx", CHILD, JSON.stringify({ receiver: receiver.url, ...config })], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CHILD, JSON.stringify({ receiver: receiver.url, ...config })], { stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (part: Buffer) => (stdout += part));
@@ -31,6 +33,9 @@ function runChild(config: Record<string, unknown>, killWhen?: () => Promise<void
   if (killWhen) void killWhen().then(() => child.kill("SIGKILL"), () => child.kill("SIGKILL"));
   return new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, stdout, stderr })));
 }
+
+/** The spans host A has ended, and exported, when its tool is running. */
+const HOST_A_SPANS = ["chat gpt-obs", "steamharness.run"];
 
 /** Polls until a file exists. */
 async function fileAppears(path: string): Promise<void> {
@@ -46,7 +51,10 @@ async function crashAndResume(runId: string, dir: string, extra: Record<string, 
   const ofRun = (spans: ReceivedSpan[]) => spans.filter((span) => span.attributes["steamharness.run.id"] === runId);
   const killed = await runChild({ dir, runId, service: "host-a", hang: true, ...extra }, async () => {
     await fileAppears(join(dir, "tool-host-a"));
-    await receiver.waitFor((spans) => ofRun(spans).some((span) => span.name === "chat gpt-obs" && span.service === "host-a"));
+    // Both of A's ended spans received: its root (the run-start flush) and its model call (the
+    // batch after it). They are separate exports, which can land in either order on a loaded
+    // machine; killing A once only the model call had landed lost the root still in flight.
+    await receiver.waitFor((spans) => HOST_A_SPANS.every((name) => ofRun(spans).some((span) => span.name === name && span.service === "host-a")));
   });
   expect(killed.signal).toBe("SIGKILL");
   const resumed = await runChild({ dir, runId, service: "host-b", hang: false, ...extra });
@@ -65,7 +73,7 @@ function expectOneTree(spans: ReceivedSpan[], runId: string): void {
   expect(spans.filter((span) => span.parentSpanId === "").map((span) => span.name)).toEqual(["steamharness.run"]);
   // Host A: the root and its model call (its invoke_agent and tool span died with it); host B: its part, resumed.
   const byHost = (service: string) => spans.filter((span) => span.service === service).map((span) => span.name).sort();
-  expect(byHost("host-a")).toEqual(["chat gpt-obs", "steamharness.run"]);
+  expect(byHost("host-a")).toEqual(HOST_A_SPANS);
   expect(byHost("host-b")).toEqual(["chat gpt-obs", "execute_tool slow", "invoke_agent agent"]);
   const resumedPart = spans.find((span) => span.name === "invoke_agent agent")!;
   expect(resumedPart.events.map((event) => event.name)).toEqual(["steamharness.run.resumed", "steamharness.lease.takeover"]);

@@ -2,7 +2,8 @@ import { writeFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { SpanKind, trace } from "@opentelemetry/api";
-import { CLI_FROM_SOURCES, cleanEnv, cleanup, REPO, startMcp, tempDir } from "../cli/helpers.js";
+import { cleanEnv, cleanup, startMcp, tempDir } from "../cli/helpers.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { startOtlpReceiver, type OtlpReceiver } from "../fixtures/otlp-receiver.js";
 import { startTestSdk } from "../fixtures/otel-sdk.js";
 import { CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -11,10 +12,12 @@ import { taskResult } from "../mcp-http/task-helpers.js";
 
 const PROJECT_ID = "5b0e7c2a-3f41-4d8e-9a6b-0c1d2e3f4a5b";
 
-/** A workflow project whose entrypoint runs an agent (offline model) on the run's node context. */
-const WORKFLOW = `import { createAgentNode } from ${JSON.stringify(join(REPO, "src/app/agent-node/create-agent-node.ts"))};
-import { createOfflineModel } from ${JSON.stringify(join(REPO, "src/testing/offline-model.ts"))};
-import { runStreamNode } from ${JSON.stringify(join(REPO, "src/domain/stream-node.ts"))};
+/**
+ * A workflow project whose entrypoint runs an agent (offline model) on the run's node context. It
+ * imports the bundled workflow kit (plain JavaScript), so the built CLI serves it when dist/ is
+ * fresh, not the sources through tsx.
+ */
+const WORKFLOW = `import { createAgentNode, createOfflineModel, runStreamNode } from ${JSON.stringify(bundledFixture("test/fixtures/workflow-kit.ts"))};
 export default {
   entrypoints: {
     ask: {
@@ -62,7 +65,7 @@ const otelEnv = (service: string) =>
 describe("OBS-3 MCP task runs carry the client's trace", () => {
   it("OBS-3: a task-augmented tools/call with _meta.traceparent (Streamable HTTP) yields the task's run in the client's trace, under the server span of the call", async () => {
     const project = await writeProject("task-project");
-    const server = await startHttpMcp(project, ["--data-dir", join(tmp, "task-data")], { env: otelEnv("steamharness-mcp-http"), cli: CLI_FROM_SOURCES });
+    const server = await startHttpMcp(project, ["--data-dir", join(tmp, "task-data")], { env: otelEnv("steamharness-mcp-http") });
     const client = await connectHttp(server.url);
     const sdk = startTestSdk(receiver.url, "mcp-task-client");
     const caller = sdk.tracerProvider.getTracer("test-client").startSpan("tools/call ask", { kind: SpanKind.CLIENT });
@@ -108,8 +111,7 @@ describe("OBS-3 MCP trace continuation", () => {
       OTEL_METRICS_EXPORTER: "none",
       OTEL_LOGS_EXPORTER: "none",
     });
-    // The project imports TypeScript sources, so the CLI and its workers run through tsx even when dist/ is built.
-    const session = await startMcp(project, ["--data-dir", join(tmp, "data")], { env, command: CLI_FROM_SOURCES });
+    const session = await startMcp(project, ["--data-dir", join(tmp, "data")], { env });
     const sdk = startTestSdk(receiver.url, "mcp-client");
     const client = sdk.tracerProvider.getTracer("test-client").startSpan("tools/call ask", { kind: SpanKind.CLIENT });
     const { traceId, spanId } = client.spanContext();

@@ -1,4 +1,4 @@
-import { execFile, execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -67,6 +67,144 @@ async function run(command: string, args: string[], cwd: string, env: NodeJS.Pro
   }
 }
 
+/** Runs a command to completion, whatever its exit status: like spawnSync, without blocking the event loop. */
+function spawnAsync(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolveRun) => {
+    execFile(command, args, { ...options, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolveRun({ status: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr });
+    });
+  });
+}
+
+/**
+ * Started once the tarball is unpacked, awaited by the test that checks it: the slow checks are
+ * independent programs (npm, tsc, the examples), mostly waiting on the disk and on each other's
+ * CPU, so they run side by side instead of one after the other. A rejection is the awaiting
+ * test's failure (not an unhandled rejection meanwhile).
+ */
+function lane<T>(work: () => Promise<T>): Promise<T> {
+  const running = work();
+  running.catch(() => undefined);
+  return running;
+}
+
+/** What `npm install <tarball>` into a fresh consumer project gives (DX-5): its folder and what it ran. */
+interface ConsumerInstall {
+  consumer: string;
+  esm: { status: number | null; stdout: string; stderr: string };
+  cjs: { status: number | null; stdout: string; stderr: string };
+  help: { status: number | null; stdout: string; stderr: string };
+}
+
+async function installConsumer(dir: string, tarball: string): Promise<ConsumerInstall> {
+  const consumer = join(dir, "consumer");
+  mkdirSync(consumer);
+  writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, version: "1.0.0" }));
+  await run("npm", ["install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund", tarball], consumer);
+  const [esm, cjs, help] = await Promise.all([
+    spawnAsync(process.execPath, ["--input-type=module", "-e", `import { finalText, isSteamharnessError } from "steamharness"; console.log(typeof finalText, typeof isSteamharnessError)`], { cwd: consumer }),
+    spawnAsync(process.execPath, ["-e", `const { finalText, SteamharnessError } = require("steamharness"); console.log(typeof finalText, typeof SteamharnessError)`], { cwd: consumer }),
+    spawnAsync(join(consumer, "node_modules/.bin/steamharness"), ["--help"], { cwd: consumer }),
+  ]);
+  return { consumer, esm, cjs, help };
+}
+
+/** `steamharness init` from the consumer's installed bin, then install, test, typecheck and start (DX-1, DX-7). */
+async function initProjects(apps: string, consumer: string, tarball: string) {
+  const bin = join(consumer, "node_modules/.bin/steamharness");
+  const projects = { workflow: join(apps, "hello-workflow"), conversation: join(apps, "hello-assistant") };
+  const inits: Array<{ status: number | null; stdout: string; stderr: string }> = [];
+  for (const [kind, project] of Object.entries(projects)) {
+    // DX-7: the README's line for a package not on a registry yet.
+    inits.push(await spawnAsync(bin, ["init", kind, project, "--steamharness-from", tarball], { cwd: apps }));
+  }
+  if (inits.some((init) => init.status !== 0)) return { inits, tested: [], started: null, chat: null };
+  // A plain `npm install`, as the scaffold's next steps say: its package.json already points
+  // steamharness at the tarball (a file: dependency). Install scripts are skipped, as above;
+  // better-sqlite3 then gets this checkout's built copy, standing in for the prebuilt binary a
+  // real install downloads.
+  // The two projects go through install, test and typecheck side by side (mostly waiting on I/O).
+  const tested = await Promise.all(
+    Object.values(projects).map(async (project) => {
+      await run("npm", ["install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund"], project);
+      rmSync(join(project, "node_modules/better-sqlite3"), { recursive: true, force: true });
+      symlinkSync(join(root, "node_modules/better-sqlite3"), join(project, "node_modules/better-sqlite3"));
+      const test = await run("npm", ["test"], project);
+      await run("npm", ["run", "typecheck"], project);
+      return { dependency: JSON.parse(readFileSync(join(project, "package.json"), "utf8")).dependencies.steamharness as string, test: test.stdout };
+    }),
+  );
+  const data = join(apps, "data");
+  const [started, chat] = await Promise.all([
+    run("npm", ["run", "-s", "start", "--", "--data-dir", join(data, "workflow")], projects.workflow),
+    run("npm", ["run", "-s", "start", "--", "--data-dir", join(data, "conversation")], projects.conversation, process.env, "remember tea\nrecall\n/exit\n"),
+  ]);
+  return { inits, tested, started, chat };
+}
+
+/** The examples the tarball ships, copied beside the unpacked install and run from there (DX-1, DX-5). */
+async function runShippedExamples(dir: string) {
+  // A project beside the unpacked install (ESM, like this repository): the examples resolve
+  // steamharness and tsx from <dir>/node_modules.
+  const host = join(dir, "examples-host");
+  mkdirSync(host);
+  writeFileSync(join(host, "package.json"), JSON.stringify({ name: "examples-host", private: true, type: "module" }));
+  // The examples the tarball ships (DX-5), not the checkout's.
+  cpSync(join(dir, "node_modules/steamharness/examples"), join(host, "examples"), { recursive: true });
+  const sources = readdirSync(join(host, "examples"), { recursive: true }).map(String).filter((file) => file.endsWith(".ts"));
+  const imports = sources.map((file) => ts.preProcessFile(readFileSync(join(host, "examples", file), "utf8"), true, true).importedFiles.map((entry) => entry.fileName));
+  const env = { ...process.env };
+  for (const key of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"]) delete env[key];
+  const topLevel = readdirSync(join(host, "examples")).filter((name) => name.endsWith(".ts")).sort();
+  // Each example in a folder of its own (the demo writes its files where it runs): they run side by side.
+  const outputs = await Promise.all(
+    topLevel.map(async (name) => {
+      const cwd = join(host, "runs", name.replace(/\.ts$/, ""));
+      mkdirSync(cwd, { recursive: true });
+      return { name, stdout: (await run(process.execPath, ["--import", "tsx", join(host, "examples", name)], cwd, env)).stdout };
+    }),
+  );
+  // The shipped conversation example answers from where npm put it.
+  const assistant = join(dir, "node_modules/steamharness/examples/assistant");
+  const chat = await run(process.execPath, [join(dir, "node_modules/steamharness/dist/cli.js"), "chat", assistant, "--data-dir", join(host, "chat-data")], host, env, "hello\n/exit\n");
+  return { imports, topLevel, outputs, chat };
+}
+
+/** Consumer files type-checked by tsc against the unpacked install's .d.ts (DX-1). */
+async function typeCheckConsumers(dir: string) {
+  const consumer = join(dir, "typed");
+  mkdirSync(consumer);
+  writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "typed-consumer", private: true }));
+  // A real type per import (not `any`): the @ts-expect-error lines fail the check if types degrade.
+  const body = (require: boolean) => `
+${require ? "import steamharness = require(\"steamharness\");\nimport testing = require(\"steamharness/testing\");\nimport agent = require(\"steamharness/agent\");\nconst { defineWorkflow, finalText, MemoryStorage, createNodeContext } = steamharness;\nconst { createOfflineModel } = testing;\nconst { createAgentSessionHost } = agent;" : "import { createNodeContext, defineWorkflow, finalText, MemoryStorage } from \"steamharness\";\nimport { createAgentSessionHost } from \"steamharness/agent\";\nimport { createOfflineModel } from \"steamharness/testing\";"}
+const context = createNodeContext({ projectId: "p", storage: new MemoryStorage() });
+const runId: string = context.runId;
+const model = createOfflineModel({ steps: [{ text: "hi" }] });
+const workflow = defineWorkflow({ entrypoints: { hello: { title: "Hello", run: (_params: unknown, run) => ({ runId: run.runId }) } } });
+const text: string = finalText([]);
+// @ts-expect-error finalText returns a string
+const wrong: number = finalText([]);
+export const used = [runId, model, workflow, text, wrong, typeof createAgentSessionHost];
+`;
+  writeFileSync(join(consumer, "esm.mts"), body(false));
+  writeFileSync(join(consumer, "cjs.cts"), body(true));
+  writeFileSync(join(consumer, "bundler.ts"), body(false));
+  const tsc = join(root, "node_modules/typescript/bin/tsc");
+  const base = ["--noEmit", "--strict", "--types", "node", "--target", "es2022", "--listFiles"];
+  // node16 checks every .d.ts (skipLibCheck false), so a broken declaration of ours fails here;
+  // the other settings check the consumers' use of the types (the cheaper skipLibCheck).
+  const cases = [
+    { name: "node16", flags: ["--module", "node16", "--moduleResolution", "node16", "--skipLibCheck", "false"], files: ["esm.mts", "cjs.cts"], dts: ["index.d.ts", "index.d.cts"] },
+    { name: "nodenext", flags: ["--module", "nodenext", "--moduleResolution", "nodenext", "--skipLibCheck"], files: ["esm.mts", "cjs.cts"], dts: ["index.d.ts", "index.d.cts"] },
+    // module preserve: ESM imports in bundler.ts, `import x = require()` in cjs.cts (the "require" condition).
+    { name: "bundler", flags: ["--module", "preserve", "--moduleResolution", "bundler", "--skipLibCheck"], files: ["bundler.ts", "cjs.cts"], dts: ["index.d.ts", "index.d.cts"] },
+  ];
+  // The three checks are independent programs: they run side by side.
+  const results = await Promise.all(cases.map(({ flags, files }) => tscRun([tsc, ...base, ...flags, ...files], consumer)));
+  return cases.map((entry, index) => ({ ...entry, result: results[index]! }));
+}
+
 describe("packed package (issue 2 / PORT)", () => {
   let dir = "";
   let tarball = "";
@@ -74,6 +212,11 @@ describe("packed package (issue 2 / PORT)", () => {
   let apps = "";
   // The dist/ the copy held after `npm pack` (built by prepack, or this checkout's fresh build).
   let packedFrom: Record<string, string> = {};
+  // The slow checks, started side by side once the tarball is unpacked (see `lane`).
+  let consumerInstall: Promise<ConsumerInstall>;
+  let initFlow: Promise<Awaited<ReturnType<typeof initProjects>>>;
+  let shippedExamples: Promise<Awaited<ReturnType<typeof runShippedExamples>>>;
+  let typeChecks: Promise<Awaited<ReturnType<typeof typeCheckConsumers>>>;
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), "steamharness-pack-"));
@@ -100,12 +243,19 @@ describe("packed package (issue 2 / PORT)", () => {
       if (name === "steamharness" || name.startsWith(".")) continue;
       symlinkSync(join(root, "node_modules", name), join(modules, name));
     }
+    apps = mkdtempSync(join(tmpdir(), "steamharness-init-"));
+    consumerInstall = lane(() => installConsumer(dir, tarball));
+    initFlow = lane(async () => initProjects(apps, (await consumerInstall).consumer, tarball));
+    shippedExamples = lane(() => runShippedExamples(dir));
+    typeChecks = lane(() => typeCheckConsumers(dir));
   }, 600_000);
 
-  afterAll(() => {
+  afterAll(async () => {
+    // Nothing still running writes into the folders removed here.
+    await Promise.allSettled([consumerInstall, initFlow, shippedExamples, typeChecks]);
     if (dir) rmSync(dir, { recursive: true, force: true });
     if (apps) rmSync(apps, { recursive: true, force: true });
-  });
+  }, 600_000);
 
   it(`DX-5 npm pack on a fresh clone ships the dist prepack (npm run build) builds${prebuilt ? " (this checkout's fresh build, packed with --ignore-scripts)" : ""}, LICENSE, README, the migrations and the examples, no sources or tests`, () => {
     // prepack is the build; the tarball's dist/ is exactly what it (or the fresh build) wrote.
@@ -146,33 +296,29 @@ describe("packed package (issue 2 / PORT)", () => {
     expect(packed.repository).toEqual({ type: "git", url: expect.stringMatching(/^git\+https:\/\/github\.com\/[\w.-]+\/[\w.-]+\.git$/) });
   });
 
-  it("DX-5 npm install <tarball> into a fresh project: ESM import, CJS require and the steamharness bin", () => {
-    const consumer = join(dir, "consumer");
-    mkdirSync(consumer);
-    writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, version: "1.0.0" }));
-    execFileSync("npm", ["install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund", tarball], { cwd: consumer, encoding: "utf8", maxBuffer: 16 * 1024 * 1024, stdio: ["ignore", "pipe", "pipe"] });
-    const esm = spawnSync(process.execPath, ["--input-type=module", "-e", `import { finalText, isSteamharnessError } from "steamharness"; console.log(typeof finalText, typeof isSteamharnessError)`], { cwd: consumer, encoding: "utf8" });
+  it("DX-5 npm install <tarball> into a fresh project: ESM import, CJS require and the steamharness bin", async () => {
+    const { esm, cjs, help } = await consumerInstall;
     expect(esm.stderr).toBe("");
     expect(esm.stdout).toBe("function function\n");
-    const cjs = spawnSync(process.execPath, ["-e", `const { finalText, SteamharnessError } = require("steamharness"); console.log(typeof finalText, typeof SteamharnessError)`], { cwd: consumer, encoding: "utf8" });
     expect(cjs.stderr).toBe("");
     expect(cjs.stdout).toBe("function function\n");
-    const help = spawnSync(join(consumer, "node_modules/.bin/steamharness"), ["--help"], { cwd: consumer, encoding: "utf8" });
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^Usage: steamharness/);
     expect(help.stdout).toContain("Exit codes:");
   }, 600_000);
 
-  it.each(subpaths)("%s loads with import and with require", (specifier) => {
-    const esm = spawnSync(process.execPath, ["--input-type=module", "-e", `const m = await import(${JSON.stringify(specifier)}); console.log(Object.keys(m).length)`], { cwd: dir, encoding: "utf8" });
+  it.each(subpaths)("%s loads with import and with require", async (specifier) => {
+    const [esm, cjs] = await Promise.all([
+      spawnAsync(process.execPath, ["--input-type=module", "-e", `const m = await import(${JSON.stringify(specifier)}); console.log(Object.keys(m).length)`], { cwd: dir }),
+      spawnAsync(process.execPath, ["-e", `console.log(Object.keys(require(${JSON.stringify(specifier)})).length)`], { cwd: dir }),
+    ]);
     expect(esm.stderr).toBe("");
     expect(Number(esm.stdout.trim())).toBeGreaterThan(0);
-    const cjs = spawnSync(process.execPath, ["-e", `console.log(Object.keys(require(${JSON.stringify(specifier)})).length)`], { cwd: dir, encoding: "utf8" });
     expect(cjs.stderr).toBe("");
     expect(Number(cjs.stdout.trim())).toBeGreaterThan(0);
   });
 
-  it("the root entry works end to end from the tarball (SQLite default store)", () => {
+  it("the root entry works end to end from the tarball (SQLite default store)", async () => {
     const script = `
       import { createSqliteStorage, isSteamharnessError } from "steamharness";
       import { mkdtempSync } from "node:fs"; import { tmpdir } from "node:os"; import { join } from "node:path";
@@ -182,120 +328,52 @@ describe("packed package (issue 2 / PORT)", () => {
       const bad = await storage.kv.get({ projectId: "p" }, "").catch((e) => isSteamharnessError(e, "input_validation"));
       await storage.close();
       console.log(JSON.stringify([got.value, bad]));`;
-    const result = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: dir, encoding: "utf8" });
+    const result = await spawnAsync(process.execPath, ["--input-type=module", "-e", script], { cwd: dir });
     expect(result.stderr).toBe("");
     expect(JSON.parse(result.stdout)).toEqual([{ v: 1 }, true]);
   });
 
-  it("the steamharness bin prints its version and help", () => {
+  it("the steamharness bin prints its version and help", async () => {
     const bin = join(dir, "node_modules", "steamharness", pkg.bin.steamharness);
-    expect(execFileSync(process.execPath, [bin, "--version"], { cwd: dir, encoding: "utf8" }).trim()).toBe(pkg.version);
-    expect(execFileSync(process.execPath, [bin, "--help"], { cwd: dir, encoding: "utf8" })).toMatch(/Usage: steamharness/);
+    expect((await run(process.execPath, [bin, "--version"], dir)).stdout.trim()).toBe(pkg.version);
+    expect((await run(process.execPath, [bin, "--help"], dir)).stdout).toMatch(/Usage: steamharness/);
   });
+
   it("DX-1 DX-7 steamharness init workflow and conversation from the installed bin, as the README says (--steamharness-from the tarball): npm install, then npm test, typecheck and start pass", async () => {
-    apps = mkdtempSync(join(tmpdir(), "steamharness-init-"));
-    const consumer = join(dir, "consumer");
-    const bin = join(consumer, "node_modules/.bin/steamharness");
-    const projects = { workflow: join(apps, "hello-workflow"), conversation: join(apps, "hello-assistant") };
-    for (const [kind, project] of Object.entries(projects)) {
-      // DX-7: the README's line for a package not on a registry yet.
-      const init = spawnSync(bin, ["init", kind, project, "--steamharness-from", tarball], { cwd: apps, encoding: "utf8" });
+    const { inits, tested, started, chat } = await initFlow;
+    expect(inits).toHaveLength(2);
+    for (const init of inits) {
       expect(init.stderr).toBe("");
       expect(init.status).toBe(0);
       expect(init.stdout).toContain("Next steps:");
     }
-    // A plain `npm install`, as the scaffold's next steps say: its package.json already points
-    // steamharness at the tarball (a file: dependency). Install scripts are skipped, as above;
-    // better-sqlite3 then gets this checkout's built copy, standing in for the prebuilt binary a
-    // real install downloads.
-    // The two projects go through install, test and typecheck side by side (mostly waiting on I/O).
-    const tested = await Promise.all(
-      Object.values(projects).map(async (project) => {
-        await run("npm", ["install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund"], project);
-        rmSync(join(project, "node_modules/better-sqlite3"), { recursive: true, force: true });
-        symlinkSync(join(root, "node_modules/better-sqlite3"), join(project, "node_modules/better-sqlite3"));
-        const test = await run("npm", ["test"], project);
-        await run("npm", ["run", "typecheck"], project);
-        return { dependency: JSON.parse(readFileSync(join(project, "package.json"), "utf8")).dependencies.steamharness as string, test: test.stdout };
-      }),
-    );
+    expect(tested).toHaveLength(2);
     for (const { dependency, test } of tested) {
       expect(dependency).toMatch(/^file:.*steamharness-.*\.tgz$/);
       expect(test).toMatch(/^# fail 0$/m);
       expect(test).not.toMatch(/^# pass 0$/m);
     }
-    const data = join(apps, "data");
-    const [started, chat] = await Promise.all([
-      run("npm", ["run", "-s", "start", "--", "--data-dir", join(data, "workflow")], projects.workflow),
-      run("npm", ["run", "-s", "start", "--", "--data-dir", join(data, "conversation")], projects.conversation, process.env, "remember tea\nrecall\n/exit\n"),
-    ]);
-    expect(JSON.parse(started.stdout)).toEqual({ greeting: "Hello, world.", count: 1 });
-    expect(chat.stdout).toContain("model: offline/");
-    expect(chat.stdout).toContain("Noted: tea");
-    expect(chat.stdout).toContain("Your note: tea");
+    expect(JSON.parse(started!.stdout)).toEqual({ greeting: "Hello, world.", count: 1 });
+    expect(chat!.stdout).toContain("model: offline/");
+    expect(chat!.stdout).toContain("Noted: tea");
+    expect(chat!.stdout).toContain("Your note: tea");
   }, 600_000);
 
   it("DX-1 DX-5 the examples ship in the tarball, import only the package and run from the install", async () => {
-    // A project beside the unpacked install (ESM, like this repository): the examples resolve
-    // steamharness and tsx from <dir>/node_modules.
-    const host = join(dir, "examples-host");
-    mkdirSync(host);
-    writeFileSync(join(host, "package.json"), JSON.stringify({ name: "examples-host", private: true, type: "module" }));
-    // The examples the tarball ships (DX-5), not the checkout's.
-    cpSync(join(dir, "node_modules/steamharness/examples"), join(host, "examples"), { recursive: true });
-    const sources = readdirSync(join(host, "examples"), { recursive: true }).map(String).filter((file) => file.endsWith(".ts"));
-    for (const file of sources) {
-      const imported = ts.preProcessFile(readFileSync(join(host, "examples", file), "utf8"), true, true).importedFiles.map((entry) => entry.fileName);
+    const { imports, topLevel, outputs, chat } = await shippedExamples;
+    expect(imports.length).toBeGreaterThan(0);
+    for (const imported of imports) {
       expect(imported.filter((specifier) => specifier.startsWith(".") || specifier.startsWith("/"))).toEqual([]);
       expect(imported.filter((specifier) => specifier.startsWith("steamharness") && !/^steamharness(\/agent|\/testing)?$/.test(specifier))).toEqual([]);
     }
-    const env = { ...process.env };
-    for (const key of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"]) delete env[key];
-    const topLevel = readdirSync(join(host, "examples")).filter((name) => name.endsWith(".ts")).sort();
     expect(topLevel).toContain("demo.ts");
-    for (const name of topLevel) {
-      const result = await run(process.execPath, ["--import", "tsx", join("examples", name)], host, env);
-      if (name === "demo.ts") expect(result.stdout).toContain("final answer: Done: NOTES.md follows the style guide and the request is recorded in KV.\n");
-    }
-    // The shipped conversation example answers from where npm put it.
-    const assistant = join(dir, "node_modules/steamharness/examples/assistant");
-    const chat = await run(process.execPath, [join(dir, "node_modules/steamharness/dist/cli.js"), "chat", assistant, "--data-dir", join(host, "chat-data")], host, env, "hello\n/exit\n");
+    expect(outputs.map(({ name }) => name)).toEqual(topLevel);
+    expect(outputs.find(({ name }) => name === "demo.ts")!.stdout).toContain("final answer: Done: NOTES.md follows the style guide and the request is recorded in KV.\n");
     expect(chat.stdout).toContain("I am the example assistant, running on the offline model.");
   }, 600_000);
 
   it("DX-1 consumers type-check against the installed .d.ts with tsc: module node16, nodenext and bundler, ESM and CJS", async () => {
-    const consumer = join(dir, "typed");
-    mkdirSync(consumer);
-    writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "typed-consumer", private: true }));
-    // A real type per import (not `any`): the @ts-expect-error lines fail the check if types degrade.
-    const body = (require: boolean) => `
-${require ? "import steamharness = require(\"steamharness\");\nimport testing = require(\"steamharness/testing\");\nimport agent = require(\"steamharness/agent\");\nconst { defineWorkflow, finalText, MemoryStorage, createNodeContext } = steamharness;\nconst { createOfflineModel } = testing;\nconst { createAgentSessionHost } = agent;" : "import { createNodeContext, defineWorkflow, finalText, MemoryStorage } from \"steamharness\";\nimport { createAgentSessionHost } from \"steamharness/agent\";\nimport { createOfflineModel } from \"steamharness/testing\";"}
-const context = createNodeContext({ projectId: "p", storage: new MemoryStorage() });
-const runId: string = context.runId;
-const model = createOfflineModel({ steps: [{ text: "hi" }] });
-const workflow = defineWorkflow({ entrypoints: { hello: { title: "Hello", run: (_params: unknown, run) => ({ runId: run.runId }) } } });
-const text: string = finalText([]);
-// @ts-expect-error finalText returns a string
-const wrong: number = finalText([]);
-export const used = [runId, model, workflow, text, wrong, typeof createAgentSessionHost];
-`;
-    writeFileSync(join(consumer, "esm.mts"), body(false));
-    writeFileSync(join(consumer, "cjs.cts"), body(true));
-    writeFileSync(join(consumer, "bundler.ts"), body(false));
-    const tsc = join(root, "node_modules/typescript/bin/tsc");
-    const base = ["--noEmit", "--strict", "--types", "node", "--target", "es2022", "--listFiles"];
-    // node16 checks every .d.ts (skipLibCheck false), so a broken declaration of ours fails here;
-    // the other settings check the consumers' use of the types (the cheaper skipLibCheck).
-    const cases = [
-      { name: "node16", flags: ["--module", "node16", "--moduleResolution", "node16", "--skipLibCheck", "false"], files: ["esm.mts", "cjs.cts"], dts: ["index.d.ts", "index.d.cts"] },
-      { name: "nodenext", flags: ["--module", "nodenext", "--moduleResolution", "nodenext", "--skipLibCheck"], files: ["esm.mts", "cjs.cts"], dts: ["index.d.ts", "index.d.cts"] },
-      // module preserve: ESM imports in bundler.ts, `import x = require()` in cjs.cts (the "require" condition).
-      { name: "bundler", flags: ["--module", "preserve", "--moduleResolution", "bundler", "--skipLibCheck"], files: ["bundler.ts", "cjs.cts"], dts: ["index.d.ts", "index.d.cts"] },
-    ];
-    // The three checks are independent programs: they run side by side.
-    const results = await Promise.all(cases.map(({ flags, files }) => tscRun([tsc, ...base, ...flags, ...files], consumer)));
-    for (const [index, { name, dts }] of cases.entries()) {
-      const result = results[index]!;
+    for (const { name, dts, result } of await typeChecks) {
       const lines = result.stdout.split("\n");
       // Errors in the consumers or in steamharness's declarations fail; other packages' own
       // declarations are theirs (the MCP SDK's CJS types trip TS1541 under node16 with skipLibCheck false).
