@@ -18,7 +18,7 @@ import { importFileParams } from "./file-import.js";
 import { loadWorkflowProject, locateWorkflowProject, type LoadedWorkflowProject } from "./project-loader.js";
 import { createHostBridge, createWorkerRunContext, type HostBridge } from "./worker-run-context.js";
 import { restoreWorkerState, snapshotWorkerState, type WorkerStateSnapshot } from "./worker-state.js";
-import { isProtocolMessage, WORKER_SETTLE_WAIT_MS, type ParentMessage, type WorkerConfig, type WorkerMessage, type WorkerRunRequest } from "./worker-protocol.js";
+import { isProtocolMessage, type ParentMessage, type WorkerConfig, type WorkerMessage, type WorkerRunRequest } from "./worker-protocol.js";
 import { openWorkflowStorage } from "./workflow-storage.js";
 import { createWorkerConfigurations, type WorkerConfigurations } from "./worker-configuration.js";
 import { createWorkerTenants, type WorkerTenants } from "./worker-tenant-limits.js";
@@ -167,10 +167,7 @@ async function serve(run: WorkerRunRequest): Promise<void> {
   await defaultRuntime().telemetry.flush();
   // The report goes out before the cleanup below, so the caller's answer does not wait for it;
   // the host hands this worker no further run (nor ends it) before the verdict that follows.
-  // The cleanup starts once the host has answered its caller (`settle`); the wait is set up after
-  // the send (a settle can only arrive in a later turn of the event loop).
   void send({ type: "report", report });
-  await hostSettled(run.runId);
   // One turn of the event loop first: a file operation the run awaited last is still listed as
   // active while its promise's continuations run.
   await new Promise((resolveTurn) => setImmediate(resolveTurn));
@@ -182,24 +179,6 @@ async function serve(run: WorkerRunRequest): Promise<void> {
   if (exitAfterRun) await exit();
   // The next run's cancel switch is made while the worker is idle (see takeController).
   else spareController ??= readyController();
-}
-
-/** Resolves the waiter of {@link hostSettled}: the host's `settle` for that run. */
-let onSettle: ((runId: string) => void) | undefined;
-
-/** Resolves when the host sends `settle` for `runId`, or after WORKER_SETTLE_WAIT_MS (its timer is gone by then). */
-function hostSettled(runId: string): Promise<void> {
-  return new Promise((resolveSettled) => {
-    const done = () => {
-      clearTimeout(timer);
-      onSettle = undefined;
-      resolveSettled();
-    };
-    const timer = setTimeout(done, WORKER_SETTLE_WAIT_MS);
-    onSettle = (id) => {
-      if (id === runId) done();
-    };
-  });
 }
 
 /** A cancel switch whose signal exists already: Node makes an AbortSignal on first read, at a cost worth keeping off a run's start. */
@@ -236,7 +215,6 @@ process.on("message", (raw: unknown) => {
   if (message.type === "init") void init(message.config);
   else if (message.type === "run") void serve(message.run);
   else if (message.type === "exit") void exit();
-  else if (message.type === "settle") onSettle?.(message.runId);
   else current?.bridge.handle(message);
 });
 // The host going away (cancel, crash, shutdown) ends the run: a worker never outlives its host.

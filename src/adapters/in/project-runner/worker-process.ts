@@ -212,11 +212,7 @@ export class WorkflowWorker {
       };
       this.listener = (message) => {
         if (message.type === "report") {
-          if (message.report.runId !== request.runId) return;
-          settle(() => resolveRun({ kind: "report", report: message.report }));
-          // The answer is built from the report in this turn of the event loop (microtasks): the
-          // worker's cleanup waits until then, so it does not take the core the answer needs.
-          setImmediate(() => this.send({ type: "settle", runId: request.runId }));
+          if (message.report.runId === request.runId) settle(() => resolveRun({ kind: "report", report: message.report }));
         } else if (message.type === "done") {
           if (message.runId !== request.runId) return;
           this.clean = message.reusable;

@@ -62,13 +62,6 @@ export type ParentMessage =
   | { type: "run"; run: WorkerRunRequest }
   | { type: "input-response"; requestId: string; response: UserInputResponse }
   | { type: "approval-response"; requestId: string; decision: ToolPermissionDecision }
-  /**
-   * The host is done with the report of run `runId` (its caller has the answer): the worker
-   * cleans up and sends its verdict now, not while the host still turns the report into an
-   * answer (on a busy machine the two share a core). A worker that hears nothing cleans up
-   * after `WORKER_SETTLE_WAIT_MS` anyway.
-   */
-  | { type: "settle"; runId: string }
   /** The answer to a `sampling-request`: the client's checked result, or the typed error the run's call rejects with. */
   | { type: "sampling-response"; requestId: string; result: WorkflowSamplingResult }
   | { type: "sampling-response"; requestId: string; error: WorkerSamplingError }
@@ -81,9 +74,6 @@ export interface WorkerLogEntry {
   message: string;
   data?: Record<string, unknown>;
 }
-
-/** The longest a worker waits for the host's `settle` after a report before it cleans up anyway. */
-export const WORKER_SETTLE_WAIT_MS = 50;
 
 /** Why a sampling request failed, as the run sees it (a `SteamharnessError`'s code, message and data). */
 export interface WorkerSamplingError {
@@ -105,7 +95,7 @@ export type WorkerMessage =
   | { type: "sampling-cancel"; requestId: string }
   /**
    * The run ended: its report, sent before the worker's post-run cleanup (so the caller's answer
-   * does not wait for it); `done` follows, once the host has sent `settle`.
+   * does not wait for it); `done` follows.
    */
   | { type: "report"; report: WorkflowRunReport }
   /**
