@@ -26,7 +26,6 @@ import { SteamharnessError } from "../../../../domain/errors.js";
 import type { McpServerHandle } from "../../../../ports/mcp-server.js";
 import { prepareAuthorization, type McpHttpAuthOptions, type McpHttpRequest } from "./http-auth.js";
 import { bodyKind, readJsonBody, type BodyError } from "./http-body.js";
-import { holdResponseHead } from "./http-response-head.js";
 
 /** Where the direct path leaves a body error for Express to answer. */
 const BODY_ERROR = Symbol("steamharness.mcp.bodyError");
@@ -145,8 +144,6 @@ export async function mcpHttpListener(options: McpHttpHandlerOptions): Promise<M
         transports.delete(sessionId as string);
         transports.set(sessionId as string, transport);
       }
-      // A call's answer leaves with its response head in one write (http-response-head.ts).
-      if (req.method === "POST") holdResponseHead(res);
       await transport.handleRequest(req, res, body);
     } catch (error) {
       jsonRpcError(res, 500, -32603, `Internal error: ${(error as Error)?.message ?? String(error)}`);
