@@ -6,6 +6,7 @@
  */
 import type { AgentConfigurationSnapshot } from "../agent/model-selection.js";
 import type { NodeContext } from "../node-context.js";
+import type { JsonValue } from "../json.js";
 import type { Clock } from "../../ports/clock.js";
 import type { PersistentValueStore } from "../../ports/persistent-value-store.js";
 import type { ProjectConfigurationStore } from "../../ports/project-configuration-store.js";
@@ -49,7 +50,8 @@ export async function snapshotForRun(options: RunSnapshotOptions): Promise<Proje
     clock: options.clock,
     ...(options.configurationId === undefined ? {} : { configurationId: options.configurationId }),
   });
-  await options.values.set(options.projectId, name, JSON.parse(JSON.stringify(snapshot)));
+  // The snapshot is plain JSON already (built from JSON copies): the store encodes it once.
+  await options.values.set(options.projectId, name, snapshot as unknown as JsonValue);
   return snapshot;
 }
 

@@ -9,7 +9,6 @@
  */
 import { defaultRuntime } from "../../../compose/runtime.js";
 import { telemetryFromEnv } from "../../../compose/telemetry.js";
-import { mkdirSync } from "node:fs";
 import { isSteamharnessError } from "../../../domain/errors.js";
 import type { JsonValue } from "../../../domain/json.js";
 import { redactSecrets, secretValues } from "../../../domain/redaction.js";
@@ -80,6 +79,7 @@ async function init(next: WorkerConfig): Promise<void> {
     void process.stdout;
     void process.stderr;
     idleState = snapshotWorkerState();
+    spareController = readyController();
     await send({ type: "ready", structure: project.structure });
   } catch (error) {
     const code = isSteamharnessError(error) ? error.code : "internal";
@@ -110,9 +110,6 @@ async function execute(run: WorkerRunRequest, { controller, bridge }: CurrentRun
       if (params[param.name] === undefined && param.default !== undefined) params[param.name] = param.default;
     }
     Object.assign(params, await importFileParams(store, loaded.manifest.id, run.files));
-    // Every run finds the folder (a run may have removed it); synchronous, because the worker runs
-    // one run at a time and an async mkdir costs a thread-pool round trip on every call (MCP-9).
-    mkdirSync(config!.dirs.fileCreateStoreDir, { recursive: true });
     // CFG-2: the snapshot is taken before the entrypoint runs, and kept with the run id.
     const configuration = await configurations!.forRun(store, loaded.manifest.id, run.runId, run.newRun === true);
     // BUD-4: the key store's cap on the run's tenant, reserved by every model call of its agents.
@@ -157,7 +154,7 @@ async function serve(run: WorkerRunRequest): Promise<void> {
   // Questions asked after the run has ended (by work it left behind) never reach the host, so
   // they cannot be mistaken for questions of the worker's next run.
   const thisRun: CurrentRun = {
-    controller: new AbortController(),
+    controller: takeController(),
     bridge: createHostBridge((message) => {
       if (current === thisRun) void send(message);
     }),
@@ -180,6 +177,23 @@ async function serve(run: WorkerRunRequest): Promise<void> {
   }
   await send({ type: "done", runId: run.runId, reusable: returned && leftovers.length === 0 });
   if (exitAfterRun) await exit();
+  // The next run's cancel switch is made while the worker is idle (see takeController).
+  else spareController ??= readyController();
+}
+
+/** A cancel switch whose signal exists already: Node makes an AbortSignal on first read, at a cost worth keeping off a run's start. */
+const readyController = () => {
+  const controller = new AbortController();
+  void controller.signal;
+  return controller;
+};
+let spareController: AbortController | undefined;
+
+/** The cancel switch of a run starting now: the one made after the last run, else a new one. */
+function takeController(): AbortController {
+  const controller = spareController ?? readyController();
+  spareController = undefined;
+  return controller;
 }
 
 async function exit(): Promise<void> {

@@ -1,3 +1,4 @@
+import { mkdirSync } from "node:fs";
 import type { TelemetryCarrier } from "../../../ports/telemetry.js";
 import { defaultRuntime } from "../../../compose/runtime.js";
 import { SteamharnessError, UserInputRequiredError, type SteamharnessErrorCode } from "../../../domain/errors.js";
@@ -163,6 +164,7 @@ export interface WorkerRunContextOptions {
   storage: Storage;
   bridge: HostBridge;
   signal: AbortSignal;
+  /** The run's `fileCreateDir`: created (with its parents) when the run first reads it. */
   fileCreateDir: string;
   relatedProjects: RelatedProject[];
   /** The project's tool catalog (`executor.tools` of its definition, WF-2). */
@@ -192,6 +194,7 @@ export function createWorkerRunContext(options: WorkerRunContextOptions): Workfl
   const runtime = defaultRuntime();
   const tokenUsage = storage.tokenUsage?.({ projectId }) ?? runtime.kvTokenUsage(storage.kv, { projectId });
   const toolCatalog = options.tools.map((tool) => ({ ...tool }));
+  let created = false;
   const node: NodeContext = {
     runId,
     projectId,
@@ -231,7 +234,13 @@ export function createWorkerRunContext(options: WorkerRunContextOptions): Workfl
     tokenUsage,
     signal,
     log,
-    fileCreateDir: options.fileCreateDir,
+    // Every run that reads the folder finds it (an earlier run may have removed it); a run that
+    // never reads it costs no file-system call (MCP-9: a reused worker's per-call work).
+    get fileCreateDir() {
+      if (!created) mkdirSync(options.fileCreateDir, { recursive: true });
+      created = true;
+      return options.fileCreateDir;
+    },
     relatedProjects: Object.fromEntries(options.relatedProjects.map((project) => [project.alias, project])),
     configuration: options.configuration.snapshot,
     node,
