@@ -52,6 +52,36 @@ const http = createServer(async (req, res) => {
 http.listen(0, "127.0.0.1", () => process.stderr.write("listening on http://127.0.0.1:" + http.address().port + "/mcp\\n"));
 `;
 
+/**
+ * Source of the bare SDK server with one process hop per call: the same server as the bare one,
+ * whose tool handler sends the call to a child process over Node's IPC channel (JSON
+ * serialization) and answers with the child's reply — the floor of MCP-5's isolation (every run
+ * in a worker process) with no steamharness code.
+ */
+const BARE_HOP_SERVER = BARE_SERVER.replace(
+  `const sessions = new Map();`,
+  `import { fork } from "node:child_process";
+const sessions = new Map();
+const worker = fork(new URL("./bare-hop-worker.mjs", import.meta.url), [], { serialization: "json", stdio: ["ignore", "ignore", "inherit", "ipc"] });
+const pending = new Map();
+let nextId = 0;
+worker.on("message", (reply) => { pending.get(reply.id)?.(reply.result); pending.delete(reply.id); });
+const hop = (args) => new Promise((resolve) => { const id = nextId++; pending.set(id, resolve); worker.send({ id, args }); });`,
+).replace(
+  `async () => ({ content: [{ type: "text", text: "pong" }], structuredContent: { pong: true } })`,
+  `async (request) => { const result = await hop(request.params.arguments ?? {}); return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result }; }`,
+);
+const BARE_HOP_WORKER = `process.on("message", (message) => process.send({ id: message.id, result: { pong: true } }));\n`;
+
+/** Writes the bare server with a process hop per call (and its child) under `work`; returns the server's path. */
+export function writeBareHopFixture(work: string): string {
+  mkdirSync(work, { recursive: true });
+  const server = join(work, "bare-hop-http-server.mjs");
+  writeFileSync(server, BARE_HOP_SERVER);
+  writeFileSync(join(work, "bare-hop-worker.mjs"), BARE_HOP_WORKER);
+  return server;
+}
+
 /** Writes the trivial workflow project (`ping`) and the bare server under `work`. */
 export function writeFixtures(work: string): { project: string; bare: string } {
   const project = join(work, "project");

@@ -10,6 +10,8 @@
 // (c) MCP `ping` over the same two connections, same interleaving (100 each): the HTTP layer
 //     alone (sessions, Host/Origin checks, body parsing), without the worker process hop every
 //     tools/call of ours makes (MCP-5) and the bare server does not (report).
+// (d) After (a)–(c), beside them: the bare server against itself plus one child-process IPC
+//     round trip per call — the floor of running each call in a worker process (report).
 // The stdio figures are bench/mcp-cli.bench.ts (unchanged; re-run it beside this one).
 // Builds the bin from the current sources into bench/tmp/mcp-http/dist first.
 // Results go to bench/results/mcp-http.json.
@@ -20,7 +22,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { builtCli, startListening, writeFixtures } from "./mcp-http-support.js";
+import { builtCli, startListening, writeBareHopFixture, writeFixtures } from "./mcp-http-support.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const work = join(here, "tmp", "mcp-http");
@@ -69,6 +71,23 @@ async function main(): Promise<void> {
       const order: Array<[Client, number[]]> = block % 2 === 0 ? [[oursClient, oursPingMs], [bareClient, barePingMs]] : [[bareClient, barePingMs], [oursClient, oursPingMs]];
       for (const [c, into] of order) for (let i = 0; i < 10; i++) into.push(await timedPing(c));
     }
+    // (d) The floor of MCP-5's isolation, measured after (a) and (c) and beside them (their
+    // definitions unchanged): the bare server again, interleaved the same way against the same
+    // bare server whose tool handler makes one round trip to a child process over Node IPC.
+    const hop = await startListening([writeBareHopFixture(work)]);
+    const hopClient = await client(hop.url);
+    const floorBareMs: number[] = [];
+    const floorHopMs: number[] = [];
+    try {
+      for (let i = 0; i < 20; i++) await Promise.all([timedCall(hopClient), timedCall(bareClient)]); // warm-up
+      for (let block = 0; block < 20; block++) {
+        const order: Array<[Client, number[]]> = block % 2 === 0 ? [[hopClient, floorHopMs], [bareClient, floorBareMs]] : [[bareClient, floorBareMs], [hopClient, floorHopMs]];
+        for (const [c, into] of order) for (let i = 0; i < 10; i++) into.push(await timedCall(c));
+      }
+      await hopClient.close();
+    } finally {
+      hop.child.kill("SIGTERM");
+    }
     await Promise.all([oursClient.close(), bareClient.close()]);
 
     const clients = await Promise.all(Array.from({ length: 32 }, () => client(ours.url)));
@@ -110,6 +129,13 @@ async function main(): Promise<void> {
         oursP50Ms: round(percentile(oursPingMs, 50)),
         bareSdkP50Ms: round(percentile(barePingMs, 50)),
         p50Ratio: round(percentile(oursPingMs, 50) / percentile(barePingMs, 50)),
+      },
+      workerHopFloor: {
+        definition: "measured after toolsCall and ping, beside them: the bare SDK server vs the same server whose tool handler makes one round trip to a child process over Node IPC (JSON), 200 calls each in interleaved blocks of 10 — what MCP-5's worker process costs with no steamharness code",
+        bareSdkP50Ms: round(percentile(floorBareMs, 50)),
+        bareWithHopP50Ms: round(percentile(floorHopMs, 50)),
+        p50Ratio: round(percentile(floorHopMs, 50) / percentile(floorBareMs, 50)),
+        oursOverFloorP50: round(percentile(oursMs, 50) / percentile(floorHopMs, 50)),
       },
       loadAverage1m: round(loadavg()[0]!),
       concurrent: {
