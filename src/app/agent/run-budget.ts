@@ -105,6 +105,14 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
     return true;
   };
 
+  // A finish on the agent's ledger (when it holds limits) and the host's (when apart) at once;
+  // usually there is only the first, awaited without an array.
+  const onLedgers = async (finish: (one: BudgetLedger) => Promise<unknown>): Promise<void> => {
+    const own = limits.length > 0 ? finish(ledger) : undefined;
+    if (hostLedger) await Promise.all([own, finish(hostLedger)]);
+    else await own;
+  };
+
   const budget: RunBudget = {
     async beforeModelCall(step, attempt, inputTokens, modelCalls) {
       if (options.maxModelCalls !== undefined) {
@@ -141,14 +149,10 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
       const reservationId = usageEntryId(runId, step, attempt);
       if (entry === null) {
         made.delete(reservationId);
-        await Promise.all([limits.length > 0 ? ledger.release(reservationId) : null, hostLedger?.release(reservationId)]);
-        return;
+        return onLedgers((one) => one.release(reservationId));
       }
       const spent = { tokens: entry.input + entry.output + entry.cacheRead + entry.cacheWrite, costMicros: usageCostMicros(entry, price) };
-      // The agent's ledger and the host's (when apart) at once; usually there is only the first.
-      if (!hostLedger) {
-        if (limits.length > 0) await ledger.settle(reservationId, spent);
-      } else await Promise.all([limits.length > 0 ? ledger.settle(reservationId, spent) : null, hostLedger.settle(reservationId, spent)]);
+      await onLedgers((one) => one.settle(reservationId, spent));
       if (made.delete(reservationId)) await host?.onTokens?.(spent.tokens, context.clock.now());
     },
     checkToolCalls(count) {
