@@ -100,16 +100,16 @@ async function fileContent(projectDir: string, file: string): Promise<Buffer> {
 }
 
 /**
- * Registers the handlers of what `published` declares on `server` (whose capabilities are
- * {@link publicationCapabilities} of it) and returns the connection's subscriptions, which
- * the caller closes when the connection closes.
+ * Registers the handlers of what `published` declares on `server`, whose `capabilities`
+ * include {@link publicationCapabilities} of it, and returns the connection's subscriptions,
+ * which the caller closes when the connection closes.
  *
  * @example
- * const subscriptions = addPublicationHandlers(server, structure, runner.location.directory);
+ * const capabilities = publicationCapabilities(structure);
+ * const subscriptions = addPublicationHandlers(server, structure, capabilities, runner.location.directory);
  * // on close: subscriptions.close();
  */
-export function addPublicationHandlers(server: Server, published: StructurePublications, projectDir: string): ResourceSubscriptions {
-  const capabilities = publicationCapabilities(published);
+export function addPublicationHandlers(server: Server, published: StructurePublications, capabilities: ServerCapabilities, projectDir: string): ResourceSubscriptions {
   const prompts = published.prompts ?? [];
   const resources = published.resources ?? [];
   const templates = published.resourceTemplates ?? [];

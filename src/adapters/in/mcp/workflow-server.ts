@@ -126,13 +126,14 @@ function carrierOfMeta(meta: Record<string, unknown> | undefined): TelemetryCarr
 export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: ProjectRunner, catalog: Promise<WorkflowCatalog> = catalogOf(runner), tasks?: TaskRuns, options: WorkflowMcpServerOptions = {}): Server {
   // MCP-13: with a task store, entrypoints may run as tasks (`tools/call` with `params.task`).
   const taskCapability = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+  const publications = publicationCapabilities(options.published);
   const server = new WorkflowServer(
     { name: workflowServerName(manifest.id), version: manifest.version ?? "0.0.0", ...(manifest.name ? { title: manifest.name } : {}) },
-    { capabilities: { tools: { listChanged: false }, ...(tasks ? { tasks: taskCapability } : {}), ...(options.logging ? { logging: {} } : {}), ...publicationCapabilities(options.published) } },
+    { capabilities: { tools: { listChanged: false }, ...(tasks ? { tasks: taskCapability } : {}), ...(options.logging ? { logging: {} } : {}), ...publications } },
   );
   catalog.catch(() => undefined);
-  if (options.published && Object.keys(publicationCapabilities(options.published)).length > 0) {
-    const subscriptions = addPublicationHandlers(server, options.published, runner.location.directory);
+  if (options.published && Object.keys(publications).length > 0) {
+    const subscriptions = addPublicationHandlers(server, options.published, publications, runner.location.directory);
     server.closers.push(() => subscriptions.close());
   }
   // One server per session (HTTP) or per connection (stdio): the level is this client's.
