@@ -37,6 +37,12 @@ export interface FairQueueAcquireOptions {
 /** One granted slot. `release` gives it back; calling it again does nothing. */
 export interface FairQueueSlot {
   readonly tenant: string;
+  /**
+   * Gives back the tenant's share of the slot only: the tenant's work is over (its cap counts it
+   * no more), while the slot itself stays taken until `release` (the thing it stands for is still
+   * busy, e.g. a worker cleaning up after its run). Idempotent; nothing after `release`.
+   */
+  releaseTenant(): void;
   release(): void;
 }
 
@@ -126,17 +132,21 @@ export function createFairQueue(options: FairQueueOptions): FairQueue {
 
   const slotFor = (name: string, tenant: Tenant): FairQueueSlot => {
     let released = false;
-    return {
-      tenant: name,
-      release: () => {
-        if (released) return;
+    let tenantHeld = true;
+    const give = (all: boolean): void => {
+      if (released || (!all && !tenantHeld)) return;
+      if (all) {
         released = true;
         running -= 1;
+      }
+      if (tenantHeld) {
+        tenantHeld = false;
         tenant.running -= 1;
         forget(name, tenant);
-        pump();
-      },
+      }
+      pump();
     };
+    return { tenant: name, releaseTenant: () => give(false), release: () => give(true) };
   };
 
   /** The waiting tenant to serve next: the current one while its turn lasts, else the one served longest ago; none at their cap. */

@@ -85,6 +85,42 @@ describe("createFairQueue (BUD-5)", () => {
     expect(queue.state()).toMatchObject({ running: 0, waiting: 0 });
   });
 
+  it("BUD-5 releaseTenant gives back the tenant's share at once and the slot only on release: a capped tenant's next call takes another free slot meanwhile", async () => {
+    const queue = createFairQueue({ capacity: 2, tenantCapacity: 1 });
+    const a1 = await queue.acquire("a");
+    const order: string[] = [];
+    const a2 = take(queue, "a", order, "a#2");
+    await settle();
+    expect(order).toEqual([]);
+    a1.releaseTenant();
+    await settle();
+    expect(order).toEqual(["a#2"]);
+    // a1's slot is still taken (its worker is busy), a2 holds the tenant's one share.
+    expect(queue.state("a")).toEqual({ running: 2, waiting: 0, tenantRunning: 1, tenantWaiting: 0 });
+    a1.releaseTenant();
+    a1.release();
+    a1.release();
+    a1.releaseTenant();
+    expect(queue.state("a")).toEqual({ running: 1, waiting: 0, tenantRunning: 1, tenantWaiting: 0 });
+    (await a2).release();
+    expect(queue.state("a")).toEqual({ running: 0, waiting: 0, tenantRunning: 0, tenantWaiting: 0 });
+  });
+
+  it("BUD-5 after releaseTenant the slot still counts: with every slot taken the tenant's next call waits for release", async () => {
+    const queue = createFairQueue({ capacity: 1, tenantCapacity: 1 });
+    const a1 = await queue.acquire("a");
+    const order: string[] = [];
+    const a2 = take(queue, "a", order, "a#2");
+    a1.releaseTenant();
+    await settle();
+    expect(order).toEqual([]);
+    expect(queue.state("a")).toEqual({ running: 1, waiting: 1, tenantRunning: 0, tenantWaiting: 1 });
+    a1.release();
+    (await a2).release();
+    expect(order).toEqual(["a#2"]);
+    expect(queue.state()).toMatchObject({ running: 0, waiting: 0 });
+  });
+
   it("BUD-5 a tenant cap may differ per tenant (a function), Infinity capacity is no overall limit", async () => {
     const queue = createFairQueue({ capacity: Infinity, tenantCapacity: (tenant) => (tenant === "small" ? 1 : undefined) });
     const big = await Promise.all(Array.from({ length: 50 }, () => queue.acquire("big")));

@@ -189,7 +189,10 @@ export class WorkerPool {
         if (released) return;
         released = true;
         // The worker's verdict on its run follows the report (it cleans up in between): the slot
-        // and the worker come back once it is in, so no run is handed a worker mid-cleanup.
+        // and the worker come back once it is in, so no run is handed a worker mid-cleanup. The
+        // tenant's share comes back at once: its call is over, so its next call may take another
+        // free worker meanwhile (BUD-5: a tenant's cap counts its calls, not others' cleanups).
+        slot.releaseTenant();
         void worker.settled.then(() => this.giveBack(worker, slot));
       },
     };
