@@ -7,6 +7,8 @@
  * B. The durable 100-step tool loop of bench/durable.bench.ts (benchLoopNode, a conversation on the
  *    SQLite storage) with budgets on (four token and money limits, max tool calls) versus off,
  *    alternating rounds in one process: median ms per run and the ratio. Goal ≤ 1.1×.
+ * B2. After B, beside it: the same pairs over 31 rounds (which of the two runs first alternates),
+ *    with the median of each pair's own ratio (report).
  * C. Beside A and B, in extra passes after them (bench/budgets-attribution.ts): the SQLite slowest
  *    1 % split into run-queue wait, GC and the rest; a CPU spin of the SQLite call's CPU length
  *    timed the same way (this machine's floor at this load); PostgreSQL round trips of a reserve
@@ -147,6 +149,25 @@ const best = (values: number[]) => Math.min(...values);
 const loopResult = { steps: STEPS, offMedianMs: round(median(off)), onMedianMs: round(median(on)), ratio: round(median(on) / median(off)), offBestMs: round(best(off)), onBestMs: round(best(on)), bestRatio: round(best(on) / best(off)), offCpuMedianMs: round(median(offCpu)), onCpuMedianMs: round(median(onCpu)), cpuRatio: round(median(onCpu) / median(offCpu)) };
 console.log(`B. durable ${STEPS}-step loop: budgets off ${loopResult.offMedianMs} ms, on ${loopResult.onMedianMs} ms → ${loopResult.ratio}× (best of 7: ${loopResult.bestRatio}×; CPU time ${loopResult.cpuRatio}×; goal ≤ 1.1)`);
 
+// B2. Beside B (its definition unchanged, and run after it): the same alternating loop pairs,
+// 31 rounds instead of 7, and the median of each round's own on/off ratio. On a shared machine
+// whose drift is slower than one pair, the per-pair ratio cancels the drift that moves B's two
+// medians apart (B's 7-round ratio spread 0.88–1.22 on one quiet machine on 2026-12-02).
+const pairRatios: number[] = [];
+const onLong: number[] = [];
+const offLong: number[] = [];
+for (let n = 0; n < 31; n++) {
+  const first = n % 2 === 0;
+  const a = await loop(!first, -2 - n);
+  const b = await loop(first, -2 - n);
+  const [offMs, onMs] = first ? [a, b] : [b, a];
+  offLong.push(offMs);
+  onLong.push(onMs);
+  pairRatios.push(onMs / offMs);
+}
+const longResult = { rounds: 31, offMedianMs: round(median(offLong)), onMedianMs: round(median(onLong)), ratio: round(median(onLong) / median(offLong)), pairRatioMedian: round(median(pairRatios)), pairRatioP25: round(percentile(pairRatios, 0.25)), pairRatioP75: round(percentile(pairRatios, 0.75)) };
+console.log(`B2. the same loop, 31 alternating pairs: off ${longResult.offMedianMs} ms, on ${longResult.onMedianMs} ms → ${longResult.ratio}×; median of the pairs' ratios ${longResult.pairRatioMedian}× (quartiles ${longResult.pairRatioP25}–${longResult.pairRatioP75})`);
+
 // C. Beside the figures above (extra passes after them, so they do not change them): where the
 // slow calls' time goes, the machine's floor for a call of the same CPU length, and the
 // round trips of a reserve and of a settle apart.
@@ -168,6 +189,7 @@ const result = {
     loadAverage,
   },
   durableLoop: { ...loopResult, goal: 1.1, rounds: 7 },
+  durableLoopLong: longResult,
 };
 mkdirSync("bench/results", { recursive: true });
 writeFileSync("bench/results/budgets.json", `${JSON.stringify(result, null, 2)}\n`);
