@@ -152,12 +152,13 @@ console.log(`B. durable ${STEPS}-step loop: budgets off ${loopResult.offMedianMs
 // B2. Beside B (its definition unchanged, and run after it): the same alternating loop pairs,
 // 31 rounds instead of 7, and the median of each round's own on/off ratio. On a shared machine
 // whose drift is slower than one pair, the per-pair ratio cancels the drift that moves B's two
-// medians apart (B's 7-round ratio spread 0.88–1.22 on one quiet machine on 2026-12-02).
+// medians apart (B's 7-round ratio spread 0.88–1.39 over eight runs on one quiet machine on 2026-12-02).
 const pairRatios: number[] = [];
 const onLong: number[] = [];
 const offLong: number[] = [];
 for (let n = 0; n < 31; n++) {
   const first = n % 2 === 0;
+  // A negative n keeps these runs out of B's CPU figures.
   const a = await loop(!first, -2 - n);
   const b = await loop(first, -2 - n);
   const [offMs, onMs] = first ? [a, b] : [b, a];
