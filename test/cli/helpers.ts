@@ -126,6 +126,8 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
 
 /** True while a process with this id exists. */
 export function alive(pid: number): boolean {
+  // 0 and negative numbers name process groups, which are always "alive": a torn pid read, not a process.
+  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`alive(${pid}): not a process id`);
   try {
     process.kill(pid, 0);
     return true;

@@ -182,13 +182,17 @@ const outputOf = (result: CallToolResult) => {
 const holdPaths = (f: Fixture) => ({ started: join(f.marks, "hold-started"), gate: join(f.marks, "hold-gate"), done: join(f.marks, "hold-done") });
 /** Waits until a `hold` run has started; resolves its worker's pid. */
 const holdStarted = async (paths: { started: string }): Promise<number> => {
-  await waitFor(() => existsSync(paths.started), 60_000);
-  return Number(await readFile(paths.started, "utf8"));
+  // The file exists before its pid is written (writeFileSync opens, then writes): an empty read
+  // is not a pid (Number("") is 0, and process.kill(0, 0) signals the whole group, "alive").
+  let pid = 0;
+  await waitFor(async () => {
+    pid = Number(await readFile(paths.started, "utf8").catch(() => "0"));
+    return pid > 0;
+  }, 60_000);
+  return pid;
 };
-const exited = (session: McpSession) => {
-  const pid = session.transport.pid!;
-  return waitFor(() => !alive(pid), 15_000);
-};
+/** Waits until the server process `pid` has exited (its transport forgets the pid once closed, so it is taken before). */
+const exited = (pid: number) => waitFor(() => !alive(pid), 15_000);
 
 describe("MCP-9 start-up and the catalog cache", () => {
   let f: Fixture;
@@ -333,7 +337,7 @@ describe("MCP-9 worker pool", () => {
       const workers = new Set([...(await pidsMarked(f, "loading")), ...childPids(server)]);
       expect(workers.size).toBeGreaterThanOrEqual(4);
       await end(session);
-      await exited(session);
+      await exited(server);
       await waitFor(() => [...workers].every((pid) => !alive(pid)), 10_000);
     } finally {
       await session.close().catch(() => undefined);
