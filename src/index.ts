@@ -66,7 +66,7 @@ export type { ToolPermissions, ToolPermissionRequest, ToolPermissionDecision } f
 export type { UserInput, UserInputRequest, UserInputResponse, UserInputField } from "./ports/user-input.js";
 export type { TokenUsageRecorder, TokenUsageEntry, TokenCounts } from "./ports/token-usage.js";
 // Budgets (BUD-1, BUD-2)
-export type { BudgetLedger, BudgetScope, BudgetPeriod, BudgetAmount, BudgetKey, BudgetLimit, BudgetState, BudgetExceeded, BudgetReservation, BudgetReserveOutcome, BudgetGrant } from "./ports/budget-ledger.js";
+export type { BudgetLedger, BudgetScope, BudgetPeriod, BudgetAmount, BudgetKey, BudgetLimit, BudgetState, BudgetExceeded, BudgetReservation, BudgetReserveOutcome, BudgetFinish, BudgetGrant } from "./ports/budget-ledger.js";
 export { createMemoryBudgetLedger } from "./adapters/out/memory/memory-budget-ledger.js";
 export type { AgentBudgetOptions, AgentBudgetLimit } from "./domain/budget/budget-options.js";
 export type { ModelPrice } from "./domain/budget/model-price.js";

@@ -68,6 +68,12 @@ export interface BudgetReservation {
   at: number;
 }
 
+/** An earlier reservation to finish: settled on `actual` spending, or released when null. */
+export interface BudgetFinish {
+  reservationId: string;
+  actual: BudgetAmount | null;
+}
+
 /** A reservation's answer. */
 export type BudgetReserveOutcome = { ok: true } | { ok: false; exceeded: BudgetExceeded };
 
@@ -96,6 +102,15 @@ export interface BudgetLedger {
   reserve(reservation: BudgetReservation): Promise<BudgetReserveOutcome>;
   /** Replaces the hold of `reservationId` by `actual` spending; `false` when there was no open hold. */
   settle(reservationId: string, actual: BudgetAmount): Promise<boolean>;
+  /**
+   * Optional: finishes `finished` (as {@link BudgetLedger.settle} or {@link BudgetLedger.release}
+   * would), then reserves `reservation` — in one atomic step where the store allows it (SQLite:
+   * one transaction instead of two). The finish stands whatever the reserve answers (held,
+   * known or refused); invalid input in either rejects with `input_validation` before anything
+   * changes. A run settles its call this way with its next reservation (BUD-2); a ledger without
+   * it is settled, then reserved.
+   */
+  finishAndReserve?(finished: BudgetFinish, reservation: BudgetReservation): Promise<BudgetReserveOutcome>;
   /** Drops the hold of `reservationId` (the call failed before it cost anything); `false` when none was open. */
   release(reservationId: string): Promise<boolean>;
   /** The budget's state in the window of `at` (zeros when nothing was recorded). */

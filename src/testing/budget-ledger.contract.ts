@@ -101,6 +101,39 @@ const cases: ContractCases<BudgetLedger, BudgetLedgerInspect> = {
     expect(await store.settle(held.reservationId, { tokens: 30, costMicros: 70 })).toBe(true);
     expect(await store.read({ scope: "tenant", id }, AT)).toEqual(expect.objectContaining({ spent: { tokens: 30, costMicros: 70 }, reserved: { tokens: 0, costMicros: 0 } }));
   },
+  "finishAndReserve settles or releases the earlier call, then reserves; the finish stands when the reserve is refused or known": async ({ store, expect }) => {
+    // Optional in the port: a ledger without it passes (the run settles, then reserves).
+    if (!store.finishAndReserve) return;
+    const budget = tenant({ tokens: 100, costMicros: 1000 });
+    const first = { reservationId: uniqueId("r"), limits: [budget], amount: { tokens: 60, costMicros: 500 }, at: AT };
+    expect(await store.reserve(first)).toEqual({ ok: true });
+    // Settled on 25 tokens: 60 more fit (25 + 60 ≤ 100) only because the hold of 60 left first.
+    const second = { reservationId: uniqueId("r"), limits: [budget], amount: { tokens: 60, costMicros: 100 }, at: AT };
+    expect(await store.finishAndReserve({ reservationId: first.reservationId, actual: { tokens: 25, costMicros: 200 } }, second)).toEqual({ ok: true });
+    expect(await store.read(budget, AT)).toEqual(expect.objectContaining({ spent: { tokens: 25, costMicros: 200 }, reserved: { tokens: 60, costMicros: 100 } }));
+    expect(await store.settle(first.reservationId, tokens(1))).toBe(false);
+    // Released, then refused (25 spent + 80 > 100): the release stands, nothing more is held.
+    const refused = await store.finishAndReserve({ reservationId: second.reservationId, actual: null }, { reservationId: uniqueId("r"), limits: [budget], amount: tokens(80), at: AT });
+    expect(refused).toEqual({ ok: false, exceeded: { scope: "tenant", id: budget.id, window: null, unit: "tokens", spent: 25, reserved: 0, limit: 100, requested: 80 } });
+    expect(await store.read(budget, AT)).toEqual(expect.objectContaining({ spent: { tokens: 25, costMicros: 200 }, reserved: tokens(0) }));
+    // A known reservation id holds nothing more; the finish of an unknown one changes nothing.
+    const third = { reservationId: uniqueId("r"), limits: [budget], amount: tokens(10), at: AT };
+    expect(await store.reserve(third)).toEqual({ ok: true });
+    expect(await store.finishAndReserve({ reservationId: uniqueId("missing"), actual: tokens(5) }, third)).toEqual({ ok: true });
+    expect(await store.read(budget, AT)).toEqual(expect.objectContaining({ spent: { tokens: 25, costMicros: 200 }, reserved: tokens(10) }));
+  },
+  "finishAndReserve with invalid input in either part rejects and changes nothing": async ({ store, expect }) => {
+    if (!store.finishAndReserve) return;
+    const budget = tenant();
+    const held = { reservationId: uniqueId("r"), limits: [budget], amount: tokens(40), at: AT };
+    expect(await store.reserve(held)).toEqual({ ok: true });
+    expect(await errorCode(() => store.finishAndReserve!({ reservationId: held.reservationId, actual: tokens(10) }, { reservationId: uniqueId("r"), limits: [budget], amount: tokens(-1), at: AT }))).toBe("input_validation");
+    expect(await errorCode(() => store.finishAndReserve!({ reservationId: held.reservationId, actual: { tokens: 1.5, costMicros: 0 } }, { reservationId: uniqueId("r"), limits: [budget], amount: tokens(1), at: AT }))).toBe("input_validation");
+    expect(await errorCode(() => store.finishAndReserve!({ reservationId: "", actual: null }, { reservationId: uniqueId("r"), limits: [budget], amount: tokens(1), at: AT }))).toBe("input_validation");
+    // The hold is still open and nothing was spent.
+    expect(await store.read(budget, AT)).toEqual(expect.objectContaining({ spent: tokens(0), reserved: tokens(40) }));
+    expect(await store.settle(held.reservationId, tokens(40))).toBe(true);
+  },
   "invalid amounts and ids are refused and change nothing": async ({ store, expect }) => {
     const budget = tenant();
     expect(await errorCode(() => store.reserve({ reservationId: uniqueId("r"), limits: [budget], amount: tokens(-1), at: AT }))).toBe("input_validation");
@@ -115,8 +148,10 @@ const cases: ContractCases<BudgetLedger, BudgetLedgerInspect> = {
 /**
  * Contract suite for the budget-ledger port (BUD-1): holds, settles and releases add up, a
  * reservation past any of its budgets is refused whole, ids make every step idempotent, periods
- * start again per window, extensions apply once, and concurrent reservations — through the
- * subject and through `inspect.peer`, a second handle on the same store — never pass a limit.
+ * start again per window, extensions apply once, concurrent reservations — through the
+ * subject and through `inspect.peer`, a second handle on the same store — never pass a limit,
+ * and (when the ledger has it) `finishAndReserve` finishes first and keeps the finish whatever
+ * the reserve answers.
  *
  * @example
  * runBudgetLedgerContract({ describe, it, expect }, () => ({ store: createMemoryBudgetLedger() }));

@@ -182,6 +182,9 @@ export async function* runAgentTurn(options: AgentOptions, cache: AgentCache, me
     }
     throw error;
   } finally {
+    // A consumer that stops reading ends the run here: the call whose settle waited for the next
+    // reservation is settled (BUD-2), not left held.
+    await turn?.budget?.flush().catch(() => undefined);
     await turn?.close();
   }
 }

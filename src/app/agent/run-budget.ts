@@ -10,7 +10,7 @@ import type { AgentBudgetLimit, AgentBudgetOptions } from "../../domain/budget/b
 import type { BudgetViewEntry, RunBudgetView } from "../../domain/budget/budget-view.js";
 import { usageCostMicros, usdToMicros, worstCaseCostMicros, type ModelPrice } from "../../domain/budget/model-price.js";
 import type { NodeContext } from "../../domain/node-context.js";
-import type { BudgetExceeded, BudgetLedger, BudgetLimit } from "../../ports/budget-ledger.js";
+import type { BudgetExceeded, BudgetFinish, BudgetLedger, BudgetLimit, BudgetReserveOutcome } from "../../ports/budget-ledger.js";
 import type { ModelDescriptor } from "../../ports/model-provider.js";
 import type { TokenUsageEntry } from "../../ports/token-usage.js";
 
@@ -25,8 +25,15 @@ export interface RunBudget {
    * `user_input_required`. `modelCalls` counts the run's calls so far, asked only with `maxModelCalls`.
    */
   beforeModelCall(step: number, attempt: number, inputTokens: number, modelCalls: () => number): Promise<void>;
-  /** Settles the call on its committed usage, or releases it when it reported none. */
+  /**
+   * Settles the call on its committed usage, or releases it when it reported none. With a ledger
+   * that has `finishAndReserve`, the agent's own ledger is settled with the next reservation (one
+   * store step per model call instead of two) or by {@link RunBudget.flush}; until then the call
+   * still counts as held, its worst case, never less than it spent.
+   */
   afterModelCall(step: number, attempt: number, entry: TokenUsageEntry | null): Promise<void>;
+  /** Settles the call whose settle waits for the next reservation, if any (the run stops, ends or pauses). */
+  flush(): Promise<void>;
   /** Throws `budget_exceeded` when the run's tool calls pass `maxToolCalls`. */
   checkToolCalls(count: number): void;
   /** Re-reads the budgets for {@link RunBudget.view}. */
@@ -84,6 +91,15 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
   if (priced && !price) throw new SteamharnessError("input_validation", `[steamharness] [budget] no price for model ${descriptor.provider}/${descriptor.model}: give budget.price or the model entry's price`, { field: "budget.price" });
   const maxOutput = descriptor.maxTokens ?? options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT;
   let states: BudgetViewEntry[] = [];
+  // BUD-2 speed: the agent's own ledger settles a call with the next reservation (finishAndReserve).
+  const deferSettle = limits.length > 0 && typeof ledger.finishAndReserve === "function";
+  let pending: BudgetFinish | null = null;
+  const flush = async (): Promise<void> => {
+    if (pending === null) return;
+    const { reservationId, actual } = pending;
+    await (actual === null ? ledger.release(reservationId) : ledger.settle(reservationId, actual));
+    pending = null;
+  };
   // Calls this process made (not replays of committed ones): only their tokens go to the host's token window.
   const made = new Set<string>();
 
@@ -126,7 +142,13 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
       const request = { reservationId, limits, at: context.clock.now(), amount: { tokens: input + maxOutput, costMicros: worstCaseCostMicros(input, maxOutput, price) } };
       let asked: Set<string> | null = null;
       for (;;) {
-        const outcome = limits.length === 0 ? ({ ok: true } as const) : await ledger.reserve(request);
+        let outcome: BudgetReserveOutcome;
+        if (limits.length === 0) outcome = { ok: true };
+        else if (pending !== null) {
+          // The previous call's finish stands once this resolves, whatever it answers.
+          outcome = await ledger.finishAndReserve!(pending, request);
+          pending = null;
+        } else outcome = await ledger.reserve(request);
         if (outcome.ok) {
           if (!hostLedger) return;
           // The host's ledger second (a pause of the agent's own budgets holds nothing there); refused, the first hold goes.
@@ -147,18 +169,23 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
     },
     async afterModelCall(step, attempt, entry) {
       const reservationId = usageEntryId(runId, step, attempt);
-      if (entry === null) {
-        made.delete(reservationId);
-        return onLedgers((one) => one.release(reservationId));
-      }
-      const spent = { tokens: entry.input + entry.output + entry.cacheRead + entry.cacheWrite, costMicros: usageCostMicros(entry, price) };
-      await onLedgers((one) => one.settle(reservationId, spent));
-      if (made.delete(reservationId)) await host?.onTokens?.(spent.tokens, context.clock.now());
+      const spent = entry === null ? null : { tokens: entry.input + entry.output + entry.cacheRead + entry.cacheWrite, costMicros: usageCostMicros(entry, price) };
+      if (deferSettle) {
+        // One call waits at a time (replayed calls follow each other without reservations between).
+        await flush();
+        pending = { reservationId, actual: spent };
+        if (hostLedger) await (spent === null ? hostLedger.release(reservationId) : hostLedger.settle(reservationId, spent));
+      } else if (spent === null) await onLedgers((one) => one.release(reservationId));
+      else await onLedgers((one) => one.settle(reservationId, spent));
+      if (spent === null) made.delete(reservationId);
+      else if (made.delete(reservationId)) await host?.onTokens?.(spent.tokens, context.clock.now());
     },
+    flush,
     checkToolCalls(count) {
       if (options.maxToolCalls !== undefined && count > options.maxToolCalls) throw exceededError({ scope: "run", id: runId, unit: "toolCalls", spent: count - 1, limit: options.maxToolCalls });
     },
     async refresh() {
+      await flush();
       const at = context.clock.now();
       const usd = (micros: number) => micros / 1_000_000;
       states = await Promise.all(

@@ -10,7 +10,7 @@
  */
 import { budgetRowKey, budgetWindow, checkBudgetAmount, checkBudgetId, checkBudgetLimits, emptyBudgetRow, firstExceeded, type BudgetReservationRow, type BudgetRow } from "../../../domain/budget/budget-rules.js";
 import { SteamharnessError } from "../../../domain/errors.js";
-import type { BudgetAmount, BudgetLedger, BudgetLimit, BudgetReserveOutcome } from "../../../ports/budget-ledger.js";
+import type { BudgetAmount, BudgetLedger, BudgetLimit, BudgetReservation, BudgetReserveOutcome } from "../../../ports/budget-ledger.js";
 import type { Awaitable, StoreCall } from "./store-call.js";
 
 export type { BudgetReservationRow, BudgetRow };
@@ -46,13 +46,23 @@ export interface BudgetLedgerRows {
    * `limits[i]`) is refused whole and answers the budget rows of `unique` as they stand
    * ("refused"); else `amount` is held on every row of `unique` ("held"). Absent: {@link step}.
    */
-  reserve?(request: BudgetRowsReserve): Awaitable<{ outcome: "known" | "held" } | { outcome: "refused"; rows: ReadonlyMap<string, BudgetRow> }>;
+  reserve?(request: BudgetRowsReserve): Awaitable<BudgetRowsReserveAnswer>;
   /**
    * Optional: settle (`actual`) or release (null) a held reservation as one atomic operation, as
    * the kernel's step would; false when it was not held. Absent: {@link step}.
    */
   finish?(reservationId: string, actual: BudgetAmount | null): Awaitable<boolean>;
+  /**
+   * Optional, with {@link reserve} and {@link finish}: both in one atomic operation (SQLite: one
+   * transaction, one commit) — the finish of `finished` first (standing whatever the reserve
+   * answers), then the reserve of `request`, answered as {@link reserve} answers. Absent: the
+   * finish, then the reserve.
+   */
+  finishAndReserve?(finished: { id: string; actual: BudgetAmount | null }, request: BudgetRowsReserve): Awaitable<BudgetRowsReserveAnswer>;
 }
+
+/** What {@link BudgetLedgerRows.reserve} answers. */
+export type BudgetRowsReserveAnswer = { outcome: "known" | "held" } | { outcome: "refused"; rows: ReadonlyMap<string, BudgetRow> };
 
 /** What {@link BudgetLedgerRows.reserve} is given: checked input, row keys per limit and unique. */
 export interface BudgetRowsReserve {
@@ -97,29 +107,44 @@ export function createBudgetLedger(rows: BudgetLedgerRows, call: StoreCall): Bud
       }),
     );
   };
+  /** A reservation request checked, with its row keys. */
+  const checkedReserve = (request: BudgetReservation): BudgetRowsReserve => {
+    const id = checkBudgetId(request.reservationId, "reservationId");
+    const amount = checkBudgetAmount(request.amount);
+    const limits = checkBudgetLimits(request.limits);
+    const keys = limits.map((limit) => budgetRowKey(limit, request.at));
+    return { id, limits, keys, unique: [...new Set(keys)], amount, at: request.at };
+  };
+  /** The answer of a driver's own reserve operation. */
+  const outcomeOf = (request: BudgetRowsReserve, answer: BudgetRowsReserveAnswer): BudgetReserveOutcome => {
+    if (answer.outcome !== "refused") return { ok: true };
+    const exceeded = firstExceeded(request.limits, request.keys, answer.rows, request.amount, request.at);
+    // The store refused by the same rule: a refusal the rule does not explain is a store fault.
+    if (exceeded === null) throw new SteamharnessError("storage_failure", "[steamharness] [budget] the store refused a reservation that fits its budgets");
+    return { ok: false, exceeded };
+  };
+  const reserve = async (request: BudgetRowsReserve): Promise<BudgetReserveOutcome> => {
+    if (rows.reserve) return outcomeOf(request, await call("budget reserve", () => rows.reserve!(request)));
+    const { id, limits, keys, unique, amount, at } = request;
+    return call("budget reserve", () =>
+      rows.step<BudgetReserveOutcome>(id, () => [...unique], (reservation, budgets) => {
+        if (reservation !== null) return unchanged({ ok: true });
+        const exceeded = firstExceeded(limits, keys, budgets, amount, at);
+        if (exceeded) return unchanged({ ok: false, exceeded });
+        return { result: { ok: true }, budgets: adjust(budgets, unique, "reserved", amount.tokens, amount.costMicros), reservation: { id, keys: [...unique], tokens: amount.tokens, micros: amount.costMicros, state: "held" } };
+      }),
+    );
+  };
   return {
-    async reserve(request) {
-      const id = checkBudgetId(request.reservationId, "reservationId");
-      const amount = checkBudgetAmount(request.amount);
-      const limits = checkBudgetLimits(request.limits);
-      const keys = limits.map((limit) => budgetRowKey(limit, request.at));
-      const unique = [...new Set(keys)];
-      if (rows.reserve) {
-        const answer = await call("budget reserve", () => rows.reserve!({ id, limits, keys, unique, amount, at: request.at }));
-        if (answer.outcome !== "refused") return { ok: true };
-        const exceeded = firstExceeded(limits, keys, answer.rows, amount, request.at);
-        // The store refused by the same rule: a refusal the rule does not explain is a store fault.
-        if (exceeded === null) throw new SteamharnessError("storage_failure", "[steamharness] [budget] the store refused a reservation that fits its budgets");
-        return { ok: false, exceeded };
-      }
-      return call("budget reserve", () =>
-        rows.step<BudgetReserveOutcome>(id, () => unique, (reservation, budgets) => {
-          if (reservation !== null) return unchanged({ ok: true });
-          const exceeded = firstExceeded(limits, keys, budgets, amount, request.at);
-          if (exceeded) return unchanged({ ok: false, exceeded });
-          return { result: { ok: true }, budgets: adjust(budgets, unique, "reserved", amount.tokens, amount.costMicros), reservation: { id, keys: unique, tokens: amount.tokens, micros: amount.costMicros, state: "held" } };
-        }),
-      );
+    reserve: async (request) => reserve(checkedReserve(request)),
+    async finishAndReserve(finished, request) {
+      // Both checked before either runs: bad input changes nothing.
+      const id = checkBudgetId(finished.reservationId, "reservationId");
+      const actual = finished.actual === null ? null : checkBudgetAmount(finished.actual);
+      const checked = checkedReserve(request);
+      if (rows.finishAndReserve) return outcomeOf(checked, await call("budget reserve", () => rows.finishAndReserve!({ id, actual }, checked)));
+      await finish(id, actual === null ? "budget release" : "budget settle", actual);
+      return reserve(checked);
     },
     settle: (reservationId, actual) => finish(reservationId, "budget settle", actual),
     release: (reservationId) => finish(reservationId, "budget release", null),

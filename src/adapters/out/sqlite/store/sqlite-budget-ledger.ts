@@ -1,8 +1,8 @@
 import type Database from "better-sqlite3";
 import { firstExceeded } from "../../../../domain/budget/budget-rules.js";
 import { SteamharnessError } from "../../../../domain/errors.js";
-import type { BudgetLedger } from "../../../../ports/budget-ledger.js";
-import { createBudgetLedger, type BudgetDecision, type BudgetLedgerRows, type BudgetReservationRow, type BudgetRow, type BudgetRowsReserve } from "../../kernel/budget-ledger.js";
+import type { BudgetAmount, BudgetLedger } from "../../../../ports/budget-ledger.js";
+import { createBudgetLedger, type BudgetDecision, type BudgetLedgerRows, type BudgetReservationRow, type BudgetRow, type BudgetRowsReserve, type BudgetRowsReserveAnswer } from "../../kernel/budget-ledger.js";
 import type { SQL } from "drizzle-orm";
 import { drizzleOrm, drizzleSqliteCore } from "../shared/drizzle-modules.js";
 import { storeTables } from "./schema.js";
@@ -56,6 +56,10 @@ const isRefusal = (error: unknown): boolean => (error as { code?: unknown } | nu
  * - Finish updates the held reservation's `state` (and a settle's `spent_*`); its trigger moves
  *   the hold off every row and adds the actual amount to spent. Nothing else in the ledger moves
  *   a reservation out of `held` (the step below refuses to), so a hold is never counted twice.
+ * - Finish-and-reserve (a run's settle with its next reservation) runs the finish statement, then
+ *   the reserve statement, in one `BEGIN IMMEDIATE` transaction: one write lock and one WAL
+ *   commit instead of two. A refusal's `RAISE(ABORT)` undoes only the reserve statement; the
+ *   refusal is then decided again inside the same transaction, and the finish stands.
  * - Extend runs the kernel's read-decide-write step in one `BEGIN IMMEDIATE` transaction.
  *
  * BUD-1 speed: one statement instead of five plus `BEGIN` and `COMMIT`, and no `RETURNING`
@@ -133,7 +137,7 @@ export function createSqliteBudgetRows({ db, sqlite, clock }: SqliteBudgetContex
     return writes.result;
   });
   // A refused reserve decided again under the write lock, on the rows as they are before it.
-  const decideRefusal = sqlite.transaction((request: BudgetRowsReserve): { outcome: "known" | "held" } | { outcome: "refused"; rows: ReadonlyMap<string, BudgetRow> } => {
+  const decideRefusalNow = (request: BudgetRowsReserve): BudgetRowsReserveAnswer => {
     if (reservationOf(request.id) !== null) return { outcome: "known" };
     const rows = new Map<string, BudgetRow>();
     for (const key of request.unique) {
@@ -143,6 +147,22 @@ export function createSqliteBudgetRows({ db, sqlite, clock }: SqliteBudgetContex
     if (firstExceeded(request.limits, request.keys, rows, request.amount, request.at) !== null) return { outcome: "refused", rows };
     hold(request);
     return { outcome: "held" };
+  };
+  const decideRefusal = sqlite.transaction(decideRefusalNow);
+  const finishNow = (reservationId: string, actual: BudgetAmount | null): boolean =>
+    finishStatement.run({ id: reservationId, state: actual === null ? "released" : "settled", spentTokens: actual?.tokens ?? null, spentMicros: actual?.costMicros ?? null, updatedAt: clock.now() }).changes === 1;
+  // The finish, then the reserve, in one transaction: the write lock is taken once and the WAL
+  // committed once. A refusal's RAISE(ABORT) undoes only the reserve statement (the transaction
+  // and the finish stand), then the refusal is decided again inside the same transaction.
+  const finishAndReserve = sqlite.transaction((finished: { id: string; actual: BudgetAmount | null }, request: BudgetRowsReserve): BudgetRowsReserveAnswer => {
+    finishNow(finished.id, finished.actual);
+    try {
+      hold(request);
+      return { outcome: "held" };
+    } catch (error) {
+      if (!isRefusal(error)) throw error;
+      return decideRefusalNow(request);
+    }
   });
   return {
     step: (reservationId, keysOf, decide) => step.immediate(reservationId, keysOf, decide as BudgetDecision<unknown>) as never,
@@ -157,8 +177,8 @@ export function createSqliteBudgetRows({ db, sqlite, clock }: SqliteBudgetContex
         return decideRefusal.immediate(request);
       }
     },
-    finish: (reservationId, actual) =>
-      finishStatement.run({ id: reservationId, state: actual === null ? "released" : "settled", spentTokens: actual?.tokens ?? null, spentMicros: actual?.costMicros ?? null, updatedAt: clock.now() }).changes === 1,
+    finish: finishNow,
+    finishAndReserve: (finished, request) => finishAndReserve.immediate(finished, request),
   };
 }
 

@@ -1,0 +1,121 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "@jest/globals";
+import { Type } from "@sinclair/typebox";
+import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
+import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
+import { createNodeContext } from "../../src/compose/node-context.js";
+import { runStreamNode } from "../../src/domain/stream-node.js";
+import type { BudgetLedger } from "../../src/ports/budget-ledger.js";
+import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
+
+// Every call reports 20 input and 30 output tokens (50).
+const usage = { input: 20, output: 30, cacheRead: 0, cacheWrite: 0, total: 50 };
+const tick = (n: number): OfflineStep => ({ toolCalls: [{ id: `tick_${n}`, name: "tick", arguments: {} }], usage });
+const tickTool = (onTick: () => void = () => undefined) => ({
+  name: "tick", label: "tick", description: "counts", parameters: Type.Object({}),
+  async execute() {
+    onTick();
+    return { content: [{ type: "text" as const, text: "ticked" }] };
+  },
+});
+
+/** The ledger with a count of each operation it was asked for. */
+function counting(ledger: BudgetLedger): { ledger: BudgetLedger; calls: Record<string, number> } {
+  const calls: Record<string, number> = {};
+  const count = <K extends keyof BudgetLedger>(name: K) => ((...args: never[]) => ((calls[name] = (calls[name] ?? 0) + 1), (ledger[name] as (...a: never[]) => unknown)(...args))) as BudgetLedger[K];
+  return { ledger: { reserve: count("reserve"), settle: count("settle"), release: count("release"), read: count("read"), extend: count("extend"), finishAndReserve: count("finishAndReserve") }, calls };
+}
+
+function withStorage(body: (storage: ReturnType<typeof createSqliteStorage>, directory: string) => Promise<void>): Promise<void> {
+  const directory = mkdtempSync(join(tmpdir(), "sh-budget-deferred-"));
+  const storage = createSqliteStorage({ directory });
+  return body(storage, directory).finally(async () => {
+    await storage.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+}
+
+const limits = [{ scope: "run" as const, tokens: 1_000_000 }, { scope: "project" as const, tokens: 1_000_000 }];
+
+describe("BUD-2 a model call is settled with the next reservation", () => {
+  it("BUD-2 three model calls take four ledger steps (reserve, two finishAndReserve, the last settle), and the run ends with everything settled, nothing held", async () => {
+    await withStorage(async (storage) => {
+      const { ledger, calls } = counting(storage.budgets);
+      const model = createOfflineModel({ steps: [tick(0), tick(1), { text: "done", usage }], chunkSize: 64 });
+      const node = createAgentNode({ models: model, retryDelayMs: 0, tools: ["tick"], extraTools: [tickTool()], toolDefinitions: [{ id: "tick", autoApprove: true }], compaction: false, budget: { limits, maxOutputTokens: 100, ledger } });
+      const context = createNodeContext({ projectId: "deferred", storage, runId: "run-deferred" });
+      const { output } = await runStreamNode(node, { prompt: "go" }, context);
+      expect(output.errCode).toBe(0);
+      expect({ reserve: calls.reserve, finishAndReserve: calls.finishAndReserve, settle: calls.settle, release: calls.release }).toEqual({ reserve: 1, finishAndReserve: 2, settle: 1, release: undefined });
+      for (const key of [{ scope: "run" as const, id: "run-deferred" }, { scope: "project" as const, id: "deferred" }]) {
+        expect(await storage.budgets.read(key, Date.now())).toEqual(expect.objectContaining({ spent: { tokens: 150, costMicros: 0 }, reserved: { tokens: 0, costMicros: 0 } }));
+      }
+    });
+  });
+
+  it("BUD-2 a ledger without finishAndReserve is settled after each call, as before", async () => {
+    await withStorage(async (storage) => {
+      const { ledger: full, calls } = counting(storage.budgets);
+      const { finishAndReserve: _omitted, ...ledger } = full;
+      const model = createOfflineModel({ steps: [tick(0), tick(1), { text: "done", usage }], chunkSize: 64 });
+      const node = createAgentNode({ models: model, retryDelayMs: 0, tools: ["tick"], extraTools: [tickTool()], toolDefinitions: [{ id: "tick", autoApprove: true }], compaction: false, budget: { limits, maxOutputTokens: 100, ledger } });
+      await runStreamNode(node, { prompt: "go" }, createNodeContext({ projectId: "plain", storage, runId: "run-plain" }));
+      expect({ reserve: calls.reserve, settle: calls.settle, finishAndReserve: calls.finishAndReserve }).toEqual({ reserve: 3, settle: 3, finishAndReserve: undefined });
+      expect(await storage.budgets.read({ scope: "run", id: "run-plain" }, Date.now())).toEqual(expect.objectContaining({ spent: { tokens: 150, costMicros: 0 }, reserved: { tokens: 0, costMicros: 0 } }));
+    });
+  });
+
+  it("BUD-2 a consumer that stops reading the run's stream mid-run leaves the calls made settled, nothing held", async () => {
+    await withStorage(async (storage) => {
+      let ticks = 0;
+      const model = createOfflineModel({ steps: [tick(0), tick(1), { text: "done", usage }], chunkSize: 64 });
+      const node = createAgentNode({ models: model, retryDelayMs: 0, tools: ["tick"], extraTools: [tickTool(() => ticks++)], toolDefinitions: [{ id: "tick", autoApprove: true }], compaction: false, budget: { limits, maxOutputTokens: 100 } });
+      const context = createNodeContext({ projectId: "stopped", storage, runId: "run-stopped" });
+      for await (const _chunk of node.stream({ prompt: "go" }, context)) if (ticks === 1) break;
+      expect(await storage.budgets.read({ scope: "run", id: "run-stopped" }, Date.now())).toEqual(expect.objectContaining({ spent: { tokens: 50, costMicros: 0 }, reserved: { tokens: 0, costMicros: 0 } }));
+    });
+  });
+});
+
+describe("BUD-2 a host killed while a call's settle waits", () => {
+  it("BUD-2 SIGKILL during a tool call leaves the call held (its worst case, never less than it spent); the resumed run settles it once: spent is exactly the three calls, nothing held", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "sh-budget-kill-"));
+    const mark = join(directory, "hang");
+    const ticks = join(directory, "ticks");
+    const env = { STORE_SQLITE: directory, SCRIPT: "steps", PREFIX: "killed", CONVERSATION: "conv-killed", TICKS: ticks, BUDGET: JSON.stringify({ limits: [{ scope: "conversation", tokens: 100_000 }], maxOutputTokens: 100 }) };
+    const file = bundledFixture(join(import.meta.dirname, "fixtures", "budget-host.ts"));
+    const start = (extra: Record<string, string>) => spawn(process.execPath, [file], { env: { ...process.env, ...env, ...extra }, stdio: ["ignore", "pipe", "inherit"] });
+    const storage = createSqliteStorage({ directory });
+    try {
+      // The second tick hangs: call 0 is settled (with call 1's reservation), call 1 waits for its settle.
+      const first = start({ HANG_AT_TICK: "2", HANG_MARK: mark });
+      const exited = new Promise<NodeJS.Signals | null>((resolve) => first.on("exit", (_code, signal) => resolve(signal)));
+      for (const end = Date.now() + 60_000; !existsSync(mark) || readFileSync(mark, "utf8") === ""; ) {
+        if (Date.now() > end) throw new Error("the host never reached its second tick");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      first.kill("SIGKILL");
+      expect(await exited).toBe("SIGKILL");
+      const killed = await storage.budgets.read({ scope: "conversation", id: "conv-killed" }, Date.now());
+      expect(killed.spent.tokens).toBe(50);
+      // The held worst case of call 1 covers what it spent (50).
+      expect(killed.reserved.tokens).toBeGreaterThanOrEqual(50);
+      // A fresh process resumes the same run: call 1 is replayed from the log (not asked again) and settled once.
+      const second = start({});
+      let out = "";
+      second.stdout.on("data", (chunk) => (out += chunk));
+      expect(await new Promise((resolve) => second.on("exit", resolve))).toBe(0);
+      expect(JSON.parse(out.trim())).toMatchObject({ runId: "killed-0", status: "completed", usage: 150 });
+      // The tick cut by the kill is not run again (its replay policy is "never"); the first one stands.
+      expect(readFileSync(ticks, "utf8").split("\n").filter(Boolean)).toHaveLength(1);
+      expect(await storage.budgets.read({ scope: "conversation", id: "conv-killed" }, Date.now())).toEqual(expect.objectContaining({ spent: { tokens: 150, costMicros: 0 }, reserved: { tokens: 0, costMicros: 0 } }));
+    } finally {
+      await storage.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
