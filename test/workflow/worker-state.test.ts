@@ -27,6 +27,24 @@ describe("MCP-9 worker state between runs", () => {
     delete process.env.MCP9_REMOVED;
   });
 
+  it("MCP-9 a run that puts another object in place of process.env gets the real environment back, restored", () => {
+    process.env.MCP9_CHANGED = "before";
+    const idle = snapshotWorkerState();
+    const watching = process.env;
+    process.env.MCP9_CHANGED = "changed through the proxy";
+    process.env = { MCP9_ADDED: "a plain object" };
+    expect(restoreWorkerState(idle)).toEqual([]);
+    expect(process.env).toBe(watching);
+    expect(process.env.MCP9_ADDED).toBeUndefined();
+    expect(process.env.MCP9_CHANGED).toBe("before");
+    // A second run that changes nothing finds the same environment; one that changes a variable gets it back.
+    expect(restoreWorkerState(idle)).toEqual([]);
+    process.env.MCP9_CHANGED = "again";
+    expect(restoreWorkerState(idle)).toEqual([]);
+    expect(process.env.MCP9_CHANGED).toBe("before");
+    delete process.env.MCP9_CHANGED;
+  });
+
   it("MCP-9 lists a timer the run left running, and nothing once it is cleared", () => {
     const idle = snapshotWorkerState();
     const timer = setInterval(() => undefined, 60_000);

@@ -14,6 +14,35 @@ export interface WorkerStateSnapshot {
   readonly resources: ReadonlyMap<string, number>;
 }
 
+/**
+ * The worker's `process.env` behind a proxy of itself that notes every change made through it
+ * (set, delete, define): a run that changed nothing is restored without reading the environment
+ * (one read of every variable costs about as much as the rest of a trivial run). Reads pass
+ * through; changes reach the real environment, so child processes and native code see them. A
+ * change a native addon makes with setenv() bypasses the proxy and is not put back.
+ */
+interface WatchedEnv {
+  readonly real: NodeJS.ProcessEnv;
+  readonly proxy: NodeJS.ProcessEnv;
+  changed: boolean;
+}
+
+let watched: WatchedEnv | null = null;
+
+function watchEnv(): WatchedEnv {
+  if (watched && process.env === watched.proxy) return watched;
+  const real = process.env;
+  const state: { real: NodeJS.ProcessEnv; proxy: NodeJS.ProcessEnv; changed: boolean } = { real, proxy: real, changed: false };
+  state.proxy = new Proxy(real, {
+    set: (target, key, value) => ((state.changed = true), Reflect.set(target, key, value)),
+    deleteProperty: (target, key) => ((state.changed = true), Reflect.deleteProperty(target, key)),
+    defineProperty: (target, key, descriptor) => ((state.changed = true), Reflect.defineProperty(target, key, descriptor)),
+  });
+  process.env = state.proxy;
+  watched = state;
+  return state;
+}
+
 function countResources(): Map<string, number> {
   const counts = new Map<string, number>();
   for (const type of process.getActiveResourcesInfo()) counts.set(type, (counts.get(type) ?? 0) + 1);
@@ -29,7 +58,9 @@ function countResources(): Map<string, number> {
  * const leftovers = restoreWorkerState(idle); // [] when the run left nothing behind
  */
 export function snapshotWorkerState(): WorkerStateSnapshot {
-  return { env: { ...process.env }, cwd: process.cwd(), resources: countResources() };
+  const env = watchEnv();
+  env.changed = false;
+  return { env: { ...env.real }, cwd: process.cwd(), resources: countResources() };
 }
 
 /**
@@ -43,8 +74,18 @@ export function snapshotWorkerState(): WorkerStateSnapshot {
  * if (leftovers.length > 0) console.error(`the run left ${leftovers.join(", ")} running`);
  */
 export function restoreWorkerState(snapshot: WorkerStateSnapshot): string[] {
-  for (const key of Object.keys(process.env)) if (!(key in snapshot.env)) delete process.env[key];
-  for (const [key, value] of Object.entries(snapshot.env)) if (value !== undefined && process.env[key] !== value) process.env[key] = value;
+  // Compared in full only when the run changed the environment through process.env, or put
+  // another object in its place (then the real environment comes back as process.env).
+  const env = watched;
+  if (!env || env.changed || process.env !== env.proxy) {
+    const real = env?.real ?? process.env;
+    for (const key of Object.keys(real)) if (!(key in snapshot.env)) delete real[key];
+    for (const [key, value] of Object.entries(snapshot.env)) if (value !== undefined && real[key] !== value) real[key] = value;
+    if (env) {
+      process.env = env.proxy;
+      env.changed = false;
+    }
+  }
   const leftovers: string[] = [];
   if (process.cwd() !== snapshot.cwd) {
     try {
