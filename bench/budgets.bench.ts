@@ -9,6 +9,8 @@
  *    alternating rounds in one process: median ms per run and the ratio. Goal ≤ 1.1×.
  * B2. After B, beside it: the same pairs over 31 rounds (which of the two runs first alternates),
  *    with the median of each pair's own ratio (report).
+ * A2. After C, beside A: one call's ledger work as a run now does it — the previous call's settle
+ *    and this call's reserve as one finishAndReserve — p50/p99 on SQLite and PostgreSQL (report).
  * C. Beside A and B, in extra passes after them (bench/budgets-attribution.ts): the SQLite slowest
  *    1 % split into run-queue wait, GC and the rest; a CPU spin of the SQLite call's CPU length
  *    timed the same way (this machine's floor at this load); PostgreSQL round trips of a reserve
@@ -182,6 +184,31 @@ const floor = await spinFloor(sqliteLedger.cpuMsPerCall, 2000);
 const loadAverage = loadavg().map((value) => round(value, 2));
 console.log(`C. SQLite slowest 1 %: ${sqliteSlowCalls.wallMs} ms wall = run-queue wait ${sqliteSlowCalls.runQueueWaitMs} + GC ${sqliteSlowCalls.gcMs} + other ${sqliteSlowCalls.otherMs} (GC pauses ${sqliteSlowCalls.gcPausesPer1000Calls}/1000 calls); a ${floor.cpuMs} ms CPU spin: p50 ${floor.p50} ms p99 ${floor.p99} ms; PostgreSQL round trips: reserve ${postgresReserveRoundTrips}, settle ${postgresRoundTrips - postgresReserveRoundTrips}; load average ${loadAverage.join(" ")}`);
 
+// A2. Beside A (its definition unchanged, and run after A–C): the ledger work of one model call
+// as a run does it since stop 36 (BUD-2) — the previous call's settle and this call's reserve in
+// one `finishAndReserve` — timed per call the same way, on SQLite and PostgreSQL.
+async function finishAndReserveCalls(ledger: BudgetLedger, calls: number, warmup: number): Promise<{ p50: number; p99: number; cpuMsPerCall: number }> {
+  const times: number[] = [];
+  await ledger.reserve({ reservationId: "chain-0", limits: BENCH_LIMITS, amount: { tokens: 17_000, costMicros: 250_000 }, at: Date.now() });
+  let cpu = process.cpuUsage();
+  for (let i = 1; i <= warmup + calls; i++) {
+    if (i === warmup + 1) cpu = process.cpuUsage();
+    const started = performance.now();
+    const outcome = await ledger.finishAndReserve!({ reservationId: `chain-${i - 1}`, actual: { tokens: 1200, costMicros: 9000 } }, { reservationId: `chain-${i}`, limits: BENCH_LIMITS, amount: { tokens: 17_000, costMicros: 250_000 }, at: Date.now() });
+    if (!outcome.ok) throw new Error("bench reservation refused");
+    if (i > warmup) times.push(performance.now() - started);
+  }
+  const used = process.cpuUsage(cpu);
+  return { p50: round(percentile(times, 0.5)), p99: round(percentile(times, 0.99)), cpuMsPerCall: round((used.user + used.system) / 1000 / calls) };
+}
+const chainSqlite = createSqliteStorage({ directory: join(root, "ledger-chain") });
+const sqliteChain = await finishAndReserveCalls(chainSqlite.budgets, 2000, 200);
+await chainSqlite.close();
+const chainPostgres = await createPostgresStorage({ connectionString: url, schema });
+const postgresChain = await finishAndReserveCalls(chainPostgres.budgets!, 1000, 100);
+await chainPostgres.close();
+console.log(`A2. one call's ledger work as a run does it (settle of the previous call + reserve, finishAndReserve): SQLite p50 ${sqliteChain.p50} ms p99 ${sqliteChain.p99} ms (CPU ${sqliteChain.cpuMsPerCall} ms/call); PostgreSQL p50 ${postgresChain.p50} ms p99 ${postgresChain.p99} ms (CPU ${postgresChain.cpuMsPerCall} ms/call)`);
+
 const result = {
   reserveSettle: {
     budgets: 4,
@@ -189,6 +216,7 @@ const result = {
     postgres: { ...postgresLedger, goalP99Ms: 5, calls: 1000, roundTrips: postgresRoundTrips, roundTripsReserve: postgresReserveRoundTrips, roundTripsSettle: postgresRoundTrips - postgresReserveRoundTrips, selectOneRoundTrip: roundTrip },
     loadAverage,
   },
+  reserveSettleAsRun: { definition: "A2, beside A: per call, the previous call's settle and this call's reserve as one finishAndReserve (how a run settles since BUD-2's deferred settle), four budgets, after A–C", sqlite: { ...sqliteChain, calls: 2000 }, postgres: { ...postgresChain, calls: 1000 } },
   durableLoop: { ...loopResult, goal: 1.1, rounds: 7 },
   durableLoopLong: longResult,
 };
