@@ -94,10 +94,11 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
   // BUD-2 speed: the agent's own ledger settles a call with the next reservation (finishAndReserve).
   const deferSettle = limits.length > 0 && typeof ledger.finishAndReserve === "function";
   let pending: BudgetFinish | null = null;
+  /** Settles a call on `actual` in `one` ledger, or releases it when it reported no usage. */
+  const finishOn = (one: BudgetLedger, { reservationId, actual }: BudgetFinish): Promise<boolean> => (actual === null ? one.release(reservationId) : one.settle(reservationId, actual));
   const flush = async (): Promise<void> => {
     if (pending === null) return;
-    const { reservationId, actual } = pending;
-    await (actual === null ? ledger.release(reservationId) : ledger.settle(reservationId, actual));
+    await finishOn(ledger, pending);
     pending = null;
   };
   // Calls this process made (not replays of committed ones): only their tokens go to the host's token window.
@@ -170,13 +171,13 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
     async afterModelCall(step, attempt, entry) {
       const reservationId = usageEntryId(runId, step, attempt);
       const spent = entry === null ? null : { tokens: entry.input + entry.output + entry.cacheRead + entry.cacheWrite, costMicros: usageCostMicros(entry, price) };
+      const finished: BudgetFinish = { reservationId, actual: spent };
       if (deferSettle) {
         // One call waits at a time (replayed calls follow each other without reservations between).
         await flush();
-        pending = { reservationId, actual: spent };
-        if (hostLedger) await (spent === null ? hostLedger.release(reservationId) : hostLedger.settle(reservationId, spent));
-      } else if (spent === null) await onLedgers((one) => one.release(reservationId));
-      else await onLedgers((one) => one.settle(reservationId, spent));
+        pending = finished;
+        if (hostLedger) await finishOn(hostLedger, finished);
+      } else await onLedgers((one) => finishOn(one, finished));
       if (spent === null) made.delete(reservationId);
       else if (made.delete(reservationId)) await host?.onTokens?.(spent.tokens, context.clock.now());
     },

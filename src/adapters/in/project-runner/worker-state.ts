@@ -23,7 +23,7 @@ export interface WorkerStateSnapshot {
  */
 interface WatchedEnv {
   readonly real: NodeJS.ProcessEnv;
-  readonly proxy: NodeJS.ProcessEnv;
+  proxy: NodeJS.ProcessEnv;
   changed: boolean;
 }
 
@@ -32,7 +32,7 @@ let watched: WatchedEnv | null = null;
 function watchEnv(): WatchedEnv {
   if (watched && process.env === watched.proxy) return watched;
   const real = process.env;
-  const state: { real: NodeJS.ProcessEnv; proxy: NodeJS.ProcessEnv; changed: boolean } = { real, proxy: real, changed: false };
+  const state: WatchedEnv = { real, proxy: real, changed: false };
   state.proxy = new Proxy(real, {
     set: (target, key, value) => ((state.changed = true), Reflect.set(target, key, value)),
     deleteProperty: (target, key) => ((state.changed = true), Reflect.deleteProperty(target, key)),
