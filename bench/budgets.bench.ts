@@ -9,6 +9,10 @@
  *    alternating rounds in one process: median ms per run and the ratio. Goal ≤ 1.1×.
  * B2. After B, beside it: the same pairs over 31 rounds (which of the two runs first alternates),
  *    with the median of each pair's own ratio (report).
+ *    B and B2 run the product's default budget settings: since stop 37 that is a lease of up to 8
+ *    calls per reservation where it is ≤ 1 % of every limit (here it is).
+ * B3. After B2, beside it: B2's pairs with `leaseCalls: 1` for the budgets-on run — every call
+ *    reserved alone, what B and B2 measured up to stop 36 (report).
  * A2. After C, beside A: one call's ledger work as a run now does it — the previous call's settle
  *    and this call's reserve as one finishAndReserve — p50/p99 on SQLite and PostgreSQL (report).
  * C. Beside A and B, in extra passes after them (bench/budgets-attribution.ts): the SQLite slowest
@@ -125,10 +129,10 @@ const budget = {
 };
 const onCpu: number[] = [];
 const offCpu: number[] = [];
-async function loop(on: boolean, n: number): Promise<number> {
-  const folder = join(root, `loop-${on ? "on" : "off"}-${n}`);
+async function loop(on: boolean, n: number, leaseCalls?: number): Promise<number> {
+  const folder = join(root, `loop-${on ? "on" : "off"}-${n}${leaseCalls === undefined ? "" : `-lease${leaseCalls}`}`);
   const storage = createSqliteStorage({ directory: join(folder, "store"), agentStoreDir: join(folder, "agents") });
-  const node = benchLoopNode(STEPS, "answer", on ? { budget } : {});
+  const node = benchLoopNode(STEPS, "answer", on ? { budget: leaseCalls === undefined ? budget : { ...budget, leaseCalls } } : {});
   const context = createNodeContext({ projectId: "bench", conversationId: "loop", storage, runId: "run-loop", tools: BENCH_CATALOG });
   const started = performance.now();
   const cpu = process.cpuUsage();
@@ -170,6 +174,23 @@ for (let n = 0; n < 31; n++) {
 }
 const longResult = { rounds: 31, offMedianMs: round(median(offLong)), onMedianMs: round(median(onLong)), ratio: round(median(onLong) / median(offLong)), pairRatioMedian: round(median(pairRatios)), pairRatioP25: round(percentile(pairRatios, 0.25)), pairRatioP75: round(percentile(pairRatios, 0.75)) };
 console.log(`B2. the same loop, 31 alternating pairs: off ${longResult.offMedianMs} ms, on ${longResult.onMedianMs} ms → ${longResult.ratio}×; median of the pairs' ratios ${longResult.pairRatioMedian}× (quartiles ${longResult.pairRatioP25}–${longResult.pairRatioP75})`);
+
+// B3. Beside B2 (after it): the same alternating pairs with every call reserved alone
+// (`leaseCalls: 1`), the budgets-on run of B and B2 up to stop 36.
+const alonePairRatios: number[] = [];
+const aloneOn: number[] = [];
+const aloneOff: number[] = [];
+for (let n = 0; n < 31; n++) {
+  const first = n % 2 === 0;
+  const a = await loop(!first, -100 - n, first ? undefined : 1);
+  const b = await loop(first, -100 - n, first ? 1 : undefined);
+  const [offMs, onMs] = first ? [a, b] : [b, a];
+  aloneOff.push(offMs);
+  aloneOn.push(onMs);
+  alonePairRatios.push(onMs / offMs);
+}
+const aloneResult = { definition: "B3, beside B2: B2's 31 alternating pairs with leaseCalls 1 (every call reserved alone) for the budgets-on run", rounds: 31, offMedianMs: round(median(aloneOff)), onMedianMs: round(median(aloneOn)), ratio: round(median(aloneOn) / median(aloneOff)), pairRatioMedian: round(median(alonePairRatios)), pairRatioP25: round(percentile(alonePairRatios, 0.25)), pairRatioP75: round(percentile(alonePairRatios, 0.75)) };
+console.log(`B3. the same pairs, each call reserved alone (leaseCalls 1): off ${aloneResult.offMedianMs} ms, on ${aloneResult.onMedianMs} ms → ${aloneResult.ratio}×; median of the pairs' ratios ${aloneResult.pairRatioMedian}× (quartiles ${aloneResult.pairRatioP25}–${aloneResult.pairRatioP75})`);
 
 // C. Beside the figures above (extra passes after them, so they do not change them): where the
 // slow calls' time goes, the machine's floor for a call of the same CPU length, and the
@@ -219,6 +240,7 @@ const result = {
   reserveSettleAsRun: { definition: "A2, beside A: per call, the previous call's settle and this call's reserve as one finishAndReserve (how a run settles since BUD-2's deferred settle), four budgets, after A–C", sqlite: { ...sqliteChain, calls: 2000 }, postgres: { ...postgresChain, calls: 1000 } },
   durableLoop: { ...loopResult, goal: 1.1, rounds: 7 },
   durableLoopLong: longResult,
+  durableLoopEachCallAlone: aloneResult,
 };
 mkdirSync("bench/results", { recursive: true });
 writeFileSync("bench/results/budgets.json", `${JSON.stringify(result, null, 2)}\n`);

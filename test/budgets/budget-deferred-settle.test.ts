@@ -42,15 +42,15 @@ function withStorage(body: (storage: ReturnType<typeof createSqliteStorage>, dir
 const limits = [{ scope: "run" as const, tokens: 1_000_000 }, { scope: "project" as const, tokens: 1_000_000 }];
 
 describe("BUD-2 a model call is settled with the next reservation", () => {
-  it("BUD-2 three model calls take four ledger steps (reserve, two finishAndReserve, the last settle), and the run ends with everything settled, nothing held", async () => {
+  it("BUD-2 three model calls reserved alone (leaseCalls 1) take four ledger steps (three finishAndReserve — the first releases the call's lease id a dead process could have left — and the last settle), and the run ends with everything settled, nothing held", async () => {
     await withStorage(async (storage) => {
       const { ledger, calls } = counting(storage.budgets);
       const model = createOfflineModel({ steps: [tick(0), tick(1), { text: "done", usage }], chunkSize: 64 });
-      const node = createAgentNode({ models: model, retryDelayMs: 0, tools: ["tick"], extraTools: [tickTool()], toolDefinitions: [{ id: "tick", autoApprove: true }], compaction: false, budget: { limits, maxOutputTokens: 100, ledger } });
+      const node = createAgentNode({ models: model, retryDelayMs: 0, tools: ["tick"], extraTools: [tickTool()], toolDefinitions: [{ id: "tick", autoApprove: true }], compaction: false, budget: { limits, maxOutputTokens: 100, ledger, leaseCalls: 1 } });
       const context = createNodeContext({ projectId: "deferred", storage, runId: "run-deferred" });
       const { output } = await runStreamNode(node, { prompt: "go" }, context);
       expect(output.errCode).toBe(0);
-      expect({ reserve: calls.reserve, finishAndReserve: calls.finishAndReserve, settle: calls.settle, release: calls.release }).toEqual({ reserve: 1, finishAndReserve: 2, settle: 1, release: undefined });
+      expect({ reserve: calls.reserve, finishAndReserve: calls.finishAndReserve, settle: calls.settle, release: calls.release }).toEqual({ reserve: undefined, finishAndReserve: 3, settle: 1, release: undefined });
       for (const key of [{ scope: "run" as const, id: "run-deferred" }, { scope: "project" as const, id: "deferred" }]) {
         expect(await storage.budgets.read(key, Date.now())).toEqual(expect.objectContaining({ spent: { tokens: 150, costMicros: 0 }, reserved: { tokens: 0, costMicros: 0 } }));
       }

@@ -70,13 +70,13 @@ async function recordUsage(turn: Pick<ModelStepRun, "runId" | "model" | "context
 }
 
 /** Counts committed usage into the turn and the recorder (idempotent by entry id, AG-2). */
-async function applyUsage(turn: Pick<ModelStepRun, "runId" | "committed" | "usage" | "meter" | "context" | "budget">, step: number, attempt: number): Promise<void> {
+async function applyUsage(turn: Pick<ModelStepRun, "runId" | "committed" | "usage" | "meter" | "context" | "budget">, step: number, attempt: number, lease: string | undefined): Promise<void> {
   const event = turn.committed.get(runEventId(turn.runId, "model", step, "usage", attempt));
-  // BUD-2: the call's reservation is settled on its committed usage, or released without one.
-  if (event?.type !== "usage") return void (await turn.budget?.afterModelCall(step, attempt, null));
+  // BUD-2: the call's reservation (or its lease's) is settled on its committed usage, or released without one.
+  if (event?.type !== "usage") return void (await turn.budget?.afterModelCall(step, attempt, null, lease));
   const { entry } = event.payload;
   for (const key of ["input", "output", "cacheRead", "cacheWrite", "total"] as const) turn.usage[key] += entry[key];
-  await turn.budget?.afterModelCall(step, attempt, entry);
+  await turn.budget?.afterModelCall(step, attempt, entry, lease);
   turn.meter.recordUsage(entry);
   await turn.context.tokenUsage.record(entry);
 }
@@ -138,27 +138,29 @@ export async function* modelStep(turn: ModelStepRun, step: number): AsyncGenerat
     yield* projector.retry({ kind, attempt, max: retry.payload.max, message: retry.payload.errorMessage, ...(retry.payload.status === undefined ? {} : { status: retry.payload.status }) });
     continuation = continueAfter(continuation, kind, partial, retry.payload.joinKey);
     if (!isContinuation(kind)) retries++;
-    await applyUsage(turn, step, attempt - 1);
+    await applyUsage(turn, step, attempt - 1, retry.payload.lease);
     retry = turn.committed.get(runEventId(runId, "model", step, "retry", attempt + 1));
   }
   const done = turn.committed.get(runEventId(runId, "model", step));
   if (done?.type === "assistant_message") {
     yield* emitContent(turn, done.payload.shown ?? done.payload.message.content, `${step}:${attempt}`, done.payload.webSearches, continuation.join);
-    await applyUsage(turn, step, attempt);
+    await applyUsage(turn, step, attempt, done.payload.lease);
     return done.payload.message;
   }
   const maxContinuations = turn.options.maxContinuations ?? DEFAULT_MAX_CONTINUATIONS;
   for (;;) {
     throwIfCancelled(turn);
     // BUD-2: the worst case of this call is reserved before it starts (or the run stops or pauses).
-    await turn.budget?.beforeModelCall(step, attempt, turn.meter.usage().used, () => modelCallsOf(turn));
+    // The lease it drew from, if any, is committed with the call (a resumed run settles it).
+    const lease = await turn.budget?.beforeModelCall(step, attempt, turn.meter.usage().used, () => modelCallsOf(turn));
+    const leased = lease === undefined ? {} : { lease };
     const startedAt = turn.context.clock.now();
     let streamed: Awaited<ReturnType<typeof streamResponse> extends AsyncGenerator<unknown, infer R> ? R : never>;
     try {
       streamed = yield* tracedResponse(turn, step, attempt, continuation);
       if (streamed.response.stopReason === "aborted") throw new SteamharnessError("cancelled", "the agent run was cancelled");
     } catch (error) {
-      await turn.budget?.afterModelCall(step, attempt, null);
+      await turn.budget?.afterModelCall(step, attempt, null, lease);
       throw error;
     }
     const { response, partial, searches, joinKey, startedCalls } = streamed;
@@ -167,17 +169,17 @@ export async function* modelStep(turn: ModelStepRun, step: number): AsyncGenerat
     if (response.stopReason === "error") {
       if (!shouldRetry(response, retries, max)) {
         await turn.append(usageEvents);
-        await applyUsage(turn, step, attempt);
+        await applyUsage(turn, step, attempt, lease);
         throw new SteamharnessError("model_error", `model request failed: ${response.errorMessage ?? "unknown error"}`, { data: { status: response.retry?.status ?? null } });
       }
       attempt++;
       retries++;
       const kind = response.retry!.kind;
       await turn.append([
-        { eventId: runEventId(runId, "model", step, "retry", attempt), runId, type: "model_retry", payload: { step, attempt, max, kind, errorMessage: response.errorMessage ?? "", partial, ...(response.retry!.status === undefined ? {} : { status: response.retry!.status }), timing } },
+        { eventId: runEventId(runId, "model", step, "retry", attempt), runId, type: "model_retry", payload: { step, attempt, max, kind, errorMessage: response.errorMessage ?? "", partial, ...(response.retry!.status === undefined ? {} : { status: response.retry!.status }), timing, ...leased } },
         ...usageEvents,
       ]);
-      await applyUsage(turn, step, attempt - 1);
+      await applyUsage(turn, step, attempt - 1, lease);
       yield* projector.retry({ kind, attempt, max, message: response.errorMessage ?? "", ...(response.retry!.status === undefined ? {} : { status: response.retry!.status }) });
       turn.telemetry.retry({ kind, attempt, max, message: response.errorMessage ?? "", ...(response.retry!.status === undefined ? {} : { status: response.retry!.status }) });
       continuation = continueAfter(continuation, kind, partial, undefined);
@@ -191,10 +193,10 @@ export async function* modelStep(turn: ModelStepRun, step: number): AsyncGenerat
       attempt++;
       const message = cut === "length" ? "the answer reached the output token limit; continuing" : "a tool call was cut off or lost; asking again";
       await turn.append([
-        { eventId: runEventId(runId, "model", step, "retry", attempt), runId, type: "model_retry", payload: { step, attempt, max: maxContinuations, kind: cut, errorMessage: message, partial: response.content, ...(joinKey === undefined ? {} : { joinKey }), timing } },
+        { eventId: runEventId(runId, "model", step, "retry", attempt), runId, type: "model_retry", payload: { step, attempt, max: maxContinuations, kind: cut, errorMessage: message, partial: response.content, ...(joinKey === undefined ? {} : { joinKey }), timing, ...leased } },
         ...usageEvents,
       ]);
-      await applyUsage(turn, step, attempt - 1);
+      await applyUsage(turn, step, attempt - 1, lease);
       if (cut === "lost-call") yield* markLostCalls(turn, response.content);
       yield* projector.retry({ kind: cut, attempt, max: maxContinuations, message });
       turn.telemetry.retry({ kind: cut, attempt, max: maxContinuations, message });
@@ -216,12 +218,12 @@ export async function* modelStep(turn: ModelStepRun, step: number): AsyncGenerat
     const ends = intents.length === 0 && turn.mode !== "plan" && !turn.budget ? [runFinishedEvent(turn)] : [];
     const shown = continuation.prefix.length > 0 || own !== response.content ? { shown: response.content } : {};
     await turn.append([
-      { eventId: runEventId(runId, "model", step), runId, type: "assistant_message", payload: { message, stopReason: response.stopReason, step, attempt, ...shown, ...(searches.length ? { webSearches: searches } : {}), timing } },
+      { eventId: runEventId(runId, "model", step), runId, type: "assistant_message", payload: { message, stopReason: response.stopReason, step, attempt, ...shown, ...(searches.length ? { webSearches: searches } : {}), timing, ...leased } },
       ...intents,
       ...usageEvents,
       ...ends,
     ]);
-    await applyUsage(turn, step, attempt);
+    await applyUsage(turn, step, attempt, lease);
     return message;
   }
 }

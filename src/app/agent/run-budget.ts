@@ -3,6 +3,14 @@
  * the ledger (the context meter's input estimate plus the call's output limit, at the model's
  * prices); the committed usage settles it; a call that reported no usage releases it. At a limit
  * the run stops before the call with `budget_exceeded`, or pauses for a person's approval.
+ *
+ * A lease (BUD-2 speed): where every budget is large next to a call, one reservation holds
+ * `leaseCalls` worst cases and the run's next calls draw from it in memory while what is left
+ * covers each one's worst case; it is settled on the sum of their usage with the reservation
+ * that follows it. Every call is still covered by a hold in the ledger before it starts. Which
+ * lease a call drew from is committed with the call (`lease` on its `assistant_message` or
+ * `model_retry` event), so a resumed run settles the lease it finds open on exactly the usage
+ * committed under it. A lease never outlives the process that opened it.
  */
 import { SteamharnessError, UserInputRequiredError } from "../../domain/errors.js";
 import { usageEntryId } from "../../domain/agent/ids.js";
@@ -10,29 +18,41 @@ import type { AgentBudgetLimit, AgentBudgetOptions } from "../../domain/budget/b
 import type { BudgetViewEntry, RunBudgetView } from "../../domain/budget/budget-view.js";
 import { usageCostMicros, usdToMicros, worstCaseCostMicros, type ModelPrice } from "../../domain/budget/model-price.js";
 import type { NodeContext } from "../../domain/node-context.js";
-import type { BudgetExceeded, BudgetFinish, BudgetLedger, BudgetLimit, BudgetReserveOutcome } from "../../ports/budget-ledger.js";
+import type { BudgetAmount, BudgetExceeded, BudgetFinish, BudgetLedger, BudgetLimit, BudgetReservation, BudgetReserveOutcome } from "../../ports/budget-ledger.js";
 import type { ModelDescriptor } from "../../ports/model-provider.js";
 import type { TokenUsageEntry } from "../../ports/token-usage.js";
 
 const DEFAULT_MAX_OUTPUT = 16_384;
+/** Calls one lease covers at most (and the worst cases it holds); 1 reserves every call alone. */
+const DEFAULT_LEASE_CALLS = 8;
+/**
+ * A lease is taken only when it is at most this share of every budget's configured limit: what
+ * a lease holds beyond its call can refuse another run sharing the budget only in the budget's
+ * last shares of this size, one per run holding a lease.
+ */
+const LEASE_SHARE = 0.01;
 /** The meter estimates text at 4 characters a token; real tokenizers can count more. */
 const INPUT_ESTIMATE_FACTOR = 1.25;
 
 /** What a run's model step and loop call; null when the run has no budget. */
 export interface RunBudget {
   /**
-   * Reserves the worst case of model call `step`/`attempt`; throws `budget_exceeded` or
-   * `user_input_required`. `modelCalls` counts the run's calls so far, asked only with `maxModelCalls`.
+   * Reserves the worst case of model call `step`/`attempt`, or draws it from the run's lease;
+   * throws `budget_exceeded` or `user_input_required`. Resolves the id of the lease the call drew
+   * from (to commit with the call), or undefined when it holds a reservation of its own.
+   * `modelCalls` counts the run's calls so far, asked only with `maxModelCalls`.
    */
-  beforeModelCall(step: number, attempt: number, inputTokens: number, modelCalls: () => number): Promise<void>;
+  beforeModelCall(step: number, attempt: number, inputTokens: number, modelCalls: () => number): Promise<string | undefined>;
   /**
-   * Settles the call on its committed usage, or releases it when it reported none. With a ledger
-   * that has `finishAndReserve`, the agent's own ledger is settled with the next reservation (one
-   * store step per model call instead of two) or by {@link RunBudget.flush}; until then the call
-   * still counts as held, its worst case, never less than it spent.
+   * Settles the call on its committed usage, or releases it when it reported none; `lease` is
+   * the lease it drew from (as {@link RunBudget.beforeModelCall} resolved it, or as committed
+   * when the call is replayed). With a ledger that has `finishAndReserve`, the agent's own ledger
+   * is settled with the next reservation (one store step per model call instead of two, or per
+   * lease) or by {@link RunBudget.flush}; until then the call still counts as held, its worst
+   * case, never less than it spent.
    */
-  afterModelCall(step: number, attempt: number, entry: TokenUsageEntry | null): Promise<void>;
-  /** Settles the call whose settle waits for the next reservation, if any (the run stops, ends or pauses). */
+  afterModelCall(step: number, attempt: number, entry: TokenUsageEntry | null, lease?: string): Promise<void>;
+  /** Settles the call or lease whose settle waits for the next reservation, if any (the run stops, ends or pauses). */
   flush(): Promise<void>;
   /** Throws `budget_exceeded` when the run's tool calls pass `maxToolCalls`. */
   checkToolCalls(count: number): void;
@@ -94,12 +114,28 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
   // BUD-2 speed: the agent's own ledger settles a call with the next reservation (finishAndReserve).
   const deferSettle = limits.length > 0 && typeof ledger.finishAndReserve === "function";
   let pending: BudgetFinish | null = null;
+  // The lease calls draw from; `live` when this process opened it (one restored from the log
+  // by replayed calls is only settled: a lease never outlives the process that opened it).
+  const leaseCalls = Math.max(1, Math.floor(options.leaseCalls ?? DEFAULT_LEASE_CALLS));
+  let lease: { id: string; amount: BudgetAmount; used: BudgetAmount; calls: number; live: boolean } | null = null;
+  // The first reservation of this process also releases the call's other id (see beforeModelCall).
+  let firstLive = true;
+  const canLease = deferSettle && leaseCalls > 1;
+  /** Whether `amount` is at most LEASE_SHARE of every configured limit. */
+  const smallBeside = (amount: BudgetAmount): boolean =>
+    limits.every((limit) => (limit.tokens === undefined || amount.tokens <= limit.tokens * LEASE_SHARE) && (limit.costMicros === undefined || amount.costMicros <= limit.costMicros * LEASE_SHARE));
   /** Settles a call on `actual` in `one` ledger, or releases it when it reported no usage. */
   const finishOn = (one: BudgetLedger, { reservationId, actual }: BudgetFinish): Promise<boolean> => (actual === null ? one.release(reservationId) : one.settle(reservationId, actual));
-  const flush = async (): Promise<void> => {
-    if (pending === null) return;
-    await finishOn(ledger, pending);
+  /** What waits to be finished in the agent's own ledger — the open lease on its usage, or a call — taken out. */
+  const takeOpen = (): BudgetFinish | null => {
+    const open = lease ? { reservationId: lease.id, actual: lease.used } : pending;
+    lease = null;
     pending = null;
+    return open;
+  };
+  const flush = async (): Promise<void> => {
+    const open = takeOpen();
+    if (open !== null) await finishOn(ledger, open);
   };
   // Calls this process made (not replays of committed ones): only their tokens go to the host's token window.
   const made = new Set<string>();
@@ -130,6 +166,65 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
     else await own;
   };
 
+  /**
+   * The agent's own ledger before a call: drawn from the open lease while it covers the call,
+   * else the open lease or call finished with a new lease (where the budgets allow one) or a
+   * reservation of the call alone. Resolves the lease id the call drew from, if any.
+   *
+   * Each call has two reservation ids, its own and its lease's (`:lease`). A process that died
+   * between a call's reservation and its commit left one of them held; the resumed run asks for
+   * the same call again, which reuses a held id (a known id holds nothing more), and its first
+   * reservation releases the other id, which a changed decision could otherwise leave held.
+   */
+  const reserveOwn = async (request: BudgetReservation): Promise<string | undefined> => {
+    if (lease?.live && lease.calls < leaseCalls && lease.amount.tokens - lease.used.tokens >= request.amount.tokens && lease.amount.costMicros - lease.used.costMicros >= request.amount.costMicros) return lease.id;
+    const leaseId = `${request.reservationId}:lease`;
+    const leaseRequest: BudgetReservation = { ...request, reservationId: leaseId, amount: { tokens: request.amount.tokens * leaseCalls, costMicros: request.amount.costMicros * leaseCalls } };
+    const leasing = canLease && smallBeside(leaseRequest.amount);
+    let open = takeOpen();
+    if (firstLive && deferSettle) {
+      firstLive = false;
+      const other = leasing ? request.reservationId : leaseId;
+      // Released with the reservation when nothing else is open (a new run: no extra step).
+      if (open === null) open = { reservationId: other, actual: null };
+      else await ledger.release(other);
+    }
+    if (leasing) {
+      const outcome = open === null ? await ledger.reserve(leaseRequest) : await ledger.finishAndReserve!(open, leaseRequest);
+      // Whatever it answered, `open` is finished; refused (near a limit), the call reserves alone.
+      open = null;
+      if (outcome.ok) {
+        lease = { id: leaseId, amount: leaseRequest.amount, used: { tokens: 0, costMicros: 0 }, calls: 0, live: true };
+        return leaseId;
+      }
+    }
+    pending = open;
+    await reserveCall(request);
+    return undefined;
+  };
+
+  /** Reserves one call alone, with `pending` finished in the same step; at a limit stops or pauses. */
+  const reserveCall = async (request: BudgetReservation): Promise<void> => {
+    let asked: Set<string> | null = null;
+    for (;;) {
+      let outcome: BudgetReserveOutcome;
+      if (pending !== null) {
+        // The previous call's finish stands once this resolves, whatever it answers.
+        outcome = await ledger.finishAndReserve!(pending, request);
+        pending = null;
+      } else outcome = await ledger.reserve(request);
+      if (outcome.ok) return;
+      const { exceeded } = outcome;
+      // The host's cap on the tenant is not the project's to extend: at it the run stops.
+      const configured = limits.find((limit) => limit.scope === exceeded.scope && limit.id === exceeded.id && limit !== hostLimit);
+      if (options.onLimit !== "pause" || !configured) throw exceededError(exceeded);
+      const requestId = requestIdOf(exceeded, request.reservationId, configured);
+      // The same request twice in one call: its grant did not apply (given before): stop, never loop.
+      if (asked?.has(requestId) || !(await approve(exceeded, requestId, configured))) throw exceededError(exceeded);
+      (asked ??= new Set()).add(requestId);
+    }
+  };
+
   const budget: RunBudget = {
     async beforeModelCall(step, attempt, inputTokens, modelCalls) {
       if (options.maxModelCalls !== undefined) {
@@ -137,42 +232,36 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
         if (calls >= options.maxModelCalls) throw exceededError({ scope: "run", id: runId, unit: "modelCalls", spent: calls, limit: options.maxModelCalls });
       }
       if (host?.onTokens) made.add(usageEntryId(runId, step, attempt));
-      if (limits.length === 0 && hostLimits.length === 0) return;
+      if (limits.length === 0 && hostLimits.length === 0) return undefined;
       const input = Math.ceil(inputTokens * INPUT_ESTIMATE_FACTOR);
       const reservationId = usageEntryId(runId, step, attempt);
       const request = { reservationId, limits, at: context.clock.now(), amount: { tokens: input + maxOutput, costMicros: worstCaseCostMicros(input, maxOutput, price) } };
-      let asked: Set<string> | null = null;
-      for (;;) {
-        let outcome: BudgetReserveOutcome;
-        if (limits.length === 0) outcome = { ok: true };
-        else if (pending !== null) {
-          // The previous call's finish stands once this resolves, whatever it answers.
-          outcome = await ledger.finishAndReserve!(pending, request);
-          pending = null;
-        } else outcome = await ledger.reserve(request);
-        if (outcome.ok) {
-          if (!hostLedger) return;
-          // The host's ledger second (a pause of the agent's own budgets holds nothing there); refused, the first hold goes.
-          const held = await hostLedger.reserve({ ...request, limits: hostLimits });
-          if (held.ok) return;
-          if (limits.length > 0) await ledger.release(reservationId);
-          throw exceededError(held.exceeded);
-        }
-        const { exceeded } = outcome;
-        // The host's cap on the tenant is not the project's to extend: at it the run stops.
-        const configured = limits.find((limit) => limit.scope === exceeded.scope && limit.id === exceeded.id && limit !== hostLimit);
-        if (options.onLimit !== "pause" || !configured) throw exceededError(exceeded);
-        const requestId = requestIdOf(exceeded, reservationId, configured);
-        // The same request twice in one call: its grant did not apply (given before): stop, never loop.
-        if (asked?.has(requestId) || !(await approve(exceeded, requestId, configured))) throw exceededError(exceeded);
-        (asked ??= new Set()).add(requestId);
-      }
+      const drawn = limits.length > 0 ? await reserveOwn(request) : undefined;
+      if (!hostLedger) return drawn;
+      // The host's ledger second, per call (a pause of the agent's own budgets holds nothing there);
+      // refused, the call's own hold goes (a lease is settled when the run stops).
+      const held = await hostLedger.reserve({ ...request, limits: hostLimits });
+      if (held.ok) return drawn;
+      if (limits.length > 0 && drawn === undefined) await ledger.release(reservationId);
+      throw exceededError(held.exceeded);
     },
-    async afterModelCall(step, attempt, entry) {
+    async afterModelCall(step, attempt, entry, drawnFrom) {
       const reservationId = usageEntryId(runId, step, attempt);
       const spent = entry === null ? null : { tokens: entry.input + entry.output + entry.cacheRead + entry.cacheWrite, costMicros: usageCostMicros(entry, price) };
       const finished: BudgetFinish = { reservationId, actual: spent };
-      if (deferSettle) {
+      if (drawnFrom !== undefined && limits.length > 0) {
+        if (lease?.id !== drawnFrom) {
+          // A replayed call of a lease an earlier process opened: the reservation before that
+          // lease was finished with it (one finishAndReserve), so nothing else is open.
+          pending = null;
+          lease = { id: drawnFrom, amount: { tokens: 0, costMicros: 0 }, used: { tokens: 0, costMicros: 0 }, calls: 0, live: false };
+        }
+        lease.used = { tokens: lease.used.tokens + (spent?.tokens ?? 0), costMicros: lease.used.costMicros + (spent?.costMicros ?? 0) };
+        lease.calls++;
+        if (hostLedger) await finishOn(hostLedger, finished);
+      } else if (deferSettle) {
+        // A call of its own follows a lease only once the lease was finished with its reservation.
+        lease = null;
         // One call waits at a time (replayed calls follow each other without reservations between).
         await flush();
         pending = finished;

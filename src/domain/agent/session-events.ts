@@ -90,6 +90,8 @@ export interface SessionEventPayloads {
     shown?: Array<ModelResponse["content"][number]>;
     /** When this attempt's model request ran (VIEW-7). */
     timing?: SessionEventTiming;
+    /** The budget lease the call drew from (BUD-2); absent when it held a reservation of its own. */
+    lease?: string;
   };
   model_retry: {
     step: number;
@@ -104,6 +106,8 @@ export interface SessionEventPayloads {
     joinKey?: string;
     /** When the failed attempt's model request ran (VIEW-7). */
     timing?: SessionEventTiming;
+    /** The budget lease the attempt drew from (BUD-2); absent when it held a reservation of its own. */
+    lease?: string;
   };
   usage: { entry: TokenUsageEntry };
   tool_intent: { toolCallId: string; toolName: string; arguments: JsonObject; replay: "safe" | "never" };

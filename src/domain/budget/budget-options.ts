@@ -46,6 +46,15 @@ export interface AgentBudgetOptions {
   price?: ModelPrice;
   /** Output tokens reserved per call when the model states no `maxTokens` (default 16384). */
   maxOutputTokens?: number;
+  /**
+   * Calls one reservation may cover (default 8; 1 reserves every call alone). Where the lease —
+   * this many times a call's worst case — is at most 1 % of every limit, the run holds it and
+   * its next calls draw from it while it covers each one's worst case, so the ledger is written
+   * once per lease instead of once per call; near a limit each call reserves alone. Nothing is
+   * ever spent without a hold; a lease only holds more than one call needs (docs/budgets.md).
+   * Needs a ledger with `finishAndReserve`.
+   */
+  leaseCalls?: number;
   /** The ledger; default `context.storage.budgets`, else one in memory per storage. */
   ledger?: BudgetLedger;
 }

@@ -1,0 +1,167 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "@jest/globals";
+import { Type } from "@sinclair/typebox";
+import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
+import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
+import { createNodeContext } from "../../src/compose/node-context.js";
+import { usageEntryId } from "../../src/domain/agent/ids.js";
+import { runStreamNode } from "../../src/domain/stream-node.js";
+import type { AgentBudgetOptions } from "../../src/domain/budget/budget-options.js";
+import type { BudgetLedger } from "../../src/ports/budget-ledger.js";
+import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
+
+// Every call reports 20 input and 30 output tokens (50).
+const usage = { input: 20, output: 30, cacheRead: 0, cacheWrite: 0, total: 50 };
+const tick = (n: number, spent = usage): OfflineStep => ({ toolCalls: [{ id: `tick_${n}`, name: "tick", arguments: {} }], usage: spent });
+const ticks = (n: number): OfflineStep[] => [...Array.from({ length: n }, (_, i) => tick(i)), { text: "done", usage }];
+
+/** The ledger with a count of each operation it was asked for. */
+function counting(ledger: BudgetLedger): { ledger: BudgetLedger; calls: Record<string, number> } {
+  const calls: Record<string, number> = {};
+  const count = <K extends keyof BudgetLedger>(name: K) => ((...args: never[]) => ((calls[name] = (calls[name] ?? 0) + 1), (ledger[name] as (...a: never[]) => unknown)(...args))) as BudgetLedger[K];
+  return { ledger: { reserve: count("reserve"), settle: count("settle"), release: count("release"), read: count("read"), extend: count("extend"), finishAndReserve: count("finishAndReserve") }, calls };
+}
+
+function withStorage(body: (storage: ReturnType<typeof createSqliteStorage>) => Promise<void>): Promise<void> {
+  const directory = mkdtempSync(join(tmpdir(), "sh-budget-lease-"));
+  const storage = createSqliteStorage({ directory });
+  return body(storage).finally(async () => {
+    await storage.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+}
+
+/** Runs `steps` with a `tick` tool that calls `onTick` (after the call that asked for it, before the next). */
+async function run(storage: ReturnType<typeof createSqliteStorage>, runId: string, steps: OfflineStep[] | ((request: { messages: unknown[] }) => OfflineStep), budget: AgentBudgetOptions, onTick: () => Promise<void> = async () => undefined) {
+  let modelCalls = 0;
+  const model = createOfflineModel({ steps: steps as OfflineStep[], chunkSize: 64 });
+  const counted = { descriptor: model.descriptor, stream: (request: never, signal?: AbortSignal) => (modelCalls++, model.stream(request, signal)) };
+  const tickTool = { name: "tick", label: "tick", description: "counts", parameters: Type.Object({}), async execute() {
+    await onTick();
+    return { content: [{ type: "text" as const, text: "ticked" }] };
+  } };
+  const node = createAgentNode({ models: counted, retryDelayMs: 0, maxSteps: 10_000, tools: ["tick"], extraTools: [tickTool], toolDefinitions: [{ id: "tick", autoApprove: true }], compaction: false, budget });
+  // A conversation per run: each run has a session of its own.
+  const context = createNodeContext({ projectId: "lease", conversationId: runId, storage, runId });
+  try {
+    const { output } = await runStreamNode(node, { prompt: "go" }, context);
+    return { output, modelCalls, code: null };
+  } catch (error) {
+    return { output: null, modelCalls, code: (error as { code?: string }).code ?? String(error) };
+  }
+}
+
+const large = [{ scope: "run" as const, tokens: 1_000_000 }, { scope: "project" as const, tokens: 1_000_000 }];
+const nothingHeld = { tokens: 0, costMicros: 0 };
+
+describe("BUD-2 a lease: one reservation for several calls where every budget is large beside a call", () => {
+  it("BUD-2 ten calls on a lease of 8 take two finishAndReserve steps and a settle; the lease holds exactly 8 times what a call reserved alone holds; spent is exactly the usage, nothing held", async () => {
+    await withStorage(async (storage) => {
+      const heldAtFirstTick: Record<string, number> = {};
+      const at = (runId: string) => async () => void (heldAtFirstTick[runId] ??= (await storage.budgets.read({ scope: "run", id: runId }, Date.now())).reserved.tokens);
+      const { ledger, calls } = counting(storage.budgets);
+      const leased = await run(storage, "run-leased", ticks(9), { limits: large, maxOutputTokens: 100, ledger }, at("run-leased"));
+      expect(leased.output?.errCode).toBe(0);
+      expect(leased.modelCalls).toBe(10);
+      // Call 0 opens the lease (releasing its own id, in the same step), calls 1–7 draw from it,
+      // call 8 settles it with the next lease, call 9 draws from that, the run's end settles it.
+      expect({ reserve: calls.reserve, finishAndReserve: calls.finishAndReserve, settle: calls.settle, release: calls.release }).toEqual({ reserve: undefined, finishAndReserve: 2, settle: 1, release: undefined });
+      const alone = await run(storage, "run-alone", ticks(9), { limits: large, maxOutputTokens: 100, leaseCalls: 1 }, at("run-alone"));
+      expect(alone.output?.errCode).toBe(0);
+      expect(heldAtFirstTick["run-alone"]).toBeGreaterThan(100);
+      expect(heldAtFirstTick["run-leased"]).toBe(8 * heldAtFirstTick["run-alone"]!);
+      for (const runId of ["run-leased", "run-alone"]) expect(await storage.budgets.read({ scope: "run", id: runId }, Date.now())).toEqual(expect.objectContaining({ spent: { tokens: 500, costMicros: 0 }, reserved: nothingHeld }));
+      expect(await storage.budgets.read({ scope: "project", id: "lease" }, Date.now())).toEqual(expect.objectContaining({ spent: { tokens: 1000, costMicros: 0 }, reserved: nothingHeld }));
+    });
+  });
+
+  it("BUD-2 a budget a lease would take more than 1 % of reserves each call alone (one finishAndReserve per call)", async () => {
+    await withStorage(async (storage) => {
+      const { ledger, calls } = counting(storage.budgets);
+      // 8 worst cases of a call (8 × ~150 tokens) are more than 1 % of 100 000 tokens.
+      const { output } = await run(storage, "run-small", ticks(2), { limits: [{ scope: "run", tokens: 100_000 }], maxOutputTokens: 100, ledger });
+      expect(output?.errCode).toBe(0);
+      expect({ reserve: calls.reserve, finishAndReserve: calls.finishAndReserve, settle: calls.settle }).toEqual({ reserve: undefined, finishAndReserve: 3, settle: 1 });
+      expect(await storage.budgets.read({ scope: "run", id: "run-small" }, Date.now())).toEqual(expect.objectContaining({ spent: { tokens: 150, costMicros: 0 }, reserved: nothingHeld }));
+    });
+  });
+
+  it("BUD-2 near a limit the lease gives way to reservations of one call: a runaway loop stops at the same call, with the same spend, as with leaseCalls 1 — at the cap, never over it — in far fewer ledger steps", async () => {
+    await withStorage(async (storage) => {
+      // 1 000 tokens a call, the context about as large; a call's worst case is its input
+      // estimate (1 000 × 1.25) plus 200 output tokens, and a lease of 2 (~2 900 tokens) is under 1 % of 300 000.
+      const heavy = { input: 990, output: 10, cacheRead: 0, cacheWrite: 0, total: 1000 };
+      const loop = (request: { messages: unknown[] }) => tick(request.messages.length, heavy);
+      const cap = 300_000;
+      const outcomes = [];
+      for (const leaseCalls of [2, 1]) {
+        const { ledger, calls } = counting(storage.budgets);
+        const runId = `run-loop-${leaseCalls}`;
+        const { code, modelCalls } = await run(storage, runId, loop, { limits: [{ scope: "run", tokens: cap }], maxOutputTokens: 200, leaseCalls, ledger });
+        const state = await storage.budgets.read({ scope: "run", id: runId }, Date.now());
+        outcomes.push({ code, modelCalls, spent: state.spent.tokens, reserved: state.reserved.tokens, steps: (calls.finishAndReserve ?? 0) + (calls.reserve ?? 0) });
+      }
+      const [leased, alone] = outcomes;
+      expect(leased!.code).toBe("budget_exceeded");
+      expect({ ...leased, steps: 0 }).toEqual({ ...alone, steps: 0 });
+      expect(leased!.spent).toBeLessThanOrEqual(cap);
+      expect(leased!.spent).toBeGreaterThan(cap - 3000);
+      expect(leased!.reserved).toBe(0);
+      expect(alone!.steps).toBeGreaterThanOrEqual(alone!.modelCalls);
+      expect(leased!.steps).toBeLessThan(alone!.steps * 0.75);
+    });
+  }, 60_000);
+
+  it("BUD-2 a run's first reservation releases the call's other id, which a process killed before its first commit could leave held (its own id, or its lease id)", async () => {
+    await withStorage(async (storage) => {
+      for (const [runId, leaseCalls, orphan] of [["run-orphan-own", 8, ""], ["run-orphan-lease", 1, ":lease"]] as const) {
+        const limits = [{ scope: "run" as const, id: runId, tokens: 1_000_000 }, { scope: "project" as const, id: "lease", tokens: 1_000_000 }];
+        expect(await storage.budgets.reserve({ reservationId: `${usageEntryId(runId, 0, 0)}${orphan}`, limits, amount: { tokens: 777, costMicros: 0 }, at: Date.now() })).toEqual({ ok: true });
+        const { output } = await run(storage, runId, ticks(2), { limits: large, maxOutputTokens: 100, leaseCalls });
+        expect(output?.errCode).toBe(0);
+        expect(await storage.budgets.read({ scope: "run", id: runId }, Date.now())).toEqual(expect.objectContaining({ spent: { tokens: 150, costMicros: 0 }, reserved: nothingHeld }));
+      }
+    });
+  });
+});
+
+describe("BUD-2 a host killed while its calls draw from a lease", () => {
+  it("BUD-2 SIGKILL during a tool call leaves the lease held; the resumed run settles it on exactly the usage committed under it: spent is exactly the three calls, nothing held", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "sh-budget-lease-kill-"));
+    const mark = join(directory, "hang");
+    const ticked = join(directory, "ticks");
+    const env = { STORE_SQLITE: directory, SCRIPT: "steps", PREFIX: "leased", CONVERSATION: "conv-leased", TICKS: ticked, BUDGET: JSON.stringify({ limits: [{ scope: "conversation", tokens: 1_000_000 }], maxOutputTokens: 100 }) };
+    const file = bundledFixture(join(import.meta.dirname, "fixtures", "budget-host.ts"));
+    const start = (extra: Record<string, string>) => spawn(process.execPath, [file], { env: { ...process.env, ...env, ...extra }, stdio: ["ignore", "pipe", "inherit"] });
+    const storage = createSqliteStorage({ directory });
+    try {
+      // Calls 0 and 1 draw from one lease (call 0 opened it); the second tick hangs.
+      const first = start({ HANG_AT_TICK: "2", HANG_MARK: mark });
+      const exited = new Promise<NodeJS.Signals | null>((resolve) => first.on("exit", (_code, signal) => resolve(signal)));
+      for (const end = Date.now() + 60_000; !existsSync(mark) || readFileSync(mark, "utf8") === ""; ) {
+        if (Date.now() > end) throw new Error("the host never reached its second tick");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      first.kill("SIGKILL");
+      expect(await exited).toBe("SIGKILL");
+      const killed = await storage.budgets.read({ scope: "conversation", id: "conv-leased" }, Date.now());
+      // Nothing settled yet: the lease (8 worst cases, more than the 100 the two calls spent) is held.
+      expect(killed.spent.tokens).toBe(0);
+      expect(killed.reserved.tokens).toBeGreaterThan(8 * 100);
+      const second = start({});
+      let out = "";
+      second.stdout.on("data", (chunk) => (out += chunk));
+      expect(await new Promise((resolve) => second.on("exit", resolve))).toBe(0);
+      expect(JSON.parse(out.trim())).toMatchObject({ runId: "leased-0", status: "completed", usage: 150 });
+      expect(readFileSync(ticked, "utf8").split("\n").filter(Boolean)).toHaveLength(1);
+      expect(await storage.budgets.read({ scope: "conversation", id: "conv-leased" }, Date.now())).toEqual(expect.objectContaining({ spent: { tokens: 150, costMicros: 0 }, reserved: nothingHeld }));
+    } finally {
+      await storage.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
