@@ -12,7 +12,10 @@ import { runStreamNode } from "../../src/domain/stream-node.js";
 import type { AgentBudgetOptions } from "../../src/domain/budget/budget-options.js";
 import type { BudgetLedger } from "../../src/ports/budget-ledger.js";
 import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
+import { createPostgresStorage } from "../../src/adapters/out/postgres/postgres-storage.js";
+import type { Storage } from "../../src/ports/storage.js";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
+import { describePostgres } from "../fixtures/postgres.js";
 
 // Every call reports 20 input and 30 output tokens (50).
 const usage = { input: 20, output: 30, cacheRead: 0, cacheWrite: 0, total: 50 };
@@ -26,7 +29,9 @@ function counting(ledger: BudgetLedger): { ledger: BudgetLedger; calls: Record<s
   return { ledger: { reserve: count("reserve"), settle: count("settle"), release: count("release"), read: count("read"), extend: count("extend"), finishAndReserve: count("finishAndReserve") }, calls };
 }
 
-function withStorage(body: (storage: ReturnType<typeof createSqliteStorage>) => Promise<void>): Promise<void> {
+type LedgerStorage = Storage & { budgets: BudgetLedger };
+
+function withStorage(body: (storage: LedgerStorage) => Promise<void>): Promise<void> {
   const directory = mkdtempSync(join(tmpdir(), "sh-budget-lease-"));
   const storage = createSqliteStorage({ directory });
   return body(storage).finally(async () => {
@@ -36,7 +41,7 @@ function withStorage(body: (storage: ReturnType<typeof createSqliteStorage>) => 
 }
 
 /** Runs `steps` with a `tick` tool that calls `onTick` (after the call that asked for it, before the next). */
-async function run(storage: ReturnType<typeof createSqliteStorage>, runId: string, steps: OfflineStep[] | ((request: { messages: unknown[] }) => OfflineStep), budget: AgentBudgetOptions, onTick: () => Promise<void> = async () => undefined) {
+async function run(storage: LedgerStorage, runId: string, steps: OfflineStep[] | ((request: { messages: unknown[] }) => OfflineStep), budget: AgentBudgetOptions, onTick: () => Promise<void> = async () => undefined) {
   let modelCalls = 0;
   const model = createOfflineModel({ steps: steps as OfflineStep[], chunkSize: 64 });
   const counted = { descriptor: model.descriptor, stream: (request: never, signal?: AbortSignal) => (modelCalls++, model.stream(request, signal)) };
@@ -58,26 +63,52 @@ async function run(storage: ReturnType<typeof createSqliteStorage>, runId: strin
 const large = [{ scope: "run" as const, tokens: 1_000_000 }, { scope: "project" as const, tokens: 1_000_000 }];
 const nothingHeld = { tokens: 0, costMicros: 0 };
 
+/** BUD-2: ten calls on a lease of 8 — its ledger steps, what it holds, what it settles. */
+async function tenCallsOnALease(storage: LedgerStorage): Promise<void> {
+  const heldAtFirstTick: Record<string, number> = {};
+  const at = (runId: string) => async () => void (heldAtFirstTick[runId] ??= (await storage.budgets.read({ scope: "run", id: runId }, Date.now())).reserved.tokens);
+  const { ledger, calls } = counting(storage.budgets);
+  const leased = await run(storage, "run-leased", ticks(9), { limits: large, maxOutputTokens: 100, ledger }, at("run-leased"));
+  expect(leased.output?.errCode).toBe(0);
+  expect(leased.modelCalls).toBe(10);
+  // Call 0 opens the lease (releasing its own id, in the same step), calls 1–7 draw from it,
+  // call 8 settles it with the next lease, call 9 draws from that, the run's end settles it.
+  expect({ reserve: calls.reserve, finishAndReserve: calls.finishAndReserve, settle: calls.settle, release: calls.release }).toEqual({ reserve: undefined, finishAndReserve: 2, settle: 1, release: undefined });
+  const alone = await run(storage, "run-alone", ticks(9), { limits: large, maxOutputTokens: 100, leaseCalls: 1 }, at("run-alone"));
+  expect(alone.output?.errCode).toBe(0);
+  expect(heldAtFirstTick["run-alone"]).toBeGreaterThan(100);
+  expect(heldAtFirstTick["run-leased"]).toBe(8 * heldAtFirstTick["run-alone"]!);
+  for (const runId of ["run-leased", "run-alone"]) expect(await storage.budgets.read({ scope: "run", id: runId }, Date.now())).toEqual(expect.objectContaining({ spent: { tokens: 500, costMicros: 0 }, reserved: nothingHeld }));
+  expect(await storage.budgets.read({ scope: "project", id: "lease" }, Date.now())).toEqual(expect.objectContaining({ spent: { tokens: 1000, costMicros: 0 }, reserved: nothingHeld }));
+}
+
+/** BUD-2: a runaway loop near its cap stops where it stops with every call reserved alone. */
+async function leaseNearALimit(storage: LedgerStorage): Promise<void> {
+  // 1 000 tokens a call, the context about as large; a call's worst case is its input
+  // estimate (1 000 × 1.25) plus 200 output tokens, and a lease of 2 (~2 900 tokens) is under 1 % of 300 000.
+  const heavy = { input: 990, output: 10, cacheRead: 0, cacheWrite: 0, total: 1000 };
+  const loop = (request: { messages: unknown[] }) => tick(request.messages.length, heavy);
+  const cap = 300_000;
+  const outcomes = [];
+  for (const leaseCalls of [2, 1]) {
+    const { ledger, calls } = counting(storage.budgets);
+    const runId = `run-loop-${leaseCalls}`;
+    const { code, modelCalls } = await run(storage, runId, loop, { limits: [{ scope: "run", tokens: cap }], maxOutputTokens: 200, leaseCalls, ledger });
+    const state = await storage.budgets.read({ scope: "run", id: runId }, Date.now());
+    outcomes.push({ code, modelCalls, spent: state.spent.tokens, reserved: state.reserved.tokens, steps: (calls.finishAndReserve ?? 0) + (calls.reserve ?? 0) });
+  }
+  const [leased, alone] = outcomes;
+  expect(leased!.code).toBe("budget_exceeded");
+  expect({ ...leased, steps: 0 }).toEqual({ ...alone, steps: 0 });
+  expect(leased!.spent).toBeLessThanOrEqual(cap);
+  expect(leased!.spent).toBeGreaterThan(cap - 3000);
+  expect(leased!.reserved).toBe(0);
+  expect(alone!.steps).toBeGreaterThanOrEqual(alone!.modelCalls);
+  expect(leased!.steps).toBeLessThan(alone!.steps * 0.75);
+}
+
 describe("BUD-2 a lease: one reservation for several calls where every budget is large beside a call", () => {
-  it("BUD-2 ten calls on a lease of 8 take two finishAndReserve steps and a settle; the lease holds exactly 8 times what a call reserved alone holds; spent is exactly the usage, nothing held", async () => {
-    await withStorage(async (storage) => {
-      const heldAtFirstTick: Record<string, number> = {};
-      const at = (runId: string) => async () => void (heldAtFirstTick[runId] ??= (await storage.budgets.read({ scope: "run", id: runId }, Date.now())).reserved.tokens);
-      const { ledger, calls } = counting(storage.budgets);
-      const leased = await run(storage, "run-leased", ticks(9), { limits: large, maxOutputTokens: 100, ledger }, at("run-leased"));
-      expect(leased.output?.errCode).toBe(0);
-      expect(leased.modelCalls).toBe(10);
-      // Call 0 opens the lease (releasing its own id, in the same step), calls 1–7 draw from it,
-      // call 8 settles it with the next lease, call 9 draws from that, the run's end settles it.
-      expect({ reserve: calls.reserve, finishAndReserve: calls.finishAndReserve, settle: calls.settle, release: calls.release }).toEqual({ reserve: undefined, finishAndReserve: 2, settle: 1, release: undefined });
-      const alone = await run(storage, "run-alone", ticks(9), { limits: large, maxOutputTokens: 100, leaseCalls: 1 }, at("run-alone"));
-      expect(alone.output?.errCode).toBe(0);
-      expect(heldAtFirstTick["run-alone"]).toBeGreaterThan(100);
-      expect(heldAtFirstTick["run-leased"]).toBe(8 * heldAtFirstTick["run-alone"]!);
-      for (const runId of ["run-leased", "run-alone"]) expect(await storage.budgets.read({ scope: "run", id: runId }, Date.now())).toEqual(expect.objectContaining({ spent: { tokens: 500, costMicros: 0 }, reserved: nothingHeld }));
-      expect(await storage.budgets.read({ scope: "project", id: "lease" }, Date.now())).toEqual(expect.objectContaining({ spent: { tokens: 1000, costMicros: 0 }, reserved: nothingHeld }));
-    });
-  });
+  it("BUD-2 ten calls on a lease of 8 take two finishAndReserve steps and a settle; the lease holds exactly 8 times what a call reserved alone holds; spent is exactly the usage, nothing held", () => withStorage(tenCallsOnALease));
 
   it("BUD-2 a budget a lease would take more than 1 % of reserves each call alone (one finishAndReserve per call)", async () => {
     await withStorage(async (storage) => {
@@ -90,31 +121,7 @@ describe("BUD-2 a lease: one reservation for several calls where every budget is
     });
   });
 
-  it("BUD-2 near a limit the lease gives way to reservations of one call: a runaway loop stops at the same call, with the same spend, as with leaseCalls 1 — at the cap, never over it — in far fewer ledger steps", async () => {
-    await withStorage(async (storage) => {
-      // 1 000 tokens a call, the context about as large; a call's worst case is its input
-      // estimate (1 000 × 1.25) plus 200 output tokens, and a lease of 2 (~2 900 tokens) is under 1 % of 300 000.
-      const heavy = { input: 990, output: 10, cacheRead: 0, cacheWrite: 0, total: 1000 };
-      const loop = (request: { messages: unknown[] }) => tick(request.messages.length, heavy);
-      const cap = 300_000;
-      const outcomes = [];
-      for (const leaseCalls of [2, 1]) {
-        const { ledger, calls } = counting(storage.budgets);
-        const runId = `run-loop-${leaseCalls}`;
-        const { code, modelCalls } = await run(storage, runId, loop, { limits: [{ scope: "run", tokens: cap }], maxOutputTokens: 200, leaseCalls, ledger });
-        const state = await storage.budgets.read({ scope: "run", id: runId }, Date.now());
-        outcomes.push({ code, modelCalls, spent: state.spent.tokens, reserved: state.reserved.tokens, steps: (calls.finishAndReserve ?? 0) + (calls.reserve ?? 0) });
-      }
-      const [leased, alone] = outcomes;
-      expect(leased!.code).toBe("budget_exceeded");
-      expect({ ...leased, steps: 0 }).toEqual({ ...alone, steps: 0 });
-      expect(leased!.spent).toBeLessThanOrEqual(cap);
-      expect(leased!.spent).toBeGreaterThan(cap - 3000);
-      expect(leased!.reserved).toBe(0);
-      expect(alone!.steps).toBeGreaterThanOrEqual(alone!.modelCalls);
-      expect(leased!.steps).toBeLessThan(alone!.steps * 0.75);
-    });
-  }, 60_000);
+  it("BUD-2 near a limit the lease gives way to reservations of one call: a runaway loop stops at the same call, with the same spend, as with leaseCalls 1 — at the cap, never over it — in far fewer ledger steps", () => withStorage(leaseNearALimit), 60_000);
 
   it("BUD-2 a run's first reservation releases the call's other id, which a process killed before its first commit could leave held (its own id, or its lease id)", async () => {
     await withStorage(async (storage) => {
@@ -127,6 +134,19 @@ describe("BUD-2 a lease: one reservation for several calls where every budget is
       }
     });
   });
+});
+
+describePostgres("BUD-2 leases on PostgreSQL", (database) => {
+  const onPostgres = async (body: (storage: LedgerStorage) => Promise<void>) => {
+    const storage = await createPostgresStorage({ pool: database.pool, schema: database.freshSchema() });
+    try {
+      await body(storage as LedgerStorage);
+    } finally {
+      await storage.close();
+    }
+  };
+  it("BUD-2 on PostgreSQL ten calls on a lease of 8 take two finishAndReserve steps and a settle, hold 8 times one call, and settle exactly", () => onPostgres(tenCallsOnALease), 60_000);
+  it("BUD-2 on PostgreSQL a runaway loop on leases stops at the same call, with the same spend, as with leaseCalls 1, never over the cap", () => onPostgres(leaseNearALimit), 120_000);
 });
 
 describe("BUD-2 a host killed while its calls draw from a lease", () => {
