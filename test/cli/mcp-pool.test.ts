@@ -480,7 +480,12 @@ describe("MCP-9 project edits while workers load", () => {
   it("MCP-9 an edit while the first worker is still loading retires it; its replacement publishes the catalog and serves the call", async () => {
     const f = await fixture("edit-loading");
     await closeGate(f);
-    const session = await start(f, ["--workers", "1"]);
+    // The client connects at once, while the first worker loads, and its handshake stays pending
+    // (the initialize answer waits for the catalog, MCP-15): awaiting it before the edit would
+    // only sit out HANDSHAKE_CATALOG_WAIT_MS (10 s) with the gate closed. It completes once the
+    // replacement has loaded, after the gate opens.
+    const starting = start(f, ["--workers", "1"]);
+    starting.catch(() => undefined);
     try {
       await waitFor(async () => (await pidsMarked(f, "loading")).length === 1, 60_000);
       const [first] = await pidsMarked(f, "loading");
@@ -488,12 +493,13 @@ describe("MCP-9 project edits while workers load", () => {
       await waitFor(() => !alive(first!), 15_000);
       await waitFor(async () => (await pidsMarked(f, "loading")).length === 2, 60_000);
       await openGate(f);
+      const session = await starting;
       const { tools } = await session.client.listTools();
       expect(tools.find((tool) => tool.name === "ping")?.title).toBe("Ping, edited while loading");
       const served = outputOf(await call(session, "ping")).pid as number;
       expect(served).not.toBe(first);
     } finally {
-      await session.close();
+      await (await starting.catch(() => undefined))?.close();
     }
   });
 });
