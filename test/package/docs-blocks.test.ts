@@ -8,7 +8,7 @@
  * test/package/docs-blocks/markdown-blocks.ts). Every block runs in a fresh temp folder
  * (also its HOME), never in the repository, without provider keys.
  */
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -105,16 +105,37 @@ function prepareProgramDir(program: Program): string {
 
 const fileName = (program: Program): string => (program.kind === "sh" ? "block.sh" : directivesOf(program).jest ? "block.test.ts" : "block.ts");
 
+/** Runs a command to completion, as spawnSync would, without blocking the event loop meanwhile. */
+function collect(file: string, args: string[], options: { cwd: string; timeoutMs: number }): Promise<{ status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(file, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill("SIGTERM"), options.timeoutMs);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      resolve({ status: null, signal: null, stdout, stderr: `${stderr}${error.message}` });
+    });
+    child.once("close", (status, signal) => {
+      clearTimeout(timer);
+      resolve({ status, signal, stdout, stderr });
+    });
+  });
+}
+
 // ---- one type-check over every TypeScript block ----
 // tsc runs in a child process: the program (every block plus the package's and its dependencies'
-// declarations) would otherwise stay in the jest worker's heap.
-function typeCheck(files: Map<string, Program>): Map<string, string[]> {
+// declarations) would otherwise stay in the jest worker's heap. It runs while the `sh` blocks
+// (which it does not check) run beside it; the TypeScript blocks run once it has answered.
+async function typeCheck(files: Map<string, Program>): Promise<Map<string, string[]>> {
   const tsconfig = {
     compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", lib: ["ES2022"], types: ["node"], strict: true, noEmit: true, skipLibCheck: true, esModuleInterop: true, isolatedModules: true },
     files: [...files.keys()],
   };
   writeFileSync(path.join(root, "tsconfig.json"), JSON.stringify(tsconfig));
-  const tsc = spawnSync(process.execPath, [path.join(repo, "node_modules/typescript/bin/tsc"), "-p", path.join(root, "tsconfig.json"), "--pretty", "false"], { cwd: root, encoding: "utf8", timeout: 300_000 });
+  const tsc = await collect(process.execPath, [path.join(repo, "node_modules/typescript/bin/tsc"), "-p", path.join(root, "tsconfig.json"), "--pretty", "false"], { cwd: root, timeoutMs: 300_000 });
   const errors = new Map<string, string[]>();
   const add = (id: string, message: string) => errors.set(id, [...(errors.get(id) ?? []), message]);
   if (tsc.status !== 0 && tsc.status !== 2) add("(global)", `tsc exited with ${tsc.status ?? tsc.signal}: ${tsc.stderr}${tsc.stdout}`);
@@ -218,14 +239,24 @@ beforeAll(async () => {
     writeFileSync(path.join(dir, "block.sh"), `${code}\n`);
     dirs.set(program.id, dir);
   }
-  for (const [id, errors] of typeCheck(files)) typeErrors.set(id, errors);
-  timings.typeCheckMs = Date.now() - t0;
   const t1 = Date.now();
-  await pool(runnable.filter((program) => !typeErrors.has(program.id)), CONCURRENCY, async (program) => {
-    results.set(program.id, await runOne(program, dirs.get(program.id)!));
+  const checked = typeCheck(files).then((errors) => {
+    for (const [id, errors_] of errors) typeErrors.set(id, errors_);
+    timings.typeCheckMs = Date.now() - t0;
   });
+  // The type-check takes one of the CONCURRENCY slots: the `sh` blocks run in the others
+  // meanwhile, then every slot takes the TypeScript blocks (those without type errors), which
+  // wait for its answer.
+  const queue: Array<Program | "type-check"> = ["type-check", ...runnable.filter((program) => program.kind === "sh"), ...runnable.filter((program) => program.kind === "ts")];
+  await pool(queue, CONCURRENCY, async (item) => {
+    if (item === "type-check") return checked;
+    if (item.kind === "ts") await checked;
+    if (typeErrors.has(item.id)) return;
+    results.set(item.id, await runOne(item, dirs.get(item.id)!));
+  });
+  await checked;
   timings.runMs = Date.now() - t1;
-  process.stderr.write(`DX-3 docs blocks: ${programs.length} programs from ${allBlocks.length} blocks; type-check ${timings.typeCheckMs} ms, runs ${timings.runMs} ms (concurrency ${CONCURRENCY})\n` +
+  process.stderr.write(`DX-3 docs blocks: ${programs.length} programs from ${allBlocks.length} blocks; type-check ${timings.typeCheckMs} ms, type-check and runs ${timings.runMs} ms (concurrency ${CONCURRENCY}, the type-check in one slot)\n` +
     `${[...results].map(([id, result]) => `  ${id}: ${result.ok ? "ok" : "FAILED"} ${result.ms} ms — ${result.detail.split("\n")[0]}`).join("\n")}\n` +
     `  not run: ${programs.filter((p) => p.kind === "skip").map((p) => `${p.id} (${directivesOf(p).skip})`).join("; ")}\n`);
 }, 600_000);
