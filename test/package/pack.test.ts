@@ -1,7 +1,7 @@
 import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { setPriority, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import ts from "typescript";
@@ -46,36 +46,19 @@ function digests(dir: string): Record<string, string> {
   return Object.fromEntries(listed.map((file) => [file.slice(dir.length + 1), createHash("sha256").update(readFileSync(file)).digest("hex")]).sort(([a], [b]) => (a! < b! ? -1 : 1)));
 }
 
-/**
- * Lowers the CPU priority of a side check's process (and of what it starts): the checks that
- * nothing waits on (the shipped examples, the tsc consumer checks) then take the cores the
- * longest chain leaves idle — npm install into the consumer, then `init` and the two projects'
- * install, test, typecheck and start — instead of slowing it down. They still all run, to the
- * end, in parallel with it; only who gets a busy core first changes.
- */
-function inBackground(child: { pid?: number | undefined }): void {
-  try {
-    if (child.pid !== undefined) setPriority(child.pid, 10);
-  } catch {
-    // not permitted here: the check runs at the normal priority
-  }
-}
-
-/** Runs node with `args` to completion, whatever its exit status (tsc exits non-zero on errors); a side check (in the background). */
+/** Runs node with `args` to completion, whatever its exit status (tsc exits non-zero on errors). */
 function tscRun(args: string[], cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolveRun) => {
-    const child = execFile(process.execPath, args, { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(process.execPath, args, { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       resolveRun({ status: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
     });
-    inBackground(child);
   });
 }
 
-/** Runs a command to completion; a non-zero exit fails with its output. `background`: a side check ({@link inBackground}). */
-async function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env, input?: string, background = false): Promise<{ stdout: string; stderr: string }> {
+/** Runs a command to completion; a non-zero exit fails with its output. */
+async function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env, input?: string): Promise<{ stdout: string; stderr: string }> {
   try {
     const pending = promisify(execFile)(command, args, { cwd, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, timeout: 300_000 });
-    if (background) inBackground(pending.child);
     pending.child.stdin?.end(input ?? "");
     return await pending;
   } catch (error) {
@@ -178,12 +161,12 @@ async function runShippedExamples(dir: string) {
     topLevel.map(async (name) => {
       const cwd = join(host, "runs", name.replace(/\.ts$/, ""));
       mkdirSync(cwd, { recursive: true });
-      return { name, stdout: (await run(process.execPath, ["--import", "tsx", join(host, "examples", name)], cwd, env, undefined, true)).stdout };
+      return { name, stdout: (await run(process.execPath, ["--import", "tsx", join(host, "examples", name)], cwd, env)).stdout };
     }),
   );
   // The shipped conversation example answers from where npm put it.
   const assistant = join(dir, "node_modules/steamharness/examples/assistant");
-  const chat = await run(process.execPath, [join(dir, "node_modules/steamharness/dist/cli.js"), "chat", assistant, "--data-dir", join(host, "chat-data")], host, env, "hello\n/exit\n", true);
+  const chat = await run(process.execPath, [join(dir, "node_modules/steamharness/dist/cli.js"), "chat", assistant, "--data-dir", join(host, "chat-data")], host, env, "hello\n/exit\n");
   return { imports, topLevel, outputs, chat };
 }
 
