@@ -1,5 +1,4 @@
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
@@ -8,9 +7,8 @@ import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
 import { runStreamNode } from "../../src/domain/stream-node.js";
-import type { BudgetLedger } from "../../src/ports/budget-ledger.js";
 import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
-import { bundledFixture } from "../fixtures/bundled-fixture.js";
+import { counting, killAtSecondTickThenResume } from "./fixtures/budget-kill.js";
 
 // Every call reports 20 input and 30 output tokens (50).
 const usage = { input: 20, output: 30, cacheRead: 0, cacheWrite: 0, total: 50 };
@@ -22,13 +20,6 @@ const tickTool = (onTick: () => void = () => undefined) => ({
     return { content: [{ type: "text" as const, text: "ticked" }] };
   },
 });
-
-/** The ledger with a count of each operation it was asked for. */
-function counting(ledger: BudgetLedger): { ledger: BudgetLedger; calls: Record<string, number> } {
-  const calls: Record<string, number> = {};
-  const count = <K extends keyof BudgetLedger>(name: K) => ((...args: never[]) => ((calls[name] = (calls[name] ?? 0) + 1), (ledger[name] as (...a: never[]) => unknown)(...args))) as BudgetLedger[K];
-  return { ledger: { reserve: count("reserve"), settle: count("settle"), release: count("release"), read: count("read"), extend: count("extend"), finishAndReserve: count("finishAndReserve") }, calls };
-}
 
 function withStorage(body: (storage: ReturnType<typeof createSqliteStorage>, directory: string) => Promise<void>): Promise<void> {
   const directory = mkdtempSync(join(tmpdir(), "sh-budget-deferred-"));
@@ -83,39 +74,15 @@ describe("BUD-2 a model call is settled with the next reservation", () => {
 
 describe("BUD-2 a host killed while a call's settle waits", () => {
   it("BUD-2 SIGKILL during a tool call leaves the call held (its worst case, never less than it spent); the resumed run settles it once: spent is exactly the three calls, nothing held", async () => {
-    const directory = mkdtempSync(join(tmpdir(), "sh-budget-kill-"));
-    const mark = join(directory, "hang");
-    const ticks = join(directory, "ticks");
-    const env = { STORE_SQLITE: directory, SCRIPT: "steps", PREFIX: "killed", CONVERSATION: "conv-killed", TICKS: ticks, BUDGET: JSON.stringify({ limits: [{ scope: "conversation", tokens: 100_000 }], maxOutputTokens: 100 }) };
-    const file = bundledFixture(join(import.meta.dirname, "fixtures", "budget-host.ts"));
-    const start = (extra: Record<string, string>) => spawn(process.execPath, [file], { env: { ...process.env, ...env, ...extra }, stdio: ["ignore", "pipe", "inherit"] });
-    const storage = createSqliteStorage({ directory });
-    try {
-      // The second tick hangs: call 0 is settled (with call 1's reservation), call 1 waits for its settle.
-      const first = start({ HANG_AT_TICK: "2", HANG_MARK: mark });
-      const exited = new Promise<NodeJS.Signals | null>((resolve) => first.on("exit", (_code, signal) => resolve(signal)));
-      for (const end = Date.now() + 60_000; !existsSync(mark) || readFileSync(mark, "utf8") === ""; ) {
-        if (Date.now() > end) throw new Error("the host never reached its second tick");
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      first.kill("SIGKILL");
-      expect(await exited).toBe("SIGKILL");
-      const killed = await storage.budgets.read({ scope: "conversation", id: "conv-killed" }, Date.now());
-      expect(killed.spent.tokens).toBe(50);
-      // The held worst case of call 1 covers what it spent (50).
-      expect(killed.reserved.tokens).toBeGreaterThanOrEqual(50);
-      // A fresh process resumes the same run: call 1 is replayed from the log (not asked again) and settled once.
-      const second = start({});
-      let out = "";
-      second.stdout.on("data", (chunk) => (out += chunk));
-      expect(await new Promise((resolve) => second.on("exit", resolve))).toBe(0);
-      expect(JSON.parse(out.trim())).toMatchObject({ runId: "killed-0", status: "completed", usage: 150 });
-      // The tick cut by the kill is not run again (its replay policy is "never"); the first one stands.
-      expect(readFileSync(ticks, "utf8").split("\n").filter(Boolean)).toHaveLength(1);
-      expect(await storage.budgets.read({ scope: "conversation", id: "conv-killed" }, Date.now())).toEqual(expect.objectContaining({ spent: { tokens: 150, costMicros: 0 }, reserved: { tokens: 0, costMicros: 0 } }));
-    } finally {
-      await storage.close();
-      rmSync(directory, { recursive: true, force: true });
-    }
+    // The second tick hangs: call 0 is settled (with call 1's reservation), call 1 waits for its settle.
+    const { killed, resumed, ticks, final } = await killAtSecondTickThenResume("killed", "conv-killed", { limits: [{ scope: "conversation", tokens: 100_000 }], maxOutputTokens: 100 });
+    expect(killed.spent.tokens).toBe(50);
+    // The held worst case of call 1 covers what it spent (50).
+    expect(killed.reserved.tokens).toBeGreaterThanOrEqual(50);
+    // A fresh process resumes the same run: call 1 is replayed from the log (not asked again) and settled once.
+    expect(resumed).toMatchObject({ runId: "killed-0", status: "completed", usage: 150 });
+    // The tick cut by the kill is not run again (its replay policy is "never"); the first one stands.
+    expect(ticks).toBe(1);
+    expect(final).toEqual(expect.objectContaining({ spent: { tokens: 150, costMicros: 0 }, reserved: { tokens: 0, costMicros: 0 } }));
   }, 120_000);
 });

@@ -1,5 +1,4 @@
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
@@ -14,20 +13,13 @@ import type { BudgetLedger } from "../../src/ports/budget-ledger.js";
 import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
 import { createPostgresStorage } from "../../src/adapters/out/postgres/postgres-storage.js";
 import type { Storage } from "../../src/ports/storage.js";
-import { bundledFixture } from "../fixtures/bundled-fixture.js";
+import { counting, killAtSecondTickThenResume } from "./fixtures/budget-kill.js";
 import { describePostgres } from "../fixtures/postgres.js";
 
 // Every call reports 20 input and 30 output tokens (50).
 const usage = { input: 20, output: 30, cacheRead: 0, cacheWrite: 0, total: 50 };
 const tick = (n: number, spent = usage): OfflineStep => ({ toolCalls: [{ id: `tick_${n}`, name: "tick", arguments: {} }], usage: spent });
 const ticks = (n: number): OfflineStep[] => [...Array.from({ length: n }, (_, i) => tick(i)), { text: "done", usage }];
-
-/** The ledger with a count of each operation it was asked for. */
-function counting(ledger: BudgetLedger): { ledger: BudgetLedger; calls: Record<string, number> } {
-  const calls: Record<string, number> = {};
-  const count = <K extends keyof BudgetLedger>(name: K) => ((...args: never[]) => ((calls[name] = (calls[name] ?? 0) + 1), (ledger[name] as (...a: never[]) => unknown)(...args))) as BudgetLedger[K];
-  return { ledger: { reserve: count("reserve"), settle: count("settle"), release: count("release"), read: count("read"), extend: count("extend"), finishAndReserve: count("finishAndReserve") }, calls };
-}
 
 type LedgerStorage = Storage & { budgets: BudgetLedger };
 
@@ -151,37 +143,13 @@ describePostgres("BUD-2 leases on PostgreSQL", (database) => {
 
 describe("BUD-2 a host killed while its calls draw from a lease", () => {
   it("BUD-2 SIGKILL during a tool call leaves the lease held; the resumed run settles it on exactly the usage committed under it: spent is exactly the three calls, nothing held", async () => {
-    const directory = mkdtempSync(join(tmpdir(), "sh-budget-lease-kill-"));
-    const mark = join(directory, "hang");
-    const ticked = join(directory, "ticks");
-    const env = { STORE_SQLITE: directory, SCRIPT: "steps", PREFIX: "leased", CONVERSATION: "conv-leased", TICKS: ticked, BUDGET: JSON.stringify({ limits: [{ scope: "conversation", tokens: 1_000_000 }], maxOutputTokens: 100 }) };
-    const file = bundledFixture(join(import.meta.dirname, "fixtures", "budget-host.ts"));
-    const start = (extra: Record<string, string>) => spawn(process.execPath, [file], { env: { ...process.env, ...env, ...extra }, stdio: ["ignore", "pipe", "inherit"] });
-    const storage = createSqliteStorage({ directory });
-    try {
-      // Calls 0 and 1 draw from one lease (call 0 opened it); the second tick hangs.
-      const first = start({ HANG_AT_TICK: "2", HANG_MARK: mark });
-      const exited = new Promise<NodeJS.Signals | null>((resolve) => first.on("exit", (_code, signal) => resolve(signal)));
-      for (const end = Date.now() + 60_000; !existsSync(mark) || readFileSync(mark, "utf8") === ""; ) {
-        if (Date.now() > end) throw new Error("the host never reached its second tick");
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      first.kill("SIGKILL");
-      expect(await exited).toBe("SIGKILL");
-      const killed = await storage.budgets.read({ scope: "conversation", id: "conv-leased" }, Date.now());
-      // Nothing settled yet: the lease (8 worst cases, more than the 100 the two calls spent) is held.
-      expect(killed.spent.tokens).toBe(0);
-      expect(killed.reserved.tokens).toBeGreaterThan(8 * 100);
-      const second = start({});
-      let out = "";
-      second.stdout.on("data", (chunk) => (out += chunk));
-      expect(await new Promise((resolve) => second.on("exit", resolve))).toBe(0);
-      expect(JSON.parse(out.trim())).toMatchObject({ runId: "leased-0", status: "completed", usage: 150 });
-      expect(readFileSync(ticked, "utf8").split("\n").filter(Boolean)).toHaveLength(1);
-      expect(await storage.budgets.read({ scope: "conversation", id: "conv-leased" }, Date.now())).toEqual(expect.objectContaining({ spent: { tokens: 150, costMicros: 0 }, reserved: nothingHeld }));
-    } finally {
-      await storage.close();
-      rmSync(directory, { recursive: true, force: true });
-    }
+    // Calls 0 and 1 draw from one lease (call 0 opened it); the second tick hangs.
+    const { killed, resumed, ticks, final } = await killAtSecondTickThenResume("leased", "conv-leased", { limits: [{ scope: "conversation", tokens: 1_000_000 }], maxOutputTokens: 100 });
+    // Nothing settled yet: the lease (8 worst cases, more than the 100 the two calls spent) is held.
+    expect(killed.spent.tokens).toBe(0);
+    expect(killed.reserved.tokens).toBeGreaterThan(8 * 100);
+    expect(resumed).toMatchObject({ runId: "leased-0", status: "completed", usage: 150 });
+    expect(ticks).toBe(1);
+    expect(final).toEqual(expect.objectContaining({ spent: { tokens: 150, costMicros: 0 }, reserved: nothingHeld }));
   }, 120_000);
 });
