@@ -115,6 +115,24 @@ describe("BUD-2 a lease: one reservation for several calls where every budget is
 
   it("BUD-2 near a limit the lease gives way to reservations of one call: a runaway loop stops at the same call, with the same spend, as with leaseCalls 1 — at the cap, never over it — in far fewer ledger steps", () => withStorage(leaseNearALimit), 60_000);
 
+  it("BUD-2 a failed and retried attempt draws from the same lease as the calls around it: six attempts take one lease step and its settle; spent is the five answers' usage (the failure reported none), nothing held", () =>
+    withStorage(async (storage) => {
+      const { ledger, calls } = counting(storage.budgets);
+      let requests = 0;
+      // The third request fails retryably (the offline model reports no usage for it); it is asked again.
+      const steps = (request: { messages: unknown[] }): OfflineStep => {
+        requests++;
+        if (requests === 3) return { error: { message: "overloaded", kind: "recovery", status: 529, retryable: true } };
+        const made = (request.messages as Array<{ role: string }>).filter((message) => message.role === "assistant").length;
+        return made < 4 ? tick(made) : { text: "done", usage };
+      };
+      const { output, modelCalls } = await run(storage, "run-retried", steps, { limits: large, maxOutputTokens: 100, ledger });
+      expect(output?.errCode).toBe(0);
+      expect(modelCalls).toBe(6);
+      expect({ reserve: calls.reserve, finishAndReserve: calls.finishAndReserve, settle: calls.settle, release: calls.release }).toEqual({ reserve: undefined, finishAndReserve: 1, settle: 1, release: undefined });
+      expect(await storage.budgets.read({ scope: "run", id: "run-retried" }, Date.now())).toEqual(expect.objectContaining({ spent: { tokens: 250, costMicros: 0 }, reserved: nothingHeld }));
+    }));
+
   it("BUD-2 a run's first reservation releases the call's other id, which a process killed before its first commit could leave held (its own id, or its lease id)", async () => {
     await withStorage(async (storage) => {
       for (const [runId, leaseCalls, orphan] of [["run-orphan-own", 8, ""], ["run-orphan-lease", 1, ":lease"]] as const) {
