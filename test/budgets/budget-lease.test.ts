@@ -133,6 +133,15 @@ describe("BUD-2 a lease: one reservation for several calls where every budget is
       expect(await storage.budgets.read({ scope: "run", id: "run-retried" }, Date.now())).toEqual(expect.objectContaining({ spent: { tokens: 250, costMicros: 0 }, reserved: nothingHeld }));
     }));
 
+  it("BUD-2 a leaseCalls that is not a whole number of calls, 1 or more, fails the run with input_validation naming budget.leaseCalls, before any model call or ledger step", () =>
+    withStorage(async (storage) => {
+      for (const leaseCalls of [0, -2, 2.5, Number.NaN]) {
+        const { ledger, calls } = counting(storage.budgets);
+        const { code, modelCalls } = await run(storage, `run-bad-${String(leaseCalls)}`, ticks(1), { limits: large, maxOutputTokens: 100, leaseCalls, ledger });
+        expect({ leaseCalls, code, modelCalls, steps: (calls.reserve ?? 0) + (calls.finishAndReserve ?? 0) }).toEqual({ leaseCalls, code: "input_validation", modelCalls: 0, steps: 0 });
+      }
+    }));
+
   it("BUD-2 a run's first reservation releases the call's other id, which a process killed before its first commit could leave held (its own id, or its lease id)", async () => {
     await withStorage(async (storage) => {
       for (const [runId, leaseCalls, orphan] of [["run-orphan-own", 8, ""], ["run-orphan-lease", 1, ":lease"]] as const) {

@@ -116,7 +116,8 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
   let pending: BudgetFinish | null = null;
   // The lease calls draw from; `live` when this process opened it (one restored from the log
   // by replayed calls is only settled: a lease never outlives the process that opened it).
-  const leaseCalls = Math.max(1, Math.floor(options.leaseCalls ?? DEFAULT_LEASE_CALLS));
+  const leaseCalls = options.leaseCalls ?? DEFAULT_LEASE_CALLS;
+  if (!Number.isSafeInteger(leaseCalls) || leaseCalls < 1) throw new SteamharnessError("input_validation", `[steamharness] [budget] budget.leaseCalls is a whole number of calls, 1 or more (got ${JSON.stringify(options.leaseCalls)})`, { field: "budget.leaseCalls" });
   let lease: { id: string; amount: BudgetAmount; used: BudgetAmount; calls: number; live: boolean } | null = null;
   // The first reservation of this process also releases the call's other id (see beforeModelCall).
   let firstLive = true;

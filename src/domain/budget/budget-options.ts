@@ -52,7 +52,8 @@ export interface AgentBudgetOptions {
    * its next calls draw from it while it covers each one's worst case, so the ledger is written
    * once per lease instead of once per call; near a limit each call reserves alone. Nothing is
    * ever spent without a hold; a lease only holds more than one call needs (docs/budgets.md).
-   * Needs a ledger with `finishAndReserve`.
+   * Needs a ledger with `finishAndReserve`. Anything but a whole number, 1 or more, fails the
+   * run with `input_validation` (field `budget.leaseCalls`).
    */
   leaseCalls?: number;
   /** The ledger; default `context.storage.budgets`, else one in memory per storage. */
