@@ -8,7 +8,8 @@
  * test/package/docs-blocks/markdown-blocks.ts). Every block runs in a fresh temp folder
  * (also its HOME), never in the repository, without provider keys.
  */
-import { spawn } from "node:child_process";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { randomBytes } from "node:crypto";
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -105,24 +106,15 @@ function prepareProgramDir(program: Program): string {
 
 const fileName = (program: Program): string => (program.kind === "sh" ? "block.sh" : directivesOf(program).jest ? "block.test.ts" : "block.ts");
 
-/** Runs a command to completion, as spawnSync would, without blocking the event loop meanwhile. */
-function collect(file: string, args: string[], options: { cwd: string; timeoutMs: number }): Promise<{ status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(file, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill("SIGTERM"), options.timeoutMs);
-    child.once("error", (error) => {
-      clearTimeout(timer);
-      resolve({ status: null, signal: null, stdout, stderr: `${stderr}${error.message}` });
-    });
-    child.once("close", (status, signal) => {
-      clearTimeout(timer);
-      resolve({ status, signal, stdout, stderr });
-    });
-  });
+const execFileAsync = promisify(execFile);
+
+/** Runs a command to completion, as spawnSync would (a failed exit is an answer, not a throw), without blocking the event loop meanwhile. */
+async function collect(file: string, args: string[], options: { cwd: string; timeoutMs: number }): Promise<{ status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+  type Failure = { code?: unknown; signal?: NodeJS.Signals | null; stdout?: string; stderr?: string; message: string };
+  return execFileAsync(file, args, { cwd: options.cwd, encoding: "utf8", timeout: options.timeoutMs, maxBuffer: 64 * 1024 * 1024 }).then(
+    ({ stdout, stderr }) => ({ status: 0, signal: null, stdout, stderr }),
+    (error: Failure) => ({ status: typeof error.code === "number" ? error.code : null, signal: error.signal ?? null, stdout: error.stdout ?? "", stderr: error.stderr || error.message }),
+  );
 }
 
 // ---- one type-check over every TypeScript block ----
