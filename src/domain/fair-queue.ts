@@ -63,6 +63,12 @@ export interface FairQueue {
    * with `input_validation` for an empty tenant.
    */
   acquire(tenant: string, options?: FairQueueAcquireOptions): Promise<FairQueueSlot>;
+  /**
+   * The slot `acquire` would grant at once, synchronously — for a caller whose next step should
+   * not wait for a turn of the event loop — or `undefined` when it would have to wait (nothing is
+   * queued then: the caller goes on with `acquire`). Throws what `acquire` rejects with.
+   */
+  tryAcquire(tenant: string): FairQueueSlot | undefined;
   /** Counts now, in all and for `tenant` (zeros for a tenant the queue does not know). */
   state(tenant?: string): FairQueueState;
   /**
@@ -183,34 +189,64 @@ export function createFairQueue(options: FairQueueOptions): FairQueue {
     }
   };
 
-  const acquire = (tenantName: string, acquireOptions: FairQueueAcquireOptions = {}): Promise<FairQueueSlot> => {
+  /**
+   * The tenant entry a new waiter joins (its cap and weight read now); throws what `acquire`
+   * rejects with, in its order: an empty tenant, a closed queue, an aborted signal, a bad cap.
+   */
+  const ownerFor = (tenantName: string, signal?: AbortSignal): Tenant => {
     if (typeof tenantName !== "string" || tenantName === "") {
-      return Promise.reject(new SteamharnessError("input_validation", "[steamharness] [fair-queue] a tenant must be a non-empty string", { field: "tenant" }));
+      throw new SteamharnessError("input_validation", "[steamharness] [fair-queue] a tenant must be a non-empty string", { field: "tenant" });
     }
-    if (closedWith) return Promise.reject(closedWith.error);
+    if (closedWith) throw closedWith.error;
+    if (signal?.aborted) throw cancelledError(tenantName, signal);
+    const cap = capOf(tenantName);
+    const weight = weightOf(tenantName);
+    const owner = tenants.get(tenantName) ?? { running: 0, waiters: [], turn: 0, lastServed: 0, cap, weight };
+    tenants.set(tenantName, owner);
+    owner.cap = cap;
+    owner.weight = weight;
+    return owner;
+  };
+
+  /** Takes a waiter that is still queued out of the queue. */
+  const leave = (tenantName: string, owner: Tenant, waiter: Waiter): boolean => {
+    const index = owner.waiters.indexOf(waiter);
+    if (index < 0) return false;
+    owner.waiters.splice(index, 1);
+    waiting -= 1;
+    if (owner.waiters.length === 0) ring.delete(tenantName);
+    forget(tenantName, owner);
+    return true;
+  };
+
+  /** Queues `waiter` and grants what is free; true when it was granted at once. */
+  const join = (tenantName: string, owner: Tenant, waiter: Waiter): boolean => {
+    owner.waiters.push(waiter);
+    waiting += 1;
+    if (!ring.has(tenantName)) ring.set(tenantName, owner);
+    pump();
+    return !owner.waiters.includes(waiter);
+  };
+
+  const tryAcquire = (tenantName: string): FairQueueSlot | undefined => {
+    const owner = ownerFor(tenantName);
+    let granted: FairQueueSlot | undefined;
+    const waiter: Waiter = { grant: (slot) => (granted = slot), reject: () => undefined };
+    if (!join(tenantName, owner, waiter)) leave(tenantName, owner, waiter);
+    return granted;
+  };
+
+  const acquire = (tenantName: string, acquireOptions: FairQueueAcquireOptions = {}): Promise<FairQueueSlot> => {
     const { signal, onQueued } = acquireOptions;
-    if (signal?.aborted) return Promise.reject(cancelledError(tenantName, signal));
-    let cap: number;
-    let weight: number;
+    let owner: Tenant;
     try {
-      cap = capOf(tenantName);
-      weight = weightOf(tenantName);
+      owner = ownerFor(tenantName, signal);
     } catch (error) {
       return Promise.reject(error);
     }
     return new Promise<FairQueueSlot>((resolve, reject) => {
-      const owner = tenants.get(tenantName) ?? { running: 0, waiters: [], turn: 0, lastServed: 0, cap, weight };
-      tenants.set(tenantName, owner);
-      owner.cap = cap;
-      owner.weight = weight;
       const onAbort = (): void => {
-        const index = owner.waiters.indexOf(waiter);
-        if (index < 0) return;
-        owner.waiters.splice(index, 1);
-        waiting -= 1;
-        if (owner.waiters.length === 0) ring.delete(tenantName);
-        forget(tenantName, owner);
-        reject(cancelledError(tenantName, signal!));
+        if (leave(tenantName, owner, waiter)) reject(cancelledError(tenantName, signal!));
       };
       const waiter: Waiter = {
         grant: (slot) => {
@@ -222,11 +258,7 @@ export function createFairQueue(options: FairQueueOptions): FairQueue {
           reject(error);
         },
       };
-      owner.waiters.push(waiter);
-      waiting += 1;
-      if (!ring.has(tenantName)) ring.set(tenantName, owner);
-      pump();
-      if (!owner.waiters.includes(waiter)) return;
+      if (join(tenantName, owner, waiter)) return;
       signal?.addEventListener("abort", onAbort, { once: true });
       onQueued?.(state(tenantName));
     });
@@ -248,7 +280,7 @@ export function createFairQueue(options: FairQueueOptions): FairQueue {
     waiting = 0;
   };
 
-  return { acquire, state, close };
+  return { acquire, tryAcquire, state, close };
 }
 
 function cancelledError(tenant: string, signal: AbortSignal): SteamharnessError {

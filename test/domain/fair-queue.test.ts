@@ -216,4 +216,39 @@ describe("createFairQueue (BUD-5)", () => {
     await expect(queue.acquire("")).rejects.toMatchObject({ code: "input_validation", field: "tenant" });
     expect(queue.state()).toMatchObject({ running: 0, waiting: 0 });
   });
+
+  it("BUD-5 tryAcquire grants synchronously only what acquire would grant at once, and queues nothing otherwise", async () => {
+    const queue = createFairQueue({ capacity: 2, tenantCapacity: (tenant) => (tenant === "capped" ? 1 : undefined) });
+    const first = queue.tryAcquire("capped");
+    expect(first?.tenant).toBe("capped");
+    // The tenant is at its cap: no slot, and no waiter left behind.
+    expect(queue.tryAcquire("capped")).toBeUndefined();
+    expect(queue.state("capped")).toEqual({ running: 1, waiting: 0, tenantRunning: 1, tenantWaiting: 0 });
+    const second = queue.tryAcquire("other")!;
+    expect(second.tenant).toBe("other");
+    // Every slot is taken: a waiter queued with acquire stays first in line.
+    expect(queue.tryAcquire("other")).toBeUndefined();
+    const order: string[] = [];
+    const waiter = take(queue, "late", order, "late");
+    expect(queue.state()).toMatchObject({ running: 2, waiting: 1 });
+    second.release();
+    expect(queue.tryAcquire("newcomer")).toBeUndefined();
+    await waiter;
+    expect(order).toEqual(["late"]);
+    granted.get("late")!.release();
+    // A freed slot is taken synchronously again, and counts like one from acquire.
+    const again = queue.tryAcquire("other")!;
+    expect(queue.state("other")).toEqual({ running: 2, waiting: 0, tenantRunning: 1, tenantWaiting: 0 });
+    again.release();
+    first!.release();
+    expect(queue.state()).toEqual({ running: 0, waiting: 0, tenantRunning: 0, tenantWaiting: 0 });
+  });
+
+  it("BUD-5 tryAcquire throws what acquire rejects with: an empty tenant, a closed queue", () => {
+    const queue = createFairQueue({ capacity: 1 });
+    expect(() => queue.tryAcquire("")).toThrow(expect.objectContaining({ code: "input_validation", field: "tenant" }));
+    queue.close();
+    expect(() => queue.tryAcquire("a")).toThrow(expect.objectContaining({ code: "cancelled" }));
+    expect(queue.state()).toMatchObject({ running: 0, waiting: 0 });
+  });
 });

@@ -48,15 +48,21 @@ function answerOf(meta: AnswerMeta, run: PausedRun): PausedRunAnswer {
 
 /**
  * The paused run a tool call answers (`_meta["steamharness/answer"]`), with that answer added to
- * the ones it already used; `undefined` for an ordinary call. A malformed answer, an unknown run,
- * a run of another tool or another request id is JSON-RPC InvalidParams naming what is wrong.
+ * the ones it already used; `undefined` at once (no promise) for an ordinary call, so its run can
+ * start in the same turn. A malformed answer, an unknown run, a run of another tool or another
+ * request id rejects with JSON-RPC InvalidParams naming what is wrong.
  *
  * @example
  * const answered = await answeredRun(runner, "ask", request.params._meta);
  */
-export async function answeredRun(runner: ProjectRunner, toolName: string, meta: Record<string, unknown> | undefined, tenant?: string): Promise<PausedRun | undefined> {
+export function answeredRun(runner: ProjectRunner, toolName: string, meta: Record<string, unknown> | undefined, tenant?: string): Promise<PausedRun> | undefined {
   if (meta?.[ANSWER_META] === undefined) return undefined;
-  const given = checkedMeta(meta[ANSWER_META]);
+  return pausedRunAnswered(runner, toolName, meta[ANSWER_META], tenant);
+}
+
+/** The asynchronous part of {@link answeredRun}: the answer checked against the paused run it names. */
+async function pausedRunAnswered(runner: ProjectRunner, toolName: string, answer: unknown, tenant: string | undefined): Promise<PausedRun> {
+  const given = checkedMeta(answer);
   const paused = await pausedRunsOf(runner);
   const run = await paused.get(given.runId).finally(() => paused.close());
   // BUD-4: another tenant's paused run is answered as an unknown one.

@@ -132,6 +132,10 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     { capabilities: { tools: { listChanged: false }, ...(tasks ? { tasks: taskCapability } : {}), ...(options.logging ? { logging: {} } : {}), ...publications } },
   );
   catalog.catch(() => undefined);
+  // The catalog once it is in: a call then reaches its worker without yielding to the event loop
+  // (the SDK's own work for the request, such as writing the response headers, runs meanwhile).
+  let catalogNow: WorkflowCatalog | undefined;
+  void catalog.then((ready) => (catalogNow = ready), () => undefined);
   if (options.published && Object.keys(publications).length > 0) {
     const subscriptions = addPublicationHandlers(server, options.published, publications, runner.location.directory);
     server.closers.push(() => subscriptions.close());
@@ -153,12 +157,13 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     // Arguments are checked against the published catalog (MCP-7), even when it came from the cache.
-    const entrypoint = (await catalog).structure.entrypoints.find((entry) => entry.id === request.params.name);
+    const entrypoint = (catalogNow ?? (await catalog)).structure.entrypoints.find((entry) => entry.id === request.params.name);
     if (!entrypoint) throw invalidParams(`unknown tool: ${request.params.name}`);
     // BUD-5: the verified caller (HTTP) queues and is charged as its tenant; stdio has none.
     const tenant = tenantOfAuth(extra.authInfo);
     // DX-10: a call that answers a paused run (of its own tenant) runs it again with the arguments it was started with.
-    const answered = await answeredRun(runner, entrypoint.id, request.params._meta, tenant);
+    const lookup = answeredRun(runner, entrypoint.id, request.params._meta, tenant);
+    const answered = lookup && (await lookup);
     const args = (answered ? answered.args : (request.params.arguments ?? {})) as JsonValue;
     // BUD-4: an API key's tenant budget and token rate hold inside the run, not only at admission.
     const tenantLimits = tenantLimitsOfAuth(extra.authInfo);
@@ -182,7 +187,8 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     }
     let prepared;
     try {
-      prepared = await runner.prepare(entrypoint, args);
+      const preparing = runner.prepare(entrypoint, args);
+      prepared = preparing instanceof Promise ? await preparing : preparing;
     } catch (error) {
       if (isSteamharnessError(error, "input_validation")) throw invalidParams(error.message);
       throw error;

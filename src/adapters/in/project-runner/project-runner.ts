@@ -125,8 +125,13 @@ export interface ProjectRunner {
   structure(): Promise<StructureReport>;
   /** The entrypoint, or `not_found`. */
   entrypoint(id: string): Promise<StructureEntrypoint>;
-  /** Validates arguments (schema, then file paths); `input_validation` with every problem. */
-  prepare(entrypoint: StructureEntrypoint, args: unknown): Promise<PreparedArguments>;
+  /**
+   * Validates arguments (schema, then file paths); `input_validation` with every problem. Once
+   * TypeBox is loaded (see {@link preloadValidation}), an entrypoint without file params is
+   * checked synchronously — the value itself is returned, or the error thrown — so a server can
+   * send the run message without yielding to the event loop; otherwise a promise.
+   */
+  prepare(entrypoint: StructureEntrypoint, args: unknown): PreparedArguments | Promise<PreparedArguments>;
   /**
    * Loads what `prepare` needs (TypeBox) ahead of the first call; idempotent, never rejects (a
    * failure is the first `prepare`'s to report). The runner does not load it by itself, so a server
@@ -136,7 +141,8 @@ export interface ProjectRunner {
   /**
    * Runs an entrypoint in a worker process — a warm one from the pool, reused after clean runs
    * unless `workerReuse` is false (MCP-9) — waiting for a free slot when `workers` runs are in
-   * progress, and resolves the run report.
+   * progress, and resolves the run report. With a worker free and nothing to mark in the
+   * retention index, the run message goes out before this returns its promise (no await first).
    */
   run(entrypoint: StructureEntrypoint, prepared: PreparedArguments, handlers: RunHandlers, options?: WorkflowRunOptions): Promise<WorkflowRunReport>;
   /** Starts the warm workers if they are not yet (idempotent). */
@@ -203,12 +209,18 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
   const schemas = new Map<string, TObject>();
   // TypeBox loads with the first call (or `preloadValidation`), not with the runner (the MCP
   // handshake waits for neither); later calls reuse the loaded modules instead of import() again.
-  let validation: Promise<[typeof import("../../../domain/workflow/argument-validation.js"), typeof import("../../../domain/workflow/param-schema.js")]> | undefined;
+  type ValidationModules = [typeof import("../../../domain/workflow/argument-validation.js"), typeof import("../../../domain/workflow/param-schema.js")];
+  let validation: Promise<ValidationModules> | undefined;
+  /** The loaded modules, once `validation` has resolved: `prepare` then runs synchronously. */
+  let validationLoaded: ValidationModules | undefined;
   const loadValidation = () =>
-    (validation ??= Promise.all([import("../../../domain/workflow/argument-validation.js"), import("../../../domain/workflow/param-schema.js")]).catch((error: unknown) => {
-      validation = undefined;
-      throw error;
-    }));
+    (validation ??= Promise.all([import("../../../domain/workflow/argument-validation.js"), import("../../../domain/workflow/param-schema.js")]).then(
+      (modules) => (validationLoaded = modules),
+      (error: unknown) => {
+        validation = undefined;
+        throw error;
+      },
+    ));
   const runner: ProjectRunner = {
     location,
     dirs,
@@ -229,15 +241,19 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
       if (!found) throw new SteamharnessError("not_found", `unknown entrypoint ${JSON.stringify(id)}`, { field: "entrypoint" });
       return found;
     },
-    async prepare(entrypoint, args) {
-      const [{ validateArguments }, { entrypointInputSchema }] = await loadValidation();
+    prepare(entrypoint, args) {
+      if (!validationLoaded) return loadValidation().then(() => runner.prepare(entrypoint, args));
+      const [{ validateArguments }, { entrypointInputSchema }] = validationLoaded;
       let schema = schemas.get(entrypoint.id);
       if (!schema) schemas.set(entrypoint.id, (schema = entrypointInputSchema(entrypoint.params)));
       const problems = validateArguments(schema, args ?? {});
       if (problems.length > 0) {
         throw new SteamharnessError("input_validation", `invalid arguments for ${entrypoint.id}: ${problems.join("; ")}`, { data: { problems } });
       }
-      return checkFileParams(entrypoint.params, (args ?? {}) as Record<string, JsonValue>, { policy: filePolicy });
+      const given = (args ?? {}) as Record<string, JsonValue>;
+      // Only file params need the file system (their paths are checked and imported).
+      if (!entrypoint.params.some((param) => param.type === "file")) return { params: { ...given }, files: {} };
+      return checkFileParams(entrypoint.params, given, { policy: filePolicy });
     },
     async run(entrypoint, prepared, handlers, runOptions = {}) {
       const { signal, onQueued, tenant } = runOptions;
@@ -255,14 +271,16 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
       let lease;
       startPool();
       try {
-        lease = await pool.acquire({ ...(tenant !== undefined ? { tenant } : {}), ...(signal ? { signal } : {}), ...(onQueued ? { onQueued } : {}) });
+        // A free worker is taken in this turn; a call that must wait (or is cancelled already) queues.
+        lease = (signal?.aborted ? undefined : pool.acquireNow(tenant)) ?? (await pool.acquire({ ...(tenant !== undefined ? { tenant } : {}), ...(signal ? { signal } : {}), ...(onQueued ? { onQueued } : {}) }));
       } catch (error) {
         const message = (error as Error)?.message ?? String(error);
         return { ...base, status: "cancelled", result: { data: emptyRunResult(message) }, error: { code: "cancelled", message } };
       }
       let report: WorkflowRunReport;
       try {
-        await retention.started(request.runId);
+        const marking = retention.started(request.runId);
+        if (marking) await marking;
         report = await runInWorker(lease.worker, request, {
           projectId: location.manifest.id,
           handlers,
@@ -272,7 +290,8 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
       } finally {
         lease.release();
       }
-      await retention.ended(report, runOptions.retainMs);
+      const marking = retention.ended(report, runOptions.retainMs);
+      if (marking) await marking;
       return report;
     },
     workerPids() {

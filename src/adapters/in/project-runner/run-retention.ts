@@ -29,14 +29,19 @@ export interface RunSessionsRetentionOptions {
 
 /** The retention side of a runner's runs. */
 export interface RunSessionsRetention {
-  /** Marks a run `running` (sessions due at start + retention if it never ends: a crashed host). */
-  started(runId: string): Promise<void>;
+  /**
+   * Marks a run `running` (sessions due at start + retention if it never ends: a crashed host).
+   * Returns `undefined`, having done nothing, while there is no index to mark in (the session
+   * folder does not exist yet, or the index failed): the caller's run starts in the same turn.
+   */
+  started(runId: string): Promise<void> | undefined;
   /**
    * Marks how a run ended — `paused` (waiting for input: kept until answered, or `retainMs`),
    * else `finished` (due after `retainMs`, or the retention) — and starts the prune of a batch of
    * due runs in the background (one at a time), so the run's report does not wait for it.
+   * `undefined` (nothing done) when there is no index, as for {@link started}.
    */
-  ended(report: WorkflowRunReport, retainMs?: number): Promise<void>;
+  ended(report: WorkflowRunReport, retainMs?: number): Promise<void> | undefined;
   /** Waits for a prune under way, then closes the index. */
   close(): Promise<void>;
 }
@@ -69,14 +74,14 @@ export function createRunSessionsRetention(options: RunSessionsRetentionOptions)
     }
     return index;
   };
-  const guarded = async (work: (retention: SqliteRunRetention) => Promise<void> | void) => {
-    if (warned) return;
-    try {
-      const retention = await open();
-      if (retention && !closed) await work(retention);
-    } catch (error) {
-      warn(error);
-    }
+  const guarded = (work: (retention: SqliteRunRetention) => Promise<void> | void): Promise<void> | undefined => {
+    const opened = warned ? undefined : open();
+    if (opened === undefined) return undefined;
+    return opened
+      .then(async (retention) => {
+        if (!closed) await work(retention);
+      })
+      .catch(warn);
   };
   const after = (at: number, ms: number | null | undefined) => (ms === null || ms === undefined ? null : at + ms);
   return {

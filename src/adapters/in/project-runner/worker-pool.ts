@@ -1,5 +1,5 @@
 import { SteamharnessError, isSteamharnessError } from "../../../domain/errors.js";
-import { createFairQueue, type FairQueue } from "../../../domain/fair-queue.js";
+import { createFairQueue, type FairQueue, type FairQueueSlot } from "../../../domain/fair-queue.js";
 import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
 import { WorkflowWorker, type WorkflowWorkerOptions } from "./worker-process.js";
 
@@ -175,6 +175,29 @@ export class WorkerPool {
       if (isSteamharnessError(error, "cancelled") && signal?.aborted) throw new SteamharnessError("cancelled", "the call was cancelled while waiting for a worker", { cause: error });
       throw error;
     }
+    return this.leaseOf(slot);
+  }
+
+  /**
+   * The lease {@link acquire} would give at once, synchronously — so a call's run message goes
+   * out before the event loop turns — or `undefined` when the caller would wait (or the pool is
+   * closing): the caller then goes on with `acquire`, which queues it or says why not.
+   */
+  acquireNow(tenant: string = DEFAULT_TENANT): WorkerLease | undefined {
+    if (this.closed) return undefined;
+    let slot;
+    try {
+      slot = this.slots.tryAcquire(tenant);
+    } catch {
+      return undefined;
+    }
+    if (!slot) return undefined;
+    this.started = true;
+    return this.leaseOf(slot);
+  }
+
+  /** A worker for a granted slot, handed out as a lease. */
+  private leaseOf(slot: FairQueueSlot): WorkerLease {
     const worker = this.takeIdle() ?? this.spawn();
     // The replacement starts at once when no loaded worker is left, so the next call does not
     // meet a cold one; while others are still warm it starts when this run ends, so parallel

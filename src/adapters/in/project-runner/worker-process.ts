@@ -86,6 +86,8 @@ export class WorkflowWorker {
   private onExit: ((why: string) => void) | undefined;
   private runs = 0;
   private clean = true;
+  /** Set when `ready` resolves (in the same turn, unlike a `then` on it). */
+  private loadedNow = false;
   private verdict: Promise<void> = Promise.resolve();
 
   constructor(options: WorkflowWorkerOptions) {
@@ -118,7 +120,10 @@ export class WorkflowWorker {
     });
     this.ready = new Promise<StructureReport>((resolveReady, reject) => {
       this.listener = (message) => {
-        if (message.type === "ready") resolveReady(message.structure);
+        if (message.type === "ready") {
+          this.loadedNow = true;
+          resolveReady(message.structure);
+        }
         else if (message.type === "load-error") reject(new SteamharnessError(message.error.code as never, message.error.message));
       };
       void this.exited.then((why) => reject(new SteamharnessError("internal", `cannot load the workflow project: ${why}`)));
@@ -169,7 +174,8 @@ export class WorkflowWorker {
    * {@link reusable} (one run at a time, never after an unclean one).
    */
   async run(request: WorkerRunRequest, handlers: RunHandlers): Promise<WorkerRunOutcome> {
-    await this.ready;
+    // A loaded worker gets the run message in this same turn (no await), so it starts at once.
+    if (!this.loadedNow) await this.ready;
     if (!this.reusable) throw new SteamharnessError("internal", "this workflow worker cannot take another run");
     this.runs += 1;
     this.clean = false;
