@@ -40,6 +40,16 @@ export default defineConfig([
   // dist/*.d.ts and dist/*.d.cts together. With `dts: true` on the two configs above, each built
   // its own program over the same sources — the build's longest step, run twice.
   { ...library, format: ["esm", "cjs"], dts: { only: true } },
+  // Cold start: drizzle's SQLite side as one CommonJS file, dist/drizzle-sqlite.cjs, which the SQLite
+  // adapters of every build above (and of the CLI below) load instead of drizzle's ~110 files.
+  {
+    entry: { "drizzle-sqlite": "src/adapters/out/sqlite/shared/drizzle-sqlite-bundle.ts" },
+    format: ["cjs"],
+    sourcemap: true,
+    target: "node20",
+    external: ["better-sqlite3"],
+    noExternal: [/^drizzle-orm(\/|$)/],
+  },
   {
     // The sandbox worker thread (SEC-3): found next to the bundles as dist/sandbox-worker.js.
     entry: { cli: "src/cli.ts", "workflow-worker": "src/adapters/in/project-runner/worker-main.ts", "sandbox-worker": "src/adapters/out/sandbox/sandbox-worker.ts" },

@@ -87,11 +87,15 @@ if (got !== 1) throw new Error("kv round trip failed");`;
     const esm = loadedBy(`import { mkdtempSync, rmSync } from "node:fs"; import { tmpdir } from "node:os"; import { join } from "node:path";
 import { createSqliteStorage } from "steamharness";
 ${body}`);
-    expect(heavyAmong(esm)).toEqual(["drizzle-orm", "better-sqlite3"]);
+    // drizzle comes as the build's one file (dist/drizzle-sqlite.cjs), not as drizzle-orm's files.
+    expect(heavyAmong(esm)).toEqual(["better-sqlite3"]);
+    expect(esm.modules).toContain(`${process.cwd()}/dist/drizzle-sqlite.cjs`);
+    expect(esm.packages).not.toContain("drizzle-orm");
     const cjs = requiredBy(`const { mkdtempSync, rmSync } = require("node:fs"); const { tmpdir } = require("node:os"); const { join } = require("node:path");
 const { createSqliteStorage } = require("steamharness");
 (async () => { ${body} })().catch((error) => { console.error(error); process.exitCode = 1; });`);
-    expect(heavyAmong(cjs)).toEqual(["drizzle-orm", "better-sqlite3"]);
+    expect(heavyAmong(cjs)).toEqual(["better-sqlite3"]);
+    expect(cjs.modules).toContain(`${process.cwd()}/dist/drizzle-sqlite.cjs`);
   });
 });
 
