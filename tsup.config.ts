@@ -56,8 +56,14 @@ export default defineConfig([
     format: ["esm"],
     sourcemap: true,
     target: "node20",
-    banner: { js: "#!/usr/bin/env node" },
+    // Cold start: the CLI also inlines the MCP SDK with what it brings (zod, ajv, and for
+    // `mcp --http` express), and the MCP Apps helpers that share it. Loaded from node_modules the
+    // SDK is a few hundred ESM and CommonJS files, and resolving them was the largest part of an
+    // `mcp` process's start before its first answer. The library entries above keep the SDK
+    // external (a host's own SDK objects meet ours there). `require` is defined for the inlined
+    // CommonJS code (express's requires of node built-ins).
+    banner: { js: '#!/usr/bin/env node\nimport { createRequire as __steamharnessCreateRequire } from "node:module";\nconst require = __steamharnessCreateRequire(import.meta.url);' },
     external,
-    noExternal: bundled,
+    noExternal: [...bundled, "@modelcontextprotocol/sdk", "@modelcontextprotocol/ext-apps"],
   },
 ]);
