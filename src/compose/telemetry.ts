@@ -2,8 +2,6 @@
  * Telemetry of the CLI's processes (OBS-3): the library runtime's no-op is replaced by
  * OpenTelemetry when the environment configures an OTLP endpoint and the SDK is installed.
  */
-import { defaultRuntime } from "./runtime.js";
-
 let started: Promise<{ shutdown(): Promise<void> } | null> | null = null;
 
 /**
@@ -17,9 +15,10 @@ let started: Promise<{ shutdown(): Promise<void> } | null> | null = null;
  */
 export function telemetryFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): Promise<{ shutdown(): Promise<void> } | null> {
   if (!env.OTEL_EXPORTER_OTLP_ENDPOINT && !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return Promise.resolve(null);
-  started ??= import("../adapters/out/opentelemetry/sdk-from-env.js")
-    .then(({ telemetryFromEnvironment }) => telemetryFromEnvironment(env))
-    .then((result) => {
+  // The runtime too is loaded only here: a process without telemetry does not load it for this.
+  started ??= Promise.all([import("../adapters/out/opentelemetry/sdk-from-env.js"), import("./runtime.js")])
+    .then(async ([{ telemetryFromEnvironment }, { defaultRuntime }]) => ({ result: await telemetryFromEnvironment(env), defaultRuntime }))
+    .then(({ result, defaultRuntime }) => {
       if (!result) return null;
       defaultRuntime().telemetry = result.telemetry;
       return { shutdown: result.shutdown };

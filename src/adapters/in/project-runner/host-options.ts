@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { SteamharnessError } from "../../../domain/errors.js";
-import { agentStoreDirFor } from "../../../compose/sqlite.js";
+import { agentStoreDirFor } from "../../../compose/session-files.js";
 import type { RelatedProject } from "../../../domain/workflow/run-context.js";
 import type { WorkflowManifest } from "../../../domain/workflow/project-manifest.js";
 import { requireConfirmedRelation } from "../../../domain/workflow/related-projects.js";

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { SteamharnessError } from "../../../domain/errors.js";
-import { agentStoreDirFor } from "../../../compose/sqlite.js";
+import { agentStoreDirFor } from "../../../compose/session-files.js";
 import { locateWorkflowProject } from "./project-location.js";
 import { DEFAULT_RUN_RETENTION_MS } from "./run-retention.js";
 
