@@ -8,6 +8,7 @@ import { withFieldDefaults } from "../../../domain/workflow/answer-validation.js
 import type { RelatedProject, WorkflowInputRequest, WorkflowRunContext, WorkflowUserInput } from "../../../domain/workflow/run-context.js";
 import { checkSamplingRequest, type WorkflowSampling, type WorkflowSamplingRequest, type WorkflowSamplingResult } from "../../../domain/workflow/sampling.js";
 import type { Storage } from "../../../ports/storage.js";
+import type { TokenUsageRecorder } from "../../../ports/token-usage.js";
 import type { ToolPermissionDecision, ToolPermissions } from "../../../ports/tool-permissions.js";
 import type { UserInput, UserInputField, UserInputResponse } from "../../../ports/user-input.js";
 import type { ParentMessage, WorkerLogEntry, WorkerMessage } from "./worker-protocol.js";
@@ -192,32 +193,40 @@ export function createWorkerRunContext(options: WorkerRunContextOptions): Workfl
   const { runId, projectId, storage, bridge, signal } = options;
   const log = createStderrLogger(runId, options.forwardLogs ? (entry) => bridge.log(entry) : undefined);
   const runtime = defaultRuntime();
-  const tokenUsage = storage.tokenUsage?.({ projectId }) ?? runtime.kvTokenUsage(storage.kv, { projectId });
-  const toolCatalog = options.tools.map((tool) => ({ ...tool }));
+  // The usage recorder and the node context are made when the run first reads them: most
+  // entrypoints never do, and a run's start is on every call's path (MCP-9).
+  let tokenUsage: TokenUsageRecorder | undefined;
+  const usage = (): TokenUsageRecorder => (tokenUsage ??= storage.tokenUsage?.({ projectId }) ?? runtime.kvTokenUsage(storage.kv, { projectId }));
   let created = false;
-  const node: NodeContext = {
-    runId,
-    projectId,
-    // The workflow run is its agents' conversation: their sessions are durable (SES-10), so a run
-    // answered later from a fresh process (DX-10, a budget approval BUD-3) resumes them where they
-    // stopped instead of redoing the model calls and tool calls they committed.
-    conversationId: runId,
-    storage,
-    // WF-2: the same catalog and configuration snapshot a conversation turn runs with.
-    toolCatalog,
-    executor: { tools: toolCatalog },
-    configuration: options.configuration,
-    toolPermissions: bridge.toolPermissions,
-    userInput: bridge.userInput,
-    tokenUsage,
-    signal,
-    log,
-    clock: runtime.clock(),
-    ids: runtime.ids(),
-    runtime,
-    ...(options.trace ? { trace: options.trace } : {}),
-    ...(options.tenantId !== undefined ? { tenantId: options.tenantId } : {}),
-    ...(options.tenantLimits ? { tenantLimits: options.tenantLimits } : {}),
+  let node: NodeContext | undefined;
+  const nodeContext = (): NodeContext => {
+    if (node) return node;
+    const toolCatalog = options.tools.map((tool) => ({ ...tool }));
+    node = {
+      runId,
+      projectId,
+      // The workflow run is its agents' conversation: their sessions are durable (SES-10), so a run
+      // answered later from a fresh process (DX-10, a budget approval BUD-3) resumes them where they
+      // stopped instead of redoing the model calls and tool calls they committed.
+      conversationId: runId,
+      storage,
+      // WF-2: the same catalog and configuration snapshot a conversation turn runs with.
+      toolCatalog,
+      executor: { tools: toolCatalog },
+      configuration: options.configuration,
+      toolPermissions: bridge.toolPermissions,
+      userInput: bridge.userInput,
+      tokenUsage: usage(),
+      signal,
+      log,
+      clock: runtime.clock(),
+      ids: runtime.ids(),
+      runtime,
+      ...(options.trace ? { trace: options.trace } : {}),
+      ...(options.tenantId !== undefined ? { tenantId: options.tenantId } : {}),
+      ...(options.tenantLimits ? { tenantLimits: options.tenantLimits } : {}),
+    };
+    return node;
   };
   return {
     runId,
@@ -231,7 +240,9 @@ export function createWorkerRunContext(options: WorkerRunContextOptions): Workfl
     userInput: friendlyUserInput(runId, bridge.userInput, signal),
     sampling: friendlySampling(bridge, signal),
     toolPermissions: bridge.toolPermissions,
-    tokenUsage,
+    get tokenUsage() {
+      return usage();
+    },
     signal,
     log,
     // Every run that reads the folder finds it (an earlier run may have removed it); a run that
@@ -243,6 +254,8 @@ export function createWorkerRunContext(options: WorkerRunContextOptions): Workfl
     },
     relatedProjects: Object.fromEntries(options.relatedProjects.map((project) => [project.alias, project])),
     configuration: options.configuration.snapshot,
-    node,
+    get node() {
+      return nodeContext();
+    },
   };
 }
