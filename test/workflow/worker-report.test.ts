@@ -67,3 +67,33 @@ it("MCP-9 a run that leaves a timer running: its report arrives, then the verdic
   expect((await next.worker.run(request("ping"), handlers)).kind).toBe("report");
   next.release();
 });
+
+it("MCP-9 acquireNow hands out an idle loaded worker in the same turn, whose run message leaves before run() yields; with every worker out it gives nothing and queues nothing", async () => {
+  const pool = new WorkerPool(options, { size: 1 });
+  pools.push(pool);
+  pool.start();
+  const warm = await pool.acquire();
+  await warm.worker.ready;
+  warm.release();
+  await warm.worker.settled;
+  const lease = pool.acquireNow();
+  expect(lease?.worker).toBe(warm.worker);
+  const sent: string[] = [];
+  const child = lease!.worker.child;
+  const send = child.send.bind(child) as (...args: unknown[]) => boolean;
+  child.send = ((message: { type: string }, ...rest: unknown[]) => {
+    sent.push(message.type);
+    return send(message, ...rest);
+  }) as typeof child.send;
+  const running = lease!.worker.run(request("ping"), handlers);
+  // No await between: the message went out in this turn.
+  expect(sent).toEqual(["run"]);
+  expect(pool.acquireNow()).toBeUndefined();
+  expect(await running).toMatchObject({ kind: "report", report: { status: "success" } });
+  lease!.release();
+  await lease!.worker.settled;
+  // Nothing was left queued by the refused acquireNow: the worker comes back to a plain acquire at once.
+  const again = pool.acquireNow();
+  expect(again?.worker).toBe(warm.worker);
+  again!.release();
+});
