@@ -123,8 +123,7 @@ export class WorkflowWorker {
         if (message.type === "ready") {
           this.loadedNow = true;
           resolveReady(message.structure);
-        }
-        else if (message.type === "load-error") reject(new SteamharnessError(message.error.code as never, message.error.message));
+        } else if (message.type === "load-error") reject(new SteamharnessError(message.error.code as never, message.error.message));
       };
       void this.exited.then((why) => reject(new SteamharnessError("internal", `cannot load the workflow project: ${why}`)));
     });
