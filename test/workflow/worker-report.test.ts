@@ -33,12 +33,18 @@ afterAll(async () => {
   await cleanup(tmp);
 });
 
-it("MCP-9 the worker sends a run's report before its post-run cleanup and its reuse verdict after it; the worker is handed out again only after the verdict", async () => {
+/** A started one-worker pool and a lease on its worker, once that worker has loaded the project. */
+async function loadedLease(): Promise<{ pool: WorkerPool; lease: Awaited<ReturnType<WorkerPool["acquire"]>> }> {
   const pool = new WorkerPool(options, { size: 1 });
   pools.push(pool);
   pool.start();
   const lease = await pool.acquire();
   await lease.worker.ready;
+  return { pool, lease };
+}
+
+it("MCP-9 the worker sends a run's report before its post-run cleanup and its reuse verdict after it; the worker is handed out again only after the verdict", async () => {
+  const { pool, lease } = await loadedLease();
   const messages: string[] = [];
   lease.worker.child.on("message", (message: { type: string }) => messages.push(message.type));
   const outcome = await lease.worker.run(request("ping"), handlers);
@@ -69,11 +75,7 @@ it("MCP-9 a run that leaves a timer running: its report arrives, then the verdic
 });
 
 it("MCP-9 acquireNow hands out an idle loaded worker in the same turn, whose run message leaves before run() yields; with every worker out it gives nothing and queues nothing", async () => {
-  const pool = new WorkerPool(options, { size: 1 });
-  pools.push(pool);
-  pool.start();
-  const warm = await pool.acquire();
-  await warm.worker.ready;
+  const { pool, lease: warm } = await loadedLease();
   warm.release();
   await warm.worker.settled;
   const lease = pool.acquireNow();
