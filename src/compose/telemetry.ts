@@ -17,8 +17,8 @@ export function telemetryFromEnv(env: Readonly<Record<string, string | undefined
   if (!env.OTEL_EXPORTER_OTLP_ENDPOINT && !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return Promise.resolve(null);
   // The runtime too is loaded only here: a process without telemetry does not load it for this.
   started ??= Promise.all([import("../adapters/out/opentelemetry/sdk-from-env.js"), import("./runtime.js")])
-    .then(async ([{ telemetryFromEnvironment }, { defaultRuntime }]) => ({ result: await telemetryFromEnvironment(env), defaultRuntime }))
-    .then(({ result, defaultRuntime }) => {
+    .then(async ([{ telemetryFromEnvironment }, { defaultRuntime }]) => {
+      const result = await telemetryFromEnvironment(env);
       if (!result) return null;
       defaultRuntime().telemetry = result.telemetry;
       return { shutdown: result.shutdown };
