@@ -8,8 +8,6 @@
  * test/package/docs-blocks/markdown-blocks.ts). Every block runs in a fresh temp folder
  * (also its HOME), never in the repository, without provider keys.
  */
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { randomBytes } from "node:crypto";
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,6 +16,7 @@ import esbuild from "esbuild";
 import { startAnthropicMessagesServer } from "../fixtures/loopback-anthropic-messages.js";
 import { startOpenAIResponsesServer } from "../fixtures/loopback-openai-responses.js";
 import { TEST_POSTGRES_URL_VARIABLE } from "../fixtures/postgres.js";
+import { runToCompletion } from "../fixtures/run-command.js";
 import { extractBlocks, type DocBlock } from "./docs-blocks/markdown-blocks.js";
 import { freePort, runProgram, startServing, type Interaction, type RunMode, type RunResult } from "./docs-blocks/run-block.js";
 
@@ -106,16 +105,6 @@ function prepareProgramDir(program: Program): string {
 
 const fileName = (program: Program): string => (program.kind === "sh" ? "block.sh" : directivesOf(program).jest ? "block.test.ts" : "block.ts");
 
-const execFileAsync = promisify(execFile);
-
-/** Runs a command to completion, as spawnSync would (a failed exit is an answer, not a throw), without blocking the event loop meanwhile. */
-async function collect(file: string, args: string[], options: { cwd: string; timeoutMs: number }): Promise<{ status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
-  type Failure = { code?: unknown; signal?: NodeJS.Signals | null; stdout?: string; stderr?: string; message: string };
-  return execFileAsync(file, args, { cwd: options.cwd, encoding: "utf8", timeout: options.timeoutMs, maxBuffer: 64 * 1024 * 1024 }).then(
-    ({ stdout, stderr }) => ({ status: 0, signal: null, stdout, stderr }),
-    (error: Failure) => ({ status: typeof error.code === "number" ? error.code : null, signal: error.signal ?? null, stdout: error.stdout ?? "", stderr: error.stderr || error.message }),
-  );
-}
 
 // ---- one type-check over every TypeScript block ----
 // tsc runs in a child process: the program (every block plus the package's and its dependencies'
@@ -127,7 +116,7 @@ async function typeCheck(files: Map<string, Program>): Promise<Map<string, strin
     files: [...files.keys()],
   };
   writeFileSync(path.join(root, "tsconfig.json"), JSON.stringify(tsconfig));
-  const tsc = await collect(process.execPath, [path.join(repo, "node_modules/typescript/bin/tsc"), "-p", path.join(root, "tsconfig.json"), "--pretty", "false"], { cwd: root, timeoutMs: 300_000 });
+  const tsc = await runToCompletion(process.execPath, [path.join(repo, "node_modules/typescript/bin/tsc"), "-p", path.join(root, "tsconfig.json"), "--pretty", "false"], { cwd: root, timeoutMs: 300_000 });
   const errors = new Map<string, string[]>();
   const add = (id: string, message: string) => errors.set(id, [...(errors.get(id) ?? []), message]);
   if (tsc.status !== 0 && tsc.status !== 2) add("(global)", `tsc exited with ${tsc.status ?? tsc.signal}: ${tsc.stderr}${tsc.stdout}`);

@@ -6,6 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import ts from "typescript";
 import { PACKAGE_DIST_IS_FRESH } from "../fixtures/dist-freshness.js";
+import { runToCompletion } from "../fixtures/run-command.js";
 
 // The tarball is packed from a fresh copy of the checkout (its tracked and not-ignored files:
 // no dist/), so `npm pack` has to build dist itself through the prepack script, as on a fresh
@@ -46,15 +47,6 @@ function digests(dir: string): Record<string, string> {
   return Object.fromEntries(listed.map((file) => [file.slice(dir.length + 1), createHash("sha256").update(readFileSync(file)).digest("hex")]).sort(([a], [b]) => (a! < b! ? -1 : 1)));
 }
 
-/** Runs node with `args` to completion, whatever its exit status (tsc exits non-zero on errors). */
-function tscRun(args: string[], cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolveRun) => {
-    execFile(process.execPath, args, { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolveRun({ status: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
-
 /** Runs a command to completion; a non-zero exit fails with its output. */
 async function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env, input?: string): Promise<{ stdout: string; stderr: string }> {
   try {
@@ -65,15 +57,6 @@ async function run(command: string, args: string[], cwd: string, env: NodeJS.Pro
     const failed = error as { message: string; stdout?: string; stderr?: string };
     throw new Error(`${command} ${args.join(" ")} (in ${cwd}) failed: ${failed.message}\n${failed.stdout ?? ""}\n${failed.stderr ?? ""}`);
   }
-}
-
-/** Runs a command to completion, whatever its exit status: like spawnSync, without blocking the event loop. */
-function spawnAsync(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolveRun) => {
-    execFile(command, args, { ...options, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolveRun({ status: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr });
-    });
-  });
 }
 
 /**
@@ -102,9 +85,9 @@ async function installConsumer(dir: string, tarball: string): Promise<ConsumerIn
   writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, version: "1.0.0" }));
   await run("npm", ["install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund", tarball], consumer);
   const [esm, cjs, help] = await Promise.all([
-    spawnAsync(process.execPath, ["--input-type=module", "-e", `import { finalText, isSteamharnessError } from "steamharness"; console.log(typeof finalText, typeof isSteamharnessError)`], { cwd: consumer }),
-    spawnAsync(process.execPath, ["-e", `const { finalText, SteamharnessError } = require("steamharness"); console.log(typeof finalText, typeof SteamharnessError)`], { cwd: consumer }),
-    spawnAsync(join(consumer, "node_modules/.bin/steamharness"), ["--help"], { cwd: consumer }),
+    runToCompletion(process.execPath, ["--input-type=module", "-e", `import { finalText, isSteamharnessError } from "steamharness"; console.log(typeof finalText, typeof isSteamharnessError)`], { cwd: consumer }),
+    runToCompletion(process.execPath, ["-e", `const { finalText, SteamharnessError } = require("steamharness"); console.log(typeof finalText, typeof SteamharnessError)`], { cwd: consumer }),
+    runToCompletion(join(consumer, "node_modules/.bin/steamharness"), ["--help"], { cwd: consumer }),
   ]);
   return { consumer, esm, cjs, help };
 }
@@ -116,7 +99,7 @@ async function initProjects(apps: string, consumer: string, tarball: string) {
   const inits: Array<{ status: number | null; stdout: string; stderr: string }> = [];
   for (const [kind, project] of Object.entries(projects)) {
     // DX-7: the README's line for a package not on a registry yet.
-    inits.push(await spawnAsync(bin, ["init", kind, project, "--steamharness-from", tarball], { cwd: apps }));
+    inits.push(await runToCompletion(bin, ["init", kind, project, "--steamharness-from", tarball], { cwd: apps }));
   }
   if (inits.some((init) => init.status !== 0)) return { inits, tested: [], started: null, chat: null };
   // A plain `npm install`, as the scaffold's next steps say: its package.json already points
@@ -203,7 +186,7 @@ export const used = [runId, model, workflow, text, wrong, typeof createAgentSess
     { name: "bundler", flags: ["--module", "preserve", "--moduleResolution", "bundler", "--skipLibCheck"], files: ["bundler.ts", "cjs.cts"], dts: ["index.d.ts", "index.d.cts"] },
   ];
   // The three checks are independent programs: they run side by side.
-  const results = await Promise.all(cases.map(({ flags, files }) => tscRun([tsc, ...base, ...flags, ...files], consumer)));
+  const results = await Promise.all(cases.map(({ flags, files }) => runToCompletion(process.execPath, [tsc, ...base, ...flags, ...files], { cwd: consumer })));
   return cases.map((entry, index) => ({ ...entry, result: results[index]! }));
 }
 
@@ -311,8 +294,8 @@ describe("packed package (issue 2 / PORT)", () => {
 
   it.each(subpaths)("%s loads with import and with require", async (specifier) => {
     const [esm, cjs] = await Promise.all([
-      spawnAsync(process.execPath, ["--input-type=module", "-e", `const m = await import(${JSON.stringify(specifier)}); console.log(Object.keys(m).length)`], { cwd: dir }),
-      spawnAsync(process.execPath, ["-e", `console.log(Object.keys(require(${JSON.stringify(specifier)})).length)`], { cwd: dir }),
+      runToCompletion(process.execPath, ["--input-type=module", "-e", `const m = await import(${JSON.stringify(specifier)}); console.log(Object.keys(m).length)`], { cwd: dir }),
+      runToCompletion(process.execPath, ["-e", `console.log(Object.keys(require(${JSON.stringify(specifier)})).length)`], { cwd: dir }),
     ]);
     expect(esm.stderr).toBe("");
     expect(Number(esm.stdout.trim())).toBeGreaterThan(0);
@@ -330,7 +313,7 @@ describe("packed package (issue 2 / PORT)", () => {
       const bad = await storage.kv.get({ projectId: "p" }, "").catch((e) => isSteamharnessError(e, "input_validation"));
       await storage.close();
       console.log(JSON.stringify([got.value, bad]));`;
-    const result = await spawnAsync(process.execPath, ["--input-type=module", "-e", script], { cwd: dir });
+    const result = await runToCompletion(process.execPath, ["--input-type=module", "-e", script], { cwd: dir });
     expect(result.stderr).toBe("");
     expect(JSON.parse(result.stdout)).toEqual([{ v: 1 }, true]);
   });
