@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { RELATED_TASK_META_KEY } from "@modelcontextprotocol/sdk/types.js";
+import { CancelTaskResultSchema, RELATED_TASK_META_KEY, TaskStatusNotificationSchema, type Task } from "@modelcontextprotocol/sdk/types.js";
 import { cleanup, tempDir } from "../cli/helpers.js";
 import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 import { alive, callAsTask, effectLines, getTask, pollTask, scriptForms, taskResult, TASKS_PROJECT, waitForLine } from "./task-helpers.js";
@@ -57,7 +57,7 @@ describe("MCP-13 durable tasks on one host (SQLite)", () => {
     const task = await callAsTask(client, "hold", { file });
     const pid = Number((await waitForLine(file, `started ${task.taskId}`)).split(" ")[2]);
     expect(alive(pid)).toBe(true);
-    const cancelled = await client.request({ method: "tasks/cancel", params: { taskId: task.taskId } }, (await import("@modelcontextprotocol/sdk/types.js")).CancelTaskResultSchema);
+    const cancelled = await client.request({ method: "tasks/cancel", params: { taskId: task.taskId } }, CancelTaskResultSchema);
     expect(cancelled.status).toBe("cancelled");
     const end = Date.now() + 20_000;
     while (alive(pid) && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -99,6 +99,37 @@ describe("MCP-14 input_required ↔ questions and approvals on the same runId", 
     expect(forms.asked[0]!.message).toContain("charge_card");
     expect(result.structuredContent).toMatchObject({ status: "success", output: { charged: true, runId: task.taskId } });
     expect((await effectLines(file)).map((line) => line.split(" ").slice(0, 2).join(" "))).toEqual([`charged ${task.taskId}`]);
+  });
+
+  it("MCP-13 MCP-14 the connection that starts a task hears each change as notifications/tasks/status: input_required, working once answered, completed", async () => {
+    const heard: Task[] = [];
+    client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => void heard.push(notification.params));
+    forms.answers = [{ action: "accept", content: { name: "Grace" } }];
+    const task = await callAsTask(client, "ask", {});
+    await pollTask(client, task.taskId, (t) => t.status === "input_required");
+    const result = await taskResult(client, task.taskId);
+    expect(result.structuredContent).toMatchObject({ status: "success", output: { first: { name: "Grace" } } });
+    // The last one may still be on its way on the standalone stream when tasks/result answers.
+    const end = Date.now() + 10_000;
+    while (!heard.some((t) => t.status === "completed") && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50));
+    const mine = heard.filter((t) => t.taskId === task.taskId);
+    expect(mine.map((t) => t.status)).toEqual(["input_required", "working", "completed"]);
+    expect(mine[0]).toMatchObject({ statusMessage: "Your name?", ttl: 60_000, pollInterval: 1000 });
+    // What a notification says is what tasks/get says.
+    expect(await getTask(client, task.taskId)).toEqual(mine[2]);
+  });
+
+  it("MCP-13 a cancelled task's connection hears cancelled once, and nothing after", async () => {
+    const heard: Task[] = [];
+    client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => void heard.push(notification.params));
+    const file = join(tmp, "hold-notified.txt");
+    const task = await callAsTask(client, "hold", { file });
+    await waitForLine(file, `started ${task.taskId}`);
+    await client.request({ method: "tasks/cancel", params: { taskId: task.taskId } }, CancelTaskResultSchema);
+    const end = Date.now() + 10_000;
+    while (!heard.some((t) => t.taskId === task.taskId) && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(heard.filter((t) => t.taskId === task.taskId).map((t) => t.status)).toEqual(["cancelled"]);
   });
 
   it("MCP-14 declining the form ends the task failed, with nothing approved", async () => {

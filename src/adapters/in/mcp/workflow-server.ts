@@ -15,7 +15,7 @@ import { createElicitationHandlers } from "./workflow-elicitation.js";
 import { createSamplingHandler } from "./workflow-sampling.js";
 import { invalidParams } from "./workflow-result.js";
 import { toWorkflowToolResult } from "./workflow-attachments.js";
-import { addTaskHandlers, taskOf } from "./tasks/task-handlers.js";
+import { addTaskHandlers, createTaskStatusNotifier, taskOf } from "./tasks/task-handlers.js";
 import type { TaskRuns } from "./tasks/task-runs.js";
 import { tenantLimitsOfAuth, tenantOfAuth } from "./transport/http-tenant.js";
 import type { StructurePublications } from "../../../domain/workflow/publications.js";
@@ -153,7 +153,10 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     const { tools } = await catalog;
     return { tools: tasks ? tools.map((tool) => ({ ...tool, execution: { taskSupport: "optional" as const } })) : tools };
   });
-  if (tasks) addTaskHandlers(server, tasks, async (id) => (await catalog).structure.entrypoints.find((entry) => entry.id === id));
+  // MCP-13: this connection hears of the tasks it starts or answers (notifications/tasks/status).
+  const notifier = tasks && createTaskStatusNotifier(server, tasks);
+  if (notifier) server.closers.push(() => notifier.close());
+  if (tasks) addTaskHandlers(server, tasks, async (id) => (await catalog).structure.entrypoints.find((entry) => entry.id === id), notifier);
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     // Arguments are checked against the published catalog (MCP-7), even when it came from the cache.
@@ -178,6 +181,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
       const span = defaultRuntime().telemetry.mcpRequest({ method: "tools/call", target: entrypoint.id, requestId: extra.requestId, parent: carrierOfMeta(request.params._meta) });
       try {
         const record = await tasks.start(entrypoint, args, request.params.task.ttl, tenant, span.carrier(), tenantLimits);
+        notifier?.watch(record.taskId);
         span.end({ attributes: { "steamharness.run.id": record.taskId, "mcp.task.id": record.taskId } });
         return { task: taskOf(record) } as never;
       } catch (error) {

@@ -13,7 +13,7 @@ import type { StructureEntrypoint } from "../../../../domain/workflow/workflow-d
 import type { McpTaskRecord } from "../../../../ports/mcp-task-store.js";
 import type { PausedRun } from "../../project-runner/paused-runs.js";
 import { createElicitationHandlers } from "../workflow-elicitation.js";
-import { errorResult, type TaskPause, type TaskRuns } from "./task-runs.js";
+import { errorResult, isFinal, type TaskPause, type TaskRuns } from "./task-runs.js";
 import { tenantOfAuth } from "../transport/http-tenant.js";
 
 /** How often `tasks/result` looks at a task another host runs. */
@@ -39,20 +39,56 @@ export function taskOf(row: McpTaskRecord): Task {
 }
 
 const notFound = (taskId: string) => new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId} (never created in this project, or pruned after its TTL)`);
-const final = (status: McpTaskRecord["status"]) => status === "completed" || status === "failed" || status === "cancelled";
 const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
   const timer = setTimeout(resolve, ms);
   signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
 });
 
+/** A connection's status notifications: {@link createTaskStatusNotifier}. */
+export interface TaskStatusNotifier {
+  /** From now on, this connection hears of the task's changes made by this host (once per task). */
+  watch(taskId: string): void;
+  /** Ends every watch (the connection closed). */
+  close(): void;
+}
+
+/**
+ * `notifications/tasks/status` for one connection (MCP-13): a task this connection started or
+ * answered is reported to it each time this host changes it — `input_required` when its run
+ * waits, `working` when an answer resumes it, then `completed`, `failed` or `cancelled` — so a
+ * client need not poll. Changes made on other hosts are not reported here (the client's
+ * `tasks/get` still sees them); a notification that cannot be sent is dropped.
+ *
+ * @example
+ * const notifier = createTaskStatusNotifier(server, runs);
+ * notifier.watch(record.taskId);
+ */
+export function createTaskStatusNotifier(server: Server, runs: TaskRuns): TaskStatusNotifier {
+  const watches = new Map<string, () => void>();
+  return {
+    watch(taskId) {
+      if (watches.has(taskId)) return;
+      const stop = runs.watch(taskId, (row) => {
+        if (isFinal(row.status)) watches.delete(taskId);
+        server.notification({ method: "notifications/tasks/status", params: taskOf(row) }).catch(() => undefined);
+      });
+      watches.set(taskId, stop);
+    },
+    close() {
+      for (const stop of watches.values()) stop();
+      watches.clear();
+    },
+  };
+}
+
 /**
  * Adds the `tasks/*` handlers to a workflow server; `entrypointOf` finds a task's entrypoint in
- * the published catalog.
+ * the published catalog; `notifier` (when given) is told of the tasks this connection answers.
  *
  * @example
  * addTaskHandlers(server, runs, async (id) => (await catalog).structure.entrypoints.find((e) => e.id === id));
  */
-export function addTaskHandlers(server: Server, runs: TaskRuns, entrypointOf: (id: string) => Promise<StructureEntrypoint | undefined>): void {
+export function addTaskHandlers(server: Server, runs: TaskRuns, entrypointOf: (id: string) => Promise<StructureEntrypoint | undefined>, notifier?: TaskStatusNotifier): void {
   // MCP-13: a task is its creator's tenant's; to any other it is an unknown task (single-tenant hosts: one, or none).
   const tenantOf = (extra: { authInfo?: AuthInfo }) => tenantOfAuth(extra.authInfo) ?? null;
   server.setRequestHandler(GetTaskRequestSchema, async (request, extra) => {
@@ -80,12 +116,12 @@ export function addTaskHandlers(server: Server, runs: TaskRuns, entrypointOf: (i
       if (extra.signal.aborted) throw new McpError(ErrorCode.RequestTimeout, "tasks/result was cancelled");
       const row = await runs.read(taskId, tenantOf(extra));
       if (!row) throw notFound(taskId);
-      if (final(row.status)) {
+      if (isFinal(row.status)) {
         const result = (row.result ?? errorResult(row.statusMessage ?? `the task was ${row.status}`)) as Record<string, unknown>;
         return { ...result, _meta: { ...(result._meta as object | undefined), [RELATED_TASK_META_KEY]: { taskId } } } as never;
       }
       if (row.status === "input_required") {
-        await answerPaused(server, runs, row, entrypointOf, extra);
+        await answerPaused(server, runs, row, entrypointOf, extra, notifier);
         continue;
       }
       await sleep(RESULT_POLL_MS, extra.signal);
@@ -94,7 +130,14 @@ export function addTaskHandlers(server: Server, runs: TaskRuns, entrypointOf: (i
 }
 
 /** Asks the client the paused task's form (tied to the task) and runs the task again with the answer. */
-async function answerPaused(server: Server, runs: TaskRuns, row: McpTaskRecord, entrypointOf: (id: string) => Promise<StructureEntrypoint | undefined>, extra: { signal: AbortSignal; requestId: string | number; authInfo?: AuthInfo }): Promise<void> {
+async function answerPaused(
+  server: Server,
+  runs: TaskRuns,
+  row: McpTaskRecord,
+  entrypointOf: (id: string) => Promise<StructureEntrypoint | undefined>,
+  extra: { signal: AbortSignal; requestId: string | number; authInfo?: AuthInfo },
+  notifier?: TaskStatusNotifier,
+): Promise<void> {
   const pause = row.paused as unknown as TaskPause;
   const entrypoint = await entrypointOf(row.entrypointId);
   if (!entrypoint) throw new McpError(ErrorCode.InternalError, `task ${row.taskId} is a run of ${row.entrypointId}, which this host's catalog does not publish`);
@@ -120,5 +163,7 @@ async function answerPaused(server: Server, runs: TaskRuns, row: McpTaskRecord, 
     throw error;
   }
   // Another host (another tasks/result) may have claimed it first: the loop then waits for that run.
+  // The answering connection hears how the run it resumed goes on.
+  notifier?.watch(row.taskId);
   await runs.resume(row, entrypoint, answer, tenantOfAuth(extra.authInfo));
 }

@@ -69,6 +69,12 @@ export interface TaskRunsOptions {
 /** The task runs of one host. */
 export type TaskRuns = ReturnType<typeof createTaskRuns>;
 
+/** Told a task's row after each change this host made to it (see `TaskRuns.watch`). */
+export type TaskStatusListener = (row: McpTaskRecord) => void;
+
+/** Whether a task status is final (`completed`, `failed` or `cancelled`). */
+export const isFinal = (status: McpTaskRecord["status"]) => status === "completed" || status === "failed" || status === "cancelled";
+
 const grantedTtl = (requested: number | null | undefined) =>
   typeof requested === "number" && Number.isFinite(requested) ? Math.min(MAX_TASK_TTL_MS, Math.max(MIN_TASK_TTL_MS, Math.floor(requested))) : requested === null ? MAX_TASK_TTL_MS : DEFAULT_TASK_TTL_MS;
 
@@ -90,6 +96,17 @@ export function createTaskRuns(options: TaskRunsOptions) {
   const now = options.now ?? Date.now;
   const running = new Map<string, AbortController>();
   const finished = new Set<Promise<void>>();
+  const watchers = new Map<string, Set<TaskStatusListener>>();
+
+  /** After a change this host made to a task: its watchers get the row as it is now; a final one ends their watch. */
+  const changed = async (taskId: string, landed: boolean): Promise<void> => {
+    const listeners = watchers.get(taskId);
+    if (!landed || !listeners) return;
+    const row = await store.get(projectId, taskId).catch(() => null);
+    if (!row) return;
+    if (isFinal(row.status)) watchers.delete(taskId);
+    for (const listener of listeners) listener(row);
+  };
 
   const renew = async () => {
     const ids = [...running.keys()];
@@ -138,7 +155,8 @@ export function createTaskRuns(options: TaskRunsOptions) {
         running.delete(taskId);
       }
       // A cancelled row keeps `cancelled`: the write only lands while this host still owns it.
-      await store.update(projectId, taskId, { ...change, updatedAt: now() }, { status: ["working"], ownerHost: hostId }).catch(() => undefined);
+      const landed = await store.update(projectId, taskId, { ...change, updatedAt: now() }, { status: ["working"], ownerHost: hostId }).catch(() => false);
+      await changed(taskId, landed);
     })();
     finished.add(done);
     void done.finally(() => finished.delete(done));
@@ -157,6 +175,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
     if (entrypoint?.resumable === true && resume !== null && typeof resume === "object" && "args" in resume) {
       const statusMessage = `${stopped}; host ${hostId} resumed it on the same run id`;
       if (await store.update(projectId, row.taskId, { statusMessage, ownerHost: hostId, leaseExpiresAt: at + leaseMs, updatedAt: at }, expect)) {
+        await changed(row.taskId, true);
         process.stderr.write(`[steamharness] [mcp] task ${row.taskId}: ${statusMessage}\n`);
         launch(row.taskId, entrypoint, resume.args, { answers: resume.answers ?? {} }, resume.tenant, undefined, resume.tenantLimits, row.ttlMs);
       }
@@ -168,7 +187,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
         ? "its worker ended with it, and the task's row does not hold its arguments (it was started by an older version), so it cannot be run again"
         : `its worker ended with it, and entrypoint ${row.entrypointId} is not declared resumable (a run cut short mid-step is not run again: its effects may have happened)`;
     const message = `[steamharness] [mcp] ${stopped}: ${why}, so the task failed`;
-    await store.update(projectId, row.taskId, { status: "failed", statusMessage: message, ownerHost: null, leaseExpiresAt: null, result: errorResult(message), paused: null, updatedAt: at }, expect);
+    await changed(row.taskId, await store.update(projectId, row.taskId, { status: "failed", statusMessage: message, ownerHost: null, leaseExpiresAt: null, result: errorResult(message), paused: null, updatedAt: at }, expect));
   }
 
   return {
@@ -211,6 +230,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
       const resume: TaskResume = { args: pause.args, answers, ...(owner !== undefined ? { tenant: owner } : {}), ...(pause.tenantLimits ? { tenantLimits: pause.tenantLimits } : {}) };
       const claimed = await store.update(projectId, row.taskId, { status: "working", statusMessage: null, ownerHost: hostId, leaseExpiresAt: now() + leaseMs, paused: resume as unknown as JsonValue, updatedAt: now() }, { status: ["input_required"], ownerHost: null });
       if (!claimed) return false;
+      await changed(row.taskId, true);
       launch(row.taskId, entrypoint, pause.args, { answers }, owner, undefined, pause.tenantLimits, row.ttlMs);
       return true;
     },
@@ -238,11 +258,27 @@ export function createTaskRuns(options: TaskRunsOptions) {
     async cancel(taskId: string): Promise<boolean> {
       const cancelled = await store.update(projectId, taskId, { status: "cancelled", statusMessage: "cancelled by the client", ownerHost: null, leaseExpiresAt: null, paused: null, updatedAt: now() }, { status: ["working", "input_required"] });
       if (cancelled) running.get(taskId)?.abort();
+      await changed(taskId, cancelled);
       return cancelled;
     },
     /** Ends a paused task `failed` with `message` (a declined form); `false` when it was not paused. */
     async fail(taskId: string, message: string): Promise<boolean> {
-      return store.update(projectId, taskId, { status: "failed", statusMessage: message, result: errorResult(message), paused: null, updatedAt: now() }, { status: ["input_required"] });
+      const failed = await store.update(projectId, taskId, { status: "failed", statusMessage: message, result: errorResult(message), paused: null, updatedAt: now() }, { status: ["input_required"] });
+      await changed(taskId, failed);
+      return failed;
+    },
+    /**
+     * Calls `listener` with a task's row after every change this host makes to it (its run
+     * pausing, resuming, ending; a cancel or a takeover done here) until the task is final;
+     * changes made by other hosts are not seen. Returns the function that ends the watch.
+     */
+    watch(taskId: string, listener: TaskStatusListener): () => void {
+      const listeners = watchers.get(taskId) ?? new Set<TaskStatusListener>();
+      watchers.set(taskId, listeners.add(listener));
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0 && watchers.get(taskId) === listeners) watchers.delete(taskId);
+      };
     },
     /** One page of this project's tasks (each read with the rules applied); with `tenant`, only that tenant's. */
     async list(cursor: string | undefined, limit: number, tenant?: string | null): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }> {
@@ -254,6 +290,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
     async close(): Promise<void> {
       clearInterval(timer);
       clearInterval(sweep);
+      watchers.clear();
       for (const controller of running.values()) controller.abort();
       await Promise.allSettled([...finished]);
     },
