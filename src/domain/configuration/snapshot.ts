@@ -124,6 +124,18 @@ export async function takeProjectConfigurationSnapshot(
   });
 }
 
+/**
+ * A snapshot handed over by the process that took it (a workflow host sends its worker the run's
+ * snapshot inside the run message, CFG-2), made read-only as a taken one is. It is not checked
+ * again: only the host's own messages reach a worker.
+ *
+ * @example
+ * const snapshot = receivedProjectConfigurationSnapshot(message.run.snapshot);
+ */
+export function receivedProjectConfigurationSnapshot(snapshot: ProjectConfigurationSnapshot): ProjectConfigurationSnapshot {
+  return deepFreeze(snapshot);
+}
+
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === "object") {
     for (const item of Object.values(value as object)) deepFreeze(item);

@@ -15,6 +15,8 @@ import type { RunHandlers } from "./worker-process.js";
 import { WorkerPool } from "./worker-pool.js";
 import { watchProjectFiles, type ProjectWatch } from "./project-watch.js";
 import { createRunSessionsRetention, DEFAULT_RUN_RETENTION_MS } from "./run-retention.js";
+import { createHostRunSnapshots } from "./host-run-snapshots.js";
+import type { ProjectConfigurationSnapshot } from "../../../domain/configuration/snapshot.js";
 import type { WorkerConfig, WorkerTenantLimits } from "./worker-protocol.js";
 
 /** Options of {@link createProjectRunner}. */
@@ -142,7 +144,10 @@ export interface ProjectRunner {
    * Runs an entrypoint in a worker process — a warm one from the pool, reused after clean runs
    * unless `workerReuse` is false (MCP-9) — waiting for a free slot when `workers` runs are in
    * progress, and resolves the run report. With a worker free and nothing to mark in the
-   * retention index, the run message goes out before this returns its promise (no await first).
+   * retention index, the run message goes out within the caller's turn of the event loop (only
+   * the configuration snapshot's read is awaited first, CFG-2: the host takes a new run's
+   * snapshot, sends it with the run and saves it while the worker runs; the report is resolved
+   * once it is saved, or as a `storage_failure` when it could not be).
    */
   run(entrypoint: StructureEntrypoint, prepared: PreparedArguments, handlers: RunHandlers, options?: WorkflowRunOptions): Promise<WorkflowRunReport>;
   /** Starts the warm workers if they are not yet (idempotent). */
@@ -193,11 +198,19 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     },
     { size: workers, reuse, ...(options.maxRunsPerWorker ? { maxRunsPerWorker: options.maxRunsPerWorker } : {}), ...(options.tenantConcurrency !== undefined ? { tenantConcurrency: options.tenantConcurrency } : {}) },
   );
+  // CFG-2: a pool's host takes and saves its new runs' snapshots (not against a configuration server).
+  const snapshots = createHostRunSnapshots({
+    projectId: location.manifest.id,
+    dataDir: dirs.dataDir,
+    persistentValueStoreDir: dirs.persistentValueStoreDir,
+    enabled: workers > 0 && !auth.serverUrl,
+  });
   let watch: Promise<ProjectWatch> | undefined;
   const startPool = () => {
     // Begun before the first fork: the folder walk ends long before a worker has imported the project.
     watch ??= reuse ? watchProjectFiles(location, () => pool.renew(), { exclude: Object.values(dirs) }) : undefined;
     pool.start();
+    snapshots.open();
   };
   if (options.startWorkers !== false) startPool();
   const retention = createRunSessionsRetention({
@@ -268,8 +281,19 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
         ...(runOptions.runId === undefined ? { newRun: true } : {}),
       };
       const base = { runId: request.runId, projectId: location.manifest.id, entrypointId: entrypoint.id };
-      let lease;
       startPool();
+      // A new run's snapshot, when the host's stores are open (else the worker takes it).
+      const taking = request.newRun ? snapshots.take() : undefined;
+      let snapshot: ProjectConfigurationSnapshot | undefined;
+      if (taking) {
+        try {
+          snapshot = await taking;
+        } catch (error) {
+          const failure = error as SteamharnessError;
+          return { ...base, status: "failed", result: { data: emptyRunResult(failure.message) }, error: { code: failure.code ?? "storage_failure", message: failure.message } };
+        }
+      }
+      let lease;
       try {
         // A free worker is taken in this turn; a call that must wait (or is cancelled already) queues.
         lease = (signal?.aborted ? undefined : pool.acquireNow(tenant)) ?? (await pool.acquire({ ...(tenant !== undefined ? { tenant } : {}), ...(signal ? { signal } : {}), ...(onQueued ? { onQueued } : {}) }));
@@ -281,12 +305,21 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
       try {
         const marking = retention.started(request.runId);
         if (marking) await marking;
-        report = await runInWorker(lease.worker, request, {
+        const running = runInWorker(lease.worker, snapshot ? { ...request, snapshot } : request, {
           projectId: location.manifest.id,
           handlers,
           ...(signal ? { signal } : {}),
           ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
         });
+        // Saved while the worker runs (the run message is out by now when the worker was free);
+        // the call is answered only once it is committed.
+        const saving = snapshot ? snapshots.save(request.runId, snapshot) : undefined;
+        report = await running;
+        const unsaved = saving ? await saving : undefined;
+        if (unsaved) {
+          const failure = unsaved as SteamharnessError;
+          report = { ...base, status: "failed", result: { data: emptyRunResult(failure.message) }, error: { code: failure.code ?? "storage_failure", message: failure.message } };
+        }
       } finally {
         lease.release();
       }
@@ -300,6 +333,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     async close() {
       void watch?.then((running) => running.close());
       await Promise.all([pool.close(), retention.close()]);
+      await snapshots.close();
     },
   };
   return runner;

@@ -3,13 +3,16 @@
  * `ProjectConfigurationSnapshot` at its start from the configuration store `steamharness config`,
  * `chat` and the gateway use — the local store of the data dir (`<data-dir>/configurations.sqlite`),
  * or the configuration server when the host resolved a server login into the worker's
- * environment (CFG-4; system entries are then re-authenticated with the account token) — and keeps it with the run (`snapshotForRun`), so an agent node inside the workflow picks
- * its model from `STEAMHARNESS_AGENT_MODELS` like a conversation turn does. Keys are resolved
- * from the worker's environment (the process environment and the project's `.env`) when a turn
- * starts, never saved.
+ * environment (CFG-4; system entries are then re-authenticated with the account token) — and
+ * keeps it with the run (`snapshotForRun`), so an agent node inside the workflow picks its model
+ * from `STEAMHARNESS_AGENT_MODELS` like a conversation turn does. A new run of a worker pool on
+ * the local store gets its snapshot from the host instead, which took it as it dispatched the run
+ * and saves it (`given`, host-run-snapshots.ts). Keys are resolved from the worker's environment
+ * (the process environment and the project's `.env`) when a turn starts, never saved.
  */
 import { wrapAdapterError } from "../../../domain/errors.js";
 import { snapshotForRun } from "../../../domain/configuration/run-snapshot.js";
+import { receivedProjectConfigurationSnapshot, type ProjectConfigurationSnapshot } from "../../../domain/configuration/snapshot.js";
 import type { NodeRunConfiguration } from "../../../domain/node-context.js";
 import type { ConfigurationStoreChoice } from "../../../compose/configuration-store.js";
 import type { Storage } from "../../../ports/storage.js";
@@ -19,6 +22,8 @@ import { createSystemClock } from "../../../compose/local.js";
 export interface WorkerConfigurations {
   /** The run's configuration (its snapshot taken now, or the one kept for this run id; none is looked for a `newRun`). */
   forRun(storage: Storage, projectId: string, runId: string, newRun?: boolean): Promise<NodeRunConfiguration>;
+  /** The run's configuration around the snapshot its host took and saves (local store only: no account key). */
+  given(snapshot: ProjectConfigurationSnapshot): NodeRunConfiguration;
   /** Opens the store ahead of the first run (a warm worker); never rejects (the run reports it). */
   preload(): Promise<void>;
   close(): Promise<void>;
@@ -55,6 +60,9 @@ export function createWorkerConfigurations(dataDir: string, env: Readonly<Record
       }
       const systemApiKey = choice.systemApiKey;
       return { snapshot, resolveApiKey: (ref) => env[ref], ...(systemApiKey === undefined ? {} : { resolveSystemApiKey: () => systemApiKey }) };
+    },
+    given(snapshot) {
+      return { snapshot: receivedProjectConfigurationSnapshot(snapshot), resolveApiKey: (ref) => env[ref] };
     },
     async preload() {
       await open().catch(() => undefined);

@@ -110,8 +110,9 @@ async function execute(run: WorkerRunRequest, { controller, bridge }: CurrentRun
       if (params[param.name] === undefined && param.default !== undefined) params[param.name] = param.default;
     }
     Object.assign(params, await importFileParams(store, loaded.manifest.id, run.files));
-    // CFG-2: the snapshot is taken before the entrypoint runs, and kept with the run id.
-    const configuration = await configurations!.forRun(store, loaded.manifest.id, run.runId, run.newRun === true);
+    // CFG-2: the snapshot is taken before the entrypoint runs, and kept with the run id — by the
+    // host when it sent one (it saves it before answering), else here.
+    const configuration = run.snapshot ? configurations!.given(run.snapshot) : await configurations!.forRun(store, loaded.manifest.id, run.runId, run.newRun === true);
     // BUD-4: the key store's cap on the run's tenant, reserved by every model call of its agents.
     const tenantLimits = await tenants!.forRun(run.tenant, run.tenantLimits);
     const context = createWorkerRunContext({

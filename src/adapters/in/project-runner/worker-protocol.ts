@@ -1,3 +1,4 @@
+import type { ProjectConfigurationSnapshot } from "../../../domain/configuration/snapshot.js";
 import type { JsonValue } from "../../../domain/json.js";
 import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
 import type { RelatedProject } from "../../../domain/workflow/run-context.js";
@@ -54,6 +55,12 @@ export interface WorkerRunRequest {
   forwardLogs?: boolean;
   /** The host made `runId` for this run (no earlier run has it): nothing saved under it is looked up. */
   newRun?: boolean;
+  /**
+   * CFG-2: the new run's configuration snapshot, taken by the host as it dispatched the run and
+   * saved by the host before it answers (host-run-snapshots.ts): the worker then neither reads
+   * the configuration store nor writes the snapshot. Absent: the worker takes it, as before.
+   */
+  snapshot?: ProjectConfigurationSnapshot;
 }
 
 /** Parent process → worker messages. */

@@ -13,7 +13,7 @@ import type { WorkflowDataDirs } from "./host-options.js";
  * await storage.close();
  */
 export async function openWorkflowStorage(dirs: WorkflowDataDirs): Promise<Storage> {
-  // Loaded lazily: the CLI's `structure` and the MCP server process never open SQLite.
+  // Loaded lazily: the CLI's `structure` never opens SQLite (a pool's host opens only what host-run-snapshots.ts needs).
   const [{ createSqliteStorage }, { createSqliteSessionBackend }] = await Promise.all([import("../../../compose/sqlite.js"), import("../../../compose/sqlite.js")]);
   const opened = new Map<string, Storage>();
   const at = async (directory: string): Promise<Storage> => {

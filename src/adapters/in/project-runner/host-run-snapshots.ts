@@ -1,0 +1,130 @@
+/**
+ * CFG-2 on the host side of a worker pool: the configuration snapshot of a new run is taken by
+ * the host as it dispatches the run, travels to the worker inside the run message, and is saved
+ * with the run by the host while the worker runs the entrypoint — not by the worker before it
+ * starts, where the read and the SQLite commit stood between the call and its answer. The run
+ * uses exactly the snapshot that is saved, the snapshot is committed before the call is answered
+ * (the host waits for the save), and a resumed or answered run (a run id that ran before) is
+ * still looked up by its worker, as before.
+ *
+ * The host does this only with the local configuration store (a configuration server's runs keep
+ * the worker's path: it re-authenticates system entries with the account token) and only once its
+ * stores are open: they open in the background when the pool starts, and until then — or when
+ * they failed to open — {@link HostRunSnapshots.take} says "not here" and the worker takes the
+ * snapshot itself, so nothing ever waits for the host's stores to open.
+ */
+import { wrapAdapterError } from "../../../domain/errors.js";
+import { RUN_SNAPSHOT_PREFIX } from "../../../domain/configuration/run-snapshot.js";
+import { takeProjectConfigurationSnapshot, type ProjectConfigurationSnapshot } from "../../../domain/configuration/snapshot.js";
+import type { JsonValue } from "../../../domain/json.js";
+import type { PersistentValueStore } from "../../../ports/persistent-value-store.js";
+import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
+import { createSystemClock } from "../../../compose/local.js";
+
+/** Options of {@link createHostRunSnapshots}. */
+export interface HostRunSnapshotsOptions {
+  projectId: string;
+  /** The data dir whose `configurations.sqlite` the workers read (their `dirs.dataDir`). */
+  dataDir: string;
+  /** Where the workers keep persistent values (their `dirs.persistentValueStoreDir`): the snapshots go there. */
+  persistentValueStoreDir: string;
+  /** `false` leaves every snapshot to the workers (a configuration server, or no worker pool). */
+  enabled: boolean;
+}
+
+/** The host's side of new runs' snapshots. */
+export interface HostRunSnapshots {
+  /** Opens the stores in the background (idempotent; a failure leaves snapshots to the workers). */
+  open(): void;
+  /**
+   * The snapshot of a new run, taken now — or `undefined` when the host's stores are not open
+   * (the worker takes it). Rejects like the worker's own taking does (`storage_failure`).
+   */
+  take(): Promise<ProjectConfigurationSnapshot> | undefined;
+  /**
+   * Saves `snapshot` under `runId` where the worker would have (the project's persistent values);
+   * the SQLite commit happens within this call. Resolves `undefined`, or the error it failed with.
+   */
+  save(runId: string, snapshot: ProjectConfigurationSnapshot): Promise<Error | undefined>;
+  close(): Promise<void>;
+}
+
+interface OpenedStores {
+  configurations: Pick<ProjectConfigurationStore, "read" | "close">;
+  values: PersistentValueStore;
+  close(): Promise<void>;
+}
+
+/**
+ * The host's run snapshots over the workers' own stores.
+ *
+ * @example
+ * const snapshots = createHostRunSnapshots({ projectId, dataDir: dirs.dataDir, persistentValueStoreDir: dirs.persistentValueStoreDir, enabled: true });
+ * snapshots.open();
+ * const snapshot = await snapshots.take(); // undefined until the stores are open
+ */
+export function createHostRunSnapshots(options: HostRunSnapshotsOptions): HostRunSnapshots {
+  const clock = createSystemClock();
+  let opening: Promise<OpenedStores | undefined> | undefined;
+  let opened: OpenedStores | undefined;
+  let closed = false;
+  const openStores = async (): Promise<OpenedStores | undefined> => {
+    try {
+      const [{ openProjectConfigurationStore }, { createSqliteStorage }] = await Promise.all([import("../../../compose/configuration-store.js"), import("../../../compose/sqlite.js")]);
+      // No server login is looked for: the host enables this only when none resolved.
+      const { store: configurations } = await openProjectConfigurationStore({ dataDir: options.dataDir, authDir: null, env: {} });
+      let storage;
+      try {
+        storage = createSqliteStorage({ directory: options.persistentValueStoreDir });
+      } catch (error) {
+        await configurations.close?.().catch(() => undefined);
+        throw error;
+      }
+      const stores: OpenedStores = {
+        configurations,
+        values: storage.values,
+        close: async () => {
+          await Promise.all([configurations.close?.(), storage!.close()]);
+        },
+      };
+      if (closed) {
+        await stores.close();
+        return undefined;
+      }
+      opened = stores;
+      return stores;
+    } catch {
+      // The workers take their snapshots as they did; a store that cannot open is theirs to report.
+      return undefined;
+    }
+  };
+  return {
+    open() {
+      if (options.enabled && !closed) opening ??= openStores();
+    },
+    take() {
+      const stores = opened;
+      if (!stores) return undefined;
+      return takeProjectConfigurationSnapshot(stores.configurations, options.projectId, { clock }).catch((error: unknown) => {
+        // SES-5: a run never goes on without the configuration it should have started with.
+        throw wrapAdapterError("configuration", `taking the run's configuration snapshot from ${options.dataDir} failed`, error);
+      });
+    },
+    async save(runId, snapshot) {
+      try {
+        if (!opened) throw new Error("the host's stores are closed");
+        // The snapshot is plain JSON already (built from JSON copies): the store encodes it once.
+        await opened.values.set(options.projectId, `${RUN_SNAPSHOT_PREFIX}${runId}`, snapshot as unknown as JsonValue);
+        return undefined;
+      } catch (error) {
+        return wrapAdapterError("configuration", `saving the run's configuration snapshot under ${options.persistentValueStoreDir} failed`, error);
+      }
+    },
+    async close() {
+      closed = true;
+      const stores = opened ?? (await opening);
+      opened = undefined;
+      await stores?.close().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
+import { join } from "node:path";
+import { createHostRunSnapshots } from "../../src/adapters/in/project-runner/host-run-snapshots.js";
+import { resolveDataDirs, type WorkflowDataDirs } from "../../src/adapters/in/project-runner/host-options.js";
+import { createProjectRunner } from "../../src/adapters/in/project-runner/project-runner.js";
+import { WorkerPool } from "../../src/adapters/in/project-runner/worker-pool.js";
+import { WorkflowWorker } from "../../src/adapters/in/project-runner/worker-process.js";
+import type { WorkerRunRequest } from "../../src/adapters/in/project-runner/worker-protocol.js";
+import { createSqliteStorage } from "../../src/compose/sqlite.js";
+import { createSqliteProjectConfigurationStore } from "../../src/adapters/out/sqlite/configuration/sqlite-project-configuration-store.js";
+import { RUN_SNAPSHOT_PREFIX } from "../../src/domain/configuration/run-snapshot.js";
+import { parseProjectConfigurationSnapshot, type ProjectConfigurationSnapshot } from "../../src/domain/configuration/snapshot.js";
+import type { ProjectConfigurationStore } from "../../src/ports/project-configuration-store.js";
+import { cleanEnv, cleanup, tempDir, writeProject } from "../cli/helpers.js";
+
+// CFG-2 on a worker pool's host (host-run-snapshots.ts): a new run's snapshot is taken by the
+// host as it dispatches the run, used by the worker as it was sent (the worker reads no store and
+// writes nothing), and saved by the host before the run's report is handed back.
+jest.setTimeout(60_000);
+
+const PROJECT_ID = "67676767-6767-4767-8767-676767676767";
+const handlers = { onInput: () => Promise.reject(new Error("no input")), onApproval: () => Promise.reject(new Error("no approval")) };
+let tmp: string;
+let projectDir: string;
+let dirs: WorkflowDataDirs;
+let store: ProjectConfigurationStore;
+
+beforeAll(async () => {
+  tmp = await tempDir("sh-host-snapshots-");
+  projectDir = await writeProject(join(tmp, "project"), {
+    "package.json": JSON.stringify({ type: "module", id: PROJECT_ID, projectType: "workflow", main: "workflow.mjs" }),
+    "workflow.mjs": `export default { entrypoints: { title: { title: "Title", run: (_params, context) => ({ title: context.configuration.values.title ?? null, takenAt: context.configuration.takenAt, frozen: Object.isFrozen(context.configuration) }) } } };\n`,
+  });
+  dirs = resolveDataDirs({ dataDir: join(tmp, "data") }, tmp, projectDir);
+  store = createSqliteProjectConfigurationStore({ dataDir: dirs.dataDir });
+  await store.setFields(PROJECT_ID, [{ key: "title", type: "string" }], { expectedRevision: 0 });
+  await store.create(PROJECT_ID, { configurationId: "main", name: "Main", values: { title: "first" } });
+});
+afterAll(async () => {
+  await store.close?.();
+  await cleanup(tmp);
+});
+
+/** `take()` once the background open is done (it answers `undefined` until then). */
+async function taken(snapshots: ReturnType<typeof createHostRunSnapshots>): Promise<ProjectConfigurationSnapshot> {
+  for (let i = 0; i < 200; i++) {
+    const taking = snapshots.take();
+    if (taking) return taking;
+    await new Promise((resolveWait) => setTimeout(resolveWait, 10));
+  }
+  throw new Error("the host's stores never opened");
+}
+
+async function savedSnapshot(runId: string): Promise<unknown> {
+  const storage = createSqliteStorage({ directory: dirs.persistentValueStoreDir });
+  try {
+    return await storage.values.get(PROJECT_ID, `${RUN_SNAPSHOT_PREFIX}${runId}`);
+  } finally {
+    await storage.close();
+  }
+}
+
+describe("CFG-2 a pool's host takes and saves its new runs' snapshots", () => {
+  it("CFG-2 take() says 'not here' until the host's stores are open (the worker takes it then), then takes the current configuration; save() commits it under the run id; disabled, it never takes", async () => {
+    const disabled = createHostRunSnapshots({ projectId: PROJECT_ID, dataDir: dirs.dataDir, persistentValueStoreDir: dirs.persistentValueStoreDir, enabled: false });
+    disabled.open();
+    await new Promise((resolveWait) => setTimeout(resolveWait, 50));
+    expect(disabled.take()).toBeUndefined();
+    await disabled.close();
+
+    const snapshots = createHostRunSnapshots({ projectId: PROJECT_ID, dataDir: dirs.dataDir, persistentValueStoreDir: dirs.persistentValueStoreDir, enabled: true });
+    expect(snapshots.take()).toBeUndefined();
+    snapshots.open();
+    const snapshot = await taken(snapshots);
+    expect(snapshot).toMatchObject({ version: 1, projectId: PROJECT_ID, configurationId: "main", values: { title: "first" } });
+    expect(await snapshots.save("20261204-aaaaaaaaaaaa", snapshot)).toBeUndefined();
+    expect(parseProjectConfigurationSnapshot(await savedSnapshot("20261204-aaaaaaaaaaaa"))).toEqual(snapshot);
+    await snapshots.close();
+    // Closed: nothing is taken, and a save says why it could not be made (a typed error, no throw).
+    expect(snapshots.take()).toBeUndefined();
+    const failed = await snapshots.save("20261204-bbbbbbbbbbbb", snapshot);
+    expect(failed).toMatchObject({ code: "storage_failure" });
+    expect(failed?.message).toMatch(/saving the run's configuration snapshot/);
+    expect(await savedSnapshot("20261204-bbbbbbbbbbbb")).toBeNull();
+  });
+
+  it("CFG-2 a worker runs with the snapshot its host sent, read-only, without reading the configuration store or saving anything itself", async () => {
+    const pool = new WorkerPool({ config: { projectDir, dirs, relatedProjects: [], openStorage: true }, env: cleanEnv() }, { size: 1 });
+    try {
+      pool.start();
+      const lease = await pool.acquire();
+      const sent = { version: 1, projectId: PROJECT_ID, configurationId: "main", configurationName: "Main", configurationRevision: 1, projectRevision: 1, takenAt: 12345, values: { title: "from the host" }, STEAMHARNESS_AGENT_MODELS: [], agentModelPolicy: { allowThirdParty: true } } as ProjectConfigurationSnapshot;
+      const outcome = await lease.worker.run({ runId: "20261204-cccccccccccc", entrypointId: "title", params: {}, files: {}, newRun: true, snapshot: sent }, handlers);
+      lease.release();
+      expect(outcome).toMatchObject({ kind: "report", report: { status: "success", result: { data: { output: { title: "from the host", takenAt: 12345, frozen: true } } } } });
+      // The store says "first": the worker did not take a snapshot of its own, nor save the one it was sent.
+      expect(await savedSnapshot("20261204-cccccccccccc")).toBeNull();
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("CFG-2 through the runner: the host sends the run its snapshot, which is saved under the run id by the time run() resolves, and a configuration changed by another process is in the next run's", async () => {
+    const requests: WorkerRunRequest[] = [];
+    const run = WorkflowWorker.prototype.run;
+    const spy = jest.spyOn(WorkflowWorker.prototype, "run").mockImplementation(function (this: WorkflowWorker, request, runHandlers) {
+      requests.push(request);
+      return run.call(this, request, runHandlers);
+    });
+    const runner = await createProjectRunner({ projectDir, dirs: { dataDir: dirs.dataDir }, workers: 1, env: cleanEnv() });
+    try {
+      const entrypoint = await runner.entrypoint("title");
+      const runOnce = async () => {
+        const report = await runner.run(entrypoint, runner.prepare(entrypoint, {}) as never, handlers);
+        expect(report.status).toBe("success");
+        const output = report.result.data.output as { title: string; takenAt: number };
+        const saved = parseProjectConfigurationSnapshot(await savedSnapshot(report.runId));
+        expect({ title: saved.values.title, takenAt: saved.takenAt }).toEqual({ title: output.title, takenAt: output.takenAt });
+        // Taken by the host: the run message carried the very snapshot that was saved.
+        expect(requests.at(-1)).toMatchObject({ runId: report.runId, newRun: true, snapshot: saved });
+        return output.title;
+      };
+      await runner.preloadValidation();
+      expect(await runOnce()).toBe("first");
+      await store.update(PROJECT_ID, "main", { expectedRevision: 1, values: { title: "second" } });
+      expect(await runOnce()).toBe("second");
+    } finally {
+      await runner.close();
+      spy.mockRestore();
+    }
+  });
+});
