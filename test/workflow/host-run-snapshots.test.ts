@@ -29,7 +29,14 @@ beforeAll(async () => {
   tmp = await tempDir("sh-host-snapshots-");
   projectDir = await writeProject(join(tmp, "project"), {
     "package.json": JSON.stringify({ type: "module", id: PROJECT_ID, projectType: "workflow", main: "workflow.mjs" }),
-    "workflow.mjs": `export default { entrypoints: { title: { title: "Title", run: (_params, context) => ({ title: context.configuration.values.title ?? null, takenAt: context.configuration.takenAt, frozen: Object.isFrozen(context.configuration) }) } } };\n`,
+    "workflow.mjs": [
+      `import { existsSync } from "node:fs";`,
+      `const title = (_params, context) => ({ title: context.configuration.values.title ?? null, takenAt: context.configuration.takenAt, frozen: Object.isFrozen(context.configuration) });`,
+      // Holds its worker until the file named by \`until\` exists, then answers like title.
+      `const hold = async (params, context) => { while (!existsSync(params.until)) await new Promise((r) => setTimeout(r, 10)); return title(params, context); };`,
+      `export default { entrypoints: { title: { title: "Title", run: title }, hold: { title: "Hold", params: [{ name: "until", type: "string", required: true }], run: hold } } };`,
+      ``,
+    ].join("\n"),
   });
   dirs = resolveDataDirs({ dataDir: join(tmp, "data") }, tmp, projectDir);
   store = createSqliteProjectConfigurationStore({ dataDir: dirs.dataDir });
@@ -127,6 +134,30 @@ describe("CFG-2 a pool's host takes and saves its new runs' snapshots", () => {
     } finally {
       await runner.close();
       spy.mockRestore();
+    }
+  });
+
+  it("CFG-2 a run that queued for a worker gets the configuration of when it started, not of when it queued", async () => {
+    const runner = await createProjectRunner({ projectDir, dirs: { dataDir: dirs.dataDir }, workers: 1, env: cleanEnv() });
+    try {
+      await runner.preloadValidation();
+      const [hold, title] = [await runner.entrypoint("hold"), await runner.entrypoint("title")];
+      const until = join(tmp, "release-hold");
+      const holding = runner.run(hold, runner.prepare(hold, { until }) as never, handlers);
+      let queued = false;
+      const waiting = runner.run(title, runner.prepare(title, {}) as never, handlers, { onQueued: () => (queued = true) });
+      for (let i = 0; i < 100 && !queued; i++) await new Promise((resolveWait) => setTimeout(resolveWait, 10));
+      expect(queued).toBe(true);
+      const current = await store.read(PROJECT_ID);
+      const revision = current.configurations.find((c) => c.configurationId === "main")!.revision;
+      await store.update(PROJECT_ID, "main", { expectedRevision: revision, values: { title: "changed while queued" } });
+      await writeProject(tmp, { "release-hold": "" });
+      const [held, queuedRun] = await Promise.all([holding, waiting]);
+      expect((held.result.data.output as { title: string }).title).not.toBe("changed while queued");
+      expect((queuedRun.result.data.output as { title: string }).title).toBe("changed while queued");
+      expect((parseProjectConfigurationSnapshot(await savedSnapshot(queuedRun.runId)).values as { title: string }).title).toBe("changed while queued");
+    } finally {
+      await runner.close();
     }
   });
 });

@@ -282,17 +282,6 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
       };
       const base = { runId: request.runId, projectId: location.manifest.id, entrypointId: entrypoint.id };
       startPool();
-      // A new run's snapshot, when the host's stores are open (else the worker takes it).
-      const taking = request.newRun ? snapshots.take() : undefined;
-      let snapshot: ProjectConfigurationSnapshot | undefined;
-      if (taking) {
-        try {
-          snapshot = await taking;
-        } catch (error) {
-          const failure = error as SteamharnessError;
-          return { ...base, status: "failed", result: { data: emptyRunResult(failure.message) }, error: { code: failure.code ?? "storage_failure", message: failure.message } };
-        }
-      }
       let lease;
       try {
         // A free worker is taken in this turn; a call that must wait (or is cancelled already) queues.
@@ -302,7 +291,20 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
         return { ...base, status: "cancelled", result: { data: emptyRunResult(message) }, error: { code: "cancelled", message } };
       }
       let report: WorkflowRunReport;
+      const failedWith = (failure: SteamharnessError): WorkflowRunReport => ({ ...base, status: "failed", result: { data: emptyRunResult(failure.message) }, error: { code: failure.code ?? "storage_failure", message: failure.message } });
       try {
+        // The new run's snapshot as it starts — with a worker in hand, so a queued run is not
+        // given the configuration of when it queued — when the host's stores are open (else the
+        // worker takes it). A store that cannot be read fails the run before it starts (SES-5).
+        const taking = request.newRun ? snapshots.take() : undefined;
+        let snapshot: ProjectConfigurationSnapshot | undefined;
+        if (taking) {
+          try {
+            snapshot = await taking;
+          } catch (error) {
+            return failedWith(error as SteamharnessError);
+          }
+        }
         const marking = retention.started(request.runId);
         if (marking) await marking;
         const running = runInWorker(lease.worker, snapshot ? { ...request, snapshot } : request, {
@@ -316,10 +318,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
         const saving = snapshot ? snapshots.save(request.runId, snapshot) : undefined;
         report = await running;
         const unsaved = saving ? await saving : undefined;
-        if (unsaved) {
-          const failure = unsaved as SteamharnessError;
-          report = { ...base, status: "failed", result: { data: emptyRunResult(failure.message) }, error: { code: failure.code ?? "storage_failure", message: failure.message } };
-        }
+        if (unsaved) report = failedWith(unsaved as SteamharnessError);
       } finally {
         lease.release();
       }
