@@ -48,6 +48,9 @@ async function killTakeOverReopen(conversationId: string, extra: Record<string, 
   const base = { dir, conversationId, ...extra };
   const hostA = hostProcess({ ...base, service: "host-a", hang: true });
   const a = await hostA.hostId;
+  // Killed once its acquired span is in: the child flushed it before saying its id, but under a
+  // loaded suite the export's HTTP request could still be on its way when SIGKILL landed.
+  await receiver.waitFor(() => leaseSpans(conversationId).some((span) => span.service === "host-a"));
   hostA.kill();
   expect((await hostA.exited).signal).toBe("SIGKILL");
   const hostB = hostProcess({ ...base, service: "host-b", hang: false });
