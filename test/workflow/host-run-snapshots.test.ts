@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createHostRunSnapshots } from "../../src/adapters/in/project-runner/host-run-snapshots.js";
 import { resolveDataDirs, type WorkflowDataDirs } from "../../src/adapters/in/project-runner/host-options.js";
@@ -33,7 +34,8 @@ beforeAll(async () => {
       `import { existsSync } from "node:fs";`,
       `const title = (_params, context) => ({ title: context.configuration.values.title ?? null, takenAt: context.configuration.takenAt, frozen: Object.isFrozen(context.configuration) });`,
       // Holds its worker until the file named by \`until\` exists, then answers like title.
-      `const hold = async (params, context) => { while (!existsSync(params.until)) await new Promise((r) => setTimeout(r, 10)); return title(params, context); };`,
+      `import { writeFileSync } from "node:fs";`,
+      `const hold = async (params, context) => { writeFileSync(params.until + ".started", ""); while (!existsSync(params.until)) await new Promise((r) => setTimeout(r, 10)); return title(params, context); };`,
       `export default { entrypoints: { title: { title: "Title", run: title }, hold: { title: "Hold", params: [{ name: "until", type: "string", required: true }], run: hold } } };`,
       ``,
     ].join("\n"),
@@ -56,6 +58,28 @@ async function taken(snapshots: ReturnType<typeof createHostRunSnapshots>): Prom
     await new Promise((resolveWait) => setTimeout(resolveWait, 10));
   }
   throw new Error("the host's stores never opened");
+}
+
+/** Runs `title` until a run message carries the host's snapshot (its stores open once the project has loaded). */
+async function untilHostTakes(runner: Awaited<ReturnType<typeof createProjectRunner>>, requests: WorkerRunRequest[]): Promise<void> {
+  const entrypoint = await runner.entrypoint("title");
+  for (let i = 0; i < 100; i++) {
+    await runner.run(entrypoint, runner.prepare(entrypoint, {}) as never, handlers);
+    if (requests.at(-1)?.snapshot) return;
+    await new Promise((resolveWait) => setTimeout(resolveWait, 10));
+  }
+  throw new Error("the host never took a snapshot");
+}
+
+/** Spies on the run messages workers are given. */
+function spyRuns(): { requests: WorkerRunRequest[]; restore(): void } {
+  const requests: WorkerRunRequest[] = [];
+  const run = WorkflowWorker.prototype.run;
+  const spy = jest.spyOn(WorkflowWorker.prototype, "run").mockImplementation(function (this: WorkflowWorker, request, runHandlers) {
+    requests.push(request);
+    return run.call(this, request, runHandlers);
+  });
+  return { requests, restore: () => spy.mockRestore() };
 }
 
 async function savedSnapshot(runId: string): Promise<unknown> {
@@ -108,14 +132,11 @@ describe("CFG-2 a pool's host takes and saves its new runs' snapshots", () => {
   });
 
   it("CFG-2 through the runner: the host sends the run its snapshot, which is saved under the run id by the time run() resolves, and a configuration changed by another process is in the next run's", async () => {
-    const requests: WorkerRunRequest[] = [];
-    const run = WorkflowWorker.prototype.run;
-    const spy = jest.spyOn(WorkflowWorker.prototype, "run").mockImplementation(function (this: WorkflowWorker, request, runHandlers) {
-      requests.push(request);
-      return run.call(this, request, runHandlers);
-    });
+    const { requests, restore } = spyRuns();
     const runner = await createProjectRunner({ projectDir, dirs: { dataDir: dirs.dataDir }, workers: 1, env: cleanEnv() });
     try {
+      await runner.preloadValidation();
+      await untilHostTakes(runner, requests);
       const entrypoint = await runner.entrypoint("title");
       const runOnce = async () => {
         const report = await runner.run(entrypoint, runner.prepare(entrypoint, {}) as never, handlers);
@@ -127,27 +148,29 @@ describe("CFG-2 a pool's host takes and saves its new runs' snapshots", () => {
         expect(requests.at(-1)).toMatchObject({ runId: report.runId, newRun: true, snapshot: saved });
         return output.title;
       };
-      await runner.preloadValidation();
       expect(await runOnce()).toBe("first");
       await store.update(PROJECT_ID, "main", { expectedRevision: 1, values: { title: "second" } });
       expect(await runOnce()).toBe("second");
     } finally {
       await runner.close();
-      spy.mockRestore();
+      restore();
     }
   });
 
   it("CFG-2 a run that queued for a worker gets the configuration of when it started, not of when it queued", async () => {
+    const { requests, restore } = spyRuns();
     const runner = await createProjectRunner({ projectDir, dirs: { dataDir: dirs.dataDir }, workers: 1, env: cleanEnv() });
     try {
       await runner.preloadValidation();
+      await untilHostTakes(runner, requests);
       const [hold, title] = [await runner.entrypoint("hold"), await runner.entrypoint("title")];
       const until = join(tmp, "release-hold");
       const holding = runner.run(hold, runner.prepare(hold, { until }) as never, handlers);
       let queued = false;
       const waiting = runner.run(title, runner.prepare(title, {}) as never, handlers, { onQueued: () => (queued = true) });
-      for (let i = 0; i < 100 && !queued; i++) await new Promise((resolveWait) => setTimeout(resolveWait, 10));
-      expect(queued).toBe(true);
+      // The held run is under way (its snapshot taken) and the other one waits for its worker.
+      for (let i = 0; i < 200 && !(queued && existsSync(`${until}.started`)); i++) await new Promise((resolveWait) => setTimeout(resolveWait, 10));
+      expect([queued, existsSync(`${until}.started`)]).toEqual([true, true]);
       const current = await store.read(PROJECT_ID);
       const revision = current.configurations.find((c) => c.configurationId === "main")!.revision;
       await store.update(PROJECT_ID, "main", { expectedRevision: revision, values: { title: "changed while queued" } });
@@ -156,8 +179,11 @@ describe("CFG-2 a pool's host takes and saves its new runs' snapshots", () => {
       expect((held.result.data.output as { title: string }).title).not.toBe("changed while queued");
       expect((queuedRun.result.data.output as { title: string }).title).toBe("changed while queued");
       expect((parseProjectConfigurationSnapshot(await savedSnapshot(queuedRun.runId)).values as { title: string }).title).toBe("changed while queued");
+      // Both snapshots were the host's.
+      expect(requests.slice(-2).map((request) => [request.entrypointId, request.snapshot !== undefined])).toEqual([["hold", true], ["title", true]]);
     } finally {
       await runner.close();
+      restore();
     }
   });
 });

@@ -9,7 +9,8 @@
  *
  * The host does this only with the local configuration store (a configuration server's runs keep
  * the worker's path: it re-authenticates system entries with the account token) and only once its
- * stores are open: they open in the background when the pool starts, and until then — or when
+ * stores are open: they open in the background once the pool's first worker has loaded the
+ * project (start-up does not share the cores with them), and until then — or when
  * they failed to open — {@link HostRunSnapshots.take} says "not here" and the worker takes the
  * snapshot itself, so nothing ever waits for the host's stores to open.
  */

@@ -206,11 +206,17 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     enabled: workers > 0 && !auth.serverUrl,
   });
   let watch: Promise<ProjectWatch> | undefined;
+  let opensSnapshots: Promise<void> | undefined;
   const startPool = () => {
     // Begun before the first fork: the folder walk ends long before a worker has imported the project.
     watch ??= reuse ? watchProjectFiles(location, () => pool.renew(), { exclude: Object.values(dirs) }) : undefined;
     pool.start();
-    snapshots.open();
+    // Once the first worker has loaded the project: start-up (and the first tools/list) does not
+    // share the cores with the host's SQLite opening; calls before that leave it to the worker.
+    opensSnapshots ??= pool.structure().then(
+      () => snapshots.open(),
+      () => snapshots.open(),
+    );
   };
   if (options.startWorkers !== false) startPool();
   const retention = createRunSessionsRetention({
