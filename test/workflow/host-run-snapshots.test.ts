@@ -82,6 +82,20 @@ function spyRuns(): { requests: WorkerRunRequest[]; restore(): void } {
   return { requests, restore: () => spy.mockRestore() };
 }
 
+/** A one-worker runner of the project whose host takes snapshots by now; `requests` are its run messages. */
+async function withHostRunner(body: (runner: Awaited<ReturnType<typeof createProjectRunner>>, requests: WorkerRunRequest[]) => Promise<void>): Promise<void> {
+  const { requests, restore } = spyRuns();
+  const runner = await createProjectRunner({ projectDir, dirs: { dataDir: dirs.dataDir }, workers: 1, env: cleanEnv() });
+  try {
+    await runner.preloadValidation();
+    await untilHostTakes(runner, requests);
+    await body(runner, requests);
+  } finally {
+    await runner.close();
+    restore();
+  }
+}
+
 async function savedSnapshot(runId: string): Promise<unknown> {
   const storage = createSqliteStorage({ directory: dirs.persistentValueStoreDir });
   try {
@@ -132,11 +146,7 @@ describe("CFG-2 a pool's host takes and saves its new runs' snapshots", () => {
   });
 
   it("CFG-2 through the runner: the host sends the run its snapshot, which is saved under the run id by the time run() resolves, and a configuration changed by another process is in the next run's", async () => {
-    const { requests, restore } = spyRuns();
-    const runner = await createProjectRunner({ projectDir, dirs: { dataDir: dirs.dataDir }, workers: 1, env: cleanEnv() });
-    try {
-      await runner.preloadValidation();
-      await untilHostTakes(runner, requests);
+    await withHostRunner(async (runner, requests) => {
       const entrypoint = await runner.entrypoint("title");
       const runOnce = async () => {
         const report = await runner.run(entrypoint, runner.prepare(entrypoint, {}) as never, handlers);
@@ -151,18 +161,11 @@ describe("CFG-2 a pool's host takes and saves its new runs' snapshots", () => {
       expect(await runOnce()).toBe("first");
       await store.update(PROJECT_ID, "main", { expectedRevision: 1, values: { title: "second" } });
       expect(await runOnce()).toBe("second");
-    } finally {
-      await runner.close();
-      restore();
-    }
+    });
   });
 
   it("CFG-2 a run that queued for a worker gets the configuration of when it started, not of when it queued", async () => {
-    const { requests, restore } = spyRuns();
-    const runner = await createProjectRunner({ projectDir, dirs: { dataDir: dirs.dataDir }, workers: 1, env: cleanEnv() });
-    try {
-      await runner.preloadValidation();
-      await untilHostTakes(runner, requests);
+    await withHostRunner(async (runner, requests) => {
       const [hold, title] = [await runner.entrypoint("hold"), await runner.entrypoint("title")];
       const until = join(tmp, "release-hold");
       const holding = runner.run(hold, runner.prepare(hold, { until }) as never, handlers);
@@ -181,9 +184,6 @@ describe("CFG-2 a pool's host takes and saves its new runs' snapshots", () => {
       expect((parseProjectConfigurationSnapshot(await savedSnapshot(queuedRun.runId)).values as { title: string }).title).toBe("changed while queued");
       // Both snapshots were the host's.
       expect(requests.slice(-2).map((request) => [request.entrypointId, request.snapshot !== undefined])).toEqual([["hold", true], ["title", true]]);
-    } finally {
-      await runner.close();
-      restore();
-    }
+    });
   });
 });

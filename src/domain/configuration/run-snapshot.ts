@@ -50,9 +50,20 @@ export async function snapshotForRun(options: RunSnapshotOptions): Promise<Proje
     clock: options.clock,
     ...(options.configurationId === undefined ? {} : { configurationId: options.configurationId }),
   });
-  // The snapshot is plain JSON already (built from JSON copies): the store encodes it once.
-  await options.values.set(options.projectId, name, snapshot as unknown as JsonValue);
+  await saveRunSnapshot(options.values, options.projectId, options.runId, snapshot);
   return snapshot;
+}
+
+/**
+ * Keeps `snapshot` with the run `runId` (CFG-2), where {@link snapshotForRun} looks for it — for a
+ * host that took a run's snapshot itself (a worker pool's host, host-run-snapshots.ts).
+ *
+ * @example
+ * await saveRunSnapshot(storage.values, projectId, runId, snapshot);
+ */
+export async function saveRunSnapshot(values: PersistentValueStore, projectId: string, runId: string, snapshot: ProjectConfigurationSnapshot): Promise<void> {
+  // The snapshot is plain JSON already (built from JSON copies): the store encodes it once.
+  await values.set(projectId, `${RUN_SNAPSHOT_PREFIX}${runId}`, snapshot as unknown as JsonValue);
 }
 
 /** Options of {@link createAgentConfigurationLoader}. */

@@ -15,9 +15,8 @@
  * snapshot itself, so nothing ever waits for the host's stores to open.
  */
 import { wrapAdapterError } from "../../../domain/errors.js";
-import { RUN_SNAPSHOT_PREFIX } from "../../../domain/configuration/run-snapshot.js";
+import { saveRunSnapshot } from "../../../domain/configuration/run-snapshot.js";
 import { takeProjectConfigurationSnapshot, type ProjectConfigurationSnapshot } from "../../../domain/configuration/snapshot.js";
-import type { JsonValue } from "../../../domain/json.js";
 import type { PersistentValueStore } from "../../../ports/persistent-value-store.js";
 import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
 import { createSystemClock } from "../../../compose/local.js";
@@ -114,8 +113,7 @@ export function createHostRunSnapshots(options: HostRunSnapshotsOptions): HostRu
     async save(runId, snapshot) {
       try {
         if (!opened) throw new Error("the host's stores are closed");
-        // The snapshot is plain JSON already (built from JSON copies): the store encodes it once.
-        await opened.values.set(options.projectId, `${RUN_SNAPSHOT_PREFIX}${runId}`, snapshot as unknown as JsonValue);
+        await saveRunSnapshot(opened.values, options.projectId, runId, snapshot);
         return undefined;
       } catch (error) {
         return wrapAdapterError("configuration", `saving the run's configuration snapshot under ${options.persistentValueStoreDir} failed`, error);
