@@ -4,7 +4,7 @@
  * and the bare SDK Streamable HTTP server they compare against, a server started until it prints
  * its URL, and CPU time of processes read from /proc (Linux).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { fork, spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -73,6 +73,41 @@ const hop = (args) => new Promise((resolve) => { const id = nextId++; pending.se
 );
 const BARE_HOP_WORKER = `process.on("message", (message) => process.send({ id: message.id, result: { pong: true } }));\n`;
 
+/**
+ * Source of the bare SDK server with a process hop and one SQLite commit per call: the hop server
+ * whose handler, once the call is on its way to the child, upserts one ~400-byte row keyed by a
+ * fresh id (better-sqlite3, WAL, synchronous=NORMAL, a prepared statement) and answers when both
+ * the commit and the child's reply are in — what MCP-5 (a worker process) and CFG-2 (the run's
+ * configuration snapshot kept with the run before its answer) cost together with no steamharness
+ * code. The database is the file named by the `DURABLE_FLOOR_DB` environment variable.
+ */
+const BARE_DURABLE_HOP_SERVER = BARE_HOP_SERVER.replace(
+  `const pending = new Map();`,
+  `import Database from "better-sqlite3";
+const db = new Database(process.env.DURABLE_FLOOR_DB);
+db.pragma("journal_mode = WAL");
+db.pragma("synchronous = NORMAL");
+db.exec("CREATE TABLE IF NOT EXISTS run_values (project_id TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, updated_at INTEGER NOT NULL, PRIMARY KEY (project_id, name))");
+const upsert = db.prepare("INSERT INTO run_values VALUES (?, ?, ?, ?) ON CONFLICT (project_id, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at");
+const snapshot = JSON.stringify({ version: 1, projectId: "44444444-4444-4444-8444-444444444444", configurationId: null, configurationName: null, configurationRevision: 0, projectRevision: 0, takenAt: 0, values: {}, STEAMHARNESS_AGENT_MODELS: [], agentModelPolicy: { allowThirdParty: true } });
+let runs = 0;
+const pending = new Map();`,
+).replace(
+  `const result = await hop(request.params.arguments ?? {});`,
+  `const replied = hop(request.params.arguments ?? {}); upsert.run("44444444-4444-4444-8444-444444444444", "run-snapshot:" + process.pid + "-" + runs++, snapshot, Date.now()); const result = await replied;`,
+);
+
+/**
+ * Writes the durable hop server (and the hop child) under `work`; returns the server's path.
+ * Start it with `DURABLE_FLOOR_DB` set to a fresh database file.
+ */
+export function writeBareDurableHopFixture(work: string): string {
+  writeBareHopFixture(work);
+  const server = join(work, "bare-durable-hop-http-server.mjs");
+  writeFileSync(server, BARE_DURABLE_HOP_SERVER);
+  return server;
+}
+
 /** Writes the bare server with a process hop per call (and its child) under `work`; returns the server's path. */
 export function writeBareHopFixture(work: string): string {
   mkdirSync(work, { recursive: true });
@@ -80,6 +115,41 @@ export function writeBareHopFixture(work: string): string {
   writeFileSync(server, BARE_HOP_SERVER);
   writeFileSync(join(work, "bare-hop-worker.mjs"), BARE_HOP_WORKER);
   return server;
+}
+
+/** The child of {@link wakeLatency}: answers each message with the monotonic time it arrived. */
+const WAKE_CHILD = `process.on("message", () => process.send({ at: Number(process.hrtime.bigint()) / 1000 }));\n`;
+
+/**
+ * How long a forked child takes to see an IPC message after sitting idle for each of `idleMs`:
+ * the p50, in microseconds, of `count` sends timed from the parent's send to the child's
+ * `message` event (one monotonic clock for both processes).
+ */
+export async function wakeLatency(work: string, idleMs: number[], count: number): Promise<Array<{ idleMs: number; p50Us: number }>> {
+  mkdirSync(work, { recursive: true });
+  const path = join(work, "wake-child.mjs");
+  writeFileSync(path, WAKE_CHILD);
+  const child = fork(path, [], { serialization: "json", stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const now = () => Number(process.hrtime.bigint()) / 1000;
+  const once = (sentAt: number) => new Promise<number>((resolve) => child.once("message", (reply: { at: number }) => resolve(reply.at - sentAt)));
+  const results: Array<{ idleMs: number; p50Us: number }> = [];
+  try {
+    for (const idle of idleMs) {
+      const delays: number[] = [];
+      for (let i = 0; i < count; i++) {
+        await new Promise((resolve) => setTimeout(resolve, idle));
+        const sentAt = now();
+        const arrived = once(sentAt);
+        child.send({ i });
+        delays.push(await arrived);
+      }
+      delays.sort((a, b) => a - b);
+      results.push({ idleMs: idle, p50Us: delays[Math.floor(delays.length / 2)]! });
+    }
+  } finally {
+    child.kill("SIGTERM");
+  }
+  return results;
 }
 
 /** Writes the trivial workflow project (`ping`) and the bare server under `work`. */
@@ -94,8 +164,8 @@ export function writeFixtures(work: string): { project: string; bare: string } {
 }
 
 /** Starts `node <args>` in the repository and resolves once it prints `listening on <url>` on stderr. */
-export function startListening(args: string[]): Promise<{ url: URL; child: ChildProcess }> {
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "ignore", "pipe"] });
+export function startListening(args: string[], env?: Record<string, string>): Promise<{ url: URL; child: ChildProcess }> {
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "ignore", "pipe"], ...(env ? { env: { ...process.env, ...env } } : {}) });
   let stderr = "";
   return new Promise((resolve, reject) => {
     child.stderr!.on("data", (chunk: Buffer) => {

@@ -12,6 +12,13 @@
 //     tools/call of ours makes (MCP-5) and the bare server does not (report).
 // (d) After (a)–(c), beside them: the bare server against itself plus one child-process IPC
 //     round trip per call — the floor of running each call in a worker process (report).
+// (e) After (d), beside it: the bare server against itself plus one child-process round trip and
+//     one SQLite commit per call (the commit made while the child works, the answer sent once
+//     both are in) — the floor of MCP-5 and CFG-2 together, still with no steamharness code
+//     (report).
+// (f) Last: how long a child process takes to see an IPC message after it has been idle for 1,
+//     10 and 30 ms (no HTTP, no MCP) — the machine's wake-up cost that every worker hop pays
+//     (report).
 // The stdio figures are bench/mcp-cli.bench.ts (unchanged; re-run it beside this one).
 // Builds the bin from the current sources into bench/tmp/mcp-http/dist first.
 // Results go to bench/results/mcp-http.json.
@@ -22,7 +29,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { builtCli, startListening, writeBareHopFixture, writeFixtures } from "./mcp-http-support.js";
+import { builtCli, startListening, wakeLatency, writeBareDurableHopFixture, writeBareHopFixture, writeFixtures } from "./mcp-http-support.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const work = join(here, "tmp", "mcp-http");
@@ -88,6 +95,21 @@ async function main(): Promise<void> {
     } finally {
       hop.child.kill("SIGTERM");
     }
+    // (e) The floor of MCP-5 and CFG-2 together, measured after (d) and beside it, the same way.
+    const durable = await startListening([writeBareDurableHopFixture(work)], { DURABLE_FLOOR_DB: join(dataDir, "durable-floor.sqlite") });
+    const durableClient = await client(durable.url);
+    const durableBareMs: number[] = [];
+    const durableHopMs: number[] = [];
+    try {
+      for (let i = 0; i < 20; i++) await Promise.all([timedCall(durableClient), timedCall(bareClient)]); // warm-up
+      for (let block = 0; block < 20; block++) {
+        const order: Array<[Client, number[]]> = block % 2 === 0 ? [[durableClient, durableHopMs], [bareClient, durableBareMs]] : [[bareClient, durableBareMs], [durableClient, durableHopMs]];
+        for (const [c, into] of order) for (let i = 0; i < 10; i++) into.push(await timedCall(c));
+      }
+      await durableClient.close();
+    } finally {
+      durable.child.kill("SIGTERM");
+    }
     await Promise.all([oursClient.close(), bareClient.close()]);
 
     const clients = await Promise.all(Array.from({ length: 32 }, () => client(ours.url)));
@@ -108,6 +130,7 @@ async function main(): Promise<void> {
     const wallMs = performance.now() - began;
     await Promise.all(clients.map((c) => c.close()));
 
+    const wake = await wakeLatency(work, [1, 10, 30], 300);
     const p50Ratio = percentile(oursMs, 50) / percentile(bareMs, 50);
     const results = {
       benchmark: "mcp-http",
@@ -136,6 +159,17 @@ async function main(): Promise<void> {
         bareWithHopP50Ms: round(percentile(floorHopMs, 50)),
         p50Ratio: round(percentile(floorHopMs, 50) / percentile(floorBareMs, 50)),
         oursOverFloorP50: round(percentile(oursMs, 50) / percentile(floorHopMs, 50)),
+      },
+      durableHopFloor: {
+        definition: "measured after workerHopFloor, beside it: the bare SDK server vs the hop server that also commits one ~400-byte row per call to SQLite (better-sqlite3, WAL, synchronous=NORMAL, prepared upsert) while the child works and answers once both are in, 200 calls each in interleaved blocks of 10 — what MCP-5's worker process and CFG-2's snapshot kept with the run cost together with no steamharness code",
+        bareSdkP50Ms: round(percentile(durableBareMs, 50)),
+        bareWithHopAndCommitP50Ms: round(percentile(durableHopMs, 50)),
+        p50Ratio: round(percentile(durableHopMs, 50) / percentile(durableBareMs, 50)),
+        oursOverFloorP50: round(percentile(oursMs, 50) / percentile(durableHopMs, 50)),
+      },
+      wakeLatency: {
+        definition: "measured last: a child process's IPC message delivery (parent send to the child's message event, one monotonic clock) after the child and the parent sat idle for 1, 10 and 30 ms, 300 messages each; p50 in microseconds — the cost of waking a sleeping process on this machine, paid by each of the two messages of every worker hop",
+        ...Object.fromEntries(wake.map(({ idleMs, p50Us }) => [`idle${idleMs}msP50Us`, round(p50Us, 0)])),
       },
       loadAverage1m: round(loadavg()[0]!),
       concurrent: {
