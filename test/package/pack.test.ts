@@ -248,7 +248,7 @@ describe("packed package (issue 2 / PORT)", () => {
     expect(Object.keys(packedFrom).length).toBeGreaterThan(0);
     expect(digests(join(dir, "node_modules/steamharness/dist"))).toEqual(packedFrom);
     const files = execFileSync("tar", ["tzf", tarball], { encoding: "utf8" }).split("\n");
-    for (const file of ["dist/index.js", "dist/index.cjs", "dist/index.d.ts", "dist/cli.js", "dist/workflow-worker.js", "dist/sandbox-worker.js", "LICENSE", "README.md", "drizzle/meta/_journal.json"]) {
+    for (const file of ["dist/index.js", "dist/index.cjs", "dist/index.d.ts", "dist/cli.js", "dist/workflow-worker.js", "dist/sandbox-worker.js", "dist/THIRD_PARTY_NOTICES.md", "LICENSE", "README.md", "drizzle/meta/_journal.json"]) {
       expect(files).toContain(`package/${file}`);
     }
     expect(files.some((f) => /^package\/drizzle\/\d{4}_.*\.sql$/.test(f))).toBe(true);
@@ -259,6 +259,32 @@ describe("packed package (issue 2 / PORT)", () => {
     // Sessions a local `chat` left in an example's .workflow folder never ship.
     expect(files.filter((f) => f.includes("/.workflow/"))).toEqual([]);
     expect(readFileSync(join(dir, "node_modules/steamharness/LICENSE"), "utf8")).toMatch(/^MIT License\n\nCopyright \(c\) steamharness contributors\n/);
+  });
+
+  it("DX-5 the tarball's dist/THIRD_PARTY_NOTICES.md names every package whose code its bundles inline, with the license text that package ships", () => {
+    const shipped = join(dir, "node_modules/steamharness/dist");
+    const notices = readFileSync(join(shipped, "THIRD_PARTY_NOTICES.md"), "utf8");
+    // Found here independently of the script: esbuild's `// node_modules/…` comments in the shipped bundles, and the viewer's list.
+    const folders = new Set<string>(JSON.parse(readFileSync(join(shipped, "viewer/bundled-packages.json"), "utf8")) as string[]);
+    for (const entry of readdirSync(shipped, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile() || !/\.c?js$/.test(entry.name)) continue;
+      for (const [, path] of readFileSync(join(entry.parentPath, entry.name), "utf8").matchAll(/^\s*\/\/ (\S*node_modules\/\S+)/gm)) {
+        const parts = path!.split("/");
+        const at = parts.lastIndexOf("node_modules");
+        folders.add(parts.slice(0, at + (parts[at + 1]!.startsWith("@") ? 3 : 2)).join("/"));
+      }
+    }
+    for (const name of ["@modelcontextprotocol/sdk", "drizzle-orm", "@sinclair/typebox", "preact", "htm", "zod", "express"]) expect([...folders].some((folder) => folder.endsWith(`node_modules/${name}`))).toBe(true);
+    for (const folder of folders) {
+      const { name, version } = JSON.parse(readFileSync(join(root, folder, "package.json"), "utf8")) as { name: string; version: string };
+      expect(notices).toContain(`\n## ${name} ${version}\n`);
+      const license = readdirSync(join(root, folder)).find((file) => /^licen[cs]e/i.test(file));
+      if (license) expect(notices).toContain(readFileSync(join(root, folder, license), "utf8").replace(/\r\n/g, "\n").trim());
+    }
+    // drizzle-orm (Apache-2.0) ships no license file: the standard text stands in.
+    const drizzle = notices.slice(notices.indexOf("\n## drizzle-orm ")).split("\n## ")[1]!;
+    expect(drizzle).toContain("License: Apache-2.0");
+    expect(drizzle).toMatch(/Apache License\nVersion 2\.0, January 2004[\s\S]*TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION/);
   });
 
   it("DX-7 the tarball ships docs/ (every file the README and the docs link to, images included) and a repository field", () => {
