@@ -53,6 +53,35 @@ async function timedCall(c: Client): Promise<number> {
   return performance.now() - began;
 }
 
+/**
+ * `time` of `first` and of `second`, interleaved: `warmUp` pairs of calls made side by side and
+ * not kept, then `blocks` blocks of 10 calls to each, `first` leading the even blocks and
+ * `second` the odd ones, so machine drift hits both alike.
+ */
+async function interleaved(first: Client, second: Client, time: (c: Client) => Promise<number>, { warmUp, blocks }: { warmUp: number; blocks: number }): Promise<[number[], number[]]> {
+  for (let i = 0; i < warmUp; i++) await Promise.all([time(first), time(second)]);
+  const firstMs: number[] = [];
+  const secondMs: number[] = [];
+  for (let block = 0; block < blocks; block++) {
+    const order: Array<[Client, number[]]> = block % 2 === 0 ? [[first, firstMs], [second, secondMs]] : [[second, secondMs], [first, firstMs]];
+    for (const [c, into] of order) for (let i = 0; i < 10; i++) into.push(await time(c));
+  }
+  return [firstMs, secondMs];
+}
+
+/** Starts a floor server (`node <args>`), times its tools/call against the bare server's as (a) does, and stops it. */
+async function againstBare(bareClient: Client, args: string[], env?: Record<string, string>): Promise<[number[], number[]]> {
+  const floor = await startListening(args, env);
+  try {
+    const floorClient = await client(floor.url);
+    const times = await interleaved(floorClient, bareClient, timedCall, { warmUp: 20, blocks: 20 });
+    await floorClient.close();
+    return times;
+  } finally {
+    floor.child.kill("SIGTERM");
+  }
+}
+
 async function main(): Promise<void> {
   const cli = await builtCli(work);
   const { project, bare } = writeFixtures(work);
@@ -60,56 +89,19 @@ async function main(): Promise<void> {
   const baseline = await startListening([bare]);
   try {
     const [oursClient, bareClient] = [await client(ours.url), await client(baseline.url)];
-    for (let i = 0; i < 20; i++) await Promise.all([timedCall(oursClient), timedCall(bareClient)]); // warm-up
-    const oursMs: number[] = [];
-    const bareMs: number[] = [];
-    for (let block = 0; block < 20; block++) {
-      const order: Array<[Client, number[]]> = block % 2 === 0 ? [[oursClient, oursMs], [bareClient, bareMs]] : [[bareClient, bareMs], [oursClient, oursMs]];
-      for (const [c, into] of order) for (let i = 0; i < 10; i++) into.push(await timedCall(c));
-    }
-    const oursPingMs: number[] = [];
-    const barePingMs: number[] = [];
+    const [oursMs, bareMs] = await interleaved(oursClient, bareClient, timedCall, { warmUp: 20, blocks: 20 });
     const timedPing = async (c: Client) => {
       const began = performance.now();
       await c.ping();
       return performance.now() - began;
     };
-    for (let block = 0; block < 10; block++) {
-      const order: Array<[Client, number[]]> = block % 2 === 0 ? [[oursClient, oursPingMs], [bareClient, barePingMs]] : [[bareClient, barePingMs], [oursClient, oursPingMs]];
-      for (const [c, into] of order) for (let i = 0; i < 10; i++) into.push(await timedPing(c));
-    }
+    const [oursPingMs, barePingMs] = await interleaved(oursClient, bareClient, timedPing, { warmUp: 0, blocks: 10 });
     // (d) The floor of MCP-5's isolation, measured after (a) and (c) and beside them (their
     // definitions unchanged): the bare server again, interleaved the same way against the same
     // bare server whose tool handler makes one round trip to a child process over Node IPC.
-    const hop = await startListening([writeBareHopFixture(work)]);
-    const hopClient = await client(hop.url);
-    const floorBareMs: number[] = [];
-    const floorHopMs: number[] = [];
-    try {
-      for (let i = 0; i < 20; i++) await Promise.all([timedCall(hopClient), timedCall(bareClient)]); // warm-up
-      for (let block = 0; block < 20; block++) {
-        const order: Array<[Client, number[]]> = block % 2 === 0 ? [[hopClient, floorHopMs], [bareClient, floorBareMs]] : [[bareClient, floorBareMs], [hopClient, floorHopMs]];
-        for (const [c, into] of order) for (let i = 0; i < 10; i++) into.push(await timedCall(c));
-      }
-      await hopClient.close();
-    } finally {
-      hop.child.kill("SIGTERM");
-    }
+    const [floorHopMs, floorBareMs] = await againstBare(bareClient, [writeBareHopFixture(work)]);
     // (e) The floor of MCP-5 and CFG-2 together, measured after (d) and beside it, the same way.
-    const durable = await startListening([writeBareDurableHopFixture(work)], { DURABLE_FLOOR_DB: join(dataDir, "durable-floor.sqlite") });
-    const durableClient = await client(durable.url);
-    const durableBareMs: number[] = [];
-    const durableHopMs: number[] = [];
-    try {
-      for (let i = 0; i < 20; i++) await Promise.all([timedCall(durableClient), timedCall(bareClient)]); // warm-up
-      for (let block = 0; block < 20; block++) {
-        const order: Array<[Client, number[]]> = block % 2 === 0 ? [[durableClient, durableHopMs], [bareClient, durableBareMs]] : [[bareClient, durableBareMs], [durableClient, durableHopMs]];
-        for (const [c, into] of order) for (let i = 0; i < 10; i++) into.push(await timedCall(c));
-      }
-      await durableClient.close();
-    } finally {
-      durable.child.kill("SIGTERM");
-    }
+    const [durableHopMs, durableBareMs] = await againstBare(bareClient, [writeBareDurableHopFixture(work)], { DURABLE_FLOOR_DB: join(dataDir, "durable-floor.sqlite") });
     await Promise.all([oursClient.close(), bareClient.close()]);
 
     const clients = await Promise.all(Array.from({ length: 32 }, () => client(ours.url)));
@@ -132,6 +124,14 @@ async function main(): Promise<void> {
 
     const wake = await wakeLatency(work, [1, 10, 30], 300);
     const p50Ratio = percentile(oursMs, 50) / percentile(bareMs, 50);
+    /** A floor's p50 beside the bare server's of the same phase, and ours over the floor. */
+    const floorFigures = (definition: string, floorKey: string, floorMs: number[], floorBareMs: number[]) => ({
+      definition,
+      bareSdkP50Ms: round(percentile(floorBareMs, 50)),
+      [floorKey]: round(percentile(floorMs, 50)),
+      p50Ratio: round(percentile(floorMs, 50) / percentile(floorBareMs, 50)),
+      oursOverFloorP50: round(percentile(oursMs, 50) / percentile(floorMs, 50)),
+    });
     const results = {
       benchmark: "mcp-http",
       node: process.version,
@@ -153,20 +153,18 @@ async function main(): Promise<void> {
         bareSdkP50Ms: round(percentile(barePingMs, 50)),
         p50Ratio: round(percentile(oursPingMs, 50) / percentile(barePingMs, 50)),
       },
-      workerHopFloor: {
-        definition: "measured after toolsCall and ping, beside them: the bare SDK server vs the same server whose tool handler makes one round trip to a child process over Node IPC (JSON), 200 calls each in interleaved blocks of 10 — what MCP-5's worker process costs with no steamharness code",
-        bareSdkP50Ms: round(percentile(floorBareMs, 50)),
-        bareWithHopP50Ms: round(percentile(floorHopMs, 50)),
-        p50Ratio: round(percentile(floorHopMs, 50) / percentile(floorBareMs, 50)),
-        oursOverFloorP50: round(percentile(oursMs, 50) / percentile(floorHopMs, 50)),
-      },
-      durableHopFloor: {
-        definition: "measured after workerHopFloor, beside it: the bare SDK server vs the hop server that also commits one ~400-byte row per call to SQLite (better-sqlite3, WAL, synchronous=NORMAL, prepared upsert) while the child works and answers once both are in, 200 calls each in interleaved blocks of 10 — what MCP-5's worker process and CFG-2's snapshot kept with the run cost together with no steamharness code",
-        bareSdkP50Ms: round(percentile(durableBareMs, 50)),
-        bareWithHopAndCommitP50Ms: round(percentile(durableHopMs, 50)),
-        p50Ratio: round(percentile(durableHopMs, 50) / percentile(durableBareMs, 50)),
-        oursOverFloorP50: round(percentile(oursMs, 50) / percentile(durableHopMs, 50)),
-      },
+      workerHopFloor: floorFigures(
+        "measured after toolsCall and ping, beside them: the bare SDK server vs the same server whose tool handler makes one round trip to a child process over Node IPC (JSON), 200 calls each in interleaved blocks of 10 — what MCP-5's worker process costs with no steamharness code",
+        "bareWithHopP50Ms",
+        floorHopMs,
+        floorBareMs,
+      ),
+      durableHopFloor: floorFigures(
+        "measured after workerHopFloor, beside it: the bare SDK server vs the hop server that also commits one ~400-byte row per call to SQLite (better-sqlite3, WAL, synchronous=NORMAL, prepared upsert) while the child works and answers once both are in, 200 calls each in interleaved blocks of 10 — what MCP-5's worker process and CFG-2's snapshot kept with the run cost together with no steamharness code",
+        "bareWithHopAndCommitP50Ms",
+        durableHopMs,
+        durableBareMs,
+      ),
       wakeLatency: {
         definition: "measured last: a child process's IPC message delivery (parent send to the child's message event, one monotonic clock) after the child and the parent sat idle for 1, 10 and 30 ms, 300 messages each; p50 in microseconds — the cost of waking a sleeping process on this machine, paid by each of the two messages of every worker hop",
         ...Object.fromEntries(wake.map(({ idleMs, p50Us }) => [`idle${idleMs}msP50Us`, round(p50Us, 0)])),
