@@ -24,6 +24,10 @@ export interface ConfigurationAccountCreate extends ConfigurationAccount {
  * Rules every adapter keeps:
  * - `createAccount` writes one row; an account id, name or token hash already used → `conflict`
  *   and nothing is written. Input is validated by the caller (the server), not here.
+ * - `replaceTokenHash` swaps one account's token hash in one atomic write: from then on only the
+ *   new hash finds the account (the old token stops working at once). An unknown account id →
+ *   `not_found`; a hash any account already has (this one included) → `conflict`; in both cases
+ *   nothing is written.
  * - `accountByTokenHash` / `account` return `null` for an unknown hash or id, never throw for it.
  * - `listAccounts` orders by creation time, then id.
  * - `configurations(accountId)` is a `ProjectConfigurationStore` with every rule of that port
@@ -34,6 +38,14 @@ export interface ConfigurationAccountCreate extends ConfigurationAccount {
 export interface ConfigurationAccountStore {
   /** Stores a new account; a taken id, name or token hash → `conflict`. */
   createAccount(input: ConfigurationAccountCreate): Promise<ConfigurationAccount>;
+  /**
+   * Replaces the token hash of the account with this id (token rotation); an unknown id →
+   * `not_found`, a hash already in use → `conflict`, and nothing is written.
+   *
+   * @example
+   * await accounts.replaceTokenHash(account.accountId, newTokenHash) // the account; its old token no longer finds it
+   */
+  replaceTokenHash(accountId: string, tokenHash: string): Promise<ConfigurationAccount>;
   /** The account whose token hashes to `tokenHash`, or `null`. */
   accountByTokenHash(tokenHash: string): Promise<ConfigurationAccount | null>;
   /** The account with this id or name, or `null`. */

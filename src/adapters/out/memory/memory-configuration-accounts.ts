@@ -29,6 +29,16 @@ export function createMemoryConfigurationAccounts(options: { clock?: Clock } = {
       accounts.push({ ...input });
       return shape(input)!;
     },
+    async replaceTokenHash(accountId, tokenHash) {
+      open();
+      const row = accounts.find((candidate) => candidate.accountId === accountId);
+      if (!row) throw new SteamharnessError("not_found", `[steamharness] [memory] no account "${accountId}"`, { field: "accountId" });
+      if (accounts.some((candidate) => candidate.tokenHash === tokenHash)) {
+        throw new SteamharnessError("conflict", "[steamharness] [memory] an account with this token already exists", { field: "tokenHash" });
+      }
+      row.tokenHash = tokenHash;
+      return shape(row)!;
+    },
     async accountByTokenHash(tokenHash) {
       open();
       return shape(accounts.find((row) => row.tokenHash === tokenHash));

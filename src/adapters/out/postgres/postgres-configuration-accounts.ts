@@ -1,4 +1,4 @@
-import { asc, eq, or } from "drizzle-orm";
+import { and, asc, eq, ne, or } from "drizzle-orm";
 import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
 import type { Clock } from "../../../ports/clock.js";
 import type { ConfigurationAccount, ConfigurationAccountStore } from "../../../ports/configuration-accounts.js";
@@ -31,17 +31,38 @@ export async function createPostgresConfigurationAccounts(options: PostgresConfi
   const stores = new Map<string, ProjectConfigurationStore>();
   const shape = (row: typeof accounts.$inferSelect | undefined): ConfigurationAccount | null =>
     row ? { accountId: row.accountId, name: row.name, createdAt: row.createdAt } : null;
+  /** Runs one write; a unique violation (23505) is `conflict` (`what` names the taken value) on `field`. */
+  const unique = async <T>(what: string, field: string, write: () => Promise<T>): Promise<T> => {
+    try {
+      return await write();
+    } catch (error) {
+      const fault = driverFault(error) as { code?: string };
+      if (fault?.code === "23505") throw new SteamharnessError("conflict", `[steamharness] [postgres] an account with this ${what} already exists`, { field, cause: fault });
+      throw error;
+    }
+  };
   return {
     async createAccount(input) {
       if (state.closed) throw new SteamharnessError("storage_failure", "[steamharness] [postgres] the account store is closed");
       try {
-        await db.insert(accounts).values(input);
+        await unique("id, name or token", "name", () => db.insert(accounts).values(input));
       } catch (error) {
-        const fault = driverFault(error) as { code?: string };
-        if (fault?.code === "23505") throw new SteamharnessError("conflict", "[steamharness] [postgres] an account with this id, name or token already exists", { field: "name" });
-        throw wrapAdapterError("postgres", "account create failed", fault);
+        throw wrapAdapterError("postgres", "account create failed", driverFault(error));
       }
       return { accountId: input.accountId, name: input.name, createdAt: input.createdAt };
+    },
+    async replaceTokenHash(accountId, tokenHash) {
+      return guarded(state, "account token replace", async () => {
+        // One UPDATE: atomic, and the unique index refuses a hash another account has.
+        const [row] = await unique("token", "tokenHash", () =>
+          db.update(accounts).set({ tokenHash }).where(and(eq(accounts.accountId, accountId), ne(accounts.tokenHash, tokenHash))).returning(),
+        );
+        if (row) return shape(row)!;
+        // Nothing changed: the account is unknown, or the hash is already its own.
+        const [known] = await db.select({ accountId: accounts.accountId }).from(accounts).where(eq(accounts.accountId, accountId));
+        if (!known) throw new SteamharnessError("not_found", `[steamharness] [postgres] no account "${accountId}"`, { field: "accountId" });
+        throw new SteamharnessError("conflict", "[steamharness] [postgres] an account with this token already exists", { field: "tokenHash" });
+      });
     },
     async accountByTokenHash(tokenHash) {
       return guarded(state, "account read", async () => shape((await db.select().from(accounts).where(eq(accounts.tokenHash, tokenHash)))[0]));

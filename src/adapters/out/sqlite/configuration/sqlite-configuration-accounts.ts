@@ -41,18 +41,37 @@ export function createSqliteConfigurationAccounts(options: SqliteConfigurationAc
   };
   const shape = (row: typeof accounts.$inferSelect | undefined): ConfigurationAccount | null =>
     row ? { accountId: row.accountId, name: row.name, createdAt: row.createdAt } : null;
+  /** Runs one write; a UNIQUE violation is `conflict` (`what` names the taken value) on `field`. */
+  const unique = <T>(what: string, field: string, write: () => T): T => {
+    try {
+      return write();
+    } catch (error) {
+      if (/UNIQUE constraint failed/.test((error as Error).message)) {
+        throw new SteamharnessError("conflict", `[steamharness] [sqlite] an account with this ${what} already exists`, { field, cause: error });
+      }
+      throw error;
+    }
+  };
   return {
     async createAccount(input) {
       return guard("account create failed", () => {
-        try {
-          db.insert(accounts).values(input).run();
-        } catch (error) {
-          if (/UNIQUE constraint failed/.test((error as Error).message)) {
-            throw new SteamharnessError("conflict", `[steamharness] [sqlite] an account with this id, name or token already exists`, { field: "name", cause: error });
-          }
-          throw error;
-        }
+        unique("id, name or token", "name", () => db.insert(accounts).values(input).run());
         return { accountId: input.accountId, name: input.name, createdAt: input.createdAt };
+      });
+    },
+    async replaceTokenHash(accountId, tokenHash) {
+      const { and, eq, ne } = drizzleOrm();
+      return guard("account token replace failed", () => {
+        // One UPDATE: atomic, and the UNIQUE index refuses a hash another account has.
+        const row = unique("token", "tokenHash", () =>
+          db.update(accounts).set({ tokenHash }).where(and(eq(accounts.accountId, accountId), ne(accounts.tokenHash, tokenHash))).returning().get(),
+        );
+        if (row) return shape(row)!;
+        // Nothing changed: the account is unknown, or the hash is already its own.
+        if (!db.select({ accountId: accounts.accountId }).from(accounts).where(eq(accounts.accountId, accountId)).get()) {
+          throw new SteamharnessError("not_found", `[steamharness] [sqlite] no account "${accountId}"`, { field: "accountId" });
+        }
+        throw new SteamharnessError("conflict", "[steamharness] [sqlite] an account with this token already exists", { field: "tokenHash" });
       });
     },
     async accountByTokenHash(tokenHash) {
