@@ -3,7 +3,8 @@
  * project and account ("Server 按项目和账号隔离") behind an HTTP API. The admin key creates
  * accounts; each account gets an API token, shown once and stored as its SHA-256. A request
  * names its account by its token (or by the admin key plus the `X-Steamharness-Account`
- * header) and reaches only that account's projects. Plain HTTP: put a TLS terminator in front
+ * header) and reaches only that account's projects; `POST /v1/account/token` rotates the
+ * caller's token (the old one stops working at once). Plain HTTP: put a TLS terminator in front
  * when it leaves the machine (docs/configuration-server.md).
  */
 import { randomUUID } from "node:crypto";
@@ -97,8 +98,12 @@ export async function startConfigurationServer(options: ConfigurationServerOptio
       if (method === "GET") return { status: 200, body: { accounts: await accounts.listAccounts() } };
       if (method === "POST") return { status: 201, body: await createAccount(body) };
     }
-    if (resource === "account" && rest.length === 0 && method === "GET") {
+    // The caller's own account: read it, or rotate its token.
+    const reads = resource === "account" && rest.length === 0 && method === "GET";
+    const rotates = resource === "account" && rest.length === 1 && rest[0] === "token" && method === "POST";
+    if (reads || rotates) {
       if (!caller.account) throw fail("forbidden", `the admin key acts as an account only with the ${SERVER_ACCOUNT_HEADER} header`);
+      if (rotates) return { status: 200, body: await rotateToken(caller.account) };
       return { status: 200, body: { account: caller.account, via: caller.kind } };
     }
     if (resource === "projects") {
@@ -114,6 +119,12 @@ export async function startConfigurationServer(options: ConfigurationServerOptio
     const token = newAccountToken();
     const account = await accounts.createAccount({ accountId: randomUUID(), name, tokenHash: hashAccountToken(token), createdAt: now() });
     return { account, token };
+  }
+
+  /** A new token for the account; its hash replaces the old one, which stops working at once. */
+  async function rotateToken(account: ConfigurationAccount): Promise<{ account: ConfigurationAccount; token: string }> {
+    const token = newAccountToken();
+    return { account: await accounts.replaceTokenHash(account.accountId, hashAccountToken(token)), token };
   }
 
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
