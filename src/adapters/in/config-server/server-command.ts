@@ -1,13 +1,14 @@
 /**
  * `steamharness server` (CFG-4): runs the configuration server on SQLite (one machine) or
  * PostgreSQL; `steamharness login` / `logout` save or remove the account login the CLI uses
- * (`<auth-dir>/workflow-auth.json`, mode 0600).
+ * (`<auth-dir>/workflow-auth.json`, mode 0600); `steamharness rotate-token` replaces the saved
+ * login's token with a new one from the server (the old one stops working).
  */
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { Option, type Command } from "commander";
-import { SERVER_ADMIN_KEY_ENV } from "../../../domain/configuration/server-protocol.js";
+import { SERVER_ADMIN_KEY_ENV, SERVER_API_PREFIX } from "../../../domain/configuration/server-protocol.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { listenError } from "../exits/fatal-line.js";
 
@@ -97,8 +98,40 @@ const absoluteDir = (flag: string) => (value: string): string => {
   return value;
 };
 
+/** The `--auth-dir` option of `login`, `logout` and `rotate-token`. */
+const authDirOption = () => new Option("--auth-dir <dir>", "where workflow-auth.json is saved (absolute; default ~/.steamharness)").argParser(absoluteDir("--auth-dir"));
+const authDirOf = (flags: { authDir?: string }): string => flags.authDir ?? join(homedir(), ".steamharness");
+
 /**
- * Registers `steamharness server`, `login` and `logout`.
+ * `steamharness rotate-token`: asks the server for a new token of the saved login's account
+ * (`POST /v1/account/token` with the saved token) and saves it in place of the old one, the
+ * same way `login` saves (temporary file renamed, mode 0600). Resolves with the line to print,
+ * which names the account and the file, never a token. No saved token → `input_validation`.
+ *
+ * @example
+ * process.stdout.write(await rotateSavedToken("/home/me/.steamharness"));
+ */
+export async function rotateSavedToken(authDir: string): Promise<string> {
+  const { AUTH_FILE_NAME, checkServerUrl, createServerCall, readSavedAuth, saveAuth } = await import("../../../compose/configuration-store.js");
+  const saved = await readSavedAuth(authDir);
+  const file = join(authDir, AUTH_FILE_NAME);
+  if (!saved?.serverUrl || !saved.token) {
+    const what = saved?.serverUrl ? "has no account token (an admin key login cannot be rotated here)" : "is missing";
+    throw new SteamharnessError("input_validation", `[steamharness] [config-server-client] the saved login ${file} ${what}: run \`steamharness login --server <url> --token <token>\` first`, { field: "auth-dir" });
+  }
+  const serverUrl = checkServerUrl(saved.serverUrl, "serverUrl");
+  const { account, token } = await createServerCall(serverUrl, { token: saved.token })<{ account: { name: string }; token: string }>("POST", `${SERVER_API_PREFIX}/account/token`);
+  try {
+    await saveAuth(authDir, { ...saved, token });
+  } catch (cause) {
+    // The old token is already dead: say so, without printing the new one.
+    throw new SteamharnessError("storage_failure", `[steamharness] [config-server-client] the server rotated the token of ${account.name} but ${file} could not be saved: ask the admin to rotate it again (POST ${SERVER_API_PREFIX}/account/token with the admin key and the account header)`, { cause });
+  }
+  return `rotated the token of ${account.name} on ${serverUrl}; saved ${file}\n`;
+}
+
+/**
+ * Registers `steamharness server`, `login`, `logout` and `rotate-token`.
  *
  * @example
  * registerServerCommands(program);
@@ -119,22 +152,29 @@ export function registerServerCommands(program: Command): void {
     .description("save the configuration server login (URL and account token) to <auth-dir>/workflow-auth.json (mode 0600)")
     .requiredOption("--server <url>", "the configuration server URL")
     .requiredOption("--token <token>", "the account's API token")
-    .option("--auth-dir <dir>", "where workflow-auth.json is saved (absolute; default ~/.steamharness)", absoluteDir("--auth-dir"))
+    .addOption(authDirOption())
     .action(async (flags: { server: string; token: string; authDir?: string }) => {
       const { checkServerUrl, createServerCall, saveAuth } = await import("../../../compose/configuration-store.js");
       const serverUrl = checkServerUrl(flags.server, "server");
       // Checked before saving: a mistyped token is refused here, not at the next command.
       const { account } = await createServerCall(serverUrl, { token: flags.token })<{ account: { accountId: string; name: string } }>("GET", "/v1/account");
-      const path = await saveAuth(flags.authDir ?? join(homedir(), ".steamharness"), { serverUrl, token: flags.token });
+      const path = await saveAuth(authDirOf(flags), { serverUrl, token: flags.token });
       process.stdout.write(`logged in to ${serverUrl} as ${account.name}; saved ${path}\n`);
     });
   program
     .command("logout")
     .description("remove the saved configuration server login")
-    .option("--auth-dir <dir>", "where workflow-auth.json is saved (absolute; default ~/.steamharness)", absoluteDir("--auth-dir"))
+    .addOption(authDirOption())
     .action(async (flags: { authDir?: string }) => {
       const { removeSavedAuth } = await import("../../../compose/configuration-store.js");
-      const removed = await removeSavedAuth(flags.authDir ?? join(homedir(), ".steamharness"));
+      const removed = await removeSavedAuth(authDirOf(flags));
       process.stdout.write(removed ? "logged out\n" : "no saved login\n");
+    });
+  program
+    .command("rotate-token")
+    .description("replace the saved login's account token with a new one from the server; the old token stops working")
+    .addOption(authDirOption())
+    .action(async (flags: { authDir?: string }) => {
+      process.stdout.write(await rotateSavedToken(authDirOf(flags)));
     });
 }
