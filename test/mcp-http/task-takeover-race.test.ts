@@ -40,7 +40,9 @@ it("MCP-13 two hosts reading a dead owner's resumable task at once: exactly one 
   const at = Date.now();
   const taskId = `run-race-${at}`;
   // The row a host that died leaves behind: working, its lease run out, what it needs to run again.
-  await stores[0]!.create({ taskId, projectId: hosts[0]!.projectId, entrypointId: "agent_charge", status: "working", statusMessage: null, ownerHost: "host-dead", leaseExpiresAt: at - 1, ttlMs: 600_000, pollIntervalMs: 1000, createdAt: at - 5000, updatedAt: at - 5000, result: null, paused: { args: { file, holdMs: 0 }, answers: {} } });
+  // The run again holds 2 s in its `hold` tool, so both reads see it working even when a loaded
+  // machine delays one of them (with no hold, a full-suite CI run once saw it completed already).
+  await stores[0]!.create({ taskId, projectId: hosts[0]!.projectId, entrypointId: "agent_charge", status: "working", statusMessage: null, ownerHost: "host-dead", leaseExpiresAt: at - 1, ttlMs: 600_000, pollIntervalMs: 1000, createdAt: at - 5000, updatedAt: at - 5000, result: null, paused: { args: { file, holdMs: 2000 }, answers: {} } });
   const [seenB, seenC] = await Promise.all([hosts[0]!.read(taskId), hosts[1]!.read(taskId)]);
   expect(seenB?.status).toBe("working");
   expect(seenC?.status).toBe("working");
