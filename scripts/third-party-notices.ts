@@ -138,7 +138,8 @@ export function thirdPartyNotices(distDir: string, rootDir: string): string {
     const described = section(rootDir, dir);
     sections.set(`${described.name}@${described.version}`, described);
   }
-  const ordered = [...sections.values()].sort((a, b) => (a.name === b.name ? (a.version < b.version ? -1 : 1) : a.name < b.name ? -1 : 1));
+  const key = (described: { name: string; version: string }) => `${described.name}\u0000${described.version}`;
+  const ordered = [...sections.values()].sort((a, b) => (key(a) < key(b) ? -1 : 1));
   return [
     "# Third-party notices",
     "",

@@ -21,12 +21,8 @@ interface Subject {
 
 const errorOf = async (action: () => Promise<unknown>) => action().then(() => null, (error: { code?: string; cause?: unknown }) => error);
 
-/** The cases every adapter passes, in their own `describe` on one fresh store. */
+/** The cases every adapter passes, on one fresh store (inside the adapter's own `describe`). */
 function replaceTokenHashCases(subject: Subject): void {
-  describe("replaceTokenHash", () => cases(subject));
-}
-
-function cases(subject: Subject): void {
   let accounts: ConfigurationAccountStore;
   beforeAll(async () => {
     accounts = await subject.open();
