@@ -26,7 +26,7 @@ import { toWorkflowToolResult } from "../workflow-attachments.js";
 import { startLapsedTaskSweep } from "./task-sweep.js";
 import type { RunTenantLimits } from "../transport/http-tenant.js";
 
-/** How long a task's row is kept after its last change when the client names no TTL: one hour. */
+/** How long a task's row is kept after its last activity when the client names no TTL: one hour. */
 export const DEFAULT_TASK_TTL_MS = 3_600_000;
 /** The longest TTL granted (a client asking for more, or for none, gets this): seven days. */
 export const MAX_TASK_TTL_MS = 7 * 86_400_000;
@@ -62,7 +62,7 @@ export interface TaskRunsOptions {
   store: McpTaskStore;
   /** This host's id in the rows it owns (default: a random one per process). */
   hostId?: string;
-  /** The owner lease ({@link DEFAULT_TASK_LEASE_MS}): a dead owner is reported within about this. */
+  /** The owner lease ({@link DEFAULT_TASK_LEASE_MS}): a dead owner's task is taken over within 1.625 × this (see task-sweep.ts). */
   leaseMs?: number;
   now?: () => number;
   /** Stops the background sweep for dead owners' tasks (TEN-6) before `close`. */
