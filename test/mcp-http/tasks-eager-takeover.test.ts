@@ -75,7 +75,7 @@ describePostgres("TEN-6 a dead owner's task outlives its TTL and is taken over w
     const workerPid = Number((await waitForLine(file, `started ${task.taskId}`)).split(" ")[2]);
     strays.push(workerPid);
     // Past its TTL counted from creation, still running: the owner's renewals are its activity.
-    await new Promise((resolve) => setTimeout(resolve, TTL_MS + 500));
+    await new Promise((resolve) => setTimeout(resolve, TTL_MS + 1000));
     const before = (await rowOf(task.taskId))!;
     expect(before.status).toBe("working");
     expect(Number(before.updated_at)).toBeGreaterThan(Number(before.created_at) + Number(before.ttl_ms));
