@@ -21,12 +21,19 @@ export interface McpTaskRecord {
   ownerHost: string | null;
   /** Epoch ms until which the owner's lease holds; past it, a `working` task's owner is presumed dead. */
   leaseExpiresAt: number | null;
-  /** How long the row is kept after its last change (ms). */
+  /**
+   * How long the row is kept after its last activity (ms, see `updatedAt`). A `working` row is
+   * kept whatever its age: a live owner renews it, and a dead owner's is taken over or failed.
+   */
   ttlMs: number;
   pollIntervalMs: number;
   /** Epoch ms. */
   createdAt: number;
-  /** Epoch ms of the last change. */
+  /**
+   * Epoch ms of the last activity: the last change, or the owner's last lease renewal of a
+   * `working` row (so a long run keeps `updatedAt + ttlMs` ahead of now). A final row's is the
+   * instant it ended.
+   */
   updatedAt: number;
   /** The final `CallToolResult` (completed/failed), else `null`. */
   result: JsonValue | null;
@@ -50,7 +57,7 @@ export interface McpTaskExpectation {
 /**
  * Durable MCP tasks shared by every host serving one project (MCP-13): SQLite by default,
  * PostgreSQL for several machines, memory for tests. Adapters only read and write rows; the
- * rules (leases, dead owners, TTL) are the MCP adapter's. Every method rejects with
+ * rules (leases, dead owners, TTL) are the MCP adapter's. Times are epoch ms of the caller's clock. Every method rejects with
  * `storage_failure` when the backend fails and after `close`.
  */
 export interface McpTaskStore {
@@ -64,18 +71,25 @@ export interface McpTaskStore {
    */
   update(projectId: string, taskId: string, change: McpTaskChange, expect?: McpTaskExpectation): Promise<boolean>;
   /**
-   * Extends the lease of the `working` rows `ownerHost` owns among `taskIds` to `leaseExpiresAt`;
-   * resolves the ids it extended (a missing id was cancelled, taken over or pruned).
+   * Extends the lease of the `working` rows `ownerHost` owns among `taskIds` to `leaseExpiresAt`
+   * and sets their `updatedAt` to `renewedAt` (a renewal is activity); resolves the ids it
+   * extended (a missing id was cancelled, taken over or ended).
    */
-  renewLeases(projectId: string, ownerHost: string, taskIds: readonly string[], leaseExpiresAt: number): Promise<string[]>;
+  renewLeases(projectId: string, ownerHost: string, taskIds: readonly string[], leaseExpiresAt: number, renewedAt: number): Promise<string[]>;
+  /**
+   * The project's `working` rows whose lease ended before `before` (their owner stopped renewing
+   * it: presumed dead), the longest-expired first, at most `limit`; rows without a lease are not
+   * listed. Read-only: claiming one is a compare-and-set {@link McpTaskStore.update}.
+   */
+  listLapsed(projectId: string, before: number, limit: number): Promise<McpTaskRecord[]>;
   /**
    * One page of rows, newest first; `cursor` is a previous page's `nextCursor` (opaque). With
    * `tenant` (a string or `null`), only the rows whose `tenant` equals it; without, every row.
    */
   list(projectId: string, options: { cursor?: string; limit: number; tenant?: string | null }): Promise<{ tasks: McpTaskRecord[]; nextCursor?: string }>;
   /**
-   * Deletes the rows whose `updatedAt + ttlMs` is before `now`, except `working` rows whose lease
-   * still holds; resolves how many it deleted.
+   * Deletes the rows that are not `working` and whose `updatedAt + ttlMs` is before `now`; a
+   * `working` row is never deleted, whatever its age or lease. Resolves how many it deleted.
    */
   prune(now: number): Promise<number>;
   /** Releases connections; idempotent. */

@@ -49,18 +49,34 @@ function storeCases(name: string, open: () => Promise<McpTaskStore>) {
       await store.close();
     });
 
-    it("MCP-13 renewLeases extends only the owner's working rows", async () => {
+    it("MCP-13 TEN-6 renewLeases extends only the owner's working rows, and a renewal refreshes their activity (updatedAt)", async () => {
       const store = await open();
       await store.create(row("r1"));
       await store.create(row("r2", { ownerHost: "host-b" }));
       await store.create(row("r3", { status: "cancelled" }));
-      expect((await store.renewLeases("p1", "host-a", ["r1", "r2", "r3"], 99_000)).sort()).toEqual(["r1"]);
-      expect((await store.get("p1", "r1"))!.leaseExpiresAt).toBe(99_000);
-      expect((await store.get("p1", "r2"))!.leaseExpiresAt).toBe(10_000);
+      expect((await store.renewLeases("p1", "host-a", ["r1", "r2", "r3"], 99_000, 89_000)).sort()).toEqual(["r1"]);
+      expect(await store.get("p1", "r1")).toMatchObject({ leaseExpiresAt: 99_000, updatedAt: 89_000 });
+      expect(await store.get("p1", "r2")).toMatchObject({ leaseExpiresAt: 10_000, updatedAt: 1000 });
+      expect(await store.get("p1", "r3")).toMatchObject({ updatedAt: 1000 });
       await store.close();
     });
 
-    it("MCP-13 prune deletes rows past their TTL except working rows with a live lease; list pages newest first", async () => {
+    it("TEN-6 listLapsed gives the project's working rows whose lease ended, longest-expired first, up to the limit", async () => {
+      const store = await open();
+      await store.create(row("l-late", { leaseExpiresAt: 3000 }));
+      await store.create(row("l-early", { leaseExpiresAt: 2000, ownerHost: "host-b" }));
+      await store.create(row("l-live", { leaseExpiresAt: 9000 }));
+      await store.create(row("l-at", { leaseExpiresAt: 5000 }));
+      await store.create(row("l-paused", { status: "input_required", ownerHost: null, leaseExpiresAt: null }));
+      await store.create(row("l-done", { status: "failed", leaseExpiresAt: 1000 }));
+      await store.create(row("l-other", { projectId: "p2", leaseExpiresAt: 1000 }));
+      expect((await store.listLapsed("p1", 5000, 10)).map((task) => task.taskId)).toEqual(["l-early", "l-late"]);
+      expect(await store.listLapsed("p1", 5000, 1)).toEqual([row("l-early", { leaseExpiresAt: 2000, ownerHost: "host-b" })]);
+      expect(await store.listLapsed("p3", 5000, 10)).toEqual([]);
+      await store.close();
+    });
+
+    it("MCP-13 TEN-6 prune deletes the rows past their TTL but never a working one, live lease or dead; list pages newest first", async () => {
       const store = await open();
       await store.create(row("a-done", { status: "completed", createdAt: 1, updatedAt: 1000 }));
       await store.create(row("b-live", { createdAt: 2, updatedAt: 1000, leaseExpiresAt: 50_000 }));
@@ -69,8 +85,11 @@ function storeCases(name: string, open: () => Promise<McpTaskStore>) {
       const first = await store.list("p1", { limit: 3 });
       expect(first.tasks.map((task) => task.taskId)).toEqual(["d-fresh", "c-dead", "b-live"]);
       expect((await store.list("p1", { limit: 3, cursor: first.nextCursor! })).tasks.map((task) => task.taskId)).toEqual(["a-done"]);
-      expect(await store.prune(4500)).toBe(2);
-      expect((await store.list("p1", { limit: 10 })).tasks.map((task) => task.taskId)).toEqual(["d-fresh", "b-live"]);
+      expect(await store.prune(4500)).toBe(1);
+      expect((await store.list("p1", { limit: 10 })).tasks.map((task) => task.taskId)).toEqual(["d-fresh", "c-dead", "b-live"]);
+      // Working rows stay whatever their age; the others go once their TTL ran out.
+      expect(await store.prune(10_000_000)).toBe(1);
+      expect((await store.list("p1", { limit: 10 })).tasks.map((task) => task.taskId)).toEqual(["c-dead", "b-live"]);
       await store.close();
       await expect(store.get("p1", "d-fresh")).rejects.toMatchObject({ code: "storage_failure" });
     });

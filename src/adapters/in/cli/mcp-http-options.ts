@@ -61,7 +61,7 @@ export function addMcpHttpOptions(command: Command): Command {
     .option("--oauth-scopes-config <file>", 'with --http: JSON scopes per request kind and tool: { "read": ["mcp:read"], "run": ["mcp:run"], "tools": { "<tool>": ["..."] } } (that split is the default)')
     .option("--postgres <url>", "with --http: keep MCP tasks in this PostgreSQL database (postgres://…), so several hosts serving the project share them (default: the project's SQLite data store)")
     .option("--postgres-schema <name>", "with --postgres: the schema of the task table (default steamharness)")
-    .addOption(new Option("--task-lease-ms <n>", "with --http: how long a host's claim on a running task lasts without renewal; another host reports a dead owner's task failed after it (1000-600000, default 15000)").argParser(wholeNumber(1000, 600_000)))
+    .addOption(new Option("--task-lease-ms <n>", "with --http: how long a host's claim on a running task lasts without renewal; a live host takes a dead owner's task over (or fails it) within about 1.6 times it (1000-600000, default 15000)").argParser(wholeNumber(1000, 600_000)))
     .option("--keys", "with --http: accept the API keys of the gateway's key store (steamharness gateway keys add); the key's tenant is the caller's, each tools/call admitted against its limits. Keys are in --store, or in --postgres when given")
     .option("--store <dir>", "with --keys: the SQLite store directory of the keys (default <data-dir>/gateway, as for steamharness gateway)")
     .addOption(new Option("--key-cache-ms <ms>", "with --keys: how long a verified key is trusted: the bound within which a revocation reaches this host (default 2000)").argParser(wholeNumber(0, 3_600_000)))

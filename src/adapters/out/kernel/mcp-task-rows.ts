@@ -52,12 +52,20 @@ export function updateTask(projectId: string, taskId: string, change: McpTaskCha
   return { text: `UPDATE mcp_tasks SET ${sets.join(", ")} WHERE ${where.join(" AND ")}`, values };
 }
 
-/** The lease renewal of {@link McpTaskStore.renewLeases}, returning the renewed ids. */
-export function renewLeasesOf(projectId: string, ownerHost: string, taskIds: readonly string[], leaseExpiresAt: number): TaskStatement {
-  const ids = taskIds.map((_, i) => `$${i + 4}`).join(", ");
+/** The lease renewal of {@link McpTaskStore.renewLeases} (activity: it moves `updated_at`), returning the renewed ids. */
+export function renewLeasesOf(projectId: string, ownerHost: string, taskIds: readonly string[], leaseExpiresAt: number, renewedAt: number): TaskStatement {
+  const ids = taskIds.map((_, i) => `$${i + 5}`).join(", ");
   return {
-    text: `UPDATE mcp_tasks SET lease_expires_at = $3 WHERE project_id = $1 AND owner_host = $2 AND status = 'working' AND task_id IN (${ids}) RETURNING task_id`,
-    values: [projectId, ownerHost, leaseExpiresAt, ...taskIds],
+    text: `UPDATE mcp_tasks SET lease_expires_at = $3, updated_at = $4 WHERE project_id = $1 AND owner_host = $2 AND status = 'working' AND task_id IN (${ids}) RETURNING task_id`,
+    values: [projectId, ownerHost, leaseExpiresAt, renewedAt, ...taskIds],
+  };
+}
+
+/** The `working` rows whose lease ended before `before`, longest-expired first ({@link McpTaskStore.listLapsed}). */
+export function listLapsedTasks(projectId: string, before: number, limit: number): TaskStatement {
+  return {
+    text: `SELECT ${COLUMNS.join(", ")} FROM mcp_tasks WHERE project_id = $1 AND status = 'working' AND lease_expires_at IS NOT NULL AND lease_expires_at < $2 ORDER BY lease_expires_at, task_id LIMIT $3`,
+    values: [projectId, before, limit],
   };
 }
 
@@ -79,9 +87,9 @@ export function listTasks(projectId: string, cursor: string | undefined, limit: 
   return { text: `SELECT ${COLUMNS.join(", ")} FROM mcp_tasks WHERE ${where.join(" AND ")} ORDER BY created_at DESC, task_id DESC LIMIT ${mark(limit + 1)}`, values };
 }
 
-/** The `DELETE` of {@link McpTaskStore.prune}. */
+/** The `DELETE` of {@link McpTaskStore.prune}: never a `working` row. */
 export function pruneTasks(now: number): TaskStatement {
-  return { text: "DELETE FROM mcp_tasks WHERE updated_at + ttl_ms < $1 AND NOT (status = 'working' AND lease_expires_at IS NOT NULL AND lease_expires_at >= $1)", values: [now] };
+  return { text: "DELETE FROM mcp_tasks WHERE status <> 'working' AND updated_at + ttl_ms < $1", values: [now] };
 }
 
 /** A page of rows and its next cursor (the query fetched `limit + 1`). */

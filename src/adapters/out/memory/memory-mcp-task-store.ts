@@ -47,16 +47,23 @@ export function createMemoryMcpTaskStore(): McpTaskStore {
       rows.set(key(projectId, taskId), { ...row, ...structuredClone(change) });
       return true;
     },
-    async renewLeases(projectId, ownerHost, taskIds, leaseExpiresAt) {
+    async renewLeases(projectId, ownerHost, taskIds, leaseExpiresAt, renewedAt) {
       open();
       const renewed: string[] = [];
       for (const taskId of taskIds) {
         const row = rows.get(key(projectId, taskId));
         if (!row || row.status !== "working" || row.ownerHost !== ownerHost) continue;
         row.leaseExpiresAt = leaseExpiresAt;
+        row.updatedAt = renewedAt;
         renewed.push(taskId);
       }
       return renewed;
+    },
+    async listLapsed(projectId, before, limit) {
+      open();
+      const lapsed = [...rows.values()].filter((row) => row.projectId === projectId && row.status === "working" && row.leaseExpiresAt !== null && row.leaseExpiresAt < before);
+      lapsed.sort((a, b) => a.leaseExpiresAt! - b.leaseExpiresAt! || (a.taskId < b.taskId ? -1 : 1));
+      return lapsed.slice(0, limit).map(copy);
     },
     async list(projectId, { cursor, limit, tenant }) {
       open();
@@ -69,8 +76,7 @@ export function createMemoryMcpTaskStore(): McpTaskStore {
       open();
       let deleted = 0;
       for (const [id, row] of rows) {
-        if (row.updatedAt + row.ttlMs >= now) continue;
-        if (row.status === "working" && row.leaseExpiresAt !== null && row.leaseExpiresAt >= now) continue;
+        if (row.status === "working" || row.updatedAt + row.ttlMs >= now) continue;
         rows.delete(id);
         deleted += 1;
       }

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
 import type { McpTaskStore } from "../../../ports/mcp-task-store.js";
-import { insertTask, listTasks, pageOf, pruneTasks, recordOf, renewLeasesOf, selectTask, type TaskStatement, updateTask } from "../kernel/mcp-task-rows.js";
+import { insertTask, listLapsedTasks, listTasks, pageOf, pruneTasks, recordOf, renewLeasesOf, selectTask, type TaskStatement, updateTask } from "../kernel/mcp-task-rows.js";
 import { findMigrationsFolder } from "../system/migrations-folder.js";
 import { boundedPoolConfig, checkStatementTimeout } from "./postgres-deadlines.js";
 import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, migratePostgresSchema } from "./postgres-database.js";
@@ -61,10 +61,14 @@ export async function createPostgresMcpTaskStore(options: PostgresMcpTaskStoreOp
     async update(projectId, taskId, change, expect) {
       return ((await query("task update", updateTask(projectId, taskId, change, expect, "::jsonb"))).rowCount ?? 0) > 0;
     },
-    async renewLeases(projectId, ownerHost, taskIds, leaseExpiresAt) {
+    async renewLeases(projectId, ownerHost, taskIds, leaseExpiresAt, renewedAt) {
       if (taskIds.length === 0) return [];
-      const { rows } = await query("task lease renewal", renewLeasesOf(projectId, ownerHost, taskIds, leaseExpiresAt));
+      const { rows } = await query("task lease renewal", renewLeasesOf(projectId, ownerHost, taskIds, leaseExpiresAt, renewedAt));
       return rows.map((row: { task_id: string }) => row.task_id);
+    },
+    async listLapsed(projectId, before, limit) {
+      const { rows } = await query("task lapsed list", listLapsedTasks(projectId, before, limit));
+      return rows.map(recordOf);
     },
     async list(projectId, { cursor, limit, tenant }) {
       const { rows } = await query("task list", listTasks(projectId, cursor, limit, tenant));

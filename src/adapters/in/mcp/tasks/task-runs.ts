@@ -23,9 +23,10 @@ import { interactionRequired } from "../../project-runner/run-host.js";
 import type { RunHandlers } from "../../project-runner/worker-process.js";
 import type { ProjectRunner } from "../../project-runner/project-runner.js";
 import { toWorkflowToolResult } from "../workflow-attachments.js";
+import { startLapsedTaskSweep } from "./task-sweep.js";
 import type { RunTenantLimits } from "../transport/http-tenant.js";
 
-/** How long a task's row is kept after its last change when the client names no TTL: one hour. */
+/** How long a task's row is kept after its last activity when the client names no TTL: one hour. */
 export const DEFAULT_TASK_TTL_MS = 3_600_000;
 /** The longest TTL granted (a client asking for more, or for none, gets this): seven days. */
 export const MAX_TASK_TTL_MS = 7 * 86_400_000;
@@ -61,9 +62,11 @@ export interface TaskRunsOptions {
   store: McpTaskStore;
   /** This host's id in the rows it owns (default: a random one per process). */
   hostId?: string;
-  /** The owner lease ({@link DEFAULT_TASK_LEASE_MS}): a dead owner is reported within about this. */
+  /** The owner lease ({@link DEFAULT_TASK_LEASE_MS}): a dead owner's task is taken over within 1.625 × this (see task-sweep.ts). */
   leaseMs?: number;
   now?: () => number;
+  /** Stops the background sweep for dead owners' tasks (TEN-6) before `close`. */
+  signal?: AbortSignal;
 }
 
 /** The task runs of one host. */
@@ -110,7 +113,9 @@ export function createTaskRuns(options: TaskRunsOptions) {
 
   const renew = async () => {
     const ids = [...running.keys()];
-    const renewed = new Set(await store.renewLeases(projectId, hostId, ids, now() + leaseMs).catch(() => ids));
+    const at = now();
+    // TEN-6: a renewal is activity, so a run longer than its TTL keeps `updatedAt + ttlMs` ahead.
+    const renewed = new Set(await store.renewLeases(projectId, hostId, ids, at + leaseMs, at).catch(() => ids));
     // A row this host no longer owns as `working` was cancelled (or pruned): end its worker.
     for (const id of ids) if (!renewed.has(id)) running.get(id)?.abort();
   };
@@ -168,6 +173,8 @@ export function createTaskRuns(options: TaskRunsOptions) {
    * compare-and-set on the dead owner and its expired lease, so one host alone decides.
    */
   async function takeOver(row: McpTaskRecord, at: number): Promise<void> {
+    // Lapsed while this host still runs it (a stalled event loop): the next renewal catches up.
+    if (running.has(row.taskId)) return;
     const expect = { status: ["working" as const], ownerHost: row.ownerHost, leaseExpiredBefore: at };
     const stopped = `the host running this task (${row.ownerHost}) stopped renewing its lease at ${new Date(row.leaseExpiresAt ?? at).toISOString()}`;
     const entrypoint = await runner.entrypoint(row.entrypointId).catch(() => undefined);
@@ -189,6 +196,9 @@ export function createTaskRuns(options: TaskRunsOptions) {
     const message = `[steamharness] [mcp] ${stopped}: ${why}, so the task failed`;
     await changed(row.taskId, await store.update(projectId, row.taskId, { status: "failed", statusMessage: message, ownerHost: null, leaseExpiresAt: null, result: errorResult(message), paused: null, updatedAt: at }, expect));
   }
+
+  // TEN-6: dead owners' tasks are taken over without waiting for a client to ask about them.
+  const stopSweep = startLapsedTaskSweep({ store, projectId, leaseMs, now, takeOver, ...(options.signal ? { signal: options.signal } : {}) });
 
   return {
     hostId,
@@ -235,7 +245,8 @@ export function createTaskRuns(options: TaskRunsOptions) {
       return true;
     },
     /**
-     * The row with the rules applied: `null` once its TTL ran out; a dead owner's task taken over
+     * The row with the rules applied: `null` once its TTL ran out (never for a `working` row,
+     * whose owner renews it or is taken over, TEN-6); a dead owner's task taken over
      * by this host (a resumable entrypoint) or reported `failed` with the reason. With `tenant`
      * (the caller's, `null` for none), `null` too for another tenant's task — before any rule
      * runs, so a stranger's read never takes a task over.
@@ -246,7 +257,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
       if (tenant !== undefined && (row.tenant ?? null) !== tenant) return null;
       const at = now();
       const alive = row.status === "working" && row.leaseExpiresAt !== null && row.leaseExpiresAt >= at;
-      if (row.updatedAt + row.ttlMs < at && !alive) {
+      if (row.status !== "working" && row.updatedAt + row.ttlMs < at) {
         await store.prune(at).catch(() => undefined);
         return null;
       }
@@ -290,6 +301,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
     async close(): Promise<void> {
       clearInterval(timer);
       clearInterval(sweep);
+      await stopSweep();
       watchers.clear();
       for (const controller of running.values()) controller.abort();
       await Promise.allSettled([...finished]);

@@ -25,5 +25,6 @@ export const mcpTasks = sqliteTable(
     /** Who created the task (MCP-13 tenant separation); null on hosts without authorization. */
     tenantId: text("tenant_id"),
   },
-  (table) => [primaryKey({ columns: [table.projectId, table.taskId] }), index("mcp_tasks_created_idx").on(table.projectId, table.createdAt), index("mcp_tasks_updated_idx").on(table.updatedAt)],
+  // `mcp_tasks_lapsed_idx` serves each host's sweep for dead owners' working rows (TEN-6).
+  (table) => [primaryKey({ columns: [table.projectId, table.taskId] }), index("mcp_tasks_created_idx").on(table.projectId, table.createdAt), index("mcp_tasks_updated_idx").on(table.updatedAt), index("mcp_tasks_lapsed_idx").on(table.projectId, table.status, table.leaseExpiresAt)],
 );

@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import type Database from "better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
 import type { McpTaskStore } from "../../../../ports/mcp-task-store.js";
-import { insertTask, listTasks, pageOf, pruneTasks, recordOf, renewLeasesOf, selectTask, type TaskStatement, updateTask } from "../../kernel/mcp-task-rows.js";
+import { insertTask, listLapsedTasks, listTasks, pageOf, pruneTasks, recordOf, renewLeasesOf, selectTask, type TaskStatement, updateTask } from "../../kernel/mcp-task-rows.js";
 import { drizzleBetterSqlite3 } from "../shared/drizzle-modules.js";
 import { ensureMigrated, findMigrationsFolder, migrateWithRetry } from "../shared/migrations.js";
 import { openSqlite } from "../shared/sqlite-connection.js";
@@ -81,10 +81,14 @@ export function createSqliteMcpTaskStore(options: SqliteMcpTaskStoreOptions): Mc
       const statement = updateTask(projectId, taskId, change, expect, "");
       return call("task update", () => prepared(statement).run().changes > 0);
     },
-    async renewLeases(projectId, ownerHost, taskIds, leaseExpiresAt) {
+    async renewLeases(projectId, ownerHost, taskIds, leaseExpiresAt, renewedAt) {
       if (taskIds.length === 0) return [];
-      const statement = renewLeasesOf(projectId, ownerHost, taskIds, leaseExpiresAt);
+      const statement = renewLeasesOf(projectId, ownerHost, taskIds, leaseExpiresAt, renewedAt);
       return call("task lease renewal", () => (prepared(statement).all() as { task_id: string }[]).map((row) => row.task_id));
+    },
+    async listLapsed(projectId, before, limit) {
+      const statement = listLapsedTasks(projectId, before, limit);
+      return (call("task lapsed list", () => prepared(statement).all()) as Record<string, unknown>[]).map(recordOf);
     },
     async list(projectId, { cursor, limit, tenant }) {
       const statement = listTasks(projectId, cursor, limit, tenant);

@@ -1,0 +1,1 @@
+CREATE INDEX `mcp_tasks_lapsed_idx` ON `mcp_tasks` (`project_id`,`status`,`lease_expires_at`);

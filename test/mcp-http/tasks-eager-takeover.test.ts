@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, expect, it, jest } from "@jest/globals";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { cleanup, tempDir, writeProject } from "../cli/helpers.js";
+import { describePostgres, quoteIdentifier } from "../fixtures/postgres.js";
+import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
+import { alive, callAsTask, effectLines, getTask, taskResult, waitForLine } from "./task-helpers.js";
+
+// TEN-6: real `steamharness mcp --http` processes on one PostgreSQL task store. A task whose run
+// outlasts its TTL loses its owner to SIGKILL; no client asks about it, yet a live host's sweep
+// takes it over (resumable: run again there; otherwise failed with the reason) within the
+// documented bound, and the task is then still there to read — never "not found".
+jest.setTimeout(240_000);
+
+const LEASE_MS = 1500;
+const TTL_MS = 2000;
+const HOLD_MS = 6000;
+/** docs/mcp-http.md: lease + one sweep delay (≤ 0.625 × lease); plus slack for a loaded machine. */
+const BOUND_MS = LEASE_MS * 1.625 + 4000;
+
+const WORKFLOW = `import { appendFileSync } from "node:fs";
+const slow = (resumable) => ({
+  title: resumable ? "Slow (resumable)" : "Slow",
+  params: [{ name: "file", type: "string", required: true }, { name: "holdMs", type: "number", required: true }],
+  ...(resumable ? { resumable: true } : {}),
+  async run(params, context) {
+    appendFileSync(params.file, \`started \${context.runId} \${process.pid}\\n\`);
+    await new Promise((resolve) => setTimeout(resolve, params.holdMs));
+    appendFileSync(params.file, \`finished \${context.runId} \${process.pid}\\n\`);
+    return { runId: context.runId, pid: process.pid };
+  },
+});
+export default { entrypoints: { slow: slow(true), slow_plain: slow(false) } };
+`;
+const PACKAGE = JSON.stringify({ name: "ten6-fixture", version: "1.0.0", type: "module", id: "8e6b0c1d-2f3a-4b5c-9d6e-7f8a9b0c1d2e", projectType: "workflow", main: "workflow.mjs" });
+
+describePostgres("TEN-6 a dead owner's task outlives its TTL and is taken over without any client polling", (database) => {
+  let tmp: string;
+  let project: string;
+  const hosts: Record<string, HttpMcpServer> = {};
+  const strays: number[] = [];
+  const start = async (name: string) => {
+    hosts[name] = await startHttpMcp(project, ["--data-dir", join(tmp, `data-${name}`), "--postgres", database.url, "--postgres-schema", database.schema, "--task-lease-ms", String(LEASE_MS)]);
+  };
+  const rowOf = async (taskId: string) => {
+    const { rows } = await database.raw.query(`SELECT status, status_message, owner_host, created_at, updated_at, ttl_ms FROM ${quoteIdentifier(database.schema)}.mcp_tasks WHERE task_id = $1`, [taskId]);
+    return rows[0] as { status: string; status_message: string | null; owner_host: string | null; created_at: string; updated_at: string; ttl_ms: string } | undefined;
+  };
+  /** Polls the row in PostgreSQL (not through any host) until `until` holds. */
+  const waitForRow = async (taskId: string, until: (row: NonNullable<Awaited<ReturnType<typeof rowOf>>>) => boolean, limitMs: number) => {
+    for (const end = Date.now() + limitMs; ; ) {
+      const row = await rowOf(taskId);
+      if (row && until(row)) return row;
+      if (Date.now() > end) throw new Error(`task ${taskId}: row ${JSON.stringify(row)} after ${limitMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  beforeAll(async () => {
+    tmp = await tempDir("sh-ten6-");
+    project = await writeProject(join(tmp, "project"), { "package.json": PACKAGE, "workflow.mjs": WORKFLOW });
+    await Promise.all([start("a"), start("b")]);
+  }, 180_000);
+  afterAll(async () => {
+    await Promise.all(Object.values(hosts).map((host) => host.stop()));
+    for (const pid of strays) if (alive(pid)) process.kill(pid, "SIGKILL");
+    await cleanup(tmp);
+  });
+
+  /** Starts `entrypoint` as a task with a TTL shorter than its run on `owner`, runs past the TTL, SIGKILLs the owner. */
+  async function killPastTtl(owner: string, entrypoint: string, file: string) {
+    const client = await connectHttp(hosts[owner]!.url);
+    const task = await callAsTask(client, entrypoint, { file, holdMs: HOLD_MS }, TTL_MS);
+    expect(task.ttl).toBe(TTL_MS);
+    const workerPid = Number((await waitForLine(file, `started ${task.taskId}`)).split(" ")[2]);
+    strays.push(workerPid);
+    // Past its TTL counted from creation, still running: the owner's renewals are its activity.
+    await new Promise((resolve) => setTimeout(resolve, TTL_MS + 1000));
+    const before = (await rowOf(task.taskId))!;
+    expect(before.status).toBe("working");
+    expect(Number(before.updated_at)).toBeGreaterThan(Number(before.created_at) + Number(before.ttl_ms));
+    await client.close();
+    hosts[owner]!.child.kill("SIGKILL");
+    return { task, workerPid, deadOwner: before.owner_host!, killedAt: Date.now() };
+  }
+
+  it("TEN-6 a resumable task running past its TTL, its owner SIGKILLed: host B takes it over within lease + sweep, unasked, and completes it", async () => {
+    const file = join(tmp, "effects-resumable.txt");
+    const { task, workerPid, deadOwner, killedAt } = await killPastTtl("a", "slow", file);
+    // No client talks to B (none is even connected) until the takeover is in the store.
+    const claimed = await waitForRow(task.taskId, (row) => row.owner_host !== deadOwner, BOUND_MS + 5000);
+    expect(Date.now() - killedAt).toBeLessThan(BOUND_MS);
+    expect(claimed).toMatchObject({ status: "working", status_message: expect.stringMatching(/stopped renewing its lease.*resumed it on the same run id/) });
+    expect(hosts.b!.stderr()).toContain(`task ${task.taskId}: the host running this task (${deadOwner})`);
+
+    const clientB = await connectHttp(hosts.b!.url);
+    try {
+      const result = await taskResult(clientB, task.taskId);
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ status: "success", runId: task.taskId });
+      expect((await getTask(clientB, task.taskId)).status).toBe("completed");
+    } finally {
+      await clientB.close();
+    }
+    const lines = await effectLines(file);
+    // Run twice on the same run id: cut short on A's worker, to the end on B's.
+    expect(lines.filter((line) => line.startsWith("started"))).toHaveLength(2);
+    expect(lines.filter((line) => line.startsWith("finished"))).toEqual([expect.not.stringMatching(new RegExp(` ${workerPid}$`))]);
+  });
+
+  it("TEN-6 a task not declared resumable, past its TTL, its owner SIGKILLed: host B fails it with the reason, unasked; tasks/get and tasks/result still find it", async () => {
+    await start("a2");
+    const file = join(tmp, "effects-plain.txt");
+    const { task, deadOwner, killedAt } = await killPastTtl("a2", "slow_plain", file);
+    const failed = await waitForRow(task.taskId, (row) => row.status !== "working", BOUND_MS + 5000);
+    expect(Date.now() - killedAt).toBeLessThan(BOUND_MS);
+    expect(failed.status).toBe("failed");
+    expect(failed.status_message).toMatch(new RegExp(`the host running this task \\(${deadOwner}\\) stopped renewing its lease.*slow_plain is not declared resumable`));
+
+    const clientB = await connectHttp(hosts.b!.url);
+    try {
+      expect(await getTask(clientB, task.taskId)).toMatchObject({ status: "failed", statusMessage: failed.status_message });
+      expect((await taskResult(clientB, task.taskId)).isError).toBe(true);
+    } finally {
+      await clientB.close();
+    }
+    expect((await effectLines(file)).filter((line) => line.startsWith("started"))).toHaveLength(1);
+  });
+});
