@@ -54,6 +54,9 @@ export function streamedResponse(url: URL | string, agent: Agent, body: () => st
 /**
  * Milliseconds of one non-streamed Responses request (`stream: false`) POSTed to `url` through
  * `agent` with `bearer`; rejects unless the status is 200 and the response completed.
+ *
+ * @example
+ * const ms = await respondedMs(`${gateway.url}/responses`, new Agent({ keepAlive: true }), TOKEN);
  */
 export function respondedMs(url: URL | string, agent: Agent, bearer: string): Promise<number> {
   const start = process.hrtime.bigint();
@@ -84,6 +87,10 @@ export const cpuMs = (): number => {
 /**
  * The agent options every gateway benchmark serves: the offline model answering {@link ANSWER}
  * in 8-character deltas; `trimCalls` empties the model's request log (memory only, not measured).
+ *
+ * @example
+ * const { agentOptions } = benchAgentOptions();
+ * const gateway = await startGateway({ agent: agentOptions, projectId: "bench", token: TOKEN });
  */
 export function benchAgentOptions() {
   const model = createOfflineModel({ steps: () => ({ text: ANSWER }), chunkSize: 8 });

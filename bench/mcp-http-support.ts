@@ -17,7 +17,12 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
 const TICKS_PER_SECOND = 100;
 
-/** A warm SDK client on `url` (connected, tools listed), sending `headers` with every request. */
+/**
+ * A warm SDK client on `url` (connected, tools listed), sending `headers` with every request.
+ *
+ * @example
+ * const c = await benchClient(server.url, { authorization: `Bearer ${token}` });
+ */
 export async function benchClient(url: URL, headers: Record<string, string> = {}): Promise<Client> {
   const c = new Client({ name: "mcp-http-bench", version: "0.0.0" });
   await c.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
@@ -25,7 +30,12 @@ export async function benchClient(url: URL, headers: Record<string, string> = {}
   return c;
 }
 
-/** Milliseconds of one `tools/call` of the trivial project's `ping`; throws when the call fails. */
+/**
+ * Milliseconds of one `tools/call` of the trivial project's `ping`; throws when the call fails.
+ *
+ * @example
+ * const ms = await timedCall(await benchClient(server.url));
+ */
 export async function timedCall(c: Client): Promise<number> {
   const began = performance.now();
   const result = await c.callTool({ name: "ping", arguments: {} });
@@ -37,6 +47,9 @@ export async function timedCall(c: Client): Promise<number> {
  * `time` of `first` and of `second`, interleaved: `warmUp` pairs of calls made side by side and
  * not kept, then `blocks` blocks of 10 calls to each, `first` leading the even blocks and
  * `second` the odd ones, so machine drift hits both alike.
+ *
+ * @example
+ * const [oursMs, bareMs] = await interleaved(oursClient, bareClient, timedCall, { warmUp: 20, blocks: 20 });
  */
 export async function interleaved<T>(first: T, second: T, time: (target: T) => Promise<number>, { warmUp, blocks }: { warmUp: number; blocks: number }): Promise<[number[], number[]]> {
   for (let i = 0; i < warmUp; i++) await Promise.all([time(first), time(second)]);
