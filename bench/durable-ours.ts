@@ -16,26 +16,14 @@ import Database from "better-sqlite3";
 import { createSqliteStorage } from "../src/adapters/out/sqlite/store/sqlite-storage.js";
 import { resolveSessionDatabasePath } from "../src/adapters/out/sqlite/sessions/session-database-path.js";
 import { createSqliteSessionStore } from "../src/adapters/out/sqlite/sessions/sqlite-session-store.js";
-import { runStreamNode } from "../src/domain/stream-node.js";
-import { benchLoopNode, fileBytes, BENCH_CATALOG } from "./durable-support.js";
-import { createNodeContext } from "../src/compose/node-context.js";
+import { fileBytes, timedLoop } from "./durable-support.js";
 
 const [mode, target, stepsArg] = process.argv.slice(2);
 
 if (mode === "loop") {
   const steps = Number(stepsArg ?? 100);
   const storage = createSqliteStorage({ directory: join(target!, "store"), agentStoreDir: join(target!, "agents") });
-  const node = benchLoopNode(steps);
-  const context = createNodeContext({ projectId: "bench", conversationId: "loop", storage, runId: "run-loop", tools: BENCH_CATALOG });
-  const started = performance.now();
-  let paused = false;
-  try {
-    await runStreamNode(node, { prompt: "Run the loop." }, context);
-  } catch (error) {
-    paused = (error as { code?: string }).code === "user_input_required";
-    if (!paused) throw error;
-  }
-  const ms = performance.now() - started;
+  const { ms, paused } = await timedLoop(storage, "loop", steps);
   await storage.close();
   const path = resolveSessionDatabasePath({ agentStoreDir: join(target!, "agents"), conversationId: "loop", sessionKey: "agent" });
   console.log(JSON.stringify({ ms, msPerStep: ms / steps, bytes: fileBytes(path), path, paused }));

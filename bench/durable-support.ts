@@ -1,6 +1,7 @@
 /**
- * Shared pieces of bench/durable.bench.ts and its child processes: the scripted tool-loop agent,
- * file sizes, and a session history builder (earlier runs plus a compaction snapshot).
+ * Shared pieces of bench/durable.bench.ts and its child processes (and bench/tenancy.bench.ts):
+ * the scripted tool-loop agent and one timed run of it, file sizes, and a session history
+ * builder (earlier runs plus a compaction snapshot).
  */
 import { statSync } from "node:fs";
 import { Type } from "@sinclair/typebox";
@@ -8,8 +9,11 @@ import { createSqliteSessionStore } from "../src/adapters/out/sqlite/sessions/sq
 import { createAgentNode, type AgentNodeOptions } from "../src/app/agent-node/create-agent-node.js";
 import type { AgentTool } from "../src/domain/agent-tool.js";
 import type { SessionEventInput } from "../src/domain/agent/session-events.js";
+import { runStreamNode } from "../src/domain/stream-node.js";
 import type { ModelRequest } from "../src/ports/model-provider.js";
 import type { SessionAddress } from "../src/ports/session-store.js";
+import type { Storage } from "../src/ports/storage.js";
+import { createNodeContext } from "../src/compose/node-context.js";
 import { createOfflineModel, type OfflineStep } from "../src/testing/offline-model.js";
 
 /** `lookup` runs freely; `deploy` needs a person's approval (the run pauses on it). */
@@ -64,6 +68,28 @@ export function benchLoopNode(steps: number, end: "approval" | "answer" = "appro
     maxSteps: steps + 10,
     ...options,
   });
+}
+
+/**
+ * One run of the {@link benchLoopNode} loop of `steps` steps in conversation `conversationId` on
+ * `storage`, so the run chooses its durable session file under the session lease as a host's run
+ * does (SES-1, SES-2); it ends paused on the approval after the last step. Resolves its wall ms.
+ *
+ * @example
+ * const ms = await timedLoop(storage, "loop", 100); // ms / 100 per step
+ */
+export async function timedLoop(storage: Storage, conversationId: string, steps: number): Promise<{ ms: number; paused: boolean }> {
+  const node = benchLoopNode(steps);
+  const context = createNodeContext({ projectId: "bench", conversationId, storage, runId: `run-${conversationId}`, tools: BENCH_CATALOG });
+  const started = performance.now();
+  let paused = false;
+  try {
+    await runStreamNode(node, { prompt: "Run the loop." }, context);
+  } catch (error) {
+    paused = (error as { code?: string }).code === "user_input_required";
+    if (!paused) throw error;
+  }
+  return { ms: performance.now() - started, paused };
 }
 
 /** The bytes of a SQLite file with its WAL and shared-memory files. */

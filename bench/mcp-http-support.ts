@@ -1,17 +1,66 @@
 /**
  * What the `mcp --http` benchmarks share (bench/mcp-http.bench.ts, bench/mcp-http-cpu.bench.ts,
- * bench/mcp-cpu.bench.ts): the bin built from the current sources, the trivial workflow project
- * and the bare SDK Streamable HTTP server they compare against, a server started until it prints
- * its URL, and CPU time of processes read from /proc (Linux).
+ * bench/mcp-cpu.bench.ts, bench/tenancy.bench.ts): the bin built from the current sources, the
+ * trivial workflow project and the bare SDK Streamable HTTP server they compare against, a server
+ * started until it prints its URL, warm SDK clients and timed calls interleaved in blocks, and
+ * CPU time of processes read from /proc (Linux).
  */
 import { fork, spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..");
 const TICKS_PER_SECOND = 100;
+
+/**
+ * A warm SDK client on `url` (connected, tools listed), sending `headers` with every request.
+ *
+ * @example
+ * const c = await benchClient(server.url, { authorization: `Bearer ${token}` });
+ */
+export async function benchClient(url: URL, headers: Record<string, string> = {}): Promise<Client> {
+  const c = new Client({ name: "mcp-http-bench", version: "0.0.0" });
+  await c.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+  await c.listTools();
+  return c;
+}
+
+/**
+ * Milliseconds of one `tools/call` of the trivial project's `ping`; throws when the call fails.
+ *
+ * @example
+ * const ms = await timedCall(await benchClient(server.url));
+ */
+export async function timedCall(c: Client): Promise<number> {
+  const began = performance.now();
+  const result = await c.callTool({ name: "ping", arguments: {} });
+  if (result.isError) throw new Error(`call failed: ${JSON.stringify(result)}`);
+  return performance.now() - began;
+}
+
+/**
+ * `time` of `first` and of `second`, interleaved: `warmUp` pairs of calls made side by side and
+ * not kept, then `blocks` blocks of 10 calls to each, `first` leading the even blocks and
+ * `second` the odd ones, so machine drift hits both alike.
+ *
+ * @example
+ * const [oursMs, bareMs] = await interleaved(oursClient, bareClient, timedCall, { warmUp: 20, blocks: 20 });
+ */
+export async function interleaved<T>(first: T, second: T, time: (target: T) => Promise<number>, { warmUp, blocks }: { warmUp: number; blocks: number }): Promise<[number[], number[]]> {
+  for (let i = 0; i < warmUp; i++) await Promise.all([time(first), time(second)]);
+  const firstMs: number[] = [];
+  const secondMs: number[] = [];
+  for (let block = 0; block < blocks; block++) {
+    const order: Array<[T, number[]]> = block % 2 === 0 ? [[first, firstMs], [second, secondMs]] : [[second, secondMs], [first, firstMs]];
+    for (const [target, into] of order) for (let i = 0; i < 10; i++) into.push(await time(target));
+  }
+  return [firstMs, secondMs];
+}
 
 /** Builds the bin entry of tsup.config.ts (no source maps) into `<work>/dist`; the path of its cli.js. */
 export async function builtCli(work: string): Promise<string> {

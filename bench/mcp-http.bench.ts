@@ -27,9 +27,8 @@ import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { builtCli, startListening, wakeLatency, writeBareDurableHopFixture, writeBareHopFixture, writeFixtures } from "./mcp-http-support.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { benchClient as client, builtCli, interleaved, startListening, timedCall, wakeLatency, writeBareDurableHopFixture, writeBareHopFixture, writeFixtures } from "./mcp-http-support.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const work = join(here, "tmp", "mcp-http");
@@ -37,37 +36,6 @@ const dataDir = mkdtempSync(join(tmpdir(), "sh-bench-mcp-http-"));
 const round = (value: number, digits = 2) => Number(value.toFixed(digits));
 /** Nearest-rank percentile. */
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * values.length) - 1)]!;
-
-
-async function client(url: URL): Promise<Client> {
-  const c = new Client({ name: "mcp-http-bench", version: "0.0.0" });
-  await c.connect(new StreamableHTTPClientTransport(url));
-  await c.listTools();
-  return c;
-}
-
-async function timedCall(c: Client): Promise<number> {
-  const began = performance.now();
-  const result = await c.callTool({ name: "ping", arguments: {} });
-  if (result.isError) throw new Error(`call failed: ${JSON.stringify(result)}`);
-  return performance.now() - began;
-}
-
-/**
- * `time` of `first` and of `second`, interleaved: `warmUp` pairs of calls made side by side and
- * not kept, then `blocks` blocks of 10 calls to each, `first` leading the even blocks and
- * `second` the odd ones, so machine drift hits both alike.
- */
-async function interleaved(first: Client, second: Client, time: (c: Client) => Promise<number>, { warmUp, blocks }: { warmUp: number; blocks: number }): Promise<[number[], number[]]> {
-  for (let i = 0; i < warmUp; i++) await Promise.all([time(first), time(second)]);
-  const firstMs: number[] = [];
-  const secondMs: number[] = [];
-  for (let block = 0; block < blocks; block++) {
-    const order: Array<[Client, number[]]> = block % 2 === 0 ? [[first, firstMs], [second, secondMs]] : [[second, secondMs], [first, firstMs]];
-    for (const [c, into] of order) for (let i = 0; i < 10; i++) into.push(await time(c));
-  }
-  return [firstMs, secondMs];
-}
 
 /** Starts a floor server (`node <args>`), times its tools/call against the bare server's as (a) does, and stops it. */
 async function againstBare(bareClient: Client, args: string[], env?: Record<string, string>): Promise<[number[], number[]]> {
