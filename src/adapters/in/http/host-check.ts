@@ -34,7 +34,14 @@ export function allowedHostName(name: string): string {
   return normal;
 }
 
-/** Whether a name is a loopback name or address (127.0.0.0/8, ::1, localhost). */
+/**
+ * Whether a name is a loopback name or address (127.0.0.0/8, `::1`, `localhost`; brackets and
+ * case ignored).
+ *
+ * @example
+ * isLoopbackHost("[::1]") // true
+ * isLoopbackHost("config.example.com") // false
+ */
 export function isLoopbackHost(name: string): boolean {
   const normal = normalHost(name);
   return normal === "localhost" || normal === "::1" || /^127(?:\.\d{1,3}){3}$/.test(normal);
