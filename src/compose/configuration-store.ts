@@ -7,7 +7,8 @@
 import { SteamharnessError } from "../domain/errors.js";
 import type { ConfigurationAccountStore } from "../ports/configuration-accounts.js";
 import type { ProjectConfigurationStore } from "../ports/project-configuration-store.js";
-import { checkServerUrl, createHttpProjectConfigurationStore, type ConfigurationServerCredential } from "../adapters/out/config-server-client/http-project-configuration-store.js";
+import { SERVER_API_PREFIX } from "../domain/configuration/server-protocol.js";
+import { checkServerUrl, createHttpProjectConfigurationStore, createServerCall, type ConfigurationServerCredential } from "../adapters/out/config-server-client/http-project-configuration-store.js";
 import { readSavedAuth, resolveServerAuth, type ResolvedServerAuth } from "../adapters/out/config-server-client/server-auth.js";
 
 export { checkServerUrl, createHttpProjectConfigurationStore, createServerCall } from "../adapters/out/config-server-client/http-project-configuration-store.js";
@@ -28,6 +29,8 @@ export interface OpenConfigurationStoreOptions {
   env?: Record<string, string | undefined>;
   /** The project's `.env` values, below the process environment. */
   projectEnv?: Record<string, string>;
+  /** Ask the server for the model-call credential of system model entries (default true; `config` commands need none). */
+  modelCredential?: boolean;
 }
 
 /** The store a surface uses, and where it lives. */
@@ -38,8 +41,10 @@ export interface ConfigurationStoreChoice {
   auth: ResolvedServerAuth;
   /**
    * The current account's credential that system model entries are re-authenticated with
-   * (seed 001: "系统订阅由当前账号重新鉴权"): the account token in server mode; `undefined`
-   * locally or when acting through the admin key (never sent to a model endpoint).
+   * (seed 001: "系统订阅由当前账号重新鉴权"): in server mode the account's model-call credential
+   * (TEN-7: `shm_…`, issued by the server, good for model calls only — never the account token,
+   * which can rewrite every configuration of the account); `undefined` locally, when acting
+   * through the admin key, or when the server issues none.
    */
   systemApiKey?: string;
 }
@@ -69,11 +74,23 @@ export async function openProjectConfigurationStore(options: OpenConfigurationSt
   const auth = resolveServerAuth(options.env ?? process.env, options.projectEnv ?? {}, options.authDir === null ? null : await readSavedAuth(options.authDir ?? options.dataDir));
   if (auth.serverUrl) {
     const credential = credentialOf(auth);
-    const store = createHttpProjectConfigurationStore({ url: checkServerUrl(auth.serverUrl, "STEAMHARNESS_SERVER_URL"), credential });
-    return { store, location: "server", auth, ...("token" in credential ? { systemApiKey: credential.token } : {}) };
+    const url = checkServerUrl(auth.serverUrl, "STEAMHARNESS_SERVER_URL");
+    const store = createHttpProjectConfigurationStore({ url, credential });
+    const systemApiKey = "token" in credential && options.modelCredential !== false ? await modelCredentialOf(url, credential) : undefined;
+    return { store, location: "server", auth, ...(systemApiKey === undefined ? {} : { systemApiKey }) };
   }
   const { createSqliteProjectConfigurationStore } = await import("../adapters/out/sqlite/configuration/sqlite-project-configuration-store.js");
   return { store: createSqliteProjectConfigurationStore({ dataDir: options.dataDir }), location: "local", auth };
+}
+
+/**
+ * The account's model-call credential from the server (`GET /v1/account/model-credential`), or
+ * `undefined` when the server issues none or cannot be asked (system entries then keep their
+ * saved `apiKeyRef`; the store's own calls report an unreachable server).
+ */
+async function modelCredentialOf(url: string, credential: ConfigurationServerCredential): Promise<string | undefined> {
+  const answer = await createServerCall(url, credential, { timeoutMs: 10_000 })<{ credential?: unknown }>("GET", `${SERVER_API_PREFIX}/account/model-credential`).catch(() => null);
+  return typeof answer?.credential === "string" ? answer.credential : undefined;
 }
 
 /** Where the configuration server keeps its data: one SQLite file or a PostgreSQL database. */

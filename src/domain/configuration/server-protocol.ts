@@ -26,6 +26,7 @@ export const SERVER_ERROR_STATUS: Partial<Record<SteamharnessErrorCode, number>>
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  rate_limited: 429,
   unavailable: 503,
   storage_failure: 503,
   timeout: 504,

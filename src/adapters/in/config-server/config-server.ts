@@ -6,6 +6,14 @@
  * header) and reaches only that account's projects; `POST /v1/account/token` rotates the
  * caller's token (the old one stops working at once). Plain HTTP: put a TLS terminator in front
  * when it leaves the machine (docs/configuration-server.md).
+ *
+ * TEN-7: requests naming a Host (or Origin) the server does not serve are refused before anything
+ * else (DNS rebinding; src/adapters/in/http/host-check.ts, shared with the gateway); bodies are
+ * read under a size and a nesting limit (413 / 400, src/adapters/in/http/json-body.ts); failed
+ * authentications are limited per client address (429) after the credential is checked, so a
+ * valid one is never locked out. `GET /v1/account/model-credential` issues the account's
+ * model-call credential (what `system: true` model entries send, never the account token) and
+ * `GET /v1/model-credential` lets a model endpoint verify one; every other route refuses it (403).
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -15,7 +23,10 @@ import { SERVER_ACCOUNT_HEADER, SERVER_API_PREFIX, SERVER_ERROR_STATUS } from ".
 import { SteamharnessError, isSteamharnessError } from "../../../domain/errors.js";
 import type { Clock } from "../../../ports/clock.js";
 import type { ConfigurationAccount, ConfigurationAccountStore } from "../../../ports/configuration-accounts.js";
-import { bearerOf, hashAccountToken, newAccountToken, sameSecret } from "./credentials.js";
+import { createHostCheck } from "../http/host-check.js";
+import { discardBody } from "../http/json-body.js";
+import { createRateLimiter, FAILED_AUTH_LIMIT, type RateLimit } from "../http/rate-limit.js";
+import { bearerOf, hashAccountToken, MODEL_CREDENTIAL_PREFIX, modelCredentialOf, newAccountToken, sameSecret, verifiedModelCredential } from "./credentials.js";
 import { closeHttpServer, readJsonBody, sendJson } from "./http-json.js";
 import { projectRoute } from "./routes.js";
 
@@ -30,6 +41,10 @@ export interface ConfigurationServerOptions {
   port?: number;
   /** Largest request body in bytes (default 8 MiB). */
   maxBodyBytes?: number;
+  /** Host names (or addresses) served besides loopback and `host` (`--allowed-host`). */
+  allowedHosts?: readonly string[];
+  /** Failed authentications per client address and window before 429 (default {@link FAILED_AUTH_LIMIT}); `false`: no limit. */
+  failedAuthLimit?: RateLimit | false;
   clock?: Clock;
   /** Called with every storage fault (the client only learns "unavailable"). */
   onStorageFault?: (error: unknown) => void;
@@ -44,7 +59,7 @@ export interface ConfigurationServer {
   close(): Promise<void>;
 }
 
-type Caller = { kind: "admin"; account: ConfigurationAccount | null } | { kind: "account"; account: ConfigurationAccount };
+type Caller = { kind: "admin"; account: ConfigurationAccount | null } | { kind: "account"; account: ConfigurationAccount; tokenHash: string };
 
 const fail = (code: "unauthorized" | "forbidden" | "not_found", message: string) => new SteamharnessError(code, `[steamharness] [config-server] ${message}`);
 
@@ -63,10 +78,20 @@ export async function startConfigurationServer(options: ConfigurationServerOptio
   }
   const maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
   const now = () => options.clock?.now() ?? Date.now();
+  const hosts = createHostCheck(options.allowedHosts ?? [], "configuration server");
+  const failedAuthLimit = options.failedAuthLimit ?? FAILED_AUTH_LIMIT;
+  const failures = failedAuthLimit === false ? null : createRateLimiter(failedAuthLimit, now);
+
+  /** An authentication failed: 429 once the address used up its failures, else the 401 given. */
+  function failedAuth(request: IncomingMessage, refusal: SteamharnessError): SteamharnessError {
+    const wait = failures?.take(request.socket.remoteAddress ?? "unknown") ?? 0;
+    if (wait === 0) return refusal;
+    return new SteamharnessError("rate_limited", `[steamharness] [config-server] too many failed authentications from this address: try again in ${wait} s`, { data: { retryAfter: wait } });
+  }
 
   async function callerOf(request: IncomingMessage): Promise<Caller> {
     const bearer = bearerOf(request.headers.authorization);
-    if (bearer === null) throw fail("unauthorized", "send Authorization: Bearer <account token or admin key>");
+    if (bearer === null) throw failedAuth(request, fail("unauthorized", "send Authorization: Bearer <account token or admin key>"));
     if (adminKey !== undefined && sameSecret(bearer, adminKey)) {
       const named = request.headers[SERVER_ACCOUNT_HEADER];
       if (typeof named !== "string" || named === "") return { kind: "admin", account: null };
@@ -74,15 +99,31 @@ export async function startConfigurationServer(options: ConfigurationServerOptio
       if (!account) throw fail("not_found", `no account "${named}"`);
       return { kind: "admin", account };
     }
-    const account = await accounts.accountByTokenHash(hashAccountToken(bearer));
-    if (!account) throw fail("unauthorized", "the token is not an account token of this server");
-    return { kind: "account", account };
+    if (bearer.startsWith(MODEL_CREDENTIAL_PREFIX) && adminKey !== undefined && verifiedModelCredential(adminKey, bearer) !== null) {
+      throw fail("forbidden", "a model-call credential cannot read or write configurations: send the account token");
+    }
+    const tokenHash = hashAccountToken(bearer);
+    const account = await accounts.accountByTokenHash(tokenHash);
+    if (!account) throw failedAuth(request, fail("unauthorized", "the token is not an account token of this server"));
+    return { kind: "account", account, tokenHash };
+  }
+
+  /** `GET /v1/model-credential`: the account a model-call credential belongs to (for a model endpoint). */
+  async function modelCaller(request: IncomingMessage): Promise<{ account: ConfigurationAccount }> {
+    const bearer = bearerOf(request.headers.authorization);
+    const tokenHash = bearer === null || adminKey === undefined ? null : verifiedModelCredential(adminKey, bearer);
+    const account = tokenHash === null ? null : await accounts.accountByTokenHash(tokenHash);
+    if (!account) throw failedAuth(request, fail("unauthorized", "send Authorization: Bearer <model-call credential>"));
+    return { account };
   }
 
   async function route(request: IncomingMessage): Promise<{ status: number; body: unknown }> {
     const url = new URL(request.url ?? "/", "http://server");
     const method = request.method ?? "GET";
+    const refused = hosts.refusal(request);
+    if (refused) throw new SteamharnessError("forbidden", `[steamharness] [config-server] ${refused.message}`, { data: { reason: refused.code } });
     if (url.pathname === "/healthz" && method === "GET") return { status: 200, body: { ok: true } };
+    if (url.pathname === `${SERVER_API_PREFIX}/model-credential` && method === "GET") return { status: 200, body: await modelCaller(request) };
     if (!url.pathname.startsWith(`${SERVER_API_PREFIX}/`)) throw fail("not_found", `no route ${method} ${url.pathname}`);
     let segments: string[];
     try {
@@ -101,9 +142,11 @@ export async function startConfigurationServer(options: ConfigurationServerOptio
     // The caller's own account: read it, or rotate its token.
     const reads = resource === "account" && rest.length === 0 && method === "GET";
     const rotates = resource === "account" && rest.length === 1 && rest[0] === "token" && method === "POST";
-    if (reads || rotates) {
+    const issues = resource === "account" && rest.length === 1 && rest[0] === "model-credential" && method === "GET";
+    if (reads || rotates || issues) {
       if (!caller.account) throw fail("forbidden", `the admin key acts as an account only with the ${SERVER_ACCOUNT_HEADER} header`);
       if (rotates) return { status: 200, body: await rotateToken(caller.account) };
+      if (issues) return { status: 200, body: modelCredential(caller) };
       return { status: 200, body: { account: caller.account, via: caller.kind } };
     }
     if (resource === "projects") {
@@ -127,6 +170,16 @@ export async function startConfigurationServer(options: ConfigurationServerOptio
     return { account: await accounts.replaceTokenHash(account.accountId, hashAccountToken(token)), token };
   }
 
+  /**
+   * The caller's model-call credential, bound to the token it called with (so rotating the token
+   * retires it). Only for an account token: the admin key has no account token to bind to.
+   */
+  function modelCredential(caller: Caller): { credential: string } {
+    if (caller.kind !== "account") throw fail("forbidden", "a model-call credential is issued to an account token, not to the admin key");
+    if (adminKey === undefined) throw fail("forbidden", "this server issues no model-call credentials (it runs without an admin key)");
+    return { credential: modelCredentialOf(adminKey, caller.tokenHash) };
+  }
+
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     try {
       const { status, body } = await route(request);
@@ -138,9 +191,15 @@ export async function startConfigurationServer(options: ConfigurationServerOptio
       const message = typed.code === "storage_failure" ? "[steamharness] [config-server] the configuration storage is unavailable" : typed.message;
       const payload = { error: { code: typed.code === "storage_failure" ? "unavailable" : typed.code, message, ...(typed.field === undefined ? {} : { field: typed.field }) } };
       const headers: Record<string, string> = typed.code === "unauthorized" ? { "www-authenticate": "Bearer" } : {};
-      // A request whose body was not read must not leave it on a kept-alive connection.
-      if (!request.complete) headers.connection = "close";
-      sendJson(response, SERVER_ERROR_STATUS[typed.code] ?? 500, payload, headers);
+      if (typed.code === "rate_limited") headers["retry-after"] = String(typed.data?.retryAfter ?? 60);
+      // A body not read is read to its end and dropped before the answer, so the client receives
+      // it instead of a reset; it must not stay on a kept-alive connection either.
+      if (!request.complete) {
+        headers.connection = "close";
+        await discardBody(request);
+      }
+      const status = typeof typed.data?.status === "number" ? typed.data.status : (SERVER_ERROR_STATUS[typed.code] ?? 500);
+      sendJson(response, status, payload, headers);
     }
   }
 
@@ -156,6 +215,7 @@ export async function startConfigurationServer(options: ConfigurationServerOptio
     });
   });
   const port = (server.address() as AddressInfo).port;
+  hosts.allowHost(host);
   const shownHost = host.includes(":") ? `[${host}]` : host;
   return { url: `http://${shownHost}:${port}`, port, close: () => closeHttpServer(server) };
 }

@@ -1,34 +1,26 @@
 /** JSON in and out of node:http for the configuration server (CFG-4). */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { SteamharnessError } from "../../../domain/errors.js";
+import { parseJsonText, readBodyText, type BodyRefusal } from "../http/json-body.js";
+
+/** The server's refusals of a body: `input_validation` on `body`, with the HTTP status (413 or 400). */
+const refuseBody: BodyRefusal = (status, _code, message) => new SteamharnessError("input_validation", `[steamharness] [config-server] ${message}`, { field: "body", data: { status } });
 
 /**
- * The request body as JSON (`undefined` for an empty body). Larger than `limit` bytes, not
- * JSON, or not `application/json` → `input_validation` (field `body`).
+ * The request body as JSON (`undefined` for an empty body), read under the shared limits
+ * (src/adapters/in/http/json-body.ts): larger than `limit` bytes → `input_validation` answered
+ * with 413; not JSON, nested too deep, or not `application/json` → `input_validation` (400).
  *
  * @example
  * const body = await readJsonBody(request, 8 * 1024 * 1024);
  */
 export async function readJsonBody(request: IncomingMessage, limit: number): Promise<unknown> {
-  const declared = Number(request.headers["content-length"] ?? "0");
-  const tooLarge = () => new SteamharnessError("input_validation", `[steamharness] [config-server] the body is larger than ${limit} bytes`, { field: "body" });
-  if (declared > limit) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw tooLarge();
-    chunks.push(chunk as Buffer);
-  }
-  if (size === 0) return undefined;
+  const text = await readBodyText(request, limit, refuseBody);
+  if (text.length === 0) return undefined;
   if (!/^application\/json\b/i.test(request.headers["content-type"] ?? "")) {
     throw new SteamharnessError("input_validation", "[steamharness] [config-server] send the body as application/json", { field: "body" });
   }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
-  } catch (cause) {
-    throw new SteamharnessError("input_validation", "[steamharness] [config-server] the body is not JSON", { field: "body", cause });
-  }
+  return parseJsonText(text, refuseBody);
 }
 
 /**

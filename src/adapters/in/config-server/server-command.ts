@@ -11,6 +11,7 @@ import { Option, type Command } from "commander";
 import { SERVER_ADMIN_KEY_ENV, SERVER_API_PREFIX } from "../../../domain/configuration/server-protocol.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { listenError } from "../exits/fatal-line.js";
+import { isLoopbackHost } from "../http/host-check.js";
 
 /** Options of {@link runServerCommand}. */
 export interface ServerCommandOptions {
@@ -21,6 +22,8 @@ export interface ServerCommandOptions {
   /** The PostgreSQL schema (default `steamharness`). */
   schema?: string;
   adminKeyFile?: string;
+  /** Host names (or addresses) clients may name in `Host` / `Origin` besides loopback and `host` (`--allowed-host`). */
+  allowedHost?: string[];
   env?: Readonly<Record<string, string | undefined>>;
   log?: (line: string) => void;
   /** Resolves when the server should stop (default SIGINT or SIGTERM). */
@@ -70,6 +73,7 @@ export async function runServerCommand(options: ServerCommandOptions): Promise<v
       ...(adminKey === undefined ? {} : { adminKey }),
       host,
       ...(options.port === undefined ? {} : { port: options.port }),
+      ...(options.allowedHost === undefined ? {} : { allowedHosts: options.allowedHost }),
       onStorageFault: (error) => process.stderr.write(`steamharness server: storage fault: ${(error as Error)?.message ?? String(error)}\n`),
     }).catch((error: unknown) => {
       throw listenError(error, { hostname: host, port: options.port });
@@ -131,6 +135,23 @@ export async function rotateSavedToken(authDir: string): Promise<string> {
 }
 
 /**
+ * TEN-7: the account token can rewrite every configuration of its account, so `login` does not
+ * send it unencrypted across a network: a plain `http://` URL must name this machine (loopback),
+ * unless `--insecure` says the user knows (then a warning on stderr).
+ *
+ * @example
+ * plainHttpCheck("http://config.example.com", false); // throws input_validation
+ */
+export function plainHttpCheck(serverUrl: string, insecure: boolean): void {
+  const url = new URL(serverUrl);
+  if (url.protocol !== "http:" || isLoopbackHost(url.hostname)) return;
+  if (!insecure) {
+    throw new SteamharnessError("input_validation", `[steamharness] [config-server-client] refusing to send the account token over plain http to ${url.host}: use an https:// URL (or pass --insecure)`, { field: "server" });
+  }
+  process.stderr.write(`warning: the account token travels unencrypted to ${url.host} (--insecure)\n`);
+}
+
+/**
  * Registers `steamharness server`, `login`, `logout` and `rotate-token`.
  *
  * @example
@@ -146,16 +167,19 @@ export function registerServerCommands(program: Command): void {
     .addOption(new Option("--postgres <url>", "PostgreSQL connection string").conflicts("sqlite"))
     .option("--schema <name>", "PostgreSQL schema (default steamharness)")
     .option("--admin-key-file <file>", `file holding the admin key (default: ${SERVER_ADMIN_KEY_ENV})`)
+    .option("--allowed-host <name>", "a Host/Origin name served besides loopback and --host, e.g. the server's public name behind a proxy (repeatable)", (value: string, previous: string[] = []) => [...previous, value])
     .action(async (flags: ServerCommandOptions) => runServerCommand(flags));
   program
     .command("login")
     .description("save the configuration server login (URL and account token) to <auth-dir>/workflow-auth.json (mode 0600)")
     .requiredOption("--server <url>", "the configuration server URL")
     .requiredOption("--token <token>", "the account's API token")
+    .option("--insecure", "allow a plain http:// server that is not on this machine (the token travels unencrypted)")
     .addOption(authDirOption())
-    .action(async (flags: { server: string; token: string; authDir?: string }) => {
+    .action(async (flags: { server: string; token: string; insecure?: boolean; authDir?: string }) => {
       const { checkServerUrl, createServerCall, saveAuth } = await import("../../../compose/configuration-store.js");
       const serverUrl = checkServerUrl(flags.server, "server");
+      plainHttpCheck(serverUrl, flags.insecure === true);
       // Checked before saving: a mistyped token is refused here, not at the next command.
       const { account } = await createServerCall(serverUrl, { token: flags.token })<{ account: { accountId: string; name: string } }>("GET", "/v1/account");
       const path = await saveAuth(authDirOf(flags), { serverUrl, token: flags.token });

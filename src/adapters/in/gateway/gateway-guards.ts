@@ -5,7 +5,8 @@
  * - Host and Origin: a web page whose name an attacker re-points at 127.0.0.1 (DNS rebinding)
  *   reaches the gateway with its own name in `Host`, and any page sends its origin in `Origin`.
  *   Only loopback names, the address the gateway listens on and names the operator allows are
- *   served (403 otherwise), so the token is not the only defence.
+ *   served (403 otherwise), so the token is not the only defence (src/adapters/in/http/host-check.ts,
+ *   shared with the configuration server).
  * - Rate limits: requests with the right token count against the token; requests without it
  *   count against the client's address. On loopback every local process has the same address, so
  *   a process guessing tokens exhausts only the failed-auth budget of that address, never the
@@ -15,12 +16,10 @@
  *   keys from one address never locks out a valid key sent from it.
  */
 import type { IncomingMessage } from "node:http";
-import { SteamharnessError } from "../../../domain/errors.js";
 import type { ApiKeyIdentity } from "../../../ports/api-keys.js";
-import { bearerCheck, createRateLimiter, GatewayHttpError, type GatewayRateLimit } from "./gateway-http.js";
-
-/** The names every gateway serves: loopback. */
-export const LOOPBACK_HOSTS: readonly string[] = ["localhost", "127.0.0.1", "::1"];
+import { createHostCheck } from "../http/host-check.js";
+import { createRateLimiter } from "../http/rate-limit.js";
+import { bearerCheck, GatewayHttpError, type GatewayRateLimit } from "./gateway-http.js";
 
 /** Options of {@link createGatewayGuard}. */
 export interface GatewayGuardOptions {
@@ -30,35 +29,10 @@ export interface GatewayGuardOptions {
   identify?: (secret: string) => Promise<ApiKeyIdentity | null>;
   /** Requests per window, for the token and for failed auth per address; `false`: no limit. */
   rateLimit: GatewayRateLimit | false;
-  /** Host names (or addresses) served besides {@link LOOPBACK_HOSTS}. */
+  /** Host names (or addresses) served besides loopback. */
   allowedHosts: readonly string[];
   now: () => number;
 }
-
-/** `localhost:8787` → `localhost`, `[::1]:80` → `::1`; `null` when it is not a host[:port]. */
-function hostnameOf(header: string): string | null {
-  const found = /^(?:\[([0-9a-f:.]+)\]|([^:[\]\s/@]+))(?::\d{1,5})?$/i.exec(header.trim());
-  return found ? normalHost(found[1] ?? found[2]!) : null;
-}
-
-const normalHost = (name: string): string => name.toLowerCase().replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
-
-/**
- * A host name as `--allowed-host` and `allowedHosts` take it: a DNS name or an IP address,
- * without scheme or port. Throws `input_validation` for anything else.
- *
- * @example
- * allowedHostName("Gateway.Example"); // "gateway.example"
- */
-export function allowedHostName(name: string): string {
-  const normal = typeof name === "string" ? normalHost(name.trim()) : "";
-  if (!/^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*|[0-9a-f:.]*:[0-9a-f:.]*)$/.test(normal)) {
-    throw new SteamharnessError("input_validation", `[steamharness] [gateway] allowed host '${String(name)}' is not a host name or IP address (no scheme, port or path)`, { field: "allowedHosts" });
-  }
-  return normal;
-}
-
-const shown = (value: string): string => JSON.stringify(value.length > 100 ? `${value.slice(0, 97)}...` : value);
 
 /**
  * The request guard of one gateway: `check` throws the {@link GatewayHttpError} a request is
@@ -70,7 +44,7 @@ const shown = (value: string): string => JSON.stringify(value.length > 100 ? `${
  * const identity = await guard.check(request);
  */
 export function createGatewayGuard(options: GatewayGuardOptions) {
-  const hosts = new Set([...LOOPBACK_HOSTS, ...options.allowedHosts.map(allowedHostName)]);
+  const hosts = createHostCheck(options.allowedHosts, "gateway");
   const authorized = options.token === null ? () => false : bearerCheck(options.token);
   const limit = options.rateLimit === false ? null : options.rateLimit;
   const tokenLimiter = limit ? createRateLimiter(limit, options.now) : null;
@@ -81,31 +55,15 @@ export function createGatewayGuard(options: GatewayGuardOptions) {
   return {
     /** Serves `name` too (an address the gateway listens on). */
     allowHost(name: string): void {
-      hosts.add(normalHost(name));
+      hosts.allowHost(name);
     },
     /**
      * Throws the refusal of a request (403 host or origin, 429, 401), or resolves the API key's
      * identity (null for the single token).
      */
     async check(request: IncomingMessage): Promise<ApiKeyIdentity | null> {
-      const host = request.headers.host;
-      const hostname = host === undefined ? null : hostnameOf(host);
-      if (hostname === null || !hosts.has(hostname)) {
-        throw new GatewayHttpError(403, `The Host ${host === undefined ? "(none)" : shown(host)} is not served by this gateway; allow it with --allowed-host (allowedHosts).`, { code: "host_not_allowed" });
-      }
-      const origin = request.headers.origin;
-      if (origin !== undefined) {
-        let originHost: string | null = null;
-        try {
-          const url = new URL(origin);
-          if (url.protocol === "http:" || url.protocol === "https:") originHost = normalHost(url.hostname);
-        } catch {
-          // not a URL (`null` from a sandboxed page or a file): refused below
-        }
-        if (originHost === null || !hosts.has(originHost)) {
-          throw new GatewayHttpError(403, `Requests from the origin ${shown(origin)} are not served by this gateway; allow its host with --allowed-host (allowedHosts).`, { code: "origin_not_allowed" });
-        }
-      }
+      const refused = hosts.refusal(request);
+      if (refused) throw new GatewayHttpError(403, refused.message, { code: refused.code });
       const header = request.headers.authorization;
       if (!authorized(header)) {
         const secret = options.identify && header?.startsWith("Bearer ") ? header.slice(7).trim() : null;

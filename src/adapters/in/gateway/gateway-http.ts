@@ -1,10 +1,12 @@
 /**
  * The HTTP plumbing of the OpenAI gateway (GW-4): OpenAI's error shape, JSON bodies read under a
- * size limit, server-sent events, the bearer check and the rate limiter. Node's `http` module is
+ * size limit (shared with the configuration server), server-sent events and the bearer check. Node's `http` module is
  * enough for two JSON routes and SSE; a framework would add a dependency and nothing we use.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { parseJsonText, readBodyText, type BodyRefusal } from "../http/json-body.js";
+import type { RateLimit } from "../http/rate-limit.js";
 
 /** OpenAI's error body: `{ error: { message, type, param, code } }`. */
 export interface OpenAIErrorBody {
@@ -54,10 +56,13 @@ export function sendError(response: ServerResponse, error: unknown): void {
   sendJson(response, failure.status, failure.body, failure.headers);
 }
 
+/** The gateway's refusals of a body, in OpenAI's error shape. */
+const refuseBody: BodyRefusal = (status, code, message) => new GatewayHttpError(status, message, { code });
+
 /**
- * Reads and parses a JSON request body of at most `limit` bytes: 413 when larger (by
- * `content-length` before reading, or while reading), 400 for malformed JSON, 415 for a body
- * that does not declare JSON.
+ * Reads and parses a JSON request body of at most `limit` bytes (src/adapters/in/http/json-body.ts):
+ * 413 when larger, 400 for malformed or too deeply nested JSON, 415 for a body that does not
+ * declare JSON.
  *
  * @example
  * const body = await readJsonBody(request, 1024 * 1024);
@@ -67,69 +72,7 @@ export async function readJsonBody(request: IncomingMessage, limit: number): Pro
   if (!/^application\/json\b/i.test(type)) {
     throw new GatewayHttpError(415, "The request body must be JSON (Content-Type: application/json).", { code: "unsupported_media_type" });
   }
-  const tooLarge = () => new GatewayHttpError(413, `The request body exceeds the gateway's limit of ${limit} bytes.`, { code: "request_too_large" });
-  const declared = Number(request.headers["content-length"] ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
-  // Listeners rather than `for await`: the stream's async iterator costs a promise per chunk and
-  // more per request than the body it reads.
-  const text = await new Promise<string>((resolve, reject) => {
-    const parts: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size <= limit) return void parts.push(chunk);
-      cleanup();
-      request.resume();
-      reject(tooLarge());
-    };
-    const onEnd = (): void => {
-      cleanup();
-      resolve(parts.length === 1 ? parts[0]!.toString("utf8") : Buffer.concat(parts).toString("utf8"));
-    };
-    const onError = (): void => {
-      cleanup();
-      reject(new GatewayHttpError(400, "The request body could not be read.", { code: "invalid_request_body" }));
-    };
-    const onClose = (): void => {
-      cleanup();
-      reject(new GatewayHttpError(400, "The request body ended early.", { code: "invalid_request_body" }));
-    };
-    const cleanup = (): void => {
-      request.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose);
-    };
-    request.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
-  });
-  if (nestedDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new GatewayHttpError(400, `The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep.`, { code: "invalid_json" });
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new GatewayHttpError(400, "We could not parse the JSON body of your request. Send valid JSON.", { code: "invalid_json" });
-  }
-}
-
-/** The deepest nesting of arrays and objects a request body may have (the schemas need < 10). */
-export const MAX_JSON_DEPTH = 128;
-
-/**
- * True when JSON text nests `[` and `{` (outside strings) deeper than `max`: a linear scan, no
- * parse. Deep bodies are refused before `JSON.parse`, which takes ~0.6 s for 1 MiB of `[` (SEC-7).
- */
-function nestedDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (inString) {
-      if (code === 0x5c) i++; // a backslash escapes the next character
-      else if (code === 0x22) inString = false;
-    } else if (code === 0x22) inString = true;
-    else if (code === 0x5b || code === 0x7b) {
-      if (++depth > max) return true;
-    } else if (code === 0x5d || code === 0x7d) depth--;
-  }
-  return false;
+  return parseJsonText(await readBodyText(request, limit, refuseBody), refuseBody);
 }
 
 /** Writes server-sent events on a response. */
@@ -205,34 +148,4 @@ export function bearerCheck(token: string): (header: string | undefined) => bool
  * The rate limit: at most `requests` in each window of `windowMs`, counted for the token and,
  * for requests without it, per client address (SEC-7).
  */
-export interface GatewayRateLimit {
-  requests: number;
-  windowMs: number;
-}
-
-/**
- * A fixed-window rate limiter by key (the token, a client address). `take` returns 0 when the
- * request may proceed, else the seconds until the window resets (the `Retry-After` value).
- *
- * @example
- * const limiter = createRateLimiter({ requests: 60, windowMs: 60_000 }, () => Date.now());
- * const wait = limiter.take("127.0.0.1");
- */
-export function createRateLimiter(limit: GatewayRateLimit, now: () => number): { take(client: string): number } {
-  const windows = new Map<string, { start: number; count: number }>();
-  return {
-    take(client) {
-      const at = now();
-      let window = windows.get(client);
-      if (!window || at - window.start >= limit.windowMs) {
-        // Expired windows of other clients are dropped as they are met, so the map stays small.
-        if (windows.size > 1024) for (const [key, value] of windows) if (at - value.start >= limit.windowMs) windows.delete(key);
-        window = { start: at, count: 0 };
-        windows.set(client, window);
-      }
-      if (window.count >= limit.requests) return Math.max(1, Math.ceil((window.start + limit.windowMs - at) / 1000));
-      window.count++;
-      return 0;
-    },
-  };
-}
+export type GatewayRateLimit = RateLimit;

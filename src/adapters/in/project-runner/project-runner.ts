@@ -8,7 +8,7 @@ import type { StructureEntrypoint, StructureReport } from "../../../domain/workf
 import { checkFileParams, type FileParamSource } from "./file-params.js";
 import type { WorkflowProjectLocation } from "./project-location.js";
 import { precheckProjectRunner, type DataDirOptions, type PrecheckedProjectRunner, type WorkflowDataDirs } from "./host-options.js";
-import { readProjectEnv, readSavedAuth, resolveServerAuth, workerEnvironment, type ResolvedServerAuth } from "./project-env.js";
+import { credentialOf, readProjectEnv, readSavedAuth, resolveServerAuth, workerEnvironment, type ResolvedServerAuth } from "./project-env.js";
 import { secretValues } from "../../../domain/redaction.js";
 import { runInWorker } from "./run-host.js";
 import type { RunHandlers } from "./worker-process.js";
@@ -187,6 +187,9 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
   const processEnv = options.env ?? process.env;
   const projectEnv = await readProjectEnv(location.directory);
   const auth = resolveServerAuth(processEnv, projectEnv, await readSavedAuth(dirs.authDir));
+  // TEN-7: a server URL without a credential is the command line's fault (exit 2, one line), found
+  // here rather than as a failed run inside a worker.
+  if (auth.serverUrl) credentialOf(auth);
   const env = workerEnvironment(processEnv, projectEnv, auth);
   const workers = options.workers ?? 0;
   const reuse = workers > 0 && options.workerReuse !== false;

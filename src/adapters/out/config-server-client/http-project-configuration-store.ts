@@ -22,7 +22,7 @@ export interface HttpProjectConfigurationStoreOptions {
   fetch?: typeof fetch;
 }
 
-const CODES = new Set<SteamharnessErrorCode>(["input_validation", "not_found", "conflict", "unauthorized", "forbidden", "unavailable", "timeout", "storage_failure", "internal"]);
+const CODES = new Set<SteamharnessErrorCode>(["input_validation", "not_found", "conflict", "unauthorized", "forbidden", "unavailable", "timeout", "storage_failure", "rate_limited", "internal"]);
 
 /**
  * Checks and normalises a server URL (http or https, no credentials, no query); `input_validation`

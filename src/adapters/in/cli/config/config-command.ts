@@ -88,7 +88,7 @@ async function withStore(dir: string, flags: CommonFlags, run: (store: ProjectCo
   // Loaded on use: other commands (and the MCP handshake) do not open SQLite.
   const { openProjectConfigurationStore } = await import("../../../../compose/configuration-store.js");
   const dataDir = resolve(flags.dataDir ?? join(homedir(), ".steamharness"));
-  const { store } = await openProjectConfigurationStore({ dataDir, authDir: resolve(flags.authDir ?? dataDir) });
+  const { store } = await openProjectConfigurationStore({ dataDir, authDir: resolve(flags.authDir ?? dataDir), modelCredential: false });
   try {
     await run(store, projectId);
   } finally {

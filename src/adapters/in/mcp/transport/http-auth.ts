@@ -20,6 +20,7 @@ import { getOAuthProtectedResourceMetadataUrl, mcpAuthMetadataRouter } from "@mo
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import type { TenantAdmissions } from "../../../../app/tenants/tenant-admission.js";
+import { createRateLimiter, FAILED_AUTH_LIMIT } from "../../http/rate-limit.js";
 import { admitToolCalls } from "./http-admission.js";
 import { scopesOfPolicy, scopesOfRequest, type McpScopePolicy } from "./http-scopes.js";
 import { DEFAULT_TENANT_CLAIM, STATIC_TOKEN_TENANT } from "./http-tenant.js";
@@ -131,7 +132,16 @@ export async function prepareAuthorization(auth: McpHttpAuthOptions, path: strin
   if (auth.kind === "keys") {
     const bearer = requireBearerAuth({ verifier: keyVerifier(auth.admission) }) as unknown as McpHttpMiddleware;
     const admit = admitToolCalls(auth.admission);
-    return { check: onPath((req, res, next) => bearer(req, res, (error?: unknown) => (error === undefined ? admit(req, res, next) : next(error)))) };
+    // TEN-7: failed authentications per address are limited (429) once a key did not verify, so a valid key is never locked out.
+    const failures = createRateLimiter(FAILED_AUTH_LIMIT, Date.now);
+    return {
+      check: onPath(async (req, res, next) => {
+        const secret = /^Bearer +(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
+        const wait = secret && (await auth.admission.identify(secret)) ? 0 : failures.take(req.socket.remoteAddress ?? "unknown");
+        if (wait > 0) return void res.writeHead(429, { "content-type": "application/json", "retry-after": String(wait) }).end(JSON.stringify({ error: "too_many_requests", error_description: `Too many failed authentications from this address: try again in ${wait} s` }));
+        return bearer(req, res, (error?: unknown) => (error === undefined ? admit(req, res, next) : next(error)));
+      }),
+    };
   }
   if (auth.kind === "token") return { check: onPath(requireBearerAuth({ verifier: tokenVerifier(auth.token) }) as unknown as McpHttpMiddleware) };
   let oauthMetadata;
