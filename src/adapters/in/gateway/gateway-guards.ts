@@ -13,9 +13,12 @@
  * - API keys (BUD-4): a key the key store verifies is admitted whatever its address's failed-auth
  *   count — the failed-auth limit is only consulted once a key did not verify — so hammering bad
  *   keys from one address never locks out a valid key sent from it.
+ * - TEN-1: a request that passes is one principal: an API key's (`key:<tenant id>`, subject the
+ *   key's id) or the single token's (`token:static`).
  */
 import type { IncomingMessage } from "node:http";
 import { SteamharnessError } from "../../../domain/errors.js";
+import { createPrincipal, staticTokenPrincipal, type Principal } from "../../../domain/principal.js";
 import type { ApiKeyIdentity } from "../../../ports/api-keys.js";
 import { bearerCheck, createRateLimiter, GatewayHttpError, type GatewayRateLimit } from "./gateway-http.js";
 
@@ -58,7 +61,25 @@ export function allowedHostName(name: string): string {
   return normal;
 }
 
+/** A request that may proceed: its principal, and the API key's identity (null for the single token). */
+export interface GatewayCaller {
+  principal: Principal;
+  identity: ApiKeyIdentity | null;
+}
+
+/** The single token's principal: one for every request that presents it. */
+const TOKEN_PRINCIPAL = staticTokenPrincipal("gateway");
+
 const shown = (value: string): string => JSON.stringify(value.length > 100 ? `${value.slice(0, 97)}...` : value);
+
+/** The principal of a verified API key; a key whose ids are not usable is refused as an unknown one. */
+function keyPrincipal(identity: ApiKeyIdentity): Principal {
+  try {
+    return createPrincipal({ source: "key", surface: "gateway", tenantId: identity.tenant.id, subject: identity.key.id, credentialId: identity.key.id });
+  } catch {
+    throw new GatewayHttpError(401, "Incorrect API key provided.", { code: "invalid_api_key" });
+  }
+}
 
 /**
  * The request guard of one gateway: `check` throws the {@link GatewayHttpError} a request is
@@ -67,7 +88,7 @@ const shown = (value: string): string => JSON.stringify(value.length > 100 ? `${
  *
  * @example
  * const guard = createGatewayGuard({ token, rateLimit: { requests: 600, windowMs: 60_000 }, allowedHosts: [], now: Date.now });
- * const identity = await guard.check(request);
+ * const { principal, identity } = await guard.check(request);
  */
 export function createGatewayGuard(options: GatewayGuardOptions) {
   const hosts = new Set([...LOOPBACK_HOSTS, ...options.allowedHosts.map(allowedHostName)]);
@@ -84,10 +105,10 @@ export function createGatewayGuard(options: GatewayGuardOptions) {
       hosts.add(normalHost(name));
     },
     /**
-     * Throws the refusal of a request (403 host or origin, 429, 401), or resolves the API key's
-     * identity (null for the single token).
+     * Throws the refusal of a request (403 host or origin, 429, 401), or resolves its principal
+     * and the API key's identity (null for the single token).
      */
-    async check(request: IncomingMessage): Promise<ApiKeyIdentity | null> {
+    async check(request: IncomingMessage): Promise<GatewayCaller> {
       const host = request.headers.host;
       const hostname = host === undefined ? null : hostnameOf(host);
       if (hostname === null || !hosts.has(hostname)) {
@@ -110,7 +131,7 @@ export function createGatewayGuard(options: GatewayGuardOptions) {
       if (!authorized(header)) {
         const secret = options.identify && header?.startsWith("Bearer ") ? header.slice(7).trim() : null;
         const identity = secret ? await options.identify!(secret) : null;
-        if (identity) return identity;
+        if (identity) return { principal: keyPrincipal(identity), identity };
         const wait = failureLimiter?.take(request.socket.remoteAddress ?? "unknown") ?? 0;
         if (wait > 0) throw limited(wait);
         const missing = request.headers.authorization === undefined;
@@ -119,7 +140,7 @@ export function createGatewayGuard(options: GatewayGuardOptions) {
       // One token: every authenticated request counts against it.
       const wait = tokenLimiter?.take("token") ?? 0;
       if (wait > 0) throw limited(wait);
-      return null;
+      return { principal: TOKEN_PRINCIPAL, identity: null };
     },
   };
 }

@@ -44,7 +44,7 @@ export const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
 export const DEFAULT_MCP_PATH = "/mcp";
 /** Open sessions one handler keeps; a new one beyond that closes the least recently used. */
 export const DEFAULT_MAX_SESSIONS = 1000;
-/** The share of `maxSessions` one tenant holds when `maxSessionsPerTenant` is not given: a tenth. */
+/** The share of `maxSessions` one tenant of several holds when `maxSessionsPerTenant` is not given: a tenth. */
 const TENANT_SHARE = 10;
 
 /** Options of {@link mcpHttpListener} (and the public `createMcpHttpHandler`). */
@@ -67,10 +67,11 @@ export interface McpHttpHandlerOptions {
    */
   maxSessions?: number;
   /**
-   * TEN-4: at most this many open sessions per tenant (default a tenth of `maxSessions`, at
-   * least 1): a new session beyond it closes the same tenant's least recently used one, so one
-   * tenant opening sessions never evicts another's. Requests without authorization (loopback
-   * only) are one client, bounded by `maxSessions` alone.
+   * TEN-4: at most this many open sessions per tenant: a new session beyond it closes the same
+   * tenant's least recently used one, so one tenant opening sessions never evicts another's.
+   * Default: a tenth of `maxSessions` (at least 1) with OAuth or API keys, `maxSessions` with a
+   * static token (one principal). Requests without authorization (loopback only) are one client,
+   * bounded by `maxSessions` alone.
    */
   maxSessionsPerTenant?: number;
 }
@@ -136,7 +137,9 @@ export async function mcpHttpListener(options: McpHttpHandlerOptions): Promise<M
   const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
   const allowedOrigins = new Set(options.allowedOrigins ?? []);
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
-  const perTenant = options.maxSessionsPerTenant ?? Math.max(1, Math.floor(maxSessions / TENANT_SHARE));
+  // A static token is one principal: only OAuth and API keys bring several tenants to share the sessions.
+  const severalTenants = options.auth !== undefined && options.auth.kind !== "token";
+  const perTenant = options.maxSessionsPerTenant ?? (severalTenants ? Math.max(1, Math.floor(maxSessions / TENANT_SHARE)) : maxSessions);
   for (const [field, value] of [["maxSessions", maxSessions], ["maxSessionsPerTenant", perTenant]] as const) {
     if (!Number.isInteger(value) || value < 1) throw new SteamharnessError("input_validation", `[steamharness] [mcp] ${field} must be an integer ≥ 1, got ${String(value)}`, { field });
   }
