@@ -15,7 +15,8 @@ import { SERVER_ACCOUNT_HEADER, SERVER_API_PREFIX, SERVER_ERROR_STATUS } from ".
 import { SteamharnessError, isSteamharnessError } from "../../../domain/errors.js";
 import type { Clock } from "../../../ports/clock.js";
 import type { ConfigurationAccount, ConfigurationAccountStore } from "../../../ports/configuration-accounts.js";
-import { bearerOf, hashAccountToken, newAccountToken, sameSecret } from "./credentials.js";
+import type { Principal } from "../../../domain/principal.js";
+import { bearerOf, callerPrincipal, hashAccountToken, newAccountToken, sameSecret } from "./credentials.js";
 import { closeHttpServer, readJsonBody, sendJson } from "./http-json.js";
 import { projectRoute } from "./routes.js";
 
@@ -44,7 +45,8 @@ export interface ConfigurationServer {
   close(): Promise<void>;
 }
 
-type Caller = { kind: "admin"; account: ConfigurationAccount | null } | { kind: "account"; account: ConfigurationAccount };
+/** A request's caller: how it authenticated, the account it acts for, and its principal (TEN-1). */
+type Caller = ({ kind: "admin"; account: ConfigurationAccount | null } | { kind: "account"; account: ConfigurationAccount }) & { principal: Principal };
 
 const fail = (code: "unauthorized" | "forbidden" | "not_found", message: string) => new SteamharnessError(code, `[steamharness] [config-server] ${message}`);
 
@@ -69,14 +71,14 @@ export async function startConfigurationServer(options: ConfigurationServerOptio
     if (bearer === null) throw fail("unauthorized", "send Authorization: Bearer <account token or admin key>");
     if (adminKey !== undefined && sameSecret(bearer, adminKey)) {
       const named = request.headers[SERVER_ACCOUNT_HEADER];
-      if (typeof named !== "string" || named === "") return { kind: "admin", account: null };
+      if (typeof named !== "string" || named === "") return { kind: "admin", account: null, principal: callerPrincipal("admin", null) };
       const account = await accounts.account(named);
       if (!account) throw fail("not_found", `no account "${named}"`);
-      return { kind: "admin", account };
+      return { kind: "admin", account, principal: callerPrincipal("admin", account.accountId) };
     }
     const account = await accounts.accountByTokenHash(hashAccountToken(bearer));
     if (!account) throw fail("unauthorized", "the token is not an account token of this server");
-    return { kind: "account", account };
+    return { kind: "account", account, principal: callerPrincipal("account", account.accountId) };
   }
 
   async function route(request: IncomingMessage): Promise<{ status: number; body: unknown }> {
@@ -104,7 +106,7 @@ export async function startConfigurationServer(options: ConfigurationServerOptio
     if (reads || rotates) {
       if (!caller.account) throw fail("forbidden", `the admin key acts as an account only with the ${SERVER_ACCOUNT_HEADER} header`);
       if (rotates) return { status: 200, body: await rotateToken(caller.account) };
-      return { status: 200, body: { account: caller.account, via: caller.kind } };
+      return { status: 200, body: { account: caller.account, via: caller.kind, principal: caller.principal } };
     }
     if (resource === "projects") {
       if (!caller.account) throw fail("forbidden", `project configuration belongs to an account: send an account token, or the admin key with the ${SERVER_ACCOUNT_HEADER} header`);
