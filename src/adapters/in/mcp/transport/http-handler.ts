@@ -146,10 +146,10 @@ export async function mcpHttpListener(options: McpHttpHandlerOptions): Promise<M
   // Map order is use order (see serve): the first entry is the least recently used.
   const transports = new Map<string, OpenSession>();
   const authorization = options.auth ? await prepareAuthorization(options.auth, path) : undefined;
-  /** Closes the least recently used session of `tenant` (any tenant's when `undefined`). */
-  const evictOldest = (tenant?: string | null) => {
+  /** Closes the least recently used session of `tenant` (null: the sessions opened without authorization). */
+  const evictOldest = (tenant: string | null) => {
     for (const [id, open] of transports) {
-      if (tenant !== undefined && (open.owner?.tenant ?? null) !== tenant) continue;
+      if ((open.owner?.tenant ?? null) !== tenant) continue;
       transports.delete(id);
       void open.transport.close().catch(() => undefined);
       return;
