@@ -165,4 +165,14 @@ describe("TEN-4 an OAuth session belongs to its subject", () => {
     expect((await raw(bySub.url, "DELETE", headers(user1Token))).status).toBe(200);
     expect((await raw(bySub.url, "POST", headers(user1Token), list)).status).toBe(404);
   });
+
+  it("TEN-4: with --oauth-tenant-claim, two subjects of one tenant still have separate sessions: the other subject gets 404", async () => {
+    const [aliceToken, bobToken] = [await tokenWith(audiences.org, { sub: "alice", org: "acme" }), await tokenWith(audiences.org, { sub: "bob", org: "acme" })];
+    const alice = await connectAs(byOrg.url, aliceToken);
+    const headers = (bearer: string) => ({ authorization: `Bearer ${bearer}`, "mcp-session-id": sessionOf(alice), "mcp-protocol-version": "2025-11-25" });
+    const list = { jsonrpc: "2.0", id: 9, method: "tools/list", params: {} };
+    expect((await raw(byOrg.url, "POST", headers(bobToken), list)).status).toBe(404);
+    expect((await raw(byOrg.url, "DELETE", headers(bobToken))).status).toBe(404);
+    expect((await alice.listTools()).tools.length).toBeGreaterThan(0);
+  });
 });
