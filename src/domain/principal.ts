@@ -93,3 +93,14 @@ export function createPrincipal(input: PrincipalInput): Principal {
 export function sameTenant(a: Pick<Principal, "tenant">, b: Pick<Principal, "tenant">): boolean {
   return a.tenant === b.tenant;
 }
+
+/**
+ * The one principal of a single static bearer token (`mcp --http --auth-token-file`, the
+ * gateway's `--token`): tenant `token:static`, whatever the surface.
+ *
+ * @example
+ * staticTokenPrincipal("gateway").tenant; // "token:static"
+ */
+export function staticTokenPrincipal(surface: PrincipalSurface): Principal {
+  return createPrincipal({ source: "token", surface, tenantId: "static", subject: "static", credentialId: "static-token" });
+}

@@ -60,7 +60,11 @@ describe("CFG-4 configuration server accounts and isolation", () => {
 
     expect(await request(server.url, "GET", "/v1/account", { authorization: `Bearer ${user.token}` })).toEqual({
       status: 200,
-      body: { account: expect.objectContaining({ accountId: user.accountId, name: "plain-user" }), via: "account" },
+      body: {
+        account: expect.objectContaining({ accountId: user.accountId, name: "plain-user" }),
+        via: "account",
+        principal: { tenant: `account:${user.accountId}`, subject: user.accountId, credentialId: user.accountId, source: "account", surface: "config-server" },
+      },
     });
     const forged = createHttpProjectConfigurationStore({ url: server.url, credential: { token: `${user.token}x` } });
     expect(await codeOf(() => forged.read(PROJECT))).toBe("unauthorized");
@@ -106,5 +110,16 @@ describe("CFG-4 configuration server accounts and isolation", () => {
     expect(await store.read(PROJECT)).toEqual(before);
     // The server is still serving after all of it.
     expect((await request(server.url, "GET", "/healthz")).status).toBe(200);
+  });
+
+  it("TEN-1: each request is one principal: an account token is account:<id>; the admin key naming that account acts on the same tenant as subject admin; the admin key alone is no account", async () => {
+    const user = await createAccount(server.url, "principal-user");
+    const principal = async (headers: Record<string, string>) => (await request(server.url, "GET", "/v1/account", headers)).body.principal;
+    expect(await principal({ authorization: `Bearer ${user.token}` })).toEqual({ tenant: `account:${user.accountId}`, subject: user.accountId, credentialId: user.accountId, source: "account", surface: "config-server" });
+    expect(await principal({ ...admin, "x-steamharness-account": "principal-user" })).toEqual({ tenant: `account:${user.accountId}`, subject: "admin", credentialId: "admin-key", source: "account", surface: "config-server" });
+    // The admin key alone is nobody's account: it reads no account and owns no project.
+    const alone = await request(server.url, "GET", "/v1/account", admin);
+    expect([alone.status, alone.body.error.code]).toEqual([403, "forbidden"]);
+    expect((await request(server.url, "GET", `/v1/projects/${PROJECT}`, admin)).status).toBe(403);
   });
 });

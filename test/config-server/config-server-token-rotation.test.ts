@@ -30,7 +30,7 @@ describe("CFG-4 rotating an account's token", () => {
     expect([old.status, old.body.error.code]).toEqual([401, "unauthorized"]);
     const again = await request(server.url, "POST", "/v1/account/token", bearer(user.token));
     expect([again.status, again.body.error.code]).toEqual([401, "unauthorized"]);
-    expect(await request(server.url, "GET", "/v1/account", bearer(fresh))).toEqual({ status: 200, body: { account: rotated.body.account, via: "account" } });
+    expect(await request(server.url, "GET", "/v1/account", bearer(fresh))).toEqual({ status: 200, body: { account: rotated.body.account, via: "account", principal: expect.objectContaining({ tenant: `account:${user.accountId}` }) } });
     // The account's projects stay with it: the new token reaches what the old one wrote.
     expect((await request(server.url, "GET", `/v1/projects/${PROJECT}`, bearer(fresh))).body.revision).toBe(1);
     // The account list never shows a token.

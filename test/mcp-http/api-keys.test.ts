@@ -88,7 +88,7 @@ async function revokeAcrossHosts(where: string[]): Promise<void> {
   const client = await connectWith(a!, secret);
   const result = await call(client, "quick");
   expect(result.isError).toBeFalsy();
-  expect((result.structuredContent as { output?: { tenantId?: string } }).output?.tenantId).toBe("acme");
+  expect((result.structuredContent as { output?: { tenantId?: string } }).output?.tenantId).toBe("key:acme"); // TEN-1: the principal's tenant key
   expect((await refusal(connectHttp(a!.url))).status).toBe(401);
   expect((await refusal(connectWith(a!, `sh_${"z".repeat(43)}`))).status).toBe(401);
   const other = await connectWith(b!, secret);

@@ -274,8 +274,8 @@ describe("BUD-5 MCP worker pool fairness between tenants", () => {
           await mcp.close();
         }
       }
-      // 50 tokens a call, settled on each caller's own tenant budget.
-      expect(spent).toEqual({ quiet: { tenantId: "quiet", spent: 50 }, noisy: { tenantId: "noisy", spent: 100 } });
+      // 50 tokens a call, settled on each caller's own tenant budget (TEN-1: the tenant key is namespaced by its source).
+      expect(spent).toEqual({ quiet: { tenantId: "oauth:quiet", spent: 50 }, noisy: { tenantId: "oauth:noisy", spent: 100 } });
     } finally {
       await server.stop();
     }

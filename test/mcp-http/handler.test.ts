@@ -5,7 +5,10 @@ import { createServer, request, type Server } from "node:http";
 import { gzipSync } from "node:zlib";
 import type { AddressInfo } from "node:net";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { createMemoryApiKeyStore } from "../../src/adapters/out/memory/memory-api-keys.js";
+import { createMemoryBudgetLedger } from "../../src/adapters/out/memory/memory-budget-ledger.js";
 import { MemoryStorage } from "../../src/adapters/out/memory/memory-storage.js";
+import { createTenantAdmission } from "../../src/app/tenants/tenant-admission.js";
 import { createProjectCapabilityServer } from "../../src/app/capabilities/project-capabilities.js";
 import { createMcpHttpHandler } from "../../src/compose/mcp-http.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
@@ -44,8 +47,8 @@ async function serve(options: Omit<McpHttpHandlerOptions, "createServer"> = {}):
   return { url: new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}${options.path ?? "/mcp"}`), handler };
 }
 
-async function client(url: URL): Promise<Client> {
-  const connected = await connectHttp(url);
+async function client(url: URL, secret?: string): Promise<Client> {
+  const connected = await connectHttp(url, secret === undefined ? {} : { transport: { requestInit: { headers: { authorization: `Bearer ${secret}` } } } });
   open.push(() => connected.close());
   return connected;
 }
@@ -72,6 +75,23 @@ describe("MCP-11 createMcpHttpHandler", () => {
     expect((await first.listTools()).tools).toHaveLength(1);
     expect((await third.listTools()).tools).toHaveLength(1);
     await expect(second.listTools()).rejects.toThrow();
+  });
+
+  it("TEN-4: at the server-wide maxSessions a new session closes its own tenant's least recently used one, else one of the tenant holding most — never a smaller tenant's", async () => {
+    const keys = createMemoryApiKeyStore();
+    const [a, b, c] = [await keys.add({ id: "a" }, Date.now()), await keys.add({ id: "b" }, Date.now()), await keys.add({ id: "c" }, Date.now())];
+    const admission = createTenantAdmission({ keys, budgets: createMemoryBudgetLedger(), cacheMs: 0, slotTtlMs: 30_000, now: Date.now });
+    const { url, handler } = await serve({ auth: { kind: "keys", admission }, maxSessions: 3, maxSessionsPerTenant: 3 });
+    const alive = async (session: Client) => session.listTools().then(() => true, () => false);
+    const [a1, a2, b1] = [await client(url, a.secret), await client(url, a.secret), await client(url, b.secret)];
+    // Full: c holds none, so the tenant holding most (a) gives up its least recently used.
+    const c1 = await client(url, c.secret);
+    expect(handler.sessions).toBe(3);
+    expect([await alive(a1), await alive(a2), await alive(b1), await alive(c1)]).toEqual([false, true, true, true]);
+    // Full again: b holds one, so its own is closed, not a's nor c's.
+    const b2 = await client(url, b.secret);
+    expect([await alive(a2), await alive(b1), await alive(c1), await alive(b2)]).toEqual([true, false, true, true]);
+    await expect(createMcpHttpHandler({ maxSessionsPerTenant: 0, createServer: () => Promise.reject(new Error("unused")) })).rejects.toMatchObject({ code: "input_validation", field: "maxSessionsPerTenant" });
   });
 
   it("MCP-11 without authorization a request is answered as the SDK's Express app answers it: bodies that do not parse, encoded bodies, other paths", async () => {

@@ -31,6 +31,7 @@ export interface McpHttpFlags {
   keys?: boolean;
   store?: string;
   keyCacheMs?: number;
+  maxSessionsPerTenant?: number;
   /** The `--data-dir` of the command: the default key store is `<data-dir>/gateway`. */
   dataDir?: string;
 }
@@ -65,12 +66,13 @@ export function addMcpHttpOptions(command: Command): Command {
     .option("--keys", "with --http: accept the API keys of the gateway's key store (steamharness gateway keys add); the key's tenant is the caller's, each tools/call admitted against its limits. Keys are in --store, or in --postgres when given")
     .option("--store <dir>", "with --keys: the SQLite store directory of the keys (default <data-dir>/gateway, as for steamharness gateway)")
     .addOption(new Option("--key-cache-ms <ms>", "with --keys: how long a verified key is trusted: the bound within which a revocation reaches this host (default 2000)").argParser(wholeNumber(0, 3_600_000)))
+    .addOption(new Option("--max-sessions-per-tenant <n>", "with --http and authorization: the most open MCP sessions one tenant holds; opening more closes that tenant's least recently used one, never another tenant's (1-1000, default 100)").argParser(wholeNumber(1, 1000)))
     .addOption(new Option("--tenant-concurrency <n>", "with --http: the most tool calls one tenant (OAuth subject, or the static token) runs at once, so it leaves the other workers to other tenants; waiting calls take turns across tenants either way (1-64, default: no cap)").argParser(wholeNumber(1, 64)));
 }
 
 /** The HTTP serving options of the parsed flags, or null for stdio; HTTP flags without `--http` are an `input_validation` error. */
-export async function mcpHttpOptionsFrom(flags: McpHttpFlags): Promise<{ host?: string; port?: number; path?: string; allowedHosts?: string[]; allowedOrigins?: string[]; auth?: McpHttpAuthOptions; postgres?: string; postgresSchema?: string; taskLeaseMs?: number; tenantConcurrency?: number; keys?: McpHttpKeyStore } | null> {
-  const given = (["host", "port", "path", "allowedHost", "allowedOrigin", "authTokenFile", "oauthIssuer", "oauthAudience", "oauthScopesConfig", "oauthTenantClaim", "postgres", "postgresSchema", "taskLeaseMs", "tenantConcurrency", "keys", "store", "keyCacheMs"] as const).filter((key) => flags[key] !== undefined);
+export async function mcpHttpOptionsFrom(flags: McpHttpFlags): Promise<{ host?: string; port?: number; path?: string; allowedHosts?: string[]; allowedOrigins?: string[]; auth?: McpHttpAuthOptions; postgres?: string; postgresSchema?: string; taskLeaseMs?: number; tenantConcurrency?: number; keys?: McpHttpKeyStore; maxSessionsPerTenant?: number } | null> {
+  const given = (["host", "port", "path", "allowedHost", "allowedOrigin", "authTokenFile", "oauthIssuer", "oauthAudience", "oauthScopesConfig", "oauthTenantClaim", "postgres", "postgresSchema", "taskLeaseMs", "tenantConcurrency", "keys", "store", "keyCacheMs", "maxSessionsPerTenant"] as const).filter((key) => flags[key] !== undefined);
   if (!flags.http) {
     if (given.length === 0) return null;
     const flag = `--${given[0]!.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
@@ -133,6 +135,7 @@ export async function mcpHttpOptionsFrom(flags: McpHttpFlags): Promise<{ host?: 
     ...(flags.taskLeaseMs !== undefined ? { taskLeaseMs: flags.taskLeaseMs } : {}),
     ...(flags.tenantConcurrency !== undefined ? { tenantConcurrency: flags.tenantConcurrency } : {}),
     ...(keys ? { keys } : {}),
+    ...(flags.maxSessionsPerTenant !== undefined ? { maxSessionsPerTenant: flags.maxSessionsPerTenant } : {}),
   };
 }
 

@@ -26,7 +26,8 @@ import type { ConfigurationAccount, ConfigurationAccountStore } from "../../../p
 import { createHostCheck } from "../http/host-check.js";
 import { discardBody } from "../http/json-body.js";
 import { createRateLimiter, FAILED_AUTH_LIMIT, type RateLimit } from "../http/rate-limit.js";
-import { bearerOf, hashAccountToken, MODEL_CREDENTIAL_PREFIX, modelCredentialOf, newAccountToken, sameSecret, verifiedModelCredential } from "./credentials.js";
+import type { Principal } from "../../../domain/principal.js";
+import { bearerOf, callerPrincipal, hashAccountToken, MODEL_CREDENTIAL_PREFIX, modelCredentialOf, newAccountToken, sameSecret, verifiedModelCredential } from "./credentials.js";
 import { closeHttpServer, readJsonBody, sendJson } from "./http-json.js";
 import { projectRoute } from "./routes.js";
 
@@ -59,7 +60,8 @@ export interface ConfigurationServer {
   close(): Promise<void>;
 }
 
-type Caller = { kind: "admin"; account: ConfigurationAccount | null } | { kind: "account"; account: ConfigurationAccount; tokenHash: string };
+/** A request's caller: how it authenticated, the account it acts for, and its principal (TEN-1). */
+type Caller = ({ kind: "admin"; account: ConfigurationAccount | null } | { kind: "account"; account: ConfigurationAccount; tokenHash: string }) & { principal: Principal };
 
 const fail = (code: "unauthorized" | "forbidden" | "not_found", message: string) => new SteamharnessError(code, `[steamharness] [config-server] ${message}`);
 
@@ -94,10 +96,10 @@ export async function startConfigurationServer(options: ConfigurationServerOptio
     if (bearer === null) throw failedAuth(request, fail("unauthorized", "send Authorization: Bearer <account token or admin key>"));
     if (adminKey !== undefined && sameSecret(bearer, adminKey)) {
       const named = request.headers[SERVER_ACCOUNT_HEADER];
-      if (typeof named !== "string" || named === "") return { kind: "admin", account: null };
+      if (typeof named !== "string" || named === "") return { kind: "admin", account: null, principal: callerPrincipal("admin", null) };
       const account = await accounts.account(named);
       if (!account) throw fail("not_found", `no account "${named}"`);
-      return { kind: "admin", account };
+      return { kind: "admin", account, principal: callerPrincipal("admin", account.accountId) };
     }
     if (bearer.startsWith(MODEL_CREDENTIAL_PREFIX) && adminKey !== undefined && verifiedModelCredential(adminKey, bearer) !== null) {
       throw fail("forbidden", "a model-call credential cannot read or write configurations: send the account token");
@@ -105,7 +107,7 @@ export async function startConfigurationServer(options: ConfigurationServerOptio
     const tokenHash = hashAccountToken(bearer);
     const account = await accounts.accountByTokenHash(tokenHash);
     if (!account) throw failedAuth(request, fail("unauthorized", "the token is not an account token of this server"));
-    return { kind: "account", account, tokenHash };
+    return { kind: "account", account, tokenHash, principal: callerPrincipal("account", account.accountId) };
   }
 
   /** `GET /v1/model-credential`: the account a model-call credential belongs to (for a model endpoint). */
@@ -147,7 +149,7 @@ export async function startConfigurationServer(options: ConfigurationServerOptio
       if (!caller.account) throw fail("forbidden", `the admin key acts as an account only with the ${SERVER_ACCOUNT_HEADER} header`);
       if (rotates) return { status: 200, body: await rotateToken(caller.account) };
       if (issues) return { status: 200, body: modelCredential(caller) };
-      return { status: 200, body: { account: caller.account, via: caller.kind } };
+      return { status: 200, body: { account: caller.account, via: caller.kind, principal: caller.principal } };
     }
     if (resource === "projects") {
       if (!caller.account) throw fail("forbidden", `project configuration belongs to an account: send an account token, or the admin key with the ${SERVER_ACCOUNT_HEADER} header`);

@@ -2,9 +2,11 @@
  * The configuration server's secrets (CFG-4): account tokens are 32 random bytes shown once and
  * stored as their SHA-256; the admin key is compared in constant time over digests, so neither
  * its content nor its length leaks through timing. A model-call credential (TEN-7) is derived
- * from the stored token hash under the admin key, for `system: true` model entries.
+ * from the stored token hash under the admin key, for `system: true` model entries. TEN-1: every
+ * accepted request is one principal ({@link callerPrincipal}).
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createPrincipal, type Principal } from "../../../domain/principal.js";
 
 /** The prefix of every account token, so a leaked one is recognisable in logs and scanners. */
 export const ACCOUNT_TOKEN_PREFIX = "sht_";
@@ -78,4 +80,21 @@ export function modelCredentialOf(serverKey: string, tokenHash: string): string 
 export function verifiedModelCredential(serverKey: string, credential: string): string | null {
   const found = /^shm_([0-9a-f]{64})\.([A-Za-z0-9_-]{43})$/.exec(credential);
   return found && sameSecret(found[2]!, modelMac(serverKey, found[1]!)) ? found[1]! : null;
+}
+
+/**
+ * The principal of a configuration-server request (TEN-1): an account token is its account
+ * (`account:<id>`, subject and credential the account id); the admin key naming an account acts
+ * on that account's data as the admin (subject `admin`); the admin key alone is its own principal
+ * (`token:admin`), which owns no project configuration.
+ *
+ * @example
+ * callerPrincipal("account", account.accountId).tenant; // "account:<id>"
+ */
+export function callerPrincipal(via: "account" | "admin", accountId: string | null): Principal {
+  if (via === "account" || accountId !== null) {
+    const admin = via === "admin";
+    return createPrincipal({ source: "account", surface: "config-server", tenantId: accountId, subject: admin ? "admin" : accountId, credentialId: admin ? "admin-key" : accountId });
+  }
+  return createPrincipal({ source: "token", surface: "config-server", tenantId: "admin", subject: "admin", credentialId: "admin-key" });
 }

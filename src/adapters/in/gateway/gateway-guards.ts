@@ -14,8 +14,11 @@
  * - API keys (BUD-4): a key the key store verifies is admitted whatever its address's failed-auth
  *   count — the failed-auth limit is only consulted once a key did not verify — so hammering bad
  *   keys from one address never locks out a valid key sent from it.
+ * - TEN-1: a request that passes is one principal: an API key's (`key:<tenant id>`, subject the
+ *   key's id) or the single token's (`token:static`).
  */
 import type { IncomingMessage } from "node:http";
+import { createPrincipal, staticTokenPrincipal, type Principal } from "../../../domain/principal.js";
 import type { ApiKeyIdentity } from "../../../ports/api-keys.js";
 import { createHostCheck } from "../http/host-check.js";
 import { createRateLimiter } from "../http/rate-limit.js";
@@ -34,6 +37,24 @@ export interface GatewayGuardOptions {
   now: () => number;
 }
 
+/** A request that may proceed: its principal, and the API key's identity (null for the single token). */
+export interface GatewayCaller {
+  principal: Principal;
+  identity: ApiKeyIdentity | null;
+}
+
+/** The single token's principal: one for every request that presents it. */
+const TOKEN_PRINCIPAL = staticTokenPrincipal("gateway");
+
+/** The principal of a verified API key; a key whose ids are not usable is refused as an unknown one. */
+function keyPrincipal(identity: ApiKeyIdentity): Principal {
+  try {
+    return createPrincipal({ source: "key", surface: "gateway", tenantId: identity.tenant.id, subject: identity.key.id, credentialId: identity.key.id });
+  } catch {
+    throw new GatewayHttpError(401, "Incorrect API key provided.", { code: "invalid_api_key" });
+  }
+}
+
 /**
  * The request guard of one gateway: `check` throws the {@link GatewayHttpError} a request is
  * refused with (403, 401, 429) or returns when it may proceed; `allowHost` adds a served name
@@ -41,7 +62,7 @@ export interface GatewayGuardOptions {
  *
  * @example
  * const guard = createGatewayGuard({ token, rateLimit: { requests: 600, windowMs: 60_000 }, allowedHosts: [], now: Date.now });
- * const identity = await guard.check(request);
+ * const { principal, identity } = await guard.check(request);
  */
 export function createGatewayGuard(options: GatewayGuardOptions) {
   const hosts = createHostCheck(options.allowedHosts, "gateway");
@@ -58,17 +79,17 @@ export function createGatewayGuard(options: GatewayGuardOptions) {
       hosts.allowHost(name);
     },
     /**
-     * Throws the refusal of a request (403 host or origin, 429, 401), or resolves the API key's
-     * identity (null for the single token).
+     * Throws the refusal of a request (403 host or origin, 429, 401), or resolves its principal
+     * and the API key's identity (null for the single token).
      */
-    async check(request: IncomingMessage): Promise<ApiKeyIdentity | null> {
+    async check(request: IncomingMessage): Promise<GatewayCaller> {
       const refused = hosts.refusal(request);
       if (refused) throw new GatewayHttpError(403, refused.message, { code: refused.code });
       const header = request.headers.authorization;
       if (!authorized(header)) {
         const secret = options.identify && header?.startsWith("Bearer ") ? header.slice(7).trim() : null;
         const identity = secret ? await options.identify!(secret) : null;
-        if (identity) return identity;
+        if (identity) return { principal: keyPrincipal(identity), identity };
         const wait = failureLimiter?.take(request.socket.remoteAddress ?? "unknown") ?? 0;
         if (wait > 0) throw limited(wait);
         const missing = request.headers.authorization === undefined;
@@ -77,7 +98,7 @@ export function createGatewayGuard(options: GatewayGuardOptions) {
       // One token: every authenticated request counts against it.
       const wait = tokenLimiter?.take("token") ?? 0;
       if (wait > 0) throw limited(wait);
-      return null;
+      return { principal: TOKEN_PRINCIPAL, identity: null };
     },
   };
 }

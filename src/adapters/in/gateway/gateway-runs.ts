@@ -13,6 +13,7 @@ import { randomUUID } from "node:crypto";
 import type { AgentNode } from "../../../app/agent-node/create-agent-node.js";
 import { isSteamharnessError, UserInputRequiredError } from "../../../domain/errors.js";
 import type { JsonValue } from "../../../domain/json.js";
+import { staticTokenPrincipal } from "../../../domain/principal.js";
 import type { ToolPermissionDefinition } from "../../../domain/node-context.js";
 import type { OutputItemStreamChunk } from "../../../domain/output-items.js";
 import type { ToolPermissionDecision, ToolPermissions } from "../../../ports/tool-permissions.js";
@@ -66,10 +67,16 @@ export interface GatewayRunsOptions {
   toolCatalog: ToolPermissionDefinition[];
   /** The `agent-answer` item id the node writes; default: the first `agent-answer` item. */
   answerItemId?: string;
-  /** Most conversations kept (least recently used evicted first). */
+  /**
+   * Most conversations kept. Over it, or over `maxHeldBytes`, the least recently used idle
+   * conversation of the tenant holding most (conversations, or bytes) is evicted first, so a
+   * tenant's growth evicts its own conversations before anyone else's (TEN-4).
+   */
   maxConversations: number;
-  /** Most bytes all kept conversations hold together (least recently used evicted first). */
+  /** Most bytes all kept conversations hold together. */
   maxHeldBytes: number;
+  /** TEN-4: most conversations one tenant keeps; opening more evicts its own least recently used idle one (default `maxConversations`). */
+  maxConversationsPerTenant?: number;
   /** The trace context a request's runs continue (its gateway span, OBS-3), by the request's signal. */
   traceOf?: (signal: AbortSignal) => TelemetryCarrier | undefined;
   /**
@@ -107,8 +114,8 @@ interface Conversation {
   running: number;
 }
 
-/** The tenant of requests on a gateway without API keys (its one token, or none). */
-export const SHARED_TENANT = "token";
+/** The tenant of requests on a gateway without API keys: its one token's principal (TEN-1). */
+export const SHARED_TENANT = staticTokenPrincipal("gateway").tenant;
 
 /** The abort reason of runs the gateway cancels because it is closing. */
 const CLOSING = Symbol("gateway closing");
@@ -134,6 +141,7 @@ function pendingOf(error: UserInputRequiredError): GatewayPendingRequest {
  */
 export function createGatewayRuns(options: GatewayRunsOptions) {
   const conversations = new Map<string, Conversation>();
+  const perTenant = options.maxConversationsPerTenant ?? options.maxConversations;
   const pending = new Map<string, { run: GatewayRun; request: GatewayPendingRequest }>();
   // Decisions live only until the resumed run has recorded them in its session.
   const decisions = new Map<string, ToolPermissionDecision | UserInputResponse>();
@@ -160,12 +168,24 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
     void found.storage.sessions?.close();
   };
   const over = (): boolean => heldBytes > options.maxHeldBytes || conversations.size > options.maxConversations;
-  /** Evicts the least recently used idle conversations (but `keep`) until the kept ones fit both bounds. */
+  /** The least recently used idle conversation of `tenant`, but `keep`. */
+  const oldestIdle = (tenant: string, keep?: Conversation): Conversation | undefined => {
+    for (const found of conversations.values()) if (found.running === 0 && found !== keep && found.tenant === tenant) return found;
+    return undefined;
+  };
+  /**
+   * Evicts idle conversations (but `keep`) until the kept ones fit both bounds: each time the
+   * least recently used one of the tenant holding most of what is over (bytes or conversations).
+   */
   const evict = (keep?: Conversation): void => {
-    if (!over()) return;
-    for (const [id, found] of conversations) {
-      if (found.running === 0 && found !== keep) drop(id);
-      if (!over()) return;
+    while (over()) {
+      const byBytes = heldBytes > options.maxHeldBytes;
+      const held = new Map<string, number>();
+      for (const found of conversations.values()) held.set(found.tenant, (held.get(found.tenant) ?? 0) + (byBytes ? found.bytes : 1));
+      // Largest holder first; a tenant whose conversations are all running cannot give one up.
+      const victim = [...held].sort((a, b) => b[1] - a[1]).map(([tenant]) => oldestIdle(tenant, keep)).find((found) => found !== undefined);
+      if (!victim) return;
+      drop(victim.id);
     }
   };
   const grow = (found: Conversation, delta: number): void => {
@@ -190,6 +210,11 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
       close: async () => {},
     };
     const found: Conversation = { id, tenant, storage, attachments: new Map(), bytes: 0, running: 0 };
+    // TEN-4: a tenant at its cap gives up its own least recently used idle conversation.
+    let own = 0;
+    for (const kept of conversations.values()) if (kept.tenant === tenant) own += 1;
+    const oldest = own >= perTenant ? oldestIdle(tenant) : undefined;
+    if (oldest) drop(oldest.id);
     conversations.set(id, found);
     evict(found);
     return id;

@@ -101,11 +101,21 @@ export interface ResponsesGatewayOptions {
    * without it per client address; `false` turns it off.
    */
   rateLimit?: GatewayRateLimit | false;
-  /** Conversations kept in memory, least recently used evicted first (default 1000). */
+  /**
+   * Conversations kept in memory (default 1000). Over it (or over `maxHeldBytes`) the least
+   * recently used idle conversation of the tenant holding most is evicted first (TEN-4).
+   */
   maxConversations?: number;
   /**
+   * TEN-4: conversations one tenant keeps; opening more evicts that tenant's own least recently
+   * used idle one, never another tenant's. Default: a tenth of `maxConversations` (at least 1)
+   * with API keys, `maxConversations` with the single token only (one tenant).
+   */
+  maxConversationsPerTenant?: number;
+  /**
    * Bytes all kept conversations may hold together — session logs and stored responses, by
-   * approximate JSON size — least recently used evicted first (default 256 MiB).
+   * approximate JSON size — least recently used evicted first, from the tenant holding most
+   * bytes (default 256 MiB).
    */
   maxHeldBytes?: number;
   /**
@@ -201,6 +211,9 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
   for (const [field, value] of [["maxConversations", options.maxConversations], ["maxHeldBytes", options.maxHeldBytes], ["closeTimeoutMs", options.closeTimeoutMs], ["keyCacheMs", options.keyCacheMs], ["slotTtlMs", options.slotTtlMs]] as const) {
     if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new SteamharnessError("input_validation", `[steamharness] [gateway] ${field} must be an integer ≥ 0`, { field });
   }
+  if (options.maxConversationsPerTenant !== undefined && !(Number.isInteger(options.maxConversationsPerTenant) && options.maxConversationsPerTenant >= 1)) {
+    throw new SteamharnessError("input_validation", "[steamharness] [gateway] maxConversationsPerTenant must be an integer ≥ 1", { field: "maxConversationsPerTenant" });
+  }
   if (!options.project && !options.agent) throw new SteamharnessError("input_validation", "[steamharness] [gateway] give a conversation project or an agent", { field: "project" });
   const projectId = options.projectId ?? options.project?.manifest.id;
   if (!projectId) throw new SteamharnessError("input_validation", "[steamharness] [gateway] projectId is required when serving an agent without a project", { field: "projectId" });
@@ -220,6 +233,7 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
   if (options.maxConcurrentRuns !== undefined && !(Number.isInteger(options.maxConcurrentRuns) && options.maxConcurrentRuns >= 1)) {
     throw new SteamharnessError("input_validation", "[steamharness] [gateway] maxConcurrentRuns must be an integer ≥ 1", { field: "maxConcurrentRuns" });
   }
+  const maxConversations = options.maxConversations ?? 1000;
   const queue = options.maxConcurrentRuns === undefined ? null : createFairQueue({ capacity: options.maxConcurrentRuns });
   /** A run slot of the request's tenant (BUD-5), held until its response ends; none without `maxConcurrentRuns`. */
   const runSlot = async (tenant: string, response: ServerResponse, signal: AbortSignal): Promise<void> => {
@@ -241,13 +255,14 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
     storage,
     toolCatalog: options.toolCatalog ?? options.tools ?? [...(options.project?.executor.executor.tools ?? [])],
     ...(answerItemId === undefined ? {} : { answerItemId }),
-    maxConversations: options.maxConversations ?? 1000,
+    maxConversations,
+    maxConversationsPerTenant: options.maxConversationsPerTenant ?? (options.apiKeys ? Math.max(1, Math.floor(maxConversations / 10)) : maxConversations),
     maxHeldBytes: options.maxHeldBytes ?? DEFAULT_MAX_HELD_BYTES,
     traceOf: (signal) => traces.get(signal),
     scopeOf: (signal) => scopes.get(signal),
     ...(options.telemetry ? { runtime: { ...defaultRuntime(), telemetry: options.telemetry } } : {}),
   });
-  // BUD-4: a conversation is its opening tenant's; another key's tenant cannot continue it.
+  // BUD-4, TEN-4: a conversation is its opening principal's tenant's; another tenant cannot continue or read it.
   const requestTenants = new WeakMap<AbortSignal, string>();
   const tenantOf = (signal: AbortSignal) => requestTenants.get(signal) ?? SHARED_TENANT;
   const responses = createResponsesApi({ runs, modelId, now, tenantOf });
@@ -267,8 +282,9 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
   };
 
   async function serve(request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> {
-    const identity = await guard.check(request);
-    const tenantName = identity ? `key:${identity.tenant.id}` : SHARED_TENANT;
+    const { principal, identity } = await guard.check(request);
+    // TEN-1: everything the request opens or reads is its principal's tenant's.
+    const tenantName = principal.tenant;
     requestTenants.set(signal, tenantName);
     if (identity && tenants) {
       const admission = await tenants.admit(identity.tenant);

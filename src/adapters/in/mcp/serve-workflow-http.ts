@@ -54,6 +54,8 @@ export interface ServeWorkflowHttpOptions extends ServeWorkflowOptions {
    * writes to); instead of `auth`. Counts as authorization for a non-loopback bind.
    */
   keys?: McpHttpKeyStore;
+  /** TEN-4 (`--max-sessions-per-tenant`): the most open MCP sessions one tenant holds (see `McpHttpHandlerOptions`). */
+  maxSessionsPerTenant?: number;
 }
 
 /** Where `--keys` reads API keys: the gateway's key store location, and the revocation bound. */
@@ -165,6 +167,7 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
     allowedHosts: allowedHostsFor(bind, options.allowedHosts ?? []),
     ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
     ...(auth ? { auth } : {}),
+    ...(options.maxSessionsPerTenant !== undefined ? { maxSessionsPerTenant: options.maxSessionsPerTenant } : {}),
   });
   const http = createServer(handler);
   try {

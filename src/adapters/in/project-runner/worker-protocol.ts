@@ -32,8 +32,11 @@ export interface WorkerConfig {
   tenantStore?: GatewayKeyStoreLocation;
 }
 
-/** BUD-4: what the key store sets on a run's tenant: its budget and token rate. */
-export type WorkerTenantLimits = Pick<ApiTenantLimits, "budgetTokens" | "budgetUsd" | "budgetPeriod" | "tokensPerMinute">;
+/**
+ * BUD-4: what the key store sets on a run's tenant: its budget and token rate, and the tenant's
+ * id in the key store (TEN-1: the run's `tenant` is the namespaced `key:<id>`, the store keys by `<id>`).
+ */
+export type WorkerTenantLimits = Pick<ApiTenantLimits, "budgetTokens" | "budgetUsd" | "budgetPeriod" | "tokensPerMinute"> & { keyTenantId: string };
 
 /** A run to execute. File params hold checked absolute paths, imported by the worker. */
 export interface WorkerRunRequest {

@@ -28,7 +28,7 @@ export interface WorkerTenants {
  *
  * @example
  * const tenants = createWorkerTenants({ directory: "/srv/sh/gateway" });
- * const tenantLimits = await tenants.forRun("acme", { budgetTokens: 1000 });
+ * const tenantLimits = await tenants.forRun("key:acme", { budgetTokens: 1000, keyTenantId: "acme" });
  */
 export function createWorkerTenants(location: GatewayKeyStoreLocation | undefined): WorkerTenants {
   let store: Promise<GatewayKeyStore> | undefined;
@@ -47,17 +47,19 @@ export function createWorkerTenants(location: GatewayKeyStoreLocation | undefine
       if (!hasBudget && !rated) return undefined;
       if (!location) throw new SteamharnessError("storage_failure", "[steamharness] [workflow] the run names its tenant's limits, but this worker was given no key store");
       const opened = await open(location);
+      // The key store's own id of the tenant: its ledger and windows are the ones admission reads.
+      const keyTenant = limits.keyTenantId;
       const budget = {
         ...(limits.budgetTokens === undefined ? {} : { tokens: limits.budgetTokens }),
         ...(limits.budgetUsd === undefined ? {} : { costUsd: limits.budgetUsd }),
         ...(limits.budgetPeriod === undefined ? {} : { period: limits.budgetPeriod }),
       };
       return {
-        tenantId: tenant,
+        tenantId: keyTenant,
         ledger: opened.budgets,
         ...(hasBudget ? { budget } : {}),
         // A store fault must not fail a call that already ran: the window then misses its tokens.
-        ...(rated ? { onTokens: (tokens: number, at: number) => opened.keys.charge(tenant, "tokens", tokens, at).catch(() => undefined) } : {}),
+        ...(rated ? { onTokens: (tokens: number, at: number) => opened.keys.charge(keyTenant, "tokens", tokens, at).catch(() => undefined) } : {}),
       };
     },
     async close() {

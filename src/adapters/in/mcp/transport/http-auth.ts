@@ -3,6 +3,9 @@
  * middleware so the 401/403 answers and their `WWW-Authenticate` headers are the SDK's:
  *
  * - a static token (single-user setups) grants every tool;
+ *
+ * Every verifier puts the request's `Principal` (TEN-1, src/domain/principal.ts) in `AuthInfo.extra.principal`, or
+ * refuses the token with a 401 naming what it lacks.
  * - OAuth 2.1 resource server (the MCP authorization spec): protected-resource metadata (RFC 9728)
  *   naming the authorization server, JWT access tokens (RFC 9068) verified against the
  *   server's JWKS with `jose`, the audience bound to this resource, scopes per tool;
@@ -19,11 +22,12 @@ import type { OAuthTokenVerifier } from "@modelcontextprotocol/sdk/server/auth/p
 import { getOAuthProtectedResourceMetadataUrl, mcpAuthMetadataRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { SteamharnessError } from "../../../../domain/errors.js";
+import { createPrincipal, staticTokenPrincipal, usableId, type PrincipalInput } from "../../../../domain/principal.js";
 import type { TenantAdmissions } from "../../../../app/tenants/tenant-admission.js";
 import { createRateLimiter, FAILED_AUTH_LIMIT } from "../../http/rate-limit.js";
 import { admitToolCalls } from "./http-admission.js";
 import { scopesOfPolicy, scopesOfRequest, type McpScopePolicy } from "./http-scopes.js";
-import { DEFAULT_TENANT_CLAIM, STATIC_TOKEN_TENANT } from "./http-tenant.js";
+import { DEFAULT_TENANT_CLAIM } from "./http-tenant.js";
 
 /** A static bearer token: whoever presents it may list and call every tool. */
 export interface McpHttpTokenAuth {
@@ -44,8 +48,9 @@ export interface McpHttpOAuth {
   /** Shown to people in the protected-resource metadata. */
   resourceName?: string;
   /**
-   * BUD-5: the token claim naming the request's tenant (fair worker turns, tenant budgets); `sub`
-   * by default. A token without it (or with a non-string value) is its client id's tenant.
+   * BUD-5, TEN-1: the token claim naming the request's tenant (`oauth:<value>`: fair worker turns,
+   * tenant budgets, tasks); `sub` by default. A token without it, or with an empty or non-string
+   * value, is refused (401) — never given its client id's tenant.
    */
   tenantClaim?: string;
 }
@@ -65,6 +70,15 @@ export type McpHttpRequest = IncomingMessage & { body?: unknown; path: string; a
 /** An express-style middleware on node's request and response. */
 export type McpHttpMiddleware = (req: McpHttpRequest, res: ServerResponse, next: (error?: unknown) => void) => void | Promise<void>;
 
+/** The principal of verified credential ids, or the SDK's 401 (`invalid_token`) naming the missing one. */
+function principalOf(input: PrincipalInput) {
+  try {
+    return createPrincipal(input);
+  } catch (error) {
+    throw new InvalidTokenError((error as Error).message.replace(/^\[steamharness\] \[tenants\] /, ""));
+  }
+}
+
 /** A static token never expires; the SDK middleware still wants an expiry, so it gets a far one. */
 const NEVER = Number.MAX_SAFE_INTEGER;
 
@@ -74,7 +88,8 @@ function tokenVerifier(expected: string): OAuthTokenVerifier {
     async verifyAccessToken(token) {
       const given = Buffer.from(token);
       if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) throw new InvalidTokenError("Invalid token");
-      return { token, clientId: "static-token", scopes: [], expiresAt: NEVER, extra: { tenant: STATIC_TOKEN_TENANT } };
+      const principal = staticTokenPrincipal("mcp-http");
+      return { token, clientId: principal.credentialId, scopes: [], expiresAt: NEVER, extra: { principal } };
     },
   };
 }
@@ -85,7 +100,8 @@ function keyVerifier(admission: TenantAdmissions): OAuthTokenVerifier {
     async verifyAccessToken(token) {
       const identity = await admission.identify(token);
       if (!identity) throw new InvalidTokenError("Invalid API key");
-      return { token, clientId: identity.key.id, scopes: [], expiresAt: NEVER, extra: { tenant: identity.tenant.id, apiTenant: identity.tenant } };
+      const principal = principalOf({ source: "key", surface: "mcp-http", tenantId: identity.tenant.id, subject: identity.key.id, credentialId: identity.key.id });
+      return { token, clientId: principal.credentialId, scopes: [], expiresAt: NEVER, extra: { principal, apiTenant: identity.tenant } };
     },
   };
 }
@@ -98,10 +114,13 @@ function jwtVerifier(issuer: string, jwksUri: URL, audience: string, tenantClaim
       try {
         const { payload } = await jwtVerify(token, keys, { issuer, audience });
         const scopes = typeof payload.scope === "string" ? payload.scope.split(" ").filter(Boolean) : [];
-        const clientId = typeof payload.client_id === "string" ? payload.client_id : (payload.azp as string | undefined) ?? payload.sub ?? "unknown";
-        const claimed = payload[tenantClaim];
-        const tenant = typeof claimed === "string" && claimed !== "" ? claimed : clientId;
-        return { token, clientId, scopes, ...(payload.exp !== undefined ? { expiresAt: payload.exp } : {}), resource: new URL(audience), extra: { subject: payload.sub, tenant } };
+        // RFC 9068 names the client in client_id; azp is the OpenID spelling some servers use instead.
+        const clientId = payload.client_id ?? payload.azp;
+        // TEN-1: no substitutes — a token lacking the tenant claim, a usable sub or its client is refused.
+        const lacking = [[tenantClaim, payload[tenantClaim]], ["sub", payload.sub], ["client_id", clientId]].find(([, value]) => usableId(value) === undefined);
+        if (lacking) throw new InvalidTokenError(`Token has no usable '${String(lacking[0])}' claim${lacking[0] === tenantClaim && tenantClaim !== "sub" ? " (the tenant claim)" : ""}`);
+        const principal = principalOf({ source: "oauth", surface: "mcp-http", tenantId: payload[tenantClaim], subject: payload.sub, credentialId: clientId });
+        return { token, clientId: principal.credentialId, scopes, ...(payload.exp !== undefined ? { expiresAt: payload.exp } : {}), resource: new URL(audience), extra: { principal } };
       } catch (error) {
         if (error instanceof joseErrors.JWTExpired) throw new InvalidTokenError("Token has expired");
         if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === "aud") throw new InvalidTokenError("Token was not issued for this resource");

@@ -5,6 +5,12 @@
  * builds a fresh server (`createServer`) and transport, and later requests carrying its
  * `Mcp-Session-Id` reach the same pair.
  *
+ * TEN-4: with authorization, a session belongs to the principal that opened it — the same tenant
+ * and the same subject (OAuth `sub`, the API key, the static token). Any other principal's
+ * request for it, DELETE included, is answered 404 as for an unknown session, and leaves it
+ * open. Each tenant holds at most `maxSessionsPerTenant` sessions: opening more closes that
+ * tenant's own least recently used one, never another tenant's.
+ *
  * DNS rebinding: the Host header must name an allowed host (the loopback names by default) and
  * an `Origin`, when a browser sends one, must be an allowed origin or have an allowed host name;
  * anything else is refused with 403 before the body is read. Authorization (bearer tokens,
@@ -23,9 +29,11 @@ import { createMcpExpressApp } from "@modelcontextprotocol/sdk/server/express.js
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { SteamharnessError } from "../../../../domain/errors.js";
+import { sameTenant, type Principal } from "../../../../domain/principal.js";
 import type { McpServerHandle } from "../../../../ports/mcp-server.js";
 import { prepareAuthorization, type McpHttpAuthOptions, type McpHttpRequest } from "./http-auth.js";
 import { bodyKind, readJsonBody, type BodyError } from "./http-body.js";
+import { principalOfAuth } from "./http-tenant.js";
 
 /** Where the direct path leaves a body error for Express to answer. */
 const BODY_ERROR = Symbol("steamharness.mcp.bodyError");
@@ -36,6 +44,8 @@ export const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
 export const DEFAULT_MCP_PATH = "/mcp";
 /** Open sessions one handler keeps; a new one beyond that closes the least recently used. */
 export const DEFAULT_MAX_SESSIONS = 1000;
+/** The share of `maxSessions` one tenant of several holds when `maxSessionsPerTenant` is not given: a tenth. */
+const TENANT_SHARE = 10;
 
 /** Options of {@link mcpHttpListener} (and the public `createMcpHttpHandler`). */
 export interface McpHttpHandlerOptions {
@@ -52,9 +62,18 @@ export interface McpHttpHandlerOptions {
   /**
    * At most this many open sessions ({@link DEFAULT_MAX_SESSIONS}): a client that vanished
    * without ending its session must not lock new clients out, so a new session beyond the limit
-   * closes the least recently used one (its next request answers 404, and an SDK client reconnects).
+   * closes a least recently used one (its next request answers 404, and an SDK client
+   * reconnects): the opening tenant's own when it holds any, else one of the tenant holding most.
    */
   maxSessions?: number;
+  /**
+   * TEN-4: at most this many open sessions per tenant: a new session beyond it closes the same
+   * tenant's least recently used one, so one tenant opening sessions never evicts another's.
+   * Default: a tenth of `maxSessions` (at least 1) with OAuth or API keys, `maxSessions` with a
+   * static token (one principal). Requests without authorization (loopback only) are one client,
+   * bounded by `maxSessions` alone.
+   */
+  maxSessionsPerTenant?: number;
 }
 
 /** A `node:http` request listener serving MCP over Streamable HTTP. */
@@ -64,6 +83,18 @@ export interface McpHttpHandler {
   readonly sessions: number;
   /** Closes every open session (their servers' `onclose` runs); the listener keeps answering. */
   close(): Promise<void>;
+}
+
+/** An open session and the principal that opened it (none without authorization). */
+interface OpenSession {
+  transport: StreamableHTTPServerTransport;
+  owner: Principal | undefined;
+}
+
+/** TEN-4: whether `caller` may use a session `owner` opened: the same tenant and the same subject (both absent without authorization). */
+function ownsSession(owner: Principal | undefined, caller: Principal | undefined): boolean {
+  if (!owner || !caller) return owner === caller;
+  return sameTenant(owner, caller) && owner.subject === caller.subject;
 }
 
 const jsonRpcError = (res: ServerResponse, status: number, code: number, message: string) => {
@@ -106,8 +137,41 @@ export async function mcpHttpListener(options: McpHttpHandlerOptions): Promise<M
   const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
   const allowedOrigins = new Set(options.allowedOrigins ?? []);
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
-  const transports = new Map<string, StreamableHTTPServerTransport>();
+  // A static token is one principal: only OAuth and API keys bring several tenants to share the sessions.
+  const severalTenants = options.auth !== undefined && options.auth.kind !== "token";
+  const perTenant = options.maxSessionsPerTenant ?? (severalTenants ? Math.max(1, Math.floor(maxSessions / TENANT_SHARE)) : maxSessions);
+  for (const [field, value] of [["maxSessions", maxSessions], ["maxSessionsPerTenant", perTenant]] as const) {
+    if (!Number.isInteger(value) || value < 1) throw new SteamharnessError("input_validation", `[steamharness] [mcp] ${field} must be an integer ≥ 1, got ${String(value)}`, { field });
+  }
+  // Map order is use order (see serve): the first entry is the least recently used.
+  const transports = new Map<string, OpenSession>();
   const authorization = options.auth ? await prepareAuthorization(options.auth, path) : undefined;
+  /** Closes the least recently used session of `tenant` (null: the sessions opened without authorization). */
+  const evictOldest = (tenant: string | null) => {
+    for (const [id, open] of transports) {
+      if ((open.owner?.tenant ?? null) !== tenant) continue;
+      transports.delete(id);
+      void open.transport.close().catch(() => undefined);
+      return;
+    }
+  };
+  /** Makes room for a new session of `owner`: its tenant's cap first, then the server-wide one. */
+  const makeRoom = (owner: Principal | undefined) => {
+    const counts = new Map<string | null, number>();
+    for (const open of transports.values()) counts.set(open.owner?.tenant ?? null, (counts.get(open.owner?.tenant ?? null) ?? 0) + 1);
+    const own = owner?.tenant ?? null;
+    // Without authorization there are no tenants: only the server-wide cap applies.
+    while (owner && (counts.get(own) ?? 0) >= perTenant) {
+      evictOldest(own);
+      counts.set(own, counts.get(own)! - 1);
+    }
+    while (transports.size >= maxSessions) {
+      // The opening tenant's own session when it has one, else one of the tenant holding most.
+      const victim = (counts.get(own) ?? 0) > 0 ? own : [...counts].reduce((most, entry) => (entry[1] > most[1] ? entry : most))[0];
+      evictOldest(victim);
+      counts.set(victim, counts.get(victim)! - 1);
+    }
+  };
   // Host validation and the JSON body parser come with the SDK's app, in that order.
   // Origin check (after Host validation and the body parser, the SDK app's own order).
   const originAllowed = (origin: string | undefined) => {
@@ -118,31 +182,30 @@ export async function mcpHttpListener(options: McpHttpHandlerOptions): Promise<M
   };
   const serve = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
     const sessionId = req.headers["mcp-session-id"];
-    let transport = typeof sessionId === "string" ? transports.get(sessionId) : undefined;
     try {
+      // Only the bearer check sets `auth`; the direct path runs without authorization.
+      const caller = authorization ? principalOfAuth((req as McpHttpRequest).auth) : undefined;
+      const open = typeof sessionId === "string" ? transports.get(sessionId) : undefined;
+      // TEN-4: another principal's session is an unknown one (the same 404), never closed by it.
+      let transport = open && ownsSession(open.owner, caller) ? open.transport : undefined;
       if (!transport) {
         if (sessionId !== undefined) return jsonRpcError(res, 404, -32001, "Session not found");
         if (req.method !== "POST" || !isInitializeRequest(body)) return jsonRpcError(res, 400, -32000, "Bad Request: no valid session id; start with an initialize request");
-        // Map order is use order (see below): the first entry is the least recently used.
-        while (transports.size >= maxSessions) {
-          const [oldestId, oldest] = transports.entries().next().value!;
-          transports.delete(oldestId);
-          void oldest.close().catch(() => undefined);
-        }
+        makeRoom(caller);
         const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: randomUUID,
-          onsessioninitialized: (id) => void transports.set(id, created),
+          onsessioninitialized: (id) => void transports.set(id, { transport: created, owner: caller }),
           onsessionclosed: (id) => void transports.delete(id),
         });
         created.onclose = () => {
-          if (created.sessionId) transports.delete(created.sessionId);
+          if (created.sessionId && transports.get(created.sessionId)?.transport === created) transports.delete(created.sessionId);
         };
         const server = await options.createServer();
         await server.connect(created);
         transport = created;
       } else {
         transports.delete(sessionId as string);
-        transports.set(sessionId as string, transport);
+        transports.set(sessionId as string, open!);
       }
       await transport.handleRequest(req, res, body);
     } catch (error) {
@@ -190,7 +253,7 @@ export async function mcpHttpListener(options: McpHttpHandlerOptions): Promise<M
   handler.close = async () => {
     const open = [...transports.values()];
     transports.clear();
-    await Promise.all(open.map((transport) => transport.close().catch(() => undefined)));
+    await Promise.all(open.map(({ transport }) => transport.close().catch(() => undefined)));
   };
   return handler;
 }

@@ -1,54 +1,72 @@
 /**
- * Who a verified HTTP request is for (BUD-5): the tenant its runs queue under in the worker
- * pool (fair turns, `--tenant-concurrency`) and charge as the `tenant` budget. The verifiers of
- * http-auth.ts put it in `AuthInfo.extra.tenant`:
+ * Who a verified HTTP request is for (TEN-1): the {@link Principal} the verifiers of
+ * http-auth.ts put in `AuthInfo.extra.principal`. Its tenant is what the request's runs queue
+ * under in the worker pool (fair turns, `--tenant-concurrency`), charge as the `tenant` budget,
+ * and own (tasks, paused runs, MCP sessions):
  *
- * - OAuth: the access token's `sub` (or the claim `tenantClaim` names), else its client id —
- *   the subject, because a hosted connector is one OAuth client for all of its users;
- * - a static token: one tenant, {@link STATIC_TOKEN_TENANT};
- * - no authorization (loopback only) and stdio: no tenant, so every call shares one.
+ * - OAuth: `oauth:<claim>` — the access token's `sub`, or the claim `tenantClaim` names; a token
+ *   without it (or without a usable `sub` or `client_id`) is refused, never given its client id;
+ * - an API key (`--keys`): `key:<the key's tenant id>`;
+ * - the static token: one principal, `token:static`;
+ * - no authorization (loopback only) and stdio: no principal, so every call shares one tenant.
  *
  * Kept apart from http-auth.ts so the workflow server reads it without loading jose.
  */
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
+import { SteamharnessError } from "../../../../domain/errors.js";
+import type { Principal } from "../../../../domain/principal.js";
 import type { ApiTenant, ApiTenantLimits } from "../../../../ports/api-keys.js";
-
-/** The tenant of every request a static bearer token authorizes. */
-export const STATIC_TOKEN_TENANT = "static-token";
 
 /** The claim naming an OAuth request's tenant when `tenantClaim` is not given. */
 export const DEFAULT_TENANT_CLAIM = "sub";
 
 /**
+ * The principal of a request's verified auth, or `undefined` for a request without
+ * authorization. Auth that carries no principal (a host's own middleware setting `req.auth`)
+ * is refused with `unauthorized`: it is never read as a shared or a client-id tenant.
+ *
+ * @example
+ * const principal = principalOfAuth(extra.authInfo); // { tenant: "oauth:user-42", subject: "user-42", … }
+ */
+export function principalOfAuth(auth: AuthInfo | undefined): Principal | undefined {
+  if (!auth) return undefined;
+  const principal = auth.extra?.principal as Principal | undefined;
+  if (typeof principal?.tenant !== "string") throw new SteamharnessError("unauthorized", "[steamharness] [mcp] the request's authorization names no principal");
+  return principal;
+}
+
+/**
  * The tenant of a request's verified auth, or `undefined` for a request without authorization.
  *
  * @example
- * const tenant = tenantOfAuth(extra.authInfo); // "user-42" for a token whose sub is user-42
+ * const tenant = tenantOfAuth(extra.authInfo); // "oauth:user-42" for a token whose sub is user-42
  */
 export function tenantOfAuth(auth: AuthInfo | undefined): string | undefined {
-  if (!auth) return undefined;
-  const tenant = auth.extra?.tenant;
-  return typeof tenant === "string" && tenant !== "" ? tenant : auth.clientId;
+  return principalOfAuth(auth)?.tenant;
 }
 
-/** The limits a key-store tenant puts on its runs: the budget they reserve and the token rate they charge. */
-export type RunTenantLimits = Pick<ApiTenantLimits, "budgetTokens" | "budgetUsd" | "budgetPeriod" | "tokensPerMinute">;
+/**
+ * The limits a key-store tenant puts on its runs: the budget they reserve and the token rate they
+ * charge, and the tenant's id in the key store (`acme` for the principal tenant `key:acme`),
+ * which keys the store's ledger and rate windows on every surface sharing it.
+ */
+export type RunTenantLimits = Pick<ApiTenantLimits, "budgetTokens" | "budgetUsd" | "budgetPeriod" | "tokensPerMinute"> & { keyTenantId: string };
 
 /**
  * BUD-4: the run limits of an API-key request's tenant (`--keys` puts the key's tenant in
  * `AuthInfo.extra.apiTenant`), or `undefined` for other authorization or a tenant without them.
  *
  * @example
- * const limits = tenantLimitsOfAuth(extra.authInfo); // { budgetTokens: 1000 } for such a key
+ * const limits = tenantLimitsOfAuth(extra.authInfo); // { budgetTokens: 1000, keyTenantId: "acme" } for such a key
  */
 export function tenantLimitsOfAuth(auth: AuthInfo | undefined): RunTenantLimits | undefined {
   const tenant = auth?.extra?.apiTenant as ApiTenant | undefined;
   if (!tenant) return undefined;
-  const limits: RunTenantLimits = {
+  const limits = {
     ...(tenant.budgetTokens === undefined ? {} : { budgetTokens: tenant.budgetTokens }),
     ...(tenant.budgetUsd === undefined ? {} : { budgetUsd: tenant.budgetUsd }),
     ...(tenant.budgetPeriod === undefined ? {} : { budgetPeriod: tenant.budgetPeriod }),
     ...(tenant.tokensPerMinute === undefined ? {} : { tokensPerMinute: tenant.tokensPerMinute }),
   };
-  return Object.keys(limits).length > 0 ? limits : undefined;
+  return Object.keys(limits).length > 0 ? { ...limits, keyTenantId: tenant.id } : undefined;
 }
