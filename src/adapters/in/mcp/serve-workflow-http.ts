@@ -126,7 +126,10 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
   const bind = options.host ?? DEFAULT_HTTP_HOST;
   if (options.keys && options.auth) throw new SteamharnessError("input_validation", "[steamharness] [mcp] --keys and --auth-token-file/--oauth-issuer are alternatives: pass one", { field: "--keys" });
   if (!options.keys) assertBindAllowed(bind, options.auth);
-  const prechecked = await precheckProjectRunner(options);
+  // TEN-2: OAuth and API keys serve several tenants, whose file params get no default roots; the key store is server state.
+  const multiTenant = options.keys !== undefined || options.auth?.kind === "oauth";
+  const serverState = [...(options.serverState ?? []), ...(options.keys ? [options.keys.directory] : [])];
+  const prechecked = await precheckProjectRunner({ ...options, multiTenant, serverState });
   // OBS-3: an OTLP endpoint in the environment turns the server's (and its workers') spans on, task runs included.
   const telemetry = await telemetryFromEnv();
   const [{ createProjectRunner }, { createWorkflowMcpServer, publishedOf }, { mcpHttpListener }, { openMcpTaskStore }, { createTaskRuns }] = await Promise.all([

@@ -1,5 +1,5 @@
 import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { redactSecrets } from "../../../domain/redaction.js";
+import { hideAbsolutePaths, redactSecrets } from "../../../domain/redaction.js";
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
 import type { StructureEntrypoint } from "../../../domain/workflow/workflow-definition.js";
 
@@ -7,14 +7,15 @@ import type { StructureEntrypoint } from "../../../domain/workflow/workflow-defi
 const MAX_ERROR_CHARS = 300;
 
 /**
- * Replaces every occurrence of the given secret values with `[redacted]` and clips the text to
- * a concise length, so an error message never carries credentials or a wall of output.
+ * Replaces every occurrence of the given secret values with `[redacted]`, every absolute path
+ * with `<path>` (TEN-2: the text reaches remote clients) and clips the text to a concise length,
+ * so an error message never carries credentials, server paths or a wall of output.
  *
  * @example
  * redact("token sk-123 refused", ["sk-123"]) // "token [redacted] refused"
  */
 export function redact(text: string, secrets: readonly string[], maxChars = MAX_ERROR_CHARS): string {
-  const out = redactSecrets(text, secrets).replace(/\s+/g, " ").trim();
+  const out = hideAbsolutePaths(redactSecrets(text, secrets)).replace(/\s+/g, " ").trim();
   return out.length > maxChars ? `${out.slice(0, maxChars - 1)}…` : out;
 }
 

@@ -172,7 +172,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     const tenantLimits = tenantLimitsOfAuth(extra.authInfo);
     if (tasks && request.params.task && !answered) {
       try {
-        await runner.prepare(entrypoint, args);
+        await runner.prepare(entrypoint, args, tenant);
       } catch (error) {
         if (isSteamharnessError(error, "input_validation")) throw invalidParams(error.message);
         throw error;
@@ -191,7 +191,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     }
     let prepared;
     try {
-      const preparing = runner.prepare(entrypoint, args);
+      const preparing = runner.prepare(entrypoint, args, tenant);
       prepared = preparing instanceof Promise ? await preparing : preparing;
     } catch (error) {
       if (isSteamharnessError(error, "input_validation")) throw invalidParams(error.message);
