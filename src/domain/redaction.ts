@@ -48,5 +48,6 @@ const ABSOLUTE_PATH = /(^|[\s"'`([{=,])\/[^\s/"'`()[\]{},;]+(?:\/[^\s/"'`()[\]{}
  * hideAbsolutePaths("cannot open /srv/data/kv/store.sqlite: EACCES") // "cannot open <path>: EACCES"
  */
 export function hideAbsolutePaths(text: string): string {
-  return text.replace(ABSOLUTE_PATH, "$1<path>");
+  // A trailing `:` or `.` is the sentence's, not the path's.
+  return text.replace(ABSOLUTE_PATH, (match: string, before: string) => `${before}<path>${/[:.]*$/.exec(match)![0]}`);
 }
