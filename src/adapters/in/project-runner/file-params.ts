@@ -72,7 +72,9 @@ export async function checkFileArgument(param: string, value: string, options: F
   if (pseudo) throw refuse("pseudo_file", `${pseudo}${target === value ? "" : " (through a symbolic link)"}; only regular files on disk are imported`);
   const refusal = policy && (await fileParamRefusal(policy, target, tenant));
   if (refusal) throw refuse(refusal.reason, `${target === value ? "" : "resolves to a file that "}${refusal.why}`);
-  const info = await stat(target, { bigint: true });
+  // Gone since the realpath (a race): refused like a missing file, not a Node error naming the path.
+  const info = await stat(target, { bigint: true }).catch(() => null);
+  if (!info) throw refuse("not_found", "does not exist");
   if (info.isDirectory()) throw refuse("not_regular", "is a directory, not a regular file");
   if (info.isFIFO()) throw refuse("not_regular", "is a FIFO (named pipe), not a regular file");
   if (info.isCharacterDevice() || info.isBlockDevice()) throw refuse("not_regular", "is a device, not a regular file");
