@@ -45,7 +45,7 @@ const ABSOLUTE_PATH = /(^|[\s"'`([{=,])\/[^\s/"'`()[\]{},;]+(?:\/[^\s/"'`()[\]{}
  * original). A single segment (`/proc`, a JSON pointer `/doc`) stays.
  *
  * @example
- * hideAbsolutePaths("cannot open /srv/data/kv/store.sqlite: EACCES") // "cannot open <path>: EACCES"
+ * hideAbsolutePaths("cannot open /srv/data/kv/store.db: EACCES") // "cannot open <path>: EACCES"
  */
 export function hideAbsolutePaths(text: string): string {
   // A trailing `:` or `.` is the sentence's, not the path's.
