@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { link, mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { cp, link, mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isSteamharnessError } from "../../src/domain/errors.js";
@@ -7,6 +7,8 @@ import { hideAbsolutePaths } from "../../src/domain/redaction.js";
 import { checkFileArgument } from "../../src/adapters/in/project-runner/file-params.js";
 import { readFileParam } from "../../src/adapters/in/project-runner/file-import.js";
 import { fileParamPolicy, resolveFileRoots, tenantPathSegment, type FileParamPolicy } from "../../src/adapters/in/project-runner/file-roots.js";
+import { precheckProjectRunner } from "../../src/adapters/in/project-runner/host-options.js";
+import { KITCHEN } from "../cli/helpers.js";
 
 // TEN-2: the server's own state (stores, run index, SQLite side files, .git, credentials) is
 // never a file param, by real path and by inode, even inside an allowed root; with several
@@ -95,6 +97,27 @@ describe("TEN-2 the server's own state inside an allowed root", () => {
     await rm(path);
     await link(join(project, ".env"), path);
     await expect(readFileParam("doc", source)).rejects.toThrow(/^arguments\.doc was moved or replaced after it was checked$/);
+  });
+});
+
+describe("TEN-2 a host's policy is computed from what it uses", () => {
+  it("TEN-2 every data and store dir of the host, its .workflow and its extra server files are denied inside a root", async () => {
+    const host = join(dir, "host");
+    await cp(KITCHEN, host, { recursive: true });
+    const token = join(host, "token.txt");
+    await writeFile(token, "a-static-token-of-the-server");
+    const checked = await precheckProjectRunner({ projectDir: host, dirs: { dataDir: join(host, "state"), fileStoreDir: join(host, "files") }, allowedFileRoots: [host], serverState: [token] });
+    const files = { token, imported: join(host, "files", "f.bin"), kv: join(host, "state", "kv", "kv.sqlite"), cache: join(host, "state", "cache", "c.json"), sessions: join(host, ".workflow", "agents", "r", "s.sqlite") };
+    for (const file of Object.values(files)) {
+      await mkdir(join(file, ".."), { recursive: true });
+      await writeFile(file, "server state", { flag: "a" });
+      expect((await refusal(file, { policy: checked.filePolicy })).reason).toBe("denied");
+    }
+    await expect(checkFileArgument("doc", join(host, "workflow.mjs"), { policy: checked.filePolicy })).resolves.toMatchObject({ name: "workflow.mjs" });
+    const single = await precheckProjectRunner({ projectDir: host });
+    expect(single.filePolicy.roots).toContain(host);
+    const several = await precheckProjectRunner({ projectDir: host, multiTenant: true });
+    expect(several.filePolicy).toMatchObject({ roots: [], noRoots: true });
   });
 });
 
