@@ -1,18 +1,21 @@
-// TEN-2 over MCP: a real `steamharness mcp --http --keys` process with two API-key tenants and the
-// SDK's Streamable HTTP client. Tenant B names the server's own state as a file param — the run
+// TEN-2 over MCP: real `steamharness mcp --http` processes with two API-key tenants (`--keys`) or
+// two OAuth clients of a real authorization server, and the SDK's Streamable HTTP client. Tenant B names the server's own state as a file param — the run
 // index the server opened, the MCP task store, the key store, `.git/config`, `.env`, and hard
 // links to them inside an allowed root — and is refused with texts that name no server path;
 // without --allow-file-root there are no file roots at all; `{tenant}` roots are per tenant.
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { existsSync } from "node:fs";
 import { link, mkdir, readdir, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { tenantPathSegment } from "../../src/adapters/in/project-runner/file-roots.js";
+import { startAuthorizationServer, type TestClient } from "../fixtures/oidc-authorization-server.js";
 import { cleanup, copyKitchen, runCli, tempDir } from "../cli/helpers.js";
-import { connectWithKey, startHttpMcp, type HttpMcpServer } from "./helpers.js";
+import { connectHttp, connectWithKey, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 
 jest.setTimeout(180_000);
 
@@ -170,6 +173,52 @@ describe("TEN-2 mcp --http with two API-key tenants", () => {
         expect(await refused(alpha, join(docs, "report.md"))).toMatch(/outside the allowed file roots/);
       } finally {
         await server.stop();
+      }
+    });
+  });
+
+  describe("OAuth tenants", () => {
+    const ALICE: TestClient = { clientId: "alice", clientSecret: "alice-secret-0123456789", scope: "mcp:read mcp:run" };
+    const BOB: TestClient = { clientId: "bob", clientSecret: "bob-secret-0123456789", scope: "mcp:read mcp:run" };
+    const freePort = () =>
+      new Promise<number>((resolve) => {
+        const probe = createServer().listen(0, "127.0.0.1", () => {
+          const { port } = probe.address() as { port: number };
+          probe.close(() => resolve(port));
+        });
+      });
+
+    it("TEN-2 an OAuth server has no default file roots, and its {tenant} roots are the token subject's own folder", async () => {
+      const as = await startAuthorizationServer([ALICE, BOB]);
+      // The client-credentials subject is the client id: alice's folder, as a bare or a namespaced (TEN-1) tenant key.
+      for (const tenant of ["alice", "oauth:alice"]) {
+        await mkdir(join(uploads, tenantPathSegment(tenant)), { recursive: true });
+        await writeFile(join(uploads, tenantPathSegment(tenant), "alice.txt"), "alice's upload\n");
+      }
+      const start = async (...extra: string[]) => {
+        const port = await freePort();
+        const server = await startHttpMcp(project, ["--port", String(port), "--oauth-issuer", as.issuer, "--oauth-audience", `http://127.0.0.1:${port}/mcp`, "--data-dir", data, "--workers", "1", ...extra]);
+        servers.push(server);
+        return server;
+      };
+      const login = async (server: HttpMcpServer, who: TestClient) => {
+        const client = await connectHttp(server.url, { transport: { authProvider: new ClientCredentialsProvider({ clientId: who.clientId, clientSecret: who.clientSecret, scope: who.scope, expectedIssuer: as.issuer }) } });
+        clients.push(client);
+        return client;
+      };
+      try {
+        const bare = await start();
+        expect(await refused(await login(bare, ALICE), join(project, "workflow.mjs"))).toMatch(/several tenants .*--allow-file-root/);
+        await bare.stop();
+        const perTenant = await start("--allow-file-root", join(uploads, "{tenant}"));
+        const alice = await login(perTenant, ALICE);
+        const bob = await login(perTenant, BOB);
+        const files = ["alice", "oauth:alice"].map((tenant) => join(uploads, tenantPathSegment(tenant), "alice.txt"));
+        const outcomes = await Promise.all(files.map((file) => echo(alice, file).then(importedName, () => null)));
+        expect(outcomes.filter((name) => name !== null)).toEqual(["alice.txt"]);
+        for (const file of files) expect(await refused(bob, file)).toMatch(/^MCP error -32602: arguments\.doc is outside the allowed file roots/);
+      } finally {
+        await as.close();
       }
     });
   });
