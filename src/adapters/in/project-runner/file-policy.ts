@@ -72,14 +72,14 @@ async function credentialFiles(dirs: readonly string[]): Promise<string[]> {
  * @example
  * await serverStateRefusal(policy, "/srv/p/.workflow/agents/_runs.sqlite-wal") // { reason: "denied", … }
  */
-export async function serverStateRefusal(policy: FileParamPolicy, realPath: string): Promise<FileRefusal | null> {
+async function serverStateRefusal(policy: FileParamPolicy, realPath: string): Promise<FileRefusal | null> {
   const name = basename(realPath);
   if (realPath.split(sep).includes(".git") || ENV_FILE.test(name) || SQLITE_SIDE_FILE.test(name)) return DENIED;
   if (policy.denied.some((denied) => isInside(denied, realPath))) return DENIED;
   const inode = await inodeOf(realPath);
   // A file with one link has one path, judged above; only a second link can alias server state.
   if (!inode || inode.links <= 1n) return null;
-  const linked = await linkedInto(inode.key, policy.denied, await credentialFiles(policy.envDirs));
+  const linked = await linkedInto(inode.key, policy.denied, await credentialFiles(policy.projectDirs));
   return linked === false ? null : DENIED;
 }
 

@@ -21,8 +21,8 @@ export interface FileParamPolicy {
   roots: readonly string[];
   /** The server's own state (real paths): directories and files never imported, even inside a root. */
   denied: readonly string[];
-  /** Folders whose `.env*` files the server reads (the project): their inodes are denied too. */
-  envDirs: readonly string[];
+  /** The project folder: its `.env*` files and the files of its `.git` are credentials, denied by inode too (hard links). */
+  projectDirs: readonly string[];
   /** Set when `roots` is empty on purpose: the server has several tenants and no `--allow-file-root`. */
   noRoots?: boolean;
 }
@@ -166,5 +166,5 @@ export async function fileParamPolicy(values: readonly string[] | undefined, pro
   const roots = noRoots ? [] : await resolveFileRoots(values, projectDir);
   const candidates = [...state, join(projectDir, ".workflow"), join(homedir(), ".steamharness")];
   const denied = [...new Set(await Promise.all(candidates.map(realOrPlanned)))];
-  return { roots, denied, envDirs: [await realOrPlanned(projectDir)], ...(noRoots ? { noRoots } : {}) };
+  return { roots, denied, projectDirs: [await realOrPlanned(projectDir)], ...(noRoots ? { noRoots } : {}) };
 }
