@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import { hideAbsolutePaths } from "../../src/domain/redaction.js";
+import { remoteSafeError } from "../../src/adapters/in/mcp/workflow-result.js";
 import { checkFileArgument } from "../../src/adapters/in/project-runner/file-params.js";
 import { readFileParam } from "../../src/adapters/in/project-runner/file-import.js";
 import { fileParamPolicy, resolveFileRoots, tenantPathSegment, type FileParamPolicy } from "../../src/adapters/in/project-runner/file-roots.js";
@@ -168,5 +169,14 @@ describe("TEN-2 error texts for remote clients", () => {
     ["is on the /proc pseudo file system; pointer /doc", "is on the /proc pseudo file system; pointer /doc"],
   ])("TEN-2 hideAbsolutePaths(%j)", (text, hidden) => {
     expect(hideAbsolutePaths(text)).toBe(hidden);
+  });
+
+  it("TEN-2 remoteSafeError: JSON-RPC errors sent over HTTP name no server path; an internal error's data (the server's) is dropped", () => {
+    const internal = { jsonrpc: "2.0" as const, id: 7, error: { code: -32603, message: "cannot load workflow module /srv/p/workflow.mjs: boom", data: { path: "/srv/p/workflow.mjs" } } };
+    expect(remoteSafeError(internal)).toEqual({ jsonrpc: "2.0", id: 7, error: { code: -32603, message: "cannot load workflow module <path>: boom" } });
+    const invalid = { jsonrpc: "2.0" as const, id: 8, error: { code: -32602, message: "arguments.doc is outside the allowed file roots", data: { reason: "outside_roots" } } };
+    expect(remoteSafeError(invalid)).toEqual(invalid);
+    const result = { jsonrpc: "2.0" as const, id: 9, result: { content: [{ type: "text", text: "/srv/p/a.txt" }] } };
+    expect(remoteSafeError(result)).toBe(result);
   });
 });

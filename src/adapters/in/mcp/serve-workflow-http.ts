@@ -163,7 +163,7 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
   catalog.catch(() => undefined);
   const handler = await mcpHttpListener({
     // MCP-15: a session's capabilities include the prompts and resources the project declares.
-    createServer: async () => createWorkflowMcpServer(prechecked.location.manifest, host, catalog, tasks, { logging: true, published: await publishedOf(catalog, { onLate: () => log(LATE_CATALOG) }) }),
+    createServer: async () => createWorkflowMcpServer(prechecked.location.manifest, host, catalog, tasks, { logging: true, hideServerPaths: true, published: await publishedOf(catalog, { onLate: () => log(LATE_CATALOG) }) }),
     path: options.path ?? DEFAULT_MCP_PATH,
     allowedHosts: allowedHostsFor(bind, options.allowedHosts ?? []),
     ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
