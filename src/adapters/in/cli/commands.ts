@@ -46,7 +46,7 @@ export function addDataDirOptions(command: Command): Command {
     .addOption(
       new Option(
         "--allow-file-root <dir>",
-        "import file params only from below this directory (absolute, real path; repeatable; {tenant} stands for the caller's tenant, e.g. /srv/uploads/{tenant}; default the project dir and the working dir, unless that is / or your home dir or above — none with OAuth or --keys, where file params need this flag); /proc, /sys, /dev and the server's own state (data dirs, stores, SQLite files, .git, .env) are always refused",
+        "import file params only from below this directory (absolute, real path; repeatable; {tenant} stands for the caller's tenant, e.g. /srv/uploads/{tenant}; default the project dir and the working dir, unless that is / or your home dir or above — none with OAuth or --keys, where file params need this flag); /proc, /sys, /dev and the server's own state (data dirs, stores, SQLite side files, .git, .env) are always refused",
       ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     );
 }

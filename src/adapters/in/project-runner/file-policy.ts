@@ -34,7 +34,8 @@ async function inodeOf(path: string): Promise<{ key: string; links: bigint } | n
 async function linkedInto(key: string, dirs: readonly string[], files: readonly string[]): Promise<boolean | null> {
   for (const file of files) if ((await inodeOf(file))?.key === key) return true;
   let walked = 0;
-  const pending = [...dirs];
+  // A denied dir inside another (the stores under the data dir) is walked once, with its parent.
+  const pending = dirs.filter((dir) => !dirs.some((other) => other !== dir && isInside(other, dir)));
   while (pending.length > 0) {
     const dir = await opendir(pending.pop()!).catch(() => null);
     if (!dir) continue;
