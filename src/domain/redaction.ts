@@ -31,3 +31,23 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
   for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("[redacted]");
   return out;
 }
+
+/**
+ * An absolute POSIX path of two or more segments (`/srv/p/.env`, `/home/me/x`) starting a word:
+ * after the start, whitespace, a quote, a bracket, `=` or `,` — not the path of a URL
+ * (`https://host/a/b`, `steamharness://files/p/f`), whose slash follows `:` or another slash.
+ */
+const ABSOLUTE_PATH = /(^|[\s"'`([{=,])\/[^\s/"'`()[\]{},;]+(?:\/[^\s/"'`()[\]{},;]*)+/g;
+
+/**
+ * TEN-2: replaces every absolute path of two or more segments with `<path>`, so an error text
+ * sent to a remote client names no file or folder of the server (the server's own log keeps the
+ * original). A single segment (`/proc`, a JSON pointer `/doc`) stays.
+ *
+ * @example
+ * hideAbsolutePaths("cannot open /srv/data/kv/store.db: EACCES") // "cannot open <path>: EACCES"
+ */
+export function hideAbsolutePaths(text: string): string {
+  // A trailing `:` or `.` is the sentence's, not the path's.
+  return text.replace(ABSOLUTE_PATH, (match: string, before: string) => `${before}<path>${/[:.]*$/.exec(match)![0]}`);
+}

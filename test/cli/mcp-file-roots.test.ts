@@ -71,28 +71,29 @@ describe("SEC-5 steamharness mcp file params (default roots: the project and the
   it("SEC-5 /proc/self/environ is refused, names the param, shows no content and imports nothing", async () => {
     const before = await storedFiles(store);
     const error = await refused(session, { doc: "/proc/self/environ" });
-    expect(error.message).toMatch(/arguments\.doc: "\/proc\/self\/environ" is on the \/proc pseudo file system/);
+    expect(error.message).toMatch(/arguments\.doc is on the \/proc pseudo file system/);
     expect(error.message).not.toContain(FAKE_SECRET);
     expect(await storedFiles(store)).toEqual(before);
   });
 
   it("SEC-5 /proc/self/pagemap (stat size 0, terabytes to read) is refused before any read", async () => {
     const error = await refused(session, { docs: ["/proc/self/pagemap"] });
-    expect(error.message).toMatch(/arguments\.docs\[0\]: "\/proc\/self\/pagemap" is on the \/proc pseudo file system/);
+    expect(error.message).toMatch(/arguments\.docs\[0\] is on the \/proc pseudo file system/);
   });
 
   it("SEC-5 a symlink inside the project that points into /proc is refused by its real path", async () => {
     const error = await refused(session, { doc: join(project, "docs", "environ") });
-    expect(error.message).toMatch(/is on the \/proc pseudo file system \(resolves to \/proc\/\d+\/environ\)/);
+    expect(error.message).toMatch(/is on the \/proc pseudo file system \(through a symbolic link\)/);
     expect(error.message).not.toContain(FAKE_SECRET);
   });
 
   it("SEC-5 a file outside the allowed roots is refused, directly and through a symlink inside the project", async () => {
     const before = await storedFiles(store);
     const direct = await refused(session, { doc: join(outside, "secret.txt") });
-    expect(direct.message).toMatch(/arguments\.doc: .* is outside the allowed file roots/);
+    expect(direct.message).toMatch(/arguments\.doc is outside the allowed file roots/);
     const linked = await refused(session, { doc: join(project, "docs", "to-outside.txt") });
-    expect(linked.message).toContain(`resolves to ${join(outside, "secret.txt")}, which is outside the allowed file roots`);
+    expect(linked.message).toContain("arguments.doc resolves to a file that is outside the allowed file roots");
+    expect(linked.message).not.toContain(tmp);
     expect(linked.message).not.toContain("outside secret");
     expect((await refused(session, { doc: "/etc/passwd" })).message).toMatch(/outside the allowed file roots/);
     expect(await storedFiles(store)).toEqual(before);
@@ -101,7 +102,7 @@ describe("SEC-5 steamharness mcp file params (default roots: the project and the
   it("SEC-5 the project's .env (the server's secrets) is never imported", async () => {
     await writeFile(join(project, ".env"), `SH_SEC5_DOTENV=${FAKE_SECRET}\n`, { flag: "a" });
     const error = await refused(session, { doc: join(project, ".env") });
-    expect(error.message).toMatch(/is a credential file of the server/);
+    expect(error.message).toMatch(/is part of the server's own state/);
     expect(error.message).not.toContain(FAKE_SECRET);
   });
 
@@ -114,7 +115,7 @@ describe("SEC-5 steamharness mcp file params (default roots: the project and the
     await writeFile(good, `unique ${good}`);
     const before = await storedFiles(store);
     const error = await refused(session, { doc: good, docs: [join(outside, "secret.txt")] });
-    expect(error.message).toMatch(/arguments\.docs\[0\]: .* outside the allowed file roots/);
+    expect(error.message).toMatch(/arguments\.docs\[0\] is outside the allowed file roots/);
     expect(await storedFiles(store)).toEqual(before);
   });
 
@@ -136,7 +137,8 @@ describe("SEC-5 --allow-file-root", () => {
       expect(result.structuredContent?.status).toBe("success");
       expect((result.structuredContent!.output as { params: { doc: { name: string } } }).params.doc.name).toBe("notes.txt");
       const error = await refused(session, { doc: join(project, "docs", "report.md") });
-      expect(error.message).toContain(`outside the allowed file roots (${allowed};`);
+      expect(error.message).toContain("arguments.doc is outside the allowed file roots (the server's --allow-file-root)");
+      expect(error.message).not.toContain(allowed);
     } finally {
       await session.close();
     }

@@ -24,7 +24,7 @@ beforeAll(async () => {
   await symlink(join(dir, "project", "report.md"), join(dir, "project", "alias.md"));
   await symlink(join(dir, "outside", "secret.txt"), join(dir, "project", "to-outside.txt"));
   await symlink("/proc/self/environ", join(dir, "project", "environ"));
-  policy = await fileParamPolicy([join(dir, "project")], join(dir, "project"), join(dir, "auth"));
+  policy = await fileParamPolicy([join(dir, "project")], join(dir, "project"), [join(dir, "auth")]);
 });
 
 afterAll(async () => {
@@ -43,7 +43,7 @@ async function refusal(value: string, options: FileArgumentOptions = {}): Promis
 
 describe("SEC-5 pseudo files and allowed roots", () => {
   it.each([
-    ["/proc/self/environ", /arguments\.doc: "\/proc\/self\/environ" is on the \/proc pseudo file system/],
+    ["/proc/self/environ", /arguments\.doc is on the \/proc pseudo file system/],
     ["/proc/self/pagemap", /is on the \/proc pseudo file system/],
     ["/sys/kernel/mm/transparent_hugepage/enabled", /is on the \/sys pseudo file system/],
   ])("SEC-5 refuses %s (stat size says nothing about what a read returns)", async (path, message) => {
@@ -52,9 +52,9 @@ describe("SEC-5 pseudo files and allowed roots", () => {
     expect(reason).toBe("pseudo_file");
   });
 
-  it("SEC-5 refuses a symlink into /proc by its real path, and names the link's target", async () => {
+  it("SEC-5 refuses a symlink into /proc by its real path", async () => {
     const { message } = await refusal(join(dir, "project", "environ"), { policy });
-    expect(message).toMatch(/is on the \/proc pseudo file system \(resolves to \/proc\/\d+\/environ\)/);
+    expect(message).toMatch(/is on the \/proc pseudo file system \(through a symbolic link\)/);
     expect(message).not.toContain("API_KEY");
   });
 
@@ -62,13 +62,14 @@ describe("SEC-5 pseudo files and allowed roots", () => {
     const direct = await refusal(join(dir, "outside", "secret.txt"), { policy });
     expect(direct).toEqual({ message: expect.stringMatching(/is outside the allowed file roots/), reason: "outside_roots" });
     const linked = await refusal(join(dir, "project", "to-outside.txt"), { policy });
-    expect(linked.message).toContain(`resolves to ${join(dir, "outside", "secret.txt")}, which is outside the allowed file roots`);
+    expect(linked.message).toContain("resolves to a file that is outside the allowed file roots");
+    expect(linked.message).not.toContain(dir);
     expect(linked.message).not.toContain("outside secret");
     expect((await refusal("/etc/passwd", { policy })).reason).toBe("outside_roots");
   });
 
   it("SEC-5 accepts a file inside a root, and records a symlink under the link's own name", async () => {
-    await expect(checkFileArgument("doc", join(dir, "project", "alias.md"), { policy })).resolves.toEqual({ path: join(dir, "project", "report.md"), name: "alias.md" });
+    await expect(checkFileArgument("doc", join(dir, "project", "alias.md"), { policy })).resolves.toMatchObject({ path: join(dir, "project", "report.md"), name: "alias.md" });
   });
 
   it("SEC-5 never imports the server's own credential files (.env of the project), even inside a root", async () => {
@@ -114,7 +115,7 @@ describe("SEC-5 the worker's copy", () => {
     const first = await checkFileArgument("doc", join(dir, "project", "report.md"), { policy });
     const error = await importFileParams(storage, PROJECT_ID, { a: first, b: [source] }, 1024).catch((e: unknown) => e);
     expect(isSteamharnessError(error, "input_validation")).toBe(true);
-    expect((error as Error).message).toMatch(/arguments\.b\[0\]: "growing\.bin" holds more than 1024 bytes/);
+    expect((error as Error).message).toMatch(/arguments\.b\[0\] holds more than 1024 bytes/);
     // All or nothing: the first file, stored before the second failed, is gone again.
     expect(issued.filter((id) => id.startsWith("file_"))).toHaveLength(1);
     for (const id of issued) expect(await storage.files.get(PROJECT_ID, id)).toBeNull();
@@ -135,7 +136,7 @@ describe("SEC-5 the worker's copy", () => {
     const source = await checkFileArgument("doc", join(dir, "project", "docs", "secret.txt"), { policy });
     await rename(join(dir, "project", "docs"), join(dir, "project", "docs-old"));
     await symlink(join(dir, "outside"), join(dir, "project", "docs"));
-    await expect(readFileParam("doc", source)).rejects.toThrow(/arguments\.doc: "secret\.txt" was moved or replaced after it was checked/);
+    await expect(readFileParam("doc", source)).rejects.toThrow(/arguments\.doc was moved or replaced after it was checked/);
   });
 
   it("SEC-5 a checked file replaced by a symlink is not followed", async () => {

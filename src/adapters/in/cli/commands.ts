@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.js";
 import { redactSecrets } from "../../../domain/redaction.js";
@@ -45,7 +46,7 @@ export function addDataDirOptions(command: Command): Command {
     .addOption(
       new Option(
         "--allow-file-root <dir>",
-        "import file params only from below this directory (absolute, real path; repeatable; default the project dir and the working dir, unless that is / or your home dir or above); /proc, /sys and /dev are always refused",
+        "import file params only from below this directory (absolute, real path; repeatable; {tenant} stands for the caller's tenant, e.g. /srv/uploads/{tenant}; default the project dir and the working dir, unless that is / or your home dir or above — none with OAuth or --keys, where file params need this flag); /proc, /sys, /dev and the server's own state (data dirs, stores, SQLite side files, .git, .env) are always refused",
       ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     );
 }
@@ -295,6 +296,8 @@ export function registerMcpCommand(program: Command): void {
       dirs: dataDirsFrom(flags),
       relatedProjects: flags.relatedProject ?? [],
       ...(flags.allowFileRoot ? { allowedFileRoots: flags.allowFileRoot } : {}),
+      // TEN-2: the server's own credential files are never a file param.
+      serverState: [flags.authTokenFile, flags.oauthScopesConfig].filter((file): file is string => file !== undefined).map((file) => resolve(file)),
       version: command.parent?.version() ?? "0.0.0",
       ...(workers !== undefined ? { workers } : {}),
       ...(flags.freshWorker ? { workerReuse: false } : {}),

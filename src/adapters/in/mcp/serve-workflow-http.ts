@@ -128,7 +128,10 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
   const bind = options.host ?? DEFAULT_HTTP_HOST;
   if (options.keys && options.auth) throw new SteamharnessError("input_validation", "[steamharness] [mcp] --keys and --auth-token-file/--oauth-issuer are alternatives: pass one", { field: "--keys" });
   if (!options.keys) assertBindAllowed(bind, options.auth);
-  const prechecked = await precheckProjectRunner(options);
+  // TEN-2: OAuth and API keys serve several tenants, whose file params get no default roots; the key store is server state.
+  const multiTenant = options.keys !== undefined || options.auth?.kind === "oauth";
+  const serverState = [...(options.serverState ?? []), ...(options.keys ? [options.keys.directory] : [])];
+  const prechecked = await precheckProjectRunner({ ...options, multiTenant, serverState });
   // OBS-3: an OTLP endpoint in the environment turns the server's (and its workers') spans on, task runs included.
   const telemetry = await telemetryFromEnv();
   const [{ createProjectRunner }, { createWorkflowMcpServer, publishedOf }, { mcpHttpListener }, { openMcpTaskStore }, { createTaskRuns }] = await Promise.all([
@@ -162,7 +165,7 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
   catalog.catch(() => undefined);
   const handler = await mcpHttpListener({
     // MCP-15: a session's capabilities include the prompts and resources the project declares.
-    createServer: async () => createWorkflowMcpServer(prechecked.location.manifest, host, catalog, tasks, { logging: true, published: await publishedOf(catalog, { onLate: () => log(LATE_CATALOG) }) }),
+    createServer: async () => createWorkflowMcpServer(prechecked.location.manifest, host, catalog, tasks, { logging: true, hideServerPaths: true, published: await publishedOf(catalog, { onLate: () => log(LATE_CATALOG) }) }),
     path: options.path ?? DEFAULT_MCP_PATH,
     allowedHosts: allowedHostsFor(bind, options.allowedHosts ?? []),
     ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),

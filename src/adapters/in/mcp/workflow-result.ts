@@ -1,5 +1,5 @@
-import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { redactSecrets } from "../../../domain/redaction.js";
+import { ErrorCode, McpError, type CallToolResult, type JSONRPCErrorResponse, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { hideAbsolutePaths, redactSecrets } from "../../../domain/redaction.js";
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
 import type { StructureEntrypoint } from "../../../domain/workflow/workflow-definition.js";
 
@@ -7,14 +7,15 @@ import type { StructureEntrypoint } from "../../../domain/workflow/workflow-defi
 const MAX_ERROR_CHARS = 300;
 
 /**
- * Replaces every occurrence of the given secret values with `[redacted]` and clips the text to
- * a concise length, so an error message never carries credentials or a wall of output.
+ * Replaces every occurrence of the given secret values with `[redacted]`, every absolute path
+ * with `<path>` (TEN-2: the text reaches remote clients) and clips the text to a concise length,
+ * so an error message never carries credentials, server paths or a wall of output.
  *
  * @example
  * redact("token sk-123 refused", ["sk-123"]) // "token [redacted] refused"
  */
 export function redact(text: string, secrets: readonly string[], maxChars = MAX_ERROR_CHARS): string {
-  const out = redactSecrets(text, secrets).replace(/\s+/g, " ").trim();
+  const out = hideAbsolutePaths(redactSecrets(text, secrets)).replace(/\s+/g, " ").trim();
   return out.length > maxChars ? `${out.slice(0, maxChars - 1)}…` : out;
 }
 
@@ -30,6 +31,22 @@ export function invalidParams(message: string): McpError {
   const error = new McpError(ErrorCode.InvalidParams, message);
   error.message = message;
   return error;
+}
+
+/**
+ * TEN-2: a JSON-RPC error as a remote client may see it: absolute paths in its message become
+ * `<path>`, and an internal error (an exception no handler meant for the client, whose `data` is
+ * the server's) loses its `data`. Any other message is returned as it is.
+ *
+ * @example
+ * transport.send = (message, options) => send(remoteSafeError(message), options);
+ */
+export function remoteSafeError(message: JSONRPCMessage): JSONRPCMessage {
+  // A key test, not the SDK's schema parse: every message of the connection passes here.
+  if (!("error" in message)) return message;
+  const { data, ...error } = (message as JSONRPCErrorResponse).error;
+  const safe = { ...error, message: hideAbsolutePaths(error.message) };
+  return { ...message, error: error.code === ErrorCode.InternalError || data === undefined ? safe : { ...safe, data } };
 }
 
 /**

@@ -13,7 +13,7 @@ import { answeringHandlers } from "../project-runner/paused-runs.js";
 import { answeredRun, keepCallRun } from "./workflow-answer.js";
 import { createElicitationHandlers } from "./workflow-elicitation.js";
 import { createSamplingHandler } from "./workflow-sampling.js";
-import { invalidParams } from "./workflow-result.js";
+import { invalidParams, remoteSafeError } from "./workflow-result.js";
 import { toWorkflowToolResult } from "./workflow-attachments.js";
 import { addTaskHandlers, createTaskStatusNotifier, taskOf } from "./tasks/task-handlers.js";
 import type { TaskRuns } from "./tasks/task-runs.js";
@@ -42,6 +42,11 @@ export interface WorkflowMcpServerOptions {
    * declares none, or a server built without it, answers exactly as before.
    */
   published?: StructurePublications | undefined;
+  /**
+   * TEN-2 (on over HTTP): the JSON-RPC errors this server sends name no absolute path of the
+   * server (see {@link remoteSafeError}); over stdio the client is the server's own user.
+   */
+  hideServerPaths?: boolean;
 }
 
 /**
@@ -79,8 +84,14 @@ export function publishedOf(catalog: Promise<WorkflowCatalog>, options: { waitMs
 /** The SDK server, closing what a connection holds (resource watchers) when its transport closes. */
 class WorkflowServer extends Server {
   readonly closers: (() => void)[] = [];
+  hideServerPaths = false;
 
   override async connect(transport: Transport): Promise<void> {
+    if (this.hideServerPaths) {
+      // Every JSON-RPC error of this connection passes here, whichever handler threw it.
+      const send = transport.send.bind(transport);
+      transport.send = (message, options) => send(remoteSafeError(message), options);
+    }
     // The SDK keeps a handler set before connect and calls it first when the transport closes.
     const previous = transport.onclose;
     transport.onclose = () => {
@@ -131,6 +142,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     { name: workflowServerName(manifest.id), version: manifest.version ?? "0.0.0", ...(manifest.name ? { title: manifest.name } : {}) },
     { capabilities: { tools: { listChanged: false }, ...(tasks ? { tasks: taskCapability } : {}), ...(options.logging ? { logging: {} } : {}), ...publications } },
   );
+  server.hideServerPaths = options.hideServerPaths === true;
   catalog.catch(() => undefined);
   // The catalog once it is in: a call then reaches its worker without yielding to the event loop
   // (the SDK's own work for the request, such as writing the response headers, runs meanwhile).
@@ -172,7 +184,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     const tenantLimits = tenantLimitsOfAuth(extra.authInfo);
     if (tasks && request.params.task && !answered) {
       try {
-        await runner.prepare(entrypoint, args);
+        await runner.prepare(entrypoint, args, tenant);
       } catch (error) {
         if (isSteamharnessError(error, "input_validation")) throw invalidParams(error.message);
         throw error;
@@ -191,7 +203,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     }
     let prepared;
     try {
-      const preparing = runner.prepare(entrypoint, args);
+      const preparing = runner.prepare(entrypoint, args, tenant);
       prepared = preparing instanceof Promise ? await preparing : preparing;
     } catch (error) {
       if (isSteamharnessError(error, "input_validation")) throw invalidParams(error.message);

@@ -9,7 +9,8 @@ import { FILE_PARAM_MAX_BYTES, refuseFileArgument, type FileParamSource } from "
 
 // The worker's half of file params (MCP-4 / SEC-5): the host checked each path; between that
 // check and this copy a local process may have swapped the file, so the copy opens the checked
-// real path without following a link, checks the open descriptor again and counts the bytes.
+// real path without following a link, checks the open descriptor again (path and inode) and
+// counts the bytes.
 
 /**
  * Reads one checked file param within `maxBytes`. The open does not follow a final symlink
@@ -22,18 +23,20 @@ import { FILE_PARAM_MAX_BYTES, refuseFileArgument, type FileParamSource } from "
  * const bytes = await readFileParam("doc", { path: "/srv/p/a.pdf", name: "a.pdf" });
  */
 export async function readFileParam(param: string, source: FileParamSource, maxBytes = FILE_PARAM_MAX_BYTES): Promise<Uint8Array> {
-  const refuse = (reason: string, why: string) => refuseFileArgument(param, source.name, reason, why);
+  const refuse = (reason: string, why: string) => refuseFileArgument(param, reason, why);
   const handle = await open(source.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((error: NodeJS.ErrnoException) => {
     throw refuse("changed", `changed after it was checked and cannot be opened (${error.code ?? "error"})`);
   });
   try {
-    const info = await handle.stat();
+    const info = await handle.stat({ bigint: true });
     if (!info.isFile()) throw refuse("changed", "is no longer a regular file");
+    // TEN-2: another file linked in under the checked path (a hard link to server state) is not the checked one.
+    if (source.inode !== undefined && source.inode !== `${info.dev}:${info.ino}`) throw refuse("changed", "was moved or replaced after it was checked");
     if (process.platform === "linux") {
       const opened = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => source.path);
       if (opened !== source.path) throw refuse("changed", "was moved or replaced after it was checked");
     }
-    return await readBounded(handle, maxBytes, info.size).catch((error: unknown) => {
+    return await readBounded(handle, maxBytes, Number(info.size)).catch((error: unknown) => {
       if (!isSteamharnessError(error, "input_validation")) throw error;
       throw refuse("too_large", `holds more than ${maxBytes} bytes (50 MB limit; counted while copying)`);
     });

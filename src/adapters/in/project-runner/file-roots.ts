@@ -3,16 +3,34 @@ import { homedir } from "node:os";
 import { isAbsolute, join, parse, relative, resolve, sep } from "node:path";
 import { SteamharnessError } from "../../../domain/errors.js";
 
-// SEC-5: which real files an MCP client may have imported. A client chooses file paths, so the
-// server imports only regular files whose real path lies in an allowed root, never a pseudo
-// file (whose `stat` size says nothing about what a read returns) nor the server's own secrets.
+// SEC-5 / TEN-2: which real files an MCP client may have imported. A client chooses file paths,
+// so the server imports only regular files whose real path lies in an allowed root, never a
+// pseudo file (whose `stat` size says nothing about what a read returns) nor the server's own
+// state (its stores, SQLite files, credentials, `.git`), whatever the roots.
+
+/** The placeholder of an `--allow-file-root` value that stands for the caller's tenant. */
+export const TENANT_PLACEHOLDER = "{tenant}";
 
 /** What a host allows file params to import (every path a real path). */
 export interface FileParamPolicy {
-  /** Directories a client-given file's real path must lie in. */
+  /**
+   * Directories a client-given file's real path must lie in. A root holding
+   * {@link TENANT_PLACEHOLDER} is expanded per request with the caller's
+   * {@link tenantPathSegment}. Empty: every file param is refused ({@link FileParamPolicy.noRoots}).
+   */
   roots: readonly string[];
-  /** Files never imported even inside a root: the server's credentials (`.env`, saved login). */
+  /** The server's own state (real paths): directories and files never imported, even inside a root. */
   denied: readonly string[];
+  /** The project folder: its `.env*` files and the files of its `.git` are credentials, denied by inode too (hard links). */
+  projectDirs: readonly string[];
+  /** Set when `roots` is empty on purpose: the server has several tenants and no `--allow-file-root`. */
+  noRoots?: boolean;
+}
+
+/** A refusal of the policy: a machine-readable reason and a text naming no server path. */
+export interface FileRefusal {
+  reason: string;
+  why: string;
 }
 
 /** Mount points of the pseudo file systems, refused whatever a path's file system reports. */
@@ -57,10 +75,11 @@ export async function pseudoFileSystem(realPath: string): Promise<string | null>
 }
 
 /**
- * The default roots (`--allow-file-root` not given): the project directory and the server's
- * working directory — except a working directory that is the file system root, the home
- * directory or one of its ancestors, which would open every file of the user (`~/.ssh`,
- * `~/.aws`) to any client; MCP clients often start servers in `/` or in the home directory.
+ * The default roots of a single-user server (`--allow-file-root` not given): the project
+ * directory and the server's working directory — except a working directory that is the file
+ * system root, the home directory or one of its ancestors, which would open every file of the
+ * user (`~/.ssh`, `~/.aws`) to any client; MCP clients often start servers in `/` or in the home
+ * directory.
  *
  * @example
  * defaultFileRoots("/srv/p", "/", "/home/me") // ["/srv/p"]
@@ -72,12 +91,29 @@ export function defaultFileRoots(projectDir: string, cwd: string, home: string):
 }
 
 /**
+ * The real path of `path`, also when it does not exist yet: its deepest existing ancestor's
+ * real path with the rest appended (a store created later, below a linked folder, is still
+ * recognised).
+ *
+ * @example
+ * await realOrPlanned("/srv/link/not-yet/agents") // "/srv/real/not-yet/agents"
+ */
+export async function realOrPlanned(path: string): Promise<string> {
+  const absolute = resolve(path);
+  const real = await realpath(absolute).catch(() => null);
+  if (real) return real;
+  const parent = parse(absolute);
+  return parent.dir === absolute ? absolute : join(await realOrPlanned(parent.dir), parent.base);
+}
+
+/**
  * Resolves the allowed roots: each `--allow-file-root` value (absolute, an existing directory,
- * kept as its real path, so a link to a folder allows the folder it names), or the
+ * kept as its real path, so a link to a folder allows the folder it names; a value with
+ * `{tenant}` needs the part before the placeholder's segment to exist), or the
  * {@link defaultFileRoots} when none is given. A bad value is `input_validation` naming the flag.
  *
  * @example
- * await resolveFileRoots(["/srv/docs"], "/srv/p") // ["/srv/docs"]
+ * await resolveFileRoots(["/srv/docs", "/srv/uploads/{tenant}"], "/srv/p") // ["/srv/docs", "/srv/uploads/{tenant}"]
  */
 export async function resolveFileRoots(values: readonly string[] | undefined, projectDir: string, cwd = process.cwd(), home = homedir()): Promise<string[]> {
   const real = async (dir: string) => (await realpath(dir).catch(() => resolve(dir)));
@@ -87,24 +123,48 @@ export async function resolveFileRoots(values: readonly string[] | undefined, pr
     const fail = (why: string) =>
       new SteamharnessError("input_validation", `[steamharness] [file params] --allow-file-root ${JSON.stringify(value)} ${why}`, { field: "--allow-file-root" });
     if (typeof value !== "string" || value.trim() === "" || !isAbsolute(value)) throw fail("must be an absolute directory path");
-    const target = await realpath(value).catch(() => null);
+    const segments = value.split(/[\\/]+/);
+    const templated = segments.findIndex((segment) => segment.includes(TENANT_PLACEHOLDER));
+    if (segments.some((segment) => segment === "." || segment === "..")) throw fail("must not contain . or .. segments");
+    const base = templated < 0 ? value : segments.slice(0, templated).join(sep) || sep;
+    const target = await realpath(base).catch(() => null);
     if (!target) throw fail("does not exist");
     if (!(await stat(target)).isDirectory()) throw fail("is not a directory");
-    if (!roots.includes(target)) roots.push(target);
+    const root = templated < 0 ? target : join(target, ...segments.slice(templated));
+    if (!roots.includes(root)) roots.push(root);
   }
   return roots;
 }
 
 /**
- * The policy of a host: its roots and the credential files it reads itself (`<project>/.env`,
- * `<auth-dir>/workflow-auth.json`), which a client never gets imported.
+ * A tenant key as one path segment, deterministically: ASCII letters, digits, `_`, `-` and `.`
+ * stay, every other UTF-8 byte (`/`, `:`, `%`, NUL, spaces) becomes `%XX`, and a segment of
+ * only dots is encoded whole, so no tenant names `..` or a folder of another tenant.
  *
  * @example
- * const policy = await fileParamPolicy(["/srv/docs"], "/srv/p", "/home/me/.steamharness");
+ * tenantPathSegment("oauth:user/42") // "oauth%3Auser%2F42"
+ * tenantPathSegment("..") // "%2E%2E"
  */
-export async function fileParamPolicy(values: readonly string[] | undefined, projectDir: string, authDir: string): Promise<FileParamPolicy> {
-  const roots = await resolveFileRoots(values, projectDir);
-  const candidates = [join(projectDir, ".env"), join(authDir, "workflow-auth.json")];
-  const denied = await Promise.all(candidates.map((path) => realpath(path).catch(() => resolve(path))));
-  return { roots, denied };
+export function tenantPathSegment(tenant: string): string {
+  const safe = (byte: number) => (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) || byte === 0x5f || byte === 0x2d || byte === 0x2e;
+  const hex = (byte: number) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+  const encoded = Array.from(new TextEncoder().encode(tenant), (byte) => (safe(byte) ? String.fromCharCode(byte) : hex(byte))).join("");
+  return /^\.*$/.test(encoded) ? encoded.replace(/\./g, "%2E") : encoded;
+}
+
+/**
+ * The policy of a host: its roots — none when the host serves several tenants and no
+ * `--allow-file-root` is given — and the server's own state, never imported: `state` (every data
+ * and store directory it opens, its credential files), the project's `.workflow` folder, the
+ * home data dir `~/.steamharness`, and the project's `.env*` files.
+ *
+ * @example
+ * const policy = await fileParamPolicy(["/srv/uploads/{tenant}"], "/srv/p", [dirs.dataDir, dirs.agentStoreDir], { multiTenant: true });
+ */
+export async function fileParamPolicy(values: readonly string[] | undefined, projectDir: string, state: readonly string[], options: { multiTenant?: boolean } = {}): Promise<FileParamPolicy> {
+  const noRoots = options.multiTenant === true && (!values || values.length === 0);
+  const roots = noRoots ? [] : await resolveFileRoots(values, projectDir);
+  const candidates = [...state, join(projectDir, ".workflow"), join(homedir(), ".steamharness")];
+  const denied = [...new Set(await Promise.all(candidates.map(realOrPlanned)))];
+  return { roots, denied, projectDirs: [await realOrPlanned(projectDir)], ...(noRoots ? { noRoots } : {}) };
 }

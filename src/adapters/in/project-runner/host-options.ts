@@ -122,28 +122,35 @@ export interface PrecheckedProjectRunner {
   location: WorkflowProjectLocation;
   dirs: WorkflowDataDirs;
   relatedProjects: RelatedProject[];
-  /** SEC-5: the real roots client-given file params must lie in, and the files never imported. */
+  /** SEC-5 / TEN-2: the real roots client-given file params must lie in, and the server state never imported. */
   filePolicy: FileParamPolicy;
+}
+
+/** What the file-param policy of a host needs beyond its data dirs (TEN-2). */
+export interface FileParamHostOptions {
+  /** `--allow-file-root` values; `{tenant}` stands for the caller's tenant. */
+  allowedFileRoots?: readonly string[];
+  /** The host serves several tenants (OAuth, API keys): no default file roots. */
+  multiTenant?: boolean;
+  /** More of the server's own files and folders never imported (a key store, a token file). */
+  serverState?: readonly string[];
 }
 
 /**
  * The cheap, fail-fast part of opening a host (no TypeBox, no worker): the manifest, the data
- * dirs (absolute), the related projects (confirmed on both sides, CFG-5) and the file roots (`allowedFileRoots`, SEC-5: absolute
- * existing directories; by default the project and the working directory, see
- * `defaultFileRoots`). Throws what `createProjectRunner` would.
+ * dirs (absolute), the related projects (confirmed on both sides, CFG-5) and the file-param
+ * policy (`allowedFileRoots`, SEC-5: absolute existing directories; by default the project and
+ * the working directory, see `defaultFileRoots`, none for a `multiTenant` host; every data dir
+ * and `serverState` path denied, TEN-2). Throws what `createProjectRunner` would.
  *
  * @example
  * const checked = await precheckProjectRunner({ projectDir: "/abs/project", allowedFileRoots: ["/srv/docs"] });
  */
-export async function precheckProjectRunner(options: {
-  projectDir: string;
-  dirs?: DataDirOptions;
-  relatedProjects?: readonly string[];
-  allowedFileRoots?: readonly string[];
-}): Promise<PrecheckedProjectRunner> {
+export async function precheckProjectRunner(options: { projectDir: string; dirs?: DataDirOptions; relatedProjects?: readonly string[] } & FileParamHostOptions): Promise<PrecheckedProjectRunner> {
   const location = await locateWorkflowProject(options.projectDir);
   const dirs = resolveDataDirs(options.dirs ?? {}, homedir(), location.directory);
   const relatedProjects = await parseRelatedProjects(options.relatedProjects ?? [], location.manifest);
-  const filePolicy = await fileParamPolicy(options.allowedFileRoots, location.directory, dirs.authDir);
+  const state = [...Object.values(dirs), ...(options.serverState ?? [])];
+  const filePolicy = await fileParamPolicy(options.allowedFileRoots, location.directory, state, { multiTenant: options.multiTenant === true });
   return { location, dirs, relatedProjects, filePolicy };
 }

@@ -7,7 +7,7 @@ import { emptyRunResult, type WorkflowRunReport } from "../../../domain/workflow
 import type { StructureEntrypoint, StructureReport } from "../../../domain/workflow/workflow-definition.js";
 import { checkFileParams, type FileParamSource } from "./file-params.js";
 import type { WorkflowProjectLocation } from "./project-location.js";
-import { precheckProjectRunner, type DataDirOptions, type PrecheckedProjectRunner, type WorkflowDataDirs } from "./host-options.js";
+import { precheckProjectRunner, type DataDirOptions, type FileParamHostOptions, type PrecheckedProjectRunner, type WorkflowDataDirs } from "./host-options.js";
 import { credentialOf, readProjectEnv, readSavedAuth, resolveServerAuth, workerEnvironment, type ResolvedServerAuth } from "./project-env.js";
 import { secretValues } from "../../../domain/redaction.js";
 import { runInWorker } from "./run-host.js";
@@ -20,7 +20,7 @@ import type { ProjectConfigurationSnapshot } from "../../../domain/configuration
 import type { WorkerConfig, WorkerTenantLimits } from "./worker-protocol.js";
 
 /** Options of {@link createProjectRunner}. */
-export interface ProjectRunnerOptions {
+export interface ProjectRunnerOptions extends FileParamHostOptions {
   projectDir: string;
   dirs?: DataDirOptions;
   /** `alias=/abs/dir` values of `--related-project`. */
@@ -28,9 +28,11 @@ export interface ProjectRunnerOptions {
   /**
    * SEC-5 (`--allow-file-root`, repeatable): absolute directories a caller's file param must lie
    * in, judged by real path (symlinks followed). By default the project directory and the
-   * working directory — unless that is `/`, the home directory or one of its ancestors. Pseudo
-   * files (`/proc`, `/sys`, `/dev`) and the server's credential files are refused whatever the
-   * roots; a param's `default` path (the project's own) is not bound by the roots.
+   * working directory — unless that is `/`, the home directory or one of its ancestors — and
+   * none when {@link FileParamHostOptions.multiTenant}; `{tenant}` in a value stands for the
+   * caller's tenant (TEN-2). Pseudo files (`/proc`, `/sys`, `/dev`) and the server's own state
+   * (data dirs, stores, SQLite side files, `.git`, credentials) are refused whatever the roots; a
+   * param's `default` path (the project's own) is not bound by the roots.
    */
   allowedFileRoots?: readonly string[];
   /** The process environment (explicit variables); `process.env` by default. */
@@ -131,9 +133,10 @@ export interface ProjectRunner {
    * Validates arguments (schema, then file paths); `input_validation` with every problem. Once
    * TypeBox is loaded (see {@link preloadValidation}), an entrypoint without file params is
    * checked synchronously — the value itself is returned, or the error thrown — so a server can
-   * send the run message without yielding to the event loop; otherwise a promise.
+   * send the run message without yielding to the event loop; otherwise a promise. `tenant` (the
+   * caller's tenant key) picks the file roots of a `{tenant}` root (TEN-2).
    */
-  prepare(entrypoint: StructureEntrypoint, args: unknown): PreparedArguments | Promise<PreparedArguments>;
+  prepare(entrypoint: StructureEntrypoint, args: unknown, tenant?: string): PreparedArguments | Promise<PreparedArguments>;
   /**
    * Loads what `prepare` needs (TypeBox) ahead of the first call; idempotent, never rejects (a
    * failure is the first `prepare`'s to report). The runner does not load it by itself, so a server
@@ -263,8 +266,8 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
       if (!found) throw new SteamharnessError("not_found", `unknown entrypoint ${JSON.stringify(id)}`, { field: "entrypoint" });
       return found;
     },
-    prepare(entrypoint, args) {
-      if (!validationLoaded) return loadValidation().then(() => runner.prepare(entrypoint, args));
+    prepare(entrypoint, args, tenant) {
+      if (!validationLoaded) return loadValidation().then(() => runner.prepare(entrypoint, args, tenant));
       const [{ validateArguments }, { entrypointInputSchema }] = validationLoaded;
       let schema = schemas.get(entrypoint.id);
       if (!schema) schemas.set(entrypoint.id, (schema = entrypointInputSchema(entrypoint.params)));
@@ -275,7 +278,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
       const given = (args ?? {}) as Record<string, JsonValue>;
       // Only file params need the file system (their paths are checked and imported).
       if (!entrypoint.params.some((param) => param.type === "file")) return { params: { ...given }, files: {} };
-      return checkFileParams(entrypoint.params, given, { policy: filePolicy });
+      return checkFileParams(entrypoint.params, given, { policy: filePolicy, ...(tenant !== undefined ? { tenant } : {}) });
     },
     async run(entrypoint, prepared, handlers, runOptions = {}) {
       const { signal, onQueued, tenant } = runOptions;

@@ -24,6 +24,7 @@ import type { RunHandlers } from "../../project-runner/worker-process.js";
 import type { ProjectRunner } from "../../project-runner/project-runner.js";
 import { toWorkflowToolResult } from "../workflow-attachments.js";
 import { startLapsedTaskSweep } from "./task-sweep.js";
+import { redact } from "../workflow-result.js";
 import type { RunTenantLimits } from "../transport/http-tenant.js";
 
 /** How long a task's row is kept after its last activity when the client names no TTL: one hour. */
@@ -142,7 +143,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
     const done = (async () => {
       let change;
       try {
-        const prepared = await runner.prepare(entrypoint, args);
+        const prepared = await runner.prepare(entrypoint, args, tenant);
         const handlers = answered ? answeringHandlers(answered, pausing) : pausing;
         const report = await runner.run(entrypoint, prepared, handlers, { signal: controller.signal, runId: taskId, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}), ...(trace ? { trace } : {}), ...(ttlMs !== undefined ? { retainMs: ttlMs } : {}) });
         if (report.status === "waiting_for_input" && report.pending && form) {
@@ -151,10 +152,11 @@ export function createTaskRuns(options: TaskRunsOptions) {
         } else {
           const result = (await toWorkflowToolResult(report, entrypoint, runner)) as unknown as JsonValue & { isError?: boolean };
           const failed = result.isError === true;
-          change = { status: failed ? ("failed" as const) : ("completed" as const), statusMessage: failed ? (report.error?.message ?? `the run ended ${report.status}`) : null, ownerHost: null, leaseExpiresAt: null, result, paused: null };
+          change = { status: failed ? ("failed" as const) : ("completed" as const), statusMessage: failed ? redact(report.error?.message ?? `the run ended ${report.status}`, runner.secrets) : null, ownerHost: null, leaseExpiresAt: null, result, paused: null };
         }
       } catch (error) {
-        const message = `[steamharness] [mcp] the task's run could not be run: ${(error as Error)?.message ?? String(error)}`;
+        // TEN-2: the task's status reaches remote clients: no secrets, no server paths.
+        const message = redact(`[steamharness] [mcp] the task's run could not be run: ${(error as Error)?.message ?? String(error)}`, runner.secrets, 1000);
         change = { status: "failed" as const, statusMessage: message, ownerHost: null, leaseExpiresAt: null, result: errorResult(message), paused: null };
       } finally {
         running.delete(taskId);
