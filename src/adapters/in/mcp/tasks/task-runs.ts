@@ -23,7 +23,7 @@ import { interactionRequired } from "../../project-runner/run-host.js";
 import type { RunHandlers } from "../../project-runner/worker-process.js";
 import type { ProjectRunner } from "../../project-runner/project-runner.js";
 import { toWorkflowToolResult } from "../workflow-attachments.js";
-import type { RunTenantLimits } from "../transport/http-tenant.js";
+import { dataTenantOf, type RunTenantLimits } from "../transport/http-tenant.js";
 
 /** How long a task's row is kept after its last change when the client names no TTL: one hour. */
 export const DEFAULT_TASK_TTL_MS = 3_600_000;
@@ -139,7 +139,9 @@ export function createTaskRuns(options: TaskRunsOptions) {
       try {
         const prepared = await runner.prepare(entrypoint, args);
         const handlers = answered ? answeringHandlers(answered, pausing) : pausing;
-        const report = await runner.run(entrypoint, prepared, handlers, { signal: controller.signal, runId: taskId, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}), ...(trace ? { trace } : {}), ...(ttlMs !== undefined ? { retainMs: ttlMs } : {}) });
+        // TEN-3: the task's run reads and writes its tenant's data namespace.
+        const dataTenant = dataTenantOf(tenant);
+        const report = await runner.run(entrypoint, prepared, handlers, { signal: controller.signal, runId: taskId, ...(tenant !== undefined ? { tenant } : {}), ...(dataTenant !== undefined ? { dataTenant } : {}), ...(tenantLimits ? { tenantLimits } : {}), ...(trace ? { trace } : {}), ...(ttlMs !== undefined ? { retainMs: ttlMs } : {}) });
         if (report.status === "waiting_for_input" && report.pending && form) {
           const paused: TaskPause = { args, pending: report.pending, answers: answered?.answers ?? {}, form, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}) };
           change = { status: "input_required" as const, statusMessage: report.pending.message, ownerHost: null, leaseExpiresAt: null, paused: paused as unknown as JsonValue };
