@@ -11,51 +11,15 @@
  *   {@link tenantStorage} keys every row by `tenant:<segment>/<projectId>` (and sessions by a
  *   namespaced conversation), reusing the project column every store already has — no migration.
  */
-import { createHash } from "node:crypto";
-import { join } from "node:path";
 import { SteamharnessError } from "../domain/errors.js";
 import type { KvNamespace } from "../ports/kv-store.js";
 import type { SessionBackend } from "../ports/session-backend.js";
 import type { SessionLeaseTarget } from "../ports/session-lease.js";
 import type { SessionAddress } from "../ports/session-store.js";
 import type { Storage } from "../ports/storage.js";
+import { tenantSegment } from "../adapters/out/system/tenant-segment.js";
 
-/** The folder holding the tenants' namespaces inside a store directory. */
-export const TENANTS_FOLDER = "tenants";
-
-/** Segments longer than this end in a digest instead (file names stay far below 255 bytes). */
-const MAX_READABLE = 96;
-
-/**
- * The one encoding of a tenant key as a file name and key prefix: lower-case ASCII letters,
- * digits and `-` as they are, every other UTF-8 byte as `_` and two hex digits (so `key:Acme`
- * is `key_3a_41cme`). Injective, never `.`/`..`, no separator, the same on case-insensitive
- * file systems; a long key is its first 64 encoded characters, `~` and its SHA-256 (`~` never
- * occurs in the short form). An empty or non-string tenant is `input_validation`.
- *
- * @example
- * tenantSegment("key:acme") // "key_3aacme"
- */
-export function tenantSegment(tenant: string): string {
-  if (typeof tenant !== "string" || tenant === "") throw new SteamharnessError("input_validation", "[steamharness] [tenants] a tenant key must be a non-empty string", { field: "tenant" });
-  let encoded = "";
-  for (const byte of new TextEncoder().encode(tenant)) {
-    const char = String.fromCharCode(byte);
-    encoded += /[a-z0-9-]/.test(char) ? char : `_${byte.toString(16).padStart(2, "0")}`;
-  }
-  if (encoded.length <= MAX_READABLE) return encoded;
-  return `${encoded.slice(0, 64)}~${createHash("sha256").update(tenant).digest("hex")}`;
-}
-
-/**
- * A tenant's folder inside a store directory: `<directory>/tenants/<segment>`.
- *
- * @example
- * tenantDirectory("/srv/sh/kv", "key:acme") // "/srv/sh/kv/tenants/key_3aacme"
- */
-export function tenantDirectory(directory: string, tenant: string): string {
-  return join(directory, TENANTS_FOLDER, tenantSegment(tenant));
-}
+export { TENANTS_FOLDER, tenantDirectory, tenantSegment } from "../adapters/out/system/tenant-segment.js";
 
 /**
  * The project id a tenant's rows are kept under in a shared store: `tenant:<segment>/<projectId>`.
