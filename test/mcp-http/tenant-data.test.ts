@@ -29,7 +29,7 @@ const WORKFLOW = `export default {
         await context.knowledge.upsert(p, { documentId: "memory/profile", title: "Profile", markdown: "likes " + params.text });
         await context.values.set(p, "counter", params.text);
         const file = await context.files.put(p, Buffer.from(params.text), { name: "a.txt" });
-        return { fileId: file.fileId };
+        return { errCode: 0, errMessage: "", output: { fileId: file.fileId }, attachments: [{ fileId: file.fileId, mimeType: "text/plain" }] };
       },
     },
     read: {
@@ -105,10 +105,12 @@ afterAll(async () => {
 });
 
 describe("TEN-3 mcp --http keeps each tenant's data in its own namespace", () => {
-  it("TEN-3: tenant B's run with the same keys and ids reads nothing of tenant A's KV, knowledge, memory, values or files; A reads its own", async () => {
+  it("TEN-3: tenant B's run with the same keys and ids reads nothing of tenant A's KV, knowledge, memory, values or files; A reads its own (attachments too)", async () => {
     const written = await call(acme, "write", { text: "acme-secret" });
     expect(written.isError).toBeFalsy();
     const fileId = output(written).fileId as string;
+    // The attachment is read back from the tenant's own file store.
+    expect(written.content.some((block) => block.type === "resource" && "text" in block.resource && block.resource.text === "acme-secret")).toBe(true);
 
     const seenByGlobex = await call(globex, "read", { fileId });
     expect(seenByGlobex.isError).toBeFalsy();

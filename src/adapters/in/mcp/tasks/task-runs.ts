@@ -146,7 +146,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
           const paused: TaskPause = { args, pending: report.pending, answers: answered?.answers ?? {}, form, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}) };
           change = { status: "input_required" as const, statusMessage: report.pending.message, ownerHost: null, leaseExpiresAt: null, paused: paused as unknown as JsonValue };
         } else {
-          const result = (await toWorkflowToolResult(report, entrypoint, runner)) as unknown as JsonValue & { isError?: boolean };
+          const result = (await toWorkflowToolResult(report, entrypoint, runner, dataTenant)) as unknown as JsonValue & { isError?: boolean };
           const failed = result.isError === true;
           change = { status: failed ? ("failed" as const) : ("completed" as const), statusMessage: failed ? (report.error?.message ?? `the run ended ${report.status}`) : null, ownerHost: null, leaseExpiresAt: null, result, paused: null };
         }
