@@ -5,6 +5,7 @@
 // server and its workers, the SDK's Streamable HTTP clients; the SQLite stores read back from disk.
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { existsSync, readdirSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -61,6 +62,7 @@ const WORKFLOW = `export default {
 `;
 
 let tmp: string;
+let project: string;
 let data: string;
 let server: HttpMcpServer;
 let acme: Client;
@@ -73,7 +75,7 @@ async function addKey(store: string, tenant: string): Promise<string> {
 }
 
 // No elicitation capability: a call that asks for input ends interaction_required, answerable later by run id.
-const connectWith = (secret: string) => connectHttp(server.url, { transport: { requestInit: { headers: { authorization: `Bearer ${secret}` } } } });
+const connectWith = (secret: string, url: URL = server.url) => connectHttp(url, { transport: { requestInit: { headers: { authorization: `Bearer ${secret}` } } } });
 const call = async (client: Client, name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>) =>
   (await client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) }, undefined, { timeout: 60_000 })) as CallToolResult;
 const output = (result: CallToolResult) => (result.structuredContent as { output: Record<string, unknown> }).output;
@@ -90,7 +92,7 @@ beforeAll(async () => {
   tmp = await tempDir("sh-mcp-tenant-data-");
   data = join(tmp, "data");
   const store = join(tmp, "keys");
-  const project = await writeProject(join(tmp, "project"), {
+  project = await writeProject(join(tmp, "project"), {
     "package.json": JSON.stringify({ name: "tenant-data", version: "1.0.0", type: "module", id: PROJECT_ID, projectType: "workflow", main: "workflow.mjs" }),
     "workflow.mjs": WORKFLOW,
   });
@@ -163,5 +165,26 @@ describe("TEN-3 mcp --http keeps each tenant's data in its own namespace", () =>
     expect(stranger.replace(runId, never)).toBe(unknown);
     const done = await call(acme, "ask", {}, answer(runId));
     expect(done.structuredContent).toMatchObject({ status: "success", output: { runId, first: { name: "Eve" } } });
+  });
+
+  it("TEN-3: without tenants (one static token) a run's data stays in the host's own stores, and no tenant folder is made", async () => {
+    const own = join(tmp, "data-token");
+    const tokenFile = join(tmp, "token");
+    await writeFile(tokenFile, "static-token-0123456789abcdef\n");
+    const single = await startHttpMcp(project, ["--auth-token-file", tokenFile, "--data-dir", own]);
+    const client = await connectWith("static-token-0123456789abcdef", single.url);
+    try {
+      expect((await call(client, "write", { text: "shared" })).isError).toBeFalsy();
+    } finally {
+      await client.close();
+      await single.stop();
+    }
+    const kv = createSqliteStorage({ directory: join(own, "kv") });
+    try {
+      expect((await kv.kv.get({ projectId: PROJECT_ID }, "greeting"))?.value).toBe("shared");
+    } finally {
+      await kv.close();
+    }
+    for (const store of ["kv", "values", "files"]) expect(existsSync(join(own, store, "tenants"))).toBe(false);
   });
 });
