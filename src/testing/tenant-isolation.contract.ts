@@ -90,7 +90,10 @@ const cases: ContractCases<TenantScopedStorages, undefined> = {
       expect((await other.head()).lastSeq).toBe(0);
       expect(await other.readRun("run-a")).toEqual([]);
       expect(await other.get("run-a/plan/0")).toBeNull();
+      // B writing the same event ids writes its own log; A's stays as A wrote it.
+      await other.append([plan("run-a", 0), plan("run-a", 1)]);
       await other.close();
+      expect((await held.head()).lastSeq).toBe(1);
       await held.close();
       expect(await b.sessions.openUnleased({ address: { ...address, sessionKey: "never-by-b" }, create: false })).toBeNull();
       const reread = await a.sessions.openUnleased({ address, create: false });
