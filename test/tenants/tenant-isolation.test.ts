@@ -66,6 +66,23 @@ describe("TEN-3 the tenant namespace encoding", () => {
     expect(() => tenantSegment("")).toThrow(expect.objectContaining({ code: "input_validation" }));
   });
 
+  it("TEN-3: a tenant's view refuses explicit session files (one file for every tenant) and closing it leaves the shared store open", async () => {
+    const base = createSqliteStorage({ directory: join(makeTempDir("tenant-view"), "store") });
+    try {
+      const acme = tenantStorage(base, "key:acme");
+      expect(acme.sessions!.acceptsDatabasePath).toBe(false);
+      const address = { projectId: "p", conversationId: "c", sessionKey: "agent" };
+      const databasePath = join(makeTempDir("tenant-explicit"), "s.sqlite");
+      await expect(acme.sessions!.open({ address, databasePath, ownerId: "run-1" })).rejects.toMatchObject({ code: "input_validation" });
+      await expect(acme.sessions!.leases.acquire({ databasePath }, { ownerId: "run-1" })).rejects.toMatchObject({ code: "input_validation" });
+      await acme.kv.set({ projectId: "p" }, "k", 1);
+      await acme.close();
+      expect((await acme.kv.get({ projectId: "p" }, "k"))?.value).toBe(1);
+    } finally {
+      await base.close();
+    }
+  });
+
   it("TEN-3: a tenant's data dirs are folders of the host's, and the host's own dirs are as before", () => {
     const dataDir = makeTempDir("tenant-layout");
     const dirs = resolveDataDirs({ dataDir }, dataDir, dataDir);
