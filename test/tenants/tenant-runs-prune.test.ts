@@ -9,6 +9,7 @@ import { createSqliteRunRetention } from "../../src/adapters/out/sqlite/run-rete
 import { conversationSessionsDirectory } from "../../src/adapters/out/sqlite/sessions/session-database-path.js";
 import { createSqliteSessionBackend } from "../../src/adapters/out/sqlite/sessions/sqlite-session-backend.js";
 import { pruneProjectRuns } from "../../src/adapters/in/project-runner/run-pruning.js";
+import { createTenantRetentions, type RunSessionsRetention } from "../../src/adapters/in/project-runner/run-retention.js";
 import { tenantDirectory } from "../../src/compose/tenant-storage.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 
@@ -39,5 +40,17 @@ describe("TEN-3 runs prune covers the tenants' run folders", () => {
     const { removed } = await pruneProjectRuns({ projectDir, agentStoreDir, now: 1000, olderThanMs: 0 });
     expect(removed.sort()).toEqual(["run-acme", "run-own"]);
     expect([existsSync(own), existsSync(acme)]).toEqual([false, false]);
+  });
+
+  it("TEN-3: a host keeps at most 32 tenants' run indexes open, closing the least recently used, and closes the rest with itself", async () => {
+    const closed: string[] = [];
+    const retentions = createTenantRetentions((tenant): RunSessionsRetention => ({ started: () => undefined, ended: () => undefined, close: async () => void closed.push(tenant) }));
+    const first = retentions.of("key:t0");
+    for (let i = 1; i < 32; i += 1) retentions.of(`key:t${i}`);
+    expect(retentions.of("key:t0")).toBe(first); // used again: now the most recent
+    retentions.of("key:t32");
+    expect(closed).toEqual(["key:t1"]);
+    await retentions.close();
+    expect(closed).toHaveLength(33);
   });
 });
