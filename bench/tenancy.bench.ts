@@ -26,7 +26,7 @@ import { createSqliteStorage } from "../src/adapters/out/sqlite/store/sqlite-sto
 import { startGateway } from "../src/adapters/in/gateway/gateway.js";
 import { openGatewayKeyStore } from "../src/compose/api-keys.js";
 import { tenantKey } from "../src/domain/principal.js";
-import type { Storage } from "../src/ports/storage.js";
+import { tenantStorage } from "../src/app/tenants/tenant-storage.js";
 import { startAuthorizationServer, type TestClient } from "../test/fixtures/oidc-authorization-server.js";
 import { timedLoop } from "./durable-support.js";
 import { benchAgentOptions, respondedMs, TOKEN } from "./gateway-support.js";
@@ -150,19 +150,10 @@ async function gateway() {
 }
 
 // (c) ---------------------------------------------------------------------------------------
-/**
- * The Storage of one tenant's runs under `dataDir`. Stand-in until part F's tenant-scoped
- * Storage (TEN-3, branch ten-data) lands — then this calls F's API instead: the tenant's own
- * subdirectory of the data directory, which is what F does for SQLite.
- */
-function tenantScopedStorage(dataDir: string, tenant: string): Storage {
-  const directory = join(dataDir, "tenants", encodeURIComponent(tenant));
-  return createSqliteStorage({ directory: join(directory, "store"), agentStoreDir: join(directory, "agents") });
-}
-
 async function durableSteps() {
-  const scoped = tenantScopedStorage(join(root, "durable"), tenantKey("oauth", "tenant-a"));
   const unscoped = createSqliteStorage({ directory: join(root, "durable", "store"), agentStoreDir: join(root, "durable", "agents") });
+  // TEN-3: the namespace the gateway gives a key tenant over any Storage (the row prefix); mcp --http's per-tenant folders add no per-step work.
+  const scoped = tenantStorage(unscoped, tenantKey("oauth", "tenant-a"));
   const perStep = { scoped: [] as number[], unscoped: [] as number[] };
   const loop = async (kind: "scoped" | "unscoped", r: number) => {
     const { ms, paused } = await timedLoop(kind === "scoped" ? scoped : unscoped, `loop-${kind}-${r}`, STEPS);
@@ -182,7 +173,7 @@ async function durableSteps() {
   }
   const differenceMs = median(perStep.scoped.map((ms, r) => ms - perStep.unscoped[r]!));
   return {
-    definition: `one ${STEPS}-step durable agent loop (offline model, one tool call per step, ending paused on an approval) in a fresh conversation per run on a SQLite storage; scoped = tenantScopedStorage (stand-in: the tenant's subdirectory of the data directory, until part F's API lands), unscoped = the data directory's storage; ${COUNTS.loopRounds} rounds alternating which goes first, after one warm-up run each`,
+    definition: `one ${STEPS}-step durable agent loop (offline model, one tool call per step, ending paused on an approval) in a fresh conversation per run on a SQLite storage; scoped = tenantStorage(unscoped, tenant) (every row under the tenant's project-id prefix, sessions under its conversation prefix: TEN-3's namespace over any Storage), unscoped = the same SQLite storage unwrapped; ${COUNTS.loopRounds} rounds alternating which goes first, after one warm-up run each`,
     rounds: perStep.scoped.length,
     scopedMsPerStep: round(median(perStep.scoped)),
     unscopedMsPerStep: round(median(perStep.unscoped)),

@@ -27,6 +27,8 @@ export { runSessionBackendContract } from "./testing/session-backend.contract.js
 export type { SessionBackendInspect, SessionBackendContractOptions, SessionBackendContractCase } from "./testing/session-backend.contract.js";
 export { runSessionHostStoreContract } from "./testing/session-host-store.contract.js";
 export { runTelemetryContract } from "./testing/telemetry.contract.js";
+export { runTenantIsolationContract } from "./testing/tenant-isolation.contract.js";
+export type { TenantScopedStorages } from "./testing/tenant-isolation.contract.js";
 export type { TelemetryInspect, TelemetrySpanRecord, TelemetryContractCase } from "./testing/telemetry.contract.js";
 export type { SessionHostStoreInspect, SessionHostStoreContractCase } from "./testing/session-host-store.contract.js";
 export type { SessionStoreOpenerInspect, SessionStoreOpenerContractCase } from "./testing/session-store-opener.contract.js";

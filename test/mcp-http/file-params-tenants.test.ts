@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { tenantPathSegment } from "../../src/adapters/in/project-runner/file-roots.js";
+import { tenantSegment } from "../../src/app/tenants/tenant-segment.js";
 import { startAuthorizationServer, type TestClient } from "../fixtures/oidc-authorization-server.js";
 import { cleanup, copyKitchen, runCli, tempDir } from "../cli/helpers.js";
 import { connectHttp, connectWithKey, startHttpMcp, type HttpMcpServer } from "./helpers.js";
@@ -52,8 +52,8 @@ beforeAll(async () => {
   }
   // Alpha's upload folder under its tenant key, both as the key store names it and namespaced (TEN-1's `key:` keys).
   for (const tenant of ["alpha", "key:alpha"]) {
-    await mkdir(join(uploads, tenantPathSegment(tenant)), { recursive: true });
-    await writeFile(join(uploads, tenantPathSegment(tenant), "alpha.txt"), "alpha's upload\n");
+    await mkdir(join(uploads, tenantSegment(tenant)), { recursive: true });
+    await writeFile(join(uploads, tenantSegment(tenant), "alpha.txt"), "alpha's upload\n");
   }
 }, 120_000);
 afterAll(async () => {
@@ -162,7 +162,7 @@ describe("TEN-2 mcp --http with two API-key tenants", () => {
         const alpha = await connect(server, "alpha");
         const beta = await connect(server, "beta");
         // Alpha's tenant key is one of the two folder names: alpha imports from that one only.
-        const files = ["alpha", "key:alpha"].map((tenant) => join(uploads, tenantPathSegment(tenant), "alpha.txt"));
+        const files = ["alpha", "key:alpha"].map((tenant) => join(uploads, tenantSegment(tenant), "alpha.txt"));
         const outcomes = await Promise.all(files.map((file) => echo(alpha, file).then(importedName, () => null)));
         expect(outcomes.filter((name) => name !== null)).toEqual(["alpha.txt"]);
         for (const file of files) {
@@ -192,8 +192,8 @@ describe("TEN-2 mcp --http with two API-key tenants", () => {
       const as = await startAuthorizationServer([ALICE, BOB]);
       // The client-credentials subject is the client id: alice's folder, as a bare or a namespaced (TEN-1) tenant key.
       for (const tenant of ["alice", "oauth:alice"]) {
-        await mkdir(join(uploads, tenantPathSegment(tenant)), { recursive: true });
-        await writeFile(join(uploads, tenantPathSegment(tenant), "alice.txt"), "alice's upload\n");
+        await mkdir(join(uploads, tenantSegment(tenant)), { recursive: true });
+        await writeFile(join(uploads, tenantSegment(tenant), "alice.txt"), "alice's upload\n");
       }
       const start = async (...extra: string[]) => {
         const port = await freePort();
@@ -213,7 +213,7 @@ describe("TEN-2 mcp --http with two API-key tenants", () => {
         const perTenant = await start("--allow-file-root", join(uploads, "{tenant}"));
         const alice = await login(perTenant, ALICE);
         const bob = await login(perTenant, BOB);
-        const files = ["alice", "oauth:alice"].map((tenant) => join(uploads, tenantPathSegment(tenant), "alice.txt"));
+        const files = ["alice", "oauth:alice"].map((tenant) => join(uploads, tenantSegment(tenant), "alice.txt"));
         const outcomes = await Promise.all(files.map((file) => echo(alice, file).then(importedName, () => null)));
         expect(outcomes.filter((name) => name !== null)).toEqual(["alice.txt"]);
         for (const file of files) expect(await refused(bob, file)).toMatch(/^MCP error -32602: arguments\.doc is outside the allowed file roots/);

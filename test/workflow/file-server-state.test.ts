@@ -7,7 +7,8 @@ import { hideAbsolutePaths } from "../../src/domain/redaction.js";
 import { remoteSafeError } from "../../src/adapters/in/mcp/workflow-result.js";
 import { checkFileArgument } from "../../src/adapters/in/project-runner/file-params.js";
 import { readFileParam } from "../../src/adapters/in/project-runner/file-import.js";
-import { fileParamPolicy, resolveFileRoots, tenantPathSegment, type FileParamPolicy } from "../../src/adapters/in/project-runner/file-roots.js";
+import { tenantSegment } from "../../src/app/tenants/tenant-segment.js";
+import { fileParamPolicy, resolveFileRoots, type FileParamPolicy } from "../../src/adapters/in/project-runner/file-roots.js";
 import { precheckProjectRunner } from "../../src/adapters/in/project-runner/host-options.js";
 import { KITCHEN } from "../cli/helpers.js";
 
@@ -24,7 +25,7 @@ beforeAll(async () => {
   dir = await realpath(await mkdtemp(join(tmpdir(), "sh-server-state-")));
   project = join(dir, "project");
   data = join(dir, "data");
-  for (const folder of [join(project, ".workflow", "agents", "20260101-abc"), join(project, ".git"), join(project, "docs"), join(data, "kv"), join(dir, "uploads", tenantPathSegment("key:acme")), join(dir, "uploads", tenantPathSegment("key:other"))]) {
+  for (const folder of [join(project, ".workflow", "agents", "20260101-abc"), join(project, ".git"), join(project, "docs"), join(data, "kv"), join(dir, "uploads", tenantSegment("key:acme")), join(dir, "uploads", tenantSegment("key:other"))]) {
     await mkdir(folder, { recursive: true });
   }
   await writeFile(join(project, ".workflow", "agents", "20260101-abc", "s1.sqlite"), "SQLite format 3\0 conversation of another tenant");
@@ -42,8 +43,8 @@ beforeAll(async () => {
   await link(join(project, ".env"), join(project, "docs", "env-copy.txt"));
   await link(join(project, ".git", "config"), join(project, "docs", "git-copy.txt"));
   await link(join(data, "kv", "kv.sqlite"), join(project, "docs", "kv-copy.txt"));
-  await writeFile(join(dir, "uploads", tenantPathSegment("key:acme"), "acme.txt"), "acme's upload\n");
-  await writeFile(join(dir, "uploads", tenantPathSegment("key:other"), "other.txt"), "other's upload\n");
+  await writeFile(join(dir, "uploads", tenantSegment("key:acme"), "acme.txt"), "acme's upload\n");
+  await writeFile(join(dir, "uploads", tenantSegment("key:other"), "other.txt"), "other's upload\n");
   policy = await fileParamPolicy([project], project, [data, join(data, "kv"), join(project, ".workflow", "agents")]);
 });
 
@@ -134,7 +135,7 @@ describe("TEN-2 roots with several tenants", () => {
 
   it("TEN-2 {tenant} roots: a tenant imports from its own folder, not from another tenant's, and a call without a tenant from none", async () => {
     const perTenant = await fileParamPolicy([join(dir, "uploads", "{tenant}")], project, [data], { multiTenant: true });
-    const acme = join(dir, "uploads", tenantPathSegment("key:acme"), "acme.txt");
+    const acme = join(dir, "uploads", tenantSegment("key:acme"), "acme.txt");
     await expect(checkFileArgument("doc", acme, { policy: perTenant, tenant: "key:acme" })).resolves.toMatchObject({ name: "acme.txt" });
     expect((await refusal(acme, { policy: perTenant, tenant: "key:other" })).reason).toBe("outside_roots");
     expect((await refusal(acme, { policy: perTenant })).reason).toBe("outside_roots");
@@ -149,15 +150,15 @@ describe("TEN-2 roots with several tenants", () => {
   });
 
   it.each([
-    ["key:acme", "key%3Aacme"],
-    ["oauth:user/42", "oauth%3Auser%2F42"],
-    ["..", "%2E%2E"],
-    ["../x", "..%2Fx"],
-    ["a\u0000b", "a%00b"],
-    ["100%", "100%25"],
-    ["é", "%C3%A9"],
+    ["key:acme", "key_3aacme"],
+    ["oauth:user/42", "oauth_3auser_2f42"],
+    ["..", "_2e_2e"],
+    ["../x", "_2e_2e_2fx"],
+    ["a\u0000b", "a_00b"],
+    ["100%", "100_25"],
+    ["é", "_c3_a9"],
   ])("TEN-2 the tenant %j is the one path segment %j", (tenant, segment) => {
-    expect(tenantPathSegment(tenant)).toBe(segment);
+    expect(tenantSegment(tenant)).toBe(segment);
   });
 });
 

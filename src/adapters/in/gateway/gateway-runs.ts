@@ -22,6 +22,7 @@ import type { Storage } from "../../../ports/storage.js";
 import { createNodeContext } from "../../../compose/node-context.js";
 import { approximateBytes, measuredSessions } from "./gateway-budget.js";
 import { createMemorySessionBackend } from "../../../compose/local.js";
+import { tenantStorage } from "../../../app/tenants/tenant-storage.js";
 
 /** What a paused run waits for, as the client is shown it. */
 export type GatewayPendingRequest =
@@ -197,7 +198,8 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
   };
   const open = (tenant: string): string => {
     const id = `conv_${randomUUID().replace(/-/g, "")}`;
-    const shared = options.storage;
+    // TEN-3: an API key's tenant reads and writes its own namespace of the shared stores.
+    const shared = tenant === SHARED_TENANT ? options.storage : tenantStorage(options.storage, tenant);
     // The shared stores, with this conversation's own in-memory sessions (SES-6).
     const storage: Storage = {
       kv: shared.kv,

@@ -1,5 +1,6 @@
 import type { JsonValue } from "../../../domain/json.js";
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
+import { dataTenantOf } from "./transport/http-tenant.js";
 import { keepPausedRun, pausedRunsOf, type PausedRun, type PausedRunAnswer } from "../project-runner/paused-runs.js";
 import type { ProjectRunner } from "../project-runner/project-runner.js";
 import { invalidParams } from "./workflow-result.js";
@@ -63,9 +64,9 @@ export function answeredRun(runner: ProjectRunner, toolName: string, meta: Recor
 /** The asynchronous part of {@link answeredRun}: the answer checked against the paused run it names. */
 async function pausedRunAnswered(runner: ProjectRunner, toolName: string, answer: unknown, tenant: string | undefined): Promise<PausedRun> {
   const given = checkedMeta(answer);
-  const paused = await pausedRunsOf(runner);
+  // TEN-3: looked up in the caller's own namespace only; BUD-4: another tenant's run is an unknown one.
+  const paused = await pausedRunsOf(runner, dataTenantOf(tenant));
   const run = await paused.get(given.runId).finally(() => paused.close());
-  // BUD-4: another tenant's paused run is answered as an unknown one.
   if (!run || run.tenant !== tenant) throw invalidParams(`no paused run ${given.runId} in this project (a call that ended interaction_required, not answered since)`);
   if (run.entrypointId !== toolName) throw invalidParams(`run ${given.runId} is a run of tool ${run.entrypointId}: call that tool to answer it`);
   if (run.pending.requestId !== given.requestId) throw invalidParams(`run ${given.runId} waits for ${run.pending.kind} ${run.pending.requestId}, not ${given.requestId}`);
@@ -82,5 +83,6 @@ async function pausedRunAnswered(runner: ProjectRunner, toolName: string, answer
 export async function keepCallRun(runner: ProjectRunner, report: WorkflowRunReport, start: { entrypointId: string; args: JsonValue; tenant?: string }, answered: PausedRun | undefined): Promise<void> {
   if (answered !== undefined && report.status === "failed" && report.error?.code === "input_validation") return;
   if (answered === undefined && report.status !== "waiting_for_input") return;
-  await keepPausedRun(runner, report, { ...start, ...(answered ? { answers: answered.answers } : {}) });
+  const dataTenant = dataTenantOf(start.tenant);
+  await keepPausedRun(runner, report, { ...start, ...(answered ? { answers: answered.answers } : {}), ...(dataTenant !== undefined ? { dataTenant } : {}) });
 }

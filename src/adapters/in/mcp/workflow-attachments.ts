@@ -3,6 +3,7 @@ import type { WorkflowRunAttachment } from "../../../domain/workflow/run-context
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
 import type { StructureEntrypoint } from "../../../domain/workflow/workflow-definition.js";
 import type { ProjectRunner } from "../project-runner/project-runner.js";
+import { tenantDataDirs } from "../project-runner/host-options.js";
 import { toToolResult } from "./workflow-result.js";
 
 /**
@@ -48,19 +49,21 @@ export function attachmentBlock(attachment: WorkflowRunAttachment, bytes: Uint8A
  * {@link toToolResult} with the run's attachments appended as content blocks. An attachment
  * missing from the managed-file store (`not_found`), or attachments over
  * {@link MAX_ATTACHMENT_BYTES} together (`input_validation`), make the call an error result
- * naming the file; nothing of the output is sent then.
+ * naming the file; nothing of the output is sent then. A run of `dataTenant` (TEN-3) is read
+ * from that tenant's file store.
  *
  * @example
  * return toWorkflowToolResult(report, entrypoint, runner);
  */
-export async function toWorkflowToolResult(report: WorkflowRunReport, entrypoint: StructureEntrypoint, runner: Pick<ProjectRunner, "secrets" | "dirs" | "location">): Promise<CallToolResult> {
+export async function toWorkflowToolResult(report: WorkflowRunReport, entrypoint: StructureEntrypoint, runner: Pick<ProjectRunner, "secrets" | "dirs" | "location">, dataTenant?: string): Promise<CallToolResult> {
   const result = toToolResult(report, entrypoint, runner.secrets);
   const attachments = report.status === "success" ? (report.result.data.attachments ?? []) : [];
   if (attachments.length === 0) return result;
   const failed = (code: string, message: string) => toToolResult({ ...report, status: "failed", error: { code, message } }, entrypoint, runner.secrets);
   // Opened only for a result with attachments: a server whose runs hand back none never opens SQLite.
   const { createSqliteStorage } = await import("../../../compose/sqlite.js");
-  const storage = createSqliteStorage({ directory: runner.dirs.fileStoreDir });
+  // TEN-3: a tenant's run stored its attachments in the tenant's own file store.
+  const storage = createSqliteStorage({ directory: (dataTenant === undefined ? runner.dirs : tenantDataDirs(runner.dirs, dataTenant)).fileStoreDir });
   try {
     const projectId = runner.location.manifest.id;
     const blocks: ContentBlock[] = [];

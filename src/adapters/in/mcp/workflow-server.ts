@@ -17,7 +17,7 @@ import { invalidParams, remoteSafeError } from "./workflow-result.js";
 import { toWorkflowToolResult } from "./workflow-attachments.js";
 import { addTaskHandlers, createTaskStatusNotifier, taskOf } from "./tasks/task-handlers.js";
 import type { TaskRuns } from "./tasks/task-runs.js";
-import { tenantLimitsOfAuth, tenantOfAuth } from "./transport/http-tenant.js";
+import { dataTenantOf, tenantLimitsOfAuth, tenantOfAuth } from "./transport/http-tenant.js";
 import type { StructurePublications } from "../../../domain/workflow/publications.js";
 import { addPublicationHandlers, publicationCapabilities } from "./workflow-publications.js";
 
@@ -245,10 +245,11 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
           }
         : answering;
       const trace = span.carrier();
-      const report = await runner.run(entrypoint, prepared, handlers, { signal: extra.signal, onQueued, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}), ...(answered ? { runId: answered.runId } : {}), ...(trace ? { trace } : {}) });
+      const dataTenant = dataTenantOf(tenant);
+      const report = await runner.run(entrypoint, prepared, handlers, { signal: extra.signal, onQueued, ...(tenant !== undefined ? { tenant } : {}), ...(dataTenant !== undefined ? { dataTenant } : {}), ...(tenantLimits ? { tenantLimits } : {}), ...(answered ? { runId: answered.runId } : {}), ...(trace ? { trace } : {}) });
       await keepCallRun(runner, report, { entrypointId: entrypoint.id, args, ...(tenant !== undefined ? { tenant } : {}) }, answered);
       span.end({ ...(report.status === "failed" ? { error: report.error?.code ?? "run_failed" } : {}), attributes: { "steamharness.run.id": report.runId, "steamharness.run.status": report.status } });
-      return await toWorkflowToolResult(report, entrypoint, runner);
+      return await toWorkflowToolResult(report, entrypoint, runner, dataTenant);
     } catch (error) {
       span.end({ error: isSteamharnessError(error) ? error.code : "internal" });
       throw error;

@@ -1,6 +1,7 @@
 import { opendir, realpath, stat } from "node:fs/promises";
 import { basename, join, sep } from "node:path";
-import { isInside, tenantPathSegment, TENANT_PLACEHOLDER, type FileParamPolicy, type FileRefusal } from "./file-roots.js";
+import { tenantSegment } from "../../../app/tenants/tenant-segment.js";
+import { isInside, TENANT_PLACEHOLDER, type FileParamPolicy, type FileRefusal } from "./file-roots.js";
 
 // TEN-2: the server's own state is out of reach of file params, even inside an allowed root: its
 // stores (agent sessions, run index, MCP tasks, data dirs), SQLite side files, `.git` and
@@ -90,7 +91,7 @@ async function rootsFor(policy: FileParamPolicy, tenant: string | undefined): Pr
   for (const root of policy.roots) {
     if (!root.includes(TENANT_PLACEHOLDER)) roots.push(root);
     else if (tenant) {
-      const real = await realpath(root.split(TENANT_PLACEHOLDER).join(tenantPathSegment(tenant))).catch(() => null);
+      const real = await realpath(root.split(TENANT_PLACEHOLDER).join(tenantSegment(tenant))).catch(() => null);
       if (real) roots.push(real);
     }
   }
@@ -104,7 +105,7 @@ async function rootsFor(policy: FileParamPolicy, tenant: string | undefined): Pr
  * refusal whose text names no server path (it reaches remote clients).
  *
  * @example
- * const refusal = await fileParamRefusal(policy, "/srv/uploads/key%3Aacme/a.pdf", "key:acme"); // null
+ * const refusal = await fileParamRefusal(policy, "/srv/uploads/key_3aacme/a.pdf", "key:acme"); // null
  */
 export async function fileParamRefusal(policy: FileParamPolicy, path: string, tenant: string | undefined): Promise<FileRefusal | null> {
   if (policy.noRoots) {

@@ -16,7 +16,7 @@ export interface FileParamPolicy {
   /**
    * Directories a client-given file's real path must lie in. A root holding
    * {@link TENANT_PLACEHOLDER} is expanded per request with the caller's
-   * {@link tenantPathSegment}. Empty: every file param is refused ({@link FileParamPolicy.noRoots}).
+   * `tenantSegment` (the encoding of the tenant data folders, app/tenants/tenant-segment.ts). Empty: every file param is refused ({@link FileParamPolicy.noRoots}).
    */
   roots: readonly string[];
   /** The server's own state (real paths): directories and files never imported, even inside a root. */
@@ -134,22 +134,6 @@ export async function resolveFileRoots(values: readonly string[] | undefined, pr
     if (!roots.includes(root)) roots.push(root);
   }
   return roots;
-}
-
-/**
- * A tenant key as one path segment, deterministically: ASCII letters, digits, `_`, `-` and `.`
- * stay, every other UTF-8 byte (`/`, `:`, `%`, NUL, spaces) becomes `%XX`, and a segment of
- * only dots is encoded whole, so no tenant names `..` or a folder of another tenant.
- *
- * @example
- * tenantPathSegment("oauth:user/42") // "oauth%3Auser%2F42"
- * tenantPathSegment("..") // "%2E%2E"
- */
-export function tenantPathSegment(tenant: string): string {
-  const safe = (byte: number) => (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) || byte === 0x5f || byte === 0x2d || byte === 0x2e;
-  const hex = (byte: number) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
-  const encoded = Array.from(new TextEncoder().encode(tenant), (byte) => (safe(byte) ? String.fromCharCode(byte) : hex(byte))).join("");
-  return /^\.*$/.test(encoded) ? encoded.replace(/\./g, "%2E") : encoded;
 }
 
 /**

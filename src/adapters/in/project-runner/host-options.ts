@@ -2,6 +2,7 @@ import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { agentStoreDirFor } from "../../../compose/session-files.js";
+import { tenantDirectory } from "../../../app/tenants/tenant-segment.js";
 import type { RelatedProject } from "../../../domain/workflow/run-context.js";
 import type { WorkflowManifest } from "../../../domain/workflow/project-manifest.js";
 import { requireConfirmedRelation } from "../../../domain/workflow/related-projects.js";
@@ -79,6 +80,28 @@ export function resolveDataDirs(options: DataDirOptions, home: string = homedir(
     fileCreateStoreDir: pick(options.fileCreateStoreDir, "created"),
     authDir: options.authDir === undefined ? dataDir : resolve(options.authDir),
     agentStoreDir: agentStoreDirFor(projectDir, options.agentStoreDir),
+  };
+}
+
+/**
+ * TEN-3: the data dirs of one tenant of a host (`mcp --http` with OAuth or API keys): every store
+ * a run reads and writes — KV, persistent values and knowledge (paused runs, run snapshots and
+ * memories with them), managed files, created files and agent sessions with their run index —
+ * in the tenant's folder of that dir, `<dir>/tenants/<segment>` (see `tenantDirectory`). The
+ * data dir (the host's configuration store) and the auth dir stay the host's.
+ *
+ * @example
+ * tenantDataDirs(resolveDataDirs({ dataDir: "/srv/sh" }), "key:acme").kvStoreDir // "/srv/sh/kv/tenants/key_3aacme"
+ */
+export function tenantDataDirs(dirs: WorkflowDataDirs, tenant: string): WorkflowDataDirs {
+  const scoped = (directory: string) => tenantDirectory(directory, tenant);
+  return {
+    ...dirs,
+    fileStoreDir: scoped(dirs.fileStoreDir),
+    kvStoreDir: scoped(dirs.kvStoreDir),
+    persistentValueStoreDir: scoped(dirs.persistentValueStoreDir),
+    fileCreateStoreDir: scoped(dirs.fileCreateStoreDir),
+    agentStoreDir: scoped(dirs.agentStoreDir),
   };
 }
 

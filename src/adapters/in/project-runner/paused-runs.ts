@@ -7,6 +7,7 @@ import type { ToolPermissionDecision } from "../../../ports/tool-permissions.js"
 import type { UserInputResponse } from "../../../ports/user-input.js";
 import type { RunHandlers } from "./worker-process.js";
 import type { ProjectRunner } from "./project-runner.js";
+import { tenantDataDirs } from "./host-options.js";
 
 // DX-10: a run that ended waiting for a person (`run` without a terminal, exit code 3; an MCP
 // call that ended `interaction_required`) is kept by its run id in the project's persistent
@@ -84,14 +85,16 @@ export function answeringHandlers(run: Pick<PausedRun, "answers">, fallback: Run
 }
 
 /**
- * Opens the paused runs of a runner's project, in its persistent-value store (`--persistent-value-store-dir`).
+ * Opens the paused runs of a runner's project, in its persistent-value store (`--persistent-value-store-dir`),
+ * or in the store of `dataTenant` (TEN-3): a tenant finds only its own runs, by any run id.
  *
  * @example
  * const paused = await pausedRunsOf(runner);
  */
-export async function pausedRunsOf(runner: ProjectRunner) {
+export async function pausedRunsOf(runner: ProjectRunner, dataTenant?: string) {
   const { createSqliteStorage } = await import("../../../compose/sqlite.js");
-  const storage = createSqliteStorage({ directory: runner.dirs.persistentValueStoreDir });
+  const dirs = dataTenant === undefined ? runner.dirs : tenantDataDirs(runner.dirs, dataTenant);
+  const storage = createSqliteStorage({ directory: dirs.persistentValueStoreDir });
   return { ...createPausedRuns(storage.values, runner.location.manifest.id), close: () => storage.close() };
 }
 
@@ -102,8 +105,8 @@ export async function pausedRunsOf(runner: ProjectRunner) {
  * @example
  * await keepPausedRun(runner, report, { entrypointId: "ask", args: {} });
  */
-export async function keepPausedRun(runner: ProjectRunner, report: WorkflowRunReport, start: { entrypointId: string; args: JsonValue; answers?: PausedRun["answers"]; tenant?: string }): Promise<void> {
-  const paused = await pausedRunsOf(runner);
+export async function keepPausedRun(runner: ProjectRunner, report: WorkflowRunReport, start: { entrypointId: string; args: JsonValue; answers?: PausedRun["answers"]; tenant?: string; dataTenant?: string }): Promise<void> {
+  const paused = await pausedRunsOf(runner, start.dataTenant);
   try {
     if (report.status === "waiting_for_input" && report.pending) {
       await paused.save({ runId: report.runId, entrypointId: start.entrypointId, args: start.args, pending: report.pending, answers: start.answers ?? {}, ...(start.tenant !== undefined ? { tenant: start.tenant } : {}) });

@@ -7,14 +7,14 @@ import { emptyRunResult, type WorkflowRunReport } from "../../../domain/workflow
 import type { StructureEntrypoint, StructureReport } from "../../../domain/workflow/workflow-definition.js";
 import { checkFileParams, type FileParamSource } from "./file-params.js";
 import type { WorkflowProjectLocation } from "./project-location.js";
-import { precheckProjectRunner, type DataDirOptions, type FileParamHostOptions, type PrecheckedProjectRunner, type WorkflowDataDirs } from "./host-options.js";
+import { precheckProjectRunner, tenantDataDirs, type DataDirOptions, type FileParamHostOptions, type PrecheckedProjectRunner, type WorkflowDataDirs } from "./host-options.js";
 import { credentialOf, readProjectEnv, readSavedAuth, resolveServerAuth, workerEnvironment, type ResolvedServerAuth } from "./project-env.js";
 import { secretValues } from "../../../domain/redaction.js";
 import { runInWorker } from "./run-host.js";
 import type { RunHandlers } from "./worker-process.js";
 import { WorkerPool } from "./worker-pool.js";
 import { watchProjectFiles, type ProjectWatch } from "./project-watch.js";
-import { createRunSessionsRetention, DEFAULT_RUN_RETENTION_MS } from "./run-retention.js";
+import { createRunSessionsRetention, createTenantRetentions, DEFAULT_RUN_RETENTION_MS } from "./run-retention.js";
 import { createHostRunSnapshots } from "./host-run-snapshots.js";
 import type { ProjectConfigurationSnapshot } from "../../../domain/configuration/snapshot.js";
 import type { WorkerConfig, WorkerTenantLimits } from "./worker-protocol.js";
@@ -106,6 +106,12 @@ export interface WorkflowRunOptions {
    * count in the tenant's token window. Needs {@link ProjectRunnerOptions.tenantStore}.
    */
   tenantLimits?: WorkerTenantLimits;
+  /**
+   * TEN-3: the tenant whose data namespace the run reads and writes — its stores, agent sessions,
+   * run index and created files under `tenants/<segment>` of each data dir ({@link tenantDataDirs}).
+   * Absent: the runner's own data dirs (stdio, a single token, no authorization).
+   */
+  dataTenant?: string;
   /** Run again under this run id (a paused run answered later, DX-10); default a new id. */
   runId?: string;
   /** The trace context the run continues (the MCP call's span, OBS-3). */
@@ -225,12 +231,16 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     );
   };
   if (options.startWorkers !== false) startPool();
-  const retention = createRunSessionsRetention({
-    agentStoreDir: dirs.agentStoreDir,
-    projectId: location.manifest.id,
-    retentionMs: options.runRetentionMs === undefined ? DEFAULT_RUN_RETENTION_MS : options.runRetentionMs,
-    warn: (line) => (options.output ?? process.stderr).write(line),
-  });
+  const retentionOf = (agentStoreDir: string) =>
+    createRunSessionsRetention({
+      agentStoreDir,
+      projectId: location.manifest.id,
+      retentionMs: options.runRetentionMs === undefined ? DEFAULT_RUN_RETENTION_MS : options.runRetentionMs,
+      warn: (line) => (options.output ?? process.stderr).write(line),
+    });
+  const retention = retentionOf(dirs.agentStoreDir);
+  // TEN-3: each tenant's runs are indexed (and pruned) in the tenant's own session folder.
+  const tenantRetentions = createTenantRetentions((tenant) => retentionOf(tenantDataDirs(dirs, tenant).agentStoreDir));
   const schemas = new Map<string, TObject>();
   // TypeBox loads with the first call (or `preloadValidation`), not with the runner (the MCP
   // handshake waits for neither); later calls reuse the loaded modules instead of import() again.
@@ -281,7 +291,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
       return checkFileParams(entrypoint.params, given, { policy: filePolicy, ...(tenant !== undefined ? { tenant } : {}) });
     },
     async run(entrypoint, prepared, handlers, runOptions = {}) {
-      const { signal, onQueued, tenant } = runOptions;
+      const { signal, onQueued, tenant, dataTenant } = runOptions;
       const request = {
         runId: runOptions.runId ?? newRunId(),
         entrypointId: entrypoint.id,
@@ -290,8 +300,10 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
         ...(runOptions.trace ? { trace: runOptions.trace } : {}),
         ...(tenant !== undefined ? { tenant } : {}),
         ...(tenant !== undefined && runOptions.tenantLimits ? { tenantLimits: runOptions.tenantLimits } : {}),
+        ...(dataTenant !== undefined ? { dataTenant } : {}),
         ...(runOptions.runId === undefined ? { newRun: true } : {}),
       };
+      const runRetention = dataTenant === undefined ? retention : tenantRetentions.of(dataTenant);
       const base = { runId: request.runId, projectId: location.manifest.id, entrypointId: entrypoint.id };
       startPool();
       let lease;
@@ -308,7 +320,8 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
         // The new run's snapshot as it starts — with a worker in hand, so a queued run is not
         // given the configuration of when it queued — when the host's stores are open (else the
         // worker takes it). A store that cannot be read fails the run before it starts (SES-5).
-        const taking = request.newRun ? snapshots.take() : undefined;
+        // A tenant's run keeps its snapshot in the tenant's values: its worker takes and saves it.
+        const taking = request.newRun && dataTenant === undefined ? snapshots.take() : undefined;
         let snapshot: ProjectConfigurationSnapshot | undefined;
         if (taking) {
           try {
@@ -317,7 +330,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
             return failedWith(error as SteamharnessError);
           }
         }
-        const marking = retention.started(request.runId);
+        const marking = runRetention.started(request.runId);
         if (marking) await marking;
         const running = runInWorker(lease.worker, snapshot ? { ...request, snapshot } : request, {
           projectId: location.manifest.id,
@@ -334,7 +347,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
       } finally {
         lease.release();
       }
-      const marking = retention.ended(report, runOptions.retainMs);
+      const marking = runRetention.ended(report, runOptions.retainMs);
       if (marking) await marking;
       return report;
     },
@@ -343,7 +356,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     },
     async close() {
       void watch?.then((running) => running.close());
-      await Promise.all([pool.close(), retention.close()]);
+      await Promise.all([pool.close(), retention.close(), tenantRetentions.close()]);
       await snapshots.close();
     },
   };

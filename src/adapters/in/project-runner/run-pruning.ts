@@ -1,5 +1,6 @@
-import { existsSync } from "node:fs";
-import { isAbsolute } from "node:path";
+import { existsSync, readdirSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+import { TENANTS_FOLDER } from "../../../app/tenants/tenant-segment.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { agentStoreDirFor } from "../../../compose/session-files.js";
 import { locateWorkflowProject } from "./project-location.js";
@@ -26,7 +27,8 @@ export interface PruneProjectRunsResult {
 /**
  * SES-12, `steamharness runs prune`: removes the agent sessions of a workflow project's finished
  * runs older than `olderThanMs`, and of runs due by their own retention (an MCP task's TTL, a
- * crashed run's), batch after batch until none is due. Runs waiting for an answer are kept, and
+ * crashed run's), batch after batch until none is due — in the folder and in each tenant's
+ * folder under it (TEN-3). Runs waiting for an answer are kept, and
  * so is a run one of whose sessions is held right now. A folder without an index has nothing to prune.
  *
  * @example
@@ -41,18 +43,24 @@ export async function pruneProjectRuns(options: PruneProjectRunsOptions): Promis
   const outcome: PruneProjectRunsResult = { removed: [], deferred: [] };
   if (!existsSync(agentStoreDir)) return outcome;
   const { openRunRetention } = await import("../../../compose/run-retention.js");
-  const retention = await openRunRetention({ agentStoreDir });
-  try {
-    const now = options.now ?? Date.now();
-    const request = { projectId: location.manifest.id, now, limit: options.batch ?? 100, finishedBefore: now - (options.olderThanMs ?? DEFAULT_RUN_RETENTION_MS) };
-    for (;;) {
-      const batch = await retention.prune(request);
-      outcome.removed.push(...batch.removed);
-      outcome.deferred.push(...batch.deferred);
-      // A batch that removed nothing was all in use (put off): the rest waits for a later prune.
-      if (!batch.more || batch.removed.length === 0) return { removed: outcome.removed, deferred: [...new Set(outcome.deferred)] };
+  // TEN-3: each tenant of `mcp --http` keeps its runs in its own folder, with its own index.
+  const tenantsDir = join(agentStoreDir, TENANTS_FOLDER);
+  const tenantDirs = existsSync(tenantsDir) ? readdirSync(tenantsDir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => join(tenantsDir, entry.name)) : [];
+  const now = options.now ?? Date.now();
+  const request = { projectId: location.manifest.id, now, limit: options.batch ?? 100, finishedBefore: now - (options.olderThanMs ?? DEFAULT_RUN_RETENTION_MS) };
+  for (const folder of [agentStoreDir, ...tenantDirs]) {
+    const retention = await openRunRetention({ agentStoreDir: folder });
+    try {
+      for (;;) {
+        const batch = await retention.prune(request);
+        outcome.removed.push(...batch.removed);
+        outcome.deferred.push(...batch.deferred);
+        // A batch that removed nothing was all in use (put off): the rest waits for a later prune.
+        if (!batch.more || batch.removed.length === 0) break;
+      }
+    } finally {
+      retention.close();
     }
-  } finally {
-    retention.close();
   }
+  return { removed: outcome.removed, deferred: [...new Set(outcome.deferred)] };
 }

@@ -124,3 +124,38 @@ export function parseRetention(text: string, field = "--run-retention"): number 
   if (!Number.isSafeInteger(ms)) throw new SteamharnessError("input_validation", `${field} takes a duration such as 7d, 12h, 30m, 45s or 0, or never (got ${JSON.stringify(text)})`, { field });
   return ms;
 }
+
+/** Tenants whose run index stays open between runs; see {@link createTenantRetentions}. */
+const MAX_OPEN_TENANT_INDEXES = 32;
+
+/**
+ * TEN-3: the run retention of each tenant (its runs' sessions live in the tenant's own session
+ * folder), made on a tenant's first run. At most 32 stay open, least recently used closed first;
+ * a run whose tenant's index was closed while it ran misses its `ended` mark, and its sessions
+ * are then due as a crashed run's (start + retention), never kept forever.
+ *
+ * @example
+ * const retentions = createTenantRetentions((tenant) => createRunSessionsRetention({ agentStoreDir: tenantDataDirs(dirs, tenant).agentStoreDir, projectId, retentionMs, warn }));
+ * await retentions.of("key:acme").started(runId);
+ */
+export function createTenantRetentions(make: (tenant: string) => RunSessionsRetention) {
+  const open = new Map<string, RunSessionsRetention>();
+  const closing: Promise<void>[] = [];
+  return {
+    of(tenant: string): RunSessionsRetention {
+      const found = open.get(tenant) ?? make(tenant);
+      open.delete(tenant);
+      open.set(tenant, found);
+      for (const [old, retention] of open) {
+        if (open.size <= MAX_OPEN_TENANT_INDEXES) break;
+        open.delete(old);
+        closing.push(retention.close());
+      }
+      return found;
+    },
+    async close(): Promise<void> {
+      await Promise.all([...closing, ...[...open.values()].map((retention) => retention.close())]);
+      open.clear();
+    },
+  };
+}

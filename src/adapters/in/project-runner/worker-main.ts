@@ -20,6 +20,7 @@ import { createHostBridge, createWorkerRunContext, type HostBridge } from "./wor
 import { restoreWorkerState, snapshotWorkerState, type WorkerStateSnapshot } from "./worker-state.js";
 import { isProtocolMessage, type ParentMessage, type WorkerConfig, type WorkerMessage, type WorkerRunRequest } from "./worker-protocol.js";
 import { openWorkflowStorage } from "./workflow-storage.js";
+import { tenantDataDirs } from "./host-options.js";
 import { createWorkerConfigurations, type WorkerConfigurations } from "./worker-configuration.js";
 import { createWorkerTenants, type WorkerTenants } from "./worker-tenant-limits.js";
 import { workflowToolCatalog } from "../../../domain/workflow/workflow-definition.js";
@@ -42,6 +43,10 @@ let idleState: WorkerStateSnapshot | undefined;
 let config: WorkerConfig | undefined;
 let project: LoadedWorkflowProject | undefined;
 let storage: Promise<Storage> | undefined;
+/** TEN-3: the stores of the tenants this worker ran for, least recently used first. */
+const tenantStorages = new Map<string, Promise<Storage>>();
+/** Tenants whose stores stay open between runs; an older one is closed (the worker runs one run at a time). */
+const MAX_OPEN_TENANTS = 8;
 let configurations: WorkerConfigurations | undefined;
 let tenants: WorkerTenants | undefined;
 let tools: ReturnType<typeof workflowToolCatalog> = [];
@@ -50,6 +55,28 @@ function openStorage(): Promise<Storage> {
   if (!config) throw new Error("worker not initialised");
   storage ??= openWorkflowStorage(config.dirs);
   return storage;
+}
+
+/** The stores of a run: its tenant's own (TEN-3), else the host's. */
+function openRunStorage(dataTenant: string | undefined): Promise<Storage> {
+  if (dataTenant === undefined) return openStorage();
+  let opened = tenantStorages.get(dataTenant);
+  tenantStorages.delete(dataTenant);
+  if (!opened) {
+    const opening = openWorkflowStorage(tenantDataDirs(config!.dirs, dataTenant));
+    // A store that failed to open is tried again by the tenant's next run.
+    opening.catch(() => {
+      if (tenantStorages.get(dataTenant) === opening) tenantStorages.delete(dataTenant);
+    });
+    opened = opening;
+  }
+  tenantStorages.set(dataTenant, opened);
+  for (const [tenant, old] of tenantStorages) {
+    if (tenantStorages.size <= MAX_OPEN_TENANTS) break;
+    tenantStorages.delete(tenant);
+    void old.then((store) => store.close()).catch(() => undefined);
+  }
+  return opened;
 }
 
 async function init(next: WorkerConfig): Promise<void> {
@@ -104,7 +131,7 @@ async function execute(run: WorkerRunRequest, { controller, bridge }: CurrentRun
     return { report, returned: false };
   }
   try {
-    const store = await openStorage();
+    const store = await openRunStorage(run.dataTenant);
     const params: Record<string, JsonValue> = { ...run.params };
     for (const param of structure.params) {
       if (params[param.name] === undefined && param.default !== undefined) params[param.name] = param.default;
@@ -120,7 +147,7 @@ async function execute(run: WorkerRunRequest, { controller, bridge }: CurrentRun
       storage: store,
       bridge,
       signal: controller.signal,
-      fileCreateDir: config!.dirs.fileCreateStoreDir,
+      fileCreateDir: (run.dataTenant === undefined ? config!.dirs : tenantDataDirs(config!.dirs, run.dataTenant)).fileCreateStoreDir,
       relatedProjects: config!.relatedProjects,
       tools,
       configuration,
@@ -203,7 +230,8 @@ async function exit(): Promise<void> {
     exitAfterRun = true;
     return;
   }
-  await Promise.all([storage?.then((opened) => opened.close()).catch(() => undefined), configurations?.close(), tenants?.close(), telemetry.then((started) => started?.shutdown())]);
+  const stores = [storage, ...tenantStorages.values()].map((opened) => opened?.then((store) => store.close()).catch(() => undefined));
+  await Promise.all([...stores, configurations?.close(), tenants?.close(), telemetry.then((started) => started?.shutdown())]);
   process.exit(0);
 }
 

@@ -54,6 +54,11 @@ export interface WorkerRunRequest {
    * run's model calls reserve its budget there and charge its token window.
    */
   tenantLimits?: WorkerTenantLimits;
+  /**
+   * TEN-3: the tenant whose data the run reads and writes: the worker opens that tenant's stores
+   * (`tenantDataDirs`) for it. Absent: the host's own data dirs (stdio, one token, no auth).
+   */
+  dataTenant?: string;
   /** Send the run's `context.log` entries to the host (`log` messages); set when its handlers take them. */
   forwardLogs?: boolean;
   /** The host made `runId` for this run (no earlier run has it): nothing saved under it is looked up. */

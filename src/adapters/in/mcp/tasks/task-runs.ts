@@ -25,7 +25,7 @@ import type { ProjectRunner } from "../../project-runner/project-runner.js";
 import { toWorkflowToolResult } from "../workflow-attachments.js";
 import { startLapsedTaskSweep } from "./task-sweep.js";
 import { redact } from "../workflow-result.js";
-import type { RunTenantLimits } from "../transport/http-tenant.js";
+import { dataTenantOf, type RunTenantLimits } from "../transport/http-tenant.js";
 
 /** How long a task's row is kept after its last activity when the client names no TTL: one hour. */
 export const DEFAULT_TASK_TTL_MS = 3_600_000;
@@ -145,12 +145,14 @@ export function createTaskRuns(options: TaskRunsOptions) {
       try {
         const prepared = await runner.prepare(entrypoint, args, tenant);
         const handlers = answered ? answeringHandlers(answered, pausing) : pausing;
-        const report = await runner.run(entrypoint, prepared, handlers, { signal: controller.signal, runId: taskId, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}), ...(trace ? { trace } : {}), ...(ttlMs !== undefined ? { retainMs: ttlMs } : {}) });
+        // TEN-3: the task's run reads and writes its tenant's data namespace.
+        const dataTenant = dataTenantOf(tenant);
+        const report = await runner.run(entrypoint, prepared, handlers, { signal: controller.signal, runId: taskId, ...(tenant !== undefined ? { tenant } : {}), ...(dataTenant !== undefined ? { dataTenant } : {}), ...(tenantLimits ? { tenantLimits } : {}), ...(trace ? { trace } : {}), ...(ttlMs !== undefined ? { retainMs: ttlMs } : {}) });
         if (report.status === "waiting_for_input" && report.pending && form) {
           const paused: TaskPause = { args, pending: report.pending, answers: answered?.answers ?? {}, form, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}) };
           change = { status: "input_required" as const, statusMessage: report.pending.message, ownerHost: null, leaseExpiresAt: null, paused: paused as unknown as JsonValue };
         } else {
-          const result = (await toWorkflowToolResult(report, entrypoint, runner)) as unknown as JsonValue & { isError?: boolean };
+          const result = (await toWorkflowToolResult(report, entrypoint, runner, dataTenant)) as unknown as JsonValue & { isError?: boolean };
           const failed = result.isError === true;
           change = { status: failed ? ("failed" as const) : ("completed" as const), statusMessage: failed ? redact(report.error?.message ?? `the run ended ${report.status}`, runner.secrets) : null, ownerHost: null, leaseExpiresAt: null, result, paused: null };
         }

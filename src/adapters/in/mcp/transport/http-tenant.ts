@@ -46,6 +46,19 @@ export function tenantOfAuth(auth: AuthInfo | undefined): string | undefined {
 }
 
 /**
+ * TEN-3: the tenant whose data namespace a request's runs read and write (their stores, agent
+ * sessions, run index and paused runs under `tenants/<segment>` of each data dir): the request's
+ * tenant — except the one tenant of a static token, and no tenant without authorization, whose
+ * runs keep the host's data dirs as they always did.
+ *
+ * @example
+ * dataTenantOf(tenantOfAuth(extra.authInfo)); // "key:acme" for an API key of tenant acme; undefined for the static token
+ */
+export function dataTenantOf(tenant: string | undefined): string | undefined {
+  return tenant === undefined || tenant.startsWith("token:") ? undefined : tenant;
+}
+
+/**
  * The limits a key-store tenant puts on its runs: the budget they reserve and the token rate they
  * charge, and the tenant's id in the key store (`acme` for the principal tenant `key:acme`),
  * which keys the store's ledger and rate windows on every surface sharing it.
