@@ -41,7 +41,9 @@ afterAll(async () => {
 });
 
 const cancel = (taskId: string) => client.request({ method: "tasks/cancel", params: { taskId } }, CancelTaskResultSchema);
-const settled = <T>(promise: Promise<T>) => promise.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error: String((error as Error)?.message ?? error) }));
+/** How a request ended: its value, or the message it was refused with. */
+const settled = <T>(promise: Promise<T>): Promise<{ ok: boolean; value?: T; error?: string }> =>
+  promise.then((value) => ({ ok: true, value }), (error: unknown) => ({ ok: false, error: String((error as Error)?.message ?? error) }));
 
 describe("TEN-5 task-augmented calls hold their key tenant's concurrency slot", () => {
   it("TEN-5: with --concurrency 1, of 4 task-augmented calls at once exactly 1 runs and 3 are refused (429, rate_limit_exceeded); once it ended a new one is admitted", async () => {
