@@ -56,7 +56,7 @@ async function run(configuration: AgentConfigurationSnapshot | ReturnType<typeof
 
 describe("TEN-5 model prices are checked when a configuration is saved and loaded", () => {
   it("TEN-5: saving a model entry with a negative, NaN or infinite price is refused with input_validation naming the field; nothing is saved", async () => {
-    for (const [n, bad] of [{ input: -3, output: 15 }, { input: 3, output: Number.NaN }, { input: 3, output: 15, cacheWrite: Number.POSITIVE_INFINITY }].entries()) {
+    for (const [n, bad] of ([{ input: -3, output: 15 }, { input: 3, output: Number.NaN }, { input: 3, output: 15, cacheWrite: Number.POSITIVE_INFINITY }] as Record<string, number>[]).entries()) {
       const error = await failure(store.create(PROJECT, { configurationId: `bad-${n}`, name: "Bad", values: { STEAMHARNESS_AGENT_MODELS: [entry(bad)] } }));
       expect(isSteamharnessError(error, "input_validation")).toBe(true);
       // A negative price is named by its path; NaN and infinities are not JSON, so the values as a whole are refused.
