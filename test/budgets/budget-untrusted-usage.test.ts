@@ -12,6 +12,8 @@ import { describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
 import { Type } from "@sinclair/typebox";
 import { MemoryStorage } from "../../src/adapters/out/memory/memory-storage.js";
+import { createMemoryBudgetLedger } from "../../src/adapters/out/memory/memory-budget-ledger.js";
+import type { BudgetLedger } from "../../src/ports/budget-ledger.js";
 import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
 import { createPostgresStorage } from "../../src/adapters/out/postgres/postgres-storage.js";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
@@ -153,6 +155,31 @@ describe("TEN-5 regressions: each finding", () => {
       expect(state.spent.costMicros).toBe(state.spent.tokens - MAX_OUTPUT + 2 * MAX_OUTPUT);
     });
   }
+
+  it("TEN-5: a run whose consumer stops reading while the model streams leaves no hold (the call is released)", async () => {
+    const storage = new MemoryStorage();
+    const offline = createOfflineModel({ steps: () => ({ text: "a long answer ".repeat(50), usage: { input: 10, output: 10 } }), chunkSize: 4 });
+    const node = createAgentNode({ models: offline, retryDelayMs: 0, compaction: false, budget: { limits: [{ scope: "tenant", tokens: 1e9 }], tenantId: "acme", maxOutputTokens: MAX_OUTPUT, leaseCalls: 1 } });
+    const context = createNodeContext({ projectId: "untrusted-usage", storage, runId: "run-cut", conversationId: "run-cut" });
+    let seen = 0;
+    for await (const chunk of node.stream({ prompt: "go" }, context)) {
+      if (chunk.type === "delta" && ++seen === 3) break;
+    }
+    expect(seen).toBe(3);
+    const state = await storage.budgets!.read({ scope: "tenant", id: "acme" }, Date.now());
+    expect(state.reserved).toEqual({ tokens: 0, costMicros: 0 });
+  });
+
+  it("TEN-5: a settle the ledger fails releases the hold and ends the run with a typed storage_failure, never an untyped error", async () => {
+    const inner = createMemoryBudgetLedger();
+    // A host's ledger whose settle faults (a full disk, a dropped connection); no finishAndReserve, so every call settles alone.
+    const ledger: BudgetLedger = { reserve: (r) => inner.reserve(r), release: (id) => inner.release(id), read: (k, at) => inner.read(k, at), extend: (g) => inner.extend(g), settle: async () => Promise.reject(new Error("disk full")) };
+    const node = createAgentNode({ models: createOfflineModel({ steps: () => ({ text: "ok", usage: { input: 10, output: 10 } }) }), retryDelayMs: 0, compaction: false, budget: { ledger, limits: [{ scope: "tenant", tokens: 1e9 }], tenantId: "acme", maxOutputTokens: MAX_OUTPUT } });
+    const error = await runStreamNode(node, { prompt: "go" }, createNodeContext({ projectId: "untrusted-usage", storage: new MemoryStorage(), runId: "run-fault" })).then(() => null, (caught: unknown) => caught);
+    expect(isSteamharnessError(error, "storage_failure")).toBe(true);
+    expect(String((error as Error).message)).toMatch(/\[steamharness\] \[budget\] the budget ledger failed: disk full/);
+    expect((await inner.read({ scope: "tenant", id: "acme" }, Date.now())).reserved).toEqual({ tokens: 0, costMicros: 0 });
+  });
 
   it("TEN-5: a negative price fails the run with input_validation naming the field, before any model call and without a hold", async () => {
     const storage = new MemoryStorage();
