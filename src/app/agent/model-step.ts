@@ -171,15 +171,15 @@ export async function* modelStep(turn: ModelStepRun, step: number): AsyncGenerat
     const leased = lease === undefined ? {} : { lease };
     const startedAt = turn.context.clock.now();
     let streamed: Awaited<ReturnType<typeof streamResponse> extends AsyncGenerator<unknown, infer R> ? R : never>;
-    let answered = false;
+    let responded = false;
     try {
       streamed = yield* tracedResponse(turn, step, attempt, continuation);
       if (streamed.response.stopReason === "aborted") throw new SteamharnessError("cancelled", "the agent run was cancelled");
-      answered = true;
+      responded = true;
     } finally {
       // The hold goes however the request ended without an answer: it threw, was aborted, or the
       // run's consumer stopped reading mid-stream (a generator return runs only this).
-      if (!answered) await turn.budget?.afterModelCall(step, attempt, null, lease);
+      if (!responded) await turn.budget?.afterModelCall(step, attempt, null, lease);
     }
     const { response, partial, searches, joinKey, startedCalls } = streamed;
     const timing = { startedAt, endedAt: turn.context.clock.now() };
