@@ -8,6 +8,8 @@ import type { TokenCounts, TokenUsageEntry } from "../../ports/token-usage.js";
 import { runFinishedEvent } from "./turn.js";
 import type { ModelStepRun } from "./turn-parts.js";
 import { contentFor } from "./run-telemetry.js";
+import { callWorstCase, DEFAULT_MAX_OUTPUT } from "./run-budget.js";
+import { settledUsage } from "../../domain/budget/reported-usage.js";
 
 type AssistantMessage = Extract<ModelMessage, { role: "assistant" }>;
 type Block = AssistantMessage["content"][number];
@@ -56,8 +58,18 @@ function* webSearchRows(turn: Pick<ModelStepRun, "projector" | "toolCallCount">,
   }
 }
 
-async function recordUsage(turn: Pick<ModelStepRun, "runId" | "model" | "context">, step: number, attempt: number, usage: TokenCounts): Promise<SessionEventInput[]> {
-  if (usage.total <= 0 && usage.input + usage.output <= 0) return [];
+/**
+ * The usage event of a call, from the usage its provider reported — checked first (TEN-5): a
+ * report the ledger cannot trust counts as the call's reserved `worstCase`, with a warning naming
+ * the provider; a failed request that used nothing records none (its hold is released).
+ */
+async function recordUsage(turn: Pick<ModelStepRun, "runId" | "model" | "context">, step: number, attempt: number, response: ModelResponse, worstCase: TokenCounts): Promise<SessionEventInput[]> {
+  const { usage, distrusted } = settledUsage(response.usage, worstCase, response.stopReason === "error");
+  const { provider, model } = turn.model.descriptor;
+  if (distrusted !== null) {
+    turn.context.log.warn(`[steamharness] [budget] provider ${provider} reported unusable usage for model ${model} (${distrusted}); the call counts as its reserved worst case, ${worstCase.total} tokens`, { provider, model, reported: distrusted, counted: worstCase.total });
+  }
+  if (usage === null) return [];
   const entry: TokenUsageEntry = {
     ...usage,
     entryId: usageEntryId(turn.runId, step, attempt),
@@ -152,20 +164,26 @@ export async function* modelStep(turn: ModelStepRun, step: number): AsyncGenerat
     throwIfCancelled(turn);
     // BUD-2: the worst case of this call is reserved before it starts (or the run stops or pauses).
     // The lease it drew from, if any, is committed with the call (a resumed run settles it).
-    const lease = await turn.budget?.beforeModelCall(step, attempt, turn.meter.usage().used, () => modelCallsOf(turn));
+    const contextTokens = turn.meter.usage().used;
+    const lease = await turn.budget?.beforeModelCall(step, attempt, contextTokens, () => modelCallsOf(turn));
+    // TEN-5: what the call counts when its provider's usage report is not trusted.
+    const worstCase = turn.budget?.worstCase(contextTokens) ?? callWorstCase(contextTokens, turn.model.descriptor.maxTokens ?? DEFAULT_MAX_OUTPUT, null);
     const leased = lease === undefined ? {} : { lease };
     const startedAt = turn.context.clock.now();
     let streamed: Awaited<ReturnType<typeof streamResponse> extends AsyncGenerator<unknown, infer R> ? R : never>;
+    let responded = false;
     try {
       streamed = yield* tracedResponse(turn, step, attempt, continuation);
       if (streamed.response.stopReason === "aborted") throw new SteamharnessError("cancelled", "the agent run was cancelled");
-    } catch (error) {
-      await turn.budget?.afterModelCall(step, attempt, null, lease);
-      throw error;
+      responded = true;
+    } finally {
+      // The hold goes however the request ended without an answer: it threw, was aborted, or the
+      // run's consumer stopped reading mid-stream (a generator return runs only this).
+      if (!responded) await turn.budget?.afterModelCall(step, attempt, null, lease);
     }
     const { response, partial, searches, joinKey, startedCalls } = streamed;
     const timing = { startedAt, endedAt: turn.context.clock.now() };
-    const usageEvents = await recordUsage(turn, step, attempt, response.usage);
+    const usageEvents = await recordUsage(turn, step, attempt, response, worstCase);
     if (response.stopReason === "error") {
       if (!shouldRetry(response, retries, max)) {
         await turn.append(usageEvents);

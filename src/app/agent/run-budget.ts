@@ -12,17 +12,19 @@
  * `model_retry` event), so a resumed run settles the lease it finds open on exactly the usage
  * committed under it. A lease never outlives the process that opened it.
  */
-import { SteamharnessError, UserInputRequiredError } from "../../domain/errors.js";
+import { isSteamharnessError, SteamharnessError, UserInputRequiredError } from "../../domain/errors.js";
 import { usageEntryId } from "../../domain/agent/ids.js";
 import type { AgentBudgetLimit, AgentBudgetOptions } from "../../domain/budget/budget-options.js";
 import type { BudgetViewEntry, RunBudgetView } from "../../domain/budget/budget-view.js";
-import { usageCostMicros, usdToMicros, worstCaseCostMicros, type ModelPrice } from "../../domain/budget/model-price.js";
+import { checkModelPrice, usageCostMicros, usdToMicros, worstCaseUsage, type ModelPrice } from "../../domain/budget/model-price.js";
+import { settledUsage } from "../../domain/budget/reported-usage.js";
 import type { NodeContext } from "../../domain/node-context.js";
 import type { BudgetAmount, BudgetExceeded, BudgetFinish, BudgetLedger, BudgetLimit, BudgetReservation, BudgetReserveOutcome } from "../../ports/budget-ledger.js";
 import type { ModelDescriptor } from "../../ports/model-provider.js";
-import type { TokenUsageEntry } from "../../ports/token-usage.js";
+import type { TokenCounts, TokenUsageEntry } from "../../ports/token-usage.js";
 
-const DEFAULT_MAX_OUTPUT = 16_384;
+/** Output tokens a call is assumed to answer at most when neither the model nor the budget says. */
+export const DEFAULT_MAX_OUTPUT = 16_384;
 /** Calls one lease covers at most (and the worst cases it holds); 1 reserves every call alone. */
 const DEFAULT_LEASE_CALLS = 8;
 /**
@@ -33,6 +35,27 @@ const DEFAULT_LEASE_CALLS = 8;
 const LEASE_SHARE = 0.01;
 /** The meter estimates text at 4 characters a token; real tokenizers can count more. */
 const INPUT_ESTIMATE_FACTOR = 1.25;
+
+/**
+ * The worst case of a model call whose context the meter puts at `contextTokens`: the estimate
+ * × 1.25 sent, `maxOutput` answered, at `price`. What a call reserves, and what it counts when its
+ * reported usage is not trusted (TEN-5).
+ *
+ * @example
+ * const worst = callWorstCase(turn.meter.usage().used, 16_384, null);
+ */
+export function callWorstCase(contextTokens: number, maxOutput: number, price: ModelPrice | null): TokenCounts {
+  return worstCaseUsage(Math.ceil(contextTokens * INPUT_ESTIMATE_FACTOR), maxOutput, price);
+}
+
+/**
+ * A ledger fault as the run reports it: a typed error passes, anything else is `storage_failure`
+ * (never an untyped error a host would answer as an internal failure).
+ */
+function ledgerFault(error: unknown): SteamharnessError {
+  if (isSteamharnessError(error)) return error;
+  return new SteamharnessError("storage_failure", `[steamharness] [budget] the budget ledger failed: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+}
 
 /** What a run's model step and loop call; null when the run has no budget. */
 export interface RunBudget {
@@ -54,6 +77,8 @@ export interface RunBudget {
   afterModelCall(step: number, attempt: number, entry: TokenUsageEntry | null, lease?: string): Promise<void>;
   /** Settles the call or lease whose settle waits for the next reservation, if any (the run stops, ends or pauses). */
   flush(): Promise<void>;
+  /** The worst case a call reserves when the meter puts its context at `contextTokens` (what an untrusted usage report counts as, TEN-5). */
+  worstCase(contextTokens: number): TokenCounts;
   /** Throws `budget_exceeded` when the run's tool calls pass `maxToolCalls`. */
   checkToolCalls(count: number): void;
   /** Re-reads the budgets for {@link RunBudget.view}. */
@@ -107,7 +132,10 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
   if (hostLimit && !hostLedger) limits.push(hostLimit);
   const hostLimits = hostLimit && hostLedger ? [hostLimit] : [];
   const priced = [...limits, ...hostLimits].some((limit) => limit.costMicros !== undefined);
-  const price: ModelPrice | null = options.price ?? descriptor.price ?? (priced ? await context.runtime.modelPrice(descriptor.provider, descriptor.model) : null);
+  // TEN-5: a price is checked before any call, whichever source gives it (a negative one would pay calls back).
+  const source = options.price !== undefined ? "budget.price" : descriptor.price !== undefined ? "price" : null;
+  const given = options.price ?? descriptor.price ?? (priced ? await context.runtime.modelPrice(descriptor.provider, descriptor.model) : null);
+  const price: ModelPrice | null = given === null || given === undefined ? null : checkModelPrice(given, source ?? `the price of ${descriptor.provider}/${descriptor.model}`);
   if (priced && !price) throw new SteamharnessError("input_validation", `[steamharness] [budget] no price for model ${descriptor.provider}/${descriptor.model}: give budget.price or the model entry's price`, { field: "budget.price" });
   const maxOutput = descriptor.maxTokens ?? options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT;
   let states: BudgetViewEntry[] = [];
@@ -125,8 +153,31 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
   /** Whether `amount` is at most LEASE_SHARE of every configured limit. */
   const smallBeside = (amount: BudgetAmount): boolean =>
     limits.every((limit) => (limit.tokens === undefined || amount.tokens <= limit.tokens * LEASE_SHARE) && (limit.costMicros === undefined || amount.costMicros <= limit.costMicros * LEASE_SHARE));
-  /** Settles a call on `actual` in `one` ledger, or releases it when it reported no usage. */
-  const finishOn = (one: BudgetLedger, { reservationId, actual }: BudgetFinish): Promise<boolean> => (actual === null ? one.release(reservationId) : one.settle(reservationId, actual));
+  /**
+   * Settles a call on `actual` in `one` ledger, or releases it when it reported no usage. A settle
+   * that fails releases the hold (TEN-5: no hold outlives its call), then throws a typed error.
+   */
+  const finishOn = async (one: BudgetLedger, { reservationId, actual }: BudgetFinish): Promise<boolean> => {
+    try {
+      return actual === null ? await one.release(reservationId) : await one.settle(reservationId, actual);
+    } catch (error) {
+      if (actual !== null) await one.release(reservationId).catch(() => false);
+      throw ledgerFault(error);
+    }
+  };
+  /**
+   * A reservation, with `open` finished in the same step when given. A step that fails finishes
+   * `open` alone and releases the reservation (both idempotent), so neither is left held.
+   */
+  const reserveWith = async (open: BudgetFinish | null, request: BudgetReservation, on: BudgetLedger = ledger): Promise<BudgetReserveOutcome> => {
+    try {
+      return open === null ? await on.reserve(request) : await on.finishAndReserve!(open, request);
+    } catch (error) {
+      if (open !== null) await finishOn(on, open).catch(() => false);
+      await on.release(request.reservationId).catch(() => false);
+      throw ledgerFault(error);
+    }
+  };
   /** What waits to be finished in the agent's own ledger — the open lease on its usage, or a call — taken out. */
   const takeOpen = (): BudgetFinish | null => {
     const open = lease ? { reservationId: lease.id, actual: lease.used } : pending;
@@ -191,7 +242,7 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
       else await ledger.release(other);
     }
     if (leasing) {
-      const outcome = open === null ? await ledger.reserve(leaseRequest) : await ledger.finishAndReserve!(open, leaseRequest);
+      const outcome = await reserveWith(open, leaseRequest);
       // Whatever it answered, `open` is finished; refused (near a limit), the call reserves alone.
       open = null;
       if (outcome.ok) {
@@ -208,12 +259,10 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
   const reserveCall = async (request: BudgetReservation): Promise<void> => {
     let asked: Set<string> | null = null;
     for (;;) {
-      let outcome: BudgetReserveOutcome;
-      if (pending !== null) {
-        // The previous call's finish stands once this resolves, whatever it answers.
-        outcome = await ledger.finishAndReserve!(pending, request);
-        pending = null;
-      } else outcome = await ledger.reserve(request);
+      // The previous call's finish stands once this resolves, whatever it answers (or fails: then it was finished alone).
+      const open = pending;
+      pending = null;
+      const outcome = await reserveWith(open, request);
       if (outcome.ok) return;
       const { exceeded } = outcome;
       // The host's cap on the tenant is not the project's to extend: at it the run stops.
@@ -234,21 +283,26 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
       }
       if (host?.onTokens) made.add(usageEntryId(runId, step, attempt));
       if (limits.length === 0 && hostLimits.length === 0) return undefined;
-      const input = Math.ceil(inputTokens * INPUT_ESTIMATE_FACTOR);
+      const worst = callWorstCase(inputTokens, maxOutput, price);
       const reservationId = usageEntryId(runId, step, attempt);
-      const request = { reservationId, limits, at: context.clock.now(), amount: { tokens: input + maxOutput, costMicros: worstCaseCostMicros(input, maxOutput, price) } };
+      const request = { reservationId, limits, at: context.clock.now(), amount: { tokens: worst.total, costMicros: usageCostMicros(worst, price) } };
       const drawn = limits.length > 0 ? await reserveOwn(request) : undefined;
       if (!hostLedger) return drawn;
       // The host's ledger second, per call (a pause of the agent's own budgets holds nothing there);
       // refused, the call's own hold goes (a lease is settled when the run stops).
-      const held = await hostLedger.reserve({ ...request, limits: hostLimits });
+      const held = await reserveWith(null, { ...request, limits: hostLimits }, hostLedger).catch(async (error: unknown) => {
+        if (limits.length > 0 && drawn === undefined) await ledger.release(reservationId).catch(() => false);
+        throw error;
+      });
       if (held.ok) return drawn;
       if (limits.length > 0 && drawn === undefined) await ledger.release(reservationId);
       throw exceededError(held.exceeded);
     },
     async afterModelCall(step, attempt, entry, drawnFrom) {
       const reservationId = usageEntryId(runId, step, attempt);
-      const spent = entry === null ? null : { tokens: entry.input + entry.output + entry.cacheRead + entry.cacheWrite, costMicros: usageCostMicros(entry, price) };
+      // Committed entries were checked when the call ended (model-step); one from an older log is checked again here.
+      const counted = entry === null ? null : settledUsage(entry, callWorstCase(0, maxOutput, price), false).usage;
+      const spent = counted === null ? null : { tokens: counted.input + counted.output + counted.cacheRead + counted.cacheWrite, costMicros: usageCostMicros(counted, price) };
       const finished: BudgetFinish = { reservationId, actual: spent };
       if (drawnFrom !== undefined && limits.length > 0) {
         if (lease?.id !== drawnFrom) {
@@ -272,6 +326,7 @@ export async function createRunBudget(options: AgentBudgetOptions | undefined, c
       else if (made.delete(reservationId)) await host?.onTokens?.(spent.tokens, context.clock.now());
     },
     flush,
+    worstCase: (contextTokens) => callWorstCase(contextTokens, maxOutput, price),
     checkToolCalls(count) {
       if (options.maxToolCalls !== undefined && count > options.maxToolCalls) throw exceededError({ scope: "run", id: runId, unit: "toolCalls", spent: count - 1, limit: options.maxToolCalls });
     },

@@ -54,7 +54,7 @@ export interface RunUsage {
 
 /** What a model step uses (AG-2, OUT-3, OUT-5, OUT-7). */
 export interface ModelStepRun extends RunLog, RunOutput, RunUsage, RunTelemetry {
-  readonly context: Pick<NodeContext, "signal" | "clock" | "tokenUsage">;
+  readonly context: Pick<NodeContext, "signal" | "clock" | "tokenUsage" | "log">;
   readonly options: Pick<AgentOptions, "maxRetries" | "maxContinuations" | "retryDelayMs" | "systemPrompt" | "webSearch" | "modelAttributes">;
   readonly input: Pick<AgentInput, "systemPrompt" | "webSearch">;
   readonly model: ModelProvider;

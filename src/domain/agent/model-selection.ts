@@ -4,6 +4,7 @@ import { SteamharnessError } from "../errors.js";
 import type { AgentModelPolicy } from "../configuration/agent-models.js";
 import type { JsonValue } from "../json.js";
 import { describeSchemaError } from "../schema-errors.js";
+import { checkModelPrice, ModelPriceSchema } from "../budget/model-price.js";
 
 /** The configuration key holding the project's agent models (AG-4). */
 export const AGENT_MODELS_KEY = "STEAMHARNESS_AGENT_MODELS";
@@ -30,7 +31,7 @@ export const AgentModelEntrySchema = Type.Object({
   reasoning: Type.Optional(Type.Boolean()),
   maxTokens: Type.Optional(Type.Integer({ minimum: 1 })),
   /** Prices in USD per million tokens (BUD-2); overrides the provider library's metadata. */
-  price: Type.Optional(Type.Object({ input: Type.Number({ minimum: 0 }), output: Type.Number({ minimum: 0 }), cacheRead: Type.Optional(Type.Number({ minimum: 0 })), cacheWrite: Type.Optional(Type.Number({ minimum: 0 })) })),
+  price: Type.Optional(ModelPriceSchema),
 });
 export type AgentModelEntry = Static<typeof AgentModelEntrySchema>;
 
@@ -84,6 +85,14 @@ export function readAgentModels(snapshot: AgentConfigurationSnapshot | undefined
     } catch (cause) {
       throw new SteamharnessError("input_validation", `${AGENT_MODELS_KEY} is not valid JSON`, { field: AGENT_MODELS_KEY, cause });
     }
+  }
+  // TEN-5: a bad price is named by its entry and field (the union's own error names only the root).
+  const listed = Array.isArray(raw) ? raw : typeof raw === "object" && raw !== null ? (raw as { models?: unknown }).models : undefined;
+  if (Array.isArray(listed)) {
+    listed.forEach((entry: unknown, index) => {
+      const price = typeof entry === "object" && entry !== null ? (entry as { price?: unknown }).price : undefined;
+      if (price !== undefined) checkModelPrice(price, `${AGENT_MODELS_KEY}/${index}/price`, "/");
+    });
   }
   if (!Value.Check(AgentModelsValueSchema, raw)) {
     const first = [...Value.Errors(AgentModelsValueSchema, raw)][0];

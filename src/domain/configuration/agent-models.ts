@@ -7,6 +7,7 @@
  */
 import { Type, type Static } from "@sinclair/typebox";
 import { checkSchema, configurationInvalid } from "./schema-check.js";
+import { ModelPriceSchema } from "../budget/model-price.js";
 
 /** The configuration key (and built-in field key) of the agent model list. */
 export const STEAMHARNESS_AGENT_MODELS = "STEAMHARNESS_AGENT_MODELS";
@@ -26,6 +27,8 @@ export const AgentModelConfigEntrySchema = Type.Object(
     webSearch: Type.Optional(Type.Boolean({ description: "The model supports the provider's native web search; on by default then (OUT-5, OUT-10)" })),
     reasoning: Type.Optional(Type.Boolean({ description: "The model reasons; the agent's effort is then sent" })),
     maxTokens: Type.Optional(Type.Integer({ minimum: 1, description: "Output token limit per response" })),
+    /** Prices in USD per million tokens (BUD-2): finite, 0 to 1 000 000 — checked when the configuration is saved and loaded (TEN-5). */
+    price: Type.Optional(ModelPriceSchema),
   },
   { additionalProperties: false },
 );

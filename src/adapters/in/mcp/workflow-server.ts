@@ -18,6 +18,7 @@ import { toWorkflowToolResult } from "./workflow-attachments.js";
 import { addTaskHandlers, createTaskStatusNotifier, taskOf } from "./tasks/task-handlers.js";
 import type { TaskRuns } from "./tasks/task-runs.js";
 import { dataTenantOf, tenantLimitsOfAuth, tenantOfAuth } from "./transport/http-tenant.js";
+import { takeTaskSlot } from "./transport/http-admission.js";
 import type { StructurePublications } from "../../../domain/workflow/publications.js";
 import { addPublicationHandlers, publicationCapabilities } from "./workflow-publications.js";
 
@@ -192,7 +193,8 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
       // OBS-3: the task's run continues the client's trace through the server span of this call.
       const span = defaultRuntime().telemetry.mcpRequest({ method: "tools/call", target: entrypoint.id, requestId: extra.requestId, parent: carrierOfMeta(request.params._meta) });
       try {
-        const record = await tasks.start(entrypoint, args, request.params.task.ttl, tenant, span.carrier(), tenantLimits);
+        // TEN-5: the key tenant's concurrency slot goes with the task's run, not with this response.
+        const record = await tasks.start(entrypoint, args, request.params.task.ttl, tenant, span.carrier(), tenantLimits, takeTaskSlot(extra.authInfo, extra.requestId));
         notifier?.watch(record.taskId);
         span.end({ attributes: { "steamharness.run.id": record.taskId, "mcp.task.id": record.taskId } });
         return { task: taskOf(record) } as never;

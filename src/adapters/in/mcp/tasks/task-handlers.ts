@@ -15,6 +15,7 @@ import type { PausedRun } from "../../project-runner/paused-runs.js";
 import { createElicitationHandlers } from "../workflow-elicitation.js";
 import { errorResult, isFinal, type TaskPause, type TaskRuns } from "./task-runs.js";
 import { tenantOfAuth } from "../transport/http-tenant.js";
+import { acquireRunSlot } from "../transport/http-admission.js";
 
 /** How often `tasks/result` looks at a task another host runs. */
 const RESULT_POLL_MS = 200;
@@ -165,5 +166,7 @@ async function answerPaused(
   // Another host (another tasks/result) may have claimed it first: the loop then waits for that run.
   // The answering connection hears how the run it resumed goes on.
   notifier?.watch(row.taskId);
-  await runs.resume(row, entrypoint, answer, tenantOfAuth(extra.authInfo));
+  // TEN-5: the resumed run takes its key tenant's concurrency slot again, or the answer is refused (the task stays waiting).
+  const slot = await acquireRunSlot(extra.authInfo, `The task ${row.taskId} still waits for this answer.`);
+  await runs.resume(row, entrypoint, answer, tenantOfAuth(extra.authInfo), slot);
 }

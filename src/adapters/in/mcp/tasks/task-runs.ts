@@ -26,6 +26,7 @@ import { toWorkflowToolResult } from "../workflow-attachments.js";
 import { startLapsedTaskSweep } from "./task-sweep.js";
 import { redact } from "../workflow-result.js";
 import { dataTenantOf, type RunTenantLimits } from "../transport/http-tenant.js";
+import type { RunSlot } from "../transport/http-admission.js";
 
 /** How long a task's row is kept after its last activity when the client names no TTL: one hour. */
 export const DEFAULT_TASK_TTL_MS = 3_600_000;
@@ -126,7 +127,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
   sweep.unref();
 
   /** Runs a claimed task's worker in the background and records how it ended; its agent sessions go with the row, after `ttlMs` (SES-12). */
-  function launch(taskId: string, entrypoint: WorkflowEntrypointStructure, args: JsonValue, answered: Pick<PausedRun, "answers"> | undefined, tenant: string | undefined, trace?: TelemetryCarrier | null, tenantLimits?: RunTenantLimits, ttlMs?: number) {
+  function launch(taskId: string, entrypoint: WorkflowEntrypointStructure, args: JsonValue, answered: Pick<PausedRun, "answers"> | undefined, tenant: string | undefined, trace?: TelemetryCarrier | null, tenantLimits?: RunTenantLimits, ttlMs?: number, slot?: RunSlot) {
     const controller = new AbortController();
     running.set(taskId, controller);
     let form: TaskForm | undefined;
@@ -162,6 +163,8 @@ export function createTaskRuns(options: TaskRunsOptions) {
         change = { status: "failed" as const, statusMessage: message, ownerHost: null, leaseExpiresAt: null, result: errorResult(message), paused: null };
       } finally {
         running.delete(taskId);
+        // TEN-5: the tenant's concurrency slot is held while the worker runs: freed when it ended or waits for input.
+        await slot?.release().catch(() => undefined);
       }
       // A cancelled row keeps `cancelled`: the write only lands while this host still owns it.
       const landed = await store.update(projectId, taskId, { ...change, updatedAt: now() }, { status: ["working"], ownerHost: hostId }).catch(() => false);
@@ -208,7 +211,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
     hostId,
     projectId,
     /** Records a new task (`working`, owned here) and starts its run (queued as `tenant`, BUD-5; continuing `trace`, the call's span, OBS-3); resolves the row. */
-    async start(entrypoint: WorkflowEntrypointStructure, args: JsonValue, ttl: number | null | undefined, tenant?: string, trace?: TelemetryCarrier | null, tenantLimits?: RunTenantLimits): Promise<McpTaskRecord> {
+    async start(entrypoint: WorkflowEntrypointStructure, args: JsonValue, ttl: number | null | undefined, tenant?: string, trace?: TelemetryCarrier | null, tenantLimits?: RunTenantLimits, slot?: RunSlot): Promise<McpTaskRecord> {
       const at = now();
       const record: McpTaskRecord = {
         taskId: `run-${randomUUID()}`,
@@ -226,8 +229,11 @@ export function createTaskRuns(options: TaskRunsOptions) {
         result: null,
         paused: { args, answers: {}, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}) } satisfies TaskResume as unknown as JsonValue,
       };
-      await store.create(record);
-      launch(record.taskId, entrypoint, args, undefined, tenant, trace, tenantLimits, record.ttlMs);
+      await store.create(record).catch(async (error: unknown) => {
+        await slot?.release().catch(() => undefined);
+        throw error;
+      });
+      launch(record.taskId, entrypoint, args, undefined, tenant, trace, tenantLimits, record.ttlMs, slot);
       return record;
     },
     /**
@@ -236,16 +242,19 @@ export function createTaskRuns(options: TaskRunsOptions) {
      * row that names none); resolves `false` when
      * another host claimed it first (or it is not paused).
      */
-    async resume(row: McpTaskRecord, entrypoint: WorkflowEntrypointStructure, answer: PausedRun["answers"][string], tenant?: string): Promise<boolean> {
+    async resume(row: McpTaskRecord, entrypoint: WorkflowEntrypointStructure, answer: PausedRun["answers"][string], tenant?: string, slot?: RunSlot): Promise<boolean> {
       const pause = row.paused as unknown as TaskPause;
       const answers = { ...pause.answers, [pause.pending.requestId]: answer };
       // The task's own tenant (whoever answers); the answering client's for a row that has none.
       const owner = pause.tenant ?? tenant;
       const resume: TaskResume = { args: pause.args, answers, ...(owner !== undefined ? { tenant: owner } : {}), ...(pause.tenantLimits ? { tenantLimits: pause.tenantLimits } : {}) };
       const claimed = await store.update(projectId, row.taskId, { status: "working", statusMessage: null, ownerHost: hostId, leaseExpiresAt: now() + leaseMs, paused: resume as unknown as JsonValue, updatedAt: now() }, { status: ["input_required"], ownerHost: null });
-      if (!claimed) return false;
+      if (!claimed) {
+        await slot?.release().catch(() => undefined);
+        return false;
+      }
       await changed(row.taskId, true);
-      launch(row.taskId, entrypoint, pause.args, { answers }, owner, undefined, pause.tenantLimits, row.ttlMs);
+      launch(row.taskId, entrypoint, pause.args, { answers }, owner, undefined, pause.tenantLimits, row.ttlMs, slot);
       return true;
     },
     /**

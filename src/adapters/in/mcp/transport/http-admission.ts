@@ -8,11 +8,14 @@
  * A refusal answers the POST with HTTP 429 and a JSON-RPC error whose `data.code` is the gateway's
  * code: `rate_limit_exceeded` (with `Retry-After`) or `insufficient_quota` (the tenant budget is
  * spent; no `Retry-After`). The concurrency slot is held until the POST's response ends — for a
- * plain call that is the end of its run; a task-augmented call (MCP tasks) answers at once, so it
- * holds the slot only while it is being created.
+ * plain call that is the end of its run. A task-augmented call (MCP tasks) answers at once while
+ * its run goes on (TEN-5): its slot is handed to the `tools/call` handler ({@link takeTaskSlot}),
+ * which hands it to the task's run; the run frees it when it ends or waits for input, and an
+ * answer that resumes it takes a slot again ({@link acquireRunSlot}) or is refused.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { TenantAdmissionError, type TenantAdmission, type TenantAdmissions } from "../../../../app/tenants/tenant-admission.js";
 import type { ApiTenant } from "../../../../ports/api-keys.js";
 
@@ -24,7 +27,57 @@ type Middleware = (req: AuthorizedRequest, res: ServerResponse, next: (error?: u
 /** The JSON-RPC error code of a refused admission (implementation-defined server error range). */
 export const ADMISSION_REFUSED_CODE = -32029;
 
-type JsonRpcMessage = { method?: unknown; id?: unknown };
+type JsonRpcMessage = { method?: unknown; id?: unknown; params?: { task?: unknown } };
+
+/** A tenant's concurrency slot held by a task's run (TEN-5): freed when the run ends or waits; idempotent. */
+export interface RunSlot {
+  release(): Promise<void>;
+}
+
+/** What the admission leaves in `AuthInfo.extra` of a key-authorized request, for the handlers. */
+interface SlotHandOver {
+  /** The slot admitted for the task-augmented `tools/call` of that JSON-RPC id (taken once). */
+  take(id: unknown): RunSlot | undefined;
+  /** Admits one more run of the request's tenant (a paused task resumed by an answer). */
+  admit(): Promise<RunSlot>;
+}
+
+const HAND_OVER = "steamharnessRunSlots";
+const handOverOf = (auth: AuthInfo | undefined) => auth?.extra?.[HAND_OVER] as SlotHandOver | undefined;
+
+/**
+ * The concurrency slot admitted for the task-augmented `tools/call` with JSON-RPC id `id`, now
+ * the caller's to release (the task's run holds it); undefined without key admission.
+ *
+ * @example
+ * const slot = takeTaskSlot(extra.authInfo, extra.requestId);
+ */
+export function takeTaskSlot(auth: AuthInfo | undefined, id: string | number): RunSlot | undefined {
+  return handOverOf(auth)?.take(id);
+}
+
+/**
+ * Admits a resumed run of the request's key tenant (its concurrency, rate and budget, as a new
+ * call); resolves undefined without key admission. A tenant at a limit is refused with the
+ * JSON-RPC error a refused call gets ({@link ADMISSION_REFUSED_CODE}, `data` its wire type and
+ * code, and `retryAfterSeconds` for a rate), its message followed by `then`.
+ *
+ * @example
+ * const slot = await acquireRunSlot(extra.authInfo, "The task still waits for this answer.");
+ */
+export async function acquireRunSlot(auth: AuthInfo | undefined, then: string): Promise<RunSlot | undefined> {
+  try {
+    return await handOverOf(auth)?.admit();
+  } catch (error) {
+    if (!(error instanceof TenantAdmissionError)) throw error;
+    throw new McpError(ADMISSION_REFUSED_CODE, `${error.reason} ${then}`, { ...error.wire, ...(error.kind === "budget" ? {} : { retryAfterSeconds: error.retryAfterSeconds }) });
+  }
+}
+
+const slotOf = (admitted: TenantAdmission): RunSlot => ({ release: () => admitted.finish(0) });
+
+/** Whether a `tools/call` asks for a task (its run outlives the response). */
+const isTaskCall = (message: JsonRpcMessage) => typeof message.params?.task === "object" && message.params.task !== null;
 
 /** The `tools/call` messages of a POST body (one message or a batch). */
 function toolCalls(body: unknown): JsonRpcMessage[] {
@@ -48,20 +101,35 @@ function refuse(res: ServerResponse, error: TenantAdmissionError, id: unknown): 
 export function admitToolCalls(admission: TenantAdmissions): Middleware {
   return async (req, res, next) => {
     const tenant = req.auth?.extra?.apiTenant as ApiTenant | undefined;
-    const calls = req.method === "POST" && tenant ? toolCalls(req.body) : [];
+    if (!tenant) return next();
+    // Slots of task-augmented calls, by JSON-RPC id, until their handler takes them.
+    const handed = new Map<unknown, TenantAdmission>();
+    const handOver: SlotHandOver = {
+      take(id) {
+        const admitted = handed.get(id);
+        handed.delete(id);
+        return admitted && slotOf(admitted);
+      },
+      admit: async () => slotOf(await admission.admit(tenant)),
+    };
+    req.auth!.extra = { ...req.auth!.extra, [HAND_OVER]: handOver };
+    const calls = req.method === "POST" ? toolCalls(req.body) : [];
     if (calls.length === 0) return next();
     const admitted: TenantAdmission[] = [];
     for (const call of calls) {
       try {
-        admitted.push(await admission.admit(tenant!));
+        const one = await admission.admit(tenant);
+        if (isTaskCall(call) && call.id !== undefined) handed.set(call.id, one);
+        else admitted.push(one);
       } catch (error) {
-        await Promise.all(admitted.map((one) => one.finish(0)));
+        await Promise.all([...admitted, ...handed.values()].map((one) => one.finish(0)));
         if (error instanceof TenantAdmissionError) return refuse(res, error, call.id);
         return next(error);
       }
     }
     // Tokens are not charged here: the run's worker charges each settled model call to the tenant's window (BUD-4).
-    res.once("close", () => void Promise.all(admitted.map((one) => one.finish(0))));
+    // A task slot its handler did not take (the call failed before its task was created) goes with the response.
+    res.once("close", () => void Promise.all([...admitted, ...handed.values()].map((one) => one.finish(0))));
     next();
   };
 }
