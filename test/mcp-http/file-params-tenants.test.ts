@@ -39,7 +39,8 @@ beforeAll(async () => {
   docs = join(tmp, "docs");
   uploads = join(tmp, "uploads");
   // The session folder exists, so the server opens its run index (`_runs.sqlite`, WAL) on the first run.
-  await mkdir(join(project, ".workflow", "agents"), { recursive: true });
+  // The agent store (alpha's own folder too, TEN-3): a run index is kept where agent sessions already are.
+  await mkdir(join(project, ".workflow", "agents", "tenants", tenantSegment("key:alpha")), { recursive: true });
   await mkdir(join(project, ".git"));
   await writeFile(join(project, ".git", "config"), "[remote \"origin\"]\n  url = https://ghp_token@example.com/x.git\n");
   await writeFile(join(project, ".env"), "PROJECT_API_KEY=server-secret-value\n");
@@ -113,9 +114,9 @@ describe("TEN-2 mcp --http with two API-key tenants", () => {
       server = await serve("--allow-file-root", tmp, "--allow-file-root", join(uploads, "{tenant}"));
       alpha = await connect(server, "alpha");
       beta = await connect(server, "beta");
-      // Alpha's run: the server opens (and writes) its run index in the session folder.
+      // Alpha's run: the server opens (and writes) its run index in alpha's session folder (TEN-3).
       expect(importedName(await echo(alpha, join(docs, "report.md")))).toBe("report.md");
-      runIndex = join(project, ".workflow", "agents", "_runs.sqlite");
+      runIndex = join(project, ".workflow", "agents", "tenants", tenantSegment("key:alpha"), "_runs.sqlite");
       taskStore = join(data, "values", "mcp-tasks.sqlite");
       const keyFiles = (await readdir(store)).filter((name) => name.endsWith(".sqlite"));
       keyStore = join(store, keyFiles[0]!);
