@@ -1,4 +1,7 @@
-import { defineConfig, type Options } from "tsup";
+// Types only: the tests import `libraryEntries` from this file, and loading tsup itself there
+// (its `defineConfig` is the identity) printed jest's "Failed to parse the inline source map"
+// warning for tsup's bundle, which holds a source-map comment template.
+import type { Options } from "tsup";
 
 /** Library entries; a test checks these stay in step with package.json "exports". */
 export const libraryEntries = {
@@ -28,7 +31,7 @@ const library: Options = {
   noExternal: bundled,
 };
 
-export default defineConfig([
+const config: Options[] = [
   // ESM with code splitting: `import()` of an adapter (QuickJS, the MCP SDK, SQLite sessions, the
   // provider library) becomes a chunk loaded on first use instead of being inlined with its
   // packages hoisted to static imports of the entry.
@@ -66,4 +69,6 @@ export default defineConfig([
     external,
     noExternal: [...bundled, "@modelcontextprotocol/sdk", "@modelcontextprotocol/ext-apps"],
   },
-]);
+];
+
+export default config;
