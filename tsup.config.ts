@@ -38,7 +38,10 @@ const config: Options[] = [
   { ...library, format: ["esm"], splitting: true, clean: true },
   // CJS stays one file per entry (esbuild splits ESM only); there a dynamic `import()` of our own
   // module becomes a lazily initialised wrapper whose `require` calls run on first use.
-  { ...library, format: ["cjs"], splitting: false },
+  // `import.meta` is empty there, as esbuild warns for each use: every use is guarded for CommonJS
+  // (`typeof __dirname`/`__filename` first, or `import.meta.url ? … : require`), so that one
+  // warning is off here, where it can only repeat what the code already handles.
+  { ...library, format: ["cjs"], splitting: false, esbuildOptions: (options) => void (options.logOverride = { ...options.logOverride, "empty-import-meta": "silent" }) },
   // The declarations, once for both formats: one TypeScript program and one rollup bundle write
   // dist/*.d.ts and dist/*.d.cts together. With `dts: true` on the two configs above, each built
   // its own program over the same sources — the build's longest step, run twice.
