@@ -105,7 +105,8 @@ export default async function startTestPostgres(globalConfig) {
     });
   }
   try {
-    const { stdout } = await promisify(execFile)("bash", [SCRIPT, "start", clusterDir], { timeout: 300_000 });
+    // Under CI without initdb the script installs Debian's postgresql first (apt): minutes at worst.
+    const { stdout } = await promisify(execFile)("bash", [SCRIPT, "start", clusterDir], { timeout: 900_000, maxBuffer: 16 * 1024 * 1024 });
     process.env[VARIABLE] = stdout.trim();
   } catch (error) {
     stop();
