@@ -27,4 +27,8 @@ export default {
   workerIdleMemoryLimit: "256MB",
   // The longest files first, also on a clean clone without jest's cache (CI): see the file.
   testSequencer: "<rootDir>/test/jest-sequencer.mjs",
+  // One throwaway PostgreSQL cluster for the run unless STEAMHARNESS_TEST_POSTGRES_URL names one
+  // (or a line saying which suites are skipped when this machine has no initdb): see the file.
+  globalSetup: "<rootDir>/test/jest-postgres.mjs",
+  globalTeardown: "<rootDir>/test/jest-postgres-teardown.mjs",
 };

@@ -1,4 +1,7 @@
-import { defineConfig, type Options } from "tsup";
+// Types only: the tests import `libraryEntries` from this file, and loading tsup itself there
+// (its `defineConfig` is the identity) printed jest's "Failed to parse the inline source map"
+// warning for tsup's bundle, which holds a source-map comment template.
+import type { Options } from "tsup";
 
 /** Library entries; a test checks these stay in step with package.json "exports". */
 export const libraryEntries = {
@@ -28,14 +31,17 @@ const library: Options = {
   noExternal: bundled,
 };
 
-export default defineConfig([
+const config: Options[] = [
   // ESM with code splitting: `import()` of an adapter (QuickJS, the MCP SDK, SQLite sessions, the
   // provider library) becomes a chunk loaded on first use instead of being inlined with its
   // packages hoisted to static imports of the entry.
   { ...library, format: ["esm"], splitting: true, clean: true },
   // CJS stays one file per entry (esbuild splits ESM only); there a dynamic `import()` of our own
   // module becomes a lazily initialised wrapper whose `require` calls run on first use.
-  { ...library, format: ["cjs"], splitting: false },
+  // `import.meta` is empty there, as esbuild warns for each use: every use is guarded for CommonJS
+  // (`typeof __dirname`/`__filename` first, or `import.meta.url ? … : require`), so that one
+  // warning is off here, where it can only repeat what the code already handles.
+  { ...library, format: ["cjs"], splitting: false, esbuildOptions: (options) => void (options.logOverride = { ...options.logOverride, "empty-import-meta": "silent" }) },
   // The declarations, once for both formats: one TypeScript program and one rollup bundle write
   // dist/*.d.ts and dist/*.d.cts together. With `dts: true` on the two configs above, each built
   // its own program over the same sources — the build's longest step, run twice.
@@ -66,4 +72,6 @@ export default defineConfig([
     external,
     noExternal: [...bundled, "@modelcontextprotocol/sdk", "@modelcontextprotocol/ext-apps"],
   },
-]);
+];
+
+export default config;

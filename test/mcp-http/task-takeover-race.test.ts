@@ -5,6 +5,7 @@ import { createProjectRunner, type ProjectRunner } from "../../src/adapters/in/p
 import { createSqliteMcpTaskStore } from "../../src/adapters/out/sqlite/mcp-tasks/sqlite-mcp-task-store.js";
 import type { McpTaskStore } from "../../src/ports/mcp-task-store.js";
 import { cleanEnv, cleanup, REPO, tempDir } from "../cli/helpers.js";
+import { expectedStderr } from "../fixtures/expected-stderr.js";
 import { effectLines } from "./task-helpers.js";
 
 // MCP-13: two hosts (each its own runner, task runs and store connection, like two processes on
@@ -17,6 +18,8 @@ let tmp: string;
 const runners: ProjectRunner[] = [];
 const stores: McpTaskStore[] = [];
 const hosts: TaskRuns[] = [];
+// The claiming host's notice that it resumed the dead owner's task: what this test provokes.
+const notices = expectedStderr(/\[steamharness\] \[mcp\] task run-race-.*stopped renewing its lease/);
 
 beforeAll(async () => {
   tmp = await tempDir("sh-mcp-takeover-race-");
@@ -33,6 +36,7 @@ afterAll(async () => {
   for (const store of stores) await store.close();
   for (const runner of runners) await runner.close();
   await cleanup(tmp);
+  notices.restore();
 });
 
 it("MCP-13 two hosts reading a dead owner's resumable task at once: exactly one claims it and runs it again, once, to completed", async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { resolveDataDirs } from "../../src/adapters/in/project-runner/host-options.js";
 import { WorkerPool } from "../../src/adapters/in/project-runner/worker-pool.js";
 import type { WorkflowWorkerOptions } from "../../src/adapters/in/project-runner/worker-process.js";
@@ -13,6 +14,9 @@ jest.setTimeout(60_000);
 
 let tmp: string;
 let options: WorkflowWorkerOptions;
+// The workers' stderr, not printed: the leak run's "left 1 Timeout running" notice is what a test
+// here provokes (ARCH-12: a passing run is quiet).
+const workerOutput = new PassThrough().resume();
 const pools: WorkerPool[] = [];
 const handlers = { onInput: () => Promise.reject(new Error("no input")), onApproval: () => Promise.reject(new Error("no approval")) };
 const request = (entrypointId: string): WorkerRunRequest => ({ runId: `20261202-${Math.random().toString(16).slice(2, 14).padEnd(12, "0")}`, entrypointId, params: {}, files: {}, newRun: true });
@@ -26,7 +30,7 @@ beforeAll(async () => {
       leak: { title: "Leak", run: () => { setTimeout(() => undefined, 60_000); return { leaked: true }; } },
     } };\n`,
   });
-  options = { config: { projectDir, dirs: resolveDataDirs({ dataDir: join(tmp, "data") }, tmp, projectDir), relatedProjects: [], openStorage: true }, env: cleanEnv(), output: process.stderr };
+  options = { config: { projectDir, dirs: resolveDataDirs({ dataDir: join(tmp, "data") }, tmp, projectDir), relatedProjects: [], openStorage: true }, env: cleanEnv(), output: workerOutput };
 });
 afterAll(async () => {
   await Promise.all(pools.map((pool) => pool.close()));
