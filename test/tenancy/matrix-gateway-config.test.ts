@@ -5,21 +5,21 @@
 // client), a `steamharness server` with two accounts (its HTTP client store and raw HTTP).
 // The MCP surfaces: matrix-mcp.test.ts.
 //
-// Gateway (tenants `key:acme`, `key:globex`, `key:broke`):
-// | kind \ action      | read                         | list    | write                      | cancel      | resume (answer)             | delete      |
-// |--------------------|------------------------------|---------|----------------------------|-------------|-----------------------------|-------------|
-// | conversation       | GET /v1/responses/{id} → 404 | n/a (1) | previous_response_id → 404 | no endpoint (404 unknown_url, for anyone) | function_call_output / tool message → 400 as unknown | no endpoint (404 unknown_url) |
-// | budget             | n/a (2)                      | n/a (2) | B's spend charged to B only; B's exhausted budget refuses B only | n/a (3) | n/a (3) | n/a (2) |
-// | KV / knowledge / memory / file | n/a here (4)     |         |                            |             |                             |             |
-// Configuration server (accounts A, B; one project id in both):
-// | project configuration | read, get, lookup, export → B's own empty project | list (configurations of read) → none of A's | update, setFields, import → B's own / not_found | n/a (3) | n/a (3) | delete, select → not_found |
-// (1) the gateway has no list endpoint. (2) no remote surface reads or changes a budget: keys and
-//     budgets are administered with the CLI on the key store. (3) no such action on that kind.
-// (4) the chat assistant served here has no tool that reaches the run's stores; the gateway's
-//     per-tenant data namespace is test/gateway/tenant-data.test.ts (real gateway on loopback, the
-//     official client), and the same stores over MCP are in matrix-mcp.test.ts.
-// Sessions, runs and tasks exist on the configuration server only as configuration data (no
-// runs, no sessions); its admin key alone is no account (403), as CFG-4/TEN-1 tests show.
+// Gateway (tenants `key:acme`, `key:globex`, `key:broke`); ✓ = a test below:
+// | kind \ action    | read                           | list    | write                           | cancel                  | resume (answer)                 | delete                  |
+// |------------------|--------------------------------|---------|---------------------------------|-------------------------|---------------------------------|-------------------------|
+// | conversation     | ✓ GET /v1/responses/{id} → 404 | n/a (1) | ✓ previous_response_id → 404    | ✓ no endpoint (404 unknown_url for anyone) | ✓ function_call_output, tool message → 400 as unknown | ✓ no endpoint (404 unknown_url) |
+// | budget           | n/a (2)                        | n/a (2) | ✓ B's spend is B's; B exhausted → B refused, A served | n/a (3) | n/a (3)                   | n/a (2)                 |
+// | KV, knowledge, memory, file | n/a here (4)        |         |                                 |                         |                                 |                         |
+// Configuration server (accounts A and B, one project id in both); all ✓ in one test below:
+// | project configuration | read, get, lookup, export → B's own empty project | list (read's configurations) → none of A's | update → not_found; setFields, import → B's own project | n/a (3) | n/a (3) | delete, select → not_found |
+// Notes: (1) the gateway lists no conversations. (2) no remote surface reads, lists or deletes a
+// budget: keys and budgets are administered with the CLI on the key store. (3) no such action on
+// that kind. (4) the chat assistant served here has no tool that reaches the run's stores; the
+// gateway's per-tenant data namespace is test/gateway/tenant-data.test.ts (a real gateway on
+// loopback, the official client), the same stores over MCP are in matrix-mcp.test.ts. The
+// configuration server has no sessions, runs, tasks or budgets; its admin key alone is no
+// account (403, asserted below).
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
 import OpenAI from "openai";

@@ -9,23 +9,26 @@
 // `key:globex`), B trying on both hosts wherever the resource is shared by the hosts.
 // The gateway and the configuration server: matrix-gateway-config.test.ts.
 //
-// | kind \ action        | read               | list        | write            | cancel            | resume (answer)      | delete              |
-// |----------------------|--------------------|-------------|------------------|-------------------|----------------------|---------------------|
-// | MCP session          | POST/GET → 404     | n/a (1)     | n/a (2)          | n/a (3)           | n/a (2)              | DELETE → 404        |
-// | run (paused)         | n/a (4)            | n/a (4)     | n/a (2)          | n/a (5)           | "no paused run"      | n/a (4)             |
-// | task                 | tasks/get, result  | tasks/list  | n/a (2)          | tasks/cancel      | input_required → 404 | n/a (6)             |
-// | KV / knowledge / memory / value / managed file | B's run reads nothing (get, list, search) | same | B's writes land in B's namespace | n/a (7) | n/a (7) | B's deletes find nothing |
-// | file param           | B imports A's upload → refused; A's tenant data dir → refused | n/a (1) | n/a (8) | n/a | n/a | n/a |
-// | budget (keys)        | n/a (9)            | n/a (9)     | B's spend not charged to A | n/a (7) | n/a (7)         | n/a (9)             |
-// (1) no remote list of sessions / files exists. (2) a session, a run, a task is written only by
-//     creating one: B creating its own is B's (covered by the cells that show A's stays A's).
-// (3) a session has no cancel; (4) runs are not readable, listable or deletable remotely — only
-//     answerable by id; (5) a run is cancelled only through its task (tasks/cancel, task row) or by
-//     its own request's notifications/cancelled, which names a request id of the caller's session.
-// (6) MCP has no tasks/delete (retention removes them). (7) no such action on data/budgets.
-// (8) a file param only reads (imports) a file. (9) no remote surface reads or changes a budget:
-//     keys and budgets are administered with the CLI (`gateway keys`), on the store, not remotely.
-//     OAuth tenants have no budgets (BUD-4 budgets are the keys' tenants'), so that row is keys only.
+// Cells (✓ = a test below; n/a = no such action on these surfaces, for the reason in the note):
+// | kind \ action                 | read                  | list       | write                | cancel           | resume (answer)        | delete             |
+// |-------------------------------|-----------------------|------------|----------------------|------------------|------------------------|--------------------|
+// | MCP session                   | ✓ POST, GET → 404     | n/a (1)    | n/a (2)              | n/a (3)          | n/a (3)                | ✓ DELETE → 404     |
+// | run (paused, by run id)       | n/a (4)               | n/a (4)    | n/a (2)              | n/a (5)          | ✓ "no paused run"      | n/a (4)            |
+// | task                          | ✓ tasks/get, /result  | ✓ tasks/list | n/a (2)            | ✓ tasks/cancel   | ✓ input_required → not found, never asked | n/a (6) |
+// | KV, knowledge, memory, value, managed file | ✓ get, search → nothing | ✓ list → nothing | ✓ lands in B's own | n/a (7) | n/a (7) | ✓ deletes nothing of A's |
+// | file param (import)           | ✓ A's upload, the host's data dir → refused | n/a (1) | n/a (8) | n/a (7) | n/a (7)  | n/a (8)            |
+// | budget (keys only)            | n/a (9)               | n/a (9)    | ✓ B's spend is B's   | n/a (7)          | n/a (7)                | n/a (9)            |
+// Notes: (1) no remote listing of sessions or files exists. (2) a session, run or task is
+// "written" only by creating one, which makes it the creator's: the cells show A's stays A's.
+// (3) a session is neither cancelled nor resumed, only used and deleted. (4) runs are not read,
+// listed or deleted remotely, only answered by id. (5) a run is cancelled through its task
+// (tasks/cancel: the task row) or by notifications/cancelled naming a request id of the caller's
+// own session, which cannot name another session's request. (6) MCP has no tasks/delete (task
+// retention removes them). (7) no such action on that kind. (8) a file param only reads a file.
+// (9) no remote surface reads, lists or deletes a budget: keys and budgets are administered with
+// the CLI (`gateway keys`) on the store; budgets are set per key tenant (`gateway keys add
+// --budget-tokens`), so that row runs on the keys surface only. An exhausted budget refusing its
+// own tenant only: matrix-gateway-config.test.ts.
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
