@@ -1,37 +1,18 @@
 import { afterAll, describe, expect, it } from "@jest/globals";
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { cleanEnv, cleanup, CLI_SOURCE, REPO, runCli, tempDir } from "../cli/helpers.js";
-import { bundledProject } from "../fixtures/bundled-fixture.js";
+import type { ChildProcess } from "node:child_process";
+import { cleanup, runCli, tempDir } from "../cli/helpers.js";
+import { chatAssistantProject, startGatewayProcess } from "../fixtures/gateway-process.js";
 import { describePostgres } from "../fixtures/postgres.js";
 
-// The scripted chat assistant with its entry bundled: each gateway process loads it as plain
-// JavaScript instead of compiling it and the sources it imports through tsx.
-const projects = mkdtempSync(join(tmpdir(), "sh-gw-keys-project-"));
-const PROJECT = bundledProject("test/conversation/fixtures/chat-assistant", join(projects, "chat-assistant"));
-afterAll(() => rmSync(projects, { recursive: true, force: true }));
+const assistant = chatAssistantProject();
+afterAll(() => assistant.remove());
 const CACHE_MS = 1000;
 
 /** A `steamharness gateway` process with API keys from `store` (flags), and its URL. */
 async function startGateway(store: string[], dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [...CLI_SOURCE, "gateway", PROJECT, "--port", "0", "--data-dir", dataDir, "--key-cache-ms", String(CACHE_MS), ...store], {
-    cwd: REPO,
-    env: cleanEnv({ CHAT_TEST_WORKDIR: dataDir }),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const found = /at (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(stderr);
-      if (found && stderr.includes("API keys: ")) resolve(found[1]!);
-    });
-    child.once("exit", (code) => reject(new Error(`gateway exited (${code}): ${stderr}`)));
-  });
-  expect(stderr).toMatch(/API keys: /);
-  expect(stderr).not.toMatch(/token \(generated/);
+  const { child, url, stderr } = await startGatewayProcess(assistant.dir, ["--key-cache-ms", String(CACHE_MS), ...store], dataDir);
+  expect(stderr()).toMatch(/API keys: /);
+  expect(stderr()).not.toMatch(/token \(generated/);
   return { child, url };
 }
 

@@ -7,7 +7,6 @@
 // first-come-first-served queue makes the quiet tenant wait for several noisy calls.
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { createServer as createHttpServer, type ServerResponse } from "node:http";
-import { createServer } from "node:net";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -17,6 +16,7 @@ import { startAuthorizationServer, type TestAuthorizationServer, type TestClient
 import { cleanup, runCli, tempDir, writeProject } from "../cli/helpers.js";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
+import { freePort } from "../fixtures/tenant-credentials.js";
 
 jest.setTimeout(240_000);
 
@@ -105,14 +105,6 @@ afterAll(async () => {
   await as?.close();
   await cleanup(tmp);
 });
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 /**
  * A gate on 127.0.0.1 for the `held` entrypoint: its GETs wait until `open()`, then every GET

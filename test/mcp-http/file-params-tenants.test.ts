@@ -6,7 +6,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { existsSync } from "node:fs";
 import { link, mkdir, readdir, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -16,6 +15,7 @@ import { tenantSegment } from "../../src/app/tenants/tenant-segment.js";
 import { startAuthorizationServer, type TestClient } from "../fixtures/oidc-authorization-server.js";
 import { cleanup, copyKitchen, runCli, tempDir } from "../cli/helpers.js";
 import { connectHttp, connectWithKey, startHttpMcp, type HttpMcpServer } from "./helpers.js";
+import { freePort } from "../fixtures/tenant-credentials.js";
 
 jest.setTimeout(180_000);
 
@@ -181,14 +181,6 @@ describe("TEN-2 mcp --http with two API-key tenants", () => {
   describe("OAuth tenants", () => {
     const ALICE: TestClient = { clientId: "alice", clientSecret: "alice-secret-0123456789", scope: "mcp:read mcp:run" };
     const BOB: TestClient = { clientId: "bob", clientSecret: "bob-secret-0123456789", scope: "mcp:read mcp:run" };
-    const freePort = () =>
-      new Promise<number>((resolve) => {
-        const probe = createServer().listen(0, "127.0.0.1", () => {
-          const { port } = probe.address() as { port: number };
-          probe.close(() => resolve(port));
-        });
-      });
-
     it("TEN-2 an OAuth server has no default file roots, and its {tenant} roots are the token subject's own folder", async () => {
       const as = await startAuthorizationServer([ALICE, BOB]);
       // The client-credentials subject is the client id: alice's folder, as a bare or a namespaced (TEN-1) tenant key.

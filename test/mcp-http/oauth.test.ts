@@ -3,7 +3,6 @@
 // through its own OAuth support (client_credentials).
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -11,6 +10,7 @@ import { scopesOfRequest } from "../../src/adapters/in/mcp/transport/http-scopes
 import { startAuthorizationServer, type TestAuthorizationServer, type TestClient } from "../fixtures/oidc-authorization-server.js";
 import { cleanup, KITCHEN, runCli, tempDir } from "../cli/helpers.js";
 import { connectHttp, INITIALIZE, rawPost, startHttpMcp, type HttpMcpServer } from "./helpers.js";
+import { freePort } from "../fixtures/tenant-credentials.js";
 
 jest.setTimeout(120_000);
 
@@ -23,14 +23,6 @@ let tmp: string;
 let as: TestAuthorizationServer;
 let mcp: HttpMcpServer;
 let audience: string;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 beforeAll(async () => {
   tmp = await tempDir("sh-mcp-oauth-");

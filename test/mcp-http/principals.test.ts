@@ -6,7 +6,6 @@
 // tokens, the SDK's Streamable HTTP client and raw HTTP.
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { request } from "node:http";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -15,6 +14,7 @@ import { cleanup, runCli, tempDir } from "../cli/helpers.js";
 import { startAuthorizationServer, type TestAuthorizationServer, type TestClient } from "../fixtures/oidc-authorization-server.js";
 import { connectHttp, INITIALIZE, rawPost, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 import { callAsTask, getTask, pollTask, taskResult, TASKS_PROJECT } from "./task-helpers.js";
+import { freePort } from "../fixtures/tenant-credentials.js";
 
 jest.setTimeout(180_000);
 
@@ -29,14 +29,6 @@ let byKey: HttpMcpServer;
 let audiences: { sub: string; org: string };
 let keySecret: string;
 const clients: Client[] = [];
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 /** A token of the hosted client for `audience` with these claims set (null removes one). */
 const tokenWith = (audience: string, claims: Record<string, unknown>) => as.token(HOSTED, audience, HOSTED.scope, claims);

@@ -8,9 +8,10 @@ import { request } from "node:http";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { cleanup, runCli, tempDir } from "../cli/helpers.js";
+import { cleanup, tempDir } from "../cli/helpers.js";
 import { connectWithKey, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 import { TASKS_PROJECT } from "./task-helpers.js";
+import { addTenantKey } from "../fixtures/tenant-credentials.js";
 
 jest.setTimeout(180_000);
 
@@ -18,12 +19,6 @@ let tmp: string;
 let server: HttpMcpServer;
 let keys: { alice: string; aliceToo: string; bob: string };
 const clients: Client[] = [];
-
-async function addKey(store: string, tenant: string): Promise<string> {
-  const added = await runCli(["gateway", "keys", "add", "--tenant", tenant, "--store", store]);
-  expect(added.code).toBe(0);
-  return /^(sh_[A-Za-z0-9_-]{43})$/m.exec(added.stdout)![1]!;
-}
 
 async function connect(secret: string): Promise<Client> {
   const client = await connectWithKey(server.url, secret);
@@ -51,7 +46,7 @@ function onSession(method: string, session: string, secret: string, body?: unkno
 beforeAll(async () => {
   tmp = await tempDir("sh-mcp-session-principals-");
   const store = join(tmp, "keys");
-  keys = { alice: await addKey(store, "alice"), aliceToo: await addKey(store, "alice"), bob: await addKey(store, "bob") };
+  keys = { alice: await addTenantKey(["--store", store], "alice"), aliceToo: await addTenantKey(["--store", store], "alice"), bob: await addTenantKey(["--store", store], "bob") };
   server = await startHttpMcp(TASKS_PROJECT, ["--keys", "--store", store, "--data-dir", join(tmp, "data"), "--max-sessions-per-tenant", "2"]);
 }, 120_000);
 afterAll(async () => {

@@ -7,9 +7,10 @@ import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CancelTaskResultSchema, ListTasksResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { cleanup, runCli, tempDir } from "../cli/helpers.js";
+import { cleanup, tempDir } from "../cli/helpers.js";
 import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 import { callAsTask, getTask, pollTask, scriptForms, taskResult, TASKS_PROJECT } from "./task-helpers.js";
+import { addTenantKey } from "../fixtures/tenant-credentials.js";
 
 jest.setTimeout(180_000);
 
@@ -21,18 +22,12 @@ let secrets: { alice: string; bob: string };
 let aliceForms: ReturnType<typeof scriptForms>;
 let bobForms: ReturnType<typeof scriptForms>;
 
-async function addKey(store: string, tenant: string): Promise<string> {
-  const added = await runCli(["gateway", "keys", "add", "--tenant", tenant, "--store", store]);
-  expect(added.code).toBe(0);
-  return /^(sh_[A-Za-z0-9_-]{43})$/m.exec(added.stdout)![1]!;
-}
-
 const connectWith = (secret: string, forms = true) => connectHttp(server.url, { capabilities: forms ? { elicitation: { form: {} } } : {}, transport: { requestInit: { headers: { authorization: `Bearer ${secret}` } } } });
 
 beforeAll(async () => {
   tmp = await tempDir("sh-mcp-task-tenants-");
   const store = join(tmp, "keys");
-  const [a, b] = [await addKey(store, "alice"), await addKey(store, "bob")];
+  const [a, b] = [await addTenantKey(["--store", store], "alice"), await addTenantKey(["--store", store], "bob")];
   secrets = { alice: a, bob: b };
   server = await startHttpMcp(TASKS_PROJECT, ["--keys", "--store", store, "--data-dir", join(tmp, "data")]);
   [alice, bob] = [await connectWith(a), await connectWith(b)];

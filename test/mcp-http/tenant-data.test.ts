@@ -11,8 +11,9 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
 import { tenantSegment } from "../../src/app/tenants/tenant-segment.js";
-import { cleanup, runCli, tempDir, writeProject } from "../cli/helpers.js";
+import { cleanup, tempDir, writeProject } from "../cli/helpers.js";
 import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
+import { addTenantKey } from "../fixtures/tenant-credentials.js";
 
 jest.setTimeout(180_000);
 
@@ -68,12 +69,6 @@ let server: HttpMcpServer;
 let acme: Client;
 let globex: Client;
 
-async function addKey(store: string, tenant: string): Promise<string> {
-  const added = await runCli(["gateway", "keys", "add", "--tenant", tenant, "--store", store]);
-  expect(added.code).toBe(0);
-  return /^(sh_[A-Za-z0-9_-]{43})$/m.exec(added.stdout)![1]!;
-}
-
 // No elicitation capability: a call that asks for input ends interaction_required, answerable later by run id.
 const connectWith = (secret: string, url: URL = server.url) => connectHttp(url, { transport: { requestInit: { headers: { authorization: `Bearer ${secret}` } } } });
 const call = async (client: Client, name: string, args: Record<string, unknown> = {}, meta?: Record<string, unknown>) =>
@@ -96,7 +91,7 @@ beforeAll(async () => {
     "package.json": JSON.stringify({ name: "tenant-data", version: "1.0.0", type: "module", id: PROJECT_ID, projectType: "workflow", main: "workflow.mjs" }),
     "workflow.mjs": WORKFLOW,
   });
-  const [a, b] = [await addKey(store, "acme"), await addKey(store, "globex")];
+  const [a, b] = [await addTenantKey(["--store", store], "acme"), await addTenantKey(["--store", store], "globex")];
   server = await startHttpMcp(project, ["--keys", "--store", store, "--data-dir", data]);
   [acme, globex] = [await connectWith(a), await connectWith(b)];
 }, 120_000);

@@ -12,9 +12,10 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { openGatewayKeyStore } from "../../src/compose/api-keys.js";
 import { createPostgresStorage } from "../../src/adapters/out/postgres/postgres-storage.js";
 import { describePostgres } from "../fixtures/postgres.js";
-import { cleanup, runCli, tempDir, writeProject } from "../cli/helpers.js";
+import { cleanup, tempDir, writeProject } from "../cli/helpers.js";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { connectWithKey, startHttpMcp, type HttpMcpServer } from "./helpers.js";
+import { addTenantKey } from "../fixtures/tenant-credentials.js";
 
 jest.setTimeout(240_000);
 
@@ -64,12 +65,6 @@ afterAll(async () => {
   await cleanup(tmp);
 });
 
-async function addKey(where: string[], tenant: string, ...limits: string[]): Promise<string> {
-  const added = await runCli(["gateway", "keys", "add", "--tenant", tenant, ...limits, ...where]);
-  expect(added.code).toBe(0);
-  return /^(sh_[A-Za-z0-9_-]{43})$/m.exec(added.stdout)![1]!;
-}
-
 async function serve(where: string[]): Promise<HttpMcpServer> {
   const server = await startHttpMcp(project, ["--keys", ...where, "--data-dir", join(tmp, `data-${servers.length}`), "--workers", "2"]);
   servers.push(server);
@@ -112,7 +107,7 @@ const minuteNow = () => Math.floor(Date.now() / 60_000);
 describe("BUD-4 mcp --http --keys: the tenant budget inside the runs (SQLite)", () => {
   it("BUD-4 a runaway entrypoint stops at its key tenant's budget during the run (budget_exceeded); settled spend ≤ the cap; later calls stop too until one adds nothing", async () => {
     const where = ["--store", join(tmp, "keys")];
-    const secret = await addKey(where, "runaway", "--budget-tokens", String(CAP));
+    const secret = await addTenantKey(where, "runaway", "--budget-tokens", String(CAP));
     const server = await serve(where);
     const client = await connectWith(server, secret);
     const first = await runaway(client);
@@ -145,7 +140,7 @@ describe("BUD-4 mcp --http --keys: the tenant budget inside the runs (SQLite)", 
     // The calls must fall in one minute window. When the minute turns during the first tenant's
     // calls (seen on the clock), the second tenant, with a window of its own, does them again
     // from the start of the new minute (instead of waiting for one before starting).
-    const secrets = [await addKey(where, "wordy", "--tokens-per-minute", "120"), await addKey(where, "wordy-again", "--tokens-per-minute", "120")];
+    const secrets = [await addTenantKey(where, "wordy", "--tokens-per-minute", "120"), await addTenantKey(where, "wordy-again", "--tokens-per-minute", "120")];
     const server = await serve(where);
     let attempt: { seen: { status: number; retryAfter: string | null }[]; spent: Outcome; limited: Outcome } | undefined;
     for (const [index, secret] of secrets.entries()) {
@@ -174,7 +169,7 @@ describePostgres("BUD-4 mcp --http --keys: the tenant budget inside the runs, tw
   it("BUD-4 runaway entrypoints on two mcp --http hosts of one PostgreSQL stop at the shared tenant budget: total settled spend ≤ the cap", async () => {
     const schema = database.freshSchema();
     const where = ["--postgres", database.url, "--postgres-schema", schema];
-    const secret = await addKey(where, "shared", "--budget-tokens", String(CAP));
+    const secret = await addTenantKey(where, "shared", "--budget-tokens", String(CAP));
     const [a, b] = [await serve(where), await serve(where)];
     const callers = [await connectWith(a!, secret), await connectWith(a!, secret), await connectWith(b!, secret), await connectWith(b!, secret)];
     const outcomes = await Promise.all(callers.map((client) => runaway(client)));
