@@ -40,7 +40,12 @@ export interface LayerOf {
   unit: string;
 }
 
-/** The layer of a path relative to the tree's root (`src/...`). */
+/**
+ * The layer of a path relative to the tree's root (`src/...`).
+ *
+ * @example
+ * layerOf("src/adapters/in/cli/commands.ts"); // { layer: "driving", unit: "driving/cli" }
+ */
 export function layerOf(path: string): LayerOf {
   for (const entry of LAYER_FOLDERS) {
     if (!path.startsWith(`${entry.folder}/`)) continue;
@@ -67,7 +72,12 @@ export interface ImportEdge {
   relative: boolean;
 }
 
-/** The package an import names (`node:fs`, `@scope/name`, `name`). */
+/**
+ * The package an import names (`node:fs`, `@scope/name`, `name`).
+ *
+ * @example
+ * packageOf("@scope/name/sub"); // "@scope/name"
+ */
 export function packageOf(specifier: string): string {
   if (specifier.startsWith("node:")) return specifier;
   const parts = specifier.split("/");
@@ -77,7 +87,12 @@ export function packageOf(specifier: string): string {
 const importRe =
   /(?:^|\n)[ \t]*(import|export)[ \t]+(type[ \t]+)?(?:([^'";]*?)[ \t\n]+from[ \t]+)?["']([^"']+)["']|import\s*\(\s*["']([^"']+)["']\s*\)/g;
 
-/** The `.ts` files under a folder of `root`, as paths relative to `root`. */
+/**
+ * The `.ts` files under a folder of `root`, as paths relative to `root`.
+ *
+ * @example
+ * sourceFiles(".", "src/ports"); // ["src/ports/approvals.ts", …]
+ */
 export function sourceFiles(root: string, folder = "src"): string[] {
   const walk = (dir: string): string[] =>
     readdirSync(posix.join(root, dir)).flatMap((name) => {
@@ -87,13 +102,23 @@ export function sourceFiles(root: string, folder = "src"): string[] {
   return walk(folder);
 }
 
-/** A file's code without comments: what the rules read (a rule named in a JSDoc example is not a use). */
+/**
+ * A file's code without comments: what the rules read (a rule named in a JSDoc example is not a use).
+ *
+ * @example
+ * codeOf(".", "src/domain/errors.ts").includes("/**"); // false
+ */
 export function codeOf(root: string, file: string): string {
   // A trailing `// …` is cut only after whitespace, so `https://` inside a string survives.
   return readFileSync(posix.join(root, file), "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "").replace(/[ \t]\/\/[ \t].*$/gm, "");
 }
 
-/** Every import of one file (static, dynamic, re-exports, side-effect imports). */
+/**
+ * Every import of one file (static, dynamic, re-exports, side-effect imports).
+ *
+ * @example
+ * importsOf(".", "src/index.ts").filter((edge) => edge.relative).map((edge) => edge.to); // ["src/compose/…", …]
+ */
 export function importsOf(root: string, file: string): ImportEdge[] {
   const text = codeOf(root, file);
   const edges: ImportEdge[] = [];
@@ -119,6 +144,9 @@ export function importsOf(root: string, file: string): ImportEdge[] {
  * The `import(…)` calls of a file whose argument is not one string literal (a variable, a call, a
  * template literal): the graph cannot see where they lead, so each must be allow-listed (ARCH-9).
  * Returns the argument's first characters, as written.
+ *
+ * @example
+ * nonLiteralImportsOf("test/fixtures/architecture/trees/dynamic-import", "src/app/agent/a.ts"); // ["`./${name}.js`", "url"]
  */
 export function nonLiteralImportsOf(root: string, file: string): string[] {
   return [...codeOf(root, file).matchAll(/(?<![\w$.])import\s*\(\s*(?!["'][^"'`]*["']\s*\))([^)\n]{0,40})/g)].map((match) => match[1]!.trim());
@@ -320,14 +348,24 @@ export function violations(root: string, files: string[] = sourceFiles(root), al
   return found;
 }
 
-/** The key a violation of a pending rule is counted under (see {@link PENDING}). */
+/**
+ * The key a violation of a pending rule is counted under (see {@link PENDING}).
+ *
+ * @example
+ * pendingKey({ rule: "io", from: "src/app/agent/a.ts", to: "node:fs" }); // "app/agent → node:fs"
+ */
 export function pendingKey(violation: Violation): string {
   if (violation.rule === "family") return `${layerOf(violation.from).unit} → ${layerOf(violation.edge!.to).unit}`;
   if (violation.rule === "io") return `${layerOf(violation.from).unit} → ${violation.to}`;
   return `${violation.from}: ${violation.to}`;
 }
 
-/** How many breaks of a pending rule there are, by key (`io` counts files, the others uses). */
+/**
+ * How many breaks of a pending rule there are, by key (`io` counts files, the others uses).
+ *
+ * @example
+ * pendingCounts(violations("."), "family"); // { "driving/cli → driving/mcp": 6, … }
+ */
 export function pendingCounts(found: Violation[], rule: PendingRule): Record<string, number> {
   const counts: Record<string, number> = {};
   const seen = new Set<string>();
@@ -359,7 +397,12 @@ export function pendingDrift(actual: Record<string, number>, pending: Record<str
   return drift;
 }
 
-/** The import graph between units (folders), with edge counts. */
+/**
+ * The import graph between units (folders), with edge counts.
+ *
+ * @example
+ * unitGraph(".").get("app/agent")?.get("domain"); // how many imports of the domain app/agent makes
+ */
 export function unitGraph(root: string, files: string[] = sourceFiles(root)): Map<string, Map<string, number>> {
   const graph = new Map<string, Map<string, number>>();
   for (const file of files) {
@@ -374,7 +417,12 @@ export function unitGraph(root: string, files: string[] = sourceFiles(root)): Ma
   return graph;
 }
 
-/** Strongly connected components with more than one member (cycles), Tarjan's algorithm. */
+/**
+ * Strongly connected components with more than one member (cycles), Tarjan's algorithm.
+ *
+ * @example
+ * cyclesOf(new Map([["a", ["b"]], ["b", ["a"]], ["c", ["a"]]])); // [["a", "b"]]
+ */
 export function cyclesOf(graph: Map<string, Iterable<string>>): string[][] {
   let counter = 0;
   const index = new Map<string, number>();
@@ -437,7 +485,12 @@ function unitsAndArrows(graph: Map<string, Map<string, number>>): { units: strin
   return { units, arrows };
 }
 
-/** The unit graph as Graphviz DOT: one cluster per layer, edges weighted by import count. */
+/**
+ * The unit graph as Graphviz DOT: one cluster per layer, edges weighted by import count.
+ *
+ * @example
+ * writeFileSync("docs/architecture.dot", toDot("."));
+ */
 export function toDot(root: string): string {
   const { units, arrows } = unitsAndArrows(unitGraph(root));
   const lines = ["digraph steamharness {", "  rankdir=TB; node [shape=box, fontname=Helvetica, fontsize=10]; edge [color=gray40, arrowsize=0.6];"];
