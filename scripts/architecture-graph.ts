@@ -14,11 +14,47 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { posix } from "node:path";
 
+/**
+ * Where each layer lives: the one table a folder rename changes (ARCH-9). Rules, pending lists,
+ * the diagram and the tests name layers and units by role (`driving/cli`, `driven/sqlite`), never
+ * by folder, so moving `src/adapters/in` to `src/adapters/driving` is an edit of this table.
+ * Order matters: the first folder that holds a path wins (the kernel and the system helpers sit
+ * inside the driven folder).
+ */
+export const LAYER_FOLDERS = [
+  { layer: "domain", folder: "src/domain" },
+  { layer: "ports", folder: "src/ports" },
+  { layer: "app", folder: "src/app", families: true },
+  { layer: "driving", folder: "src/adapters/in", families: true },
+  { layer: "kernel", folder: "src/adapters/out/kernel", unit: "driven/kernel" },
+  { layer: "system", folder: "src/adapters/out/system", unit: "driven/system" },
+  { layer: "driven", folder: "src/adapters/out", families: true },
+  { layer: "compose", folder: "src/compose" },
+  { layer: "testing", folder: "src/testing" },
+] as const satisfies ReadonlyArray<{ layer: string; folder: string; families?: boolean; unit?: string }>;
+
 /** Where a file sits: its layer and, for app and adapters, the folder (area, surface, technology). */
 export interface LayerOf {
-  layer: "domain" | "ports" | "app" | "in" | "out" | "kernel" | "system" | "compose" | "testing" | "entry" | "other";
-  /** `app/agent`, `in/cli`, `out/sqlite`, …; the layer itself for the others. */
+  layer: (typeof LAYER_FOLDERS)[number]["layer"] | "entry" | "other";
+  /** `app/agent`, `driving/cli`, `driven/sqlite`, …; the layer itself for the others. */
   unit: string;
+}
+
+/**
+ * The layer of a path relative to the tree's root (`src/...`).
+ *
+ * @example
+ * layerOf("src/adapters/in/cli/commands.ts"); // { layer: "driving", unit: "driving/cli" }
+ */
+export function layerOf(path: string): LayerOf {
+  for (const entry of LAYER_FOLDERS) {
+    if (!path.startsWith(`${entry.folder}/`)) continue;
+    if (!("families" in entry)) return { layer: entry.layer, unit: "unit" in entry ? entry.unit : entry.layer };
+    const family = path.slice(entry.folder.length + 1).match(/^([^/]+)\//);
+    return family ? { layer: entry.layer, unit: `${entry.layer}/${family[1]}` } : { layer: "other", unit: "other" };
+  }
+  if (/^src\/[^/]+\.ts$/.test(path)) return { layer: "entry", unit: "entry" };
+  return { layer: "other", unit: "other" };
 }
 
 /** One import of a source file. */
@@ -36,22 +72,12 @@ export interface ImportEdge {
   relative: boolean;
 }
 
-/** The layer of a path relative to the tree's root (`src/...`). */
-export function layerOf(path: string): LayerOf {
-  let match: RegExpMatchArray | null;
-  if (path.startsWith("src/domain/")) return { layer: "domain", unit: "domain" };
-  if (path.startsWith("src/ports/")) return { layer: "ports", unit: "ports" };
-  if ((match = path.match(/^src\/app\/([^/]+)\//))) return { layer: "app", unit: `app/${match[1]}` };
-  if (path.startsWith("src/adapters/out/kernel/")) return { layer: "kernel", unit: "out/kernel" };
-  if (path.startsWith("src/adapters/out/system/")) return { layer: "system", unit: "out/system" };
-  if ((match = path.match(/^src\/adapters\/(in|out)\/([^/]+)\//))) return { layer: match[1] as "in" | "out", unit: `${match[1]}/${match[2]}` };
-  if (path.startsWith("src/compose/")) return { layer: "compose", unit: "compose" };
-  if (path.startsWith("src/testing/")) return { layer: "testing", unit: "testing" };
-  if (/^src\/[^/]+\.ts$/.test(path)) return { layer: "entry", unit: "entry" };
-  return { layer: "other", unit: "other" };
-}
-
-/** The package an import names (`node:fs`, `@scope/name`, `name`). */
+/**
+ * The package an import names (`node:fs`, `@scope/name`, `name`).
+ *
+ * @example
+ * packageOf("@scope/name/sub"); // "@scope/name"
+ */
 export function packageOf(specifier: string): string {
   if (specifier.startsWith("node:")) return specifier;
   const parts = specifier.split("/");
@@ -61,7 +87,12 @@ export function packageOf(specifier: string): string {
 const importRe =
   /(?:^|\n)[ \t]*(import|export)[ \t]+(type[ \t]+)?(?:([^'";]*?)[ \t\n]+from[ \t]+)?["']([^"']+)["']|import\s*\(\s*["']([^"']+)["']\s*\)/g;
 
-/** The `.ts` files under a folder of `root`, as paths relative to `root`. */
+/**
+ * The `.ts` files under a folder of `root`, as paths relative to `root`.
+ *
+ * @example
+ * sourceFiles(".", "src/ports"); // ["src/ports/approvals.ts", …]
+ */
 export function sourceFiles(root: string, folder = "src"): string[] {
   const walk = (dir: string): string[] =>
     readdirSync(posix.join(root, dir)).flatMap((name) => {
@@ -71,9 +102,25 @@ export function sourceFiles(root: string, folder = "src"): string[] {
   return walk(folder);
 }
 
-/** Every import of one file (static, dynamic, re-exports, side-effect imports). */
+/**
+ * A file's code without comments: what the rules read (a rule named in a JSDoc example is not a use).
+ *
+ * @example
+ * codeOf(".", "src/domain/errors.ts").includes("/**"); // false
+ */
+export function codeOf(root: string, file: string): string {
+  // A trailing `// …` is cut only after whitespace, so `https://` inside a string survives.
+  return readFileSync(posix.join(root, file), "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "").replace(/[ \t]\/\/[ \t].*$/gm, "");
+}
+
+/**
+ * Every import of one file (static, dynamic, re-exports, side-effect imports).
+ *
+ * @example
+ * importsOf(".", "src/index.ts").filter((edge) => edge.relative).map((edge) => edge.to); // ["src/compose/…", …]
+ */
 export function importsOf(root: string, file: string): ImportEdge[] {
-  const text = readFileSync(posix.join(root, file), "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+  const text = codeOf(root, file);
   const edges: ImportEdge[] = [];
   for (const match of text.matchAll(importRe)) {
     const specifier = (match[4] ?? match[5])!;
@@ -93,99 +140,269 @@ export function importsOf(root: string, file: string): ImportEdge[] {
   return edges;
 }
 
+/**
+ * The `import(…)` calls of a file whose argument is not one string literal (a variable, a call, a
+ * template literal): the graph cannot see where they lead, so each must be allow-listed (ARCH-9).
+ * Returns the argument's first characters, as written.
+ *
+ * @example
+ * nonLiteralImportsOf("test/fixtures/architecture/trees/dynamic-import", "src/app/agent/a.ts"); // ["`./${name}.js`", "url"]
+ */
+export function nonLiteralImportsOf(root: string, file: string): string[] {
+  return [...codeOf(root, file).matchAll(/(?<![\w$.])import\s*\(\s*(?!["'][^"'`]*["']\s*\))([^)\n]{0,40})/g)].map((match) => match[1]!.trim());
+}
+
 /** Which units a layer may import by value (type-only imports of ports and domain are always fine where listed). */
 export const LAYER_RULES: Record<LayerOf["layer"], { mayImport: Array<LayerOf["layer"]>; ownUnitOnly?: boolean; note: string }> = {
   domain: { mayImport: ["domain"], note: "pure rules: other domain modules, port types (type-only), TypeBox" },
   ports: { mayImport: [], note: "interfaces only: type-only imports of ports and the domain" },
   app: { mayImport: ["domain", "ports", "app"], note: "application services: the domain, ports and other app areas; never an adapter, never the root" },
-  out: { mayImport: ["domain", "ports", "kernel", "system", "out"], ownUnitOnly: true, note: "driven adapters: the domain, ports, their own technology, the kernel and the system helpers; never another technology" },
+  driven: { mayImport: ["domain", "ports", "kernel", "system", "driven"], ownUnitOnly: true, note: "driven adapters: the domain, ports, their own technology, the kernel and the system helpers; never another technology" },
   kernel: { mayImport: ["domain", "ports", "kernel"], note: "the store rules every storage family shares, over its row drivers: pure (domain and ports only)" },
   system: { mayImport: ["domain", "ports", "system"], note: "machine helpers the driven adapters share: clock, ids, the file-import source, the migrations finder (Node built-ins only)" },
-  in: { mayImport: ["app", "domain", "ports", "compose", "in"], note: "driving adapters: the app, the domain, ports, the root, and other surfaces (the CLI hosts their commands); never a driven adapter directly" },
-  compose: { mayImport: ["domain", "ports", "app", "in", "out", "kernel", "system", "compose"], note: "the composition root: everything below the entries" },
+  driving: { mayImport: ["app", "domain", "ports", "compose", "driving"], ownUnitOnly: true, note: "driving adapters: the app, the domain, ports and the root; never a driven adapter directly, never another surface (ARCH-9; today's crossings are pending)" },
+  compose: { mayImport: ["domain", "ports", "app", "driving", "driven", "kernel", "system", "compose"], note: "the composition root: everything below the entries" },
   testing: { mayImport: ["domain", "ports", "testing"], note: "published contract suites: the domain and ports only" },
   entry: { mayImport: ["compose", "domain", "ports", "app", "testing", "entry"], note: "curated export lists: the root, the app's public factories, domain values; adapters only re-exported (export … from) or as types, never imported to run code" },
   other: { mayImport: [], note: "not expected under src/" },
 };
 
-/** The packages of the MCP SDK family: only the MCP adapter folder (`src/adapters/in/mcp`) imports them (MCP-10). */
+/** The packages of the MCP SDK family: only the MCP adapter folder imports them (MCP-10). */
 export const MCP_SDK_PACKAGES = ["@modelcontextprotocol/sdk", "@modelcontextprotocol/ext-apps"];
+
+/**
+ * The packages that reach the machine (files, processes, sockets): only driven adapters and the
+ * entries import them (ARCH-9). A layer that imports one breaks the `io` rule, whatever its
+ * package list says, so these never appear in the lists of other layers.
+ */
+export const IO_PACKAGES = ["node:fs", "node:fs/promises", "node:child_process", "node:net"];
+const IO_LAYERS: Array<LayerOf["layer"]> = ["driven", "system", "entry"];
 
 /** Packages each layer (or unit) may import by value. Type-only package imports are checked the same way. */
 export const PACKAGE_RULES: Record<string, string[]> = {
   domain: ["@sinclair/typebox"],
   ports: [],
-  app: ["@sinclair/typebox", "node:async_hooks", "node:crypto", "node:fs", "node:fs/promises", "node:path", "node:url", "tsx"],
+  app: ["@sinclair/typebox", "node:async_hooks", "node:crypto", "node:path", "node:url", "tsx"],
   kernel: [],
   system: ["node:crypto", "node:fs", "node:fs/promises", "node:path", "node:url"],
-  "out/coding-tools": ["@sinclair/typebox", "node:crypto", "node:child_process", "node:fs", "node:fs/promises", "node:path", "node:worker_threads", "node:os"],
-  "out/host-bridge-client": [],
+  "driven/coding-tools": ["@sinclair/typebox", "node:crypto", "node:child_process", "node:fs", "node:fs/promises", "node:path", "node:worker_threads", "node:os"],
+  "driven/host-bridge-client": [],
   // The configuration server's client (CFG-4): fetch for the API, the saved login in the auth dir.
-  "out/config-server-client": ["node:fs/promises", "node:path"],
-  "out/memory": ["node:crypto"],
+  "driven/config-server-client": ["node:fs/promises", "node:path"],
+  "driven/memory": ["node:crypto"],
   // The OpenTelemetry adapter uses the API only; the SDK is the host's (or the CLI's, loaded when configured).
-  "out/opentelemetry": ["@opentelemetry/api", "@opentelemetry/sdk-node", "@opentelemetry/exporter-trace-otlp-http", "@opentelemetry/exporter-metrics-otlp-http", "@opentelemetry/sdk-metrics"],
-  "out/postgres": ["drizzle-orm", "pg", "node:crypto", "node:fs", "node:path"],
-  "out/providers": ["@mariozechner/pi-ai", "openai", "@anthropic-ai/sdk", "node:crypto"],
+  "driven/opentelemetry": ["@opentelemetry/api", "@opentelemetry/sdk-node", "@opentelemetry/exporter-trace-otlp-http", "@opentelemetry/exporter-metrics-otlp-http", "@opentelemetry/sdk-metrics"],
+  "driven/postgres": ["drizzle-orm", "pg", "node:crypto", "node:fs", "node:path"],
+  "driven/providers": ["@mariozechner/pi-ai", "openai", "@anthropic-ai/sdk", "node:crypto"],
   // esbuild bundles the worker script once when running from the sources (tests, tsx); the built package ships it.
-  "out/sandbox": ["quickjs-emscripten", "esbuild", "node:crypto", "node:fs", "node:module", "node:worker_threads", "node:url", "node:path", "node:os"],
-  "out/sqlite": ["better-sqlite3", "drizzle-orm", "node:crypto", "node:fs", "node:fs/promises", "node:module", "node:path"],
-  in: ["@sinclair/typebox", "commander", "dotenv", "tsx", "steamharness", "node:child_process", "node:crypto", "node:fs", "node:fs/promises", "node:http", "node:module", "node:net", "node:os", "node:path", "node:readline", "node:stream", "node:test", "node:url", "node:util"],
+  "driven/sandbox": ["quickjs-emscripten", "esbuild", "node:crypto", "node:fs", "node:module", "node:worker_threads", "node:url", "node:path", "node:os"],
+  "driven/sqlite": ["better-sqlite3", "drizzle-orm", "node:crypto", "node:fs", "node:fs/promises", "node:module", "node:path"],
+  driving: ["@sinclair/typebox", "commander", "dotenv", "tsx", "steamharness", "node:crypto", "node:http", "node:module", "node:os", "node:path", "node:readline", "node:stream", "node:test", "node:url", "node:util"],
   // MCP-10: the MCP SDK (and the MCP Apps helpers built on it) is imported in one folder only, the
   // MCP adapter, so a move to SDK v2 / spec 2026-07-28 touches nothing else. There is no SDK
   // client in src (no driven adapter speaks MCP), so one driving folder is the whole boundary;
-  // a future MCP client adapter would get its own out/ folder and this list a second entry.
-  "in/mcp": ["@sinclair/typebox", ...MCP_SDK_PACKAGES, "jose", "tsx", "node:crypto", "node:fs", "node:fs/promises", "node:http", "node:net", "node:os", "node:path", "node:url"],
+  // a future MCP client adapter would get its own driven folder and this list a second entry.
+  "driving/mcp": ["@sinclair/typebox", ...MCP_SDK_PACKAGES, "jose", "tsx", "node:crypto", "node:http", "node:os", "node:path", "node:url"],
   compose: [],
-  testing: ["node:crypto", "node:fs/promises", "node:os", "node:path"],
+  testing: ["node:crypto", "node:os", "node:path"],
   entry: [],
+};
+
+/** What the domain never touches (ARCH-9): the environment, the clock, randomness. Take a port. */
+export const DOMAIN_IMPURE: Array<[name: string, pattern: RegExp]> = [
+  ["process.env", /\bprocess\.env\b/g],
+  ["Date.now", /\bDate\.now\s*\(/g],
+  ["Math.random", /\bMath\.random\s*\(/g],
+  ["new Date()", /\bnew\s+Date\s*\(\s*\)/g],
+];
+
+/**
+ * Non-literal `import()` calls allowed, per file, with why (ARCH-9). Everything else a file loads
+ * must be a literal the graph can check.
+ */
+export const NON_LITERAL_IMPORTS_ALLOWED: Record<string, { count: number; why: string }> = {
+  "src/app/conversation/conversation-project.ts": { count: 1, why: "loads the host's own conversation project by file URL" },
+  "src/adapters/in/project-runner/project-loader.ts": { count: 1, why: "loads the host's workflow project by file URL" },
+  "src/adapters/out/sandbox/sandbox-entry.ts": { count: 2, why: "esbuild resolved from the package's own folder; the worker's bootstrap script text imports tsx by path" },
 };
 
 /** Files of the application that still reach the composition root by value (ARCH-1, not yet moved to options). Must only shrink. */
 export const APP_ROOT_IMPORTS_PENDING: string[] = [];
 
-/** Folder-level cycles not yet broken (ARCH-2). Must only shrink. */
-export const UNIT_CYCLES_PENDING: string[][] = [];
+/**
+ * Folder-level cycles not yet broken (ARCH-2, ARCH-9), each the folders of one loop. Must only
+ * shrink: the driving adapters open storage through the root, which wires them (ARCH-6 removes it).
+ */
+export const UNIT_CYCLES_PENDING: string[][] = [
+  // The driving adapters open storage and build contexts through the root, which builds them (ARCH-6).
+  ["compose", "driving/chat", "driving/cli", "driving/config-server", "driving/gateway", "driving/mcp", "driving/project-runner", "driving/viewer"],
+  // The domain names port types and the ports name domain types (type-only, one vocabulary).
+  ["domain", "ports"],
+];
 
-/** A rule broken by one import. */
+/**
+ * Today's breaks of the ARCH-9 rules, named, with how many there are: the driving-family rule by
+ * `from unit → to unit` (imports), the `io` rule by `unit → package` (files), the domain's purity by
+ * `file: name` (uses). The test fails when an entry is missing, grows, shrinks without being
+ * lowered here, or is gone without being deleted: the lists only shrink, and ARCH-6/ARCH-7 empty them.
+ */
+export const PENDING: Record<PendingRule, Record<string, number>> = {
+  // The CLI hosts the other surfaces' commands; MCP runs workflows through project-runner, the
+  // use case ARCH-7 moves to the app; http and exits are plumbing the surfaces share.
+  family: {
+    "driving/chat → driving/host-bridge-server": 1,
+    "driving/cli → driving/chat": 1,
+    "driving/cli → driving/config-server": 1,
+    "driving/cli → driving/exits": 5,
+    "driving/cli → driving/gateway": 2,
+    "driving/cli → driving/mcp": 6,
+    "driving/cli → driving/project-runner": 11,
+    "driving/cli → driving/viewer": 1,
+    "driving/config-server → driving/exits": 1,
+    "driving/config-server → driving/http": 5,
+    "driving/gateway → driving/exits": 1,
+    "driving/gateway → driving/http": 4,
+    "driving/mcp → driving/exits": 2,
+    "driving/mcp → driving/http": 1,
+    "driving/mcp → driving/project-runner": 25,
+    "driving/mcp → driving/viewer": 1,
+    "driving/viewer → driving/exits": 1,
+  },
+  // Files that read or write files, spawn processes or open sockets outside the driven adapters.
+  io: {
+    "app/agent → node:fs": 1,
+    "app/conversation → node:fs/promises": 1,
+    "driving/cli → node:child_process": 1,
+    "driving/cli → node:fs": 3,
+    "driving/cli → node:fs/promises": 3,
+    "driving/config-server → node:fs/promises": 1,
+    "driving/config-server → node:net": 1,
+    "driving/gateway → node:net": 1,
+    "driving/host-bridge-server → node:net": 1,
+    "driving/mcp → node:fs": 2,
+    "driving/mcp → node:fs/promises": 2,
+    "driving/mcp → node:net": 1,
+    "driving/project-runner → node:child_process": 1,
+    "driving/project-runner → node:fs": 6,
+    "driving/project-runner → node:fs/promises": 8,
+    "driving/viewer → node:fs": 3,
+    "driving/viewer → node:net": 1,
+    "testing → node:fs/promises": 1,
+  },
+  impure: {},
+};
+export type PendingRule = "family" | "io" | "impure";
+
+/** A rule broken by one import or one use. */
 export interface Violation {
-  rule: "layer" | "family" | "package" | "side-effect" | "extension" | "type-only";
-  edge: ImportEdge;
+  rule: "layer" | "family" | "package" | "side-effect" | "extension" | "type-only" | "io" | "impure" | "dynamic-import";
+  from: string;
+  /** The specifier, package or name as written. */
+  to: string;
+  /** The import, for the rules about imports. */
+  edge?: ImportEdge;
 }
 
-/** The rules each import of the tree breaks (ARCH-2). */
-export function violations(root: string, files: string[] = sourceFiles(root)): Violation[] {
+/**
+ * The rules each file of the tree breaks (ARCH-2, ARCH-9).
+ *
+ * @example
+ * violations("test/fixtures/architecture/trees/domain-impure").map((v) => `${v.rule}: ${v.from} → ${v.to}`);
+ * // ["impure: src/domain/a.ts → Date.now", …]
+ */
+export function violations(root: string, files: string[] = sourceFiles(root), allowed = NON_LITERAL_IMPORTS_ALLOWED): Violation[] {
   const found: Violation[] = [];
+  const add = (rule: Violation["rule"], edge: ImportEdge): void => void found.push({ rule, from: edge.from, to: edge.specifier, edge });
   for (const file of files) {
     const from = layerOf(file);
+    const dynamic = nonLiteralImportsOf(root, file);
+    if (dynamic.length > (allowed[file]?.count ?? 0)) for (const expression of dynamic) found.push({ rule: "dynamic-import", from: file, to: expression });
+    if (from.layer === "domain") {
+      const code = codeOf(root, file);
+      for (const [name, pattern] of DOMAIN_IMPURE) for (const _ of code.matchAll(pattern)) found.push({ rule: "impure", from: file, to: name });
+    }
     for (const edge of importsOf(root, file)) {
-      if (edge.sideEffect) found.push({ rule: "side-effect", edge });
+      if (edge.sideEffect) add("side-effect", edge);
       if (!edge.relative) {
-        const allowed = PACKAGE_RULES[from.unit] ?? PACKAGE_RULES[from.layer] ?? [];
         if (from.layer === "entry" || from.layer === "other") continue;
-        if (!allowed.includes(edge.to)) found.push({ rule: "package", edge });
+        if (IO_PACKAGES.includes(edge.to) && !IO_LAYERS.includes(from.layer)) add("io", edge);
+        else if (!(PACKAGE_RULES[from.unit] ?? PACKAGE_RULES[from.layer] ?? []).includes(edge.to)) add("package", edge);
         continue;
       }
-      if (!/\.(js|json)$/.test(edge.specifier)) found.push({ rule: "extension", edge });
+      if (!/\.(js|json)$/.test(edge.specifier)) add("extension", edge);
       const to = layerOf(edge.to);
       if (to.unit === from.unit) continue;
       if (from.layer === "ports" || from.layer === "domain") {
         if ((to.layer === "ports" || to.layer === "domain") && edge.typeOnly) continue;
         if (from.layer === "ports") {
-          found.push({ rule: "type-only", edge });
+          add("type-only", edge);
           continue;
         }
       }
-      if (from.layer === "entry" && (to.layer === "in" || to.layer === "out" || to.layer === "kernel" || to.layer === "system") && (edge.typeOnly || edge.reexport)) continue;
+      if (from.layer === "entry" && ["driving", "driven", "kernel", "system"].includes(to.layer) && (edge.typeOnly || edge.reexport)) continue;
       const rule = LAYER_RULES[from.layer];
-      if (!rule.mayImport.includes(to.layer)) found.push({ rule: "layer", edge });
-      else if (rule.ownUnitOnly && to.layer === from.layer) found.push({ rule: "family", edge });
+      if (!rule.mayImport.includes(to.layer)) add("layer", edge);
+      else if (rule.ownUnitOnly && to.layer === from.layer) add("family", edge);
     }
   }
   return found;
 }
 
-/** The import graph between units (folders), with edge counts. */
+/**
+ * The key a violation of a pending rule is counted under (see {@link PENDING}).
+ *
+ * @example
+ * pendingKey({ rule: "io", from: "src/app/agent/a.ts", to: "node:fs" }); // "app/agent → node:fs"
+ */
+export function pendingKey(violation: Violation): string {
+  if (violation.rule === "family") return `${layerOf(violation.from).unit} → ${layerOf(violation.edge!.to).unit}`;
+  if (violation.rule === "io") return `${layerOf(violation.from).unit} → ${violation.to}`;
+  return `${violation.from}: ${violation.to}`;
+}
+
+/**
+ * How many breaks of a pending rule there are, by key (`io` counts files, the others uses).
+ *
+ * @example
+ * pendingCounts(violations("."), "family"); // { "driving/cli → driving/mcp": 6, … }
+ */
+export function pendingCounts(found: Violation[], rule: PendingRule): Record<string, number> {
+  const counts: Record<string, number> = {};
+  const seen = new Set<string>();
+  for (const violation of found.filter((candidate) => candidate.rule === rule)) {
+    const key = pendingKey(violation);
+    if (rule === "io" && seen.has(`${key} ${violation.from}`)) continue;
+    seen.add(`${key} ${violation.from}`);
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}
+
+/**
+ * What differs between a pending list and the tree: empty when the list is the truth.
+ *
+ * @example
+ * pendingDrift({ "driving/cli → driving/mcp": 3 }, { "driving/cli → driving/mcp": 2 });
+ * // ["grew: driving/cli → driving/mcp 2 → 3"]
+ */
+export function pendingDrift(actual: Record<string, number>, pending: Record<string, number>): string[] {
+  const drift: string[] = [];
+  for (const [key, count] of Object.entries(actual)) {
+    const listed = pending[key];
+    if (listed === undefined) drift.push(`new: ${key} (${count})`);
+    else if (count > listed) drift.push(`grew: ${key} ${listed} → ${count}`);
+    else if (count < listed) drift.push(`shrank: ${key} ${listed} → ${count} (lower the entry)`);
+  }
+  for (const key of Object.keys(pending)) if (!(key in actual)) drift.push(`gone: ${key} (delete the entry)`);
+  return drift;
+}
+
+/**
+ * The import graph between units (folders), with edge counts.
+ *
+ * @example
+ * unitGraph(".").get("app/agent")?.get("domain"); // how many imports of the domain app/agent makes
+ */
 export function unitGraph(root: string, files: string[] = sourceFiles(root)): Map<string, Map<string, number>> {
   const graph = new Map<string, Map<string, number>>();
   for (const file of files) {
@@ -200,7 +417,12 @@ export function unitGraph(root: string, files: string[] = sourceFiles(root)): Ma
   return graph;
 }
 
-/** Strongly connected components with more than one member (cycles), Tarjan's algorithm. */
+/**
+ * Strongly connected components with more than one member (cycles), Tarjan's algorithm.
+ *
+ * @example
+ * cyclesOf(new Map([["a", ["b"]], ["b", ["a"]], ["c", ["a"]]])); // [["a", "b"]]
+ */
 export function cyclesOf(graph: Map<string, Iterable<string>>): string[][] {
   let counter = 0;
   const index = new Map<string, number>();
@@ -235,38 +457,137 @@ export function cyclesOf(graph: Map<string, Iterable<string>>): string[][] {
 }
 
 /**
- * The folder-level cycles of a tree between the folders of the app and the adapters (`app/agent`,
- * `in/cli`, `out/sqlite`, …). Two edges that close a loop by design are not folders of one
- * layer and are left out: the domain and the ports name each other's types (type-only, one
- * vocabulary), and the driving adapters open storage through the root, which wires them.
+ * The folder-level cycles of a tree, every folder included (the root and the driving adapters, the
+ * domain and the ports, the entries), type-only imports included (ARCH-9).
+ *
+ * @example
+ * unitCycles("test/fixtures/architecture/trees/compose-cycle"); // [["compose", "driving/cli"]]
  */
 export function unitCycles(root: string, files?: string[]): string[][] {
-  const graph = unitGraph(root, files);
-  const folder = (unit: string): boolean => /^(app|in|out)\//.test(unit);
-  return cyclesOf(new Map([...graph].filter(([unit]) => folder(unit)).map(([unit, targets]) => [unit, [...targets.keys()].filter(folder)])));
+  return cyclesOf(new Map([...unitGraph(root, files)].map(([unit, targets]) => [unit, [...targets.keys()]])));
 }
 
-/** The unit graph as Graphviz DOT: one cluster per layer, edges weighted by import count. */
-export function toDot(root: string): string {
-  const graph = unitGraph(root);
-  const clusters: Record<string, string> = { in: "driving adapters (src/adapters/in)", app: "application (src/app)", domain: "domain + ports", out: "driven adapters (src/adapters/out)" };
-  const clusterOf = (unit: string): string => (unit.startsWith("in/") ? "in" : unit.startsWith("app/") ? "app" : unit === "domain" || unit === "ports" ? "domain" : unit.startsWith("out/") ? "out" : "");
+/** The boxes of the pictures: a title per group of units. */
+const GROUPS: Array<[group: string, title: string, member: (unit: string) => boolean]> = [
+  ["driving", "driving adapters", (unit) => unit.startsWith("driving/")],
+  ["app", "application", (unit) => unit.startsWith("app/")],
+  ["domain", "domain + ports", (unit) => unit === "domain" || unit === "ports"],
+  ["driven", "driven adapters", (unit) => unit.startsWith("driven/")],
+];
+const folderOf = (layer: string): string => LAYER_FOLDERS.find((entry) => entry.layer === layer)!.folder;
+
+/** The units of a graph and its arrows, sorted: what both pictures draw. */
+function unitsAndArrows(graph: Map<string, Map<string, number>>): { units: string[]; arrows: Array<[from: string, to: string, count: number]> } {
   const units = [...new Set([...graph.keys(), ...[...graph.values()].flatMap((targets) => [...targets.keys()])])].sort();
+  const arrows = [...graph]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .flatMap(([from, targets]) => [...targets].sort(([a], [b]) => a.localeCompare(b)).map(([to, count]): [string, string, number] => [from, to, count]));
+  return { units, arrows };
+}
+
+/**
+ * The unit graph as Graphviz DOT: one cluster per layer, edges weighted by import count.
+ *
+ * @example
+ * writeFileSync("docs/architecture.dot", toDot("."));
+ */
+export function toDot(root: string): string {
+  const { units, arrows } = unitsAndArrows(unitGraph(root));
   const lines = ["digraph steamharness {", "  rankdir=TB; node [shape=box, fontname=Helvetica, fontsize=10]; edge [color=gray40, arrowsize=0.6];"];
-  for (const [cluster, label] of Object.entries(clusters)) {
-    lines.push(`  subgraph "cluster_${cluster}" { label="${label}"; style=rounded; color=gray60;`);
-    for (const unit of units.filter((candidate) => clusterOf(candidate) === cluster)) lines.push(`    "${unit}";`);
+  for (const [group, title, member] of GROUPS) {
+    lines.push(`  subgraph "cluster_${group}" { label="${title}${group === "domain" ? "" : ` (${folderOf(group)})`}"; style=rounded; color=gray60;`);
+    for (const unit of units.filter(member)) lines.push(`    "${unit}";`);
     lines.push("  }");
   }
-  for (const unit of units.filter((candidate) => clusterOf(candidate) === "")) lines.push(`  "${unit}" [shape=ellipse];`);
-  for (const [from, targets] of [...graph].sort(([a], [b]) => a.localeCompare(b))) {
-    for (const [to, count] of [...targets].sort(([a], [b]) => a.localeCompare(b))) lines.push(`  "${from}" -> "${to}" [penwidth=${Math.min(3, 0.5 + Math.log10(count)).toFixed(2)}];`);
-  }
+  for (const unit of units.filter((candidate) => !GROUPS.some(([, , member]) => member(candidate)))) lines.push(`  "${unit}" [shape=ellipse];`);
+  for (const [from, to, count] of arrows) lines.push(`  "${from}" -> "${to}" [penwidth=${Math.min(3, 0.5 + Math.log10(count)).toFixed(2)}];`);
   lines.push("}");
   return `${lines.join("\n")}\n`;
 }
 
+/**
+ * The arrows of a DOT text, without their weights: what the committed diagram is checked on, so a
+ * new import along an existing arrow does not churn docs/architecture.dot (ARCH-9).
+ *
+ * @example
+ * dotArrows('"a" -> "b" [penwidth=1.00];'); // ["a -> b"]
+ */
+export function dotArrows(dot: string): string[] {
+  return [...dot.matchAll(/^\s*"([^"]+)" -> "([^"]+)"/gm)].map((match) => `${match[1]} -> ${match[2]}`).sort();
+}
+
+/**
+ * The unit graph as a Mermaid flowchart (no weights, so it changes only when an arrow or a folder
+ * does): the picture docs/architecture.md shows between {@link MERMAID_BEGIN} and {@link MERMAID_END}.
+ *
+ * @example
+ * toMermaid(".").startsWith("```mermaid\nflowchart TB"); // true
+ */
+export function toMermaid(root: string): string {
+  const { units, arrows } = unitsAndArrows(unitGraph(root));
+  const id = (unit: string): string => unit.replace(/[^A-Za-z0-9]/g, "_");
+  const lines = ["```mermaid", "flowchart TB"];
+  for (const [group, title, member] of GROUPS) {
+    lines.push(`  subgraph layer_${group}["${title}"]`);
+    for (const unit of units.filter(member)) lines.push(`    ${id(unit)}["${unit}"]`);
+    lines.push("  end");
+  }
+  for (const unit of units.filter((candidate) => !GROUPS.some(([, , member]) => member(candidate)))) lines.push(`  ${id(unit)}(["${unit}"])`);
+  for (const [from, to] of arrows) lines.push(`  ${id(from)} --> ${id(to)}`);
+  lines.push("```");
+  return lines.join("\n");
+}
+
+/** The markers around the generated picture in docs/architecture.md. */
+export const MERMAID_BEGIN = "<!-- architecture-graph: generated by `node --import tsx scripts/architecture-graph.ts --dot`; do not edit -->";
+export const MERMAID_END = "<!-- architecture-graph: end -->";
+
+/**
+ * What the markers hold: the Mermaid block, told apart from the page's runnable blocks for the
+ * docs-blocks test (DX-3), which checks code, not pictures.
+ *
+ * @example
+ * generatedPicture(".").split("\n")[1]; // "```mermaid"
+ */
+export function generatedPicture(root: string): string {
+  return `<!-- docs-test: skip a picture, checked against the code by test/architecture.test.ts -->\n${toMermaid(root)}`;
+}
+
+/**
+ * A markdown text with the block between the markers replaced by `block`; throws when the markers are missing.
+ *
+ * @example
+ * withGeneratedBlock(`${MERMAID_BEGIN}\nold\n${MERMAID_END}`, "new"); // `${MERMAID_BEGIN}\nnew\n${MERMAID_END}`
+ */
+export function withGeneratedBlock(markdown: string, block: string): string {
+  const begin = markdown.indexOf(MERMAID_BEGIN);
+  const end = markdown.indexOf(MERMAID_END);
+  if (begin < 0 || end < begin) throw new Error("[steamharness] [architecture] the markers of the generated picture are missing");
+  return `${markdown.slice(0, begin + MERMAID_BEGIN.length)}\n${block}\n${markdown.slice(end)}`;
+}
+
+/**
+ * How the committed pictures differ from the tree (ARCH-9): the arrows of the DOT file (weights
+ * ignored) and the Mermaid block of the architecture page (exactly). Empty when both are current.
+ *
+ * @example
+ * diagramDrift(".", readFileSync("docs/architecture.dot", "utf8"), readFileSync("docs/architecture.md", "utf8")); // []
+ */
+export function diagramDrift(root: string, dot: string, markdown: string): string[] {
+  const committed = new Set(dotArrows(dot));
+  const drawn = new Set(dotArrows(toDot(root)));
+  const drift = [...drawn].filter((arrow) => !committed.has(arrow)).map((arrow) => `dot: missing ${arrow}`);
+  drift.push(...[...committed].filter((arrow) => !drawn.has(arrow)).map((arrow) => `dot: extra ${arrow}`));
+  const begin = markdown.indexOf(MERMAID_BEGIN);
+  const end = markdown.indexOf(MERMAID_END);
+  if (begin < 0 || end < begin) drift.push("markdown: no generated picture between the markers");
+  else if (markdown.slice(begin + MERMAID_BEGIN.length, end).trim() !== generatedPicture(root)) drift.push("markdown: the generated picture is stale");
+  return drift;
+}
+
 if (process.argv[1]?.endsWith("architecture-graph.ts")) {
-  if (process.argv.includes("--dot")) writeFileSync("docs/architecture.dot", toDot("."));
-  else process.stdout.write(violations(".").map((violation) => `${violation.rule}: ${violation.edge.from} → ${violation.edge.specifier}\n`).join(""));
+  if (process.argv.includes("--dot")) {
+    writeFileSync("docs/architecture.dot", toDot("."));
+    writeFileSync("docs/architecture.md", withGeneratedBlock(readFileSync("docs/architecture.md", "utf8"), generatedPicture(".")));
+  } else process.stdout.write(violations(".").map((violation) => `${violation.rule}: ${violation.from} → ${violation.to}\n`).join(""));
 }

@@ -28,6 +28,6 @@ describe("MCP-10 one MCP transport boundary", () => {
     const granted = Object.entries(PACKAGE_RULES)
       .filter(([, packages]) => packages.some(isMcpSdk))
       .map(([unit]) => unit);
-    expect(granted).toEqual(["in/mcp"]);
+    expect(granted).toEqual(["driving/mcp"]);
   });
 });
