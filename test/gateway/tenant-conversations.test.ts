@@ -9,17 +9,7 @@ import OpenAI from "openai";
 import { createMemoryApiKeyStore } from "../../src/adapters/out/memory/memory-api-keys.js";
 import type { ResponsesGatewayOptions } from "../../src/adapters/in/gateway/gateway.js";
 import { gatewayWith, MODEL, textOf, TOKEN } from "./helpers.js";
-
-/** The status, code and message a client call rejects with. */
-async function failure(call: () => Promise<unknown>): Promise<{ status: unknown; code: unknown; message: string }> {
-  try {
-    await call();
-  } catch (error) {
-    if (error instanceof OpenAI.APIError) return { status: error.status, code: error.code, message: error.message };
-    throw error;
-  }
-  throw new Error("the call succeeded");
-}
+import { openAIFailure as failure } from "../fixtures/openai-error-body.js";
 
 /** A gateway with tenants' keys (acme, other, and `tenants`); the model asks `ask_user` when told "ask", else echoes. */
 async function twoTenants(options: Partial<ResponsesGatewayOptions> = {}, ...tenants: string[]) {

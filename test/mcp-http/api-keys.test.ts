@@ -1,15 +1,16 @@
 // BUD-4 over MCP: `steamharness mcp --http --keys` accepts the keys `steamharness gateway keys add`
 // writes (one key store for both surfaces), with real processes — the CLI, two server processes on
 // one SQLite key store, and the SDK's Streamable HTTP client.
-import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
+import { beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { openGatewayKeyStore } from "../../src/compose/api-keys.js";
 import { describePostgres } from "../fixtures/postgres.js";
-import { cleanup, runCli, tempDir, writeProject } from "../cli/helpers.js";
-import { connectHttp, connectWithKey, startHttpMcp, type HttpMcpServer } from "./helpers.js";
+import { runCli } from "../cli/helpers.js";
+import { mcpHttpHost } from "../fixtures/mcp-http-host.js";
+import { connectHttp, connectWithKey, type HttpMcpServer } from "./helpers.js";
 
 jest.setTimeout(180_000);
 
@@ -21,24 +22,10 @@ const WORKFLOW = `export default {
 };
 `;
 
-let tmp: string;
-let project: string;
+const host = mcpHttpHost("sh-mcp-keys-", "keys", "3e4f5a6b-7c8d-4e9f-a0b1-c2d3e4f5a6b7", WORKFLOW);
 let store: string;
-const servers: HttpMcpServer[] = [];
-const clients: Client[] = [];
-
-beforeAll(async () => {
-  tmp = await tempDir("sh-mcp-keys-");
-  store = join(tmp, "keys");
-  project = await writeProject(join(tmp, "project"), {
-    "package.json": JSON.stringify({ name: "keys", version: "1.0.0", type: "module", id: "3e4f5a6b-7c8d-4e9f-a0b1-c2d3e4f5a6b7", projectType: "workflow", main: "workflow.mjs" }),
-    "workflow.mjs": WORKFLOW,
-  });
-}, 60_000);
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
-  await Promise.all(servers.map((server) => server.stop()));
-  await cleanup(tmp);
+beforeAll(() => {
+  store = join(host.tmp, "keys");
 });
 
 async function addKey(tenant: string, ...limits: string[]): Promise<string> {
@@ -52,16 +39,13 @@ async function serve(...extra: string[]): Promise<HttpMcpServer> {
 }
 
 async function serveOn(where: string[], ...extra: string[]): Promise<HttpMcpServer> {
-  const server = await startHttpMcp(project, ["--keys", ...where, "--data-dir", join(tmp, `data-${servers.length}`), ...extra]);
-  servers.push(server);
-  return server;
+  return host.serve(["--keys", ...where, "--data-dir", join(host.tmp, `data-${host.servers.length}`), ...extra]);
 }
 
 /** An SDK client with the key (closed after the file); `seen` collects the status and Retry-After of every HTTP answer. */
 async function connectWith(server: HttpMcpServer, secret: string, seen: { status: number; retryAfter: string | null }[] = []): Promise<Client> {
   const client = await connectWithKey(server.url, secret, seen);
-  clients.push(client);
-  return client;
+  return host.track(client);
 }
 
 /** The HTTP status (the SDK's `StreamableHTTPError.code`) and message a refused request rejects with. */
@@ -119,7 +103,7 @@ describe("steamharness mcp --http --keys", () => {
 
   it("BUD-4 the request rate refuses tools/call with HTTP 429 and Retry-After; tools/list does not count", async () => {
     const secret = await addKey("rated", "--requests-per-minute", "2");
-    const server = servers[0] ?? (await serve());
+    const server = host.servers[0] ?? (await serve());
     const seen: { status: number; retryAfter: string | null }[] = [];
     const client = await connectWith(server, secret, seen);
     for (let i = 0; i < 3; i += 1) await client.listTools();
@@ -135,7 +119,7 @@ describe("steamharness mcp --http --keys", () => {
 
   it("BUD-4 the concurrency limit refuses a second call while the first runs, and admits it once that ended", async () => {
     const secret = await addKey("narrow", "--concurrency", "1");
-    const server = servers[0] ?? (await serve());
+    const server = host.servers[0] ?? (await serve());
     const client = await connectWith(server, secret);
     const first = call(client, "slow");
     await new Promise((resolve) => setTimeout(resolve, 400));
@@ -155,7 +139,7 @@ describe("steamharness mcp --http --keys", () => {
     } finally {
       await keys.close();
     }
-    const server = servers[0] ?? (await serve());
+    const server = host.servers[0] ?? (await serve());
     const seen: { status: number; retryAfter: string | null }[] = [];
     const client = await connectWith(server, secret, seen);
     const spent = await refusal(call(client, "quick"));
@@ -165,15 +149,15 @@ describe("steamharness mcp --http --keys", () => {
   });
 
   it("BUD-4 --store or --key-cache-ms without --keys, and --keys with --auth-token-file, exit 2 before serving", async () => {
-    const lone = await runCli(["mcp", project, "--http", "--port", "0", "--store", store]);
+    const lone = await runCli(["mcp", host.project, "--http", "--port", "0", "--store", store]);
     expect(lone.code).toBe(2);
     expect(lone.stderr).toContain("--store only applies with --keys");
-    const cache = await runCli(["mcp", project, "--http", "--port", "0", "--key-cache-ms", "10"]);
+    const cache = await runCli(["mcp", host.project, "--http", "--port", "0", "--key-cache-ms", "10"]);
     expect(cache.code).toBe(2);
     expect(cache.stderr).toContain("--key-cache-ms only applies with --keys");
-    const tokenFile = join(tmp, "token");
+    const tokenFile = join(host.tmp, "token");
     await writeFile(tokenFile, "t".repeat(32));
-    const both = await runCli(["mcp", project, "--http", "--port", "0", "--keys", "--store", store, "--auth-token-file", tokenFile]);
+    const both = await runCli(["mcp", host.project, "--http", "--port", "0", "--keys", "--store", store, "--auth-token-file", tokenFile]);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain("--keys and --auth-token-file/--oauth-issuer are alternatives");
   });

@@ -1,7 +1,7 @@
 // Helpers of the MCP-over-HTTP tests: a real `steamharness mcp --http` child process, the SDK's
 // real Streamable HTTP client, and raw HTTP requests for the header checks.
 import { spawn, type ChildProcess } from "node:child_process";
-import { request } from "node:http";
+import { rawHttp, type RawAnswer } from "../fixtures/raw-http.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, type StreamableHTTPClientTransportOptions } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
@@ -63,16 +63,8 @@ export async function connectWithKey(url: URL, secret: string, seen: { status: n
 }
 
 /** A raw POST with exactly these headers (node:http lets a test set Host), answering status, headers and body. */
-export function rawPost(url: URL, headers: Record<string, string>, body: unknown): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } }, (res) => {
-      let text = "";
-      res.on("data", (chunk: Buffer) => (text += chunk.toString()));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
-    req.on("error", reject);
-    req.end(JSON.stringify(body));
-  });
+export function rawPost(url: URL, headers: Record<string, string>, body: unknown): Promise<RawAnswer> {
+  return rawHttp(url, "POST", headers, body);
 }
 
 /** An initialize request body. */

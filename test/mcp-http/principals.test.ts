@@ -5,7 +5,6 @@
 // the project, the CLI adding keys), a real authorization server (oidc-provider) signing the
 // tokens, the SDK's Streamable HTTP client and raw HTTP.
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
-import { request } from "node:http";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -15,6 +14,7 @@ import { startAuthorizationServer, type TestAuthorizationServer, type TestClient
 import { connectHttp, INITIALIZE, rawPost, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 import { callAsTask, getTask, pollTask, taskResult, TASKS_PROJECT } from "./task-helpers.js";
 import { freePort } from "../fixtures/tenant-credentials.js";
+import { rawHttp } from "../fixtures/raw-http.js";
 
 jest.setTimeout(180_000);
 
@@ -42,18 +42,7 @@ async function connectAs(url: URL, bearer: string): Promise<Client> {
 const listed = async (client: Client) => (await client.request({ method: "tasks/list", params: {} }, ListTasksResultSchema)).tasks.map((task) => task.taskId);
 const sessionOf = (client: Client) => (client.transport as StreamableHTTPClientTransport).sessionId!;
 
-/** A raw request with these headers: status and body. */
-function raw(url: URL, method: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } }, (res) => {
-      let text = "";
-      res.on("data", (chunk: Buffer) => (text += chunk.toString()));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on("error", reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
-}
+const raw = rawHttp;
 
 beforeAll(async () => {
   tmp = await tempDir("sh-mcp-principals-");

@@ -4,7 +4,6 @@
 // --max-sessions-per-tenant sessions, so a tenant opening many evicts only its own. Real
 // processes (the CLI adding keys, the server), the SDK's Streamable HTTP client, raw HTTP.
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
-import { request } from "node:http";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -12,6 +11,7 @@ import { cleanup, tempDir } from "../cli/helpers.js";
 import { connectWithKey, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 import { TASKS_PROJECT } from "./task-helpers.js";
 import { addTenantKey } from "../fixtures/tenant-credentials.js";
+import { rawHttp } from "../fixtures/raw-http.js";
 
 jest.setTimeout(180_000);
 
@@ -30,17 +30,9 @@ const sessionOf = (client: Client) => (client.transport as StreamableHTTPClientT
 const LIST = { jsonrpc: "2.0", id: 9, method: "tools/list", params: {} };
 
 /** A raw request on a session with a key: status and body. */
-function onSession(method: string, session: string, secret: string, body?: unknown): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${secret}`, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" };
-    const req = request(server.url, { method, headers }, (res) => {
-      let text = "";
-      res.on("data", (chunk: Buffer) => (text += chunk.toString()));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on("error", reject);
-    req.end(body === undefined ? undefined : JSON.stringify(body));
-  });
+async function onSession(method: string, session: string, secret: string, body?: unknown): Promise<{ status: number; body: string }> {
+  const answer = await rawHttp(server.url, method, { authorization: `Bearer ${secret}`, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" }, body);
+  return { status: answer.status, body: answer.body };
 }
 
 beforeAll(async () => {

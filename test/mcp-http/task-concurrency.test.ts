@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CancelTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { cleanup, runCli, tempDir } from "../cli/helpers.js";
+import { runCli, tempDir } from "../cli/helpers.js";
 import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
+import { closeMcpHttp } from "../fixtures/mcp-http-host.js";
 import { callAsTask, effectLines, pollTask, scriptForms, taskResult, TASKS_PROJECT } from "./task-helpers.js";
 
 jest.setTimeout(180_000);
@@ -34,11 +35,7 @@ beforeAll(async () => {
   client = await connectHttp(server.url, { capabilities: { elicitation: { form: {} } }, transport: { requestInit: { headers: { authorization: `Bearer ${secret}` } }, fetch: fetchSpy } });
   forms = scriptForms(client);
 }, 120_000);
-afterAll(async () => {
-  await client?.close();
-  await server?.stop();
-  await cleanup(tmp);
-});
+afterAll(() => closeMcpHttp(tmp, [client], [server]));
 
 const cancel = (taskId: string) => client.request({ method: "tasks/cancel", params: { taskId } }, CancelTaskResultSchema);
 /** How a request ended: its value, or the message it was refused with. */

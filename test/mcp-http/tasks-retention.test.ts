@@ -5,9 +5,10 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { cleanup, tempDir, waitFor } from "../cli/helpers.js";
+import { tempDir, waitFor } from "../cli/helpers.js";
 import { writeTickingProject, type TickingProject } from "../fixtures/ticking-project.js";
 import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
+import { closeMcpHttp } from "../fixtures/mcp-http-host.js";
 import { callAsTask, pollTask, scriptForms, taskResult } from "./task-helpers.js";
 
 jest.setTimeout(180_000);
@@ -26,11 +27,7 @@ beforeAll(async () => {
   client = await connectHttp(server.url, { capabilities: { elicitation: { form: {} } } });
   forms = scriptForms(client);
 }, 120_000);
-afterAll(async () => {
-  await client?.close();
-  await server?.stop();
-  await cleanup(tmp);
-});
+afterAll(() => closeMcpHttp(tmp, [client], [server]));
 
 describe("SES-12 MCP tasks: agent sessions go with the task after its TTL", () => {
   it("SES-12 a task waiting for input keeps its sessions within its TTL and resumes exactly; past its TTL a later run removes them", async () => {

@@ -14,43 +14,24 @@ import { tenantSegment } from "../../src/app/tenants/tenant-segment.js";
 import { cleanup, tempDir, writeProject } from "../cli/helpers.js";
 import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 import { addTenantKey } from "../fixtures/tenant-credentials.js";
+import { TENANT_STORES_SOURCE } from "../fixtures/tenant-stores.js";
 
 jest.setTimeout(180_000);
 
 const PROJECT_ID = "7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
 
-const WORKFLOW = `export default {
+const WORKFLOW = `${TENANT_STORES_SOURCE}
+export default {
   entrypoints: {
     write: {
       title: "Write",
       params: [{ name: "text", type: "string", required: true }],
       async run(params, context) {
-        const p = context.projectId;
-        await context.kv.set({ projectId: p }, "greeting", params.text);
-        await context.knowledge.upsert(p, { documentId: "notes", title: "Notes", markdown: "zanzibar " + params.text });
-        await context.knowledge.upsert(p, { documentId: "memory/profile", title: "Profile", markdown: "likes " + params.text });
-        await context.values.set(p, "counter", params.text);
-        const file = await context.files.put(p, Buffer.from(params.text), { name: "a.txt" });
+        const file = await writeStores(context, params.text);
         return { errCode: 0, errMessage: "", output: { fileId: file.fileId }, attachments: [{ fileId: file.fileId, mimeType: "text/plain" }] };
       },
     },
-    read: {
-      title: "Read",
-      params: [{ name: "fileId", type: "string", required: true }],
-      async run(params, context) {
-        const p = context.projectId;
-        return {
-          greeting: (await context.kv.get({ projectId: p }, "greeting"))?.value ?? null,
-          keys: (await context.kv.list({ projectId: p })).items.map((entry) => entry.key),
-          notes: (await context.knowledge.get(p, "notes"))?.markdown ?? null,
-          memory: (await context.knowledge.get(p, "memory/profile"))?.markdown ?? null,
-          documents: (await context.knowledge.list(p)).items.map((doc) => doc.documentId),
-          hits: (await context.knowledge.search(p, "zanzibar")).items.length,
-          counter: await context.values.get(p, "counter"),
-          file: (await context.files.get(p, params.fileId))?.name ?? null,
-        };
-      },
-    },
+    read: { title: "Read", params: [{ name: "fileId", type: "string", required: true }], run: (params, context) => readStores(context, params.fileId) },
     ask: {
       title: "Ask",
       async run(_params, context) {

@@ -5,16 +5,16 @@
 // PostgreSQL; and the tokens a run used count in the tenant's token-rate window, so the next call
 // over `--tokens-per-minute` is refused. Real processes: the CLI, `mcp --http` servers (their
 // workers), the SDK's Streamable HTTP client; the project's agent calls the offline model.
-import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
+import { describe, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { openGatewayKeyStore } from "../../src/compose/api-keys.js";
 import { createPostgresStorage } from "../../src/adapters/out/postgres/postgres-storage.js";
 import { describePostgres } from "../fixtures/postgres.js";
-import { cleanup, tempDir, writeProject } from "../cli/helpers.js";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
-import { connectWithKey, startHttpMcp, type HttpMcpServer } from "./helpers.js";
+import { connectWithKey, type HttpMcpServer } from "./helpers.js";
+import { mcpHttpHost } from "../fixtures/mcp-http-host.js";
 import { addTenantKey } from "../fixtures/tenant-credentials.js";
 
 jest.setTimeout(240_000);
@@ -47,35 +47,14 @@ export default {
 };
 `;
 
-let tmp: string;
-let project: string;
-const servers: HttpMcpServer[] = [];
-const clients: Client[] = [];
+const host = mcpHttpHost("sh-mcp-tenant-ledger-", "tenant-ledger", "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d", WORKFLOW);
 
-beforeAll(async () => {
-  tmp = await tempDir("sh-mcp-tenant-ledger-");
-  project = await writeProject(join(tmp, "project"), {
-    "package.json": JSON.stringify({ name: "tenant-ledger", version: "1.0.0", type: "module", id: "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d", projectType: "workflow", main: "workflow.mjs" }),
-    "workflow.mjs": WORKFLOW,
-  });
-}, 60_000);
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
-  await Promise.all(servers.map((server) => server.stop()));
-  await cleanup(tmp);
-});
-
-async function serve(where: string[]): Promise<HttpMcpServer> {
-  const server = await startHttpMcp(project, ["--keys", ...where, "--data-dir", join(tmp, `data-${servers.length}`), "--workers", "2"]);
-  servers.push(server);
-  return server;
-}
+const serve = (where: string[]): Promise<HttpMcpServer> => host.serve(["--keys", ...where, "--data-dir", join(host.tmp, `data-${host.servers.length}`), "--workers", "2"]);
 
 /** An SDK client with the key (closed after the file); `seen` collects the status and Retry-After of every HTTP answer. */
 async function connectWith(server: HttpMcpServer, secret: string, seen: { status: number; retryAfter: string | null }[] = []): Promise<Client> {
   const client = await connectWithKey(server.url, secret, seen);
-  clients.push(client);
-  return client;
+  return host.track(client);
 }
 
 /** How one call ended: the run's output or error code, or the HTTP status and message of a refusal. */
@@ -106,13 +85,13 @@ const minuteNow = () => Math.floor(Date.now() / 60_000);
 
 describe("BUD-4 mcp --http --keys: the tenant budget inside the runs (SQLite)", () => {
   it("BUD-4 a runaway entrypoint stops at its key tenant's budget during the run (budget_exceeded); settled spend ≤ the cap; later calls stop too until one adds nothing", async () => {
-    const where = ["--store", join(tmp, "keys")];
+    const where = ["--store", join(host.tmp, "keys")];
     const secret = await addTenantKey(where, "runaway", "--budget-tokens", String(CAP));
     const server = await serve(where);
     const client = await connectWith(server, secret);
     const first = await runaway(client);
     expect(first).toEqual({ kind: "result", code: "budget_exceeded", calls: null });
-    const after = await settled({ directory: join(tmp, "keys") }, "runaway");
+    const after = await settled({ directory: join(host.tmp, "keys") }, "runaway");
     expect(after.spent.tokens).toBeLessThanOrEqual(CAP);
     // It ran for a while (dozens of 50-token calls) until the next worst case no longer fitted, and holds nothing.
     expect(after.spent.tokens).toBeGreaterThanOrEqual(1000);
@@ -127,7 +106,7 @@ describe("BUD-4 mcp --http --keys: the tenant budget inside the runs (SQLite)", 
       const next = await runaway(client);
       if (next.kind === "refused") expect(next.message).toMatch(/insufficient_quota/);
       else expect(next.code).toBe("budget_exceeded");
-      const now = await settled({ directory: join(tmp, "keys") }, "runaway");
+      const now = await settled({ directory: join(host.tmp, "keys") }, "runaway");
       expect(now.spent.tokens).toBeLessThanOrEqual(CAP);
       expect(now.reserved.tokens).toBe(0);
       if (now.spent.tokens === spent) break;
@@ -136,7 +115,7 @@ describe("BUD-4 mcp --http --keys: the tenant budget inside the runs (SQLite)", 
   });
 
   it("BUD-4 a run's model usage counts in its tenant's token rate: the next tools/call over --tokens-per-minute is refused like the request rate (429, rate_limit_exceeded, Retry-After)", async () => {
-    const where = ["--store", join(tmp, "keys-rate")];
+    const where = ["--store", join(host.tmp, "keys-rate")];
     // The calls must fall in one minute window. When the minute turns during the first tenant's
     // calls (seen on the clock), the second tenant, with a window of its own, does them again
     // from the start of the new minute (instead of waiting for one before starting).

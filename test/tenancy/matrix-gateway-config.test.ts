@@ -28,6 +28,7 @@ import { openGatewayKeyStore } from "../../src/compose/api-keys.js";
 import { cleanup, tempDir } from "../cli/helpers.js";
 import { chatAssistantProject, startGatewayProcess, type GatewayProcess } from "../fixtures/gateway-process.js";
 import { addTenantKey } from "../fixtures/tenant-credentials.js";
+import { openAIFailure as failure } from "../fixtures/openai-error-body.js";
 import { ADMIN_KEY, createAccount, request, startServerProcess, type ServerProcess } from "../config-server/server-process.js";
 
 jest.setTimeout(120_000);
@@ -46,17 +47,6 @@ afterAll(async () => {
 
 /** The assistant's answer without the host input block the gateway puts before the user's words (which it echoes). */
 const said = (response: { output_text: string }) => response.output_text.replace(/<host-input>[\s\S]*<\/host-input>/, "");
-
-/** The status, code and message a client call rejects with. */
-async function failure(call: () => Promise<unknown>): Promise<{ status: unknown; code: unknown; message: string }> {
-  try {
-    await call();
-  } catch (error) {
-    if (error instanceof OpenAI.APIError) return { status: error.status, code: error.code, message: error.message };
-    throw error;
-  }
-  throw new Error("the call succeeded");
-}
 
 describe("TEN-1 … TEN-4 matrix: the gateway with API keys (a real process, the openai client)", () => {
   let gateway: GatewayProcess;

@@ -37,12 +37,13 @@ import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/cl
 import { CancelTaskResultSchema, ErrorCode, ListTasksResultSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createPostgresStorage } from "../../src/adapters/out/postgres/postgres-storage.js";
 import { tenantSegment } from "../../src/app/tenants/tenant-segment.js";
-import { cleanup, tempDir, writeProject } from "../cli/helpers.js";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { startAuthorizationServer, type TestAuthorizationServer, type TestClient } from "../fixtures/oidc-authorization-server.js";
 import { describePostgres } from "../fixtures/postgres.js";
 import { addTenantKey, freePort } from "../fixtures/tenant-credentials.js";
-import { connectHttp, startHttpMcp, type HttpMcpServer } from "../mcp-http/helpers.js";
+import { TENANT_STORES_SOURCE } from "../fixtures/tenant-stores.js";
+import { connectHttp } from "../mcp-http/helpers.js";
+import { mcpHttpHost } from "../fixtures/mcp-http-host.js";
 import { callAsTask, getTask, pollTask, scriptForms, taskResult } from "../mcp-http/task-helpers.js";
 
 jest.setTimeout(180_000);
@@ -50,34 +51,17 @@ jest.setTimeout(180_000);
 const PROJECT_ID = "3e9d1c7b-5a2f-4b8e-9c6d-0a1b2c3d4e5f";
 const usage = "{ input: 20, output: 30, cacheRead: 0, cacheWrite: 0, total: 50 }";
 const WORKFLOW = `import { createAgentNode, runStreamNode, createOfflineModel } from ${JSON.stringify(bundledFixture("test/fixtures/workflow-kit.ts"))};
-const stores = async (context, fileId) => {
-  const p = context.projectId;
-  return {
-    greeting: (await context.kv.get({ projectId: p }, "greeting"))?.value ?? null,
-    keys: (await context.kv.list({ projectId: p })).items.map((entry) => entry.key),
-    notes: (await context.knowledge.get(p, "notes"))?.markdown ?? null,
-    memory: (await context.knowledge.get(p, "memory/profile"))?.markdown ?? null,
-    documents: (await context.knowledge.list(p)).items.map((doc) => doc.documentId),
-    hits: (await context.knowledge.search(p, "zanzibar")).items.length,
-    counter: await context.values.get(p, "counter"),
-    file: (await context.files.get(p, fileId))?.name ?? null,
-  };
-};
+${TENANT_STORES_SOURCE}
 export default {
   entrypoints: {
     write: {
       title: "Write", params: [{ name: "text", type: "string", required: true }],
       async run(params, context) {
-        const p = context.projectId;
-        await context.kv.set({ projectId: p }, "greeting", params.text);
-        await context.knowledge.upsert(p, { documentId: "notes", title: "Notes", markdown: "zanzibar " + params.text });
-        await context.knowledge.upsert(p, { documentId: "memory/profile", title: "Profile", markdown: "likes " + params.text });
-        await context.values.set(p, "counter", params.text);
-        const file = await context.files.put(p, Buffer.from(params.text), { name: "a.txt" });
+        const file = await writeStores(context, params.text);
         return { fileId: file.fileId };
       },
     },
-    read: { title: "Read", params: [{ name: "fileId", type: "string", required: true }], run: (params, context) => stores(context, params.fileId) },
+    read: { title: "Read", params: [{ name: "fileId", type: "string", required: true }], run: (params, context) => readStores(context, params.fileId) },
     drop: {
       title: "Drop", params: [{ name: "fileId", type: "string", required: true }],
       async run(params, context) {
@@ -130,34 +114,12 @@ interface Surface {
   b: Side;
 }
 
-let tmp: string;
-let project: string;
-const servers: HttpMcpServer[] = [];
-const clients: Client[] = [];
-
-beforeAll(async () => {
-  tmp = await tempDir("sh-ten-matrix-mcp-");
-  project = await writeProject(join(tmp, "project"), {
-    "package.json": JSON.stringify({ name: "ten-matrix", version: "1.0.0", type: "module", id: PROJECT_ID, projectType: "workflow", main: "workflow.mjs" }),
-    "workflow.mjs": WORKFLOW,
-  });
-}, 60_000);
-afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
-  await Promise.all(servers.map((server) => server.stop()));
-  await cleanup(tmp);
-});
-
-async function serve(args: string[]): Promise<HttpMcpServer> {
-  const server = await startHttpMcp(project, args);
-  servers.push(server);
-  return server;
-}
+const host = mcpHttpHost("sh-ten-matrix-mcp-", "ten-matrix", PROJECT_ID, WORKFLOW);
+const { serve } = host;
 
 async function connectAs(url: URL, bearer: string, forms: boolean): Promise<Client> {
   const client = await connectHttp(url, { capabilities: forms ? { elicitation: { form: {} } } : {}, transport: { requestInit: { headers: { authorization: `Bearer ${bearer}` } } } });
-  clients.push(client);
-  return client;
+  return host.track(client);
 }
 
 /** A side of tenant `tenantKeys` (its possible folder names) with clients on `urls`, its upload written. */
@@ -283,7 +245,7 @@ function mcpCells(label: string, surface: () => Surface): void {
       expect(refused).toBeInstanceOf(McpError);
       expect((refused as McpError).code).toBe(ErrorCode.InvalidParams);
       expect((refused as McpError).message).toMatch(/arguments\.doc (is outside the allowed file roots|is part of the server's own state)/);
-      expect((refused as McpError).message).not.toContain(tmp);
+      expect((refused as McpError).message).not.toContain(host.tmp);
     }
     const own = a.uploads[imported.findIndex((name) => name !== null)]!;
     expect(output(await call(a.plain, "quick", { text: "t", doc: own })).doc).toBe("upload.txt");
@@ -299,8 +261,8 @@ describe("TEN-1 … TEN-4 matrix: mcp --http with OAuth (oidc-provider; two user
     as = await startAuthorizationServer([HOSTED]);
     const port = await freePort();
     const audience = `http://127.0.0.1:${port}/mcp`;
-    const data = join(tmp, "oauth-data");
-    const uploads = join(tmp, "oauth-uploads");
+    const data = join(host.tmp, "oauth-data");
+    const uploads = join(host.tmp, "oauth-uploads");
     await mkdir(uploads);
     const server = await serve(["--port", String(port), "--oauth-issuer", as.issuer, "--oauth-audience", audience, "--data-dir", data, "--allow-file-root", join(uploads, "{tenant}")]);
     const token = (sub: string) => as.token(HOSTED, audience, HOSTED.scope, { sub });
@@ -322,11 +284,11 @@ describePostgres("TEN-1 … TEN-4 matrix: two mcp --http --keys hosts on one Pos
   beforeAll(async () => {
     where = ["--postgres", database.url, "--postgres-schema", database.schema];
     const [acme, globex] = [await addTenantKey(where, "acme", "--budget-tokens", String(CAP)), await addTenantKey(where, "globex", "--budget-tokens", String(CAP))];
-    const uploads = join(tmp, "keys-uploads");
+    const uploads = join(host.tmp, "keys-uploads");
     await mkdir(uploads);
-    const data = join(tmp, "keys-data-1");
+    const data = join(host.tmp, "keys-data-1");
     const shared = ["--keys", ...where, "--allow-file-root", join(uploads, "{tenant}")];
-    const [one, two] = await Promise.all([serve([...shared, "--data-dir", data]), serve([...shared, "--data-dir", join(tmp, "keys-data-2")])]);
+    const [one, two] = await Promise.all([serve([...shared, "--data-dir", data]), serve([...shared, "--data-dir", join(host.tmp, "keys-data-2")])]);
     const [a, b] = [await side(uploads, ["acme", "key:acme"], acme, [one!.url, two!.url]), await side(uploads, ["globex", "key:globex"], globex, [one!.url, two!.url])];
     surface = { url: one!.url, data, a, b };
   }, 150_000);
