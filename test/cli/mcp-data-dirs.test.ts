@@ -196,11 +196,6 @@ describe("MCP-2 .env and server auth precedence", () => {
       await session.close();
     }
   };
-  const failureOf = (result: CallToolResult): string => {
-    const content = result.structuredContent as { status?: string; error?: { message?: string } };
-    expect(content.status).toBe("failed");
-    return content.error?.message ?? "";
-  };
 
   beforeAll(async () => {
     project = await copyKitchen(join(tmp, "auth"));
@@ -217,19 +212,28 @@ describe("MCP-2 .env and server auth precedence", () => {
 
   // Since CFG-4 the server variables choose the configuration server: the saved login is used when
   // nothing explicit is set, and explicit variables win over it (a credential missing is a typed error).
-  it("MCP-2 saved auth is used when nothing explicit is set (CFG-4: its server is the one chosen)", async () => {
-    const message = failureOf(await callEnv({}));
-    expect(message).toContain("https://saved.example");
+  // TEN-7: a chosen server without a usable credential (here an admin key without the account it
+  // acts as) stops `mcp` before it serves: exit 2 and one line naming the server that was chosen.
+  const startFailure = async (env: Record<string, string>) => {
+    const result = await runCli(["mcp", project, "--data-dir", join(tmp, "auth-data"), "--auth-dir", authDir], { env: cleanEnv(env) });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    return result.stderr;
+  };
+
+  it("MCP-2 TEN-7 saved auth is used when nothing explicit is set (CFG-4: its server is the one chosen)", async () => {
+    expect(await startFailure({})).toContain("https://saved.example");
   });
 
-  it("MCP-2 explicit STEAMHARNESS_SERVER_URL / STEAMHARNESS_SERVER_ADMIN_KEY override saved auth", async () => {
-    const message = failureOf(await callEnv({ STEAMHARNESS_SERVER_URL: "https://explicit.example", STEAMHARNESS_SERVER_ADMIN_KEY: "explicit-key-0002" }));
+  it("MCP-2 TEN-7 explicit STEAMHARNESS_SERVER_URL / STEAMHARNESS_SERVER_ADMIN_KEY override saved auth", async () => {
+    const message = await startFailure({ STEAMHARNESS_SERVER_URL: "https://explicit.example", STEAMHARNESS_SERVER_ADMIN_KEY: "explicit-key-0002" });
     expect(message).toContain("https://explicit.example");
     expect(message).not.toContain("saved.example");
   });
 
-  it("MCP-2 an explicit URL never receives the saved key", async () => {
-    const message = failureOf(await callEnv({ STEAMHARNESS_SERVER_URL: "https://other.example" }));
+  it("MCP-2 TEN-7 an explicit URL never receives the saved key", async () => {
+    const message = await startFailure({ STEAMHARNESS_SERVER_URL: "https://other.example" });
     expect(message).toContain("https://other.example");
     expect(message).toMatch(/no credential/);
   });
