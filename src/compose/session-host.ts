@@ -11,7 +11,7 @@ import type { AgentSessionCommandResult, AgentSessionHost, AgentSessionHostSetup
 import { buildNodeContext } from "../app/node-context/node-context.js";
 import type { AgentSessionCommand } from "../domain/session-host/commands.js";
 import { SteamharnessError } from "../domain/errors.js";
-import type { NodeLogger, ToolPermissionDefinition } from "../domain/node-context.js";
+import type { NodeLogger, ToolCatalogEntry } from "../domain/node-context.js";
 import type { Clock } from "../ports/clock.js";
 import type { HarnessRuntime } from "../ports/runtime.js";
 import type { SessionBackend } from "../ports/session-backend.js";
@@ -38,9 +38,7 @@ export interface AgentSessionHostOptions extends Omit<AgentSessionHostSetup, "se
   /** SQLite shorthand: keep the sessions, lease and record in this folder instead of `storage.sessions`. */
   agentStoreDir?: string;
   /** The host's tool catalog (CAP-3) for every run. */
-  toolCatalog?: ToolPermissionDefinition[];
-  /** @deprecated Use `toolCatalog` (the same catalog); removed in the next release. */
-  executorTools?: ToolPermissionDefinition[];
+  toolCatalog?: ToolCatalogEntry[];
   toolPermissions?: ToolPermissions;
   userInput?: UserInput;
   tokenUsage?: TokenUsageRecorder;
@@ -128,10 +126,10 @@ async function reachOf(options: { storage?: Storage; agentStoreDir?: string }, r
 export async function createAgentSessionHost(conversationId: string, options: AgentSessionHostOptions): Promise<AgentSessionHost> {
   if (typeof conversationId !== "string" || conversationId === "") throw new SteamharnessError("input_validation", "conversationId must be a non-empty string", { field: "conversationId" });
   if (!options?.projectId) throw new SteamharnessError("input_validation", "projectId is required", { field: "projectId" });
-  const { runtime: givenRuntime, storage: givenStorage, agentStoreDir: _dir, toolCatalog, executorTools, toolPermissions: givenPermissions, userInput: givenUserInput, tokenUsage, log, clock, ...setup } = options;
+  const { runtime: givenRuntime, storage: givenStorage, agentStoreDir: _dir, toolCatalog, toolPermissions: givenPermissions, userInput: givenUserInput, tokenUsage, log, clock, ...setup } = options;
   const runtime = givenRuntime ?? defaultRuntime();
   const storage = givenStorage ?? runtime.defaultStorage();
-  const catalog = toolCatalog ?? executorTools ?? [];
+  const catalog = toolCatalog ?? [];
   // One approval port and one question port for the host's lifetime, given or not (CAP-11): the
   // tools' context and every run share it, so a decision the runtime obtained is the one a tool
   // asking the gate again sees, and an answer recorded between turns is found by the resumed run.

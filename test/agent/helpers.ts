@@ -3,7 +3,7 @@ import { createMemoryToolPermissions, type MemoryToolPermissions } from "../../s
 import { createMemoryUserInput, type MemoryUserInput } from "../../src/adapters/out/memory/memory-user-input.js";
 import { createAgentNode, type AgentNodeOptions } from "../../src/app/agent-node/create-agent-node.js";
 import type { AgentInput, AgentOutputPayload } from "../../src/app/agent/types.js";
-import type { NodeContext, ToolPermissionDefinition } from "../../src/domain/node-context.js";
+import type { NodeContext, ToolCatalogEntry } from "../../src/domain/node-context.js";
 import type { OutputItem, OutputItemStreamChunk } from "../../src/domain/output-items.js";
 import { createOutputStreamAccumulator } from "../../src/domain/output-stream.js";
 import { runStreamNode } from "../../src/domain/stream-node.js";
@@ -16,7 +16,7 @@ export interface Harness {
   permissions: MemoryToolPermissions;
   userInput: MemoryUserInput;
   workdir: string;
-  context(runId: string, extra?: { tools?: ToolPermissionDefinition[]; signal?: AbortSignal; conversationId?: string }): NodeContext;
+  context(runId: string, extra?: { tools?: ToolCatalogEntry[]; signal?: AbortSignal; conversationId?: string }): NodeContext;
 }
 
 export function harness(): Harness {
@@ -36,7 +36,7 @@ export function harness(): Harness {
         runId,
         toolPermissions: permissions,
         userInput,
-        ...(extra.tools ? { tools: extra.tools } : {}),
+        ...(extra.tools ? { toolCatalog: extra.tools } : {}),
         ...(extra.signal ? { signal: extra.signal } : {}),
         ...(extra.conversationId ? { conversationId: extra.conversationId } : {}),
       }),

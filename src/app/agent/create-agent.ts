@@ -19,10 +19,7 @@ const DEFAULT_CONTEXT_WINDOW = 128_000;
  * for await (const chunk of agent.run({ prompt: "List the files" }, context)) console.log(chunk);
  * agent.getContextUsage(); // { used, total, unit: "tokens", source }
  */
-export function createAgent(given: AgentOptions = {}): Agent {
-  // ARCH-4: the deprecated `toolDefinitions` is `extraToolCatalog` under its old name.
-  const { toolDefinitions, ...rest } = given;
-  const options: AgentOptions = toolDefinitions !== undefined && rest.extraToolCatalog === undefined ? { ...rest, extraToolCatalog: toolDefinitions } : rest;
+export function createAgent(options: AgentOptions = {}): Agent {
   validatePermissionPolicy(options.permissionPolicy ?? "ask", options.mode ?? "build");
   for (const field of ["maxRetries", "maxSteps", "retryDelayMs", "bashTimeoutMs", "grepTimeoutMs"] as const) {
     const value = options[field];

@@ -4,7 +4,7 @@ import type { AgentContextUsage } from "../../domain/agent/context-meter.js";
 import type { AgentApiKind, AgentConfigurationSnapshot, AgentModelSelection } from "../../domain/agent/model-selection.js";
 import type { AgentMode, AgentPermissionPolicy } from "../../domain/agent/permission-policy.js";
 import type { JsonValue } from "../../domain/json.js";
-import type { NodeContext, ToolPermissionDefinition } from "../../domain/node-context.js";
+import type { NodeContext, ToolCatalogEntry } from "../../domain/node-context.js";
 import type { OutputItem, OutputItemStreamChunk } from "../../domain/output-items.js";
 import type { ModelProvider } from "../../ports/model-provider.js";
 import type { SessionAddress, SessionStore } from "../../ports/session-store.js";
@@ -34,8 +34,6 @@ export interface AgentModelAttributes {
 export interface AgentToolSet {
   tools: AgentTool[];
   toolGroups?: AgentToolGroup[];
-  /** @deprecated Use `toolGroups` (the same groups); removed in the next release. */
-  catalogs?: AgentToolGroup[];
   close?(): void | Promise<void>;
 }
 
@@ -76,9 +74,7 @@ export interface AgentOptions {
   /** When given, only tools with these names are offered (`ask_user` always is). */
   tools?: string[];
   /** Tool catalog entries this agent adds to `context.toolCatalog` for its extra tools (CAP-3). */
-  extraToolCatalog?: ToolPermissionDefinition[];
-  /** @deprecated Use `extraToolCatalog` (the same entries); removed in the next release. */
-  toolDefinitions?: ToolPermissionDefinition[];
+  extraToolCatalog?: ToolCatalogEntry[];
   /** Tools besides the built-ins; governed by the host's tool catalog (CAP-3). */
   extraTools?: AgentTool[];
   /** Builds tools for each run (AG-5); `close` runs at the end of the turn, success or failure. */

@@ -18,7 +18,7 @@ import type { AddressInfo } from "node:net";
 import { createAgentNode, type AgentNode, type AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
 import type { AgentConversationProject } from "../../../app/conversation/conversation-project.js";
 import { SteamharnessError } from "../../../domain/errors.js";
-import type { ToolPermissionDefinition } from "../../../domain/node-context.js";
+import type { ToolCatalogEntry } from "../../../domain/node-context.js";
 import type { Storage } from "../../../ports/storage.js";
 import type { ApiKeyStore } from "../../../ports/api-keys.js";
 import type { BudgetLedger } from "../../../ports/budget-ledger.js";
@@ -79,9 +79,7 @@ export interface ResponsesGatewayOptions {
   /** The stores the project's tools use (KV, knowledge, files, values); default in memory. */
   storage?: Storage;
   /** The host's tool catalog (default the project's `executor.tools`). */
-  toolCatalog?: ToolPermissionDefinition[];
-  /** @deprecated Use `toolCatalog` (the same catalog); removed in the next release. */
-  tools?: ToolPermissionDefinition[];
+  toolCatalog?: ToolCatalogEntry[];
   /**
    * The `agent-answer` item id (default the project's `conversation.openai.outputItemId`, the
    * agent's `outputItemId`, else {@link DEFAULT_GATEWAY_ANSWER_ITEM_ID}; for a ready node
@@ -187,7 +185,7 @@ function nodeOf(options: ResponsesGatewayOptions): { node: AgentNode; answerItem
     return { node: agent as AgentNode, ...(options.outputItemId === undefined ? {} : { answerItemId: options.outputItemId }) };
   }
   const agentOptions: AgentNodeOptions = { ...(options.project?.executor.agent ?? {}), ...((agent as AgentNodeOptions | undefined) ?? {}) };
-  const answerItemId = options.outputItemId ?? options.project?.executor.executor.conversation.openai?.outputItemId ?? agentOptions.outputItemId ?? DEFAULT_GATEWAY_ANSWER_ITEM_ID;
+  const answerItemId = options.outputItemId ?? options.project?.executor.conversation.openai?.outputItemId ?? agentOptions.outputItemId ?? DEFAULT_GATEWAY_ANSWER_ITEM_ID;
   const nodeOptions = { ...agentOptions, outputItemId: answerItemId };
   return { node: createAgentNode(nodeOptions), answerItemId, nodeOptions };
 }
@@ -253,7 +251,7 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
     node,
     projectId,
     storage,
-    toolCatalog: options.toolCatalog ?? options.tools ?? [...(options.project?.executor.executor.tools ?? [])],
+    toolCatalog: options.toolCatalog ?? [...(options.project?.executor.toolCatalog ?? [])],
     ...(answerItemId === undefined ? {} : { answerItemId }),
     maxConversations,
     maxConversationsPerTenant: options.maxConversationsPerTenant ?? (options.apiKeys ? Math.max(1, Math.floor(maxConversations / 10)) : maxConversations),

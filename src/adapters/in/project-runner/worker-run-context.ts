@@ -3,7 +3,7 @@ import type { TelemetryCarrier } from "../../../ports/telemetry.js";
 import { defaultRuntime } from "../../../compose/runtime.js";
 import { SteamharnessError, UserInputRequiredError, type SteamharnessErrorCode } from "../../../domain/errors.js";
 import type { JsonValue } from "../../../domain/json.js";
-import type { NodeContext, NodeLogger, NodeRunConfiguration, NodeTenantLimits, ToolPermissionDefinition } from "../../../domain/node-context.js";
+import type { NodeContext, NodeLogger, NodeRunConfiguration, NodeTenantLimits, ToolCatalogEntry } from "../../../domain/node-context.js";
 import { withFieldDefaults } from "../../../domain/workflow/answer-validation.js";
 import type { RelatedProject, WorkflowInputRequest, WorkflowRunContext, WorkflowUserInput } from "../../../domain/workflow/run-context.js";
 import { checkSamplingRequest, type WorkflowSampling, type WorkflowSamplingRequest, type WorkflowSamplingResult } from "../../../domain/workflow/sampling.js";
@@ -169,7 +169,7 @@ export interface WorkerRunContextOptions {
   fileCreateDir: string;
   relatedProjects: RelatedProject[];
   /** The project's tool catalog (`executor.tools` of its definition, WF-2). */
-  tools: readonly ToolPermissionDefinition[];
+  tools: readonly ToolCatalogEntry[];
   /** The run's configuration snapshot (CFG-2, WF-2). */
   configuration: NodeRunConfiguration;
   /** The trace context the run's agents continue (OBS-3). */
@@ -212,7 +212,6 @@ export function createWorkerRunContext(options: WorkerRunContextOptions): Workfl
       storage,
       // WF-2: the same catalog and configuration snapshot a conversation turn runs with.
       toolCatalog,
-      executor: { tools: toolCatalog },
       configuration: options.configuration,
       toolPermissions: bridge.toolPermissions,
       userInput: bridge.userInput,

@@ -27,9 +27,6 @@ export interface AgentToolGroup {
   close?(): void | Promise<void>;
 }
 
-/** @deprecated The former name of {@link AgentToolGroup}; removed in the next release. */
-export type AgentToolCatalog = AgentToolGroup;
-
 /** `session.toolSearch` (EXT-3). */
 export interface AgentToolSearchOptions {
   /**
