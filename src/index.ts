@@ -198,7 +198,6 @@ export type {
   AgentModelAttributes,
   AgentToolSet,
   AgentToolFactory,
-  AgentSessionStoreFactory,
   AgentMode,
   AgentPermissionPolicy,
 } from "./app/agent/types.js";

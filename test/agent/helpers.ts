@@ -1,3 +1,4 @@
+import type { AgentInternalOptions } from "../../src/app/agent/types.js";
 import { MemoryStorage } from "../../src/adapters/out/memory/memory-storage.js";
 import { createMemoryToolPermissions, type MemoryToolPermissions } from "../../src/adapters/out/memory/memory-tool-permissions.js";
 import { createMemoryUserInput, type MemoryUserInput } from "../../src/adapters/out/memory/memory-user-input.js";
@@ -73,3 +74,14 @@ export function offlineNode(steps: OfflineStep[] | ((request: never) => OfflineS
 export const kinds = (items: OutputItem[]) => items.map((item) => `${item.metadata.kind ?? "ring"}${item.metadata.partType ? `:${item.metadata.partType}` : ""}`);
 export const ofKind = (items: OutputItem[], kind: string, partType?: string) =>
   items.filter((item) => item.metadata.kind === kind && (partType === undefined || item.metadata.partType === partType));
+
+/**
+ * Agent-node options on a session store the test opened (the application's internal
+ * `sessionStore`, not a public option): lets a test read or break the store its runs write.
+ *
+ * @example
+ * const node = createAgentNode(onStore({ models, sessionStore: createMemorySessionStore() }));
+ */
+export function onStore(options: AgentNodeOptions & Pick<AgentInternalOptions, "sessionStore">): AgentNodeOptions {
+  return options;
+}
