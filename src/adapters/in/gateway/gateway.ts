@@ -139,8 +139,6 @@ export interface GatewayListenOptions {
   port?: number;
   /** The address to bind (default `127.0.0.1`; `0.0.0.0` or `::` listens everywhere). */
   hostname?: string;
-  /** @deprecated Use `hostname` (the same address); removed in the next release. */
-  host?: string;
 }
 
 /** Where a gateway listens once it does. */
@@ -150,8 +148,6 @@ export interface GatewayAddress {
   port: number;
   /** The bound address. */
   hostname: string;
-  /** @deprecated Use `hostname` (the same value); removed in the next release. */
-  host: string;
 }
 
 /** A gateway: an HTTP handler and, once listening, its server. */
@@ -361,7 +357,7 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
     },
     async listen(listenOptions = {}) {
       if (server) throw new SteamharnessError("input_validation", "[steamharness] [gateway] already listening", { field: "listen" });
-      const hostname = listenOptions.hostname ?? listenOptions.host ?? "127.0.0.1";
+      const hostname = listenOptions.hostname ?? "127.0.0.1";
       const created = createServer((request, response) => gateway.handle(request, response));
       server = created;
       await new Promise<void>((resolve, reject) => {
@@ -375,7 +371,7 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
       // The listening address is served too, unless it is a wildcard (0.0.0.0 is no one's name).
       if (hostname !== "0.0.0.0" && hostname !== "::") guard.allowHost(hostname);
       const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
-      return { url: `http://${shown}:${port}/v1`, port, hostname, host: hostname };
+      return { url: `http://${shown}:${port}/v1`, port, hostname };
     },
     activeRuns: () => runs.activeRuns(),
     stats: () => runs.stats(),
@@ -409,11 +405,10 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
  * await gateway.close();
  */
 export async function startGateway(options: ResponsesGatewayOptions & GatewayListenOptions): Promise<ResponsesGateway & GatewayAddress> {
-  const { port, hostname, host, ...rest } = options;
+  const { port, hostname, ...rest } = options;
   const gateway = createResponsesGateway(rest);
   try {
-    const bindAddress = hostname ?? host;
-    const address = await gateway.listen({ ...(port === undefined ? {} : { port }), ...(bindAddress === undefined ? {} : { hostname: bindAddress }) });
+    const address = await gateway.listen({ ...(port === undefined ? {} : { port }), ...(hostname === undefined ? {} : { hostname }) });
     return Object.assign(gateway, address);
   } catch (error) {
     await gateway.close();

@@ -13,8 +13,8 @@ import type { ToolPermissionDecision, ToolPermissions } from "../../../ports/too
 import type { UserInput, UserInputField, UserInputResponse } from "../../../ports/user-input.js";
 import type { ParentMessage, WorkerLogEntry, WorkerMessage } from "./worker-protocol.js";
 
-/** The worker's side of the IPC channel: ports that ask the host and wait for its answer. */
-export interface HostBridge {
+/** The worker's side of the IPC channel: ports that ask the parent (the project runner) and wait for its answer. */
+export interface ParentBridge {
   userInput: UserInput;
   toolPermissions: ToolPermissions;
   /** Asks the host to have the calling MCP client sample (it answers or rejects with a typed error). */
@@ -31,10 +31,10 @@ export interface HostBridge {
  * run continues on the same runId with all its in-memory state.
  *
  * @example
- * const bridge = createHostBridge((m) => process.send!(m));
+ * const bridge = createParentBridge((m) => process.send!(m));
  * process.on("message", (m) => bridge.handle(m as ParentMessage));
  */
-export function createHostBridge(send: (message: WorkerMessage) => void): HostBridge {
+export function createParentBridge(send: (message: WorkerMessage) => void): ParentBridge {
   const inputs = new Map<string, (response: UserInputResponse) => void>();
   const approvals = new Map<string, (decision: ToolPermissionDecision) => void>();
   const wait = <T>(pending: Map<string, (value: T) => void>, requestId: string, signal?: AbortSignal) =>
@@ -148,7 +148,7 @@ function friendlyUserInput(runId: string, port: UserInput, signal: AbortSignal):
   return { request } as WorkflowUserInput;
 }
 
-function friendlySampling(bridge: HostBridge, runSignal: AbortSignal): WorkflowSampling {
+function friendlySampling(bridge: ParentBridge, runSignal: AbortSignal): WorkflowSampling {
   return {
     async createMessage(request, options = {}) {
       const checked = checkSamplingRequest(request);
@@ -163,7 +163,7 @@ export interface WorkerRunContextOptions {
   projectId: string;
   entrypointId: string;
   storage: Storage;
-  bridge: HostBridge;
+  bridge: ParentBridge;
   signal: AbortSignal;
   /** The run's `fileCreateDir`: created (with its parents) when the run first reads it. */
   fileCreateDir: string;
