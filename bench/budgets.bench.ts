@@ -133,7 +133,7 @@ async function loop(on: boolean, n: number, leaseCalls?: number): Promise<number
   const folder = join(root, `loop-${on ? "on" : "off"}-${n}${leaseCalls === undefined ? "" : `-lease${leaseCalls}`}`);
   const storage = createSqliteStorage({ directory: join(folder, "store"), agentStoreDir: join(folder, "agents") });
   const node = benchLoopNode(STEPS, "answer", on ? { budget: leaseCalls === undefined ? budget : { ...budget, leaseCalls } } : {});
-  const context = createNodeContext({ projectId: "bench", conversationId: "loop", storage, runId: "run-loop", tools: BENCH_CATALOG });
+  const context = createNodeContext({ projectId: "bench", conversationId: "loop", storage, runId: "run-loop", toolCatalog: BENCH_CATALOG });
   const started = performance.now();
   const cpu = process.cpuUsage();
   await runStreamNode(node, { prompt: "Run the loop." }, context);

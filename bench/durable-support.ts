@@ -80,7 +80,7 @@ export function benchLoopNode(steps: number, end: "approval" | "answer" = "appro
  */
 export async function timedLoop(storage: Storage, conversationId: string, steps: number): Promise<{ ms: number; paused: boolean }> {
   const node = benchLoopNode(steps);
-  const context = createNodeContext({ projectId: "bench", conversationId, storage, runId: `run-${conversationId}`, tools: BENCH_CATALOG });
+  const context = createNodeContext({ projectId: "bench", conversationId, storage, runId: `run-${conversationId}`, toolCatalog: BENCH_CATALOG });
   const started = performance.now();
   let paused = false;
   try {

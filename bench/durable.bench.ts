@@ -52,7 +52,7 @@ async function perTurn(kind: TurnKind, round: number, turns: number, warmup: num
   let started = 0;
   for (let i = 0; i < warmup + turns; i++) {
     if (i === warmup) started = performance.now();
-    const context = createNodeContext({ projectId: "bench", ...(kind === "memory-session" ? {} : { conversationId: "turns" }), storage, runId: `turn-${i}`, tools: BENCH_CATALOG });
+    const context = createNodeContext({ projectId: "bench", ...(kind === "memory-session" ? {} : { conversationId: "turns" }), storage, runId: `turn-${i}`, toolCatalog: BENCH_CATALOG });
     await runStreamNode(node, { prompt: `Turn ${i}` }, context);
   }
   const ms = (performance.now() - started) / turns;
@@ -91,7 +91,7 @@ async function pausedSession(events: number): Promise<PausedSession & { base: st
   const node = benchLoopNode(0, "approval", { databasePath: base });
   let requestId = "";
   try {
-    await runStreamNode(node, { prompt: "Deploy it." }, createNodeContext({ projectId: "bench", storage, runId: "run-paused", tools: BENCH_CATALOG }));
+    await runStreamNode(node, { prompt: "Deploy it." }, createNodeContext({ projectId: "bench", storage, runId: "run-paused", toolCatalog: BENCH_CATALOG }));
   } catch (error) {
     if (!(error instanceof UserInputRequiredError)) throw error;
     requestId = error.requestId;
@@ -109,7 +109,7 @@ async function resume(session: PausedSession, n: number): Promise<number> {
   const permissions = createMemoryToolPermissions();
   permissions.resolve(session.requestId, { outcome: "approved" });
   const node = benchLoopNode(0, "approval", { databasePath: session.copies[n]! });
-  const context = createNodeContext({ projectId: "bench", storage: new MemoryStorage(), runId: "run-paused", tools: BENCH_CATALOG, toolPermissions: permissions });
+  const context = createNodeContext({ projectId: "bench", storage: new MemoryStorage(), runId: "run-paused", toolCatalog: BENCH_CATALOG, toolPermissions: permissions });
   await runStreamNode(node, { prompt: "Deploy it." }, context);
   return performance.now() - started;
 }

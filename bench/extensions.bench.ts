@@ -15,7 +15,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { Type } from "@sinclair/typebox";
 import { MemoryStorage } from "../src/adapters/out/memory/memory-storage.js";
 import { createAgent } from "../src/app/agent/create-agent.js";
-import type { AgentToolCatalog } from "../src/app/agent/extensions/types.js";
+import type { AgentToolGroup } from "../src/app/agent/extensions/types.js";
 import type { AgentTool } from "../src/domain/agent-tool.js";
 import type { ModelProvider, ModelRequest } from "../src/ports/model-provider.js";
 import { createOfflineModel, type OfflineStep } from "../src/testing/offline-model.js";
@@ -36,7 +36,7 @@ async function turn(options: Parameters<typeof createAgent>[0], steps: OfflineSt
     },
   };
   const agent = createAgent({ ...options, models: model, retryDelayMs: 0 });
-  const context = createNodeContext({ projectId: "bench", storage: new MemoryStorage(), runId: `bench-${runs++}`, tools: grants });
+  const context = createNodeContext({ projectId: "bench", storage: new MemoryStorage(), runId: `bench-${runs++}`, toolCatalog: grants });
   const started = performance.now();
   for await (const _ of agent.run({ prompt: "Do the task." }, context)) void _;
   return { requests: offline.calls, ms: performance.now() - started };
@@ -45,7 +45,7 @@ async function turn(options: Parameters<typeof createAgent>[0], steps: OfflineSt
 // --- tool search -----------------------------------------------------------------------------
 const calls: string[] = [];
 const tools = catalogTools(calls);
-const catalogs: AgentToolCatalog[] = Object.keys(SERVICE_ABOUT).map((service) => ({
+const catalogs: AgentToolGroup[] = Object.keys(SERVICE_ABOUT).map((service) => ({
   name: service,
   description: SERVICE_ABOUT[service],
   entries: CATALOG_TOOLS.filter((entry) => entry.service === service).map(({ name, description }) => ({ name, description })),

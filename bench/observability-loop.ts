@@ -38,7 +38,7 @@ if (mode === "on" || mode === "on-noflush") {
 
 async function loop(dir: string, runId: string): Promise<number> {
   const storage = createSqliteStorage({ directory: join(dir, "store"), agentStoreDir: join(dir, "agents") });
-  const context = createNodeContext({ projectId: "bench", conversationId: runId, storage, runId, tools: BENCH_CATALOG, runtime });
+  const context = createNodeContext({ projectId: "bench", conversationId: runId, storage, runId, toolCatalog: BENCH_CATALOG, runtime });
   const started = performance.now();
   try {
     await runStreamNode(benchLoopNode(steps), { prompt: "Run the loop." }, context);

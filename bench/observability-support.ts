@@ -19,7 +19,7 @@ import { benchLoopNode, BENCH_CATALOG } from "./durable-support.js";
  */
 export async function runBenchLoop(dir: string, runId: string, steps: number, runtime: HarnessRuntime): Promise<void> {
   const storage = createSqliteStorage({ directory: join(dir, "store"), agentStoreDir: join(dir, "agents") });
-  const context = createNodeContext({ projectId: "bench", conversationId: runId, storage, runId, tools: BENCH_CATALOG, runtime });
+  const context = createNodeContext({ projectId: "bench", conversationId: runId, storage, runId, toolCatalog: BENCH_CATALOG, runtime });
   try {
     await runStreamNode(benchLoopNode(steps), { prompt: "Run the loop." }, context);
   } catch (error) {

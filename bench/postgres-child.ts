@@ -30,7 +30,7 @@ if (args[0] === "loop") {
     ? await createPostgresStorage({ connectionString: args[2]!, schema: args[3]! })
     : createSqliteStorage({ directory: join(args[2]!, "store"), agentStoreDir: join(args[2]!, "agents") });
   const node = benchLoopNode(steps);
-  const context = createNodeContext({ projectId: "bench", conversationId: "loop", storage, runId: "run-loop", tools: BENCH_CATALOG });
+  const context = createNodeContext({ projectId: "bench", conversationId: "loop", storage, runId: "run-loop", toolCatalog: BENCH_CATALOG });
   const started = performance.now();
   try {
     await runStreamNode(node, { prompt: "Run the loop." }, context);
@@ -46,7 +46,7 @@ if (args[0] === "loop") {
   const storage = await createPostgresStorage({ connectionString: url!, schema: schema!, sessions: { maxLeaseConnections: 40 } });
   const node = benchLoopNode(1, "answer");
   const turn = (conversationId: string, i: number) =>
-    runStreamNode(node, { prompt: `Turn ${i}` }, createNodeContext({ projectId: "bench", conversationId, storage, runId: `${conversationId}-turn-${i}`, tools: BENCH_CATALOG }));
+    runStreamNode(node, { prompt: `Turn ${i}` }, createNodeContext({ projectId: "bench", conversationId, storage, runId: `${conversationId}-turn-${i}`, toolCatalog: BENCH_CATALOG }));
   // Warm up: one turn per conversation (driver, statements, migrations checked) before the start.
   const conversations = Array.from({ length: Number(conversationsArg) }, (_, c) => `${tag}-c${c}`);
   await Promise.all(conversations.map((conversation) => turn(conversation, -1)));

@@ -13,7 +13,7 @@ export type { JsonValue, JsonObject } from "./domain/json.js";
 export { STORE_LIMITS } from "./domain/limits.js";
 
 // Workflow core (WF-0)
-export type { NodeContext, NodeLogger, NodeRunConfiguration, NodeTenantLimits, ToolPermissionDefinition } from "./domain/node-context.js";
+export type { NodeContext, NodeLogger, NodeRunConfiguration, NodeTenantLimits, ToolCatalogEntry } from "./domain/node-context.js";
 export { createNodeContext } from "./compose/node-context.js";
 export { createHarnessRuntime } from "./compose/runtime.js";
 export type { HarnessRuntime, RuntimeCapabilityServerOptions, RuntimeCodingToolsOptions, RuntimeModelEndpoint } from "./ports/runtime.js";
@@ -198,7 +198,6 @@ export type {
   AgentModelAttributes,
   AgentToolSet,
   AgentToolFactory,
-  AgentSessionStoreFactory,
   AgentMode,
   AgentPermissionPolicy,
 } from "./app/agent/types.js";
@@ -206,7 +205,6 @@ export type {
 export type {
   AgentSessionOptions,
   AgentToolGroup,
-  AgentToolCatalog,
   AgentToolSearchOptions,
   AgentCodeModeOptions,
   AgentSessionRegistry,

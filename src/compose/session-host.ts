@@ -2,7 +2,7 @@
  * The library's session-host functions (HOST-1 … HOST-6): the application's, with the entry's
  * runtime unless the host passes its own `runtime` (ARCH-1). Here, at the edge, the options
  * become the one value the application decides by (ARCH-4): a session backend — the storage's,
- * `session.storage`'s, or a SQLite backend for the `agentStoreDir` shorthand, opened here and
+ * the given `sessions`, or a SQLite backend for the `agentStoreDir` shorthand, opened here and
  * closed with the host — and a factory of the runs' node contexts.
  */
 import { cancelAgentTasks, sendAgentSessionCommand, type AgentSessionStoredCommand } from "../app/session-host/control.js";
@@ -11,7 +11,7 @@ import type { AgentSessionCommandResult, AgentSessionHost, AgentSessionHostSetup
 import { buildNodeContext } from "../app/node-context/node-context.js";
 import type { AgentSessionCommand } from "../domain/session-host/commands.js";
 import { SteamharnessError } from "../domain/errors.js";
-import type { NodeLogger, ToolPermissionDefinition } from "../domain/node-context.js";
+import type { NodeLogger, ToolCatalogEntry } from "../domain/node-context.js";
 import type { Clock } from "../ports/clock.js";
 import type { HarnessRuntime } from "../ports/runtime.js";
 import type { SessionBackend } from "../ports/session-backend.js";
@@ -35,12 +35,12 @@ export interface AgentSessionHostOptions extends Omit<AgentSessionHostSetup, "se
    * this process only).
    */
   storage?: Storage;
+  /** Where the host's sessions, lease and record live (ARCH-10: the agent's one placement knob); default `storage.sessions`. */
+  sessions?: SessionBackend;
   /** SQLite shorthand: keep the sessions, lease and record in this folder instead of `storage.sessions`. */
   agentStoreDir?: string;
   /** The host's tool catalog (CAP-3) for every run. */
-  toolCatalog?: ToolPermissionDefinition[];
-  /** @deprecated Use `toolCatalog` (the same catalog); removed in the next release. */
-  executorTools?: ToolPermissionDefinition[];
+  toolCatalog?: ToolCatalogEntry[];
   toolPermissions?: ToolPermissions;
   userInput?: UserInput;
   tokenUsage?: TokenUsageRecorder;
@@ -89,18 +89,14 @@ async function sqliteShorthand(folder: string, runtime: HarnessRuntime): Promise
 }
 
 /**
- * Where a session host's sessions live (ARCH-4): `session.storage` (EXT-6) first, then the
+ * Where a session host's sessions live (ARCH-4, ARCH-10): `sessions` (EXT-6) first, then the
  * `agentStoreDir` shorthand, then `storage.sessions`.
  *
  * @example
  * const placed = await hostSessions(options, storage, runtime);
  */
-async function hostSessions(options: Pick<AgentSessionHostOptions, "session" | "agentStoreDir">, storage: Storage, runtime: HarnessRuntime): Promise<PlacedSessions> {
-  const sessionStorage = options.session?.storage;
-  if (sessionStorage) {
-    if (!sessionStorage.sessions) throw new SteamharnessError("input_validation", "session.storage has no sessions backend (Storage.sessions)", { field: "session.storage" });
-    return borrowed(sessionStorage.sessions);
-  }
+async function hostSessions(options: Pick<AgentSessionHostOptions, "sessions" | "agentStoreDir">, storage: Storage, runtime: HarnessRuntime): Promise<PlacedSessions> {
+  if (options.sessions) return borrowed(options.sessions);
   if (options.agentStoreDir !== undefined) return sqliteShorthand(options.agentStoreDir, runtime);
   if (!storage.sessions) throw new SteamharnessError("input_validation", "a session host needs storage.sessions (a session backend) or agentStoreDir", { field: "storage" });
   return borrowed(storage.sessions);
@@ -128,10 +124,10 @@ async function reachOf(options: { storage?: Storage; agentStoreDir?: string }, r
 export async function createAgentSessionHost(conversationId: string, options: AgentSessionHostOptions): Promise<AgentSessionHost> {
   if (typeof conversationId !== "string" || conversationId === "") throw new SteamharnessError("input_validation", "conversationId must be a non-empty string", { field: "conversationId" });
   if (!options?.projectId) throw new SteamharnessError("input_validation", "projectId is required", { field: "projectId" });
-  const { runtime: givenRuntime, storage: givenStorage, agentStoreDir: _dir, toolCatalog, executorTools, toolPermissions: givenPermissions, userInput: givenUserInput, tokenUsage, log, clock, ...setup } = options;
+  const { runtime: givenRuntime, storage: givenStorage, agentStoreDir: _dir, toolCatalog, toolPermissions: givenPermissions, userInput: givenUserInput, tokenUsage, log, clock, ...setup } = options;
   const runtime = givenRuntime ?? defaultRuntime();
   const storage = givenStorage ?? runtime.defaultStorage();
-  const catalog = toolCatalog ?? executorTools ?? [];
+  const catalog = toolCatalog ?? [];
   // One approval port and one question port for the host's lifetime, given or not (CAP-11): the
   // tools' context and every run share it, so a decision the runtime obtained is the one a tool
   // asking the gate again sees, and an answer recorded between turns is found by the resumed run.

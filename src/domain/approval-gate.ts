@@ -1,6 +1,6 @@
 import { SteamharnessError, UserInputRequiredError } from "./errors.js";
 import type { JsonValue } from "./json.js";
-import { toolCatalogOf, type NodeContext, type ToolPermissionDefinition } from "./node-context.js";
+import type { NodeContext, ToolCatalogEntry } from "./node-context.js";
 import { canonicalJson, stableHash } from "./stable-hash.js";
 
 /** A tool call to approve: the tool id and its arguments. */
@@ -18,7 +18,7 @@ export interface ToolApprovalGate {
    * `context.toolCatalog`, `approval_denied` when disabled or denied, and
    * {@link UserInputRequiredError} (`user_input_required`) when a person must decide.
    */
-  approve(call: ToolApprovalCall, context: Pick<NodeContext, "runId" | "toolPermissions" | "signal"> & Partial<Pick<NodeContext, "toolCatalog" | "executor">>): Promise<void>;
+  approve(call: ToolApprovalCall, context: Pick<NodeContext, "runId" | "toolPermissions" | "signal"> & Partial<Pick<NodeContext, "toolCatalog">>): Promise<void>;
 }
 
 /**
@@ -73,7 +73,7 @@ const isApprovedRunningCall = (port: object, toolId: string, args: unknown): boo
 };
 
 /** Finds a tool's catalog entry, or `undefined` when it is not registered. */
-export function findToolDefinition(tools: readonly ToolPermissionDefinition[], toolId: string): ToolPermissionDefinition | undefined {
+export function findToolDefinition(tools: readonly ToolCatalogEntry[], toolId: string): ToolCatalogEntry | undefined {
   return tools.find((tool) => tool.id === toolId);
 }
 
@@ -85,8 +85,8 @@ export function findToolDefinition(tools: readonly ToolPermissionDefinition[], t
  * @example
  * approvalAsks({ name: "deploy", arguments: {} }, { toolCatalog: [{ id: "deploy" }], toolPermissions }); // true
  */
-export function approvalAsks(call: ToolApprovalCall, context: Pick<NodeContext, "toolPermissions"> & Partial<Pick<NodeContext, "toolCatalog" | "executor">>): boolean {
-  const definition = findToolDefinition(toolCatalogOf(context), call.name);
+export function approvalAsks(call: ToolApprovalCall, context: Pick<NodeContext, "toolPermissions"> & Partial<Pick<NodeContext, "toolCatalog">>): boolean {
+  const definition = findToolDefinition(context.toolCatalog ?? [], call.name);
   return definition !== undefined && definition.enabled !== false && definition.autoApprove !== true && !isApprovedRunningCall(context.toolPermissions, call.name, call.arguments);
 }
 
@@ -102,7 +102,7 @@ export function approvalAsks(call: ToolApprovalCall, context: Pick<NodeContext, 
 export function createToolApprovalGate(): ToolApprovalGate {
   return {
     async approve(call, context) {
-      const definition = findToolDefinition(toolCatalogOf(context), call.name);
+      const definition = findToolDefinition(context.toolCatalog ?? [], call.name);
       if (!definition) {
         throw new SteamharnessError("tool_not_registered", `tool not registered: ${call.name} is not declared in executor.tools`, {
           data: { toolId: call.name },

@@ -15,7 +15,7 @@ import type { ProjectConfigurationSnapshot } from "./configuration/snapshot.js";
  * not registered; `enabled: false` hides and denies it; `autoApprove: true` approves it without
  * asking a person.
  */
-export interface ToolPermissionDefinition {
+export interface ToolCatalogEntry {
   id: string;
   enabled?: boolean;
   autoApprove?: boolean;
@@ -68,9 +68,7 @@ export interface NodeContext {
   conversationId?: string;
   storage: Storage;
   /** The host's tool catalog (CAP-3): which tools are declared, exposed and auto-approved. */
-  toolCatalog: ToolPermissionDefinition[];
-  /** @deprecated The same catalog as `toolCatalog` (what `createNodeContext` sets); read `toolCatalog`. Removed in the next release. */
-  executor?: { tools: ToolPermissionDefinition[] };
+  toolCatalog: ToolCatalogEntry[];
   /** The run's project configuration, when its host took a snapshot (workflow runs do, WF-2). */
   configuration?: NodeRunConfiguration;
   toolPermissions: ToolPermissions;
@@ -92,15 +90,4 @@ export interface NodeContext {
   tenantId?: string;
   /** BUD-4: the host's limits on the run's tenant, reserved and charged outside the project's ledger. */
   tenantLimits?: NodeTenantLimits;
-}
-
-/**
- * The host's tool catalog of a context: `toolCatalog`, or for a context written before it had
- * one, the deprecated `executor.tools` (ARCH-4); empty when neither is there.
- *
- * @example
- * toolCatalogOf(context).find((tool) => tool.id === "workflow-kv_kv_store")
- */
-export function toolCatalogOf(context: { toolCatalog?: ToolPermissionDefinition[]; executor?: { tools: ToolPermissionDefinition[] } }): ToolPermissionDefinition[] {
-  return context.toolCatalog ?? context.executor?.tools ?? [];
 }

@@ -6,11 +6,11 @@
 import { Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { SteamharnessError } from "./errors.js";
-import type { ToolPermissionDefinition } from "./node-context.js";
+import type { ToolCatalogEntry } from "./node-context.js";
 import { describeSchemaError } from "./schema-errors.js";
 
 /** One catalog entry (`executor.tools`): a tool id the project declares, exposed and/or auto-approved. */
-export const ToolPermissionDefinitionSchema = Type.Object(
+export const ToolCatalogEntrySchema = Type.Object(
   {
     id: Type.String({ minLength: 1, maxLength: 200, description: "Tool id (e.g. workflow-kv_kv_store)" }),
     enabled: Type.Optional(Type.Boolean({ description: "Exposed to the model (default true)" })),
@@ -20,7 +20,7 @@ export const ToolPermissionDefinitionSchema = Type.Object(
 );
 
 /** The catalog: at most 500 entries. */
-export const ToolCatalogSchema = Type.Array(ToolPermissionDefinitionSchema, { maxItems: 500 });
+export const ToolCatalogSchema = Type.Array(ToolCatalogEntrySchema, { maxItems: 500 });
 
 /**
  * Checks a declared catalog and returns it with `enabled` and `autoApprove` filled in. Throws
@@ -31,7 +31,7 @@ export const ToolCatalogSchema = Type.Array(ToolPermissionDefinitionSchema, { ma
  * parseToolCatalog([{ id: "workflow-kv_kv_store", autoApprove: true }], "executor.tools", "[steamharness] [workflow]")
  * // [{ id: "workflow-kv_kv_store", enabled: true, autoApprove: true }]
  */
-export function parseToolCatalog(value: unknown, root: string, prefix: string): ToolPermissionDefinition[] {
+export function parseToolCatalog(value: unknown, root: string, prefix: string): ToolCatalogEntry[] {
   const invalid = (field: string, message: string) => new SteamharnessError("input_validation", `${prefix} ${field}: ${message}`, { field });
   if (!Value.Check(ToolCatalogSchema, value)) {
     const first = Value.Errors(ToolCatalogSchema, value).First();

@@ -4,7 +4,7 @@ import { COMPACTION_PROMPT } from "../../src/app/agent/compaction-step.js";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import type { ModelRequest } from "../../src/ports/model-provider.js";
 import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
-import { harness, kinds, runNode } from "./helpers.js";
+import { harness, onStore, kinds, runNode } from "./helpers.js";
 
 function scripted(script: OfflineStep[]) {
   let served = 0;
@@ -25,7 +25,7 @@ describe("SES-7 automatic compaction", () => {
       { text: "The folder is empty.", usage: { input: 40, output: 6 } },
       { text: "Second run answer.", usage: { input: 50, output: 5 } },
     ]);
-    const node = createAgentNode({ models: model, workdir: h.workdir, sessionStore: store });
+    const node = createAgentNode(onStore({ models: model, workdir: h.workdir, sessionStore: store }));
     const first = await runNode(node, { prompt: "What is in the folder?" }, h.context("run-compact"));
     expect(first.error).toBeUndefined();
     expect(kinds(first.items).slice(2)).toEqual(["agent-part:text", "agent-part:tool", "agent-part:compaction", "agent-part:text"]);
@@ -76,7 +76,7 @@ describe("SES-7 automatic compaction", () => {
       steps: (request: ModelRequest) =>
         request.systemPrompt === COMPACTION_PROMPT ? { error: { message: "summary refused", kind: "recovery", status: 500, retryable: false } } : script[served++] ?? { text: "(end)" },
     });
-    const node = createAgentNode({ models: model, workdir: h.workdir, sessionStore: store, retryDelayMs: 0 });
+    const node = createAgentNode(onStore({ models: model, workdir: h.workdir, sessionStore: store, retryDelayMs: 0 }));
     const run = await runNode(node, { prompt: "What is in the folder?" }, h.context("run-fallback"));
     expect(run.error).toBeUndefined();
     const row = run.items.find((item) => item.metadata.partType === "compaction")!;

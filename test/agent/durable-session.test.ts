@@ -95,7 +95,7 @@ describe("durable sessions through the agent", () => {
         return { content: [{ type: "text", text: "released" }] };
       },
     };
-    const node = createAgentNode({ models: createOfflineModel({ steps: [{ toolCalls: [{ name: "block", arguments: {} }] }, { text: "done" }] }), extraTools: [blocking], toolDefinitions: [{ id: "block", autoApprove: true }] });
+    const node = createAgentNode({ models: createOfflineModel({ steps: [{ toolCalls: [{ name: "block", arguments: {} }] }, { text: "done" }] }), extraTools: [blocking], extraToolCatalog: [{ id: "block", autoApprove: true }] });
     const first = runNode(node, { prompt: "p" }, createNodeContext({ projectId: "p", storage, runId: "run-owner" }));
     await new Promise((resolve) => setTimeout(resolve, 50));
     const second = await runNode(node, { prompt: "p" }, createNodeContext({ projectId: "p", storage, runId: "run-contender" }));

@@ -1,9 +1,10 @@
+import type { AgentInternalOptions } from "../../src/app/agent/types.js";
 import { MemoryStorage } from "../../src/adapters/out/memory/memory-storage.js";
 import { createMemoryToolPermissions, type MemoryToolPermissions } from "../../src/adapters/out/memory/memory-tool-permissions.js";
 import { createMemoryUserInput, type MemoryUserInput } from "../../src/adapters/out/memory/memory-user-input.js";
 import { createAgentNode, type AgentNodeOptions } from "../../src/app/agent-node/create-agent-node.js";
 import type { AgentInput, AgentOutputPayload } from "../../src/app/agent/types.js";
-import type { NodeContext, ToolPermissionDefinition } from "../../src/domain/node-context.js";
+import type { NodeContext, ToolCatalogEntry } from "../../src/domain/node-context.js";
 import type { OutputItem, OutputItemStreamChunk } from "../../src/domain/output-items.js";
 import { createOutputStreamAccumulator } from "../../src/domain/output-stream.js";
 import { runStreamNode } from "../../src/domain/stream-node.js";
@@ -16,7 +17,7 @@ export interface Harness {
   permissions: MemoryToolPermissions;
   userInput: MemoryUserInput;
   workdir: string;
-  context(runId: string, extra?: { tools?: ToolPermissionDefinition[]; signal?: AbortSignal; conversationId?: string }): NodeContext;
+  context(runId: string, extra?: { tools?: ToolCatalogEntry[]; signal?: AbortSignal; conversationId?: string }): NodeContext;
 }
 
 export function harness(): Harness {
@@ -36,7 +37,7 @@ export function harness(): Harness {
         runId,
         toolPermissions: permissions,
         userInput,
-        ...(extra.tools ? { tools: extra.tools } : {}),
+        ...(extra.tools ? { toolCatalog: extra.tools } : {}),
         ...(extra.signal ? { signal: extra.signal } : {}),
         ...(extra.conversationId ? { conversationId: extra.conversationId } : {}),
       }),
@@ -73,3 +74,14 @@ export function offlineNode(steps: OfflineStep[] | ((request: never) => OfflineS
 export const kinds = (items: OutputItem[]) => items.map((item) => `${item.metadata.kind ?? "ring"}${item.metadata.partType ? `:${item.metadata.partType}` : ""}`);
 export const ofKind = (items: OutputItem[], kind: string, partType?: string) =>
   items.filter((item) => item.metadata.kind === kind && (partType === undefined || item.metadata.partType === partType));
+
+/**
+ * Agent-node options on a session store the test opened (the application's internal
+ * `sessionStore`, not a public option): lets a test read or break the store its runs write.
+ *
+ * @example
+ * const node = createAgentNode(onStore({ models, sessionStore: createMemorySessionStore() }));
+ */
+export function onStore(options: AgentNodeOptions & Pick<AgentInternalOptions, "sessionStore">): AgentNodeOptions {
+  return options;
+}

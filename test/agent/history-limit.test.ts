@@ -10,7 +10,7 @@ import { createOfflineModel } from "../../src/testing/offline-model.js";
 import { runProjectCapabilityAction } from "../../src/app/capabilities/project-capabilities.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
-import { harness, runNode } from "./helpers.js";
+import { harness, onStore, runNode } from "./helpers.js";
 
 const answering = () => createOfflineModel({ steps: (request) => ({ text: `answer ${request.messages.length}` }) });
 
@@ -119,7 +119,7 @@ describe("node execution history (AG-3 historyLimit, issue 6 item 9)", () => {
       returned += events.length;
       return events;
     } };
-    const history = await createAgentNode({ models: answering(), historyLimit: 2, sessionStore: counting }).history(h.context("x", { conversationId: "c1" }));
+    const history = await createAgentNode(onStore({ models: answering(), historyLimit: 2, sessionStore: counting })).history(h.context("x", { conversationId: "c1" }));
     expect(history.map((e) => e.runId)).toEqual(["run-29", "run-30"]);
     // Two starts, then the end events after the older of them: two.
     expect(returned).toBe(4);

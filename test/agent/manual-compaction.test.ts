@@ -4,7 +4,7 @@ import { COMPACTION_PROMPT } from "../../src/app/agent/compaction-step.js";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import type { ModelRequest } from "../../src/ports/model-provider.js";
 import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
-import { harness, runNode } from "./helpers.js";
+import { harness, onStore, runNode } from "./helpers.js";
 
 const textOf = (content: unknown): string =>
   typeof content === "string" ? content : Array.isArray(content) ? content.map((block) => (block as { text?: string }).text ?? "").join("") : "";
@@ -23,7 +23,7 @@ describe("SES-11 manual compaction (agent.compact)", () => {
     const h = harness();
     const store = createMemorySessionStore();
     const model = scripted(() => ({ text: "The user named a colour (teal) and a city (Oslo)." }));
-    const node = createAgentNode({ models: model, workdir: h.workdir, sessionStore: store, systemPrompt: "Be brief." });
+    const node = createAgentNode(onStore({ models: model, workdir: h.workdir, sessionStore: store, systemPrompt: "Be brief." }));
     for (const [runId, prompt] of [["run-1", "my colour is teal"], ["run-2", "my city is Oslo"]] as const) expect((await runNode(node, { prompt }, h.context(runId))).error).toBeUndefined();
     const before = node.agent.getContextUsage();
 
@@ -67,7 +67,7 @@ describe("SES-11 manual compaction (agent.compact)", () => {
     const h = harness();
     const store = createMemorySessionStore();
     const model = scripted(() => ({ error: { message: "summariser overloaded", kind: "recovery", status: 503, retryable: false } }));
-    const node = createAgentNode({ models: model, workdir: h.workdir, sessionStore: store, retryDelayMs: 0 });
+    const node = createAgentNode(onStore({ models: model, workdir: h.workdir, sessionStore: store, retryDelayMs: 0 }));
     await runNode(node, { prompt: "remember the number 42" }, h.context("run-1"));
     const result = await node.compact({}, h.context("compact-f"));
     expect(result).toMatchObject({ compacted: true, source: "fallback", reason: "summariser overloaded" });
@@ -84,7 +84,7 @@ describe("SES-11 manual compaction (agent.compact)", () => {
     const store = createMemorySessionStore();
     const fast = scripted(() => ({ text: "fast summary" }), "fast");
     const deep = scripted(() => ({ text: `deep summary ${"word ".repeat(200)}` }), "deep");
-    const node = createAgentNode({ models: { fast, deep }, model: "fast", workdir: h.workdir, sessionStore: store, compaction: { summaryTokens: 20 } });
+    const node = createAgentNode(onStore({ models: { fast, deep }, model: "fast", workdir: h.workdir, sessionStore: store, compaction: { summaryTokens: 20 } }));
     await runNode(node, { prompt: "think hard", model: "deep" }, h.context("run-1"));
     const result = await node.compact({}, h.context("compact-m"));
     expect(fast.calls.filter(isCompaction)).toHaveLength(0);
@@ -98,7 +98,7 @@ describe("SES-11 manual compaction (agent.compact)", () => {
     const h = harness();
     const store = createMemorySessionStore();
     const model = scripted(() => ({ text: "never" }));
-    const node = createAgentNode({ models: model, workdir: h.workdir, sessionStore: store });
+    const node = createAgentNode(onStore({ models: model, workdir: h.workdir, sessionStore: store }));
     expect(await node.compact({}, h.context("compact-e"))).toMatchObject({ compacted: false, source: null });
     expect((await store.head()).lastSeq).toBe(0);
     expect(model.calls).toHaveLength(0);

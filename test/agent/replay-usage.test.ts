@@ -9,7 +9,7 @@ import type { AgentTool } from "../../src/domain/agent-tool.js";
 import { isSteamharnessError, UserInputRequiredError } from "../../src/domain/errors.js";
 import type { SessionEventInput, SessionStore } from "../../src/ports/session-store.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
-import { harness, offlineNode, ofKind, runNode } from "./helpers.js";
+import { harness, onStore, offlineNode, ofKind, runNode } from "./helpers.js";
 
 const counterTool = (file: string, replay: "safe" | "never"): AgentTool => ({
   name: `count_${replay}`,
@@ -116,14 +116,14 @@ describe("replay, usage and recovery", () => {
     const tools = [counterTool(never, "never"), counterTool(safe, "safe")];
     const catalog = [{ id: "count_never", autoApprove: true }, { id: "count_safe", autoApprove: true }];
     // First process: crashes right before committing the first tool result.
-    const crashing = createAgentNode({ models: createOfflineModel({ steps }), workdir: h.workdir, extraTools: tools, sessionStore: crashingBefore(store, "tool_result") });
+    const crashing = createAgentNode(onStore({ models: createOfflineModel({ steps }), workdir: h.workdir, extraTools: tools, sessionStore: crashingBefore(store, "tool_result") }));
     const crashed = await runNode(crashing, { prompt: "p" }, h.context("run-crash", { tools: catalog }));
     expect(isSteamharnessError(crashed.error, "storage_failure")).toBe(true);
     expect(ofKind(crashed.items, "agent-error")).toHaveLength(1);
     expect(readFileSync(never, "utf8")).toBe("x");
     // Second process: same store, same run id.
     const model = createOfflineModel({ steps });
-    const resumed = createAgentNode({ models: model, workdir: h.workdir, extraTools: tools, sessionStore: store });
+    const resumed = createAgentNode(onStore({ models: model, workdir: h.workdir, extraTools: tools, sessionStore: store }));
     const result = await runNode(resumed, { prompt: "p" }, h.context("run-crash", { tools: catalog }));
     expect(result.error).toBeUndefined();
     expect(readFileSync(never, "utf8")).toBe("x");
@@ -144,7 +144,7 @@ describe("replay, usage and recovery", () => {
       },
     };
     const model = createOfflineModel({ steps: [{ text: "should not be asked" }] });
-    const node = createAgentNode({ models: model, workdir: h.workdir, sessionStore: broken });
+    const node = createAgentNode(onStore({ models: model, workdir: h.workdir, sessionStore: broken }));
     const result = await runNode(node, { prompt: "p" }, h.context("run-broken"));
     expect(isSteamharnessError(result.error, "storage_failure")).toBe(true);
     expect(ofKind(result.items, "agent-error")[0]!.content).toContain("disk is read-only");

@@ -37,7 +37,7 @@ describe("BUD-2 a model call is settled with the next reservation", () => {
     await withStorage(async (storage) => {
       const { ledger, calls } = counting(storage.budgets);
       const model = createOfflineModel({ steps: [tick(0), tick(1), { text: "done", usage }], chunkSize: 64 });
-      const node = createAgentNode({ models: model, retryDelayMs: 0, tools: ["tick"], extraTools: [tickTool()], toolDefinitions: [{ id: "tick", autoApprove: true }], compaction: false, budget: { limits, maxOutputTokens: 100, ledger, leaseCalls: 1 } });
+      const node = createAgentNode({ models: model, retryDelayMs: 0, tools: ["tick"], extraTools: [tickTool()], extraToolCatalog: [{ id: "tick", autoApprove: true }], compaction: false, budget: { limits, maxOutputTokens: 100, ledger, leaseCalls: 1 } });
       const context = createNodeContext({ projectId: "deferred", storage, runId: "run-deferred" });
       const { output } = await runStreamNode(node, { prompt: "go" }, context);
       expect(output.errCode).toBe(0);
@@ -53,7 +53,7 @@ describe("BUD-2 a model call is settled with the next reservation", () => {
       const { ledger: full, calls } = counting(storage.budgets);
       const { finishAndReserve: _omitted, ...ledger } = full;
       const model = createOfflineModel({ steps: [tick(0), tick(1), { text: "done", usage }], chunkSize: 64 });
-      const node = createAgentNode({ models: model, retryDelayMs: 0, tools: ["tick"], extraTools: [tickTool()], toolDefinitions: [{ id: "tick", autoApprove: true }], compaction: false, budget: { limits, maxOutputTokens: 100, ledger } });
+      const node = createAgentNode({ models: model, retryDelayMs: 0, tools: ["tick"], extraTools: [tickTool()], extraToolCatalog: [{ id: "tick", autoApprove: true }], compaction: false, budget: { limits, maxOutputTokens: 100, ledger } });
       await runStreamNode(node, { prompt: "go" }, createNodeContext({ projectId: "plain", storage, runId: "run-plain" }));
       expect({ reserve: calls.reserve, settle: calls.settle, finishAndReserve: calls.finishAndReserve }).toEqual({ reserve: 3, settle: 3, finishAndReserve: undefined });
       expect(await storage.budgets.read({ scope: "run", id: "run-plain" }, Date.now())).toEqual(expect.objectContaining({ spent: { tokens: 150, costMicros: 0 }, reserved: { tokens: 0, costMicros: 0 } }));
@@ -64,7 +64,7 @@ describe("BUD-2 a model call is settled with the next reservation", () => {
     await withStorage(async (storage) => {
       let ticks = 0;
       const model = createOfflineModel({ steps: [tick(0), tick(1), { text: "done", usage }], chunkSize: 64 });
-      const node = createAgentNode({ models: model, retryDelayMs: 0, tools: ["tick"], extraTools: [tickTool(() => ticks++)], toolDefinitions: [{ id: "tick", autoApprove: true }], compaction: false, budget: { limits, maxOutputTokens: 100 } });
+      const node = createAgentNode({ models: model, retryDelayMs: 0, tools: ["tick"], extraTools: [tickTool(() => ticks++)], extraToolCatalog: [{ id: "tick", autoApprove: true }], compaction: false, budget: { limits, maxOutputTokens: 100 } });
       const context = createNodeContext({ projectId: "stopped", storage, runId: "run-stopped" });
       for await (const _chunk of node.stream({ prompt: "go" }, context)) if (ticks === 1) break;
       expect(await storage.budgets.read({ scope: "run", id: "run-stopped" }, Date.now())).toEqual(expect.objectContaining({ spent: { tokens: 50, costMicros: 0 }, reserved: { tokens: 0, costMicros: 0 } }));

@@ -41,7 +41,7 @@ async function run(storage: LedgerStorage, runId: string, steps: OfflineStep[] |
     await onTick();
     return { content: [{ type: "text" as const, text: "ticked" }] };
   } };
-  const node = createAgentNode({ models: counted, retryDelayMs: 0, maxSteps: 10_000, tools: ["tick"], extraTools: [tickTool], toolDefinitions: [{ id: "tick", autoApprove: true }], compaction: false, budget });
+  const node = createAgentNode({ models: counted, retryDelayMs: 0, maxSteps: 10_000, tools: ["tick"], extraTools: [tickTool], extraToolCatalog: [{ id: "tick", autoApprove: true }], compaction: false, budget });
   // A conversation per run: each run has a session of its own.
   const context = createNodeContext({ projectId: "lease", conversationId: runId, storage, runId });
   try {

@@ -77,7 +77,7 @@ async function agentRun(storage: Storage, tenant: string, runId: string, reports
   const warnings: string[] = [];
   const log = { debug() {}, info() {}, error() {}, warn: (message: string) => void warnings.push(message) };
   const node = createAgentNode({
-    models: reporting(reports, calls), retryDelayMs: 0, tools: ["tick"], extraTools: [tickTool], toolDefinitions: [{ id: "tick", autoApprove: true }], compaction: false,
+    models: reporting(reports, calls), retryDelayMs: 0, tools: ["tick"], extraTools: [tickTool], extraToolCatalog: [{ id: "tick", autoApprove: true }], compaction: false,
     budget: { limits: [{ scope: "tenant", tokens: 1e12, ...(given === undefined ? {} : { costUsd: 1e6 }) }], tenantId: tenant, maxOutputTokens: MAX_OUTPUT, leaseCalls, ...(given === undefined ? {} : { price: given as never }) },
   });
   const context = createNodeContext({ projectId: "untrusted-usage", storage, runId, conversationId: runId, log });

@@ -3,17 +3,17 @@ import { UserInputRequiredError, isSteamharnessError, SteamharnessError } from "
 import { createMemoryToolPermissions } from "../../src/adapters/out/memory/memory-tool-permissions.js";
 import { CAPABILITY_TOOL_IDS as IDS } from "../../src/domain/capabilities/catalog.js";
 import { createProjectCapabilityServer, runProjectCapabilityAction } from "../../src/app/capabilities/project-capabilities.js";
-import type { ToolPermissionDefinition } from "../../src/domain/node-context.js";
+import type { ToolCatalogEntry } from "../../src/domain/node-context.js";
 import { connectInProcess, fixture, mcpCall, nativeError } from "./support.js";
 
 const SET = { action: "set", key: "greeting", value: "hello" };
 
-async function gated(tools: ToolPermissionDefinition[], decide?: Parameters<typeof createMemoryToolPermissions>[0]) {
+async function gated(tools: ToolCatalogEntry[], decide?: Parameters<typeof createMemoryToolPermissions>[0]) {
   const toolPermissions = createMemoryToolPermissions(decide);
   const approval = createToolApprovalGate();
   let context: any;
   const fx = await fixture({
-    tools,
+    toolCatalog: tools,
     toolPermissions,
     approve: (toolId, args) => approval.approve({ name: toolId, arguments: args }, context),
   });

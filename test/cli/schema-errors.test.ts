@@ -91,7 +91,7 @@ export default defineAgentConversationExecutor({ effort: 42 as never, executor: 
     const workdir = mkdtempSync(join(tmpdir(), "schema-errors-"));
     try {
       const node = createAgentNode({ models: model, workdir, retryDelayMs: 0, extraTools: [tool] });
-      const context = createNodeContext({ projectId: "p", storage: new MemoryStorage(), runId: "r", toolPermissions: createMemoryToolPermissions(), userInput: createMemoryUserInput(), tools: [{ id: "paint", autoApprove: true }] });
+      const context = createNodeContext({ projectId: "p", storage: new MemoryStorage(), runId: "r", toolPermissions: createMemoryToolPermissions(), userInput: createMemoryUserInput(), toolCatalog: [{ id: "paint", autoApprove: true }] });
       await runStreamNode(node, { prompt: "paint" }, context);
     } finally {
       rmSync(workdir, { recursive: true, force: true });

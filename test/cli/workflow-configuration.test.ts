@@ -26,7 +26,7 @@ export default {
     probe: {
       run(_params, context) {
         return {
-          tools: context.node.executor.tools,
+          tools: context.node.toolCatalog,
           hasConfiguration: context.node.configuration !== undefined,
           models: (context.node.configuration?.snapshot.STEAMHARNESS_AGENT_MODELS ?? []).map((entry) => entry.id),
           configurationId: context.configuration?.configurationId ?? null,

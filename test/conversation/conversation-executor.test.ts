@@ -30,9 +30,9 @@ describe("CONV-1 defineAgentConversationExecutor", () => {
       executor: { tools: [{ id: "a" }, { id: "b", enabled: false }], conversation: { ...conversation, openai: { outputItemId: "answer" } } },
     });
     expect(isAgentConversationExecutor(executor)).toBe(true);
-    expect(executor.executor.tools).toEqual([{ id: "a", enabled: true, autoApprove: false }, { id: "b", enabled: false, autoApprove: false }]);
+    expect(executor.toolCatalog).toEqual([{ id: "a", enabled: true, autoApprove: false }, { id: "b", enabled: false, autoApprove: false }]);
     expect(executor.agent).toEqual({ name: "assistant", outputItemId: "answer" });
-    expect(Object.isFrozen(executor.executor.tools[0])).toBe(true);
+    expect(Object.isFrozen(executor.toolCatalog[0])).toBe(true);
     expect(defineAgentConversationExecutor(executor)).toBe(executor);
   });
 
@@ -70,7 +70,7 @@ describe("CONV-1 conversation projects", () => {
     const project = createAgentConversationProject({ id: "7d1e9a42-5c3b-4f08-9a6e-2b4c8d0f1e35", name: "assistant", executor: valid });
     expect(project.packageJson()).toEqual({ name: "assistant", private: true, type: "module", id: "7d1e9a42-5c3b-4f08-9a6e-2b4c8d0f1e35", projectType: "conversation", main: "conversation.mjs" });
     expect(parseConversationManifest(project.packageJson())).toEqual(project.manifest);
-    expect(project.executor.executor.tools[0]).toEqual({ id: "workflow-kv_kv_store", enabled: true, autoApprove: true });
+    expect(project.executor.toolCatalog[0]).toEqual({ id: "workflow-kv_kv_store", enabled: true, autoApprove: true });
     expect(failure(() => createAgentConversationProject({ id: "not-a-uuid", executor: valid })).field).toBe("id");
     expect(failure(() => createAgentConversationProject({ id: "7d1e9a42-5c3b-4f08-9a6e-2b4c8d0f1e35", main: "../outside.mjs", executor: valid })).field).toBe("main");
     expect(failure(() => parseConversationManifest({ id: "7d1e9a42-5c3b-4f08-9a6e-2b4c8d0f1e35", projectType: "workflow", main: "w.mjs" })).message).toMatch(/workflow project/);
@@ -83,7 +83,7 @@ describe("CONV-1 conversation projects", () => {
     const model = createOfflineModel({ steps: [{ toolCalls: [{ name: "roadmap_lookup", arguments: { itemId: "42" } }] }, { text: "Item 42 is on the board." }, { text: "Looking.", toolCalls: [{ name: "roadmap_lookup", arguments: { itemId: "43" } }] }, { text: "Item 43 is too." }] });
     const node = createAgentNode({ ...project.executor.agent, models: model, retryDelayMs: 0, workdir: mkdtempSync(join(tmpdir(), "conv-")) });
     const permissions = createMemoryToolPermissions();
-    const context = createNodeContext({ projectId: project.manifest.id, storage: new MemoryStorage(), runId: "run-1", toolPermissions: permissions, toolCatalog: [...project.executor.executor.tools] });
+    const context = createNodeContext({ projectId: project.manifest.id, storage: new MemoryStorage(), runId: "run-1", toolPermissions: permissions, toolCatalog: [...project.executor.toolCatalog] });
     const { output } = await runStreamNode(node, { prompt: "What is item 42?" }, context);
     expect(output.errCode).toBe(0);
     const toolResult = model.calls[1]!.messages.find((m) => m.role === "toolResult");
@@ -93,7 +93,7 @@ describe("CONV-1 conversation projects", () => {
     expect(output.items.find((item) => item.id === "roadmap-answer")).toBeUndefined();
     expect(output.items.filter((item) => item.metadata.partType === "text").map((item) => item.content)).toEqual(["Item 42 is on the board."]);
     expect(JSON.stringify(output.items)).toContain('"resourceCard"');
-    const hostedContext = createNodeContext({ projectId: project.manifest.id, storage: context.storage, runId: "run-2", toolPermissions: permissions, toolCatalog: [...project.executor.executor.tools] });
+    const hostedContext = createNodeContext({ projectId: project.manifest.id, storage: context.storage, runId: "run-2", toolPermissions: permissions, toolCatalog: [...project.executor.toolCatalog] });
     const hosted = await runStreamNode(node, { prompt: "And item 43?", hostInput: { channel: "gateway" } }, hostedContext);
     const answer = hosted.output.items.find((item) => item.id === "roadmap-answer");
     expect([answer?.metadata.kind, answer?.content]).toEqual(["agent-answer", "Looking.\n\nItem 43 is too."]);

@@ -21,20 +21,17 @@ describe("workflow core (WF-0)", () => {
     await expect(gate.approve({ name: "t", arguments: {} }, withTool)).rejects.toMatchObject({ code: "user_input_required" });
   });
 
-  it("ARCH-4 one name for the host's tool catalog: toolCatalog; the deprecated tools option and executor.tools still mean it for one release", async () => {
+  it("ARCH-10 one name for the host's tool catalog: toolCatalog; the former aliases (tools, executor.tools) are gone", async () => {
     const storage = new MemoryStorage();
     const gate = createToolApprovalGate();
     const declared = createNodeContext({ projectId: "p1", storage, toolCatalog: [{ id: "t", autoApprove: true }] });
     expect(declared.toolCatalog).toEqual([{ id: "t", autoApprove: true }]);
-    // The deprecated field is the same catalog, for readers of executor.tools.
-    expect(declared.executor?.tools).toBe(declared.toolCatalog);
+    expect("executor" in declared).toBe(false);
     await expect(gate.approve({ name: "t", arguments: {} }, declared)).resolves.toBeUndefined();
-    const old = createNodeContext({ projectId: "p1", storage, tools: [{ id: "t", autoApprove: true }] });
-    expect(old.toolCatalog).toEqual([{ id: "t", autoApprove: true }]);
-    // A context written by hand with only the old field is still governed by it.
-    const { toolCatalog: _catalog, ...handWritten } = declared;
-    await expect(gate.approve({ name: "t", arguments: {} }, handWritten)).resolves.toBeUndefined();
-    await expect(gate.approve({ name: "u", arguments: {} }, handWritten)).rejects.toMatchObject({ code: "tool_not_registered" });
+    // The removed option no longer declares anything: a caller still passing it finds its tool unregistered.
+    const old = createNodeContext({ projectId: "p1", storage, tools: [{ id: "t", autoApprove: true }] } as Parameters<typeof createNodeContext>[0]);
+    expect(old.toolCatalog).toEqual([]);
+    await expect(gate.approve({ name: "t", arguments: {} }, old)).rejects.toMatchObject({ code: "tool_not_registered" });
   });
 
   it("WF-0 createNodeContext refuses a missing projectId or storage", () => {

@@ -1,9 +1,9 @@
 import { createToolApprovalGate, toolApprovalRequestId } from "../../src/domain/approval-gate.js";
 import { isSteamharnessError, UserInputRequiredError } from "../../src/domain/errors.js";
 import { createMemoryToolPermissions } from "../../src/adapters/out/memory/memory-tool-permissions.js";
-import type { ToolPermissionDefinition } from "../../src/domain/node-context.js";
+import type { ToolCatalogEntry } from "../../src/domain/node-context.js";
 
-function contextWith(tools: ToolPermissionDefinition[], runId = "run-1") {
+function contextWith(tools: ToolCatalogEntry[], runId = "run-1") {
   const toolPermissions = createMemoryToolPermissions();
   return { runId, toolCatalog: tools, toolPermissions, signal: new AbortController().signal };
 }

@@ -125,7 +125,7 @@ describe("EXT-1 a node with session: {} runs through the resident session host",
     };
     const { node, model } = offlineNode(
       [{ toolCalls: [{ name: "tool_search", arguments: { query: "restart the crashed service" } }] }, { toolCalls: [{ name: "restart_service", arguments: { n: 1 } }] }, { text: "Restarted." }],
-      { h, session: { toolSearch: {} }, permissionPolicy: { allow: ["read", "tool_search"] }, createTools: () => ({ tools: [], catalogs: [catalog] }) },
+      { h, session: { toolSearch: {} }, permissionPolicy: { allow: ["read", "tool_search"] }, createTools: () => ({ tools: [], toolGroups: [catalog] }) },
     );
     const outcome = await runNode(node, { prompt: "fix it" }, h.context("run-search-host", { conversationId: conv, tools: [{ id: "catalog:ops", autoApprove: true }] }));
     expect(outcome.error).toBeUndefined();

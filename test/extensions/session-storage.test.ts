@@ -2,7 +2,6 @@ import { describe, expect, it } from "@jest/globals";
 import { MemoryStorage } from "../../src/adapters/out/memory/memory-storage.js";
 import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
 import { createAgent } from "../../src/app/agent/create-agent.js";
-import { isSteamharnessError } from "../../src/domain/errors.js";
 import { createAgentSessionHost } from "../../src/compose/session-host.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
@@ -12,12 +11,12 @@ const drain = async (iterable: AsyncIterable<unknown>) => {
   for await (const _ of iterable) void _;
 };
 
-describe("EXT-6 session.storage replaces the automatic session choice", () => {
-  it("EXT-6 a run outside a conversation (automatically in memory) is written to the session's storage", async () => {
+describe("EXT-6 sessions replaces the automatic session choice", () => {
+  it("EXT-6 a run outside a conversation (automatically in memory) is written to the agent's sessions", async () => {
     const dir = tempDir("ext6-");
     const sessionStorage = createSqliteStorage({ directory: `${dir}/store`, agentStoreDir: `${dir}/agents` });
     const contextStorage = new MemoryStorage();
-    const agent = createAgent({ models: createOfflineModel({ steps: [{ text: "Stored." }] }), workdir: dir, session: { storage: sessionStorage } });
+    const agent = createAgent({ models: createOfflineModel({ steps: [{ text: "Stored." }] }), workdir: dir, sessions: sessionStorage.sessions! });
     const context = createNodeContext({ projectId: "p1", storage: contextStorage, runId: "run-ext6" });
     await drain(agent.run({ prompt: "keep me" }, context));
     await sessionStorage.close();
@@ -33,16 +32,7 @@ describe("EXT-6 session.storage replaces the automatic session choice", () => {
     expect(await contextStorage.sessions!.openUnleased({ address: { projectId: "p1", sessionKey: "agent" }, create: false })).toBeNull();
   });
 
-  it("EXT-6 a storage without a sessions backend is refused with input_validation (never a silent fallback)", async () => {
-    const bare = new MemoryStorage();
-    const noSessions = { ...bare, sessions: undefined, close: () => bare.close() } as unknown as MemoryStorage;
-    const agent = createAgent({ models: createOfflineModel({ steps: [{ text: "x" }] }), session: { storage: noSessions } });
-    const context = createNodeContext({ projectId: "p1", storage: new MemoryStorage(), runId: "run-bare" });
-    const failure = await drain(agent.run({ prompt: "x" }, context)).catch((error: unknown) => error);
-    expect(isSteamharnessError(failure, "input_validation")).toBe(true);
-  });
-
-  it("EXT-6 the session host takes its lease, sessions and host record from session.storage", async () => {
+  it("EXT-6 the session host takes its lease, sessions and host record from sessions", async () => {
     const conv = conversation("ext6-host");
     const hostStorage = new MemoryStorage();
     const sessionStorage = new MemoryStorage();
@@ -50,7 +40,7 @@ describe("EXT-6 session.storage replaces the automatic session choice", () => {
       projectId: "p1",
       storage: hostStorage,
       models: createOfflineModel({ steps: [{ text: "Hosted." }] }),
-      session: { storage: sessionStorage },
+      sessions: sessionStorage.sessions!,
     });
     const submitted = (await host.control({ type: "submit", prompt: "hi" })) as { taskId: string; runId: string };
     expect((await host.waitForTask(submitted.taskId)).status).toBe("completed");

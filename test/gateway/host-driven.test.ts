@@ -61,7 +61,7 @@ describe("GW-3 host-driven runs only through the gateway", () => {
 
       // The same project run ordinarily (the chat's way): text parts where they were spoken.
       const ordinary = createAgentNode({ ...project.executor.agent, models: createOfflineModel({ steps: [{ text: "Looking.", toolCalls: [{ name: "lookup", arguments: {} }] }, { text: "Done." }] }), workdir, retryDelayMs: 0 });
-      const context = createNodeContext({ projectId: project.manifest.id, conversationId: "chat-1", storage, runId: "run-chat", toolCatalog: [...project.executor.executor.tools] });
+      const context = createNodeContext({ projectId: project.manifest.id, conversationId: "chat-1", storage, runId: "run-chat", toolCatalog: [...project.executor.toolCatalog] });
       const { output } = await runStreamNode(ordinary, { prompt: "go" }, context);
       expect(output.items.filter((item) => item.metadata.kind === "agent-answer")).toHaveLength(0);
       expect(output.items.filter((item) => item.metadata.kind === "agent-part").map((item) => `${item.metadata.partType}:${item.metadata.partType === "text" ? item.content : item.metadata.tool}`)).toEqual(["text:Looking.", "tool:lookup", "text:Done."]);

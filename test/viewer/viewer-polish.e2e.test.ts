@@ -73,7 +73,7 @@ let decisions: StoredDecisions;
 /** Runs (or re-runs, as its host does after a decision) a run in the project folder; never throws on a pause. */
 async function runAgent(runId: string, conversationId: string, prompt = PROMPT): Promise<string> {
   const node = createAgentNode({ models: slowModel(), workdir: projectDir, retryDelayMs: 0, sessionKey: "agent", createTools: async (context) => [...(await createProjectCapabilityTools({ context })), lookup] });
-  const context = createNodeContext({ projectId: PROJECT, storage, runId, conversationId, tools: [{ id: "release_lookup" }], toolPermissions: decisions.toolPermissions, userInput: decisions.userInput });
+  const context = createNodeContext({ projectId: PROJECT, storage, runId, conversationId, toolCatalog: [{ id: "release_lookup" }], toolPermissions: decisions.toolPermissions, userInput: decisions.userInput });
   try {
     await runStreamNode(node, { prompt, runId }, context);
     return "completed";

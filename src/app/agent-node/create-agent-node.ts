@@ -5,7 +5,7 @@ import type { BaseStreamNode } from "../../domain/stream-node.js";
 import { createAgent } from "../agent/create-agent.js";
 import { createSessionNodeRunner } from "./session-node.js";
 import { DEFAULT_HISTORY_LIMIT, readExecutionHistory, type ExecutionRecord } from "../agent/execution-history.js";
-import type { Agent, AgentCompactInput, AgentCompactResult, AgentEffort, AgentInput, AgentMode, AgentOptions, AgentOutputPayload } from "../agent/types.js";
+import type { Agent, AgentCompactInput, AgentCompactResult, AgentEffort, AgentInput, AgentInternalOptions, AgentMode, AgentOptions, AgentOutputPayload } from "../agent/types.js";
 import { SteamharnessError } from "../../domain/errors.js";
 import type { AgentContextUsage } from "../../domain/agent/context-meter.js";
 import type { AgentSessionHost } from "../session-host/types.js";
@@ -97,6 +97,8 @@ export function createAgentNode(options: AgentNodeOptions = {}): AgentNode {
     throw new SteamharnessError("input_validation", `historyLimit must be an integer ≥ 1 (got ${String(historyLimit)})`, { field: "historyLimit" });
   }
   const agent = createAgent(agentOptions);
+  // Tests and the application may hand a node an opened session store (AgentInternalOptions).
+  const internal: AgentInternalOptions = agentOptions;
   // EXT-1: with `session`, build-mode conversation runs go through the resident session host.
   const runner = agentOptions.session ? createSessionNodeRunner(agentOptions, agent) : null;
   return {
@@ -114,8 +116,8 @@ export function createAgentNode(options: AgentNodeOptions = {}): AgentNode {
         ...(options.sessionKey === undefined ? {} : { sessionKey: options.sessionKey }),
         ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
         ...(options.databasePath === undefined ? {} : { databasePath: options.databasePath }),
-        ...(options.sessionStore === undefined ? {} : { sessionStore: options.sessionStore }),
-        ...(options.session === undefined ? {} : { session: options.session }),
+        ...(options.sessions === undefined ? {} : { sessions: options.sessions }),
+        ...(internal.sessionStore === undefined ? {} : { sessionStore: internal.sessionStore }),
       }),
     finalize: (chunks, _context, input) =>
       agentPayloadFromChunks(chunks, input, {

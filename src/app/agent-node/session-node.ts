@@ -8,9 +8,9 @@ import type { SessionBackend } from "../../ports/session-backend.js";
 import { openAgentSessionHost } from "../session-host/create-agent-session-host.js";
 import { liveHost, type RegisteredSessionHost } from "../session-host/registry.js";
 import type { AgentSessionHost } from "../session-host/types.js";
-import { createAgent } from "../agent/create-agent.js";
+import { openAgent } from "../agent/create-agent.js";
 import { sessionAddressOf } from "../agent/session-resolver.js";
-import type { Agent, AgentCompactInput, AgentCompactResult, AgentInput, AgentOptions } from "../agent/types.js";
+import type { Agent, AgentCompactInput, AgentCompactResult, AgentInput, AgentInternalOptions, AgentOptions } from "../agent/types.js";
 import { agentItemIdPrefix, agentRingItemId } from "../../domain/agent/ids.js";
 
 /** How a node with `session: { … }` runs its turns (EXT-1). */
@@ -39,11 +39,9 @@ const borrowed = (store: SessionStore): SessionStore => ({
   close: async () => {},
 });
 
-/** Where a node's session host keeps its sessions: `session.storage`'s backend (EXT-6), else the run's storage's. */
+/** Where a node's session host keeps its sessions: the node's `sessions` (ARCH-10, EXT-6), else the run's storage's. */
 function hostSessionsOf(options: AgentOptions, context: NodeContext): SessionBackend {
-  const sessionStorage = options.session?.storage;
-  if (sessionStorage && !sessionStorage.sessions) throw new SteamharnessError("input_validation", "session.storage has no sessions backend (Storage.sessions)", { field: "session.storage" });
-  const sessions = sessionStorage?.sessions ?? context.storage.sessions;
+  const sessions = options.sessions ?? context.storage.sessions;
   if (!sessions) throw new SteamharnessError("input_validation", "a session host needs storage.sessions (a session backend)", { field: "storage" });
   return sessions;
 }
@@ -66,7 +64,7 @@ function hostSessionsOf(options: AgentOptions, context: NodeContext): SessionBac
  * for await (const chunk of runner.run({ prompt: "next step" }, context)) render(chunk);
  * await runner.close();
  */
-export function createSessionNodeRunner(options: AgentOptions, plain: Agent): SessionNodeRunner {
+export function createSessionNodeRunner(options: AgentInternalOptions, plain: Agent): SessionNodeRunner {
   const opened = new Map<string, Promise<AgentSessionHost>>();
   const current = new Map<string, NodeContext>();
   let planAgent: Agent | null = null;
@@ -75,7 +73,7 @@ export function createSessionNodeRunner(options: AgentOptions, plain: Agent): Se
   const openHost = (conversationId: string, context: NodeContext): Promise<AgentSessionHost> => {
     let host = opened.get(conversationId);
     if (!host) {
-      const { sessionStore: _store, databasePath: _path, sessionId: _id, outputItemId: _answer, sessionKey: _key, ...agentOptions } = options;
+      const { sessions: _sessions, sessionStore: _store, databasePath: _path, sessionId: _id, outputItemId: _answer, sessionKey: _key, ...agentOptions } = options;
       host = openAgentSessionHost(conversationId, {
         ...agentOptions,
         // CONV-3: `session.resume` reopens the conversation's host on what an earlier one left.
@@ -161,14 +159,14 @@ export function createSessionNodeRunner(options: AgentOptions, plain: Agent): Se
         // A gateway run is never conversation history (SES-6); beside a live host it keeps its
         // in-memory session apart from the storage's, whose lease the host holds.
         if (!liveHost(conversationId)) return plain.run(input, context);
-        gatewayAgent ??= createAgent({ ...options, sessionStore: (address, runContext) => runContext.runtime.gatewaySessions(runContext.storage).open({ address, ownerId: input.runId ?? runContext.runId, clock: runContext.clock }) });
+        gatewayAgent ??= openAgent({ ...options, sessionStore: (address, runContext) => runContext.runtime.gatewaySessions(runContext.storage).open({ address, ownerId: input.runId ?? runContext.runId, clock: runContext.clock }) });
         return gatewayAgent.run(input, context);
       }
       if (plan) {
         // A plan run never takes the lease; while a host holds it, the run borrows the host's log.
         const held = liveHost(conversationId)?.mainStore();
         if (!held) return plain.run(input, context);
-        planAgent ??= createAgent({ ...options, sessionStore: (_address, runContext) => borrowed(liveHost(runContext.conversationId ?? "")?.mainStore() ?? held) });
+        planAgent ??= openAgent({ ...options, sessionStore: (_address, runContext) => borrowed(liveHost(runContext.conversationId ?? "")?.mainStore() ?? held) });
         return planAgent.run(input, context);
       }
       return viaHost(input, context, conversationId);

@@ -15,7 +15,7 @@ import { outcomeOf, toolStep } from "./tool-step.js";
 import { sessionAddressOf } from "./session-resolver.js";
 import { prepareTurn, runFinishedEvent, type AgentCache, type Turn } from "./turn.js";
 import type { RunSummary } from "./turn-parts.js";
-import type { AgentInput, AgentOptions } from "./types.js";
+import type { AgentInput, AgentInternalOptions, AgentOptions } from "./types.js";
 
 const DEFAULT_MAX_STEPS = 64;
 
@@ -102,7 +102,7 @@ async function* loop(turn: Turn): AsyncGenerator<OutputItemStreamChunk, void, un
  * @example
  * for await (const chunk of runAgentTurn(options, createAgentCache(), meter, { prompt: "hi" }, context)) render(chunk);
  */
-export async function* runAgentTurn(options: AgentOptions, cache: AgentCache, meter: ContextMeter, input: AgentInput, context: NodeContext): AsyncGenerator<OutputItemStreamChunk, void, undefined> {
+export async function* runAgentTurn(options: AgentInternalOptions, cache: AgentCache, meter: ContextMeter, input: AgentInput, context: NodeContext): AsyncGenerator<OutputItemStreamChunk, void, undefined> {
   let turn: Turn | null = null;
   // The run's own items, for `turns[].items` of its session item (OUT-8).
   const items = createOutputStreamAccumulator();

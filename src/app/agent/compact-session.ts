@@ -12,7 +12,7 @@ import { compactionUsageEntry } from "./compaction-step.js";
 import { DEFAULT_SUMMARY_TOKENS, writeSummary, type SummaryOutcome } from "./compaction-summary.js";
 import { chooseRunModel } from "./run-model.js";
 import { openSessionStore, sessionAddressOf } from "./session-resolver.js";
-import type { AgentCompactInput, AgentCompactResult, AgentOptions } from "./types.js";
+import type { AgentCompactInput, AgentCompactResult, AgentInternalOptions, AgentOptions } from "./types.js";
 
 const MESSAGE_TYPES = ["user_message", "assistant_message", "tool_result"] as const;
 
@@ -55,7 +55,7 @@ async function summarise(options: AgentOptions, store: SessionStore, context: No
  * @example
  * const result = await compactSession(options, meter, { instructions: "keep file names" }, context);
  */
-export async function compactSession(options: AgentOptions, meter: ContextMeter, input: AgentCompactInput, context: NodeContext): Promise<AgentCompactResult> {
+export async function compactSession(options: AgentInternalOptions, meter: ContextMeter, input: AgentCompactInput, context: NodeContext): Promise<AgentCompactResult> {
   const keepLast = input.keepLast ?? 0;
   if (!Number.isInteger(keepLast) || keepLast < 0) throw new SteamharnessError("input_validation", "[steamharness] [agent] keepLast must be an integer ≥ 0", { field: "keepLast" });
   if (input.instructions !== undefined && typeof input.instructions !== "string") throw new SteamharnessError("input_validation", "[steamharness] [agent] instructions must be a string", { field: "instructions" });

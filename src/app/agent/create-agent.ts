@@ -4,7 +4,7 @@ import { SteamharnessError } from "../../domain/errors.js";
 import { runAgentTurn } from "./agent-turn.js";
 import { compactSession } from "./compact-session.js";
 import { createAgentCache } from "./turn.js";
-import type { Agent, AgentOptions } from "./types.js";
+import type { Agent, AgentInternalOptions, AgentOptions } from "./types.js";
 
 const DEFAULT_CONTEXT_WINDOW = 128_000;
 
@@ -19,10 +19,18 @@ const DEFAULT_CONTEXT_WINDOW = 128_000;
  * for await (const chunk of agent.run({ prompt: "List the files" }, context)) console.log(chunk);
  * agent.getContextUsage(); // { used, total, unit: "tokens", source }
  */
-export function createAgent(given: AgentOptions = {}): Agent {
-  // ARCH-4: the deprecated `toolDefinitions` is `extraToolCatalog` under its old name.
-  const { toolDefinitions, ...rest } = given;
-  const options: AgentOptions = toolDefinitions !== undefined && rest.extraToolCatalog === undefined ? { ...rest, extraToolCatalog: toolDefinitions } : rest;
+export function createAgent(options: AgentOptions = {}): Agent {
+  return openAgent(options);
+}
+
+/**
+ * {@link createAgent} with the application's internal options: an agent on a session store its
+ * caller opened (a session host's context log, a borrowed plan-run log). Not exported from an entry.
+ *
+ * @example
+ * const agent = openAgent({ ...agentOptions, sessionKey: "agent", sessionStore: store });
+ */
+export function openAgent(options: AgentInternalOptions): Agent {
   validatePermissionPolicy(options.permissionPolicy ?? "ask", options.mode ?? "build");
   for (const field of ["maxRetries", "maxSteps", "retryDelayMs", "bashTimeoutMs", "grepTimeoutMs"] as const) {
     const value = options[field];

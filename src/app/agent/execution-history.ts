@@ -2,7 +2,7 @@ import type { SessionEvent } from "../../domain/agent/session-events.js";
 import type { NodeContext } from "../../domain/node-context.js";
 import type { SessionStore } from "../../ports/session-store.js";
 import { openSessionForReading } from "./session-resolver.js";
-import type { AgentOptions } from "./types.js";
+import type { AgentInternalOptions, AgentOptions } from "./types.js";
 
 /**
  * How a run ended: its finish, else its latest stop; `running` when it never stopped (still in
@@ -24,7 +24,7 @@ export interface ExecutionRecord {
 export const DEFAULT_HISTORY_LIMIT = 50;
 
 /** Which session to read, and how many runs. */
-export interface ExecutionHistoryOptions extends Pick<AgentOptions, "sessionKey" | "sessionId" | "databasePath" | "sessionStore" | "session"> {
+export interface ExecutionHistoryOptions extends Pick<AgentOptions, "sessionKey" | "sessionId" | "databasePath" | "sessions"> {
   /** At most this many runs, the newest (default {@link DEFAULT_HISTORY_LIMIT}). */
   limit?: number;
 }
@@ -61,7 +61,7 @@ export async function executionHistoryOf(store: SessionStore, limit: number): Pr
  * log records them — the durable session is the only record of what ran (SES-1). Reads without
  * taking the session's lease (a running owner keeps it), and creates nothing: a session that
  * was never written has no history. Pass the node's `sessionKey` (default `"agent"`),
- * `databasePath` or `sessionStore` when it has them; `createAgentNode(...).history(context)`
+ * `sessions` or `databasePath` when it has them; `createAgentNode(...).history(context)`
  * passes its own.
  *
  * @example
@@ -69,7 +69,8 @@ export async function executionHistoryOf(store: SessionStore, limit: number): Pr
  */
 export async function readExecutionHistory(context: NodeContext, options: string | ExecutionHistoryOptions = {}): Promise<ExecutionRecord[]> {
   const settings = typeof options === "string" ? { sessionKey: options } : options;
-  const opened = await openSessionForReading(settings, context);
+  // A node on an internal session store (AgentInternalOptions) reads its history there.
+  const opened = await openSessionForReading(settings as ExecutionHistoryOptions & Pick<AgentInternalOptions, "sessionStore">, context);
   if (!opened) return [];
   try {
     return await executionHistoryOf(opened.store, settings.limit ?? DEFAULT_HISTORY_LIMIT);

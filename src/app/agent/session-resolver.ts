@@ -4,7 +4,7 @@ import type { NodeContext } from "../../domain/node-context.js";
 import type { SessionBackend } from "../../ports/session-backend.js";
 import type { SessionAddress, SessionStore } from "../../ports/session-store.js";
 import type { SessionIdentity } from "./history-cache.js";
-import type { AgentInput, AgentOptions } from "./types.js";
+import type { AgentInput, AgentInternalOptions, AgentOptions } from "./types.js";
 
 const addressKey = (address: SessionAddress): string => JSON.stringify([address.projectId, address.conversationId ?? null, address.sessionKey]);
 
@@ -21,19 +21,15 @@ export function sessionAddressOf(options: Pick<AgentOptions, "sessionKey" | "ses
 }
 
 /**
- * The session backend of a node's runs in this context (SES-1, SES-6): the storage's backend for
- * conversation runs when it is durable; explicit `databasePath` files through a backend that
- * understands them; otherwise (runs outside a conversation, runs with `hostInput`, storages
- * without a durable backend) the storage's in-memory sessions.
+ * The session backend of a node's runs in this context: the agent's `sessions` when given
+ * (ARCH-10, EXT-6); else (SES-1, SES-6) the storage's backend for conversation runs when it is
+ * durable; explicit `databasePath` files through a backend that understands them; otherwise (runs
+ * outside a conversation, runs with `hostInput`, storages without a durable backend) the
+ * storage's in-memory sessions.
  */
-async function backendFor(options: Pick<AgentOptions, "databasePath" | "session">, context: NodeContext, hostInput: boolean): Promise<SessionBackend> {
+async function backendFor(options: Pick<AgentOptions, "databasePath" | "sessions">, context: NodeContext, hostInput: boolean): Promise<SessionBackend> {
   const { databasePath } = options;
-  // EXT-6: the session's own storage replaces the automatic choice (for runs and for reads).
-  const chosen = options.session?.storage;
-  if (chosen) {
-    if (!chosen.sessions) throw new SteamharnessError("input_validation", "session.storage has no sessions backend (Storage.sessions)", { field: "session.storage" });
-    return chosen.sessions;
-  }
+  if (options.sessions) return options.sessions;
   const choice = chooseSessionStorage({
     durableBackend: context.storage.sessions?.durable === true,
     ...(databasePath === undefined ? {} : { databasePath }),
@@ -65,7 +61,7 @@ export interface OpenedSessionStore {
  * @example
  * const { store, owned } = await openSessionStore(options, address, context, input);
  */
-export async function openSessionStore(options: AgentOptions, address: SessionAddress, context: NodeContext, input: AgentInput): Promise<OpenedSessionStore> {
+export async function openSessionStore(options: AgentInternalOptions, address: SessionAddress, context: NodeContext, input: AgentInput): Promise<OpenedSessionStore> {
   const configured = options.sessionStore;
   if (typeof configured === "function") return { store: await configured(address, context), owned: true };
   if (configured) return { store: configured, owned: false, identity: { scope: configured, key: "" } };
@@ -87,7 +83,7 @@ export async function openSessionStore(options: AgentOptions, address: SessionAd
  * try { … } finally { await opened?.close(); }
  */
 export async function openSessionForReading(
-  options: Pick<AgentOptions, "sessionKey" | "sessionId" | "databasePath" | "sessionStore" | "session">,
+  options: Pick<AgentInternalOptions, "sessionKey" | "sessionId" | "databasePath" | "sessionStore" | "sessions">,
   context: NodeContext,
 ): Promise<{ store: SessionStore; close(): Promise<void> } | null> {
   const address = sessionAddressOf(options, context);

@@ -2,7 +2,7 @@ import { Value } from "@sinclair/typebox/value";
 import type { AgentTool } from "../../domain/agent-tool.js";
 import { BUILTIN_CODING_TOOLS, toolAccess, type AgentMode, type AgentPermissionPolicy, type AgentToolAccess } from "../../domain/agent/permission-policy.js";
 import type { JsonObject } from "../../domain/json.js";
-import type { ToolPermissionDefinition } from "../../domain/node-context.js";
+import type { ToolCatalogEntry } from "../../domain/node-context.js";
 import type { ModelToolSpec } from "../../ports/model-provider.js";
 import { createAskUserTool, createUpdatePlanTool } from "./session-tools.js";
 import { describeSchemaError } from "../../domain/schema-errors.js";
@@ -27,7 +27,7 @@ export interface AgentToolRegistry {
   specs: ModelToolSpec[];
   get(name: string): RegisteredAgentTool | undefined;
   /** The tool catalog the approval gate uses: `context.toolCatalog` plus the agent's `extraToolCatalog`. */
-  catalog: ToolPermissionDefinition[];
+  catalog: ToolCatalogEntry[];
 }
 
 /** Inputs of {@link buildToolRegistry}. */
@@ -36,7 +36,7 @@ export interface ToolRegistryOptions {
   policy: AgentPermissionPolicy;
   coding: AgentTool[];
   extra: AgentTool[];
-  catalog: ToolPermissionDefinition[];
+  catalog: ToolCatalogEntry[];
   /** Only these names are offered when given (ask_user always is). */
   only?: readonly string[];
   /** Session feature tools (tool_search, codemode: EXT-3, EXT-4), governed by the policy's access. */

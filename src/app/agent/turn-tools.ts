@@ -2,7 +2,7 @@ import type { HarnessRuntime } from "../../ports/runtime.js";
 import type { AgentTool } from "../../domain/agent-tool.js";
 import type { AgentMode, AgentPermissionPolicy } from "../../domain/agent/permission-policy.js";
 import type { SessionEvent } from "../../domain/agent/session-events.js";
-import { toolCatalogOf, type NodeContext } from "../../domain/node-context.js";
+import type { NodeContext } from "../../domain/node-context.js";
 import { buildToolRegistry, type AgentToolRegistry } from "./tool-registry.js";
 import { openTurnExtensions, type ExtensionTurnView, type TurnExtensions } from "./extensions/turn-extensions.js";
 import type { AgentSessionEnvironment, AgentToolGroup } from "./extensions/types.js";
@@ -51,10 +51,10 @@ function codingToolsFor(cache: Map<string, AgentTool[]>, runtime: HarnessRuntime
   return tools;
 }
 
-async function toolsOf(options: AgentOptions, context: NodeContext): Promise<{ tools: AgentTool[]; catalogs: AgentToolGroup[]; close: () => Promise<void> }> {
+async function toolsOf(options: AgentOptions, context: NodeContext): Promise<{ tools: AgentTool[]; toolGroups: AgentToolGroup[]; close: () => Promise<void> }> {
   const created = options.createTools ? await options.createTools(context) : [];
   const set: AgentToolSet = Array.isArray(created) ? { tools: created } : created;
-  return { tools: [...(options.extraTools ?? []), ...set.tools], catalogs: set.toolGroups ?? set.catalogs ?? [], close: async () => void (await set.close?.()) };
+  return { tools: [...(options.extraTools ?? []), ...set.tools], toolGroups: set.toolGroups ?? [], close: async () => void (await set.close?.()) };
 }
 
 /**
@@ -74,11 +74,11 @@ export async function openTurnTools(input: TurnToolsInput): Promise<TurnTools> {
     environment?.workdir ?? input.workdir,
     { ...(environment?.env ? { env: environment.env } : {}), ...(environment?.shell ? { shell: environment.shell } : {}) },
   );
-  const catalog = [...toolCatalogOf(context), ...(options.extraToolCatalog ?? [])];
+  const catalog = [...context.toolCatalog, ...(options.extraToolCatalog ?? [])];
   // The tools' own context carries the same catalog the runtime approves against, so a tool
   // declared only in `extraToolCatalog` that asks the gate itself (CAP-11) is found there.
-  const tools = await toolsOf(options, options.extraToolCatalog?.length ? { ...context, toolCatalog: catalog, executor: { tools: catalog } } : context);
-  const extensions = await openTurnExtensions({ session: options.session, policy, catalogs: tools.catalogs, definitions: catalog, runId, committed: input.committed, codeSandbox: () => context.runtime.codeSandbox(), view: input.view }).catch(async (error: unknown) => {
+  const tools = await toolsOf(options, options.extraToolCatalog?.length ? { ...context, toolCatalog: catalog } : context);
+  const extensions = await openTurnExtensions({ session: options.session, policy, toolGroups: tools.toolGroups, definitions: catalog, runId, committed: input.committed, codeSandbox: () => context.runtime.codeSandbox(), view: input.view }).catch(async (error: unknown) => {
     await tools.close();
     throw error;
   });

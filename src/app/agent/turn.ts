@@ -24,7 +24,7 @@ import type { RunLog, RunOutput, RunTelemetry, RunUsage } from "./turn-parts.js"
 import { sessionEnvironment } from "./extensions/environment.js";
 import type { TurnExtensions } from "./extensions/turn-extensions.js";
 import type { AgentSessionEnvironment } from "./extensions/types.js";
-import type { AgentEffort, AgentInput, AgentOptions } from "./types.js";
+import type { AgentEffort, AgentInput, AgentInternalOptions, AgentOptions } from "./types.js";
 import type { TelemetryRun } from "../../ports/telemetry.js";
 import { openRunTelemetry, type RunTelemetryInput } from "./run-telemetry.js";
 
@@ -106,7 +106,7 @@ function savedSelection(selection: AgentModelSelection): JsonObject {
  * @example
  * const turn = await prepareTurn(options, createAgentCache(), meter, input, context);
  */
-export async function prepareTurn(options: AgentOptions, cache: AgentCache, meter: ContextMeter, input: AgentInput, context: NodeContext): Promise<Turn> {
+export async function prepareTurn(options: AgentInternalOptions, cache: AgentCache, meter: ContextMeter, input: AgentInput, context: NodeContext): Promise<Turn> {
   const runId = input.runId ?? context.runId;
   const address = sessionAddressOf(options, context);
   const { sessionKey } = address;

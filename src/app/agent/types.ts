@@ -4,10 +4,11 @@ import type { AgentContextUsage } from "../../domain/agent/context-meter.js";
 import type { AgentApiKind, AgentConfigurationSnapshot, AgentModelSelection } from "../../domain/agent/model-selection.js";
 import type { AgentMode, AgentPermissionPolicy } from "../../domain/agent/permission-policy.js";
 import type { JsonValue } from "../../domain/json.js";
-import type { NodeContext, ToolPermissionDefinition } from "../../domain/node-context.js";
+import type { NodeContext, ToolCatalogEntry } from "../../domain/node-context.js";
 import type { OutputItem, OutputItemStreamChunk } from "../../domain/output-items.js";
 import type { ModelProvider } from "../../ports/model-provider.js";
 import type { SessionAddress, SessionStore } from "../../ports/session-store.js";
+import type { SessionBackend } from "../../ports/session-backend.js";
 import type { AgentSessionOptions, AgentToolGroup } from "./extensions/types.js";
 
 export type { AgentMode, AgentPermissionPolicy } from "../../domain/agent/permission-policy.js";
@@ -34,15 +35,13 @@ export interface AgentModelAttributes {
 export interface AgentToolSet {
   tools: AgentTool[];
   toolGroups?: AgentToolGroup[];
-  /** @deprecated Use `toolGroups` (the same groups); removed in the next release. */
-  catalogs?: AgentToolGroup[];
   close?(): void | Promise<void>;
 }
 
 /** Builds tools for one run from its context (AG-5). */
 export type AgentToolFactory = (context: NodeContext) => AgentTool[] | AgentToolSet | Promise<AgentTool[] | AgentToolSet>;
 
-/** Opens the session store of a session; lets a host bring its own (durable) adapter. */
+/** Opens the session store of a session (application-internal; see {@link AgentInternalOptions}). */
 export type AgentSessionStoreFactory = (address: SessionAddress, context: NodeContext) => SessionStore | Promise<SessionStore>;
 
 /** Options of `createAgent` (AG-3). Every field is optional. */
@@ -76,9 +75,7 @@ export interface AgentOptions {
   /** When given, only tools with these names are offered (`ask_user` always is). */
   tools?: string[];
   /** Tool catalog entries this agent adds to `context.toolCatalog` for its extra tools (CAP-3). */
-  extraToolCatalog?: ToolPermissionDefinition[];
-  /** @deprecated Use `extraToolCatalog` (the same entries); removed in the next release. */
-  toolDefinitions?: ToolPermissionDefinition[];
+  extraToolCatalog?: ToolCatalogEntry[];
   /** Tools besides the built-ins; governed by the host's tool catalog (CAP-3). */
   extraTools?: AgentTool[];
   /** Builds tools for each run (AG-5); `close` runs at the end of the turn, success or failure. */
@@ -102,12 +99,17 @@ export interface AgentOptions {
   /** The project configuration snapshot (`STEAMHARNESS_AGENT_MODELS`, `agentModelPolicy`), or a loader. */
   configuration?: AgentConfigurationSnapshot | ((context: NodeContext) => AgentConfigurationSnapshot | undefined | Promise<AgentConfigurationSnapshot | undefined>);
   /**
-   * Explicit durable SQLite file of the session (SES-1). Read by the session resolver: with it (or
-   * with a durable `storage.sessions` and a conversation) the durable store is used.
+   * Where the agent's sessions live (ARCH-10: the one placement knob, as on the session host): a
+   * session backend (`storage.sessions` of a SQLite, PostgreSQL or memory storage, or your own).
+   * Default: the run's `storage.sessions` for conversation runs when it is durable, else the
+   * storage's in-memory sessions (SES-1, SES-6).
+   */
+  sessions?: SessionBackend;
+  /**
+   * Shorthand for one explicit durable SQLite file of the session (SES-1, AG-3): a session backend
+   * on that file takes the place of the default choice. Ignored when `sessions` is given.
    */
   databasePath?: string;
-  /** The session store; default in memory per storage (SES-6). Durable adapters plug in here. */
-  sessionStore?: SessionStore | AgentSessionStoreFactory;
   /** Automatic retries of one model request (default 10, OUT-3). */
   maxRetries?: number;
   /**
@@ -138,6 +140,16 @@ export interface AgentOptions {
    * session host (see `docs/session-extensions.md`).
    */
   session?: AgentSessionOptions;
+}
+
+/**
+ * Agent options as the application uses them: the public options plus `sessionStore`, a session
+ * store (or a factory) opened by the caller. The session host hands its contexts' agents the log
+ * it holds, and the node's gateway and plan runs borrow theirs, through it. Not public: a host
+ * places sessions with `sessions` only (the application builds such agents with `openAgent`).
+ */
+export interface AgentInternalOptions extends AgentOptions {
+  sessionStore?: SessionStore | AgentSessionStoreFactory;
 }
 
 /** The input of one run (turn). Per-turn overrides win over the agent's options. */

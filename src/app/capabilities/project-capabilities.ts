@@ -13,7 +13,7 @@
 import type { AgentTool, AgentToolResult } from "../../domain/agent-tool.js";
 import { findToolDefinition } from "../../domain/approval-gate.js";
 import { SteamharnessError } from "../../domain/errors.js";
-import { toolCatalogOf, type NodeContext } from "../../domain/node-context.js";
+import type { NodeContext } from "../../domain/node-context.js";
 import { CAPABILITY_TOOL_IDS, isCapabilityToolId } from "../../domain/capabilities/catalog.js";
 import { runCapability, type CapabilityApprove, type CapabilityRuntime, type CapabilitySpec } from "../../domain/capabilities/capability-spec.js";
 import { resolveHostBridge } from "../../domain/capabilities/host-bridge.js";
@@ -69,7 +69,7 @@ export async function createProjectCapabilityTools(options: ProjectCapabilityToo
   const ids = exposedCapabilityToolIds({ globalMemory: options.globalMemory, hostBridgeAvailable: runtime.hostBridge !== undefined })
     // The host's catalog decides exposure: `enabled: false` hides a tool (CAP-3). Undeclared tools
     // stay visible and fail approval with "tool not registered", as the seed describes.
-    .filter((toolId) => findToolDefinition(toolCatalogOf(options.context), toolId)?.enabled !== false);
+    .filter((toolId) => findToolDefinition(options.context.toolCatalog, toolId)?.enabled !== false);
   return ids.map((toolId) => nativeTool(capabilitySpecOf(toolId), runtime, options.context, options.approve));
 }
 

@@ -7,6 +7,7 @@
  */
 import type { AgentNodeOptions } from "../agent-node/create-agent-node.js";
 import { SteamharnessError } from "../../domain/errors.js";
+import type { ToolCatalogEntry } from "../../domain/node-context.js";
 import {
   AgentConversationExecutorDeclarationSchema,
   CheckedAgentOptionsSchema,
@@ -24,8 +25,10 @@ export interface AgentConversationExecutor {
   readonly kind: "agent-conversation-executor";
   /** The options for `createAgentNode` (with `outputItemId` taken from `conversation.openai` when set there only). */
   readonly agent: AgentNodeOptions;
-  /** The declaration, normalised (`enabled` defaults to true, `autoApprove` to false). */
-  readonly executor: AgentConversationExecutorDeclaration;
+  /** The host's tool catalog, from `executor.tools` normalised (`enabled` defaults to true, `autoApprove` to false). */
+  readonly toolCatalog: readonly ToolCatalogEntry[];
+  /** How the conversation runs, from `executor.conversation`. */
+  readonly conversation: AgentConversationExecutorDeclaration["conversation"];
 }
 
 const EXECUTOR_KIND = "agent-conversation-executor";
@@ -49,7 +52,7 @@ const EXECUTOR_KIND = "agent-conversation-executor";
  *   },
  * });
  */
-export function defineAgentConversationExecutor(options: AgentConversationExecutorOptions): AgentConversationExecutor {
+export function defineAgentConversationExecutor(options: AgentConversationExecutorOptions | AgentConversationExecutor): AgentConversationExecutor {
   if (isAgentConversationExecutor(options)) return options;
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw invalid("options", "defineAgentConversationExecutor takes an options object");
@@ -80,15 +83,12 @@ export function defineAgentConversationExecutor(options: AgentConversationExecut
     throw invalid("outputItemId", `outputItemId "${agentOptions.outputItemId}" must equal executor.conversation.openai.outputItemId "${openaiId}" (the OpenAI adapter reads the answer by that id)`);
   }
   const agent: AgentNodeOptions = { ...agentOptions, ...(openaiId !== undefined ? { outputItemId: openaiId } : {}) };
-  const executor: AgentConversationExecutorDeclaration = {
-    tools,
-    conversation: {
-      recovery: { enabled: conversation.recovery.enabled },
-      durable: { enabled: conversation.durable.enabled },
-      ...(openaiId !== undefined ? { openai: { outputItemId: openaiId } } : {}),
-    },
+  const normalised: AgentConversationExecutorDeclaration["conversation"] = {
+    recovery: { enabled: conversation.recovery.enabled },
+    durable: { enabled: conversation.durable.enabled },
+    ...(openaiId !== undefined ? { openai: { outputItemId: openaiId } } : {}),
   };
-  return Object.freeze({ kind: EXECUTOR_KIND, agent, executor: deepFreeze(executor) });
+  return Object.freeze({ kind: EXECUTOR_KIND, agent, toolCatalog: deepFreeze(tools), conversation: deepFreeze(normalised) });
 }
 
 /**
@@ -99,7 +99,7 @@ export function defineAgentConversationExecutor(options: AgentConversationExecut
  * if (!isAgentConversationExecutor(mod.default)) throw new Error("not a conversation executor");
  */
 export function isAgentConversationExecutor(value: unknown): value is AgentConversationExecutor {
-  return typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === EXECUTOR_KIND && "agent" in value && "executor" in value;
+  return typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === EXECUTOR_KIND && "agent" in value && "toolCatalog" in value;
 }
 
 function misplaced(agentOptions: Record<string, unknown>): void {

@@ -8,7 +8,7 @@ import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { SteamharnessError } from "../../domain/errors.js";
 // One schema of the catalog entry for every project type (WF-2).
-import { ToolPermissionDefinitionSchema } from "../../domain/tool-catalog.js";
+import { ToolCatalogEntrySchema } from "../../domain/tool-catalog.js";
 import { describeSchemaError } from "../../domain/schema-errors.js";
 
 const Enabled = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
@@ -16,7 +16,7 @@ const Enabled = Type.Object({ enabled: Type.Boolean() }, { additionalProperties:
 /** The executor declaration of a conversation project. */
 export const AgentConversationExecutorDeclarationSchema = Type.Object(
   {
-    tools: Type.Array(ToolPermissionDefinitionSchema, { maxItems: 500 }),
+    tools: Type.Array(ToolCatalogEntrySchema, { maxItems: 500 }),
     conversation: Type.Object(
       {
         recovery: Enabled,
@@ -54,8 +54,7 @@ export const CheckedAgentOptionsSchema = Type.Object({
   effort: Type.Optional(Type.Union(["minimal", "low", "medium", "high"].map((e) => Type.Literal(e)))),
   mode: Type.Optional(Type.Union([Type.Literal("build"), Type.Literal("plan")])),
   tools: Type.Optional(StringList),
-  extraToolCatalog: Type.Optional(Type.Array(ToolPermissionDefinitionSchema)),
-  toolDefinitions: Type.Optional(Type.Array(ToolPermissionDefinitionSchema)),
+  extraToolCatalog: Type.Optional(Type.Array(ToolCatalogEntrySchema)),
   allowedDirectories: Type.Optional(StringList),
   extraTools: Type.Optional(Type.Array(Type.Object({ name: Type.String({ minLength: 1 }) }))),
   createTools: Type.Optional(Type.Function([], Type.Unknown())),

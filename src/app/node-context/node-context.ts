@@ -1,4 +1,4 @@
-import type { NodeContext, NodeLogger, NodeRunConfiguration, ToolPermissionDefinition } from "../../domain/node-context.js";
+import type { NodeContext, NodeLogger, NodeRunConfiguration, ToolCatalogEntry } from "../../domain/node-context.js";
 import type { Storage } from "../../ports/storage.js";
 import type { ToolPermissions } from "../../ports/tool-permissions.js";
 import type { UserInput } from "../../ports/user-input.js";
@@ -17,9 +17,7 @@ export interface NodeContextOptions {
   runId?: string;
   conversationId?: string;
   /** The host's tool catalog; defaults to empty (every gated tool is "not registered"). */
-  toolCatalog?: ToolPermissionDefinition[];
-  /** @deprecated Use `toolCatalog` (the same catalog); removed in the next release. */
-  tools?: ToolPermissionDefinition[];
+  toolCatalog?: ToolCatalogEntry[];
   /** The run's project configuration snapshot (CFG-2); none by default. */
   configuration?: NodeRunConfiguration;
   /** Defaults to an in-memory adapter that answers `pending` (a person must decide; never auto-approves). */
@@ -55,7 +53,7 @@ export function buildNodeContext(options: NodeContextOptions, runtime: HarnessRu
   if (!options.projectId) throw new SteamharnessError("input_validation", "createNodeContext: projectId is required", { field: "projectId" });
   if (!options.storage) throw new SteamharnessError("input_validation", "createNodeContext: storage is required", { field: "storage" });
   const ids = options.ids ?? runtime.ids();
-  const toolCatalog = options.toolCatalog ?? options.tools ?? [];
+  const toolCatalog = options.toolCatalog ?? [];
   const namespace = options.conversationId === undefined ? { projectId: options.projectId } : { projectId: options.projectId, conversationId: options.conversationId };
   return {
     runId: options.runId ?? ids.next("run-"),
@@ -63,7 +61,6 @@ export function buildNodeContext(options: NodeContextOptions, runtime: HarnessRu
     ...(options.conversationId === undefined ? {} : { conversationId: options.conversationId }),
     storage: options.storage,
     toolCatalog,
-    executor: { tools: toolCatalog },
     ...(options.configuration === undefined ? {} : { configuration: options.configuration }),
     toolPermissions: options.toolPermissions ?? runtime.memoryToolPermissions(),
     userInput: options.userInput ?? runtime.memoryUserInput(),

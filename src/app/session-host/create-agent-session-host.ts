@@ -4,7 +4,7 @@ import type { AgentOptions, AgentToolSet } from "../agent/types.js";
 import type { AgentTool } from "../../domain/agent-tool.js";
 import { stableHash } from "../../domain/stable-hash.js";
 import { SteamharnessError } from "../../domain/errors.js";
-import { toolCatalogOf } from "../../domain/node-context.js";
+
 import type { AgentSessionContextRecord, AgentSessionTaskRecord } from "../../domain/session-host/host-state.js";
 import type { SessionLease } from "../../ports/session-lease.js";
 import { SUBAGENT_TOOL, createSubagentTool } from "./delegation.js";
@@ -19,10 +19,10 @@ import { recordLeaseOwner } from "./host-lease.js";
 import { registerHost, releaseHostSlot, reserveHostSlot } from "./registry.js";
 import type { AgentSessionHost, AgentSessionHostSetup } from "./types.js";
 
-async function hostTools(options: AgentSessionHostSetup, context: Parameters<NonNullable<AgentSessionHostSetup["createTools"]>>[0]): Promise<{ tools: AgentTool[]; catalogs: AgentToolGroup[]; close: () => Promise<void> }> {
+async function hostTools(options: AgentSessionHostSetup, context: Parameters<NonNullable<AgentSessionHostSetup["createTools"]>>[0]): Promise<{ tools: AgentTool[]; toolGroups: AgentToolGroup[]; close: () => Promise<void> }> {
   const created = options.createTools ? await options.createTools(context) : [];
   const set: AgentToolSet = Array.isArray(created) ? { tools: created } : created;
-  return { tools: set.tools, catalogs: set.toolGroups ?? set.catalogs ?? [], close: async () => void (await set.close?.()) };
+  return { tools: set.tools, toolGroups: set.toolGroups ?? [], close: async () => void (await set.close?.()) };
 }
 
 /**
@@ -43,9 +43,8 @@ async function hostTools(options: AgentSessionHostSetup, context: Parameters<Non
  * await host.close();
  */
 export async function openAgentSessionHost(conversationId: string, setup: AgentSessionHostSetup): Promise<AgentSessionHost> {
-  const { resume = false, projectId, sessions, contextFor, sessionKey = "agent", createTools: _createTools, inboxPollMs = 50, onReleased, toolDefinitions, ...agentOptions } = setup;
-  // ARCH-4: the deprecated `toolDefinitions` is `extraToolCatalog` under its old name.
-  const extraToolCatalog = agentOptions.extraToolCatalog ?? toolDefinitions;
+  const { resume = false, projectId, sessions, contextFor, sessionKey = "agent", createTools: _createTools, inboxPollMs = 50, onReleased, ...agentOptions } = setup;
+  const extraToolCatalog = agentOptions.extraToolCatalog;
   let sessionsReleased = false;
   const release = async () => {
     if (sessionsReleased) return;
@@ -68,8 +67,8 @@ export async function openAgentSessionHost(conversationId: string, setup: AgentS
     const toolsContext = contextFor(hostId, new AbortController().signal);
     const reportLease = recordLeaseOwner(store, toolsContext.runtime.telemetry, { projectId, conversationId, sessionKey, ownerId: hostId });
     await reportLease.acquired(leaseStartedAt);
-    const toolsCatalog = [...toolCatalogOf(toolsContext), ...(extraToolCatalog ?? [])];
-    const tools = await hostTools(setup, extraToolCatalog?.length ? { ...toolsContext, toolCatalog: toolsCatalog, executor: { tools: toolsCatalog } } : toolsContext);
+    const toolsCatalog = [...toolsContext.toolCatalog, ...(extraToolCatalog ?? [])];
+    const tools = await hostTools(setup, extraToolCatalog?.length ? { ...toolsContext, toolCatalog: toolsCatalog } : toolsContext);
     const delegation = agentOptions.tools?.includes(SUBAGENT_TOOL) ?? false;
     let deps!: HostCommandDeps;
     const agentOptionsFor = (record: AgentSessionContextRecord): AgentOptions => {
@@ -81,7 +80,7 @@ export async function openAgentSessionHost(conversationId: string, setup: AgentS
         extraToolCatalog: [...(extraToolCatalog ?? []), ...(delegates ? [{ id: SUBAGENT_TOOL, autoApprove: true }] : [])],
         createTools: (context) => ({
           // Tool groups (EXT-3) are kept by the host like its tools; each run connects what it finds.
-          toolGroups: tools.catalogs,
+          toolGroups: tools.toolGroups,
           tools: [
             ...tools.tools,
             ...(delegates

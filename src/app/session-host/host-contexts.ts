@@ -1,4 +1,4 @@
-import { createAgent } from "../agent/create-agent.js";
+import { openAgent } from "../agent/create-agent.js";
 import type { Agent, AgentOptions } from "../agent/types.js";
 import { estimateTokens, type AgentContextUsage } from "../../domain/agent/context-meter.js";
 import { completeToolResults } from "../../domain/agent/history.js";
@@ -67,6 +67,6 @@ export async function measureContext(context: HostContext, systemPrompt: string)
 export async function openHostContext(options: HostContextFactoryOptions, record: AgentSessionContextRecord): Promise<HostContext> {
   const address = { projectId: options.projectId, conversationId: options.conversationId, sessionKey: record.sessionKey };
   const store = (await options.sessions.openUnleased({ address, create: true }))!;
-  const agent = createAgent({ ...options.agentOptions(record), sessionKey: record.sessionKey, sessionStore: store });
+  const agent = openAgent({ ...options.agentOptions(record), sessionKey: record.sessionKey, sessionStore: store });
   return { record, store, agent };
 }

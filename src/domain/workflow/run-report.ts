@@ -13,7 +13,7 @@ export interface PendingInteraction {
   fields: string[];
 }
 
-/** `steamharness run --json` output, and what the MCP host reads the result from. */
+/** `steamharness run --json` output, and what the MCP server (`steamharness mcp`) reads the result from. */
 export interface WorkflowRunReport {
   runId: string;
   projectId: string;

@@ -7,7 +7,7 @@ import { WorkflowParamSchema, type InferWorkflowParams, type WorkflowParam, type
 import type { WorkflowManifest } from "./project-manifest.js";
 import { isTypeBoxObject, paramsFromTypeBox } from "./typebox-params.js";
 import type { WorkflowRunContext, WorkflowRunResult } from "./run-context.js";
-import type { ToolPermissionDefinition } from "../node-context.js";
+import type { ToolCatalogEntry } from "../node-context.js";
 import { parseToolCatalog } from "../tool-catalog.js";
 import { describeSchemaError } from "../schema-errors.js";
 import { workflowPublications, type StructurePublications, type WorkflowPublicationDeclarations } from "./publications.js";
@@ -50,7 +50,7 @@ export interface WorkflowDefinition extends WorkflowPublicationDeclarations {
  * approval as "tool not registered".
  */
 export interface WorkflowExecutorDeclaration {
-  tools: readonly ToolPermissionDefinition[];
+  tools: readonly ToolCatalogEntry[];
 }
 
 /**
@@ -162,7 +162,7 @@ export function buildStructureReport(manifest: WorkflowManifest, definition: unk
  * workflowToolCatalog({ entrypoints: {}, executor: { tools: [{ id: "workflow-kv_kv_store", autoApprove: true }] } })
  * // [{ id: "workflow-kv_kv_store", enabled: true, autoApprove: true }]
  */
-export function workflowToolCatalog(definition: unknown, where = "workflow"): ToolPermissionDefinition[] {
+export function workflowToolCatalog(definition: unknown, where = "workflow"): ToolCatalogEntry[] {
   const executor = (definition as { executor?: unknown } | null)?.executor;
   if (executor === undefined) return [];
   const prefix = `[steamharness] [workflow] ${where}:`;

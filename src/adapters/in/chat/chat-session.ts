@@ -135,7 +135,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
   const ports = createTerminalPorts(ask, out);
   const renderer = createChatRenderer(out);
   out.write(`steamharness chat — ${project.manifest.name ?? project.manifest.id}\n${modelLine}\nconversation ${conversationId} (resume with --conversation ${conversationId})\n${CHAT_COMMANDS}\n`);
-  const recovery = project.executor.executor.conversation.recovery.enabled;
+  const recovery = project.executor.conversation.recovery.enabled;
   const journal = `${ACTIVE_TURN_PREFIX}${conversationId}`;
   const runTurn = async (prompt: string, runId: string) => {
     turn = new AbortController();
@@ -148,7 +148,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
       runId,
       toolPermissions: ports.toolPermissions,
       userInput: ports.userInput,
-      toolCatalog: [...project.executor.executor.tools],
+      toolCatalog: [...project.executor.toolCatalog],
       signal: turn.signal,
     });
     try {
@@ -167,14 +167,14 @@ export async function runChat(options: ChatOptions): Promise<void> {
   // CONV-3: a node with `session` opens its host before the first prompt, so a resumed host
   // recovers at once and the chat shows where the conversation stands.
   const openSessionHost = async () => {
-    const context = createNodeContext({ projectId: project.manifest.id, conversationId, storage, runId: `open-${randomUUID()}`, toolPermissions: ports.toolPermissions, userInput: ports.userInput, tools: [...project.executor.executor.tools], signal: new AbortController().signal });
+    const context = createNodeContext({ projectId: project.manifest.id, conversationId, storage, runId: `open-${randomUUID()}`, toolPermissions: ports.toolPermissions, userInput: ports.userInput, toolCatalog: [...project.executor.toolCatalog], signal: new AbortController().signal });
     const host = await node.openSessionHost(context);
     if (host) out.write(describeResumedHost(((await host.snapshot()).content as { turns?: unknown[] }).turns ?? []));
   };
   // SES-11 `/compact [instructions]`: the session's model summarises the whole conversation.
   const compact = async (instructions: string) => {
     const runId = `compact-${randomUUID()}`;
-    const context = createNodeContext({ projectId: project.manifest.id, conversationId, storage, runId, toolPermissions: ports.toolPermissions, userInput: ports.userInput, toolCatalog: [...project.executor.executor.tools], signal: new AbortController().signal });
+    const context = createNodeContext({ projectId: project.manifest.id, conversationId, storage, runId, toolPermissions: ports.toolPermissions, userInput: ports.userInput, toolCatalog: [...project.executor.toolCatalog], signal: new AbortController().signal });
     try {
       const result = await node.compact({ runId, keepLast: 0, ...(instructions ? { instructions } : {}) }, context);
       for (const chunk of result.chunks) renderer.push(chunk);

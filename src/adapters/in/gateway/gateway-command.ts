@@ -26,8 +26,6 @@ export interface GatewayCommandOptions {
   port?: number;
   /** The address to bind (`--host`; default `127.0.0.1`). */
   hostname?: string;
-  /** @deprecated Use `hostname` (the same address); removed in the next release. */
-  host?: string;
   tokenEnv?: string;
   dataDir?: string;
   /** Where the project's durable sessions are kept (default `<projectDir>/.workflow/agents`, SES-10). */
@@ -123,7 +121,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
         ...(systemApiKey === undefined ? {} : { resolveSystemApiKey: () => systemApiKey }),
       });
     }
-    const hostname = options.hostname ?? options.host ?? "127.0.0.1";
+    const hostname = options.hostname ?? "127.0.0.1";
     const gateway = await startGateway({
       project,
       agent,

@@ -14,7 +14,7 @@ import type { AgentNode } from "../../../app/agent-node/create-agent-node.js";
 import { isSteamharnessError, UserInputRequiredError } from "../../../domain/errors.js";
 import type { JsonValue } from "../../../domain/json.js";
 import { staticTokenPrincipal } from "../../../domain/principal.js";
-import type { ToolPermissionDefinition } from "../../../domain/node-context.js";
+import type { ToolCatalogEntry } from "../../../domain/node-context.js";
 import type { OutputItemStreamChunk } from "../../../domain/output-items.js";
 import type { ToolPermissionDecision, ToolPermissions } from "../../../ports/tool-permissions.js";
 import type { UserInput, UserInputResponse } from "../../../ports/user-input.js";
@@ -65,7 +65,7 @@ export interface GatewayRunsOptions {
   /** The shared stores (KV, knowledge, files, values) the project's tools use. */
   storage: Storage;
   /** The host's tool catalog. */
-  toolCatalog: ToolPermissionDefinition[];
+  toolCatalog: ToolCatalogEntry[];
   /** The `agent-answer` item id the node writes; default: the first `agent-answer` item. */
   answerItemId?: string;
   /**

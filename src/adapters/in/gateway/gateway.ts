@@ -18,7 +18,7 @@ import type { AddressInfo } from "node:net";
 import { createAgentNode, type AgentNode, type AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
 import type { AgentConversationProject } from "../../../app/conversation/conversation-project.js";
 import { SteamharnessError } from "../../../domain/errors.js";
-import type { ToolPermissionDefinition } from "../../../domain/node-context.js";
+import type { ToolCatalogEntry } from "../../../domain/node-context.js";
 import type { Storage } from "../../../ports/storage.js";
 import type { ApiKeyStore } from "../../../ports/api-keys.js";
 import type { BudgetLedger } from "../../../ports/budget-ledger.js";
@@ -79,9 +79,7 @@ export interface ResponsesGatewayOptions {
   /** The stores the project's tools use (KV, knowledge, files, values); default in memory. */
   storage?: Storage;
   /** The host's tool catalog (default the project's `executor.tools`). */
-  toolCatalog?: ToolPermissionDefinition[];
-  /** @deprecated Use `toolCatalog` (the same catalog); removed in the next release. */
-  tools?: ToolPermissionDefinition[];
+  toolCatalog?: ToolCatalogEntry[];
   /**
    * The `agent-answer` item id (default the project's `conversation.openai.outputItemId`, the
    * agent's `outputItemId`, else {@link DEFAULT_GATEWAY_ANSWER_ITEM_ID}; for a ready node
@@ -141,8 +139,6 @@ export interface GatewayListenOptions {
   port?: number;
   /** The address to bind (default `127.0.0.1`; `0.0.0.0` or `::` listens everywhere). */
   hostname?: string;
-  /** @deprecated Use `hostname` (the same address); removed in the next release. */
-  host?: string;
 }
 
 /** Where a gateway listens once it does. */
@@ -152,8 +148,6 @@ export interface GatewayAddress {
   port: number;
   /** The bound address. */
   hostname: string;
-  /** @deprecated Use `hostname` (the same value); removed in the next release. */
-  host: string;
 }
 
 /** A gateway: an HTTP handler and, once listening, its server. */
@@ -187,7 +181,7 @@ function nodeOf(options: ResponsesGatewayOptions): { node: AgentNode; answerItem
     return { node: agent as AgentNode, ...(options.outputItemId === undefined ? {} : { answerItemId: options.outputItemId }) };
   }
   const agentOptions: AgentNodeOptions = { ...(options.project?.executor.agent ?? {}), ...((agent as AgentNodeOptions | undefined) ?? {}) };
-  const answerItemId = options.outputItemId ?? options.project?.executor.executor.conversation.openai?.outputItemId ?? agentOptions.outputItemId ?? DEFAULT_GATEWAY_ANSWER_ITEM_ID;
+  const answerItemId = options.outputItemId ?? options.project?.executor.conversation.openai?.outputItemId ?? agentOptions.outputItemId ?? DEFAULT_GATEWAY_ANSWER_ITEM_ID;
   const nodeOptions = { ...agentOptions, outputItemId: answerItemId };
   return { node: createAgentNode(nodeOptions), answerItemId, nodeOptions };
 }
@@ -253,7 +247,7 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
     node,
     projectId,
     storage,
-    toolCatalog: options.toolCatalog ?? options.tools ?? [...(options.project?.executor.executor.tools ?? [])],
+    toolCatalog: options.toolCatalog ?? [...(options.project?.executor.toolCatalog ?? [])],
     ...(answerItemId === undefined ? {} : { answerItemId }),
     maxConversations,
     maxConversationsPerTenant: options.maxConversationsPerTenant ?? (options.apiKeys ? Math.max(1, Math.floor(maxConversations / 10)) : maxConversations),
@@ -363,7 +357,7 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
     },
     async listen(listenOptions = {}) {
       if (server) throw new SteamharnessError("input_validation", "[steamharness] [gateway] already listening", { field: "listen" });
-      const hostname = listenOptions.hostname ?? listenOptions.host ?? "127.0.0.1";
+      const hostname = listenOptions.hostname ?? "127.0.0.1";
       const created = createServer((request, response) => gateway.handle(request, response));
       server = created;
       await new Promise<void>((resolve, reject) => {
@@ -377,7 +371,7 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
       // The listening address is served too, unless it is a wildcard (0.0.0.0 is no one's name).
       if (hostname !== "0.0.0.0" && hostname !== "::") guard.allowHost(hostname);
       const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
-      return { url: `http://${shown}:${port}/v1`, port, hostname, host: hostname };
+      return { url: `http://${shown}:${port}/v1`, port, hostname };
     },
     activeRuns: () => runs.activeRuns(),
     stats: () => runs.stats(),
@@ -411,11 +405,10 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
  * await gateway.close();
  */
 export async function startGateway(options: ResponsesGatewayOptions & GatewayListenOptions): Promise<ResponsesGateway & GatewayAddress> {
-  const { port, hostname, host, ...rest } = options;
+  const { port, hostname, ...rest } = options;
   const gateway = createResponsesGateway(rest);
   try {
-    const bindAddress = hostname ?? host;
-    const address = await gateway.listen({ ...(port === undefined ? {} : { port }), ...(bindAddress === undefined ? {} : { hostname: bindAddress }) });
+    const address = await gateway.listen({ ...(port === undefined ? {} : { port }), ...(hostname === undefined ? {} : { hostname }) });
     return Object.assign(gateway, address);
   } catch (error) {
     await gateway.close();

@@ -16,7 +16,7 @@ import { emptyRunResult, normalizeRunReturn, statusOfResult, type WorkflowRunRep
 import type { Storage } from "../../../ports/storage.js";
 import { importFileParams } from "./file-import.js";
 import { loadWorkflowProject, locateWorkflowProject, type LoadedWorkflowProject } from "./project-loader.js";
-import { createHostBridge, createWorkerRunContext, type HostBridge } from "./worker-run-context.js";
+import { createParentBridge, createWorkerRunContext, type ParentBridge } from "./worker-run-context.js";
 import { restoreWorkerState, snapshotWorkerState, type WorkerStateSnapshot } from "./worker-state.js";
 import { isProtocolMessage, type ParentMessage, type WorkerConfig, type WorkerMessage, type WorkerRunRequest } from "./worker-protocol.js";
 import { openWorkflowStorage } from "./workflow-storage.js";
@@ -34,7 +34,7 @@ const send = (message: WorkerMessage): Promise<void> =>
 /** The run in progress: its cancel switch and the bridge its questions travel through. */
 interface CurrentRun {
   controller: AbortController;
-  bridge: HostBridge;
+  bridge: ParentBridge;
 }
 
 let current: CurrentRun | undefined;
@@ -183,7 +183,7 @@ async function serve(run: WorkerRunRequest): Promise<void> {
   // they cannot be mistaken for questions of the worker's next run.
   const thisRun: CurrentRun = {
     controller: takeController(),
-    bridge: createHostBridge((message) => {
+    bridge: createParentBridge((message) => {
       if (current === thisRun) void send(message);
     }),
   };

@@ -3,7 +3,7 @@ import type { TelemetryCarrier } from "../../../ports/telemetry.js";
 import { defaultRuntime } from "../../../compose/runtime.js";
 import { SteamharnessError, UserInputRequiredError, type SteamharnessErrorCode } from "../../../domain/errors.js";
 import type { JsonValue } from "../../../domain/json.js";
-import type { NodeContext, NodeLogger, NodeRunConfiguration, NodeTenantLimits, ToolPermissionDefinition } from "../../../domain/node-context.js";
+import type { NodeContext, NodeLogger, NodeRunConfiguration, NodeTenantLimits, ToolCatalogEntry } from "../../../domain/node-context.js";
 import { withFieldDefaults } from "../../../domain/workflow/answer-validation.js";
 import type { RelatedProject, WorkflowInputRequest, WorkflowRunContext, WorkflowUserInput } from "../../../domain/workflow/run-context.js";
 import { checkSamplingRequest, type WorkflowSampling, type WorkflowSamplingRequest, type WorkflowSamplingResult } from "../../../domain/workflow/sampling.js";
@@ -13,8 +13,8 @@ import type { ToolPermissionDecision, ToolPermissions } from "../../../ports/too
 import type { UserInput, UserInputField, UserInputResponse } from "../../../ports/user-input.js";
 import type { ParentMessage, WorkerLogEntry, WorkerMessage } from "./worker-protocol.js";
 
-/** The worker's side of the IPC channel: ports that ask the host and wait for its answer. */
-export interface HostBridge {
+/** The worker's side of the IPC channel: ports that ask the parent (the project runner) and wait for its answer. */
+export interface ParentBridge {
   userInput: UserInput;
   toolPermissions: ToolPermissions;
   /** Asks the host to have the calling MCP client sample (it answers or rejects with a typed error). */
@@ -31,10 +31,10 @@ export interface HostBridge {
  * run continues on the same runId with all its in-memory state.
  *
  * @example
- * const bridge = createHostBridge((m) => process.send!(m));
+ * const bridge = createParentBridge((m) => process.send!(m));
  * process.on("message", (m) => bridge.handle(m as ParentMessage));
  */
-export function createHostBridge(send: (message: WorkerMessage) => void): HostBridge {
+export function createParentBridge(send: (message: WorkerMessage) => void): ParentBridge {
   const inputs = new Map<string, (response: UserInputResponse) => void>();
   const approvals = new Map<string, (decision: ToolPermissionDecision) => void>();
   const wait = <T>(pending: Map<string, (value: T) => void>, requestId: string, signal?: AbortSignal) =>
@@ -148,7 +148,7 @@ function friendlyUserInput(runId: string, port: UserInput, signal: AbortSignal):
   return { request } as WorkflowUserInput;
 }
 
-function friendlySampling(bridge: HostBridge, runSignal: AbortSignal): WorkflowSampling {
+function friendlySampling(bridge: ParentBridge, runSignal: AbortSignal): WorkflowSampling {
   return {
     async createMessage(request, options = {}) {
       const checked = checkSamplingRequest(request);
@@ -163,13 +163,13 @@ export interface WorkerRunContextOptions {
   projectId: string;
   entrypointId: string;
   storage: Storage;
-  bridge: HostBridge;
+  bridge: ParentBridge;
   signal: AbortSignal;
   /** The run's `fileCreateDir`: created (with its parents) when the run first reads it. */
   fileCreateDir: string;
   relatedProjects: RelatedProject[];
   /** The project's tool catalog (`executor.tools` of its definition, WF-2). */
-  tools: readonly ToolPermissionDefinition[];
+  tools: readonly ToolCatalogEntry[];
   /** The run's configuration snapshot (CFG-2, WF-2). */
   configuration: NodeRunConfiguration;
   /** The trace context the run's agents continue (OBS-3). */
@@ -212,7 +212,6 @@ export function createWorkerRunContext(options: WorkerRunContextOptions): Workfl
       storage,
       // WF-2: the same catalog and configuration snapshot a conversation turn runs with.
       toolCatalog,
-      executor: { tools: toolCatalog },
       configuration: options.configuration,
       toolPermissions: bridge.toolPermissions,
       userInput: bridge.userInput,

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { textToolResult, type AgentTool } from "../../../domain/agent-tool.js";
 import { buildToolIndex, type ToolIndex, type ToolIndexEntry } from "../../../domain/agent/tool-index.js";
 import { SteamharnessError } from "../../../domain/errors.js";
-import type { ToolPermissionDefinition } from "../../../domain/node-context.js";
+import type { ToolCatalogEntry } from "../../../domain/node-context.js";
 import type { AgentToolGroup } from "./types.js";
 
 /** The name of the tool-search feature tool (AG-6: an explicit permission list must declare it). */
@@ -39,7 +39,7 @@ export interface RunCatalogs {
  * @example
  * catalogDefinition([{ id: "catalog:crm", autoApprove: true }], "crm", "crm_find_contact") // { id: "crm_find_contact", autoApprove: true }
  */
-export function catalogDefinition(catalog: readonly ToolPermissionDefinition[], catalogName: string, toolName: string): ToolPermissionDefinition | null {
+export function catalogDefinition(catalog: readonly ToolCatalogEntry[], catalogName: string, toolName: string): ToolCatalogEntry | null {
   const own = catalog.find((entry) => entry.id === toolName);
   const group = catalog.find((entry) => entry.id === `catalog:${catalogName}`);
   const found = own ?? (group ? { ...group, id: toolName } : null);
@@ -54,7 +54,7 @@ export function catalogDefinition(catalog: readonly ToolPermissionDefinition[], 
  * const catalogs = openRunCatalogs([crm], context.toolCatalog);
  * await catalogs.load(catalogs.index.search("add a contact", 3).map((hit) => hit.entry.name));
  */
-export function openRunCatalogs(catalogs: readonly AgentToolGroup[], definitions: readonly ToolPermissionDefinition[]): RunCatalogs {
+export function openRunCatalogs(catalogs: readonly AgentToolGroup[], definitions: readonly ToolCatalogEntry[]): RunCatalogs {
   const entries: ToolIndexEntry[] = [];
   const owner = new Map<string, AgentToolGroup>();
   for (const catalog of catalogs) {

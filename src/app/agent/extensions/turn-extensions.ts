@@ -3,7 +3,7 @@ import { agentItemIdPrefix, nestedToolCallId, runEventId } from "../../../domain
 import { toolAccess, type AgentMode, type AgentPermissionPolicy } from "../../../domain/agent/permission-policy.js";
 import type { SessionEvent, SessionEventInput } from "../../../domain/agent/session-events.js";
 import type { JsonObject, JsonValue } from "../../../domain/json.js";
-import type { NodeContext, ToolPermissionDefinition } from "../../../domain/node-context.js";
+import type { NodeContext, ToolCatalogEntry } from "../../../domain/node-context.js";
 import type { OutputItemStreamChunk } from "../../../domain/output-items.js";
 import { createOutputItemChunk, outputChunk } from "../../../domain/output-stream.js";
 import type { CodeSandbox } from "../../../ports/code-sandbox.js";
@@ -29,7 +29,7 @@ export interface FeatureTool {
 }
 
 /** Builds a registry from the feature tools and loaded catalog tools (the agent's `buildToolRegistry`). */
-export type RegistryBuilder<R> = (features: FeatureTool[], loaded: AgentTool[], extraDefinitions: ToolPermissionDefinition[]) => R;
+export type RegistryBuilder<R> = (features: FeatureTool[], loaded: AgentTool[], extraDefinitions: ToolCatalogEntry[]) => R;
 
 /** Runs a tool call through the run's approval chain (the agent loop's tool step, without its message). */
 export type ToolCallRunner = (call: ModelToolCallBlock) => Promise<NestedOutcome & { details?: JsonValue }>;
@@ -65,13 +65,13 @@ const stable = (value: unknown): string => JSON.stringify(value, (_key, inner: u
  * a resumed run keeps them callable).
  *
  * @example
- * const extensions = await openTurnExtensions({ session, policy, catalogs, definitions, runId, committed, codeSandbox, view: () => turn });
+ * const extensions = await openTurnExtensions({ session, policy, toolGroups, definitions, runId, committed, codeSandbox, view: () => turn });
  */
 export async function openTurnExtensions(input: {
   session: AgentSessionOptions | undefined;
   policy: AgentPermissionPolicy;
-  catalogs: readonly AgentToolGroup[];
-  definitions: readonly ToolPermissionDefinition[];
+  toolGroups: readonly AgentToolGroup[];
+  definitions: readonly ToolCatalogEntry[];
   runId: string;
   committed: Map<string, SessionEvent>;
   /** Loads the code-mode sandbox (the run's runtime, ARCH-1). */
@@ -79,7 +79,7 @@ export async function openTurnExtensions(input: {
   view: () => ExtensionTurnView;
 }): Promise<TurnExtensions> {
   const { session, policy, view } = input;
-  const catalogs = session?.toolSearch && input.catalogs.length > 0 ? openRunCatalogs(input.catalogs, input.definitions) : null;
+  const catalogs = session?.toolSearch && input.toolGroups.length > 0 ? openRunCatalogs(input.toolGroups, input.definitions) : null;
   if (catalogs) {
     // EXT-3 durability: what earlier searches of this run loaded is callable again after a resume.
     const names: string[] = [];
@@ -135,7 +135,7 @@ export async function openTurnExtensions(input: {
       const loaded = (catalogs?.loaded() ?? []).map(hooked);
       const definitions = catalogs ? loaded.flatMap((tool) => {
         const own = input.definitions.some((entry) => entry.id === tool.name);
-        const catalog = input.catalogs.find((entry) => entry.entries.some((item) => item.name === tool.name));
+        const catalog = input.toolGroups.find((entry) => entry.entries.some((item) => item.name === tool.name));
         const derived = !own && catalog ? catalogDefinition(input.definitions, catalog.name, tool.name) : null;
         return derived ? [derived] : [];
       }) : [];

@@ -5,7 +5,6 @@
 import type { AgentTool } from "../../../domain/agent-tool.js";
 import type { JsonObject, JsonValue } from "../../../domain/json.js";
 import type { ModelRequest } from "../../../ports/model-provider.js";
-import type { Storage } from "../../../ports/storage.js";
 
 /**
  * A tool group: a named, authorized group of tools whose schemas are not sent to the model up
@@ -26,9 +25,6 @@ export interface AgentToolGroup {
   /** Releases the connection; runs at the end of the turn when `connect` was called. */
   close?(): void | Promise<void>;
 }
-
-/** @deprecated The former name of {@link AgentToolGroup}; removed in the next release. */
-export type AgentToolCatalog = AgentToolGroup;
 
 /** `session.toolSearch` (EXT-3). */
 export interface AgentToolSearchOptions {
@@ -124,8 +120,6 @@ export interface AgentSessionEnvironment {
  * session host; on `createAgent` and `createAgentSessionHost` it turns the features on.
  */
 export interface AgentSessionOptions {
-  /** The storage whose `sessions` backend holds the session: replaces the automatic choice (EXT-6). */
-  storage?: Storage;
   /** `tool_search` over the tool groups of `createTools` (EXT-3); `tool_search` must be permitted. */
   toolSearch?: AgentToolSearchOptions;
   /** The `codemode` tool (EXT-4); `codemode` must be permitted. */

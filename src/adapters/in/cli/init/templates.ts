@@ -197,7 +197,7 @@ test("the assistant keeps a note in the KV store and reads it back", async () =>
   const storage = new MemoryStorage();
   try {
     const node = createAgentNode(project.executor.agent);
-    const context = () => createNodeContext({ projectId: project.manifest.id, storage, toolCatalog: [...project.executor.executor.tools] });
+    const context = () => createNodeContext({ projectId: project.manifest.id, storage, toolCatalog: [...project.executor.toolCatalog] });
     const first = await runStreamNode(node, { prompt: "remember buy milk" }, context());
     assert.equal(finalText(first.output), "Noted: buy milk");
     assert.equal((await storage.kv.get({ projectId: project.manifest.id }, "note"))?.value, "buy milk");

@@ -12,7 +12,7 @@ export function findConfigurationMigrationsFolder(start?: string): string | null
 }
 
 /**
- * Applies the configuration migrations. Several hosts (CLI, MCP host) may open a new file at the
+ * Applies the configuration migrations. Several hosts (the CLI, the MCP server) may open a new file at the
  * same moment; a lost race is retried (see `migrateWithRetry`).
  *
  * @example
