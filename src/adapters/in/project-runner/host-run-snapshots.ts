@@ -13,6 +13,9 @@
  * project (start-up does not share the cores with them), and until then — or when
  * they failed to open — {@link HostRunSnapshots.take} says "not here" and the worker takes the
  * snapshot itself, so nothing ever waits for the host's stores to open.
+ *
+ * TEN-3: a tenant's run is saved in the tenant's own values store (where its worker looks for it
+ * when the run is resumed); the host keeps the most recently used tenants' stores open.
  */
 import { wrapAdapterError } from "../../../domain/errors.js";
 import { saveRunSnapshot } from "../../../domain/configuration/run-snapshot.js";
@@ -30,7 +33,12 @@ export interface HostRunSnapshotsOptions {
   persistentValueStoreDir: string;
   /** `false` leaves every snapshot to the workers (a configuration server, or no worker pool). */
   enabled: boolean;
+  /** TEN-3: where a tenant's runs keep persistent values (its `tenants/<segment>` folder). */
+  tenantValuesDir?: (tenant: string) => string;
 }
+
+/** Tenants whose values stores the host keeps open; the least recently used is closed first. */
+const MAX_OPEN_TENANT_STORES = 32;
 
 /** The host's side of new runs' snapshots. */
 export interface HostRunSnapshots {
@@ -42,16 +50,19 @@ export interface HostRunSnapshots {
    */
   take(): Promise<ProjectConfigurationSnapshot> | undefined;
   /**
-   * Saves `snapshot` under `runId` where the worker would have (the project's persistent values);
-   * the SQLite commit happens within this call. Resolves `undefined`, or the error it failed with.
+   * Saves `snapshot` under `runId` where the worker would have (the project's persistent values,
+   * the tenant's for a tenant's run); the SQLite commit happens within this call. Resolves
+   * `undefined`, or the error it failed with.
    */
-  save(runId: string, snapshot: ProjectConfigurationSnapshot): Promise<Error | undefined>;
+  save(runId: string, snapshot: ProjectConfigurationSnapshot, tenant?: string): Promise<Error | undefined>;
   close(): Promise<void>;
 }
 
 interface OpenedStores {
   configurations: Pick<ProjectConfigurationStore, "read" | "close">;
   values: PersistentValueStore;
+  /** A values store under `directory` (a tenant's), opened with the same SQLite module. */
+  valuesAt(directory: string): { values: PersistentValueStore; close(): Promise<void> };
   close(): Promise<void>;
 }
 
@@ -68,6 +79,20 @@ export function createHostRunSnapshots(options: HostRunSnapshotsOptions): HostRu
   let opening: Promise<OpenedStores | undefined> | undefined;
   let opened: OpenedStores | undefined;
   let closed = false;
+  const tenantStores = new Map<string, { values: PersistentValueStore; close(): Promise<void> }>();
+  /** The tenant's values store, opened on its first run and kept among the most recently used. */
+  const tenantValues = (stores: OpenedStores, tenant: string): PersistentValueStore => {
+    let found = tenantStores.get(tenant);
+    if (found) tenantStores.delete(tenant);
+    else found = stores.valuesAt(options.tenantValuesDir!(tenant));
+    tenantStores.set(tenant, found);
+    for (const [old, store] of tenantStores) {
+      if (tenantStores.size <= MAX_OPEN_TENANT_STORES) break;
+      tenantStores.delete(old);
+      void store.close().catch(() => undefined);
+    }
+    return found.values;
+  };
   const openStores = async (): Promise<OpenedStores | undefined> => {
     try {
       const [{ openProjectConfigurationStore }, { createSqliteStorage }] = await Promise.all([import("../../../compose/configuration-store.js"), import("../../../compose/sqlite.js")]);
@@ -83,6 +108,7 @@ export function createHostRunSnapshots(options: HostRunSnapshotsOptions): HostRu
       const stores: OpenedStores = {
         configurations,
         values: storage.values,
+        valuesAt: (directory) => createSqliteStorage({ directory }),
         close: async () => {
           await Promise.all([configurations.close?.(), storage!.close()]);
         },
@@ -110,10 +136,11 @@ export function createHostRunSnapshots(options: HostRunSnapshotsOptions): HostRu
         throw wrapAdapterError("configuration", `taking the run's configuration snapshot from ${options.dataDir} failed`, error);
       });
     },
-    async save(runId, snapshot) {
+    async save(runId, snapshot, tenant) {
       try {
         if (!opened) throw new Error("the host's stores are closed");
-        await saveRunSnapshot(opened.values, options.projectId, runId, snapshot);
+        const values = tenant === undefined || !options.tenantValuesDir ? opened.values : tenantValues(opened, tenant);
+        await saveRunSnapshot(values, options.projectId, runId, snapshot);
         return undefined;
       } catch (error) {
         return wrapAdapterError("configuration", `saving the run's configuration snapshot under ${options.persistentValueStoreDir} failed`, error);
@@ -123,7 +150,9 @@ export function createHostRunSnapshots(options: HostRunSnapshotsOptions): HostRu
       closed = true;
       const stores = opened ?? (await opening);
       opened = undefined;
-      await stores?.close().catch(() => undefined);
+      const tenants = [...tenantStores.values()];
+      tenantStores.clear();
+      await Promise.all([stores?.close(), ...tenants.map((store) => store.close())].map((closing) => closing?.catch(() => undefined)));
     },
   };
 }

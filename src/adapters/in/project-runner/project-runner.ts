@@ -216,6 +216,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     dataDir: dirs.dataDir,
     persistentValueStoreDir: dirs.persistentValueStoreDir,
     enabled: workers > 0 && !auth.serverUrl,
+    tenantValuesDir: (tenant) => tenantDataDirs(dirs, tenant).persistentValueStoreDir,
   });
   let watch: Promise<ProjectWatch> | undefined;
   let opensSnapshots: Promise<void> | undefined;
@@ -320,8 +321,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
         // The new run's snapshot as it starts — with a worker in hand, so a queued run is not
         // given the configuration of when it queued — when the host's stores are open (else the
         // worker takes it). A store that cannot be read fails the run before it starts (SES-5).
-        // A tenant's run keeps its snapshot in the tenant's values: its worker takes and saves it.
-        const taking = request.newRun && dataTenant === undefined ? snapshots.take() : undefined;
+        const taking = request.newRun ? snapshots.take() : undefined;
         let snapshot: ProjectConfigurationSnapshot | undefined;
         if (taking) {
           try {
@@ -340,7 +340,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
         });
         // Saved while the worker runs (the run message is out by now when the worker was free);
         // the call is answered only once it is committed.
-        const saving = snapshot ? snapshots.save(request.runId, snapshot) : undefined;
+        const saving = snapshot ? snapshots.save(request.runId, snapshot, dataTenant) : undefined;
         report = await running;
         const unsaved = saving ? await saving : undefined;
         if (unsaved) report = failedWith(unsaved as SteamharnessError);

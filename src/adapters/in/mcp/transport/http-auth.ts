@@ -106,11 +106,32 @@ function keyVerifier(admission: TenantAdmissions): OAuthTokenVerifier {
   };
 }
 
-/** Verifies JWT access tokens: signature (JWKS), issuer, audience, expiry; the scopes come from `scope`, the tenant from `tenantClaim`. */
+/** Verified access tokens kept; the least recently verified goes first. */
+const MAX_VERIFIED_TOKENS = 1024;
+/** How long a verified token is trusted without verifying its signature again (its own expiry is still checked per request). */
+const VERIFIED_TOKEN_MS = 60_000;
+
+/**
+ * Verifies JWT access tokens: signature (JWKS), issuer, audience, expiry; the scopes come from
+ * `scope`, the tenant from `tenantClaim`. A token verified in the last minute is not verified
+ * again (a signature check costs ~0.2 ms per call): its claims cannot change, its expiry is
+ * checked on every request, and a signing key the server withdraws stops its tokens within that
+ * minute.
+ */
 function jwtVerifier(issuer: string, jwksUri: URL, audience: string, tenantClaim: string): OAuthTokenVerifier {
   const keys = createRemoteJWKSet(jwksUri);
+  const verified = new Map<string, { auth: AuthInfo; until: number }>();
   return {
     async verifyAccessToken(token) {
+      const now = Date.now();
+      const known = verified.get(token);
+      if (known) {
+        verified.delete(token);
+        if (known.until > now && (known.auth.expiresAt === undefined || known.auth.expiresAt > now / 1000)) {
+          verified.set(token, known);
+          return known.auth;
+        }
+      }
       try {
         const { payload } = await jwtVerify(token, keys, { issuer, audience });
         const scopes = typeof payload.scope === "string" ? payload.scope.split(" ").filter(Boolean) : [];
@@ -120,7 +141,10 @@ function jwtVerifier(issuer: string, jwksUri: URL, audience: string, tenantClaim
         const lacking = [[tenantClaim, payload[tenantClaim]], ["sub", payload.sub], ["client_id", clientId]].find(([, value]) => usableId(value) === undefined);
         if (lacking) throw new InvalidTokenError(`Token has no usable '${String(lacking[0])}' claim${lacking[0] === tenantClaim && tenantClaim !== "sub" ? " (the tenant claim)" : ""}`);
         const principal = principalOf({ source: "oauth", surface: "mcp-http", tenantId: payload[tenantClaim], subject: payload.sub, credentialId: clientId });
-        return { token, clientId: principal.credentialId, scopes, ...(payload.exp !== undefined ? { expiresAt: payload.exp } : {}), resource: new URL(audience), extra: { principal } };
+        const auth: AuthInfo = { token, clientId: principal.credentialId, scopes, ...(payload.exp !== undefined ? { expiresAt: payload.exp } : {}), resource: new URL(audience), extra: { principal } };
+        verified.set(token, { auth, until: now + VERIFIED_TOKEN_MS });
+        if (verified.size > MAX_VERIFIED_TOKENS) verified.delete(verified.keys().next().value!);
+        return auth;
       } catch (error) {
         if (error instanceof joseErrors.JWTExpired) throw new InvalidTokenError("Token has expired");
         if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === "aud") throw new InvalidTokenError("Token was not issued for this resource");
@@ -137,6 +161,26 @@ export interface McpHttpAuthorization {
   metadata?: McpHttpMiddleware;
   /** The bearer check of requests to the MCP path; other paths pass. */
   check: McpHttpMiddleware;
+  /**
+   * The check's success alone, for the handler's direct path (no Express): the request's auth when
+   * its bearer token passes exactly what {@link check} requires for this body, else `undefined` —
+   * and the request then goes through {@link check}, which answers the refusal. None for API keys
+   * (their admission answers on the Express path).
+   */
+  accepted?(req: IncomingMessage, body: unknown): Promise<AuthInfo | undefined>;
+}
+
+/**
+ * What the SDK's `requireBearerAuth` accepts, without answering: a `Bearer` token the verifier
+ * takes, for `resource` when given, with every scope in `scopes`, not expired.
+ */
+async function acceptedBy(verifier: OAuthTokenVerifier, req: IncomingMessage, scopes: readonly string[], resource?: URL): Promise<AuthInfo | undefined> {
+  const [type, token] = (req.headers.authorization ?? "").split(" ");
+  if (type?.toLowerCase() !== "bearer" || !token) return undefined;
+  const auth = await verifier.verifyAccessToken(token).catch(() => undefined);
+  if (!auth || (resource !== undefined && auth.resource?.href !== resource.href)) return undefined;
+  if (!scopes.every((scope) => auth.scopes.includes(scope))) return undefined;
+  return typeof auth.expiresAt === "number" && auth.expiresAt >= Date.now() / 1000 ? auth : undefined;
 }
 
 /**
@@ -162,7 +206,10 @@ export async function prepareAuthorization(auth: McpHttpAuthOptions, path: strin
       }),
     };
   }
-  if (auth.kind === "token") return { check: onPath(requireBearerAuth({ verifier: tokenVerifier(auth.token) }) as unknown as McpHttpMiddleware) };
+  if (auth.kind === "token") {
+    const verifier = tokenVerifier(auth.token);
+    return { check: onPath(requireBearerAuth({ verifier }) as unknown as McpHttpMiddleware), accepted: (req) => acceptedBy(verifier, req, []) };
+  }
   let oauthMetadata;
   try {
     oauthMetadata = await discoverAuthorizationServerMetadata(auth.issuer);
@@ -188,5 +235,9 @@ export async function prepareAuthorization(auth: McpHttpAuthOptions, path: strin
     scopesSupported: scopesOfPolicy(policy),
     ...(auth.resourceName ? { resourceName: auth.resourceName } : {}),
   }) as unknown as McpHttpMiddleware;
-  return { metadata, check: onPath((req, res, next) => checkFor(scopesOfRequest(req.body, policy))(req, res, next)) };
+  return {
+    metadata,
+    check: onPath((req, res, next) => checkFor(scopesOfRequest(req.body, policy))(req, res, next)),
+    accepted: (req, body) => acceptedBy(verifier, req, scopesOfRequest(body, policy), resource),
+  };
 }

@@ -225,7 +225,10 @@ export async function mcpHttpListener(options: McpHttpHandlerOptions): Promise<M
   if (authorization) app.use(authorization.check);
   app.all(path, (req: McpHttpRequest, res: ServerResponse) => serve(req, res, req.body));
   const viaExpress = (req: IncomingMessage, res: ServerResponse) => void app(req, res);
-  // The direct path: no authorization, exactly the MCP path, Host and Origin allowed, a plain body.
+  // The direct path: exactly the MCP path, Host and Origin allowed, a plain body, and either no
+  // authorization or a bearer token the check accepts (a refused one takes the Express path, whose
+  // check answers it: the body is read by then, so body-parser leaves `req.body` as it is).
+  const accepted = authorization?.accepted;
   const direct = (req: IncomingMessage, res: ServerResponse): boolean => {
     const url = req.url ?? "";
     const query = url.indexOf("?");
@@ -234,21 +237,27 @@ export async function mcpHttpListener(options: McpHttpHandlerOptions): Promise<M
     if (host === null || !allowedHosts.includes(host) || !originAllowed(req.headers.origin)) return false;
     const kind = bodyKind(req);
     if (kind === "express") return false;
+    const proceed = async (body: unknown) => {
+      const auth = accepted ? await accepted(req, body) : undefined;
+      if (accepted && !auth) {
+        (req as McpHttpRequest).body = body;
+        return viaExpress(req, res);
+      }
+      if (auth) (req as McpHttpRequest).auth = auth;
+      await serve(req, res, body);
+    };
     if (kind === "none") {
-      void serve(req, res, undefined);
+      void proceed(undefined);
       return true;
     }
-    readJsonBody(req).then(
-      (body) => serve(req, res, body),
-      (error: unknown) => {
-        if (typeof (error as BodyError)?.status !== "number") return void req.socket.destroy();
-        (req as IncomingMessage & { [BODY_ERROR]?: unknown })[BODY_ERROR] = error;
-        viaExpress(req, res);
-      },
-    );
+    readJsonBody(req).then(proceed, (error: unknown) => {
+      if (typeof (error as BodyError)?.status !== "number") return void req.socket.destroy();
+      (req as IncomingMessage & { [BODY_ERROR]?: unknown })[BODY_ERROR] = error;
+      viaExpress(req, res);
+    });
     return true;
   };
-  const handler = (authorization ? viaExpress : (req: IncomingMessage, res: ServerResponse) => void (direct(req, res) || viaExpress(req, res))) as McpHttpHandler;
+  const handler = (authorization && !accepted ? viaExpress : (req: IncomingMessage, res: ServerResponse) => void (direct(req, res) || viaExpress(req, res))) as McpHttpHandler;
   Object.defineProperty(handler, "sessions", { get: () => transports.size });
   handler.close = async () => {
     const open = [...transports.values()];
