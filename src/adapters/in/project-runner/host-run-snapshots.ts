@@ -23,6 +23,7 @@ import { takeProjectConfigurationSnapshot, type ProjectConfigurationSnapshot } f
 import type { PersistentValueStore } from "../../../ports/persistent-value-store.js";
 import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
 import { createSystemClock } from "../../../compose/local.js";
+import { createTenantCache } from "../../../app/tenants/tenant-cache.js";
 
 /** Options of {@link createHostRunSnapshots}. */
 export interface HostRunSnapshotsOptions {
@@ -79,20 +80,8 @@ export function createHostRunSnapshots(options: HostRunSnapshotsOptions): HostRu
   let opening: Promise<OpenedStores | undefined> | undefined;
   let opened: OpenedStores | undefined;
   let closed = false;
-  const tenantStores = new Map<string, { values: PersistentValueStore; close(): Promise<void> }>();
-  /** The tenant's values store, opened on its first run and kept among the most recently used. */
-  const tenantValues = (stores: OpenedStores, tenant: string): PersistentValueStore => {
-    let found = tenantStores.get(tenant);
-    if (found) tenantStores.delete(tenant);
-    else found = stores.valuesAt(options.tenantValuesDir!(tenant));
-    tenantStores.set(tenant, found);
-    for (const [old, store] of tenantStores) {
-      if (tenantStores.size <= MAX_OPEN_TENANT_STORES) break;
-      tenantStores.delete(old);
-      void store.close().catch(() => undefined);
-    }
-    return found.values;
-  };
+  /** Tenants' values stores, opened on a tenant's first run (only once the host's stores are open). */
+  const tenantStores = createTenantCache((tenant) => opened!.valuesAt(options.tenantValuesDir!(tenant)), MAX_OPEN_TENANT_STORES);
   const openStores = async (): Promise<OpenedStores | undefined> => {
     try {
       const [{ openProjectConfigurationStore }, { createSqliteStorage }] = await Promise.all([import("../../../compose/configuration-store.js"), import("../../../compose/sqlite.js")]);
@@ -139,7 +128,7 @@ export function createHostRunSnapshots(options: HostRunSnapshotsOptions): HostRu
     async save(runId, snapshot, tenant) {
       try {
         if (!opened) throw new Error("the host's stores are closed");
-        const values = tenant === undefined || !options.tenantValuesDir ? opened.values : tenantValues(opened, tenant);
+        const values = tenant === undefined || !options.tenantValuesDir ? opened.values : tenantStores.of(tenant).values;
         await saveRunSnapshot(values, options.projectId, runId, snapshot);
         return undefined;
       } catch (error) {
@@ -150,9 +139,7 @@ export function createHostRunSnapshots(options: HostRunSnapshotsOptions): HostRu
       closed = true;
       const stores = opened ?? (await opening);
       opened = undefined;
-      const tenants = [...tenantStores.values()];
-      tenantStores.clear();
-      await Promise.all([stores?.close(), ...tenants.map((store) => store.close())].map((closing) => closing?.catch(() => undefined)));
+      await Promise.all([stores?.close().catch(() => undefined), tenantStores.close()]);
     },
   };
 }

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
 import type { SqliteRunRetention } from "../../../compose/run-retention.js";
+import { createTenantCache } from "../../../app/tenants/tenant-cache.js";
 
 // SES-12: a workflow run's agents keep durable sessions under `<agent-store-dir>/<run id>/` (the run
 // is their conversation, SES-10), so without retention the folder grows with every run. The
@@ -139,23 +140,5 @@ const MAX_OPEN_TENANT_INDEXES = 32;
  * await retentions.of("key:acme").started(runId);
  */
 export function createTenantRetentions(make: (tenant: string) => RunSessionsRetention) {
-  const open = new Map<string, RunSessionsRetention>();
-  const closing: Promise<void>[] = [];
-  return {
-    of(tenant: string): RunSessionsRetention {
-      const found = open.get(tenant) ?? make(tenant);
-      open.delete(tenant);
-      open.set(tenant, found);
-      for (const [old, retention] of open) {
-        if (open.size <= MAX_OPEN_TENANT_INDEXES) break;
-        open.delete(old);
-        closing.push(retention.close());
-      }
-      return found;
-    },
-    async close(): Promise<void> {
-      await Promise.all([...closing, ...[...open.values()].map((retention) => retention.close())]);
-      open.clear();
-    },
-  };
+  return createTenantCache(make, MAX_OPEN_TENANT_INDEXES);
 }

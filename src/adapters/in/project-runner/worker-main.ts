@@ -24,6 +24,7 @@ import { tenantDataDirs } from "./host-options.js";
 import { createWorkerConfigurations, type WorkerConfigurations } from "./worker-configuration.js";
 import { createWorkerTenants, type WorkerTenants } from "./worker-tenant-limits.js";
 import { workflowToolCatalog } from "../../../domain/workflow/workflow-definition.js";
+import { createTenantCache } from "../../../app/tenants/tenant-cache.js";
 
 const send = (message: WorkerMessage): Promise<void> =>
   new Promise((resolveSend) => {
@@ -43,10 +44,14 @@ let idleState: WorkerStateSnapshot | undefined;
 let config: WorkerConfig | undefined;
 let project: LoadedWorkflowProject | undefined;
 let storage: Promise<Storage> | undefined;
-/** TEN-3: the stores of the tenants this worker ran for, least recently used first. */
-const tenantStorages = new Map<string, Promise<Storage>>();
-/** Tenants whose stores stay open between runs; an older one is closed (the worker runs one run at a time). */
-const MAX_OPEN_TENANTS = 8;
+/** TEN-3: the stores of the tenants this worker ran for; at most 8 stay open between runs (the worker runs one run at a time). */
+const tenantStorages = createTenantCache((tenant) => {
+  const opening = openWorkflowStorage(tenantDataDirs(config!.dirs, tenant));
+  const item = { opening, close: () => opening.then((store) => store.close()) };
+  // A store that failed to open is tried again by the tenant's next run.
+  opening.catch(() => tenantStorages.forget(tenant, item));
+  return item;
+}, 8);
 let configurations: WorkerConfigurations | undefined;
 let tenants: WorkerTenants | undefined;
 let tools: ReturnType<typeof workflowToolCatalog> = [];
@@ -59,24 +64,7 @@ function openStorage(): Promise<Storage> {
 
 /** The stores of a run: its tenant's own (TEN-3), else the host's. */
 function openRunStorage(dataTenant: string | undefined): Promise<Storage> {
-  if (dataTenant === undefined) return openStorage();
-  let opened = tenantStorages.get(dataTenant);
-  tenantStorages.delete(dataTenant);
-  if (!opened) {
-    const opening = openWorkflowStorage(tenantDataDirs(config!.dirs, dataTenant));
-    // A store that failed to open is tried again by the tenant's next run.
-    opening.catch(() => {
-      if (tenantStorages.get(dataTenant) === opening) tenantStorages.delete(dataTenant);
-    });
-    opened = opening;
-  }
-  tenantStorages.set(dataTenant, opened);
-  for (const [tenant, old] of tenantStorages) {
-    if (tenantStorages.size <= MAX_OPEN_TENANTS) break;
-    tenantStorages.delete(tenant);
-    void old.then((store) => store.close()).catch(() => undefined);
-  }
-  return opened;
+  return dataTenant === undefined ? openStorage() : tenantStorages.of(dataTenant).opening;
 }
 
 async function init(next: WorkerConfig): Promise<void> {
@@ -230,8 +218,7 @@ async function exit(): Promise<void> {
     exitAfterRun = true;
     return;
   }
-  const stores = [storage, ...tenantStorages.values()].map((opened) => opened?.then((store) => store.close()).catch(() => undefined));
-  await Promise.all([...stores, configurations?.close(), tenants?.close(), telemetry.then((started) => started?.shutdown())]);
+  await Promise.all([storage?.then((store) => store.close()).catch(() => undefined), tenantStorages.close(), configurations?.close(), tenants?.close(), telemetry.then((started) => started?.shutdown())]);
   process.exit(0);
 }
 
