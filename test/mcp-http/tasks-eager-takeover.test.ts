@@ -91,7 +91,10 @@ describePostgres("TEN-6 a dead owner's task outlives its TTL and is taken over w
     const claimed = await waitForRow(task.taskId, (row) => row.owner_host !== deadOwner, BOUND_MS + 5000);
     expect(Date.now() - killedAt).toBeLessThan(BOUND_MS);
     expect(claimed).toMatchObject({ status: "working", status_message: expect.stringMatching(/stopped renewing its lease.*resumed it on the same run id/) });
-    expect(hosts.b!.stderr()).toContain(`task ${task.taskId}: the host running this task (${deadOwner})`);
+    // B logs the takeover after its claim commits: the line may reach its stderr a moment after the row.
+    const notice = `task ${task.taskId}: the host running this task (${deadOwner})`;
+    for (let waited = 0; !hosts.b!.stderr().includes(notice) && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(hosts.b!.stderr()).toContain(notice);
 
     const clientB = await connectHttp(hosts.b!.url);
     try {
