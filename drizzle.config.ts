@@ -4,6 +4,6 @@ import { defineConfig } from "drizzle-kit";
 // the package and applied on open). The FTS5 migration is custom: `drizzle-kit generate --custom`.
 export default defineConfig({
   dialect: "sqlite",
-  schema: "./src/adapters/out/sqlite/store/drizzle-kit-schema.ts",
+  schema: "./src/adapters/driven/sqlite/store/drizzle-kit-schema.ts",
   out: "./drizzle",
 });

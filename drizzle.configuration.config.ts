@@ -5,6 +5,6 @@ import { defineConfig } from "drizzle-kit";
 // own folder. Generate with: npx drizzle-kit generate --config drizzle.configuration.config.ts
 export default defineConfig({
   dialect: "sqlite",
-  schema: "./src/adapters/out/sqlite/configuration/drizzle-kit-schema.ts",
+  schema: "./src/adapters/driven/sqlite/configuration/drizzle-kit-schema.ts",
   out: "./drizzle/configuration",
 });

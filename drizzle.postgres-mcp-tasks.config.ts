@@ -5,6 +5,6 @@ import { defineConfig } from "drizzle-kit";
 // npx drizzle-kit generate --config drizzle.postgres-mcp-tasks.config.ts
 export default defineConfig({
   dialect: "postgresql",
-  schema: "./src/adapters/out/postgres/mcp-task-schema.ts",
+  schema: "./src/adapters/driven/postgres/mcp-task-schema.ts",
   out: "./drizzle/postgres-mcp-tasks",
 });

@@ -6,6 +6,6 @@ import { defineConfig } from "drizzle-kit";
 // npx drizzle-kit generate --config drizzle.postgres-sessions.config.ts
 export default defineConfig({
   dialect: "postgresql",
-  schema: "./src/adapters/out/postgres/sessions/session-schema.ts",
+  schema: "./src/adapters/driven/postgres/sessions/session-schema.ts",
   out: "./drizzle/postgres-sessions",
 });

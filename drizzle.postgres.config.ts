@@ -6,6 +6,6 @@ import { defineConfig } from "drizzle-kit";
 // npx drizzle-kit generate --config drizzle.postgres.config.ts
 export default defineConfig({
   dialect: "postgresql",
-  schema: "./src/adapters/out/postgres/schema.ts",
+  schema: "./src/adapters/driven/postgres/schema.ts",
   out: "./drizzle/postgres",
 });

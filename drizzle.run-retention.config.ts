@@ -4,6 +4,6 @@ import { defineConfig } from "drizzle-kit";
 // folder. Generate with: npx drizzle-kit generate --config drizzle.run-retention.config.ts
 export default defineConfig({
   dialect: "sqlite",
-  schema: "./src/adapters/out/sqlite/run-retention/run-retention-schema.ts",
+  schema: "./src/adapters/driven/sqlite/run-retention/run-retention-schema.ts",
   out: "./drizzle/run-retention",
 });

@@ -5,6 +5,6 @@ import { defineConfig } from "drizzle-kit";
 // Generate with: npx drizzle-kit generate --config drizzle.session-host.config.ts
 export default defineConfig({
   dialect: "sqlite",
-  schema: "./src/adapters/out/sqlite/session-host/drizzle-kit-schema.ts",
+  schema: "./src/adapters/driven/sqlite/session-host/drizzle-kit-schema.ts",
   out: "./drizzle/session-host",
 });

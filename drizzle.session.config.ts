@@ -5,6 +5,6 @@ import { defineConfig } from "drizzle-kit";
 // Generate with: npx drizzle-kit generate --config drizzle.session.config.ts
 export default defineConfig({
   dialect: "sqlite",
-  schema: "./src/adapters/out/sqlite/sessions/drizzle-kit-schema.ts",
+  schema: "./src/adapters/driven/sqlite/sessions/drizzle-kit-schema.ts",
   out: "./drizzle/session",
 });

@@ -49,7 +49,7 @@ const config: Options[] = [
   // Cold start: drizzle's SQLite side as one CommonJS file, dist/drizzle-sqlite.cjs, which the SQLite
   // adapters of every build above (and of the CLI below) load instead of drizzle's ~110 files.
   {
-    entry: { "drizzle-sqlite": "src/adapters/out/sqlite/shared/drizzle-sqlite-bundle.ts" },
+    entry: { "drizzle-sqlite": "src/adapters/driven/sqlite/shared/drizzle-sqlite-bundle.ts" },
     format: ["cjs"],
     sourcemap: true,
     target: "node20",
@@ -58,7 +58,7 @@ const config: Options[] = [
   },
   {
     // The sandbox worker thread (SEC-3): found next to the bundles as dist/sandbox-worker.js.
-    entry: { cli: "src/cli.ts", "workflow-worker": "src/adapters/in/project-runner/worker-main.ts", "sandbox-worker": "src/adapters/out/sandbox/sandbox-worker.ts" },
+    entry: { cli: "src/cli.ts", "workflow-worker": "src/adapters/driving/project-runner/worker-main.ts", "sandbox-worker": "src/adapters/driven/sandbox/sandbox-worker.ts" },
     format: ["esm"],
     sourcemap: true,
     target: "node20",

@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { createSqliteStorage } from "../src/adapters/out/sqlite/store/sqlite-storage.js";
+import { createSqliteStorage } from "../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { createProjectCapabilityTools } from "../src/app/capabilities/project-capabilities.js";
 import { createNodeContext } from "../src/compose/node-context.js";
 

@@ -13,9 +13,9 @@
  */
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
-import { createSqliteStorage } from "../src/adapters/out/sqlite/store/sqlite-storage.js";
-import { resolveSessionDatabasePath } from "../src/adapters/out/sqlite/sessions/session-database-path.js";
-import { createSqliteSessionStore } from "../src/adapters/out/sqlite/sessions/sqlite-session-store.js";
+import { createSqliteStorage } from "../src/adapters/driven/sqlite/store/sqlite-storage.js";
+import { resolveSessionDatabasePath } from "../src/adapters/driven/sqlite/sessions/session-database-path.js";
+import { createSqliteSessionStore } from "../src/adapters/driven/sqlite/sessions/sqlite-session-store.js";
 import { fileBytes, timedLoop } from "./durable-support.js";
 
 const [mode, target, stepsArg] = process.argv.slice(2);

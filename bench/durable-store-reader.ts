@@ -7,7 +7,7 @@ import { performance } from "node:perf_hooks";
 type Reader = (path: string) => Promise<{ events: number }>;
 
 async function storeReader(): Promise<Reader> {
-  const { createSqliteSessionStore } = await import("../src/adapters/out/sqlite/sessions/sqlite-session-store.js");
+  const { createSqliteSessionStore } = await import("../src/adapters/driven/sqlite/sessions/sqlite-session-store.js");
   return async (path) => {
     const store = createSqliteSessionStore({ path, address: { projectId: "bench", sessionKey: "agent" } });
     const head = await store.head();

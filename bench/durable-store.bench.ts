@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { createMemorySessionStore } from "../src/adapters/out/memory/memory-session-store.js";
-import { createSqliteSessionStore } from "../src/adapters/out/sqlite/sessions/sqlite-session-store.js";
+import { createMemorySessionStore } from "../src/adapters/driven/memory/memory-session-store.js";
+import { createSqliteSessionStore } from "../src/adapters/driven/sqlite/sessions/sqlite-session-store.js";
 import type { SessionStore } from "../src/ports/session-store.js";
 import { EVENTS_PER_TURN, compactedState, turnBatches } from "./durable-store-events.js";
 

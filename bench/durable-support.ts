@@ -5,7 +5,7 @@
  */
 import { statSync } from "node:fs";
 import { Type } from "@sinclair/typebox";
-import { createSqliteSessionStore } from "../src/adapters/out/sqlite/sessions/sqlite-session-store.js";
+import { createSqliteSessionStore } from "../src/adapters/driven/sqlite/sessions/sqlite-session-store.js";
 import { createAgentNode, type AgentNodeOptions } from "../src/app/agent-node/create-agent-node.js";
 import type { AgentTool } from "../src/domain/agent-tool.js";
 import type { SessionEventInput } from "../src/domain/agent/session-events.js";

@@ -1,9 +1,9 @@
-// The coding-tool `read` as it was before SEC-1/SEC-2 (main at f1f6d79, src/adapters/out/coding-tools/
+// The coding-tool `read` as it was before SEC-1/SEC-2 (main at f1f6d79, src/adapters/driven/coding-tools/
 // file-tools.ts), kept only as the baseline of bench/hardening-read.bench.ts: guard.resolve, stat,
 // then the whole file read and split. Do not use it anywhere else: it follows swapped links and
 // loads the whole file.
 import { readFile, stat } from "node:fs/promises";
-import type { PathGuard } from "../src/adapters/out/coding-tools/path-guard.js";
+import type { PathGuard } from "../src/adapters/driven/coding-tools/path-guard.js";
 
 const MAX_READ_LINES = 2000;
 const MAX_READ_BYTES = 256 * 1024;

@@ -13,7 +13,7 @@ import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { createCodingTools, createPathGuard } from "../src/adapters/out/coding-tools/index.js";
+import { createCodingTools, createPathGuard } from "../src/adapters/driven/coding-tools/index.js";
 import { baselineRead } from "./hardening-read-baseline.js";
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -9,7 +9,7 @@
  * Writes bench/results/hardening.json under the key `sandbox` (other keys are kept).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createQuickJsSandbox } from "../src/adapters/out/sandbox/quickjs-sandbox.js";
+import { createQuickJsSandbox } from "../src/adapters/driven/sandbox/quickjs-sandbox.js";
 import type { CodeSandbox } from "../src/ports/code-sandbox.js";
 import { createBaselineQuickJsSandbox } from "./sandbox-baseline.js";
 

@@ -16,7 +16,7 @@
 import { metrics, trace } from "@opentelemetry/api";
 import { JsonTraceSerializer } from "@opentelemetry/otlp-transformer";
 import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
-import { createOpenTelemetry } from "../src/adapters/out/opentelemetry/open-telemetry.js";
+import { createOpenTelemetry } from "../src/adapters/driven/opentelemetry/open-telemetry.js";
 import type { Telemetry } from "../src/ports/telemetry.js";
 import { startTestSdk } from "../test/fixtures/otel-sdk.js";
 import { bareSdkRuns, type BareRun } from "./observability-bare-sdk.js";

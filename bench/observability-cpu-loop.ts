@@ -20,7 +20,7 @@ const runs = Number(runsArg ?? 3);
 let runtime: HarnessRuntime = createHarnessRuntime();
 let shutdown = async (): Promise<void> => undefined;
 if (mode === "on") {
-  const [{ startTestSdk }, { createOpenTelemetry }] = await Promise.all([import("../test/fixtures/otel-sdk.js"), import("../src/adapters/out/opentelemetry/open-telemetry.js")]);
+  const [{ startTestSdk }, { createOpenTelemetry }] = await Promise.all([import("../test/fixtures/otel-sdk.js"), import("../src/adapters/driven/opentelemetry/open-telemetry.js")]);
   const sdk = startTestSdk(receiver!, "bench", { scheduledDelayMillis: 5000 });
   runtime = { ...runtime, telemetry: createOpenTelemetry({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider }) };
   shutdown = () => sdk.shutdown();

@@ -12,7 +12,7 @@
  * Prints one JSON line: { msPerStep, ms, spans? }.
  */
 import { join } from "node:path";
-import { createSqliteStorage } from "../src/adapters/out/sqlite/store/sqlite-storage.js";
+import { createSqliteStorage } from "../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { createHarnessRuntime } from "../src/compose/runtime.js";
 import { createNodeContext } from "../src/compose/node-context.js";
 import { runStreamNode } from "../src/domain/stream-node.js";
@@ -25,7 +25,7 @@ const steps = Number(stepsArg ?? 100);
 let runtime: HarnessRuntime = createHarnessRuntime();
 let shutdown = async (): Promise<void> => undefined;
 if (mode === "on" || mode === "on-noflush") {
-  const [{ startTestSdk }, { createOpenTelemetry }] = await Promise.all([import("../test/fixtures/otel-sdk.js"), import("../src/adapters/out/opentelemetry/open-telemetry.js")]);
+  const [{ startTestSdk }, { createOpenTelemetry }] = await Promise.all([import("../test/fixtures/otel-sdk.js"), import("../src/adapters/driven/opentelemetry/open-telemetry.js")]);
   // The SDK's default batch schedule (5 s, batches of 512), as a production setup has it.
   const sdk = startTestSdk(receiver!, "bench", { scheduledDelayMillis: 5000 });
   runtime = { ...runtime, telemetry: createOpenTelemetry({ tracerProvider: sdk.tracerProvider, meterProvider: sdk.meterProvider, flushOnRunStart: mode === "on" }) };

@@ -20,7 +20,7 @@ const parentOf = new Map<number, ProfileNode>();
 for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node);
 
 const PARTS: Array<[string, (url: string) => boolean]> = [
-  ["adapter", (url) => url.includes("/src/adapters/out/opentelemetry/")],
+  ["adapter", (url) => url.includes("/src/adapters/driven/opentelemetry/")],
   ["api", (url) => url.includes("@opentelemetry/api")],
   ["sdkMetrics", (url) => url.includes("@opentelemetry/sdk-metrics")],
   ["sdkSpans", (url) => /@opentelemetry\/(sdk-trace|core|resources)/.test(url)],

@@ -29,12 +29,12 @@ let runtime: HarnessRuntime = createHarnessRuntime();
 let shutdown = async (): Promise<void> => undefined;
 let exported = 0;
 if (mode === "adapter") {
-  const [{ trace, metrics }, { createOpenTelemetry }] = await Promise.all([import("@opentelemetry/api"), import("../src/adapters/out/opentelemetry/open-telemetry.js")]);
+  const [{ trace, metrics }, { createOpenTelemetry }] = await Promise.all([import("@opentelemetry/api"), import("../src/adapters/driven/opentelemetry/open-telemetry.js")]);
   runtime = { ...runtime, telemetry: createOpenTelemetry({ tracerProvider: trace.getTracerProvider(), meterProvider: metrics.getMeterProvider(), flushOnRunStart }) };
 } else if (mode === "sdk" || mode === "serialize" || mode === "on") {
   const [{ startTestSdk }, { createOpenTelemetry }, { JsonTraceSerializer }] = await Promise.all([
     import("../test/fixtures/otel-sdk.js"),
-    import("../src/adapters/out/opentelemetry/open-telemetry.js"),
+    import("../src/adapters/driven/opentelemetry/open-telemetry.js"),
     import("@opentelemetry/otlp-transformer"),
   ]);
   type Spans = Parameters<typeof JsonTraceSerializer.serializeRequest>[0];

@@ -5,7 +5,7 @@
  * with the telemetry of `runtime`.
  */
 import { join } from "node:path";
-import { createSqliteStorage } from "../src/adapters/out/sqlite/store/sqlite-storage.js";
+import { createSqliteStorage } from "../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { createNodeContext } from "../src/compose/node-context.js";
 import { runStreamNode } from "../src/domain/stream-node.js";
 import type { HarnessRuntime } from "../src/ports/runtime.js";

@@ -9,8 +9,8 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { createPostgresStorage } from "../src/adapters/out/postgres/postgres-storage.js";
-import { createSqliteStorage } from "../src/adapters/out/sqlite/store/sqlite-storage.js";
+import { createPostgresStorage } from "../src/adapters/driven/postgres/postgres-storage.js";
+import { createSqliteStorage } from "../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { runStreamNode } from "../src/domain/stream-node.js";
 import type { Storage } from "../src/ports/storage.js";
 import { createNodeContext } from "../src/compose/node-context.js";

@@ -11,8 +11,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { createSqliteRunRetention } from "../src/adapters/out/sqlite/run-retention/sqlite-run-retention.js";
-import { conversationSessionsDirectory } from "../src/adapters/out/sqlite/sessions/session-database-path.js";
+import { createSqliteRunRetention } from "../src/adapters/driven/sqlite/run-retention/sqlite-run-retention.js";
+import { conversationSessionsDirectory } from "../src/adapters/driven/sqlite/sessions/session-database-path.js";
 
 const RUNS = 2000;
 const TARGET = 1.5;

@@ -1,6 +1,6 @@
 /**
  * BASELINE COPY for bench/hardening-sandbox.bench.ts: the in-thread sandbox as it was before SEC-3
- * and SEC-4 (src/adapters/out/sandbox/quickjs-sandbox.ts at f1f6d79), kept only to measure the new one
+ * and SEC-4 (src/adapters/driven/sandbox/quickjs-sandbox.ts at f1f6d79), kept only to measure the new one
  * against. Not used by the library; do not fix it.
  *
  * The code-sandbox port on QuickJS compiled to WebAssembly (`quickjs-emscripten`): the snippet

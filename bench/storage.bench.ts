@@ -6,8 +6,8 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
-import { createSqliteStorage, STORE_DATABASE_FILE } from "../src/adapters/out/sqlite/store/sqlite-storage.js";
-import { sortKey } from "../src/adapters/out/kernel/sort-key.js";
+import { createSqliteStorage, STORE_DATABASE_FILE } from "../src/adapters/driven/sqlite/store/sqlite-storage.js";
+import { sortKey } from "../src/adapters/driven/kernel/sort-key.js";
 import type { JsonValue } from "../src/domain/json.js";
 import { buildCorpus, vocabulary } from "./storage/corpus.js";
 

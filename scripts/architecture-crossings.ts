@@ -8,7 +8,7 @@
  *   by an interface) resolves to its declaration and ends there: where it goes is decided at run
  *   time.
  * - A folder is the tree's own area folder: `src/<x>` (`src/app/<x>`, `src/adapters/<x>`,
- *   `src/adapters/in|out/<x>`), `domain`, `ports`, `compose`, `testing`, `entry` (`src/*.ts`).
+ *   `src/adapters/driving|out/<x>`), `domain`, `ports`, `compose`, `testing`, `entry` (`src/*.ts`).
  * - A crossing is a call site on the route whose callee is declared in another folder than the
  *   caller; each site counts once. `crossings` leaves out two kinds, counted apart: calls into
  *   the pure domain (`intoDomain`: leaves that never lead anywhere else) and calls through the

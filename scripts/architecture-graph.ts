@@ -5,9 +5,9 @@
  *
  * A file's layer comes from its folder alone, so the tree shows the hexagon:
  * `src/domain` (pure rules), `src/ports` (interfaces a host may replace), `src/app/<area>`
- * (application services), `src/adapters/in/<surface>` (driving adapters: what calls us),
- * `src/adapters/out/<technology>` (driven adapters: what we call), `src/adapters/out/kernel`
- * (the store rules every storage family shares, over its row drivers), `src/adapters/out/system`
+ * (application services), `src/adapters/driving/<surface>` (driving adapters: what calls us),
+ * `src/adapters/driven/<technology>` (driven adapters: what we call), `src/adapters/driven/kernel`
+ * (the store rules every storage family shares, over its row drivers), `src/adapters/driven/system`
  * (machine helpers they share: clock, ids, file source, migrations finder), `src/compose`
  * (the composition root), `src/testing` (published contract suites) and the entry files `src/*.ts`.
  */
@@ -17,7 +17,7 @@ import { posix } from "node:path";
 /**
  * Where each layer lives: the one table a folder rename changes (ARCH-9). Rules, pending lists,
  * the diagram and the tests name layers and units by role (`driving/cli`, `driven/sqlite`), never
- * by folder, so moving `src/adapters/in` to `src/adapters/driving` is an edit of this table.
+ * by folder, so the rename of `src/adapters/in` and `out` to `driving` and `driven` was an edit of this table.
  * Order matters: the first folder that holds a path wins (the kernel and the system helpers sit
  * inside the driven folder).
  */
@@ -25,10 +25,10 @@ export const LAYER_FOLDERS = [
   { layer: "domain", folder: "src/domain" },
   { layer: "ports", folder: "src/ports" },
   { layer: "app", folder: "src/app", families: true },
-  { layer: "driving", folder: "src/adapters/in", families: true },
-  { layer: "kernel", folder: "src/adapters/out/kernel", unit: "driven/kernel" },
-  { layer: "system", folder: "src/adapters/out/system", unit: "driven/system" },
-  { layer: "driven", folder: "src/adapters/out", families: true },
+  { layer: "driving", folder: "src/adapters/driving", families: true },
+  { layer: "kernel", folder: "src/adapters/driven/kernel", unit: "driven/kernel" },
+  { layer: "system", folder: "src/adapters/driven/system", unit: "driven/system" },
+  { layer: "driven", folder: "src/adapters/driven", families: true },
   { layer: "compose", folder: "src/compose" },
   { layer: "testing", folder: "src/testing" },
 ] as const satisfies ReadonlyArray<{ layer: string; folder: string; families?: boolean; unit?: string }>;
@@ -44,7 +44,7 @@ export interface LayerOf {
  * The layer of a path relative to the tree's root (`src/...`).
  *
  * @example
- * layerOf("src/adapters/in/cli/commands.ts"); // { layer: "driving", unit: "driving/cli" }
+ * layerOf("src/adapters/driving/cli/commands.ts"); // { layer: "driving", unit: "driving/cli" }
  */
 export function layerOf(path: string): LayerOf {
   for (const entry of LAYER_FOLDERS) {
@@ -222,8 +222,8 @@ export const DOMAIN_IMPURE: Array<[name: string, pattern: RegExp]> = [
  */
 export const NON_LITERAL_IMPORTS_ALLOWED: Record<string, { count: number; why: string }> = {
   "src/app/conversation/conversation-project.ts": { count: 1, why: "loads the host's own conversation project by file URL" },
-  "src/adapters/in/project-runner/project-loader.ts": { count: 1, why: "loads the host's workflow project by file URL" },
-  "src/adapters/out/sandbox/sandbox-entry.ts": { count: 2, why: "esbuild resolved from the package's own folder; the worker's bootstrap script text imports tsx by path" },
+  "src/adapters/driving/project-runner/project-loader.ts": { count: 1, why: "loads the host's workflow project by file URL" },
+  "src/adapters/driven/sandbox/sandbox-entry.ts": { count: 2, why: "esbuild resolved from the package's own folder; the worker's bootstrap script text imports tsx by path" },
 };
 
 /** Files of the application that still reach the composition root by value (ARCH-1, not yet moved to options). Must only shrink. */

@@ -26,17 +26,17 @@ import { dirname, join, relative, resolve } from "node:path";
 import { countCrossings, ROUTES } from "./architecture-crossings.js";
 
 const BASE = process.argv.includes("--base") ? process.argv[process.argv.indexOf("--base") + 1] : "f1f6d79";
-/** The storage folders now (src/adapters/out/…) and at the base, before the hexagon move (src/adapters/…), by family. */
+/** The storage folders now (src/adapters/driven/…) and at the base, before the hexagon move (src/adapters/…), by family. */
 const FAMILY_NAMES = ["memory", "sqlite", "postgres", "kernel"];
-const FAMILIES = FAMILY_NAMES.map((family) => `src/adapters/out/${family}`);
+const FAMILIES = FAMILY_NAMES.map((family) => `src/adapters/driven/${family}`);
 const BASE_FAMILIES = ["memory", "sqlite", "postgres", "store-kernel"].map((family) => `src/adapters/${family}`);
 /** A storage file's family (`sqlite`, …; the kernel under either name). */
 const familyOf = (path: string): string => path.replace(/^src\/adapters\/(out\/)?/, "").split("/")[0]!.replace("store-kernel", "kernel");
 const OUTPUT = "bench/results/architecture.json";
 /** Files that were outside the storage folders at the base and moved in (base path → current path). */
 const MOVED_IN: Record<string, string> = {
-  "src/adapters/viewer/sqlite-session-catalog.ts": "src/adapters/out/sqlite/sessions/sqlite-session-catalog.ts",
-  "src/adapters/shared/kv-token-usage.ts": "src/adapters/out/kernel/kv-token-usage.ts",
+  "src/adapters/viewer/sqlite-session-catalog.ts": "src/adapters/driven/sqlite/sessions/sqlite-session-catalog.ts",
+  "src/adapters/shared/kv-token-usage.ts": "src/adapters/driven/kernel/kv-token-usage.ts",
 };
 
 const git = (...args: string[]): string => execFileSync("git", args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });

@@ -54,12 +54,12 @@ export type { PersistentValueStore } from "./ports/persistent-value-store.js";
 export type { Page, PageOptions } from "./ports/page.js";
 export type { Clock } from "./ports/clock.js";
 export type { IdSource } from "./ports/id-source.js";
-export { MemoryStorage } from "./adapters/out/memory/memory-storage.js";
-export type { MemoryStorageOptions } from "./adapters/out/memory/memory-storage.js";
-export { createSqliteStorage } from "./adapters/out/sqlite/store/sqlite-storage.js";
-export type { SqliteStorageOptions, SqliteStorage } from "./adapters/out/sqlite/store/sqlite-storage.js";
-export { createSystemClock } from "./adapters/out/system/clock.js";
-export { createRandomIdSource } from "./adapters/out/system/id-source.js";
+export { MemoryStorage } from "./adapters/driven/memory/memory-storage.js";
+export type { MemoryStorageOptions } from "./adapters/driven/memory/memory-storage.js";
+export { createSqliteStorage } from "./adapters/driven/sqlite/store/sqlite-storage.js";
+export type { SqliteStorageOptions, SqliteStorage } from "./adapters/driven/sqlite/store/sqlite-storage.js";
+export { createSystemClock } from "./adapters/driven/system/clock.js";
+export { createRandomIdSource } from "./adapters/driven/system/id-source.js";
 
 // Host-facing ports (hosts bring their own adapters) and the in-memory ones
 export type { ToolPermissions, ToolPermissionRequest, ToolPermissionDecision } from "./ports/tool-permissions.js";
@@ -67,19 +67,19 @@ export type { UserInput, UserInputRequest, UserInputResponse, UserInputField } f
 export type { TokenUsageRecorder, TokenUsageEntry, TokenCounts } from "./ports/token-usage.js";
 // Budgets (BUD-1, BUD-2)
 export type { BudgetLedger, BudgetScope, BudgetPeriod, BudgetAmount, BudgetKey, BudgetLimit, BudgetState, BudgetExceeded, BudgetReservation, BudgetReserveOutcome, BudgetFinish, BudgetGrant } from "./ports/budget-ledger.js";
-export { createMemoryBudgetLedger } from "./adapters/out/memory/memory-budget-ledger.js";
+export { createMemoryBudgetLedger } from "./adapters/driven/memory/memory-budget-ledger.js";
 export type { AgentBudgetOptions, AgentBudgetLimit } from "./domain/budget/budget-options.js";
 export type { ModelPrice } from "./domain/budget/model-price.js";
 // API keys and tenants (BUD-4)
 export type { ApiKeyStore, ApiTenant, ApiTenantLimits, ApiKeyRecord, ApiKeyIdentity, ApiLimitOutcome, ApiRateUnit } from "./ports/api-keys.js";
-export { createMemoryApiKeyStore } from "./adapters/out/memory/memory-api-keys.js";
-export { createSqliteApiKeyStore } from "./adapters/out/sqlite/store/sqlite-api-keys.js";
-export type { SqliteApiKeyStoreOptions } from "./adapters/out/sqlite/store/sqlite-api-keys.js";
-export { createMemoryToolPermissions } from "./adapters/out/memory/memory-tool-permissions.js";
-export type { MemoryToolPermissions, MemoryToolPermissionsOptions } from "./adapters/out/memory/memory-tool-permissions.js";
-export { createMemoryUserInput } from "./adapters/out/memory/memory-user-input.js";
-export type { MemoryUserInput, MemoryUserInputOptions } from "./adapters/out/memory/memory-user-input.js";
-export { createKvTokenUsage } from "./adapters/out/kernel/kv-token-usage.js";
+export { createMemoryApiKeyStore } from "./adapters/driven/memory/memory-api-keys.js";
+export { createSqliteApiKeyStore } from "./adapters/driven/sqlite/store/sqlite-api-keys.js";
+export type { SqliteApiKeyStoreOptions } from "./adapters/driven/sqlite/store/sqlite-api-keys.js";
+export { createMemoryToolPermissions } from "./adapters/driven/memory/memory-tool-permissions.js";
+export type { MemoryToolPermissions, MemoryToolPermissionsOptions } from "./adapters/driven/memory/memory-tool-permissions.js";
+export { createMemoryUserInput } from "./adapters/driven/memory/memory-user-input.js";
+export type { MemoryUserInput, MemoryUserInputOptions } from "./adapters/driven/memory/memory-user-input.js";
+export { createKvTokenUsage } from "./adapters/driven/kernel/kv-token-usage.js";
 
 // Capability tools (CAP)
 export {
@@ -96,9 +96,9 @@ export type {
 } from "./app/capabilities/project-capabilities.js";
 // MCP over Streamable HTTP (MCP-11, MCP-12)
 export { createMcpHttpHandler } from "./compose/mcp-http.js";
-export type { McpHttpHandler, McpHttpHandlerOptions } from "./adapters/in/mcp/transport/http-handler.js";
-export type { McpHttpAuthOptions, McpHttpOAuth, McpHttpTokenAuth } from "./adapters/in/mcp/transport/http-auth.js";
-export type { McpScopePolicy } from "./adapters/in/mcp/transport/http-scopes.js";
+export type { McpHttpHandler, McpHttpHandlerOptions } from "./adapters/driving/mcp/transport/http-handler.js";
+export type { McpHttpAuthOptions, McpHttpOAuth, McpHttpTokenAuth } from "./adapters/driving/mcp/transport/http-auth.js";
+export type { McpScopePolicy } from "./adapters/driving/mcp/transport/http-scopes.js";
 export type { McpServerHandle } from "./ports/mcp-server.js";
 export { CAPABILITY_TOOL_IDS } from "./domain/capabilities/catalog.js";
 export type { CapabilityToolId } from "./domain/capabilities/catalog.js";
@@ -139,8 +139,8 @@ export type {
   ModelStreamEvent,
   ModelToolSpec,
 } from "./ports/model-provider.js";
-export { createProviderModel } from "./adapters/out/providers/provider-model.js";
-export type { ProviderModelOptions } from "./adapters/out/providers/provider-model.js";
+export { createProviderModel } from "./adapters/driven/providers/provider-model.js";
+export type { ProviderModelOptions } from "./adapters/driven/providers/provider-model.js";
 
 // Workflow projects (WF-1)
 export { defineWorkflow, buildStructureReport } from "./domain/workflow/workflow-definition.js";
@@ -220,8 +220,8 @@ export { BUILTIN_CODING_TOOLS } from "./domain/agent/permission-policy.js";
 export { AGENT_MODELS_KEY } from "./domain/agent/model-selection.js";
 export type { AgentModelEntry, AgentModelPolicy, AgentConfigurationSnapshot } from "./domain/agent/model-selection.js";
 export type { AgentContextUsage } from "./domain/agent/context-meter.js";
-export { createCodingTools, createPathGuard } from "./adapters/out/coding-tools/index.js";
-export type { CodingToolsOptions, PathGuard } from "./adapters/out/coding-tools/index.js";
+export { createCodingTools, createPathGuard } from "./adapters/driven/coding-tools/index.js";
+export type { CodingToolsOptions, PathGuard } from "./adapters/driven/coding-tools/index.js";
 export { agentPayloadFromChunks, DEFAULT_HISTORY_LIMIT } from "./app/agent-node/create-agent-node.js";
 export { readExecutionHistory } from "./app/agent/execution-history.js";
 export type { ExecutionHistoryOptions, ExecutionRecord, ExecutionStatus } from "./app/agent/execution-history.js";
@@ -239,25 +239,25 @@ export type {
   ConfigurationField,
   ProjectConfigurationExport,
 } from "./ports/project-configuration-store.js";
-export { createMemoryProjectConfigurationStore } from "./adapters/out/memory/memory-project-configuration-store.js";
-export { createSqliteProjectConfigurationStore, projectConfigurationDatabasePath } from "./adapters/out/sqlite/configuration/sqlite-project-configuration-store.js";
-export type { SqliteProjectConfigurationStoreOptions } from "./adapters/out/sqlite/configuration/sqlite-project-configuration-store.js";
+export { createMemoryProjectConfigurationStore } from "./adapters/driven/memory/memory-project-configuration-store.js";
+export { createSqliteProjectConfigurationStore, projectConfigurationDatabasePath } from "./adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
+export type { SqliteProjectConfigurationStoreOptions } from "./adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
 export { takeProjectConfigurationSnapshot, createProjectConfigurationSnapshot, parseProjectConfigurationSnapshot } from "./domain/configuration/snapshot.js";
 export { agentConfigurationFromSnapshot } from "./domain/configuration/agent-configuration.js";
 export type { ApiKeyResolver } from "./domain/configuration/agent-configuration.js";
 export type { ProjectConfigurationSnapshot } from "./domain/configuration/snapshot.js";
 export { snapshotForRun, createAgentConfigurationLoader } from "./domain/configuration/run-snapshot.js";
-export { startHostBridgeServer } from "./adapters/in/host-bridge-server/host-bridge-server.js";
-export type { HostBridgeServer, HostBridgeServerOptions } from "./adapters/in/host-bridge-server/host-bridge-server.js";
+export { startHostBridgeServer } from "./adapters/driving/host-bridge-server/host-bridge-server.js";
+export type { HostBridgeServer, HostBridgeServerOptions } from "./adapters/driving/host-bridge-server/host-bridge-server.js";
 // The configuration server (CFG-4): accounts, the HTTP API, its client and the store choice.
 export type { ConfigurationAccount, ConfigurationAccountCreate, ConfigurationAccountStore } from "./ports/configuration-accounts.js";
-export { createMemoryConfigurationAccounts } from "./adapters/out/memory/memory-configuration-accounts.js";
-export { createSqliteConfigurationAccounts } from "./adapters/out/sqlite/configuration/sqlite-configuration-accounts.js";
-export type { SqliteConfigurationAccountsOptions } from "./adapters/out/sqlite/configuration/sqlite-configuration-accounts.js";
-export { startConfigurationServer } from "./adapters/in/config-server/config-server.js";
-export type { ConfigurationServer, ConfigurationServerOptions } from "./adapters/in/config-server/config-server.js";
-export { createHttpProjectConfigurationStore } from "./adapters/out/config-server-client/http-project-configuration-store.js";
-export type { ConfigurationServerCredential, HttpProjectConfigurationStoreOptions } from "./adapters/out/config-server-client/http-project-configuration-store.js";
+export { createMemoryConfigurationAccounts } from "./adapters/driven/memory/memory-configuration-accounts.js";
+export { createSqliteConfigurationAccounts } from "./adapters/driven/sqlite/configuration/sqlite-configuration-accounts.js";
+export type { SqliteConfigurationAccountsOptions } from "./adapters/driven/sqlite/configuration/sqlite-configuration-accounts.js";
+export { startConfigurationServer } from "./adapters/driving/config-server/config-server.js";
+export type { ConfigurationServer, ConfigurationServerOptions } from "./adapters/driving/config-server/config-server.js";
+export { createHttpProjectConfigurationStore } from "./adapters/driven/config-server-client/http-project-configuration-store.js";
+export type { ConfigurationServerCredential, HttpProjectConfigurationStoreOptions } from "./adapters/driven/config-server-client/http-project-configuration-store.js";
 export { openProjectConfigurationStore } from "./compose/configuration-store.js";
 export type { ConfigurationStoreChoice, OpenConfigurationStoreOptions } from "./compose/configuration-store.js";
 export type { SystemApiKeyResolver } from "./domain/configuration/agent-configuration.js";

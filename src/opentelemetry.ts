@@ -3,6 +3,6 @@
  * is public API. It imports `@opentelemetry/api` (an optional peer dependency): the root entry
  * never loads it.
  */
-export { createOpenTelemetry } from "./adapters/out/opentelemetry/open-telemetry.js";
-export type { OpenTelemetryOptions } from "./adapters/out/opentelemetry/open-telemetry.js";
+export { createOpenTelemetry } from "./adapters/driven/opentelemetry/open-telemetry.js";
+export type { OpenTelemetryOptions } from "./adapters/driven/opentelemetry/open-telemetry.js";
 export type { Telemetry, TelemetryCarrier, TelemetryRun, TelemetryRunInfo, TelemetrySpan, TelemetryModelCall, TelemetryRequestInfo, TelemetryAttributes, TelemetryLeaseInfo } from "./ports/telemetry.js";

@@ -6,20 +6,20 @@
  * package (an optional peer dependency); the root entry never loads it. Every export here is
  * public API.
  */
-export { createPostgresStorage } from "./adapters/out/postgres/postgres-storage.js";
-export type { PostgresStorageOptions } from "./adapters/out/postgres/postgres-storage.js";
-export { createPostgresProjectConfigurationStore } from "./adapters/out/postgres/postgres-project-configuration-store.js";
-export type { PostgresProjectConfigurationStoreOptions } from "./adapters/out/postgres/postgres-project-configuration-store.js";
-export { createPostgresConfigurationAccounts } from "./adapters/out/postgres/postgres-configuration-accounts.js";
-export type { PostgresConfigurationAccountsOptions } from "./adapters/out/postgres/postgres-configuration-accounts.js";
-export { createPostgresApiKeyStore } from "./adapters/out/postgres/postgres-api-keys.js";
-export { DEFAULT_POSTGRES_SCHEMA, POSTGRES_MIGRATIONS_TABLE, findPostgresMigrationsFolder } from "./adapters/out/postgres/postgres-database.js";
-export type { PostgresConnectionOptions } from "./adapters/out/postgres/postgres-database.js";
-export { createPostgresSessionBackend } from "./adapters/out/postgres/sessions/postgres-session-backend.js";
-export type { PostgresSessionBackend, PostgresSessionBackendOptions, PostgresLeasedSessionStore } from "./adapters/out/postgres/sessions/postgres-session-backend.js";
-export { postgresSessionLockKey } from "./adapters/out/postgres/sessions/postgres-session-lease.js";
-export type { PostgresSessionLease, PostgresSessionLeaseProvider } from "./adapters/out/postgres/sessions/postgres-session-lease.js";
-export { leaseTakeoverBoundSeconds } from "./adapters/out/postgres/sessions/lease-connections.js";
-export type { PostgresLeaseKeepAlive, PostgresLeaseConnectionOptions } from "./adapters/out/postgres/sessions/lease-connections.js";
-export { createPostgresSessionCatalog } from "./adapters/out/postgres/sessions/postgres-session-catalog.js";
-export type { PostgresSessionCatalogOptions } from "./adapters/out/postgres/sessions/postgres-session-catalog.js";
+export { createPostgresStorage } from "./adapters/driven/postgres/postgres-storage.js";
+export type { PostgresStorageOptions } from "./adapters/driven/postgres/postgres-storage.js";
+export { createPostgresProjectConfigurationStore } from "./adapters/driven/postgres/postgres-project-configuration-store.js";
+export type { PostgresProjectConfigurationStoreOptions } from "./adapters/driven/postgres/postgres-project-configuration-store.js";
+export { createPostgresConfigurationAccounts } from "./adapters/driven/postgres/postgres-configuration-accounts.js";
+export type { PostgresConfigurationAccountsOptions } from "./adapters/driven/postgres/postgres-configuration-accounts.js";
+export { createPostgresApiKeyStore } from "./adapters/driven/postgres/postgres-api-keys.js";
+export { DEFAULT_POSTGRES_SCHEMA, POSTGRES_MIGRATIONS_TABLE, findPostgresMigrationsFolder } from "./adapters/driven/postgres/postgres-database.js";
+export type { PostgresConnectionOptions } from "./adapters/driven/postgres/postgres-database.js";
+export { createPostgresSessionBackend } from "./adapters/driven/postgres/sessions/postgres-session-backend.js";
+export type { PostgresSessionBackend, PostgresSessionBackendOptions, PostgresLeasedSessionStore } from "./adapters/driven/postgres/sessions/postgres-session-backend.js";
+export { postgresSessionLockKey } from "./adapters/driven/postgres/sessions/postgres-session-lease.js";
+export type { PostgresSessionLease, PostgresSessionLeaseProvider } from "./adapters/driven/postgres/sessions/postgres-session-lease.js";
+export { leaseTakeoverBoundSeconds } from "./adapters/driven/postgres/sessions/lease-connections.js";
+export type { PostgresLeaseKeepAlive, PostgresLeaseConnectionOptions } from "./adapters/driven/postgres/sessions/lease-connections.js";
+export { createPostgresSessionCatalog } from "./adapters/driven/postgres/sessions/postgres-session-catalog.js";
+export type { PostgresSessionCatalogOptions } from "./adapters/driven/postgres/sessions/postgres-session-catalog.js";

@@ -4,12 +4,12 @@
  * answers pauses with, and the run replay its page draws from. A subpath of its own so importing
  * `steamharness/agent` never loads the viewer's HTTP server (ARCH-4). Every export here is public API.
  */
-export { createViewerServer } from "./adapters/in/viewer/viewer-server.js";
-export type { ViewerServer, ViewerServerOptions } from "./adapters/in/viewer/viewer-server.js";
-export { createSqliteSessionCatalog } from "./adapters/out/sqlite/sessions/sqlite-session-catalog.js";
-export type { SqliteSessionCatalogOptions } from "./adapters/out/sqlite/sessions/sqlite-session-catalog.js";
+export { createViewerServer } from "./adapters/driving/viewer/viewer-server.js";
+export type { ViewerServer, ViewerServerOptions } from "./adapters/driving/viewer/viewer-server.js";
+export { createSqliteSessionCatalog } from "./adapters/driven/sqlite/sessions/sqlite-session-catalog.js";
+export type { SqliteSessionCatalogOptions } from "./adapters/driven/sqlite/sessions/sqlite-session-catalog.js";
 export type { SessionCatalog, SessionCatalogEntry } from "./ports/session-catalog.js";
-export { createStoredDecisions, STORED_DECISION_PREFIX } from "./adapters/in/viewer/stored-decisions.js";
-export type { StoredDecision, StoredDecisions, StoredDecisionsOptions } from "./adapters/in/viewer/stored-decisions.js";
-export { createRunReplay } from "./adapters/in/viewer/run-replay.js";
-export type { RunReplay, RunReplayOptions, ViewerRunView, ViewerRunStatus, ViewerPendingRequest } from "./adapters/in/viewer/run-replay.js";
+export { createStoredDecisions, STORED_DECISION_PREFIX } from "./adapters/driving/viewer/stored-decisions.js";
+export type { StoredDecision, StoredDecisions, StoredDecisionsOptions } from "./adapters/driving/viewer/stored-decisions.js";
+export { createRunReplay } from "./adapters/driving/viewer/run-replay.js";
+export type { RunReplay, RunReplayOptions, ViewerRunView, ViewerRunStatus, ViewerPendingRequest } from "./adapters/driving/viewer/run-replay.js";

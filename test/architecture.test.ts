@@ -58,7 +58,7 @@ describe("architecture: the domain and the ports (PORT-3)", () => {
 
   it("PORT-3 the check itself catches a forbidden import (a package and a dynamic adapter import)", () => {
     expect(importsOf(`${FIXTURES}/domain-node`, "src/domain/a.ts").map((edge) => edge.to)).toEqual(["node:fs"]);
-    expect(importsOf(".", "test/fixtures/architecture/cycle-a.ts").filter((edge) => isAdapter(edge.to)).map((edge) => edge.specifier)).toEqual(["../../../src/adapters/out/memory/memory-storage.js"]);
+    expect(importsOf(".", "test/fixtures/architecture/cycle-a.ts").filter((edge) => isAdapter(edge.to)).map((edge) => edge.specifier)).toEqual(["../../../src/adapters/driven/memory/memory-storage.js"]);
   });
 
   it("PORT-3 src/ports holds interfaces only (no runtime imports of adapters)", () => {
@@ -101,7 +101,7 @@ describe("architecture: adapters through the root (PORT-5)", () => {
     expect(importCycles(["test/fixtures/architecture/cycle-a.ts", "test/fixtures/architecture/cycle-b.ts"])).toEqual([["test/fixtures/architecture/cycle-a.ts", "test/fixtures/architecture/cycle-b.ts"]]);
     expect(importsOf(".", "test/fixtures/architecture/cycle-a.ts").map((edge) => ({ target: edge.to, typeOnly: edge.typeOnly }))).toEqual([
       { target: "test/fixtures/architecture/cycle-b.ts", typeOnly: true },
-      { target: "src/adapters/out/memory/memory-storage.ts", typeOnly: false },
+      { target: "src/adapters/driven/memory/memory-storage.ts", typeOnly: false },
     ]);
   });
 });
@@ -159,14 +159,14 @@ describe("architecture: each rule fails on a tree that breaks it (ARCH-2, ARCH-9
     ["domain-pg", ["package: src/domain/a.ts → pg"]],
     ["domain-app", ["layer: src/domain/a.ts → ../app/agent/b.js"]],
     ["domain-compose", ["layer: src/domain/a.ts → ../compose/c.js"]],
-    ["app-adapter", ["layer: src/app/agent/a.ts → ../../adapters/out/sqlite/s.js"]],
+    ["app-adapter", ["layer: src/app/agent/a.ts → ../../adapters/driven/sqlite/s.js"]],
     ["app-compose", ["layer: src/app/agent/a.ts → ../../compose/c.js"]],
-    ["out-family", ["family: src/adapters/out/postgres/p.ts → ../sqlite/s.js"]],
-    ["out-app", ["layer: src/adapters/out/sqlite/s.ts → ../../../app/agent/a.js"]],
-    ["in-out", ["layer: src/adapters/in/chat/c.ts → ../../out/sqlite/s.js"]],
+    ["out-family", ["family: src/adapters/driven/postgres/p.ts → ../sqlite/s.js"]],
+    ["out-app", ["layer: src/adapters/driven/sqlite/s.ts → ../../../app/agent/a.js"]],
+    ["in-out", ["layer: src/adapters/driving/chat/c.ts → ../../driven/sqlite/s.js"]],
     ["ports-value", ["type-only: src/ports/p.ts → ../domain/a.js"]],
     ["extensionless", ["extension: src/app/agent/a.ts → ./b"]],
-    ["kernel-driver", ["package: src/adapters/out/kernel/k.ts → better-sqlite3"]],
+    ["kernel-driver", ["package: src/adapters/driven/kernel/k.ts → better-sqlite3"]],
     ["clean", []],
   ];
   it.each(cases)("ARCH-2 fixture tree %s", (tree, expected) => {
@@ -175,9 +175,9 @@ describe("architecture: each rule fails on a tree that breaks it (ARCH-2, ARCH-9
 
   const arch9: Array<[tree: string, expected: string[]]> = [
     ["dynamic-import", ["dynamic-import: src/app/agent/a.ts → `./${name}.js`", "dynamic-import: src/app/agent/a.ts → url"]],
-    ["driving-family", ["family: src/adapters/in/mcp/m.ts → ../cli/c.js"]],
+    ["driving-family", ["family: src/adapters/driving/mcp/m.ts → ../cli/c.js"]],
     ["app-io", ["io: src/app/agent/a.ts → node:fs/promises"]],
-    ["driving-io", ["io: src/adapters/in/gateway/g.ts → node:net", "io: src/adapters/in/gateway/g.ts → node:child_process"]],
+    ["driving-io", ["io: src/adapters/driving/gateway/g.ts → node:net", "io: src/adapters/driving/gateway/g.ts → node:child_process"]],
     ["domain-impure", ["impure: src/domain/a.ts → process.env", "impure: src/domain/a.ts → Date.now", "impure: src/domain/a.ts → Math.random", "impure: src/domain/a.ts → new Date()"]],
     ["compose-cycle", []],
   ];

@@ -1,7 +1,7 @@
 // Deterministic synthetic data for the storage benchmark: a Zipf-ish vocabulary so that some
 // words are common and the query words match a few percent of the corpus, like real notes.
 import type Database from "better-sqlite3";
-import { sortKey } from "../../src/adapters/out/kernel/sort-key.js";
+import { sortKey } from "../../src/adapters/driven/kernel/sort-key.js";
 
 /** A small deterministic PRNG (mulberry32), so every run builds the same corpus. */
 export function random(seed: number): () => number {

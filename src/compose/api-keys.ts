@@ -33,7 +33,7 @@ export interface GatewayKeyStore {
  */
 export async function openGatewayKeyStore(location: GatewayKeyStoreLocation): Promise<GatewayKeyStore> {
   if (location.postgres !== undefined) {
-    const [{ createPostgresApiKeyStore }, { createPostgresStorage }] = await Promise.all([import("../adapters/out/postgres/postgres-api-keys.js"), import("../adapters/out/postgres/postgres-storage.js")]);
+    const [{ createPostgresApiKeyStore }, { createPostgresStorage }] = await Promise.all([import("../adapters/driven/postgres/postgres-api-keys.js"), import("../adapters/driven/postgres/postgres-storage.js")]);
     const connection = { connectionString: location.postgres, ...(location.schema ? { schema: location.schema } : {}) };
     const keys = await createPostgresApiKeyStore(connection);
     const storage = await createPostgresStorage(connection).catch(async (error: unknown) => {
@@ -42,7 +42,7 @@ export async function openGatewayKeyStore(location: GatewayKeyStoreLocation): Pr
     });
     return { keys, budgets: storage.budgets!, close: async () => (await keys.close(), await storage.close()) };
   }
-  const { createSqliteApiKeyStore } = await import("../adapters/out/sqlite/store/sqlite-api-keys.js");
+  const { createSqliteApiKeyStore } = await import("../adapters/driven/sqlite/store/sqlite-api-keys.js");
   const keys = createSqliteApiKeyStore({ directory: location.directory });
   return { keys, budgets: keys.budgets, close: () => keys.close() };
 }

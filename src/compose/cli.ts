@@ -1,2 +1,2 @@
 /** The CLI surface as the `steamharness` bin starts it (src/cli.ts): entries reach the adapters through the root. */
-export { runCli } from "../adapters/in/cli/program.js";
+export { runCli } from "../adapters/driving/cli/program.js";

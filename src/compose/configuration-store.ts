@@ -8,13 +8,13 @@ import { SteamharnessError } from "../domain/errors.js";
 import type { ConfigurationAccountStore } from "../ports/configuration-accounts.js";
 import type { ProjectConfigurationStore } from "../ports/project-configuration-store.js";
 import { SERVER_API_PREFIX } from "../domain/configuration/server-protocol.js";
-import { checkServerUrl, createHttpProjectConfigurationStore, createServerCall, type ConfigurationServerCredential } from "../adapters/out/config-server-client/http-project-configuration-store.js";
-import { readSavedAuth, resolveServerAuth, type ResolvedServerAuth } from "../adapters/out/config-server-client/server-auth.js";
+import { checkServerUrl, createHttpProjectConfigurationStore, createServerCall, type ConfigurationServerCredential } from "../adapters/driven/config-server-client/http-project-configuration-store.js";
+import { readSavedAuth, resolveServerAuth, type ResolvedServerAuth } from "../adapters/driven/config-server-client/server-auth.js";
 
-export { checkServerUrl, createHttpProjectConfigurationStore, createServerCall } from "../adapters/out/config-server-client/http-project-configuration-store.js";
-export type { ConfigurationServerCredential, HttpProjectConfigurationStoreOptions, ServerCall } from "../adapters/out/config-server-client/http-project-configuration-store.js";
-export { AUTH_FILE_NAME, readSavedAuth, removeSavedAuth, resolveServerAuth, saveAuth, workerEnvironment } from "../adapters/out/config-server-client/server-auth.js";
-export type { ResolvedServerAuth, SavedWorkflowAuth } from "../adapters/out/config-server-client/server-auth.js";
+export { checkServerUrl, createHttpProjectConfigurationStore, createServerCall } from "../adapters/driven/config-server-client/http-project-configuration-store.js";
+export type { ConfigurationServerCredential, HttpProjectConfigurationStoreOptions, ServerCall } from "../adapters/driven/config-server-client/http-project-configuration-store.js";
+export { AUTH_FILE_NAME, readSavedAuth, removeSavedAuth, resolveServerAuth, saveAuth, workerEnvironment } from "../adapters/driven/config-server-client/server-auth.js";
+export type { ResolvedServerAuth, SavedWorkflowAuth } from "../adapters/driven/config-server-client/server-auth.js";
 
 /** Options of {@link openProjectConfigurationStore}. */
 export interface OpenConfigurationStoreOptions {
@@ -79,7 +79,7 @@ export async function openProjectConfigurationStore(options: OpenConfigurationSt
     const systemApiKey = "token" in credential && options.modelCredential !== false ? await modelCredentialOf(url, credential) : undefined;
     return { store, location: "server", auth, ...(systemApiKey === undefined ? {} : { systemApiKey }) };
   }
-  const { createSqliteProjectConfigurationStore } = await import("../adapters/out/sqlite/configuration/sqlite-project-configuration-store.js");
+  const { createSqliteProjectConfigurationStore } = await import("../adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js");
   return { store: createSqliteProjectConfigurationStore({ dataDir: options.dataDir }), location: "local", auth };
 }
 
@@ -104,9 +104,9 @@ export type ConfigurationServerStorage = { sqlite: string } | { postgres: string
  */
 export async function openConfigurationAccounts(storage: ConfigurationServerStorage): Promise<ConfigurationAccountStore> {
   if ("sqlite" in storage) {
-    const { createSqliteConfigurationAccounts } = await import("../adapters/out/sqlite/configuration/sqlite-configuration-accounts.js");
+    const { createSqliteConfigurationAccounts } = await import("../adapters/driven/sqlite/configuration/sqlite-configuration-accounts.js");
     return createSqliteConfigurationAccounts({ path: storage.sqlite });
   }
-  const { createPostgresConfigurationAccounts } = await import("../adapters/out/postgres/postgres-configuration-accounts.js");
+  const { createPostgresConfigurationAccounts } = await import("../adapters/driven/postgres/postgres-configuration-accounts.js");
   return createPostgresConfigurationAccounts({ connectionString: storage.postgres, ...(storage.schema ? { schema: storage.schema } : {}) });
 }

@@ -3,12 +3,12 @@
  * for one release, every name marked deprecated. The server loads on first call, so importing
  * `steamharness/agent` never loads the viewer's HTTP server.
  */
-import type { ViewerServer as Server, ViewerServerOptions as ServerOptions } from "../adapters/in/viewer/viewer-server.js";
-import { createRunReplay as runReplay } from "../adapters/in/viewer/run-replay.js";
-import type { RunReplay as Replay, RunReplayOptions as ReplayOptions, ViewerPendingRequest as PendingRequest, ViewerRunStatus as RunStatus, ViewerRunView as RunView } from "../adapters/in/viewer/run-replay.js";
-import { createStoredDecisions as storedDecisions, STORED_DECISION_PREFIX as DECISION_PREFIX } from "../adapters/in/viewer/stored-decisions.js";
-import type { StoredDecision as Decision, StoredDecisions as Decisions, StoredDecisionsOptions as DecisionsOptions } from "../adapters/in/viewer/stored-decisions.js";
-import { createSqliteSessionCatalog as sqliteCatalog, type SqliteSessionCatalogOptions as CatalogOptions } from "../adapters/out/sqlite/sessions/sqlite-session-catalog.js";
+import type { ViewerServer as Server, ViewerServerOptions as ServerOptions } from "../adapters/driving/viewer/viewer-server.js";
+import { createRunReplay as runReplay } from "../adapters/driving/viewer/run-replay.js";
+import type { RunReplay as Replay, RunReplayOptions as ReplayOptions, ViewerPendingRequest as PendingRequest, ViewerRunStatus as RunStatus, ViewerRunView as RunView } from "../adapters/driving/viewer/run-replay.js";
+import { createStoredDecisions as storedDecisions, STORED_DECISION_PREFIX as DECISION_PREFIX } from "../adapters/driving/viewer/stored-decisions.js";
+import type { StoredDecision as Decision, StoredDecisions as Decisions, StoredDecisionsOptions as DecisionsOptions } from "../adapters/driving/viewer/stored-decisions.js";
+import { createSqliteSessionCatalog as sqliteCatalog, type SqliteSessionCatalogOptions as CatalogOptions } from "../adapters/driven/sqlite/sessions/sqlite-session-catalog.js";
 import type { SessionCatalog as Catalog, SessionCatalogEntry as CatalogEntry } from "../ports/session-catalog.js";
 
 /**
@@ -20,7 +20,7 @@ import type { SessionCatalog as Catalog, SessionCatalogEntry as CatalogEntry } f
  * const viewer = await createViewerServer({ storage, catalog });
  */
 export async function createViewerServer(options: ServerOptions): Promise<Server> {
-  const { createViewerServer: create } = await import("../adapters/in/viewer/viewer-server.js");
+  const { createViewerServer: create } = await import("../adapters/driving/viewer/viewer-server.js");
   return create(options);
 }
 

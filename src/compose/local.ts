@@ -3,12 +3,12 @@
  * MCP, project runner): they open storage here, never from a driven adapter directly (ARCH-1).
  * Import this module lazily where the surface loaded the adapter lazily.
  */
-export { createMemorySessionHostRecord, createMemorySessionHostStore } from "../adapters/out/memory/memory-session-host-store.js";
-export type { MemorySessionHostRecord } from "../adapters/out/memory/memory-session-host-store.js";
-export { createMemorySessionLeaseProvider } from "../adapters/out/memory/memory-session-lease.js";
-export { createMemorySessionBackend } from "../adapters/out/memory/memory-session-backend.js";
-export type { MemorySessionBackendOptions } from "../adapters/out/memory/memory-session-backend.js";
-export { MemoryStorage } from "../adapters/out/memory/memory-storage.js";
-export type { MemoryStorageOptions } from "../adapters/out/memory/memory-storage.js";
-export { checkFileName, checkFileSize, checkImportSource, fileIntake, fileMachine, readBounded, readSourceFile, sha256Hex } from "../adapters/out/system/file-source.js";
-export { createSystemClock } from "../adapters/out/system/clock.js";
+export { createMemorySessionHostRecord, createMemorySessionHostStore } from "../adapters/driven/memory/memory-session-host-store.js";
+export type { MemorySessionHostRecord } from "../adapters/driven/memory/memory-session-host-store.js";
+export { createMemorySessionLeaseProvider } from "../adapters/driven/memory/memory-session-lease.js";
+export { createMemorySessionBackend } from "../adapters/driven/memory/memory-session-backend.js";
+export type { MemorySessionBackendOptions } from "../adapters/driven/memory/memory-session-backend.js";
+export { MemoryStorage } from "../adapters/driven/memory/memory-storage.js";
+export type { MemoryStorageOptions } from "../adapters/driven/memory/memory-storage.js";
+export { checkFileName, checkFileSize, checkImportSource, fileIntake, fileMachine, readBounded, readSourceFile, sha256Hex } from "../adapters/driven/system/file-source.js";
+export { createSystemClock } from "../adapters/driven/system/clock.js";

@@ -3,7 +3,7 @@
  * `node:http` server (MCP-11). The MCP SDK (and its HTTP stack) loads on the first call, never
  * with the root entry (PERF-1).
  */
-import type { McpHttpHandler, McpHttpHandlerOptions } from "../adapters/in/mcp/transport/http-handler.js";
+import type { McpHttpHandler, McpHttpHandlerOptions } from "../adapters/driving/mcp/transport/http-handler.js";
 
 /**
  * A `node:http` request listener serving MCP over Streamable HTTP: one server per session from
@@ -18,6 +18,6 @@ import type { McpHttpHandler, McpHttpHandlerOptions } from "../adapters/in/mcp/t
  * createServer(handler).listen(3000, "127.0.0.1");
  */
 export async function createMcpHttpHandler(options: McpHttpHandlerOptions): Promise<McpHttpHandler> {
-  const { mcpHttpListener } = await import("../adapters/in/mcp/transport/http-handler.js");
+  const { mcpHttpListener } = await import("../adapters/driving/mcp/transport/http-handler.js");
   return mcpHttpListener(options);
 }

@@ -19,9 +19,9 @@ export interface McpTaskStoreLocation {
  */
 export async function openMcpTaskStore(location: McpTaskStoreLocation): Promise<McpTaskStore> {
   if (location.postgres !== undefined) {
-    const { createPostgresMcpTaskStore } = await import("../adapters/out/postgres/postgres-mcp-task-store.js");
+    const { createPostgresMcpTaskStore } = await import("../adapters/driven/postgres/postgres-mcp-task-store.js");
     return createPostgresMcpTaskStore({ connectionString: location.postgres, ...(location.schema ? { schema: location.schema } : {}) });
   }
-  const { createSqliteMcpTaskStore } = await import("../adapters/out/sqlite/mcp-tasks/sqlite-mcp-task-store.js");
+  const { createSqliteMcpTaskStore } = await import("../adapters/driven/sqlite/mcp-tasks/sqlite-mcp-task-store.js");
   return createSqliteMcpTaskStore({ directory: location.directory });
 }

@@ -3,7 +3,7 @@
  * MCP, project runner): they open storage here, never from a driven adapter directly (ARCH-1).
  * Import this module lazily where the surface loaded the adapter lazily.
  */
-export { createPostgresStorage } from "../adapters/out/postgres/postgres-storage.js";
-export type { PostgresStorageOptions } from "../adapters/out/postgres/postgres-storage.js";
-export { createPostgresSessionCatalog } from "../adapters/out/postgres/sessions/postgres-session-catalog.js";
-export type { PostgresSessionCatalogOptions } from "../adapters/out/postgres/sessions/postgres-session-catalog.js";
+export { createPostgresStorage } from "../adapters/driven/postgres/postgres-storage.js";
+export type { PostgresStorageOptions } from "../adapters/driven/postgres/postgres-storage.js";
+export { createPostgresSessionCatalog } from "../adapters/driven/postgres/sessions/postgres-session-catalog.js";
+export type { PostgresSessionCatalogOptions } from "../adapters/driven/postgres/sessions/postgres-session-catalog.js";

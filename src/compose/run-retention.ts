@@ -2,9 +2,9 @@
  * The run-retention index of a workflow host's session folder (SES-12), for the project runner and
  * `steamharness runs prune`. The SQLite module (and drizzle) load on first use.
  */
-import type { SqliteRunRetention } from "../adapters/out/sqlite/run-retention/sqlite-run-retention.js";
+import type { SqliteRunRetention } from "../adapters/driven/sqlite/run-retention/sqlite-run-retention.js";
 
-export type { RetainedRunMark, RetainedRunState, RunPruneRequest, RunPruneResult, SqliteRunRetention } from "../adapters/out/sqlite/run-retention/sqlite-run-retention.js";
+export type { RetainedRunMark, RetainedRunState, RunPruneRequest, RunPruneResult, SqliteRunRetention } from "../adapters/driven/sqlite/run-retention/sqlite-run-retention.js";
 
 /**
  * Opens (creating it when missing) the run-retention index of a session folder:
@@ -15,6 +15,6 @@ export type { RetainedRunMark, RetainedRunState, RunPruneRequest, RunPruneResult
  * retention.close();
  */
 export async function openRunRetention(location: { agentStoreDir: string }): Promise<SqliteRunRetention> {
-  const { createSqliteRunRetention } = await import("../adapters/out/sqlite/run-retention/sqlite-run-retention.js");
+  const { createSqliteRunRetention } = await import("../adapters/driven/sqlite/run-retention/sqlite-run-retention.js");
   return createSqliteRunRetention({ agentStoreDir: location.agentStoreDir });
 }

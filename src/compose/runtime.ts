@@ -5,17 +5,17 @@
  * with a heavy backend (the provider library, QuickJS, SQLite sessions, the MCP SDK) loads on
  * first use, so importing the root loads none of them (PERF-1).
  */
-import { MemoryStorage } from "../adapters/out/memory/memory-storage.js";
-import { createMemorySessionBackend } from "../adapters/out/memory/memory-session-backend.js";
-import { createMemoryToolPermissions } from "../adapters/out/memory/memory-tool-permissions.js";
-import { createMemoryUserInput } from "../adapters/out/memory/memory-user-input.js";
-import { createMemoryBudgetLedger } from "../adapters/out/memory/memory-budget-ledger.js";
-import { createKvTokenUsage } from "../adapters/out/kernel/kv-token-usage.js";
-import { createSystemClock } from "../adapters/out/system/clock.js";
-import { createRandomIdSource } from "../adapters/out/system/id-source.js";
-import { createCodingTools } from "../adapters/out/coding-tools/index.js";
-import { createHttpHostBridge } from "../adapters/out/host-bridge-client/http-host-bridge.js";
-import { createNoopTelemetry } from "../adapters/out/memory/noop-telemetry.js";
+import { MemoryStorage } from "../adapters/driven/memory/memory-storage.js";
+import { createMemorySessionBackend } from "../adapters/driven/memory/memory-session-backend.js";
+import { createMemoryToolPermissions } from "../adapters/driven/memory/memory-tool-permissions.js";
+import { createMemoryUserInput } from "../adapters/driven/memory/memory-user-input.js";
+import { createMemoryBudgetLedger } from "../adapters/driven/memory/memory-budget-ledger.js";
+import { createKvTokenUsage } from "../adapters/driven/kernel/kv-token-usage.js";
+import { createSystemClock } from "../adapters/driven/system/clock.js";
+import { createRandomIdSource } from "../adapters/driven/system/id-source.js";
+import { createCodingTools } from "../adapters/driven/coding-tools/index.js";
+import { createHttpHostBridge } from "../adapters/driven/host-bridge-client/http-host-bridge.js";
+import { createNoopTelemetry } from "../adapters/driven/memory/noop-telemetry.js";
 import type { BudgetLedger } from "../ports/budget-ledger.js";
 import type { CodeSandbox } from "../ports/code-sandbox.js";
 import type { HarnessRuntime } from "../ports/runtime.js";
@@ -24,7 +24,7 @@ import type { Storage } from "../ports/storage.js";
 
 /** The SQLite session backend on a folder, or of explicit files (no folder), loading the SQLite adapter on first use. */
 async function sqliteSessions(agentStoreDir?: string): Promise<SessionBackend> {
-  const { createSqliteSessionBackend } = await import("../adapters/out/sqlite/sessions/sqlite-session-backend.js");
+  const { createSqliteSessionBackend } = await import("../adapters/driven/sqlite/sessions/sqlite-session-backend.js");
   return agentStoreDir === undefined ? createSqliteSessionBackend({ maxIdleSessions: 0 }) : createSqliteSessionBackend({ agentStoreDir });
 }
 
@@ -64,22 +64,22 @@ export function createHarnessRuntime(): HarnessRuntime {
     sqliteSessionsAt: (agentStoreDir) => sqliteSessions(agentStoreDir),
     budgetLedger: (storage) => storage.budgets ?? perStorage(ledgers, storage, createMemoryBudgetLedger),
     async modelPrice(provider, model) {
-      const { catalogModelPrice } = await import("../adapters/out/providers/pi-ai-loader.js");
+      const { catalogModelPrice } = await import("../adapters/driven/providers/pi-ai-loader.js");
       return catalogModelPrice(provider, model);
     },
     async providerModel(endpoint) {
-      const { createProviderModel } = await import("../adapters/out/providers/provider-model.js");
+      const { createProviderModel } = await import("../adapters/driven/providers/provider-model.js");
       return createProviderModel(endpoint);
     },
     // QuickJS/wasm in worker threads (SEC-3, SEC-4), one sandbox per runtime: its warm worker is
     // unref'd (it never keeps the process alive) and ends with the process.
     codeSandbox() {
-      sandbox ??= import("../adapters/out/sandbox/quickjs-sandbox.js").then(({ createQuickJsSandbox }) => createQuickJsSandbox());
+      sandbox ??= import("../adapters/driven/sandbox/quickjs-sandbox.js").then(({ createQuickJsSandbox }) => createQuickJsSandbox());
       return sandbox;
     },
     codingTools: createCodingTools,
     async capabilityServer(spec, options) {
-      const { createCapabilityMcpServer } = await import("../adapters/in/mcp/capability-server.js");
+      const { createCapabilityMcpServer } = await import("../adapters/driving/mcp/capability-server.js");
       return createCapabilityMcpServer(spec, options);
     },
     hostBridge: createHttpHostBridge,

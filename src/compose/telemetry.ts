@@ -16,7 +16,7 @@ let started: Promise<{ shutdown(): Promise<void> } | null> | null = null;
 export function telemetryFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): Promise<{ shutdown(): Promise<void> } | null> {
   if (!env.OTEL_EXPORTER_OTLP_ENDPOINT && !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return Promise.resolve(null);
   // The runtime too is loaded only here: a process without telemetry does not load it for this.
-  started ??= Promise.all([import("../adapters/out/opentelemetry/sdk-from-env.js"), import("./runtime.js")])
+  started ??= Promise.all([import("../adapters/driven/opentelemetry/sdk-from-env.js"), import("./runtime.js")])
     .then(async ([{ telemetryFromEnvironment }, { defaultRuntime }]) => {
       const result = await telemetryFromEnvironment(env);
       if (!result) return null;

@@ -1,6 +1,6 @@
 /**
  * An MCP server as the rest of the library sees it (MCP-10). The MCP adapter
- * (`src/adapters/in/mcp`) builds it on the MCP SDK; nothing outside that folder names an SDK
+ * (`src/adapters/driving/mcp`) builds it on the MCP SDK; nothing outside that folder names an SDK
  * type, so a later move to another SDK line (v2, spec 2026-07-28) changes only that folder.
  *
  * The SDK's low-level `Server` satisfies this interface, so a host connects it to any SDK

@@ -2,9 +2,9 @@ import { afterAll, describe, expect, it } from "@jest/globals";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createMemoryMcpTaskStore } from "../../src/adapters/out/memory/memory-mcp-task-store.js";
-import { createPostgresMcpTaskStore } from "../../src/adapters/out/postgres/postgres-mcp-task-store.js";
-import { createSqliteMcpTaskStore } from "../../src/adapters/out/sqlite/mcp-tasks/sqlite-mcp-task-store.js";
+import { createMemoryMcpTaskStore } from "../../src/adapters/driven/memory/memory-mcp-task-store.js";
+import { createPostgresMcpTaskStore } from "../../src/adapters/driven/postgres/postgres-mcp-task-store.js";
+import { createSqliteMcpTaskStore } from "../../src/adapters/driven/sqlite/mcp-tasks/sqlite-mcp-task-store.js";
 import type { McpTaskRecord, McpTaskStore } from "../../src/ports/mcp-task-store.js";
 import { describePostgres } from "../fixtures/postgres.js";
 

@@ -1,8 +1,8 @@
-import { createFixedClock } from "../../src/adapters/out/memory/fixed-clock.js";
-import { MemoryStorage } from "../../src/adapters/out/memory/memory-storage.js";
-import { createSequentialIdSource } from "../../src/adapters/out/memory/sequential-id-source.js";
-import { createSystemClock } from "../../src/adapters/out/system/clock.js";
-import { createRandomIdSource } from "../../src/adapters/out/system/id-source.js";
+import { createFixedClock } from "../../src/adapters/driven/memory/fixed-clock.js";
+import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { createSequentialIdSource } from "../../src/adapters/driven/memory/sequential-id-source.js";
+import { createSystemClock } from "../../src/adapters/driven/system/clock.js";
+import { createRandomIdSource } from "../../src/adapters/driven/system/id-source.js";
 import { runClockContract } from "../../src/testing/clock.contract.js";
 import { runIdSourceContract } from "../../src/testing/id-source.contract.js";
 import { runKnowledgeStoreContract } from "../../src/testing/knowledge-store.contract.js";

@@ -1,7 +1,7 @@
 // Child process of sqlite-multiprocess.test.ts: opens the shared store directory, waits for "go"
 // on stdin so both writers start together, then writes its share and reports on stdout.
 import { createInterface } from "node:readline";
-import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
+import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 
 const [directory, writer, entries, increments] = process.argv.slice(2);
 

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { fromSortKey, prefixRange, sortKey } from "../../src/adapters/out/kernel/sort-key.js";
+import { fromSortKey, prefixRange, sortKey } from "../../src/adapters/driven/kernel/sort-key.js";
 import { compareUtf16 } from "../../src/domain/store-input.js";
 
 // SQLite compares BLOBs with memcmp; these properties are why BLOB keys list in UTF-16 order.

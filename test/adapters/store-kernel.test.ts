@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { createFixedClock } from "../../src/adapters/out/memory/fixed-clock.js";
-import { createSequentialIdSource } from "../../src/adapters/out/memory/sequential-id-source.js";
-import { fileMachine } from "../../src/adapters/out/system/file-source.js";
-import { createKvStore, type KvRow, type KvRows } from "../../src/adapters/out/kernel/kv-store.js";
-import { createManagedFileStore } from "../../src/adapters/out/kernel/managed-file-store.js";
-import { createPersistentValueStore } from "../../src/adapters/out/kernel/persistent-value-store.js";
-import { directCall } from "../../src/adapters/out/kernel/store-call.js";
+import { createFixedClock } from "../../src/adapters/driven/memory/fixed-clock.js";
+import { createSequentialIdSource } from "../../src/adapters/driven/memory/sequential-id-source.js";
+import { fileMachine } from "../../src/adapters/driven/system/file-source.js";
+import { createKvStore, type KvRow, type KvRows } from "../../src/adapters/driven/kernel/kv-store.js";
+import { createManagedFileStore } from "../../src/adapters/driven/kernel/managed-file-store.js";
+import { createPersistentValueStore } from "../../src/adapters/driven/kernel/persistent-value-store.js";
+import { directCall } from "../../src/adapters/driven/kernel/store-call.js";
 import { compareUtf16 } from "../../src/domain/store-input.js";
 import type { ManagedFile } from "../../src/ports/managed-file-store.js";
 import { runKvStoreContract } from "../../src/testing/kv-store.contract.js";
@@ -14,14 +14,14 @@ import { runManagedFileStoreContract } from "../../src/testing/managed-file-stor
 import { runPersistentValueStoreContract } from "../../src/testing/persistent-value-store.contract.js";
 
 const STORAGE_FAMILIES = ["memory", "sqlite", "postgres"];
-const KERNEL = "src/adapters/out/kernel";
+const KERNEL = "src/adapters/driven/kernel";
 /**
  * Machine helpers a storage family may still use beside the kernel, named one by one: the system
  * clock and random ids (the defaults of every factory), the file intake and SHA-256 (node:fs,
  * node:crypto, which the pure kernel takes as a parameter) and the lookup of the checked-in
  * migrations folders (node:fs).
  */
-const SHARED_ADAPTERS = ["src/adapters/out/system/"];
+const SHARED_ADAPTERS = ["src/adapters/driven/system/"];
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -45,7 +45,7 @@ describe("ARCH-3 one store implementation per port over small row drivers", () =
   it("ARCH-3 no storage family imports another family; the store kernel imports only the domain, the ports and itself", () => {
     const offenders: string[] = [];
     for (const family of STORAGE_FAMILIES) {
-      const own = `src/adapters/out/${family}/`;
+      const own = `src/adapters/driven/${family}/`;
       for (const file of filesUnder(own)) {
         for (const target of importsOf(file)) {
           if (!target.startsWith("src/")) continue;

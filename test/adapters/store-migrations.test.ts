@@ -3,8 +3,8 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { findStoreMigrationsFolder } from "../../src/adapters/out/sqlite/store/sqlite-database.js";
-import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
+import { findStoreMigrationsFolder } from "../../src/adapters/driven/sqlite/store/sqlite-database.js";
+import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 
 const root = mkdtempSync(join(tmpdir(), "sh-store-migrations-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -5,7 +5,7 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "@jest/globals";
-import { createCodingTools, type CodingToolsOptions } from "../../src/adapters/out/coding-tools/index.js";
+import { createCodingTools, type CodingToolsOptions } from "../../src/adapters/driven/coding-tools/index.js";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";

@@ -2,8 +2,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
-import { createCodingTools } from "../../src/adapters/out/coding-tools/index.js";
-import { compileGlob } from "../../src/adapters/out/coding-tools/glob.js";
+import { createCodingTools } from "../../src/adapters/driven/coding-tools/index.js";
+import { compileGlob } from "../../src/adapters/driven/coding-tools/glob.js";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 

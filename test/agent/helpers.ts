@@ -1,7 +1,7 @@
 import type { AgentInternalOptions } from "../../src/app/agent/types.js";
-import { MemoryStorage } from "../../src/adapters/out/memory/memory-storage.js";
-import { createMemoryToolPermissions, type MemoryToolPermissions } from "../../src/adapters/out/memory/memory-tool-permissions.js";
-import { createMemoryUserInput, type MemoryUserInput } from "../../src/adapters/out/memory/memory-user-input.js";
+import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { createMemoryToolPermissions, type MemoryToolPermissions } from "../../src/adapters/driven/memory/memory-tool-permissions.js";
+import { createMemoryUserInput, type MemoryUserInput } from "../../src/adapters/driven/memory/memory-user-input.js";
 import { createAgentNode, type AgentNodeOptions } from "../../src/app/agent-node/create-agent-node.js";
 import type { AgentInput, AgentOutputPayload } from "../../src/app/agent/types.js";
 import type { NodeContext, ToolCatalogEntry } from "../../src/domain/node-context.js";

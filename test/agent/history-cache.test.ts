@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { createMemorySessionStore } from "../../src/adapters/out/memory/memory-session-store.js";
+import { createMemorySessionStore } from "../../src/adapters/driven/memory/memory-session-store.js";
 import { createSessionMessagesCache, readSessionMessages, rememberAppended } from "../../src/app/agent/history-cache.js";
 import type { SessionEventInput, SessionStore } from "../../src/ports/session-store.js";
 

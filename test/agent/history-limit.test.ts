@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "@jest/globals";
-import { createMemoryToolPermissions } from "../../src/adapters/out/memory/memory-tool-permissions.js";
-import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
+import { createMemoryToolPermissions } from "../../src/adapters/driven/memory/memory-tool-permissions.js";
+import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import { readExecutionHistory } from "../../src/app/agent/execution-history.js";
 import { runStreamNode } from "../../src/domain/stream-node.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { createMemorySessionStore } from "../../src/adapters/out/memory/memory-session-store.js";
+import { createMemorySessionStore } from "../../src/adapters/driven/memory/memory-session-store.js";
 import { COMPACTION_PROMPT } from "../../src/app/agent/compaction-step.js";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import type { ModelRequest } from "../../src/ports/model-provider.js";

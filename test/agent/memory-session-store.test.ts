@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { createMemorySessionStore } from "../../src/adapters/out/memory/memory-session-store.js";
+import { createMemorySessionStore } from "../../src/adapters/driven/memory/memory-session-store.js";
 import { runSessionStoreContract } from "../../src/testing/session-store.contract.js";
 
 // "persistence" is skipped: the memory store lives only as long as its object (SES-6).

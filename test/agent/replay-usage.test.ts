@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import { Type } from "@sinclair/typebox";
-import { createMemorySessionStore } from "../../src/adapters/out/memory/memory-session-store.js";
+import { createMemorySessionStore } from "../../src/adapters/driven/memory/memory-session-store.js";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import { UNKNOWN_OUTCOME_TEXT } from "../../src/app/agent/tool-step.js";
 import type { AgentTool } from "../../src/domain/agent-tool.js";

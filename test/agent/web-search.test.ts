@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "@jest/globals";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
-import { createProviderModel } from "../../src/adapters/out/providers/provider-model.js";
+import { createProviderModel } from "../../src/adapters/driven/providers/provider-model.js";
 import type { OutputItem } from "../../src/domain/output-items.js";
 import { startAnthropicMessagesServer } from "../fixtures/loopback-anthropic-messages.js";
 import { startOpenAIResponsesServer } from "../fixtures/loopback-openai-responses.js";

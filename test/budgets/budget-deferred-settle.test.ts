@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import { Type } from "@sinclair/typebox";
-import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
+import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
 import { runStreamNode } from "../../src/domain/stream-node.js";

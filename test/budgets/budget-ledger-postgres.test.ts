@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { expect, it } from "@jest/globals";
 import pg from "pg";
-import { createBudgetLedger } from "../../src/adapters/out/kernel/budget-ledger.js";
-import { createPostgresBudgetRows } from "../../src/adapters/out/postgres/postgres-budget-ledger.js";
-import { openPostgres, postgresCall } from "../../src/adapters/out/postgres/postgres-database.js";
-import { createPostgresStorage } from "../../src/adapters/out/postgres/postgres-storage.js";
+import { createBudgetLedger } from "../../src/adapters/driven/kernel/budget-ledger.js";
+import { createPostgresBudgetRows } from "../../src/adapters/driven/postgres/postgres-budget-ledger.js";
+import { openPostgres, postgresCall } from "../../src/adapters/driven/postgres/postgres-database.js";
+import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";
 import type { BudgetLimit } from "../../src/ports/budget-ledger.js";
 import { describePostgres, quoteIdentifier } from "../fixtures/postgres.js";
 

@@ -4,12 +4,12 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import Database from "better-sqlite3";
-import { MemoryStorage } from "../../src/adapters/out/memory/memory-storage.js";
-import { createMemoryBudgetLedger } from "../../src/adapters/out/memory/memory-budget-ledger.js";
-import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
-import { createPostgresStorage } from "../../src/adapters/out/postgres/postgres-storage.js";
-import { openStoreDatabase, findStoreMigrationsFolder } from "../../src/adapters/out/sqlite/store/sqlite-database.js";
-import { createSqliteBudgetLedger, createSqliteBudgetRows } from "../../src/adapters/out/sqlite/store/sqlite-budget-ledger.js";
+import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { createMemoryBudgetLedger } from "../../src/adapters/driven/memory/memory-budget-ledger.js";
+import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
+import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";
+import { openStoreDatabase, findStoreMigrationsFolder } from "../../src/adapters/driven/sqlite/store/sqlite-database.js";
+import { createSqliteBudgetLedger, createSqliteBudgetRows } from "../../src/adapters/driven/sqlite/store/sqlite-budget-ledger.js";
 import { runBudgetLedgerContract } from "../../src/testing/budget-ledger.contract.js";
 import { describePostgres } from "../fixtures/postgres.js";
 

@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
-import { createPostgresStorage } from "../../src/adapters/out/postgres/postgres-storage.js";
-import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
+import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";
+import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { describePostgres, type PostgresTestDatabase } from "../fixtures/postgres.js";
 

@@ -1,6 +1,6 @@
 import { createToolApprovalGate } from "../../src/domain/approval-gate.js";
 import { UserInputRequiredError, isSteamharnessError, SteamharnessError } from "../../src/domain/errors.js";
-import { createMemoryToolPermissions } from "../../src/adapters/out/memory/memory-tool-permissions.js";
+import { createMemoryToolPermissions } from "../../src/adapters/driven/memory/memory-tool-permissions.js";
 import { CAPABILITY_TOOL_IDS as IDS } from "../../src/domain/capabilities/catalog.js";
 import { createProjectCapabilityServer, runProjectCapabilityAction } from "../../src/app/capabilities/project-capabilities.js";
 import type { ToolCatalogEntry } from "../../src/domain/node-context.js";

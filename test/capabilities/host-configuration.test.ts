@@ -8,7 +8,7 @@ import {
   listProjectCapabilityToolIds,
   runProjectCapabilityAction,
 } from "../../src/app/capabilities/project-capabilities.js";
-import { createHttpHostBridge } from "../../src/adapters/out/host-bridge-client/http-host-bridge.js";
+import { createHttpHostBridge } from "../../src/adapters/driven/host-bridge-client/http-host-bridge.js";
 import { connectInProcess, fixture, mcpCall, nativeError } from "./support.js";
 
 interface Recorded {

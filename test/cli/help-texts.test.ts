@@ -2,8 +2,8 @@
 // command the program registers (found by walking it, so a new subcommand is covered too).
 import { describe, expect, it } from "@jest/globals";
 import type { Command } from "commander";
-import { createProgram } from "../../src/adapters/in/cli/program.js";
-import { EXIT_CODES_HELP } from "../../src/adapters/in/exits/exit-codes.js";
+import { createProgram } from "../../src/adapters/driving/cli/program.js";
+import { EXIT_CODES_HELP } from "../../src/adapters/driving/exits/exit-codes.js";
 import { runCli } from "./helpers.js";
 
 /** Every command path below the program: `[]`, `["run"]`, `["config", "show"]`, … */

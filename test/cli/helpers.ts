@@ -141,8 +141,8 @@ export function alive(pid: number): boolean {
  * child process (from the sources) finds it as an install would.
  */
 export async function ensureViewerBuilt(): Promise<void> {
-  const { findViewerAssets } = await import("../../src/adapters/in/viewer/viewer-assets.js");
-  if (findViewerAssets(join(REPO, "src/adapters/in/viewer")) !== null) return;
+  const { findViewerAssets } = await import("../../src/adapters/driving/viewer/viewer-assets.js");
+  if (findViewerAssets(join(REPO, "src/adapters/driving/viewer")) !== null) return;
   const { buildViewerAssets } = await import("../../ui/build.js");
   await buildViewerAssets(join(REPO, "dist/viewer"));
 }

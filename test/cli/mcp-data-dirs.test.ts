@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
+import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { cleanEnv, cleanup, copyKitchen, KITCHEN, KITCHEN_ID, runCli, startMcp, tempDir, writeProject, type McpSession } from "./helpers.js";
 
 // Real child processes under tsx on a shared 2-core machine: allow slow starts.

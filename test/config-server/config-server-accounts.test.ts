@@ -2,7 +2,7 @@
 // real `steamharness server` child process; bad input changes nothing.
 import { join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
-import { createHttpProjectConfigurationStore } from "../../src/adapters/out/config-server-client/http-project-configuration-store.js";
+import { createHttpProjectConfigurationStore } from "../../src/adapters/driven/config-server-client/http-project-configuration-store.js";
 import { ADMIN_KEY, createAccount, request, type ServerProcess, useServerInTempDir } from "./server-process.js";
 
 const PROJECT = "7d3c2b1a-0f9e-4d8c-8b7a-6f5e4d3c2b1a";

@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import Database from "better-sqlite3";
-import { createHttpProjectConfigurationStore } from "../../src/adapters/out/config-server-client/http-project-configuration-store.js";
+import { createHttpProjectConfigurationStore } from "../../src/adapters/driven/config-server-client/http-project-configuration-store.js";
 import { runProjectConfigurationStoreContract } from "../../src/testing/project-configuration-store.contract.js";
 import { cleanup, tempDir } from "../cli/helpers.js";
 import { describePostgres, quoteIdentifier } from "../fixtures/postgres.js";

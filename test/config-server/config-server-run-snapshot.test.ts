@@ -2,9 +2,9 @@
 // (real server process) is kept with the run; the same run id gets it back after the
 // configuration on the server changed, a new run sees the change.
 import { describe, expect, it } from "@jest/globals";
-import { createHttpProjectConfigurationStore } from "../../src/adapters/out/config-server-client/http-project-configuration-store.js";
-import { createMemoryPersistentValueStore } from "../../src/adapters/out/memory/memory-persistent-value-store.js";
-import { createSystemClock } from "../../src/adapters/out/system/clock.js";
+import { createHttpProjectConfigurationStore } from "../../src/adapters/driven/config-server-client/http-project-configuration-store.js";
+import { createMemoryPersistentValueStore } from "../../src/adapters/driven/memory/memory-persistent-value-store.js";
+import { createSystemClock } from "../../src/adapters/driven/system/clock.js";
 import { snapshotForRun } from "../../src/domain/configuration/run-snapshot.js";
 import { createAccount, type ServerProcess, useServerInTempDir } from "./server-process.js";
 

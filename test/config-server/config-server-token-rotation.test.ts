@@ -6,7 +6,7 @@ import { readdirSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
-import { createHttpProjectConfigurationStore } from "../../src/adapters/out/config-server-client/http-project-configuration-store.js";
+import { createHttpProjectConfigurationStore } from "../../src/adapters/driven/config-server-client/http-project-configuration-store.js";
 import { runCli, writeProject } from "../cli/helpers.js";
 import { ADMIN_KEY, createAccount, request, type ServerProcess, useServerInTempDir } from "./server-process.js";
 

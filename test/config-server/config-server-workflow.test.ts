@@ -3,8 +3,8 @@
 // and not from the local store of the data dir (real server, real CLI and worker processes).
 import { join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
-import { createHttpProjectConfigurationStore } from "../../src/adapters/out/config-server-client/http-project-configuration-store.js";
-import { createSqliteProjectConfigurationStore } from "../../src/adapters/out/sqlite/configuration/sqlite-project-configuration-store.js";
+import { createHttpProjectConfigurationStore } from "../../src/adapters/driven/config-server-client/http-project-configuration-store.js";
+import { createSqliteProjectConfigurationStore } from "../../src/adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
 import { CLI_SOURCE, runCli, writeProject } from "../cli/helpers.js";
 import { createAccount, type ServerProcess, useServerInTempDir } from "./server-process.js";
 

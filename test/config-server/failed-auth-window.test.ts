@@ -2,8 +2,8 @@
 // HTTP on loopback, in-memory accounts): per address, a window that ends, Retry-After counting
 // down, and valid credentials served throughout.
 import { describe, expect, it } from "@jest/globals";
-import { startConfigurationServer } from "../../src/adapters/in/config-server/config-server.js";
-import { createMemoryConfigurationAccounts } from "../../src/adapters/out/memory/memory-configuration-accounts.js";
+import { startConfigurationServer } from "../../src/adapters/driving/config-server/config-server.js";
+import { createMemoryConfigurationAccounts } from "../../src/adapters/driven/memory/memory-configuration-accounts.js";
 
 const ADMIN_KEY = "admin-key-for-tests-0123456789abcdef";
 

@@ -1,9 +1,9 @@
 // CFG-4: the in-memory reference account store behind an in-process configuration server keeps
 // the configuration contract through the HTTP client, and the account rules of the port.
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { startConfigurationServer, type ConfigurationServer } from "../../src/adapters/in/config-server/config-server.js";
-import { createHttpProjectConfigurationStore } from "../../src/adapters/out/config-server-client/http-project-configuration-store.js";
-import { createMemoryConfigurationAccounts } from "../../src/adapters/out/memory/memory-configuration-accounts.js";
+import { startConfigurationServer, type ConfigurationServer } from "../../src/adapters/driving/config-server/config-server.js";
+import { createHttpProjectConfigurationStore } from "../../src/adapters/driven/config-server-client/http-project-configuration-store.js";
+import { createMemoryConfigurationAccounts } from "../../src/adapters/driven/memory/memory-configuration-accounts.js";
 import { runProjectConfigurationStoreContract } from "../../src/testing/project-configuration-store.contract.js";
 
 const ADMIN = "memory-admin-key-0123456789";

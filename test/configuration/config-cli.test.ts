@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
-import { createSqliteProjectConfigurationStore } from "../../src/adapters/out/sqlite/configuration/sqlite-project-configuration-store.js";
+import { createSqliteProjectConfigurationStore } from "../../src/adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
 
 const PROJECT = "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b";

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "@jest/globals";
-import { createSqliteProjectConfigurationStore, openConfigurationDatabase, sqliteConfigurationStoreOn } from "../../src/adapters/out/sqlite/configuration/sqlite-project-configuration-store.js";
-import { createFixedClock } from "../../src/adapters/out/memory/fixed-clock.js";
+import { createSqliteProjectConfigurationStore, openConfigurationDatabase, sqliteConfigurationStoreOn } from "../../src/adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
+import { createFixedClock } from "../../src/adapters/driven/memory/fixed-clock.js";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
 
 // CFG-2: every workflow run reads its project's configuration. The SQLite store answers a read

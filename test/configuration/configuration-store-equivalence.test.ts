@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
-import { createFixedClock } from "../../src/adapters/out/memory/fixed-clock.js";
-import { createMemoryProjectConfigurationStore } from "../../src/adapters/out/memory/memory-project-configuration-store.js";
-import { createSqliteProjectConfigurationStore } from "../../src/adapters/out/sqlite/configuration/sqlite-project-configuration-store.js";
+import { createFixedClock } from "../../src/adapters/driven/memory/fixed-clock.js";
+import { createMemoryProjectConfigurationStore } from "../../src/adapters/driven/memory/memory-project-configuration-store.js";
+import { createSqliteProjectConfigurationStore } from "../../src/adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
 import type { ProjectConfigurationStore } from "../../src/ports/project-configuration-store.js";
 
 // Random command sequences (with plausible and stale revisions) run against the memory reference

@@ -6,12 +6,12 @@ import { describe, expect, it } from "@jest/globals";
 import Database from "better-sqlite3";
 import { and, eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/better-sqlite3";
-import { configurationTables } from "../../src/adapters/out/sqlite/configuration/configuration-schema.js";
-import { findConfigurationMigrationsFolder } from "../../src/adapters/out/sqlite/configuration/configuration-migrations.js";
+import { configurationTables } from "../../src/adapters/driven/sqlite/configuration/configuration-schema.js";
+import { findConfigurationMigrationsFolder } from "../../src/adapters/driven/sqlite/configuration/configuration-migrations.js";
 import {
   createSqliteProjectConfigurationStore,
   projectConfigurationDatabasePath,
-} from "../../src/adapters/out/sqlite/configuration/sqlite-project-configuration-store.js";
+} from "../../src/adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
 import { runProjectConfigurationStoreContract } from "../../src/testing/project-configuration-store.contract.js";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
 

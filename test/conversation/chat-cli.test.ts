@@ -3,8 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "@jest/globals";
-import { createChatRenderer } from "../../src/adapters/in/chat/chat-renderer.js";
-import { createProgram } from "../../src/adapters/in/cli/program.js";
+import { createChatRenderer } from "../../src/adapters/driving/chat/chat-renderer.js";
+import { createProgram } from "../../src/adapters/driving/cli/program.js";
 import { CLI_SOURCE } from "../cli/helpers.js";
 import { bundledProject } from "../fixtures/bundled-fixture.js";
 import type { OutputItemStreamChunk } from "../../src/domain/output-items.js";

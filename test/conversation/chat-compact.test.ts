@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "@jest/globals";
-import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
+import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { CLI_SOURCE } from "../cli/helpers.js";
 
 const project = "test/conversation/fixtures/compact-assistant";

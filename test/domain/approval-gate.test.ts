@@ -1,6 +1,6 @@
 import { createToolApprovalGate, toolApprovalRequestId } from "../../src/domain/approval-gate.js";
 import { isSteamharnessError, UserInputRequiredError } from "../../src/domain/errors.js";
-import { createMemoryToolPermissions } from "../../src/adapters/out/memory/memory-tool-permissions.js";
+import { createMemoryToolPermissions } from "../../src/adapters/driven/memory/memory-tool-permissions.js";
 import type { ToolCatalogEntry } from "../../src/domain/node-context.js";
 
 function contextWith(tools: ToolCatalogEntry[], runId = "run-1") {

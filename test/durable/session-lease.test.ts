@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "@jest/globals";
-import { resolveSessionDatabasePath } from "../../src/adapters/out/sqlite/sessions/session-database-path.js";
+import { resolveSessionDatabasePath } from "../../src/adapters/driven/sqlite/sessions/session-database-path.js";
 import type { ChildConfig } from "./fixtures/protocol.js";
 import { checkSession } from "./support/checks.js";
 import { childBundle, runChild, type ChildOutcome } from "./support/processes.js";

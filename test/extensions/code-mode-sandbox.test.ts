@@ -2,8 +2,8 @@ import { execFile } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "@jest/globals";
-import { createQuickJsSandbox } from "../../src/adapters/out/sandbox/quickjs-sandbox.js";
-import { MAX_CALL_ARGS_CHARS } from "../../src/adapters/out/sandbox/sandbox-protocol.js";
+import { createQuickJsSandbox } from "../../src/adapters/driven/sandbox/quickjs-sandbox.js";
+import { MAX_CALL_ARGS_CHARS } from "../../src/adapters/driven/sandbox/sandbox-protocol.js";
 import type { CodeSandboxRequest, CodeSandboxResult } from "../../src/ports/code-sandbox.js";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
 

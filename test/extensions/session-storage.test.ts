@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
-import { MemoryStorage } from "../../src/adapters/out/memory/memory-storage.js";
-import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
+import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { createAgent } from "../../src/app/agent/create-agent.js";
 import { createAgentSessionHost } from "../../src/compose/session-host.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";

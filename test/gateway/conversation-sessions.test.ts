@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import { randomUUID } from "node:crypto";
-import { createMemorySessionBackend } from "../../src/adapters/out/memory/memory-session-backend.js";
+import { createMemorySessionBackend } from "../../src/adapters/driven/memory/memory-session-backend.js";
 import { runSessionBackendContract } from "../../src/testing/session-backend.contract.js";
 import { runSessionStoreContract } from "../../src/testing/session-store.contract.js";
 

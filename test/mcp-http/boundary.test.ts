@@ -1,13 +1,13 @@
 // MCP-10: the MCP SDK sits behind one adapter folder, so a move to SDK v2 (spec 2026-07-28)
-// touches only src/adapters/in/mcp. Read from the real tree with the architecture graph's parser.
+// touches only src/adapters/driving/mcp. Read from the real tree with the architecture graph's parser.
 import { describe, expect, it } from "@jest/globals";
 import { PACKAGE_RULES, importsOf, sourceFiles } from "../../scripts/architecture-graph.js";
 
-const BOUNDARY = "src/adapters/in/mcp/";
+const BOUNDARY = "src/adapters/driving/mcp/";
 const isMcpSdk = (name: string) => name === "@modelcontextprotocol/sdk" || name === "@modelcontextprotocol/ext-apps";
 
 describe("MCP-10 one MCP transport boundary", () => {
-  it("MCP-10 no file of src/ outside src/adapters/in/mcp imports the MCP SDK, type-only and dynamic imports included", () => {
+  it("MCP-10 no file of src/ outside src/adapters/driving/mcp imports the MCP SDK, type-only and dynamic imports included", () => {
     const outside = sourceFiles(".")
       .filter((file) => !file.startsWith(BOUNDARY))
       .flatMap((file) => importsOf(".", file).filter((edge) => !edge.relative && isMcpSdk(edge.to)))
@@ -17,7 +17,7 @@ describe("MCP-10 one MCP transport boundary", () => {
 
   it("MCP-10 the stdio and HTTP transports, the capability servers, elicitation and MCP Apps all import the SDK inside the boundary", () => {
     const inside = new Set(
-      sourceFiles(".", "src/adapters/in/mcp")
+      sourceFiles(".", "src/adapters/driving/mcp")
         .filter((file) => importsOf(".", file).some((edge) => !edge.relative && isMcpSdk(edge.to)))
         .map((file) => file.slice(BOUNDARY.length)),
     );

@@ -5,15 +5,15 @@ import { createServer, request, type Server } from "node:http";
 import { gzipSync } from "node:zlib";
 import type { AddressInfo } from "node:net";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { createMemoryApiKeyStore } from "../../src/adapters/out/memory/memory-api-keys.js";
-import { createMemoryBudgetLedger } from "../../src/adapters/out/memory/memory-budget-ledger.js";
-import { MemoryStorage } from "../../src/adapters/out/memory/memory-storage.js";
+import { createMemoryApiKeyStore } from "../../src/adapters/driven/memory/memory-api-keys.js";
+import { createMemoryBudgetLedger } from "../../src/adapters/driven/memory/memory-budget-ledger.js";
+import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
 import { createTenantAdmission } from "../../src/app/tenants/tenant-admission.js";
 import { createProjectCapabilityServer } from "../../src/app/capabilities/project-capabilities.js";
 import { createMcpHttpHandler } from "../../src/compose/mcp-http.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
 import { CAPABILITY_TOOL_IDS } from "../../src/domain/capabilities/catalog.js";
-import type { McpHttpHandler, McpHttpHandlerOptions } from "../../src/adapters/in/mcp/transport/http-handler.js";
+import type { McpHttpHandler, McpHttpHandlerOptions } from "../../src/adapters/driving/mcp/transport/http-handler.js";
 import { connectHttp, INITIALIZE, rawPost } from "./helpers.js";
 
 /** A raw POST of exactly these bytes (chunked when no content-length is given): status, content type, body. */

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { EXTENSION_ID, RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/server";
-import { CARD_APP_URI } from "../../src/adapters/in/mcp/card-app.js";
+import { CARD_APP_URI } from "../../src/adapters/driving/mcp/card-app.js";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 import { STDIO_SERVER } from "../capabilities/stdio-client.js";

@@ -6,7 +6,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { scopesOfRequest } from "../../src/adapters/in/mcp/transport/http-scopes.js";
+import { scopesOfRequest } from "../../src/adapters/driving/mcp/transport/http-scopes.js";
 import { startAuthorizationServer, type TestAuthorizationServer, type TestClient } from "../fixtures/oidc-authorization-server.js";
 import { cleanup, KITCHEN, runCli, tempDir } from "../cli/helpers.js";
 import { connectHttp, INITIALIZE, rawPost, startHttpMcp, type HttpMcpServer } from "./helpers.js";

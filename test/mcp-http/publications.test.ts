@@ -301,7 +301,7 @@ describe("MCP-15 a project without prompts or resources", () => {
 
 describe("MCP-15 a handshake waits a bounded time for the project's catalog", () => {
   it("MCP-15 publishedOf: the structure once loaded; undefined for a project that fails to load, or that still loads after the bound (then onLate runs)", async () => {
-    const { publishedOf } = await import("../../src/adapters/in/mcp/workflow-server.js");
+    const { publishedOf } = await import("../../src/adapters/driving/mcp/workflow-server.js");
     const structure = { projectId: "p", projectType: "workflow" as const, entrypoints: [], prompts: [] };
     expect(await publishedOf(Promise.resolve({ structure, tools: [] }))).toBe(structure);
     const failing = Promise.reject(new Error("does not load"));

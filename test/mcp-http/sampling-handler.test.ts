@@ -6,7 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CreateMessageRequestSchema, ErrorCode, McpError, type ClientCapabilities, type CreateMessageResult } from "@modelcontextprotocol/sdk/types.js";
-import { createSamplingHandler } from "../../src/adapters/in/mcp/workflow-sampling.js";
+import { createSamplingHandler } from "../../src/adapters/driving/mcp/workflow-sampling.js";
 import type { WorkflowSamplingRequest } from "../../src/domain/workflow/sampling.js";
 
 const REQUEST: WorkflowSamplingRequest = { messages: [{ role: "user", content: { type: "text", text: "Hi" } }], maxTokens: 10 };

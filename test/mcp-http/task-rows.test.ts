@@ -2,8 +2,8 @@ import { afterEach, expect, it, jest } from "@jest/globals";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { recordOf } from "../../src/adapters/out/kernel/mcp-task-rows.js";
-import { createSqliteMcpTaskStore } from "../../src/adapters/out/sqlite/mcp-tasks/sqlite-mcp-task-store.js";
+import { recordOf } from "../../src/adapters/driven/kernel/mcp-task-rows.js";
+import { createSqliteMcpTaskStore } from "../../src/adapters/driven/sqlite/mcp-tasks/sqlite-mcp-task-store.js";
 
 // MCP-13: `tasks/get` reads its task's row on every poll and returns neither the result nor the
 // pause the row keeps: their JSON text is parsed when a field is first read, once.

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
-import { createTaskRuns, type TaskRuns } from "../../src/adapters/in/mcp/tasks/task-runs.js";
-import { startLapsedTaskSweep, sweepDelay } from "../../src/adapters/in/mcp/tasks/task-sweep.js";
-import { createProjectRunner, type ProjectRunner } from "../../src/adapters/in/project-runner/project-runner.js";
-import { createMemoryMcpTaskStore } from "../../src/adapters/out/memory/memory-mcp-task-store.js";
-import { createSqliteMcpTaskStore } from "../../src/adapters/out/sqlite/mcp-tasks/sqlite-mcp-task-store.js";
+import { createTaskRuns, type TaskRuns } from "../../src/adapters/driving/mcp/tasks/task-runs.js";
+import { startLapsedTaskSweep, sweepDelay } from "../../src/adapters/driving/mcp/tasks/task-sweep.js";
+import { createProjectRunner, type ProjectRunner } from "../../src/adapters/driving/project-runner/project-runner.js";
+import { createMemoryMcpTaskStore } from "../../src/adapters/driven/memory/memory-mcp-task-store.js";
+import { createSqliteMcpTaskStore } from "../../src/adapters/driven/sqlite/mcp-tasks/sqlite-mcp-task-store.js";
 import type { McpTaskRecord, McpTaskStore } from "../../src/ports/mcp-task-store.js";
 import { cleanEnv, cleanup, tempDir, waitFor } from "../cli/helpers.js";
 import { effectLines, TASKS_PROJECT, waitForLine } from "./task-helpers.js";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
-import { createTaskRuns, type TaskRuns } from "../../src/adapters/in/mcp/tasks/task-runs.js";
-import { createProjectRunner, type ProjectRunner } from "../../src/adapters/in/project-runner/project-runner.js";
-import { createSqliteMcpTaskStore } from "../../src/adapters/out/sqlite/mcp-tasks/sqlite-mcp-task-store.js";
+import { createTaskRuns, type TaskRuns } from "../../src/adapters/driving/mcp/tasks/task-runs.js";
+import { createProjectRunner, type ProjectRunner } from "../../src/adapters/driving/project-runner/project-runner.js";
+import { createSqliteMcpTaskStore } from "../../src/adapters/driven/sqlite/mcp-tasks/sqlite-mcp-task-store.js";
 import type { McpTaskStore } from "../../src/ports/mcp-task-store.js";
 import { cleanEnv, cleanup, REPO, tempDir } from "../cli/helpers.js";
 import { expectedStderr } from "../fixtures/expected-stderr.js";

@@ -9,7 +9,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
+import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { tenantSegment } from "../../src/app/tenants/tenant-segment.js";
 import { cleanup, tempDir, writeProject } from "../cli/helpers.js";
 import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { openGatewayKeyStore } from "../../src/compose/api-keys.js";
-import { createPostgresStorage } from "../../src/adapters/out/postgres/postgres-storage.js";
+import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";
 import { describePostgres } from "../fixtures/postgres.js";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { connectWithKey, type HttpMcpServer } from "./helpers.js";

@@ -3,7 +3,7 @@ import { context as contexts, type Histogram, type Meter, type Span, type Tracer
 import { AggregationTemporality, MeterProvider, MetricReader, type HistogramMetricData } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { bareSdkRuns } from "../../bench/observability-bare-sdk.js";
-import { createOpenTelemetry } from "../../src/adapters/out/opentelemetry/open-telemetry.js";
+import { createOpenTelemetry } from "../../src/adapters/driven/opentelemetry/open-telemetry.js";
 
 /** A metric reader collected on demand. */
 class Reader extends MetricReader {

@@ -2,10 +2,10 @@
 // carries per budget what was spent, held, the limit and what remains (tokens and USD), exported
 // by the real OpenTelemetry SDK over OTLP/HTTP JSON to a loopback receiver.
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { createOpenTelemetry } from "../../src/adapters/out/opentelemetry/open-telemetry.js";
+import { createOpenTelemetry } from "../../src/adapters/driven/opentelemetry/open-telemetry.js";
 import { createHarnessRuntime } from "../../src/compose/runtime.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
-import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
+import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import type { AgentBudgetOptions } from "../../src/domain/budget/budget-options.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { createOpenTelemetry } from "../../src/adapters/out/opentelemetry/open-telemetry.js";
+import { createOpenTelemetry } from "../../src/adapters/driven/opentelemetry/open-telemetry.js";
 import { startOtlpReceiver, type OtlpReceiver } from "../fixtures/otlp-receiver.js";
 import { startTestSdk } from "../fixtures/otel-sdk.js";
 import { gatewayWith, MODEL, TOKEN } from "../gateway/helpers.js";

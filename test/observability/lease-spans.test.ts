@@ -6,9 +6,9 @@ import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../fixt
 import { startTestSdk } from "../fixtures/otel-sdk.js";
 import { describePostgres } from "../fixtures/postgres.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
-import { createOpenTelemetry } from "../../src/adapters/out/opentelemetry/open-telemetry.js";
-import { createPostgresStorage } from "../../src/adapters/out/postgres/postgres-storage.js";
-import { postgresSessionLockKey } from "../../src/adapters/out/postgres/sessions/postgres-session-lease.js";
+import { createOpenTelemetry } from "../../src/adapters/driven/opentelemetry/open-telemetry.js";
+import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";
+import { postgresSessionLockKey } from "../../src/adapters/driven/postgres/sessions/postgres-session-lease.js";
 import { createAgentSessionHost } from "../../src/agent.js";
 import { createHarnessRuntime } from "../../src/compose/runtime.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";

@@ -2,8 +2,8 @@ import { describe, expect, it } from "@jest/globals";
 import type { Meter, MeterProvider, Tracer, TracerProvider } from "@opentelemetry/api";
 import { InMemorySpanExporter, BasicTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { MeterProvider as SdkMeterProvider } from "@opentelemetry/sdk-metrics";
-import { createNoopTelemetry } from "../../src/adapters/out/memory/noop-telemetry.js";
-import { createOpenTelemetry } from "../../src/adapters/out/opentelemetry/open-telemetry.js";
+import { createNoopTelemetry } from "../../src/adapters/driven/memory/noop-telemetry.js";
+import { createOpenTelemetry } from "../../src/adapters/driven/opentelemetry/open-telemetry.js";
 import { runTelemetryContract, type TelemetrySpanRecord } from "../../src/testing/telemetry.contract.js";
 
 /** A backend that fails on every call: its tracer and histograms throw, its flush rejects. */

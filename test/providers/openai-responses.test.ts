@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { createProviderModel } from "../../src/adapters/out/providers/provider-model.js";
+import { createProviderModel } from "../../src/adapters/driven/providers/provider-model.js";
 import type { ModelMessage } from "../../src/ports/model-provider.js";
 import { openAIResponsesWire, startOpenAIResponsesServer } from "../fixtures/loopback-openai-responses.js";
 import { API_KEY, collect, describeProviderKind } from "./provider-cases.js";

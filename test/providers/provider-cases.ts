@@ -4,7 +4,7 @@
  * wire-specific readers of the request body.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@jest/globals";
-import { createProviderModel, type ProviderApiKind } from "../../src/adapters/out/providers/provider-model.js";
+import { createProviderModel, type ProviderApiKind } from "../../src/adapters/driven/providers/provider-model.js";
 import type { ModelMessage, ModelRequest, ModelStreamEvent, ModelToolSpec } from "../../src/ports/model-provider.js";
 import { startLoopbackServer, type LoopbackServer, type ScriptedReply, type WireFormat } from "../fixtures/loopback-server.js";
 

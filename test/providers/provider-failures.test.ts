@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { classifyProviderFailure, statusOfErrorMessage } from "../../src/adapters/out/providers/provider-failures.js";
+import { classifyProviderFailure, statusOfErrorMessage } from "../../src/adapters/driven/providers/provider-failures.js";
 
 describe("OUT-3 provider failure classification", () => {
   it.each([

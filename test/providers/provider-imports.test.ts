@@ -3,7 +3,7 @@ import { join, relative } from "node:path";
 import { describe, expect, it } from "@jest/globals";
 
 const SRC = join(process.cwd(), "src");
-const LOADER = "adapters/out/providers/pi-ai-loader.ts";
+const LOADER = "adapters/driven/providers/pi-ai-loader.ts";
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "@jest/globals";
 import { isSteamharnessError } from "../../src/domain/errors.js";
-import { createProviderModel, PROVIDER_API_KINDS, type ProviderModelOptions } from "../../src/adapters/out/providers/provider-model.js";
+import { createProviderModel, PROVIDER_API_KINDS, type ProviderModelOptions } from "../../src/adapters/driven/providers/provider-model.js";
 import { startOpenAIResponsesServer } from "../fixtures/loopback-openai-responses.js";
 import { API_KEY } from "./provider-cases.js";
 

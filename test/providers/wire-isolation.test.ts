@@ -4,7 +4,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "@jest/globals";
-import { createProviderModel, type ProviderApiKind } from "../../src/adapters/out/providers/provider-model.js";
+import { createProviderModel, type ProviderApiKind } from "../../src/adapters/driven/providers/provider-model.js";
 import type { ModelStreamEvent } from "../../src/ports/model-provider.js";
 import { startAnthropicMessagesServer } from "../fixtures/loopback-anthropic-messages.js";
 import { startOpenAICompletionsServer } from "../fixtures/loopback-openai-completions.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
-import type { MemoryToolPermissions } from "../../src/adapters/out/memory/memory-tool-permissions.js";
-import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
+import type { MemoryToolPermissions } from "../../src/adapters/driven/memory/memory-tool-permissions.js";
+import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { createProjectCapabilityTools } from "../../src/app/capabilities/project-capabilities.js";
 import { createToolApprovalGate } from "../../src/domain/approval-gate.js";
 import type { NodeContext } from "../../src/domain/node-context.js";

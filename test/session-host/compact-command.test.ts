@@ -68,7 +68,7 @@ describe("SES-11 compact through controlAgentSession", () => {
     } finally {
       await host.close();
     }
-    const { createSqliteStorage } = await import("../../src/adapters/out/sqlite/store/sqlite-storage.js");
+    const { createSqliteStorage } = await import("../../src/adapters/driven/sqlite/store/sqlite-storage.js");
     const storage = createSqliteStorage({ directory: path.join(dir, "data"), agentStoreDir: dir });
     try {
       const store = (await storage.sessions!.openUnleased({ address: { projectId: "p1", conversationId: conv, sessionKey: "agent" }, create: false }))!;

@@ -1,8 +1,8 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "@jest/globals";
-import { createSqliteSessionStore } from "../../src/adapters/out/sqlite/sessions/sqlite-session-store.js";
-import { resolveSessionDatabasePath } from "../../src/adapters/out/sqlite/sessions/session-database-path.js";
+import { createSqliteSessionStore } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-store.js";
+import { resolveSessionDatabasePath } from "../../src/adapters/driven/sqlite/sessions/session-database-path.js";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import { cancelAgentConversation, controlAgentSession, createAgentSessionHost } from "../../src/agent.js";
 import { startHostChild } from "./child-process.js";

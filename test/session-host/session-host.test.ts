@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
-import { createSqliteSessionLeaseProvider } from "../../src/adapters/out/sqlite/sessions/sqlite-session-lease.js";
-import { createSqliteSessionStore } from "../../src/adapters/out/sqlite/sessions/sqlite-session-store.js";
-import { resolveSessionDatabasePath } from "../../src/adapters/out/sqlite/sessions/session-database-path.js";
+import { createSqliteSessionLeaseProvider } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-lease.js";
+import { createSqliteSessionStore } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-store.js";
+import { resolveSessionDatabasePath } from "../../src/adapters/driven/sqlite/sessions/session-database-path.js";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
 import { controlAgentSession, createAgentSessionHost } from "../../src/compose/session-host.js";
@@ -84,7 +84,7 @@ describe("lifecycle", () => {
     expect(backgroundDone).toBe(true);
     expect(gate.finished).toBe(1);
     expect(host.status()).toBe("closed");
-    const store = (await import("../../src/adapters/out/sqlite/session-host/sqlite-session-host-store.js"));
+    const store = (await import("../../src/adapters/driven/sqlite/session-host/sqlite-session-host-store.js"));
     const record = store.openSqliteSessionHostStore({ path: store.sessionHostDatabasePath(dir, conv) });
     const tasks = await record.listTasks();
     await record.close();
@@ -150,7 +150,7 @@ describe("lifecycle", () => {
     const dir = tempDir();
     const conv = conversation("intent");
     const model = createOfflineModel({ steps: [{ text: "should not run" }] });
-    const { openSqliteSessionHostStore, sessionHostDatabasePath } = await import("../../src/adapters/out/sqlite/session-host/sqlite-session-host-store.js");
+    const { openSqliteSessionHostStore, sessionHostDatabasePath } = await import("../../src/adapters/driven/sqlite/session-host/sqlite-session-host-store.js");
     const record = openSqliteSessionHostStore({ path: sessionHostDatabasePath(dir, conv) });
     await record.insertTask({ taskId: "t1", runId: "run-t1", targetId: 0, prompt: "x", input: {}, status: "running", detail: null });
     // The process died after persisting the intent and before stopping the worker.
@@ -200,7 +200,7 @@ describe("lifecycle", () => {
     const conv = conversation("inbox-fork");
     const model = createOfflineModel({ steps: [{ text: "Hello." }] });
     const host = await createAgentSessionHost(conv, { projectId: "p1", agentStoreDir: dir, models: model, workdir: dir, inboxPollMs: 10 });
-    const { openSqliteSessionHostStore, sessionHostDatabasePath } = await import("../../src/adapters/out/sqlite/session-host/sqlite-session-host-store.js");
+    const { openSqliteSessionHostStore, sessionHostDatabasePath } = await import("../../src/adapters/driven/sqlite/session-host/sqlite-session-host-store.js");
     const record = openSqliteSessionHostStore({ path: sessionHostDatabasePath(dir, conv) });
     const fork = await record.enqueueCommand({ type: "fork" });
     const bad = await record.enqueueCommand({ type: "select", targetId: 7 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@jest/globals";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { createSqliteSessionBackend } from "../../src/adapters/out/sqlite/sessions/sqlite-session-backend.js";
-import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
-import { MemoryStorage } from "../../src/adapters/out/memory/memory-storage.js";
+import { createSqliteSessionBackend } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-backend.js";
+import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
+import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
 import { openAgentSessionHost } from "../../src/app/session-host/create-agent-session-host.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
 import { controlAgentSession, createAgentSessionHost } from "../../src/compose/session-host.js";
@@ -40,7 +40,7 @@ describe("ARCH-4 one session-placement knob", () => {
     expect(opening).toEqual([]);
     // The shorthand is still spoken at the edges: the entry's session-host options and the CLI flags.
     expect(readFileSync("src/compose/session-host.ts", "utf8")).toMatch(/agentStoreDir\?: string/);
-    expect(readFileSync("src/adapters/in/project-runner/host-options.ts", "utf8")).toContain("--agent-store-dir");
+    expect(readFileSync("src/adapters/driving/project-runner/host-options.ts", "utf8")).toContain("--agent-store-dir");
   });
 
   it("ARCH-4 the session host of the application runs on the backend it is given and takes its runs' contexts from a factory", async () => {

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import { Type } from "@sinclair/typebox";
-import { createMemoryToolPermissions } from "../../src/adapters/out/memory/memory-tool-permissions.js";
+import { createMemoryToolPermissions } from "../../src/adapters/driven/memory/memory-tool-permissions.js";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import type { ModelRequest } from "../../src/ports/model-provider.js";
 import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "@jest/globals";
-import { createPostgresStorage } from "../../src/adapters/out/postgres/postgres-storage.js";
+import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";
 import { controlAgentSession } from "../../src/agent.js";
 import { startHostChild, type HostChild } from "../session-host/child-process.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";

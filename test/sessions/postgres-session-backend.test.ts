@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "@jest/globals";
-import { createPostgresSessionBackend } from "../../src/adapters/out/postgres/sessions/postgres-session-backend.js";
-import { postgresSessionLockKey } from "../../src/adapters/out/postgres/sessions/postgres-session-lease.js";
-import { createPostgresStorage } from "../../src/adapters/out/postgres/postgres-storage.js";
+import { createPostgresSessionBackend } from "../../src/adapters/driven/postgres/sessions/postgres-session-backend.js";
+import { postgresSessionLockKey } from "../../src/adapters/driven/postgres/sessions/postgres-session-lease.js";
+import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import type { SessionEventInput } from "../../src/ports/session-store.js";
 import { runSessionBackendContract } from "../../src/testing/session-backend.contract.js";

@@ -6,9 +6,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "@jest/globals";
-import { createSqliteRunRetention, type SqliteRunRetention } from "../../src/adapters/out/sqlite/run-retention/sqlite-run-retention.js";
-import { conversationSessionsDirectory } from "../../src/adapters/out/sqlite/sessions/session-database-path.js";
-import { createSqliteSessionBackend, type SqliteSessionBackend } from "../../src/adapters/out/sqlite/sessions/sqlite-session-backend.js";
+import { createSqliteRunRetention, type SqliteRunRetention } from "../../src/adapters/driven/sqlite/run-retention/sqlite-run-retention.js";
+import { conversationSessionsDirectory } from "../../src/adapters/driven/sqlite/sessions/session-database-path.js";
+import { createSqliteSessionBackend, type SqliteSessionBackend } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-backend.js";
 
 const PROJECT = "p-ses12";
 let dir: string;

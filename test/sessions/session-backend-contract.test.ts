@@ -1,7 +1,7 @@
 import { join } from "node:path";
-import { createMemorySessionBackend } from "../../src/adapters/out/memory/memory-session-backend.js";
-import { createSqliteSessionBackend } from "../../src/adapters/out/sqlite/sessions/sqlite-session-backend.js";
-import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
+import { createMemorySessionBackend } from "../../src/adapters/driven/memory/memory-session-backend.js";
+import { createSqliteSessionBackend } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-backend.js";
+import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { runSessionBackendContract } from "../../src/testing/session-backend.contract.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 

@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
-import { createMemorySessionLeaseProvider } from "../../src/adapters/out/memory/memory-session-lease.js";
-import { createSqliteSessionLeaseProvider } from "../../src/adapters/out/sqlite/sessions/sqlite-session-lease.js";
+import { createMemorySessionLeaseProvider } from "../../src/adapters/driven/memory/memory-session-lease.js";
+import { createSqliteSessionLeaseProvider } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-lease.js";
 import { runSessionLeaseContract } from "../../src/testing/session-lease.contract.js";
 
 const root = mkdtempSync(join(tmpdir(), "sh-session-lease-"));

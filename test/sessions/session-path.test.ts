@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
 import { chooseSessionStorage } from "../../src/domain/agent/session-choice.js";
-import { NO_CONVERSATION_SEGMENT, sessionFileSegments, sessionPathSegment, sessionPathSlug } from "../../src/adapters/out/sqlite/sessions/session-file-names.js";
+import { NO_CONVERSATION_SEGMENT, sessionFileSegments, sessionPathSegment, sessionPathSlug } from "../../src/adapters/driven/sqlite/sessions/session-file-names.js";
 
 // Characters no portable file name may hold (Windows is the strictest), plus control characters.
 const UNSAFE = /[\\/:*?"<>|\u0000-\u001f]/;

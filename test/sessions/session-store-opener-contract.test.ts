@@ -2,8 +2,8 @@ import { afterAll, describe, expect, it } from "@jest/globals";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
-import { createSqliteSessionPool } from "../../src/adapters/out/sqlite/sessions/sqlite-session-pool.js";
+import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
+import { createSqliteSessionPool } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-pool.js";
 import { runSessionStoreOpenerContract } from "../../src/testing/session-store-opener.contract.js";
 
 const root = mkdtempSync(join(tmpdir(), "sh-opener-contract-"));

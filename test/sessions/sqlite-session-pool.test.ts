@@ -3,10 +3,10 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
-import { resolveSessionDatabasePath } from "../../src/adapters/out/sqlite/sessions/session-database-path.js";
-import { createSqliteSessionLeaseProvider } from "../../src/adapters/out/sqlite/sessions/sqlite-session-lease.js";
-import { createSqliteSessionPool } from "../../src/adapters/out/sqlite/sessions/sqlite-session-pool.js";
+import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
+import { resolveSessionDatabasePath } from "../../src/adapters/driven/sqlite/sessions/session-database-path.js";
+import { createSqliteSessionLeaseProvider } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-lease.js";
+import { createSqliteSessionPool } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-pool.js";
 import type { SessionAddress } from "../../src/ports/session-store.js";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
 

@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createSqliteSessionStore } from "../../src/adapters/out/sqlite/sessions/sqlite-session-store.js";
+import { createSqliteSessionStore } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-store.js";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
 
 const root = mkdtempSync(join(tmpdir(), "sh-session-crash-"));

@@ -3,8 +3,8 @@ import fc from "fast-check";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createMemorySessionStore } from "../../src/adapters/out/memory/memory-session-store.js";
-import { createSqliteSessionStore } from "../../src/adapters/out/sqlite/sessions/sqlite-session-store.js";
+import { createMemorySessionStore } from "../../src/adapters/driven/memory/memory-session-store.js";
+import { createSqliteSessionStore } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-store.js";
 import type { SessionEventInput, SessionStore } from "../../src/ports/session-store.js";
 
 const root = mkdtempSync(join(tmpdir(), "sh-session-model-"));

@@ -23,7 +23,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
 import OpenAI from "openai";
-import { createHttpProjectConfigurationStore } from "../../src/adapters/out/config-server-client/http-project-configuration-store.js";
+import { createHttpProjectConfigurationStore } from "../../src/adapters/driven/config-server-client/http-project-configuration-store.js";
 import { openGatewayKeyStore } from "../../src/compose/api-keys.js";
 import { cleanup, tempDir } from "../cli/helpers.js";
 import { chatAssistantProject, startGatewayProcess, type GatewayProcess } from "../fixtures/gateway-process.js";

@@ -35,7 +35,7 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CancelTaskResultSchema, ErrorCode, ListTasksResultSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { createPostgresStorage } from "../../src/adapters/out/postgres/postgres-storage.js";
+import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";
 import { tenantSegment } from "../../src/app/tenants/tenant-segment.js";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { startAuthorizationServer, type TestAuthorizationServer, type TestClient } from "../fixtures/oidc-authorization-server.js";

@@ -6,13 +6,13 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
-import { MemoryStorage } from "../../src/adapters/out/memory/memory-storage.js";
-import { createSqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
-import { createPostgresStorage } from "../../src/adapters/out/postgres/postgres-storage.js";
+import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
+import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";
 import { tenantDirectory, tenantSegment } from "../../src/app/tenants/tenant-segment.js";
 import { tenantProjectId, tenantStorage } from "../../src/app/tenants/tenant-storage.js";
-import { resolveDataDirs, tenantDataDirs } from "../../src/adapters/in/project-runner/host-options.js";
-import { openWorkflowStorage } from "../../src/adapters/in/project-runner/workflow-storage.js";
+import { resolveDataDirs, tenantDataDirs } from "../../src/adapters/driving/project-runner/host-options.js";
+import { openWorkflowStorage } from "../../src/adapters/driving/project-runner/workflow-storage.js";
 import type { Storage } from "../../src/ports/storage.js";
 import { runTenantIsolationContract } from "../../src/testing/tenant-isolation.contract.js";
 import { describePostgres } from "../fixtures/postgres.js";

@@ -5,11 +5,11 @@ import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
-import { createSqliteRunRetention } from "../../src/adapters/out/sqlite/run-retention/sqlite-run-retention.js";
-import { conversationSessionsDirectory } from "../../src/adapters/out/sqlite/sessions/session-database-path.js";
-import { createSqliteSessionBackend } from "../../src/adapters/out/sqlite/sessions/sqlite-session-backend.js";
-import { pruneProjectRuns } from "../../src/adapters/in/project-runner/run-pruning.js";
-import { createTenantRetentions, type RunSessionsRetention } from "../../src/adapters/in/project-runner/run-retention.js";
+import { createSqliteRunRetention } from "../../src/adapters/driven/sqlite/run-retention/sqlite-run-retention.js";
+import { conversationSessionsDirectory } from "../../src/adapters/driven/sqlite/sessions/session-database-path.js";
+import { createSqliteSessionBackend } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-backend.js";
+import { pruneProjectRuns } from "../../src/adapters/driving/project-runner/run-pruning.js";
+import { createTenantRetentions, type RunSessionsRetention } from "../../src/adapters/driving/project-runner/run-retention.js";
 import { tenantDirectory } from "../../src/app/tenants/tenant-segment.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 

@@ -1,8 +1,8 @@
 // Sessions for the viewer tests and the benchmark, produced by the real agent with the offline
 // model on a real SQLite storage: tools with resource cards, a retry, a plan and its approval,
 // a present_card command, and pauses answered through the stored-decision ports.
-import { createSqliteStorage, type SqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
-import { createStoredDecisions, type StoredDecisions } from "../../src/adapters/in/viewer/stored-decisions.js";
+import { createSqliteStorage, type SqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
+import { createStoredDecisions, type StoredDecisions } from "../../src/adapters/driving/viewer/stored-decisions.js";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import type { AgentInput } from "../../src/app/agent/types.js";
 import { createProjectCapabilityTools } from "../../src/app/capabilities/project-capabilities.js";

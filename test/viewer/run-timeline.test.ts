@@ -7,12 +7,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { MemoryStorage } from "../../src/adapters/out/memory/memory-storage.js";
+import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
 import { runStreamNode } from "../../src/domain/stream-node.js";
 import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
-import { buildRunTimeline, formatDuration } from "../../src/adapters/in/viewer/run-timeline.js";
+import { buildRunTimeline, formatDuration } from "../../src/adapters/driving/viewer/run-timeline.js";
 import { Type } from "@sinclair/typebox";
 import type { SessionEvent, SessionEventInput } from "../../src/domain/agent/session-events.js";
 

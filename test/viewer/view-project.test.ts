@@ -8,7 +8,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, utimesSync, 
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
-import { createSqliteSessionCatalog } from "../../src/adapters/out/sqlite/sessions/sqlite-session-catalog.js";
+import { createSqliteSessionCatalog } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-catalog.js";
 import { CLI_DIST, cleanEnv, cleanup, DIST_IS_FRESH, ensureViewerBuilt, REPO, runCli, tempDir } from "../cli/helpers.js";
 import { openStorage, runAgent } from "./fixtures.js";
 

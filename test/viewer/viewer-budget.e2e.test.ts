@@ -5,13 +5,13 @@
 // at its budget. The figures come from the runs' own stop and end events.
 import { beforeAll, describe, expect, it } from "@jest/globals";
 import type { Browser, Page } from "playwright-core";
-import type { ViewerServer } from "../../src/adapters/in/viewer/viewer-server.js";
+import type { ViewerServer } from "../../src/adapters/driving/viewer/viewer-server.js";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import { createProjectCapabilityTools } from "../../src/app/capabilities/project-capabilities.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
 import type { AgentBudgetOptions } from "../../src/domain/budget/budget-options.js";
 import { runStreamNode } from "../../src/domain/stream-node.js";
-import type { SqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
+import type { SqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { createOfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
 import { viewerE2e } from "./e2e-harness.js";
 import { CATALOG, PROJECT } from "./fixtures.js";

@@ -1,8 +1,8 @@
 // VIEW-1 on PostgreSQL: `steamharness view --postgres URL` lists the sessions of a PostgreSQL
 // storage from its session index rows and serves them like a SQLite store's.
-import { openViewTarget } from "../../src/adapters/in/viewer/view-run.js";
-import { createViewerServer } from "../../src/adapters/in/viewer/viewer-server.js";
-import { createPostgresStorage } from "../../src/adapters/out/postgres/postgres-storage.js";
+import { openViewTarget } from "../../src/adapters/driving/viewer/view-run.js";
+import { createViewerServer } from "../../src/adapters/driving/viewer/viewer-server.js";
+import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";
 import { describePostgres } from "../fixtures/postgres.js";
 
 const plan = (runId: string, i: number) => ({ eventId: `${runId}/plan/${i}`, runId, type: "plan" as const, payload: { planIndex: i, text: `step ${i}` } });

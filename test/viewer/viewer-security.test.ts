@@ -2,10 +2,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createViewerServer, type ViewerServer } from "../../src/adapters/in/viewer/viewer-server.js";
-import { viewerSessionId } from "../../src/adapters/in/viewer/viewer-sessions.js";
+import { createViewerServer, type ViewerServer } from "../../src/adapters/driving/viewer/viewer-server.js";
+import { viewerSessionId } from "../../src/adapters/driving/viewer/viewer-sessions.js";
 import { planRequestId } from "../../src/domain/agent/ids.js";
-import type { SqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
+import type { SqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 import { buildViewerAssets } from "../../ui/build.js";
 import { launchChromium } from "./browser.js";

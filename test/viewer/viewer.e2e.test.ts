@@ -3,12 +3,12 @@ import { beforeAll, describe, expect, it } from "@jest/globals";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import type { ViewerServer } from "../../src/adapters/in/viewer/viewer-server.js";
+import type { ViewerServer } from "../../src/adapters/driving/viewer/viewer-server.js";
 import { createAgentSessionHost } from "../../src/compose/session-host.js";
 import { createProjectCapabilityTools } from "../../src/app/capabilities/project-capabilities.js";
 import { planRequestId } from "../../src/domain/agent/ids.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
-import type { SqliteStorage } from "../../src/adapters/out/sqlite/store/sqlite-storage.js";
+import type { SqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { viewerE2e } from "./e2e-harness.js";
 import { CONVERSATION, decisionsFor, PLAN_STEPS, PROJECT, runAgent, writeLargeSession } from "./fixtures.js";
 

@@ -4,12 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import { hideAbsolutePaths } from "../../src/domain/redaction.js";
-import { remoteSafeError } from "../../src/adapters/in/mcp/workflow-result.js";
-import { checkFileArgument } from "../../src/adapters/in/project-runner/file-params.js";
-import { readFileParam } from "../../src/adapters/in/project-runner/file-import.js";
+import { remoteSafeError } from "../../src/adapters/driving/mcp/workflow-result.js";
+import { checkFileArgument } from "../../src/adapters/driving/project-runner/file-params.js";
+import { readFileParam } from "../../src/adapters/driving/project-runner/file-import.js";
 import { tenantSegment } from "../../src/app/tenants/tenant-segment.js";
-import { fileParamPolicy, resolveFileRoots, type FileParamPolicy } from "../../src/adapters/in/project-runner/file-roots.js";
-import { precheckProjectRunner } from "../../src/adapters/in/project-runner/host-options.js";
+import { fileParamPolicy, resolveFileRoots, type FileParamPolicy } from "../../src/adapters/driving/project-runner/file-roots.js";
+import { precheckProjectRunner } from "../../src/adapters/driving/project-runner/host-options.js";
 import { KITCHEN } from "../cli/helpers.js";
 
 // TEN-2: the server's own state (stores, run index, SQLite side files, .git, credentials) is

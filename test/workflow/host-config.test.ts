@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@jest/globals";
-import { resolveDataDirs } from "../../src/adapters/in/project-runner/host-options.js";
-import { resolveServerAuth, workerEnvironment } from "../../src/adapters/in/project-runner/project-env.js";
+import { resolveDataDirs } from "../../src/adapters/driving/project-runner/host-options.js";
+import { resolveServerAuth, workerEnvironment } from "../../src/adapters/driving/project-runner/project-env.js";
 import { secretValues } from "../../src/domain/redaction.js";
-import { redact } from "../../src/adapters/in/mcp/workflow-result.js";
+import { redact } from "../../src/adapters/driving/mcp/workflow-result.js";
 
 describe("MCP-2 data dirs", () => {
   it("MCP-2 SES-10 defaults live under ~/.steamharness, agent sessions in the project's .workflow/agents", () => {

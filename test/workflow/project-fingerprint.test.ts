@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { catalogCacheSlot, readCatalogCache, writeCatalogCache } from "../../src/adapters/in/mcp/catalog-cache.js";
-import { parseWorkers } from "../../src/adapters/in/mcp/serve-workflow.js";
-import { resolveDataDirs } from "../../src/adapters/in/project-runner/host-options.js";
-import { projectFingerprint } from "../../src/adapters/in/project-runner/project-fingerprint.js";
-import { locateWorkflowProject } from "../../src/adapters/in/project-runner/project-location.js";
+import { catalogCacheSlot, readCatalogCache, writeCatalogCache } from "../../src/adapters/driving/mcp/catalog-cache.js";
+import { parseWorkers } from "../../src/adapters/driving/mcp/serve-workflow.js";
+import { resolveDataDirs } from "../../src/adapters/driving/project-runner/host-options.js";
+import { projectFingerprint } from "../../src/adapters/driving/project-runner/project-fingerprint.js";
+import { locateWorkflowProject } from "../../src/adapters/driving/project-runner/project-location.js";
 import { cleanup, tempDir, writeProject } from "../cli/helpers.js";
 
 let tmp: string;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
-import { resolveDataDirs } from "../../src/adapters/in/project-runner/host-options.js";
-import { WorkerPool } from "../../src/adapters/in/project-runner/worker-pool.js";
-import type { WorkerRunRequest } from "../../src/adapters/in/project-runner/worker-protocol.js";
-import { createSqliteProjectConfigurationStore } from "../../src/adapters/out/sqlite/configuration/sqlite-project-configuration-store.js";
+import { resolveDataDirs } from "../../src/adapters/driving/project-runner/host-options.js";
+import { WorkerPool } from "../../src/adapters/driving/project-runner/worker-pool.js";
+import type { WorkerRunRequest } from "../../src/adapters/driving/project-runner/worker-protocol.js";
+import { createSqliteProjectConfigurationStore } from "../../src/adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
 import type { ProjectConfigurationStore } from "../../src/ports/project-configuration-store.js";
 import { cleanEnv, cleanup, tempDir, writeProject } from "../cli/helpers.js";
 

@@ -2,9 +2,9 @@ import { afterAll, afterEach, beforeAll, expect, it, jest } from "@jest/globals"
 import { fork, type ChildProcess } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { resolveDataDirs, type WorkflowDataDirs } from "../../src/adapters/in/project-runner/host-options.js";
-import { resolveWorkerEntry } from "../../src/adapters/in/project-runner/worker-process.js";
-import type { ParentMessage, WorkerMessage } from "../../src/adapters/in/project-runner/worker-protocol.js";
+import { resolveDataDirs, type WorkflowDataDirs } from "../../src/adapters/driving/project-runner/host-options.js";
+import { resolveWorkerEntry } from "../../src/adapters/driving/project-runner/worker-process.js";
+import type { ParentMessage, WorkerMessage } from "../../src/adapters/driving/project-runner/worker-protocol.js";
 import { cleanEnv, cleanup, tempDir, writeProject } from "../cli/helpers.js";
 
 // MCP-9: a reused worker's per-call work. A run's `fileCreateDir` is created when the run reads

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { resolveDataDirs } from "../../src/adapters/in/project-runner/host-options.js";
-import { WorkerPool } from "../../src/adapters/in/project-runner/worker-pool.js";
-import type { WorkflowWorkerOptions } from "../../src/adapters/in/project-runner/worker-process.js";
-import type { WorkerRunRequest } from "../../src/adapters/in/project-runner/worker-protocol.js";
+import { resolveDataDirs } from "../../src/adapters/driving/project-runner/host-options.js";
+import { WorkerPool } from "../../src/adapters/driving/project-runner/worker-pool.js";
+import type { WorkflowWorkerOptions } from "../../src/adapters/driving/project-runner/worker-process.js";
+import type { WorkerRunRequest } from "../../src/adapters/driving/project-runner/worker-protocol.js";
 import { cleanEnv, cleanup, tempDir, writeProject } from "../cli/helpers.js";
 
 // MCP-9: a worker sends its run's report before its post-run cleanup (the caller's answer does

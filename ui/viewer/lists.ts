@@ -3,9 +3,9 @@ import { useEffect, useState } from "preact/hooks";
 import htm from "htm";
 import { getJson, hrefWithToken, openStream } from "./api.js";
 import { formatCounts, formatTime, plural, StatusBadge } from "./parts.js";
-import type { ViewerRunSummary } from "../../src/adapters/in/viewer/run-index.js";
-import { formatDuration } from "../../src/adapters/in/viewer/run-timeline.js";
-import type { ViewerListedProject } from "../../src/adapters/in/viewer/viewer-listing.js";
+import type { ViewerRunSummary } from "../../src/adapters/driving/viewer/run-index.js";
+import { formatDuration } from "../../src/adapters/driving/viewer/run-timeline.js";
+import type { ViewerListedProject } from "../../src/adapters/driving/viewer/viewer-listing.js";
 
 const html = htm.bind(h);
 

@@ -6,10 +6,10 @@ import { getJson, hrefWithToken, openStream, postJson } from "./api.js";
 import { formatCounts, formatNumber, Gauge, Json, plural, StatusBadge } from "./parts.js";
 import { Crumbs } from "./lists.js";
 import { Timeline } from "./timeline.js";
-import { buildRunTimeline, formatDuration } from "../../src/adapters/in/viewer/run-timeline.js";
+import { buildRunTimeline, formatDuration } from "../../src/adapters/driving/viewer/run-timeline.js";
 import { Card, type CardLike } from "../shared/card.js";
-import { createRunReplay, type ViewerPendingRequest, type ViewerRunView } from "../../src/adapters/in/viewer/run-replay.js";
-import type { ViewerRunSummary } from "../../src/adapters/in/viewer/run-index.js";
+import { createRunReplay, type ViewerPendingRequest, type ViewerRunView } from "../../src/adapters/driving/viewer/run-replay.js";
+import type { ViewerRunSummary } from "../../src/adapters/driving/viewer/run-index.js";
 import type { SessionEvent } from "../../src/domain/agent/session-events.js";
 import type { OutputItem } from "../../src/domain/output-items.js";
 

@@ -2,7 +2,7 @@
 // and sized in proportion to the run's span, so a person sees where the seconds went.
 import { h } from "preact";
 import htm from "htm";
-import { formatDuration, type ViewerRunTimeline, type ViewerTimelineBar } from "../../src/adapters/in/viewer/run-timeline.js";
+import { formatDuration, type ViewerRunTimeline, type ViewerTimelineBar } from "../../src/adapters/driving/viewer/run-timeline.js";
 
 const html = htm.bind(h);
 

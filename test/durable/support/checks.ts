@@ -2,10 +2,10 @@
 // read straight from the SQLite files the children wrote, never from the children's word.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createPostgresStorage } from "../../../src/adapters/out/postgres/postgres-storage.js";
-import { createKvTokenUsage } from "../../../src/adapters/out/kernel/kv-token-usage.js";
-import { createSqliteStorage } from "../../../src/adapters/out/sqlite/store/sqlite-storage.js";
-import { createSqliteSessionStore } from "../../../src/adapters/out/sqlite/sessions/sqlite-session-store.js";
+import { createPostgresStorage } from "../../../src/adapters/driven/postgres/postgres-storage.js";
+import { createKvTokenUsage } from "../../../src/adapters/driven/kernel/kv-token-usage.js";
+import { createSqliteStorage } from "../../../src/adapters/driven/sqlite/store/sqlite-storage.js";
+import { createSqliteSessionStore } from "../../../src/adapters/driven/sqlite/sessions/sqlite-session-store.js";
 import { UNKNOWN_OUTCOME_TEXT } from "../../../src/app/agent/tool-step.js";
 import { modelRequestId } from "../../../src/domain/agent/ids.js";
 import { messagesFromEvents, type SessionEvent } from "../../../src/domain/agent/session-events.js";

@@ -10,7 +10,7 @@ export interface PackageManifest {
 
 /**
  * steamharness's own package.json, found one level above the running module (dist/ in an
- * install, four levels up from src/adapters/in/cli/ in the sources), or `null` when neither candidate is it.
+ * install, four levels up from src/adapters/driving/cli/ in the sources), or `null` when neither candidate is it.
  *
  * @example
  * readPackageManifest()?.version // "0.1.0"

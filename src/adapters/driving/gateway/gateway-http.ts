@@ -60,7 +60,7 @@ export function sendError(response: ServerResponse, error: unknown): void {
 const refuseBody: BodyRefusal = (status, code, message) => new GatewayHttpError(status, message, { code });
 
 /**
- * Reads and parses a JSON request body of at most `limit` bytes (src/adapters/in/http/json-body.ts):
+ * Reads and parses a JSON request body of at most `limit` bytes (src/adapters/driving/http/json-body.ts):
  * 413 when larger, 400 for malformed or too deeply nested JSON, 415 for a body that does not
  * declare JSON.
  *

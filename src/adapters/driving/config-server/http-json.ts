@@ -8,7 +8,7 @@ const refuseBody: BodyRefusal = (status, _code, message) => new SteamharnessErro
 
 /**
  * The request body as JSON (`undefined` for an empty body), read under the shared limits
- * (src/adapters/in/http/json-body.ts): larger than `limit` bytes → `input_validation` answered
+ * (src/adapters/driving/http/json-body.ts): larger than `limit` bytes → `input_validation` answered
  * with 413; not JSON, nested too deep, or not `application/json` → `input_validation` (400).
  *
  * @example

@@ -8,8 +8,8 @@
  * when it leaves the machine (docs/configuration-server.md).
  *
  * TEN-7: requests naming a Host (or Origin) the server does not serve are refused before anything
- * else (DNS rebinding; src/adapters/in/http/host-check.ts, shared with the gateway); bodies are
- * read under a size and a nesting limit (413 / 400, src/adapters/in/http/json-body.ts); failed
+ * else (DNS rebinding; src/adapters/driving/http/host-check.ts, shared with the gateway); bodies are
+ * read under a size and a nesting limit (413 / 400, src/adapters/driving/http/json-body.ts); failed
  * authentications are limited per client address (429) after the credential is checked, so a
  * valid one is never locked out. `GET /v1/account/model-credential` issues the account's
  * model-call credential (what `system: true` model entries send, never the account token) and
