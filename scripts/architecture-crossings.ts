@@ -54,7 +54,7 @@ export function folderOf(path: string): string {
   const top = parts[1]!;
   if (top === "app") return parts[2]!;
   if (top === "adapters") {
-    if (parts[2] === "in" || parts[2] === "out") return parts[3]!;
+    if (["in", "out", "driving", "driven"].includes(parts[2]!)) return parts[3]!;
     return parts.length === 3 ? "adapters" : parts[2]!;
   }
   return top;

@@ -31,7 +31,7 @@ const FAMILY_NAMES = ["memory", "sqlite", "postgres", "kernel"];
 const FAMILIES = FAMILY_NAMES.map((family) => `src/adapters/driven/${family}`);
 const BASE_FAMILIES = ["memory", "sqlite", "postgres", "store-kernel"].map((family) => `src/adapters/${family}`);
 /** A storage file's family (`sqlite`, …; the kernel under either name). */
-const familyOf = (path: string): string => path.replace(/^src\/adapters\/(out\/)?/, "").split("/")[0]!.replace("store-kernel", "kernel");
+const familyOf = (path: string): string => path.replace(/^src\/adapters\/(out\/|driven\/)?/, "").split("/")[0]!.replace("store-kernel", "kernel");
 const OUTPUT = "bench/results/architecture.json";
 /** Files that were outside the storage folders at the base and moved in (base path → current path). */
 const MOVED_IN: Record<string, string> = {
