@@ -23,7 +23,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { createSqliteStorage } from "../src/adapters/driven/sqlite/store/sqlite-storage.js";
-import { startGateway } from "../src/adapters/driving/gateway/gateway.js";
+import { startGateway } from "../src/compose/gateway.js";
 import { openGatewayKeyStore } from "../src/compose/api-keys.js";
 import { tenantKey } from "../src/domain/principal.js";
 import { tenantStorage } from "../src/app/tenants/tenant-storage.js";

@@ -7,7 +7,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createViewerServer } from "../src/adapters/driving/viewer/viewer-server.js";
+import { createViewerServer } from "../src/compose/viewer.js";
 import { viewerSessionId } from "../src/adapters/driving/viewer/viewer-sessions.js";
 import { buildViewerAssets } from "../ui/build.js";
 import { launchChromium } from "../test/viewer/browser.js";

@@ -160,7 +160,7 @@ export const LAYER_RULES: Record<LayerOf["layer"], { mayImport: Array<LayerOf["l
   driven: { mayImport: ["domain", "ports", "kernel", "system", "driven"], ownUnitOnly: true, note: "driven adapters: the domain, ports, their own technology, the kernel and the system helpers; never another technology" },
   kernel: { mayImport: ["domain", "ports", "kernel"], note: "the store rules every storage family shares, over its row drivers: pure (domain and ports only)" },
   system: { mayImport: ["domain", "ports", "system"], note: "machine helpers the driven adapters share: clock, ids, the file-import source, the migrations finder (Node built-ins only)" },
-  driving: { mayImport: ["app", "domain", "ports", "compose", "driving"], ownUnitOnly: true, note: "driving adapters: the app, the domain, ports and the root; never a driven adapter directly, never another surface (ARCH-9; today's crossings are pending)" },
+  driving: { mayImport: ["app", "domain", "ports", "driving"], ownUnitOnly: true, note: "driving adapters: the app, the domain and ports, given what they open as options by the root (ARCH-6); never the root, never a driven adapter directly, never another surface (ARCH-9; today's crossings are pending)" },
   compose: { mayImport: ["domain", "ports", "app", "driving", "driven", "kernel", "system", "compose"], note: "the composition root: everything below the entries" },
   testing: { mayImport: ["domain", "ports", "testing"], note: "published contract suites: the domain and ports only" },
   entry: { mayImport: ["compose", "domain", "ports", "app", "testing", "entry"], note: "curated export lists: the root, the app's public factories, domain values; adapters only re-exported (export … from) or as types, never imported to run code" },
@@ -208,6 +208,15 @@ export const PACKAGE_RULES: Record<string, string[]> = {
   entry: [],
 };
 
+/**
+ * What no module holds (ARCH-6): a runtime kept in a module-level variable, or one reached through
+ * a getter and changed (`defaultRuntime().telemetry = …`). Each entry builds its runtime and hands it down.
+ */
+export const RUNTIME_STATE: Array<[name: string, pattern: RegExp]> = [
+  ["module-level runtime", /^(?:export\s+)?(?:let|var)\s+\w+[^\n;]*Runtime/gm],
+  ["runtime changed through a getter", /\w*Runtime\(\)\.\w+\s*=(?!=)/g],
+];
+
 /** What the domain never touches (ARCH-9): the environment, the clock, randomness. Take a port. */
 export const DOMAIN_IMPURE: Array<[name: string, pattern: RegExp]> = [
   ["process.env", /\bprocess\.env\b/g],
@@ -229,13 +238,16 @@ export const NON_LITERAL_IMPORTS_ALLOWED: Record<string, { count: number; why: s
 /** Files of the application that still reach the composition root by value (ARCH-1, not yet moved to options). Must only shrink. */
 export const APP_ROOT_IMPORTS_PENDING: string[] = [];
 
+/** The one loop through the root left (ARCH-6): the root builds the CLI, the CLI and MCP run the project runner, the runner imports the root. */
+const CYCLE_THROUGH_PROJECT_RUNNER = ["compose", "driving/cli", "driving/mcp", "driving/project-runner"];
+
 /**
  * Folder-level cycles not yet broken (ARCH-2, ARCH-9), each the folders of one loop. Must only
  * shrink: the driving adapters open storage through the root, which wires them (ARCH-6 removes it).
  */
 export const UNIT_CYCLES_PENDING: string[][] = [
-  // The driving adapters open storage and build contexts through the root, which builds them (ARCH-6).
-  ["compose", "driving/chat", "driving/cli", "driving/config-server", "driving/gateway", "driving/mcp", "driving/project-runner", "driving/viewer"],
+  // The project runner still imports the root, which wires the CLI that runs it (ARCH-6, ARCH-7 move it to src/app/workflow-runs).
+  CYCLE_THROUGH_PROJECT_RUNNER,
   // The domain names port types and the ports name domain types (type-only, one vocabulary).
   ["domain", "ports"],
 ];
@@ -290,12 +302,24 @@ export const PENDING: Record<PendingRule, Record<string, number>> = {
     "testing → node:fs/promises": 1,
   },
   impure: {},
+  // ARCH-6: the project runner (ARCH-7 moves it to src/app/workflow-runs, taking these as options) is the last surface importing the root.
+  root: {
+    "driving/project-runner → compose": 21,
+  },
+  // ARCH-6: re-exports of adapters from the root, left for the project runner only (the files say so).
+  barrel: {
+    "src/compose/configuration-store.ts": 2,
+    "src/compose/local.ts": 2,
+    "src/compose/run-retention.ts": 1,
+    "src/compose/session-files.ts": 1,
+    "src/compose/sqlite.ts": 2,
+  },
 };
-export type PendingRule = "family" | "io" | "impure";
+export type PendingRule = "family" | "io" | "impure" | "root" | "barrel";
 
 /** A rule broken by one import or one use. */
 export interface Violation {
-  rule: "layer" | "family" | "package" | "side-effect" | "extension" | "type-only" | "io" | "impure" | "dynamic-import";
+  rule: "layer" | "family" | "package" | "side-effect" | "extension" | "type-only" | "io" | "impure" | "dynamic-import" | "root" | "barrel" | "singleton";
   from: string;
   /** The specifier, package or name as written. */
   to: string;
@@ -317,6 +341,7 @@ export function violations(root: string, files: string[] = sourceFiles(root), al
     const from = layerOf(file);
     const dynamic = nonLiteralImportsOf(root, file);
     if (dynamic.length > (allowed[file]?.count ?? 0)) for (const expression of dynamic) found.push({ rule: "dynamic-import", from: file, to: expression });
+    for (const [name, pattern] of RUNTIME_STATE) for (const _ of codeOf(root, file).matchAll(pattern)) found.push({ rule: "singleton", from: file, to: name });
     if (from.layer === "domain") {
       const code = codeOf(root, file);
       for (const [name, pattern] of DOMAIN_IMPURE) for (const _ of code.matchAll(pattern)) found.push({ rule: "impure", from: file, to: name });
@@ -331,6 +356,12 @@ export function violations(root: string, files: string[] = sourceFiles(root), al
       }
       if (!/\.(js|json)$/.test(edge.specifier)) add("extension", edge);
       const to = layerOf(edge.to);
+      // ARCH-6: the root re-exports no adapter (the entries name what is public), and no adapter imports the root.
+      if (from.layer === "compose" && edge.reexport && ["driving", "driven", "kernel", "system"].includes(to.layer)) add("barrel", edge);
+      if (from.layer === "driving" && to.layer === "compose") {
+        add("root", edge);
+        continue;
+      }
       if (to.unit === from.unit) continue;
       if (from.layer === "ports" || from.layer === "domain") {
         if ((to.layer === "ports" || to.layer === "domain") && edge.typeOnly) continue;
@@ -357,6 +388,8 @@ export function violations(root: string, files: string[] = sourceFiles(root), al
 export function pendingKey(violation: Violation): string {
   if (violation.rule === "family") return `${layerOf(violation.from).unit} → ${layerOf(violation.edge!.to).unit}`;
   if (violation.rule === "io") return `${layerOf(violation.from).unit} → ${violation.to}`;
+  if (violation.rule === "root") return `${layerOf(violation.from).unit} → compose`;
+  if (violation.rule === "barrel") return violation.from;
   return `${violation.from}: ${violation.to}`;
 }
 

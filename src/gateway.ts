@@ -3,10 +3,11 @@
  * conversation project or agent node (GW-1 … GW-4; docs/gateway.md). A subpath of its own so the
  * root import graph never loads the HTTP server. Every export here is public API.
  */
-export { createResponsesGateway, startGateway, DEFAULT_GATEWAY_ANSWER_ITEM_ID } from "./adapters/driving/gateway/gateway.js";
+export { DEFAULT_GATEWAY_ANSWER_ITEM_ID } from "./adapters/driving/gateway/gateway.js";
+export { createResponsesGateway, startGateway, runGatewayCommand } from "./compose/gateway.js";
 export type { ResponsesGateway, ResponsesGatewayOptions, GatewayListenOptions, GatewayAddress } from "./adapters/driving/gateway/gateway.js";
 export type { GatewayRateLimit, OpenAIErrorBody } from "./adapters/driving/gateway/gateway-http.js";
 export type { GatewayPendingRequest, GatewayStats } from "./adapters/driving/gateway/gateway-runs.js";
 export { GATEWAY_SERVER_LABEL } from "./adapters/driving/gateway/responses-api.js";
-export { runGatewayCommand, GATEWAY_TOKEN_ENV } from "./adapters/driving/gateway/gateway-command.js";
+export { GATEWAY_TOKEN_ENV } from "./adapters/driving/gateway/gateway-command.js";
 export type { GatewayCommandOptions } from "./adapters/driving/gateway/gateway-command.js";

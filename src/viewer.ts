@@ -4,7 +4,7 @@
  * answers pauses with, and the run replay its page draws from. A subpath of its own so importing
  * `steamharness/agent` never loads the viewer's HTTP server (ARCH-4). Every export here is public API.
  */
-export { createViewerServer } from "./adapters/driving/viewer/viewer-server.js";
+export { createViewerServer } from "./compose/viewer.js";
 export type { ViewerServer, ViewerServerOptions } from "./adapters/driving/viewer/viewer-server.js";
 export { createSqliteSessionCatalog } from "./adapters/driven/sqlite/sessions/sqlite-session-catalog.js";
 export type { SqliteSessionCatalogOptions } from "./adapters/driven/sqlite/sessions/sqlite-session-catalog.js";

@@ -7,6 +7,7 @@ import {
   NON_LITERAL_IMPORTS_ALLOWED,
   PENDING,
   UNIT_CYCLES_PENDING,
+  codeOf,
   cyclesOf,
   diagramDrift,
   importsOf,
@@ -139,6 +140,25 @@ describe("architecture: the layer allow-list on the real tree (ARCH-1, ARCH-2, A
     expect(importing).toEqual([...APP_ROOT_IMPORTS_PENDING].sort());
   });
 
+  it("ARCH-6 no adapter imports the composition root but the project runner, whose move to src/app (ARCH-7) ends it; no root file re-exports an adapter but the project runner's", () => {
+    expect(Object.keys(PENDING.root)).toEqual(["driving/project-runner → compose"]);
+    const importers = [...new Set(realTree().filter((violation) => violation.rule === "root").map((violation) => violation.from))];
+    expect(importers.filter((file) => !file.startsWith("src/adapters/driving/project-runner/"))).toEqual([]);
+    // Every file left that only re-exports is imported by the project runner only (nothing else may start using one).
+    const barrels = Object.keys(PENDING.barrel).filter((file) => codeOf(".", file).split("\n").filter((line) => line.trim() !== "").every((line) => /^export (type )?\{[^}]*\} from /.test(line)));
+    expect(barrels.sort()).toEqual(["src/compose/local.ts", "src/compose/session-files.ts", "src/compose/sqlite.ts"]);
+    const users = sourceFiles(".").filter((file) => importsOf(".", file).some((edge) => edge.relative && barrels.includes(edge.to)));
+    expect(users.filter((file) => !file.startsWith("src/adapters/driving/project-runner/"))).toEqual([]);
+  });
+
+  it("ARCH-6 no module holds a runtime (no process-wide singleton, no runtime changed through a getter)", () => {
+    expect(realTree().filter((violation) => violation.rule === "singleton").map(describeViolation)).toEqual([]);
+  });
+
+  it("ARCH-6 the only folder cycle through the root is the project runner's (pending ARCH-7)", () => {
+    expect(unitCycles(".").filter((cycle) => cycle.includes("compose"))).toEqual([["compose", "driving/cli", "driving/mcp", "driving/project-runner"]]);
+  });
+
   it("ARCH-1 no module-level maps keyed by a storage object in the application or the root", () => {
     const offenders = sourceFiles(".")
       .filter((file) => ["app", "compose"].includes(layerOf(file).layer))
@@ -179,9 +199,21 @@ describe("architecture: each rule fails on a tree that breaks it (ARCH-2, ARCH-9
     ["app-io", ["io: src/app/agent/a.ts → node:fs/promises"]],
     ["driving-io", ["io: src/adapters/driving/gateway/g.ts → node:net", "io: src/adapters/driving/gateway/g.ts → node:child_process"]],
     ["domain-impure", ["impure: src/domain/a.ts → process.env", "impure: src/domain/a.ts → Date.now", "impure: src/domain/a.ts → Math.random", "impure: src/domain/a.ts → new Date()"]],
-    ["compose-cycle", []],
+    ["compose-cycle", ["root: src/adapters/driving/cli/c.ts → ../../../compose/r.js"]],
   ];
   it.each(arch9)("ARCH-9 fixture tree %s", (tree, expected) => {
+    expect(violations(`${FIXTURES}/${tree}`).map(describeViolation).sort()).toEqual([...expected].sort());
+  });
+
+  const arch6: Array<[tree: string, expected: string[]]> = [
+    // A surface importing the root (statically or lazily) instead of being handed what it opens.
+    ["driving-root", ["root: src/adapters/driving/viewer/v.ts → ../../../compose/sqlite.js", "root: src/adapters/driving/viewer/v.ts → ../../../compose/sqlite.js"]],
+    // A root file re-exporting a driven constructor (and its type) is a barrel; one that calls it is wiring.
+    ["compose-barrel", ["barrel: src/compose/sqlite.ts → ../adapters/driven/sqlite/s.js", "barrel: src/compose/sqlite.ts → ../adapters/driven/sqlite/s.js"]],
+    // A module-level runtime, and one changed through its getter; a function's local variable and a comparison are neither.
+    ["runtime-singleton", ["singleton: src/compose/runtime.ts → module-level runtime", "singleton: src/compose/telemetry.ts → runtime changed through a getter"]],
+  ];
+  it.each(arch6)("ARCH-6 fixture tree %s", (tree, expected) => {
     expect(violations(`${FIXTURES}/${tree}`).map(describeViolation).sort()).toEqual([...expected].sort());
   });
 

@@ -3,25 +3,12 @@
  * directory; each backend loads only when chosen. The store brings the ledger its tenants' budgets
  * are reserved in (the same database), so keys, limits and budgets are shared by the same hosts.
  */
-import type { ApiKeyStore } from "../ports/api-keys.js";
-import type { BudgetLedger } from "../ports/budget-ledger.js";
+import type { KeyStore, ServerStateLocation } from "../ports/surface-services.js";
 
-/** Where the keys live. */
-export interface GatewayKeyStoreLocation {
-  /** A SQLite store directory (its `store.sqlite`), used without `postgres`. */
-  directory: string;
-  /** `--postgres <url>`: the database several machines share. */
-  postgres?: string;
-  /** The PostgreSQL schema (default `steamharness`). */
-  schema?: string;
-}
-
+/** Where the keys live: a SQLite store directory (its `store.sqlite`), or PostgreSQL when `postgres` is given. */
+export type GatewayKeyStoreLocation = ServerStateLocation;
 /** An opened key store and the ledger of its tenants' budgets. */
-export interface GatewayKeyStore {
-  keys: ApiKeyStore;
-  budgets: BudgetLedger;
-  close(): Promise<void>;
-}
+export type GatewayKeyStore = KeyStore;
 
 /**
  * Opens the key store at `location` (migrations applied on open).

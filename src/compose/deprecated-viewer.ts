@@ -20,7 +20,7 @@ import type { SessionCatalog as Catalog, SessionCatalogEntry as CatalogEntry } f
  * const viewer = await createViewerServer({ storage, catalog });
  */
 export async function createViewerServer(options: ServerOptions): Promise<Server> {
-  const { createViewerServer: create } = await import("../adapters/driving/viewer/viewer-server.js");
+  const { createViewerServer: create } = await import("./viewer.js");
   return create(options);
 }
 

@@ -1,14 +1,8 @@
 import type { McpTaskStore } from "../ports/mcp-task-store.js";
+import type { ServerStateLocation } from "../ports/surface-services.js";
 
-/** Where the durable MCP tasks of a served project live (MCP-13). */
-export interface McpTaskStoreLocation {
-  /** The project's persistent-value store dir: the SQLite file is `<dir>/mcp-tasks.sqlite`. */
-  directory: string;
-  /** `--postgres <url>`: the store several machines share instead of the SQLite file. */
-  postgres?: string;
-  /** The PostgreSQL schema (default `steamharness`). */
-  schema?: string;
-}
+/** Where the durable MCP tasks of a served project live (MCP-13): `<directory>/mcp-tasks.sqlite`, or PostgreSQL when `postgres` is given. */
+export type McpTaskStoreLocation = ServerStateLocation;
 
 /**
  * Opens the task store of a served project: PostgreSQL when a URL is given, else the project's

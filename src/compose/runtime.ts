@@ -1,7 +1,8 @@
 /**
- * The composition root's runtime (ARCH-1): the one place that names the driven adapters the
- * application uses by default. Entry points build it (`defaultRuntime()` for the library's
- * factories) and hand it down through `NodeContext.runtime` or a factory's options. Each adapter
+ * The composition root's runtime (ARCH-1, ARCH-6): the one place that names the driven adapters the
+ * application uses by default. Each entry builds one (a library factory per call, a CLI command
+ * per process) and hands it down through `NodeContext.runtime` or a factory's options; there is
+ * no process-wide runtime for a surface to read mid-request. Each adapter
  * with a heavy backend (the provider library, QuickJS, SQLite sessions, the MCP SDK) loads on
  * first use, so importing the root loads none of them (PERF-1).
  */
@@ -21,6 +22,13 @@ import type { CodeSandbox } from "../ports/code-sandbox.js";
 import type { HarnessRuntime } from "../ports/runtime.js";
 import type { SessionBackend } from "../ports/session-backend.js";
 import type { Storage } from "../ports/storage.js";
+import type { Telemetry } from "../ports/telemetry.js";
+
+/** Options of {@link createHarnessRuntime}. */
+export interface HarnessRuntimeOptions {
+  /** Where runs, model calls and requests are reported (OBS-1); default a no-op. Set here, when the runtime is built, never later. */
+  telemetry?: Telemetry;
+}
 
 /** The SQLite session backend on a folder, or of explicit files (no folder), loading the SQLite adapter on first use. */
 async function sqliteSessions(agentStoreDir?: string): Promise<SessionBackend> {
@@ -37,7 +45,7 @@ async function sqliteSessions(agentStoreDir?: string): Promise<SessionBackend> {
  * const runtime = createHarnessRuntime();
  * const context = createNodeContext({ projectId: "p1", storage, runtime });
  */
-export function createHarnessRuntime(): HarnessRuntime {
+export function createHarnessRuntime(options: HarnessRuntimeOptions = {}): HarnessRuntime {
   const ephemeral = new WeakMap<Storage, SessionBackend>();
   const gateway = new WeakMap<Storage, SessionBackend>();
   const explicitFiles = new WeakMap<Storage, Promise<SessionBackend>>();
@@ -54,14 +62,15 @@ export function createHarnessRuntime(): HarnessRuntime {
   return {
     clock: createSystemClock,
     ids: createRandomIdSource,
-    memoryToolPermissions: createMemoryToolPermissions,
-    memoryUserInput: createMemoryUserInput,
-    kvTokenUsage: createKvTokenUsage,
-    defaultStorage: () => new MemoryStorage(),
-    ephemeralSessions: (storage) => (storage.sessions && !storage.sessions.durable ? storage.sessions : perStorage(ephemeral, storage, createMemorySessionBackend)),
-    gatewaySessions: (storage) => perStorage(gateway, storage, createMemorySessionBackend),
+    toolPermissions: createMemoryToolPermissions,
+    userInput: createMemoryUserInput,
+    tokenUsage: createKvTokenUsage,
+    storage: () => new MemoryStorage(),
+    ephemeralSessions: (storage) => (storage.sessions && !storage.sessions.durable ? storage.sessions : perStorage(ephemeral, storage, () => createMemorySessionBackend())),
+    conversationSessions: () => createMemorySessionBackend({ events: "objects" }),
+    gatewaySessions: (storage) => perStorage(gateway, storage, () => createMemorySessionBackend()),
     explicitFileSessions: async (storage) => (storage.sessions?.acceptsDatabasePath ? storage.sessions : perStorage(explicitFiles, storage, () => sqliteSessions())),
-    sqliteSessionsAt: (agentStoreDir) => sqliteSessions(agentStoreDir),
+    sessionsAt: (agentStoreDir) => sqliteSessions(agentStoreDir),
     budgetLedger: (storage) => storage.budgets ?? perStorage(ledgers, storage, createMemoryBudgetLedger),
     async modelPrice(provider, model) {
       const { catalogModelPrice } = await import("../adapters/driven/providers/pi-ai-loader.js");
@@ -83,20 +92,6 @@ export function createHarnessRuntime(): HarnessRuntime {
       return createCapabilityMcpServer(spec, options);
     },
     hostBridge: createHttpHostBridge,
-    telemetry: createNoopTelemetry(),
+    telemetry: options.telemetry ?? createNoopTelemetry(),
   };
-}
-
-let library: HarnessRuntime | null = null;
-
-/**
- * The runtime of the library's entry points, built on first use: what `createNodeContext`,
- * `createAgentSessionHost` and `controlAgentSession` hand down when the host passes no `runtime`.
- *
- * @example
- * const context = buildNodeContext(options, options.runtime ?? defaultRuntime());
- */
-export function defaultRuntime(): HarnessRuntime {
-  library ??= createHarnessRuntime();
-  return library;
 }

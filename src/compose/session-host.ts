@@ -1,6 +1,6 @@
 /**
  * The library's session-host functions (HOST-1 … HOST-6): the application's, with the entry's
- * runtime unless the host passes its own `runtime` (ARCH-1). Here, at the edge, the options
+ * runtime: the host's own `runtime`, else one built per call (ARCH-1, ARCH-6). Here, at the edge, the options
  * become the one value the application decides by (ARCH-4): a session backend — the storage's,
  * the given `sessions`, or a SQLite backend for the `agentStoreDir` shorthand, opened here and
  * closed with the host — and a factory of the runs' node contexts.
@@ -19,7 +19,7 @@ import type { Storage } from "../ports/storage.js";
 import type { TokenUsageRecorder } from "../ports/token-usage.js";
 import type { ToolPermissions } from "../ports/tool-permissions.js";
 import type { UserInput } from "../ports/user-input.js";
-import { defaultRuntime } from "./runtime.js";
+import { createHarnessRuntime } from "./runtime.js";
 
 /**
  * Options of `createAgentSessionHost`: where the session lives, how its runs are wired (the
@@ -27,7 +27,7 @@ import { defaultRuntime } from "./runtime.js";
  * which the host opens and keeps itself.
  */
 export interface AgentSessionHostOptions extends Omit<AgentSessionHostSetup, "sessions" | "contextFor" | "onReleased"> {
-  /** The driven adapters the host's runs use (models, sandbox, coding tools, session defaults); the library's runtime when absent (ARCH-1). */
+  /** The driven adapters the host's runs use (models, sandbox, coding tools, session defaults); one built for this call when absent (ARCH-1, ARCH-6). */
   runtime?: HarnessRuntime;
   /**
    * The project storage runs see (KV, knowledge, …) and, through `storage.sessions`, where the
@@ -59,7 +59,7 @@ export interface ControlAgentSessionOptions {
   agentStoreDir?: string;
   /** How long to wait for a host in another process to answer (default 5000 ms). */
   timeoutMs?: number;
-  /** The adapters behind the `agentStoreDir` shorthand; the library's runtime when absent (ARCH-1). */
+  /** The adapters behind the `agentStoreDir` shorthand; one built for this call when absent (ARCH-1, ARCH-6). */
   runtime?: HarnessRuntime;
 }
 
@@ -70,7 +70,7 @@ export interface CancelAgentConversationOptions {
   /** SQLite shorthand for `storage`: the session folder of a SQLite backend. */
   agentStoreDir?: string;
   conversationId: string;
-  /** The adapters behind the `agentStoreDir` shorthand; the library's runtime when absent (ARCH-1). */
+  /** The adapters behind the `agentStoreDir` shorthand; one built for this call when absent (ARCH-1, ARCH-6). */
   runtime?: HarnessRuntime;
 }
 
@@ -84,7 +84,7 @@ const borrowed = (sessions: SessionBackend): PlacedSessions => ({ sessions, rele
 
 /** The SQLite backend of the `agentStoreDir` shorthand: opened here, closed by `release`. */
 async function sqliteShorthand(folder: string, runtime: HarnessRuntime): Promise<PlacedSessions> {
-  const sessions = await runtime.sqliteSessionsAt(folder);
+  const sessions = await runtime.sessionsAt(folder);
   return { sessions, release: () => sessions.close() };
 }
 
@@ -125,14 +125,14 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
   if (typeof conversationId !== "string" || conversationId === "") throw new SteamharnessError("input_validation", "conversationId must be a non-empty string", { field: "conversationId" });
   if (!options?.projectId) throw new SteamharnessError("input_validation", "projectId is required", { field: "projectId" });
   const { runtime: givenRuntime, storage: givenStorage, agentStoreDir: _dir, toolCatalog, toolPermissions: givenPermissions, userInput: givenUserInput, tokenUsage, log, clock, ...setup } = options;
-  const runtime = givenRuntime ?? defaultRuntime();
-  const storage = givenStorage ?? runtime.defaultStorage();
+  const runtime = givenRuntime ?? createHarnessRuntime();
+  const storage = givenStorage ?? runtime.storage();
   const catalog = toolCatalog ?? [];
   // One approval port and one question port for the host's lifetime, given or not (CAP-11): the
   // tools' context and every run share it, so a decision the runtime obtained is the one a tool
   // asking the gate again sees, and an answer recorded between turns is found by the resumed run.
-  const toolPermissions = givenPermissions ?? runtime.memoryToolPermissions();
-  const userInput = givenUserInput ?? runtime.memoryUserInput();
+  const toolPermissions = givenPermissions ?? runtime.toolPermissions();
+  const userInput = givenUserInput ?? runtime.userInput();
   const placed = await hostSessions(options, storage, runtime);
   try {
     return await openAgentSessionHost(conversationId, {
@@ -156,7 +156,7 @@ export async function createAgentSessionHost(conversationId: string, options: Ag
  * await controlAgentSession("conv-1", { type: "cancel" }, { storage });
  */
 export async function controlAgentSession(conversationId: string, command: AgentSessionCommand, options: ControlAgentSessionOptions = {}): Promise<AgentSessionCommandResult | AgentSessionStoredCommand> {
-  const placed = await reachOf(options, options.runtime ?? defaultRuntime());
+  const placed = await reachOf(options, options.runtime ?? createHarnessRuntime());
   try {
     return await sendAgentSessionCommand(conversationId, command, { ...(placed ? { sessions: placed.sessions } : {}), ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
   } finally {
@@ -173,7 +173,7 @@ export async function controlAgentSession(conversationId: string, command: Agent
 export async function cancelAgentConversation(options: CancelAgentConversationOptions): Promise<{ cancelled: string[] }> {
   if (!options?.storage?.sessions && !options?.agentStoreDir) throw new SteamharnessError("input_validation", "a storage with a session backend (or agentStoreDir) is required", { field: "storage" });
   if (!options.conversationId) throw new SteamharnessError("input_validation", "conversationId is required", { field: "conversationId" });
-  const placed = (await reachOf(options, options.runtime ?? defaultRuntime()))!;
+  const placed = (await reachOf(options, options.runtime ?? createHarnessRuntime()))!;
   try {
     return await cancelAgentTasks(options.conversationId, { sessions: placed.sessions });
   } finally {

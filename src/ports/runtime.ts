@@ -91,25 +91,27 @@ export interface HarnessRuntime {
   /** A fresh random id source. */
   ids(): IdSource;
   /** The approval port when the host gives none: answers `pending` (never auto-approves). */
-  memoryToolPermissions(): ToolPermissions;
+  toolPermissions(): ToolPermissions;
   /** The question port when the host gives none: answers `pending`. */
-  memoryUserInput(): UserInput;
-  /** Token usage under the reserved KV keys of a namespace, for storages with no usage table. */
-  kvTokenUsage(kv: KvStore, namespace: KvNamespace): TokenUsageRecorder;
-  /** The storage of a session host given none: every port in memory, sessions included. */
-  defaultStorage(): Storage;
+  userInput(): UserInput;
+  /** Token usage under the reserved KV keys of a namespace, for storages with no usage table of their own. */
+  tokenUsage(kv: KvStore, namespace: KvNamespace): TokenUsageRecorder;
+  /** A fresh storage for a host given none: every port in memory, sessions included. */
+  storage(): Storage;
   /**
    * Sessions of non-durable runs (SES-6) on a storage: the storage's own backend when it is in
    * memory, else one in-memory backend per storage object for the runtime's lifetime, so
    * re-running a run id on the same storage replays it.
    */
   ephemeralSessions(storage: Storage): SessionBackend;
+  /** A fresh in-memory session backend that keeps events as objects (SEC-7): one per conversation a gateway holds. */
+  conversationSessions(): SessionBackend;
   /** In-memory sessions of gateway runs beside a resident host on a storage (EXT-1); never the storage's own backend. */
   gatewaySessions(storage: Storage): SessionBackend;
   /** The backend that opens explicit session files (`databasePath`, SES-1): the storage's own when it accepts paths, else a SQLite one. */
   explicitFileSessions(storage: Storage): Promise<SessionBackend>;
-  /** A SQLite session backend on a session folder (the session-folder shorthand of the session host). The caller closes it. */
-  sqliteSessionsAt(folder: string): Promise<SessionBackend>;
+  /** A session backend on a session folder (SQLite; the session-folder shorthand of the session host). The caller closes it. */
+  sessionsAt(folder: string): Promise<SessionBackend>;
   /** The provider-library model of one endpoint, loading the provider library on first use. */
   providerModel(endpoint: RuntimeModelEndpoint): Promise<ModelProvider>;
   /** The code-mode sandbox (EXT-4), loading its engine on first use. */

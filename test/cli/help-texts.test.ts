@@ -5,6 +5,7 @@ import type { Command } from "commander";
 import { createProgram } from "../../src/adapters/driving/cli/program.js";
 import { EXIT_CODES_HELP } from "../../src/adapters/driving/exits/exit-codes.js";
 import { runCli } from "./helpers.js";
+import { createSurfaceServices } from "../../src/compose/surface-services.js";
 
 /** Every command path below the program: `[]`, `["run"]`, `["config", "show"]`, … */
 function commandPaths(command: Command, prefix: string[] = []): string[][] {
@@ -26,7 +27,7 @@ function entries(help: string, heading: string): string[] {
 }
 
 describe("DX-8 help texts are consistent across subcommands", () => {
-  const paths = commandPaths(createProgram());
+  const paths = commandPaths(createProgram(createSurfaceServices()));
 
   it("DX-8 every command's --help: a sentence-case description, one default per option in one style, the exit-code table", async () => {
     expect(paths.map((path) => path.join(" "))).toEqual(expect.arrayContaining(["run", "mcp", "chat", "gateway", "view", "init", "config", "config show", "config export", "config import"]));

@@ -8,12 +8,13 @@ import { createProgram } from "../../src/adapters/driving/cli/program.js";
 import { CLI_SOURCE } from "../cli/helpers.js";
 import { bundledProject } from "../fixtures/bundled-fixture.js";
 import type { OutputItemStreamChunk } from "../../src/domain/output-items.js";
+import { createSurfaceServices } from "../../src/compose/surface-services.js";
 
 // Drives the real chat command in a pseudo-terminal (tmux): typed lines, Enter, Ctrl-C. Through
 // the steamharness CLI (the built bin when dist/ is fresh) once its program registers `chat`;
 // until then through a commander program that registers the same command
 // (test/conversation/fixtures/chat-cli.ts).
-const entry = createProgram().commands.some((c) => c.name() === "chat") ? CLI_SOURCE : ["--import", "tsx", "test/conversation/fixtures/chat-cli.ts"];
+const entry = createProgram(createSurfaceServices()).commands.some((c) => c.name() === "chat") ? CLI_SOURCE : ["--import", "tsx", "test/conversation/fixtures/chat-cli.ts"];
 const tmux = (...args: string[]) => execFileSync("tmux", args, { encoding: "utf8" });
 const sessions: string[] = [];
 const dataDir = mkdtempSync(join(tmpdir(), "chat-data-"));

@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "@jest/globals";
-import { createSqliteSessionBackend } from "../../src/compose/sqlite.js";
+import { createSqliteSessionBackend } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-backend.js";
 import { CLI_SOURCE, cleanEnv } from "../cli/helpers.js";
 
 const PROJECT = "test/conversation/fixtures/host-assistant";

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import OpenAI from "openai";
 import type { AgentNodeOptions } from "../../src/app/agent-node/create-agent-node.js";
-import { startGateway, type ResponsesGatewayOptions } from "../../src/adapters/driving/gateway/gateway.js";
+import type { ResponsesGatewayOptions } from "../../src/adapters/driving/gateway/gateway.js";
+import { startGateway } from "../../src/compose/gateway.js";
 import type { ModelProvider, ModelRequest } from "../../src/ports/model-provider.js";
 import { createOfflineModel, type OfflineModel, type OfflineStep } from "../../src/testing/offline-model.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Type } from "@sinclair/typebox";
 import OpenAI from "openai";
-import { startGateway } from "../../src/adapters/driving/gateway/gateway.js";
+import { startGateway } from "../../src/compose/gateway.js";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import { createAgentConversationProject } from "../../src/app/conversation/conversation-project.js";

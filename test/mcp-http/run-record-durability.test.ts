@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { createSqliteStorage } from "../../src/compose/sqlite.js";
+import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { RUN_SNAPSHOT_PREFIX } from "../../src/domain/configuration/run-snapshot.js";
 import { parseProjectConfigurationSnapshot } from "../../src/domain/configuration/snapshot.js";
 import { cleanup, KITCHEN, KITCHEN_ID, tempDir } from "../cli/helpers.js";

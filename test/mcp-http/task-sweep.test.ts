@@ -8,6 +8,7 @@ import { createSqliteMcpTaskStore } from "../../src/adapters/driven/sqlite/mcp-t
 import type { McpTaskRecord, McpTaskStore } from "../../src/ports/mcp-task-store.js";
 import { cleanEnv, cleanup, tempDir, waitFor } from "../cli/helpers.js";
 import { effectLines, TASKS_PROJECT, waitForLine } from "./task-helpers.js";
+import { createSurfaceServices } from "../../src/compose/surface-services.js";
 
 // TEN-6 on one machine: a real runner and the SQLite task store. A working task is never lost to
 // its TTL (its owner's renewals are activity; a dead owner's row waits for a takeover, not a
@@ -26,7 +27,7 @@ beforeAll(async () => {
   tmp = await tempDir("sh-ten6-sweep-");
   runner = await createProjectRunner({ projectDir: TASKS_PROJECT, dirs: { dataDir: join(tmp, "data") }, env: cleanEnv() });
   store = createSqliteMcpTaskStore({ directory: join(tmp, "tasks") });
-  runs = createTaskRuns({ runner, store, hostId: "host-live", leaseMs: LEASE_MS });
+  runs = createTaskRuns({ runner, store, openStorage: createSurfaceServices().localStorage, hostId: "host-live", leaseMs: LEASE_MS });
 }, 90_000);
 afterAll(async () => {
   await runs?.close();

@@ -7,6 +7,7 @@ import type { McpTaskStore } from "../../src/ports/mcp-task-store.js";
 import { cleanEnv, cleanup, REPO, tempDir } from "../cli/helpers.js";
 import { expectedStderr } from "../fixtures/expected-stderr.js";
 import { effectLines } from "./task-helpers.js";
+import { createSurfaceServices } from "../../src/compose/surface-services.js";
 
 // MCP-13: two hosts (each its own runner, task runs and store connection, like two processes on
 // one machine) read a dead owner's task at the same instant: the compare-and-set claim lets one
@@ -28,7 +29,7 @@ beforeAll(async () => {
     const store = createSqliteMcpTaskStore({ directory: join(tmp, "tasks") });
     runners.push(runner);
     stores.push(store);
-    hosts.push(createTaskRuns({ runner, store, hostId: `host-${name}`, leaseMs: 1000 }));
+    hosts.push(createTaskRuns({ runner, store, openStorage: createSurfaceServices().localStorage, hostId: `host-${name}`, leaseMs: 1000 }));
   }
 }, 90_000);
 afterAll(async () => {

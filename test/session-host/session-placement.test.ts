@@ -36,7 +36,7 @@ describe("ARCH-4 one session-placement knob", () => {
     const naming = ["src/app", "src/domain", "src/ports"].flatMap(filesUnder).filter((file) => /agentStoreDir|agent-store-dir/.test(readFileSync(file, "utf8")));
     expect(naming).toEqual([]);
     // The root's SQLite-folder member of the runtime is the root's to call, never the application's.
-    const opening = ["src/app", "src/domain"].flatMap(filesUnder).filter((file) => /sqliteSessionsAt/.test(readFileSync(file, "utf8")));
+    const opening = ["src/app", "src/domain"].flatMap(filesUnder).filter((file) => /sessionsAt/.test(readFileSync(file, "utf8")));
     expect(opening).toEqual([]);
     // The shorthand is still spoken at the edges: the entry's session-host options and the CLI flags.
     expect(readFileSync("src/compose/session-host.ts", "utf8")).toMatch(/agentStoreDir\?: string/);

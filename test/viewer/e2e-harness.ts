@@ -4,7 +4,8 @@
 // file's last test, browser first, then the viewer, then the storage.
 import { afterAll } from "@jest/globals";
 import type { Browser } from "playwright-core";
-import { createViewerServer, type ViewerServer } from "../../src/adapters/driving/viewer/viewer-server.js";
+import type { ViewerServer } from "../../src/adapters/driving/viewer/viewer-server.js";
+import { createViewerServer } from "../../src/compose/viewer.js";
 import type { SqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { buildViewerAssets } from "../../ui/build.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";

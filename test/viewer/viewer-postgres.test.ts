@@ -1,7 +1,8 @@
 // VIEW-1 on PostgreSQL: `steamharness view --postgres URL` lists the sessions of a PostgreSQL
 // storage from its session index rows and serves them like a SQLite store's.
 import { openViewTarget } from "../../src/adapters/driving/viewer/view-run.js";
-import { createViewerServer } from "../../src/adapters/driving/viewer/viewer-server.js";
+import { createViewerServer } from "../../src/compose/viewer.js";
+import { createSurfaceServices } from "../../src/compose/surface-services.js";
 import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";
 import { describePostgres } from "../fixtures/postgres.js";
 
@@ -21,7 +22,7 @@ describePostgres("VIEW-1 the viewer on a PostgreSQL storage", (database) => {
     await write("demo", "c2", "会话 一");
     await write("other", "c3", "agent");
 
-    const { storage, catalog } = await openViewTarget({ postgres: database.url, schema });
+    const { storage, catalog } = await openViewTarget({ postgres: database.url, schema }, createSurfaceServices());
     try {
       const all = await catalog!.list();
       expect(all.map((entry) => entry.address.conversationId)).toEqual(["c3", "c2", "c1"]);
@@ -42,12 +43,12 @@ describePostgres("VIEW-1 the viewer on a PostgreSQL storage", (database) => {
   });
 
   it("VIEW-1 a schema never written lists nothing, and --postgres with --store is refused", async () => {
-    const { storage, catalog } = await openViewTarget({ postgres: database.url, schema: database.freshSchema() });
+    const { storage, catalog } = await openViewTarget({ postgres: database.url, schema: database.freshSchema() }, createSurfaceServices());
     try {
       expect(await catalog!.list()).toEqual([]);
     } finally {
       await storage.close();
     }
-    await expect(openViewTarget({ postgres: database.url, store: "/tmp/x" })).rejects.toMatchObject({ code: "input_validation" });
+    await expect(openViewTarget({ postgres: database.url, store: "/tmp/x" }, createSurfaceServices())).rejects.toMatchObject({ code: "input_validation" });
   });
 });

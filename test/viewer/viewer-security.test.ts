@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createViewerServer, type ViewerServer } from "../../src/adapters/driving/viewer/viewer-server.js";
+import type { ViewerServer } from "../../src/adapters/driving/viewer/viewer-server.js";
+import { createViewerServer } from "../../src/compose/viewer.js";
 import { viewerSessionId } from "../../src/adapters/driving/viewer/viewer-sessions.js";
 import { planRequestId } from "../../src/domain/agent/ids.js";
 import type { SqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";

@@ -7,7 +7,7 @@ import { createProjectRunner } from "../../src/adapters/driving/project-runner/p
 import { WorkerPool } from "../../src/adapters/driving/project-runner/worker-pool.js";
 import { WorkflowWorker } from "../../src/adapters/driving/project-runner/worker-process.js";
 import type { WorkerRunRequest } from "../../src/adapters/driving/project-runner/worker-protocol.js";
-import { createSqliteStorage } from "../../src/compose/sqlite.js";
+import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { createSqliteProjectConfigurationStore } from "../../src/adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
 import { RUN_SNAPSHOT_PREFIX } from "../../src/domain/configuration/run-snapshot.js";
 import { parseProjectConfigurationSnapshot, type ProjectConfigurationSnapshot } from "../../src/domain/configuration/snapshot.js";

@@ -12,6 +12,16 @@ import { SteamharnessError } from "../../../domain/errors.js";
 /** The file, in the auth dir, where the CLI keeps the saved server login. */
 export const AUTH_FILE_NAME = "workflow-auth.json";
 
+/**
+ * The saved login's file in an auth dir.
+ *
+ * @example
+ * authFileOf("/home/me/.steamharness") // "/home/me/.steamharness/workflow-auth.json"
+ */
+export function authFileOf(authDir: string): string {
+  return join(authDir, AUTH_FILE_NAME);
+}
+
 /** A saved server login: the URL and either an account token or the admin key and an account. */
 export interface SavedWorkflowAuth {
   serverUrl?: string;
@@ -35,7 +45,7 @@ const VARIABLES = { serverUrl: SERVER_URL_ENV, token: SERVER_TOKEN_ENV, adminKey
  * const saved = await readSavedAuth("/home/me/.steamharness");
  */
 export async function readSavedAuth(authDir: string): Promise<SavedWorkflowAuth | null> {
-  const path = join(authDir, AUTH_FILE_NAME);
+  const path = authFileOf(authDir);
   let text: string;
   try {
     text = await readFile(path, "utf8");
@@ -64,7 +74,7 @@ export async function readSavedAuth(authDir: string): Promise<SavedWorkflowAuth 
  * await saveAuth("/home/me/.steamharness", { serverUrl: "https://config.example.com", token });
  */
 export async function saveAuth(authDir: string, auth: SavedWorkflowAuth): Promise<string> {
-  const path = join(authDir, AUTH_FILE_NAME);
+  const path = authFileOf(authDir);
   await mkdir(authDir, { recursive: true, mode: 0o700 });
   const temporary = `${path}.${process.pid}.tmp`;
   const entries = (Object.keys(VARIABLES) as Array<keyof SavedWorkflowAuth>).filter((key) => auth[key] !== undefined).map((key) => [key, auth[key]]);
@@ -81,7 +91,7 @@ export async function saveAuth(authDir: string, auth: SavedWorkflowAuth): Promis
  * await removeSavedAuth("/home/me/.steamharness");
  */
 export async function removeSavedAuth(authDir: string): Promise<boolean> {
-  const path = join(authDir, AUTH_FILE_NAME);
+  const path = authFileOf(authDir);
   try {
     await rm(path);
     return true;

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import type { SurfaceServices } from "../../../ports/surface-services.js";
 import { CHAT_COMMANDS } from "./prompt-commands.js";
 
 /**
@@ -6,9 +7,9 @@ import { CHAT_COMMANDS } from "./prompt-commands.js";
  * [--auth-dir <dir>] [--agent-store-dir <dir>]` (CONV-2).
  *
  * @example
- * registerChatCommand(program);
+ * registerChatCommand(program, services);
  */
-export function registerChatCommand(program: Command): void {
+export function registerChatCommand(program: Command, services: SurfaceServices): void {
   program
     .command("chat")
     .description("talk to a conversation project's agent in the terminal (approvals and questions at the prompt)")
@@ -38,6 +39,6 @@ export function registerChatCommand(program: Command): void {
         ...(flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),
         ...(flags.authDir === undefined ? {} : { authDir: flags.authDir }),
         ...(flags.agentStoreDir === undefined ? {} : { agentStoreDir: flags.agentStoreDir }),
-      });
+      }, services);
     });
 }

@@ -18,11 +18,8 @@ import { loadAgentConversationProject } from "../../../app/conversation/conversa
 import { createAgentConfigurationLoader } from "../../../domain/configuration/run-snapshot.js";
 import { isSteamharnessError } from "../../../domain/errors.js";
 import type { Storage } from "../../../ports/storage.js";
-import { createNodeContext } from "../../../compose/node-context.js";
-import { openProjectConfigurationStore } from "../../../compose/configuration-store.js";
-import { createSqliteStorage } from "../../../compose/sqlite.js";
-import { agentStoreDirFor } from "../../../compose/sqlite.js";
-import { createSystemClock } from "../../../compose/local.js";
+import { buildNodeContext, type NodeContextOptions } from "../../../app/node-context/node-context.js";
+import type { SurfaceServices } from "../../../ports/surface-services.js";
 import { startHostBridgeServer, type HostBridgeServer } from "../host-bridge-server/host-bridge-server.js";
 import { HOST_BRIDGE_TOKEN_ENV, HOST_BRIDGE_URL_ENV } from "../../../domain/capabilities/host-bridge.js";
 import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
@@ -67,9 +64,9 @@ export interface ChatOptions {
  * `/compact [instructions]` compacts the conversation (SES-11).
  *
  * @example
- * await runChat({ projectDir: "./examples/assistant", conversationId: process.argv[2] });
+ * await runChat({ projectDir: "./examples/assistant", conversationId: process.argv[2] }, services);
  */
-export async function runChat(options: ChatOptions): Promise<void> {
+export async function runChat(options: ChatOptions, services: SurfaceServices): Promise<void> {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const out = { write: (text: string) => void output.write(text) };
@@ -81,6 +78,8 @@ export async function runChat(options: ChatOptions): Promise<void> {
   // `resume: true` on each start, so what an earlier chat left is recovered and its turns listed.
   if (agentOptions.session) agentOptions.session = { ...agentOptions.session, resume: agentOptions.session.resume ?? true };
   const resolveApiKey = (ref: string) => env[ref];
+  const runtime = await services.runtime();
+  const createNodeContext = (contextOptions: NodeContextOptions) => buildNodeContext(contextOptions, runtime);
   // Without models of its own the project's turns read STEAMHARNESS_AGENT_MODELS from the local store.
   const fromStore = agentOptions.configuration === undefined && agentOptions.models === undefined;
   // DX-8: everything opened from here on is closed on the way out, also when a step throws (a
@@ -94,21 +93,21 @@ export async function runChat(options: ChatOptions): Promise<void> {
     // SES-10: a chat is a conversation, and a conversation's history is durable and project-local
     // (`.workflow/agents`) whatever the project declares; `durable.enabled` only gates recovery.
     // KV, knowledge and files live under the data dir, shared with the other local hosts.
-    const storage: Storage = createSqliteStorage({ directory: join(dataDir, "projects", project.manifest.id), agentStoreDir: agentStoreDirFor(options.projectDir, options.agentStoreDir) });
+    const storage: Storage = await services.localStorage({ directory: join(dataDir, "projects", project.manifest.id), sessionFolder: services.sessionFolderOf(options.projectDir, options.agentStoreDir) });
     opened.push(() => storage.close());
     // CFG-4: the configuration server instead of the local store when a server login resolves.
-    const choice = await openProjectConfigurationStore({ dataDir, env, ...(options.authDir === undefined ? {} : { authDir: resolve(options.authDir) }) });
+    const choice = await services.projectConfiguration({ dataDir, env, ...(options.authDir === undefined ? {} : { authDir: resolve(options.authDir) }) });
     const configurations = choice.store;
     opened.push(() => configurations.close?.());
     const systemApiKey = choice.systemApiKey;
     const resolveSystemApiKey = systemApiKey === undefined ? undefined : () => systemApiKey;
-    if (fromStore) agentOptions.configuration = createAgentConfigurationLoader({ store: configurations, clock: createSystemClock(), resolveApiKey, ...(resolveSystemApiKey ? { resolveSystemApiKey } : {}) });
+    if (fromStore) agentOptions.configuration = createAgentConfigurationLoader({ store: configurations, clock: runtime.clock(), resolveApiKey, ...(resolveSystemApiKey ? { resolveSystemApiKey } : {}) });
     // The node checks the project's agent options (permission policy, models) before anything listens.
     const node = createAgentNode(agentOptions);
     // CONV-3: the hosts the node opens are closed on /exit, end of input and Ctrl-C (before the storage).
     opened.push(() => node.close());
     const modelLine = fromStore
-      ? await currentModelSource(configurations, project.manifest.id, createSystemClock(), resolveApiKey, resolveSystemApiKey).then(
+      ? await currentModelSource(configurations, project.manifest.id, runtime.clock(), resolveApiKey, resolveSystemApiKey).then(
           (source) => describeChatModel(project.executor.agent, source, options.projectDir),
           (error: unknown) => `model: unknown — the configuration store could not be read: ${(error as Error)?.message ?? String(error)}`,
         )

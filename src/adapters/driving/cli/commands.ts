@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
+import type { SurfaceServices } from "../../../ports/surface-services.js";
 import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.js";
 import { redactSecrets } from "../../../domain/redaction.js";
 import type { JsonValue } from "../../../domain/json.js";
@@ -272,7 +273,7 @@ interface McpFlags extends DataDirFlags, McpHttpFlags, RunRetentionFlags {
  * @example
  * registerMcpCommand(program);
  */
-export function registerMcpCommand(program: Command): void {
+export function registerMcpCommand(program: Command, services: SurfaceServices): void {
   const command = program
     .command("mcp")
     .description("serve a workflow project's entrypoints as MCP tools over stdio (or Streamable HTTP with --http)")
@@ -304,6 +305,6 @@ export function registerMcpCommand(program: Command): void {
       ...(maxRunsPerWorker !== undefined ? { maxRunsPerWorker } : {}),
       ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
       ...runRetentionFrom(flags),
-    });
+    }, services);
   });
 }

@@ -13,6 +13,7 @@ import { registerConfigCommand } from "./config/config-command.js";
 import { registerGatewayCommand } from "../gateway/gateway-command.js";
 import { registerViewCommand } from "../viewer/view-command.js";
 import { registerServerCommands } from "../config-server/server-command.js";
+import type { SurfaceServices } from "../../../ports/surface-services.js";
 
 /**
  * The package version, read from package.json one level above this module (src/ or dist/).
@@ -25,13 +26,14 @@ export function packageVersion(moduleUrl: string = import.meta.url): string {
 }
 
 /**
- * The `steamharness` command line. Each subcommand registers itself; their implementations load
- * lazily inside the actions.
+ * The `steamharness` command line. Each subcommand registers itself with the process's services
+ * (ARCH-6: built by the composition root, src/compose/cli.ts); their implementations load lazily
+ * inside the actions.
  *
  * @example
- * await createProgram().parseAsync(process.argv);
+ * await createProgram(createSurfaceServices()).parseAsync(process.argv);
  */
-export function createProgram(version = packageVersion()): Command {
+export function createProgram(services: SurfaceServices, version = packageVersion()): Command {
   const program = new Command("steamharness")
     .description("Run LLM agents inside workflows; serve workflow projects as MCP tools and conversation projects as an OpenAI-compatible API.")
     .version(version, "-v, --version", "print the steamharness version")
@@ -40,8 +42,9 @@ export function createProgram(version = packageVersion()): Command {
     .configureOutput({ outputError: (text, write) => write(usageLine(text)) })
     // Usage errors throw instead of exiting, so runCli gives them their exit code (2).
     .exitOverride();
-  for (const register of [registerInitCommand, registerStructureCommand, registerRunCommand, registerAnswerCommand, registerRunsCommand, registerMcpCommand, registerChatCommand, registerGatewayCommand, registerConfigCommand, registerViewCommand, registerServerCommands]) {
-    register(program);
+  const registers: Array<(program: Command, services: SurfaceServices) => void> = [registerInitCommand, registerStructureCommand, registerRunCommand, registerAnswerCommand, registerRunsCommand, registerMcpCommand, registerChatCommand, registerGatewayCommand, registerConfigCommand, registerViewCommand, registerServerCommands];
+  for (const register of registers) {
+    register(program, services);
   }
   // DX-8: one help style everywhere, the exit-code table after every command's help.
   styleHelp(program);
@@ -73,12 +76,12 @@ function exitOnBrokenPipe(): void {
  * can end the process even if a handle is still open (DX-8: no command hangs on a fatal error).
  *
  * @example
- * if (await runCli(process.argv)) process.exit();
+ * if (await runCli(process.argv, createSurfaceServices())) process.exit();
  */
-export async function runCli(argv: readonly string[]): Promise<boolean> {
+export async function runCli(argv: readonly string[], services: SurfaceServices): Promise<boolean> {
   exitOnBrokenPipe();
   try {
-    await createProgram().parseAsync([...argv]);
+    await createProgram(services).parseAsync([...argv]);
     return false;
   } catch (error) {
     process.exitCode = exitCodeOfError(error);

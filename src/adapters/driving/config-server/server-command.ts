@@ -12,6 +12,7 @@ import { SERVER_ADMIN_KEY_ENV, SERVER_API_PREFIX } from "../../../domain/configu
 import { SteamharnessError } from "../../../domain/errors.js";
 import { listenError } from "../exits/fatal-line.js";
 import { isLoopbackHost } from "../http/host-check.js";
+import type { ServerLoginClient, SurfaceServices } from "../../../ports/surface-services.js";
 
 /** Options of {@link runServerCommand}. */
 export interface ServerCommandOptions {
@@ -55,17 +56,17 @@ async function adminKeyOf(options: ServerCommandOptions): Promise<string | undef
  * Opens the storage, starts the server, prints its address, serves until stopped.
  *
  * @example
- * await runServerCommand({ sqlite: "/srv/steamharness/server.sqlite", port: 8790 });
+ * await runServerCommand({ sqlite: "/srv/steamharness/server.sqlite", port: 8790 }, services);
  */
-export async function runServerCommand(options: ServerCommandOptions): Promise<void> {
+export async function runServerCommand(options: ServerCommandOptions, services: SurfaceServices): Promise<void> {
   const log = options.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
   if (options.sqlite !== undefined && options.postgres !== undefined) throw new SteamharnessError("input_validation", "[steamharness] [config-server] give --sqlite or --postgres, not both", { field: "postgres" });
   const adminKey = await adminKeyOf(options);
-  const [{ openConfigurationAccounts }, { startConfigurationServer }] = await Promise.all([import("../../../compose/configuration-store.js"), import("./config-server.js")]);
+  const { startConfigurationServer } = await import("./config-server.js");
   const storage = options.postgres !== undefined
     ? { postgres: options.postgres, ...(options.schema ? { schema: options.schema } : {}) }
     : { sqlite: resolve(options.sqlite ?? join(homedir(), ".steamharness", "config-server.sqlite")) };
-  const accounts = await openConfigurationAccounts(storage);
+  const accounts = await services.configurationAccounts(storage);
   try {
     const host = options.host ?? "127.0.0.1";
     const server = await startConfigurationServer({
@@ -113,20 +114,19 @@ const authDirOf = (flags: { authDir?: string }): string => flags.authDir ?? join
  * which names the account and the file, never a token. No saved token → `input_validation`.
  *
  * @example
- * process.stdout.write(await rotateSavedToken("/home/me/.steamharness"));
+ * process.stdout.write(await rotateSavedToken("/home/me/.steamharness", services.serverLogin));
  */
-export async function rotateSavedToken(authDir: string): Promise<string> {
-  const { AUTH_FILE_NAME, checkServerUrl, createServerCall, readSavedAuth, saveAuth } = await import("../../../compose/configuration-store.js");
-  const saved = await readSavedAuth(authDir);
-  const file = join(authDir, AUTH_FILE_NAME);
+export async function rotateSavedToken(authDir: string, login: ServerLoginClient): Promise<string> {
+  const saved = await login.read(authDir);
+  const file = await login.fileOf(authDir);
   if (!saved?.serverUrl || !saved.token) {
     const what = saved?.serverUrl ? "has no account token (an admin key login cannot be rotated here)" : "is missing";
     throw new SteamharnessError("input_validation", `[steamharness] [config-server-client] the saved login ${file} ${what}: run \`steamharness login --server <url> --token <token>\` first`, { field: "auth-dir" });
   }
-  const serverUrl = checkServerUrl(saved.serverUrl, "serverUrl");
-  const { account, token } = await createServerCall(serverUrl, { token: saved.token })<{ account: { name: string }; token: string }>("POST", `${SERVER_API_PREFIX}/account/token`);
+  const serverUrl = await login.checkUrl(saved.serverUrl, "serverUrl");
+  const { account, token } = await login.call<{ account: { name: string }; token: string }>(serverUrl, saved.token, "POST", `${SERVER_API_PREFIX}/account/token`);
   try {
-    await saveAuth(authDir, { ...saved, token });
+    await login.save(authDir, { ...saved, token });
   } catch (cause) {
     // The old token is already dead: say so, without printing the new one.
     throw new SteamharnessError("storage_failure", `[steamharness] [config-server-client] the server rotated the token of ${account.name} but ${file} could not be saved: ask the admin to rotate it again (POST ${SERVER_API_PREFIX}/account/token with the admin key and the account header)`, { cause });
@@ -155,9 +155,9 @@ export function plainHttpCheck(serverUrl: string, insecure: boolean): void {
  * Registers `steamharness server`, `login`, `logout` and `rotate-token`.
  *
  * @example
- * registerServerCommands(program);
+ * registerServerCommands(program, services);
  */
-export function registerServerCommands(program: Command): void {
+export function registerServerCommands(program: Command, services: SurfaceServices): void {
   program
     .command("server")
     .description("run the configuration server: project configuration per account, over HTTP (SQLite or PostgreSQL)")
@@ -168,7 +168,7 @@ export function registerServerCommands(program: Command): void {
     .option("--schema <name>", "PostgreSQL schema (default steamharness)")
     .option("--admin-key-file <file>", `file holding the admin key (default: ${SERVER_ADMIN_KEY_ENV})`)
     .option("--allowed-host <name>", "a Host/Origin name served besides loopback and --host, e.g. the server's public name behind a proxy (repeatable)", (value: string, previous: string[] = []) => [...previous, value])
-    .action(async (flags: ServerCommandOptions) => runServerCommand(flags));
+    .action(async (flags: ServerCommandOptions) => runServerCommand(flags, services));
   program
     .command("login")
     .description("save the configuration server login (URL and account token) to <auth-dir>/workflow-auth.json (mode 0600)")
@@ -177,12 +177,11 @@ export function registerServerCommands(program: Command): void {
     .option("--insecure", "allow a plain http:// server that is not on this machine (the token travels unencrypted)")
     .addOption(authDirOption())
     .action(async (flags: { server: string; token: string; insecure?: boolean; authDir?: string }) => {
-      const { checkServerUrl, createServerCall, saveAuth } = await import("../../../compose/configuration-store.js");
-      const serverUrl = checkServerUrl(flags.server, "server");
+      const serverUrl = await services.serverLogin.checkUrl(flags.server, "server");
       plainHttpCheck(serverUrl, flags.insecure === true);
       // Checked before saving: a mistyped token is refused here, not at the next command.
-      const { account } = await createServerCall(serverUrl, { token: flags.token })<{ account: { accountId: string; name: string } }>("GET", "/v1/account");
-      const path = await saveAuth(authDirOf(flags), { serverUrl, token: flags.token });
+      const { account } = await services.serverLogin.call<{ account: { accountId: string; name: string } }>(serverUrl, flags.token, "GET", "/v1/account");
+      const path = await services.serverLogin.save(authDirOf(flags), { serverUrl, token: flags.token });
       process.stdout.write(`logged in to ${serverUrl} as ${account.name}; saved ${path}\n`);
     });
   program
@@ -190,8 +189,7 @@ export function registerServerCommands(program: Command): void {
     .description("remove the saved configuration server login")
     .addOption(authDirOption())
     .action(async (flags: { authDir?: string }) => {
-      const { removeSavedAuth } = await import("../../../compose/configuration-store.js");
-      const removed = await removeSavedAuth(authDirOf(flags));
+      const removed = await services.serverLogin.remove(authDirOf(flags));
       process.stdout.write(removed ? "logged out\n" : "no saved login\n");
     });
   program
@@ -199,6 +197,6 @@ export function registerServerCommands(program: Command): void {
     .description("replace the saved login's account token with a new one from the server; the old token stops working")
     .addOption(authDirOption())
     .action(async (flags: { authDir?: string }) => {
-      process.stdout.write(await rotateSavedToken(authDirOf(flags)));
+      process.stdout.write(await rotateSavedToken(authDirOf(flags), services.serverLogin));
     });
 }

@@ -5,7 +5,6 @@
  * is generated and printed once on stderr. The project's KV, knowledge and files live under the
  * data dir, as for `steamharness chat`; gateway sessions stay in memory (SES-6).
  */
-import { telemetryFromEnv } from "../../../compose/telemetry.js";
 import { randomBytes } from "node:crypto";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
@@ -13,7 +12,7 @@ import type { Command } from "commander";
 import type { AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { listenError } from "../exits/fatal-line.js";
-import { agentStoreDirFor } from "../../../compose/session-files.js";
+import type { SurfaceServices } from "../../../ports/surface-services.js";
 import type { GatewayRateLimit } from "./gateway-http.js";
 import { keyStoreLocation, registerGatewayKeysCommand, withKeyStoreOptions, type GatewayKeyStoreFlags } from "./gateway-keys-command.js";
 
@@ -75,7 +74,7 @@ const untilSignal = (): Promise<void> =>
  * @example
  * await runGatewayCommand({ projectDir: "./examples/assistant", port: 8787 });
  */
-export async function runGatewayCommand(options: GatewayCommandOptions): Promise<void> {
+export async function runGatewayCommand(options: GatewayCommandOptions, services: SurfaceServices): Promise<void> {
   const env = options.env ?? process.env;
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const tokenEnv = options.tokenEnv ?? GATEWAY_TOKEN_ENV;
@@ -87,24 +86,21 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
   const location = useKeys ? keyStoreLocation({ ...(options.store === undefined ? {} : { store: options.store }), ...(options.postgres === undefined ? {} : { postgres: options.postgres }), ...(options.postgresSchema === undefined ? {} : { postgresSchema: options.postgresSchema }), ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }) }) : null;
   // With keys, the single token is only accepted when the operator set one.
   const token = given ?? (useKeys ? undefined : randomBytes(24).toString("base64url"));
-  const [{ loadAgentConversationProject }, { createSqliteStorage }, { openProjectConfigurationStore }, { createAgentConfigurationLoader }, { createSystemClock }, { startGateway }] = await Promise.all([
+  const [{ loadAgentConversationProject }, { createAgentConfigurationLoader }, { startGateway }] = await Promise.all([
     import("../../../app/conversation/conversation-project.js"),
-    import("../../../compose/sqlite.js"),
-    import("../../../compose/configuration-store.js"),
     import("../../../domain/configuration/run-snapshot.js"),
-    import("../../../compose/local.js"),
     import("./gateway.js"),
   ]);
   const project = await loadAgentConversationProject(options.projectDir);
-  const keyStore = location ? await (await import("../../../compose/api-keys.js")).openGatewayKeyStore(location) : null;
-  // OBS-3: an OTLP endpoint in the environment turns request and run spans on.
-  const telemetry = await telemetryFromEnv(env);
+  const keyStore = location ? await services.keyStore(location) : null;
+  // OBS-3: an OTLP endpoint in the environment turns request and run spans on (the runtime's telemetry).
+  const runtime = await services.runtime();
   const dataDir = resolve(options.dataDir ?? join(homedir(), ".steamharness"));
   // Gateway runs carry host input and stay in memory (SES-6); a conversation's durable sessions are
   // project-local, the same folder `chat`, `run` and `mcp` use (SES-10).
-  const storage = createSqliteStorage({ directory: join(dataDir, "projects", project.manifest.id), agentStoreDir: agentStoreDirFor(options.projectDir, options.agentStoreDir) });
+  const storage = await services.localStorage({ directory: join(dataDir, "projects", project.manifest.id), sessionFolder: services.sessionFolderOf(options.projectDir, options.agentStoreDir) });
   // CFG-4: the configuration server instead of the local store when a server login resolves.
-  const choice = await openProjectConfigurationStore({ dataDir, env: { ...env } }).catch(async (error: unknown) => {
+  const choice = await services.projectConfiguration({ dataDir, env: { ...env } }).catch(async (error: unknown) => {
     await storage.close();
     await keyStore?.close();
     throw error;
@@ -116,7 +112,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
       const systemApiKey = choice.systemApiKey;
       agent.configuration = createAgentConfigurationLoader({
         store: configurations,
-        clock: createSystemClock(),
+        clock: runtime.clock(),
         resolveApiKey: (ref) => env[ref],
         ...(systemApiKey === undefined ? {} : { resolveSystemApiKey: () => systemApiKey }),
       });
@@ -139,7 +135,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
       ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
       // DX-9: one line per request and one per failure, on the same stream as the address.
       log,
-    }).catch((error: unknown) => {
+    }, runtime).catch((error: unknown) => {
       throw listenError(error, { hostname, port: options.port });
     });
     // DX-8: a wildcard address is where the gateway listens, not a URL a client can use.
@@ -158,7 +154,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
     await configurations.close?.();
     await storage.close();
     await keyStore?.close();
-    await telemetry?.shutdown();
+    await services.shutdown();
   }
 }
 
@@ -172,9 +168,9 @@ const integer = (name: string, min: number) => (value: string): number => {
  * Registers `steamharness gateway <project-dir> [--port] [--host] [--token-env NAME] …`.
  *
  * @example
- * registerGatewayCommand(program);
+ * registerGatewayCommand(program, services);
  */
-export function registerGatewayCommand(program: Command): void {
+export function registerGatewayCommand(program: Command, services: SurfaceServices): void {
   const gateway = program.command("gateway");
   gateway
     .description("serve a conversation project as an OpenAI-compatible API (Responses and Chat Completions)")
@@ -211,7 +207,7 @@ export function registerGatewayCommand(program: Command): void {
         ...(flags.postgresSchema === undefined ? {} : { postgresSchema: flags.postgresSchema }),
         ...(flags.keyCacheMs === undefined ? {} : { keyCacheMs: flags.keyCacheMs }),
         ...(flags.maxConcurrentRuns === undefined ? {} : { maxConcurrentRuns: flags.maxConcurrentRuns }),
-      });
+      }, services);
     });
-  registerGatewayKeysCommand(gateway);
+  registerGatewayKeysCommand(gateway, services);
 }

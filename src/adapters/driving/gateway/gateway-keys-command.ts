@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { ApiKeyRecord, ApiKeyStore, ApiTenantLimits } from "../../../ports/api-keys.js";
+import type { SurfaceServices } from "../../../ports/surface-services.js";
 
 /** Where the gateway's keys are kept: flags shared by `gateway --keys` and `gateway keys …`. */
 export interface GatewayKeyStoreFlags {
@@ -67,9 +68,8 @@ export interface GatewayKeysIo {
   now: () => number;
 }
 
-async function withStore<T>(flags: GatewayKeyStoreFlags, use: (keys: ApiKeyStore) => Promise<T>): Promise<T> {
-  const { openGatewayKeyStore } = await import("../../../compose/api-keys.js");
-  const store = await openGatewayKeyStore(keyStoreLocation(flags));
+async function withStore<T>(services: SurfaceServices, flags: GatewayKeyStoreFlags, use: (keys: ApiKeyStore) => Promise<T>): Promise<T> {
+  const store = await services.keyStore(keyStoreLocation(flags));
   try {
     return await use(store.keys);
   } finally {
@@ -81,9 +81,9 @@ async function withStore<T>(flags: GatewayKeyStoreFlags, use: (keys: ApiKeyStore
  * Registers `gateway keys add|list|revoke` under the `gateway` command.
  *
  * @example
- * registerGatewayKeysCommand(gatewayCommand);
+ * registerGatewayKeysCommand(gatewayCommand, services);
  */
-export function registerGatewayKeysCommand(gateway: Command, io: GatewayKeysIo = { out: (line) => void process.stdout.write(`${line}\n`), now: Date.now }): void {
+export function registerGatewayKeysCommand(gateway: Command, services: SurfaceServices, io: GatewayKeysIo = { out: (line) => void process.stdout.write(`${line}\n`), now: Date.now }): void {
   const keys = gateway.command("keys").description("Manages the gateway's API keys and tenants (BUD-4): add, list, revoke.");
   withKeyStoreOptions(
     keys
@@ -106,20 +106,20 @@ export function registerGatewayKeysCommand(gateway: Command, io: GatewayKeysIo =
       ...(flags.tokensPerMinute === undefined ? {} : { tokensPerMinute: flags.tokensPerMinute }),
       ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
     };
-    const { key, secret } = await withStore(flags, (store) => store.add({ id: flags.tenant, ...limits }, io.now()));
+    const { key, secret } = await withStore(services, flags, (store) => store.add({ id: flags.tenant, ...limits }, io.now()));
     io.out(`key ${key.id} for tenant ${key.tenantId} (shown once; store it now):`);
     io.out(secret);
   });
   withKeyStoreOptions(keys.command("list").description("Lists the keys: id, tenant, created, revoked (never a secret).")).action(async (_flags: unknown, command: Command) => {
     const flags = command.optsWithGlobals<GatewayKeyStoreFlags>();
-    const found = await withStore(flags, (store) => store.list());
+    const found = await withStore(services, flags, (store) => store.list());
     io.out(["id", "tenant", "created", "revoked"].join("\t"));
     for (const key of found) io.out(row(key));
   });
   withKeyStoreOptions(keys.command("revoke").description("Revokes a key; every gateway host refuses it within the key cache bound (2 s by default).").argument("<id>", "the key's id (sh_ and 8 characters, as `keys list` shows it)")).action(
     async (id: string, _flags: unknown, command: Command) => {
       const flags = command.optsWithGlobals<GatewayKeyStoreFlags>();
-      const revoked = await withStore(flags, (store) => store.revoke(id, io.now()));
+      const revoked = await withStore(services, flags, (store) => store.revoke(id, io.now()));
       if (!revoked) throw new SteamharnessError("not_found", `[steamharness] [gateway] no valid key has the id ${id}`, { field: "id" });
       io.out(`revoked ${id}`);
     },

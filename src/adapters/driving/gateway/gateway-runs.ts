@@ -19,9 +19,8 @@ import type { OutputItemStreamChunk } from "../../../domain/output-items.js";
 import type { ToolPermissionDecision, ToolPermissions } from "../../../ports/tool-permissions.js";
 import type { UserInput, UserInputResponse } from "../../../ports/user-input.js";
 import type { Storage } from "../../../ports/storage.js";
-import { createNodeContext } from "../../../compose/node-context.js";
+import { buildNodeContext } from "../../../app/node-context/node-context.js";
 import { approximateBytes, measuredSessions } from "./gateway-budget.js";
-import { createMemorySessionBackend } from "../../../compose/local.js";
 import { tenantStorage } from "../../../app/tenants/tenant-storage.js";
 
 /** What a paused run waits for, as the client is shown it. */
@@ -85,8 +84,8 @@ export interface GatewayRunsOptions {
    * `node`. `onUsage` hears the usage of each of its runs once it ended.
    */
   scopeOf?: (signal: AbortSignal) => { node?: AgentNode; onUsage?: (usage: GatewayUsage) => void } | undefined;
-  /** The runtime of the runs' node contexts (default the library's). */
-  runtime?: HarnessRuntime;
+  /** The runtime of the runs' node contexts and the conversations' in-memory sessions (the entry's, ARCH-6). */
+  runtime: HarnessRuntime;
   /** Called once per failed run (DX-9), with the details a client is not shown (an unexpected error's own message). */
   onRunFailure?: (failure: { runId: string; conversationId: string; code: string; message: string; detail?: string }) => void;
 }
@@ -206,7 +205,7 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
       knowledge: shared.knowledge,
       files: shared.files,
       values: shared.values,
-      sessions: measuredSessions(createMemorySessionBackend({ events: "objects" }), (delta) => grow(found, delta)),
+      sessions: measuredSessions(options.runtime.conversationSessions(), (delta) => grow(found, delta)),
       ...(shared.budgets ? { budgets: shared.budgets } : {}),
       ...(shared.tokenUsage ? { tokenUsage: (namespace) => shared.tokenUsage!(namespace) } : {}),
       close: async () => {},
@@ -295,7 +294,7 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
       else signal.addEventListener("abort", abort, { once: true });
       active.add(controller);
       found.running++;
-      const context = createNodeContext({
+      const context = buildNodeContext({
         projectId: options.projectId,
         conversationId: run.conversationId,
         storage: found.storage,
@@ -304,9 +303,8 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
         userInput,
         toolCatalog: options.toolCatalog,
         signal: controller.signal,
-        ...(options.runtime ? { runtime: options.runtime } : {}),
         ...(options.traceOf?.(signal) ? { trace: options.traceOf(signal)! } : {}),
-      });
+      }, options.runtime);
       let answerId = options.answerItemId ?? null;
       let sessionId: string | null = null;
       let text = "";

@@ -11,7 +11,7 @@
  * A client that disconnects cancels its run; `close()` cancels every run, tells each client so,
  * and resolves once their responses ended (SEC-7).
  */
-import { defaultRuntime } from "../../../compose/runtime.js";
+import type { HarnessRuntime } from "../../../ports/runtime.js";
 import type { Telemetry, TelemetryCarrier } from "../../../ports/telemetry.js";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -22,7 +22,6 @@ import type { ToolCatalogEntry } from "../../../domain/node-context.js";
 import type { Storage } from "../../../ports/storage.js";
 import type { ApiKeyStore } from "../../../ports/api-keys.js";
 import type { BudgetLedger } from "../../../ports/budget-ledger.js";
-import { MemoryStorage } from "../../../compose/local.js";
 import { createChatCompletionsApi } from "./chat-completions-api.js";
 import { DEFAULT_MAX_HELD_BYTES } from "./gateway-budget.js";
 import { createGatewayGuard } from "./gateway-guards.js";
@@ -89,8 +88,8 @@ export interface ResponsesGatewayOptions {
   /** Largest request body in bytes (default 1 MiB). */
   maxBodyBytes?: number;
   /**
-   * Where requests and runs are reported (OBS-3; default the library runtime's, a no-op unless
-   * set): each request is a server span continuing the client's `traceparent` header, and its
+   * Where requests and runs are reported (OBS-3; default a no-op): the public entry builds the
+   * gateway's runtime with it (ARCH-6); each request is a server span continuing the client's `traceparent` header, and its
    * runs continue that span.
    */
   telemetry?: Telemetry;
@@ -193,12 +192,12 @@ function nodeOf(options: ResponsesGatewayOptions): { node: AgentNode; answerItem
  * for a short token or a missing agent.
  *
  * @example
- * const gateway = createResponsesGateway({ project: await loadAgentConversationProject(dir), token });
+ * const gateway = createResponsesGateway({ project: await loadAgentConversationProject(dir), token }, createHarnessRuntime());
  * const { url } = await gateway.listen({ port: 8787 });
  * const client = new OpenAI({ baseURL: url, apiKey: token });
  * const answer = await client.responses.create({ model: gateway.modelId, input: "Hello" });
  */
-export function createResponsesGateway(options: ResponsesGatewayOptions): ResponsesGateway {
+export function createResponsesGateway(options: ResponsesGatewayOptions, runtime: HarnessRuntime): ResponsesGateway {
   if ((options.token !== undefined || !options.apiKeys) && (typeof options.token !== "string" || !/^[\x21-\x7e]{16,}$/.test(options.token))) {
     throw new SteamharnessError("input_validation", "[steamharness] [gateway] the token must be at least 16 printable ASCII characters", { field: "token" });
   }
@@ -213,13 +212,13 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
   if (!projectId) throw new SteamharnessError("input_validation", "[steamharness] [gateway] projectId is required when serving an agent without a project", { field: "projectId" });
   const modelId = options.modelId ?? options.project?.manifest.name ?? "steamharness";
   const now = options.now ?? Date.now;
-  const ownStorage = options.storage ? null : new MemoryStorage();
+  const ownStorage = options.storage ? null : runtime.storage();
   const storage = options.storage ?? ownStorage!;
   const { node, answerItemId, nodeOptions } = nodeOf(options);
   if (options.apiKeys && !nodeOptions) throw new SteamharnessError("input_validation", "[steamharness] [gateway] API keys need a project or agent options (tenant budgets are added to the agent's budget), not a ready agent node", { field: "agent" });
   const log = options.log ? createGatewayLog(options.log, options.token === undefined ? [] : [options.token], now) : null;
   // One ledger for the admission check and the runs' reservations (a storage without its own gets the runtime's, one per storage).
-  const tenantBudgets: BudgetLedger = options.tenantBudgets ?? storage.budgets ?? defaultRuntime().budgetLedger(storage);
+  const tenantBudgets: BudgetLedger = options.tenantBudgets ?? storage.budgets ?? runtime.budgetLedger(storage);
   const tenants = options.apiKeys ? createGatewayTenants({ keys: options.apiKeys, budgets: tenantBudgets, cacheMs: options.keyCacheMs ?? 2000, slotTtlMs: options.slotTtlMs ?? 30_000, now }) : null;
   const tenantNode = tenantNodes(node, nodeOptions, tenantBudgets);
   /** What each request's runs need: its tenant's node, and where their usage is counted (by the request's signal). */
@@ -254,7 +253,7 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
     maxHeldBytes: options.maxHeldBytes ?? DEFAULT_MAX_HELD_BYTES,
     traceOf: (signal) => traces.get(signal),
     scopeOf: (signal) => scopes.get(signal),
-    ...(options.telemetry ? { runtime: { ...defaultRuntime(), telemetry: options.telemetry } } : {}),
+    runtime,
   });
   // BUD-4, TEN-4: a conversation is its opening principal's tenant's; another tenant cannot continue or read it.
   const requestTenants = new WeakMap<AbortSignal, string>();
@@ -263,7 +262,7 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
   const chat = createChatCompletionsApi({ runs, modelId, now, tenantOf });
   const guard = createGatewayGuard({ token: options.token ?? null, ...(tenants ? { identify: (secret: string) => tenants.identify(secret) } : {}), rateLimit: options.rateLimit ?? { requests: 600, windowMs: 60_000 }, allowedHosts: options.allowedHosts ?? [], now });
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
-  const telemetry = () => options.telemetry ?? defaultRuntime().telemetry;
+  const telemetry = () => runtime.telemetry;
   /** The gateway span of each request in progress, by the request's signal (its runs continue it). */
   const traces = new WeakMap<AbortSignal, TelemetryCarrier>();
   let server: Server | null = null;
@@ -400,13 +399,13 @@ export function createResponsesGateway(options: ResponsesGatewayOptions): Respon
  * Creates a gateway and starts listening (default 127.0.0.1, a free port).
  *
  * @example
- * const gateway = await startGateway({ project, token, port: 8787 });
+ * const gateway = await startGateway({ project, token, port: 8787 }, createHarnessRuntime());
  * console.log(gateway.url); // http://127.0.0.1:8787/v1
  * await gateway.close();
  */
-export async function startGateway(options: ResponsesGatewayOptions & GatewayListenOptions): Promise<ResponsesGateway & GatewayAddress> {
+export async function startGateway(options: ResponsesGatewayOptions & GatewayListenOptions, runtime: HarnessRuntime): Promise<ResponsesGateway & GatewayAddress> {
   const { port, hostname, ...rest } = options;
-  const gateway = createResponsesGateway(rest);
+  const gateway = createResponsesGateway(rest, runtime);
   try {
     const address = await gateway.listen({ ...(port === undefined ? {} : { port }), ...(hostname === undefined ? {} : { hostname }) });
     return Object.assign(gateway, address);

@@ -11,9 +11,9 @@
 import { createServer, type Server as HttpServer } from "node:http";
 import { isIP, type AddressInfo } from "node:net";
 import { networkInterfaces, hostname } from "node:os";
-import { telemetryFromEnv } from "../../../compose/telemetry.js";
 import { createTenantAdmission } from "../../../app/tenants/tenant-admission.js";
 import { SteamharnessError } from "../../../domain/errors.js";
+import type { KeyStore, SurfaceServices } from "../../../ports/surface-services.js";
 import { exitCodeOfError } from "../exits/exit-codes.js";
 import { precheckProjectRunner } from "../project-runner/host-options.js";
 import type { ProjectRunner } from "../project-runner/project-runner.js";
@@ -124,7 +124,7 @@ function allowedHostsFor(host: string, extra: string[]): string[] {
  * console.error(server.url.href);
  * await server.close();
  */
-export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions, log: (line: string) => void = () => undefined): Promise<WorkflowHttpServer & { catalog: Promise<unknown> }> {
+export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions, services: SurfaceServices, log: (line: string) => void = () => undefined): Promise<WorkflowHttpServer & { catalog: Promise<unknown> }> {
   const bind = options.host ?? DEFAULT_HTTP_HOST;
   if (options.keys && options.auth) throw new SteamharnessError("input_validation", "[steamharness] [mcp] --keys and --auth-token-file/--oauth-issuer are alternatives: pass one", { field: "--keys" });
   if (!options.keys) assertBindAllowed(bind, options.auth);
@@ -133,39 +133,38 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
   const serverState = [...(options.serverState ?? []), ...(options.keys ? [options.keys.directory] : [])];
   const prechecked = await precheckProjectRunner({ ...options, multiTenant, serverState });
   // OBS-3: an OTLP endpoint in the environment turns the server's (and its workers') spans on, task runs included.
-  const telemetry = await telemetryFromEnv();
-  const [{ createProjectRunner }, { createWorkflowMcpServer, publishedOf }, { mcpHttpListener }, { openMcpTaskStore }, { createTaskRuns }] = await Promise.all([
+  const { telemetry } = await services.runtime();
+  const [{ createProjectRunner }, { createWorkflowMcpServer, publishedOf }, { mcpHttpListener }, { createTaskRuns }] = await Promise.all([
     import("../project-runner/project-runner.js"),
     import("./workflow-server.js"),
     import("./transport/http-handler.js"),
-    import("../../../compose/mcp-tasks.js"),
     import("./tasks/task-runs.js"),
   ]);
   // BUD-4: with --keys the workers reserve the key tenants' budgets in the key store's ledger (and charge its token windows).
   const tenantStore = options.keys ? { directory: options.keys.directory, ...(options.keys.postgres !== undefined ? { postgres: options.keys.postgres } : {}), ...(options.keys.schema !== undefined ? { schema: options.keys.schema } : {}) } : undefined;
   const host = await createProjectRunner({ ...options, workers: options.workers ?? DEFAULT_WORKERS, prechecked, output: process.stderr, ...(tenantStore ? { tenantStore } : {}) });
   let taskStore;
-  let keyStore: Awaited<ReturnType<typeof openKeyStore>> | null = null;
+  let keyStore: KeyStore | null = null;
   let auth = options.auth;
   try {
     if (options.keys) {
-      keyStore = await openKeyStore(options.keys);
+      keyStore = await services.keyStore({ directory: options.keys.directory, ...(options.keys.postgres !== undefined ? { postgres: options.keys.postgres } : {}), ...(options.keys.schema !== undefined ? { schema: options.keys.schema } : {}) });
       auth = { kind: "keys", admission: createTenantAdmission({ keys: keyStore.keys, budgets: keyStore.budgets, cacheMs: options.keys.cacheMs ?? 2000, slotTtlMs: 30_000, now: Date.now }) };
     }
-    taskStore = await openMcpTaskStore({ directory: host.dirs.persistentValueStoreDir, ...(options.postgres !== undefined ? { postgres: options.postgres } : {}), ...(options.postgresSchema !== undefined ? { schema: options.postgresSchema } : {}) });
+    taskStore = await services.mcpTasks({ directory: host.dirs.persistentValueStoreDir, ...(options.postgres !== undefined ? { postgres: options.postgres } : {}), ...(options.postgresSchema !== undefined ? { schema: options.postgresSchema } : {}) });
   } catch (error) {
     await keyStore?.close().catch(() => undefined);
     await host.close().catch(() => undefined);
     throw error;
   }
-  const tasks = createTaskRuns({ runner: host, store: taskStore, ...(options.taskLeaseMs !== undefined ? { leaseMs: options.taskLeaseMs } : {}), ...(options.taskHostId !== undefined ? { hostId: options.taskHostId } : {}) });
+  const tasks = createTaskRuns({ runner: host, store: taskStore, openStorage: services.localStorage, ...(options.taskLeaseMs !== undefined ? { leaseMs: options.taskLeaseMs } : {}), ...(options.taskHostId !== undefined ? { hostId: options.taskHostId } : {}) });
   const slot = await catalogCacheSlot(prechecked.location, prechecked.dirs, options.version ?? "0.0.0");
   let closing = false;
   const catalog = publishedCatalog(host, slot, await readCatalogCache(slot), () => closing);
   catalog.catch(() => undefined);
   const handler = await mcpHttpListener({
     // MCP-15: a session's capabilities include the prompts and resources the project declares.
-    createServer: async () => createWorkflowMcpServer(prechecked.location.manifest, host, catalog, tasks, { logging: true, hideServerPaths: true, published: await publishedOf(catalog, { onLate: () => log(LATE_CATALOG) }) }),
+    createServer: async () => createWorkflowMcpServer(prechecked.location.manifest, host, catalog, tasks, { telemetry, openStorage: services.localStorage, logging: true, hideServerPaths: true, published: await publishedOf(catalog, { onLate: () => log(LATE_CATALOG) }) }),
     path: options.path ?? DEFAULT_MCP_PATH,
     allowedHosts: allowedHostsFor(bind, options.allowedHosts ?? []),
     ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
@@ -207,15 +206,9 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
       await taskStore.close();
       await keyStore?.close();
       await host.close();
-      await telemetry?.shutdown();
+      await services.shutdown();
     },
   };
-}
-
-/** Opens the key store of `--keys` (the gateway's; its backend loads only here). */
-async function openKeyStore(location: McpHttpKeyStore) {
-  const { openGatewayKeyStore } = await import("../../../compose/api-keys.js");
-  return openGatewayKeyStore({ directory: location.directory, ...(location.postgres !== undefined ? { postgres: location.postgres } : {}), ...(location.schema !== undefined ? { schema: location.schema } : {}) });
 }
 
 const log = (line: string) => process.stderr.write(`[steamharness] ${line}\n`);
@@ -228,9 +221,9 @@ const log = (line: string) => process.stderr.write(`[steamharness] ${line}\n`);
  * @example
  * await serveWorkflowOverHttp({ projectDir: "/abs/project", port: 8080 });
  */
-export async function serveWorkflowOverHttp(options: ServeWorkflowHttpOptions): Promise<void> {
+export async function serveWorkflowOverHttp(options: ServeWorkflowHttpOptions, services: SurfaceServices): Promise<void> {
   for (const method of ["log", "info", "debug", "warn"] as const) console[method] = (...args: unknown[]) => console.error(...args);
-  const server = await startWorkflowHttpServer(options, log);
+  const server = await startWorkflowHttpServer(options, services, log);
   let closing = false;
   const shutdown = (code = 0) => {
     if (closing) return;

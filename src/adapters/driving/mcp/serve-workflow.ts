@@ -1,4 +1,4 @@
-import { telemetryFromEnv } from "../../../compose/telemetry.js";
+import type { SurfaceServices } from "../../../ports/surface-services.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { exitCodeOfError } from "../exits/exit-codes.js";
 import { precheckProjectRunner } from "../project-runner/host-options.js";
@@ -116,11 +116,11 @@ export async function publishedCatalog(runner: ProjectRunner, slot: CatalogCache
  * @example
  * await serveWorkflowOverStdio({ projectDir: "/abs/project", workers: 2 });
  */
-export async function serveWorkflowOverStdio(options: ServeWorkflowOptions): Promise<void> {
+export async function serveWorkflowOverStdio(options: ServeWorkflowOptions, services: SurfaceServices): Promise<void> {
   for (const method of ["log", "info", "debug", "warn"] as const) console[method] = (...args: unknown[]) => console.error(...args);
   const prechecked = await precheckProjectRunner(options);
   // OBS-3: an OTLP endpoint in the environment turns the server's (and its workers') spans on.
-  const telemetry = await telemetryFromEnv();
+  const { telemetry } = await services.runtime();
   const { createProjectRunner } = await import("../project-runner/project-runner.js");
   const runner = await createProjectRunner({ ...options, workers: options.workers ?? DEFAULT_WORKERS, prechecked, output: process.stderr, startWorkers: false });
   const slot = await catalogCacheSlot(prechecked.location, prechecked.dirs, options.version ?? "0.0.0");
@@ -135,7 +135,7 @@ export async function serveWorkflowOverStdio(options: ServeWorkflowOptions): Pro
     void runner
       .close()
       .catch(() => undefined)
-      .then(() => telemetry?.shutdown())
+      .then(() => services.shutdown())
       .finally(() => process.exit(code));
   };
   process.once("SIGTERM", () => shutdown());
@@ -165,7 +165,7 @@ export async function serveWorkflowOverStdio(options: ServeWorkflowOptions): Pro
     // handshake is answered once the catalog is there (at once from the cache), or after
     // HANDSHAKE_CATALOG_WAIT_MS without them.
     const server = publishedOf(catalog, { onLate: () => log(LATE_CATALOG) }).then((published) => {
-      const created = createWorkflowMcpServer(prechecked.location.manifest, runner, catalog, undefined, { published });
+      const created = createWorkflowMcpServer(prechecked.location.manifest, runner, catalog, undefined, { telemetry, openStorage: services.localStorage, published });
       created.onclose = () => shutdown();
       created.oninitialized = () => runner.startWorkers();
       return created;

@@ -1,4 +1,5 @@
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
+import type { SurfaceServices } from "../../../ports/surface-services.js";
 import type { WorkflowRunAttachment } from "../../../domain/workflow/run-context.js";
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
 import type { StructureEntrypoint } from "../../../domain/workflow/workflow-definition.js";
@@ -53,17 +54,16 @@ export function attachmentBlock(attachment: WorkflowRunAttachment, bytes: Uint8A
  * from that tenant's file store.
  *
  * @example
- * return toWorkflowToolResult(report, entrypoint, runner);
+ * return toWorkflowToolResult(report, entrypoint, runner, services.localStorage);
  */
-export async function toWorkflowToolResult(report: WorkflowRunReport, entrypoint: StructureEntrypoint, runner: Pick<ProjectRunner, "secrets" | "dirs" | "location">, dataTenant?: string): Promise<CallToolResult> {
+export async function toWorkflowToolResult(report: WorkflowRunReport, entrypoint: StructureEntrypoint, runner: Pick<ProjectRunner, "secrets" | "dirs" | "location">, openStorage: SurfaceServices["localStorage"], dataTenant?: string): Promise<CallToolResult> {
   const result = toToolResult(report, entrypoint, runner.secrets);
   const attachments = report.status === "success" ? (report.result.data.attachments ?? []) : [];
   if (attachments.length === 0) return result;
   const failed = (code: string, message: string) => toToolResult({ ...report, status: "failed", error: { code, message } }, entrypoint, runner.secrets);
   // Opened only for a result with attachments: a server whose runs hand back none never opens SQLite.
-  const { createSqliteStorage } = await import("../../../compose/sqlite.js");
   // TEN-3: a tenant's run stored its attachments in the tenant's own file store.
-  const storage = createSqliteStorage({ directory: (dataTenant === undefined ? runner.dirs : tenantDataDirs(runner.dirs, dataTenant)).fileStoreDir });
+  const storage = await openStorage({ directory: (dataTenant === undefined ? runner.dirs : tenantDataDirs(runner.dirs, dataTenant)).fileStoreDir });
   try {
     const projectId = runner.location.manifest.id;
     const blocks: ContentBlock[] = [];

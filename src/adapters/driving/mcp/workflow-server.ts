@@ -1,5 +1,5 @@
-import { defaultRuntime } from "../../../compose/runtime.js";
-import type { TelemetryCarrier } from "../../../ports/telemetry.js";
+import type { Telemetry, TelemetryCarrier } from "../../../ports/telemetry.js";
+import type { SurfaceServices } from "../../../ports/surface-services.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, SetLevelRequestSchema, type LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
@@ -30,6 +30,10 @@ const LOG_LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning
 
 /** Options of {@link createWorkflowMcpServer}. */
 export interface WorkflowMcpServerOptions {
+  /** Where each `tools/call` is reported (OBS-3): the process runtime's telemetry, handed down by the entry (ARCH-6). */
+  telemetry: Telemetry;
+  /** Opens the file store a run's attachments are read from (the entry's, ARCH-6). */
+  openStorage: SurfaceServices["localStorage"];
   /**
    * Declare `logging` (MCP-15; on over HTTP): a run's `context.log` entries reach the client that
    * called as `notifications/message` (logger: the entrypoint id), from the level it set with
@@ -65,7 +69,7 @@ export const HANDSHAKE_CATALOG_WAIT_MS = 10_000;
  * runs).
  *
  * @example
- * const server = createWorkflowMcpServer(manifest, runner, catalog, undefined, { published: await publishedOf(catalog) });
+ * const server = createWorkflowMcpServer(manifest, runner, catalog, undefined, { telemetry, openStorage: services.localStorage, published: await publishedOf(catalog) });
  */
 export function publishedOf(catalog: Promise<WorkflowCatalog>, options: { waitMs?: number; onLate?: () => void } = {}): Promise<StructurePublications | undefined> {
   return new Promise((resolve) => {
@@ -132,10 +136,10 @@ function carrierOfMeta(meta: Record<string, unknown> | undefined): TelemetryCarr
  * `options.published` are served beside the tools (MCP-15, workflow-publications.ts).
  *
  * @example
- * const server = createWorkflowMcpServer(manifest, runner);
+ * const server = createWorkflowMcpServer(manifest, runner, catalogOf(runner), undefined, { telemetry: runtime.telemetry, openStorage: services.localStorage });
  * await server.connect(new StdioServerTransport());
  */
-export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: ProjectRunner, catalog: Promise<WorkflowCatalog> = catalogOf(runner), tasks?: TaskRuns, options: WorkflowMcpServerOptions = {}): Server {
+export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: ProjectRunner, catalog: Promise<WorkflowCatalog> = catalogOf(runner), tasks: TaskRuns | undefined, options: WorkflowMcpServerOptions): Server {
   // MCP-13: with a task store, entrypoints may run as tasks (`tools/call` with `params.task`).
   const taskCapability = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
   const publications = publicationCapabilities(options.published);
@@ -191,7 +195,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
         throw error;
       }
       // OBS-3: the task's run continues the client's trace through the server span of this call.
-      const span = defaultRuntime().telemetry.mcpRequest({ method: "tools/call", target: entrypoint.id, requestId: extra.requestId, parent: carrierOfMeta(request.params._meta) });
+      const span = options.telemetry.mcpRequest({ method: "tools/call", target: entrypoint.id, requestId: extra.requestId, parent: carrierOfMeta(request.params._meta) });
       try {
         // TEN-5: the key tenant's concurrency slot goes with the task's run, not with this response.
         const record = await tasks.start(entrypoint, args, request.params.task.ttl, tenant, span.carrier(), tenantLimits, takeTaskSlot(extra.authInfo, extra.requestId));
@@ -230,7 +234,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
       status = "the workflow run is in progress";
     };
     // OBS-3: a server span continuing the client's trace (`_meta.traceparent`); the worker's run continues it.
-    const span = defaultRuntime().telemetry.mcpRequest({ method: "tools/call", target: entrypoint.id, requestId: extra.requestId, parent: carrierOfMeta(request.params._meta) });
+    const span = options.telemetry.mcpRequest({ method: "tools/call", target: entrypoint.id, requestId: extra.requestId, parent: carrierOfMeta(request.params._meta) });
     try {
       const elicitation = createElicitationHandlers(server, { signal: extra.signal });
       // The run's sampling requests go to this client, on this call's stream (HTTP).
@@ -251,7 +255,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
       const report = await runner.run(entrypoint, prepared, handlers, { signal: extra.signal, onQueued, ...(tenant !== undefined ? { tenant } : {}), ...(dataTenant !== undefined ? { dataTenant } : {}), ...(tenantLimits ? { tenantLimits } : {}), ...(answered ? { runId: answered.runId } : {}), ...(trace ? { trace } : {}) });
       await keepCallRun(runner, report, { entrypointId: entrypoint.id, args, ...(tenant !== undefined ? { tenant } : {}) }, answered);
       span.end({ ...(report.status === "failed" ? { error: report.error?.code ?? "run_failed" } : {}), attributes: { "steamharness.run.id": report.runId, "steamharness.run.status": report.status } });
-      return await toWorkflowToolResult(report, entrypoint, runner, dataTenant);
+      return await toWorkflowToolResult(report, entrypoint, runner, options.openStorage, dataTenant);
     } catch (error) {
       span.end({ error: isSteamharnessError(error) ? error.code : "internal" });
       throw error;

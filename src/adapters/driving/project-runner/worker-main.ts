@@ -7,8 +7,7 @@
  * and `done` says whether the run left the worker fit for another. Project output on
  * stdout/stderr is the host's to forward; protocol messages travel only over IPC.
  */
-import { defaultRuntime } from "../../../compose/runtime.js";
-import { telemetryFromEnv } from "../../../compose/telemetry.js";
+import { openProcessRuntime } from "../../../compose/telemetry.js";
 import { isSteamharnessError } from "../../../domain/errors.js";
 import type { JsonValue } from "../../../domain/json.js";
 import { redactSecrets, secretValues } from "../../../domain/redaction.js";
@@ -71,7 +70,7 @@ async function init(next: WorkerConfig): Promise<void> {
   config = next;
   tenants = createWorkerTenants(next.tenantStore);
   // The first run must find the telemetry in place (it loads only with an OTLP endpoint set).
-  await telemetry;
+  await processRuntime;
   try {
     project = await loadWorkflowProject(await locateWorkflowProject(next.projectDir));
     // Checked by the structure report already; kept once for every run (WF-2).
@@ -132,6 +131,7 @@ async function execute(run: WorkerRunRequest, { controller, bridge }: CurrentRun
     const tenantLimits = await tenants!.forRun(run.tenant, run.tenantLimits);
     const context = createWorkerRunContext({
       ...base,
+      runtime: (await processRuntime).runtime,
       storage: store,
       bridge,
       signal: controller.signal,
@@ -180,7 +180,7 @@ async function serve(run: WorkerRunRequest): Promise<void> {
   // Answers that arrive from now on belong to no run: the next run gets a new bridge.
   current = undefined;
   // The run's spans leave before its report (the caller's answer may close the trace).
-  await defaultRuntime().telemetry.flush();
+  await (await processRuntime).runtime.telemetry.flush();
   // The report goes out before the cleanup below, so the caller's answer does not wait for it;
   // the host hands this worker no further run (nor ends it) before the verdict that follows.
   void send({ type: "report", report });
@@ -218,12 +218,13 @@ async function exit(): Promise<void> {
     exitAfterRun = true;
     return;
   }
-  await Promise.all([storage?.then((store) => store.close()).catch(() => undefined), tenantStorages.close(), configurations?.close(), tenants?.close(), telemetry.then((started) => started?.shutdown())]);
+  await Promise.all([storage?.then((store) => store.close()).catch(() => undefined), tenantStorages.close(), configurations?.close(), tenants?.close(), processRuntime.then((opened) => opened.shutdown())]);
   process.exit(0);
 }
 
 // OBS-3: with an OTLP endpoint in the environment the worker reports its runs' spans too.
-const telemetry = telemetryFromEnv();
+// ARCH-6: the worker process's one runtime, built at start (telemetry included) and handed to each run.
+const processRuntime = openProcessRuntime();
 
 process.on("message", (raw: unknown) => {
   if (!isProtocolMessage(raw)) return;

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import type { TelemetryCarrier } from "../../../ports/telemetry.js";
-import { defaultRuntime } from "../../../compose/runtime.js";
+import type { HarnessRuntime } from "../../../ports/runtime.js";
 import { SteamharnessError, UserInputRequiredError, type SteamharnessErrorCode } from "../../../domain/errors.js";
 import type { JsonValue } from "../../../domain/json.js";
 import type { NodeContext, NodeLogger, NodeRunConfiguration, NodeTenantLimits, ToolCatalogEntry } from "../../../domain/node-context.js";
@@ -159,6 +159,8 @@ function friendlySampling(bridge: ParentBridge, runSignal: AbortSignal): Workflo
 
 /** What {@link createWorkerRunContext} needs. */
 export interface WorkerRunContextOptions {
+  /** The worker process's runtime (ARCH-6: built once by its entry, telemetry set then). */
+  runtime: HarnessRuntime;
   runId: string;
   projectId: string;
   entrypointId: string;
@@ -187,16 +189,16 @@ export interface WorkerRunContextOptions {
  * as a WF-0 `NodeContext` for agent and stream nodes.
  *
  * @example
- * const context = createWorkerRunContext({ runId, projectId, entrypointId, storage, bridge, signal, fileCreateDir, relatedProjects: [], tools, configuration });
+ * const context = createWorkerRunContext({ runtime, runId, projectId, entrypointId, storage, bridge, signal, fileCreateDir, relatedProjects: [], tools, configuration });
  */
 export function createWorkerRunContext(options: WorkerRunContextOptions): WorkflowRunContext {
   const { runId, projectId, storage, bridge, signal } = options;
   const log = createStderrLogger(runId, options.forwardLogs ? (entry) => bridge.log(entry) : undefined);
-  const runtime = defaultRuntime();
+  const { runtime } = options;
   // The usage recorder and the node context are made when the run first reads them: most
   // entrypoints never do, and a run's start is on every call's path (MCP-9).
   let tokenUsage: TokenUsageRecorder | undefined;
-  const usage = (): TokenUsageRecorder => (tokenUsage ??= storage.tokenUsage?.({ projectId }) ?? runtime.kvTokenUsage(storage.kv, { projectId }));
+  const usage = (): TokenUsageRecorder => (tokenUsage ??= storage.tokenUsage?.({ projectId }) ?? runtime.tokenUsage(storage.kv, { projectId }));
   let created = false;
   let node: NodeContext | undefined;
   const nodeContext = (): NodeContext => {

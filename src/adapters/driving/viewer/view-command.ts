@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import type { SurfaceServices } from "../../../ports/surface-services.js";
 
 /**
  * Registers `steamharness view [project-dir] [--data-dir DIR] [--store DIR | --postgres URL]
@@ -8,9 +9,9 @@ import type { Command } from "commander";
  * new backend flag joins.
  *
  * @example
- * registerViewCommand(program);
+ * registerViewCommand(program, services);
  */
-export function registerViewCommand(program: Command): void {
+export function registerViewCommand(program: Command, services: SurfaceServices): void {
   program
     .command("view")
     .description("browse agent sessions and runs in the browser (local web app on 127.0.0.1 with a URL token)")
@@ -26,6 +27,6 @@ export function registerViewCommand(program: Command): void {
     .action(async (projectDir: string | undefined, flags: { dataDir?: string; store?: string; agentStoreDir?: string; postgres?: string; schema?: string; port?: string; contextWindow?: string }) => {
       // Loaded on use: other commands do not pay for the viewer.
       const { runView } = await import("./view-run.js");
-      await runView({ ...flags, ...(projectDir === undefined ? {} : { projectDir }) });
+      await runView({ ...flags, ...(projectDir === undefined ? {} : { projectDir }) }, services);
     });
 }

@@ -6,7 +6,7 @@ import { isUuid } from "../../../domain/workflow/project-manifest.js";
 import type { SessionCatalog } from "../../../ports/session-catalog.js";
 import type { Storage } from "../../../ports/storage.js";
 import { listenError } from "../exits/fatal-line.js";
-import { createSqliteStorage } from "../../../compose/sqlite.js";
+import type { SurfaceServices } from "../../../ports/surface-services.js";
 import { createViewerServer } from "./viewer-server.js";
 
 /** The flags of `steamharness view`, as commander parses them. */
@@ -38,17 +38,17 @@ const integer = (value: string | undefined, field: string, min: number, max: num
  * viewer its session catalog (index rows).
  *
  * @example
- * const storage = openViewStorage({ store: ".steamharness" });
+ * const storage = await openViewStorage({ store: ".steamharness" }, services);
  */
-export function openViewStorage(flags: ViewFlags): Storage {
+export async function openViewStorage(flags: ViewFlags, services: SurfaceServices): Promise<Storage> {
   if (flags.postgres !== undefined) throw new SteamharnessError("input_validation", "a PostgreSQL storage opens asynchronously: use openViewTarget", { field: "postgres" });
   const projectDir = flags.projectDir ?? projectOfSessionFolder(flags);
-  if (projectDir !== undefined) return openProjectStorage(projectDir, flags);
+  if (projectDir !== undefined) return openProjectStorage(projectDir, flags, services);
   const directory = resolve(flags.store ?? ".steamharness");
   if (!existsSync(directory)) throw new SteamharnessError("not_found", `no storage directory at ${directory} (pass --store DIR)`, { field: "store" });
   const agentStoreDir = flags.agentStoreDir === undefined ? undefined : resolve(flags.agentStoreDir);
   if (agentStoreDir !== undefined && !existsSync(agentStoreDir)) throw new SteamharnessError("not_found", `no session folder at ${agentStoreDir}`, { field: "agentStoreDir" });
-  return createSqliteStorage({ directory, ...(agentStoreDir === undefined ? {} : { agentStoreDir }) });
+  return services.localStorage({ directory, ...(agentStoreDir === undefined ? {} : { sessionFolder: agentStoreDir }) });
 }
 
 /** `--agent-store-dir <project>/.workflow/agents` alone: that project (DX-6), so no `--store` is needed. */
@@ -67,7 +67,7 @@ function projectOfSessionFolder(flags: ViewFlags): string | undefined {
  * where that project's host reads them: `<data-dir>/projects/<id>` for a conversation project
  * (`chat`, `gateway`), `<data-dir>/values` for a workflow project (`run`, `mcp`).
  */
-function openProjectStorage(projectDir: string, flags: ViewFlags): Storage {
+function openProjectStorage(projectDir: string, flags: ViewFlags, services: SurfaceServices): Promise<Storage> {
   if (flags.store !== undefined) throw new SteamharnessError("input_validation", "pass either a project folder or --store, not both", { field: "store" });
   const folder = resolve(projectDir);
   const manifestPath = join(folder, "package.json");
@@ -89,7 +89,7 @@ function openProjectStorage(projectDir: string, flags: ViewFlags): Storage {
   }
   const dataDir = resolve(flags.dataDir ?? join(homedir(), ".steamharness"));
   const directory = manifest.projectType === "workflow" ? join(dataDir, "values") : join(dataDir, "projects", manifest.id);
-  return createSqliteStorage({ directory, agentStoreDir });
+  return services.localStorage({ directory, sessionFolder: agentStoreDir });
 }
 
 /**
@@ -98,20 +98,16 @@ function openProjectStorage(projectDir: string, flags: ViewFlags): Storage {
  * {@link openViewStorage} with its folder catalog.
  *
  * @example
- * const { storage, catalog } = await openViewTarget({ postgres: "postgres://127.0.0.1/app" });
+ * const { storage, catalog } = await openViewTarget({ postgres: "postgres://127.0.0.1/app" }, services);
  */
-export async function openViewTarget(flags: ViewFlags): Promise<{ storage: Storage; catalog?: SessionCatalog; projectNames?: Record<string, string> }> {
+export async function openViewTarget(flags: ViewFlags, services: SurfaceServices): Promise<{ storage: Storage; catalog?: SessionCatalog; projectNames?: Record<string, string> }> {
   if (flags.postgres === undefined) {
-    const storage = openViewStorage(flags);
+    const storage = await openViewStorage(flags, services);
     const projectNames = projectNamesOf(flags.projectDir ?? projectOfSessionFolder(flags));
     return { storage, ...(projectNames ? { projectNames } : {}) };
   }
   if (flags.store !== undefined || flags.agentStoreDir !== undefined || flags.projectDir !== undefined) throw new SteamharnessError("input_validation", "pass either --postgres or a project folder / --store / --agent-store-dir", { field: "postgres" });
-  const [{ createPostgresStorage }, { createPostgresSessionCatalog }] = await Promise.all([import("../../../compose/postgres-adapters.js"), import("../../../compose/postgres-adapters.js")]);
-  const schema = flags.schema;
-  const storage = await createPostgresStorage({ connectionString: flags.postgres, ...(schema === undefined ? {} : { schema }) });
-  const catalog = createPostgresSessionCatalog({ connectionString: flags.postgres, ...(schema === undefined ? {} : { schema }) });
-  return { storage: { ...storage, close: async () => void (await Promise.all([catalog.close(), storage.close()])) }, catalog };
+  return services.sharedStorage({ connectionString: flags.postgres, ...(flags.schema === undefined ? {} : { schema: flags.schema }) });
 }
 
 /** The name of the project folder a view opens, by its id (VIEW-8: the list shows names, not ids). */
@@ -129,13 +125,13 @@ function projectNamesOf(projectDir: string | undefined): Record<string, string> 
  * Runs `steamharness view` until SIGINT/SIGTERM: prints the URL (token included) and serves.
  *
  * @example
- * await runView({ store: ".steamharness", port: "4477" });
+ * await runView({ store: ".steamharness", port: "4477" }, services);
  */
-export async function runView(flags: ViewFlags): Promise<void> {
+export async function runView(flags: ViewFlags, services: SurfaceServices): Promise<void> {
   const port = integer(flags.port, "port", 0, 65535);
   const contextWindow = integer(flags.contextWindow, "contextWindow", 1, 100_000_000);
-  const { storage, catalog, projectNames } = await openViewTarget(flags);
-  const viewer = await createViewerServer({ storage, ...(catalog ? { catalog } : {}), ...(projectNames ? { projectNames } : {}), ...(port === undefined ? {} : { port }), ...(contextWindow === undefined ? {} : { contextWindow }) }).catch(async (error: unknown) => {
+  const { storage, catalog, projectNames } = await openViewTarget(flags, services);
+  const viewer = await createViewerServer({ storage, ...(catalog ? { catalog } : {}), ...(projectNames ? { projectNames } : {}), ...(port === undefined ? {} : { port }), ...(contextWindow === undefined ? {} : { contextWindow }) }, services.localSessionCatalog).catch(async (error: unknown) => {
     await storage.close();
     throw listenError(error, { hostname: "127.0.0.1", port });
   });

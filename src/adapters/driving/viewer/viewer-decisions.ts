@@ -1,6 +1,6 @@
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { Storage } from "../../../ports/storage.js";
-import { controlAgentSession } from "../../../compose/session-host.js";
+import { sendAgentSessionCommand } from "../../../app/session-host/control.js";
 import { createStoredDecisions, type StoredDecision } from "./stored-decisions.js";
 import type { ViewerSessions } from "./viewer-sessions.js";
 
@@ -50,7 +50,7 @@ export function parseViewerAnswer(body: unknown): ViewerAnswer {
  * Answers a waiting request from the viewer's page (VIEW-3), through the ports every host uses:
  * the decision is recorded with {@link createStoredDecisions} (the `toolPermissions` /
  * `userInput` ports a host wires in, kept in `storage.values`), and when a session host holds the
- * conversation, a `continue` command goes to it through `controlAgentSession` (with the answer of
+ * conversation, a `continue` command goes to it through `sendAgentSessionCommand` (with the answer of
  * a question) so the task runs at once. Refuses (`conflict`) a request that is not waiting.
  *
  * @example
@@ -79,10 +79,10 @@ export async function answerFromViewer(deps: { storage: Storage; sessions: Viewe
   }
   if (taskId === undefined) return { recorded: true, resumed: "rerun" };
   const answered = wait.kind === "question" && answer.outcome === "answered";
-  const result = await controlAgentSession(
+  const result = await sendAgentSessionCommand(
     conversationId,
     { type: "continue", taskId, ...(answered ? { answer: answer.answer ?? "", requestId: answer.requestId } : {}) },
-    { storage: deps.storage, timeoutMs: 3000 },
+    { sessions: backend, timeoutMs: 3000 },
   );
   return { recorded: true, resumed: result.type === "stored" ? "queued" : "host", taskId };
 }

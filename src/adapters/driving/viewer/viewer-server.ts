@@ -87,16 +87,16 @@ function pageWithPolicy(html: string): { html: string; csp: string } {
  * (server-sent events, polling the session head) and answers to waiting requests.
  *
  * @example
- * const viewer = await createViewerServer({ storage: createSqliteStorage({ directory: ".steamharness" }) });
+ * const viewer = await createViewerServer({ storage: createSqliteStorage({ directory: ".steamharness" }) }, services.localSessionCatalog);
  * console.log(viewer.url); // open it in a browser
  * await viewer.close();
  */
-export async function createViewerServer(options: ViewerServerOptions): Promise<ViewerServer> {
+export async function createViewerServer(options: ViewerServerOptions, openFolderCatalog: (sessionFolder: string) => Promise<SessionCatalog>): Promise<ViewerServer> {
   const { storage } = options;
   if (!storage.sessions) throw new SteamharnessError("input_validation", "the storage keeps no sessions (storage.sessions)", { field: "storage" });
   const backend = storage.sessions;
   const token = options.token ?? randomBytes(32).toString("base64url");
-  const catalog = options.catalog ?? sessionCatalogOf(storage);
+  const catalog = options.catalog ?? (await sessionCatalogOf(storage, openFolderCatalog));
   const ownsCatalog = options.catalog === undefined;
   const page = pageWithPolicy(readViewerAsset("page", options.assetsDirectory ?? undefined));
   const sessions = createViewerSessions({ backend, catalog });

@@ -12,6 +12,7 @@ import type { Command } from "commander";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import { isUuid } from "../../../../domain/workflow/project-manifest.js";
 import type { ProjectConfigurationStore } from "../../../../ports/project-configuration-store.js";
+import type { SurfaceServices } from "../../../../ports/surface-services.js";
 
 interface CommonFlags {
   dataDir?: string;
@@ -22,9 +23,9 @@ interface CommonFlags {
  * Registers `steamharness config show|export|import`.
  *
  * @example
- * registerConfigCommand(program);
+ * registerConfigCommand(program, services);
  */
-export function registerConfigCommand(program: Command): void {
+export function registerConfigCommand(program: Command, services: SurfaceServices): void {
   const config = program
     .command("config")
     .description("show, export and import a project's configurations (local store, or the configuration server when one is set up)")
@@ -45,7 +46,7 @@ export function registerConfigCommand(program: Command): void {
     .option("--data-dir <dir>", "root of local data (default ~/.steamharness)")
     .option("--auth-dir <dir>", "where the saved server login workflow-auth.json is (default <data-dir>)")
     .action(async (dir: string, flags: CommonFlags) => {
-      await withStore(dir, flags, async (store, projectId) => print(await store.read(projectId)));
+      await withStore(services, dir, flags, async (store, projectId) => print(await store.read(projectId)));
     });
   config
     .command("export")
@@ -55,7 +56,7 @@ export function registerConfigCommand(program: Command): void {
     .option("--auth-dir <dir>", "where the saved server login workflow-auth.json is (default <data-dir>)")
     .option("-o, --output <file>", "write the document to a file instead of stdout")
     .action(async (dir: string, flags: CommonFlags & { output?: string }) => {
-      await withStore(dir, flags, async (store, projectId) => {
+      await withStore(services, dir, flags, async (store, projectId) => {
         const document = await store.exportProject(projectId);
         if (flags.output) {
           await writeFile(flags.output, `${JSON.stringify(document, null, 2)}\n`).catch((cause: unknown) => {
@@ -79,16 +80,15 @@ export function registerConfigCommand(program: Command): void {
       if (typeof expected !== "number" || !Number.isInteger(expected) || expected < 0) {
         throw new SteamharnessError("input_validation", "give --expected-revision (the document carries no revision to check against)", { field: "expectedRevision" });
       }
-      await withStore(dir, flags, async (store, projectId) => print(await store.importProject(projectId, document, { expectedRevision: expected })));
+      await withStore(services, dir, flags, async (store, projectId) => print(await store.importProject(projectId, document, { expectedRevision: expected })));
     });
 }
 
-async function withStore(dir: string, flags: CommonFlags, run: (store: ProjectConfigurationStore, projectId: string) => Promise<void>): Promise<void> {
+async function withStore(services: SurfaceServices, dir: string, flags: CommonFlags, run: (store: ProjectConfigurationStore, projectId: string) => Promise<void>): Promise<void> {
   const projectId = await projectIdOf(dir);
-  // Loaded on use: other commands (and the MCP handshake) do not open SQLite.
-  const { openProjectConfigurationStore } = await import("../../../../compose/configuration-store.js");
   const dataDir = resolve(flags.dataDir ?? join(homedir(), ".steamharness"));
-  const { store } = await openProjectConfigurationStore({ dataDir, authDir: resolve(flags.authDir ?? dataDir), modelCredential: false });
+  // Loaded on use: other commands (and the MCP handshake) do not open SQLite.
+  const { store } = await services.projectConfiguration({ dataDir, authDir: resolve(flags.authDir ?? dataDir), modelCredential: false });
   try {
     await run(store, projectId);
   } finally {

@@ -10,6 +10,7 @@
  * worker and the row becomes `input_required` with what the run needs (no owner): any host can
  * then ask the client (tasks/result) and run it again on the same run id with the answer.
  */
+import type { SurfaceServices } from "../../../../ports/surface-services.js";
 import { randomUUID } from "node:crypto";
 import { approvalForm, summarizeFields } from "../../../../domain/workflow/interaction.js";
 import type { JsonValue } from "../../../../domain/json.js";
@@ -62,6 +63,8 @@ export interface TaskPause extends TaskResume {
 export interface TaskRunsOptions {
   runner: ProjectRunner;
   store: McpTaskStore;
+  /** Opens the file store a finished run's attachments are read from (the entry's, ARCH-6). */
+  openStorage: SurfaceServices["localStorage"];
   /** This host's id in the rows it owns (default: a random one per process). */
   hostId?: string;
   /** The owner lease ({@link DEFAULT_TASK_LEASE_MS}): a dead owner's task is taken over within 1.625 × this (see task-sweep.ts). */
@@ -153,7 +156,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
           const paused: TaskPause = { args, pending: report.pending, answers: answered?.answers ?? {}, form, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}) };
           change = { status: "input_required" as const, statusMessage: report.pending.message, ownerHost: null, leaseExpiresAt: null, paused: paused as unknown as JsonValue };
         } else {
-          const result = (await toWorkflowToolResult(report, entrypoint, runner, dataTenant)) as unknown as JsonValue & { isError?: boolean };
+          const result = (await toWorkflowToolResult(report, entrypoint, runner, options.openStorage, dataTenant)) as unknown as JsonValue & { isError?: boolean };
           const failed = result.isError === true;
           change = { status: failed ? ("failed" as const) : ("completed" as const), statusMessage: failed ? redact(report.error?.message ?? `the run ended ${report.status}`, runner.secrets) : null, ownerHost: null, leaseExpiresAt: null, result, paused: null };
         }
