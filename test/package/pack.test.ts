@@ -160,7 +160,7 @@ async function typeCheckConsumers(dir: string) {
   writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "typed-consumer", private: true }));
   // A real type per import (not `any`): the @ts-expect-error lines fail the check if types degrade.
   const body = (require: boolean) => `
-${require ? "import steamharness = require(\"steamharness\");\nimport testing = require(\"steamharness/testing\");\nimport agent = require(\"steamharness/agent\");\nconst { defineWorkflow, finalText, MemoryStorage, createNodeContext } = steamharness;\nconst { createOfflineModel } = testing;\nconst { createAgentSessionHost } = agent;" : "import { createNodeContext, defineWorkflow, finalText, MemoryStorage } from \"steamharness\";\nimport { createAgentSessionHost } from \"steamharness/agent\";\nimport { createOfflineModel } from \"steamharness/testing\";"}
+${require ? "import steamharness = require(\"steamharness\");\nimport testing = require(\"steamharness/testing\");\nimport agent = require(\"steamharness/agent\");\nimport memory = require(\"steamharness/memory\");\nconst { defineWorkflow, finalText, createNodeContext } = steamharness;\nconst { MemoryStorage } = memory;\nconst { createOfflineModel } = testing;\nconst { createAgentSessionHost } = agent;" : "import { createNodeContext, defineWorkflow, finalText } from \"steamharness\";\nimport { MemoryStorage } from \"steamharness/memory\";\nimport { createAgentSessionHost } from \"steamharness/agent\";\nimport { createOfflineModel } from \"steamharness/testing\";"}
 const context = createNodeContext({ projectId: "p", storage: new MemoryStorage() });
 const runId: string = context.runId;
 const model = createOfflineModel({ steps: [{ text: "hi" }] });
@@ -329,9 +329,10 @@ describe("packed package (issue 2 / PORT)", () => {
     expect(Number(cjs.stdout.trim())).toBeGreaterThan(0);
   });
 
-  it("the root entry works end to end from the tarball (SQLite default store)", async () => {
+  it("the root and steamharness/sqlite work end to end from the tarball (SQLite default store)", async () => {
     const script = `
-      import { createSqliteStorage, isSteamharnessError } from "steamharness";
+      import { isSteamharnessError } from "steamharness";
+      import { createSqliteStorage } from "steamharness/sqlite";
       import { mkdtempSync } from "node:fs"; import { tmpdir } from "node:os"; import { join } from "node:path";
       const storage = await createSqliteStorage({ directory: mkdtempSync(join(tmpdir(), "sh-")) });
       await storage.kv.set({ projectId: "p" }, "k", { v: 1 });
@@ -375,7 +376,7 @@ describe("packed package (issue 2 / PORT)", () => {
     expect(imports.length).toBeGreaterThan(0);
     for (const imported of imports) {
       expect(imported.filter((specifier) => specifier.startsWith(".") || specifier.startsWith("/"))).toEqual([]);
-      expect(imported.filter((specifier) => specifier.startsWith("steamharness") && !/^steamharness(\/agent|\/testing)?$/.test(specifier))).toEqual([]);
+      expect(imported.filter((specifier) => specifier.startsWith("steamharness") && !subpaths.includes(specifier))).toEqual([]);
     }
     expect(topLevel).toContain("demo.ts");
     expect(outputs.map(({ name }) => name)).toEqual(topLevel);
