@@ -11,7 +11,7 @@
  */
 import { defineAgentConversationExecutor } from "steamharness";
 import { createProjectCapabilityTools } from "steamharness/capabilities";
-import { type ModelRequest } from "steamharness/ports";
+import type { ModelRequest } from "steamharness/ports";
 import { createOfflineModel, type OfflineStep } from "steamharness/testing";
 
 const KV = "workflow-kv_kv_store";

@@ -145,7 +145,7 @@ const CONVERSATION = `/**
  */
 import { defineAgentConversationExecutor } from "steamharness";
 import { createProjectCapabilityTools } from "steamharness/capabilities";
-import { type ModelMessage, type ModelRequest } from "steamharness/ports";
+import type { ModelMessage, ModelRequest } from "steamharness/ports";
 import { createOfflineModel, type OfflineStep } from "steamharness/testing";
 
 const KV_TOOL = "workflow-kv_kv_store";
