@@ -153,6 +153,26 @@ async function runShippedExamples(dir: string) {
   return { imports, topLevel, outputs, chat };
 }
 
+/**
+ * ARCH-11: one typed use of each subpath that took names from the root, so each one's .d.ts and
+ * .d.cts resolve and type-check under every module setting (the storage families the root no
+ * longer holds, the ports, configuration, capabilities, MCP over HTTP).
+ */
+const ARCH11_TYPES = (require: boolean) => {
+  const uses = `
+const sqliteStorage: SqliteStorage = createSqliteStorage({ directory: "." });
+const limits: number = STORE_LIMITS.kvKey;
+const store: ProjectConfigurationStore = createMemoryProjectConfigurationStore();
+const ids: string = CAPABILITY_TOOL_IDS.knowledge;
+const handler: typeof createMcpHttpHandler = createMcpHttpHandler;
+// @ts-expect-error the SQLite storage is not a string
+const notStorage: string = createSqliteStorage({ directory: "." });
+export const arch11 = [sqliteStorage, limits, store, ids, handler, notStorage];`;
+  return require
+    ? `import sqlite = require("steamharness/sqlite");\nimport memoryAgain = require("steamharness/memory");\nimport ports = require("steamharness/ports");\nimport configuration = require("steamharness/configuration");\nimport capabilities = require("steamharness/capabilities");\nimport mcp = require("steamharness/mcp");\ntype SqliteStorage = sqlite.SqliteStorage;\ntype ProjectConfigurationStore = configuration.ProjectConfigurationStore;\nconst { createSqliteStorage } = sqlite;\nconst { createMemoryProjectConfigurationStore } = memoryAgain;\nconst { STORE_LIMITS } = ports;\nconst { CAPABILITY_TOOL_IDS } = capabilities;\nconst { createMcpHttpHandler } = mcp;${uses}`
+    : `import { createSqliteStorage, type SqliteStorage } from "steamharness/sqlite";\nimport { createMemoryProjectConfigurationStore } from "steamharness/memory";\nimport { STORE_LIMITS } from "steamharness/ports";\nimport type { ProjectConfigurationStore } from "steamharness/configuration";\nimport { CAPABILITY_TOOL_IDS } from "steamharness/capabilities";\nimport { createMcpHttpHandler } from "steamharness/mcp";${uses}`;
+};
+
 /** Consumer files type-checked by tsc against the unpacked install's .d.ts (DX-1). */
 async function typeCheckConsumers(dir: string) {
   const consumer = join(dir, "typed");
@@ -169,6 +189,7 @@ const text: string = finalText([]);
 // @ts-expect-error finalText returns a string
 const wrong: number = finalText([]);
 export const used = [runId, model, workflow, text, wrong, typeof createAgentSessionHost];
+${ARCH11_TYPES(require)}
 `;
   writeFileSync(join(consumer, "esm.mts"), body(false));
   writeFileSync(join(consumer, "cjs.cts"), body(true));
