@@ -13,17 +13,19 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
-  CAPABILITY_TOOL_IDS,
-  createMemoryToolPermissions,
   createNodeContext,
-  createProjectCapabilityServer,
-  createProjectCapabilityTools,
-  createSqliteStorage,
   createToolApprovalGate,
   isSteamharnessError,
-  runProjectCapabilityAction,
   UserInputRequiredError,
 } from "steamharness";
+import {
+  CAPABILITY_TOOL_IDS,
+  createProjectCapabilityServer,
+  createProjectCapabilityTools,
+  runProjectCapabilityAction,
+} from "steamharness/capabilities";
+import { createMemoryToolPermissions } from "steamharness/memory";
+import { createSqliteStorage } from "steamharness/sqlite";
 
 const PROJECT = "example-project";
 

@@ -22,17 +22,17 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
   createAgentNode,
-  createMemoryToolPermissions,
   createNodeContext,
-  createProjectCapabilityTools,
   createProviderModel,
-  createSqliteStorage,
   finalText,
   runStreamNode,
   UserInputRequiredError,
   type ModelProvider,
   type OutputItem,
 } from "steamharness";
+import { createMemoryToolPermissions } from "steamharness/memory";
+import { createProjectCapabilityTools } from "steamharness/capabilities";
+import { createSqliteStorage } from "steamharness/sqlite";
 import { createOfflineModel } from "steamharness/testing";
 
 const KV = "workflow-kv_kv_store";

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isSteamharnessError } from "steamharness";
-import { createSqliteSessionLeaseProvider, createSqliteSessionPool, createSqliteSessionStore, resolveSessionDatabasePath } from "steamharness/agent";
+import { createSqliteSessionLeaseProvider, createSqliteSessionPool, createSqliteSessionStore, resolveSessionDatabasePath } from "steamharness/sqlite";
 
 const agentStoreDir = mkdtempSync(path.join(tmpdir(), "steamharness-sessions-"));
 const address = { projectId: "demo", conversationId: "conv-1", sessionKey: "助手 agent" };

@@ -17,7 +17,8 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Type } from "@sinclair/typebox";
 import type { AgentTool } from "steamharness";
-import { cancelAgentConversation, controlAgentSession, createAgentSessionHost, createSqliteSessionBackend, type AgentSessionHostOptions } from "steamharness/agent";
+import { cancelAgentConversation, controlAgentSession, createAgentSessionHost, type AgentSessionHostOptions } from "steamharness/agent";
+import { createSqliteSessionBackend } from "steamharness/sqlite";
 import { createOfflineModel } from "steamharness/testing";
 
 const conversationId = "example-conversation";

@@ -7,24 +7,27 @@ export { messagesFromEvents } from "./domain/agent/session-events.js";
 export type { SessionLease, SessionLeaseProvider, SessionLeaseTarget, SessionLeaseAcquireOptions } from "./ports/session-lease.js";
 export type { SessionBackend, SessionUnleasedRequest } from "./ports/session-backend.js";
 export type { AgentSessionHostStore, AgentSessionInboxEntry, AgentSessionInboxOutcome } from "./ports/session-host-store.js";
-export { createMemorySessionBackend } from "./adapters/driven/memory/memory-session-backend.js";
-export { createMemorySessionHostStore, createMemorySessionHostRecord } from "./adapters/driven/memory/memory-session-host-store.js";
-export type { MemorySessionHostRecord } from "./adapters/driven/memory/memory-session-host-store.js";
-export { createSqliteSessionBackend } from "./adapters/driven/sqlite/sessions/sqlite-session-backend.js";
-export type { SqliteSessionBackend, SqliteSessionBackendOptions } from "./adapters/driven/sqlite/sessions/sqlite-session-backend.js";
 export { acceptTaskUpdate, ACTIVE_TASK_STATUSES } from "./domain/session-host/host-state.js";
-export { createMemorySessionStore } from "./adapters/driven/memory/memory-session-store.js";
-export { createSqliteSessionStore } from "./adapters/driven/sqlite/sessions/sqlite-session-store.js";
-export type { SqliteSessionStoreOptions } from "./adapters/driven/sqlite/sessions/sqlite-session-store.js";
-export { createSqliteSessionPool } from "./adapters/driven/sqlite/sessions/sqlite-session-pool.js";
-export type { SqliteSessionPool, SqliteSessionPoolOptions } from "./adapters/driven/sqlite/sessions/sqlite-session-pool.js";
-export type { SqliteSessionLeaseProviderOptions } from "./adapters/driven/sqlite/sessions/sqlite-session-lease.js";
-export { createMemorySessionLeaseProvider } from "./adapters/driven/memory/memory-session-lease.js";
-export { createSqliteSessionLeaseProvider } from "./adapters/driven/sqlite/sessions/sqlite-session-lease.js";
-export { resolveSessionDatabasePath, sessionLockPath, conversationSessionsDirectory } from "./adapters/driven/sqlite/sessions/session-database-path.js";
-export type { ResolveSessionDatabasePathOptions } from "./adapters/driven/sqlite/sessions/session-database-path.js";
 export { chooseSessionStorage } from "./domain/agent/session-choice.js";
-export { DEFAULT_AGENT_STORE_DIR } from "./adapters/driven/sqlite/sessions/session-file-names.js";
+// The memory and SQLite session adapters are on `steamharness/memory` and `steamharness/sqlite` (ARCH-11).
+
+// The session extension layer (EXT-1 … EXT-6): the types of createAgent's `session: { … }` option
+export type {
+  AgentSessionOptions,
+  AgentToolGroup,
+  AgentToolSearchOptions,
+  AgentCodeModeOptions,
+  AgentSessionRegistry,
+  AgentSessionHooks,
+  AgentHookToolCall,
+  AgentToolCallDecision,
+  AgentSessionTask,
+  AgentSessionTaskContext,
+  AgentSessionEnvironment,
+} from "./app/agent/extensions/types.js";
+// The record of past agent executions (SES)
+export { readExecutionHistory } from "./app/agent/execution-history.js";
+export type { ExecutionHistoryOptions, ExecutionRecord, ExecutionStatus } from "./app/agent/execution-history.js";
 
 // The resident session host (HOST-1 … HOST-6)
 export { createAgentSessionHost, controlAgentSession, cancelAgentConversation } from "./compose/session-host.js";

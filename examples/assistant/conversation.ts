@@ -9,7 +9,9 @@
  * reads this project's configurations through the host bridge `steamharness chat` starts; where
  * there is none (`steamharness gateway`), the assistant says it cannot read them.
  */
-import { createProjectCapabilityTools, defineAgentConversationExecutor, type ModelRequest } from "steamharness";
+import { defineAgentConversationExecutor } from "steamharness";
+import { createProjectCapabilityTools } from "steamharness/capabilities";
+import type { ModelRequest } from "steamharness/ports";
 import { createOfflineModel, type OfflineStep } from "steamharness/testing";
 
 const KV = "workflow-kv_kv_store";

@@ -48,8 +48,9 @@ export default {
       params: [{ name: "topic", type: "string", required: true, description: "What to remember" }],
       async run(params: { topic: string }, context: Context) {
         // Loaded here, not at the top, so the other entrypoints start without the agent runtime.
-        const [{ createAgentNode, createProjectCapabilityTools, runStreamNode }, { createOfflineModel }] = await Promise.all([
+        const [{ createAgentNode, runStreamNode }, { createProjectCapabilityTools }, { createOfflineModel }] = await Promise.all([
           import("steamharness"),
+          import("steamharness/capabilities"),
           import("steamharness/testing"),
         ]);
         const node = createAgentNode({

@@ -51,7 +51,7 @@ describe("steamharness init (DX-1)", () => {
     const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
     expect(pkg).toMatchObject({ name: "assistant", projectType: "conversation", main: "conversation.ts", scripts: { start: "steamharness chat .", test: "tsx --test test/conversation.test.ts" } });
     const conversation = readFileSync(join(dir, "conversation.ts"), "utf8");
-    expect(importsOf(conversation)).toEqual(["steamharness", "steamharness/testing"]);
+    expect(importsOf(conversation)).toEqual(["steamharness", "steamharness/capabilities", "steamharness/ports", "steamharness/testing"]);
     expect(conversation).toContain("createOfflineModel");
     expect(readFileSync(join(dir, "README.md"), "utf8")).toContain("## A real model");
     // No `cd` step when the project is the current folder.

@@ -62,7 +62,7 @@ describe("PERF-1 a lean root import", () => {
   });
 
   it("PERF-1: import(\"steamharness\") (dist/index.js) loads no MCP SDK, zod, drizzle, better-sqlite3, pg, QuickJS, pi-ai or its SDKs", () => {
-    const loaded = loadedBy(`const m = await import("steamharness"); if (typeof m.createSqliteStorage !== "function") throw new Error("not the root entry");`);
+    const loaded = loadedBy(`const m = await import("steamharness"); if (typeof m.createAgent !== "function") throw new Error("not the root entry");`);
     expect(loaded.modules.some((url) => url.endsWith("/dist/index.js"))).toBe(true);
     expect(heavyAmong(loaded)).toEqual([]);
     // TypeBox is bundled into dist (its ESM build is hundreds of files): none of them resolve.
@@ -70,7 +70,7 @@ describe("PERF-1 a lean root import", () => {
   });
 
   it("PERF-1: require(\"steamharness\") (dist/index.cjs) loads none of them either", () => {
-    const loaded = requiredBy(`const m = require("steamharness"); if (typeof m.createSqliteStorage !== "function") throw new Error("not the root entry");`);
+    const loaded = requiredBy(`const m = require("steamharness"); if (typeof m.createAgent !== "function") throw new Error("not the root entry");`);
     expect(loaded.modules).toContain(`${process.cwd()}/dist/index.cjs`);
     expect(heavyAmong(loaded)).toEqual([]);
     expect(loaded.packages).not.toContain("@sinclair/typebox");
@@ -85,14 +85,14 @@ await storage.close();
 rmSync(dir, { recursive: true, force: true });
 if (got !== 1) throw new Error("kv round trip failed");`;
     const esm = loadedBy(`import { mkdtempSync, rmSync } from "node:fs"; import { tmpdir } from "node:os"; import { join } from "node:path";
-import { createSqliteStorage } from "steamharness";
+import { createSqliteStorage } from "steamharness/sqlite";
 ${body}`);
     // drizzle comes as the build's one file (dist/drizzle-sqlite.cjs), not as drizzle-orm's files.
     expect(heavyAmong(esm)).toEqual(["better-sqlite3"]);
     expect(esm.modules).toContain(`${process.cwd()}/dist/drizzle-sqlite.cjs`);
     expect(esm.packages).not.toContain("drizzle-orm");
     const cjs = requiredBy(`const { mkdtempSync, rmSync } = require("node:fs"); const { tmpdir } = require("node:os"); const { join } = require("node:path");
-const { createSqliteStorage } = require("steamharness");
+const { createSqliteStorage } = require("steamharness/sqlite");
 (async () => { ${body} })().catch((error) => { console.error(error); process.exitCode = 1; });`);
     expect(heavyAmong(cjs)).toEqual(["better-sqlite3"]);
     expect(cjs.modules).toContain(`${process.cwd()}/dist/drizzle-sqlite.cjs`);
@@ -100,7 +100,8 @@ const { createSqliteStorage } = require("steamharness");
 });
 
 /** An agent run (offline model, tool call) through the built root entry, printing `ran <tool result>`. */
-const AGENT_RUN = `import { createAgentNode, createNodeContext, MemoryStorage, runStreamNode } from "steamharness";
+const AGENT_RUN = `import { createAgentNode, createNodeContext, runStreamNode } from "steamharness";
+import { MemoryStorage } from "steamharness/memory";
 import { createOfflineModel } from "steamharness/testing";
 const storage = new MemoryStorage();
 const node = createAgentNode({ models: createOfflineModel({ steps: [{ toolCalls: [{ name: "ls", arguments: { path: "." } }] }, { text: "done" }] }), workdir: process.cwd(), permissionPolicy: "read-only" });

@@ -153,6 +153,26 @@ async function runShippedExamples(dir: string) {
   return { imports, topLevel, outputs, chat };
 }
 
+/**
+ * ARCH-11: one typed use of each subpath that took names from the root, so each one's .d.ts and
+ * .d.cts resolve and type-check under every module setting (the storage families the root no
+ * longer holds, the ports, configuration, capabilities, MCP over HTTP).
+ */
+const ARCH11_TYPES = (require: boolean) => {
+  const uses = `
+const sqliteStorage: SqliteStorage = createSqliteStorage({ directory: "." });
+const limits: number = STORE_LIMITS.kvKey;
+const store: ProjectConfigurationStore = createMemoryProjectConfigurationStore();
+const ids: string = CAPABILITY_TOOL_IDS.knowledge;
+const handler: typeof createMcpHttpHandler = createMcpHttpHandler;
+// @ts-expect-error the SQLite storage is not a string
+const notStorage: string = createSqliteStorage({ directory: "." });
+export const arch11 = [sqliteStorage, limits, store, ids, handler, notStorage];`;
+  return require
+    ? `import sqlite = require("steamharness/sqlite");\nimport memoryAgain = require("steamharness/memory");\nimport ports = require("steamharness/ports");\nimport configuration = require("steamharness/configuration");\nimport capabilities = require("steamharness/capabilities");\nimport mcp = require("steamharness/mcp");\ntype SqliteStorage = sqlite.SqliteStorage;\ntype ProjectConfigurationStore = configuration.ProjectConfigurationStore;\nconst { createSqliteStorage } = sqlite;\nconst { createMemoryProjectConfigurationStore } = memoryAgain;\nconst { STORE_LIMITS } = ports;\nconst { CAPABILITY_TOOL_IDS } = capabilities;\nconst { createMcpHttpHandler } = mcp;${uses}`
+    : `import { createSqliteStorage, type SqliteStorage } from "steamharness/sqlite";\nimport { createMemoryProjectConfigurationStore } from "steamharness/memory";\nimport { STORE_LIMITS } from "steamharness/ports";\nimport type { ProjectConfigurationStore } from "steamharness/configuration";\nimport { CAPABILITY_TOOL_IDS } from "steamharness/capabilities";\nimport { createMcpHttpHandler } from "steamharness/mcp";${uses}`;
+};
+
 /** Consumer files type-checked by tsc against the unpacked install's .d.ts (DX-1). */
 async function typeCheckConsumers(dir: string) {
   const consumer = join(dir, "typed");
@@ -160,7 +180,7 @@ async function typeCheckConsumers(dir: string) {
   writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "typed-consumer", private: true }));
   // A real type per import (not `any`): the @ts-expect-error lines fail the check if types degrade.
   const body = (require: boolean) => `
-${require ? "import steamharness = require(\"steamharness\");\nimport testing = require(\"steamharness/testing\");\nimport agent = require(\"steamharness/agent\");\nconst { defineWorkflow, finalText, MemoryStorage, createNodeContext } = steamharness;\nconst { createOfflineModel } = testing;\nconst { createAgentSessionHost } = agent;" : "import { createNodeContext, defineWorkflow, finalText, MemoryStorage } from \"steamharness\";\nimport { createAgentSessionHost } from \"steamharness/agent\";\nimport { createOfflineModel } from \"steamharness/testing\";"}
+${require ? "import steamharness = require(\"steamharness\");\nimport testing = require(\"steamharness/testing\");\nimport agent = require(\"steamharness/agent\");\nimport memory = require(\"steamharness/memory\");\nconst { defineWorkflow, finalText, createNodeContext } = steamharness;\nconst { MemoryStorage } = memory;\nconst { createOfflineModel } = testing;\nconst { createAgentSessionHost } = agent;" : "import { createNodeContext, defineWorkflow, finalText } from \"steamharness\";\nimport { MemoryStorage } from \"steamharness/memory\";\nimport { createAgentSessionHost } from \"steamharness/agent\";\nimport { createOfflineModel } from \"steamharness/testing\";"}
 const context = createNodeContext({ projectId: "p", storage: new MemoryStorage() });
 const runId: string = context.runId;
 const model = createOfflineModel({ steps: [{ text: "hi" }] });
@@ -169,6 +189,7 @@ const text: string = finalText([]);
 // @ts-expect-error finalText returns a string
 const wrong: number = finalText([]);
 export const used = [runId, model, workflow, text, wrong, typeof createAgentSessionHost];
+${ARCH11_TYPES(require)}
 `;
   writeFileSync(join(consumer, "esm.mts"), body(false));
   writeFileSync(join(consumer, "cjs.cts"), body(true));
@@ -329,9 +350,10 @@ describe("packed package (issue 2 / PORT)", () => {
     expect(Number(cjs.stdout.trim())).toBeGreaterThan(0);
   });
 
-  it("the root entry works end to end from the tarball (SQLite default store)", async () => {
+  it("the root and steamharness/sqlite work end to end from the tarball (SQLite default store)", async () => {
     const script = `
-      import { createSqliteStorage, isSteamharnessError } from "steamharness";
+      import { isSteamharnessError } from "steamharness";
+      import { createSqliteStorage } from "steamharness/sqlite";
       import { mkdtempSync } from "node:fs"; import { tmpdir } from "node:os"; import { join } from "node:path";
       const storage = await createSqliteStorage({ directory: mkdtempSync(join(tmpdir(), "sh-")) });
       await storage.kv.set({ projectId: "p" }, "k", { v: 1 });
@@ -375,7 +397,7 @@ describe("packed package (issue 2 / PORT)", () => {
     expect(imports.length).toBeGreaterThan(0);
     for (const imported of imports) {
       expect(imported.filter((specifier) => specifier.startsWith(".") || specifier.startsWith("/"))).toEqual([]);
-      expect(imported.filter((specifier) => specifier.startsWith("steamharness") && !/^steamharness(\/agent|\/testing)?$/.test(specifier))).toEqual([]);
+      expect(imported.filter((specifier) => specifier.startsWith("steamharness") && !subpaths.includes(specifier))).toEqual([]);
     }
     expect(topLevel).toContain("demo.ts");
     expect(outputs.map(({ name }) => name)).toEqual(topLevel);

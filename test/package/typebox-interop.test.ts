@@ -13,7 +13,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Type, TypeRegistry } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { MemoryStorage, createAgentNode, createMemoryToolPermissions, createMemoryUserInput, createNodeContext, entrypointInputSchema, runStreamNode } from "steamharness";
+import { createAgentNode, createNodeContext, entrypointInputSchema, runStreamNode } from "steamharness";
+import { MemoryStorage, createMemoryToolPermissions, createMemoryUserInput } from "steamharness/memory";
 import { createOfflineModel } from "steamharness/testing";
 
 const report = {};

@@ -82,7 +82,7 @@ describe("ARCH-4 the steamharness/viewer subpath", () => {
 
     it("ARCH-4 viewer subpath: a viewer started through steamharness/viewer (ESM and CJS) serves its page; the deprecated steamharness/agent name starts the same server", () => {
       const serve = (from: string) => `const { createViewerServer } = await import(${JSON.stringify(from)});
-const { MemoryStorage } = await import("steamharness");
+const { MemoryStorage } = await import("steamharness/memory");
 const storage = new MemoryStorage();
 const catalog = { list: async () => [], close: async () => {} };
 const viewer = await createViewerServer({ storage, catalog });

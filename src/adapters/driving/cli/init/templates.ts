@@ -143,7 +143,9 @@ const CONVERSATION = `/**
  * OPENAI_MODEL to pick one); or delete the \`models\` option and configure a model for the project
  * (STEAMHARNESS_AGENT_MODELS, see README.md).
  */
-import { createProjectCapabilityTools, defineAgentConversationExecutor, type ModelMessage, type ModelRequest } from "steamharness";
+import { defineAgentConversationExecutor } from "steamharness";
+import { createProjectCapabilityTools } from "steamharness/capabilities";
+import type { ModelMessage, ModelRequest } from "steamharness/ports";
 import { createOfflineModel, type OfflineStep } from "steamharness/testing";
 
 const KV_TOOL = "workflow-kv_kv_store";
@@ -187,7 +189,8 @@ export default defineAgentConversationExecutor({
 const CONVERSATION_TEST = `import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { createAgentNode, createNodeContext, finalText, loadAgentConversationProject, MemoryStorage, runStreamNode } from "steamharness";
+import { createAgentNode, createNodeContext, finalText, loadAgentConversationProject, runStreamNode } from "steamharness";
+import { MemoryStorage } from "steamharness/memory";
 
 const projectDir = fileURLToPath(new URL("..", import.meta.url));
 delete process.env.OPENAI_API_KEY; // the test always runs on the offline model

@@ -1,0 +1,21 @@
+/**
+ * steamharness/memory — the in-memory adapters of every port (ARCH-11): the reference adapter a
+ * test or a short-lived host uses, and what a host's own adapter is compared with. Nothing here
+ * survives the process. Every export here is public API.
+ */
+export { MemoryStorage } from "./adapters/driven/memory/memory-storage.js";
+export type { MemoryStorageOptions } from "./adapters/driven/memory/memory-storage.js";
+export { createMemoryBudgetLedger } from "./adapters/driven/memory/memory-budget-ledger.js";
+export { createMemoryApiKeyStore } from "./adapters/driven/memory/memory-api-keys.js";
+export { createMemoryToolPermissions } from "./adapters/driven/memory/memory-tool-permissions.js";
+export type { MemoryToolPermissions, MemoryToolPermissionsOptions } from "./adapters/driven/memory/memory-tool-permissions.js";
+export { createMemoryUserInput } from "./adapters/driven/memory/memory-user-input.js";
+export type { MemoryUserInput, MemoryUserInputOptions } from "./adapters/driven/memory/memory-user-input.js";
+export { createMemoryProjectConfigurationStore } from "./adapters/driven/memory/memory-project-configuration-store.js";
+export { createMemoryConfigurationAccounts } from "./adapters/driven/memory/memory-configuration-accounts.js";
+// Agent sessions (SES) and the session host's records (HOST)
+export { createMemorySessionBackend } from "./adapters/driven/memory/memory-session-backend.js";
+export { createMemorySessionStore } from "./adapters/driven/memory/memory-session-store.js";
+export { createMemorySessionLeaseProvider } from "./adapters/driven/memory/memory-session-lease.js";
+export { createMemorySessionHostStore, createMemorySessionHostRecord } from "./adapters/driven/memory/memory-session-host-store.js";
+export type { MemorySessionHostRecord } from "./adapters/driven/memory/memory-session-host-store.js";

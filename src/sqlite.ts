@@ -1,0 +1,26 @@
+/**
+ * steamharness/sqlite — the SQLite backend of the store ports (ARCH-11): `createSqliteStorage`
+ * (KV, knowledge, managed files, persistent values, token usage), agent sessions and their
+ * leases, API keys, and the project configuration store with its accounts. It needs
+ * `better-sqlite3` (a dependency); the root entry never loads it. Every export here is public API.
+ */
+export { createSqliteStorage } from "./adapters/driven/sqlite/store/sqlite-storage.js";
+export type { SqliteStorageOptions, SqliteStorage } from "./adapters/driven/sqlite/store/sqlite-storage.js";
+export { createSqliteApiKeyStore } from "./adapters/driven/sqlite/store/sqlite-api-keys.js";
+export type { SqliteApiKeyStoreOptions } from "./adapters/driven/sqlite/store/sqlite-api-keys.js";
+export { createSqliteProjectConfigurationStore, projectConfigurationDatabasePath } from "./adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
+export type { SqliteProjectConfigurationStoreOptions } from "./adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
+export { createSqliteConfigurationAccounts } from "./adapters/driven/sqlite/configuration/sqlite-configuration-accounts.js";
+export type { SqliteConfigurationAccountsOptions } from "./adapters/driven/sqlite/configuration/sqlite-configuration-accounts.js";
+// Agent sessions (SES): one database file per conversation, its lease and the pool of open files
+export { createSqliteSessionBackend } from "./adapters/driven/sqlite/sessions/sqlite-session-backend.js";
+export type { SqliteSessionBackend, SqliteSessionBackendOptions } from "./adapters/driven/sqlite/sessions/sqlite-session-backend.js";
+export { createSqliteSessionStore } from "./adapters/driven/sqlite/sessions/sqlite-session-store.js";
+export type { SqliteSessionStoreOptions } from "./adapters/driven/sqlite/sessions/sqlite-session-store.js";
+export { createSqliteSessionPool } from "./adapters/driven/sqlite/sessions/sqlite-session-pool.js";
+export type { SqliteSessionPool, SqliteSessionPoolOptions } from "./adapters/driven/sqlite/sessions/sqlite-session-pool.js";
+export { createSqliteSessionLeaseProvider } from "./adapters/driven/sqlite/sessions/sqlite-session-lease.js";
+export type { SqliteSessionLeaseProviderOptions } from "./adapters/driven/sqlite/sessions/sqlite-session-lease.js";
+export { resolveSessionDatabasePath, sessionLockPath, conversationSessionsDirectory } from "./adapters/driven/sqlite/sessions/session-database-path.js";
+export type { ResolveSessionDatabasePathOptions } from "./adapters/driven/sqlite/sessions/session-database-path.js";
+export { DEFAULT_AGENT_STORE_DIR } from "./adapters/driven/sqlite/sessions/session-file-names.js";
