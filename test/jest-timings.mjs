@@ -26,6 +26,7 @@ const files = Object.fromEntries(
     .sort(([a, ma], [b, mb]) => mb - ma || (a < b ? -1 : 1)),
 );
 const committed = JSON.parse(readFileSync(resolve(root, "test/jest-timings.json"), "utf8"));
+const command = "CI=true npm test -- --json --outputFile=/tmp/suite.json && node test/jest-timings.mjs /tmp/suite.json [--merge] (a fresh clone's full run: npm run bench -- architecture --suite)";
 if (process.argv.includes("--merge")) {
   const known = Object.keys(files).filter((file) => file in committed.files);
   const sum = (values) => values.reduce((a, b) => a + b, 0);
@@ -35,12 +36,11 @@ if (process.argv.includes("--merge")) {
     [...Object.entries(committed.files), ...added.map(([file, ms]) => [file, Math.round((ms * scale) / 100) * 100])].sort(([a, ma], [b, mb]) => mb - ma || (a < b ? -1 : 1)),
   );
   const measured = `${committed.measured}; ${added.length} files added ${new Date().toISOString().slice(0, 10)} (--merge, scaled ×${scale.toFixed(2)} by ${known.length} files timed in both runs)`;
-  writeFileSync(resolve(root, "test/jest-timings.json"), `${JSON.stringify({ ...committed, measured, files: merged }, null, 1)}\n`);
+  writeFileSync(resolve(root, "test/jest-timings.json"), `${JSON.stringify({ measured, wallSeconds: committed.wallSeconds ?? null, command, files: merged }, null, 1)}\n`);
   process.stdout.write(`test/jest-timings.json: ${added.length} files added\n`);
 } else {
   const measured = `${new Date().toISOString().slice(0, 10)}, ${results.length} files`;
   const wallSeconds = Math.round((Math.max(...results.map((result) => result.endTime)) - json.startTime) / 1000);
-  const command = "CI=true npm test -- --json --outputFile=/tmp/suite.json && node test/jest-timings.mjs /tmp/suite.json (on a fresh clone after npm ci && npm run build: npm run bench -- architecture --suite)";
   writeFileSync(resolve(root, "test/jest-timings.json"), `${JSON.stringify({ measured, wallSeconds, command, files }, null, 1)}\n`);
   process.stdout.write(`test/jest-timings.json: ${results.length} files\n`);
 }
