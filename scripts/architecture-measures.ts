@@ -23,12 +23,13 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { countCrossings, ROUTES } from "./architecture-crossings.js";
 
 const BASE = process.argv.includes("--base") ? process.argv[process.argv.indexOf("--base") + 1] : "f1f6d79";
 /** The storage folders now (src/adapters/driven/…) and at the base, before the hexagon move (src/adapters/…), by family. */
 const FAMILY_NAMES = ["memory", "sqlite", "postgres", "kernel"];
-const FAMILIES = FAMILY_NAMES.map((family) => `src/adapters/driven/${family}`);
+export const FAMILIES = FAMILY_NAMES.map((family) => `src/adapters/driven/${family}`);
 const BASE_FAMILIES = ["memory", "sqlite", "postgres", "store-kernel"].map((family) => `src/adapters/${family}`);
 /** A storage file's family (`sqlite`, …; the kernel under either name). */
 const familyOf = (path: string): string => path.replace(/^src\/adapters\/(out\/|driven\/)?/, "").split("/")[0]!.replace("store-kernel", "kernel");
@@ -63,7 +64,13 @@ export function codeLines(text: string): number {
   return count;
 }
 
-function filesUnder(dir: string): string[] {
+/**
+ * The `.ts` files under `dir` (recursively; none when it is missing).
+ *
+ * @example
+ * filesUnder("src/adapters/driven/kernel") // ["src/adapters/driven/kernel/budget-ledger.ts", …]
+ */
+export function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
@@ -111,7 +118,13 @@ interface DuplicatePair {
   boilerplate: boolean;
 }
 
-function duplicatePairs(fromBase: boolean): { pairs: DuplicatePair[]; report: string } {
+/**
+ * The duplicate pairs between two different storage folders, of the base commit or the working tree.
+ *
+ * @example
+ * duplicatePairs(false).pairs.length // 11
+ */
+export function duplicatePairs(fromBase: boolean): { pairs: DuplicatePair[]; report: string } {
   const root = materialize(fromBase);
   try {
     const run = spawnSync("duplicates", ["--repo", root, "--most", "200", "--seconds", "120"], { cwd: root, encoding: "utf8" });
@@ -176,10 +189,17 @@ function crossingCounts() {
   };
 }
 
-const crossingsOnly = process.argv.includes("--crossings-only");
-const existing = existsSync(OUTPUT) ? (JSON.parse(readFileSync(OUTPUT, "utf8")) as Record<string, unknown>) : {};
-const result = crossingsOnly ? { ...existing, folderCrossings: crossingCounts() } : { ...existing, storageLines: lineCounts(), storageDuplicatePairs: duplicateCounts(), folderCrossings: crossingCounts() };
-mkdirSync(dirname(OUTPUT), { recursive: true });
-writeFileSync(OUTPUT, `${JSON.stringify(result, null, 2)}\n`);
-if (crossingsOnly) console.log(JSON.stringify(result.folderCrossings.goal));
-else console.log(JSON.stringify({ folderCrossings: result.folderCrossings.goal, storageLines: { before: result.storageLines.before, after: result.storageLines.after, delta: result.storageLines.delta, deltaLikeForLike: result.storageLines.deltaLikeForLike }, storageDuplicatePairs: { before: (result.storageDuplicatePairs.before as { pairs?: number } | null)?.pairs ?? null, after: (result.storageDuplicatePairs.after as { pairs?: number } | null)?.pairs ?? null } }));
+// Run as a script only: bench/architecture.bench.ts imports the counters above (ARCH-12).
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const existing = existsSync(OUTPUT) ? (JSON.parse(readFileSync(OUTPUT, "utf8")) as Record<string, unknown>) : {};
+  mkdirSync(dirname(OUTPUT), { recursive: true });
+  if (process.argv.includes("--crossings-only")) {
+    const result = { ...existing, folderCrossings: crossingCounts() };
+    writeFileSync(OUTPUT, `${JSON.stringify(result, null, 2)}\n`);
+    console.log(JSON.stringify(result.folderCrossings.goal));
+  } else {
+    const result = { ...existing, storageLines: lineCounts(), storageDuplicatePairs: duplicateCounts(), folderCrossings: crossingCounts() };
+    writeFileSync(OUTPUT, `${JSON.stringify(result, null, 2)}\n`);
+    console.log(JSON.stringify({ folderCrossings: result.folderCrossings.goal, storageLines: { before: result.storageLines.before, after: result.storageLines.after, delta: result.storageLines.delta, deltaLikeForLike: result.storageLines.deltaLikeForLike }, storageDuplicatePairs: { before: (result.storageDuplicatePairs.before as { pairs?: number } | null)?.pairs ?? null, after: (result.storageDuplicatePairs.after as { pairs?: number } | null)?.pairs ?? null } }));
+  }
+}
