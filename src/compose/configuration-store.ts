@@ -6,7 +6,7 @@
  */
 import { SteamharnessError } from "../domain/errors.js";
 import type { ConfigurationAccountStore } from "../ports/configuration-accounts.js";
-import type { ProjectConfigurationStore } from "../ports/project-configuration-store.js";
+import type { ProjectConfigurationChoice } from "../ports/surface-services.js";
 import { SERVER_API_PREFIX } from "../domain/configuration/server-protocol.js";
 import { checkServerUrl, createHttpProjectConfigurationStore, createServerCall, type ConfigurationServerCredential } from "../adapters/driven/config-server-client/http-project-configuration-store.js";
 import { readSavedAuth, resolveServerAuth, type ResolvedServerAuth } from "../adapters/driven/config-server-client/server-auth.js";
@@ -32,20 +32,9 @@ export interface OpenConfigurationStoreOptions {
   modelCredential?: boolean;
 }
 
-/** The store a surface uses, and where it lives. */
-export interface ConfigurationStoreChoice {
-  store: ProjectConfigurationStore;
-  /** `local` (the data dir) or `server` (the configuration server). */
-  location: "local" | "server";
+/** The store a surface uses, where it lives, and the login it resolved. */
+export interface ConfigurationStoreChoice extends ProjectConfigurationChoice {
   auth: ResolvedServerAuth;
-  /**
-   * The current account's credential that system model entries are re-authenticated with
-   * (seed 001: "系统订阅由当前账号重新鉴权"): in server mode the account's model-call credential
-   * (TEN-7: `shm_…`, issued by the server, good for model calls only — never the account token,
-   * which can rewrite every configuration of the account); `undefined` locally, when acting
-   * through the admin key, or when the server issues none.
-   */
-  systemApiKey?: string;
 }
 
 /**

@@ -32,8 +32,14 @@ export interface ServerStateLocation {
 /** The configuration store a surface uses (CFG-1, CFG-4), and where it lives. */
 export interface ProjectConfigurationChoice {
   store: ProjectConfigurationStore;
+  /** `local` (the data dir) or `server` (the configuration server). */
   location: "local" | "server";
-  /** The account's model-call credential for system model entries (server mode only, TEN-7). */
+  /**
+   * The current account's credential that system model entries are re-authenticated with: in
+   * server mode the account's model-call credential (TEN-7: `shm_…`, issued by the server, good for
+   * model calls only — never the account token, which can rewrite every configuration of the
+   * account); `undefined` locally, when acting through the admin key, or when the server issues none.
+   */
   systemApiKey?: string;
 }
 

@@ -8,6 +8,7 @@ import { chmod, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises"
 import { join } from "node:path";
 import { SERVER_ACCOUNT_ENV, SERVER_ADMIN_KEY_ENV, SERVER_TOKEN_ENV, SERVER_URL_ENV } from "../../../domain/configuration/server-protocol.js";
 import { SteamharnessError } from "../../../domain/errors.js";
+import type { SavedServerLogin } from "../../../ports/surface-services.js";
 
 /** The file, in the auth dir, where the CLI keeps the saved server login. */
 export const AUTH_FILE_NAME = "workflow-auth.json";
@@ -22,13 +23,8 @@ export function authFileOf(authDir: string): string {
   return join(authDir, AUTH_FILE_NAME);
 }
 
-/** A saved server login: the URL and either an account token or the admin key and an account. */
-export interface SavedWorkflowAuth {
-  serverUrl?: string;
-  token?: string;
-  adminKey?: string;
-  account?: string;
-}
+/** A saved server login: the URL and either an account token or the admin key and an account (the port's `SavedServerLogin`). */
+export type SavedWorkflowAuth = SavedServerLogin;
 
 /** The server login a host uses, and where it came from. */
 export interface ResolvedServerAuth extends SavedWorkflowAuth {
