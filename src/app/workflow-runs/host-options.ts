@@ -1,16 +1,15 @@
-import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { SteamharnessError } from "../../../domain/errors.js";
-import { agentStoreDirFor } from "../../../compose/session-files.js";
-import { tenantDirectory } from "../../../app/tenants/tenant-segment.js";
-import type { RelatedProject } from "../../../domain/workflow/run-context.js";
-import type { WorkflowManifest } from "../../../domain/workflow/project-manifest.js";
-import { requireConfirmedRelation } from "../../../domain/workflow/related-projects.js";
-import { fileParamPolicy, type FileParamPolicy } from "./file-roots.js";
-import { locateWorkflowProject, type WorkflowProjectLocation } from "./project-location.js";
+import { SteamharnessError } from "../../domain/errors.js";
+import { tenantDirectory } from "../tenants/tenant-segment.js";
+import type { RelatedProject } from "../../domain/workflow/run-context.js";
+import type { WorkflowManifest } from "../../domain/workflow/project-manifest.js";
+import { requireConfirmedRelation } from "../../domain/workflow/related-projects.js";
+import type { FileParamPolicy, ProjectFiles, WorkflowProjectLocation } from "../../ports/project-files.js";
+import type { WorkflowRunPorts } from "./ports.js";
 
 // The command-line side of a workflow host, checked before any project code loads: data dirs
 // (MCP-2 / MCP-8) and related projects. Kept free of TypeBox so `steamharness mcp` fails fast.
+
 
 /**
  * MCP-2 / MCP-8: where a workflow host keeps its data. Every directory is absolute; the ones
@@ -48,6 +47,12 @@ export const DATA_DIR_FLAGS = {
   agentStoreDir: "--agent-store-dir",
 } as const;
 
+/** What the data dirs default by: the user's home, and where a project's sessions live (the session store's rule, SES-10). */
+export interface DataDirDefaults {
+  home: string;
+  agentStoreDirFor: WorkflowRunPorts["agentStoreDirFor"];
+}
+
 /** Directory options as given on the command line (any may be absent). */
 export type DataDirOptions = Partial<Record<keyof typeof DATA_DIR_FLAGS, string>>;
 
@@ -55,14 +60,14 @@ export type DataDirOptions = Partial<Record<keyof typeof DATA_DIR_FLAGS, string>
  * Resolves the data directories: every given option must be an absolute path (a relative one
  * fails with `input_validation` naming the flag), the rest default under the data dir; the agent
  * sessions default to the project, `<projectDir>/.workflow/agents` (SES-10; `projectDir` defaults
- * to the working directory).
+ * to the working directory). `where` says where home is and where a project's sessions live.
  *
  * @example
- * resolveDataDirs({ dataDir: "/srv/sh" }).kvStoreDir // "/srv/sh/kv"
- * resolveDataDirs({}, homedir(), "/srv/project").agentStoreDir // "/srv/project/.workflow/agents"
- * resolveDataDirs({ agentStoreDir: "/var/lib/sessions" }).agentStoreDir // "/var/lib/sessions"
+ * resolveDataDirs({ dataDir: "/srv/sh" }, { home, agentStoreDirFor }).kvStoreDir // "/srv/sh/kv"
+ * resolveDataDirs({}, { home, agentStoreDirFor }, "/srv/project").agentStoreDir // "/srv/project/.workflow/agents"
+ * resolveDataDirs({ agentStoreDir: "/var/lib/sessions" }, { home, agentStoreDirFor }).agentStoreDir // "/var/lib/sessions"
  */
-export function resolveDataDirs(options: DataDirOptions, home: string = homedir(), projectDir: string = process.cwd()): WorkflowDataDirs {
+export function resolveDataDirs(options: DataDirOptions, where: DataDirDefaults, projectDir: string = process.cwd()): WorkflowDataDirs {
   for (const [key, flag] of Object.entries(DATA_DIR_FLAGS) as [keyof typeof DATA_DIR_FLAGS, string][]) {
     const value = options[key];
     if (value === undefined) continue;
@@ -70,7 +75,7 @@ export function resolveDataDirs(options: DataDirOptions, home: string = homedir(
       throw new SteamharnessError("input_validation", `${flag} must be an absolute directory path, got ${JSON.stringify(value)}`, { field: flag });
     }
   }
-  const dataDir = resolve(options.dataDir ?? join(home, ".steamharness"));
+  const dataDir = resolve(options.dataDir ?? join(where.home, ".steamharness"));
   const pick = (value: string | undefined, fallback: string) => resolve(value ?? join(dataDir, fallback));
   return {
     dataDir,
@@ -79,7 +84,7 @@ export function resolveDataDirs(options: DataDirOptions, home: string = homedir(
     persistentValueStoreDir: pick(options.persistentValueStoreDir, "values"),
     fileCreateStoreDir: pick(options.fileCreateStoreDir, "created"),
     authDir: options.authDir === undefined ? dataDir : resolve(options.authDir),
-    agentStoreDir: agentStoreDirFor(projectDir, options.agentStoreDir),
+    agentStoreDir: where.agentStoreDirFor(projectDir, options.agentStoreDir),
   };
 }
 
@@ -91,7 +96,7 @@ export function resolveDataDirs(options: DataDirOptions, home: string = homedir(
  * data dir (the host's configuration store) and the auth dir stay the host's.
  *
  * @example
- * tenantDataDirs(resolveDataDirs({ dataDir: "/srv/sh" }), "key:acme").kvStoreDir // "/srv/sh/kv/tenants/key_3aacme"
+ * tenantDataDirs(resolveDataDirs({ dataDir: "/srv/sh" }, { home, agentStoreDirFor }), "key:acme").kvStoreDir // "/srv/sh/kv/tenants/key_3aacme"
  */
 export function tenantDataDirs(dirs: WorkflowDataDirs, tenant: string): WorkflowDataDirs {
   const scoped = (directory: string) => tenantDirectory(directory, tenant);
@@ -115,10 +120,10 @@ const ALIAS = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
  * `relation_unconfirmed`.
  *
  * @example
- * await parseRelatedProjects(["billing=/srv/projects/billing"], manifest)
+ * await parseRelatedProjects(["billing=/srv/projects/billing"], manifest, files)
  * // [{ alias: "billing", projectId: "…", directory: "/srv/projects/billing" }]
  */
-export async function parseRelatedProjects(values: readonly string[], self: WorkflowManifest): Promise<RelatedProject[]> {
+export async function parseRelatedProjects(values: readonly string[], self: WorkflowManifest, files: Pick<ProjectFiles, "locate">): Promise<RelatedProject[]> {
   const out: RelatedProject[] = [];
   for (const value of values) {
     const eq = value.indexOf("=");
@@ -133,7 +138,7 @@ export async function parseRelatedProjects(values: readonly string[], self: Work
     if (out.some((project) => project.alias === alias)) {
       throw new SteamharnessError("input_validation", `--related-project alias ${alias} is given twice`, { field: "--related-project" });
     }
-    const location = await locateWorkflowProject(directory);
+    const location = await files.locate(directory);
     requireConfirmedRelation(alias, self, location.manifest, location.directory);
     out.push({ alias, projectId: location.manifest.id, directory: location.directory });
   }
@@ -167,13 +172,14 @@ export interface FileParamHostOptions {
  * and `serverState` path denied, TEN-2). Throws what `createProjectRunner` would.
  *
  * @example
- * const checked = await precheckProjectRunner({ projectDir: "/abs/project", allowedFileRoots: ["/srv/docs"] });
+ * const checked = await precheckProjectRunner({ projectDir: "/abs/project", allowedFileRoots: ["/srv/docs"], ports });
  */
-export async function precheckProjectRunner(options: { projectDir: string; dirs?: DataDirOptions; relatedProjects?: readonly string[] } & FileParamHostOptions): Promise<PrecheckedProjectRunner> {
-  const location = await locateWorkflowProject(options.projectDir);
-  const dirs = resolveDataDirs(options.dirs ?? {}, homedir(), location.directory);
-  const relatedProjects = await parseRelatedProjects(options.relatedProjects ?? [], location.manifest);
+export async function precheckProjectRunner(options: { projectDir: string; dirs?: DataDirOptions; relatedProjects?: readonly string[]; ports: Pick<WorkflowRunPorts, "files" | "agentStoreDirFor"> } & FileParamHostOptions): Promise<PrecheckedProjectRunner> {
+  const { files, agentStoreDirFor } = options.ports;
+  const location = await files.locate(options.projectDir);
+  const dirs = resolveDataDirs(options.dirs ?? {}, { home: files.homeDir(), agentStoreDirFor }, location.directory);
+  const relatedProjects = await parseRelatedProjects(options.relatedProjects ?? [], location.manifest, files);
   const state = [...Object.values(dirs), ...(options.serverState ?? [])];
-  const filePolicy = await fileParamPolicy(options.allowedFileRoots, location.directory, state, { multiTenant: options.multiTenant === true });
+  const filePolicy = await files.filePolicy(options.allowedFileRoots, location.directory, state, { multiTenant: options.multiTenant === true });
   return { location, dirs, relatedProjects, filePolicy };
 }
