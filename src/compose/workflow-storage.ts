@@ -1,5 +1,5 @@
 import type { Storage } from "../ports/storage.js";
-import type { WorkflowDataDirs } from "../app/workflow-runs/host-options.js";
+import type { WorkflowDataDirs } from "../adapters/driven/worker-process/data-dirs.js";
 
 /**
  * MCP-8: the stores of a workflow host, each in its own data dir: KV under `kvStoreDir`,

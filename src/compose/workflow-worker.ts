@@ -24,6 +24,7 @@ import { isProtocolMessage, type ParentMessage, type WorkerMessage, type WorkerR
 import type { WorkerConfig } from "../app/workflow-runs/worker-config.js";
 import { openWorkflowStorage } from "./workflow-storage.js";
 import { tenantDataDirs } from "../app/workflow-runs/host-options.js";
+import type { WorkflowDataDirs } from "../adapters/driven/worker-process/data-dirs.js";
 import { createWorkerConfigurations, type WorkerConfigurations } from "../app/workflow-runs/worker-configuration.js";
 import { createWorkerTenants, type WorkerTenants } from "../app/workflow-runs/worker-tenant-limits.js";
 import { workflowToolCatalog } from "../domain/workflow/workflow-definition.js";
@@ -45,7 +46,9 @@ interface CurrentRun {
 let current: CurrentRun | undefined;
 let exitAfterRun = false;
 let idleState: WorkerStateSnapshot | undefined;
-let config: WorkerConfig | undefined;
+/** The host sends its whole data-dir layout (the agent sessions' folder among them). */
+type HostWorkerConfig = WorkerConfig & { dirs: WorkflowDataDirs };
+let config: HostWorkerConfig | undefined;
 let project: LoadedWorkflowProject | undefined;
 let storage: Promise<Storage> | undefined;
 /** TEN-3: the stores of the tenants this worker ran for; at most 8 stay open between runs (the worker runs one run at a time). */
@@ -71,7 +74,7 @@ function openRunStorage(dataTenant: string | undefined): Promise<Storage> {
   return dataTenant === undefined ? openStorage() : tenantStorages.of(dataTenant).opening;
 }
 
-async function init(next: WorkerConfig): Promise<void> {
+async function init(next: HostWorkerConfig): Promise<void> {
   config = next;
   tenants = createWorkerTenants(next.tenantStore, workflowRunStores);
   // The first run must find the telemetry in place (it loads only with an OTLP endpoint set).
@@ -235,7 +238,7 @@ process.on("message", (raw: unknown) => {
   if (!isProtocolMessage(raw)) return;
   const message = raw as ParentMessage;
   // The host's pool sends the use case's WorkerConfig (app/workflow-runs/worker-pool.ts).
-  if (message.type === "init") void init(message.config as WorkerConfig);
+  if (message.type === "init") void init(message.config as HostWorkerConfig);
   else if (message.type === "run") void serve(message.run);
   else if (message.type === "exit") void exit();
   else current?.bridge.handle(message);

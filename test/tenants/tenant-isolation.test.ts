@@ -11,7 +11,8 @@ import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqli
 import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";
 import { tenantDirectory, tenantSegment } from "../../src/app/tenants/tenant-segment.js";
 import { tenantProjectId, tenantStorage } from "../../src/app/tenants/tenant-storage.js";
-import { resolveDataDirs, tenantDataDirs } from "../../src/app/workflow-runs/host-options.js";
+import { tenantDataDirs } from "../../src/app/workflow-runs/host-options.js";
+import { resolveDataDirs } from "../../src/adapters/driven/worker-process/data-dirs.js";
 import { openWorkflowStorage } from "../../src/compose/workflow-storage.js";
 import { dataDirDefaults, projectFiles } from "../../src/compose/workflow-runs.js";
 import type { Storage } from "../../src/ports/storage.js";

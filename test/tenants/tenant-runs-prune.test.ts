@@ -8,7 +8,7 @@ import { describe, expect, it } from "@jest/globals";
 import { createSqliteRunRetention } from "../../src/adapters/driven/sqlite/run-retention/sqlite-run-retention.js";
 import { conversationSessionsDirectory } from "../../src/adapters/driven/sqlite/sessions/session-database-path.js";
 import { createSqliteSessionBackend } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-backend.js";
-import { pruneProjectRuns } from "../../src/app/workflow-runs/run-pruning.js";
+import { pruneProjectRuns } from "../../src/compose/run-pruning.js";
 import { workflowRunPorts } from "../../src/compose/workflow-runs.js";
 import { createTenantRetentions, type RunSessionsRetention } from "../../src/app/workflow-runs/run-retention.js";
 import { tenantDirectory } from "../../src/app/tenants/tenant-segment.js";

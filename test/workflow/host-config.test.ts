@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { resolveDataDirs } from "../../src/app/workflow-runs/host-options.js";
+import { resolveDataDirs } from "../../src/adapters/driven/worker-process/data-dirs.js";
 import { resolveServerAuth, workerEnvironment } from "../../src/adapters/driven/config-server-client/server-auth.js";
 import { dataDirDefaults, projectFiles } from "../../src/compose/workflow-runs.js";
 import { secretValues } from "../../src/domain/redaction.js";

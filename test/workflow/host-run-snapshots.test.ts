@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createHostRunSnapshots } from "../../src/app/workflow-runs/host-run-snapshots.js";
-import { resolveDataDirs, type WorkflowDataDirs } from "../../src/app/workflow-runs/host-options.js";
-import { createProjectRunner } from "../../src/app/workflow-runs/project-runner.js";
+import { resolveDataDirs, type WorkflowDataDirs } from "../../src/adapters/driven/worker-process/data-dirs.js";
 import { WorkerPool } from "../../src/app/workflow-runs/worker-pool.js";
 import { WorkflowWorker } from "../../src/adapters/driven/worker-process/worker-process.js";
 import type { WorkerRunRequest } from "../../src/domain/workflow/worker-protocol.js";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
-import { dataDirDefaults, projectFiles, workflowRunPorts } from "../../src/compose/workflow-runs.js";
+import { dataDirDefaults, openProjectRunner, projectFiles, workflowRunPorts } from "../../src/compose/workflow-runs.js";
+import type { ProjectRunner } from "../../src/app/workflow-runs/project-runner.js";
 import { createSqliteProjectConfigurationStore } from "../../src/adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
 import { RUN_SNAPSHOT_PREFIX } from "../../src/domain/configuration/run-snapshot.js";
 import { parseProjectConfigurationSnapshot, type ProjectConfigurationSnapshot } from "../../src/domain/configuration/snapshot.js";
@@ -62,7 +62,7 @@ async function taken(snapshots: ReturnType<typeof createHostRunSnapshots>): Prom
 }
 
 /** Runs `title` until a run message carries the host's snapshot (its stores open once the project has loaded). */
-async function untilHostTakes(runner: Awaited<ReturnType<typeof createProjectRunner>>, requests: WorkerRunRequest[]): Promise<void> {
+async function untilHostTakes(runner: ProjectRunner, requests: WorkerRunRequest[]): Promise<void> {
   const entrypoint = await runner.entrypoint("title");
   for (let i = 0; i < 100; i++) {
     await runner.run(entrypoint, runner.prepare(entrypoint, {}) as never, handlers);
@@ -84,9 +84,9 @@ function spyRuns(): { requests: WorkerRunRequest[]; restore(): void } {
 }
 
 /** A one-worker runner of the project whose host takes snapshots by now; `requests` are its run messages. */
-async function withHostRunner(body: (runner: Awaited<ReturnType<typeof createProjectRunner>>, requests: WorkerRunRequest[]) => Promise<void>): Promise<void> {
+async function withHostRunner(body: (runner: ProjectRunner, requests: WorkerRunRequest[]) => Promise<void>): Promise<void> {
   const { requests, restore } = spyRuns();
-  const runner = await createProjectRunner({ projectDir, ports: workflowRunPorts(), dirs: { dataDir: dirs.dataDir }, workers: 1, env: cleanEnv() });
+  const runner = await openProjectRunner({ projectDir, dirs: { dataDir: dirs.dataDir }, workers: 1, env: cleanEnv() });
   try {
     await runner.preloadValidation();
     await untilHostTakes(runner, requests);

@@ -3,7 +3,7 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { catalogCacheSlot, readCatalogCache, writeCatalogCache } from "../../src/adapters/driving/mcp/catalog-cache.js";
 import { parseWorkers } from "../../src/adapters/driving/mcp/serve-workflow.js";
-import { resolveDataDirs } from "../../src/app/workflow-runs/host-options.js";
+import { resolveDataDirs } from "../../src/adapters/driven/worker-process/data-dirs.js";
 import { dataDirDefaults, projectFiles } from "../../src/compose/workflow-runs.js";
 import { projectFingerprint } from "../../src/adapters/driven/worker-process/project-fingerprint.js";
 import { locateWorkflowProject } from "../../src/adapters/driven/worker-process/project-location.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
-import { resolveDataDirs } from "../../src/app/workflow-runs/host-options.js";
+import { resolveDataDirs } from "../../src/adapters/driven/worker-process/data-dirs.js";
 import { dataDirDefaults, projectFiles, workflowRunPorts } from "../../src/compose/workflow-runs.js";
 import { WorkerPool } from "../../src/app/workflow-runs/worker-pool.js";
 import type { WorkerRunRequest } from "../../src/domain/workflow/worker-protocol.js";

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, expect, it, jest } from "@jest/globals"
 import { fork, type ChildProcess } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { resolveDataDirs, type WorkflowDataDirs } from "../../src/app/workflow-runs/host-options.js";
+import { resolveDataDirs, type WorkflowDataDirs } from "../../src/adapters/driven/worker-process/data-dirs.js";
 import type { WorkerConfig } from "../../src/app/workflow-runs/worker-config.js";
 import { resolveWorkerEntry } from "../../src/adapters/driven/worker-process/worker-process.js";
 import { dataDirDefaults, projectFiles } from "../../src/compose/workflow-runs.js";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { resolveDataDirs } from "../../src/app/workflow-runs/host-options.js";
+import { resolveDataDirs } from "../../src/adapters/driven/worker-process/data-dirs.js";
 import { WorkerPool } from "../../src/app/workflow-runs/worker-pool.js";
 import type { WorkflowWorkerOptions } from "../../src/ports/workflow-workers.js";
 import type { WorkerConfig } from "../../src/app/workflow-runs/worker-config.js";

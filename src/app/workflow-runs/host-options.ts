@@ -1,92 +1,34 @@
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute } from "node:path";
 import { SteamharnessError } from "../../domain/errors.js";
 import { tenantDirectory } from "../tenants/tenant-segment.js";
 import type { RelatedProject } from "../../domain/workflow/run-context.js";
 import type { WorkflowManifest } from "../../domain/workflow/project-manifest.js";
 import { requireConfirmedRelation } from "../../domain/workflow/related-projects.js";
 import type { FileParamPolicy, ProjectFiles, WorkflowProjectLocation } from "../../ports/project-files.js";
-import type { WorkflowRunPorts } from "./ports.js";
+import type { WorkflowRunIndex } from "../../ports/workflow-run-stores.js";
 
-// The command-line side of a workflow host, checked before any project code loads: data dirs
-// (MCP-2 / MCP-8) and related projects. Kept free of TypeBox so `steamharness mcp` fails fast.
+// The command-line side of a workflow host the use case reads, checked before any project code
+// loads: related projects, file roots, tenants' dirs. Kept free of TypeBox so `steamharness mcp` fails fast.
 
 
 /**
- * MCP-2 / MCP-8: where a workflow host keeps its data. Every directory is absolute; the ones
- * not given on the command line live under `dataDir`.
+ * MCP-2 / MCP-8: the data dirs of a host as the workflow-run use case reads them; the host's
+ * whole layout (every dir, its flag and default, the session folder among them) is the
+ * worker-process adapter's (data-dirs.ts, wired by compose/workflow-runs.ts), and travels to the workers as is.
  */
-export interface WorkflowDataDirs {
-  /** Root of local workflow data (`--data-dir`, default `~/.steamharness`). */
+export interface RunDataDirs {
+  /** Root of local workflow data (`--data-dir`): the host's configuration store. */
   dataDir: string;
-  /** Managed files, including imported MCP file params (`--file-store-dir`, default `<data>/files`). */
+  /** Managed files, including imported MCP file params. */
   fileStoreDir: string;
-  /** The project KV store (`--kv-store-dir`, default `<data>/kv`). */
-  kvStoreDir: string;
-  /** PersistentValue and the local knowledge base (`--persistent-value-store-dir`, default `<data>/values`). */
+  /** PersistentValue and the local knowledge base (paused runs, run snapshots). */
   persistentValueStoreDir: string;
-  /** Files a run creates (`--file-create-store-dir`, default `<data>/created`). */
-  fileCreateStoreDir: string;
-  /** Where `workflow-auth.json` is kept (`--auth-dir`, default `<data>`). */
+  /** Where the host's server login is saved. */
   authDir: string;
-  /**
-   * Durable agent sessions of runs (`--agent-store-dir`): by default project-local,
-   * `<project>/.workflow/agents` (SES-1, SES-10), like `chat` and the gateway, so every host of a
-   * project finds the same conversations; a read-only project folder needs another one.
-   */
-  agentStoreDir: string;
 }
 
-/** The command-line spelling of each directory option, for error messages. */
-export const DATA_DIR_FLAGS = {
-  dataDir: "--data-dir",
-  fileStoreDir: "--file-store-dir",
-  kvStoreDir: "--kv-store-dir",
-  persistentValueStoreDir: "--persistent-value-store-dir",
-  fileCreateStoreDir: "--file-create-store-dir",
-  authDir: "--auth-dir",
-  agentStoreDir: "--agent-store-dir",
-} as const;
-
-/** What the data dirs default by: the user's home, and where a project's sessions live (the session store's rule, SES-10). */
-export interface DataDirDefaults {
-  home: string;
-  agentStoreDirFor: WorkflowRunPorts["agentStoreDirFor"];
-}
-
-/** Directory options as given on the command line (any may be absent). */
-export type DataDirOptions = Partial<Record<keyof typeof DATA_DIR_FLAGS, string>>;
-
-/**
- * Resolves the data directories: every given option must be an absolute path (a relative one
- * fails with `input_validation` naming the flag), the rest default under the data dir; the agent
- * sessions default to the project, `<projectDir>/.workflow/agents` (SES-10; `projectDir` defaults
- * to the working directory). `where` says where home is and where a project's sessions live.
- *
- * @example
- * resolveDataDirs({ dataDir: "/srv/sh" }, { home, agentStoreDirFor }).kvStoreDir // "/srv/sh/kv"
- * resolveDataDirs({}, { home, agentStoreDirFor }, "/srv/project").agentStoreDir // "/srv/project/.workflow/agents"
- * resolveDataDirs({ agentStoreDir: "/var/lib/sessions" }, { home, agentStoreDirFor }).agentStoreDir // "/var/lib/sessions"
- */
-export function resolveDataDirs(options: DataDirOptions, where: DataDirDefaults, projectDir: string = process.cwd()): WorkflowDataDirs {
-  for (const [key, flag] of Object.entries(DATA_DIR_FLAGS) as [keyof typeof DATA_DIR_FLAGS, string][]) {
-    const value = options[key];
-    if (value === undefined) continue;
-    if (value.trim() === "" || !isAbsolute(value)) {
-      throw new SteamharnessError("input_validation", `${flag} must be an absolute directory path, got ${JSON.stringify(value)}`, { field: flag });
-    }
-  }
-  const dataDir = resolve(options.dataDir ?? join(where.home, ".steamharness"));
-  const pick = (value: string | undefined, fallback: string) => resolve(value ?? join(dataDir, fallback));
-  return {
-    dataDir,
-    fileStoreDir: pick(options.fileStoreDir, "files"),
-    kvStoreDir: pick(options.kvStoreDir, "kv"),
-    persistentValueStoreDir: pick(options.persistentValueStoreDir, "values"),
-    fileCreateStoreDir: pick(options.fileCreateStoreDir, "created"),
-    authDir: options.authDir === undefined ? dataDir : resolve(options.authDir),
-    agentStoreDir: where.agentStoreDirFor(projectDir, options.agentStoreDir),
-  };
-}
+/** The dirs a host keeps for itself, never per tenant (its configuration store, its login). */
+const HOST_DIRS = new Set(["dataDir", "authDir"]);
 
 /**
  * TEN-3: the data dirs of one tenant of a host (`mcp --http` with OAuth or API keys): every store
@@ -96,20 +38,12 @@ export function resolveDataDirs(options: DataDirOptions, where: DataDirDefaults,
  * data dir (the host's configuration store) and the auth dir stay the host's.
  *
  * @example
- * tenantDataDirs(resolveDataDirs({ dataDir: "/srv/sh" }, { home, agentStoreDirFor }), "key:acme").kvStoreDir // "/srv/sh/kv/tenants/key_3aacme"
+ * tenantDataDirs(resolveDataDirs({ dataDir: "/srv/sh" }, dataDirDefaults()), "key:acme").kvStoreDir // "/srv/sh/kv/tenants/key_3aacme"
  */
-export function tenantDataDirs(dirs: WorkflowDataDirs, tenant: string): WorkflowDataDirs {
-  const scoped = (directory: string) => tenantDirectory(directory, tenant);
-  return {
-    ...dirs,
-    fileStoreDir: scoped(dirs.fileStoreDir),
-    kvStoreDir: scoped(dirs.kvStoreDir),
-    persistentValueStoreDir: scoped(dirs.persistentValueStoreDir),
-    fileCreateStoreDir: scoped(dirs.fileCreateStoreDir),
-    agentStoreDir: scoped(dirs.agentStoreDir),
-  };
+export function tenantDataDirs<Dirs extends RunDataDirs>(dirs: Dirs, tenant: string): Dirs {
+  // Every dir but the host's own two is the tenant's (the session folder among them).
+  return Object.fromEntries(Object.entries(dirs).map(([name, directory]) => [name, HOST_DIRS.has(name) ? directory : tenantDirectory(directory, tenant)])) as Dirs;
 }
-
 const ALIAS = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
 /**
@@ -145,10 +79,18 @@ export async function parseRelatedProjects(values: readonly string[], self: Work
   return out;
 }
 
-/** What can be checked about a host without loading project code: project, dirs, related projects, file roots. */
+/**
+ * What can be checked about a host without loading project code: project, dirs, related
+ * projects, file roots (the composition root's `precheckProjectRunner`).
+ */
 export interface PrecheckedProjectRunner {
   location: WorkflowProjectLocation;
-  dirs: WorkflowDataDirs;
+  dirs: RunDataDirs;
+  /**
+   * SES-12 / TEN-3: the opener of the run index of the host's runs, or of `dataTenant`'s; the
+   * opener returns `undefined` while there is no index to open (no session folder yet).
+   */
+  runIndexOf(dataTenant?: string): () => Promise<WorkflowRunIndex> | undefined;
   relatedProjects: RelatedProject[];
   /** SEC-5 / TEN-2: the real roots client-given file params must lie in, and the server state never imported. */
   filePolicy: FileParamPolicy;
@@ -162,24 +104,4 @@ export interface FileParamHostOptions {
   multiTenant?: boolean;
   /** More of the server's own files and folders never imported (a key store, a token file). */
   serverState?: readonly string[];
-}
-
-/**
- * The cheap, fail-fast part of opening a host (no TypeBox, no worker): the manifest, the data
- * dirs (absolute), the related projects (confirmed on both sides, CFG-5) and the file-param
- * policy (`allowedFileRoots`, SEC-5: absolute existing directories; by default the project and
- * the working directory, see `defaultFileRoots`, none for a `multiTenant` host; every data dir
- * and `serverState` path denied, TEN-2). Throws what `createProjectRunner` would.
- *
- * @example
- * const checked = await precheckProjectRunner({ projectDir: "/abs/project", allowedFileRoots: ["/srv/docs"], ports });
- */
-export async function precheckProjectRunner(options: { projectDir: string; dirs?: DataDirOptions; relatedProjects?: readonly string[]; ports: Pick<WorkflowRunPorts, "files" | "agentStoreDirFor"> } & FileParamHostOptions): Promise<PrecheckedProjectRunner> {
-  const { files, agentStoreDirFor } = options.ports;
-  const location = await files.locate(options.projectDir);
-  const dirs = resolveDataDirs(options.dirs ?? {}, { home: files.homeDir(), agentStoreDirFor }, location.directory);
-  const relatedProjects = await parseRelatedProjects(options.relatedProjects ?? [], location.manifest, files);
-  const state = [...Object.values(dirs), ...(options.serverState ?? [])];
-  const filePolicy = await files.filePolicy(options.allowedFileRoots, location.directory, state, { multiTenant: options.multiTenant === true });
-  return { location, dirs, relatedProjects, filePolicy };
 }

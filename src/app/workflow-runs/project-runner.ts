@@ -8,7 +8,7 @@ import type { StructureEntrypoint, StructureReport } from "../../domain/workflow
 import type { FileParamSource, ProjectWatch, WorkflowProjectLocation } from "../../ports/project-files.js";
 import type { WorkflowServerAuth } from "../../ports/workflow-run-stores.js";
 import type { RunHandlers } from "../../ports/workflow-workers.js";
-import { precheckProjectRunner, tenantDataDirs, type DataDirOptions, type FileParamHostOptions, type PrecheckedProjectRunner, type WorkflowDataDirs } from "./host-options.js";
+import { tenantDataDirs, type PrecheckedProjectRunner, type RunDataDirs } from "./host-options.js";
 import { secretValues } from "../../domain/redaction.js";
 import { runInWorker } from "./run-host.js";
 import { WorkerPool } from "./worker-pool.js";
@@ -21,23 +21,9 @@ import { tenantSegment } from "../tenants/tenant-segment.js";
 import type { WorkflowRunPorts } from "./ports.js";
 
 /** Options of {@link createProjectRunner}. */
-export interface ProjectRunnerOptions extends FileParamHostOptions {
-  projectDir: string;
+export interface ProjectRunnerOptions {
   /** What the runs execute on (worker processes, the project's files, the stores beside them), wired by the composition root. */
   ports: WorkflowRunPorts;
-  dirs?: DataDirOptions;
-  /** `alias=/abs/dir` values of `--related-project`. */
-  relatedProjects?: readonly string[];
-  /**
-   * SEC-5 (`--allow-file-root`, repeatable): absolute directories a caller's file param must lie
-   * in, judged by real path (symlinks followed). By default the project directory and the
-   * working directory — unless that is `/`, the home directory or one of its ancestors — and
-   * none when {@link FileParamHostOptions.multiTenant}; `{tenant}` in a value stands for the
-   * caller's tenant (TEN-2). Pseudo files (`/proc`, `/sys`, `/dev`) and the server's own state
-   * (data dirs, stores, SQLite side files, `.git`, credentials) are refused whatever the roots; a
-   * param's `default` path (the project's own) is not bound by the roots.
-   */
-  allowedFileRoots?: readonly string[];
   /** The process environment (explicit variables); `process.env` by default. */
   env?: Record<string, string | undefined>;
   /**
@@ -74,8 +60,11 @@ export interface ProjectRunnerOptions extends FileParamHostOptions {
    * {@link ProjectRunner.startWorkers}, the first `structure()` or the first run.
    */
   startWorkers?: boolean;
-  /** Results of {@link precheckProjectRunner}, so the checks are not repeated. */
-  prechecked?: PrecheckedProjectRunner;
+  /**
+   * The host as checked before any project code loads (project, data dirs, related projects,
+   * file roots, run indexes): the composition root's `precheckProjectRunner`.
+   */
+  prechecked: PrecheckedProjectRunner;
   /**
    * SES-12 (`--run-retention`): how long the agent sessions of a finished run are kept in the
    * session folder before a later run of this runner removes them (in bounded batches);
@@ -130,7 +119,7 @@ export interface WorkflowRunOptions {
 /** A workflow project ready to serve: structure, argument checks and isolated runs. */
 export interface ProjectRunner {
   readonly location: WorkflowProjectLocation;
-  readonly dirs: WorkflowDataDirs;
+  readonly dirs: RunDataDirs;
   readonly auth: WorkflowServerAuth;
   /** The ports the runner was opened with (its paused runs and attachments open their stores there). */
   readonly ports: WorkflowRunPorts;
@@ -193,11 +182,11 @@ export function newRunId(now: Date = new Date()): string {
  * retires the workers that loaded the old code.
  *
  * @example
- * const runner = await createProjectRunner({ projectDir: "/abs/project", workers: 2, ports });
+ * const runner = await createProjectRunner({ prechecked: await precheckProjectRunner({ projectDir: "/abs/project", ports }), workers: 2, ports });
  * const structure = await runner.structure();
  */
 export async function createProjectRunner(options: ProjectRunnerOptions): Promise<ProjectRunner> {
-  const { location, dirs, relatedProjects, filePolicy } = options.prechecked ?? (await precheckProjectRunner(options));
+  const { location, dirs, relatedProjects, filePolicy, runIndexOf } = options.prechecked;
   const { ports } = options;
   const processEnv = options.env ?? process.env;
   const projectEnv = await ports.files.readEnv(location.directory);
@@ -237,17 +226,16 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     );
   };
   if (options.startWorkers !== false) startPool();
-  const retentionOf = (agentStoreDir: string) =>
+  const retentionOf = (dataTenant?: string) =>
     createRunSessionsRetention({
-      ports,
-      agentStoreDir,
+      openIndex: runIndexOf(dataTenant),
       projectId: location.manifest.id,
       retentionMs: options.runRetentionMs === undefined ? DEFAULT_RUN_RETENTION_MS : options.runRetentionMs,
       warn: (line) => (options.output ?? process.stderr).write(line),
     });
-  const retention = retentionOf(dirs.agentStoreDir);
+  const retention = retentionOf();
   // TEN-3: each tenant's runs are indexed (and pruned) in the tenant's own session folder.
-  const tenantRetentions = createTenantRetentions((tenant) => retentionOf(tenantDataDirs(dirs, tenant).agentStoreDir));
+  const tenantRetentions = createTenantRetentions((tenant) => retentionOf(tenant));
   const schemas = new Map<string, TObject>();
   // TypeBox loads with the first call (or `preloadValidation`), not with the runner (the MCP
   // handshake waits for neither); later calls reuse the loaded modules instead of import() again.

@@ -2,9 +2,8 @@ import { SteamharnessError } from "../../domain/errors.js";
 import type { WorkflowRunReport } from "../../domain/workflow/run-report.js";
 import type { WorkflowRunIndex } from "../../ports/workflow-run-stores.js";
 import { createTenantCache } from "../tenants/tenant-cache.js";
-import type { WorkflowRunPorts } from "./ports.js";
 
-// SES-12: a workflow run's agents keep durable sessions under `<agent-store-dir>/<run id>/` (the run
+// SES-12: a workflow run's agents keep durable sessions under `<run id>/` of the session folder (the run
 // is their conversation, SES-10), so without retention the folder grows with every run. The
 // runner marks each run in the folder's index as it starts and ends, and after each run removes
 // the sessions of a bounded batch of runs that are due — so a busy host keeps up and an idle one
@@ -19,9 +18,8 @@ export const RUN_PRUNE_BATCH = 16;
 
 /** How a runner keeps its runs' sessions. */
 export interface RunSessionsRetentionOptions {
-  /** The session folder is looked for in `files`; its index opened through `stores`. */
-  ports: Pick<WorkflowRunPorts, "files" | "stores">;
-  agentStoreDir: string;
+  /** Opens the index of the runs' session folder; `undefined` while there is none to open (no folder yet). */
+  openIndex: () => Promise<WorkflowRunIndex> | undefined;
   projectId: string;
   /** How long a finished run's sessions are kept; `null`: forever (runs are still indexed, for `runs prune`). */
   retentionMs: number | null;
@@ -55,7 +53,7 @@ export interface RunSessionsRetention {
  * failures are warned about once and never fail a run.
  *
  * @example
- * const retention = createRunSessionsRetention({ ports, agentStoreDir, projectId, retentionMs: DEFAULT_RUN_RETENTION_MS, warn: (l) => process.stderr.write(l) });
+ * const retention = createRunSessionsRetention({ openIndex: prechecked.runIndexOf(), projectId, retentionMs: DEFAULT_RUN_RETENTION_MS, warn: (l) => process.stderr.write(l) });
  * await retention.started(runId);
  * await retention.ended(report);
  */
@@ -72,7 +70,7 @@ export function createRunSessionsRetention(options: RunSessionsRetentionOptions)
   };
   const open = (): Promise<WorkflowRunIndex> | undefined => {
     if (closed) return undefined;
-    if (index === undefined && options.ports.files.exists(options.agentStoreDir)) index = options.ports.stores.openRunIndex(options.agentStoreDir);
+    index ??= options.openIndex();
     return index;
   };
   const guarded = (work: (retention: WorkflowRunIndex) => Promise<void> | void): Promise<void> | undefined => {
@@ -136,7 +134,7 @@ const MAX_OPEN_TENANT_INDEXES = 32;
  * are then due as a crashed run's (start + retention), never kept forever.
  *
  * @example
- * const retentions = createTenantRetentions((tenant) => createRunSessionsRetention({ ports, agentStoreDir: tenantDataDirs(dirs, tenant).agentStoreDir, projectId, retentionMs, warn }));
+ * const retentions = createTenantRetentions((tenant) => createRunSessionsRetention({ openIndex: prechecked.runIndexOf(tenant), projectId, retentionMs, warn }));
  * await retentions.of("key:acme").started(runId);
  */
 export function createTenantRetentions(make: (tenant: string) => RunSessionsRetention) {

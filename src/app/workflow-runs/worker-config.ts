@@ -1,10 +1,11 @@
 import type { RelatedProject } from "../../domain/workflow/run-context.js";
 import type { WorkerInit, WorkerKeyStoreLocation } from "../../domain/workflow/worker-protocol.js";
-import type { WorkflowDataDirs } from "./host-options.js";
+import type { RunDataDirs } from "./host-options.js";
 
 /** How a worker is configured, sent once right after it starts (the `init` message of domain/workflow/worker-protocol.ts). */
 export interface WorkerConfig extends WorkerInit {
-  dirs: WorkflowDataDirs;
+  /** The host's whole layout (adapters/driven/worker-process/data-dirs.ts `WorkflowDataDirs`), or a tenant's. */
+  dirs: RunDataDirs;
   relatedProjects: RelatedProject[];
   /** Open the stores at start (warm pool) instead of at the first run. */
   openStorage: boolean;

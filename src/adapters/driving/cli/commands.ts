@@ -5,7 +5,9 @@ import { redactSecrets } from "../../../domain/redaction.js";
 import type { JsonValue } from "../../../domain/json.js";
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
 import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
-import type { DataDirOptions } from "../../../app/workflow-runs/host-options.js";
+import type { PrecheckOptions } from "../../../compose/workflow-runs.js";
+
+type DataDirOptions = NonNullable<PrecheckOptions["dirs"]>;
 import type { ProjectRunner } from "../../../app/workflow-runs/project-runner.js";
 import { exitCodeOfError, exitCodeOfStatus } from "../exits/exit-codes.js";
 import { addMcpHttpOptions, mcpHttpOptionsFrom, type McpHttpFlags } from "./mcp-http-options.js";
@@ -129,8 +131,8 @@ export function registerStructureCommand(program: Command): void {
     .argument("<workflow-dir>", "workflow project folder")
     .option("--json", "print the report as JSON")
     .action(async (dir: string, flags: { json?: boolean }) => {
-      const [{ createProjectRunner }, { workflowRunPorts }] = await Promise.all([import("../../../app/workflow-runs/project-runner.js"), import("../../../compose/workflow-runs.js")]);
-      const runner = await createProjectRunner({ projectDir: dir, ports: workflowRunPorts() });
+      const { openProjectRunner } = await import("../../../compose/workflow-runs.js");
+      const runner = await openProjectRunner({ projectDir: dir });
       try {
         const report = await runner.structure();
         process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatStructure(report));
@@ -221,11 +223,10 @@ export function registerRunCommand(program: Command): void {
     let runner: ProjectRunner | undefined;
     try {
       const args = parseParams(flags.params);
-      const [{ createProjectRunner }, { workflowRunPorts }] = await Promise.all([import("../../../app/workflow-runs/project-runner.js"), import("../../../compose/workflow-runs.js")]);
+      const { openProjectRunner } = await import("../../../compose/workflow-runs.js");
       const { createTerminalHandlers } = await import("./terminal-handlers.js");
-      runner = await createProjectRunner({
+      runner = await openProjectRunner({
         projectDir: dir,
-        ports: workflowRunPorts(),
         dirs: dataDirsFrom(flags),
         relatedProjects: flags.relatedProject ?? [],
         ...(flags.allowFileRoot ? { allowedFileRoots: flags.allowFileRoot } : {}),

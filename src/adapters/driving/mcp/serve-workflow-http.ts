@@ -15,7 +15,7 @@ import { telemetryFromEnv } from "../../../compose/telemetry.js";
 import { createTenantAdmission } from "../../../app/tenants/tenant-admission.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { exitCodeOfError } from "../exits/exit-codes.js";
-import { precheckProjectRunner } from "../../../app/workflow-runs/host-options.js";
+import { precheckProjectRunner } from "../../../compose/workflow-runs.js";
 import type { ProjectRunner } from "../../../app/workflow-runs/project-runner.js";
 import { catalogCacheSlot, readCatalogCache } from "./catalog-cache.js";
 import { DEFAULT_WORKERS, LATE_CATALOG, publishedCatalog, type ServeWorkflowOptions } from "./serve-workflow.js";

@@ -1,7 +1,7 @@
 import { telemetryFromEnv } from "../../../compose/telemetry.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { exitCodeOfError } from "../exits/exit-codes.js";
-import { precheckProjectRunner } from "../../../app/workflow-runs/host-options.js";
+import { precheckProjectRunner, type PrecheckOptions } from "../../../compose/workflow-runs.js";
 import type { ProjectRunner, ProjectRunnerOptions } from "../../../app/workflow-runs/project-runner.js";
 import { catalogCacheSlot, readCatalogCache, writeCatalogCache, type CatalogCacheSlot, type WorkflowCatalog } from "./catalog-cache.js";
 
@@ -11,7 +11,9 @@ export const DEFAULT_WORKERS = 2;
 export const MAX_WORKERS = 64;
 
 /** Options of {@link serveWorkflowOverStdio}. */
-export interface ServeWorkflowOptions extends Omit<ProjectRunnerOptions, "output" | "prechecked" | "workers"> {
+export interface ServeWorkflowOptions extends Omit<ProjectRunnerOptions, "output" | "prechecked" | "workers" | "ports">, Omit<PrecheckOptions, "ports"> {
+  /** What the runs execute on, wired by the composition root (compose/workflow-runs.ts `workflowRunPorts`). */
+  ports: ProjectRunnerOptions["ports"];
   /** Warm workers and the most runs at once (`--workers`); {@link DEFAULT_WORKERS} by default. */
   workers?: number;
   /**

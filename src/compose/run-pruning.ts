@@ -1,15 +1,14 @@
-import { isAbsolute, join } from "node:path";
-import { TENANTS_FOLDER } from "../tenants/tenant-segment.js";
-import { SteamharnessError } from "../../domain/errors.js";
-import { DEFAULT_RUN_RETENTION_MS } from "./run-retention.js";
-import type { WorkflowRunPorts } from "./ports.js";
+import { tenantsFolder } from "../app/tenants/tenant-segment.js";
+import { DEFAULT_RUN_RETENTION_MS } from "../app/workflow-runs/run-retention.js";
+import type { WorkflowRunPorts } from "../app/workflow-runs/ports.js";
+import { agentStoreDirFor } from "../adapters/driven/sqlite/sessions/session-file-names.js";
 
 /** Options of {@link pruneProjectRuns}. */
 export interface PruneProjectRunsOptions {
   projectDir: string;
   /** Where the project and its session folders are found, and their run indexes opened. */
-  ports: Pick<WorkflowRunPorts, "files" | "stores" | "agentStoreDirFor">;
-  /** The session folder (absolute); `<projectDir>/.workflow/agents` by default. */
+  ports: Pick<WorkflowRunPorts, "files" | "stores">;
+  /** The session folder (absolute: the CLI checks `--agent-store-dir`); `<projectDir>/.workflow/agents` by default. */
   agentStoreDir?: string;
   /** Finished runs older than this go ({@link DEFAULT_RUN_RETENTION_MS} by default); runs due by their own retention go too. */
   olderThanMs?: number;
@@ -35,16 +34,13 @@ export interface PruneProjectRunsResult {
  * const { removed } = await pruneProjectRuns({ projectDir: "/srv/project", olderThanMs: 86_400_000, ports });
  */
 export async function pruneProjectRuns(options: PruneProjectRunsOptions): Promise<PruneProjectRunsResult> {
-  if (options.agentStoreDir !== undefined && !isAbsolute(options.agentStoreDir)) {
-    throw new SteamharnessError("input_validation", `--agent-store-dir must be an absolute path: ${options.agentStoreDir}`, { field: "--agent-store-dir" });
-  }
-  const { files, stores, agentStoreDirFor } = options.ports;
+  const { files, stores } = options.ports;
   const location = await files.locate(options.projectDir);
   const agentStoreDir = agentStoreDirFor(location.directory, options.agentStoreDir);
   const outcome: PruneProjectRunsResult = { removed: [], deferred: [] };
   if (!files.exists(agentStoreDir)) return outcome;
   // TEN-3: each tenant of `mcp --http` keeps its runs in its own folder, with its own index.
-  const tenantDirs = files.subfolders(join(agentStoreDir, TENANTS_FOLDER));
+  const tenantDirs = files.subfolders(tenantsFolder(agentStoreDir));
   const now = options.now ?? Date.now();
   const request = { projectId: location.manifest.id, now, limit: options.batch ?? 100, finishedBefore: now - (options.olderThanMs ?? DEFAULT_RUN_RETENTION_MS) };
   for (const folder of [agentStoreDir, ...tenantDirs]) {
