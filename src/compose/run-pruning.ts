@@ -1,6 +1,6 @@
 import { tenantsFolder } from "../app/tenants/tenant-segment.js";
 import { DEFAULT_RUN_RETENTION_MS } from "../app/workflow-runs/run-retention.js";
-import type { WorkflowRunPorts } from "../app/workflow-runs/ports.js";
+import type { WorkflowRunPorts } from "../ports/workflow-runs.js";
 import { agentStoreDirFor } from "../adapters/driven/sqlite/sessions/session-file-names.js";
 
 /** Options of {@link pruneProjectRuns}. */

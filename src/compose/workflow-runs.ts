@@ -1,4 +1,4 @@
-import type { WorkflowRunPorts } from "../app/workflow-runs/ports.js";
+import type { WorkflowRunPorts } from "../ports/workflow-runs.js";
 import { createProjectRunner, type ProjectRunner, type ProjectRunnerOptions } from "../app/workflow-runs/project-runner.js";
 import { parseRelatedProjects, tenantDataDirs, type FileParamHostOptions, type PrecheckedProjectRunner } from "../app/workflow-runs/host-options.js";
 import { resolveDataDirs, type DataDirDefaults, type DataDirOptions, type WorkflowDataDirs } from "../adapters/driven/worker-process/data-dirs.js";

@@ -18,7 +18,7 @@ import type { ProjectConfigurationSnapshot } from "../../domain/configuration/sn
 import type { WorkerTenantLimits } from "../../domain/workflow/worker-protocol.js";
 import type { WorkerConfig } from "./worker-config.js";
 import { tenantSegment } from "../tenants/tenant-segment.js";
-import type { WorkflowRunPorts } from "./ports.js";
+import type { WorkflowRunPorts } from "../../ports/workflow-runs.js";
 
 /** Options of {@link createProjectRunner}. */
 export interface ProjectRunnerOptions {
