@@ -64,7 +64,7 @@ const config: Options[] = [
   },
   {
     // The sandbox worker thread (SEC-3): found next to the bundles as dist/sandbox-worker.js.
-    entry: { cli: "src/cli.ts", "workflow-worker": "src/adapters/driving/project-runner/worker-main.ts", "sandbox-worker": "src/adapters/driven/sandbox/sandbox-worker.ts" },
+    entry: { cli: "src/cli.ts", "workflow-worker": "src/compose/workflow-worker.ts", "sandbox-worker": "src/adapters/driven/sandbox/sandbox-worker.ts" },
     format: ["esm"],
     sourcemap: true,
     target: "node20",

@@ -196,6 +196,8 @@ export const PACKAGE_RULES: Record<string, string[]> = {
   "driven/providers": ["@mariozechner/pi-ai", "openai", "@anthropic-ai/sdk", "node:crypto"],
   // esbuild bundles the worker script once when running from the sources (tests, tsx); the built package ships it.
   "driven/sandbox": ["quickjs-emscripten", "esbuild", "node:crypto", "node:fs", "node:module", "node:worker_threads", "node:url", "node:path", "node:os"],
+  // ARCH-7: the workflow worker processes and the project's files on disk (dotenv reads its `.env`, tsx loads a TypeScript project).
+  "driven/worker-process": ["dotenv", "tsx", "node:child_process", "node:crypto", "node:fs", "node:fs/promises", "node:os", "node:path", "node:url"],
   "driven/sqlite": ["better-sqlite3", "drizzle-orm", "node:crypto", "node:fs", "node:fs/promises", "node:module", "node:path"],
   driving: ["@sinclair/typebox", "commander", "dotenv", "tsx", "steamharness", "node:crypto", "node:http", "node:module", "node:os", "node:path", "node:readline", "node:stream", "node:test", "node:url", "node:util"],
   // MCP-10: the MCP SDK (and the MCP Apps helpers built on it) is imported in one folder only, the
@@ -231,23 +233,18 @@ export const DOMAIN_IMPURE: Array<[name: string, pattern: RegExp]> = [
  */
 export const NON_LITERAL_IMPORTS_ALLOWED: Record<string, { count: number; why: string }> = {
   "src/app/conversation/conversation-project.ts": { count: 1, why: "loads the host's own conversation project by file URL" },
-  "src/adapters/driving/project-runner/project-loader.ts": { count: 1, why: "loads the host's workflow project by file URL" },
+  "src/adapters/driven/worker-process/project-loader.ts": { count: 1, why: "loads the host's workflow project by file URL" },
   "src/adapters/driven/sandbox/sandbox-entry.ts": { count: 2, why: "esbuild resolved from the package's own folder; the worker's bootstrap script text imports tsx by path" },
 };
 
 /** Files of the application that still reach the composition root by value (ARCH-1, not yet moved to options). Must only shrink. */
 export const APP_ROOT_IMPORTS_PENDING: string[] = [];
 
-/** The one loop through the root left (ARCH-6): the root builds the CLI, the CLI and MCP run the project runner, the runner imports the root. */
-const CYCLE_THROUGH_PROJECT_RUNNER = ["compose", "driving/cli", "driving/mcp", "driving/project-runner"];
-
 /**
  * Folder-level cycles not yet broken (ARCH-2, ARCH-9), each the folders of one loop. Must only
  * shrink: the driving adapters open storage through the root, which wires them (ARCH-6 removes it).
  */
 export const UNIT_CYCLES_PENDING: string[][] = [
-  // The project runner still imports the root, which wires the CLI that runs it (ARCH-6, ARCH-7 move it to src/app/workflow-runs).
-  CYCLE_THROUGH_PROJECT_RUNNER,
   // The domain names port types and the ports name domain types (type-only, one vocabulary).
   ["domain", "ports"],
 ];
@@ -259,8 +256,8 @@ export const UNIT_CYCLES_PENDING: string[][] = [
  * lowered here, or is gone without being deleted: the lists only shrink, and ARCH-6/ARCH-7 empty them.
  */
 export const PENDING: Record<PendingRule, Record<string, number>> = {
-  // The CLI hosts the other surfaces' commands; MCP runs workflows through project-runner, the
-  // use case ARCH-7 moves to the app; http and exits are plumbing the surfaces share.
+  // The CLI hosts the other surfaces' commands; http and exits are plumbing the surfaces share.
+  // (MCP and the CLI run workflows through the app's use case, src/app/workflow-runs: ARCH-7.)
   family: {
     "driving/chat → driving/host-bridge-server": 1,
     "driving/cli → driving/chat": 1,
@@ -268,7 +265,6 @@ export const PENDING: Record<PendingRule, Record<string, number>> = {
     "driving/cli → driving/exits": 5,
     "driving/cli → driving/gateway": 2,
     "driving/cli → driving/mcp": 6,
-    "driving/cli → driving/project-runner": 11,
     "driving/cli → driving/viewer": 1,
     "driving/config-server → driving/exits": 1,
     "driving/config-server → driving/http": 5,
@@ -276,7 +272,6 @@ export const PENDING: Record<PendingRule, Record<string, number>> = {
     "driving/gateway → driving/http": 4,
     "driving/mcp → driving/exits": 2,
     "driving/mcp → driving/http": 1,
-    "driving/mcp → driving/project-runner": 25,
     "driving/mcp → driving/viewer": 1,
     "driving/viewer → driving/exits": 1,
   },
@@ -294,26 +289,13 @@ export const PENDING: Record<PendingRule, Record<string, number>> = {
     "driving/mcp → node:fs": 2,
     "driving/mcp → node:fs/promises": 2,
     "driving/mcp → node:net": 1,
-    "driving/project-runner → node:child_process": 1,
-    "driving/project-runner → node:fs": 6,
-    "driving/project-runner → node:fs/promises": 8,
     "driving/viewer → node:fs": 3,
     "driving/viewer → node:net": 1,
     "testing → node:fs/promises": 1,
   },
   impure: {},
-  // ARCH-6: the project runner (ARCH-7 moves it to src/app/workflow-runs, taking these as options) is the last surface importing the root.
-  root: {
-    "driving/project-runner → compose": 21,
-  },
-  // ARCH-6: re-exports of adapters from the root, left for the project runner only (the files say so).
-  barrel: {
-    "src/compose/configuration-store.ts": 2,
-    "src/compose/local.ts": 2,
-    "src/compose/run-retention.ts": 1,
-    "src/compose/session-files.ts": 1,
-    "src/compose/sqlite.ts": 2,
-  },
+  root: {},
+  barrel: {},
 };
 export type PendingRule = "family" | "io" | "impure" | "root" | "barrel";
 

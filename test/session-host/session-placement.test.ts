@@ -40,7 +40,7 @@ describe("ARCH-4 one session-placement knob", () => {
     expect(opening).toEqual([]);
     // The shorthand is still spoken at the edges: the entry's session-host options and the CLI flags.
     expect(readFileSync("src/compose/session-host.ts", "utf8")).toMatch(/agentStoreDir\?: string/);
-    expect(readFileSync("src/adapters/driving/project-runner/host-options.ts", "utf8")).toContain("--agent-store-dir");
+    expect(readFileSync("src/adapters/driven/worker-process/data-dirs.ts", "utf8")).toContain("--agent-store-dir");
   });
 
   it("ARCH-4 the session host of the application runs on the backend it is given and takes its runs' contexts from a factory", async () => {

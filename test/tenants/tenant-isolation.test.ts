@@ -11,8 +11,10 @@ import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqli
 import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";
 import { tenantDirectory, tenantSegment } from "../../src/app/tenants/tenant-segment.js";
 import { tenantProjectId, tenantStorage } from "../../src/app/tenants/tenant-storage.js";
-import { resolveDataDirs, tenantDataDirs } from "../../src/adapters/driving/project-runner/host-options.js";
-import { openWorkflowStorage } from "../../src/adapters/driving/project-runner/workflow-storage.js";
+import { tenantDataDirs } from "../../src/app/workflow-runs/host-options.js";
+import { resolveDataDirs } from "../../src/adapters/driven/worker-process/data-dirs.js";
+import { openWorkflowStorage } from "../../src/compose/workflow-storage.js";
+import { dataDirDefaults, projectFiles } from "../../src/compose/workflow-runs.js";
 import type { Storage } from "../../src/ports/storage.js";
 import { runTenantIsolationContract } from "../../src/testing/tenant-isolation.contract.js";
 import { describePostgres } from "../fixtures/postgres.js";
@@ -36,7 +38,7 @@ describe("TEN-3 tenant isolation: one SQLite store seen per tenant", () => {
 
 describe("TEN-3 tenant isolation: the per-tenant data dirs of mcp --http", () => {
   runTenantIsolationContract(api, () => {
-    const dirs = resolveDataDirs({ dataDir: makeTempDir("tenant-dirs"), agentStoreDir: join(makeTempDir("tenant-agents"), "agents") });
+    const dirs = resolveDataDirs({ dataDir: makeTempDir("tenant-dirs"), agentStoreDir: join(makeTempDir("tenant-agents"), "agents") }, dataDirDefaults());
     const opened: Promise<Storage>[] = [];
     return {
       store: { forTenant: (tenant) => opened[opened.push(openWorkflowStorage(tenantDataDirs(dirs, tenant))) - 1]! },
@@ -86,7 +88,7 @@ describe("TEN-3 the tenant namespace encoding", () => {
 
   it("TEN-3: a tenant's data dirs are folders of the host's, and the host's own dirs are as before", () => {
     const dataDir = makeTempDir("tenant-layout");
-    const dirs = resolveDataDirs({ dataDir }, dataDir, dataDir);
+    const dirs = resolveDataDirs({ dataDir }, { ...dataDirDefaults(), home: dataDir }, dataDir);
     const scoped = tenantDataDirs(dirs, "key:acme");
     expect(scoped.dataDir).toBe(dirs.dataDir);
     expect(scoped.authDir).toBe(dirs.authDir);

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, realpath, rm, symlink, truncate, writeFile } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isSteamharnessError } from "../../src/domain/errors.js";
-import { checkFileArgument, checkFileParams, FILE_PARAM_MAX_BYTES } from "../../src/adapters/driving/project-runner/file-params.js";
+import { checkFileArgument, checkFileParams, FILE_PARAM_MAX_BYTES } from "../../src/adapters/driven/worker-process/file-params.js";
 
 let dir: string;
 

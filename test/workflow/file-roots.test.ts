@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
-import { checkFileArgument, checkFileParams, type FileArgumentOptions } from "../../src/adapters/driving/project-runner/file-params.js";
-import { importFileParams, readFileParam } from "../../src/adapters/driving/project-runner/file-import.js";
-import { defaultFileRoots, fileParamPolicy, resolveFileRoots, type FileParamPolicy } from "../../src/adapters/driving/project-runner/file-roots.js";
+import { checkFileArgument, checkFileParams, type FileArgumentOptions } from "../../src/adapters/driven/worker-process/file-params.js";
+import { importFileParams, readFileParam } from "../../src/adapters/driven/worker-process/file-import.js";
+import { defaultFileRoots, fileParamPolicy, resolveFileRoots, type FileParamPolicy } from "../../src/adapters/driven/worker-process/file-roots.js";
 
 // SEC-5: an MCP client chooses file paths; only real files inside the allowed roots are imported.
 

@@ -5,11 +5,12 @@ import { join } from "node:path";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import { hideAbsolutePaths } from "../../src/domain/redaction.js";
 import { remoteSafeError } from "../../src/adapters/driving/mcp/workflow-result.js";
-import { checkFileArgument } from "../../src/adapters/driving/project-runner/file-params.js";
-import { readFileParam } from "../../src/adapters/driving/project-runner/file-import.js";
+import { checkFileArgument } from "../../src/adapters/driven/worker-process/file-params.js";
+import { readFileParam } from "../../src/adapters/driven/worker-process/file-import.js";
 import { tenantSegment } from "../../src/app/tenants/tenant-segment.js";
-import { fileParamPolicy, resolveFileRoots, type FileParamPolicy } from "../../src/adapters/driving/project-runner/file-roots.js";
-import { precheckProjectRunner } from "../../src/adapters/driving/project-runner/host-options.js";
+import { fileParamPolicy, resolveFileRoots, type FileParamPolicy } from "../../src/adapters/driven/worker-process/file-roots.js";
+import { precheckProjectRunner } from "../../src/compose/workflow-runs.js";
+import { workflowRunPorts } from "../../src/compose/workflow-runs.js";
 import { KITCHEN } from "../cli/helpers.js";
 
 // TEN-2: the server's own state (stores, run index, SQLite side files, .git, credentials) is
@@ -54,7 +55,8 @@ afterAll(async () => {
 
 async function refusal(value: string, options: { policy?: FileParamPolicy; tenant?: string } = {}): Promise<{ message: string; reason: unknown }> {
   try {
-    await checkFileArgument("doc", value, { policy, ...options });
+    const { tenant, ...rest } = options;
+    await checkFileArgument("doc", value, { policy, ...rest, ...(tenant !== undefined ? { tenantFolder: tenantSegment(tenant) } : {}) });
   } catch (error) {
     if (isSteamharnessError(error, "input_validation")) return { message: error.message, reason: error.data?.reason };
     throw error;
@@ -108,7 +110,7 @@ describe("TEN-2 a host's policy is computed from what it uses", () => {
     await cp(KITCHEN, host, { recursive: true });
     const token = join(host, "token.txt");
     await writeFile(token, "a-static-token-of-the-server");
-    const checked = await precheckProjectRunner({ projectDir: host, dirs: { dataDir: join(host, "state"), fileStoreDir: join(host, "files") }, allowedFileRoots: [host], serverState: [token] });
+    const checked = await precheckProjectRunner({ projectDir: host, ports: workflowRunPorts(), dirs: { dataDir: join(host, "state"), fileStoreDir: join(host, "files") }, allowedFileRoots: [host], serverState: [token] });
     const files = { token, imported: join(host, "files", "f.bin"), kv: join(host, "state", "kv", "kv.sqlite"), cache: join(host, "state", "cache", "c.json"), sessions: join(host, ".workflow", "agents", "r", "s.sqlite") };
     for (const file of Object.values(files)) {
       await mkdir(join(file, ".."), { recursive: true });
@@ -116,9 +118,9 @@ describe("TEN-2 a host's policy is computed from what it uses", () => {
       expect((await refusal(file, { policy: checked.filePolicy })).reason).toBe("denied");
     }
     await expect(checkFileArgument("doc", join(host, "workflow.mjs"), { policy: checked.filePolicy })).resolves.toMatchObject({ name: "workflow.mjs" });
-    const single = await precheckProjectRunner({ projectDir: host });
+    const single = await precheckProjectRunner({ projectDir: host, ports: workflowRunPorts() });
     expect(single.filePolicy.roots).toContain(host);
-    const several = await precheckProjectRunner({ projectDir: host, multiTenant: true });
+    const several = await precheckProjectRunner({ projectDir: host, ports: workflowRunPorts(), multiTenant: true });
     expect(several.filePolicy).toMatchObject({ roots: [], noRoots: true });
   });
 });
@@ -136,7 +138,7 @@ describe("TEN-2 roots with several tenants", () => {
   it("TEN-2 {tenant} roots: a tenant imports from its own folder, not from another tenant's, and a call without a tenant from none", async () => {
     const perTenant = await fileParamPolicy([join(dir, "uploads", "{tenant}")], project, [data], { multiTenant: true });
     const acme = join(dir, "uploads", tenantSegment("key:acme"), "acme.txt");
-    await expect(checkFileArgument("doc", acme, { policy: perTenant, tenant: "key:acme" })).resolves.toMatchObject({ name: "acme.txt" });
+    await expect(checkFileArgument("doc", acme, { policy: perTenant, tenantFolder: tenantSegment("key:acme") })).resolves.toMatchObject({ name: "acme.txt" });
     expect((await refusal(acme, { policy: perTenant, tenant: "key:other" })).reason).toBe("outside_roots");
     expect((await refusal(acme, { policy: perTenant })).reason).toBe("outside_roots");
     // A tenant whose key would climb out of the uploads folder gets its own encoded folder (none here).

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "@jest/globals";
-import { resolveDataDirs } from "../../src/adapters/driving/project-runner/host-options.js";
-import { resolveServerAuth, workerEnvironment } from "../../src/adapters/driving/project-runner/project-env.js";
+import { resolveDataDirs } from "../../src/adapters/driven/worker-process/data-dirs.js";
+import { resolveServerAuth, workerEnvironment } from "../../src/adapters/driven/config-server-client/server-auth.js";
+import { dataDirDefaults, projectFiles } from "../../src/compose/workflow-runs.js";
 import { secretValues } from "../../src/domain/redaction.js";
 import { redact } from "../../src/adapters/driving/mcp/workflow-result.js";
 
 describe("MCP-2 data dirs", () => {
   it("MCP-2 SES-10 defaults live under ~/.steamharness, agent sessions in the project's .workflow/agents", () => {
-    expect(resolveDataDirs({}, "/home/ada", "/work/project")).toEqual({
+    expect(resolveDataDirs({}, { ...dataDirDefaults(), home: "/home/ada" }, "/work/project")).toEqual({
       dataDir: "/home/ada/.steamharness",
       fileStoreDir: "/home/ada/.steamharness/files",
       kvStoreDir: "/home/ada/.steamharness/kv",
@@ -18,13 +19,13 @@ describe("MCP-2 data dirs", () => {
   });
 
   it("MCP-2 each option overrides its dir; the rest follow --data-dir", () => {
-    const dirs = resolveDataDirs({ dataDir: "/srv/sh", kvStoreDir: "/fast/kv", authDir: "/secure" }, "/home/ada");
+    const dirs = resolveDataDirs({ dataDir: "/srv/sh", kvStoreDir: "/fast/kv", authDir: "/secure" }, { ...dataDirDefaults(), home: "/home/ada" });
     expect(dirs).toMatchObject({ dataDir: "/srv/sh", kvStoreDir: "/fast/kv", authDir: "/secure", fileStoreDir: "/srv/sh/files" });
   });
 
   it.each([["dataDir", "--data-dir"], ["fileStoreDir", "--file-store-dir"], ["authDir", "--auth-dir"]] as const)("MCP-2 a relative %s is refused", (key, flag) => {
-    expect(() => resolveDataDirs({ [key]: "rel/dir" })).toThrow(`${flag} must be an absolute directory path`);
-    expect(() => resolveDataDirs({ [key]: "" })).toThrow(flag);
+    expect(() => resolveDataDirs({ [key]: "rel/dir" }, dataDirDefaults())).toThrow(`${flag} must be an absolute directory path`);
+    expect(() => resolveDataDirs({ [key]: "" }, dataDirDefaults())).toThrow(flag);
   });
 });
 

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { createHostRunSnapshots } from "../../src/adapters/driving/project-runner/host-run-snapshots.js";
-import { resolveDataDirs, type WorkflowDataDirs } from "../../src/adapters/driving/project-runner/host-options.js";
-import { createProjectRunner } from "../../src/adapters/driving/project-runner/project-runner.js";
-import { WorkerPool } from "../../src/adapters/driving/project-runner/worker-pool.js";
-import { WorkflowWorker } from "../../src/adapters/driving/project-runner/worker-process.js";
-import type { WorkerRunRequest } from "../../src/adapters/driving/project-runner/worker-protocol.js";
+import { createHostRunSnapshots } from "../../src/app/workflow-runs/host-run-snapshots.js";
+import { resolveDataDirs, type WorkflowDataDirs } from "../../src/adapters/driven/worker-process/data-dirs.js";
+import { WorkerPool } from "../../src/app/workflow-runs/worker-pool.js";
+import { WorkflowWorker } from "../../src/adapters/driven/worker-process/worker-process.js";
+import type { WorkerRunRequest } from "../../src/domain/workflow/worker-protocol.js";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
+import { dataDirDefaults, openProjectRunner, projectFiles, workflowRunPorts } from "../../src/compose/workflow-runs.js";
+import type { ProjectRunner } from "../../src/app/workflow-runs/project-runner.js";
 import { createSqliteProjectConfigurationStore } from "../../src/adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
 import { RUN_SNAPSHOT_PREFIX } from "../../src/domain/configuration/run-snapshot.js";
 import { parseProjectConfigurationSnapshot, type ProjectConfigurationSnapshot } from "../../src/domain/configuration/snapshot.js";
@@ -40,7 +41,7 @@ beforeAll(async () => {
       ``,
     ].join("\n"),
   });
-  dirs = resolveDataDirs({ dataDir: join(tmp, "data") }, tmp, projectDir);
+  dirs = resolveDataDirs({ dataDir: join(tmp, "data") }, { ...dataDirDefaults(), home: tmp }, projectDir);
   store = createSqliteProjectConfigurationStore({ dataDir: dirs.dataDir });
   await store.setFields(PROJECT_ID, [{ key: "title", type: "string" }], { expectedRevision: 0 });
   await store.create(PROJECT_ID, { configurationId: "main", name: "Main", values: { title: "first" } });
@@ -61,7 +62,7 @@ async function taken(snapshots: ReturnType<typeof createHostRunSnapshots>): Prom
 }
 
 /** Runs `title` until a run message carries the host's snapshot (its stores open once the project has loaded). */
-async function untilHostTakes(runner: Awaited<ReturnType<typeof createProjectRunner>>, requests: WorkerRunRequest[]): Promise<void> {
+async function untilHostTakes(runner: ProjectRunner, requests: WorkerRunRequest[]): Promise<void> {
   const entrypoint = await runner.entrypoint("title");
   for (let i = 0; i < 100; i++) {
     await runner.run(entrypoint, runner.prepare(entrypoint, {}) as never, handlers);
@@ -83,9 +84,9 @@ function spyRuns(): { requests: WorkerRunRequest[]; restore(): void } {
 }
 
 /** A one-worker runner of the project whose host takes snapshots by now; `requests` are its run messages. */
-async function withHostRunner(body: (runner: Awaited<ReturnType<typeof createProjectRunner>>, requests: WorkerRunRequest[]) => Promise<void>): Promise<void> {
+async function withHostRunner(body: (runner: ProjectRunner, requests: WorkerRunRequest[]) => Promise<void>): Promise<void> {
   const { requests, restore } = spyRuns();
-  const runner = await createProjectRunner({ projectDir, dirs: { dataDir: dirs.dataDir }, workers: 1, env: cleanEnv() });
+  const runner = await openProjectRunner({ projectDir, dirs: { dataDir: dirs.dataDir }, workers: 1, env: cleanEnv() });
   try {
     await runner.preloadValidation();
     await untilHostTakes(runner, requests);
@@ -107,13 +108,13 @@ async function savedSnapshot(runId: string): Promise<unknown> {
 
 describe("CFG-2 a pool's host takes and saves its new runs' snapshots", () => {
   it("CFG-2 take() says 'not here' until the host's stores are open (the worker takes it then), then takes the current configuration; save() commits it under the run id; disabled, it never takes", async () => {
-    const disabled = createHostRunSnapshots({ projectId: PROJECT_ID, dataDir: dirs.dataDir, persistentValueStoreDir: dirs.persistentValueStoreDir, enabled: false });
+    const disabled = createHostRunSnapshots({ stores: workflowRunPorts().stores, projectId: PROJECT_ID, dataDir: dirs.dataDir, persistentValueStoreDir: dirs.persistentValueStoreDir, enabled: false });
     disabled.open();
     await new Promise((resolveWait) => setTimeout(resolveWait, 50));
     expect(disabled.take()).toBeUndefined();
     await disabled.close();
 
-    const snapshots = createHostRunSnapshots({ projectId: PROJECT_ID, dataDir: dirs.dataDir, persistentValueStoreDir: dirs.persistentValueStoreDir, enabled: true });
+    const snapshots = createHostRunSnapshots({ stores: workflowRunPorts().stores, projectId: PROJECT_ID, dataDir: dirs.dataDir, persistentValueStoreDir: dirs.persistentValueStoreDir, enabled: true });
     expect(snapshots.take()).toBeUndefined();
     snapshots.open();
     const snapshot = await taken(snapshots);
@@ -130,7 +131,7 @@ describe("CFG-2 a pool's host takes and saves its new runs' snapshots", () => {
   });
 
   it("CFG-2 a worker runs with the snapshot its host sent, read-only, without reading the configuration store or saving anything itself", async () => {
-    const pool = new WorkerPool({ config: { projectDir, dirs, relatedProjects: [], openStorage: true }, env: cleanEnv() }, { size: 1 });
+    const pool = new WorkerPool({ config: { projectDir, dirs, relatedProjects: [], openStorage: true }, env: cleanEnv() }, { workers: workflowRunPorts().workers, size: 1 });
     try {
       pool.start();
       const lease = await pool.acquire();

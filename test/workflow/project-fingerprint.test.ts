@@ -3,9 +3,10 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { catalogCacheSlot, readCatalogCache, writeCatalogCache } from "../../src/adapters/driving/mcp/catalog-cache.js";
 import { parseWorkers } from "../../src/adapters/driving/mcp/serve-workflow.js";
-import { resolveDataDirs } from "../../src/adapters/driving/project-runner/host-options.js";
-import { projectFingerprint } from "../../src/adapters/driving/project-runner/project-fingerprint.js";
-import { locateWorkflowProject } from "../../src/adapters/driving/project-runner/project-location.js";
+import { resolveDataDirs } from "../../src/adapters/driven/worker-process/data-dirs.js";
+import { dataDirDefaults, projectFiles } from "../../src/compose/workflow-runs.js";
+import { projectFingerprint } from "../../src/adapters/driven/worker-process/project-fingerprint.js";
+import { locateWorkflowProject } from "../../src/adapters/driven/worker-process/project-location.js";
 import { cleanup, tempDir, writeProject } from "../cli/helpers.js";
 
 let tmp: string;
@@ -62,16 +63,16 @@ describe("MCP-9 project fingerprint", () => {
 describe("MCP-9 catalog cache", () => {
   it("MCP-9 a written catalog is read back under the same key only, from the data dir", async () => {
     const location = await locateWorkflowProject(project);
-    const dirs = resolveDataDirs({ dataDir: join(tmp, "data") });
-    const slot = await catalogCacheSlot(location, dirs, "1.0.0");
+    const dirs = resolveDataDirs({ dataDir: join(tmp, "data") }, dataDirDefaults());
+    const slot = await catalogCacheSlot(location, dirs, "1.0.0", projectFiles);
     expect(slot.path).toBe(join(tmp, "data", "cache", "mcp-catalog", `${location.manifest.id}.json`));
     expect(await readCatalogCache(slot)).toBeNull();
     const catalog = { structure: { projectId: location.manifest.id, entrypoints: [] }, tools: [] };
     expect(await writeCatalogCache(slot, catalog as never)).toBeNull();
     expect(await readCatalogCache(slot)).toEqual(catalog);
-    expect(await readCatalogCache(await catalogCacheSlot(location, dirs, "2.0.0"))).toBeNull();
+    expect(await readCatalogCache(await catalogCacheSlot(location, dirs, "2.0.0", projectFiles))).toBeNull();
     await writeFile(join(project, "src/main.mjs"), `export default { entrypoints: {} };\n`);
-    expect(await readCatalogCache(await catalogCacheSlot(location, dirs, "1.0.0"))).toBeNull();
+    expect(await readCatalogCache(await catalogCacheSlot(location, dirs, "1.0.0", projectFiles))).toBeNull();
     await rm(join(tmp, "data"), { recursive: true, force: true });
   });
 });

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
-import { resolveDataDirs } from "../../src/adapters/driving/project-runner/host-options.js";
-import { WorkerPool } from "../../src/adapters/driving/project-runner/worker-pool.js";
-import type { WorkerRunRequest } from "../../src/adapters/driving/project-runner/worker-protocol.js";
+import { resolveDataDirs } from "../../src/adapters/driven/worker-process/data-dirs.js";
+import { dataDirDefaults, projectFiles, workflowRunPorts } from "../../src/compose/workflow-runs.js";
+import { WorkerPool } from "../../src/app/workflow-runs/worker-pool.js";
+import type { WorkerRunRequest } from "../../src/domain/workflow/worker-protocol.js";
 import { createSqliteProjectConfigurationStore } from "../../src/adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
 import type { ProjectConfigurationStore } from "../../src/ports/project-configuration-store.js";
 import { cleanEnv, cleanup, tempDir, writeProject } from "../cli/helpers.js";
@@ -26,11 +27,11 @@ beforeAll(async () => {
     "package.json": JSON.stringify({ type: "module", id: PROJECT_ID, projectType: "workflow", main: "workflow.mjs" }),
     "workflow.mjs": `export default { entrypoints: { title: { title: "Title", run: (_params, context) => ({ title: context.configuration.values.title ?? null }) } } };\n`,
   });
-  const dirs = resolveDataDirs({ dataDir: join(tmp, "data") }, tmp, projectDir);
+  const dirs = resolveDataDirs({ dataDir: join(tmp, "data") }, { ...dataDirDefaults(), home: tmp }, projectDir);
   store = createSqliteProjectConfigurationStore({ dataDir: dirs.dataDir });
   await store.setFields(PROJECT_ID, [{ key: "title", type: "string" }], { expectedRevision: 0 });
   await store.create(PROJECT_ID, { configurationId: "main", name: "Main", values: { title: "first" } });
-  pool = new WorkerPool({ config: { projectDir, dirs, relatedProjects: [], openStorage: true }, env: cleanEnv() }, { size: 1 });
+  pool = new WorkerPool({ config: { projectDir, dirs, relatedProjects: [], openStorage: true }, env: cleanEnv() }, { workers: workflowRunPorts().workers, size: 1 });
   pool.start();
 });
 afterAll(async () => {

@@ -2,9 +2,11 @@ import { afterAll, afterEach, beforeAll, expect, it, jest } from "@jest/globals"
 import { fork, type ChildProcess } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { resolveDataDirs, type WorkflowDataDirs } from "../../src/adapters/driving/project-runner/host-options.js";
-import { resolveWorkerEntry } from "../../src/adapters/driving/project-runner/worker-process.js";
-import type { ParentMessage, WorkerMessage } from "../../src/adapters/driving/project-runner/worker-protocol.js";
+import { resolveDataDirs, type WorkflowDataDirs } from "../../src/adapters/driven/worker-process/data-dirs.js";
+import type { WorkerConfig } from "../../src/app/workflow-runs/worker-config.js";
+import { resolveWorkerEntry } from "../../src/adapters/driven/worker-process/worker-process.js";
+import { dataDirDefaults, projectFiles } from "../../src/compose/workflow-runs.js";
+import type { ParentMessage, WorkerMessage } from "../../src/domain/workflow/worker-protocol.js";
 import { cleanEnv, cleanup, tempDir, writeProject } from "../cli/helpers.js";
 
 // MCP-9: a reused worker's per-call work. A run's `fileCreateDir` is created when the run reads
@@ -42,8 +44,8 @@ async function startWorker(dataDirName: string): Promise<{
   send: (message: ParentMessage) => void;
   next: (type: WorkerMessage["type"]) => Promise<WorkerMessage & { at: number }>;
 }> {
-  const dirs = resolveDataDirs({ dataDir: join(tmp, dataDirName) }, tmp, projectDir);
-  const entry = resolveWorkerEntry();
+  const dirs = resolveDataDirs({ dataDir: join(tmp, dataDirName) }, { ...dataDirDefaults(), home: tmp }, projectDir);
+  const entry = resolveWorkerEntry(new URL("../../src/compose/workflow-worker.ts", import.meta.url).href);
   const child = fork(entry.path, [], { execArgv: entry.execArgv, env: cleanEnv(), cwd: projectDir, stdio: ["ignore", "inherit", "inherit", "ipc"], serialization: "json" });
   children.push(child);
   const received: Array<WorkerMessage & { at: number }> = [];
@@ -60,7 +62,8 @@ async function startWorker(dataDirName: string): Promise<{
     }
   };
   const send = (message: ParentMessage) => void child.send(message);
-  send({ type: "init", config: { projectDir, dirs, relatedProjects: [], openStorage: true } });
+  const config: WorkerConfig = { projectDir, dirs, relatedProjects: [], openStorage: true };
+  send({ type: "init", config });
   await next("ready");
   return { dirs, send, next };
 }

@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { resolveDataDirs } from "../../src/adapters/driving/project-runner/host-options.js";
-import { WorkerPool } from "../../src/adapters/driving/project-runner/worker-pool.js";
-import type { WorkflowWorkerOptions } from "../../src/adapters/driving/project-runner/worker-process.js";
-import type { WorkerRunRequest } from "../../src/adapters/driving/project-runner/worker-protocol.js";
+import { resolveDataDirs } from "../../src/adapters/driven/worker-process/data-dirs.js";
+import { WorkerPool } from "../../src/app/workflow-runs/worker-pool.js";
+import type { WorkflowWorkerOptions } from "../../src/ports/workflow-workers.js";
+import type { WorkerConfig } from "../../src/app/workflow-runs/worker-config.js";
+import type { WorkflowWorker } from "../../src/adapters/driven/worker-process/worker-process.js";
+import { dataDirDefaults, projectFiles, workflowRunPorts } from "../../src/compose/workflow-runs.js";
+import type { WorkerRunRequest } from "../../src/domain/workflow/worker-protocol.js";
 import { cleanEnv, cleanup, tempDir, writeProject } from "../cli/helpers.js";
 
 // MCP-9: a worker sends its run's report before its post-run cleanup (the caller's answer does
@@ -13,7 +16,7 @@ import { cleanEnv, cleanup, tempDir, writeProject } from "../cli/helpers.js";
 jest.setTimeout(60_000);
 
 let tmp: string;
-let options: WorkflowWorkerOptions;
+let options: WorkflowWorkerOptions<WorkerConfig>;
 // The workers' stderr, not printed: the leak run's "left 1 Timeout running" notice is what a test
 // here provokes (ARCH-12: a passing run is quiet).
 const workerOutput = new PassThrough().resume();
@@ -30,7 +33,7 @@ beforeAll(async () => {
       leak: { title: "Leak", run: () => { setTimeout(() => undefined, 60_000); return { leaked: true }; } },
     } };\n`,
   });
-  options = { config: { projectDir, dirs: resolveDataDirs({ dataDir: join(tmp, "data") }, tmp, projectDir), relatedProjects: [], openStorage: true }, env: cleanEnv(), output: workerOutput };
+  options = { config: { projectDir, dirs: resolveDataDirs({ dataDir: join(tmp, "data") }, { ...dataDirDefaults(), home: tmp }, projectDir), relatedProjects: [], openStorage: true }, env: cleanEnv(), output: workerOutput };
 });
 afterAll(async () => {
   await Promise.all(pools.map((pool) => pool.close()));
@@ -39,7 +42,7 @@ afterAll(async () => {
 
 /** A started one-worker pool and a lease on its worker, once that worker has loaded the project. */
 async function loadedLease(): Promise<{ pool: WorkerPool; lease: Awaited<ReturnType<WorkerPool["acquire"]>> }> {
-  const pool = new WorkerPool(options, { size: 1 });
+  const pool = new WorkerPool(options, { workers: workflowRunPorts().workers, size: 1 });
   pools.push(pool);
   pool.start();
   const lease = await pool.acquire();
@@ -50,7 +53,7 @@ async function loadedLease(): Promise<{ pool: WorkerPool; lease: Awaited<ReturnT
 it("MCP-9 the worker sends a run's report before its post-run cleanup and its reuse verdict after it; the worker is handed out again only after the verdict", async () => {
   const { pool, lease } = await loadedLease();
   const messages: string[] = [];
-  lease.worker.child.on("message", (message: { type: string }) => messages.push(message.type));
+  (lease.worker as WorkflowWorker).child.on("message", (message: { type: string }) => messages.push(message.type));
   const outcome = await lease.worker.run(request("ping"), handlers);
   expect(outcome).toMatchObject({ kind: "report", report: { status: "success", result: { data: { output: { pong: true } } } } });
   lease.release();
@@ -63,7 +66,7 @@ it("MCP-9 the worker sends a run's report before its post-run cleanup and its re
 });
 
 it("MCP-9 a run that leaves a timer running: its report arrives, then the verdict retires the worker, and the next run gets a new one", async () => {
-  const pool = new WorkerPool(options, { size: 1 });
+  const pool = new WorkerPool(options, { workers: workflowRunPorts().workers, size: 1 });
   pools.push(pool);
   pool.start();
   const lease = await pool.acquire();
@@ -85,7 +88,7 @@ it("MCP-9 acquireNow hands out an idle loaded worker in the same turn, whose run
   const lease = pool.acquireNow();
   expect(lease?.worker).toBe(warm.worker);
   const sent: string[] = [];
-  const child = lease!.worker.child;
+  const child = (lease!.worker as WorkflowWorker).child;
   const send = child.send.bind(child) as (...args: unknown[]) => boolean;
   child.send = ((message: { type: string }, ...rest: unknown[]) => {
     sent.push(message.type);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "@jest/globals";
 import { tmpdir } from "node:os";
-import { restoreWorkerState, snapshotWorkerState } from "../../src/adapters/driving/project-runner/worker-state.js";
+import { restoreWorkerState, snapshotWorkerState } from "../../src/app/workflow-runs/worker-state.js";
 
 // MCP-9: what a reused worker puts back between runs (the worker process calls these around each run).
 describe("MCP-9 worker state between runs", () => {

@@ -40,6 +40,16 @@ export function tenantSegment(tenant: string): string {
  * tenantDirectory("/srv/sh/kv", "key:acme") // "/srv/sh/kv/tenants/key_3aacme"
  */
 export function tenantDirectory(directory: string, tenant: string): string {
-  return join(directory, TENANTS_FOLDER, tenantSegment(tenant));
+  return join(tenantsFolder(directory), tenantSegment(tenant));
+}
+
+/**
+ * The folder of a data dir that holds its tenants' folders (`<dir>/tenants`).
+ *
+ * @example
+ * tenantsFolder("/srv/sh/kv") // "/srv/sh/kv/tenants"
+ */
+export function tenantsFolder(directory: string): string {
+  return join(directory, TENANTS_FOLDER);
 }
 

@@ -37,12 +37,12 @@ export function registerAnswerCommand(program: Command): void {
     .addOption(new Option("--timeout <ms>", "kill the run after this many milliseconds (a whole number ≥ 1)").argParser(timeoutMs))
     .addHelpText("after", ["", "Example:", "  steamharness run ./project ask              # exit code 3: prints the run id and request id", "  steamharness answer ./project 20260828-… input-1 --value '{\"answer\":\"blue\"}'"].join("\n"));
   addRunRetentionOption(addDataDirOptions(command)).action(async (dir: string, runId: string, requestId: string, flags: AnswerFlags) => {
-    const [{ createProjectRunner }, { createTerminalHandlers }, { answeringHandlers, parseAnswer }] = await Promise.all([
-      import("../project-runner/project-runner.js"),
+    const [{ createTerminalHandlers }, { answeringHandlers, parseAnswer }, { openProjectRunner }] = await Promise.all([
       import("./terminal-handlers.js"),
       import("./paused-runs.js"),
+      import("../../../compose/workflow-runs.js"),
     ]);
-    const runner = await createProjectRunner({ projectDir: dir, dirs: dataDirsFrom(flags), relatedProjects: flags.relatedProject ?? [], ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }), ...runRetentionFrom(flags) });
+    const runner = await openProjectRunner({ projectDir: dir, dirs: dataDirsFrom(flags), relatedProjects: flags.relatedProject ?? [], ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }), ...runRetentionFrom(flags) });
     try {
       const paused = await pausedRunsOf(runner);
       const run = await paused.get(runId).finally(() => paused.close());

@@ -6,8 +6,10 @@ import { redactSecrets } from "../../../domain/redaction.js";
 import type { JsonValue } from "../../../domain/json.js";
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
 import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
-import type { DataDirOptions } from "../project-runner/host-options.js";
-import type { ProjectRunner } from "../project-runner/project-runner.js";
+import type { PrecheckOptions } from "../../../compose/workflow-runs.js";
+
+type DataDirOptions = NonNullable<PrecheckOptions["dirs"]>;
+import type { ProjectRunner } from "../../../app/workflow-runs/project-runner.js";
 import { exitCodeOfError, exitCodeOfStatus } from "../exits/exit-codes.js";
 import { addMcpHttpOptions, mcpHttpOptionsFrom, type McpHttpFlags } from "./mcp-http-options.js";
 import { timeoutMs } from "./option-parsers.js";
@@ -130,8 +132,8 @@ export function registerStructureCommand(program: Command): void {
     .argument("<workflow-dir>", "workflow project folder")
     .option("--json", "print the report as JSON")
     .action(async (dir: string, flags: { json?: boolean }) => {
-      const { createProjectRunner } = await import("../project-runner/project-runner.js");
-      const runner = await createProjectRunner({ projectDir: dir });
+      const { openProjectRunner } = await import("../../../compose/workflow-runs.js");
+      const runner = await openProjectRunner({ projectDir: dir });
       try {
         const report = await runner.structure();
         process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatStructure(report));
@@ -222,9 +224,9 @@ export function registerRunCommand(program: Command): void {
     let runner: ProjectRunner | undefined;
     try {
       const args = parseParams(flags.params);
-      const { createProjectRunner } = await import("../project-runner/project-runner.js");
+      const { openProjectRunner } = await import("../../../compose/workflow-runs.js");
       const { createTerminalHandlers } = await import("./terminal-handlers.js");
-      runner = await createProjectRunner({
+      runner = await openProjectRunner({
         projectDir: dir,
         dirs: dataDirsFrom(flags),
         relatedProjects: flags.relatedProject ?? [],
@@ -286,7 +288,7 @@ export function registerMcpCommand(program: Command, services: SurfaceServices):
     .option("--fresh-worker", "run every tool call in a fresh worker process that serves only that call (strict isolation, slower)")
     .option("--max-runs-per-worker <n>", "retire a reused worker after this many runs (1-1000000, default 1000)");
   addRunRetentionOption(addMcpHttpOptions(addDataDirOptions(command))).action(async (dir: string, flags: McpFlags) => {
-    const { parseMaxRunsPerWorker, parseWorkers, serveWorkflowOverStdio } = await import("../mcp/serve-workflow.js");
+    const [{ parseMaxRunsPerWorker, parseWorkers, serveWorkflowOverStdio }, { workflowRunPorts }] = await Promise.all([import("../mcp/serve-workflow.js"), import("../../../compose/workflow-runs.js")]);
     const workers = flags.workers === undefined ? undefined : parseWorkers(flags.workers);
     const maxRunsPerWorker = flags.maxRunsPerWorker === undefined ? undefined : parseMaxRunsPerWorker(flags.maxRunsPerWorker);
     const http = await mcpHttpOptionsFrom(flags);
@@ -294,6 +296,7 @@ export function registerMcpCommand(program: Command, services: SurfaceServices):
     await serve({
       ...http,
       projectDir: dir,
+      ports: workflowRunPorts(),
       dirs: dataDirsFrom(flags),
       relatedProjects: flags.relatedProject ?? [],
       ...(flags.allowFileRoot ? { allowedFileRoots: flags.allowFileRoot } : {}),

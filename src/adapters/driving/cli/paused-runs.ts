@@ -1,11 +1,11 @@
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { JsonValue } from "../../../domain/json.js";
 import type { PendingInteraction, WorkflowRunReport } from "../../../domain/workflow/run-report.js";
-import type { PausedRunAnswer } from "../project-runner/paused-runs.js";
+import type { PausedRunAnswer } from "../../../app/workflow-runs/paused-runs.js";
 
 // DX-10: the CLI side of answering a paused run — the flags of `steamharness answer` and the
 // hint `run` prints; the kept runs themselves are in ../workflow/paused-runs.ts (MCP uses them too).
-export { answeringHandlers, createPausedRuns, keepPausedRun, pausedRunsOf, type PausedRun, type PausedRunAnswer } from "../project-runner/paused-runs.js";
+export { answeringHandlers, createPausedRuns, keepPausedRun, pausedRunsOf, type PausedRun, type PausedRunAnswer } from "../../../app/workflow-runs/paused-runs.js";
 
 /**
  * The answer of `--approve`, `--deny [reason]` or `--value <json>`, checked against what the run

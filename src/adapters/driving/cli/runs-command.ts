@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
-import { isSteamharnessError } from "../../../domain/errors.js";
-import { parseRetention } from "../project-runner/run-retention.js";
+import { isAbsolute } from "node:path";
+import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.js";
+import { parseRetention } from "../../../app/workflow-runs/run-retention.js";
 
 // SES-12: `--run-retention` on the commands that run workflow entrypoints, and
 // `steamharness runs prune`, which removes the agent sessions of old finished runs now.
@@ -74,8 +75,11 @@ export function registerRunsCommand(program: Command): void {
     .addOption(new Option("--agent-store-dir <dir>", "durable agent sessions (absolute; default <workflow-dir>/.workflow/agents)"))
     .option("--json", "print { removed, deferred } as JSON")
     .action(async (dir: string, flags: PruneFlags) => {
-      const [{ pruneProjectRuns }] = await Promise.all([import("../project-runner/run-pruning.js")]);
-      const outcome = await pruneProjectRuns({ projectDir: dir, ...(flags.agentStoreDir !== undefined ? { agentStoreDir: flags.agentStoreDir } : {}), ...(flags.olderThan !== undefined && flags.olderThan !== null ? { olderThanMs: flags.olderThan } : {}) });
+      if (flags.agentStoreDir !== undefined && !isAbsolute(flags.agentStoreDir)) {
+        throw new SteamharnessError("input_validation", `--agent-store-dir must be an absolute path: ${flags.agentStoreDir}`, { field: "--agent-store-dir" });
+      }
+      const [{ pruneProjectRuns }, { workflowRunPorts }] = await Promise.all([import("../../../compose/run-pruning.js"), import("../../../compose/workflow-runs.js")]);
+      const outcome = await pruneProjectRuns({ projectDir: dir, ports: workflowRunPorts(), ...(flags.agentStoreDir !== undefined ? { agentStoreDir: flags.agentStoreDir } : {}), ...(flags.olderThan !== undefined && flags.olderThan !== null ? { olderThanMs: flags.olderThan } : {}) });
       process.stdout.write(
         flags.json
           ? `${JSON.stringify(outcome, null, 2)}\n`

@@ -3,9 +3,8 @@ import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
-import { projectFingerprint } from "../project-runner/project-fingerprint.js";
-import type { WorkflowDataDirs } from "../project-runner/host-options.js";
-import type { WorkflowProjectLocation } from "../project-runner/project-location.js";
+import type { ProjectFiles, WorkflowProjectLocation } from "../../../ports/project-files.js";
+import type { RunDataDirs } from "../../../app/workflow-runs/host-options.js";
 
 /** Bumped whenever the cached shape or the way tools are built from a structure changes. */
 const CACHE_FORMAT = 2;
@@ -35,12 +34,12 @@ export interface CatalogCacheSlot {
  * keyed by a fingerprint of the project's files, so any edit invalidates it.
  *
  * @example
- * const slot = await catalogCacheSlot(location, dirs, "0.1.0");
+ * const slot = await catalogCacheSlot(location, dirs, "0.1.0", runner.ports.files);
  * const cached = await readCatalogCache(slot); // null on the first start
  */
-export async function catalogCacheSlot(location: WorkflowProjectLocation, dirs: WorkflowDataDirs, version: string): Promise<CatalogCacheSlot> {
+export async function catalogCacheSlot(location: WorkflowProjectLocation, dirs: RunDataDirs, version: string, files: Pick<ProjectFiles, "fingerprint">): Promise<CatalogCacheSlot> {
   const exclude = [...new Set(Object.values(dirs))];
-  const key = await projectFingerprint(location, { exclude, salt: `mcp-catalog ${CACHE_FORMAT} steamharness ${version}` });
+  const key = await files.fingerprint(location, { exclude, salt: `mcp-catalog ${CACHE_FORMAT} steamharness ${version}` });
   return { path: join(dirs.dataDir, "cache", "mcp-catalog", `${location.manifest.id}.json`), key };
 }
 

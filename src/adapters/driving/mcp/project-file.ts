@@ -1,9 +1,8 @@
 import { constants } from "node:fs";
 import { open, realpath } from "node:fs/promises";
-import { join } from "node:path";
+import { isAbsolute, join, relative, sep } from "node:path";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { projectFileProblem } from "../../../domain/workflow/publication-text.js";
-import { isInside } from "../project-runner/file-roots.js";
 
 /** The largest project file a resource or a prompt image may be (Base64 makes it a third larger on the wire). */
 export const PROJECT_FILE_MAX_BYTES = 10 * 1024 * 1024;
@@ -31,7 +30,9 @@ export async function resolveProjectFile(projectDir: string, file: string): Prom
   if (problem) throw refuse(file, problem, "outside_project");
   const [root, target] = await Promise.all([realpath(projectDir), realpath(join(projectDir, file)).catch(() => null)]);
   if (target === null) throw new SteamharnessError("not_found", `[steamharness] [mcp] project file ${JSON.stringify(file)} does not exist`, { field: "file" });
-  if (!isInside(root, target)) throw refuse(file, "resolves outside the project folder (a symbolic link pointing out); only files inside the project are published", "outside_project");
+  // The file roots' test (driven/worker-process/file-roots.ts `isInside`), which a surface cannot import (ARCH-7).
+  const rel = relative(root, target);
+  if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw refuse(file, "resolves outside the project folder (a symbolic link pointing out); only files inside the project are published", "outside_project");
   return { path: target };
 }
 

@@ -15,8 +15,8 @@ import { createTenantAdmission } from "../../../app/tenants/tenant-admission.js"
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { KeyStore, SurfaceServices } from "../../../ports/surface-services.js";
 import { exitCodeOfError } from "../exits/exit-codes.js";
-import { precheckProjectRunner } from "../project-runner/host-options.js";
-import type { ProjectRunner } from "../project-runner/project-runner.js";
+import { precheckProjectRunner } from "../../../compose/workflow-runs.js";
+import type { ProjectRunner } from "../../../app/workflow-runs/project-runner.js";
 import { catalogCacheSlot, readCatalogCache } from "./catalog-cache.js";
 import { DEFAULT_WORKERS, LATE_CATALOG, publishedCatalog, type ServeWorkflowOptions } from "./serve-workflow.js";
 import type { McpHttpAuthOptions } from "./transport/http-auth.js";
@@ -135,7 +135,7 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
   // OBS-3: an OTLP endpoint in the environment turns the server's (and its workers') spans on, task runs included.
   const { telemetry } = await services.runtime();
   const [{ createProjectRunner }, { createWorkflowMcpServer, publishedOf }, { mcpHttpListener }, { createTaskRuns }] = await Promise.all([
-    import("../project-runner/project-runner.js"),
+    import("../../../app/workflow-runs/project-runner.js"),
     import("./workflow-server.js"),
     import("./transport/http-handler.js"),
     import("./tasks/task-runs.js"),
@@ -158,7 +158,7 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
     throw error;
   }
   const tasks = createTaskRuns({ runner: host, store: taskStore, openStorage: services.localStorage, ...(options.taskLeaseMs !== undefined ? { leaseMs: options.taskLeaseMs } : {}), ...(options.taskHostId !== undefined ? { hostId: options.taskHostId } : {}) });
-  const slot = await catalogCacheSlot(prechecked.location, prechecked.dirs, options.version ?? "0.0.0");
+  const slot = await catalogCacheSlot(prechecked.location, prechecked.dirs, options.version ?? "0.0.0", options.ports.files);
   let closing = false;
   const catalog = publishedCatalog(host, slot, await readCatalogCache(slot), () => closing);
   catalog.catch(() => undefined);
@@ -219,7 +219,7 @@ const log = (line: string) => process.stderr.write(`[steamharness] ${line}\n`);
  * stdio; a refused bind or a port in use rejects (the CLI exits 2).
  *
  * @example
- * await serveWorkflowOverHttp({ projectDir: "/abs/project", port: 8080 });
+ * await serveWorkflowOverHttp({ projectDir: "/abs/project", port: 8080, ports: workflowRunPorts() });
  */
 export async function serveWorkflowOverHttp(options: ServeWorkflowHttpOptions, services: SurfaceServices): Promise<void> {
   for (const method of ["log", "info", "debug", "warn"] as const) console[method] = (...args: unknown[]) => console.error(...args);

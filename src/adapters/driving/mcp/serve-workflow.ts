@@ -1,8 +1,8 @@
 import type { SurfaceServices } from "../../../ports/surface-services.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { exitCodeOfError } from "../exits/exit-codes.js";
-import { precheckProjectRunner } from "../project-runner/host-options.js";
-import type { ProjectRunner, ProjectRunnerOptions } from "../project-runner/project-runner.js";
+import { precheckProjectRunner, type PrecheckOptions } from "../../../compose/workflow-runs.js";
+import type { ProjectRunner, ProjectRunnerOptions } from "../../../app/workflow-runs/project-runner.js";
 import { catalogCacheSlot, readCatalogCache, writeCatalogCache, type CatalogCacheSlot, type WorkflowCatalog } from "./catalog-cache.js";
 
 /** Warm workers, and runs at once, when `--workers` is not given. */
@@ -11,7 +11,9 @@ export const DEFAULT_WORKERS = 2;
 export const MAX_WORKERS = 64;
 
 /** Options of {@link serveWorkflowOverStdio}. */
-export interface ServeWorkflowOptions extends Omit<ProjectRunnerOptions, "output" | "prechecked" | "workers"> {
+export interface ServeWorkflowOptions extends Omit<ProjectRunnerOptions, "output" | "prechecked" | "workers" | "ports">, Omit<PrecheckOptions, "ports"> {
+  /** What the runs execute on, wired by the composition root (compose/workflow-runs.ts `workflowRunPorts`). */
+  ports: ProjectRunnerOptions["ports"];
   /** Warm workers and the most runs at once (`--workers`); {@link DEFAULT_WORKERS} by default. */
   workers?: number;
   /**
@@ -114,16 +116,16 @@ export async function publishedCatalog(runner: ProjectRunner, slot: CatalogCache
  * most `HANDSHAKE_CATALOG_WAIT_MS`, after which the connection offers its tools only.
  *
  * @example
- * await serveWorkflowOverStdio({ projectDir: "/abs/project", workers: 2 });
+ * await serveWorkflowOverStdio({ projectDir: "/abs/project", workers: 2, ports: workflowRunPorts() });
  */
 export async function serveWorkflowOverStdio(options: ServeWorkflowOptions, services: SurfaceServices): Promise<void> {
   for (const method of ["log", "info", "debug", "warn"] as const) console[method] = (...args: unknown[]) => console.error(...args);
   const prechecked = await precheckProjectRunner(options);
   // OBS-3: an OTLP endpoint in the environment turns the server's (and its workers') spans on.
   const { telemetry } = await services.runtime();
-  const { createProjectRunner } = await import("../project-runner/project-runner.js");
+  const { createProjectRunner } = await import("../../../app/workflow-runs/project-runner.js");
   const runner = await createProjectRunner({ ...options, workers: options.workers ?? DEFAULT_WORKERS, prechecked, output: process.stderr, startWorkers: false });
-  const slot = await catalogCacheSlot(prechecked.location, prechecked.dirs, options.version ?? "0.0.0");
+  const slot = await catalogCacheSlot(prechecked.location, prechecked.dirs, options.version ?? "0.0.0", options.ports.files);
   const cached = await readCatalogCache(slot);
   // Without a cached catalog the first tools/list needs a worker: fork it before the SDK loads.
   // With one, the workers wait for the handshake, so they do not compete with it for the cores.

@@ -2,7 +2,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ErrorCode, McpError, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { WorkflowSamplingRequest, WorkflowSamplingResult } from "../../../domain/workflow/sampling.js";
-import type { RunHandlers } from "../project-runner/worker-process.js";
+import type { RunHandlers } from "../../../ports/workflow-workers.js";
 
 /** How long the client's model (and the person who may review the request) may take by default: ten minutes. */
 export const SAMPLING_TIMEOUT_MS = 600_000;

@@ -19,10 +19,10 @@ import type { McpTaskRecord, McpTaskStore } from "../../../../ports/mcp-task-sto
 import type { TelemetryCarrier } from "../../../../ports/telemetry.js";
 import type { ToolPermissionRequest } from "../../../../ports/tool-permissions.js";
 import type { UserInputRequest } from "../../../../ports/user-input.js";
-import { answeringHandlers, type PausedRun } from "../../project-runner/paused-runs.js";
-import { interactionRequired } from "../../project-runner/run-host.js";
-import type { RunHandlers } from "../../project-runner/worker-process.js";
-import type { ProjectRunner } from "../../project-runner/project-runner.js";
+import { answeringHandlers, type PausedRun } from "../../../../app/workflow-runs/paused-runs.js";
+import { interactionRequired } from "../../../../app/workflow-runs/run-host.js";
+import type { RunHandlers } from "../../../../ports/workflow-workers.js";
+import type { ProjectRunner } from "../../../../app/workflow-runs/project-runner.js";
 import { toWorkflowToolResult } from "../workflow-attachments.js";
 import { startLapsedTaskSweep } from "./task-sweep.js";
 import { redact } from "../workflow-result.js";

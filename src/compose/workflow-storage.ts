@@ -1,5 +1,5 @@
-import type { Storage } from "../../../ports/storage.js";
-import type { WorkflowDataDirs } from "./host-options.js";
+import type { Storage } from "../ports/storage.js";
+import type { WorkflowDataDirs } from "../adapters/driven/worker-process/data-dirs.js";
 
 /**
  * MCP-8: the stores of a workflow host, each in its own data dir: KV under `kvStoreDir`,
@@ -8,13 +8,13 @@ import type { WorkflowDataDirs } from "./host-options.js";
  * each port from the storage of its directory.
  *
  * @example
- * const storage = await openWorkflowStorage(resolveDataDirs({ dataDir: "/srv/sh" }));
+ * const storage = await openWorkflowStorage(resolveDataDirs({ dataDir: "/srv/sh" }, dataDirDefaults()));
  * await storage.kv.set({ projectId }, "greeting", "hi");
  * await storage.close();
  */
 export async function openWorkflowStorage(dirs: WorkflowDataDirs): Promise<Storage> {
   // Loaded lazily: the CLI's `structure` never opens SQLite (a pool's host opens only what host-run-snapshots.ts needs).
-  const [{ createSqliteStorage }, { createSqliteSessionBackend }] = await Promise.all([import("../../../compose/sqlite.js"), import("../../../compose/sqlite.js")]);
+  const [{ createSqliteStorage }, { createSqliteSessionBackend }] = await Promise.all([import("../adapters/driven/sqlite/store/sqlite-storage.js"), import("../adapters/driven/sqlite/sessions/sqlite-session-backend.js")]);
   const opened = new Map<string, Storage>();
   const at = async (directory: string): Promise<Storage> => {
     let storage = opened.get(directory);

@@ -1,17 +1,16 @@
-import { mkdirSync } from "node:fs";
-import type { TelemetryCarrier } from "../../../ports/telemetry.js";
-import type { HarnessRuntime } from "../../../ports/runtime.js";
-import { SteamharnessError, UserInputRequiredError, type SteamharnessErrorCode } from "../../../domain/errors.js";
-import type { JsonValue } from "../../../domain/json.js";
-import type { NodeContext, NodeLogger, NodeRunConfiguration, NodeTenantLimits, ToolCatalogEntry } from "../../../domain/node-context.js";
-import { withFieldDefaults } from "../../../domain/workflow/answer-validation.js";
-import type { RelatedProject, WorkflowInputRequest, WorkflowRunContext, WorkflowUserInput } from "../../../domain/workflow/run-context.js";
-import { checkSamplingRequest, type WorkflowSampling, type WorkflowSamplingRequest, type WorkflowSamplingResult } from "../../../domain/workflow/sampling.js";
-import type { Storage } from "../../../ports/storage.js";
-import type { TokenUsageRecorder } from "../../../ports/token-usage.js";
-import type { ToolPermissionDecision, ToolPermissions } from "../../../ports/tool-permissions.js";
-import type { UserInput, UserInputField, UserInputResponse } from "../../../ports/user-input.js";
-import type { ParentMessage, WorkerLogEntry, WorkerMessage } from "./worker-protocol.js";
+import type { TelemetryCarrier } from "../../ports/telemetry.js";
+import type { HarnessRuntime } from "../../ports/runtime.js";
+import { SteamharnessError, UserInputRequiredError, type SteamharnessErrorCode } from "../../domain/errors.js";
+import type { JsonValue } from "../../domain/json.js";
+import type { NodeContext, NodeLogger, NodeRunConfiguration, NodeTenantLimits, ToolCatalogEntry } from "../../domain/node-context.js";
+import { withFieldDefaults } from "../../domain/workflow/answer-validation.js";
+import type { RelatedProject, WorkflowInputRequest, WorkflowRunContext, WorkflowUserInput } from "../../domain/workflow/run-context.js";
+import { checkSamplingRequest, type WorkflowSampling, type WorkflowSamplingRequest, type WorkflowSamplingResult } from "../../domain/workflow/sampling.js";
+import type { Storage } from "../../ports/storage.js";
+import type { TokenUsageRecorder } from "../../ports/token-usage.js";
+import type { ToolPermissionDecision, ToolPermissions } from "../../ports/tool-permissions.js";
+import type { UserInput, UserInputField, UserInputResponse } from "../../ports/user-input.js";
+import type { ParentMessage, WorkerLogEntry, WorkerMessage } from "../../domain/workflow/worker-protocol.js";
 
 /** The worker's side of the IPC channel: ports that ask the parent (the project runner) and wait for its answer. */
 export interface ParentBridge {
@@ -159,16 +158,17 @@ function friendlySampling(bridge: ParentBridge, runSignal: AbortSignal): Workflo
 
 /** What {@link createWorkerRunContext} needs. */
 export interface WorkerRunContextOptions {
-  /** The worker process's runtime (ARCH-6: built once by its entry, telemetry set then). */
-  runtime: HarnessRuntime;
   runId: string;
   projectId: string;
   entrypointId: string;
   storage: Storage;
   bridge: ParentBridge;
   signal: AbortSignal;
-  /** The run's `fileCreateDir`: created (with its parents) when the run first reads it. */
+  /** The run's `fileCreateDir`: created (with its parents, by `makeDirectory`) when the run first reads it. */
   fileCreateDir: string;
+  makeDirectory: (directory: string) => void;
+  /** The process's runtime (its clock, ids, telemetry) the run's agents use. */
+  runtime: HarnessRuntime;
   relatedProjects: RelatedProject[];
   /** The project's tool catalog (`executor.tools` of its definition, WF-2). */
   tools: readonly ToolCatalogEntry[];
@@ -189,7 +189,7 @@ export interface WorkerRunContextOptions {
  * as a WF-0 `NodeContext` for agent and stream nodes.
  *
  * @example
- * const context = createWorkerRunContext({ runtime, runId, projectId, entrypointId, storage, bridge, signal, fileCreateDir, relatedProjects: [], tools, configuration });
+ * const context = createWorkerRunContext({ runId, projectId, entrypointId, storage, bridge, signal, fileCreateDir, makeDirectory, runtime, relatedProjects: [], tools, configuration });
  */
 export function createWorkerRunContext(options: WorkerRunContextOptions): WorkflowRunContext {
   const { runId, projectId, storage, bridge, signal } = options;
@@ -249,7 +249,7 @@ export function createWorkerRunContext(options: WorkerRunContextOptions): Workfl
     // Every run that reads the folder finds it (an earlier run may have removed it); a run that
     // never reads it costs no file-system call (MCP-9: a reused worker's per-call work).
     get fileCreateDir() {
-      if (!created) mkdirSync(options.fileCreateDir, { recursive: true });
+      if (!created) options.makeDirectory(options.fileCreateDir);
       created = true;
       return options.fileCreateDir;
     },

@@ -1,10 +1,9 @@
-import { existsSync } from "node:fs";
-import { SteamharnessError } from "../../../domain/errors.js";
-import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
-import type { SqliteRunRetention } from "../../../compose/run-retention.js";
-import { createTenantCache } from "../../../app/tenants/tenant-cache.js";
+import { SteamharnessError } from "../../domain/errors.js";
+import type { WorkflowRunReport } from "../../domain/workflow/run-report.js";
+import type { WorkflowRunIndex } from "../../ports/workflow-run-stores.js";
+import { createTenantCache } from "../tenants/tenant-cache.js";
 
-// SES-12: a workflow run's agents keep durable sessions under `<agent-store-dir>/<run id>/` (the run
+// SES-12: a workflow run's agents keep durable sessions under `<run id>/` of the session folder (the run
 // is their conversation, SES-10), so without retention the folder grows with every run. The
 // runner marks each run in the folder's index as it starts and ends, and after each run removes
 // the sessions of a bounded batch of runs that are due — so a busy host keeps up and an idle one
@@ -19,7 +18,8 @@ export const RUN_PRUNE_BATCH = 16;
 
 /** How a runner keeps its runs' sessions. */
 export interface RunSessionsRetentionOptions {
-  agentStoreDir: string;
+  /** Opens the index of the runs' session folder; `undefined` while there is none to open (no folder yet). */
+  openIndex: () => Promise<WorkflowRunIndex> | undefined;
   projectId: string;
   /** How long a finished run's sessions are kept; `null`: forever (runs are still indexed, for `runs prune`). */
   retentionMs: number | null;
@@ -53,13 +53,13 @@ export interface RunSessionsRetention {
  * failures are warned about once and never fail a run.
  *
  * @example
- * const retention = createRunSessionsRetention({ agentStoreDir, projectId, retentionMs: DEFAULT_RUN_RETENTION_MS, warn: (l) => process.stderr.write(l) });
+ * const retention = createRunSessionsRetention({ openIndex: prechecked.runIndexOf(), projectId, retentionMs: DEFAULT_RUN_RETENTION_MS, warn: (l) => process.stderr.write(l) });
  * await retention.started(runId);
  * await retention.ended(report);
  */
 export function createRunSessionsRetention(options: RunSessionsRetentionOptions): RunSessionsRetention {
   const now = options.now ?? Date.now;
-  let index: Promise<SqliteRunRetention> | undefined;
+  let index: Promise<WorkflowRunIndex> | undefined;
   let warned = false;
   let closed = false;
   let pruning: Promise<void> = Promise.resolve();
@@ -68,14 +68,12 @@ export function createRunSessionsRetention(options: RunSessionsRetentionOptions)
     warned = true;
     options.warn(`[steamharness] [runs] run retention is off for this host: ${(error as Error)?.message ?? String(error)}\n`);
   };
-  const open = (): Promise<SqliteRunRetention> | undefined => {
+  const open = (): Promise<WorkflowRunIndex> | undefined => {
     if (closed) return undefined;
-    if (index === undefined && existsSync(options.agentStoreDir)) {
-      index = import("../../../compose/run-retention.js").then(({ openRunRetention }) => openRunRetention({ agentStoreDir: options.agentStoreDir }));
-    }
+    index ??= options.openIndex();
     return index;
   };
-  const guarded = (work: (retention: SqliteRunRetention) => Promise<void> | void): Promise<void> | undefined => {
+  const guarded = (work: (retention: WorkflowRunIndex) => Promise<void> | void): Promise<void> | undefined => {
     const opened = warned ? undefined : open();
     if (opened === undefined) return undefined;
     return opened
@@ -136,7 +134,7 @@ const MAX_OPEN_TENANT_INDEXES = 32;
  * are then due as a crashed run's (start + retention), never kept forever.
  *
  * @example
- * const retentions = createTenantRetentions((tenant) => createRunSessionsRetention({ agentStoreDir: tenantDataDirs(dirs, tenant).agentStoreDir, projectId, retentionMs, warn }));
+ * const retentions = createTenantRetentions((tenant) => createRunSessionsRetention({ openIndex: prechecked.runIndexOf(tenant), projectId, retentionMs, warn }));
  * await retentions.of("key:acme").started(runId);
  */
 export function createTenantRetentions(make: (tenant: string) => RunSessionsRetention) {

@@ -1,16 +1,13 @@
-import type { ProjectConfigurationSnapshot } from "../../../domain/configuration/snapshot.js";
-import type { JsonValue } from "../../../domain/json.js";
-import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
-import type { RelatedProject } from "../../../domain/workflow/run-context.js";
-import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
-import type { WorkflowSamplingRequest, WorkflowSamplingResult } from "../../../domain/workflow/sampling.js";
-import type { ToolPermissionDecision, ToolPermissionRequest } from "../../../ports/tool-permissions.js";
-import type { UserInputRequest, UserInputResponse } from "../../../ports/user-input.js";
-import type { TelemetryCarrier } from "../../../ports/telemetry.js";
-import type { FileParamSource } from "./file-params.js";
-import type { WorkflowDataDirs } from "./host-options.js";
-import type { ApiTenantLimits } from "../../../ports/api-keys.js";
-import type { GatewayKeyStoreLocation } from "../../../compose/api-keys.js";
+import type { ProjectConfigurationSnapshot } from "../configuration/snapshot.js";
+import type { JsonValue } from "../json.js";
+import type { StructureReport } from "./workflow-definition.js";
+import type { WorkflowRunReport } from "./run-report.js";
+import type { WorkflowSamplingRequest, WorkflowSamplingResult } from "./sampling.js";
+import type { ToolPermissionDecision, ToolPermissionRequest } from "../../ports/tool-permissions.js";
+import type { UserInputRequest, UserInputResponse } from "../../ports/user-input.js";
+import type { TelemetryCarrier } from "../../ports/telemetry.js";
+import type { FileParamSource } from "../../ports/project-files.js";
+import type { ApiTenantLimits } from "../../ports/api-keys.js";
 
 /**
  * The IPC protocol between a host (the CLI or the MCP server) and a workflow worker process.
@@ -18,18 +15,20 @@ import type { GatewayKeyStoreLocation } from "../../../compose/api-keys.js";
  * the IPC channel, so nothing a project prints can be mistaken for a protocol message.
  */
 
-/** How a worker is configured, sent once right after it starts. */
-export interface WorkerConfig {
+/** Where a key store lives (the gateway's `--keys`): its SQLite folder, or a PostgreSQL URL and schema. */
+export interface WorkerKeyStoreLocation {
+  directory: string;
+  postgres?: string;
+  schema?: string;
+}
+
+/**
+ * How a worker is configured, sent once right after it starts: the workflow-run use case's
+ * `WorkerConfig` (app/workflow-runs/worker-config.ts). The process that carries it reads only the
+ * project folder (the worker's working directory).
+ */
+export interface WorkerInit {
   projectDir: string;
-  dirs: WorkflowDataDirs;
-  relatedProjects: RelatedProject[];
-  /** Open the stores at start (warm pool) instead of at the first run. */
-  openStorage: boolean;
-  /**
-   * BUD-4 (`mcp --http --keys`): the key store whose ledger and token windows hold the limits of
-   * the runs' tenants ({@link WorkerRunRequest.tenantLimits}); opened at the first such run.
-   */
-  tenantStore?: GatewayKeyStoreLocation;
 }
 
 /**
@@ -73,7 +72,7 @@ export interface WorkerRunRequest {
 
 /** Parent process → worker messages. */
 export type ParentMessage =
-  | { type: "init"; config: WorkerConfig }
+  | { type: "init"; config: WorkerInit }
   | { type: "run"; run: WorkerRunRequest }
   | { type: "input-response"; requestId: string; response: UserInputResponse }
   | { type: "approval-response"; requestId: string; decision: ToolPermissionDecision }

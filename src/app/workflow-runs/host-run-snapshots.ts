@@ -17,16 +17,18 @@
  * TEN-3: a tenant's run is saved in the tenant's own values store (where its worker looks for it
  * when the run is resumed); the host keeps the most recently used tenants' stores open.
  */
-import { wrapAdapterError } from "../../../domain/errors.js";
-import { saveRunSnapshot } from "../../../domain/configuration/run-snapshot.js";
-import { takeProjectConfigurationSnapshot, type ProjectConfigurationSnapshot } from "../../../domain/configuration/snapshot.js";
-import type { PersistentValueStore } from "../../../ports/persistent-value-store.js";
-import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
-import { createSystemClock } from "../../../compose/local.js";
-import { createTenantCache } from "../../../app/tenants/tenant-cache.js";
+import { wrapAdapterError } from "../../domain/errors.js";
+import { saveRunSnapshot } from "../../domain/configuration/run-snapshot.js";
+import { takeProjectConfigurationSnapshot, type ProjectConfigurationSnapshot } from "../../domain/configuration/snapshot.js";
+import type { PersistentValueStore } from "../../ports/persistent-value-store.js";
+import type { ProjectConfigurationStore } from "../../ports/project-configuration-store.js";
+import type { WorkflowRunStores } from "../../ports/workflow-run-stores.js";
+import { createTenantCache } from "../tenants/tenant-cache.js";
 
 /** Options of {@link createHostRunSnapshots}. */
 export interface HostRunSnapshotsOptions {
+  /** Where the configuration store and the persistent values are opened (and the snapshots' clock). */
+  stores: WorkflowRunStores;
   projectId: string;
   /** The data dir whose `configurations.sqlite` the workers read (their `dirs.dataDir`). */
   dataDir: string;
@@ -76,7 +78,7 @@ interface OpenedStores {
  * const snapshot = await snapshots.take(); // undefined until the stores are open
  */
 export function createHostRunSnapshots(options: HostRunSnapshotsOptions): HostRunSnapshots {
-  const clock = createSystemClock();
+  const { clock } = options.stores;
   let opening: Promise<OpenedStores | undefined> | undefined;
   let opened: OpenedStores | undefined;
   let closed = false;
@@ -84,12 +86,12 @@ export function createHostRunSnapshots(options: HostRunSnapshotsOptions): HostRu
   const tenantStores = createTenantCache((tenant) => opened!.valuesAt(options.tenantValuesDir!(tenant)), MAX_OPEN_TENANT_STORES);
   const openStores = async (): Promise<OpenedStores | undefined> => {
     try {
-      const [{ openProjectConfigurationStore }, { createSqliteStorage }] = await Promise.all([import("../../../compose/configuration-store.js"), import("../../../compose/sqlite.js")]);
+      const openValues = await options.stores.loadValueStores();
       // No server login is looked for: the host enables this only when none resolved.
-      const { store: configurations } = await openProjectConfigurationStore({ dataDir: options.dataDir, authDir: null, env: {} });
+      const { store: configurations } = await options.stores.openConfigurations({ dataDir: options.dataDir, env: {} });
       let storage;
       try {
-        storage = createSqliteStorage({ directory: options.persistentValueStoreDir });
+        storage = openValues(options.persistentValueStoreDir);
       } catch (error) {
         await configurations.close?.().catch(() => undefined);
         throw error;
@@ -97,7 +99,7 @@ export function createHostRunSnapshots(options: HostRunSnapshotsOptions): HostRu
       const stores: OpenedStores = {
         configurations,
         values: storage.values,
-        valuesAt: (directory) => createSqliteStorage({ directory }),
+        valuesAt: openValues,
         close: async () => {
           await Promise.all([configurations.close?.(), storage!.close()]);
         },

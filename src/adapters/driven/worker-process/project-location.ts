@@ -1,17 +1,13 @@
 import { readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { SteamharnessError } from "../../../domain/errors.js";
-import { parseWorkflowManifest, type WorkflowManifest } from "../../../domain/workflow/project-manifest.js";
+import { parseWorkflowManifest } from "../../../domain/workflow/project-manifest.js";
+import type { WorkflowProjectLocation } from "../../../ports/project-files.js";
 
 // Kept apart from the module loader so hosts can check a project (and fail fast) without
 // loading TypeBox or any project code.
 
-/** A workflow project found on disk: its folder, manifest and absolute entry module path. */
-export interface WorkflowProjectLocation {
-  directory: string;
-  manifest: WorkflowManifest;
-  mainPath: string;
-}
+export type { WorkflowProjectLocation };
 
 /**
  * Reads and checks a workflow project's `package.json` and entry module path without running

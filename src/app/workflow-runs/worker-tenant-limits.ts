@@ -6,10 +6,12 @@
  * budget in the very ledger the admission reads — across every host on the store — and charges
  * its settled tokens to the tenant's token window, which the next admission checks.
  */
-import { SteamharnessError } from "../../../domain/errors.js";
-import type { NodeTenantLimits } from "../../../domain/node-context.js";
-import type { GatewayKeyStore, GatewayKeyStoreLocation } from "../../../compose/api-keys.js";
-import type { WorkerTenantLimits } from "./worker-protocol.js";
+import { SteamharnessError } from "../../domain/errors.js";
+import type { NodeTenantLimits } from "../../domain/node-context.js";
+import type { WorkerKeyStoreLocation as GatewayKeyStoreLocation, WorkerTenantLimits } from "../../domain/workflow/worker-protocol.js";
+import type { WorkflowRunStores } from "../../ports/workflow-run-stores.js";
+
+type GatewayKeyStore = Awaited<ReturnType<WorkflowRunStores["openKeyStore"]>>;
 
 /** The tenant limits of one worker: {@link WorkerTenants.forRun} per run, {@link WorkerTenants.close} at exit. */
 export interface WorkerTenants {
@@ -27,14 +29,14 @@ export interface WorkerTenants {
  * The tenant limits of the worker whose host's key store is `location` (none without `--keys`).
  *
  * @example
- * const tenants = createWorkerTenants({ directory: "/srv/sh/gateway" });
+ * const tenants = createWorkerTenants({ directory: "/srv/sh/gateway" }, stores);
  * const tenantLimits = await tenants.forRun("key:acme", { budgetTokens: 1000, keyTenantId: "acme" });
  */
-export function createWorkerTenants(location: GatewayKeyStoreLocation | undefined): WorkerTenants {
+export function createWorkerTenants(location: GatewayKeyStoreLocation | undefined, stores: Pick<WorkflowRunStores, "openKeyStore">): WorkerTenants {
   let store: Promise<GatewayKeyStore> | undefined;
   const open = (where: GatewayKeyStoreLocation): Promise<GatewayKeyStore> =>
-    (store ??= import("../../../compose/api-keys.js")
-      .then(({ openGatewayKeyStore }) => openGatewayKeyStore(where))
+    (store ??= stores
+      .openKeyStore(where)
       .catch((error: unknown) => {
         store = undefined;
         throw new SteamharnessError("storage_failure", `[steamharness] [workflow] cannot open the key store of the run's tenant: ${(error as Error)?.message ?? String(error)}`, { cause: error });

@@ -10,13 +10,12 @@
  * and saves it (`given`, host-run-snapshots.ts). Keys are resolved from the worker's environment
  * (the process environment and the project's `.env`) when a turn starts, never saved.
  */
-import { wrapAdapterError } from "../../../domain/errors.js";
-import { snapshotForRun } from "../../../domain/configuration/run-snapshot.js";
-import { receivedProjectConfigurationSnapshot, type ProjectConfigurationSnapshot } from "../../../domain/configuration/snapshot.js";
-import type { NodeRunConfiguration } from "../../../domain/node-context.js";
-import type { ConfigurationStoreChoice } from "../../../compose/configuration-store.js";
-import type { Storage } from "../../../ports/storage.js";
-import { createSystemClock } from "../../../compose/local.js";
+import { wrapAdapterError } from "../../domain/errors.js";
+import { snapshotForRun } from "../../domain/configuration/run-snapshot.js";
+import { receivedProjectConfigurationSnapshot, type ProjectConfigurationSnapshot } from "../../domain/configuration/snapshot.js";
+import type { NodeRunConfiguration } from "../../domain/node-context.js";
+import type { Storage } from "../../ports/storage.js";
+import type { WorkflowConfigurationChoice as ConfigurationStoreChoice, WorkflowRunStores } from "../../ports/workflow-run-stores.js";
 
 /** The configuration side of a worker: one store opened on first use, a snapshot per run. */
 export interface WorkerConfigurations {
@@ -33,15 +32,15 @@ export interface WorkerConfigurations {
  * Opens (lazily) the configuration store of `dataDir` for a worker's runs.
  *
  * @example
- * const configurations = createWorkerConfigurations("/home/me/.steamharness");
+ * const configurations = createWorkerConfigurations("/home/me/.steamharness", stores);
  * const { snapshot } = await configurations.forRun(storage, projectId, runId);
  */
-export function createWorkerConfigurations(dataDir: string, env: Readonly<Record<string, string | undefined>> = process.env): WorkerConfigurations {
+export function createWorkerConfigurations(dataDir: string, stores: Pick<WorkflowRunStores, "clock" | "openConfigurations">, env: Readonly<Record<string, string | undefined>> = process.env): WorkerConfigurations {
   let store: Promise<ConfigurationStoreChoice> | undefined;
-  const clock = createSystemClock();
+  const { clock } = stores;
   const open = () =>
-    (store ??= import("../../../compose/configuration-store.js")
-      .then(({ openProjectConfigurationStore }) => openProjectConfigurationStore({ dataDir, authDir: null, env }))
+    (store ??= stores
+      .openConfigurations({ dataDir, env })
       .catch((error: unknown) => {
         // A store that could not open is tried again by the next run.
         store = undefined;

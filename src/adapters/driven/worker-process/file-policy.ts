@@ -1,6 +1,5 @@
 import { opendir, realpath, stat } from "node:fs/promises";
 import { basename, join, sep } from "node:path";
-import { tenantSegment } from "../../../app/tenants/tenant-segment.js";
 import { isInside, TENANT_PLACEHOLDER, type FileParamPolicy, type FileRefusal } from "./file-roots.js";
 
 // TEN-2: the server's own state is out of reach of file params, even inside an allowed root: its
@@ -85,13 +84,13 @@ async function serverStateRefusal(policy: FileParamPolicy, realPath: string): Pr
   return linked === false ? null : DENIED;
 }
 
-/** The roots of one request: placeholders expanded for `tenant` (a templated root is none without one), each as its real path. */
-async function rootsFor(policy: FileParamPolicy, tenant: string | undefined): Promise<string[]> {
+/** The roots of one request: placeholders expanded with `tenantFolder` (a templated root is none without one), each as its real path. */
+async function rootsFor(policy: FileParamPolicy, tenantFolder: string | undefined): Promise<string[]> {
   const roots: string[] = [];
   for (const root of policy.roots) {
     if (!root.includes(TENANT_PLACEHOLDER)) roots.push(root);
-    else if (tenant) {
-      const real = await realpath(root.split(TENANT_PLACEHOLDER).join(tenantSegment(tenant))).catch(() => null);
+    else if (tenantFolder) {
+      const real = await realpath(root.split(TENANT_PLACEHOLDER).join(tenantFolder)).catch(() => null);
       if (real) roots.push(real);
     }
   }
@@ -100,18 +99,18 @@ async function rootsFor(policy: FileParamPolicy, tenant: string | undefined): Pr
 
 /**
  * TEN-2 / SEC-5: the one judgement of the policy on a client-given path (its real path, or the path as
- * given when it does not exist): inside a root of the caller's `tenant`, and none of the
+ * given when it does not exist): inside a root of the caller's tenant folder (`tenantFolder`, its `tenantSegment`), and none of the
  * server's own state (see {@link serverStateRefusal}). `null` when it may be imported; else a
  * refusal whose text names no server path (it reaches remote clients).
  *
  * @example
- * const refusal = await fileParamRefusal(policy, "/srv/uploads/key_3aacme/a.pdf", "key:acme"); // null
+ * const refusal = await fileParamRefusal(policy, "/srv/uploads/key_3aacme/a.pdf", "key_3aacme"); // null
  */
-export async function fileParamRefusal(policy: FileParamPolicy, path: string, tenant: string | undefined): Promise<FileRefusal | null> {
+export async function fileParamRefusal(policy: FileParamPolicy, path: string, tenantFolder: string | undefined): Promise<FileRefusal | null> {
   if (policy.noRoots) {
     return { reason: "no_roots", why: "cannot be imported: this server has several tenants and takes file params only from the directories its operator allows (--allow-file-root)" };
   }
-  const roots = await rootsFor(policy, tenant);
+  const roots = await rootsFor(policy, tenantFolder);
   if (!roots.some((root) => isInside(root, path))) return { reason: "outside_roots", why: "is outside the allowed file roots (the server's --allow-file-root)" };
   return serverStateRefusal(policy, path);
 }

@@ -2,6 +2,9 @@ import { statfs, realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, join, parse, relative, resolve, sep } from "node:path";
 import { SteamharnessError } from "../../../domain/errors.js";
+import type { FileParamPolicy } from "../../../ports/project-files.js";
+
+export type { FileParamPolicy };
 
 // SEC-5 / TEN-2: which real files an MCP client may have imported. A client chooses file paths,
 // so the server imports only regular files whose real path lies in an allowed root, never a
@@ -11,21 +14,6 @@ import { SteamharnessError } from "../../../domain/errors.js";
 /** The placeholder of an `--allow-file-root` value that stands for the caller's tenant. */
 export const TENANT_PLACEHOLDER = "{tenant}";
 
-/** What a host allows file params to import (every path a real path). */
-export interface FileParamPolicy {
-  /**
-   * Directories a client-given file's real path must lie in. A root holding
-   * {@link TENANT_PLACEHOLDER} is expanded per request with the caller's
-   * `tenantSegment` (the encoding of the tenant data folders, app/tenants/tenant-segment.ts). Empty: every file param is refused ({@link FileParamPolicy.noRoots}).
-   */
-  roots: readonly string[];
-  /** The server's own state (real paths): directories and files never imported, even inside a root. */
-  denied: readonly string[];
-  /** The project folder: its `.env*` files and the files of its `.git` are credentials, denied by inode too (hard links). */
-  projectDirs: readonly string[];
-  /** Set when `roots` is empty on purpose: the server has several tenants and no `--allow-file-root`. */
-  noRoots?: boolean;
-}
 
 /** A refusal of the policy: a machine-readable reason and a text naming no server path. */
 export interface FileRefusal {

@@ -4,7 +4,7 @@ import { isSteamharnessError } from "../../../domain/errors.js";
 import type { JsonValue } from "../../../domain/json.js";
 import type { ManagedFile } from "../../../ports/managed-file-store.js";
 import type { Storage } from "../../../ports/storage.js";
-import { readBounded } from "../../../compose/local.js";
+import { readBounded } from "../system/file-source.js";
 import { FILE_PARAM_MAX_BYTES, refuseFileArgument, type FileParamSource } from "./file-params.js";
 
 // The worker's half of file params (MCP-4 / SEC-5): the host checked each path; between that

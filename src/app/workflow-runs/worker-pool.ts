@@ -1,10 +1,13 @@
-import { SteamharnessError, isSteamharnessError } from "../../../domain/errors.js";
-import { createFairQueue, type FairQueue, type FairQueueSlot } from "../../../domain/fair-queue.js";
-import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
-import { WorkflowWorker, type WorkflowWorkerOptions } from "./worker-process.js";
+import { SteamharnessError, isSteamharnessError } from "../../domain/errors.js";
+import { createFairQueue, type FairQueue, type FairQueueSlot } from "../../domain/fair-queue.js";
+import type { StructureReport } from "../../domain/workflow/workflow-definition.js";
+import type { WorkflowWorker, WorkflowWorkerOptions, WorkflowWorkers } from "../../ports/workflow-workers.js";
+import type { WorkerConfig } from "./worker-config.js";
 
 /** Options of {@link WorkerPool}. */
 export interface WorkerPoolOptions {
+  /** Where the workers come from (ARCH-7: forked processes, wired by the composition root). */
+  workers: WorkflowWorkers;
   /**
    * Warm workers kept ahead of calls, and the most runs at once (`--workers`, MCP-9). 0 is the
    * one-shot mode of the CLI: nothing is started ahead, every lease starts its own worker and
@@ -98,7 +101,7 @@ export class WorkerPool {
   private firstStructure: Promise<StructureReport> | undefined;
 
   constructor(
-    private readonly workerOptions: WorkflowWorkerOptions,
+    private readonly workerOptions: WorkflowWorkerOptions<WorkerConfig>,
     private readonly options: WorkerPoolOptions,
   ) {
     this.loadConcurrency = Math.max(1, options.loadConcurrency ?? 1);
@@ -272,10 +275,10 @@ export class WorkerPool {
   }
 
   private spawn(): WorkflowWorker {
-    const worker = new WorkflowWorker(this.workerOptions);
+    const worker = this.options.workers.start(this.workerOptions);
     this.live.add(worker);
     this.generationOf.set(worker, this.generation);
-    worker.child.once("exit", () => {
+    void worker.exited.then(() => {
       this.live.delete(worker);
       // A warm worker that dies while idle after loading (e.g. killed from outside) is replaced.
       const index = this.idle.indexOf(worker);
@@ -283,7 +286,6 @@ export class WorkerPool {
       this.idle.splice(index, 1);
       this.fill();
     });
-    worker.child.once("error", () => this.live.delete(worker));
     this.loading += 1;
     worker.ready.then(
       () => {

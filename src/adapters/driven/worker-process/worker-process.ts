@@ -4,44 +4,45 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.js";
 import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
-import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
 import type { WorkflowSamplingRequest, WorkflowSamplingResult } from "../../../domain/workflow/sampling.js";
-import type { ToolPermissionDecision, ToolPermissionRequest } from "../../../ports/tool-permissions.js";
-import type { UserInputRequest, UserInputResponse } from "../../../ports/user-input.js";
-import { isProtocolMessage, type ParentMessage, type WorkerConfig, type WorkerLogEntry, type WorkerMessage, type WorkerRunRequest, type WorkerSamplingError } from "./worker-protocol.js";
+import { isProtocolMessage, type ParentMessage, type WorkerMessage, type WorkerRunRequest, type WorkerSamplingError } from "../../../domain/workflow/worker-protocol.js";
+import type { RunHandlers, WorkerRunOutcome, WorkflowWorker as WorkflowWorkerPort, WorkflowWorkerOptions, WorkflowWorkers } from "../../../ports/workflow-workers.js";
+
+/** The worker script and the node flags to start it with. */
+export interface WorkerEntry {
+  path: string;
+  execArgv: string[];
+}
 
 /**
- * The worker script and the node flags to start it with. From the sources (tests, `tsx`) it is
- * the sibling `worker-main.ts` under tsx; from the build it is `workflow-worker.js` next to the
- * bundle (tsup emits both into dist/).
+ * The worker script beside `moduleUrl` (a module of the folder that holds the worker's main, the
+ * composition root's `workflow-worker.ts`), and the node flags to start it with. From the sources
+ * (tests, `tsx`) it is `workflow-worker.ts` under tsx; from the build it is `workflow-worker.js`
+ * next to the bundle (tsup emits both into dist/).
  *
  * @example
- * const { path, execArgv } = resolveWorkerEntry();
+ * const { path, execArgv } = resolveWorkerEntry(import.meta.url);
  */
-export function resolveWorkerEntry(moduleUrl: string = import.meta.url): { path: string; execArgv: string[] } {
+export function resolveWorkerEntry(moduleUrl: string): WorkerEntry {
   const here = fileURLToPath(moduleUrl);
   if (here.endsWith(".ts")) {
     // An absolute loader URL: `--import tsx` would resolve against the child's cwd.
-    return { path: join(dirname(here), "worker-main.ts"), execArgv: ["--import", import.meta.resolve("tsx")] };
+    return { path: join(dirname(here), "workflow-worker.ts"), execArgv: ["--import", import.meta.resolve("tsx")] };
   }
   const path = join(dirname(here), "workflow-worker.js");
   if (!existsSync(path)) throw new SteamharnessError("internal", `workflow worker script missing: ${path}`);
   return { path, execArgv: [] };
 }
 
-/** What a host answers a paused run with. Throwing ends the run (the worker is killed). */
-export interface RunHandlers {
-  onInput(request: UserInputRequest): Promise<UserInputResponse>;
-  onApproval(request: ToolPermissionRequest): Promise<ToolPermissionDecision>;
-  /** Told each entry of the run's `context.log` (it is on the worker's stderr too). */
-  onLog?(entry: WorkerLogEntry): void;
-  /**
-   * Answers the run's `context.sampling.createMessage` (an MCP call's client, workflow-sampling.ts).
-   * Absent, every request is `sampling_unavailable`. Unlike the other handlers, a rejection does
-   * not end the run: its typed error reaches the workflow, which may catch it. `signal` aborts
-   * when the run abandons the request or ends (report, exit, kill).
-   */
-  onSampling?(request: WorkflowSamplingRequest, signal: AbortSignal): Promise<WorkflowSamplingResult>;
+/**
+ * The {@link WorkflowWorkers} port over forked node processes running `entry` (ARCH-7).
+ *
+ * @example
+ * const workers = createWorkflowWorkers(resolveWorkerEntry(import.meta.url));
+ * const worker = workers.start({ config, env });
+ */
+export function createWorkflowWorkers(entry: WorkerEntry): WorkflowWorkers {
+  return { start: (options) => new WorkflowWorker({ ...options, entry }) };
 }
 
 /** What a run that asks for sampling without a handler is told. */
@@ -54,34 +55,21 @@ function samplingErrorOf(error: unknown): WorkerSamplingError {
 }
 
 /**
- * How a worker run ended from the host's point of view: its report, or the worker's exit. The
- * worker's verdict on reuse comes after the report ({@link WorkflowWorker.settled}).
- */
-export type WorkerRunOutcome = { kind: "report"; report: WorkflowRunReport } | { kind: "exited"; message: string };
-
-/** Options of {@link WorkflowWorker}. */
-export interface WorkflowWorkerOptions {
-  config: WorkerConfig;
-  env: Record<string, string>;
-  /** Where the worker's stdout and stderr go; the host's stderr by default, never its stdout. */
-  output?: NodeJS.WritableStream;
-}
-
-/**
  * One isolated worker process (MCP-5): it starts loading the project at once, so a pool can keep
  * it warm; `ready` resolves the structure report or rejects with the load error. It serves one
  * run at a time, and another after a run only when that run ended cleanly ({@link reusable},
  * MCP-9); `finish` asks it to close its stores and exit.
  *
  * @example
- * const worker = new WorkflowWorker({ config, env: process.env as Record<string, string> });
+ * const worker = new WorkflowWorker({ config, env: process.env as Record<string, string>, entry: resolveWorkerEntry(import.meta.url) });
  * const structure = await worker.ready;
  * const outcome = await worker.run(request, handlers);
  */
-export class WorkflowWorker {
+export class WorkflowWorker implements WorkflowWorkerPort {
   readonly child: ChildProcess;
   readonly ready: Promise<StructureReport>;
-  private readonly exited: Promise<string>;
+  /** Why the worker is gone (its exit, its kill, a failed start); never rejects. */
+  readonly exited: Promise<string>;
   private listener: ((message: WorkerMessage) => void) | undefined;
   private onExit: ((why: string) => void) | undefined;
   private runs = 0;
@@ -90,8 +78,8 @@ export class WorkflowWorker {
   private loadedNow = false;
   private verdict: Promise<void> = Promise.resolve();
 
-  constructor(options: WorkflowWorkerOptions) {
-    const entry = resolveWorkerEntry();
+  constructor(options: WorkflowWorkerOptions & { entry: WorkerEntry }) {
+    const entry = options.entry;
     this.child = fork(entry.path, [], {
       execArgv: entry.execArgv,
       env: options.env,

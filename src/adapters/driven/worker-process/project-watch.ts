@@ -2,7 +2,9 @@ import { watch, type FSWatcher } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { isLoadedFileName, isProjectFolder } from "./project-fingerprint.js";
-import type { WorkflowProjectLocation } from "./project-location.js";
+import type { ProjectWatch, WorkflowProjectLocation } from "../../../ports/project-files.js";
+
+export type { ProjectWatch };
 
 /** Past this many folders a project is not watched (reused workers then only retire by run count). */
 const MAX_FOLDERS = 500;
@@ -15,11 +17,6 @@ export interface ProjectWatchOptions {
   debounceMs?: number;
 }
 
-/** A running watch; `close` stops it (idempotent). `watching` is false when the project was too large. */
-export interface ProjectWatch {
-  readonly watching: boolean;
-  close(): void;
-}
 
 async function folders(directory: string, exclude: ReadonlySet<string>, into: string[]): Promise<boolean> {
   into.push(directory);

@@ -1,15 +1,14 @@
-import { existsSync, readdirSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
-import { TENANTS_FOLDER } from "../../../app/tenants/tenant-segment.js";
-import { SteamharnessError } from "../../../domain/errors.js";
-import { agentStoreDirFor } from "../../../compose/session-files.js";
-import { locateWorkflowProject } from "./project-location.js";
-import { DEFAULT_RUN_RETENTION_MS } from "./run-retention.js";
+import { tenantsFolder } from "../app/tenants/tenant-segment.js";
+import { DEFAULT_RUN_RETENTION_MS } from "../app/workflow-runs/run-retention.js";
+import type { WorkflowRunPorts } from "../ports/workflow-runs.js";
+import { agentStoreDirFor } from "../adapters/driven/sqlite/sessions/session-file-names.js";
 
 /** Options of {@link pruneProjectRuns}. */
 export interface PruneProjectRunsOptions {
   projectDir: string;
-  /** The session folder (absolute); `<projectDir>/.workflow/agents` by default. */
+  /** Where the project and its session folders are found, and their run indexes opened. */
+  ports: Pick<WorkflowRunPorts, "files" | "stores">;
+  /** The session folder (absolute: the CLI checks `--agent-store-dir`); `<projectDir>/.workflow/agents` by default. */
   agentStoreDir?: string;
   /** Finished runs older than this go ({@link DEFAULT_RUN_RETENTION_MS} by default); runs due by their own retention go too. */
   olderThanMs?: number;
@@ -32,24 +31,20 @@ export interface PruneProjectRunsResult {
  * so is a run one of whose sessions is held right now. A folder without an index has nothing to prune.
  *
  * @example
- * const { removed } = await pruneProjectRuns({ projectDir: "/srv/project", olderThanMs: 86_400_000 });
+ * const { removed } = await pruneProjectRuns({ projectDir: "/srv/project", olderThanMs: 86_400_000, ports });
  */
 export async function pruneProjectRuns(options: PruneProjectRunsOptions): Promise<PruneProjectRunsResult> {
-  if (options.agentStoreDir !== undefined && !isAbsolute(options.agentStoreDir)) {
-    throw new SteamharnessError("input_validation", `--agent-store-dir must be an absolute path: ${options.agentStoreDir}`, { field: "--agent-store-dir" });
-  }
-  const location = await locateWorkflowProject(options.projectDir);
+  const { files, stores } = options.ports;
+  const location = await files.locate(options.projectDir);
   const agentStoreDir = agentStoreDirFor(location.directory, options.agentStoreDir);
   const outcome: PruneProjectRunsResult = { removed: [], deferred: [] };
-  if (!existsSync(agentStoreDir)) return outcome;
-  const { openRunRetention } = await import("../../../compose/run-retention.js");
+  if (!files.exists(agentStoreDir)) return outcome;
   // TEN-3: each tenant of `mcp --http` keeps its runs in its own folder, with its own index.
-  const tenantsDir = join(agentStoreDir, TENANTS_FOLDER);
-  const tenantDirs = existsSync(tenantsDir) ? readdirSync(tenantsDir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => join(tenantsDir, entry.name)) : [];
+  const tenantDirs = files.subfolders(tenantsFolder(agentStoreDir));
   const now = options.now ?? Date.now();
   const request = { projectId: location.manifest.id, now, limit: options.batch ?? 100, finishedBefore: now - (options.olderThanMs ?? DEFAULT_RUN_RETENTION_MS) };
   for (const folder of [agentStoreDir, ...tenantDirs]) {
-    const retention = await openRunRetention({ agentStoreDir: folder });
+    const retention = await stores.openRunIndex(folder);
     try {
       for (;;) {
         const batch = await retention.prune(request);

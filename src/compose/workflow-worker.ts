@@ -1,5 +1,7 @@
 /**
- * Entry of a workflow worker process (built as dist/workflow-worker.js). The host forks it with
+ * Entry of a workflow worker process (built as dist/workflow-worker.js), and its composition
+ * (ARCH-7): the run itself is the app's (src/app/workflow-runs), the project's loading and file
+ * imports the worker-process adapter's, the stores this root's. The host forks it with
  * an IPC channel; the worker loads the project, reports its structure, then runs entrypoints one
  * at a time until the host tells it to exit (MCP-9: a host may hand a worker whose run ended
  * cleanly another run, or retire it after each one). Every run gets its own context, abort
@@ -7,23 +9,26 @@
  * and `done` says whether the run left the worker fit for another. Project output on
  * stdout/stderr is the host's to forward; protocol messages travel only over IPC.
  */
-import { openProcessRuntime } from "../../../compose/telemetry.js";
-import { isSteamharnessError } from "../../../domain/errors.js";
-import type { JsonValue } from "../../../domain/json.js";
-import { redactSecrets, secretValues } from "../../../domain/redaction.js";
-import { emptyRunResult, normalizeRunReturn, statusOfResult, type WorkflowRunReport } from "../../../domain/workflow/run-report.js";
-import type { Storage } from "../../../ports/storage.js";
-import { importFileParams } from "./file-import.js";
-import { loadWorkflowProject, locateWorkflowProject, type LoadedWorkflowProject } from "./project-loader.js";
-import { createParentBridge, createWorkerRunContext, type ParentBridge } from "./worker-run-context.js";
-import { restoreWorkerState, snapshotWorkerState, type WorkerStateSnapshot } from "./worker-state.js";
-import { isProtocolMessage, type ParentMessage, type WorkerConfig, type WorkerMessage, type WorkerRunRequest } from "./worker-protocol.js";
+import { openProcessRuntime } from "./telemetry.js";
+import { isSteamharnessError } from "../domain/errors.js";
+import type { JsonValue } from "../domain/json.js";
+import { redactSecrets, secretValues } from "../domain/redaction.js";
+import { emptyRunResult, normalizeRunReturn, statusOfResult, type WorkflowRunReport } from "../domain/workflow/run-report.js";
+import type { Storage } from "../ports/storage.js";
+import { importFileParams } from "../adapters/driven/worker-process/file-import.js";
+import { loadWorkflowProject, locateWorkflowProject, type LoadedWorkflowProject } from "../adapters/driven/worker-process/project-loader.js";
+import { createParentBridge, createWorkerRunContext, type ParentBridge } from "../app/workflow-runs/worker-run-context.js";
+import { restoreWorkerState, snapshotWorkerState, type WorkerStateSnapshot } from "../app/workflow-runs/worker-state.js";
+import { isProtocolMessage, type ParentMessage, type WorkerMessage, type WorkerRunRequest } from "../domain/workflow/worker-protocol.js";
+import type { WorkerConfig } from "../app/workflow-runs/worker-config.js";
 import { openWorkflowStorage } from "./workflow-storage.js";
-import { tenantDataDirs } from "./host-options.js";
-import { createWorkerConfigurations, type WorkerConfigurations } from "./worker-configuration.js";
-import { createWorkerTenants, type WorkerTenants } from "./worker-tenant-limits.js";
-import { workflowToolCatalog } from "../../../domain/workflow/workflow-definition.js";
-import { createTenantCache } from "../../../app/tenants/tenant-cache.js";
+import { tenantDataDirs } from "../app/workflow-runs/host-options.js";
+import type { WorkflowDataDirs } from "../adapters/driven/worker-process/data-dirs.js";
+import { createWorkerConfigurations, type WorkerConfigurations } from "../app/workflow-runs/worker-configuration.js";
+import { createWorkerTenants, type WorkerTenants } from "../app/workflow-runs/worker-tenant-limits.js";
+import { workflowToolCatalog } from "../domain/workflow/workflow-definition.js";
+import { createTenantCache } from "../app/tenants/tenant-cache.js";
+import { projectFiles, workflowRunStores } from "./workflow-runs.js";
 
 const send = (message: WorkerMessage): Promise<void> =>
   new Promise((resolveSend) => {
@@ -40,7 +45,9 @@ interface CurrentRun {
 let current: CurrentRun | undefined;
 let exitAfterRun = false;
 let idleState: WorkerStateSnapshot | undefined;
-let config: WorkerConfig | undefined;
+/** The host sends its whole data-dir layout (the agent sessions' folder among them). */
+type HostWorkerConfig = WorkerConfig & { dirs: WorkflowDataDirs };
+let config: HostWorkerConfig | undefined;
 let project: LoadedWorkflowProject | undefined;
 let storage: Promise<Storage> | undefined;
 /** TEN-3: the stores of the tenants this worker ran for; at most 8 stay open between runs (the worker runs one run at a time). */
@@ -66,16 +73,16 @@ function openRunStorage(dataTenant: string | undefined): Promise<Storage> {
   return dataTenant === undefined ? openStorage() : tenantStorages.of(dataTenant).opening;
 }
 
-async function init(next: WorkerConfig): Promise<void> {
+async function init(next: HostWorkerConfig): Promise<void> {
   config = next;
-  tenants = createWorkerTenants(next.tenantStore);
+  tenants = createWorkerTenants(next.tenantStore, workflowRunStores);
   // The first run must find the telemetry in place (it loads only with an OTLP endpoint set).
   await processRuntime;
   try {
     project = await loadWorkflowProject(await locateWorkflowProject(next.projectDir));
     // Checked by the structure report already; kept once for every run (WF-2).
     tools = workflowToolCatalog(project.definition, project.mainPath);
-    configurations = createWorkerConfigurations(next.dirs.dataDir);
+    configurations = createWorkerConfigurations(next.dirs.dataDir, workflowRunStores);
     if (next.openStorage) {
       // `ready` waits for the stores: a handed-out worker must be able to start its run at once,
       // or `--timeout` would count the SQLite opening (the catalog cache keeps the first
@@ -131,11 +138,12 @@ async function execute(run: WorkerRunRequest, { controller, bridge }: CurrentRun
     const tenantLimits = await tenants!.forRun(run.tenant, run.tenantLimits);
     const context = createWorkerRunContext({
       ...base,
-      runtime: (await processRuntime).runtime,
       storage: store,
       bridge,
       signal: controller.signal,
       fileCreateDir: (run.dataTenant === undefined ? config!.dirs : tenantDataDirs(config!.dirs, run.dataTenant)).fileCreateStoreDir,
+      makeDirectory: projectFiles.makeDirectory,
+      runtime: (await processRuntime).runtime,
       relatedProjects: config!.relatedProjects,
       tools,
       configuration,
@@ -229,7 +237,8 @@ const processRuntime = openProcessRuntime();
 process.on("message", (raw: unknown) => {
   if (!isProtocolMessage(raw)) return;
   const message = raw as ParentMessage;
-  if (message.type === "init") void init(message.config);
+  // The host's pool sends the use case's WorkerConfig (app/workflow-runs/worker-pool.ts).
+  if (message.type === "init") void init(message.config as HostWorkerConfig);
   else if (message.type === "run") void serve(message.run);
   else if (message.type === "exit") void exit();
   else current?.bridge.handle(message);

@@ -4,26 +4,22 @@ import { SteamharnessError } from "../../../domain/errors.js";
 import type { JsonValue } from "../../../domain/json.js";
 import type { WorkflowParam } from "../../../domain/workflow/workflow-definition.js";
 import { fileParamRefusal } from "./file-policy.js";
-import { pseudoFileSystem, type FileParamPolicy } from "./file-roots.js";
+import { pseudoFileSystem } from "./file-roots.js";
+import type { FileParamPolicy, FileParamSource } from "../../../ports/project-files.js";
+
+export type { FileParamSource };
 
 /** The largest file an MCP file param may name (MCP-4): 50 MB. */
 export const FILE_PARAM_MAX_BYTES = 50 * 1024 * 1024;
 
-/** A checked file param: the real path to copy, its `dev:ino` when checked, and the name to record (the one the client gave). */
-export interface FileParamSource {
-  path: string;
-  name: string;
-  /** The checked file's `dev:ino`: the copy refuses another file swapped in under the same path. */
-  inode?: string;
-}
 
 /** Options of {@link checkFileArgument}. */
 export interface FileArgumentOptions {
   maxBytes?: number;
   /** Roots and the server's own state (SEC-5, TEN-2); without one, any directory is allowed. */
   policy?: FileParamPolicy;
-  /** The caller's tenant key, for roots with `{tenant}` (TEN-2); none for stdio and unauthenticated loopback. */
-  tenant?: string;
+  /** The caller's tenant folder segment (`tenantSegment` of its key), for roots with `{tenant}` (TEN-2); none for stdio and unauthenticated loopback. */
+  tenantFolder?: string;
 }
 
 const URL_LIKE = /^[A-Za-z][A-Za-z0-9+.-]*:/;
@@ -55,7 +51,7 @@ export function refuseFileArgument(param: string, reason: string, why: string): 
  * await checkFileArgument("document", "/home/me/spec.pdf") // { path: "/home/me/spec.pdf", name: "spec.pdf", inode: "2049:1234" }
  */
 export async function checkFileArgument(param: string, value: string, options: FileArgumentOptions = {}): Promise<FileParamSource> {
-  const { maxBytes = FILE_PARAM_MAX_BYTES, policy, tenant } = options;
+  const { maxBytes = FILE_PARAM_MAX_BYTES, policy, tenantFolder } = options;
   const refuse = (reason: string, why: string) => refuseFileArgument(param, reason, why);
   if (value.startsWith("data:")) throw refuse("not_a_path", "is a data: URL; pass an absolute file path instead (no inline or Base64 content)");
   if (URL_LIKE.test(value) && !/^[A-Za-z]:[\\/]/.test(value)) throw refuse("not_a_path", "is a URL; pass an absolute local file path");
@@ -64,13 +60,13 @@ export async function checkFileArgument(param: string, value: string, options: F
   // The real path decides everything below: a link is judged by what it points at.
   const target = link ? await realpath(value).catch(() => "") : "";
   if (!target) {
-    const refusal = policy && (await fileParamRefusal(policy, resolve(value), tenant));
+    const refusal = policy && (await fileParamRefusal(policy, resolve(value), tenantFolder));
     if (refusal) throw refuse(refusal.reason, refusal.why);
     throw refuse("not_found", link?.isSymbolicLink() ? "is a symbolic link whose target does not exist" : "does not exist");
   }
   const pseudo = await pseudoFileSystem(target);
   if (pseudo) throw refuse("pseudo_file", `${pseudo}${target === value ? "" : " (through a symbolic link)"}; only regular files on disk are imported`);
-  const refusal = policy && (await fileParamRefusal(policy, target, tenant));
+  const refusal = policy && (await fileParamRefusal(policy, target, tenantFolder));
   if (refusal) throw refuse(refusal.reason, `${target === value ? "" : "resolves to a file that "}${refusal.why}`);
   // Gone since the realpath (a race): refused like a missing file, not a Node error naming the path.
   const info = await stat(target, { bigint: true }).catch(() => null);

@@ -1,11 +1,11 @@
-import { SteamharnessError } from "../../../domain/errors.js";
-import type { JsonObject, JsonValue } from "../../../domain/json.js";
-import { checkAnswers } from "../../../domain/workflow/answer-validation.js";
-import type { PendingInteraction, WorkflowRunReport } from "../../../domain/workflow/run-report.js";
-import type { PersistentValueStore } from "../../../ports/persistent-value-store.js";
-import type { ToolPermissionDecision } from "../../../ports/tool-permissions.js";
-import type { UserInputResponse } from "../../../ports/user-input.js";
-import type { RunHandlers } from "./worker-process.js";
+import { SteamharnessError } from "../../domain/errors.js";
+import type { JsonObject, JsonValue } from "../../domain/json.js";
+import { checkAnswers } from "../../domain/workflow/answer-validation.js";
+import type { PendingInteraction, WorkflowRunReport } from "../../domain/workflow/run-report.js";
+import type { PersistentValueStore } from "../../ports/persistent-value-store.js";
+import type { ToolPermissionDecision } from "../../ports/tool-permissions.js";
+import type { UserInputResponse } from "../../ports/user-input.js";
+import type { RunHandlers } from "../../ports/workflow-workers.js";
 import type { ProjectRunner } from "./project-runner.js";
 import { tenantDataDirs } from "./host-options.js";
 
@@ -92,9 +92,8 @@ export function answeringHandlers(run: Pick<PausedRun, "answers">, fallback: Run
  * const paused = await pausedRunsOf(runner);
  */
 export async function pausedRunsOf(runner: ProjectRunner, dataTenant?: string) {
-  const { createSqliteStorage } = await import("../../../compose/sqlite.js");
   const dirs = dataTenant === undefined ? runner.dirs : tenantDataDirs(runner.dirs, dataTenant);
-  const storage = createSqliteStorage({ directory: dirs.persistentValueStoreDir });
+  const storage = (await runner.ports.stores.loadValueStores())(dirs.persistentValueStoreDir);
   return { ...createPausedRuns(storage.values, runner.location.manifest.id), close: () => storage.close() };
 }
 

@@ -1,40 +1,29 @@
-import type { TelemetryCarrier } from "../../../ports/telemetry.js";
+import type { TelemetryCarrier } from "../../ports/telemetry.js";
 import { randomUUID } from "node:crypto";
 import type { TObject } from "@sinclair/typebox";
-import { SteamharnessError } from "../../../domain/errors.js";
-import type { JsonValue } from "../../../domain/json.js";
-import { emptyRunResult, type WorkflowRunReport } from "../../../domain/workflow/run-report.js";
-import type { StructureEntrypoint, StructureReport } from "../../../domain/workflow/workflow-definition.js";
-import { checkFileParams, type FileParamSource } from "./file-params.js";
-import type { WorkflowProjectLocation } from "./project-location.js";
-import { precheckProjectRunner, tenantDataDirs, type DataDirOptions, type FileParamHostOptions, type PrecheckedProjectRunner, type WorkflowDataDirs } from "./host-options.js";
-import { credentialOf, readProjectEnv, readSavedAuth, resolveServerAuth, workerEnvironment, type ResolvedServerAuth } from "./project-env.js";
-import { secretValues } from "../../../domain/redaction.js";
+import { SteamharnessError } from "../../domain/errors.js";
+import type { JsonValue } from "../../domain/json.js";
+import { emptyRunResult, type WorkflowRunReport } from "../../domain/workflow/run-report.js";
+import type { StructureEntrypoint, StructureReport } from "../../domain/workflow/workflow-definition.js";
+import type { FileParamSource, ProjectWatch, WorkflowProjectLocation } from "../../ports/project-files.js";
+import type { WorkflowServerAuth } from "../../ports/workflow-run-stores.js";
+import type { RunHandlers } from "../../ports/workflow-workers.js";
+import { tenantDataDirs, type PrecheckedProjectRunner, type RunDataDirs } from "./host-options.js";
+import { secretValues } from "../../domain/redaction.js";
 import { runInWorker } from "./run-host.js";
-import type { RunHandlers } from "./worker-process.js";
 import { WorkerPool } from "./worker-pool.js";
-import { watchProjectFiles, type ProjectWatch } from "./project-watch.js";
 import { createRunSessionsRetention, createTenantRetentions, DEFAULT_RUN_RETENTION_MS } from "./run-retention.js";
 import { createHostRunSnapshots } from "./host-run-snapshots.js";
-import type { ProjectConfigurationSnapshot } from "../../../domain/configuration/snapshot.js";
-import type { WorkerConfig, WorkerTenantLimits } from "./worker-protocol.js";
+import type { ProjectConfigurationSnapshot } from "../../domain/configuration/snapshot.js";
+import type { WorkerTenantLimits } from "../../domain/workflow/worker-protocol.js";
+import type { WorkerConfig } from "./worker-config.js";
+import { tenantSegment } from "../tenants/tenant-segment.js";
+import type { WorkflowRunPorts } from "../../ports/workflow-runs.js";
 
 /** Options of {@link createProjectRunner}. */
-export interface ProjectRunnerOptions extends FileParamHostOptions {
-  projectDir: string;
-  dirs?: DataDirOptions;
-  /** `alias=/abs/dir` values of `--related-project`. */
-  relatedProjects?: readonly string[];
-  /**
-   * SEC-5 (`--allow-file-root`, repeatable): absolute directories a caller's file param must lie
-   * in, judged by real path (symlinks followed). By default the project directory and the
-   * working directory — unless that is `/`, the home directory or one of its ancestors — and
-   * none when {@link FileParamHostOptions.multiTenant}; `{tenant}` in a value stands for the
-   * caller's tenant (TEN-2). Pseudo files (`/proc`, `/sys`, `/dev`) and the server's own state
-   * (data dirs, stores, SQLite side files, `.git`, credentials) are refused whatever the roots; a
-   * param's `default` path (the project's own) is not bound by the roots.
-   */
-  allowedFileRoots?: readonly string[];
+export interface ProjectRunnerOptions {
+  /** What the runs execute on (worker processes, the project's files, the stores beside them), wired by the composition root. */
+  ports: WorkflowRunPorts;
   /** The process environment (explicit variables); `process.env` by default. */
   env?: Record<string, string | undefined>;
   /**
@@ -71,8 +60,11 @@ export interface ProjectRunnerOptions extends FileParamHostOptions {
    * {@link ProjectRunner.startWorkers}, the first `structure()` or the first run.
    */
   startWorkers?: boolean;
-  /** Results of {@link precheckProjectRunner}, so the checks are not repeated. */
-  prechecked?: PrecheckedProjectRunner;
+  /**
+   * The host as checked before any project code loads (project, data dirs, related projects,
+   * file roots, run indexes): the composition root's `precheckProjectRunner`.
+   */
+  prechecked: PrecheckedProjectRunner;
   /**
    * SES-12 (`--run-retention`): how long the agent sessions of a finished run are kept in the
    * session folder before a later run of this runner removes them (in bounded batches);
@@ -127,8 +119,10 @@ export interface WorkflowRunOptions {
 /** A workflow project ready to serve: structure, argument checks and isolated runs. */
 export interface ProjectRunner {
   readonly location: WorkflowProjectLocation;
-  readonly dirs: WorkflowDataDirs;
-  readonly auth: ResolvedServerAuth;
+  readonly dirs: RunDataDirs;
+  readonly auth: WorkflowServerAuth;
+  /** The ports the runner was opened with (its paused runs and attachments open their stores there). */
+  readonly ports: WorkflowRunPorts;
   /** Credential values (admin key, secret-looking env variables) to redact from results. */
   readonly secrets: readonly string[];
   /** The structure report, computed once by a worker (project code never runs in the runner). */
@@ -188,18 +182,17 @@ export function newRunId(now: Date = new Date()): string {
  * retires the workers that loaded the old code.
  *
  * @example
- * const runner = await createProjectRunner({ projectDir: "/abs/project", workers: 2 });
+ * const runner = await createProjectRunner({ prechecked: await precheckProjectRunner({ projectDir: "/abs/project", ports }), workers: 2, ports });
  * const structure = await runner.structure();
  */
 export async function createProjectRunner(options: ProjectRunnerOptions): Promise<ProjectRunner> {
-  const { location, dirs, relatedProjects, filePolicy } = options.prechecked ?? (await precheckProjectRunner(options));
+  const { location, dirs, relatedProjects, filePolicy, runIndexOf } = options.prechecked;
+  const { ports } = options;
   const processEnv = options.env ?? process.env;
-  const projectEnv = await readProjectEnv(location.directory);
-  const auth = resolveServerAuth(processEnv, projectEnv, await readSavedAuth(dirs.authDir));
+  const projectEnv = await ports.files.readEnv(location.directory);
   // TEN-7: a server URL without a credential is the command line's fault (exit 2, one line), found
   // here rather than as a failed run inside a worker.
-  if (auth.serverUrl) credentialOf(auth);
-  const env = workerEnvironment(processEnv, projectEnv, auth);
+  const { auth, workerEnv: env } = await ports.stores.serverLogin(processEnv, projectEnv, dirs.authDir);
   const workers = options.workers ?? 0;
   const reuse = workers > 0 && options.workerReuse !== false;
   const pool = new WorkerPool(
@@ -208,10 +201,11 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
       env,
       ...(options.output ? { output: options.output } : {}),
     },
-    { size: workers, reuse, ...(options.maxRunsPerWorker ? { maxRunsPerWorker: options.maxRunsPerWorker } : {}), ...(options.tenantConcurrency !== undefined ? { tenantConcurrency: options.tenantConcurrency } : {}) },
+    { workers: ports.workers, size: workers, reuse, ...(options.maxRunsPerWorker ? { maxRunsPerWorker: options.maxRunsPerWorker } : {}), ...(options.tenantConcurrency !== undefined ? { tenantConcurrency: options.tenantConcurrency } : {}) },
   );
   // CFG-2: a pool's host takes and saves its new runs' snapshots (not against a configuration server).
   const snapshots = createHostRunSnapshots({
+    stores: ports.stores,
     projectId: location.manifest.id,
     dataDir: dirs.dataDir,
     persistentValueStoreDir: dirs.persistentValueStoreDir,
@@ -222,7 +216,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
   let opensSnapshots: Promise<void> | undefined;
   const startPool = () => {
     // Begun before the first fork: the folder walk ends long before a worker has imported the project.
-    watch ??= reuse ? watchProjectFiles(location, () => pool.renew(), { exclude: Object.values(dirs) }) : undefined;
+    watch ??= reuse ? ports.files.watch(location, () => pool.renew(), { exclude: Object.values(dirs) }) : undefined;
     pool.start();
     // Once the first worker has loaded the project: start-up (and the first tools/list) does not
     // share the cores with the host's SQLite opening; calls before that leave it to the worker.
@@ -232,25 +226,25 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     );
   };
   if (options.startWorkers !== false) startPool();
-  const retentionOf = (agentStoreDir: string) =>
+  const retentionOf = (dataTenant?: string) =>
     createRunSessionsRetention({
-      agentStoreDir,
+      openIndex: runIndexOf(dataTenant),
       projectId: location.manifest.id,
       retentionMs: options.runRetentionMs === undefined ? DEFAULT_RUN_RETENTION_MS : options.runRetentionMs,
       warn: (line) => (options.output ?? process.stderr).write(line),
     });
-  const retention = retentionOf(dirs.agentStoreDir);
+  const retention = retentionOf();
   // TEN-3: each tenant's runs are indexed (and pruned) in the tenant's own session folder.
-  const tenantRetentions = createTenantRetentions((tenant) => retentionOf(tenantDataDirs(dirs, tenant).agentStoreDir));
+  const tenantRetentions = createTenantRetentions((tenant) => retentionOf(tenant));
   const schemas = new Map<string, TObject>();
   // TypeBox loads with the first call (or `preloadValidation`), not with the runner (the MCP
   // handshake waits for neither); later calls reuse the loaded modules instead of import() again.
-  type ValidationModules = [typeof import("../../../domain/workflow/argument-validation.js"), typeof import("../../../domain/workflow/param-schema.js")];
+  type ValidationModules = [typeof import("../../domain/workflow/argument-validation.js"), typeof import("../../domain/workflow/param-schema.js")];
   let validation: Promise<ValidationModules> | undefined;
   /** The loaded modules, once `validation` has resolved: `prepare` then runs synchronously. */
   let validationLoaded: ValidationModules | undefined;
   const loadValidation = () =>
-    (validation ??= Promise.all([import("../../../domain/workflow/argument-validation.js"), import("../../../domain/workflow/param-schema.js")]).then(
+    (validation ??= Promise.all([import("../../domain/workflow/argument-validation.js"), import("../../domain/workflow/param-schema.js")]).then(
       (modules) => (validationLoaded = modules),
       (error: unknown) => {
         validation = undefined;
@@ -261,6 +255,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     location,
     dirs,
     auth,
+    ports,
     secrets: secretValues(env),
     structure() {
       startPool();
@@ -289,7 +284,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
       const given = (args ?? {}) as Record<string, JsonValue>;
       // Only file params need the file system (their paths are checked and imported).
       if (!entrypoint.params.some((param) => param.type === "file")) return { params: { ...given }, files: {} };
-      return checkFileParams(entrypoint.params, given, { policy: filePolicy, ...(tenant !== undefined ? { tenant } : {}) });
+      return ports.files.checkFileParams(entrypoint.params, given, { policy: filePolicy, ...(tenant !== undefined ? { tenantFolder: tenantSegment(tenant) } : {}) });
     },
     async run(entrypoint, prepared, handlers, runOptions = {}) {
       const { signal, onQueued, tenant, dataTenant } = runOptions;

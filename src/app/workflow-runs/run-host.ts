@@ -1,7 +1,7 @@
-import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.js";
-import { emptyRunResult, type PendingInteraction, type WorkflowRunReport } from "../../../domain/workflow/run-report.js";
-import type { WorkerRunRequest } from "./worker-protocol.js";
-import type { RunHandlers, WorkflowWorker } from "./worker-process.js";
+import { isSteamharnessError, SteamharnessError } from "../../domain/errors.js";
+import { emptyRunResult, type PendingInteraction, type WorkflowRunReport } from "../../domain/workflow/run-report.js";
+import type { WorkerRunRequest } from "../../domain/workflow/worker-protocol.js";
+import type { RunHandlers, WorkflowWorker } from "../../ports/workflow-workers.js";
 
 /** Options of {@link runInWorker}. */
 export interface RunInWorkerOptions {
