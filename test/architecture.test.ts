@@ -140,23 +140,19 @@ describe("architecture: the layer allow-list on the real tree (ARCH-1, ARCH-2, A
     expect(importing).toEqual([...APP_ROOT_IMPORTS_PENDING].sort());
   });
 
-  it("ARCH-6 no adapter imports the composition root but the project runner, whose move to src/app (ARCH-7) ends it; no root file re-exports an adapter but the project runner's", () => {
-    expect(Object.keys(PENDING.root)).toEqual(["driving/project-runner → compose"]);
-    const importers = [...new Set(realTree().filter((violation) => violation.rule === "root").map((violation) => violation.from))];
-    expect(importers.filter((file) => !file.startsWith("src/adapters/driving/project-runner/"))).toEqual([]);
-    // Every file left that only re-exports is imported by the project runner only (nothing else may start using one).
-    const barrels = Object.keys(PENDING.barrel).filter((file) => codeOf(".", file).split("\n").filter((line) => line.trim() !== "").every((line) => /^export (type )?\{[^}]*\} from /.test(line)));
-    expect(barrels.sort()).toEqual(["src/compose/local.ts", "src/compose/session-files.ts", "src/compose/sqlite.ts"]);
-    const users = sourceFiles(".").filter((file) => importsOf(".", file).some((edge) => edge.relative && barrels.includes(edge.to)));
-    expect(users.filter((file) => !file.startsWith("src/adapters/driving/project-runner/"))).toEqual([]);
+  it("ARCH-6 ARCH-7 no root file re-exports an adapter; the only adapters importing the root open workflow projects there (compose/workflow-runs.ts, run-pruning.ts)", () => {
+    expect(PENDING.barrel).toEqual({});
+    expect(realTree().filter((violation) => violation.rule === "barrel").map(describeViolation)).toEqual([]);
+    const targets = new Set(realTree().filter((violation) => violation.rule === "root").map((violation) => violation.edge!.to));
+    expect([...targets].sort()).toEqual(["src/compose/run-pruning.ts", "src/compose/workflow-runs.ts"]);
   });
 
   it("ARCH-6 no module holds a runtime (no process-wide singleton, no runtime changed through a getter)", () => {
     expect(realTree().filter((violation) => violation.rule === "singleton").map(describeViolation)).toEqual([]);
   });
 
-  it("ARCH-6 the only folder cycle through the root is the project runner's (pending ARCH-7)", () => {
-    expect(unitCycles(".").filter((cycle) => cycle.includes("compose"))).toEqual([["compose", "driving/cli", "driving/mcp", "driving/project-runner"]]);
+  it("ARCH-6 ARCH-7 the only folder cycle through the composition root is the CLI's and MCP's opening of workflow projects (pending)", () => {
+    expect(unitCycles(".").filter((cycle) => cycle.includes("compose"))).toEqual([["compose", "driving/cli", "driving/mcp"]]);
   });
 
   it("ARCH-1 no module-level maps keyed by a storage object in the application or the root", () => {

@@ -11,10 +11,6 @@ import { SERVER_API_PREFIX } from "../domain/configuration/server-protocol.js";
 import { checkServerUrl, createHttpProjectConfigurationStore, createServerCall, type ConfigurationServerCredential } from "../adapters/driven/config-server-client/http-project-configuration-store.js";
 import { readSavedAuth, resolveServerAuth, type ResolvedServerAuth } from "../adapters/driven/config-server-client/server-auth.js";
 
-// PENDING (ARCH-6, ARCH-7): the project runner's names, until the workflow-run use case takes them as options.
-export { AUTH_FILE_NAME, readSavedAuth, resolveServerAuth, workerEnvironment } from "../adapters/driven/config-server-client/server-auth.js";
-export type { ResolvedServerAuth, SavedWorkflowAuth } from "../adapters/driven/config-server-client/server-auth.js";
-
 /** Options of {@link openProjectConfigurationStore}. */
 export interface OpenConfigurationStoreOptions {
   /** The local data dir (the local store is `<dataDir>/configurations.sqlite`). */

@@ -9,6 +9,7 @@ import { agentStoreDirFor } from "../adapters/driven/sqlite/sessions/session-fil
 import { openGatewayKeyStore } from "./api-keys.js";
 import { openMcpTaskStore } from "./mcp-tasks.js";
 import { openProcessRuntime, type ProcessRuntime } from "./telemetry.js";
+import { workflowRunPorts } from "./workflow-runs.js";
 
 /**
  * The services of one process (or one library call): its runtime is built on first use, with
@@ -44,6 +45,7 @@ export function createSurfaceServices(env: Readonly<Record<string, string | unde
     configurationAccounts: async (storage) => (await configuration()).openConfigurationAccounts(storage),
     keyStore: openGatewayKeyStore,
     mcpTasks: openMcpTaskStore,
+    workflowRunPorts,
     serverLogin: {
       fileOf: async (authDir) => (await client()).authFileOf(authDir),
       read: async (authDir) => (await client()).readSavedAuth(authDir),

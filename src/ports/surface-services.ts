@@ -6,6 +6,7 @@ import type { ProjectConfigurationStore } from "./project-configuration-store.js
 import type { HarnessRuntime } from "./runtime.js";
 import type { SessionCatalog } from "./session-catalog.js";
 import type { Storage } from "./storage.js";
+import type { WorkflowRunPorts } from "./workflow-runs.js";
 
 /** A local project store: a store folder, and where its sessions live (default the store's own). */
 export interface LocalStoreLocation {
@@ -107,4 +108,6 @@ export interface SurfaceServices {
   mcpTasks(location: ServerStateLocation): Promise<McpTaskStore>;
   /** The configuration server's login client. */
   serverLogin: ServerLoginClient;
+  /** ARCH-7: the ports the workflow-run use case (src/app/workflow-runs) runs on: worker processes, the project's files, the stores beside the runs. */
+  workflowRunPorts(): WorkflowRunPorts;
 }

@@ -1,3 +1,4 @@
+import type { SurfaceServices } from "../../../ports/surface-services.js";
 import { Option, type Command } from "commander";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { addDataDirOptions, dataDirsFrom, formatReport, redactReport, type DataDirFlags } from "./commands.js";
@@ -23,7 +24,7 @@ interface AnswerFlags extends DataDirFlags, RunRetentionFlags {
  * @example
  * registerAnswerCommand(program);
  */
-export function registerAnswerCommand(program: Command): void {
+export function registerAnswerCommand(program: Command, services: SurfaceServices): void {
   const command = program
     .command("answer")
     .description("answer a run that `steamharness run` left waiting (exit code 3) and run it again on its run id")

@@ -125,7 +125,7 @@ function formatPublications(report: StructureReport): string[] {
  * @example
  * registerStructureCommand(program);
  */
-export function registerStructureCommand(program: Command): void {
+export function registerStructureCommand(program: Command, services: SurfaceServices): void {
   program
     .command("structure")
     .description("print the structure report of a workflow project (project id, entrypoints, static params, prompts and resources)")
@@ -211,7 +211,7 @@ export function redactReport(report: WorkflowRunReport, secrets: readonly string
  * @example
  * registerRunCommand(program);
  */
-export function registerRunCommand(program: Command): void {
+export function registerRunCommand(program: Command, services: SurfaceServices): void {
   const command = program
     .command("run")
     .description("run one entrypoint of a workflow project in an isolated worker")
@@ -288,7 +288,7 @@ export function registerMcpCommand(program: Command, services: SurfaceServices):
     .option("--fresh-worker", "run every tool call in a fresh worker process that serves only that call (strict isolation, slower)")
     .option("--max-runs-per-worker <n>", "retire a reused worker after this many runs (1-1000000, default 1000)");
   addRunRetentionOption(addMcpHttpOptions(addDataDirOptions(command))).action(async (dir: string, flags: McpFlags) => {
-    const [{ parseMaxRunsPerWorker, parseWorkers, serveWorkflowOverStdio }, { workflowRunPorts }] = await Promise.all([import("../mcp/serve-workflow.js"), import("../../../compose/workflow-runs.js")]);
+    const { parseMaxRunsPerWorker, parseWorkers, serveWorkflowOverStdio } = await import("../mcp/serve-workflow.js");
     const workers = flags.workers === undefined ? undefined : parseWorkers(flags.workers);
     const maxRunsPerWorker = flags.maxRunsPerWorker === undefined ? undefined : parseMaxRunsPerWorker(flags.maxRunsPerWorker);
     const http = await mcpHttpOptionsFrom(flags);
@@ -296,7 +296,7 @@ export function registerMcpCommand(program: Command, services: SurfaceServices):
     await serve({
       ...http,
       projectDir: dir,
-      ports: workflowRunPorts(),
+      ports: services.workflowRunPorts(),
       dirs: dataDirsFrom(flags),
       relatedProjects: flags.relatedProject ?? [],
       ...(flags.allowFileRoot ? { allowedFileRoots: flags.allowFileRoot } : {}),

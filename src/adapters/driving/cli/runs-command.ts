@@ -1,3 +1,4 @@
+import type { SurfaceServices } from "../../../ports/surface-services.js";
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { isAbsolute } from "node:path";
 import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.js";
@@ -65,7 +66,7 @@ interface PruneFlags {
  * @example
  * registerRunsCommand(program);
  */
-export function registerRunsCommand(program: Command): void {
+export function registerRunsCommand(program: Command, services: SurfaceServices): void {
   const runs = program.command("runs").description("manage the runs of a workflow project");
   runs
     .command("prune")
@@ -78,8 +79,8 @@ export function registerRunsCommand(program: Command): void {
       if (flags.agentStoreDir !== undefined && !isAbsolute(flags.agentStoreDir)) {
         throw new SteamharnessError("input_validation", `--agent-store-dir must be an absolute path: ${flags.agentStoreDir}`, { field: "--agent-store-dir" });
       }
-      const [{ pruneProjectRuns }, { workflowRunPorts }] = await Promise.all([import("../../../compose/run-pruning.js"), import("../../../compose/workflow-runs.js")]);
-      const outcome = await pruneProjectRuns({ projectDir: dir, ports: workflowRunPorts(), ...(flags.agentStoreDir !== undefined ? { agentStoreDir: flags.agentStoreDir } : {}), ...(flags.olderThan !== undefined && flags.olderThan !== null ? { olderThanMs: flags.olderThan } : {}) });
+      const { pruneProjectRuns } = await import("../../../compose/run-pruning.js");
+      const outcome = await pruneProjectRuns({ projectDir: dir, ports: services.workflowRunPorts(), ...(flags.agentStoreDir !== undefined ? { agentStoreDir: flags.agentStoreDir } : {}), ...(flags.olderThan !== undefined && flags.olderThan !== null ? { olderThanMs: flags.olderThan } : {}) });
       process.stdout.write(
         flags.json
           ? `${JSON.stringify(outcome, null, 2)}\n`
