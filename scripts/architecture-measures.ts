@@ -24,6 +24,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { countCrossings, ROUTES } from "./architecture-crossings.js";
+import { codeLines, storageFigures } from "./storage-figures.js";
 
 const BASE = process.argv.includes("--base") ? process.argv[process.argv.indexOf("--base") + 1] : "f1f6d79";
 /** The storage folders now (src/adapters/driven/…) and at the base, before the hexagon move (src/adapters/…), by family. */
@@ -40,28 +41,6 @@ const MOVED_IN: Record<string, string> = {
 };
 
 const git = (...args: string[]): string => execFileSync("git", args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-
-/** Lines that are neither blank nor only comment (`//`, or inside / opening a block comment). */
-export function codeLines(text: string): number {
-  let count = 0;
-  let inBlock = false;
-  for (const raw of text.split("\n")) {
-    const line = raw.trim();
-    if (inBlock) {
-      if (line.includes("*/")) inBlock = false;
-      continue;
-    }
-    if (line === "" || line.startsWith("//")) continue;
-    if (line.startsWith("/*")) {
-      const end = line.indexOf("*/", 2);
-      if (end === -1) inBlock = true;
-      else if (line.slice(end + 2).trim() !== "") count++;
-      continue;
-    }
-    count++;
-  }
-  return count;
-}
 
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -128,9 +107,15 @@ function duplicatePairs(fromBase: boolean): { pairs: DuplicatePair[]; report: st
   }
 }
 
+/** The figure CI checks (scripts/storage-figures.ts), computed without the workplace tool. */
+const ciPairs = () => {
+  const { pairs } = storageFigures(".");
+  return { definition: "pairs of files in two storage folders sharing a run of 6 code lines of the same shape (scripts/storage-figures.ts)", pairs: pairs.length, places: pairs };
+};
+
 function duplicateCounts() {
   const probe = spawnSync("duplicates", ["--help"], { encoding: "utf8" });
-  if (probe.error) return { before: null, after: null, reason: "the workplace tool `duplicates` is not on PATH" };
+  if (probe.error) return { before: null, after: null, reason: "the workplace tool `duplicates` is not on PATH", ci: ciPairs() };
   const before = duplicatePairs(true);
   const after = duplicatePairs(false);
   const summary = (found: { pairs: DuplicatePair[] }) => ({
@@ -138,7 +123,7 @@ function duplicateCounts() {
     notBoilerplate: found.pairs.filter((pair) => !pair.boilerplate).length,
     places: found.pairs.map((pair) => `${pair.left} ~ ${pair.right}${pair.boilerplate ? " (boilerplate)" : ""}`),
   });
-  return { definition: "pairs of places of >= 6 same-shape lines between two different storage folders (memory, sqlite, postgres, kernel)", before: summary(before), after: summary(after) };
+  return { definition: "pairs of places of >= 6 same-shape lines between two different storage folders (memory, sqlite, postgres, kernel)", before: summary(before), after: summary(after), ci: ciPairs() };
 }
 
 /** Where the crossings are counted before: the issue's commit, and main after the hexagon move (before ARCH-5). */
