@@ -2,6 +2,7 @@ import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
 import type { JsonValue } from "../../../domain/json.js";
 import type { McpTaskChange, McpTaskExpectation, McpTaskRecord, McpTaskStatus, McpTaskStore } from "../../../ports/mcp-task-store.js";
 import type { Awaitable } from "./store-call.js";
+import { defineTable } from "./table-definition.js";
 
 // The SQL of the MCP task store (MCP-13), written once for SQLite and PostgreSQL: `$n`
 // placeholders (SQLite reads them as `?n`), JSON as text (PostgreSQL casts it to jsonb).
@@ -12,7 +13,33 @@ export interface TaskStatement {
   values: unknown[];
 }
 
-const COLUMNS = ["project_id", "task_id", "entrypoint_id", "status", "status_message", "owner_host", "lease_expires_at", "ttl_ms", "poll_interval_ms", "created_at", "updated_at", "result", "paused", "tenant_id"] as const;
+/**
+ * The `mcp_tasks` table, for both dialects (drizzle-kit generates each dialect's migrations from
+ * it); `tenantId` is who created the task (MCP-13 tenant separation), null on hosts without
+ * authorization. `mcp_tasks_lapsed_idx` serves each host's sweep for dead owners' working rows (TEN-6).
+ */
+export const MCP_TASK_TABLE = defineTable({
+  name: "mcp_tasks",
+  columns: {
+    projectId: { name: "project_id", kind: "text" },
+    taskId: { name: "task_id", kind: "text" },
+    entrypointId: { name: "entrypoint_id", kind: "text" },
+    status: { name: "status", kind: "text" },
+    statusMessage: { name: "status_message", kind: "text", nullable: true },
+    ownerHost: { name: "owner_host", kind: "text", nullable: true },
+    leaseExpiresAt: { name: "lease_expires_at", kind: "millis", nullable: true },
+    ttlMs: { name: "ttl_ms", kind: "millis" },
+    pollIntervalMs: { name: "poll_interval_ms", kind: "millis" },
+    createdAt: { name: "created_at", kind: "millis" },
+    updatedAt: { name: "updated_at", kind: "millis" },
+    result: { name: "result", kind: "json", nullable: true },
+    paused: { name: "paused", kind: "json", nullable: true },
+    tenantId: { name: "tenant_id", kind: "text", nullable: true },
+  },
+  primaryKey: ["projectId", "taskId"],
+  indexes: { mcp_tasks_created_idx: ["projectId", "createdAt"], mcp_tasks_updated_idx: ["updatedAt"], mcp_tasks_lapsed_idx: ["projectId", "status", "leaseExpiresAt"] },
+});
+const COLUMNS = Object.values(MCP_TASK_TABLE.columns).map((column) => column.name);
 const CHANGE_COLUMNS: Record<Exclude<keyof McpTaskChange, never>, string> = {
   status: "status",
   statusMessage: "status_message",
@@ -22,7 +49,7 @@ const CHANGE_COLUMNS: Record<Exclude<keyof McpTaskChange, never>, string> = {
   paused: "paused",
   updatedAt: "updated_at",
 };
-const JSON_FIELDS = new Set(["result", "paused"]);
+const JSON_FIELDS = new Set(Object.values(MCP_TASK_TABLE.columns).filter((column) => column.kind === "json").map((column) => column.name));
 const json = (value: JsonValue | null | undefined) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 /** `INSERT` of a new row. */
