@@ -25,6 +25,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { countCrossings, ROUTES } from "./architecture-crossings.js";
+import { storageFigures } from "./storage-figures.js";
 
 const BASE = process.argv.includes("--base") ? process.argv[process.argv.indexOf("--base") + 1] : "f1f6d79";
 /** The storage folders now (src/adapters/driven/…) and at the base, before the hexagon move (src/adapters/…), by family. */
@@ -141,9 +142,15 @@ export function duplicatePairs(fromBase: boolean): { pairs: DuplicatePair[]; rep
   }
 }
 
+/** The figure CI checks (scripts/storage-figures.ts), computed without the workplace tool. */
+const ciPairs = () => {
+  const { pairs } = storageFigures(".");
+  return { definition: "pairs of files in two storage folders sharing a run of 6 code lines of the same shape (scripts/storage-figures.ts)", pairs: pairs.length, places: pairs };
+};
+
 function duplicateCounts() {
   const probe = spawnSync("duplicates", ["--help"], { encoding: "utf8" });
-  if (probe.error) return { before: null, after: null, reason: "the workplace tool `duplicates` is not on PATH" };
+  if (probe.error) return { before: null, after: null, reason: "the workplace tool `duplicates` is not on PATH", ci: ciPairs() };
   const before = duplicatePairs(true);
   const after = duplicatePairs(false);
   const summary = (found: { pairs: DuplicatePair[] }) => ({
@@ -151,7 +158,7 @@ function duplicateCounts() {
     notBoilerplate: found.pairs.filter((pair) => !pair.boilerplate).length,
     places: found.pairs.map((pair) => `${pair.left} ~ ${pair.right}${pair.boilerplate ? " (boilerplate)" : ""}`),
   });
-  return { definition: "pairs of places of >= 6 same-shape lines between two different storage folders (memory, sqlite, postgres, kernel)", before: summary(before), after: summary(after) };
+  return { definition: "pairs of places of >= 6 same-shape lines between two different storage folders (memory, sqlite, postgres, kernel)", before: summary(before), after: summary(after), ci: ciPairs() };
 }
 
 /** Where the crossings are counted before: the issue's commit, and main after the hexagon move (before ARCH-5). */

@@ -21,6 +21,7 @@ import {
   type PendingRule,
   type Violation,
 } from "../scripts/architecture-graph.js";
+import { sameShapePairs, storageFigures } from "../scripts/storage-figures.js";
 
 const FIXTURES = "test/fixtures/architecture/trees";
 const DIAGRAMS = "test/fixtures/architecture/diagrams";
@@ -249,5 +250,26 @@ describe("architecture: each rule fails on a tree that breaks it (ARCH-2, ARCH-9
     expect(diagramDrift(clean, read("clean-wrong-arrows.dot"), read("clean.md"))).toEqual(["dot: missing compose -> driven/sqlite", "dot: extra domain -> compose"]);
     expect(diagramDrift(clean, read("clean-other-weights.dot"), read("clean-stale.md"))).toEqual(["markdown: the generated picture is stale"]);
     expect(diagramDrift(clean, read("clean-other-weights.dot"), read("no-markers.md"))).toEqual(["markdown: no generated picture between the markers"]);
+  });
+});
+
+describe("architecture: the storage figures (ARCH-8)", () => {
+  const committed = JSON.parse(readFileSync("scripts/storage-figures.json", "utf8")) as { lines: number; pairs: number };
+
+  it("ARCH-8 storage code lines and same-shape pairs between storage folders do not grow past the committed figures", () => {
+    const figures = storageFigures(".");
+    expect({ lines: figures.totalLines <= committed.lines ? "within" : `${figures.totalLines} > ${committed.lines} (${JSON.stringify(figures.lines)})` }).toEqual({ lines: "within" });
+    expect({ pairs: figures.pairs.length <= committed.pairs ? "within" : [`${figures.pairs.length} > ${committed.pairs}`, ...figures.pairs] }).toEqual({ pairs: "within" });
+  });
+
+  it("ARCH-8 the pair finder pairs same-shape runs across folders only, and skips imports", () => {
+    const body = (name: string): string =>
+      [`export function ${name}(rows: Rows) {`, `  const found = rows.read("${name}");`, "  if (!found) return null;", `  const value = JSON.parse(found.value) as Value;`, "  rows.write(found.key, value);", "  return { key: found.key, value };", "}"].join("\n");
+    const imports = Array.from({ length: 8 }, (_, i) => `import { a${i} } from "./m${i}.js";`).join("\n");
+    expect(sameShapePairs(new Map([["sqlite/a.ts", body("one")], ["postgres/b.ts", `// why\n\n${body("two")}`], ["sqlite/c.ts", body("three")]]))).toEqual([
+      "postgres/b.ts:3-8 ~ sqlite/a.ts:1-6",
+      "postgres/b.ts:3-8 ~ sqlite/c.ts:1-6",
+    ]);
+    expect(sameShapePairs(new Map([["sqlite/a.ts", imports], ["postgres/b.ts", imports]]))).toEqual([]);
   });
 });

@@ -1,5 +1,8 @@
+import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
 import type { JsonValue } from "../../../domain/json.js";
-import type { McpTaskChange, McpTaskExpectation, McpTaskRecord, McpTaskStatus } from "../../../ports/mcp-task-store.js";
+import type { McpTaskChange, McpTaskExpectation, McpTaskRecord, McpTaskStatus, McpTaskStore } from "../../../ports/mcp-task-store.js";
+import type { Awaitable } from "./store-call.js";
+import { defineTable } from "./table-definition.js";
 
 // The SQL of the MCP task store (MCP-13), written once for SQLite and PostgreSQL: `$n`
 // placeholders (SQLite reads them as `?n`), JSON as text (PostgreSQL casts it to jsonb).
@@ -10,7 +13,33 @@ export interface TaskStatement {
   values: unknown[];
 }
 
-const COLUMNS = ["project_id", "task_id", "entrypoint_id", "status", "status_message", "owner_host", "lease_expires_at", "ttl_ms", "poll_interval_ms", "created_at", "updated_at", "result", "paused", "tenant_id"] as const;
+/**
+ * The `mcp_tasks` table, for both dialects (drizzle-kit generates each dialect's migrations from
+ * it); `tenantId` is who created the task (MCP-13 tenant separation), null on hosts without
+ * authorization. `mcp_tasks_lapsed_idx` serves each host's sweep for dead owners' working rows (TEN-6).
+ */
+export const MCP_TASK_TABLE = defineTable({
+  name: "mcp_tasks",
+  columns: {
+    projectId: { name: "project_id", kind: "text" },
+    taskId: { name: "task_id", kind: "text" },
+    entrypointId: { name: "entrypoint_id", kind: "text" },
+    status: { name: "status", kind: "text" },
+    statusMessage: { name: "status_message", kind: "text", nullable: true },
+    ownerHost: { name: "owner_host", kind: "text", nullable: true },
+    leaseExpiresAt: { name: "lease_expires_at", kind: "millis", nullable: true },
+    ttlMs: { name: "ttl_ms", kind: "millis" },
+    pollIntervalMs: { name: "poll_interval_ms", kind: "millis" },
+    createdAt: { name: "created_at", kind: "millis" },
+    updatedAt: { name: "updated_at", kind: "millis" },
+    result: { name: "result", kind: "json", nullable: true },
+    paused: { name: "paused", kind: "json", nullable: true },
+    tenantId: { name: "tenant_id", kind: "text", nullable: true },
+  },
+  primaryKey: ["projectId", "taskId"],
+  indexes: { mcp_tasks_created_idx: ["projectId", "createdAt"], mcp_tasks_updated_idx: ["updatedAt"], mcp_tasks_lapsed_idx: ["projectId", "status", "leaseExpiresAt"] },
+});
+const COLUMNS = Object.values(MCP_TASK_TABLE.columns).map((column) => column.name);
 const CHANGE_COLUMNS: Record<Exclude<keyof McpTaskChange, never>, string> = {
   status: "status",
   statusMessage: "status_message",
@@ -20,7 +49,7 @@ const CHANGE_COLUMNS: Record<Exclude<keyof McpTaskChange, never>, string> = {
   paused: "paused",
   updatedAt: "updated_at",
 };
-const JSON_FIELDS = new Set(["result", "paused"]);
+const JSON_FIELDS = new Set(Object.values(MCP_TASK_TABLE.columns).filter((column) => column.kind === "json").map((column) => column.name));
 const json = (value: JsonValue | null | undefined) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 /** `INSERT` of a new row. */
@@ -140,4 +169,59 @@ export function recordOf(row: Record<string, unknown>): McpTaskRecord {
   defineJson(record as unknown as Record<string, unknown>, "result", row.result);
   defineJson(record as unknown as Record<string, unknown>, "paused", row.paused);
   return record;
+}
+
+/** Runs the task store's statements on one SQL dialect. */
+export interface TaskStatementDriver {
+  /** The family, for messages (`sqlite`, `postgres`). */
+  family: string;
+  /** How a JSON parameter is cast (`""` on SQLite, `"::jsonb"` on PostgreSQL). */
+  jsonCast: string;
+  /** Runs one statement: the rows it returns and how many rows it changed. */
+  run(statement: TaskStatement): Awaitable<{ rows: Record<string, unknown>[]; changes: number }>;
+  /** Whether `error` is the primary key refusing a second row of a task. */
+  isConflict(error: unknown): boolean;
+  /** The driver's own error inside `error` (the `cause` of `storage_failure`). */
+  faultOf(error: unknown): unknown;
+  /** Releases the connection; called once. */
+  close(): Promise<void>;
+}
+
+/**
+ * The MCP task store (MCP-13) written once over a SQL dialect's statement driver: `conflict` for
+ * a known task, `storage_failure` with the driver's error as `cause`, and after `close`.
+ *
+ * @example
+ * const tasks = createSqlMcpTaskStore({ family: "postgres", jsonCast: "::jsonb", run, isConflict, faultOf, close });
+ */
+export function createSqlMcpTaskStore(driver: TaskStatementDriver): McpTaskStore {
+  const { family, jsonCast } = driver;
+  let closing: Promise<void> | null = null;
+  const run = async (what: string, statement: TaskStatement) => {
+    if (closing) throw new SteamharnessError("storage_failure", `[steamharness] [${family}] the task store is closed`);
+    try {
+      return await driver.run(statement);
+    } catch (error) {
+      if (driver.isConflict(error)) throw new SteamharnessError("conflict", `[steamharness] [${family}] ${what}: the task exists`, { cause: error });
+      throw wrapAdapterError(family, `${what} failed`, driver.faultOf(error));
+    }
+  };
+  return {
+    async create(record) {
+      await run("task create", insertTask(record, jsonCast));
+    },
+    async get(projectId, taskId) {
+      const [row] = (await run("task read", selectTask(projectId, taskId))).rows;
+      return row ? recordOf(row) : null;
+    },
+    update: async (projectId, taskId, change, expect) => (await run("task update", updateTask(projectId, taskId, change, expect, jsonCast))).changes > 0,
+    async renewLeases(projectId, ownerHost, taskIds, leaseExpiresAt, renewedAt) {
+      if (taskIds.length === 0) return [];
+      return (await run("task lease renewal", renewLeasesOf(projectId, ownerHost, taskIds, leaseExpiresAt, renewedAt))).rows.map((row) => String(row.task_id));
+    },
+    listLapsed: async (projectId, before, limit) => (await run("task lapsed list", listLapsedTasks(projectId, before, limit))).rows.map(recordOf),
+    list: async (projectId, { cursor, limit, tenant }) => pageOf((await run("task list", listTasks(projectId, cursor, limit, tenant))).rows.map(recordOf), limit),
+    prune: async (now) => (await run("task prune", pruneTasks(now))).changes,
+    close: () => (closing ??= driver.close()),
+  };
 }

@@ -6,15 +6,26 @@ import { SteamharnessError } from "../../../domain/errors.js";
 import { isJsonValue, type JsonValue } from "../../../domain/json.js";
 import type { SessionEvent, SessionEventInput, SessionHead, SessionSnapshot } from "../../../ports/session-store.js";
 
-/** A session event as stored in the `session_events` table: the payload as JSON text. */
-export interface EventRow {
+/** A session event as stored in the `session_events` table: the payload as JSON text (or as a driver's own `P`, see {@link SessionPayloads}). */
+export interface EventRow<P = string> {
   seq: number;
   eventId: string;
   runId: string;
   type: string;
-  payload: string;
+  payload: P;
   at: number;
 }
+
+/** How a driver keeps payloads: the SQL drivers (and memory by default) as JSON text. */
+export interface SessionPayloads<P> {
+  /** The stored form of a validated payload; must not share mutable objects with the caller's. */
+  encode(payload: unknown): P;
+  /** A fresh payload from its stored form (callers may mutate it). */
+  decode(stored: P): unknown;
+}
+
+/** Payloads as JSON text. */
+export const JSON_PAYLOADS: SessionPayloads<string> = { encode: (payload) => JSON.stringify(payload), decode: (stored) => JSON.parse(stored) as unknown };
 
 /**
  * The row of an event to insert, before its `seq` and write time are known.
@@ -22,8 +33,8 @@ export interface EventRow {
  * @example
  * eventRow(event).payload // '{"planIndex":0,"text":"…"}'
  */
-export function eventRow(event: SessionEventInput): Omit<EventRow, "seq" | "at"> {
-  return { eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload) };
+export function eventRow<P = string>(event: SessionEventInput, payloads: SessionPayloads<P> = JSON_PAYLOADS as unknown as SessionPayloads<P>): Omit<EventRow<P>, "seq" | "at"> {
+  return { eventId: event.eventId, runId: event.runId, type: event.type, payload: payloads.encode(event.payload) };
 }
 
 /**
@@ -32,12 +43,12 @@ export function eventRow(event: SessionEventInput): Omit<EventRow, "seq" | "at">
  * @example
  * rowEvent({ seq: 1, eventId: "e", runId: "r", type: "plan", payload: "{}", at: 0 }).seq // 1
  */
-export function rowEvent(row: EventRow): SessionEvent {
+export function rowEvent<P = string>(row: EventRow<P>, payloads: SessionPayloads<P> = JSON_PAYLOADS as unknown as SessionPayloads<P>): SessionEvent {
   return {
     eventId: row.eventId,
     runId: row.runId,
     type: row.type,
-    payload: JSON.parse(row.payload) as unknown,
+    payload: payloads.decode(row.payload),
     seq: row.seq,
     at: row.at,
   } as SessionEvent;

@@ -1,64 +1,55 @@
-import { SteamharnessError } from "../../../domain/errors.js";
 import type { Clock } from "../../../ports/clock.js";
-import type { ConfigurationAccount, ConfigurationAccountCreate, ConfigurationAccountStore } from "../../../ports/configuration-accounts.js";
-import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
+import type { ConfigurationAccountCreate, ConfigurationAccountStore } from "../../../ports/configuration-accounts.js";
+import { createConfigurationAccounts, type AccountRows } from "../kernel/configuration-accounts.js";
+import { directCall } from "../kernel/store-call.js";
 import { createMemoryProjectConfigurationStore } from "./memory-project-configuration-store.js";
 
+/** What memory throws for a repeated id, name or token hash (the SQL families' unique index). */
+class UniqueViolation extends Error {}
+
 /**
- * The in-memory reference account store of the configuration server (CFG-4): one memory
- * configuration store per account, so projects are isolated by (account, project).
+ * The account rows in memory: a list, scanned (the configuration server holds a handful).
+ *
+ * @example
+ * const rows = createMemoryAccountRows();
+ */
+export function createMemoryAccountRows(): AccountRows {
+  const accounts: ConfigurationAccountCreate[] = [];
+  const taken = (accountId: string, name: string, tokenHash: string) => accounts.some((row) => row.accountId === accountId || row.name === name || row.tokenHash === tokenHash);
+  return {
+    insert(row) {
+      if (taken(row.accountId, row.name, row.tokenHash)) throw new UniqueViolation();
+      accounts.push(row);
+    },
+    setTokenHash(accountId, tokenHash) {
+      const row = accounts.find((candidate) => candidate.accountId === accountId && candidate.tokenHash !== tokenHash);
+      if (!row) return undefined;
+      if (accounts.some((other) => other.tokenHash === tokenHash)) throw new UniqueViolation();
+      row.tokenHash = tokenHash;
+      return row;
+    },
+    exists: (accountId) => accounts.some((row) => row.accountId === accountId),
+    find: (by) => accounts.find((row) => ("tokenHash" in by ? row.tokenHash === by.tokenHash : row.accountId === by.idOrName || row.name === by.idOrName)),
+    list: () => [...accounts].sort((a, b) => a.createdAt - b.createdAt || (a.accountId < b.accountId ? -1 : 1)),
+    isUniqueViolation: (error) => error instanceof UniqueViolation,
+  };
+}
+
+/**
+ * The in-memory reference account store of the configuration server (CFG-4): the kernel's
+ * account store over {@link createMemoryAccountRows}, one memory configuration store per account,
+ * so projects are isolated by (account, project).
  *
  * @example
  * const accounts = createMemoryConfigurationAccounts();
  * await accounts.createAccount({ accountId: "a1", name: "team-a", tokenHash, createdAt: Date.now() });
  */
 export function createMemoryConfigurationAccounts(options: { clock?: Clock } = {}): ConfigurationAccountStore {
-  const accounts: ConfigurationAccountCreate[] = [];
-  const stores = new Map<string, ProjectConfigurationStore>();
-  let closed = false;
-  const shape = (row: ConfigurationAccountCreate | undefined): ConfigurationAccount | null => (row ? { accountId: row.accountId, name: row.name, createdAt: row.createdAt } : null);
-  const open = () => {
-    if (closed) throw new SteamharnessError("storage_failure", "[steamharness] [memory] the account store is closed");
-  };
-  return {
-    async createAccount(input) {
-      open();
-      if (accounts.some((row) => row.accountId === input.accountId || row.name === input.name || row.tokenHash === input.tokenHash)) {
-        throw new SteamharnessError("conflict", "[steamharness] [memory] an account with this id, name or token already exists", { field: "name" });
-      }
-      accounts.push({ ...input });
-      return shape(input)!;
-    },
-    async replaceTokenHash(accountId, tokenHash) {
-      open();
-      const row = accounts.find((candidate) => candidate.accountId === accountId);
-      if (!row) throw new SteamharnessError("not_found", `[steamharness] [memory] no account "${accountId}"`, { field: "accountId" });
-      if (accounts.some((candidate) => candidate.tokenHash === tokenHash)) {
-        throw new SteamharnessError("conflict", "[steamharness] [memory] an account with this token already exists", { field: "tokenHash" });
-      }
-      row.tokenHash = tokenHash;
-      return shape(row)!;
-    },
-    async accountByTokenHash(tokenHash) {
-      open();
-      return shape(accounts.find((row) => row.tokenHash === tokenHash));
-    },
-    async account(idOrName) {
-      open();
-      return shape(accounts.find((row) => row.accountId === idOrName || row.name === idOrName));
-    },
-    async listAccounts() {
-      open();
-      return [...accounts].sort((a, b) => a.createdAt - b.createdAt || (a.accountId < b.accountId ? -1 : 1)).map((row) => shape(row)!);
-    },
-    configurations(accountId) {
-      let store = stores.get(accountId);
-      if (!store) stores.set(accountId, (store = createMemoryProjectConfigurationStore(options.clock ? { clock: options.clock } : {})));
-      return store;
-    },
-    async close() {
-      closed = true;
-      for (const store of stores.values()) await store.close?.();
-    },
-  };
+  return createConfigurationAccounts({
+    rows: createMemoryAccountRows(),
+    call: directCall,
+    family: "memory",
+    configurations: () => createMemoryProjectConfigurationStore(options.clock ? { clock: options.clock } : {}),
+    close: async () => {},
+  });
 }

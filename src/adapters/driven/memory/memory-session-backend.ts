@@ -4,7 +4,6 @@ import type { SessionBackend } from "../../../ports/session-backend.js";
 import type { SessionAddress, SessionStore } from "../../../ports/session-store.js";
 import { createMemorySessionHostRecord, createMemorySessionHostStore, type MemorySessionHostRecord } from "./memory-session-host-store.js";
 import { createMemorySessionLeaseProvider } from "./memory-session-lease.js";
-import { createObjectSessionStore } from "./memory-object-session-store.js";
 import { createMemorySessionStore } from "./memory-session-store.js";
 
 const addressKey = (address: SessionAddress): string => canonicalJson({ projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey });
@@ -38,7 +37,7 @@ export interface MemorySessionBackendOptions {
  * await store.close(); // releases the lease; the log stays
  */
 export function createMemorySessionBackend(options: MemorySessionBackendOptions = {}): SessionBackend {
-  const createStore = options.events === "objects" ? (address: SessionAddress, clock?: { now(): number }) => createObjectSessionStore(address, clock ?? { now: () => Date.now() }) : (address: SessionAddress, clock?: { now(): number }) => createMemorySessionStore({ address, ...(clock ? { clock } : {}) });
+  const createStore = (address: SessionAddress, clock?: { now(): number }) => createMemorySessionStore({ address, ...(clock ? { clock } : {}), ...(options.events ? { events: options.events } : {}) });
   const logs = new Map<string, SessionStore>();
   const hosts = new Map<string, MemorySessionHostRecord>();
   const leases = createMemorySessionLeaseProvider();

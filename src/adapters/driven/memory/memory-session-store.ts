@@ -1,6 +1,6 @@
 import type { Clock } from "../../../ports/clock.js";
 import type { SessionAddress, SessionStore } from "../../../ports/session-store.js";
-import type { EventRow } from "../kernel/session-rows.js";
+import type { EventRow, SessionPayloads } from "../kernel/session-rows.js";
 import { createSessionStore, type SessionRows } from "../kernel/session-store.js";
 import { directCall } from "../kernel/store-call.js";
 
@@ -8,7 +8,23 @@ import { directCall } from "../kernel/store-call.js";
 export interface MemorySessionStoreOptions {
   address?: SessionAddress;
   clock?: Clock;
+  /**
+   * How events are kept: `"json"` (default) as JSON text rows, the reference store; `"objects"`
+   * as copies of their objects, which share their strings (strings are immutable), so a 1 MB
+   * prompt that several events and the agent's history cache name is held once, not ~3.3 MiB as
+   * text rows (SEC-7, the gateway's conversations). Reads hand out fresh copies either way.
+   */
+  events?: "json" | "objects";
 }
+
+/** A copy of a JSON value that shares its strings (own `__proto__` keys stay data, as in JSON.parse). */
+function copy<T>(value: T): T {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(copy) as T;
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, copy(inner)])) as T;
+}
+
+const OBJECT_PAYLOADS: SessionPayloads<unknown> = { encode: copy, decode: copy };
 
 /**
  * One session's rows in memory: the log as rows (payloads as JSON text, so every read hands out
@@ -18,15 +34,15 @@ export interface MemorySessionStoreOptions {
  * @example
  * const rows = createMemorySessionRows();
  */
-export function createMemorySessionRows(): SessionRows {
-  const events: EventRow[] = [];
-  const byId = new Map<string, EventRow>();
-  const byRun = new Map<string, EventRow[]>();
+export function createMemorySessionRows<P = string>(): SessionRows<P> {
+  const events: EventRow<P>[] = [];
+  const byId = new Map<string, EventRow<P>>();
+  const byRun = new Map<string, EventRow<P>[]>();
   let snapshot: { atSeq: number; state: string } | null = null;
   let lastRunId: string | null = null;
   return {
     append(rows, at) {
-      const found = new Map<string, EventRow>();
+      const found = new Map<string, EventRow<P>>();
       let appended = 0;
       for (const row of rows) {
         let stored = byId.get(row.eventId);
@@ -47,9 +63,9 @@ export function createMemorySessionRows(): SessionRows {
     byRun: (runId) => byRun.get(runId) ?? [],
     after(afterSeq, { types, limit = Number.POSITIVE_INFINITY, newestFirst }) {
       // Walks from the wanted end and stops at `limit`: reading the end of a long log costs what it returns.
-      const out: EventRow[] = [];
+      const out: EventRow<P>[] = [];
       const first = Math.max(0, afterSeq);
-      const take = (row: EventRow) => (!types || types.includes(row.type)) && out.push(row);
+      const take = (row: EventRow<P>) => (!types || types.includes(row.type)) && out.push(row);
       if (newestFirst) for (let i = events.length - 1; i >= first && out.length < limit; i--) take(events[i]);
       else for (let i = first; i < events.length && out.length < limit; i++) take(events[i]);
       return out;
@@ -74,11 +90,7 @@ export function createMemorySessionRows(): SessionRows {
  * await store.append([{ eventId: "run-1/start", runId: "run-1", type: "plan", payload: { planIndex: 0, text: "…" } }]);
  */
 export function createMemorySessionStore(options: MemorySessionStoreOptions = {}): SessionStore {
-  return createSessionStore({
-    address: options.address ?? { projectId: "memory", sessionKey: "agent" },
-    rows: createMemorySessionRows(),
-    call: directCall,
-    clock: options.clock ?? { now: () => Date.now() },
-    family: "memory",
-  });
+  const common = { address: options.address ?? { projectId: "memory", sessionKey: "agent" }, call: directCall, clock: options.clock ?? { now: () => Date.now() }, family: "memory" };
+  if (options.events === "objects") return createSessionStore({ ...common, rows: createMemorySessionRows<unknown>(), payloads: OBJECT_PAYLOADS });
+  return createSessionStore({ ...common, rows: createMemorySessionRows() });
 }

@@ -1,10 +1,9 @@
 import { and, asc, eq, ne, or } from "drizzle-orm";
-import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
 import type { Clock } from "../../../ports/clock.js";
-import type { ConfigurationAccount, ConfigurationAccountStore } from "../../../ports/configuration-accounts.js";
-import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
+import type { ConfigurationAccountStore } from "../../../ports/configuration-accounts.js";
+import { createConfigurationAccounts, type AccountRows } from "../kernel/configuration-accounts.js";
 import { createSystemClock } from "../system/clock.js";
-import { driverFault, guarded, openPostgres, type PostgresConnectionOptions } from "./postgres-database.js";
+import { driverFault, openPostgres, postgresCall, type PostgresConnectionOptions, type PostgresStoreContext } from "./postgres-database.js";
 import { postgresConfigurationStoreOn } from "./postgres-project-configuration-store.js";
 
 /** Options of {@link createPostgresConfigurationAccounts}. */
@@ -13,10 +12,29 @@ export interface PostgresConfigurationAccountsOptions extends PostgresConnection
 }
 
 /**
- * The configuration server's accounts on PostgreSQL (CFG-4): the `configuration_accounts` table
- * and, per account, the project configuration store keyed by (account, project), in the schema
- * and migrations of `createPostgresStorage`. One pool serves every account; `close()` ends it
- * when it was made here.
+ * The account rows on PostgreSQL (`configuration_accounts`); its unique indexes refuse a repeated
+ * id, name or token hash (SQLSTATE 23505).
+ *
+ * @example
+ * const rows = createPostgresAccountRows(context);
+ */
+export function createPostgresAccountRows({ db, tables }: Pick<PostgresStoreContext, "db" | "tables">): AccountRows {
+  const accounts = tables.configurationAccounts;
+  return {
+    insert: async (row) => void (await db.insert(accounts).values(row)),
+    setTokenHash: async (accountId, tokenHash) => (await db.update(accounts).set({ tokenHash }).where(and(eq(accounts.accountId, accountId), ne(accounts.tokenHash, tokenHash))).returning())[0],
+    exists: async (accountId) => (await db.select({ accountId: accounts.accountId }).from(accounts).where(eq(accounts.accountId, accountId))).length > 0,
+    find: async (by) => (await db.select().from(accounts).where("tokenHash" in by ? eq(accounts.tokenHash, by.tokenHash) : or(eq(accounts.accountId, by.idOrName), eq(accounts.name, by.idOrName))))[0],
+    list: () => db.select().from(accounts).orderBy(asc(accounts.createdAt), asc(accounts.accountId)),
+    isUniqueViolation: (error) => (driverFault(error) as { code?: string } | null)?.code === "23505",
+  };
+}
+
+/**
+ * The configuration server's accounts on PostgreSQL (CFG-4): the kernel's account store over
+ * {@link createPostgresAccountRows} and, per account, the project configuration store keyed by
+ * (account, project), in the schema and migrations of `createPostgresStorage`. One pool serves
+ * every account; `close()` ends it when it was made here.
  *
  * @example
  * const accounts = await createPostgresConfigurationAccounts({ connectionString: process.env.DATABASE_URL });
@@ -25,63 +43,14 @@ export interface PostgresConfigurationAccountsOptions extends PostgresConnection
 export async function createPostgresConfigurationAccounts(options: PostgresConfigurationAccountsOptions = {}): Promise<ConfigurationAccountStore> {
   const connection = await openPostgres(options);
   const { db, tables } = connection;
-  const accounts = tables.configurationAccounts;
   const clock = options.clock ?? createSystemClock();
   const state = { closed: false };
-  const stores = new Map<string, ProjectConfigurationStore>();
-  const shape = (row: typeof accounts.$inferSelect | undefined): ConfigurationAccount | null =>
-    row ? { accountId: row.accountId, name: row.name, createdAt: row.createdAt } : null;
-  /** Runs one write; a unique violation (23505) is `conflict` (`what` names the taken value) on `field`. */
-  const unique = async <T>(what: string, field: string, write: () => Promise<T>): Promise<T> => {
-    try {
-      return await write();
-    } catch (error) {
-      const fault = driverFault(error) as { code?: string };
-      if (fault?.code === "23505") throw new SteamharnessError("conflict", `[steamharness] [postgres] an account with this ${what} already exists`, { field, cause: fault });
-      throw error;
-    }
-  };
-  return {
-    async createAccount(input) {
-      if (state.closed) throw new SteamharnessError("storage_failure", "[steamharness] [postgres] the account store is closed");
-      try {
-        await unique("id, name or token", "name", () => db.insert(accounts).values(input));
-      } catch (error) {
-        throw wrapAdapterError("postgres", "account create failed", driverFault(error));
-      }
-      return { accountId: input.accountId, name: input.name, createdAt: input.createdAt };
-    },
-    async replaceTokenHash(accountId, tokenHash) {
-      return guarded(state, "account token replace", async () => {
-        // One UPDATE: atomic, and the unique index refuses a hash another account has.
-        const [row] = await unique("token", "tokenHash", () =>
-          db.update(accounts).set({ tokenHash }).where(and(eq(accounts.accountId, accountId), ne(accounts.tokenHash, tokenHash))).returning(),
-        );
-        if (row) return shape(row)!;
-        // Nothing changed: the account is unknown, or the hash is already its own.
-        const [known] = await db.select({ accountId: accounts.accountId }).from(accounts).where(eq(accounts.accountId, accountId));
-        if (!known) throw new SteamharnessError("not_found", `[steamharness] [postgres] no account "${accountId}"`, { field: "accountId" });
-        throw new SteamharnessError("conflict", "[steamharness] [postgres] an account with this token already exists", { field: "tokenHash" });
-      });
-    },
-    async accountByTokenHash(tokenHash) {
-      return guarded(state, "account read", async () => shape((await db.select().from(accounts).where(eq(accounts.tokenHash, tokenHash)))[0]));
-    },
-    async account(idOrName) {
-      return guarded(state, "account read", async () => shape((await db.select().from(accounts).where(or(eq(accounts.accountId, idOrName), eq(accounts.name, idOrName))))[0]));
-    },
-    async listAccounts() {
-      return guarded(state, "account list", async () => (await db.select().from(accounts).orderBy(asc(accounts.createdAt), asc(accounts.accountId))).map((row) => shape(row)!));
-    },
-    configurations(accountId) {
-      let store = stores.get(accountId);
-      if (!store) stores.set(accountId, (store = postgresConfigurationStoreOn(db, tables, state, accountId, clock, async () => {})));
-      return store;
-    },
+  return createConfigurationAccounts({
+    rows: createPostgresAccountRows(connection), call: postgresCall(state), family: "postgres",
+    configurations: (accountId) => postgresConfigurationStoreOn(db, tables, state, accountId, clock, async () => {}),
     async close() {
-      if (state.closed) return;
       state.closed = true;
       await connection.release();
     },
-  };
+  });
 }

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
 import type { McpTaskStore } from "../../../ports/mcp-task-store.js";
-import { insertTask, listLapsedTasks, listTasks, pageOf, pruneTasks, recordOf, renewLeasesOf, selectTask, type TaskStatement, updateTask } from "../kernel/mcp-task-rows.js";
+import { createSqlMcpTaskStore } from "../kernel/mcp-task-rows.js";
 import { findMigrationsFolder } from "../system/migrations-folder.js";
 import { boundedPoolConfig, checkStatementTimeout } from "./postgres-deadlines.js";
 import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, migratePostgresSchema } from "./postgres-database.js";
@@ -40,47 +40,15 @@ export async function createPostgresMcpTaskStore(options: PostgresMcpTaskStoreOp
     throw wrapAdapterError("postgres", `cannot open the task store in schema "${schema}"`, driverFault(error));
   }
   const table = `"${schema.replace(/"/g, '""')}".mcp_tasks`;
-  let closed = false;
-  const query = async (what: string, statement: TaskStatement) => {
-    if (closed) throw new SteamharnessError("storage_failure", "[steamharness] [postgres] the task store is closed");
-    try {
-      return await pool.query({ text: statement.text.replace(/\bmcp_tasks\b/g, table), values: statement.values });
-    } catch (error) {
-      if ((error as { code?: string }).code === "23505") throw new SteamharnessError("conflict", `[steamharness] [postgres] ${what}: the task exists`, { cause: error });
-      throw wrapAdapterError("postgres", `${what} failed`, driverFault(error));
-    }
-  };
-  return {
-    async create(record) {
-      await query("task create", insertTask(record, "::jsonb"));
+  return createSqlMcpTaskStore({
+    family: "postgres",
+    jsonCast: "::jsonb",
+    async run(statement) {
+      const { rows, rowCount } = await pool.query({ text: statement.text.replace(/\bmcp_tasks\b/g, table), values: statement.values });
+      return { rows, changes: rowCount ?? 0 };
     },
-    async get(projectId, taskId) {
-      const { rows } = await query("task read", selectTask(projectId, taskId));
-      return rows[0] ? recordOf(rows[0]) : null;
-    },
-    async update(projectId, taskId, change, expect) {
-      return ((await query("task update", updateTask(projectId, taskId, change, expect, "::jsonb"))).rowCount ?? 0) > 0;
-    },
-    async renewLeases(projectId, ownerHost, taskIds, leaseExpiresAt, renewedAt) {
-      if (taskIds.length === 0) return [];
-      const { rows } = await query("task lease renewal", renewLeasesOf(projectId, ownerHost, taskIds, leaseExpiresAt, renewedAt));
-      return rows.map((row: { task_id: string }) => row.task_id);
-    },
-    async listLapsed(projectId, before, limit) {
-      const { rows } = await query("task lapsed list", listLapsedTasks(projectId, before, limit));
-      return rows.map(recordOf);
-    },
-    async list(projectId, { cursor, limit, tenant }) {
-      const { rows } = await query("task list", listTasks(projectId, cursor, limit, tenant));
-      return pageOf(rows.map(recordOf), limit);
-    },
-    async prune(now) {
-      return (await query("task prune", pruneTasks(now))).rowCount ?? 0;
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      await pool.end();
-    },
-  };
+    isConflict: (error) => (error as { code?: string }).code === "23505",
+    faultOf: driverFault,
+    close: () => pool.end(),
+  });
 }

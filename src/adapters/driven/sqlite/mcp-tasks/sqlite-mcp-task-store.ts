@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import type Database from "better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
 import type { McpTaskStore } from "../../../../ports/mcp-task-store.js";
-import { insertTask, listLapsedTasks, listTasks, pageOf, pruneTasks, recordOf, renewLeasesOf, selectTask, type TaskStatement, updateTask } from "../../kernel/mcp-task-rows.js";
+import { createSqlMcpTaskStore, type TaskStatement } from "../../kernel/mcp-task-rows.js";
 import { drizzleBetterSqlite3 } from "../shared/drizzle-modules.js";
 import { ensureMigrated, findMigrationsFolder, migrateWithRetry } from "../shared/migrations.js";
 import { openSqlite } from "../shared/sqlite-connection.js";
@@ -46,7 +46,6 @@ export function createSqliteMcpTaskStore(options: SqliteMcpTaskStoreOptions): Mc
   }
   // Keyed by the kernel's text: a statement seen before (every tasks/get) is neither rewritten nor prepared again.
   const statements = new Map<string, { statement: Database.Statement; order: number[] }>();
-  let closed = false;
   // better-sqlite3 binds anonymous `?` in order: each `$n` becomes `?` with its value repeated.
   const prepared = (statement: TaskStatement) => {
     let found = statements.get(statement.text);
@@ -55,54 +54,17 @@ export function createSqliteMcpTaskStore(options: SqliteMcpTaskStoreOptions): Mc
       found = { statement: client.prepare(statement.text.replace(/\$\d+/g, "?")), order };
       statements.set(statement.text, found);
     }
-    const { statement: sqlite, order } = found;
-    const values = order.map((index) => statement.values[index]);
-    return { run: () => sqlite.run(...values), get: () => sqlite.get(...values), all: () => sqlite.all(...values) };
+    return { sqlite: found.statement, values: found.order.map((index) => statement.values[index]) };
   };
-  const call = <T>(what: string, run: () => T): T => {
-    if (closed) throw new SteamharnessError("storage_failure", "[steamharness] [sqlite] the task store is closed");
-    try {
-      return run();
-    } catch (error) {
-      if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY") throw new SteamharnessError("conflict", `[steamharness] [sqlite] ${what}: the task exists`, { cause: error });
-      throw wrapAdapterError("sqlite", `${what} failed`, error);
-    }
-  };
-  return {
-    async create(record) {
-      call("task create", () => prepared(insertTask(record, "")).run());
+  return createSqlMcpTaskStore({
+    family: "sqlite",
+    jsonCast: "",
+    run(statement) {
+      const { sqlite, values } = prepared(statement);
+      return sqlite.reader ? { rows: sqlite.all(...values) as Record<string, unknown>[], changes: 0 } : { rows: [], changes: sqlite.run(...values).changes };
     },
-    async get(projectId, taskId) {
-      const statement = selectTask(projectId, taskId);
-      const row = call("task read", () => prepared(statement).get()) as Record<string, unknown> | undefined;
-      return row ? recordOf(row) : null;
-    },
-    async update(projectId, taskId, change, expect) {
-      const statement = updateTask(projectId, taskId, change, expect, "");
-      return call("task update", () => prepared(statement).run().changes > 0);
-    },
-    async renewLeases(projectId, ownerHost, taskIds, leaseExpiresAt, renewedAt) {
-      if (taskIds.length === 0) return [];
-      const statement = renewLeasesOf(projectId, ownerHost, taskIds, leaseExpiresAt, renewedAt);
-      return call("task lease renewal", () => (prepared(statement).all() as { task_id: string }[]).map((row) => row.task_id));
-    },
-    async listLapsed(projectId, before, limit) {
-      const statement = listLapsedTasks(projectId, before, limit);
-      return (call("task lapsed list", () => prepared(statement).all()) as Record<string, unknown>[]).map(recordOf);
-    },
-    async list(projectId, { cursor, limit, tenant }) {
-      const statement = listTasks(projectId, cursor, limit, tenant);
-      const rows = call("task list", () => prepared(statement).all()) as Record<string, unknown>[];
-      return pageOf(rows.map(recordOf), limit);
-    },
-    async prune(now) {
-      const statement = pruneTasks(now);
-      return call("task prune", () => prepared(statement).run().changes);
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      client.close();
-    },
-  };
+    isConflict: (error) => (error as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY",
+    faultOf: (error) => error,
+    close: async () => void client.close(),
+  });
 }
