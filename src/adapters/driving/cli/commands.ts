@@ -7,8 +7,7 @@ import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
 import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
 import type { DataDirOptions } from "../project-runner/host-options.js";
 import type { ProjectRunner } from "../project-runner/project-runner.js";
-import { exitCodeOfError, exitCodeOfStatus } from "../exits/exit-codes.js";
-import { cliRejection, fatalLine, type CliRejection } from "../exits/fatal-line.js";
+import { cliRejection, exitCodeOfError, exitCodeOfStatus, type CliRejection } from "../exits/exit-codes.js";
 import { addMcpHttpOptions, mcpHttpOptionsFrom, type McpHttpFlags } from "./mcp-http-options.js";
 import { timeoutMs } from "./option-parsers.js";
 import { addRunRetentionOption, runRetentionFrom, type RunRetentionFlags } from "./runs-command.js";
@@ -242,7 +241,7 @@ export function registerRunCommand(program: Command): void {
       // Nothing ran: the one-line reason still goes to stderr for a person, the document to stdout.
       const secrets = [...(runner?.secrets ?? []), ...secretValues(process.env)];
       const rejection = runRejection(error, entrypointId, runner?.location.manifest.id ?? null, secrets);
-      process.stderr.write(fatalLine(error, { secrets }));
+      process.stderr.write(`steamharness: ${rejection.error.message}\n`);
       process.stdout.write(`${JSON.stringify(rejection, null, 2)}\n`);
       process.exitCode = exitCodeOfError(error);
     } finally {

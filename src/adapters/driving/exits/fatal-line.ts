@@ -21,31 +21,6 @@ export function fatalLine(error: unknown, options: { secrets: readonly string[];
   return `steamharness: ${errorReason(error, options.secrets)}${hint}${stack}\n`;
 }
 
-/** What `--json` prints on stdout when a command ends on an error before its own document (DX-15). */
-export interface CliRejection {
-  runId: null;
-  status: "rejected";
-  error: { code: string; message: string; field?: string; problems?: string[] };
-}
-
-/**
- * DX-15: the error part of the one JSON document a `--json` command prints when nothing ran: the
- * error's code (`input_validation` for a commander usage error, `internal` for an unexpected one),
- * the same reason as the stderr line ({@link fatalLine}), and the field and problems it names.
- *
- * @example
- * cliRejection(new SteamharnessError("not_found", "[steamharness] [workflow] no project"), []).error
- * // { code: "not_found", message: "[workflow] no project" }
- */
-export function cliRejection(error: unknown, secrets: readonly string[]): CliRejection {
-  const code = error instanceof CommanderError ? "input_validation" : isSteamharnessError(error) ? error.code : "internal";
-  const out: CliRejection["error"] = { code, message: errorReason(error, secrets) };
-  if (isSteamharnessError(error) && error.field !== undefined) out.field = error.field;
-  const problems = isSteamharnessError(error) ? error.data?.problems : undefined;
-  if (Array.isArray(problems)) out.problems = problems.map(String);
-  return { runId: null, status: "rejected", error: out };
-}
-
 /**
  * Commander's `error: …` message as the CLI says it: one line, without commander's own prefix.
  *
@@ -56,8 +31,14 @@ export function usageReason(text: string): string {
   return text.replace(/^error: /, "").replace(/\s*\n\s*/g, " ").trim();
 }
 
-/** The reason of an error on one line: `[steamharness] ` tags dropped (the line says `steamharness:` once), credentials redacted. */
-function errorReason(error: unknown, secrets: readonly string[]): string {
+/**
+ * The reason of an error on one line: `[steamharness] ` tags dropped (the line says `steamharness:`
+ * once), credentials redacted, an unexpected error called so.
+ *
+ * @example
+ * errorReason(new SteamharnessError("not_found", "[steamharness] [workflow] no project"), []) // "[workflow] no project"
+ */
+export function errorReason(error: unknown, secrets: readonly string[]): string {
   if (error instanceof CommanderError) return usageReason(error.message);
   const message = (error as Error)?.message ?? String(error);
   const text = message.replace(/\[steamharness\] /g, "").replace(/\s*\n\s*/g, "; ").trim();
