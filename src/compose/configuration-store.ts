@@ -7,9 +7,9 @@
 import { SteamharnessError } from "../domain/errors.js";
 import type { ConfigurationAccountStore } from "../ports/configuration-accounts.js";
 import type { ProjectConfigurationStore } from "../ports/project-configuration-store.js";
-import { SERVER_API_PREFIX } from "../domain/configuration/server-protocol.js";
+import { SERVER_ACCOUNT_ENV, SERVER_ADMIN_KEY_ENV, SERVER_API_PREFIX, SERVER_TOKEN_ENV, SERVER_URL_ENV } from "../domain/configuration/server-protocol.js";
 import { checkServerUrl, createHttpProjectConfigurationStore, createServerCall, type ConfigurationServerCredential } from "../adapters/driven/config-server-client/http-project-configuration-store.js";
-import { readSavedAuth, resolveServerAuth, type ResolvedServerAuth } from "../adapters/driven/config-server-client/server-auth.js";
+import { readSavedAuth, resolveServerAuth, savedAuthPath, type ResolvedServerAuth } from "../adapters/driven/config-server-client/server-auth.js";
 
 export { checkServerUrl, createHttpProjectConfigurationStore, createServerCall } from "../adapters/driven/config-server-client/http-project-configuration-store.js";
 export type { ConfigurationServerCredential, HttpProjectConfigurationStoreOptions, ServerCall } from "../adapters/driven/config-server-client/http-project-configuration-store.js";
@@ -92,6 +92,38 @@ async function modelCredentialOf(url: string, credential: ConfigurationServerCre
   const answer = await createServerCall(url, credential, { timeoutMs: 10_000 })<{ credential?: unknown }>("GET", `${SERVER_API_PREFIX}/account/model-credential`).catch(() => null);
   return typeof answer?.credential === "string" ? answer.credential : undefined;
 }
+
+/**
+ * DX-13: the line naming the store a command reads (`config`, `chat`, `gateway`) — the local SQLite file, or the
+ * server URL and the account — and, when `STEAMHARNESS_SERVER_*` variables hide a saved login,
+ * that they win over it (an admin key exported for `steamharness server` does, even without a URL).
+ *
+ * @example
+ * process.stderr.write(`${await configurationStoreLine(choice, { dataDir, authDir })}\n`);
+ * // [steamharness] configuration store: server https://config.example.com as account team-a (saved login /home/me/.steamharness/workflow-auth.json)
+ */
+export async function configurationStoreLine(choice: ConfigurationStoreChoice, where: { dataDir: string; authDir: string }, env: Record<string, string | undefined> = process.env): Promise<string> {
+  const savedPath = savedAuthPath(where.authDir);
+  const { auth } = choice;
+  let store: string;
+  if (choice.location === "local") {
+    const { projectConfigurationDatabasePath } = await import("../adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js");
+    store = `local ${projectConfigurationDatabasePath(where.dataDir)}`;
+  } else {
+    // A token names its account only on the server: ask it (the command talks to it anyway).
+    const account = auth.token
+      ? await createServerCall(auth.serverUrl!, { token: auth.token }, { timeoutMs: 10_000 })<{ account: { name: string } }>("GET", `${SERVER_API_PREFIX}/account`).then(({ account: { name } }) => name, () => "of the token")
+      : auth.account;
+    store = `server ${auth.serverUrl} as account ${account} (${auth.source === "saved" ? `saved login ${savedPath}` : "STEAMHARNESS_SERVER_* variables"})`;
+  }
+  const saved = auth.source === "environment" ? await readSavedAuth(where.authDir).catch(() => null) : null;
+  if (!saved?.serverUrl) return `[steamharness] configuration store: ${store}`;
+  const names = SERVER_VARIABLES.filter((name) => env[name]).join(", ");
+  const hint = choice.location === "local" ? `; unset ${names} to use the saved login` : "";
+  return `[steamharness] configuration store: ${store}; the environment's ${names} take precedence over the saved login ${savedPath} (${saved.serverUrl})${hint}`;
+}
+
+const SERVER_VARIABLES = [SERVER_URL_ENV, SERVER_TOKEN_ENV, SERVER_ADMIN_KEY_ENV, SERVER_ACCOUNT_ENV];
 
 /** Where the configuration server keeps its data: one SQLite file or a PostgreSQL database. */
 export type ConfigurationServerStorage = { sqlite: string } | { postgres: string; schema?: string };

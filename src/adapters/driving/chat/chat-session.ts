@@ -19,7 +19,7 @@ import { createAgentConfigurationLoader } from "../../../domain/configuration/ru
 import { isSteamharnessError } from "../../../domain/errors.js";
 import type { Storage } from "../../../ports/storage.js";
 import { createNodeContext } from "../../../compose/node-context.js";
-import { openProjectConfigurationStore } from "../../../compose/configuration-store.js";
+import { configurationStoreLine, openProjectConfigurationStore } from "../../../compose/configuration-store.js";
 import { createSqliteStorage } from "../../../compose/sqlite.js";
 import { agentStoreDirFor } from "../../../compose/sqlite.js";
 import { createSystemClock } from "../../../compose/local.js";
@@ -115,12 +115,14 @@ export async function runChat(options: ChatOptions): Promise<void> {
       : describeChatModel(project.executor.agent, {}, options.projectDir);
     const bridge = await startChatBridge(options.hostBridge ?? true, { [choice.location]: configurations }, project.manifest.id);
     if (bridge) opened.push(() => bridge.close());
-    session = { storage, node, modelLine };
+    // DX-13: which configuration store the chat reads, the banner's last line.
+    const storeLine = await configurationStoreLine(choice, { dataDir, authDir: options.authDir === undefined ? dataDir : resolve(options.authDir) }, env);
+    session = { storage, node, modelLine, storeLine };
   } catch (error) {
     await closeAll();
     throw error;
   }
-  const { storage, node, modelLine } = session;
+  const { storage, node, modelLine, storeLine } = session;
   const conversationId = options.conversationId ?? randomUUID();
   const reader = createLineReader(input, output);
   let turn: AbortController | null = null;
@@ -134,7 +136,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
   const ask = (question: string) => reader.ask(question, turn?.signal);
   const ports = createTerminalPorts(ask, out);
   const renderer = createChatRenderer(out);
-  out.write(`steamharness chat — ${project.manifest.name ?? project.manifest.id}\n${modelLine}\nconversation ${conversationId} (resume with --conversation ${conversationId})\n${CHAT_COMMANDS}\n`);
+  out.write(`steamharness chat — ${project.manifest.name ?? project.manifest.id}\n${modelLine}\nconversation ${conversationId} (resume with --conversation ${conversationId})\n${CHAT_COMMANDS}\n${storeLine}\n`);
   const recovery = project.executor.conversation.recovery.enabled;
   const journal = `${ACTIVE_TURN_PREFIX}${conversationId}`;
   const runTurn = async (prompt: string, runId: string) => {
@@ -231,6 +233,7 @@ interface ChatParts {
   storage: Storage;
   node: ReturnType<typeof createAgentNode>;
   modelLine: string;
+  storeLine: string;
 }
 
 /**

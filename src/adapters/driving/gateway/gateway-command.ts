@@ -87,7 +87,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
   const location = useKeys ? keyStoreLocation({ ...(options.store === undefined ? {} : { store: options.store }), ...(options.postgres === undefined ? {} : { postgres: options.postgres }), ...(options.postgresSchema === undefined ? {} : { postgresSchema: options.postgresSchema }), ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }) }) : null;
   // With keys, the single token is only accepted when the operator set one.
   const token = given ?? (useKeys ? undefined : randomBytes(24).toString("base64url"));
-  const [{ loadAgentConversationProject }, { createSqliteStorage }, { openProjectConfigurationStore }, { createAgentConfigurationLoader }, { createSystemClock }, { startGateway }] = await Promise.all([
+  const [{ loadAgentConversationProject }, { createSqliteStorage }, { configurationStoreLine, openProjectConfigurationStore }, { createAgentConfigurationLoader }, { createSystemClock }, { startGateway }] = await Promise.all([
     import("../../../app/conversation/conversation-project.js"),
     import("../../../compose/sqlite.js"),
     import("../../../compose/configuration-store.js"),
@@ -146,6 +146,8 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
     const everywhere = hostname === "0.0.0.0" || hostname === "::";
     const url = everywhere ? `http://127.0.0.1:${gateway.port}/v1` : gateway.url;
     log(`steamharness gateway: ${project.manifest.name ?? project.manifest.id} at ${url} (model "${gateway.modelId}")`);
+    // DX-13: which configuration store the gateway's runs read.
+    log(await configurationStoreLine(choice, { dataDir, authDir: dataDir }, env));
     if (everywhere) log(`warning: listening on every interface (--host ${hostname}): any machine that can reach port ${gateway.port} may call the gateway; the bearer token is its only guard`);
     if (location) log(`API keys: ${location.postgres === undefined ? location.directory : "PostgreSQL"} (steamharness gateway keys add --tenant <id>)`);
     if (token !== undefined) log(given === undefined ? `token (generated; set ${tokenEnv} to choose one): ${token}` : `token: from ${tokenEnv}`);

@@ -9,11 +9,9 @@ import { readFile, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
-import { SERVER_ACCOUNT_ENV, SERVER_ADMIN_KEY_ENV, SERVER_TOKEN_ENV, SERVER_URL_ENV } from "../../../../domain/configuration/server-protocol.js";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import { isUuid } from "../../../../domain/workflow/project-manifest.js";
 import type { ProjectConfigurationStore } from "../../../../ports/project-configuration-store.js";
-import type { ConfigurationStoreChoice } from "../../../../compose/configuration-store.js";
 
 interface CommonFlags {
   dataDir?: string;
@@ -88,7 +86,7 @@ export function registerConfigCommand(program: Command): void {
 async function withStore(dir: string, flags: CommonFlags, run: (store: ProjectConfigurationStore, projectId: string) => Promise<void>): Promise<void> {
   const projectId = await projectIdOf(dir);
   // Loaded on use: other commands (and the MCP handshake) do not open SQLite.
-  const { openProjectConfigurationStore } = await import("../../../../compose/configuration-store.js");
+  const { configurationStoreLine, openProjectConfigurationStore } = await import("../../../../compose/configuration-store.js");
   const dataDir = resolve(flags.dataDir ?? join(homedir(), ".steamharness"));
   const authDir = resolve(flags.authDir ?? dataDir);
   const choice = await openProjectConfigurationStore({ dataDir, authDir, modelCredential: false });
@@ -96,44 +94,11 @@ async function withStore(dir: string, flags: CommonFlags, run: (store: ProjectCo
   try {
     await run(store, projectId);
     // After the command, so a refused one still ends on its one line (DX-8).
-    process.stderr.write(await configurationSourceLine(choice, { dataDir, authDir }));
+    process.stderr.write(`${await configurationStoreLine(choice, { dataDir, authDir })}\n`);
   } finally {
     await store.close?.();
   }
 }
-
-/**
- * DX-13: the stderr line naming the store a `config` command reads — the local SQLite file, or the
- * server URL and the account — and, when `STEAMHARNESS_SERVER_*` variables hide a saved login,
- * that they win over it (an admin key exported for `steamharness server` does, even without a URL).
- *
- * @example
- * process.stderr.write(await configurationSourceLine(choice, { dataDir, authDir }));
- * // [steamharness] configuration store: server https://config.example.com as account team-a (saved login /home/me/.steamharness/workflow-auth.json)
- */
-export async function configurationSourceLine(choice: ConfigurationStoreChoice, where: { dataDir: string; authDir: string }, env: Record<string, string | undefined> = process.env): Promise<string> {
-  const { AUTH_FILE_NAME, createServerCall, readSavedAuth } = await import("../../../../compose/configuration-store.js");
-  const savedPath = join(where.authDir, AUTH_FILE_NAME);
-  const { auth } = choice;
-  let store: string;
-  if (choice.location === "local") {
-    const { projectConfigurationDatabasePath } = await import("../../../../compose/sqlite.js");
-    store = `local ${projectConfigurationDatabasePath(where.dataDir)}`;
-  } else {
-    // A token names its account only on the server: ask it (the command talks to it anyway).
-    const account = auth.token
-      ? await createServerCall(auth.serverUrl!, { token: auth.token }, { timeoutMs: 10_000 })<{ account: { name: string } }>("GET", "/v1/account").then(({ account: { name } }) => name, () => "of the token")
-      : auth.account;
-    store = `server ${auth.serverUrl} as account ${account} (${auth.source === "saved" ? `saved login ${savedPath}` : "STEAMHARNESS_SERVER_* variables"})`;
-  }
-  const saved = auth.source === "environment" ? await readSavedAuth(where.authDir).catch(() => null) : null;
-  if (!saved?.serverUrl) return `[steamharness] configuration store: ${store}\n`;
-  const names = SERVER_VARIABLES.filter((name) => env[name]).join(", ");
-  const hint = choice.location === "local" ? `; unset ${names} to use the saved login` : "";
-  return `[steamharness] configuration store: ${store}; the environment's ${names} take precedence over the saved login ${savedPath} (${saved.serverUrl})${hint}\n`;
-}
-
-const SERVER_VARIABLES = [SERVER_URL_ENV, SERVER_TOKEN_ENV, SERVER_ADMIN_KEY_ENV, SERVER_ACCOUNT_ENV];
 
 async function projectIdOf(dir: string): Promise<string> {
   const pkg = (await readJson(join(resolve(dir), "package.json"))) as { id?: unknown } | null;
