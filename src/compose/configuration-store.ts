@@ -7,9 +7,9 @@
 import { SteamharnessError } from "../domain/errors.js";
 import type { ConfigurationAccountStore } from "../ports/configuration-accounts.js";
 import type { ProjectConfigurationChoice } from "../ports/surface-services.js";
-import { SERVER_API_PREFIX } from "../domain/configuration/server-protocol.js";
+import { SERVER_ACCOUNT_ENV, SERVER_ADMIN_KEY_ENV, SERVER_API_PREFIX, SERVER_TOKEN_ENV, SERVER_URL_ENV } from "../domain/configuration/server-protocol.js";
 import { checkServerUrl, createHttpProjectConfigurationStore, createServerCall, type ConfigurationServerCredential } from "../adapters/driven/config-server-client/http-project-configuration-store.js";
-import { readSavedAuth, resolveServerAuth, type ResolvedServerAuth } from "../adapters/driven/config-server-client/server-auth.js";
+import { readSavedAuth, resolveServerAuth, savedAuthPath, type ResolvedServerAuth } from "../adapters/driven/config-server-client/server-auth.js";
 
 /** Options of {@link openProjectConfigurationStore}. */
 export interface OpenConfigurationStoreOptions {
@@ -55,16 +55,19 @@ export function credentialOf(auth: ResolvedServerAuth): ConfigurationServerCrede
  * const { store, location } = await openProjectConfigurationStore({ dataDir, authDir });
  */
 export async function openProjectConfigurationStore(options: OpenConfigurationStoreOptions): Promise<ConfigurationStoreChoice> {
-  const auth = resolveServerAuth(options.env ?? process.env, options.projectEnv ?? {}, options.authDir === null ? null : await readSavedAuth(options.authDir ?? options.dataDir));
+  const env = options.env ?? process.env;
+  const auth = resolveServerAuth(env, options.projectEnv ?? {}, options.authDir === null ? null : await readSavedAuth(options.authDir ?? options.dataDir));
+  const where = { dataDir: options.dataDir, authDir: options.authDir ?? options.dataDir };
+  const described = (choice: Omit<ConfigurationStoreChoice, "describe">): ConfigurationStoreChoice => ({ ...choice, describe: () => configurationStoreLine(choice, where, env) });
   if (auth.serverUrl) {
     const credential = credentialOf(auth);
     const url = checkServerUrl(auth.serverUrl, "STEAMHARNESS_SERVER_URL");
     const store = createHttpProjectConfigurationStore({ url, credential });
     const systemApiKey = "token" in credential && options.modelCredential !== false ? await modelCredentialOf(url, credential) : undefined;
-    return { store, location: "server", auth, ...(systemApiKey === undefined ? {} : { systemApiKey }) };
+    return described({ store, location: "server", auth, ...(systemApiKey === undefined ? {} : { systemApiKey }) });
   }
   const { createSqliteProjectConfigurationStore } = await import("../adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js");
-  return { store: createSqliteProjectConfigurationStore({ dataDir: options.dataDir }), location: "local", auth };
+  return described({ store: createSqliteProjectConfigurationStore({ dataDir: options.dataDir }), location: "local", auth });
 }
 
 /**
@@ -77,6 +80,37 @@ async function modelCredentialOf(url: string, credential: ConfigurationServerCre
   return typeof answer?.credential === "string" ? answer.credential : undefined;
 }
 
+/**
+ * DX-13: the line naming the store a command reads (`config`, `chat`, `gateway`) — the local SQLite file, or the
+ * server URL and the account — and, when `STEAMHARNESS_SERVER_*` variables hide a saved login,
+ * that they win over it (an admin key exported for `steamharness server` does, even without a URL).
+ *
+ * @example
+ * process.stderr.write(`${await configurationStoreLine(choice, { dataDir, authDir })}\n`);
+ * // [steamharness] configuration store: server https://config.example.com as account team-a (saved login /home/me/.steamharness/workflow-auth.json)
+ */
+export async function configurationStoreLine(choice: Omit<ConfigurationStoreChoice, "describe">, where: { dataDir: string; authDir: string | null }, env: Record<string, string | undefined> = process.env): Promise<string> {
+  const savedPath = where.authDir === null ? "(none read)" : savedAuthPath(where.authDir);
+  const { auth } = choice;
+  let store: string;
+  if (choice.location === "local") {
+    const { projectConfigurationDatabasePath } = await import("../adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js");
+    store = `local ${projectConfigurationDatabasePath(where.dataDir)}`;
+  } else {
+    // A token names its account only on the server: ask it (the command talks to it anyway).
+    const account = auth.token
+      ? await createServerCall(auth.serverUrl!, { token: auth.token }, { timeoutMs: 10_000 })<{ account: { name: string } }>("GET", `${SERVER_API_PREFIX}/account`).then(({ account: { name } }) => name, () => "of the token")
+      : auth.account;
+    store = `server ${auth.serverUrl} as account ${account} (${auth.source === "saved" ? `saved login ${savedPath}` : "STEAMHARNESS_SERVER_* variables"})`;
+  }
+  const saved = auth.source === "environment" && where.authDir !== null ? await readSavedAuth(where.authDir).catch(() => null) : null;
+  if (!saved?.serverUrl) return `[steamharness] configuration store: ${store}`;
+  const names = SERVER_VARIABLES.filter((name) => env[name]).join(", ");
+  const hint = choice.location === "local" ? `; unset ${names} to use the saved login` : "";
+  return `[steamharness] configuration store: ${store}; the environment's ${names} take precedence over the saved login ${savedPath} (${saved.serverUrl})${hint}`;
+}
+
+const SERVER_VARIABLES = [SERVER_URL_ENV, SERVER_TOKEN_ENV, SERVER_ADMIN_KEY_ENV, SERVER_ACCOUNT_ENV];
 /** Where the configuration server keeps its data: one SQLite file or a PostgreSQL database. */
 export type ConfigurationServerStorage = { sqlite: string } | { postgres: string; schema?: string };
 

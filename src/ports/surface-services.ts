@@ -42,6 +42,11 @@ export interface ProjectConfigurationChoice {
    * account); `undefined` locally, when acting through the admin key, or when the server issues none.
    */
   systemApiKey?: string;
+  /**
+   * DX-13: one line naming the store read — the local file, or the server URL and account — and,
+   * when `STEAMHARNESS_SERVER_*` variables hide a saved login, that they take precedence.
+   */
+  describe(): Promise<string>;
 }
 
 /** An opened key store and the ledger of its tenants' budgets (BUD-4), in the same database. */

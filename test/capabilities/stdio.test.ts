@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { CAPABILITY_ADDRESSES, CAPABILITY_TOOL_IDS as IDS, composeToolId } from "../../src/domain/capabilities/catalog.js";
 import { HOST_BRIDGE_TOKEN_ENV, HOST_BRIDGE_URL_ENV } from "../../src/domain/capabilities/host-bridge.js";
 import { fixture, mcpCall } from "./support.js";
@@ -87,15 +87,16 @@ describe("CAP-1 capability servers over real stdio", () => {
     expect(host.structured.result).toEqual({ configurations: [], authorized: true });
   });
 
-  it("CAP-0 malformed calls get clear errors and the server keeps serving", async () => {
+  it("CAP-0 / DX-17 malformed arguments are tool results with isError, an unknown tool is InvalidParams, and the server keeps serving", async () => {
     const kv = clients.get(IDS.kv)!;
     const malformed: unknown[] = [{}, { action: 42 }, { action: "get" }, { action: "get", key: 5 }, { action: "set", key: "x" }, { action: "get", key: "x", bogus: 1 }, { action: "list", limit: 1e9 }, { action: "list", limit: 1.5 }];
     for (const args of malformed) {
       const result = await mcpCall(kv, "kv_store", args);
       expect([args, result.ok, result.structured.error.code]).toEqual([args, false, "input_validation"]);
       expect(typeof result.structured.error.field).toBe("string");
+      expect(result.structured.error.message).toContain(result.structured.error.field);
     }
-    expect((await mcpCall(kv, "no_such_tool", { action: "get", key: "x" })).structured.error.code).toBe("not_found");
+    await expect(kv.callTool({ name: "no_such_tool", arguments: { action: "get", key: "x" } })).rejects.toMatchObject({ code: ErrorCode.InvalidParams, message: "MCP error -32602: unknown tool: no_such_tool; this server serves kv_store" });
     // Arguments that are not an object fail the SDK's request validation: a JSON-RPC error, not a crash.
     await expect(kv.request({ method: "tools/call", params: { name: "kv_store", arguments: [1, 2] } } as any, CallToolResultSchema)).rejects.toThrow(/Invalid/);
     await expect(kv.request({ method: "tools/call", params: { name: 7 } } as any, CallToolResultSchema)).rejects.toThrow();

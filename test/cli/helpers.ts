@@ -146,3 +146,15 @@ export async function ensureViewerBuilt(): Promise<void> {
   const { buildViewerAssets } = await import("../../ui/build.js");
   await buildViewerAssets(join(REPO, "dist/viewer"));
 }
+
+/**
+ * DX-17: the validation message of a tool call refused for its arguments — a tool result with
+ * `isError: true` and status `rejected` (nothing ran). Throws when the call ran or failed otherwise.
+ */
+export function rejection(result: unknown): string {
+  const structured = (result as { isError?: boolean; structuredContent?: { status?: string; error?: { code?: string; message?: string } } }).structuredContent;
+  if (!(result as { isError?: boolean }).isError || structured?.status !== "rejected" || structured.error?.code !== "input_validation") {
+    throw new Error(`expected a rejected call, got ${JSON.stringify(result).slice(0, 300)}`);
+  }
+  return structured.error.message!;
+}

@@ -3,9 +3,9 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
-import { cleanEnv, cleanup, copyKitchen, KITCHEN, KITCHEN_ID, runCli, startMcp, tempDir, writeProject, type McpSession } from "./helpers.js";
+import { cleanEnv, cleanup, copyKitchen, KITCHEN, KITCHEN_ID, rejection, runCli, startMcp, tempDir, writeProject, type McpSession } from "./helpers.js";
 
 // Real child processes under tsx on a shared 2-core machine: allow slow starts.
 jest.setTimeout(90_000);
@@ -110,17 +110,11 @@ describe("MCP-2 / MCP-8 data dirs and MCP-4 file import", () => {
     ["a relative path", () => "report.md", /not an absolute path/],
     ["a data: URL", () => "data:text/plain;base64,aGk=", /data: URL/],
     ["a device", () => "/dev/null", /is on the \/dev pseudo file system/],
-  ])("MCP-4 %s is refused as InvalidParams and nothing is imported", async (_label, bad, message) => {
+  ])("MCP-4 / DX-17 %s is refused as a tool result with isError and nothing is imported", async (_label, bad, message) => {
     const good = join(tmp, `good-${Math.random()}.txt`);
     await writeFile(good, `unique ${good}`);
     const before = await listFiles(join(dirs.files, "files"));
-    const error = await session.client.callTool({ name: "echo", arguments: { text: "t", docs: [good, bad()] } }).then(
-      () => null,
-      (e: unknown) => e as McpError,
-    );
-    expect(error).toBeInstanceOf(McpError);
-    expect(error!.code).toBe(ErrorCode.InvalidParams);
-    expect(error!.message).toMatch(message);
+    expect(rejection(await session.client.callTool({ name: "echo", arguments: { text: "t", docs: [good, bad()] } }))).toMatch(message);
     expect(await listFiles(join(dirs.files, "files"))).toEqual(before);
   });
 

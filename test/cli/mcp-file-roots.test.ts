@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, symlink, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { cleanEnv, cleanup, copyKitchen, FAKE_SECRET, runCli, startMcp, tempDir, type McpSession } from "./helpers.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { cleanEnv, cleanup, copyKitchen, FAKE_SECRET, rejection, runCli, startMcp, tempDir, type McpSession } from "./helpers.js";
 
 // SEC-5: an MCP client chooses the paths of file params. Real `steamharness mcp` processes and
 // the SDK's stdio client: pseudo files, files outside the allowed roots (also through links) and
-// a call with one refused file import nothing, and the client sees InvalidParams naming the param.
+// a call with one refused file import nothing, and the client sees a refused tool result naming the param (DX-17).
 
 jest.setTimeout(120_000);
 
@@ -45,15 +45,9 @@ async function storedFiles(store: string): Promise<string[]> {
   return entries.filter((entry) => entry.isFile()).map((entry) => entry.name).sort();
 }
 
-/** Calls `echo` and resolves the InvalidParams error (or fails if the call was accepted). */
-async function refused(session: McpSession, args: Record<string, unknown>): Promise<McpError> {
-  const outcome = await session.client.callTool({ name: "echo", arguments: { text: "t", ...args } }, undefined, { timeout: 30_000 }).then(
-    (result) => new Error(`the call was accepted: ${JSON.stringify((result as CallToolResult).structuredContent ?? result).slice(0, 300)}`),
-    (error: unknown) => error,
-  );
-  if (!(outcome instanceof McpError)) throw outcome;
-  expect(outcome.code).toBe(ErrorCode.InvalidParams);
-  return outcome;
+/** Calls `echo` and resolves the refusal of its arguments (DX-17), or fails if the call ran. */
+async function refused(session: McpSession, args: Record<string, unknown>): Promise<{ message: string }> {
+  return { message: rejection(await session.client.callTool({ name: "echo", arguments: { text: "t", ...args } }, undefined, { timeout: 30_000 })) };
 }
 
 describe("SEC-5 steamharness mcp file params (default roots: the project and the working dir)", () => {

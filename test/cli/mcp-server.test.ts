@@ -121,8 +121,11 @@ describe("MCP-7 results", () => {
     ["a missing required property", {}, "arguments.text: required property is missing"],
     ["a value outside the options", { text: "x", mode: "z" }, 'arguments.mode: must be one of "a", "b"'],
     ["a malformed date", { text: "x", due: "31/01/2026" }, "arguments.due: Expected string to match 'date' format"],
-  ])("MCP-7 malformed arguments (%s) are JSON-RPC InvalidParams", async (_label, args, message) => {
-    expect(await invalidParams("echo", args)).toContain(message);
+  ])("MCP-7 / DX-17 malformed arguments (%s) are a tool result with isError and the validation message", async (_label, args, message) => {
+    const result = await call("echo", args);
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toEqual({ runId: null, status: "rejected", entrypointId: "echo", entrypointTitle: expect.any(String), error: { code: "input_validation", message: expect.stringContaining(message) } });
+    expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toEqual(result.structuredContent);
   });
 
   it("MCP-7 an unknown tool is InvalidParams", async () => {
@@ -131,7 +134,6 @@ describe("MCP-7 results", () => {
 
   it("DX-4 an InvalidParams message carries the MCP error prefix once", async () => {
     expect(await invalidParams("nope", {})).toBe("MCP error -32602: unknown tool: nope");
-    expect(await invalidParams("echo", {})).toBe("MCP error -32602: invalid arguments for echo: arguments.text: required property is missing");
   });
 
   it("DX-4 a run that throws prints its stack on the server's stderr, credentials redacted", async () => {

@@ -47,7 +47,7 @@ describe("CFG-4 the CLI uses the configuration server", () => {
     // Saved login only: the import lands in account B on the server; no local store is made.
     await writeFile(file, JSON.stringify(documentWith("from the saved login")));
     const viaSaved = await runCli(["config", "import", projectDir, file, "--expected-revision", "0", "--data-dir", dataDir, "--auth-dir", authDir]);
-    expect([viaSaved.code, viaSaved.stderr]).toEqual([0, ""]);
+    expect([viaSaved.code, viaSaved.stderr]).toEqual([0, expect.stringMatching(/^\[steamharness\] configuration store: server .* as account saved-account \(saved login .*\)\n$/)]);
     expect((await storeB.get(PROJECT, "main"))?.values).toEqual({ title: "from the saved login" });
     expect((await storeA.read(PROJECT)).revision).toBe(0);
     expect(existsSync(join(dataDir, "configurations.sqlite"))).toBe(false);
@@ -58,7 +58,7 @@ describe("CFG-4 the CLI uses the configuration server", () => {
     await writeFile(file, JSON.stringify(documentWith("from the environment")));
     const envA = cleanEnv({ STEAMHARNESS_SERVER_URL: server.url, STEAMHARNESS_SERVER_TOKEN: a.token });
     const viaEnv = await runCli(["config", "import", projectDir, file, "--expected-revision", "0", "--data-dir", dataDir, "--auth-dir", authDir], { env: envA });
-    expect([viaEnv.code, viaEnv.stderr]).toEqual([0, ""]);
+    expect([viaEnv.code, viaEnv.stderr]).toEqual([0, expect.stringContaining("as account env-account (STEAMHARNESS_SERVER_* variables)")]);
     expect((await storeA.get(PROJECT, "main"))?.values).toEqual({ title: "from the environment" });
     expect((await storeB.get(PROJECT, "main"))?.values).toEqual({ title: "from the saved login" });
 

@@ -1,7 +1,7 @@
 import { execFile, execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "@jest/globals";
 import { createChatRenderer } from "../../src/adapters/driving/chat/chat-renderer.js";
 import { createProgram } from "../../src/adapters/driving/cli/program.js";
@@ -160,6 +160,12 @@ describe("DX-4 the chat banner names the model", () => {
     const { code, stdout } = await cli(["chat", assistant, "--data-dir", dataDir], "/exit\n", { CHAT_TEST_WORKDIR: workdir });
     expect(code).toBe(0);
     expect(stdout).toMatch(/^steamharness chat — chat-assistant\nmodel: offline\/offline-scripted \(given by the project\)\nconversation /);
+  }, 60_000);
+
+  it("DX-13 the chat banner names the configuration store it reads", async () => {
+    const { code, stdout } = await cli(["chat", assistant, "--data-dir", dataDir], "/exit\n", { CHAT_TEST_WORKDIR: workdir });
+    expect(code).toBe(0);
+    expect(stdout).toContain(`\n[steamharness] configuration store: local ${join(resolve(dataDir), "configurations.sqlite")}\n`);
   }, 60_000);
 
   it("DX-4 without a model the banner says how to configure one, and following it names the configured model", async () => {

@@ -71,7 +71,7 @@ describe("OUT-10 web search from the project configuration", () => {
     const server = await startOpenAIResponsesServer({ apiKey: KEY, replies: [] });
     servers.push(server);
     const saved = await saveEntry(dir, dataDir, entryFor(server, { reasoning: true, maxTokens: 4096, contextWindow: 200000 }));
-    expect([saved.code, saved.stderr]).toEqual([0, ""]);
+    expect([saved.code, saved.stderr]).toEqual([0, `[steamharness] configuration store: local ${join(dataDir, "configurations.sqlite")}\n`]);
     const shown = await runCli(["config", "export", dir, "--data-dir", dataDir]);
     expect(JSON.parse(shown.stdout).configurations[0].values.STEAMHARNESS_AGENT_MODELS[0]).toMatchObject({ webSearch: true, reasoning: true, maxTokens: 4096, contextWindow: 200000 });
 

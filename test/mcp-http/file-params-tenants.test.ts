@@ -10,10 +10,10 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
-import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { tenantSegment } from "../../src/app/tenants/tenant-segment.js";
 import { startAuthorizationServer, type TestClient } from "../fixtures/oidc-authorization-server.js";
-import { cleanup, copyKitchen, runCli, tempDir } from "../cli/helpers.js";
+import { cleanup, copyKitchen, rejection, runCli, tempDir } from "../cli/helpers.js";
 import { connectHttp, connectWithKey, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 import { freePort } from "../fixtures/tenant-credentials.js";
 
@@ -77,16 +77,11 @@ async function connect(server: HttpMcpServer, tenant: string): Promise<Client> {
 
 const echo = (client: Client, doc: string) => client.callTool({ name: "echo", arguments: { text: "t", doc } }, undefined, { timeout: 60_000 });
 
-/** Calls `echo` with `doc` and resolves the InvalidParams message (or fails if the call was accepted). */
+/** Calls `echo` with `doc` and resolves the refusal of its arguments (DX-17), or fails if the call ran. */
 async function refused(client: Client, doc: string): Promise<string> {
-  const outcome = await echo(client, doc).then(
-    (result) => new Error(`${doc} was accepted: ${JSON.stringify((result as CallToolResult).structuredContent ?? result).slice(0, 300)}`),
-    (error: unknown) => error,
-  );
-  if (!(outcome instanceof McpError)) throw outcome;
-  expect(outcome.code).toBe(ErrorCode.InvalidParams);
-  refusals.push(outcome.message);
-  return outcome.message;
+  const message = rejection(await echo(client, doc));
+  refusals.push(message);
+  return message;
 }
 
 const importedName = (result: unknown) => ((result as CallToolResult).structuredContent?.output as { params: { doc: { name: string } } }).params.doc.name;
@@ -96,7 +91,7 @@ describe("TEN-2 mcp --http with two API-key tenants", () => {
     const server = await serve();
     const beta = await connect(server, "beta");
     const message = await refused(beta, join(project, "workflow.mjs"));
-    expect(message).toMatch(/^MCP error -32602: arguments\.doc cannot be imported: this server has several tenants .*--allow-file-root/);
+    expect(message).toMatch(/^arguments\.doc cannot be imported: this server has several tenants .*--allow-file-root/);
     // A call without file params still runs.
     expect(((await beta.callTool({ name: "echo", arguments: { text: "t" } })) as CallToolResult).structuredContent?.status).toBe("success");
     await server.stop();
@@ -145,7 +140,7 @@ describe("TEN-2 mcp --http with two API-key tenants", () => {
       ["a hard link to .git/config", () => join(docs, "git-copy.txt")],
     ])("TEN-2 tenant B naming %s as a file param is refused, and the refusal names no server path", async (_label, path) => {
       const message = await refused(beta, path());
-      expect(message).toMatch(/^MCP error -32602: arguments\.doc (is|resolves to a file that is) part of the server's own state/);
+      expect(message).toMatch(/^arguments\.doc (is|resolves to a file that is) part of the server's own state/);
       expect(message).not.toContain(tmp);
       expect(message).not.toContain("server-secret-value");
     });
@@ -164,11 +159,11 @@ describe("TEN-2 mcp --http with two API-key tenants", () => {
         const beta = await connect(server, "beta");
         // Alpha's tenant key is one of the two folder names: alpha imports from that one only.
         const files = ["alpha", "key:alpha"].map((tenant) => join(uploads, tenantSegment(tenant), "alpha.txt"));
-        const outcomes = await Promise.all(files.map((file) => echo(alpha, file).then(importedName, () => null)));
+        const outcomes = await Promise.all(files.map((file) => echo(alpha, file).then((result) => (result.isError ? null : importedName(result)))));
         expect(outcomes.filter((name) => name !== null)).toEqual(["alpha.txt"]);
         for (const file of files) {
           const message = await refused(beta, file);
-          expect(message).toMatch(/^MCP error -32602: arguments\.doc is outside the allowed file roots/);
+          expect(message).toMatch(/^arguments\.doc is outside the allowed file roots/);
           expect(message).not.toContain(tmp);
         }
         expect(await refused(alpha, join(docs, "report.md"))).toMatch(/outside the allowed file roots/);
@@ -207,9 +202,9 @@ describe("TEN-2 mcp --http with two API-key tenants", () => {
         const alice = await login(perTenant, ALICE);
         const bob = await login(perTenant, BOB);
         const files = ["alice", "oauth:alice"].map((tenant) => join(uploads, tenantSegment(tenant), "alice.txt"));
-        const outcomes = await Promise.all(files.map((file) => echo(alice, file).then(importedName, () => null)));
+        const outcomes = await Promise.all(files.map((file) => echo(alice, file).then((result) => (result.isError ? null : importedName(result)))));
         expect(outcomes.filter((name) => name !== null)).toEqual(["alice.txt"]);
-        for (const file of files) expect(await refused(bob, file)).toMatch(/^MCP error -32602: arguments\.doc is outside the allowed file roots/);
+        for (const file of files) expect(await refused(bob, file)).toMatch(/^arguments\.doc is outside the allowed file roots/);
       } finally {
         await as.close();
       }

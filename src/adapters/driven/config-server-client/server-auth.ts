@@ -34,6 +34,16 @@ export interface ResolvedServerAuth extends SavedWorkflowAuth {
 const VARIABLES = { serverUrl: SERVER_URL_ENV, token: SERVER_TOKEN_ENV, adminKey: SERVER_ADMIN_KEY_ENV, account: SERVER_ACCOUNT_ENV } as const;
 
 /**
+ * Where the saved login of an auth dir is (`<authDir>/workflow-auth.json`).
+ *
+ * @example
+ * savedAuthPath("/home/me/.steamharness") // "/home/me/.steamharness/workflow-auth.json"
+ */
+export function savedAuthPath(authDir: string): string {
+  return join(authDir, AUTH_FILE_NAME);
+}
+
+/**
  * Reads `workflow-auth.json` from the auth dir; `null` when there is none. A malformed file is
  * an `input_validation` error rather than a silent logout.
  *

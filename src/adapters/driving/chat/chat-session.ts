@@ -114,12 +114,14 @@ export async function runChat(options: ChatOptions, services: SurfaceServices): 
       : describeChatModel(project.executor.agent, {}, options.projectDir);
     const bridge = await startChatBridge(options.hostBridge ?? true, { [choice.location]: configurations }, project.manifest.id);
     if (bridge) opened.push(() => bridge.close());
-    session = { storage, node, modelLine };
+    // DX-13: which configuration store the chat reads, the banner's last line.
+    const storeLine = await choice.describe();
+    session = { storage, node, modelLine, storeLine };
   } catch (error) {
     await closeAll();
     throw error;
   }
-  const { storage, node, modelLine } = session;
+  const { storage, node, modelLine, storeLine } = session;
   const conversationId = options.conversationId ?? randomUUID();
   const reader = createLineReader(input, output);
   let turn: AbortController | null = null;
@@ -133,7 +135,7 @@ export async function runChat(options: ChatOptions, services: SurfaceServices): 
   const ask = (question: string) => reader.ask(question, turn?.signal);
   const ports = createTerminalPorts(ask, out);
   const renderer = createChatRenderer(out);
-  out.write(`steamharness chat — ${project.manifest.name ?? project.manifest.id}\n${modelLine}\nconversation ${conversationId} (resume with --conversation ${conversationId})\n${CHAT_COMMANDS}\n`);
+  out.write(`steamharness chat — ${project.manifest.name ?? project.manifest.id}\n${modelLine}\nconversation ${conversationId} (resume with --conversation ${conversationId})\n${CHAT_COMMANDS}\n${storeLine}\n`);
   const recovery = project.executor.conversation.recovery.enabled;
   const journal = `${ACTIVE_TURN_PREFIX}${conversationId}`;
   const runTurn = async (prompt: string, runId: string) => {
@@ -230,6 +232,7 @@ interface ChatParts {
   storage: Storage;
   node: ReturnType<typeof createAgentNode>;
   modelLine: string;
+  storeLine: string;
 }
 
 /**

@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { Option, type Command } from "commander";
 import type { SurfaceServices } from "../../../ports/surface-services.js";
 import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.js";
-import { redactSecrets } from "../../../domain/redaction.js";
+import { redactSecrets, secretValues } from "../../../domain/redaction.js";
 import type { JsonValue } from "../../../domain/json.js";
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
 import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
@@ -10,7 +10,7 @@ import type { PrecheckOptions } from "../../../compose/workflow-runs.js";
 
 type DataDirOptions = NonNullable<PrecheckOptions["dirs"]>;
 import type { ProjectRunner } from "../../../app/workflow-runs/project-runner.js";
-import { exitCodeOfError, exitCodeOfStatus } from "../exits/exit-codes.js";
+import { cliRejection, exitCodeOfError, exitCodeOfStatus, type CliRejection } from "../exits/exit-codes.js";
 import { addMcpHttpOptions, mcpHttpOptionsFrom, type McpHttpFlags } from "./mcp-http-options.js";
 import { timeoutMs } from "./option-parsers.js";
 import { addRunRetentionOption, runRetentionFrom, type RunRetentionFlags } from "./runs-command.js";
@@ -166,29 +166,22 @@ export function formatReport(report: WorkflowRunReport): string {
 }
 
 /** What `run --json` prints when no run started: the arguments, the project or the entrypoint were refused. */
-export interface RunRejection {
-  runId: null;
+export interface RunRejection extends CliRejection {
   projectId: string | null;
   entrypointId: string;
-  status: "rejected";
-  error: { code: string; message: string; field?: string; problems?: string[] };
 }
 
 /**
  * The `run --json` document of a command refused before any run started, so a script always
- * reads one JSON object on stdout.
+ * reads one JSON object on stdout; its message is the reason of the stderr line (one prefix, DX-15).
  *
  * @example
  * runRejection(new SteamharnessError("not_found", "unknown entrypoint \"nope\""), "nope", null)
  * // { runId: null, projectId: null, entrypointId: "nope", status: "rejected", error: { code: "not_found", message: "unknown entrypoint \"nope\"" } }
  */
-export function runRejection(error: unknown, entrypointId: string, projectId: string | null): RunRejection {
-  const code = isSteamharnessError(error) ? error.code : "internal";
-  const out: RunRejection["error"] = { code, message: (error as Error)?.message ?? String(error) };
-  if (isSteamharnessError(error) && error.field !== undefined) out.field = error.field;
-  const problems = isSteamharnessError(error) ? error.data?.problems : undefined;
-  if (Array.isArray(problems)) out.problems = problems.map(String);
-  return { runId: null, projectId, entrypointId, status: "rejected", error: out };
+export function runRejection(error: unknown, entrypointId: string, projectId: string | null, secrets: readonly string[] = []): RunRejection {
+  const { runId, status, error: out } = cliRejection(error, secrets);
+  return { runId, projectId, entrypointId, status, error: out };
 }
 
 /** The report with its error messages redacted (the output is the project's own data, kept as is). */
@@ -239,18 +232,18 @@ export function registerRunCommand(program: Command, services: SurfaceServices):
       const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
       const handlers = createTerminalHandlers(interactive);
       const report = redactReport(await runner.run(entrypoint, prepared, handlers).finally(() => handlers.close()), runner.secrets);
+      // DX-10: kept by its run id, so `steamharness answer` can answer it later; kept before the
+      // report is printed, so a failure to keep it is the one document stdout gets (DX-15).
+      const paused = report.status === "waiting_for_input" && report.pending ? await import("./paused-runs.js") : undefined;
+      await paused?.keepPausedRun(runner, report, { entrypointId, args: args as JsonValue });
       process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
-      if (report.status === "waiting_for_input" && report.pending) {
-        // DX-10: kept by its run id, so `steamharness answer` can answer it later.
-        const { answerHint, keepPausedRun } = await import("./paused-runs.js");
-        await keepPausedRun(runner, report, { entrypointId, args: args as JsonValue });
-        process.stderr.write(answerHint(dir, report));
-      }
+      if (paused) process.stderr.write(paused.answerHint(dir, report));
       process.exitCode = exitCodeOfStatus(report.status);
     } catch (error) {
       if (!flags.json) throw error;
       // Nothing ran: the one-line reason still goes to stderr for a person, the document to stdout.
-      const rejection = runRejection(error, entrypointId, runner?.location.manifest.id ?? null);
+      const secrets = [...(runner?.secrets ?? []), ...secretValues(process.env)];
+      const rejection = runRejection(error, entrypointId, runner?.location.manifest.id ?? null, secrets);
       process.stderr.write(`steamharness: ${rejection.error.message}\n`);
       process.stdout.write(`${JSON.stringify(rejection, null, 2)}\n`);
       process.exitCode = exitCodeOfError(error);

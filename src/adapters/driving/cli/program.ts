@@ -1,8 +1,8 @@
 import { Command, CommanderError } from "commander";
 import { secretValues } from "../../../domain/redaction.js";
-import { exitCodeOfError } from "../exits/exit-codes.js";
+import { cliRejection, exitCodeOfError } from "../exits/exit-codes.js";
 import { styleHelp } from "./help-style.js";
-import { fatalLine, wantsDebug } from "../exits/fatal-line.js";
+import { fatalLine, usageReason, wantsDebug, wantsJson } from "../exits/fatal-line.js";
 import { registerInitCommand } from "./init/init-command.js";
 import { readPackageManifest } from "./package-manifest.js";
 import { registerAnswerCommand } from "./answer-command.js";
@@ -53,8 +53,7 @@ export function createProgram(services: SurfaceServices, version = packageVersio
 
 /** Commander's `error: …` message as the one line the CLI prints. */
 function usageLine(text: string): string {
-  const reason = text.replace(/^error: /, "").replace(/\s*\n\s*/g, " ").trim();
-  return `steamharness: ${reason} (see --help)\n`;
+  return `steamharness: ${usageReason(text)} (see --help)\n`;
 }
 
 /**
@@ -72,7 +71,7 @@ function exitOnBrokenPipe(): void {
  * Runs the CLI: parses `argv` and sets the exit code of {@link exitCodeOfError} when a command
  * fails (0 success, 1 failed, 2 usage or input error, 3 waiting for input). A fatal error is
  * one line on stderr ({@link fatalLine}: no doubled prefix, a stack only with `--debug`),
- * redacted like run results. Resolves `true` when the command ended on a fatal error, so the bin
+ * redacted like run results; with `--json`, stdout also gets {@link cliRejection}'s document (DX-15). Resolves `true` when the command ended on a fatal error, so the bin
  * can end the process even if a handle is still open (DX-8: no command hangs on a fatal error).
  *
  * @example
@@ -85,9 +84,13 @@ export async function runCli(argv: readonly string[], services: SurfaceServices)
     return false;
   } catch (error) {
     process.exitCode = exitCodeOfError(error);
-    // Commander has already printed its usage error (or the help / version it was asked for).
-    if (error instanceof CommanderError) return error.exitCode !== 0;
-    process.stderr.write(fatalLine(error, { secrets: secretValues(process.env), debug: wantsDebug(argv) }));
+    // `--help` and `--version` end through commander's exit as well: they did what was asked.
+    if (error instanceof CommanderError && error.exitCode === 0) return false;
+    const secrets = secretValues(process.env);
+    // DX-15: the command wrote no document (it would have ended without throwing): stdout gets the one a script parses.
+    if (wantsJson(argv)) process.stdout.write(`${JSON.stringify(cliRejection(error, secrets), null, 2)}\n`);
+    // Commander has already printed its usage line.
+    if (!(error instanceof CommanderError)) process.stderr.write(fatalLine(error, { secrets, debug: wantsDebug(argv) }));
     return true;
   }
 }

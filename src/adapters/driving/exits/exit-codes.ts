@@ -1,6 +1,7 @@
 import { CommanderError } from "commander";
 import { isSteamharnessError } from "../../../domain/errors.js";
 import type { WorkflowRunStatus } from "../../../domain/workflow/run-report.js";
+import { errorReason } from "./fatal-line.js";
 
 /**
  * The exit codes of `steamharness` (shown by `--help` and in the README). Scripts branch on
@@ -51,4 +52,29 @@ export function exitCodeOfError(error: unknown): number {
   if (isSteamharnessError(error, "input_validation") || isSteamharnessError(error, "not_found") || isSteamharnessError(error, "relation_unconfirmed")) return EXIT_CODES.usage;
   if (isSteamharnessError(error, "interaction_required")) return EXIT_CODES.waitingForInput;
   return EXIT_CODES.failed;
+}
+
+/** What `--json` prints on stdout when a command ends on an error before its own document (DX-15). */
+export interface CliRejection {
+  runId: null;
+  status: "rejected";
+  error: { code: string; message: string; field?: string; problems?: string[] };
+}
+
+/**
+ * DX-15: the error part of the one JSON document a `--json` command prints when nothing ran: the
+ * error's code (`input_validation` for a commander usage error, `internal` for an unexpected one),
+ * the same reason as the stderr line (`fatalLine`), and the field and problems it names.
+ *
+ * @example
+ * cliRejection(new SteamharnessError("not_found", "[steamharness] [workflow] no project"), []).error
+ * // { code: "not_found", message: "[workflow] no project" }
+ */
+export function cliRejection(error: unknown, secrets: readonly string[]): CliRejection {
+  const code = error instanceof CommanderError ? "input_validation" : isSteamharnessError(error) ? error.code : "internal";
+  const out: CliRejection["error"] = { code, message: errorReason(error, secrets) };
+  if (isSteamharnessError(error) && error.field !== undefined) out.field = error.field;
+  const problems = isSteamharnessError(error) ? error.data?.problems : undefined;
+  if (Array.isArray(problems)) out.problems = problems.map(String);
+  return { runId: null, status: "rejected", error: out };
 }

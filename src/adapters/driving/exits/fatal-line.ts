@@ -1,3 +1,4 @@
+import { CommanderError } from "commander";
 import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.js";
 import { redactSecrets } from "../../../domain/redaction.js";
 
@@ -15,12 +16,45 @@ import { redactSecrets } from "../../../domain/redaction.js";
  * // "steamharness: [gateway] bad token\n"
  */
 export function fatalLine(error: unknown, options: { secrets: readonly string[]; debug?: boolean }): string {
-  const known = isSteamharnessError(error);
+  const hint = isSteamharnessError(error) || options.debug ? "" : " (run with --debug for the stack trace)";
+  const stack = options.debug && error instanceof Error && error.stack ? `\n${redactSecrets(error.stack, options.secrets)}` : "";
+  return `steamharness: ${errorReason(error, options.secrets)}${hint}${stack}\n`;
+}
+
+/**
+ * Commander's `error: …` message as the CLI says it: one line, without commander's own prefix.
+ *
+ * @example
+ * usageReason("error: unknown option '--x'\n") // "unknown option '--x'"
+ */
+export function usageReason(text: string): string {
+  return text.replace(/^error: /, "").replace(/\s*\n\s*/g, " ").trim();
+}
+
+/**
+ * The reason of an error on one line: `[steamharness] ` tags dropped (the line says `steamharness:`
+ * once), credentials redacted, an unexpected error called so.
+ *
+ * @example
+ * errorReason(new SteamharnessError("not_found", "[steamharness] [workflow] no project"), []) // "[workflow] no project"
+ */
+export function errorReason(error: unknown, secrets: readonly string[]): string {
+  if (error instanceof CommanderError) return usageReason(error.message);
   const message = (error as Error)?.message ?? String(error);
-  let text = message.replace(/\[steamharness\] /g, "").replace(/\s*\n\s*/g, "; ").trim();
-  if (!known) text = `unexpected error: ${text}${options.debug ? "" : " (run with --debug for the stack trace)"}`;
-  const stack = options.debug && error instanceof Error && error.stack ? `\n${error.stack}` : "";
-  return `steamharness: ${redactSecrets(text + stack, options.secrets)}\n`;
+  const text = message.replace(/\[steamharness\] /g, "").replace(/\s*\n\s*/g, "; ").trim();
+  return redactSecrets(isSteamharnessError(error) ? text : `unexpected error: ${text}`, secrets);
+}
+
+/**
+ * True when `--json` is among the options (before a `--`): stdout then holds one JSON document
+ * whatever ends the command (DX-15).
+ *
+ * @example
+ * wantsJson(["node", "steamharness", "run", ".", "greet", "--json"]) // true
+ */
+export function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf("--");
+  return (end === -1 ? argv : argv.slice(0, end)).includes("--json");
 }
 
 /** True when the whole argument list asks for `--debug` (checked before commander parses, so a usage error still honours it). */

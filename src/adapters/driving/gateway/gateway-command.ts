@@ -142,6 +142,8 @@ export async function runGatewayCommand(options: GatewayCommandOptions, services
     const everywhere = hostname === "0.0.0.0" || hostname === "::";
     const url = everywhere ? `http://127.0.0.1:${gateway.port}/v1` : gateway.url;
     log(`steamharness gateway: ${project.manifest.name ?? project.manifest.id} at ${url} (model "${gateway.modelId}")`);
+    // DX-13: which configuration store the gateway's runs read.
+    log(await choice.describe());
     if (everywhere) log(`warning: listening on every interface (--host ${hostname}): any machine that can reach port ${gateway.port} may call the gateway; the bearer token is its only guard`);
     if (location) log(`API keys: ${location.postgres === undefined ? location.directory : "PostgreSQL"} (steamharness gateway keys add --tenant <id>)`);
     if (token !== undefined) log(given === undefined ? `token (generated; set ${tokenEnv} to choose one): ${token}` : `token: from ${tokenEnv}`);

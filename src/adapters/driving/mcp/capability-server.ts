@@ -5,13 +5,13 @@
  * publishes — so `<server>_<tool>` is the native tool id with byte-identical metadata.
  *
  * Every call goes through the same `runCapability` as the native tool (validate, approve,
- * execute). Failures never escape as protocol errors: they become a result with
- * `isError: true` whose `structuredContent` and text are `{ "error": { code, message, field? } }`
- * (CAP-0), so a malformed call gets a clear answer and the server keeps serving.
+ * execute). Its failures, invalid arguments included, never escape as protocol errors: they become
+ * a result with `isError: true` whose `structuredContent` and text are
+ * `{ "error": { code, message, field? } }` (CAP-0, DX-17), so the calling model reads what to
+ * correct and the server keeps serving. Only an unknown tool name is JSON-RPC InvalidParams.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { SteamharnessError } from "../../../domain/errors.js";
 import {
   errorPayload,
   runCapability,
@@ -19,6 +19,7 @@ import {
   type CapabilityRuntime,
   type CapabilitySpec,
 } from "../../../domain/capabilities/capability-spec.js";
+import { invalidParams } from "./workflow-result.js";
 import { CARD_TOOL_IDS, clientSupportsMcpApps, serveCardApp, withCardApp } from "./card-app.js";
 
 /** Options of {@link createCapabilityMcpServer}. */
@@ -64,10 +65,9 @@ export function createCapabilityMcpServer(spec: CapabilitySpec<any>, options: Ca
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [cards && (await clientSupportsMcpApps(server)) ? withCardApp(tool) : tool] }));
   if (cards) serveCardApp(server, options.viewerAssetsDirectory === undefined ? {} : { assetsDirectory: options.viewerAssetsDirectory });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    // DX-17: an unknown tool is a protocol error (the MCP spec's); everything else is a tool result.
+    if (request.params.name !== tool.name) throw invalidParams(`unknown tool: ${request.params.name}; this server serves ${tool.name}`);
     try {
-      if (request.params.name !== tool.name) {
-        throw new SteamharnessError("not_found", `unknown tool ${JSON.stringify(request.params.name)}; this server serves ${tool.name}`, { field: "name" });
-      }
       const result = await runCapability(spec, options.runtime, request.params.arguments ?? {}, options.approve, extra.signal);
       return { content: result.content, structuredContent: result.details ?? {} };
     } catch (error) {

@@ -34,6 +34,20 @@ export function invalidParams(message: string): McpError {
 }
 
 /**
+ * DX-17: the tool result of a call whose arguments do not fit the entrypoint (nothing ran):
+ * `isError: true`, and as structured content and text the shape `run --json` prints then,
+ * `{ runId: null, status: "rejected", entrypointId, entrypointTitle, error: { code: "input_validation", message } }`,
+ * so the calling model reads what to correct (the MCP spec's advice for input validation).
+ *
+ * @example
+ * return rejectedToolResult(entrypoint, "arguments.name: required property is missing");
+ */
+export function rejectedToolResult(entrypoint: StructureEntrypoint, message: string): CallToolResult {
+  const structuredContent = { runId: null, status: "rejected", entrypointId: entrypoint.id, entrypointTitle: entrypoint.title, error: { code: "input_validation", message } };
+  return { content: [{ type: "text", text: JSON.stringify(structuredContent) }], structuredContent, isError: true };
+}
+
+/**
  * TEN-2: a JSON-RPC error as a remote client may see it: absolute paths in its message become
  * `<path>`, and an internal error (an exception no handler meant for the client, whose `data` is
  * the server's) loses its `data`. Any other message is returned as it is.

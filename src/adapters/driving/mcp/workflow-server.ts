@@ -13,7 +13,8 @@ import { answeringHandlers } from "../../../app/workflow-runs/paused-runs.js";
 import { answeredRun, keepCallRun } from "./workflow-answer.js";
 import { createElicitationHandlers } from "./workflow-elicitation.js";
 import { createSamplingHandler } from "./workflow-sampling.js";
-import { invalidParams, remoteSafeError } from "./workflow-result.js";
+import { invalidParams, rejectedToolResult, remoteSafeError } from "./workflow-result.js";
+import { hideAbsolutePaths } from "../../../domain/redaction.js";
 import { toWorkflowToolResult } from "./workflow-attachments.js";
 import { addTaskHandlers, createTaskStatusNotifier, taskOf } from "./tasks/task-handlers.js";
 import type { TaskRuns } from "./tasks/task-runs.js";
@@ -128,8 +129,8 @@ function carrierOfMeta(meta: Record<string, unknown> | undefined): TelemetryCarr
 /**
  * Builds the low-level MCP `Server` of a workflow project: `workflow-<id>`, a tool catalog that
  * is fixed for the connection (`catalog`, by default computed once from the runner's structure
- * report), arguments validated against the published schema (malformed → JSON-RPC
- * InvalidParams), every call in its own worker, form elicitation for runs that wait, and results
+ * report), arguments validated against the published schema (malformed → a tool result with
+ * `isError: true` and the validation message, DX-17; an unknown tool → JSON-RPC InvalidParams), every call in its own worker, form elicitation for runs that wait, and results
  * as MCP-7 prescribes. A run that ends `interaction_required` is kept, and a later call of the
  * same tool with `_meta["steamharness/answer"]` answers it (DX-10, workflow-answer.ts). Requests
  * wait for the catalog, so the handshake does not; the prompts, resources and completions of
@@ -191,6 +192,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
       try {
         await runner.prepare(entrypoint, args, tenant);
       } catch (error) {
+        // The answer to a task-augmented call must be a CreateTaskResult: bad arguments stay a protocol error here.
         if (isSteamharnessError(error, "input_validation")) throw invalidParams(error.message);
         throw error;
       }
@@ -212,7 +214,8 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
       const preparing = runner.prepare(entrypoint, args, tenant);
       prepared = preparing instanceof Promise ? await preparing : preparing;
     } catch (error) {
-      if (isSteamharnessError(error, "input_validation")) throw invalidParams(error.message);
+      // DX-17: the calling model reads a tool result and may correct its arguments; a protocol error it never sees.
+      if (isSteamharnessError(error, "input_validation")) return rejectedToolResult(entrypoint, server.hideServerPaths ? hideAbsolutePaths(error.message) : error.message);
       throw error;
     }
     // A run may wait minutes for a person: when the client asked for progress, a heartbeat lets

@@ -88,9 +88,12 @@ async function withStore(services: SurfaceServices, dir: string, flags: CommonFl
   const projectId = await projectIdOf(dir);
   const dataDir = resolve(flags.dataDir ?? join(homedir(), ".steamharness"));
   // Loaded on use: other commands (and the MCP handshake) do not open SQLite.
-  const { store } = await services.projectConfiguration({ dataDir, authDir: resolve(flags.authDir ?? dataDir), modelCredential: false });
+  const choice = await services.projectConfiguration({ dataDir, authDir: resolve(flags.authDir ?? dataDir), modelCredential: false });
+  const { store } = choice;
   try {
     await run(store, projectId);
+    // After the command, so a refused one still ends on its one line (DX-8).
+    process.stderr.write(`${await choice.describe()}\n`);
   } finally {
     await store.close?.();
   }
