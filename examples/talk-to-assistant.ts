@@ -22,9 +22,9 @@ function steamharnessBin(): string {
 }
 
 /** One `steamharness chat` process; the lines are what a person would type. */
-async function chat(lines: string[], dataDir: string, conversationId: string): Promise<string> {
+async function chat(lines: string[], dataDir: string, conversationId: string, fresh = false): Promise<string> {
   const projectDir = fileURLToPath(new URL("./assistant", import.meta.url));
-  const result = spawnSync(process.execPath, [steamharnessBin(), "chat", projectDir, "--data-dir", dataDir, "--conversation", conversationId], {
+  const result = spawnSync(process.execPath, [steamharnessBin(), "chat", projectDir, "--data-dir", dataDir, "--conversation", conversationId, ...(fresh ? ["--new"] : [])], {
     input: lines.map((line) => `${line}\n`).join(""),
     encoding: "utf8",
     timeout: 60_000,
@@ -36,7 +36,7 @@ async function chat(lines: string[], dataDir: string, conversationId: string): P
 
 const dataDir = mkdtempSync(join(tmpdir(), "steamharness-assistant-"));
 try {
-  const first = await chat(["hello", "remember buy milk", "show my configurations", "y", "/exit"], dataDir, "example-conversation");
+  const first = await chat(["hello", "remember buy milk", "show my configurations", "y", "/exit"], dataDir, "example-conversation", true);
   const second = await chat(["recall"], dataDir, "example-conversation");
   if (!process.env.OPENAI_API_KEY) {
     if (!first.includes("⏺ workflow-kv_kv_store") || !first.includes("This project has no configurations yet.") || !second.includes("You asked me to remember: buy milk")) {
