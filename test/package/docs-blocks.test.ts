@@ -252,7 +252,7 @@ beforeAll(async () => {
   // full run stays quiet (ARCH-12), and each block's own test names what went wrong.
   if (process.env.DOCS_BLOCKS_ONLY || [...results.values()].some((result) => !result.ok) || typeErrors.size > 1) {
     process.stderr.write(`${[...results].map(([id, result]) => `  ${id}: ${result.ok ? "ok" : "FAILED"} ${result.ms} ms — ${result.detail.split("\n")[0]}`).join("\n")}\n` +
-      `  not run: ${programs.filter((p) => p.kind === "skip").map((p) => `${p.id} (${directivesOf(p).skip})`).join("; ")}\n`);
+      `  not run: ${programs.filter((p) => p.kind === "skip").map((p) => `${p.id} (${directivesOf(p).skip ?? "a --help synopsis"})`).join("; ")}\n`);
   }
 }, 600_000);
 

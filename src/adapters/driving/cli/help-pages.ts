@@ -60,8 +60,8 @@ export const HELP_PAGES: Record<string, HelpPage> = {
   mcp: {
     exits: {
       [EXIT_CODES.success]: "the client closed stdin, or Ctrl-C, SIGINT or SIGTERM",
-      [EXIT_CODES.failed]: UNEXPECTED,
-      [EXIT_CODES.usage]: "bad option, missing or invalid workflow project, unusable OAuth issuer, or (--http) the port is in use (nothing served)",
+      [EXIT_CODES.failed]: "the OAuth issuer could not be reached, or an unexpected error",
+      [EXIT_CODES.usage]: "bad option, missing or invalid workflow project, an --oauth-issuer without valid metadata, or (--http) the port is in use (nothing served)",
     },
     examples: ["npx steamharness mcp examples/workflow-project                       # stdio, for an MCP host", "npx steamharness mcp examples/workflow-project --http --port 3000    # Streamable HTTP on 127.0.0.1"],
   },
