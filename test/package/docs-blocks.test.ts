@@ -162,8 +162,13 @@ async function runOne(program: Program, dir: string): Promise<RunResult> {
     if (directives.configServer) {
       const adminKey = path.join(dir, "admin-key");
       writeFileSync(adminKey, randomBytes(24).toString("base64url"), { mode: 0o600 });
-      const server = await startServing(process.execPath, [path.join(repo, "dist/cli.js"), "server", "--port", String(ports.get(program.id)), "--sqlite", path.join(dir, "config-server.sqlite"), "--admin-key-file", adminKey], { cwd: dir, env });
+      const server = await startServing(process.execPath, [path.join(repo, "dist/cli.js"), "server", "--port", String(freePortFor(program, directives.configServer.port)), "--sqlite", path.join(dir, "config-server.sqlite"), "--admin-key-file", adminKey], { cwd: dir, env });
       cleanups.push(() => server.stop());
+    }
+    if (directives.oauthIssuer) {
+      // The development issuer of the offline OAuth recipe (examples/dev/oauth-issuer.ts), as the page starts it.
+      const issuer = await startServing(process.execPath, ["--import", "tsx", path.join(dir, "examples/dev/oauth-issuer.ts"), "--port", String(freePortFor(program, directives.oauthIssuer.port))], { cwd: dir, env, timeoutMs: 60_000 });
+      cleanups.push(() => issuer.stop());
     }
     if (directives.gateway) {
       const token = randomBytes(24).toString("hex");
@@ -196,10 +201,11 @@ const results = new Map<string, RunResult>();
 const timings: Record<string, number> = {};
 // The free port that replaced a block's literal one (`server port=`, `config-server port=`), by program.
 const ports = new Map<string, number>();
+const freePortFor = (program: Program, literal: number): number => ports.get(`${program.id} ${literal}`)!;
 
 // A program that must fail the check: proves the type-check reports an unmarked broken block.
 const SELF_TEST_CODE = 'import { createNoSuchThing } from "steamharness";\ncreateNoSuchThing();\n';
-const SELF_TEST_BLOCK: DocBlock = { id: "(self-test):1", file: "(self-test)", line: 0, lang: "ts", code: SELF_TEST_CODE, directives: { postgres: false, env: {}, mcpStdio: false, jest: false, continues: false }, problems: [] };
+const SELF_TEST_BLOCK: DocBlock = { id: "(self-test):1", file: "(self-test)", line: 0, lang: "ts", code: SELF_TEST_CODE, directives: { postgres: false, env: {}, mcpStdio: false, jest: false, continues: false, ports: [] }, problems: [] };
 const SELF_TEST: Program = { id: "(self-test)", page: "(self-test)", blocks: [SELF_TEST_BLOCK], kind: "ts", problems: [], code: SELF_TEST_CODE, segments: [[0, SELF_TEST_BLOCK]], slug: "self-test" };
 
 beforeAll(async () => {
@@ -224,9 +230,14 @@ beforeAll(async () => {
   }
   for (const program of programs.filter((p) => p.kind === "sh" && p.problems.length === 0)) {
     const dir = prepareProgramDir(program);
-    const port = directivesOf(program).server?.port ?? directivesOf(program).configServer?.port;
-    if (port) ports.set(program.id, await freePort());
-    const code = port ? program.code.replaceAll(String(port), String(ports.get(program.id))) : program.code;
+    const { server, configServer, oauthIssuer, ports: literal } = directivesOf(program);
+    let code = program.code;
+    for (const port of [server?.port, configServer?.port, oauthIssuer?.port, ...literal]) {
+      if (port === undefined) continue;
+      const free = await freePort();
+      ports.set(`${program.id} ${port}`, free);
+      code = code.replaceAll(String(port), String(free));
+    }
     writeFileSync(path.join(dir, "block.sh"), `${code}\n`);
     dirs.set(program.id, dir);
   }

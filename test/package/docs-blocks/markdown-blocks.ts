@@ -16,6 +16,9 @@
  * - `config-server port=<n>` — a `steamharness server` (SQLite, its admin key in the file
  *   `admin-key` of the working folder) runs during the block on a free port, which replaces the
  *   literal `<n>` in the block (the page's own "start it" block, already run by then).
+ * - `oauth-issuer port=<n>` — the local development authorization server
+ *   (`examples/dev/oauth-issuer.ts`) runs during the block on a free port, which replaces `<n>`.
+ * - `ports <n> <m> …` — each literal port is replaced by a free one (servers the block starts itself).
  * - `server` or `server port=<n>` — the block serves until stopped: the test waits for the
  *   `http://127.0.0.1:<port>…` URL it prints, requests it once, then stops it (SIGTERM). With
  *   `port=<n>`, the literal port `<n>` in the block is replaced by a free one.
@@ -40,6 +43,8 @@ export interface BlockDirectives {
   loopback?: "anthropic" | "openai";
   gateway?: string;
   configServer?: { port: number };
+  oauthIssuer?: { port: number };
+  ports: number[];
   server?: { port?: number };
   mcpStdio: boolean;
   jest: boolean;
@@ -66,7 +71,7 @@ const DIRECTIVE = /^\s*<!--\s*docs-test:\s*(.*?)\s*-->\s*$/;
 const FENCE = /^(\s*)(```+|~~~+)\s*([^\s`]*)\s*$/;
 
 function parseDirectives(texts: string[], problems: string[]): BlockDirectives {
-  const directives: BlockDirectives = { postgres: false, env: {}, mcpStdio: false, jest: false, continues: false };
+  const directives: BlockDirectives = { postgres: false, env: {}, mcpStdio: false, jest: false, continues: false, ports: [] };
   for (const part of texts.flatMap((text) => text.split(";")).map((s) => s.trim()).filter(Boolean)) {
     const [word, ...rest] = part.split(/\s+/);
     const argument = part.slice(word!.length).trim();
@@ -105,6 +110,16 @@ function parseDirectives(texts: string[], problems: string[]): BlockDirectives {
         else directives.configServer = { port: Number(port[1]) };
         break;
       }
+      case "oauth-issuer": {
+        const port = /^port=(\d+)$/.exec(argument);
+        if (!port) problems.push(`\`oauth-issuer\` takes port=<n>, got ${argument}`);
+        else directives.oauthIssuer = { port: Number(port[1]) };
+        break;
+      }
+      case "ports":
+        if (rest.length === 0 || rest.some((port) => !/^\d+$/.test(port))) problems.push(`\`ports\` takes port numbers, got ${argument}`);
+        else directives.ports.push(...rest.map(Number));
+        break;
       case "mcp-stdio":
         directives.mcpStdio = true;
         break;
