@@ -28,5 +28,10 @@ export function parsePromptLine(typed: string): PromptLine {
   return { kind: "unknown", command };
 }
 
-/** The chat's answer to `/help` and to an unknown command. */
+/**
+ * The chat's answer to `/help`: one prompt command a line.
+ *
+ * @example
+ * out.write(chatCommandsHelp()); // "/help lists these commands\n/compact …\n"
+ */
 export const chatCommandsHelp = (): string => `${CHAT_COMMANDS.split(" · ").join("\n")}\n`;
