@@ -146,8 +146,8 @@ describe("SES-10 sessions default to the project-local .workflow/agents for ever
       "conversation.mjs": CONVERSATION,
     });
     const chatStore = join(root, "chosen-chat-sessions");
-    const chat = (stdin: string) => chatProcess(chatProject, ["--data-dir", dataDir, "--conversation", "chat-elsewhere", "--agent-store-dir", chatStore], stdin);
-    expect(await chat("my colour is cyan\n/exit\n")).toContain("Noted: my colour is cyan");
+    const chat = (stdin: string, ...extra: string[]) => chatProcess(chatProject, ["--data-dir", dataDir, "--conversation", "chat-elsewhere", "--agent-store-dir", chatStore, ...extra], stdin);
+    expect(await chat("my colour is cyan\n/exit\n", "--new")).toContain("Noted: my colour is cyan");
     expect(sessionFiles(chatProject, chatStore).some((file) => file.startsWith("chat-elsewhere-"))).toBe(true);
     expect(sessionFiles(chatProject)).toEqual([]);
     expect(await chat("do you remember?\n/exit\n")).toContain("I remember cyan.");
