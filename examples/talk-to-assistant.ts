@@ -8,6 +8,7 @@
  *   npx steamharness chat examples/assistant          # the same, interactively
  */
 import { spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -35,9 +36,11 @@ async function chat(lines: string[], dataDir: string, conversationId: string, fr
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "steamharness-assistant-"));
+// The conversation is kept in the project (examples/assistant/.workflow/agents): a new one each time this runs.
+const conversationId = `example-${randomUUID()}`;
 try {
-  const first = await chat(["hello", "remember buy milk", "show my configurations", "y", "/exit"], dataDir, "example-conversation", true);
-  const second = await chat(["recall"], dataDir, "example-conversation");
+  const first = await chat(["hello", "remember buy milk", "show my configurations", "y", "/exit"], dataDir, conversationId, true);
+  const second = await chat(["recall"], dataDir, conversationId);
   if (!process.env.OPENAI_API_KEY) {
     if (!first.includes("⏺ workflow-kv_kv_store") || !first.includes("This project has no configurations yet.") || !second.includes("You asked me to remember: buy milk")) {
       throw new Error("the offline assistant did not remember the note across the restart");

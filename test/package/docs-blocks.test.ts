@@ -234,7 +234,9 @@ beforeAll(async () => {
     let code = program.code;
     for (const port of [server?.port, configServer?.port, oauthIssuer?.port, ...literal]) {
       if (port === undefined) continue;
-      const free = await freePort();
+      // Distinct from every port handed out: two servers of one block must not get the same one.
+      let free = await freePort();
+      while ([...ports.values()].includes(free)) free = await freePort();
       ports.set(`${program.id} ${port}`, free);
       code = code.replaceAll(String(port), String(free));
     }
