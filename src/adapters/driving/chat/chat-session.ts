@@ -18,6 +18,7 @@ import { loadAgentConversationProject } from "../../../app/conversation/conversa
 import { createAgentConfigurationLoader } from "../../../domain/configuration/run-snapshot.js";
 import { SteamharnessError, isSteamharnessError } from "../../../domain/errors.js";
 import type { Storage } from "../../../ports/storage.js";
+import type { SessionCatalog } from "../../../ports/session-catalog.js";
 import { createNodeContext } from "../../../compose/node-context.js";
 import { openProjectConfigurationStore } from "../../../compose/configuration-store.js";
 import { createSqliteStorage } from "../../../compose/sqlite.js";
@@ -99,7 +100,7 @@ export async function runChat(options: ChatOptions): Promise<void> {
     const agentStoreDir = agentStoreDirFor(options.projectDir, options.agentStoreDir);
     const storage: Storage = createSqliteStorage({ directory: join(dataDir, "projects", project.manifest.id), agentStoreDir });
     opened.push(() => storage.close());
-    if (options.conversationId !== undefined) await checkConversation(agentStoreDir, project.manifest.id, options.conversationId, options.newConversation ?? false);
+    if (options.conversationId !== undefined) await checkConversation(createSqliteSessionCatalog({ agentStoreDir }), agentStoreDir, project.manifest.id, options.conversationId, options.newConversation ?? false);
     // CFG-4: the configuration server instead of the local store when a server login resolves.
     const choice = await openProjectConfigurationStore({ dataDir, env, ...(options.authDir === undefined ? {} : { authDir: resolve(options.authDir) }) });
     const configurations = choice.store;
@@ -233,8 +234,7 @@ function describeResumedHost(turns: readonly unknown[]): string {
  * DX-18: `--conversation <id>` continues a conversation, so a typo is refused (exit 2) instead of
  * silently starting an empty one; `--new` starts one under that id and is refused when it exists.
  */
-async function checkConversation(agentStoreDir: string, projectId: string, conversationId: string, fresh: boolean): Promise<void> {
-  const catalog = createSqliteSessionCatalog({ agentStoreDir });
+async function checkConversation(catalog: SessionCatalog, agentStoreDir: string, projectId: string, conversationId: string, fresh: boolean): Promise<void> {
   const exists = await catalog.list({ projectId }).then((sessions) => sessions.some((session) => session.address.conversationId === conversationId)).finally(() => catalog.close());
   if (exists && fresh) throw new SteamharnessError("input_validation", `[steamharness] [chat] conversation ${conversationId} already exists in ${agentStoreDir}: leave out --new to continue it`, { field: "conversation" });
   if (!exists && !fresh) throw new SteamharnessError("not_found", `[steamharness] [chat] no conversation ${conversationId} in ${agentStoreDir}: add --new to start it, or leave out --conversation for a new one`, { field: "conversation" });
