@@ -8,6 +8,7 @@
  *   npx steamharness chat examples/assistant          # the same, interactively
  */
 import { spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -22,9 +23,9 @@ function steamharnessBin(): string {
 }
 
 /** One `steamharness chat` process; the lines are what a person would type. */
-async function chat(lines: string[], dataDir: string, conversationId: string): Promise<string> {
+async function chat(lines: string[], dataDir: string, conversationId: string, fresh = false): Promise<string> {
   const projectDir = fileURLToPath(new URL("./assistant", import.meta.url));
-  const result = spawnSync(process.execPath, [steamharnessBin(), "chat", projectDir, "--data-dir", dataDir, "--conversation", conversationId], {
+  const result = spawnSync(process.execPath, [steamharnessBin(), "chat", projectDir, "--data-dir", dataDir, "--conversation", conversationId, ...(fresh ? ["--new"] : [])], {
     input: lines.map((line) => `${line}\n`).join(""),
     encoding: "utf8",
     timeout: 60_000,
@@ -35,9 +36,11 @@ async function chat(lines: string[], dataDir: string, conversationId: string): P
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "steamharness-assistant-"));
+// The conversation is kept in the project (examples/assistant/.workflow/agents): a new one each time this runs.
+const conversationId = `example-${randomUUID()}`;
 try {
-  const first = await chat(["hello", "remember buy milk", "show my configurations", "y", "/exit"], dataDir, "example-conversation");
-  const second = await chat(["recall"], dataDir, "example-conversation");
+  const first = await chat(["hello", "remember buy milk", "show my configurations", "y", "/exit"], dataDir, conversationId, true);
+  const second = await chat(["recall"], dataDir, conversationId);
   if (!process.env.OPENAI_API_KEY) {
     if (!first.includes("⏺ workflow-kv_kv_store") || !first.includes("This project has no configurations yet.") || !second.includes("You asked me to remember: buy milk")) {
       throw new Error("the offline assistant did not remember the note across the restart");

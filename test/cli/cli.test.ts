@@ -182,10 +182,12 @@ describe("DX-4 run reports and exit codes", () => {
     if (code === 2) expect(result.stderr).toMatch(/^steamharness: (unknown option '--no-such-option'|missing required argument 'entrypoint') \(see --help\)\n$/);
   });
 
-  it.each([[["--help"]], [["run", "--help"]]])("DX-4 %j documents the exit codes", async (args) => {
-    const help = await runCli(args);
+  it("DX-4 DX-18 run --help documents the run's exit codes; the program's --help the general ones", async () => {
+    const help = await runCli(["run", "--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/Exit codes:\n\s+0 {2}success\n\s+1 {2}the run failed[^\n]*\n\s+2 {2}usage or input error[^\n]*\n\s+3 {2}the run is waiting for input/);
+    const root = await runCli(["--help"]);
+    expect(root.stdout).toMatch(/Exit codes:\n\s+0 {2}the command did what was asked\n\s+1 [^\n]*\n\s+2 {2}usage or input error[^\n]*\n\s+3 {2}a run is waiting for input/);
   });
 
   it("DX-4 a run that throws prints its stack on stderr, credentials redacted like the result", async () => {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "@jest/globals";
 import type { Command } from "commander";
 import { createProgram } from "../../src/adapters/driving/cli/program.js";
-import { EXIT_CODES_HELP } from "../../src/adapters/driving/exits/exit-codes.js";
+import { HELP_PAGES, helpPageText } from "../../src/adapters/driving/cli/help-pages.js";
 import { runCli } from "./helpers.js";
 import { createSurfaceServices } from "../../src/compose/surface-services.js";
 
@@ -29,8 +29,10 @@ function entries(help: string, heading: string): string[] {
 describe("DX-8 help texts are consistent across subcommands", () => {
   const paths = commandPaths(createProgram(createSurfaceServices()));
 
-  it("DX-8 every command's --help: a sentence-case description, one default per option in one style, the exit-code table", async () => {
+  it("DX-8 DX-18 every command's --help: a sentence-case description, one default per option in one style, its own examples and exit codes", async () => {
     expect(paths.map((path) => path.join(" "))).toEqual(expect.arrayContaining(["run", "mcp", "chat", "gateway", "view", "init", "config", "config show", "config export", "config import"]));
+    // DX-18: one page per command, none left over from a removed one.
+    expect(Object.keys(HELP_PAGES).sort()).toEqual(paths.map((path) => path.join(" ")).sort());
     const problems: string[] = [];
     // Three at a time: each is a CLI process.
     for (let i = 0; i < paths.length; i += 3) {
@@ -39,7 +41,12 @@ describe("DX-8 help texts are consistent across subcommands", () => {
           const name = ["steamharness", ...path].join(" ");
           const { code, stdout } = await runCli([...path, "--help"]);
           if (code !== 0) problems.push(`${name}: exit ${code}`);
-          if (!stdout.trimEnd().endsWith(EXIT_CODES_HELP)) problems.push(`${name}: no exit-code table at the end`);
+          const page = HELP_PAGES[path.join(" ")];
+          if (!page || !stdout.trimEnd().endsWith(helpPageText(page))) problems.push(`${name}: its examples and exit codes are not at the end`);
+          // DX-18: at least one example, runnable as written (npx steamharness …), and the codes it can return.
+          if (!page?.examples.some((example) => /(^|\s)npx steamharness /.test(example))) problems.push(`${name}: no npx steamharness example`);
+          for (const example of page?.examples ?? []) if (/(^|[\s(])steamharness /.test(example.replace(/npx steamharness /g, ""))) problems.push(`${name}: a bare steamharness in ${example}`);
+          if (page?.exits[0] === undefined || Object.keys(page.exits).length < 2) problems.push(`${name}: lists fewer than two exit codes`);
           // The description paragraph follows the usage line and a blank line.
           const description = stdout.split("\n")[2] ?? "";
           if (!/^[A-Z]/.test(description)) problems.push(`${name}: description not in sentence case: ${description}`);
@@ -57,13 +64,13 @@ describe("DX-8 help texts are consistent across subcommands", () => {
     expect(problems).toEqual([]);
   }, 180_000);
 
-  it("DX-8 config's help describes its subcommands with examples; chat's help lists the prompt commands", async () => {
+  it("DX-8 DX-18 config's help describes its subcommands with examples; chat's help lists the prompt commands", async () => {
     const config = await runCli(["config", "--help"]);
     expect(config.stdout).toMatch(/show \[options\] <project-dir> +Print the project's configurations/);
-    expect(config.stdout).toContain("Examples:\n  steamharness config show examples/assistant");
+    expect(config.stdout).toContain("Examples:\n  npx steamharness config show examples/assistant");
     expect(config.stdout).toContain("steamharness config import examples/assistant config.json");
     const chat = await runCli(["chat", "--help"]);
-    expect(chat.stdout).toContain("At the prompt:\n  /compact [instructions] compacts the conversation\n  /exit ends the chat\n");
+    expect(chat.stdout).toContain("At the prompt:\n  /help lists these commands\n  /compact [instructions] compacts the conversation\n  /exit ends the chat\n");
     expect(chat.stdout).toContain("apiKeyRef names");
   }, 60_000);
 });

@@ -25,12 +25,12 @@ const workdir = mkdtempSync(join(tmpdir(), "chat-work-"));
 const projects = mkdtempSync(join(tmpdir(), "chat-projects-"));
 const assistant = bundledProject("test/conversation/fixtures/chat-assistant", join(projects, "chat-assistant"));
 
-function start(conversationId: string): string {
+function start(conversationId: string, fresh = false): string {
   const name = `shchat-${process.pid}-${sessions.length}`;
   sessions.push(name);
   const command = [
     `cd ${JSON.stringify(process.cwd())}`,
-    `CHAT_TEST_WORKDIR=${JSON.stringify(workdir)} ${[process.execPath, ...entry].map((part) => JSON.stringify(part)).join(" ")} chat ${JSON.stringify(assistant)} --data-dir ${JSON.stringify(dataDir)} --conversation ${conversationId}`,
+    `CHAT_TEST_WORKDIR=${JSON.stringify(workdir)} ${[process.execPath, ...entry].map((part) => JSON.stringify(part)).join(" ")} chat ${JSON.stringify(assistant)} --data-dir ${JSON.stringify(dataDir)} --conversation ${conversationId}${fresh ? " --new" : ""}`,
     "echo CHAT-EXITED=$?",
     "sleep 60",
   ].join("; ");
@@ -72,7 +72,7 @@ afterAll(() => {
 describe("CONV-2 steamharness chat in a pseudo-terminal", () => {
   it("CONV-2 a scripted conversation: an approval, a question, Ctrl-C cancelling a turn, a restart and a resume", async () => {
     const conversation = `conv-${process.pid}`;
-    const first = start(conversation);
+    const first = start(conversation, true);
     await waitFor(first, "you> ");
     expect(screen(first)).toContain(`conversation ${conversation} (resume with --conversation ${conversation})`);
 
@@ -115,7 +115,7 @@ describe("CONV-2 steamharness chat in a pseudo-terminal", () => {
 describe("CONV-2 chat recovery", () => {
   it("CONV-2 a chat killed (SIGKILL) while a turn waits for approval recovers that turn on reopening", async () => {
     const conversation = `recover-${process.pid}`;
-    const first = start(conversation);
+    const first = start(conversation, true);
     await waitFor(first, "you> ");
     type(first, "please note the recovery");
     await waitFor(first, "approve? [y/N]");
@@ -196,6 +196,52 @@ describe("DX-4 the chat banner names the model", () => {
     }
   }, 120_000);
 });
+
+describe("DX-18 chat prompt commands and --conversation", () => {
+  it("DX-18 /help lists the prompt commands; an unknown slash command is refused with a hint and never reaches the model; //text is sent as /text", async () => {
+    const { code, stdout } = await cli(["chat", assistant, "--data-dir", dataDir], "/help\n/foo bar\n//etc is a path\n/exit\n", { CHAT_TEST_WORKDIR: workdir });
+    expect(code).toBe(0);
+    expect(stdout).toContain("/help lists these commands\n/compact [instructions] compacts the conversation\n/exit ends the chat\n");
+    expect(stdout).toContain("unknown command /foo (not sent to the model); /help lists the commands, //text sends /text as a prompt");
+    // The scripted model answers every prompt it gets with "Hello! You said: …": only the escaped line reached it.
+    expect(stdout.match(/Hello! You said: [^\n]*/g)).toEqual(["Hello! You said: /etc is a path"]);
+  }, 60_000);
+
+  it("DX-18 --conversation naming a conversation that does not exist exits 2 with one line; --new starts it; --new on an existing one exits 2", async () => {
+    const agents = mkdtempSync(join(tmpdir(), "chat-conversations-"));
+    const chat = (stdin: string, ...args: string[]) => cliWithStderr(["chat", assistant, "--data-dir", dataDir, "--agent-store-dir", agents, ...args], stdin, { CHAT_TEST_WORKDIR: workdir });
+    try {
+      const typo = await chat("hello\n/exit\n", "--conversation", "no-such-conversation");
+      expect(typo.code).toBe(2);
+      expect(typo.stdout).toBe("");
+      expect(typo.stderr.trim().split("\n")).toEqual([expect.stringMatching(/no conversation no-such-conversation in .*: add --new to start it, or leave out --conversation for a new one$/)]);
+      expect(readdirSync(agents)).toEqual([]); // nothing was started
+
+      const started = await chat("hello\n/exit\n", "--conversation", "dx18", "--new");
+      expect(started.code).toBe(0);
+      expect(started.stdout).toContain("Hello! You said: hello");
+      const continued = await chat("/exit\n", "--conversation", "dx18");
+      expect(continued.code).toBe(0);
+      expect(continued.stdout).toContain("conversation dx18 (resume with --conversation dx18)");
+      const again = await chat("/exit\n", "--conversation", "dx18", "--new");
+      expect(again.code).toBe(2);
+      expect(again.stderr).toMatch(/conversation dx18 already exists in .*: leave out --new to continue it/);
+    } finally {
+      rmSync(agents, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
+
+/** As {@link cli}, with stderr. */
+function cliWithStderr(args: string[], stdin: string, env: Record<string, string | undefined> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("JEST") && key !== "NODE_OPTIONS" && key !== "OPENAI_API_KEY"));
+  return new Promise((resolveRun) => {
+    const child = execFile(process.execPath, [...CLI_SOURCE, ...args], { env: { ...base, ...env }, timeout: 60_000 }, (error, stdout, stderr) =>
+      resolveRun({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }),
+    );
+    child.stdin?.end(stdin);
+  });
+}
 
 describe("CONV-2 chat renderer", () => {
   it("CONV-2 renders answer text, tool rows, retry and compaction notes, plan cards, errors and the ring; never the session snapshot", () => {

@@ -39,7 +39,7 @@ async function sessionEvents(agentStoreDir: string, conversationId: string) {
 describe("SES-11 /compact in steamharness chat", () => {
   it("SES-11 /compact [instructions] replaces the context with the model's summary; the next turn starts from it; the log keeps every turn", async () => {
     const store = join(root, "agents-1");
-    const { code, stdout, stderr } = await chat(["--data-dir", join(root, "data"), "--agent-store-dir", store, "--conversation", "c1"], [
+    const { code, stdout, stderr } = await chat(["--data-dir", join(root, "data"), "--agent-store-dir", store, "--conversation", "c1", "--new"], [
       "my colour is teal",
       "my city is Oslo",
       "/compact keep the colour",
@@ -62,7 +62,7 @@ describe("SES-11 /compact in steamharness chat", () => {
 
   it("SES-11 when the model fails, /compact folds mechanically and says so", async () => {
     const store = join(root, "agents-2");
-    const { code, stdout } = await chat(["--data-dir", join(root, "data"), "--agent-store-dir", store, "--conversation", "c2"], ["remember 42", "/compact FAIL please", "/exit"]);
+    const { code, stdout } = await chat(["--data-dir", join(root, "data"), "--agent-store-dir", store, "--conversation", "c2", "--new"], ["remember 42", "/compact FAIL please", "/exit"]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/⋯ context compacted mechanically \(\d+ → \d+ tokens\) — the model could not summarise: the summariser is down/);
     const { events } = await sessionEvents(store, "c2");

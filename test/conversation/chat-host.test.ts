@@ -61,7 +61,7 @@ describe("CONV-3 chat closes the session hosts it opened and resumes them", () =
     const args = ["--data-dir", join(dir, "data"), "--agent-store-dir", agents, "--conversation", "conv-3"];
     const env = { HOST_TEST_LOG: log };
 
-    const first = await chat(args, ["hello", "/exit"], "lines", env);
+    const first = await chat([...args, "--new"], ["hello", "/exit"], "lines", env);
     expect(first.code).toBe(0);
     expect(first.stdout).toContain("Echo: hello (0 earlier messages)");
     expect(first.stdout).not.toContain("session host resumed");

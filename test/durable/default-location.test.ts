@@ -107,8 +107,8 @@ describe("SES-10 sessions default to the project-local .workflow/agents for ever
       "conversation.mjs": CONVERSATION,
     });
     const dataDir = join(root, "chat-data");
-    const chat = (stdin: string) => chatProcess(project, ["--data-dir", dataDir, "--conversation", "chat-conv"], stdin);
-    const first = await chat("my colour is violet\n/exit\n");
+    const chat = (stdin: string, ...extra: string[]) => chatProcess(project, ["--data-dir", dataDir, "--conversation", "chat-conv", ...extra], stdin);
+    const first = await chat("my colour is violet\n/exit\n", "--new");
     expect(first).toContain("Noted: my colour is violet");
     expect(first).toContain("(resume with --conversation chat-conv)");
     expect(sessionFiles(project).some((file) => file.startsWith("chat-conv-"))).toBe(true);
@@ -146,8 +146,8 @@ describe("SES-10 sessions default to the project-local .workflow/agents for ever
       "conversation.mjs": CONVERSATION,
     });
     const chatStore = join(root, "chosen-chat-sessions");
-    const chat = (stdin: string) => chatProcess(chatProject, ["--data-dir", dataDir, "--conversation", "chat-elsewhere", "--agent-store-dir", chatStore], stdin);
-    expect(await chat("my colour is cyan\n/exit\n")).toContain("Noted: my colour is cyan");
+    const chat = (stdin: string, ...extra: string[]) => chatProcess(chatProject, ["--data-dir", dataDir, "--conversation", "chat-elsewhere", "--agent-store-dir", chatStore, ...extra], stdin);
+    expect(await chat("my colour is cyan\n/exit\n", "--new")).toContain("Noted: my colour is cyan");
     expect(sessionFiles(chatProject, chatStore).some((file) => file.startsWith("chat-elsewhere-"))).toBe(true);
     expect(sessionFiles(chatProject)).toEqual([]);
     expect(await chat("do you remember?\n/exit\n")).toContain("I remember cyan.");

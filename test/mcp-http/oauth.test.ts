@@ -3,6 +3,8 @@
 // through its own OAuth support (client_credentials).
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -116,5 +118,21 @@ describe("MCP-12 OAuth resource server", () => {
     const lone = await runCli(["mcp", KITCHEN, "--http", "--oauth-issuer", as.issuer]);
     expect(lone.code).toBe(2);
     expect(lone.stderr).toContain("needs both --oauth-issuer");
+  });
+
+  it("DX-18 an --oauth-issuer whose metadata is not OAuth metadata is one readable line naming the bad fields (exit code 2), not a schema dump", async () => {
+    // A loopback server that answers every well-known URL with a JSON document that is not RFC 8414 metadata.
+    const notAnIssuer = createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ issuer: 5, hello: "x" })));
+    await new Promise<void>((resolve) => notAnIssuer.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(notAnIssuer.address() as AddressInfo).port}`;
+      const bad = await runCli(["mcp", KITCHEN, "--http", "--port", "0", "--oauth-issuer", url, "--oauth-audience", audience, "--data-dir", join(tmp, "data-bad-issuer")]);
+      expect(bad.code).toBe(2);
+      const lines = bad.stderr.trim().split("\n").filter((line) => line.startsWith("steamharness:"));
+      expect(lines).toEqual([`steamharness: [mcp] ${url} does not publish OAuth authorization server metadata (RFC 8414 / OpenID discovery): issuer: expected string, received number; authorization_endpoint missing; token_endpoint missing; response_types_supported missing; is --oauth-issuer the authorization server's issuer URL?`]);
+      expect(bad.stderr).not.toContain('"code": "invalid_type"');
+    } finally {
+      notAnIssuer.close();
+    }
   });
 });

@@ -45,11 +45,12 @@ function programsOf(page: string, blocks: DocBlock[]): Program[] {
   for (const block of blocks) {
     const kind: Program["kind"] = block.directives.skip !== undefined ? "skip" : TS_LANGS.has(block.lang) ? "ts" : SH_LANGS.has(block.lang) ? "sh" : block.lang === "json" ? "json" : "skip";
     const problems = [...block.problems];
-    if (kind === "skip" && block.directives.skip === undefined && block.lang) problems.push(`a \`${block.lang}\` block is neither run nor parsed: make it ts, sh or json, or mark it <!-- docs-test: skip <reason> -->`);
+    // A `help` synopsis is checked against --help by docs-commands.test.ts.
+    if (kind === "skip" && block.directives.skip === undefined && block.directives.help === undefined && block.lang) problems.push(`a \`${block.lang}\` block is neither run nor parsed: make it ts, sh or json, or mark it <!-- docs-test: skip <reason> -->`);
     if (block.directives.continues) {
       const previous = [...programs].reverse().find((program) => program.kind !== "skip");
-      if (!previous || previous.kind !== kind || kind !== "ts") {
-        problems.push("`continues` needs a previous ts block on the same page");
+      if (!previous || previous.kind !== kind || (kind !== "ts" && kind !== "sh")) {
+        problems.push("`continues` needs a previous ts or sh block on the same page");
       } else {
         previous.segments.push([previous.code.split("\n").length, block]);
         previous.code += `\n${block.code}`;
@@ -158,6 +159,17 @@ async function runOne(program: Program, dir: string): Promise<RunResult> {
       env[`${prefix}_BASE_URL`] = server.baseUrl;
       env[`${prefix}_API_KEY`] = "docs-test-key";
     }
+    if (directives.configServer) {
+      const adminKey = path.join(dir, "admin-key");
+      writeFileSync(adminKey, randomBytes(24).toString("base64url"), { mode: 0o600 });
+      const server = await startServing(process.execPath, [path.join(repo, "dist/cli.js"), "server", "--port", String(freePortFor(program, directives.configServer.port)), "--sqlite", path.join(dir, "config-server.sqlite"), "--admin-key-file", adminKey], { cwd: dir, env });
+      cleanups.push(() => server.stop());
+    }
+    if (directives.oauthIssuer) {
+      // The development issuer of the offline OAuth recipe (examples/dev/oauth-issuer.ts), as the page starts it.
+      const issuer = await startServing(process.execPath, ["--import", "tsx", path.join(dir, "examples/dev/oauth-issuer.ts"), "--port", String(freePortFor(program, directives.oauthIssuer.port))], { cwd: dir, env, timeoutMs: 60_000 });
+      cleanups.push(() => issuer.stop());
+    }
     if (directives.gateway) {
       const token = randomBytes(24).toString("hex");
       const gateway = await startServing(process.execPath, [path.join(repo, "dist/cli.js"), "gateway", directives.gateway, "--port", "0"], { cwd: dir, env: { ...env, STEAMHARNESS_GATEWAY_TOKEN: token } });
@@ -187,10 +199,13 @@ const runnable = programs.filter((program) => (program.kind === "ts" || program.
 const typeErrors = new Map<string, string[]>();
 const results = new Map<string, RunResult>();
 const timings: Record<string, number> = {};
+// The free port that replaced a block's literal one (`server port=`, `config-server port=`), by program.
+const ports = new Map<string, number>();
+const freePortFor = (program: Program, literal: number): number => ports.get(`${program.id} ${literal}`)!;
 
 // A program that must fail the check: proves the type-check reports an unmarked broken block.
 const SELF_TEST_CODE = 'import { createNoSuchThing } from "steamharness";\ncreateNoSuchThing();\n';
-const SELF_TEST_BLOCK: DocBlock = { id: "(self-test):1", file: "(self-test)", line: 0, lang: "ts", code: SELF_TEST_CODE, directives: { postgres: false, env: {}, mcpStdio: false, jest: false, continues: false }, problems: [] };
+const SELF_TEST_BLOCK: DocBlock = { id: "(self-test):1", file: "(self-test)", line: 0, lang: "ts", code: SELF_TEST_CODE, directives: { postgres: false, env: {}, mcpStdio: false, jest: false, continues: false, ports: [] }, problems: [] };
 const SELF_TEST: Program = { id: "(self-test)", page: "(self-test)", blocks: [SELF_TEST_BLOCK], kind: "ts", problems: [], code: SELF_TEST_CODE, segments: [[0, SELF_TEST_BLOCK]], slug: "self-test" };
 
 beforeAll(async () => {
@@ -215,8 +230,16 @@ beforeAll(async () => {
   }
   for (const program of programs.filter((p) => p.kind === "sh" && p.problems.length === 0)) {
     const dir = prepareProgramDir(program);
-    const port = directivesOf(program).server?.port;
-    const code = port ? program.code.replaceAll(String(port), String(await freePort())) : program.code;
+    const { server, configServer, oauthIssuer, ports: literal } = directivesOf(program);
+    let code = program.code;
+    for (const port of [server?.port, configServer?.port, oauthIssuer?.port, ...literal]) {
+      if (port === undefined) continue;
+      // Distinct from every port handed out: two servers of one block must not get the same one.
+      let free = await freePort();
+      while ([...ports.values()].includes(free)) free = await freePort();
+      ports.set(`${program.id} ${port}`, free);
+      code = code.replaceAll(String(port), String(free));
+    }
     writeFileSync(path.join(dir, "block.sh"), `${code}\n`);
     dirs.set(program.id, dir);
   }
@@ -242,7 +265,7 @@ beforeAll(async () => {
   // full run stays quiet (ARCH-12), and each block's own test names what went wrong.
   if (process.env.DOCS_BLOCKS_ONLY || [...results.values()].some((result) => !result.ok) || typeErrors.size > 1) {
     process.stderr.write(`${[...results].map(([id, result]) => `  ${id}: ${result.ok ? "ok" : "FAILED"} ${result.ms} ms — ${result.detail.split("\n")[0]}`).join("\n")}\n` +
-      `  not run: ${programs.filter((p) => p.kind === "skip").map((p) => `${p.id} (${directivesOf(p).skip})`).join("; ")}\n`);
+      `  not run: ${programs.filter((p) => p.kind === "skip").map((p) => `${p.id} (${directivesOf(p).skip ?? "a --help synopsis"})`).join("; ")}\n`);
   }
 }, 600_000);
 
@@ -268,7 +291,7 @@ describe("DX-3: every code block in README and docs compiles and runs", () => {
   for (const program of programs) {
     const title = `DX-3: ${program.id} (${program.blocks[0]!.lang}${directivesOf(program).skip !== undefined ? ", not run" : ""})`;
     if (program.kind === "skip") {
-      it(`${title}: not run — ${directivesOf(program).skip ?? "(no reason)"}`, () => {
+      it(`${title}: not run — ${directivesOf(program).skip ?? (directivesOf(program).help !== undefined ? `a synopsis, checked against steamharness ${directivesOf(program).help} --help (DX-18)` : "(no reason)")}`, () => {
         expect(program.problems).toEqual([]);
       });
     } else if (program.kind === "json") {

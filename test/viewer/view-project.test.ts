@@ -133,7 +133,7 @@ describe("DX-6 view <project-dir>", () => {
     }
   }, 240_000);
 
-  it("DX-6 a folder that is not a project is refused with one line (exit 2); a project without sessions yet opens on an empty list and says how to fill it", async () => {
+  it("DX-6 DX-18 a folder that is not a project is refused with one line (exit 2); a project without sessions yet opens on an empty list and says how to fill it, by project kind", async () => {
     const plain = join(work, "plain");
     mkdirSync(plain);
     const notProject = await runCli(["view", plain], { env: env(), cwd: work, argsPrefix: CLI });
@@ -142,10 +142,22 @@ describe("DX-6 view <project-dir>", () => {
     const stderr: string[] = [];
     const { child, url } = await startViewer(["view", "examples/workflow-project"], stderr);
     try {
-      expect(stderr.join("")).toMatch(/steamharness: no sessions of .* yet .*run `steamharness chat examples\/workflow-project`/);
+      // DX-18: a workflow project is told to run or serve it, never to `chat` it (which it refuses).
+      expect(stderr.join("")).toMatch(/steamharness: no sessions of .* yet .*`npx steamharness run examples\/workflow-project <entrypoint>`.*`npx steamharness mcp examples\/workflow-project`/);
+      expect(stderr.join("")).not.toContain("chat");
       expect((await listed(url)).projects).toEqual([]);
     } finally {
       child.kill("SIGTERM");
+    }
+    const conversation = join(work, "fresh-conversation");
+    mkdirSync(conversation);
+    writeFileSync(join(conversation, "package.json"), JSON.stringify({ name: "fresh", id: "7d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6", projectType: "conversation" }));
+    const chatHint: string[] = [];
+    const viewer = await startViewer(["view", "fresh-conversation"], chatHint);
+    try {
+      expect(chatHint.join("")).toMatch(/no sessions of fresh yet .*run `npx steamharness chat fresh-conversation`/);
+    } finally {
+      viewer.child.kill("SIGTERM");
     }
   });
 });

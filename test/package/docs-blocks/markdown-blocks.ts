@@ -13,6 +13,12 @@
  *   `ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL`, with a key in `ANTHROPIC_API_KEY` / `OPENAI_API_KEY`.
  * - `gateway <project-dir>` — a `steamharness gateway` on that project (a copy of `examples/`)
  *   runs during the block: `STEAMHARNESS_GATEWAY_URL` and `STEAMHARNESS_GATEWAY_TOKEN`.
+ * - `config-server port=<n>` — a `steamharness server` (SQLite, its admin key in the file
+ *   `admin-key` of the working folder) runs during the block on a free port, which replaces the
+ *   literal `<n>` in the block (the page's own "start it" block, already run by then).
+ * - `oauth-issuer port=<n>` — the local development authorization server
+ *   (`examples/dev/oauth-issuer.ts`) runs during the block on a free port, which replaces `<n>`.
+ * - `ports <n> <m> …` — each literal port is replaced by a free one (servers the block starts itself).
  * - `server` or `server port=<n>` — the block serves until stopped: the test waits for the
  *   `http://127.0.0.1:<port>…` URL it prints, requests it once, then stops it (SIGTERM). With
  *   `port=<n>`, the literal port `<n>` in the block is replaced by a free one.
@@ -22,7 +28,10 @@
  * - `file <path>` — the block is also written to `<path>` in the working folder of every block of
  *   the same page (a project folder a later block loads).
  * - `continues` — the block continues the previous checked block of the page: both are checked
- *   and run as one program.
+ *   and run as one program (TypeScript blocks, and `sh` blocks that share a shell: a server
+ *   started in one and the requests of the next).
+ * - `help <command>` — a `text` block quoting `steamharness <command> --help` (a synopsis): it
+ *   must read exactly as a part of that help (DX-18, test/package/docs-commands.test.ts).
  */
 import { readFileSync } from "node:fs";
 
@@ -33,11 +42,15 @@ export interface BlockDirectives {
   env: Record<string, string>;
   loopback?: "anthropic" | "openai";
   gateway?: string;
+  configServer?: { port: number };
+  oauthIssuer?: { port: number };
+  ports: number[];
   server?: { port?: number };
   mcpStdio: boolean;
   jest: boolean;
   file?: string;
   continues: boolean;
+  help?: string;
 }
 
 /** One fenced block. */
@@ -58,7 +71,7 @@ const DIRECTIVE = /^\s*<!--\s*docs-test:\s*(.*?)\s*-->\s*$/;
 const FENCE = /^(\s*)(```+|~~~+)\s*([^\s`]*)\s*$/;
 
 function parseDirectives(texts: string[], problems: string[]): BlockDirectives {
-  const directives: BlockDirectives = { postgres: false, env: {}, mcpStdio: false, jest: false, continues: false };
+  const directives: BlockDirectives = { postgres: false, env: {}, mcpStdio: false, jest: false, continues: false, ports: [] };
   for (const part of texts.flatMap((text) => text.split(";")).map((s) => s.trim()).filter(Boolean)) {
     const [word, ...rest] = part.split(/\s+/);
     const argument = part.slice(word!.length).trim();
@@ -91,6 +104,22 @@ function parseDirectives(texts: string[], problems: string[]): BlockDirectives {
         directives.server = port ? { port: Number(port[1]) } : {};
         break;
       }
+      case "config-server": {
+        const port = /^port=(\d+)$/.exec(argument);
+        if (!port) problems.push(`\`config-server\` takes port=<n>, got ${argument}`);
+        else directives.configServer = { port: Number(port[1]) };
+        break;
+      }
+      case "oauth-issuer": {
+        const port = /^port=(\d+)$/.exec(argument);
+        if (!port) problems.push(`\`oauth-issuer\` takes port=<n>, got ${argument}`);
+        else directives.oauthIssuer = { port: Number(port[1]) };
+        break;
+      }
+      case "ports":
+        if (rest.length === 0 || rest.some((port) => !/^\d+$/.test(port))) problems.push(`\`ports\` takes port numbers, got ${argument}`);
+        else directives.ports.push(...rest.map(Number));
+        break;
       case "mcp-stdio":
         directives.mcpStdio = true;
         break;
@@ -103,6 +132,9 @@ function parseDirectives(texts: string[], problems: string[]): BlockDirectives {
         break;
       case "continues":
         directives.continues = true;
+        break;
+      case "help":
+        directives.help = argument;
         break;
       default:
         problems.push(`unknown docs-test directive: ${part}`);

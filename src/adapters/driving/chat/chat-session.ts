@@ -16,14 +16,15 @@ import { createAgentNode } from "../../../app/agent-node/create-agent-node.js";
 import type { AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
 import { loadAgentConversationProject } from "../../../app/conversation/conversation-project.js";
 import { createAgentConfigurationLoader } from "../../../domain/configuration/run-snapshot.js";
-import { isSteamharnessError } from "../../../domain/errors.js";
+import { SteamharnessError, isSteamharnessError } from "../../../domain/errors.js";
 import type { Storage } from "../../../ports/storage.js";
 import { buildNodeContext, type NodeContextOptions } from "../../../app/node-context/node-context.js";
 import type { SurfaceServices } from "../../../ports/surface-services.js";
+import type { SessionCatalog } from "../../../ports/session-catalog.js";
 import { startHostBridgeServer, type HostBridgeServer } from "../host-bridge-server/host-bridge-server.js";
 import { HOST_BRIDGE_TOKEN_ENV, HOST_BRIDGE_URL_ENV } from "../../../domain/capabilities/host-bridge.js";
 import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
-import { CHAT_COMMANDS } from "./prompt-commands.js";
+import { CHAT_COMMANDS, chatCommandsHelp, parsePromptLine } from "./prompt-commands.js";
 import { currentModelSource, describeChatModel } from "./chat-model.js";
 import { createChatRenderer } from "./chat-renderer.js";
 import { createLineReader } from "./line-reader.js";
@@ -39,8 +40,10 @@ function isActiveTurn(value: unknown): value is { runId: string; prompt: string 
 /** Options of {@link runChat}. */
 export interface ChatOptions {
   projectDir: string;
-  /** Continue this conversation (default: a new one, whose id is printed). */
+  /** Continue this conversation (default: a new one, whose id is printed); it must exist unless `newConversation`. */
   conversationId?: string;
+  /** Start `conversationId` as a new conversation (refused when it exists). */
+  newConversation?: boolean;
   /** Root of local data (default `~/.steamharness`). */
   dataDir?: string;
   /** Where the configuration server login (`workflow-auth.json`, CFG-4) is read; default `dataDir`. */
@@ -93,8 +96,10 @@ export async function runChat(options: ChatOptions, services: SurfaceServices): 
     // SES-10: a chat is a conversation, and a conversation's history is durable and project-local
     // (`.workflow/agents`) whatever the project declares; `durable.enabled` only gates recovery.
     // KV, knowledge and files live under the data dir, shared with the other local hosts.
-    const storage: Storage = await services.localStorage({ directory: join(dataDir, "projects", project.manifest.id), sessionFolder: services.sessionFolderOf(options.projectDir, options.agentStoreDir) });
+    const agentStoreDir = services.sessionFolderOf(options.projectDir, options.agentStoreDir);
+    const storage: Storage = await services.localStorage({ directory: join(dataDir, "projects", project.manifest.id), sessionFolder: agentStoreDir });
     opened.push(() => storage.close());
+    if (options.conversationId !== undefined) await checkConversation(await services.localSessionCatalog(agentStoreDir), agentStoreDir, project.manifest.id, options.conversationId, options.newConversation ?? false);
     // CFG-4: the configuration server instead of the local store when a server login resolves.
     const choice = await services.projectConfiguration({ dataDir, env, ...(options.authDir === undefined ? {} : { authDir: resolve(options.authDir) }) });
     const configurations = choice.store;
@@ -200,13 +205,12 @@ export async function runChat(options: ChatOptions, services: SurfaceServices): 
       } catch {
         break;
       }
-      if (line === "/exit" || line === "/quit") break;
-      if (line === "") continue;
-      if (line === "/compact" || line.startsWith("/compact ")) {
-        await compact(line.slice("/compact".length).trim());
-        continue;
-      }
-      await runTurn(line, randomUUID());
+      const typed = parsePromptLine(line);
+      if (typed.kind === "exit") break;
+      if (typed.kind === "help") out.write(chatCommandsHelp());
+      else if (typed.kind === "unknown") out.write(`unknown command ${typed.command} (not sent to the model); /help lists the commands, //text sends /text as a prompt\n`);
+      else if (typed.kind === "compact") await compact(typed.instructions);
+      else if (typed.kind === "prompt") await runTurn(typed.text, randomUUID());
     }
   } finally {
     reader.close();
@@ -225,6 +229,16 @@ function describeResumedHost(turns: readonly unknown[]): string {
   const prompt = typeof last.prompt === "string" ? (last.prompt.length > 60 ? `${last.prompt.slice(0, 57)}...` : last.prompt) : "";
   const items = Array.isArray(last.items) ? `, ${last.items.length} item${last.items.length === 1 ? "" : "s"}` : "";
   return `↺ session host resumed: ${turns.length} earlier turn${turns.length === 1 ? "" : "s"} (last: ${JSON.stringify(prompt)}${items})\n`;
+}
+
+/**
+ * DX-18: `--conversation <id>` continues a conversation, so a typo is refused (exit 2) instead of
+ * silently starting an empty one; `--new` starts one under that id and is refused when it exists.
+ */
+async function checkConversation(catalog: SessionCatalog, agentStoreDir: string, projectId: string, conversationId: string, fresh: boolean): Promise<void> {
+  const exists = await catalog.list({ projectId }).then((sessions) => sessions.some((session) => session.address.conversationId === conversationId)).finally(() => catalog.close());
+  if (exists && fresh) throw new SteamharnessError("input_validation", `[steamharness] [chat] conversation ${conversationId} already exists in ${agentStoreDir}: leave out --new to continue it`, { field: "conversation" });
+  if (!exists && !fresh) throw new SteamharnessError("not_found", `[steamharness] [chat] no conversation ${conversationId} in ${agentStoreDir}: add --new to start it, or leave out --conversation for a new one`, { field: "conversation" });
 }
 
 /** What a chat opens before its first prompt. */

@@ -35,8 +35,7 @@ export function registerAnswerCommand(program: Command, services: SurfaceService
     .option("--deny [reason]", "deny the pending approval")
     .option("--value <json>", "the input form's values as a JSON object, e.g. '{\"answer\":\"blue\"}'")
     .option("--json", "print the run report as JSON (as run --json)")
-    .addOption(new Option("--timeout <ms>", "kill the run after this many milliseconds (a whole number ≥ 1)").argParser(timeoutMs))
-    .addHelpText("after", ["", "Example:", "  steamharness run ./project ask              # exit code 3: prints the run id and request id", "  steamharness answer ./project 20260828-… input-1 --value '{\"answer\":\"blue\"}'"].join("\n"));
+    .addOption(new Option("--timeout <ms>", "kill the run after this many milliseconds (a whole number ≥ 1)").argParser(timeoutMs));
   addRunRetentionOption(addDataDirOptions(command)).action(async (dir: string, runId: string, requestId: string, flags: AnswerFlags) => {
     const [{ createTerminalHandlers }, { answeringHandlers, parseAnswer }, { openProjectRunner }] = await Promise.all([
       import("./terminal-handlers.js"),

@@ -34,7 +34,7 @@ export interface DataDirFlags extends DataDirOptions {
  */
 export function addDataDirOptions(command: Command): Command {
   return command
-    .addOption(new Option("--data-dir <dir>", "root of local workflow data (absolute; default ~/.steamharness)"))
+    .addOption(new Option("--data-dir <dir>", "root of local workflow data (a relative path is resolved against the working directory; default ~/.steamharness)"))
     .addOption(new Option("--file-store-dir <dir>", "managed-file store for imported file params (absolute; default <data-dir>/files)"))
     .addOption(new Option("--kv-store-dir <dir>", "the project's local KV store (absolute; default <data-dir>/kv)"))
     .addOption(new Option("--persistent-value-store-dir <dir>", "PersistentValue and local knowledge store (absolute; default <data-dir>/values)"))
@@ -65,6 +65,10 @@ export function dataDirsFrom(flags: DataDirFlags): DataDirOptions {
   for (const key of ["dataDir", "fileStoreDir", "kvStoreDir", "persistentValueStoreDir", "fileCreateStoreDir", "authDir", "agentStoreDir"] as const) {
     if (flags[key] !== undefined) out[key] = flags[key];
   }
+  // DX-18: `--data-dir ./data` means the folder the person sees, here; it is resolved once, in this
+  // process, so the workers (and an MCP client's own working directory) never reinterpret it.
+  // The other folders stay absolute-only: each names one store a host shares on purpose.
+  if (out.dataDir !== undefined) out.dataDir = resolve(out.dataDir);
   return out;
 }
 

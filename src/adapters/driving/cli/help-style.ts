@@ -2,10 +2,11 @@
  * One style for every `--help` of `steamharness` (DX-8): command descriptions are sentences (a
  * capital first letter), option and argument descriptions are lower-case phrases, a default is
  * written once as `default X` (commander's own `(default: "X")` is folded into the description's
- * parenthesis), and every command ends with the exit-code table.
+ * parenthesis), and every command ends with its examples and the exit codes it can return
+ * (DX-18, help-pages.ts).
  */
 import type { Argument, Command, HelpConfiguration, Option } from "commander";
-import { EXIT_CODES_HELP } from "../exits/exit-codes.js";
+import { HELP_PAGES, helpPageText } from "./help-pages.js";
 
 /** A default as a person reads it: `8787`, `127.0.0.1`, `{}` (no JSON quotes around a string). */
 function shownDefault(value: unknown, description: string | undefined): string {
@@ -52,15 +53,18 @@ const sentence = (text: string): string => (text ? `${text[0]!.toUpperCase()}${t
 
 /**
  * Applies the house style to `command` and every command below it: sentence-case descriptions,
- * the help command described like the others, and the exit-code table after each help.
+ * the help command described like the others, and each help's page (examples, exit codes) after
+ * it. `path` is the command's path below the program (`["config", "show"]`).
  *
  * @example
  * styleHelp(program);
  */
-export function styleHelp(command: Command): void {
+export function styleHelp(command: Command, path: string[] = []): void {
   command.configureHelp(HELP_STYLE);
   command.description(sentence(command.description()));
   if (command.commands.length > 0) command.helpCommand("help [command]", "Display help for a command");
-  command.addHelpText("after", `\n${EXIT_CODES_HELP}`);
-  for (const sub of command.commands) styleHelp(sub);
+  // A command without a page shows no codes rather than another command's; the help test fails on it.
+  const page = HELP_PAGES[path.join(" ")];
+  if (page) command.addHelpText("after", helpPageText(page));
+  for (const sub of command.commands) styleHelp(sub, [...path, sub.name()]);
 }

@@ -18,15 +18,6 @@ export const EXIT_CODES = {
   waitingForInput: 3,
 } as const;
 
-/** The exit-code table as `--help` prints it. */
-export const EXIT_CODES_HELP = [
-  "Exit codes:",
-  `  ${EXIT_CODES.success}  success`,
-  `  ${EXIT_CODES.failed}  the run failed, was cancelled or timed out (or an unexpected error)`,
-  `  ${EXIT_CODES.usage}  usage or input error: bad option or flag value, bad --params, unknown entrypoint, missing or invalid project, port in use (nothing ran)`,
-  `  ${EXIT_CODES.waitingForInput}  the run is waiting for input or an approval that could not be asked (no terminal)`,
-].join("\n");
-
 /**
  * The exit code of a finished run's status.
  *

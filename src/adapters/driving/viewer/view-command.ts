@@ -23,7 +23,6 @@ export function registerViewCommand(program: Command, services: SurfaceServices)
     .option("--schema <name>", "the PostgreSQL schema (default steamharness)")
     .option("--port <n>", "port on 127.0.0.1 (default: a free one)")
     .option("--context-window <tokens>", "context window the ring gauge assumes when the log does not say (default 128000)")
-    .addHelpText("after", ["", "Examples:", "  steamharness view examples/assistant        # after steamharness chat examples/assistant", "  steamharness view --store ./.steamharness --port 4477"].join("\n"))
     .action(async (projectDir: string | undefined, flags: { dataDir?: string; store?: string; agentStoreDir?: string; postgres?: string; schema?: string; port?: string; contextWindow?: string }) => {
       // Loaded on use: other commands do not pay for the viewer.
       const { runView } = await import("./view-run.js");

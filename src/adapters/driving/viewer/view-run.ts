@@ -61,6 +61,13 @@ function projectOfSessionFolder(flags: ViewFlags): string | undefined {
   return dirname(dirname(folder));
 }
 
+/** DX-18: the command that writes a first session, for this kind of project (a workflow project refuses `chat`). */
+function firstSessionHint(projectType: unknown, projectDir: string): string {
+  if (projectType === "conversation") return `run \`npx steamharness chat ${projectDir}\` (or serve it with gateway)`;
+  if (projectType === "workflow") return `run one of its entrypoints with \`npx steamharness run ${projectDir} <entrypoint>\` (see \`npx steamharness structure ${projectDir}\`), or serve it with \`npx steamharness mcp ${projectDir}\``;
+  return `a ${typeof projectType === "string" ? projectType : "plain"} project holds no agent sessions of its own; they come from the conversation or workflow projects that use it`;
+}
+
 /**
  * DX-6: the storage of a project folder as the local hosts keep it — sessions in
  * `<project>/.workflow/agents` (or `--agent-store-dir`), the values a page answer is recorded in
@@ -85,7 +92,7 @@ function openProjectStorage(projectDir: string, flags: ViewFlags, services: Surf
   // A project with no sessions yet is not an error: the page opens on an empty list and fills
   // in live once `chat` (or run / mcp) writes the first session (DX-6).
   if (!existsSync(agentStoreDir)) {
-    process.stderr.write(`steamharness: no sessions of ${name} yet (${agentStoreDir}): run \`steamharness chat ${projectDir}\` (or run / mcp) and they appear here\n`);
+    process.stderr.write(`steamharness: no sessions of ${name} yet (${agentStoreDir}): ${firstSessionHint(manifest.projectType, projectDir)} and they appear here\n`);
   }
   const dataDir = resolve(flags.dataDir ?? join(homedir(), ".steamharness"));
   const directory = manifest.projectType === "workflow" ? join(dataDir, "values") : join(dataDir, "projects", manifest.id);

@@ -28,17 +28,7 @@ interface CommonFlags {
 export function registerConfigCommand(program: Command, services: SurfaceServices): void {
   const config = program
     .command("config")
-    .description("show, export and import a project's configurations (local store, or the configuration server when one is set up)")
-    .addHelpText(
-      "after",
-      [
-        "",
-        "Examples:",
-        "  steamharness config show examples/assistant                  # the configurations as JSON",
-        "  steamharness config export examples/assistant -o config.json # an export document with its revision",
-        "  steamharness config import examples/assistant config.json    # replace them (refused if changed since)",
-      ].join("\n"),
-    );
+    .description("show, export and import a project's configurations (local store, or the configuration server when one is set up)");
   config
     .command("show")
     .description("print the project's configurations (JSON)")

@@ -34,16 +34,6 @@ export function registerInitCommand(program: Command): void {
     .addArgument(new Argument("[dir]", "the project folder (created when missing)").default(".", "the current folder"))
     .option("--force", "write into a non-empty folder; files of the same names are replaced (and listed), an existing package.json is merged")
     .option("--steamharness-from <path>", "the steamharness dependency from a tarball (npm pack) or a checkout: a file: dependency")
-    .addHelpText(
-      "after",
-      [
-        "",
-        "Examples:",
-        "  steamharness init workflow my-workflow",
-        "  steamharness init conversation .",
-        "  steamharness init workflow my-workflow --steamharness-from ./steamharness-0.1.0.tgz",
-      ].join("\n"),
-    )
     .action(async (kind: "workflow" | "conversation", dir: string, flags: { force?: boolean; steamharnessFrom?: string }) => {
       const [{ scaffoldProject }, { readPackageManifest }, { steamharnessSource }, { relative }] = await Promise.all([
         import("./scaffold.js"),

@@ -214,6 +214,10 @@ export async function prepareAuthorization(auth: McpHttpAuthOptions, path: strin
   try {
     oauthMetadata = await discoverAuthorizationServerMetadata(auth.issuer);
   } catch (error) {
+    // DX-18: metadata that is not RFC 8414 / OpenID metadata is the flag's fault (exit 2), told in
+    // one line; the SDK's schema error would print its whole issue list as JSON.
+    const issues = metadataIssues(error);
+    if (issues) throw new SteamharnessError("input_validation", `[steamharness] [mcp] ${auth.issuer} does not publish OAuth authorization server metadata (RFC 8414 / OpenID discovery): ${issues}; is --oauth-issuer the authorization server's issuer URL?`, { field: "--oauth-issuer", cause: error });
     throw new SteamharnessError("unavailable", `[steamharness] [mcp] cannot read the authorization server's metadata at ${auth.issuer}: ${(error as Error)?.message ?? String(error)}`, { field: "--oauth-issuer", cause: error });
   }
   if (!oauthMetadata?.jwks_uri) throw new SteamharnessError("unavailable", `[steamharness] [mcp] the authorization server ${auth.issuer} publishes no metadata with a jwks_uri (RFC 8414 / OpenID discovery)`, { field: "--oauth-issuer" });
@@ -240,4 +244,15 @@ export async function prepareAuthorization(auth: McpHttpAuthOptions, path: strin
     check: onPath((req, res, next) => checkFor(scopesOfRequest(req.body, policy))(req, res, next)),
     accepted: (req, body) => acceptedBy(verifier, req, scopesOfRequest(body, policy), resource),
   };
+}
+
+/** A schema error's issues as one phrase (`issuer: expected string, received number; token_endpoint missing`), else null. */
+function metadataIssues(error: unknown): string | null {
+  const issues = (error as { issues?: unknown } | null)?.issues;
+  if (!Array.isArray(issues) || issues.length === 0) return null;
+  const phrases = issues.slice(0, 5).map((issue: { path?: unknown[]; message?: string }) => {
+    const field = Array.isArray(issue.path) && issue.path.length > 0 ? issue.path.join(".") : "the document";
+    return /received undefined/.test(issue.message ?? "") ? `${field} missing` : `${field}: ${(issue.message ?? "invalid").replace(/^Invalid input: /, "")}`;
+  });
+  return `${phrases.join("; ")}${issues.length > 5 ? `; and ${issues.length - 5} more` : ""}`;
 }
