@@ -3,7 +3,7 @@
 import { describe, expect, it } from "@jest/globals";
 import type { Command } from "commander";
 import { createProgram } from "../../src/adapters/driving/cli/program.js";
-import { EXIT_CODES_HELP } from "../../src/adapters/driving/exits/exit-codes.js";
+import { EXIT_CODES_HELP } from "../../src/adapters/driving/shared/exit-codes.js";
 import { runCli } from "./helpers.js";
 
 /** Every command path below the program: `[]`, `["run"]`, `["config", "show"]`, … */

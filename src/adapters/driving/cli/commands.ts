@@ -7,7 +7,7 @@ import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
 import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
 import type { DataDirOptions } from "../project-runner/host-options.js";
 import type { ProjectRunner } from "../project-runner/project-runner.js";
-import { exitCodeOfError, exitCodeOfStatus } from "../exits/exit-codes.js";
+import { exitCodeOfError, exitCodeOfStatus } from "../shared/exit-codes.js";
 import { addMcpHttpOptions, mcpHttpOptionsFrom, type McpHttpFlags } from "./mcp-http-options.js";
 import { timeoutMs } from "./option-parsers.js";
 import { addRunRetentionOption, runRetentionFrom, type RunRetentionFlags } from "./runs-command.js";

@@ -5,7 +5,7 @@
  * parenthesis), and every command ends with the exit-code table.
  */
 import type { Argument, Command, HelpConfiguration, Option } from "commander";
-import { EXIT_CODES_HELP } from "../exits/exit-codes.js";
+import { EXIT_CODES_HELP } from "../shared/exit-codes.js";
 
 /** A default as a person reads it: `8787`, `127.0.0.1`, `{}` (no JSON quotes around a string). */
 function shownDefault(value: unknown, description: string | undefined): string {

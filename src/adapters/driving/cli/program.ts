@@ -1,8 +1,8 @@
 import { Command, CommanderError } from "commander";
 import { secretValues } from "../../../domain/redaction.js";
-import { exitCodeOfError } from "../exits/exit-codes.js";
+import { exitCodeOfError } from "../shared/exit-codes.js";
 import { styleHelp } from "./help-style.js";
-import { fatalLine, wantsDebug } from "../exits/fatal-line.js";
+import { fatalLine, wantsDebug } from "../shared/fatal-line.js";
 import { registerInitCommand } from "./init/init-command.js";
 import { readPackageManifest } from "./package-manifest.js";
 import { registerAnswerCommand } from "./answer-command.js";

@@ -10,8 +10,8 @@ import { isAbsolute, join, resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { SERVER_ADMIN_KEY_ENV, SERVER_API_PREFIX } from "../../../domain/configuration/server-protocol.js";
 import { SteamharnessError } from "../../../domain/errors.js";
-import { listenError } from "../exits/fatal-line.js";
-import { isLoopbackHost } from "../http/host-check.js";
+import { listenError } from "../shared/fatal-line.js";
+import { isLoopbackHost } from "../shared/host-check.js";
 
 /** Options of {@link runServerCommand}. */
 export interface ServerCommandOptions {

@@ -12,7 +12,7 @@ import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import type { AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
 import { SteamharnessError } from "../../../domain/errors.js";
-import { listenError } from "../exits/fatal-line.js";
+import { listenError } from "../shared/fatal-line.js";
 import { agentStoreDirFor } from "../../../compose/session-files.js";
 import type { GatewayRateLimit } from "./gateway-http.js";
 import { keyStoreLocation, registerGatewayKeysCommand, withKeyStoreOptions, type GatewayKeyStoreFlags } from "./gateway-keys-command.js";

@@ -14,7 +14,7 @@ import { networkInterfaces, hostname } from "node:os";
 import { telemetryFromEnv } from "../../../compose/telemetry.js";
 import { createTenantAdmission } from "../../../app/tenants/tenant-admission.js";
 import { SteamharnessError } from "../../../domain/errors.js";
-import { exitCodeOfError } from "../exits/exit-codes.js";
+import { exitCodeOfError } from "../shared/exit-codes.js";
 import { precheckProjectRunner } from "../project-runner/host-options.js";
 import type { ProjectRunner } from "../project-runner/project-runner.js";
 import { catalogCacheSlot, readCatalogCache } from "./catalog-cache.js";

@@ -1,6 +1,6 @@
 import { telemetryFromEnv } from "../../../compose/telemetry.js";
 import { SteamharnessError } from "../../../domain/errors.js";
-import { exitCodeOfError } from "../exits/exit-codes.js";
+import { exitCodeOfError } from "../shared/exit-codes.js";
 import { precheckProjectRunner } from "../project-runner/host-options.js";
 import type { ProjectRunner, ProjectRunnerOptions } from "../project-runner/project-runner.js";
 import { catalogCacheSlot, readCatalogCache, writeCatalogCache, type CatalogCacheSlot, type WorkflowCatalog } from "./catalog-cache.js";

@@ -5,7 +5,7 @@ import { SteamharnessError } from "../../../domain/errors.js";
 import { isUuid } from "../../../domain/workflow/project-manifest.js";
 import type { SessionCatalog } from "../../../ports/session-catalog.js";
 import type { Storage } from "../../../ports/storage.js";
-import { listenError } from "../exits/fatal-line.js";
+import { listenError } from "../shared/fatal-line.js";
 import { createSqliteStorage } from "../../../compose/sqlite.js";
 import { createViewerServer } from "./viewer-server.js";
 
