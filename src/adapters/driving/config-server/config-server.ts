@@ -17,10 +17,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { checkAccountName } from "../../../domain/configuration/accounts.js";
 import { SERVER_ACCOUNT_HEADER, SERVER_API_PREFIX, SERVER_ERROR_STATUS } from "../../../domain/configuration/server-protocol.js";
 import { SteamharnessError, isSteamharnessError } from "../../../domain/errors.js";
+import { listenOn } from "../shared/listen.js";
 import type { Clock } from "../../../ports/clock.js";
 import type { ConfigurationAccount, ConfigurationAccountStore } from "../../../ports/configuration-accounts.js";
 import { createHostCheck } from "../shared/host-check.js";
@@ -209,15 +209,7 @@ export async function startConfigurationServer(options: ConfigurationServerOptio
   server.requestTimeout = 60_000;
   server.headersTimeout = 10_000;
   const host = options.host ?? "127.0.0.1";
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen({ port: options.port ?? 0, host }, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const { port, authority } = await listenOn(server, { hostname: host, port: options.port });
   hosts.allowHost(host);
-  const shownHost = host.includes(":") ? `[${host}]` : host;
-  return { url: `http://${shownHost}:${port}`, port, close: () => closeHttpServer(server) };
+  return { url: `http://${authority}`, port, close: () => closeHttpServer(server) };
 }

@@ -10,7 +10,6 @@ import { isAbsolute, join, resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { SERVER_ADMIN_KEY_ENV, SERVER_API_PREFIX } from "../../../domain/configuration/server-protocol.js";
 import { SteamharnessError } from "../../../domain/errors.js";
-import { listenError } from "../shared/fatal-line.js";
 import { isLoopbackHost } from "../shared/host-check.js";
 
 /** Options of {@link runServerCommand}. */
@@ -75,8 +74,6 @@ export async function runServerCommand(options: ServerCommandOptions): Promise<v
       ...(options.port === undefined ? {} : { port: options.port }),
       ...(options.allowedHost === undefined ? {} : { allowedHosts: options.allowedHost }),
       onStorageFault: (error) => process.stderr.write(`steamharness server: storage fault: ${(error as Error)?.message ?? String(error)}\n`),
-    }).catch((error: unknown) => {
-      throw listenError(error, { hostname: host, port: options.port });
     });
     log(`steamharness server: configuration server at ${server.url} (${"postgres" in storage ? "PostgreSQL" : `SQLite ${storage.sqlite}`})`);
     if (adminKey === undefined) log(`warning: no admin key (${SERVER_ADMIN_KEY_ENV} or --admin-key-file): accounts cannot be created`);

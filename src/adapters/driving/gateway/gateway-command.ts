@@ -12,7 +12,6 @@ import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import type { AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
 import { SteamharnessError } from "../../../domain/errors.js";
-import { listenError } from "../shared/fatal-line.js";
 import { agentStoreDirFor } from "../../../compose/session-files.js";
 import type { GatewayRateLimit } from "./gateway-http.js";
 import { keyStoreLocation, registerGatewayKeysCommand, withKeyStoreOptions, type GatewayKeyStoreFlags } from "./gateway-keys-command.js";
@@ -139,8 +138,6 @@ export async function runGatewayCommand(options: GatewayCommandOptions): Promise
       ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
       // DX-9: one line per request and one per failure, on the same stream as the address.
       log,
-    }).catch((error: unknown) => {
-      throw listenError(error, { hostname, port: options.port });
     });
     // DX-8: a wildcard address is where the gateway listens, not a URL a client can use.
     const everywhere = hostname === "0.0.0.0" || hostname === "::";
