@@ -2,7 +2,7 @@
 // command the program registers (found by walking it, so a new subcommand is covered too).
 import { describe, expect, it } from "@jest/globals";
 import type { Command } from "commander";
-import { createProgram } from "../../src/adapters/driving/cli/program.js";
+import { createProgram } from "../../src/compose/cli.js";
 import { EXIT_CODES_HELP } from "../../src/adapters/driving/shared/exit-codes.js";
 import { runCli } from "./helpers.js";
 

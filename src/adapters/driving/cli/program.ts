@@ -3,16 +3,10 @@ import { secretValues } from "../../../domain/redaction.js";
 import { exitCodeOfError } from "../shared/exit-codes.js";
 import { styleHelp } from "./help-style.js";
 import { fatalLine, wantsDebug } from "../shared/fatal-line.js";
-import { registerInitCommand } from "./init/init-command.js";
 import { readPackageManifest } from "./package-manifest.js";
-import { registerAnswerCommand } from "./answer-command.js";
-import { registerMcpCommand, registerRunCommand, registerStructureCommand } from "./commands.js";
-import { registerRunsCommand } from "./runs-command.js";
-import { registerChatCommand } from "../chat/chat-command.js";
-import { registerConfigCommand } from "./config/config-command.js";
-import { registerGatewayCommand } from "../gateway/gateway-command.js";
-import { registerViewCommand } from "../viewer/view-command.js";
-import { registerServerCommands } from "../config-server/server-command.js";
+
+/** Adds one subcommand (or a group) to the program; each surface exports its own. */
+export type RegisterCommand = (program: Command) => void;
 
 /**
  * The package version, read from package.json one level above this module (src/ or dist/).
@@ -25,13 +19,14 @@ export function packageVersion(moduleUrl: string = import.meta.url): string {
 }
 
 /**
- * The `steamharness` command line. Each subcommand registers itself; their implementations load
- * lazily inside the actions.
+ * The `steamharness` command line with the given subcommands, in help order. Each surface
+ * registers its own commands (ARCH-9: the composition root lists them, src/compose/cli.ts); their
+ * implementations load lazily inside the actions.
  *
  * @example
- * await createProgram().parseAsync(process.argv);
+ * await createProgram([registerRunCommand, registerChatCommand]).parseAsync(process.argv);
  */
-export function createProgram(version = packageVersion()): Command {
+export function createProgram(commands: readonly RegisterCommand[], version = packageVersion()): Command {
   const program = new Command("steamharness")
     .description("Run LLM agents inside workflows; serve workflow projects as MCP tools and conversation projects as an OpenAI-compatible API.")
     .version(version, "-v, --version", "print the steamharness version")
@@ -40,9 +35,7 @@ export function createProgram(version = packageVersion()): Command {
     .configureOutput({ outputError: (text, write) => write(usageLine(text)) })
     // Usage errors throw instead of exiting, so runCli gives them their exit code (2).
     .exitOverride();
-  for (const register of [registerInitCommand, registerStructureCommand, registerRunCommand, registerAnswerCommand, registerRunsCommand, registerMcpCommand, registerChatCommand, registerGatewayCommand, registerConfigCommand, registerViewCommand, registerServerCommands]) {
-    register(program);
-  }
+  for (const register of commands) register(program);
   // DX-8: one help style everywhere, the exit-code table after every command's help.
   styleHelp(program);
   return program;
@@ -73,12 +66,12 @@ function exitOnBrokenPipe(): void {
  * can end the process even if a handle is still open (DX-8: no command hangs on a fatal error).
  *
  * @example
- * if (await runCli(process.argv)) process.exit();
+ * if (await runCli(process.argv, commands)) process.exit();
  */
-export async function runCli(argv: readonly string[]): Promise<boolean> {
+export async function runCli(argv: readonly string[], commands: readonly RegisterCommand[]): Promise<boolean> {
   exitOnBrokenPipe();
   try {
-    await createProgram().parseAsync([...argv]);
+    await createProgram(commands).parseAsync([...argv]);
     return false;
   } catch (error) {
     process.exitCode = exitCodeOfError(error);

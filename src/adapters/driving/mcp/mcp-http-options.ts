@@ -2,14 +2,14 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { SteamharnessError } from "../../../domain/errors.js";
-import { defaultKeyStoreDirectory } from "../gateway/gateway-keys-command.js";
-import type { McpHttpKeyStore } from "../mcp/serve-workflow-http.js";
-import type { McpHttpAuthOptions } from "../mcp/transport/http-auth.js";
-import type { McpScopePolicy } from "../mcp/transport/http-scopes.js";
-import { wholeNumber } from "./option-parsers.js";
+import { defaultKeyStoreDirectory } from "../shared/key-store-directory.js";
+import { wholeNumber } from "../shared/option-parsers.js";
+import type { McpHttpKeyStore } from "./serve-workflow-http.js";
+import type { McpHttpAuthOptions } from "./transport/http-auth.js";
+import type { McpScopePolicy } from "./transport/http-scopes.js";
 
 // The `--http` flags of `steamharness mcp` (MCP-11, MCP-12): parsed here, served by
-// ../mcp/serve-workflow-http.ts. Nothing here loads the MCP SDK.
+// ./serve-workflow-http.ts. Nothing here loads the MCP SDK.
 
 /** Commander's parsed values of the HTTP flags. */
 export interface McpHttpFlags {
@@ -147,7 +147,7 @@ async function scopesConfig(file: string): Promise<McpScopePolicy> {
   } catch (error) {
     throw new SteamharnessError("input_validation", `[steamharness] [mcp] cannot read --oauth-scopes-config ${file}: ${(error as Error)?.message ?? String(error)}`, { field: "--oauth-scopes-config", cause: error });
   }
-  const { parseScopePolicy } = await import("../mcp/transport/http-scopes.js");
+  const { parseScopePolicy } = await import("./transport/http-scopes.js");
   return parseScopePolicy(parsed);
 }
 

@@ -1,0 +1,28 @@
+import { addMcpHttpOptions, mcpHttpOptionsFrom, type McpHttpFlags } from "./mcp-http-options.js";
+import type { ServeWorkflowOptions } from "./serve-workflow.js";
+import type { ServeWorkflowHttpOptions } from "./serve-workflow-http.js";
+
+// ARCH-9: what this surface brings to `steamharness mcp`. The CLI declares the shape it needs and
+// the composition root hands this in, so neither surface imports the other. The servers load
+// only when the command runs (`--help` and the stdio handshake stay fast).
+
+/**
+ * The MCP surface's part of the `mcp` command: its `--http` flags and, on demand, its servers.
+ *
+ * @example
+ * registerMcpCommand(program, mcpCommandParts);
+ */
+export const mcpCommandParts = {
+  addHttpOptions: addMcpHttpOptions,
+  async load() {
+    const { parseMaxRunsPerWorker, parseWorkers, serveWorkflowOverStdio } = await import("./serve-workflow.js");
+    return {
+      parseWorkers,
+      parseMaxRunsPerWorker,
+      httpOptionsFrom: (flags: Record<string, unknown>) => mcpHttpOptionsFrom(flags as McpHttpFlags),
+      // The CLI builds the options from its flags; their shape is these servers' options.
+      serveStdio: (options: Record<string, unknown>) => serveWorkflowOverStdio(options as unknown as ServeWorkflowOptions),
+      serveHttp: async (options: Record<string, unknown>) => (await import("./serve-workflow-http.js")).serveWorkflowOverHttp(options as unknown as ServeWorkflowHttpOptions),
+    };
+  },
+};
