@@ -256,7 +256,6 @@ export const PENDING: Record<PendingRule, Record<string, number>> = {
   // The CLI hosts the other surfaces' commands; MCP runs workflows through project-runner, the
   // use case ARCH-7 moves to the app; http and exits are plumbing the surfaces share.
   family: {
-    "driving/chat → driving/host-bridge-server": 1,
     "driving/cli → driving/project-runner": 11,
     "driving/mcp → driving/project-runner": 25,
     "driving/mcp → driving/viewer": 1,

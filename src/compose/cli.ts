@@ -23,7 +23,8 @@ const COMMANDS: readonly RegisterCommand[] = [
   registerAnswerCommand,
   registerRunsCommand,
   (program) => registerMcpCommand(program, mcpCommandParts),
-  registerChatCommand,
+  // The chat serves its configuration to the project through a host bridge (loaded on use).
+  (program) => registerChatCommand(program, { hostBridge: async (options) => (await import("../adapters/driving/host-bridge-server/host-bridge-server.js")).startHostBridgeServer(options) }),
   registerGatewayCommand,
   registerConfigCommand,
   registerViewCommand,

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import type { StartHostBridge } from "./chat-session.js";
 import { CHAT_COMMANDS } from "./prompt-commands.js";
 
 /**
@@ -6,9 +7,9 @@ import { CHAT_COMMANDS } from "./prompt-commands.js";
  * [--auth-dir <dir>] [--agent-store-dir <dir>]` (CONV-2).
  *
  * @example
- * registerChatCommand(program);
+ * registerChatCommand(program, { hostBridge: startHostBridge });
  */
-export function registerChatCommand(program: Command): void {
+export function registerChatCommand(program: Command, parts: { hostBridge?: StartHostBridge } = {}): void {
   program
     .command("chat")
     .description("talk to a conversation project's agent in the terminal (approvals and questions at the prompt)")
@@ -34,6 +35,7 @@ export function registerChatCommand(program: Command): void {
       const { runChat } = await import("./chat-session.js");
       await runChat({
         projectDir,
+        ...(parts.hostBridge ? { hostBridge: parts.hostBridge } : {}),
         ...(flags.conversation === undefined ? {} : { conversationId: flags.conversation }),
         ...(flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),
         ...(flags.authDir === undefined ? {} : { authDir: flags.authDir }),
