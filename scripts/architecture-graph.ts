@@ -265,7 +265,7 @@ export const PENDING: Record<PendingRule, Record<string, number>> = {
     "app/agent → node:fs": 1,
     "app/conversation → node:fs/promises": 1,
     "driving/cli → node:child_process": 1,
-    "driving/cli → node:fs": 3,
+    "driving/cli → node:fs": 2,
     "driving/cli → node:fs/promises": 2,
     "driving/config-server → node:fs/promises": 1,
     "driving/mcp → node:fs": 2,

@@ -14,10 +14,11 @@ import { registerServerCommands } from "../adapters/driving/config-server/server
 import { registerGatewayCommand } from "../adapters/driving/gateway/gateway-command.js";
 import { mcpCommandParts } from "../adapters/driving/mcp/mcp-command-parts.js";
 import { registerViewCommand } from "../adapters/driving/viewer/view-command.js";
+import { readPackageManifest } from "../adapters/driven/system/package-manifest.js";
 
 /** Every subcommand of `steamharness`, in help order. */
 const COMMANDS: readonly RegisterCommand[] = [
-  registerInitCommand,
+  (program) => registerInitCommand(program, () => readPackageManifest()),
   registerStructureCommand,
   registerRunCommand,
   registerAnswerCommand,
@@ -38,7 +39,7 @@ const COMMANDS: readonly RegisterCommand[] = [
  * createProgram().commands.map((command) => command.name()); // ["init", "structure", "run", …]
  */
 export function createProgram(): ReturnType<typeof createProgramWith> {
-  return createProgramWith(COMMANDS);
+  return createProgramWith(COMMANDS, readPackageManifest()?.version ?? "0.0.0");
 }
 
 /**
@@ -48,5 +49,5 @@ export function createProgram(): ReturnType<typeof createProgramWith> {
  * if (await runCli(process.argv)) process.exit();
  */
 export function runCli(argv: readonly string[]): Promise<boolean> {
-  return runCliWith(argv, COMMANDS);
+  return runCliWith(argv, COMMANDS, readPackageManifest()?.version ?? "0.0.0");
 }

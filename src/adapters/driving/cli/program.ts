@@ -3,20 +3,9 @@ import { secretValues } from "../../../domain/redaction.js";
 import { exitCodeOfError } from "../shared/exit-codes.js";
 import { styleHelp } from "./help-style.js";
 import { fatalLine, wantsDebug } from "../shared/fatal-line.js";
-import { readPackageManifest } from "./package-manifest.js";
 
 /** Adds one subcommand (or a group) to the program; each surface exports its own. */
 export type RegisterCommand = (program: Command) => void;
-
-/**
- * The package version, read from package.json one level above this module (src/ or dist/).
- *
- * @example
- * packageVersion() // "0.1.0"
- */
-export function packageVersion(moduleUrl: string = import.meta.url): string {
-  return readPackageManifest(moduleUrl)?.version ?? "0.0.0";
-}
 
 /**
  * The `steamharness` command line with the given subcommands, in help order. Each surface
@@ -24,9 +13,9 @@ export function packageVersion(moduleUrl: string = import.meta.url): string {
  * implementations load lazily inside the actions.
  *
  * @example
- * await createProgram([registerRunCommand, registerChatCommand]).parseAsync(process.argv);
+ * await createProgram([registerRunCommand, registerChatCommand], "0.1.0").parseAsync(process.argv);
  */
-export function createProgram(commands: readonly RegisterCommand[], version = packageVersion()): Command {
+export function createProgram(commands: readonly RegisterCommand[], version: string): Command {
   const program = new Command("steamharness")
     .description("Run LLM agents inside workflows; serve workflow projects as MCP tools and conversation projects as an OpenAI-compatible API.")
     .version(version, "-v, --version", "print the steamharness version")
@@ -66,12 +55,12 @@ function exitOnBrokenPipe(): void {
  * can end the process even if a handle is still open (DX-8: no command hangs on a fatal error).
  *
  * @example
- * if (await runCli(process.argv, commands)) process.exit();
+ * if (await runCli(process.argv, commands, "0.1.0")) process.exit();
  */
-export async function runCli(argv: readonly string[], commands: readonly RegisterCommand[]): Promise<boolean> {
+export async function runCli(argv: readonly string[], commands: readonly RegisterCommand[], version: string): Promise<boolean> {
   exitOnBrokenPipe();
   try {
-    await createProgram(commands).parseAsync([...argv]);
+    await createProgram(commands, version).parseAsync([...argv]);
     return false;
   } catch (error) {
     process.exitCode = exitCodeOfError(error);
