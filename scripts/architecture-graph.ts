@@ -266,11 +266,9 @@ export const PENDING: Record<PendingRule, Record<string, number>> = {
     "app/conversation → node:fs/promises": 1,
     "driving/cli → node:child_process": 1,
     "driving/cli → node:fs": 2,
-    "driving/cli → node:fs/promises": 2,
-    "driving/config-server → node:fs/promises": 1,
+    "driving/cli → node:fs/promises": 1,
     "driving/mcp → node:fs": 2,
-    // The `--http` flags moved with their surface (ARCH-9) and read the token file there.
-    "driving/mcp → node:fs/promises": 3,
+    "driving/mcp → node:fs/promises": 2,
     "driving/project-runner → node:child_process": 1,
     "driving/project-runner → node:fs": 6,
     "driving/project-runner → node:fs/promises": 8,

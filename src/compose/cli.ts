@@ -15,6 +15,7 @@ import { registerGatewayCommand } from "../adapters/driving/gateway/gateway-comm
 import { mcpCommandParts } from "../adapters/driving/mcp/mcp-command-parts.js";
 import { registerViewCommand } from "../adapters/driving/viewer/view-command.js";
 import { readPackageManifest } from "../adapters/driven/system/package-manifest.js";
+import { localTextFiles } from "../adapters/driven/system/text-files.js";
 
 /** Every subcommand of `steamharness`, in help order. */
 const COMMANDS: readonly RegisterCommand[] = [
@@ -23,13 +24,13 @@ const COMMANDS: readonly RegisterCommand[] = [
   registerRunCommand,
   registerAnswerCommand,
   registerRunsCommand,
-  (program) => registerMcpCommand(program, mcpCommandParts),
+  (program) => registerMcpCommand(program, mcpCommandParts(localTextFiles)),
   // The chat serves its configuration to the project through a host bridge (loaded on use).
   (program) => registerChatCommand(program, { hostBridge: async (options) => (await import("../adapters/driving/host-bridge-server/host-bridge-server.js")).startHostBridgeServer(options) }),
   registerGatewayCommand,
-  registerConfigCommand,
+  (program) => registerConfigCommand(program, localTextFiles),
   registerViewCommand,
-  registerServerCommands,
+  (program) => registerServerCommands(program, localTextFiles),
 ];
 
 /**

@@ -4,12 +4,12 @@
  * (`<auth-dir>/workflow-auth.json`, mode 0600); `steamharness rotate-token` replaces the saved
  * login's token with a new one from the server (the old one stops working).
  */
-import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { SERVER_ADMIN_KEY_ENV, SERVER_API_PREFIX } from "../../../domain/configuration/server-protocol.js";
 import { SteamharnessError } from "../../../domain/errors.js";
+import type { TextFiles } from "../../../ports/text-files.js";
 import { isLoopbackHost } from "../shared/host-check.js";
 
 /** Options of {@link runServerCommand}. */
@@ -40,9 +40,9 @@ const untilSignal = (): Promise<void> =>
     process.on("SIGTERM", stop);
   });
 
-async function adminKeyOf(options: ServerCommandOptions): Promise<string | undefined> {
+async function adminKeyOf(options: ServerCommandOptions, files: TextFiles): Promise<string | undefined> {
   if (options.adminKeyFile !== undefined) {
-    const text = await readFile(options.adminKeyFile, "utf8").catch((cause: unknown) => {
+    const text = await files.read(options.adminKeyFile).catch((cause: unknown) => {
       throw new SteamharnessError("input_validation", `[steamharness] [config-server] cannot read --admin-key-file ${options.adminKeyFile}`, { field: "admin-key-file", cause });
     });
     return text.trim();
@@ -51,15 +51,16 @@ async function adminKeyOf(options: ServerCommandOptions): Promise<string | undef
 }
 
 /**
- * Opens the storage, starts the server, prints its address, serves until stopped.
+ * Opens the storage, starts the server, prints its address, serves until stopped; `files` reads
+ * `--admin-key-file`.
  *
  * @example
- * await runServerCommand({ sqlite: "/srv/steamharness/server.sqlite", port: 8790 });
+ * await runServerCommand({ sqlite: "/srv/steamharness/server.sqlite", port: 8790 }, localTextFiles);
  */
-export async function runServerCommand(options: ServerCommandOptions): Promise<void> {
+export async function runServerCommand(options: ServerCommandOptions, files: TextFiles): Promise<void> {
   const log = options.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
   if (options.sqlite !== undefined && options.postgres !== undefined) throw new SteamharnessError("input_validation", "[steamharness] [config-server] give --sqlite or --postgres, not both", { field: "postgres" });
-  const adminKey = await adminKeyOf(options);
+  const adminKey = await adminKeyOf(options, files);
   const [{ openConfigurationAccounts }, { startConfigurationServer }] = await Promise.all([import("../../../compose/configuration-store.js"), import("./config-server.js")]);
   const storage = options.postgres !== undefined
     ? { postgres: options.postgres, ...(options.schema ? { schema: options.schema } : {}) }
@@ -152,9 +153,9 @@ export function plainHttpCheck(serverUrl: string, insecure: boolean): void {
  * Registers `steamharness server`, `login`, `logout` and `rotate-token`.
  *
  * @example
- * registerServerCommands(program);
+ * registerServerCommands(program, localTextFiles);
  */
-export function registerServerCommands(program: Command): void {
+export function registerServerCommands(program: Command, files: TextFiles): void {
   program
     .command("server")
     .description("run the configuration server: project configuration per account, over HTTP (SQLite or PostgreSQL)")
@@ -165,7 +166,7 @@ export function registerServerCommands(program: Command): void {
     .option("--schema <name>", "PostgreSQL schema (default steamharness)")
     .option("--admin-key-file <file>", `file holding the admin key (default: ${SERVER_ADMIN_KEY_ENV})`)
     .option("--allowed-host <name>", "a Host/Origin name served besides loopback and --host, e.g. the server's public name behind a proxy (repeatable)", (value: string, previous: string[] = []) => [...previous, value])
-    .action(async (flags: ServerCommandOptions) => runServerCommand(flags));
+    .action(async (flags: ServerCommandOptions) => runServerCommand(flags, files));
   program
     .command("login")
     .description("save the configuration server login (URL and account token) to <auth-dir>/workflow-auth.json (mode 0600)")

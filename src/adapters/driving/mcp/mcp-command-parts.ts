@@ -1,3 +1,4 @@
+import type { TextFiles } from "../../../ports/text-files.js";
 import { addMcpHttpOptions, mcpHttpOptionsFrom, type McpHttpFlags } from "./mcp-http-options.js";
 import type { ServeWorkflowOptions } from "./serve-workflow.js";
 import type { ServeWorkflowHttpOptions } from "./serve-workflow-http.js";
@@ -7,22 +8,23 @@ import type { ServeWorkflowHttpOptions } from "./serve-workflow-http.js";
 // only when the command runs (`--help` and the stdio handshake stay fast).
 
 /**
- * The MCP surface's part of the `mcp` command: its `--http` flags and, on demand, its servers.
+ * The MCP surface's part of the `mcp` command: its `--http` flags and, on demand, its servers;
+ * `files` reads `--auth-token-file` and `--oauth-scopes-config`.
  *
  * @example
- * registerMcpCommand(program, mcpCommandParts);
+ * registerMcpCommand(program, mcpCommandParts(localTextFiles));
  */
-export const mcpCommandParts = {
+export const mcpCommandParts = (files: TextFiles) => ({
   addHttpOptions: addMcpHttpOptions,
   async load() {
     const { parseMaxRunsPerWorker, parseWorkers, serveWorkflowOverStdio } = await import("./serve-workflow.js");
     return {
       parseWorkers,
       parseMaxRunsPerWorker,
-      httpOptionsFrom: (flags: Record<string, unknown>) => mcpHttpOptionsFrom(flags as McpHttpFlags),
+      httpOptionsFrom: (flags: Record<string, unknown>) => mcpHttpOptionsFrom(flags as McpHttpFlags, files),
       // The CLI builds the options from its flags; their shape is these servers' options.
       serveStdio: (options: Record<string, unknown>) => serveWorkflowOverStdio(options as unknown as ServeWorkflowOptions),
       serveHttp: async (options: Record<string, unknown>) => (await import("./serve-workflow-http.js")).serveWorkflowOverHttp(options as unknown as ServeWorkflowHttpOptions),
     };
   },
-};
+});

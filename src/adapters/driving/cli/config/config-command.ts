@@ -5,12 +5,12 @@
  * the whole project and needs the revision it was exported at (the document's `revision`, or
  * `--expected-revision`): a project changed since is a `conflict`, never overwritten.
  */
-import { readFile, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import { isUuid } from "../../../../domain/workflow/project-manifest.js";
+import type { TextFiles } from "../../../../ports/text-files.js";
 import type { ProjectConfigurationStore } from "../../../../ports/project-configuration-store.js";
 
 interface CommonFlags {
@@ -22,9 +22,9 @@ interface CommonFlags {
  * Registers `steamharness config show|export|import`.
  *
  * @example
- * registerConfigCommand(program);
+ * registerConfigCommand(program, localTextFiles);
  */
-export function registerConfigCommand(program: Command): void {
+export function registerConfigCommand(program: Command, files: TextFiles): void {
   const config = program
     .command("config")
     .description("show, export and import a project's configurations (local store, or the configuration server when one is set up)")
@@ -45,7 +45,7 @@ export function registerConfigCommand(program: Command): void {
     .option("--data-dir <dir>", "root of local data (default ~/.steamharness)")
     .option("--auth-dir <dir>", "where the saved server login workflow-auth.json is (default <data-dir>)")
     .action(async (dir: string, flags: CommonFlags) => {
-      await withStore(dir, flags, async (store, projectId) => print(await store.read(projectId)));
+      await withStore(files, dir, flags, async (store, projectId) => print(await store.read(projectId)));
     });
   config
     .command("export")
@@ -55,10 +55,10 @@ export function registerConfigCommand(program: Command): void {
     .option("--auth-dir <dir>", "where the saved server login workflow-auth.json is (default <data-dir>)")
     .option("-o, --output <file>", "write the document to a file instead of stdout")
     .action(async (dir: string, flags: CommonFlags & { output?: string }) => {
-      await withStore(dir, flags, async (store, projectId) => {
+      await withStore(files, dir, flags, async (store, projectId) => {
         const document = await store.exportProject(projectId);
         if (flags.output) {
-          await writeFile(flags.output, `${JSON.stringify(document, null, 2)}\n`).catch((cause: unknown) => {
+          await files.write(flags.output, `${JSON.stringify(document, null, 2)}\n`).catch((cause: unknown) => {
             throw new SteamharnessError("input_validation", `cannot write ${flags.output}: ${(cause as Error)?.message ?? String(cause)}`, { field: "output", cause });
           });
         } else print(document);
@@ -73,18 +73,18 @@ export function registerConfigCommand(program: Command): void {
     .option("--auth-dir <dir>", "where the saved server login workflow-auth.json is (default <data-dir>)")
     .option("--expected-revision <n>", "the project revision the import replaces (default the document's revision)")
     .action(async (dir: string, file: string, flags: CommonFlags & { expectedRevision?: string }) => {
-      const document = await readJson(file);
+      const document = await readJson(files, file);
       const fromDocument = (document as { revision?: unknown } | null)?.revision;
       const expected = flags.expectedRevision !== undefined ? Number(flags.expectedRevision) : fromDocument;
       if (typeof expected !== "number" || !Number.isInteger(expected) || expected < 0) {
         throw new SteamharnessError("input_validation", "give --expected-revision (the document carries no revision to check against)", { field: "expectedRevision" });
       }
-      await withStore(dir, flags, async (store, projectId) => print(await store.importProject(projectId, document, { expectedRevision: expected })));
+      await withStore(files, dir, flags, async (store, projectId) => print(await store.importProject(projectId, document, { expectedRevision: expected })));
     });
 }
 
-async function withStore(dir: string, flags: CommonFlags, run: (store: ProjectConfigurationStore, projectId: string) => Promise<void>): Promise<void> {
-  const projectId = await projectIdOf(dir);
+async function withStore(files: TextFiles, dir: string, flags: CommonFlags, run: (store: ProjectConfigurationStore, projectId: string) => Promise<void>): Promise<void> {
+  const projectId = await projectIdOf(files, dir);
   // Loaded on use: other commands (and the MCP handshake) do not open SQLite.
   const { openProjectConfigurationStore } = await import("../../../../compose/configuration-store.js");
   const dataDir = resolve(flags.dataDir ?? join(homedir(), ".steamharness"));
@@ -96,16 +96,16 @@ async function withStore(dir: string, flags: CommonFlags, run: (store: ProjectCo
   }
 }
 
-async function projectIdOf(dir: string): Promise<string> {
-  const pkg = (await readJson(join(resolve(dir), "package.json"))) as { id?: unknown } | null;
+async function projectIdOf(files: TextFiles, dir: string): Promise<string> {
+  const pkg = (await readJson(files, join(resolve(dir), "package.json"))) as { id?: unknown } | null;
   if (!isUuid(pkg?.id)) throw new SteamharnessError("input_validation", `${join(dir, "package.json")} has no UUID "id"; configurations belong to a project id`, { field: "id" });
   return pkg.id as string;
 }
 
-async function readJson(path: string): Promise<unknown> {
+async function readJson(files: TextFiles, path: string): Promise<unknown> {
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    text = await files.read(path);
   } catch (cause) {
     throw new SteamharnessError("input_validation", `cannot read ${path}`, { field: "file", cause });
   }
