@@ -193,6 +193,8 @@ describe("architecture: each rule fails on a tree that breaks it (ARCH-2, ARCH-9
   const arch9: Array<[tree: string, expected: string[]]> = [
     ["dynamic-import", ["dynamic-import: src/app/agent/a.ts → `./${name}.js`", "dynamic-import: src/app/agent/a.ts → url"]],
     ["driving-family", ["family: src/adapters/driving/mcp/m.ts → ../cli/c.js"]],
+    // Every surface may import the shared plumbing (driving/shared); the plumbing never imports a surface.
+    ["driving-shared", ["layer: src/adapters/driving/shared/s.ts → ../cli/c.js"]],
     ["app-io", ["io: src/app/agent/a.ts → node:fs/promises"]],
     ["driving-io", ["io: src/adapters/driving/gateway/g.ts → node:net", "io: src/adapters/driving/gateway/g.ts → node:child_process"]],
     ["domain-impure", ["impure: src/domain/a.ts → process.env", "impure: src/domain/a.ts → Date.now", "impure: src/domain/a.ts → Math.random", "impure: src/domain/a.ts → new Date()"]],

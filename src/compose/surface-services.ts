@@ -10,6 +10,7 @@ import { openGatewayKeyStore } from "./api-keys.js";
 import { openMcpTaskStore } from "./mcp-tasks.js";
 import { openProcessRuntime, type ProcessRuntime } from "./telemetry.js";
 import { workflowRunPorts } from "./workflow-runs.js";
+import { localTextFiles } from "../adapters/driven/system/text-files.js";
 
 /**
  * The services of one process (or one library call): its runtime is built on first use, with
@@ -46,6 +47,7 @@ export function createSurfaceServices(env: Readonly<Record<string, string | unde
     keyStore: openGatewayKeyStore,
     mcpTasks: openMcpTaskStore,
     workflowRunPorts,
+    textFiles: localTextFiles,
     serverLogin: {
       fileOf: async (authDir) => (await client()).authFileOf(authDir),
       read: async (authDir) => (await client()).readSavedAuth(authDir),

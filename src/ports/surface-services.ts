@@ -7,6 +7,7 @@ import type { HarnessRuntime } from "./runtime.js";
 import type { SessionCatalog } from "./session-catalog.js";
 import type { Storage } from "./storage.js";
 import type { WorkflowRunPorts } from "./workflow-runs.js";
+import type { TextFiles } from "./text-files.js";
 
 /** A local project store: a store folder, and where its sessions live (default the store's own). */
 export interface LocalStoreLocation {
@@ -115,4 +116,6 @@ export interface SurfaceServices {
   serverLogin: ServerLoginClient;
   /** ARCH-7: the ports the workflow-run use case (src/app/workflow-runs) runs on: worker processes, the project's files, the stores beside the runs. */
   workflowRunPorts(): WorkflowRunPorts;
+  /** The files a command names by a flag (`--admin-key-file`, `config import <file>`, …), read and written whole. */
+  textFiles: TextFiles;
 }

@@ -167,13 +167,19 @@ describe("DX-8 flag values are checked before anything starts", () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ status: "success" });
   });
 
+  // DX-14: every server binds through one helper (src/adapters/driving/shared/listen.ts), so a
+  // port in use reads the same everywhere; `mcp --http` binds before its workers start, so no
+  // "does not load … killed by SIGKILL" line from a worker stopped on the way out.
   it.each([
+    ["server", () => ["server", "--sqlite", join(tmp, "config-server.sqlite"), "--port", String(heldPort)]],
     ["gateway", () => ["gateway", CHAT_FIXTURE, "--port", String(heldPort), "--data-dir", join(tmp, "data")]],
     ["view", () => ["view", "--store", tmp, "--port", String(heldPort)]],
-  ])("DX-8 %s on a port in use exits 2 with one line, no stack", async (_name, args) => {
+    ["mcp --http", () => ["mcp", EXAMPLE, "--http", "--port", String(heldPort), "--data-dir", join(tmp, "data")]],
+  ])("DX-14 %s on a port in use exits 2 with the same one line naming the port and --port, no worker line", async (_name, args) => {
     const ended = await runWith(args(), { stdin: "ignore" });
     expect([ended.hung, ended.code]).toEqual([false, 2]);
-    expectOneLine(ended.stderr, new RegExp(`port ${heldPort} on 127\\.0\\.0\\.1 is already in use.*--port 0`));
+    expect(ended.stderr).not.toMatch(/worker|does not load|SIGKILL|EADDRINUSE:/);
+    expectOneLine(ended.stderr, new RegExp(`^steamharness: port ${heldPort} on 127\\.0\\.0\\.1 is already in use \\(127\\.0\\.0\\.1:${heldPort}\\): pass another --port, or --port 0 for a free one$`));
   });
 });
 

@@ -2,7 +2,7 @@
 // command the program registers (found by walking it, so a new subcommand is covered too).
 import { describe, expect, it } from "@jest/globals";
 import type { Command } from "commander";
-import { createProgram } from "../../src/adapters/driving/cli/program.js";
+import { createProgram } from "../../src/compose/cli.js";
 import { HELP_PAGES, helpPageText } from "../../src/adapters/driving/cli/help-pages.js";
 import { runCli } from "./helpers.js";
 import { createSurfaceServices } from "../../src/compose/surface-services.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import { readFileSync } from "node:fs";
-import { readPackageManifest } from "../../src/adapters/driving/cli/package-manifest.js";
+import { readPackageManifest } from "../../src/adapters/driven/system/package-manifest.js";
 
 describe("package manifest (DX-8)", () => {
   it("DX-8 the CLI run from the sources finds steamharness's own package.json (--version is not 0.0.0)", () => {

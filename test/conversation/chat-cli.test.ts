@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "@jest/globals";
 import { createChatRenderer } from "../../src/adapters/driving/chat/chat-renderer.js";
-import { createProgram } from "../../src/adapters/driving/cli/program.js";
+import { createProgram } from "../../src/compose/cli.js";
 import { CLI_SOURCE } from "../cli/helpers.js";
 import { bundledProject } from "../fixtures/bundled-fixture.js";
 import type { OutputItemStreamChunk } from "../../src/domain/output-items.js";

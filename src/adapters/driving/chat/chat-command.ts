@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { SurfaceServices } from "../../../ports/surface-services.js";
+import type { StartHostBridge } from "./chat-session.js";
 import { CHAT_COMMANDS } from "./prompt-commands.js";
 
 /**
@@ -7,9 +8,9 @@ import { CHAT_COMMANDS } from "./prompt-commands.js";
  * [--auth-dir <dir>] [--agent-store-dir <dir>]` (CONV-2).
  *
  * @example
- * registerChatCommand(program, services);
+ * registerChatCommand(program, services, { hostBridge: startHostBridge });
  */
-export function registerChatCommand(program: Command, services: SurfaceServices): void {
+export function registerChatCommand(program: Command, services: SurfaceServices, parts: { hostBridge?: StartHostBridge } = {}): void {
   program
     .command("chat")
     .description("talk to a conversation project's agent in the terminal (approvals and questions at the prompt)")
@@ -36,6 +37,7 @@ export function registerChatCommand(program: Command, services: SurfaceServices)
       const { runChat } = await import("./chat-session.js");
       await runChat({
         projectDir,
+        ...(parts.hostBridge ? { hostBridge: parts.hostBridge } : {}),
         ...(flags.conversation === undefined ? {} : { conversationId: flags.conversation }),
         ...(flags.new ? { newConversation: true } : {}),
         ...(flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),

@@ -21,7 +21,6 @@ import type { Storage } from "../../../ports/storage.js";
 import { buildNodeContext, type NodeContextOptions } from "../../../app/node-context/node-context.js";
 import type { SurfaceServices } from "../../../ports/surface-services.js";
 import type { SessionCatalog } from "../../../ports/session-catalog.js";
-import { startHostBridgeServer, type HostBridgeServer } from "../host-bridge-server/host-bridge-server.js";
 import { HOST_BRIDGE_TOKEN_ENV, HOST_BRIDGE_URL_ENV } from "../../../domain/capabilities/host-bridge.js";
 import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
 import { CHAT_COMMANDS, chatCommandsHelp, parsePromptLine } from "./prompt-commands.js";
@@ -55,12 +54,16 @@ export interface ChatOptions {
   /** Environment for `apiKeyRef` resolution (default `process.env`). */
   env?: Readonly<Record<string, string | undefined>>;
   /**
-   * Serve the local configuration store on a loopback host bridge for this chat, so the
-   * project's host-configuration capability (CAP-8) works (default true). Skipped when the
-   * bridge variables are already set by an enclosing host.
+   * Starts the loopback host bridge that serves the configuration stores to this chat, so the
+   * project's host-configuration capability (CAP-8) works; handed in by the composition root
+   * (ARCH-9: the chat imports no other surface). Skipped when absent or when the bridge variables
+   * are already set by an enclosing host.
    */
-  hostBridge?: boolean;
+  hostBridge?: StartHostBridge;
 }
+
+/** Starts a host bridge over the given stores: the part of `startHostBridgeServer` the chat uses. */
+export type StartHostBridge = (options: { stores: Partial<Record<"local" | "server", ProjectConfigurationStore>>; defaultProjectId: string }) => Promise<{ url: string; env: Record<string, string>; close(): Promise<void> }>;
 
 /**
  * Runs the chat until the input ends, `/exit` is typed or Ctrl-C is pressed at the prompt.
@@ -117,7 +120,7 @@ export async function runChat(options: ChatOptions, services: SurfaceServices): 
           (error: unknown) => `model: unknown — the configuration store could not be read: ${(error as Error)?.message ?? String(error)}`,
         )
       : describeChatModel(project.executor.agent, {}, options.projectDir);
-    const bridge = await startChatBridge(options.hostBridge ?? true, { [choice.location]: configurations }, project.manifest.id);
+    const bridge = await startChatBridge(options.hostBridge, { [choice.location]: configurations }, project.manifest.id);
     if (bridge) opened.push(() => bridge.close());
     // DX-13: which configuration store the chat reads, the banner's last line.
     const storeLine = await choice.describe();
@@ -254,9 +257,9 @@ interface ChatParts {
  * capability tools look for it; the token stays in this process. `null` when disabled or when an
  * enclosing host already provides a bridge.
  */
-async function startChatBridge(enabled: boolean, stores: Partial<Record<"local" | "server", ProjectConfigurationStore>>, projectId: string): Promise<{ close(): Promise<void> } | null> {
-  if (!enabled || process.env[HOST_BRIDGE_URL_ENV] || process.env[HOST_BRIDGE_TOKEN_ENV]) return null;
-  const bridge: HostBridgeServer = await startHostBridgeServer({ stores, defaultProjectId: projectId });
+async function startChatBridge(start: StartHostBridge | undefined, stores: Partial<Record<"local" | "server", ProjectConfigurationStore>>, projectId: string): Promise<{ close(): Promise<void> } | null> {
+  if (!start || process.env[HOST_BRIDGE_URL_ENV] || process.env[HOST_BRIDGE_TOKEN_ENV]) return null;
+  const bridge = await start({ stores, defaultProjectId: projectId });
   Object.assign(process.env, bridge.env);
   return {
     async close() {

@@ -2,8 +2,8 @@ import type { SurfaceServices } from "../../../ports/surface-services.js";
 import { Option, type Command } from "commander";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { addDataDirOptions, dataDirsFrom, formatReport, redactReport, type DataDirFlags } from "./commands.js";
-import { exitCodeOfStatus } from "../exits/exit-codes.js";
-import { timeoutMs } from "./option-parsers.js";
+import { exitCodeOfStatus } from "../shared/exit-codes.js";
+import { timeoutMs } from "../shared/option-parsers.js";
 import { answerHint, keepPausedRun, pausedRunsOf } from "./paused-runs.js";
 import { addRunRetentionOption, runRetentionFrom, type RunRetentionFlags } from "./runs-command.js";
 

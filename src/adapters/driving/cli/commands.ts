@@ -10,9 +10,8 @@ import type { PrecheckOptions } from "../../../compose/workflow-runs.js";
 
 type DataDirOptions = NonNullable<PrecheckOptions["dirs"]>;
 import type { ProjectRunner } from "../../../app/workflow-runs/project-runner.js";
-import { cliRejection, exitCodeOfError, exitCodeOfStatus, type CliRejection } from "../exits/exit-codes.js";
-import { addMcpHttpOptions, mcpHttpOptionsFrom, type McpHttpFlags } from "./mcp-http-options.js";
-import { timeoutMs } from "./option-parsers.js";
+import { cliRejection, exitCodeOfError, exitCodeOfStatus, type CliRejection } from "../shared/exit-codes.js";
+import { timeoutMs } from "../shared/option-parsers.js";
 import { addRunRetentionOption, runRetentionFrom, type RunRetentionFlags } from "./runs-command.js";
 
 // The subcommands of `steamharness`. Their implementations load lazily (dynamic imports in the
@@ -257,11 +256,28 @@ export function registerRunCommand(program: Command, services: SurfaceServices):
   });
 }
 
-interface McpFlags extends DataDirFlags, McpHttpFlags, RunRetentionFlags {
+interface McpFlags extends DataDirFlags, RunRetentionFlags {
   timeout?: number;
   workers?: string;
   freshWorker?: boolean;
   maxRunsPerWorker?: string;
+  authTokenFile?: string;
+  oauthScopesConfig?: string;
+}
+
+/** What the MCP surface brings to `steamharness mcp` (ARCH-9: handed in by the composition root, so the CLI imports no other surface). */
+export interface McpCommandParts {
+  /** Adds the `--http` flags (cheap: nothing heavy loads at registration, so `--help` stays fast). */
+  addHttpOptions(command: Command): Command;
+  /** Loads the servers when the command runs. */
+  load(): Promise<{
+    parseWorkers(value: string): number;
+    parseMaxRunsPerWorker(value: string): number;
+    /** The `--http` options of the flags, `null` without `--http`. */
+    httpOptionsFrom(flags: Record<string, unknown>): Promise<Record<string, unknown> | null>;
+    serveStdio(options: Record<string, unknown>): Promise<void>;
+    serveHttp(options: Record<string, unknown>): Promise<void>;
+  }>;
 }
 
 /**
@@ -270,9 +286,9 @@ interface McpFlags extends DataDirFlags, McpHttpFlags, RunRetentionFlags {
  * is checked before anything starts (a bad value is `input_validation`: exit code 2).
  *
  * @example
- * registerMcpCommand(program);
+ * registerMcpCommand(program, services, mcpCommandParts(services));
  */
-export function registerMcpCommand(program: Command, services: SurfaceServices): void {
+export function registerMcpCommand(program: Command, services: SurfaceServices, mcp: McpCommandParts): void {
   const command = program
     .command("mcp")
     .description("serve a workflow project's entrypoints as MCP tools over stdio (or Streamable HTTP with --http)")
@@ -284,12 +300,12 @@ export function registerMcpCommand(program: Command, services: SurfaceServices):
     )
     .option("--fresh-worker", "run every tool call in a fresh worker process that serves only that call (strict isolation, slower)")
     .option("--max-runs-per-worker <n>", "retire a reused worker after this many runs (1-1000000, default 1000)");
-  addRunRetentionOption(addMcpHttpOptions(addDataDirOptions(command))).action(async (dir: string, flags: McpFlags) => {
-    const { parseMaxRunsPerWorker, parseWorkers, serveWorkflowOverStdio } = await import("../mcp/serve-workflow.js");
+  addRunRetentionOption(mcp.addHttpOptions(addDataDirOptions(command))).action(async (dir: string, flags: McpFlags) => {
+    const { parseMaxRunsPerWorker, parseWorkers, httpOptionsFrom, serveStdio, serveHttp } = await mcp.load();
     const workers = flags.workers === undefined ? undefined : parseWorkers(flags.workers);
     const maxRunsPerWorker = flags.maxRunsPerWorker === undefined ? undefined : parseMaxRunsPerWorker(flags.maxRunsPerWorker);
-    const http = await mcpHttpOptionsFrom(flags);
-    const serve = http ? (await import("../mcp/serve-workflow-http.js")).serveWorkflowOverHttp : serveWorkflowOverStdio;
+    const http = await httpOptionsFrom({ ...flags });
+    const serve = http ? serveHttp : serveStdio;
     await serve({
       ...http,
       projectDir: dir,
@@ -305,6 +321,6 @@ export function registerMcpCommand(program: Command, services: SurfaceServices):
       ...(maxRunsPerWorker !== undefined ? { maxRunsPerWorker } : {}),
       ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
       ...runRetentionFrom(flags),
-    }, services);
+    });
   });
 }

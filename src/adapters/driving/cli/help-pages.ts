@@ -3,7 +3,7 @@
  * with what it means there, and examples runnable as written. Kept in one table so a new command
  * without a page fails the help test instead of inheriting another command's codes.
  */
-import { EXIT_CODES } from "../exits/exit-codes.js";
+import { EXIT_CODES } from "../shared/exit-codes.js";
 
 /** The end of one command's help. */
 export interface HelpPage {

@@ -1,39 +1,21 @@
 import { Command, CommanderError } from "commander";
 import { secretValues } from "../../../domain/redaction.js";
-import { cliRejection, exitCodeOfError } from "../exits/exit-codes.js";
+import { cliRejection, exitCodeOfError } from "../shared/exit-codes.js";
 import { styleHelp } from "./help-style.js";
-import { fatalLine, usageReason, wantsDebug, wantsJson } from "../exits/fatal-line.js";
-import { registerInitCommand } from "./init/init-command.js";
-import { readPackageManifest } from "./package-manifest.js";
-import { registerAnswerCommand } from "./answer-command.js";
-import { registerMcpCommand, registerRunCommand, registerStructureCommand } from "./commands.js";
-import { registerRunsCommand } from "./runs-command.js";
-import { registerChatCommand } from "../chat/chat-command.js";
-import { registerConfigCommand } from "./config/config-command.js";
-import { registerGatewayCommand } from "../gateway/gateway-command.js";
-import { registerViewCommand } from "../viewer/view-command.js";
-import { registerServerCommands } from "../config-server/server-command.js";
-import type { SurfaceServices } from "../../../ports/surface-services.js";
+import { fatalLine, usageReason, wantsDebug, wantsJson } from "../shared/fatal-line.js";
+
+/** Adds one subcommand (or a group) to the program; each surface exports its own. */
+export type RegisterCommand = (program: Command) => void;
 
 /**
- * The package version, read from package.json one level above this module (src/ or dist/).
+ * The `steamharness` command line with the given subcommands, in help order. Each surface
+ * registers its own commands (ARCH-9: the composition root lists them, src/compose/cli.ts); their
+ * implementations load lazily inside the actions.
  *
  * @example
- * packageVersion() // "0.1.0"
+ * await createProgram([registerRunCommand, registerChatCommand], "0.1.0").parseAsync(process.argv);
  */
-export function packageVersion(moduleUrl: string = import.meta.url): string {
-  return readPackageManifest(moduleUrl)?.version ?? "0.0.0";
-}
-
-/**
- * The `steamharness` command line. Each subcommand registers itself with the process's services
- * (ARCH-6: built by the composition root, src/compose/cli.ts); their implementations load lazily
- * inside the actions.
- *
- * @example
- * await createProgram(createSurfaceServices()).parseAsync(process.argv);
- */
-export function createProgram(services: SurfaceServices, version = packageVersion()): Command {
+export function createProgram(commands: readonly RegisterCommand[], version: string): Command {
   const program = new Command("steamharness")
     .description("Run LLM agents inside workflows; serve workflow projects as MCP tools and conversation projects as an OpenAI-compatible API.")
     .version(version, "-v, --version", "print the steamharness version")
@@ -42,10 +24,7 @@ export function createProgram(services: SurfaceServices, version = packageVersio
     .configureOutput({ outputError: (text, write) => write(usageLine(text)) })
     // Usage errors throw instead of exiting, so runCli gives them their exit code (2).
     .exitOverride();
-  const registers: Array<(program: Command, services: SurfaceServices) => void> = [registerInitCommand, registerStructureCommand, registerRunCommand, registerAnswerCommand, registerRunsCommand, registerMcpCommand, registerChatCommand, registerGatewayCommand, registerConfigCommand, registerViewCommand, registerServerCommands];
-  for (const register of registers) {
-    register(program, services);
-  }
+  for (const register of commands) register(program);
   // DX-8: one help style everywhere, the exit-code table after every command's help.
   styleHelp(program);
   return program;
@@ -75,12 +54,12 @@ function exitOnBrokenPipe(): void {
  * can end the process even if a handle is still open (DX-8: no command hangs on a fatal error).
  *
  * @example
- * if (await runCli(process.argv, createSurfaceServices())) process.exit();
+ * if (await runCli(process.argv, commands, "0.1.0")) process.exit();
  */
-export async function runCli(argv: readonly string[], services: SurfaceServices): Promise<boolean> {
+export async function runCli(argv: readonly string[], commands: readonly RegisterCommand[], version: string): Promise<boolean> {
   exitOnBrokenPipe();
   try {
-    await createProgram(services).parseAsync([...argv]);
+    await createProgram(commands, version).parseAsync([...argv]);
     return false;
   } catch (error) {
     process.exitCode = exitCodeOfError(error);

@@ -8,8 +8,8 @@
  * when it leaves the machine (docs/configuration-server.md).
  *
  * TEN-7: requests naming a Host (or Origin) the server does not serve are refused before anything
- * else (DNS rebinding; src/adapters/driving/http/host-check.ts, shared with the gateway); bodies are
- * read under a size and a nesting limit (413 / 400, src/adapters/driving/http/json-body.ts); failed
+ * else (DNS rebinding; src/adapters/driving/shared/host-check.ts, shared with the gateway); bodies are
+ * read under a size and a nesting limit (413 / 400, src/adapters/driving/shared/json-body.ts); failed
  * authentications are limited per client address (429) after the credential is checked, so a
  * valid one is never locked out. `GET /v1/account/model-credential` issues the account's
  * model-call credential (what `system: true` model entries send, never the account token) and
@@ -17,15 +17,15 @@
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { checkAccountName } from "../../../domain/configuration/accounts.js";
 import { SERVER_ACCOUNT_HEADER, SERVER_API_PREFIX, SERVER_ERROR_STATUS } from "../../../domain/configuration/server-protocol.js";
 import { SteamharnessError, isSteamharnessError } from "../../../domain/errors.js";
+import { listenOn } from "../shared/listen.js";
 import type { Clock } from "../../../ports/clock.js";
 import type { ConfigurationAccount, ConfigurationAccountStore } from "../../../ports/configuration-accounts.js";
-import { createHostCheck } from "../http/host-check.js";
-import { discardBody } from "../http/json-body.js";
-import { createRateLimiter, FAILED_AUTH_LIMIT, type RateLimit } from "../http/rate-limit.js";
+import { createHostCheck } from "../shared/host-check.js";
+import { discardBody } from "../shared/json-body.js";
+import { createRateLimiter, FAILED_AUTH_LIMIT, type RateLimit } from "../shared/rate-limit.js";
 import type { Principal } from "../../../domain/principal.js";
 import { bearerOf, callerPrincipal, hashAccountToken, MODEL_CREDENTIAL_PREFIX, modelCredentialOf, newAccountToken, sameSecret, verifiedModelCredential } from "./credentials.js";
 import { closeHttpServer, readJsonBody, sendJson } from "./http-json.js";
@@ -209,15 +209,7 @@ export async function startConfigurationServer(options: ConfigurationServerOptio
   server.requestTimeout = 60_000;
   server.headersTimeout = 10_000;
   const host = options.host ?? "127.0.0.1";
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen({ port: options.port ?? 0, host }, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const { port, authority } = await listenOn(server, { hostname: host, port: options.port });
   hosts.allowHost(host);
-  const shownHost = host.includes(":") ? `[${host}]` : host;
-  return { url: `http://${shownHost}:${port}`, port, close: () => closeHttpServer(server) };
+  return { url: `http://${authority}`, port, close: () => closeHttpServer(server) };
 }

@@ -1,14 +1,14 @@
 /** JSON in and out of node:http for the configuration server (CFG-4). */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { SteamharnessError } from "../../../domain/errors.js";
-import { parseJsonText, readBodyText, type BodyRefusal } from "../http/json-body.js";
+import { parseJsonText, readBodyText, type BodyRefusal } from "../shared/json-body.js";
 
 /** The server's refusals of a body: `input_validation` on `body`, with the HTTP status (413 or 400). */
 const refuseBody: BodyRefusal = (status, _code, message) => new SteamharnessError("input_validation", `[steamharness] [config-server] ${message}`, { field: "body", data: { status } });
 
 /**
  * The request body as JSON (`undefined` for an empty body), read under the shared limits
- * (src/adapters/driving/http/json-body.ts): larger than `limit` bytes → `input_validation` answered
+ * (src/adapters/driving/shared/json-body.ts): larger than `limit` bytes → `input_validation` answered
  * with 413; not JSON, nested too deep, or not `application/json` → `input_validation` (400).
  *
  * @example

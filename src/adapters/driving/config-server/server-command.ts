@@ -4,14 +4,13 @@
  * (`<auth-dir>/workflow-auth.json`, mode 0600); `steamharness rotate-token` replaces the saved
  * login's token with a new one from the server (the old one stops working).
  */
-import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { SERVER_ADMIN_KEY_ENV, SERVER_API_PREFIX } from "../../../domain/configuration/server-protocol.js";
 import { SteamharnessError } from "../../../domain/errors.js";
-import { listenError } from "../exits/fatal-line.js";
-import { isLoopbackHost } from "../http/host-check.js";
+import { isLoopbackHost } from "../shared/host-check.js";
+import type { TextFiles } from "../../../ports/text-files.js";
 import type { ServerLoginClient, SurfaceServices } from "../../../ports/surface-services.js";
 
 /** Options of {@link runServerCommand}. */
@@ -42,9 +41,9 @@ const untilSignal = (): Promise<void> =>
     process.on("SIGTERM", stop);
   });
 
-async function adminKeyOf(options: ServerCommandOptions): Promise<string | undefined> {
+async function adminKeyOf(options: ServerCommandOptions, files: TextFiles): Promise<string | undefined> {
   if (options.adminKeyFile !== undefined) {
-    const text = await readFile(options.adminKeyFile, "utf8").catch((cause: unknown) => {
+    const text = await files.read(options.adminKeyFile).catch((cause: unknown) => {
       throw new SteamharnessError("input_validation", `[steamharness] [config-server] cannot read --admin-key-file ${options.adminKeyFile}`, { field: "admin-key-file", cause });
     });
     return text.trim();
@@ -53,7 +52,8 @@ async function adminKeyOf(options: ServerCommandOptions): Promise<string | undef
 }
 
 /**
- * Opens the storage, starts the server, prints its address, serves until stopped.
+ * Opens the storage, starts the server, prints its address, serves until stopped; `files` reads
+ * `--admin-key-file`.
  *
  * @example
  * await runServerCommand({ sqlite: "/srv/steamharness/server.sqlite", port: 8790 }, services);
@@ -61,7 +61,7 @@ async function adminKeyOf(options: ServerCommandOptions): Promise<string | undef
 export async function runServerCommand(options: ServerCommandOptions, services: SurfaceServices): Promise<void> {
   const log = options.log ?? ((line: string) => void process.stdout.write(`${line}\n`));
   if (options.sqlite !== undefined && options.postgres !== undefined) throw new SteamharnessError("input_validation", "[steamharness] [config-server] give --sqlite or --postgres, not both", { field: "postgres" });
-  const adminKey = await adminKeyOf(options);
+  const adminKey = await adminKeyOf(options, services.textFiles);
   const { startConfigurationServer } = await import("./config-server.js");
   const storage = options.postgres !== undefined
     ? { postgres: options.postgres, ...(options.schema ? { schema: options.schema } : {}) }
@@ -76,8 +76,6 @@ export async function runServerCommand(options: ServerCommandOptions, services: 
       ...(options.port === undefined ? {} : { port: options.port }),
       ...(options.allowedHost === undefined ? {} : { allowedHosts: options.allowedHost }),
       onStorageFault: (error) => process.stderr.write(`steamharness server: storage fault: ${(error as Error)?.message ?? String(error)}\n`),
-    }).catch((error: unknown) => {
-      throw listenError(error, { hostname: host, port: options.port });
     });
     log(`steamharness server: configuration server at ${server.url} (${"postgres" in storage ? "PostgreSQL" : `SQLite ${storage.sqlite}`})`);
     if (adminKey === undefined) log(`warning: no admin key (${SERVER_ADMIN_KEY_ENV} or --admin-key-file): accounts cannot be created`);

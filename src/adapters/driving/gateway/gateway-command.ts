@@ -11,7 +11,6 @@ import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import type { AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
 import { SteamharnessError } from "../../../domain/errors.js";
-import { listenError } from "../exits/fatal-line.js";
 import type { SurfaceServices } from "../../../ports/surface-services.js";
 import type { GatewayRateLimit } from "./gateway-http.js";
 import { keyStoreLocation, registerGatewayKeysCommand, withKeyStoreOptions, type GatewayKeyStoreFlags } from "./gateway-keys-command.js";
@@ -135,9 +134,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions, services
       ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
       // DX-9: one line per request and one per failure, on the same stream as the address.
       log,
-    }, runtime).catch((error: unknown) => {
-      throw listenError(error, { hostname, port: options.port });
-    });
+    }, runtime);
     // DX-8: a wildcard address is where the gateway listens, not a URL a client can use.
     const everywhere = hostname === "0.0.0.0" || hostname === "::";
     const url = everywhere ? `http://127.0.0.1:${gateway.port}/v1` : gateway.url;

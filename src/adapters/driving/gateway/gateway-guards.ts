@@ -5,7 +5,7 @@
  * - Host and Origin: a web page whose name an attacker re-points at 127.0.0.1 (DNS rebinding)
  *   reaches the gateway with its own name in `Host`, and any page sends its origin in `Origin`.
  *   Only loopback names, the address the gateway listens on and names the operator allows are
- *   served (403 otherwise), so the token is not the only defence (src/adapters/driving/http/host-check.ts,
+ *   served (403 otherwise), so the token is not the only defence (src/adapters/driving/shared/host-check.ts,
  *   shared with the configuration server).
  * - Rate limits: requests with the right token count against the token; requests without it
  *   count against the client's address. On loopback every local process has the same address, so
@@ -20,8 +20,8 @@
 import type { IncomingMessage } from "node:http";
 import { createPrincipal, staticTokenPrincipal, type Principal } from "../../../domain/principal.js";
 import type { ApiKeyIdentity } from "../../../ports/api-keys.js";
-import { createHostCheck } from "../http/host-check.js";
-import { createRateLimiter } from "../http/rate-limit.js";
+import { createHostCheck } from "../shared/host-check.js";
+import { createRateLimiter } from "../shared/rate-limit.js";
 import { bearerCheck, GatewayHttpError, type GatewayRateLimit } from "./gateway-http.js";
 
 /** Options of {@link createGatewayGuard}. */

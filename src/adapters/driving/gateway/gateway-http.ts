@@ -5,8 +5,8 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { parseJsonText, readBodyText, type BodyRefusal } from "../http/json-body.js";
-import type { RateLimit } from "../http/rate-limit.js";
+import { parseJsonText, readBodyText, type BodyRefusal } from "../shared/json-body.js";
+import type { RateLimit } from "../shared/rate-limit.js";
 
 /** OpenAI's error body: `{ error: { message, type, param, code } }`. */
 export interface OpenAIErrorBody {
@@ -60,7 +60,7 @@ export function sendError(response: ServerResponse, error: unknown): void {
 const refuseBody: BodyRefusal = (status, code, message) => new GatewayHttpError(status, message, { code });
 
 /**
- * Reads and parses a JSON request body of at most `limit` bytes (src/adapters/driving/http/json-body.ts):
+ * Reads and parses a JSON request body of at most `limit` bytes (src/adapters/driving/shared/json-body.ts):
  * 413 when larger, 400 for malformed or too deeply nested JSON, 415 for a body that does not
  * declare JSON.
  *

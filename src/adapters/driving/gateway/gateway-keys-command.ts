@@ -4,10 +4,10 @@
  * `<data-dir>/gateway`) or a PostgreSQL database (`--postgres`). `add` prints the secret once, on
  * stdout; nothing else ever shows it.
  */
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { SteamharnessError } from "../../../domain/errors.js";
+import { defaultKeyStoreDirectory } from "../shared/key-store-directory.js";
 import type { ApiKeyRecord, ApiKeyStore, ApiTenantLimits } from "../../../ports/api-keys.js";
 import type { SurfaceServices } from "../../../ports/surface-services.js";
 
@@ -18,9 +18,6 @@ export interface GatewayKeyStoreFlags {
   postgresSchema?: string;
   dataDir?: string;
 }
-
-/** The default key store directory under a data dir. */
-export const defaultKeyStoreDirectory = (dataDir: string | undefined): string => join(resolve(dataDir ?? join(homedir(), ".steamharness")), "gateway");
 
 /** The key store location of the flags; throws `input_validation` for a bad URL or conflicting flags. */
 export function keyStoreLocation(flags: GatewayKeyStoreFlags): { directory: string; postgres?: string; schema?: string } {

@@ -14,10 +14,10 @@
 import type { HarnessRuntime } from "../../../ports/runtime.js";
 import type { Telemetry, TelemetryCarrier } from "../../../ports/telemetry.js";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createAgentNode, type AgentNode, type AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
 import type { AgentConversationProject } from "../../../app/conversation/conversation-project.js";
 import { SteamharnessError } from "../../../domain/errors.js";
+import { listenOn } from "../shared/listen.js";
 import type { ToolCatalogEntry } from "../../../domain/node-context.js";
 import type { Storage } from "../../../ports/storage.js";
 import type { ApiKeyStore } from "../../../ports/api-keys.js";
@@ -359,18 +359,13 @@ export function createResponsesGateway(options: ResponsesGatewayOptions, runtime
       const hostname = listenOptions.hostname ?? "127.0.0.1";
       const created = createServer((request, response) => gateway.handle(request, response));
       server = created;
-      await new Promise<void>((resolve, reject) => {
-        created.once("error", reject);
-        created.listen(listenOptions.port ?? 0, hostname, () => {
-          created.off("error", reject);
-          resolve();
-        });
+      const { port, authority } = await listenOn(created, { hostname, port: listenOptions.port }).catch((error: unknown) => {
+        server = null;
+        throw error;
       });
-      const { port } = created.address() as AddressInfo;
       // The listening address is served too, unless it is a wildcard (0.0.0.0 is no one's name).
       if (hostname !== "0.0.0.0" && hostname !== "::") guard.allowHost(hostname);
-      const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
-      return { url: `http://${shown}:${port}/v1`, port, hostname };
+      return { url: `http://${authority}/v1`, port, hostname };
     },
     activeRuns: () => runs.activeRuns(),
     stats: () => runs.stats(),

@@ -10,9 +10,9 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { HOST_BRIDGE_PATHS, HOST_BRIDGE_TOKEN_ENV, HOST_BRIDGE_URL_ENV } from "../../../domain/capabilities/host-bridge.js";
 import { SteamharnessError, isSteamharnessError, type SteamharnessErrorCode } from "../../../domain/errors.js";
+import { listenOn } from "../shared/listen.js";
 import type { JsonValue } from "../../../domain/json.js";
 import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
 import { handleGet, handleManage, type BridgeBackend, type BridgeStorageLocation } from "./bridge-handlers.js";
@@ -103,14 +103,7 @@ export async function startHostBridgeServer(options: HostBridgeServerOptions): P
     }
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen({ port: options.port ?? 0, host: "127.0.0.1", exclusive: true }, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  port = (server.address() as AddressInfo).port;
+  ({ port } = await listenOn(server, { hostname: "127.0.0.1", port: options.port, exclusive: true }));
   const url = `http://127.0.0.1:${port}`;
   return {
     url,

@@ -9,12 +9,13 @@
  * command: signals, stderr lines, exit codes.
  */
 import { createServer, type Server as HttpServer } from "node:http";
-import { isIP, type AddressInfo } from "node:net";
 import { networkInterfaces, hostname } from "node:os";
 import { createTenantAdmission } from "../../../app/tenants/tenant-admission.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { KeyStore, SurfaceServices } from "../../../ports/surface-services.js";
-import { exitCodeOfError } from "../exits/exit-codes.js";
+import { exitCodeOfError } from "../shared/exit-codes.js";
+import { isLoopbackHost } from "../shared/host-check.js";
+import { listenOn } from "../shared/listen.js";
 import { precheckProjectRunner } from "../../../compose/workflow-runs.js";
 import type { ProjectRunner } from "../../../app/workflow-runs/project-runner.js";
 import { catalogCacheSlot, readCatalogCache } from "./catalog-cache.js";
@@ -80,12 +81,6 @@ export interface WorkflowHttpServer {
   close(): Promise<void>;
 }
 
-/** Whether an address only this machine can reach (`localhost`, 127.0.0.0/8, `::1`). */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, "");
-  return bare === "localhost" || bare === "::1" || (isIP(bare) === 4 && bare.startsWith("127."));
-}
-
 /**
  * Refuses, with `input_validation` (exit code 2), to serve a non-loopback address without
  * authorization: anyone who can reach the port could run the project's entrypoints.
@@ -105,7 +100,7 @@ export function assertBindAllowed(host: string, auth: McpHttpAuthOptions | undef
 /** The host names the Host header may carry: loopback names, the bound address (or, for a wildcard bind, this machine's names and addresses), and the extra ones. */
 function allowedHostsFor(host: string, extra: string[]): string[] {
   const names = new Set(LOOPBACK_HOSTS);
-  const bracket = (address: string) => (isIP(address) === 6 ? `[${address}]` : address);
+  const bracket = (address: string) => (address.includes(":") ? `[${address}]` : address);
   if (host === "0.0.0.0" || host === "::") {
     names.add(hostname());
     for (const addresses of Object.values(networkInterfaces())) for (const address of addresses ?? []) names.add(bracket(address.address));
@@ -116,8 +111,8 @@ function allowedHostsFor(host: string, extra: string[]): string[] {
 
 /**
  * Starts serving a workflow project over Streamable HTTP: checks the bind (see
- * {@link assertBindAllowed}), starts the workers, listens, and resolves once the port is open.
- * A port in use rejects with `input_validation`.
+ * {@link assertBindAllowed}), listens, starts the workers, and resolves once they serve.
+ * A port in use rejects with `input_validation` before any worker starts (DX-14: no worker line).
  *
  * @example
  * const server = await startWorkflowHttpServer({ projectDir: "/abs/project", port: 0 });
@@ -132,6 +127,32 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
   const multiTenant = options.keys !== undefined || options.auth?.kind === "oauth";
   const serverState = [...(options.serverState ?? []), ...(options.keys ? [options.keys.directory] : [])];
   const prechecked = await precheckProjectRunner({ ...options, multiTenant, serverState });
+  // DX-14: the port is taken first, so a port in use fails before any worker starts (a worker
+  // killed on the way out used to print a false "does not load" line). Until the MCP handler
+  // is ready, a request is told to retry.
+  let ready: McpHttpHandler | undefined;
+  const http = createServer((request, response) => {
+    if (ready) return void ready(request, response);
+    response.writeHead(503, { "retry-after": "1" }).end();
+  });
+  const { authority } = await listenOn(http, { hostname: bind, port: options.port ?? DEFAULT_HTTP_PORT });
+  const serving = { http, authority, handOver: (handler: McpHttpHandler) => void (ready = handler) };
+  return serveProject(options, services, log, bind, prechecked, serving).catch(async (error: unknown) => {
+    http.closeAllConnections();
+    await new Promise<void>((resolve) => http.close(() => resolve()));
+    throw error;
+  });
+}
+
+/** The rest of {@link startWorkflowHttpServer} once the port is bound: the workers, the stores and the MCP handler. */
+async function serveProject(
+  options: ServeWorkflowHttpOptions,
+  services: SurfaceServices,
+  log: (line: string) => void,
+  bind: string,
+  prechecked: Awaited<ReturnType<typeof precheckProjectRunner>>,
+  { http, authority, handOver }: { http: HttpServer; authority: string; handOver: (handler: McpHttpHandler) => void },
+): Promise<WorkflowHttpServer & { catalog: Promise<unknown> }> {
   // OBS-3: an OTLP endpoint in the environment turns the server's (and its workers') spans on, task runs included.
   const { telemetry } = await services.runtime();
   const [{ createProjectRunner }, { createWorkflowMcpServer, publishedOf }, { mcpHttpListener }, { createTaskRuns }] = await Promise.all([
@@ -171,25 +192,8 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
     ...(auth ? { auth } : {}),
     ...(options.maxSessionsPerTenant !== undefined ? { maxSessionsPerTenant: options.maxSessionsPerTenant } : {}),
   });
-  const http = createServer(handler);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      http.once("error", reject);
-      http.listen(options.port ?? DEFAULT_HTTP_PORT, bind, () => resolve());
-    });
-  } catch (error) {
-    await tasks.close().catch(() => undefined);
-    await taskStore.close().catch(() => undefined);
-    await keyStore?.close().catch(() => undefined);
-    await host.close().catch(() => undefined);
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
-      throw new SteamharnessError("input_validation", `[steamharness] [mcp] cannot listen on ${bind}:${options.port ?? DEFAULT_HTTP_PORT}: ${code}`, { field: "--port", cause: error });
-    }
-    throw error;
-  }
-  const { port } = http.address() as AddressInfo;
-  const url = new URL(`http://${isIP(bind) === 6 ? `[${bind}]` : bind}:${port}${options.path ?? DEFAULT_MCP_PATH}`);
+  handOver(handler);
+  const url = new URL(`http://${authority}${options.path ?? DEFAULT_MCP_PATH}`);
   log(`MCP server listening on ${url.href}`);
   return {
     url,

@@ -1,6 +1,6 @@
 import type { SurfaceServices } from "../../../ports/surface-services.js";
 import { SteamharnessError } from "../../../domain/errors.js";
-import { exitCodeOfError } from "../exits/exit-codes.js";
+import { exitCodeOfError } from "../shared/exit-codes.js";
 import { precheckProjectRunner, type PrecheckOptions } from "../../../compose/workflow-runs.js";
 import type { ProjectRunner, ProjectRunnerOptions } from "../../../app/workflow-runs/project-runner.js";
 import { catalogCacheSlot, readCatalogCache, writeCatalogCache, type CatalogCacheSlot, type WorkflowCatalog } from "./catalog-cache.js";

@@ -5,7 +5,6 @@ import { SteamharnessError } from "../../../domain/errors.js";
 import { isUuid } from "../../../domain/workflow/project-manifest.js";
 import type { SessionCatalog } from "../../../ports/session-catalog.js";
 import type { Storage } from "../../../ports/storage.js";
-import { listenError } from "../exits/fatal-line.js";
 import type { SurfaceServices } from "../../../ports/surface-services.js";
 import { createViewerServer } from "./viewer-server.js";
 
@@ -140,7 +139,7 @@ export async function runView(flags: ViewFlags, services: SurfaceServices): Prom
   const { storage, catalog, projectNames } = await openViewTarget(flags, services);
   const viewer = await createViewerServer({ storage, ...(catalog ? { catalog } : {}), ...(projectNames ? { projectNames } : {}), ...(port === undefined ? {} : { port }), ...(contextWindow === undefined ? {} : { contextWindow }) }, services.localSessionCatalog).catch(async (error: unknown) => {
     await storage.close();
-    throw listenError(error, { hostname: "127.0.0.1", port });
+    throw error;
   });
   process.stdout.write(`steamharness view: ${viewer.url}\n(only this machine can reach it; the token in the URL is required)\n`);
   await new Promise<void>((done) => {

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.js";
+import { listenOn } from "../shared/listen.js";
 import type { SessionCatalog } from "../../../ports/session-catalog.js";
 import type { Storage } from "../../../ports/storage.js";
 import { readViewerAsset } from "./viewer-assets.js";
@@ -183,11 +183,7 @@ export async function createViewerServer(options: ViewerServerOptions, openFolde
       send(response, STATUS[code] ?? 500, { error: { code, message: isSteamharnessError(error) ? error.message : "internal error", ...(isSteamharnessError(error) && error.field ? { field: error.field } : {}) } });
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
-  });
-  port = (server.address() as AddressInfo).port;
+  ({ port } = await listenOn(server, { hostname: "127.0.0.1", port: options.port }));
   return {
     url: `http://127.0.0.1:${port}/?token=${token}`,
     port,

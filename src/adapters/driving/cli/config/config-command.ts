@@ -5,12 +5,12 @@
  * the whole project and needs the revision it was exported at (the document's `revision`, or
  * `--expected-revision`): a project changed since is a `conflict`, never overwritten.
  */
-import { readFile, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import { isUuid } from "../../../../domain/workflow/project-manifest.js";
+import type { TextFiles } from "../../../../ports/text-files.js";
 import type { ProjectConfigurationStore } from "../../../../ports/project-configuration-store.js";
 import type { SurfaceServices } from "../../../../ports/surface-services.js";
 
@@ -49,7 +49,7 @@ export function registerConfigCommand(program: Command, services: SurfaceService
       await withStore(services, dir, flags, async (store, projectId) => {
         const document = await store.exportProject(projectId);
         if (flags.output) {
-          await writeFile(flags.output, `${JSON.stringify(document, null, 2)}\n`).catch((cause: unknown) => {
+          await services.textFiles.write(flags.output, `${JSON.stringify(document, null, 2)}\n`).catch((cause: unknown) => {
             throw new SteamharnessError("input_validation", `cannot write ${flags.output}: ${(cause as Error)?.message ?? String(cause)}`, { field: "output", cause });
           });
         } else print(document);
@@ -64,7 +64,7 @@ export function registerConfigCommand(program: Command, services: SurfaceService
     .option("--auth-dir <dir>", "where the saved server login workflow-auth.json is (default <data-dir>)")
     .option("--expected-revision <n>", "the project revision the import replaces (default the document's revision)")
     .action(async (dir: string, file: string, flags: CommonFlags & { expectedRevision?: string }) => {
-      const document = await readJson(file);
+      const document = await readJson(services.textFiles, file);
       const fromDocument = (document as { revision?: unknown } | null)?.revision;
       const expected = flags.expectedRevision !== undefined ? Number(flags.expectedRevision) : fromDocument;
       if (typeof expected !== "number" || !Number.isInteger(expected) || expected < 0) {
@@ -75,7 +75,7 @@ export function registerConfigCommand(program: Command, services: SurfaceService
 }
 
 async function withStore(services: SurfaceServices, dir: string, flags: CommonFlags, run: (store: ProjectConfigurationStore, projectId: string) => Promise<void>): Promise<void> {
-  const projectId = await projectIdOf(dir);
+  const projectId = await projectIdOf(services.textFiles, dir);
   const dataDir = resolve(flags.dataDir ?? join(homedir(), ".steamharness"));
   // Loaded on use: other commands (and the MCP handshake) do not open SQLite.
   const choice = await services.projectConfiguration({ dataDir, authDir: resolve(flags.authDir ?? dataDir), modelCredential: false });
@@ -89,16 +89,16 @@ async function withStore(services: SurfaceServices, dir: string, flags: CommonFl
   }
 }
 
-async function projectIdOf(dir: string): Promise<string> {
-  const pkg = (await readJson(join(resolve(dir), "package.json"))) as { id?: unknown } | null;
+async function projectIdOf(files: TextFiles, dir: string): Promise<string> {
+  const pkg = (await readJson(files, join(resolve(dir), "package.json"))) as { id?: unknown } | null;
   if (!isUuid(pkg?.id)) throw new SteamharnessError("input_validation", `${join(dir, "package.json")} has no UUID "id"; configurations belong to a project id`, { field: "id" });
   return pkg.id as string;
 }
 
-async function readJson(path: string): Promise<unknown> {
+async function readJson(files: TextFiles, path: string): Promise<unknown> {
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    text = await files.read(path);
   } catch (cause) {
     throw new SteamharnessError("input_validation", `cannot read ${path}`, { field: "file", cause });
   }

@@ -1,4 +1,5 @@
 import { Argument, type Command } from "commander";
+import type { PackageManifest } from "./scaffold.js";
 
 // `steamharness init workflow|conversation [dir]`. The scaffold module loads only when the
 // command runs, like the other subcommands.
@@ -24,9 +25,9 @@ const NEXT_STEPS: Record<"workflow" | "conversation", string[]> = {
  * and prints the next steps. A non-empty folder is refused (exit code 2) unless `--force`.
  *
  * @example
- * registerInitCommand(program);
+ * registerInitCommand(program, () => readPackageManifest());
  */
-export function registerInitCommand(program: Command): void {
+export function registerInitCommand(program: Command, manifest: () => PackageManifest | null): void {
   program
     .command("init")
     .description("create a workflow or conversation project (TypeScript, with a test) in a new or empty folder")
@@ -35,14 +36,13 @@ export function registerInitCommand(program: Command): void {
     .option("--force", "write into a non-empty folder; files of the same names are replaced (and listed), an existing package.json is merged")
     .option("--steamharness-from <path>", "the steamharness dependency from a tarball (npm pack) or a checkout: a file: dependency")
     .action(async (kind: "workflow" | "conversation", dir: string, flags: { force?: boolean; steamharnessFrom?: string }) => {
-      const [{ scaffoldProject }, { readPackageManifest }, { steamharnessSource }, { relative }] = await Promise.all([
+      const [{ scaffoldProject }, { steamharnessSource }, { relative }] = await Promise.all([
         import("./scaffold.js"),
-        import("../package-manifest.js"),
         import("./steamharness-source.js"),
         import("node:path"),
       ]);
       const source = flags.steamharnessFrom === undefined ? undefined : steamharnessSource(flags.steamharnessFrom, dir);
-      const result = scaffoldProject({ kind, directory: dir, force: flags.force === true, manifest: readPackageManifest(), ...(source ? { steamharnessSpec: source.spec } : {}) });
+      const result = scaffoldProject({ kind, directory: dir, force: flags.force === true, manifest: manifest(), ...(source ? { steamharnessSpec: source.spec } : {}) });
       const lines = [`Created a ${kind} project in ${result.directory} (project id ${result.projectId}):`];
       for (const file of result.created) {
         if (file === "package.json" && result.manifestChanges) {

@@ -3,7 +3,6 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { basename, dirname, join, resolve } from "node:path";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import { isUuid } from "../../../../domain/workflow/project-manifest.js";
-import type { PackageManifest } from "../package-manifest.js";
 import { mergeManifest } from "./merge-manifest.js";
 import { scaffoldFiles, type ScaffoldKind, type ScaffoldValues } from "./templates.js";
 
@@ -15,6 +14,7 @@ export interface ScaffoldOptions {
   /** Write into a non-empty folder, replacing files of the same names (each one is reported). */
   force?: boolean;
   /** The running steamharness's package.json: the dependency ranges come from it. */
+  /** steamharness's own package.json (its version and dependency ranges), `null` when not found. */
   manifest: PackageManifest | null;
   /** The steamharness dependency spec instead of `^<version>` (e.g. `file:../steamharness-0.1.0.tgz`, DX-7). */
   steamharnessSpec?: string;
@@ -50,6 +50,13 @@ export function packageNameFor(directory: string, kind: ScaffoldKind): string {
     .replace(/-+$/, "")
     .slice(0, 214);
   return name || `steamharness-${kind}`;
+}
+
+/** The fields of steamharness's own package.json the scaffold reads (handed in: reading it is the composition root's, ARCH-9). */
+export interface PackageManifest {
+  version: string;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
 }
 
 /**

@@ -24,7 +24,7 @@ import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import { createPrincipal, staticTokenPrincipal, usableId, type PrincipalInput } from "../../../../domain/principal.js";
 import type { TenantAdmissions } from "../../../../app/tenants/tenant-admission.js";
-import { createRateLimiter, FAILED_AUTH_LIMIT } from "../../http/rate-limit.js";
+import { createRateLimiter, FAILED_AUTH_LIMIT } from "../../shared/rate-limit.js";
 import { admitToolCalls } from "./http-admission.js";
 import { scopesOfPolicy, scopesOfRequest, type McpScopePolicy } from "./http-scopes.js";
 import { DEFAULT_TENANT_CLAIM } from "./http-tenant.js";

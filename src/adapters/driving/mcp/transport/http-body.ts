@@ -8,6 +8,7 @@
  * like body-parser's, which Express answers as it answered them before.
  */
 import type { IncomingMessage } from "node:http";
+import { readBodyText } from "../../shared/json-body.js";
 
 /** express.json()'s default body limit (100 kb). */
 export const MAX_JSON_BODY_BYTES = 100 * 1024;
@@ -75,23 +76,11 @@ export function bodyKind(req: IncomingMessage): BodyKind {
  * const body = await readJsonBody(req); // { jsonrpc: "2.0", id: 1, method: "ping" }
  */
 export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
-  const declared = req.headers["content-length"] === undefined ? undefined : Number(req.headers["content-length"]);
-  // Read to the end even past the limit: Express answers only a request whose body is consumed.
-  const body = await new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    req.on("data", (chunk: Buffer) => {
-      received += chunk.length;
-      if (received <= MAX_JSON_BODY_BYTES) chunks.push(chunk);
-    });
-    req.once("end", () => {
-      if (received > MAX_JSON_BODY_BYTES) reject(bodyError(413, "entity.too.large", "request entity too large"));
-      else if (declared !== undefined && received !== declared) reject(bodyError(400, "request.size.invalid", "request size did not match content length"));
-      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
-    });
-    req.once("error", reject);
-  });
-  let text = body.toString("utf8");
+  // One way to read a body (driving/shared/json-body.ts), refusals shaped like body-parser's. It
+  // reads to the end even past the limit: Express answers only a request whose body is consumed.
+  let text = await readBodyText(req, MAX_JSON_BODY_BYTES, (status) =>
+    status === 413 ? bodyError(413, "entity.too.large", "request entity too large") : bodyError(400, "request.size.invalid", "request size did not match content length"),
+  );
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.length === 0) return {};
   // Strict mode: only an object or an array (JSON whitespace before it).

@@ -1,15 +1,15 @@
-import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { SteamharnessError } from "../../../domain/errors.js";
-import { defaultKeyStoreDirectory } from "../gateway/gateway-keys-command.js";
-import type { McpHttpKeyStore } from "../mcp/serve-workflow-http.js";
-import type { McpHttpAuthOptions } from "../mcp/transport/http-auth.js";
-import type { McpScopePolicy } from "../mcp/transport/http-scopes.js";
-import { wholeNumber } from "./option-parsers.js";
+import type { TextFiles } from "../../../ports/text-files.js";
+import { defaultKeyStoreDirectory } from "../shared/key-store-directory.js";
+import { wholeNumber } from "../shared/option-parsers.js";
+import type { McpHttpKeyStore } from "./serve-workflow-http.js";
+import type { McpHttpAuthOptions } from "./transport/http-auth.js";
+import type { McpScopePolicy } from "./transport/http-scopes.js";
 
 // The `--http` flags of `steamharness mcp` (MCP-11, MCP-12): parsed here, served by
-// ../mcp/serve-workflow-http.ts. Nothing here loads the MCP SDK.
+// ./serve-workflow-http.ts. Nothing here loads the MCP SDK.
 
 /** Commander's parsed values of the HTTP flags. */
 export interface McpHttpFlags {
@@ -71,7 +71,7 @@ export function addMcpHttpOptions(command: Command): Command {
 }
 
 /** The HTTP serving options of the parsed flags, or null for stdio; HTTP flags without `--http` are an `input_validation` error. */
-export async function mcpHttpOptionsFrom(flags: McpHttpFlags): Promise<{ host?: string; port?: number; path?: string; allowedHosts?: string[]; allowedOrigins?: string[]; auth?: McpHttpAuthOptions; postgres?: string; postgresSchema?: string; taskLeaseMs?: number; tenantConcurrency?: number; keys?: McpHttpKeyStore; maxSessionsPerTenant?: number } | null> {
+export async function mcpHttpOptionsFrom(flags: McpHttpFlags, files: TextFiles): Promise<{ host?: string; port?: number; path?: string; allowedHosts?: string[]; allowedOrigins?: string[]; auth?: McpHttpAuthOptions; postgres?: string; postgresSchema?: string; taskLeaseMs?: number; tenantConcurrency?: number; keys?: McpHttpKeyStore; maxSessionsPerTenant?: number } | null> {
   const given = (["host", "port", "path", "allowedHost", "allowedOrigin", "authTokenFile", "oauthIssuer", "oauthAudience", "oauthScopesConfig", "oauthTenantClaim", "postgres", "postgresSchema", "taskLeaseMs", "tenantConcurrency", "keys", "store", "keyCacheMs", "maxSessionsPerTenant"] as const).filter((key) => flags[key] !== undefined);
   if (!flags.http) {
     if (given.length === 0) return null;
@@ -82,7 +82,7 @@ export async function mcpHttpOptionsFrom(flags: McpHttpFlags): Promise<{ host?: 
   if (flags.authTokenFile !== undefined) {
     let token: string;
     try {
-      token = (await readFile(flags.authTokenFile, "utf8")).trim();
+      token = (await files.read(flags.authTokenFile)).trim();
     } catch (error) {
       throw new SteamharnessError("input_validation", `[steamharness] [mcp] cannot read --auth-token-file ${flags.authTokenFile}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { field: "--auth-token-file", cause: error });
     }
@@ -104,7 +104,7 @@ export async function mcpHttpOptionsFrom(flags: McpHttpFlags): Promise<{ host?: 
       kind: "oauth",
       issuer: flags.oauthIssuer,
       audience: flags.oauthAudience,
-      ...(flags.oauthScopesConfig !== undefined ? { scopes: await scopesConfig(flags.oauthScopesConfig) } : {}),
+      ...(flags.oauthScopesConfig !== undefined ? { scopes: await scopesConfig(flags.oauthScopesConfig, files) } : {}),
       ...(flags.oauthTenantClaim !== undefined ? { tenantClaim: flags.oauthTenantClaim } : {}),
     };
   }
@@ -140,14 +140,14 @@ export async function mcpHttpOptionsFrom(flags: McpHttpFlags): Promise<{ host?: 
 }
 
 /** The scopes policy of `--oauth-scopes-config` (TypeBox loads only here). */
-async function scopesConfig(file: string): Promise<McpScopePolicy> {
+async function scopesConfig(file: string, files: TextFiles): Promise<McpScopePolicy> {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(await readFile(file, "utf8"));
+    parsed = JSON.parse(await files.read(file));
   } catch (error) {
     throw new SteamharnessError("input_validation", `[steamharness] [mcp] cannot read --oauth-scopes-config ${file}: ${(error as Error)?.message ?? String(error)}`, { field: "--oauth-scopes-config", cause: error });
   }
-  const { parseScopePolicy } = await import("../mcp/transport/http-scopes.js");
+  const { parseScopePolicy } = await import("./transport/http-scopes.js");
   return parseScopePolicy(parsed);
 }
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 
-/** The fields of steamharness's own package.json that the CLI reads. */
+/** The fields of steamharness's own package.json that the CLI reads (its version, the ranges `init` writes). */
 export interface PackageManifest {
   name: string;
   version: string;
@@ -10,7 +10,7 @@ export interface PackageManifest {
 
 /**
  * steamharness's own package.json, found one level above the running module (dist/ in an
- * install, four levels up from src/adapters/driving/cli/ in the sources), or `null` when neither candidate is it.
+ * install, four levels up from src/adapters/driven/system/ in the sources), or `null` when neither candidate is it.
  *
  * @example
  * readPackageManifest()?.version // "0.1.0"

@@ -61,20 +61,3 @@ export function wantsJson(argv: readonly string[]): boolean {
 export function wantsDebug(argv: readonly string[]): boolean {
   return argv.includes("--debug");
 }
-
-/**
- * A listen error as the CLI reports it: a port in use or not ours to take becomes an
- * `input_validation` error on `--port` (exit code 2, the caller picks another port); anything
- * else is returned as it came.
- *
- * @example
- * throw listenError(error, { hostname: "127.0.0.1", port: 8787 });
- */
-export function listenError(error: unknown, where: { hostname: string; port: number | undefined }): unknown {
-  const code = (error as NodeJS.ErrnoException)?.code;
-  const address = `${where.hostname}:${where.port ?? 0}`;
-  if (code === "EADDRINUSE") return new SteamharnessError("input_validation", `port ${where.port} on ${where.hostname} is already in use (${address}): pass another --port, or --port 0 for a free one`, { field: "port", cause: error });
-  if (code === "EACCES") return new SteamharnessError("input_validation", `not allowed to listen on ${address}: pass a port above 1023, or --port 0 for a free one`, { field: "port", cause: error });
-  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") return new SteamharnessError("input_validation", `cannot listen on ${address}: ${where.hostname} is not an address of this machine`, { field: "host", cause: error });
-  return error;
-}
