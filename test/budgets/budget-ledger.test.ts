@@ -12,15 +12,17 @@ import { openStoreDatabase, findStoreMigrationsFolder } from "../../src/adapters
 import { createSqliteBudgetLedger, createSqliteBudgetRows } from "../../src/adapters/driven/sqlite/store/sqlite-budget-ledger.js";
 import { runBudgetLedgerContract } from "../../src/testing/budget-ledger.contract.js";
 import { describePostgres } from "../fixtures/postgres.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 
 const api = { describe, it, expect };
+// Bundled once (and kept between runs) instead of compiled through tsx in every racer (ARCH-12).
 const WORKER = join(import.meta.dirname, "fixtures", "ledger-racer.ts");
 
 /** Runs `count` reservers in `processes` child processes against one store; resolves how many were granted. */
 async function race(processes: number, store: Record<string, string>, budgetId: string, perProcess: number): Promise<number> {
   const runs = Array.from({ length: processes }, (_, n) =>
     new Promise<number>((resolve, reject) => {
-      const child = spawn(process.execPath, ["--import", "tsx", WORKER], { env: { ...process.env, ...store, BUDGET_ID: budgetId, RESERVATIONS: String(perProcess), PREFIX: `p${n}` }, stdio: ["ignore", "pipe", "inherit"] });
+      const child = spawn(process.execPath, [bundledFixture(WORKER)], { env: { ...process.env, ...store, BUDGET_ID: budgetId, RESERVATIONS: String(perProcess), PREFIX: `p${n}` }, stdio: ["ignore", "pipe", "inherit"] });
       let out = "";
       child.stdout.on("data", (chunk) => (out += chunk));
       child.on("exit", (code) => (code === 0 ? resolve(Number(out.trim())) : reject(new Error(`racer exited ${code}`))));

@@ -105,19 +105,22 @@ describe("steamharness init (DX-1)", () => {
   });
 
   builtIt("DX-1 both scaffolds type-check (tsc --noEmit, their own tsconfig) and the workflow's structure loads, against this checkout's build (skipped when dist is not built: run `npm run build`)", async () => {
-    for (const kind of ["workflow", "conversation"]) {
-      const dir = join(tmp, `typed-${kind}`);
+    const dirs = { workflow: join(tmp, "typed-workflow"), conversation: join(tmp, "typed-conversation") };
+    for (const [kind, dir] of Object.entries(dirs)) {
       expect((await runCli(["init", kind, dir])).code).toBe(0);
       // node_modules as an install lays it out: steamharness (here: this checkout) and @types/node.
       mkdirSync(join(dir, "node_modules"));
       symlinkSync(REPO, join(dir, "node_modules", "steamharness"));
       symlinkSync(join(REPO, "node_modules", "@types"), join(dir, "node_modules", "@types"));
-      execFileSync(process.execPath, [join(REPO, "node_modules/typescript/bin/tsc"), "--noEmit", "-p", dir], { cwd: dir, encoding: "utf8" });
-      if (kind !== "workflow") continue;
-      const structure = await runCli(["structure", dir, "--json"]);
-      expect(structure.code).toBe(0);
-      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-      expect(JSON.parse(structure.stdout)).toMatchObject({ projectId: pkg.id, entrypoints: [{ id: "greet", params: [{ name: "name", default: "world" }, { name: "style", options: ["plain", "excited"] }] }] });
     }
+    // `tsc --noEmit -p <dir>` for both, in one process (test/fixtures/tsc-passes.mjs, ARCH-12: the
+    // declarations both read are parsed once).
+    const passes = Object.entries(dirs).map(([kind, dir]) => ({ name: kind, args: ["--noEmit", "-p", dir] }));
+    const checked = JSON.parse(execFileSync(process.execPath, [join(REPO, "test/fixtures/tsc-passes.mjs"), JSON.stringify(passes)], { cwd: tmp, encoding: "utf8" })) as Array<{ name: string; status: number; stdout: string }>;
+    expect(checked).toEqual([{ name: "workflow", status: 0, stdout: "" }, { name: "conversation", status: 0, stdout: "" }]);
+    const structure = await runCli(["structure", dirs.workflow, "--json"]);
+    expect(structure.code).toBe(0);
+    const pkg = JSON.parse(readFileSync(join(dirs.workflow, "package.json"), "utf8"));
+    expect(JSON.parse(structure.stdout)).toMatchObject({ projectId: pkg.id, entrypoints: [{ id: "greet", params: [{ name: "name", default: "world" }, { name: "style", options: ["plain", "excited"] }] }] });
   });
 });

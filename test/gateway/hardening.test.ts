@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@jest/globals";
 import { execFile, spawn } from "node:child_process";
 import { request as httpRequest } from "node:http";
-import { join } from "node:path";
 import type { ResponseStreamEvent } from "openai/resources/responses/responses";
 import type { ModelProvider, ModelStreamEvent } from "../../src/ports/model-provider.js";
 import { REPO } from "../cli/helpers.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { eventually, gatewayWith, MODEL, TOKEN } from "./helpers.js";
 
 /** A raw request (node:http), for headers `fetch` and the openai client will not send. */
@@ -64,7 +64,7 @@ describe("SEC-7 gateway budgets, Host/Origin, rate limits, drain", () => {
   it("SEC-7 the heap a gateway process keeps for ~1 MB conversations stays within the byte budget (separate process, after gc)", async () => {
     const budget = 16 * 1024 * 1024;
     const output = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, ["--expose-gc", "--import", "tsx", join(REPO, "test/gateway/fixtures/held-memory.ts"), String(budget), "40"], { cwd: REPO, timeout: 120_000, maxBuffer: 1 << 20 }, (error, stdout, stderr) =>
+      execFile(process.execPath, ["--expose-gc", bundledFixture("test/gateway/fixtures/held-memory.ts"), String(budget), "40"], { cwd: REPO, timeout: 120_000, maxBuffer: 1 << 20 }, (error, stdout, stderr) =>
         error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
       ),
     );

@@ -4,6 +4,7 @@ import { describe, expect, it } from "@jest/globals";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import { createProviderModel, PROVIDER_API_KINDS, type ProviderModelOptions } from "../../src/adapters/driven/providers/provider-model.js";
 import { startOpenAIResponsesServer } from "../fixtures/loopback-openai-responses.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { API_KEY } from "./provider-cases.js";
 
 const run = promisify(execFile);
@@ -93,7 +94,7 @@ describe("createProviderModel streams", () => {
   it("PORT pi-ai is loaded only by the first request; without it the stream ends with an error, never a throw", async () => {
     const { stdout, stderr } = await run(
       process.execPath,
-      ["--import", "tsx", "--import", "./test/providers/fixtures/hide-pi-ai.mjs", "test/providers/fixtures/without-pi-ai.ts"],
+      ["--import", "./test/providers/fixtures/hide-pi-ai.mjs", bundledFixture("test/providers/fixtures/without-pi-ai.ts")],
       { cwd: process.cwd(), timeout: 30_000 },
     );
     // The hook reports from Node's loader thread, so its line may interleave with the fixture's
@@ -110,7 +111,7 @@ describe("createProviderModel streams", () => {
   });
 
   it("OUT-3 a dropped connection reads as 'terminated' and classifies as dropped in a plain Node process", async () => {
-    const { stdout } = await run(process.execPath, ["--import", "tsx", "test/providers/fixtures/dropped-stream.ts"], {
+    const { stdout } = await run(process.execPath, [bundledFixture("test/providers/fixtures/dropped-stream.ts")], {
       cwd: process.cwd(),
       timeout: 30_000,
     });
