@@ -154,7 +154,8 @@ describe("MCP-8 default data dir", () => {
 });
 
 describe("MCP-2 options", () => {
-  it.each([["--data-dir"], ["--file-store-dir"], ["--kv-store-dir"], ["--persistent-value-store-dir"], ["--file-create-store-dir"], ["--auth-dir"]])(
+  // --data-dir may be relative (DX-18, resolved against the working directory: test/cli/relative-data-dir.test.ts).
+  it.each([["--file-store-dir"], ["--kv-store-dir"], ["--persistent-value-store-dir"], ["--file-create-store-dir"], ["--auth-dir"]])(
     "MCP-2 %s must be absolute",
     async (flag) => {
       const result = await runCli(["mcp", KITCHEN, flag, "relative/dir"]);

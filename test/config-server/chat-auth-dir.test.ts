@@ -32,7 +32,9 @@ describe("CFG-4 chat reads the saved server login from --auth-dir", () => {
     expect((await runCli(["config", "export", PROJECT, "--data-dir", dataDir, "--auth-dir", authDir, "-o", exported])).code).toBe(0);
     await addDefaultModels(exported, [{ id: "main", provider: "openai", model: "gpt-4.1-on-the-server", apiKind: "openai-responses", apiKeyRef: "OPENAI_API_KEY", system: false }]);
     const imported = await runCli(["config", "import", PROJECT, exported, "--data-dir", dataDir, "--auth-dir", authDir]);
-    expect([imported.code, imported.stderr]).toEqual([0, ""]);
+    // DX-13: the one stderr line names the store written: the server, through the saved login.
+    expect(imported.code).toBe(0);
+    expect(imported.stderr).toMatch(/^\[steamharness\] configuration store: server http:\/\/127\.0\.0\.1:\d+ as account chat-account \(saved login .*workflow-auth\.json\)\n$/);
 
     const agents = ["--agent-store-dir", join(dir, "agents")];
     const viaServer = await chat(["--data-dir", dataDir, "--auth-dir", authDir, ...agents]);

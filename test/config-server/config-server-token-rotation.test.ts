@@ -77,7 +77,8 @@ describe("CFG-4 rotating an account's token", () => {
     // The old token is refused by the server; the saved (new) one serves the next command.
     expect((await request(server.url, "GET", "/v1/account", bearer(user.token))).status).toBe(401);
     const shown = await runCli(["config", "show", projectDir, "--data-dir", dataDir, "--auth-dir", authDir]);
-    expect([shown.code, shown.stderr]).toEqual([0, ""]);
+    // DX-13: the one stderr line names the store read: the server, as the rotated account, through the saved login.
+    expect([shown.code, shown.stderr]).toEqual([0, `[steamharness] configuration store: server ${server.url} as account cli-rotated (saved login ${saved})\n`]);
     expect(JSON.parse(shown.stdout)).toMatchObject({ projectId: PROJECT, configurations: [{ configurationId: "main" }] });
 
     // A saved token the server no longer knows is a typed 401, and the saved file is left as it was.

@@ -39,7 +39,10 @@ function prepareFolder(): void {
   const pkg = join(work, "node_modules", "steamharness");
   mkdirSync(pkg, { recursive: true });
   symlinkSync(join(REPO, "src"), join(pkg, "src"));
-  writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "steamharness", type: "module", exports: { ".": "./src/index.ts", "./agent": "./src/agent.ts", "./testing": "./src/testing.ts" } }));
+  // Every subpath the package exports (ARCH-11 put names on several), each on its source entry.
+  const subpaths = Object.keys((JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { exports: Record<string, unknown> }).exports).filter((key) => key !== "./package.json");
+  const exports = Object.fromEntries(subpaths.map((key) => [key, key === "." ? "./src/index.ts" : `./src/${key.slice(2)}.ts`]));
+  writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "steamharness", type: "module", exports }));
 }
 
 /** Runs one CLI line in the folder, typing `input` (then closing stdin). */
