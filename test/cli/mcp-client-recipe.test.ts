@@ -13,20 +13,9 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { cleanEnv, cleanup, DIST_IS_FRESH, EXAMPLE, REPO, tempDir, waitFor } from "./helpers.js";
+import { fillPlaceholders, readmeMcpRecipes } from "./readme-recipes.js";
 
 jest.setTimeout(120_000);
-
-interface ServerEntry {
-  command: string;
-  args: string[];
-}
-
-/** The `mcpServers` entries of the README's json blocks, in order. */
-async function readmeRecipes(): Promise<ServerEntry[]> {
-  const readme = await readFile(join(REPO, "README.md"), "utf8");
-  const blocks = [...readme.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => JSON.parse(match[1]!) as { mcpServers?: Record<string, ServerEntry> });
-  return blocks.flatMap((block) => Object.values(block.mcpServers ?? {}));
-}
 
 /** The one `sh` line of docs/mcp-http.md that passes `--prefix`. */
 async function httpRecipe(): Promise<string> {
@@ -35,9 +24,6 @@ async function httpRecipe(): Promise<string> {
   expect(lines).toHaveLength(1);
   return lines[0]!;
 }
-
-const fill = (text: string, paths: Record<string, string>): string =>
-  Object.entries(paths).reduce((out, [placeholder, actual]) => out.split(placeholder).join(actual), text);
 
 let tmp: string;
 let elsewhere: string;
@@ -75,21 +61,21 @@ async function greetThrough(transport: Transport): Promise<void> {
 // The recipes start the built bin, as an installed package would.
 (DIST_IS_FRESH ? describe : describe.skip)("DX-12 MCP client recipe from any working directory", () => {
   it("DX-12: the README's stdio recipe for a project with steamharness installed answers tools/call from an unrelated cwd", async () => {
-    const [installed] = await readmeRecipes();
+    const [installed] = await readmeMcpRecipes(REPO);
     expect(installed!.args).toContain("--prefix");
-    const args = installed!.args.map((arg) => fill(arg, { "/absolute/path/to/workflow": project }));
+    const args = installed!.args.map((arg) => fillPlaceholders(arg, { "/absolute/path/to/workflow": project }));
     await greetThrough(new StdioClientTransport({ command: installed!.command, args, env, cwd: elsewhere, stderr: "pipe" }));
   });
 
   it("DX-12: the README's stdio recipe for a clone of this repository answers tools/call from an unrelated cwd", async () => {
-    const clone = (await readmeRecipes())[1]!;
-    const args = clone.args.map((arg) => fill(arg, { "/absolute/path/to/steamharness": REPO }));
+    const clone = (await readmeMcpRecipes(REPO))[1]!;
+    const args = clone.args.map((arg) => fillPlaceholders(arg, { "/absolute/path/to/steamharness": REPO }));
     await greetThrough(new StdioClientTransport({ command: clone.command, args, env, cwd: elsewhere, stderr: "pipe" }));
   });
 
   it("DX-12: docs/mcp-http.md's --prefix line serves mcp --http from an unrelated cwd", async () => {
     // Port 0: the recipe's fixed port may be taken on a shared machine; the URL is read from stderr.
-    const line = fill(await httpRecipe(), { "/absolute/path/to/workflow": `'${project}'`, "--port 3917": "--port 0" });
+    const line = fillPlaceholders(await httpRecipe(), { "/absolute/path/to/workflow": `'${project}'`, "--port 3917": "--port 0" });
     const child: ChildProcess = spawn("sh", ["-c", `exec ${line}`], { cwd: elsewhere, env, stdio: ["ignore", "ignore", "pipe"], detached: true });
     try {
       let stderr = "";
