@@ -4,12 +4,21 @@ import { createFileTools } from "./file-tools.js";
 import { createPathGuard } from "./path-guard.js";
 import { createSearchTools } from "./search-tools.js";
 
-import type { RuntimeCodingToolsOptions } from "../../../ports/runtime.js";
-
 export { createPathGuard, type PathGuard } from "./path-guard.js";
 
-/** Options of {@link createCodingTools}: the runtime port's (one definition, src/ports/runtime.ts). */
-export type CodingToolsOptions = RuntimeCodingToolsOptions;
+/** Options of {@link createCodingTools}. */
+export interface CodingToolsOptions {
+  workdir: string;
+  allowedDirectories?: readonly string[];
+  /** bash timeout in ms (default 120000). */
+  bashTimeoutMs?: number;
+  /** grep's hard deadline in ms (default 30000): the regex worker is terminated when it passes (SEC-3). */
+  grepTimeoutMs?: number;
+  /** bash's environment variables (see `BashToolOptions.env`). */
+  env?: Readonly<Record<string, string>>;
+  /** The shell bash commands run in (default `/bin/bash`). */
+  shell?: string;
+}
 
 /**
  * The seven built-in coding tools (AG-6) in a fixed order: read, write, edit, bash, grep, find,
