@@ -18,7 +18,7 @@
 // Issue 49's figures, beside the steps: toDemoLastLine (npm ci start to the demo's last line);
 // toFirstMcpAnswer (right after the build, the README's MCP client recipe for a clone, read out of
 // README.md, started by the MCP SDK client from an unrelated folder with npx offline, until the
-// first tools/call result); npmTestStderrLines (the lines a passing `npm test` prints besides
+// first tools/call result); npmTestStderrLines (NEWCOMER_TEST_LOG_ONLY=1 updates only this one: the lines a passing `npm test` prints besides
 // jest's report, filtered as .ci/run does, read from NEWCOMER_TEST_LOG=<file> — the output of a
 // passing `npm test 2>&1` or of a whole .ci/run — because the suite takes half an hour here).
 import { execFileSync, spawnSync } from "node:child_process";
@@ -123,6 +123,17 @@ function npmTestStderrLines(logFile: string | undefined): { lines: number | null
   if (!passed) return { lines: null, reason: `${logFile} is not the log of a passing npm test (no "Tests: … passed" line, or failures)`, log: logFile };
   const noise = lines.filter((line) => !report.test(line));
   return { lines: noise.length, log: logFile, filter: `lines not matching .ci/run's report pattern ${posix}`, first: noise.slice(0, 10).map((line) => line.slice(0, 200)) };
+}
+
+// NEWCOMER_TEST_LOG_ONLY=1: only the npm test figure, from NEWCOMER_TEST_LOG, into the existing
+// results (the steps take minutes; the suite's log comes from a CI run of the same commit).
+if (process.env.NEWCOMER_TEST_LOG_ONLY === "1") {
+  const file = join(root, "bench/results/newcomer.json");
+  const previous = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+  const figure = npmTestStderrLines(process.env.NEWCOMER_TEST_LOG);
+  writeFileSync(file, `${JSON.stringify({ ...previous, npmTestStderrLines: { ...figure, commit: execFileSync("git", ["rev-parse", "HEAD"], { cwd: root, encoding: "utf8" }).trim() } }, null, 2)}\n`);
+  console.log(`npm test noise ${figure.lines ?? "not measured"} lines; wrote bench/results/newcomer.json`);
+  process.exit(0);
 }
 
 const load = { before: round(loadavg()[0]!, 2), after: 0 };
