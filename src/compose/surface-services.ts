@@ -9,7 +9,6 @@ import { agentStoreDirFor } from "../adapters/driven/sqlite/sessions/session-fil
 import { openGatewayKeyStore } from "./api-keys.js";
 import { openMcpTaskStore } from "./mcp-tasks.js";
 import { openProcessRuntime, type ProcessRuntime } from "./telemetry.js";
-import { workflowRunPorts } from "./workflow-runs.js";
 import { localTextFiles } from "../adapters/driven/system/text-files.js";
 
 /**
@@ -46,7 +45,7 @@ export function createSurfaceServices(env: Readonly<Record<string, string | unde
     configurationAccounts: async (storage) => (await configuration()).openConfigurationAccounts(storage),
     keyStore: openGatewayKeyStore,
     mcpTasks: openMcpTaskStore,
-    workflowRunPorts,
+    workflowRunPorts: async () => (await import("./workflow-runs.js")).workflowRunPorts(),
     textFiles: localTextFiles,
     serverLogin: {
       fileOf: async (authDir) => (await client()).authFileOf(authDir),

@@ -309,7 +309,7 @@ export function registerMcpCommand(program: Command, services: SurfaceServices, 
     await serve({
       ...http,
       projectDir: dir,
-      ports: services.workflowRunPorts(),
+      ports: await services.workflowRunPorts(),
       dirs: dataDirsFrom(flags),
       relatedProjects: flags.relatedProject ?? [],
       ...(flags.allowFileRoot ? { allowedFileRoots: flags.allowFileRoot } : {}),

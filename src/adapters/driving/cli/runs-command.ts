@@ -80,7 +80,7 @@ export function registerRunsCommand(program: Command, services: SurfaceServices)
         throw new SteamharnessError("input_validation", `--agent-store-dir must be an absolute path: ${flags.agentStoreDir}`, { field: "--agent-store-dir" });
       }
       const { pruneProjectRuns } = await import("../../../compose/run-pruning.js");
-      const outcome = await pruneProjectRuns({ projectDir: dir, ports: services.workflowRunPorts(), ...(flags.agentStoreDir !== undefined ? { agentStoreDir: flags.agentStoreDir } : {}), ...(flags.olderThan !== undefined && flags.olderThan !== null ? { olderThanMs: flags.olderThan } : {}) });
+      const outcome = await pruneProjectRuns({ projectDir: dir, ports: await services.workflowRunPorts(), ...(flags.agentStoreDir !== undefined ? { agentStoreDir: flags.agentStoreDir } : {}), ...(flags.olderThan !== undefined && flags.olderThan !== null ? { olderThanMs: flags.olderThan } : {}) });
       process.stdout.write(
         flags.json
           ? `${JSON.stringify(outcome, null, 2)}\n`
