@@ -1,3 +1,5 @@
+import type { SessionEvent } from "../../../domain/agent/session-events.js";
+import { buildTranscript, type TranscriptEntry } from "../../../domain/agent/transcript.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { SessionBackend } from "../../../ports/session-backend.js";
 import type { SessionCatalog } from "../../../ports/session-catalog.js";
@@ -90,6 +92,22 @@ export function createViewerSessions(options: { backend: SessionBackend; catalog
       const runs = await session.index.refresh();
       const head = await session.store.head();
       return { id, address: session.address, lastSeq: head.lastSeq, runs };
+    },
+    /**
+     * The session as a transcript (UI-7): every event read in pages of 1 000 from the unleased
+     * store and folded by the domain's {@link buildTranscript}.
+     */
+    async transcript(id: string): Promise<{ id: string; address: SessionAddress; lastSeq: number; entries: TranscriptEntry[] }> {
+      const { address, store } = await get(id);
+      const { lastSeq } = await store.head();
+      const events: SessionEvent[] = [];
+      for (let after = 0; after < lastSeq; ) {
+        const page = await store.readAfter(after, { limit: 1000 });
+        if (page.length === 0) break;
+        events.push(...page.filter((event) => event.seq <= lastSeq));
+        after = page.at(-1)!.seq;
+      }
+      return { id, address, lastSeq, entries: buildTranscript(events) };
     },
     /** Child runs delegated by `runId`, from the other sessions of the same conversation. */
     async childUsage(id: string, runId: string): Promise<ViewerChildUsage[]> {
