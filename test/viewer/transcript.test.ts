@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import type { SqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import type { ViewerServer } from "../../src/adapters/driving/viewer/viewer-server.js";
 import { viewerSessionId } from "../../src/adapters/driving/viewer/viewer-sessions.js";
+import { createTerminalPorts } from "../../src/adapters/driving/chat/terminal-ports.js";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import { createProjectCapabilityTools } from "../../src/app/capabilities/project-capabilities.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
@@ -138,6 +139,24 @@ describe("UI-7 the viewer shows a conversation as a transcript", () => {
     expect(JSON.stringify(events)).not.toContain("secret");
     const decision = buildTranscript(events).find((entry) => entry.type === "decision")!;
     expect(decision).toMatchObject({ outcome: "approved", answeredBy: { surface: "gateway", tenant: "key:acme", subject: "alice" }, answeredAt: 1234 });
+  });
+
+  it("UI-7 an approval answered at the chat terminal's prompt is recorded as answered by chat, its wait the time at the prompt", async () => {
+    const { toolPermissions, userInput } = createTerminalPorts(async () => {
+      await new Promise((resolve) => setTimeout(resolve, WAIT_MS));
+      return "y";
+    }, { write: () => {} });
+    const node = createAgentNode({
+      models: createOfflineModel({ steps: [{ toolCalls: [{ id: "call_t", name: "workflow-kv_kv_store", arguments: { action: "set", key: "t", value: 1 } }] }, { text: "Set." }] }),
+      workdir: process.cwd(),
+      retryDelayMs: 0,
+      createTools: (context) => createProjectCapabilityTools({ context }),
+    });
+    const context = createNodeContext({ projectId: PROJECT, storage, runId: "run-terminal", conversationId: "conv-terminal", toolCatalog: [{ id: "workflow-kv_kv_store" }], toolPermissions, userInput });
+    await runStreamNode(node, { prompt: "Set t", runId: "run-terminal" }, context);
+    const decision = buildTranscript(await eventsOf("conv-terminal")).find((entry) => entry.type === "decision")!;
+    expect(decision).toMatchObject({ kind: "tool_approval", subject: "workflow-kv_kv_store", outcome: "approved", answeredBy: { surface: "chat" } });
+    expect(decision.waitMs!).toBeGreaterThanOrEqual(WAIT_MS - 5);
   });
 
   it("UI-7 GET /api/transcript serves the transcript over HTTP with the session's names, under the viewer's token rules", async () => {
