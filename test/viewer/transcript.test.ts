@@ -8,6 +8,8 @@ import type { SqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlit
 import type { ViewerServer } from "../../src/adapters/driving/viewer/viewer-server.js";
 import { viewerSessionId } from "../../src/adapters/driving/viewer/viewer-sessions.js";
 import { createTerminalPorts } from "../../src/adapters/driving/chat/terminal-ports.js";
+import { createStoredDecisions } from "../../src/adapters/driving/viewer/stored-decisions.js";
+import { createAgentSessionHost } from "../../src/compose/session-host.js";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import { createProjectCapabilityTools } from "../../src/app/capabilities/project-capabilities.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
@@ -157,6 +159,34 @@ describe("UI-7 the viewer shows a conversation as a transcript", () => {
     const decision = buildTranscript(await eventsOf("conv-terminal")).find((entry) => entry.type === "decision")!;
     expect(decision).toMatchObject({ kind: "tool_approval", subject: "workflow-kv_kv_store", outcome: "approved", answeredBy: { surface: "chat" } });
     expect(decision.waitMs!).toBeGreaterThanOrEqual(WAIT_MS - 5);
+  });
+
+  it("UI-7 a question answered in the viewer while a session host holds the conversation: the host's continue carries who answered into the run's decision", async () => {
+    const decisions = createStoredDecisions({ values: storage.values, projectId: PROJECT });
+    const host = await createAgentSessionHost("conv-host-question", {
+      projectId: PROJECT,
+      storage,
+      models: createOfflineModel({ steps: [{ text: "One question.", toolCalls: [{ id: "q1", name: "ask_user", arguments: { question: "Which colour?" } }] }, { text: "Blue it is." }] }),
+      workdir: process.cwd(),
+      toolPermissions: decisions.toolPermissions,
+      userInput: decisions.userInput,
+      retryDelayMs: 0,
+    });
+    try {
+      const { taskId, runId } = (await host.control({ type: "submit", prompt: "Paint it" })) as { taskId: string; runId: string };
+      expect((await host.waitForTask(taskId)).status).toBe("waiting");
+      const hostS = viewerSessionId({ ...address, conversationId: "conv-host-question" });
+      const wait = (await eventsOf("conv-host-question")).find((event) => event.type === "approval_wait")!;
+      const requestId = wait.type === "approval_wait" ? wait.payload.requestId : "";
+      const response = await fetch(`http://127.0.0.1:${viewer.port}/api/answer`, { method: "POST", headers: { "content-type": "application/json", "x-steamharness-token": viewer.token }, body: JSON.stringify({ s: hostS, runId, requestId, outcome: "answered", answer: "blue" }) });
+      expect(await response.json()).toMatchObject({ recorded: true, resumed: "host" });
+      expect((await host.waitForTask(taskId)).status).toBe("completed");
+    } finally {
+      await host.close();
+    }
+    const entries = buildTranscript(await eventsOf("conv-host-question"));
+    expect(entries.find((entry) => entry.type === "decision")).toMatchObject({ kind: "question", subject: "Which colour?", outcome: "answered", answer: "blue", answeredBy: { surface: "viewer", at: expect.any(Number) } });
+    expect(entries.filter((entry) => entry.type === "message").map(line)).toEqual(["user: Paint it", "assistant: One question.", "assistant: Blue it is."]);
   });
 
   it("UI-7 GET /api/transcript serves the transcript over HTTP with the session's names, under the viewer's token rules", async () => {
