@@ -197,6 +197,15 @@ describe("UI-7 the viewer shows a conversation as a transcript", () => {
     expect(body).toMatchObject({ id: s, address, lastSeq: events.at(-1)!.seq, conversationTitle: "Note the goal: ship 1.0" });
     expect(body.entries).toEqual(JSON.parse(JSON.stringify(buildTranscript(events))));
 
+    // The log grows (another run in the session): the next read folds in only what was appended.
+    const node = createAgentNode({ models: createOfflineModel({ steps: () => ({ text: "Anything else?" }) }), workdir: process.cwd(), retryDelayMs: 0 });
+    await runStreamNode(node, { prompt: "Thanks", runId: "run-more" }, createNodeContext({ projectId: PROJECT, storage, runId: "run-more", conversationId: TRANSCRIPT_CONVERSATION }));
+    const grown = (await (await get(`/api/transcript?s=${s}`)).json()) as typeof body;
+    const all = await eventsOf(TRANSCRIPT_CONVERSATION);
+    expect(grown.lastSeq).toBe(all.at(-1)!.seq);
+    expect(grown.entries).toEqual(JSON.parse(JSON.stringify(buildTranscript(all))));
+    expect(grown.entries.slice(-3).map(line)).toEqual(["run run-more completed", "user: Thanks", "assistant: Anything else?"]);
+
     expect((await get(`/api/transcript?s=${s}`, null)).status).toBe(401);
     expect((await get(`/api/transcript?s=${s}`, "wrong")).status).toBe(401);
     const bad = await get("/api/transcript?s=not-an-id");

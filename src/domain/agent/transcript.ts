@@ -95,6 +95,21 @@ const kindOf = (requestId: string): TranscriptDecision["kind"] => (requestId.sta
  * entries.filter((entry) => entry.type === "decision").map((d) => `${d.subject}: ${d.outcome} by ${d.answeredBy?.surface} after ${d.waitMs} ms`);
  */
 export function buildTranscript(events: readonly SessionEvent[]): TranscriptEntry[] {
+  const transcript = createTranscript();
+  transcript.push(events);
+  return transcript.entries();
+}
+
+/**
+ * A transcript kept up to date as the log grows: `push` the events appended since (in `seq`
+ * order; events already pushed are skipped), read `entries()` — the same as
+ * {@link buildTranscript} over every event pushed so far.
+ *
+ * @example
+ * const transcript = createTranscript();
+ * transcript.push(await store.readAfter(transcript.lastSeq(), { limit: 1000 }));
+ */
+export function createTranscript() {
   const entries: TranscriptEntry[] = [];
   const runs = new Map<string, TranscriptRun>();
   const tools = new Map<string, TranscriptToolCall>();
@@ -109,7 +124,9 @@ export function buildTranscript(events: readonly SessionEvent[]): TranscriptEntr
     return tool?.name ?? "";
   };
 
-  for (const event of events) {
+  let lastSeq = 0;
+
+  const apply = (event: SessionEvent): void => {
     const place = { runId: event.runId, seq: event.seq, at: event.at };
     // A run that stopped and has later events was started again.
     const started = runs.get(event.runId);
@@ -193,6 +210,23 @@ export function buildTranscript(events: readonly SessionEvent[]): TranscriptEntr
         break;
       }
     }
-  }
-  return entries;
+  };
+
+  return {
+    /** Applies events in `seq` order; events at or before the last one applied are skipped. */
+    push(events: readonly SessionEvent[]): void {
+      for (const event of events) {
+        if (event.seq <= lastSeq) continue;
+        lastSeq = event.seq;
+        apply(event);
+      }
+    },
+    /** The seq of the last event applied (0 before any). */
+    lastSeq: (): number => lastSeq,
+    /** The entries so far (copies: later events do not change them). */
+    entries: (): TranscriptEntry[] => structuredClone(entries),
+  };
 }
+
+/** The transcript returned by {@link createTranscript}. */
+export type Transcript = ReturnType<typeof createTranscript>;

@@ -1,5 +1,4 @@
-import type { SessionEvent } from "../../../domain/agent/session-events.js";
-import { buildTranscript, type TranscriptEntry } from "../../../domain/agent/transcript.js";
+import { createTranscript, type Transcript, type TranscriptEntry } from "../../../domain/agent/transcript.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { SessionBackend } from "../../../ports/session-backend.js";
 import type { SessionCatalog } from "../../../ports/session-catalog.js";
@@ -40,6 +39,8 @@ interface OpenSession {
   address: SessionAddress;
   store: SessionStore;
   index: SessionRunIndex;
+  /** Built on the first transcript request (UI-7). */
+  transcript?: Transcript;
   usedAt: number;
 }
 
@@ -94,20 +95,20 @@ export function createViewerSessions(options: { backend: SessionBackend; catalog
       return { id, address: session.address, lastSeq: head.lastSeq, runs };
     },
     /**
-     * The session as a transcript (UI-7): every event read in pages of 1 000 from the unleased
-     * store and folded by the domain's {@link buildTranscript}.
+     * The session as a transcript (UI-7), kept with the open session: each call folds only the
+     * events appended since the last one (pages of 1 000 from the unleased store) into the
+     * domain's {@link createTranscript}, so a live page's refreshes never re-read the history.
      */
     async transcript(id: string): Promise<{ id: string; address: SessionAddress; lastSeq: number; entries: TranscriptEntry[] }> {
-      const { address, store } = await get(id);
-      const { lastSeq } = await store.head();
-      const events: SessionEvent[] = [];
-      for (let after = 0; after < lastSeq; ) {
-        const page = await store.readAfter(after, { limit: 1000 });
+      const session = await get(id);
+      const transcript = (session.transcript ??= createTranscript());
+      const { lastSeq } = await session.store.head();
+      while (transcript.lastSeq() < lastSeq) {
+        const page = await session.store.readAfter(transcript.lastSeq(), { limit: 1000 });
         if (page.length === 0) break;
-        events.push(...page.filter((event) => event.seq <= lastSeq));
-        after = page.at(-1)!.seq;
+        transcript.push(page.filter((event) => event.seq <= lastSeq));
       }
-      return { id, address, lastSeq, entries: buildTranscript(events) };
+      return { id, address: session.address, lastSeq, entries: transcript.entries() };
     },
     /** Child runs delegated by `runId`, from the other sessions of the same conversation. */
     async childUsage(id: string, runId: string): Promise<ViewerChildUsage[]> {
