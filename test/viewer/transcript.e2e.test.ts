@@ -3,12 +3,15 @@
 // transcript — the messages, the tool calls, the approval with who answered and the wait, the
 // compaction's summary — and a prompt holding markup shows as text.
 import { beforeAll, describe, expect, it } from "@jest/globals";
+import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import type { ViewerServer } from "../../src/adapters/driving/viewer/viewer-server.js";
 import { viewerE2e } from "./e2e-harness.js";
 import { decisionsFor } from "./fixtures.js";
 import { HOSTILE_PROMPT, SUMMARY, TRANSCRIPT_CONVERSATION, WAIT_MS, writeTranscriptConversation } from "./transcript-fixture.js";
 
+// UPDATE_SCREENSHOTS=1 writes the docs' picture of the page (as the other viewer tests do).
+const SHOTS = process.env.UPDATE_SCREENSHOTS === "1" ? join(process.cwd(), "docs", "images") : null;
 let viewer: ViewerServer;
 let browser: Browser;
 const e2e = viewerE2e("viewer-transcript-");
@@ -41,6 +44,7 @@ describe("UI-7 the viewer shows a conversation as a transcript (Chromium)", () =
       // The hostile prompt stayed text: no element from it, no script run.
       expect(await page.locator("[data-testid=transcript] img").count()).toBe(0);
       expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+      if (SHOTS) await page.locator("[data-testid=transcript]").screenshot({ path: join(SHOTS, "viewer-transcript.png") });
     } finally {
       await page.close();
     }
