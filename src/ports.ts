@@ -26,6 +26,7 @@ export type { Clock } from "./ports/clock.js";
 export type { IdSource } from "./ports/id-source.js";
 export type { ToolPermissions, ToolPermissionRequest, ToolPermissionDecision } from "./ports/tool-permissions.js";
 export type { UserInput, UserInputRequest, UserInputResponse, UserInputField } from "./ports/user-input.js";
+export type { DecisionAnswerer } from "./domain/agent/decision-answerer.js";
 export type { TokenUsageRecorder, TokenUsageEntry, TokenCounts } from "./ports/token-usage.js";
 export type { BudgetLedger, BudgetScope, BudgetPeriod, BudgetAmount, BudgetKey, BudgetLimit, BudgetState, BudgetExceeded, BudgetReservation, BudgetReserveOutcome, BudgetFinish, BudgetGrant } from "./ports/budget-ledger.js";
 export type { ApiKeyStore, ApiTenant, ApiTenantLimits, ApiKeyRecord, ApiKeyIdentity, ApiLimitOutcome, ApiRateUnit } from "./ports/api-keys.js";

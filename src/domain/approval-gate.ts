@@ -1,6 +1,7 @@
 import { SteamharnessError, UserInputRequiredError } from "./errors.js";
 import type { JsonValue } from "./json.js";
 import type { NodeContext, ToolCatalogEntry } from "./node-context.js";
+import type { ToolPermissionDecision } from "../ports/tool-permissions.js";
 import { canonicalJson, stableHash } from "./stable-hash.js";
 
 /** A tool call to approve: the tool id and its arguments. */
@@ -17,8 +18,10 @@ export interface ToolApprovalGate {
    * Resolves when the call may run. Rejects with `tool_not_registered` for a tool absent from
    * `context.toolCatalog`, `approval_denied` when disabled or denied, and
    * {@link UserInputRequiredError} (`user_input_required`) when a person must decide.
+   * `context.onDecision` sees the port's final decision when `context.toolPermissions` was asked
+   * (it may say who decided, UI-7).
    */
-  approve(call: ToolApprovalCall, context: Pick<NodeContext, "runId" | "toolPermissions" | "signal"> & Partial<Pick<NodeContext, "toolCatalog">>): Promise<void>;
+  approve(call: ToolApprovalCall, context: Pick<NodeContext, "runId" | "toolPermissions" | "signal"> & Partial<Pick<NodeContext, "toolCatalog">> & { onDecision?: (decision: Exclude<ToolPermissionDecision, { outcome: "pending" }>) => void }): Promise<void>;
 }
 
 /**
@@ -124,6 +127,7 @@ export function createToolApprovalGate(): ToolApprovalGate {
         },
         context.signal,
       );
+      if (decision.outcome !== "pending") context.onDecision?.(decision);
       if (decision.outcome === "approved") return;
       if (decision.outcome === "denied") {
         const reason = decision.reason ? `: ${decision.reason}` : "";

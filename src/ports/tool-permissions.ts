@@ -1,4 +1,5 @@
 import type { JsonValue } from "../domain/json.js";
+import type { DecisionAnswerer } from "../domain/agent/decision-answerer.js";
 
 /** One request to run a tool. `requestId` is stable for the same run and tool call, so a resumed run asks again with the same id. */
 export interface ToolPermissionRequest {
@@ -12,11 +13,12 @@ export interface ToolPermissionRequest {
 
 /**
  * A decision. `pending` means a person must decide: the run pauses with `user_input_required`
- * carrying `requestId`, and the host resumes it once the decision is recorded.
+ * carrying `requestId`, and the host resumes it once the decision is recorded. `answeredBy`
+ * (optional) says who decided; the run keeps it in its log (UI-7).
  */
 export type ToolPermissionDecision =
-  | { outcome: "approved" }
-  | { outcome: "denied"; reason?: string }
+  | { outcome: "approved"; answeredBy?: DecisionAnswerer }
+  | { outcome: "denied"; reason?: string; answeredBy?: DecisionAnswerer }
   | { outcome: "pending" };
 
 /**

@@ -1,4 +1,5 @@
 import type { JsonValue } from "../domain/json.js";
+import type { DecisionAnswerer } from "../domain/agent/decision-answerer.js";
 import type { WorkflowParamOption } from "../domain/workflow/param-types.js";
 
 /**
@@ -31,10 +32,13 @@ export interface UserInputRequest {
   fields?: UserInputField[];
 }
 
-/** An answer, a refusal, a cancellation, or `pending` (the run pauses with `user_input_required`). */
+/**
+ * An answer, a refusal, a cancellation, or `pending` (the run pauses with `user_input_required`).
+ * `answeredBy` (optional) says who answered; the run keeps it in its log (UI-7).
+ */
 export type UserInputResponse =
-  | { outcome: "answered"; values: Record<string, JsonValue> }
-  | { outcome: "declined" }
+  | { outcome: "answered"; values: Record<string, JsonValue>; answeredBy?: DecisionAnswerer }
+  | { outcome: "declined"; answeredBy?: DecisionAnswerer }
   | { outcome: "cancelled" }
   | { outcome: "pending" };
 

@@ -32,6 +32,7 @@ const NOT_EXPORTS: Record<string, string> = {
   createSqlMcpTaskStore: "the kernel's MCP task store over a SQL dialect's statements, named with its file (ARCH-8 in docs/architecture.md)",
   buildRunTimeline: "an internal function of the viewer, named with its file (src/adapters/driving/viewer/run-timeline.ts)",
   buildToolIndex: "an internal domain function, named with its file (src/domain/agent/tool-index.ts)",
+  buildTranscript: "an internal domain function, named with its file (src/domain/agent/transcript.ts; the viewer serves it as GET /api/transcript, UI-7)",
   buildNodeContext: "the application's node-context builder that createNodeContext binds to the root's runtime (src/app/node-context/node-context.ts)",
   resolveParams: "a workflow param feature (dynamic options), named as in workflow projects",
   createMessage: "the method of a workflow run's context.sampling (WorkflowSampling), MCP sampling",

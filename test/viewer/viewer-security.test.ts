@@ -131,7 +131,7 @@ describe("VIEW-4 viewer security", () => {
     const response = await raw({ method: "POST", path: "/api/answer", headers: { "content-type": "application/json", "x-steamharness-token": viewer.token, origin: `http://127.0.0.1:${viewer.port}`, "sec-fetch-site": "same-origin" }, body: answer });
     expect(response.status).toBe(200);
     expect(JSON.parse(response.body)).toEqual({ recorded: true, resumed: "rerun" });
-    expect(await decisionsFor(storage).get(requestId)).toEqual({ kind: "plan", response: { outcome: "answered", values: { approved: true } } });
+    expect(await decisionsFor(storage).get(requestId)).toEqual({ kind: "plan", response: { outcome: "answered", values: { approved: true }, answeredBy: { surface: "viewer", at: expect.any(Number) } } });
     // A different decision for the same request id never replaces the first.
     await expect(decisionsFor(storage).record(requestId, { kind: "plan", response: { outcome: "declined" } })).rejects.toMatchObject({ code: "conflict" });
   });

@@ -88,7 +88,7 @@ describe("steamharness view in headless Chromium", () => {
     await page.locator("[data-testid=approve]").click();
     await page.waitForFunction(() => document.querySelector("[data-testid=answer-note]")?.textContent?.includes("when its host runs it again"));
     // Recorded through the userInput port a host wires in (stored decisions), bound to the request id.
-    expect(await decisionsFor(storage).get(planRequestId("run-plan", 0))).toEqual({ kind: "plan", response: { outcome: "answered", values: { approved: true } } });
+    expect(await decisionsFor(storage).get(planRequestId("run-plan", 0))).toEqual({ kind: "plan", response: { outcome: "answered", values: { approved: true }, answeredBy: { surface: "viewer", at: expect.any(Number) } } });
     // The host runs the run again on its run id: the decision is found, the run builds and ends.
     expect((await runAgent(storage, { runId: "run-plan", prompt: "Prepare the 1.0 release", steps: PLAN_STEPS, mode: "plan" })).status).toBe("completed");
     await page.waitForSelector("[data-testid=run][data-status=completed]");

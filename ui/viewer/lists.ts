@@ -37,7 +37,7 @@ export function ProjectList() {
             <h3>${conversation.conversationId === null ? html`<span class="muted">no conversation</span>` : html`Conversation <${Named} name=${conversation.title} id=${conversation.conversationId} testid="conversation-title" />`}</h3>
             <ul>
               ${conversation.sessions.map(
-                (session) => html`<li data-testid="session" data-waiting=${session.waiting ? "true" : "false"}><a data-testid="session-link" href=${hrefWithToken(`#/session/${session.id}`)}>${session.sessionKey}</a>${session.waiting ? html` <span class="badge wait" data-testid="session-waiting">waiting for you</span>` : ""} <span class="muted">${formatTime(session.updatedAt)}</span></li>`,
+                (session) => html`<li data-testid="session" data-waiting=${session.waiting ? "true" : "false"}><a data-testid="session-link" href=${hrefWithToken(`#/session/${session.id}`)}>${session.sessionKey}</a> <a data-testid="transcript-link" class="muted" href=${hrefWithToken(`#/session/${session.id}/transcript`)}>transcript</a>${session.waiting ? html` <span class="badge wait" data-testid="session-waiting">waiting for you</span>` : ""} <span class="muted">${formatTime(session.updatedAt)}</span></li>`,
               )}
             </ul>
           </div>`,
@@ -84,7 +84,7 @@ export function SessionView({ s }: { s: string }) {
   if (!body) return html`<p class="muted">Loading…</p>`;
   return html`<div>
     <${Crumbs} body=${body} />
-    <p class="muted">${plural(body.lastSeq, "event")} · ${plural(body.runs.length, "run")}</p>
+    <p class="muted">${plural(body.lastSeq, "event")} · ${plural(body.runs.length, "run")} · <a data-testid="transcript-link" href=${hrefWithToken(`#/session/${s}/transcript`)}>read as a transcript</a></p>
     <table class="runs" data-testid="runs">
       <thead><tr><th>Run</th><th>Prompt</th><th>Status</th><th>Started</th><th>Duration</th><th>Tools</th><th>Tokens (turn)</th></tr></thead>
       <tbody>

@@ -145,7 +145,7 @@ export function createSessionNodeRunner(options: AgentInternalOptions, plain: Ag
       ...(input.model ? { model: input.model } : {}),
       ...(input.workdir ? { workdir: input.workdir } : {}),
       ...(input.systemPrompt ? { systemPrompt: input.systemPrompt } : {}),
-      ...(input.askResume ? { askResume: { answer: input.askResume.answer, ...(input.askResume.requestId ? { requestId: input.askResume.requestId } : {}) } } : {}),
+      ...(input.askResume ? { askResume: { answer: input.askResume.answer, ...(input.askResume.requestId ? { requestId: input.askResume.requestId } : {}), ...(input.askResume.answeredBy ? { answeredBy: { ...input.askResume.answeredBy } } : {}) } } : {}),
     };
     yield* host.run({ runId: input.runId ?? context.runId, prompt: input.prompt, input: runInput, signal: context.signal });
   }

@@ -1,5 +1,6 @@
 import { SteamharnessError, UserInputRequiredError } from "../../domain/errors.js";
 import { planRequestId, runEventId } from "../../domain/agent/ids.js";
+import { approvalDecisionEvent } from "../../domain/agent/session-events.js";
 import { extractFinalPlan } from "../../domain/agent/plan.js";
 import type { JsonObject } from "../../domain/json.js";
 import type { OutputItemStreamChunk } from "../../domain/output-items.js";
@@ -42,7 +43,7 @@ export async function* planStep(turn: PlanStepRun, planIndex: number, segmentSta
     if (response.outcome === "cancelled") throw new SteamharnessError("cancelled", "the plan decision was cancelled");
     const values: JsonObject = response.outcome === "answered" ? response.values : {};
     const approved = response.outcome === "answered" && values.approved !== false && values.decision !== "reject";
-    await turn.append([{ eventId: decisionId, runId, type: "approval_decision", payload: { requestId, outcome: approved ? "approved" : "declined", values } }]);
+    await turn.append([approvalDecisionEvent(decisionId, runId, { requestId, outcome: approved ? "approved" : "declined", values }, response.answeredBy)]);
   }
   const decision = turn.committed.get(decisionId);
   const payload = decision?.type === "approval_decision" ? decision.payload : null;

@@ -3,7 +3,7 @@ import { withApprovedCall } from "./approved-call.js";
 import { isSteamharnessError, SteamharnessError, UserInputRequiredError } from "../../domain/errors.js";
 import { parentToolCallIdOf, questionRequestId, runEventId } from "../../domain/agent/ids.js";
 import type { JsonObject, JsonValue } from "../../domain/json.js";
-import type { SessionEventInput, SessionEventTiming } from "../../domain/agent/session-events.js";
+import { approvalDecisionEvent, type SessionEventInput, type SessionEventTiming } from "../../domain/agent/session-events.js";
 import type { OutputItemStreamChunk } from "../../domain/output-items.js";
 import type { AgentTool } from "../../domain/agent-tool.js";
 import type { ModelMessage, ModelToolCallBlock } from "../../ports/model-provider.js";
@@ -52,8 +52,8 @@ async function waitFor<T extends { outcome: string }>(turn: ToolStepRun, call: M
   }
 }
 
-async function decide(turn: ToolStepRun, call: ModelToolCallBlock, outcome: "approved" | "denied" | "answered" | "declined", requestId: string, extra: { values?: JsonObject; reason?: string; timing?: SessionEventTiming } = {}): Promise<void> {
-  await turn.append([{ eventId: runEventId(turn.runId, "tool", call.id, "decision"), runId: turn.runId, type: "approval_decision", payload: { requestId, outcome, ...extra } }]);
+async function decide(turn: ToolStepRun, call: ModelToolCallBlock, outcome: "approved" | "denied" | "answered" | "declined", requestId: string, extra: { values?: JsonObject; reason?: string; timing?: SessionEventTiming } = {}, answeredBy?: unknown): Promise<void> {
+  await turn.append([approvalDecisionEvent(runEventId(turn.runId, "tool", call.id, "decision"), turn.runId, { requestId, outcome, ...extra }, answeredBy)]);
 }
 
 /** `ask_user`: the answer comes from `askResume`, a recorded decision, or `context.userInput`. */
@@ -68,7 +68,7 @@ async function askUser(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Out
     const resume = turn.input.askResume;
     const askedAt = turn.context.clock.now();
     const response = resume && (resume.requestId === undefined || resume.requestId === requestId)
-      ? { outcome: "answered" as const, values: { answer: resume.answer } }
+      ? { outcome: "answered" as const, values: { answer: resume.answer }, answeredBy: resume.answeredBy }
       : await waitFor(turn, call, "question", () => turn.context.userInput.request({ requestId, runId: turn.runId, kind: "question", message: question, fields: [{ name: "answer", type: "string", required: true }] }, turn.context.signal));
     if (response.outcome === "pending") return pause(turn, call, "question", requestId, { question });
     if (response.outcome === "cancelled") throw new SteamharnessError("cancelled", "the question was cancelled");
@@ -76,7 +76,7 @@ async function askUser(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Out
     answer = response.outcome === "answered" ? (typeof raw === "string" ? raw : JSON.stringify(raw ?? "")) : null;
     // Answered while the run waited in this process (a terminal): how long the person took (VIEW-7).
     const timing = resume ? {} : { timing: { startedAt: askedAt, endedAt: turn.context.clock.now() } };
-    await decide(turn, call, answer === null ? "declined" : "answered", requestId, answer === null ? timing : { values: { answer }, ...timing });
+    await decide(turn, call, answer === null ? "declined" : "answered", requestId, answer === null ? timing : { values: { answer }, ...timing }, "answeredBy" in response ? response.answeredBy : undefined);
   }
   return answer === null
     ? { isError: false, text: "The user declined to answer.", details: { question } }
@@ -99,20 +99,22 @@ async function approve(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Out
     const inline = !waited && approvalAsks(approval, { toolCatalog: turn.registry.catalog, toolPermissions: turn.context.toolPermissions });
     const askedAt = turn.context.clock.now();
     const timing = (): { timing: SessionEventTiming } => ({ timing: { startedAt: askedAt, endedAt: turn.context.clock.now() } });
+    let answeredBy: unknown;
+    const onDecision = (decision: { answeredBy?: unknown }) => (answeredBy = decision.answeredBy);
     try {
-      await gate.approve(approval, { runId: turn.runId, toolCatalog: turn.registry.catalog, toolPermissions: turn.context.toolPermissions, signal: turn.context.signal });
+      await gate.approve(approval, { runId: turn.runId, toolCatalog: turn.registry.catalog, toolPermissions: turn.context.toolPermissions, signal: turn.context.signal, onDecision });
     } catch (error) {
       if (error instanceof UserInputRequiredError || isSteamharnessError(error, "user_input_required")) return pause(turn, call, "tool_approval", requestId, { toolId: call.name, arguments: call.arguments });
       if (isSteamharnessError(error, "approval_denied") || isSteamharnessError(error, "tool_not_registered")) {
-        if (waited) await decide(turn, call, "denied", requestId, { reason: error.message });
-        else if (inline && isSteamharnessError(error, "approval_denied")) await decide(turn, call, "denied", requestId, { reason: error.message, ...timing() });
+        if (waited) await decide(turn, call, "denied", requestId, { reason: error.message }, answeredBy);
+        else if (inline && isSteamharnessError(error, "approval_denied")) await decide(turn, call, "denied", requestId, { reason: error.message, ...timing() }, answeredBy);
         return { isError: true, text: errorText(error), details: null };
       }
       throw error;
     }
     // Auto-approved calls need no record; a decision (after a wait, or inline) is kept.
-    if (waited) await decide(turn, call, "approved", requestId);
-    else if (inline) await decide(turn, call, "approved", requestId, timing());
+    if (waited) await decide(turn, call, "approved", requestId, {}, answeredBy);
+    else if (inline) await decide(turn, call, "approved", requestId, timing(), answeredBy);
     return null;
   } else if (registered.access === "ask") {
     const askedAt = turn.context.clock.now();
@@ -120,10 +122,10 @@ async function approve(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Out
     if (decision.outcome === "pending") return pause(turn, call, "tool_approval", requestId, { toolId: call.name, arguments: call.arguments });
     const timing = { startedAt: askedAt, endedAt: turn.context.clock.now() };
     if (decision.outcome === "denied") {
-      await decide(turn, call, "denied", requestId, { ...(decision.reason ? { reason: decision.reason } : {}), timing });
+      await decide(turn, call, "denied", requestId, { ...(decision.reason ? { reason: decision.reason } : {}), timing }, decision.answeredBy);
       return { isError: true, text: `[approval_denied] ${call.name} was denied${decision.reason ? `: ${decision.reason}` : ""}`, details: null };
     }
-    await decide(turn, call, "approved", requestId, { timing });
+    await decide(turn, call, "approved", requestId, { timing }, decision.answeredBy);
     return null;
   }
   return null;

@@ -1,3 +1,4 @@
+import type { DecisionAnswerer } from "../../domain/agent/decision-answerer.js";
 import type { AgentTool } from "../../domain/agent-tool.js";
 import type { AgentBudgetOptions } from "../../domain/budget/budget-options.js";
 import type { AgentContextUsage } from "../../domain/agent/context-meter.js";
@@ -157,8 +158,8 @@ export interface AgentInput {
   prompt: string;
   /** The run to execute or resume; default `context.runId`. Re-sending a run id replays it (SES-3). */
   runId?: string;
-  /** The answer to a pending `ask_user` question (SES-8). */
-  askResume?: { requestId?: string; answer: string };
+  /** The answer to a pending `ask_user` question (SES-8), and who gave it (UI-7). */
+  askResume?: { requestId?: string; answer: string; answeredBy?: DecisionAnswerer };
   /**
    * Input of a gateway run: makes the run host-driven (the whole turn's text in one `agent-answer`
    * item at `outputItemId`) and keeps its session in memory (SES-6). The model sees it, as a

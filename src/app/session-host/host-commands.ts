@@ -163,7 +163,7 @@ export async function runHostCommand(deps: HostCommandDeps, raw: AgentSessionCom
       const task = command.taskId === undefined ? tasks.find((entry) => entry.status === "waiting") : tasks.find((entry) => entry.taskId === command.taskId);
       if (!task || task.status !== "waiting") throw new SteamharnessError("not_found", "no task is waiting for input", { field: "taskId" });
       const input: JsonObject = { ...task.input };
-      if (command.answer !== undefined) input.askResume = { answer: command.answer, ...(command.requestId ? { requestId: command.requestId } : {}) };
+      if (command.answer !== undefined) input.askResume = { answer: command.answer, ...(command.requestId ? { requestId: command.requestId } : {}), ...(command.answeredBy ? { answeredBy: { ...command.answeredBy } } : {}) };
       await store.updateTask(task.taskId, { status: "queued", input, detail: null });
       runtime.kick();
       runtime.changed();

@@ -1,3 +1,4 @@
+import type { AgentInput } from "../agent/types.js";
 import { isSteamharnessError, SteamharnessError } from "../../domain/errors.js";
 import type { JsonObject } from "../../domain/json.js";
 import type { NodeContext } from "../../domain/node-context.js";
@@ -270,7 +271,7 @@ export class HostRuntime {
     let finish!: () => void;
     this.current = { task, controller, done: new Promise((resolve) => (finish = resolve)) };
     this.changed();
-    const input = task.input as { effort?: "minimal" | "low" | "medium" | "high"; model?: string; askResume?: { requestId?: string; answer: string } };
+    const input = task.input as { effort?: "minimal" | "low" | "medium" | "high"; model?: string; askResume?: AgentInput["askResume"] };
     const items = createOutputStreamAccumulator();
     // Recorded before the task's status moves (HOST-7): a host that sees the turn ended finds its items.
     const saveItems = () => store.putTurnItems(task.runId, items.items() as unknown as JsonObject[]);

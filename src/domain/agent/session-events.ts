@@ -3,6 +3,7 @@ import { isJsonValue, type JsonObject, type JsonValue } from "../json.js";
 import type { ModelMessage, ModelResponse } from "../../ports/model-provider.js";
 import type { TokenUsageEntry } from "../../ports/token-usage.js";
 import type { RunBudgetView } from "../budget/budget-view.js";
+import { keptAnswerer, type DecisionAnswerer } from "./decision-answerer.js";
 
 /**
  * The kinds of event in a session's append-only log. Every effect of a run is one event, written
@@ -112,8 +113,13 @@ export interface SessionEventPayloads {
   usage: { entry: TokenUsageEntry };
   tool_intent: { toolCallId: string; toolName: string; arguments: JsonObject; replay: "safe" | "never" };
   approval_wait: { requestId: string; kind: "tool_approval" | "question" | "plan"; toolCallId?: string };
-  /** `timing`: when a person was asked and answered while the run waited in its process (a terminal prompt; VIEW-7) — a paused run's wait is its `approval_wait` up to this event. */
-  approval_decision: { requestId: string; outcome: "approved" | "denied" | "answered" | "declined"; values?: JsonObject; reason?: string; timing?: SessionEventTiming };
+  /**
+   * `timing`: when a person was asked and answered while the run waited in its process (a terminal
+   * prompt; VIEW-7) — a paused run's wait is its `approval_wait` up to this event, or up to
+   * `answeredBy.at` when the answer said when it was given. `answeredBy`: who answered (UI-7),
+   * when the answering port said so; absent in older logs and for decisions made by rule.
+   */
+  approval_decision: { requestId: string; outcome: "approved" | "denied" | "answered" | "declined"; values?: JsonObject; reason?: string; timing?: SessionEventTiming; answeredBy?: DecisionAnswerer };
   tool_started: { toolCallId: string };
   /** `timing`: when the tool ran (VIEW-7); absent for a result that was not run (denied, unknown after a crash) and in older logs. */
   tool_result: { message: ModelMessage & { role: "toolResult" }; details: JsonValue; timing?: SessionEventTiming };
@@ -197,4 +203,16 @@ export function validateSessionEvent(event: SessionEventInput): void {
   if (!isJsonValue(event.payload)) {
     throw new SteamharnessError("input_validation", `session event ${event.eventId} has a payload that is not JSON`, { field: "payload" });
   }
+}
+
+/**
+ * The `approval_decision` event of a request, with who answered when the answering port said so
+ * (UI-7): the one place a decision is written, so every surface's answer is kept alike.
+ *
+ * @example
+ * await turn.append([approvalDecisionEvent(eventId, runId, { requestId, outcome: "approved" }, decision.answeredBy)]);
+ */
+export function approvalDecisionEvent(eventId: string, runId: string, payload: SessionEventPayloads["approval_decision"], answeredBy?: unknown): SessionEventInput {
+  const kept = keptAnswerer(answeredBy);
+  return { eventId, runId, type: "approval_decision", payload: { ...payload, ...(kept ? { answeredBy: kept } : {}) } };
 }

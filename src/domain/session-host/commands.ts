@@ -83,6 +83,13 @@ export const ContinueCommandSchema = Type.Object(
     taskId: Type.Optional(TaskId),
     answer: Type.Optional(Type.String({ maxLength: 200_000 })),
     requestId: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    /** Who gave the answer (UI-7); the run keeps it with its decision. */
+    answeredBy: Type.Optional(
+      Type.Object(
+        { surface: Type.String({ minLength: 1, maxLength: 256 }), tenant: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })), subject: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })), at: Type.Optional(Type.Number()) },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

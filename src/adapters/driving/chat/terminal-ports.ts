@@ -12,6 +12,9 @@ import type { UserInput, UserInputResponse } from "../../../ports/user-input.js"
 /** Asks one question at the prompt and resolves the typed line. */
 export type PromptQuestion = (question: string) => Promise<string>;
 
+/** Who answers at `steamharness chat`'s prompt (UI-7): the person at this terminal. */
+const AT_THE_TERMINAL = { surface: "chat" } as const;
+
 /**
  * Terminal-backed tool permissions and user input.
  *
@@ -28,7 +31,7 @@ export function createTerminalPorts(ask: PromptQuestion, out: { write(text: stri
         if (known) return known;
         out.write(`\n? allow ${request.toolId} ${preview(request.arguments)}\n`);
         const reply = (await ask("  approve? [y/N] ")).trim();
-        const decision: ToolPermissionDecision = /^(y|yes)$/i.test(reply) ? { outcome: "approved" } : { outcome: "denied", reason: "denied at the terminal" };
+        const decision: ToolPermissionDecision = /^(y|yes)$/i.test(reply) ? { outcome: "approved", answeredBy: AT_THE_TERMINAL } : { outcome: "denied", reason: "denied at the terminal", answeredBy: AT_THE_TERMINAL };
         decisions.set(request.requestId, decision);
         return decision;
       },
@@ -52,6 +55,7 @@ export function createTerminalPorts(ask: PromptQuestion, out: { write(text: stri
           for (const field of request.fields ?? []) values[field.name] = await ask(`  ${field.name}> `);
           response = { outcome: "answered", values };
         }
+        if (response.outcome === "answered" || response.outcome === "declined") response = { ...response, answeredBy: AT_THE_TERMINAL };
         answers.set(request.requestId, response);
         return response;
       },

@@ -68,20 +68,32 @@ export function createStoredDecisions(options: StoredDecisionsOptions) {
       return decision as StoredDecision;
     },
     /**
-     * Records the decision for a request id. Recording the same decision again is a no-op;
-     * a different one rejects with `conflict`.
+     * Records the decision for a request id. Recording the same decision again is a no-op
+     * (whoever sent it again, whenever: the first `answeredBy` stays); a different one rejects
+     * with `conflict`.
      */
     async record(requestId: string, decision: StoredDecision): Promise<void> {
       if (typeof requestId !== "string" || requestId === "") throw new SteamharnessError("input_validation", "requestId must be a non-empty string", { field: "requestId" });
       const existing = await read(requestId);
       const value = { ...decision, requestId } as unknown as JsonObject;
       if (existing) {
-        if (canonicalJson(existing) === canonicalJson(value)) return;
+        if (canonicalJson(withoutAnswerer(existing)) === canonicalJson(withoutAnswerer(value))) return;
         throw new SteamharnessError("conflict", `request ${requestId} was already decided`, { field: "requestId" });
       }
       await values.set(projectId, nameOf(requestId), value);
     },
   };
+}
+
+/** A decision as compared for a repeat: who answered and when is not part of what was decided. */
+function withoutAnswerer(stored: object): unknown {
+  const { decision, response, ...rest } = stored as { decision?: object; response?: object };
+  const strip = (value: object | undefined) => {
+    if (value === undefined) return {};
+    const { answeredBy: _by, ...kept } = value as { answeredBy?: unknown };
+    return kept;
+  };
+  return { ...rest, ...(decision ? { decision: strip(decision) } : {}), ...(response ? { response: strip(response) } : {}) };
 }
 
 /** The ports and controls returned by {@link createStoredDecisions}. */

@@ -1,5 +1,6 @@
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { Storage } from "../../../ports/storage.js";
+import type { DecisionAnswerer } from "../../../domain/agent/decision-answerer.js";
 import { sendAgentSessionCommand } from "../../../app/session-host/control.js";
 import { createStoredDecisions, type StoredDecision } from "./stored-decisions.js";
 import type { ViewerSessions } from "./viewer-sessions.js";
@@ -62,7 +63,9 @@ export async function answerFromViewer(deps: { storage: Storage; sessions: Viewe
   const run = session.index.run(answer.runId);
   const wait = run?.status === "waiting" ? run.waits.find((entry) => entry.requestId === answer.requestId) : undefined;
   if (!wait) throw new SteamharnessError("conflict", "this request is not waiting for an answer (it was answered, or the run moved on)", { field: "requestId" });
-  const decision = decisionOf(wait.kind, answer);
+  // A person at this machine answered, now (UI-7): the viewer has a token, not a principal.
+  const answeredBy = { surface: "viewer", at: Date.now() };
+  const decision = decisionOf(wait.kind, answer, answeredBy);
   const decisions = createStoredDecisions({ values: deps.storage.values, projectId: session.address.projectId });
   await decisions.record(answer.requestId, decision);
 
@@ -81,27 +84,27 @@ export async function answerFromViewer(deps: { storage: Storage; sessions: Viewe
   const answered = wait.kind === "question" && answer.outcome === "answered";
   const result = await sendAgentSessionCommand(
     conversationId,
-    { type: "continue", taskId, ...(answered ? { answer: answer.answer ?? "", requestId: answer.requestId } : {}) },
+    { type: "continue", taskId, ...(answered ? { answer: answer.answer ?? "", requestId: answer.requestId, answeredBy } : {}) },
     { sessions: backend, timeoutMs: 3000 },
   );
   return { recorded: true, resumed: result.type === "stored" ? "queued" : "host", taskId };
 }
 
-function decisionOf(kind: "tool_approval" | "question" | "plan", answer: ViewerAnswer): StoredDecision {
+function decisionOf(kind: "tool_approval" | "question" | "plan", answer: ViewerAnswer, answeredBy: DecisionAnswerer): StoredDecision {
   const reason = answer.reason?.trim() ? answer.reason.trim() : undefined;
   switch (kind) {
     case "tool_approval":
-      if (answer.outcome === "approved") return { kind, decision: { outcome: "approved" } };
-      if (answer.outcome === "denied") return { kind, decision: { outcome: "denied", ...(reason ? { reason } : {}) } };
+      if (answer.outcome === "approved") return { kind, decision: { outcome: "approved", answeredBy } };
+      if (answer.outcome === "denied") return { kind, decision: { outcome: "denied", ...(reason ? { reason } : {}), answeredBy } };
       break;
     case "question":
-      if (answer.outcome === "answered") return { kind, response: { outcome: "answered", values: { answer: answer.answer ?? "" } } };
-      if (answer.outcome === "declined") return { kind, response: { outcome: "declined" } };
+      if (answer.outcome === "answered") return { kind, response: { outcome: "answered", values: { answer: answer.answer ?? "" }, answeredBy } };
+      if (answer.outcome === "declined") return { kind, response: { outcome: "declined", answeredBy } };
       break;
     case "plan":
-      if (answer.outcome === "approved") return { kind, response: { outcome: "answered", values: { approved: true } } };
+      if (answer.outcome === "approved") return { kind, response: { outcome: "answered", values: { approved: true }, answeredBy } };
       // A decline with feedback asks for a revision (plan-step); a plain one ends the run.
-      if (answer.outcome === "declined") return { kind, response: reason ? { outcome: "answered", values: { approved: false, feedback: reason } } : { outcome: "declined" } };
+      if (answer.outcome === "declined") return { kind, response: reason ? { outcome: "answered", values: { approved: false, feedback: reason }, answeredBy } : { outcome: "declined", answeredBy } };
       break;
   }
   throw new SteamharnessError("input_validation", `outcome ${answer.outcome} does not answer a ${kind.replace("_", " ")}`, { field: "outcome" });

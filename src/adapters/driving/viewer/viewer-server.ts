@@ -83,6 +83,8 @@ function pageWithPolicy(html: string): { html: string; csp: string } {
  * token (401 without), a foreign `Host` is refused (403, DNS rebinding), writes need the token
  * header, JSON and a same-origin request. It serves the page and a small JSON API: the session
  * list (from the session catalog, never from the logs), a session's runs (an incremental index),
+ * a session as a transcript (UI-7: messages, tool calls, decisions with who answered and the wait,
+ * compactions),
  * pages of raw events (`readAfter(afterSeq, { limit })`), a live stream of appended events
  * (server-sent events, polling the session head) and answers to waiting requests.
  *
@@ -126,6 +128,10 @@ export async function createViewerServer(options: ViewerServerOptions, openFolde
     "GET /api/session": async (_request, response, url) => {
       const summary = await sessions.summary(url.searchParams.get("s") ?? "");
       send(response, 200, { ...summary, ...(await namesOf(summary.address, catalog, facts)), runs: await withRecordedDecisions(storage, summary.address.projectId, summary.runs) });
+    },
+    "GET /api/transcript": async (_request, response, url) => {
+      const transcript = await sessions.transcript(url.searchParams.get("s") ?? "");
+      send(response, 200, { ...transcript, ...(await namesOf(transcript.address, catalog, facts)) });
     },
     "GET /api/children": async (_request, response, url) => send(response, 200, { children: await sessions.childUsage(url.searchParams.get("s") ?? "", url.searchParams.get("runId") ?? "") }),
     "GET /api/events": async (_request, response, url) => {

@@ -1,3 +1,4 @@
+import { createTranscript, type Transcript, type TranscriptEntry } from "../../../domain/agent/transcript.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { SessionBackend } from "../../../ports/session-backend.js";
 import type { SessionCatalog } from "../../../ports/session-catalog.js";
@@ -38,6 +39,8 @@ interface OpenSession {
   address: SessionAddress;
   store: SessionStore;
   index: SessionRunIndex;
+  /** Built on the first transcript request (UI-7). */
+  transcript?: Transcript;
   usedAt: number;
 }
 
@@ -90,6 +93,22 @@ export function createViewerSessions(options: { backend: SessionBackend; catalog
       const runs = await session.index.refresh();
       const head = await session.store.head();
       return { id, address: session.address, lastSeq: head.lastSeq, runs };
+    },
+    /**
+     * The session as a transcript (UI-7), kept with the open session: each call folds only the
+     * events appended since the last one (pages of 1 000 from the unleased store) into the
+     * domain's {@link createTranscript}, so a live page's refreshes never re-read the history.
+     */
+    async transcript(id: string): Promise<{ id: string; address: SessionAddress; lastSeq: number; entries: TranscriptEntry[] }> {
+      const session = await get(id);
+      const transcript = (session.transcript ??= createTranscript());
+      const { lastSeq } = await session.store.head();
+      while (transcript.lastSeq() < lastSeq) {
+        const page = await session.store.readAfter(transcript.lastSeq(), { limit: 1000 });
+        if (page.length === 0) break;
+        transcript.push(page.filter((event) => event.seq <= lastSeq));
+      }
+      return { id, address: session.address, lastSeq, entries: transcript.entries() };
     },
     /** Child runs delegated by `runId`, from the other sessions of the same conversation. */
     async childUsage(id: string, runId: string): Promise<ViewerChildUsage[]> {
