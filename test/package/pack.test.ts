@@ -38,6 +38,8 @@ import { runToCompletion } from "../fixtures/run-command.js";
 const root = resolve(".");
 const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { version: string; exports: Record<string, unknown>; bin: Record<string, string> };
 const prebuilt = PACKAGE_DIST_IS_FRESH && process.env.STEAMHARNESS_PACK_REBUILD !== "1";
+// The top-level examples of this checkout, each a test of its own below (run from the install).
+const checkoutExamples = readdirSync("examples").filter((name) => name.endsWith(".ts")).sort();
 const subpaths = Object.keys(pkg.exports).filter((key) => key !== "./package.json").map((key) => (key === "." ? "steamharness" : `steamharness/${key.slice(2)}`));
 
 /** The files under `dir` (relative, sorted) with the sha256 of each. */
@@ -139,12 +141,15 @@ async function runShippedExamples(dir: string) {
   const env = { ...process.env };
   for (const key of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"]) delete env[key];
   const topLevel = readdirSync(join(host, "examples")).filter((name) => name.endsWith(".ts")).sort();
-  // Each example in a folder of its own (the demo writes its files where it runs): they run side by side.
+  // Each example in a folder of its own: they run side by side. The demo is given the folder
+  // for its files (DX-11; its default, ./.steamharness-demo, is test/viewer/demo-view.test.ts's).
+  // Each example's exit is its own test's (below), so one failing example names itself.
   const outputs = await Promise.all(
     topLevel.map(async (name) => {
       const cwd = join(host, "runs", name.replace(/\.ts$/, ""));
       mkdirSync(cwd, { recursive: true });
-      return { name, stdout: (await run(process.execPath, ["--import", "tsx", join(host, "examples", name)], cwd, env)).stdout };
+      const scratch = name === "demo.ts" ? [mkdtempSync(join(cwd, "demo-files-"))] : [];
+      return { name, ...(await runToCompletion(process.execPath, ["--import", "tsx", join(host, "examples", name), ...scratch], { cwd, env, timeoutMs: 120_000 })) };
     }),
   );
   // The shipped conversation example answers from where npm put it.
@@ -406,9 +411,30 @@ describe("packed package (issue 2 / PORT)", () => {
     }
     expect(topLevel).toContain("demo.ts");
     expect(outputs.map(({ name }) => name)).toEqual(topLevel);
+    expect(outputs.filter(({ status }) => status !== 0).map(({ name }) => name)).toEqual([]);
     expect(outputs.find(({ name }) => name === "demo.ts")!.stdout).toContain("final answer: Done: NOTES.md follows the style guide and the request is recorded in KV.\n");
     expect(chat.stdout).toContain("I am the example assistant, running on the offline model.");
   }, 600_000);
+
+  // Every top-level examples/*.ts is documentation that must keep working: it runs offline (the
+  // examples use the offline model unless a provider key is set; none is). They run once, from
+  // the install (the lane above), not a second time from the checkout (ARCH-12): the tarball's
+  // examples are this checkout's, as the next tests check by name.
+  describe("examples run", () => {
+    it("there are examples to run", () => {
+      expect(checkoutExamples.length).toBeGreaterThan(0);
+    });
+
+    for (const name of checkoutExamples) {
+      it(`examples/${name} exits 0`, async () => {
+        const ran = (await shippedExamples).outputs.find((output) => output.name === name);
+        if (!ran) throw new Error(`examples/${name} is not among the examples the tarball ships`);
+        if (ran.status !== 0) throw new Error(`examples/${name} exited ${ran.status ?? ran.signal}\n${ran.stdout}\n${ran.stderr}`);
+        // DX-4: the demo prints the agent's final answer with finalText.
+        if (name === "demo.ts") expect(ran.stdout).toContain("final answer: Done: NOTES.md follows the style guide and the request is recorded in KV.\n");
+      }, 600_000);
+    }
+  });
 
   it("DX-1 consumers type-check against the installed .d.ts with tsc: module node16, nodenext and bundler, ESM and CJS", async () => {
     for (const { name, dts, result } of await typeChecks) {
