@@ -27,11 +27,11 @@ export const MCP_TASK_TABLE = defineTable({
     status: { name: "status", kind: "text" },
     statusMessage: { name: "status_message", kind: "text", nullable: true },
     ownerHost: { name: "owner_host", kind: "text", nullable: true },
-    leaseExpiresAt: { name: "lease_expires_at", kind: "millis", nullable: true },
-    ttlMs: { name: "ttl_ms", kind: "millis" },
-    pollIntervalMs: { name: "poll_interval_ms", kind: "millis" },
-    createdAt: { name: "created_at", kind: "millis" },
-    updatedAt: { name: "updated_at", kind: "millis" },
+    leaseExpiresAt: { name: "lease_expires_at", kind: "bigint", nullable: true },
+    ttlMs: { name: "ttl_ms", kind: "bigint" },
+    pollIntervalMs: { name: "poll_interval_ms", kind: "bigint" },
+    createdAt: { name: "created_at", kind: "bigint" },
+    updatedAt: { name: "updated_at", kind: "bigint" },
     result: { name: "result", kind: "json", nullable: true },
     paused: { name: "paused", kind: "json", nullable: true },
     tenantId: { name: "tenant_id", kind: "text", nullable: true },
@@ -49,7 +49,7 @@ const CHANGE_COLUMNS: Record<Exclude<keyof McpTaskChange, never>, string> = {
   paused: "paused",
   updatedAt: "updated_at",
 };
-const JSON_FIELDS = new Set(Object.values(MCP_TASK_TABLE.columns).filter((column) => column.kind === "json").map((column) => column.name));
+const JSON_FIELDS = new Set<string>(Object.values(MCP_TASK_TABLE.columns).filter((column) => column.kind === "json").map((column) => column.name));
 const json = (value: JsonValue | null | undefined) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 /** `INSERT` of a new row. */
