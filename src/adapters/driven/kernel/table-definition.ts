@@ -62,19 +62,65 @@ export function defineTable<const D extends TableDefinition>(table: D & TableDef
 /** The columns of `D` one dialect has. */
 export type DialectColumns<D extends TableDefinition, Of extends Dialect> = { [K in keyof D["columns"] as D["columns"][K] extends { only: Exclude<Dialect, Of> } ? never : K]: D["columns"][K] };
 
+/** The part of a drizzle column builder both dialects share. */
+interface ColumnBuilder {
+  primaryKey(config?: { autoIncrement: true }): ColumnBuilder;
+  notNull(): ColumnBuilder;
+  default(value: string | number): ColumnBuilder;
+  unique(): ColumnBuilder;
+}
+
+/** An index builder (`index(name)` or `uniqueIndex(name)`) of either dialect. */
+interface IndexBuilder<Col> {
+  on(...columns: [Col, ...Col[]]): unknown;
+  using?(method: string, ...columns: [Col, ...Col[]]): unknown;
+}
+
+/** A dialect's drizzle: its column builder per kind and its table, key and index functions. */
+export interface DrizzleDialect<Col> {
+  dialect: Dialect;
+  kinds: Record<ColumnKind, (name: string) => unknown>;
+  table(name: string, columns: Record<string, unknown>, extra: (built: Record<string, Col>) => unknown[]): unknown;
+  primaryKey(config: { columns: [Col, ...Col[]] }): unknown;
+  index(name: string): IndexBuilder<Col>;
+  uniqueIndex(name: string): IndexBuilder<Col>;
+}
+
 /**
- * What a dialect's builder needs from a definition: its columns of that dialect, its primary key
- * and its indexes, each index as `{ name, columns, unique?, using? }`.
+ * The drizzle table of a definition, built with one dialect's drizzle: a one-column primary key
+ * is a column constraint (drizzle's `.primaryKey()`), several a table constraint. Each dialect's
+ * builder types the result (`sqliteTableOf`, `pgTableOf`).
  *
  * @example
- * const { columns, primaryKey, indexes } = tableShape(MCP_TASK_TABLE, "sqlite");
+ * const table = drizzleTableOf(MCP_TASK_TABLE, { dialect: "postgres", kinds, table: pgTable, primaryKey, index, uniqueIndex });
  */
-export function tableShape(table: TableDefinition, dialect: Dialect) {
-  const columns = Object.entries(table.columns).filter(([, column]) => column.only === undefined || column.only === dialect);
-  const primaryKey = Array.isArray(table.primaryKey) ? (table.primaryKey as readonly string[]) : (table.primaryKey as Record<Dialect, readonly string[]>)[dialect];
+export function drizzleTableOf<Col>(table: TableDefinition, drizzle: DrizzleDialect<Col>): unknown {
+  const included = (only: Dialect | undefined) => only === undefined || only === drizzle.dialect;
+  const keys = Array.isArray(table.primaryKey) ? (table.primaryKey as readonly string[]) : (table.primaryKey as Record<Dialect, readonly string[]>)[drizzle.dialect];
+  const single = keys.length === 1 ? keys[0] : undefined;
+  const columns = Object.fromEntries(
+    Object.entries(table.columns)
+      .filter(([, column]) => included(column.only))
+      .map(([key, column]) => {
+        let built = drizzle.kinds[column.kind](column.name) as ColumnBuilder;
+        if (key === single) built = built.primaryKey(...(column.autoIncrement ? [{ autoIncrement: true as const }] : []));
+        else if (!column.nullable) built = built.notNull();
+        if (column.default !== undefined) built = built.default(column.default);
+        if (column.unique === true || column.unique === drizzle.dialect) built = built.unique();
+        return [key, built];
+      }),
+  );
   const indexes = Object.entries(table.indexes ?? {})
     .map(([name, index]) => ({ name, ...(Array.isArray(index) ? { columns: index as readonly string[] } : (index as IndexDefinition)) }))
-    .filter((index) => index.only === undefined || index.only === dialect);
-  const unique = (column: ColumnDefinition) => column.unique === true || column.unique === dialect;
-  return { columns, primaryKey, indexes, unique };
+    .filter((index) => included(index.only));
+  return drizzle.table(table.name, columns, (built) => {
+    const of = (names: readonly string[]) => names.map((name) => built[name]!) as [Col, ...Col[]];
+    return [
+      ...(single === undefined ? [drizzle.primaryKey({ columns: of(keys) })] : []),
+      ...indexes.map((spec) => {
+        const named = (spec.unique ? drizzle.uniqueIndex : drizzle.index)(spec.name);
+        return spec.using ? named.using!(spec.using, ...of(spec.columns)) : named.on(...of(spec.columns));
+      }),
+    ];
+  });
 }

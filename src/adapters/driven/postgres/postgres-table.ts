@@ -1,7 +1,7 @@
 import type { HasDefault, NotNull } from "drizzle-orm";
 import type { BuildColumns } from "drizzle-orm/column-builder";
 import { bigint, customType, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, type PgBigInt53BuilderInitial, type PgColumn, type PgCustomColumnBuilder, type PgIntegerBuilderInitial, type PgJsonbBuilderInitial, type PgTableFn, type PgTableWithColumns, type PgTextBuilderInitial } from "drizzle-orm/pg-core";
-import { tableShape, type ColumnDefinition, type DialectColumns, type TableDefinition } from "../kernel/table-definition.js";
+import { drizzleTableOf, type ColumnDefinition, type DialectColumns, type DrizzleDialect, type TableDefinition } from "../kernel/table-definition.js";
 
 /** Binary column (drizzle 0.45's pg-core has no built-in `bytea`). */
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => "bytea" });
@@ -20,7 +20,7 @@ type Columns<D extends TableDefinition> = { [K in keyof DialectColumns<D, "postg
 export type PgTableOf<D extends TableDefinition, S extends string | undefined = undefined> = PgTableWithColumns<{ name: D["name"]; schema: S; columns: BuildColumns<D["name"], Columns<D>, "pg">; dialect: "pg" }>;
 
 /**
- * The PostgreSQL drizzle table of a definition shared with SQLite, built with `table`
+ * The PostgreSQL drizzle table of a definition shared with SQLite, built with `tableFn`
  * (`pgTable`, or a `pgSchema(...).table` so every query names its schema).
  *
  * @example
@@ -28,28 +28,8 @@ export type PgTableOf<D extends TableDefinition, S extends string | undefined = 
  * const bound = pgTableOf(MCP_TASK_TABLE, pgSchema("tenant_a").table);
  */
 export function pgTableOf<D extends TableDefinition, S extends string | undefined = undefined>(table: D, tableFn: PgTableFn<S> = pgTable as PgTableFn<S>): PgTableOf<D, S> {
-  const shape = tableShape(table, "postgres");
-  const single = shape.primaryKey.length === 1 ? shape.primaryKey[0] : undefined;
-  const columns = Object.fromEntries(
-    shape.columns.map(([key, column]) => {
-      let built = KINDS[column.kind](column.name) as ReturnType<typeof text>;
-      if (key === single) built = built.primaryKey() as typeof built;
-      else if (!column.nullable) built = built.notNull() as typeof built;
-      if (column.default !== undefined) built = built.default(column.default as string) as typeof built;
-      if (shape.unique(column)) built = built.unique() as typeof built;
-      return [key, built];
-    }),
-  );
-  return tableFn(table.name, columns, (built) => {
-    const of = (keys: readonly string[]) => keys.map((key) => built[key] as unknown as PgColumn) as [PgColumn, ...PgColumn[]];
-    return [
-      ...(single === undefined ? [primaryKey({ columns: of(shape.primaryKey) })] : []),
-      ...shape.indexes.map((spec) => {
-        const named = spec.unique ? uniqueIndex(spec.name) : index(spec.name);
-        return spec.using ? named.using(spec.using, ...of(spec.columns)) : named.on(...of(spec.columns));
-      }),
-    ];
-  }) as unknown as PgTableOf<D, S>;
+  const dialect: DrizzleDialect<PgColumn> = { dialect: "postgres", kinds: KINDS, table: tableFn as unknown as DrizzleDialect<PgColumn>["table"], primaryKey, index, uniqueIndex };
+  return drizzleTableOf(table, dialect) as PgTableOf<D, S>;
 }
 
 /**

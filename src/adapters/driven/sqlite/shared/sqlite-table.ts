@@ -1,7 +1,7 @@
 import type { $Type, HasDefault, NotNull } from "drizzle-orm";
-import type { SQLiteBlobBufferBuilderInitial, SQLiteColumn, SQLiteIntegerBuilderInitial, SQLiteTableWithColumns, SQLiteTextBuilderInitial } from "drizzle-orm/sqlite-core";
 import type { BuildColumns } from "drizzle-orm/column-builder";
-import { tableShape, type ColumnDefinition, type DialectColumns, type TableDefinition } from "../../kernel/table-definition.js";
+import type { SQLiteBlobBufferBuilderInitial, SQLiteColumn, SQLiteIntegerBuilderInitial, SQLiteTableWithColumns, SQLiteTextBuilderInitial } from "drizzle-orm/sqlite-core";
+import { drizzleTableOf, type ColumnDefinition, type DialectColumns, type DrizzleDialect, type TableDefinition } from "../../kernel/table-definition.js";
 import { drizzleSqliteCore } from "./drizzle-modules.js";
 
 type Text = SQLiteTextBuilderInitial<"", [string, ...string[]], undefined>;
@@ -14,6 +14,8 @@ type Columns<D extends TableDefinition> = { [K in keyof DialectColumns<D, "sqlit
 /** The SQLite drizzle table of definition `D`. */
 export type SqliteTableOf<D extends TableDefinition> = SQLiteTableWithColumns<{ name: D["name"]; schema: undefined; columns: BuildColumns<D["name"], Columns<D>, "sqlite">; dialect: "sqlite" }>;
 
+let dialect: DrizzleDialect<SQLiteColumn> | undefined;
+
 /**
  * The SQLite drizzle table of a definition shared with PostgreSQL, built with the lazily loaded
  * drizzle (PERF-1).
@@ -22,27 +24,12 @@ export type SqliteTableOf<D extends TableDefinition> = SQLiteTableWithColumns<{ 
  * const mcpTasks = sqliteTableOf(MCP_TASK_TABLE);
  */
 export function sqliteTableOf<D extends TableDefinition>(table: D): SqliteTableOf<D> {
-  const { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } = drizzleSqliteCore();
-  const kinds = { text, integer, bigint: integer, json: text, bytes: (name: string) => blob(name, { mode: "buffer" }), tsvector: text };
-  const shape = tableShape(table, "sqlite");
-  const single = shape.primaryKey.length === 1 ? shape.primaryKey[0] : undefined;
-  const columns = Object.fromEntries(
-    shape.columns.map(([key, column]) => {
-      let built = kinds[column.kind](column.name) as ReturnType<typeof integer>;
-      if (key === single) built = built.primaryKey(column.autoIncrement ? { autoIncrement: true } : {}) as typeof built;
-      else if (!column.nullable) built = built.notNull() as typeof built;
-      if (column.default !== undefined) built = built.default(column.default as number) as typeof built;
-      if (shape.unique(column)) built = built.unique() as typeof built;
-      return [key, built];
-    }),
-  );
-  return sqliteTable(table.name, columns, (built) => {
-    const of = (keys: readonly string[]) => keys.map((key) => built[key] as SQLiteColumn) as [SQLiteColumn, ...SQLiteColumn[]];
-    return [
-      ...(single === undefined ? [primaryKey({ columns: of(shape.primaryKey) })] : []),
-      ...shape.indexes.map((spec) => (spec.unique ? uniqueIndex(spec.name) : index(spec.name)).on(...of(spec.columns))),
-    ];
-  }) as unknown as SqliteTableOf<D>;
+  if (!dialect) {
+    const { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } = drizzleSqliteCore();
+    const kinds = { text, integer, bigint: integer, json: text, bytes: (name: string) => blob(name, { mode: "buffer" }), tsvector: text };
+    dialect = { dialect: "sqlite", kinds, table: sqliteTable as DrizzleDialect<SQLiteColumn>["table"], primaryKey, index, uniqueIndex };
+  }
+  return drizzleTableOf(table, dialect) as SqliteTableOf<D>;
 }
 
 /**
