@@ -1,5 +1,4 @@
-import { mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type Database from "better-sqlite3";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import type { ProjectConfigurationState } from "../../../../domain/configuration/configuration-state.js";
@@ -9,11 +8,9 @@ import type { Clock } from "../../../../ports/clock.js";
 import type { ProjectConfigurationStore } from "../../../../ports/project-configuration-store.js";
 import { configurationRowsOf, configurationStateOf } from "../../kernel/configuration-rows.js";
 import { createSystemClock } from "../../system/clock.js";
-import { drizzleBetterSqlite3, drizzleOrm } from "../shared/drizzle-modules.js";
+import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { configurationTables } from "./configuration-schema.js";
-import { findConfigurationMigrationsFolder, migrateConfigurationDatabase } from "./configuration-migrations.js";
-import { ensureMigrated } from "../shared/migrations.js";
-import { openSqlite } from "../shared/sqlite-connection.js";
+import { openMigratedSqlite } from "../shared/migrations.js";
 
 /** The file name of the configuration database inside a data dir. */
 export const CONFIGURATION_DATABASE_FILE = "configurations.sqlite";
@@ -89,7 +86,7 @@ export interface OpenConfigurationDatabase {
 export function openConfigurationDatabase(options: SqliteProjectConfigurationStoreOptions): OpenConfigurationDatabase {
   const path = options.path ?? (options.dataDir ? projectConfigurationDatabasePath(options.dataDir) : undefined);
   if (!path) throw new SteamharnessError("input_validation", "[steamharness] [sqlite] give dataDir or path for the configuration store", { field: "dataDir" });
-  return openDatabase(path, options);
+  return openMigratedSqlite(path, { migrations: "configuration", what: "the configuration database", ...options });
 }
 
 /** Projects whose state one store keeps in memory at most (a worker reads one). */
@@ -174,28 +171,6 @@ export function sqliteConfigurationStoreOn(
 
 type Db = BetterSQLite3Database;
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
-
-function openDatabase(path: string, options: SqliteProjectConfigurationStoreOptions): { client: Database.Database; db: Db } {
-  const folder = options.migrationsFolder ?? findConfigurationMigrationsFolder();
-  if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/configuration migrations not found");
-  try {
-    mkdirSync(dirname(path), { recursive: true });
-    const client = openSqlite(path, { timeout: options.busyTimeoutMs ?? 5000 });
-    try {
-      // PRAGMAs are connection settings drizzle has no builder for.
-      client.pragma("journal_mode = WAL");
-      client.pragma("synchronous = NORMAL");
-      const db = drizzleBetterSqlite3().drizzle({ client });
-      ensureMigrated(client, folder, () => migrateConfigurationDatabase(db, folder));
-      return { client, db };
-    } catch (error) {
-      client.close();
-      throw error;
-    }
-  } catch (error) {
-    throw wrapAdapterError("sqlite", `cannot open the configuration database ${path}`, error);
-  }
-}
 
 /** The reads of {@link loadState}, prepared with placeholders. */
 function prepareStateReads(db: Db) {

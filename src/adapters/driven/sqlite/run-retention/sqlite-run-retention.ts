@@ -1,10 +1,9 @@
-import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type Database from "better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
-import { drizzleBetterSqlite3, drizzleOrm } from "../shared/drizzle-modules.js";
-import { ensureMigrated, findMigrationsFolder, migrateWithRetry } from "../shared/migrations.js";
-import { openSqlite } from "../shared/sqlite-connection.js";
+import { drizzleOrm } from "../shared/drizzle-modules.js";
+import { openMigratedSqlite } from "../shared/migrations.js";
 import { conversationSessionsDirectory, sessionLockPath } from "../sessions/session-database-path.js";
 import { SESSION_FILE_EXTENSION } from "../sessions/session-file-names.js";
 import { holdExclusive, openLockFile } from "../sessions/sqlite-session-lease.js";
@@ -106,20 +105,7 @@ async function holdAll(folder: string): Promise<Database.Database[] | null> {
  */
 export async function createSqliteRunRetention(options: SqliteRunRetentionOptions): Promise<SqliteRunRetention> {
   const agentStoreDir = resolve(options.agentStoreDir);
-  const path = join(agentStoreDir, RUN_RETENTION_DATABASE_FILE);
-  const folder = findMigrationsFolder("run-retention");
-  if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/run-retention migrations not found");
-  let client: Database.Database;
-  try {
-    mkdirSync(agentStoreDir, { recursive: true });
-    client = openSqlite(path, { timeout: options.busyTimeoutMs ?? 5000 });
-    client.pragma("journal_mode = WAL");
-    client.pragma("synchronous = NORMAL");
-    ensureMigrated(client, folder, () => migrateWithRetry(drizzleBetterSqlite3().drizzle({ client }), folder, { attempts: 4 }));
-  } catch (error) {
-    throw wrapAdapterError("sqlite", `cannot open the run-retention index ${path}`, error);
-  }
-  const db = drizzleBetterSqlite3().drizzle({ client });
+  const { client, db } = openMigratedSqlite(join(agentStoreDir, RUN_RETENTION_DATABASE_FILE), { migrations: "run-retention", what: "the run-retention index", ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }) });
   const { and, asc, eq, isNotNull, lt, sql } = drizzleOrm();
   const t = retainedRuns;
   let closed = false;
