@@ -3,7 +3,7 @@ import type Database from "better-sqlite3";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import type { ProjectConfigurationState } from "../../../../domain/configuration/configuration-state.js";
 import { createStateBackedConfigurationStore } from "../../../../domain/configuration/state-backed-store.js";
-import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
+import { SteamharnessError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
 import type { ProjectConfigurationStore } from "../../../../ports/project-configuration-store.js";
 import { configurationRowsOf, configurationStateOf } from "../../kernel/configuration-rows.js";
@@ -11,6 +11,7 @@ import { createSystemClock } from "../../system/clock.js";
 import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { configurationTables } from "./configuration-schema.js";
 import { openMigratedSqlite } from "../shared/migrations.js";
+import { sqliteCall } from "../store/sqlite-support.js";
 
 /** The file name of the configuration database inside a data dir. */
 export const CONFIGURATION_DATABASE_FILE = "configurations.sqlite";
@@ -113,14 +114,8 @@ export function sqliteConfigurationStoreOn(
   close: () => Promise<void>,
   changeSignal?: () => number,
 ): ProjectConfigurationStore {
-  const guard = <T>(what: string, run: () => T): T => {
-    if (state.closed) throw new SteamharnessError("storage_failure", "[steamharness] [sqlite] the configuration store is closed");
-    try {
-      return run();
-    } catch (error) {
-      throw wrapAdapterError("sqlite", what, error);
-    }
-  };
+  // Busy retries and fault wrapping as every SQLite store; a retried write reruns its whole transaction.
+  const call = sqliteCall(state);
   // Every workflow run reads its project's configuration (its snapshot, CFG-2): the two reads
   // are prepared on first use and kept (the connection's statements also run inside its transactions).
   let reads: ReturnType<typeof prepareStateReads> | undefined;
@@ -147,12 +142,12 @@ export function sqliteConfigurationStoreOn(
   return createStateBackedConfigurationStore(
     {
       async load(projectId) {
-        return guard("configuration read failed", () => cachedLoad(projectId));
+        return call("configuration read", () => cachedLoad(projectId));
       },
       async transact(projectId, apply) {
         // This store's own commits leave `data_version` as it is: they drop what it remembers.
         cache.states.clear();
-        return guard("configuration write failed", () =>
+        return call("configuration write", () =>
           db.transaction(
             (tx) => {
               const { state: next, changedIds } = apply(stateOf(projectId));
