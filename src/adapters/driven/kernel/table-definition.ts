@@ -11,19 +11,21 @@
 /** The two SQL dialects. */
 export type Dialect = "sqlite" | "postgres";
 
-/** A column's type, mapped to each dialect's own. */
-export type ColumnKind = "text" | "integer" | "bigint" | "json" | "bytes" | "tsvector";
+/** A column's type, mapped to each dialect's own (`boolean` and `tsvector`: PostgreSQL only). */
+export type ColumnKind = "text" | "integer" | "bigint" | "json" | "bytes" | "boolean" | "tsvector";
 
 /** A column: its SQL name, kind and constraints. */
 export interface ColumnDefinition {
   name: string;
   kind: ColumnKind;
   nullable?: true;
-  default?: string | number;
+  default?: string | number | boolean;
   /** A column `UNIQUE` constraint (drizzle names it `<table>_<column>_unique`), in both dialects or one. */
   unique?: true | Dialect;
   /** SQLite `INTEGER PRIMARY KEY AUTOINCREMENT`. */
   autoIncrement?: true;
+  /** PostgreSQL `GENERATED ALWAYS AS IDENTITY`. */
+  identity?: true;
   /** The one dialect that has this column. */
   only?: Dialect;
 }
@@ -46,6 +48,8 @@ export interface TableDefinition<C extends string = string> {
   columns: Record<C, ColumnDefinition>;
   primaryKey: readonly C[] | Readonly<Record<Dialect, readonly C[]>>;
   indexes?: Record<string, readonly C[] | IndexDefinition<C>>;
+  /** Named `CHECK (<column> = <value>)` constraints (SQLite only: a single-row table). */
+  checks?: Record<string, { column: C; equals: number }>;
 }
 
 /**
@@ -66,8 +70,9 @@ export type DialectColumns<D extends TableDefinition, Of extends Dialect> = { [K
 interface ColumnBuilder {
   primaryKey(config?: { autoIncrement: true }): ColumnBuilder;
   notNull(): ColumnBuilder;
-  default(value: string | number): ColumnBuilder;
+  default(value: string | number | boolean): ColumnBuilder;
   unique(): ColumnBuilder;
+  generatedAlwaysAsIdentity?(): ColumnBuilder;
 }
 
 /** An index builder (`index(name)` or `uniqueIndex(name)`) of either dialect. */
@@ -84,6 +89,8 @@ export interface DrizzleDialect<Col> {
   primaryKey(config: { columns: [Col, ...Col[]] }): unknown;
   index(name: string): IndexBuilder<Col>;
   uniqueIndex(name: string): IndexBuilder<Col>;
+  /** `CHECK (column = equals)`, for a dialect whose tables have checks. */
+  check?(name: string, column: Col, equals: number): unknown;
 }
 
 /**
@@ -105,6 +112,7 @@ export function drizzleTableOf<Col>(table: TableDefinition, drizzle: DrizzleDial
         let built = drizzle.kinds[column.kind](column.name) as ColumnBuilder;
         if (key === single) built = built.primaryKey(...(column.autoIncrement ? [{ autoIncrement: true as const }] : []));
         else if (!column.nullable) built = built.notNull();
+        if (column.identity) built = built.generatedAlwaysAsIdentity!();
         if (column.default !== undefined) built = built.default(column.default);
         if (column.unique === true || column.unique === drizzle.dialect) built = built.unique();
         return [key, built];
@@ -121,6 +129,7 @@ export function drizzleTableOf<Col>(table: TableDefinition, drizzle: DrizzleDial
         const named = (spec.unique ? drizzle.uniqueIndex : drizzle.index)(spec.name);
         return spec.using ? named.using!(spec.using, ...of(spec.columns)) : named.on(...of(spec.columns));
       }),
+      ...Object.entries(table.checks ?? {}).map(([name, { column, equals }]) => drizzle.check!(name, built[column]!, equals)),
     ];
   });
 }

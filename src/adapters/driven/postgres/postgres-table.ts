@@ -1,6 +1,6 @@
 import type { HasDefault, NotNull } from "drizzle-orm";
 import type { BuildColumns } from "drizzle-orm/column-builder";
-import { bigint, customType, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, type PgBigInt53BuilderInitial, type PgColumn, type PgCustomColumnBuilder, type PgIntegerBuilderInitial, type PgJsonbBuilderInitial, type PgTableFn, type PgTableWithColumns, type PgTextBuilderInitial } from "drizzle-orm/pg-core";
+import { bigint, boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, type PgBigInt53BuilderInitial, type PgBooleanBuilderInitial, type PgColumn, type PgCustomColumnBuilder, type PgIntegerBuilderInitial, type PgJsonbBuilderInitial, type PgTableFn, type PgTableWithColumns, type PgTextBuilderInitial } from "drizzle-orm/pg-core";
 import { drizzleTableOf, type ColumnDefinition, type DialectColumns, type DrizzleDialect, type TableDefinition } from "../kernel/table-definition.js";
 
 /** Binary column (drizzle 0.45's pg-core has no built-in `bytea`). */
@@ -8,12 +8,12 @@ const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataTyp
 /** A full-text vector, written as tsvector input text and never read back. */
 const tsvector = customType<{ data: string; driverData: string }>({ dataType: () => "tsvector" });
 
-const KINDS = { text, integer, bigint: (name: string) => bigint(name, { mode: "number" }), json: jsonb, bytes: bytea, tsvector };
+const KINDS = { text, integer, bigint: (name: string) => bigint(name, { mode: "number" }), json: jsonb, bytes: bytea, boolean, tsvector };
 type Custom<T> = PgCustomColumnBuilder<{ name: ""; dataType: "custom"; columnType: "PgCustomColumn"; data: T; driverParam: T; enumValues: undefined }>;
 /** Each kind's PostgreSQL builder. */
-type Kinds = { text: PgTextBuilderInitial<"", [string, ...string[]]>; integer: PgIntegerBuilderInitial<"">; bigint: PgBigInt53BuilderInitial<"">; json: PgJsonbBuilderInitial<"">; bytes: Custom<Uint8Array>; tsvector: Custom<string> };
+type Kinds = { text: PgTextBuilderInitial<"", [string, ...string[]]>; integer: PgIntegerBuilderInitial<"">; bigint: PgBigInt53BuilderInitial<"">; json: PgJsonbBuilderInitial<"">; bytes: Custom<Uint8Array>; boolean: PgBooleanBuilderInitial<"">; tsvector: Custom<string> };
 type Nulls<C extends ColumnDefinition> = C extends { nullable: true } ? Kinds[C["kind"]] : NotNull<Kinds[C["kind"]]>;
-type Column<C extends ColumnDefinition> = C extends { default: unknown } ? HasDefault<Nulls<C>> : Nulls<C>;
+type Column<C extends ColumnDefinition> = C extends { default: unknown } | { identity: true } ? HasDefault<Nulls<C>> : Nulls<C>;
 type Columns<D extends TableDefinition> = { [K in keyof DialectColumns<D, "postgres">]: Column<DialectColumns<D, "postgres">[K]> };
 
 /** The PostgreSQL drizzle table of definition `D`, in schema `S` (undefined: unqualified). */

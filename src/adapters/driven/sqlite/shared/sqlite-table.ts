@@ -2,11 +2,11 @@ import type { $Type, HasDefault, NotNull } from "drizzle-orm";
 import type { BuildColumns } from "drizzle-orm/column-builder";
 import type { SQLiteBlobBufferBuilderInitial, SQLiteColumn, SQLiteIntegerBuilderInitial, SQLiteTableWithColumns, SQLiteTextBuilderInitial } from "drizzle-orm/sqlite-core";
 import { drizzleTableOf, type ColumnDefinition, type DialectColumns, type DrizzleDialect, type TableDefinition } from "../../kernel/table-definition.js";
-import { drizzleSqliteCore } from "./drizzle-modules.js";
+import { drizzleOrm, drizzleSqliteCore } from "./drizzle-modules.js";
 
 type Text = SQLiteTextBuilderInitial<"", [string, ...string[]], undefined>;
-/** Each kind's SQLite builder (`json` is text; the PostgreSQL-only `tsvector` never reaches here). */
-type Kinds = { text: Text; integer: SQLiteIntegerBuilderInitial<"">; bigint: SQLiteIntegerBuilderInitial<"">; json: Text; bytes: $Type<SQLiteBlobBufferBuilderInitial<"">, Uint8Array>; tsvector: Text };
+/** Each kind's SQLite builder (`json` is text; the PostgreSQL-only `boolean` and `tsvector` never reach here). */
+type Kinds = { text: Text; integer: SQLiteIntegerBuilderInitial<"">; bigint: SQLiteIntegerBuilderInitial<"">; json: Text; bytes: $Type<SQLiteBlobBufferBuilderInitial<"">, Uint8Array>; boolean: SQLiteIntegerBuilderInitial<"">; tsvector: Text };
 type Nulls<C extends ColumnDefinition> = C extends { nullable: true } ? Kinds[C["kind"]] : NotNull<Kinds[C["kind"]]>;
 type Column<C extends ColumnDefinition> = C extends { default: unknown } | { autoIncrement: true } ? HasDefault<Nulls<C>> : Nulls<C>;
 type Columns<D extends TableDefinition> = { [K in keyof DialectColumns<D, "sqlite">]: Column<DialectColumns<D, "sqlite">[K]> };
@@ -25,9 +25,11 @@ let dialect: DrizzleDialect<SQLiteColumn> | undefined;
  */
 export function sqliteTableOf<D extends TableDefinition>(table: D): SqliteTableOf<D> {
   if (!dialect) {
-    const { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } = drizzleSqliteCore();
-    const kinds = { text, integer, bigint: integer, json: text, bytes: (name: string) => blob(name, { mode: "buffer" }), tsvector: text };
-    dialect = { dialect: "sqlite", kinds, table: sqliteTable as DrizzleDialect<SQLiteColumn>["table"], primaryKey, index, uniqueIndex };
+    const { blob, check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } = drizzleSqliteCore();
+    const { sql } = drizzleOrm();
+    const kinds = { text, integer, bigint: integer, json: text, bytes: (name: string) => blob(name, { mode: "buffer" }), boolean: integer, tsvector: text };
+    const equals = (name: string, column: SQLiteColumn, value: number) => check(name, sql`${column} = ${sql.raw(String(value))}`);
+    dialect = { dialect: "sqlite", kinds, table: sqliteTable as DrizzleDialect<SQLiteColumn>["table"], primaryKey, index, uniqueIndex, check: equals };
   }
   return drizzleTableOf(table, dialect) as SqliteTableOf<D>;
 }
