@@ -5,25 +5,23 @@
  * session id or conversation id for all of them. Payloads, states, task inputs and commands are
  * JSON kept as text: stored and read back byte for byte, never queried inside.
  */
-import { defineTable } from "./table-definition.js";
+import { columnOf, defineTable } from "./table-definition.js";
 
-const text = { kind: "text" } as const;
-const int = { kind: "integer" } as const;
-const bigint = { kind: "bigint" } as const;
-const conversationId = { name: "conversation_id", ...text } as const;
+const [text, int, bigint] = [columnOf("text"), columnOf("integer"), columnOf("bigint")];
+const [runId, status, sessionKey] = [text("run_id"), text("status"), text("session_key")];
 
 /** One SQLite file per session. */
 export const SQLITE_SESSION_TABLES = {
   /** The append-only log; `seq` is the rowid, so reading in order and by range needs no extra index. */
   sessionEvents: defineTable({
     name: "session_events",
-    columns: { seq: { name: "seq", ...int }, eventId: { name: "event_id", ...text }, runId: { name: "run_id", ...text }, type: { name: "type", ...text }, payload: { name: "payload", ...text }, at: { name: "at", ...int } },
+    columns: { seq: int("seq"), eventId: text("event_id"), runId, type: text("type"), payload: text("payload"), at: int("at") },
     primaryKey: ["seq"],
     // (run_id, seq) so that readRun is an index range scan already in seq order.
     indexes: { session_events_event_id_unique: { columns: ["eventId"], unique: true }, session_events_run_seq_idx: ["runId", "seq"] },
   }),
   /** Snapshots; the store keeps only the row with the highest `at_seq`. */
-  sessionSnapshots: defineTable({ name: "session_snapshots", columns: { atSeq: { name: "at_seq", ...int }, state: { name: "state", ...text }, writtenAt: { name: "written_at", ...int } }, primaryKey: ["atSeq"] }),
+  sessionSnapshots: defineTable({ name: "session_snapshots", columns: { atSeq: int("at_seq"), state: text("state"), writtenAt: int("written_at") }, primaryKey: ["atSeq"] }),
   /**
    * One row (id 1) with what `head()` returns, kept in step by every write transaction so that the
    * head is read in O(1) without scanning the log. The address is recorded for diagnostics.
@@ -31,14 +29,8 @@ export const SQLITE_SESSION_TABLES = {
   sessionMeta: defineTable({
     name: "session_meta",
     columns: {
-      id: { name: "id", ...int },
-      lastSeq: { name: "last_seq", ...int, default: 0 },
-      lastRunId: { name: "last_run_id", ...text, nullable: true },
-      snapshotAtSeq: { name: "snapshot_at_seq", ...int, nullable: true },
-      projectId: { name: "project_id", ...text },
-      conversationId: { ...conversationId, nullable: true },
-      sessionKey: { name: "session_key", ...text },
-      createdAt: { name: "created_at", ...int },
+      id: int("id"), lastSeq: int("last_seq", { default: 0 }), lastRunId: text("last_run_id", { nullable: true }), snapshotAtSeq: int("snapshot_at_seq", { nullable: true }),
+      projectId: text("project_id"), conversationId: text("conversation_id", { nullable: true }), sessionKey, createdAt: int("created_at"),
     },
     primaryKey: ["id"],
     checks: { session_meta_single_row: { column: "id", equals: 1 } },
@@ -51,37 +43,27 @@ export const SQLITE_HOST_TABLES = {
   hostTasks: defineTable({
     name: "host_tasks",
     columns: {
-      ord: { name: "ord", ...int, autoIncrement: true },
-      taskId: { name: "task_id", ...text, unique: true },
-      runId: { name: "run_id", ...text },
-      targetId: { name: "target_id", ...int },
-      prompt: { name: "prompt", ...text },
-      input: { name: "input", ...text },
-      status: { name: "status", ...text },
-      cancelRequested: { name: "cancel_requested", ...int, default: 0 },
-      detail: { name: "detail", ...text, nullable: true },
-      updatedAt: { name: "updated_at", ...int },
+      ord: int("ord", { autoIncrement: true }), taskId: text("task_id", { unique: true }), runId, targetId: int("target_id"), prompt: text("prompt"), input: text("input"), status,
+      cancelRequested: int("cancel_requested", { default: 0 }), detail: text("detail", { nullable: true }), updatedAt: int("updated_at"),
     },
     primaryKey: ["ord"],
     indexes: { host_tasks_status_idx: ["status"] },
   }),
   /** Contexts: the main session, forks and child sessions. */
-  hostContexts: defineTable({
-    name: "host_contexts",
-    columns: { targetId: { name: "target_id", ...int }, kind: { name: "kind", ...text }, sessionKey: { name: "session_key", ...text }, parentTargetId: { name: "parent_target_id", ...int, nullable: true } },
-    primaryKey: ["targetId"],
-  }),
+  hostContexts: defineTable({ name: "host_contexts", columns: { targetId: int("target_id"), kind: text("kind"), sessionKey, parentTargetId: int("parent_target_id", { nullable: true }) }, primaryKey: ["targetId"] }),
   /** Small settings (the active context). */
-  hostSettings: defineTable({ name: "host_settings", columns: { key: { name: "key", ...text }, value: { name: "value", ...text } }, primaryKey: ["key"] }),
+  hostSettings: defineTable({ name: "host_settings", columns: { key: text("key"), value: text("value") }, primaryKey: ["key"] }),
   /** The durable command inbox: commands for a host that may live in another process. */
   hostCommands: defineTable({
     name: "host_commands",
-    columns: { seq: { name: "seq", ...int, autoIncrement: true }, command: { name: "command", ...text }, status: { name: "status", ...text }, outcome: { name: "outcome", ...text, nullable: true }, createdAt: { name: "created_at", ...int } },
+    columns: { seq: int("seq", { autoIncrement: true }), command: text("command"), status, outcome: text("outcome", { nullable: true }), createdAt: int("created_at") },
     primaryKey: ["seq"],
   }),
   /** The output items of each run's turn (HOST-7 `turns[].items`), one row per run, read by run id. */
-  hostTurnItems: defineTable({ name: "host_turn_items", columns: { runId: { name: "run_id", ...text }, items: { name: "items", ...text }, updatedAt: { name: "updated_at", ...int } }, primaryKey: ["runId"] }),
+  hostTurnItems: defineTable({ name: "host_turn_items", columns: { runId, items: text("items"), updatedAt: int("updated_at") }, primaryKey: ["runId"] }),
 };
+
+const [conversationId, createdAt, updatedAt] = [text("conversation_id"), bigint("created_at"), bigint("updated_at")];
 
 /** PostgreSQL: every session and host record of a schema in one set of tables. */
 export const POSTGRES_SESSION_TABLES = {
@@ -93,15 +75,8 @@ export const POSTGRES_SESSION_TABLES = {
   sessions: defineTable({
     name: "agent_sessions",
     columns: {
-      id: { name: "id", ...bigint, identity: true },
-      projectId: { name: "project_id", ...text },
-      scope: { name: "scope", ...text },
-      conversationId: { ...conversationId, nullable: true },
-      sessionKey: { name: "session_key", ...text },
-      lastSeq: { name: "last_seq", ...bigint, default: 0 },
-      lastRunId: { name: "last_run_id", ...text, nullable: true },
-      snapshotAtSeq: { name: "snapshot_at_seq", ...bigint, nullable: true },
-      createdAt: { name: "created_at", ...bigint },
+      id: bigint("id", { identity: true }), projectId: text("project_id"), scope: text("scope"), conversationId: text("conversation_id", { nullable: true }), sessionKey,
+      lastSeq: bigint("last_seq", { default: 0 }), lastRunId: text("last_run_id", { nullable: true }), snapshotAtSeq: bigint("snapshot_at_seq", { nullable: true }), createdAt,
     },
     primaryKey: ["id"],
     indexes: { agent_sessions_address: { columns: ["projectId", "scope", "sessionKey"], unique: true } },
@@ -112,34 +87,25 @@ export const POSTGRES_SESSION_TABLES = {
    */
   sessionEvents: defineTable({
     name: "agent_session_events",
-    columns: { sessionId: { name: "session_id", ...bigint }, seq: { name: "seq", ...bigint }, eventId: { name: "event_id", ...text }, runId: { name: "run_id", ...text }, type: { name: "type", ...text }, payload: { name: "payload", ...text }, at: { name: "at", ...bigint } },
+    columns: { sessionId: bigint("session_id"), seq: bigint("seq"), eventId: text("event_id"), runId, type: text("type"), payload: text("payload"), at: bigint("at") },
     primaryKey: ["sessionId", "seq"],
     // readRun: an index range already in seq order; the type index serves readAfter's filter.
     indexes: { agent_session_events_event_id: { columns: ["sessionId", "eventId"], unique: true }, agent_session_events_run: ["sessionId", "runId", "seq"], agent_session_events_type: ["sessionId", "type", "seq"] },
   }),
   /** The latest snapshot of a session (one row; replaced by a later one). */
-  sessionSnapshots: defineTable({ name: "agent_session_snapshots", columns: { sessionId: { name: "session_id", ...bigint }, atSeq: { name: "at_seq", ...bigint }, state: { name: "state", ...text }, writtenAt: { name: "written_at", ...bigint } }, primaryKey: ["sessionId"] }),
+  sessionSnapshots: defineTable({ name: "agent_session_snapshots", columns: { sessionId: bigint("session_id"), atSeq: bigint("at_seq"), state: text("state"), writtenAt: bigint("written_at") }, primaryKey: ["sessionId"] }),
   /** One row per conversation that has a host record; its counters give tasks and commands their order. */
   hostRecords: defineTable({
     name: "agent_host_records",
-    columns: { conversationId, nextTaskOrder: { name: "next_task_order", ...int, default: 1 }, nextCommandSeq: { name: "next_command_seq", ...int, default: 1 }, createdAt: { name: "created_at", ...bigint } },
+    columns: { conversationId, nextTaskOrder: int("next_task_order", { default: 1 }), nextCommandSeq: int("next_command_seq", { default: 1 }), createdAt },
     primaryKey: ["conversationId"],
   }),
   /** Submitted tasks; `ord` is the submission order within the conversation. */
   hostTasks: defineTable({
     name: "agent_host_tasks",
     columns: {
-      conversationId,
-      taskId: { name: "task_id", ...text },
-      ord: { name: "ord", ...int },
-      runId: { name: "run_id", ...text },
-      targetId: { name: "target_id", ...int },
-      prompt: { name: "prompt", ...text },
-      input: { name: "input", ...text },
-      status: { name: "status", ...text },
-      cancelRequested: { name: "cancel_requested", kind: "boolean", default: false },
-      detail: { name: "detail", ...text, nullable: true },
-      updatedAt: { name: "updated_at", ...bigint },
+      conversationId, taskId: text("task_id"), ord: int("ord"), runId, targetId: int("target_id"), prompt: text("prompt"), input: text("input"), status,
+      cancelRequested: columnOf("boolean")("cancel_requested", { default: false }), detail: text("detail", { nullable: true }), updatedAt,
     },
     primaryKey: ["conversationId", "taskId"],
     indexes: { agent_host_tasks_order: { columns: ["conversationId", "ord"], unique: true } },
@@ -147,17 +113,17 @@ export const POSTGRES_SESSION_TABLES = {
   /** Contexts of a host: the main session, forks and child sessions. */
   hostContexts: defineTable({
     name: "agent_host_contexts",
-    columns: { conversationId, targetId: { name: "target_id", ...int }, kind: { name: "kind", ...text }, sessionKey: { name: "session_key", ...text }, parentTargetId: { name: "parent_target_id", ...int, nullable: true } },
+    columns: { conversationId, targetId: int("target_id"), kind: text("kind"), sessionKey, parentTargetId: int("parent_target_id", { nullable: true }) },
     primaryKey: ["conversationId", "targetId"],
   }),
   /** Small settings of a host (the active context). */
-  hostSettings: defineTable({ name: "agent_host_settings", columns: { conversationId, key: { name: "key", ...text }, value: { name: "value", ...text } }, primaryKey: ["conversationId", "key"] }),
+  hostSettings: defineTable({ name: "agent_host_settings", columns: { conversationId, key: text("key"), value: text("value") }, primaryKey: ["conversationId", "key"] }),
   /** The durable command inbox: commands for a host that may run in another process or on another machine. */
   hostCommands: defineTable({
     name: "agent_host_commands",
-    columns: { conversationId, seq: { name: "seq", ...int }, command: { name: "command", ...text }, status: { name: "status", ...text }, outcome: { name: "outcome", ...text, nullable: true }, createdAt: { name: "created_at", ...bigint } },
+    columns: { conversationId, seq: int("seq"), command: text("command"), status, outcome: text("outcome", { nullable: true }), createdAt },
     primaryKey: ["conversationId", "seq"],
   }),
   /** The output items of each run's turn (HOST-7 `turns[].items`), one row per run, read by its key. */
-  hostTurnItems: defineTable({ name: "agent_host_turn_items", columns: { conversationId, runId: { name: "run_id", ...text }, items: { name: "items", ...text }, updatedAt: { name: "updated_at", ...bigint } }, primaryKey: ["conversationId", "runId"] }),
+  hostTurnItems: defineTable({ name: "agent_host_turn_items", columns: { conversationId, runId, items: text("items"), updatedAt }, primaryKey: ["conversationId", "runId"] }),
 };

@@ -133,3 +133,15 @@ export function drizzleTableOf<Col>(table: TableDefinition, drizzle: DrizzleDial
     ];
   });
 }
+
+/**
+ * A column builder of one kind, spelled as drizzle's are: `text("project_id")`,
+ * `bigint("expires_at", { nullable: true })`; the name and options stay literal types.
+ *
+ * @example
+ * const text = columnOf("text");
+ * const columns = { projectId: text("project_id"), note: text("note", { nullable: true }) };
+ */
+export function columnOf<K extends ColumnKind>(kind: K) {
+  return <const N extends string, const M extends Omit<ColumnDefinition, "name" | "kind"> = {}>(name: N, more?: M) => ({ ...more, name, kind }) as { name: N; kind: K } & M;
+}

@@ -12,17 +12,17 @@
  * generates one for some column changes) has to drop the view and triggers first and create them
  * again after, by hand.
  */
-import { defineTable } from "./table-definition.js";
+import { columnOf, defineTable } from "./table-definition.js";
 
-const text = { kind: "text" } as const;
-const bigint = { kind: "bigint" } as const;
+const [text, integer, bigint, bytes] = [columnOf("text"), columnOf("integer"), columnOf("bigint"), columnOf("bytes")];
+const [projectId, createdAt, updatedAt] = [text("project_id"), bigint("created_at"), bigint("updated_at")];
 
 /** The tables of the project store (SQLite `store.sqlite`; PostgreSQL's store schema). */
 export const STORE_TABLES = {
   /** KV entries; `conversation_id` is "" for project scope. */
   kvEntries: defineTable({
     name: "kv_entries",
-    columns: { projectId: { name: "project_id", ...text }, conversationId: { name: "conversation_id", ...text }, key: { name: "key", kind: "bytes" }, value: { name: "value", ...text }, updatedAt: { name: "updated_at", ...bigint } },
+    columns: { projectId, conversationId: text("conversation_id"), key: bytes("key"), value: text("value"), updatedAt },
     primaryKey: ["projectId", "conversationId", "key"],
   }),
   /**
@@ -32,15 +32,10 @@ export const STORE_TABLES = {
   knowledgeDocuments: defineTable({
     name: "knowledge_documents",
     columns: {
-      id: { name: "id", kind: "integer", autoIncrement: true, only: "sqlite" },
-      projectId: { name: "project_id", ...text },
-      docKey: { name: "doc_key", kind: "bytes" },
-      documentId: { name: "document_id", ...text },
-      title: { name: "title", ...text },
-      markdown: { name: "markdown", ...text },
-      search: { name: "search", kind: "tsvector", only: "postgres" },
-      createdAt: { name: "created_at", ...bigint },
-      updatedAt: { name: "updated_at", ...bigint },
+      id: integer("id", { autoIncrement: true, only: "sqlite" }),
+      projectId, docKey: bytes("doc_key"), documentId: text("document_id"), title: text("title"), markdown: text("markdown"),
+      search: columnOf("tsvector")("search", { only: "postgres" }),
+      createdAt, updatedAt,
     },
     primaryKey: { sqlite: ["id"], postgres: ["projectId", "docKey"] },
     indexes: { knowledge_documents_project_key: { columns: ["projectId", "docKey"], unique: true, only: "sqlite" }, knowledge_documents_search: { columns: ["search"], using: "gin", only: "postgres" } },
@@ -51,27 +46,20 @@ export const STORE_TABLES = {
    */
   managedFiles: defineTable({
     name: "managed_files",
-    columns: { projectId: { name: "project_id", ...text }, fileId: { name: "file_id", ...text }, name: { name: "name", ...text }, size: { name: "size", ...bigint }, sha256: { name: "sha256", ...text }, bytes: { name: "bytes", kind: "bytes", only: "postgres" }, createdAt: { name: "created_at", ...bigint } },
+    columns: { projectId, fileId: text("file_id"), name: text("name"), size: bigint("size"), sha256: text("sha256"), bytes: bytes("bytes", { only: "postgres" }), createdAt },
     primaryKey: ["projectId", "fileId"],
     indexes: { managed_files_sha256: { columns: ["sha256"], only: "sqlite" } },
   }),
   /** Persistent values per project. */
-  persistentValues: defineTable({
-    name: "persistent_values",
-    columns: { projectId: { name: "project_id", ...text }, name: { name: "name", ...text }, value: { name: "value", ...text }, updatedAt: { name: "updated_at", ...bigint } },
-    primaryKey: ["projectId", "name"],
-  }),
+  persistentValues: defineTable({ name: "persistent_values", columns: { projectId, name: text("name"), value: text("value"), updatedAt }, primaryKey: ["projectId", "name"] }),
   /** Budget rows of the budget ledger (BUD-1): one per budget and window (`tenant:acme:month:2026-12`). */
   budgetRows: defineTable({
     name: "budget_rows",
     columns: {
-      key: { name: "key", ...text },
-      spentTokens: { name: "spent_tokens", ...bigint },
-      spentMicros: { name: "spent_micros", ...bigint },
-      reservedTokens: { name: "reserved_tokens", ...bigint },
-      reservedMicros: { name: "reserved_micros", ...bigint },
-      grantedTokens: { name: "granted_tokens", ...bigint },
-      grantedMicros: { name: "granted_micros", ...bigint },
+      key: text("key"),
+      spentTokens: bigint("spent_tokens"), spentMicros: bigint("spent_micros"),
+      reservedTokens: bigint("reserved_tokens"), reservedMicros: bigint("reserved_micros"),
+      grantedTokens: bigint("granted_tokens"), grantedMicros: bigint("granted_micros"),
     },
     primaryKey: ["key"],
   }),
@@ -83,36 +71,27 @@ export const STORE_TABLES = {
   budgetReservations: defineTable({
     name: "budget_reservations",
     columns: {
-      id: { name: "id", ...text },
-      keys: { name: "keys", ...text },
-      tokens: { name: "tokens", ...bigint },
-      micros: { name: "micros", ...bigint },
-      state: { name: "state", ...text },
-      updatedAt: { name: "updated_at", ...bigint },
-      spentTokens: { name: "spent_tokens", ...bigint, nullable: true, only: "sqlite" },
-      spentMicros: { name: "spent_micros", ...bigint, nullable: true, only: "sqlite" },
+      id: text("id"), keys: text("keys"), tokens: bigint("tokens"), micros: bigint("micros"), state: text("state"), updatedAt,
+      spentTokens: bigint("spent_tokens", { nullable: true, only: "sqlite" }), spentMicros: bigint("spent_micros", { nullable: true, only: "sqlite" }),
     },
     primaryKey: ["id"],
   }),
   /** API keys (BUD-4): the secret's SHA-256 digest, never the secret. */
   apiKeys: defineTable({
     name: "api_keys",
-    columns: { id: { name: "id", ...text }, hash: { name: "hash", ...text, unique: "postgres" }, tenantId: { name: "tenant_id", ...text }, createdAt: { name: "created_at", ...bigint }, revokedAt: { name: "revoked_at", ...bigint, nullable: true } },
+    columns: { id: text("id"), hash: text("hash", { unique: "postgres" }), tenantId: text("tenant_id"), createdAt, revokedAt: bigint("revoked_at", { nullable: true }) },
     primaryKey: ["id"],
     indexes: { api_keys_hash: { columns: ["hash"], unique: true, only: "sqlite" } },
   }),
   /** Tenants of API keys and their limits (JSON). */
-  apiTenants: defineTable({ name: "api_tenants", columns: { id: { name: "id", ...text }, limits: { name: "limits", ...text } }, primaryKey: ["id"] }),
+  apiTenants: defineTable({ name: "api_tenants", columns: { id: text("id"), limits: text("limits") }, primaryKey: ["id"] }),
   /** Rate windows per tenant and unit (`<tenant> requests`): the window's start and its count. */
-  apiRateWindows: defineTable({ name: "api_rate_windows", columns: { key: { name: "key", ...text }, window: { name: "window", ...bigint }, count: { name: "count", ...bigint } }, primaryKey: ["key"] }),
+  apiRateWindows: defineTable({ name: "api_rate_windows", columns: { key: text("key"), window: bigint("window"), count: bigint("count") }, primaryKey: ["key"] }),
   /** Held concurrency slots of tenants, each until it expires. */
-  apiSlots: defineTable({
-    name: "api_slots",
-    columns: { id: { name: "id", ...text }, tenantId: { name: "tenant_id", ...text }, expiresAt: { name: "expires_at", ...bigint } },
-    primaryKey: ["id"],
-    indexes: { api_slots_tenant: ["tenantId"] },
-  }),
+  apiSlots: defineTable({ name: "api_slots", columns: { id: text("id"), tenantId: text("tenant_id"), expiresAt: bigint("expires_at") }, primaryKey: ["id"], indexes: { api_slots_tenant: ["tenantId"] } }),
 };
+
+const accountId = text("account_id", { default: "" });
 
 /** Project configurations (CFG-1; SQLite `configurations.sqlite`; PostgreSQL's store schema). */
 export const CONFIGURATION_TABLES = {
@@ -123,37 +102,22 @@ export const CONFIGURATION_TABLES = {
    */
   configurationProjects: defineTable({
     name: "configuration_projects",
-    columns: {
-      accountId: { name: "account_id", ...text, default: "" },
-      projectId: { name: "project_id", ...text },
-      revision: { name: "revision", kind: "integer" },
-      fields: { name: "fields", ...text },
-      currentConfigurationId: { name: "current_configuration_id", ...text, nullable: true },
-      updatedAt: { name: "updated_at", ...bigint },
-    },
+    columns: { accountId, projectId, revision: integer("revision"), fields: text("fields"), currentConfigurationId: text("current_configuration_id", { nullable: true }), updatedAt },
     primaryKey: ["accountId", "projectId"],
   }),
   /** One row per configuration ever created; a deleted one stays as a tombstone (`deleted_at`). */
   configurations: defineTable({
     name: "configurations",
     columns: {
-      accountId: { name: "account_id", ...text, default: "" },
-      projectId: { name: "project_id", ...text },
-      configurationId: { name: "configuration_id", ...text },
-      name: { name: "name", ...text },
-      values: { name: "values", ...text },
-      revision: { name: "revision", kind: "integer" },
-      position: { name: "position", kind: "integer" },
-      createdAt: { name: "created_at", ...bigint },
-      updatedAt: { name: "updated_at", ...bigint },
-      deletedAt: { name: "deleted_at", ...bigint, nullable: true },
+      accountId, projectId, configurationId: text("configuration_id"), name: text("name"), values: text("values"),
+      revision: integer("revision"), position: integer("position"), createdAt, updatedAt, deletedAt: bigint("deleted_at", { nullable: true }),
     },
     primaryKey: ["accountId", "projectId", "configurationId"],
   }),
   /** The configuration server's accounts (CFG-4): the token is kept only as its SHA-256 hash. */
   configurationAccounts: defineTable({
     name: "configuration_accounts",
-    columns: { accountId: { name: "account_id", ...text }, name: { name: "name", ...text, unique: true }, tokenHash: { name: "token_hash", ...text, unique: true }, createdAt: { name: "created_at", ...bigint } },
+    columns: { accountId: text("account_id"), name: text("name", { unique: true }), tokenHash: text("token_hash", { unique: true }), createdAt },
     primaryKey: ["accountId"],
   }),
 };
@@ -165,7 +129,7 @@ export const CONFIGURATION_TABLES = {
  */
 export const RETAINED_RUNS_TABLE = defineTable({
   name: "retained_runs",
-  columns: { projectId: { name: "project_id", ...text }, runId: { name: "run_id", ...text }, state: { name: "state", ...text }, updatedAt: { name: "updated_at", ...bigint }, expiresAt: { name: "expires_at", ...bigint, nullable: true } },
+  columns: { projectId, runId: text("run_id"), state: text("state"), updatedAt, expiresAt: bigint("expires_at", { nullable: true }) },
   primaryKey: ["projectId", "runId"],
   indexes: { retained_runs_expires_idx: ["projectId", "expiresAt"], retained_runs_state_idx: ["projectId", "state", "updatedAt"] },
 });
