@@ -8,6 +8,13 @@ import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "@jest/globals";
 
 const SHARED = [
+  { dialect: "sqlite", schema: "src/adapters/driven/sqlite/store/drizzle-kit-schema.ts", out: "drizzle" },
+  { dialect: "postgresql", schema: "src/adapters/driven/postgres/schema.ts", out: "drizzle/postgres" },
+  { dialect: "sqlite", schema: "src/adapters/driven/sqlite/configuration/drizzle-kit-schema.ts", out: "drizzle/configuration" },
+  { dialect: "sqlite", schema: "src/adapters/driven/sqlite/run-retention/run-retention-schema.ts", out: "drizzle/run-retention" },
+  { dialect: "sqlite", schema: "src/adapters/driven/sqlite/sessions/drizzle-kit-schema.ts", out: "drizzle/session" },
+  { dialect: "sqlite", schema: "src/adapters/driven/sqlite/session-host/drizzle-kit-schema.ts", out: "drizzle/session-host" },
+  { dialect: "postgresql", schema: "src/adapters/driven/postgres/sessions/session-schema.ts", out: "drizzle/postgres-sessions" },
   { dialect: "sqlite", schema: "src/adapters/driven/sqlite/mcp-tasks/mcp-task-schema.ts", out: "drizzle/mcp-tasks" },
   { dialect: "postgresql", schema: "src/adapters/driven/postgres/mcp-task-schema.ts", out: "drizzle/postgres-mcp-tasks" },
 ];

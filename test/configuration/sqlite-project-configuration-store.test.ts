@@ -7,7 +7,7 @@ import Database from "better-sqlite3";
 import { and, eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { configurationTables } from "../../src/adapters/driven/sqlite/configuration/configuration-schema.js";
-import { findConfigurationMigrationsFolder } from "../../src/adapters/driven/sqlite/configuration/configuration-migrations.js";
+import { findMigrationsFolder } from "../../src/adapters/driven/system/migrations-folder.js";
 import {
   createSqliteProjectConfigurationStore,
   projectConfigurationDatabasePath,
@@ -71,10 +71,10 @@ describe("CFG-1 SQLite project configuration store", () => {
   });
 
   it("CFG-1 migrations are found from src/ and from a built dist/ folder", () => {
-    const fromSrc = findConfigurationMigrationsFolder();
+    const fromSrc = findMigrationsFolder("configuration");
     expect(fromSrc).toBe(join(process.cwd(), "drizzle", "configuration"));
-    expect(findConfigurationMigrationsFolder(join(process.cwd(), "dist"))).toBe(fromSrc);
-    expect(findConfigurationMigrationsFolder(tmpdir())).toBeNull();
+    expect(findMigrationsFolder("configuration", join(process.cwd(), "dist"))).toBe(fromSrc);
+    expect(findMigrationsFolder("configuration", tmpdir())).toBeNull();
   });
 
   it("CFG-1 writers in separate processes holding the same revision: exactly one wins, the rest conflict", async () => {

@@ -2,7 +2,7 @@ import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
 import type { JsonValue } from "../../../domain/json.js";
 import type { McpTaskChange, McpTaskExpectation, McpTaskRecord, McpTaskStatus, McpTaskStore } from "../../../ports/mcp-task-store.js";
 import type { Awaitable } from "./store-call.js";
-import { defineTable } from "./table-definition.js";
+import { columnOf, defineTable } from "./table-definition.js";
 
 // The SQL of the MCP task store (MCP-13), written once for SQLite and PostgreSQL: `$n`
 // placeholders (SQLite reads them as `?n`), JSON as text (PostgreSQL casts it to jsonb).
@@ -13,6 +13,8 @@ export interface TaskStatement {
   values: unknown[];
 }
 
+const [text, bigint, jsonColumn] = [columnOf("text"), columnOf("bigint"), columnOf("json")];
+
 /**
  * The `mcp_tasks` table, for both dialects (drizzle-kit generates each dialect's migrations from
  * it); `tenantId` is who created the task (MCP-13 tenant separation), null on hosts without
@@ -21,20 +23,10 @@ export interface TaskStatement {
 export const MCP_TASK_TABLE = defineTable({
   name: "mcp_tasks",
   columns: {
-    projectId: { name: "project_id", kind: "text" },
-    taskId: { name: "task_id", kind: "text" },
-    entrypointId: { name: "entrypoint_id", kind: "text" },
-    status: { name: "status", kind: "text" },
-    statusMessage: { name: "status_message", kind: "text", nullable: true },
-    ownerHost: { name: "owner_host", kind: "text", nullable: true },
-    leaseExpiresAt: { name: "lease_expires_at", kind: "millis", nullable: true },
-    ttlMs: { name: "ttl_ms", kind: "millis" },
-    pollIntervalMs: { name: "poll_interval_ms", kind: "millis" },
-    createdAt: { name: "created_at", kind: "millis" },
-    updatedAt: { name: "updated_at", kind: "millis" },
-    result: { name: "result", kind: "json", nullable: true },
-    paused: { name: "paused", kind: "json", nullable: true },
-    tenantId: { name: "tenant_id", kind: "text", nullable: true },
+    projectId: text("project_id"), taskId: text("task_id"), entrypointId: text("entrypoint_id"), status: text("status"),
+    statusMessage: text("status_message", { nullable: true }), ownerHost: text("owner_host", { nullable: true }), leaseExpiresAt: bigint("lease_expires_at", { nullable: true }),
+    ttlMs: bigint("ttl_ms"), pollIntervalMs: bigint("poll_interval_ms"), createdAt: bigint("created_at"), updatedAt: bigint("updated_at"),
+    result: jsonColumn("result", { nullable: true }), paused: jsonColumn("paused", { nullable: true }), tenantId: text("tenant_id", { nullable: true }),
   },
   primaryKey: ["projectId", "taskId"],
   indexes: { mcp_tasks_created_idx: ["projectId", "createdAt"], mcp_tasks_updated_idx: ["updatedAt"], mcp_tasks_lapsed_idx: ["projectId", "status", "leaseExpiresAt"] },
@@ -49,7 +41,7 @@ const CHANGE_COLUMNS: Record<Exclude<keyof McpTaskChange, never>, string> = {
   paused: "paused",
   updatedAt: "updated_at",
 };
-const JSON_FIELDS = new Set(Object.values(MCP_TASK_TABLE.columns).filter((column) => column.kind === "json").map((column) => column.name));
+const JSON_FIELDS = new Set<string>(Object.values(MCP_TASK_TABLE.columns).filter((column) => column.kind === "json").map((column) => column.name));
 const json = (value: JsonValue | null | undefined) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 /** `INSERT` of a new row. */

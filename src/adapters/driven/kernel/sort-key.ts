@@ -57,27 +57,35 @@ export function prefixRange(prefix: string): { low: Uint8Array; high: Uint8Array
   return { low, high: null };
 }
 
-/** One condition on a sort-key column; a row driver turns it into its query language. */
-export type KeyCondition =
-  | { op: "gte" | "gt" | "lt"; key: Uint8Array }
-  /** Below `low` or at/above `high` (`high` null: below `low` only). */
-  | { op: "outside"; low: Uint8Array; high: Uint8Array | null };
+/**
+ * drizzle's comparison operators, which are the same for every dialect; handed in by the row
+ * driver so the kernel loads no drizzle (SQLite loads it lazily, PERF-1).
+ */
+export interface KeyOperators<Column, Condition> {
+  gt(column: Column, value: Uint8Array): Condition;
+  gte(column: Column, value: Uint8Array): Condition;
+  lt(column: Column, value: Uint8Array): Condition;
+  or(...conditions: Condition[]): Condition | undefined;
+}
 
 /**
- * The conditions of a keyset page over sort keys: keys starting with `prefix`, strictly after
- * `after` when given, and not starting with `excludePrefix` (when non-empty).
+ * The conditions on a sort-key column of a keyset page: keys starting with `prefix`, strictly
+ * after `after` when given, and not starting with `excludePrefix` (when non-empty).
  *
  * @example
- * keyConditions({ prefix: "a/", after: "a/7" }); // gte, lt and gt conditions
+ * db.select().from(kv).where(and(...keyRange(drizzleOrm(), kv.key, { prefix: "a/", after: "a/7" })));
  */
-export function keyConditions(range: { prefix: string; after?: string; excludePrefix?: string }): KeyCondition[] {
-  const conditions: KeyCondition[] = [];
+export function keyRange<Column, Condition>(ops: KeyOperators<Column, Condition>, column: Column, range: { prefix: string; after?: string | undefined; excludePrefix?: string }): Condition[] {
+  const conditions: Condition[] = [];
   if (range.prefix !== "") {
     const { low, high } = prefixRange(range.prefix);
-    conditions.push({ op: "gte", key: low });
-    if (high !== null) conditions.push({ op: "lt", key: high });
+    conditions.push(ops.gte(column, low));
+    if (high !== null) conditions.push(ops.lt(column, high));
   }
-  if (range.after !== undefined) conditions.push({ op: "gt", key: sortKey(range.after) });
-  if (range.excludePrefix) conditions.push({ op: "outside", ...prefixRange(range.excludePrefix) });
+  if (range.after !== undefined) conditions.push(ops.gt(column, sortKey(range.after)));
+  if (range.excludePrefix) {
+    const { low, high } = prefixRange(range.excludePrefix);
+    conditions.push(high === null ? ops.lt(column, low) : ops.or(ops.lt(column, low), ops.gte(column, high))!);
+  }
   return conditions;
 }

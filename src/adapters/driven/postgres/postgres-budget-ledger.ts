@@ -63,18 +63,10 @@ export function createPostgresBudgetRows({ db, tables, clock }: Pick<PostgresSto
   };
 }
 
-type BigintText = string | number;
+/** The budget row's columns as `budget_reserve(…)` answers them (bigint arrives as text). */
+const ROW_COLUMNS = { spentTokens: "spent_tokens", spentMicros: "spent_micros", reservedTokens: "reserved_tokens", reservedMicros: "reserved_micros", grantedTokens: "granted_tokens", grantedMicros: "granted_micros" } as const;
 /** A row of `budget_reserve(…)`: its outcome and, when refused, one locked budget row. */
-interface ReserveAnswerRow {
-  outcome: "known" | "held" | "refused";
-  key: string | null;
-  spent_tokens: BigintText;
-  spent_micros: BigintText;
-  reserved_tokens: BigintText;
-  reserved_micros: BigintText;
-  granted_tokens: BigintText;
-  granted_micros: BigintText;
-}
+type ReserveAnswerRow = { outcome: "known" | "held" | "refused"; key: string | null } & Record<(typeof ROW_COLUMNS)[keyof typeof ROW_COLUMNS], string | number>;
 
 /**
  * The one-round-trip reserve and finish of the ledger (BUD-1 speed): the server-side functions of
@@ -103,10 +95,8 @@ export function createPostgresBudgetCalls({ db, tables, clock }: Pick<PostgresSt
       if (outcome !== "refused") return { outcome: outcome === "known" ? "known" : "held" };
       const locked = new Map<string, BudgetRow>();
       for (const row of rows) {
-        locked.set(row.key!, {
-          key: row.key!, spentTokens: Number(row.spent_tokens), spentMicros: Number(row.spent_micros), reservedTokens: Number(row.reserved_tokens),
-          reservedMicros: Number(row.reserved_micros), grantedTokens: Number(row.granted_tokens), grantedMicros: Number(row.granted_micros),
-        });
+        const columns = Object.entries(ROW_COLUMNS).map(([field, column]) => [field, Number(row[column])]);
+        locked.set(row.key!, { key: row.key!, ...Object.fromEntries(columns) } as BudgetRow);
       }
       return { outcome, rows: locked };
     },

@@ -7,13 +7,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import type { Pool, PoolClient } from "pg";
-import { DrizzleQueryError, gt, gte, lt, or, sql, type SQL } from "drizzle-orm";
+import { DrizzleQueryError, sql } from "drizzle-orm";
 import { drizzle, type NodePgDatabase, type NodePgQueryResultHKT } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
-import type { PgColumn, PgDatabase } from "drizzle-orm/pg-core";
+import type { PgDatabase } from "drizzle-orm/pg-core";
 import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
 import type { Clock } from "../../../ports/clock.js";
-import type { KeyCondition } from "../kernel/sort-key.js";
 import type { StoreCall } from "../kernel/store-call.js";
 import { findMigrationsFolder, MIGRATIONS_JOURNAL } from "../system/migrations-folder.js";
 import { boundedPoolConfig, checkStatementTimeout } from "./postgres-deadlines.js";
@@ -112,17 +111,6 @@ export async function guarded<T>(state: { closed: boolean }, what: string, step:
  */
 export function postgresCall(state: { closed: boolean }): StoreCall {
   return (what, step) => guarded(state, what, async () => step());
-}
-
-/**
- * The kernel's sort-key conditions as drizzle conditions on a `bytea` column.
- *
- * @example
- * db.select().from(kv).where(and(...keyFilter(kv.key, keyConditions({ prefix: "a/" }))));
- */
-export function keyFilter(column: PgColumn, conditions: KeyCondition[]): SQL[] {
-  const ops = { gt, gte, lt };
-  return conditions.map((c) => (c.op === "outside" ? (c.high === null ? lt(column, c.low) : or(lt(column, c.low), gte(column, c.high))!) : ops[c.op](column, c.key)));
 }
 
 /** SQLSTATEs of a U+0000 in text (22021 character_not_in_repertoire) or jsonb (22P05 untranslatable_character). */

@@ -1,9 +1,9 @@
-import { and, asc, desc, eq, gt, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, lt, or, sql } from "drizzle-orm";
 import type { KnowledgeFilter, KnowledgeStore } from "../../../ports/knowledge-store.js";
 import { createKnowledgeStore, type KnowledgeRows } from "../kernel/knowledge-store.js";
-import { keyConditions, sortKey } from "../kernel/sort-key.js";
+import { keyRange, sortKey } from "../kernel/sort-key.js";
 import { allTermsQuery, documentVector } from "./knowledge-vector.js";
-import { keyFilter, postgresCall, type PostgresStoreContext } from "./postgres-database.js";
+import { postgresCall, type PostgresStoreContext } from "./postgres-database.js";
 
 /**
  * `ts_rank` weights in {D, C, B, A} order: body terms (D) count half as much as title terms (A).
@@ -27,7 +27,7 @@ export function createPostgresKnowledgeRows({ db, tables }: Pick<PostgresStoreCo
   const documentColumns = { ...summaryColumns, markdown: docs.markdown };
   const byId = (projectId: string, documentId: string) => and(eq(docs.projectId, projectId), eq(docs.docKey, sortKey(documentId)));
   const idFilter = (filter: Required<KnowledgeFilter>, after?: string) =>
-    keyFilter(docs.docKey, keyConditions({ prefix: filter.idPrefix, excludePrefix: filter.excludeIdPrefix, after }));
+    keyRange({ gt, gte, lt, or }, docs.docKey, { prefix: filter.idPrefix, excludePrefix: filter.excludeIdPrefix, after });
 
   return {
     async upsert(projectId, input, now) {

@@ -1,8 +1,8 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, gt, gte, lt, or } from "drizzle-orm";
 import type { KvNamespace, KvStore } from "../../../ports/kv-store.js";
 import { createKvStore, type KvRows as KernelKvRows } from "../kernel/kv-store.js";
-import { fromSortKey, keyConditions, sortKey } from "../kernel/sort-key.js";
-import { keyFilter, postgresCall, type PostgresQueryable, type PostgresStoreContext } from "./postgres-database.js";
+import { fromSortKey, keyRange, sortKey } from "../kernel/sort-key.js";
+import { postgresCall, type PostgresQueryable, type PostgresStoreContext } from "./postgres-database.js";
 
 /** The row operations on `kv_entries` the KV store and the token-usage recorder share. */
 export type KvRows = ReturnType<typeof createKvRows>;
@@ -74,7 +74,7 @@ function kernelKvRows({ db, tables }: PostgresStoreContext, rows: KvRows): Kerne
         await db
           .select()
           .from(kv)
-          .where(and(eq(kv.projectId, ns.projectId), eq(kv.conversationId, ns.conversationId ?? ""), ...keyFilter(kv.key, keyConditions({ prefix, after }))))
+          .where(and(eq(kv.projectId, ns.projectId), eq(kv.conversationId, ns.conversationId ?? ""), ...keyRange({ gt, gte, lt, or }, kv.key, { prefix, after })))
           .orderBy(asc(kv.key))
           .limit(limit)
       ).map((row) => ({ ...row, key: fromSortKey(row.key) })),

@@ -1,19 +1,17 @@
-import { mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type Database from "better-sqlite3";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import type { ProjectConfigurationState } from "../../../../domain/configuration/configuration-state.js";
 import { createStateBackedConfigurationStore } from "../../../../domain/configuration/state-backed-store.js";
-import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
+import { SteamharnessError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
 import type { ProjectConfigurationStore } from "../../../../ports/project-configuration-store.js";
 import { configurationRowsOf, configurationStateOf } from "../../kernel/configuration-rows.js";
 import { createSystemClock } from "../../system/clock.js";
-import { drizzleBetterSqlite3, drizzleOrm } from "../shared/drizzle-modules.js";
+import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { configurationTables } from "./configuration-schema.js";
-import { findConfigurationMigrationsFolder, migrateConfigurationDatabase } from "./configuration-migrations.js";
-import { ensureMigrated } from "../shared/migrations.js";
-import { openSqlite } from "../shared/sqlite-connection.js";
+import { openMigratedSqlite } from "../shared/migrations.js";
+import { sqliteCall } from "../store/sqlite-support.js";
 
 /** The file name of the configuration database inside a data dir. */
 export const CONFIGURATION_DATABASE_FILE = "configurations.sqlite";
@@ -89,7 +87,7 @@ export interface OpenConfigurationDatabase {
 export function openConfigurationDatabase(options: SqliteProjectConfigurationStoreOptions): OpenConfigurationDatabase {
   const path = options.path ?? (options.dataDir ? projectConfigurationDatabasePath(options.dataDir) : undefined);
   if (!path) throw new SteamharnessError("input_validation", "[steamharness] [sqlite] give dataDir or path for the configuration store", { field: "dataDir" });
-  return openDatabase(path, options);
+  return openMigratedSqlite(path, { migrations: "configuration", what: "the configuration database", ...options });
 }
 
 /** Projects whose state one store keeps in memory at most (a worker reads one). */
@@ -116,14 +114,8 @@ export function sqliteConfigurationStoreOn(
   close: () => Promise<void>,
   changeSignal?: () => number,
 ): ProjectConfigurationStore {
-  const guard = <T>(what: string, run: () => T): T => {
-    if (state.closed) throw new SteamharnessError("storage_failure", "[steamharness] [sqlite] the configuration store is closed");
-    try {
-      return run();
-    } catch (error) {
-      throw wrapAdapterError("sqlite", what, error);
-    }
-  };
+  // Busy retries and fault wrapping as every SQLite store; a retried write reruns its whole transaction.
+  const call = sqliteCall(state);
   // Every workflow run reads its project's configuration (its snapshot, CFG-2): the two reads
   // are prepared on first use and kept (the connection's statements also run inside its transactions).
   let reads: ReturnType<typeof prepareStateReads> | undefined;
@@ -150,12 +142,12 @@ export function sqliteConfigurationStoreOn(
   return createStateBackedConfigurationStore(
     {
       async load(projectId) {
-        return guard("configuration read failed", () => cachedLoad(projectId));
+        return call("configuration read", () => cachedLoad(projectId));
       },
       async transact(projectId, apply) {
         // This store's own commits leave `data_version` as it is: they drop what it remembers.
         cache.states.clear();
-        return guard("configuration write failed", () =>
+        return call("configuration write", () =>
           db.transaction(
             (tx) => {
               const { state: next, changedIds } = apply(stateOf(projectId));
@@ -174,28 +166,6 @@ export function sqliteConfigurationStoreOn(
 
 type Db = BetterSQLite3Database;
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
-
-function openDatabase(path: string, options: SqliteProjectConfigurationStoreOptions): { client: Database.Database; db: Db } {
-  const folder = options.migrationsFolder ?? findConfigurationMigrationsFolder();
-  if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/configuration migrations not found");
-  try {
-    mkdirSync(dirname(path), { recursive: true });
-    const client = openSqlite(path, { timeout: options.busyTimeoutMs ?? 5000 });
-    try {
-      // PRAGMAs are connection settings drizzle has no builder for.
-      client.pragma("journal_mode = WAL");
-      client.pragma("synchronous = NORMAL");
-      const db = drizzleBetterSqlite3().drizzle({ client });
-      ensureMigrated(client, folder, () => migrateConfigurationDatabase(db, folder));
-      return { client, db };
-    } catch (error) {
-      client.close();
-      throw error;
-    }
-  } catch (error) {
-    throw wrapAdapterError("sqlite", `cannot open the configuration database ${path}`, error);
-  }
-}
 
 /** The reads of {@link loadState}, prepared with placeholders. */
 function prepareStateReads(db: Db) {

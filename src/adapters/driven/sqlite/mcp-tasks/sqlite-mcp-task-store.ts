@@ -1,12 +1,9 @@
-import { mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type Database from "better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
 import type { McpTaskStore } from "../../../../ports/mcp-task-store.js";
 import { createSqlMcpTaskStore, type TaskStatement } from "../../kernel/mcp-task-rows.js";
-import { drizzleBetterSqlite3 } from "../shared/drizzle-modules.js";
-import { ensureMigrated, findMigrationsFolder, migrateWithRetry } from "../shared/migrations.js";
-import { openSqlite } from "../shared/sqlite-connection.js";
+import { openMigratedSqlite } from "../shared/migrations.js";
 
 /** The task store's file name inside a persistent-value store dir. */
 export const MCP_TASK_DATABASE_FILE = "mcp-tasks.sqlite";
@@ -31,19 +28,7 @@ export interface SqliteMcpTaskStoreOptions {
 export function createSqliteMcpTaskStore(options: SqliteMcpTaskStoreOptions): McpTaskStore {
   const path = options.path ?? (options.directory !== undefined ? join(options.directory, MCP_TASK_DATABASE_FILE) : undefined);
   if (path === undefined) throw new SteamharnessError("input_validation", "[steamharness] [sqlite] give path or directory for the task store", { field: "path" });
-  const folder = findMigrationsFolder("mcp-tasks");
-  if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/mcp-tasks migrations not found");
-  let client: Database.Database;
-  try {
-    mkdirSync(dirname(path), { recursive: true });
-    client = openSqlite(path, { timeout: options.busyTimeoutMs ?? 5000 });
-    client.pragma("journal_mode = WAL");
-    client.pragma("synchronous = NORMAL");
-    const db = drizzleBetterSqlite3().drizzle({ client });
-    ensureMigrated(client, folder, () => migrateWithRetry(db, folder, { attempts: 4 }));
-  } catch (error) {
-    throw wrapAdapterError("sqlite", `cannot open the task store ${path}`, error);
-  }
+  const { client } = openMigratedSqlite(path, { migrations: "mcp-tasks", what: "the task store", ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }) });
   // Keyed by the kernel's text: a statement seen before (every tasks/get) is neither rewritten nor prepared again.
   const statements = new Map<string, { statement: Database.Statement; order: number[] }>();
   // better-sqlite3 binds anonymous `?` in order: each `$n` becomes `?` with its value repeated.

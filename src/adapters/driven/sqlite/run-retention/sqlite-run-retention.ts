@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type Database from "better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
-import { drizzleBetterSqlite3, drizzleOrm } from "../shared/drizzle-modules.js";
-import { ensureMigrated, findMigrationsFolder, migrateWithRetry } from "../shared/migrations.js";
-import { openSqlite } from "../shared/sqlite-connection.js";
+import type { WorkflowRunIndex, WorkflowRunMark } from "../../../../ports/workflow-run-stores.js";
+import { drizzleOrm } from "../shared/drizzle-modules.js";
+import { openMigratedSqlite } from "../shared/migrations.js";
 import { conversationSessionsDirectory, sessionLockPath } from "../sessions/session-database-path.js";
 import { SESSION_FILE_EXTENSION } from "../sessions/session-file-names.js";
 import { holdExclusive, openLockFile } from "../sessions/sqlite-session-lease.js";
@@ -13,53 +13,15 @@ import { retainedRuns } from "./run-retention-schema.js";
 /** The index file of a session folder. */
 export const RUN_RETENTION_DATABASE_FILE = "_runs.sqlite";
 
-/** Where a run stands, as far as keeping its sessions goes. */
-export type RetainedRunState = "running" | "paused" | "finished";
-
-/** One mark of {@link SqliteRunRetention.mark}. */
-export interface RetainedRunMark {
-  projectId: string;
-  runId: string;
-  state: RetainedRunState;
-  /** When (ms since epoch). */
-  at: number;
-  /** When its sessions may go; `null`: never (until marked again). */
-  expiresAt: number | null;
-}
-
-/** What one {@link SqliteRunRetention.prune} removes. */
-export interface RunPruneRequest {
-  projectId: string;
-  now: number;
-  /** At most this many runs per call (a bounded batch). */
-  limit: number;
-  /** Also runs that finished before this time, whatever their expiry (`runs prune --older-than`). */
-  finishedBefore?: number;
-  /** How long a run whose session is held right now is put off (default one hour). */
-  deferMs?: number;
-}
-
-/** What a prune did. */
-export interface RunPruneResult {
-  /** Run ids whose sessions were removed (with their row). */
-  removed: string[];
-  /** Runs skipped because one of their sessions is held by a live owner (put off by `deferMs`). */
-  deferred: string[];
-  /** True when the batch was full: more may be due. */
-  more: boolean;
-}
-
-/** The run-retention index of a session folder. */
-export interface SqliteRunRetention {
+/**
+ * The run-retention index of a session folder: the port's {@link WorkflowRunIndex}, plus a run's
+ * row and how long a run whose session is held right now is put off (`deferMs`, default one hour).
+ */
+export interface SqliteRunRetention extends WorkflowRunIndex {
   readonly agentStoreDir: string;
-  /** Records (or replaces) where a run stands and when its sessions may go. */
-  mark(mark: RetainedRunMark): void;
   /** The row of a run, or `null`. */
-  get(projectId: string, runId: string): RetainedRunMark | null;
-  /** Removes the sessions of up to `limit` due runs (oldest expiry first) and their rows. */
-  prune(request: RunPruneRequest): Promise<RunPruneResult>;
-  /** Closes the index. Idempotent. */
-  close(): void;
+  get(projectId: string, runId: string): WorkflowRunMark | null;
+  prune(request: Parameters<WorkflowRunIndex["prune"]>[0] & { deferMs?: number }): ReturnType<WorkflowRunIndex["prune"]>;
 }
 
 /** Options of {@link createSqliteRunRetention}. */
@@ -106,20 +68,7 @@ async function holdAll(folder: string): Promise<Database.Database[] | null> {
  */
 export async function createSqliteRunRetention(options: SqliteRunRetentionOptions): Promise<SqliteRunRetention> {
   const agentStoreDir = resolve(options.agentStoreDir);
-  const path = join(agentStoreDir, RUN_RETENTION_DATABASE_FILE);
-  const folder = findMigrationsFolder("run-retention");
-  if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/run-retention migrations not found");
-  let client: Database.Database;
-  try {
-    mkdirSync(agentStoreDir, { recursive: true });
-    client = openSqlite(path, { timeout: options.busyTimeoutMs ?? 5000 });
-    client.pragma("journal_mode = WAL");
-    client.pragma("synchronous = NORMAL");
-    ensureMigrated(client, folder, () => migrateWithRetry(drizzleBetterSqlite3().drizzle({ client }), folder, { attempts: 4 }));
-  } catch (error) {
-    throw wrapAdapterError("sqlite", `cannot open the run-retention index ${path}`, error);
-  }
-  const db = drizzleBetterSqlite3().drizzle({ client });
+  const { client, db } = openMigratedSqlite(join(agentStoreDir, RUN_RETENTION_DATABASE_FILE), { migrations: "run-retention", what: "the run-retention index", ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }) });
   const { and, asc, eq, isNotNull, lt, sql } = drizzleOrm();
   const t = retainedRuns;
   let closed = false;
@@ -149,7 +98,7 @@ export async function createSqliteRunRetention(options: SqliteRunRetentionOption
     },
     get(projectId, runId) {
       const row = call("read", () => db.select().from(t).where(and(eq(t.projectId, projectId), eq(t.runId, runId))).get());
-      return row ? { projectId: row.projectId, runId: row.runId, state: row.state as RetainedRunState, at: row.updatedAt, expiresAt: row.expiresAt } : null;
+      return row ? { projectId: row.projectId, runId: row.runId, state: row.state as WorkflowRunMark["state"], at: row.updatedAt, expiresAt: row.expiresAt } : null;
     },
     async prune(request) {
       const limit = Math.max(1, Math.floor(request.limit));

@@ -1,9 +1,11 @@
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import type Database from "better-sqlite3";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
-import { MIGRATIONS_JOURNAL } from "../../system/migrations-folder.js";
-import { drizzleMigrator } from "./drizzle-modules.js";
+import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
+import { findMigrationsFolder, MIGRATIONS_JOURNAL } from "../../system/migrations-folder.js";
+import { drizzleBetterSqlite3, drizzleMigrator } from "./drizzle-modules.js";
+import { openSqlite } from "./sqlite-connection.js";
 
 export { findMigrationsFolder, MIGRATIONS_JOURNAL } from "../../system/migrations-folder.js";
 
@@ -66,4 +68,42 @@ export function ensureMigrated(client: Database.Database, migrationsFolder: stri
   migrate();
   initialise();
   client.pragma(`user_version = ${expected}`);
+}
+
+/** Options of {@link openMigratedSqlite}. */
+export interface MigratedSqliteOptions {
+  /** The checked-in migrations: `drizzle/<migrations>` of the package, unless `migrationsFolder` names one. */
+  migrations: string;
+  migrationsFolder?: string;
+  /** How long a write waits for another process's write lock (default 5000 ms). */
+  busyTimeoutMs?: number;
+  /** What the file is, for the error message ("the task store"). */
+  what: string;
+}
+
+/**
+ * Opens (creating the file and its folder) a WAL-mode database several processes share and
+ * brings it up to its migrations; a lost migration race is retried. A missing migrations folder
+ * throws `internal`; any other fault `storage_failure` with `cause`.
+ *
+ * @example
+ * const { client, db } = openMigratedSqlite("/data/mcp-tasks.sqlite", { migrations: "mcp-tasks", what: "the task store" });
+ */
+export function openMigratedSqlite(path: string, options: MigratedSqliteOptions): { client: Database.Database; db: BetterSQLite3Database } {
+  const folder = options.migrationsFolder ?? findMigrationsFolder(options.migrations);
+  if (folder === null) throw new SteamharnessError("internal", `[steamharness] [sqlite] drizzle/${options.migrations} migrations not found`);
+  let client: Database.Database | undefined;
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    client = openSqlite(path, { timeout: options.busyTimeoutMs ?? 5000 });
+    // PRAGMAs are connection settings drizzle has no builder for.
+    client.pragma("journal_mode = WAL");
+    client.pragma("synchronous = NORMAL");
+    const db = drizzleBetterSqlite3().drizzle({ client });
+    ensureMigrated(client, folder, () => migrateWithRetry(db, folder));
+    return { client, db };
+  } catch (error) {
+    client?.close();
+    throw wrapAdapterError("sqlite", `cannot open ${options.what} ${path}`, error);
+  }
 }

@@ -1,10 +1,10 @@
 import type { KnowledgeStore } from "../../../../ports/knowledge-store.js";
 import { createKnowledgeStore, type KnowledgeMatch, type KnowledgeRows } from "../../kernel/knowledge-store.js";
-import { keyConditions, sortKey } from "../../kernel/sort-key.js";
+import { keyRange, sortKey } from "../../kernel/sort-key.js";
 import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { storeTables } from "./schema.js";
 import type { SqliteStoreContext } from "./sqlite-kv-store.js";
-import { keyFilter, sqliteCall } from "./sqlite-support.js";
+import { sqliteCall } from "./sqlite-support.js";
 
 /**
  * The knowledge rows on SQLite: documents in `knowledge_documents`, full-text search through the
@@ -21,7 +21,7 @@ export function createSqliteKnowledgeRows(db: SqliteStoreContext["db"]): Knowled
   const documentColumns = { ...summaryColumns, markdown: docs.markdown };
   const byId = (projectId: string, documentId: string) => and(eq(docs.projectId, projectId), eq(docs.docKey, sortKey(documentId)));
   const idFilter = (filter: { idPrefix: string; excludeIdPrefix: string }, after?: string) =>
-    keyFilter(docs.docKey, keyConditions({ prefix: filter.idPrefix, excludePrefix: filter.excludeIdPrefix, after }));
+    keyRange(drizzleOrm(), docs.docKey, { prefix: filter.idPrefix, excludePrefix: filter.excludeIdPrefix, after });
 
   return {
     upsert: (projectId, input, now) =>

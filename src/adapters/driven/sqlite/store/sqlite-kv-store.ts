@@ -1,11 +1,11 @@
 import type { Clock } from "../../../../ports/clock.js";
 import type { KvNamespace, KvStore } from "../../../../ports/kv-store.js";
 import { createKvStore, type KvRows } from "../../kernel/kv-store.js";
-import { fromSortKey, keyConditions, sortKey } from "../../kernel/sort-key.js";
+import { fromSortKey, keyRange, sortKey } from "../../kernel/sort-key.js";
 import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { storeTables } from "./schema.js";
 import type { StoreDatabase } from "./sqlite-database.js";
-import { keyFilter, sqliteCall } from "./sqlite-support.js";
+import { sqliteCall } from "./sqlite-support.js";
 
 /** What the SQLite adapters share: the database, the clock and whether the store was closed. */
 export interface SqliteStoreContext {
@@ -94,7 +94,7 @@ export function createSqliteKvRows(context: Pick<SqliteStoreContext, "db" | "clo
       db
         .select()
         .from(kvEntries)
-        .where(and(eq(kvEntries.projectId, ns.projectId), eq(kvEntries.conversationId, ns.conversationId ?? ""), ...keyFilter(kvEntries.key, keyConditions({ prefix, after }))))
+        .where(and(eq(kvEntries.projectId, ns.projectId), eq(kvEntries.conversationId, ns.conversationId ?? ""), ...keyRange(drizzleOrm(), kvEntries.key, { prefix, after })))
         .orderBy(asc(kvEntries.key))
         .limit(limit)
         .all()

@@ -3,11 +3,7 @@
  * {@link StoreCall} of the SQLite stores. (The UTF-16BE sort keys live in the store kernel.)
  */
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
-import type { SQL } from "drizzle-orm";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { KeyCondition } from "../../kernel/sort-key.js";
 import type { StoreCall } from "../../kernel/store-call.js";
-import { drizzleOrm } from "../shared/drizzle-modules.js";
 
 const BUSY_DEADLINE_MS = 60_000;
 const sleepCell = new Int32Array(new SharedArrayBuffer(4));
@@ -68,16 +64,4 @@ export function sqliteCall(state: { closed: boolean }): StoreCall {
     assertOpen(state.closed);
     return withSqliteRetry(what, step);
   };
-}
-
-/**
- * The kernel's sort-key conditions as drizzle conditions on a SQLite BLOB column.
- *
- * @example
- * db.select().from(kvEntries).where(and(...keyFilter(kvEntries.key, keyConditions({ prefix: "a/" }))));
- */
-export function keyFilter(column: SQLiteColumn, conditions: KeyCondition[]): SQL[] {
-  const { gt, gte, lt, or } = drizzleOrm();
-  const ops = { gt, gte, lt };
-  return conditions.map((c) => (c.op === "outside" ? (c.high === null ? lt(column, c.low) : or(lt(column, c.low), gte(column, c.high))!) : ops[c.op](column, c.key)));
 }
