@@ -251,8 +251,6 @@ export const APP_ROOT_IMPORTS_PENDING: string[] = [];
  * shrink: the driving adapters open storage through the root, which wires them (ARCH-6 removes it).
  */
 export const UNIT_CYCLES_PENDING: string[][] = [
-  // The root wires the CLI and MCP, which open workflow projects through the root (PENDING.root).
-  ["compose", "driving/cli", "driving/mcp"],
   // The domain names port types and the ports name domain types (type-only, one vocabulary).
   ["domain", "ports"],
 ];
@@ -284,14 +282,7 @@ export const PENDING: Record<PendingRule, Record<string, number>> = {
     "testing → node:fs/promises": 1,
   },
   impure: {},
-  // ARCH-6: opening a workflow project for serving (precheck, open, prune) is wired in the root,
-  // compose/workflow-runs.ts, because its options name the session folder (`agentStoreDir`, which
-  // ARCH-4 keeps out of the app and the ports); the CLI and MCP reach it there until it becomes a
-  // SurfaceServices member with app-level option types.
-  root: {
-    "driving/cli → compose": 5,
-    "driving/mcp → compose": 2,
-  },
+  root: {},
   barrel: {},
 };
 export type PendingRule = "family" | "io" | "impure" | "root" | "barrel";

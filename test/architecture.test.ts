@@ -141,19 +141,17 @@ describe("architecture: the layer allow-list on the real tree (ARCH-1, ARCH-2, A
     expect(importing).toEqual([...APP_ROOT_IMPORTS_PENDING].sort());
   });
 
-  it("ARCH-6 ARCH-7 no root file re-exports an adapter; the only adapters importing the root open workflow projects there (compose/workflow-runs.ts, run-pruning.ts)", () => {
-    expect(PENDING.barrel).toEqual({});
-    expect(realTree().filter((violation) => violation.rule === "barrel").map(describeViolation)).toEqual([]);
-    const targets = new Set(realTree().filter((violation) => violation.rule === "root").map((violation) => violation.edge!.to));
-    expect([...targets].sort()).toEqual(["src/compose/run-pruning.ts", "src/compose/workflow-runs.ts"]);
+  it("ARCH-6 ARCH-7 no root file re-exports an adapter, and no adapter imports the root (workflow projects open through the app's use case on SurfaceServices.workflowRunPorts)", () => {
+    expect([PENDING.barrel, PENDING.root]).toEqual([{}, {}]);
+    expect(realTree().filter((violation) => violation.rule === "barrel" || violation.rule === "root").map(describeViolation)).toEqual([]);
   });
 
   it("ARCH-6 no module holds a runtime (no process-wide singleton, no runtime changed through a getter)", () => {
     expect(realTree().filter((violation) => violation.rule === "singleton").map(describeViolation)).toEqual([]);
   });
 
-  it("ARCH-6 ARCH-7 the only folder cycle through the composition root is the CLI's and MCP's opening of workflow projects (pending)", () => {
-    expect(unitCycles(".").filter((cycle) => cycle.includes("compose"))).toEqual([["compose", "driving/cli", "driving/mcp"]]);
+  it("ARCH-6 ARCH-7 no folder cycle runs through the composition root", () => {
+    expect(unitCycles(".").filter((cycle) => cycle.includes("compose"))).toEqual([]);
   });
 
   it("ARCH-1 no module-level maps keyed by a storage object in the application or the root", () => {

@@ -44,6 +44,46 @@ export interface ProjectFiles {
   makeDirectory(directory: string): void;
   /** The user's home directory (where `~/.steamharness` lives by default). */
   homeDir(): string;
+  /**
+   * MCP-2 / MCP-8 / SES-10: where a host of the project in `projectDir` keeps its data — the
+   * folders a command names, the rest defaulted (under `dataDir`, itself `~/.steamharness` by
+   * default; the session folder by the session store's rule, inside the project). Every folder
+   * returned is absolute. A given folder that is not absolute is `input_validation` naming its flag.
+   */
+  dataFolders(given: RunFolderOptions, projectDir: string): RunFolders;
+}
+
+/** MCP-2: the data folders a command names (`--data-dir`, `--kv-store-dir`, …); any may be absent, each absolute. */
+export interface RunFolderOptions {
+  dataDir?: string;
+  fileStoreDir?: string;
+  kvStoreDir?: string;
+  persistentValueStoreDir?: string;
+  fileCreateStoreDir?: string;
+  authDir?: string;
+  /** The agent sessions of the runs (and their run index); the project's own folder for them by default. */
+  sessionFolder?: string;
+}
+
+/**
+ * MCP-2 / MCP-8: the data dirs of a host as the workflow-run use case reads them. The host's whole
+ * layout holds more (every store's folder) and travels to the workers as is.
+ */
+export interface RunDataDirs {
+  /** Root of local workflow data (`--data-dir`): the host's configuration store. */
+  dataDir: string;
+  /** Managed files, including imported MCP file params. */
+  fileStoreDir: string;
+  /** PersistentValue and the local knowledge base (paused runs, run snapshots). */
+  persistentValueStoreDir: string;
+  /** Where the host's server login is saved. */
+  authDir: string;
+}
+
+/** Where a host keeps its data: its whole layout (what the workers get), and the session folder of its runs in it. */
+export interface RunFolders {
+  dirs: RunDataDirs;
+  sessionFolder: string;
 }
 
 /** A workflow project found on disk: its folder, manifest and absolute entry module path. */

@@ -8,7 +8,8 @@ import type { StructureEntrypoint, StructureReport } from "../../domain/workflow
 import type { FileParamSource, ProjectWatch, WorkflowProjectLocation } from "../../ports/project-files.js";
 import type { WorkflowServerAuth } from "../../ports/workflow-run-stores.js";
 import type { RunHandlers } from "../../ports/workflow-workers.js";
-import { tenantDataDirs, type PrecheckedProjectRunner, type RunDataDirs } from "./host-options.js";
+import { precheckProjectRunner, tenantDataDirs, type PrecheckedProjectRunner, type PrecheckOptions } from "./host-options.js";
+import type { RunDataDirs } from "../../ports/project-files.js";
 import { secretValues } from "../../domain/redaction.js";
 import { runInWorker } from "./run-host.js";
 import { WorkerPool } from "./worker-pool.js";
@@ -62,7 +63,7 @@ export interface ProjectRunnerOptions {
   startWorkers?: boolean;
   /**
    * The host as checked before any project code loads (project, data dirs, related projects,
-   * file roots, run indexes): the composition root's `precheckProjectRunner`.
+   * file roots, run indexes): {@link precheckProjectRunner}.
    */
   prechecked: PrecheckedProjectRunner;
   /**
@@ -172,6 +173,17 @@ export function newRunId(now: Date = new Date()): string {
   // from node's entropy cache instead of a synchronous randomBytes call per run.
   const uuid = randomUUID();
   return `${now.toISOString().slice(0, 10).replace(/-/g, "")}-${uuid.slice(0, 8)}${uuid.slice(9, 13)}`;
+}
+
+/**
+ * Opens a workflow project for serving on the ports given: checks the host
+ * ({@link precheckProjectRunner}, unless `prechecked` is given) and creates the runner.
+ *
+ * @example
+ * const runner = await openProjectRunner({ projectDir: "/abs/project", workers: 2, ports: await services.workflowRunPorts() });
+ */
+export async function openProjectRunner(options: PrecheckOptions & Omit<ProjectRunnerOptions, "prechecked"> & Partial<Pick<ProjectRunnerOptions, "prechecked">>): Promise<ProjectRunner> {
+  return createProjectRunner({ ...options, prechecked: options.prechecked ?? (await precheckProjectRunner(options)) });
 }
 
 /**

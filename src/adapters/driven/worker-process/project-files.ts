@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { ProjectFiles } from "../../../ports/project-files.js";
+import { resolveDataDirs } from "./data-dirs.js";
 import { checkFileParams } from "./file-params.js";
 import { fileParamPolicy } from "./file-roots.js";
 import { readProjectEnv } from "./project-env.js";
@@ -10,13 +11,14 @@ import { locateWorkflowProject } from "./project-location.js";
 import { watchProjectFiles } from "./project-watch.js";
 
 /**
- * The {@link ProjectFiles} port over node:fs (ARCH-7).
+ * The {@link ProjectFiles} port over node:fs (ARCH-7). `sessionFolderOf` is the session store's
+ * rule for where a project's agent sessions live (SES-10), handed in by the composition root.
  *
  * @example
- * const files = createProjectFiles();
+ * const files = createProjectFiles({ sessionFolderOf: agentStoreDirFor });
  * const location = await files.locate("/srv/project");
  */
-export function createProjectFiles(): ProjectFiles {
+export function createProjectFiles(options: { sessionFolderOf(projectDir: string, given?: string): string }): ProjectFiles {
   return {
     locate: locateWorkflowProject,
     readEnv: readProjectEnv,
@@ -33,5 +35,10 @@ export function createProjectFiles(): ProjectFiles {
         : [],
     makeDirectory: (directory) => void mkdirSync(directory, { recursive: true }),
     homeDir: () => homedir(),
+    dataFolders({ sessionFolder, ...given }, projectDir) {
+      // The use case's session folder is the layout's `--agent-store-dir`.
+      const dirs = resolveDataDirs({ ...given, ...(sessionFolder === undefined ? {} : { agentStoreDir: sessionFolder }) }, { home: homedir(), agentStoreDirFor: options.sessionFolderOf }, projectDir);
+      return { dirs, sessionFolder: dirs.agentStoreDir };
+    },
   };
 }

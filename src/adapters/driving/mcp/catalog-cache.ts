@@ -3,8 +3,7 @@ import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
-import type { ProjectFiles, WorkflowProjectLocation } from "../../../ports/project-files.js";
-import type { RunDataDirs } from "../../../app/workflow-runs/host-options.js";
+import type { ProjectFiles, RunDataDirs, WorkflowProjectLocation } from "../../../ports/project-files.js";
 
 /** Bumped whenever the cached shape or the way tools are built from a structure changes. */
 const CACHE_FORMAT = 2;
