@@ -176,7 +176,8 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
   if (notifier) server.closers.push(() => notifier.close());
   if (tasks) addTaskHandlers(server, tasks, async (id) => (await catalog).structure.entrypoints.find((entry) => entry.id === id), notifier);
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  // One tools/call, named so the route bench (bench/architecture.bench.ts) starts the per-request path here.
+  const callTool: Parameters<typeof server.setRequestHandler<typeof CallToolRequestSchema>>[1] = async (request, extra) => {
     // Arguments are checked against the published catalog (MCP-7), even when it came from the cache.
     const entrypoint = (catalogNow ?? (await catalog)).structure.entrypoints.find((entry) => entry.id === request.params.name);
     if (!entrypoint) throw invalidParams(`unknown tool: ${request.params.name}`);
@@ -265,6 +266,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     } finally {
       if (heartbeat) clearInterval(heartbeat);
     }
-  });
+  };
+  server.setRequestHandler(CallToolRequestSchema, callTool);
   return server;
 }
