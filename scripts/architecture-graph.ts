@@ -116,13 +116,64 @@ export function codeOf(root: string, file: string): string {
 }
 
 /**
- * Every import of one file (static, dynamic, re-exports, side-effect imports).
+ * Code with the text of its template literals blanked (their `${…}` expressions kept, line breaks
+ * kept): an `import` line inside a template is text the code writes (a generated project's own
+ * file, cli/init/templates.ts), not an import of this file (ARCH-9). String literals are skipped
+ * whole, so a backtick inside one opens nothing.
+ *
+ * @example
+ * withoutTemplateText("const a = `import x from \"node:fs\";\n${b}`;"); // 'const a = `                        \n${b}`;'
+ */
+export function withoutTemplateText(code: string): string {
+  let out = "";
+  let depth = 0;
+  let inText = false;
+  // For each open `${`: the brace depth of the code around it, so its `}` is told from a block's.
+  const open: number[] = [];
+  for (let i = 0; i < code.length; i++) {
+    const c = code[i]!;
+    if (inText) {
+      if (c === "$" && code[i + 1] === "{") {
+        out += "${";
+        i++;
+        open.push(depth++);
+        inText = false;
+      } else if (c === "\\") {
+        out += code[i + 1] === "\n" ? " \n" : "  ";
+        i++;
+      } else {
+        if (c === "`") inText = false;
+        out += c === "`" || c === "\n" ? c : " ";
+      }
+      continue;
+    }
+    if (c === "'" || c === '"') {
+      let end = i + 1;
+      while (end < code.length && code[end] !== c && code[end] !== "\n") end += code[end] === "\\" ? 2 : 1;
+      out += code.slice(i, end + 1);
+      i = end;
+      continue;
+    }
+    if (c === "`") inText = true;
+    else if (c === "{") depth++;
+    else if (c === "}" && --depth === open[open.length - 1]) {
+      open.pop();
+      inText = true;
+    }
+    out += c;
+  }
+  return out;
+}
+
+/**
+ * Every import of one file (static, dynamic, re-exports, side-effect imports); an `import` inside
+ * a template literal's text is not one ({@link withoutTemplateText}).
  *
  * @example
  * importsOf(".", "src/index.ts").filter((edge) => edge.relative).map((edge) => edge.to); // ["src/compose/…", …]
  */
 export function importsOf(root: string, file: string): ImportEdge[] {
-  const text = codeOf(root, file);
+  const text = withoutTemplateText(codeOf(root, file));
   const edges: ImportEdge[] = [];
   for (const match of text.matchAll(importRe)) {
     const specifier = (match[4] ?? match[5])!;
@@ -202,7 +253,7 @@ export const PACKAGE_RULES: Record<string, string[]> = {
   // ARCH-7: the workflow worker processes and the project's files on disk (dotenv reads its `.env`, tsx loads a TypeScript project).
   "driven/worker-process": ["dotenv", "tsx", "node:child_process", "node:crypto", "node:fs", "node:fs/promises", "node:os", "node:path", "node:url"],
   "driven/sqlite": ["better-sqlite3", "drizzle-orm", "node:crypto", "node:fs", "node:fs/promises", "node:module", "node:path"],
-  driving: ["@sinclair/typebox", "commander", "dotenv", "tsx", "steamharness", "node:crypto", "node:http", "node:module", "node:os", "node:path", "node:readline", "node:stream", "node:test", "node:url", "node:util"],
+  driving: ["@sinclair/typebox", "commander", "dotenv", "tsx", "node:crypto", "node:http", "node:os", "node:path", "node:readline", "node:stream", "node:url"],
   // MCP-10: the MCP SDK (and the MCP Apps helpers built on it) is imported in one folder only, the
   // MCP adapter, so a move to SDK v2 / spec 2026-07-28 touches nothing else. There is no SDK
   // client in src (no driven adapter speaks MCP), so one driving folder is the whole boundary;
@@ -268,14 +319,10 @@ export const PENDING: Record<PendingRule, Record<string, number>> = {
     "driving/mcp → driving/viewer": 1,
   },
   // Files that read or write files, spawn processes or open sockets outside the driven adapters.
-  // driving/cli's node:child_process and node:fs/promises are cli/init/templates.ts's template
-  // text (the generated project's own imports), which the import reader cannot tell from code.
   io: {
     "app/agent → node:fs": 1,
     "app/conversation → node:fs/promises": 1,
-    "driving/cli → node:child_process": 1,
     "driving/cli → node:fs": 2,
-    "driving/cli → node:fs/promises": 1,
     "driving/mcp → node:fs": 2,
     "driving/mcp → node:fs/promises": 2,
     "driving/viewer → node:fs": 3,
