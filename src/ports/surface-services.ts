@@ -8,6 +8,7 @@ import type { SessionCatalog } from "./session-catalog.js";
 import type { Storage } from "./storage.js";
 import type { WorkflowRunPorts } from "./workflow-runs.js";
 import type { TextFiles } from "./text-files.js";
+import type { ViewerAssets } from "./viewer-assets.js";
 
 /** A local project store: a store folder, and where its sessions live (default the store's own). */
 export interface LocalStoreLocation {
@@ -118,4 +119,6 @@ export interface SurfaceServices {
   workflowRunPorts(): Promise<WorkflowRunPorts>;
   /** The files a command names by a flag (`--admin-key-file`, `config import <file>`, …), read and written whole. */
   textFiles: TextFiles;
+  /** The viewer's built pages (the run viewer's page, the MCP card view). */
+  viewerAssets: ViewerAssets;
 }
