@@ -319,8 +319,6 @@ export const PENDING: Record<PendingRule, Record<string, number>> = {
     "app/agent → node:fs": 1,
     "app/conversation → node:fs/promises": 1,
     "driving/cli → node:fs": 2,
-    "driving/mcp → node:fs": 2,
-    "driving/mcp → node:fs/promises": 2,
     "driving/viewer → node:fs": 2,
     "testing → node:fs/promises": 1,
   },

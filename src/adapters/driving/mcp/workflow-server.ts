@@ -155,7 +155,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
   let catalogNow: WorkflowCatalog | undefined;
   void catalog.then((ready) => (catalogNow = ready), () => undefined);
   if (options.published && Object.keys(publications).length > 0) {
-    const subscriptions = addPublicationHandlers(server, options.published, publications, runner.location.directory);
+    const subscriptions = addPublicationHandlers(server, options.published, publications, { directory: runner.location.directory, files: runner.ports.files });
     server.closers.push(() => subscriptions.close());
   }
   // One server per session (HTTP) or per connection (stdio): the level is this client's.
