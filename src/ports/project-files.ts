@@ -101,6 +101,8 @@ export interface RunDataDirs {
   fileStoreDir: string;
   /** PersistentValue and the local knowledge base (paused runs, run snapshots). */
   persistentValueStoreDir: string;
+  /** The files runs create (each run's `fileCreateDir` is made there when first read). */
+  fileCreateStoreDir: string;
   /** Where the host's server login is saved. */
   authDir: string;
 }
