@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
 import { createTaskRuns, type TaskRuns } from "../../src/adapters/driving/mcp/tasks/task-runs.js";
-import { openProjectRunner, type ProjectRunner } from "../../src/app/workflow-runs/project-runner.js";
+import { openProjectRunner } from "../../src/app/workflow-runs/project-runner.js";
+import type { ProjectRunner } from "../../src/ports/project-runner.js";
 import { workflowRunPorts } from "../../src/compose/workflow-runs.js";
 import { createSqliteMcpTaskStore } from "../../src/adapters/driven/sqlite/mcp-tasks/sqlite-mcp-task-store.js";
 import type { McpTaskStore } from "../../src/ports/mcp-task-store.js";

@@ -8,7 +8,8 @@ import { WorkflowWorker } from "../../src/adapters/driven/worker-process/worker-
 import type { WorkerRunRequest } from "../../src/domain/workflow/worker-protocol.js";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { dataDirDefaults, projectFiles, workflowRunPorts } from "../../src/compose/workflow-runs.js";
-import { openProjectRunner, type ProjectRunner } from "../../src/app/workflow-runs/project-runner.js";
+import { openProjectRunner } from "../../src/app/workflow-runs/project-runner.js";
+import type { ProjectRunner } from "../../src/ports/project-runner.js";
 import { createSqliteProjectConfigurationStore } from "../../src/adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
 import { RUN_SNAPSHOT_PREFIX } from "../../src/domain/configuration/run-snapshot.js";
 import { parseProjectConfigurationSnapshot, type ProjectConfigurationSnapshot } from "../../src/domain/configuration/snapshot.js";

@@ -17,7 +17,7 @@ import { exitCodeOfError } from "../shared/exit-codes.js";
 import { isLoopbackHost } from "../shared/host-check.js";
 import { listenOn } from "../shared/listen.js";
 import { precheckProjectRunner } from "../../../app/workflow-runs/host-options.js";
-import type { ProjectRunner } from "../../../app/workflow-runs/project-runner.js";
+import type { ProjectRunner } from "../../../ports/project-runner.js";
 import { catalogCacheSlot, readCatalogCache } from "./catalog-cache.js";
 import { DEFAULT_WORKERS, LATE_CATALOG, publishedCatalog, type ServeWorkflowOptions } from "./serve-workflow.js";
 import type { McpHttpAuthOptions } from "./transport/http-auth.js";

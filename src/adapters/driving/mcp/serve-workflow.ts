@@ -2,7 +2,8 @@ import type { SurfaceServices } from "../../../ports/surface-services.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { exitCodeOfError } from "../shared/exit-codes.js";
 import { precheckProjectRunner, type PrecheckOptions } from "../../../app/workflow-runs/host-options.js";
-import type { ProjectRunner, ProjectRunnerOptions } from "../../../app/workflow-runs/project-runner.js";
+import type { ProjectRunnerOptions } from "../../../app/workflow-runs/project-runner.js";
+import type { ProjectRunner } from "../../../ports/project-runner.js";
 import { catalogCacheSlot, readCatalogCache, writeCatalogCache, type CatalogCacheSlot, type WorkflowCatalog } from "./catalog-cache.js";
 
 /** Warm workers, and runs at once, when `--workers` is not given. */
