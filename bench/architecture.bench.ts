@@ -48,12 +48,12 @@ const ROUTES: Record<string, { description: string; segments: Segment[] }> = {
     ],
   },
   mcpToolsCallOverHttp: {
-    description: "MCP over HTTP: the HTTP listener, the workflow server's tools/call handler, the project runner, the worker process's run",
+    description: "one MCP tools/call over HTTP, per request (ARCH-12): the HTTP request handler of a plain POST on an open session, the workflow server's tools/call handler, the project runner's run, the worker process's run",
     segments: [
-      { fn: "mcpHttpListener", near: /mcp\// },
-      { fn: "createWorkflowMcpServer", near: /mcp\// },
-      { fn: "createProjectRunner", near: /project-runner|workflow-runs/ },
-      { fn: "serve", near: /worker-main/ },
+      { fn: "direct", near: /mcp\/transport\/http-handler/ },
+      { fn: "callTool", near: /mcp\/workflow-server/ },
+      { fn: "run", near: /workflow-runs\/project-runner/ },
+      { fn: "serve", near: /workflow-worker/ },
     ],
   },
   gatewayRequest: {
@@ -64,10 +64,11 @@ const ROUTES: Record<string, { description: string; segments: Segment[] }> = {
     ],
   },
   budgetReserve: {
-    description: "a budget reserve: the kernel ledger and the SQLite rows under it",
+    description: "one budget reserve, per call (ARCH-12): the agent's reserve through the ledger port, the kernel ledger's reserve, the SQLite rows' reserve (the insert into budget_reserve)",
     segments: [
-      { fn: "createBudgetLedger", near: /kernel\// },
-      { fn: "createSqliteBudgetRows", near: /driven\/sqlite\// },
+      { fn: "reserveWith", near: /app\/agent\/run-budget/ },
+      { fn: "reserve", near: /driven\/kernel\/budget-ledger/ },
+      { fn: "reserve", near: /driven\/sqlite\/store\/sqlite-budget-ledger/ },
     ],
   },
 };
@@ -115,9 +116,9 @@ function srcLines() {
   return { code: sum(files.map((file) => codeLines(readFileSync(file, "utf8")))), files: files.length };
 }
 
-/** The first file under src/ that declares `fn` (a function, or a const holding one), preferring files near the segment's folder. */
+/** The first file under src/ that declares `fn` (a function, a const holding one, or a method), preferring files near the segment's folder. */
 function locate(segment: Segment, files: string[]): string | undefined {
-  const declares = new RegExp(`(function\\*?\\s+${segment.fn}\\s*[(<]|(const|let)\\s+${segment.fn}\\s*[=:])`);
+  const declares = new RegExp(`(function\\*?\\s+${segment.fn}\\s*[(<]|(const|let)\\s+${segment.fn}\\s*[=:]|^\\s+(async\\s+)?${segment.fn}\\s*\\([^)]*\\)\\s*\\{)`, "m");
   const holding = files.filter((file) => declares.test(readFileSync(file, "utf8")));
   return holding.find((file) => segment.near.test(file)) ?? holding[0];
 }

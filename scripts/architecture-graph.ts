@@ -116,13 +116,64 @@ export function codeOf(root: string, file: string): string {
 }
 
 /**
- * Every import of one file (static, dynamic, re-exports, side-effect imports).
+ * Code with the text of its template literals blanked (their `${…}` expressions kept, line breaks
+ * kept): an `import` line inside a template is text the code writes (a generated project's own
+ * file, cli/init/templates.ts), not an import of this file (ARCH-9). String literals are skipped
+ * whole, so a backtick inside one opens nothing.
+ *
+ * @example
+ * withoutTemplateText("const a = `import x from \"node:fs\";\n${b}`;"); // 'const a = `                        \n${b}`;'
+ */
+export function withoutTemplateText(code: string): string {
+  let out = "";
+  let depth = 0;
+  let inText = false;
+  // For each open `${`: the brace depth of the code around it, so its `}` is told from a block's.
+  const open: number[] = [];
+  for (let i = 0; i < code.length; i++) {
+    const c = code[i]!;
+    if (inText) {
+      if (c === "$" && code[i + 1] === "{") {
+        out += "${";
+        i++;
+        open.push(depth++);
+        inText = false;
+      } else if (c === "\\") {
+        out += code[i + 1] === "\n" ? " \n" : "  ";
+        i++;
+      } else {
+        if (c === "`") inText = false;
+        out += c === "`" || c === "\n" ? c : " ";
+      }
+      continue;
+    }
+    if (c === "'" || c === '"') {
+      let end = i + 1;
+      while (end < code.length && code[end] !== c && code[end] !== "\n") end += code[end] === "\\" ? 2 : 1;
+      out += code.slice(i, end + 1);
+      i = end;
+      continue;
+    }
+    if (c === "`") inText = true;
+    else if (c === "{") depth++;
+    else if (c === "}" && --depth === open[open.length - 1]) {
+      open.pop();
+      inText = true;
+    }
+    out += c;
+  }
+  return out;
+}
+
+/**
+ * Every import of one file (static, dynamic, re-exports, side-effect imports); an `import` inside
+ * a template literal's text is not one ({@link withoutTemplateText}).
  *
  * @example
  * importsOf(".", "src/index.ts").filter((edge) => edge.relative).map((edge) => edge.to); // ["src/compose/…", …]
  */
 export function importsOf(root: string, file: string): ImportEdge[] {
-  const text = codeOf(root, file);
+  const text = withoutTemplateText(codeOf(root, file));
   const edges: ImportEdge[] = [];
   for (const match of text.matchAll(importRe)) {
     const specifier = (match[4] ?? match[5])!;
@@ -202,7 +253,7 @@ export const PACKAGE_RULES: Record<string, string[]> = {
   // ARCH-7: the workflow worker processes and the project's files on disk (dotenv reads its `.env`, tsx loads a TypeScript project).
   "driven/worker-process": ["dotenv", "tsx", "node:child_process", "node:crypto", "node:fs", "node:fs/promises", "node:os", "node:path", "node:url"],
   "driven/sqlite": ["better-sqlite3", "drizzle-orm", "node:crypto", "node:fs", "node:fs/promises", "node:module", "node:path"],
-  driving: ["@sinclair/typebox", "commander", "dotenv", "tsx", "steamharness", "node:crypto", "node:http", "node:module", "node:os", "node:path", "node:readline", "node:stream", "node:test", "node:url", "node:util"],
+  driving: ["@sinclair/typebox", "commander", "dotenv", "tsx", "node:crypto", "node:http", "node:os", "node:path", "node:readline", "node:stream", "node:url"],
   // MCP-10: the MCP SDK (and the MCP Apps helpers built on it) is imported in one folder only, the
   // MCP adapter, so a move to SDK v2 / spec 2026-07-28 touches nothing else. There is no SDK
   // client in src (no driven adapter speaks MCP), so one driving folder is the whole boundary;
@@ -251,8 +302,6 @@ export const APP_ROOT_IMPORTS_PENDING: string[] = [];
  * shrink: the driving adapters open storage through the root, which wires them (ARCH-6 removes it).
  */
 export const UNIT_CYCLES_PENDING: string[][] = [
-  // The root wires the CLI and MCP, which open workflow projects through the root (PENDING.root).
-  ["compose", "driving/cli", "driving/mcp"],
   // The domain names port types and the ports name domain types (type-only, one vocabulary).
   ["domain", "ports"],
 ];
@@ -264,34 +313,22 @@ export const UNIT_CYCLES_PENDING: string[][] = [
  * lowered here, or is gone without being deleted: the lists only shrink, and ARCH-6/ARCH-7 empty them.
  */
 export const PENDING: Record<PendingRule, Record<string, number>> = {
-  // The MCP card view reads the viewer's built page (viewer-assets.ts reads dist/viewer: to move
-  // to driven/system and be handed in with the public createViewerServer).
-  family: {
-    "driving/mcp → driving/viewer": 1,
-  },
+  family: {},
   // Files that read or write files, spawn processes or open sockets outside the driven adapters.
-  // driving/cli's node:child_process and node:fs/promises are cli/init/templates.ts's template
-  // text (the generated project's own imports), which the import reader cannot tell from code.
   io: {
+    // extensions/environment.ts: a run checks its session's workdir still exists (EXT-5); to become a runtime member.
     "app/agent → node:fs": 1,
+    // conversation-project.ts: the public loadAgentConversationProject reads the project's package.json before importing it; to join the worker-process loader.
     "app/conversation → node:fs/promises": 1,
-    "driving/cli → node:child_process": 1,
+    // init/scaffold.ts writes the new project, init/steamharness-source.ts finds a local checkout; to go behind a port the root hands `init`.
     "driving/cli → node:fs": 2,
-    "driving/cli → node:fs/promises": 1,
-    "driving/mcp → node:fs": 2,
-    "driving/mcp → node:fs/promises": 2,
-    "driving/viewer → node:fs": 3,
+    // session-facts.ts reads project names, view-run.ts checks the session folder; left while issue 45 reworks the viewer.
+    "driving/viewer → node:fs": 2,
+    // The published managed-file contract imports real temporary files: the import source it checks reads the disk.
     "testing → node:fs/promises": 1,
   },
   impure: {},
-  // ARCH-6: opening a workflow project for serving (precheck, open, prune) is wired in the root,
-  // compose/workflow-runs.ts, because its options name the session folder (`agentStoreDir`, which
-  // ARCH-4 keeps out of the app and the ports); the CLI and MCP reach it there until it becomes a
-  // SurfaceServices member with app-level option types.
-  root: {
-    "driving/cli → compose": 5,
-    "driving/mcp → compose": 2,
-  },
+  root: {},
   barrel: {},
 };
 export type PendingRule = "family" | "io" | "impure" | "root" | "barrel";

@@ -88,8 +88,8 @@ export function createHarnessRuntime(options: HarnessRuntimeOptions = {}): Harne
     },
     codingTools: createCodingTools,
     async capabilityServer(spec, options) {
-      const { createCapabilityMcpServer } = await import("../adapters/driving/mcp/capability-server.js");
-      return createCapabilityMcpServer(spec, options);
+      const [{ createCapabilityMcpServer }, { localViewerAssets }] = await Promise.all([import("../adapters/driving/mcp/capability-server.js"), import("../adapters/driven/system/viewer-assets.js")]);
+      return createCapabilityMcpServer(spec, { ...options, viewerAssets: localViewerAssets });
     },
     hostBridge: createHttpHostBridge,
     telemetry: options.telemetry ?? createNoopTelemetry(),

@@ -10,6 +10,7 @@ import { openGatewayKeyStore } from "./api-keys.js";
 import { openMcpTaskStore } from "./mcp-tasks.js";
 import { openProcessRuntime, type ProcessRuntime } from "./telemetry.js";
 import { localTextFiles } from "../adapters/driven/system/text-files.js";
+import { localViewerAssets } from "../adapters/driven/system/viewer-assets.js";
 
 /**
  * The services of one process (or one library call): its runtime is built on first use, with
@@ -47,6 +48,7 @@ export function createSurfaceServices(env: Readonly<Record<string, string | unde
     mcpTasks: openMcpTaskStore,
     workflowRunPorts: async () => (await import("./workflow-runs.js")).workflowRunPorts(),
     textFiles: localTextFiles,
+    viewerAssets: localViewerAssets,
     serverLogin: {
       fileOf: async (authDir) => (await client()).authFileOf(authDir),
       read: async (authDir) => (await client()).readSavedAuth(authDir),

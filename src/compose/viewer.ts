@@ -4,6 +4,7 @@
  */
 import { createViewerServer as createServer, type ViewerServer, type ViewerServerOptions } from "../adapters/driving/viewer/viewer-server.js";
 import { openLocalSessionCatalog } from "./surface-services.js";
+import { localViewerAssets } from "../adapters/driven/system/viewer-assets.js";
 
 /**
  * Starts the run viewer on 127.0.0.1 (VIEW-1): the sessions of `storage`, listed by `catalog`
@@ -15,5 +16,5 @@ import { openLocalSessionCatalog } from "./surface-services.js";
  * await viewer.close();
  */
 export function createViewerServer(options: ViewerServerOptions): Promise<ViewerServer> {
-  return createServer(options, openLocalSessionCatalog);
+  return createServer(options, openLocalSessionCatalog, localViewerAssets);
 }

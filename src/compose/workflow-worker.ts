@@ -1,7 +1,7 @@
 /**
  * Entry of a workflow worker process (built as dist/workflow-worker.js), and its composition
  * (ARCH-7): the run itself is the app's (src/app/workflow-runs), the project's loading and file
- * imports the worker-process adapter's, the stores this root's. The host forks it with
+ * imports the worker-process adapter's, the stores this root's; each run is the app's executeWorkerRun. The host forks it with
  * an IPC channel; the worker loads the project, reports its structure, then runs entrypoints one
  * at a time until the host tells it to exit (MCP-9: a host may hand a worker whose run ended
  * cleanly another run, or retire it after each one). Every run gets its own context, abort
@@ -11,13 +11,11 @@
  */
 import { openProcessRuntime } from "./telemetry.js";
 import { isSteamharnessError } from "../domain/errors.js";
-import type { JsonValue } from "../domain/json.js";
-import { redactSecrets, secretValues } from "../domain/redaction.js";
-import { emptyRunResult, normalizeRunReturn, statusOfResult, type WorkflowRunReport } from "../domain/workflow/run-report.js";
 import type { Storage } from "../ports/storage.js";
 import { importFileParams } from "../adapters/driven/worker-process/file-import.js";
 import { loadWorkflowProject, locateWorkflowProject, type LoadedWorkflowProject } from "../adapters/driven/worker-process/project-loader.js";
-import { createParentBridge, createWorkerRunContext, type ParentBridge } from "../app/workflow-runs/worker-run-context.js";
+import { createParentBridge, type ParentBridge } from "../app/workflow-runs/worker-run-context.js";
+import { executeWorkerRun } from "../app/workflow-runs/worker-execute.js";
 import { restoreWorkerState, snapshotWorkerState, type WorkerStateSnapshot } from "../app/workflow-runs/worker-state.js";
 import { isProtocolMessage, type ParentMessage, type WorkerMessage, type WorkerRunRequest } from "../domain/workflow/worker-protocol.js";
 import type { WorkerConfig } from "../app/workflow-runs/worker-config.js";
@@ -109,67 +107,6 @@ async function init(next: HostWorkerConfig): Promise<void> {
   }
 }
 
-/** The report, and whether the entrypoint returned (rather than threw or was never found). */
-interface Executed {
-  report: WorkflowRunReport;
-  returned: boolean;
-}
-
-async function execute(run: WorkerRunRequest, { controller, bridge }: CurrentRun): Promise<Executed> {
-  const loaded = project!;
-  const base = { runId: run.runId, projectId: loaded.manifest.id, entrypointId: run.entrypointId };
-  const entry = loaded.definition.entrypoints[run.entrypointId];
-  const structure = loaded.structure.entrypoints.find((e) => e.id === run.entrypointId);
-  if (!entry || !structure) {
-    const report: WorkflowRunReport = { ...base, status: "failed", result: { data: emptyRunResult() }, error: { code: "not_found", message: `no entrypoint ${run.entrypointId}` } };
-    return { report, returned: false };
-  }
-  try {
-    const store = await openRunStorage(run.dataTenant);
-    const params: Record<string, JsonValue> = { ...run.params };
-    for (const param of structure.params) {
-      if (params[param.name] === undefined && param.default !== undefined) params[param.name] = param.default;
-    }
-    Object.assign(params, await importFileParams(store, loaded.manifest.id, run.files));
-    // CFG-2: the snapshot is taken before the entrypoint runs, and kept with the run id — by the
-    // host when it sent one (it saves it before answering), else here.
-    const configuration = run.snapshot ? configurations!.given(run.snapshot) : await configurations!.forRun(store, loaded.manifest.id, run.runId, run.newRun === true);
-    // BUD-4: the key store's cap on the run's tenant, reserved by every model call of its agents.
-    const tenantLimits = await tenants!.forRun(run.tenant, run.tenantLimits);
-    const context = createWorkerRunContext({
-      ...base,
-      storage: store,
-      bridge,
-      signal: controller.signal,
-      fileCreateDir: (run.dataTenant === undefined ? config!.dirs : tenantDataDirs(config!.dirs, run.dataTenant)).fileCreateStoreDir,
-      makeDirectory: projectFiles.makeDirectory,
-      runtime: (await processRuntime).runtime,
-      relatedProjects: config!.relatedProjects,
-      tools,
-      configuration,
-      ...(run.trace ? { trace: run.trace } : {}),
-      ...(run.tenant !== undefined ? { tenantId: run.tenant } : {}),
-      ...(tenantLimits ? { tenantLimits } : {}),
-      ...(run.forwardLogs ? { forwardLogs: true } : {}),
-    });
-    const result = normalizeRunReturn(await entry.run(params, context));
-    const status = statusOfResult(result);
-    if (status === "success") return { report: { ...base, status, result: { data: result } }, returned: true };
-    const error = { code: "business_error", message: result.errMessage || `the workflow returned errCode ${result.errCode}` };
-    return { report: { ...base, status, result: { data: result }, error }, returned: true };
-  } catch (error) {
-    const message = (error as Error)?.message ?? String(error);
-    if (isSteamharnessError(error, "cancelled")) {
-      return { report: { ...base, status: "cancelled", result: { data: emptyRunResult(message) }, error: { code: "cancelled", message } }, returned: false };
-    }
-    // The report stays concise; the stack goes to stderr (forwarded by the host), redacted like results.
-    const stack = error instanceof Error && error.stack ? error.stack : message;
-    process.stderr.write(`[steamharness] run ${run.runId} (${run.entrypointId}) threw:\n${redactSecrets(stack, secretValues(process.env))}\n`);
-    const code = isSteamharnessError(error) ? error.code : "run_failed";
-    return { report: { ...base, status: "failed", result: { data: emptyRunResult(message) }, error: { code, message } }, returned: false };
-  }
-}
-
 async function serve(run: WorkerRunRequest): Promise<void> {
   if (current) {
     process.stderr.write(`[steamharness] run ${run.runId} refused: the worker is busy with another run\n`);
@@ -184,11 +121,13 @@ async function serve(run: WorkerRunRequest): Promise<void> {
     }),
   };
   current = thisRun;
-  const { report, returned } = await execute(run, thisRun);
+  const runtime = (await processRuntime).runtime;
+  const deps = { project: project!, config: config!, tools, openRunStorage, importFiles: importFileParams, configurations: configurations!, tenants: tenants!, makeDirectory: projectFiles.makeDirectory, runtime };
+  const { report, returned } = await executeWorkerRun(run, thisRun, deps);
   // Answers that arrive from now on belong to no run: the next run gets a new bridge.
   current = undefined;
   // The run's spans leave before its report (the caller's answer may close the trace).
-  await (await processRuntime).runtime.telemetry.flush();
+  await runtime.telemetry.flush();
   // The report goes out before the cleanup below, so the caller's answer does not wait for it;
   // the host hands this worker no further run (nor ends it) before the verdict that follows.
   void send({ type: "report", report });

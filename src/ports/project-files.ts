@@ -44,6 +44,73 @@ export interface ProjectFiles {
   makeDirectory(directory: string): void;
   /** The user's home directory (where `~/.steamharness` lives by default). */
   homeDir(): string;
+  /**
+   * MCP-2 / MCP-8 / SES-10: where a host of the project in `projectDir` keeps its data — the
+   * folders a command names, the rest defaulted (under `dataDir`, itself `~/.steamharness` by
+   * default; the session folder by the session store's rule, inside the project). Every folder
+   * returned is absolute. A given folder that is not absolute is `input_validation` naming its flag.
+   */
+  dataFolders(given: RunFolderOptions, projectDir: string): RunFolders;
+  /**
+   * MCP-15: a project-relative file a declaration names (a resource, a prompt image), as its real
+   * path, which must lie inside the real project folder: `input_validation` for a path outside it
+   * (a symbolic link pointing out included), `not_found` when the file does not exist.
+   */
+  resolveFile(projectDir: string, file: string): Promise<string>;
+  /**
+   * MCP-15: a project file's bytes, resolved as {@link resolveFile}, opened without following a
+   * link swapped in since; `input_validation` unless it is a regular file of at most `maxBytes`
+   * (default 10 MB), `not_found` when missing. Never hangs on a FIFO.
+   */
+  readFile(projectDir: string, file: string, maxBytes?: number): Promise<Uint8Array>;
+  /**
+   * Watches one file (a real path): `onChange` per change, with `"rename"` when it was replaced or
+   * removed (the watch then ends: watch it again under its path). `null` when it cannot be
+   * watched. The watch never keeps the process alive; `close` is idempotent.
+   */
+  watchFile(path: string, onChange: (event: "change" | "rename") => void): { close(): void } | null;
+  /** A file's whole UTF-8 text; `null` when it cannot be read (missing, unreadable): for caches, which never fail a start. */
+  readText(path: string): Promise<string | null>;
+  /**
+   * Replaces a file's text atomically: its folder made, a temporary file renamed into place, so a
+   * concurrent reader sees the old text or the new, never half. Rejects with the system error.
+   */
+  replaceText(path: string, text: string): Promise<void>;
+}
+
+/** MCP-2: the data folders a command names (`--data-dir`, `--kv-store-dir`, …); any may be absent, each absolute. */
+export interface RunFolderOptions {
+  dataDir?: string;
+  fileStoreDir?: string;
+  kvStoreDir?: string;
+  persistentValueStoreDir?: string;
+  fileCreateStoreDir?: string;
+  authDir?: string;
+  /** The agent sessions of the runs (and their run index); the project's own folder for them by default. */
+  sessionFolder?: string;
+}
+
+/**
+ * MCP-2 / MCP-8: the data dirs of a host as the workflow-run use case reads them. The host's whole
+ * layout holds more (every store's folder) and travels to the workers as is.
+ */
+export interface RunDataDirs {
+  /** Root of local workflow data (`--data-dir`): the host's configuration store. */
+  dataDir: string;
+  /** Managed files, including imported MCP file params. */
+  fileStoreDir: string;
+  /** PersistentValue and the local knowledge base (paused runs, run snapshots). */
+  persistentValueStoreDir: string;
+  /** The files runs create (each run's `fileCreateDir` is made there when first read). */
+  fileCreateStoreDir: string;
+  /** Where the host's server login is saved. */
+  authDir: string;
+}
+
+/** Where a host keeps its data: its whole layout (what the workers get), and the session folder of its runs in it. */
+export interface RunFolders {
+  dirs: RunDataDirs;
+  sessionFolder: string;
 }
 
 /** A workflow project found on disk: its folder, manifest and absolute entry module path. */

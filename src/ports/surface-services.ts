@@ -8,6 +8,7 @@ import type { SessionCatalog } from "./session-catalog.js";
 import type { Storage } from "./storage.js";
 import type { WorkflowRunPorts } from "./workflow-runs.js";
 import type { TextFiles } from "./text-files.js";
+import type { ViewerAssets } from "./viewer-assets.js";
 
 /** A local project store: a store folder, and where its sessions live (default the store's own). */
 export interface LocalStoreLocation {
@@ -114,8 +115,16 @@ export interface SurfaceServices {
   mcpTasks(location: ServerStateLocation): Promise<McpTaskStore>;
   /** The configuration server's login client. */
   serverLogin: ServerLoginClient;
-  /** ARCH-7: the ports the workflow-run use case (src/app/workflow-runs) runs on: worker processes, the project's files, the stores beside the runs (loaded on first use: `--help` and `--version` load none of it). */
+  /**
+   * ARCH-6 / ARCH-7: the ports the workflow-run use case (src/app/workflow-runs) runs on: worker
+   * processes, the project's files (the data-folder layout among them), the stores beside the
+   * runs. A surface opens, checks and prunes workflow projects with the use case's
+   * `openProjectRunner`, `precheckProjectRunner` and `pruneProjectRuns` on these. Loaded on first
+   * use: `--help` and `--version` load none of it.
+   */
   workflowRunPorts(): Promise<WorkflowRunPorts>;
   /** The files a command names by a flag (`--admin-key-file`, `config import <file>`, …), read and written whole. */
   textFiles: TextFiles;
+  /** The viewer's built pages (the run viewer's page, the MCP card view). */
+  viewerAssets: ViewerAssets;
 }

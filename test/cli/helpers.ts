@@ -141,7 +141,7 @@ export function alive(pid: number): boolean {
  * child process (from the sources) finds it as an install would.
  */
 export async function ensureViewerBuilt(): Promise<void> {
-  const { findViewerAssets } = await import("../../src/adapters/driving/viewer/viewer-assets.js");
+  const { findViewerAssets } = await import("../../src/adapters/driven/system/viewer-assets.js");
   if (findViewerAssets(join(REPO, "src/adapters/driving/viewer")) !== null) return;
   const { buildViewerAssets } = await import("../../ui/build.js");
   await buildViewerAssets(join(REPO, "dist/viewer"));

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
 import { createTaskRuns, type TaskRuns } from "../../src/adapters/driving/mcp/tasks/task-runs.js";
 import { startLapsedTaskSweep, sweepDelay } from "../../src/adapters/driving/mcp/tasks/task-sweep.js";
-import type { ProjectRunner } from "../../src/app/workflow-runs/project-runner.js";
-import { openProjectRunner } from "../../src/compose/workflow-runs.js";
+import { openProjectRunner } from "../../src/app/workflow-runs/project-runner.js";
+import type { ProjectRunner } from "../../src/ports/project-runner.js";
+import { workflowRunPorts } from "../../src/compose/workflow-runs.js";
 import { createMemoryMcpTaskStore } from "../../src/adapters/driven/memory/memory-mcp-task-store.js";
 import { createSqliteMcpTaskStore } from "../../src/adapters/driven/sqlite/mcp-tasks/sqlite-mcp-task-store.js";
 import type { McpTaskRecord, McpTaskStore } from "../../src/ports/mcp-task-store.js";
@@ -26,7 +27,7 @@ const deadRow = (taskId: string, at: number, extra: Partial<McpTaskRecord> = {})
 
 beforeAll(async () => {
   tmp = await tempDir("sh-ten6-sweep-");
-  runner = await openProjectRunner({ projectDir: TASKS_PROJECT, dirs: { dataDir: join(tmp, "data") }, env: cleanEnv() });
+  runner = await openProjectRunner({ projectDir: TASKS_PROJECT, ports: workflowRunPorts(), dirs: { dataDir: join(tmp, "data") }, env: cleanEnv() });
   store = createSqliteMcpTaskStore({ directory: join(tmp, "tasks") });
   runs = createTaskRuns({ runner, store, openStorage: createSurfaceServices().localStorage, hostId: "host-live", leaseMs: LEASE_MS });
 }, 90_000);

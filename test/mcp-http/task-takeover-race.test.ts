@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
 import { createTaskRuns, type TaskRuns } from "../../src/adapters/driving/mcp/tasks/task-runs.js";
-import type { ProjectRunner } from "../../src/app/workflow-runs/project-runner.js";
-import { openProjectRunner } from "../../src/compose/workflow-runs.js";
+import { openProjectRunner } from "../../src/app/workflow-runs/project-runner.js";
+import type { ProjectRunner } from "../../src/ports/project-runner.js";
+import { workflowRunPorts } from "../../src/compose/workflow-runs.js";
 import { createSqliteMcpTaskStore } from "../../src/adapters/driven/sqlite/mcp-tasks/sqlite-mcp-task-store.js";
 import type { McpTaskStore } from "../../src/ports/mcp-task-store.js";
 import { cleanEnv, cleanup, REPO, tempDir } from "../cli/helpers.js";
@@ -26,7 +27,7 @@ const notices = expectedStderr(/\[steamharness\] \[mcp\] task run-race-.*stopped
 beforeAll(async () => {
   tmp = await tempDir("sh-mcp-takeover-race-");
   for (const name of ["b", "c"]) {
-    const runner = await openProjectRunner({ projectDir: PROJECT, dirs: { dataDir: join(tmp, `data-${name}`) }, env: cleanEnv() });
+    const runner = await openProjectRunner({ projectDir: PROJECT, ports: workflowRunPorts(), dirs: { dataDir: join(tmp, `data-${name}`) }, env: cleanEnv() });
     const store = createSqliteMcpTaskStore({ directory: join(tmp, "tasks") });
     runners.push(runner);
     stores.push(store);

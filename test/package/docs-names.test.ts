@@ -18,6 +18,7 @@ const NOT_EXPORTS: Record<string, string> = {
   agentStoreDir: "an option (the SQLite session folder)",
   openUnleased: "a SessionBackend method",
   openAgentSessionHost: "the application's session host (src/app/session-host), opened by createAgentSessionHost",
+  openProjectRunner: "the workflow-run use case's opener of a project (src/app/workflow-runs/project-runner.ts), which the CLI and MCP call on SurfaceServices.workflowRunPorts",
   openHostStore: "a SessionBackend method",
   createTools: "an agent option",
   readRun: "a SessionStore method",

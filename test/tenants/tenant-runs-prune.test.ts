@@ -8,7 +8,7 @@ import { describe, expect, it } from "@jest/globals";
 import { createSqliteRunRetention } from "../../src/adapters/driven/sqlite/run-retention/sqlite-run-retention.js";
 import { conversationSessionsDirectory } from "../../src/adapters/driven/sqlite/sessions/session-database-path.js";
 import { createSqliteSessionBackend } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-backend.js";
-import { pruneProjectRuns } from "../../src/compose/run-pruning.js";
+import { pruneProjectRuns } from "../../src/app/workflow-runs/run-pruning.js";
 import { workflowRunPorts } from "../../src/compose/workflow-runs.js";
 import { createTenantRetentions, type RunSessionsRetention } from "../../src/app/workflow-runs/run-retention.js";
 import { tenantDirectory } from "../../src/app/tenants/tenant-segment.js";
@@ -38,7 +38,7 @@ describe("TEN-3 runs prune covers the tenants' run folders", () => {
     const own = await dueRun(agentStoreDir, "run-own");
     const acme = await dueRun(tenantDirectory(agentStoreDir, "key:acme"), "run-acme");
     expect([existsSync(own), existsSync(acme)]).toEqual([true, true]);
-    const { removed } = await pruneProjectRuns({ projectDir, ports: workflowRunPorts(), agentStoreDir, now: 1000, olderThanMs: 0 });
+    const { removed } = await pruneProjectRuns({ projectDir, ports: workflowRunPorts(), sessionFolder: agentStoreDir, now: 1000, olderThanMs: 0 });
     expect(removed.sort()).toEqual(["run-acme", "run-own"]);
     expect([existsSync(own), existsSync(acme)]).toEqual([false, false]);
   });

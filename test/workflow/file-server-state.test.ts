@@ -9,7 +9,7 @@ import { checkFileArgument } from "../../src/adapters/driven/worker-process/file
 import { readFileParam } from "../../src/adapters/driven/worker-process/file-import.js";
 import { tenantSegment } from "../../src/app/tenants/tenant-segment.js";
 import { fileParamPolicy, resolveFileRoots, type FileParamPolicy } from "../../src/adapters/driven/worker-process/file-roots.js";
-import { precheckProjectRunner } from "../../src/compose/workflow-runs.js";
+import { precheckProjectRunner } from "../../src/app/workflow-runs/host-options.js";
 import { workflowRunPorts } from "../../src/compose/workflow-runs.js";
 import { KITCHEN } from "../cli/helpers.js";
 

@@ -23,6 +23,15 @@ describe("MCP-2 data dirs", () => {
     expect(dirs).toMatchObject({ dataDir: "/srv/sh", kvStoreDir: "/fast/kv", authDir: "/secure", fileStoreDir: "/srv/sh/files" });
   });
 
+  it("MCP-2 ARCH-6 the project files' dataFolders: the session folder a command names is the layout's --agent-store-dir (its flag in errors), the project's .workflow/agents by default", () => {
+    expect(projectFiles.dataFolders({ dataDir: "/srv/sh", sessionFolder: "/var/sessions" }, "/work/project")).toEqual({
+      dirs: expect.objectContaining({ dataDir: "/srv/sh", kvStoreDir: "/srv/sh/kv", agentStoreDir: "/var/sessions" }),
+      sessionFolder: "/var/sessions",
+    });
+    expect(projectFiles.dataFolders({ dataDir: "/srv/sh" }, "/work/project").sessionFolder).toBe("/work/project/.workflow/agents");
+    expect(() => projectFiles.dataFolders({ sessionFolder: "rel/sessions" }, "/work/project")).toThrow("--agent-store-dir must be an absolute directory path");
+  });
+
   it.each([["dataDir", "--data-dir"], ["fileStoreDir", "--file-store-dir"], ["authDir", "--auth-dir"]] as const)("MCP-2 a relative %s is refused", (key, flag) => {
     expect(() => resolveDataDirs({ [key]: "rel/dir" }, dataDirDefaults())).toThrow(`${flag} must be an absolute directory path`);
     expect(() => resolveDataDirs({ [key]: "" }, dataDirDefaults())).toThrow(flag);

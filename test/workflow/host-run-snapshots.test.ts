@@ -7,8 +7,9 @@ import { WorkerPool } from "../../src/app/workflow-runs/worker-pool.js";
 import { WorkflowWorker } from "../../src/adapters/driven/worker-process/worker-process.js";
 import type { WorkerRunRequest } from "../../src/domain/workflow/worker-protocol.js";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
-import { dataDirDefaults, openProjectRunner, projectFiles, workflowRunPorts } from "../../src/compose/workflow-runs.js";
-import type { ProjectRunner } from "../../src/app/workflow-runs/project-runner.js";
+import { dataDirDefaults, projectFiles, workflowRunPorts } from "../../src/compose/workflow-runs.js";
+import { openProjectRunner } from "../../src/app/workflow-runs/project-runner.js";
+import type { ProjectRunner } from "../../src/ports/project-runner.js";
 import { createSqliteProjectConfigurationStore } from "../../src/adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
 import { RUN_SNAPSHOT_PREFIX } from "../../src/domain/configuration/run-snapshot.js";
 import { parseProjectConfigurationSnapshot, type ProjectConfigurationSnapshot } from "../../src/domain/configuration/snapshot.js";
@@ -86,7 +87,7 @@ function spyRuns(): { requests: WorkerRunRequest[]; restore(): void } {
 /** A one-worker runner of the project whose host takes snapshots by now; `requests` are its run messages. */
 async function withHostRunner(body: (runner: ProjectRunner, requests: WorkerRunRequest[]) => Promise<void>): Promise<void> {
   const { requests, restore } = spyRuns();
-  const runner = await openProjectRunner({ projectDir, dirs: { dataDir: dirs.dataDir }, workers: 1, env: cleanEnv() });
+  const runner = await openProjectRunner({ projectDir, ports: workflowRunPorts(), dirs: { dataDir: dirs.dataDir }, workers: 1, env: cleanEnv() });
   try {
     await runner.preloadValidation();
     await untilHostTakes(runner, requests);

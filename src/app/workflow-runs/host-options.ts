@@ -4,28 +4,13 @@ import { tenantDirectory } from "../tenants/tenant-segment.js";
 import type { RelatedProject } from "../../domain/workflow/run-context.js";
 import type { WorkflowManifest } from "../../domain/workflow/project-manifest.js";
 import { requireConfirmedRelation } from "../../domain/workflow/related-projects.js";
-import type { FileParamPolicy, ProjectFiles, WorkflowProjectLocation } from "../../ports/project-files.js";
+import type { FileParamPolicy, ProjectFiles, RunDataDirs, RunFolderOptions, WorkflowProjectLocation } from "../../ports/project-files.js";
 import type { WorkflowRunIndex } from "../../ports/workflow-run-stores.js";
+import type { WorkflowRunPorts } from "../../ports/workflow-runs.js";
 
 // The command-line side of a workflow host the use case reads, checked before any project code
 // loads: related projects, file roots, tenants' dirs. Kept free of TypeBox so `steamharness mcp` fails fast.
 
-
-/**
- * MCP-2 / MCP-8: the data dirs of a host as the workflow-run use case reads them; the host's
- * whole layout (every dir, its flag and default, the session folder among them) is the
- * worker-process adapter's (data-dirs.ts, wired by compose/workflow-runs.ts), and travels to the workers as is.
- */
-export interface RunDataDirs {
-  /** Root of local workflow data (`--data-dir`): the host's configuration store. */
-  dataDir: string;
-  /** Managed files, including imported MCP file params. */
-  fileStoreDir: string;
-  /** PersistentValue and the local knowledge base (paused runs, run snapshots). */
-  persistentValueStoreDir: string;
-  /** Where the host's server login is saved. */
-  authDir: string;
-}
 
 /** The dirs a host keeps for itself, never per tenant (its configuration store, its login). */
 const HOST_DIRS = new Set(["dataDir", "authDir"]);
@@ -38,7 +23,7 @@ const HOST_DIRS = new Set(["dataDir", "authDir"]);
  * data dir (the host's configuration store) and the auth dir stay the host's.
  *
  * @example
- * tenantDataDirs(resolveDataDirs({ dataDir: "/srv/sh" }, dataDirDefaults()), "key:acme").kvStoreDir // "/srv/sh/kv/tenants/key_3aacme"
+ * tenantDataDirs(files.dataFolders({ dataDir: "/srv/sh" }, projectDir).dirs, "key:acme").fileStoreDir // "/srv/sh/files/tenants/key_3aacme"
  */
 export function tenantDataDirs<Dirs extends RunDataDirs>(dirs: Dirs, tenant: string): Dirs {
   // Every dir but the host's own two is the tenant's (the session folder among them).
@@ -79,10 +64,7 @@ export async function parseRelatedProjects(values: readonly string[], self: Work
   return out;
 }
 
-/**
- * What can be checked about a host without loading project code: project, dirs, related
- * projects, file roots (the composition root's `precheckProjectRunner`).
- */
+/** What can be checked about a host without loading project code: project, dirs, related projects, file roots ({@link precheckProjectRunner}). */
 export interface PrecheckedProjectRunner {
   location: WorkflowProjectLocation;
   dirs: RunDataDirs;
@@ -104,4 +86,39 @@ export interface FileParamHostOptions {
   multiTenant?: boolean;
   /** More of the server's own files and folders never imported (a key store, a token file). */
   serverState?: readonly string[];
+}
+
+/** Options of {@link precheckProjectRunner}: the project, the data folders its command names, related projects and file roots. */
+export interface PrecheckOptions extends FileParamHostOptions {
+  projectDir: string;
+  dirs?: RunFolderOptions;
+  relatedProjects?: readonly string[];
+  ports: Pick<WorkflowRunPorts, "files" | "stores">;
+}
+
+/**
+ * The cheap, fail-fast part of opening a host (no TypeBox, no worker): the manifest, the data
+ * dirs (absolute), the related projects (confirmed on both sides, CFG-5) and the file-param
+ * policy (`allowedFileRoots`, SEC-5: absolute existing directories; by default the project and
+ * the working directory, none for a `multiTenant` host; every data dir and `serverState` path
+ * denied, TEN-2). Throws what `createProjectRunner` would.
+ *
+ * @example
+ * const checked = await precheckProjectRunner({ projectDir: "/abs/project", allowedFileRoots: ["/srv/docs"], ports });
+ */
+export async function precheckProjectRunner(options: PrecheckOptions): Promise<PrecheckedProjectRunner> {
+  const { files, stores } = options.ports;
+  const location = await files.locate(options.projectDir);
+  const { dirs, sessionFolder } = files.dataFolders(options.dirs ?? {}, location.directory);
+  const relatedProjects = await parseRelatedProjects(options.relatedProjects ?? [], location.manifest, files);
+  const state = [...Object.values(dirs), ...(options.serverState ?? [])];
+  const filePolicy = await files.filePolicy(options.allowedFileRoots, location.directory, state, { multiTenant: options.multiTenant === true });
+  // SES-12: a run's sessions are indexed in its session folder, opened once the folder exists
+  // (a project whose runs have no agents gets no `.workflow/agents` from it). TEN-3: a tenant's
+  // is its folder of the session folder, as tenantDataDirs places it.
+  const runIndexOf = (dataTenant?: string) => {
+    const folder = dataTenant === undefined ? sessionFolder : tenantDirectory(sessionFolder, dataTenant);
+    return () => (files.exists(folder) ? stores.openRunIndex(folder) : undefined);
+  };
+  return { location, dirs, relatedProjects, filePolicy, runIndexOf };
 }

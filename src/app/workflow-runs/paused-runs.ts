@@ -6,7 +6,7 @@ import type { PersistentValueStore } from "../../ports/persistent-value-store.js
 import type { ToolPermissionDecision } from "../../ports/tool-permissions.js";
 import type { UserInputResponse } from "../../ports/user-input.js";
 import type { RunHandlers } from "../../ports/workflow-workers.js";
-import type { ProjectRunner } from "./project-runner.js";
+import type { ProjectRunner } from "../../ports/project-runner.js";
 import { tenantDataDirs } from "./host-options.js";
 
 // DX-10: a run that ended waiting for a person (`run` without a terminal, exit code 3; an MCP

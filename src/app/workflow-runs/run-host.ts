@@ -1,4 +1,4 @@
-import { isSteamharnessError, SteamharnessError } from "../../domain/errors.js";
+import { isSteamharnessError } from "../../domain/errors.js";
 import { emptyRunResult, type PendingInteraction, type WorkflowRunReport } from "../../domain/workflow/run-report.js";
 import type { WorkerRunRequest } from "../../domain/workflow/worker-protocol.js";
 import type { RunHandlers, WorkflowWorker } from "../../ports/workflow-workers.js";
@@ -11,17 +11,6 @@ export interface RunInWorkerOptions {
   signal?: AbortSignal;
   /** Milliseconds before the run is killed with status `timeout`; none when absent or 0. */
   timeoutMs?: number;
-}
-
-/**
- * Ends a run that needs a person the host cannot ask: the worker is killed and the report is
- * `waiting_for_input` with an `interaction_required` error carrying the pending fields.
- *
- * @example
- * throw interactionRequired({ kind: "input", requestId: "input-1", message: "File?", fields: ["doc (file)"] }, "file fields cannot be asked");
- */
-export function interactionRequired(pending: PendingInteraction, reason: string): SteamharnessError {
-  return new SteamharnessError("interaction_required", reason, { data: { pending } });
 }
 
 /**

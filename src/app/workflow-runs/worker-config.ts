@@ -1,6 +1,6 @@
 import type { RelatedProject } from "../../domain/workflow/run-context.js";
 import type { WorkerInit, WorkerKeyStoreLocation } from "../../domain/workflow/worker-protocol.js";
-import type { RunDataDirs } from "./host-options.js";
+import type { RunDataDirs } from "../../ports/project-files.js";
 
 /** How a worker is configured, sent once right after it starts (the `init` message of domain/workflow/worker-protocol.ts). */
 export interface WorkerConfig extends WorkerInit {

@@ -1,3 +1,4 @@
+import { SteamharnessError } from "../errors.js";
 import { isJsonValue, type JsonValue } from "../json.js";
 import type { WorkflowRunAttachment, WorkflowRunResult } from "./run-context.js";
 
@@ -84,4 +85,15 @@ export function statusOfResult(result: WorkflowRunResult): WorkflowRunStatus {
  */
 export function emptyRunResult(errMessage = ""): WorkflowRunResult {
   return { errCode: -1, errMessage, output: null as JsonValue };
+}
+
+/**
+ * Ends a run that needs a person the host cannot ask: the worker is killed and the report is
+ * `waiting_for_input` with an `interaction_required` error carrying the pending fields.
+ *
+ * @example
+ * throw interactionRequired({ kind: "input", requestId: "input-1", message: "File?", fields: ["doc (file)"] }, "file fields cannot be asked");
+ */
+export function interactionRequired(pending: PendingInteraction, reason: string): SteamharnessError {
+  return new SteamharnessError("interaction_required", reason, { data: { pending } });
 }

@@ -1,7 +1,11 @@
-import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, watch } from "node:fs";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { ProjectFiles } from "../../../ports/project-files.js";
+import { resolveDataDirs } from "./data-dirs.js";
+import { readProjectFile, resolveProjectFile } from "./project-file.js";
 import { checkFileParams } from "./file-params.js";
 import { fileParamPolicy } from "./file-roots.js";
 import { readProjectEnv } from "./project-env.js";
@@ -10,13 +14,14 @@ import { locateWorkflowProject } from "./project-location.js";
 import { watchProjectFiles } from "./project-watch.js";
 
 /**
- * The {@link ProjectFiles} port over node:fs (ARCH-7).
+ * The {@link ProjectFiles} port over node:fs (ARCH-7). `sessionFolderOf` is the session store's
+ * rule for where a project's agent sessions live (SES-10), handed in by the composition root.
  *
  * @example
- * const files = createProjectFiles();
+ * const files = createProjectFiles({ sessionFolderOf: agentStoreDirFor });
  * const location = await files.locate("/srv/project");
  */
-export function createProjectFiles(): ProjectFiles {
+export function createProjectFiles(options: { sessionFolderOf(projectDir: string, given?: string): string }): ProjectFiles {
   return {
     locate: locateWorkflowProject,
     readEnv: readProjectEnv,
@@ -33,5 +38,33 @@ export function createProjectFiles(): ProjectFiles {
         : [],
     makeDirectory: (directory) => void mkdirSync(directory, { recursive: true }),
     homeDir: () => homedir(),
+    dataFolders({ sessionFolder, ...given }, projectDir) {
+      // The use case's session folder is the layout's `--agent-store-dir`.
+      const dirs = resolveDataDirs({ ...given, ...(sessionFolder === undefined ? {} : { agentStoreDir: sessionFolder }) }, { home: homedir(), agentStoreDirFor: options.sessionFolderOf }, projectDir);
+      return { dirs, sessionFolder: dirs.agentStoreDir };
+    },
+    resolveFile: async (projectDir, file) => (await resolveProjectFile(projectDir, file)).path,
+    readFile: (projectDir, file, maxBytes) => readProjectFile(projectDir, file, maxBytes),
+    watchFile(path, onChange) {
+      try {
+        const watcher = watch(path, { persistent: false }, (event) => onChange(event === "rename" ? "rename" : "change"));
+        watcher.on("error", () => watcher.close());
+        return { close: () => watcher.close() };
+      } catch {
+        return null;
+      }
+    },
+    readText: (path) => readFile(path, "utf8").catch(() => null),
+    async replaceText(path, text) {
+      const temporary = `${path}.${randomBytes(4).toString("hex")}.tmp`;
+      try {
+        await mkdir(dirname(path), { recursive: true });
+        await writeFile(temporary, text);
+        await rename(temporary, path);
+      } catch (error) {
+        await rm(temporary, { force: true }).catch(() => undefined);
+        throw error;
+      }
+    },
   };
 }

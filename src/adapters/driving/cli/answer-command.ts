@@ -40,9 +40,9 @@ export function registerAnswerCommand(program: Command, services: SurfaceService
     const [{ createTerminalHandlers }, { answeringHandlers, parseAnswer }, { openProjectRunner }] = await Promise.all([
       import("./terminal-handlers.js"),
       import("./paused-runs.js"),
-      import("../../../compose/workflow-runs.js"),
+      import("../../../app/workflow-runs/project-runner.js"),
     ]);
-    const runner = await openProjectRunner({ projectDir: dir, dirs: dataDirsFrom(flags), relatedProjects: flags.relatedProject ?? [], ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }), ...runRetentionFrom(flags) });
+    const runner = await openProjectRunner({ projectDir: dir, ports: await services.workflowRunPorts(), dirs: dataDirsFrom(flags), relatedProjects: flags.relatedProject ?? [], ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }), ...runRetentionFrom(flags) });
     try {
       const paused = await pausedRunsOf(runner);
       const run = await paused.get(runId).finally(() => paused.close());

@@ -6,10 +6,8 @@ import { redactSecrets, secretValues } from "../../../domain/redaction.js";
 import type { JsonValue } from "../../../domain/json.js";
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
 import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
-import type { PrecheckOptions } from "../../../compose/workflow-runs.js";
-
-type DataDirOptions = NonNullable<PrecheckOptions["dirs"]>;
-import type { ProjectRunner } from "../../../app/workflow-runs/project-runner.js";
+import type { RunFolderOptions } from "../../../ports/project-files.js";
+import type { ProjectRunner } from "../../../ports/project-runner.js";
 import { cliRejection, exitCodeOfError, exitCodeOfStatus, type CliRejection } from "../shared/exit-codes.js";
 import { timeoutMs } from "../shared/option-parsers.js";
 import { addRunRetentionOption, runRetentionFrom, type RunRetentionFlags } from "./runs-command.js";
@@ -18,7 +16,8 @@ import { addRunRetentionOption, runRetentionFrom, type RunRetentionFlags } from 
 // actions), so `--help`, `--version` and the MCP handshake do not pay for TypeBox or the runner.
 
 /** Commander's parsed values of the data-dir options. */
-export interface DataDirFlags extends DataDirOptions {
+export interface DataDirFlags extends Omit<RunFolderOptions, "sessionFolder"> {
+  agentStoreDir?: string;
   relatedProject?: string[];
   allowFileRoot?: string[];
 }
@@ -59,11 +58,13 @@ export function addDataDirOptions(command: Command): Command {
  * @example
  * const dirs = dataDirsFrom(command.opts());
  */
-export function dataDirsFrom(flags: DataDirFlags): DataDirOptions {
-  const out: DataDirOptions = {};
-  for (const key of ["dataDir", "fileStoreDir", "kvStoreDir", "persistentValueStoreDir", "fileCreateStoreDir", "authDir", "agentStoreDir"] as const) {
+export function dataDirsFrom(flags: DataDirFlags): RunFolderOptions {
+  const out: RunFolderOptions = {};
+  for (const key of ["dataDir", "fileStoreDir", "kvStoreDir", "persistentValueStoreDir", "fileCreateStoreDir", "authDir"] as const) {
     if (flags[key] !== undefined) out[key] = flags[key];
   }
+  // `--agent-store-dir` names the runs' session folder.
+  if (flags.agentStoreDir !== undefined) out.sessionFolder = flags.agentStoreDir;
   // DX-18: `--data-dir ./data` means the folder the person sees, here; it is resolved once, in this
   // process, so the workers (and an MCP client's own working directory) never reinterpret it.
   // The other folders stay absolute-only: each names one store a host shares on purpose.
@@ -135,8 +136,8 @@ export function registerStructureCommand(program: Command, services: SurfaceServ
     .argument("<workflow-dir>", "workflow project folder")
     .option("--json", "print the report as JSON")
     .action(async (dir: string, flags: { json?: boolean }) => {
-      const { openProjectRunner } = await import("../../../compose/workflow-runs.js");
-      const runner = await openProjectRunner({ projectDir: dir });
+      const { openProjectRunner } = await import("../../../app/workflow-runs/project-runner.js");
+      const runner = await openProjectRunner({ projectDir: dir, ports: await services.workflowRunPorts() });
       try {
         const report = await runner.structure();
         process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatStructure(report));
@@ -220,10 +221,11 @@ export function registerRunCommand(program: Command, services: SurfaceServices):
     let runner: ProjectRunner | undefined;
     try {
       const args = parseParams(flags.params);
-      const { openProjectRunner } = await import("../../../compose/workflow-runs.js");
+      const { openProjectRunner } = await import("../../../app/workflow-runs/project-runner.js");
       const { createTerminalHandlers } = await import("./terminal-handlers.js");
       runner = await openProjectRunner({
         projectDir: dir,
+        ports: await services.workflowRunPorts(),
         dirs: dataDirsFrom(flags),
         relatedProjects: flags.relatedProject ?? [],
         ...(flags.allowFileRoot ? { allowedFileRoots: flags.allowFileRoot } : {}),

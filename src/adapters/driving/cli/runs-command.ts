@@ -79,8 +79,8 @@ export function registerRunsCommand(program: Command, services: SurfaceServices)
       if (flags.agentStoreDir !== undefined && !isAbsolute(flags.agentStoreDir)) {
         throw new SteamharnessError("input_validation", `--agent-store-dir must be an absolute path: ${flags.agentStoreDir}`, { field: "--agent-store-dir" });
       }
-      const { pruneProjectRuns } = await import("../../../compose/run-pruning.js");
-      const outcome = await pruneProjectRuns({ projectDir: dir, ports: await services.workflowRunPorts(), ...(flags.agentStoreDir !== undefined ? { agentStoreDir: flags.agentStoreDir } : {}), ...(flags.olderThan !== undefined && flags.olderThan !== null ? { olderThanMs: flags.olderThan } : {}) });
+      const { pruneProjectRuns } = await import("../../../app/workflow-runs/run-pruning.js");
+      const outcome = await pruneProjectRuns({ projectDir: dir, ports: await services.workflowRunPorts(), ...(flags.agentStoreDir !== undefined ? { sessionFolder: flags.agentStoreDir } : {}), ...(flags.olderThan !== undefined && flags.olderThan !== null ? { olderThanMs: flags.olderThan } : {}) });
       process.stdout.write(
         flags.json
           ? `${JSON.stringify(outcome, null, 2)}\n`

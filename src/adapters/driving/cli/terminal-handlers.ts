@@ -3,7 +3,7 @@ import { SteamharnessError } from "../../../domain/errors.js";
 import { parseTypedAnswer } from "../../../domain/workflow/answer-validation.js";
 import type { JsonValue } from "../../../domain/json.js";
 import { approvalForm, summarizeFields } from "../../../domain/workflow/interaction.js";
-import { interactionRequired } from "../../../app/workflow-runs/run-host.js";
+import { interactionRequired } from "../../../domain/workflow/run-report.js";
 import type { RunHandlers } from "../../../ports/workflow-workers.js";
 
 /** Run handlers that ask at the terminal, and release the terminal when the run is over. */

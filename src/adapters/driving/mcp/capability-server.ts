@@ -21,6 +21,7 @@ import {
 } from "../../../domain/capabilities/capability-spec.js";
 import { invalidParams } from "./workflow-result.js";
 import { CARD_TOOL_IDS, clientSupportsMcpApps, serveCardApp, withCardApp } from "./card-app.js";
+import type { ViewerAssets } from "../../../ports/viewer-assets.js";
 
 /** Options of {@link createCapabilityMcpServer}. */
 export interface CapabilityMcpServerOptions {
@@ -31,6 +32,8 @@ export interface CapabilityMcpServerOptions {
   version?: string;
   /** Where the built MCP Apps card view is (`dist/viewer`); found next to the package by default (VIEW-5). */
   viewerAssetsDirectory?: string;
+  /** The built card view's reader (VIEW-5), handed in by the composition root. */
+  viewerAssets: ViewerAssets;
 }
 
 /** The version capability servers announce unless told otherwise. */
@@ -63,7 +66,7 @@ export function createCapabilityMcpServer(spec: CapabilitySpec<any>, options: Ca
   );
   const tool = capabilityMcpTool(spec);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [cards && (await clientSupportsMcpApps(server)) ? withCardApp(tool) : tool] }));
-  if (cards) serveCardApp(server, options.viewerAssetsDirectory === undefined ? {} : { assetsDirectory: options.viewerAssetsDirectory });
+  if (cards) serveCardApp(server, { assets: options.viewerAssets, ...(options.viewerAssetsDirectory === undefined ? {} : { assetsDirectory: options.viewerAssetsDirectory }) });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     // DX-17: an unknown tool is a protocol error (the MCP spec's); everything else is a tool result.
     if (request.params.name !== tool.name) throw invalidParams(`unknown tool: ${request.params.name}; this server serves ${tool.name}`);

@@ -12,7 +12,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ListResourcesRequestSchema, ReadResourceRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { CAPABILITY_TOOL_IDS } from "../../../domain/capabilities/catalog.js";
-import { readViewerAsset } from "../viewer/viewer-assets.js";
+import type { ViewerAssets } from "../../../ports/viewer-assets.js";
 
 /** The `ui://` resource of the card view. */
 export const CARD_APP_URI = "ui://steamharness/resource-card.html";
@@ -52,9 +52,9 @@ export function withCardApp(tool: Tool): Tool {
  * The HTML is read on first use; an unbuilt package answers `unavailable`.
  *
  * @example
- * serveCardApp(server);
+ * serveCardApp(server, { assets: localViewerAssets });
  */
-export function serveCardApp(server: Server, options: { assetsDirectory?: string } = {}): void {
+export function serveCardApp(server: Server, options: { assets: ViewerAssets; assetsDirectory?: string }): void {
   let html: string | undefined;
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
     const { RESOURCE_MIME_TYPE } = await extApps();
@@ -63,7 +63,7 @@ export function serveCardApp(server: Server, options: { assetsDirectory?: string
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     if (request.params.uri !== CARD_APP_URI) throw new SteamharnessError("not_found", `unknown resource ${request.params.uri}`, { field: "uri" });
     const { RESOURCE_MIME_TYPE } = await extApps();
-    html ??= readViewerAsset("cardApp", options.assetsDirectory);
+    html ??= options.assets.read("cardApp", options.assetsDirectory);
     // The view needs no network: an empty CSP domain list keeps the host's strictest default.
     return { contents: [{ uri: CARD_APP_URI, mimeType: RESOURCE_MIME_TYPE, text: html, _meta: { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } } }] };
   });

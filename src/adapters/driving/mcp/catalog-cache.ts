@@ -1,10 +1,7 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
-import type { ProjectFiles, WorkflowProjectLocation } from "../../../ports/project-files.js";
-import type { RunDataDirs } from "../../../app/workflow-runs/host-options.js";
+import type { ProjectFiles, RunDataDirs, WorkflowProjectLocation } from "../../../ports/project-files.js";
 
 /** Bumped whenever the cached shape or the way tools are built from a structure changes. */
 const CACHE_FORMAT = 2;
@@ -27,6 +24,8 @@ export interface CatalogCacheSlot {
   path: string;
   /** The project fingerprint (salted with the format and steamharness version); null: do not cache. */
   key: string | null;
+  /** How the entry is read and replaced. */
+  files: Pick<ProjectFiles, "readText" | "replaceText">;
 }
 
 /**
@@ -37,10 +36,10 @@ export interface CatalogCacheSlot {
  * const slot = await catalogCacheSlot(location, dirs, "0.1.0", runner.ports.files);
  * const cached = await readCatalogCache(slot); // null on the first start
  */
-export async function catalogCacheSlot(location: WorkflowProjectLocation, dirs: RunDataDirs, version: string, files: Pick<ProjectFiles, "fingerprint">): Promise<CatalogCacheSlot> {
+export async function catalogCacheSlot(location: WorkflowProjectLocation, dirs: RunDataDirs, version: string, files: Pick<ProjectFiles, "fingerprint" | "readText" | "replaceText">): Promise<CatalogCacheSlot> {
   const exclude = [...new Set(Object.values(dirs))];
   const key = await files.fingerprint(location, { exclude, salt: `mcp-catalog ${CACHE_FORMAT} steamharness ${version}` });
-  return { path: join(dirs.dataDir, "cache", "mcp-catalog", `${location.manifest.id}.json`), key };
+  return { path: join(dirs.dataDir, "cache", "mcp-catalog", `${location.manifest.id}.json`), key, files };
 }
 
 /**
@@ -52,8 +51,10 @@ export async function catalogCacheSlot(location: WorkflowProjectLocation, dirs: 
  */
 export async function readCatalogCache(slot: CatalogCacheSlot): Promise<WorkflowCatalog | null> {
   if (slot.key === null) return null;
+  const text = await slot.files.readText(slot.path);
+  if (text === null) return null;
   try {
-    const file = JSON.parse(await readFile(slot.path, "utf8")) as Partial<CatalogCacheFile>;
+    const file = JSON.parse(text) as Partial<CatalogCacheFile>;
     if (file.format !== CACHE_FORMAT || file.key !== slot.key || !file.structure || !Array.isArray(file.tools)) return null;
     return { structure: file.structure, tools: file.tools };
   } catch {
@@ -71,15 +72,9 @@ export async function readCatalogCache(slot: CatalogCacheSlot): Promise<Workflow
  */
 export async function writeCatalogCache(slot: CatalogCacheSlot, catalog: WorkflowCatalog): Promise<Error | null> {
   if (slot.key === null) return null;
-  const temporary = `${slot.path}.${randomBytes(4).toString("hex")}.tmp`;
-  try {
-    await mkdir(join(slot.path, ".."), { recursive: true });
-    const file: CatalogCacheFile = { format: CACHE_FORMAT, key: slot.key, ...catalog };
-    await writeFile(temporary, `${JSON.stringify(file)}\n`);
-    await rename(temporary, slot.path);
-    return null;
-  } catch (error) {
-    await rm(temporary, { force: true }).catch(() => undefined);
-    return error as Error;
-  }
+  const file: CatalogCacheFile = { format: CACHE_FORMAT, key: slot.key, ...catalog };
+  return slot.files.replaceText(slot.path, `${JSON.stringify(file)}\n`).then(
+    () => null,
+    (error: unknown) => error as Error,
+  );
 }

@@ -1,10 +1,10 @@
-import { existsSync, watch, type FSWatcher } from "node:fs";
+import type { ProjectFiles } from "../../../ports/project-files.js";
 
 /** Waits this long after the last change of a file before telling (editors write in bursts). */
 const DEBOUNCE_MS = 50;
 
 /**
- * The `resources/subscribe` state of one MCP connection (MCP-15): one `node:fs` watcher per
+ * The `resources/subscribe` state of one MCP connection (MCP-15): one file watch per
  * subscribed file-backed resource. A resource without a file (inline text or Base64) never
  * changes while served, so it is subscribed without a watcher.
  */
@@ -20,7 +20,7 @@ export interface ResourceSubscriptions {
 }
 
 interface Watched {
-  watcher: FSWatcher | null;
+  watcher: { close(): void } | null;
   timer?: NodeJS.Timeout;
 }
 
@@ -30,10 +30,10 @@ interface Watched {
  * keep the process alive.
  *
  * @example
- * const subscriptions = createResourceSubscriptions((uri) => void server.sendResourceUpdated({ uri }));
+ * const subscriptions = createResourceSubscriptions((uri) => void server.sendResourceUpdated({ uri }), runner.ports.files);
  * subscriptions.subscribe("docs://readme", "/abs/project/README.md");
  */
-export function createResourceSubscriptions(notify: (uri: string) => void): ResourceSubscriptions {
+export function createResourceSubscriptions(notify: (uri: string) => void, files: Pick<ProjectFiles, "watchFile" | "exists">): ResourceSubscriptions {
   const subscribed = new Map<string, Watched>();
   let closed = false;
   const stop = (entry: Watched) => {
@@ -42,26 +42,22 @@ export function createResourceSubscriptions(notify: (uri: string) => void): Reso
     entry.watcher = null;
   };
   const arm = (uri: string, path: string, entry: Watched) => {
-    try {
-      entry.watcher = watch(path, { persistent: false }, (event) => {
-        if (entry.timer) clearTimeout(entry.timer);
-        entry.timer = setTimeout(() => {
-          entry.timer = undefined;
-          if (subscribed.get(uri) !== entry) return;
-          // A rename ends this watcher's inode: watch the path again if a file is there now.
-          if (event === "rename") {
-            entry.watcher?.close();
-            entry.watcher = null;
-            if (existsSync(path)) arm(uri, path, entry);
-          }
-          notify(uri);
-        }, DEBOUNCE_MS);
-        entry.timer.unref();
-      });
-      entry.watcher.on("error", () => stop(entry));
-    } catch {
-      entry.watcher = null; // a file that cannot be watched is still subscribed; it just never tells
-    }
+    // A file that cannot be watched is still subscribed (watcher null); it just never tells.
+    entry.watcher = files.watchFile(path, (event) => {
+      if (entry.timer) clearTimeout(entry.timer);
+      entry.timer = setTimeout(() => {
+        entry.timer = undefined;
+        if (subscribed.get(uri) !== entry) return;
+        // A rename ends this watcher's inode: watch the path again if a file is there now.
+        if (event === "rename") {
+          entry.watcher?.close();
+          entry.watcher = null;
+          if (files.exists(path)) arm(uri, path, entry);
+        }
+        notify(uri);
+      }, DEBOUNCE_MS);
+      entry.timer.unref();
+    });
   };
   return {
     subscribe(uri, path) {

@@ -16,8 +16,8 @@ import type { KeyStore, SurfaceServices } from "../../../ports/surface-services.
 import { exitCodeOfError } from "../shared/exit-codes.js";
 import { isLoopbackHost } from "../shared/host-check.js";
 import { listenOn } from "../shared/listen.js";
-import { precheckProjectRunner } from "../../../compose/workflow-runs.js";
-import type { ProjectRunner } from "../../../app/workflow-runs/project-runner.js";
+import { precheckProjectRunner } from "../../../app/workflow-runs/host-options.js";
+import type { ProjectRunner } from "../../../ports/project-runner.js";
 import { catalogCacheSlot, readCatalogCache } from "./catalog-cache.js";
 import { DEFAULT_WORKERS, LATE_CATALOG, publishedCatalog, type ServeWorkflowOptions } from "./serve-workflow.js";
 import type { McpHttpAuthOptions } from "./transport/http-auth.js";
@@ -223,7 +223,7 @@ const log = (line: string) => process.stderr.write(`[steamharness] ${line}\n`);
  * stdio; a refused bind or a port in use rejects (the CLI exits 2).
  *
  * @example
- * await serveWorkflowOverHttp({ projectDir: "/abs/project", port: 8080, ports: workflowRunPorts() });
+ * await serveWorkflowOverHttp({ projectDir: "/abs/project", port: 8080, ports: await services.workflowRunPorts() }, services);
  */
 export async function serveWorkflowOverHttp(options: ServeWorkflowHttpOptions, services: SurfaceServices): Promise<void> {
   for (const method of ["log", "info", "debug", "warn"] as const) console[method] = (...args: unknown[]) => console.error(...args);

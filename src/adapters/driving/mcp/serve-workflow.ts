@@ -1,8 +1,9 @@
 import type { SurfaceServices } from "../../../ports/surface-services.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { exitCodeOfError } from "../shared/exit-codes.js";
-import { precheckProjectRunner, type PrecheckOptions } from "../../../compose/workflow-runs.js";
-import type { ProjectRunner, ProjectRunnerOptions } from "../../../app/workflow-runs/project-runner.js";
+import { precheckProjectRunner, type PrecheckOptions } from "../../../app/workflow-runs/host-options.js";
+import type { ProjectRunnerOptions } from "../../../app/workflow-runs/project-runner.js";
+import type { ProjectRunner } from "../../../ports/project-runner.js";
 import { catalogCacheSlot, readCatalogCache, writeCatalogCache, type CatalogCacheSlot, type WorkflowCatalog } from "./catalog-cache.js";
 
 /** Warm workers, and runs at once, when `--workers` is not given. */
@@ -12,7 +13,7 @@ export const MAX_WORKERS = 64;
 
 /** Options of {@link serveWorkflowOverStdio}. */
 export interface ServeWorkflowOptions extends Omit<ProjectRunnerOptions, "output" | "prechecked" | "workers" | "ports">, Omit<PrecheckOptions, "ports"> {
-  /** What the runs execute on, wired by the composition root (compose/workflow-runs.ts `workflowRunPorts`). */
+  /** What the runs execute on, wired by the composition root (`SurfaceServices.workflowRunPorts`). */
   ports: ProjectRunnerOptions["ports"];
   /** Warm workers and the most runs at once (`--workers`); {@link DEFAULT_WORKERS} by default. */
   workers?: number;
@@ -116,7 +117,7 @@ export async function publishedCatalog(runner: ProjectRunner, slot: CatalogCache
  * most `HANDSHAKE_CATALOG_WAIT_MS`, after which the connection offers its tools only.
  *
  * @example
- * await serveWorkflowOverStdio({ projectDir: "/abs/project", workers: 2, ports: workflowRunPorts() });
+ * await serveWorkflowOverStdio({ projectDir: "/abs/project", workers: 2, ports: await services.workflowRunPorts() }, services);
  */
 export async function serveWorkflowOverStdio(options: ServeWorkflowOptions, services: SurfaceServices): Promise<void> {
   for (const method of ["log", "info", "debug", "warn"] as const) console[method] = (...args: unknown[]) => console.error(...args);

@@ -2,7 +2,7 @@ import type { JsonValue } from "../../../domain/json.js";
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
 import { dataTenantOf } from "./transport/http-tenant.js";
 import { keepPausedRun, pausedRunsOf, type PausedRun, type PausedRunAnswer } from "../../../app/workflow-runs/paused-runs.js";
-import type { ProjectRunner } from "../../../app/workflow-runs/project-runner.js";
+import type { ProjectRunner } from "../../../ports/project-runner.js";
 import { invalidParams } from "./workflow-result.js";
 
 // DX-10 over MCP: a call that ended `interaction_required` (a client without form elicitation)

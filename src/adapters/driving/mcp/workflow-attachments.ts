@@ -3,7 +3,7 @@ import type { SurfaceServices } from "../../../ports/surface-services.js";
 import type { WorkflowRunAttachment } from "../../../domain/workflow/run-context.js";
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
 import type { StructureEntrypoint } from "../../../domain/workflow/workflow-definition.js";
-import type { ProjectRunner } from "../../../app/workflow-runs/project-runner.js";
+import type { ProjectRunner } from "../../../ports/project-runner.js";
 import { tenantDataDirs } from "../../../app/workflow-runs/host-options.js";
 import { toToolResult } from "./workflow-result.js";
 

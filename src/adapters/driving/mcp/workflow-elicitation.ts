@@ -6,7 +6,7 @@ import { APPROVAL_FIELD, approvalForm, pickAnsweredValues, planInputElicitation,
 import type { PendingInteraction } from "../../../domain/workflow/run-report.js";
 import type { ToolPermissionDecision, ToolPermissionRequest } from "../../../ports/tool-permissions.js";
 import type { UserInputField, UserInputRequest, UserInputResponse } from "../../../ports/user-input.js";
-import { interactionRequired } from "../../../app/workflow-runs/run-host.js";
+import { interactionRequired } from "../../../domain/workflow/run-report.js";
 import type { RunHandlers } from "../../../ports/workflow-workers.js";
 
 /** Options of {@link createElicitationHandlers}. */

@@ -22,7 +22,7 @@ import {
 import { isSteamharnessError } from "../../../domain/errors.js";
 import { completeFromOptions, fillPlaceholders, matchUriTemplate } from "../../../domain/workflow/publication-text.js";
 import type { StructurePublications, WorkflowResourceDeclaration } from "../../../domain/workflow/publications.js";
-import { readProjectFile, resolveProjectFile } from "./project-file.js";
+import type { ProjectFiles } from "../../../ports/project-files.js";
 import { createResourceSubscriptions, type ResourceSubscriptions } from "./resource-subscriptions.js";
 import { invalidParams } from "./workflow-result.js";
 
@@ -91,9 +91,15 @@ function fileError(error: unknown): McpError {
   return new McpError(ErrorCode.InternalError, `[steamharness] [mcp] cannot read the resource: ${(error as Error)?.message ?? String(error)}`);
 }
 
-async function fileContent(projectDir: string, file: string): Promise<Buffer> {
+/** The project whose files a server publishes: its folder, and how its files are read and watched. */
+export interface PublishedProject {
+  directory: string;
+  files: Pick<ProjectFiles, "readFile" | "resolveFile" | "watchFile" | "exists">;
+}
+
+async function fileContent(project: PublishedProject, file: string): Promise<Buffer> {
   try {
-    return await readProjectFile(projectDir, file);
+    return Buffer.from(await project.files.readFile(project.directory, file));
   } catch (error) {
     throw fileError(error);
   }
@@ -106,14 +112,14 @@ async function fileContent(projectDir: string, file: string): Promise<Buffer> {
  *
  * @example
  * const capabilities = publicationCapabilities(structure);
- * const subscriptions = addPublicationHandlers(server, structure, capabilities, runner.location.directory);
+ * const subscriptions = addPublicationHandlers(server, structure, capabilities, { directory: runner.location.directory, files: runner.ports.files });
  * // on close: subscriptions.close();
  */
-export function addPublicationHandlers(server: Server, published: StructurePublications, capabilities: ServerCapabilities, projectDir: string): ResourceSubscriptions {
+export function addPublicationHandlers(server: Server, published: StructurePublications, capabilities: ServerCapabilities, project: PublishedProject): ResourceSubscriptions {
   const prompts = published.prompts ?? [];
   const resources = published.resources ?? [];
   const templates = published.resourceTemplates ?? [];
-  const subscriptions = createResourceSubscriptions((uri) => void server.sendResourceUpdated({ uri }).catch(() => undefined));
+  const subscriptions = createResourceSubscriptions((uri) => void server.sendResourceUpdated({ uri }).catch(() => undefined), project.files);
 
   const readResource = async (uri: string) => {
     const resource = resources.find((candidate) => candidate.uri === uri);
@@ -128,7 +134,7 @@ export function addPublicationHandlers(server: Server, published: StructurePubli
     const mimeType = resourceMimeType(resource);
     if (resource.text !== undefined) return { uri: resource.uri, mimeType, text: resource.text };
     if (resource.blob !== undefined) return { uri: resource.uri, mimeType, blob: resource.blob };
-    const bytes = await fileContent(projectDir, resource.file!);
+    const bytes = await fileContent(project, resource.file!);
     return isTextual(mimeType) ? { uri: resource.uri, mimeType, text: bytes.toString("utf8") } : { uri: resource.uri, mimeType, blob: bytes.toString("base64") };
   };
 
@@ -153,7 +159,7 @@ export function addPublicationHandlers(server: Server, published: StructurePubli
       const messages: PromptMessage[] = [];
       for (const { role, content } of prompt.messages) {
         if (content.type === "text") messages.push({ role, content: { type: "text", text: fillPlaceholders(content.text, values) } });
-        else if (content.type === "image") messages.push({ role, content: { type: "image", mimeType: mimeTypeOf(content.mimeType, content.file), data: (await fileContent(projectDir, content.file)).toString("base64") } });
+        else if (content.type === "image") messages.push({ role, content: { type: "image", mimeType: mimeTypeOf(content.mimeType, content.file), data: (await fileContent(project, content.file)).toString("base64") } });
         else {
           const uri = fillPlaceholders(content.uri, values);
           let contents;
@@ -191,7 +197,7 @@ export function addPublicationHandlers(server: Server, published: StructurePubli
       let path: string | null = null;
       if (resource?.file !== undefined) {
         try {
-          path = (await resolveProjectFile(projectDir, resource.file)).path;
+          path = await project.files.resolveFile(project.directory, resource.file);
         } catch (error) {
           throw fileError(error);
         }

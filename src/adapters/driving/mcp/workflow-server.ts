@@ -5,7 +5,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, SetLevelRequestSchema, type LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
 import { isSteamharnessError } from "../../../domain/errors.js";
 import { workflowServerName, type WorkflowManifest } from "../../../domain/workflow/project-manifest.js";
-import type { ProjectRunner } from "../../../app/workflow-runs/project-runner.js";
+import type { ProjectRunner } from "../../../ports/project-runner.js";
 import type { WorkerLogEntry } from "../../../domain/workflow/worker-protocol.js";
 import type { WorkflowCatalog } from "./catalog-cache.js";
 import type { JsonValue } from "../../../domain/json.js";
@@ -155,7 +155,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
   let catalogNow: WorkflowCatalog | undefined;
   void catalog.then((ready) => (catalogNow = ready), () => undefined);
   if (options.published && Object.keys(publications).length > 0) {
-    const subscriptions = addPublicationHandlers(server, options.published, publications, runner.location.directory);
+    const subscriptions = addPublicationHandlers(server, options.published, publications, { directory: runner.location.directory, files: runner.ports.files });
     server.closers.push(() => subscriptions.close());
   }
   // One server per session (HTTP) or per connection (stdio): the level is this client's.
@@ -176,7 +176,8 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
   if (notifier) server.closers.push(() => notifier.close());
   if (tasks) addTaskHandlers(server, tasks, async (id) => (await catalog).structure.entrypoints.find((entry) => entry.id === id), notifier);
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  // One tools/call, named so the route bench (bench/architecture.bench.ts) starts the per-request path here.
+  const callTool: Parameters<typeof server.setRequestHandler<typeof CallToolRequestSchema>>[1] = async (request, extra) => {
     // Arguments are checked against the published catalog (MCP-7), even when it came from the cache.
     const entrypoint = (catalogNow ?? (await catalog)).structure.entrypoints.find((entry) => entry.id === request.params.name);
     if (!entrypoint) throw invalidParams(`unknown tool: ${request.params.name}`);
@@ -265,6 +266,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     } finally {
       if (heartbeat) clearInterval(heartbeat);
     }
-  });
+  };
+  server.setRequestHandler(CallToolRequestSchema, callTool);
   return server;
 }

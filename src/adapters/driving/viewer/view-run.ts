@@ -137,7 +137,7 @@ export async function runView(flags: ViewFlags, services: SurfaceServices): Prom
   const port = integer(flags.port, "port", 0, 65535);
   const contextWindow = integer(flags.contextWindow, "contextWindow", 1, 100_000_000);
   const { storage, catalog, projectNames } = await openViewTarget(flags, services);
-  const viewer = await createViewerServer({ storage, ...(catalog ? { catalog } : {}), ...(projectNames ? { projectNames } : {}), ...(port === undefined ? {} : { port }), ...(contextWindow === undefined ? {} : { contextWindow }) }, services.localSessionCatalog).catch(async (error: unknown) => {
+  const viewer = await createViewerServer({ storage, ...(catalog ? { catalog } : {}), ...(projectNames ? { projectNames } : {}), ...(port === undefined ? {} : { port }), ...(contextWindow === undefined ? {} : { contextWindow }) }, services.localSessionCatalog, services.viewerAssets).catch(async (error: unknown) => {
     await storage.close();
     throw error;
   });

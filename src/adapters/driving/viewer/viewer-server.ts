@@ -4,7 +4,7 @@ import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.j
 import { listenOn } from "../shared/listen.js";
 import type { SessionCatalog } from "../../../ports/session-catalog.js";
 import type { Storage } from "../../../ports/storage.js";
-import { readViewerAsset } from "./viewer-assets.js";
+import type { ViewerAssets } from "../../../ports/viewer-assets.js";
 import { answerFromViewer, parseViewerAnswer } from "./viewer-decisions.js";
 import { checkViewerRequest } from "./viewer-security.js";
 import { createViewerSessions } from "./viewer-sessions.js";
@@ -89,18 +89,18 @@ function pageWithPolicy(html: string): { html: string; csp: string } {
  * (server-sent events, polling the session head) and answers to waiting requests.
  *
  * @example
- * const viewer = await createViewerServer({ storage: createSqliteStorage({ directory: ".steamharness" }) }, services.localSessionCatalog);
+ * const viewer = await createViewerServer({ storage: createSqliteStorage({ directory: ".steamharness" }) }, services.localSessionCatalog, services.viewerAssets);
  * console.log(viewer.url); // open it in a browser
  * await viewer.close();
  */
-export async function createViewerServer(options: ViewerServerOptions, openFolderCatalog: (sessionFolder: string) => Promise<SessionCatalog>): Promise<ViewerServer> {
+export async function createViewerServer(options: ViewerServerOptions, openFolderCatalog: (sessionFolder: string) => Promise<SessionCatalog>, assets: ViewerAssets): Promise<ViewerServer> {
   const { storage } = options;
   if (!storage.sessions) throw new SteamharnessError("input_validation", "the storage keeps no sessions (storage.sessions)", { field: "storage" });
   const backend = storage.sessions;
   const token = options.token ?? randomBytes(32).toString("base64url");
   const catalog = options.catalog ?? (await sessionCatalogOf(storage, openFolderCatalog));
   const ownsCatalog = options.catalog === undefined;
-  const page = pageWithPolicy(readViewerAsset("page", options.assetsDirectory ?? undefined));
+  const page = pageWithPolicy(assets.read("page", options.assetsDirectory ?? undefined));
   const sessions = createViewerSessions({ backend, catalog });
   const facts = createSessionFacts(backend, options.projectNames);
   const pollMs = options.pollMs ?? 200;

@@ -30,7 +30,7 @@ export async function resolveProjectFile(projectDir: string, file: string): Prom
   if (problem) throw refuse(file, problem, "outside_project");
   const [root, target] = await Promise.all([realpath(projectDir), realpath(join(projectDir, file)).catch(() => null)]);
   if (target === null) throw new SteamharnessError("not_found", `[steamharness] [mcp] project file ${JSON.stringify(file)} does not exist`, { field: "file" });
-  // The file roots' test (driven/worker-process/file-roots.ts `isInside`), which a surface cannot import (ARCH-7).
+  // The file roots' test (file-roots.ts `isInside`), on the real paths.
   const rel = relative(root, target);
   if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw refuse(file, "resolves outside the project folder (a symbolic link pointing out); only files inside the project are published", "outside_project");
   return { path: target };

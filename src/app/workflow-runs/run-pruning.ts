@@ -1,15 +1,14 @@
-import { tenantsFolder } from "../app/tenants/tenant-segment.js";
-import { DEFAULT_RUN_RETENTION_MS } from "../app/workflow-runs/run-retention.js";
-import type { WorkflowRunPorts } from "../ports/workflow-runs.js";
-import { agentStoreDirFor } from "../adapters/driven/sqlite/sessions/session-file-names.js";
+import { tenantsFolder } from "../tenants/tenant-segment.js";
+import { DEFAULT_RUN_RETENTION_MS } from "./run-retention.js";
+import type { WorkflowRunPorts } from "../../ports/workflow-runs.js";
 
 /** Options of {@link pruneProjectRuns}. */
 export interface PruneProjectRunsOptions {
   projectDir: string;
   /** Where the project and its session folders are found, and their run indexes opened. */
   ports: Pick<WorkflowRunPorts, "files" | "stores">;
-  /** The session folder (absolute: the CLI checks `--agent-store-dir`); `<projectDir>/.workflow/agents` by default. */
-  agentStoreDir?: string;
+  /** The session folder (absolute); the project's own (`<projectDir>/.workflow/agents`) by default. */
+  sessionFolder?: string;
   /** Finished runs older than this go ({@link DEFAULT_RUN_RETENTION_MS} by default); runs due by their own retention go too. */
   olderThanMs?: number;
   /** Runs per batch (default 100). */
@@ -31,19 +30,19 @@ export interface PruneProjectRunsResult {
  * so is a run one of whose sessions is held right now. A folder without an index has nothing to prune.
  *
  * @example
- * const { removed } = await pruneProjectRuns({ projectDir: "/srv/project", olderThanMs: 86_400_000, ports });
+ * const { removed } = await pruneProjectRuns({ projectDir: "/srv/project", olderThanMs: 86_400_000, ports: await services.workflowRunPorts() });
  */
 export async function pruneProjectRuns(options: PruneProjectRunsOptions): Promise<PruneProjectRunsResult> {
   const { files, stores } = options.ports;
   const location = await files.locate(options.projectDir);
-  const agentStoreDir = agentStoreDirFor(location.directory, options.agentStoreDir);
+  const { sessionFolder } = files.dataFolders(options.sessionFolder === undefined ? {} : { sessionFolder: options.sessionFolder }, location.directory);
   const outcome: PruneProjectRunsResult = { removed: [], deferred: [] };
-  if (!files.exists(agentStoreDir)) return outcome;
+  if (!files.exists(sessionFolder)) return outcome;
   // TEN-3: each tenant of `mcp --http` keeps its runs in its own folder, with its own index.
-  const tenantDirs = files.subfolders(tenantsFolder(agentStoreDir));
-  const now = options.now ?? Date.now();
+  const tenantDirs = files.subfolders(tenantsFolder(sessionFolder));
+  const now = options.now ?? stores.clock.now();
   const request = { projectId: location.manifest.id, now, limit: options.batch ?? 100, finishedBefore: now - (options.olderThanMs ?? DEFAULT_RUN_RETENTION_MS) };
-  for (const folder of [agentStoreDir, ...tenantDirs]) {
+  for (const folder of [sessionFolder, ...tenantDirs]) {
     const retention = await stores.openRunIndex(folder);
     try {
       for (;;) {
