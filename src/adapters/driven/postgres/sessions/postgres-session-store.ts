@@ -40,8 +40,6 @@ export interface PostgresSessionStoreOptions {
   tables: PostgresSessionTables;
   access: SessionStoreAccess;
   clock?: Clock;
-  /** Runs once, on the first `close()` (e.g. releases the store's lease). */
-  onClose?: () => Promise<void>;
 }
 
 
@@ -164,7 +162,7 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
           await tx.update(sessions).set({ snapshotAtSeq: atSeq }).where(eq(sessions.id, sessionId));
         }),
       ),
-    close: options.onClose ?? (async () => {}),
+    close: async () => {},
   };
   return createSessionStore({ address, rows, call: postgresCall({ closed: false }), clock, family: "postgres" });
 }
