@@ -16,8 +16,7 @@ import { and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
 import type { SessionAddress, SessionStore } from "../../../../ports/session-store.js";
-import type { EventRow } from "../../kernel/session-rows.js";
-import { createSessionStore, type NewEventRow, type SessionRows } from "../../kernel/session-store.js";
+import { createSessionStore, type EventRow, type NewEventRow, type SessionRows } from "../../kernel/session-store.js";
 import { driverFault, postgresCall, type PostgresQueryable } from "../postgres-database.js";
 import type { PostgresSessionTables } from "./session-schema.js";
 

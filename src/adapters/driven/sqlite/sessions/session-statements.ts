@@ -2,7 +2,7 @@ import type { SQL } from "drizzle-orm";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import type { SQLiteColumn, SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import type Database from "better-sqlite3";
-import type { EventRow } from "../../kernel/session-rows.js";
+import type { EventRow } from "../../kernel/session-store.js";
 import { drizzleOrm, drizzleSqliteCore } from "../shared/drizzle-modules.js";
 import { sessionTables } from "./session-schema.js";
 

@@ -9,8 +9,7 @@ import { sessionTables } from "./session-schema.js";
 import { prepareSessionReads, prepareSessionStatements, prepareSessionWrites, type SessionDb } from "./session-statements.js";
 import { openSqlite } from "../shared/sqlite-connection.js";
 import { ensureSessionSchema, findSessionMigrationsFolder } from "./session-migrations.js";
-import type { EventRow } from "../../kernel/session-rows.js";
-import { createSessionStore, type NewEventRow, type SessionRows } from "../../kernel/session-store.js";
+import { createSessionStore, type EventRow, type NewEventRow, type SessionRows } from "../../kernel/session-store.js";
 import type { StoreCall } from "../../kernel/store-call.js";
 
 /** Options of {@link createSqliteSessionStore}. */
