@@ -121,29 +121,6 @@ export function sqliteSessionPool(options: SqliteSessionPoolOptions): SqliteSess
     return entry;
   };
 
-  /** The run's hold on `entry` (marked held, its lock taken): releasing rolls the lock back and keeps both connections unless a call failed. */
-  const holding = (entry: Entry, request: SessionOpenRequest): HeldSession => {
-    entry.clock = request.clock;
-    const release = async (faulted: boolean) => {
-      entry.held = false;
-      entry.clock = undefined;
-      try {
-        entry.lock.exec("ROLLBACK");
-      } catch (error) {
-        faulted = true;
-        throw wrapAdapterError("sqlite", `releasing the session lock ${entry.lockPath} failed`, error);
-      } finally {
-        // A store that failed is not kept: the next run opens the file afresh.
-        if (faulted || closed) {
-          if (entries.get(entry.path) === entry) entries.delete(entry.path);
-          dispose(entry);
-        }
-        evictIdle();
-      }
-    };
-    return { store: { ...entry.store, address: structuredClone(request.address) }, release };
-  };
-
   const hold = async (request: SessionOpenRequest): Promise<HeldSession> => {
     if (closed) throw new SteamharnessError("unavailable", "[steamharness] [sqlite] the storage is closed");
     const explicit = request.databasePath === undefined ? undefined : { databasePath: request.databasePath };
@@ -175,7 +152,26 @@ export function sqliteSessionPool(options: SqliteSessionPoolOptions): SqliteSess
       // The storage was closed while the lock was being taken (the entry is already disposed).
       throw new SteamharnessError("unavailable", "[steamharness] [sqlite] the storage is closed");
     }
-    return holding(entry, request);
+    entry.clock = request.clock;
+    // Releasing rolls the lock back and keeps both connections for the next run, unless a call failed.
+    const release = async (faulted: boolean) => {
+      entry.held = false;
+      entry.clock = undefined;
+      try {
+        entry.lock.exec("ROLLBACK");
+      } catch (error) {
+        faulted = true;
+        throw wrapAdapterError("sqlite", `releasing the session lock ${entry.lockPath} failed`, error);
+      } finally {
+        // A store that failed is not kept: the next run opens the file afresh.
+        if (faulted || closed) {
+          if (entries.get(entry.path) === entry) entries.delete(entry.path);
+          dispose(entry);
+        }
+        evictIdle();
+      }
+    };
+    return { store: { ...entry.store, address: structuredClone(request.address) }, release };
   };
   return {
     hold,
