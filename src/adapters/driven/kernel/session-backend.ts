@@ -43,7 +43,7 @@ const STORE_CALLS = ["append", "readRun", "readAfter", "get", "head", "putSnapsh
  * releases the lease once, telling whether any call failed (a family may then drop what it keeps).
  *
  * @example
- * const store = heldStore({ store, release: () => lease.release() });
+ * const handle = heldStore({ store, release: () => lease.release() }, "memory");
  */
 export function heldStore<E extends object>(held: HeldSession<E>, family: string): SessionStore & E {
   let released = false;

@@ -67,7 +67,9 @@ export function createSessionLeaseProvider<L>(driver: SessionLockDriver<L>): Ker
         isHeld: () => released === null && (driver.holds?.(held) ?? true),
         lost: () => released === null && !(driver.holds?.(held) ?? true),
         release() {
-          released ??= (async () => {
+          // Only the first call reports a fault of giving the lock up: a released lease never rejects again.
+          if (released !== null) return released.catch(() => undefined);
+          released = (async () => {
             if (taken.get(key) === lease) taken.delete(key);
             await driver.give(held, key);
           })();
