@@ -1,8 +1,7 @@
 /**
- * The session-host store port written once for the SQL row drivers (ARCH-3): `unavailable` after
- * close, the task-transition rule (a persisted cancel is final), JSON columns, copies on read,
- * over a family's {@link SessionHostRows}. The memory adapter keeps its reference store over its
- * public record type (`MemorySessionHostRecord`), whose objects are the port's records.
+ * The session-host store port written once (ARCH-3, ARCH-8): `unavailable` after close, the
+ * task-transition rule (a persisted cancel is final), JSON columns, copies on read, over a
+ * family's {@link SessionHostRows} (memory, SQLite, PostgreSQL).
  */
 import { SteamharnessError } from "../../../domain/errors.js";
 import { acceptTaskUpdate, type AgentSessionContextRecord, type AgentSessionTaskStatus } from "../../../domain/session-host/host-state.js";

@@ -1,14 +1,37 @@
 /**
- * The session-store port written once (ARCH-3): event and snapshot validation, repeats within a
- * batch, the result in input order, read options, `unavailable` after close, over a family's
- * {@link SessionRows} (which number, store and read the log).
+ * The session-store port written once (ARCH-3, ARCH-8): event and snapshot validation, repeats
+ * within a batch, the result in input order, read options, the snapshot's position rules,
+ * `unavailable` after close, over a family's {@link SessionRows} (which number, store and read
+ * the log: memory, SQLite, PostgreSQL).
  */
 import { SteamharnessError } from "../../../domain/errors.js";
+import { isJsonValue, type JsonValue } from "../../../domain/json.js";
 import { validateSessionEvent } from "../../../domain/agent/session-events.js";
 import type { Clock } from "../../../ports/clock.js";
-import type { SessionAddress, SessionStore } from "../../../ports/session-store.js";
-import { JSON_PAYLOADS, checkSnapshotPosition, eventRow, headOf, rowEvent, validateSnapshot, type EventRow, type SessionPayloads } from "./session-rows.js";
+import type { SessionAddress, SessionEvent, SessionStore } from "../../../ports/session-store.js";
 import type { Awaitable, StoreCall } from "./store-call.js";
+
+/** A session event as the rows keep it (SQL: the `session_events` table): the payload as JSON text, or as a driver's own `P` (see {@link SessionPayloads}). */
+export interface EventRow<P = string> {
+  seq: number;
+  eventId: string;
+  runId: string;
+  type: string;
+  payload: P;
+  at: number;
+}
+
+/** How a driver keeps payloads: the SQL drivers (and memory by default) as JSON text. */
+export interface SessionPayloads<P> {
+  /** The stored form of a validated payload; must not share mutable objects with the caller's. */
+  encode(payload: unknown): P;
+  /** A fresh payload from its stored form (callers may mutate it). */
+  decode(stored: P): unknown;
+}
+
+const JSON_PAYLOADS: SessionPayloads<string> = { encode: (payload) => JSON.stringify(payload), decode: (stored) => JSON.parse(stored) as unknown };
+
+const badSnapshot = (message: string, field: string) => new SteamharnessError("input_validation", message, { field });
 
 /** An event row before its `seq` and write time are known. */
 export type NewEventRow<P = string> = Omit<EventRow<P>, "seq" | "at">;
@@ -56,7 +79,8 @@ export interface SessionStoreKernelOptions<P = string> {
 export function createSessionStore<P = string>(options: SessionStoreKernelOptions<P>): SessionStore {
   const { rows, call, clock } = options;
   const payloads = options.payloads ?? (JSON_PAYLOADS as unknown as SessionPayloads<P>);
-  const toEvent = (row: EventRow<P>) => rowEvent(row, payloads);
+  // A fresh object every time, so callers may mutate it.
+  const toEvent = (row: EventRow<P>) => ({ eventId: row.eventId, runId: row.runId, type: row.type, payload: payloads.decode(row.payload), seq: row.seq, at: row.at }) as SessionEvent;
   let closing: Promise<void> | null = null;
   const run = async <T>(what: string, step: () => Awaitable<T>): Promise<T> => {
     if (closing) throw new SteamharnessError("unavailable", `[steamharness] [${options.family}] session store is closed`);
@@ -70,7 +94,7 @@ export function createSessionStore<P = string>(options: SessionStoreKernelOption
         inputs.forEach(validateSessionEvent);
         // Repeats within the batch resolve to their first occurrence.
         const unique = new Map<string, NewEventRow<P>>();
-        for (const input of inputs) if (!unique.has(input.eventId)) unique.set(input.eventId, eventRow(input, payloads));
+        for (const input of inputs) if (!unique.has(input.eventId)) unique.set(input.eventId, { eventId: input.eventId, runId: input.runId, type: input.type, payload: payloads.encode(input.payload) });
         if (unique.size === 0) return { events: [], appended: 0 };
         const { byId, appended } = await rows.append([...unique.values()], clock.now());
         return { events: inputs.map((input) => toEvent(byId.get(input.eventId)!)), appended };
@@ -86,11 +110,21 @@ export function createSessionStore<P = string>(options: SessionStoreKernelOption
         const row = await rows.byId(eventId);
         return row ? toEvent(row) : null;
       }),
-    head: () => run("head", async () => headOf(await rows.head())),
-    putSnapshot: (next) =>
+    head: () =>
+      run("head", async () => {
+        const head = await rows.head();
+        const snapshot = head.atSeq === null || head.state === null ? null : { atSeq: head.atSeq, state: JSON.parse(head.state) as JsonValue };
+        return { lastSeq: head.lastSeq, snapshot, lastRunId: head.lastRunId };
+      }),
+    putSnapshot: ({ atSeq, state }) =>
       run("putSnapshot", async () => {
-        const state = validateSnapshot(next);
-        await rows.putSnapshot(next.atSeq, state, (lastSeq, kept) => checkSnapshotPosition(next.atSeq, lastSeq, kept));
+        if (!Number.isInteger(atSeq) || atSeq < 0) throw badSnapshot(`snapshot atSeq ${String(atSeq)} is not a non-negative integer`, "atSeq");
+        if (!isJsonValue(state)) throw badSnapshot("snapshot state is not JSON", "state");
+        // The range against the log is checked inside the driver's atomic write.
+        await rows.putSnapshot(atSeq, JSON.stringify(state), (lastSeq, kept) => {
+          if (atSeq > lastSeq) throw badSnapshot(`snapshot atSeq ${atSeq} is outside the log (0..${lastSeq})`, "atSeq");
+          if (kept !== null && atSeq < kept) throw badSnapshot(`snapshot atSeq ${atSeq} is older than the kept one (${kept})`, "atSeq");
+        });
       }),
     close() {
       closing ??= rows.close();

@@ -1,7 +1,6 @@
 import type { Clock } from "../../../ports/clock.js";
 import type { SessionAddress, SessionStore } from "../../../ports/session-store.js";
-import type { EventRow, SessionPayloads } from "../kernel/session-rows.js";
-import { createSessionStore, type SessionRows } from "../kernel/session-store.js";
+import { createSessionStore, type EventRow, type SessionPayloads, type SessionRows } from "../kernel/session-store.js";
 import { directCall } from "../kernel/store-call.js";
 
 /** Options of {@link createMemorySessionStore}. */

@@ -58,8 +58,6 @@ export interface LeaseConnectionPool {
   give(connection: LeaseConnection, healthy: boolean): Promise<void>;
   /** Ends idle connections and refuses new ones; held ones end when their leases are released. */
   close(): Promise<void>;
-  /** Lease connections that exist now (held, idle or connecting). */
-  size(): number;
 }
 
 /** The keepalive defaults: a vanished peer is noticed after at most 10 + 5 × 3 = 25 s. */
@@ -161,6 +159,5 @@ export function createLeaseConnectionPool(options: PostgresLeaseConnectionOption
       closed = true;
       await Promise.all(idle.splice(0).map(end));
     },
-    size: () => count,
   };
 }

@@ -8,12 +8,13 @@ import type { SessionBackend } from "../../../../ports/session-backend.js";
 import type { SessionLease } from "../../../../ports/session-lease.js";
 import type { SessionAddress, SessionStore } from "../../../../ports/session-store.js";
 import { checkLeaseRequest } from "../../../../domain/agent/session-lease-rules.js";
-import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, type PostgresDb } from "../postgres-database.js";
+import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, type PostgresDb, type PostgresQueryable } from "../postgres-database.js";
+import { createSessionBackend } from "../../kernel/session-backend.js";
 import { boundedPoolConfig, checkStatementTimeout } from "../postgres-deadlines.js";
 import { createLeaseConnectionPool, type PostgresLeaseKeepAlive } from "./lease-connections.js";
 import { findPostgresSessionMigrationsFolder, migrateSessionSchema } from "./session-migrations.js";
 import { createPostgresSessionHostStore, ensureHostRecord } from "./postgres-session-host-store.js";
-import { createPostgresSessionLeaseProvider, type PostgresSessionLease, type PostgresSessionLeaseProvider } from "./postgres-session-lease.js";
+import { createPostgresSessionLeaseProvider, type PostgresSessionLeaseProvider } from "./postgres-session-lease.js";
 import { createPostgresSessionStore, sessionScope, type SessionStoreAccess } from "./postgres-session-store.js";
 import { postgresSessionTables } from "./session-schema.js";
 
@@ -67,12 +68,6 @@ export interface PostgresLeasedSessionStore extends SessionStore {
   /** The lease's key (see `postgresSessionLockKey`). */
   readonly leaseKey: string;
 }
-
-const noDatabasePath = (databasePath: string | undefined): void => {
-  if (databasePath !== undefined) {
-    throw new SteamharnessError("input_validation", "the PostgreSQL session backend keeps sessions by address: databasePath needs a SQLite backend", { field: "databasePath" });
-  }
-};
 
 const leaseLost = (key: string) =>
   new SteamharnessError("unavailable", `[steamharness] [postgres] the lease of session ${key} was lost (its connection ended): this owner can no longer write`, { data: { key } });
@@ -128,9 +123,8 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
   const leased = new Set<SessionLease>();
 
   let migrated: Promise<void> | null = null;
-  /** Every call first: `unavailable` after close, migrations applied once (retried after a failure). */
+  /** Every call first: migrations applied once (retried after a failure). */
   const ready = async (): Promise<void> => {
-    if (closed) throw new SteamharnessError("unavailable", "the session backend is closed");
     migrated ??= migrateSessionSchema(pool, schema, options.migrationsFolder ?? findPostgresSessionMigrationsFolder()).catch((error: unknown) => {
       migrated = null;
       throw wrapAdapterError("postgres", `cannot migrate the session tables in schema "${schema}"`, driverFault(error));
@@ -142,101 +136,80 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
     throw wrapAdapterError("postgres", what, driverFault(error));
   };
   const { sessions } = tables;
-  const byAddress = (address: SessionAddress) => and(eq(sessions.projectId, address.projectId), eq(sessions.scope, sessionScope(address)), eq(sessions.sessionKey, address.sessionKey));
-  /** The session's row id; created when missing and `create`, else `null`. */
-  const sessionIdOf = async (address: SessionAddress, create: boolean): Promise<number | null> => {
-    const find = async () => (await db.select({ id: sessions.id }).from(sessions).where(byAddress(address)))[0]?.id ?? null;
+  /** The session's row id on `on` (the pool, or a lease's connection); created when missing and `create`, else `null`. */
+  const sessionIdOf = async (on: PostgresQueryable, address: SessionAddress, create: boolean): Promise<number | null> => {
+    const byAddress = and(eq(sessions.projectId, address.projectId), eq(sessions.scope, sessionScope(address)), eq(sessions.sessionKey, address.sessionKey));
+    const find = async () => (await on.select({ id: sessions.id }).from(sessions).where(byAddress))[0]?.id ?? null;
     const found = await find();
     if (found !== null || !create) return found;
-    await db
+    await on
       .insert(sessions)
       .values({ projectId: address.projectId, scope: sessionScope(address), conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now() })
       .onConflictDoNothing();
     return find();
   };
-  const checkAddress = (address: SessionAddress) => checkLeaseRequest(address, { ownerId: "check" });
 
-  return {
-    kind: "postgres",
-    durable: true,
-    acceptsDatabasePath: false,
-    schema,
-    leases,
-    async open(request) {
-      noDatabasePath(request.databasePath);
-      await ready();
-      const acquired = await leases.acquire(request.address, { ownerId: request.ownerId, onBusy: "throw" });
-      if (!acquired) throw new SteamharnessError("internal", "a throwing acquire resolved no lease");
-      const lease: PostgresSessionLease = acquired;
-      leased.add(lease);
-      try {
-        const sessionId = await lease.connection.serial(async () => {
-          // The row is created on the lease's own connection, before anything else of this owner.
-          const [row] = await lease.connection.db.select({ id: sessions.id }).from(sessions).where(byAddress(request.address));
-          if (row) return row.id;
-          await lease.connection.db
-            .insert(sessions)
-            .values({ projectId: request.address.projectId, scope: sessionScope(request.address), conversationId: request.address.conversationId ?? null, sessionKey: request.address.sessionKey, createdAt: now() })
-            .onConflictDoNothing();
-          return (await lease.connection.db.select({ id: sessions.id }).from(sessions).where(byAddress(request.address)))[0]!.id;
-        }).catch(fault(`cannot open session ${lease.key}`));
-        const onLease = <T>(work: (queryable: typeof lease.connection.db) => Promise<T>): Promise<T> => {
-          if (!lease.isHeld()) throw leaseLost(lease.key);
-          return lease.connection.serial(() => work(lease.connection.db));
+  const backend = createSessionBackend<Pick<PostgresLeasedSessionStore, "isHeld" | "leaseKey">>(
+    {
+      kind: "postgres",
+      durable: true,
+      acceptsDatabasePath: false,
+      leases,
+      async hold(request) {
+        await ready();
+        const lease = (await leases.acquire(request.address, { ownerId: request.ownerId, onBusy: "throw" }))!;
+        leased.add(lease);
+        const release = async () => {
+          leased.delete(lease);
+          await lease.release();
         };
-        const access: SessionStoreAccess = { read: onLease, write: onLease };
-        let storeClosed = false;
-        const store = createPostgresSessionStore({
-          address: request.address,
-          sessionId,
-          tables,
-          access,
-          ...(request.clock ? { clock: request.clock } : {}),
-          onClose: async () => {
-            storeClosed = true;
-            leased.delete(lease);
-            await lease.release();
+        try {
+          // The row is created on the lease's own connection, before anything else of this owner.
+          const sessionId = (await lease.connection.serial(() => sessionIdOf(lease.connection.db, request.address, true)).catch(fault(`cannot open session ${lease.key}`)))!;
+          const onLease = <T>(work: (queryable: PostgresQueryable) => Promise<T>): Promise<T> => {
+            if (!lease.isHeld()) throw leaseLost(lease.key);
+            return lease.connection.serial(() => work(lease.connection.db));
+          };
+          const store = createPostgresSessionStore({ address: request.address, sessionId, tables, access: { read: onLease, write: onLease }, ...(request.clock ? { clock: request.clock } : {}) });
+          return { store, release, extra: { isHeld: () => lease.isHeld(), leaseKey: lease.key } };
+        } catch (error) {
+          await release().catch(() => undefined);
+          throw error;
+        }
+      },
+      async unleased(request) {
+        checkLeaseRequest(request.address, { ownerId: "check" });
+        await ready();
+        const sessionId = await sessionIdOf(db, request.address, request.create).catch(fault("cannot open a session"));
+        if (sessionId === null) return null;
+        // A holder of this session's lease (the session host) writes on the lease's connection.
+        const lease = leases.heldHere(request.address);
+        const onPool = <T>(work: (queryable: PostgresDb) => Promise<T>) => work(db);
+        const access: SessionStoreAccess = {
+          read: onPool,
+          write: (work) => {
+            if (!lease) return onPool(work);
+            if (lease.lost()) throw leaseLost(lease.key);
+            return lease.isHeld() ? lease.connection.serial(() => work(lease.connection.db)) : onPool(work);
           },
-        });
-        return Object.assign(store, { isHeld: () => !storeClosed && lease.isHeld(), leaseKey: lease.key });
-      } catch (error) {
-        leased.delete(lease);
-        await lease.release().catch(() => undefined);
-        throw error;
-      }
+        };
+        return createPostgresSessionStore({ address: request.address, sessionId, tables, access, ...(request.clock ? { clock: request.clock } : {}) });
+      },
+      async hostStore(conversationId, create) {
+        await ready();
+        if (typeof conversationId !== "string" || conversationId === "") throw new SteamharnessError("input_validation", "a session host record needs a conversationId", { field: "conversationId" });
+        const exists = await ensureHostRecord(db, tables, conversationId, create, now).catch(fault("cannot open the session host record"));
+        return exists ? createPostgresSessionHostStore({ db, tables, conversationId, now }) : null;
+      },
+      async close() {
+        closed = true;
+        // Sessions still open give their leases up; then the idle lease connections and our pool end.
+        await Promise.all([...leased].map((lease) => lease.release().catch(() => undefined)));
+        await connections.close();
+        if (owned) await pool.end();
+      },
     },
-    async openUnleased(request) {
-      noDatabasePath(request.databasePath);
-      checkAddress(request.address);
-      await ready();
-      const sessionId = await sessionIdOf(request.address, request.create).catch(fault("cannot open a session"));
-      if (sessionId === null) return null;
-      // A holder of this session's lease (the session host) writes on the lease's connection.
-      const lease = leases.heldHere(request.address);
-      const onPool = <T>(work: (queryable: PostgresDb) => Promise<T>) => work(db);
-      const access: SessionStoreAccess = {
-        read: onPool,
-        write: (work) => {
-          if (!lease) return onPool(work);
-          if (lease.lost()) throw leaseLost(lease.key);
-          return lease.isHeld() ? lease.connection.serial(() => work(lease.connection.db)) : onPool(work);
-        },
-      };
-      return createPostgresSessionStore({ address: request.address, sessionId, tables, access, ...(request.clock ? { clock: request.clock } : {}) });
-    },
-    async openHostStore(conversationId, hostOptions) {
-      await ready();
-      if (typeof conversationId !== "string" || conversationId === "") throw new SteamharnessError("input_validation", "a session host record needs a conversationId", { field: "conversationId" });
-      const exists = await ensureHostRecord(db, tables, conversationId, hostOptions.create, now).catch(fault("cannot open the session host record"));
-      return exists ? createPostgresSessionHostStore({ db, tables, conversationId, now }) : null;
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      // Sessions still open give their leases up; then the idle lease connections and our pool end.
-      await Promise.all([...leased].map((lease) => lease.release().catch(() => undefined)));
-      await connections.close();
-      if (owned) await pool.end();
-    },
-  };
+    "postgres",
+  );
+  return { ...backend, kind: "postgres", schema, leases };
 }

@@ -2,9 +2,10 @@ import pg from "pg";
 import type { Pool } from "pg";
 import { eq, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/node-postgres";
-import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
-import type { SessionCatalog, SessionCatalogEntry } from "../../../../ports/session-catalog.js";
-import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault } from "../postgres-database.js";
+import { SteamharnessError } from "../../../../domain/errors.js";
+import type { SessionCatalog } from "../../../../ports/session-catalog.js";
+import { createSessionCatalog } from "../../kernel/session-catalog.js";
+import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, postgresCall } from "../postgres-database.js";
 import { boundedPoolConfig, checkStatementTimeout } from "../postgres-deadlines.js";
 import { postgresSessionTables } from "./session-schema.js";
 
@@ -39,30 +40,20 @@ export function createPostgresSessionCatalog(options: PostgresSessionCatalogOpti
   if (owned) pool.on("error", () => {});
   const db = drizzle({ client: pool });
   const { sessions, sessionEvents } = postgresSessionTables(schema);
-  let closed = false;
-  return {
-    async list(filter = {}) {
-      if (closed) throw new SteamharnessError("unavailable", "the session catalog is closed");
-      try {
+  const lastAt = sql<number | null>`(select ${sessionEvents.at} from ${sessionEvents} where ${sessionEvents.sessionId} = ${sessions.id} and ${sessionEvents.seq} = ${sessions.lastSeq})`;
+  return createSessionCatalog(
+    {
+      async rows(projectId) {
         // to_regclass has no drizzle builder: a schema never written has no session table yet.
         const exists = await pool.query<{ present: string | null }>("SELECT to_regclass($1) AS present", [`"${schema.replace(/"/g, '""')}".agent_sessions`]);
         if (exists.rows[0]?.present === null) return [];
-        const lastAt = sql<number | null>`(select ${sessionEvents.at} from ${sessionEvents} where ${sessionEvents.sessionId} = ${sessions.id} and ${sessionEvents.seq} = ${sessions.lastSeq})`;
         const query = db.select({ projectId: sessions.projectId, conversationId: sessions.conversationId, sessionKey: sessions.sessionKey, createdAt: sessions.createdAt, lastAt }).from(sessions);
-        const rows = await (filter.projectId === undefined ? query : query.where(eq(sessions.projectId, filter.projectId)));
-        const entries: SessionCatalogEntry[] = rows.map((row) => ({
-          address: { projectId: row.projectId, sessionKey: row.sessionKey, ...(row.conversationId === null ? {} : { conversationId: row.conversationId }) },
-          updatedAt: Number(row.lastAt ?? row.createdAt),
-        }));
-        return entries.sort((a, b) => b.updatedAt - a.updatedAt);
-      } catch (error) {
-        throw wrapAdapterError("postgres", "listing sessions failed", driverFault(error));
-      }
+        const rows = await (projectId === undefined ? query : query.where(eq(sessions.projectId, projectId)));
+        return rows.map((row) => ({ ...row, updatedAt: Number(row.lastAt ?? row.createdAt) }));
+      },
+      close: async () => void (owned && (await pool.end())),
     },
-    async close() {
-      if (closed) return;
-      closed = true;
-      if (owned) await pool.end();
-    },
-  };
+    postgresCall({ closed: false }),
+    "postgres",
+  );
 }

@@ -15,8 +15,8 @@ import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
 import { canonicalJson } from "../../../../domain/stable-hash.js";
-import { checkLeaseRequest, sessionBusy } from "../../../../domain/agent/session-lease-rules.js";
 import type { SessionLease, SessionLeaseProvider } from "../../../../ports/session-lease.js";
+import { createSessionLeaseProvider, type KernelSessionLease } from "../../kernel/session-lease.js";
 import type { SessionAddress } from "../../../../ports/session-store.js";
 import { driverFault } from "../postgres-database.js";
 import type { LeaseConnection, LeaseConnectionPool } from "./lease-connections.js";
@@ -67,77 +67,47 @@ export function postgresSessionLockKey(schema: string, address: SessionAddress):
  */
 export function createPostgresSessionLeaseProvider(options: { schema: string; connections: LeaseConnectionPool; isClosed?: () => boolean }): PostgresSessionLeaseProvider {
   const { schema, connections } = options;
-  const held = new Map<string, PostgresSessionLease>();
-  const pending = new Set<string>();
-
-  const grant = (lockKey: string, ownerId: string, connection: LeaseConnection): PostgresSessionLease => {
-    let released = false;
-    let releasing: Promise<void> | null = null;
-    const lease: PostgresSessionLease = {
-      ownerId,
-      key: `postgres:${schema}:advisory:${lockKey}`,
-      lockKey,
-      connection,
-      lost: () => !released && connection.lost(),
-      isHeld: () => !released && !connection.lost(),
-      release() {
-        releasing ??= (async () => {
-          released = true;
-          if (held.get(lockKey) === lease) held.delete(lockKey);
-          if (connection.lost()) return connections.give(connection, false);
-          let healthy = true;
-          try {
-            await connection.serial(() => connection.db.execute(sql`select pg_advisory_unlock(${lockKey}::bigint)`));
-          } catch {
-            // Ending the connection drops the lock as surely as the unlock would.
-            healthy = false;
-          }
-          await connections.give(connection, healthy);
-        })();
-        return releasing;
-      },
-    };
-    return lease;
-  };
-
-  return {
-    async acquire(target, acquireOptions) {
-      if (checkLeaseRequest(target, acquireOptions)) {
-        throw new SteamharnessError("input_validation", "the PostgreSQL session backend keeps sessions by address: databasePath needs a SQLite backend", { field: "databasePath" });
-      }
+  const keyOf = (address: SessionAddress) => `postgres:${schema}:advisory:${postgresSessionLockKey(schema, address).key}`;
+  const leases = createSessionLeaseProvider<{ lockKey: string; connection: LeaseConnection }>({
+    keyOf(target) {
+      if ("databasePath" in target) throw new SteamharnessError("input_validation", "the PostgreSQL session backend keeps sessions by address: databasePath needs a SQLite backend", { field: "databasePath" });
+      return keyOf(target);
+    },
+    async take(key) {
       if (options.isClosed?.()) throw new SteamharnessError("unavailable", "the session backend is closed");
-      const lockKey = postgresSessionLockKey(schema, target).key;
-      const busy = () => {
-        if (acquireOptions.onBusy === "throw") throw sessionBusy(`postgres:${schema}:advisory:${lockKey}`);
-        return null;
-      };
-      const mine = held.get(lockKey);
-      if (pending.has(lockKey) || (mine && mine.isHeld())) return busy();
-      pending.add(lockKey);
+      const lockKey = key.slice(key.lastIndexOf(":") + 1);
       let connection: LeaseConnection | undefined;
       try {
         connection = await connections.take();
         const taken = connection;
         const { rows } = await taken.serial(() => taken.db.execute<{ locked: boolean }>(sql`select pg_try_advisory_lock(${lockKey}::bigint) as locked`));
-        if (rows[0]?.locked !== true) {
-          await connections.give(taken, true);
-          return busy();
-        }
-        const lease = grant(lockKey, acquireOptions.ownerId, taken);
-        held.set(lockKey, lease);
-        return lease;
+        if (rows[0]?.locked === true) return { lockKey, connection: taken };
+        await connections.give(taken, true);
+        return null;
       } catch (error) {
         if (error instanceof SteamharnessError) throw error;
         // A failed try holds nothing we could report: the connection (and any lock on it) is dropped.
         if (connection) await connections.give(connection, false);
         throw wrapAdapterError("postgres", `cannot take the session lease ${lockKey}`, driverFault(error));
-      } finally {
-        pending.delete(lockKey);
       }
     },
-    heldHere(address) {
-      const lease = held.get(postgresSessionLockKey(schema, address).key);
-      return lease && lease.isHeld() ? lease : null;
+    async give({ lockKey, connection }) {
+      if (connection.lost()) return connections.give(connection, false);
+      let healthy = true;
+      try {
+        await connection.serial(() => connection.db.execute(sql`select pg_advisory_unlock(${lockKey}::bigint)`));
+      } catch {
+        // Ending the connection drops the lock as surely as the unlock would.
+        healthy = false;
+      }
+      await connections.give(connection, healthy);
     },
+    holds: ({ connection }) => !connection.lost(),
+  });
+  const postgresLease = (lease: KernelSessionLease<{ lockKey: string; connection: LeaseConnection }> | null): PostgresSessionLease | null =>
+    lease && Object.assign(lease, { lockKey: lease.lock.lockKey, connection: lease.lock.connection });
+  return {
+    acquire: async (target, acquireOptions) => postgresLease(await leases.acquire(target, acquireOptions)),
+    heldHere: (address) => postgresLease(leases.heldHere(keyOf(address))),
   };
 }

@@ -16,8 +16,7 @@ import { and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
 import type { SessionAddress, SessionStore } from "../../../../ports/session-store.js";
-import type { EventRow } from "../../kernel/session-rows.js";
-import { createSessionStore, type NewEventRow, type SessionRows } from "../../kernel/session-store.js";
+import { createSessionStore, type EventRow, type NewEventRow, type SessionRows } from "../../kernel/session-store.js";
 import { driverFault, postgresCall, type PostgresQueryable } from "../postgres-database.js";
 import type { PostgresSessionTables } from "./session-schema.js";
 
@@ -40,8 +39,6 @@ export interface PostgresSessionStoreOptions {
   tables: PostgresSessionTables;
   access: SessionStoreAccess;
   clock?: Clock;
-  /** Runs once, on the first `close()` (e.g. releases the store's lease). */
-  onClose?: () => Promise<void>;
 }
 
 
@@ -164,7 +161,7 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
           await tx.update(sessions).set({ snapshotAtSeq: atSeq }).where(eq(sessions.id, sessionId));
         }),
       ),
-    close: options.onClose ?? (async () => {}),
+    close: async () => {},
   };
   return createSessionStore({ address, rows, call: postgresCall({ closed: false }), clock, family: "postgres" });
 }

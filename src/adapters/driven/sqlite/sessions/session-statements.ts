@@ -2,7 +2,7 @@ import type { SQL } from "drizzle-orm";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import type { SQLiteColumn, SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import type Database from "better-sqlite3";
-import type { EventRow } from "../../kernel/session-rows.js";
+import type { EventRow } from "../../kernel/session-store.js";
 import { drizzleOrm, drizzleSqliteCore } from "../shared/drizzle-modules.js";
 import { sessionTables } from "./session-schema.js";
 
@@ -44,31 +44,19 @@ export function headQuery(): SQL {
 }
 
 /**
- * The events with `seq > afterSeq` in seq order, at most `limit` (-1: all): a rowid range.
+ * The events with `seq > afterSeq` (whose type is in the JSON array `types`, when given) in seq
+ * order or newest first, at most `limit` (-1: all): a rowid range.
  *
  * @example
  * const rows = db.all<EventRow>(eventsAfterQuery(0, -1));
  */
-export function eventsAfterQuery(afterSeq: unknown, limit: unknown, newestFirst = false): SQL {
+export function eventsAfterQuery(afterSeq: unknown, limit: unknown, newestFirst = false, types?: unknown): SQL {
   const { asc, desc, getTableColumns, sql } = drizzleOrm();
   const { sessionEvents } = sessionTables();
   const columns = selectList(getTableColumns(sessionEvents));
   const order = newestFirst ? desc(sessionEvents.seq) : asc(sessionEvents.seq);
-  return sql`SELECT ${columns} FROM ${sessionEvents} WHERE ${sessionEvents.seq} > ${afterSeq} ORDER BY ${order} LIMIT ${limit}`;
-}
-
-/**
- * The events with `seq > afterSeq` whose type is in the JSON array `types`, in seq order.
- *
- * @example
- * const rows = db.all<EventRow>(eventsOfTypesAfterQuery(0, '["plan"]', -1));
- */
-export function eventsOfTypesAfterQuery(afterSeq: unknown, types: unknown, limit: unknown, newestFirst = false): SQL {
-  const { asc, desc, getTableColumns, sql } = drizzleOrm();
-  const { sessionEvents } = sessionTables();
-  const columns = selectList(getTableColumns(sessionEvents));
-  const order = newestFirst ? desc(sessionEvents.seq) : asc(sessionEvents.seq);
-  return sql`SELECT ${columns} FROM ${sessionEvents} WHERE ${sessionEvents.seq} > ${afterSeq} AND ${sessionEvents.type} IN (SELECT value FROM json_each(${types})) ORDER BY ${order} LIMIT ${limit}`;
+  const ofTypes = types === undefined ? sql`` : sql` AND ${sessionEvents.type} IN (SELECT value FROM json_each(${types}))`;
+  return sql`SELECT ${columns} FROM ${sessionEvents} WHERE ${sessionEvents.seq} > ${afterSeq}${ofTypes} ORDER BY ${order} LIMIT ${limit}`;
 }
 
 let dialect: SQLiteSyncDialect | undefined;
@@ -98,21 +86,15 @@ function compile(client: Database.Database, template: SQL | { toSQL(): { sql: st
 export function prepareSessionReads(client: Database.Database) {
   const { sql } = drizzleOrm();
   let head: ReturnType<typeof compile> | undefined;
-  /** Index 0: oldest first; 1: newest first. */
+  /** By `[newestFirst, typed]`: 0 oldest first, 1 newest first; +2 with a type filter. */
   const after: Array<ReturnType<typeof compile> | undefined> = [];
-  const ofTypes: Array<ReturnType<typeof compile> | undefined> = [];
-  const afterSeq = sql.placeholder("afterSeq");
-  const limit = sql.placeholder("limit");
   return {
     head: () => (head ??= compile(client, headQuery())).get<HeadRow>(),
-    eventsAfter: (from: number, max: number, newestFirst = false) =>
-      (after[Number(newestFirst)] ??= compile(client, eventsAfterQuery(afterSeq, limit, newestFirst))).all<EventRow>({ afterSeq: from, limit: max }),
-    eventsOfTypesAfter: (from: number, types: readonly string[], max: number, newestFirst = false) =>
-      (ofTypes[Number(newestFirst)] ??= compile(client, eventsOfTypesAfterQuery(afterSeq, sql.placeholder("types"), limit, newestFirst))).all<EventRow>({
-        afterSeq: from,
-        types: JSON.stringify(types),
-        limit: max,
-      }),
+    eventsAfter(from: number, max: number, newestFirst: boolean, types?: readonly string[]) {
+      const typed = types !== undefined;
+      const statement = (after[Number(newestFirst) + 2 * Number(typed)] ??= compile(client, eventsAfterQuery(sql.placeholder("afterSeq"), sql.placeholder("limit"), newestFirst, typed ? sql.placeholder("types") : undefined)));
+      return statement.all<EventRow>({ afterSeq: from, limit: max, types: JSON.stringify(types ?? []) });
+    },
   };
 }
 
@@ -167,19 +149,22 @@ export function prepareSessionWrites(db: SessionDb, client: Database.Database) {
 export function prepareSessionStatements(db: SessionDb) {
   const { asc, eq, sql } = drizzleOrm();
   const { sessionEvents, sessionMeta } = sessionTables();
-  const bySeq = asc(sessionEvents.seq);
-  const builders = {
-    meta: () => db.select().from(sessionMeta).where(eq(sessionMeta.id, 1)).prepare(),
-    byEventId: () => db.select().from(sessionEvents).where(eq(sessionEvents.eventId, sql.placeholder("eventId"))).prepare(),
-    byRun: () => db.select().from(sessionEvents).where(eq(sessionEvents.runId, sql.placeholder("runId"))).orderBy(bySeq).prepare(),
+  const once = <T>(make: () => T) => {
+    let made: T | undefined;
+    return () => (made ??= make());
   };
-  type Statements = { [K in keyof typeof builders]: ReturnType<(typeof builders)[K]> };
-  const prepared: Partial<Statements> = {};
-  const statements = {} as Statements;
-  for (const name of Object.keys(builders) as Array<keyof Statements>) {
-    Object.defineProperty(statements, name, {
-      get: () => (prepared[name] ??= builders[name]() as never),
-    });
-  }
-  return statements;
+  const meta = once(() => db.select().from(sessionMeta).where(eq(sessionMeta.id, 1)).prepare());
+  const byEventId = once(() => db.select().from(sessionEvents).where(eq(sessionEvents.eventId, sql.placeholder("eventId"))).prepare());
+  const byRun = once(() => db.select().from(sessionEvents).where(eq(sessionEvents.runId, sql.placeholder("runId"))).orderBy(asc(sessionEvents.seq)).prepare());
+  return {
+    get meta() {
+      return meta();
+    },
+    get byEventId() {
+      return byEventId();
+    },
+    get byRun() {
+      return byRun();
+    },
+  };
 }

@@ -5,7 +5,8 @@ import type { SessionBackend } from "../../../../ports/session-backend.js";
 import { openSqliteSessionHostStore, sessionHostDatabasePath } from "../session-host/sqlite-session-host-store.js";
 import { resolveSessionDatabasePath } from "./session-database-path.js";
 import { createSqliteSessionLeaseProvider } from "./sqlite-session-lease.js";
-import { createSqliteSessionPool } from "./sqlite-session-pool.js";
+import { sqliteSessionPool } from "./sqlite-session-pool.js";
+import { createSessionBackend } from "../../kernel/session-backend.js";
 import { createSqliteSessionStore } from "./sqlite-session-store.js";
 
 /** Options of {@link createSqliteSessionBackend}. */
@@ -41,43 +42,28 @@ export interface SqliteSessionBackend extends SessionBackend {
  */
 export function createSqliteSessionBackend(options: SqliteSessionBackendOptions = {}): SqliteSessionBackend {
   const agentStoreDir = options.agentStoreDir === undefined ? undefined : resolve(options.agentStoreDir);
-  const pool = createSqliteSessionPool({ ...(agentStoreDir === undefined ? {} : { agentStoreDir }), ...(options.maxIdleSessions === undefined ? {} : { maxIdle: options.maxIdleSessions }) });
-  const leases = createSqliteSessionLeaseProvider(agentStoreDir === undefined ? {} : { agentStoreDir });
-  let closed = false;
-  const check = (): void => {
-    if (closed) throw new SteamharnessError("unavailable", "the session backend is closed");
-  };
-  const hostPath = (conversationId: string): string => {
-    if (agentStoreDir === undefined) throw new SteamharnessError("input_validation", "a session host record needs the backend's agentStoreDir", { field: "agentStoreDir" });
-    return sessionHostDatabasePath(agentStoreDir, conversationId);
-  };
-  return {
-    kind: "sqlite",
-    durable: true,
-    acceptsDatabasePath: true,
-    agentStoreDir,
-    leases,
-    async open(request) {
-      check();
-      return pool.open(request);
+  const pool = sqliteSessionPool({ ...(agentStoreDir === undefined ? {} : { agentStoreDir }), ...(options.maxIdleSessions === undefined ? {} : { maxIdle: options.maxIdleSessions }) });
+  const backend = createSessionBackend(
+    {
+      kind: "sqlite",
+      durable: true,
+      acceptsDatabasePath: true,
+      leases: createSqliteSessionLeaseProvider(agentStoreDir === undefined ? {} : { agentStoreDir }),
+      hold: pool.hold,
+      async unleased(request) {
+        const path = resolveSessionDatabasePath({ ...request.address, agentStoreDir, databasePath: request.databasePath });
+        if (!request.create && !existsSync(path)) return null;
+        // Another connection to the file: WAL lets it read while the owner's connection writes.
+        return createSqliteSessionStore({ path, address: request.address, ...(request.clock ? { clock: request.clock } : {}) });
+      },
+      async hostStore(conversationId, create) {
+        if (agentStoreDir === undefined) throw new SteamharnessError("input_validation", "a session host record needs the backend's agentStoreDir", { field: "agentStoreDir" });
+        const path = sessionHostDatabasePath(agentStoreDir, conversationId);
+        return !create && !existsSync(path) ? null : openSqliteSessionHostStore({ path });
+      },
+      close: () => pool.close(),
     },
-    async openUnleased(request) {
-      check();
-      const path = resolveSessionDatabasePath({ ...request.address, agentStoreDir, databasePath: request.databasePath });
-      if (!request.create && !existsSync(path)) return null;
-      // Another connection to the file: WAL lets it read while the owner's connection writes.
-      return createSqliteSessionStore({ path, address: request.address, ...(request.clock ? { clock: request.clock } : {}) });
-    },
-    async openHostStore(conversationId, hostOptions) {
-      check();
-      const path = hostPath(conversationId);
-      if (!hostOptions.create && !existsSync(path)) return null;
-      return openSqliteSessionHostStore({ path });
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      await pool.close();
-    },
-  };
+    "sqlite",
+  );
+  return { ...backend, agentStoreDir };
 }

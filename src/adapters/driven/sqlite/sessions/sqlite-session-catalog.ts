@@ -1,8 +1,8 @@
 import { readdirSync, statSync, type Dirent } from "node:fs";
 import { join, resolve } from "node:path";
-import { SteamharnessError } from "../../../../domain/errors.js";
-import type { SessionCatalog, SessionCatalogEntry } from "../../../../ports/session-catalog.js";
-import type { SessionAddress } from "../../../../ports/session-store.js";
+import type { SessionCatalog } from "../../../../ports/session-catalog.js";
+import { createSessionCatalog, type SessionCatalogRow } from "../../kernel/session-catalog.js";
+import { directCall } from "../../kernel/store-call.js";
 import { openSqlite } from "../shared/sqlite-connection.js";
 import { SESSION_FILE_EXTENSION } from "./session-file-names.js";
 import { drizzleBetterSqlite3, drizzleOrm } from "../shared/drizzle-modules.js";
@@ -14,19 +14,12 @@ export interface SqliteSessionCatalogOptions {
   agentStoreDir: string;
 }
 
-/** What the catalog reads from a session file's own rows. */
-interface SessionFileFacts {
-  address: SessionAddress;
-  /** The time of the session's last event (`session_events.at` of the meta row's `last_seq`), else its creation time. */
-  updatedAt: number;
-}
-
 /**
  * Reads a session file's address and last write time from its rows (read-only; a file without a
  * meta row is skipped). The time is the store's own (VIEW-8): a file's mtime says when someone
  * last opened it (a reader creates the `-wal` file), not when the session changed.
  */
-function readFacts(path: string): SessionFileFacts | null {
+function readFacts(path: string): SessionCatalogRow | null {
   let client;
   try {
     client = openSqlite(path, { readonly: true, fileMustExist: true, timeout: 2000 });
@@ -42,11 +35,9 @@ function readFacts(path: string): SessionFileFacts | null {
       .from(sessionMeta)
       .get();
     if (!row) return null;
+    // The time of the session's last event (`at` of the meta row's `last_seq`), else its creation time.
     const last = row.lastSeq > 0 ? db.select({ at: sessionEvents.at }).from(sessionEvents).where(eq(sessionEvents.seq, row.lastSeq)).get() : undefined;
-    return {
-      address: { projectId: row.projectId, sessionKey: row.sessionKey, ...(row.conversationId === null ? {} : { conversationId: row.conversationId }) },
-      updatedAt: last?.at ?? row.createdAt,
-    };
+    return { projectId: row.projectId, conversationId: row.conversationId, sessionKey: row.sessionKey, updatedAt: last?.at ?? row.createdAt };
   } catch {
     return null;
   } finally {
@@ -94,35 +85,20 @@ const folders = (path: string): Dirent[] => {
  */
 export function createSqliteSessionCatalog(options: SqliteSessionCatalogOptions): SessionCatalog {
   const root = resolve(options.agentStoreDir);
-  const facts = new Map<string, SessionFileFacts & { mark: string }>();
-  let closed = false;
-  return {
-    async list(filter = {}) {
-      if (closed) throw new SteamharnessError("unavailable", "[steamharness] [viewer] the session catalog is closed");
-      const entries: SessionCatalogEntry[] = [];
-      for (const folder of folders(root)) {
-        if (!folder.isDirectory()) continue;
-        for (const file of folders(join(root, folder.name))) {
-          if (!file.isFile() || !file.name.endsWith(SESSION_FILE_EXTENSION)) continue;
-          const path = join(root, folder.name, file.name);
-          const mark = changeMark(path);
-          if (mark === null) continue;
-          let known = facts.get(path);
-          if (known === undefined || known.mark !== mark) {
-            const read = readFacts(path);
-            // A file being created has no meta row yet: ask again next time instead of caching.
-            if (read === null) continue;
-            facts.set(path, (known = { mark, ...read }));
-          }
-          if (filter.projectId !== undefined && known.address.projectId !== filter.projectId) continue;
-          entries.push({ address: structuredClone(known.address), updatedAt: known.updatedAt });
-        }
-      }
-      return entries.sort((a, b) => b.updatedAt - a.updatedAt);
-    },
-    async close() {
-      closed = true;
-      facts.clear();
-    },
-  };
+  const facts = new Map<string, SessionCatalogRow & { mark: string }>();
+  const rows = (): SessionCatalogRow[] =>
+    folders(root)
+      .filter((folder) => folder.isDirectory())
+      .flatMap((folder) => folders(join(root, folder.name)).map((file) => ({ file, path: join(root, folder.name, file.name) })))
+      .flatMap(({ file, path }) => {
+        const mark = file.isFile() && file.name.endsWith(SESSION_FILE_EXTENSION) ? changeMark(path) : null;
+        if (mark === null) return [];
+        const known = facts.get(path);
+        if (known?.mark === mark) return [known];
+        const read = readFacts(path);
+        // A file being created has no meta row yet: ask again next time instead of caching.
+        if (read !== null) facts.set(path, { ...read, mark });
+        return read === null ? [] : [read];
+      });
+  return createSessionCatalog({ rows, close: () => facts.clear() }, directCall, "sqlite");
 }

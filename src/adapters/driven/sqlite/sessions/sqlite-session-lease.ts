@@ -2,8 +2,8 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type Database from "better-sqlite3";
 import { wrapAdapterError } from "../../../../domain/errors.js";
-import type { SessionLease, SessionLeaseProvider } from "../../../../ports/session-lease.js";
-import { checkLeaseRequest, sessionBusy } from "../../../../domain/agent/session-lease-rules.js";
+import type { SessionLeaseProvider } from "../../../../ports/session-lease.js";
+import { createSessionLeaseProvider } from "../../kernel/session-lease.js";
 import { openSqlite } from "../shared/sqlite-connection.js";
 import { resolveSessionDatabasePath, sessionLockPath } from "./session-database-path.js";
 
@@ -94,25 +94,12 @@ export function tryExclusive(client: Database.Database): boolean {
   }
 }
 
-/** Opens the lock file and takes its lock; `null` (connection closed) when it is held elsewhere. */
-async function takeLock(lockPath: string): Promise<Database.Database | null> {
-  const client = openLockFile(lockPath);
-  try {
-    if (await holdExclusive(client)) return client;
-  } catch (error) {
-    client.close();
-    throw error;
-  }
-  client.close();
-  return null;
-}
-
 /**
  * The SQLite session lease provider (SES-2): one owner per session file across processes, via a
- * `<session file>.lock` file next to the session database. Acquire never waits for a holder (a
- * busy session is reported after at most ~10 ms of collision retries); a lease ends on
- * `release()` or when its process exits or is killed. Leases by address need `agentStoreDir`;
- * leases by `databasePath` do not.
+ * `<session file>.lock` file next to the session database, under the kernel's lease rules.
+ * Acquire never waits for a holder (a busy session is reported after at most ~10 ms of collision
+ * retries); a lease ends on `release()` or when its process exits or is killed. Leases by address
+ * need `agentStoreDir`; leases by `databasePath` do not.
  *
  * @example
  * const leases = createSqliteSessionLeaseProvider({ agentStoreDir });
@@ -120,42 +107,30 @@ async function takeLock(lockPath: string): Promise<Database.Database | null> {
  * try { … } finally { await lease?.release(); }
  */
 export function createSqliteSessionLeaseProvider(options: SqliteSessionLeaseProviderOptions = {}): SessionLeaseProvider {
-  return {
-    async acquire(target, acquireOptions) {
-      const databasePath = checkLeaseRequest(target, acquireOptions)
-        ? resolveSessionDatabasePath({ sessionKey: "", databasePath: target.databasePath })
-        : resolveSessionDatabasePath({ ...target, agentStoreDir: options.agentStoreDir });
-      const key = sessionLockPath(databasePath);
-      let client: Database.Database | null;
+  return createSessionLeaseProvider<Database.Database>({
+    keyOf: (target) => sessionLockPath(resolveSessionDatabasePath("databasePath" in target ? { sessionKey: "", databasePath: target.databasePath } : { ...target, agentStoreDir: options.agentStoreDir })),
+    async take(key) {
+      let client: Database.Database | undefined;
       try {
-        client = await takeLock(key);
+        client = openLockFile(key);
+        if (await holdExclusive(client)) return client;
+        client.close();
+        return null;
       } catch (error) {
+        client?.close();
         throw wrapAdapterError("sqlite", `cannot take the session lock ${key}`, error);
       }
-      if (client === null) {
-        if (acquireOptions.onBusy === "throw") throw sessionBusy(key);
-        return null;
-      }
-      const connection = client;
-      let released = false;
-      const lease: SessionLease = {
-        ownerId: acquireOptions.ownerId,
-        key,
-        isHeld: () => !released && connection.open && connection.inTransaction,
-        async release() {
-          if (released) return;
-          released = true;
-          try {
-            connection.exec("ROLLBACK");
-          } catch (error) {
-            throw wrapAdapterError("sqlite", `releasing the session lock ${key} failed`, error);
-          } finally {
-            // Closing drops the OS lock even when the rollback failed.
-            connection.close();
-          }
-        },
-      };
-      return lease;
     },
-  };
+    async give(client, key) {
+      try {
+        client.exec("ROLLBACK");
+      } catch (error) {
+        throw wrapAdapterError("sqlite", `releasing the session lock ${key} failed`, error);
+      } finally {
+        // Closing drops the OS lock even when the rollback failed.
+        client.close();
+      }
+    },
+    holds: (client) => client.open && client.inTransaction,
+  });
 }

@@ -6,6 +6,7 @@ import type { SessionOpenRequest, SessionStore, SessionStoreOpener } from "../..
 import { checkLeaseRequest, sessionBusy } from "../../../../domain/agent/session-lease-rules.js";
 import { resolveSessionDatabasePath, sessionLockPath } from "./session-database-path.js";
 import { createSqliteSessionStore } from "./sqlite-session-store.js";
+import { heldStore, type HeldSession, type SessionBackendDriver } from "../../kernel/session-backend.js";
 import { holdExclusive, openLockFile, tryExclusive } from "./sqlite-session-lease.js";
 
 /** Options of {@link createSqliteSessionPool}. */
@@ -35,7 +36,6 @@ interface Entry {
 }
 
 const systemClock: Clock = { now: () => Date.now() };
-const METHODS = ["append", "readRun", "readAfter", "get", "head", "putSnapshot"] as const;
 
 /** Device and inode of both files, or `null` when one is missing. */
 function fileIds(path: string, lockPath: string): string | null {
@@ -72,6 +72,16 @@ function dispose(entry: Entry): void {
  * await pool.close();
  */
 export function createSqliteSessionPool(options: SqliteSessionPoolOptions = {}): SqliteSessionPool {
+  return sqliteSessionPool(options);
+}
+
+/**
+ * {@link createSqliteSessionPool} with `hold`, the driver step the SQLite session backend runs under the kernel.
+ *
+ * @example
+ * const { hold } = sqliteSessionPool({ agentStoreDir });
+ */
+export function sqliteSessionPool(options: SqliteSessionPoolOptions): SqliteSessionPool & Pick<SessionBackendDriver, "hold"> {
   const maxIdle = Math.max(0, options.maxIdle ?? 8);
   /** Least recently used first. */
   const entries = new Map<string, Entry>();
@@ -111,26 +121,40 @@ export function createSqliteSessionPool(options: SqliteSessionPoolOptions = {}):
     return entry;
   };
 
-  /** The store handed to one run; `entry.held` is already set and its lock taken. */
-  const lease = (entry: Entry, request: SessionOpenRequest): SessionStore => {
-    entry.clock = request.clock;
-    let released = false;
-    let faulted = false;
-    const store = entry.store;
-    const guard = <T>(run: () => Promise<T>): Promise<T> => {
-      if (released) return Promise.reject(new SteamharnessError("unavailable", "[steamharness] [sqlite] session store is closed"));
-      return run().catch((error: unknown) => {
-        faulted = true;
-        throw error;
-      });
-    };
-    const wrapper = { address: structuredClone(request.address) } as { -readonly [K in keyof SessionStore]: SessionStore[K] };
-    for (const method of METHODS) {
-      wrapper[method] = ((...args: never[]) => guard(() => (store[method] as (...a: never[]) => Promise<unknown>)(...args))) as never;
+  const hold = async (request: SessionOpenRequest): Promise<HeldSession> => {
+    if (closed) throw new SteamharnessError("unavailable", "[steamharness] [sqlite] the storage is closed");
+    const explicit = request.databasePath === undefined ? undefined : { databasePath: request.databasePath };
+    checkLeaseRequest(explicit ?? request.address, { ownerId: request.ownerId });
+    const path = resolveSessionDatabasePath({ ...request.address, agentStoreDir: options.agentStoreDir, databasePath: request.databasePath });
+    if (entries.get(path)?.held) throw sessionBusy(sessionLockPath(path));
+    let entry: Entry;
+    try {
+      entry = entryFor(path, request);
+    } catch (error) {
+      throw wrapAdapterError("sqlite", `cannot open the session ${path}`, error);
     }
-    wrapper.close = async () => {
-      if (released) return;
-      released = true;
+    // Marked before the lock is awaited, so a concurrent open in this process is refused.
+    entry.held = true;
+    let taken: boolean;
+    try {
+      // The first attempt is synchronous: a free session is taken without yielding.
+      taken = tryExclusive(entry.lock) || (await holdExclusive(entry.lock));
+    } catch (error) {
+      entry.held = false;
+      throw wrapAdapterError("sqlite", `cannot take the session lock ${entry.lockPath}`, error);
+    }
+    if (!taken) {
+      entry.held = false;
+      evictIdle();
+      throw sessionBusy(entry.lockPath);
+    }
+    if (closed) {
+      // The storage was closed while the lock was being taken (the entry is already disposed).
+      throw new SteamharnessError("unavailable", "[steamharness] [sqlite] the storage is closed");
+    }
+    entry.clock = request.clock;
+    // Releasing rolls the lock back and keeps both connections for the next run, unless a call failed.
+    const release = async (faulted: boolean) => {
       entry.held = false;
       entry.clock = undefined;
       try {
@@ -147,43 +171,11 @@ export function createSqliteSessionPool(options: SqliteSessionPoolOptions = {}):
         evictIdle();
       }
     };
-    return wrapper;
+    return { store: { ...entry.store, address: structuredClone(request.address) }, release };
   };
-
   return {
-    async open(request) {
-      if (closed) throw new SteamharnessError("unavailable", "[steamharness] [sqlite] the storage is closed");
-      const explicit = request.databasePath === undefined ? undefined : { databasePath: request.databasePath };
-      checkLeaseRequest(explicit ?? request.address, { ownerId: request.ownerId });
-      const path = resolveSessionDatabasePath({ ...request.address, agentStoreDir: options.agentStoreDir, databasePath: request.databasePath });
-      if (entries.get(path)?.held) throw sessionBusy(sessionLockPath(path));
-      let entry: Entry;
-      try {
-        entry = entryFor(path, request);
-      } catch (error) {
-        throw wrapAdapterError("sqlite", `cannot open the session ${path}`, error);
-      }
-      // Marked before the lock is awaited, so a concurrent open in this process is refused.
-      entry.held = true;
-      let taken: boolean;
-      try {
-        // The first attempt is synchronous: a free session is taken without yielding.
-        taken = tryExclusive(entry.lock) || (await holdExclusive(entry.lock));
-      } catch (error) {
-        entry.held = false;
-        throw wrapAdapterError("sqlite", `cannot take the session lock ${entry.lockPath}`, error);
-      }
-      if (!taken) {
-        entry.held = false;
-        evictIdle();
-        throw sessionBusy(entry.lockPath);
-      }
-      if (closed) {
-        // The storage was closed while the lock was being taken (the entry is already disposed).
-        throw new SteamharnessError("unavailable", "[steamharness] [sqlite] the storage is closed");
-      }
-      return lease(entry, request);
-    },
+    hold,
+    open: async (request) => heldStore(await hold(request), "sqlite"),
     async close() {
       if (closed) return;
       closed = true;

@@ -9,8 +9,7 @@ import { sessionTables } from "./session-schema.js";
 import { prepareSessionReads, prepareSessionStatements, prepareSessionWrites, type SessionDb } from "./session-statements.js";
 import { openSqlite } from "../shared/sqlite-connection.js";
 import { ensureSessionSchema, findSessionMigrationsFolder } from "./session-migrations.js";
-import type { EventRow } from "../../kernel/session-rows.js";
-import { createSessionStore, type NewEventRow, type SessionRows } from "../../kernel/session-store.js";
+import { createSessionStore, type EventRow, type NewEventRow, type SessionRows } from "../../kernel/session-store.js";
 import type { StoreCall } from "../../kernel/store-call.js";
 
 /** Options of {@link createSqliteSessionStore}. */
@@ -40,13 +39,14 @@ function insertMeta(db: SessionDb, address: SessionAddress, now: number): void {
     .run();
 }
 
-/** Opens, configures and migrates the file; a freshly migrated file gets its meta row. */
+/** Opens, configures and migrates the file (a freshly migrated file gets its meta row); `storage_failure` when it cannot. */
 function openDatabase(options: SqliteSessionStoreOptions, now: number): { client: Database.Database; db: SessionDb } {
   const folder = options.migrationsFolder ?? findSessionMigrationsFolder();
-  if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/session migrations not found");
-  mkdirSync(dirname(options.path), { recursive: true });
-  const client = openSqlite(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
+  let client: Database.Database | undefined;
   try {
+    if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/session migrations not found");
+    mkdirSync(dirname(options.path), { recursive: true });
+    client = openSqlite(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
     // PRAGMAs are connection settings drizzle has no builder for.
     client.pragma("journal_mode = WAL");
     client.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
@@ -54,8 +54,8 @@ function openDatabase(options: SqliteSessionStoreOptions, now: number): { client
     ensureSessionSchema(db, client, folder, () => insertMeta(db, options.address, now));
     return { client, db };
   } catch (error) {
-    client.close();
-    throw error;
+    client?.close();
+    throw wrapAdapterError("sqlite", `cannot open session database ${options.path}`, error);
   }
 }
 
@@ -77,17 +77,10 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   const { sessionEvents, sessionMeta, sessionSnapshots } = sessionTables();
   const address: SessionAddress = structuredClone(options.address);
   const clock = options.clock ?? { now: () => Date.now() };
-  let client: Database.Database;
-  let db: SessionDb;
-  let statements: ReturnType<typeof prepareSessionStatements>;
-  let reads: ReturnType<typeof prepareSessionReads>;
-  try {
-    ({ client, db } = openDatabase(options, clock.now()));
-    statements = prepareSessionStatements(db);
-    reads = prepareSessionReads(client);
-  } catch (error) {
-    throw wrapAdapterError("sqlite", `cannot open session database ${options.path}`, error);
-  }
+  const { client, db } = openDatabase(options, clock.now());
+  // Both compile their statements on first use: nothing here can fail.
+  const statements = prepareSessionStatements(db);
+  const reads = prepareSessionReads(client);
   /** The append's statements, compiled on the first append (a reading process never needs them). */
   let appendInTransaction: ReturnType<typeof transactionalAppend> | undefined;
 
@@ -141,8 +134,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   const rows: SessionRows = {
     append: (newRows, at) => (appendInTransaction ??= transactionalAppend()).immediate(newRows, at),
     byRun: (runId) => statements.byRun.all({ runId }),
-    after: (afterSeq, { types, limit = -1, newestFirst }) =>
-      types === undefined ? reads.eventsAfter(afterSeq, limit, newestFirst) : reads.eventsOfTypesAfter(afterSeq, types, limit, newestFirst),
+    after: (afterSeq, { types, limit = -1, newestFirst }) => reads.eventsAfter(afterSeq, limit, newestFirst, types),
     byId: (eventId) => statements.byEventId.get({ eventId }),
     head() {
       const row = reads.head();

@@ -1,0 +1,108 @@
+/**
+ * The session-backend port written once (ARCH-8): `unavailable` after close, `databasePath`
+ * refused by backends that keep sessions by address, and a run's store held under its lease —
+ * calls after `close()` reject with `unavailable`, closing gives the lease up once — over a
+ * family's {@link SessionBackendDriver} (memory, SQLite, PostgreSQL), which takes leases and
+ * opens stores.
+ */
+import { SteamharnessError } from "../../../domain/errors.js";
+import type { SessionBackend, SessionUnleasedRequest } from "../../../ports/session-backend.js";
+import type { SessionLeaseProvider } from "../../../ports/session-lease.js";
+import type { AgentSessionHostStore } from "../../../ports/session-host-store.js";
+import type { SessionOpenRequest, SessionStore } from "../../../ports/session-store.js";
+
+/** A session a run holds: its store, and how the lease is given up (`faulted`: a call of the store failed). */
+export interface HeldSession<E extends object = object> {
+  store: SessionStore;
+  release(faulted: boolean): Promise<void>;
+  /** Members added to the handle the run gets (e.g. PostgreSQL's `isHeld`). */
+  extra?: E;
+}
+
+/** What a family supplies to {@link createSessionBackend}. */
+export interface SessionBackendDriver<E extends object = object> {
+  kind: string;
+  durable: boolean;
+  /** False: a request naming `databasePath` is refused with `input_validation` before the driver sees it. */
+  acceptsDatabasePath: boolean;
+  leases: SessionLeaseProvider;
+  /** Takes the session's lease (`session_busy` when held elsewhere) and opens its store under it. */
+  hold(request: SessionOpenRequest): Promise<HeldSession<E>>;
+  /** The session's store without its lease; `null` when missing and not `create`. */
+  unleased(request: SessionUnleasedRequest): Promise<SessionStore | null>;
+  /** The conversation's host record; `null` when missing and not `create`. */
+  hostStore(conversationId: string, create: boolean): Promise<AgentSessionHostStore | null>;
+  /** Releases what the family keeps open; called once. */
+  close(): Promise<void>;
+}
+
+const STORE_CALLS = ["append", "readRun", "readAfter", "get", "head", "putSnapshot"] as const;
+
+/**
+ * The handle of a held session: the store's calls until `close()`, then `unavailable`; `close()`
+ * releases the lease once, telling whether any call failed (a family may then drop what it keeps).
+ *
+ * @example
+ * const handle = heldStore({ store, release: () => lease.release() }, "memory");
+ */
+export function heldStore<E extends object>(held: HeldSession<E>, family: string): SessionStore & E {
+  let released = false;
+  let faulted = false;
+  const handle = { ...held.extra, address: held.store.address } as SessionStore & E;
+  const calls = handle as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  for (const name of STORE_CALLS) {
+    const call = held.store[name] as (...args: unknown[]) => Promise<unknown>;
+    calls[name] = async (...args) => {
+      if (released) throw new SteamharnessError("unavailable", `[steamharness] [${family}] session store is closed`);
+      return call(...args).catch((error: unknown) => {
+        faulted = true;
+        throw error;
+      });
+    };
+  }
+  handle.close = async () => {
+    if (released) return;
+    released = true;
+    await held.release(faulted);
+  };
+  return handle;
+}
+
+/**
+ * The session backend over a family's driver.
+ *
+ * @example
+ * const sessions = createSessionBackend({ kind: "memory", durable: false, acceptsDatabasePath: false, leases, hold, unleased, hostStore, close }, "memory");
+ */
+export function createSessionBackend<E extends object>(driver: SessionBackendDriver<E>, family: string): SessionBackend & { open(request: SessionOpenRequest): Promise<SessionStore & E> } {
+  let closed = false;
+  const ready = (databasePath?: string): void => {
+    if (closed) throw new SteamharnessError("unavailable", `[steamharness] [${family}] the session backend is closed`);
+    if (databasePath !== undefined && !driver.acceptsDatabasePath) {
+      throw new SteamharnessError("input_validation", `the ${family} session backend keeps sessions by address: databasePath needs a SQLite backend`, { field: "databasePath" });
+    }
+  };
+  return {
+    kind: driver.kind,
+    durable: driver.durable,
+    acceptsDatabasePath: driver.acceptsDatabasePath,
+    leases: driver.leases,
+    async open(request) {
+      ready(request.databasePath);
+      return heldStore(await driver.hold(request), family);
+    },
+    async openUnleased(request) {
+      ready(request.databasePath);
+      return driver.unleased(request);
+    },
+    async openHostStore(conversationId, options) {
+      ready();
+      return driver.hostStore(conversationId, options.create);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await driver.close();
+    },
+  };
+}
