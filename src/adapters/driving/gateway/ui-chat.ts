@@ -1,0 +1,235 @@
+/**
+ * The AI SDK UI chat route (issue 45; docs/ui-chat.md): Web-standard `Request → Response`
+ * handlers for `useChat`'s `DefaultChatTransport` — `POST` a turn, `GET` its stream again
+ * (`{api}/{id}/stream`, the transport's reconnect URL), `stop` it (`{api}/{id}/stop`). Usable as
+ * they are in a Next.js route file, Hono or `node:http`; `steamharness gateway` mounts them at
+ * `/v1/ui/chat`. Every stream is read from the chat's durable session log (app/chats), so a
+ * dropped connection loses nothing and any host on the same session backend resumes it.
+ */
+import { Type, type Static } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { createAgentNode, type AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
+import { createChatTurns, SHARED_CHAT_TENANT, type ChatTurns } from "../../../app/chats/chat-turns.js";
+import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.js";
+import type { ToolCatalogEntry } from "../../../domain/node-context.js";
+import { describeSchemaError } from "../../../domain/schema-errors.js";
+import type { HarnessRuntime } from "../../../ports/runtime.js";
+import type { Storage } from "../../../ports/storage.js";
+import { createUiChunkFold, type UiMessageChunk } from "./ui-chat-chunks.js";
+
+/** The headers of a UI message stream response (the AI SDK's `UI_MESSAGE_STREAM_HEADERS`). */
+export const UI_CHAT_STREAM_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+  connection: "keep-alive",
+  "x-vercel-ai-ui-message-stream": "v1",
+  "x-accel-buffering": "no",
+};
+
+const Id = Type.String({ minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9_.:-]+$" });
+const Part = Type.Object({ type: Type.String({ minLength: 1 }), text: Type.Optional(Type.String()) });
+const UiMessage = Type.Object({ id: Id, role: Type.Union([Type.Literal("user"), Type.Literal("assistant"), Type.Literal("system")]), parts: Type.Array(Part, { maxItems: 10_000 }) });
+
+/** The body `DefaultChatTransport` posts (`id`, `messages`, `trigger`, `messageId`), plus the transport's `body` fields, which are let through. */
+export const UiChatRequestSchema = Type.Object({
+  id: Id,
+  messages: Type.Array(UiMessage, { minItems: 1, maxItems: 10_000 }),
+  trigger: Type.Optional(Type.Union([Type.Literal("submit-message"), Type.Literal("regenerate-message")])),
+  messageId: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+});
+export type UiChatRequestBody = Static<typeof UiChatRequestSchema>;
+
+/** Options of {@link createUiChatHandlers}. */
+export interface UiChatOptions {
+  /** The agent of the chats (its turns run on resident session hosts, one per chat). */
+  agent: AgentNodeOptions;
+  /** The project id of the chats' runs. */
+  projectId: string;
+  /** Where chats live: `storage.sessions` keeps them (durable: SQLite or PostgreSQL, shared by every host on it), the other stores serve the tools. */
+  storage: Storage;
+  /** The host's tool catalog. */
+  toolCatalog?: ToolCatalogEntry[];
+  /**
+   * The tenant of a request (its principal's `tenant`), or `null` to refuse it (401). Chats
+   * belong to their tenant; another tenant's chat id is unknown to it (404). Default: one shared
+   * tenant — authenticate before calling the handlers.
+   */
+  tenantOf?: (request: Request) => string | null | Promise<string | null>;
+  /** Largest request body in bytes (default 1 MiB). */
+  maxBodyBytes?: number;
+  /** How often a stream reads the log when this process does not run the turn (default 25 ms). */
+  pollMs?: number;
+}
+
+/** The chat route's handlers. */
+export interface UiChatHandlers {
+  /** `POST {api}`: starts (or finds) the turn of the last user message and streams it. */
+  POST(request: Request): Promise<Response>;
+  /** `GET {api}/{id}/stream`: the chat's active turn from the log (204 none; 404 not the tenant's chat). `?after=<seq>` or `Last-Event-ID`: only chunks after that position. */
+  GET(request: Request): Promise<Response>;
+  /** `POST {api}/{id}/stop`: cancels the chat's active turn, keeping what it said. */
+  stop(request: Request): Promise<Response>;
+  /** Releases the chats' hosts of this process (running turns continue on the next host that opens them). */
+  close(): Promise<void>;
+}
+
+/** An HTTP error of the chat route, sent as `{ error: { message, type, param, code } }` (the gateway's shape). */
+class UiChatError extends Error {
+  constructor(readonly status: number, message: string, readonly code: string, readonly param: string | null = null) {
+    super(message);
+  }
+}
+
+const json = (status: number, body: unknown): Response => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+const errorResponse = (error: unknown): Response => {
+  if (error instanceof UiChatError) return json(error.status, { error: { message: error.message, type: error.status === 401 ? "authentication_error" : "invalid_request_error", param: error.param, code: error.code } });
+  if (isSteamharnessError(error, "not_found")) return json(404, { error: { message: error.message, type: "invalid_request_error", param: "id", code: "not_found" } });
+  if (isSteamharnessError(error, "input_validation")) return json(400, { error: { message: error.message, type: "invalid_request_error", param: error.field ?? null, code: "invalid_value" } });
+  return json(500, { error: { message: "[steamharness] [chat] internal error", type: "server_error", param: null, code: "internal" } });
+};
+
+async function readBody(request: Request, limit: number): Promise<UiChatRequestBody> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > limit) throw new UiChatError(413, `The request body is larger than ${limit} bytes.`, "body_too_large");
+  const text = await request.text();
+  if (Buffer.byteLength(text) > limit) throw new UiChatError(413, `The request body is larger than ${limit} bytes.`, "body_too_large");
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new UiChatError(400, "The request body is not valid JSON.", "invalid_json");
+  }
+  if (!Value.Check(UiChatRequestSchema, body)) {
+    const first = [...Value.Errors(UiChatRequestSchema, body)][0]!;
+    throw new UiChatError(400, describeSchemaError(first), "invalid_value", first.path.replace(/^\//, "").replace(/\//g, ".") || null);
+  }
+  return body;
+}
+
+/** The chat id before `/<suffix>` at the end of the URL's path. */
+function chatIdOf(request: Request, suffix: "stream" | "stop"): string {
+  const found = new RegExp(`/([^/]+)/${suffix}/?$`).exec(new URL(request.url).pathname)?.[1];
+  let id: string | undefined;
+  try {
+    id = found === undefined ? undefined : decodeURIComponent(found);
+  } catch {
+    id = undefined;
+  }
+  if (id === undefined || !Value.Check(Id, id)) throw new UiChatError(400, `The URL names no valid chat id (…/{id}/${suffix}).`, "invalid_value", "id");
+  return id;
+}
+
+/**
+ * An SSE response of one turn's chunks read from the log: `id: <seq>` tags each chunk with the
+ * log position it came from (the cursor), `data: [DONE]` ends it. Cancelling the body (the client
+ * went away) ends the read, never the turn.
+ */
+function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: { taskId: string; runId: string }, after: number | null, closing: AbortSignal): Response {
+  const fold = createUiChunkFold(turn.runId);
+  const controller = new AbortController();
+  const stopReading = () => controller.abort();
+  closing.addEventListener("abort", stopReading, { once: true });
+  const encoder = new TextEncoder();
+  const entries = chats.stream(tenant, chatId, turn.taskId, controller.signal);
+  let seq = 0;
+  let started = false;
+  const frame = (chunk: UiMessageChunk, id: number | null) => encoder.encode(`${id === null ? "" : `id: ${id}\n`}data: ${JSON.stringify(chunk)}\n\n`);
+  const body = new ReadableStream<Uint8Array>({
+    async pull(stream) {
+      if (!started) {
+        started = true;
+        if (after === null) return stream.enqueue(frame(fold.start(), null));
+      }
+      for (;;) {
+        const next = await entries.next().catch((error: unknown) => ({ done: false as const, value: { kind: "end" as const, status: "failed" as const, error: { code: "internal", message: isSteamharnessError(error) ? error.message : "[steamharness] [chat] the stream failed" } } }));
+        if (next.done) {
+          closing.removeEventListener("abort", stopReading);
+          stream.enqueue(encoder.encode("data: [DONE]\n\n"));
+          return stream.close();
+        }
+        if (next.value.kind === "event") seq = next.value.event.seq;
+        const chunks = fold.push(next.value).filter(() => after === null || seq > after);
+        if (next.value.kind === "end") {
+          for (const chunk of chunks) stream.enqueue(frame(chunk, seq));
+          stream.enqueue(encoder.encode("data: [DONE]\n\n"));
+          closing.removeEventListener("abort", stopReading);
+          await entries.return(undefined);
+          return stream.close();
+        }
+        if (chunks.length === 0) continue;
+        for (const chunk of chunks) stream.enqueue(frame(chunk, seq));
+        return;
+      }
+    },
+    async cancel() {
+      closing.removeEventListener("abort", stopReading);
+      controller.abort();
+      await entries.return(undefined);
+    },
+  });
+  return new Response(body, { status: 200, headers: UI_CHAT_STREAM_HEADERS });
+}
+
+/** The position after which a resumed read starts: `?after=<seq>`, else the SSE `Last-Event-ID` header; `null` for a replay from `start`. */
+function cursorOf(request: Request): number | null {
+  const raw = new URL(request.url).searchParams.get("after") ?? request.headers.get("last-event-id");
+  if (raw === null) return null;
+  if (!/^\d{1,15}$/.test(raw)) throw new UiChatError(400, "The cursor (after / Last-Event-ID) must be a non-negative integer: the `id` of the last chunk received.", "invalid_value", "after");
+  return Number(raw);
+}
+
+/**
+ * Creates the chat route's handlers over an agent and a storage (call `close()` when done).
+ *
+ * @example
+ * const chat = createUiChatHandlers({ agent: { models }, projectId: "assistant", storage });
+ * // app/api/chat/route.ts: export const POST = chat.POST;
+ * // app/api/chat/[id]/stream/route.ts: export const GET = chat.GET;
+ */
+export function createUiChatHandlers(options: UiChatOptions, runtime: HarnessRuntime): UiChatHandlers {
+  if (!options.storage.sessions) throw new SteamharnessError("input_validation", "[steamharness] [chat] the storage keeps no sessions (storage.sessions): chats live there", { field: "storage" });
+  const node = createAgentNode({ ...options.agent, session: { ...options.agent.session, resume: true } });
+  const chats = createChatTurns({ node, projectId: options.projectId, storage: options.storage, runtime, ...(options.toolCatalog ? { toolCatalog: options.toolCatalog } : {}), ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }) });
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  // Closing ends every read of this process's streams (their turns go on, recorded in the log).
+  const closing = new AbortController();
+  const tenantOf = async (request: Request): Promise<string> => {
+    const tenant = options.tenantOf ? await options.tenantOf(request) : SHARED_CHAT_TENANT;
+    if (tenant === null) throw new UiChatError(401, "The request carries no valid credential.", "invalid_api_key");
+    return tenant;
+  };
+  const handled = (work: (request: Request) => Promise<Response>) => (request: Request) => work(request).catch(errorResponse);
+
+  return {
+    POST: handled(async (request) => {
+      const tenant = await tenantOf(request);
+      const body = await readBody(request, maxBodyBytes);
+      const position = body.messages.map((message) => message.role).lastIndexOf("user");
+      if (position < 0) throw new UiChatError(400, "The messages need a user message.", "invalid_value", "messages");
+      const message = body.messages[position]!;
+      const text = message.parts.map((part) => (part.type === "text" ? (part.text ?? "") : "")).join("");
+      if (text.trim() === "") throw new UiChatError(400, "The last user message has no text.", "invalid_value", `messages.${position}.parts`);
+      const turn = await chats.submit({ tenant, chatId: body.id, messageId: message.id, text, regenerate: body.trigger === "regenerate-message" });
+      return streamResponse(chats, tenant, body.id, turn, null, closing.signal);
+    }),
+    GET: handled(async (request) => {
+      const tenant = await tenantOf(request);
+      const chatId = chatIdOf(request, "stream");
+      const after = cursorOf(request);
+      const task = await chats.active(tenant, chatId);
+      if (task === undefined) throw new UiChatError(404, `No chat '${chatId}'.`, "not_found", "id");
+      if (task === null) return new Response(null, { status: 204 });
+      return streamResponse(chats, tenant, chatId, task, after, closing.signal);
+    }),
+    stop: handled(async (request) => {
+      const tenant = await tenantOf(request);
+      const chatId = chatIdOf(request, "stop");
+      if (!(await chats.exists(tenant, chatId))) throw new UiChatError(404, `No chat '${chatId}'.`, "not_found", "id");
+      return json(200, { stopped: await chats.stop(tenant, chatId) });
+    }),
+    close: async () => {
+      closing.abort();
+      await chats.close();
+    },
+  };
+}

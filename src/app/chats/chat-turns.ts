@@ -1,0 +1,253 @@
+/**
+ * Chats (issue 45, UI-1 … UI-5): a chat is a durable conversation of one tenant, keyed by the
+ * client's chat id. Each user message is one task of the conversation's resident session host,
+ * submitted under a task id made from the message's own id, so a message the server already has
+ * is recognised by id (the host's submit is idempotent by task id) and a message posted while the
+ * chat is busy queues durably behind the running turn (the host's serial lane). Stop is the
+ * host's cancel command (a persisted cancel intent, answered by whichever process holds the
+ * session). A turn's stream is a read of the session log: the run's events from its first one,
+ * then new ones as they are committed — so any process sharing the session backend serves it.
+ */
+import { createHash } from "node:crypto";
+import type { AgentNode } from "../agent-node/create-agent-node.js";
+import { sessionAddressOf } from "../agent/session-resolver.js";
+import { buildNodeContext } from "../node-context/node-context.js";
+import { sendAgentSessionCommand } from "../session-host/control.js";
+import { liveHost } from "../session-host/registry.js";
+import type { AgentSessionHost } from "../session-host/types.js";
+import { tenantStorage } from "../tenants/tenant-storage.js";
+import { isSteamharnessError, SteamharnessError } from "../../domain/errors.js";
+import type { ToolCatalogEntry } from "../../domain/node-context.js";
+import type { SessionEvent } from "../../domain/agent/session-events.js";
+import type { AgentSessionTaskRecord } from "../../domain/session-host/host-state.js";
+import type { HarnessRuntime } from "../../ports/runtime.js";
+import type { SessionBackend } from "../../ports/session-backend.js";
+import type { SessionStore } from "../../ports/session-store.js";
+import type { Storage } from "../../ports/storage.js";
+import type { ToolPermissions } from "../../ports/tool-permissions.js";
+import type { UserInput } from "../../ports/user-input.js";
+
+/** The tenant of chats whose host has a single identity (no API keys). */
+export const SHARED_CHAT_TENANT = "token:shared";
+
+/** Options of {@link createChatTurns}. */
+export interface ChatTurnsOptions {
+  /** The agent node of the chats; it must be created with `session: { … }` (its turns run on resident session hosts). */
+  node: AgentNode;
+  projectId: string;
+  /** The shared stores; `storage.sessions` keeps the chats (durable for chats that outlive the process). */
+  storage: Storage;
+  /** The host's tool catalog. */
+  toolCatalog?: ToolCatalogEntry[];
+  runtime: HarnessRuntime;
+  /** How often a stream reads the log for new events when nothing in this process wakes it (default 25 ms). */
+  pollMs?: number;
+}
+
+/** A turn of a chat: the user message and whether it asks for another answer to it. */
+export interface ChatTurnRequest {
+  tenant: string;
+  chatId: string;
+  /** The client's id of the user message: the same id is the same turn. */
+  messageId: string;
+  text: string;
+  /** A new answer to a message the chat has (`trigger: "regenerate-message"`). */
+  regenerate?: boolean;
+}
+
+/** A turn as the chat keeps it. */
+export interface ChatTurn {
+  taskId: string;
+  runId: string;
+  /** False when the chat already had this turn (a resent message). */
+  created: boolean;
+}
+
+/** What a stream of a turn yields: the run's logged events in `seq` order, then how it ended. */
+export type ChatStreamEntry =
+  | { kind: "event"; event: SessionEvent }
+  | { kind: "end"; status: AgentSessionTaskRecord["status"]; error?: { code: string; message: string } };
+
+const ACTIVE = new Set<AgentSessionTaskRecord["status"]>(["queued", "running"]);
+const PREFIX = "ui.";
+
+/** The session host's conversation id of a tenant's chat: distinct per tenant, so one chat id of two tenants never meets. */
+export function chatConversationId(tenant: string, chatId: string): string {
+  return `chat-${createHash("sha256").update(`${tenant}\u0000${chatId}`).digest("hex").slice(0, 40)}`;
+}
+
+const pause = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+
+/**
+ * The chat use case over an agent node with resident session hosts.
+ *
+ * @example
+ * const chats = createChatTurns({ node: createAgentNode({ models, session: {} }), projectId, storage, runtime });
+ * const turn = await chats.submit({ tenant, chatId: "c1", messageId: "m1", text: "Hello" });
+ * for await (const entry of chats.stream(tenant, "c1", turn.taskId)) console.log(entry);
+ */
+export function createChatTurns(options: ChatTurnsOptions) {
+  const pollMs = options.pollMs ?? 25;
+  const pending: ToolPermissions = { request: async () => ({ outcome: "pending" }) };
+  const noInput: UserInput = { request: async () => ({ outcome: "pending" }) };
+  const opened = new Map<string, AgentSessionHost>();
+  const storageOf = (tenant: string): Storage => (tenant === SHARED_CHAT_TENANT ? options.storage : tenantStorage(options.storage, tenant));
+  const sessionsOf = (tenant: string): SessionBackend => {
+    const sessions = storageOf(tenant).sessions;
+    if (!sessions) throw new SteamharnessError("input_validation", "[steamharness] [chat] chats need a storage with sessions (storage.sessions)", { field: "storage" });
+    return sessions;
+  };
+  const contextOf = (tenant: string, conversationId: string) =>
+    buildNodeContext({
+      projectId: options.projectId,
+      conversationId,
+      storage: storageOf(tenant),
+      runId: `host-${conversationId}`,
+      toolPermissions: pending,
+      userInput: noInput,
+      toolCatalog: options.toolCatalog ?? [],
+    }, options.runtime);
+
+  /** The chat's host record, or `null` for a chat the tenant does not have. */
+  const withRecord = async <T>(tenant: string, chatId: string, create: boolean, work: (tasks: () => Promise<AgentSessionTaskRecord[]>, getTask: (id: string) => Promise<AgentSessionTaskRecord | null>) => Promise<T>): Promise<T | null> => {
+    const store = await sessionsOf(tenant).openHostStore(chatConversationId(tenant, chatId), { create });
+    if (!store) return null;
+    try {
+      return await work(() => store.listTasks(), (id) => store.getTask(id));
+    } finally {
+      await store.close();
+    }
+  };
+
+  /** Opens the chat's host in this process unless one holds it here or elsewhere (then commands go through its durable inbox). */
+  const ensureHost = async (tenant: string, conversationId: string): Promise<void> => {
+    if (liveHost(conversationId)) return;
+    try {
+      const host = await options.node.openSessionHost(contextOf(tenant, conversationId));
+      if (host) opened.set(conversationId, host);
+    } catch (error) {
+      if (!isSteamharnessError(error, "session_busy")) throw error;
+    }
+  };
+
+  const turns = {
+    /** Whether the tenant has this chat. */
+    async exists(tenant: string, chatId: string): Promise<boolean> {
+      return (await withRecord(tenant, chatId, false, async () => true)) === true;
+    },
+
+    /**
+     * Starts (or finds) the turn of a user message. A message id the chat has is the same turn
+     * (`created: false`) unless `regenerate` asks for a new answer; while another turn runs, the
+     * new one waits behind it (a durable follow-up).
+     */
+    async submit(request: ChatTurnRequest): Promise<ChatTurn> {
+      const conversationId = chatConversationId(request.tenant, request.chatId);
+      const base = `${PREFIX}${request.messageId}`;
+      const earlier = (await withRecord(request.tenant, request.chatId, true, async (tasks) => (await tasks()).filter((task) => task.taskId === base || task.taskId.startsWith(`${base}~`))))!;
+      const last = earlier.at(-1);
+      if (last && !request.regenerate) return { taskId: last.taskId, runId: last.runId, created: false };
+      const taskId = earlier.length === 0 ? base : `${base}~${earlier.length}`;
+      await ensureHost(request.tenant, conversationId);
+      const result = await sendAgentSessionCommand(conversationId, { type: "submit", prompt: request.text, mode: "queue", taskId }, { sessions: sessionsOf(request.tenant) });
+      if (result.type === "stored") return { taskId, runId: `run-${taskId}`, created: true };
+      if (result.type !== "submit") throw new SteamharnessError("internal", "[steamharness] [chat] submit answered with another command's result");
+      return { taskId: result.taskId, runId: result.runId, created: result.created };
+    },
+
+    /** The turn whose stream is active (running, else the next queued), `null` when none is, or `undefined` for a chat the tenant does not have. */
+    async active(tenant: string, chatId: string): Promise<AgentSessionTaskRecord | null | undefined> {
+      const found = await withRecord(tenant, chatId, false, async (tasks) => {
+        const all = (await tasks()).filter((task) => task.taskId.startsWith(PREFIX));
+        return all.find((task) => task.status === "running") ?? all.find((task) => task.status === "queued") ?? null;
+      });
+      return found === null ? undefined : found;
+    },
+
+    /** Cancels the chat's active turn (a persisted cancel intent): its logged output stays. Resolves whether a turn was stopped. */
+    async stop(tenant: string, chatId: string): Promise<boolean> {
+      const task = await turns.active(tenant, chatId);
+      if (!task) return false;
+      const conversationId = chatConversationId(tenant, chatId);
+      await ensureHost(tenant, conversationId);
+      const result = await sendAgentSessionCommand(conversationId, { type: "cancel", taskId: task.taskId }, { sessions: sessionsOf(tenant) });
+      return result.type === "stored" || (result.type === "cancel" && result.cancelled.length > 0);
+    },
+
+    /**
+     * The logged events of a turn's run, from its first event, then each new one as it is
+     * committed, and how the turn ended (`end`). Reads only the log and the host record, so any
+     * process on the same session backend serves it. Aborting `signal` ends the read (never the run).
+     */
+    async *stream(tenant: string, chatId: string, taskId: string, signal?: AbortSignal): AsyncGenerator<ChatStreamEntry, void, undefined> {
+      const conversationId = chatConversationId(tenant, chatId);
+      const sessions = sessionsOf(tenant);
+      const address = sessionAddressOf({}, { projectId: options.projectId, conversationId });
+      const hostStore = await sessions.openHostStore(conversationId, { create: false });
+      if (!hostStore) throw new SteamharnessError("not_found", `[steamharness] [chat] no chat ${chatId}`, { field: "id" });
+      let log: SessionStore | null = null;
+      let wake: (() => void) | null = null;
+      const unsubscribe = liveHost(conversationId)?.subscribe(() => wake?.());
+      try {
+        let lastSeq = -1;
+        let runId: string | null = null;
+        for (;;) {
+          if (signal?.aborted) return;
+          // The task's state first: a final state read before the log means the log read next is complete.
+          const task = await hostStore.getTask(taskId);
+          if (!task) throw new SteamharnessError("not_found", `[steamharness] [chat] no turn ${taskId} in chat ${chatId}`, { field: "id" });
+          runId = task.runId;
+          log ??= await sessions.openUnleased({ address, create: false });
+          if (log) {
+            let events: SessionEvent[];
+            if (lastSeq < 0) {
+              // The head first: what is committed after it is read by the next `readAfter`, never twice.
+              lastSeq = (await log.head()).lastSeq;
+              const upTo = lastSeq;
+              events = (await log.readRun(runId)).filter((event) => event.seq <= upTo);
+            } else events = (await log.readAfter(lastSeq)).filter((event) => event.runId === runId);
+            for (const event of events) {
+              lastSeq = Math.max(lastSeq, event.seq);
+              yield { kind: "event", event };
+            }
+            if (events.length > 0) continue;
+          }
+          if (!ACTIVE.has(task.status)) {
+            const detail = task.detail ?? {};
+            yield { kind: "end", status: task.status, ...(task.status === "failed" ? { error: { code: String(detail.code ?? "internal"), message: String(detail.message ?? "the turn failed") } } : {}) };
+            return;
+          }
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            void pause(pollMs, signal).then(resolve);
+          });
+          wake = null;
+        }
+      } finally {
+        unsubscribe?.();
+        await log?.close();
+        await hostStore.close();
+      }
+    },
+
+    /** Releases the chats' hosts of this process: running turns stay recorded and continue on the next host that opens them. */
+    async close(): Promise<void> {
+      for (const host of opened.values()) await host.suspend();
+      opened.clear();
+      await options.node.close();
+    },
+  };
+  return turns;
+}
+
+/** The chat use case returned by {@link createChatTurns}. */
+export type ChatTurns = ReturnType<typeof createChatTurns>;
