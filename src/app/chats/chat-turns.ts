@@ -22,6 +22,7 @@ import type { SessionEvent } from "../../domain/agent/session-events.js";
 import type { AgentSessionTaskRecord } from "../../domain/session-host/host-state.js";
 import type { HarnessRuntime } from "../../ports/runtime.js";
 import type { SessionBackend } from "../../ports/session-backend.js";
+import type { AgentSessionHostStore } from "../../ports/session-host-store.js";
 import type { SessionStore } from "../../ports/session-store.js";
 import type { Storage } from "../../ports/storage.js";
 import type { ToolPermissions } from "../../ports/tool-permissions.js";
@@ -70,22 +71,13 @@ export type ChatStreamEntry =
 
 const ACTIVE = new Set<AgentSessionTaskRecord["status"]>(["queued", "running"]);
 const PREFIX = "ui.";
+/** How many host records and logs of chats a process keeps open. */
+const KEPT = 256;
 
 /** The session host's conversation id of a tenant's chat: distinct per tenant, so one chat id of two tenants never meets. */
 export function chatConversationId(tenant: string, chatId: string): string {
   return `chat-${createHash("sha256").update(`${tenant}\u0000${chatId}`).digest("hex").slice(0, 40)}`;
 }
-
-const pause = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
 
 /**
  * The chat use case over an agent node with resident session hosts.
@@ -117,15 +109,41 @@ export function createChatTurns(options: ChatTurnsOptions) {
       toolCatalog: options.toolCatalog ?? [],
     }, options.runtime);
 
-  /** The chat's host record, or `null` for a chat the tenant does not have. */
-  const withRecord = async <T>(tenant: string, chatId: string, create: boolean, work: (tasks: () => Promise<AgentSessionTaskRecord[]>, getTask: (id: string) => Promise<AgentSessionTaskRecord | null>) => Promise<T>): Promise<T | null> => {
-    const store = await sessionsOf(tenant).openHostStore(chatConversationId(tenant, chatId), { create });
-    if (!store) return null;
-    try {
-      return await work(() => store.listTasks(), (id) => store.getTask(id));
-    } finally {
-      await store.close();
+  /**
+   * The chats' host records and logs this process reads, kept open (least recently used closed
+   * past `KEPT`): opening a SQLite file per request would cost more than the read.
+   */
+  const kept = new Map<string, Promise<unknown>>();
+  const keep = <T extends { close(): Promise<void> }>(key: string, open: () => Promise<T | null>): Promise<T | null> => {
+    let found = kept.get(key) as Promise<T | null> | undefined;
+    if (found) {
+      kept.delete(key);
+      kept.set(key, found);
+      return found;
     }
+    found = open();
+    kept.set(key, found);
+    // A chat that does not exist yet is asked again next time.
+    void found.then((value) => value === null && kept.get(key) === found && kept.delete(key), () => kept.delete(key));
+    for (const [oldest, value] of kept) {
+      if (kept.size <= KEPT) break;
+      kept.delete(oldest);
+      void (value as Promise<T | null>).then((store) => store?.close()).catch(() => undefined);
+    }
+    return found;
+  };
+  const recordOf = async (tenant: string, chatId: string, create: boolean): Promise<AgentSessionHostStore | null> => {
+    const conversationId = chatConversationId(tenant, chatId);
+    const key = `record:${conversationId}`;
+    const found = await keep(key, () => sessionsOf(tenant).openHostStore(conversationId, { create }));
+    if (found || !create) return found;
+    // A miss read before this call: open it again, creating it.
+    if (kept.get(key) !== undefined) kept.delete(key);
+    return keep(key, () => sessionsOf(tenant).openHostStore(conversationId, { create: true }));
+  };
+  const logOf = (tenant: string, chatId: string): Promise<SessionStore | null> => {
+    const conversationId = chatConversationId(tenant, chatId);
+    return keep(`log:${conversationId}`, () => sessionsOf(tenant).openUnleased({ address: sessionAddressOf({}, { projectId: options.projectId, conversationId }), create: false }));
   };
 
   /** Opens the chat's host in this process unless one holds it here or elsewhere (then commands go through its durable inbox). */
@@ -142,7 +160,7 @@ export function createChatTurns(options: ChatTurnsOptions) {
   const turns = {
     /** Whether the tenant has this chat. */
     async exists(tenant: string, chatId: string): Promise<boolean> {
-      return (await withRecord(tenant, chatId, false, async () => true)) === true;
+      return (await recordOf(tenant, chatId, false)) !== null;
     },
 
     /**
@@ -153,7 +171,8 @@ export function createChatTurns(options: ChatTurnsOptions) {
     async submit(request: ChatTurnRequest): Promise<ChatTurn> {
       const conversationId = chatConversationId(request.tenant, request.chatId);
       const base = `${PREFIX}${request.messageId}`;
-      const earlier = (await withRecord(request.tenant, request.chatId, true, async (tasks) => (await tasks()).filter((task) => task.taskId === base || task.taskId.startsWith(`${base}~`))))!;
+      const record = (await recordOf(request.tenant, request.chatId, true))!;
+      const earlier = (await record.listTasks()).filter((task) => task.taskId === base || task.taskId.startsWith(`${base}~`));
       const last = earlier.at(-1);
       if (last && !request.regenerate) return { taskId: last.taskId, runId: last.runId, created: false };
       const taskId = earlier.length === 0 ? base : `${base}~${earlier.length}`;
@@ -164,13 +183,15 @@ export function createChatTurns(options: ChatTurnsOptions) {
       return { taskId: result.taskId, runId: result.runId, created: result.created };
     },
 
-    /** The turn whose stream is active (running, else the next queued), `null` when none is, or `undefined` for a chat the tenant does not have. */
-    async active(tenant: string, chatId: string): Promise<AgentSessionTaskRecord | null | undefined> {
-      const found = await withRecord(tenant, chatId, false, async (tasks) => {
-        const all = (await tasks()).filter((task) => task.taskId.startsWith(PREFIX));
-        return all.find((task) => task.status === "running") ?? all.find((task) => task.status === "queued") ?? null;
-      });
-      return found === null ? undefined : found;
+    /**
+     * The turn whose stream is active (running, else the next queued) — with `latest`, else the
+     * chat's last turn — `null` when there is none, or `undefined` for a chat the tenant does not have.
+     */
+    async active(tenant: string, chatId: string, latest = false): Promise<AgentSessionTaskRecord | null | undefined> {
+      const record = await recordOf(tenant, chatId, false);
+      if (!record) return undefined;
+      const all = (await record.listTasks()).filter((task) => task.taskId.startsWith(PREFIX));
+      return all.find((task) => task.status === "running") ?? all.find((task) => task.status === "queued") ?? (latest ? all.at(-1) : undefined) ?? null;
     },
 
     /** Cancels the chat's active turn (a persisted cancel intent): its logged output stays. Resolves whether a turn was stopped. */
@@ -190,9 +211,7 @@ export function createChatTurns(options: ChatTurnsOptions) {
      */
     async *stream(tenant: string, chatId: string, taskId: string, signal?: AbortSignal): AsyncGenerator<ChatStreamEntry, void, undefined> {
       const conversationId = chatConversationId(tenant, chatId);
-      const sessions = sessionsOf(tenant);
-      const address = sessionAddressOf({}, { projectId: options.projectId, conversationId });
-      const hostStore = await sessions.openHostStore(conversationId, { create: false });
+      const hostStore = await recordOf(tenant, chatId, false);
       if (!hostStore) throw new SteamharnessError("not_found", `[steamharness] [chat] no chat ${chatId}`, { field: "id" });
       let log: SessionStore | null = null;
       let wake: (() => void) | null = null;
@@ -206,7 +225,7 @@ export function createChatTurns(options: ChatTurnsOptions) {
           const task = await hostStore.getTask(taskId);
           if (!task) throw new SteamharnessError("not_found", `[steamharness] [chat] no turn ${taskId} in chat ${chatId}`, { field: "id" });
           runId = task.runId;
-          log ??= await sessions.openUnleased({ address, create: false });
+          log ??= await logOf(tenant, chatId);
           if (log) {
             let events: SessionEvent[];
             if (lastSeq < 0) {
@@ -227,15 +246,19 @@ export function createChatTurns(options: ChatTurnsOptions) {
             return;
           }
           await new Promise<void>((resolve) => {
-            wake = resolve;
-            void pause(pollMs, signal).then(resolve);
+            const timer = setTimeout(done, pollMs);
+            wake = done;
+            signal?.addEventListener("abort", done, { once: true });
+            function done() {
+              clearTimeout(timer);
+              signal?.removeEventListener("abort", done);
+              wake = null;
+              resolve();
+            }
           });
-          wake = null;
         }
       } finally {
         unsubscribe?.();
-        await log?.close();
-        await hostStore.close();
       }
     },
 
@@ -243,6 +266,9 @@ export function createChatTurns(options: ChatTurnsOptions) {
     async close(): Promise<void> {
       for (const host of opened.values()) await host.suspend();
       opened.clear();
+      const stores = [...kept.values()];
+      kept.clear();
+      for (const store of stores) await (store as Promise<{ close(): Promise<void> } | null>).then((found) => found?.close()).catch(() => undefined);
       await options.node.close();
     },
   };

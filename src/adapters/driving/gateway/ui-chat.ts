@@ -65,7 +65,11 @@ export interface UiChatOptions {
 export interface UiChatHandlers {
   /** `POST {api}`: starts (or finds) the turn of the last user message and streams it. */
   POST(request: Request): Promise<Response>;
-  /** `GET {api}/{id}/stream`: the chat's active turn from the log (204 none; 404 not the tenant's chat). `?after=<seq>` or `Last-Event-ID`: only chunks after that position. */
+  /**
+   * `GET {api}/{id}/stream`: the chat's active turn replayed from the log from its `start`, then
+   * live (204 none; 404 not the tenant's chat). `?after=<seq>-<index>` or `Last-Event-ID`: only
+   * the chunks after that position, of the active turn or else the chat's last one.
+   */
   GET(request: Request): Promise<Response>;
   /** `POST {api}/{id}/stop`: cancels the chat's active turn, keeping what it said. */
   stop(request: Request): Promise<Response>;
@@ -119,50 +123,69 @@ function chatIdOf(request: Request, suffix: "stream" | "stop"): string {
   return id;
 }
 
+/** A position in a turn's stream: the chunk `index` of the chunks of the log event `seq` (the SSE `id`, `<seq>-<index>`). */
+interface StreamCursor {
+  seq: number;
+  index: number;
+}
+
 /**
- * An SSE response of one turn's chunks read from the log: `id: <seq>` tags each chunk with the
- * log position it came from (the cursor), `data: [DONE]` ends it. Cancelling the body (the client
- * went away) ends the read, never the turn.
+ * An SSE response of one turn's chunks read from the log: `id: <seq>-<index>` tags each chunk
+ * with its position (the cursor), `data: [DONE]` ends it. With `after`, only the chunks after
+ * that position are sent (and `start` only when the turn began after it). Cancelling the body
+ * (the client went away) or `closing` ends the read, never the turn.
  */
-function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: { taskId: string; runId: string }, after: number | null, closing: AbortSignal): Response {
+function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: { taskId: string; runId: string }, after: StreamCursor | null, reading: Set<AbortController>): Response {
   const fold = createUiChunkFold(turn.runId);
   const controller = new AbortController();
-  const stopReading = () => controller.abort();
-  closing.addEventListener("abort", stopReading, { once: true });
+  reading.add(controller);
   const encoder = new TextEncoder();
   const entries = chats.stream(tenant, chatId, turn.taskId, controller.signal);
   let seq = 0;
+  let index = 0;
   let started = false;
-  const frame = (chunk: UiMessageChunk, id: number | null) => encoder.encode(`${id === null ? "" : `id: ${id}\n`}data: ${JSON.stringify(chunk)}\n\n`);
+  const frame = (chunk: UiMessageChunk, id: string | null) => encoder.encode(`${id === null ? "" : `id: ${id}\n`}data: ${JSON.stringify(chunk)}\n\n`);
+  const done = async (stream: ReadableStreamDefaultController<Uint8Array>) => {
+    reading.delete(controller);
+    await entries.return(undefined);
+    stream.enqueue(encoder.encode("data: [DONE]\n\n"));
+    stream.close();
+  };
   const body = new ReadableStream<Uint8Array>({
     async pull(stream) {
-      if (!started) {
+      if (!started && after === null) {
         started = true;
-        if (after === null) return stream.enqueue(frame(fold.start(), null));
+        return stream.enqueue(frame(fold.start(), null));
       }
       for (;;) {
         const next = await entries.next().catch((error: unknown) => ({ done: false as const, value: { kind: "end" as const, status: "failed" as const, error: { code: "internal", message: isSteamharnessError(error) ? error.message : "[steamharness] [chat] the stream failed" } } }));
-        if (next.done) {
-          closing.removeEventListener("abort", stopReading);
-          stream.enqueue(encoder.encode("data: [DONE]\n\n"));
-          return stream.close();
+        if (next.done) return done(stream);
+        const entry = next.value;
+        if (entry.kind === "event" && entry.event.seq !== seq) {
+          seq = entry.event.seq;
+          index = 0;
         }
-        if (next.value.kind === "event") seq = next.value.event.seq;
-        const chunks = fold.push(next.value).filter(() => after === null || seq > after);
-        if (next.value.kind === "end") {
-          for (const chunk of chunks) stream.enqueue(frame(chunk, seq));
-          stream.enqueue(encoder.encode("data: [DONE]\n\n"));
-          closing.removeEventListener("abort", stopReading);
-          await entries.return(undefined);
-          return stream.close();
+        let sent = 0;
+        // A client whose cursor is older than the turn has not seen its message start.
+        if (!started) {
+          started = true;
+          if (after !== null && seq > after.seq) {
+            stream.enqueue(frame(fold.start(), null));
+            sent++;
+          }
         }
-        if (chunks.length === 0) continue;
-        for (const chunk of chunks) stream.enqueue(frame(chunk, seq));
-        return;
+        for (const chunk of fold.push(entry)) {
+          const position = { seq, index: index++ };
+          if (after !== null && (position.seq < after.seq || (position.seq === after.seq && position.index <= after.index))) continue;
+          stream.enqueue(frame(chunk, `${position.seq}-${position.index}`));
+          sent++;
+        }
+        if (entry.kind === "end") return done(stream);
+        if (sent > 0) return;
       }
     },
     async cancel() {
-      closing.removeEventListener("abort", stopReading);
+      reading.delete(controller);
       controller.abort();
       await entries.return(undefined);
     },
@@ -170,12 +193,13 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
   return new Response(body, { status: 200, headers: UI_CHAT_STREAM_HEADERS });
 }
 
-/** The position after which a resumed read starts: `?after=<seq>`, else the SSE `Last-Event-ID` header; `null` for a replay from `start`. */
-function cursorOf(request: Request): number | null {
+/** The position after which a resumed read starts: `?after=<seq>-<index>` (or `<seq>`: after all of that event), else the SSE `Last-Event-ID` header; `null` for a replay from `start`. */
+function cursorOf(request: Request): StreamCursor | null {
   const raw = new URL(request.url).searchParams.get("after") ?? request.headers.get("last-event-id");
   if (raw === null) return null;
-  if (!/^\d{1,15}$/.test(raw)) throw new UiChatError(400, "The cursor (after / Last-Event-ID) must be a non-negative integer: the `id` of the last chunk received.", "invalid_value", "after");
-  return Number(raw);
+  const found = /^(\d{1,15})(?:-(\d{1,9}))?$/.exec(raw);
+  if (!found) throw new UiChatError(400, "The cursor (after / Last-Event-ID) must be the `id` of the last chunk received (`<seq>-<index>`).", "invalid_value", "after");
+  return { seq: Number(found[1]), index: found[2] === undefined ? Number.MAX_SAFE_INTEGER : Number(found[2]) };
 }
 
 /**
@@ -192,7 +216,7 @@ export function createUiChatHandlers(options: UiChatOptions, runtime: HarnessRun
   const chats = createChatTurns({ node, projectId: options.projectId, storage: options.storage, runtime, ...(options.toolCatalog ? { toolCatalog: options.toolCatalog } : {}), ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }) });
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   // Closing ends every read of this process's streams (their turns go on, recorded in the log).
-  const closing = new AbortController();
+  const reading = new Set<AbortController>();
   const tenantOf = async (request: Request): Promise<string> => {
     const tenant = options.tenantOf ? await options.tenantOf(request) : SHARED_CHAT_TENANT;
     if (tenant === null) throw new UiChatError(401, "The request carries no valid credential.", "invalid_api_key");
@@ -210,16 +234,17 @@ export function createUiChatHandlers(options: UiChatOptions, runtime: HarnessRun
       const text = message.parts.map((part) => (part.type === "text" ? (part.text ?? "") : "")).join("");
       if (text.trim() === "") throw new UiChatError(400, "The last user message has no text.", "invalid_value", `messages.${position}.parts`);
       const turn = await chats.submit({ tenant, chatId: body.id, messageId: message.id, text, regenerate: body.trigger === "regenerate-message" });
-      return streamResponse(chats, tenant, body.id, turn, null, closing.signal);
+      return streamResponse(chats, tenant, body.id, turn, null, reading);
     }),
     GET: handled(async (request) => {
       const tenant = await tenantOf(request);
       const chatId = chatIdOf(request, "stream");
       const after = cursorOf(request);
-      const task = await chats.active(tenant, chatId);
+      // With a cursor the chat's last turn is served even once it ended: a client that kept state catches up on what it missed.
+      const task = await chats.active(tenant, chatId, after !== null);
       if (task === undefined) throw new UiChatError(404, `No chat '${chatId}'.`, "not_found", "id");
       if (task === null) return new Response(null, { status: 204 });
-      return streamResponse(chats, tenant, chatId, task, after, closing.signal);
+      return streamResponse(chats, tenant, chatId, task, after, reading);
     }),
     stop: handled(async (request) => {
       const tenant = await tenantOf(request);
@@ -228,7 +253,8 @@ export function createUiChatHandlers(options: UiChatOptions, runtime: HarnessRun
       return json(200, { stopped: await chats.stop(tenant, chatId) });
     }),
     close: async () => {
-      closing.abort();
+      for (const controller of reading) controller.abort();
+      reading.clear();
       await chats.close();
     },
   };
