@@ -58,4 +58,22 @@ describePostgres("UI-2 a chat's stream is served by any host on the same Postgre
       await storage.close();
     }
   }, 60_000);
+
+  it("UI-3 a stop posted to the second process stops the turn the first one runs (through the chat host's durable inbox)", async () => {
+    const storage = await createPostgresStorage({ pool: database.pool, schema: database.schema });
+    const other = await secondHost(database.url, database.schema);
+    const { api } = await chatGateway(longTurnModel(200, 20), { storage, rateLimit: false });
+    try {
+      const chatId = randomUUID();
+      const first = chunksOf(await transportFor(api).sendMessages({ chatId, messages: [userMessage("go")], trigger: "submit-message", messageId: undefined, abortSignal: undefined }));
+      const stopped = await fetch(`${other.url}/ui/chat/${chatId}/stop`, { method: "POST", headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(await stopped.json()).toEqual({ stopped: true });
+      const chunks = await first;
+      expect(chunks.at(-1)).toEqual({ type: "abort", reason: "stopped" });
+      expect(chunks.filter((chunk) => chunk.type === "tool-input-available").length).toBeLessThan(200);
+    } finally {
+      await other.stop();
+      await storage.close();
+    }
+  }, 60_000);
 });
