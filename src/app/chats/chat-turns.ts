@@ -62,6 +62,8 @@ export interface ChatTurn {
   runId: string;
   /** False when the chat already had this turn (a resent message). */
   created: boolean;
+  /** Where the turn is now: `queued` while another turn of the chat runs (a follow-up). */
+  status: AgentSessionTaskRecord["status"];
 }
 
 /** What a stream of a turn yields: the run's logged events in `seq` order, then how it ended. */
@@ -174,13 +176,15 @@ export function createChatTurns(options: ChatTurnsOptions) {
       const record = (await recordOf(request.tenant, request.chatId, true))!;
       const earlier = (await record.listTasks()).filter((task) => task.taskId === base || task.taskId.startsWith(`${base}~`));
       const last = earlier.at(-1);
-      if (last && !request.regenerate) return { taskId: last.taskId, runId: last.runId, created: false };
+      if (last && !request.regenerate) return { taskId: last.taskId, runId: last.runId, created: false, status: last.status };
       const taskId = earlier.length === 0 ? base : `${base}~${earlier.length}`;
       await ensureHost(request.tenant, conversationId);
       const result = await sendAgentSessionCommand(conversationId, { type: "submit", prompt: request.text, mode: "queue", taskId }, { sessions: sessionsOf(request.tenant) });
-      if (result.type === "stored") return { taskId, runId: `run-${taskId}`, created: true };
+      if (result.type === "stored") return { taskId, runId: `run-${taskId}`, created: true, status: "queued" };
       if (result.type !== "submit") throw new SteamharnessError("internal", "[steamharness] [chat] submit answered with another command's result");
-      return { taskId: result.taskId, runId: result.runId, created: result.created };
+      // A turn another one runs ahead of waits behind it.
+      const running = (await record.listTasks()).some((task) => task.taskId !== result.taskId && task.taskId.startsWith(PREFIX) && task.status === "running");
+      return { taskId: result.taskId, runId: result.runId, created: result.created, status: running ? "queued" : "running" };
     },
 
     /**

@@ -135,7 +135,7 @@ interface StreamCursor {
  * that position are sent (and `start` only when the turn began after it). Cancelling the body
  * (the client went away) or `closing` ends the read, never the turn.
  */
-function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: { taskId: string; runId: string }, after: StreamCursor | null, reading: Set<AbortController>): Response {
+function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: { taskId: string; runId: string; status?: string }, after: StreamCursor | null, reading: Set<AbortController>): Response {
   const fold = createUiChunkFold(turn.runId);
   const controller = new AbortController();
   reading.add(controller);
@@ -155,7 +155,10 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
     async pull(stream) {
       if (!started && after === null) {
         started = true;
-        return stream.enqueue(frame(fold.start(), null));
+        stream.enqueue(frame(fold.start(), null));
+        // UI-5: a turn waiting behind another says so (transient: the message keeps no part of it, and no cursor names it).
+        if (turn.status === "queued") stream.enqueue(frame({ type: "data-queued", data: { taskId: turn.taskId }, transient: true }, null));
+        return;
       }
       for (;;) {
         const next = await entries.next().catch((error: unknown) => ({ done: false as const, value: { kind: "end" as const, status: "failed" as const, error: { code: "internal", message: isSteamharnessError(error) ? error.message : "[steamharness] [chat] the stream failed" } } }));
