@@ -1,7 +1,9 @@
 /**
  * `createResponsesGateway` / `startGateway` (GW-1 … GW-4): an OpenAI-compatible HTTP gateway for
  * host-driven runs of a conversation project (or an agent node). Routes: `POST /v1/responses`,
- * `GET /v1/responses/{id}`, `POST /v1/chat/completions`, `GET /v1/models`.
+ * `GET /v1/responses/{id}`, `POST /v1/chat/completions`, `GET /v1/models`, and the AI SDK UI chat
+ * route on storages that keep sessions (`POST /v1/ui/chat`, `GET /v1/ui/chat/{id}/stream`,
+ * `POST /v1/ui/chat/{id}/stop`; docs/ui-chat.md).
  *
  * Checked in this order for every request: the Host and Origin headers (403), the bearer token or
  * API key (401, after the failed-auth rate limit of the client's address, 429), the rate limit of
