@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach } from "@jest/globals";
 import { DefaultChatTransport, readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
+import type { AgentNodeOptions } from "../../src/app/agent-node/create-agent-node.js";
 import type { ResponsesGatewayOptions } from "../../src/adapters/driving/gateway/gateway.js";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { startGateway } from "../../src/compose/gateway.js";
@@ -51,10 +52,10 @@ export async function sqliteStorage(directory = tempDirRemovedAfterAll("ui-chat-
 }
 
 /** A gateway on 127.0.0.1 serving an offline-model agent on `storage` (default a fresh SQLite one), closed after the test. */
-export async function chatGateway(model: ModelProvider | OfflineStep[] | ((request: ModelRequest) => OfflineStep), options: Partial<ResponsesGatewayOptions> = {}) {
+export async function chatGateway(model: ModelProvider | OfflineStep[] | ((request: ModelRequest) => OfflineStep), { agentOptions, ...options }: Partial<ResponsesGatewayOptions> & { agentOptions?: AgentNodeOptions } = {}) {
   const models = typeof (model as ModelProvider).stream === "function" ? (model as ModelProvider) : createOfflineModel({ steps: model as OfflineStep[] });
   const storage = options.storage ?? (await sqliteStorage());
-  const gateway = await startGateway({ agent: { models, retryDelayMs: 0, workdir: tempDirRemovedAfterAll("ui-chat-work-") }, projectId: "ui-chat-test", token: TOKEN, storage, ...options });
+  const gateway = await startGateway({ agent: { models, retryDelayMs: 0, workdir: tempDirRemovedAfterAll("ui-chat-work-"), ...agentOptions }, projectId: "ui-chat-test", token: TOKEN, storage, ...options });
   open.push(gateway);
   return { gateway, storage, api: `${gateway.url}/ui/chat` };
 }

@@ -25,7 +25,7 @@ import type { SessionBackend } from "../../ports/session-backend.js";
 import type { AgentSessionHostStore } from "../../ports/session-host-store.js";
 import type { SessionStore } from "../../ports/session-store.js";
 import type { Storage } from "../../ports/storage.js";
-import type { ToolPermissions } from "../../ports/tool-permissions.js";
+import type { ToolPermissionDecision, ToolPermissions } from "../../ports/tool-permissions.js";
 import type { UserInput } from "../../ports/user-input.js";
 
 /** The tenant of chats whose host has a single identity (no API keys). */
@@ -91,7 +91,9 @@ export function chatConversationId(tenant: string, chatId: string): string {
  */
 export function createChatTurns(options: ChatTurnsOptions) {
   const pollMs = options.pollMs ?? 25;
-  const pending: ToolPermissions = { request: async () => ({ outcome: "pending" }) };
+  // UI-4: decisions live until the continued run has recorded them in its log (its `approval_decision`).
+  const decisions = new Map<string, ToolPermissionDecision>();
+  const pending: ToolPermissions = { request: async (request) => decisions.get(request.requestId) ?? { outcome: "pending" } };
   const noInput: UserInput = { request: async () => ({ outcome: "pending" }) };
   const opened = new Map<string, AgentSessionHost>();
   const storageOf = (tenant: string): Storage => (tenant === SHARED_CHAT_TENANT ? options.storage : tenantStorage(options.storage, tenant));
@@ -196,6 +198,24 @@ export function createChatTurns(options: ChatTurnsOptions) {
       if (!record) return undefined;
       const all = (await record.listTasks()).filter((task) => task.taskId.startsWith(PREFIX));
       return all.find((task) => task.status === "running") ?? all.find((task) => task.status === "queued") ?? (latest ? all.at(-1) : undefined) ?? null;
+    },
+
+    /**
+     * UI-4: answers the tool approval a turn of the chat waits for (`approvalId`: its request id)
+     * and continues that turn's run. Resolves the turn and the log position its continuation
+     * follows; throws `not_found` when no turn of the chat waits for that request.
+     */
+    async answer(tenant: string, chatId: string, approvalId: string, decision: { approved: boolean; reason?: string }): Promise<{ taskId: string; runId: string; afterSeq: number }> {
+      const record = await recordOf(tenant, chatId, false);
+      const task = record ? (await record.listTasks()).find((entry) => entry.status === "waiting" && entry.taskId.startsWith(PREFIX) && entry.detail?.requestId === approvalId) : undefined;
+      if (!task) throw new SteamharnessError("not_found", `[steamharness] [chat] no turn of chat ${chatId} waits for approval ${approvalId}`, { field: "approval.id" });
+      const log = await logOf(tenant, chatId);
+      const afterSeq = log ? (await log.head()).lastSeq : 0;
+      decisions.set(approvalId, decision.approved ? { outcome: "approved" } : { outcome: "denied", ...(decision.reason ? { reason: decision.reason } : {}) });
+      const conversationId = chatConversationId(tenant, chatId);
+      await ensureHost(tenant, conversationId);
+      await sendAgentSessionCommand(conversationId, { type: "continue", taskId: task.taskId }, { sessions: sessionsOf(tenant) });
+      return { taskId: task.taskId, runId: task.runId, afterSeq };
     },
 
     /** Cancels the chat's active turn (a persisted cancel intent): its logged output stays. Resolves whether a turn was stopped. */

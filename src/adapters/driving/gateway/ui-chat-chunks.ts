@@ -37,6 +37,9 @@ const textOf = (content: ReadonlyArray<{ type: string; text?: string }>): string
 export function createUiChunkFold(runId: string) {
   const usage: UiChatUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0, cachedInputTokens: 0 };
   let ended = false;
+  // UI-4: which tool call each approval request is about, and the calls a person denied.
+  const approvals = new Map<string, string>();
+  const denied = new Set<string>();
   const text = (id: string, type: "text" | "reasoning", delta: string): UiMessageChunk[] =>
     delta === "" ? [] : [{ type: `${type}-start`, id }, { type: `${type}-delta`, id, delta }, { type: `${type}-end`, id }];
   const finish = (status: string, finishReason: string): UiMessageChunk[] => {
@@ -45,7 +48,28 @@ export function createUiChunkFold(runId: string) {
   };
 
   function event(event: SessionEvent): UiMessageChunk[] {
+    // A run continued after a pause (an approval) goes on in the same message.
+    if (event.type !== "run_finished" && event.type !== "run_stopped") ended = false;
     switch (event.type) {
+      case "approval_wait": {
+        const { requestId, kind, toolCallId } = event.payload;
+        if (kind !== "tool_approval" || toolCallId === undefined) return [];
+        approvals.set(requestId, toolCallId);
+        return [{ type: "tool-approval-request", approvalId: requestId, toolCallId }];
+      }
+      case "approval_decision": {
+        const { requestId, outcome } = event.payload;
+        const toolCallId = approvals.get(requestId);
+        if (toolCallId === undefined) return [];
+        const approved = outcome === "approved";
+        // The log's reason is the agent's sentence about the denial, not the person's words: the client keeps its own.
+        const chunks: UiMessageChunk[] = [{ type: "tool-approval-response", approvalId: requestId, approved }];
+        if (!approved) {
+          denied.add(toolCallId);
+          chunks.push({ type: "tool-output-denied", toolCallId });
+        }
+        return chunks;
+      }
       case "assistant_message": {
         const blocks = event.payload.shown ?? event.payload.message.content;
         const chunks: UiMessageChunk[] = [{ type: "start-step" }];
@@ -69,6 +93,8 @@ export function createUiChunkFold(runId: string) {
       }
       case "tool_result": {
         const { message, details } = event.payload;
+        // A denied call's result is the denial the client already shows.
+        if (denied.has(message.toolCallId)) return [];
         if (message.isError) return [{ type: "tool-output-error", toolCallId: message.toolCallId, errorText: textOf(message.content), dynamic: true }];
         return [{ type: "tool-output-available", toolCallId: message.toolCallId, output: details ?? textOf(message.content), dynamic: true }];
       }

@@ -110,6 +110,13 @@ async function readBody(request: Request, limit: number): Promise<UiChatRequestB
   return body;
 }
 
+/** The approval answered in a tool part (`state: "approval-responded"`, `approval: { id, approved, reason? }`), if any. */
+function approvalOf(part: { type: string; [field: string]: unknown }): Array<{ id: string; approved: boolean; reason?: string }> {
+  const approval = part.approval as { id?: unknown; approved?: unknown; reason?: unknown } | undefined;
+  if (part.state !== "approval-responded" || typeof approval?.id !== "string" || typeof approval.approved !== "boolean") return [];
+  return [{ id: approval.id, approved: approval.approved, ...(typeof approval.reason === "string" ? { reason: approval.reason } : {}) }];
+}
+
 /** The chat id before `/<suffix>` at the end of the URL's path. */
 function chatIdOf(request: Request, suffix: "stream" | "stop"): string {
   const found = new RegExp(`/([^/]+)/${suffix}/?$`).exec(new URL(request.url).pathname)?.[1];
@@ -135,7 +142,7 @@ interface StreamCursor {
  * that position are sent (and `start` only when the turn began after it). Cancelling the body
  * (the client went away) or `closing` ends the read, never the turn.
  */
-function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: { taskId: string; runId: string; status?: string }, after: StreamCursor | null, reading: Set<AbortController>): Response {
+function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: { taskId: string; runId: string; status?: string }, after: StreamCursor | null, reading: Set<AbortController>, restart = false): Response {
   const fold = createUiChunkFold(turn.runId);
   const controller = new AbortController();
   reading.add(controller);
@@ -153,7 +160,7 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
   };
   const body = new ReadableStream<Uint8Array>({
     async pull(stream) {
-      if (!started && after === null) {
+      if (!started && (after === null || restart)) {
         started = true;
         stream.enqueue(frame(fold.start(), null));
         // UI-5: a turn waiting behind another says so (transient: the message keeps no part of it, and no cursor names it).
@@ -231,6 +238,24 @@ export function createUiChatHandlers(options: UiChatOptions, runtime: HarnessRun
     POST: handled(async (request) => {
       const tenant = await tenantOf(request);
       const body = await readBody(request, maxBodyBytes);
+      // UI-4: addToolApprovalResponse posts the assistant message with its tool parts answered.
+      const last = body.messages.at(-1)!;
+      const answers = last.role === "assistant" ? last.parts.flatMap((part) => approvalOf(part)) : [];
+      if (answers.length > 0) {
+        let continued: { taskId: string; runId: string; afterSeq: number } | null = null;
+        for (const answer of answers) {
+          try {
+            continued = await chats.answer(tenant, body.id, answer.id, answer);
+          } catch (error) {
+            // An answer to a request that no longer waits (answered already, or another chat's) is not this chat's.
+            if (isSteamharnessError(error, "not_found") && continued === null) continue;
+            throw error;
+          }
+        }
+        if (continued === null) throw new UiChatError(400, "No turn of this chat waits for the approvals the message answers.", "invalid_value", "messages");
+        // The continuation goes on in the same assistant message: its `start`, then what follows the pause.
+        return streamResponse(chats, tenant, body.id, continued, { seq: continued.afterSeq, index: Number.MAX_SAFE_INTEGER }, reading, true);
+      }
       const position = body.messages.map((message) => message.role).lastIndexOf("user");
       if (position < 0) throw new UiChatError(400, "The messages need a user message.", "invalid_value", "messages");
       const message = body.messages[position]!;
