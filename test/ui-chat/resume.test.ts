@@ -69,9 +69,10 @@ describe("UI-2 a chat's stream is a read of the durable log: resumed, replayed, 
       let cursor: string | null = null;
       for (;;) {
         const abort = new AbortController();
-        const response = await fetch(`${api}/${encodeURIComponent(chatId)}/stream${cursor === null ? "" : `?after=${cursor}`}`, { headers: auth, signal: abort.signal });
+        // A client that has no position yet asks from 0: the turn from its `start` (served even if it has ended meanwhile).
+        const response = await fetch(`${api}/${encodeURIComponent(chatId)}/stream?after=${cursor ?? "0"}`, { headers: auth, signal: abort.signal });
         expect({ seed, status: response.status }).toEqual({ seed, status: 200 });
-        // Without a cursor the stream is a replay from `start`: what was read before is replaced.
+        // From 0 the stream is a replay from `start`: what was read before is replaced.
         if (cursor === null) got = [];
         const { frames, done } = await readFrames(response, abort, 1 + Math.floor(next() * 4));
         got.push(...frames);
