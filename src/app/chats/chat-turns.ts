@@ -76,7 +76,13 @@ const PREFIX = "ui.";
 /** How many host records and logs of chats a process keeps open. */
 const KEPT = 256;
 
-/** The session host's conversation id of a tenant's chat: distinct per tenant, so one chat id of two tenants never meets. */
+/**
+ * The session host's conversation id of a tenant's chat: distinct per tenant, so one chat id of
+ * two tenants never meets (the session-host registry of a process is keyed by conversation id).
+ *
+ * @example
+ * chatConversationId("key:acme", "c1"); // "chat-<40 hex digits>"
+ */
 export function chatConversationId(tenant: string, chatId: string): string {
   return `chat-${createHash("sha256").update(`${tenant}\u0000${chatId}`).digest("hex").slice(0, 40)}`;
 }
@@ -91,9 +97,16 @@ export function chatConversationId(tenant: string, chatId: string): string {
  */
 export function createChatTurns(options: ChatTurnsOptions) {
   const pollMs = options.pollMs ?? 25;
-  // UI-4: decisions live until the continued run has recorded them in its log (its `approval_decision`).
+  // UI-4: a decision lives until the continued run asks for it; the run records it in its log
+  // (`approval_decision`), where a replay of the run finds it.
   const decisions = new Map<string, ToolPermissionDecision>();
-  const pending: ToolPermissions = { request: async (request) => decisions.get(request.requestId) ?? { outcome: "pending" } };
+  const pending: ToolPermissions = {
+    request: async (request) => {
+      const decision = decisions.get(request.requestId);
+      decisions.delete(request.requestId);
+      return decision ?? { outcome: "pending" };
+    },
+  };
   const noInput: UserInput = { request: async () => ({ outcome: "pending" }) };
   const opened = new Map<string, AgentSessionHost>();
   const storageOf = (tenant: string): Storage => (tenant === SHARED_CHAT_TENANT ? options.storage : tenantStorage(options.storage, tenant));
