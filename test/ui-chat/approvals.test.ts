@@ -70,4 +70,26 @@ describe("UI-4 tool approvals go through the AI SDK's own approval flow", () => 
       expect(again.status).toBe(400);
     });
   }
+
+  it("UI-4 ask_user is a client-side tool: the question arrives as its tool part, addToolOutput's answer continues the same run and message", async () => {
+    const { api } = await chatGateway((request) => {
+      const last = request.messages.at(-1)!;
+      return last.role === "toolResult" ? { text: `You picked ${last.content.map((block) => block.text).join("")}.` } : { toolCalls: [{ name: "ask_user", arguments: { question: "Which colour?" } }] };
+    });
+    const transport = transportFor(api);
+    const chatId = randomUUID();
+    const user = userMessage("Pick a colour");
+    const paused = (await finalMessage(await transport.sendMessages({ chatId, messages: [user], trigger: "submit-message", messageId: undefined, abortSignal: undefined })))!;
+    expect(paused.metadata).toMatchObject({ status: "waiting" });
+    const question = paused.parts.find((part) => part.type === "dynamic-tool")!;
+    expect(question).toMatchObject({ toolName: "ask_user", state: "input-available", input: { question: "Which colour?" } });
+    // addToolOutput({ tool: "ask_user", toolCallId, output: "red" }), then sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls.
+    const answer: UIMessage = { ...paused, parts: paused.parts.map((part) => (part === question ? ({ ...part, state: "output-available", output: "red" } as unknown as typeof part) : part)) };
+    const chunks = await chunksOf(await transport.sendMessages({ chatId, messages: [user, answer], trigger: "submit-message", messageId: paused.id, abortSignal: undefined }));
+    expect(chunks[0]).toEqual({ type: "start", messageId: paused.id });
+    const message = await continued(structuredClone(answer), streamOf(chunks) as ReadableStream<never>);
+    expect(message.parts.filter((part) => part.type === "dynamic-tool")).toHaveLength(1);
+    expect(textOfMessage(message)).toBe("You picked red.");
+    expect(message.metadata).toMatchObject({ status: "completed" });
+  });
 });

@@ -231,6 +231,27 @@ export function createChatTurns(options: ChatTurnsOptions) {
       return { taskId: task.taskId, runId: task.runId, afterSeq };
     },
 
+    /**
+     * UI-4: answers the `ask_user` question a turn of the chat waits for — the call `toolCallId`,
+     * answered with `answer` (the client's tool output) — and continues that turn's run. Resolves
+     * like {@link answer}; throws `not_found` when no turn of the chat waits for that question.
+     */
+    async reply(tenant: string, chatId: string, toolCallId: string, answer: string): Promise<{ taskId: string; runId: string; afterSeq: number }> {
+      const record = await recordOf(tenant, chatId, false);
+      const log = await logOf(tenant, chatId);
+      const task = record ? (await record.listTasks()).find((entry) => entry.status === "waiting" && entry.taskId.startsWith(PREFIX)) : undefined;
+      const requestId = task?.detail?.requestId;
+      const wait = task && log ? (await log.readRun(task.runId)).find((event) => event.type === "approval_wait" && event.payload.requestId === requestId) : undefined;
+      if (!task || wait?.type !== "approval_wait" || wait.payload.kind !== "question" || wait.payload.toolCallId !== toolCallId) {
+        throw new SteamharnessError("not_found", `[steamharness] [chat] no turn of chat ${chatId} waits for the answer to ${toolCallId}`, { field: "toolCallId" });
+      }
+      const afterSeq = (await log!.head()).lastSeq;
+      const conversationId = chatConversationId(tenant, chatId);
+      await ensureHost(tenant, conversationId);
+      await sendAgentSessionCommand(conversationId, { type: "continue", taskId: task.taskId, answer, requestId: String(requestId) }, { sessions: sessionsOf(tenant) });
+      return { taskId: task.taskId, runId: task.runId, afterSeq };
+    },
+
     /** Cancels the chat's active turn (a persisted cancel intent): its logged output stays. Resolves whether a turn was stopped. */
     async stop(tenant: string, chatId: string): Promise<boolean> {
       const task = await turns.active(tenant, chatId);

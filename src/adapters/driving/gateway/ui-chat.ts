@@ -117,6 +117,13 @@ function approvalOf(part: { type: string; [field: string]: unknown }): Array<{ i
   return [{ id: approval.id, approved: approval.approved, ...(typeof approval.reason === "string" ? { reason: approval.reason } : {}) }];
 }
 
+/** The client's answer to an `ask_user` question (`addToolOutput`: the tool part in state `output-available`), if any. */
+function replyOf(part: { type: string; [field: string]: unknown }): Array<{ toolCallId: string; answer: string }> {
+  const named = part.type === "dynamic-tool" ? part.toolName : part.type.slice("tool-".length);
+  if (named !== "ask_user" || part.state !== "output-available" || typeof part.toolCallId !== "string") return [];
+  return [{ toolCallId: part.toolCallId, answer: typeof part.output === "string" ? part.output : JSON.stringify(part.output) }];
+}
+
 /** The chat id before `/<suffix>` at the end of the URL's path. */
 function chatIdOf(request: Request, suffix: "stream" | "stop"): string {
   const found = new RegExp(`/([^/]+)/${suffix}/?$`).exec(new URL(request.url).pathname)?.[1];
@@ -240,19 +247,19 @@ export function createUiChatHandlers(options: UiChatOptions, runtime: HarnessRun
       const body = await readBody(request, maxBodyBytes);
       // UI-4: addToolApprovalResponse posts the assistant message with its tool parts answered.
       const last = body.messages.at(-1)!;
-      const answers = last.role === "assistant" ? last.parts.flatMap((part) => approvalOf(part)) : [];
+      const answers = last.role === "assistant" ? last.parts.flatMap((part) => [...approvalOf(part), ...replyOf(part)]) : [];
       if (answers.length > 0) {
         let continued: { taskId: string; runId: string; afterSeq: number } | null = null;
         for (const answer of answers) {
           try {
-            continued = await chats.answer(tenant, body.id, answer.id, answer);
+            continued = "toolCallId" in answer ? await chats.reply(tenant, body.id, answer.toolCallId, answer.answer) : await chats.answer(tenant, body.id, answer.id, answer);
           } catch (error) {
             // An answer to a request that no longer waits (answered already, or another chat's) is not this chat's.
             if (isSteamharnessError(error, "not_found") && continued === null) continue;
             throw error;
           }
         }
-        if (continued === null) throw new UiChatError(400, "No turn of this chat waits for the approvals the message answers.", "invalid_value", "messages");
+        if (continued === null) throw new UiChatError(400, "No turn of this chat waits for the approvals or answers the message carries.", "invalid_value", "messages");
         // The continuation goes on in the same assistant message: its `start`, then what follows the pause.
         return streamResponse(chats, tenant, body.id, continued, { seq: continued.afterSeq, index: Number.MAX_SAFE_INTEGER }, reading, true);
       }
