@@ -4,7 +4,9 @@
  * root import graph never loads the HTTP server. Every export here is public API.
  */
 export { DEFAULT_GATEWAY_ANSWER_ITEM_ID } from "./adapters/driving/gateway/gateway.js";
-export { createResponsesGateway, startGateway, runGatewayCommand } from "./compose/gateway.js";
+export { createResponsesGateway, startGateway, runGatewayCommand, createUiChatHandlers } from "./compose/gateway.js";
+export { UI_CHAT_STREAM_HEADERS } from "./adapters/driving/gateway/ui-chat.js";
+export type { UiChatHandlers, UiChatOptions } from "./adapters/driving/gateway/ui-chat.js";
 export type { ResponsesGateway, ResponsesGatewayOptions, GatewayListenOptions, GatewayAddress } from "./adapters/driving/gateway/gateway.js";
 export type { GatewayRateLimit, OpenAIErrorBody } from "./adapters/driving/gateway/gateway-http.js";
 export type { GatewayPendingRequest, GatewayStats } from "./adapters/driving/gateway/gateway-runs.js";

@@ -5,6 +5,7 @@
  */
 import { createResponsesGateway as createGateway, startGateway as start, type GatewayAddress, type GatewayListenOptions, type ResponsesGateway, type ResponsesGatewayOptions } from "../adapters/driving/gateway/gateway.js";
 import { runGatewayCommand as runCommand, type GatewayCommandOptions } from "../adapters/driving/gateway/gateway-command.js";
+import { createUiChatHandlers as createChatHandlers, type UiChatHandlers, type UiChatOptions } from "../adapters/driving/gateway/ui-chat.js";
 import type { HarnessRuntime } from "../ports/runtime.js";
 import { createHarnessRuntime } from "./runtime.js";
 import { createSurfaceServices } from "./surface-services.js";
@@ -45,4 +46,16 @@ export function startGateway(options: ResponsesGatewayOptions & GatewayListenOpt
  */
 export function runGatewayCommand(options: GatewayCommandOptions): Promise<void> {
   return runCommand(options, createSurfaceServices(options.env ?? process.env));
+}
+
+/**
+ * The AI SDK UI chat route's Web-standard handlers (issue 45; docs/ui-chat.md), with a runtime
+ * built now unless the host passes its own.
+ *
+ * @example
+ * const chat = createUiChatHandlers({ agent: { models }, projectId: "assistant", storage });
+ * export const POST = chat.POST; // app/api/chat/route.ts
+ */
+export function createUiChatHandlers(options: UiChatOptions, runtime?: HarnessRuntime): UiChatHandlers {
+  return createChatHandlers(options, runtime ?? createHarnessRuntime());
 }

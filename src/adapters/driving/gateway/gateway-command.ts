@@ -3,7 +3,8 @@
  * OpenAI-compatible HTTP API until SIGINT/SIGTERM. The token comes from the environment variable
  * named by `--token-env` (default `STEAMHARNESS_GATEWAY_TOKEN`); when it is unset a random token
  * is generated and printed once on stderr. The project's KV, knowledge and files live under the
- * data dir, as for `steamharness chat`; gateway sessions stay in memory (SES-6).
+ * data dir, as for `steamharness chat`; gateway sessions stay in memory (SES-6), and the chats of
+ * the UI chat route (`/v1/ui/chat`) are durable conversations in the project's session folder.
  */
 import { randomBytes } from "node:crypto";
 import { homedir } from "node:os";

@@ -1,7 +1,9 @@
 /**
  * `createResponsesGateway` / `startGateway` (GW-1 … GW-4): an OpenAI-compatible HTTP gateway for
  * host-driven runs of a conversation project (or an agent node). Routes: `POST /v1/responses`,
- * `GET /v1/responses/{id}`, `POST /v1/chat/completions`, `GET /v1/models`.
+ * `GET /v1/responses/{id}`, `POST /v1/chat/completions`, `GET /v1/models`, and the AI SDK UI chat
+ * route on storages that keep sessions (`POST /v1/ui/chat`, `GET /v1/ui/chat/{id}/stream`,
+ * `POST /v1/ui/chat/{id}/stop`; docs/ui-chat.md).
  *
  * Checked in this order for every request: the Host and Origin headers (403), the bearer token or
  * API key (401, after the failed-auth rate limit of the client's address, 429), the rate limit of
@@ -32,6 +34,8 @@ import { createGatewayTenants, tenantNodes } from "./gateway-tenants.js";
 import { createFairQueue, type FairQueueSlot } from "../../../domain/fair-queue.js";
 import { ChatCompletionsCreateSchema, ResponsesCreateSchema, validateBody } from "./gateway-schemas.js";
 import { createResponsesApi } from "./responses-api.js";
+import { createUiChatHandlers } from "./ui-chat.js";
+import { serveUiChat, UI_CHAT_PATH } from "./ui-chat-mount.js";
 
 /** The `agent-answer` id the gateway declares when the project declares none. */
 export const DEFAULT_GATEWAY_ANSWER_ITEM_ID = "steamharness-gateway-answer";
@@ -262,6 +266,9 @@ export function createResponsesGateway(options: ResponsesGatewayOptions, runtime
   const chat = createChatCompletionsApi({ runs, modelId, now, tenantOf });
   const guard = createGatewayGuard({ token: options.token ?? null, ...(tenants ? { identify: (secret: string) => tenants.identify(secret) } : {}), rateLimit: options.rateLimit ?? { requests: 600, windowMs: 60_000 }, allowedHosts: options.allowedHosts ?? [], now });
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  // Issue 45: the AI SDK UI chat route, on storages that keep sessions (chats are durable conversations).
+  const chatTenants = new WeakMap<Request, string>();
+  const uiChat = nodeOptions && storage.sessions ? createUiChatHandlers({ agent: nodeOptions, projectId, storage, toolCatalog: options.toolCatalog ?? [...(options.project?.executor.toolCatalog ?? [])], tenantOf: (request) => chatTenants.get(request) ?? null }, runtime) : null;
   const telemetry = () => runtime.telemetry;
   /** The gateway span of each request in progress, by the request's signal (its runs continue it). */
   const traces = new WeakMap<AbortSignal, TelemetryCarrier>();
@@ -300,6 +307,7 @@ export function createResponsesGateway(options: ResponsesGatewayOptions, runtime
       await runSlot(tenantName, response, signal);
       return chat.create(body, response, signal);
     }
+    if (uiChat && (path === UI_CHAT_PATH || path.startsWith(`${UI_CHAT_PATH}/`))) return serveUiChat(uiChat, request, response, path, tenantName, maxBodyBytes, chatTenants);
     const responseId = /^\/v1\/responses\/([^/]+)$/.exec(path)?.[1];
     if (method === "GET" && responseId !== undefined) {
       let id: string;
@@ -377,6 +385,7 @@ export function createResponsesGateway(options: ResponsesGatewayOptions, runtime
         const closed = running ? new Promise<void>((resolve) => running.close(() => resolve())) : Promise.resolve();
         runs.closeAll();
         queue?.close();
+        await uiChat?.close();
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([Promise.all(inFlight), new Promise<void>((resolve) => (timer = setTimeout(resolve, options.closeTimeoutMs ?? 5000)))]);
         clearTimeout(timer);

@@ -1,0 +1,296 @@
+/**
+ * The AI SDK UI chat route (issue 45; docs/ui-chat.md): Web-standard `Request → Response`
+ * handlers for `useChat`'s `DefaultChatTransport` — `POST` a turn, `GET` its stream again
+ * (`{api}/{id}/stream`, the transport's reconnect URL), `stop` it (`{api}/{id}/stop`). Usable as
+ * they are in a Next.js route file, Hono or `node:http`; `steamharness gateway` mounts them at
+ * `/v1/ui/chat`. Every stream is read from the chat's durable session log (app/chats), so a
+ * dropped connection loses nothing and any host on the same session backend resumes it.
+ */
+import { Type, type Static } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { createAgentNode, type AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
+import { createChatTurns, SHARED_CHAT_TENANT, type ChatTurns } from "../../../app/chats/chat-turns.js";
+import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.js";
+import type { ToolCatalogEntry } from "../../../domain/node-context.js";
+import { describeSchemaError } from "../../../domain/schema-errors.js";
+import type { HarnessRuntime } from "../../../ports/runtime.js";
+import type { Storage } from "../../../ports/storage.js";
+import { createUiChunkFold, type UiMessageChunk } from "./ui-chat-chunks.js";
+
+/** The headers of a UI message stream response (the AI SDK's `UI_MESSAGE_STREAM_HEADERS`). */
+export const UI_CHAT_STREAM_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+  connection: "keep-alive",
+  "x-vercel-ai-ui-message-stream": "v1",
+  "x-accel-buffering": "no",
+};
+
+const Id = Type.String({ minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9_.:-]+$" });
+const Part = Type.Object({ type: Type.String({ minLength: 1 }), text: Type.Optional(Type.String()) });
+const UiMessage = Type.Object({ id: Id, role: Type.Union([Type.Literal("user"), Type.Literal("assistant"), Type.Literal("system")]), parts: Type.Array(Part, { maxItems: 10_000 }) });
+
+/** The body `DefaultChatTransport` posts (`id`, `messages`, `trigger`, `messageId`), plus the transport's `body` fields, which are let through. */
+export const UiChatRequestSchema = Type.Object({
+  id: Id,
+  messages: Type.Array(UiMessage, { minItems: 1, maxItems: 10_000 }),
+  trigger: Type.Optional(Type.Union([Type.Literal("submit-message"), Type.Literal("regenerate-message")])),
+  messageId: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+});
+export type UiChatRequestBody = Static<typeof UiChatRequestSchema>;
+
+/** Options of {@link createUiChatHandlers}. */
+export interface UiChatOptions {
+  /** The agent of the chats (its turns run on resident session hosts, one per chat). */
+  agent: AgentNodeOptions;
+  /** The project id of the chats' runs. */
+  projectId: string;
+  /** Where chats live: `storage.sessions` keeps them (durable: SQLite or PostgreSQL, shared by every host on it), the other stores serve the tools. */
+  storage: Storage;
+  /** The host's tool catalog. */
+  toolCatalog?: ToolCatalogEntry[];
+  /**
+   * The tenant of a request (its principal's `tenant`), or `null` to refuse it (401). Chats
+   * belong to their tenant; another tenant's chat id is unknown to it (404). Default: one shared
+   * tenant — authenticate before calling the handlers.
+   */
+  tenantOf?: (request: Request) => string | null | Promise<string | null>;
+  /** Largest request body in bytes (default 1 MiB). */
+  maxBodyBytes?: number;
+  /** How often a stream reads the log when this process does not run the turn (default 25 ms). */
+  pollMs?: number;
+}
+
+/** The chat route's handlers. */
+export interface UiChatHandlers {
+  /** `POST {api}`: starts (or finds) the turn of the last user message and streams it. */
+  POST(request: Request): Promise<Response>;
+  /**
+   * `GET {api}/{id}/stream`: the chat's active turn replayed from the log from its `start`, then
+   * live (204 none; 404 not the tenant's chat). `?after=<seq>-<index>` or `Last-Event-ID`: only
+   * the chunks after that position, of the active turn or else the chat's last one.
+   */
+  GET(request: Request): Promise<Response>;
+  /** `POST {api}/{id}/stop`: cancels the chat's active turn, keeping what it said. */
+  stop(request: Request): Promise<Response>;
+  /** Releases the chats' hosts of this process (running turns continue on the next host that opens them). */
+  close(): Promise<void>;
+}
+
+/** An HTTP error of the chat route, sent as `{ error: { message, type, param, code } }` (the gateway's shape). */
+class UiChatError extends Error {
+  constructor(readonly status: number, message: string, readonly code: string, readonly param: string | null = null) {
+    super(message);
+  }
+}
+
+const json = (status: number, body: unknown): Response => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+const errorResponse = (error: unknown): Response => {
+  if (error instanceof UiChatError) return json(error.status, { error: { message: error.message, type: error.status === 401 ? "authentication_error" : "invalid_request_error", param: error.param, code: error.code } });
+  if (isSteamharnessError(error, "not_found")) return json(404, { error: { message: error.message, type: "invalid_request_error", param: "id", code: "not_found" } });
+  if (isSteamharnessError(error, "input_validation")) return json(400, { error: { message: error.message, type: "invalid_request_error", param: error.field ?? null, code: "invalid_value" } });
+  return json(500, { error: { message: "[steamharness] [chat] internal error", type: "server_error", param: null, code: "internal" } });
+};
+
+async function readBody(request: Request, limit: number): Promise<UiChatRequestBody> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > limit) throw new UiChatError(413, `The request body is larger than ${limit} bytes.`, "body_too_large");
+  const text = await request.text();
+  if (Buffer.byteLength(text) > limit) throw new UiChatError(413, `The request body is larger than ${limit} bytes.`, "body_too_large");
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new UiChatError(400, "The request body is not valid JSON.", "invalid_json");
+  }
+  if (!Value.Check(UiChatRequestSchema, body)) {
+    const first = [...Value.Errors(UiChatRequestSchema, body)][0]!;
+    throw new UiChatError(400, describeSchemaError(first), "invalid_value", first.path.replace(/^\//, "").replace(/\//g, ".") || null);
+  }
+  return body;
+}
+
+/** The approval answered in a tool part (`state: "approval-responded"`, `approval: { id, approved, reason? }`), if any. */
+function approvalOf(part: { type: string; [field: string]: unknown }): Array<{ id: string; approved: boolean; reason?: string }> {
+  const approval = part.approval as { id?: unknown; approved?: unknown; reason?: unknown } | undefined;
+  if (part.state !== "approval-responded" || typeof approval?.id !== "string" || typeof approval.approved !== "boolean") return [];
+  return [{ id: approval.id, approved: approval.approved, ...(typeof approval.reason === "string" ? { reason: approval.reason } : {}) }];
+}
+
+/** The client's answer to an `ask_user` question (`addToolOutput`: the tool part in state `output-available`), if any. */
+function replyOf(part: { type: string; [field: string]: unknown }): Array<{ toolCallId: string; answer: string }> {
+  const named = part.type === "dynamic-tool" ? part.toolName : part.type.slice("tool-".length);
+  if (named !== "ask_user" || part.state !== "output-available" || typeof part.toolCallId !== "string") return [];
+  return [{ toolCallId: part.toolCallId, answer: typeof part.output === "string" ? part.output : JSON.stringify(part.output) }];
+}
+
+/** The chat id before `/<suffix>` at the end of the URL's path. */
+function chatIdOf(request: Request, suffix: "stream" | "stop"): string {
+  const found = new RegExp(`/([^/]+)/${suffix}/?$`).exec(new URL(request.url).pathname)?.[1];
+  let id: string | undefined;
+  try {
+    id = found === undefined ? undefined : decodeURIComponent(found);
+  } catch {
+    id = undefined;
+  }
+  if (id === undefined || !Value.Check(Id, id)) throw new UiChatError(400, `The URL names no valid chat id (…/{id}/${suffix}).`, "invalid_value", "id");
+  return id;
+}
+
+/** A position in a turn's stream: the chunk `index` of the chunks of the log event `seq` (the SSE `id`, `<seq>-<index>`). */
+interface StreamCursor {
+  seq: number;
+  index: number;
+}
+
+/**
+ * An SSE response of one turn's chunks read from the log: `id: <seq>-<index>` tags each chunk
+ * with its position (the cursor), `data: [DONE]` ends it. With `after`, only the chunks after
+ * that position are sent (and `start` only when the turn began after it). Cancelling the body
+ * (the client went away) or `closing` ends the read, never the turn.
+ */
+function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: { taskId: string; runId: string; status?: string }, after: StreamCursor | null, reading: Set<AbortController>, restart = false): Response {
+  const fold = createUiChunkFold(turn.runId);
+  const controller = new AbortController();
+  reading.add(controller);
+  const encoder = new TextEncoder();
+  const entries = chats.stream(tenant, chatId, turn.taskId, controller.signal);
+  let seq = 0;
+  let index = 0;
+  let started = false;
+  const frame = (chunk: UiMessageChunk, id: string | null) => encoder.encode(`${id === null ? "" : `id: ${id}\n`}data: ${JSON.stringify(chunk)}\n\n`);
+  const done = async (stream: ReadableStreamDefaultController<Uint8Array>) => {
+    reading.delete(controller);
+    await entries.return(undefined);
+    stream.enqueue(encoder.encode("data: [DONE]\n\n"));
+    stream.close();
+  };
+  const body = new ReadableStream<Uint8Array>({
+    async pull(stream) {
+      if (!started && (after === null || restart)) {
+        started = true;
+        stream.enqueue(frame(fold.start(), null));
+        // UI-5: a turn waiting behind another says so (transient: the message keeps no part of it, and no cursor names it).
+        if (turn.status === "queued") stream.enqueue(frame({ type: "data-queued", data: { taskId: turn.taskId }, transient: true }, null));
+        return;
+      }
+      for (;;) {
+        const next = await entries.next().catch((error: unknown) => ({ done: false as const, value: { kind: "end" as const, status: "failed" as const, error: { code: "internal", message: isSteamharnessError(error) ? error.message : "[steamharness] [chat] the stream failed" } } }));
+        if (next.done) return done(stream);
+        const entry = next.value;
+        if (entry.kind === "event" && entry.event.seq !== seq) {
+          seq = entry.event.seq;
+          index = 0;
+        }
+        let sent = 0;
+        // A client whose cursor is older than the turn has not seen its message start.
+        if (!started) {
+          started = true;
+          if (after !== null && seq > after.seq) {
+            stream.enqueue(frame(fold.start(), null));
+            sent++;
+          }
+        }
+        for (const chunk of fold.push(entry)) {
+          const position = { seq, index: index++ };
+          if (after !== null && (position.seq < after.seq || (position.seq === after.seq && position.index <= after.index))) continue;
+          stream.enqueue(frame(chunk, `${position.seq}-${position.index}`));
+          sent++;
+        }
+        if (entry.kind === "end") return done(stream);
+        if (sent > 0) return;
+      }
+    },
+    async cancel() {
+      reading.delete(controller);
+      controller.abort();
+      await entries.return(undefined);
+    },
+  });
+  return new Response(body, { status: 200, headers: UI_CHAT_STREAM_HEADERS });
+}
+
+/** The position after which a resumed read starts: `?after=<seq>-<index>` (or `<seq>`: after all of that event), else the SSE `Last-Event-ID` header; `null` for a replay from `start`. */
+function cursorOf(request: Request): StreamCursor | null {
+  const raw = new URL(request.url).searchParams.get("after") ?? request.headers.get("last-event-id");
+  if (raw === null) return null;
+  const found = /^(\d{1,15})(?:-(\d{1,9}))?$/.exec(raw);
+  if (!found) throw new UiChatError(400, "The cursor (after / Last-Event-ID) must be the `id` of the last chunk received (`<seq>-<index>`).", "invalid_value", "after");
+  return { seq: Number(found[1]), index: found[2] === undefined ? Number.MAX_SAFE_INTEGER : Number(found[2]) };
+}
+
+/**
+ * Creates the chat route's handlers over an agent and a storage (call `close()` when done).
+ *
+ * @example
+ * const chat = createUiChatHandlers({ agent: { models }, projectId: "assistant", storage });
+ * // app/api/chat/route.ts: export const POST = chat.POST;
+ * // app/api/chat/[id]/stream/route.ts: export const GET = chat.GET;
+ */
+export function createUiChatHandlers(options: UiChatOptions, runtime: HarnessRuntime): UiChatHandlers {
+  if (!options.storage.sessions) throw new SteamharnessError("input_validation", "[steamharness] [chat] the storage keeps no sessions (storage.sessions): chats live there", { field: "storage" });
+  const node = createAgentNode({ ...options.agent, session: { ...options.agent.session, resume: true } });
+  const chats = createChatTurns({ node, projectId: options.projectId, storage: options.storage, runtime, ...(options.toolCatalog ? { toolCatalog: options.toolCatalog } : {}), ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }) });
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  // Closing ends every read of this process's streams (their turns go on, recorded in the log).
+  const reading = new Set<AbortController>();
+  const tenantOf = async (request: Request): Promise<string> => {
+    const tenant = options.tenantOf ? await options.tenantOf(request) : SHARED_CHAT_TENANT;
+    if (tenant === null) throw new UiChatError(401, "The request carries no valid credential.", "invalid_api_key");
+    return tenant;
+  };
+  const handled = (work: (request: Request) => Promise<Response>) => (request: Request) => work(request).catch(errorResponse);
+
+  return {
+    POST: handled(async (request) => {
+      const tenant = await tenantOf(request);
+      const body = await readBody(request, maxBodyBytes);
+      // UI-4: addToolApprovalResponse posts the assistant message with its tool parts answered.
+      const last = body.messages.at(-1)!;
+      const answers = last.role === "assistant" ? last.parts.flatMap((part) => [...approvalOf(part), ...replyOf(part)]) : [];
+      if (answers.length > 0) {
+        let continued: { taskId: string; runId: string; afterSeq: number } | null = null;
+        for (const answer of answers) {
+          try {
+            continued = "toolCallId" in answer ? await chats.reply(tenant, body.id, answer.toolCallId, answer.answer) : await chats.answer(tenant, body.id, answer.id, answer);
+          } catch (error) {
+            // An answer to a request that no longer waits (answered already, or another chat's) is not this chat's.
+            if (isSteamharnessError(error, "not_found") && continued === null) continue;
+            throw error;
+          }
+        }
+        if (continued === null) throw new UiChatError(400, "No turn of this chat waits for the approvals or answers the message carries.", "invalid_value", "messages");
+        // The continuation goes on in the same assistant message: its `start`, then what follows the pause.
+        return streamResponse(chats, tenant, body.id, continued, { seq: continued.afterSeq, index: Number.MAX_SAFE_INTEGER }, reading, true);
+      }
+      const position = body.messages.map((message) => message.role).lastIndexOf("user");
+      if (position < 0) throw new UiChatError(400, "The messages need a user message.", "invalid_value", "messages");
+      const message = body.messages[position]!;
+      const text = message.parts.map((part) => (part.type === "text" ? (part.text ?? "") : "")).join("");
+      if (text.trim() === "") throw new UiChatError(400, "The last user message has no text.", "invalid_value", `messages.${position}.parts`);
+      const turn = await chats.submit({ tenant, chatId: body.id, messageId: message.id, text, regenerate: body.trigger === "regenerate-message" });
+      return streamResponse(chats, tenant, body.id, turn, null, reading);
+    }),
+    GET: handled(async (request) => {
+      const tenant = await tenantOf(request);
+      const chatId = chatIdOf(request, "stream");
+      const after = cursorOf(request);
+      // With a cursor the chat's last turn is served even once it ended: a client that kept state catches up on what it missed.
+      const task = await chats.active(tenant, chatId, after !== null);
+      if (task === undefined) throw new UiChatError(404, `No chat '${chatId}'.`, "not_found", "id");
+      if (task === null) return new Response(null, { status: 204 });
+      return streamResponse(chats, tenant, chatId, task, after, reading);
+    }),
+    stop: handled(async (request) => {
+      const tenant = await tenantOf(request);
+      const chatId = chatIdOf(request, "stop");
+      if (!(await chats.exists(tenant, chatId))) throw new UiChatError(404, `No chat '${chatId}'.`, "not_found", "id");
+      return json(200, { stopped: await chats.stop(tenant, chatId) });
+    }),
+    close: async () => {
+      for (const controller of reading) controller.abort();
+      reading.clear();
+      await chats.close();
+    },
+  };
+}

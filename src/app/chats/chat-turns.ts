@@ -1,0 +1,337 @@
+/**
+ * Chats (issue 45, UI-1 … UI-5): a chat is a durable conversation of one tenant, keyed by the
+ * client's chat id. Each user message is one task of the conversation's resident session host,
+ * submitted under a task id made from the message's own id, so a message the server already has
+ * is recognised by id (the host's submit is idempotent by task id) and a message posted while the
+ * chat is busy queues durably behind the running turn (the host's serial lane). Stop is the
+ * host's cancel command (a persisted cancel intent, answered by whichever process holds the
+ * session). A turn's stream is a read of the session log: the run's events from its first one,
+ * then new ones as they are committed — so any process sharing the session backend serves it.
+ */
+import { createHash } from "node:crypto";
+import type { AgentNode } from "../agent-node/create-agent-node.js";
+import { sessionAddressOf } from "../agent/session-resolver.js";
+import { buildNodeContext } from "../node-context/node-context.js";
+import { sendAgentSessionCommand } from "../session-host/control.js";
+import { liveHost } from "../session-host/registry.js";
+import type { AgentSessionHost } from "../session-host/types.js";
+import { tenantStorage } from "../tenants/tenant-storage.js";
+import { isSteamharnessError, SteamharnessError } from "../../domain/errors.js";
+import type { ToolCatalogEntry } from "../../domain/node-context.js";
+import type { SessionEvent } from "../../domain/agent/session-events.js";
+import type { AgentSessionTaskRecord } from "../../domain/session-host/host-state.js";
+import type { HarnessRuntime } from "../../ports/runtime.js";
+import type { SessionBackend } from "../../ports/session-backend.js";
+import type { AgentSessionHostStore } from "../../ports/session-host-store.js";
+import type { SessionStore } from "../../ports/session-store.js";
+import type { Storage } from "../../ports/storage.js";
+import type { ToolPermissionDecision, ToolPermissions } from "../../ports/tool-permissions.js";
+import type { UserInput } from "../../ports/user-input.js";
+
+/** The tenant of chats whose host has a single identity (no API keys). */
+export const SHARED_CHAT_TENANT = "token:shared";
+
+/** Options of {@link createChatTurns}. */
+export interface ChatTurnsOptions {
+  /** The agent node of the chats; it must be created with `session: { … }` (its turns run on resident session hosts). */
+  node: AgentNode;
+  projectId: string;
+  /** The shared stores; `storage.sessions` keeps the chats (durable for chats that outlive the process). */
+  storage: Storage;
+  /** The host's tool catalog. */
+  toolCatalog?: ToolCatalogEntry[];
+  runtime: HarnessRuntime;
+  /** How often a stream reads the log for new events when nothing in this process wakes it (default 25 ms). */
+  pollMs?: number;
+}
+
+/** A turn of a chat: the user message and whether it asks for another answer to it. */
+export interface ChatTurnRequest {
+  tenant: string;
+  chatId: string;
+  /** The client's id of the user message: the same id is the same turn. */
+  messageId: string;
+  text: string;
+  /** A new answer to a message the chat has (`trigger: "regenerate-message"`). */
+  regenerate?: boolean;
+}
+
+/** A turn as the chat keeps it. */
+export interface ChatTurn {
+  taskId: string;
+  runId: string;
+  /** False when the chat already had this turn (a resent message). */
+  created: boolean;
+  /** Where the turn is now: `queued` while another turn of the chat runs (a follow-up). */
+  status: AgentSessionTaskRecord["status"];
+}
+
+/** What a stream of a turn yields: the run's logged events in `seq` order, then how it ended. */
+export type ChatStreamEntry =
+  | { kind: "event"; event: SessionEvent }
+  | { kind: "end"; status: AgentSessionTaskRecord["status"]; error?: { code: string; message: string } };
+
+const ACTIVE = new Set<AgentSessionTaskRecord["status"]>(["queued", "running"]);
+const PREFIX = "ui.";
+/** How many host records and logs of chats a process keeps open. */
+const KEPT = 256;
+
+/**
+ * The session host's conversation id of a tenant's chat: distinct per tenant, so one chat id of
+ * two tenants never meets (the session-host registry of a process is keyed by conversation id).
+ *
+ * @example
+ * chatConversationId("key:acme", "c1"); // "chat-<40 hex digits>"
+ */
+export function chatConversationId(tenant: string, chatId: string): string {
+  return `chat-${createHash("sha256").update(`${tenant}\u0000${chatId}`).digest("hex").slice(0, 40)}`;
+}
+
+/**
+ * The chat use case over an agent node with resident session hosts.
+ *
+ * @example
+ * const chats = createChatTurns({ node: createAgentNode({ models, session: {} }), projectId, storage, runtime });
+ * const turn = await chats.submit({ tenant, chatId: "c1", messageId: "m1", text: "Hello" });
+ * for await (const entry of chats.stream(tenant, "c1", turn.taskId)) console.log(entry);
+ */
+export function createChatTurns(options: ChatTurnsOptions) {
+  const pollMs = options.pollMs ?? 25;
+  // UI-4: a decision lives until the continued run asks for it; the run records it in its log
+  // (`approval_decision`), where a replay of the run finds it.
+  const decisions = new Map<string, ToolPermissionDecision>();
+  const pending: ToolPermissions = {
+    request: async (request) => {
+      const decision = decisions.get(request.requestId);
+      decisions.delete(request.requestId);
+      return decision ?? { outcome: "pending" };
+    },
+  };
+  const noInput: UserInput = { request: async () => ({ outcome: "pending" }) };
+  const opened = new Map<string, AgentSessionHost>();
+  const storageOf = (tenant: string): Storage => (tenant === SHARED_CHAT_TENANT ? options.storage : tenantStorage(options.storage, tenant));
+  const sessionsOf = (tenant: string): SessionBackend => {
+    const sessions = storageOf(tenant).sessions;
+    if (!sessions) throw new SteamharnessError("input_validation", "[steamharness] [chat] chats need a storage with sessions (storage.sessions)", { field: "storage" });
+    return sessions;
+  };
+  const contextOf = (tenant: string, conversationId: string) =>
+    buildNodeContext({
+      projectId: options.projectId,
+      conversationId,
+      storage: storageOf(tenant),
+      runId: `host-${conversationId}`,
+      toolPermissions: pending,
+      userInput: noInput,
+      toolCatalog: options.toolCatalog ?? [],
+    }, options.runtime);
+
+  /**
+   * The chats' host records and logs this process reads, kept open (least recently used closed
+   * past `KEPT`): opening a SQLite file per request would cost more than the read.
+   */
+  const kept = new Map<string, Promise<unknown>>();
+  const keep = <T extends { close(): Promise<void> }>(key: string, open: () => Promise<T | null>): Promise<T | null> => {
+    let found = kept.get(key) as Promise<T | null> | undefined;
+    if (found) {
+      kept.delete(key);
+      kept.set(key, found);
+      return found;
+    }
+    found = open();
+    kept.set(key, found);
+    // A chat that does not exist yet is asked again next time.
+    void found.then((value) => value === null && kept.get(key) === found && kept.delete(key), () => kept.delete(key));
+    for (const [oldest, value] of kept) {
+      if (kept.size <= KEPT) break;
+      kept.delete(oldest);
+      void (value as Promise<T | null>).then((store) => store?.close()).catch(() => undefined);
+    }
+    return found;
+  };
+  const recordOf = async (tenant: string, chatId: string, create: boolean): Promise<AgentSessionHostStore | null> => {
+    const conversationId = chatConversationId(tenant, chatId);
+    const key = `record:${conversationId}`;
+    const found = await keep(key, () => sessionsOf(tenant).openHostStore(conversationId, { create }));
+    if (found || !create) return found;
+    // A miss read before this call: open it again, creating it.
+    if (kept.get(key) !== undefined) kept.delete(key);
+    return keep(key, () => sessionsOf(tenant).openHostStore(conversationId, { create: true }));
+  };
+  const logOf = (tenant: string, chatId: string): Promise<SessionStore | null> => {
+    const conversationId = chatConversationId(tenant, chatId);
+    return keep(`log:${conversationId}`, () => sessionsOf(tenant).openUnleased({ address: sessionAddressOf({}, { projectId: options.projectId, conversationId }), create: false }));
+  };
+
+  /** Opens the chat's host in this process unless one holds it here or elsewhere (then commands go through its durable inbox). */
+  const ensureHost = async (tenant: string, conversationId: string): Promise<void> => {
+    if (liveHost(conversationId)) return;
+    try {
+      const host = await options.node.openSessionHost(contextOf(tenant, conversationId));
+      if (host) opened.set(conversationId, host);
+    } catch (error) {
+      if (!isSteamharnessError(error, "session_busy")) throw error;
+    }
+  };
+
+  const turns = {
+    /** Whether the tenant has this chat. */
+    async exists(tenant: string, chatId: string): Promise<boolean> {
+      return (await recordOf(tenant, chatId, false)) !== null;
+    },
+
+    /**
+     * Starts (or finds) the turn of a user message. A message id the chat has is the same turn
+     * (`created: false`) unless `regenerate` asks for a new answer; while another turn runs, the
+     * new one waits behind it (a durable follow-up).
+     */
+    async submit(request: ChatTurnRequest): Promise<ChatTurn> {
+      const conversationId = chatConversationId(request.tenant, request.chatId);
+      const base = `${PREFIX}${request.messageId}`;
+      const record = (await recordOf(request.tenant, request.chatId, true))!;
+      const earlier = (await record.listTasks()).filter((task) => task.taskId === base || task.taskId.startsWith(`${base}~`));
+      const last = earlier.at(-1);
+      if (last && !request.regenerate) return { taskId: last.taskId, runId: last.runId, created: false, status: last.status };
+      const taskId = earlier.length === 0 ? base : `${base}~${earlier.length}`;
+      await ensureHost(request.tenant, conversationId);
+      const result = await sendAgentSessionCommand(conversationId, { type: "submit", prompt: request.text, mode: "queue", taskId }, { sessions: sessionsOf(request.tenant) });
+      if (result.type === "stored") return { taskId, runId: `run-${taskId}`, created: true, status: "queued" };
+      if (result.type !== "submit") throw new SteamharnessError("internal", "[steamharness] [chat] submit answered with another command's result");
+      // A turn another one runs ahead of waits behind it.
+      const running = (await record.listTasks()).some((task) => task.taskId !== result.taskId && task.taskId.startsWith(PREFIX) && task.status === "running");
+      return { taskId: result.taskId, runId: result.runId, created: result.created, status: running ? "queued" : "running" };
+    },
+
+    /**
+     * The turn whose stream is active (running, else the next queued) — with `latest`, else the
+     * chat's last turn — `null` when there is none, or `undefined` for a chat the tenant does not have.
+     */
+    async active(tenant: string, chatId: string, latest = false): Promise<AgentSessionTaskRecord | null | undefined> {
+      const record = await recordOf(tenant, chatId, false);
+      if (!record) return undefined;
+      const all = (await record.listTasks()).filter((task) => task.taskId.startsWith(PREFIX));
+      return all.find((task) => task.status === "running") ?? all.find((task) => task.status === "queued") ?? (latest ? all.at(-1) : undefined) ?? null;
+    },
+
+    /**
+     * UI-4: answers the tool approval a turn of the chat waits for (`approvalId`: its request id)
+     * and continues that turn's run. Resolves the turn and the log position its continuation
+     * follows; throws `not_found` when no turn of the chat waits for that request.
+     */
+    async answer(tenant: string, chatId: string, approvalId: string, decision: { approved: boolean; reason?: string }): Promise<{ taskId: string; runId: string; afterSeq: number }> {
+      const record = await recordOf(tenant, chatId, false);
+      const task = record ? (await record.listTasks()).find((entry) => entry.status === "waiting" && entry.taskId.startsWith(PREFIX) && entry.detail?.requestId === approvalId) : undefined;
+      if (!task) throw new SteamharnessError("not_found", `[steamharness] [chat] no turn of chat ${chatId} waits for approval ${approvalId}`, { field: "approval.id" });
+      const log = await logOf(tenant, chatId);
+      const afterSeq = log ? (await log.head()).lastSeq : 0;
+      decisions.set(approvalId, decision.approved ? { outcome: "approved" } : { outcome: "denied", ...(decision.reason ? { reason: decision.reason } : {}) });
+      const conversationId = chatConversationId(tenant, chatId);
+      await ensureHost(tenant, conversationId);
+      await sendAgentSessionCommand(conversationId, { type: "continue", taskId: task.taskId }, { sessions: sessionsOf(tenant) });
+      return { taskId: task.taskId, runId: task.runId, afterSeq };
+    },
+
+    /**
+     * UI-4: answers the `ask_user` question a turn of the chat waits for — the call `toolCallId`,
+     * answered with `answer` (the client's tool output) — and continues that turn's run. Resolves
+     * like {@link answer}; throws `not_found` when no turn of the chat waits for that question.
+     */
+    async reply(tenant: string, chatId: string, toolCallId: string, answer: string): Promise<{ taskId: string; runId: string; afterSeq: number }> {
+      const record = await recordOf(tenant, chatId, false);
+      const log = await logOf(tenant, chatId);
+      const task = record ? (await record.listTasks()).find((entry) => entry.status === "waiting" && entry.taskId.startsWith(PREFIX)) : undefined;
+      const requestId = task?.detail?.requestId;
+      const wait = task && log ? (await log.readRun(task.runId)).find((event) => event.type === "approval_wait" && event.payload.requestId === requestId) : undefined;
+      if (!task || wait?.type !== "approval_wait" || wait.payload.kind !== "question" || wait.payload.toolCallId !== toolCallId) {
+        throw new SteamharnessError("not_found", `[steamharness] [chat] no turn of chat ${chatId} waits for the answer to ${toolCallId}`, { field: "toolCallId" });
+      }
+      const afterSeq = (await log!.head()).lastSeq;
+      const conversationId = chatConversationId(tenant, chatId);
+      await ensureHost(tenant, conversationId);
+      await sendAgentSessionCommand(conversationId, { type: "continue", taskId: task.taskId, answer, requestId: String(requestId) }, { sessions: sessionsOf(tenant) });
+      return { taskId: task.taskId, runId: task.runId, afterSeq };
+    },
+
+    /** Cancels the chat's active turn (a persisted cancel intent): its logged output stays. Resolves whether a turn was stopped. */
+    async stop(tenant: string, chatId: string): Promise<boolean> {
+      const task = await turns.active(tenant, chatId);
+      if (!task) return false;
+      const conversationId = chatConversationId(tenant, chatId);
+      await ensureHost(tenant, conversationId);
+      const result = await sendAgentSessionCommand(conversationId, { type: "cancel", taskId: task.taskId }, { sessions: sessionsOf(tenant) });
+      return result.type === "stored" || (result.type === "cancel" && result.cancelled.length > 0);
+    },
+
+    /**
+     * The logged events of a turn's run, from its first event, then each new one as it is
+     * committed, and how the turn ended (`end`). Reads only the log and the host record, so any
+     * process on the same session backend serves it. Aborting `signal` ends the read (never the run).
+     */
+    async *stream(tenant: string, chatId: string, taskId: string, signal?: AbortSignal): AsyncGenerator<ChatStreamEntry, void, undefined> {
+      const conversationId = chatConversationId(tenant, chatId);
+      const hostStore = await recordOf(tenant, chatId, false);
+      if (!hostStore) throw new SteamharnessError("not_found", `[steamharness] [chat] no chat ${chatId}`, { field: "id" });
+      let log: SessionStore | null = null;
+      let wake: (() => void) | null = null;
+      const unsubscribe = liveHost(conversationId)?.subscribe(() => wake?.());
+      try {
+        let lastSeq = -1;
+        let runId: string | null = null;
+        for (;;) {
+          if (signal?.aborted) return;
+          // The task's state first: a final state read before the log means the log read next is complete.
+          const task = await hostStore.getTask(taskId);
+          if (!task) throw new SteamharnessError("not_found", `[steamharness] [chat] no turn ${taskId} in chat ${chatId}`, { field: "id" });
+          runId = task.runId;
+          log ??= await logOf(tenant, chatId);
+          if (log) {
+            let events: SessionEvent[];
+            if (lastSeq < 0) {
+              // The head first: what is committed after it is read by the next `readAfter`, never twice.
+              lastSeq = (await log.head()).lastSeq;
+              const upTo = lastSeq;
+              events = (await log.readRun(runId)).filter((event) => event.seq <= upTo);
+            } else events = (await log.readAfter(lastSeq)).filter((event) => event.runId === runId);
+            for (const event of events) {
+              lastSeq = Math.max(lastSeq, event.seq);
+              yield { kind: "event", event };
+            }
+            if (events.length > 0) continue;
+          }
+          if (!ACTIVE.has(task.status)) {
+            const detail = task.detail ?? {};
+            yield { kind: "end", status: task.status, ...(task.status === "failed" ? { error: { code: String(detail.code ?? "internal"), message: String(detail.message ?? "the turn failed") } } : {}) };
+            return;
+          }
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(done, pollMs);
+            wake = done;
+            signal?.addEventListener("abort", done, { once: true });
+            function done() {
+              clearTimeout(timer);
+              signal?.removeEventListener("abort", done);
+              wake = null;
+              resolve();
+            }
+          });
+        }
+      } finally {
+        unsubscribe?.();
+      }
+    },
+
+    /** Releases the chats' hosts of this process: running turns stay recorded and continue on the next host that opens them. */
+    async close(): Promise<void> {
+      for (const host of opened.values()) await host.suspend();
+      opened.clear();
+      const stores = [...kept.values()];
+      kept.clear();
+      for (const store of stores) await (store as Promise<{ close(): Promise<void> } | null>).then((found) => found?.close()).catch(() => undefined);
+      await options.node.close();
+    },
+  };
+  return turns;
+}
+
+/** The chat use case returned by {@link createChatTurns}. */
+export type ChatTurns = ReturnType<typeof createChatTurns>;
