@@ -3,6 +3,10 @@ import { randomUUID } from "node:crypto";
 import { Type } from "@sinclair/typebox";
 import { readUIMessageStream, type UIMessage } from "ai";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
+import { sessionAddressOf } from "../../src/app/agent/session-resolver.js";
+import { chatConversationId } from "../../src/app/chats/chat-turns.js";
+import { staticTokenPrincipal } from "../../src/domain/principal.js";
+import { tenantStorage } from "../../src/app/tenants/tenant-storage.js";
 import { chatGateway, chunksOf, finalMessage, streamOf, textOfMessage, TOKEN, transportFor, userMessage } from "./helpers.js";
 
 /** What `addToolApprovalResponse` makes of the assistant message: its tool part answered. */
@@ -32,7 +36,7 @@ describe("UI-4 tool approvals go through the AI SDK's own approval flow", () => 
           return { content: [{ type: "text", text: "deployed" }] };
         },
       };
-      const { api } = await chatGateway(
+      const { api, storage } = await chatGateway(
         [{ text: "Deploying now.", toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] }, { text: "Deployment finished." }],
         { agentOptions: { extraTools: [deploy], extraToolCatalog: [{ id: "deploy" }] } },
       );
@@ -65,6 +69,12 @@ describe("UI-4 tool approvals go through the AI SDK's own approval flow", () => 
       // (The person's reason stays with the client that gave it.)
       const replayedMessage = (await finalMessage(streamOf(replayed)))!;
       expect(replayedMessage).toEqual(approved ? message : { ...message, parts: message.parts.map((part) => (part.type === "dynamic-tool" ? { ...part, approval: { id: (part as { approval: { id: string } }).approval.id, approved: false } } : part)) });
+      // UI-7: the log keeps who answered — the chat route, at the time of the answer.
+      const tenant = staticTokenPrincipal("gateway").tenant;
+      const log = await tenantStorage(storage, tenant).sessions!.openUnleased({ address: sessionAddressOf({}, { projectId: "ui-chat-test", conversationId: chatConversationId(tenant, chatId) }), create: false });
+      const decision = (await log!.readAfter(0)).find((event) => event.type === "approval_decision");
+      await log!.close();
+      expect(decision?.payload).toMatchObject({ answeredBy: { surface: "ui-chat", tenant: "token:static", at: expect.any(Number) } });
       // The same answer again waits for nothing: refused.
       const again = await fetch(api, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify({ id: chatId, messages: [user, answer], trigger: "submit-message", messageId: paused.id }) });
       expect(again.status).toBe(400);

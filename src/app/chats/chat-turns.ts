@@ -19,6 +19,7 @@ import { tenantStorage } from "../tenants/tenant-storage.js";
 import { isSteamharnessError, SteamharnessError } from "../../domain/errors.js";
 import type { ToolCatalogEntry } from "../../domain/node-context.js";
 import type { SessionEvent } from "../../domain/agent/session-events.js";
+import type { DecisionAnswerer } from "../../domain/agent/decision-answerer.js";
 import type { AgentSessionTaskRecord } from "../../domain/session-host/host-state.js";
 import type { HarnessRuntime } from "../../ports/runtime.js";
 import type { SessionBackend } from "../../ports/session-backend.js";
@@ -43,6 +44,13 @@ export interface ChatTurnsOptions {
   runtime: HarnessRuntime;
   /** How often a stream reads the log for new events when nothing in this process wakes it (default 25 ms). */
   pollMs?: number;
+  /**
+   * How many chats this process keeps a resident session host for (default 64). When a new
+   * chat needs one past it, hosts with nothing running or queued are closed (their chats reopen
+   * on the next message); when every host is busy, the message is refused with `rate_limited`
+   * rather than growing without bound (many chats opened by one client must not exhaust the host).
+   */
+  maxResidentHosts?: number;
 }
 
 /** A turn of a chat: the user message and whether it asks for another answer to it. */
@@ -97,6 +105,7 @@ export function chatConversationId(tenant: string, chatId: string): string {
  */
 export function createChatTurns(options: ChatTurnsOptions) {
   const pollMs = options.pollMs ?? 25;
+  const maxResidentHosts = options.maxResidentHosts ?? 64;
   // UI-4: a decision lives until the continued run asks for it; the run records it in its log
   // (`approval_decision`), where a replay of the run finds it.
   const decisions = new Map<string, ToolPermissionDecision>();
@@ -164,7 +173,16 @@ export function createChatTurns(options: ChatTurnsOptions) {
   };
 
   /** Opens the chat's host in this process unless one holds it here or elsewhere (then commands go through its durable inbox). */
+  /** Makes room for one more resident host (closing idle ones), or refuses with `rate_limited` while every host is busy. */
+  const roomForHost = async (conversationId: string): Promise<void> => {
+    if (liveHost(conversationId) || opened.size < maxResidentHosts) return;
+    await closeIdleHosts();
+    if (opened.size >= maxResidentHosts) {
+      throw new SteamharnessError("rate_limited", `[steamharness] [chat] every one of this process's ${maxResidentHosts} chat hosts is busy: retry once a turn has ended`, { data: { maxResidentHosts } });
+    }
+  };
   const ensureHost = async (tenant: string, conversationId: string): Promise<void> => {
+    await roomForHost(conversationId);
     if (liveHost(conversationId)) return;
     try {
       const host = await options.node.openSessionHost(contextOf(tenant, conversationId));
@@ -172,6 +190,21 @@ export function createChatTurns(options: ChatTurnsOptions) {
     } catch (error) {
       if (!isSteamharnessError(error, "session_busy")) throw error;
     }
+  };
+
+  /** UI-7: who answered through the chat route — the caller's tenant (none for the shared one), now. */
+  const answererIn = (tenant: string): DecisionAnswerer => ({ surface: "ui-chat", ...(tenant === SHARED_CHAT_TENANT ? {} : { tenant }), at: Date.now() });
+
+  /** Closes the resident hosts with no turn running or queued (a waiting turn is durable: its answer reopens the host). */
+  const closeIdleHosts = async (): Promise<void> => {
+    await Promise.all(
+      [...opened].map(async ([conversationId, host]) => {
+        const busy = (await host.tasks()).some((task) => task.status === "running" || task.status === "queued");
+        if (busy || opened.get(conversationId) !== host) return;
+        opened.delete(conversationId);
+        await host.close();
+      }),
+    );
   };
 
   const turns = {
@@ -188,6 +221,8 @@ export function createChatTurns(options: ChatTurnsOptions) {
     async submit(request: ChatTurnRequest): Promise<ChatTurn> {
       const conversationId = chatConversationId(request.tenant, request.chatId);
       const base = `${PREFIX}${request.messageId}`;
+      // Refused before anything is written when this process has no room for the chat's host.
+      await roomForHost(conversationId);
       const record = (await recordOf(request.tenant, request.chatId, true))!;
       const earlier = (await record.listTasks()).filter((task) => task.taskId === base || task.taskId.startsWith(`${base}~`));
       const last = earlier.at(-1);
@@ -224,7 +259,8 @@ export function createChatTurns(options: ChatTurnsOptions) {
       if (!task) throw new SteamharnessError("not_found", `[steamharness] [chat] no turn of chat ${chatId} waits for approval ${approvalId}`, { field: "approval.id" });
       const log = await logOf(tenant, chatId);
       const afterSeq = log ? (await log.head()).lastSeq : 0;
-      decisions.set(approvalId, decision.approved ? { outcome: "approved" } : { outcome: "denied", ...(decision.reason ? { reason: decision.reason } : {}) });
+      const answeredBy = answererIn(tenant);
+      decisions.set(approvalId, decision.approved ? { outcome: "approved", answeredBy } : { outcome: "denied", ...(decision.reason ? { reason: decision.reason } : {}), answeredBy });
       const conversationId = chatConversationId(tenant, chatId);
       await ensureHost(tenant, conversationId);
       await sendAgentSessionCommand(conversationId, { type: "continue", taskId: task.taskId }, { sessions: sessionsOf(tenant) });
@@ -248,7 +284,7 @@ export function createChatTurns(options: ChatTurnsOptions) {
       const afterSeq = (await log!.head()).lastSeq;
       const conversationId = chatConversationId(tenant, chatId);
       await ensureHost(tenant, conversationId);
-      await sendAgentSessionCommand(conversationId, { type: "continue", taskId: task.taskId, answer, requestId: String(requestId) }, { sessions: sessionsOf(tenant) });
+      await sendAgentSessionCommand(conversationId, { type: "continue", taskId: task.taskId, answer, requestId: String(requestId), answeredBy: answererIn(tenant) }, { sessions: sessionsOf(tenant) });
       return { taskId: task.taskId, runId: task.runId, afterSeq };
     },
 

@@ -59,6 +59,8 @@ export interface UiChatOptions {
   maxBodyBytes?: number;
   /** How often a stream reads the log when this process does not run the turn (default 25 ms). */
   pollMs?: number;
+  /** How many chats keep a resident session host in this process (default 64): past it idle ones close, and a new chat while all are busy gets 429. */
+  maxResidentHosts?: number;
 }
 
 /** The chat route's handlers. */
@@ -88,6 +90,7 @@ const json = (status: number, body: unknown): Response => new Response(JSON.stri
 const errorResponse = (error: unknown): Response => {
   if (error instanceof UiChatError) return json(error.status, { error: { message: error.message, type: error.status === 401 ? "authentication_error" : "invalid_request_error", param: error.param, code: error.code } });
   if (isSteamharnessError(error, "not_found")) return json(404, { error: { message: error.message, type: "invalid_request_error", param: "id", code: "not_found" } });
+  if (isSteamharnessError(error, "rate_limited")) return json(429, { error: { message: error.message, type: "rate_limit_error", param: null, code: "rate_limited" } });
   if (isSteamharnessError(error, "input_validation")) return json(400, { error: { message: error.message, type: "invalid_request_error", param: error.field ?? null, code: "invalid_value" } });
   return json(500, { error: { message: "[steamharness] [chat] internal error", type: "server_error", param: null, code: "internal" } });
 };
@@ -230,7 +233,7 @@ function cursorOf(request: Request): StreamCursor | null {
 export function createUiChatHandlers(options: UiChatOptions, runtime: HarnessRuntime): UiChatHandlers {
   if (!options.storage.sessions) throw new SteamharnessError("input_validation", "[steamharness] [chat] the storage keeps no sessions (storage.sessions): chats live there", { field: "storage" });
   const node = createAgentNode({ ...options.agent, session: { ...options.agent.session, resume: true } });
-  const chats = createChatTurns({ node, projectId: options.projectId, storage: options.storage, runtime, ...(options.toolCatalog ? { toolCatalog: options.toolCatalog } : {}), ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }) });
+  const chats = createChatTurns({ node, projectId: options.projectId, storage: options.storage, runtime, ...(options.toolCatalog ? { toolCatalog: options.toolCatalog } : {}), ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }), ...(options.maxResidentHosts === undefined ? {} : { maxResidentHosts: options.maxResidentHosts }) });
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   // Closing ends every read of this process's streams (their turns go on, recorded in the log).
   const reading = new Set<AbortController>();
