@@ -2,7 +2,7 @@ import { describe, expect, it } from "@jest/globals";
 import { randomUUID } from "node:crypto";
 import { createMemoryApiKeyStore } from "../../src/adapters/driven/memory/memory-api-keys.js";
 import type { ModelRequest } from "../../src/ports/model-provider.js";
-import { chatGateway, finalMessage, textOfMessage, transportFor, userMessage } from "./helpers.js";
+import { chatGateway, chunksOf, finalMessage, textOfMessage, transportFor, userMessage } from "./helpers.js";
 
 const userTexts = (request: ModelRequest): string[] =>
   request.messages.filter((message) => message.role === "user").map((message) => (typeof message.content === "string" ? message.content : message.content.map((block) => block.text).join("")));
@@ -39,5 +39,21 @@ describe("UI-1 chats belong to their tenant", () => {
     expect((await fetch(api, { method: "POST", headers: { ...bad, "content-type": "application/json" }, body: JSON.stringify({ id: chatId, messages: [userMessage("x")] }) })).status).toBe(401);
     expect((await fetch(`${api}/${chatId}/stream`, { headers: bad })).status).toBe(401);
     expect((await fetch(`${api}/${chatId}/stop`, { method: "POST", headers: bad })).status).toBe(401);
+  });
+
+  it("UI-1 BUD-4 a key tenant's chat turns reserve against its own budget: a turn it cannot afford ends with an error chunk before the model is called, other tenants unaffected", async () => {
+    const apiKeys = createMemoryApiKeyStore();
+    const [tiny, rich] = await Promise.all([apiKeys.add({ id: "tiny", budgetTokens: 10 }, Date.now()), apiKeys.add({ id: "rich" }, Date.now())]);
+    let calls = 0;
+    const { api } = await chatGateway(() => {
+      calls++;
+      return { text: "answered", usage: { input: 30, output: 20 } };
+    }, { apiKeys });
+    const chunks = await chunksOf(await transportFor(api, tiny!.secret).sendMessages({ chatId: randomUUID(), messages: [userMessage("hi")], trigger: "submit-message", messageId: undefined, abortSignal: undefined }));
+    expect(calls).toBe(0);
+    expect(chunks.find((chunk) => chunk.type === "error")).toMatchObject({ errorText: expect.stringMatching(/budget/i) });
+    const served = await finalMessage(await transportFor(api, rich!.secret).sendMessages({ chatId: randomUUID(), messages: [userMessage("hi")], trigger: "submit-message", messageId: undefined, abortSignal: undefined }));
+    expect(textOfMessage(served)).toBe("answered");
+    expect(calls).toBe(1);
   });
 });

@@ -51,6 +51,11 @@ export interface ChatTurnsOptions {
    * rather than growing without bound (many chats opened by one client must not exhaust the host).
    */
   maxResidentHosts?: number;
+  /**
+   * The node a tenant's chats run on, when it is not `node` (BUD-4: a key tenant's own budget
+   * added); asked when the chat's host opens, which happens only while a request of that tenant is served.
+   */
+  nodeOf?: (tenant: string) => AgentNode | undefined;
 }
 
 /** A turn of a chat: the user message and whether it asks for another answer to it. */
@@ -185,7 +190,7 @@ export function createChatTurns(options: ChatTurnsOptions) {
     await roomForHost(conversationId);
     if (liveHost(conversationId)) return;
     try {
-      const host = await options.node.openSessionHost(contextOf(tenant, conversationId));
+      const host = await (options.nodeOf?.(tenant) ?? options.node).openSessionHost(contextOf(tenant, conversationId));
       if (host) opened.set(conversationId, host);
     } catch (error) {
       if (!isSteamharnessError(error, "session_busy")) throw error;

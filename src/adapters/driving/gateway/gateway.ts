@@ -22,7 +22,7 @@ import { SteamharnessError } from "../../../domain/errors.js";
 import { listenOn } from "../shared/listen.js";
 import type { ToolCatalogEntry } from "../../../domain/node-context.js";
 import type { Storage } from "../../../ports/storage.js";
-import type { ApiKeyStore } from "../../../ports/api-keys.js";
+import type { ApiKeyStore, ApiTenant } from "../../../ports/api-keys.js";
 import type { BudgetLedger } from "../../../ports/budget-ledger.js";
 import { createChatCompletionsApi } from "./chat-completions-api.js";
 import { DEFAULT_MAX_HELD_BYTES } from "./gateway-budget.js";
@@ -31,11 +31,15 @@ import { GatewayHttpError, readJsonBody, sendError, sendJson, type GatewayRateLi
 import { createGatewayLog, gatewayRequestPath } from "./gateway-log.js";
 import { createGatewayRuns, SHARED_TENANT, type GatewayStats, type GatewayUsage } from "./gateway-runs.js";
 import { createGatewayTenants, tenantNodes } from "./gateway-tenants.js";
+import { tenantBudgetLimit } from "../../../app/tenants/tenant-admission.js";
 import { createFairQueue, type FairQueueSlot } from "../../../domain/fair-queue.js";
 import { ChatCompletionsCreateSchema, ResponsesCreateSchema, validateBody } from "./gateway-schemas.js";
 import { createResponsesApi } from "./responses-api.js";
 import { createUiChatHandlers } from "./ui-chat.js";
 import { serveUiChat, UI_CHAT_PATH } from "./ui-chat-mount.js";
+
+/** Key tenants whose chat-route node is remembered (their own requests refresh it; least recently seen dropped first). */
+const MAX_CHAT_KEY_TENANTS = 1024;
 
 /** The `agent-answer` id the gateway declares when the project declares none. */
 export const DEFAULT_GATEWAY_ANSWER_ITEM_ID = "steamharness-gateway-answer";
@@ -268,7 +272,17 @@ export function createResponsesGateway(options: ResponsesGatewayOptions, runtime
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   // Issue 45: the AI SDK UI chat route, on storages that keep sessions (chats are durable conversations).
   const chatTenants = new WeakMap<Request, string>();
-  const uiChat = nodeOptions && storage.sessions ? createUiChatHandlers({ agent: nodeOptions, projectId, storage, toolCatalog: options.toolCatalog ?? [...(options.project?.executor.toolCatalog ?? [])], tenantOf: (request) => chatTenants.get(request) ?? null }, runtime) : null;
+  // BUD-4: a key tenant's chat turns run on a node with its budget, as its Responses runs do. The
+  // tenant's key record is noted by each of its chat requests (a chat's host opens only while one is served).
+  const chatKeyTenants = new Map<string, ApiTenant>();
+  let chatTenantNode: ((tenant: ApiTenant) => AgentNode) | undefined;
+  const chatNodeOf = (tenant: string, chatOptions: AgentNodeOptions): AgentNode | undefined => {
+    const keyTenant = chatKeyTenants.get(tenant);
+    if (!keyTenant || !tenantBudgetLimit(keyTenant)) return undefined;
+    chatTenantNode ??= tenantNodes(node, chatOptions, tenantBudgets);
+    return chatTenantNode(keyTenant);
+  };
+  const uiChat = nodeOptions && storage.sessions ? createUiChatHandlers({ agent: nodeOptions, projectId, storage, toolCatalog: options.toolCatalog ?? [...(options.project?.executor.toolCatalog ?? [])], tenantOf: (request) => chatTenants.get(request) ?? null }, runtime, chatNodeOf) : null;
   const telemetry = () => runtime.telemetry;
   /** The gateway span of each request in progress, by the request's signal (its runs continue it). */
   const traces = new WeakMap<AbortSignal, TelemetryCarrier>();
@@ -307,7 +321,14 @@ export function createResponsesGateway(options: ResponsesGatewayOptions, runtime
       await runSlot(tenantName, response, signal);
       return chat.create(body, response, signal);
     }
-    if (uiChat && (path === UI_CHAT_PATH || path.startsWith(`${UI_CHAT_PATH}/`))) return serveUiChat(uiChat, request, response, path, tenantName, maxBodyBytes, chatTenants);
+    if (uiChat && (path === UI_CHAT_PATH || path.startsWith(`${UI_CHAT_PATH}/`))) {
+      if (identity) {
+        chatKeyTenants.delete(tenantName);
+        chatKeyTenants.set(tenantName, identity.tenant);
+        if (chatKeyTenants.size > MAX_CHAT_KEY_TENANTS) chatKeyTenants.delete(chatKeyTenants.keys().next().value!);
+      }
+      return serveUiChat(uiChat, request, response, path, tenantName, maxBodyBytes, chatTenants);
+    }
     const responseId = /^\/v1\/responses\/([^/]+)$/.exec(path)?.[1];
     if (method === "GET" && responseId !== undefined) {
       let id: string;

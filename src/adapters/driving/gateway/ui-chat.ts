@@ -8,7 +8,7 @@
  */
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { createAgentNode, type AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
+import { createAgentNode, type AgentNode, type AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
 import { createChatTurns, SHARED_CHAT_TENANT, type ChatTurns } from "../../../app/chats/chat-turns.js";
 import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.js";
 import type { ToolCatalogEntry } from "../../../domain/node-context.js";
@@ -230,10 +230,11 @@ function cursorOf(request: Request): StreamCursor | null {
  * // app/api/chat/route.ts: export const POST = chat.POST;
  * // app/api/chat/[id]/stream/route.ts: export const GET = chat.GET;
  */
-export function createUiChatHandlers(options: UiChatOptions, runtime: HarnessRuntime): UiChatHandlers {
+export function createUiChatHandlers(options: UiChatOptions, runtime: HarnessRuntime, nodeOf?: (tenant: string, chat: AgentNodeOptions) => AgentNode | undefined): UiChatHandlers {
   if (!options.storage.sessions) throw new SteamharnessError("input_validation", "[steamharness] [chat] the storage keeps no sessions (storage.sessions): chats live there", { field: "storage" });
-  const node = createAgentNode({ ...options.agent, session: { ...options.agent.session, resume: true } });
-  const chats = createChatTurns({ node, projectId: options.projectId, storage: options.storage, runtime, ...(options.toolCatalog ? { toolCatalog: options.toolCatalog } : {}), ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }), ...(options.maxResidentHosts === undefined ? {} : { maxResidentHosts: options.maxResidentHosts }) });
+  const chatOptions: AgentNodeOptions = { ...options.agent, session: { ...options.agent.session, resume: true } };
+  const node = createAgentNode(chatOptions);
+  const chats = createChatTurns({ node, projectId: options.projectId, storage: options.storage, runtime, ...(options.toolCatalog ? { toolCatalog: options.toolCatalog } : {}), ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }), ...(options.maxResidentHosts === undefined ? {} : { maxResidentHosts: options.maxResidentHosts }), ...(nodeOf ? { nodeOf: (tenant: string) => nodeOf(tenant, chatOptions) } : {}) });
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   // Closing ends every read of this process's streams (their turns go on, recorded in the log).
   const reading = new Set<AbortController>();
