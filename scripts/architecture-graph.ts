@@ -316,8 +316,6 @@ export const PENDING: Record<PendingRule, Record<string, number>> = {
   family: {},
   // Files that read or write files, spawn processes or open sockets outside the driven adapters.
   io: {
-    // conversation-project.ts: the public loadAgentConversationProject reads the project's package.json before importing it; to join the worker-process loader.
-    "app/conversation → node:fs/promises": 1,
     // init/scaffold.ts writes the new project, init/steamharness-source.ts finds a local checkout; to go behind a port the root hands `init`.
     "driving/cli → node:fs": 2,
     // session-facts.ts reads project names, view-run.ts checks the session folder; left while issue 45 reworks the viewer.

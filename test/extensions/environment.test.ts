@@ -31,7 +31,13 @@ describe("EXT-5 session.environment: a stable execution target", () => {
     const workdir = tempDir("ext5-runtime-");
     const asked: string[] = [];
     const context = h.context("run-env-host");
-    const runtime = { ...context.runtime, directoryExists: async (path: string) => void asked.push(path) ?? false };
+    const runtime = {
+      ...context.runtime,
+      directoryExists: async (path: string) => {
+        asked.push(path);
+        return false;
+      },
+    };
     const { node } = offlineNode([{ text: "never" }], { h, session: { environment: { workdir, allowedDirectories: [h.workdir] } } });
     const outcome = await runNode(node, { prompt: "there?" }, { ...context, runtime });
     expect(asked).toEqual([workdir]);
