@@ -318,8 +318,6 @@ export const PENDING: Record<PendingRule, Record<string, number>> = {
   io: {
     // init/scaffold.ts writes the new project, init/steamharness-source.ts finds a local checkout; to go behind a port the root hands `init`.
     "driving/cli → node:fs": 2,
-    // session-facts.ts reads project names, view-run.ts checks the session folder; left while issue 45 reworks the viewer.
-    "driving/viewer → node:fs": 2,
     // The published managed-file contract imports real temporary files: the import source it checks reads the disk.
     "testing → node:fs/promises": 1,
   },
