@@ -316,8 +316,6 @@ export const PENDING: Record<PendingRule, Record<string, number>> = {
   family: {},
   // Files that read or write files, spawn processes or open sockets outside the driven adapters.
   io: {
-    // init/scaffold.ts writes the new project, init/steamharness-source.ts finds a local checkout; to go behind a port the root hands `init`.
-    "driving/cli → node:fs": 2,
     // The published managed-file contract imports real temporary files: the import source it checks reads the disk.
     "testing → node:fs/promises": 1,
   },
