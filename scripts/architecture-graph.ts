@@ -316,7 +316,7 @@ export const PENDING: Record<PendingRule, Record<string, number>> = {
   family: {},
   // Files that read or write files, spawn processes or open sockets outside the driven adapters.
   io: {
-    // The published managed-file contract imports real temporary files: the import source it checks reads the disk.
+    // The published managed-file contract writes the real files importFile reads; a writer handed in would need code in the testing entry (entries are export lists) or testing → system.
     "testing → node:fs/promises": 1,
   },
   impure: {},
