@@ -316,15 +316,7 @@ export const PENDING: Record<PendingRule, Record<string, number>> = {
   family: {},
   // Files that read or write files, spawn processes or open sockets outside the driven adapters.
   io: {
-    // extensions/environment.ts: a run checks its session's workdir still exists (EXT-5); to become a runtime member.
-    "app/agent → node:fs": 1,
-    // conversation-project.ts: the public loadAgentConversationProject reads the project's package.json before importing it; to join the worker-process loader.
-    "app/conversation → node:fs/promises": 1,
-    // init/scaffold.ts writes the new project, init/steamharness-source.ts finds a local checkout; to go behind a port the root hands `init`.
-    "driving/cli → node:fs": 2,
-    // session-facts.ts reads project names, view-run.ts checks the session folder; left while issue 45 reworks the viewer.
-    "driving/viewer → node:fs": 2,
-    // The published managed-file contract imports real temporary files: the import source it checks reads the disk.
+    // The published managed-file contract writes the real files importFile reads; a writer handed in would need code in the testing entry (entries are export lists) or testing → system.
     "testing → node:fs/promises": 1,
   },
   impure: {},

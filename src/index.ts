@@ -129,5 +129,6 @@ export { finalText } from "./domain/agent/final-text.js";
 // Conversation projects (CONV)
 export { defineAgentConversationExecutor, isAgentConversationExecutor } from "./app/conversation/define-executor.js";
 export type { AgentConversationExecutor, AgentConversationExecutorOptions } from "./app/conversation/define-executor.js";
-export { createAgentConversationProject, loadAgentConversationProject } from "./app/conversation/conversation-project.js";
+export { createAgentConversationProject } from "./app/conversation/conversation-project.js";
+export { loadAgentConversationProject } from "./compose/conversation-project.js";
 export type { AgentConversationProject, AgentConversationProjectOptions, LoadedAgentConversationProject } from "./app/conversation/conversation-project.js";

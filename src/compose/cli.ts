@@ -21,7 +21,7 @@ import { createSurfaceServices } from "./surface-services.js";
 /** Every subcommand of `steamharness`, in help order, on the process's services. */
 function commandsOf(services: SurfaceServices): readonly RegisterCommand[] {
   return [
-    (program) => registerInitCommand(program, () => readPackageManifest()),
+    (program) => registerInitCommand(program, () => readPackageManifest(), services.textFiles),
     (program) => registerStructureCommand(program, services),
     (program) => registerRunCommand(program, services),
     (program) => registerAnswerCommand(program, services),

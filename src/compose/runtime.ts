@@ -17,6 +17,7 @@ import { createRandomIdSource } from "../adapters/driven/system/id-source.js";
 import { createCodingTools } from "../adapters/driven/coding-tools/index.js";
 import { createHttpHostBridge } from "../adapters/driven/host-bridge-client/http-host-bridge.js";
 import { createNoopTelemetry } from "../adapters/driven/memory/noop-telemetry.js";
+import { localTextFiles } from "../adapters/driven/system/text-files.js";
 import type { BudgetLedger } from "../ports/budget-ledger.js";
 import type { CodeSandbox } from "../ports/code-sandbox.js";
 import type { HarnessRuntime } from "../ports/runtime.js";
@@ -87,6 +88,7 @@ export function createHarnessRuntime(options: HarnessRuntimeOptions = {}): Harne
       return sandbox;
     },
     codingTools: createCodingTools,
+    directoryExists: async (path) => (await localTextFiles.kind(path)) === "folder",
     async capabilityServer(spec, options) {
       const [{ createCapabilityMcpServer }, { localViewerAssets }] = await Promise.all([import("../adapters/driving/mcp/capability-server.js"), import("../adapters/driven/system/viewer-assets.js")]);
       return createCapabilityMcpServer(spec, { ...options, viewerAssets: localViewerAssets });

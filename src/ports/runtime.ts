@@ -118,6 +118,8 @@ export interface HarnessRuntime {
   codeSandbox(): Promise<CodeSandbox>;
   /** The seven built-in coding tools for a workdir. */
   codingTools(options: RuntimeCodingToolsOptions): AgentTool[];
+  /** Whether a folder is at `path` (links followed): a session's workdir must still be there before a run (EXT-5). False on any error; never rejects. */
+  directoryExists(path: string): Promise<boolean>;
   /** One capability as an MCP server, loading the MCP SDK on first use (CAP-8). */
   capabilityServer(spec: CapabilitySpec<any>, options: RuntimeCapabilityServerOptions): Promise<McpServerHandle>;
   /** The budget ledger of a storage (BUD-2): `storage.budgets`, else one in memory per storage object. */

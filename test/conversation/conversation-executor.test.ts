@@ -1,12 +1,13 @@
-import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
 import { createMemoryToolPermissions } from "../../src/adapters/driven/memory/memory-tool-permissions.js";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import { defineAgentConversationExecutor, isAgentConversationExecutor, type AgentConversationExecutorOptions } from "../../src/app/conversation/define-executor.js";
-import { createAgentConversationProject, loadAgentConversationProject, parseConversationManifest } from "../../src/app/conversation/conversation-project.js";
+import { createAgentConversationProject, openConversationProject, parseConversationManifest } from "../../src/app/conversation/conversation-project.js";
+import { loadAgentConversationProject } from "../../src/compose/conversation-project.js";
 import { runStreamNode } from "../../src/domain/stream-node.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
@@ -114,5 +115,20 @@ describe("CONV-1 conversation projects", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("CONV-1 ARCH-9 the loader reads package.json through the files it is handed (the root's), never the disk directly", async () => {
+    const dir = resolve("test/conversation/fixtures/roadmap-assistant");
+    const asked: string[] = [];
+    const refusing = {
+      read: async (path: string): Promise<string> => {
+        asked.push(path);
+        throw Object.assign(new Error(`EACCES: permission denied, open '${path}'`), { code: "EACCES" });
+      },
+    };
+    await expect(openConversationProject(dir, refusing)).rejects.toMatchObject({ code: "input_validation", field: "directory" });
+    expect(asked).toEqual([join(dir, "package.json")]);
+    const project = await openConversationProject(dir, { read: async (path) => readFileSync(path, "utf8") });
+    expect(project.directory).toBe(dir);
   });
 });

@@ -26,6 +26,25 @@ describe("EXT-5 session.environment: a stable execution target", () => {
     expect(String(ofKind(three.items, "agent-error")[0]?.content)).toContain(`the session's environment is gone: ${first} no longer exists`);
   });
 
+  it("EXT-5 ARCH-9 the check asks the runtime a host hands down (directoryExists), not the disk directly", async () => {
+    const h = harness();
+    const workdir = tempDir("ext5-runtime-");
+    const asked: string[] = [];
+    const context = h.context("run-env-host");
+    const runtime = {
+      ...context.runtime,
+      directoryExists: async (path: string) => {
+        asked.push(path);
+        return false;
+      },
+    };
+    const { node } = offlineNode([{ text: "never" }], { h, session: { environment: { workdir, allowedDirectories: [h.workdir] } } });
+    const outcome = await runNode(node, { prompt: "there?" }, { ...context, runtime });
+    expect(asked).toEqual([workdir]);
+    expect(isSteamharnessError(outcome.error, "unavailable")).toBe(true);
+    expect(String(ofKind(outcome.items, "agent-error")[0]?.content)).toContain(`the session's environment is gone: ${workdir} no longer exists`);
+  });
+
   it("EXT-5 bash runs with the environment's variables and shell, and nothing else of the host's environment", async () => {
     const h = harness();
     const workdir = tempDir("ext5-shell-");

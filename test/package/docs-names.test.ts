@@ -20,6 +20,7 @@ const NOT_EXPORTS: Record<string, string> = {
   openAgentSessionHost: "the application's session host (src/app/session-host), opened by createAgentSessionHost",
   openProjectRunner: "the workflow-run use case's opener of a project (src/app/workflow-runs/project-runner.ts), which the CLI and MCP call on SurfaceServices.workflowRunPorts",
   openHostStore: "a SessionBackend method",
+  openConversationProject: "the application's conversation-project opener (src/app/conversation), which chat and the gateway call with SurfaceServices.textFiles; loadAgentConversationProject is the public one",
   createTools: "an agent option",
   readRun: "a SessionStore method",
   readAfter: "a SessionStore method",

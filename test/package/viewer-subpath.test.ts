@@ -10,7 +10,7 @@ import { libraryEntries } from "../../tsup.config.js";
 // `npm run build` first; CI does), with the ESM loader recorder of test/package/lean-import.
 
 /** The viewer's server modules: what importing `steamharness/agent` must not load. */
-const SERVER_MODULES = ["src/adapters/driving/viewer/viewer-server.ts", "src/adapters/driving/viewer/viewer-security.ts", "src/adapters/driving/viewer/viewer-assets.ts", "src/adapters/driving/viewer/viewer-sessions.ts"];
+const SERVER_MODULES = ["src/adapters/driving/viewer/viewer-server.ts", "src/adapters/driving/viewer/viewer-security.ts", "src/adapters/driving/viewer/viewer-sessions.ts"];
 /** Functions those modules define; a built file that defines one carries the server code. */
 const SERVER_MARKERS = [/function createViewerServer\b[^]*?createServer\(/, /function checkViewerRequest\b/, /function readViewerAsset\b/, /function createViewerSessions\b/];
 

@@ -157,7 +157,7 @@ async function setUpRunSession(options: AgentOptions, cache: AgentCache, input: 
   const { selection, model, configuration } = await chooseRunModel(options, context, saved, input.model);
 
   // EXT-5: the session's stable execution target, chosen once (recorded with the first run).
-  const chosen = options.session?.environment ? await sessionEnvironment(store, options.session.environment, runId) : null;
+  const chosen = options.session?.environment ? await sessionEnvironment(store, options.session.environment, runId, (path) => context.runtime.directoryExists(path)) : null;
   const mode: AgentMode = (saved?.mode as AgentMode | undefined) ?? input.mode ?? options.mode ?? "build";
   const policy = options.permissionPolicy ?? "ask";
   validatePermissionPolicy(policy, mode);

@@ -4,11 +4,11 @@
  * is a conversation executor (`defineAgentConversationExecutor(...)`, or the plain options object
  * it takes). The format sits beside the workflow format (WF-1); see docs/conversation-projects.md.
  */
-import { readFile } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { SteamharnessError } from "../../domain/errors.js";
 import { isUuid } from "../../domain/workflow/project-manifest.js";
+import type { TextFiles } from "../../ports/text-files.js";
 import { defineAgentConversationExecutor, type AgentConversationExecutor, type AgentConversationExecutorOptions } from "./define-executor.js";
 
 /** What steamharness reads from a conversation project's `package.json`. */
@@ -108,18 +108,20 @@ export function parseConversationManifest(pkg: unknown, where = "package.json"):
 }
 
 /**
- * Reads a conversation project folder: its `package.json`, then its `main` module (TypeScript
- * through tsx), whose default export must be a conversation executor. Runs project code.
+ * Reads a conversation project folder: its `package.json` (through `files`, the root's, ARCH-9),
+ * then its `main` module (TypeScript through tsx), whose default export must be a conversation
+ * executor. Runs project code. The library's `loadAgentConversationProject` is this function on
+ * the machine's files (src/compose/conversation-project.ts).
  *
  * @example
- * const project = await loadAgentConversationProject("./examples/assistant");
+ * const project = await openConversationProject("./examples/assistant", services.textFiles);
  * const node = createAgentNode(project.executor.agent);
  */
-export async function loadAgentConversationProject(directory: string): Promise<LoadedAgentConversationProject> {
+export async function openConversationProject(directory: string, files: Pick<TextFiles, "read">): Promise<LoadedAgentConversationProject> {
   const root = resolve(directory);
   let text: string;
   try {
-    text = await readFile(join(root, "package.json"), "utf8");
+    text = await files.read(join(root, "package.json"));
   } catch (cause) {
     throw new SteamharnessError("input_validation", `[steamharness] [conversation] ${root} has no readable package.json`, { field: "directory", cause });
   }

@@ -14,7 +14,7 @@ import { join, resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { createAgentNode } from "../../../app/agent-node/create-agent-node.js";
 import type { AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
-import { loadAgentConversationProject } from "../../../app/conversation/conversation-project.js";
+import { openConversationProject } from "../../../app/conversation/conversation-project.js";
 import { createAgentConfigurationLoader } from "../../../domain/configuration/run-snapshot.js";
 import { SteamharnessError, isSteamharnessError } from "../../../domain/errors.js";
 import type { Storage } from "../../../ports/storage.js";
@@ -76,7 +76,7 @@ export async function runChat(options: ChatOptions, services: SurfaceServices): 
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const out = { write: (text: string) => void output.write(text) };
-  const project = await loadAgentConversationProject(options.projectDir);
+  const project = await openConversationProject(options.projectDir, services.textFiles);
   const dataDir = resolve(options.dataDir ?? join(homedir(), ".steamharness"));
   const env = options.env ?? process.env;
   const agentOptions: AgentNodeOptions = { ...project.executor.agent };

@@ -86,12 +86,12 @@ export async function runGatewayCommand(options: GatewayCommandOptions, services
   const location = useKeys ? keyStoreLocation({ ...(options.store === undefined ? {} : { store: options.store }), ...(options.postgres === undefined ? {} : { postgres: options.postgres }), ...(options.postgresSchema === undefined ? {} : { postgresSchema: options.postgresSchema }), ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }) }) : null;
   // With keys, the single token is only accepted when the operator set one.
   const token = given ?? (useKeys ? undefined : randomBytes(24).toString("base64url"));
-  const [{ loadAgentConversationProject }, { createAgentConfigurationLoader }, { startGateway }] = await Promise.all([
+  const [{ openConversationProject }, { createAgentConfigurationLoader }, { startGateway }] = await Promise.all([
     import("../../../app/conversation/conversation-project.js"),
     import("../../../domain/configuration/run-snapshot.js"),
     import("./gateway.js"),
   ]);
-  const project = await loadAgentConversationProject(options.projectDir);
+  const project = await openConversationProject(options.projectDir, services.textFiles);
   const keyStore = location ? await services.keyStore(location) : null;
   // OBS-3: an OTLP endpoint in the environment turns request and run spans on (the runtime's telemetry).
   const runtime = await services.runtime();

@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SessionBackend } from "../../../ports/session-backend.js";
 import type { SessionCatalogEntry } from "../../../ports/session-catalog.js";
 import type { SessionAddress } from "../../../ports/session-store.js";
+import type { TextFiles } from "../../../ports/text-files.js";
 import { viewerSessionId } from "./viewer-sessions.js";
 
 /** What the session list shows of a session beside its address (VIEW-8). */
@@ -41,10 +41,10 @@ export function conversationTitle(prompt: string): string {
  * the project's.
  *
  * @example
- * const facts = createSessionFacts(storage.sessions!, { [manifest.id]: manifest.name });
+ * const facts = createSessionFacts(storage.sessions!, services.textFiles, { [manifest.id]: manifest.name });
  * const { waiting } = (await facts.of(await catalog.list())).get(viewerSessionId(address))!;
  */
-export function createSessionFacts(backend: SessionBackend, names: Readonly<Record<string, string>> = {}) {
+export function createSessionFacts(backend: SessionBackend, files: Pick<TextFiles, "read">, names: Readonly<Record<string, string>> = {}) {
   const known = new Map<string, ViewerSessionFacts & { updatedAt: number }>();
   const projectNames = new Map<string, string>(Object.entries(names));
   // Folders already looked at for a project's name (a folder of another project is not read again).
@@ -87,7 +87,7 @@ export function createSessionFacts(backend: SessionBackend, names: Readonly<Reco
         const { projectId } = entry.address;
         if (!projectNames.has(projectId) && fact.workdir !== null && !tried.has(`${projectId}\u0000${fact.workdir}`)) {
           tried.add(`${projectId}\u0000${fact.workdir}`);
-          const name = manifestName(fact.workdir, projectId);
+          const name = await manifestName(files, fact.workdir, projectId);
           if (name !== null) projectNames.set(projectId, name);
         }
       }
@@ -101,9 +101,9 @@ export function createSessionFacts(backend: SessionBackend, names: Readonly<Reco
 }
 
 /** The `name` of `<folder>/package.json` when its `id` is `projectId`. */
-function manifestName(folder: string, projectId: string): string | null {
+async function manifestName(files: Pick<TextFiles, "read">, folder: string, projectId: string): Promise<string | null> {
   try {
-    const manifest = JSON.parse(readFileSync(join(folder, "package.json"), "utf8")) as { id?: unknown; name?: unknown };
+    const manifest = JSON.parse(await files.read(join(folder, "package.json"))) as { id?: unknown; name?: unknown };
     return manifest.id === projectId && typeof manifest.name === "string" && manifest.name !== "" ? manifest.name : null;
   } catch {
     return null;

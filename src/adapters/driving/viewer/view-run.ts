@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { SteamharnessError } from "../../../domain/errors.js";
@@ -6,6 +5,7 @@ import { isUuid } from "../../../domain/workflow/project-manifest.js";
 import type { SessionCatalog } from "../../../ports/session-catalog.js";
 import type { Storage } from "../../../ports/storage.js";
 import type { SurfaceServices } from "../../../ports/surface-services.js";
+import type { TextFiles } from "../../../ports/text-files.js";
 import { createViewerServer } from "./viewer-server.js";
 
 /** The flags of `steamharness view`, as commander parses them. */
@@ -44,9 +44,9 @@ export async function openViewStorage(flags: ViewFlags, services: SurfaceService
   const projectDir = flags.projectDir ?? projectOfSessionFolder(flags);
   if (projectDir !== undefined) return openProjectStorage(projectDir, flags, services);
   const directory = resolve(flags.store ?? ".steamharness");
-  if (!existsSync(directory)) throw new SteamharnessError("not_found", `no storage directory at ${directory} (pass --store DIR)`, { field: "store" });
+  if ((await services.textFiles.kind(directory)) === null) throw new SteamharnessError("not_found", `no storage directory at ${directory} (pass --store DIR)`, { field: "store" });
   const agentStoreDir = flags.agentStoreDir === undefined ? undefined : resolve(flags.agentStoreDir);
-  if (agentStoreDir !== undefined && !existsSync(agentStoreDir)) throw new SteamharnessError("not_found", `no session folder at ${agentStoreDir}`, { field: "agentStoreDir" });
+  if (agentStoreDir !== undefined && (await services.textFiles.kind(agentStoreDir)) === null) throw new SteamharnessError("not_found", `no session folder at ${agentStoreDir}`, { field: "agentStoreDir" });
   return services.localStorage({ directory, ...(agentStoreDir === undefined ? {} : { sessionFolder: agentStoreDir }) });
 }
 
@@ -73,13 +73,13 @@ function firstSessionHint(projectType: unknown, projectDir: string): string {
  * where that project's host reads them: `<data-dir>/projects/<id>` for a conversation project
  * (`chat`, `gateway`), `<data-dir>/values` for a workflow project (`run`, `mcp`).
  */
-function openProjectStorage(projectDir: string, flags: ViewFlags, services: SurfaceServices): Promise<Storage> {
+async function openProjectStorage(projectDir: string, flags: ViewFlags, services: SurfaceServices): Promise<Storage> {
   if (flags.store !== undefined) throw new SteamharnessError("input_validation", "pass either a project folder or --store, not both", { field: "store" });
   const folder = resolve(projectDir);
   const manifestPath = join(folder, "package.json");
   let manifest: { id?: unknown; projectType?: unknown; name?: unknown };
   try {
-    manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as typeof manifest;
+    manifest = JSON.parse(await services.textFiles.read(manifestPath)) as typeof manifest;
   } catch {
     throw new SteamharnessError("input_validation", `${folder} is not a project: no readable package.json (pass a project folder, or --store <dir>)`, { field: "projectDir" });
   }
@@ -90,7 +90,7 @@ function openProjectStorage(projectDir: string, flags: ViewFlags, services: Surf
   const name = typeof manifest.name === "string" ? manifest.name : manifest.id;
   // A project with no sessions yet is not an error: the page opens on an empty list and fills
   // in live once `chat` (or run / mcp) writes the first session (DX-6).
-  if (!existsSync(agentStoreDir)) {
+  if ((await services.textFiles.kind(agentStoreDir)) === null) {
     process.stderr.write(`steamharness: no sessions of ${name} yet (${agentStoreDir}): ${firstSessionHint(manifest.projectType, projectDir)} and they appear here\n`);
   }
   const dataDir = resolve(flags.dataDir ?? join(homedir(), ".steamharness"));
@@ -109,7 +109,7 @@ function openProjectStorage(projectDir: string, flags: ViewFlags, services: Surf
 export async function openViewTarget(flags: ViewFlags, services: SurfaceServices): Promise<{ storage: Storage; catalog?: SessionCatalog; projectNames?: Record<string, string> }> {
   if (flags.postgres === undefined) {
     const storage = await openViewStorage(flags, services);
-    const projectNames = projectNamesOf(flags.projectDir ?? projectOfSessionFolder(flags));
+    const projectNames = await projectNamesOf(flags.projectDir ?? projectOfSessionFolder(flags), services.textFiles);
     return { storage, ...(projectNames ? { projectNames } : {}) };
   }
   if (flags.store !== undefined || flags.agentStoreDir !== undefined || flags.projectDir !== undefined) throw new SteamharnessError("input_validation", "pass either --postgres or a project folder / --store / --agent-store-dir", { field: "postgres" });
@@ -117,10 +117,10 @@ export async function openViewTarget(flags: ViewFlags, services: SurfaceServices
 }
 
 /** The name of the project folder a view opens, by its id (VIEW-8: the list shows names, not ids). */
-function projectNamesOf(projectDir: string | undefined): Record<string, string> | undefined {
+async function projectNamesOf(projectDir: string | undefined, files: TextFiles): Promise<Record<string, string> | undefined> {
   if (projectDir === undefined) return undefined;
   try {
-    const manifest = JSON.parse(readFileSync(join(resolve(projectDir), "package.json"), "utf8")) as { id?: unknown; name?: unknown };
+    const manifest = JSON.parse(await files.read(join(resolve(projectDir), "package.json"))) as { id?: unknown; name?: unknown };
     return typeof manifest.id === "string" && typeof manifest.name === "string" && manifest.name !== "" ? { [manifest.id]: manifest.name } : undefined;
   } catch {
     return undefined;
@@ -137,7 +137,7 @@ export async function runView(flags: ViewFlags, services: SurfaceServices): Prom
   const port = integer(flags.port, "port", 0, 65535);
   const contextWindow = integer(flags.contextWindow, "contextWindow", 1, 100_000_000);
   const { storage, catalog, projectNames } = await openViewTarget(flags, services);
-  const viewer = await createViewerServer({ storage, ...(catalog ? { catalog } : {}), ...(projectNames ? { projectNames } : {}), ...(port === undefined ? {} : { port }), ...(contextWindow === undefined ? {} : { contextWindow }) }, services.localSessionCatalog, services.viewerAssets).catch(async (error: unknown) => {
+  const viewer = await createViewerServer({ storage, ...(catalog ? { catalog } : {}), ...(projectNames ? { projectNames } : {}), ...(port === undefined ? {} : { port }), ...(contextWindow === undefined ? {} : { contextWindow }) }, services.localSessionCatalog, services.viewerAssets, services.textFiles).catch(async (error: unknown) => {
     await storage.close();
     throw error;
   });

@@ -4,6 +4,7 @@ import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.j
 import { listenOn } from "../shared/listen.js";
 import type { SessionCatalog } from "../../../ports/session-catalog.js";
 import type { Storage } from "../../../ports/storage.js";
+import type { TextFiles } from "../../../ports/text-files.js";
 import type { ViewerAssets } from "../../../ports/viewer-assets.js";
 import { answerFromViewer, parseViewerAnswer } from "./viewer-decisions.js";
 import { checkViewerRequest } from "./viewer-security.js";
@@ -89,11 +90,11 @@ function pageWithPolicy(html: string): { html: string; csp: string } {
  * (server-sent events, polling the session head) and answers to waiting requests.
  *
  * @example
- * const viewer = await createViewerServer({ storage: createSqliteStorage({ directory: ".steamharness" }) }, services.localSessionCatalog, services.viewerAssets);
+ * const viewer = await createViewerServer({ storage: createSqliteStorage({ directory: ".steamharness" }) }, services.localSessionCatalog, services.viewerAssets, services.textFiles);
  * console.log(viewer.url); // open it in a browser
  * await viewer.close();
  */
-export async function createViewerServer(options: ViewerServerOptions, openFolderCatalog: (sessionFolder: string) => Promise<SessionCatalog>, assets: ViewerAssets): Promise<ViewerServer> {
+export async function createViewerServer(options: ViewerServerOptions, openFolderCatalog: (sessionFolder: string) => Promise<SessionCatalog>, assets: ViewerAssets, files: Pick<TextFiles, "read">): Promise<ViewerServer> {
   const { storage } = options;
   if (!storage.sessions) throw new SteamharnessError("input_validation", "the storage keeps no sessions (storage.sessions)", { field: "storage" });
   const backend = storage.sessions;
@@ -102,7 +103,7 @@ export async function createViewerServer(options: ViewerServerOptions, openFolde
   const ownsCatalog = options.catalog === undefined;
   const page = pageWithPolicy(assets.read("page", options.assetsDirectory ?? undefined));
   const sessions = createViewerSessions({ backend, catalog });
-  const facts = createSessionFacts(backend, options.projectNames);
+  const facts = createSessionFacts(backend, files, options.projectNames);
   const pollMs = options.pollMs ?? 200;
   const streams = new Set<ServerResponse>();
   let closing = false;

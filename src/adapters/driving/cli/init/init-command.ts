@@ -1,4 +1,5 @@
 import { Argument, type Command } from "commander";
+import type { TextFiles } from "../../../../ports/text-files.js";
 import type { PackageManifest } from "./scaffold.js";
 
 // `steamharness init workflow|conversation [dir]`. The scaffold module loads only when the
@@ -22,12 +23,13 @@ const NEXT_STEPS: Record<"workflow" | "conversation", string[]> = {
 /**
  * `steamharness init workflow|conversation [dir] [--force]`: writes a runnable TypeScript
  * project (package.json, the project module, tsconfig.json, a `node --test` test, README.md)
- * and prints the next steps. A non-empty folder is refused (exit code 2) unless `--force`.
+ * and prints the next steps. A non-empty folder is refused (exit code 2) unless `--force`. It
+ * writes through `files`, the root's (ARCH-9).
  *
  * @example
- * registerInitCommand(program, () => readPackageManifest());
+ * registerInitCommand(program, () => readPackageManifest(), services.textFiles);
  */
-export function registerInitCommand(program: Command, manifest: () => PackageManifest | null): void {
+export function registerInitCommand(program: Command, manifest: () => PackageManifest | null, files: TextFiles): void {
   program
     .command("init")
     .description("create a workflow or conversation project (TypeScript, with a test) in a new or empty folder")
@@ -41,8 +43,8 @@ export function registerInitCommand(program: Command, manifest: () => PackageMan
         import("./steamharness-source.js"),
         import("node:path"),
       ]);
-      const source = flags.steamharnessFrom === undefined ? undefined : steamharnessSource(flags.steamharnessFrom, dir);
-      const result = scaffoldProject({ kind, directory: dir, force: flags.force === true, manifest: manifest(), ...(source ? { steamharnessSpec: source.spec } : {}) });
+      const source = flags.steamharnessFrom === undefined ? undefined : await steamharnessSource(flags.steamharnessFrom, dir, files);
+      const result = await scaffoldProject({ kind, directory: dir, force: flags.force === true, manifest: manifest(), ...(source ? { steamharnessSpec: source.spec } : {}) }, files);
       const lines = [`Created a ${kind} project in ${result.directory} (project id ${result.projectId}):`];
       for (const file of result.created) {
         if (file === "package.json" && result.manifestChanges) {

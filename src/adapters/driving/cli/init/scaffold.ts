@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import { isUuid } from "../../../../domain/workflow/project-manifest.js";
+import type { TextFiles } from "../../../../ports/text-files.js";
 import { mergeManifest } from "./merge-manifest.js";
 import { scaffoldFiles, type ScaffoldKind, type ScaffoldValues } from "./templates.js";
 
@@ -84,16 +84,17 @@ export function dependencyRanges(manifest: PackageManifest | null): ScaffoldValu
  * or a `package.json` that is not a JSON object, is refused either way, before anything is written.
  *
  * @example
- * const result = scaffoldProject({ kind: "workflow", directory: "hello", manifest: readPackageManifest() });
+ * const result = await scaffoldProject({ kind: "workflow", directory: "hello", manifest: readPackageManifest() }, services.textFiles);
  * result.created // ["package.json", "tsconfig.json", "workflow.ts", …]
  */
-export function scaffoldProject(options: ScaffoldOptions): ScaffoldResult {
+export async function scaffoldProject(options: ScaffoldOptions, files: TextFiles): Promise<ScaffoldResult> {
   const directory = resolve(options.directory);
-  if (existsSync(directory)) {
-    if (!statSync(directory).isDirectory()) {
+  const kind = await files.kind(directory);
+  if (kind !== null) {
+    if (kind !== "folder") {
       throw new SteamharnessError("input_validation", `${directory} is a file, not a folder`, { field: "dir" });
     }
-    const present = readdirSync(directory).filter((entry) => entry !== ".git");
+    const present = (await files.list(directory)).filter((entry) => entry !== ".git");
     if (present.length > 0 && !options.force) {
       const listed = present.slice(0, 5).join(", ") + (present.length > 5 ? `, … (${present.length} entries)` : "");
       throw new SteamharnessError(
@@ -103,40 +104,41 @@ export function scaffoldProject(options: ScaffoldOptions): ScaffoldResult {
       );
     }
   }
-  const existing = existingManifest(directory);
+  const existing = await existingManifest(files, directory);
   const ranges = { ...dependencyRanges(options.manifest), ...(options.steamharnessSpec === undefined ? {} : { steamharness: options.steamharnessSpec }) };
   const keptId = typeof existing?.id === "string" && isUuid(existing.id) ? existing.id : undefined;
   const values: ScaffoldValues = { name: packageNameFor(directory, options.kind), id: keptId ?? randomUUID(), ranges };
   const result: ScaffoldResult = { directory, projectId: values.id, created: [], overwritten: [] };
-  const files = Object.entries(scaffoldFiles(options.kind, values)).map(([path, text]): [string, string] => {
+  const written = Object.entries(scaffoldFiles(options.kind, values)).map(([path, text]): [string, string] => {
     if (path !== "package.json" || existing === undefined) return [path, text];
     const { manifest, changes } = mergeManifest(existing, JSON.parse(text) as Record<string, unknown>);
     result.manifestChanges = changes;
     return [path, `${JSON.stringify(manifest, null, 2)}\n`];
   });
   // Everything is checked before the first write, so a refusal leaves the folder as it was.
-  for (const [path] of files) {
+  for (const [path] of written) {
     const target = join(directory, path);
-    if (!existsSync(target)) continue;
-    if (!statSync(target).isFile()) throw new SteamharnessError("input_validation", `${target} exists and is not a file; the scaffold writes a file there`, { field: "dir" });
+    const present = await files.kind(target);
+    if (present === null) continue;
+    if (present !== "file") throw new SteamharnessError("input_validation", `${target} exists and is not a file; the scaffold writes a file there`, { field: "dir" });
     result.overwritten.push(path);
   }
-  for (const [path, text] of files) {
+  for (const [path, text] of written) {
     const target = join(directory, path);
-    mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, text);
+    await files.makeFolder(dirname(target));
+    await files.write(target, text);
     result.created.push(path);
   }
   return result;
 }
 
 /** The folder's package.json as an object (to merge into), `undefined` when there is none. */
-function existingManifest(directory: string): Record<string, unknown> | undefined {
+async function existingManifest(files: TextFiles, directory: string): Promise<Record<string, unknown> | undefined> {
   const path = join(directory, "package.json");
-  if (!existsSync(path) || !statSync(path).isFile()) return undefined;
+  if ((await files.kind(path)) !== "file") return undefined;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(path, "utf8"));
+    parsed = JSON.parse(await files.read(path));
   } catch {
     parsed = undefined;
   }

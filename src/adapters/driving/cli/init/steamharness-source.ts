@@ -1,6 +1,6 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
 import { relative, resolve, sep } from "node:path";
 import { SteamharnessError } from "../../../../domain/errors.js";
+import type { TextFiles } from "../../../../ports/text-files.js";
 
 // DX-7: `init --steamharness-from <tarball|dir>` points the scaffold's steamharness dependency at
 // a packed tarball (`npm pack`) or a local checkout, for use before the package is on a registry.
@@ -18,27 +18,28 @@ export interface SteamharnessSource {
  * checked before init writes anything.
  *
  * @example
- * steamharnessSource("../steamharness-0.1.0.tgz", "my-workflow").spec // "file:../../steamharness-0.1.0.tgz"
+ * (await steamharnessSource("../steamharness-0.1.0.tgz", "my-workflow", services.textFiles)).spec // "file:../../steamharness-0.1.0.tgz"
  */
-export function steamharnessSource(from: string, projectDirectory: string): SteamharnessSource {
+export async function steamharnessSource(from: string, projectDirectory: string, files: TextFiles): Promise<SteamharnessSource> {
   const source = resolve(from);
-  if (!existsSync(source)) throw new SteamharnessError("input_validation", `--steamharness-from ${from}: no such file or folder`, { field: "steamharness-from" });
+  const kind = await files.kind(source);
+  if (kind === null) throw new SteamharnessError("input_validation", `--steamharness-from ${from}: no such file or folder`, { field: "steamharness-from" });
   // Relative to the project folder (as `npm install <path>` writes it) unless the absolute path is shorter.
   const spec = (path: string) => {
     const fromProject = relative(resolve(projectDirectory), path).split(sep).join("/") || ".";
     return `file:${fromProject.length <= path.length ? fromProject : path}`;
   };
-  if (statSync(source).isFile()) {
+  if (kind === "file") {
     if (!/\.(tgz|tar\.gz)$/.test(source)) throw new SteamharnessError("input_validation", `--steamharness-from ${from} is a file but not a tarball (.tgz, as npm pack writes it)`, { field: "steamharness-from" });
     return { spec: spec(source) };
   }
   let name: unknown;
   try {
-    name = (JSON.parse(readFileSync(resolve(source, "package.json"), "utf8")) as { name?: unknown }).name;
+    name = (JSON.parse(await files.read(resolve(source, "package.json"))) as { name?: unknown }).name;
   } catch {
     name = undefined;
   }
   if (name !== "steamharness") throw new SteamharnessError("input_validation", `--steamharness-from ${from} is not a steamharness checkout (its package.json does not name "steamharness")`, { field: "steamharness-from" });
-  const built = existsSync(resolve(source, "dist", "index.js"));
+  const built = (await files.kind(resolve(source, "dist", "index.js"))) !== null;
   return { spec: spec(source), ...(built ? {} : { note: `${source} has no dist/ yet: run \`npm run build\` there before \`npm install\`` }) };
 }
