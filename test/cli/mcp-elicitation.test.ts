@@ -163,12 +163,17 @@ describe("UI-7 who answered an MCP form is recorded in the run's session", () =>
     return decisionsOf([project, data], runId);
   }
 
-  it("UI-7 over stdio: an agent's approval answered in the client's form is recorded as answered by mcp", async () => {
+  it("UI-7 over stdio: an agent's approval and question answered in the client's forms are recorded as answered by mcp", async () => {
     const project = await writeApprovingProject(join(tmp, "ui7-stdio"));
     const data = join(tmp, "ui7-stdio-data");
     const stdio = await startMcp(project, ["--data-dir", data, "--workers", "1"], { capabilities: { elicitation: { form: {} } } });
     try {
       expect(await approveMail(stdio.client, project, data)).toEqual([expect.objectContaining({ outcome: "approved", answeredBy: { surface: "mcp", at: expect.any(Number) } })]);
+      // A question (ask_user) answered in the form: recorded alike.
+      stdio.client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { answer: "blue" } }));
+      const asked = (await stdio.client.callTool({ name: "ask", arguments: {} })) as CallToolResult;
+      expect(asked.structuredContent).toMatchObject({ status: "success", output: { answer: expect.stringContaining("blue") } });
+      expect(await decisionsOf([project, data], asked.structuredContent!.runId as string)).toEqual([expect.objectContaining({ outcome: "answered", values: { answer: "blue" }, answeredBy: { surface: "mcp", at: expect.any(Number) } })]);
     } finally {
       await stdio.close();
     }
