@@ -12,7 +12,7 @@ export interface DecisionAnswerer {
   /**
    * The surface the answer came through: a remote principal's (`gateway`, `mcp-http`), or a local
    * one (`viewer`, `chat` for the terminal chat, `cli` for `steamharness run` and `answer`, `mcp` for
-   * an MCP client over stdio), or a host's own name.
+   * an MCP client without a principal: stdio, unauthenticated loopback HTTP), or a host's own name.
    */
   surface: string;
   /** The tenant key of the remote principal who answered (TEN-1); absent for a local person. */
