@@ -1,6 +1,8 @@
 // DX-10: a run that `run` left waiting (exit code 3, no terminal) is answered later from a fresh
 // process with `steamharness answer <dir> <run-id> <request-id> …`, and goes on under its run id.
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { join } from "node:path";
+import { decisionsOf, writeApprovingProject } from "../fixtures/approving-project.js";
 import { cleanup, KITCHEN, runCli, tempDir } from "./helpers.js";
 
 let data: string;
@@ -67,6 +69,31 @@ describe("DX-10 steamharness answer", () => {
     };
     expect(await decide(["--approve"])).toEqual({ decision: "approved", sent: true });
     expect(await decide(["--deny", "not today"])).toEqual({ decision: "denied", sent: false });
+  }, 240_000);
+
+  it("UI-7 an agent's approval and question answered with `steamharness answer` (the built CLI when dist is fresh) are recorded in the run's session as answered at the cli", async () => {
+    const project = await writeApprovingProject(join(data, "ui7"));
+    for (const [answer, outcome, reply] of [[["--approve"], "approved", "sent"], [["--deny", "not today"], "denied", "not sent"]] as const) {
+      const started = await runCli(["run", project, "mail", "--json", ...dataFlags()]);
+      expect(started.code).toBe(3);
+      const paused = JSON.parse(started.stdout) as Report;
+      expect(paused.pending).toMatchObject({ kind: "approval" });
+      const before = Date.now();
+      const answered = await runCli(["answer", project, paused.runId, paused.pending!.requestId, ...answer, "--json", ...dataFlags()]);
+      expect([answered.code, JSON.parse(answered.stdout).result.data.output]).toEqual([0, { answer: reply }]);
+      expect(await decisionsOf([project, data], paused.runId)).toEqual([
+        expect.objectContaining({ requestId: paused.pending!.requestId, outcome, answeredBy: { surface: "cli", at: expect.any(Number) } }),
+      ]);
+      const [decision] = await decisionsOf([project, data], paused.runId);
+      expect(decision!.answeredBy!.at).toBeGreaterThanOrEqual(before);
+    }
+    // A question (ask_user): the form's values answered with --value, recorded alike.
+    const asked = await runCli(["run", project, "ask", "--json", ...dataFlags()]);
+    const question = JSON.parse(asked.stdout) as Report;
+    expect([asked.code, question.pending?.kind]).toEqual([3, "input"]);
+    const answered = await runCli(["answer", project, question.runId, question.pending!.requestId, "--value", '{"answer":"blue"}', "--json", ...dataFlags()]);
+    expect([answered.code, JSON.parse(answered.stdout).result.data.output]).toEqual([0, { answer: expect.stringContaining("blue") }]);
+    expect(await decisionsOf([project, data], question.runId)).toEqual([expect.objectContaining({ outcome: "answered", values: { answer: "blue" }, answeredBy: { surface: "cli", at: expect.any(Number) } })]);
   }, 240_000);
 
   it("DX-10 an unknown run id is refused with one line (exit 2)", async () => {

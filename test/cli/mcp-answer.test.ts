@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { decisionsOf, writeApprovingProject } from "../fixtures/approving-project.js";
 import { cleanup, KITCHEN, startMcp, tempDir } from "./helpers.js";
 
 jest.setTimeout(120_000);
@@ -21,8 +22,8 @@ interface Structured {
 }
 
 /** One call on a fresh `steamharness mcp` process (no elicitation), which is closed afterwards. */
-async function callOnce(name: string, meta?: Record<string, unknown>): Promise<Structured> {
-  const session = await startMcp(KITCHEN, dataFlags());
+async function callOnce(name: string, meta?: Record<string, unknown>, project = KITCHEN): Promise<Structured> {
+  const session = await startMcp(project, dataFlags());
   try {
     const result = (await session.client.callTool({ name, arguments: {}, ...(meta ? { _meta: meta } : {}) })) as CallToolResult;
     return result.structuredContent as unknown as Structured;
@@ -82,6 +83,18 @@ describe("DX-10 a paused MCP run answered later from another process", () => {
       expect(paused.error!.answerLater!._meta).toEqual(answer({ runId: paused.runId, requestId, decision: "approve | deny" }));
       const done = await callOnce("approve", answer({ runId: paused.runId, requestId, decision }));
       expect(done).toMatchObject({ runId: paused.runId, status: "success", output: expected });
+    }
+  });
+
+  it("UI-7 an agent's approval answered later over stdio is recorded in the run's session as answered by mcp", async () => {
+    const project = await writeApprovingProject(join(tmp, "ui7"));
+    for (const [decision, outcome, reply] of [["approve", "approved", "sent"], ["deny", "denied", "not sent"]] as const) {
+      const paused = await callOnce("mail", undefined, project);
+      expect(paused.error).toMatchObject({ code: "interaction_required", pending: { kind: "approval" } });
+      const requestId = paused.error!.pending!.requestId;
+      const done = await callOnce("mail", answer({ runId: paused.runId, requestId, decision }), project);
+      expect(done).toMatchObject({ runId: paused.runId, status: "success", output: { answer: reply } });
+      expect(await decisionsOf([project, tmp], paused.runId)).toEqual([expect.objectContaining({ requestId, outcome, answeredBy: { surface: "mcp", at: expect.any(Number) } })]);
     }
   });
 

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { decisionsOf, writeApprovingProject } from "../fixtures/approving-project.js";
+import { addTenantKey } from "../fixtures/tenant-credentials.js";
+import { connectHttp, startHttpMcp } from "../mcp-http/helpers.js";
 import { cleanup, KITCHEN, startMcp, tempDir, type McpSession } from "./helpers.js";
 
 // Real child processes under tsx on a shared 2-core machine: allow slow starts.
@@ -144,5 +148,51 @@ describe("MCP-6 integer fields and labelled choices over stdio", () => {
     expect(fraction.structuredContent).toMatchObject({ status: "failed", error: { code: "input_validation", message: expect.stringContaining("age must be a whole number (got 41.5)") } });
     const label = await callWith("ask_kinds", [{ action: "accept", content: { age: 41, plan: "Pro plan" } }]);
     expect(label.structuredContent).toMatchObject({ status: "failed", error: { code: "input_validation", message: expect.stringContaining('plan must be one of "free", "pro" (got "Pro plan")') } });
+  });
+});
+
+describe("UI-7 who answered an MCP form is recorded in the run's session", () => {
+  /** Calls `mail` on `client` (an agent asking approval of send_mail), approving the form; the run id and the decisions its session keeps. */
+  async function approveMail(client: Client, project: string, data: string) {
+    const forms: ElicitRequest["params"][] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => (forms.push(request.params), { action: "accept", content: { decision: "approve" } }));
+    const result = (await client.callTool({ name: "mail", arguments: {} })) as CallToolResult;
+    expect(forms.map((form) => form.message)).toEqual([expect.stringContaining("send_mail")]);
+    expect(result.structuredContent).toMatchObject({ status: "success", output: { answer: "sent" } });
+    const runId = result.structuredContent!.runId as string;
+    return decisionsOf([project, data], runId);
+  }
+
+  it("UI-7 over stdio: an agent's approval and question answered in the client's forms are recorded as answered by mcp", async () => {
+    const project = await writeApprovingProject(join(tmp, "ui7-stdio"));
+    const data = join(tmp, "ui7-stdio-data");
+    const stdio = await startMcp(project, ["--data-dir", data, "--workers", "1"], { capabilities: { elicitation: { form: {} } } });
+    try {
+      expect(await approveMail(stdio.client, project, data)).toEqual([expect.objectContaining({ outcome: "approved", answeredBy: { surface: "mcp", at: expect.any(Number) } })]);
+      // A question (ask_user) answered in the form: recorded alike.
+      stdio.client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { answer: "blue" } }));
+      const asked = (await stdio.client.callTool({ name: "ask", arguments: {} })) as CallToolResult;
+      expect(asked.structuredContent).toMatchObject({ status: "success", output: { answer: expect.stringContaining("blue") } });
+      expect(await decisionsOf([project, data], asked.structuredContent!.runId as string)).toEqual([expect.objectContaining({ outcome: "answered", values: { answer: "blue" }, answeredBy: { surface: "mcp", at: expect.any(Number) } })]);
+    } finally {
+      await stdio.close();
+    }
+  });
+
+  it("UI-7 over HTTP with an API key: recorded with the key's tenant and subject (mcp-http), never its secret", async () => {
+    const project = await writeApprovingProject(join(tmp, "ui7-http"));
+    const data = join(tmp, "ui7-http-data");
+    const keys = ["--store", join(tmp, "ui7-keys")];
+    const secret = await addTenantKey(keys, "acme");
+    const server = await startHttpMcp(project, ["--keys", ...keys, "--data-dir", data, "--workers", "1"]);
+    const client = await connectHttp(server.url, { capabilities: { elicitation: { form: {} } }, transport: { requestInit: { headers: { authorization: `Bearer ${secret}` } } } });
+    try {
+      const decisions = await approveMail(client, project, data);
+      expect(decisions).toEqual([expect.objectContaining({ outcome: "approved", answeredBy: { surface: "mcp-http", tenant: "key:acme", subject: expect.any(String), at: expect.any(Number) } })]);
+      expect(JSON.stringify(decisions)).not.toContain(secret);
+    } finally {
+      await client.close();
+      await server.stop();
+    }
   });
 });

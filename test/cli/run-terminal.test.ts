@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { decisionsOf, writeApprovingProject } from "../fixtures/approving-project.js";
 import { CLI_SOURCE, cleanEnv, cleanup, KITCHEN, REPO, tempDir } from "./helpers.js";
 
 // Real child processes under tsx on a shared 2-core machine: allow slow starts.
@@ -54,6 +55,13 @@ describe("WF-1 steamharness run on an interactive terminal", () => {
     expect(denied.result.data.output).toEqual({ decision: "denied", sent: false });
     const approved = (await runOnTerminal(["run", KITCHEN, "approve", "--json", "--data-dir", join(tmp, "data")], "approve\n")) as { result: { data: { output: unknown } } };
     expect(approved.result.data.output).toEqual({ decision: "approved", sent: true });
+  });
+
+  ttyIt("UI-7 an agent's approval answered at the prompt is recorded in the run's session as answered at the cli (skipped without util-linux script)", async () => {
+    const project = await writeApprovingProject(join(tmp, "ui7"));
+    const report = (await runOnTerminal(["run", project, "mail", "--json", "--data-dir", join(tmp, "data")], "approve\n")) as { runId: string; result: { data: { output: unknown } } };
+    expect(report.result.data.output).toEqual({ answer: "sent" });
+    expect(await decisionsOf([project, join(tmp, "data")], report.runId)).toEqual([expect.objectContaining({ outcome: "approved", answeredBy: { surface: "cli" } })]);
   });
 });
 

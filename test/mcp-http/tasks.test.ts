@@ -3,6 +3,8 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CancelTaskResultSchema, RELATED_TASK_META_KEY, TaskStatusNotificationSchema, type Task } from "@modelcontextprotocol/sdk/types.js";
 import { cleanup, tempDir } from "../cli/helpers.js";
+import { decisionsOf, writeApprovingProject } from "../fixtures/approving-project.js";
+import { addTenantKey } from "../fixtures/tenant-credentials.js";
 import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 import { alive, callAsTask, effectLines, getTask, pollTask, scriptForms, taskResult, TASKS_PROJECT, waitForLine } from "./task-helpers.js";
 
@@ -141,5 +143,32 @@ describe("MCP-14 input_required ↔ questions and approvals on the same runId", 
     expect(result.isError).toBe(true);
     expect((await getTask(client, task.taskId)).status).toBe("failed");
     expect(await effectLines(file)).toEqual([]);
+  });
+});
+
+describe("UI-7 who answered a task's form is recorded in the run's session", () => {
+  it("UI-7 an agent's approval answered in the tasks/result form over HTTP with an API key is recorded with the key's tenant and subject when the task runs again", async () => {
+    const project = await writeApprovingProject(join(tmp, "ui7"));
+    const data = join(tmp, "ui7-data");
+    const keys = ["--store", join(tmp, "ui7-keys")];
+    const secret = await addTenantKey(keys, "acme");
+    const host = await startHttpMcp(project, ["--keys", ...keys, "--data-dir", data, "--workers", "1"]);
+    const keyed = await connectHttp(host.url, { capabilities: { elicitation: { form: {} } }, transport: { requestInit: { headers: { authorization: `Bearer ${secret}` } } } });
+    try {
+      const keyedForms = scriptForms(keyed);
+      const task = await callAsTask(keyed, "mail", {});
+      await pollTask(keyed, task.taskId, (t) => t.status === "input_required");
+      const answeredAfter = Date.now();
+      keyedForms.answers = [{ action: "accept", content: { decision: "approve" } }];
+      expect((await taskResult(keyed, task.taskId)).structuredContent).toMatchObject({ status: "success", runId: task.taskId, output: { answer: "sent" } });
+      expect(keyedForms.asked.map((form) => form.message)).toEqual([expect.stringContaining("send_mail")]);
+      const decisions = await decisionsOf([project, data], task.taskId);
+      expect(decisions).toEqual([expect.objectContaining({ outcome: "approved", answeredBy: { surface: "mcp-http", tenant: "key:acme", subject: expect.any(String), at: expect.any(Number) } })]);
+      expect(decisions[0]!.answeredBy!.at).toBeGreaterThanOrEqual(answeredAfter);
+      expect(JSON.stringify(decisions)).not.toContain(secret);
+    } finally {
+      await keyed.close();
+      await host.stop();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { SteamharnessError } from "../../domain/errors.js";
+import type { DecisionAnswerer } from "../../domain/agent/decision-answerer.js";
 import type { JsonObject, JsonValue } from "../../domain/json.js";
 import { checkAnswers } from "../../domain/workflow/answer-validation.js";
 import type { PendingInteraction, WorkflowRunReport } from "../../domain/workflow/run-report.js";
@@ -15,8 +16,11 @@ import { tenantDataDirs } from "./host-options.js";
 // answer and run it again on the same run id. Request ids such as
 // `input-1` repeat across runs, so answers are kept per run, never by request id alone.
 
-/** An answer given from outside: an approval decision, or the values of an input form. */
-export type PausedRunAnswer = { kind: "approval"; decision: Exclude<ToolPermissionDecision, { outcome: "pending" }> } | { kind: "input"; values: Record<string, JsonValue> };
+/**
+ * An answer given from outside: an approval decision, or the values of an input form; who gave
+ * it (UI-7) travels with it (`decision.answeredBy`, `answeredBy`) to the run's decision event.
+ */
+export type PausedRunAnswer = { kind: "approval"; decision: Exclude<ToolPermissionDecision, { outcome: "pending" }> } | { kind: "input"; values: Record<string, JsonValue>; answeredBy?: DecisionAnswerer };
 
 /** What is kept of a paused run: how to run it again, what it waits for, the answers it already used. */
 export interface PausedRun {
@@ -75,7 +79,7 @@ export function answeringHandlers(run: Pick<PausedRun, "answers">, fallback: Run
         delete run.answers[request.requestId];
         throw new SteamharnessError("input_validation", `the answer to ${request.requestId} does not fit: ${problems.map((p) => `${p.field}: ${p.problem}`).join("; ")}`, { field: "--value", data: { problems: problems.map((p) => `${p.field}: ${p.problem}`) } });
       }
-      return { outcome: "answered", values: answer.values };
+      return { outcome: "answered", values: answer.values, ...(answer.answeredBy ? { answeredBy: answer.answeredBy } : {}) };
     },
     async onApproval(request): Promise<ToolPermissionDecision> {
       const answer = run.answers[request.requestId];

@@ -11,7 +11,8 @@ import { usableId, type Principal } from "../principal.js";
 export interface DecisionAnswerer {
   /**
    * The surface the answer came through: a remote principal's (`gateway`, `mcp-http`), or a local
-   * one (`viewer`, `chat` for the terminal, `mcp` for an MCP client's form), or a host's own name.
+   * one (`viewer`, `chat` for the terminal chat, `cli` for `steamharness run` and `answer`, `mcp` for
+   * an MCP client without a principal: stdio, unauthenticated loopback HTTP), or a host's own name.
    */
   surface: string;
   /** The tenant key of the remote principal who answered (TEN-1); absent for a local person. */

@@ -48,7 +48,7 @@ export function registerAnswerCommand(program: Command, services: SurfaceService
       const run = await paused.get(runId).finally(() => paused.close());
       if (!run) throw new SteamharnessError("not_found", `no paused run ${runId} in this project (a run that \`steamharness run\` left waiting, exit code 3, not answered since)`, { field: "run-id" });
       if (run.pending.requestId !== requestId) throw new SteamharnessError("input_validation", `run ${runId} waits for ${run.pending.kind} ${run.pending.requestId}, not ${requestId}`, { field: "request-id" });
-      const answers = { ...run.answers, [requestId]: parseAnswer(flags, run.pending) };
+      const answers = { ...run.answers, [requestId]: parseAnswer(flags, run.pending, { surface: "cli", at: Date.now() }) };
       const entrypoint = await runner.entrypoint(run.entrypointId);
       const prepared = await runner.prepare(entrypoint, run.args);
       const terminal = createTerminalHandlers(process.stdin.isTTY === true && process.stderr.isTTY === true);

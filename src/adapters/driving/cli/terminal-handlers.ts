@@ -6,6 +6,9 @@ import { approvalForm, summarizeFields } from "../../../domain/workflow/interact
 import { interactionRequired } from "../../../domain/workflow/run-report.js";
 import type { RunHandlers } from "../../../ports/workflow-workers.js";
 
+/** Who answers at the terminal (UI-7): a local person, recorded with each decision. */
+const TERMINAL = { surface: "cli" } as const;
+
 /** Run handlers that ask at the terminal, and release the terminal when the run is over. */
 export type TerminalHandlers = RunHandlers & { close(): void };
 
@@ -59,7 +62,7 @@ export function createTerminalHandlers(interactive: boolean): TerminalHandlers {
           break;
         }
       }
-      return { outcome: "answered", values };
+      return { outcome: "answered", values, answeredBy: TERMINAL };
     },
     async onApproval(request) {
       const form = approvalForm(request.toolId, request.arguments);
@@ -70,7 +73,7 @@ export function createTerminalHandlers(interactive: boolean): TerminalHandlers {
         );
       }
       const answer = await ask(`${form.message} [approve/deny]: `);
-      return answer.trim().toLowerCase() === "approve" ? { outcome: "approved" } : { outcome: "denied", reason: "denied at the prompt" };
+      return answer.trim().toLowerCase() === "approve" ? { outcome: "approved", answeredBy: TERMINAL } : { outcome: "denied", reason: "denied at the prompt", answeredBy: TERMINAL };
     },
   };
 }

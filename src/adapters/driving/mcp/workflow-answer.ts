@@ -1,3 +1,4 @@
+import type { DecisionAnswerer } from "../../../domain/agent/decision-answerer.js";
 import type { JsonValue } from "../../../domain/json.js";
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
 import { dataTenantOf } from "./transport/http-tenant.js";
@@ -37,32 +38,33 @@ function checkedMeta(value: unknown): AnswerMeta {
   return value as unknown as AnswerMeta;
 }
 
-function answerOf(meta: AnswerMeta, run: PausedRun): PausedRunAnswer {
+function answerOf(meta: AnswerMeta, run: PausedRun, answeredBy: DecisionAnswerer): PausedRunAnswer {
   const { pending } = run;
   if (pending.kind === "approval") {
     if (meta.decision === undefined) throw invalidParams(`request ${pending.requestId} of run ${run.runId} is an approval: answer it with decision "approve" or "deny"`);
-    return { kind: "approval", decision: meta.decision === "approve" ? { outcome: "approved" } : { outcome: "denied", reason: meta.reason ?? "denied over MCP" } };
+    return { kind: "approval", decision: meta.decision === "approve" ? { outcome: "approved", answeredBy } : { outcome: "denied", reason: meta.reason ?? "denied over MCP", answeredBy } };
   }
   if (meta.values === undefined) throw invalidParams(`request ${pending.requestId} of run ${run.runId} asks for input: answer it with values (${pending.fields.join("; ")})`);
-  return { kind: "input", values: meta.values };
+  return { kind: "input", values: meta.values, answeredBy };
 }
 
 /**
  * The paused run a tool call answers (`_meta["steamharness/answer"]`), with that answer added to
  * the ones it already used; `undefined` at once (no promise) for an ordinary call, so its run can
  * start in the same turn. A malformed answer, an unknown run, a run of another tool or another
- * request id rejects with JSON-RPC InvalidParams naming what is wrong.
+ * request id rejects with JSON-RPC InvalidParams naming what is wrong. `answeredBy` (UI-7) is
+ * who gives the answer (the caller's principal, `{ surface: "mcp" }` without one).
  *
  * @example
- * const answered = await answeredRun(runner, "ask", request.params._meta);
+ * const answered = await answeredRun(runner, "ask", request.params._meta, tenant, answererOfAuth(extra.authInfo, Date.now()));
  */
-export function answeredRun(runner: ProjectRunner, toolName: string, meta: Record<string, unknown> | undefined, tenant?: string): Promise<PausedRun> | undefined {
+export function answeredRun(runner: ProjectRunner, toolName: string, meta: Record<string, unknown> | undefined, tenant: string | undefined, answeredBy: DecisionAnswerer): Promise<PausedRun> | undefined {
   if (meta?.[ANSWER_META] === undefined) return undefined;
-  return pausedRunAnswered(runner, toolName, meta[ANSWER_META], tenant);
+  return pausedRunAnswered(runner, toolName, meta[ANSWER_META], tenant, answeredBy);
 }
 
 /** The asynchronous part of {@link answeredRun}: the answer checked against the paused run it names. */
-async function pausedRunAnswered(runner: ProjectRunner, toolName: string, answer: unknown, tenant: string | undefined): Promise<PausedRun> {
+async function pausedRunAnswered(runner: ProjectRunner, toolName: string, answer: unknown, tenant: string | undefined, answeredBy: DecisionAnswerer): Promise<PausedRun> {
   const given = checkedMeta(answer);
   // TEN-3: looked up in the caller's own namespace only; BUD-4: another tenant's run is an unknown one.
   const paused = await pausedRunsOf(runner, dataTenantOf(tenant));
@@ -70,7 +72,7 @@ async function pausedRunAnswered(runner: ProjectRunner, toolName: string, answer
   if (!run || run.tenant !== tenant) throw invalidParams(`no paused run ${given.runId} in this project (a call that ended interaction_required, not answered since)`);
   if (run.entrypointId !== toolName) throw invalidParams(`run ${given.runId} is a run of tool ${run.entrypointId}: call that tool to answer it`);
   if (run.pending.requestId !== given.requestId) throw invalidParams(`run ${given.runId} waits for ${run.pending.kind} ${run.pending.requestId}, not ${given.requestId}`);
-  return { ...run, answers: { ...run.answers, [given.requestId]: answerOf(given, run) } };
+  return { ...run, answers: { ...run.answers, [given.requestId]: answerOf(given, run, answeredBy) } };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { ElicitResultSchema, RELATED_TASK_META_KEY, type ElicitRequestFormParams, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { checkAnswers } from "../../../domain/workflow/answer-validation.js";
@@ -8,6 +9,7 @@ import type { ToolPermissionDecision, ToolPermissionRequest } from "../../../por
 import type { UserInputField, UserInputRequest, UserInputResponse } from "../../../ports/user-input.js";
 import { interactionRequired } from "../../../domain/workflow/run-report.js";
 import type { RunHandlers } from "../../../ports/workflow-workers.js";
+import { answererOfAuth } from "./transport/http-tenant.js";
 
 /** Options of {@link createElicitationHandlers}. */
 export interface ElicitationHandlerOptions {
@@ -19,6 +21,8 @@ export interface ElicitationHandlerOptions {
   relatedTaskId?: string;
   /** The request whose response stream carries the forms (over HTTP, the `tasks/result` call's). */
   relatedRequestId?: string | number;
+  /** UI-7: the verified auth of that request, whose principal is recorded as who answered (none: `{ surface: "mcp" }`). */
+  authInfo?: AuthInfo;
 }
 
 function canElicitForms(server: Server): boolean {
@@ -56,12 +60,14 @@ function checkedAnswers(what: string, fields: readonly UserInputField[], values:
  * `interaction_required` and a summary of the pending fields. Approvals are explicit
  * approve/deny choices; decline and cancel end the run, so nothing is ever approved implicitly.
  * An accepted answer that does not fit its field (outside the options, a required field left
- * out) ends the run with `input_validation` naming the field and what it accepts.
+ * out) ends the run with `input_validation` naming the field and what it accepts. Every answer
+ * says who gave it (UI-7): the request's principal, or `{ surface: "mcp" }` without one.
  *
  * @example
  * const report = await host.run(entrypoint, prepared, createElicitationHandlers(server, { signal: extra.signal }));
  */
 export function createElicitationHandlers(server: Server, options: ElicitationHandlerOptions): RunHandlers {
+  const answeredBy = () => answererOfAuth(options.authInfo, Date.now());
   const requestOptions = {
     signal: options.signal,
     timeout: options.timeoutMs ?? 3_600_000,
@@ -79,7 +85,7 @@ export function createElicitationHandlers(server: Server, options: ElicitationHa
       if (result.action !== "accept") throw ended(result.action, "the request for input");
       const values = pickAnsweredValues(fields, result.content);
       checkedAnswers(JSON.stringify(request.message), fields, values);
-      return { outcome: "answered", values };
+      return { outcome: "answered", values, answeredBy: answeredBy() };
     },
     async onApproval(request: ToolPermissionRequest): Promise<ToolPermissionDecision> {
       const form = approvalForm(request.toolId, request.arguments);
@@ -89,8 +95,8 @@ export function createElicitationHandlers(server: Server, options: ElicitationHa
       if (result.action !== "accept") throw ended(result.action, `the approval of tool ${request.toolId}`);
       const decision = result.content?.[APPROVAL_FIELD];
       checkedAnswers(`the approval of tool ${request.toolId}`, [DECISION_FIELD], { [APPROVAL_FIELD]: decision });
-      if (decision === "approve") return { outcome: "approved" };
-      return { outcome: "denied", reason: "denied by the user" };
+      if (decision === "approve") return { outcome: "approved", answeredBy: answeredBy() };
+      return { outcome: "denied", reason: "denied by the user", answeredBy: answeredBy() };
     },
   };
 }

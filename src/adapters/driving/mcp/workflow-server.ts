@@ -18,7 +18,7 @@ import { hideAbsolutePaths } from "../../../domain/redaction.js";
 import { toWorkflowToolResult } from "./workflow-attachments.js";
 import { addTaskHandlers, createTaskStatusNotifier, taskOf } from "./tasks/task-handlers.js";
 import type { TaskRuns } from "./tasks/task-runs.js";
-import { dataTenantOf, tenantLimitsOfAuth, tenantOfAuth } from "./transport/http-tenant.js";
+import { answererOfAuth, dataTenantOf, tenantLimitsOfAuth, tenantOfAuth } from "./transport/http-tenant.js";
 import { takeTaskSlot } from "./transport/http-admission.js";
 import type { StructurePublications } from "../../../domain/workflow/publications.js";
 import { addPublicationHandlers, publicationCapabilities } from "./workflow-publications.js";
@@ -184,7 +184,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     // BUD-5: the verified caller (HTTP) queues and is charged as its tenant; stdio has none.
     const tenant = tenantOfAuth(extra.authInfo);
     // DX-10: a call that answers a paused run (of its own tenant) runs it again with the arguments it was started with.
-    const lookup = answeredRun(runner, entrypoint.id, request.params._meta, tenant);
+    const lookup = answeredRun(runner, entrypoint.id, request.params._meta, tenant, answererOfAuth(extra.authInfo, Date.now()));
     const answered = lookup && (await lookup);
     const args = (answered ? answered.args : (request.params.arguments ?? {})) as JsonValue;
     // BUD-4: an API key's tenant budget and token rate hold inside the run, not only at admission.
@@ -240,7 +240,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     // OBS-3: a server span continuing the client's trace (`_meta.traceparent`); the worker's run continues it.
     const span = options.telemetry.mcpRequest({ method: "tools/call", target: entrypoint.id, requestId: extra.requestId, parent: carrierOfMeta(request.params._meta) });
     try {
-      const elicitation = createElicitationHandlers(server, { signal: extra.signal });
+      const elicitation = createElicitationHandlers(server, { signal: extra.signal, ...(extra.authInfo ? { authInfo: extra.authInfo } : {}) });
       // The run's sampling requests go to this client, on this call's stream (HTTP).
       const answering = { ...(answered ? answeringHandlers(answered, elicitation) : elicitation), onSampling: createSamplingHandler(server, { signal: extra.signal, relatedRequestId: extra.requestId }) };
       const handlers = options.logging

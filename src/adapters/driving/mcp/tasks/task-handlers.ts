@@ -142,12 +142,12 @@ async function answerPaused(
   const pause = row.paused as unknown as TaskPause;
   const entrypoint = await entrypointOf(row.entrypointId);
   if (!entrypoint) throw new McpError(ErrorCode.InternalError, `task ${row.taskId} is a run of ${row.entrypointId}, which this host's catalog does not publish`);
-  const forms = createElicitationHandlers(server, { signal: extra.signal, relatedTaskId: row.taskId, relatedRequestId: extra.requestId });
+  const forms = createElicitationHandlers(server, { signal: extra.signal, relatedTaskId: row.taskId, relatedRequestId: extra.requestId, ...(extra.authInfo ? { authInfo: extra.authInfo } : {}) });
   let answer: PausedRun["answers"][string];
   try {
     if (pause.form.kind === "input") {
       const response = await forms.onInput(pause.form.request);
-      answer = { kind: "input", values: response.outcome === "answered" ? response.values : {} };
+      answer = { kind: "input", values: response.outcome === "answered" ? response.values : {}, ...(response.outcome === "answered" && response.answeredBy ? { answeredBy: response.answeredBy } : {}) };
     } else {
       const decision = await forms.onApproval(pause.form.request);
       if (decision.outcome === "pending") throw new McpError(ErrorCode.InternalError, "the approval is still pending");

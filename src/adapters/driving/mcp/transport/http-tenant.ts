@@ -13,6 +13,7 @@
  * Kept apart from http-auth.ts so the workflow server reads it without loading jose.
  */
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
+import { answererOf, type DecisionAnswerer } from "../../../../domain/agent/decision-answerer.js";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import type { Principal } from "../../../../domain/principal.js";
 import type { ApiTenant, ApiTenantLimits } from "../../../../ports/api-keys.js";
@@ -33,6 +34,19 @@ export function principalOfAuth(auth: AuthInfo | undefined): Principal | undefin
   const principal = auth.extra?.principal as Principal | undefined;
   if (typeof principal?.tenant !== "string") throw new SteamharnessError("unauthorized", "[steamharness] [mcp] the request's authorization names no principal");
   return principal;
+}
+
+/**
+ * UI-7: who answers through a request — its principal's surface, tenant and subject (never the
+ * credential), or `{ surface: "mcp" }` for a request without a principal (stdio, unauthenticated
+ * loopback) — answering at `at`.
+ *
+ * @example
+ * answererOfAuth(extra.authInfo, Date.now()) // { surface: "mcp-http", tenant: "key:acme", subject: "k1", at }
+ */
+export function answererOfAuth(auth: AuthInfo | undefined, at: number): DecisionAnswerer {
+  const principal = principalOfAuth(auth);
+  return principal ? answererOf(principal, at) : { surface: "mcp", at };
 }
 
 /**
