@@ -2,7 +2,15 @@ import { describe, expect, it } from "@jest/globals";
 import type { ResponseStreamEvent } from "openai/resources/responses/responses";
 import { Type } from "@sinclair/typebox";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
-import { gatewayWith, lastUserText, MODEL, textOf } from "./helpers.js";
+import OpenAI from "openai";
+import { createMemorySessionBackend } from "../../src/adapters/driven/memory/memory-session-backend.js";
+import { createHarnessRuntime } from "../../src/compose/runtime.js";
+import { startGateway } from "../../src/compose/gateway.js";
+import type { SessionBackend } from "../../src/ports/session-backend.js";
+import type { SessionAddress } from "../../src/ports/session-store.js";
+import { createOfflineModel } from "../../src/testing/offline-model.js";
+import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
+import { gatewayWith, lastUserText, MODEL, TOKEN, textOf } from "./helpers.js";
 
 describe("GW-1 Responses API", () => {
   it("GW-1 a non-streaming response carries the answer as one assistant message", async () => {
@@ -107,6 +115,47 @@ describe("GW-1 Responses API", () => {
     expect(final!.response.output_text).toBe("Deploying now.\n\nDeployment finished.");
     // The request was answered once; answering it again is refused.
     await expect(client.responses.create({ model: MODEL, input: [{ type: "mcp_approval_response", approval_request_id: (request as { id: string }).id, approve: true }] })).rejects.toMatchObject({ status: 400 });
+  });
+
+  it("GW-1 UI-7 an approval answered through the Responses API is recorded in the run's log as answered at the gateway by the caller's tenant", async () => {
+    // The conversations' in-memory sessions, kept by the test so their logs can be read after the run.
+    const opened: Array<{ backend: SessionBackend; address: SessionAddress }> = [];
+    const base = createHarnessRuntime();
+    const runtime = {
+      ...base,
+      conversationSessions: (): SessionBackend => {
+        const backend = createMemorySessionBackend({ events: "objects" });
+        return { ...backend, open: (request) => (opened.push({ backend, address: request.address }), backend.open(request)) };
+      },
+    };
+    const deploy: AgentTool = { name: "deploy", label: "Deploy", description: "Deploys", parameters: Type.Object({}), execute: async () => ({ content: [{ type: "text", text: "deployed" }] }) };
+    const gateway = await startGateway(
+      {
+        agent: { models: createOfflineModel({ steps: [{ text: "Deploying.", toolCalls: [{ name: "deploy", arguments: {} }] }, { text: "Done." }] }), retryDelayMs: 0, workdir: tempDirRemovedAfterAll("gateway-"), extraTools: [deploy], extraToolCatalog: [{ id: "deploy" }] },
+        projectId: "answered-by", modelId: MODEL, token: TOKEN,
+      },
+      runtime,
+    );
+    try {
+      const client = new OpenAI({ baseURL: gateway.url, apiKey: TOKEN, maxRetries: 0 });
+      const paused = await client.responses.create({ model: MODEL, input: "Deploy" });
+      const request = paused.output.find((item) => item.type === "mcp_approval_request") as { id: string };
+      const before = Date.now();
+      await client.responses.create({ model: MODEL, previous_response_id: paused.id, input: [{ type: "mcp_approval_response", approval_request_id: request.id, approve: true }] });
+      const decisions = new Map<string, { payload: unknown }>();
+      // (The conversation's session is opened by each of its runs: read each log once.)
+      for (const { backend, address } of new Map(opened.map((entry) => [`${entry.address.projectId}/${entry.address.conversationId}/${entry.address.sessionKey}`, entry])).values()) {
+        const log = await backend.openUnleased({ address, create: false });
+        for (const event of (await log?.readAfter(0)) ?? []) if (event.type === "approval_decision") decisions.set(event.eventId, event);
+        await log?.close();
+      }
+      const [decision, ...more] = [...decisions.values()];
+      expect(more).toEqual([]);
+      expect(decision!.payload).toMatchObject({ outcome: "approved", answeredBy: { surface: "gateway", tenant: "token:static" } });
+      expect((decision!.payload as { answeredBy: { at: number } }).answeredBy.at).toBeGreaterThanOrEqual(before);
+    } finally {
+      await gateway.close();
+    }
   });
 
   it("GW-1 an ask_user question surfaces as a function_call; a function_call_output answers it", async () => {

@@ -65,7 +65,7 @@ export function createChatCompletionsApi(options: { runs: GatewayRuns; modelId: 
         const entry = message.tool_call_id === undefined ? null : runs.pendingRun(message.tool_call_id, tenant);
         if (!entry) throw new GatewayHttpError(400, `No pending request '${message.tool_call_id ?? ""}' waits for an answer.`, { param, code: "invalid_value" });
         const text = contentText(message.content);
-        runs.decide(entry.request, entry.request.kind === "question" ? { answer: text } : approvalOf(text, `messages[${position}].content`));
+        runs.decide(entry.request, entry.request.kind === "question" ? { answer: text } : approvalOf(text, `messages[${position}].content`), tenant);
         resumed = entry.run;
       }
       return resumed!;

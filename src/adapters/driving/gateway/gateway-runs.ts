@@ -14,6 +14,7 @@ import type { AgentNode } from "../../../app/agent-node/create-agent-node.js";
 import { isSteamharnessError, UserInputRequiredError } from "../../../domain/errors.js";
 import type { JsonValue } from "../../../domain/json.js";
 import { staticTokenPrincipal } from "../../../domain/principal.js";
+import type { DecisionAnswerer } from "../../../domain/agent/decision-answerer.js";
 import type { ToolCatalogEntry } from "../../../domain/node-context.js";
 import type { OutputItemStreamChunk } from "../../../domain/output-items.js";
 import type { ToolPermissionDecision, ToolPermissions } from "../../../ports/tool-permissions.js";
@@ -239,8 +240,9 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
     tenantOf(conversationId: string): string | undefined {
       return conversations.get(conversationId)?.tenant;
     },
-    /** Records a client's answer to a pending request; the next run of that run id consumes it. */
-    decide(request: GatewayPendingRequest, decision: GatewayDecision): void {
+    /** Records a client's answer to a pending request (answered by `tenant`, UI-7); the next run of that run id consumes it. */
+    decide(request: GatewayPendingRequest, decision: GatewayDecision, tenant = SHARED_TENANT): void {
+      const answeredBy: DecisionAnswerer = { surface: "gateway", tenant, at: Date.now() };
       let recorded: ToolPermissionDecision | UserInputResponse;
       if ("answer" in decision) recorded = { outcome: "answered", values: { answer: decision.answer } };
       // BUD-3: the budget's form has one field, `approve`.
@@ -248,7 +250,7 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
       else if (request.kind === "tool_approval") recorded = decision.approve ? { outcome: "approved" } : { outcome: "denied", ...(decision.reason ? { reason: decision.reason } : {}) };
       else if (decision.approve) recorded = { outcome: "answered", values: { approved: true } };
       else recorded = decision.reason ? { outcome: "answered", values: { approved: false, feedback: decision.reason } } : { outcome: "declined" };
-      decisions.set(request.requestId, recorded);
+      decisions.set(request.requestId, { ...recorded, answeredBy });
     },
     /** Keeps front-end data with a conversation (dropped when it is evicted). */
     attach(conversationId: string, key: string, value: unknown): void {

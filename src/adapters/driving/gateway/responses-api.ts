@@ -103,7 +103,7 @@ export function createResponsesApi(options: ResponsesApiOptions) {
           const expected = entry.request.kind === "question" ? "a function_call_output" : "an mcp_approval_response";
           throw new GatewayHttpError(400, `Request '${requestId}' is answered with ${expected} item.`, { param: `input[${position}].type`, code: "invalid_value" });
         }
-        runs.decide(entry.request, decision);
+        runs.decide(entry.request, decision, tenant);
         resumed = entry.run;
       }
       return resumed!;
