@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { spawn } from "node:child_process";
+import { join } from "node:path";
 import { Type } from "@sinclair/typebox";
 import type { Browser, Page } from "playwright-core";
 import { bundleWebChatPage } from "../../src/adapters/driven/system/web-chat-page.js";
@@ -6,6 +8,8 @@ import type { AgentTool } from "../../src/domain/agent-tool.js";
 import type { BrowserPage } from "../../src/ports/browser-page.js";
 import type { ModelProvider } from "../../src/ports/model-provider.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
+import { CLI_SOURCE, cleanEnv, REPO } from "../cli/helpers.js";
+import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 import { launchChromium } from "../viewer/browser.js";
 import { chatGateway, sleep, TOKEN } from "./helpers.js";
 
@@ -117,4 +121,33 @@ describe("UI-6 the browser example: useChat in Chromium, served by the gateway",
     expect(errors).toEqual([]);
     await tab.close();
   }, 30_000);
+
+  it("UI-6 `steamharness gateway <project> --ui` serves the page at / and its bundle at /web-chat.js without the token; the API still wants it", async () => {
+    const dir = tempDirRemovedAfterAll("web-chat-cli-");
+    const child = spawn(process.execPath, [...CLI_SOURCE, "gateway", join(REPO, "examples/assistant"), "--port", "0", "--ui", "--data-dir", join(dir, "data"), "--agent-store-dir", join(dir, "agents")], { cwd: REPO, env: cleanEnv({ STEAMHARNESS_GATEWAY_TOKEN: TOKEN }), stdio: ["ignore", "ignore", "pipe"] });
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    try {
+      const site = await new Promise<string>((resolve, reject) => {
+        let stderr = "";
+        child.stderr!.on("data", (chunk: Buffer) => {
+          stderr += chunk.toString();
+          const found = /chat page: (http:\/\/127\.0\.0\.1:\d+)\/#token=<token>/.exec(stderr);
+          if (found) resolve(found[1]!);
+        });
+        child.once("exit", (code) => reject(new Error(`gateway exited (${code}): ${stderr}`)));
+      });
+      const html = await fetch(`${site}/`);
+      expect(html.status).toBe(200);
+      expect(await html.text()).toContain('<script type="module" src="/web-chat.js">');
+      const script = await fetch(`${site}/web-chat.js`);
+      expect(script.headers.get("content-type")).toContain("text/javascript");
+      expect(await script.text()).toContain("/v1/ui/chat");
+      expect((await fetch(`${site}/v1/ui/chat/c1/stream`)).status).toBe(401);
+      // Host checks still apply to the page (DNS rebinding).
+      expect((await fetch(`${site}/`, { headers: { origin: "http://evil.example" } })).status).toBe(403);
+    } finally {
+      child.kill("SIGTERM");
+      await exited;
+    }
+  }, 60_000);
 });
