@@ -27,7 +27,8 @@ export const libraryEntries = {
 const bundled = ["@sinclair/typebox"];
 // The SDKs pi-ai brings are used directly by the provider adapter (SEC-6) and stay pi-ai's copies.
 // OpenTelemetry stays the host's own copy (the API keeps one global registry per process).
-const external = ["@mariozechner/pi-ai", "openai", "@anthropic-ai/sdk", "better-sqlite3", "pg", /^@opentelemetry\//];
+// esbuild (a native binary) is loaded by `gateway --ui` only, from the host's node_modules (UI-6).
+const external = ["@mariozechner/pi-ai", "openai", "@anthropic-ai/sdk", "better-sqlite3", "pg", /^@opentelemetry\//, "esbuild"];
 
 const library: Options = {
   entry: libraryEntries,

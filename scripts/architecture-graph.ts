@@ -212,7 +212,7 @@ export const LAYER_RULES: Record<LayerOf["layer"], { mayImport: Array<LayerOf["l
   app: { mayImport: ["domain", "ports", "app"], note: "application services: the domain, ports and other app areas; never an adapter, never the root" },
   driven: { mayImport: ["domain", "ports", "kernel", "system", "driven"], ownUnitOnly: true, note: "driven adapters: the domain, ports, their own technology, the kernel and the system helpers; never another technology" },
   kernel: { mayImport: ["domain", "ports", "kernel"], note: "the store rules every storage family shares, over its row drivers: pure (domain and ports only)" },
-  system: { mayImport: ["domain", "ports", "system"], note: "machine helpers the driven adapters share: clock, ids, the file-import source, the migrations finder (Node built-ins only)" },
+  system: { mayImport: ["domain", "ports", "system"], note: "machine helpers the driven adapters share: clock, ids, the file-import source, the migrations finder (Node built-ins, and esbuild for the --ui page)" },
   driving: { mayImport: ["app", "domain", "ports", "shared", "driving"], ownUnitOnly: true, note: "driving adapters: the app, the domain, ports and the shared plumbing, given what they open as options by the root (ARCH-6); never the root, never a driven adapter directly, never another surface (ARCH-9; the root hands a surface what another one brings, e.g. src/compose/cli.ts)" },
   shared: { mayImport: ["domain", "ports", "shared"], note: "the plumbing every surface shares (exit codes, the fatal line, Host checks, request bodies, rate limits, listening): the domain and ports only, never a surface" },
   compose: { mayImport: ["domain", "ports", "app", "driving", "shared", "driven", "kernel", "system", "compose"], note: "the composition root: everything below the entries" },
@@ -238,7 +238,8 @@ export const PACKAGE_RULES: Record<string, string[]> = {
   ports: [],
   app: ["@sinclair/typebox", "node:async_hooks", "node:crypto", "node:path", "node:url", "tsx"],
   kernel: [],
-  system: ["node:crypto", "node:fs", "node:fs/promises", "node:path", "node:url"],
+  // esbuild: the browser example page `gateway --ui` bundles in memory (UI-6), loaded on that flag only.
+  system: ["node:crypto", "node:fs", "node:fs/promises", "node:path", "node:url", "esbuild"],
   "driven/coding-tools": ["@sinclair/typebox", "node:crypto", "node:child_process", "node:fs", "node:fs/promises", "node:path", "node:worker_threads", "node:os"],
   "driven/host-bridge-client": [],
   // The configuration server's client (CFG-4): fetch for the API, the saved login in the auth dir.

@@ -49,6 +49,7 @@ export function createSurfaceServices(env: Readonly<Record<string, string | unde
     workflowRunPorts: async () => (await import("./workflow-runs.js")).workflowRunPorts(),
     textFiles: localTextFiles,
     viewerAssets: localViewerAssets,
+    webChatPage: async (directory) => (await import("../adapters/driven/system/web-chat-page.js")).bundleWebChatPage(directory),
     serverLogin: {
       fileOf: async (authDir) => (await client()).authFileOf(authDir),
       read: async (authDir) => (await client()).readSavedAuth(authDir),

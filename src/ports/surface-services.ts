@@ -9,6 +9,7 @@ import type { Storage } from "./storage.js";
 import type { WorkflowRunPorts } from "./workflow-runs.js";
 import type { TextFiles } from "./text-files.js";
 import type { ViewerAssets } from "./viewer-assets.js";
+import type { BrowserPage } from "./browser-page.js";
 
 /** A local project store: a store folder, and where its sessions live (default the store's own). */
 export interface LocalStoreLocation {
@@ -127,4 +128,10 @@ export interface SurfaceServices {
   textFiles: TextFiles;
   /** The viewer's built pages (the run viewer's page, the MCP card view). */
   viewerAssets: ViewerAssets;
+  /**
+   * UI-6: the browser chat page `steamharness gateway --ui` serves, built from `directory`
+   * (default the package's examples/web-chat). Throws `unavailable` when the folder or its build
+   * tools are missing.
+   */
+  webChatPage(directory?: string): Promise<BrowserPage>;
 }

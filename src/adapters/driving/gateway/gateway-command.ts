@@ -53,6 +53,11 @@ export interface GatewayCommandOptions {
   keyCacheMs?: number;
   /** Runs executed at once; more wait in a fair queue across tenants (BUD-5; default no limit). */
   maxConcurrentRuns?: number;
+  /**
+   * UI-6: serve the browser chat page at `/` (`--ui [dir]`): `true` for the package's
+   * examples/web-chat, or a folder holding index.html and main.tsx.
+   */
+  ui?: boolean | string;
   /** Resolves when the gateway should stop (default SIGINT or SIGTERM). */
   until?: Promise<void>;
 }
@@ -92,6 +97,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions, services
     import("./gateway.js"),
   ]);
   const project = await openConversationProject(options.projectDir, services.textFiles);
+  const page = options.ui === undefined || options.ui === false ? undefined : await services.webChatPage(options.ui === true ? undefined : resolve(options.ui));
   const keyStore = location ? await services.keyStore(location) : null;
   // OBS-3: an OTLP endpoint in the environment turns request and run spans on (the runtime's telemetry).
   const runtime = await services.runtime();
@@ -133,6 +139,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions, services
       ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
       ...(options.maxHeldBytes === undefined ? {} : { maxHeldBytes: options.maxHeldBytes }),
       ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
+      ...(page === undefined ? {} : { page }),
       // DX-9: one line per request and one per failure, on the same stream as the address.
       log,
     }, runtime);
@@ -142,6 +149,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions, services
     log(`steamharness gateway: ${project.manifest.name ?? project.manifest.id} at ${url} (model "${gateway.modelId}")`);
     // DX-13: which configuration store the gateway's runs read.
     log(await choice.describe());
+    if (page) log(`chat page: ${url.replace(/\/v1$/, "/")}#token=<token>`);
     if (everywhere) log(`warning: listening on every interface (--host ${hostname}): any machine that can reach port ${gateway.port} may call the gateway; the bearer token is its only guard`);
     if (location) log(`API keys: ${location.postgres === undefined ? location.directory : "PostgreSQL"} (steamharness gateway keys add --tenant <id>)`);
     if (token !== undefined) log(given === undefined ? `token (generated; set ${tokenEnv} to choose one): ${token}` : `token: from ${tokenEnv}`);
@@ -183,12 +191,13 @@ export function registerGatewayCommand(program: Command, services: SurfaceServic
     .option("--max-body-bytes <n>", "largest request body (default 1048576)", integer("max-body-bytes", 1))
     .option("--max-held-bytes <n>", "bytes all kept conversations may hold; least recently used evicted (default 268435456)", integer("max-held-bytes", 0))
     .option("--allowed-host <name>", "a Host/Origin name served besides loopback and --host (repeatable)", (value: string, previous: string[] = []) => [...previous, value])
-    .option("--agent-store-dir <dir>", "where the project's sessions are kept (default <project-dir>/.workflow/agents)");
+    .option("--agent-store-dir <dir>", "where the project's sessions are kept (default <project-dir>/.workflow/agents)")
+    .option("--ui [dir]", "serve a browser chat page at / (default the package's examples/web-chat; needs esbuild, react and @ai-sdk/react)");
   withKeyStoreOptions(gateway)
     .option("--keys", "accept the API keys of the key store (implied by --store or --postgres); the token then only when its variable is set")
     .option("--key-cache-ms <ms>", "how long a verified key is trusted: the bound within which a revocation reaches this host (default 2000)", integer("key-cache-ms", 0))
     .option("--max-concurrent-runs <n>", "runs executed at once; more wait, tenants taking turns (default no limit)", integer("max-concurrent-runs", 1))
-    .action(async (projectDir: string, flags: GatewayKeyStoreFlags & { keys?: boolean; keyCacheMs?: number; maxConcurrentRuns?: number; port: number; host: string; tokenEnv?: string; modelId?: string; rateLimit?: number; maxBodyBytes?: number; maxHeldBytes?: number; allowedHost?: string[]; dataDir?: string; agentStoreDir?: string }) => {
+    .action(async (projectDir: string, flags: GatewayKeyStoreFlags & { keys?: boolean; keyCacheMs?: number; maxConcurrentRuns?: number; port: number; host: string; tokenEnv?: string; modelId?: string; rateLimit?: number; maxBodyBytes?: number; maxHeldBytes?: number; allowedHost?: string[]; dataDir?: string; agentStoreDir?: string; ui?: boolean | string }) => {
       await runGatewayCommand({
         projectDir,
         port: flags.port,
@@ -201,6 +210,7 @@ export function registerGatewayCommand(program: Command, services: SurfaceServic
         ...(flags.allowedHost === undefined ? {} : { allowedHosts: flags.allowedHost }),
         ...(flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),
         ...(flags.agentStoreDir === undefined ? {} : { agentStoreDir: flags.agentStoreDir }),
+        ...(flags.ui === undefined ? {} : { ui: flags.ui }),
         ...(flags.keys ? { keys: true } : {}),
         ...(flags.store === undefined ? {} : { store: flags.store }),
         ...(flags.postgres === undefined ? {} : { postgres: flags.postgres }),

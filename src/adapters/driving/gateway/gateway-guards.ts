@@ -72,19 +72,24 @@ export function createGatewayGuard(options: GatewayGuardOptions) {
   const failureLimiter = limit ? createRateLimiter(limit, options.now) : null;
   const limited = (wait: number): GatewayHttpError =>
     new GatewayHttpError(429, `Rate limit reached: try again in ${wait} s.`, { type: "requests", code: "rate_limit_exceeded", headers: { "retry-after": String(wait) } });
+  const checkHost = (request: IncomingMessage): void => {
+    const refused = hosts.refusal(request);
+    if (refused) throw new GatewayHttpError(403, refused.message, { code: refused.code });
+  };
 
   return {
     /** Serves `name` too (an address the gateway listens on). */
     allowHost(name: string): void {
       hosts.allowHost(name);
     },
+    /** Throws the 403 of a request naming a Host or Origin not served (a page's files need no token, only this, UI-6). */
+    checkHost,
     /**
      * Throws the refusal of a request (403 host or origin, 429, 401), or resolves its principal
      * and the API key's identity (null for the single token).
      */
     async check(request: IncomingMessage): Promise<GatewayCaller> {
-      const refused = hosts.refusal(request);
-      if (refused) throw new GatewayHttpError(403, refused.message, { code: refused.code });
+      checkHost(request);
       const header = request.headers.authorization;
       if (!authorized(header)) {
         const secret = options.identify && header?.startsWith("Bearer ") ? header.slice(7).trim() : null;

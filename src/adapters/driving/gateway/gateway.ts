@@ -24,6 +24,7 @@ import type { ToolCatalogEntry } from "../../../domain/node-context.js";
 import type { Storage } from "../../../ports/storage.js";
 import type { ApiKeyStore, ApiTenant } from "../../../ports/api-keys.js";
 import type { BudgetLedger } from "../../../ports/budget-ledger.js";
+import type { BrowserPage } from "../../../ports/browser-page.js";
 import { createChatCompletionsApi } from "./chat-completions-api.js";
 import { DEFAULT_MAX_HELD_BYTES } from "./gateway-budget.js";
 import { createGatewayGuard } from "./gateway-guards.js";
@@ -128,6 +129,12 @@ export interface ResponsesGatewayOptions {
    * address the gateway listens on; a request naming another in `Host` or `Origin` gets 403.
    */
   allowedHosts?: readonly string[];
+  /**
+   * UI-6: a browser page served at `/` (its script at `/web-chat.js`) without a token — the page
+   * asks for one and sends it on the chat route (`steamharness gateway --ui`). Host and Origin
+   * checks apply as on every route. Default: none (404).
+   */
+  page?: BrowserPage;
   /** How long `close()` waits for cancelled runs to end their responses (default 5000 ms). */
   closeTimeoutMs?: number;
   /** The clock (ms), for `created_at` and the rate-limit windows. */
@@ -296,6 +303,14 @@ export function createResponsesGateway(options: ResponsesGatewayOptions, runtime
   };
 
   async function serve(request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> {
+    if (options.page && request.method === "GET") {
+      const asset = pageAsset(options.page, (request.url ?? "/").split("?")[0]!);
+      if (asset) {
+        guard.checkHost(request);
+        response.writeHead(200, { "content-type": asset.type, "cache-control": "no-store", "x-content-type-options": "nosniff" });
+        return void response.end(asset.body);
+      }
+    }
     const { principal, identity } = await guard.check(request);
     // TEN-1: everything the request opens or reads is its principal's tenant's.
     const tenantName = principal.tenant;
@@ -418,6 +433,13 @@ export function createResponsesGateway(options: ResponsesGatewayOptions, runtime
     },
   };
   return gateway;
+}
+
+/** The page's document or script for a request path, or null for any other path. */
+function pageAsset(page: BrowserPage, path: string): { type: string; body: string } | null {
+  if (path === "/") return { type: "text/html; charset=utf-8", body: page.html };
+  if (path === "/web-chat.js") return { type: "text/javascript; charset=utf-8", body: page.script };
+  return null;
 }
 
 /**
