@@ -1,19 +1,9 @@
 import { describe, expect, it } from "@jest/globals";
 import { randomUUID } from "node:crypto";
 import type { UIMessage } from "ai";
+// A seeded generator (mulberry32), so a failing run can be repeated (the seed is in the failure's message).
+import { random } from "../../bench/storage/corpus.js";
 import { chatGateway, chunksOf, finalMessage, longTurnModel, readFrames, streamOf, TOKEN, transportFor, userMessage, type SseFrame } from "./helpers.js";
-
-/** A seeded generator, so a failing run can be repeated (the seed is in the failure's message). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const auth = { authorization: `Bearer ${TOKEN}` };
 

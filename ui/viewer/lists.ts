@@ -63,23 +63,29 @@ export function Crumbs({ body, s, tail }: { body: Pick<SessionBody, "address" | 
   return html`<p class="crumbs" data-testid="crumbs"><a href=${hrefWithToken("#/")}>Sessions</a> › <span title=${address.projectId}>${body.projectName ?? html`<code>${address.projectId}</code>`}</span> › ${address.conversationId ? html`<span title=${address.conversationId}>${body.conversationTitle ?? html`<code>${address.conversationId}</code>`}</span> › ` : ""}${session}${tail ? html` › ${tail}` : ""}</p>`;
 }
 
-/** A session's runs, newest first, refreshed as the log grows. */
-export function SessionView({ s }: { s: string }) {
-  const [body, setBody] = useState<SessionBody | null>(null);
+/** The JSON of `path` for session `s`, read again each time its log grows (until the page leaves it). */
+export function useLiveSessionJson<T extends { lastSeq: number }>(path: string, s: string): { body: T | null; error: string | null } {
+  const [body, setBody] = useState<T | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     let close = () => {};
     let stopped = false;
-    getJson<SessionBody>("/api/session", { s }).then((first) => {
+    getJson<T>(path, { s }).then((first) => {
       if (stopped) return;
       setBody(first);
-      close = openStream(s, first.lastSeq, () => getJson<SessionBody>("/api/session", { s }).then(setBody, () => undefined));
+      close = openStream(s, first.lastSeq, () => getJson<T>(path, { s }).then(setBody, () => undefined));
     }, (e: Error) => setError(e.message));
     return () => {
       stopped = true;
       close();
     };
-  }, [s]);
+  }, [path, s]);
+  return { body, error };
+}
+
+/** A session's runs, newest first, refreshed as the log grows. */
+export function SessionView({ s }: { s: string }) {
+  const { body, error } = useLiveSessionJson<SessionBody>("/api/session", s);
   if (error) return html`<p class="error">${error}</p>`;
   if (!body) return html`<p class="muted">Loading…</p>`;
   return html`<div>

@@ -2,10 +2,9 @@
 // how long the wait was) and compactions, in order, from GET /api/transcript, refreshed as the
 // log grows. Everything is rendered as text (htm escapes), never as markup.
 import { h } from "preact";
-import { useEffect, useState } from "preact/hooks";
 import htm from "htm";
-import { getJson, hrefWithToken, openStream } from "./api.js";
-import { Crumbs } from "./lists.js";
+import { hrefWithToken } from "./api.js";
+import { Crumbs, useLiveSessionJson } from "./lists.js";
 import { formatTime, Json, StatusBadge } from "./parts.js";
 import { formatDuration } from "../../src/adapters/driving/viewer/run-timeline.js";
 import type { DecisionAnswerer } from "../../src/domain/agent/decision-answerer.js";
@@ -65,21 +64,7 @@ function Entry({ entry, s }: { entry: TranscriptEntry; s: string }) {
 
 /** The transcript page of a session. */
 export function TranscriptView({ s }: { s: string }) {
-  const [body, setBody] = useState<TranscriptBody | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    let close = () => {};
-    let stopped = false;
-    getJson<TranscriptBody>("/api/transcript", { s }).then((first) => {
-      if (stopped) return;
-      setBody(first);
-      close = openStream(s, first.lastSeq, () => getJson<TranscriptBody>("/api/transcript", { s }).then(setBody, () => undefined));
-    }, (e: Error) => setError(e.message));
-    return () => {
-      stopped = true;
-      close();
-    };
-  }, [s]);
+  const { body, error } = useLiveSessionJson<TranscriptBody>("/api/transcript", s);
   if (error) return html`<p class="error">${error}</p>`;
   if (!body) return html`<p class="muted">Loading…</p>`;
   return html`<div data-testid="transcript">
