@@ -71,7 +71,8 @@ describe("VIEW-7 the agent records its times", () => {
     const storage = new MemoryStorage();
     try {
       const node = createAgentNode({ models: createOfflineModel({ steps: [{ toolCalls: [{ id: "w1", name: "write", arguments: { path: "a.txt", content: "x" } }] }, { text: "Written." }] }), workdir, retryDelayMs: 0, permissionPolicy: "ask" });
-      const toolPermissions = { request: async () => (await sleep(300), { outcome: "approved" as const }) };
+      // (A timer may fire up to a millisecond early by Date.now's clock: sleep past the bound asserted.)
+      const toolPermissions = { request: async () => (await sleep(310), { outcome: "approved" as const }) };
       const context = createNodeContext({ projectId: "p", storage, runId: "run-inline", conversationId: "c", toolPermissions });
       await runStreamNode(node, { prompt: "Write a.txt", runId: "run-inline" }, context);
       const store = await storage.sessions!.openUnleased({ address: { projectId: "p", conversationId: "c", sessionKey: "agent" }, create: false });
@@ -98,7 +99,8 @@ describe("VIEW-7 the agent records its times", () => {
       const steps: OfflineStep[] = [{ toolCalls: [{ id: "d1", name: "deploy", arguments: {} }, { id: "d2", name: "deploy", arguments: { again: true } }] }, { text: "Done." }];
       const node = createAgentNode({ models: createOfflineModel({ steps }), workdir, retryDelayMs: 0, extraTools: [deploy] });
       let asked = 0;
-      const toolPermissions = { request: async () => (await sleep(250), asked++ === 0 ? { outcome: "approved" as const } : { outcome: "denied" as const, reason: "not twice" }) };
+      // (A timer may fire up to a millisecond early by Date.now's clock: sleep past the bound asserted.)
+      const toolPermissions = { request: async () => (await sleep(260), asked++ === 0 ? { outcome: "approved" as const } : { outcome: "denied" as const, reason: "not twice" }) };
       const context = createNodeContext({ projectId: "p", storage, runId: "run-catalog", conversationId: "c", toolPermissions, toolCatalog: [{ id: "deploy" }] });
       await runStreamNode(node, { prompt: "Deploy", runId: "run-catalog" }, context);
       const store = await storage.sessions!.openUnleased({ address: { projectId: "p", conversationId: "c", sessionKey: "agent" }, create: false });
