@@ -41,6 +41,8 @@ import type { ModelProvider, ModelRequest } from "../src/ports/model-provider.js
 import { createOfflineModel } from "../src/testing/offline-model.js";
 import { ANSWER, cpuMs, sinceMs, streamedResponse, TOKEN } from "./gateway-support.js";
 import { startAnchor } from "./ui-chat-anchor.js";
+// A seeded generator (mulberry32), so a run can be repeated.
+import { random } from "./storage/corpus.js";
 
 const QUICK = process.env.UI_BENCH_QUICK === "1";
 const ROUNDS = QUICK ? 2 : 5;
@@ -305,17 +307,6 @@ const watchers = {
 console.log(`3. ${WATCHERS} watchers: ${watchers.cpuMsPerWatcher} ms CPU and ${watchers.rssKiBPerWatcher} KiB RSS (${watchers.heapKiBPerWatcher} KiB heap) per watcher; turn CPU ${watchers.turnCpuMsWithout} → ${watchers.turnCpuMsWith100} ms`);
 
 // 4. The disconnect torture, ours and the anchor's.
-/** A seeded generator, so a run can be repeated. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 /** Chunks in `expected` missing from `got`, and chunks of `got` beyond `expected` (multisets by `key`). */
 function lostAndDuplicated(expected: Frame[], got: Frame[], key: (frame: Frame) => string) {
   const counts = new Map<string, number>();
