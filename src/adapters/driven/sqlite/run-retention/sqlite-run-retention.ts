@@ -7,7 +7,7 @@ import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { openMigratedSqlite } from "../shared/migrations.js";
 import { conversationSessionsDirectory, sessionLockPath } from "../sessions/session-database-path.js";
 import { SESSION_FILE_EXTENSION } from "../sessions/session-file-names.js";
-import { holdExclusive, openLockFile } from "../sessions/sqlite-session-lease.js";
+import { openLockFile, tryLock } from "../sessions/sqlite-session-lease.js";
 import { retainedRuns } from "./run-retention-schema.js";
 
 /** The index file of a session folder. */
@@ -33,7 +33,7 @@ export interface SqliteRunRetentionOptions {
 }
 
 /** Takes the leases of every session file of a folder; `null` (nothing kept) when one is held. */
-async function holdAll(folder: string): Promise<Database.Database[] | null> {
+function holdAll(folder: string): Database.Database[] | null {
   let names: string[];
   try {
     names = readdirSync(folder).filter((name) => name.endsWith(SESSION_FILE_EXTENSION));
@@ -43,7 +43,7 @@ async function holdAll(folder: string): Promise<Database.Database[] | null> {
   const held: Database.Database[] = [];
   for (const name of names) {
     const lock = openLockFile(sessionLockPath(join(folder, name)));
-    if (await holdExclusive(lock)) held.push(lock);
+    if (tryLock(lock)) held.push(lock);
     else {
       lock.close();
       for (const other of held) other.close();
@@ -112,7 +112,7 @@ export async function createSqliteRunRetention(options: SqliteRunRetentionOption
       const deferred: string[] = [];
       for (const row of due) {
         const sessions = conversationSessionsDirectory({ agentStoreDir, conversationId: row.runId });
-        const held = existsSync(sessions) ? await holdAll(sessions) : [];
+        const held = existsSync(sessions) ? holdAll(sessions) : [];
         const unchanged = and(eq(t.projectId, row.projectId), eq(t.runId, row.runId), eq(t.state, row.state), eq(t.updatedAt, row.updatedAt));
         if (held === null) {
           // A live owner holds one of its sessions: someone runs it now; look again later.

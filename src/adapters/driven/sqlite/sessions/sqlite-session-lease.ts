@@ -20,7 +20,7 @@ function isBusy(error: unknown): boolean {
 
 /**
  * Opens the lock file of a session: an empty SQLite database whose exclusive lock is the lease
- * (see {@link holdExclusive}). The connection never waits for a lock.
+ * (see {@link tryLock}). The connection never waits for a lock.
  *
  * @example
  * const lock = openLockFile("/data/agents/c/agent-1.sqlite.lock");
@@ -33,61 +33,42 @@ export function openLockFile(lockPath: string): Database.Database {
 /** Lock connections whose rollback journal is already kept in memory. */
 const journalInMemory = new WeakSet<Database.Database>();
 
-/** Attempts of one {@link holdExclusive} before it reports the lock busy. */
-const LOCK_ATTEMPTS = 4;
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
- * Takes the OS file lock of an open lock-file connection, or resolves `false` when another
- * connection holds it.
+ * Takes the OS file lock of an open lock-file connection without waiting: `true` when it is now
+ * held, `false` when another connection holds it.
  *
- * How (SES-2): the connection enters `BEGIN EXCLUSIVE` and stays there for the lease's lifetime;
- * `ROLLBACK` (or closing it) ends the lease. SQLite's exclusive lock is an OS advisory lock, so
- * the kernel drops it when the process ends, even on SIGKILL (no heartbeat, pid or expiry), and
- * SQLite also refuses it to a second connection of the same process. The transaction is started
- * with raw SQL because drizzle transactions are callback-scoped and cannot stay open.
- * Nothing may open the lock file outside SQLite in the holding process: closing any descriptor of
- * a file drops that process's POSIX locks on it.
- *
- * A refused attempt is retried a few times after 1–3 ms (jittered). Why: taking an EXCLUSIVE
- * lock passes through SHARED, so two processes that try at the same instant can refuse each
- * other and both fail although nobody holds the lease; a held lease refuses every retry, a
- * collision clears within microseconds. Retries are asynchronous so the event loop never blocks.
+ * How (SES-2): the connection enters `BEGIN IMMEDIATE` and stays there for the lease's lifetime;
+ * `ROLLBACK` (or closing it) ends the lease. The transaction holds SQLite's RESERVED lock, an OS
+ * advisory lock, so the kernel drops it when the process ends, even on SIGKILL (no heartbeat, pid
+ * or expiry), and SQLite also refuses it to a second connection of the same process.
+ * RESERVED rather than EXCLUSIVE: a RESERVED lock is one step from SHARED, so a refusal always
+ * means someone holds it. Climbing to EXCLUSIVE passes through PENDING and waits for every SHARED
+ * lock to clear, so two processes trying at the same instant could refuse each other and both fail
+ * although nobody held the lease (seen under CI load even with retries). An older steamharness
+ * that takes the lock with `BEGIN EXCLUSIVE` is still excluded both ways.
+ * The transaction is started with raw SQL because drizzle transactions are callback-scoped and
+ * cannot stay open. Nothing may open the lock file outside SQLite in the holding process: closing
+ * any descriptor of a file drops that process's POSIX locks on it.
  *
  * @example
  * const lock = openLockFile(sessionLockPath(path));
- * if (await holdExclusive(lock)) { try { … } finally { lock.exec("ROLLBACK"); } }
+ * if (tryLock(lock)) { try { … } finally { lock.exec("ROLLBACK"); } }
  */
-export async function holdExclusive(client: Database.Database): Promise<boolean> {
-  for (let attempt = 1; ; attempt++) {
-    if (tryExclusive(client)) return true;
-    if (attempt >= LOCK_ATTEMPTS) return false;
-    await pause(1 + Math.random() * 2);
-  }
-}
-
-/**
- * One attempt of {@link holdExclusive}, without waiting: `true` when the lock is now held.
- *
- * @example
- * if (!tryExclusive(lock) && !(await holdExclusive(lock))) throw sessionBusy(lockPath);
- */
-export function tryExclusive(client: Database.Database): boolean {
+export function tryLock(client: Database.Database): boolean {
   try {
     if (!journalInMemory.has(client)) {
       // The lock file is never written, so its rollback journal can live in memory: with the
-      // default on-disk journal every BEGIN EXCLUSIVE creates, writes and deletes a `-journal`
-      // file (most of a lease's cost). The locks are the same in every journal mode, so lock
+      // default on-disk journal every lease would create, write and delete a `-journal` file
+      // (most of a lease's cost). The locks are the same in every journal mode, so lock
       // connections of either kind exclude each other. Set on the first attempt rather than at
-      // open because it needs a shared lock: refused while another connection holds the lease.
+      // open because it needs a shared lock: refused while an older EXCLUSIVE holder has it.
       client.pragma("journal_mode = MEMORY");
       journalInMemory.add(client);
     }
-    client.exec("BEGIN EXCLUSIVE");
+    client.exec("BEGIN IMMEDIATE");
     return true;
   } catch (error) {
-    // A refused BEGIN leaves no transaction open; make sure before the next attempt.
+    // A refused BEGIN leaves no transaction open; make sure.
     if (client.inTransaction) client.exec("ROLLBACK");
     if (!isBusy(error)) throw error;
     return false;
@@ -97,8 +78,7 @@ export function tryExclusive(client: Database.Database): boolean {
 /**
  * The SQLite session lease provider (SES-2): one owner per session file across processes, via a
  * `<session file>.lock` file next to the session database, under the kernel's lease rules.
- * Acquire never waits for a holder (a busy session is reported after at most ~10 ms of collision
- * retries); a lease ends on `release()` or when its process exits or is killed. Leases by address
+ * Acquire never waits for a holder (a busy session is reported at once); a lease ends on `release()` or when its process exits or is killed. Leases by address
  * need `agentStoreDir`; leases by `databasePath` do not.
  *
  * @example
@@ -113,7 +93,7 @@ export function createSqliteSessionLeaseProvider(options: SqliteSessionLeaseProv
       let client: Database.Database | undefined;
       try {
         client = openLockFile(key);
-        if (await holdExclusive(client)) return client;
+        if (tryLock(client)) return client;
         client.close();
         return null;
       } catch (error) {

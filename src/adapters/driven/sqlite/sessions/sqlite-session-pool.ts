@@ -7,7 +7,7 @@ import { checkLeaseRequest, sessionBusy } from "../../../../domain/agent/session
 import { resolveSessionDatabasePath, sessionLockPath } from "./session-database-path.js";
 import { createSqliteSessionStore } from "./sqlite-session-store.js";
 import { heldStore, type HeldSession, type SessionBackendDriver } from "../../kernel/session-backend.js";
-import { holdExclusive, openLockFile, tryExclusive } from "./sqlite-session-lease.js";
+import { openLockFile, tryLock } from "./sqlite-session-lease.js";
 
 /** Options of {@link createSqliteSessionPool}. */
 export interface SqliteSessionPoolOptions {
@@ -133,12 +133,10 @@ export function sqliteSessionPool(options: SqliteSessionPoolOptions): SqliteSess
     } catch (error) {
       throw wrapAdapterError("sqlite", `cannot open the session ${path}`, error);
     }
-    // Marked before the lock is awaited, so a concurrent open in this process is refused.
     entry.held = true;
     let taken: boolean;
     try {
-      // The first attempt is synchronous: a free session is taken without yielding.
-      taken = tryExclusive(entry.lock) || (await holdExclusive(entry.lock));
+      taken = tryLock(entry.lock);
     } catch (error) {
       entry.held = false;
       throw wrapAdapterError("sqlite", `cannot take the session lock ${entry.lockPath}`, error);
@@ -147,10 +145,6 @@ export function sqliteSessionPool(options: SqliteSessionPoolOptions): SqliteSess
       entry.held = false;
       evictIdle();
       throw sessionBusy(entry.lockPath);
-    }
-    if (closed) {
-      // The storage was closed while the lock was being taken (the entry is already disposed).
-      throw new SteamharnessError("unavailable", "[steamharness] [sqlite] the storage is closed");
     }
     entry.clock = request.clock;
     // Releasing rolls the lock back and keeps both connections for the next run, unless a call failed.
