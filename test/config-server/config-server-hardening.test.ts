@@ -3,6 +3,7 @@
 // receives, failed authentications limited per address without locking out a valid token — and
 // `login` refusing to send a token over plain http off this machine.
 import { request as httpRequest } from "node:http";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import { cleanEnv, runCli } from "../cli/helpers.js";
@@ -73,7 +74,7 @@ describe("TEN-7 configuration server hardening", () => {
     expect(anonymous.status).toBe(401);
   }, 60_000);
 
-  it("TEN-7: `login` refuses a plain http:// server off loopback (exit 2, one line) unless --insecure", async () => {
+  it("TEN-7: `login` and `rotate-token` refuse a plain http:// server off loopback (exit 2, one line) unless --insecure", async () => {
     const authDir = join(dir, "auth-login");
     const refused = await runCli(["login", "--server", "http://config.example.com:8790", "--token", "sht_whatever", "--auth-dir", authDir], { env: cleanEnv() });
     expect(refused.code).toBe(2);
@@ -89,8 +90,18 @@ describe("TEN-7 configuration server hardening", () => {
       expect(warned.code).toBe(0);
       expect(warned.stderr).toContain("warning: the account token travels unencrypted to 0.0.0.0");
       expect(warned.stdout).toContain("as insecure-login");
+      // The saved login's consent is not carried to rotate-token: it refuses without its own flag.
+      const notRotated = await runCli(["rotate-token", "--auth-dir", authDir], { env: cleanEnv() });
+      expect(notRotated.code).toBe(2);
+      expect(notRotated.stderr).toContain("refusing to send the account token over plain http to 0.0.0.0");
+      expect((await request(server.url, "GET", "/v1/account", { authorization: `Bearer ${account.token}` })).status).toBe(200);
+      const rotated = await runCli(["rotate-token", "--auth-dir", authDir, "--insecure"], { env: cleanEnv() });
+      expect(rotated.code).toBe(0);
+      expect(rotated.stderr).toContain("warning: the account token travels unencrypted to 0.0.0.0");
+      expect((await request(server.url, "GET", "/v1/account", { authorization: `Bearer ${account.token}` })).status).toBe(401);
       // Loopback needs no flag.
-      const local = await runCli(["login", "--server", other.url, "--token", account.token, "--auth-dir", authDir], { env: cleanEnv() });
+      const { token: rotatedToken } = JSON.parse(readFileSync(join(authDir, "workflow-auth.json"), "utf8")) as { token: string };
+      const local = await runCli(["login", "--server", other.url, "--token", rotatedToken, "--auth-dir", authDir], { env: cleanEnv() });
       expect(local.code).toBe(0);
       expect(local.stderr).toBe("");
     } finally {

@@ -110,11 +110,13 @@ const authDirOf = (flags: { authDir?: string }): string => flags.authDir ?? join
  * (`POST /v1/account/token` with the saved token) and saves it in place of the old one, the
  * same way `login` saves (temporary file renamed, mode 0600). Resolves with the line to print,
  * which names the account and the file, never a token. No saved token → `input_validation`.
+ * Like `login` (TEN-7), it sends the token over plain `http://` off loopback only when `insecure`
+ * says so: a login saved with `--insecure` does not carry that consent to every later command.
  *
  * @example
  * process.stdout.write(await rotateSavedToken("/home/me/.steamharness", services.serverLogin));
  */
-export async function rotateSavedToken(authDir: string, login: ServerLoginClient): Promise<string> {
+export async function rotateSavedToken(authDir: string, login: ServerLoginClient, insecure = false): Promise<string> {
   const saved = await login.read(authDir);
   const file = await login.fileOf(authDir);
   if (!saved?.serverUrl || !saved.token) {
@@ -122,6 +124,7 @@ export async function rotateSavedToken(authDir: string, login: ServerLoginClient
     throw new SteamharnessError("input_validation", `[steamharness] [config-server-client] the saved login ${file} ${what}: run \`steamharness login --server <url> --token <token>\` first`, { field: "auth-dir" });
   }
   const serverUrl = await login.checkUrl(saved.serverUrl, "serverUrl");
+  plainHttpCheck(serverUrl, insecure);
   const { account, token } = await login.call<{ account: { name: string }; token: string }>(serverUrl, saved.token, "POST", `${SERVER_API_PREFIX}/account/token`);
   try {
     await login.save(authDir, { ...saved, token });
@@ -193,8 +196,9 @@ export function registerServerCommands(program: Command, services: SurfaceServic
   program
     .command("rotate-token")
     .description("replace the saved login's account token with a new one from the server; the old token stops working")
+    .option("--insecure", "allow a plain http:// server that is not on this machine (both tokens travel unencrypted)")
     .addOption(authDirOption())
-    .action(async (flags: { authDir?: string }) => {
-      process.stdout.write(await rotateSavedToken(authDirOf(flags), services.serverLogin));
+    .action(async (flags: { authDir?: string; insecure?: boolean }) => {
+      process.stdout.write(await rotateSavedToken(authDirOf(flags), services.serverLogin, flags.insecure === true));
     });
 }
