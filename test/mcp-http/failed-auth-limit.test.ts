@@ -1,17 +1,21 @@
-// TEN-7: `steamharness mcp --http --keys` limits failed authentications per client address (429
-// with Retry-After) with the same limiter as the gateway and the configuration server, and a
-// valid key is checked before the limit, so bad keys from one address never lock out a good one.
+// TEN-7: `steamharness mcp --http --keys` and `--auth-token-file` limit failed authentications per
+// client address (429 with Retry-After) with the same limiter as the gateway and the configuration
+// server, and a valid secret is checked before the limit, so bad ones from one address never lock
+// out a good one.
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanup, runCli, tempDir, writeProject } from "../cli/helpers.js";
 import { INITIALIZE, rawPost, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 
 const ACCEPT = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
-describe("TEN-7 mcp --http --keys failed-auth limit", () => {
+describe("TEN-7 mcp --http failed-auth limit", () => {
   let tmp = "";
   let server: HttpMcpServer | undefined;
+  let tokenServer: HttpMcpServer | undefined;
   let key = "";
+  const token = "static-token-0123456789abcdef0123456789";
   beforeAll(async () => {
     tmp = await tempDir("sh-mcp-failed-auth-");
     const store = join(tmp, "keys");
@@ -23,9 +27,12 @@ describe("TEN-7 mcp --http --keys failed-auth limit", () => {
     expect(added.code).toBe(0);
     key = /^(sh_[A-Za-z0-9_-]{43})$/m.exec(added.stdout)![1]!;
     server = await startHttpMcp(project, ["--keys", "--store", store, "--data-dir", join(tmp, "data")]);
+    writeFileSync(join(tmp, "token"), token);
+    tokenServer = await startHttpMcp(project, ["--auth-token-file", join(tmp, "token"), "--data-dir", join(tmp, "token-data")]);
   }, 120_000);
   afterAll(async () => {
     await server?.stop();
+    await tokenServer?.stop();
     await cleanup(tmp);
   });
 
@@ -38,6 +45,17 @@ describe("TEN-7 mcp --http --keys failed-auth limit", () => {
     expect(limited.status).toBe(429);
     expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
     const served = await rawPost(server!.url, { ...ACCEPT, authorization: `Bearer ${key}` }, INITIALIZE);
+    expect(served.status).toBe(200);
+    expect(served.body).toContain('"serverInfo"');
+  }, 60_000);
+
+  it("TEN-7: with --auth-token-file, 30 wrong tokens from an address → 429 + Retry-After, and the right token is still served", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 31; i++) statuses.push((await rawPost(tokenServer!.url, { ...ACCEPT, authorization: `Bearer wrong-token-${i}` }, INITIALIZE)).status);
+    expect(statuses.slice(0, 30)).toEqual(new Array(30).fill(401));
+    expect(statuses[30]).toBe(429);
+    expect(Number((await rawPost(tokenServer!.url, ACCEPT, INITIALIZE)).headers["retry-after"])).toBeGreaterThan(0);
+    const served = await rawPost(tokenServer!.url, { ...ACCEPT, authorization: `Bearer ${token}` }, INITIALIZE);
     expect(served.status).toBe(200);
     expect(served.body).toContain('"serverInfo"');
   }, 60_000);

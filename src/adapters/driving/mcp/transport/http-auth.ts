@@ -184,6 +184,22 @@ async function acceptedBy(verifier: OAuthTokenVerifier, req: IncomingMessage, sc
 }
 
 /**
+ * TEN-7: failed authentications per client address are limited (429 + `Retry-After`, the limiter
+ * the gateway and the configuration server share) for a shared secret (`--keys`,
+ * `--auth-token-file`). The limit is consulted only after the credential did not verify, so bad
+ * secrets from an address never lock out a valid one sent from it. OAuth needs none: a JWT is
+ * verified by signature, not guessed against a secret.
+ */
+function limitFailedAuth(verifies: (req: IncomingMessage) => Promise<boolean>, check: McpHttpMiddleware): McpHttpMiddleware {
+  const failures = createRateLimiter(FAILED_AUTH_LIMIT, Date.now);
+  return async (req, res, next) => {
+    const wait = (await verifies(req)) ? 0 : failures.take(req.socket.remoteAddress ?? "unknown");
+    if (wait > 0) return void res.writeHead(429, { "content-type": "application/json", "retry-after": String(wait) }).end(JSON.stringify({ error: "too_many_requests", error_description: `Too many failed authentications from this address: try again in ${wait} s` }));
+    return check(req, res, next);
+  };
+}
+
+/**
  * Prepares the authorization of an endpoint at `path`: for OAuth, reads the authorization
  * server's metadata (rejects with `unavailable` when it cannot) and builds the RFC 9728 document.
  *
@@ -195,20 +211,16 @@ export async function prepareAuthorization(auth: McpHttpAuthOptions, path: strin
   if (auth.kind === "keys") {
     const bearer = requireBearerAuth({ verifier: keyVerifier(auth.admission) }) as unknown as McpHttpMiddleware;
     const admit = admitToolCalls(auth.admission);
-    // TEN-7: failed authentications per address are limited (429) once a key did not verify, so a valid key is never locked out.
-    const failures = createRateLimiter(FAILED_AUTH_LIMIT, Date.now);
-    return {
-      check: onPath(async (req, res, next) => {
-        const secret = /^Bearer +(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
-        const wait = secret && (await auth.admission.identify(secret)) ? 0 : failures.take(req.socket.remoteAddress ?? "unknown");
-        if (wait > 0) return void res.writeHead(429, { "content-type": "application/json", "retry-after": String(wait) }).end(JSON.stringify({ error: "too_many_requests", error_description: `Too many failed authentications from this address: try again in ${wait} s` }));
-        return bearer(req, res, (error?: unknown) => (error === undefined ? admit(req, res, next) : next(error)));
-      }),
+    const verifies = async (req: IncomingMessage) => {
+      const secret = /^Bearer +(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
+      return secret !== undefined && (await auth.admission.identify(secret)) !== null;
     };
+    return { check: onPath(limitFailedAuth(verifies, (req, res, next) => bearer(req, res, (error?: unknown) => (error === undefined ? admit(req, res, next) : next(error))))) };
   }
   if (auth.kind === "token") {
     const verifier = tokenVerifier(auth.token);
-    return { check: onPath(requireBearerAuth({ verifier }) as unknown as McpHttpMiddleware), accepted: (req) => acceptedBy(verifier, req, []) };
+    const accepted = (req: IncomingMessage) => acceptedBy(verifier, req, []);
+    return { check: onPath(limitFailedAuth(async (req) => (await accepted(req)) !== undefined, requireBearerAuth({ verifier }) as unknown as McpHttpMiddleware)), accepted };
   }
   let oauthMetadata;
   try {
