@@ -53,7 +53,7 @@ const ROUTES: Record<string, { description: string; segments: Segment[] }> = {
       { fn: "direct", near: /mcp\/transport\/http-handler/ },
       { fn: "callTool", near: /mcp\/workflow-server/ },
       { fn: "run", near: /workflow-runs\/project-runner/ },
-      { fn: "serve", near: /workflow-worker/ },
+      { fn: "serve", near: /workflow-runs\/worker-service/ },
     ],
   },
   gatewayRequest: {

@@ -4,7 +4,9 @@ import { SteamharnessError } from "../../../domain/errors.js";
 import { addDataDirOptions, dataDirsFrom, formatReport, redactReport, type DataDirFlags } from "./commands.js";
 import { exitCodeOfStatus } from "../shared/exit-codes.js";
 import { timeoutMs } from "../shared/option-parsers.js";
-import { answerHint, keepPausedRun, pausedRunsOf } from "./paused-runs.js";
+import { answerHint } from "./paused-runs.js";
+import { findPausedRun, keepPausedRun } from "../../../app/workflow-runs/paused-runs.js";
+import { answeringHandlers } from "../../../domain/workflow/paused-run.js";
 import { addRunRetentionOption, runRetentionFrom, type RunRetentionFlags } from "./runs-command.js";
 
 // DX-10: `steamharness answer <workflow-dir> <run-id> <request-id> --approve | --deny | --value`
@@ -37,15 +39,14 @@ export function registerAnswerCommand(program: Command, services: SurfaceService
     .option("--json", "print the run report as JSON (as run --json)")
     .addOption(new Option("--timeout <ms>", "kill the run after this many milliseconds (a whole number ≥ 1)").argParser(timeoutMs));
   addRunRetentionOption(addDataDirOptions(command)).action(async (dir: string, runId: string, requestId: string, flags: AnswerFlags) => {
-    const [{ createTerminalHandlers }, { answeringHandlers, parseAnswer }, { openProjectRunner }] = await Promise.all([
+    const [{ createTerminalHandlers }, { parseAnswer }, { openProjectRunner }] = await Promise.all([
       import("./terminal-handlers.js"),
       import("./paused-runs.js"),
       import("../../../app/workflow-runs/project-runner.js"),
     ]);
     const runner = await openProjectRunner({ projectDir: dir, ports: await services.workflowRunPorts(), dirs: dataDirsFrom(flags), relatedProjects: flags.relatedProject ?? [], ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }), ...runRetentionFrom(flags) });
     try {
-      const paused = await pausedRunsOf(runner);
-      const run = await paused.get(runId).finally(() => paused.close());
+      const run = await findPausedRun(runner, runId);
       if (!run) throw new SteamharnessError("not_found", `no paused run ${runId} in this project (a run that \`steamharness run\` left waiting, exit code 3, not answered since)`, { field: "run-id" });
       if (run.pending.requestId !== requestId) throw new SteamharnessError("input_validation", `run ${runId} waits for ${run.pending.kind} ${run.pending.requestId}, not ${requestId}`, { field: "request-id" });
       const answers = { ...run.answers, [requestId]: parseAnswer(flags, run.pending, { surface: "cli", at: Date.now() }) };

@@ -2,11 +2,11 @@ import type { DecisionAnswerer } from "../../../domain/agent/decision-answerer.j
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { JsonValue } from "../../../domain/json.js";
 import type { PendingInteraction, WorkflowRunReport } from "../../../domain/workflow/run-report.js";
-import type { PausedRunAnswer } from "../../../app/workflow-runs/paused-runs.js";
+import type { PausedRunAnswer } from "../../../domain/workflow/paused-run.js";
 
 // DX-10: the CLI side of answering a paused run — the flags of `steamharness answer` and the
-// hint `run` prints; the kept runs themselves are in ../workflow/paused-runs.ts (MCP uses them too).
-export { answeringHandlers, createPausedRuns, keepPausedRun, pausedRunsOf, type PausedRun, type PausedRunAnswer } from "../../../app/workflow-runs/paused-runs.js";
+// hint `run` prints; the kept runs themselves are the app's (src/app/workflow-runs/paused-runs.ts,
+// MCP uses them too).
 
 /**
  * The answer of `--approve`, `--deny [reason]` or `--value <json>`, checked against what the run

@@ -2,7 +2,8 @@ import type { DecisionAnswerer } from "../../../domain/agent/decision-answerer.j
 import type { JsonValue } from "../../../domain/json.js";
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
 import { dataTenantOf } from "./transport/http-tenant.js";
-import { keepPausedRun, pausedRunsOf, type PausedRun, type PausedRunAnswer } from "../../../app/workflow-runs/paused-runs.js";
+import { findPausedRun, keepPausedRun } from "../../../app/workflow-runs/paused-runs.js";
+import type { PausedRun, PausedRunAnswer } from "../../../domain/workflow/paused-run.js";
 import type { ProjectRunner } from "../../../ports/project-runner.js";
 import { invalidParams } from "./workflow-result.js";
 
@@ -67,8 +68,7 @@ export function answeredRun(runner: ProjectRunner, toolName: string, meta: Recor
 async function pausedRunAnswered(runner: ProjectRunner, toolName: string, answer: unknown, tenant: string | undefined, answeredBy: DecisionAnswerer): Promise<PausedRun> {
   const given = checkedMeta(answer);
   // TEN-3: looked up in the caller's own namespace only; BUD-4: another tenant's run is an unknown one.
-  const paused = await pausedRunsOf(runner, dataTenantOf(tenant));
-  const run = await paused.get(given.runId).finally(() => paused.close());
+  const run = await findPausedRun(runner, given.runId, dataTenantOf(tenant));
   if (!run || run.tenant !== tenant) throw invalidParams(`no paused run ${given.runId} in this project (a call that ended interaction_required, not answered since)`);
   if (run.entrypointId !== toolName) throw invalidParams(`run ${given.runId} is a run of tool ${run.entrypointId}: call that tool to answer it`);
   if (run.pending.requestId !== given.requestId) throw invalidParams(`run ${given.runId} waits for ${run.pending.kind} ${run.pending.requestId}, not ${given.requestId}`);

@@ -9,7 +9,7 @@ import type { ProjectRunner } from "../../../ports/project-runner.js";
 import type { WorkerLogEntry } from "../../../domain/workflow/worker-protocol.js";
 import type { WorkflowCatalog } from "./catalog-cache.js";
 import type { JsonValue } from "../../../domain/json.js";
-import { answeringHandlers } from "../../../app/workflow-runs/paused-runs.js";
+import { answeringHandlers } from "../../../domain/workflow/paused-run.js";
 import { answeredRun, keepCallRun } from "./workflow-answer.js";
 import { createElicitationHandlers } from "./workflow-elicitation.js";
 import { createSamplingHandler } from "./workflow-sampling.js";

@@ -11,7 +11,7 @@ import { CancelTaskRequestSchema, ErrorCode, GetTaskPayloadRequestSchema, GetTas
 import { isSteamharnessError } from "../../../../domain/errors.js";
 import type { StructureEntrypoint } from "../../../../domain/workflow/workflow-definition.js";
 import type { McpTaskRecord } from "../../../../ports/mcp-task-store.js";
-import type { PausedRun } from "../../../../app/workflow-runs/paused-runs.js";
+import type { PausedRun } from "../../../../domain/workflow/paused-run.js";
 import { createElicitationHandlers } from "../workflow-elicitation.js";
 import { errorResult, isFinal, type TaskPause, type TaskRuns } from "./task-runs.js";
 import { tenantOfAuth } from "../transport/http-tenant.js";

@@ -19,7 +19,7 @@ import type { McpTaskRecord, McpTaskStore } from "../../../../ports/mcp-task-sto
 import type { TelemetryCarrier } from "../../../../ports/telemetry.js";
 import type { ToolPermissionRequest } from "../../../../ports/tool-permissions.js";
 import type { UserInputRequest } from "../../../../ports/user-input.js";
-import { answeringHandlers, type PausedRun } from "../../../../app/workflow-runs/paused-runs.js";
+import { answeringHandlers, type PausedRun } from "../../../../domain/workflow/paused-run.js";
 import { interactionRequired } from "../../../../domain/workflow/run-report.js";
 import type { RunHandlers } from "../../../../ports/workflow-workers.js";
 import type { ProjectRunner } from "../../../../ports/project-runner.js";
