@@ -6,9 +6,8 @@ import { writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
+import { bundledProject } from "../fixtures/bundled-fixture.js";
 import { cleanEnv, cleanup, CLI_SOURCE, ensureViewerBuilt, EXAMPLE, KITCHEN, REPO, runCli, tempDir, writeProject } from "./helpers.js";
-
-const CHAT_FIXTURE = join(REPO, "test/conversation/fixtures/chat-assistant");
 
 interface Ended {
   code: number | null;
@@ -52,6 +51,10 @@ function expectOneLine(stderr: string, pattern: RegExp): void {
 }
 
 let tmp: string;
+// The conversation projects (TypeScript importing our sources) are bundled (bundledProject): each
+// CLI process then loads plain JavaScript instead of compiling the sources through tsx (~3 s of
+// CPU per process on the test machine).
+let chatProject: string;
 let badPolicy: string;
 let brokenWorkflow: string;
 let held: Server;
@@ -60,7 +63,8 @@ let heldPort: number;
 beforeAll(async () => {
   await ensureViewerBuilt();
   tmp = await tempDir("sh-dx8-");
-  badPolicy = await writeProject(join(tmp, "bad-policy"), {
+  chatProject = bundledProject("test/conversation/fixtures/chat-assistant", join(tmp, "chat-assistant"));
+  const badPolicySource = await writeProject(join(tmp, "bad-policy-source"), {
     "package.json": JSON.stringify({ name: "bad-policy", type: "module", id: "5d1f0b7e-3a2c-4e8d-9f10-2b3c4d5e6f70", projectType: "conversation", main: "conversation.ts" }),
     "conversation.ts": [
       `import { defineAgentConversationExecutor } from ${JSON.stringify(join(REPO, "src/app/conversation/define-executor.js"))};`,
@@ -69,6 +73,7 @@ beforeAll(async () => {
       `  permissionPolicy: "sometimes" as never, executor: { tools: [], conversation: { recovery: { enabled: false }, durable: { enabled: false } } } });`,
     ].join("\n"),
   });
+  badPolicy = bundledProject(badPolicySource, join(tmp, "bad-policy"));
   brokenWorkflow = await writeProject(join(tmp, "broken-workflow"), {
     "package.json": JSON.stringify({ name: "broken", type: "module", id: "5d1f0b7e-3a2c-4e8d-9f10-2b3c4d5e6f71", projectType: "workflow", main: "workflow.mjs" }),
     "workflow.mjs": "export default {",
@@ -108,12 +113,13 @@ describe("DX-8 a broken project ends every command with its code and one line", 
   });
 
   it("DX-8 mcp on a project that loads, stdin closed at once, still exits 0", async () => {
-    const ended = await runWith(["mcp", EXAMPLE, "--data-dir", join(tmp, "data")], { stdin: "ignore" });
+    // The kitchen project (plain JavaScript): its workers load without compiling TypeScript.
+    const ended = await runWith(["mcp", KITCHEN, "--data-dir", join(tmp, "data")], { stdin: "ignore" });
     expect([ended.hung, ended.code]).toEqual([false, 0]);
   });
 
   it("DX-8 a library message keeps one prefix: the gateway's short-token error reads `steamharness: [gateway] …`", async () => {
-    const result = await runCli(["gateway", CHAT_FIXTURE, "--port", "0"], { env: cleanEnv({ STEAMHARNESS_GATEWAY_TOKEN: "short" }) });
+    const result = await runCli(["gateway", chatProject, "--port", "0"], { env: cleanEnv({ STEAMHARNESS_GATEWAY_TOKEN: "short" }) });
     expect(result.code).toBe(2);
     expectOneLine(result.stderr, /^steamharness: \[gateway\] STEAMHARNESS_GATEWAY_TOKEN must hold at least 16/);
   });
@@ -162,7 +168,7 @@ describe("DX-8 flag values are checked before anything starts", () => {
   });
 
   it("DX-8 run --timeout with a whole number still runs", async () => {
-    const result = await runCli(["run", EXAMPLE, "greet", "--params", '{"name":"Ada"}', "--timeout", "60000", "--json", "--data-dir", join(tmp, "data")]);
+    const result = await runCli(["run", KITCHEN, "echo", "--params", '{"text":"Ada"}', "--timeout", "60000", "--json", "--data-dir", join(tmp, "data")]);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: "success" });
   });
@@ -172,7 +178,7 @@ describe("DX-8 flag values are checked before anything starts", () => {
   // "does not load … killed by SIGKILL" line from a worker stopped on the way out.
   it.each([
     ["server", () => ["server", "--sqlite", join(tmp, "config-server.sqlite"), "--port", String(heldPort)]],
-    ["gateway", () => ["gateway", CHAT_FIXTURE, "--port", String(heldPort), "--data-dir", join(tmp, "data")]],
+    ["gateway", () => ["gateway", chatProject, "--port", String(heldPort), "--data-dir", join(tmp, "data")]],
     ["view", () => ["view", "--store", tmp, "--port", String(heldPort)]],
     ["mcp --http", () => ["mcp", EXAMPLE, "--http", "--port", String(heldPort), "--data-dir", join(tmp, "data")]],
   ])("DX-14 %s on a port in use exits 2 with the same one line naming the port and --port, no worker line", async (_name, args) => {
@@ -193,7 +199,7 @@ describe("DX-8 a broken pipe on stdout ends quietly", () => {
 
 describe("DX-8 gateway --host 0.0.0.0", () => {
   it("DX-8 warns that every interface listens and prints a URL a client on this machine can use", async () => {
-    const child = spawn(process.execPath, [...CLI_SOURCE, "gateway", CHAT_FIXTURE, "--host", "0.0.0.0", "--port", "0", "--data-dir", join(tmp, "data")], { cwd: REPO, env: cleanEnv(), stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [...CLI_SOURCE, "gateway", chatProject, "--host", "0.0.0.0", "--port", "0", "--data-dir", join(tmp, "data")], { cwd: REPO, env: cleanEnv(), stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     try {
       const url = await new Promise<string>((resolve, reject) => {

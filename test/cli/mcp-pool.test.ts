@@ -178,8 +178,8 @@ const outputOf = (result: CallToolResult) => {
   if (result.isError) throw new Error(`the call failed: ${JSON.stringify(result.structuredContent)}`);
   return (result.structuredContent as { output: Record<string, unknown> }).output;
 };
-/** The marker files of the `hold` entrypoint: it writes its pid to `started`, waits for `gate`, then writes `done`. */
-const holdPaths = (f: Fixture) => ({ started: join(f.marks, "hold-started"), gate: join(f.marks, "hold-gate"), done: join(f.marks, "hold-done") });
+/** The marker files of the `hold` entrypoint: it writes its pid to `started`, waits for `gate`, then writes `done` (`name` keeps apart the holds of tests sharing a fixture). */
+const holdPaths = (f: Fixture, name = "hold") => ({ started: join(f.marks, `${name}-started`), gate: join(f.marks, `${name}-gate`), done: join(f.marks, `${name}-done`) });
 /** Waits until a `hold` run has started; resolves its worker's pid. */
 const holdStarted = async (paths: { started: string }): Promise<number> => {
   // The file exists before its pid is written (writeFileSync opens, then writes): an empty read
@@ -348,6 +348,18 @@ describe("MCP-9 worker pool", () => {
 describe("MCP-9 worker reuse", () => {
   const pidOf = async (session: McpSession, name = "ping") => outputOf(await call(session, name)).pid as number;
   const gone = (pid: number) => waitFor(() => !alive(pid), 15_000);
+  // The four retirement tests share one server (ARCH-12: a server and its worker fewer to start
+  // for each): each one retires the worker that served it and checks that the next call runs in
+  // another process, which holds whatever the server served before.
+  let retiring: { session: McpSession; f: Fixture };
+  beforeAll(async () => {
+    const f = await fixture("retire");
+    retiring = { session: await start(f, ["--workers", "1"]), f };
+    await retiring.session.client.listTools();
+  });
+  afterAll(async () => {
+    await retiring?.session.close();
+  });
 
   it("MCP-9 a worker whose call ended cleanly serves the next calls (same pid), a business errCode included", async () => {
     await withServer("reuse", ["--workers", "1"], async (session) => {
@@ -382,46 +394,42 @@ describe("MCP-9 worker reuse", () => {
   });
 
   it("MCP-9 a call that throws retires its worker; the next call runs in a new one", async () => {
-    await withServer("retire-throw", ["--workers", "1"], async (session) => {
-      const before = await pidOf(session);
-      expect((await call(session, "fail")).structuredContent).toMatchObject({ status: "failed", error: { message: "fail on purpose" } });
-      await gone(before);
-      expect(await pidOf(session)).not.toBe(before);
-    });
+    const { session } = retiring;
+    const before = await pidOf(session);
+    expect((await call(session, "fail")).structuredContent).toMatchObject({ status: "failed", error: { message: "fail on purpose" } });
+    await gone(before);
+    expect(await pidOf(session)).not.toBe(before);
   });
 
   it("MCP-9 a cancelled call's worker is killed and the next call runs in a new one", async () => {
-    await withServer("retire-cancel", ["--workers", "1"], async (session, f) => {
-      const paths = holdPaths(f);
-      const controller = new AbortController();
-      const holding = session.client.callTool({ name: "hold", arguments: paths }, undefined, { signal: controller.signal });
-      holding.catch(() => undefined);
-      const held = await holdStarted(paths);
-      controller.abort("the test cancels");
-      await expect(holding).rejects.toThrow();
-      await gone(held);
-      expect(await pidOf(session)).not.toBe(held);
-    });
+    const { session, f } = retiring;
+    const paths = holdPaths(f, "cancel");
+    const controller = new AbortController();
+    const holding = session.client.callTool({ name: "hold", arguments: paths }, undefined, { signal: controller.signal });
+    holding.catch(() => undefined);
+    const held = await holdStarted(paths);
+    controller.abort("the test cancels");
+    await expect(holding).rejects.toThrow();
+    await gone(held);
+    expect(await pidOf(session)).not.toBe(held);
   });
 
   it("MCP-9 a crashed worker is replaced: the next call runs in a new process", async () => {
-    await withServer("retire-crash", ["--workers", "1"], async (session, f) => {
-      const paths = holdPaths(f);
-      const holding = call(session, "hold", paths);
-      const held = await holdStarted(paths);
-      process.kill(held, "SIGKILL");
-      expect((await holding).structuredContent).toMatchObject({ status: "failed", error: { code: "worker_crashed" } });
-      expect(await pidOf(session)).not.toBe(held);
-    });
+    const { session, f } = retiring;
+    const paths = holdPaths(f, "crash");
+    const holding = call(session, "hold", paths);
+    const held = await holdStarted(paths);
+    process.kill(held, "SIGKILL");
+    expect((await holding).structuredContent).toMatchObject({ status: "failed", error: { code: "worker_crashed" } });
+    expect(await pidOf(session)).not.toBe(held);
   });
 
   it("MCP-9 a call that leaves a timer running retires its worker and says why on stderr", async () => {
-    await withServer("retire-leak", ["--workers", "1"], async (session, f) => {
-      const leaked = await pidOf(session, "leak");
-      await gone(leaked);
-      expect(session.stderr()).toMatch(/run \d{8}-[0-9a-f]{12} \(leak\) left 1 Timeout running: its worker serves no further run/);
-      expect(await pidOf(session)).not.toBe(leaked);
-    });
+    const { session } = retiring;
+    const leaked = await pidOf(session, "leak");
+    await gone(leaked);
+    expect(session.stderr()).toMatch(/run \d{8}-[0-9a-f]{12} \(leak\) left 1 Timeout running: its worker serves no further run/);
+    expect(await pidOf(session)).not.toBe(leaked);
   });
 
   it("MCP-9 a call that writes to stdout and stderr for the first time keeps its worker: the streams belong to the idle worker, the next call runs in the same process", async () => {

@@ -16,6 +16,7 @@ import { createMemoryToolPermissions } from "../../src/adapters/driven/memory/me
 import { createMemoryUserInput } from "../../src/adapters/driven/memory/memory-user-input.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
+import { bundledProject } from "../fixtures/bundled-fixture.js";
 import { cleanup, REPO, runCli, tempDir, writeProject } from "./helpers.js";
 
 const NO_MODEL = "test/conversation/fixtures/no-model-assistant";
@@ -53,12 +54,14 @@ describe("DX-8 validation errors list the allowed values", () => {
   }, 60_000);
 
   it("DX-8 a conversation project with effort: 42 fails to load with the allowed efforts (exit 2)", async () => {
-    const project = await writeProject(join(tmp, "bad-effort"), {
+    const source = await writeProject(join(tmp, "bad-effort-source"), {
       "package.json": JSON.stringify({ name: "bad-effort", type: "module", id: "6b1f0c3e-2d4a-4e5b-8c7d-9e0f1a2b3c4d", projectType: "conversation", main: "conversation.ts" }),
       "conversation.ts": `import { defineAgentConversationExecutor } from ${JSON.stringify(join(REPO, "src/app/conversation/define-executor.ts"))};
 export default defineAgentConversationExecutor({ effort: 42 as never, executor: { tools: [], conversation: { recovery: { enabled: false }, durable: { enabled: true } } } });
 `,
     });
+    // Bundled (bundledProject): the CLI loads plain JavaScript instead of compiling the sources through tsx.
+    const project = bundledProject(source, join(tmp, "bad-effort"));
     const result = await runCli(["chat", project, "--data-dir", join(tmp, "data")]);
     expect(result.code).toBe(2);
     expect(oneLine(result.stderr)).toContain('effort: Expected one of "minimal", "low", "medium", "high" (found 42)');

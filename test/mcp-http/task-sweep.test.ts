@@ -4,13 +4,13 @@ import { createTaskRuns, type TaskRuns } from "../../src/adapters/driving/mcp/ta
 import { startLapsedTaskSweep, sweepDelay } from "../../src/adapters/driving/mcp/tasks/task-sweep.js";
 import { openProjectRunner } from "../../src/app/workflow-runs/project-runner.js";
 import type { ProjectRunner } from "../../src/ports/project-runner.js";
-import { workflowRunPorts } from "../../src/compose/workflow-runs.js";
 import { createMemoryMcpTaskStore } from "../../src/adapters/driven/memory/memory-mcp-task-store.js";
 import { createSqliteMcpTaskStore } from "../../src/adapters/driven/sqlite/mcp-tasks/sqlite-mcp-task-store.js";
 import type { McpTaskRecord, McpTaskStore } from "../../src/ports/mcp-task-store.js";
 import { cleanEnv, cleanup, tempDir, waitFor } from "../cli/helpers.js";
 import { effectLines, TASKS_PROJECT, waitForLine } from "./task-helpers.js";
 import { createSurfaceServices } from "../../src/compose/surface-services.js";
+import { testWorkflowRunPorts } from "../fixtures/workflow-run-ports.js";
 
 // TEN-6 on one machine: a real runner and the SQLite task store. A working task is never lost to
 // its TTL (its owner's renewals are activity; a dead owner's row waits for a takeover, not a
@@ -27,7 +27,7 @@ const deadRow = (taskId: string, at: number, extra: Partial<McpTaskRecord> = {})
 
 beforeAll(async () => {
   tmp = await tempDir("sh-ten6-sweep-");
-  runner = await openProjectRunner({ projectDir: TASKS_PROJECT, ports: workflowRunPorts(), dirs: { dataDir: join(tmp, "data") }, env: cleanEnv() });
+  runner = await openProjectRunner({ projectDir: TASKS_PROJECT, ports: testWorkflowRunPorts(), dirs: { dataDir: join(tmp, "data") }, env: cleanEnv() });
   store = createSqliteMcpTaskStore({ directory: join(tmp, "tasks") });
   runs = createTaskRuns({ runner, store, openStorage: createSurfaceServices().localStorage, hostId: "host-live", leaseMs: LEASE_MS });
 }, 90_000);

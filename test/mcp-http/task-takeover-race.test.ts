@@ -3,11 +3,12 @@ import { join } from "node:path";
 import { createTaskRuns, type TaskRuns } from "../../src/adapters/driving/mcp/tasks/task-runs.js";
 import { openProjectRunner } from "../../src/app/workflow-runs/project-runner.js";
 import type { ProjectRunner } from "../../src/ports/project-runner.js";
-import { workflowRunPorts } from "../../src/compose/workflow-runs.js";
 import { createSqliteMcpTaskStore } from "../../src/adapters/driven/sqlite/mcp-tasks/sqlite-mcp-task-store.js";
 import type { McpTaskStore } from "../../src/ports/mcp-task-store.js";
-import { cleanEnv, cleanup, REPO, tempDir } from "../cli/helpers.js";
+import { cleanEnv, cleanup, tempDir } from "../cli/helpers.js";
+import { bundledProject } from "../fixtures/bundled-fixture.js";
 import { expectedStderr } from "../fixtures/expected-stderr.js";
+import { testWorkflowRunPorts } from "../fixtures/workflow-run-ports.js";
 import { effectLines } from "./task-helpers.js";
 import { createSurfaceServices } from "../../src/compose/surface-services.js";
 
@@ -16,7 +17,6 @@ import { createSurfaceServices } from "../../src/compose/surface-services.js";
 // of them run it again, once.
 jest.setTimeout(120_000);
 
-const PROJECT = join(REPO, "test/mcp-http/fixtures/resume");
 let tmp: string;
 const runners: ProjectRunner[] = [];
 const stores: McpTaskStore[] = [];
@@ -26,8 +26,11 @@ const notices = expectedStderr(/\[steamharness\] \[mcp\] task run-race-.*stopped
 
 beforeAll(async () => {
   tmp = await tempDir("sh-mcp-takeover-race-");
+  // The fixture imports the library's sources: its bundle is plain JavaScript, which the built
+  // worker (testWorkflowRunPorts) loads without tsx.
+  const project = bundledProject("test/mcp-http/fixtures/resume", join(tmp, "project"));
   for (const name of ["b", "c"]) {
-    const runner = await openProjectRunner({ projectDir: PROJECT, ports: workflowRunPorts(), dirs: { dataDir: join(tmp, `data-${name}`) }, env: cleanEnv() });
+    const runner = await openProjectRunner({ projectDir: project, ports: testWorkflowRunPorts(), dirs: { dataDir: join(tmp, `data-${name}`) }, env: cleanEnv() });
     const store = createSqliteMcpTaskStore({ directory: join(tmp, "tasks") });
     runners.push(runner);
     stores.push(store);

@@ -3,13 +3,17 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";
 import { cleanEnv, REPO } from "../cli/helpers.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 import { describePostgres } from "../fixtures/postgres.js";
 import { chatGateway, chunksOf, finalMessage, longTurnModel, streamOf, TOKEN, transportFor, userMessage } from "./helpers.js";
 
-/** Starts the second host (test/ui-chat/fixtures/chat-host.ts) on `schema`; resolves its `/v1` URL and a stop. */
+/**
+ * Starts the second host (test/ui-chat/fixtures/chat-host.ts, bundled: plain `node` starts it in a
+ * tenth of the CPU tsx takes to compile our sources) on `schema`; resolves its `/v1` URL and a stop.
+ */
 async function secondHost(url: string, schema: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "test/ui-chat/fixtures/chat-host.ts"], {
+  const child: ChildProcess = spawn(process.execPath, [bundledFixture("test/ui-chat/fixtures/chat-host.ts")], {
     cwd: REPO,
     env: cleanEnv({ CHAT_HOST_POSTGRES_URL: url, CHAT_HOST_SCHEMA: schema, CHAT_HOST_TOKEN: TOKEN, CHAT_HOST_WORKDIR: tempDirRemovedAfterAll("ui-chat-host-") }),
     stdio: ["ignore", "pipe", "pipe"],

@@ -15,6 +15,7 @@ import { RUN_SNAPSHOT_PREFIX } from "../../src/domain/configuration/run-snapshot
 import { parseProjectConfigurationSnapshot, type ProjectConfigurationSnapshot } from "../../src/domain/configuration/snapshot.js";
 import type { ProjectConfigurationStore } from "../../src/ports/project-configuration-store.js";
 import { cleanEnv, cleanup, tempDir, writeProject } from "../cli/helpers.js";
+import { testWorkflowRunPorts } from "../fixtures/workflow-run-ports.js";
 
 // CFG-2 on a worker pool's host (host-run-snapshots.ts): a new run's snapshot is taken by the
 // host as it dispatches the run, used by the worker as it was sent (the worker reads no store and
@@ -87,7 +88,7 @@ function spyRuns(): { requests: WorkerRunRequest[]; restore(): void } {
 /** A one-worker runner of the project whose host takes snapshots by now; `requests` are its run messages. */
 async function withHostRunner(body: (runner: ProjectRunner, requests: WorkerRunRequest[]) => Promise<void>): Promise<void> {
   const { requests, restore } = spyRuns();
-  const runner = await openProjectRunner({ projectDir, ports: workflowRunPorts(), dirs: { dataDir: dirs.dataDir }, workers: 1, env: cleanEnv() });
+  const runner = await openProjectRunner({ projectDir, ports: testWorkflowRunPorts(), dirs: { dataDir: dirs.dataDir }, workers: 1, env: cleanEnv() });
   try {
     await runner.preloadValidation();
     await untilHostTakes(runner, requests);
@@ -132,7 +133,7 @@ describe("CFG-2 a pool's host takes and saves its new runs' snapshots", () => {
   });
 
   it("CFG-2 a worker runs with the snapshot its host sent, read-only, without reading the configuration store or saving anything itself", async () => {
-    const pool = new WorkerPool({ config: { projectDir, dirs, relatedProjects: [], openStorage: true }, env: cleanEnv() }, { workers: workflowRunPorts().workers, size: 1 });
+    const pool = new WorkerPool({ config: { projectDir, dirs, relatedProjects: [], openStorage: true }, env: cleanEnv() }, { workers: testWorkflowRunPorts().workers, size: 1 });
     try {
       pool.start();
       const lease = await pool.acquire();

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
 import { resolveDataDirs } from "../../src/adapters/driven/worker-process/data-dirs.js";
-import { dataDirDefaults, projectFiles, workflowRunPorts } from "../../src/compose/workflow-runs.js";
+import { dataDirDefaults, projectFiles } from "../../src/compose/workflow-runs.js";
 import { WorkerPool } from "../../src/app/workflow-runs/worker-pool.js";
 import type { WorkerRunRequest } from "../../src/domain/workflow/worker-protocol.js";
 import { createSqliteProjectConfigurationStore } from "../../src/adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
 import type { ProjectConfigurationStore } from "../../src/ports/project-configuration-store.js";
 import { cleanEnv, cleanup, tempDir, writeProject } from "../cli/helpers.js";
+import { testWorkflowRunPorts } from "../fixtures/workflow-run-ports.js";
 
 // CFG-2 / MCP-9: a reused worker keeps its configuration store open and answers an unchanged
 // configuration from memory; a configuration written by another process (this test's) is in
@@ -31,7 +32,7 @@ beforeAll(async () => {
   store = createSqliteProjectConfigurationStore({ dataDir: dirs.dataDir });
   await store.setFields(PROJECT_ID, [{ key: "title", type: "string" }], { expectedRevision: 0 });
   await store.create(PROJECT_ID, { configurationId: "main", name: "Main", values: { title: "first" } });
-  pool = new WorkerPool({ config: { projectDir, dirs, relatedProjects: [], openStorage: true }, env: cleanEnv() }, { workers: workflowRunPorts().workers, size: 1 });
+  pool = new WorkerPool({ config: { projectDir, dirs, relatedProjects: [], openStorage: true }, env: cleanEnv() }, { workers: testWorkflowRunPorts().workers, size: 1 });
   pool.start();
 });
 afterAll(async () => {

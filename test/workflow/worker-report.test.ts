@@ -6,9 +6,10 @@ import { WorkerPool } from "../../src/app/workflow-runs/worker-pool.js";
 import type { WorkflowWorkerOptions } from "../../src/ports/workflow-workers.js";
 import type { WorkerConfig } from "../../src/app/workflow-runs/worker-config.js";
 import type { WorkflowWorker } from "../../src/adapters/driven/worker-process/worker-process.js";
-import { dataDirDefaults, projectFiles, workflowRunPorts } from "../../src/compose/workflow-runs.js";
+import { dataDirDefaults, projectFiles } from "../../src/compose/workflow-runs.js";
 import type { WorkerRunRequest } from "../../src/domain/workflow/worker-protocol.js";
 import { cleanEnv, cleanup, tempDir, writeProject } from "../cli/helpers.js";
+import { testWorkflowRunPorts } from "../fixtures/workflow-run-ports.js";
 
 // MCP-9: a worker sends its run's report before its post-run cleanup (the caller's answer does
 // not wait for it) and its verdict on reuse after it; the pool hands the worker out again only
@@ -42,7 +43,7 @@ afterAll(async () => {
 
 /** A started one-worker pool and a lease on its worker, once that worker has loaded the project. */
 async function loadedLease(): Promise<{ pool: WorkerPool; lease: Awaited<ReturnType<WorkerPool["acquire"]>> }> {
-  const pool = new WorkerPool(options, { workers: workflowRunPorts().workers, size: 1 });
+  const pool = new WorkerPool(options, { workers: testWorkflowRunPorts().workers, size: 1 });
   pools.push(pool);
   pool.start();
   const lease = await pool.acquire();
@@ -66,7 +67,7 @@ it("MCP-9 the worker sends a run's report before its post-run cleanup and its re
 });
 
 it("MCP-9 a run that leaves a timer running: its report arrives, then the verdict retires the worker, and the next run gets a new one", async () => {
-  const pool = new WorkerPool(options, { workers: workflowRunPorts().workers, size: 1 });
+  const pool = new WorkerPool(options, { workers: testWorkflowRunPorts().workers, size: 1 });
   pools.push(pool);
   pool.start();
   const lease = await pool.acquire();
