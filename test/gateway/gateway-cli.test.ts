@@ -4,8 +4,11 @@ import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import OpenAI from "openai";
 import { cleanEnv, cleanup, CLI_SOURCE, REPO, runCli, tempDir } from "../cli/helpers.js";
+import { bundledProject } from "../fixtures/bundled-fixture.js";
 
-const PROJECT = join(REPO, "test/conversation/fixtures/chat-assistant");
+// The conversation project (TypeScript importing our sources) is bundled once (bundledProject), so
+// the gateway process loads plain JavaScript instead of compiling the sources through tsx.
+const PROJECT_SOURCE = "test/conversation/fixtures/chat-assistant";
 
 /** The status of a GET with a chosen Host header. */
 const statusWithHost = (url: string, token: string, host: string): Promise<number> =>
@@ -21,6 +24,7 @@ const statusWithHost = (url: string, token: string, host: string): Promise<numbe
 describe("GW-1 steamharness gateway (CLI)", () => {
   it("GW-1 GW-4 SEC-7 serves a conversation project on 127.0.0.1 with the token from --token-env, serves --allowed-host names, and stops cleanly on SIGTERM", async () => {
     const dataDir = await tempDir("sh-gateway-");
+    const PROJECT = bundledProject(PROJECT_SOURCE, join(dataDir, "chat-assistant"));
     const token = "cli-token-0123456789abcdef";
     const child = spawn(process.execPath, [...CLI_SOURCE, "gateway", PROJECT, "--port", "0", "--token-env", "MY_GATEWAY_TOKEN", "--data-dir", dataDir, "--allowed-host", "gateway.example", "--allowed-host", "other.example"], {
       cwd: REPO,
@@ -60,6 +64,7 @@ describe("GW-1 steamharness gateway (CLI)", () => {
     const refused = await runCli(["gateway", join(REPO, "examples/workflow-project"), "--port", "0"]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/projectType "conversation"/);
+    const PROJECT = join(REPO, PROJECT_SOURCE);
     const short = await runCli(["gateway", PROJECT, "--port", "0"], { env: cleanEnv({ STEAMHARNESS_GATEWAY_TOKEN: "short" }) });
     expect(short.code).toBe(2);
     expect(short.stderr).toMatch(/STEAMHARNESS_GATEWAY_TOKEN must hold at least 16/);

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import OpenAI from "openai";
 import { cleanEnv, cleanup, CLI_SOURCE, REPO, tempDir } from "../cli/helpers.js";
+import { bundledProject } from "../fixtures/bundled-fixture.js";
 
 const TOKEN = "dx9-token-0123456789abcdef-secret";
 
@@ -44,7 +45,8 @@ async function stop(child: ChildProcess): Promise<void> {
 describe("DX-9 the examples over the gateway; the gateway's request log", () => {
   it("DX-9 examples/assistant answers 'show my configurations' over both APIs; each request is one log line", async () => {
     const dataDir = await tempDir("sh-dx9-");
-    const { child, url, stderr } = await startGateway(join(REPO, "examples/assistant"), dataDir);
+    // Bundled (bundledProject): the same examples/assistant sources, loaded without tsx compiling them.
+    const { child, url, stderr } = await startGateway(bundledProject("examples/assistant", join(dataDir, "assistant")), dataDir);
     try {
       const client = new OpenAI({ baseURL: url, apiKey: TOKEN, maxRetries: 0 });
       const response = await client.responses.create({ model: "steamharness-example-assistant", input: "show my configurations" });
@@ -71,7 +73,7 @@ describe("DX-9 the examples over the gateway; the gateway's request log", () => 
 
   it("DX-9 an unexpected error in a project is a clean 500 for the client; its details go to the log only", async () => {
     const dataDir = await tempDir("sh-dx9-");
-    const { child, url, stderr } = await startGateway(join(REPO, "test/gateway/fixtures/broken-assistant"), dataDir);
+    const { child, url, stderr } = await startGateway(bundledProject("test/gateway/fixtures/broken-assistant", join(dataDir, "broken-assistant")), dataDir);
     try {
       const client = new OpenAI({ baseURL: url, apiKey: TOKEN, maxRetries: 0 });
       const failed = await client.responses.create({ model: "broken-assistant", input: "hello" }).then(
