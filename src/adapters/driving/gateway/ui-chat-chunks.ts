@@ -7,7 +7,7 @@
  */
 import type { SessionEvent } from "../../../domain/agent/session-events.js";
 import type { JsonValue } from "../../../domain/json.js";
-import type { ChatStreamEntry } from "../../../app/chats/chat-turns.js";
+import { chatMessageIdOf, type ChatStreamEntry } from "../../../app/chats/chat-turns.js";
 
 /** A chunk of the AI SDK's UI message stream protocol (the subset the chat route sends). */
 export type UiMessageChunk = { type: string; [field: string]: JsonValue | undefined };
@@ -106,6 +106,13 @@ export function createUiChunkFold(runId: string) {
         usage.cachedInputTokens += entry.cacheRead;
         return [{ type: "message-metadata", messageMetadata: { usage: { ...usage } } }];
       }
+      case "user_message": {
+        // UI-5: a message steered into this turn, where the run took it (the prompt is the client's own message).
+        const { steer, message } = event.payload;
+        if (!steer) return [];
+        // The AI SDK's own part for it (`steering-message`: a user message added to the run before the next step).
+        return [{ type: "steering-message", id: chatMessageIdOf(steer.id), parts: [{ type: "text", text: typeof message.content === "string" ? message.content : textOf(message.content) }] }];
+      }
       case "plan":
         return [{ type: "data-plan", id: `${runId}.plan.${event.payload.planIndex}`, data: { text: event.payload.text } }];
       case "compaction":
@@ -139,6 +146,8 @@ export function createUiChunkFold(runId: string) {
       // The log said how the turn ended, or it ended before its run logged an end (cancelled while queued, failed to start).
       if (ended) return [];
       if (entry.status === "cancelled") return stopped();
+      // UI-5: a steered message taken by the running turn has no answer of its own: its stream says where it went.
+      if (entry.steeredInto !== undefined) return [{ type: "data-steer", data: { delivered: true, runId: entry.steeredInto }, transient: true }, ...finish("steered", "stop")];
       if (entry.status === "failed") {
         ended = true;
         return [{ type: "error", errorText: entry.error?.message ?? "[steamharness] [chat] the turn failed" }];
