@@ -133,7 +133,17 @@ export function createChatTurns(options: ChatTurnsOptions) {
       return decision ?? { outcome: "pending" };
     },
   };
-  const noInput: UserInput = { request: async () => ({ outcome: "pending" }) };
+  // UI-4: a plan decision comes through the same approval flow (the plan's request id is its
+  // approval id); a denial's reason is the feedback the plan is revised with, none ends the run.
+  const planAnswers: UserInput = {
+    request: async (request) => {
+      const decision = request.kind === "plan" ? decisions.get(request.requestId) : undefined;
+      if (!decision || decision.outcome === "pending") return { outcome: "pending" };
+      decisions.delete(request.requestId);
+      const values = decision.outcome === "approved" ? { approved: true } : { approved: false, ...(decision.reason ? { feedback: decision.reason } : {}) };
+      return { outcome: "answered", values, ...(decision.answeredBy ? { answeredBy: decision.answeredBy } : {}) };
+    },
+  };
   const opened = new Map<string, AgentSessionHost>();
   const storageOf = (tenant: string): Storage => (tenant === SHARED_CHAT_TENANT ? options.storage : tenantStorage(options.storage, tenant));
   const sessionsOf = (tenant: string): SessionBackend => {
@@ -148,7 +158,7 @@ export function createChatTurns(options: ChatTurnsOptions) {
       storage: storageOf(tenant),
       runId: `host-${conversationId}`,
       toolPermissions: pending,
-      userInput: noInput,
+      userInput: planAnswers,
       toolCatalog: options.toolCatalog ?? [],
     }, options.runtime);
 

@@ -40,6 +40,9 @@ export function createUiChunkFold(runId: string) {
   // UI-4: which tool call each approval request is about, and the calls a person denied.
   const approvals = new Map<string, string>();
   const denied = new Set<string>();
+  // The plan decisions asked for, and the text of the latest plan (what its approval part shows).
+  const plans = new Set<string>();
+  let plan = "";
   const text = (id: string, type: "text" | "reasoning", delta: string): UiMessageChunk[] =>
     delta === "" ? [] : [{ type: `${type}-start`, id }, { type: `${type}-delta`, id, delta }, { type: `${type}-end`, id }];
   const finish = (status: string, finishReason: string): UiMessageChunk[] => {
@@ -53,6 +56,12 @@ export function createUiChunkFold(runId: string) {
     switch (event.type) {
       case "approval_wait": {
         const { requestId, kind, toolCallId } = event.payload;
+        if (kind === "plan") {
+          // A plan's decision is a `plan` tool part asking for approval (its request id is both ids).
+          approvals.set(requestId, requestId);
+          plans.add(requestId);
+          return [{ type: "tool-input-available", toolCallId: requestId, toolName: "plan", input: { plan }, dynamic: true }, { type: "tool-approval-request", approvalId: requestId, toolCallId: requestId }];
+        }
         if (kind !== "tool_approval" || toolCallId === undefined) return [];
         approvals.set(requestId, toolCallId);
         return [{ type: "tool-approval-request", approvalId: requestId, toolCallId }];
@@ -67,7 +76,7 @@ export function createUiChunkFold(runId: string) {
         if (!approved) {
           denied.add(toolCallId);
           chunks.push({ type: "tool-output-denied", toolCallId });
-        }
+        } else if (plans.has(requestId)) chunks.push({ type: "tool-output-available", toolCallId, output: { approved: true }, dynamic: true });
         return chunks;
       }
       case "assistant_message": {
@@ -114,6 +123,7 @@ export function createUiChunkFold(runId: string) {
         return [{ type: "steering-message", id: chatMessageIdOf(steer.id), parts: [{ type: "text", text: typeof message.content === "string" ? message.content : textOf(message.content) }] }];
       }
       case "plan":
+        plan = event.payload.text;
         return [{ type: "data-plan", id: `${runId}.plan.${event.payload.planIndex}`, data: { text: event.payload.text } }];
       case "compaction":
         return [{ type: "data-notice", id: `${event.seq}`, data: { kind: "compaction", summary: event.payload.summary } }];
