@@ -7,7 +7,7 @@ import { createNodeContext } from "../../src/compose/node-context.js";
 import type { ModelRequest } from "../../src/ports/model-provider.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
 import { runNode } from "../agent/helpers.js";
-import { sqliteStorage } from "./helpers.js";
+import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 
 const userTexts = (request: ModelRequest): string[] =>
@@ -15,7 +15,7 @@ const userTexts = (request: ModelRequest): string[] =>
 
 describe("UI-5 a steered message is delivered exactly once, where the run first took it", () => {
   it("UI-5 a run that stops after committing a steered message but before marking it delivered takes it from its log on resume, at the same boundary and once, and marks it delivered then", async () => {
-    const storage = await sqliteStorage();
+    const storage = createSqliteStorage({ directory: tempDirRemovedAfterAll("steer-replay-store-") });
     const seen: string[][] = [];
     const offline = createOfflineModel({ steps: [{ text: "looking ", toolCalls: [{ name: "no_such_tool", arguments: {} }] }, { text: "done" }] });
     const node = createAgentNode({ models: { descriptor: offline.descriptor, stream: (request, signal) => (seen.push(userTexts(request)), offline.stream(request, signal)) }, workdir: tempDirRemovedAfterAll("steer-replay-"), retryDelayMs: 0 });
@@ -38,6 +38,7 @@ describe("UI-5 a steered message is delivered exactly once, where the run first 
       expect(steered.map((event) => event.eventId)).toEqual(["run-1/steer/0/s1"]);
     } finally {
       await log.close();
+      await storage.close();
     }
   });
 });
