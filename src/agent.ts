@@ -47,6 +47,7 @@ export type {
   AgentSessionResetCommand,
   AgentSessionForkCommand,
   AgentSessionContinueCommand,
+  AgentSessionSteerCommand,
   AgentSessionSelectCommand,
   AgentSessionHostStatus,
   AgentSessionTaskStatus,

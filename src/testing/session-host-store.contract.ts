@@ -33,6 +33,11 @@ const cases: ContractCases<AgentSessionHostStore, SessionHostStoreInspect> = {
     expect((await store.getTask("a"))?.status).toBe("waiting");
     expect(await errorCode(() => store.updateTask("missing", { status: "running" }))).toBe("not_found");
   },
+  "UI-5 a queued task may complete without running (a steered message delivered into the running turn), with its detail": async ({ store, expect }) => {
+    await store.insertTask(task("a"));
+    expect(await store.updateTask("a", { status: "completed", detail: { steeredInto: "run-b" } })).toBe(true);
+    expect(await store.getTask("a")).toEqual(expect.objectContaining({ status: "completed", detail: { steeredInto: "run-b" } }));
+  },
   "HOST-5 a cancel intent is final: only cancelled may follow, and only active tasks take it": async ({ store, expect }) => {
     for (const id of ["a", "b", "c"]) await store.insertTask(task(id));
     await store.updateTask("c", { status: "running" });

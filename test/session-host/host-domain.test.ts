@@ -11,7 +11,7 @@ const task = (order: number, status: AgentSessionTaskRecord["status"], cancelReq
 
 describe("session host domain", () => {
   it("HOST-1 the command set is typed and validated; unknown types and bad fields fail with input_validation", () => {
-    expect(AGENT_SESSION_COMMAND_TYPES).toEqual(["submit", "cancel", "compact", "reset", "fork", "continue", "select"]);
+    expect(AGENT_SESSION_COMMAND_TYPES).toEqual(["submit", "cancel", "compact", "reset", "fork", "continue", "steer", "select"]);
     expect(parseAgentSessionCommand({ type: "submit", prompt: "hi", mode: "reject" })).toEqual({ type: "submit", prompt: "hi", mode: "reject" });
     const cases: Array<[unknown, string]> = [
       [{ type: "explode" }, "type"],
@@ -19,6 +19,7 @@ describe("session host domain", () => {
       [{ type: "submit", prompt: "" }, "prompt"],
       [{ type: "submit", prompt: "x", mode: "later" }, "mode"],
       [{ type: "fork", targetId: -1 }, "targetId"],
+      [{ type: "steer", prompt: "" }, "prompt"],
       [{ type: "cancel", extra: 1 }, "extra"],
     ];
     for (const [value, field] of cases) {

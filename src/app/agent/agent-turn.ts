@@ -11,6 +11,7 @@ import type { NodeContext } from "../../domain/node-context.js";
 import { compactionStep } from "./compaction-step.js";
 import { modelStep, throwIfCancelled } from "./model-step.js";
 import { planStep } from "./plan-step.js";
+import { steerStep } from "./steer-step.js";
 import { outcomeOf, toolStep } from "./tool-step.js";
 import { sessionAddressOf } from "./session-resolver.js";
 import { prepareTurn, runFinishedEvent, type AgentCache, type Turn } from "./turn.js";
@@ -81,7 +82,11 @@ async function* loop(turn: Turn): AsyncGenerator<OutputItemStreamChunk, void, un
       // A codemode snippet's nested calls, as rows under its own (EXT-4).
       for (const chunk of turn.extensions.nestedRows(call.id)) yield chunk;
     }
-    if (calls.length > 0) continue;
+    if (calls.length > 0) {
+      // UI-5: the step boundary, where messages steered into the run join it.
+      await steerStep(turn, step);
+      continue;
+    }
     if (turn.mode !== "plan") return;
     const outcome = yield* planStep(turn, planIndex++, segmentStart);
     if (outcome === "end") return;

@@ -95,6 +95,13 @@ export interface PlanStepRun extends RunLog, Pick<RunOutput, "projector"> {
   readonly messages: ModelMessage[];
 }
 
+/** What a steer step uses (UI-5). */
+export interface SteerStepRun extends RunLog, Pick<RunOutput, "meter"> {
+  readonly input: Pick<AgentInput, "steering">;
+  /** Steered messages are pushed onto these, before the next model call. */
+  readonly messages: ModelMessage[];
+}
+
 /** What the run's `agent-session` item is written from (OUT-1, OUT-8). */
 export interface RunSummary extends RunOutput, RunUsage {
   readonly runId: string;

@@ -174,6 +174,17 @@ export interface AgentInput {
   systemPrompt?: string;
   /** `false` turns the model's native web search off for this turn (OUT-5). */
   webSearch?: boolean;
+  /**
+   * UI-5: where messages steered into this run wait (the session host passes its queued steer
+   * tasks). At each step boundary — the tool results of a response committed, the next model
+   * call not yet made — the run takes `pending()` (oldest first; `[]` when none), commits each as
+   * a user message of the run, then calls `delivered` with their ids (again on a replay, so it
+   * must be idempotent). Without it a run takes no steered messages.
+   */
+  steering?: {
+    pending(): Promise<Array<{ id: string; text: string }>>;
+    delivered(ids: readonly string[]): Promise<void>;
+  };
 }
 
 /** The node's output (AG-1): values of what this turn actually used. */

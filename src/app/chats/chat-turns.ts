@@ -67,6 +67,8 @@ export interface ChatTurnRequest {
   text: string;
   /** A new answer to a message the chat has (`trigger: "regenerate-message"`). */
   regenerate?: boolean;
+  /** UI-5: deliver the message to the running turn at its next step boundary (else, or when none runs, it is a turn of its own). */
+  steer?: boolean;
 }
 
 /** A turn as the chat keeps it. */
@@ -82,12 +84,22 @@ export interface ChatTurn {
 /** What a stream of a turn yields: the run's logged events in `seq` order, then how it ended. */
 export type ChatStreamEntry =
   | { kind: "event"; event: SessionEvent }
-  | { kind: "end"; status: AgentSessionTaskRecord["status"]; error?: { code: string; message: string } };
+  | { kind: "end"; status: AgentSessionTaskRecord["status"]; error?: { code: string; message: string }; steeredInto?: string };
 
 const ACTIVE = new Set<AgentSessionTaskRecord["status"]>(["queued", "running"]);
 const PREFIX = "ui.";
 /** How many host records and logs of chats a process keeps open. */
 const KEPT = 256;
+
+/**
+ * The client's id of the user message a chat task was queued for (UI-5: a steered message keeps it in the turn it joined).
+ *
+ * @example
+ * chatMessageIdOf("ui.m1~1"); // "m1"
+ */
+export function chatMessageIdOf(taskId: string): string {
+  return taskId.startsWith(PREFIX) ? taskId.slice(PREFIX.length).replace(/~\d+$/, "") : taskId;
+}
 
 /**
  * The session host's conversation id of a tenant's chat: distinct per tenant, so one chat id of
@@ -121,7 +133,17 @@ export function createChatTurns(options: ChatTurnsOptions) {
       return decision ?? { outcome: "pending" };
     },
   };
-  const noInput: UserInput = { request: async () => ({ outcome: "pending" }) };
+  // UI-4: a plan decision comes through the same approval flow (the plan's request id is its
+  // approval id); a denial's reason is the feedback the plan is revised with, none ends the run.
+  const planAnswers: UserInput = {
+    request: async (request) => {
+      const decision = request.kind === "plan" ? decisions.get(request.requestId) : undefined;
+      if (!decision || decision.outcome === "pending") return { outcome: "pending" };
+      decisions.delete(request.requestId);
+      const values = decision.outcome === "approved" ? { approved: true } : { approved: false, ...(decision.reason ? { feedback: decision.reason } : {}) };
+      return { outcome: "answered", values, ...(decision.answeredBy ? { answeredBy: decision.answeredBy } : {}) };
+    },
+  };
   const opened = new Map<string, AgentSessionHost>();
   const storageOf = (tenant: string): Storage => (tenant === SHARED_CHAT_TENANT ? options.storage : tenantStorage(options.storage, tenant));
   const sessionsOf = (tenant: string): SessionBackend => {
@@ -136,7 +158,7 @@ export function createChatTurns(options: ChatTurnsOptions) {
       storage: storageOf(tenant),
       runId: `host-${conversationId}`,
       toolPermissions: pending,
-      userInput: noInput,
+      userInput: planAnswers,
       toolCatalog: options.toolCatalog ?? [],
     }, options.runtime);
 
@@ -234,8 +256,10 @@ export function createChatTurns(options: ChatTurnsOptions) {
       if (last && !request.regenerate) return { taskId: last.taskId, runId: last.runId, created: false, status: last.status };
       const taskId = earlier.length === 0 ? base : `${base}~${earlier.length}`;
       await ensureHost(request.tenant, conversationId);
-      const result = await sendAgentSessionCommand(conversationId, { type: "submit", prompt: request.text, mode: "queue", taskId }, { sessions: sessionsOf(request.tenant) });
+      const command = request.steer ? ({ type: "steer", prompt: request.text, taskId } as const) : ({ type: "submit", prompt: request.text, mode: "queue", taskId } as const);
+      const result = await sendAgentSessionCommand(conversationId, command, { sessions: sessionsOf(request.tenant) });
       if (result.type === "stored") return { taskId, runId: `run-${taskId}`, created: true, status: "queued" };
+      if (result.type === "steer") return { taskId: result.taskId, runId: result.runId, created: result.created, status: result.into === null ? "running" : "queued" };
       if (result.type !== "submit") throw new SteamharnessError("internal", "[steamharness] [chat] submit answered with another command's result");
       // A turn another one runs ahead of waits behind it.
       const running = (await record.listTasks()).some((task) => task.taskId !== result.taskId && task.taskId.startsWith(PREFIX) && task.status === "running");
@@ -341,7 +365,7 @@ export function createChatTurns(options: ChatTurnsOptions) {
           }
           if (!ACTIVE.has(task.status)) {
             const detail = task.detail ?? {};
-            yield { kind: "end", status: task.status, ...(task.status === "failed" ? { error: { code: String(detail.code ?? "internal"), message: String(detail.message ?? "the turn failed") } } : {}) };
+            yield { kind: "end", status: task.status, ...(task.status === "failed" ? { error: { code: String(detail.code ?? "internal"), message: String(detail.message ?? "the turn failed") } } : {}), ...(typeof detail.steeredInto === "string" ? { steeredInto: detail.steeredInto } : {}) };
             return;
           }
           await new Promise<void>((resolve) => {

@@ -122,7 +122,8 @@ async function fork(deps: HostCommandDeps, targetId: number | undefined, activat
 /**
  * Runs one command on a host (HOST-1). `submit` in `reject` mode refuses with `session_busy`
  * while any task is active, writing nothing (HOST-4); `cancel` persists the intent before it
- * stops the worker (HOST-5); `compact`, `reset` and `fork` wait for running work (SES-7).
+ * stops the worker (HOST-5); `compact`, `reset` and `fork` wait for running work (SES-7); `steer`
+ * queues a message the running turn takes at its next step boundary (UI-5).
  *
  * @example
  * await runHostCommand(deps, { type: "submit", prompt: "Summarise the notes", mode: "reject" });
@@ -149,6 +150,16 @@ export async function runHostCommand(deps: HostCommandDeps, raw: AgentSessionCom
       runtime.kick();
       runtime.changed();
       return { type: "submit", taskId: task.taskId, runId: task.runId, targetId: task.targetId, created };
+    }
+    case "steer": {
+      const context = targetOf(deps, command.targetId);
+      const taskId = command.taskId ?? `task-${randomUUID()}`;
+      const { task, created } = await store.insertTask({ taskId, runId: `run-${taskId}`, targetId: context.record.targetId, prompt: command.prompt, input: { steer: true }, status: "queued", detail: null });
+      const running = runtime.current?.task;
+      runtime.kick();
+      runtime.changed();
+      const into = task.status === "queued" && running && running.targetId === task.targetId && running.order < task.order ? running.runId : null;
+      return { type: "steer", taskId: task.taskId, runId: task.runId, targetId: task.targetId, created, into };
     }
     case "cancel":
       return cancel(deps, command.taskId);

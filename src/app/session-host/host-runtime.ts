@@ -256,6 +256,28 @@ export class HostRuntime {
     await this.lane;
   }
 
+  /**
+   * UI-5: the messages steered into `task`'s run — queued `steer` tasks of its context submitted
+   * after it. A delivered one is completed (it never runs on its own); one the run ends before
+   * taking stays queued and runs next, as a follow-up.
+   */
+  private steeringOf(task: AgentSessionTaskRecord): NonNullable<AgentInput["steering"]> {
+    const { store } = this.parts;
+    return {
+      pending: async () =>
+        (await this.visibleTasks())
+          .filter((other) => other.input.steer === true && other.status === "queued" && !other.cancelRequested && other.targetId === task.targetId && other.order > task.order)
+          .sort((a, b) => a.order - b.order)
+          .map((other) => ({ id: other.taskId, text: other.prompt })),
+      delivered: async (ids) => {
+        for (const id of ids) {
+          if ((await store.getTask(id))?.status === "queued") await store.updateTask(id, { status: "completed", detail: { steeredInto: task.runId } });
+        }
+        this.changed();
+      },
+    };
+  }
+
   private async runTask(task: AgentSessionTaskRecord): Promise<void> {
     const { store } = this.parts;
     const context = this.parts.contexts.get(task.targetId);
@@ -271,12 +293,13 @@ export class HostRuntime {
     let finish!: () => void;
     this.current = { task, controller, done: new Promise((resolve) => (finish = resolve)) };
     this.changed();
-    const input = task.input as { effort?: "minimal" | "low" | "medium" | "high"; model?: string; askResume?: AgentInput["askResume"] };
+    // `steer` only marks how the task was queued (UI-5); run as a turn of its own, it is a follow-up.
+    const { steer: _steer, ...input } = task.input as { steer?: boolean; effort?: "minimal" | "low" | "medium" | "high"; model?: string; askResume?: AgentInput["askResume"] };
     const items = createOutputStreamAccumulator();
     // Recorded before the task's status moves (HOST-7): a host that sees the turn ended finds its items.
     const saveItems = () => store.putTurnItems(task.runId, items.items() as unknown as JsonObject[]);
     try {
-      const run = context.agent.run({ prompt: task.prompt, runId: task.runId, ...input }, this.parts.nodeContext(task.runId, controller.signal));
+      const run = context.agent.run({ prompt: task.prompt, runId: task.runId, ...input, steering: this.steeringOf(task) }, this.parts.nodeContext(task.runId, controller.signal));
       this.itemsByRun.set(task.runId, items);
       const ownIds = new Set([agentSessionItemId(context.record.sessionKey), agentRingItemId(context.record.sessionKey)]);
       for await (const chunk of run) {

@@ -13,6 +13,7 @@ export type {
   AgentSessionResetCommand,
   AgentSessionForkCommand,
   AgentSessionContinueCommand,
+  AgentSessionSteerCommand,
   AgentSessionSelectCommand,
 } from "../../domain/session-host/commands.js";
 export type { AgentSessionHostStatus, AgentSessionTaskStatus, AgentSessionTaskRecord, AgentSessionContextKind, AgentSessionContextRecord } from "../../domain/session-host/host-state.js";

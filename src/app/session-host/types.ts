@@ -63,6 +63,8 @@ export type AgentSessionCommandResult =
   | { type: "reset"; targetId: number; usage: JsonObject }
   | { type: "fork"; targetId: number; sourceTargetId: number; usage: JsonObject }
   | { type: "continue"; taskId: string }
+  /** UI-5: `into` is the run the message is delivered to at its next step boundary, `null` when nothing ran (then it is a normal turn). */
+  | { type: "steer"; taskId: string; runId: string; targetId: number; created: boolean; into: string | null }
   | { type: "select"; targetId: number };
 
 /** A background job a host waits for before `close()` releases it. */

@@ -76,7 +76,11 @@ export interface SessionEventTiming {
 /** Payloads by event type. */
 export interface SessionEventPayloads {
   run_started: RunStartedPayload;
-  user_message: { message: ModelMessage & { role: "user" } };
+  user_message: {
+    message: ModelMessage & { role: "user" };
+    /** UI-5: a message steered into the running run at a step boundary, and the id it was queued under. */
+    steer?: { id: string };
+  };
   assistant_message: {
     message: ModelMessage & { role: "assistant" };
     stopReason: ModelResponse["stopReason"];

@@ -94,6 +94,23 @@ export const ContinueCommandSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * `steer` (UI-5): input for the turn running now, delivered at its next step boundary (after
+ * the tool results of a model response, before the next model call) as a user message of that
+ * run. Kept as a queued task until then, so nothing is lost: a turn that ends before a boundary
+ * leaves it to run as the next turn (a follow-up), and with nothing running it is a normal turn.
+ */
+export const SteerCommandSchema = Type.Object(
+  {
+    type: Type.Literal("steer"),
+    prompt: Prompt,
+    targetId: Type.Optional(TargetId),
+    /** A caller-chosen id; steering with the same id again returns the existing task (idempotent). */
+    taskId: Type.Optional(TaskId),
+  },
+  { additionalProperties: false },
+);
+
 /** `select`: makes another context the active one. */
 export const SelectCommandSchema = Type.Object(
   { type: Type.Literal("select"), targetId: TargetId },
@@ -108,6 +125,7 @@ export const AgentSessionCommandSchema = Type.Union([
   ResetCommandSchema,
   ForkCommandSchema,
   ContinueCommandSchema,
+  SteerCommandSchema,
   SelectCommandSchema,
 ]);
 
@@ -117,6 +135,7 @@ export type AgentSessionCompactCommand = Static<typeof CompactCommandSchema>;
 export type AgentSessionResetCommand = Static<typeof ResetCommandSchema>;
 export type AgentSessionForkCommand = Static<typeof ForkCommandSchema>;
 export type AgentSessionContinueCommand = Static<typeof ContinueCommandSchema>;
+export type AgentSessionSteerCommand = Static<typeof SteerCommandSchema>;
 export type AgentSessionSelectCommand = Static<typeof SelectCommandSchema>;
 /** A command of {@link AgentSessionCommandSchema}. */
 export type AgentSessionCommand = Static<typeof AgentSessionCommandSchema>;
@@ -130,6 +149,7 @@ const SCHEMAS: Record<AgentSessionCommandType, (typeof AgentSessionCommandSchema
   reset: ResetCommandSchema,
   fork: ForkCommandSchema,
   continue: ContinueCommandSchema,
+  steer: SteerCommandSchema,
   select: SelectCommandSchema,
 };
 

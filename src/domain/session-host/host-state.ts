@@ -44,7 +44,8 @@ export type AgentSessionTaskStatus = "queued" | "running" | "waiting" | "complet
 export type AgentSessionTaskTransition = "start" | "wait" | "continue" | "complete" | "fail" | "cancel";
 
 const TASK_TRANSITIONS: Record<AgentSessionTaskStatus, Partial<Record<AgentSessionTaskTransition, AgentSessionTaskStatus>>> = {
-  queued: { start: "running", cancel: "cancelled" },
+  // A steered message (UI-5) delivered into the running turn is done without running on its own.
+  queued: { start: "running", complete: "completed", cancel: "cancelled" },
   // A task that was running when its process stopped (suspend, crash) is started again.
   running: { start: "running", wait: "waiting", complete: "completed", fail: "failed", cancel: "cancelled" },
   waiting: { continue: "queued", cancel: "cancelled" },

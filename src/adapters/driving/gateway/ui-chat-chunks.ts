@@ -7,7 +7,7 @@
  */
 import type { SessionEvent } from "../../../domain/agent/session-events.js";
 import type { JsonValue } from "../../../domain/json.js";
-import type { ChatStreamEntry } from "../../../app/chats/chat-turns.js";
+import { chatMessageIdOf, type ChatStreamEntry } from "../../../app/chats/chat-turns.js";
 
 /** A chunk of the AI SDK's UI message stream protocol (the subset the chat route sends). */
 export type UiMessageChunk = { type: string; [field: string]: JsonValue | undefined };
@@ -40,6 +40,9 @@ export function createUiChunkFold(runId: string) {
   // UI-4: which tool call each approval request is about, and the calls a person denied.
   const approvals = new Map<string, string>();
   const denied = new Set<string>();
+  // The plan decisions asked for, and the text of the latest plan (what its approval part shows).
+  const plans = new Set<string>();
+  let plan = "";
   const text = (id: string, type: "text" | "reasoning", delta: string): UiMessageChunk[] =>
     delta === "" ? [] : [{ type: `${type}-start`, id }, { type: `${type}-delta`, id, delta }, { type: `${type}-end`, id }];
   const finish = (status: string, finishReason: string): UiMessageChunk[] => {
@@ -53,6 +56,12 @@ export function createUiChunkFold(runId: string) {
     switch (event.type) {
       case "approval_wait": {
         const { requestId, kind, toolCallId } = event.payload;
+        if (kind === "plan") {
+          // A plan's decision is a `plan` tool part asking for approval (its request id is both ids).
+          approvals.set(requestId, requestId);
+          plans.add(requestId);
+          return [{ type: "tool-input-available", toolCallId: requestId, toolName: "plan", input: { plan }, dynamic: true }, { type: "tool-approval-request", approvalId: requestId, toolCallId: requestId }];
+        }
         if (kind !== "tool_approval" || toolCallId === undefined) return [];
         approvals.set(requestId, toolCallId);
         return [{ type: "tool-approval-request", approvalId: requestId, toolCallId }];
@@ -67,7 +76,7 @@ export function createUiChunkFold(runId: string) {
         if (!approved) {
           denied.add(toolCallId);
           chunks.push({ type: "tool-output-denied", toolCallId });
-        }
+        } else if (plans.has(requestId)) chunks.push({ type: "tool-output-available", toolCallId, output: { approved: true }, dynamic: true });
         return chunks;
       }
       case "assistant_message": {
@@ -106,7 +115,15 @@ export function createUiChunkFold(runId: string) {
         usage.cachedInputTokens += entry.cacheRead;
         return [{ type: "message-metadata", messageMetadata: { usage: { ...usage } } }];
       }
+      case "user_message": {
+        // UI-5: a message steered into this turn, where the run took it (the prompt is the client's own message).
+        const { steer, message } = event.payload;
+        if (!steer) return [];
+        // The AI SDK's own part for it (`steering-message`: a user message added to the run before the next step).
+        return [{ type: "steering-message", id: chatMessageIdOf(steer.id), parts: [{ type: "text", text: typeof message.content === "string" ? message.content : textOf(message.content) }] }];
+      }
       case "plan":
+        plan = event.payload.text;
         return [{ type: "data-plan", id: `${runId}.plan.${event.payload.planIndex}`, data: { text: event.payload.text } }];
       case "compaction":
         return [{ type: "data-notice", id: `${event.seq}`, data: { kind: "compaction", summary: event.payload.summary } }];
@@ -139,6 +156,8 @@ export function createUiChunkFold(runId: string) {
       // The log said how the turn ended, or it ended before its run logged an end (cancelled while queued, failed to start).
       if (ended) return [];
       if (entry.status === "cancelled") return stopped();
+      // UI-5: a steered message taken by the running turn has no answer of its own: its stream says where it went.
+      if (entry.steeredInto !== undefined) return [{ type: "data-steer", data: { delivered: true, runId: entry.steeredInto }, transient: true }, ...finish("steered", "stop")];
       if (entry.status === "failed") {
         ended = true;
         return [{ type: "error", errorText: entry.error?.message ?? "[steamharness] [chat] the turn failed" }];

@@ -36,6 +36,8 @@ export const UiChatRequestSchema = Type.Object({
   messages: Type.Array(UiMessage, { minItems: 1, maxItems: 10_000 }),
   trigger: Type.Optional(Type.Union([Type.Literal("submit-message"), Type.Literal("regenerate-message")])),
   messageId: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+  /** UI-5 (a transport `body` field): deliver the message to the chat's running turn at its next step boundary instead of queuing it as a follow-up. */
+  steer: Type.Optional(Type.Boolean()),
 });
 export type UiChatRequestBody = Static<typeof UiChatRequestSchema>;
 
@@ -272,7 +274,7 @@ export function createUiChatHandlers(options: UiChatOptions, runtime: HarnessRun
       const message = body.messages[position]!;
       const text = message.parts.map((part) => (part.type === "text" ? (part.text ?? "") : "")).join("");
       if (text.trim() === "") throw new UiChatError(400, "The last user message has no text.", "invalid_value", `messages.${position}.parts`);
-      const turn = await chats.submit({ tenant, chatId: body.id, messageId: message.id, text, regenerate: body.trigger === "regenerate-message" });
+      const turn = await chats.submit({ tenant, chatId: body.id, messageId: message.id, text, regenerate: body.trigger === "regenerate-message", ...(body.steer ? { steer: true } : {}) });
       return streamResponse(chats, tenant, body.id, turn, null, reading);
     }),
     GET: handled(async (request) => {
