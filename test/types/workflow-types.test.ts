@@ -31,7 +31,7 @@ interface Diagnostic {
  */
 async function runTsc(projects: string[]): Promise<Array<{ status: number | null; output: string }>> {
   const passes = projects.map((project) => ({ name: project, args: ["-p", project] }));
-  const ran = await runToCompletion(process.execPath, [join(root, "test/fixtures/tsc-passes.mjs"), JSON.stringify(passes)], { cwd: root, timeoutMs: 240_000 });
+  const ran = await runToCompletion(process.execPath, [join(root, "test/fixtures/tsc-passes.mjs"), JSON.stringify(passes)], { cwd: root, timeoutMs: 570_000 });
   if (ran.status !== 0) throw new Error(`test/fixtures/tsc-passes.mjs failed (${ran.status ?? ran.signal}): ${ran.stderr}`);
   return (JSON.parse(ran.stdout) as Array<{ status: number; stdout: string }>).map(({ status, stdout }) => ({ status, output: stdout }));
 }
@@ -73,7 +73,7 @@ describe("DX-2 typed workflows (tsc on fixtures)", () => {
     [main, regressed] = await runTsc([join(here, PACKAGE_DIST_IS_FRESH ? "tsconfig.json" : "tsconfig.sources.json"), join(here, "tsconfig.regressed.json")]);
     ({ status, output } = main);
     diagnostics = parseDiagnostics(output);
-  }, 240_000);
+  }, 600_000);
 
   it(`DX-2: tsc reports only fixture diagnostics (${against} and the harness compile)`, () => {
     expect(status).not.toBeNull();
