@@ -30,9 +30,16 @@ const bundled = ["@sinclair/typebox"];
 // esbuild (a native binary) is loaded by `gateway --ui` only, from the host's node_modules (UI-6).
 const external = ["@mariozechner/pi-ai", "openai", "@anthropic-ai/sdk", "better-sqlite3", "pg", /^@opentelemetry\//, "esbuild"];
 
+// Source maps without the sources' text (`sourcesContent`): two thirds of the maps' 24 MB were
+// copies of src/ and of the bundled packages, which the package does not otherwise ship. The
+// mappings stay: `node --enable-source-maps` still names src/… files and lines in a stack trace
+// (what a bug report needs), and in a checkout a debugger opens them from src/ itself. The
+// tarball is 37 → 20 MB unpacked, which every install and the pack test unpack (ARCH-12).
+const maps: Pick<Options, "sourcemap" | "esbuildOptions"> = { sourcemap: true, esbuildOptions: (options) => void (options.sourcesContent = false) };
+
 const library: Options = {
   entry: libraryEntries,
-  sourcemap: true,
+  ...maps,
   target: "node20",
   external,
   noExternal: bundled,
@@ -48,7 +55,15 @@ const config: Options[] = [
   // `import.meta` is empty there, as esbuild warns for each use: every use is guarded for CommonJS
   // (`typeof __dirname`/`__filename` first, or `import.meta.url ? … : require`), so that one
   // warning is off here, where it can only repeat what the code already handles.
-  { ...library, format: ["cjs"], splitting: false, esbuildOptions: (options) => void (options.logOverride = { ...options.logOverride, "empty-import-meta": "silent" }) },
+  {
+    ...library,
+    format: ["cjs"],
+    splitting: false,
+    esbuildOptions: (options, context) => {
+      library.esbuildOptions!(options, context);
+      options.logOverride = { ...options.logOverride, "empty-import-meta": "silent" };
+    },
+  },
   // The declarations, once for both formats: one TypeScript program and one rollup bundle write
   // dist/*.d.ts and dist/*.d.cts together. With `dts: true` on the two configs above, each built
   // its own program over the same sources — the build's longest step, run twice.
@@ -58,7 +73,7 @@ const config: Options[] = [
   {
     entry: { "drizzle-sqlite": "src/adapters/driven/sqlite/shared/drizzle-sqlite-bundle.ts" },
     format: ["cjs"],
-    sourcemap: true,
+    ...maps,
     target: "node20",
     external: ["better-sqlite3"],
     noExternal: [/^drizzle-orm(\/|$)/],
@@ -67,7 +82,7 @@ const config: Options[] = [
     // The sandbox worker thread (SEC-3): found next to the bundles as dist/sandbox-worker.js.
     entry: { cli: "src/cli.ts", "workflow-worker": "src/compose/workflow-worker.ts", "sandbox-worker": "src/adapters/driven/sandbox/sandbox-worker.ts" },
     format: ["esm"],
-    sourcemap: true,
+    ...maps,
     target: "node20",
     // Cold start: the CLI also inlines the MCP SDK with what it brings (zod, ajv, and for
     // `mcp --http` express), and the MCP Apps helpers that share it. Loaded from node_modules the
