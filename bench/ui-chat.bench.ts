@@ -297,6 +297,8 @@ async function watchTurn(watchers: number) {
   const attachedAll = new Promise<void>((resolve) => (allAttached = resolve));
   if (watchers === 0) allAttached();
   const reads = Array.from({ length: watchers }, () => sse(`${api}/${chatId}/stream`, { keep: false, onFirst: () => ++attached === watchers && allAttached() }));
+  // A watcher answered before it saw a chunk (204: the turn ended before it attached, on a loaded machine) attaches never: counted below, not waited for.
+  void Promise.all(reads).then(allAttached);
   await attachedAll;
   gc();
   const during = process.memoryUsage();
