@@ -53,11 +53,6 @@ export interface ChatTurnsOptions {
    * rather than growing without bound (many chats opened by one client must not exhaust the host).
    */
   maxResidentHosts?: number;
-  /**
-   * The node a tenant's chats run on, when it is not `node` (BUD-4: a key tenant's own budget
-   * added); asked when the chat's host opens, which happens only while a request of that tenant is served.
-   */
-  nodeOf?: (tenant: string) => AgentNode | undefined;
 }
 
 /** A turn of a chat: the user message and whether it asks for another answer to it. */
@@ -69,6 +64,8 @@ export interface ChatTurnRequest {
   text: string;
   /** A new answer to a message the chat has (`trigger: "regenerate-message"`). */
   regenerate?: boolean;
+  /** The node the chat's host opens on when this turn opens it, when not the chats' `node` (BUD-4: the caller's tenant budget added). */
+  node?: AgentNode;
 }
 
 /** A turn as the chat keeps it. */
@@ -186,11 +183,12 @@ export function createChatTurns(options: ChatTurnsOptions) {
       throw new SteamharnessError("rate_limited", `[steamharness] [chat] every one of this process's ${maxResidentHosts} chat hosts is busy: retry once a turn has ended`, { data: { maxResidentHosts } });
     }
   };
-  const ensureHost = async (tenant: string, conversationId: string): Promise<void> => {
+  /** `node`: the caller's (BUD-4), used when this call opens the host. */
+  const ensureHost = async (tenant: string, conversationId: string, node: AgentNode = options.node): Promise<void> => {
     await roomForHost(conversationId);
     if (liveHost(conversationId)) return;
     try {
-      const host = await (options.nodeOf?.(tenant) ?? options.node).openSessionHost(contextOf(tenant, conversationId));
+      const host = await node.openSessionHost(contextOf(tenant, conversationId));
       if (host) opened.set(conversationId, host);
     } catch (error) {
       if (!isSteamharnessError(error, "session_busy")) throw error;
@@ -233,7 +231,7 @@ export function createChatTurns(options: ChatTurnsOptions) {
       const last = earlier.at(-1);
       if (last && !request.regenerate) return { taskId: last.taskId, runId: last.runId, created: false, status: last.status };
       const taskId = earlier.length === 0 ? base : `${base}~${earlier.length}`;
-      await ensureHost(request.tenant, conversationId);
+      await ensureHost(request.tenant, conversationId, request.node);
       const result = await sendAgentSessionCommand(conversationId, { type: "submit", prompt: request.text, mode: "queue", taskId }, { sessions: sessionsOf(request.tenant) });
       if (result.type === "stored") return { taskId, runId: `run-${taskId}`, created: true, status: "queued" };
       if (result.type !== "submit") throw new SteamharnessError("internal", "[steamharness] [chat] submit answered with another command's result");
@@ -258,7 +256,7 @@ export function createChatTurns(options: ChatTurnsOptions) {
      * and continues that turn's run. Resolves the turn and the log position its continuation
      * follows; throws `not_found` when no turn of the chat waits for that request.
      */
-    async answer(tenant: string, chatId: string, approvalId: string, decision: { approved: boolean; reason?: string }): Promise<{ taskId: string; runId: string; afterSeq: number }> {
+    async answer(tenant: string, chatId: string, approvalId: string, decision: { approved: boolean; reason?: string }, node?: AgentNode): Promise<{ taskId: string; runId: string; afterSeq: number }> {
       const record = await recordOf(tenant, chatId, false);
       const task = record ? (await record.listTasks()).find((entry) => entry.status === "waiting" && entry.taskId.startsWith(PREFIX) && entry.detail?.requestId === approvalId) : undefined;
       if (!task) throw new SteamharnessError("not_found", `[steamharness] [chat] no turn of chat ${chatId} waits for approval ${approvalId}`, { field: "approval.id" });
@@ -267,7 +265,7 @@ export function createChatTurns(options: ChatTurnsOptions) {
       const answeredBy = answererIn(tenant);
       decisions.set(approvalId, decision.approved ? { outcome: "approved", answeredBy } : { outcome: "denied", ...(decision.reason ? { reason: decision.reason } : {}), answeredBy });
       const conversationId = chatConversationId(tenant, chatId);
-      await ensureHost(tenant, conversationId);
+      await ensureHost(tenant, conversationId, node);
       await sendAgentSessionCommand(conversationId, { type: "continue", taskId: task.taskId }, { sessions: sessionsOf(tenant) });
       return { taskId: task.taskId, runId: task.runId, afterSeq };
     },
@@ -277,7 +275,7 @@ export function createChatTurns(options: ChatTurnsOptions) {
      * answered with `answer` (the client's tool output) — and continues that turn's run. Resolves
      * like {@link answer}; throws `not_found` when no turn of the chat waits for that question.
      */
-    async reply(tenant: string, chatId: string, toolCallId: string, answer: string): Promise<{ taskId: string; runId: string; afterSeq: number }> {
+    async reply(tenant: string, chatId: string, toolCallId: string, answer: string, node?: AgentNode): Promise<{ taskId: string; runId: string; afterSeq: number }> {
       const record = await recordOf(tenant, chatId, false);
       const log = await logOf(tenant, chatId);
       const task = record ? (await record.listTasks()).find((entry) => entry.status === "waiting" && entry.taskId.startsWith(PREFIX)) : undefined;
@@ -288,17 +286,17 @@ export function createChatTurns(options: ChatTurnsOptions) {
       }
       const afterSeq = (await log!.head()).lastSeq;
       const conversationId = chatConversationId(tenant, chatId);
-      await ensureHost(tenant, conversationId);
+      await ensureHost(tenant, conversationId, node);
       await sendAgentSessionCommand(conversationId, { type: "continue", taskId: task.taskId, answer, requestId: String(requestId), answeredBy: answererIn(tenant) }, { sessions: sessionsOf(tenant) });
       return { taskId: task.taskId, runId: task.runId, afterSeq };
     },
 
     /** Cancels the chat's active turn (a persisted cancel intent): its logged output stays. Resolves whether a turn was stopped. */
-    async stop(tenant: string, chatId: string): Promise<boolean> {
+    async stop(tenant: string, chatId: string, node?: AgentNode): Promise<boolean> {
       const task = await turns.active(tenant, chatId);
       if (!task) return false;
       const conversationId = chatConversationId(tenant, chatId);
-      await ensureHost(tenant, conversationId);
+      await ensureHost(tenant, conversationId, node);
       const result = await sendAgentSessionCommand(conversationId, { type: "cancel", taskId: task.taskId }, { sessions: sessionsOf(tenant) });
       return result.type === "stored" || (result.type === "cancel" && result.cancelled.length > 0);
     },
