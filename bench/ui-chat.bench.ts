@@ -6,6 +6,8 @@
  *    gateway's streamed Responses (`POST /v1/responses`, `stream: true`, first
  *    `response.output_text.delta`) — the same 480-character answer in 60 deltas, same gateway,
  *    same keep-alive node:http client, interleaved in rounds (medians of rounds). Goal ≤ 1.1×.
+ *    1b (added beside 1, which stays as defined): the same, for the next turn of a conversation
+ *    both routes already have (the chat's host resident; Responses with `previous_response_id`).
  * 2. Resume time to first chunk after 10, 1,000 and 10,000 chunks of history (UI chunks the
  *    chat's turns streamed; how each is made: `definitions.history` in the JSON), then
  *    `GET /v1/ui/chat/{id}/stream?after=<cursor of the third chunk from the end>` (near the end)
@@ -202,6 +204,34 @@ const timeToFirstChunk = compare(first.responses, first.chat, 1.1);
 const totalTurn = compare(total.responses, total.chat);
 console.log(`1. first chunk: responses ${timeToFirstChunk.responsesMs} ms, chat ${timeToFirstChunk.chatMs} ms → ${timeToFirstChunk.ratio}× (goal ≤ 1.1×: ${timeToFirstChunk.meetsGoal ? "met" : "MISSED"}); total ${totalTurn.responsesMs} vs ${totalTurn.chatMs} ms`);
 
+// 1b. Time to first chunk of a continued conversation: the chat's next turn (its host resident,
+// its record and log open) against the Responses turn continuing the previous one
+// (`previous_response_id`), so neither pays for opening a conversation.
+const continued = { responses: [] as number[], chat: [] as number[] };
+for (let round = 0; round < ROUNDS; round++) {
+  const chatId = randomUUID();
+  let previous: string | null = null;
+  const r: number[][] = [[], []];
+  for (let i = 0; i <= TURNS; i++) {
+    const body = (): string => JSON.stringify({ model: "bench", input: "Tell me about the gateway", stream: true, ...(previous ? { previous_response_id: previous } : {}) });
+    const chatFirst = i % 2 === 1;
+    const c0 = chatFirst ? await sse(api, { method: "POST", body: chatBody(chatId, "Tell me about the gateway"), firstMark: '"type":"text-delta"', keep: false }) : undefined;
+    const s = await streamedResponse(responsesUrl, keepAlive, body);
+    previous = /"id":"(resp_[^"]+)"/.exec(s.text)?.[1] ?? null;
+    const c = c0 ?? (await sse(api, { method: "POST", body: chatBody(chatId, "Tell me about the gateway"), firstMark: '"type":"text-delta"', keep: false }));
+    if (c.status !== 200 || !c.done || previous === null) throw new Error(`continued turn failed: ${c.status}`);
+    // The first turn opens both conversations: it is not a continued one.
+    if (i === 0) continue;
+    r[0]!.push(s.firstMs);
+    r[1]!.push(c.firstMs);
+  }
+  trimCalls();
+  continued.responses.push(median(r[0]!));
+  continued.chat.push(median(r[1]!));
+}
+const timeToFirstChunkContinued = compare(continued.responses, continued.chat, 1.1);
+console.log(`1b. first chunk of a continued conversation: responses ${timeToFirstChunkContinued.responsesMs} ms, chat ${timeToFirstChunkContinued.chatMs} ms → ${timeToFirstChunkContinued.ratio}×`);
+
 // 2. Resume after 10, 1,000 and 10,000 chunks of history.
 /** Chats by chunks of history: `turns` turns of `text` (see the model), the last one resumed. */
 const HISTORY_CHATS = [
@@ -267,6 +297,8 @@ async function watchTurn(watchers: number) {
   const attachedAll = new Promise<void>((resolve) => (allAttached = resolve));
   if (watchers === 0) allAttached();
   const reads = Array.from({ length: watchers }, () => sse(`${api}/${chatId}/stream`, { keep: false, onFirst: () => ++attached === watchers && allAttached() }));
+  // A watcher answered before it saw a chunk (204: the turn ended before it attached, on a loaded machine) attaches never: counted below, not waited for.
+  void Promise.all(reads).then(allAttached);
   await attachedAll;
   gc();
   const during = process.memoryUsage();
@@ -414,6 +446,7 @@ const result = {
   storage: "SQLite (createSqliteStorage in a temp folder), one gateway on 127.0.0.1, node:http keep-alive clients",
   definitions: {
     timeToFirstChunk: "ms from the request's start to the first text-delta chunk (chat) / response.output_text.delta event (Responses); median per round of TURNS turns, then median of rounds",
+    timeToFirstChunkContinued: "as timeToFirstChunk, but each round is one chat (its host resident) and one Responses conversation (previous_response_id), TURNS turns each after a first turn that opens them and is not counted: the first chunk of a conversation's next turn, without the cost of creating a durable chat (its host record, session log and lease)",
     resumeToFirstChunk: "ms from the GET's start to the first SSE frame (nearEnd: ?after=<cursor of the third chunk from the end>, first frame is the second-to-last chunk; fromStart: ?after=0, first frame is `start`)",
     percentiles: "nearest-rank over every request of every round",
     history: "chunks of history = UI chunks the chat's turns streamed (its log events' chunks): 10 ≈ one turn `history 1 1` (one model call with a text and one failing tool call, then a text answer), 1,000 ≈ one turn `history 2 250` (two model calls of a text and 250 failing tool calls each), 10,000 ≈ ten such turns in one chat; the last turn is resumed; sizes interleaved request by request; exact counts in bySize",
@@ -422,6 +455,7 @@ const result = {
   rounds: ROUNDS,
   turnsPerRound: TURNS,
   timeToFirstChunk,
+  timeToFirstChunkContinued,
   totalTurn,
   resume: { goal: "flat across history sizes, ≤ 20 ms p50", meetsGoal: resumeMeetsGoal, resumesPerSizePerRound: RESUMES, bySize: resumeResult },
   watchers,

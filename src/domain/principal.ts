@@ -10,6 +10,7 @@
  * a tenant's key.
  */
 import { SteamharnessError } from "./errors.js";
+import type { ApiTenantLimits } from "../ports/api-keys.js";
 
 /** The kind of credential a principal was resolved from; the prefix of its tenant key. */
 export type PrincipalSource = "oauth" | "key" | "token" | "account";
@@ -27,6 +28,8 @@ export interface Principal {
   readonly credentialId: string;
   readonly source: PrincipalSource;
   readonly surface: PrincipalSurface;
+  /** BUD-4: the tenant's limits as its credential's record sets them (an API key's tenant); absent when it sets none. Every route reads them here. */
+  readonly limits?: ApiTenantLimits;
 }
 
 /** The longest tenant id, subject or credential id accepted (characters). */
@@ -66,6 +69,8 @@ export interface PrincipalInput {
   tenantId: unknown;
   subject: unknown;
   credentialId: unknown;
+  /** The tenant's limits, when the credential's record has them. */
+  limits?: ApiTenantLimits;
 }
 
 /**
@@ -81,7 +86,7 @@ export function createPrincipal(input: PrincipalInput): Principal {
   const credentialId = usableId(input.credentialId);
   const missing = tenantId === undefined ? "tenant" : subject === undefined ? "subject" : credentialId === undefined ? "credential id" : undefined;
   if (missing) throw new SteamharnessError("unauthorized", `[steamharness] [tenants] the ${input.source} credential names no usable ${missing}`, { data: { source: input.source } });
-  return Object.freeze({ tenant: tenantKey(input.source, tenantId!), subject: subject!, credentialId: credentialId!, source: input.source, surface: input.surface });
+  return Object.freeze({ tenant: tenantKey(input.source, tenantId!), subject: subject!, credentialId: credentialId!, source: input.source, surface: input.surface, ...(input.limits ? { limits: input.limits } : {}) });
 }
 
 /**

@@ -15,7 +15,9 @@ import { buildNodeContext } from "../node-context/node-context.js";
 import { sendAgentSessionCommand } from "../session-host/control.js";
 import { liveHost } from "../session-host/registry.js";
 import type { AgentSessionHost } from "../session-host/types.js";
+import { createTenantCache, type Closeable } from "../tenants/tenant-cache.js";
 import { tenantStorage } from "../tenants/tenant-storage.js";
+import { createChatFeed } from "./chat-feed.js";
 import { isSteamharnessError, SteamharnessError } from "../../domain/errors.js";
 import type { ToolCatalogEntry } from "../../domain/node-context.js";
 import type { SessionEvent } from "../../domain/agent/session-events.js";
@@ -42,7 +44,7 @@ export interface ChatTurnsOptions {
   /** The host's tool catalog. */
   toolCatalog?: ToolCatalogEntry[];
   runtime: HarnessRuntime;
-  /** How often a stream reads the log for new events when nothing in this process wakes it (default 25 ms). */
+  /** How often the one poller of a chat whose turn another process runs asks its log and record for news (default 25 ms); a turn this process runs wakes its readers as it commits. */
   pollMs?: number;
   /**
    * How many chats this process keeps a resident session host for (default 64). When a new
@@ -51,11 +53,6 @@ export interface ChatTurnsOptions {
    * rather than growing without bound (many chats opened by one client must not exhaust the host).
    */
   maxResidentHosts?: number;
-  /**
-   * The node a tenant's chats run on, when it is not `node` (BUD-4: a key tenant's own budget
-   * added); asked when the chat's host opens, which happens only while a request of that tenant is served.
-   */
-  nodeOf?: (tenant: string) => AgentNode | undefined;
 }
 
 /** A turn of a chat: the user message and whether it asks for another answer to it. */
@@ -69,6 +66,8 @@ export interface ChatTurnRequest {
   regenerate?: boolean;
   /** UI-5: deliver the message to the running turn at its next step boundary (else, or when none runs, it is a turn of its own). */
   steer?: boolean;
+  /** The node the chat's host opens on when this turn opens it, when not the chats' `node` (BUD-4: the caller's tenant budget added). */
+  node?: AgentNode;
 }
 
 /** A turn as the chat keeps it. */
@@ -85,6 +84,11 @@ export interface ChatTurn {
 export type ChatStreamEntry =
   | { kind: "event"; event: SessionEvent }
   | { kind: "end"; status: AgentSessionTaskRecord["status"]; error?: { code: string; message: string }; steeredInto?: string };
+
+/** A host record or log this process keeps open, as it is being opened. */
+interface Kept extends Closeable {
+  value: Promise<Closeable | null>;
+}
 
 const ACTIVE = new Set<AgentSessionTaskRecord["status"]>(["queued", "running"]);
 const PREFIX = "ui.";
@@ -151,11 +155,13 @@ export function createChatTurns(options: ChatTurnsOptions) {
     if (!sessions) throw new SteamharnessError("input_validation", "[steamharness] [chat] chats need a storage with sessions (storage.sessions)", { field: "storage" });
     return sessions;
   };
+  const feed = createChatFeed({ pollMs, isLocal: (conversationId) => liveHost(conversationId) !== null });
   const contextOf = (tenant: string, conversationId: string) =>
     buildNodeContext({
       projectId: options.projectId,
       conversationId,
-      storage: storageOf(tenant),
+      // The host commits through a backend that wakes this process's readers of the chat at once.
+      storage: { ...storageOf(tenant), sessions: feed.notifying(sessionsOf(tenant)) },
       runId: `host-${conversationId}`,
       toolPermissions: pending,
       userInput: planAnswers,
@@ -166,32 +172,23 @@ export function createChatTurns(options: ChatTurnsOptions) {
    * The chats' host records and logs this process reads, kept open (least recently used closed
    * past `KEPT`): opening a SQLite file per request would cost more than the read.
    */
-  const kept = new Map<string, Promise<unknown>>();
-  const keep = <T extends { close(): Promise<void> }>(key: string, open: () => Promise<T | null>): Promise<T | null> => {
-    let found = kept.get(key) as Promise<T | null> | undefined;
-    if (found) {
-      kept.delete(key);
-      kept.set(key, found);
-      return found;
-    }
-    found = open();
-    kept.set(key, found);
-    // A chat that does not exist yet is asked again next time.
-    void found.then((value) => value === null && kept.get(key) === found && kept.delete(key), () => kept.delete(key));
-    for (const [oldest, value] of kept) {
-      if (kept.size <= KEPT) break;
-      kept.delete(oldest);
-      void (value as Promise<T | null>).then((store) => store?.close()).catch(() => undefined);
-    }
-    return found;
+  // Every call of `keep` names its opener; the cache's own maker is never asked.
+  const kept = createTenantCache<Kept>(() => ({ value: Promise.resolve(null), close: async () => {} }), KEPT);
+  const keep = <T extends Closeable>(key: string, open: () => Promise<T | null>): Promise<T | null> => {
+    const held = kept.of(key, () => {
+      const value = open();
+      return { value, close: async () => void (await value.catch(() => null))?.close() };
+    });
+    // A chat that does not exist yet (or failed to open) is asked again next time.
+    void held.value.then((value) => value === null && kept.forget(key, held), () => kept.forget(key, held));
+    return held.value as Promise<T | null>;
   };
   const recordOf = async (tenant: string, chatId: string, create: boolean): Promise<AgentSessionHostStore | null> => {
     const conversationId = chatConversationId(tenant, chatId);
     const key = `record:${conversationId}`;
     const found = await keep(key, () => sessionsOf(tenant).openHostStore(conversationId, { create }));
     if (found || !create) return found;
-    // A miss read before this call: open it again, creating it.
-    if (kept.get(key) !== undefined) kept.delete(key);
+    // The miss is forgotten already (keep): open it again, creating it.
     return keep(key, () => sessionsOf(tenant).openHostStore(conversationId, { create: true }));
   };
   const logOf = (tenant: string, chatId: string): Promise<SessionStore | null> => {
@@ -208,11 +205,12 @@ export function createChatTurns(options: ChatTurnsOptions) {
       throw new SteamharnessError("rate_limited", `[steamharness] [chat] every one of this process's ${maxResidentHosts} chat hosts is busy: retry once a turn has ended`, { data: { maxResidentHosts } });
     }
   };
-  const ensureHost = async (tenant: string, conversationId: string): Promise<void> => {
+  /** `node`: the caller's (BUD-4), used when this call opens the host. */
+  const ensureHost = async (tenant: string, conversationId: string, node: AgentNode = options.node): Promise<void> => {
     await roomForHost(conversationId);
     if (liveHost(conversationId)) return;
     try {
-      const host = await (options.nodeOf?.(tenant) ?? options.node).openSessionHost(contextOf(tenant, conversationId));
+      const host = await node.openSessionHost(contextOf(tenant, conversationId));
       if (host) opened.set(conversationId, host);
     } catch (error) {
       if (!isSteamharnessError(error, "session_busy")) throw error;
@@ -255,7 +253,7 @@ export function createChatTurns(options: ChatTurnsOptions) {
       const last = earlier.at(-1);
       if (last && !request.regenerate) return { taskId: last.taskId, runId: last.runId, created: false, status: last.status };
       const taskId = earlier.length === 0 ? base : `${base}~${earlier.length}`;
-      await ensureHost(request.tenant, conversationId);
+      await ensureHost(request.tenant, conversationId, request.node);
       const command = request.steer ? ({ type: "steer", prompt: request.text, taskId } as const) : ({ type: "submit", prompt: request.text, mode: "queue", taskId } as const);
       const result = await sendAgentSessionCommand(conversationId, command, { sessions: sessionsOf(request.tenant) });
       if (result.type === "stored") return { taskId, runId: `run-${taskId}`, created: true, status: "queued" };
@@ -282,7 +280,7 @@ export function createChatTurns(options: ChatTurnsOptions) {
      * and continues that turn's run. Resolves the turn and the log position its continuation
      * follows; throws `not_found` when no turn of the chat waits for that request.
      */
-    async answer(tenant: string, chatId: string, approvalId: string, decision: { approved: boolean; reason?: string }): Promise<{ taskId: string; runId: string; afterSeq: number }> {
+    async answer(tenant: string, chatId: string, approvalId: string, decision: { approved: boolean; reason?: string }, node?: AgentNode): Promise<{ taskId: string; runId: string; afterSeq: number }> {
       const record = await recordOf(tenant, chatId, false);
       const task = record ? (await record.listTasks()).find((entry) => entry.status === "waiting" && entry.taskId.startsWith(PREFIX) && entry.detail?.requestId === approvalId) : undefined;
       if (!task) throw new SteamharnessError("not_found", `[steamharness] [chat] no turn of chat ${chatId} waits for approval ${approvalId}`, { field: "approval.id" });
@@ -291,7 +289,7 @@ export function createChatTurns(options: ChatTurnsOptions) {
       const answeredBy = answererIn(tenant);
       decisions.set(approvalId, decision.approved ? { outcome: "approved", answeredBy } : { outcome: "denied", ...(decision.reason ? { reason: decision.reason } : {}), answeredBy });
       const conversationId = chatConversationId(tenant, chatId);
-      await ensureHost(tenant, conversationId);
+      await ensureHost(tenant, conversationId, node);
       await sendAgentSessionCommand(conversationId, { type: "continue", taskId: task.taskId }, { sessions: sessionsOf(tenant) });
       return { taskId: task.taskId, runId: task.runId, afterSeq };
     },
@@ -301,7 +299,7 @@ export function createChatTurns(options: ChatTurnsOptions) {
      * answered with `answer` (the client's tool output) — and continues that turn's run. Resolves
      * like {@link answer}; throws `not_found` when no turn of the chat waits for that question.
      */
-    async reply(tenant: string, chatId: string, toolCallId: string, answer: string): Promise<{ taskId: string; runId: string; afterSeq: number }> {
+    async reply(tenant: string, chatId: string, toolCallId: string, answer: string, node?: AgentNode): Promise<{ taskId: string; runId: string; afterSeq: number }> {
       const record = await recordOf(tenant, chatId, false);
       const log = await logOf(tenant, chatId);
       const task = record ? (await record.listTasks()).find((entry) => entry.status === "waiting" && entry.taskId.startsWith(PREFIX)) : undefined;
@@ -312,17 +310,17 @@ export function createChatTurns(options: ChatTurnsOptions) {
       }
       const afterSeq = (await log!.head()).lastSeq;
       const conversationId = chatConversationId(tenant, chatId);
-      await ensureHost(tenant, conversationId);
+      await ensureHost(tenant, conversationId, node);
       await sendAgentSessionCommand(conversationId, { type: "continue", taskId: task.taskId, answer, requestId: String(requestId), answeredBy: answererIn(tenant) }, { sessions: sessionsOf(tenant) });
       return { taskId: task.taskId, runId: task.runId, afterSeq };
     },
 
     /** Cancels the chat's active turn (a persisted cancel intent): its logged output stays. Resolves whether a turn was stopped. */
-    async stop(tenant: string, chatId: string): Promise<boolean> {
+    async stop(tenant: string, chatId: string, node?: AgentNode): Promise<boolean> {
       const task = await turns.active(tenant, chatId);
       if (!task) return false;
       const conversationId = chatConversationId(tenant, chatId);
-      await ensureHost(tenant, conversationId);
+      await ensureHost(tenant, conversationId, node);
       const result = await sendAgentSessionCommand(conversationId, { type: "cancel", taskId: task.taskId }, { sessions: sessionsOf(tenant) });
       return result.type === "stored" || (result.type === "cancel" && result.cancelled.length > 0);
     },
@@ -336,27 +334,34 @@ export function createChatTurns(options: ChatTurnsOptions) {
       const conversationId = chatConversationId(tenant, chatId);
       const hostStore = await recordOf(tenant, chatId, false);
       if (!hostStore) throw new SteamharnessError("not_found", `[steamharness] [chat] no chat ${chatId}`, { field: "id" });
-      let log: SessionStore | null = null;
-      let wake: (() => void) | null = null;
-      const unsubscribe = liveHost(conversationId)?.subscribe(() => wake?.());
+      // What the chat's poller compares (when another process runs the turn): the log's head and the tasks' states.
+      const reader = feed.reader(conversationId, async () => {
+        const log = await logOf(tenant, chatId);
+        return `${log ? (await log.head()).lastSeq : -1} ${(await hostStore.listTasks()).map((task) => task.status).join()}`;
+      });
       try {
+        let log: SessionStore | null = null;
         let lastSeq = -1;
-        let runId: string | null = null;
         for (;;) {
           if (signal?.aborted) return;
+          const since = reader.version();
           // The task's state first: a final state read before the log means the log read next is complete.
-          const task = await hostStore.getTask(taskId);
+          const task = await reader.shared(`task ${taskId}`, () => hostStore.getTask(taskId));
           if (!task) throw new SteamharnessError("not_found", `[steamharness] [chat] no turn ${taskId} in chat ${chatId}`, { field: "id" });
-          runId = task.runId;
+          const runId = task.runId;
           log ??= await logOf(tenant, chatId);
           if (log) {
-            let events: SessionEvent[];
+            const opened = log;
+            let events: readonly SessionEvent[];
             if (lastSeq < 0) {
               // The head first: what is committed after it is read by the next `readAfter`, never twice.
-              lastSeq = (await log.head()).lastSeq;
+              lastSeq = (await opened.head()).lastSeq;
               const upTo = lastSeq;
-              events = (await log.readRun(runId)).filter((event) => event.seq <= upTo);
-            } else events = (await log.readAfter(lastSeq)).filter((event) => event.runId === runId);
+              events = (await opened.readRun(runId)).filter((event) => event.seq <= upTo);
+            } else {
+              const after = lastSeq;
+              events = await reader.shared(`after ${runId} ${after}`, async () => (await opened.readAfter(after)).filter((event) => event.runId === runId));
+            }
             for (const event of events) {
               lastSeq = Math.max(lastSeq, event.seq);
               yield { kind: "event", event };
@@ -368,20 +373,10 @@ export function createChatTurns(options: ChatTurnsOptions) {
             yield { kind: "end", status: task.status, ...(task.status === "failed" ? { error: { code: String(detail.code ?? "internal"), message: String(detail.message ?? "the turn failed") } } : {}), ...(typeof detail.steeredInto === "string" ? { steeredInto: detail.steeredInto } : {}) };
             return;
           }
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(done, pollMs);
-            wake = done;
-            signal?.addEventListener("abort", done, { once: true });
-            function done() {
-              clearTimeout(timer);
-              signal?.removeEventListener("abort", done);
-              wake = null;
-              resolve();
-            }
-          });
+          await reader.wait(since, signal);
         }
       } finally {
-        unsubscribe?.();
+        reader.close();
       }
     },
 
@@ -389,9 +384,7 @@ export function createChatTurns(options: ChatTurnsOptions) {
     async close(): Promise<void> {
       for (const host of opened.values()) await host.suspend();
       opened.clear();
-      const stores = [...kept.values()];
-      kept.clear();
-      for (const store of stores) await (store as Promise<{ close(): Promise<void> } | null>).then((found) => found?.close()).catch(() => undefined);
+      await kept.close();
       await options.node.close();
     },
   };

@@ -22,9 +22,9 @@ export function createTenantCache<T extends Closeable>(make: (tenant: string) =>
   const closing: Promise<void>[] = [];
   const drop = (item: T) => closing.push(item.close().catch(() => undefined));
   return {
-    /** The tenant's item, made now when it has none; it becomes the most recently used. */
-    of(tenant: string): T {
-      const found = open.get(tenant) ?? make(tenant);
+    /** The tenant's item, made now (by `made`, when given) when it has none; it becomes the most recently used. */
+    of(tenant: string, made: (tenant: string) => T = make): T {
+      const found = open.get(tenant) ?? made(tenant);
       open.delete(tenant);
       open.set(tenant, found);
       for (const [old, item] of open) {

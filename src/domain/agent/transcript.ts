@@ -8,6 +8,7 @@
 import type { JsonObject } from "../json.js";
 import type { DecisionAnswerer } from "./decision-answerer.js";
 import type { SessionEvent } from "./session-events.js";
+import { createSessionWalk, type WalkedToolCall } from "./session-walk.js";
 
 /** Where an entry sits: its run, the seq of the event that opened it, and when that was committed. */
 interface TranscriptPlace {
@@ -80,11 +81,6 @@ export interface TranscriptCompaction extends TranscriptPlace {
 /** One entry of a transcript. */
 export type TranscriptEntry = TranscriptRun | TranscriptMessage | TranscriptToolCall | TranscriptDecision | TranscriptCompaction;
 
-const textOf = (content: string | ReadonlyArray<{ type: string; text?: string }>): string =>
-  typeof content === "string" ? content : content.flatMap((block) => (block.type === "text" && block.text !== undefined ? [block.text] : [])).join("");
-
-const kindOf = (requestId: string): TranscriptDecision["kind"] => (requestId.startsWith("approval:") ? "tool_approval" : requestId.startsWith("plan:") ? "plan" : "question");
-
 /**
  * The transcript of a session from its events (all of them, or a prefix, in `seq` order).
  * Entries come in the order their first event was written; a tool's result and a request's
@@ -117,98 +113,83 @@ export function createTranscript() {
   // The last plan text of each run: a plan's wait and decision name it.
   const plans = new Map<string, string>();
 
-  const subjectOf = (runId: string, kind: TranscriptDecision["kind"], toolCallId: string | undefined): string => {
-    const tool = toolCallId === undefined ? undefined : tools.get(toolCallId);
+  const walk = createSessionWalk();
+
+  const subjectOf = (runId: string, kind: TranscriptDecision["kind"], call: WalkedToolCall | undefined): string => {
     if (kind === "plan") return plans.get(runId) ?? "";
-    if (kind === "question") return typeof tool?.arguments.question === "string" ? tool.arguments.question : (tool?.name ?? "");
-    return tool?.name ?? "";
+    if (kind === "question") return typeof call?.arguments.question === "string" ? call.arguments.question : (call?.name ?? "");
+    return call?.name ?? "";
   };
 
   let lastSeq = 0;
 
   const apply = (event: SessionEvent): void => {
     const place = { runId: event.runId, seq: event.seq, at: event.at };
-    // A run that stopped and has later events was started again.
-    const started = runs.get(event.runId);
-    if (started && started.status !== "running" && event.type !== "run_stopped" && event.type !== "run_finished") {
-      started.status = "running";
-      delete started.errorCode;
+    const { step, resumed } = walk.step(event);
+    const run = runs.get(event.runId);
+    if (resumed && run) {
+      run.status = "running";
+      delete run.errorCode;
     }
-    switch (event.type) {
-      case "run_started": {
-        if (runs.has(event.runId)) break;
-        const run: TranscriptRun = { type: "run", ...place, at: event.payload.startedAt ?? event.at, model: event.payload.model, status: "running" };
-        runs.set(event.runId, run);
-        entries.push(run);
+    switch (step?.type) {
+      case "run": {
+        const started: TranscriptRun = { type: "run", ...place, at: step.at, model: step.model, status: "running" };
+        runs.set(event.runId, started);
+        entries.push(started);
         break;
       }
-      case "user_message": {
-        const runtime = /\/plan\/\d+\/continue$/.test(event.eventId);
-        entries.push({ type: "message", ...place, role: "user", ...(runtime ? { by: "runtime" as const } : {}), text: textOf(event.payload.message.content) });
+      case "user":
+        entries.push({ type: "message", ...place, role: "user", ...(step.byRuntime ? { by: "runtime" as const } : {}), text: step.text });
         break;
-      }
-      case "assistant_message": {
-        const { content } = event.payload.message;
-        const reasoning = content.flatMap((block) => (block.type === "reasoning" ? [block.text] : [])).join("");
-        const text = textOf(content);
-        if (text !== "" || reasoning !== "") entries.push({ type: "message", ...place, role: "assistant", text, ...(reasoning === "" ? {} : { reasoning }) });
-        for (const block of content) {
-          if (block.type !== "toolCall" || tools.has(block.id)) continue;
-          const tool: TranscriptToolCall = { type: "tool", ...place, toolCallId: block.id, name: block.name, arguments: block.arguments, result: null };
-          tools.set(block.id, tool);
+      case "assistant":
+        if (step.text !== "" || step.reasoning !== "") entries.push({ type: "message", ...place, role: "assistant", text: step.text, ...(step.reasoning === "" ? {} : { reasoning: step.reasoning }) });
+        for (const call of step.calls) {
+          const tool: TranscriptToolCall = { type: "tool", ...place, toolCallId: call.id, name: call.name, arguments: call.arguments, result: null };
+          tools.set(call.id, tool);
           entries.push(tool);
         }
         break;
-      }
-      case "tool_result": {
-        const { message } = event.payload;
-        const tool = tools.get(message.toolCallId);
-        if (tool) tool.result = { text: textOf(message.content), isError: message.isError, at: event.at };
+      case "tool-result": {
+        const tool = tools.get(step.toolCallId);
+        if (tool) tool.result = { text: step.text, isError: step.isError, at: step.at };
         break;
       }
       case "plan":
-        plans.set(event.runId, event.payload.text);
+        plans.set(event.runId, step.text);
         break;
-      case "approval_wait": {
-        const { requestId, kind, toolCallId } = event.payload;
-        if (decisions.has(requestId)) break;
-        const decision: TranscriptDecision = { type: "decision", ...place, requestId, kind, ...(toolCallId === undefined ? {} : { toolCallId }), subject: subjectOf(event.runId, kind, toolCallId), outcome: null, answeredBy: null, askedAt: event.at, answeredAt: null, waitMs: null };
-        decisions.set(requestId, decision);
+      case "wait": {
+        if (decisions.has(step.requestId)) break;
+        const decision: TranscriptDecision = { type: "decision", ...place, requestId: step.requestId, kind: step.kind, ...(step.toolCallId === undefined ? {} : { toolCallId: step.toolCallId }), subject: subjectOf(event.runId, step.kind, step.call), outcome: null, answeredBy: null, askedAt: event.at, answeredAt: null, waitMs: null };
+        decisions.set(step.requestId, decision);
         entries.push(decision);
         break;
       }
-      case "approval_decision": {
-        const { requestId, outcome, values, reason, timing, answeredBy } = event.payload;
-        let decision = decisions.get(requestId);
+      case "decision": {
+        const { values, reason, timing, answeredBy } = step.payload;
+        let decision = decisions.get(step.requestId);
         if (!decision) {
-          // Decided while the run waited in its process (no pause): its own timing says how long.
-          const toolCallId = /\/tool\/(.+)\/decision$/.exec(event.eventId)?.[1];
-          const kind = kindOf(requestId);
-          decision = { type: "decision", ...place, requestId, kind, ...(toolCallId === undefined ? {} : { toolCallId }), subject: subjectOf(event.runId, kind, toolCallId), outcome: null, answeredBy: null, askedAt: timing?.startedAt ?? event.at, answeredAt: null, waitMs: null };
-          decisions.set(requestId, decision);
+          decision = { type: "decision", ...place, requestId: step.requestId, kind: step.kind, ...(step.toolCallId === undefined ? {} : { toolCallId: step.toolCallId }), subject: subjectOf(event.runId, step.kind, step.call), outcome: null, answeredBy: null, askedAt: step.askedAt, answeredAt: null, waitMs: null };
+          decisions.set(step.requestId, decision);
           entries.push(decision);
         }
         if (decision.outcome !== null) break;
         const answer = typeof values?.answer === "string" ? values.answer : typeof values?.feedback === "string" ? values.feedback : reason;
         // When the person answered: as the answer said, else as the run took it up.
         const answeredAt = answeredBy?.at ?? timing?.endedAt ?? event.at;
-        Object.assign(decision, { outcome, ...(answer === undefined ? {} : { answer }), answeredBy: answeredBy ?? null, answeredAt, waitMs: Math.max(0, answeredAt - decision.askedAt) });
+        Object.assign(decision, { outcome: step.outcome, ...(answer === undefined ? {} : { answer }), answeredBy: answeredBy ?? null, answeredAt, waitMs: Math.max(0, answeredAt - decision.askedAt) });
         break;
       }
       case "compaction": {
-        const { summary, source, manual, usedBefore } = event.payload;
+        const { summary, source, manual, usedBefore } = step.payload;
         entries.push({ type: "compaction", ...place, summary, source: source ?? "model", manual: manual === true, usedBefore });
         break;
       }
-      case "run_finished":
-      case "run_stopped": {
-        const run = runs.get(event.runId);
+      case "end":
         if (!run) break;
-        run.status = event.payload.status;
-        if (event.type === "run_stopped" && event.payload.status === "failed") run.errorCode = event.payload.code ?? "internal";
+        run.status = step.status;
+        if (step.status === "failed") run.errorCode = step.code ?? "internal";
         else delete run.errorCode;
         break;
-      }
     }
   };
 

@@ -49,7 +49,8 @@ const TOKEN_PRINCIPAL = staticTokenPrincipal("gateway");
 /** The principal of a verified API key; a key whose ids are not usable is refused as an unknown one. */
 function keyPrincipal(identity: ApiKeyIdentity): Principal {
   try {
-    return createPrincipal({ source: "key", surface: "gateway", tenantId: identity.tenant.id, subject: identity.key.id, credentialId: identity.key.id });
+    const { id, ...limits } = identity.tenant;
+    return createPrincipal({ source: "key", surface: "gateway", tenantId: id, subject: identity.key.id, credentialId: identity.key.id, limits });
   } catch {
     throw new GatewayHttpError(401, "Incorrect API key provided.", { code: "invalid_api_key" });
   }

@@ -7,6 +7,7 @@ import { createAgentNode, type AgentNode, type AgentNodeOptions } from "../../..
 import { createTenantAdmission, TenantAdmissionError, tenantBudgetLimit, type TenantAdmission, type TenantAdmissionOptions } from "../../../app/tenants/tenant-admission.js";
 import type { ApiTenant } from "../../../ports/api-keys.js";
 import type { BudgetLedger } from "../../../ports/budget-ledger.js";
+import type { Principal } from "../../../domain/principal.js";
 import { GatewayHttpError } from "./gateway-http.js";
 
 /** Options of {@link createGatewayTenants}: those of the shared admission engine. */
@@ -45,26 +46,29 @@ export function createGatewayTenants(options: GatewayTenantsOptions) {
 const MAX_TENANT_NODES = 256;
 
 /**
- * The node of a tenant's runs (BUD-4): the agent with the tenant's budget added to its own
- * (`tenant` scope, `tenantId` the key's tenant), cached per tenant and budget; the plain node
- * for a tenant without a budget.
+ * The node of a principal's runs (BUD-4): the agent with its tenant's budget (the principal's
+ * `limits`) added to its own (`tenant` scope, `tenantId` the key's tenant id), cached per tenant
+ * and budget; `undefined` for a principal without a budget (the route's own node serves it).
+ * Every route (Responses, Chat Completions, the chat route) takes its node from here.
  *
  * @example
- * const nodeOf = tenantNodes(node, nodeOptions, ledger);
- * const node = nodeOf(identity.tenant);
+ * const nodeOf = tenantNodes(nodeOptions, ledger);
+ * const node = nodeOf(principal) ?? node;
  */
-export function tenantNodes(base: AgentNode, nodeOptions: AgentNodeOptions | undefined, ledger: BudgetLedger) {
+export function tenantNodes(nodeOptions: AgentNodeOptions | undefined, ledger: BudgetLedger) {
   const nodes = new Map<string, AgentNode>();
-  return (tenant: ApiTenant): AgentNode => {
-    const limit = tenantBudgetLimit(tenant);
-    if (!limit || !nodeOptions) return base;
-    const key = JSON.stringify([tenant.id, limit]);
+  return (principal: Principal): AgentNode | undefined => {
+    // The tenant id within its source, as admission charges it (`key:acme` → `acme`).
+    const id = principal.tenant.slice(principal.source.length + 1);
+    const limit = principal.limits ? tenantBudgetLimit({ id, ...principal.limits }) : null;
+    if (!limit || !nodeOptions) return undefined;
+    const key = JSON.stringify([id, limit]);
     let node = nodes.get(key);
     if (node) nodes.delete(key);
     else {
       const own = nodeOptions.budget ?? {};
       // A run reserves all its budgets in one ledger: the gateway's tenant ledger, which admission reads too.
-      node = createAgentNode({ ...nodeOptions, budget: { ...own, limits: [...(own.limits ?? []), { scope: "tenant", id: tenant.id, ...limit }], tenantId: tenant.id, ledger } });
+      node = createAgentNode({ ...nodeOptions, budget: { ...own, limits: [...(own.limits ?? []), { scope: "tenant", id, ...limit }], tenantId: id, ledger } });
       if (nodes.size >= MAX_TENANT_NODES) nodes.delete(nodes.keys().next().value!);
     }
     nodes.set(key, node);

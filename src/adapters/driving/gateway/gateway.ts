@@ -22,7 +22,8 @@ import { SteamharnessError } from "../../../domain/errors.js";
 import { listenOn } from "../shared/listen.js";
 import type { ToolCatalogEntry } from "../../../domain/node-context.js";
 import type { Storage } from "../../../ports/storage.js";
-import type { ApiKeyStore, ApiTenant } from "../../../ports/api-keys.js";
+import type { ApiKeyStore } from "../../../ports/api-keys.js";
+import type { Principal } from "../../../domain/principal.js";
 import type { BudgetLedger } from "../../../ports/budget-ledger.js";
 import type { BrowserPage } from "../../../ports/browser-page.js";
 import { createChatCompletionsApi } from "./chat-completions-api.js";
@@ -32,15 +33,11 @@ import { GatewayHttpError, readJsonBody, sendError, sendJson, type GatewayRateLi
 import { createGatewayLog, gatewayRequestPath } from "./gateway-log.js";
 import { createGatewayRuns, SHARED_TENANT, type GatewayStats, type GatewayUsage } from "./gateway-runs.js";
 import { createGatewayTenants, tenantNodes } from "./gateway-tenants.js";
-import { tenantBudgetLimit } from "../../../app/tenants/tenant-admission.js";
 import { createFairQueue, type FairQueueSlot } from "../../../domain/fair-queue.js";
 import { ChatCompletionsCreateSchema, ResponsesCreateSchema, validateBody } from "./gateway-schemas.js";
 import { createResponsesApi } from "./responses-api.js";
 import { createUiChatHandlers } from "./ui-chat.js";
 import { serveUiChat, UI_CHAT_PATH } from "./ui-chat-mount.js";
-
-/** Key tenants whose chat-route node is remembered (their own requests refresh it; least recently seen dropped first). */
-const MAX_CHAT_KEY_TENANTS = 1024;
 
 /** The `agent-answer` id the gateway declares when the project declares none. */
 export const DEFAULT_GATEWAY_ANSWER_ITEM_ID = "steamharness-gateway-answer";
@@ -235,7 +232,7 @@ export function createResponsesGateway(options: ResponsesGatewayOptions, runtime
   // One ledger for the admission check and the runs' reservations (a storage without its own gets the runtime's, one per storage).
   const tenantBudgets: BudgetLedger = options.tenantBudgets ?? storage.budgets ?? runtime.budgetLedger(storage);
   const tenants = options.apiKeys ? createGatewayTenants({ keys: options.apiKeys, budgets: tenantBudgets, cacheMs: options.keyCacheMs ?? 2000, slotTtlMs: options.slotTtlMs ?? 30_000, now }) : null;
-  const tenantNode = tenantNodes(node, nodeOptions, tenantBudgets);
+  const tenantNode = tenantNodes(nodeOptions, tenantBudgets);
   /** What each request's runs need: its tenant's node, and where their usage is counted (by the request's signal). */
   const scopes = new WeakMap<AbortSignal, { node: AgentNode; onUsage: (usage: GatewayUsage) => void }>();
   if (options.maxConcurrentRuns !== undefined && !(Number.isInteger(options.maxConcurrentRuns) && options.maxConcurrentRuns >= 1)) {
@@ -278,18 +275,16 @@ export function createResponsesGateway(options: ResponsesGatewayOptions, runtime
   const guard = createGatewayGuard({ token: options.token ?? null, ...(tenants ? { identify: (secret: string) => tenants.identify(secret) } : {}), rateLimit: options.rateLimit ?? { requests: 600, windowMs: 60_000 }, allowedHosts: options.allowedHosts ?? [], now });
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   // Issue 45: the AI SDK UI chat route, on storages that keep sessions (chats are durable conversations).
-  const chatTenants = new WeakMap<Request, string>();
-  // BUD-4: a key tenant's chat turns run on a node with its budget, as its Responses runs do. The
-  // tenant's key record is noted by each of its chat requests (a chat's host opens only while one is served).
-  const chatKeyTenants = new Map<string, ApiTenant>();
-  let chatTenantNode: ((tenant: ApiTenant) => AgentNode) | undefined;
-  const chatNodeOf = (tenant: string, chatOptions: AgentNodeOptions): AgentNode | undefined => {
-    const keyTenant = chatKeyTenants.get(tenant);
-    if (!keyTenant || !tenantBudgetLimit(keyTenant)) return undefined;
-    chatTenantNode ??= tenantNodes(node, chatOptions, tenantBudgets);
-    return chatTenantNode(keyTenant);
+  const chatPrincipals = new WeakMap<Request, Principal>();
+  // BUD-4: a key tenant's chat turns run on a node with its budget (the request's principal's limits), as its Responses runs do.
+  let chatTenantNode: ((principal: Principal) => AgentNode | undefined) | undefined;
+  const chatNodeOf = (request: Request, chatOptions: AgentNodeOptions): AgentNode | undefined => {
+    const principal = chatPrincipals.get(request);
+    if (!principal) return undefined;
+    chatTenantNode ??= tenantNodes(chatOptions, tenantBudgets);
+    return chatTenantNode(principal);
   };
-  const uiChat = nodeOptions && storage.sessions ? createUiChatHandlers({ agent: nodeOptions, projectId, storage, toolCatalog: options.toolCatalog ?? [...(options.project?.executor.toolCatalog ?? [])], tenantOf: (request) => chatTenants.get(request) ?? null }, runtime, chatNodeOf) : null;
+  const uiChat = nodeOptions && storage.sessions ? createUiChatHandlers({ agent: nodeOptions, projectId, storage, toolCatalog: options.toolCatalog ?? [...(options.project?.executor.toolCatalog ?? [])], tenantOf: (request) => chatPrincipals.get(request)?.tenant ?? null }, runtime, chatNodeOf) : null;
   const telemetry = () => runtime.telemetry;
   /** The gateway span of each request in progress, by the request's signal (its runs continue it). */
   const traces = new WeakMap<AbortSignal, TelemetryCarrier>();
@@ -318,7 +313,7 @@ export function createResponsesGateway(options: ResponsesGatewayOptions, runtime
     if (identity && tenants) {
       const admission = await tenants.admit(identity.tenant);
       let tokens = 0;
-      scopes.set(signal, { node: tenantNode(identity.tenant), onUsage: (usage) => void (tokens += usage.total) });
+      scopes.set(signal, { node: tenantNode(principal) ?? node, onUsage: (usage) => void (tokens += usage.total) });
       void new Promise<void>((resolve) => response.on("close", resolve)).then(() => admission.finish(tokens));
     }
     if (closing) throw new GatewayHttpError(503, "The gateway is shutting down.", { type: "server_error", code: "gateway_closing", headers: { connection: "close" } });
@@ -337,12 +332,7 @@ export function createResponsesGateway(options: ResponsesGatewayOptions, runtime
       return chat.create(body, response, signal);
     }
     if (uiChat && (path === UI_CHAT_PATH || path.startsWith(`${UI_CHAT_PATH}/`))) {
-      if (identity) {
-        chatKeyTenants.delete(tenantName);
-        chatKeyTenants.set(tenantName, identity.tenant);
-        if (chatKeyTenants.size > MAX_CHAT_KEY_TENANTS) chatKeyTenants.delete(chatKeyTenants.keys().next().value!);
-      }
-      return serveUiChat(uiChat, request, response, path, tenantName, maxBodyBytes, chatTenants);
+      return serveUiChat(uiChat, request, response, path, principal, maxBodyBytes, chatPrincipals);
     }
     const responseId = /^\/v1\/responses\/([^/]+)$/.exec(path)?.[1];
     if (method === "GET" && responseId !== undefined) {

@@ -6,6 +6,7 @@
  * `start`) and a cursor (`after`) name a position in it: the log's `seq`.
  */
 import type { SessionEvent } from "../../../domain/agent/session-events.js";
+import { createSessionWalk } from "../../../domain/agent/session-walk.js";
 import type { JsonValue } from "../../../domain/json.js";
 import { chatMessageIdOf, type ChatStreamEntry } from "../../../app/chats/chat-turns.js";
 
@@ -23,8 +24,6 @@ export interface UiChatUsage {
 /** The assistant message id of a turn's run: fixed, so every read of the turn starts the same message. */
 export const uiMessageIdOf = (runId: string): string => `msg-${runId}`;
 
-const textOf = (content: ReadonlyArray<{ type: string; text?: string }>): string => content.map((block) => block.text ?? "").join("");
-
 /**
  * A fold of one turn's stream entries into UI message chunks. `start()` opens the message; each
  * entry gives its chunks (a `seq` to tag them with for events).
@@ -37,11 +36,10 @@ const textOf = (content: ReadonlyArray<{ type: string; text?: string }>): string
 export function createUiChunkFold(runId: string) {
   const usage: UiChatUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0, cachedInputTokens: 0 };
   let ended = false;
-  // UI-4: which tool call each approval request is about, and the calls a person denied.
-  const approvals = new Map<string, string>();
+  // UI-4: the calls a person denied (the walk knows which call each request is about).
+  const walk = createSessionWalk();
   const denied = new Set<string>();
-  // The plan decisions asked for, and the text of the latest plan (what its approval part shows).
-  const plans = new Set<string>();
+  // The text of the latest plan (what a plan's approval part shows).
   let plan = "";
   const text = (id: string, type: "text" | "reasoning", delta: string): UiMessageChunk[] =>
     delta === "" ? [] : [{ type: `${type}-start`, id }, { type: `${type}-delta`, id, delta }, { type: `${type}-end`, id }];
@@ -53,36 +51,34 @@ export function createUiChunkFold(runId: string) {
   function event(event: SessionEvent): UiMessageChunk[] {
     // A run continued after a pause (an approval) goes on in the same message.
     if (event.type !== "run_finished" && event.type !== "run_stopped") ended = false;
-    switch (event.type) {
-      case "approval_wait": {
-        const { requestId, kind, toolCallId } = event.payload;
-        if (kind === "plan") {
-          // A plan's decision is a `plan` tool part asking for approval (its request id is both ids).
-          approvals.set(requestId, requestId);
-          plans.add(requestId);
-          return [{ type: "tool-input-available", toolCallId: requestId, toolName: "plan", input: { plan }, dynamic: true }, { type: "tool-approval-request", approvalId: requestId, toolCallId: requestId }];
-        }
-        if (kind !== "tool_approval" || toolCallId === undefined) return [];
-        approvals.set(requestId, toolCallId);
-        return [{ type: "tool-approval-request", approvalId: requestId, toolCallId }];
-      }
-      case "approval_decision": {
-        const { requestId, outcome } = event.payload;
-        const toolCallId = approvals.get(requestId);
-        if (toolCallId === undefined) return [];
-        const approved = outcome === "approved";
+    const { step } = walk.step(event);
+    switch (step?.type) {
+      case "wait":
+        // A plan's decision is a `plan` tool part asking for approval (its request id is both ids).
+        if (step.kind === "plan") return [{ type: "tool-input-available", toolCallId: step.requestId, toolName: "plan", input: { plan }, dynamic: true }, { type: "tool-approval-request", approvalId: step.requestId, toolCallId: step.requestId }];
+        if (step.kind !== "tool_approval" || step.toolCallId === undefined) return [];
+        return [{ type: "tool-approval-request", approvalId: step.requestId, toolCallId: step.toolCallId }];
+      case "decision": {
+        // Only a request the client was shown (a paused tool approval or plan) gets its answer.
+        const toolCallId = step.kind === "plan" ? step.requestId : step.kind === "tool_approval" ? step.toolCallId : undefined;
+        if (!step.waited || toolCallId === undefined) return [];
+        const approved = step.outcome === "approved";
         // The log's reason is the agent's sentence about the denial, not the person's words: the client keeps its own.
-        const chunks: UiMessageChunk[] = [{ type: "tool-approval-response", approvalId: requestId, approved }];
+        const chunks: UiMessageChunk[] = [{ type: "tool-approval-response", approvalId: step.requestId, approved }];
         if (!approved) {
           denied.add(toolCallId);
           chunks.push({ type: "tool-output-denied", toolCallId });
-        } else if (plans.has(requestId)) chunks.push({ type: "tool-output-available", toolCallId, output: { approved: true }, dynamic: true });
+        } else if (step.kind === "plan") chunks.push({ type: "tool-output-available", toolCallId, output: { approved: true }, dynamic: true });
         return chunks;
       }
-      case "assistant_message": {
-        const blocks = event.payload.shown ?? event.payload.message.content;
+      case "user":
+        // UI-5: a message steered into this turn, where the run took it (the prompt is the client's own message),
+        // as the AI SDK's own part (`steering-message`: a user message added to the run before the next step).
+        if (event.type !== "user_message" || !event.payload.steer) return [];
+        return [{ type: "steering-message", id: chatMessageIdOf(event.payload.steer.id), parts: [{ type: "text", text: step.text }] }];
+      case "assistant": {
         const chunks: UiMessageChunk[] = [{ type: "start-step" }];
-        blocks.forEach((block, index) => {
+        step.blocks.forEach((block, index) => {
           const id = `${event.seq}.${index}`;
           if (block.type === "text") chunks.push(...text(id, "text", block.text));
           else if (block.type === "reasoning") chunks.push(...text(id, "reasoning", block.text));
@@ -91,51 +87,34 @@ export function createUiChunkFold(runId: string) {
         chunks.push({ type: "finish-step" });
         return chunks;
       }
-      case "model_retry": {
+      case "retry": {
         // OUT-3: what a failed attempt streamed stays in the answer.
-        const chunks: UiMessageChunk[] = [];
-        event.payload.partial.forEach((block, index) => {
-          if (block.type === "text") chunks.push(...text(`${event.seq}.${index}`, "text", block.text));
-        });
-        chunks.push({ type: "data-notice", id: `${event.seq}`, data: { kind: "retry", attempt: event.payload.attempt, max: event.payload.max, reason: event.payload.kind } });
+        const chunks = step.partialText.flatMap(({ index, text: said }) => text(`${event.seq}.${index}`, "text", said));
+        chunks.push({ type: "data-notice", id: `${event.seq}`, data: { kind: "retry", attempt: step.attempt, max: step.max, reason: step.kind } });
         return chunks;
       }
-      case "tool_result": {
-        const { message, details } = event.payload;
+      case "tool-result":
         // A denied call's result is the denial the client already shows.
-        if (denied.has(message.toolCallId)) return [];
-        if (message.isError) return [{ type: "tool-output-error", toolCallId: message.toolCallId, errorText: textOf(message.content), dynamic: true }];
-        return [{ type: "tool-output-available", toolCallId: message.toolCallId, output: details ?? textOf(message.content), dynamic: true }];
-      }
-      case "usage": {
-        const entry = event.payload.entry;
-        usage.inputTokens += entry.input;
-        usage.outputTokens += entry.output;
-        usage.totalTokens += entry.total;
-        usage.cachedInputTokens += entry.cacheRead;
+        if (denied.has(step.toolCallId)) return [];
+        if (step.isError) return [{ type: "tool-output-error", toolCallId: step.toolCallId, errorText: step.text, dynamic: true }];
+        return [{ type: "tool-output-available", toolCallId: step.toolCallId, output: step.details ?? step.text, dynamic: true }];
+      case "usage":
+        usage.inputTokens += step.entry.input;
+        usage.outputTokens += step.entry.output;
+        usage.totalTokens += step.entry.total;
+        usage.cachedInputTokens += step.entry.cacheRead;
         return [{ type: "message-metadata", messageMetadata: { usage: { ...usage } } }];
-      }
-      case "user_message": {
-        // UI-5: a message steered into this turn, where the run took it (the prompt is the client's own message).
-        const { steer, message } = event.payload;
-        if (!steer) return [];
-        // The AI SDK's own part for it (`steering-message`: a user message added to the run before the next step).
-        return [{ type: "steering-message", id: chatMessageIdOf(steer.id), parts: [{ type: "text", text: typeof message.content === "string" ? message.content : textOf(message.content) }] }];
-      }
       case "plan":
-        plan = event.payload.text;
-        return [{ type: "data-plan", id: `${runId}.plan.${event.payload.planIndex}`, data: { text: event.payload.text } }];
+        plan = step.text;
+        return [{ type: "data-plan", id: `${runId}.plan.${step.planIndex}`, data: { text: step.text } }];
       case "compaction":
-        return [{ type: "data-notice", id: `${event.seq}`, data: { kind: "compaction", summary: event.payload.summary } }];
-      case "run_finished":
-        return finish("completed", "stop");
-      case "run_stopped": {
-        const { status } = event.payload;
-        if (status === "waiting") return finish("waiting", "other");
-        if (status === "cancelled") return stopped();
+        return [{ type: "data-notice", id: `${event.seq}`, data: { kind: "compaction", summary: step.payload.summary } }];
+      case "end":
+        if (step.status === "completed") return finish("completed", "stop");
+        if (step.status === "waiting") return finish("waiting", "other");
+        if (step.status === "cancelled") return stopped();
         ended = true;
-        return [{ type: "error", errorText: `[steamharness] [chat] the turn failed (${event.payload.code ?? "internal"})` }];
-      }
+        return [{ type: "error", errorText: `[steamharness] [chat] the turn failed (${step.code ?? "internal"})` }];
       default:
         return [];
     }

@@ -5,19 +5,20 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { GatewayHttpError, readJsonBody } from "./gateway-http.js";
+import type { Principal } from "../../../domain/principal.js";
 import type { UiChatHandlers } from "./ui-chat.js";
 
 /** The path prefix of the chat route. */
 export const UI_CHAT_PATH = "/v1/ui/chat";
 
 /**
- * Serves one chat-route request of `tenant` (`path` without query or trailing slash). Resolves
+ * Serves one chat-route request of `principal` (`path` without query or trailing slash). Resolves
  * once the response ended; a client that leaves ends the read of the log, never the turn.
  *
  * @example
- * if (path.startsWith(UI_CHAT_PATH)) return serveUiChat(chat, request, response, path, tenant, maxBodyBytes, tenants);
+ * if (path.startsWith(UI_CHAT_PATH)) return serveUiChat(chat, request, response, path, principal, maxBodyBytes, principals);
  */
-export async function serveUiChat(handlers: UiChatHandlers, request: IncomingMessage, response: ServerResponse, path: string, tenant: string, maxBodyBytes: number, tenants: WeakMap<Request, string>): Promise<void> {
+export async function serveUiChat(handlers: UiChatHandlers, request: IncomingMessage, response: ServerResponse, path: string, principal: Principal, maxBodyBytes: number, principals: WeakMap<Request, Principal>): Promise<void> {
   const method = request.method ?? "GET";
   const url = `http://${request.headers.host ?? "127.0.0.1"}${request.url ?? "/"}`;
   const headers = new Headers();
@@ -35,7 +36,7 @@ export async function serveUiChat(handlers: UiChatHandlers, request: IncomingMes
     web = new Request(url, { method, headers });
     handler = handlers.stop;
   } else throw new GatewayHttpError(404, `Unknown request URL: ${method} ${path}.`, { code: "unknown_url" });
-  tenants.set(web, tenant);
+  principals.set(web, principal);
   const answer = await handler(web);
   const head: Record<string, string> = {};
   answer.headers.forEach((value, name) => (head[name] = value));

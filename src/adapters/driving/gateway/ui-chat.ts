@@ -88,6 +88,7 @@ class UiChatError extends Error {
   }
 }
 
+const withNode = (node: AgentNode | undefined) => (node ? { node } : {});
 const json = (status: number, body: unknown): Response => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 const errorResponse = (error: unknown): Response => {
   if (error instanceof UiChatError) return json(error.status, { error: { message: error.message, type: error.status === 401 ? "authentication_error" : "invalid_request_error", param: error.param, code: error.code } });
@@ -232,11 +233,13 @@ function cursorOf(request: Request): StreamCursor | null {
  * // app/api/chat/route.ts: export const POST = chat.POST;
  * // app/api/chat/[id]/stream/route.ts: export const GET = chat.GET;
  */
-export function createUiChatHandlers(options: UiChatOptions, runtime: HarnessRuntime, nodeOf?: (tenant: string, chat: AgentNodeOptions) => AgentNode | undefined): UiChatHandlers {
+export function createUiChatHandlers(options: UiChatOptions, runtime: HarnessRuntime, nodeOf?: (request: Request, chat: AgentNodeOptions) => AgentNode | undefined): UiChatHandlers {
   if (!options.storage.sessions) throw new SteamharnessError("input_validation", "[steamharness] [chat] the storage keeps no sessions (storage.sessions): chats live there", { field: "storage" });
   const chatOptions: AgentNodeOptions = { ...options.agent, session: { ...options.agent.session, resume: true } };
   const node = createAgentNode(chatOptions);
-  const chats = createChatTurns({ node, projectId: options.projectId, storage: options.storage, runtime, ...(options.toolCatalog ? { toolCatalog: options.toolCatalog } : {}), ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }), ...(options.maxResidentHosts === undefined ? {} : { maxResidentHosts: options.maxResidentHosts }), ...(nodeOf ? { nodeOf: (tenant: string) => nodeOf(tenant, chatOptions) } : {}) });
+  const chats = createChatTurns({ node, projectId: options.projectId, storage: options.storage, runtime, ...(options.toolCatalog ? { toolCatalog: options.toolCatalog } : {}), ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }), ...(options.maxResidentHosts === undefined ? {} : { maxResidentHosts: options.maxResidentHosts }) });
+  // BUD-4: the node of a request's turns (its principal's budget), as the mounting surface knows it.
+  const nodeFor = (request: Request): AgentNode | undefined => nodeOf?.(request, chatOptions);
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   // Closing ends every read of this process's streams (their turns go on, recorded in the log).
   const reading = new Set<AbortController>();
@@ -258,7 +261,7 @@ export function createUiChatHandlers(options: UiChatOptions, runtime: HarnessRun
         let continued: { taskId: string; runId: string; afterSeq: number } | null = null;
         for (const answer of answers) {
           try {
-            continued = "toolCallId" in answer ? await chats.reply(tenant, body.id, answer.toolCallId, answer.answer) : await chats.answer(tenant, body.id, answer.id, answer);
+            continued = "toolCallId" in answer ? await chats.reply(tenant, body.id, answer.toolCallId, answer.answer, nodeFor(request)) : await chats.answer(tenant, body.id, answer.id, answer, nodeFor(request));
           } catch (error) {
             // An answer to a request that no longer waits (answered already, or another chat's) is not this chat's.
             if (isSteamharnessError(error, "not_found") && continued === null) continue;
@@ -274,7 +277,7 @@ export function createUiChatHandlers(options: UiChatOptions, runtime: HarnessRun
       const message = body.messages[position]!;
       const text = message.parts.map((part) => (part.type === "text" ? (part.text ?? "") : "")).join("");
       if (text.trim() === "") throw new UiChatError(400, "The last user message has no text.", "invalid_value", `messages.${position}.parts`);
-      const turn = await chats.submit({ tenant, chatId: body.id, messageId: message.id, text, regenerate: body.trigger === "regenerate-message", ...(body.steer ? { steer: true } : {}) });
+      const turn = await chats.submit({ tenant, chatId: body.id, messageId: message.id, text, regenerate: body.trigger === "regenerate-message", ...(body.steer ? { steer: true } : {}), ...withNode(nodeFor(request)) });
       return streamResponse(chats, tenant, body.id, turn, null, reading);
     }),
     GET: handled(async (request) => {
@@ -291,7 +294,7 @@ export function createUiChatHandlers(options: UiChatOptions, runtime: HarnessRun
       const tenant = await tenantOf(request);
       const chatId = chatIdOf(request, "stop");
       if (!(await chats.exists(tenant, chatId))) throw new UiChatError(404, `No chat '${chatId}'.`, "not_found", "id");
-      return json(200, { stopped: await chats.stop(tenant, chatId) });
+      return json(200, { stopped: await chats.stop(tenant, chatId, nodeFor(request)) });
     }),
     close: async () => {
       for (const controller of reading) controller.abort();

@@ -1,0 +1,72 @@
+import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "@jest/globals";
+import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
+import { createChatFeed } from "../../src/app/chats/chat-feed.js";
+import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
+
+const dir = tempDirRemovedAfterAll("chat-feed-");
+const address = (conversationId: string) => ({ projectId: "p", conversationId, sessionKey: "agent" });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("the chat feed (issue 45 review: one wake-up source per chat)", () => {
+  it("UI-2 a commit through the notifying backend wakes this process's readers at once, without a poll", async () => {
+    const storage = createSqliteStorage({ directory: dir });
+    const conversationId = randomUUID();
+    let probes = 0;
+    // A poll far longer than the test: only the commit can wake the readers.
+    const feed = createChatFeed({ pollMs: 60_000, isLocal: () => true });
+    const readers = Array.from({ length: 5 }, () => feed.reader(conversationId, async () => `${++probes}`));
+    const waits = readers.map((reader) => reader.wait(reader.version()));
+    const log = (await feed.notifying(storage.sessions!).openUnleased({ address: address(conversationId), create: true }))!;
+    let woken = 0;
+    const all = Promise.all(waits.map((wait) => wait.then(() => woken++)));
+    await log.append([{ eventId: "e1", runId: "r1", type: "user_message", payload: { message: { role: "user", content: "hi" } } }]);
+    await all;
+    expect(woken).toBe(5);
+    expect(probes).toBe(0);
+    // A reader that read at an older version does not wait for the next commit.
+    const stale = readers[0]!.version() - 1;
+    await readers[0]!.wait(stale);
+    for (const reader of readers) reader.close();
+    await log.close();
+    await storage.close();
+  });
+
+  it("UI-2 readers of a chat run elsewhere share one poller, woken only when what it probes changed, and share one read per version", async () => {
+    const conversationId = randomUUID();
+    let probes = 0;
+    let probing = 0;
+    let mostAtOnce = 0;
+    let state = "a";
+    const feed = createChatFeed({ pollMs: 5, isLocal: () => false });
+    const probe = async () => {
+      probes++;
+      mostAtOnce = Math.max(mostAtOnce, ++probing);
+      await sleep(1);
+      probing--;
+      return state;
+    };
+    const readers = Array.from({ length: 20 }, () => feed.reader(conversationId, probe));
+    // The first poll wakes (it has seen nothing yet); then the readers wait on an unchanged chat.
+    await Promise.all(readers.map((reader) => reader.wait(reader.version())));
+    const since = readers[0]!.version();
+    let woken = 0;
+    const waits = readers.map((reader) => reader.wait(since).then(() => woken++));
+    await sleep(100);
+    expect(woken).toBe(0);
+    expect(probes).toBeGreaterThan(1);
+    // One poller for the 20 readers: never two probes at once (one poller per reader would probe 20 at a time).
+    expect(mostAtOnce).toBe(1);
+    state = "b";
+    await Promise.all(waits);
+    expect(woken).toBe(20);
+    let reads = 0;
+    const got = await Promise.all(readers.map((reader) => reader.shared("after 0", async () => ++reads)));
+    expect(new Set(got)).toEqual(new Set([1]));
+    for (const reader of readers) reader.close();
+    const stopped = probes;
+    await sleep(50);
+    // The poller stops with its last reader.
+    expect(probes).toBe(stopped);
+  });
+});
