@@ -11,49 +11,19 @@ import type { Awaitable, StoreCall } from "./store-call.js";
 
 /** A request row: `requestedBy` and `verdict` as JSON text. */
 export interface ApprovalRequestRow {
-  id: string;
-  tenant: string;
-  runId: string;
-  sessionId: string | null;
-  toolId: string;
-  argumentsHash: string;
-  policyVersion: string;
-  requestedBy: string | null;
-  createdAt: number;
-  expiresAt: number;
-  state: string;
-  verdict: string;
-  escalatedAt: number | null;
+  id: string; tenant: string; runId: string; sessionId: string | null; toolId: string; argumentsHash: string; policyVersion: string;
+  requestedBy: string | null; createdAt: number; expiresAt: number; state: string; verdict: string; escalatedAt: number | null;
 }
 
 /** A decision row: `approver` as JSON text. */
 export interface ApprovalDecisionRow {
-  id: string;
-  requestId: string;
-  tenant: string;
-  toolId: string;
-  argumentsHash: string;
-  policyVersion: string;
-  sessionId: string | null;
-  outcome: string;
-  scope: string;
-  approver: string;
-  reason: string | null;
-  decidedAt: number;
-  usedAt: number | null;
-  usedBy: string | null;
+  id: string; requestId: string; tenant: string; toolId: string; argumentsHash: string; policyVersion: string; sessionId: string | null;
+  outcome: string; scope: string; approver: string; reason: string | null; decidedAt: number; usedAt: number | null; usedBy: string | null;
 }
 
 /** An audit row: `data` as JSON text (hashed canonically, so the dialect's JSON form never matters). */
 export interface ApprovalAuditRow {
-  tenant: string;
-  seq: number;
-  at: number;
-  kind: string;
-  requestId: string | null;
-  data: string;
-  prevHash: string;
-  hash: string;
+  tenant: string; seq: number; at: number; kind: string; requestId: string | null; data: string; prevHash: string; hash: string;
 }
 
 /** Row access of the approval store. */

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gt, isNull, ne, or, sql } from "drizzle-orm";
-import type { ApprovalStore } from "../../../ports/approval-store.js";
+import type { ApprovalBinding, ApprovalStore } from "../../../ports/approval-store.js";
 import { createApprovalStore, type ApprovalRows } from "../kernel/approval-store.js";
 import { createKeySecrets } from "../system/key-secrets.js";
 import { openPostgres, postgresCall, type PostgresConnectionOptions, type PostgresStoreContext } from "./postgres-database.js";
@@ -15,6 +15,9 @@ import { openPostgres, postgresCall, type PostgresConnectionOptions, type Postgr
 export function createPostgresApprovalRows({ db, tables }: Pick<PostgresStoreContext, "db" | "tables">): ApprovalRows {
   const { approvalRequests: requests, approvalDecisions: decisions, approvalAudit: audit } = tables;
   const changed = (rows: unknown[]) => rows.length > 0;
+  const standingScope = (sessionId: string | null) => (sessionId === null ? eq(decisions.scope, "always") : or(eq(decisions.scope, "always"), and(eq(decisions.scope, "session"), eq(decisions.sessionId, sessionId))));
+  const bindingOf = ({ tenant, toolId, argumentsHash, policyVersion, sessionId }: ApprovalBinding) =>
+    and(eq(decisions.tenant, tenant), eq(decisions.toolId, toolId), eq(decisions.argumentsHash, argumentsHash), eq(decisions.policyVersion, policyVersion), standingScope(sessionId));
   return {
     insertRequest: async (row) => changed(await db.insert(requests).values(row).onConflictDoNothing().returning({ id: requests.id })),
     rebindRequest: async ({ id, ...row }) =>
@@ -30,12 +33,7 @@ export function createPostgresApprovalRows({ db, tables }: Pick<PostgresStoreCon
         await db
           .select()
           .from(decisions)
-          .where(
-            and(
-              eq(decisions.tenant, binding.tenant), eq(decisions.toolId, binding.toolId), eq(decisions.argumentsHash, binding.argumentsHash), eq(decisions.policyVersion, binding.policyVersion),
-              or(eq(decisions.scope, "always"), binding.sessionId === null ? sql`false` : and(eq(decisions.scope, "session"), eq(decisions.sessionId, binding.sessionId))),
-            ),
-          )
+          .where(bindingOf(binding))
           .orderBy(desc(decisions.decidedAt), desc(decisions.id))
           .limit(1)
       )[0] ?? null,

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { wrapAdapterError } from "../../../../domain/errors.js";
-import type { ApprovalStore } from "../../../../ports/approval-store.js";
+import type { ApprovalBinding, ApprovalStore } from "../../../../ports/approval-store.js";
 import { createApprovalStore, type ApprovalRows } from "../../kernel/approval-store.js";
 import { createKeySecrets } from "../../system/key-secrets.js";
 import { drizzleOrm } from "../shared/drizzle-modules.js";
@@ -24,6 +24,11 @@ export function createSqliteApprovalRows({ db }: Pick<SqliteStoreContext, "db">)
   const { approvalRequests: requests, approvalDecisions: decisions, approvalAudit: audit } = storeTables();
   const p = sql.placeholder;
   const requestById = db.select().from(requests).where(eq(requests.id, p("id"))).prepare();
+  // The decisions a binding reaches: `always` ones, and `session` ones of the same session.
+  const bindingOf = (b: ApprovalBinding) => {
+    const sameCall = and(eq(decisions.tenant, b.tenant), eq(decisions.toolId, b.toolId), eq(decisions.argumentsHash, b.argumentsHash), eq(decisions.policyVersion, b.policyVersion));
+    return and(sameCall, b.sessionId === null ? eq(decisions.scope, "always") : or(eq(decisions.scope, "always"), and(eq(decisions.scope, "session"), eq(decisions.sessionId, b.sessionId))));
+  };
   const lastOf = db.select().from(audit).where(eq(audit.tenant, p("tenant"))).orderBy(desc(audit.seq)).limit(1).prepare();
   return {
     insertRequest: (row) => db.insert(requests).values(row).onConflictDoNothing().run().changes > 0,
@@ -37,12 +42,7 @@ export function createSqliteApprovalRows({ db }: Pick<SqliteStoreContext, "db">)
       db
         .select()
         .from(decisions)
-        .where(
-          and(
-            eq(decisions.tenant, binding.tenant), eq(decisions.toolId, binding.toolId), eq(decisions.argumentsHash, binding.argumentsHash), eq(decisions.policyVersion, binding.policyVersion),
-            or(eq(decisions.scope, "always"), binding.sessionId === null ? sql`false` : and(eq(decisions.scope, "session"), eq(decisions.sessionId, binding.sessionId))),
-          ),
-        )
+        .where(bindingOf(binding))
         .orderBy(desc(decisions.decidedAt), desc(decisions.id))
         .limit(1)
         .get() ?? null,
