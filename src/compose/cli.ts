@@ -5,6 +5,7 @@
  */
 import { registerChatCommand } from "../adapters/driving/chat/chat-command.js";
 import { registerAnswerCommand } from "../adapters/driving/cli/answer-command.js";
+import { registerAuditCommand } from "../adapters/driving/cli/audit-command.js";
 import { registerMcpCommand, registerRunCommand, registerStructureCommand } from "../adapters/driving/cli/commands.js";
 import { registerConfigCommand } from "../adapters/driving/cli/config/config-command.js";
 import { registerInitCommand } from "../adapters/driving/cli/init/init-command.js";
@@ -26,6 +27,7 @@ function commandsOf(services: SurfaceServices): readonly RegisterCommand[] {
     (program) => registerRunCommand(program, services),
     (program) => registerAnswerCommand(program, services),
     (program) => registerRunsCommand(program, services),
+    (program) => registerAuditCommand(program, services),
     (program) => registerMcpCommand(program, services, mcpCommandParts(services)),
     // The chat serves its configuration to the project through a host bridge (loaded on use).
     (program) => registerChatCommand(program, services, { hostBridge: async (options) => (await import("../adapters/driving/host-bridge-server/host-bridge-server.js")).startHostBridgeServer(options) }),
