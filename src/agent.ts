@@ -35,6 +35,8 @@ export { ApprovalPolicySchema, parseApprovalPolicy, evaluateApprovalPolicy, isPo
 export type { ApprovalPolicy, ApprovalAction, ApprovalExpiryAction, ApprovalPolicyCall, ApprovalVerdict, ApprovalPolicyApprover, ApproverSelectorSpec } from "./domain/approvals/policy.js";
 export { verifyAuditChain, auditEntryHash, nextAuditEntry, AUDIT_GENESIS } from "./domain/approvals/audit-chain.js";
 export type { ApprovalAuditEntry, ApprovalAuditKind, AuditDigest, AuditVerification } from "./domain/approvals/audit-chain.js";
+export { createEscalationWebhook, webhookSignature } from "./adapters/driven/system/escalation-webhook.js";
+export type { EscalationWebhookOptions } from "./adapters/driven/system/escalation-webhook.js";
 
 // The resident session host (HOST-1 … HOST-6)
 export { createAgentSessionHost, controlAgentSession, cancelAgentConversation } from "./compose/session-host.js";
