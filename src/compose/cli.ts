@@ -27,7 +27,6 @@ function commandsOf(services: SurfaceServices): readonly RegisterCommand[] {
     (program) => registerRunCommand(program, services),
     (program) => registerAnswerCommand(program, services),
     (program) => registerRunsCommand(program, services),
-    (program) => registerAuditCommand(program, services),
     (program) => registerMcpCommand(program, services, mcpCommandParts(services)),
     // The chat serves its configuration to the project through a host bridge (loaded on use).
     (program) => registerChatCommand(program, services, { hostBridge: async (options) => (await import("../adapters/driving/host-bridge-server/host-bridge-server.js")).startHostBridgeServer(options) }),
@@ -35,6 +34,7 @@ function commandsOf(services: SurfaceServices): readonly RegisterCommand[] {
     (program) => registerConfigCommand(program, services),
     (program) => registerViewCommand(program, services),
     (program) => registerServerCommands(program, services),
+    (program) => registerAuditCommand(program, services),
   ];
 }
 

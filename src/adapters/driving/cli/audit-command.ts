@@ -68,12 +68,12 @@ const storeOptions = (command: Command): Command =>
  * registerAuditCommand(program, services);
  */
 export function registerAuditCommand(program: Command, services: SurfaceServices, out: (text: string) => void = (text) => void process.stdout.write(text)): void {
-  const audit = program.command("audit").description("The approval audit log (GOV-7): export it as JSONL, verify its hash chains.");
-  storeOptions(audit.command("export").description("Writes every audit entry as one JSON line, tenant by tenant in chain order.")).action(async (flags: AuditFlags) => {
+  const audit = program.command("audit").description("Export and verify the approval audit log (the per-tenant hash chains of governed approvals)");
+  storeOptions(audit.command("export").description("Write every audit entry as one JSON line, tenant by tenant in chain order")).action(async (flags: AuditFlags) => {
     const entries = await withStore(services, flags, (store) => entriesOf(store, flags.tenant));
     out(entries.map((entry) => `${JSON.stringify(entry)}\n`).join(""));
   });
-  storeOptions(audit.command("verify").description("Recomputes the hash chains of the store (or of an exported --file) and fails at the first changed, removed or reordered entry."))
+  storeOptions(audit.command("verify").description("Recompute the hash chains of the store (or of an exported --file); fail at the first changed, removed or reordered entry"))
     .option("--file <jsonl>", "verify this export instead of a store")
     .action(async (flags: AuditFlags) => {
       let entries: ApprovalAuditEntry[];
