@@ -28,6 +28,15 @@ export type {
 // The record of past agent executions (SES)
 export { readExecutionHistory } from "./app/agent/execution-history.js";
 export type { ExecutionHistoryOptions, ExecutionRecord, ExecutionStatus } from "./app/agent/execution-history.js";
+// Governed approvals (issue 47): policy as data, bound single-use decisions, expiry ≠ denial, the audit chain
+export { createGovernedToolPermissions, loadApprovalPolicy } from "./app/approvals/governed-tool-permissions.js";
+export type { GovernedToolPermissions, GovernedToolPermissionsOptions, GovernedDecisionInput, GovernedCall, VersionedApprovalPolicy } from "./app/approvals/governed-tool-permissions.js";
+export { ApprovalPolicySchema, parseApprovalPolicy, evaluateApprovalPolicy, isPolicyApprover, DEFAULT_APPROVAL_EXPIRY_MS } from "./domain/approvals/policy.js";
+export type { ApprovalPolicy, ApprovalAction, ApprovalExpiryAction, ApprovalPolicyCall, ApprovalVerdict, ApprovalPolicyApprover, ApproverSelectorSpec } from "./domain/approvals/policy.js";
+export { verifyAuditChain, auditEntryHash, nextAuditEntry, AUDIT_GENESIS } from "./domain/approvals/audit-chain.js";
+export type { ApprovalAuditEntry, ApprovalAuditKind, AuditDigest, AuditVerification } from "./domain/approvals/audit-chain.js";
+export { createEscalationWebhook, webhookSignature } from "./adapters/driven/system/escalation-webhook.js";
+export type { EscalationWebhookOptions } from "./adapters/driven/system/escalation-webhook.js";
 
 // The resident session host (HOST-1 … HOST-6)
 export { createAgentSessionHost, controlAgentSession, cancelAgentConversation } from "./compose/session-host.js";

@@ -13,6 +13,7 @@ export type { PostgresProjectConfigurationStoreOptions } from "./adapters/driven
 export { createPostgresConfigurationAccounts } from "./adapters/driven/postgres/postgres-configuration-accounts.js";
 export type { PostgresConfigurationAccountsOptions } from "./adapters/driven/postgres/postgres-configuration-accounts.js";
 export { createPostgresApiKeyStore } from "./adapters/driven/postgres/postgres-api-keys.js";
+export { createPostgresApprovalStore } from "./adapters/driven/postgres/postgres-approval-store.js";
 export { DEFAULT_POSTGRES_SCHEMA, POSTGRES_MIGRATIONS_TABLE, findPostgresMigrationsFolder } from "./adapters/driven/postgres/postgres-database.js";
 export type { PostgresConnectionOptions } from "./adapters/driven/postgres/postgres-database.js";
 export { createPostgresSessionBackend } from "./adapters/driven/postgres/sessions/postgres-session-backend.js";

@@ -8,6 +8,8 @@ export { createSqliteStorage } from "./adapters/driven/sqlite/store/sqlite-stora
 export type { SqliteStorageOptions, SqliteStorage } from "./adapters/driven/sqlite/store/sqlite-storage.js";
 export { createSqliteApiKeyStore } from "./adapters/driven/sqlite/store/sqlite-api-keys.js";
 export type { SqliteApiKeyStoreOptions } from "./adapters/driven/sqlite/store/sqlite-api-keys.js";
+export { createSqliteApprovalStore } from "./adapters/driven/sqlite/store/sqlite-approval-store.js";
+export type { SqliteApprovalStoreOptions } from "./adapters/driven/sqlite/store/sqlite-approval-store.js";
 export { createSqliteProjectConfigurationStore, projectConfigurationDatabasePath } from "./adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
 export type { SqliteProjectConfigurationStoreOptions } from "./adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
 export { createSqliteConfigurationAccounts } from "./adapters/driven/sqlite/configuration/sqlite-configuration-accounts.js";

@@ -5,6 +5,7 @@
  */
 import { registerChatCommand } from "../adapters/driving/chat/chat-command.js";
 import { registerAnswerCommand } from "../adapters/driving/cli/answer-command.js";
+import { registerAuditCommand } from "../adapters/driving/cli/audit-command.js";
 import { registerMcpCommand, registerRunCommand, registerStructureCommand } from "../adapters/driving/cli/commands.js";
 import { registerConfigCommand } from "../adapters/driving/cli/config/config-command.js";
 import { registerInitCommand } from "../adapters/driving/cli/init/init-command.js";
@@ -33,6 +34,7 @@ function commandsOf(services: SurfaceServices): readonly RegisterCommand[] {
     (program) => registerConfigCommand(program, services),
     (program) => registerViewCommand(program, services),
     (program) => registerServerCommands(program, services),
+    (program) => registerAuditCommand(program, services),
   ];
 }
 

@@ -45,6 +45,7 @@ export function createSurfaceServices(env: Readonly<Record<string, string | unde
     projectConfiguration: async (options) => (await configuration()).openProjectConfigurationStore(options),
     configurationAccounts: async (storage) => (await configuration()).openConfigurationAccounts(storage),
     keyStore: openGatewayKeyStore,
+    approvalStore: async (location) => (await import("./approvals.js")).openApprovalStore(location),
     mcpTasks: openMcpTaskStore,
     workflowRunPorts: async () => (await import("./workflow-runs.js")).workflowRunPorts(),
     textFiles: localTextFiles,

@@ -1,7 +1,7 @@
 import { SteamharnessError, UserInputRequiredError } from "./errors.js";
 import type { JsonValue } from "./json.js";
 import type { NodeContext, ToolCatalogEntry } from "./node-context.js";
-import type { ToolPermissionDecision } from "../ports/tool-permissions.js";
+import type { ToolPermissionAnswer } from "../ports/tool-permissions.js";
 import { canonicalJson, stableHash } from "./stable-hash.js";
 
 /** A tool call to approve: the tool id and its arguments. */
@@ -16,12 +16,13 @@ export interface ToolApprovalCall {
 export interface ToolApprovalGate {
   /**
    * Resolves when the call may run. Rejects with `tool_not_registered` for a tool absent from
-   * `context.toolCatalog`, `approval_denied` when disabled or denied, and
+   * `context.toolCatalog`, `approval_denied` when disabled or denied, `approval_expired` when
+   * nobody decided in time (GOV-2), and
    * {@link UserInputRequiredError} (`user_input_required`) when a person must decide.
    * `context.onDecision` sees the port's final decision when `context.toolPermissions` was asked
    * (it may say who decided, UI-7).
    */
-  approve(call: ToolApprovalCall, context: Pick<NodeContext, "runId" | "toolPermissions" | "signal"> & Partial<Pick<NodeContext, "toolCatalog">> & { onDecision?: (decision: Exclude<ToolPermissionDecision, { outcome: "pending" }>) => void }): Promise<void>;
+  approve(call: ToolApprovalCall, context: Pick<NodeContext, "runId" | "toolPermissions" | "signal"> & Partial<Pick<NodeContext, "toolCatalog">> & { onDecision?: (decision: ToolPermissionAnswer) => void }): Promise<void>;
 }
 
 /**
@@ -75,6 +76,18 @@ const isApprovedRunningCall = (port: object, toolId: string, args: unknown): boo
   return false;
 };
 
+/**
+ * The error of an approval that expired unanswered (GOV-2): `approval_expired`, never
+ * `approval_denied`; `data.then` says whether the run fails or the model is told and goes on.
+ *
+ * @example
+ * throw approvalExpired("deploy", requestId, { then: "continue" });
+ */
+export function approvalExpired(toolId: string, requestId: string, decision: { then: "fail" | "continue"; reason?: string }): SteamharnessError {
+  const reason = decision.reason ? `: ${decision.reason}` : "";
+  return new SteamharnessError("approval_expired", `the approval of tool ${toolId} expired before anyone decided${reason}`, { data: { toolId, requestId, then: decision.then } });
+}
+
 /** Finds a tool's catalog entry, or `undefined` when it is not registered. */
 export function findToolDefinition(tools: readonly ToolCatalogEntry[], toolId: string): ToolCatalogEntry | undefined {
   return tools.find((tool) => tool.id === toolId);
@@ -127,12 +140,13 @@ export function createToolApprovalGate(): ToolApprovalGate {
         },
         context.signal,
       );
-      if (decision.outcome !== "pending") context.onDecision?.(decision);
+      if (decision.outcome === "approved" || decision.outcome === "denied") context.onDecision?.(decision);
       if (decision.outcome === "approved") return;
       if (decision.outcome === "denied") {
         const reason = decision.reason ? `: ${decision.reason}` : "";
         throw new SteamharnessError("approval_denied", `tool ${call.name} was denied${reason}`, { data: { toolId: call.name, requestId } });
       }
+      if (decision.outcome === "expired") throw approvalExpired(call.name, requestId, decision);
       throw new UserInputRequiredError(requestId, { kind: "tool_approval", toolId: call.name, arguments: call.arguments ?? null, runId: context.runId }, `approval required for ${call.name}`);
     },
   };

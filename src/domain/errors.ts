@@ -10,6 +10,7 @@ export type SteamharnessErrorCode =
   | "not_found"
   | "unavailable"
   | "approval_denied"
+  | "approval_expired"
   | "tool_not_registered"
   | "invalid_transition"
   | "cursor_mismatch"

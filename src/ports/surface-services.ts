@@ -1,4 +1,5 @@
 import type { ApiKeyStore } from "./api-keys.js";
+import type { ApprovalStore } from "./approval-store.js";
 import type { BudgetLedger } from "./budget-ledger.js";
 import type { ConfigurationAccountStore } from "./configuration-accounts.js";
 import type { McpTaskStore } from "./mcp-task-store.js";
@@ -112,6 +113,8 @@ export interface SurfaceServices {
   configurationAccounts(storage: { sqlite: string } | { postgres: string; schema?: string }): Promise<ConfigurationAccountStore>;
   /** The API key store of a gateway or an MCP server (BUD-4), with its tenants' budget ledger. */
   keyStore(location: ServerStateLocation): Promise<KeyStore>;
+  /** The approval store (GOV-1/7: requests, decisions, the audit chains) of a SQLite store directory or a PostgreSQL database. */
+  approvalStore(location: ServerStateLocation): Promise<ApprovalStore>;
   /** The durable MCP task store of a served project (MCP-13). */
   mcpTasks(location: ServerStateLocation): Promise<McpTaskStore>;
   /** The configuration server's login client. */

@@ -1,4 +1,4 @@
-import { approvalAsks, createToolApprovalGate, toolApprovalRequestId } from "../../domain/approval-gate.js";
+import { approvalAsks, approvalExpired, createToolApprovalGate, toolApprovalRequestId } from "../../domain/approval-gate.js";
 import { withApprovedCall } from "./approved-call.js";
 import { isSteamharnessError, SteamharnessError, UserInputRequiredError } from "../../domain/errors.js";
 import { parentToolCallIdOf, questionRequestId, runEventId } from "../../domain/agent/ids.js";
@@ -110,6 +110,11 @@ async function approve(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Out
         else if (inline && isSteamharnessError(error, "approval_denied")) await decide(turn, call, "denied", requestId, { reason: error.message, ...timing() }, answeredBy);
         return { isError: true, text: errorText(error), details: null };
       }
+      // GOV-2: an expiry is not a denial; the model is told so (or the run fails, if the policy says).
+      if (isSteamharnessError(error, "approval_expired") && error.data?.then !== "fail") {
+        await decide(turn, call, "denied", requestId, { reason: errorText(error) }, answeredBy);
+        return { isError: true, text: errorText(error), details: toJson(error.toJSON()) };
+      }
       throw error;
     }
     // Auto-approved calls need no record; a decision (after a wait, or inline) is kept.
@@ -121,6 +126,12 @@ async function approve(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Out
     const decision = await waitFor(turn, call, "tool_approval", () => turn.context.toolPermissions.request({ requestId, runId: turn.runId, toolId: call.name, arguments: call.arguments, toolCallId: call.id }, turn.context.signal));
     if (decision.outcome === "pending") return pause(turn, call, "tool_approval", requestId, { toolId: call.name, arguments: call.arguments });
     const timing = { startedAt: askedAt, endedAt: turn.context.clock.now() };
+    if (decision.outcome === "expired") {
+      const expired = approvalExpired(call.name, requestId, decision);
+      if (decision.then === "fail") throw expired;
+      await decide(turn, call, "denied", requestId, { reason: errorText(expired), timing });
+      return { isError: true, text: errorText(expired), details: toJson(expired.toJSON()) };
+    }
     if (decision.outcome === "denied") {
       await decide(turn, call, "denied", requestId, { ...(decision.reason ? { reason: decision.reason } : {}), timing }, decision.answeredBy);
       return { isError: true, text: `[approval_denied] ${call.name} was denied${decision.reason ? `: ${decision.reason}` : ""}`, details: null };

@@ -142,7 +142,7 @@ export function createChatTurns(options: ChatTurnsOptions) {
   const planAnswers: UserInput = {
     request: async (request) => {
       const decision = request.kind === "plan" ? decisions.get(request.requestId) : undefined;
-      if (!decision || decision.outcome === "pending") return { outcome: "pending" };
+      if (!decision || decision.outcome === "pending" || decision.outcome === "expired") return { outcome: "pending" };
       decisions.delete(request.requestId);
       const values = decision.outcome === "approved" ? { approved: true } : { approved: false, ...(decision.reason ? { feedback: decision.reason } : {}) };
       return { outcome: "answered", values, ...(decision.answeredBy ? { answeredBy: decision.answeredBy } : {}) };

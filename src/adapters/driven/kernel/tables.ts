@@ -89,6 +89,33 @@ export const STORE_TABLES = {
   apiRateWindows: defineTable({ name: "api_rate_windows", columns: { key: text("key"), window: bigint("window"), count: bigint("count") }, primaryKey: ["key"] }),
   /** Held concurrency slots of tenants, each until it expires. */
   apiSlots: defineTable({ name: "api_slots", columns: { id: text("id"), tenantId: text("tenant_id"), expiresAt: bigint("expires_at") }, primaryKey: ["id"], indexes: { api_slots_tenant: ["tenantId"] } }),
+  /** Governed approval requests (GOV-1): `verdict` and `requested_by` are JSON text. */
+  approvalRequests: defineTable({
+    name: "approval_requests",
+    columns: {
+      id: text("id"), tenant: text("tenant"), runId: text("run_id"), sessionId: text("session_id", { nullable: true }), toolId: text("tool_id"),
+      argumentsHash: text("arguments_hash"), policyVersion: text("policy_version"), requestedBy: text("requested_by", { nullable: true }),
+      createdAt, expiresAt: bigint("expires_at"), state: text("state"), verdict: text("verdict"), escalatedAt: bigint("escalated_at", { nullable: true }),
+    },
+    primaryKey: ["id"],
+  }),
+  /** Decisions on approval requests (GOV-1/5): a `once` decision is used at most once (`used_at`). */
+  approvalDecisions: defineTable({
+    name: "approval_decisions",
+    columns: {
+      id: text("id"), requestId: text("request_id"), tenant: text("tenant"), toolId: text("tool_id"), argumentsHash: text("arguments_hash"), policyVersion: text("policy_version"),
+      sessionId: text("session_id", { nullable: true }), outcome: text("outcome"), scope: text("scope"), approver: text("approver"), reason: text("reason", { nullable: true }),
+      decidedAt: bigint("decided_at"), usedAt: bigint("used_at", { nullable: true }), usedBy: text("used_by", { nullable: true }),
+    },
+    primaryKey: ["id"],
+    indexes: { approval_decisions_request: ["requestId"], approval_decisions_binding: ["tenant", "toolId", "argumentsHash", "policyVersion"] },
+  }),
+  /** The approval audit log (GOV-7): one hash chain per tenant, numbered from 1. */
+  approvalAudit: defineTable({
+    name: "approval_audit",
+    columns: { tenant: text("tenant"), seq: bigint("seq"), at: bigint("at"), kind: text("kind"), requestId: text("request_id", { nullable: true }), data: text("data"), prevHash: text("prev_hash"), hash: text("hash") },
+    primaryKey: ["tenant", "seq"],
+  }),
 };
 
 const accountId = text("account_id", { default: "" });

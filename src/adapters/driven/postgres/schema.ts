@@ -28,4 +28,4 @@ export function postgresTables(schema: string): PostgresTables {
 }
 
 // Unqualified tables, for drizzle-kit only: the generated migrations name no schema.
-export const { kvEntries, knowledgeDocuments, managedFiles, persistentValues, configurationProjects, configurations, configurationAccounts, budgetRows, budgetReservations, apiKeys, apiTenants, apiRateWindows, apiSlots } = pgTablesOf(TABLES);
+export const { kvEntries, knowledgeDocuments, managedFiles, persistentValues, configurationProjects, configurations, configurationAccounts, budgetRows, budgetReservations, apiKeys, apiTenants, apiRateWindows, apiSlots, approvalRequests, approvalDecisions, approvalAudit } = pgTablesOf(TABLES);

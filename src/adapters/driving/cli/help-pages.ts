@@ -57,6 +57,15 @@ export const HELP_PAGES: Record<string, HelpPage> = {
     exits: { [EXIT_CODES.success]: "pruned (prints how many sessions it removed)", [EXIT_CODES.failed]: UNEXPECTED, [EXIT_CODES.usage]: "bad --older-than or a missing project" },
     examples: ["npx steamharness runs prune examples/workflow-project --older-than 0 --json"],
   },
+  audit: { exits: { [EXIT_CODES.success]: "help printed", [EXIT_CODES.usage]: SUBCOMMAND }, examples: ["npx steamharness audit verify --store ./data/store"] },
+  "audit export": {
+    exits: { [EXIT_CODES.success]: "the entries were written (JSONL)", [EXIT_CODES.failed]: UNEXPECTED, [EXIT_CODES.usage]: "neither or both of --store and --postgres, or a bad option" },
+    examples: ["npx steamharness audit export --store ./data/store > audit.jsonl", "npx steamharness audit export --store ./data/store --tenant key:acme"],
+  },
+  "audit verify": {
+    exits: { [EXIT_CODES.success]: "every chain verified", [EXIT_CODES.failed]: "a changed, removed or reordered entry (named on stderr), or an unexpected error", [EXIT_CODES.usage]: "no store or file, or an unreadable --file" },
+    examples: ["npx steamharness audit verify --store ./data/store", "npx steamharness audit verify --file audit.jsonl"],
+  },
   mcp: {
     exits: {
       [EXIT_CODES.success]: "the client closed stdin, or Ctrl-C, SIGINT or SIGTERM",

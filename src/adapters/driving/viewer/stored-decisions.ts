@@ -2,12 +2,12 @@ import { SteamharnessError } from "../../../domain/errors.js";
 import type { JsonObject } from "../../../domain/json.js";
 import { canonicalJson, stableHash } from "../../../domain/stable-hash.js";
 import type { PersistentValueStore } from "../../../ports/persistent-value-store.js";
-import type { ToolPermissionDecision, ToolPermissions } from "../../../ports/tool-permissions.js";
+import type { ToolPermissionAnswer, ToolPermissions } from "../../../ports/tool-permissions.js";
 import type { UserInput, UserInputResponse } from "../../../ports/user-input.js";
 
 /** A decision a person made for one request (a tool approval, a question or a plan). */
 export type StoredDecision =
-  | { kind: "tool_approval"; decision: Exclude<ToolPermissionDecision, { outcome: "pending" }> }
+  | { kind: "tool_approval"; decision: ToolPermissionAnswer }
   | { kind: "question" | "plan" | "form"; response: Exclude<UserInputResponse, { outcome: "pending" }> };
 
 /** Options of {@link createStoredDecisions}. */

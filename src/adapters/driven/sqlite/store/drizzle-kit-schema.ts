@@ -4,4 +4,4 @@
  */
 import { storeTables } from "./schema.js";
 
-export const { kvEntries, knowledgeDocuments, managedFiles, persistentValues, budgetRows, budgetReservations, apiKeys, apiTenants, apiRateWindows, apiSlots } = storeTables();
+export const { kvEntries, knowledgeDocuments, managedFiles, persistentValues, budgetRows, budgetReservations, apiKeys, apiTenants, apiRateWindows, apiSlots, approvalRequests, approvalDecisions, approvalAudit } = storeTables();

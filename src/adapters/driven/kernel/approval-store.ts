@@ -1,0 +1,114 @@
+/**
+ * The approval store written once (GOV-1/5/7, ARCH-3): records ↔ rows, the audit chain's
+ * numbering and hashing; memory, SQLite and PostgreSQL only read, write and conditionally update
+ * rows (the single use of a `once` decision is their `UPDATE … WHERE used_at IS NULL`).
+ */
+import { nextAuditEntry, type ApprovalAuditEntry, type AuditDigest } from "../../../domain/approvals/audit-chain.js";
+import type { ApprovalVerdict } from "../../../domain/approvals/policy.js";
+import type { JsonObject } from "../../../domain/json.js";
+import type { ApprovalBinding, ApprovalDecisionRecord, ApprovalRequestRecord, ApprovalStore } from "../../../ports/approval-store.js";
+import type { Awaitable, StoreCall } from "./store-call.js";
+
+/** A request row: `requestedBy` and `verdict` as JSON text. */
+export interface ApprovalRequestRow {
+  id: string; tenant: string; runId: string; sessionId: string | null; toolId: string; argumentsHash: string; policyVersion: string;
+  requestedBy: string | null; createdAt: number; expiresAt: number; state: string; verdict: string; escalatedAt: number | null;
+}
+
+/** A decision row: `approver` as JSON text. */
+export interface ApprovalDecisionRow {
+  id: string; requestId: string; tenant: string; toolId: string; argumentsHash: string; policyVersion: string; sessionId: string | null;
+  outcome: string; scope: string; approver: string; reason: string | null; decidedAt: number; usedAt: number | null; usedBy: string | null;
+}
+
+/** An audit row: `data` as JSON text (hashed canonically, so the dialect's JSON form never matters). */
+export interface ApprovalAuditRow {
+  tenant: string; seq: number; at: number; kind: string; requestId: string | null; data: string; prevHash: string; hash: string;
+}
+
+/** Row access of the approval store. */
+export interface ApprovalRows {
+  /** Inserts the row unless its id exists (no error then); true when it inserted. */
+  insertRequest(row: ApprovalRequestRow): Awaitable<boolean>;
+  /** `UPDATE … SET <every field> WHERE id AND (arguments_hash <> ? OR policy_version <> ?)`; true when a row changed. */
+  rebindRequest(row: ApprovalRequestRow): Awaitable<boolean>;
+  request(id: string): Awaitable<ApprovalRequestRow | null>;
+  /** `UPDATE … SET state WHERE id AND state = 'pending'`; true when a row changed. */
+  settleRequest(id: string, state: string): Awaitable<boolean>;
+  /** `UPDATE … WHERE id AND state = 'pending' AND escalated_at IS NULL`; true when a row changed. */
+  escalateRequest(id: string, at: number, expiresAt: number): Awaitable<boolean>;
+  insertDecision(row: ApprovalDecisionRow): Awaitable<void>;
+  /** The newest decision of the request (by `decided_at`, then id), or null. */
+  decisionOf(requestId: string): Awaitable<ApprovalDecisionRow | null>;
+  /** The newest `always` decision of the binding, or `session` decision of the binding and session. */
+  standing(binding: ApprovalBinding): Awaitable<ApprovalDecisionRow | null>;
+  /** `UPDATE … SET used_at, used_by WHERE id AND scope = 'once' AND used_at IS NULL`; true when a row changed. */
+  useOnce(id: string, requestId: string, at: number): Awaitable<boolean>;
+  /** One atomic step on the tenant's chain: reads its last row, inserts what `next` builds from it. */
+  appendAudit(tenant: string, next: (last: ApprovalAuditRow | null) => ApprovalAuditRow): Awaitable<ApprovalAuditRow>;
+  audit(tenant: string, afterSeq: number, limit: number): Awaitable<ApprovalAuditRow[]>;
+  auditTenants(): Awaitable<string[]>;
+}
+
+const requestOf = (row: ApprovalRequestRow): ApprovalRequestRecord => ({
+  ...row,
+  requestedBy: row.requestedBy === null ? null : (JSON.parse(row.requestedBy) as ApprovalRequestRecord["requestedBy"]),
+  state: row.state as ApprovalRequestRecord["state"],
+  verdict: JSON.parse(row.verdict) as ApprovalVerdict,
+});
+const requestRow = (record: ApprovalRequestRecord): ApprovalRequestRow => ({ ...record, requestedBy: record.requestedBy === null ? null : JSON.stringify(record.requestedBy), verdict: JSON.stringify(record.verdict) });
+const decisionOf = (row: ApprovalDecisionRow): ApprovalDecisionRecord => ({
+  ...row,
+  outcome: row.outcome as ApprovalDecisionRecord["outcome"],
+  scope: row.scope as ApprovalDecisionRecord["scope"],
+  approver: JSON.parse(row.approver) as ApprovalDecisionRecord["approver"],
+});
+const entryOf = (row: ApprovalAuditRow): ApprovalAuditEntry => ({ ...row, kind: row.kind as ApprovalAuditEntry["kind"], data: JSON.parse(row.data) as JsonObject });
+
+/**
+ * The store over `rows`, each step run through `call`; `digest` (SHA-256 hex) hashes the audit chain.
+ *
+ * @example
+ * const store = createApprovalStore(memoryApprovalRows(), createKeySecrets().digest, directCall, async () => {});
+ */
+export function createApprovalStore(rows: ApprovalRows, digest: AuditDigest, call: StoreCall, close: () => Promise<void>): ApprovalStore {
+  return {
+    async createRequest(record) {
+      const row = requestRow(record);
+      const { created, stored } = await call("approval request create", async () => {
+        const inserted = await rows.insertRequest(row);
+        return { created: inserted, stored: await rows.request(record.id) };
+      });
+      return { request: requestOf(stored ?? row), created };
+    },
+    rebindRequest: (record) => call("approval request rebind", () => rows.rebindRequest(requestRow(record))),
+    request: async (id) => {
+      const row = await call("approval request read", () => rows.request(id));
+      return row ? requestOf(row) : null;
+    },
+    settleRequest: (id, state) => call("approval request settle", () => rows.settleRequest(id, state)),
+    escalateRequest: (id, at, expiresAt) => call("approval request escalate", () => rows.escalateRequest(id, at, expiresAt)),
+    addDecision: (record) => call("approval decision add", () => rows.insertDecision({ ...record, approver: JSON.stringify(record.approver) })),
+    decisionOf: async (requestId) => {
+      const row = await call("approval decision read", () => rows.decisionOf(requestId));
+      return row ? decisionOf(row) : null;
+    },
+    standingDecision: async (binding) => {
+      const row = await call("approval decision standing", () => rows.standing(binding));
+      return row ? decisionOf(row) : null;
+    },
+    useOnce: (id, requestId, at) => call("approval decision use", () => rows.useOnce(id, requestId, at)),
+    async appendAudit(input) {
+      const row = await call("approval audit append", () =>
+        rows.appendAudit(input.tenant, (last) => {
+          const entry = nextAuditEntry(last, input, digest);
+          return { ...entry, data: JSON.stringify(entry.data) };
+        }),
+      );
+      return entryOf(row);
+    },
+    audit: async (tenant, options = {}) => (await call("approval audit read", () => rows.audit(tenant, options.afterSeq ?? 0, options.limit ?? Number.MAX_SAFE_INTEGER))).map(entryOf),
+    auditTenants: () => call("approval audit tenants", () => rows.auditTenants()),
+    close,
+  };
+}

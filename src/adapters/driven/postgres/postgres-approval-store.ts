@@ -1,0 +1,70 @@
+import { and, asc, desc, eq, gt, isNull, ne, or, sql } from "drizzle-orm";
+import type { ApprovalBinding, ApprovalStore } from "../../../ports/approval-store.js";
+import { createApprovalStore, type ApprovalRows } from "../kernel/approval-store.js";
+import { createKeySecrets } from "../system/key-secrets.js";
+import { openPostgres, postgresCall, type PostgresConnectionOptions, type PostgresStoreContext } from "./postgres-database.js";
+
+/**
+ * The approval rows on PostgreSQL (GOV-1/5/7): a `once` decision is taken by one `UPDATE … WHERE
+ * used_at IS NULL RETURNING`, which row-locks, so of hosts racing for it exactly one gets the row
+ * back; an audit append takes a transaction-scoped advisory lock on its tenant's chain first.
+ *
+ * @example
+ * const rows = createPostgresApprovalRows(context);
+ */
+export function createPostgresApprovalRows({ db, tables }: Pick<PostgresStoreContext, "db" | "tables">): ApprovalRows {
+  const { approvalRequests: requests, approvalDecisions: decisions, approvalAudit: audit } = tables;
+  const changed = (rows: unknown[]) => rows.length > 0;
+  const standingScope = (sessionId: string | null) => (sessionId === null ? eq(decisions.scope, "always") : or(eq(decisions.scope, "always"), and(eq(decisions.scope, "session"), eq(decisions.sessionId, sessionId))));
+  const bindingOf = ({ tenant, toolId, argumentsHash, policyVersion, sessionId }: ApprovalBinding) =>
+    and(eq(decisions.tenant, tenant), eq(decisions.toolId, toolId), eq(decisions.argumentsHash, argumentsHash), eq(decisions.policyVersion, policyVersion), standingScope(sessionId));
+  return {
+    insertRequest: async (row) => changed(await db.insert(requests).values(row).onConflictDoNothing().returning({ id: requests.id })),
+    rebindRequest: async ({ id, ...row }) =>
+      changed(await db.update(requests).set(row).where(and(eq(requests.id, id), or(ne(requests.argumentsHash, row.argumentsHash), ne(requests.policyVersion, row.policyVersion)))).returning({ id: requests.id })),
+    request: async (id) => (await db.select().from(requests).where(eq(requests.id, id)).limit(1))[0] ?? null,
+    settleRequest: async (id, state) => changed(await db.update(requests).set({ state }).where(and(eq(requests.id, id), eq(requests.state, "pending"))).returning({ id: requests.id })),
+    escalateRequest: async (id, at, expiresAt) =>
+      changed(await db.update(requests).set({ escalatedAt: at, expiresAt }).where(and(eq(requests.id, id), eq(requests.state, "pending"), isNull(requests.escalatedAt))).returning({ id: requests.id })),
+    insertDecision: async (row) => void (await db.insert(decisions).values(row)),
+    decisionOf: async (requestId) => (await db.select().from(decisions).where(eq(decisions.requestId, requestId)).orderBy(desc(decisions.decidedAt), desc(decisions.id)).limit(1))[0] ?? null,
+    standing: async (binding) =>
+      (
+        await db
+          .select()
+          .from(decisions)
+          .where(bindingOf(binding))
+          .orderBy(desc(decisions.decidedAt), desc(decisions.id))
+          .limit(1)
+      )[0] ?? null,
+    useOnce: async (id, requestId, at) =>
+      changed(await db.update(decisions).set({ usedAt: at, usedBy: requestId }).where(and(eq(decisions.id, id), eq(decisions.scope, "once"), isNull(decisions.usedAt))).returning({ id: decisions.id })),
+    appendAudit: (tenant, next) =>
+      db.transaction(async (tx) => {
+        await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`steamharness approval audit ${tenant}`}, 0))`);
+        const row = next((await tx.select().from(audit).where(eq(audit.tenant, tenant)).orderBy(desc(audit.seq)).limit(1))[0] ?? null);
+        await tx.insert(audit).values(row);
+        return row;
+      }),
+    audit: (tenant, afterSeq, limit) => db.select().from(audit).where(and(eq(audit.tenant, tenant), gt(audit.seq, afterSeq))).orderBy(asc(audit.seq)).limit(limit),
+    auditTenants: async () => (await db.selectDistinct({ tenant: audit.tenant }).from(audit).orderBy(asc(audit.tenant))).map((row) => row.tenant),
+  };
+}
+
+/**
+ * The approval store in a PostgreSQL schema (GOV-1/5/7; default `"steamharness"`, migrated on open
+ * like {@link createPostgresStorage}): every host on the database shares requests, decisions and
+ * audit chains, and a `once` decision is used by exactly one of them. Opening faults throw `storage_failure`.
+ *
+ * @example
+ * const store = await createPostgresApprovalStore({ connectionString: "postgres://app@db.internal/app" });
+ */
+export async function createPostgresApprovalStore(options: PostgresConnectionOptions = {}): Promise<ApprovalStore> {
+  const connection = await openPostgres(options);
+  const state = { closed: false };
+  return createApprovalStore(createPostgresApprovalRows({ db: connection.db, tables: connection.tables }), createKeySecrets().digest, postgresCall(state), async () => {
+    if (state.closed) return;
+    state.closed = true;
+    await connection.release();
+  });
+}

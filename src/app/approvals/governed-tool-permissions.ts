@@ -1,0 +1,207 @@
+/**
+ * A `ToolPermissions` adapter a security team can sign off (issue 47): the policy decides allow,
+ * ask or deny (GOV-6); an `ask` becomes a durable request bound to the call's canonical argument
+ * hash and the policy version, with a deadline (GOV-1/5); a decision applies only to that binding,
+ * a `once` decision is used by exactly one call across hosts (GOV-5); expiry is its own outcome
+ * (GOV-2); only the policy's approvers decide, never the requester (GOV-4); every step is
+ * appended to the tenant's audit chain (GOV-7).
+ */
+import { createHash, randomUUID } from "node:crypto";
+import type { DecisionAnswerer } from "../../domain/agent/decision-answerer.js";
+import { SteamharnessError } from "../../domain/errors.js";
+import type { JsonObject } from "../../domain/json.js";
+import { canonicalJson } from "../../domain/stable-hash.js";
+import { evaluateApprovalPolicy, isPolicyApprover, parseApprovalPolicy, type ApprovalPolicy, type ApprovalVerdict } from "../../domain/approvals/policy.js";
+import type { ApprovalDecisionRecord, ApprovalRequestRecord, ApprovalScope, ApprovalStore } from "../../ports/approval-store.js";
+import type { Clock } from "../../ports/clock.js";
+import type { ToolPermissionDecision, ToolPermissionRequest, ToolPermissions } from "../../ports/tool-permissions.js";
+
+/** A policy with its version: `sha256:` and the hex digest of its canonical JSON. */
+export interface VersionedApprovalPolicy {
+  policy: ApprovalPolicy;
+  version: string;
+}
+
+const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
+
+/**
+ * Checks a policy (an object, or its JSON text) and versions it by its canonical content, so an
+ * edit that changes nothing but whitespace or key order keeps the version. Bad policy →
+ * `input_validation` naming the field.
+ *
+ * @example
+ * const policy = loadApprovalPolicy(readFileSync("examples/approvals/policy.json", "utf8"));
+ * policy.version // "sha256:…"
+ */
+export function loadApprovalPolicy(source: unknown): VersionedApprovalPolicy {
+  let value = source;
+  if (typeof source === "string") {
+    try {
+      value = JSON.parse(source);
+    } catch (error) {
+      throw new SteamharnessError("input_validation", "[steamharness] [approvals] the approval policy is not valid JSON", { field: "/", cause: error });
+    }
+  }
+  const policy = parseApprovalPolicy(value);
+  return { policy, version: `sha256:${sha256(canonicalJson(policy))}` };
+}
+
+/** The call a host hook sees, with the tenant it was resolved to. */
+export type GovernedCall = ToolPermissionRequest & { tenant: string };
+
+/** Options of {@link createGovernedToolPermissions}. */
+export interface GovernedToolPermissionsOptions {
+  /** The policy (checked and versioned by {@link loadApprovalPolicy} when not versioned yet). */
+  policy: VersionedApprovalPolicy | ApprovalPolicy;
+  store: ApprovalStore;
+  clock: Clock;
+  /** The tenant of calls without `requestedBy` (default `local`). */
+  tenant?: string;
+  /** A host's own rule: returns a verdict to replace the policy's, or undefined to keep it (GOV-6). */
+  hook?: (call: GovernedCall, verdict: ApprovalVerdict) => ApprovalVerdict | undefined | Promise<ApprovalVerdict | undefined>;
+  /** Told when a request is escalated to another approver group (GOV-3); a failure is logged in the audit chain, never thrown. */
+  onEscalation?: (request: ApprovalRequestRecord, group: string) => void | Promise<void>;
+}
+
+/** A decision a person (or program) gives on a pending request. */
+export interface GovernedDecisionInput {
+  requestId: string;
+  outcome: "approved" | "denied";
+  /** Who decides: the surface, and the remote principal's tenant and subject when there is one. */
+  approver: DecisionAnswerer;
+  /** Default `once`. */
+  scope?: ApprovalScope;
+  reason?: string;
+}
+
+/** The governed adapter: the `ToolPermissions` port plus how decisions are given. */
+export interface GovernedToolPermissions extends ToolPermissions {
+  /** The policy version in force. */
+  readonly policyVersion: string;
+  /**
+   * Records a decision on a pending request. Rejects with `not_found` (no such request),
+   * `approval_expired` (its deadline passed), `forbidden` (the approver is not in the request's
+   * approver group or tenant, or approves their own request: `data.rule` says which) or
+   * `conflict` (already decided).
+   */
+  decide(input: GovernedDecisionInput): Promise<ApprovalDecisionRecord>;
+}
+
+const forbidden = (rule: "approver_group" | "tenant" | "self_approval", message: string, data: Record<string, unknown>) =>
+  new SteamharnessError("forbidden", `[steamharness] [approvals] ${message}`, { data: { rule, ...data } });
+
+/**
+ * The governed `ToolPermissions` adapter (issue 47) over an approval store.
+ *
+ * @example
+ * const permissions = createGovernedToolPermissions({ policy: loadApprovalPolicy(text), store: createSqliteApprovalStore({ directory }), clock });
+ * const context = createNodeContext({ projectId, storage, toolPermissions: permissions });
+ * // later, from a surface that knows who decides:
+ * await permissions.decide({ requestId, outcome: "approved", approver: { surface: "cli", subject: "alice" } });
+ */
+export function createGovernedToolPermissions(options: GovernedToolPermissionsOptions): GovernedToolPermissions {
+  const { policy, version } = "version" in options.policy && "policy" in options.policy ? options.policy : loadApprovalPolicy(options.policy);
+  const { store, clock } = options;
+  const audit = (request: Pick<ApprovalRequestRecord, "tenant" | "id">, kind: "request" | "decision" | "expiry" | "escalation" | "use", data: JsonObject) =>
+    store.appendAudit({ tenant: request.tenant, at: clock.now(), kind, requestId: request.id, data: { policyVersion: version, ...data } });
+
+  async function escalate(request: ApprovalRequestRecord, at: number, expiresAt: number): Promise<void> {
+    const group = request.verdict.escalation!.to;
+    if (!(await store.escalateRequest(request.id, at, expiresAt))) return;
+    let delivered: JsonObject = { delivered: true };
+    try {
+      await options.onEscalation?.({ ...request, escalatedAt: at, expiresAt }, group);
+    } catch (error) {
+      delivered = { delivered: false, error: error instanceof Error ? error.message : String(error) };
+    }
+    await audit(request, "escalation", { to: group, expiresAt, ...delivered });
+  }
+
+  /** What a decision means for this request now: null when it does not apply (another binding, or a used once). */
+  async function apply(decision: ApprovalDecisionRecord, request: ApprovalRequestRecord): Promise<ToolPermissionDecision | null> {
+    if (decision.argumentsHash !== request.argumentsHash || decision.policyVersion !== request.policyVersion) return null;
+    const answeredBy = { ...decision.approver, at: decision.decidedAt };
+    if (decision.outcome === "denied") return { outcome: "denied", ...(decision.reason === null ? {} : { reason: decision.reason }), answeredBy };
+    if (decision.scope === "once" && !(await store.useOnce(decision.id, request.id, clock.now()))) {
+      // Another worker or host took it first (GOV-5): this call is not approved by it.
+      return { outcome: "denied", reason: "approval_used: this once-approval was already used by another call", answeredBy };
+    }
+    await audit(request, "use", { decisionId: decision.id, scope: decision.scope });
+    return { outcome: "approved", answeredBy };
+  }
+
+  return {
+    policyVersion: version,
+    async request(call, signal) {
+      signal?.throwIfAborted();
+      const at = clock.now();
+      const tenant = call.requestedBy?.tenant ?? options.tenant ?? "local";
+      const policyCall = { toolId: call.toolId, arguments: call.arguments, tenant, at, ...(call.estimatedCost === undefined ? {} : { estimatedCost: call.estimatedCost }) };
+      let verdict = evaluateApprovalPolicy(policy, policyCall);
+      verdict = (await options.hook?.({ ...call, tenant }, verdict)) ?? verdict;
+      const argumentsHash = sha256(canonicalJson(call.arguments ?? null));
+      const fresh: ApprovalRequestRecord = {
+        id: call.requestId, tenant, runId: call.runId, sessionId: call.sessionId ?? null, toolId: call.toolId, argumentsHash, policyVersion: version,
+        requestedBy: call.requestedBy ?? null, createdAt: at, expiresAt: at + verdict.expiresAfterMs, state: "pending", verdict, escalatedAt: null,
+      };
+      if (verdict.action !== "ask") {
+        await audit(fresh, "request", { toolId: call.toolId, runId: call.runId, argumentsHash, verdict: verdict.action, rule: verdict.rule, requestedBy: call.requestedBy ?? null });
+        const answeredBy = { surface: "policy", at };
+        return verdict.action === "allow" ? { outcome: "approved", answeredBy } : { outcome: "denied", reason: verdict.reason ?? `the approval policy denies ${call.toolId}`, answeredBy };
+      }
+      let { request, created } = await store.createRequest(fresh);
+      // GOV-5: changed arguments or a newer policy version ask again, under the new binding.
+      if (!created && (request.argumentsHash !== argumentsHash || request.policyVersion !== version)) {
+        created = await store.rebindRequest(fresh);
+        request = (await store.request(call.requestId)) ?? fresh;
+      }
+      if (created) await audit(request, "request", { toolId: call.toolId, runId: call.runId, sessionId: request.sessionId, argumentsHash, verdict: "ask", rule: verdict.rule, approvers: verdict.approvers, expiresAt: request.expiresAt, requestedBy: request.requestedBy === null ? null : { ...request.requestedBy } });
+      const own = await store.decisionOf(request.id);
+      const ownOutcome = own && (await apply(own, request));
+      if (ownOutcome) return ownOutcome;
+      const standing = await store.standingDecision({ tenant, toolId: call.toolId, argumentsHash, policyVersion: version, sessionId: request.sessionId });
+      const standingOutcome = standing && (await apply(standing, request));
+      if (standingOutcome) return standingOutcome;
+      const then = request.verdict.onExpiry;
+      const escalation = request.verdict.escalation;
+      if (request.state === "expired" || at >= request.expiresAt) {
+        if (request.state === "pending" && then === "escalate" && escalation && request.escalatedAt === null) {
+          await escalate(request, at, at + request.verdict.expiresAfterMs);
+          return { outcome: "pending" };
+        }
+        if (await store.settleRequest(request.id, "expired")) await audit(request, "expiry", { toolId: call.toolId, then });
+        return { outcome: "expired", then: then === "fail" ? "fail" : "continue", reason: `the request waited past its deadline (${new Date(request.expiresAt).toISOString()})` };
+      }
+      if (escalation && request.escalatedAt === null && at >= request.createdAt + escalation.afterMs) await escalate(request, at, request.expiresAt);
+      return { outcome: "pending" };
+    },
+
+    async decide(input) {
+      const request = await store.request(input.requestId);
+      if (!request) throw new SteamharnessError("not_found", `[steamharness] [approvals] no approval request ${input.requestId}`, { field: "requestId" });
+      const at = clock.now();
+      const approver = input.approver;
+      if (request.state === "expired" || at >= request.expiresAt) {
+        if (await store.settleRequest(request.id, "expired")) await audit(request, "expiry", { toolId: request.toolId, then: request.verdict.onExpiry });
+        throw new SteamharnessError("approval_expired", `[steamharness] [approvals] the approval request ${request.id} expired at ${new Date(request.expiresAt).toISOString()}`, { data: { requestId: request.id } });
+      }
+      const groups = [request.verdict.approvers, ...(request.escalatedAt !== null && request.verdict.escalation ? [request.verdict.escalation.to] : [])];
+      const who = { requestId: request.id, toolId: request.toolId, tenant: request.tenant, approver: approver.subject ?? null };
+      if (!groups.some((group) => isPolicyApprover(policy, group, approver))) throw forbidden("approver_group", `${approver.subject ?? approver.surface} may not decide ${request.toolId} (not in approver group ${groups.join(" or ")})`, who);
+      // Without a named group, a remote principal decides only for its own tenant.
+      if (groups.every((group) => group === null) && approver.tenant !== undefined && approver.tenant !== request.tenant) throw forbidden("tenant", `a principal of tenant ${approver.tenant} may not decide for tenant ${request.tenant}`, who);
+      const self = request.requestedBy !== null && approver.tenant === request.requestedBy.tenant && approver.subject === request.requestedBy.subject;
+      if (self && policy.allowSelfApproval !== true) throw forbidden("self_approval", `${approver.subject} may not approve their own request for ${request.toolId}`, who);
+      if (!(await store.settleRequest(request.id, "decided"))) {
+        throw new SteamharnessError("conflict", `[steamharness] [approvals] the approval request ${request.id} was already decided`, { data: { requestId: request.id } });
+      }
+      const decision: ApprovalDecisionRecord = {
+        id: `decision:${randomUUID()}`, requestId: request.id, tenant: request.tenant, toolId: request.toolId, argumentsHash: request.argumentsHash, policyVersion: request.policyVersion,
+        sessionId: request.sessionId, outcome: input.outcome, scope: input.scope ?? "once", approver: { ...approver }, reason: input.reason ?? null, decidedAt: at, usedAt: null, usedBy: null,
+      };
+      await store.addDecision(decision);
+      await audit(request, "decision", { decisionId: decision.id, outcome: decision.outcome, scope: decision.scope, approver: { ...approver }, reason: decision.reason });
+      return decision;
+    },
+  };
+}
