@@ -18,6 +18,16 @@ export interface SessionUnleasedRequest {
   create: boolean;
 }
 
+/** What {@link SessionBackend.copyLog} copies (FORK-1). */
+export interface SessionCopyRequest {
+  /** The session whose log is copied; it must exist. */
+  from: SessionAddress;
+  /** The new session; it must not exist yet. */
+  to: SessionAddress;
+  /** The last seq copied: an integer from 0 to `from`'s last seq. */
+  throughSeq: number;
+}
+
 /**
  * Where a storage keeps durable agent sessions (SES-1, SES-2, HOST-1): the session logs, their
  * leases and each conversation's session-host record. `Storage.sessions` carries one; it is the
@@ -56,6 +66,17 @@ export interface SessionBackend extends SessionStoreOpener {
   openUnleased(request: SessionUnleasedRequest): Promise<SessionStore | null>;
   /** The conversation's session-host record; `null` when it has none and `create` is false. */
   openHostStore(conversationId: string, options: { create: boolean }): Promise<AgentSessionHostStore | null>;
+  /**
+   * Creates session `to` whose log is `from`'s events 1..`throughSeq` exactly (same seq, ids,
+   * runs, types, payloads and write times; its head's `lastRunId` is the last run started among
+   * them; no snapshot), in one copy statement inside one transaction, so the cost is one
+   * statement whatever the history's length (FORK-1, a fork's prefix). It never takes a lease:
+   * `from` may be held and appended to meanwhile (the prefix is immutable). Rejects with
+   * `not_found` when `from` does not exist, `input_validation` (field `throughSeq`) when the seq
+   * is not an integer within `from`'s log, `conflict` when `to` exists; nothing is written then.
+   * Optional: a backend without it cannot fork.
+   */
+  copyLog?(request: SessionCopyRequest): Promise<void>;
   /** Releases what the backend keeps open (idle sessions, connections). Idempotent. */
   close(): Promise<void>;
 }

@@ -76,6 +76,8 @@ export interface ToolStepRun extends RunLog, RunOutput, RunTelemetry {
   readonly input: Pick<AgentInput, "askResume">;
   readonly registry: AgentToolRegistry;
   readonly extensions: { readonly hooks: Pick<RunHooks, "active" | "beforeTool"> };
+  /** The session's log: a fork's records are read from it (FORK-2). */
+  readonly store: Pick<SessionStore, "readAfter">;
 }
 
 /** What a compaction step uses (SES-7, SES-11). */
