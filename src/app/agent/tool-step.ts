@@ -8,7 +8,7 @@ import type { OutputItemStreamChunk } from "../../domain/output-items.js";
 import type { AgentTool } from "../../domain/agent-tool.js";
 import type { ModelMessage, ModelToolCallBlock } from "../../ports/model-provider.js";
 import { checkToolArguments } from "./tool-registry.js";
-import { forkRecords, repeatedHazard, type ForkRecord } from "../../domain/time-travel/fork.js";
+import { forkLineageOf, forkRecordEventId, forkRecordOf, repeatedHazard } from "../../domain/time-travel/fork.js";
 import type { ToolStepRun } from "./turn-parts.js";
 import { contentFor } from "./run-telemetry.js";
 
@@ -84,12 +84,12 @@ async function askUser(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Out
     : { isError: false, text: answer, details: { question, answer } };
 }
 
-/** The fork records of the run's session (FORK-2), read once per run and only when an unsafe call is about to be approved. */
-const lineages = new WeakMap<ToolStepRun, Promise<ForkRecord[]>>();
-const lineageOf = (turn: ToolStepRun): Promise<ForkRecord[]> => {
-  let records = lineages.get(turn);
-  if (!records) lineages.set(turn, (records = turn.store.readAfter(0, { types: ["extension"] }).then(forkRecords)));
-  return records;
+/** The fork lineage of the run's session (FORK-2): one lookup per run, made only when an unsafe call is about to be approved. */
+const lineages = new WeakMap<ToolStepRun, Promise<ReturnType<typeof forkLineageOf>>>();
+const lineageOf = (turn: ToolStepRun): Promise<ReturnType<typeof forkLineageOf>> => {
+  let lineage = lineages.get(turn);
+  if (!lineage) lineages.set(turn, (lineage = turn.store.get(forkRecordEventId(turn.sessionKey)).then((event) => forkLineageOf(forkRecordOf(event)))));
+  return lineage;
 };
 
 /**

@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { SteamharnessError } from "../../domain/errors.js";
 import type { JsonValue } from "../../domain/json.js";
-import { forkHazards, forkRecordEvent, forkRecords, forkSeq, type ForkEffects, type ForkHazard, type ForkPoint, type ForkRecord } from "../../domain/time-travel/fork.js";
+import { forkHazards, forkLineageOf, forkRecordEvent, forkRecordEventId, forkRecordOf, forkSeq, type ForkEffects, type ForkHazard, type ForkPoint, type ForkRecord } from "../../domain/time-travel/fork.js";
 import type { SessionBackend } from "../../ports/session-backend.js";
 import type { SessionAddress, SessionEvent, SessionStore } from "../../ports/session-store.js";
 
@@ -76,31 +76,32 @@ export async function forkSession(options: ForkSessionOptions): Promise<ForkSess
   if (!sessions.copyLog) throw new SteamharnessError("unavailable", `[steamharness] [time-travel] the ${sessions.kind} session backend cannot fork sessions`);
   const effects = options.effects ?? "decide";
   if (effects !== "decide" && effects !== "recorded") throw new SteamharnessError("input_validation", `effects must be "decide" or "recorded", not ${JSON.stringify(effects)}`, { field: "effects" });
-  const forkId = `fork-${randomUUID()}`;
-  const to = options.to ?? { ...from, sessionKey: `${from.sessionKey}#${forkId}` };
-  const { atSeq, hazards, snapshot } = await withStore(sessions, from, async (parent) => {
+  const to = options.to ?? { ...from, sessionKey: `${from.sessionKey}#fork-${randomUUID()}` };
+  const { atSeq, hazards, snapshot, ancestors } = await withStore(sessions, from, async (parent) => {
     const head = await parent.head();
     const runStarts = "turn" in options.at ? (await parent.readAfter(0, { types: ["run_started"] })).map((event) => event.seq) : [];
     const seq = forkSeq(options.at, head.lastSeq, runStarts);
-    return { atSeq: seq, hazards: forkHazards(await eventsAround(parent, seq), seq), snapshot: head.snapshot && head.snapshot.atSeq <= seq ? head.snapshot : null };
+    // The parent's own lineage, whatever the point: effects its ancestors left behind stay guarded.
+    const lineage = forkLineageOf(forkRecordOf(await parent.get(forkRecordEventId(from.sessionKey))));
+    return { atSeq: seq, hazards: forkHazards(await eventsAround(parent, seq), seq), snapshot: head.snapshot && head.snapshot.atSeq <= seq ? head.snapshot : null, ancestors: lineage };
   });
   await sessions.copyLog({ from, to, throughSeq: atSeq });
-  const record: ForkRecord = { parent: { ...from }, atSeq, effects, hazards };
+  const record: ForkRecord = { parent: { ...from }, atSeq, effects, hazards, ancestors };
   await withStore(sessions, to, async (fork) => {
-    await fork.append([forkRecordEvent(forkId, record)]);
+    await fork.append([forkRecordEvent(to.sessionKey, record)]);
     if (snapshot) await fork.putSnapshot({ atSeq: snapshot.atSeq, state: snapshot.state as JsonValue });
   });
   return { address: to, atSeq, hazards };
 }
 
 /**
- * A session's fork lineage, oldest ancestor first: for each fork on the way, its parent, point and
- * hazards (`[]` for a session that is no fork). `not_found` for a missing session.
+ * A session's fork lineage, oldest ancestor first, its own fork last: for each, its parent, point
+ * and hazards (`[]` for a session that is no fork); one lookup. `not_found` for a missing session.
  *
  * @example
  * const lineage = await forkLineage(storage.sessions!, address);
  * lineage.at(-1)?.parent; // the direct parent
  */
-export async function forkLineage(sessions: SessionBackend, address: SessionAddress): Promise<ForkRecord[]> {
-  return withStore(sessions, address, async (store) => forkRecords(await store.readAfter(0, { types: ["extension"] })));
+export async function forkLineage(sessions: SessionBackend, address: SessionAddress): Promise<Array<Omit<ForkRecord, "ancestors">>> {
+  return withStore(sessions, address, async (store) => forkLineageOf(forkRecordOf(await store.get(forkRecordEventId(address.sessionKey)))));
 }

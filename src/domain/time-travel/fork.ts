@@ -43,6 +43,22 @@ export interface ForkRecord {
   atSeq: number;
   effects: ForkEffects;
   hazards: ForkHazard[];
+  /** The parent's own lineage, oldest first (each without its `ancestors`): a fork of a fork keeps its ancestors' guards. */
+  ancestors: Array<Omit<ForkRecord, "ancestors">>;
+}
+
+/** The run id fork records are written under. */
+const FORK_RUN = "fork";
+
+/**
+ * The id of a session's own fork record, from its session key: found by one lookup (`get`), and
+ * never equal to an ancestor's record, which the fork's copied prefix may hold.
+ *
+ * @example
+ * forkRecordEventId("agent#fork-1") // "fork/agent#fork-1"
+ */
+export function forkRecordEventId(sessionKey: string): string {
+  return `${FORK_RUN}/${sessionKey}`;
 }
 
 const badPoint = (message: string) => new SteamharnessError("input_validation", message, { field: "at" });
@@ -89,33 +105,45 @@ export function forkHazards(events: readonly SessionEvent[], atSeq: number): For
  * The fork's own first event: what it forked, where, and the hazards it must not re-fire.
  *
  * @example
- * await fork.append([forkRecordEvent("fork-1", record)]);
+ * await fork.append([forkRecordEvent("agent#fork-1", record)]);
  */
-export function forkRecordEvent(forkId: string, record: ForkRecord): SessionEventInput {
-  return { eventId: `${forkId}/fork`, runId: forkId, type: "extension", payload: { feature: "fork", data: JSON.parse(JSON.stringify(record)) as JsonObject } };
+export function forkRecordEvent(sessionKey: string, record: ForkRecord): SessionEventInput {
+  return { eventId: forkRecordEventId(sessionKey), runId: FORK_RUN, type: "extension", payload: { feature: "fork", data: JSON.parse(JSON.stringify(record)) as JsonObject } };
 }
 
 /**
- * The fork records in a session's events, oldest first: a fork of a fork holds its ancestors'
- * records in its prefix, so this is its lineage (the last one is its own).
+ * The fork record an event holds (a session's {@link forkRecordEventId} event), or `null`.
  *
  * @example
- * const lineage = forkRecords(await store.readAfter(0, { types: ["extension"] }));
+ * const record = forkRecordOf(await store.get(forkRecordEventId(address.sessionKey)));
  */
-export function forkRecords(events: readonly SessionEvent[]): ForkRecord[] {
-  return events.flatMap((event) => (event.type === "extension" && event.payload.feature === "fork" ? [event.payload.data as unknown as ForkRecord] : []));
+export function forkRecordOf(event: SessionEvent | null): ForkRecord | null {
+  return event?.type === "extension" && event.payload.feature === "fork" ? (event.payload.data as unknown as ForkRecord) : null;
+}
+
+/**
+ * A session's lineage from its own fork record, oldest ancestor first, its own record last (`[]`
+ * for a session that is no fork).
+ *
+ * @example
+ * forkLineageOf(record).map((fork) => fork.parent.sessionKey);
+ */
+export function forkLineageOf(record: ForkRecord | null): Array<Omit<ForkRecord, "ancestors">> {
+  if (!record) return [];
+  const { ancestors, ...own } = record;
+  return [...ancestors, own];
 }
 
 /**
  * The hazard a model's call in a fork repeats — same tool, canonically equal arguments, a call
  * not declared safe — with what the fork answers it with, or `null`. Every record of the lineage
- * counts: a fork of a fork inherits its parent's guards.
+ * counts, newest first: a fork of a fork inherits its ancestors' guards, whatever its point.
  *
  * @example
- * const repeat = repeatedHazard(forkRecords(events), { name: "charge", arguments: { amount: 5 } });
+ * const repeat = repeatedHazard(forkLineageOf(record), { name: "charge", arguments: { amount: 5 } });
  * if (repeat?.recorded) return repeat.recorded; // effects: "recorded": the parent's result
  */
-export function repeatedHazard(records: readonly ForkRecord[], call: { name: string; arguments: unknown }): { hazard: ForkHazard; recorded: ForkHazard["result"] } | null {
+export function repeatedHazard(records: ReadonlyArray<Omit<ForkRecord, "ancestors">>, call: { name: string; arguments: unknown }): { hazard: ForkHazard; recorded: ForkHazard["result"] } | null {
   const key = canonicalJson(call.arguments ?? null);
   for (const record of [...records].reverse()) {
     const hazard = record.hazards.find((item) => item.replay !== "safe" && item.toolName === call.name && canonicalJson(item.arguments) === key);
