@@ -31,11 +31,11 @@ const charge: AgentTool = {
   name: "charge", label: "charge", description: "Charges an amount (not safe to repeat)",
   parameters: Type.Object({ amount: Type.Number() }),
   async execute(_id, args) {
-    appendFileSync(effectsFile, `${currentRun} ${String(args.amount)}\n`);
-    return { content: [{ type: "text", text: `charged ${String(args.amount)}` }] };
+    appendFileSync(effectsFile, `${currentRun} ${String((args as { amount: number }).amount)}\n`);
+    return { content: [{ type: "text", text: `charged ${String((args as { amount: number }).amount)}` }] };
   },
 };
-const lookup: AgentTool = { name: "lookup", label: "lookup", description: "Reads a value", parameters: Type.Object({ key: Type.String() }), replay: "safe", async execute(_id, args) { return { content: [{ type: "text", text: `value of ${String(args.key)}` }] }; } };
+const lookup: AgentTool = { name: "lookup", label: "lookup", description: "Reads a value", parameters: Type.Object({ key: Type.String() }), replay: "safe", async execute(_id, args) { return { content: [{ type: "text", text: `value of ${String((args as { key: string }).key)}` }] }; } };
 let currentRun = "";
 
 const PARENT_STEPS: OfflineStep[] = [
