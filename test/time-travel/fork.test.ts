@@ -2,6 +2,7 @@ import { appendFileSync, existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "@jest/globals";
 import { Type } from "@sinclair/typebox";
+import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
 import { createMemoryToolPermissions } from "../../src/adapters/driven/memory/memory-tool-permissions.js";
 import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
@@ -184,6 +185,7 @@ function forkSuite(name: string, open: () => Promise<Storage>) {
   });
 }
 
+forkSuite("memory", async () => new MemoryStorage());
 forkSuite("sqlite", async () => createSqliteStorage({ directory: tempDirRemovedAfterAll("fork-sqlite-") }));
 describePostgres("FORK-1 FORK-2 PostgreSQL", (database) => {
   forkSuite("postgres", async () => createPostgresStorage({ pool: database.pool, schema: database.freshSchema() }));
