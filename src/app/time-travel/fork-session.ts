@@ -85,12 +85,10 @@ export async function forkSession(options: ForkSessionOptions): Promise<ForkSess
     const lineage = forkLineageOf(forkRecordOf(await parent.get(forkRecordEventId(from.sessionKey))));
     return { atSeq: seq, hazards: forkHazards(await eventsAround(parent, seq), seq), snapshot: head.snapshot && head.snapshot.atSeq <= seq ? head.snapshot : null, ancestors: lineage };
   });
-  await sessions.copyLog({ from, to, throughSeq: atSeq });
   const record: ForkRecord = { parent: { ...from }, atSeq, effects, hazards, ancestors };
-  await withStore(sessions, to, async (fork) => {
-    await fork.append([forkRecordEvent(to.sessionKey, record)]);
-    if (snapshot) await fork.putSnapshot({ atSeq: snapshot.atSeq, state: snapshot.state as JsonValue });
-  });
+  // The record goes in with the prefix, in one transaction: a fork never exists without its guards.
+  await sessions.copyLog({ from, to, throughSeq: atSeq, append: [forkRecordEvent(to.sessionKey, record)] });
+  if (snapshot) await withStore(sessions, to, (fork) => fork.putSnapshot({ atSeq: snapshot.atSeq, state: snapshot.state as JsonValue }));
   return { address: to, atSeq, hazards };
 }
 

@@ -6,6 +6,7 @@
  * opens stores.
  */
 import { SteamharnessError } from "../../../domain/errors.js";
+import { validateSessionEvent } from "../../../domain/agent/session-events.js";
 import type { SessionBackend, SessionCopyRequest, SessionUnleasedRequest } from "../../../ports/session-backend.js";
 import type { SessionLeaseProvider } from "../../../ports/session-lease.js";
 import type { AgentSessionHostStore } from "../../../ports/session-host-store.js";
@@ -108,6 +109,7 @@ export function createSessionBackend<E extends object>(driver: SessionBackendDri
             if (!Number.isSafeInteger(request.throughSeq) || request.throughSeq < 0) {
               throw new SteamharnessError("input_validation", `throughSeq ${String(request.throughSeq)} is not a non-negative integer`, { field: "throughSeq" });
             }
+            request.append?.forEach(validateSessionEvent);
             return driver.copyLog!(request);
           },
         }

@@ -61,14 +61,17 @@ export function createMemorySessionBackend(options: MemorySessionBackendOptions 
         const record = hosts.get(conversationId);
         return record ? createMemorySessionHostStore(record) : null;
       },
-      async copyLog({ from, to, throughSeq }) {
+      async copyLog({ from, to, throughSeq, append = [] }) {
         const parent = logs.get(addressKey(from));
         if (!parent) throw new SteamharnessError("not_found", "[steamharness] [memory] the session to fork does not exist", { field: "from" });
         if (logs.has(addressKey(to))) throw new SteamharnessError("conflict", "[steamharness] [memory] the fork's session exists already", { field: "to" });
         const { lastSeq } = await parent.head();
         if (throughSeq > lastSeq) throw new SteamharnessError("input_validation", `seq ${throughSeq} is past the session's last event (${lastSeq})`, { field: "at" });
         const prefix = throughSeq === 0 ? [] : await parent.readAfter(0, { limit: throughSeq });
-        logs.set(addressKey(to), createMemorySessionStore({ address: { ...to }, prefix, ...(options.events ? { events: options.events } : {}) }));
+        const fork = createMemorySessionStore({ address: { ...to }, prefix, ...(options.events ? { events: options.events } : {}) });
+        // Synchronous up to here since the check: nothing else can take the address meanwhile.
+        logs.set(addressKey(to), fork);
+        if (append.length > 0) await fork.append(append);
       },
       close: async () => {},
     },

@@ -15,7 +15,7 @@
 import { and, asc, desc, eq, gt, inArray, lte, sql } from "drizzle-orm";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
-import type { SessionAddress, SessionStore } from "../../../../ports/session-store.js";
+import type { SessionAddress, SessionEventInput, SessionStore } from "../../../../ports/session-store.js";
 import { createSessionStore, type EventRow, type NewEventRow, type SessionRows } from "../../kernel/session-store.js";
 import { driverFault, postgresCall, type PostgresQueryable } from "../postgres-database.js";
 import type { PostgresSessionTables } from "./session-schema.js";
@@ -175,10 +175,11 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
  * @example
  * await copyPostgresSessionLog(db, tables, { from, to, throughSeq: 12 }, Date.now());
  */
-export async function copyPostgresSessionLog(db: PostgresQueryable, tables: PostgresSessionTables, request: { from: SessionAddress; to: SessionAddress; throughSeq: number }, now: number): Promise<void> {
+export async function copyPostgresSessionLog(db: PostgresQueryable, tables: PostgresSessionTables, request: { from: SessionAddress; to: SessionAddress; throughSeq: number; append?: readonly SessionEventInput[] }, now: number): Promise<void> {
   const { sessions, sessionEvents: events } = tables;
   const byAddress = (address: SessionAddress) => and(eq(sessions.projectId, address.projectId), eq(sessions.scope, sessionScope(address)), eq(sessions.sessionKey, address.sessionKey));
   const through = request.throughSeq;
+  const appended = request.append ?? [];
   await db.transaction(async (tx) => {
     const [parent] = await tx.select({ id: sessions.id, lastSeq: sessions.lastSeq }).from(sessions).where(byAddress(request.from));
     if (!parent) throw new SteamharnessError("not_found", "[steamharness] [postgres] the session to fork does not exist", { field: "from" });
@@ -192,7 +193,7 @@ export async function copyPostgresSessionLog(db: PostgresQueryable, tables: Post
     const { to } = request;
     const [child] = await tx
       .insert(sessions)
-      .values({ projectId: to.projectId, scope: sessionScope(to), conversationId: to.conversationId ?? null, sessionKey: to.sessionKey, createdAt: now, lastSeq: through, lastRunId: started?.runId ?? null })
+      .values({ projectId: to.projectId, scope: sessionScope(to), conversationId: to.conversationId ?? null, sessionKey: to.sessionKey, createdAt: now, lastSeq: through + appended.length, lastRunId: started?.runId ?? null })
       .onConflictDoNothing()
       .returning({ id: sessions.id });
     if (!child) throw new SteamharnessError("conflict", "[steamharness] [postgres] the fork's session exists already", { field: "to" });
@@ -202,5 +203,8 @@ export async function copyPostgresSessionLog(db: PostgresQueryable, tables: Post
         .from(events)
         .where(and(eq(events.sessionId, parent.id), lte(events.seq, through))),
     );
+    if (appended.length > 0) {
+      await tx.insert(events).values(appended.map((event, i) => ({ sessionId: child.id, seq: through + i + 1, eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload), at: now })));
+    }
   });
 }

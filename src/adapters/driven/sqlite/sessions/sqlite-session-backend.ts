@@ -61,9 +61,9 @@ export function createSqliteSessionBackend(options: SqliteSessionBackendOptions 
         const path = sessionHostDatabasePath(agentStoreDir, conversationId);
         return !create && !existsSync(path) ? null : openSqliteSessionHostStore({ path });
       },
-      async copyLog({ from, to, throughSeq }) {
+      async copyLog({ from, to, throughSeq, append }) {
         const fromPath = resolveSessionDatabasePath({ ...from, agentStoreDir });
-        await copySqliteSessionLog({ fromPath, fromAddress: from, path: resolveSessionDatabasePath({ ...to, agentStoreDir }), address: to, throughSeq });
+        await copySqliteSessionLog({ fromPath, fromAddress: from, path: resolveSessionDatabasePath({ ...to, agentStoreDir }), address: to, throughSeq, ...(append ? { append } : {}) });
       },
       close: () => pool.close(),
     },

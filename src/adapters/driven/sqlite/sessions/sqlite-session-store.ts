@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import type Database from "better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
-import type { SessionAddress, SessionStore } from "../../../../ports/session-store.js";
+import type { SessionAddress, SessionEventInput, SessionStore } from "../../../../ports/session-store.js";
 import { drizzleBetterSqlite3, drizzleOrm } from "../shared/drizzle-modules.js";
 import { sessionTables } from "./session-schema.js";
 import { prepareSessionReads, prepareSessionStatements, prepareSessionWrites, type SessionDb } from "./session-statements.js";
@@ -170,6 +170,8 @@ export interface SqliteSessionCopyOptions extends SqliteSessionStoreOptions {
   /** The parent's address (its meta row's, should the file need one rebuilt). */
   fromAddress: SessionAddress;
   throughSeq: number;
+  /** Events appended after the prefix in the same transaction. */
+  append?: readonly SessionEventInput[];
 }
 
 /**
@@ -198,10 +200,13 @@ export async function copySqliteSessionLog(options: SqliteSessionCopyOptions): P
     const columns = sql.join([sessionEvents.seq, sessionEvents.eventId, sessionEvents.runId, sessionEvents.type, sessionEvents.payload, sessionEvents.at].map((column) => sql.identifier(column.name)), sql`, `);
     const source = sql`${sql.identifier("parent")}.${sql.identifier("session_events")}`;
     const through = options.throughSeq;
+    const at = (options.clock ?? { now: () => Date.now() }).now();
+    const appended = (options.append ?? []).map((event, i) => ({ seq: through + i + 1, eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload), at }));
     db.transaction((tx) => {
       tx.run(sql`INSERT INTO ${sessionEvents} (${columns}) SELECT ${columns} FROM ${source} WHERE ${sql.identifier("seq")} <= ${through}`);
+      if (appended.length > 0) tx.insert(sessionEvents).values(appended).run();
       const lastRunId = sql`(SELECT ${sql.identifier("run_id")} FROM ${source} WHERE ${sql.identifier("type")} = 'run_started' AND ${sql.identifier("seq")} <= ${through} ORDER BY ${sql.identifier("seq")} DESC LIMIT 1)`;
-      tx.update(sessionMeta).set({ lastSeq: through, lastRunId }).run();
+      tx.update(sessionMeta).set({ lastSeq: through + appended.length, lastRunId }).run();
     }, { behavior: "immediate" });
     client.prepare("DETACH DATABASE parent").run();
     client.close();
