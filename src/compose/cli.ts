@@ -15,6 +15,7 @@ import { registerServerCommands } from "../adapters/driving/config-server/server
 import { registerGatewayCommand } from "../adapters/driving/gateway/gateway-command.js";
 import { mcpCommandParts } from "../adapters/driving/mcp/mcp-command-parts.js";
 import { registerViewCommand } from "../adapters/driving/viewer/view-command.js";
+import { registerForkCommand } from "../adapters/driving/viewer/fork-command.js";
 import { readPackageManifest } from "../adapters/driven/system/package-manifest.js";
 import type { SurfaceServices } from "../ports/surface-services.js";
 import { createSurfaceServices } from "./surface-services.js";
@@ -33,6 +34,7 @@ function commandsOf(services: SurfaceServices): readonly RegisterCommand[] {
     (program) => registerGatewayCommand(program, services),
     (program) => registerConfigCommand(program, services),
     (program) => registerViewCommand(program, services),
+    (program) => registerForkCommand(program, services),
     (program) => registerServerCommands(program, services),
     (program) => registerAuditCommand(program, services),
   ];

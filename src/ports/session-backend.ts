@@ -1,7 +1,7 @@
 import type { Clock } from "./clock.js";
 import type { SessionLeaseProvider } from "./session-lease.js";
 import type { AgentSessionHostStore } from "./session-host-store.js";
-import type { SessionAddress, SessionStore, SessionStoreOpener } from "./session-store.js";
+import type { SessionAddress, SessionEventInput, SessionStore, SessionStoreOpener } from "./session-store.js";
 
 /** What {@link SessionBackend.openUnleased} opens. */
 export interface SessionUnleasedRequest {
@@ -16,6 +16,18 @@ export interface SessionUnleasedRequest {
    * history never leaves an empty session behind). `true`: create it when missing.
    */
   create: boolean;
+}
+
+/** What {@link SessionBackend.copyLog} copies (FORK-1). */
+export interface SessionCopyRequest {
+  /** The session whose log is copied; it must exist. */
+  from: SessionAddress;
+  /** The new session; it must not exist yet. */
+  to: SessionAddress;
+  /** The last seq copied: an integer from 0 to `from`'s last seq. */
+  throughSeq: number;
+  /** Events appended after the prefix in the same transaction (a fork's record), stamped with the copy's time. */
+  append?: readonly SessionEventInput[];
 }
 
 /**
@@ -56,6 +68,18 @@ export interface SessionBackend extends SessionStoreOpener {
   openUnleased(request: SessionUnleasedRequest): Promise<SessionStore | null>;
   /** The conversation's session-host record; `null` when it has none and `create` is false. */
   openHostStore(conversationId: string, options: { create: boolean }): Promise<AgentSessionHostStore | null>;
+  /**
+   * Creates session `to` whose log is `from`'s events 1..`throughSeq` exactly (same seq, ids,
+   * runs, types, payloads and write times; its head's `lastRunId` is the last run started among
+   * them; no snapshot), then the `append` events, in one copy statement inside one transaction, so the cost is one
+   * statement whatever the history's length (FORK-1, a fork's prefix). It never takes a lease:
+   * `from` may be held and appended to meanwhile (the prefix is immutable). Rejects with
+   * `not_found` when `from` does not exist, `input_validation` (field `throughSeq`) when the seq
+   * is not an integer within `from`'s log, `conflict` when `to` exists, `input_validation` for an `append` event the store would refuse;
+   * nothing is written then.
+   * Optional: a backend without it cannot fork.
+   */
+  copyLog?(request: SessionCopyRequest): Promise<void>;
   /** Releases what the backend keeps open (idle sessions, connections). Idempotent. */
   close(): Promise<void>;
 }

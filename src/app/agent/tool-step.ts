@@ -8,6 +8,7 @@ import type { OutputItemStreamChunk } from "../../domain/output-items.js";
 import type { AgentTool } from "../../domain/agent-tool.js";
 import type { ModelMessage, ModelToolCallBlock } from "../../ports/model-provider.js";
 import { checkToolArguments } from "./tool-registry.js";
+import { forkLineageOf, forkRecordEventId, forkRecordOf, repeatedHazard } from "../../domain/time-travel/fork.js";
 import type { ToolStepRun } from "./turn-parts.js";
 import { contentFor } from "./run-telemetry.js";
 
@@ -83,8 +84,20 @@ async function askUser(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Out
     : { isError: false, text: answer, details: { question, answer } };
 }
 
-/** Approval of a policy or catalog tool; resolves when it may run, or the denial outcome. */
-async function approve(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Outcome | null> {
+/** The fork lineage of the run's session (FORK-2): one lookup per run, made only when an unsafe call is about to be approved. */
+const lineages = new WeakMap<ToolStepRun, Promise<ReturnType<typeof forkLineageOf>>>();
+const lineageOf = (turn: ToolStepRun): Promise<ReturnType<typeof forkLineageOf>> => {
+  let lineage = lineages.get(turn);
+  if (!lineage) lineages.set(turn, (lineage = turn.store.get(forkRecordEventId(turn.sessionKey)).then((event) => forkLineageOf(forkRecordOf(event)))));
+  return lineage;
+};
+
+/**
+ * Approval of a policy or catalog tool; resolves when it may run, or the denial outcome.
+ * `fresh`: a person decides whatever the policy or catalog would grant (a fork's repeat of an
+ * unsafe call its parent made, FORK-2).
+ */
+async function approve(turn: ToolStepRun, call: ModelToolCallBlock, fresh = false): Promise<Outcome | null> {
   const registered = turn.registry.get(call.name)!;
   const recorded = turn.committed.get(runEventId(turn.runId, "tool", call.id, "decision"));
   if (recorded?.type === "approval_decision") {
@@ -92,7 +105,7 @@ async function approve(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Out
   }
   const requestId = toolApprovalRequestId(turn.runId, call.name, call.arguments, call.id);
   const waited = turn.committed.has(runEventId(turn.runId, "tool", call.id, "wait"));
-  if (registered.governance === "catalog") {
+  if (registered.governance === "catalog" && !fresh) {
     const approval = { name: call.name, arguments: call.arguments, toolCallId: call.id };
     // Decided in this process without a pause (a terminal prompt, a host's adapter): the decision
     // is recorded with how long it took, as for policy tools (VIEW-7).
@@ -121,7 +134,7 @@ async function approve(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Out
     if (waited) await decide(turn, call, "approved", requestId, {}, answeredBy);
     else if (inline) await decide(turn, call, "approved", requestId, timing(), answeredBy);
     return null;
-  } else if (registered.access === "ask") {
+  } else if (registered.access === "ask" || fresh) {
     const askedAt = turn.context.clock.now();
     const decision = await waitFor(turn, call, "tool_approval", () => turn.context.toolPermissions.request({ requestId, runId: turn.runId, toolId: call.name, arguments: call.arguments, toolCallId: call.id }, turn.context.signal));
     if (decision.outcome === "pending") return pause(turn, call, "tool_approval", requestId, { toolId: call.name, arguments: call.arguments });
@@ -220,7 +233,12 @@ export async function outcomeOf(turn: ToolStepRun, call: ModelToolCallBlock): Pr
   const hooked = await applyToolHooks(turn, registered.tool, call);
   if ("isError" in hooked) return hooked;
   call = hooked;
-  const denied = await approve(turn, call);
+  // In a fork, a repeat of an unsafe call the parent made after the fork point is never covered
+  // by the parent's approval or the catalog: it gets a fresh decision, or the parent's recorded
+  // result when the fork was made with `effects: "recorded"` (FORK-2).
+  const repeat = registered.tool.replay === "safe" ? null : repeatedHazard(await lineageOf(turn), call);
+  if (repeat?.recorded) return { isError: repeat.recorded.isError, text: repeat.recorded.text, details: { recorded: { runId: repeat.hazard.runId, toolCallId: repeat.hazard.toolCallId } } };
+  const denied = await approve(turn, call, repeat !== null);
   if (denied) return denied;
   return execute(turn, call);
 }

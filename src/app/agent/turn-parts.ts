@@ -76,6 +76,9 @@ export interface ToolStepRun extends RunLog, RunOutput, RunTelemetry {
   readonly input: Pick<AgentInput, "askResume">;
   readonly registry: AgentToolRegistry;
   readonly extensions: { readonly hooks: Pick<RunHooks, "active" | "beforeTool"> };
+  /** The session's log and key: a fork's record is read from it (FORK-2). */
+  readonly store: Pick<SessionStore, "get">;
+  readonly sessionKey: string;
 }
 
 /** What a compaction step uses (SES-7, SES-11). */

@@ -60,6 +60,8 @@ function tenantSessions(base: SessionBackend, tenant: string): SessionBackend {
     open: async (request) => (noPath(request), base.open({ ...request, address: address(request.address) })),
     openUnleased: async (request) => (noPath(request), base.openUnleased({ ...request, address: address(request.address) })),
     openHostStore: (conversationId, options) => base.openHostStore(`${prefix}${conversationId}`, options),
+    // Both ends in this tenant: a fork never reads or writes another tenant's session (FORK-1).
+    ...(base.copyLog ? { copyLog: (request) => base.copyLog!({ from: address(request.from), to: address(request.to), throughSeq: request.throughSeq }) } : {}),
     // The backend is the base storage's: its owner closes it.
     close: async () => {},
   };

@@ -159,9 +159,10 @@ export interface SessionEventPayloads {
   /**
    * A record of the session extension layer (EXT-2 … EXT-5), never a conversation message:
    * `tool_search` (tools a search loaded), `codemode` (a snippet's nested call: its intent and
-   * result), `task` (a background task's state), `environment` (the session's execution target).
+   * result), `task` (a background task's state), `environment` (the session's execution target),
+   * `fork` (FORK-1: this session forks another at a point; its data is a `ForkRecord`).
    */
-  extension: { feature: "tool_search" | "codemode" | "task" | "environment"; data: JsonObject };
+  extension: { feature: "tool_search" | "codemode" | "task" | "environment" | "fork"; data: JsonObject };
 }
 
 /** An event to append: a stable id (derived from the run id), its run, type and payload. */

@@ -6,7 +6,8 @@
  * opens stores.
  */
 import { SteamharnessError } from "../../../domain/errors.js";
-import type { SessionBackend, SessionUnleasedRequest } from "../../../ports/session-backend.js";
+import { validateSessionEvent } from "../../../domain/agent/session-events.js";
+import type { SessionBackend, SessionCopyRequest, SessionUnleasedRequest } from "../../../ports/session-backend.js";
 import type { SessionLeaseProvider } from "../../../ports/session-lease.js";
 import type { AgentSessionHostStore } from "../../../ports/session-host-store.js";
 import type { SessionOpenRequest, SessionStore } from "../../../ports/session-store.js";
@@ -32,6 +33,8 @@ export interface SessionBackendDriver<E extends object = object> {
   unleased(request: SessionUnleasedRequest): Promise<SessionStore | null>;
   /** The conversation's host record; `null` when missing and not `create`. */
   hostStore(conversationId: string, create: boolean): Promise<AgentSessionHostStore | null>;
+  /** The {@link SessionBackend.copyLog} of the family; `throughSeq` is a non-negative integer here. */
+  copyLog?(request: SessionCopyRequest): Promise<void>;
   /** Releases what the family keeps open; called once. */
   close(): Promise<void>;
 }
@@ -99,6 +102,18 @@ export function createSessionBackend<E extends object>(driver: SessionBackendDri
       ready();
       return driver.hostStore(conversationId, options.create);
     },
+    ...(driver.copyLog
+      ? {
+          async copyLog(request: SessionCopyRequest) {
+            ready();
+            if (!Number.isSafeInteger(request.throughSeq) || request.throughSeq < 0) {
+              throw new SteamharnessError("input_validation", `throughSeq ${String(request.throughSeq)} is not a non-negative integer`, { field: "throughSeq" });
+            }
+            request.append?.forEach(validateSessionEvent);
+            return driver.copyLog!(request);
+          },
+        }
+      : {}),
     async close() {
       if (closed) return;
       closed = true;

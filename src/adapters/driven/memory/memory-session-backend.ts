@@ -1,3 +1,4 @@
+import { SteamharnessError } from "../../../domain/errors.js";
 import { canonicalJson } from "../../../domain/stable-hash.js";
 import type { SessionBackend } from "../../../ports/session-backend.js";
 import type { Clock } from "../../../ports/clock.js";
@@ -59,6 +60,18 @@ export function createMemorySessionBackend(options: MemorySessionBackendOptions 
         if (!hosts.has(conversationId) && create) hosts.set(conversationId, createMemorySessionHostRecord());
         const record = hosts.get(conversationId);
         return record ? createMemorySessionHostStore(record) : null;
+      },
+      async copyLog({ from, to, throughSeq, append = [] }) {
+        const parent = logs.get(addressKey(from));
+        if (!parent) throw new SteamharnessError("not_found", "[steamharness] [memory] the session to fork does not exist", { field: "from" });
+        if (logs.has(addressKey(to))) throw new SteamharnessError("conflict", "[steamharness] [memory] the fork's session exists already", { field: "to" });
+        const { lastSeq } = await parent.head();
+        if (throughSeq > lastSeq) throw new SteamharnessError("input_validation", `seq ${throughSeq} is past the session's last event (${lastSeq})`, { field: "at" });
+        const prefix = throughSeq === 0 ? [] : await parent.readAfter(0, { limit: throughSeq });
+        const fork = createMemorySessionStore({ address: { ...to }, prefix, ...(options.events ? { events: options.events } : {}) });
+        // Synchronous up to here since the check: nothing else can take the address meanwhile.
+        logs.set(addressKey(to), fork);
+        if (append.length > 0) await fork.append(append);
       },
       close: async () => {},
     },

@@ -1,5 +1,5 @@
 import type { Clock } from "../../../ports/clock.js";
-import type { SessionAddress, SessionStore } from "../../../ports/session-store.js";
+import type { SessionAddress, SessionEvent, SessionStore } from "../../../ports/session-store.js";
 import { createSessionStore, type EventRow, type SessionPayloads, type SessionRows } from "../kernel/session-store.js";
 import { directCall } from "../kernel/store-call.js";
 
@@ -14,6 +14,8 @@ export interface MemorySessionStoreOptions {
    * text rows (SEC-7, the gateway's conversations). Reads hand out fresh copies either way.
    */
   events?: "json" | "objects";
+  /** The log a fork starts with (FORK-1): these events as they are, seq 1, 2, … in order. */
+  prefix?: readonly SessionEvent[];
 }
 
 /** A copy of a JSON value that shares its strings (own `__proto__` keys stay data, as in JSON.parse). */
@@ -33,20 +35,20 @@ const OBJECT_PAYLOADS: SessionPayloads<unknown> = { encode: copy, decode: copy }
  * @example
  * const rows = createMemorySessionRows();
  */
-export function createMemorySessionRows<P = string>(): SessionRows<P> {
+export function createMemorySessionRows<P = string>(prefix: readonly EventRow<P>[] = []): SessionRows<P> {
   const events: EventRow<P>[] = [];
   const byId = new Map<string, EventRow<P>>();
   const byRun = new Map<string, EventRow<P>[]>();
   let snapshot: { atSeq: number; state: string } | null = null;
   let lastRunId: string | null = null;
-  return {
+  const rows: SessionRows<P> = {
     append(rows, at) {
       const found = new Map<string, EventRow<P>>();
       let appended = 0;
       for (const row of rows) {
         let stored = byId.get(row.eventId);
         if (!stored) {
-          stored = { ...row, seq: events.length + 1, at };
+          stored = { ...row, seq: events.length + 1, at: "at" in row ? (row as EventRow<P>).at : at };
           events.push(stored);
           byId.set(row.eventId, stored);
           const run = byRun.get(row.runId);
@@ -77,6 +79,9 @@ export function createMemorySessionRows<P = string>(): SessionRows<P> {
     },
     close: async () => {},
   };
+  // A fork's prefix goes in as the rows it was (same seq, same write time).
+  if (prefix.length > 0) rows.append([...prefix], 0);
+  return rows;
 }
 
 /**
@@ -90,6 +95,7 @@ export function createMemorySessionRows<P = string>(): SessionRows<P> {
  */
 export function createMemorySessionStore(options: MemorySessionStoreOptions = {}): SessionStore {
   const common = { address: options.address ?? { projectId: "memory", sessionKey: "agent" }, call: directCall, clock: options.clock ?? { now: () => Date.now() }, family: "memory" };
-  if (options.events === "objects") return createSessionStore({ ...common, rows: createMemorySessionRows<unknown>(), payloads: OBJECT_PAYLOADS });
-  return createSessionStore({ ...common, rows: createMemorySessionRows() });
+  const prefix = options.prefix ?? [];
+  if (options.events === "objects") return createSessionStore({ ...common, rows: createMemorySessionRows<unknown>(prefix.map((event) => ({ ...event, payload: copy(event.payload) }))), payloads: OBJECT_PAYLOADS });
+  return createSessionStore({ ...common, rows: createMemorySessionRows(prefix.map((event) => ({ ...event, payload: JSON.stringify(event.payload) }))) });
 }

@@ -121,6 +121,14 @@ export const HELP_PAGES: Record<string, HelpPage> = {
     exits: serving("bad option, or no sessions or store to show"),
     examples: ["npx steamharness view examples/assistant        # after npx steamharness chat examples/assistant", "npx steamharness view --store ./.steamharness --port 4477"],
   },
+  fork: {
+    exits: {
+      [EXIT_CODES.success]: "forked: the fork's session id and the hazard report are printed",
+      [EXIT_CODES.failed]: "the fork's session exists already (conflict), or an unexpected error",
+      [EXIT_CODES.usage]: "unknown session or store, a point past the session's head, or a bad --at / --effects (nothing written)",
+    },
+    examples: ["npx steamharness fork <session-id> --at 12 --store ./.steamharness        # the session id as the viewer's URL shows it", "npx steamharness fork <session-id> --at turn:1 --effects recorded --json examples/assistant"],
+  },
   server: {
     exits: serving("bad option, or an admin key shorter than 16 characters"),
     examples: ["STEAMHARNESS_SERVER_ADMIN_KEY=an-admin-key-of-16-chars npx steamharness server --port 8790 --sqlite ./config-server.sqlite"],

@@ -15,7 +15,7 @@ import { createLeaseConnectionPool, type PostgresLeaseKeepAlive } from "./lease-
 import { findPostgresSessionMigrationsFolder, migrateSessionSchema } from "./session-migrations.js";
 import { createPostgresSessionHostStore, ensureHostRecord } from "./postgres-session-host-store.js";
 import { createPostgresSessionLeaseProvider, type PostgresSessionLeaseProvider } from "./postgres-session-lease.js";
-import { createPostgresSessionStore, sessionScope, type SessionStoreAccess } from "./postgres-session-store.js";
+import { copyPostgresSessionLog, createPostgresSessionStore, sessionScope, type SessionStoreAccess } from "./postgres-session-store.js";
 import { postgresSessionTables } from "./session-schema.js";
 
 /** Options of {@link createPostgresSessionBackend}. */
@@ -200,6 +200,10 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
         if (typeof conversationId !== "string" || conversationId === "") throw new SteamharnessError("input_validation", "a session host record needs a conversationId", { field: "conversationId" });
         const exists = await ensureHostRecord(db, tables, conversationId, create, now).catch(fault("cannot open the session host record"));
         return exists ? createPostgresSessionHostStore({ db, tables, conversationId, now }) : null;
+      },
+      async copyLog(request) {
+        await ready();
+        await copyPostgresSessionLog(db, tables, request, now()).catch(fault("cannot copy the session log"));
       },
       async close() {
         closed = true;

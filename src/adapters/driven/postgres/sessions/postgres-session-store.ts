@@ -12,10 +12,10 @@
  * look up the stored ids, insert only new ones), so a resumed run re-appending its steps stores
  * nothing twice.
  */
-import { and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, lte, sql } from "drizzle-orm";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
-import type { SessionAddress, SessionStore } from "../../../../ports/session-store.js";
+import type { SessionAddress, SessionEventInput, SessionStore } from "../../../../ports/session-store.js";
 import { createSessionStore, type EventRow, type NewEventRow, type SessionRows } from "../../kernel/session-store.js";
 import { driverFault, postgresCall, type PostgresQueryable } from "../postgres-database.js";
 import type { PostgresSessionTables } from "./session-schema.js";
@@ -164,4 +164,47 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
     close: async () => {},
   };
   return createSessionStore({ address, rows, call: postgresCall({ closed: false }), clock, family: "postgres" });
+}
+
+/**
+ * The session-backend port's `copyLog` on PostgreSQL (FORK-1), one transaction: the parent's row
+ * (`not_found`; its `last_seq` bounds `throughSeq`), the new session's row (`conflict` when the
+ * address is taken) with the head of the prefix, then the prefix itself by one
+ * `insert … select` of the parent's rows — a range of the (session, seq) primary key.
+ *
+ * @example
+ * await copyPostgresSessionLog(db, tables, { from, to, throughSeq: 12 }, Date.now());
+ */
+export async function copyPostgresSessionLog(db: PostgresQueryable, tables: PostgresSessionTables, request: { from: SessionAddress; to: SessionAddress; throughSeq: number; append?: readonly SessionEventInput[] }, now: number): Promise<void> {
+  const { sessions, sessionEvents: events } = tables;
+  const byAddress = (address: SessionAddress) => and(eq(sessions.projectId, address.projectId), eq(sessions.scope, sessionScope(address)), eq(sessions.sessionKey, address.sessionKey));
+  const through = request.throughSeq;
+  const appended = request.append ?? [];
+  await db.transaction(async (tx) => {
+    const [parent] = await tx.select({ id: sessions.id, lastSeq: sessions.lastSeq }).from(sessions).where(byAddress(request.from));
+    if (!parent) throw new SteamharnessError("not_found", "[steamharness] [postgres] the session to fork does not exist", { field: "from" });
+    if (through > parent.lastSeq) throw new SteamharnessError("input_validation", `seq ${through} is past the session's last event (${parent.lastSeq})`, { field: "at" });
+    const [started] = await tx
+      .select({ runId: events.runId })
+      .from(events)
+      .where(and(eq(events.sessionId, parent.id), eq(events.type, "run_started"), lte(events.seq, through)))
+      .orderBy(desc(events.seq))
+      .limit(1);
+    const { to } = request;
+    const [child] = await tx
+      .insert(sessions)
+      .values({ projectId: to.projectId, scope: sessionScope(to), conversationId: to.conversationId ?? null, sessionKey: to.sessionKey, createdAt: now, lastSeq: through + appended.length, lastRunId: started?.runId ?? null })
+      .onConflictDoNothing()
+      .returning({ id: sessions.id });
+    if (!child) throw new SteamharnessError("conflict", "[steamharness] [postgres] the fork's session exists already", { field: "to" });
+    await tx.insert(events).select(
+      tx
+        .select({ sessionId: sql<number>`${child.id}::bigint`.as("session_id"), seq: events.seq, eventId: events.eventId, runId: events.runId, type: events.type, payload: events.payload, at: events.at })
+        .from(events)
+        .where(and(eq(events.sessionId, parent.id), lte(events.seq, through))),
+    );
+    if (appended.length > 0) {
+      await tx.insert(events).values(appended.map((event, i) => ({ sessionId: child.id, seq: through + i + 1, eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload), at: now })));
+    }
+  });
 }

@@ -7,7 +7,7 @@ import { resolveSessionDatabasePath } from "./session-database-path.js";
 import { createSqliteSessionLeaseProvider } from "./sqlite-session-lease.js";
 import { sqliteSessionPool } from "./sqlite-session-pool.js";
 import { createSessionBackend } from "../../kernel/session-backend.js";
-import { createSqliteSessionStore } from "./sqlite-session-store.js";
+import { copySqliteSessionLog, createSqliteSessionStore } from "./sqlite-session-store.js";
 
 /** Options of {@link createSqliteSessionBackend}. */
 export interface SqliteSessionBackendOptions {
@@ -60,6 +60,10 @@ export function createSqliteSessionBackend(options: SqliteSessionBackendOptions 
         if (agentStoreDir === undefined) throw new SteamharnessError("input_validation", "a session host record needs the backend's agentStoreDir", { field: "agentStoreDir" });
         const path = sessionHostDatabasePath(agentStoreDir, conversationId);
         return !create && !existsSync(path) ? null : openSqliteSessionHostStore({ path });
+      },
+      async copyLog({ from, to, throughSeq, append }) {
+        const fromPath = resolveSessionDatabasePath({ ...from, agentStoreDir });
+        await copySqliteSessionLog({ fromPath, fromAddress: from, path: resolveSessionDatabasePath({ ...to, agentStoreDir }), address: to, throughSeq, ...(append ? { append } : {}) });
       },
       close: () => pool.close(),
     },

@@ -1,9 +1,9 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import type Database from "better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
-import type { SessionAddress, SessionStore } from "../../../../ports/session-store.js";
+import type { SessionAddress, SessionEventInput, SessionStore } from "../../../../ports/session-store.js";
 import { drizzleBetterSqlite3, drizzleOrm } from "../shared/drizzle-modules.js";
 import { sessionTables } from "./session-schema.js";
 import { prepareSessionReads, prepareSessionStatements, prepareSessionWrites, type SessionDb } from "./session-statements.js";
@@ -161,6 +161,60 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     },
   };
   return createSessionStore({ address, rows, call: sqliteSessionCall, clock, family: "sqlite" });
+}
+
+/** Options of {@link copySqliteSessionLog}: the new file's options plus the file copied from. */
+export interface SqliteSessionCopyOptions extends SqliteSessionStoreOptions {
+  /** The existing session file whose events 1..`throughSeq` are copied. */
+  fromPath: string;
+  /** The parent's address (its meta row's, should the file need one rebuilt). */
+  fromAddress: SessionAddress;
+  throughSeq: number;
+  /** Events appended after the prefix in the same transaction. */
+  append?: readonly SessionEventInput[];
+}
+
+/**
+ * Creates the session file `path` holding `fromPath`'s events 1..`throughSeq` (the session-backend
+ * port's `copyLog`, FORK-1): the parent file is attached to the new file's connection and the
+ * prefix copied by one `INSERT … SELECT` in one IMMEDIATE transaction, with the meta row set from
+ * the copied rows. `not_found` / `conflict` / `input_validation` before anything is written; a
+ * fault after the file was created removes it again.
+ *
+ * @example
+ * await copySqliteSessionLog({ fromPath: parent, fromAddress, path: child, address: childAddress, throughSeq: 12 });
+ */
+export async function copySqliteSessionLog(options: SqliteSessionCopyOptions): Promise<void> {
+  const { sql } = drizzleOrm();
+  const { sessionEvents, sessionMeta } = sessionTables();
+  if (!existsSync(options.fromPath)) throw new SteamharnessError("not_found", "[steamharness] [sqlite] the session to fork does not exist", { field: "from" });
+  if (existsSync(options.path)) throw new SteamharnessError("conflict", "[steamharness] [sqlite] the fork's session exists already", { field: "to" });
+  // The parent's head through its own store, which brings a file of an older schema up to date first.
+  const parent = createSqliteSessionStore({ path: options.fromPath, address: options.fromAddress, ...(options.migrationsFolder ? { migrationsFolder: options.migrationsFolder } : {}) });
+  const { lastSeq } = await parent.head().finally(() => parent.close());
+  if (options.throughSeq > lastSeq) throw new SteamharnessError("input_validation", `seq ${options.throughSeq} is past the session's last event (${lastSeq})`, { field: "at" });
+  const { client, db } = openDatabase(options, (options.clock ?? { now: () => Date.now() }).now());
+  try {
+    // ATTACH is a connection statement drizzle has no builder for; the copy itself is built from the schema's tables.
+    client.prepare("ATTACH DATABASE ? AS parent").run(options.fromPath);
+    const columns = sql.join([sessionEvents.seq, sessionEvents.eventId, sessionEvents.runId, sessionEvents.type, sessionEvents.payload, sessionEvents.at].map((column) => sql.identifier(column.name)), sql`, `);
+    const source = sql`${sql.identifier("parent")}.${sql.identifier("session_events")}`;
+    const through = options.throughSeq;
+    const at = (options.clock ?? { now: () => Date.now() }).now();
+    const appended = (options.append ?? []).map((event, i) => ({ seq: through + i + 1, eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload), at }));
+    db.transaction((tx) => {
+      tx.run(sql`INSERT INTO ${sessionEvents} (${columns}) SELECT ${columns} FROM ${source} WHERE ${sql.identifier("seq")} <= ${through}`);
+      if (appended.length > 0) tx.insert(sessionEvents).values(appended).run();
+      const lastRunId = sql`(SELECT ${sql.identifier("run_id")} FROM ${source} WHERE ${sql.identifier("type")} = 'run_started' AND ${sql.identifier("seq")} <= ${through} ORDER BY ${sql.identifier("seq")} DESC LIMIT 1)`;
+      tx.update(sessionMeta).set({ lastSeq: through + appended.length, lastRunId }).run();
+    }, { behavior: "immediate" });
+    client.prepare("DETACH DATABASE parent").run();
+    client.close();
+  } catch (error) {
+    client.close();
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${options.path}${suffix}`, { force: true });
+    throw wrapAdapterError("sqlite", "copying the session log failed", error);
+  }
 }
 
 /** Wraps a session step's fault once (no busy retry: the connection's busy timeout waits). */
