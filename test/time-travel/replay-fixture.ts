@@ -63,10 +63,10 @@ export function fixtureContext(storage: SqliteStorage, runId: string, approve = 
 }
 
 /** Records run `runId` in a SQLite storage under `dir` and returns the storage and its session (unleased). */
-export async function recordRun(dir: string, runId = "run-original"): Promise<{ storage: SqliteStorage; source: SessionStore }> {
+export async function recordRun(dir: string, runId = "run-original", prompt = "Look up alpha, then charge card-1."): Promise<{ storage: SqliteStorage; source: SessionStore }> {
   const storage = createSqliteStorage({ directory: path.join(dir, "store"), agentStoreDir: path.join(dir, "agents") });
   const agent = openAgent({ ...fixtureAgent(dir), sessionKey: SESSION_KEY, sessions: storage.sessions });
-  for await (const chunk of agent.run({ prompt: "Look up alpha, then charge card-1.", runId }, fixtureContext(storage, runId))) void chunk;
+  for await (const chunk of agent.run({ prompt, runId }, fixtureContext(storage, runId))) void chunk;
   const source = await storage.sessions.openUnleased({ address: { projectId: PROJECT, sessionKey: SESSION_KEY }, create: false });
   return { storage, source: source! };
 }
