@@ -22,7 +22,7 @@ interface StoreFlags {
 
 function addStoreOptions(command: Command): Command {
   return command
-    .option("--project <dir>", "the conversation project (its agent's tools and models; its sessions in <dir>/.workflow/agents); default the working directory", ".")
+    .option("--project <dir>", "the conversation project (its agent's tools and models; its sessions in <dir>/.workflow/agents); default the working directory")
     .option("--agent-store-dir <dir>", "the session folder (default <project>/.workflow/agents)")
     .option("--data-dir <dir>", "root of local data (default ~/.steamharness)")
     .option("--postgres <url>", "the sessions of a PostgreSQL database instead of the session folder")
@@ -82,18 +82,18 @@ export function registerTimeTravelCommands(program: Command, services: SurfaceSe
       .command("replay")
       .description("re-run a recorded run as a new run, its tool calls answered from the recording, and print its diff against the original (exit 1 when the replay did not complete)")
       .argument("<run>", "the recorded run's id")
-      .addOption(new Option("--tools <mode>", "recorded: every call from the recording; live-safe: safe tools run live; live: all run live").choices(["recorded", "live-safe", "live"]).default("recorded"))
-      .addOption(new Option("--on-divergence <policy>", "a call the recording lacks: fail, or live-safe (safe tools run live, others are skipped)").choices(["fail", "live-safe"]).default("fail"))
+      .addOption(new Option("--tools <mode>", "recorded (the default): every call from the recording; live-safe: safe tools run live; live: all run live").choices(["recorded", "live-safe", "live"]))
+      .addOption(new Option("--on-divergence <policy>", "a call the recording lacks: fail (the default), or live-safe (safe tools run live, others are skipped)").choices(["fail", "live-safe"]))
       .option("--model <id>", "another model (a configured entry id)")
       .option("--prompt <text>", "another prompt"),
-  ).action(async (runId: string, flags: StoreFlags & { tools: "recorded" | "live-safe" | "live"; onDivergence: "fail" | "live-safe"; model?: string; prompt?: string }) => {
+  ).action(async (runId: string, flags: StoreFlags & { tools?: "recorded" | "live-safe" | "live"; onDivergence?: "fail" | "live-safe"; model?: string; prompt?: string }) => {
     const { replayRun } = await import("../../../app/time-travel/replay.js");
     const { project, agent, context } = await projectAgent(flags, services);
     const { storage, catalog } = await openStore(flags, services, project.manifest.id);
     try {
       const source = await findRun(storage, catalog, runId);
       try {
-        const result = await replayRun(runId, { source, sessions: storage.sessions!, agent, context: context(storage, runId), tools: flags.tools, onDivergence: flags.onDivergence, ...(flags.model ? { model: flags.model } : {}), ...(flags.prompt ? { prompt: flags.prompt } : {}) });
+        const result = await replayRun(runId, { source, sessions: storage.sessions!, agent, context: context(storage, runId), tools: flags.tools ?? "recorded", onDivergence: flags.onDivergence ?? "fail", ...(flags.model ? { model: flags.model } : {}), ...(flags.prompt ? { prompt: flags.prompt } : {}) });
         const { diff } = result;
         write(flags, result, `replay ${result.runId}: ${result.status}${result.error ? ` (${result.error.message})` : ""}; ${result.answered} calls answered from the recording, ${result.live} live, ${result.divergences.length} divergences\n` +
           `final text ${diff.finalText.equal ? "same" : "differs"}; tool sequence ${diff.toolSequence.equal ? "same" : "differs"}; approvals ${diff.approvals.original.length} → ${diff.approvals.replay.length}; tokens ${diff.tokens.original.total} → ${diff.tokens.replay.total}; latency ${diff.latencyMs.original} → ${diff.latencyMs.replay} ms\n`);
