@@ -90,3 +90,18 @@ export type {
   ViewerRunStatus,
   ViewerPendingRequest,
 } from "./compose/deprecated-viewer.js";
+
+// Time travel (issue 46): replay a recorded run with its tools answered from the recording, and
+// its diff against the original (REPLAY-1, REPLAY-2); portable export and import of runs (EVAL-2);
+// eval suites replayed into a scorecard (EVAL-1). See docs/time-travel.md.
+export { replayRun } from "./app/time-travel/replay.js";
+export type { ReplayRunOptions, ReplayResult, ReplayDivergencePolicy, ReplayDivergenceDecision } from "./app/time-travel/replay.js";
+export type { ReplayDivergence, ReplayToolMode } from "./domain/time-travel/replay.js";
+export { diffRuns, runFacts } from "./domain/time-travel/replay-diff.js";
+export type { RunDiff, RunFacts, DiffField } from "./domain/time-travel/replay-diff.js";
+export { exportRun, importRun } from "./app/time-travel/run-export.js";
+export type { ImportedRun } from "./app/time-travel/run-export.js";
+export { runEvalSuite } from "./app/time-travel/eval.js";
+export type { EvalRunOptions, OpenedEvalCase } from "./app/time-travel/eval.js";
+export { checkEvalSuite, evalRegressions, junitXml, EvalSuiteSchema } from "./domain/time-travel/eval-suite.js";
+export type { EvalSuite, EvalCase, EvalScorer, EvalCheck, EvalCaseScore, EvalScorecard } from "./domain/time-travel/eval-suite.js";

@@ -11,6 +11,7 @@ import { registerConfigCommand } from "../adapters/driving/cli/config/config-com
 import { registerInitCommand } from "../adapters/driving/cli/init/init-command.js";
 import { createProgram as createProgramWith, runCli as runCliWith, type RegisterCommand } from "../adapters/driving/cli/program.js";
 import { registerRunsCommand } from "../adapters/driving/cli/runs-command.js";
+import { registerTimeTravelCommands } from "../adapters/driving/cli/time-travel-commands.js";
 import { registerServerCommands } from "../adapters/driving/config-server/server-command.js";
 import { registerGatewayCommand } from "../adapters/driving/gateway/gateway-command.js";
 import { mcpCommandParts } from "../adapters/driving/mcp/mcp-command-parts.js";
@@ -35,6 +36,7 @@ function commandsOf(services: SurfaceServices): readonly RegisterCommand[] {
     (program) => registerConfigCommand(program, services),
     (program) => registerViewCommand(program, services),
     (program) => registerForkCommand(program, services),
+    (program) => registerTimeTravelCommands(program, services),
     (program) => registerServerCommands(program, services),
     (program) => registerAuditCommand(program, services),
   ];

@@ -218,6 +218,9 @@ async function applyToolHooks(turn: ToolStepRun, tool: AgentTool, call: ModelToo
 export async function outcomeOf(turn: ToolStepRun, call: ModelToolCallBlock): Promise<Outcome> {
   const registered = turn.registry.get(call.name);
   if (!registered) return { isError: true, text: `[tool_not_registered] tool ${call.name} is not available in this run`, details: null };
+  // A replay answers from its recording before anything is asked or run (REPLAY-1).
+  const answered = turn.toolAnswers ? await turn.toolAnswers(call, registered.tool) : null;
+  if (answered) return answered;
   if (call.name === "ask_user") return askUser(turn, call);
   const started = turn.committed.get(runEventId(turn.runId, "tool", call.id, "started"));
   if (started && !turn.committed.has(runEventId(turn.runId, "tool", call.id, "paused", started.seq))) {

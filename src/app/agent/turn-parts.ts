@@ -10,7 +10,7 @@ import type { TokenCounts } from "../../ports/token-usage.js";
 import type { RunHooks } from "./extensions/hooks.js";
 import type { RunBudget } from "./run-budget.js";
 import type { AgentToolRegistry } from "./tool-registry.js";
-import type { AgentEffort, AgentInput, AgentOptions } from "./types.js";
+import type { AgentEffort, AgentInput, AgentOptions, ToolAnswerer } from "./types.js";
 
 /*
  * The parts of a run that its steps use. A step names the parts it reads (and the fields it
@@ -79,7 +79,10 @@ export interface ToolStepRun extends RunLog, RunOutput, RunTelemetry {
   /** The session's log and key: a fork's record is read from it (FORK-2). */
   readonly store: Pick<SessionStore, "get">;
   readonly sessionKey: string;
+  /** A replay's answers from the recorded run (REPLAY-1); absent for an ordinary run. */
+  readonly toolAnswers?: ToolAnswerer | undefined;
 }
+
 
 /** What a compaction step uses (SES-7, SES-11). */
 export interface CompactionStepRun extends RunLog, RunOutput, RunUsage, RunTelemetry {

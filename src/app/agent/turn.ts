@@ -24,7 +24,7 @@ import type { RunLog, RunOutput, RunTelemetry, RunUsage } from "./turn-parts.js"
 import { sessionEnvironment } from "./extensions/environment.js";
 import type { TurnExtensions } from "./extensions/turn-extensions.js";
 import type { AgentSessionEnvironment } from "./extensions/types.js";
-import type { AgentEffort, AgentInput, AgentInternalOptions, AgentOptions } from "./types.js";
+import type { AgentEffort, AgentInput, AgentInternalOptions, AgentOptions, ToolAnswerer } from "./types.js";
 import type { TelemetryRun } from "../../ports/telemetry.js";
 import { openRunTelemetry, type RunTelemetryInput } from "./run-telemetry.js";
 
@@ -48,6 +48,8 @@ export interface Turn extends RunLog, RunOutput, RunUsage, RunTelemetry {
   registryFor(mode: AgentMode): AgentToolRegistry;
   /** The session extension layer of the run: catalogs, tool search, code mode (EXT-3, EXT-4). */
   extensions: TurnExtensions;
+  /** A replay's answers from its recorded run (REPLAY-1). */
+  toolAnswers?: ToolAnswerer | undefined;
   /** The model's context: earlier runs, then this run's messages. */
   messages: ModelMessage[];
   /** Index in `messages` where this run's messages start. */
@@ -203,6 +205,7 @@ async function setUpTurn(options: AgentOptions, cache: AgentCache, meter: Contex
   turn = {
     runId, sessionKey, sessionId, options, input, context, store, committed, start, meter, mode, budget,
     extensions: tools.extensions,
+    toolAnswers: (options as AgentInternalOptions).toolAnswers,
     model: tools.extensions.hooks.model(model, runId),
     effort: start.effort as AgentEffort,
     projector: createAgentOutputProjector({ runId, sessionKey, answerItemId: start.answerItemId, projectId: context.projectId }),

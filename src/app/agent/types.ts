@@ -7,7 +7,7 @@ import type { AgentMode, AgentPermissionPolicy } from "../../domain/agent/permis
 import type { JsonValue } from "../../domain/json.js";
 import type { NodeContext, ToolCatalogEntry } from "../../domain/node-context.js";
 import type { OutputItem, OutputItemStreamChunk } from "../../domain/output-items.js";
-import type { ModelProvider } from "../../ports/model-provider.js";
+import type { ModelProvider, ModelToolCallBlock } from "../../ports/model-provider.js";
 import type { SessionAddress, SessionStore } from "../../ports/session-store.js";
 import type { SessionBackend } from "../../ports/session-backend.js";
 import type { AgentSessionOptions, AgentToolGroup } from "./extensions/types.js";
@@ -151,7 +151,16 @@ export interface AgentOptions {
  */
 export interface AgentInternalOptions extends AgentOptions {
   sessionStore?: SessionStore | AgentSessionStoreFactory;
+  /** A replay's answers from its recorded run (REPLAY-1, src/app/time-travel/replay.ts). */
+  toolAnswers?: ToolAnswerer;
 }
+
+/**
+ * REPLAY-1: answers a call from a recording instead of approving and running it, as a resumed
+ * run answers a committed call from its own log; `null` lets the call run as usual. Throws to
+ * fail the run (a divergence the replay's policy refuses).
+ */
+export type ToolAnswerer = (call: ModelToolCallBlock, tool: AgentTool) => Promise<{ isError: boolean; text: string; details: JsonValue } | null>;
 
 /** The input of one run (turn). Per-turn overrides win over the agent's options. */
 export interface AgentInput {

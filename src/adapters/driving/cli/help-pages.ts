@@ -66,6 +66,22 @@ export const HELP_PAGES: Record<string, HelpPage> = {
     exits: { [EXIT_CODES.success]: "every chain verified", [EXIT_CODES.failed]: "a changed, removed or reordered entry (named on stderr), or an unexpected error", [EXIT_CODES.usage]: "no store or file, or an unreadable --file" },
     examples: ["npx steamharness audit verify --store ./data/store", "npx steamharness audit verify --file audit.jsonl"],
   },
+  replay: {
+    exits: { [EXIT_CODES.success]: "the replay completed (its diff printed)", [EXIT_CODES.failed]: "the replay did not complete (a divergence the policy refuses, a failure), or an unexpected error", [EXIT_CODES.usage]: "unknown run, bad option, or a missing or invalid conversation project" },
+    examples: ["npx steamharness replay run-7f3a --project examples/assistant", "npx steamharness replay run-7f3a --project examples/assistant --tools live-safe --json"],
+  },
+  "export-run": {
+    exits: { [EXIT_CODES.success]: "the run was written", [EXIT_CODES.failed]: UNEXPECTED, [EXIT_CODES.usage]: "unknown run or bad option" },
+    examples: ["npx steamharness export-run run-7f3a --project examples/assistant --output run.jsonl"],
+  },
+  "import-run": {
+    exits: { [EXIT_CODES.success]: "the run was imported", [EXIT_CODES.failed]: UNEXPECTED, [EXIT_CODES.usage]: "a malformed file (nothing written) or bad option" },
+    examples: ["npx steamharness import-run run.jsonl --postgres postgres://127.0.0.1/app"],
+  },
+  eval: {
+    exits: { [EXIT_CODES.success]: "every case passed (with --baseline: no regression)", [EXIT_CODES.failed]: "a case failed (with --baseline: a case that passed there fails now), or an unexpected error", [EXIT_CODES.usage]: "an invalid suite or baseline, bad option, or a missing or invalid conversation project" },
+    examples: ["npx steamharness eval evals/billing.json --project examples/assistant --junit eval.xml", "npx steamharness eval evals/billing.json --baseline scorecard.json --scorecard new.json"],
+  },
   mcp: {
     exits: {
       [EXIT_CODES.success]: "the client closed stdin, or Ctrl-C, SIGINT or SIGTERM",

@@ -1,0 +1,108 @@
+import { afterEach, describe, expect, it } from "@jest/globals";
+import { replayRun } from "../../src/app/time-travel/replay.js";
+import type { SqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
+import type { SessionStore } from "../../src/ports/session-store.js";
+import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
+import { effects, fixtureAgent, fixtureContext, recordRun, RECORDED_STEPS } from "./replay-fixture.js";
+
+const opened: Array<{ storage: SqliteStorage; source: SessionStore }> = [];
+afterEach(async () => {
+  for (const { storage, source } of opened.splice(0)) {
+    await source.close();
+    await storage.close();
+  }
+});
+
+async function recorded() {
+  const dir = tempDirRemovedAfterAll("replay-");
+  const run = await recordRun(dir);
+  opened.push(run);
+  // The original ran each tool once.
+  expect(effects(dir, "charge")).toEqual(["card-1"]);
+  expect(effects(dir, "lookup")).toEqual(["alpha"]);
+  return { dir, ...run };
+}
+
+describe("replay", () => {
+  it("REPLAY-1 recorded mode answers every call from the recording: zero live tools, a run of its own", async () => {
+    const { dir, storage, source } = await recorded();
+    const result = await replayRun("run-original", { source, sessions: storage.sessions, agent: fixtureAgent(dir), context: fixtureContext(storage, "ignored", false), tools: "recorded" });
+    expect(result.error).toBeUndefined();
+    expect(result.status).toBe("completed");
+    expect({ answered: result.answered, live: result.live, divergences: result.divergences }).toEqual({ answered: 2, live: 0, divergences: [] });
+    expect(effects(dir, "charge")).toEqual(["card-1"]);
+    expect(effects(dir, "lookup")).toEqual(["alpha"]);
+    // The replay is a session of its own, readable like any run.
+    const replay = await storage.sessions.openUnleased({ address: result.address, create: false });
+    const events = await replay!.readRun(result.runId);
+    await replay!.close();
+    expect(events.filter((event) => event.type === "tool_result").map((event) => event.type === "tool_result" && event.payload.message.content[0]!.text)).toEqual(["lookup alpha done", "charge card-1 done"]);
+    expect(result.diff.same).toBe(true);
+  });
+
+  it("REPLAY-1 a divergence follows the policy: fail, live-safe, or the host's decision", async () => {
+    const { dir, storage, source } = await recorded();
+    const diverging = [
+      { toolCalls: [{ name: "lookup", arguments: { key: "beta" } }] },
+      { toolCalls: [{ name: "charge", arguments: { key: "card-2" } }] },
+      { text: "Charged card-2." },
+    ];
+    const replay = (policy: Parameters<typeof replayRun>[1]["onDivergence"], tools: "recorded" | "live-safe" | "live" = "recorded") =>
+      replayRun("run-original", { source, sessions: storage.sessions, agent: fixtureAgent(dir, diverging), context: fixtureContext(storage, "ignored"), tools, ...(policy ? { onDivergence: policy } : {}) });
+
+    const failed = await replay(undefined);
+    expect(failed.status).toBe("failed");
+    expect(failed.error?.code).toBe("conflict");
+    expect(failed.divergences.map((d) => `${d.toolName}:${d.replay}`)).toEqual(["lookup:safe"]);
+    expect(effects(dir, "lookup")).toEqual(["alpha"]);
+
+    const safe = await replay("live-safe");
+    expect(safe.status).toBe("completed");
+    expect(safe.divergences.map((d) => d.toolName)).toEqual(["lookup", "charge"]);
+    expect(safe.live).toBe(1);
+    expect(effects(dir, "lookup")).toEqual(["alpha", "beta"]);
+    expect(effects(dir, "charge")).toEqual(["card-1"]);
+
+    const asked: string[] = [];
+    const decided = await replay((divergence) => {
+      asked.push(divergence.toolName);
+      return divergence.toolName === "charge" ? "run" : "skip";
+    });
+    expect(asked).toEqual(["lookup", "charge"]);
+    expect(decided.status).toBe("completed");
+    expect(effects(dir, "lookup")).toEqual(["alpha", "beta"]);
+    expect(effects(dir, "charge")).toEqual(["card-1", "card-2"]);
+
+    // live-safe mode runs safe tools live even when recorded, and answers the unsafe one.
+    const liveSafe = await replayRun("run-original", { source, sessions: storage.sessions, agent: fixtureAgent(dir), context: fixtureContext(storage, "ignored"), tools: "live-safe" });
+    expect({ answered: liveSafe.answered, live: liveSafe.live }).toEqual({ answered: 1, live: 1 });
+    expect(effects(dir, "lookup")).toEqual(["alpha", "beta", "alpha"]);
+    expect(effects(dir, "charge")).toEqual(["card-1", "card-2"]);
+  });
+
+  it("REPLAY-1 an unknown run is not_found", async () => {
+    const { dir, storage, source } = await recorded();
+    await expect(replayRun("nope", { source, sessions: storage.sessions, agent: fixtureAgent(dir), context: fixtureContext(storage, "x"), tools: "recorded" })).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("REPLAY-2 the diff reports final text, tool sequence, approvals, tokens, cost and latency", async () => {
+    const { dir, storage, source } = await recorded();
+    const steps = [RECORDED_STEPS[0]!, { text: "I will not charge.", usage: { input: 300, output: 30 } }];
+    const result = await replayRun("run-original", { source, sessions: storage.sessions, agent: fixtureAgent(dir, steps), context: fixtureContext(storage, "x"), tools: "recorded", price: { input: 1, output: 2 } });
+    const { diff } = result;
+    expect(diff.same).toBe(false);
+    expect(diff.finalText).toEqual({ original: "Charged card-1 after looking up alpha.", replay: "I will not charge.", equal: false });
+    expect(diff.toolSequence).toEqual({ original: ['lookup({"key":"alpha"})', 'charge({"key":"card-1"})'], replay: ['lookup({"key":"alpha"})'], equal: false });
+    // The original asked a person for `charge`; the replay needed no decision.
+    expect(diff.approvals).toEqual({ original: ["approved"], replay: [], equal: false });
+    expect(diff.tokens.original).toEqual({ input: 360, output: 30, total: 390 });
+    expect(diff.tokens.replay).toEqual({ input: 400, output: 40, total: 440 });
+    expect(diff.tokens.delta).toBe(50);
+    expect(diff.costUsd.original).toBeCloseTo((360 * 1 + 30 * 2) / 1e6, 12);
+    expect(diff.costUsd.delta).toBeCloseTo((40 * 1 + 10 * 2) / 1e6, 12);
+    expect(diff.steps).toEqual({ original: 3, replay: 2, equal: false });
+    expect(diff.latencyMs.original).toBeGreaterThanOrEqual(0);
+    expect(diff.latencyMs.delta).toBe(diff.latencyMs.replay - diff.latencyMs.original);
+    expect(diff.status).toEqual({ original: "completed", replay: "completed", equal: true });
+  });
+});
