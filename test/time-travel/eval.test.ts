@@ -1,20 +1,15 @@
-import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "@jest/globals";
 import { Type } from "@sinclair/typebox";
+import { parse, type TestSuites } from "junit2json";
 import { runEvalSuite } from "../../src/app/time-travel/eval.js";
 import { checkEvalSuite, evalRegressions, junitXml, type EvalScorecard } from "../../src/domain/time-travel/eval-suite.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
 import { effects, fixtureAgent, fixtureContext, recordRun } from "./replay-fixture.js";
 
-/**
- * The JUnit file read by a real XML parser. No JUnit XML (or any XML) parser library is installed
- * in node_modules, so the test uses Python's standard `xml.etree.ElementTree` (never a hand parse).
- */
-function parseJunit(xml: string): { suites: Array<{ name: string; tests: string; failures: string; cases: Array<{ name: string; failure: string | null }> }> } {
-  const script = `import sys, json, xml.etree.ElementTree as E
-root = E.fromstring(sys.stdin.read())
-print(json.dumps({"suites": [{"name": s.get("name"), "tests": s.get("tests"), "failures": s.get("failures"), "cases": [{"name": c.get("name"), "failure": (c.find("failure").get("message") if c.find("failure") is not None else None)} for c in s.findall("testcase")]} for s in root.findall("testsuite")]}))`;
-  return JSON.parse(execFileSync("python3", ["-c", script], { input: xml, encoding: "utf8" })) as ReturnType<typeof parseJunit>;
+/** The JUnit file as a JUnit XML library reads it (junit2json, on xml2js). */
+async function parseJunit(xml: string): Promise<{ suites: Array<{ name?: string; tests?: number; failures?: number; cases: Array<{ name?: string; failure: string | null }> }> }> {
+  const parsed = (await parse(xml)) as TestSuites;
+  return { suites: (parsed.testsuite ?? []).map((suite) => ({ name: suite.name, tests: suite.tests, failures: suite.failures, cases: (suite.testcase ?? []).map((entry) => ({ name: entry.name, failure: entry.failure?.[0]?.message ?? null })) })) };
 }
 
 describe("eval suites", () => {
@@ -50,9 +45,9 @@ describe("eval suites", () => {
       expect(byName.missing!.error?.code).toBe("not_found");
       expect({ passed: scorecard.passed, failed: scorecard.failed }).toEqual({ passed: 2, failed: 3 });
 
-      const junit = parseJunit(junitXml(scorecard));
+      const junit = await parseJunit(junitXml(scorecard));
       expect(junit.suites).toHaveLength(1);
-      expect(junit.suites[0]).toMatchObject({ name: "charges & <lookups>", tests: "5", failures: "3" });
+      expect(junit.suites[0]).toMatchObject({ name: "charges & <lookups>", tests: 5, failures: 3 });
       expect(junit.suites[0]!.cases.map((entry) => [entry.name, entry.failure !== null])).toEqual([["answer", false], ["no-unsafe", true], ["json", true], ["scored", false], ["missing", true]]);
       expect(junit.suites[0]!.cases[1]!.failure).toBe("noUnsafeCalls: unsafe calls: charge");
     } finally {
