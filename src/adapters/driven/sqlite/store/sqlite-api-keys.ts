@@ -1,5 +1,3 @@
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import { wrapAdapterError } from "../../../../domain/errors.js";
 import type { ApiKeyStore } from "../../../../ports/api-keys.js";
 import type { BudgetLedger } from "../../../../ports/budget-ledger.js";
@@ -8,10 +6,9 @@ import { createSqliteBudgetLedger } from "./sqlite-budget-ledger.js";
 import { createApiKeyStore, type ApiKeyRows } from "../../kernel/api-keys.js";
 import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { storeTables } from "./schema.js";
-import { findStoreMigrationsFolder, openStoreDatabase } from "./sqlite-database.js";
+import { openStoreFile, type StoreFileOptions } from "./sqlite-database.js";
 import type { SqliteStoreContext } from "./sqlite-kv-store.js";
 import { sqliteCall } from "./sqlite-support.js";
-import { STORE_DATABASE_FILE } from "./sqlite-storage.js";
 import { createKeySecrets } from "../../system/key-secrets.js";
 
 /**
@@ -65,14 +62,7 @@ export function createSqliteApiKeyRows({ db }: Pick<SqliteStoreContext, "db">): 
 }
 
 /** Options of {@link createSqliteApiKeyStore}. */
-export interface SqliteApiKeyStoreOptions {
-  /** The store's database file (a store directory's `store.sqlite`), or a store directory. */
-  file?: string;
-  /** A store directory: its `store.sqlite` is used. */
-  directory?: string;
-  /** The drizzle migrations folder; found next to the package by default. */
-  migrationsFolder?: string;
-}
+export type SqliteApiKeyStoreOptions = StoreFileOptions;
 
 /**
  * The API-key store on a SQLite store file (BUD-4): the same file, migrations and WAL mode as
@@ -86,21 +76,8 @@ export interface SqliteApiKeyStoreOptions {
  * await keys.close();
  */
 export function createSqliteApiKeyStore(options: SqliteApiKeyStoreOptions): ApiKeyStore & { readonly budgets: BudgetLedger } {
-  if (options.file === undefined && options.directory !== undefined) {
-    try {
-      mkdirSync(options.directory, { recursive: true });
-    } catch (error) {
-      throw wrapAdapterError("sqlite", `cannot create store directory ${options.directory}`, error);
-    }
-  }
-  const file = options.file ?? join(options.directory ?? ".", STORE_DATABASE_FILE);
-  const { db, sqlite } = openStoreDatabase(file, options.migrationsFolder ?? findStoreMigrationsFolder());
-  const state = { closed: false };
-  const store = createApiKeyStore(createSqliteApiKeyRows({ db }), createKeySecrets(), sqliteCall(state), async () => {
-    if (state.closed) return;
-    state.closed = true;
-    sqlite.close();
-  });
+  const { db, sqlite, state, close } = openStoreFile(options);
+  const store = createApiKeyStore(createSqliteApiKeyRows({ db }), createKeySecrets(), sqliteCall(state), close);
   // The tenant budgets' ledger on the same file and connection (the gateway reserves in it).
   return Object.assign(store, { budgets: createSqliteBudgetLedger({ db, sqlite, clock: createSystemClock(), state }) });
 }

@@ -1,15 +1,11 @@
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
-import { wrapAdapterError } from "../../../../domain/errors.js";
 import type { ApprovalBinding, ApprovalStore } from "../../../../ports/approval-store.js";
 import { createApprovalStore, type ApprovalRows } from "../../kernel/approval-store.js";
 import { createKeySecrets } from "../../system/key-secrets.js";
 import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { storeTables } from "./schema.js";
-import { findStoreMigrationsFolder, openStoreDatabase } from "./sqlite-database.js";
+import { openStoreFile, type StoreFileOptions } from "./sqlite-database.js";
 import type { SqliteStoreContext } from "./sqlite-kv-store.js";
 import { sqliteCall } from "./sqlite-support.js";
-import { STORE_DATABASE_FILE } from "./sqlite-storage.js";
 
 /**
  * The approval rows on SQLite (GOV-1/5/7): conditional updates are single statements, and an audit
@@ -59,14 +55,7 @@ export function createSqliteApprovalRows({ db }: Pick<SqliteStoreContext, "db">)
 }
 
 /** Options of {@link createSqliteApprovalStore}. */
-export interface SqliteApprovalStoreOptions {
-  /** The store's database file (a store directory's `store.sqlite`). */
-  file?: string;
-  /** A store directory: its `store.sqlite` is used. */
-  directory?: string;
-  /** The drizzle migrations folder; found next to the package by default. */
-  migrationsFolder?: string;
-}
+export type SqliteApprovalStoreOptions = StoreFileOptions;
 
 /**
  * The approval store on a SQLite store file (GOV-1/5/7): the same file, migrations and WAL mode as
@@ -78,19 +67,6 @@ export interface SqliteApprovalStoreOptions {
  * const permissions = createGovernedToolPermissions({ policy, store, clock });
  */
 export function createSqliteApprovalStore(options: SqliteApprovalStoreOptions): ApprovalStore {
-  if (options.file === undefined && options.directory !== undefined) {
-    try {
-      mkdirSync(options.directory, { recursive: true });
-    } catch (error) {
-      throw wrapAdapterError("sqlite", `cannot create store directory ${options.directory}`, error);
-    }
-  }
-  const file = options.file ?? join(options.directory ?? ".", STORE_DATABASE_FILE);
-  const { db, sqlite } = openStoreDatabase(file, options.migrationsFolder ?? findStoreMigrationsFolder());
-  const state = { closed: false };
-  return createApprovalStore(createSqliteApprovalRows({ db }), createKeySecrets().digest, sqliteCall(state), async () => {
-    if (state.closed) return;
-    state.closed = true;
-    sqlite.close();
-  });
+  const { db, state, close } = openStoreFile(options);
+  return createApprovalStore(createSqliteApprovalRows({ db }), createKeySecrets().digest, sqliteCall(state), close);
 }

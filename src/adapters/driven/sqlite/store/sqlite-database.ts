@@ -2,6 +2,8 @@
  * Opening the SQLite store file: WAL, busy timeout, migrations on open, and the migrations
  * folder lookup that works from `src/` (tsx, jest) and from the bundled `dist/`.
  */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import type Database from "better-sqlite3";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { drizzleBetterSqlite3 } from "../shared/drizzle-modules.js";
@@ -40,6 +42,46 @@ export function findStoreMigrationsFolder(start?: string): string {
 
 function migrateStore(db: StoreDatabase, migrationsFolder: string): void {
   migrateWithRetry(db, migrationsFolder, { attempts: MIGRATION_ATTEMPTS, migrationsTable: STORE_MIGRATIONS_TABLE, wrap: (run) => withSqliteRetry("migration", run) });
+}
+
+/** The database file inside a store directory. */
+export const STORE_DATABASE_FILE = "store.sqlite";
+
+/** Where a store-file adapter opens: an explicit file, or a store directory's `store.sqlite`. */
+export interface StoreFileOptions {
+  /** The store's database file (a store directory's `store.sqlite`). */
+  file?: string;
+  /** A store directory (created if missing): its `store.sqlite` is used. */
+  directory?: string;
+  /** The drizzle migrations folder; found next to the package by default. */
+  migrationsFolder?: string;
+}
+
+/**
+ * Opens the store file of an adapter that lives beside the storage on the same file (API keys,
+ * approvals): {@link openStoreDatabase} on `file` or `directory`'s `store.sqlite`, with the
+ * `state` its calls check and a `close()` that closes the connection once.
+ *
+ * @example
+ * const { db, state, close } = openStoreFile({ directory: "./data/store" });
+ */
+export function openStoreFile(options: StoreFileOptions): OpenedStoreDatabase & { state: { closed: boolean }; close(): Promise<void> } {
+  if (options.file === undefined && options.directory !== undefined) {
+    try {
+      mkdirSync(options.directory, { recursive: true });
+    } catch (error) {
+      throw wrapAdapterError("sqlite", `cannot create store directory ${options.directory}`, error);
+    }
+  }
+  const file = options.file ?? join(options.directory ?? ".", STORE_DATABASE_FILE);
+  const { db, sqlite } = openStoreDatabase(file, options.migrationsFolder ?? findStoreMigrationsFolder());
+  const state = { closed: false };
+  const close = async () => {
+    if (state.closed) return;
+    state.closed = true;
+    sqlite.close();
+  };
+  return { db, sqlite, state, close };
 }
 
 /**

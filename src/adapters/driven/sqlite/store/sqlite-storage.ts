@@ -7,7 +7,7 @@ import type { BudgetLedger } from "../../../../ports/budget-ledger.js";
 import type { Storage } from "../../../../ports/storage.js";
 import { createSystemClock } from "../../system/clock.js";
 import { createRandomIdSource } from "../../system/id-source.js";
-import { findStoreMigrationsFolder, openStoreDatabase } from "./sqlite-database.js";
+import { findStoreMigrationsFolder, openStoreDatabase, STORE_DATABASE_FILE } from "./sqlite-database.js";
 import { createSqliteKnowledgeStore } from "./sqlite-knowledge-store.js";
 import { createKvStatements, createSqliteKvStore, type KvStatements } from "./sqlite-kv-store.js";
 import { createSqliteManagedFileStore } from "./sqlite-managed-file-store.js";
@@ -17,8 +17,6 @@ import { DEFAULT_AGENT_STORE_DIR } from "../sessions/session-file-names.js";
 import { createSqliteTokenUsage } from "./sqlite-token-usage.js";
 import { createSqliteBudgetLedger } from "./sqlite-budget-ledger.js";
 
-/** The database file inside a store directory. */
-export const STORE_DATABASE_FILE = "store.sqlite";
 /** The content-addressed managed-file folder inside a store directory. */
 export const STORE_FILES_FOLDER = "files";
 
