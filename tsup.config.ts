@@ -80,7 +80,9 @@ const config: Options[] = [
     // CommonJS code (express's requires of node built-ins).
     banner: { js: '#!/usr/bin/env node\nimport { createRequire as __steamharnessCreateRequire } from "node:module";\nconst require = __steamharnessCreateRequire(import.meta.url);' },
     external,
-    noExternal: [...bundled, "@modelcontextprotocol/sdk", "@modelcontextprotocol/ext-apps"],
+    // commander and dotenv too: imported from ESM, each CommonJS file was resolved and scanned
+    // for its export names (cjs-module-lexer) before the first line of the CLI ran.
+    noExternal: [...bundled, "@modelcontextprotocol/sdk", "@modelcontextprotocol/ext-apps", "commander", "dotenv"],
   })),
 ];
 
