@@ -78,9 +78,12 @@ const config: Options[] = [
     external: ["better-sqlite3"],
     noExternal: [/^drizzle-orm(\/|$)/],
   },
-  {
-    // The sandbox worker thread (SEC-3): found next to the bundles as dist/sandbox-worker.js.
-    entry: { cli: "src/cli.ts", "workflow-worker": "src/compose/workflow-worker.ts", "sandbox-worker": "src/adapters/driven/sandbox/sandbox-worker.ts" },
+  ...Object.entries({ cli: "src/cli.ts", "workflow-worker": "src/compose/workflow-worker.ts", "sandbox-worker": "src/adapters/driven/sandbox/sandbox-worker.ts" }).map(([name, file]): Options => ({
+    // One build per process entry (the workflow worker and the sandbox worker thread, SEC-3, are
+    // found next to the CLI bundle): built together, esbuild cut their code into a chunk per set of
+    // entries sharing it, and every process started by loading a hundred small chunks, each one an
+    // ESM module resolved, compiled and linked at start (ARCH-12).
+    entry: { [name]: file },
     format: ["esm"],
     ...maps,
     target: "node20",
@@ -92,8 +95,10 @@ const config: Options[] = [
     // CommonJS code (express's requires of node built-ins).
     banner: { js: '#!/usr/bin/env node\nimport { createRequire as __steamharnessCreateRequire } from "node:module";\nconst require = __steamharnessCreateRequire(import.meta.url);' },
     external,
-    noExternal: [...bundled, "@modelcontextprotocol/sdk", "@modelcontextprotocol/ext-apps"],
-  },
+    // commander and dotenv too: imported from ESM, each CommonJS file was resolved and scanned
+    // for its export names (cjs-module-lexer) before the first line of the CLI ran.
+    noExternal: [...bundled, "@modelcontextprotocol/sdk", "@modelcontextprotocol/ext-apps", "commander", "dotenv"],
+  })),
 ];
 
 export default config;

@@ -47,8 +47,10 @@ async function builtCli(): Promise<{ cli: string; from: string }> {
   // The bin entry of tsup.config.ts itself (its externals, bundled TypeBox and banner), so this
   // measures the bin users install.
   const configs = (await import("../tsup.config.js")).default as unknown as Array<Record<string, unknown> & { entry: Record<string, string> }>;
-  const bin = configs.find((config) => "cli" in config.entry)!;
-  await build({ ...bin, outDir, clean: true, silent: true, config: false, sourcemap: false });
+  // The bin and the workers it starts are one build each (ARCH-12), all written to `outDir`.
+  const bins = configs.filter((config) => ["cli", "workflow-worker", "sandbox-worker"].some((name) => name in config.entry));
+  rmSync(outDir, { recursive: true, force: true });
+  for (const bin of bins) await build({ ...bin, outDir, clean: false, silent: true, config: false, sourcemap: false });
   return { cli: join(outDir, "cli.js"), from: "bench/tmp/mcp-cli/dist (tsup, the bin entry of tsup.config.ts without source maps)" };
 }
 

@@ -6,7 +6,7 @@
  * CPU time of processes read from /proc (Linux).
  */
 import { fork, spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
@@ -67,8 +67,10 @@ export async function builtCli(work: string): Promise<string> {
   const outDir = join(work, "dist");
   const { build } = await import("tsup");
   const configs = (await import("../tsup.config.js")).default as unknown as Array<Record<string, unknown> & { entry: Record<string, string> }>;
-  const bin = configs.find((config) => "cli" in config.entry)!;
-  await build({ ...bin, outDir, clean: true, silent: true, config: false, sourcemap: false });
+  // The bin and the workers it starts are one build each (ARCH-12), all written to `outDir`.
+  const bins = configs.filter((config) => ["cli", "workflow-worker", "sandbox-worker"].some((name) => name in config.entry));
+  rmSync(outDir, { recursive: true, force: true });
+  for (const bin of bins) await build({ ...bin, outDir, clean: false, silent: true, config: false, sourcemap: false });
   return join(outDir, "cli.js");
 }
 

@@ -4,9 +4,6 @@ import { SteamharnessError } from "../../../domain/errors.js";
 import { addDataDirOptions, dataDirsFrom, formatReport, redactReport, type DataDirFlags } from "./commands.js";
 import { exitCodeOfStatus } from "../shared/exit-codes.js";
 import { timeoutMs } from "../shared/option-parsers.js";
-import { answerHint } from "./paused-runs.js";
-import { findPausedRun, keepPausedRun } from "../../../app/workflow-runs/paused-runs.js";
-import { answeringHandlers } from "../../../domain/workflow/paused-run.js";
 import { addRunRetentionOption, runRetentionFrom, type RunRetentionFlags } from "./runs-command.js";
 
 // DX-10: `steamharness answer <workflow-dir> <run-id> <request-id> --approve | --deny | --value`
@@ -39,10 +36,13 @@ export function registerAnswerCommand(program: Command, services: SurfaceService
     .option("--json", "print the run report as JSON (as run --json)")
     .addOption(new Option("--timeout <ms>", "kill the run after this many milliseconds (a whole number ≥ 1)").argParser(timeoutMs));
   addRunRetentionOption(addDataDirOptions(command)).action(async (dir: string, runId: string, requestId: string, flags: AnswerFlags) => {
-    const [{ createTerminalHandlers }, { parseAnswer }, { openProjectRunner }] = await Promise.all([
+    // Loaded on use: the answer checks bring TypeBox, which no other command's start needs.
+    const [{ createTerminalHandlers }, { answerHint, parseAnswer }, { openProjectRunner }, { findPausedRun, keepPausedRun }, { answeringHandlers }] = await Promise.all([
       import("./terminal-handlers.js"),
       import("./paused-runs.js"),
       import("../../../app/workflow-runs/project-runner.js"),
+      import("../../../app/workflow-runs/paused-runs.js"),
+      import("../../../domain/workflow/paused-run.js"),
     ]);
     const runner = await openProjectRunner({ projectDir: dir, ports: await services.workflowRunPorts(), dirs: dataDirsFrom(flags), relatedProjects: flags.relatedProject ?? [], ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }), ...runRetentionFrom(flags) });
     try {
