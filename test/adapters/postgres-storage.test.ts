@@ -127,7 +127,7 @@ describePostgres("PG-1 PostgreSQL storage: migrations, full-text index, pools an
     expect(applied.rows[0].n).toBe(journalLength);
     const tables = await database.raw.query<{ tablename: string }>("SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = $1 ORDER BY tablename", [schema]);
     expect(tables.rows.map((row) => row.tablename)).toEqual(
-      [POSTGRES_MIGRATIONS_TABLE, "configuration_accounts", "configuration_projects", "configurations", "knowledge_documents", "kv_entries", "managed_files", "persistent_values", "budget_reservations", "budget_rows", "api_keys", "api_rate_windows", "api_slots", "api_tenants"].sort(),
+      [POSTGRES_MIGRATIONS_TABLE, "configuration_accounts", "configuration_projects", "configurations", "knowledge_documents", "kv_entries", "managed_files", "persistent_values", "budget_reservations", "budget_rows", "api_keys", "api_rate_windows", "api_slots", "api_tenants", "approval_audit", "approval_decisions", "approval_requests"].sort(),
     );
     const storage = await createPostgresStorage({ pool: database.pool, schema });
     try {
