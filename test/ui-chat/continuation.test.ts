@@ -2,10 +2,7 @@ import { describe, expect, it } from "@jest/globals";
 import { randomUUID } from "node:crypto";
 import type { UIMessage } from "ai";
 import type { ModelRequest } from "../../src/ports/model-provider.js";
-import { chatGateway, finalMessage, textOfMessage, transportFor, userMessage } from "./helpers.js";
-
-const userTexts = (request: ModelRequest): string[] =>
-  request.messages.filter((message) => message.role === "user").map((message) => (typeof message.content === "string" ? message.content : message.content.map((block) => block.text).join("")));
+import { chatGateway, finalMessage, textOfMessage, transportFor, userMessage, userTexts } from "./helpers.js";
 
 describe("UI-1 a chat id names a durable conversation the server keeps", () => {
   it("UI-1 whole-history and last-message-only clients continue the same conversation without duplicated turns; a resent message is the same turn; regenerate answers again", async () => {

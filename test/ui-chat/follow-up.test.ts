@@ -1,26 +1,11 @@
 import { describe, expect, it } from "@jest/globals";
 import { randomUUID } from "node:crypto";
-import type { ModelRequest } from "../../src/ports/model-provider.js";
-import { createOfflineModel } from "../../src/testing/offline-model.js";
-import { chatGateway, chunksOf, finalMessage, sleep, streamOf, textOfMessage, transportFor, userMessage } from "./helpers.js";
-
-const userTexts = (request: ModelRequest): string[] =>
-  request.messages.filter((message) => message.role === "user").map((message) => (typeof message.content === "string" ? message.content : message.content.map((block) => block.text).join("")));
+import { chatGateway, chunksOf, finalMessage, sleep, streamOf, textOfMessage, transportFor, userMessage, firstCallHeld } from "./helpers.js";
 
 describe("UI-5 a message posted while the chat is busy is queued durably and answered after the running turn", () => {
   it("UI-5 a follow-up posted during a turn is never an error: its stream opens at once, says it is queued, and answers once the first turn ended", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const offline = createOfflineModel({ steps: (request) => ({ text: `answer to ${userTexts(request).join(" + ")}` }) });
-    const seen: string[][] = [];
-    const { api } = await chatGateway({
-      descriptor: offline.descriptor,
-      async *stream(request, signal) {
-        seen.push(userTexts(request));
-        if (seen.length === 1) await gate;
-        yield* offline.stream(request, signal);
-      },
-    });
+    const { model, seen, release } = firstCallHeld();
+    const { api } = await chatGateway(model);
     const transport = transportFor(api);
     const chatId = randomUUID();
     const first = chunksOf(await transport.sendMessages({ chatId, messages: [userMessage("first")], trigger: "submit-message", messageId: undefined, abortSignal: undefined }));

@@ -133,3 +133,28 @@ export async function readFrames(response: Response, abort: AbortController, sto
 
 /** The text of a UI message's text parts. */
 export const textOfMessage = (message: UIMessage | undefined): string => (message?.parts ?? []).map((part) => (part.type === "text" ? part.text : "")).join("");
+
+/** The user messages' texts of a model request, in order. */
+export const userTexts = (request: ModelRequest): string[] =>
+  request.messages.filter((message) => message.role === "user").map((message) => (typeof message.content === "string" ? message.content : message.content.map((block) => block.text).join("")));
+
+/**
+ * An offline model that answers `answer to <user texts>` and holds its first call until
+ * `release()`: a turn that stays busy while a test posts more messages. `seen` records each
+ * call's user texts.
+ */
+export function firstCallHeld(): { model: ModelProvider; seen: string[][]; release: () => void } {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const offline = createOfflineModel({ steps: (request) => ({ text: `answer to ${userTexts(request).join(" + ")}` }) });
+  const seen: string[][] = [];
+  const model: ModelProvider = {
+    descriptor: offline.descriptor,
+    async *stream(request, signal) {
+      seen.push(userTexts(request));
+      if (seen.length === 1) await gate;
+      yield* offline.stream(request, signal);
+    },
+  };
+  return { model, seen, release };
+}

@@ -9,7 +9,7 @@ import { staticTokenPrincipal } from "../../src/domain/principal.js";
 import type { ModelProvider, ModelRequest } from "../../src/ports/model-provider.js";
 import type { Storage } from "../../src/ports/storage.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
-import { chatGateway, chunksOf, finalMessage, sleep, sqliteStorage, streamOf, textOfMessage, transportFor, userMessage } from "./helpers.js";
+import { chatGateway, chunksOf, finalMessage, sleep, sqliteStorage, streamOf, textOfMessage, transportFor, userMessage, firstCallHeld } from "./helpers.js";
 
 const userTexts = (request: ModelRequest): string[] =>
   request.messages.filter((message) => message.role === "user").map((message) => (typeof message.content === "string" ? message.content : message.content.map((block) => block.text).join("")));
@@ -84,18 +84,8 @@ describe("UI-5 steer: with `steer: true` a message reaches the running turn at i
   });
 
   it("UI-5 a steer the turn ends before taking (no step boundary left) runs as a follow-up; a steer on an idle chat is a normal turn", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const seen: string[][] = [];
-    const offline = createOfflineModel({ steps: (request) => ({ text: `answer to ${userTexts(request).join(" + ")}` }) });
-    const { api } = await chatGateway({
-      descriptor: offline.descriptor,
-      async *stream(request, signal) {
-        seen.push(userTexts(request));
-        if (seen.length === 1) await gate;
-        yield* offline.stream(request, signal);
-      },
-    });
+    const { model, seen, release } = firstCallHeld();
+    const { api } = await chatGateway(model);
     const chatId = randomUUID();
     const first = chunksOf(await send(api, chatId, "first"));
     await until(() => seen.length === 1);

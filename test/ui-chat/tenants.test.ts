@@ -2,10 +2,7 @@ import { describe, expect, it } from "@jest/globals";
 import { randomUUID } from "node:crypto";
 import { createMemoryApiKeyStore } from "../../src/adapters/driven/memory/memory-api-keys.js";
 import type { ModelRequest } from "../../src/ports/model-provider.js";
-import { chatGateway, chunksOf, finalMessage, textOfMessage, transportFor, userMessage } from "./helpers.js";
-
-const userTexts = (request: ModelRequest): string[] =>
-  request.messages.filter((message) => message.role === "user").map((message) => (typeof message.content === "string" ? message.content : message.content.map((block) => block.text).join("")));
+import { chatGateway, chunksOf, finalMessage, textOfMessage, transportFor, userMessage, userTexts } from "./helpers.js";
 
 describe("UI-1 chats belong to their tenant", () => {
   it("UI-1 another tenant's credential is refused on every route: its GET and stop answer as for an unknown chat (404), its POST opens its own chat; a bad key is 401 everywhere", async () => {
