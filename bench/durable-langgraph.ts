@@ -5,6 +5,11 @@
  * SqliteSaver on a file. Usage:
  *   node --import tsx bench/durable-langgraph.ts loop <file> <steps>   → { msPerStep, ms, bytes }
  *   node --import tsx bench/durable-langgraph.ts read <file>           → { readMs, messages }
+ *   node --import tsx bench/durable-langgraph.ts travel <file> <steps> <at>
+ *     the loop, then time travel (the anchor of bench/timetravel-anchor.bench.ts): find the
+ *     checkpoint after step <at>'s tool result in the state history, fork it with `updateState`
+ *     (a new user message), re-invoke from the fork → { historyMs, forkMs, reinvokeMs, refired }:
+ *     `refired` counts the tools node's executions during the re-invoke (each one an effect again).
  * Prints one JSON line.
  */
 import { statSync } from "node:fs";
@@ -15,6 +20,8 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 const [mode, file, stepsArg] = process.argv.slice(2);
 const steps = Number(stepsArg ?? 100);
 const thread = { configurable: { thread_id: "bench" }, recursionLimit: 10_000 };
+/** Executions of the tools node (each is the tool's effect). */
+let toolRuns = 0;
 
 /** Same shape as our loop: one tool call per model step, a short tool result, then an answer. */
 function buildGraph(checkpointer: SqliteSaver) {
@@ -26,6 +33,7 @@ function buildGraph(checkpointer: SqliteSaver) {
     })
     .addNode("tools", (state) => {
       const last = state.messages.at(-1) as AIMessage;
+      toolRuns++;
       return { messages: (last.tool_calls ?? []).map((call) => new ToolMessage({ content: `value-of-${String(call.args.key)}`, tool_call_id: call.id! })) };
     })
     .addEdge(START, "agent")
@@ -54,6 +62,30 @@ if (mode === "loop") {
   const ms = performance.now() - started;
   (checkpointer as unknown as { db: { close(): void } }).db.close();
   console.log(JSON.stringify({ ms, msPerStep: ms / steps, bytes: bytes(file!) }));
+} else if (mode === "travel") {
+  const at = Number(process.argv[5] ?? steps / 2);
+  await graph.invoke({ messages: [new HumanMessage("Run the loop.")] }, thread);
+  const aiCount = (messages: unknown[]) => messages.filter((message) => message instanceof AIMessage).length;
+  let started = performance.now();
+  let point: Awaited<ReturnType<typeof graph.getState>> | undefined;
+  for await (const snapshot of graph.getStateHistory(thread)) {
+    const messages = (snapshot.values as { messages: unknown[] }).messages;
+    if (aiCount(messages) === at && messages.at(-1) instanceof ToolMessage) {
+      point = snapshot;
+      break;
+    }
+  }
+  const historyMs = performance.now() - started;
+  if (!point) throw new Error(`no checkpoint after step ${at}`);
+  started = performance.now();
+  const fork = await graph.updateState(point.config, { messages: [new HumanMessage("Try again.")] });
+  const forkMs = performance.now() - started;
+  const before = toolRuns;
+  started = performance.now();
+  await graph.invoke(null, { ...fork, recursionLimit: 10_000 });
+  const reinvokeMs = performance.now() - started;
+  (checkpointer as unknown as { db: { close(): void } }).db.close();
+  console.log(JSON.stringify({ historyMs, forkMs, reinvokeMs, refired: toolRuns - before }));
 } else {
   const started = performance.now();
   const state = await graph.getState(thread);

@@ -103,5 +103,5 @@ export { exportRun, importRun } from "./app/time-travel/run-export.js";
 export type { ImportedRun } from "./app/time-travel/run-export.js";
 export { runEvalSuite } from "./app/time-travel/eval.js";
 export type { EvalRunOptions, OpenedEvalCase } from "./app/time-travel/eval.js";
-export { checkEvalSuite, evalRegressions, junitXml, EvalSuiteSchema } from "./domain/time-travel/eval-suite.js";
+export { checkEvalSuite, evalRegressions, junitXml, EvalSuiteSchema, RUBRIC_PROMPT } from "./domain/time-travel/eval-suite.js";
 export type { EvalSuite, EvalCase, EvalScorer, EvalCheck, EvalCaseScore, EvalScorecard } from "./domain/time-travel/eval-suite.js";

@@ -60,6 +60,15 @@ describe("steamharness replay / export-run / import-run / eval", () => {
     // Against a baseline where it passed: a regression (1); against one where it failed too: none (0).
     expect((await cli(["eval", suite("nope"), ...common, "--baseline", join(root, "pass.json")])).code).toBe(1);
     expect((await cli(["eval", suite("nope"), ...common, "--baseline", join(root, "fail.json")])).code).toBe(0);
+    // EVAL-1 YAML: the same case as YAML (an anchor shares the expectation), and broken YAML is a usage error that says where.
+    writeFileSync(join(root, "suite.yaml"), `name: cli-yaml\ncases:\n  - name: charged\n    run: run-original\n    expect: &charged\n      finalText: { contains: Charged card-1 }\n      tools: { equal: [lookup, charge] }\n  - name: again\n    run: run-original\n    expect: *charged\n`);
+    const yaml = await cli(["eval", join(root, "suite.yaml"), ...common, "--json"]);
+    expect({ code: yaml.code, stderr: yaml.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(JSON.parse(yaml.stdout)).toMatchObject({ suite: "cli-yaml", passed: 2, failed: 0 });
+    writeFileSync(join(root, "broken.yml"), "name: broken\ncases:\n  - name: [unclosed\n");
+    const broken = await cli(["eval", join(root, "broken.yml"), ...common]);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/not valid YAML \(line \d+, column \d+\)/);
     // A suite that does not validate is a usage error (2).
     writeFileSync(join(root, "bad.json"), JSON.stringify({ name: "bad", cases: [] }));
     expect((await cli(["eval", join(root, "bad.json"), ...common])).code).toBe(2);

@@ -6,10 +6,12 @@ import { Value } from "@sinclair/typebox/value";
 import type { TSchema } from "@sinclair/typebox";
 import { isSteamharnessError } from "../../domain/errors.js";
 import type { NodeContext } from "../../domain/node-context.js";
-import { evalChecks, type EvalCase, type EvalCaseScore, type EvalScorecard, type EvalScorer, type EvalSuite } from "../../domain/time-travel/eval-suite.js";
-import { runFacts } from "../../domain/time-travel/replay-diff.js";
+import { evalChecks, RUBRIC_PROMPT, rubricQuestion, rubricVerdict, type EvalCase, type EvalCheck, type EvalCaseScore, type EvalScorecard, type EvalScorer, type EvalSuite } from "../../domain/time-travel/eval-suite.js";
+import { runFacts, type RunFacts } from "../../domain/time-travel/replay-diff.js";
+import type { ModelProvider, ModelResponse } from "../../ports/model-provider.js";
 import type { SessionBackend } from "../../ports/session-backend.js";
 import type { SessionStore } from "../../ports/session-store.js";
+import { chooseRunModel } from "../agent/run-model.js";
 import type { AgentOptions } from "../agent/types.js";
 import { replayRun } from "./replay.js";
 
@@ -36,6 +38,11 @@ export interface EvalRunOptions {
    * Default: TypeBox's check, which knows TypeBox schemas (a TS-module suite's) only.
    */
   checkSchema?: (schema: Record<string, unknown>, value: unknown) => string | null;
+  /**
+   * The model that grades `rubric` expectations. Default: the model the agent's options choose
+   * for the rubric's `model` (or the case's, or the configured default), as a run would.
+   */
+  grader?: ModelProvider;
 }
 
 const typeboxCheck = (schema: Record<string, unknown>, value: unknown): string | null => {
@@ -77,12 +84,37 @@ async function scoreCase(entry: EvalCase, suite: EvalSuite, options: EvalRunOpti
       const verdict = await scorer(facts);
       checks.push(verdict === true || verdict === null ? { check: "scorer", pass: true } : { check: "scorer", pass: false, message: typeof verdict === "string" ? verdict : "the scorer failed the case" });
     }
+    if (entry.expect.rubric) checks.push(await gradeRubric(entry, facts, options, context));
     return score({ runId: result.runId, checks, tokens: facts.tokens.total, costUsd: facts.costUsd, steps: facts.steps, ...(result.error ? { error: result.error } : {}) });
   } catch (error) {
     return score({ runId: null, checks: [], tokens: 0, costUsd: null, steps: 0, error: { code: isSteamharnessError(error) ? error.code : "internal", message: error instanceof Error ? error.message : String(error) } });
   } finally {
     await opened?.close?.();
   }
+}
+
+/**
+ * The `rubric` check of a case: its criteria, the run's tools and final answer sent to the grader
+ * ({@link RUBRIC_PROMPT}); the check passes when the grader answers `{"pass": true}`. A grader
+ * that fails, cannot be chosen or answers without a verdict fails the check with why (the case
+ * is scored, the suite goes on).
+ */
+async function gradeRubric(entry: EvalCase, facts: RunFacts, options: EvalRunOptions, context: NodeContext): Promise<EvalCheck> {
+  const rubric = entry.expect.rubric!;
+  const failed = (message: string): EvalCheck => ({ check: "rubric", pass: false, message });
+  let done: ModelResponse | null = null;
+  try {
+    const grader = options.grader ?? (await chooseRunModel(options.agent, context, null, rubric.model ?? entry.model)).model;
+    const request = { requestId: `${entry.name}:rubric`, systemPrompt: RUBRIC_PROMPT, messages: [{ role: "user" as const, content: rubricQuestion(rubric.criteria, facts) }], tools: [] };
+    for await (const event of grader.stream(request, context.signal)) if (event.type === "done") done = event.response;
+  } catch (error) {
+    return failed(`the grader failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!done || done.stopReason === "error" || done.stopReason === "aborted") return failed(`the grader failed: ${done?.errorMessage ?? "no response"}`);
+  const text = done.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");
+  const verdict = rubricVerdict(text);
+  if (!verdict) return failed(`the grader answered without a {"pass": …} verdict: ${JSON.stringify(text.slice(0, 200))}`);
+  return verdict.pass ? { check: "rubric", pass: true, ...(verdict.reason ? { message: verdict.reason } : {}) } : failed(verdict.reason || "the grader failed the answer");
 }
 
 /**

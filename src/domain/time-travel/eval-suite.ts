@@ -16,6 +16,8 @@ const Expectations = Type.Object(
     maxCostUsd: Type.Optional(Type.Number({ minimum: 0 })),
     maxSteps: Type.Optional(Type.Integer({ minimum: 0 })),
     noUnsafeCalls: Type.Optional(Type.Boolean()),
+    /** Criteria graded by a model (the case's or the agent's configured one, or `model`): pass or fail with a reason. */
+    rubric: Type.Optional(Type.Object({ criteria: Type.String({ minLength: 1 }), model: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false })),
   },
   { additionalProperties: false },
 );
@@ -186,4 +188,43 @@ export function junitXml(scorecard: EvalScorecard): string {
   }
   lines.push("  </testsuite>", "</testsuites>", "");
   return lines.join("\n");
+}
+
+/** The system prompt of a rubric grading request (EVAL-1): the grader answers with one JSON object. */
+export const RUBRIC_PROMPT =
+  'You grade the final answer of an AI agent against a rubric. Read the rubric and the answer, then reply with one JSON object and nothing else: {"pass": true or false, "reason": "one sentence saying why"}.';
+
+/**
+ * The user message of a rubric grading request: the rubric, the tools the run called, and the
+ * final answer.
+ *
+ * @example
+ * const content = rubricQuestion("Says which card was charged", facts);
+ */
+export function rubricQuestion(criteria: string, facts: RunFacts): string {
+  const tools = facts.tools.length === 0 ? "none" : facts.tools.map((tool) => tool.name).join(", ");
+  return `Rubric:\n${criteria}\n\nTools the agent called, in order: ${tools}\n\nFinal answer:\n${facts.finalText}`;
+}
+
+/**
+ * The grader's verdict read from its answer: the first JSON object in the text with a boolean
+ * `pass` (a fenced block or prose around it is tolerated), or `null` when there is none.
+ *
+ * @example
+ * rubricVerdict('{"pass": false, "reason": "no card named"}') // { pass: false, reason: "no card named" }
+ */
+export function rubricVerdict(text: string): { pass: boolean; reason: string } | null {
+  for (let start = text.indexOf("{"); start !== -1; start = text.indexOf("{", start + 1)) {
+    for (let end = text.indexOf("}", start); end !== -1; end = text.indexOf("}", end + 1)) {
+      let value: unknown;
+      try {
+        value = JSON.parse(text.slice(start, end + 1));
+      } catch {
+        continue;
+      }
+      const verdict = value as { pass?: unknown; reason?: unknown };
+      if (typeof verdict.pass === "boolean") return { pass: verdict.pass, reason: typeof verdict.reason === "string" ? verdict.reason : "" };
+    }
+  }
+  return null;
 }

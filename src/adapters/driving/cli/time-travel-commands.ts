@@ -140,14 +140,17 @@ export function registerTimeTravelCommands(program: Command, services: SurfaceSe
     program
       .command("eval")
       .description("replay an eval suite's cases and score them; exit 1 when a case fails, or with --baseline when a case that passed there fails now")
-      .argument("<suite>", "the suite: a JSON file, or a .js/.mjs/.ts module whose default export is one (with `scorers`)")
+      .argument("<suite>", "the suite: a JSON or YAML (.yaml, .yml) file, or a .js/.mjs/.ts module whose default export is one (with `scorers`)")
       .option("--baseline <scorecard>", "a scorecard JSON of an earlier run: only regressions against it fail")
       .option("--scorecard <file>", "write the scorecard JSON here")
       .option("--junit <file>", "write JUnit XML here"),
   ).action(async (suitePath: string, flags: StoreFlags & { baseline?: string; scorecard?: string; junit?: string }) => {
     const [{ runEvalSuite }, { importRun }, suiteRules] = await Promise.all([import("../../../app/time-travel/eval.js"), import("../../../app/time-travel/run-export.js"), import("../../../domain/time-travel/eval-suite.js")]);
     const file = resolve(suitePath);
-    const raw = extname(file) === ".json" ? parseJson(await services.textFiles.read(file), "suite") : ((await importModule(file)) as { default?: unknown }).default;
+    const format = extname(file).toLowerCase();
+    const raw = format === ".json" ? parseJson(await services.textFiles.read(file), "suite")
+      : format === ".yaml" || format === ".yml" ? await parseYaml(await services.textFiles.read(file))
+      : ((await importModule(file)) as { default?: unknown }).default;
     const suite = suiteRules.checkEvalSuite(raw);
     const scorers = ((raw as { scorers?: unknown }).scorers ?? {}) as Record<string, (facts: unknown) => boolean | string | null>;
     const baseline = flags.baseline === undefined ? null : (parseJson(await services.textFiles.read(resolve(flags.baseline)), "baseline") as import("../../../domain/time-travel/eval-suite.js").EvalScorecard);
@@ -186,6 +189,18 @@ function parseJson(text: string, field: string): unknown {
   } catch {
     throw new SteamharnessError("input_validation", `[steamharness] [eval] the ${field} is not JSON`, { field });
   }
+}
+
+/** A YAML suite as plain data (one document; anchors and aliases resolve, custom tags are refused). */
+async function parseYaml(text: string): Promise<unknown> {
+  const { parseDocument } = await import("yaml");
+  const document = parseDocument(text, { prettyErrors: false });
+  const [error] = document.errors;
+  if (error) {
+    const line = error.linePos?.[0] ? ` (line ${error.linePos[0].line}, column ${error.linePos[0].col})` : "";
+    throw new SteamharnessError("input_validation", `[steamharness] [eval] the suite is not valid YAML${line}: ${error.message.split("\n")[0]}`, { field: "suite" });
+  }
+  return document.toJS({ maxAliasCount: 100 }) as unknown;
 }
 
 /** A suite module (TypeScript or JavaScript) through tsx, as conversation projects load. */
