@@ -19,6 +19,7 @@ import { openAgent } from "../src/app/agent/create-agent.js";
 import { forkSession } from "../src/app/time-travel/fork-session.js";
 import { createNodeContext } from "../src/compose/node-context.js";
 import type { AgentTool } from "../src/domain/agent-tool.js";
+import type { SessionAddress } from "../src/ports/session-store.js";
 import type { ToolPermissionDecision } from "../src/ports/tool-permissions.js";
 import { createOfflineModel } from "../src/testing/offline-model.js";
 
@@ -47,9 +48,9 @@ const model = createOfflineModel({ steps: (request) => {
 
 const storage = createSqliteStorage({ directory: join(root, "store"), agentStoreDir: join(root, "agents") });
 const parent = { projectId: "bench", conversationId: "loop", sessionKey: "agent" };
-const run = async (address: typeof parent, runId: string, prompt: string, decide: () => ToolPermissionDecision) => {
+const run = async (address: SessionAddress, runId: string, prompt: string, decide: () => ToolPermissionDecision) => {
   const agent = openAgent({ models: model, workdir: root, retryDelayMs: 0, maxSteps: STEPS + 2, tools: ["charge"], extraTools: [charge], sessionKey: address.sessionKey, sessions: storage.sessions });
-  const context = createNodeContext({ projectId: "bench", conversationId: address.conversationId, storage, runId, toolCatalog: [{ id: "charge", autoApprove: true }], toolPermissions: createMemoryToolPermissions({ decide }) });
+  const context = createNodeContext({ projectId: "bench", ...(address.conversationId === undefined ? {} : { conversationId: address.conversationId }), storage, runId, toolCatalog: [{ id: "charge", autoApprove: true }], toolPermissions: createMemoryToolPermissions({ decide }) });
   for await (const chunk of agent.run({ prompt, runId }, context)) void chunk;
 };
 await run(parent, "run-loop", "Run the loop.", () => ({ outcome: "approved" }));

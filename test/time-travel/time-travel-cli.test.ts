@@ -68,7 +68,7 @@ describe("steamharness replay / export-run / import-run / eval", () => {
     writeFileSync(join(root, "broken.yml"), "name: broken\ncases:\n  - name: [unclosed\n");
     const broken = await cli(["eval", join(root, "broken.yml"), ...common]);
     expect(broken.code).toBe(2);
-    expect(broken.stderr).toMatch(/not valid YAML \(line \d+, column \d+\)/);
+    expect(broken.stderr).toMatch(/not valid YAML: .+ at line \d+, column \d+$/m);
     // A suite that does not validate is a usage error (2).
     writeFileSync(join(root, "bad.json"), JSON.stringify({ name: "bad", cases: [] }));
     expect((await cli(["eval", join(root, "bad.json"), ...common])).code).toBe(2);

@@ -194,11 +194,11 @@ function parseJson(text: string, field: string): unknown {
 /** A YAML suite as plain data (one document; anchors and aliases resolve, custom tags are refused). */
 async function parseYaml(text: string): Promise<unknown> {
   const { parseDocument } = await import("yaml");
-  const document = parseDocument(text, { prettyErrors: false });
+  const document = parseDocument(text);
   const [error] = document.errors;
   if (error) {
-    const line = error.linePos?.[0] ? ` (line ${error.linePos[0].line}, column ${error.linePos[0].col})` : "";
-    throw new SteamharnessError("input_validation", `[steamharness] [eval] the suite is not valid YAML${line}: ${error.message.split("\n")[0]}`, { field: "suite" });
+    // The message's first line, which names the line and column (linePos) itself.
+    throw new SteamharnessError("input_validation", `[steamharness] [eval] the suite is not valid YAML: ${error.message.split("\n")[0]!.replace(/:$/, "")}`, { field: "suite" });
   }
   return document.toJS({ maxAliasCount: 100 }) as unknown;
 }
