@@ -32,12 +32,22 @@ function commandLines(page: string, heading: string): string[][] {
 let work: string;
 const env = () => cleanEnv({ HOME: join(work, "home") });
 
-/** A folder as a newcomer has it: the examples, and `steamharness` installed (here: this checkout's sources). */
+/**
+ * A folder as a newcomer has it: the examples, and `steamharness` installed — this checkout's
+ * build when dist/ is fresh (a link to the checkout, whose package.json exports dist/, as
+ * node_modules/steamharness is in the repository), else its sources (then every chat compiles
+ * them through tsx).
+ */
 function prepareFolder(): void {
   mkdirSync(join(work, "home"));
   cpSync(join(REPO, "examples"), join(work, "examples"), { recursive: true, filter: (source) => !source.includes(".workflow") });
   const pkg = join(work, "node_modules", "steamharness");
-  mkdirSync(pkg, { recursive: true });
+  mkdirSync(join(work, "node_modules"));
+  if (DIST_IS_FRESH) {
+    symlinkSync(REPO, pkg);
+    return;
+  }
+  mkdirSync(pkg);
   symlinkSync(join(REPO, "src"), join(pkg, "src"));
   // Every subpath the package exports (ARCH-11 put names on several), each on its source entry.
   const subpaths = Object.keys((JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { exports: Record<string, unknown> }).exports).filter((key) => key !== "./package.json");
