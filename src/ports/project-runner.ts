@@ -1,4 +1,5 @@
 import type { JsonValue } from "../domain/json.js";
+import type { PausedRun } from "../domain/workflow/paused-run.js";
 import type { WorkflowRunReport } from "../domain/workflow/run-report.js";
 import type { WorkerTenantLimits } from "../domain/workflow/worker-protocol.js";
 import type { StructureEntrypoint, StructureReport } from "../domain/workflow/workflow-definition.js";
@@ -90,6 +91,22 @@ export interface ProjectRunner {
    * once it is saved, or as a `storage_failure` when it could not be).
    */
   run(entrypoint: StructureEntrypoint, prepared: PreparedArguments, handlers: RunHandlers, options?: WorkflowRunOptions): Promise<WorkflowRunReport>;
+  /**
+   * TEN-3: the data dirs a run of `dataTenant` reads and writes (the tenant's folder of each,
+   * the host's data and auth dirs unchanged); {@link dirs} without one.
+   */
+  dataDirs(dataTenant?: string): RunDataDirs;
+  /**
+   * DX-10: the run of this id kept when it ended waiting for a person (in `dataTenant`'s own
+   * store when given, TEN-3), or `null`. Rejects only when its store cannot be opened or read.
+   */
+  findPausedRun(runId: string, dataTenant?: string): Promise<PausedRun | null>;
+  /**
+   * DX-10: keeps a run that ended `waiting_for_input` by its run id (replacing what was kept),
+   * forgets an answered run (`start.answers` given) that ended otherwise; does nothing for an
+   * unanswered run that did not pause. `start.answers` carry over from the kept run answered.
+   */
+  keepPausedRun(report: WorkflowRunReport, start: { entrypointId: string; args: JsonValue; answers?: PausedRun["answers"]; tenant?: string; dataTenant?: string }): Promise<void>;
   /** Starts the warm workers if they are not yet (idempotent). */
   startWorkers(): void;
   /** Process ids of the runner's live workers (warm, running or finishing). */

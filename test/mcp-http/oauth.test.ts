@@ -67,7 +67,7 @@ describe("MCP-12 OAuth resource server", () => {
     }
   });
 
-  it("MCP-12 expired token: 401 invalid_token (expired)", async () => {
+  it("MCP-12 TEN-1 expired token: 401 invalid_token (expired), also after it was verified (and cached) while valid", async () => {
     const token = await as.token(SHORT, audience, SHORT.scope);
     expect((await rawPost(mcp.url, { authorization: `Bearer ${token}` }, INITIALIZE)).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 2_200));
@@ -75,6 +75,17 @@ describe("MCP-12 OAuth resource server", () => {
     expect(response.status).toBe(401);
     expect(response.headers["www-authenticate"]).toContain('error="invalid_token"');
     expect(response.headers["www-authenticate"]).toContain("expired");
+  });
+
+  it("MCP-12 TEN-1 a token verified once is cached by its whole text: the same token with its signature altered is refused (401), the original still passes", async () => {
+    const token = await as.token(RUNNER, audience, RUNNER.scope);
+    expect((await rawPost(mcp.url, { authorization: `Bearer ${token}` }, INITIALIZE)).status).toBe(200);
+    const [header, payload, signature] = token.split(".");
+    const altered = `${header}.${payload}.${signature!.slice(0, -4)}${signature!.slice(-4) === "AAAA" ? "BBBB" : "AAAA"}`;
+    const refused = await rawPost(mcp.url, { authorization: `Bearer ${altered}` }, INITIALIZE);
+    expect(refused.status).toBe(401);
+    expect(refused.headers["www-authenticate"]).toContain('error="invalid_token"');
+    expect((await rawPost(mcp.url, { authorization: `Bearer ${token}` }, INITIALIZE)).status).toBe(200);
   });
 
   it("MCP-12 token for another resource (wrong audience): 401 invalid_token", async () => {

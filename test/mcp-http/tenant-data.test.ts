@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { existsSync, readdirSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
@@ -30,6 +30,10 @@ export default {
         const file = await writeStores(context, params.text);
         return { errCode: 0, errMessage: "", output: { fileId: file.fileId }, attachments: [{ fileId: file.fileId, mimeType: "text/plain" }] };
       },
+    },
+    created: {
+      title: "Created",
+      run: (_params, context) => ({ dir: context.fileCreateDir }),
     },
     read: { title: "Read", params: [{ name: "fileId", type: "string", required: true }], run: (params, context) => readStores(context, params.fileId) },
     ask: {
@@ -117,6 +121,19 @@ describe("TEN-3 mcp --http keeps each tenant's data in its own namespace", () =>
       await Promise.all([own.close(), acmeKv.close()]);
     }
     expect(readdirSync(join(data, "values", "tenants")).sort()).toHaveLength(2);
+  });
+
+  it("TEN-3: each tenant's runs create files in its own folder of the file-create dir, run after run", async () => {
+    const dirs: string[] = [];
+    for (const client of [acme, globex, acme, globex]) dirs.push(output(await call(client, "created")).dir as string);
+    expect(dirs[0]).toBe(dirs[2]);
+    expect(dirs[1]).toBe(dirs[3]);
+    expect(dirs[0]).not.toBe(dirs[1]);
+    for (const [dir, tenant] of [[dirs[0]!, "acme"], [dirs[1]!, "globex"]] as const) {
+      expect(basename(dirname(dir))).toBe("tenants");
+      expect([`key:${tenant}`, tenant].map(tenantSegment)).toContain(basename(dir));
+      expect(existsSync(dir)).toBe(true);
+    }
   });
 
   it("TEN-3: another tenant answering a paused run by its id gets the error of a run id that never existed; the owner answers it", async () => {

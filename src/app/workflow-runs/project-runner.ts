@@ -15,6 +15,7 @@ import { runInWorker } from "./run-host.js";
 import { WorkerPool } from "./worker-pool.js";
 import { createRunSessionsRetention, createTenantRetentions, DEFAULT_RUN_RETENTION_MS } from "./run-retention.js";
 import { createHostRunSnapshots } from "./host-run-snapshots.js";
+import { createRunnerPausedRuns } from "./paused-runs.js";
 import type { ProjectConfigurationSnapshot } from "../../domain/configuration/snapshot.js";
 import type { WorkerTenantLimits } from "../../domain/workflow/worker-protocol.js";
 import type { WorkerConfig } from "./worker-config.js";
@@ -114,6 +115,7 @@ export async function openProjectRunner(options: PrecheckOptions & Omit<ProjectR
 export async function createProjectRunner(options: ProjectRunnerOptions): Promise<ProjectRunner> {
   const { location, dirs, relatedProjects, filePolicy, runIndexOf } = options.prechecked;
   const { ports } = options;
+  const dataDirs = (dataTenant?: string) => (dataTenant === undefined ? dirs : tenantDataDirs(dirs, dataTenant));
   const processEnv = options.env ?? process.env;
   const projectEnv = await ports.files.readEnv(location.directory);
   // TEN-7: a server URL without a credential is the command line's fault (exit 2, one line), found
@@ -136,7 +138,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     dataDir: dirs.dataDir,
     persistentValueStoreDir: dirs.persistentValueStoreDir,
     enabled: workers > 0 && !auth.serverUrl,
-    tenantValuesDir: (tenant) => tenantDataDirs(dirs, tenant).persistentValueStoreDir,
+    tenantValuesDir: (tenant) => dataDirs(tenant).persistentValueStoreDir,
   });
   let watch: Promise<ProjectWatch> | undefined;
   let opensSnapshots: Promise<void> | undefined;
@@ -183,6 +185,8 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     auth,
     ports,
     secrets: secretValues(env),
+    dataDirs,
+    ...createRunnerPausedRuns({ ports, location, dataDirs }),
     structure() {
       startPool();
       return pool.structure();

@@ -5,10 +5,9 @@ import { emptyRunResult, normalizeRunReturn, statusOfResult, type WorkflowRunRep
 import type { WorkerRunRequest } from "../../domain/workflow/worker-protocol.js";
 import type { ToolCatalogEntry } from "../../domain/node-context.js";
 import type { StructureReport, WorkflowDefinition } from "../../domain/workflow/workflow-definition.js";
-import type { FileParamSource } from "../../ports/project-files.js";
+import type { FileParamSource, RunDataDirs } from "../../ports/project-files.js";
 import type { HarnessRuntime } from "../../ports/runtime.js";
 import type { Storage } from "../../ports/storage.js";
-import { tenantDataDirs } from "./host-options.js";
 import type { WorkerConfig } from "./worker-config.js";
 import type { WorkerConfigurations } from "./worker-configuration.js";
 import { createWorkerRunContext, type ParentBridge } from "./worker-run-context.js";
@@ -25,6 +24,8 @@ export interface WorkerRunDeps {
   tools: readonly ToolCatalogEntry[];
   /** The stores of a run: its tenant's own (TEN-3), else the host's. */
   openRunStorage(dataTenant: string | undefined): Promise<Storage>;
+  /** The data dirs of a run: its tenant's own (TEN-3), else `config.dirs`. */
+  runDirs(dataTenant: string | undefined): RunDataDirs;
   /** Copies the run's checked file params into the managed-file store; resolves with the params that name them. */
   importFiles(storage: Storage, projectId: string, files: Record<string, FileParamSource | FileParamSource[]>): Promise<Record<string, JsonValue>>;
   configurations: WorkerConfigurations;
@@ -73,7 +74,7 @@ export async function executeWorkerRun(run: WorkerRunRequest, { controller, brid
       storage: store,
       bridge,
       signal: controller.signal,
-      fileCreateDir: (run.dataTenant === undefined ? deps.config.dirs : tenantDataDirs(deps.config.dirs, run.dataTenant)).fileCreateStoreDir,
+      fileCreateDir: deps.runDirs(run.dataTenant).fileCreateStoreDir,
       makeDirectory: deps.makeDirectory,
       runtime: deps.runtime,
       relatedProjects: deps.config.relatedProjects,

@@ -85,8 +85,10 @@ export function createWorkerService<Dirs extends RunDataDirs>(adapters: WorkerSe
   let tenants: ReturnType<typeof createWorkerTenants> | undefined;
   /** TEN-3: the stores of the tenants this worker ran for; at most 8 stay open between runs (the worker runs one run at a time). */
   const tenantStorages = createTenantCache((tenant) => {
-    const opening = adapters.openStorage(tenantDataDirs(config!.dirs, tenant));
-    const item = { opening, close: () => opening.then((store) => store.close()) };
+    // The tenant's dirs are worked out once with its stores, not on every run (TEN-1's per-call cost).
+    const dirs = tenantDataDirs(config!.dirs, tenant);
+    const opening = adapters.openStorage(dirs);
+    const item = { dirs, opening, close: () => opening.then((store) => store.close()) };
     // A store that failed to open is tried again by the tenant's next run.
     opening.catch(() => tenantStorages.forget(tenant, item));
     return item;
@@ -99,6 +101,8 @@ export function createWorkerService<Dirs extends RunDataDirs>(adapters: WorkerSe
   };
   /** The stores of a run: its tenant's own (TEN-3), else the host's. */
   const openRunStorage = (dataTenant: string | undefined): Promise<Storage> => (dataTenant === undefined ? openStorage() : tenantStorages.of(dataTenant).opening);
+  /** The data dirs of a run: its tenant's own (TEN-3), else the host's. */
+  const runDirs = (dataTenant: string | undefined): Dirs => (dataTenant === undefined ? config!.dirs : tenantStorages.of(dataTenant).dirs);
 
   /** The cancel switch of a run starting now: the one made after the last run, else a new one. */
   const takeController = (): AbortController => {
@@ -159,7 +163,7 @@ export function createWorkerService<Dirs extends RunDataDirs>(adapters: WorkerSe
     };
     current = thisRun;
     const runtime = (await adapters.runtime).runtime;
-    const deps: WorkerRunDeps = { project: project!, config: config!, tools, openRunStorage, importFiles: adapters.importFiles, configurations: configurations!, tenants: tenants!, makeDirectory: adapters.makeDirectory, runtime };
+    const deps: WorkerRunDeps = { project: project!, config: config!, tools, openRunStorage, runDirs, importFiles: adapters.importFiles, configurations: configurations!, tenants: tenants!, makeDirectory: adapters.makeDirectory, runtime };
     const { report, returned } = await executeWorkerRun(run, thisRun, deps);
     // Answers that arrive from now on belong to no run: the next run gets a new bridge.
     current = undefined;

@@ -37,16 +37,15 @@ export function registerAnswerCommand(program: Command, services: SurfaceService
     .addOption(new Option("--timeout <ms>", "kill the run after this many milliseconds (a whole number ≥ 1)").argParser(timeoutMs));
   addRunRetentionOption(addDataDirOptions(command)).action(async (dir: string, runId: string, requestId: string, flags: AnswerFlags) => {
     // Loaded on use: the answer checks bring TypeBox, which no other command's start needs.
-    const [{ createTerminalHandlers }, { answerHint, parseAnswer }, { openProjectRunner }, { findPausedRun, keepPausedRun }, { answeringHandlers }] = await Promise.all([
+    const [{ createTerminalHandlers }, { answerHint, parseAnswer }, { openProjectRunner }, { answeringHandlers }] = await Promise.all([
       import("./terminal-handlers.js"),
       import("./paused-runs.js"),
       import("../../../app/workflow-runs/project-runner.js"),
-      import("../../../app/workflow-runs/paused-runs.js"),
       import("../../../domain/workflow/paused-run.js"),
     ]);
     const runner = await openProjectRunner({ projectDir: dir, ports: await services.workflowRunPorts(), dirs: dataDirsFrom(flags), relatedProjects: flags.relatedProject ?? [], ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }), ...runRetentionFrom(flags) });
     try {
-      const run = await findPausedRun(runner, runId);
+      const run = await runner.findPausedRun(runId);
       if (!run) throw new SteamharnessError("not_found", `no paused run ${runId} in this project (a run that \`steamharness run\` left waiting, exit code 3, not answered since)`, { field: "run-id" });
       if (run.pending.requestId !== requestId) throw new SteamharnessError("input_validation", `run ${runId} waits for ${run.pending.kind} ${run.pending.requestId}, not ${requestId}`, { field: "request-id" });
       const answers = { ...run.answers, [requestId]: parseAnswer(flags, run.pending, { surface: "cli", at: Date.now() }) };
@@ -57,7 +56,7 @@ export function registerAnswerCommand(program: Command, services: SurfaceService
       const report = redactReport(await runner.run(entrypoint, prepared, answeringHandlers(used, terminal), { runId }).finally(() => terminal.close()), runner.secrets);
       // An answer that did not fit the form: the run stays paused as it was, to be answered again.
       if (report.status === "failed" && report.error?.code === "input_validation") throw new SteamharnessError("input_validation", report.error.message, { field: "--value" });
-      await keepPausedRun(runner, report, { entrypointId: run.entrypointId, args: run.args, answers: used.answers });
+      await runner.keepPausedRun(report, { entrypointId: run.entrypointId, args: run.args, answers: used.answers });
       process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
       if (report.status === "waiting_for_input" && report.pending) process.stderr.write(answerHint(dir, report));
       process.exitCode = exitCodeOfStatus(report.status);

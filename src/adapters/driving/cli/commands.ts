@@ -239,8 +239,8 @@ export function registerRunCommand(program: Command, services: SurfaceServices):
       const report = redactReport(await runner.run(entrypoint, prepared, handlers).finally(() => handlers.close()), runner.secrets);
       // DX-10: kept by its run id, so `steamharness answer` can answer it later; kept before the
       // report is printed, so a failure to keep it is the one document stdout gets (DX-15).
-      const paused = report.status === "waiting_for_input" && report.pending ? await Promise.all([import("./paused-runs.js"), import("../../../app/workflow-runs/paused-runs.js")]).then(([cli, kept]) => ({ ...cli, ...kept })) : undefined;
-      await paused?.keepPausedRun(runner, report, { entrypointId, args: args as JsonValue });
+      const paused = report.status === "waiting_for_input" && report.pending ? await import("./paused-runs.js") : undefined;
+      if (paused) await runner.keepPausedRun(report, { entrypointId, args: args as JsonValue });
       process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
       if (paused) process.stderr.write(paused.answerHint(dir, report));
       process.exitCode = exitCodeOfStatus(report.status);

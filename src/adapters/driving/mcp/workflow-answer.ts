@@ -2,7 +2,6 @@ import type { DecisionAnswerer } from "../../../domain/agent/decision-answerer.j
 import type { JsonValue } from "../../../domain/json.js";
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
 import { dataTenantOf } from "./transport/http-tenant.js";
-import { findPausedRun, keepPausedRun } from "../../../app/workflow-runs/paused-runs.js";
 import type { PausedRun, PausedRunAnswer } from "../../../domain/workflow/paused-run.js";
 import type { ProjectRunner } from "../../../ports/project-runner.js";
 import { invalidParams } from "./workflow-result.js";
@@ -68,7 +67,7 @@ export function answeredRun(runner: ProjectRunner, toolName: string, meta: Recor
 async function pausedRunAnswered(runner: ProjectRunner, toolName: string, answer: unknown, tenant: string | undefined, answeredBy: DecisionAnswerer): Promise<PausedRun> {
   const given = checkedMeta(answer);
   // TEN-3: looked up in the caller's own namespace only; BUD-4: another tenant's run is an unknown one.
-  const run = await findPausedRun(runner, given.runId, dataTenantOf(tenant));
+  const run = await runner.findPausedRun(given.runId, dataTenantOf(tenant));
   if (!run || run.tenant !== tenant) throw invalidParams(`no paused run ${given.runId} in this project (a call that ended interaction_required, not answered since)`);
   if (run.entrypointId !== toolName) throw invalidParams(`run ${given.runId} is a run of tool ${run.entrypointId}: call that tool to answer it`);
   if (run.pending.requestId !== given.requestId) throw invalidParams(`run ${given.runId} waits for ${run.pending.kind} ${run.pending.requestId}, not ${given.requestId}`);
@@ -86,5 +85,5 @@ export async function keepCallRun(runner: ProjectRunner, report: WorkflowRunRepo
   if (answered !== undefined && report.status === "failed" && report.error?.code === "input_validation") return;
   if (answered === undefined && report.status !== "waiting_for_input") return;
   const dataTenant = dataTenantOf(start.tenant);
-  await keepPausedRun(runner, report, { ...start, ...(answered ? { answers: answered.answers } : {}), ...(dataTenant !== undefined ? { dataTenant } : {}) });
+  await runner.keepPausedRun(report, { ...start, ...(answered ? { answers: answered.answers } : {}), ...(dataTenant !== undefined ? { dataTenant } : {}) });
 }

@@ -4,7 +4,6 @@ import type { WorkflowRunAttachment } from "../../../domain/workflow/run-context
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
 import type { StructureEntrypoint } from "../../../domain/workflow/workflow-definition.js";
 import type { ProjectRunner } from "../../../ports/project-runner.js";
-import { tenantDataDirs } from "../../../app/workflow-runs/host-options.js";
 import { toToolResult } from "./workflow-result.js";
 
 /**
@@ -56,14 +55,14 @@ export function attachmentBlock(attachment: WorkflowRunAttachment, bytes: Uint8A
  * @example
  * return toWorkflowToolResult(report, entrypoint, runner, services.localStorage);
  */
-export async function toWorkflowToolResult(report: WorkflowRunReport, entrypoint: StructureEntrypoint, runner: Pick<ProjectRunner, "secrets" | "dirs" | "location">, openStorage: SurfaceServices["localStorage"], dataTenant?: string): Promise<CallToolResult> {
+export async function toWorkflowToolResult(report: WorkflowRunReport, entrypoint: StructureEntrypoint, runner: Pick<ProjectRunner, "secrets" | "dataDirs" | "location">, openStorage: SurfaceServices["localStorage"], dataTenant?: string): Promise<CallToolResult> {
   const result = toToolResult(report, entrypoint, runner.secrets);
   const attachments = report.status === "success" ? (report.result.data.attachments ?? []) : [];
   if (attachments.length === 0) return result;
   const failed = (code: string, message: string) => toToolResult({ ...report, status: "failed", error: { code, message } }, entrypoint, runner.secrets);
   // Opened only for a result with attachments: a server whose runs hand back none never opens SQLite.
   // TEN-3: a tenant's run stored its attachments in the tenant's own file store.
-  const storage = await openStorage({ directory: (dataTenant === undefined ? runner.dirs : tenantDataDirs(runner.dirs, dataTenant)).fileStoreDir });
+  const storage = await openStorage({ directory: runner.dataDirs(dataTenant).fileStoreDir });
   try {
     const projectId = runner.location.manifest.id;
     const blocks: ContentBlock[] = [];

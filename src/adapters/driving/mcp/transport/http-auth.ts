@@ -118,20 +118,25 @@ const VERIFIED_TOKEN_MS = 60_000;
  * checked on every request, and a signing key the server withdraws stops its tokens within that
  * minute.
  */
-function jwtVerifier(issuer: string, jwksUri: URL, audience: string, tenantClaim: string): OAuthTokenVerifier {
+function jwtVerifier(issuer: string, jwksUri: URL, audience: string, tenantClaim: string): OAuthTokenVerifier & { known(token: string): AuthInfo | undefined } {
   const keys = createRemoteJWKSet(jwksUri);
   const verified = new Map<string, { auth: AuthInfo; until: number }>();
+  /** The auth of a token verified within the minute and not expired (it becomes the most recently used), else undefined (and forgotten). */
+  const known = (token: string): AuthInfo | undefined => {
+    const now = Date.now();
+    const entry = verified.get(token);
+    if (!entry) return undefined;
+    verified.delete(token);
+    if (entry.until <= now || (entry.auth.expiresAt !== undefined && entry.auth.expiresAt <= now / 1000)) return undefined;
+    verified.set(token, entry);
+    return entry.auth;
+  };
   return {
+    known,
     async verifyAccessToken(token) {
       const now = Date.now();
-      const known = verified.get(token);
-      if (known) {
-        verified.delete(token);
-        if (known.until > now && (known.auth.expiresAt === undefined || known.auth.expiresAt > now / 1000)) {
-          verified.set(token, known);
-          return known.auth;
-        }
-      }
+      const cached = known(token);
+      if (cached) return cached;
       try {
         const { payload } = await jwtVerify(token, keys, { issuer, audience });
         const scopes = typeof payload.scope === "string" ? payload.scope.split(" ").filter(Boolean) : [];
@@ -174,10 +179,11 @@ export interface McpHttpAuthorization {
  * What the SDK's `requireBearerAuth` accepts, without answering: a `Bearer` token the verifier
  * takes, for `resource` when given, with every scope in `scopes`, not expired.
  */
-async function acceptedBy(verifier: OAuthTokenVerifier, req: IncomingMessage, scopes: readonly string[], resource?: URL): Promise<AuthInfo | undefined> {
+async function acceptedBy(verifier: OAuthTokenVerifier & { known?(token: string): AuthInfo | undefined }, req: IncomingMessage, scopes: readonly string[], resource?: URL): Promise<AuthInfo | undefined> {
   const [type, token] = (req.headers.authorization ?? "").split(" ");
   if (type?.toLowerCase() !== "bearer" || !token) return undefined;
-  const auth = await verifier.verifyAccessToken(token).catch(() => undefined);
+  // TEN-1: a token verified within the minute is taken from the cache without a promise chain (every call's path); the checks below still run.
+  const auth = verifier.known?.(token) ?? (await verifier.verifyAccessToken(token).catch(() => undefined));
   if (!auth || (resource !== undefined && auth.resource?.href !== resource.href)) return undefined;
   if (!scopes.every((scope) => auth.scopes.includes(scope))) return undefined;
   return typeof auth.expiresAt === "number" && auth.expiresAt >= Date.now() / 1000 ? auth : undefined;
