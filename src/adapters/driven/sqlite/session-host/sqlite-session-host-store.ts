@@ -1,15 +1,9 @@
-import { mkdirSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import type Database from "better-sqlite3";
-import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
-import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
+import { join, resolve } from "node:path";
 import { conversationFolderSegment } from "../sessions/session-file-names.js";
 import { ACTIVE_TASK_STATUSES } from "../../../../domain/session-host/host-state.js";
 import type { AgentSessionHostStore } from "../../../../ports/session-host-store.js";
-import { openSqlite } from "../shared/sqlite-connection.js";
-import { ensureSessionSchema } from "../sessions/session-migrations.js";
-import { findMigrationsFolder } from "../shared/migrations.js";
-import { drizzleBetterSqlite3, drizzleOrm } from "../shared/drizzle-modules.js";
+import { openMigratedSqlite } from "../shared/migrations.js";
+import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { createSessionHostStore } from "../../kernel/session-host-store.js";
 import { sqliteCall } from "../store/sqlite-support.js";
 import { sessionHostTables } from "./host-schema.js";
@@ -30,12 +24,6 @@ export function sessionHostDatabasePath(agentStoreDir: string, conversationId: s
   return join(resolve(agentStoreDir), conversationFolderSegment(conversationId), SESSION_HOST_FILE);
 }
 
-function migrationsFolder(): string {
-  const folder = findMigrationsFolder("session-host");
-  if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/session-host migrations not found");
-  return folder;
-}
-
 /**
  * The SQLite host record of one conversation (WAL; any process may write commands and cancel
  * intents while the lease holder runs tasks). Created on first open.
@@ -47,19 +35,7 @@ export function openSqliteSessionHostStore(options: { path: string; now?: () => 
   const { and, asc, eq, gt, inArray } = drizzleOrm();
   const { hostCommands, hostContexts, hostSettings, hostTasks, hostTurnItems } = sessionHostTables();
   const now = options.now ?? Date.now;
-  let client: Database.Database;
-  let db: BetterSQLite3Database;
-  try {
-    mkdirSync(dirname(options.path), { recursive: true });
-    client = openSqlite(options.path, { timeout: 5000 });
-    // PRAGMAs have no drizzle builder.
-    client.pragma("journal_mode = WAL");
-    client.pragma("synchronous = NORMAL");
-    db = drizzleBetterSqlite3().drizzle({ client });
-    ensureSessionSchema(db, client, migrationsFolder());
-  } catch (error) {
-    throw wrapAdapterError("sqlite", `cannot open the session host record ${options.path}`, error);
-  }
+  const { client, db } = openMigratedSqlite(options.path, { migrations: "session-host", what: "the session host record" });
   const tasks = () => db.select().from(hostTasks);
   const activeFilter = (mark: "cancel_requested" | "cancelled", taskIds?: readonly string[]) =>
     and(inArray(hostTasks.status, ACTIVE), mark === "cancelled" ? eq(hostTasks.cancelRequested, 1) : taskIds === undefined ? undefined : inArray(hostTasks.taskId, [...taskIds]));
