@@ -44,11 +44,16 @@ export function openSqliteSessionHostStore(options: { path: string; now?: () => 
     {
       tasks: () => tasks().orderBy(asc(hostTasks.ord)).all(),
       task: (taskId) => tasks().where(eq(hostTasks.taskId, taskId)).get(),
+      queuedSteers: (targetId, afterOrder) =>
+        tasks()
+          .where(and(eq(hostTasks.steer, 1), eq(hostTasks.status, "queued"), eq(hostTasks.targetId, targetId), gt(hostTasks.ord, afterOrder), eq(hostTasks.cancelRequested, 0)))
+          .orderBy(asc(hostTasks.ord))
+          .all(),
       insertTask: (columns) =>
         db.transaction((tx) => {
           const existing = tx.select().from(hostTasks).where(eq(hostTasks.taskId, columns.taskId)).get();
           if (existing) return { row: existing, created: false };
-          return { row: tx.insert(hostTasks).values({ ...columns, updatedAt: now() }).returning().get(), created: true };
+          return { row: tx.insert(hostTasks).values({ ...columns, steer: columns.steer ? 1 : 0, updatedAt: now() }).returning().get(), created: true };
         }, { behavior: "immediate" }),
       moveTask: (taskId, decide) =>
         db.transaction((tx) => {
