@@ -32,18 +32,21 @@ export function sessionHostDatabasePath(agentStoreDir: string, conversationId: s
  * const store = openSqliteSessionHostStore({ path: sessionHostDatabasePath(agentStoreDir, "conv-1") });
  */
 export function openSqliteSessionHostStore(options: { path: string; now?: () => number }): AgentSessionHostStore {
-  const { and, asc, eq, gt, inArray } = drizzleOrm();
+  const { and, asc, eq, gt, inArray, sql } = drizzleOrm();
   const { hostCommands, hostContexts, hostSettings, hostTasks, hostTurnItems } = sessionHostTables();
   const now = options.now ?? Date.now;
   const { client, db } = openMigratedSqlite(options.path, { migrations: "session-host", what: "the session host record" });
   const tasks = () => db.select().from(hostTasks);
+  // The lease holder's inbox asks these every poll (HOST-1): compiled once, not built per call.
+  const taskById = tasks().where(eq(hostTasks.taskId, sql.placeholder("taskId"))).prepare();
+  const pendingAfter = db.select().from(hostCommands).where(and(gt(hostCommands.seq, sql.placeholder("afterSeq")), eq(hostCommands.status, "pending"))).orderBy(asc(hostCommands.seq)).prepare();
   const activeFilter = (mark: "cancel_requested" | "cancelled", taskIds?: readonly string[]) =>
     and(inArray(hostTasks.status, ACTIVE), mark === "cancelled" ? eq(hostTasks.cancelRequested, 1) : taskIds === undefined ? undefined : inArray(hostTasks.taskId, [...taskIds]));
   // SQLite's own path: every read-then-write is one synchronous IMMEDIATE transaction (no await inside).
   return createSessionHostStore(
     {
       tasks: () => tasks().orderBy(asc(hostTasks.ord)).all(),
-      task: (taskId) => tasks().where(eq(hostTasks.taskId, taskId)).get(),
+      task: (taskId) => taskById.get({ taskId }),
       queuedSteers: (targetId, afterOrder) =>
         tasks()
           .where(and(eq(hostTasks.steer, 1), eq(hostTasks.status, "queued"), eq(hostTasks.targetId, targetId), gt(hostTasks.ord, afterOrder), eq(hostTasks.cancelRequested, 0)))
@@ -76,13 +79,7 @@ export function openSqliteSessionHostStore(options: { path: string; now?: () => 
       putTurnItems: (runId, items) => void db.insert(hostTurnItems).values({ runId, items, updatedAt: now() }).onConflictDoUpdate({ target: hostTurnItems.runId, set: { items, updatedAt: now() } }).run(),
       getTurnItems: (runId) => db.select({ items: hostTurnItems.items }).from(hostTurnItems).where(eq(hostTurnItems.runId, runId)).get()?.items,
       enqueue: (command) => db.insert(hostCommands).values({ command, status: "pending", createdAt: now() }).returning({ seq: hostCommands.seq }).get().seq,
-      pending: (afterSeq) =>
-        db
-          .select()
-          .from(hostCommands)
-          .where(and(gt(hostCommands.seq, afterSeq), eq(hostCommands.status, "pending")))
-          .orderBy(asc(hostCommands.seq))
-          .all(),
+      pending: (afterSeq) => pendingAfter.all({ afterSeq }),
       answer: (seq, columns) => void db.update(hostCommands).set(columns).where(eq(hostCommands.seq, seq)).run(),
       outcome: (seq) => db.select().from(hostCommands).where(eq(hostCommands.seq, seq)).get(),
       close: () => void client.close(),
