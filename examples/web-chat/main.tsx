@@ -5,6 +5,11 @@
  *   a replay of the durable log), because the chat id is kept in the page's URL (`?chat=`);
  * - a tool needing approval gets Approve/Deny buttons (`addToolApprovalResponse`), and the answer
  *   is sent on its own (`sendAutomaticallyWhen`);
+ * - a plan waiting for approval (a `plan` tool part) gets Build/Revise/Reject buttons through the
+ *   same flow: a denial's reason is the feedback the agent revises the plan with, none ends the turn;
+ * - Steer, while an answer streams, posts the typed message with `steer: true`: the running turn
+ *   takes it at its next step boundary, and it shows inside the answer (a `steering-message` part).
+ *   It is posted with `fetch`, beside `useChat`'s own request, which keeps streaming the answer;
  * - Stop posts `/v1/ui/chat/{id}/stop`: `useChat`'s `stop()` only drops the connection, which the
  *   gateway (rightly) treats as a disconnect, leaving the turn running.
  * The token comes from the URL fragment (`#token=…`, never sent to the server) or a prompt.
@@ -43,8 +48,35 @@ interface ToolPart {
   approval?: { id: string; approved?: boolean };
 }
 
-function ToolView({ part, answer }: { part: ToolPart; answer: (id: string, approved: boolean) => void }) {
+type Answer = (id: string, approved: boolean, reason?: string) => void;
+
+/** A plan waiting for approval: build it, revise it with the feedback typed beside it, or reject it (the turn ends). */
+function PlanView({ part, answer }: { part: ToolPart; answer: Answer }) {
+  const [feedback, setFeedback] = useState("");
+  const plan = (part.input as { plan?: string } | undefined)?.plan ?? "";
+  const approval = part.state === "approval-requested" ? part.approval : undefined;
+  return (
+    <div className="tool plan" data-testid="plan" data-state={part.state}>
+      <pre>{plan}</pre>
+      {approval ? (
+        <>
+          <button onClick={() => answer(approval.id, true)}>Build</button>{" "}
+          <input aria-label="Plan feedback" value={feedback} onChange={(event) => setFeedback(event.target.value)} placeholder="What to change…" />{" "}
+          <button onClick={() => answer(approval.id, false, feedback.trim())} disabled={!feedback.trim()}>
+            Revise
+          </button>{" "}
+          <button onClick={() => answer(approval.id, false)}>Reject</button>
+        </>
+      ) : (
+        <span className="status"> · {part.state}</span>
+      )}
+    </div>
+  );
+}
+
+function ToolView({ part, answer }: { part: ToolPart; answer: Answer }) {
   const name = part.toolName ?? part.type.replace(/^tool-/, "");
+  if (name === "plan") return <PlanView part={part} answer={answer} />;
   return (
     <div className="tool" data-testid="tool" data-state={part.state}>
       {name}({JSON.stringify(part.input ?? {})}) · {part.state}
@@ -58,8 +90,11 @@ function ToolView({ part, answer }: { part: ToolPart; answer: (id: string, appro
   );
 }
 
-function PartView({ part, answer }: { part: Part; answer: (id: string, approved: boolean) => void }) {
+function PartView({ part, answer }: { part: Part; answer: Answer }) {
   if (part.type === "text") return <div data-testid="text">{part.text}</div>;
+  if (part.type === "steering-message") {
+    return <div className="steer" data-testid="steer">↪ {part.parts.map((inner) => (inner.type === "text" ? inner.text : "")).join("")}</div>;
+  }
   if (part.type === "dynamic-tool" || part.type.startsWith("tool-")) return <ToolView part={part as ToolPart} answer={answer} />;
   return null;
 }
@@ -74,7 +109,20 @@ function Chat({ id, reloaded, token }: { id: string; reloaded: boolean; token: s
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
   });
   const [input, setInput] = useState("");
-  const answer = (approvalId: string, approved: boolean) => void addToolApprovalResponse({ id: approvalId, approved });
+  const answer: Answer = (approvalId, approved, reason) => void addToolApprovalResponse({ id: approvalId, approved, ...(reason ? { reason } : {}) });
+  const busy = status === "streaming" || status === "submitted";
+  const steer = async () => {
+    const text = input.trim();
+    if (!text) return;
+    setInput("");
+    // The chat route's own body with `steer: true`; its response only says where the message went.
+    const response = await fetch(API, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ id, messages: [{ id: crypto.randomUUID(), role: "user", parts: [{ type: "text", text }] }], trigger: "submit-message", steer: true }),
+    });
+    await response.body?.cancel();
+  };
   const stopTurn = async () => {
     // The server-side stop first: dropping the connection alone would leave the turn running.
     await fetch(`${API}/${encodeURIComponent(id)}/stop`, { method: "POST", headers });
@@ -101,10 +149,13 @@ function Chat({ id, reloaded, token }: { id: string; reloaded: boolean; token: s
         }}
       >
         <input aria-label="Message" value={input} onChange={(event) => setInput(event.target.value)} placeholder="Ask the agent…" />
-        <button type="submit" disabled={status === "streaming" || status === "submitted"}>
+        <button type="submit" disabled={busy}>
           Send
         </button>
-        <button type="button" onClick={() => void stopTurn()} disabled={status !== "streaming" && status !== "submitted"}>
+        <button type="button" onClick={() => void steer()} disabled={!busy}>
+          Steer
+        </button>
+        <button type="button" onClick={() => void stopTurn()} disabled={!busy}>
           Stop
         </button>
       </form>

@@ -28,6 +28,14 @@ export interface AgentSessionHostStore {
   listTasks(): Promise<AgentSessionTaskRecord[]>;
   /** The task, or `null`. */
   getTask(taskId: string): Promise<AgentSessionTaskRecord | null>;
+  /**
+   * UI-5: the steer tasks (queued with `input.steer === true`, which is fixed when the task is
+   * added) of context `targetId` that are still `queued`, carry no cancel intent and come after
+   * order `afterOrder`, in submission order; `[]` when none. A running turn asks this at every
+   * step boundary, so it is one indexed read whatever the length of the task history, and it
+   * sees tasks any process added to the record.
+   */
+  queuedSteerTasks(targetId: number, afterOrder: number): Promise<AgentSessionTaskRecord[]>;
   /** Adds a task at the end of the order; an existing `taskId` is returned unchanged (`created: false`). */
   insertTask(task: Omit<AgentSessionTaskRecord, "order" | "cancelRequested">): Promise<{ task: AgentSessionTaskRecord; created: boolean }>;
   /**

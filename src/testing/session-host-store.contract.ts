@@ -38,6 +38,24 @@ const cases: ContractCases<AgentSessionHostStore, SessionHostStoreInspect> = {
     expect(await store.updateTask("a", { status: "completed", detail: { steeredInto: "run-b" } })).toBe(true);
     expect(await store.getTask("a")).toEqual(expect.objectContaining({ status: "completed", detail: { steeredInto: "run-b" } }));
   },
+  "UI-5 queuedSteerTasks: the context's queued steer tasks after an order, without a cancel intent, in submission order": async ({ store, expect }) => {
+    const steer = (taskId: string, targetId = 0): NewTask => ({ ...task(taskId), input: { steer: true }, targetId });
+    const running = (await store.insertTask(task("run"))).task;
+    await store.updateTask("run", { status: "running" });
+    expect(await store.queuedSteerTasks(0, running.order)).toEqual([]);
+    const before = (await store.insertTask(steer("s0"))).task;
+    await store.insertTask(task("follow-up"));
+    await store.insertTask(steer("other-context", 1));
+    for (const id of ["s1", "s2", "s3", "s4"]) await store.insertTask(steer(id));
+    await store.updateTask("s2", { status: "completed", detail: { steeredInto: "run-run" } });
+    await store.requestCancel(["s3"]);
+    const found = await store.queuedSteerTasks(0, before.order);
+    expect(found.map((t) => t.taskId)).toEqual(["s1", "s4"]);
+    expect(found[0]).toEqual({ ...steer("s1"), order: found[0]!.order, cancelRequested: false });
+    expect((await store.queuedSteerTasks(0, running.order)).map((t) => t.taskId)).toEqual(["s0", "s1", "s4"]);
+    expect((await store.queuedSteerTasks(1, 0)).map((t) => t.taskId)).toEqual(["other-context"]);
+    expect(await store.queuedSteerTasks(0, found[1]!.order)).toEqual([]);
+  },
   "HOST-5 a cancel intent is final: only cancelled may follow, and only active tasks take it": async ({ store, expect }) => {
     for (const id of ["a", "b", "c"]) await store.insertTask(task(id));
     await store.updateTask("c", { status: "running" });
@@ -121,6 +139,10 @@ const cases: ContractCases<AgentSessionHostStore, SessionHostStoreInspect> = {
       expect((await store.getTask(id))?.cancelRequested).toBe(true);
       await store.answerCommand(seq, { result: { type: "cancel", cancelled: [id] } });
       expect((await peer.commandOutcome(seq))?.status).toBe("done");
+      // UI-5: a steer another process queued is seen by the running turn's host.
+      const steerId = uniqueId("steer");
+      await peer.insertTask({ ...task(steerId), input: { steer: true } });
+      expect((await store.queuedSteerTasks(0, 0)).map((t) => t.taskId)).toEqual([steerId]);
       await store.putTurnItems(`run-${id}`, [{ id: "x", content: "shown", metadata: {}, done: true }]);
       expect(await peer.getTurnItems(`run-${id}`)).toEqual([{ id: "x", content: "shown", metadata: {}, done: true }]);
     } finally {

@@ -82,6 +82,23 @@ describe("session host across processes", () => {
     expect(prompts.join()).not.toContain("interrupt");
   }, 60_000);
 
+  it("UI-5 a steer sent from another process reaches the running turn through the inbox: the turn's next model call takes it and its task completes as delivered", async () => {
+    const dir = tempDir();
+    const conv = conversation("steer-mp");
+    const child = startHostChild({ dir, conv, mode: "run" });
+    await child.waitFor("started");
+    // No host of this conversation lives in this process: the command goes through the durable inbox.
+    expect(await controlAgentSession(conv, { type: "steer", prompt: "also check b", taskId: "s1" }, { agentStoreDir: dir })).toMatchObject({ type: "steer", taskId: "s1", created: true, into: "run-t1" });
+    writeFileSync(path.join(dir, "slow_step.release"), "");
+    const finished = (await child.waitFor("finished")) as unknown as Finished & { tasks: Array<{ taskId: string; detail: unknown }> };
+    expect(await child.exited).toBe(0);
+    expect(finished.tasks).toEqual([expect.objectContaining({ taskId: "t1", status: "completed" }), expect.objectContaining({ taskId: "s1", status: "completed", detail: { steeredInto: "run-t1" } })]);
+    expect(finished.modelCalls).toBe(2);
+    const steered = (await sessionEvents(dir, conv)).filter((event) => event.type === "user_message" && event.runId === "run-t1").map((event) => JSON.stringify(event.payload));
+    expect(steered).toHaveLength(2);
+    expect(steered[1]).toContain("also check b");
+  }, 60_000);
+
   it("HOST-5 after a kill, cancelAgentConversation clears the task so a restarted host does not revive it", async () => {
     const dir = tempDir();
     const conv = conversation("cancel-mp");

@@ -1,13 +1,14 @@
 import { afterAll, describe, expect, it } from "@jest/globals";
 import Database from "better-sqlite3";
 import { execFile, execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import type { SessionEventInput } from "../../src/ports/session-store.js";
 import { conversationSessionsDirectory, resolveSessionDatabasePath } from "../../src/adapters/driven/sqlite/sessions/session-database-path.js";
 import { findSessionMigrationsFolder } from "../../src/adapters/driven/sqlite/sessions/session-migrations.js";
+import { migrateWithRetry, seedSqliteFile } from "../../src/adapters/driven/sqlite/shared/migrations.js";
 import { eventsAfterQuery, headQuery, prepareSessionStatements } from "../../src/adapters/driven/sqlite/sessions/session-statements.js";
 import type { SQL } from "drizzle-orm";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
@@ -50,6 +51,30 @@ describe("SQLite session store extras", () => {
     } finally {
       raw.close();
     }
+  });
+
+  it("SES-1 a new session file is written whole from a migrated image: the schema a migration makes, WAL, its meta row from the start, no temporary file left; an existing file is kept", async () => {
+    const seeded = join(root, "seeded", "s.sqlite");
+    await createSqliteSessionStore({ path: seeded, address: address("agent", "c1") }).close();
+    // The same schema as a file migrated the ordinary way.
+    const migrated = join(root, "seeded", "migrated.sqlite");
+    const client = new Database(migrated);
+    migrateWithRetry(drizzle({ client }), findSessionMigrationsFolder()!);
+    const schemaOf = (raw: Database.Database) => raw.prepare("SELECT type, name, sql FROM sqlite_master ORDER BY name").all();
+    const raw = new Database(seeded, { readonly: true });
+    try {
+      expect(schemaOf(raw)).toEqual(schemaOf(client));
+      expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
+      expect(raw.prepare("SELECT project_id, conversation_id, session_key, last_seq FROM session_meta").all()).toEqual([{ project_id: "p", conversation_id: "c1", session_key: "agent", last_seq: 0 }]);
+    } finally {
+      raw.close();
+      client.close();
+    }
+    expect(readdirSync(dirname(seeded)).filter((name) => name.endsWith(".seed"))).toEqual([]);
+    expect(seedSqliteFile(seeded, findSessionMigrationsFolder()!)).toBe(false);
+    const reopened = createSqliteSessionStore({ path: seeded, address: address("agent", "c1") });
+    expect((await reopened.append([plan("r1", 0)])).events[0]!.seq).toBe(1);
+    await reopened.close();
   });
 
   it("SES-1 query plans: head and get are key lookups, readRun an index range already in seq order, readAfter a rowid range", async () => {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Type } from "@sinclair/typebox";
 import type { Browser, Page } from "playwright-core";
 import { bundleWebChatPage } from "../../src/adapters/driven/system/web-chat-page.js";
+import { PLAN_APPROVED_PROMPT } from "../../src/app/agent/plan-step.js";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import type { BrowserPage } from "../../src/ports/browser-page.js";
 import type { ModelProvider } from "../../src/ports/model-provider.js";
@@ -118,6 +119,57 @@ describe("UI-6 the browser example: useChat in Chromium, served by the gateway",
     expect(status).toBe(204);
     const replay = await (await fetch(`${api}/${stopped}/stream?after=0`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
     expect(replay).toContain('"reason":"stopped"');
+    expect(errors).toEqual([]);
+    await tab.close();
+  }, 30_000);
+
+  it("UI-6 UI-5 UI-4 the page's Steer button delivers a message into the running answer (its steering-message shows in it), and a plan gets Revise and Build buttons answered through the approval flow", async () => {
+    const tab = await browser.newPage();
+    const errors: string[] = [];
+    tab.on("pageerror", (error) => errors.push(error.message));
+    tab.setDefaultTimeout(8000);
+
+    // Steer: typed while the answer streams, it joins the running turn at its next step boundary.
+    const { model } = pageModel();
+    const busy = await chatGateway(model, { page, rateLimit: false });
+    const busySite = busy.gateway.url.replace(/\/v1$/, "");
+    await tab.goto(`${busySite}/#token=${TOKEN}`);
+    await tab.getByLabel("Message").fill("a long one");
+    await tab.getByRole("button", { name: "Send" }).click();
+    await tab.getByText("step 1", { exact: false }).waitFor();
+    await tab.getByLabel("Message").fill("also look at the tests");
+    await tab.getByRole("button", { name: "Steer" }).click();
+    await tab.getByTestId("steer").getByText("also look at the tests", { exact: false }).waitFor();
+    // The model counts its steps from the last user message, the steered one: three more, then the turn ends.
+    await tab.getByText("done after 3 steps").waitFor();
+    await tab.getByTestId("chat-status").getByText("ready").waitFor();
+    expect(await tab.getByTestId("message-assistant").count()).toBe(1);
+    expect(await tab.getByTestId("message-user").count()).toBe(1);
+
+    // A plan: Revise sends the feedback as the denial's reason, the revised plan asks again, Build builds it.
+    const planned: string[] = [];
+    const planner = await chatGateway(
+      (request) => {
+        const last = request.messages.filter((message) => message.role === "user").at(-1)!;
+        const said = typeof last.content === "string" ? last.content : last.content.map((block) => block.text).join("");
+        planned.push(said);
+        if (said === PLAN_APPROVED_PROMPT) return { text: "Built it." };
+        return { text: said.startsWith("The plan was declined") ? "1. Smaller step" : "1. Read\n2. Write" };
+      },
+      { page, rateLimit: false, agentOptions: { mode: "plan" } },
+    );
+    await tab.goto(`${planner.gateway.url.replace(/\/v1$/, "")}/#token=${TOKEN}`);
+    await tab.getByLabel("Message").fill("Plan the change");
+    await tab.getByRole("button", { name: "Send" }).click();
+    await tab.getByTestId("plan").getByText("2. Write").waitFor();
+    await tab.getByLabel("Plan feedback").fill("too big");
+    await tab.getByRole("button", { name: "Revise" }).click();
+    await tab.getByTestId("plan").getByText("1. Smaller step").waitFor();
+    await tab.getByRole("button", { name: "Build" }).click();
+    await tab.getByText("Built it.").waitFor();
+    expect(planned).toEqual(["Plan the change", "The plan was declined. Revise it. Feedback: too big", PLAN_APPROVED_PROMPT]);
+    expect(await tab.getByTestId("plan").evaluateAll((plans) => plans.map((plan) => plan.getAttribute("data-state")))).toEqual(["output-denied", "output-available"]);
+    expect(await tab.getByTestId("message-assistant").count()).toBe(1);
     expect(errors).toEqual([]);
     await tab.close();
   }, 30_000);

@@ -264,11 +264,8 @@ export class HostRuntime {
   private steeringOf(task: AgentSessionTaskRecord): NonNullable<AgentInput["steering"]> {
     const { store } = this.parts;
     return {
-      pending: async () =>
-        (await this.visibleTasks())
-          .filter((other) => other.input.steer === true && other.status === "queued" && !other.cancelRequested && other.targetId === task.targetId && other.order > task.order)
-          .sort((a, b) => a.order - b.order)
-          .map((other) => ({ id: other.taskId, text: other.prompt })),
+      // One indexed read of the record (not the task history), so a steer another process added is seen too.
+      pending: async () => (await store.queuedSteerTasks(task.targetId, task.order)).filter((other) => this.isOwn(other)).map((other) => ({ id: other.taskId, text: other.prompt })),
       delivered: async (ids) => {
         for (const id of ids) {
           if ((await store.getTask(id))?.status === "queued") await store.updateTask(id, { status: "completed", detail: { steeredInto: task.runId } });

@@ -17,6 +17,8 @@ export interface HostTaskRow {
   cancelRequested: boolean | number;
   detail: string | null;
   ord: number;
+  /** UI-5: queued as a steer (`input.steer`), 0/1 in SQLite; absent in rows read without it. */
+  steer?: boolean | number;
 }
 
 const json = (value: JsonObject | null): string | null => (value === null ? null : JSON.stringify(value));
@@ -34,14 +36,16 @@ export function taskOf(row: HostTaskRow): AgentSessionTaskRecord {
 }
 
 /**
- * The columns of a new task (order and cancel intent are the driver's).
+ * The columns of a new task (order and cancel intent are the driver's; `steer`, kept apart from
+ * the input's JSON so that the rows' `queuedSteers` is an index range, is a boolean the
+ * SQLite driver stores as 0/1).
  *
  * @example
  * tx.insert(hostTasks).values({ ...taskColumns(task), updatedAt: now() });
  */
 export function taskColumns(task: Omit<AgentSessionTaskRecord, "order" | "cancelRequested">) {
   const { taskId, runId, targetId, prompt, status } = task;
-  return { taskId, runId, targetId, prompt, input: JSON.stringify(task.input), status, detail: json(task.detail) };
+  return { taskId, runId, targetId, prompt, input: JSON.stringify(task.input), status, detail: json(task.detail), steer: task.input.steer === true };
 }
 
 /**

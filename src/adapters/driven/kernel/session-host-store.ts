@@ -19,6 +19,8 @@ export interface SessionHostRows {
   tasks(): Awaitable<HostTaskRow[]>;
   /** The task row, or undefined. */
   task(taskId: string): Awaitable<HostTaskRow | undefined>;
+  /** UI-5: rows of queued steer tasks of `targetId` after `afterOrder` without a cancel intent, in order (an index range). */
+  queuedSteers(targetId: number, afterOrder: number): Awaitable<HostTaskRow[]>;
   /** One atomic step: the row of an existing `taskId` (`created: false`), else the new row at the end of the order. */
   insertTask(columns: ReturnType<typeof taskColumns>): Awaitable<{ row: HostTaskRow; created: boolean }>;
   /**
@@ -71,6 +73,7 @@ export function createSessionHostStore(rows: SessionHostRows, call: StoreCall): 
       const row = await run("reading a task", () => rows.task(taskId));
       return row ? taskOf(row) : null;
     },
+    queuedSteerTasks: async (targetId, afterOrder) => (await run("reading queued steer tasks", () => rows.queuedSteers(targetId, afterOrder))).map(taskOf),
     insertTask: async (task) => {
       const { row, created } = await run("adding a task", () => rows.insertTask(taskColumns(task)));
       return { task: taskOf(row), created };

@@ -45,9 +45,11 @@ export const SQLITE_HOST_TABLES = {
     columns: {
       ord: int("ord", { autoIncrement: true }), taskId: text("task_id", { unique: true }), runId, targetId: int("target_id"), prompt: text("prompt"), input: text("input"), status,
       cancelRequested: int("cancel_requested", { default: 0 }), detail: text("detail", { nullable: true }), updatedAt: int("updated_at"),
+      steer: int("steer", { default: 0 }),
     },
     primaryKey: ["ord"],
-    indexes: { host_tasks_status_idx: ["status"] },
+    // UI-5: a running turn asks at every step boundary for queued steer tasks after its own — an index range, not the task history.
+    indexes: { host_tasks_status_idx: ["status"], host_tasks_steer_idx: ["steer", "status", "targetId", "ord"] },
   }),
   /** Contexts: the main session, forks and child sessions. */
   hostContexts: defineTable({ name: "host_contexts", columns: { targetId: int("target_id"), kind: text("kind"), sessionKey, parentTargetId: int("parent_target_id", { nullable: true }) }, primaryKey: ["targetId"] }),
@@ -106,9 +108,11 @@ export const POSTGRES_SESSION_TABLES = {
     columns: {
       conversationId, taskId: text("task_id"), ord: int("ord"), runId, targetId: int("target_id"), prompt: text("prompt"), input: text("input"), status,
       cancelRequested: columnOf("boolean")("cancel_requested", { default: false }), detail: text("detail", { nullable: true }), updatedAt,
+      steer: columnOf("boolean")("steer", { default: false }),
     },
     primaryKey: ["conversationId", "taskId"],
-    indexes: { agent_host_tasks_order: { columns: ["conversationId", "ord"], unique: true } },
+    // UI-5: queued steer tasks after a running turn's (see the SQLite table).
+    indexes: { agent_host_tasks_order: { columns: ["conversationId", "ord"], unique: true }, agent_host_tasks_steer: ["conversationId", "steer", "status", "targetId", "ord"] },
   }),
   /** Contexts of a host: the main session, forks and child sessions. */
   hostContexts: defineTable({

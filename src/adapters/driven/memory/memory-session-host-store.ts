@@ -26,6 +26,21 @@ export function createMemorySessionHostRecord(): MemorySessionHostRecord {
 }
 
 /**
+ * UI-5: the ids of each record's steer tasks in submission order (orders only grow, so appending
+ * keeps it sorted): the memory store's index for `queuedSteerTasks`, shared by every store opened
+ * on the record and built from its tasks on first use.
+ */
+const steerIndex = new WeakMap<MemorySessionHostRecord, string[]>();
+function steersOf(record: MemorySessionHostRecord): string[] {
+  let ids = steerIndex.get(record);
+  if (!ids) {
+    ids = [...record.tasks.values()].filter((task) => task.input.steer === true).sort((a, b) => a.order - b.order).map((task) => task.taskId);
+    steerIndex.set(record, ids);
+  }
+  return ids;
+}
+
+/**
  * The in-memory session-host store: the reference adapter of the host-store port (HOST-1 …
  * HOST-5) for sessions kept in memory, the kernel's host store over the record's maps. Several
  * stores opened on one record share it (as several processes share a SQLite record); closing one
@@ -47,11 +62,18 @@ export function createMemorySessionHostStore(record: MemorySessionHostRecord): A
         const task = record.tasks.get(taskId);
         return task && rowOf(task);
       },
+      queuedSteers: (targetId, afterOrder) =>
+        steersOf(record)
+          .map((taskId) => record.tasks.get(taskId)!)
+          .filter((task) => task.status === "queued" && !task.cancelRequested && task.targetId === targetId && task.order > afterOrder)
+          .map(rowOf),
       insertTask(columns) {
         const existing = record.tasks.get(columns.taskId);
         if (existing) return { row: rowOf(existing), created: false };
+        const steers = steersOf(record);
         const task = taskOf({ ...columns, cancelRequested: false, ord: record.nextOrder++ });
         record.tasks.set(task.taskId, task);
+        if (columns.steer) steers.push(task.taskId);
         return { row: rowOf(task), created: true };
       },
       moveTask(taskId, decide) {

@@ -72,6 +72,12 @@ export function createPostgresSessionHostStore(options: PostgresSessionHostStore
     {
       tasks: () => db.select().from(tasks).where(mine).orderBy(asc(tasks.ord)),
       task: async (taskId) => (await db.select().from(tasks).where(byTask(taskId)))[0],
+      queuedSteers: (targetId, afterOrder) =>
+        db
+          .select()
+          .from(tasks)
+          .where(and(mine, eq(tasks.steer, true), eq(tasks.status, "queued"), eq(tasks.targetId, targetId), gt(tasks.ord, afterOrder), eq(tasks.cancelRequested, false)))
+          .orderBy(asc(tasks.ord)),
       insertTask: (columns) =>
         db.transaction(async (tx) => {
           // The record's row lock first: two inserts of one task id queue here, the second finds the first.

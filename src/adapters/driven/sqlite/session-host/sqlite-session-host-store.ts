@@ -1,15 +1,9 @@
-import { mkdirSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import type Database from "better-sqlite3";
-import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
-import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
+import { join, resolve } from "node:path";
 import { conversationFolderSegment } from "../sessions/session-file-names.js";
 import { ACTIVE_TASK_STATUSES } from "../../../../domain/session-host/host-state.js";
 import type { AgentSessionHostStore } from "../../../../ports/session-host-store.js";
-import { openSqlite } from "../shared/sqlite-connection.js";
-import { ensureSessionSchema } from "../sessions/session-migrations.js";
-import { findMigrationsFolder } from "../shared/migrations.js";
-import { drizzleBetterSqlite3, drizzleOrm } from "../shared/drizzle-modules.js";
+import { openMigratedSqlite } from "../shared/migrations.js";
+import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { createSessionHostStore } from "../../kernel/session-host-store.js";
 import { sqliteCall } from "../store/sqlite-support.js";
 import { sessionHostTables } from "./host-schema.js";
@@ -30,12 +24,6 @@ export function sessionHostDatabasePath(agentStoreDir: string, conversationId: s
   return join(resolve(agentStoreDir), conversationFolderSegment(conversationId), SESSION_HOST_FILE);
 }
 
-function migrationsFolder(): string {
-  const folder = findMigrationsFolder("session-host");
-  if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/session-host migrations not found");
-  return folder;
-}
-
 /**
  * The SQLite host record of one conversation (WAL; any process may write commands and cancel
  * intents while the lease holder runs tasks). Created on first open.
@@ -44,35 +32,31 @@ function migrationsFolder(): string {
  * const store = openSqliteSessionHostStore({ path: sessionHostDatabasePath(agentStoreDir, "conv-1") });
  */
 export function openSqliteSessionHostStore(options: { path: string; now?: () => number }): AgentSessionHostStore {
-  const { and, asc, eq, gt, inArray } = drizzleOrm();
+  const { and, asc, eq, gt, inArray, sql } = drizzleOrm();
   const { hostCommands, hostContexts, hostSettings, hostTasks, hostTurnItems } = sessionHostTables();
   const now = options.now ?? Date.now;
-  let client: Database.Database;
-  let db: BetterSQLite3Database;
-  try {
-    mkdirSync(dirname(options.path), { recursive: true });
-    client = openSqlite(options.path, { timeout: 5000 });
-    // PRAGMAs have no drizzle builder.
-    client.pragma("journal_mode = WAL");
-    client.pragma("synchronous = NORMAL");
-    db = drizzleBetterSqlite3().drizzle({ client });
-    ensureSessionSchema(db, client, migrationsFolder());
-  } catch (error) {
-    throw wrapAdapterError("sqlite", `cannot open the session host record ${options.path}`, error);
-  }
+  const { client, db } = openMigratedSqlite(options.path, { migrations: "session-host", what: "the session host record" });
   const tasks = () => db.select().from(hostTasks);
+  // The lease holder's inbox asks these every poll (HOST-1): compiled once, not built per call.
+  const taskById = tasks().where(eq(hostTasks.taskId, sql.placeholder("taskId"))).prepare();
+  const pendingAfter = db.select().from(hostCommands).where(and(gt(hostCommands.seq, sql.placeholder("afterSeq")), eq(hostCommands.status, "pending"))).orderBy(asc(hostCommands.seq)).prepare();
   const activeFilter = (mark: "cancel_requested" | "cancelled", taskIds?: readonly string[]) =>
     and(inArray(hostTasks.status, ACTIVE), mark === "cancelled" ? eq(hostTasks.cancelRequested, 1) : taskIds === undefined ? undefined : inArray(hostTasks.taskId, [...taskIds]));
   // SQLite's own path: every read-then-write is one synchronous IMMEDIATE transaction (no await inside).
   return createSessionHostStore(
     {
       tasks: () => tasks().orderBy(asc(hostTasks.ord)).all(),
-      task: (taskId) => tasks().where(eq(hostTasks.taskId, taskId)).get(),
+      task: (taskId) => taskById.get({ taskId }),
+      queuedSteers: (targetId, afterOrder) =>
+        tasks()
+          .where(and(eq(hostTasks.steer, 1), eq(hostTasks.status, "queued"), eq(hostTasks.targetId, targetId), gt(hostTasks.ord, afterOrder), eq(hostTasks.cancelRequested, 0)))
+          .orderBy(asc(hostTasks.ord))
+          .all(),
       insertTask: (columns) =>
         db.transaction((tx) => {
           const existing = tx.select().from(hostTasks).where(eq(hostTasks.taskId, columns.taskId)).get();
           if (existing) return { row: existing, created: false };
-          return { row: tx.insert(hostTasks).values({ ...columns, updatedAt: now() }).returning().get(), created: true };
+          return { row: tx.insert(hostTasks).values({ ...columns, steer: columns.steer ? 1 : 0, updatedAt: now() }).returning().get(), created: true };
         }, { behavior: "immediate" }),
       moveTask: (taskId, decide) =>
         db.transaction((tx) => {
@@ -95,13 +79,7 @@ export function openSqliteSessionHostStore(options: { path: string; now?: () => 
       putTurnItems: (runId, items) => void db.insert(hostTurnItems).values({ runId, items, updatedAt: now() }).onConflictDoUpdate({ target: hostTurnItems.runId, set: { items, updatedAt: now() } }).run(),
       getTurnItems: (runId) => db.select({ items: hostTurnItems.items }).from(hostTurnItems).where(eq(hostTurnItems.runId, runId)).get()?.items,
       enqueue: (command) => db.insert(hostCommands).values({ command, status: "pending", createdAt: now() }).returning({ seq: hostCommands.seq }).get().seq,
-      pending: (afterSeq) =>
-        db
-          .select()
-          .from(hostCommands)
-          .where(and(gt(hostCommands.seq, afterSeq), eq(hostCommands.status, "pending")))
-          .orderBy(asc(hostCommands.seq))
-          .all(),
+      pending: (afterSeq) => pendingAfter.all({ afterSeq }),
       answer: (seq, columns) => void db.update(hostCommands).set(columns).where(eq(hostCommands.seq, seq)).run(),
       outcome: (seq) => db.select().from(hostCommands).where(eq(hostCommands.seq, seq)).get(),
       close: () => void client.close(),

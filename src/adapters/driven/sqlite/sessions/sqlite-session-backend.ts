@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import type { SessionBackend } from "../../../../ports/session-backend.js";
@@ -27,6 +27,54 @@ export interface SqliteSessionBackend extends SessionBackend {
   readonly agentStoreDir: string | undefined;
 }
 
+/** A store whose connection is shared by the handles this process holds on its file. */
+interface Shared {
+  store: { close(): Promise<void> };
+  handles: number;
+  /** The file's identity when opened: a file replaced since gets a connection of its own. */
+  inode: number;
+}
+
+const inodeOf = (path: string): number => statSync(path, { throwIfNoEntry: false })?.ino ?? -1;
+
+/**
+ * Opens stores so that the handles a process holds on one file share one connection, closed with
+ * the last handle. Why (issue 45 item 1): a chat's host and the chat's readers open the same host
+ * record and session log; each extra connection costs an open on the way in and, when it is the
+ * last, a WAL checkpoint with its syncs on the way out. A closed handle rejects with `unavailable`,
+ * as a store of its own would.
+ */
+function sharedOpens() {
+  const open = new Map<string, Shared>();
+  return <T extends { close(): Promise<void> }>(path: string, make: () => T): T => {
+    let entry = open.get(path);
+    if (entry && entry.inode !== inodeOf(path)) entry = undefined;
+    if (!entry) {
+      entry = { store: make(), handles: 0, inode: inodeOf(path) };
+      open.set(path, entry);
+    }
+    const held = entry;
+    held.handles++;
+    let closed = false;
+    return new Proxy(held.store as T, {
+      get(target, key) {
+        const value = Reflect.get(target, key, target) as unknown;
+        if (key === "close") {
+          return async () => {
+            if (closed) return;
+            closed = true;
+            if (--held.handles > 0) return;
+            if (open.get(path) === held) open.delete(path);
+            await target.close();
+          };
+        }
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => (closed ? Promise.reject(new SteamharnessError("unavailable", "[steamharness] [sqlite] the store is closed")) : (value as (...args: unknown[]) => unknown).apply(target, args));
+      },
+    });
+  };
+}
+
 /**
  * The SQLite session backend (SES-1, SES-2, HOST-1): one SQLite file per (conversation, session
  * key) under `agentStoreDir`, its lease on a lock file beside it (one owner across processes of
@@ -42,6 +90,7 @@ export interface SqliteSessionBackend extends SessionBackend {
  */
 export function createSqliteSessionBackend(options: SqliteSessionBackendOptions = {}): SqliteSessionBackend {
   const agentStoreDir = options.agentStoreDir === undefined ? undefined : resolve(options.agentStoreDir);
+  const shared = sharedOpens();
   const pool = sqliteSessionPool({ ...(agentStoreDir === undefined ? {} : { agentStoreDir }), ...(options.maxIdleSessions === undefined ? {} : { maxIdle: options.maxIdleSessions }) });
   const backend = createSessionBackend(
     {
@@ -53,13 +102,15 @@ export function createSqliteSessionBackend(options: SqliteSessionBackendOptions 
       async unleased(request) {
         const path = resolveSessionDatabasePath({ ...request.address, agentStoreDir, databasePath: request.databasePath });
         if (!request.create && !existsSync(path)) return null;
-        // Another connection to the file: WAL lets it read while the owner's connection writes.
-        return createSqliteSessionStore({ path, address: request.address, ...(request.clock ? { clock: request.clock } : {}) });
+        // Not the lease holder's connection (the pool's): WAL lets it read while that one writes.
+        // A caller's own clock stamps its appends: such a store is its own.
+        if (request.clock) return createSqliteSessionStore({ path, address: request.address, clock: request.clock });
+        return shared(path, () => createSqliteSessionStore({ path, address: request.address }));
       },
       async hostStore(conversationId, create) {
         if (agentStoreDir === undefined) throw new SteamharnessError("input_validation", "a session host record needs the backend's agentStoreDir", { field: "agentStoreDir" });
         const path = sessionHostDatabasePath(agentStoreDir, conversationId);
-        return !create && !existsSync(path) ? null : openSqliteSessionHostStore({ path });
+        return !create && !existsSync(path) ? null : shared(path, () => openSqliteSessionHostStore({ path }));
       },
       async copyLog({ from, to, throughSeq, append }) {
         const fromPath = resolveSessionDatabasePath({ ...from, agentStoreDir });

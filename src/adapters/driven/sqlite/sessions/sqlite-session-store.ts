@@ -1,14 +1,12 @@
-import { existsSync, mkdirSync, rmSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, rmSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
 import type { SessionAddress, SessionEventInput, SessionStore } from "../../../../ports/session-store.js";
-import { drizzleBetterSqlite3, drizzleOrm } from "../shared/drizzle-modules.js";
+import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { sessionTables } from "./session-schema.js";
 import { prepareSessionReads, prepareSessionStatements, prepareSessionWrites, type SessionDb } from "./session-statements.js";
-import { openSqlite } from "../shared/sqlite-connection.js";
-import { ensureSessionSchema, findSessionMigrationsFolder } from "./session-migrations.js";
+import { openMigratedSqlite } from "../shared/migrations.js";
 import { createSessionStore, type EventRow, type NewEventRow, type SessionRows } from "../../kernel/session-store.js";
 import type { StoreCall } from "../../kernel/store-call.js";
 
@@ -39,24 +37,17 @@ function insertMeta(db: SessionDb, address: SessionAddress, now: number): void {
     .run();
 }
 
-/** Opens, configures and migrates the file (a freshly migrated file gets its meta row); `storage_failure` when it cannot. */
+/** Opens, configures and migrates the file (a new file has its meta row from the start); `storage_failure` when it cannot. */
 function openDatabase(options: SqliteSessionStoreOptions, now: number): { client: Database.Database; db: SessionDb } {
-  const folder = options.migrationsFolder ?? findSessionMigrationsFolder();
-  let client: Database.Database | undefined;
-  try {
-    if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/session migrations not found");
-    mkdirSync(dirname(options.path), { recursive: true });
-    client = openSqlite(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
-    // PRAGMAs are connection settings drizzle has no builder for.
-    client.pragma("journal_mode = WAL");
-    client.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
-    const db = drizzleBetterSqlite3().drizzle({ client });
-    ensureSessionSchema(db, client, folder, () => insertMeta(db, options.address, now));
-    return { client, db };
-  } catch (error) {
-    client?.close();
-    throw wrapAdapterError("sqlite", `cannot open session database ${options.path}`, error);
-  }
+  const { migrationsFolder, busyTimeoutMs, synchronous } = options;
+  return openMigratedSqlite(options.path, {
+    migrations: "session",
+    what: "session database",
+    ...(migrationsFolder ? { migrationsFolder } : {}),
+    ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }),
+    ...(synchronous ? { synchronous } : {}),
+    initialise: (db) => insertMeta(db, options.address, now),
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { dirname, join } from "node:path";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
@@ -70,6 +71,72 @@ export function ensureMigrated(client: Database.Database, migrationsFolder: stri
   client.pragma(`user_version = ${expected}`);
 }
 
+/** Migrated images by migrations folder, in the legacy (rollback-journal) header an in-memory database has. */
+const images = new Map<string, Buffer>();
+
+function imageOf(migrationsFolder: string): Buffer {
+  let image = images.get(migrationsFolder);
+  if (!image) {
+    const client = openSqlite(":memory:");
+    try {
+      ensureMigrated(client, migrationsFolder, () => migrateWithRetry(drizzleBetterSqlite3().drizzle({ client }), migrationsFolder));
+      image = client.serialize();
+    } finally {
+      client.close();
+    }
+    images.set(migrationsFolder, image);
+  }
+  return image;
+}
+
+/**
+ * Creates `path` (and its folder) as a migrated database in WAL mode unless the file exists;
+ * resolves whether this call created it. Why (issue 45 item 1: a new chat creates its host record
+ * and session log before its first model call): switching a new file to WAL and applying every
+ * migration costs tens of milliseconds, mostly the syncs of the journal-mode switch; writing a
+ * copy of an image migrated once per process in memory, by the same migrator, costs one write
+ * and one sync. `initialise` (the rows every new file of the kind has) runs on the image before
+ * it is written, so no reader sees the file without them. The file appears whole and once: the
+ * bytes are written and synced under a temporary name, then hard-linked to `path`, which fails
+ * when another process got there first (that file is kept). Where hard links are unsupported
+ * nothing is created and the caller opens `path` the ordinary way.
+ *
+ * @example
+ * const created = seedSqliteFile("/data/agents/c1/_session-host.db", findMigrationsFolder("session-host")!);
+ */
+export function seedSqliteFile(path: string, migrationsFolder: string, initialise?: (db: BetterSQLite3Database) => void): boolean {
+  if (existsSync(path)) return false;
+  const client = openSqlite(imageOf(migrationsFolder));
+  let bytes: Buffer;
+  try {
+    initialise?.(drizzleBetterSqlite3().drizzle({ client }));
+    bytes = client.serialize();
+  } finally {
+    client.close();
+  }
+  // The file format's write and read versions (header bytes 18 and 19): 2 opens the file in WAL mode.
+  bytes[18] = bytes[19] = 2;
+  mkdirSync(dirname(path), { recursive: true });
+  const temporary = `${path}.${randomUUID()}.seed`;
+  const fd = openSync(temporary, "wx");
+  try {
+    writeSync(fd, bytes);
+    // As the journal-mode switch it replaces: the file a later commit's WAL builds on survives a power loss.
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(temporary, path);
+    return true;
+  } catch (error) {
+    if (["EEXIST", "EPERM", "ENOTSUP", "EXDEV"].includes(String((error as NodeJS.ErrnoException).code))) return false;
+    throw error;
+  } finally {
+    rmSync(temporary, { force: true });
+  }
+}
+
 /** Options of {@link openMigratedSqlite}. */
 export interface MigratedSqliteOptions {
   /** The checked-in migrations: `drizzle/<migrations>` of the package, unless `migrationsFolder` names one. */
@@ -79,28 +146,36 @@ export interface MigratedSqliteOptions {
   busyTimeoutMs?: number;
   /** What the file is, for the error message ("the task store"). */
   what: string;
+  /** `"normal"` (default): a commit survives a killed process; `"full"` also syncs every commit. */
+  synchronous?: "normal" | "full";
+  /** The rows every new file of the kind has (idempotent): written with the file's schema, never seen missing. */
+  initialise?: (db: BetterSQLite3Database) => void;
 }
 
+/** Checked-in migration folders by name, looked up once per process. */
+const folders = new Map<string, string | null>();
+
 /**
- * Opens (creating the file and its folder) a WAL-mode database several processes share and
- * brings it up to its migrations; a lost migration race is retried. A missing migrations folder
+ * Opens (creating the file and its folder, see {@link seedSqliteFile}) a WAL-mode database several
+ * processes share and brings it up to its migrations; a lost migration race is retried. A missing migrations folder
  * throws `internal`; any other fault `storage_failure` with `cause`.
  *
  * @example
  * const { client, db } = openMigratedSqlite("/data/mcp-tasks.sqlite", { migrations: "mcp-tasks", what: "the task store" });
  */
 export function openMigratedSqlite(path: string, options: MigratedSqliteOptions): { client: Database.Database; db: BetterSQLite3Database } {
-  const folder = options.migrationsFolder ?? findMigrationsFolder(options.migrations);
+  if (!folders.has(options.migrations)) folders.set(options.migrations, findMigrationsFolder(options.migrations));
+  const folder = options.migrationsFolder ?? folders.get(options.migrations)!;
   if (folder === null) throw new SteamharnessError("internal", `[steamharness] [sqlite] drizzle/${options.migrations} migrations not found`);
   let client: Database.Database | undefined;
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    if (!seedSqliteFile(path, folder, options.initialise)) mkdirSync(dirname(path), { recursive: true });
     client = openSqlite(path, { timeout: options.busyTimeoutMs ?? 5000 });
     // PRAGMAs are connection settings drizzle has no builder for.
     client.pragma("journal_mode = WAL");
-    client.pragma("synchronous = NORMAL");
+    client.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
     const db = drizzleBetterSqlite3().drizzle({ client });
-    ensureMigrated(client, folder, () => migrateWithRetry(db, folder));
+    ensureMigrated(client, folder, () => migrateWithRetry(db, folder), () => options.initialise?.(db));
     return { client, db };
   } catch (error) {
     client?.close();

@@ -28,8 +28,9 @@ function nativeBinding(): string | null {
  *
  * @example
  * const client = openSqlite("/data/session.sqlite", { timeout: 5000 });
+ * const copy = openSqlite(client.serialize()); // an in-memory database from a serialized image
  */
-export function openSqlite(path: string, options: Database.Options = {}): Database.Database {
+export function openSqlite(path: string | Buffer, options: Database.Options = {}): Database.Database {
   const addon = nativeBinding();
   const Database = betterSqlite3();
   return new Database(path, addon === null ? options : { ...options, nativeBinding: addon });
