@@ -1,6 +1,5 @@
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
-import { ElicitResultSchema, RELATED_TASK_META_KEY, type ElicitRequestFormParams, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitResultSchema } from "@modelcontextprotocol/core";
+import { RELATED_TASK_META_KEY, type AuthInfo, type ElicitRequestFormParams, type ElicitResult, type Server } from "@modelcontextprotocol/server";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { checkAnswers } from "../../../domain/workflow/answer-validation.js";
 import { APPROVAL_FIELD, approvalForm, pickAnsweredValues, planInputElicitation, summarizeFields } from "../../../domain/workflow/interaction.js";

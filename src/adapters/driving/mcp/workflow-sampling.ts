@@ -1,5 +1,5 @@
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { ErrorCode, McpError, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ResultSchema } from "@modelcontextprotocol/core";
+import { ProtocolError, SdkError, SdkErrorCode, type Server } from "@modelcontextprotocol/server";
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { WorkflowSamplingRequest, WorkflowSamplingResult } from "../../../domain/workflow/sampling.js";
 import type { RunHandlers } from "../../../ports/workflow-workers.js";
@@ -55,10 +55,10 @@ export function createSamplingHandler(server: Server, options: SamplingHandlerOp
       });
     } catch (error) {
       if (controller.signal.aborted) throw new SteamharnessError("cancelled", "the sampling request was cancelled");
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
         throw new SteamharnessError("timeout", `the MCP client did not answer the sampling request within ${timeout} ms`, { data: { timeoutMs: timeout } });
       }
-      const code = error instanceof McpError ? error.code : null;
+      const code = error instanceof ProtocolError ? error.code : null;
       throw new SteamharnessError("sampling_failed", `the MCP client did not sample: ${(error as Error)?.message ?? String(error)}`, { data: { mcpCode: code } });
     } finally {
       for (const source of sources) source.removeEventListener("abort", abort);
