@@ -30,8 +30,8 @@ afterAll(async () => {
 });
 
 /** A v2 client pinned to the 2026-07-28 revision (no `initialize`, no session). */
-async function connectModern(url: URL, fetchVia?: (url: URL) => URL): Promise<Client> {
-  const client = new Client({ name: "modern-client", version: "1.0.0" }, { versionNegotiation: { mode: { pin: MODERN } } });
+async function connectModern(url: URL, fetchVia?: (url: URL) => URL, capabilities: Record<string, object> = {}): Promise<Client> {
+  const client = new Client({ name: "modern-client", version: "1.0.0" }, { capabilities, versionNegotiation: { mode: { pin: MODERN } } });
   const fetchOf = fetchVia ? ((input: string | URL | Request, init?: RequestInit) => fetch(fetchVia(new URL(input instanceof Request ? input.url : input)), init)) : undefined;
   await client.connect(new StreamableHTTPClientTransport(url, fetchOf ? { fetch: fetchOf } : {}));
   return client;
@@ -76,6 +76,25 @@ describe("MCP-17 2026-07-28 over Streamable HTTP, stateless", () => {
         expect(result.structuredContent).toMatchObject({ status: "success", output: { params: { text } } });
       }
       expect(turn).toBeGreaterThanOrEqual(5);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("MCP-17 a run that waits for input answers interaction_required (no server-to-client request on 2026-07-28), and its answers reach it on either host", async () => {
+    let turn = 0;
+    const other = (url: URL) => new URL(url.pathname, turn++ % 2 === 0 ? a.url : b.url);
+    // A client that declares form elicitation still gets no push request: the revision has none.
+    const client = await connectModern(a.url, other, { elicitation: { form: {} } });
+    type Answered = { runId: string; status: string; error?: { code: string; pending?: { requestId: string } }; output?: unknown };
+    const call = async (meta?: Record<string, unknown>) => (await client.callTool({ name: "ask_twice", arguments: {}, ...(meta ? { _meta: meta } : {}) }, { timeout: 60_000 })).structuredContent as Answered;
+    try {
+      const first = await call();
+      expect(first).toMatchObject({ status: "waiting_for_input", error: { code: "interaction_required", pending: { requestId: "input-1" } } });
+      const second = await call({ "steamharness/answer": { runId: first.runId, requestId: "input-1", values: { answer: "blue" } } });
+      expect(second).toMatchObject({ runId: first.runId, error: { code: "interaction_required", pending: { requestId: "input-2" } } });
+      const done = await call({ "steamharness/answer": { runId: first.runId, requestId: "input-2", values: { size: "m" } } });
+      expect(done).toMatchObject({ runId: first.runId, status: "success", output: { runId: first.runId, first: { answer: "blue" }, second: { size: "m" } } });
     } finally {
       await client.close();
     }

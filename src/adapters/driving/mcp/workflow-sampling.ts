@@ -3,6 +3,7 @@ import { ProtocolError, SdkError, SdkErrorCode, type Server } from "@modelcontex
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { WorkflowSamplingRequest, WorkflowSamplingResult } from "../../../domain/workflow/sampling.js";
 import type { RunHandlers } from "../../../ports/workflow-workers.js";
+import { canAskClient } from "./workflow-elicitation.js";
 
 /** How long the client's model (and the person who may review the request) may take by default: ten minutes. */
 export const SAMPLING_TIMEOUT_MS = 600_000;
@@ -32,6 +33,9 @@ export interface SamplingHandlerOptions {
 export function createSamplingHandler(server: Server, options: SamplingHandlerOptions): NonNullable<RunHandlers["onSampling"]> {
   const timeout = options.timeoutMs ?? SAMPLING_TIMEOUT_MS;
   return async (request: WorkflowSamplingRequest, signal: AbortSignal): Promise<WorkflowSamplingResult> => {
+    if (!canAskClient(server)) {
+      throw new SteamharnessError("sampling_unavailable", "sampling is unavailable: the MCP client called this run on the 2026-07-28 revision, which has no server-to-client requests");
+    }
     if (server.getClientCapabilities()?.sampling === undefined) {
       throw new SteamharnessError("sampling_unavailable", "sampling is unavailable: the MCP client that called this run did not declare the sampling capability");
     }
