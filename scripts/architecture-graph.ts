@@ -222,7 +222,7 @@ export const LAYER_RULES: Record<LayerOf["layer"], { mayImport: Array<LayerOf["l
 };
 
 /** The packages of the MCP SDK family: only the MCP adapter folder imports them (MCP-10). */
-export const MCP_SDK_PACKAGES = ["@modelcontextprotocol/sdk", "@modelcontextprotocol/ext-apps"];
+export const MCP_SDK_PACKAGES = ["@modelcontextprotocol/server", "@modelcontextprotocol/core", "@modelcontextprotocol/sdk", "@modelcontextprotocol/ext-apps"];
 
 /**
  * The packages that reach the machine (files, processes, sockets): only driven adapters and the

@@ -14,6 +14,9 @@ jest.setTimeout(180_000);
 
 const BASELINE = join(REPO, "test/mcp-http/conformance-expected-failures.yml");
 const CLI = join(REPO, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
+/** MCP-17: the 0.2.0-alpha suite (2026-07-28), installed under the alias conformance-2026, and its baseline. */
+const BASELINE_2026 = join(REPO, "test/mcp-http/conformance-2026-expected-failures.yml");
+const CLI_2026 = join(REPO, "node_modules/conformance-2026/dist/index.js");
 const HOOK = join(REPO, "scripts/conformance/node20-fs-glob.mjs");
 
 let tmp: string;
@@ -28,9 +31,9 @@ afterAll(async () => {
   await cleanup(tmp);
 });
 
-function conformance(args: string[]): Promise<{ code: number; output: string }> {
+function conformance(args: string[], cli = CLI): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ["--import", HOOK, CLI, ...args], { cwd: tmp, env: cleanEnv(), timeout: 150_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(process.execPath, ["--import", HOOK, cli, ...args], { cwd: tmp, env: cleanEnv(), timeout: 150_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, output: `${stdout}${stderr}` });
     });
   });
@@ -49,5 +52,22 @@ describe("MCP-15 MCP conformance suite", () => {
     expect(run.output).toContain("=== SUMMARY ===");
     for (const scenario of ["server-initialize", "ping", "tools-list", "server-sse-multiple-streams", "dns-rebinding-protection", "elicitation-sep1034-defaults", "elicitation-sep1330-enums", "tools-call-image", "tools-call-audio", "tools-call-embedded-resource", "tools-call-mixed-content", "completion-complete", "resources-list", "resources-read-text", "resources-read-binary", "resources-templates-read", "resources-subscribe", "resources-unsubscribe", "prompts-list", "prompts-get-simple", "prompts-get-with-args", "prompts-get-embedded-resource", "prompts-get-with-image", "tools-call-sampling"]) expect(run.output).toMatch(new RegExp(`✓ ${scenario}: \\d+ passed, 0 failed`));
     expect({ code: run.code, tail: run.code === 0 ? "" : run.output.slice(-3000) }).toEqual({ code: 0, tail: "" });
+  });
+});
+
+describe("MCP-17 MCP-18 the 2026-07-28 conformance suite on the same endpoint", () => {
+  it("MCP-17 every entry of the 2026-07-28 baseline names one scenario and says why", () => {
+    const entries = readFileSync(BASELINE_2026, "utf8").split("\n").filter((line) => /^\s*-\s/.test(line));
+    for (const entry of entries) expect(entry).toMatch(/^\s*- [a-z0-9-]+\s+# \S/);
+  });
+
+  it("MCP-17 the 2026-07-28 server scenarios (--requirements 2026-07-28) pass against --http, but for the baseline", async () => {
+    const listed = new Set(readFileSync(BASELINE_2026, "utf8").split("\n").map((line) => /^\s*- ([a-z0-9-]+)/.exec(line)?.[1]).filter((name): name is string => name !== undefined));
+    const run = await conformance(["server", "--url", server.url.href, "--requirements", "2026-07-28", "-o", join(tmp, "results-2026")], CLI_2026);
+    expect(run.output).toContain("=== SUMMARY ===");
+    const outcomes = [...run.output.matchAll(/^([✓✗]) ([a-z0-9-]+): \d+ passed, \d+ failed$/gm)].map(([, mark, name]) => ({ name: name!, passed: mark === "✓" }));
+    for (const scenario of ["tools-list", "tools-call-simple-text", "tools-call-with-progress", "completion-complete", "resources-read-text", "sep-2164-resource-not-found", "prompts-get-with-args", "dns-rebinding-protection", "caching", "http-header-validation"]) expect(outcomes).toContainEqual({ name: scenario, passed: true });
+    // Unlisted and failing: a regression (or a new scenario that needs an entry saying why).
+    expect(outcomes.filter((outcome) => !outcome.passed && !listed.has(outcome.name)).map((outcome) => outcome.name)).toEqual([]);
   });
 });

@@ -193,8 +193,9 @@ describe.each(["stdio", "http"])("MCP-15 prompts, resources and completions over
     expect((await served.client.readResource({ uri: "docs://pixel" })).contents).toEqual([{ uri: "docs://pixel", mimeType: "image/png", blob: PIXEL.toString("base64") }]);
     // Level-1 values are percent-decoded; one spanning a "/" matches no template.
     expect((await served.client.readResource({ uri: "docs://day/mon%20day/summary" })).contents).toEqual([{ uri: "docs://day/mon%20day/summary", mimeType: "application/json", text: '{"day":"mon day"}' }]);
-    expect((await rpcError(served.client.readResource({ uri: "docs://day/a/b/summary" }))).code).toBe(-32002);
-    expect((await rpcError(served.client.readResource({ uri: "docs://unknown" }))).code).toBe(-32002);
+    // MCP-16: a miss is -32602 with `data.uri` (the 2026-07-28 rule, which the SDK's v2 line applies to every revision).
+    expect(await rpcError(served.client.readResource({ uri: "docs://day/a/b/summary" }))).toMatchObject({ code: -32602, data: { uri: "docs://day/a/b/summary" } });
+    expect(await rpcError(served.client.readResource({ uri: "docs://unknown" }))).toMatchObject({ code: -32602, data: { uri: "docs://unknown" } });
   });
 
   it(`MCP-15 a file resource whose symlink points out of the project, or that is a folder, a FIFO or over 10 MB, is a typed error and the server keeps serving (${kind})`, async () => {

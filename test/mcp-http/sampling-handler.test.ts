@@ -1,10 +1,11 @@
 // MCP-6: the host's side of a run's sampling request (workflow-sampling.ts) against the SDK's
 // real Client and Server, linked in memory: the timeout, an error answer's code, and the
-// withdrawal when the run abandons the request.
+// withdrawal when the run abandons the request. MCP-16: the server is the SDK's v2 line, the
+// client the v1 line, an independent implementation of the 2025-11-25 revision.
 import { afterEach, describe, expect, it } from "@jest/globals";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { Server } from "@modelcontextprotocol/server";
 import { CreateMessageRequestSchema, ErrorCode, McpError, type ClientCapabilities, type CreateMessageResult } from "@modelcontextprotocol/sdk/types.js";
 import { createSamplingHandler } from "../../src/adapters/driving/mcp/workflow-sampling.js";
 import type { WorkflowSamplingRequest } from "../../src/domain/workflow/sampling.js";
@@ -26,12 +27,12 @@ async function linked(capabilities: ClientCapabilities, answer?: (signal: AbortS
     throw new McpError(ErrorCode.MethodNotFound, "not handled");
   };
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  await Promise.all([server.connect(serverSide as never), client.connect(clientSide)]);
   open.push(() => client.close());
   return server;
 }
 
-describe("MCP-6 the host asks the calling client to sample", () => {
+describe("MCP-6 MCP-16 the host asks the calling client to sample", () => {
   it("MCP-6 no answer within the timeout is a `timeout` error for the run", async () => {
     const server = await linked({ sampling: {} }, () => new Promise(() => undefined));
     const ask = createSamplingHandler(server, { signal: new AbortController().signal, timeoutMs: 100 });

@@ -8,6 +8,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { tenantSegment } from "../../src/app/tenants/tenant-segment.js";
@@ -53,6 +54,14 @@ let data: string;
 let server: HttpMcpServer;
 let acme: Client;
 let globex: Client;
+let secrets: { acme: string; globex: string };
+
+/** MCP-17: a v2 client on the 2026-07-28 revision (no session): its key is the only thing that names its tenant, on every request. */
+async function connectModern(secret: string | undefined): Promise<ModernClient> {
+  const client = new ModernClient({ name: "modern-tenant", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  await client.connect(new ModernTransport(server.url, secret ? { requestInit: { headers: { authorization: `Bearer ${secret}` } } } : {}));
+  return client;
+}
 
 // No elicitation capability: a call that asks for input ends interaction_required, answerable later by run id.
 const connectWith = (secret: string, url: URL = server.url) => connectHttp(url, { transport: { requestInit: { headers: { authorization: `Bearer ${secret}` } } } });
@@ -77,6 +86,7 @@ beforeAll(async () => {
     "workflow.mjs": WORKFLOW,
   });
   const [a, b] = [await addTenantKey(["--store", store], "acme"), await addTenantKey(["--store", store], "globex")];
+  secrets = { acme: a, globex: b };
   server = await startHttpMcp(project, ["--keys", "--store", store, "--data-dir", data]);
   [acme, globex] = [await connectWith(a), await connectWith(b)];
 }, 120_000);
@@ -179,5 +189,22 @@ describe("TEN-3 mcp --http keeps each tenant's data in its own namespace", () =>
       await kv.close();
     }
     for (const store of ["kv", "values", "files"]) expect(existsSync(join(own, store, "tenants"))).toBe(false);
+  });
+
+  it("TEN-3 MCP-17: a stateless 2026-07-28 client is its key's tenant on every request (no session binds it): globex reads none of acme's data, acme reads its own, no key is refused", async () => {
+    const [modernAcme, modernGlobex] = [await connectModern(secrets.acme), await connectModern(secrets.globex)];
+    try {
+      expect(modernAcme.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+      const written = (await modernAcme.callTool({ name: "write", arguments: { text: "acme-modern" } })) as CallToolResult;
+      expect(written.isError).toBeFalsy();
+      const fileId = output(written).fileId as string;
+      const seenByGlobex = output((await modernGlobex.callTool({ name: "read", arguments: { fileId } })) as CallToolResult);
+      expect(seenByGlobex.file).toBeNull();
+      expect(seenByGlobex.greeting).not.toBe("acme-modern");
+      expect(output((await modernAcme.callTool({ name: "read", arguments: { fileId } })) as CallToolResult)).toMatchObject({ greeting: "acme-modern", file: "a.txt" });
+    } finally {
+      await Promise.all([modernAcme.close(), modernGlobex.close()]);
+    }
+    await expect(connectModern(undefined)).rejects.toThrow();
   });
 });

@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 // wall-clock figure is bench/import.bench.ts.
 
 /** Packages the root entry must not load; each is needed only by the API that uses it. */
-const HEAVY = ["@modelcontextprotocol/sdk", "zod", "drizzle-orm", "better-sqlite3", "pg", "quickjs-emscripten", "@mariozechner/pi-ai", "openai", "@anthropic-ai/sdk", "@opentelemetry/api", "@opentelemetry/sdk-node", "@opentelemetry/sdk-trace-base"];
+const HEAVY = ["@modelcontextprotocol/server", "@modelcontextprotocol/core", "@modelcontextprotocol/sdk", "zod", "drizzle-orm", "better-sqlite3", "pg", "quickjs-emscripten", "@mariozechner/pi-ai", "openai", "@anthropic-ai/sdk", "@opentelemetry/api", "@opentelemetry/sdk-node", "@opentelemetry/sdk-trace-base"];
 
 /** Prints `PERF1-LOADED <url>` to stderr for every module the ESM loader loads. */
 const HOOKS = `export async function load(url, context, next) { process.stderr.write("PERF1-LOADED " + url + "\\n"); return next(url, context); }`;

@@ -10,8 +10,7 @@
  * `{ "error": { code, message, field? } }` (CAP-0, DX-17), so the calling model reads what to
  * correct and the server keeps serving. Only an unknown tool name is JSON-RPC InvalidParams.
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { Server, type CallToolResult, type Tool } from "@modelcontextprotocol/server";
 import {
   errorPayload,
   runCapability,
@@ -65,13 +64,13 @@ export function createCapabilityMcpServer(spec: CapabilitySpec<any>, options: Ca
     { capabilities: cards ? { tools: {}, resources: {} } : { tools: {} } },
   );
   const tool = capabilityMcpTool(spec);
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [cards && (await clientSupportsMcpApps(server)) ? withCardApp(tool) : tool] }));
+  server.setRequestHandler("tools/list", async () => ({ tools: [cards && (await clientSupportsMcpApps(server)) ? withCardApp(tool) : tool] }));
   if (cards) serveCardApp(server, { assets: options.viewerAssets, ...(options.viewerAssetsDirectory === undefined ? {} : { assetsDirectory: options.viewerAssetsDirectory }) });
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult> => {
     // DX-17: an unknown tool is a protocol error (the MCP spec's); everything else is a tool result.
     if (request.params.name !== tool.name) throw invalidParams(`unknown tool: ${request.params.name}; this server serves ${tool.name}`);
     try {
-      const result = await runCapability(spec, options.runtime, request.params.arguments ?? {}, options.approve, extra.signal);
+      const result = await runCapability(spec, options.runtime, request.params.arguments ?? {}, options.approve, ctx.mcpReq.signal);
       return { content: result.content, structuredContent: result.details ?? {} };
     } catch (error) {
       return capabilityErrorResult(error);

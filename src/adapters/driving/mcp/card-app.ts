@@ -4,12 +4,11 @@
  * MIME type), the card-producing capability tools (knowledge, KV, present_card) name a `ui://`
  * resource in their `_meta.ui.resourceUri`, and the server serves that resource: a self-contained
  * HTML view (built into dist/viewer/card-app.html) that draws the result's card. Constants and the
- * capability check come from `@modelcontextprotocol/ext-apps` (1.x supports this SDK line), loaded
+ * capability check come from `@modelcontextprotocol/ext-apps` (2.x, on the SDK's v2 line), loaded
  * only when a client asks. The tool results themselves are unchanged: a client without the
  * extension sees the same listing and the same text as before.
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { ListResourcesRequestSchema, ReadResourceRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Server, Tool } from "@modelcontextprotocol/server";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { CAPABILITY_TOOL_IDS } from "../../../domain/capabilities/catalog.js";
 import type { ViewerAssets } from "../../../ports/viewer-assets.js";
@@ -57,11 +56,11 @@ export function withCardApp(tool: Tool): Tool {
  */
 export function serveCardApp(server: Server, options: { assets: ViewerAssets; assetsDirectory?: string }): void {
   let html: string | undefined;
-  server.setRequestHandler(ListResourcesRequestSchema, async () => {
+  server.setRequestHandler("resources/list", async () => {
     const { RESOURCE_MIME_TYPE } = await extApps();
     return { resources: [{ uri: CARD_APP_URI, name: "resource-card", title: "Resource card", description: "MCP Apps view of a steamharness resource card", mimeType: RESOURCE_MIME_TYPE }] };
   });
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+  server.setRequestHandler("resources/read", async (request) => {
     if (request.params.uri !== CARD_APP_URI) throw new SteamharnessError("not_found", `unknown resource ${request.params.uri}`, { field: "uri" });
     const { RESOURCE_MIME_TYPE } = await extApps();
     html ??= options.assets.read("cardApp", options.assetsDirectory);

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
 import type { ProjectFiles, RunDataDirs, WorkflowProjectLocation } from "../../../ports/project-files.js";
 

@@ -1,4 +1,4 @@
-import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/server";
 import type { SurfaceServices } from "../../../ports/surface-services.js";
 import type { WorkflowRunAttachment } from "../../../domain/workflow/run-context.js";
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";

@@ -1,6 +1,5 @@
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
-import { ElicitResultSchema, RELATED_TASK_META_KEY, type ElicitRequestFormParams, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitResultSchema } from "@modelcontextprotocol/core";
+import { RELATED_TASK_META_KEY, type AuthInfo, type ElicitRequestFormParams, type ElicitResult, type Server } from "@modelcontextprotocol/server";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { checkAnswers } from "../../../domain/workflow/answer-validation.js";
 import { APPROVAL_FIELD, approvalForm, pickAnsweredValues, planInputElicitation, summarizeFields } from "../../../domain/workflow/interaction.js";
@@ -25,8 +24,26 @@ export interface ElicitationHandlerOptions {
   authInfo?: AuthInfo;
 }
 
+/**
+ * Whether the server may send the client a request of its own (a form, a sampling request): on
+ * 2025-11-25 (and stdio) it may; the 2026-07-28 revision has none (its `input_required` results
+ * replace them, MCP-19), so a run that waits answers `interaction_required`, answerable with
+ * `_meta["steamharness/answer"]` on any host.
+ *
+ * @example
+ * if (!canAskClient(server)) throw interactionRequired(pending, "…");
+ */
+export function canAskClient(server: Server): boolean {
+  // Dated revisions compare as strings; undefined: not negotiated yet (never for a handler).
+  const version = server.getNegotiatedProtocolVersion();
+  return version === undefined || version < MODERN_REVISION;
+}
+
+/** The first revision without server-to-client requests. */
+const MODERN_REVISION = "2026-07-28";
+
 function canElicitForms(server: Server): boolean {
-  return server.getClientCapabilities()?.elicitation?.form !== undefined;
+  return canAskClient(server) && server.getClientCapabilities()?.elicitation?.form !== undefined;
 }
 
 function ended(action: "decline" | "cancel", what: string): SteamharnessError {

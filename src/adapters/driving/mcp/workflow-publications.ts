@@ -4,21 +4,7 @@
  * structure report. Texts are filled in here (placeholders, URI templates); files are read from
  * the project folder at request time, confined to it (project-file.ts).
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  CompleteRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-  type PromptMessage,
-  type ServerCapabilities,
-} from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type PromptMessage, type Server, type ServerCapabilities } from "@modelcontextprotocol/server";
 import { isSteamharnessError } from "../../../domain/errors.js";
 import { completeFromOptions, fillPlaceholders, matchUriTemplate } from "../../../domain/workflow/publication-text.js";
 import type { StructurePublications, WorkflowResourceDeclaration } from "../../../domain/workflow/publications.js";
@@ -26,7 +12,7 @@ import type { ProjectFiles } from "../../../ports/project-files.js";
 import { createResourceSubscriptions, type ResourceSubscriptions } from "./resource-subscriptions.js";
 import { invalidParams } from "./workflow-result.js";
 
-/** MCP's "Resource not found" error code. */
+/** MCP's old "Resource not found" code: the SDK answers it as -32602, the code the 2026-07-28 revision prescribes on every revision. */
 const RESOURCE_NOT_FOUND = -32002;
 
 const MIME_BY_EXTENSION: Record<string, string> = {
@@ -85,10 +71,10 @@ export function publicationCapabilities(published: StructurePublications | undef
 }
 
 /** A file fault as a JSON-RPC error: missing → Resource not found; refused (escape, size, kind) → internal error naming why. */
-function fileError(error: unknown): McpError {
-  if (isSteamharnessError(error, "not_found")) return new McpError(RESOURCE_NOT_FOUND, error.message);
-  if (isSteamharnessError(error)) return new McpError(ErrorCode.InternalError, error.message);
-  return new McpError(ErrorCode.InternalError, `[steamharness] [mcp] cannot read the resource: ${(error as Error)?.message ?? String(error)}`);
+function fileError(error: unknown): ProtocolError {
+  if (isSteamharnessError(error, "not_found")) return new ProtocolError(RESOURCE_NOT_FOUND, error.message);
+  if (isSteamharnessError(error)) return new ProtocolError(ProtocolErrorCode.InternalError, error.message);
+  return new ProtocolError(ProtocolErrorCode.InternalError, `[steamharness] [mcp] cannot read the resource: ${(error as Error)?.message ?? String(error)}`);
 }
 
 /** The project whose files a server publishes: its folder, and how its files are read and watched. */
@@ -128,7 +114,7 @@ export function addPublicationHandlers(server: Server, published: StructurePubli
       const values = matchUriTemplate(template.uriTemplate, uri);
       if (values) return [{ uri, mimeType: mimeTypeOf(template.mimeType), text: fillPlaceholders(template.text, values) }];
     }
-    throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`);
+    throw new ResourceNotFoundError(uri, `Resource not found: ${uri}`);
   };
   const resourceContents = async (resource: WorkflowResourceDeclaration) => {
     const mimeType = resourceMimeType(resource);
@@ -139,7 +125,7 @@ export function addPublicationHandlers(server: Server, published: StructurePubli
   };
 
   if (capabilities.prompts) {
-    server.setRequestHandler(ListPromptsRequestSchema, async () => ({
+    server.setRequestHandler("prompts/list", async () => ({
       prompts: prompts.map((prompt) => ({
         name: prompt.name,
         title: prompt.title,
@@ -147,7 +133,7 @@ export function addPublicationHandlers(server: Server, published: StructurePubli
         arguments: prompt.arguments.map(({ name, description, required }) => ({ name, ...(description !== undefined ? { description } : {}), ...(required !== undefined ? { required } : {}) })),
       })),
     }));
-    server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+    server.setRequestHandler("prompts/get", async (request) => {
       const prompt = prompts.find((candidate) => candidate.name === request.params.name);
       if (!prompt) throw invalidParams(`unknown prompt: ${request.params.name}`);
       const given = request.params.arguments ?? {};
@@ -167,7 +153,7 @@ export function addPublicationHandlers(server: Server, published: StructurePubli
             [contents] = await readResource(uri);
           } catch (error) {
             // The URI came from the client's arguments: naming none of the resources is their mistake.
-            if (error instanceof McpError && error.code === RESOURCE_NOT_FOUND && uri !== content.uri) throw invalidParams(`prompt ${prompt.name}: ${JSON.stringify(uri)} is none of the project's resources`);
+            if (error instanceof ResourceNotFoundError && uri !== content.uri) throw invalidParams(`prompt ${prompt.name}: ${JSON.stringify(uri)} is none of the project's resources`);
             throw error;
           }
           messages.push({ role, content: { type: "resource", resource: contents! } });
@@ -183,17 +169,17 @@ export function addPublicationHandlers(server: Server, published: StructurePubli
       ...(item.title !== undefined ? { title: item.title } : {}),
       ...(item.description !== undefined ? { description: item.description } : {}),
     });
-    server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    server.setRequestHandler("resources/list", async () => ({
       resources: resources.map((resource) => ({ uri: resource.uri, ...described(resource), mimeType: resourceMimeType(resource) })),
     }));
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    server.setRequestHandler("resources/templates/list", async () => ({
       resourceTemplates: templates.map((template) => ({ uriTemplate: template.uriTemplate, ...described(template), mimeType: mimeTypeOf(template.mimeType) })),
     }));
-    server.setRequestHandler(ReadResourceRequestSchema, async (request) => ({ contents: await readResource(request.params.uri) }));
-    server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    server.setRequestHandler("resources/read", async (request) => ({ contents: await readResource(request.params.uri) }));
+    server.setRequestHandler("resources/subscribe", async (request) => {
       const { uri } = request.params;
       const resource = resources.find((candidate) => candidate.uri === uri);
-      if (!resource && !templates.some((template) => matchUriTemplate(template.uriTemplate, uri))) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`);
+      if (!resource && !templates.some((template) => matchUriTemplate(template.uriTemplate, uri))) throw new ResourceNotFoundError(uri, `Resource not found: ${uri}`);
       let path: string | null = null;
       if (resource?.file !== undefined) {
         try {
@@ -205,23 +191,23 @@ export function addPublicationHandlers(server: Server, published: StructurePubli
       subscriptions.subscribe(uri, path);
       return {};
     });
-    server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    server.setRequestHandler("resources/unsubscribe", async (request) => {
       subscriptions.unsubscribe(request.params.uri);
       return {};
     });
   }
 
   if (capabilities.completions) {
-    server.setRequestHandler(CompleteRequestSchema, async (request) => {
+    server.setRequestHandler("completion/complete", async (request) => {
       const { ref, argument } = request.params;
       if (ref.type === "ref/prompt") {
         const prompt = prompts.find((candidate) => candidate.name === ref.name);
         if (!prompt) throw invalidParams(`unknown prompt: ${ref.name}`);
-        return { completion: completeFromOptions(prompt.arguments.find((candidate) => candidate.name === argument.name)?.options, argument.value) };
+        return { completion: { ...completeFromOptions(prompt.arguments.find((candidate) => candidate.name === argument.name)?.options, argument.value) } };
       }
       const template = templates.find((candidate) => candidate.uriTemplate === ref.uri);
       if (!template) throw invalidParams(`unknown resource template: ${ref.uri}`);
-      return { completion: completeFromOptions(template.options?.[argument.name], argument.value) };
+      return { completion: { ...completeFromOptions(template.options?.[argument.name], argument.value) } };
     });
   }
   return subscriptions;

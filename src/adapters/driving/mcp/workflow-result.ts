@@ -1,4 +1,4 @@
-import { ErrorCode, McpError, type CallToolResult, type JSONRPCErrorResponse, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, ProtocolErrorCode, type CallToolResult, type JSONRPCErrorResponse, type JSONRPCMessage } from "@modelcontextprotocol/server";
 import { hideAbsolutePaths, redactSecrets } from "../../../domain/redaction.js";
 import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
 import type { StructureEntrypoint } from "../../../domain/workflow/workflow-definition.js";
@@ -27,8 +27,8 @@ export function redact(text: string, secrets: readonly string[], maxChars = MAX_
  * @example
  * throw invalidParams(`unknown tool: ${name}`);
  */
-export function invalidParams(message: string): McpError {
-  const error = new McpError(ErrorCode.InvalidParams, message);
+export function invalidParams(message: string): ProtocolError {
+  const error = new ProtocolError(ProtocolErrorCode.InvalidParams, message);
   error.message = message;
   return error;
 }
@@ -60,7 +60,7 @@ export function remoteSafeError(message: JSONRPCMessage): JSONRPCMessage {
   if (!("error" in message)) return message;
   const { data, ...error } = (message as JSONRPCErrorResponse).error;
   const safe = { ...error, message: hideAbsolutePaths(error.message) };
-  return { ...message, error: error.code === ErrorCode.InternalError || data === undefined ? safe : { ...safe, data } };
+  return { ...message, error: error.code === ProtocolErrorCode.InternalError || data === undefined ? safe : { ...safe, data } };
 }
 
 /**

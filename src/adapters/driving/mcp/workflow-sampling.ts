@@ -1,8 +1,9 @@
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { ErrorCode, McpError, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ResultSchema } from "@modelcontextprotocol/core";
+import { ProtocolError, SdkError, SdkErrorCode, type Server } from "@modelcontextprotocol/server";
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { WorkflowSamplingRequest, WorkflowSamplingResult } from "../../../domain/workflow/sampling.js";
 import type { RunHandlers } from "../../../ports/workflow-workers.js";
+import { canAskClient } from "./workflow-elicitation.js";
 
 /** How long the client's model (and the person who may review the request) may take by default: ten minutes. */
 export const SAMPLING_TIMEOUT_MS = 600_000;
@@ -32,6 +33,9 @@ export interface SamplingHandlerOptions {
 export function createSamplingHandler(server: Server, options: SamplingHandlerOptions): NonNullable<RunHandlers["onSampling"]> {
   const timeout = options.timeoutMs ?? SAMPLING_TIMEOUT_MS;
   return async (request: WorkflowSamplingRequest, signal: AbortSignal): Promise<WorkflowSamplingResult> => {
+    if (!canAskClient(server)) {
+      throw new SteamharnessError("sampling_unavailable", "sampling is unavailable: the MCP client called this run on the 2026-07-28 revision, which has no server-to-client requests");
+    }
     if (server.getClientCapabilities()?.sampling === undefined) {
       throw new SteamharnessError("sampling_unavailable", "sampling is unavailable: the MCP client that called this run did not declare the sampling capability");
     }
@@ -55,10 +59,10 @@ export function createSamplingHandler(server: Server, options: SamplingHandlerOp
       });
     } catch (error) {
       if (controller.signal.aborted) throw new SteamharnessError("cancelled", "the sampling request was cancelled");
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
         throw new SteamharnessError("timeout", `the MCP client did not answer the sampling request within ${timeout} ms`, { data: { timeoutMs: timeout } });
       }
-      const code = error instanceof McpError ? error.code : null;
+      const code = error instanceof ProtocolError ? error.code : null;
       throw new SteamharnessError("sampling_failed", `the MCP client did not sample: ${(error as Error)?.message ?? String(error)}`, { data: { mcpCode: code } });
     } finally {
       for (const source of sources) source.removeEventListener("abort", abort);

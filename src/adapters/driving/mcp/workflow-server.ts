@@ -1,8 +1,6 @@
 import type { Telemetry, TelemetryCarrier } from "../../../ports/telemetry.js";
 import type { SurfaceServices } from "../../../ports/surface-services.js";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, SetLevelRequestSchema, type LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
+import { Server, type CallToolRequest, type CallToolResult, type JSONRPCRequest, type LoggingLevel, type Result, type ServerContext, type Transport } from "@modelcontextprotocol/server";
 import { isSteamharnessError } from "../../../domain/errors.js";
 import { workflowServerName, type WorkflowManifest } from "../../../domain/workflow/project-manifest.js";
 import type { ProjectRunner } from "../../../ports/project-runner.js";
@@ -106,6 +104,14 @@ class WorkflowServer extends Server {
     };
     await super.connect(transport);
   }
+
+  // MCP-13: a task-augmented call answers a CreateTaskResult, which the SDK's tools/call result
+  // check refuses as a foreign result family; such a call goes to the handler unwrapped.
+  protected override _wrapHandler(method: string, handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+    const wrapped = super._wrapHandler(method, handler);
+    if (method !== "tools/call") return wrapped;
+    return (request, ctx) => (request.params?.task !== undefined ? handler(request, ctx) : wrapped(request, ctx));
+  }
 }
 
 /**
@@ -161,13 +167,13 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
   // One server per session (HTTP) or per connection (stdio): the level is this client's.
   let minimumLevel = 0;
   if (options.logging) {
-    server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    server.setRequestHandler("logging/setLevel", async (request) => {
       minimumLevel = Math.max(0, LOG_LEVELS.indexOf(request.params.level));
       return {};
     });
   }
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
+  server.setRequestHandler("tools/list", async () => {
     const { tools } = await catalog;
     return { tools: tasks ? tools.map((tool) => ({ ...tool, execution: { taskSupport: "optional" as const } })) : tools };
   });
@@ -177,18 +183,21 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
   if (tasks) addTaskHandlers(server, tasks, async (id) => (await catalog).structure.entrypoints.find((entry) => entry.id === id), notifier);
 
   // One tools/call, named so the route bench (bench/architecture.bench.ts) starts the per-request path here.
-  const callTool: Parameters<typeof server.setRequestHandler<typeof CallToolRequestSchema>>[1] = async (request, extra) => {
+  const callTool = async (request: CallToolRequest, ctx: ServerContext): Promise<CallToolResult> => {
+    const authInfo = ctx.http?.authInfo;
+    const requestId = ctx.mcpReq.id;
+    const signal = ctx.mcpReq.signal;
     // Arguments are checked against the published catalog (MCP-7), even when it came from the cache.
     const entrypoint = (catalogNow ?? (await catalog)).structure.entrypoints.find((entry) => entry.id === request.params.name);
     if (!entrypoint) throw invalidParams(`unknown tool: ${request.params.name}`);
     // BUD-5: the verified caller (HTTP) queues and is charged as its tenant; stdio has none.
-    const tenant = tenantOfAuth(extra.authInfo);
+    const tenant = tenantOfAuth(authInfo);
     // DX-10: a call that answers a paused run (of its own tenant) runs it again with the arguments it was started with.
-    const lookup = answeredRun(runner, entrypoint.id, request.params._meta, tenant, answererOfAuth(extra.authInfo, Date.now()));
+    const lookup = answeredRun(runner, entrypoint.id, request.params._meta, tenant, answererOfAuth(authInfo, Date.now()));
     const answered = lookup && (await lookup);
     const args = (answered ? answered.args : (request.params.arguments ?? {})) as JsonValue;
     // BUD-4: an API key's tenant budget and token rate hold inside the run, not only at admission.
-    const tenantLimits = tenantLimitsOfAuth(extra.authInfo);
+    const tenantLimits = tenantLimitsOfAuth(authInfo);
     if (tasks && request.params.task && !answered) {
       try {
         await runner.prepare(entrypoint, args, tenant);
@@ -198,10 +207,10 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
         throw error;
       }
       // OBS-3: the task's run continues the client's trace through the server span of this call.
-      const span = options.telemetry.mcpRequest({ method: "tools/call", target: entrypoint.id, requestId: extra.requestId, parent: carrierOfMeta(request.params._meta) });
+      const span = options.telemetry.mcpRequest({ method: "tools/call", target: entrypoint.id, requestId: requestId, parent: carrierOfMeta(request.params._meta) });
       try {
         // TEN-5: the key tenant's concurrency slot goes with the task's run, not with this response.
-        const record = await tasks.start(entrypoint, args, request.params.task.ttl, tenant, span.carrier(), tenantLimits, takeTaskSlot(extra.authInfo, extra.requestId));
+        const record = await tasks.start(entrypoint, args, request.params.task.ttl, tenant, span.carrier(), tenantLimits, takeTaskSlot(authInfo, requestId));
         notifier?.watch(record.taskId);
         span.end({ attributes: { "steamharness.run.id": record.taskId, "mcp.task.id": record.taskId } });
         return { task: taskOf(record) } as never;
@@ -227,7 +236,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     const beat = () => {
       beats += 1;
       const params = { progressToken: progressToken!, progress: beats, message: status };
-      extra.sendNotification({ method: "notifications/progress", params }).catch(() => undefined);
+      ctx.mcpReq.notify({ method: "notifications/progress", params }).catch(() => undefined);
     };
     const heartbeat = progressToken === undefined ? undefined : setInterval(beat, PROGRESS_INTERVAL_MS);
     // A call that finds every worker busy says so at once (MCP-9), then heartbeats as usual.
@@ -238,11 +247,11 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
       status = "the workflow run is in progress";
     };
     // OBS-3: a server span continuing the client's trace (`_meta.traceparent`); the worker's run continues it.
-    const span = options.telemetry.mcpRequest({ method: "tools/call", target: entrypoint.id, requestId: extra.requestId, parent: carrierOfMeta(request.params._meta) });
+    const span = options.telemetry.mcpRequest({ method: "tools/call", target: entrypoint.id, requestId: requestId, parent: carrierOfMeta(request.params._meta) });
     try {
-      const elicitation = createElicitationHandlers(server, { signal: extra.signal, ...(extra.authInfo ? { authInfo: extra.authInfo } : {}) });
+      const elicitation = createElicitationHandlers(server, { signal: signal, ...(authInfo ? { authInfo } : {}) });
       // The run's sampling requests go to this client, on this call's stream (HTTP).
-      const answering = { ...(answered ? answeringHandlers(answered, elicitation) : elicitation), onSampling: createSamplingHandler(server, { signal: extra.signal, relatedRequestId: extra.requestId }) };
+      const answering = { ...(answered ? answeringHandlers(answered, elicitation) : elicitation), onSampling: createSamplingHandler(server, { signal: signal, relatedRequestId: requestId }) };
       const handlers = options.logging
         ? {
             ...answering,
@@ -250,13 +259,13 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
               const level: LoggingLevel = entry.level === "warn" ? "warning" : entry.level;
               if (LOG_LEVELS.indexOf(level) < minimumLevel) return;
               const params = { level, logger: entrypoint.id, data: entry.data === undefined ? entry.message : { message: entry.message, ...entry.data } };
-              extra.sendNotification({ method: "notifications/message", params }).catch(() => undefined);
+              ctx.mcpReq.notify({ method: "notifications/message", params }).catch(() => undefined);
             },
           }
         : answering;
       const trace = span.carrier();
       const dataTenant = dataTenantOf(tenant);
-      const report = await runner.run(entrypoint, prepared, handlers, { signal: extra.signal, onQueued, ...(tenant !== undefined ? { tenant } : {}), ...(dataTenant !== undefined ? { dataTenant } : {}), ...(tenantLimits ? { tenantLimits } : {}), ...(answered ? { runId: answered.runId } : {}), ...(trace ? { trace } : {}) });
+      const report = await runner.run(entrypoint, prepared, handlers, { signal: signal, onQueued, ...(tenant !== undefined ? { tenant } : {}), ...(dataTenant !== undefined ? { dataTenant } : {}), ...(tenantLimits ? { tenantLimits } : {}), ...(answered ? { runId: answered.runId } : {}), ...(trace ? { trace } : {}) });
       await keepCallRun(runner, report, { entrypointId: entrypoint.id, args, ...(tenant !== undefined ? { tenant } : {}) }, answered);
       span.end({ ...(report.status === "failed" ? { error: report.error?.code ?? "run_failed" } : {}), attributes: { "steamharness.run.id": report.runId, "steamharness.run.status": report.status } });
       return await toWorkflowToolResult(report, entrypoint, runner, options.openStorage, dataTenant);
@@ -267,6 +276,6 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
       if (heartbeat) clearInterval(heartbeat);
     }
   };
-  server.setRequestHandler(CallToolRequestSchema, callTool);
+  server.setRequestHandler("tools/call", callTool);
   return server;
 }

@@ -1,4 +1,4 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import { entrypointInputSchema, toJsonSchema } from "../../../domain/workflow/param-schema.js";
 import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
 

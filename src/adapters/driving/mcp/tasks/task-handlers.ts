@@ -5,9 +5,8 @@
  * asks the client by form elicitation tied to the task and runs it again with the answer on the
  * same run id), `tasks/cancel` (the owner ends the worker) and `tasks/list`.
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
-import { CancelTaskRequestSchema, ErrorCode, GetTaskPayloadRequestSchema, GetTaskRequestSchema, ListTasksRequestSchema, McpError, RELATED_TASK_META_KEY, type Task } from "@modelcontextprotocol/sdk/types.js";
+import { CancelTaskRequestSchema, GetTaskPayloadRequestSchema, GetTaskRequestSchema, ListTasksRequestSchema } from "@modelcontextprotocol/core";
+import { ProtocolError, ProtocolErrorCode, RELATED_TASK_META_KEY, type AuthInfo, type Server, type ServerContext, type Task } from "@modelcontextprotocol/server";
 import { isSteamharnessError } from "../../../../domain/errors.js";
 import type { StructureEntrypoint } from "../../../../domain/workflow/workflow-definition.js";
 import type { McpTaskRecord } from "../../../../ports/mcp-task-store.js";
@@ -39,7 +38,7 @@ export function taskOf(row: McpTaskRecord): Task {
   };
 }
 
-const notFound = (taskId: string) => new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId} (never created in this project, or pruned after its TTL)`);
+const notFound = (taskId: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, `Task not found: ${taskId} (never created in this project, or pruned after its TTL)`);
 const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
   const timer = setTimeout(resolve, ms);
   signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
@@ -91,41 +90,44 @@ export function createTaskStatusNotifier(server: Server, runs: TaskRuns): TaskSt
  */
 export function addTaskHandlers(server: Server, runs: TaskRuns, entrypointOf: (id: string) => Promise<StructureEntrypoint | undefined>, notifier?: TaskStatusNotifier): void {
   // MCP-13: a task is its creator's tenant's; to any other it is an unknown task (single-tenant hosts: one, or none).
-  const tenantOf = (extra: { authInfo?: AuthInfo }) => tenantOfAuth(extra.authInfo) ?? null;
-  server.setRequestHandler(GetTaskRequestSchema, async (request, extra) => {
-    const row = await runs.read(request.params.taskId, tenantOf(extra));
-    if (!row) throw notFound(request.params.taskId);
+  const tenantOf = (ctx: ServerContext) => tenantOfAuth(ctx.http?.authInfo) ?? null;
+  // The tasks/* methods are the tasks extension's, not spec methods: registered with their schemas.
+  server.setRequestHandler("tasks/get", { params: GetTaskRequestSchema.shape.params }, async (params, ctx) => {
+    const row = await runs.read(params.taskId, tenantOf(ctx));
+    if (!row) throw notFound(params.taskId);
     return taskOf(row);
   });
 
-  server.setRequestHandler(ListTasksRequestSchema, async (request, extra) => {
-    const page = await runs.list(request.params?.cursor, LIST_PAGE, tenantOf(extra));
+  server.setRequestHandler("tasks/list", { params: ListTasksRequestSchema.shape.params }, async (params, ctx) => {
+    const page = await runs.list(params?.cursor, LIST_PAGE, tenantOf(ctx));
     return { tasks: page.tasks.map(taskOf), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   });
 
-  server.setRequestHandler(CancelTaskRequestSchema, async (request, extra) => {
-    const { taskId } = request.params;
-    const row = await runs.read(taskId, tenantOf(extra));
+  server.setRequestHandler("tasks/cancel", { params: CancelTaskRequestSchema.shape.params }, async (params, ctx) => {
+    const { taskId } = params;
+    const row = await runs.read(taskId, tenantOf(ctx));
     if (!row) throw notFound(taskId);
-    if (!(await runs.cancel(taskId))) throw new McpError(ErrorCode.InvalidParams, `Cannot cancel task ${taskId}: it is already ${(await runs.read(taskId))?.status ?? "gone"}`);
+    if (!(await runs.cancel(taskId))) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Cannot cancel task ${taskId}: it is already ${(await runs.read(taskId))?.status ?? "gone"}`);
     return taskOf((await runs.read(taskId)) ?? row);
   });
 
-  server.setRequestHandler(GetTaskPayloadRequestSchema, async (request, extra) => {
-    const { taskId } = request.params;
+  server.setRequestHandler("tasks/result", { params: GetTaskPayloadRequestSchema.shape.params }, async (params, ctx) => {
+    const { taskId } = params;
+    const signal = ctx.mcpReq.signal;
     for (;;) {
-      if (extra.signal.aborted) throw new McpError(ErrorCode.RequestTimeout, "tasks/result was cancelled");
-      const row = await runs.read(taskId, tenantOf(extra));
+      // -32001: the request-timeout code the v1 SDK named (ErrorCode.RequestTimeout).
+      if (signal.aborted) throw new ProtocolError(-32001, "tasks/result was cancelled");
+      const row = await runs.read(taskId, tenantOf(ctx));
       if (!row) throw notFound(taskId);
       if (isFinal(row.status)) {
         const result = (row.result ?? errorResult(row.statusMessage ?? `the task was ${row.status}`)) as Record<string, unknown>;
         return { ...result, _meta: { ...(result._meta as object | undefined), [RELATED_TASK_META_KEY]: { taskId } } } as never;
       }
       if (row.status === "input_required") {
-        await answerPaused(server, runs, row, entrypointOf, extra, notifier);
+        await answerPaused(server, runs, row, entrypointOf, { signal, requestId: ctx.mcpReq.id, ...(ctx.http?.authInfo ? { authInfo: ctx.http.authInfo } : {}) }, notifier);
         continue;
       }
-      await sleep(RESULT_POLL_MS, extra.signal);
+      await sleep(RESULT_POLL_MS, signal);
     }
   });
 }
@@ -141,7 +143,7 @@ async function answerPaused(
 ): Promise<void> {
   const pause = row.paused as unknown as TaskPause;
   const entrypoint = await entrypointOf(row.entrypointId);
-  if (!entrypoint) throw new McpError(ErrorCode.InternalError, `task ${row.taskId} is a run of ${row.entrypointId}, which this host's catalog does not publish`);
+  if (!entrypoint) throw new ProtocolError(ProtocolErrorCode.InternalError, `task ${row.taskId} is a run of ${row.entrypointId}, which this host's catalog does not publish`);
   const forms = createElicitationHandlers(server, { signal: extra.signal, relatedTaskId: row.taskId, relatedRequestId: extra.requestId, ...(extra.authInfo ? { authInfo: extra.authInfo } : {}) });
   let answer: PausedRun["answers"][string];
   try {
@@ -150,7 +152,7 @@ async function answerPaused(
       answer = { kind: "input", values: response.outcome === "answered" ? response.values : {}, ...(response.outcome === "answered" && response.answeredBy ? { answeredBy: response.answeredBy } : {}) };
     } else {
       const decision = await forms.onApproval(pause.form.request);
-      if (decision.outcome === "pending") throw new McpError(ErrorCode.InternalError, "the approval is still pending");
+      if (decision.outcome === "pending") throw new ProtocolError(ProtocolErrorCode.InternalError, "the approval is still pending");
       answer = { kind: "approval", decision };
     }
   } catch (error) {
@@ -159,8 +161,8 @@ async function answerPaused(
       await runs.fail(row.taskId, error.message);
       return;
     }
-    if (isSteamharnessError(error, "input_validation")) throw new McpError(ErrorCode.InvalidParams, error.message);
-    if (isSteamharnessError(error, "interaction_required")) throw new McpError(ErrorCode.InvalidRequest, `task ${row.taskId} needs input (${pause.pending.message}) and this client does not support form elicitation`);
+    if (isSteamharnessError(error, "input_validation")) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
+    if (isSteamharnessError(error, "interaction_required")) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `task ${row.taskId} needs input (${pause.pending.message}) and this client does not support form elicitation`);
     throw error;
   }
   // Another host (another tasks/result) may have claimed it first: the loop then waits for that run.

@@ -14,8 +14,7 @@
  * answer that resumes it takes a slot again ({@link acquireRunSlot}) or is refused.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, type AuthInfo } from "@modelcontextprotocol/server";
 import { TenantAdmissionError, type TenantAdmission, type TenantAdmissions } from "../../../../app/tenants/tenant-admission.js";
 import type { ApiTenant } from "../../../../ports/api-keys.js";
 
@@ -70,7 +69,7 @@ export async function acquireRunSlot(auth: AuthInfo | undefined, then: string): 
     return await handOverOf(auth)?.admit();
   } catch (error) {
     if (!(error instanceof TenantAdmissionError)) throw error;
-    throw new McpError(ADMISSION_REFUSED_CODE, `${error.reason} ${then}`, { ...error.wire, ...(error.kind === "budget" ? {} : { retryAfterSeconds: error.retryAfterSeconds }) });
+    throw new ProtocolError(ADMISSION_REFUSED_CODE, `${error.reason} ${then}`, { ...error.wire, ...(error.kind === "budget" ? {} : { retryAfterSeconds: error.retryAfterSeconds }) });
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * Streamable HTTP for any MCP server of the library (MCP-11): one `(req, res)` listener a host
- * mounts on its own `node:http` server (or the one `steamharness mcp --http` starts). Sessions
- * are stateful, as the SDK's `StreamableHTTPServerTransport` keeps them: an `initialize` POST
+ * mounts on its own `node:http` server (or the one `steamharness mcp --http` starts). A request
+ * of the 2026-07-28 revision (MCP-17) is stateless, answered by http-modern.ts; 2025-11-25
+ * clients (MCP-18) keep sessions, which are stateful, as the SDK's `StreamableHTTPServerTransport` keeps them: an `initialize` POST
  * builds a fresh server (`createServer`) and transport, and later requests carrying its
  * `Mcp-Session-Id` reach the same pair.
  *
@@ -34,6 +35,7 @@ import type { McpServerHandle } from "../../../../ports/mcp-server.js";
 import { prepareAuthorization, type McpHttpAuthOptions, type McpHttpRequest } from "./http-auth.js";
 import { bodyKind, readJsonBody, type BodyError } from "./http-body.js";
 import { principalOfAuth } from "./http-tenant.js";
+import { createModernLeg } from "./http-modern.js";
 
 /** Where the direct path leaves a body error for Express to answer. */
 const BODY_ERROR = Symbol("steamharness.mcp.bodyError");
@@ -146,6 +148,7 @@ export async function mcpHttpListener(options: McpHttpHandlerOptions): Promise<M
   // Map order is use order (see serve): the first entry is the least recently used.
   const transports = new Map<string, OpenSession>();
   const authorization = options.auth ? await prepareAuthorization(options.auth, path) : undefined;
+  const modern = createModernLeg(options.createServer);
   /** Closes the least recently used session of `tenant` (null: the sessions opened without authorization). */
   const evictOldest = (tenant: string | null) => {
     for (const [id, open] of transports) {
@@ -183,6 +186,8 @@ export async function mcpHttpListener(options: McpHttpHandlerOptions): Promise<M
   const serve = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
     const sessionId = req.headers["mcp-session-id"];
     try {
+      // MCP-17: a 2026-07-28 request needs no session: any host answers it.
+      if (await modern.claims(req, body)) return await modern.serve(req, res, body, (req as McpHttpRequest).auth);
       // Only the bearer check sets `auth`; the direct path runs without authorization.
       const caller = authorization ? principalOfAuth((req as McpHttpRequest).auth) : undefined;
       const open = typeof sessionId === "string" ? transports.get(sessionId) : undefined;
@@ -262,7 +267,7 @@ export async function mcpHttpListener(options: McpHttpHandlerOptions): Promise<M
   handler.close = async () => {
     const open = [...transports.values()];
     transports.clear();
-    await Promise.all(open.map(({ transport }) => transport.close().catch(() => undefined)));
+    await Promise.all([...open.map(({ transport }) => transport.close().catch(() => undefined)), modern.close()]);
   };
   return handler;
 }

@@ -12,7 +12,7 @@
  *
  * Kept apart from http-auth.ts so the workflow server reads it without loading jose.
  */
-import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
+import type { AuthInfo } from "@modelcontextprotocol/server";
 import { answererOf, type DecisionAnswerer } from "../../../../domain/agent/decision-answerer.js";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import type { Principal } from "../../../../domain/principal.js";

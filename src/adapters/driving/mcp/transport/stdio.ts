@@ -3,9 +3,8 @@
  * transport is imported. Callers load this module lazily, beside the server module, so
  * `steamharness mcp` over stdio starts as it always did.
  */
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import type { JSONRPCMessage, MessageExtraInfo, Transport, TransportSendOptions } from "@modelcontextprotocol/server";
 import type { McpServerHandle } from "../../../../ports/mcp-server.js";
 
 /**

@@ -1,0 +1,96 @@
+/**
+ * MCP-17: the 2026-07-28 revision on the same Streamable HTTP endpoint as 2025-11-25 (MCP-18).
+ * A request of that revision carries its protocol version, client info and capabilities in its
+ * own `_meta`: there is no `initialize` and no session, so every request is answered by a fresh
+ * server of the same factory (`createServer`) on the SDK's per-request transport
+ * (`createMcpHandler`, strict: `legacy: "reject"`), and any host serving the project answers any
+ * request. The SDK checks the envelope, the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
+ * headers against the body and answers `server/discover`.
+ *
+ * Which leg serves a request is the SDK's own classification (`isLegacyRequest`); a request
+ * without an envelope claim (the `initialize` handshake, a session's requests, GET and DELETE)
+ * keeps the 2025-11-25 sessions of http-handler.ts. Host and Origin checks and authorization run
+ * before either leg, and the verified `AuthInfo` (the tenancy principal, TEN-1) reaches every
+ * request's handlers as `ctx.http.authInfo`.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createMcpHandler, isLegacyRequest, type AuthInfo, type Server } from "@modelcontextprotocol/server";
+import type { McpServerHandle } from "../../../../ports/mcp-server.js";
+
+/** The `_meta` key prefix of the revision's per-request envelope. */
+const ENVELOPE_PREFIX = "io.modelcontextprotocol/";
+
+/** The 2026-07-28 leg of an endpoint: {@link createModernLeg}. */
+export interface ModernLeg {
+  /** Whether the request is the revision's (the SDK's classification); a cheap look first, so 2025-11-25 traffic builds no web `Request`. */
+  claims(req: IncomingMessage, body: unknown): Promise<boolean>;
+  /** Answers one request of the revision; `auth` is the verified caller (none without authorization). */
+  serve(req: IncomingMessage, res: ServerResponse, body: unknown, auth: AuthInfo | undefined): Promise<void>;
+  /** Aborts the requests in flight. */
+  close(): Promise<void>;
+}
+
+/** Whether a body or the version header might claim a modern revision (the envelope or a version no 2024/2025 client sends). */
+function mightClaim(req: IncomingMessage, body: unknown): boolean {
+  const header = req.headers["mcp-protocol-version"];
+  if (typeof header === "string" && !header.startsWith("2024-") && !header.startsWith("2025-")) return true;
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((message) => {
+    const meta = (message as { params?: { _meta?: unknown } } | null)?.params?._meta;
+    return typeof meta === "object" && meta !== null && Object.keys(meta).some((key) => key.startsWith(ENVELOPE_PREFIX));
+  });
+}
+
+/** The web `Request` the SDK's handler reads: method, URL and headers (the body goes as the parsed value). */
+function webRequest(req: IncomingMessage, signal?: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  return new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, { method: req.method ?? "POST", headers, ...(signal ? { signal } : {}) });
+}
+
+/**
+ * The 2026-07-28 leg of a Streamable HTTP endpoint, answering each request with a fresh server
+ * from `createServer` (the same factory as the 2025-11-25 sessions, so both revisions publish the
+ * same tools, prompts and resources).
+ *
+ * @example
+ * const modern = createModernLeg(() => createWorkflowMcpServer(manifest, runner, catalog, tasks, options));
+ * if (await modern.claims(req, body)) return modern.serve(req, res, body, req.auth);
+ */
+export function createModernLeg(createServer: () => McpServerHandle | Promise<McpServerHandle>): ModernLeg {
+  // The handle is the SDK's own Server (the port hides it from the rest of the library).
+  const handler = createMcpHandler(async () => (await createServer()) as unknown as Server, { legacy: "reject" });
+  return {
+    async claims(req, body) {
+      return req.method === "POST" && mightClaim(req, body) && !(await isLegacyRequest(webRequest(req), body));
+    },
+    async serve(req, res, body, auth) {
+      // A client that goes away aborts its request: the SDK then cancels the handler (and the run).
+      const gone = new AbortController();
+      const onClose = () => gone.abort();
+      res.once("close", onClose);
+      try {
+        const response = await handler.fetch(webRequest(req, gone.signal), { parsedBody: body, ...(auth ? { authInfo: auth } : {}) });
+        const headers: Record<string, string> = {};
+        response.headers.forEach((value, name) => void (headers[name] = value));
+        res.writeHead(response.status, headers);
+        if (!response.body) return void res.end();
+        // SSE frames are written as they come, so progress and the result reach the client at once.
+        const reader = response.body.getReader();
+        gone.signal.addEventListener("abort", () => void reader.cancel().catch(() => undefined), { once: true });
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          res.write(value);
+        }
+        res.end();
+      } finally {
+        res.off("close", onClose);
+      }
+    },
+    close: () => handler.close(),
+  };
+}

@@ -1,0 +1,130 @@
+// MCP-17, MCP-18: `steamharness mcp --http` speaks the 2026-07-28 revision (stateless, the
+// per-request `_meta` envelope, `server/discover`) and 2025-11-25 on the same endpoint. Clients:
+// the SDK's v2 client negotiating the new revision, the v1 client (an independent 2025-11-25
+// implementation), and raw HTTP for what a client library would never send. Two real hosts on
+// one data dir show that a 2026-07-28 client needs no session: its requests alternate hosts.
+import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
+import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { cleanup, KITCHEN, KITCHEN_ID, tempDir } from "../cli/helpers.js";
+import { connectHttp, rawPost, startHttpMcp, type HttpMcpServer } from "./helpers.js";
+
+jest.setTimeout(120_000);
+
+const MODERN = "2026-07-28";
+const ENVELOPE = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
+const MODERN_HEADERS = { "mcp-protocol-version": MODERN, "mcp-method": "server/discover" };
+
+let tmp: string;
+let a: HttpMcpServer;
+let b: HttpMcpServer;
+
+beforeAll(async () => {
+  tmp = await tempDir("sh-mcp-modern-");
+  const data = join(tmp, "data");
+  [a, b] = await Promise.all([startHttpMcp(KITCHEN, ["--data-dir", data, "--workers", "1"]), startHttpMcp(KITCHEN, ["--data-dir", data, "--workers", "1"])]);
+}, 120_000);
+afterAll(async () => {
+  await Promise.all([a?.stop(), b?.stop()]);
+  await cleanup(tmp);
+});
+
+/** A v2 client pinned to the 2026-07-28 revision (no `initialize`, no session). */
+async function connectModern(url: URL, fetchVia?: (url: URL) => URL, capabilities: Record<string, object> = {}): Promise<Client> {
+  const client = new Client({ name: "modern-client", version: "1.0.0" }, { capabilities, versionNegotiation: { mode: { pin: MODERN } } });
+  const fetchOf = fetchVia ? ((input: string | URL | Request, init?: RequestInit) => fetch(fetchVia(new URL(input instanceof Request ? input.url : input)), init)) : undefined;
+  await client.connect(new StreamableHTTPClientTransport(url, fetchOf ? { fetch: fetchOf } : {}));
+  return client;
+}
+
+describe("MCP-17 2026-07-28 over Streamable HTTP, stateless", () => {
+  it("MCP-17 the v2 client negotiates 2026-07-28 by server/discover and lists and calls tools with no session", async () => {
+    const sessions: (string | null)[] = [];
+    const client = new Client({ name: "modern-client", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+    const recording = async (input: string | URL | Request, init?: RequestInit) => {
+      const response = await fetch(input, init);
+      sessions.push(response.headers.get("mcp-session-id"));
+      return response;
+    };
+    await client.connect(new StreamableHTTPClientTransport(a.url, { fetch: recording }));
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
+      expect(client.getServerVersion()).toMatchObject({ name: `workflow-${KITCHEN_ID}` });
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toContain("echo");
+      const result = await client.callTool({ name: "echo", arguments: { text: "stateless", count: 1 } });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ status: "success", entrypointId: "echo", output: { params: { text: "stateless", count: 1 } } });
+      expect(sessions.length).toBeGreaterThanOrEqual(3);
+      expect(sessions.every((id) => id === null)).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("MCP-17 any host answers any request: a client whose every request goes to the other host lists the same tools and calls them", async () => {
+    let turn = 0;
+    // A round robin in the client's fetch: the first request to host a, the next to b, and so on.
+    const other = (url: URL) => new URL(url.pathname, turn++ % 2 === 0 ? a.url : b.url);
+    const client = await connectModern(a.url, other);
+    try {
+      const first = await client.listTools();
+      const second = await client.listTools();
+      expect(second.tools).toEqual(first.tools);
+      for (const text of ["one", "two"]) {
+        const result = await client.callTool({ name: "echo", arguments: { text, count: 1 } });
+        expect(result.structuredContent).toMatchObject({ status: "success", output: { params: { text } } });
+      }
+      expect(turn).toBeGreaterThanOrEqual(5);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("MCP-17 a run that waits for input answers interaction_required (no server-to-client request on 2026-07-28), and its answers reach it on either host", async () => {
+    let turn = 0;
+    const other = (url: URL) => new URL(url.pathname, turn++ % 2 === 0 ? a.url : b.url);
+    // A client that declares form elicitation still gets no push request: the revision has none.
+    const client = await connectModern(a.url, other, { elicitation: { form: {} } });
+    type Answered = { runId: string; status: string; error?: { code: string; pending?: { requestId: string } }; output?: unknown };
+    const call = async (meta?: Record<string, unknown>) => (await client.callTool({ name: "ask_twice", arguments: {}, ...(meta ? { _meta: meta } : {}) }, { timeout: 60_000 })).structuredContent as Answered;
+    try {
+      const first = await call();
+      expect(first).toMatchObject({ status: "waiting_for_input", error: { code: "interaction_required", pending: { requestId: "input-1" } } });
+      const second = await call({ "steamharness/answer": { runId: first.runId, requestId: "input-1", values: { answer: "blue" } } });
+      expect(second).toMatchObject({ runId: first.runId, error: { code: "interaction_required", pending: { requestId: "input-2" } } });
+      const done = await call({ "steamharness/answer": { runId: first.runId, requestId: "input-2", values: { size: "m" } } });
+      expect(done).toMatchObject({ runId: first.runId, status: "success", output: { runId: first.runId, first: { answer: "blue" }, second: { size: "m" } } });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("MCP-17 server/discover names 2026-07-28 and the server, with no initialize before it", async () => {
+    const answer = await rawPost(a.url, MODERN_HEADERS, { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: ENVELOPE } });
+    expect(answer.status).toBe(200);
+    expect(answer.headers["mcp-session-id"]).toBeUndefined();
+    const body = JSON.parse(answer.body) as { result: { supportedVersions: string[]; capabilities: { tools?: object }; serverInfo?: { name: string } } };
+    expect(body.result.supportedVersions).toContain(MODERN);
+    expect(body.result.capabilities.tools).toBeDefined();
+  });
+
+  it("MCP-17 a version header that contradicts the body's envelope is refused, and nothing runs", async () => {
+    const answer = await rawPost(a.url, { "mcp-protocol-version": "2025-11-25", "mcp-method": "tools/list" }, { jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: ENVELOPE } });
+    expect(answer.status).toBeGreaterThanOrEqual(400);
+    expect((JSON.parse(answer.body) as { error?: { code: number } }).error?.code).toEqual(expect.any(Number));
+  });
+});
+
+describe("MCP-18 2025-11-25 clients on the same endpoint", () => {
+  it("MCP-18 the v1 client still initializes a session and calls tools", async () => {
+    const client = await connectHttp(a.url);
+    try {
+      expect(client.getServerVersion()).toMatchObject({ name: `workflow-${KITCHEN_ID}` });
+      const result = await client.callTool({ name: "echo", arguments: { text: "legacy", count: 1 } });
+      expect(result.structuredContent).toMatchObject({ status: "success", output: { params: { text: "legacy" } } });
+    } finally {
+      await client.close();
+    }
+  });
+});
