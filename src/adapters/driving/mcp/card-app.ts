@@ -31,8 +31,7 @@ export async function clientSupportsMcpApps(server: Server): Promise<boolean> {
   const capabilities = server.getClientCapabilities();
   if (!capabilities?.extensions) return false;
   const { getUiCapability, RESOURCE_MIME_TYPE } = await extApps();
-  // ext-apps 2 types capabilities on the SDK's v2 line; this server is still typed on v1 (same wire shape).
-  return getUiCapability(capabilities as Parameters<typeof getUiCapability>[0])?.mimeTypes?.includes(RESOURCE_MIME_TYPE) ?? false;
+  return getUiCapability(capabilities)?.mimeTypes?.includes(RESOURCE_MIME_TYPE) ?? false;
 }
 
 /**
