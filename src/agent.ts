@@ -37,6 +37,8 @@ export type { ExecutionHistoryOptions, ExecutionRecord, ExecutionStatus } from "
 // Governed approvals (issue 47): policy as data, bound single-use decisions, expiry ≠ denial, the audit chain
 export { createGovernedToolPermissions, loadApprovalPolicy } from "./app/approvals/governed-tool-permissions.js";
 export type { GovernedToolPermissions, GovernedToolPermissionsOptions, GovernedDecisionInput, GovernedCall, VersionedApprovalPolicy } from "./app/approvals/governed-tool-permissions.js";
+export { answerApproval, governedAnswers } from "./app/approvals/answer-approval.js";
+export type { ApprovalGovernance, ApprovalAnswerInput } from "./app/approvals/answer-approval.js";
 export { ApprovalPolicySchema, parseApprovalPolicy, evaluateApprovalPolicy, isPolicyApprover, DEFAULT_APPROVAL_EXPIRY_MS } from "./domain/approvals/policy.js";
 export type { ApprovalPolicy, ApprovalAction, ApprovalExpiryAction, ApprovalPolicyCall, ApprovalVerdict, ApprovalPolicyApprover, ApproverSelectorSpec } from "./domain/approvals/policy.js";
 export { verifyAuditChain, auditEntryHash, nextAuditEntry, AUDIT_GENESIS } from "./domain/approvals/audit-chain.js";

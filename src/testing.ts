@@ -16,6 +16,8 @@ export { runUserInputContract } from "./testing/user-input.contract.js";
 export type { UserInputControl } from "./testing/user-input.contract.js";
 export { runTokenUsageContract } from "./testing/token-usage.contract.js";
 export { runBudgetLedgerContract } from "./testing/budget-ledger.contract.js";
+export { runApprovalStoreContract } from "./testing/approval-store.contract.js";
+export type { ApprovalStoreInspect } from "./testing/approval-store.contract.js";
 export type { BudgetLedgerInspect } from "./testing/budget-ledger.contract.js";
 export { runApiKeyStoreContract } from "./testing/api-keys.contract.js";
 export type { ApiKeyStoreInspect } from "./testing/api-keys.contract.js";

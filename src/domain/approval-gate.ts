@@ -20,9 +20,9 @@ export interface ToolApprovalGate {
    * nobody decided in time (GOV-2), and
    * {@link UserInputRequiredError} (`user_input_required`) when a person must decide.
    * `context.onDecision` sees the port's final decision when `context.toolPermissions` was asked
-   * (it may say who decided, UI-7).
+   * (it may say who decided, UI-7). `context.requester` goes with the request as `requestedBy` (GOV-1).
    */
-  approve(call: ToolApprovalCall, context: Pick<NodeContext, "runId" | "toolPermissions" | "signal"> & Partial<Pick<NodeContext, "toolCatalog">> & { onDecision?: (decision: ToolPermissionAnswer) => void }): Promise<void>;
+  approve(call: ToolApprovalCall, context: Pick<NodeContext, "runId" | "toolPermissions" | "signal"> & Partial<Pick<NodeContext, "toolCatalog" | "requester">> & { onDecision?: (decision: ToolPermissionAnswer) => void }): Promise<void>;
 }
 
 /**
@@ -137,6 +137,7 @@ export function createToolApprovalGate(): ToolApprovalGate {
           toolId: call.name,
           arguments: (call.arguments ?? null) as JsonValue,
           ...(call.toolCallId === undefined ? {} : { toolCallId: call.toolCallId }),
+          ...(context.requester === undefined ? {} : { requestedBy: context.requester }),
         },
         context.signal,
       );

@@ -88,6 +88,12 @@ export interface NodeContext {
    * no `tenantId`.
    */
   tenantId?: string;
+  /**
+   * GOV-1: the principal the run is for (tenant key and subject: a gateway key, an MCP client's
+   * OAuth subject). The approval gate sends it as its requests' `requestedBy`, so a governed
+   * adapter records the requester and refuses their own approval (GOV-4). Absent: a local run.
+   */
+  requester?: { tenant: string; subject: string };
   /** BUD-4: the host's limits on the run's tenant, reserved and charged outside the project's ledger. */
   tenantLimits?: NodeTenantLimits;
 }

@@ -42,6 +42,11 @@ export interface WorkflowRunOptions {
    * Absent: the runner's own data dirs (stdio, a single token, no authorization).
    */
   dataTenant?: string;
+  /**
+   * GOV-1: the principal the run is for (tenant key and subject), recorded as the requester of
+   * its governed approvals and refused as their approver (GOV-4). Absent: a local run.
+   */
+  requester?: { tenant: string; subject: string };
   /** Run again under this run id (a paused run answered later, DX-10); default a new id. */
   runId?: string;
   /** The trace context the run continues (the MCP call's span, OBS-3). */

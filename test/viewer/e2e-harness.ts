@@ -4,7 +4,7 @@
 // file's last test, browser first, then the viewer, then the storage.
 import { afterAll } from "@jest/globals";
 import type { Browser } from "playwright-core";
-import type { ViewerServer } from "../../src/adapters/driving/viewer/viewer-server.js";
+import type { ViewerServer, ViewerServerOptions } from "../../src/adapters/driving/viewer/viewer-server.js";
 import { createViewerServer } from "../../src/compose/viewer.js";
 import type { SqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { buildViewerAssets } from "../../ui/build.js";
@@ -27,7 +27,7 @@ export interface ViewerE2e {
  * const e2e = viewerE2e("viewer-budget-");
  * beforeAll(async () => ({ storage, viewer, browser } = await e2e.start(async (opened) => { storage = opened; … })), 180_000);
  */
-export function viewerE2e(prefix: string): { start(seed?: (storage: SqliteStorage) => Promise<void>): Promise<ViewerE2e> } {
+export function viewerE2e(prefix: string): { start(seed?: (storage: SqliteStorage) => Promise<void>, options?: Partial<ViewerServerOptions>): Promise<ViewerE2e> } {
   const started: { storage?: SqliteStorage; viewer?: ViewerServer; closeBrowser?: () => Promise<void> } = {};
   afterAll(async () => {
     await started.closeBrowser?.();
@@ -35,12 +35,12 @@ export function viewerE2e(prefix: string): { start(seed?: (storage: SqliteStorag
     await started.storage?.close();
   });
   return {
-    async start(seed = async () => {}) {
+    async start(seed = async () => {}, options = {}) {
       const assets = tempDirRemovedAfterAll(`${prefix}assets-`);
       await buildViewerAssets(assets);
       const storage = (started.storage = openStorage(tempDirRemovedAfterAll(`${prefix}store-`)));
       await seed(storage);
-      const viewer = (started.viewer = await createViewerServer({ storage, assetsDirectory: assets, pollMs: 50 }));
+      const viewer = (started.viewer = await createViewerServer({ storage, assetsDirectory: assets, pollMs: 50, ...options }));
       const { browser, close } = await launchChromium();
       started.closeBrowser = close;
       return { storage, viewer, browser };

@@ -115,7 +115,7 @@ async function approve(turn: ToolStepRun, call: ModelToolCallBlock, fresh = fals
     let answeredBy: unknown;
     const onDecision = (decision: { answeredBy?: unknown }) => (answeredBy = decision.answeredBy);
     try {
-      await gate.approve(approval, { runId: turn.runId, toolCatalog: turn.registry.catalog, toolPermissions: turn.context.toolPermissions, signal: turn.context.signal, onDecision });
+      await gate.approve(approval, { runId: turn.runId, toolCatalog: turn.registry.catalog, toolPermissions: turn.context.toolPermissions, signal: turn.context.signal, onDecision, ...(turn.context.requester ? { requester: turn.context.requester } : {}) });
     } catch (error) {
       if (error instanceof UserInputRequiredError || isSteamharnessError(error, "user_input_required")) return pause(turn, call, "tool_approval", requestId, { toolId: call.name, arguments: call.arguments });
       if (isSteamharnessError(error, "approval_denied") || isSteamharnessError(error, "tool_not_registered")) {

@@ -72,7 +72,7 @@ export interface ModelStepRun extends RunLog, RunOutput, RunUsage, RunTelemetry 
 
 /** What a tool step uses (SES-4, SES-8, CAP-3, CAP-11, EXT-2). */
 export interface ToolStepRun extends RunLog, RunOutput, RunTelemetry {
-  readonly context: Pick<NodeContext, "signal" | "userInput" | "toolPermissions" | "clock">;
+  readonly context: Pick<NodeContext, "signal" | "userInput" | "toolPermissions" | "clock"> & Partial<Pick<NodeContext, "requester">>;
   readonly input: Pick<AgentInput, "askResume">;
   readonly registry: AgentToolRegistry;
   readonly extensions: { readonly hooks: Pick<RunHooks, "active" | "beforeTool"> };

@@ -38,6 +38,8 @@ export interface NodeContextOptions {
   trace?: TelemetryCarrier;
   /** Who the run is for (BUD-5): the id of `tenant` budgets that name none; none by default. */
   tenantId?: string;
+  /** GOV-1: the principal the run is for (tenant key and subject), sent as its approval requests' requester; none by default. */
+  requester?: { tenant: string; subject: string };
 }
 
 const silentLogger: NodeLogger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -72,5 +74,6 @@ export function buildNodeContext(options: NodeContextOptions, runtime: HarnessRu
     runtime,
     ...(options.trace === undefined ? {} : { trace: options.trace }),
     ...(options.tenantId === undefined ? {} : { tenantId: options.tenantId }),
+    ...(options.requester === undefined ? {} : { requester: options.requester }),
   };
 }

@@ -22,6 +22,9 @@ import type { WorkerConfig } from "./worker-config.js";
 import { tenantSegment } from "../tenants/tenant-segment.js";
 import type { WorkflowRunPorts } from "../../ports/workflow-runs.js";
 import type { PreparedArguments, ProjectRunner, WorkflowRunOptions } from "../../ports/project-runner.js";
+import type { ApprovalStore } from "../../ports/approval-store.js";
+import { governedAnswers, type ApprovalGovernance } from "../approvals/answer-approval.js";
+import { createGovernedToolPermissions, type GovernedToolPermissions, type VersionedApprovalPolicy } from "../approvals/governed-tool-permissions.js";
 
 /** Options of {@link createProjectRunner}. */
 export interface ProjectRunnerOptions {
@@ -75,6 +78,14 @@ export interface ProjectRunnerOptions {
    * run waiting for an answer are never removed.
    */
   runRetentionMs?: number | null;
+  /**
+   * Issue 47 (`--approval-policy`): the runs' tool approvals are governed by `policy`, its
+   * requests, decisions and audit chain kept in the store `store` opens (on the first approval,
+   * in the host's resolved data dirs; closed with the runner). Every answer a run's handlers give
+   * (terminal, MCP form, a paused run's answer) is recorded by the governed `decide()` with who
+   * gave it ({@link governedAnswers}).
+   */
+  approvals?: { policy: VersionedApprovalPolicy; store: (dirs: RunDataDirs) => Promise<ApprovalStore> };
 }
 
 /**
@@ -165,6 +176,16 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
   // TEN-3: each tenant's runs are indexed (and pruned) in the tenant's own session folder.
   const tenantRetentions = createTenantRetentions((tenant) => retentionOf(tenant));
   const schemas = new Map<string, TObject>();
+  // Issue 47: the governed adapter, its store opened on the first approval a run asks for.
+  let approvalStore: Promise<ApprovalStore> | undefined;
+  let governed: Promise<GovernedToolPermissions> | undefined;
+  const approvals = options.approvals;
+  const governedNow = (given: NonNullable<typeof approvals>) =>
+    (governed ??= (approvalStore ??= given.store(dirs)).then((store) => createGovernedToolPermissions({ policy: given.policy, store, clock: { now: () => Date.now() } })));
+  const governance: ApprovalGovernance | undefined = approvals && {
+    request: async (request, signal) => (await governedNow(approvals)).request(request, signal),
+    decide: async (input) => (await governedNow(approvals)).decide(input),
+  };
   // TypeBox loads with the first call (or `preloadValidation`), not with the runner (the MCP
   // handshake waits for neither); later calls reuse the loaded modules instead of import() again.
   type ValidationModules = [typeof import("../../domain/workflow/argument-validation.js"), typeof import("../../domain/workflow/param-schema.js")];
@@ -259,7 +280,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
         if (marking) await marking;
         const running = runInWorker(lease.worker, snapshot ? { ...request, snapshot } : request, {
           projectId: location.manifest.id,
-          handlers,
+          handlers: governance ? { ...handlers, onApproval: governedAnswers(governance, (asked) => handlers.onApproval(asked), runOptions.requester) } : handlers,
           ...(signal ? { signal } : {}),
           ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
         });
@@ -283,6 +304,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
       void watch?.then((running) => running.close());
       await Promise.all([pool.close(), retention.close(), tenantRetentions.close()]);
       await snapshots.close();
+      await approvalStore?.then((store) => store.close(), () => undefined);
     },
   };
   return runner;

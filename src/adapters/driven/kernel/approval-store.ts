@@ -1,3 +1,4 @@
+import { SteamharnessError } from "../../../domain/errors.js";
 /**
  * The approval store written once (GOV-1/5/7, ARCH-3): records ↔ rows, the audit chain's
  * numbering and hashing; memory, SQLite and PostgreSQL only read, write and conditionally update
@@ -8,6 +9,10 @@ import type { ApprovalVerdict } from "../../../domain/approvals/policy.js";
 import type { JsonObject } from "../../../domain/json.js";
 import type { ApprovalBinding, ApprovalDecisionRecord, ApprovalRequestRecord, ApprovalStore } from "../../../ports/approval-store.js";
 import type { Awaitable, StoreCall } from "./store-call.js";
+
+const conflict = (id: string): never => {
+  throw new SteamharnessError("conflict", `[steamharness] [approvals] a decision ${id} exists already`, { data: { decisionId: id } });
+};
 
 /** A request row: `requestedBy` and `verdict` as JSON text. */
 export interface ApprovalRequestRow {
@@ -37,7 +42,8 @@ export interface ApprovalRows {
   settleRequest(id: string, state: string): Awaitable<boolean>;
   /** `UPDATE … WHERE id AND state = 'pending' AND escalated_at IS NULL`; true when a row changed. */
   escalateRequest(id: string, at: number, expiresAt: number): Awaitable<boolean>;
-  insertDecision(row: ApprovalDecisionRow): Awaitable<void>;
+  /** Inserts the row unless its id exists; true when it was inserted. */
+  insertDecision(row: ApprovalDecisionRow): Awaitable<boolean>;
   /** The newest decision of the request (by `decided_at`, then id), or null. */
   decisionOf(requestId: string): Awaitable<ApprovalDecisionRow | null>;
   /** The newest `always` decision of the binding, or `session` decision of the binding and session. */
@@ -88,7 +94,8 @@ export function createApprovalStore(rows: ApprovalRows, digest: AuditDigest, cal
     },
     settleRequest: (id, state) => call("approval request settle", () => rows.settleRequest(id, state)),
     escalateRequest: (id, at, expiresAt) => call("approval request escalate", () => rows.escalateRequest(id, at, expiresAt)),
-    addDecision: (record) => call("approval decision add", () => rows.insertDecision({ ...record, approver: JSON.stringify(record.approver) })),
+    // The port's promise: a duplicate id is the caller's `conflict`, the same on every driver.
+    addDecision: async (record) => void ((await call("approval decision add", () => rows.insertDecision({ ...record, approver: JSON.stringify(record.approver) }))) || conflict(record.id)),
     decisionOf: async (requestId) => {
       const row = await call("approval decision read", () => rows.decisionOf(requestId));
       return row ? decisionOf(row) : null;

@@ -43,8 +43,7 @@ export function memoryApprovalRows(): ApprovalRows {
       return true;
     },
     insertDecision(row) {
-      if (decisions.has(row.id)) throw new Error(`duplicate decision id ${row.id}`);
-      decisions.set(row.id, { ...row });
+      return !decisions.has(row.id) && Boolean(decisions.set(row.id, { ...row }));
     },
     decisionOf: (requestId) => copy(newest([...decisions.values()].filter((row) => row.requestId === requestId))),
     standing: (binding) =>

@@ -26,7 +26,7 @@ export function createPostgresApprovalRows({ db, tables }: Pick<PostgresStoreCon
     settleRequest: async (id, state) => changed(await db.update(requests).set({ state }).where(and(eq(requests.id, id), eq(requests.state, "pending"))).returning({ id: requests.id })),
     escalateRequest: async (id, at, expiresAt) =>
       changed(await db.update(requests).set({ escalatedAt: at, expiresAt }).where(and(eq(requests.id, id), eq(requests.state, "pending"), isNull(requests.escalatedAt))).returning({ id: requests.id })),
-    insertDecision: async (row) => void (await db.insert(decisions).values(row)),
+    insertDecision: async (row) => (await db.insert(decisions).values(row).onConflictDoNothing().returning({ id: decisions.id })).length === 1,
     decisionOf: async (requestId) => (await db.select().from(decisions).where(eq(decisions.requestId, requestId)).orderBy(desc(decisions.decidedAt), desc(decisions.id)).limit(1))[0] ?? null,
     standing: async (binding) =>
       (

@@ -5,6 +5,7 @@ import { addDataDirOptions, dataDirsFrom, formatReport, redactReport, type DataD
 import { exitCodeOfStatus } from "../shared/exit-codes.js";
 import { timeoutMs } from "../shared/option-parsers.js";
 import { addRunRetentionOption, runRetentionFrom, type RunRetentionFlags } from "./runs-command.js";
+import { approvalPolicyFrom } from "./approval-policy-option.js";
 
 // DX-10: `steamharness answer <workflow-dir> <run-id> <request-id> --approve | --deny | --value`
 // answers a run that `run` left waiting (exit code 3) and runs it again on its run id.
@@ -43,7 +44,7 @@ export function registerAnswerCommand(program: Command, services: SurfaceService
       import("../../../app/workflow-runs/project-runner.js"),
       import("../../../domain/workflow/paused-run.js"),
     ]);
-    const runner = await openProjectRunner({ projectDir: dir, ports: await services.workflowRunPorts(), dirs: dataDirsFrom(flags), relatedProjects: flags.relatedProject ?? [], ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }), ...runRetentionFrom(flags) });
+    const runner = await openProjectRunner({ projectDir: dir, ports: await services.workflowRunPorts(), dirs: dataDirsFrom(flags), relatedProjects: flags.relatedProject ?? [], ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }), ...runRetentionFrom(flags), ...(await approvalPolicyFrom(flags, services)) });
     try {
       const run = await runner.findPausedRun(runId);
       if (!run) throw new SteamharnessError("not_found", `no paused run ${runId} in this project (a run that \`steamharness run\` left waiting, exit code 3, not answered since)`, { field: "run-id" });

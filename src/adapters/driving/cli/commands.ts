@@ -11,6 +11,7 @@ import type { ProjectRunner } from "../../../ports/project-runner.js";
 import { cliRejection, exitCodeOfError, exitCodeOfStatus, type CliRejection } from "../shared/exit-codes.js";
 import { timeoutMs } from "../shared/option-parsers.js";
 import { addRunRetentionOption, runRetentionFrom, type RunRetentionFlags } from "./runs-command.js";
+import { approvalPolicyFrom } from "./approval-policy-option.js";
 
 // The subcommands of `steamharness`. Their implementations load lazily (dynamic imports in the
 // actions), so `--help`, `--version` and the MCP handshake do not pay for TypeBox or the runner.
@@ -20,6 +21,7 @@ export interface DataDirFlags extends Omit<RunFolderOptions, "sessionFolder"> {
   agentStoreDir?: string;
   relatedProject?: string[];
   allowFileRoot?: string[];
+  approvalPolicy?: string;
 }
 
 /**
@@ -49,7 +51,8 @@ export function addDataDirOptions(command: Command): Command {
         "--allow-file-root <dir>",
         "import file params only from below this directory (absolute, real path; repeatable; {tenant} stands for the caller's tenant, e.g. /srv/uploads/{tenant}; default the project dir and the working dir, unless that is / or your home dir or above — none with OAuth or --keys, where file params need this flag); /proc, /sys, /dev and the server's own state (data dirs, stores, SQLite side files, .git, .env) are always refused",
       ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
-    );
+    )
+    .addOption(new Option("--approval-policy <file>", "govern tool approvals by this approval policy (JSON, docs/approvals.md): requests, decisions and who gave them go to the audit log in the persistent-value store (steamharness audit)"));
 }
 
 /**
@@ -231,6 +234,7 @@ export function registerRunCommand(program: Command, services: SurfaceServices):
         ...(flags.allowFileRoot ? { allowedFileRoots: flags.allowFileRoot } : {}),
         ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
         ...runRetentionFrom(flags),
+        ...(await approvalPolicyFrom(flags, services)),
       });
       const entrypoint = await runner.entrypoint(entrypointId);
       const prepared = await runner.prepare(entrypoint, args);
@@ -323,6 +327,7 @@ export function registerMcpCommand(program: Command, services: SurfaceServices, 
       ...(maxRunsPerWorker !== undefined ? { maxRunsPerWorker } : {}),
       ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
       ...runRetentionFrom(flags),
+      ...(await approvalPolicyFrom(flags, services)),
     });
   });
 }

@@ -53,7 +53,7 @@ function toolCallOf(request: GatewayPendingRequest): { id: string; type: "functi
 export function createChatCompletionsApi(options: { runs: GatewayRuns; modelId: string; now: () => number; tenantOf?: (signal: AbortSignal) => string }) {
   const { runs } = options;
 
-  function plan(body: ChatCompletionsCreateBody, tenant: string): GatewayRun {
+  async function plan(body: ChatCompletionsCreateBody, tenant: string, signal: AbortSignal): Promise<GatewayRun> {
     const { messages } = body;
     let first = messages.length;
     while (first > 0 && messages[first - 1]!.role === "tool") first--;
@@ -65,7 +65,7 @@ export function createChatCompletionsApi(options: { runs: GatewayRuns; modelId: 
         const entry = message.tool_call_id === undefined ? null : runs.pendingRun(message.tool_call_id, tenant);
         if (!entry) throw new GatewayHttpError(400, `No pending request '${message.tool_call_id ?? ""}' waits for an answer.`, { param, code: "invalid_value" });
         const text = contentText(message.content);
-        runs.decide(entry.request, entry.request.kind === "question" ? { answer: text } : approvalOf(text, `messages[${position}].content`), tenant);
+        await runs.decide(entry.request, entry.request.kind === "question" ? { answer: text } : approvalOf(text, `messages[${position}].content`), signal);
         resumed = entry.run;
       }
       return resumed!;
@@ -87,7 +87,7 @@ export function createChatCompletionsApi(options: { runs: GatewayRuns; modelId: 
   return {
     /** `POST /v1/chat/completions`. */
     async create(body: ChatCompletionsCreateBody, response: ServerResponse, signal: AbortSignal): Promise<void> {
-      const run = plan(body, options.tenantOf?.(signal) ?? SHARED_TENANT);
+      const run = await plan(body, options.tenantOf?.(signal) ?? SHARED_TENANT, signal);
       const id = `chatcmpl-${randomBytes(16).toString("hex")}`;
       const created = Math.floor(options.now() / 1000);
       if (body.stream !== true) {

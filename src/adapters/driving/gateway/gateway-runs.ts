@@ -21,7 +21,9 @@ import type { ToolPermissionDecision, ToolPermissions } from "../../../ports/too
 import type { UserInput, UserInputResponse } from "../../../ports/user-input.js";
 import type { Storage } from "../../../ports/storage.js";
 import { buildNodeContext } from "../../../app/node-context/node-context.js";
+import { answerApproval, type ApprovalGovernance } from "../../../app/approvals/answer-approval.js";
 import { approximateBytes, measuredSessions } from "./gateway-budget.js";
+import { GatewayHttpError } from "./gateway-http.js";
 import { tenantStorage } from "../../../app/tenants/tenant-storage.js";
 
 /** What a paused run waits for, as the client is shown it. */
@@ -87,6 +89,10 @@ export interface GatewayRunsOptions {
   scopeOf?: (signal: AbortSignal) => { node?: AgentNode; onUsage?: (usage: GatewayUsage) => void } | undefined;
   /** The runtime of the runs' node contexts and the conversations' in-memory sessions (the entry's, ARCH-6). */
   runtime: HarnessRuntime;
+  /** The principal of a request (by its signal): its runs' requester (GOV-1), the answerer of its decisions (UI-7). */
+  principalOf?: (signal: AbortSignal) => { tenant: string; subject: string } | undefined;
+  /** Issue 47: tool approvals go through this governed adapter; answers are recorded by its `decide()`. */
+  approvals?: ApprovalGovernance;
   /** Called once per failed run (DX-9), with the details a client is not shown (an unexpected error's own message). */
   onRunFailure?: (failure: { runId: string; conversationId: string; code: string; message: string; detail?: string }) => void;
 }
@@ -149,7 +155,10 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
   const active = new Set<AbortController>();
   let heldBytes = 0;
   let closing = false;
-  const toolPermissions: ToolPermissions = { request: async (request) => (decisions.get(request.requestId) as ToolPermissionDecision | undefined) ?? { outcome: "pending" } };
+  const { approvals } = options;
+  const toolPermissions: ToolPermissions = approvals
+    ? { request: (request, signal) => approvals.request(request, signal) }
+    : { request: async (request) => (decisions.get(request.requestId) as ToolPermissionDecision | undefined) ?? { outcome: "pending" } };
   const userInput: UserInput = { request: async (request) => (decisions.get(request.requestId) as UserInputResponse | undefined) ?? { outcome: "pending" } };
 
   const conversation = (id: string): Conversation | undefined => {
@@ -240,17 +249,29 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
     tenantOf(conversationId: string): string | undefined {
       return conversations.get(conversationId)?.tenant;
     },
-    /** Records a client's answer to a pending request (answered by `tenant`, UI-7); the next run of that run id consumes it. */
-    decide(request: GatewayPendingRequest, decision: GatewayDecision, tenant = SHARED_TENANT): void {
-      const answeredBy: DecisionAnswerer = { surface: "gateway", tenant, at: Date.now() };
+    /**
+     * Records the answer of the request with `signal` to a pending request (answered by its
+     * principal, UI-7); the next run of that run id consumes it. A tool approval goes through
+     * `answerApproval` (the governed `decide()`, which may refuse it: GOV-4).
+     */
+    async decide(request: GatewayPendingRequest, decision: GatewayDecision, signal: AbortSignal): Promise<void> {
+      const principal = options.principalOf?.(signal);
+      const answeredBy: DecisionAnswerer = { surface: "gateway", tenant: principal?.tenant ?? SHARED_TENANT, ...(principal ? { subject: principal.subject } : {}), at: Date.now() };
       let recorded: ToolPermissionDecision | UserInputResponse;
       if ("answer" in decision) recorded = { outcome: "answered", values: { answer: decision.answer } };
       // BUD-3: the budget's form has one field, `approve`.
       else if (request.kind === "budget") recorded = { outcome: "answered", values: { approve: decision.approve } };
-      else if (request.kind === "tool_approval") recorded = decision.approve ? { outcome: "approved" } : { outcome: "denied", ...(decision.reason ? { reason: decision.reason } : {}) };
+      else if (request.kind === "tool_approval") {
+        recorded = await answerApproval(approvals, { requestId: request.requestId, outcome: decision.approve ? "approved" : "denied", answeredBy, ...(decision.reason ? { reason: decision.reason } : {}) }).catch((error: unknown) => {
+          // The governed decide() refused this answerer (GOV-4) or the request (expired, decided): the client's fault, said as such.
+          if (isSteamharnessError(error, "forbidden")) throw new GatewayHttpError(403, error.message, { type: "invalid_request_error", code: "forbidden" });
+          if (isSteamharnessError(error, "approval_expired") || isSteamharnessError(error, "conflict")) throw new GatewayHttpError(409, error.message, { type: "invalid_request_error", code: error.code });
+          throw error;
+        });
+      }
       else if (decision.approve) recorded = { outcome: "answered", values: { approved: true } };
       else recorded = decision.reason ? { outcome: "answered", values: { approved: false, feedback: decision.reason } } : { outcome: "declined" };
-      decisions.set(request.requestId, { ...recorded, answeredBy });
+      decisions.set(request.requestId, { answeredBy, ...recorded });
     },
     /** Keeps front-end data with a conversation (dropped when it is evicted). */
     attach(conversationId: string, key: string, value: unknown): void {
@@ -291,6 +312,7 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
       if (!found) return refused({ code: "not_found", message: `conversation ${run.conversationId} is no longer kept by the gateway` });
       if (closing) return refused(closingError);
       const controller = new AbortController();
+      const requester = options.principalOf?.(signal);
       const abort = () => controller.abort();
       if (signal.aborted) controller.abort();
       else signal.addEventListener("abort", abort, { once: true });
@@ -304,6 +326,7 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
         toolPermissions,
         userInput,
         toolCatalog: options.toolCatalog,
+        ...(requester ? { requester: { tenant: requester.tenant, subject: requester.subject } } : {}),
         signal: controller.signal,
         ...(options.traceOf?.(signal) ? { trace: options.traceOf(signal)! } : {}),
       }, options.runtime);

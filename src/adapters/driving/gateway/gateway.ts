@@ -24,6 +24,7 @@ import type { ToolCatalogEntry } from "../../../domain/node-context.js";
 import type { Storage } from "../../../ports/storage.js";
 import type { ApiKeyStore } from "../../../ports/api-keys.js";
 import type { Principal } from "../../../domain/principal.js";
+import type { ApprovalGovernance } from "../../../app/approvals/answer-approval.js";
 import type { BudgetLedger } from "../../../ports/budget-ledger.js";
 import type { BrowserPage } from "../../../ports/browser-page.js";
 import { createChatCompletionsApi } from "./chat-completions-api.js";
@@ -64,6 +65,12 @@ export interface ResponsesGatewayOptions {
    * across hosts. Needs a project or agent options (not a ready node) for tenant budgets.
    */
   apiKeys?: ApiKeyStore;
+  /**
+   * Issue 47: the governed adapter the runs' tool approvals go through: a run's principal is the
+   * requester (GOV-1), and an approval answered by a client (`mcp_approval_response`, a tool
+   * message) is recorded by its `decide()` with the answering principal, or refused (GOV-4).
+   */
+  approvals?: ApprovalGovernance;
   /**
    * The ledger tenant budgets are reserved in (default `storage.budgets`, else the runtime's); a
    * tenant's runs reserve the agent's own budgets there too.
@@ -265,11 +272,13 @@ export function createResponsesGateway(options: ResponsesGatewayOptions, runtime
     maxHeldBytes: options.maxHeldBytes ?? DEFAULT_MAX_HELD_BYTES,
     traceOf: (signal) => traces.get(signal),
     scopeOf: (signal) => scopes.get(signal),
+    principalOf: (signal) => requestPrincipals.get(signal),
+    ...(options.approvals ? { approvals: options.approvals } : {}),
     runtime,
   });
   // BUD-4, TEN-4: a conversation is its opening principal's tenant's; another tenant cannot continue or read it.
-  const requestTenants = new WeakMap<AbortSignal, string>();
-  const tenantOf = (signal: AbortSignal) => requestTenants.get(signal) ?? SHARED_TENANT;
+  const requestPrincipals = new WeakMap<AbortSignal, Principal>();
+  const tenantOf = (signal: AbortSignal) => requestPrincipals.get(signal)?.tenant ?? SHARED_TENANT;
   const responses = createResponsesApi({ runs, modelId, now, tenantOf });
   const chat = createChatCompletionsApi({ runs, modelId, now, tenantOf });
   const guard = createGatewayGuard({ token: options.token ?? null, ...(tenants ? { identify: (secret: string) => tenants.identify(secret) } : {}), rateLimit: options.rateLimit ?? { requests: 600, windowMs: 60_000 }, allowedHosts: options.allowedHosts ?? [], now });
@@ -309,7 +318,7 @@ export function createResponsesGateway(options: ResponsesGatewayOptions, runtime
     const { principal, identity } = await guard.check(request);
     // TEN-1: everything the request opens or reads is its principal's tenant's.
     const tenantName = principal.tenant;
-    requestTenants.set(signal, tenantName);
+    requestPrincipals.set(signal, principal);
     if (identity && tenants) {
       const admission = await tenants.admit(identity.tenant);
       let tokens = 0;

@@ -78,7 +78,7 @@ export function createResponsesApi(options: ResponsesApiOptions) {
   };
 
   /** Decides which run a request starts or resumes (and records the client's decisions). */
-  function plan(body: ResponsesCreateBody, tenant: string): GatewayRun {
+  async function plan(body: ResponsesCreateBody, tenant: string, signal: AbortSignal): Promise<GatewayRun> {
     const items: ResponsesInputItem[] = typeof body.input === "string" ? [{ role: "user", content: body.input }] : body.input;
     const previous = body.previous_response_id ? stored(body.previous_response_id, tenant) : null;
     if (body.previous_response_id && !previous) {
@@ -103,7 +103,7 @@ export function createResponsesApi(options: ResponsesApiOptions) {
           const expected = entry.request.kind === "question" ? "a function_call_output" : "an mcp_approval_response";
           throw new GatewayHttpError(400, `Request '${requestId}' is answered with ${expected} item.`, { param: `input[${position}].type`, code: "invalid_value" });
         }
-        runs.decide(entry.request, decision, tenant);
+        await runs.decide(entry.request, decision, signal);
         resumed = entry.run;
       }
       return resumed!;
@@ -160,7 +160,7 @@ export function createResponsesApi(options: ResponsesApiOptions) {
   return {
     /** `POST /v1/responses`. */
     async create(body: ResponsesCreateBody, _request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> {
-      const run = plan(body, tenantOf(signal));
+      const run = await plan(body, tenantOf(signal), signal);
       const base = skeleton(body);
       const messageId = `msg_${hex(24)}`;
       if (body.stream !== true) {

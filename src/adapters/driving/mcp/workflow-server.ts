@@ -16,7 +16,7 @@ import { hideAbsolutePaths } from "../../../domain/redaction.js";
 import { toWorkflowToolResult } from "./workflow-attachments.js";
 import { addTaskHandlers, createTaskStatusNotifier, taskOf } from "./tasks/task-handlers.js";
 import type { TaskRuns } from "./tasks/task-runs.js";
-import { answererOfAuth, dataTenantOf, tenantLimitsOfAuth, tenantOfAuth } from "./transport/http-tenant.js";
+import { answererOfAuth, dataTenantOf, principalOfAuth, tenantLimitsOfAuth, tenantOfAuth } from "./transport/http-tenant.js";
 import { takeTaskSlot } from "./transport/http-admission.js";
 import type { StructurePublications } from "../../../domain/workflow/publications.js";
 import { addPublicationHandlers, publicationCapabilities } from "./workflow-publications.js";
@@ -265,7 +265,9 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
         : answering;
       const trace = span.carrier();
       const dataTenant = dataTenantOf(tenant);
-      const report = await runner.run(entrypoint, prepared, handlers, { signal: signal, onQueued, ...(tenant !== undefined ? { tenant } : {}), ...(dataTenant !== undefined ? { dataTenant } : {}), ...(tenantLimits ? { tenantLimits } : {}), ...(answered ? { runId: answered.runId } : {}), ...(trace ? { trace } : {}) });
+      // GOV-1: the caller is the requester of the run's governed approvals.
+      const principal = principalOfAuth(authInfo);
+      const report = await runner.run(entrypoint, prepared, handlers, { signal: signal, onQueued, ...(principal ? { requester: { tenant: principal.tenant, subject: principal.subject } } : {}), ...(tenant !== undefined ? { tenant } : {}), ...(dataTenant !== undefined ? { dataTenant } : {}), ...(tenantLimits ? { tenantLimits } : {}), ...(answered ? { runId: answered.runId } : {}), ...(trace ? { trace } : {}) });
       await keepCallRun(runner, report, { entrypointId: entrypoint.id, args, ...(tenant !== undefined ? { tenant } : {}) }, answered);
       span.end({ ...(report.status === "failed" ? { error: report.error?.code ?? "run_failed" } : {}), attributes: { "steamharness.run.id": report.runId, "steamharness.run.status": report.status } });
       return await toWorkflowToolResult(report, entrypoint, runner, options.openStorage, dataTenant);

@@ -2,6 +2,7 @@ import { SteamharnessError } from "../../../domain/errors.js";
 import type { Storage } from "../../../ports/storage.js";
 import type { DecisionAnswerer } from "../../../domain/agent/decision-answerer.js";
 import { sendAgentSessionCommand } from "../../../app/session-host/control.js";
+import { answerApproval, type ApprovalGovernance } from "../../../app/approvals/answer-approval.js";
 import { createStoredDecisions, type StoredDecision } from "./stored-decisions.js";
 import type { ViewerSessions } from "./viewer-sessions.js";
 
@@ -57,7 +58,7 @@ export function parseViewerAnswer(body: unknown): ViewerAnswer {
  * @example
  * await answerFromViewer({ storage, sessions }, { s, runId, requestId, outcome: "approved" });
  */
-export async function answerFromViewer(deps: { storage: Storage; sessions: ViewerSessions }, answer: ViewerAnswer): Promise<ViewerAnswerResult> {
+export async function answerFromViewer(deps: { storage: Storage; sessions: ViewerSessions; approvals?: ApprovalGovernance }, answer: ViewerAnswer): Promise<ViewerAnswerResult> {
   const session = await deps.sessions.get(answer.s);
   await session.index.refresh();
   const run = session.index.run(answer.runId);
@@ -66,6 +67,8 @@ export async function answerFromViewer(deps: { storage: Storage; sessions: Viewe
   // A person at this machine answered, now (UI-7): the viewer has a token, not a principal.
   const answeredBy = { surface: "viewer", at: Date.now() };
   const decision = decisionOf(wait.kind, answer, answeredBy);
+  // Issue 47: a tool approval is answered through the one app step (the governed decide() when the host governs approvals).
+  if (decision.kind === "tool_approval") decision.decision = await answerApproval(deps.approvals, { requestId: answer.requestId, ...decision.decision, answeredBy });
   const decisions = createStoredDecisions({ values: deps.storage.values, projectId: session.address.projectId });
   await decisions.record(answer.requestId, decision);
 
@@ -94,8 +97,7 @@ function decisionOf(kind: "tool_approval" | "question" | "plan", answer: ViewerA
   const reason = answer.reason?.trim() ? answer.reason.trim() : undefined;
   switch (kind) {
     case "tool_approval":
-      if (answer.outcome === "approved") return { kind, decision: { outcome: "approved", answeredBy } };
-      if (answer.outcome === "denied") return { kind, decision: { outcome: "denied", ...(reason ? { reason } : {}), answeredBy } };
+      if (answer.outcome === "approved" || answer.outcome === "denied") return { kind, decision: { outcome: answer.outcome, ...(reason && answer.outcome === "denied" ? { reason } : {}), answeredBy } };
       break;
     case "question":
       if (answer.outcome === "answered") return { kind, response: { outcome: "answered", values: { answer: answer.answer ?? "" }, answeredBy } };

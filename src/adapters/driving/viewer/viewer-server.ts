@@ -4,6 +4,7 @@ import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.j
 import { listenOn } from "../shared/listen.js";
 import type { SessionCatalog } from "../../../ports/session-catalog.js";
 import type { Storage } from "../../../ports/storage.js";
+import type { ApprovalGovernance } from "../../../app/approvals/answer-approval.js";
 import type { TextFiles } from "../../../ports/text-files.js";
 import type { ViewerAssets } from "../../../ports/viewer-assets.js";
 import { answerFromViewer, parseViewerAnswer } from "./viewer-decisions.js";
@@ -35,6 +36,12 @@ export interface ViewerServerOptions {
    * the `package.json` of the folder its runs worked in, when that file's `id` is the project's.
    */
   projectNames?: Readonly<Record<string, string>>;
+  /**
+   * Issue 47: the governed adapter the runs' tool approvals go through; a tool approval answered
+   * in the page is recorded by its `decide()` as given at the viewer (GOV-1, GOV-4) before the
+   * decision is stored for the run.
+   */
+  approvals?: ApprovalGovernance;
 }
 
 /** A running viewer. */
@@ -174,7 +181,7 @@ export async function createViewerServer(options: ViewerServerOptions, openFolde
     },
     "POST /api/answer": async (request, response) => {
       const answer = parseViewerAnswer(await readJson(request));
-      send(response, 200, await answerFromViewer({ storage, sessions }, answer));
+      send(response, 200, await answerFromViewer({ storage, sessions, ...(options.approvals ? { approvals: options.approvals } : {}) }, answer));
     },
   };
 

@@ -32,7 +32,7 @@ export function createSqliteApprovalRows({ db }: Pick<SqliteStoreContext, "db">)
     request: (id) => requestById.get({ id }) ?? null,
     settleRequest: (id, state) => db.update(requests).set({ state }).where(and(eq(requests.id, id), eq(requests.state, "pending"))).run().changes > 0,
     escalateRequest: (id, at, expiresAt) => db.update(requests).set({ escalatedAt: at, expiresAt }).where(and(eq(requests.id, id), eq(requests.state, "pending"), isNull(requests.escalatedAt))).run().changes > 0,
-    insertDecision: (row) => void db.insert(decisions).values(row).run(),
+    insertDecision: (row) => db.insert(decisions).values(row).onConflictDoNothing().run().changes === 1,
     decisionOf: (requestId) => db.select().from(decisions).where(eq(decisions.requestId, requestId)).orderBy(desc(decisions.decidedAt), desc(decisions.id)).limit(1).get() ?? null,
     standing: (binding) =>
       db

@@ -1,0 +1,31 @@
+import { resolve } from "node:path";
+import { SteamharnessError } from "../../../domain/errors.js";
+import type { ProjectRunnerOptions } from "../../../app/workflow-runs/project-runner.js";
+import type { SurfaceServices } from "../../../ports/surface-services.js";
+
+// Issue 47: `--approval-policy <file>` on `run`, `answer` and `mcp` governs the runs' tool
+// approvals; requests, decisions and the audit chain go to the approval tables of the
+// persistent-value store directory's store.sqlite, where `steamharness audit` reads them.
+
+/**
+ * The runner option of `--approval-policy <file>` (the policy checked and versioned), or none.
+ * An unreadable file or a bad policy rejects with `input_validation` naming the flag.
+ *
+ * @example
+ * const runner = await openProjectRunner({ …, ...(await approvalPolicyFrom(flags, services)) });
+ */
+export async function approvalPolicyFrom(flags: { approvalPolicy?: string }, services: Pick<SurfaceServices, "textFiles" | "approvalStore">): Promise<Pick<ProjectRunnerOptions, "approvals">> {
+  if (flags.approvalPolicy === undefined) return {};
+  const file = resolve(flags.approvalPolicy);
+  const text = await services.textFiles.read(file).catch((error: NodeJS.ErrnoException) => {
+    throw new SteamharnessError("input_validation", `--approval-policy: cannot read ${file} (${error.code ?? error.message})`, { field: "--approval-policy" });
+  });
+  const { loadApprovalPolicy } = await import("../../../app/approvals/governed-tool-permissions.js");
+  let policy;
+  try {
+    policy = loadApprovalPolicy(text);
+  } catch (error) {
+    throw new SteamharnessError("input_validation", `--approval-policy ${file}: ${(error as Error).message}`, { field: "--approval-policy", cause: error });
+  }
+  return { approvals: { policy, store: (dirs) => services.approvalStore({ directory: dirs.persistentValueStoreDir }) } };
+}
