@@ -194,11 +194,13 @@ function emptySessionFile(migrationsFolder: string): Buffer {
 }
 
 /**
- * Creates the session file `path` of a fork (the session-backend port's `forkLog`, FORK-1): an
- * empty migrated database written in one go (`conflict` when the file exists: the exclusive
- * create is the check), then one IMMEDIATE transaction writing its meta row — the pointer to
- * `base`, the head of the prefix — and the `append` events numbered on from `base.seq`. Nothing of
- * the prefix is copied, so the cost does not grow with it; a fault removes the file again.
+ * Creates the session file `path` of a fork (the session-backend port's `forkLog`, FORK-1): the
+ * file is made in memory from an empty migrated database — its meta row (the pointer to `base`,
+ * the head of the prefix) and the `append` events numbered on from `base.seq` — and written in
+ * one exclusive create (`conflict` when the file exists). Nothing of the prefix is copied, and
+ * no journal or checkpoint runs, so the cost is one small file write whatever the history's
+ * length. Like a commit under `synchronous = NORMAL`, the write is not synced: a power loss right
+ * after the fork may lose the fork (the parent is never written).
  *
  * @example
  * await forkSqliteSessionLog({ path: child, address: childAddress, base: { address: parentAddress, seq: 12 }, lastRunId: "run-3" });
@@ -207,33 +209,37 @@ export async function forkSqliteSessionLog(options: SqliteSessionForkOptions): P
   const { sessionEvents, sessionMeta } = sessionTables();
   const folder = options.migrationsFolder ?? findSessionMigrationsFolder();
   if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/session migrations not found");
-  try {
-    mkdirSync(dirname(options.path), { recursive: true });
-    writeFileSync(options.path, emptySessionFile(folder), { flag: "wx" });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new SteamharnessError("conflict", "[steamharness] [sqlite] the fork's session exists already", { field: "to" });
-    throw wrapAdapterError("sqlite", "creating the fork's session file failed", error);
-  }
   const now = (options.clock ?? { now: () => Date.now() }).now();
   const { address, base, append = [] } = options;
+  let bytes: Buffer;
+  const client = openSqlite(emptySessionFile(folder));
   try {
-    const { client, db } = openDatabase(options, now);
-    try {
-      db.transaction((tx) => {
-        tx.insert(sessionMeta)
-          .values({
-            id: 1, projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now, lastSeq: base.seq + append.length, lastRunId: options.lastRunId,
-            baseProjectId: base.address.projectId, baseConversationId: base.address.conversationId ?? null, baseSessionKey: base.address.sessionKey, baseSeq: base.seq,
-          })
-          .run();
-        if (append.length > 0) tx.insert(sessionEvents).values(append.map((event, i) => ({ seq: base.seq + i + 1, eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload), at: now }))).run();
-      }, { behavior: "immediate" });
-    } finally {
-      client.close();
-    }
+    const db = drizzleBetterSqlite3().drizzle({ client });
+    db.transaction((tx) => {
+      tx.insert(sessionMeta)
+        .values({
+          id: 1, projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now, lastSeq: base.seq + append.length, lastRunId: options.lastRunId,
+          baseProjectId: base.address.projectId, baseConversationId: base.address.conversationId ?? null, baseSessionKey: base.address.sessionKey, baseSeq: base.seq,
+        })
+        .run();
+      if (append.length > 0) tx.insert(sessionEvents).values(append.map((event, i) => ({ seq: base.seq + i + 1, eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload), at: now }))).run();
+    });
+    bytes = client.serialize();
   } catch (error) {
-    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${options.path}${suffix}`, { force: true });
     throw wrapAdapterError("sqlite", "writing the fork's session failed", error);
+  } finally {
+    client.close();
+  }
+  // Header bytes 18 and 19 (file format write/read version) 2: the file opens in WAL mode, as every session file does.
+  bytes[18] = 2;
+  bytes[19] = 2;
+  try {
+    mkdirSync(dirname(options.path), { recursive: true });
+    writeFileSync(options.path, bytes, { flag: "wx" });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new SteamharnessError("conflict", "[steamharness] [sqlite] the fork's session exists already", { field: "to" });
+    rmSync(options.path, { force: true });
+    throw wrapAdapterError("sqlite", "creating the fork's session file failed", error);
   }
 }
 

@@ -24,12 +24,13 @@ function nativeBinding(): string | null {
 }
 
 /**
- * Opens a better-sqlite3 connection with the addon path resolved once per process.
+ * Opens a better-sqlite3 connection with the addon path resolved once per process (a Buffer: an
+ * in-memory database deserialized from it).
  *
  * @example
  * const client = openSqlite("/data/session.sqlite", { timeout: 5000 });
  */
-export function openSqlite(path: string, options: Database.Options = {}): Database.Database {
+export function openSqlite(path: string | Buffer, options: Database.Options = {}): Database.Database {
   const addon = nativeBinding();
   const Database = betterSqlite3();
   return new Database(path, addon === null ? options : { ...options, nativeBinding: addon });
