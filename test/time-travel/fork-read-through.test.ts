@@ -18,7 +18,7 @@ const api = { describe, it, expect };
 /** A run's events: its start, `n` plan steps and a user message (payloads are opaque JSON to a store). */
 function runEvents(runId: string, n: number): SessionEventInput[] {
   return [
-    { eventId: `${runId}/start`, runId, type: "run_started", payload: { runId } as unknown as SessionEventInput["payload"] },
+    { eventId: `${runId}/start`, runId, type: "run_started", payload: { runId } } as unknown as SessionEventInput,
     ...Array.from({ length: n }, (_, i) => ({ eventId: `${runId}/plan/${i}`, runId, type: "plan" as const, payload: { planIndex: i, text: `${runId} step ${i}` } })),
     { eventId: `${runId}/user`, runId, type: "user_message", payload: { message: { role: "user", content: runId } } },
   ];

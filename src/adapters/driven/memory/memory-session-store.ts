@@ -1,6 +1,6 @@
 import type { Clock } from "../../../ports/clock.js";
-import type { SessionAddress } from "../../../ports/session-store.js";
-import { createSessionStore, type EventRow, type OwnSessionStore, type SessionBase, type SessionPayloads, type SessionRows } from "../kernel/session-store.js";
+import type { SessionAddress, SessionStore } from "../../../ports/session-store.js";
+import { createSessionStore, type EventRow, type SessionBase, type SessionPayloads, type SessionRows } from "../kernel/session-store.js";
 import { directCall } from "../kernel/store-call.js";
 
 /** Options of {@link createMemorySessionStore}. */
@@ -95,7 +95,7 @@ export function createMemorySessionRows<P = string>(start: { seq: number; lastRu
  * const store = createMemorySessionStore();
  * await store.append([{ eventId: "run-1/start", runId: "run-1", type: "plan", payload: { planIndex: 0, text: "…" } }]);
  */
-export function createMemorySessionStore(options: MemorySessionStoreOptions = {}): OwnSessionStore {
+export function createMemorySessionStore(options: MemorySessionStoreOptions = {}): SessionStore {
   const common = { address: options.address ?? { projectId: "memory", sessionKey: "agent" }, call: directCall, clock: options.clock ?? { now: () => Date.now() }, family: "memory", base: options.base ?? null };
   const start = { seq: options.base?.seq ?? 0, lastRunId: options.lastRunId ?? null };
   if (options.events === "objects") return createSessionStore({ ...common, rows: createMemorySessionRows<unknown>(start), payloads: OBJECT_PAYLOADS });

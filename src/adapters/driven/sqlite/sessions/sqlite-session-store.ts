@@ -3,13 +3,13 @@ import { dirname } from "node:path";
 import type Database from "better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
-import type { SessionAddress, SessionEventInput } from "../../../../ports/session-store.js";
+import type { SessionAddress, SessionEventInput, SessionStore } from "../../../../ports/session-store.js";
 import { drizzleBetterSqlite3, drizzleOrm } from "../shared/drizzle-modules.js";
 import { sessionTables } from "./session-schema.js";
 import { prepareSessionReads, prepareSessionStatements, prepareSessionWrites, type SessionDb } from "./session-statements.js";
 import { openSqlite } from "../shared/sqlite-connection.js";
 import { ensureSessionSchema, findSessionMigrationsFolder } from "./session-migrations.js";
-import { createSessionStore, type EventRow, type NewEventRow, type OwnSessionStore, type SessionBase, type SessionRows } from "../../kernel/session-store.js";
+import { createSessionStore, type EventRow, type NewEventRow, type SessionBase, type SessionRows } from "../../kernel/session-store.js";
 import type { StoreCall } from "../../kernel/store-call.js";
 
 /** Options of {@link createSqliteSessionStore}. */
@@ -72,7 +72,7 @@ function openDatabase(options: SqliteSessionStoreOptions, now: number): { client
  * const store = createSqliteSessionStore({ path, address: { projectId, conversationId, sessionKey: "agent" } });
  * await store.append([{ eventId: "run-1/plan/0", runId: "run-1", type: "plan", payload: { planIndex: 0, text: "…" } }]);
  */
-export function createSqliteSessionStore(options: SqliteSessionStoreOptions): OwnSessionStore {
+export function createSqliteSessionStore(options: SqliteSessionStoreOptions): SessionStore {
   const { desc, eq } = drizzleOrm();
   const { sessionEvents, sessionMeta, sessionSnapshots } = sessionTables();
   const address: SessionAddress = structuredClone(options.address);
