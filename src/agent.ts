@@ -5,7 +5,7 @@ export type { SessionStore, SessionAddress, SessionHead, SessionSnapshot, Sessio
 export type { SessionEvent, SessionEventInput, SessionEventType, RunStartedPayload } from "./domain/agent/session-events.js";
 export { messagesFromEvents } from "./domain/agent/session-events.js";
 export type { SessionLease, SessionLeaseProvider, SessionLeaseTarget, SessionLeaseAcquireOptions } from "./ports/session-lease.js";
-export type { SessionBackend, SessionCopyRequest, SessionUnleasedRequest } from "./ports/session-backend.js";
+export type { SessionBackend, SessionForkRequest, SessionUnleasedRequest } from "./ports/session-backend.js";
 // Time travel (issue 46): fork a session at any point, with the hazard report (FORK-1, FORK-2)
 export { forkSession, forkLineage } from "./app/time-travel/fork-session.js";
 export type { ForkSessionOptions, ForkSessionResult } from "./app/time-travel/fork-session.js";

@@ -18,15 +18,15 @@ export interface SessionUnleasedRequest {
   create: boolean;
 }
 
-/** What {@link SessionBackend.copyLog} copies (FORK-1). */
-export interface SessionCopyRequest {
-  /** The session whose log is copied; it must exist. */
+/** What {@link SessionBackend.forkLog} makes (FORK-1). */
+export interface SessionForkRequest {
+  /** The session whose prefix the new one reads through to; it must exist. */
   from: SessionAddress;
   /** The new session; it must not exist yet. */
   to: SessionAddress;
-  /** The last seq copied: an integer from 0 to `from`'s last seq. */
+  /** The last seq of `from` the new session holds: an integer from 0 to `from`'s last seq. */
   throughSeq: number;
-  /** Events appended after the prefix in the same transaction (a fork's record), stamped with the copy's time. */
+  /** Events appended after the prefix in the same transaction (a fork's record), stamped with the fork's time. */
   append?: readonly SessionEventInput[];
 }
 
@@ -69,17 +69,21 @@ export interface SessionBackend extends SessionStoreOpener {
   /** The conversation's session-host record; `null` when it has none and `create` is false. */
   openHostStore(conversationId: string, options: { create: boolean }): Promise<AgentSessionHostStore | null>;
   /**
-   * Creates session `to` whose log is `from`'s events 1..`throughSeq` exactly (same seq, ids,
-   * runs, types, payloads and write times; its head's `lastRunId` is the last run started among
-   * them; no snapshot), then the `append` events, in one copy statement inside one transaction, so the cost is one
-   * statement whatever the history's length (FORK-1, a fork's prefix). It never takes a lease:
-   * `from` may be held and appended to meanwhile (the prefix is immutable). Rejects with
-   * `not_found` when `from` does not exist, `input_validation` (field `throughSeq`) when the seq
-   * is not an integer within `from`'s log, `conflict` when `to` exists, `input_validation` for an `append` event the store would refuse;
-   * nothing is written then.
+   * Creates session `to` whose log reads as `from`'s events 1..`throughSeq` exactly (same seq,
+   * ids, runs, types, payloads and write times; its head's `lastRunId` is the last run started
+   * among them; no snapshot), then the `append` events (FORK-1, a fork's prefix). The prefix is
+   * not copied: `to` keeps a pointer to `from` and the seq, and its store reads events up to that
+   * seq from `from` (and on through `from`'s own parent, for a fork of a fork) by seq, run or id
+   * — index lookups, no scans — so the cost does not grow with the history. Appends to `to` skip
+   * ids its prefix holds, like any stored id. `from` stays a plain session: it may be held and
+   * appended to meanwhile (the prefix is immutable); its log must be kept while `to` exists
+   * (opening `to` rejects with `storage_failure` once it is gone). It never takes a lease.
+   * Rejects with `not_found` when `from` does not exist, `input_validation` (field `throughSeq`)
+   * when the seq is not an integer within `from`'s log, `conflict` when `to` exists,
+   * `input_validation` for an `append` event the store would refuse; nothing is written then.
    * Optional: a backend without it cannot fork.
    */
-  copyLog?(request: SessionCopyRequest): Promise<void>;
+  forkLog?(request: SessionForkRequest): Promise<void>;
   /** Releases what the backend keeps open (idle sessions, connections). Idempotent. */
   close(): Promise<void>;
 }

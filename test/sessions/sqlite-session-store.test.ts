@@ -98,7 +98,7 @@ describe("SQLite session store extras", () => {
       expect(byRun).toMatch(/SEARCH session_events USING INDEX session_events_run_seq_idx \(run_id=\?\)/);
       expect(byRun).not.toMatch(/TEMP B-TREE/);
       const after = plan(eventsAfterQuery(5, -1));
-      expect(after).toMatch(/SEARCH session_events USING INTEGER PRIMARY KEY \(rowid>\?\)/);
+      expect(after).toMatch(/SEARCH session_events USING INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)/);
       expect(after).not.toMatch(/TEMP B-TREE/);
     } finally {
       client.close();

@@ -61,7 +61,7 @@ function tenantSessions(base: SessionBackend, tenant: string): SessionBackend {
     openUnleased: async (request) => (noPath(request), base.openUnleased({ ...request, address: address(request.address) })),
     openHostStore: (conversationId, options) => base.openHostStore(`${prefix}${conversationId}`, options),
     // Both ends in this tenant: a fork never reads or writes another tenant's session (FORK-1).
-    ...(base.copyLog ? { copyLog: (request) => base.copyLog!({ from: address(request.from), to: address(request.to), throughSeq: request.throughSeq }) } : {}),
+    ...(base.forkLog ? { forkLog: (request) => base.forkLog!({ ...request, from: address(request.from), to: address(request.to) }) } : {}),
     // The backend is the base storage's: its owner closes it.
     close: async () => {},
   };

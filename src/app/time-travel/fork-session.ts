@@ -1,6 +1,6 @@
 /**
  * FORK-1, FORK-2: fork a session at any point. The fork is a new session whose log is the
- * parent's prefix (copied by the backend in one statement, `SessionBackend.copyLog`) followed by
+ * parent's prefix (read through to the parent, never copied: `SessionBackend.forkLog`) followed by
  * its fork record: parent, point, and the hazard report — the parent's tool calls after the point
  * with their replay class — which the agent consults whenever the fork's model repeats an unsafe
  * one (a fresh decision, or the parent's recorded result with `effects: "recorded"`).
@@ -58,7 +58,7 @@ async function eventsAround(store: SessionStore, atSeq: number): Promise<Session
 
 /**
  * Forks session `from` after an event or a number of turns: a new session holding the parent's
- * prefix (same seqs and events; one copy statement per backend, so the cost does not grow with
+ * prefix (same seqs and events, read through to the parent's log, so the cost does not grow with
  * the history the fork keeps), its fork record, and the parent's snapshot when it lies within the
  * prefix. Resolves the fork's address, its point and the hazard report. Continue the fork with a
  * new run on its address: approvals of the parent never carry over (decisions bind to their run).
@@ -73,7 +73,7 @@ async function eventsAround(store: SessionStore, atSeq: number): Promise<Session
  */
 export async function forkSession(options: ForkSessionOptions): Promise<ForkSessionResult> {
   const { sessions, from } = options;
-  if (!sessions.copyLog) throw new SteamharnessError("unavailable", `[steamharness] [time-travel] the ${sessions.kind} session backend cannot fork sessions`);
+  if (!sessions.forkLog) throw new SteamharnessError("unavailable", `[steamharness] [time-travel] the ${sessions.kind} session backend cannot fork sessions`);
   const effects = options.effects ?? "decide";
   if (effects !== "decide" && effects !== "recorded") throw new SteamharnessError("input_validation", `effects must be "decide" or "recorded", not ${JSON.stringify(effects)}`, { field: "effects" });
   const to = options.to ?? { ...from, sessionKey: `${from.sessionKey}#fork-${randomUUID()}` };
@@ -86,8 +86,8 @@ export async function forkSession(options: ForkSessionOptions): Promise<ForkSess
     return { atSeq: seq, hazards: forkHazards(await eventsAround(parent, seq), seq), snapshot: head.snapshot && head.snapshot.atSeq <= seq ? head.snapshot : null, ancestors: lineage };
   });
   const record: ForkRecord = { parent: { ...from }, atSeq, effects, hazards, ancestors };
-  // The record goes in with the prefix, in one transaction: a fork never exists without its guards.
-  await sessions.copyLog({ from, to, throughSeq: atSeq, append: [forkRecordEvent(to.sessionKey, record)] });
+  // The record goes in with the fork's pointer, in one transaction: a fork never exists without its guards.
+  await sessions.forkLog({ from, to, throughSeq: atSeq, append: [forkRecordEvent(to.sessionKey, record)] });
   if (snapshot) await withStore(sessions, to, (fork) => fork.putSnapshot({ atSeq: snapshot.atSeq, state: snapshot.state as JsonValue }));
   return { address: to, atSeq, hazards };
 }

@@ -7,14 +7,17 @@
  */
 import { SteamharnessError } from "../../../domain/errors.js";
 import { validateSessionEvent } from "../../../domain/agent/session-events.js";
-import type { SessionBackend, SessionCopyRequest, SessionUnleasedRequest } from "../../../ports/session-backend.js";
+import type { SessionBackend, SessionForkRequest, SessionUnleasedRequest } from "../../../ports/session-backend.js";
 import type { SessionLeaseProvider } from "../../../ports/session-lease.js";
 import type { AgentSessionHostStore } from "../../../ports/session-host-store.js";
 import type { SessionOpenRequest, SessionStore } from "../../../ports/session-store.js";
+import { lastRunStarted, readThrough } from "./session-read-through.js";
+import type { OwnSessionStore, RangedSessionStore, SessionBase } from "./session-store.js";
 
 /** A session a run holds: its store, and how the lease is given up (`faulted`: a call of the store failed). */
 export interface HeldSession<E extends object = object> {
-  store: SessionStore;
+  /** The session's own rows; a fork's `base` is read through by the backend. */
+  store: OwnSessionStore;
   release(faulted: boolean): Promise<void>;
   /** Members added to the handle the run gets (e.g. PostgreSQL's `isHeld`). */
   extra?: E;
@@ -29,12 +32,17 @@ export interface SessionBackendDriver<E extends object = object> {
   leases: SessionLeaseProvider;
   /** Takes the session's lease (`session_busy` when held elsewhere) and opens its store under it. */
   hold(request: SessionOpenRequest): Promise<HeldSession<E>>;
-  /** The session's store without its lease; `null` when missing and not `create`. */
-  unleased(request: SessionUnleasedRequest): Promise<SessionStore | null>;
+  /** The session's store of its own rows without its lease; `null` when missing and not `create`. */
+  unleased(request: SessionUnleasedRequest): Promise<OwnSessionStore | null>;
   /** The conversation's host record; `null` when missing and not `create`. */
   hostStore(conversationId: string, create: boolean): Promise<AgentSessionHostStore | null>;
-  /** The {@link SessionBackend.copyLog} of the family; `throughSeq` is a non-negative integer here. */
-  copyLog?(request: SessionCopyRequest): Promise<void>;
+  /**
+   * Writes the fork of {@link SessionBackend.forkLog}: `to`'s pointer (`from`, `throughSeq`), its
+   * head (`lastSeq` = `throughSeq` + the appended events, `lastRunId` as given) and the `append`
+   * events, in one transaction. `from` existed and `throughSeq` was within its log when checked;
+   * the family still answers `not_found` for a `from` gone meanwhile and `conflict` for a `to` that exists.
+   */
+  forkLog?(request: SessionForkRequest & { lastRunId: string | null }): Promise<void>;
   /** Releases what the family keeps open; called once. */
   close(): Promise<void>;
 }
@@ -85,6 +93,22 @@ export function createSessionBackend<E extends object>(driver: SessionBackendDri
       throw new SteamharnessError("input_validation", `the ${family} session backend keeps sessions by address: databasePath needs a SQLite backend`, { field: "databasePath" });
     }
   };
+  /** `own` reading through its fork's chain of parents (FORK-1); `own` is closed when a parent is gone. */
+  const throughBase = async <S extends RangedSessionStore>(own: S, base: SessionBase | undefined): Promise<S> => {
+    if (!base) return own;
+    try {
+      const parent = await driver.unleased({ address: base.address, create: false });
+      if (!parent) throw new SteamharnessError("storage_failure", `[steamharness] [${family}] the session this fork reads its first ${base.seq} events from is gone`);
+      return readThrough(own, await throughBase(parent, parent.base), base.seq);
+    } catch (error) {
+      await own.close().catch(() => undefined);
+      throw error;
+    }
+  };
+  const unleased = async (request: SessionUnleasedRequest): Promise<RangedSessionStore | null> => {
+    const store = await driver.unleased(request);
+    return store && throughBase(store, store.base);
+  };
   return {
     kind: driver.kind,
     durable: driver.durable,
@@ -92,25 +116,37 @@ export function createSessionBackend<E extends object>(driver: SessionBackendDri
     leases: driver.leases,
     async open(request) {
       ready(request.databasePath);
-      return heldStore(await driver.hold(request), family);
+      const held = await driver.hold(request);
+      return throughBase(heldStore(held, family) as RangedSessionStore & E, held.store.base) as Promise<SessionStore & E>;
     },
     async openUnleased(request) {
       ready(request.databasePath);
-      return driver.unleased(request);
+      return unleased(request) as Promise<SessionStore | null>;
     },
     async openHostStore(conversationId, options) {
       ready();
       return driver.hostStore(conversationId, options.create);
     },
-    ...(driver.copyLog
+    ...(driver.forkLog
       ? {
-          async copyLog(request: SessionCopyRequest) {
+          async forkLog(request: SessionForkRequest) {
             ready();
-            if (!Number.isSafeInteger(request.throughSeq) || request.throughSeq < 0) {
-              throw new SteamharnessError("input_validation", `throughSeq ${String(request.throughSeq)} is not a non-negative integer`, { field: "throughSeq" });
+            const { throughSeq } = request;
+            if (!Number.isSafeInteger(throughSeq) || throughSeq < 0) {
+              throw new SteamharnessError("input_validation", `throughSeq ${String(throughSeq)} is not a non-negative integer`, { field: "throughSeq" });
             }
             request.append?.forEach(validateSessionEvent);
-            return driver.copyLog!(request);
+            const parent = await unleased({ address: request.from, create: false });
+            if (!parent) throw new SteamharnessError("not_found", `[steamharness] [${family}] the session to fork does not exist`, { field: "from" });
+            let lastRunId: string | null;
+            try {
+              const head = await parent.head();
+              if (throughSeq > head.lastSeq) throw new SteamharnessError("input_validation", `seq ${throughSeq} is past the session's last event (${head.lastSeq})`, { field: "throughSeq" });
+              lastRunId = throughSeq === head.lastSeq ? head.lastRunId : await lastRunStarted(parent, throughSeq);
+            } finally {
+              await parent.close();
+            }
+            return driver.forkLog!({ ...request, lastRunId });
           },
         }
       : {}),

@@ -8,7 +8,7 @@ import { SteamharnessError } from "../../../domain/errors.js";
 import { isJsonValue, type JsonValue } from "../../../domain/json.js";
 import { validateSessionEvent } from "../../../domain/agent/session-events.js";
 import type { Clock } from "../../../ports/clock.js";
-import type { SessionAddress, SessionEvent, SessionStore } from "../../../ports/session-store.js";
+import type { SessionAddress, SessionEvent, SessionReadOptions, SessionStore } from "../../../ports/session-store.js";
 import type { Awaitable, StoreCall } from "./store-call.js";
 
 /** A session event as the rows keep it (SQL: the `session_events` table): the payload as JSON text, or as a driver's own `P` (see {@link SessionPayloads}). */
@@ -45,8 +45,8 @@ export interface SessionRows<P = string> {
   append(rows: NewEventRow<P>[], at: number): Awaitable<{ byId: Map<string, EventRow<P>>; appended: number }>;
   /** The run's rows in seq order. */
   byRun(runId: string): Awaitable<EventRow<P>[]>;
-  /** Rows with `seq > afterSeq` (of `types` when given, never empty), seq order or newest first, at most `limit`. */
-  after(afterSeq: number, options: { types?: readonly string[]; limit?: number; newestFirst: boolean }): Awaitable<EventRow<P>[]>;
+  /** Rows with `seq > afterSeq` and, when given, `seq <= throughSeq` (of `types` when given, never empty), seq order or newest first, at most `limit`. */
+  after(afterSeq: number, options: { types?: readonly string[]; limit?: number; newestFirst: boolean; throughSeq?: number }): Awaitable<EventRow<P>[]>;
   /** The row of an event id, or undefined. */
   byId(eventId: string): Awaitable<EventRow<P> | undefined>;
   /** Last seq, last run id and the kept snapshot's columns. */
@@ -57,9 +57,28 @@ export interface SessionRows<P = string> {
   close(): Promise<void>;
 }
 
+/** A fork's pointer (FORK-1): the session whose events 1..`seq` it reads through to. */
+export interface SessionBase {
+  address: SessionAddress;
+  seq: number;
+}
+
+/** The read options the kernel's stores take: the port's, and `throughSeq`, an upper bound of the seqs read (a fork's prefix). */
+export interface SessionRangeOptions extends SessionReadOptions {
+  throughSeq?: number;
+}
+
+/** A store whose `readAfter` honours {@link SessionRangeOptions}: every kernel store, and a fork's read-through one. */
+export type RangedSessionStore = Omit<SessionStore, "readAfter"> & { readAfter(afterSeq: number, options?: SessionRangeOptions): Promise<SessionEvent[]> };
+
+/** A family's store of one session's own rows; `base` names the log a fork reads its prefix from (the backend reads through to it). */
+export type OwnSessionStore = RangedSessionStore & { readonly base?: SessionBase };
+
 /** Options of {@link createSessionStore}. */
 export interface SessionStoreKernelOptions<P = string> {
   address: SessionAddress;
+  /** A fork's pointer, as the family keeps it; the store itself reads and writes only its own rows. */
+  base?: SessionBase | null;
   rows: SessionRows<P>;
   /** How `rows` keep payloads; JSON text when absent. */
   payloads?: SessionPayloads<P>;
@@ -76,7 +95,7 @@ export interface SessionStoreKernelOptions<P = string> {
  * @example
  * const store = createSessionStore({ address, rows, call: directCall, clock, family: "memory" });
  */
-export function createSessionStore<P = string>(options: SessionStoreKernelOptions<P>): SessionStore {
+export function createSessionStore<P = string>(options: SessionStoreKernelOptions<P>): OwnSessionStore {
   const { rows, call, clock } = options;
   const payloads = options.payloads ?? (JSON_PAYLOADS as unknown as SessionPayloads<P>);
   // A fresh object every time, so callers may mutate it.
@@ -89,6 +108,7 @@ export function createSessionStore<P = string>(options: SessionStoreKernelOption
   return {
     // A JSON copy: structuredClone would hand out objects of another realm under test runners.
     address: JSON.parse(JSON.stringify(options.address)) as SessionAddress,
+    ...(options.base ? { base: JSON.parse(JSON.stringify(options.base)) as SessionBase } : {}),
     append: (inputs) =>
       run("append", async () => {
         inputs.forEach(validateSessionEvent);
@@ -100,10 +120,11 @@ export function createSessionStore<P = string>(options: SessionStoreKernelOption
         return { events: inputs.map((input) => toEvent(byId.get(input.eventId)!)), appended };
       }),
     readRun: (runId) => run("readRun", async () => (await rows.byRun(runId)).map(toEvent)),
-    readAfter: (afterSeq, readOptions = {}) =>
+    readAfter: (afterSeq, readOptions: SessionRangeOptions = {}) =>
       run("readAfter", async () => {
         if (readOptions.limit === 0 || readOptions.types?.length === 0) return [];
-        return (await rows.after(afterSeq, { types: readOptions.types, limit: readOptions.limit, newestFirst: readOptions.newestFirst === true })).map(toEvent);
+        const { types, limit, throughSeq } = readOptions;
+        return (await rows.after(afterSeq, { types, limit, newestFirst: readOptions.newestFirst === true, ...(throughSeq === undefined ? {} : { throughSeq }) })).map(toEvent);
       }),
     get: (eventId) =>
       run("get", async () => {

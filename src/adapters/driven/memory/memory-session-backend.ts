@@ -2,7 +2,8 @@ import { SteamharnessError } from "../../../domain/errors.js";
 import { canonicalJson } from "../../../domain/stable-hash.js";
 import type { SessionBackend } from "../../../ports/session-backend.js";
 import type { Clock } from "../../../ports/clock.js";
-import type { SessionAddress, SessionStore } from "../../../ports/session-store.js";
+import type { SessionAddress } from "../../../ports/session-store.js";
+import type { OwnSessionStore } from "../kernel/session-store.js";
 import { createSessionBackend } from "../kernel/session-backend.js";
 import { createMemorySessionHostRecord, createMemorySessionHostStore, type MemorySessionHostRecord } from "./memory-session-host-store.js";
 import { createMemorySessionLeaseProvider } from "./memory-session-lease.js";
@@ -33,11 +34,11 @@ export interface MemorySessionBackendOptions {
  * await store.close(); // releases the lease; the log stays
  */
 export function createMemorySessionBackend(options: MemorySessionBackendOptions = {}): SessionBackend {
-  const logs = new Map<string, SessionStore>();
+  const logs = new Map<string, OwnSessionStore>();
   const hosts = new Map<string, MemorySessionHostRecord>();
   const leases = createMemorySessionLeaseProvider();
   // The log outlives its handles: it is made once per address (with the first opener's clock) and never closed.
-  const log = (address: SessionAddress, clock: Clock | undefined): SessionStore => {
+  const log = (address: SessionAddress, clock: Clock | undefined): OwnSessionStore => {
     const key = addressKey(address);
     if (!logs.has(key)) logs.set(key, createMemorySessionStore({ address: { ...address }, ...(clock ? { clock } : {}), ...(options.events ? { events: options.events } : {}) }));
     return logs.get(key)!;
@@ -61,14 +62,10 @@ export function createMemorySessionBackend(options: MemorySessionBackendOptions 
         const record = hosts.get(conversationId);
         return record ? createMemorySessionHostStore(record) : null;
       },
-      async copyLog({ from, to, throughSeq, append = [] }) {
-        const parent = logs.get(addressKey(from));
-        if (!parent) throw new SteamharnessError("not_found", "[steamharness] [memory] the session to fork does not exist", { field: "from" });
+      async forkLog({ from, to, throughSeq, append = [], lastRunId }) {
+        if (!logs.has(addressKey(from))) throw new SteamharnessError("not_found", "[steamharness] [memory] the session to fork does not exist", { field: "from" });
         if (logs.has(addressKey(to))) throw new SteamharnessError("conflict", "[steamharness] [memory] the fork's session exists already", { field: "to" });
-        const { lastSeq } = await parent.head();
-        if (throughSeq > lastSeq) throw new SteamharnessError("input_validation", `seq ${throughSeq} is past the session's last event (${lastSeq})`, { field: "at" });
-        const prefix = throughSeq === 0 ? [] : await parent.readAfter(0, { limit: throughSeq });
-        const fork = createMemorySessionStore({ address: { ...to }, prefix, ...(options.events ? { events: options.events } : {}) });
+        const fork = createMemorySessionStore({ address: { ...to }, base: { address: { ...from }, seq: throughSeq }, lastRunId, ...(options.events ? { events: options.events } : {}) });
         // Synchronous up to here since the check: nothing else can take the address meanwhile.
         logs.set(addressKey(to), fork);
         if (append.length > 0) await fork.append(append);

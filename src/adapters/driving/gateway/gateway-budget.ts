@@ -4,7 +4,7 @@
  * least recently used conversations when all of them together pass the budget. Sizes are the
  * approximate serialized size (JSON text length) of what is kept, counted as it is written.
  */
-import type { SessionBackend } from "../../../ports/session-backend.js";
+import type { SessionBackend, SessionForkRequest } from "../../../ports/session-backend.js";
 import type { SessionAddress, SessionStore } from "../../../ports/session-store.js";
 
 /** The default byte budget of all kept conversations together: 256 MiB. */
@@ -92,6 +92,18 @@ export function measuredSessions(backend: SessionBackend, onBytes: (delta: numbe
       return store && measured(store);
     },
     openHostStore: (conversationId, options) => backend.openHostStore(conversationId, options),
+    // A fork holds only what it appends (its prefix is read through to the parent, FORK-1): those events count, the prefix never does.
+    ...(backend.forkLog
+      ? {
+          async forkLog(request: SessionForkRequest) {
+            await backend.forkLog!(request);
+            const append = request.append ?? [];
+            counted.set(addressKey(request.to), { throughSeq: request.throughSeq + append.length, snapshot: 0 });
+            const added = append.reduce((sum, event) => sum + approximateBytes({ ...event, seq: 0, at: 0 }), 0);
+            if (added > 0) onBytes(added);
+          },
+        }
+      : {}),
     close: () => backend.close(),
   };
 }

@@ -1,6 +1,7 @@
 import pg from "pg";
 import type { Pool } from "pg";
 import { and, eq } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
@@ -10,12 +11,13 @@ import type { SessionAddress, SessionStore } from "../../../../ports/session-sto
 import { checkLeaseRequest } from "../../../../domain/agent/session-lease-rules.js";
 import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, type PostgresDb, type PostgresQueryable } from "../postgres-database.js";
 import { createSessionBackend } from "../../kernel/session-backend.js";
+import type { SessionBase } from "../../kernel/session-store.js";
 import { boundedPoolConfig, checkStatementTimeout } from "../postgres-deadlines.js";
 import { createLeaseConnectionPool, type PostgresLeaseKeepAlive } from "./lease-connections.js";
 import { findPostgresSessionMigrationsFolder, migrateSessionSchema } from "./session-migrations.js";
 import { createPostgresSessionHostStore, ensureHostRecord } from "./postgres-session-host-store.js";
 import { createPostgresSessionLeaseProvider, type PostgresSessionLeaseProvider } from "./postgres-session-lease.js";
-import { copyPostgresSessionLog, createPostgresSessionStore, sessionScope, type SessionStoreAccess } from "./postgres-session-store.js";
+import { createPostgresSessionStore, forkPostgresSessionLog, sessionScope, type SessionStoreAccess } from "./postgres-session-store.js";
 import { postgresSessionTables } from "./session-schema.js";
 
 /** Options of {@link createPostgresSessionBackend}. */
@@ -137,9 +139,20 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
   };
   const { sessions } = tables;
   /** The session's row id on `on` (the pool, or a lease's connection); created when missing and `create`, else `null`. */
-  const sessionIdOf = async (on: PostgresQueryable, address: SessionAddress, create: boolean): Promise<number | null> => {
+  const parents = alias(sessions, "base_session");
+  /** The session's row id and, for a fork, its pointer (the parent's address by a join on its key). */
+  const sessionIdOf = async (on: PostgresQueryable, address: SessionAddress, create: boolean): Promise<{ id: number; base: SessionBase | null } | null> => {
     const byAddress = and(eq(sessions.projectId, address.projectId), eq(sessions.scope, sessionScope(address)), eq(sessions.sessionKey, address.sessionKey));
-    const find = async () => (await on.select({ id: sessions.id }).from(sessions).where(byAddress))[0]?.id ?? null;
+    const find = async () => {
+      const [row] = await on
+        .select({ id: sessions.id, seq: sessions.baseSeq, projectId: parents.projectId, conversationId: parents.conversationId, sessionKey: parents.sessionKey })
+        .from(sessions)
+        .leftJoin(parents, eq(parents.id, sessions.baseSessionId))
+        .where(byAddress);
+      if (!row) return null;
+      const base = row.seq === null || row.sessionKey === null ? null : { address: { projectId: row.projectId!, sessionKey: row.sessionKey, ...(row.conversationId === null ? {} : { conversationId: row.conversationId }) }, seq: Number(row.seq) };
+      return { id: row.id, base };
+    };
     const found = await find();
     if (found !== null || !create) return found;
     await on
@@ -165,12 +178,12 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
         };
         try {
           // The row is created on the lease's own connection, before anything else of this owner.
-          const sessionId = (await lease.connection.serial(() => sessionIdOf(lease.connection.db, request.address, true)).catch(fault(`cannot open session ${lease.key}`)))!;
+          const { id: sessionId, base } = (await lease.connection.serial(() => sessionIdOf(lease.connection.db, request.address, true)).catch(fault(`cannot open session ${lease.key}`)))!;
           const onLease = <T>(work: (queryable: PostgresQueryable) => Promise<T>): Promise<T> => {
             if (!lease.isHeld()) throw leaseLost(lease.key);
             return lease.connection.serial(() => work(lease.connection.db));
           };
-          const store = createPostgresSessionStore({ address: request.address, sessionId, tables, access: { read: onLease, write: onLease }, ...(request.clock ? { clock: request.clock } : {}) });
+          const store = createPostgresSessionStore({ address: request.address, sessionId, base, tables, access: { read: onLease, write: onLease }, ...(request.clock ? { clock: request.clock } : {}) });
           return { store, release, extra: { isHeld: () => lease.isHeld(), leaseKey: lease.key } };
         } catch (error) {
           await release().catch(() => undefined);
@@ -180,8 +193,8 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
       async unleased(request) {
         checkLeaseRequest(request.address, { ownerId: "check" });
         await ready();
-        const sessionId = await sessionIdOf(db, request.address, request.create).catch(fault("cannot open a session"));
-        if (sessionId === null) return null;
+        const session = await sessionIdOf(db, request.address, request.create).catch(fault("cannot open a session"));
+        if (session === null) return null;
         // A holder of this session's lease (the session host) writes on the lease's connection.
         const lease = leases.heldHere(request.address);
         const onPool = <T>(work: (queryable: PostgresDb) => Promise<T>) => work(db);
@@ -193,7 +206,7 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
             return lease.isHeld() ? lease.connection.serial(() => work(lease.connection.db)) : onPool(work);
           },
         };
-        return createPostgresSessionStore({ address: request.address, sessionId, tables, access, ...(request.clock ? { clock: request.clock } : {}) });
+        return createPostgresSessionStore({ address: request.address, sessionId: session.id, base: session.base, tables, access, ...(request.clock ? { clock: request.clock } : {}) });
       },
       async hostStore(conversationId, create) {
         await ready();
@@ -201,9 +214,9 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
         const exists = await ensureHostRecord(db, tables, conversationId, create, now).catch(fault("cannot open the session host record"));
         return exists ? createPostgresSessionHostStore({ db, tables, conversationId, now }) : null;
       },
-      async copyLog(request) {
+      async forkLog(request) {
         await ready();
-        await copyPostgresSessionLog(db, tables, request, now()).catch(fault("cannot copy the session log"));
+        await forkPostgresSessionLog(db, tables, request, now()).catch(fault("cannot fork the session log"));
       },
       async close() {
         closed = true;

@@ -15,8 +15,8 @@
 import { and, asc, desc, eq, gt, inArray, lte, sql } from "drizzle-orm";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
-import type { SessionAddress, SessionEventInput, SessionStore } from "../../../../ports/session-store.js";
-import { createSessionStore, type EventRow, type NewEventRow, type SessionRows } from "../../kernel/session-store.js";
+import type { SessionAddress, SessionEventInput } from "../../../../ports/session-store.js";
+import { createSessionStore, type EventRow, type NewEventRow, type OwnSessionStore, type SessionBase, type SessionRows } from "../../kernel/session-store.js";
 import { driverFault, postgresCall, type PostgresQueryable } from "../postgres-database.js";
 import type { PostgresSessionTables } from "./session-schema.js";
 
@@ -36,6 +36,8 @@ export interface PostgresSessionStoreOptions {
   address: SessionAddress;
   /** The session's row id in `agent_sessions`. */
   sessionId: number;
+  /** A fork's pointer (its row's `base_session_id`, as an address, and `base_seq`). */
+  base?: SessionBase | null;
   tables: PostgresSessionTables;
   access: SessionStoreAccess;
   clock?: Clock;
@@ -61,7 +63,7 @@ export function sessionScope(address: SessionAddress): string {
  * const store = createPostgresSessionStore({ address, sessionId: 7, tables, access });
  * await store.append([{ eventId: "run-1/plan/0", runId: "run-1", type: "plan", payload: { planIndex: 0, text: "…" } }]);
  */
-export function createPostgresSessionStore(options: PostgresSessionStoreOptions): SessionStore {
+export function createPostgresSessionStore(options: PostgresSessionStoreOptions): OwnSessionStore {
   const { sessionId, access } = options;
   const { sessions, sessionEvents: events, sessionSnapshots: snapshots } = options.tables;
   const address: SessionAddress = structuredClone(options.address);
@@ -134,9 +136,9 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
         return { byId: new Map(stored.map((row) => [row.eventId, row])), appended: stored.length };
       }),
     byRun: (runId) => access.read((db) => db.select(columns).from(events).where(and(eq(events.sessionId, sessionId), eq(events.runId, runId))).orderBy(asc(events.seq))),
-    after: (afterSeq, { types, limit, newestFirst }) =>
+    after: (afterSeq, { types, limit, newestFirst, throughSeq }) =>
       access.read(async (db) => {
-        const filter = and(eq(events.sessionId, sessionId), gt(events.seq, afterSeq), types === undefined ? undefined : inArray(events.type, [...types]));
+        const filter = and(eq(events.sessionId, sessionId), gt(events.seq, afterSeq), throughSeq === undefined ? undefined : lte(events.seq, throughSeq), types === undefined ? undefined : inArray(events.type, [...types]));
         const query = db.select(columns).from(events).where(filter).orderBy(newestFirst ? desc(events.seq) : asc(events.seq));
         return limit === undefined ? query : query.limit(limit);
       }),
@@ -163,48 +165,33 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
       ),
     close: async () => {},
   };
-  return createSessionStore({ address, rows, call: postgresCall({ closed: false }), clock, family: "postgres" });
+  return createSessionStore({ address, rows, call: postgresCall({ closed: false }), clock, family: "postgres", base: options.base ?? null });
 }
 
 /**
- * The session-backend port's `copyLog` on PostgreSQL (FORK-1), one transaction: the parent's row
- * (`not_found`; its `last_seq` bounds `throughSeq`), the new session's row (`conflict` when the
- * address is taken) with the head of the prefix, then the prefix itself by one
- * `insert … select` of the parent's rows — a range of the (session, seq) primary key.
+ * The session-backend port's `forkLog` on PostgreSQL (FORK-1), one transaction of three
+ * statements whatever the history's length: the parent's row id (`not_found`), the fork's row
+ * (`conflict` when the address is taken) with its pointer and the head of the prefix, and the
+ * `append` events numbered on from the point. Nothing of the prefix is copied.
  *
  * @example
- * await copyPostgresSessionLog(db, tables, { from, to, throughSeq: 12 }, Date.now());
+ * await forkPostgresSessionLog(db, tables, { from, to, throughSeq: 12, lastRunId: "run-3" }, Date.now());
  */
-export async function copyPostgresSessionLog(db: PostgresQueryable, tables: PostgresSessionTables, request: { from: SessionAddress; to: SessionAddress; throughSeq: number; append?: readonly SessionEventInput[] }, now: number): Promise<void> {
+export async function forkPostgresSessionLog(db: PostgresQueryable, tables: PostgresSessionTables, request: { from: SessionAddress; to: SessionAddress; throughSeq: number; lastRunId: string | null; append?: readonly SessionEventInput[] }, now: number): Promise<void> {
   const { sessions, sessionEvents: events } = tables;
   const byAddress = (address: SessionAddress) => and(eq(sessions.projectId, address.projectId), eq(sessions.scope, sessionScope(address)), eq(sessions.sessionKey, address.sessionKey));
-  const through = request.throughSeq;
-  const appended = request.append ?? [];
+  const { to, throughSeq: through, append = [] } = request;
   await db.transaction(async (tx) => {
-    const [parent] = await tx.select({ id: sessions.id, lastSeq: sessions.lastSeq }).from(sessions).where(byAddress(request.from));
+    const [parent] = await tx.select({ id: sessions.id }).from(sessions).where(byAddress(request.from));
     if (!parent) throw new SteamharnessError("not_found", "[steamharness] [postgres] the session to fork does not exist", { field: "from" });
-    if (through > parent.lastSeq) throw new SteamharnessError("input_validation", `seq ${through} is past the session's last event (${parent.lastSeq})`, { field: "at" });
-    const [started] = await tx
-      .select({ runId: events.runId })
-      .from(events)
-      .where(and(eq(events.sessionId, parent.id), eq(events.type, "run_started"), lte(events.seq, through)))
-      .orderBy(desc(events.seq))
-      .limit(1);
-    const { to } = request;
     const [child] = await tx
       .insert(sessions)
-      .values({ projectId: to.projectId, scope: sessionScope(to), conversationId: to.conversationId ?? null, sessionKey: to.sessionKey, createdAt: now, lastSeq: through + appended.length, lastRunId: started?.runId ?? null })
+      .values({ projectId: to.projectId, scope: sessionScope(to), conversationId: to.conversationId ?? null, sessionKey: to.sessionKey, createdAt: now, lastSeq: through + append.length, lastRunId: request.lastRunId, baseSessionId: parent.id, baseSeq: through })
       .onConflictDoNothing()
       .returning({ id: sessions.id });
     if (!child) throw new SteamharnessError("conflict", "[steamharness] [postgres] the fork's session exists already", { field: "to" });
-    await tx.insert(events).select(
-      tx
-        .select({ sessionId: sql<number>`${child.id}::bigint`.as("session_id"), seq: events.seq, eventId: events.eventId, runId: events.runId, type: events.type, payload: events.payload, at: events.at })
-        .from(events)
-        .where(and(eq(events.sessionId, parent.id), lte(events.seq, through))),
-    );
-    if (appended.length > 0) {
-      await tx.insert(events).values(appended.map((event, i) => ({ sessionId: child.id, seq: through + i + 1, eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload), at: now })));
+    if (append.length > 0) {
+      await tx.insert(events).values(append.map((event, i) => ({ sessionId: child.id, seq: through + i + 1, eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload), at: now })));
     }
   });
 }

@@ -44,19 +44,40 @@ export function headQuery(): SQL {
 }
 
 /**
- * The events with `seq > afterSeq` (whose type is in the JSON array `types`, when given) in seq
- * order or newest first, at most `limit` (-1: all): a rowid range.
+ * The events with `afterSeq < seq <= throughSeq` (whose type is in the JSON array `types`, when
+ * given) in seq order or newest first, at most `limit` (-1: all): a rowid range.
  *
  * @example
  * const rows = db.all<EventRow>(eventsAfterQuery(0, -1));
  */
-export function eventsAfterQuery(afterSeq: unknown, limit: unknown, newestFirst = false, types?: unknown): SQL {
+export function eventsAfterQuery(afterSeq: unknown, limit: unknown, newestFirst = false, types?: unknown, throughSeq: unknown = Number.MAX_SAFE_INTEGER): SQL {
   const { asc, desc, getTableColumns, sql } = drizzleOrm();
   const { sessionEvents } = sessionTables();
   const columns = selectList(getTableColumns(sessionEvents));
   const order = newestFirst ? desc(sessionEvents.seq) : asc(sessionEvents.seq);
   const ofTypes = types === undefined ? sql`` : sql` AND ${sessionEvents.type} IN (SELECT value FROM json_each(${types}))`;
-  return sql`SELECT ${columns} FROM ${sessionEvents} WHERE ${sessionEvents.seq} > ${afterSeq}${ofTypes} ORDER BY ${order} LIMIT ${limit}`;
+  return sql`SELECT ${columns} FROM ${sessionEvents} WHERE ${sessionEvents.seq} > ${afterSeq} AND ${sessionEvents.seq} <= ${throughSeq}${ofTypes} ORDER BY ${order} LIMIT ${limit}`;
+}
+
+/** A fork's pointer as the meta row keeps it (FORK-1); all null for a session that is no fork. */
+export interface BaseRow {
+  projectId: string | null;
+  conversationId: string | null;
+  sessionKey: string | null;
+  seq: number | null;
+}
+
+/**
+ * The meta row's fork pointer: one primary-key lookup.
+ *
+ * @example
+ * const row = db.get<BaseRow>(baseQuery());
+ */
+export function baseQuery(): SQL {
+  const { sql } = drizzleOrm();
+  const { sessionMeta } = sessionTables();
+  const fields = { projectId: sessionMeta.baseProjectId, conversationId: sessionMeta.baseConversationId, sessionKey: sessionMeta.baseSessionKey, seq: sessionMeta.baseSeq };
+  return sql`SELECT ${selectList(fields)} FROM ${sessionMeta} WHERE ${sessionMeta.id} = 1`;
 }
 
 let dialect: SQLiteSyncDialect | undefined;
@@ -90,10 +111,11 @@ export function prepareSessionReads(client: Database.Database) {
   const after: Array<ReturnType<typeof compile> | undefined> = [];
   return {
     head: () => (head ??= compile(client, headQuery())).get<HeadRow>(),
-    eventsAfter(from: number, max: number, newestFirst: boolean, types?: readonly string[]) {
+    base: () => compile(client, baseQuery()).get<BaseRow>(),
+    eventsAfter(from: number, max: number, newestFirst: boolean, types?: readonly string[], through = Number.MAX_SAFE_INTEGER) {
       const typed = types !== undefined;
-      const statement = (after[Number(newestFirst) + 2 * Number(typed)] ??= compile(client, eventsAfterQuery(sql.placeholder("afterSeq"), sql.placeholder("limit"), newestFirst, typed ? sql.placeholder("types") : undefined)));
-      return statement.all<EventRow>({ afterSeq: from, limit: max, types: JSON.stringify(types ?? []) });
+      const statement = (after[Number(newestFirst) + 2 * Number(typed)] ??= compile(client, eventsAfterQuery(sql.placeholder("afterSeq"), sql.placeholder("limit"), newestFirst, typed ? sql.placeholder("types") : undefined, sql.placeholder("throughSeq"))));
+      return statement.all<EventRow>({ afterSeq: from, limit: max, types: JSON.stringify(types ?? []), throughSeq: through });
     },
   };
 }

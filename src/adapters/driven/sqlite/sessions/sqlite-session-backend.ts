@@ -7,7 +7,7 @@ import { resolveSessionDatabasePath } from "./session-database-path.js";
 import { createSqliteSessionLeaseProvider } from "./sqlite-session-lease.js";
 import { sqliteSessionPool } from "./sqlite-session-pool.js";
 import { createSessionBackend } from "../../kernel/session-backend.js";
-import { copySqliteSessionLog, createSqliteSessionStore } from "./sqlite-session-store.js";
+import { createSqliteSessionStore, forkSqliteSessionLog } from "./sqlite-session-store.js";
 
 /** Options of {@link createSqliteSessionBackend}. */
 export interface SqliteSessionBackendOptions {
@@ -112,9 +112,8 @@ export function createSqliteSessionBackend(options: SqliteSessionBackendOptions 
         const path = sessionHostDatabasePath(agentStoreDir, conversationId);
         return !create && !existsSync(path) ? null : shared(path, () => openSqliteSessionHostStore({ path }));
       },
-      async copyLog({ from, to, throughSeq, append }) {
-        const fromPath = resolveSessionDatabasePath({ ...from, agentStoreDir });
-        await copySqliteSessionLog({ fromPath, fromAddress: from, path: resolveSessionDatabasePath({ ...to, agentStoreDir }), address: to, throughSeq, ...(append ? { append } : {}) });
+      async forkLog({ from, to, throughSeq, append, lastRunId }) {
+        await forkSqliteSessionLog({ path: resolveSessionDatabasePath({ ...to, agentStoreDir }), address: to, base: { address: from, seq: throughSeq }, lastRunId, ...(append ? { append } : {}) });
       },
       close: () => pool.close(),
     },

@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
@@ -6,8 +6,8 @@ import type { SessionAddress, SessionEventInput, SessionStore } from "../../../.
 import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { sessionTables } from "./session-schema.js";
 import { prepareSessionReads, prepareSessionStatements, prepareSessionWrites, type SessionDb } from "./session-statements.js";
-import { openMigratedSqlite } from "../shared/migrations.js";
-import { createSessionStore, type EventRow, type NewEventRow, type SessionRows } from "../../kernel/session-store.js";
+import { findMigrationsFolder, openMigratedSqlite, seedSqliteFile } from "../shared/migrations.js";
+import { createSessionStore, type EventRow, type NewEventRow, type SessionBase, type SessionRows } from "../../kernel/session-store.js";
 import type { StoreCall } from "../../kernel/store-call.js";
 
 /** Options of {@link createSqliteSessionStore}. */
@@ -125,7 +125,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   const rows: SessionRows = {
     append: (newRows, at) => (appendInTransaction ??= transactionalAppend()).immediate(newRows, at),
     byRun: (runId) => statements.byRun.all({ runId }),
-    after: (afterSeq, { types, limit = -1, newestFirst }) => reads.eventsAfter(afterSeq, limit, newestFirst, types),
+    after: (afterSeq, { types, limit = -1, newestFirst, throughSeq }) => reads.eventsAfter(afterSeq, limit, newestFirst, types, throughSeq),
     byId: (eventId) => statements.byEventId.get({ eventId }),
     head() {
       const row = reads.head();
@@ -151,60 +151,60 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
       }
     },
   };
-  return createSessionStore({ address, rows, call: sqliteSessionCall, clock, family: "sqlite" });
+  // A fork's pointer is fixed when its file is made, so it is read once, here.
+  const pointer = reads.base();
+  const base: SessionBase | null = pointer?.seq == null ? null : { address: { projectId: pointer.projectId!, sessionKey: pointer.sessionKey!, ...(pointer.conversationId === null ? {} : { conversationId: pointer.conversationId }) }, seq: pointer.seq };
+  return createSessionStore({ address, rows, call: sqliteSessionCall, clock, family: "sqlite", base });
 }
 
-/** Options of {@link copySqliteSessionLog}: the new file's options plus the file copied from. */
-export interface SqliteSessionCopyOptions extends SqliteSessionStoreOptions {
-  /** The existing session file whose events 1..`throughSeq` are copied. */
-  fromPath: string;
-  /** The parent's address (its meta row's, should the file need one rebuilt). */
-  fromAddress: SessionAddress;
-  throughSeq: number;
+/** Options of {@link forkSqliteSessionLog}: the new file's options plus the fork's pointer and head. */
+export interface SqliteSessionForkOptions extends SqliteSessionStoreOptions {
+  /** The session the fork reads events 1..`base.seq` from. */
+  base: SessionBase;
+  /** The last run started in the prefix. */
+  lastRunId: string | null;
   /** Events appended after the prefix in the same transaction. */
   append?: readonly SessionEventInput[];
 }
 
 /**
- * Creates the session file `path` holding `fromPath`'s events 1..`throughSeq` (the session-backend
- * port's `copyLog`, FORK-1): the parent file is attached to the new file's connection and the
- * prefix copied by one `INSERT … SELECT` in one IMMEDIATE transaction, with the meta row set from
- * the copied rows. `not_found` / `conflict` / `input_validation` before anything is written; a
- * fault after the file was created removes it again.
+ * Creates the session file `path` of a fork (the session-backend port's `forkLog`, FORK-1): a
+ * copy of the migrated session image with its meta row (the pointer to `base`, the head of the
+ * prefix) and the `append` events numbered on from `base.seq`, written whole and once by
+ * {@link seedSqliteFile} (`conflict` when the file exists). Nothing of the prefix is copied and
+ * no journal or checkpoint runs, so the cost is one small file write whatever the history's
+ * length. A file system without hard links cannot hold forks (`storage_failure`).
  *
  * @example
- * await copySqliteSessionLog({ fromPath: parent, fromAddress, path: child, address: childAddress, throughSeq: 12 });
+ * await forkSqliteSessionLog({ path: child, address: childAddress, base: { address: parentAddress, seq: 12 }, lastRunId: "run-3" });
  */
-export async function copySqliteSessionLog(options: SqliteSessionCopyOptions): Promise<void> {
-  const { sql } = drizzleOrm();
+export async function forkSqliteSessionLog(options: SqliteSessionForkOptions): Promise<void> {
   const { sessionEvents, sessionMeta } = sessionTables();
-  if (!existsSync(options.fromPath)) throw new SteamharnessError("not_found", "[steamharness] [sqlite] the session to fork does not exist", { field: "from" });
-  if (existsSync(options.path)) throw new SteamharnessError("conflict", "[steamharness] [sqlite] the fork's session exists already", { field: "to" });
-  // The parent's head through its own store, which brings a file of an older schema up to date first.
-  const parent = createSqliteSessionStore({ path: options.fromPath, address: options.fromAddress, ...(options.migrationsFolder ? { migrationsFolder: options.migrationsFolder } : {}) });
-  const { lastSeq } = await parent.head().finally(() => parent.close());
-  if (options.throughSeq > lastSeq) throw new SteamharnessError("input_validation", `seq ${options.throughSeq} is past the session's last event (${lastSeq})`, { field: "at" });
-  const { client, db } = openDatabase(options, (options.clock ?? { now: () => Date.now() }).now());
+  const folder = options.migrationsFolder ?? findMigrationsFolder("session");
+  if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/session migrations not found");
+  const conflict = () => new SteamharnessError("conflict", "[steamharness] [sqlite] the fork's session exists already", { field: "to" });
+  if (existsSync(options.path)) throw conflict();
+  const now = (options.clock ?? { now: () => Date.now() }).now();
+  const { address, base, append = [] } = options;
+  let created: boolean;
   try {
-    // ATTACH is a connection statement drizzle has no builder for; the copy itself is built from the schema's tables.
-    client.prepare("ATTACH DATABASE ? AS parent").run(options.fromPath);
-    const columns = sql.join([sessionEvents.seq, sessionEvents.eventId, sessionEvents.runId, sessionEvents.type, sessionEvents.payload, sessionEvents.at].map((column) => sql.identifier(column.name)), sql`, `);
-    const source = sql`${sql.identifier("parent")}.${sql.identifier("session_events")}`;
-    const through = options.throughSeq;
-    const at = (options.clock ?? { now: () => Date.now() }).now();
-    const appended = (options.append ?? []).map((event, i) => ({ seq: through + i + 1, eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload), at }));
-    db.transaction((tx) => {
-      tx.run(sql`INSERT INTO ${sessionEvents} (${columns}) SELECT ${columns} FROM ${source} WHERE ${sql.identifier("seq")} <= ${through}`);
-      if (appended.length > 0) tx.insert(sessionEvents).values(appended).run();
-      const lastRunId = sql`(SELECT ${sql.identifier("run_id")} FROM ${source} WHERE ${sql.identifier("type")} = 'run_started' AND ${sql.identifier("seq")} <= ${through} ORDER BY ${sql.identifier("seq")} DESC LIMIT 1)`;
-      tx.update(sessionMeta).set({ lastSeq: through + appended.length, lastRunId }).run();
-    }, { behavior: "immediate" });
-    client.prepare("DETACH DATABASE parent").run();
-    client.close();
+    created = seedSqliteFile(options.path, folder, (db) =>
+      db.transaction((tx) => {
+        tx.insert(sessionMeta)
+          .values({
+            id: 1, projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now, lastSeq: base.seq + append.length, lastRunId: options.lastRunId,
+            baseProjectId: base.address.projectId, baseConversationId: base.address.conversationId ?? null, baseSessionKey: base.address.sessionKey, baseSeq: base.seq,
+          })
+          .run();
+        if (append.length > 0) tx.insert(sessionEvents).values(append.map((event, i) => ({ seq: base.seq + i + 1, eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload), at: now }))).run();
+      }),
+    );
   } catch (error) {
-    client.close();
-    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${options.path}${suffix}`, { force: true });
-    throw wrapAdapterError("sqlite", "copying the session log failed", error);
+    throw wrapAdapterError("sqlite", "writing the fork's session failed", error);
+  }
+  if (!created) {
+    if (existsSync(options.path)) throw conflict();
+    throw new SteamharnessError("storage_failure", "[steamharness] [sqlite] the fork's session file cannot be created here: its file system has no hard links", { field: "to" });
   }
 }
 

@@ -24,7 +24,8 @@ function nativeBinding(): string | null {
 }
 
 /**
- * Opens a better-sqlite3 connection with the addon path resolved once per process.
+ * Opens a better-sqlite3 connection with the addon path resolved once per process (a Buffer: an
+ * in-memory database deserialized from it).
  *
  * @example
  * const client = openSqlite("/data/session.sqlite", { timeout: 5000 });
