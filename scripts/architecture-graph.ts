@@ -254,7 +254,8 @@ export const PACKAGE_RULES: Record<string, string[]> = {
   // ARCH-7: the workflow worker processes and the project's files on disk (dotenv reads its `.env`, tsx loads a TypeScript project).
   "driven/worker-process": ["dotenv", "tsx", "node:child_process", "node:crypto", "node:fs", "node:fs/promises", "node:os", "node:path", "node:url"],
   "driven/sqlite": ["better-sqlite3", "drizzle-orm", "node:crypto", "node:fs", "node:fs/promises", "node:module", "node:path"],
-  driving: ["@sinclair/typebox", "commander", "dotenv", "tsx", "node:crypto", "node:http", "node:os", "node:path", "node:readline", "node:stream", "node:url"],
+  // yaml: the CLI reads eval suites written in YAML (EVAL-1).
+  driving: ["@sinclair/typebox", "commander", "dotenv", "tsx", "yaml", "node:crypto", "node:http", "node:os", "node:path", "node:readline", "node:stream", "node:url"],
   // MCP-10: the MCP SDK (and the MCP Apps helpers built on it) is imported in one folder only, the
   // MCP adapter, so a move to SDK v2 / spec 2026-07-28 touches nothing else. There is no SDK
   // client in src (no driven adapter speaks MCP), so one driving folder is the whole boundary;
