@@ -11,7 +11,9 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import type { AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
+import { approvalPolicyFile } from "../shared/approval-policy-option.js";
 import { SteamharnessError } from "../../../domain/errors.js";
+import type { ApprovalStore } from "../../../ports/approval-store.js";
 import type { SurfaceServices } from "../../../ports/surface-services.js";
 import type { GatewayRateLimit } from "./gateway-http.js";
 import { keyStoreLocation, registerGatewayKeysCommand, withKeyStoreOptions, type GatewayKeyStoreFlags } from "./gateway-keys-command.js";
@@ -58,6 +60,11 @@ export interface GatewayCommandOptions {
    * examples/web-chat, or a folder holding index.html and main.tsx.
    */
   ui?: boolean | string;
+  /**
+   * Issue 47 (`--approval-policy <file>`): the runs' tool approvals are governed by this policy;
+   * requests, decisions and the audit chain go to the project storage directory's store.sqlite.
+   */
+  approvalPolicy?: string;
   /** Resolves when the gateway should stop (default SIGINT or SIGTERM). */
   until?: Promise<void>;
 }
@@ -97,6 +104,8 @@ export async function runGatewayCommand(options: GatewayCommandOptions, services
     import("./gateway.js"),
   ]);
   const project = await openConversationProject(options.projectDir, services.textFiles);
+  // Checked before anything is opened: a bad policy file leaves nothing to close.
+  const policy = await approvalPolicyFile(options, services);
   const page = options.ui === undefined || options.ui === false ? undefined : await services.webChatPage(options.ui === true ? undefined : resolve(options.ui));
   const keyStore = location ? await services.keyStore(location) : null;
   // OBS-3: an OTLP endpoint in the environment turns request and run spans on (the runtime's telemetry).
@@ -104,7 +113,8 @@ export async function runGatewayCommand(options: GatewayCommandOptions, services
   const dataDir = resolve(options.dataDir ?? join(homedir(), ".steamharness"));
   // Gateway runs carry host input and stay in memory (SES-6); a conversation's durable sessions are
   // project-local, the same folder `chat`, `run` and `mcp` use (SES-10).
-  const storage = await services.localStorage({ directory: join(dataDir, "projects", project.manifest.id), sessionFolder: services.sessionFolderOf(options.projectDir, options.agentStoreDir) });
+  const storeDirectory = join(dataDir, "projects", project.manifest.id);
+  const storage = await services.localStorage({ directory: storeDirectory, sessionFolder: services.sessionFolderOf(options.projectDir, options.agentStoreDir) });
   // CFG-4: the configuration server instead of the local store when a server login resolves.
   const choice = await services.projectConfiguration({ dataDir, env: { ...env } }).catch(async (error: unknown) => {
     await storage.close();
@@ -112,6 +122,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions, services
     throw error;
   });
   const configurations = choice.store;
+  let approvalStore: ApprovalStore | undefined;
   try {
     const agent: AgentNodeOptions = {};
     if (project.executor.agent.configuration === undefined && project.executor.agent.models === undefined) {
@@ -124,6 +135,8 @@ export async function runGatewayCommand(options: GatewayCommandOptions, services
       });
     }
     const hostname = options.hostname ?? "127.0.0.1";
+    approvalStore = policy ? await services.approvalStore({ directory: storeDirectory }) : undefined;
+    const approvals = policy && approvalStore ? (await import("../../../app/approvals/governed-tool-permissions.js")).createGovernedToolPermissions({ policy, store: approvalStore, clock: runtime.clock() }) : undefined;
     const gateway = await startGateway({
       project,
       agent,
@@ -140,6 +153,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions, services
       ...(options.maxHeldBytes === undefined ? {} : { maxHeldBytes: options.maxHeldBytes }),
       ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
       ...(page === undefined ? {} : { page }),
+      ...(approvals ? { approvals } : {}),
       // DX-9: one line per request and one per failure, on the same stream as the address.
       log,
     }, runtime);
@@ -149,6 +163,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions, services
     log(`steamharness gateway: ${project.manifest.name ?? project.manifest.id} at ${url} (model "${gateway.modelId}")`);
     // DX-13: which configuration store the gateway's runs read.
     log(await choice.describe());
+    if (policy) log(`approvals: governed by ${resolve(options.approvalPolicy!)} (audit: steamharness audit export --store ${storeDirectory})`);
     if (page) log(`chat page: ${url.replace(/\/v1$/, "/")}#token=<token>`);
     if (everywhere) log(`warning: listening on every interface (--host ${hostname}): any machine that can reach port ${gateway.port} may call the gateway; the bearer token is its only guard`);
     if (location) log(`API keys: ${location.postgres === undefined ? location.directory : "PostgreSQL"} (steamharness gateway keys add --tenant <id>)`);
@@ -161,6 +176,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions, services
   } finally {
     await configurations.close?.();
     await storage.close();
+    await approvalStore?.close();
     await keyStore?.close();
     await services.shutdown();
   }
@@ -192,12 +208,13 @@ export function registerGatewayCommand(program: Command, services: SurfaceServic
     .option("--max-held-bytes <n>", "bytes all kept conversations may hold; least recently used evicted (default 268435456)", integer("max-held-bytes", 0))
     .option("--allowed-host <name>", "a Host/Origin name served besides loopback and --host (repeatable)", (value: string, previous: string[] = []) => [...previous, value])
     .option("--agent-store-dir <dir>", "where the project's sessions are kept (default <project-dir>/.workflow/agents)")
-    .option("--ui [dir]", "serve a browser chat page at / (default the package's examples/web-chat; needs esbuild, react and @ai-sdk/react)");
+    .option("--ui [dir]", "serve a browser chat page at / (default the package's examples/web-chat; needs esbuild, react and @ai-sdk/react)")
+    .option("--approval-policy <file>", "govern tool approvals by this approval policy (JSON, docs/approvals.md); the audit log goes to the project's store directory (steamharness audit)");
   withKeyStoreOptions(gateway)
     .option("--keys", "accept the API keys of the key store (implied by --store or --postgres); the token then only when its variable is set")
     .option("--key-cache-ms <ms>", "how long a verified key is trusted: the bound within which a revocation reaches this host (default 2000)", integer("key-cache-ms", 0))
     .option("--max-concurrent-runs <n>", "runs executed at once; more wait, tenants taking turns (default no limit)", integer("max-concurrent-runs", 1))
-    .action(async (projectDir: string, flags: GatewayKeyStoreFlags & { keys?: boolean; keyCacheMs?: number; maxConcurrentRuns?: number; port: number; host: string; tokenEnv?: string; modelId?: string; rateLimit?: number; maxBodyBytes?: number; maxHeldBytes?: number; allowedHost?: string[]; dataDir?: string; agentStoreDir?: string; ui?: boolean | string }) => {
+    .action(async (projectDir: string, flags: GatewayKeyStoreFlags & { keys?: boolean; keyCacheMs?: number; maxConcurrentRuns?: number; port: number; host: string; tokenEnv?: string; modelId?: string; rateLimit?: number; maxBodyBytes?: number; maxHeldBytes?: number; allowedHost?: string[]; dataDir?: string; agentStoreDir?: string; ui?: boolean | string; approvalPolicy?: string }) => {
       await runGatewayCommand({
         projectDir,
         port: flags.port,
@@ -211,6 +228,7 @@ export function registerGatewayCommand(program: Command, services: SurfaceServic
         ...(flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),
         ...(flags.agentStoreDir === undefined ? {} : { agentStoreDir: flags.agentStoreDir }),
         ...(flags.ui === undefined ? {} : { ui: flags.ui }),
+        ...(flags.approvalPolicy === undefined ? {} : { approvalPolicy: flags.approvalPolicy }),
         ...(flags.keys ? { keys: true } : {}),
         ...(flags.store === undefined ? {} : { store: flags.store }),
         ...(flags.postgres === undefined ? {} : { postgres: flags.postgres }),
