@@ -13,6 +13,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rea
 import { tmpdir } from "node:os";
 import path from "node:path";
 import esbuild from "esbuild";
+import { parseDocument } from "yaml";
 import { startAnthropicMessagesServer } from "../fixtures/loopback-anthropic-messages.js";
 import { startOpenAIResponsesServer } from "../fixtures/loopback-openai-responses.js";
 import { TEST_POSTGRES_URL_VARIABLE } from "../fixtures/postgres.js";
@@ -32,7 +33,7 @@ interface Program {
   id: string;
   page: string;
   blocks: DocBlock[];
-  kind: "ts" | "sh" | "json" | "skip";
+  kind: "ts" | "sh" | "json" | "yaml" | "skip";
   problems: string[];
   code: string;
   /** For mapping diagnostics back: [first line in the program file (0-based), block]. */
@@ -43,10 +44,10 @@ interface Program {
 function programsOf(page: string, blocks: DocBlock[]): Program[] {
   const programs: Program[] = [];
   for (const block of blocks) {
-    const kind: Program["kind"] = block.directives.skip !== undefined ? "skip" : TS_LANGS.has(block.lang) ? "ts" : SH_LANGS.has(block.lang) ? "sh" : block.lang === "json" ? "json" : "skip";
+    const kind: Program["kind"] = block.directives.skip !== undefined ? "skip" : TS_LANGS.has(block.lang) ? "ts" : SH_LANGS.has(block.lang) ? "sh" : block.lang === "json" ? "json" : block.lang === "yaml" ? "yaml" : "skip";
     const problems = [...block.problems];
     // A `help` synopsis is checked against --help by docs-commands.test.ts.
-    if (kind === "skip" && block.directives.skip === undefined && block.directives.help === undefined && block.lang) problems.push(`a \`${block.lang}\` block is neither run nor parsed: make it ts, sh or json, or mark it <!-- docs-test: skip <reason> -->`);
+    if (kind === "skip" && block.directives.skip === undefined && block.directives.help === undefined && block.lang) problems.push(`a \`${block.lang}\` block is neither run nor parsed: make it ts, sh, json or yaml, or mark it <!-- docs-test: skip <reason> -->`);
     if (block.directives.continues) {
       const previous = [...programs].reverse().find((program) => program.kind !== "skip");
       if (!previous || previous.kind !== kind || (kind !== "ts" && kind !== "sh")) {
@@ -298,6 +299,11 @@ describe("DX-3: every code block in README and docs compiles and runs", () => {
       it(title, () => {
         expect(program.problems).toEqual([]);
         expect(() => JSON.parse(program.code)).not.toThrow();
+      });
+    } else if (program.kind === "yaml") {
+      it(title, () => {
+        expect(program.problems).toEqual([]);
+        expect(parseDocument(program.code).errors.map((error) => error.message)).toEqual([]);
       });
     } else if (needsPostgresSkip(program)) {
       it.skip(`${title} — skipped: no PostgreSQL (set ${TEST_POSTGRES_URL_VARIABLE}, see scripts/postgres-test-cluster.sh)`, () => {});
