@@ -58,7 +58,8 @@ export async function tempDir(prefix = "sh-cli-"): Promise<string> {
 }
 
 export async function cleanup(...dirs: string[]): Promise<void> {
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  // Retries: a file that appears while the tree is removed (ENOTEMPTY, seen once in oauth.test.ts's teardown) is removed on the next pass.
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 })));
 }
 
 /** Writes a project folder from a map of relative path → content. */

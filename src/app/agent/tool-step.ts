@@ -136,7 +136,7 @@ async function approve(turn: ToolStepRun, call: ModelToolCallBlock, fresh = fals
     return null;
   } else if (registered.access === "ask" || fresh) {
     const askedAt = turn.context.clock.now();
-    const decision = await waitFor(turn, call, "tool_approval", () => turn.context.toolPermissions.request({ requestId, runId: turn.runId, toolId: call.name, arguments: call.arguments, toolCallId: call.id }, turn.context.signal));
+    const decision = await waitFor(turn, call, "tool_approval", () => turn.context.toolPermissions.request({ requestId, runId: turn.runId, toolId: call.name, arguments: call.arguments, toolCallId: call.id, ...(turn.context.requester ? { requestedBy: turn.context.requester } : {}) }, turn.context.signal));
     if (decision.outcome === "pending") return pause(turn, call, "tool_approval", requestId, { toolId: call.name, arguments: call.arguments });
     const timing = { startedAt: askedAt, endedAt: turn.context.clock.now() };
     if (decision.outcome === "expired") {

@@ -14,6 +14,7 @@ import { canonicalJson } from "../../domain/stable-hash.js";
 import { evaluateApprovalPolicy, isPolicyApprover, parseApprovalPolicy, type ApprovalPolicy, type ApprovalVerdict } from "../../domain/approvals/policy.js";
 import type { ApprovalDecisionRecord, ApprovalRequestRecord, ApprovalScope, ApprovalStore } from "../../ports/approval-store.js";
 import type { Clock } from "../../ports/clock.js";
+import type { TextFiles } from "../../ports/text-files.js";
 import type { ToolPermissionDecision, ToolPermissionRequest, ToolPermissions } from "../../ports/tool-permissions.js";
 
 /** A policy with its version: `sha256:` and the hex digest of its canonical JSON. */
@@ -44,6 +45,25 @@ export function loadApprovalPolicy(source: unknown): VersionedApprovalPolicy {
   }
   const policy = parseApprovalPolicy(value);
   return { policy, version: `sha256:${sha256(canonicalJson(policy))}` };
+}
+
+/**
+ * The policy file `file`, read through the host's text files and checked by
+ * {@link loadApprovalPolicy}. An unreadable file or a bad policy rejects with `input_validation`
+ * naming `field` (the surface's flag or option).
+ *
+ * @example
+ * const policy = await readApprovalPolicyFile(textFiles, "/etc/steamharness/policy.json", "--approval-policy");
+ */
+export async function readApprovalPolicyFile(textFiles: Pick<TextFiles, "read">, file: string, field: string): Promise<VersionedApprovalPolicy> {
+  const text = await textFiles.read(file).catch((error: { code?: string; message: string }) => {
+    throw new SteamharnessError("input_validation", `${field}: cannot read ${file} (${error.code ?? error.message})`, { field });
+  });
+  try {
+    return loadApprovalPolicy(text);
+  } catch (error) {
+    throw new SteamharnessError("input_validation", `${field} ${file}: ${(error as Error).message}`, { field, cause: error });
+  }
 }
 
 /** The call a host hook sees, with the tenant it was resolved to. */

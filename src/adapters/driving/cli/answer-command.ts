@@ -5,7 +5,7 @@ import { addDataDirOptions, dataDirsFrom, formatReport, redactReport, type DataD
 import { exitCodeOfStatus } from "../shared/exit-codes.js";
 import { timeoutMs } from "../shared/option-parsers.js";
 import { addRunRetentionOption, runRetentionFrom, type RunRetentionFlags } from "./runs-command.js";
-import { approvalPolicyFrom } from "../shared/approval-policy-option.js";
+import { approvalPolicyFrom } from "./approval-policy-option.js";
 
 // DX-10: `steamharness answer <workflow-dir> <run-id> <request-id> --approve | --deny | --value`
 // answers a run that `run` left waiting (exit code 3) and runs it again on its run id.

@@ -11,7 +11,7 @@ import type { ProjectRunner } from "../../../ports/project-runner.js";
 import { cliRejection, exitCodeOfError, exitCodeOfStatus, type CliRejection } from "../shared/exit-codes.js";
 import { timeoutMs } from "../shared/option-parsers.js";
 import { addRunRetentionOption, runRetentionFrom, type RunRetentionFlags } from "./runs-command.js";
-import { approvalPolicyFrom } from "../shared/approval-policy-option.js";
+import { approvalPolicyFrom } from "./approval-policy-option.js";
 
 // The subcommands of `steamharness`. Their implementations load lazily (dynamic imports in the
 // actions), so `--help`, `--version` and the MCP handshake do not pay for TypeBox or the runner.

@@ -11,7 +11,6 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import type { AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
-import { approvalPolicyFile } from "../shared/approval-policy-option.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { ApprovalStore } from "../../../ports/approval-store.js";
 import type { SurfaceServices } from "../../../ports/surface-services.js";
@@ -105,7 +104,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions, services
   ]);
   const project = await openConversationProject(options.projectDir, services.textFiles);
   // Checked before anything is opened: a bad policy file leaves nothing to close.
-  const policy = await approvalPolicyFile(options, services);
+  const policy = options.approvalPolicy === undefined ? undefined : await (await import("../../../app/approvals/governed-tool-permissions.js")).readApprovalPolicyFile(services.textFiles, resolve(options.approvalPolicy), "--approval-policy");
   const page = options.ui === undefined || options.ui === false ? undefined : await services.webChatPage(options.ui === true ? undefined : resolve(options.ui));
   const keyStore = location ? await services.keyStore(location) : null;
   // OBS-3: an OTLP endpoint in the environment turns request and run spans on (the runtime's telemetry).

@@ -1,5 +1,4 @@
 import { resolve } from "node:path";
-import { SteamharnessError } from "../../../domain/errors.js";
 import type { VersionedApprovalPolicy } from "../../../app/approvals/governed-tool-permissions.js";
 import type { ProjectRunnerOptions } from "../../../app/workflow-runs/project-runner.js";
 import type { SurfaceServices } from "../../../ports/surface-services.js";
@@ -18,18 +17,8 @@ import type { SurfaceServices } from "../../../ports/surface-services.js";
  */
 export async function approvalPolicyFile(flags: { approvalPolicy?: string }, services: Pick<SurfaceServices, "textFiles">): Promise<VersionedApprovalPolicy | undefined> {
   if (flags.approvalPolicy === undefined) return undefined;
-  const file = resolve(flags.approvalPolicy);
-  const text = await services.textFiles.read(file).catch((error: NodeJS.ErrnoException) => {
-    throw new SteamharnessError("input_validation", `--approval-policy: cannot read ${file} (${error.code ?? error.message})`, { field: "--approval-policy" });
-  });
-  const { loadApprovalPolicy } = await import("../../../app/approvals/governed-tool-permissions.js");
-  let policy;
-  try {
-    policy = loadApprovalPolicy(text);
-  } catch (error) {
-    throw new SteamharnessError("input_validation", `--approval-policy ${file}: ${(error as Error).message}`, { field: "--approval-policy", cause: error });
-  }
-  return policy;
+  const { readApprovalPolicyFile } = await import("../../../app/approvals/governed-tool-permissions.js");
+  return readApprovalPolicyFile(services.textFiles, resolve(flags.approvalPolicy), "--approval-policy");
 }
 
 /**
