@@ -1,7 +1,8 @@
 import { estimateTokens } from "../../domain/agent/context-meter.js";
 import { SteamharnessError } from "../../domain/errors.js";
-import type { ModelMessage, ModelProvider, ModelResponse } from "../../ports/model-provider.js";
+import type { ModelMessage, ModelProvider } from "../../ports/model-provider.js";
 import type { TokenCounts } from "../../ports/token-usage.js";
+import { respondOnce } from "./respond-once.js";
 
 /**
  * The system prompt of every compaction request (SES-7 automatic, SES-11 manual): the model
@@ -55,19 +56,14 @@ export async function writeSummary(model: ModelProvider, messages: readonly Mode
     messages: [...messages, { role: "user" as const, content: compactionInstruction(options.budget, options.instructions) }],
     tools: [],
   };
-  let done: ModelResponse | null = null;
-  try {
-    for await (const event of model.stream(request, options.signal)) if (event.type === "done") done = event.response;
-  } catch (error) {
-    if (options.signal.aborted) throw new SteamharnessError("cancelled", "the compaction was cancelled");
-    return { ok: false, reason: error instanceof Error ? error.message : String(error), usage: null };
-  }
+  const answer = await respondOnce(model, request, options.signal);
   if (options.signal.aborted) throw new SteamharnessError("cancelled", "the compaction was cancelled");
+  const done = answer.response;
   const usage = done && done.usage.input + done.usage.output + done.usage.total > 0 ? done.usage : null;
-  if (!done || done.stopReason === "error" || done.stopReason === "aborted") return { ok: false, reason: done?.errorMessage ?? "the model sent no response", usage };
-  const text = done.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n").trim();
+  if (!answer.ok) return { ok: false, reason: answer.reason, usage };
+  const text = answer.text.trim();
   if (text === "") return { ok: false, reason: "the model answered with an empty summary", usage };
   // ~4 characters a token, the meter's estimate: the stored summary never exceeds the budget.
   const truncated = estimateTokens(text) > options.budget;
-  return { ok: true, summary: truncated ? `${text.slice(0, options.budget * 4 - 1)}…` : text, truncated, usage: done.usage };
+  return { ok: true, summary: truncated ? `${text.slice(0, options.budget * 4 - 1)}…` : text, truncated, usage: answer.response.usage };
 }

@@ -8,9 +8,10 @@ import { isSteamharnessError } from "../../domain/errors.js";
 import type { NodeContext } from "../../domain/node-context.js";
 import { evalChecks, RUBRIC_PROMPT, rubricQuestion, rubricVerdict, type EvalCase, type EvalCheck, type EvalCaseScore, type EvalScorecard, type EvalScorer, type EvalSuite } from "../../domain/time-travel/eval-suite.js";
 import { runFacts, type RunFacts } from "../../domain/time-travel/replay-diff.js";
-import type { ModelProvider, ModelResponse } from "../../ports/model-provider.js";
+import type { ModelProvider } from "../../ports/model-provider.js";
 import type { SessionBackend } from "../../ports/session-backend.js";
 import type { SessionStore } from "../../ports/session-store.js";
+import { respondOnce } from "../agent/respond-once.js";
 import { chooseRunModel } from "../agent/run-model.js";
 import type { AgentOptions } from "../agent/types.js";
 import { replayRun } from "./replay.js";
@@ -102,16 +103,15 @@ async function scoreCase(entry: EvalCase, suite: EvalSuite, options: EvalRunOpti
 async function gradeRubric(entry: EvalCase, facts: RunFacts, options: EvalRunOptions, context: NodeContext): Promise<EvalCheck> {
   const rubric = entry.expect.rubric!;
   const failed = (message: string): EvalCheck => ({ check: "rubric", pass: false, message });
-  let done: ModelResponse | null = null;
+  let grader: ModelProvider;
   try {
-    const grader = options.grader ?? (await chooseRunModel(options.agent, context, null, rubric.model ?? entry.model)).model;
-    const request = { requestId: `${entry.name}:rubric`, systemPrompt: RUBRIC_PROMPT, messages: [{ role: "user" as const, content: rubricQuestion(rubric.criteria, facts) }], tools: [] };
-    for await (const event of grader.stream(request, context.signal)) if (event.type === "done") done = event.response;
+    grader = options.grader ?? (await chooseRunModel(options.agent, context, null, rubric.model ?? entry.model)).model;
   } catch (error) {
     return failed(`the grader failed: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (!done || done.stopReason === "error" || done.stopReason === "aborted") return failed(`the grader failed: ${done?.errorMessage ?? "no response"}`);
-  const text = done.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");
+  const answer = await respondOnce(grader, { requestId: `${entry.name}:rubric`, systemPrompt: RUBRIC_PROMPT, messages: [{ role: "user", content: rubricQuestion(rubric.criteria, facts) }], tools: [] }, context.signal);
+  if (!answer.ok) return failed(`the grader failed: ${answer.reason}`);
+  const text = answer.text;
   const verdict = rubricVerdict(text);
   if (!verdict) return failed(`the grader answered without a {"pass": …} verdict: ${JSON.stringify(text.slice(0, 200))}`);
   return verdict.pass ? { check: "rubric", pass: true, ...(verdict.reason ? { message: verdict.reason } : {}) } : failed(verdict.reason || "the grader failed the answer");
