@@ -70,6 +70,8 @@ describe("MCP-21 authorization on 2026-07-28", () => {
       const missing = await modernPost(host.url, undefined, "server/discover");
       expect(missing.status).toBe(401);
       expect(missing.headers["www-authenticate"]).toContain(`resource_metadata="${new URL("/.well-known/oauth-protected-resource/mcp", audience).href}"`);
+      // The challenge names the scopes this request needs, so a client asks for no more (RFC 6750 §3).
+      expect(missing.headers["www-authenticate"]).toContain('scope="mcp:read"');
       const foreign = await modernPost(host.url, other, "tools/list");
       expect(foreign.status).toBe(401);
       expect(foreign.headers["www-authenticate"]).toMatch(/error="invalid_token".*not issued for this resource/);
