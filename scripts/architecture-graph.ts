@@ -221,8 +221,12 @@ export const LAYER_RULES: Record<LayerOf["layer"], { mayImport: Array<LayerOf["l
   other: { mayImport: [], note: "not expected under src/" },
 };
 
-/** The packages of the MCP SDK family: only the MCP adapter folder imports them (MCP-10). */
-export const MCP_SDK_PACKAGES = ["@modelcontextprotocol/server", "@modelcontextprotocol/core", "@modelcontextprotocol/sdk", "@modelcontextprotocol/ext-apps"];
+/**
+ * The packages of the MCP SDK family: only the MCP adapter folder imports them (MCP-10). The v1
+ * line (`@modelcontextprotocol/sdk`) is not among them: no layer may import it (MCP-16; the tests
+ * keep it as an independent client). The v2 client reads the authorization server's metadata.
+ */
+export const MCP_SDK_PACKAGES = ["@modelcontextprotocol/server", "@modelcontextprotocol/core", "@modelcontextprotocol/client", "@modelcontextprotocol/ext-apps"];
 
 /**
  * The packages that reach the machine (files, processes, sockets): only driven adapters and the

@@ -13,15 +13,9 @@
  * which hands it to the task's run; the run frees it when it ends or waits for input, and an
  * answer that resumes it takes a slot again ({@link acquireRunSlot}) or is refused.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { ProtocolError, type AuthInfo } from "@modelcontextprotocol/server";
 import { TenantAdmissionError, type TenantAdmission, type TenantAdmissions } from "../../../../app/tenants/tenant-admission.js";
 import type { ApiTenant } from "../../../../ports/api-keys.js";
-
-/** The request as the bearer check hands it on (the same shape as http-auth.ts's `McpHttpRequest`). */
-type AuthorizedRequest = IncomingMessage & { body?: unknown; auth?: AuthInfo };
-/** An express-style middleware (http-auth.ts's `McpHttpMiddleware`; not imported, to keep the files acyclic). */
-type Middleware = (req: AuthorizedRequest, res: ServerResponse, next: (error?: unknown) => void) => Promise<void>;
 
 /** The JSON-RPC error code of a refused admission (implementation-defined server error range). */
 export const ADMISSION_REFUSED_CODE = -32029;
@@ -84,23 +78,29 @@ function toolCalls(body: unknown): JsonRpcMessage[] {
   return messages.filter((message): message is JsonRpcMessage => typeof message === "object" && message !== null && (message as JsonRpcMessage).method === "tools/call");
 }
 
-function refuse(res: ServerResponse, error: TenantAdmissionError, id: unknown): void {
+function refusal(error: TenantAdmissionError, id: unknown): Response {
   const budget = error.kind === "budget";
   const headers: Record<string, string> = { "content-type": "application/json", ...(budget ? {} : { "retry-after": String(error.retryAfterSeconds) }) };
-  res.writeHead(429, headers).end(JSON.stringify({ jsonrpc: "2.0", error: { code: ADMISSION_REFUSED_CODE, message: error.reason, data: error.wire }, id: id ?? null }));
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code: ADMISSION_REFUSED_CODE, message: error.reason, data: error.wire }, id: id ?? null }), { status: 429, headers });
 }
 
 /**
- * The middleware admitting the `tools/call` messages of a key-authorized request (it runs after
- * the bearer check, which put the key's tenant in `req.auth.extra.apiTenant`).
+ * Admits the `tools/call` messages of a key-authorized request (`auth` from the bearer check, with
+ * the key's tenant in `auth.extra.apiTenant`): resolves to the refusal to answer (429), or to the
+ * function that frees the admitted slots once the response ends. It also leaves the hand-over of
+ * task slots in `auth.extra` for the handlers.
  *
  * @example
  * const admit = admitToolCalls(createTenantAdmission({ keys, budgets, cacheMs: 2000, slotTtlMs: 30_000, now: Date.now }));
+ * const admitted = await admit(auth, "POST", body);
+ * if (admitted instanceof Response) return admitted;
+ * res.once("close", admitted);
  */
-export function admitToolCalls(admission: TenantAdmissions): Middleware {
-  return async (req, res, next) => {
-    const tenant = req.auth?.extra?.apiTenant as ApiTenant | undefined;
-    if (!tenant) return next();
+export function admitToolCalls(admission: TenantAdmissions): (auth: AuthInfo, method: string | undefined, body: unknown) => Promise<Response | (() => void)> {
+  const nothing = () => undefined;
+  return async (auth, method, body) => {
+    const tenant = auth.extra?.apiTenant as ApiTenant | undefined;
+    if (!tenant) return nothing;
     // Slots of task-augmented calls, by JSON-RPC id, until their handler takes them.
     const handed = new Map<unknown, TenantAdmission>();
     const handOver: SlotHandOver = {
@@ -111,9 +111,9 @@ export function admitToolCalls(admission: TenantAdmissions): Middleware {
       },
       admit: async () => slotOf(await admission.admit(tenant)),
     };
-    req.auth!.extra = { ...req.auth!.extra, [HAND_OVER]: handOver };
-    const calls = req.method === "POST" ? toolCalls(req.body) : [];
-    if (calls.length === 0) return next();
+    auth.extra = { ...auth.extra, [HAND_OVER]: handOver };
+    const calls = method === "POST" ? toolCalls(body) : [];
+    if (calls.length === 0) return nothing;
     const admitted: TenantAdmission[] = [];
     for (const call of calls) {
       try {
@@ -122,13 +122,12 @@ export function admitToolCalls(admission: TenantAdmissions): Middleware {
         else admitted.push(one);
       } catch (error) {
         await Promise.all([...admitted, ...handed.values()].map((one) => one.finish(0)));
-        if (error instanceof TenantAdmissionError) return refuse(res, error, call.id);
-        return next(error);
+        if (error instanceof TenantAdmissionError) return refusal(error, call.id);
+        throw error;
       }
     }
     // Tokens are not charged here: the run's worker charges each settled model call to the tenant's window (BUD-4).
     // A task slot its handler did not take (the call failed before its task was created) goes with the response.
-    res.once("close", () => void Promise.all([...admitted, ...handed.values()].map((one) => one.finish(0))));
-    next();
+    return () => void Promise.all([...admitted, ...handed.values()].map((one) => one.finish(0)));
   };
 }

@@ -1,6 +1,8 @@
 /**
- * Bearer authorization of the Streamable HTTP endpoint (MCP-11, MCP-12), on the SDK's auth
- * middleware so the 401/403 answers and their `WWW-Authenticate` headers are the SDK's:
+ * Bearer authorization of the Streamable HTTP endpoint (MCP-11, MCP-12, MCP-21), on the SDK's
+ * web-standard bearer check (`verifyBearerToken`, `bearerAuthChallengeResponse`) so the 401/403
+ * answers and their `WWW-Authenticate` challenges are the SDK's. It runs before either revision's
+ * leg, so a stateless 2026-07-28 request passes exactly the checks a 2025-11-25 one does:
  *
  * - a static token (single-user setups) grants every tool;
  *
@@ -13,14 +15,21 @@
  *   `tools/call` is admitted against the tenant's limits (http-admission.ts).
  */
 import { timingSafeEqual } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage } from "node:http";
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify } from "jose";
-import { discoverAuthorizationServerMetadata } from "@modelcontextprotocol/sdk/client/auth.js";
-import { InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
-import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
-import type { OAuthTokenVerifier } from "@modelcontextprotocol/sdk/server/auth/provider.js";
-import { getOAuthProtectedResourceMetadataUrl, mcpAuthMetadataRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
-import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
+import { discoverAuthorizationServerMetadata } from "@modelcontextprotocol/client";
+import {
+  bearerAuthChallengeResponse,
+  buildOAuthProtectedResourceMetadata,
+  getOAuthProtectedResourceMetadataUrl,
+  oauthMetadataResponse,
+  OAuthError,
+  OAuthErrorCode,
+  verifyBearerToken,
+  type AuthInfo,
+  type AuthMetadataOptions,
+  type OAuthTokenVerifier,
+} from "@modelcontextprotocol/server";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import { createPrincipal, staticTokenPrincipal, usableId, type PrincipalInput } from "../../../../domain/principal.js";
 import type { TenantAdmissions } from "../../../../app/tenants/tenant-admission.js";
@@ -65,17 +74,12 @@ export interface McpHttpKeyAuth {
 /** How the HTTP endpoint authorizes requests. */
 export type McpHttpAuthOptions = McpHttpTokenAuth | McpHttpOAuth | McpHttpKeyAuth;
 
-/** A request as the SDK's express app hands it on (parsed body, path without the query). */
-export type McpHttpRequest = IncomingMessage & { body?: unknown; path: string; auth?: AuthInfo };
-/** An express-style middleware on node's request and response. */
-export type McpHttpMiddleware = (req: McpHttpRequest, res: ServerResponse, next: (error?: unknown) => void) => void | Promise<void>;
-
 /** The principal of verified credential ids, or the SDK's 401 (`invalid_token`) naming the missing one. */
 function principalOf(input: PrincipalInput) {
   try {
     return createPrincipal(input);
   } catch (error) {
-    throw new InvalidTokenError((error as Error).message.replace(/^\[steamharness\] \[tenants\] /, ""));
+    throw new OAuthError(OAuthErrorCode.InvalidToken, (error as Error).message.replace(/^\[steamharness\] \[tenants\] /, ""));
   }
 }
 
@@ -87,7 +91,7 @@ function tokenVerifier(expected: string): OAuthTokenVerifier {
   return {
     async verifyAccessToken(token) {
       const given = Buffer.from(token);
-      if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) throw new InvalidTokenError("Invalid token");
+      if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) throw new OAuthError(OAuthErrorCode.InvalidToken, "Invalid token");
       const principal = staticTokenPrincipal("mcp-http");
       return { token, clientId: principal.credentialId, scopes: [], expiresAt: NEVER, extra: { principal } };
     },
@@ -99,7 +103,7 @@ function keyVerifier(admission: TenantAdmissions): OAuthTokenVerifier {
   return {
     async verifyAccessToken(token) {
       const identity = await admission.identify(token);
-      if (!identity) throw new InvalidTokenError("Invalid API key");
+      if (!identity) throw new OAuthError(OAuthErrorCode.InvalidToken, "Invalid API key");
       const principal = principalOf({ source: "key", surface: "mcp-http", tenantId: identity.tenant.id, subject: identity.key.id, credentialId: identity.key.id });
       return { token, clientId: principal.credentialId, scopes: [], expiresAt: NEVER, extra: { principal, apiTenant: identity.tenant } };
     },
@@ -118,7 +122,7 @@ const VERIFIED_TOKEN_MS = 60_000;
  * checked on every request, and a signing key the server withdraws stops its tokens within that
  * minute.
  */
-function jwtVerifier(issuer: string, jwksUri: URL, audience: string, tenantClaim: string): OAuthTokenVerifier & { known(token: string): AuthInfo | undefined } {
+function jwtVerifier(issuer: string, jwksUri: URL, audience: string, tenantClaim: string): OAuthTokenVerifier {
   const keys = createRemoteJWKSet(jwksUri);
   const verified = new Map<string, { auth: AuthInfo; until: number }>();
   /** The auth of a token verified within the minute and not expired (it becomes the most recently used), else undefined (and forgotten). */
@@ -132,7 +136,6 @@ function jwtVerifier(issuer: string, jwksUri: URL, audience: string, tenantClaim
     return entry.auth;
   };
   return {
-    known,
     async verifyAccessToken(token) {
       const now = Date.now();
       const cached = known(token);
@@ -144,49 +147,34 @@ function jwtVerifier(issuer: string, jwksUri: URL, audience: string, tenantClaim
         const clientId = payload.client_id ?? payload.azp;
         // TEN-1: no substitutes — a token lacking the tenant claim, a usable sub or its client is refused.
         const lacking = [[tenantClaim, payload[tenantClaim]], ["sub", payload.sub], ["client_id", clientId]].find(([, value]) => usableId(value) === undefined);
-        if (lacking) throw new InvalidTokenError(`Token has no usable '${String(lacking[0])}' claim${lacking[0] === tenantClaim && tenantClaim !== "sub" ? " (the tenant claim)" : ""}`);
+        if (lacking) throw new OAuthError(OAuthErrorCode.InvalidToken, `Token has no usable '${String(lacking[0])}' claim${lacking[0] === tenantClaim && tenantClaim !== "sub" ? " (the tenant claim)" : ""}`);
         const principal = principalOf({ source: "oauth", surface: "mcp-http", tenantId: payload[tenantClaim], subject: payload.sub, credentialId: clientId });
         const auth: AuthInfo = { token, clientId: principal.credentialId, scopes, ...(payload.exp !== undefined ? { expiresAt: payload.exp } : {}), resource: new URL(audience), extra: { principal } };
         verified.set(token, { auth, until: now + VERIFIED_TOKEN_MS });
         if (verified.size > MAX_VERIFIED_TOKENS) verified.delete(verified.keys().next().value!);
         return auth;
       } catch (error) {
-        if (error instanceof joseErrors.JWTExpired) throw new InvalidTokenError("Token has expired");
-        if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === "aud") throw new InvalidTokenError("Token was not issued for this resource");
-        if (error instanceof joseErrors.JOSEError) throw new InvalidTokenError(`Invalid token (${error.code})`);
+        if (error instanceof joseErrors.JWTExpired) throw new OAuthError(OAuthErrorCode.InvalidToken, "Token has expired");
+        if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === "aud") throw new OAuthError(OAuthErrorCode.InvalidToken, "Token was not issued for this resource");
+        if (error instanceof joseErrors.JOSEError) throw new OAuthError(OAuthErrorCode.InvalidToken, `Invalid token (${error.code})`);
         throw error;
       }
     },
   };
 }
 
-/** The middlewares an HTTP endpoint mounts: metadata routes (public) and the bearer check of the MCP path. */
+/** How an endpoint authorizes its requests: {@link prepareAuthorization}. */
 export interface McpHttpAuthorization {
-  /** Public routes (protected-resource metadata), mounted before the check; none for a static token. */
-  metadata?: McpHttpMiddleware;
-  /** The bearer check of requests to the MCP path; other paths pass. */
-  check: McpHttpMiddleware;
+  /** The public metadata documents (RFC 9728, RFC 8414) when `request` asks for one, else undefined; none for a static token or API keys. */
+  metadata?(request: Request): Response | undefined;
   /**
-   * The check's success alone, for the handler's direct path (no Express): the request's auth when
-   * its bearer token passes exactly what {@link check} requires for this body, else `undefined` —
-   * and the request then goes through {@link check}, which answers the refusal. None for API keys
-   * (their admission answers on the Express path).
+   * The bearer check of one request to the MCP path, whose parsed body says which scopes it needs:
+   * its verified auth (the principal in `extra.principal`), or the answer refusing it (401 with
+   * the challenge, 403 `insufficient_scope` naming the scopes, 429 after repeated failures, or an
+   * API-key tenant's refused admission) — then `release`, for an admitted request, runs when its
+   * response ends.
    */
-  accepted?(req: IncomingMessage, body: unknown): Promise<AuthInfo | undefined>;
-}
-
-/**
- * What the SDK's `requireBearerAuth` accepts, without answering: a `Bearer` token the verifier
- * takes, for `resource` when given, with every scope in `scopes`, not expired.
- */
-async function acceptedBy(verifier: OAuthTokenVerifier & { known?(token: string): AuthInfo | undefined }, req: IncomingMessage, scopes: readonly string[], resource?: URL): Promise<AuthInfo | undefined> {
-  const [type, token] = (req.headers.authorization ?? "").split(" ");
-  if (type?.toLowerCase() !== "bearer" || !token) return undefined;
-  // TEN-1: a token verified within the minute is taken from the cache without a promise chain (every call's path); the checks below still run.
-  const auth = verifier.known?.(token) ?? (await verifier.verifyAccessToken(token).catch(() => undefined));
-  if (!auth || (resource !== undefined && auth.resource?.href !== resource.href)) return undefined;
-  if (!scopes.every((scope) => auth.scopes.includes(scope))) return undefined;
-  return typeof auth.expiresAt === "number" && auth.expiresAt >= Date.now() / 1000 ? auth : undefined;
+  check(req: IncomingMessage, body: unknown): Promise<{ auth: AuthInfo; release(): void } | Response>;
 }
 
 /**
@@ -196,37 +184,58 @@ async function acceptedBy(verifier: OAuthTokenVerifier & { known?(token: string)
  * secrets from an address never lock out a valid one sent from it. OAuth needs none: a JWT is
  * verified by signature, not guessed against a secret.
  */
-function limitFailedAuth(verifies: (req: IncomingMessage) => Promise<boolean>, check: McpHttpMiddleware): McpHttpMiddleware {
+function limitFailedAuth(): (req: IncomingMessage, refusal: Response) => Response {
   const failures = createRateLimiter(FAILED_AUTH_LIMIT, Date.now);
-  return async (req, res, next) => {
-    const wait = (await verifies(req)) ? 0 : failures.take(req.socket.remoteAddress ?? "unknown");
-    if (wait > 0) return void res.writeHead(429, { "content-type": "application/json", "retry-after": String(wait) }).end(JSON.stringify({ error: "too_many_requests", error_description: `Too many failed authentications from this address: try again in ${wait} s` }));
-    return check(req, res, next);
+  return (req, refusal) => {
+    const wait = failures.take(req.socket.remoteAddress ?? "unknown");
+    if (wait === 0) return refusal;
+    return Response.json({ error: "too_many_requests", error_description: `Too many failed authentications from this address: try again in ${wait} s` }, { status: 429, headers: { "retry-after": String(wait) } });
   };
 }
 
+/** The bearer check of one verifier: the verified auth, or the SDK's challenge answer. */
+async function bearer(req: IncomingMessage, options: Parameters<typeof verifyBearerToken>[1]): Promise<AuthInfo | Response> {
+  try {
+    return await verifyBearerToken(req.headers.authorization, options);
+  } catch (error) {
+    return bearerAuthChallengeResponse(error, options);
+  }
+}
+
+const NOTHING_TO_RELEASE = () => undefined;
+
 /**
- * Prepares the authorization of an endpoint at `path`: for OAuth, reads the authorization
- * server's metadata (rejects with `unavailable` when it cannot) and builds the RFC 9728 document.
+ * Prepares the authorization of an endpoint: for OAuth, reads the authorization server's metadata
+ * (rejects with `unavailable` when it cannot, `input_validation` when it is not OAuth metadata)
+ * and builds the RFC 9728 document.
  *
  * @example
- * const { metadata, check } = await prepareAuthorization({ kind: "token", token }, "/mcp");
+ * const authorization = await prepareAuthorization({ kind: "token", token });
+ * const checked = await authorization.check(req, body); // a Response when refused
  */
-export async function prepareAuthorization(auth: McpHttpAuthOptions, path: string): Promise<McpHttpAuthorization> {
-  const onPath = (middleware: McpHttpMiddleware): McpHttpMiddleware => (req, res, next) => (req.path === path ? middleware(req, res, next) : next());
+export async function prepareAuthorization(auth: McpHttpAuthOptions): Promise<McpHttpAuthorization> {
   if (auth.kind === "keys") {
-    const bearer = requireBearerAuth({ verifier: keyVerifier(auth.admission) }) as unknown as McpHttpMiddleware;
+    const verifier = keyVerifier(auth.admission);
     const admit = admitToolCalls(auth.admission);
-    const verifies = async (req: IncomingMessage) => {
-      const secret = /^Bearer +(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
-      return secret !== undefined && (await auth.admission.identify(secret)) !== null;
+    const limited = limitFailedAuth();
+    return {
+      async check(req, body) {
+        const verified = await bearer(req, { verifier });
+        if (verified instanceof Response) return limited(req, verified);
+        const admitted = await admit(verified, req.method, body);
+        return admitted instanceof Response ? admitted : { auth: verified, release: admitted };
+      },
     };
-    return { check: onPath(limitFailedAuth(verifies, (req, res, next) => bearer(req, res, (error?: unknown) => (error === undefined ? admit(req, res, next) : next(error))))) };
   }
   if (auth.kind === "token") {
     const verifier = tokenVerifier(auth.token);
-    const accepted = (req: IncomingMessage) => acceptedBy(verifier, req, []);
-    return { check: onPath(limitFailedAuth(async (req) => (await accepted(req)) !== undefined, requireBearerAuth({ verifier }) as unknown as McpHttpMiddleware)), accepted };
+    const limited = limitFailedAuth();
+    return {
+      async check(req) {
+        const verified = await bearer(req, { verifier });
+        return verified instanceof Response ? limited(req, verified) : { auth: verified, release: NOTHING_TO_RELEASE };
+      },
+    };
   }
   let oauthMetadata;
   try {
@@ -243,24 +252,21 @@ export async function prepareAuthorization(auth: McpHttpAuthOptions, path: strin
   const policy = auth.scopes;
   const verifier = jwtVerifier(oauthMetadata.issuer, new URL(String(oauthMetadata.jwks_uri)), auth.audience, auth.tenantClaim ?? DEFAULT_TENANT_CLAIM);
   const resourceMetadataUrl = getOAuthProtectedResourceMetadataUrl(resource);
-  // One SDK middleware per set of required scopes, so its 403 names exactly the scopes missing.
-  const checks = new Map<string, McpHttpMiddleware>();
-  const checkFor = (scopes: string[]) => {
-    const key = scopes.join(" ");
-    let check = checks.get(key);
-    if (!check) checks.set(key, (check = requireBearerAuth({ verifier, requiredScopes: scopes, resourceMetadataUrl, expectedResource: resource }) as unknown as McpHttpMiddleware));
-    return check;
-  };
-  const metadata = mcpAuthMetadataRouter({
+  const documents: AuthMetadataOptions = {
     oauthMetadata,
     resourceServerUrl: resource,
     scopesSupported: scopesOfPolicy(policy),
     ...(auth.resourceName ? { resourceName: auth.resourceName } : {}),
-  }) as unknown as McpHttpMiddleware;
+  };
+  // An issuer that is not https (outside loopback) fails here, at start, not at the first request.
+  buildOAuthProtectedResourceMetadata(documents);
   return {
-    metadata,
-    check: onPath((req, res, next) => checkFor(scopesOfRequest(req.body, policy))(req, res, next)),
-    accepted: (req, body) => acceptedBy(verifier, req, scopesOfRequest(body, policy), resource),
+    metadata: (request) => oauthMetadataResponse(request, documents),
+    async check(req, body) {
+      // MCP-21: the audience is this resource (RFC 8707), and a 403 names exactly the scopes this request lacks.
+      const verified = await bearer(req, { verifier, requiredScopes: scopesOfRequest(body, policy), resourceMetadataUrl, expectedResource: resource });
+      return verified instanceof Response ? verified : { auth: verified, release: NOTHING_TO_RELEASE };
+    },
   };
 }
 

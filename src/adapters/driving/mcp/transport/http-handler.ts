@@ -1,10 +1,11 @@
 /**
  * Streamable HTTP for any MCP server of the library (MCP-11): one `(req, res)` listener a host
- * mounts on its own `node:http` server (or the one `steamharness mcp --http` starts). A request
- * of the 2026-07-28 revision (MCP-17) is stateless, answered by http-modern.ts; 2025-11-25
- * clients (MCP-18) keep sessions, which are stateful, as the SDK's `StreamableHTTPServerTransport` keeps them: an `initialize` POST
- * builds a fresh server (`createServer`) and transport, and later requests carrying its
- * `Mcp-Session-Id` reach the same pair.
+ * mounts on its own `node:http` server (or the one `steamharness mcp --http` starts), on the SDK's
+ * v2 web-standard transports (MCP-16). A request of the 2026-07-28 revision (MCP-17) is
+ * stateless, answered by http-modern.ts; 2025-11-25 clients (MCP-18) keep sessions on the SDK's
+ * `WebStandardStreamableHTTPServerTransport`: an `initialize` POST builds a fresh server
+ * (`createServer`) and transport, and later requests carrying its `Mcp-Session-Id` reach the
+ * same pair.
  *
  * TEN-4: with authorization, a session belongs to the principal that opened it — the same tenant
  * and the same subject (OAuth `sub`, the API key, the static token). Any other principal's
@@ -12,33 +13,22 @@
  * open. Each tenant holds at most `maxSessionsPerTenant` sessions: opening more closes that
  * tenant's own least recently used one, never another tenant's.
  *
- * DNS rebinding: the Host header must name an allowed host (the loopback names by default) and
- * an `Origin`, when a browser sends one, must be an allowed origin or have an allowed host name;
- * anything else is refused with 403 before the body is read. Authorization (bearer tokens,
- * protected-resource metadata) is `http-auth.ts`.
- *
- * Requests run through the SDK's Express app (Host validation, `express.json()`, the Origin
- * check, authorization, the route) — except, without authorization, the plain ones: a request
- * for exactly the MCP path whose Host and Origin pass and whose body is absent or plain JSON is
- * served directly (http-body.ts), because the Express router and body-parser cost about as much
- * CPU per request as the SDK transport itself. Everything else (a refusal, another path, an
- * encoded body, a body that does not parse) still gets Express's answer.
+ * Every request passes the same gates, in this order, before either revision's leg: the Host
+ * header (DNS rebinding: the SDK's `validateHostHeader`, loopback names by default), the Origin a
+ * browser sends (an allowed origin, or one whose host name is allowed), the metadata documents
+ * (public), the path, the body (http-body.ts), authorization (http-auth.ts).
  */
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createMcpExpressApp } from "@modelcontextprotocol/sdk/server/express.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest, validateHostHeader, WebStandardStreamableHTTPServerTransport, type AuthInfo } from "@modelcontextprotocol/server";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import { sameTenant, type Principal } from "../../../../domain/principal.js";
 import type { McpServerHandle } from "../../../../ports/mcp-server.js";
-import { prepareAuthorization, type McpHttpAuthOptions, type McpHttpRequest } from "./http-auth.js";
-import { bodyKind, readJsonBody, type BodyError } from "./http-body.js";
+import { prepareAuthorization, type McpHttpAuthOptions } from "./http-auth.js";
+import { readMcpBody } from "./http-body.js";
 import { principalOfAuth } from "./http-tenant.js";
 import { createModernLeg } from "./http-modern.js";
-
-/** Where the direct path leaves a body error for Express to answer. */
-const BODY_ERROR = Symbol("steamharness.mcp.bodyError");
+import { jsonRpcErrorResponse, sendWebResponse, webRequest } from "./http-web.js";
 
 /** The host names a loopback server answers to when none are given. */
 export const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
@@ -89,7 +79,7 @@ export interface McpHttpHandler {
 
 /** An open session and the principal that opened it (none without authorization). */
 interface OpenSession {
-  transport: StreamableHTTPServerTransport;
+  transport: WebStandardStreamableHTTPServerTransport;
   owner: Principal | undefined;
 }
 
@@ -97,21 +87,6 @@ interface OpenSession {
 function ownsSession(owner: Principal | undefined, caller: Principal | undefined): boolean {
   if (!owner || !caller) return owner === caller;
   return sameTenant(owner, caller) && owner.subject === caller.subject;
-}
-
-const jsonRpcError = (res: ServerResponse, status: number, code: number, message: string) => {
-  if (res.headersSent) return;
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
-};
-
-/** The hostname of a Host header as the SDK's Host validation reads it, or null when it does not parse. */
-function hostName(host: string | undefined): string | null {
-  if (!host) return null;
-  try {
-    return new URL(`http://${host}`).hostname;
-  } catch {
-    return null;
-  }
 }
 
 /** The hostname of an origin, or null when it is not a URL. */
@@ -147,7 +122,7 @@ export async function mcpHttpListener(options: McpHttpHandlerOptions): Promise<M
   }
   // Map order is use order (see serve): the first entry is the least recently used.
   const transports = new Map<string, OpenSession>();
-  const authorization = options.auth ? await prepareAuthorization(options.auth, path) : undefined;
+  const authorization = options.auth ? await prepareAuthorization(options.auth) : undefined;
   const modern = createModernLeg(options.createServer);
   /** Closes the least recently used session of `tenant` (null: the sessions opened without authorization). */
   const evictOldest = (tenant: string | null) => {
@@ -175,94 +150,76 @@ export async function mcpHttpListener(options: McpHttpHandlerOptions): Promise<M
       counts.set(victim, counts.get(victim)! - 1);
     }
   };
-  // Host validation and the JSON body parser come with the SDK's app, in that order.
-  // Origin check (after Host validation and the body parser, the SDK app's own order).
   const originAllowed = (origin: string | undefined) => {
     if (origin === undefined || allowedOrigins.has(origin)) return true;
     const host = originHost(origin);
     // URL's hostname keeps IPv6 brackets, as the allowed hosts are written.
     return host !== null && allowedHosts.includes(host);
   };
-  const serve = async (req: IncomingMessage, res: ServerResponse, body: unknown) => {
+  /** The 2025-11-25 leg: the caller's own session, or a new one for an `initialize` POST. */
+  const session = async (req: IncomingMessage, request: Request, body: unknown, auth: AuthInfo | undefined): Promise<Response> => {
     const sessionId = req.headers["mcp-session-id"];
-    try {
-      // MCP-17: a 2026-07-28 request needs no session: any host answers it.
-      if (await modern.claims(req, body)) return await modern.serve(req, res, body, (req as McpHttpRequest).auth);
-      // Only the bearer check sets `auth`; the direct path runs without authorization.
-      const caller = authorization ? principalOfAuth((req as McpHttpRequest).auth) : undefined;
-      const open = typeof sessionId === "string" ? transports.get(sessionId) : undefined;
-      // TEN-4: another principal's session is an unknown one (the same 404), never closed by it.
-      let transport = open && ownsSession(open.owner, caller) ? open.transport : undefined;
-      if (!transport) {
-        if (sessionId !== undefined) return jsonRpcError(res, 404, -32001, "Session not found");
-        if (req.method !== "POST" || !isInitializeRequest(body)) return jsonRpcError(res, 400, -32000, "Bad Request: no valid session id; start with an initialize request");
-        makeRoom(caller);
-        const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: randomUUID,
-          onsessioninitialized: (id) => void transports.set(id, { transport: created, owner: caller }),
-          onsessionclosed: (id) => void transports.delete(id),
-        });
-        created.onclose = () => {
-          if (created.sessionId && transports.get(created.sessionId)?.transport === created) transports.delete(created.sessionId);
-        };
-        const server = await options.createServer();
-        await server.connect(created);
-        transport = created;
-      } else {
-        transports.delete(sessionId as string);
-        transports.set(sessionId as string, open!);
-      }
-      await transport.handleRequest(req, res, body);
-    } catch (error) {
-      jsonRpcError(res, 500, -32603, `Internal error: ${(error as Error)?.message ?? String(error)}`);
+    // Only the bearer check sets `auth`: without authorization there is no principal.
+    const caller = authorization ? principalOfAuth(auth) : undefined;
+    const open = typeof sessionId === "string" ? transports.get(sessionId) : undefined;
+    // TEN-4: another principal's session is an unknown one (the same 404), never closed by it.
+    let transport = open && ownsSession(open.owner, caller) ? open.transport : undefined;
+    if (!transport) {
+      if (sessionId !== undefined) return jsonRpcErrorResponse(404, -32001, "Session not found");
+      if (req.method !== "POST" || !isInitializeRequest(body)) return jsonRpcErrorResponse(400, -32000, "Bad Request: no valid session id; start with an initialize request");
+      makeRoom(caller);
+      const created: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: randomUUID,
+        onsessioninitialized: (id) => void transports.set(id, { transport: created, owner: caller }),
+        onsessionclosed: (id) => void transports.delete(id),
+      });
+      created.onclose = () => {
+        if (created.sessionId && transports.get(created.sessionId)?.transport === created) transports.delete(created.sessionId);
+      };
+      const server = await options.createServer();
+      await server.connect(created);
+      transport = created;
+    } else {
+      transports.delete(sessionId as string);
+      transports.set(sessionId as string, open!);
     }
+    return transport.handleRequest(request, { parsedBody: body, ...(auth ? { authInfo: auth } : {}) });
   };
-  // Host validation and the JSON body parser come with the SDK's app, in that order.
-  const app = createMcpExpressApp({ allowedHosts });
-  app.disable("x-powered-by");
-  // A body the direct path read but could not parse: answered as body-parser's own error would be.
-  app.use((req: McpHttpRequest & { [BODY_ERROR]?: BodyError }, _res: ServerResponse, next: (error?: unknown) => void) => next(req[BODY_ERROR]));
-  app.use((req: McpHttpRequest, res: ServerResponse, next: () => void) => {
-    if (originAllowed(req.headers.origin)) return next();
-    jsonRpcError(res, 403, -32000, `Invalid Origin: ${req.headers.origin}`);
-  });
-  if (authorization?.metadata) app.use(authorization.metadata);
-  if (authorization) app.use(authorization.check);
-  app.all(path, (req: McpHttpRequest, res: ServerResponse) => serve(req, res, req.body));
-  const viaExpress = (req: IncomingMessage, res: ServerResponse) => void app(req, res);
-  // The direct path: exactly the MCP path, Host and Origin allowed, a plain body, and either no
-  // authorization or a bearer token the check accepts (a refused one takes the Express path, whose
-  // check answers it: the body is read by then, so body-parser leaves `req.body` as it is).
-  const accepted = authorization?.accepted;
-  const direct = (req: IncomingMessage, res: ServerResponse): boolean => {
-    const url = req.url ?? "";
-    const query = url.indexOf("?");
-    if ((query < 0 ? url : url.slice(0, query)) !== path) return false;
-    const host = hostName(req.headers.host);
-    if (host === null || !allowedHosts.includes(host) || !originAllowed(req.headers.origin)) return false;
-    const kind = bodyKind(req);
-    if (kind === "express") return false;
-    const proceed = async (body: unknown) => {
-      const auth = accepted ? await accepted(req, body) : undefined;
-      if (accepted && !auth) {
-        (req as McpHttpRequest).body = body;
-        return viaExpress(req, res);
-      }
-      if (auth) (req as McpHttpRequest).auth = auth;
-      await serve(req, res, body);
-    };
-    if (kind === "none") {
-      void proceed(undefined);
-      return true;
+  /** One request through the gates, then either revision's leg. */
+  const serve = async (req: IncomingMessage, res: ServerResponse, gone: AbortSignal): Promise<Response | undefined> => {
+    const host = validateHostHeader(req.headers.host, allowedHosts);
+    if (!host.ok) return jsonRpcErrorResponse(403, -32000, host.message);
+    if (!originAllowed(req.headers.origin)) return jsonRpcErrorResponse(403, -32000, `Invalid Origin: ${req.headers.origin}`);
+    const request = webRequest(req, gone);
+    const document = authorization?.metadata?.(request);
+    if (document) return document;
+    // One trailing slash is the same endpoint (as the Express router matched it); the path is case-sensitive.
+    const { pathname } = new URL(request.url);
+    if (pathname !== path && pathname !== `${path}/`) return jsonRpcErrorResponse(404, -32000, `Not Found: the MCP endpoint is ${path}`);
+    const body = await readMcpBody(req);
+    if (body instanceof Response) return body;
+    let auth: AuthInfo | undefined;
+    if (authorization) {
+      const checked = await authorization.check(req, body);
+      if (checked instanceof Response) return checked;
+      res.once("close", checked.release);
+      auth = checked.auth;
     }
-    readJsonBody(req).then(proceed, (error: unknown) => {
-      if (typeof (error as BodyError)?.status !== "number") return void req.socket.destroy();
-      (req as IncomingMessage & { [BODY_ERROR]?: unknown })[BODY_ERROR] = error;
-      viaExpress(req, res);
-    });
-    return true;
+    // MCP-17: a 2026-07-28 request needs no session: any host answers it.
+    if (await modern.claims(req, body)) return void (await modern.serve(req, res, body, auth));
+    return session(req, request, body, auth);
   };
-  const handler = (authorization && !accepted ? viaExpress : (req: IncomingMessage, res: ServerResponse) => void (direct(req, res) || viaExpress(req, res))) as McpHttpHandler;
+  const handler = ((req: IncomingMessage, res: ServerResponse) => {
+    // A client that goes away aborts its request: the SDK then ends its stream (and cancels the run).
+    const gone = new AbortController();
+    const onClose = () => gone.abort();
+    res.once("close", onClose);
+    serve(req, res, gone.signal)
+      .catch((error: unknown) => jsonRpcErrorResponse(500, -32603, `Internal error: ${(error as Error)?.message ?? String(error)}`))
+      .then((response) => (response && !res.headersSent ? sendWebResponse(res, response, gone.signal) : undefined))
+      .catch(() => res.destroy())
+      .finally(() => res.off("close", onClose));
+  }) as McpHttpHandler;
   Object.defineProperty(handler, "sessions", { get: () => transports.size });
   handler.close = async () => {
     const open = [...transports.values()];

@@ -16,6 +16,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createMcpHandler, isLegacyRequest, type AuthInfo, type Server } from "@modelcontextprotocol/server";
 import type { McpServerHandle } from "../../../../ports/mcp-server.js";
+import { sendWebResponse, webRequest } from "./http-web.js";
 
 /** The `_meta` key prefix of the revision's per-request envelope. */
 const ENVELOPE_PREFIX = "io.modelcontextprotocol/";
@@ -41,16 +42,6 @@ function mightClaim(req: IncomingMessage, body: unknown): boolean {
   });
 }
 
-/** The web `Request` the SDK's handler reads: method, URL and headers (the body goes as the parsed value). */
-function webRequest(req: IncomingMessage, signal?: AbortSignal): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
-  }
-  return new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, { method: req.method ?? "POST", headers, ...(signal ? { signal } : {}) });
-}
-
 /**
  * The 2026-07-28 leg of a Streamable HTTP endpoint, answering each request with a fresh server
  * from `createServer` (the same factory as the 2025-11-25 sessions, so both revisions publish the
@@ -74,19 +65,8 @@ export function createModernLeg(createServer: () => McpServerHandle | Promise<Mc
       res.once("close", onClose);
       try {
         const response = await handler.fetch(webRequest(req, gone.signal), { parsedBody: body, ...(auth ? { authInfo: auth } : {}) });
-        const headers: Record<string, string> = {};
-        response.headers.forEach((value, name) => void (headers[name] = value));
-        res.writeHead(response.status, headers);
-        if (!response.body) return void res.end();
         // SSE frames are written as they come, so progress and the result reach the client at once.
-        const reader = response.body.getReader();
-        gone.signal.addEventListener("abort", () => void reader.cancel().catch(() => undefined), { once: true });
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          res.write(value);
-        }
-        res.end();
+        await sendWebResponse(res, response, gone.signal);
       } finally {
         res.off("close", onClose);
       }
