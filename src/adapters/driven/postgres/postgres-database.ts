@@ -33,7 +33,7 @@ export interface PostgresConnectionOptions {
   pool?: Pool;
   /** The schema holding the tables (created if missing); default {@link DEFAULT_POSTGRES_SCHEMA}. */
   schema?: string;
-  /** The drizzle migrations folder; found next to the package (`drizzle/postgres`) by default. */
+  /** The drizzle migrations folder; found next to the package by default (`drizzle/postgres`; the session tables': `drizzle/postgres-sessions`). */
   migrationsFolder?: string;
   /**
    * Milliseconds a statement may run on the connections the store opens (its own pool, session
@@ -216,20 +216,8 @@ export async function migratePostgresSchema(pool: Pool, schema: string, migratio
  */
 export async function openPostgres(options: PostgresConnectionOptions): Promise<PostgresConnection> {
   const schema = checkSchemaName(options.schema ?? DEFAULT_POSTGRES_SCHEMA);
-  const statementTimeoutMs = checkStatementTimeout(options.statementTimeoutMs);
   const migrationsFolder = options.migrationsFolder ?? findPostgresMigrationsFolder();
-  const owned = options.pool === undefined;
-  const pool =
-    options.pool ??
-    new pg.Pool({ ...(options.connectionString === undefined ? {} : { connectionString: options.connectionString }), ...boundedPoolConfig(statementTimeoutMs) });
-  // An idle connection the server drops emits "error" on the pool; the next query reports it.
-  if (owned) pool.on("error", () => {});
-  let released = false;
-  const release = async () => {
-    if (released || !owned) return;
-    released = true;
-    await pool.end();
-  };
+  const { pool, end: release } = poolOf(options);
   try {
     const db = drizzle({ client: pool });
     await migratePostgresSchema(pool, schema, migrationsFolder, POSTGRES_MIGRATIONS_TABLE);
@@ -238,4 +226,36 @@ export async function openPostgres(options: PostgresConnectionOptions): Promise<
     await release().catch(() => {});
     throw wrapAdapterError("postgres", `cannot open the store in schema "${schema}"`, driverFault(error));
   }
+}
+
+/** A pool to use and how to let it go (see {@link poolOf}). */
+export interface OwnedPool {
+  pool: Pool;
+  /** Whether the pool was made here (and `end` ends it). */
+  owned: boolean;
+  /** Ends a pool made here, once; leaves a host's pool open. */
+  end(): Promise<void>;
+}
+
+/**
+ * The pool of `options`, the one place a PostgreSQL adapter makes one: the host's `pool` as is,
+ * else a pool from `connectionString` (libpq's PG* variables without it) whose statements are
+ * bounded by `statementTimeoutMs` (checked: `input_validation`), with `config` on top.
+ *
+ * @example
+ * const { pool, end } = poolOf({ connectionString: "postgres://localhost/app" }, { max: 2 });
+ */
+export function poolOf(options: Pick<PostgresConnectionOptions, "pool" | "connectionString" | "statementTimeoutMs">, config: pg.PoolConfig = {}): OwnedPool {
+  const statementTimeoutMs = checkStatementTimeout(options.statementTimeoutMs);
+  if (options.pool) return { pool: options.pool, owned: false, end: async () => {} };
+  const pool = new pg.Pool({ ...(options.connectionString === undefined ? {} : { connectionString: options.connectionString }), ...config, ...boundedPoolConfig(statementTimeoutMs) });
+  // An idle connection the server drops emits "error" on the pool; the next query reports it.
+  pool.on("error", () => {});
+  let ended = false;
+  const end = async () => {
+    if (ended) return;
+    ended = true;
+    await pool.end();
+  };
+  return { pool, owned: true, end };
 }
