@@ -3,8 +3,6 @@
  * migrations applied on open under an advisory lock so that concurrent opens from several
  * processes apply each migration once.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import pg from "pg";
 import type { Pool, PoolClient } from "pg";
 import { DrizzleQueryError, sql } from "drizzle-orm";
@@ -14,7 +12,7 @@ import type { PgDatabase } from "drizzle-orm/pg-core";
 import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
 import type { Clock } from "../../../ports/clock.js";
 import type { StoreCall } from "../kernel/store-call.js";
-import { findMigrationsFolder, MIGRATIONS_JOURNAL } from "../system/migrations-folder.js";
+import { migrationCount, requireMigrationsFolder } from "../system/migrations-folder.js";
 import { boundedPoolConfig, checkStatementTimeout } from "./postgres-deadlines.js";
 import { postgresTables, type PostgresTables } from "./schema.js";
 
@@ -146,13 +144,7 @@ export function checkSchemaName(schema: unknown): string {
  * const folder = findPostgresMigrationsFolder(); // "/…/steamharness/drizzle/postgres"
  */
 export function findPostgresMigrationsFolder(start?: string): string {
-  const folder = findMigrationsFolder("postgres", start);
-  if (folder === null) throw new SteamharnessError("internal", `[steamharness] [postgres] no drizzle/postgres migrations folder above ${start ?? "the package"}`);
-  return folder;
-}
-
-function journalLength(migrationsFolder: string): number {
-  return (JSON.parse(readFileSync(join(migrationsFolder, MIGRATIONS_JOURNAL), "utf8")) as { entries: unknown[] }).entries.length;
+  return requireMigrationsFolder("postgres", "postgres", start);
 }
 
 /** How many migrations of one bookkeeping table the schema records as applied (0 before the first). */
@@ -179,7 +171,7 @@ async function appliedMigrations(db: PostgresQueryable, schema: string, migratio
  * await migratePostgresSchema(pool, "steamharness", findPostgresMigrationsFolder(), POSTGRES_MIGRATIONS_TABLE);
  */
 export async function migratePostgresSchema(pool: Pool, schema: string, migrationsFolder: string, migrationsTable: string): Promise<void> {
-  const wanted = journalLength(migrationsFolder);
+  const wanted = migrationCount(migrationsFolder);
   if ((await appliedMigrations(drizzle({ client: pool }), schema, migrationsTable)) >= wanted) return;
   const client: PoolClient = await pool.connect();
   let broken: unknown;

@@ -1,7 +1,7 @@
-import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
+import { wrapAdapterError } from "../../../domain/errors.js";
 import type { McpTaskStore } from "../../../ports/mcp-task-store.js";
 import { createSqlMcpTaskStore } from "../kernel/mcp-task-rows.js";
-import { findMigrationsFolder } from "../system/migrations-folder.js";
+import { requireMigrationsFolder } from "../system/migrations-folder.js";
 import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, migratePostgresSchema, poolOf, type PostgresConnectionOptions } from "./postgres-database.js";
 
 /** drizzle's bookkeeping table of the task store's migrations, inside its schema. */
@@ -23,8 +23,7 @@ export interface PostgresMcpTaskStoreOptions extends Pick<PostgresConnectionOpti
  */
 export async function createPostgresMcpTaskStore(options: PostgresMcpTaskStoreOptions): Promise<McpTaskStore> {
   const schema = checkSchemaName(options.schema ?? DEFAULT_POSTGRES_SCHEMA);
-  const folder = findMigrationsFolder("postgres-mcp-tasks");
-  if (folder === null) throw new SteamharnessError("internal", "[steamharness] [postgres] drizzle/postgres-mcp-tasks migrations not found");
+  const folder = requireMigrationsFolder("postgres-mcp-tasks", "postgres");
   const { pool, end } = poolOf(options);
   try {
     await migratePostgresSchema(pool, schema, folder, POSTGRES_MCP_TASK_MIGRATIONS_TABLE);

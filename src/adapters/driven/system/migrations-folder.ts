@@ -2,7 +2,8 @@
  * Finding a checked-in drizzle migrations folder, from the sources (tsx, jest) and from the
  * bundled `dist/`. Shared by the SQLite and PostgreSQL adapters; loads no database driver.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { SteamharnessError } from "../../../domain/errors.js";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -34,4 +35,35 @@ export function findMigrationsFolder(subfolder: string, start: string = moduleDi
     directory = parent;
   }
   return null;
+}
+
+/**
+ * {@link findMigrationsFolder}, for a folder the package ships: throws `internal` (a broken
+ * install) naming `family` when it is nowhere above.
+ *
+ * @example
+ * requireMigrationsFolder("postgres-sessions", "postgres") // "/…/steamharness/drizzle/postgres-sessions"
+ */
+export function requireMigrationsFolder(subfolder: string, family: string, start?: string): string {
+  const folder = findMigrationsFolder(subfolder, start);
+  if (folder === null) throw new SteamharnessError("internal", `[steamharness] [${family}] no drizzle/${subfolder} migrations folder above ${start ?? "the package"}`);
+  return folder;
+}
+
+const counts = new Map<string, number>();
+
+/**
+ * How many migrations a folder's journal lists, read once per process and folder (a checked-in
+ * folder does not change under a running process).
+ *
+ * @example
+ * migrationCount(requireMigrationsFolder("", "sqlite")) // 9
+ */
+export function migrationCount(migrationsFolder: string): number {
+  let count = counts.get(migrationsFolder);
+  if (count === undefined) {
+    count = (JSON.parse(readFileSync(join(migrationsFolder, MIGRATIONS_JOURNAL), "utf8")) as { entries: unknown[] }).entries.length;
+    counts.set(migrationsFolder, count);
+  }
+  return count;
 }

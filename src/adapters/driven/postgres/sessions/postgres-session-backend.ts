@@ -8,12 +8,12 @@ import type { SessionBackend } from "../../../../ports/session-backend.js";
 import type { SessionLease } from "../../../../ports/session-lease.js";
 import type { SessionAddress, SessionStore } from "../../../../ports/session-store.js";
 import { checkLeaseRequest } from "../../../../domain/agent/session-lease-rules.js";
-import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, poolOf, type PostgresConnectionOptions, type PostgresDb, type PostgresQueryable } from "../postgres-database.js";
+import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, migratePostgresSchema, poolOf, type PostgresConnectionOptions, type PostgresDb, type PostgresQueryable } from "../postgres-database.js";
 import { createSessionBackend } from "../../kernel/session-backend.js";
 import type { SessionBase } from "../../kernel/session-store.js";
 import { checkStatementTimeout } from "../postgres-deadlines.js";
 import { createLeaseConnectionPool, type PostgresLeaseKeepAlive } from "./lease-connections.js";
-import { findPostgresSessionMigrationsFolder, migrateSessionSchema } from "./session-migrations.js";
+import { requireMigrationsFolder } from "../../system/migrations-folder.js";
 import { createPostgresSessionHostStore, ensureHostRecord } from "./postgres-session-host-store.js";
 import { createPostgresSessionLeaseProvider, type PostgresSessionLeaseProvider } from "./postgres-session-lease.js";
 import { createPostgresSessionStore, forkPostgresSessionLog, sessionScope, type SessionStoreAccess } from "./postgres-session-store.js";
@@ -117,7 +117,8 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
   let migrated: Promise<void> | null = null;
   /** Every call first: migrations applied once (retried after a failure). */
   const ready = async (): Promise<void> => {
-    migrated ??= migrateSessionSchema(pool, schema, options.migrationsFolder ?? findPostgresSessionMigrationsFolder()).catch((error: unknown) => {
+    // Under the schema's migration lock the store's migrations take too, with a bookkeeping table of their own.
+    migrated ??= migratePostgresSchema(pool, schema, options.migrationsFolder ?? requireMigrationsFolder("postgres-sessions", "postgres"), "__steamharness_session_migrations").catch((error: unknown) => {
       migrated = null;
       throw wrapAdapterError("postgres", `cannot migrate the session tables in schema "${schema}"`, driverFault(error));
     });
