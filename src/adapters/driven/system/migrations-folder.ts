@@ -16,16 +16,24 @@ function moduleDirectory(): string {
   return dirname(fileURLToPath(import.meta.url));
 }
 
+const found = new Map<string, string | null>();
+
 /**
  * Finds a checked-in migrations folder (`drizzle/<subfolder>` holding a drizzle journal) by
  * walking up from `start`: the package root is above both `src/adapters/<tech>/` (tsx, jest) and
- * the bundled `dist/` (the package ships `drizzle/`). `null` when it is nowhere above.
+ * the bundled `dist/` (the package ships `drizzle/`). `null` when it is nowhere above. Without
+ * `start` the package's own folder is looked up once per process: a process opens a session file
+ * on every new chat, and the walk costs a dozen `stat`s.
  *
  * @example
  * findMigrationsFolder("session") // "/…/steamharness/drizzle/session"
  * findMigrationsFolder("")        // "/…/steamharness/drizzle" (the store's own migrations)
  */
-export function findMigrationsFolder(subfolder: string, start: string = moduleDirectory()): string | null {
+export function findMigrationsFolder(subfolder: string, start?: string): string | null {
+  if (start === undefined) {
+    if (!found.has(subfolder)) found.set(subfolder, findMigrationsFolder(subfolder, moduleDirectory()));
+    return found.get(subfolder)!;
+  }
   let directory = start;
   for (let depth = 0; depth < 8; depth++) {
     const candidate = join(directory, "drizzle", subfolder);

@@ -139,9 +139,6 @@ export interface MigratedSqliteOptions {
   initialise?: (db: BetterSQLite3Database) => void;
 }
 
-/** Checked-in migration folders by name, looked up once per process. */
-const folders = new Map<string, string | null>();
-
 /**
  * Opens (creating the file and its folder, see {@link seedSqliteFile}) a WAL-mode database several
  * processes share and brings it up to its migrations; a lost migration race is retried. A missing migrations folder
@@ -151,8 +148,7 @@ const folders = new Map<string, string | null>();
  * const { client, db } = openMigratedSqlite("/data/mcp-tasks.sqlite", { migrations: "mcp-tasks", what: "the task store" });
  */
 export function openMigratedSqlite(path: string, options: MigratedSqliteOptions): { client: Database.Database; db: BetterSQLite3Database } {
-  if (!folders.has(options.migrations)) folders.set(options.migrations, findMigrationsFolder(options.migrations));
-  const folder = options.migrationsFolder ?? folders.get(options.migrations)!;
+  const folder = options.migrationsFolder ?? findMigrationsFolder(options.migrations);
   if (folder === null) throw new SteamharnessError("internal", `[steamharness] [sqlite] drizzle/${options.migrations} migrations not found`);
   let client: Database.Database | undefined;
   try {
