@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import type { SessionEventInput } from "../../src/ports/session-store.js";
 import { conversationSessionsDirectory, resolveSessionDatabasePath } from "../../src/adapters/driven/sqlite/sessions/session-database-path.js";
-import { findSessionMigrationsFolder } from "../../src/adapters/driven/sqlite/sessions/session-migrations.js";
+import { findMigrationsFolder } from "../../src/adapters/driven/system/migrations-folder.js";
 import { migrateWithRetry, seedSqliteFile } from "../../src/adapters/driven/sqlite/shared/migrations.js";
 import { eventsAfterQuery, headQuery, prepareSessionStatements } from "../../src/adapters/driven/sqlite/sessions/session-statements.js";
 import type { SQL } from "drizzle-orm";
@@ -42,7 +42,7 @@ describe("SQLite session store extras", () => {
     try {
       const tables = raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
       expect(tables).toEqual(expect.arrayContaining(["session_events", "session_meta", "session_snapshots", "__drizzle_migrations"]));
-      const journal = JSON.parse(readFileSync(join(findSessionMigrationsFolder()!, "meta", "_journal.json"), "utf8")) as { entries: unknown[] };
+      const journal = JSON.parse(readFileSync(join(findMigrationsFolder("session")!, "meta", "_journal.json"), "utf8")) as { entries: unknown[] };
       expect(raw.prepare("SELECT count(*) FROM __drizzle_migrations").pluck().get()).toBe(journal.entries.length);
       expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
       expect(raw.pragma("user_version", { simple: true })).toBe(journal.entries.length);
@@ -59,7 +59,7 @@ describe("SQLite session store extras", () => {
     // The same schema as a file migrated the ordinary way.
     const migrated = join(root, "seeded", "migrated.sqlite");
     const client = new Database(migrated);
-    migrateWithRetry(drizzle({ client }), findSessionMigrationsFolder()!);
+    migrateWithRetry(drizzle({ client }), findMigrationsFolder("session")!);
     const schemaOf = (raw: Database.Database) => raw.prepare("SELECT type, name, sql FROM sqlite_master ORDER BY name").all();
     const raw = new Database(seeded, { readonly: true });
     try {
@@ -71,7 +71,7 @@ describe("SQLite session store extras", () => {
       client.close();
     }
     expect(readdirSync(dirname(seeded)).filter((name) => name.endsWith(".seed"))).toEqual([]);
-    expect(seedSqliteFile(seeded, findSessionMigrationsFolder()!)).toBe(false);
+    expect(seedSqliteFile(seeded, findMigrationsFolder("session")!)).toBe(false);
     const reopened = createSqliteSessionStore({ path: seeded, address: address("agent", "c1") });
     expect((await reopened.append([plan("r1", 0)])).events[0]!.seq).toBe(1);
     await reopened.close();
@@ -106,9 +106,9 @@ describe("SQLite session store extras", () => {
   });
 
   it("SES-1 the migration folder is found from the source tree and from a dist/ folder beside drizzle/", () => {
-    expect(findSessionMigrationsFolder()).toBe(join(process.cwd(), "drizzle", "session"));
-    expect(findSessionMigrationsFolder(join(process.cwd(), "dist"))).toBe(join(process.cwd(), "drizzle", "session"));
-    expect(findSessionMigrationsFolder(tmpdir())).toBeNull();
+    expect(findMigrationsFolder("session")).toBe(join(process.cwd(), "drizzle", "session"));
+    expect(findMigrationsFolder("session", join(process.cwd(), "dist"))).toBe(join(process.cwd(), "drizzle", "session"));
+    expect(findMigrationsFolder("session", tmpdir())).toBeNull();
   });
 
   it("SES-1 events, head and snapshot persist across reopen and writes continue the seq", async () => {

@@ -15,6 +15,7 @@ import type {
   KnowledgeSearchHit,
   KnowledgeStore,
 } from "../../../ports/knowledge-store.js";
+import { keyRange, sortKey, type KeyOperators } from "./sort-key.js";
 import { pageOf, type Awaitable, type StoreCall } from "./store-call.js";
 
 /** A page request of the rows: at most `limit` rows matching `filter`, strictly after `after`. */
@@ -42,6 +43,30 @@ export interface KnowledgeRows {
    * `after` is the `[score, documentId]` of the previous page's last hit.
    */
   search(projectId: string, terms: string[], page: KnowledgePage<[number, string]>): Awaitable<KnowledgeMatch[]>;
+}
+
+/** drizzle's operators the SQL knowledge rows need (the same in every dialect), handed in as to {@link keyRange}. */
+export interface KnowledgeOperators<Column, Condition> extends KeyOperators<Column, Condition> {
+  and(...conditions: Array<NoInfer<Condition> | undefined>): Condition | undefined;
+  eq(column: NoInfer<Column>, value: unknown): Condition;
+}
+
+/**
+ * The conditions the SQL row drivers (SQLite, PostgreSQL) of `knowledge_documents` share, on its
+ * project and sort-key (`doc_key`) columns: one document, the id filter, and a listing page
+ * (keyset on the sort key, never OFFSET).
+ *
+ * @example
+ * const { page } = knowledgeConditions({ and, eq, gt, gte, lt, or }, docs.projectId, docs.docKey);
+ * db.select(summaryColumns).from(docs).where(page(projectId, filter, after)).orderBy(asc(docs.docKey)).limit(limit);
+ */
+export function knowledgeConditions<Column, Condition>(ops: KnowledgeOperators<Column, Condition>, projectColumn: Column, keyColumn: Column) {
+  const idFilter = (filter: Required<KnowledgeFilter>, after?: string) => keyRange(ops, keyColumn, { prefix: filter.idPrefix, excludePrefix: filter.excludeIdPrefix, after });
+  return {
+    byId: (projectId: string, documentId: string) => ops.and(ops.eq(projectColumn, projectId), ops.eq(keyColumn, sortKey(documentId))),
+    idFilter,
+    page: (projectId: string, filter: Required<KnowledgeFilter>, after?: string) => ops.and(ops.eq(projectColumn, projectId), ...idFilter(filter, after)),
+  };
 }
 
 const checkDocumentId = (documentId: unknown): string => checkText("documentId", documentId, STORE_LIMITS.documentId);

@@ -27,8 +27,8 @@ export interface HeldSession<E extends object = object> {
 export interface SessionBackendDriver<E extends object = object> {
   kind: string;
   durable: boolean;
-  /** False: a request naming `databasePath` is refused with `input_validation` before the driver sees it. */
-  acceptsDatabasePath: boolean;
+  /** Absent or false: a request naming `databasePath` is refused with `input_validation` before the driver sees it. */
+  acceptsDatabasePath?: true;
   leases: SessionLeaseProvider;
   /** Takes the session's lease (`session_busy` when held elsewhere) and opens its store under it. */
   hold(request: SessionOpenRequest): Promise<HeldSession<E>>;
@@ -83,9 +83,10 @@ export function heldStore<E extends object>(held: HeldSession<E>, family: string
  * The session backend over a family's driver.
  *
  * @example
- * const sessions = createSessionBackend({ kind: "memory", durable: false, acceptsDatabasePath: false, leases, hold, unleased, hostStore, close }, "memory");
+ * const sessions = createSessionBackend({ kind: "memory", durable: false, leases, hold, unleased, hostStore, close });
  */
-export function createSessionBackend<E extends object>(driver: SessionBackendDriver<E>, family: string): SessionBackend & { open(request: SessionOpenRequest): Promise<SessionStore & E> } {
+export function createSessionBackend<E extends object>(driver: SessionBackendDriver<E>): SessionBackend & { open(request: SessionOpenRequest): Promise<SessionStore & E> } {
+  const family = driver.kind;
   let closed = false;
   const ready = (databasePath?: string): void => {
     if (closed) throw new SteamharnessError("unavailable", `[steamharness] [${family}] the session backend is closed`);
@@ -112,7 +113,7 @@ export function createSessionBackend<E extends object>(driver: SessionBackendDri
   return {
     kind: driver.kind,
     durable: driver.durable,
-    acceptsDatabasePath: driver.acceptsDatabasePath,
+    acceptsDatabasePath: driver.acceptsDatabasePath === true,
     leases: driver.leases,
     async open(request) {
       ready(request.databasePath);

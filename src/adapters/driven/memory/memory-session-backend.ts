@@ -47,7 +47,6 @@ export function createMemorySessionBackend(options: MemorySessionBackendOptions 
     {
       kind: "memory",
       durable: false,
-      acceptsDatabasePath: false,
       leases,
       async hold(request) {
         const lease = (await leases.acquire(request.address, { ownerId: request.ownerId, onBusy: "throw" }))!;
@@ -72,6 +71,5 @@ export function createMemorySessionBackend(options: MemorySessionBackendOptions 
       },
       close: async () => {},
     },
-    "memory",
   );
 }

@@ -1,7 +1,5 @@
 import type { BudgetLedger } from "../../../ports/budget-ledger.js";
 import { createMemoryBudgetLedger } from "./memory-budget-ledger.js";
-import type { Clock } from "../../../ports/clock.js";
-import type { IdSource } from "../../../ports/id-source.js";
 import type { KnowledgeStore } from "../../../ports/knowledge-store.js";
 import type { KvStore } from "../../../ports/kv-store.js";
 import type { ManagedFileStore } from "../../../ports/managed-file-store.js";
@@ -13,16 +11,10 @@ import { createMemoryKvStore } from "./memory-kv-store.js";
 import { createMemoryManagedFileStore } from "./memory-managed-file-store.js";
 import { createMemoryPersistentValueStore } from "./memory-persistent-value-store.js";
 import { createMemorySessionBackend } from "./memory-session-backend.js";
+import type { StorageOptions } from "../kernel/storage-options.js";
 
 /** Options of {@link MemoryStorage}. */
-export interface MemoryStorageOptions {
-  /** Time source for `updatedAt`/`createdAt`; defaults to the system clock. */
-  clock?: Clock;
-  /** Id source for managed files; defaults to random UUIDs. */
-  idSource?: IdSource;
-  /** Largest managed file; defaults to 64 MiB. */
-  maxFileBytes?: number;
-}
+export interface MemoryStorageOptions extends StorageOptions {}
 
 /**
  * Every store port in memory: the reference implementation the contract suites are written

@@ -3,8 +3,6 @@
  * migrations applied on open under an advisory lock so that concurrent opens from several
  * processes apply each migration once.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import pg from "pg";
 import type { Pool, PoolClient } from "pg";
 import { DrizzleQueryError, sql } from "drizzle-orm";
@@ -14,7 +12,7 @@ import type { PgDatabase } from "drizzle-orm/pg-core";
 import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
 import type { Clock } from "../../../ports/clock.js";
 import type { StoreCall } from "../kernel/store-call.js";
-import { findMigrationsFolder, MIGRATIONS_JOURNAL } from "../system/migrations-folder.js";
+import { migrationCount, requireMigrationsFolder } from "../system/migrations-folder.js";
 import { boundedPoolConfig, checkStatementTimeout } from "./postgres-deadlines.js";
 import { postgresTables, type PostgresTables } from "./schema.js";
 
@@ -33,7 +31,7 @@ export interface PostgresConnectionOptions {
   pool?: Pool;
   /** The schema holding the tables (created if missing); default {@link DEFAULT_POSTGRES_SCHEMA}. */
   schema?: string;
-  /** The drizzle migrations folder; found next to the package (`drizzle/postgres`) by default. */
+  /** The drizzle migrations folder; found next to the package by default (`drizzle/postgres`; the session tables': `drizzle/postgres-sessions`). */
   migrationsFolder?: string;
   /**
    * Milliseconds a statement may run on the connections the store opens (its own pool, session
@@ -146,13 +144,7 @@ export function checkSchemaName(schema: unknown): string {
  * const folder = findPostgresMigrationsFolder(); // "/…/steamharness/drizzle/postgres"
  */
 export function findPostgresMigrationsFolder(start?: string): string {
-  const folder = findMigrationsFolder("postgres", start);
-  if (folder === null) throw new SteamharnessError("internal", `[steamharness] [postgres] no drizzle/postgres migrations folder above ${start ?? "the package"}`);
-  return folder;
-}
-
-function journalLength(migrationsFolder: string): number {
-  return (JSON.parse(readFileSync(join(migrationsFolder, MIGRATIONS_JOURNAL), "utf8")) as { entries: unknown[] }).entries.length;
+  return requireMigrationsFolder("postgres", "postgres", start);
 }
 
 /** How many migrations of one bookkeeping table the schema records as applied (0 before the first). */
@@ -179,7 +171,7 @@ async function appliedMigrations(db: PostgresQueryable, schema: string, migratio
  * await migratePostgresSchema(pool, "steamharness", findPostgresMigrationsFolder(), POSTGRES_MIGRATIONS_TABLE);
  */
 export async function migratePostgresSchema(pool: Pool, schema: string, migrationsFolder: string, migrationsTable: string): Promise<void> {
-  const wanted = journalLength(migrationsFolder);
+  const wanted = migrationCount(migrationsFolder);
   if ((await appliedMigrations(drizzle({ client: pool }), schema, migrationsTable)) >= wanted) return;
   const client: PoolClient = await pool.connect();
   let broken: unknown;
@@ -216,20 +208,8 @@ export async function migratePostgresSchema(pool: Pool, schema: string, migratio
  */
 export async function openPostgres(options: PostgresConnectionOptions): Promise<PostgresConnection> {
   const schema = checkSchemaName(options.schema ?? DEFAULT_POSTGRES_SCHEMA);
-  const statementTimeoutMs = checkStatementTimeout(options.statementTimeoutMs);
   const migrationsFolder = options.migrationsFolder ?? findPostgresMigrationsFolder();
-  const owned = options.pool === undefined;
-  const pool =
-    options.pool ??
-    new pg.Pool({ ...(options.connectionString === undefined ? {} : { connectionString: options.connectionString }), ...boundedPoolConfig(statementTimeoutMs) });
-  // An idle connection the server drops emits "error" on the pool; the next query reports it.
-  if (owned) pool.on("error", () => {});
-  let released = false;
-  const release = async () => {
-    if (released || !owned) return;
-    released = true;
-    await pool.end();
-  };
+  const { pool, end: release } = poolOf(options);
   try {
     const db = drizzle({ client: pool });
     await migratePostgresSchema(pool, schema, migrationsFolder, POSTGRES_MIGRATIONS_TABLE);
@@ -238,4 +218,36 @@ export async function openPostgres(options: PostgresConnectionOptions): Promise<
     await release().catch(() => {});
     throw wrapAdapterError("postgres", `cannot open the store in schema "${schema}"`, driverFault(error));
   }
+}
+
+/** A pool to use and how to let it go (see {@link poolOf}). */
+export interface OwnedPool {
+  pool: Pool;
+  /** Whether the pool was made here (and `end` ends it). */
+  owned: boolean;
+  /** Ends a pool made here, once; leaves a host's pool open. */
+  end(): Promise<void>;
+}
+
+/**
+ * The pool of `options`, the one place a PostgreSQL adapter makes one: the host's `pool` as is,
+ * else a pool from `connectionString` (libpq's PG* variables without it) whose statements are
+ * bounded by `statementTimeoutMs` (checked: `input_validation`), with `config` on top.
+ *
+ * @example
+ * const { pool, end } = poolOf({ connectionString: "postgres://localhost/app" }, { max: 2 });
+ */
+export function poolOf(options: Pick<PostgresConnectionOptions, "pool" | "connectionString" | "statementTimeoutMs">, config: pg.PoolConfig = {}): OwnedPool {
+  const statementTimeoutMs = checkStatementTimeout(options.statementTimeoutMs);
+  if (options.pool) return { pool: options.pool, owned: false, end: async () => {} };
+  const pool = new pg.Pool({ ...(options.connectionString === undefined ? {} : { connectionString: options.connectionString }), ...config, ...boundedPoolConfig(statementTimeoutMs) });
+  // An idle connection the server drops emits "error" on the pool; the next query reports it.
+  pool.on("error", () => {});
+  let ended = false;
+  const end = async () => {
+    if (ended) return;
+    ended = true;
+    await pool.end();
+  };
+  return { pool, owned: true, end };
 }

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gt, gte, lt, or, sql } from "drizzle-orm";
-import type { KnowledgeFilter, KnowledgeStore } from "../../../ports/knowledge-store.js";
-import { createKnowledgeStore, type KnowledgeRows } from "../kernel/knowledge-store.js";
-import { keyRange, sortKey } from "../kernel/sort-key.js";
+import type { KnowledgeStore } from "../../../ports/knowledge-store.js";
+import { createKnowledgeStore, knowledgeConditions, type KnowledgeRows } from "../kernel/knowledge-store.js";
+import { sortKey } from "../kernel/sort-key.js";
 import { allTermsQuery, documentVector } from "./knowledge-vector.js";
 import { postgresCall, type PostgresStoreContext } from "./postgres-database.js";
 
@@ -25,9 +25,7 @@ export function createPostgresKnowledgeRows({ db, tables }: Pick<PostgresStoreCo
   const docs = tables.knowledgeDocuments;
   const summaryColumns = { documentId: docs.documentId, title: docs.title, createdAt: docs.createdAt, updatedAt: docs.updatedAt };
   const documentColumns = { ...summaryColumns, markdown: docs.markdown };
-  const byId = (projectId: string, documentId: string) => and(eq(docs.projectId, projectId), eq(docs.docKey, sortKey(documentId)));
-  const idFilter = (filter: Required<KnowledgeFilter>, after?: string) =>
-    keyRange({ gt, gte, lt, or }, docs.docKey, { prefix: filter.idPrefix, excludePrefix: filter.excludeIdPrefix, after });
+  const { byId, idFilter, page } = knowledgeConditions({ and, eq, gt, gte, lt, or }, docs.projectId, docs.docKey);
 
   return {
     async upsert(projectId, input, now) {
@@ -41,13 +39,7 @@ export function createPostgresKnowledgeRows({ db, tables }: Pick<PostgresStoreCo
     },
     get: async (projectId, documentId) => (await db.select(documentColumns).from(docs).where(byId(projectId, documentId)))[0],
     delete: async (projectId, documentId) => ((await db.delete(docs).where(byId(projectId, documentId))).rowCount ?? 0) > 0,
-    list: (projectId, { filter, after, limit }) =>
-      db
-        .select(summaryColumns)
-        .from(docs)
-        .where(and(eq(docs.projectId, projectId), ...idFilter(filter, after)))
-        .orderBy(asc(docs.docKey))
-        .limit(limit),
+    list: (projectId, { filter, after, limit }) => db.select(summaryColumns).from(docs).where(page(projectId, filter, after)).orderBy(asc(docs.docKey)).limit(limit),
     async search(projectId, terms, { filter, after, limit }) {
       // A term too long to be a lexeme cannot match anything.
       const tsquery = allTermsQuery(terms);

@@ -1,22 +1,16 @@
-import pg from "pg";
-import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
+import { wrapAdapterError } from "../../../domain/errors.js";
 import type { McpTaskStore } from "../../../ports/mcp-task-store.js";
 import { createSqlMcpTaskStore } from "../kernel/mcp-task-rows.js";
-import { findMigrationsFolder } from "../system/migrations-folder.js";
-import { boundedPoolConfig, checkStatementTimeout } from "./postgres-deadlines.js";
-import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, migratePostgresSchema } from "./postgres-database.js";
+import { requireMigrationsFolder } from "../system/migrations-folder.js";
+import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, migratePostgresSchema, poolOf, type PostgresConnectionOptions } from "./postgres-database.js";
 
 /** drizzle's bookkeeping table of the task store's migrations, inside its schema. */
 export const POSTGRES_MCP_TASK_MIGRATIONS_TABLE = "__steamharness_mcp_task_migrations";
 
-/** Options of {@link createPostgresMcpTaskStore}. */
-export interface PostgresMcpTaskStoreOptions {
+/** Options of {@link createPostgresMcpTaskStore}: the database, and the schema of the table (created if missing). */
+export interface PostgresMcpTaskStoreOptions extends Pick<PostgresConnectionOptions, "schema" | "statementTimeoutMs"> {
   /** `postgres://user:password@host:port/database`. */
   connectionString: string;
-  /** The schema of the table (created if missing); default `steamharness`. */
-  schema?: string;
-  /** Milliseconds a statement may run (default 30 000). */
-  statementTimeoutMs?: number;
 }
 
 /**
@@ -29,14 +23,12 @@ export interface PostgresMcpTaskStoreOptions {
  */
 export async function createPostgresMcpTaskStore(options: PostgresMcpTaskStoreOptions): Promise<McpTaskStore> {
   const schema = checkSchemaName(options.schema ?? DEFAULT_POSTGRES_SCHEMA);
-  const folder = findMigrationsFolder("postgres-mcp-tasks");
-  if (folder === null) throw new SteamharnessError("internal", "[steamharness] [postgres] drizzle/postgres-mcp-tasks migrations not found");
-  const pool = new pg.Pool({ connectionString: options.connectionString, ...boundedPoolConfig(checkStatementTimeout(options.statementTimeoutMs)) });
-  pool.on("error", () => {});
+  const folder = requireMigrationsFolder("postgres-mcp-tasks", "postgres");
+  const { pool, end } = poolOf(options);
   try {
     await migratePostgresSchema(pool, schema, folder, POSTGRES_MCP_TASK_MIGRATIONS_TABLE);
   } catch (error) {
-    await pool.end().catch(() => {});
+    await end().catch(() => {});
     throw wrapAdapterError("postgres", `cannot open the task store in schema "${schema}"`, driverFault(error));
   }
   const table = `"${schema.replace(/"/g, '""')}".mcp_tasks`;
@@ -49,6 +41,6 @@ export async function createPostgresMcpTaskStore(options: PostgresMcpTaskStoreOp
     },
     isConflict: (error) => (error as { code?: string }).code === "23505",
     faultOf: driverFault,
-    close: () => pool.end(),
+    close: end,
   });
 }

@@ -1,5 +1,3 @@
-import type { Clock } from "../../../ports/clock.js";
-import type { IdSource } from "../../../ports/id-source.js";
 import type { Storage } from "../../../ports/storage.js";
 import { createSystemClock } from "../system/clock.js";
 import { createRandomIdSource } from "../system/id-source.js";
@@ -10,14 +8,11 @@ import { createPostgresManagedFileStore } from "./postgres-managed-file-store.js
 import { createPostgresPersistentValueStore } from "./postgres-persistent-value-store.js";
 import { createPostgresTokenUsage } from "./postgres-token-usage.js";
 import { createPostgresBudgetLedger } from "./postgres-budget-ledger.js";
+import type { StorageOptions } from "../kernel/storage-options.js";
 import { createPostgresSessionBackend, type PostgresSessionBackendOptions } from "./sessions/postgres-session-backend.js";
 
 /** Options of {@link createPostgresStorage}. */
-export interface PostgresStorageOptions extends PostgresConnectionOptions {
-  clock?: Clock;
-  idSource?: IdSource;
-  /** Largest managed file; defaults to 64 MiB. */
-  maxFileBytes?: number;
+export interface PostgresStorageOptions extends PostgresConnectionOptions, StorageOptions {
   /** Options of the session backend (`storage.sessions`): lease connection budget, keepalive. */
   sessions?: Pick<PostgresSessionBackendOptions, "leaseConnection" | "maxLeaseConnections" | "maxIdleLeaseConnections" | "keepAlive">;
 }

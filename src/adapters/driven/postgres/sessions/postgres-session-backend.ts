@@ -1,5 +1,4 @@
 import pg from "pg";
-import type { Pool } from "pg";
 import { and, eq } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { drizzle } from "drizzle-orm/node-postgres";
@@ -9,30 +8,30 @@ import type { SessionBackend } from "../../../../ports/session-backend.js";
 import type { SessionLease } from "../../../../ports/session-lease.js";
 import type { SessionAddress, SessionStore } from "../../../../ports/session-store.js";
 import { checkLeaseRequest } from "../../../../domain/agent/session-lease-rules.js";
-import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, type PostgresDb, type PostgresQueryable } from "../postgres-database.js";
+import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, migratePostgresSchema, poolOf, type PostgresConnectionOptions, type PostgresDb, type PostgresQueryable } from "../postgres-database.js";
 import { createSessionBackend } from "../../kernel/session-backend.js";
 import type { SessionBase } from "../../kernel/session-store.js";
-import { boundedPoolConfig, checkStatementTimeout } from "../postgres-deadlines.js";
+import { checkStatementTimeout } from "../postgres-deadlines.js";
 import { createLeaseConnectionPool, type PostgresLeaseKeepAlive } from "./lease-connections.js";
-import { findPostgresSessionMigrationsFolder, migrateSessionSchema } from "./session-migrations.js";
+import { requireMigrationsFolder } from "../../system/migrations-folder.js";
 import { createPostgresSessionHostStore, ensureHostRecord } from "./postgres-session-host-store.js";
 import { createPostgresSessionLeaseProvider, type PostgresSessionLeaseProvider } from "./postgres-session-lease.js";
 import { createPostgresSessionStore, forkPostgresSessionLog, sessionScope, type SessionStoreAccess } from "./postgres-session-store.js";
 import { postgresSessionTables } from "./session-schema.js";
 
-/** Options of {@link createPostgresSessionBackend}. */
-export interface PostgresSessionBackendOptions {
-  /** A pool the host owns, for reads, host records and unleased writes: used as is, never ended here. */
-  pool?: Pool;
-  /** `postgres://…`; without `pool`, a pool is made from it (and ended by `close()`). */
-  connectionString?: string;
+/**
+ * Options of {@link createPostgresSessionBackend}: a host's `pool` (for reads, host records and
+ * unleased writes; never ended here) or a `connectionString` (a pool is made and `close()` ends
+ * it); `migrationsFolder` is the sessions' own (`drizzle/postgres-sessions` by default);
+ * `statementTimeoutMs` bounds lease connections too (an unanswered query ends its connection 2 s
+ * later, and the lease with it).
+ */
+export interface PostgresSessionBackendOptions extends PostgresConnectionOptions {
   /**
    * How lease connections connect (one `pg.Client` per held session). Default: the
    * `connectionString`, else the given pool's own connection options.
    */
   leaseConnection?: pg.ClientConfig;
-  /** The schema of the session tables (created if missing); default `"steamharness"`, like the store's. */
-  schema?: string;
   /** At most this many sessions held at once by this backend, each on its own connection (default 32). */
   maxLeaseConnections?: number;
   /** Released lease connections kept open for the next lease (default 4). */
@@ -42,15 +41,8 @@ export interface PostgresSessionBackendOptions {
    * the leases of a machine that vanished after at most idle + interval × count seconds (25 s).
    */
   keepAlive?: PostgresLeaseKeepAlive;
-  /** The session migrations; found next to the package (`drizzle/postgres-sessions`) by default. */
-  migrationsFolder?: string;
   /** Timestamps of host records (events take the clock of their request). */
   clock?: Clock;
-  /**
-   * Statement timeout of the pool made here and of lease connections (default 30 000 ms, 0: none);
-   * an unanswered query ends its connection 2 s later (a lease connection with it: the lease is lost).
-   */
-  statementTimeoutMs?: number;
 }
 
 /** The PostgreSQL session backend. */
@@ -107,9 +99,7 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
   const schema = checkSchemaName(options.schema ?? DEFAULT_POSTGRES_SCHEMA);
   const statementTimeoutMs = checkStatementTimeout(options.statementTimeoutMs);
   if (!options.pool && !options.connectionString) throw new SteamharnessError("input_validation", "createPostgresSessionBackend needs a pool or a connectionString", { field: "pool" });
-  const owned = options.pool === undefined;
-  const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, ...boundedPoolConfig(statementTimeoutMs) });
-  if (owned) pool.on("error", () => {});
+  const { pool, end } = poolOf(options);
   const db: PostgresDb = drizzle({ client: pool });
   const tables = postgresSessionTables(schema);
   const now = options.clock ? () => options.clock!.now() : Date.now;
@@ -127,7 +117,8 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
   let migrated: Promise<void> | null = null;
   /** Every call first: migrations applied once (retried after a failure). */
   const ready = async (): Promise<void> => {
-    migrated ??= migrateSessionSchema(pool, schema, options.migrationsFolder ?? findPostgresSessionMigrationsFolder()).catch((error: unknown) => {
+    // Under the schema's migration lock the store's migrations take too, with a bookkeeping table of their own.
+    migrated ??= migratePostgresSchema(pool, schema, options.migrationsFolder ?? requireMigrationsFolder("postgres-sessions", "postgres"), "__steamharness_session_migrations").catch((error: unknown) => {
       migrated = null;
       throw wrapAdapterError("postgres", `cannot migrate the session tables in schema "${schema}"`, driverFault(error));
     });
@@ -166,7 +157,6 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
     {
       kind: "postgres",
       durable: true,
-      acceptsDatabasePath: false,
       leases,
       async hold(request) {
         await ready();
@@ -223,10 +213,9 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
         // Sessions still open give their leases up; then the idle lease connections and our pool end.
         await Promise.all([...leased].map((lease) => lease.release().catch(() => undefined)));
         await connections.close();
-        if (owned) await pool.end();
+        await end();
       },
     },
-    "postgres",
   );
   return { ...backend, kind: "postgres", schema, leases };
 }

@@ -1,25 +1,17 @@
-import pg from "pg";
-import type { Pool } from "pg";
 import { eq, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import type { SessionCatalog } from "../../../../ports/session-catalog.js";
 import { createSessionCatalog } from "../../kernel/session-catalog.js";
-import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, postgresCall } from "../postgres-database.js";
-import { boundedPoolConfig, checkStatementTimeout } from "../postgres-deadlines.js";
+import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, poolOf, postgresCall, type PostgresConnectionOptions } from "../postgres-database.js";
 import { postgresSessionTables } from "./session-schema.js";
 
-/** Options of {@link createPostgresSessionCatalog}. */
-export interface PostgresSessionCatalogOptions {
-  /** The pool of the database holding the session tables (the storage's own, usually); closed never. */
-  pool?: Pool;
-  /** Or a connection string: the catalog opens a small pool of its own and ends it on `close()`. */
-  connectionString?: string;
-  /** The schema of the session tables; default `"steamharness"`. */
-  schema?: string;
-  /** Statement timeout of the pool made here (default 30 000 ms, 0: none); see `PostgresConnectionOptions`. */
-  statementTimeoutMs?: number;
-}
+/**
+ * Options of {@link createPostgresSessionCatalog}: the pool of the database holding the session
+ * tables (the storage's own, usually; never ended here), or a connection string (the catalog
+ * opens a small pool of its own and ends it on `close()`).
+ */
+export interface PostgresSessionCatalogOptions extends Pick<PostgresConnectionOptions, "pool" | "connectionString" | "schema" | "statementTimeoutMs"> {}
 
 /**
  * The session catalog of a PostgreSQL session backend (VIEW-1): one row per session from the
@@ -33,11 +25,8 @@ export interface PostgresSessionCatalogOptions {
  */
 export function createPostgresSessionCatalog(options: PostgresSessionCatalogOptions): SessionCatalog {
   const schema = checkSchemaName(options.schema ?? DEFAULT_POSTGRES_SCHEMA);
-  const statementTimeoutMs = checkStatementTimeout(options.statementTimeoutMs);
   if (!options.pool && !options.connectionString) throw new SteamharnessError("input_validation", "createPostgresSessionCatalog needs a pool or a connectionString", { field: "pool" });
-  const owned = options.pool === undefined;
-  const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: 2, ...boundedPoolConfig(statementTimeoutMs) });
-  if (owned) pool.on("error", () => {});
+  const { pool, end } = poolOf(options, { max: 2 });
   const db = drizzle({ client: pool });
   const { sessions, sessionEvents } = postgresSessionTables(schema);
   const lastAt = sql<number | null>`(select ${sessionEvents.at} from ${sessionEvents} where ${sessionEvents.sessionId} = ${sessions.id} and ${sessionEvents.seq} = ${sessions.lastSeq})`;
@@ -51,7 +40,7 @@ export function createPostgresSessionCatalog(options: PostgresSessionCatalogOpti
         const rows = await (projectId === undefined ? query : query.where(eq(sessions.projectId, projectId)));
         return rows.map((row) => ({ ...row, updatedAt: Number(row.lastAt ?? row.createdAt) }));
       },
-      close: async () => void (owned && (await pool.end())),
+      close: end,
     },
     postgresCall({ closed: false }),
     "postgres",

@@ -1,19 +1,15 @@
-import type { Clock } from "../../../../ports/clock.js";
 import type { ConfigurationAccountStore } from "../../../../ports/configuration-accounts.js";
 import { createConfigurationAccounts, type AccountRows } from "../../kernel/configuration-accounts.js";
 import { createSystemClock } from "../../system/clock.js";
 import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { sqliteCall } from "../store/sqlite-support.js";
 import { configurationTables } from "./configuration-schema.js";
-import { openConfigurationDatabase, sqliteConfigurationStoreOn, type OpenConfigurationDatabase } from "./sqlite-project-configuration-store.js";
+import { openConfigurationDatabase, sqliteConfigurationStoreOn, type OpenConfigurationDatabase, type SqliteProjectConfigurationStoreOptions } from "./sqlite-project-configuration-store.js";
 
 /** Options of {@link createSqliteConfigurationAccounts}. */
-export interface SqliteConfigurationAccountsOptions {
+export interface SqliteConfigurationAccountsOptions extends Pick<SqliteProjectConfigurationStoreOptions, "clock" | "busyTimeoutMs" | "migrationsFolder"> {
   /** The database file (created and migrated when missing). */
   path: string;
-  clock?: Clock;
-  busyTimeoutMs?: number;
-  migrationsFolder?: string;
 }
 
 /**

@@ -10,23 +10,22 @@ import { configurationRowsOf, configurationStateOf } from "../../kernel/configur
 import { createSystemClock } from "../../system/clock.js";
 import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { configurationTables } from "./configuration-schema.js";
-import { openMigratedSqlite } from "../shared/migrations.js";
+import { openMigratedSqlite, type MigratedSqliteOptions } from "../shared/migrations.js";
 import { sqliteCall } from "../store/sqlite-support.js";
 
 /** The file name of the configuration database inside a data dir. */
 export const CONFIGURATION_DATABASE_FILE = "configurations.sqlite";
 
-/** Options of {@link createSqliteProjectConfigurationStore}: a data dir or an explicit file. */
-export interface SqliteProjectConfigurationStoreOptions {
+/**
+ * Options of {@link createSqliteProjectConfigurationStore}: a data dir or an explicit file; the
+ * migrations folder defaults to the package's `drizzle/configuration`.
+ */
+export interface SqliteProjectConfigurationStoreOptions extends Pick<MigratedSqliteOptions, "busyTimeoutMs" | "migrationsFolder"> {
   /** The data dir (e.g. `~/.steamharness`); the file is `<dataDir>/configurations.sqlite`. */
   dataDir?: string;
   /** An explicit database file instead of `dataDir`. */
   path?: string;
   clock?: Clock;
-  /** How long a write waits for another process's write lock (default 5000 ms). */
-  busyTimeoutMs?: number;
-  /** The migration folder; default: the package's `drizzle/configuration`. */
-  migrationsFolder?: string;
   /** The account whose projects this store reads and writes (CFG-4); default "" (a host's own store). */
   accountId?: string;
 }

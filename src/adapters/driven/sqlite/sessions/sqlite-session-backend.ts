@@ -117,7 +117,6 @@ export function createSqliteSessionBackend(options: SqliteSessionBackendOptions 
       },
       close: () => pool.close(),
     },
-    "sqlite",
   );
   return { ...backend, agentStoreDir };
 }

@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
 import type Database from "better-sqlite3";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
-import { findMigrationsFolder, MIGRATIONS_JOURNAL } from "../../system/migrations-folder.js";
+import { findMigrationsFolder, migrationCount } from "../../system/migrations-folder.js";
 import { drizzleBetterSqlite3, drizzleMigrator } from "./drizzle-modules.js";
 import { openSqlite } from "./sqlite-connection.js";
 
-export { findMigrationsFolder, MIGRATIONS_JOURNAL } from "../../system/migrations-folder.js";
+export { findMigrationsFolder } from "../../system/migrations-folder.js";
 
 /**
  * Applies pending migrations with drizzle's migrator, retrying a lost race: two processes
@@ -38,19 +38,6 @@ export function migrateWithRetry<TSchema extends Record<string, unknown>>(
   }
 }
 
-const countByFolder = new Map<string, number>();
-
-/** How many migrations the folder's journal lists, read once per process and folder. */
-function journalLength(migrationsFolder: string): number {
-  let count = countByFolder.get(migrationsFolder);
-  if (count === undefined) {
-    const journal = JSON.parse(readFileSync(join(migrationsFolder, MIGRATIONS_JOURNAL), "utf8")) as { entries: unknown[] };
-    count = journal.entries.length;
-    countByFolder.set(migrationsFolder, count);
-  }
-  return count;
-}
-
 /**
  * Runs `migrate` only when the database is behind the folder's journal. After migrating,
  * `PRAGMA user_version` records how many journal entries the file has, so opening an up-to-date
@@ -63,7 +50,7 @@ function journalLength(migrationsFolder: string): number {
  * ensureMigrated(client, folder, () => migrateWithRetry(db, folder));
  */
 export function ensureMigrated(client: Database.Database, migrationsFolder: string, migrate: () => void, initialise: () => void = () => {}): void {
-  const expected = journalLength(migrationsFolder);
+  const expected = migrationCount(migrationsFolder);
   // PRAGMA user_version has no drizzle builder.
   if (Number(client.pragma("user_version", { simple: true })) >= expected) return;
   migrate();
@@ -152,9 +139,6 @@ export interface MigratedSqliteOptions {
   initialise?: (db: BetterSQLite3Database) => void;
 }
 
-/** Checked-in migration folders by name, looked up once per process. */
-const folders = new Map<string, string | null>();
-
 /**
  * Opens (creating the file and its folder, see {@link seedSqliteFile}) a WAL-mode database several
  * processes share and brings it up to its migrations; a lost migration race is retried. A missing migrations folder
@@ -164,8 +148,7 @@ const folders = new Map<string, string | null>();
  * const { client, db } = openMigratedSqlite("/data/mcp-tasks.sqlite", { migrations: "mcp-tasks", what: "the task store" });
  */
 export function openMigratedSqlite(path: string, options: MigratedSqliteOptions): { client: Database.Database; db: BetterSQLite3Database } {
-  if (!folders.has(options.migrations)) folders.set(options.migrations, findMigrationsFolder(options.migrations));
-  const folder = options.migrationsFolder ?? folders.get(options.migrations)!;
+  const folder = options.migrationsFolder ?? findMigrationsFolder(options.migrations);
   if (folder === null) throw new SteamharnessError("internal", `[steamharness] [sqlite] drizzle/${options.migrations} migrations not found`);
   let client: Database.Database | undefined;
   try {

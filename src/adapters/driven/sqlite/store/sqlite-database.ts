@@ -7,9 +7,10 @@ import { join } from "node:path";
 import type Database from "better-sqlite3";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { drizzleBetterSqlite3 } from "../shared/drizzle-modules.js";
-import { ensureMigrated, findMigrationsFolder, migrateWithRetry } from "../shared/migrations.js";
+import { ensureMigrated, migrateWithRetry } from "../shared/migrations.js";
+import { requireMigrationsFolder } from "../../system/migrations-folder.js";
 import { openSqlite } from "../shared/sqlite-connection.js";
-import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
+import { wrapAdapterError } from "../../../../domain/errors.js";
 import { storeTables, type StoreTables } from "./schema.js";
 import { withSqliteRetry } from "./sqlite-support.js";
 
@@ -35,9 +36,7 @@ const MIGRATION_ATTEMPTS = 5;
  * const folder = findStoreMigrationsFolder(); // "/…/steamharness/drizzle"
  */
 export function findStoreMigrationsFolder(start?: string): string {
-  const folder = findMigrationsFolder("", start);
-  if (folder === null) throw new SteamharnessError("internal", `[steamharness] [sqlite] no drizzle/ migrations folder above ${start ?? "the package"}`);
-  return folder;
+  return requireMigrationsFolder("", "sqlite", start);
 }
 
 function migrateStore(db: StoreDatabase, migrationsFolder: string): void {

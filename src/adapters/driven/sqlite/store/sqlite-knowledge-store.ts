@@ -1,6 +1,6 @@
 import type { KnowledgeStore } from "../../../../ports/knowledge-store.js";
-import { createKnowledgeStore, type KnowledgeMatch, type KnowledgeRows } from "../../kernel/knowledge-store.js";
-import { keyRange, sortKey } from "../../kernel/sort-key.js";
+import { createKnowledgeStore, knowledgeConditions, type KnowledgeMatch, type KnowledgeRows } from "../../kernel/knowledge-store.js";
+import { sortKey } from "../../kernel/sort-key.js";
 import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { storeTables } from "./schema.js";
 import type { SqliteStoreContext } from "./sqlite-kv-store.js";
@@ -19,9 +19,7 @@ export function createSqliteKnowledgeRows(db: SqliteStoreContext["db"]): Knowled
   const { knowledgeDocuments: docs } = storeTables();
   const summaryColumns = { documentId: docs.documentId, title: docs.title, createdAt: docs.createdAt, updatedAt: docs.updatedAt };
   const documentColumns = { ...summaryColumns, markdown: docs.markdown };
-  const byId = (projectId: string, documentId: string) => and(eq(docs.projectId, projectId), eq(docs.docKey, sortKey(documentId)));
-  const idFilter = (filter: { idPrefix: string; excludeIdPrefix: string }, after?: string) =>
-    keyRange(drizzleOrm(), docs.docKey, { prefix: filter.idPrefix, excludePrefix: filter.excludeIdPrefix, after });
+  const { byId, idFilter, page } = knowledgeConditions(drizzleOrm(), docs.projectId, docs.docKey);
 
   return {
     upsert: (projectId, input, now) =>
@@ -33,14 +31,7 @@ export function createSqliteKnowledgeRows(db: SqliteStoreContext["db"]): Knowled
         .get(),
     get: (projectId, documentId) => db.select(documentColumns).from(docs).where(byId(projectId, documentId)).get(),
     delete: (projectId, documentId) => db.delete(docs).where(byId(projectId, documentId)).run().changes > 0,
-    list: (projectId, { filter, after, limit }) =>
-      db
-        .select(summaryColumns)
-        .from(docs)
-        .where(and(eq(docs.projectId, projectId), ...idFilter(filter, after)))
-        .orderBy(asc(docs.docKey))
-        .limit(limit)
-        .all(),
+    list: (projectId, { filter, after, limit }) => db.select(summaryColumns).from(docs).where(page(projectId, filter, after)).orderBy(asc(docs.docKey)).limit(limit).all(),
     search(projectId, terms, { filter, after, limit }) {
       // FTS5 MATCH and bm25() have no drizzle builder, hence the sql template. Terms hold only
       // letters and digits, so quoting each makes a safe all-terms (implicit AND) query.

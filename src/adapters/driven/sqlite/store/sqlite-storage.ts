@@ -1,8 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { wrapAdapterError } from "../../../../domain/errors.js";
-import type { Clock } from "../../../../ports/clock.js";
-import type { IdSource } from "../../../../ports/id-source.js";
 import type { BudgetLedger } from "../../../../ports/budget-ledger.js";
 import type { Storage } from "../../../../ports/storage.js";
 import { createSystemClock } from "../../system/clock.js";
@@ -16,12 +14,13 @@ import { createSqliteSessionBackend, type SqliteSessionBackend } from "../sessio
 import { DEFAULT_AGENT_STORE_DIR } from "../sessions/session-file-names.js";
 import { createSqliteTokenUsage } from "./sqlite-token-usage.js";
 import { createSqliteBudgetLedger } from "./sqlite-budget-ledger.js";
+import type { StorageOptions } from "../../kernel/storage-options.js";
 
 /** The content-addressed managed-file folder inside a store directory. */
 export const STORE_FILES_FOLDER = "files";
 
 /** Options of {@link createSqliteStorage}. */
-export interface SqliteStorageOptions {
+export interface SqliteStorageOptions extends StorageOptions {
   /** The store directory (created if missing); several processes may share it. */
   directory: string;
   /**
@@ -30,10 +29,6 @@ export interface SqliteStorageOptions {
    * them project-local in `<project>/.workflow/agents`; a store anywhere else in `<directory>/agents`.
    */
   agentStoreDir?: string;
-  clock?: Clock;
-  idSource?: IdSource;
-  /** Largest managed file; defaults to 64 MiB. */
-  maxFileBytes?: number;
   /**
    * How many idle agent sessions stay open between runs (default 8): a run on a warm session
    * skips opening its file. `close()` closes them.
