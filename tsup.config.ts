@@ -87,17 +87,16 @@ const config: Options[] = [
     format: ["esm"],
     ...maps,
     target: "node20",
-    // Cold start: the CLI also inlines the MCP SDK with what it brings (zod, ajv, and for
-    // `mcp --http` express), and the MCP Apps helpers that share it. Loaded from node_modules the
-    // SDK is a few hundred ESM and CommonJS files, and resolving them was the largest part of an
-    // `mcp` process's start before its first answer. The library entries above keep the SDK
-    // external (a host's own SDK objects meet ours there). `require` is defined for the inlined
-    // CommonJS code (express's requires of node built-ins).
+    // Cold start: the CLI also inlines the MCP Apps helpers. The MCP SDK's v2 packages stay
+    // external: each is a handful of bundled files (the v1 SDK it replaced was a few hundred ESM
+    // and CommonJS files, with express, and was inlined here for that reason). The library
+    // entries keep the SDK external too (a host's own SDK objects meet ours there). `require` is
+    // defined for inlined CommonJS code (its requires of node built-ins).
     banner: { js: '#!/usr/bin/env node\nimport { createRequire as __steamharnessCreateRequire } from "node:module";\nconst require = __steamharnessCreateRequire(import.meta.url);' },
     external,
     // commander and dotenv too: imported from ESM, each CommonJS file was resolved and scanned
     // for its export names (cjs-module-lexer) before the first line of the CLI ran.
-    noExternal: [...bundled, "@modelcontextprotocol/sdk", "@modelcontextprotocol/ext-apps", "commander", "dotenv"],
+    noExternal: [...bundled, "@modelcontextprotocol/ext-apps", "commander", "dotenv"],
   })),
 ];
 

@@ -329,7 +329,7 @@ describe("packed package (issue 2 / PORT)", () => {
         folders.add(parts.slice(0, at + (parts[at + 1]!.startsWith("@") ? 3 : 2)).join("/"));
       }
     }
-    for (const name of ["@modelcontextprotocol/sdk", "drizzle-orm", "@sinclair/typebox", "preact", "htm", "zod", "express"]) expect([...folders].some((folder) => folder.endsWith(`node_modules/${name}`))).toBe(true);
+    for (const name of ["@modelcontextprotocol/ext-apps", "drizzle-orm", "@sinclair/typebox", "preact", "htm", "zod", "commander"]) expect([...folders].some((folder) => folder.endsWith(`node_modules/${name}`))).toBe(true);
     for (const folder of folders) {
       const { name, version } = JSON.parse(readFileSync(join(root, folder, "package.json"), "utf8")) as { name: string; version: string };
       expect(notices).toContain(`\n## ${name} ${version}\n`);

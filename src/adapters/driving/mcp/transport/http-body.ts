@@ -8,7 +8,7 @@ import type { IncomingMessage } from "node:http";
 import { parseJsonText, readBodyText, type BodyRefusal } from "../../shared/json-body.js";
 import { jsonRpcErrorResponse } from "./http-web.js";
 
-/** The largest POST body the endpoint reads (100 kb, the limit its Express app had). */
+/** The largest POST body the endpoint reads (100 kb, the limit it has always had). */
 export const MAX_JSON_BODY_BYTES = 100 * 1024;
 
 /** A refused body: its answer. */

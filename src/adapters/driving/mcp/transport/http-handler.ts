@@ -193,7 +193,7 @@ export async function mcpHttpListener(options: McpHttpHandlerOptions): Promise<M
     const request = webRequest(req, gone);
     const document = authorization?.metadata?.(request);
     if (document) return document;
-    // One trailing slash is the same endpoint (as the Express router matched it); the path is case-sensitive.
+    // One trailing slash is the same endpoint (clients and proxies add one); the path is case-sensitive.
     const { pathname } = new URL(request.url);
     if (pathname !== path && pathname !== `${path}/`) return jsonRpcErrorResponse(404, -32000, `Not Found: the MCP endpoint is ${path}`);
     const body = await readMcpBody(req);
