@@ -86,6 +86,20 @@ describe("TEN-3 the tenant namespace encoding", () => {
     }
   });
 
+  it("TEN-3: a tenant's view is made once per base storage and tenant (issue 43: no per-request namespace work), and a bad tenant key is still refused", async () => {
+    const base = new MemoryStorage();
+    const other = new MemoryStorage();
+    const acme = tenantStorage(base, "key:acme");
+    expect(tenantStorage(base, "key:acme")).toBe(acme);
+    expect(tenantStorage(base, "key:other")).not.toBe(acme);
+    expect(tenantStorage(other, "key:acme")).not.toBe(acme);
+    await acme.kv.set({ projectId: "p" }, "k", 1);
+    expect((await base.kv.get({ projectId: tenantProjectId("key:acme", "p") }, "k"))?.value).toBe(1);
+    expect((await tenantStorage(other, "key:acme").kv.get({ projectId: "p" }, "k"))).toBeNull();
+    expect(() => tenantStorage(base, "")).toThrow(expect.objectContaining({ code: "input_validation" }) as unknown as Error);
+    await Promise.all([base.close(), other.close()]);
+  });
+
   it("TEN-3: a tenant's data dirs are folders of the host's, and the host's own dirs are as before", () => {
     const dataDir = makeTempDir("tenant-layout");
     const dirs = resolveDataDirs({ dataDir }, { ...dataDirDefaults(), home: dataDir }, dataDir);

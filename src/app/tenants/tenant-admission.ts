@@ -90,6 +90,8 @@ export function tenantBudgetLimit(tenant: ApiTenant): { tokens?: number; costUsd
   };
 }
 
+const unlimitedFinish = async (): Promise<void> => {};
+
 /**
  * Key verification (cached) and tenant admission of one host (gateway or MCP HTTP server).
  *
@@ -119,6 +121,8 @@ export function createTenantAdmission(options: TenantAdmissionOptions) {
      * (request rate, token rate, concurrency; with `retryAfterSeconds`) or `budget_exceeded`.
      */
     async admit(tenant: ApiTenant): Promise<TenantAdmission> {
+      // A tenant with no limit and no budget has nothing to check, hold or charge.
+      if (tenant.budgetTokens === undefined && tenant.budgetUsd === undefined && tenant.tokensPerMinute === undefined && tenant.requestsPerMinute === undefined && tenant.concurrency === undefined) return { tenant, finish: unlimitedFinish };
       const at = now();
       const budget = tenantBudgetLimit(tenant);
       if (budget) {

@@ -36,10 +36,9 @@ export function tenantProjectId(tenant: string, projectId: string): string {
  * outside any conversation gets the tenant's own conversation (`tenant:<segment>/`, which no
  * real conversation id under the prefix equals: ids are non-empty).
  */
-function tenantSessions(base: SessionBackend, tenant: string): SessionBackend {
-  const prefix = tenantProjectId(tenant, "");
+function tenantSessions(base: SessionBackend, prefix: string): SessionBackend {
   const address = (given: SessionAddress): SessionAddress => ({
-    projectId: tenantProjectId(tenant, given.projectId),
+    projectId: `${prefix}${given.projectId}`,
     conversationId: given.conversationId === undefined ? prefix : `${prefix}${given.conversationId}`,
     sessionKey: given.sessionKey,
   });
@@ -73,14 +72,34 @@ function tenantSessions(base: SessionBackend, tenant: string): SessionBackend {
  * kept under the tenant's project ids ({@link tenantProjectId}), so another tenant's scoped
  * storage neither reads, lists, searches, overwrites nor deletes it by the same id. Budgets pass
  * through (they are keyed by tenant already, BUD-4). `close()` does nothing: `base` stays its
- * owner's to close.
+ * owner's to close. The same base and tenant give the same view (made once, kept with `base`).
  *
  * @example
  * const acme = tenantStorage(storage, "key:acme");
  * await acme.kv.set({ projectId }, "greeting", "hi"); // invisible to tenantStorage(storage, "key:other")
  */
 export function tenantStorage(base: Storage, tenant: string): Storage {
-  const scoped = (projectId: string) => tenantProjectId(tenant, projectId);
+  // Issue 43 (c): a run asks for its tenant's storage per conversation and uses it at every
+  // step, so the scoped view is made once per base and tenant, not per request.
+  let views = scopedViews.get(base);
+  if (!views) scopedViews.set(base, (views = new Map()));
+  let view = views.get(tenant);
+  if (view) return view;
+  view = scopedStorage(base, tenant);
+  if (views.size >= MAX_VIEWS) views.delete(views.keys().next().value!);
+  views.set(tenant, view);
+  return view;
+}
+
+/** Tenant views per base storage (a view holds only closures over its base and prefix). */
+const scopedViews = new WeakMap<Storage, Map<string, Storage>>();
+/** Views kept per base storage; past it the oldest is made again when next asked for. */
+const MAX_VIEWS = 1024;
+
+function scopedStorage(base: Storage, tenant: string): Storage {
+  // The tenant's prefix is encoded once: every row of every step is keyed by it.
+  const prefix = tenantProjectId(tenant, "");
+  const scoped = (projectId: string) => `${prefix}${projectId}`;
   const ns = (given: KvNamespace): KvNamespace => ({ ...given, projectId: scoped(given.projectId) });
   const { kv, knowledge, files, values } = base;
   return {
@@ -112,7 +131,7 @@ export function tenantStorage(base: Storage, tenant: string): Storage {
       delete: (projectId, name) => values.delete(scoped(projectId), name),
       names: (projectId) => values.names(scoped(projectId)),
     },
-    ...(base.sessions ? { sessions: tenantSessions(base.sessions, tenant) } : {}),
+    ...(base.sessions ? { sessions: tenantSessions(base.sessions, prefix) } : {}),
     ...(base.tokenUsage ? { tokenUsage: (namespace: KvNamespace) => base.tokenUsage!(ns(namespace)) } : {}),
     ...(base.budgets ? { budgets: base.budgets } : {}),
     close: async () => {},
