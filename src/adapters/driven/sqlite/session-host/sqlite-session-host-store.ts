@@ -37,30 +37,44 @@ export function openSqliteSessionHostStore(options: { path: string; now?: () => 
   const now = options.now ?? Date.now;
   const { client, db } = openMigratedSqlite(options.path, { migrations: "session-host", what: "the session host record" });
   const tasks = () => db.select().from(hostTasks);
+  const p = sql.placeholder;
   // The lease holder's inbox asks these every poll (HOST-1): compiled once, not built per call.
-  const taskById = tasks().where(eq(hostTasks.taskId, sql.placeholder("taskId"))).prepare();
-  const pendingAfter = db.select().from(hostCommands).where(and(gt(hostCommands.seq, sql.placeholder("afterSeq")), eq(hostCommands.status, "pending"))).orderBy(asc(hostCommands.seq)).prepare();
+  const taskById = tasks().where(eq(hostTasks.taskId, p("taskId"))).prepare();
+  const pendingAfter = db.select().from(hostCommands).where(and(gt(hostCommands.seq, p("afterSeq")), eq(hostCommands.status, "pending"))).orderBy(asc(hostCommands.seq)).prepare();
+  // Issue 45 item 1: every chat turn submits, lists, reads and streams through these, so each is
+  // built by drizzle once per connection, on its first use, instead of on every call.
+  const lazy = <T>(make: () => T): (() => T) => {
+    let made: T | undefined;
+    return () => (made ??= make());
+  };
+  const allTasks = lazy(() => tasks().orderBy(asc(hostTasks.ord)).prepare());
+  const steersAfter = lazy(() =>
+    tasks()
+      .where(and(eq(hostTasks.steer, 1), eq(hostTasks.status, "queued"), eq(hostTasks.targetId, p("targetId")), gt(hostTasks.ord, p("afterOrder")), eq(hostTasks.cancelRequested, 0)))
+      .orderBy(asc(hostTasks.ord))
+      .prepare(),
+  );
+  const insertCommand = lazy(() => db.insert(hostCommands).values({ command: p("command"), status: "pending", createdAt: p("createdAt") }).returning({ seq: hostCommands.seq }).prepare());
+  const commandBySeq = lazy(() => db.select().from(hostCommands).where(eq(hostCommands.seq, p("seq"))).prepare());
+  const settingByKey = lazy(() => db.select().from(hostSettings).where(eq(hostSettings.key, p("key"))).prepare());
+  const turnItemsOf = lazy(() => db.select({ items: hostTurnItems.items }).from(hostTurnItems).where(eq(hostTurnItems.runId, p("runId"))).prepare());
   const activeFilter = (mark: "cancel_requested" | "cancelled", taskIds?: readonly string[]) =>
     and(inArray(hostTasks.status, ACTIVE), mark === "cancelled" ? eq(hostTasks.cancelRequested, 1) : taskIds === undefined ? undefined : inArray(hostTasks.taskId, [...taskIds]));
   // SQLite's own path: every read-then-write is one synchronous IMMEDIATE transaction (no await inside).
   return createSessionHostStore(
     {
-      tasks: () => tasks().orderBy(asc(hostTasks.ord)).all(),
+      tasks: () => allTasks().all(),
       task: (taskId) => taskById.get({ taskId }),
-      queuedSteers: (targetId, afterOrder) =>
-        tasks()
-          .where(and(eq(hostTasks.steer, 1), eq(hostTasks.status, "queued"), eq(hostTasks.targetId, targetId), gt(hostTasks.ord, afterOrder), eq(hostTasks.cancelRequested, 0)))
-          .orderBy(asc(hostTasks.ord))
-          .all(),
+      queuedSteers: (targetId, afterOrder) => steersAfter().all({ targetId, afterOrder }),
       insertTask: (columns) =>
         db.transaction((tx) => {
-          const existing = tx.select().from(hostTasks).where(eq(hostTasks.taskId, columns.taskId)).get();
+          const existing = taskById.get({ taskId: columns.taskId });
           if (existing) return { row: existing, created: false };
           return { row: tx.insert(hostTasks).values({ ...columns, steer: columns.steer ? 1 : 0, updatedAt: now() }).returning().get(), created: true };
         }, { behavior: "immediate" }),
       moveTask: (taskId, decide) =>
         db.transaction((tx) => {
-          const move = decide(tx.select().from(hostTasks).where(eq(hostTasks.taskId, taskId)).get());
+          const move = decide(taskById.get({ taskId }));
           if (move === null) return false;
           tx.update(hostTasks).set({ ...move, updatedAt: now() }).where(eq(hostTasks.taskId, taskId)).run();
           return true;
@@ -74,14 +88,14 @@ export function openSqliteSessionHostStore(options: { path: string; now?: () => 
         }, { behavior: "immediate" }),
       contexts: () => db.select().from(hostContexts).orderBy(asc(hostContexts.targetId)).all(),
       putContext: (context) => void db.insert(hostContexts).values(context).onConflictDoNothing().run(),
-      getSetting: (key) => db.select().from(hostSettings).where(eq(hostSettings.key, key)).get()?.value,
+      getSetting: (key) => settingByKey().get({ key })?.value,
       setSetting: (key, value) => void db.insert(hostSettings).values({ key, value }).onConflictDoUpdate({ target: hostSettings.key, set: { value } }).run(),
       putTurnItems: (runId, items) => void db.insert(hostTurnItems).values({ runId, items, updatedAt: now() }).onConflictDoUpdate({ target: hostTurnItems.runId, set: { items, updatedAt: now() } }).run(),
-      getTurnItems: (runId) => db.select({ items: hostTurnItems.items }).from(hostTurnItems).where(eq(hostTurnItems.runId, runId)).get()?.items,
-      enqueue: (command) => db.insert(hostCommands).values({ command, status: "pending", createdAt: now() }).returning({ seq: hostCommands.seq }).get().seq,
+      getTurnItems: (runId) => turnItemsOf().get({ runId })?.items,
+      enqueue: (command) => insertCommand().get({ command, createdAt: now() })!.seq,
       pending: (afterSeq) => pendingAfter.all({ afterSeq }),
       answer: (seq, columns) => void db.update(hostCommands).set(columns).where(eq(hostCommands.seq, seq)).run(),
-      outcome: (seq) => db.select().from(hostCommands).where(eq(hostCommands.seq, seq)).get(),
+      outcome: (seq) => commandBySeq().get({ seq }),
       close: () => void client.close(),
     },
     sqliteCall({ closed: false }),
