@@ -35,6 +35,8 @@ export interface TenantAdmissionOptions {
 /** An admitted request: call `finish` once it ended. */
 export interface TenantAdmission {
   tenant: ApiTenant;
+  /** False for a tenant with no limit and no budget: `finish` does nothing, so a surface need not count its tokens. */
+  limited: boolean;
   /** Charges the tokens the request used and frees its concurrency slot; idempotent. */
   finish(tokens: number): Promise<void>;
 }
@@ -122,7 +124,7 @@ export function createTenantAdmission(options: TenantAdmissionOptions) {
      */
     async admit(tenant: ApiTenant): Promise<TenantAdmission> {
       // A tenant with no limit and no budget has nothing to check, hold or charge.
-      if (tenant.budgetTokens === undefined && tenant.budgetUsd === undefined && tenant.tokensPerMinute === undefined && tenant.requestsPerMinute === undefined && tenant.concurrency === undefined) return { tenant, finish: unlimitedFinish };
+      if (tenant.budgetTokens === undefined && tenant.budgetUsd === undefined && tenant.tokensPerMinute === undefined && tenant.requestsPerMinute === undefined && tenant.concurrency === undefined) return { tenant, limited: false, finish: unlimitedFinish };
       const at = now();
       const budget = tenantBudgetLimit(tenant);
       if (budget) {
@@ -154,6 +156,7 @@ export function createTenantAdmission(options: TenantAdmissionOptions) {
       let finished: Promise<void> | null = null;
       return {
         tenant,
+        limited: true,
         finish(tokens) {
           finished ??= (async () => {
             clearInterval(renewal);
