@@ -16,7 +16,7 @@ import { sendAgentSessionCommand } from "../session-host/control.js";
 import { liveHost } from "../session-host/registry.js";
 import type { AgentSessionHost } from "../session-host/types.js";
 import { createTenantCache, type Closeable } from "../tenants/tenant-cache.js";
-import { tenantStorage } from "../tenants/tenant-storage.js";
+import { tenantStorages } from "../tenants/tenant-storage.js";
 import { createChatFeed } from "./chat-feed.js";
 import { isSteamharnessError, SteamharnessError } from "../../domain/errors.js";
 import type { ToolCatalogEntry } from "../../domain/node-context.js";
@@ -149,7 +149,8 @@ export function createChatTurns(options: ChatTurnsOptions) {
     },
   };
   const opened = new Map<string, AgentSessionHost>();
-  const storageOf = (tenant: string): Storage => (tenant === SHARED_CHAT_TENANT ? options.storage : tenantStorage(options.storage, tenant));
+  const tenantView = tenantStorages(options.storage);
+  const storageOf = (tenant: string): Storage => (tenant === SHARED_CHAT_TENANT ? options.storage : tenantView(tenant));
   const sessionsOf = (tenant: string): SessionBackend => {
     const sessions = storageOf(tenant).sessions;
     if (!sessions) throw new SteamharnessError("input_validation", "[steamharness] [chat] chats need a storage with sessions (storage.sessions)", { field: "storage" });

@@ -72,31 +72,13 @@ function tenantSessions(base: SessionBackend, prefix: string): SessionBackend {
  * kept under the tenant's project ids ({@link tenantProjectId}), so another tenant's scoped
  * storage neither reads, lists, searches, overwrites nor deletes it by the same id. Budgets pass
  * through (they are keyed by tenant already, BUD-4). `close()` does nothing: `base` stays its
- * owner's to close. The same base and tenant give the same view (made once, kept with `base`).
+ * owner's to close.
  *
  * @example
  * const acme = tenantStorage(storage, "key:acme");
  * await acme.kv.set({ projectId }, "greeting", "hi"); // invisible to tenantStorage(storage, "key:other")
  */
 export function tenantStorage(base: Storage, tenant: string): Storage {
-  // Issue 43 (c): a run asks for its tenant's storage per conversation and uses it at every
-  // step, so the scoped view is made once per base and tenant, not per request.
-  let views = scopedViews.get(base);
-  if (!views) scopedViews.set(base, (views = new Map()));
-  let view = views.get(tenant);
-  if (view) return view;
-  view = scopedStorage(base, tenant);
-  if (views.size >= MAX_VIEWS) views.delete(views.keys().next().value!);
-  views.set(tenant, view);
-  return view;
-}
-
-/** Tenant views per base storage (a view holds only closures over its base and prefix). */
-const scopedViews = new WeakMap<Storage, Map<string, Storage>>();
-/** Views kept per base storage; past it the oldest is made again when next asked for. */
-const MAX_VIEWS = 1024;
-
-function scopedStorage(base: Storage, tenant: string): Storage {
   // The tenant's prefix is encoded once: every row of every step is keyed by it.
   const prefix = tenantProjectId(tenant, "");
   const scoped = (projectId: string) => `${prefix}${projectId}`;
@@ -135,5 +117,28 @@ function scopedStorage(base: Storage, tenant: string): Storage {
     ...(base.tokenUsage ? { tokenUsage: (namespace: KvNamespace) => base.tokenUsage!(ns(namespace)) } : {}),
     ...(base.budgets ? { budgets: base.budgets } : {}),
     close: async () => {},
+  };
+}
+
+/** Views {@link tenantStorages} keeps; past it the least recently made is made again when next asked for. */
+const MAX_VIEWS = 1024;
+
+/**
+ * The tenant views of `base`, each made once ({@link tenantStorage}): a surface asks for its
+ * tenant's view per request or conversation and uses it at every step (issue 43 (c)).
+ *
+ * @example
+ * const viewOf = tenantStorages(storage);
+ * viewOf("key:acme") === viewOf("key:acme"); // true
+ */
+export function tenantStorages(base: Storage): (tenant: string) => Storage {
+  const views = new Map<string, Storage>();
+  return (tenant) => {
+    let view = views.get(tenant);
+    if (view) return view;
+    view = tenantStorage(base, tenant);
+    if (views.size >= MAX_VIEWS) views.delete(views.keys().next().value!);
+    views.set(tenant, view);
+    return view;
   };
 }

@@ -37,27 +37,14 @@ export function openSqliteSessionHostStore(options: { path: string; now?: () => 
   const now = options.now ?? Date.now;
   const { client, db } = openMigratedSqlite(options.path, { migrations: "session-host", what: "the session host record" });
   const tasks = () => db.select().from(hostTasks);
-  const p = sql.placeholder;
   // The lease holder's inbox asks these every poll (HOST-1): compiled once, not built per call.
-  const taskById = tasks().where(eq(hostTasks.taskId, p("taskId"))).prepare();
-  const pendingAfter = db.select().from(hostCommands).where(and(gt(hostCommands.seq, p("afterSeq")), eq(hostCommands.status, "pending"))).orderBy(asc(hostCommands.seq)).prepare();
-  // Issue 45 item 1: every chat turn submits, lists, reads and streams through these, so each is
-  // built by drizzle once per connection, on its first use, instead of on every call.
-  const lazy = <T>(make: () => T): (() => T) => {
-    let made: T | undefined;
-    return () => (made ??= make());
-  };
+  const taskById = tasks().where(eq(hostTasks.taskId, sql.placeholder("taskId"))).prepare();
+  const pendingAfter = db.select().from(hostCommands).where(and(gt(hostCommands.seq, sql.placeholder("afterSeq")), eq(hostCommands.status, "pending"))).orderBy(asc(hostCommands.seq)).prepare();
+  // Issue 45 item 1: every chat turn lists, steers and enqueues through these, so drizzle builds each once per connection, on first use, not per call.
+  const lazy = <T>(make: () => T): (() => T) => ((made?: T) => () => (made ??= make()))();
   const allTasks = lazy(() => tasks().orderBy(asc(hostTasks.ord)).prepare());
-  const steersAfter = lazy(() =>
-    tasks()
-      .where(and(eq(hostTasks.steer, 1), eq(hostTasks.status, "queued"), eq(hostTasks.targetId, p("targetId")), gt(hostTasks.ord, p("afterOrder")), eq(hostTasks.cancelRequested, 0)))
-      .orderBy(asc(hostTasks.ord))
-      .prepare(),
-  );
-  const insertCommand = lazy(() => db.insert(hostCommands).values({ command: p("command"), status: "pending", createdAt: p("createdAt") }).returning({ seq: hostCommands.seq }).prepare());
-  const commandBySeq = lazy(() => db.select().from(hostCommands).where(eq(hostCommands.seq, p("seq"))).prepare());
-  const settingByKey = lazy(() => db.select().from(hostSettings).where(eq(hostSettings.key, p("key"))).prepare());
-  const turnItemsOf = lazy(() => db.select({ items: hostTurnItems.items }).from(hostTurnItems).where(eq(hostTurnItems.runId, p("runId"))).prepare());
+  const steersAfter = lazy(() => tasks().where(and(eq(hostTasks.steer, 1), eq(hostTasks.status, "queued"), eq(hostTasks.targetId, sql.placeholder("targetId")), gt(hostTasks.ord, sql.placeholder("afterOrder")), eq(hostTasks.cancelRequested, 0))).orderBy(asc(hostTasks.ord)).prepare());
+  const insertCommand = lazy(() => db.insert(hostCommands).values({ command: sql.placeholder("command"), status: "pending", createdAt: sql.placeholder("createdAt") }).returning({ seq: hostCommands.seq }).prepare());
   const activeFilter = (mark: "cancel_requested" | "cancelled", taskIds?: readonly string[]) =>
     and(inArray(hostTasks.status, ACTIVE), mark === "cancelled" ? eq(hostTasks.cancelRequested, 1) : taskIds === undefined ? undefined : inArray(hostTasks.taskId, [...taskIds]));
   // SQLite's own path: every read-then-write is one synchronous IMMEDIATE transaction (no await inside).
@@ -88,14 +75,14 @@ export function openSqliteSessionHostStore(options: { path: string; now?: () => 
         }, { behavior: "immediate" }),
       contexts: () => db.select().from(hostContexts).orderBy(asc(hostContexts.targetId)).all(),
       putContext: (context) => void db.insert(hostContexts).values(context).onConflictDoNothing().run(),
-      getSetting: (key) => settingByKey().get({ key })?.value,
+      getSetting: (key) => db.select().from(hostSettings).where(eq(hostSettings.key, key)).get()?.value,
       setSetting: (key, value) => void db.insert(hostSettings).values({ key, value }).onConflictDoUpdate({ target: hostSettings.key, set: { value } }).run(),
       putTurnItems: (runId, items) => void db.insert(hostTurnItems).values({ runId, items, updatedAt: now() }).onConflictDoUpdate({ target: hostTurnItems.runId, set: { items, updatedAt: now() } }).run(),
-      getTurnItems: (runId) => turnItemsOf().get({ runId })?.items,
+      getTurnItems: (runId) => db.select({ items: hostTurnItems.items }).from(hostTurnItems).where(eq(hostTurnItems.runId, runId)).get()?.items,
       enqueue: (command) => insertCommand().get({ command, createdAt: now() })!.seq,
       pending: (afterSeq) => pendingAfter.all({ afterSeq }),
       answer: (seq, columns) => void db.update(hostCommands).set(columns).where(eq(hostCommands.seq, seq)).run(),
-      outcome: (seq) => commandBySeq().get({ seq }),
+      outcome: (seq) => db.select().from(hostCommands).where(eq(hostCommands.seq, seq)).get(),
       close: () => void client.close(),
     },
     sqliteCall({ closed: false }),

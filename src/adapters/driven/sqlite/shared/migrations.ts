@@ -106,18 +106,13 @@ function imageOf(migrationsFolder: string): Buffer {
  */
 export function seedSqliteFile(path: string, migrationsFolder: string, initialise?: (db: BetterSQLite3Database) => void): boolean {
   if (existsSync(path)) return false;
+  const client = openSqlite(imageOf(migrationsFolder));
   let bytes: Buffer;
-  if (!initialise) {
-    // Nothing to add: the image itself (copied, its header changed below), not a database opened from it.
-    bytes = Buffer.from(imageOf(migrationsFolder));
-  } else {
-    const client = openSqlite(imageOf(migrationsFolder));
-    try {
-      initialise(drizzleBetterSqlite3().drizzle({ client }));
-      bytes = client.serialize();
-    } finally {
-      client.close();
-    }
+  try {
+    initialise?.(drizzleBetterSqlite3().drizzle({ client }));
+    bytes = client.serialize();
+  } finally {
+    client.close();
   }
   // The file format's write and read versions (header bytes 18 and 19): 2 opens the file in WAL mode.
   bytes[18] = bytes[19] = 2;
