@@ -250,7 +250,9 @@ export function createChatTurns(options: ChatTurnsOptions) {
       // Refused before anything is written when this process has no room for the chat's host.
       await roomForHost(conversationId);
       const record = (await recordOf(request.tenant, request.chatId, true))!;
-      const earlier = (await record.listTasks()).filter((task) => task.taskId === base || task.taskId.startsWith(`${base}~`));
+      // The message's turns: its first, then its regenerations `~1`, `~2` … (a lookup each, not a list of every turn of the chat).
+      const earlier: AgentSessionTaskRecord[] = [];
+      for (let task = await record.getTask(base); task; task = await record.getTask(`${base}~${earlier.length}`)) earlier.push(task);
       const last = earlier.at(-1);
       if (last && !request.regenerate) return { taskId: last.taskId, runId: last.runId, created: false, status: last.status };
       const taskId = earlier.length === 0 ? base : `${base}~${earlier.length}`;
