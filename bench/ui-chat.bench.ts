@@ -15,7 +15,8 @@
  *    p50/p99 nearest-rank. Note: the chat route streams from the log, which holds whole items,
  *    so a text arrives as one `text-delta` when its item is complete.
  *    Goal: flat, ≤ 20 ms p50.
- * 3. 100 concurrent watchers (`GET {id}/stream`) of one running turn (40 model calls 20 ms apart):
+ * 3. 100 concurrent watchers (`GET {id}/stream`) of one running turn (40 model calls 20 ms apart;
+ *    the second call waits until every watcher has its first frame, so all attach while it runs):
  *    RSS and heap after all attached minus before (after a GC), and CPU of this process over the
  *    turn with 100 watchers minus without, per watcher. The watchers are raw node:http clients in
  *    this process that only count bytes, so the CPU includes their socket reads.
@@ -87,12 +88,19 @@ const offline = createOfflineModel({
   },
   chunkSize: 8,
 });
+/**
+ * What a `watch` turn's second model call waits for (section 3): every watcher attached. The
+ * turn is held open by the model, not by a sleep, so on a loaded machine no watcher attaches
+ * after the turn ended (it would get 204).
+ */
+let watchersAttached: Promise<unknown> = Promise.resolve();
 /** `paced` and `watch` turns wait 1 ms and 20 ms before each model call; the rest answer at once. */
 const model: ModelProvider = {
   descriptor: offline.descriptor,
   async *stream(request, signal) {
     const kind = lastUserText(request).split(" ")[0];
     const pace = kind === "paced" ? 1 : kind === "watch" ? 20 : 0;
+    if (kind === "watch" && request.messages.at(-1)?.role !== "user") await watchersAttached;
     if (pace > 0) await sleep(pace);
     yield* offline.stream(request, signal);
   },
@@ -290,19 +298,27 @@ async function watchTurn(watchers: number) {
   const before = process.memoryUsage();
   const cpu0 = cpuMs();
   const wall = process.hrtime.bigint();
-  const post = sse(api, { method: "POST", body: chatBody(chatId, WATCH), keep: false });
-  await sleep(50);
-  let attached = 0;
-  let allAttached!: () => void;
-  const attachedAll = new Promise<void>((resolve) => (allAttached = resolve));
-  if (watchers === 0) allAttached();
-  const reads = Array.from({ length: watchers }, () => sse(`${api}/${chatId}/stream`, { keep: false, onFirst: () => ++attached === watchers && allAttached() }));
-  // A watcher answered before it saw a chunk (204: the turn ended before it attached, on a loaded machine) attaches never: counted below, not waited for.
-  void Promise.all(reads).then(allAttached);
-  await attachedAll;
+  // The turn's second model call waits until every watcher has its first frame (or was answered without one).
+  let attachedAll!: () => void;
+  watchersAttached = new Promise<void>((resolve) => (attachedAll = resolve));
+  // Watchers attach once the turn's stream is active (the POST has its `start`).
+  let started!: () => void;
+  const streaming = new Promise<void>((resolve) => (started = resolve));
+  const post = sse(api, { method: "POST", body: chatBody(chatId, WATCH), keep: false, onFirst: () => started() });
+  await streaming;
+  const reads = Array.from({ length: watchers }, () => {
+    let attached!: () => void;
+    const attachedOne = new Promise<void>((resolve) => (attached = resolve));
+    const read = sse(`${api}/${chatId}/stream`, { keep: false, onFirst: () => attached() });
+    // A watcher answered without a frame (204) never attaches: checked below, not waited for.
+    void read.then(() => attached(), () => attached());
+    return { read, attachedOne };
+  });
+  await Promise.all(reads.map(({ attachedOne }) => attachedOne));
   gc();
   const during = process.memoryUsage();
-  const [main, ...watched] = await Promise.all([post, ...reads]);
+  attachedAll();
+  const [main, ...watched] = await Promise.all([post, ...reads.map(({ read }) => read)]);
   const cpu = cpuMs() - cpu0;
   if (!main!.done || watched.some((read) => read.status !== 200 || !read.done)) throw new Error(`watchers: ${watched.filter((read) => read.done).length}/${watchers} read the turn to its end`);
   return { cpuMs: cpu, wallMs: sinceMs(wall), rssBytes: during.rss - before.rss, heapBytes: during.heapUsed - before.heapUsed, completed: watched.length };

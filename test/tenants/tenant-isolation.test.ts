@@ -10,7 +10,7 @@ import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.j
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";
 import { tenantDirectory, tenantSegment } from "../../src/app/tenants/tenant-segment.js";
-import { tenantProjectId, tenantStorage } from "../../src/app/tenants/tenant-storage.js";
+import { tenantProjectId, tenantStorage, tenantStorages } from "../../src/app/tenants/tenant-storage.js";
 import { tenantDataDirs } from "../../src/app/workflow-runs/host-options.js";
 import { resolveDataDirs } from "../../src/adapters/driven/worker-process/data-dirs.js";
 import { openWorkflowStorage } from "../../src/compose/workflow-storage.js";
@@ -84,6 +84,19 @@ describe("TEN-3 the tenant namespace encoding", () => {
     } finally {
       await base.close();
     }
+  });
+
+  it("TEN-3: tenantStorages makes a tenant's view once per tenant (issue 43: no per-request namespace work), each namespaced, and still refuses a bad tenant key", async () => {
+    const base = new MemoryStorage();
+    const viewOf = tenantStorages(base);
+    const acme = viewOf("key:acme");
+    expect(viewOf("key:acme")).toBe(acme);
+    expect(viewOf("key:other")).not.toBe(acme);
+    await acme.kv.set({ projectId: "p" }, "k", 1);
+    expect((await base.kv.get({ projectId: tenantProjectId("key:acme", "p") }, "k"))?.value).toBe(1);
+    expect(await viewOf("key:other").kv.get({ projectId: "p" }, "k")).toBeNull();
+    expect(() => viewOf("")).toThrow(expect.objectContaining({ code: "input_validation" }) as unknown as Error);
+    await base.close();
   });
 
   it("TEN-3: a tenant's data dirs are folders of the host's, and the host's own dirs are as before", () => {

@@ -40,5 +40,13 @@ describe("UI-1 a chat id names a durable conversation the server keeps", () => {
     expect(regenerated.id).not.toBe(a3.id);
     expect(textOfMessage(regenerated)).toBe("answer 4 to three");
     expect(new Set([a1.id, a2.id, a3.id, regenerated.id]).size).toBe(4);
+    // A second regeneration is a turn of its own again, and resending the message then finds the newest answer.
+    const twice = await send([u1, a1, u2, a2, u3], "regenerate-message", regenerated.id);
+    expect(seen).toHaveLength(5);
+    expect(textOfMessage(twice)).toBe("answer 5 to three");
+    expect(new Set([a3.id, regenerated.id, twice.id]).size).toBe(3);
+    const resent = await send([u1, a1, u2, a2, u3]);
+    expect(seen).toHaveLength(5);
+    expect(resent.id).toBe(twice.id);
   });
 });

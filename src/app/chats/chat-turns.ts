@@ -16,7 +16,7 @@ import { sendAgentSessionCommand } from "../session-host/control.js";
 import { liveHost } from "../session-host/registry.js";
 import type { AgentSessionHost } from "../session-host/types.js";
 import { createTenantCache, type Closeable } from "../tenants/tenant-cache.js";
-import { tenantStorage } from "../tenants/tenant-storage.js";
+import { tenantStorages } from "../tenants/tenant-storage.js";
 import { createChatFeed } from "./chat-feed.js";
 import { isSteamharnessError, SteamharnessError } from "../../domain/errors.js";
 import type { ToolCatalogEntry } from "../../domain/node-context.js";
@@ -149,7 +149,8 @@ export function createChatTurns(options: ChatTurnsOptions) {
     },
   };
   const opened = new Map<string, AgentSessionHost>();
-  const storageOf = (tenant: string): Storage => (tenant === SHARED_CHAT_TENANT ? options.storage : tenantStorage(options.storage, tenant));
+  const tenantView = tenantStorages(options.storage);
+  const storageOf = (tenant: string): Storage => (tenant === SHARED_CHAT_TENANT ? options.storage : tenantView(tenant));
   const sessionsOf = (tenant: string): SessionBackend => {
     const sessions = storageOf(tenant).sessions;
     if (!sessions) throw new SteamharnessError("input_validation", "[steamharness] [chat] chats need a storage with sessions (storage.sessions)", { field: "storage" });
@@ -249,7 +250,9 @@ export function createChatTurns(options: ChatTurnsOptions) {
       // Refused before anything is written when this process has no room for the chat's host.
       await roomForHost(conversationId);
       const record = (await recordOf(request.tenant, request.chatId, true))!;
-      const earlier = (await record.listTasks()).filter((task) => task.taskId === base || task.taskId.startsWith(`${base}~`));
+      // The message's turns: its first, then its regenerations `~1`, `~2` … (a lookup each, not a list of every turn of the chat).
+      const earlier: AgentSessionTaskRecord[] = [];
+      for (let task = await record.getTask(base); task; task = await record.getTask(`${base}~${earlier.length}`)) earlier.push(task);
       const last = earlier.at(-1);
       if (last && !request.regenerate) return { taskId: last.taskId, runId: last.runId, created: false, status: last.status };
       const taskId = earlier.length === 0 ? base : `${base}~${earlier.length}`;

@@ -35,6 +35,8 @@ export interface TenantAdmissionOptions {
 /** An admitted request: call `finish` once it ended. */
 export interface TenantAdmission {
   tenant: ApiTenant;
+  /** False for a tenant with no limit and no budget: `finish` does nothing, so a surface need not count its tokens. */
+  limited: boolean;
   /** Charges the tokens the request used and frees its concurrency slot; idempotent. */
   finish(tokens: number): Promise<void>;
 }
@@ -90,6 +92,8 @@ export function tenantBudgetLimit(tenant: ApiTenant): { tokens?: number; costUsd
   };
 }
 
+const unlimitedFinish = async (): Promise<void> => {};
+
 /**
  * Key verification (cached) and tenant admission of one host (gateway or MCP HTTP server).
  *
@@ -119,6 +123,8 @@ export function createTenantAdmission(options: TenantAdmissionOptions) {
      * (request rate, token rate, concurrency; with `retryAfterSeconds`) or `budget_exceeded`.
      */
     async admit(tenant: ApiTenant): Promise<TenantAdmission> {
+      // A tenant with no limit and no budget has nothing to check, hold or charge.
+      if (tenant.budgetTokens === undefined && tenant.budgetUsd === undefined && tenant.tokensPerMinute === undefined && tenant.requestsPerMinute === undefined && tenant.concurrency === undefined) return { tenant, limited: false, finish: unlimitedFinish };
       const at = now();
       const budget = tenantBudgetLimit(tenant);
       if (budget) {
@@ -150,6 +156,7 @@ export function createTenantAdmission(options: TenantAdmissionOptions) {
       let finished: Promise<void> | null = null;
       return {
         tenant,
+        limited: true,
         finish(tokens) {
           finished ??= (async () => {
             clearInterval(renewal);

@@ -36,10 +36,9 @@ export function tenantProjectId(tenant: string, projectId: string): string {
  * outside any conversation gets the tenant's own conversation (`tenant:<segment>/`, which no
  * real conversation id under the prefix equals: ids are non-empty).
  */
-function tenantSessions(base: SessionBackend, tenant: string): SessionBackend {
-  const prefix = tenantProjectId(tenant, "");
+function tenantSessions(base: SessionBackend, prefix: string): SessionBackend {
   const address = (given: SessionAddress): SessionAddress => ({
-    projectId: tenantProjectId(tenant, given.projectId),
+    projectId: `${prefix}${given.projectId}`,
     conversationId: given.conversationId === undefined ? prefix : `${prefix}${given.conversationId}`,
     sessionKey: given.sessionKey,
   });
@@ -80,7 +79,9 @@ function tenantSessions(base: SessionBackend, tenant: string): SessionBackend {
  * await acme.kv.set({ projectId }, "greeting", "hi"); // invisible to tenantStorage(storage, "key:other")
  */
 export function tenantStorage(base: Storage, tenant: string): Storage {
-  const scoped = (projectId: string) => tenantProjectId(tenant, projectId);
+  // The tenant's prefix is encoded once: every row of every step is keyed by it.
+  const prefix = tenantProjectId(tenant, "");
+  const scoped = (projectId: string) => `${prefix}${projectId}`;
   const ns = (given: KvNamespace): KvNamespace => ({ ...given, projectId: scoped(given.projectId) });
   const { kv, knowledge, files, values } = base;
   return {
@@ -112,9 +113,32 @@ export function tenantStorage(base: Storage, tenant: string): Storage {
       delete: (projectId, name) => values.delete(scoped(projectId), name),
       names: (projectId) => values.names(scoped(projectId)),
     },
-    ...(base.sessions ? { sessions: tenantSessions(base.sessions, tenant) } : {}),
+    ...(base.sessions ? { sessions: tenantSessions(base.sessions, prefix) } : {}),
     ...(base.tokenUsage ? { tokenUsage: (namespace: KvNamespace) => base.tokenUsage!(ns(namespace)) } : {}),
     ...(base.budgets ? { budgets: base.budgets } : {}),
     close: async () => {},
+  };
+}
+
+/** Views {@link tenantStorages} keeps; past it the least recently made is made again when next asked for. */
+const MAX_VIEWS = 1024;
+
+/**
+ * The tenant views of `base`, each made once ({@link tenantStorage}): a surface asks for its
+ * tenant's view per request or conversation and uses it at every step (issue 43 (c)).
+ *
+ * @example
+ * const viewOf = tenantStorages(storage);
+ * viewOf("key:acme") === viewOf("key:acme"); // true
+ */
+export function tenantStorages(base: Storage): (tenant: string) => Storage {
+  const views = new Map<string, Storage>();
+  return (tenant) => {
+    let view = views.get(tenant);
+    if (view) return view;
+    view = tenantStorage(base, tenant);
+    if (views.size >= MAX_VIEWS) views.delete(views.keys().next().value!);
+    views.set(tenant, view);
+    return view;
   };
 }

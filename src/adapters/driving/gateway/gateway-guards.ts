@@ -46,14 +46,24 @@ export interface GatewayCaller {
 /** The single token's principal: one for every request that presents it. */
 const TOKEN_PRINCIPAL = staticTokenPrincipal("gateway");
 
+/**
+ * Principals of verified identities: the key cache hands out one identity object per key until
+ * it asks the store again (the revocation bound), so its principal is made once, not per request.
+ */
+const principals = new WeakMap<ApiKeyIdentity, Principal>();
+
 /** The principal of a verified API key; a key whose ids are not usable is refused as an unknown one. */
 function keyPrincipal(identity: ApiKeyIdentity): Principal {
+  let principal = principals.get(identity);
+  if (principal) return principal;
   try {
     const { id, ...limits } = identity.tenant;
-    return createPrincipal({ source: "key", surface: "gateway", tenantId: id, subject: identity.key.id, credentialId: identity.key.id, limits });
+    principal = createPrincipal({ source: "key", surface: "gateway", tenantId: id, subject: identity.key.id, credentialId: identity.key.id, limits });
   } catch {
     throw new GatewayHttpError(401, "Incorrect API key provided.", { code: "invalid_api_key" });
   }
+  principals.set(identity, principal);
+  return principal;
 }
 
 /**

@@ -24,7 +24,7 @@ import { buildNodeContext } from "../../../app/node-context/node-context.js";
 import { answerApproval, type ApprovalGovernance } from "../../../app/approvals/answer-approval.js";
 import { approximateBytes, measuredSessions } from "./gateway-budget.js";
 import { GatewayHttpError } from "./gateway-http.js";
-import { tenantStorage } from "../../../app/tenants/tenant-storage.js";
+import { tenantStorages } from "../../../app/tenants/tenant-storage.js";
 
 /** What a paused run waits for, as the client is shown it. */
 export type GatewayPendingRequest =
@@ -148,6 +148,7 @@ function pendingOf(error: UserInputRequiredError): GatewayPendingRequest {
  */
 export function createGatewayRuns(options: GatewayRunsOptions) {
   const conversations = new Map<string, Conversation>();
+  const tenantView = tenantStorages(options.storage);
   const perTenant = options.maxConversationsPerTenant ?? options.maxConversations;
   const pending = new Map<string, { run: GatewayRun; request: GatewayPendingRequest }>();
   // Decisions live only until the resumed run has recorded them in its session.
@@ -208,7 +209,7 @@ export function createGatewayRuns(options: GatewayRunsOptions) {
   const open = (tenant: string): string => {
     const id = `conv_${randomUUID().replace(/-/g, "")}`;
     // TEN-3: an API key's tenant reads and writes its own namespace of the shared stores.
-    const shared = tenant === SHARED_TENANT ? options.storage : tenantStorage(options.storage, tenant);
+    const shared = tenant === SHARED_TENANT ? options.storage : tenantView(tenant);
     // The shared stores, with this conversation's own in-memory sessions (SES-6).
     const storage: Storage = {
       kv: shared.kv,

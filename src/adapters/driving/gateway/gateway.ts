@@ -319,8 +319,9 @@ export function createResponsesGateway(options: ResponsesGatewayOptions, runtime
     // TEN-1: everything the request opens or reads is its principal's tenant's.
     const tenantName = principal.tenant;
     requestPrincipals.set(signal, principal);
-    if (identity && tenants) {
-      const admission = await tenants.admit(identity.tenant);
+    const admission = identity && tenants ? await tenants.admit(identity.tenant) : null;
+    // A tenant with no limit and no budget runs on the gateway's node and has nothing to charge when it ends.
+    if (admission?.limited) {
       let tokens = 0;
       scopes.set(signal, { node: tenantNode(principal) ?? node, onUsage: (usage) => void (tokens += usage.total) });
       void new Promise<void>((resolve) => response.on("close", resolve)).then(() => admission.finish(tokens));

@@ -40,27 +40,28 @@ export function openSqliteSessionHostStore(options: { path: string; now?: () => 
   // The lease holder's inbox asks these every poll (HOST-1): compiled once, not built per call.
   const taskById = tasks().where(eq(hostTasks.taskId, sql.placeholder("taskId"))).prepare();
   const pendingAfter = db.select().from(hostCommands).where(and(gt(hostCommands.seq, sql.placeholder("afterSeq")), eq(hostCommands.status, "pending"))).orderBy(asc(hostCommands.seq)).prepare();
+  // Issue 45 item 1: every chat turn lists, steers and enqueues through these, so drizzle builds each once per connection, on first use, not per call.
+  const lazy = <T>(make: () => T): (() => T) => ((made?: T) => () => (made ??= make()))();
+  const allTasks = lazy(() => tasks().orderBy(asc(hostTasks.ord)).prepare());
+  const steersAfter = lazy(() => tasks().where(and(eq(hostTasks.steer, 1), eq(hostTasks.status, "queued"), eq(hostTasks.targetId, sql.placeholder("targetId")), gt(hostTasks.ord, sql.placeholder("afterOrder")), eq(hostTasks.cancelRequested, 0))).orderBy(asc(hostTasks.ord)).prepare());
+  const insertCommand = lazy(() => db.insert(hostCommands).values({ command: sql.placeholder("command"), status: "pending", createdAt: sql.placeholder("createdAt") }).returning({ seq: hostCommands.seq }).prepare());
   const activeFilter = (mark: "cancel_requested" | "cancelled", taskIds?: readonly string[]) =>
     and(inArray(hostTasks.status, ACTIVE), mark === "cancelled" ? eq(hostTasks.cancelRequested, 1) : taskIds === undefined ? undefined : inArray(hostTasks.taskId, [...taskIds]));
   // SQLite's own path: every read-then-write is one synchronous IMMEDIATE transaction (no await inside).
   return createSessionHostStore(
     {
-      tasks: () => tasks().orderBy(asc(hostTasks.ord)).all(),
+      tasks: () => allTasks().all(),
       task: (taskId) => taskById.get({ taskId }),
-      queuedSteers: (targetId, afterOrder) =>
-        tasks()
-          .where(and(eq(hostTasks.steer, 1), eq(hostTasks.status, "queued"), eq(hostTasks.targetId, targetId), gt(hostTasks.ord, afterOrder), eq(hostTasks.cancelRequested, 0)))
-          .orderBy(asc(hostTasks.ord))
-          .all(),
+      queuedSteers: (targetId, afterOrder) => steersAfter().all({ targetId, afterOrder }),
       insertTask: (columns) =>
         db.transaction((tx) => {
-          const existing = tx.select().from(hostTasks).where(eq(hostTasks.taskId, columns.taskId)).get();
+          const existing = taskById.get({ taskId: columns.taskId });
           if (existing) return { row: existing, created: false };
           return { row: tx.insert(hostTasks).values({ ...columns, steer: columns.steer ? 1 : 0, updatedAt: now() }).returning().get(), created: true };
         }, { behavior: "immediate" }),
       moveTask: (taskId, decide) =>
         db.transaction((tx) => {
-          const move = decide(tx.select().from(hostTasks).where(eq(hostTasks.taskId, taskId)).get());
+          const move = decide(taskById.get({ taskId }));
           if (move === null) return false;
           tx.update(hostTasks).set({ ...move, updatedAt: now() }).where(eq(hostTasks.taskId, taskId)).run();
           return true;
@@ -78,7 +79,7 @@ export function openSqliteSessionHostStore(options: { path: string; now?: () => 
       setSetting: (key, value) => void db.insert(hostSettings).values({ key, value }).onConflictDoUpdate({ target: hostSettings.key, set: { value } }).run(),
       putTurnItems: (runId, items) => void db.insert(hostTurnItems).values({ runId, items, updatedAt: now() }).onConflictDoUpdate({ target: hostTurnItems.runId, set: { items, updatedAt: now() } }).run(),
       getTurnItems: (runId) => db.select({ items: hostTurnItems.items }).from(hostTurnItems).where(eq(hostTurnItems.runId, runId)).get()?.items,
-      enqueue: (command) => db.insert(hostCommands).values({ command, status: "pending", createdAt: now() }).returning({ seq: hostCommands.seq }).get().seq,
+      enqueue: (command) => insertCommand().get({ command, createdAt: now() })!.seq,
       pending: (afterSeq) => pendingAfter.all({ afterSeq }),
       answer: (seq, columns) => void db.update(hostCommands).set(columns).where(eq(hostCommands.seq, seq)).run(),
       outcome: (seq) => db.select().from(hostCommands).where(eq(hostCommands.seq, seq)).get(),
