@@ -105,6 +105,8 @@ rmSync(root, { recursive: true, force: true });
 
 const result = {
   what: "forkSession at the head of a session of N events (the whole history copied), p50 ms; raw: better-sqlite3 making the file and copying the same rows in one INSERT … SELECT",
+  // `what` is kept as first written; since the flat fork (stop 46) nothing is copied: this says what is measured now.
+  whatNow: "forkSession at the head of a session of N events, p50 ms: the parent opened once (head, lineage, hazard report) and kept open while the backend writes the fork — a pointer to the parent and the fork's record (SQLite: a new file from the migrated image, written and fsynced, then linked; PostgreSQL: one agent_sessions row); the prefix is read through, never copied. raw: as in `what`",
   rounds: ROUNDS,
   goals: { sqliteP50Ms: 5, postgresP50Ms: 15, flat: true },
   sqlite: sqliteFork,

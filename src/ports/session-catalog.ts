@@ -6,6 +6,12 @@ export interface SessionCatalogEntry {
   address: SessionAddress;
   /** When the session was last written (ms since epoch), as well as the backend knows it cheaply. */
   updatedAt: number;
+  /**
+   * A fork's pointer (FORK-1), as the backend keeps it beside the log (the SQLite file's meta row,
+   * PostgreSQL's `agent_sessions` row): its parent and the last parent seq it holds. Absent for a
+   * session that is no fork, and for a catalog that does not know.
+   */
+  forkOf?: { address: SessionAddress; atSeq: number };
 }
 
 /**

@@ -3,6 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import htm from "htm";
 import { getJson, hrefWithToken, openStream } from "./api.js";
 import { formatCounts, formatTime, plural, StatusBadge } from "./parts.js";
+import { ForkPanel } from "./forks.js";
 import type { ViewerRunSummary } from "../../src/adapters/driving/viewer/run-index.js";
 import { formatDuration } from "../../src/adapters/driving/viewer/run-timeline.js";
 import type { ViewerListedProject } from "../../src/adapters/driving/viewer/viewer-listing.js";
@@ -91,6 +92,7 @@ export function SessionView({ s }: { s: string }) {
   return html`<div>
     <${Crumbs} body=${body} />
     <p class="muted">${plural(body.lastSeq, "event")} · ${plural(body.runs.length, "run")} · <a data-testid="transcript-link" href=${hrefWithToken(`#/session/${s}/transcript`)}>read as a transcript</a></p>
+    <${ForkPanel} s=${s} lastSeq=${body.lastSeq} />
     <table class="runs" data-testid="runs">
       <thead><tr><th>Run</th><th>Prompt</th><th>Status</th><th>Started</th><th>Duration</th><th>Tools</th><th>Tokens (turn)</th></tr></thead>
       <tbody>

@@ -6,6 +6,7 @@ import htm from "htm";
 import { hrefWithToken } from "./api.js";
 import { Crumbs, useLiveSessionJson } from "./lists.js";
 import { formatTime, Json, StatusBadge } from "./parts.js";
+import { ForkButton } from "./forks.js";
 import { formatDuration } from "../../src/adapters/driving/viewer/run-timeline.js";
 import type { DecisionAnswerer } from "../../src/domain/agent/decision-answerer.js";
 import type { TranscriptDecision, TranscriptEntry } from "../../src/domain/agent/transcript.js";
@@ -70,6 +71,6 @@ export function TranscriptView({ s }: { s: string }) {
   return html`<div data-testid="transcript">
     <${Crumbs} body=${body} s=${s} tail="transcript" />
     ${body.entries.length === 0 ? html`<p class="muted">Nothing in this session yet.</p>` : ""}
-    <div class="rows">${body.entries.map((entry) => html`<${Entry} entry=${entry} s=${s} key=${`${entry.type}:${entry.seq}:${entry.type === "tool" ? entry.toolCallId : ""}`} />`)}</div>
+    <div class="rows">${body.entries.map((entry) => html`<div class="t-entry" data-testid="t-entry" key=${`${entry.type}:${entry.seq}:${entry.type === "tool" ? entry.toolCallId : ""}`}><${Entry} entry=${entry} s=${s} />${entry.type === "run" ? "" : html`<${ForkButton} s=${s} seq=${entry.seq} />`}</div>`)}</div>
   </div>`;
 }

@@ -18,6 +18,8 @@ import type { AgentSessionHost } from "../session-host/types.js";
 import { createTenantCache, type Closeable } from "../tenants/tenant-cache.js";
 import { tenantStorages } from "../tenants/tenant-storage.js";
 import { createChatFeed } from "./chat-feed.js";
+import { forkSession } from "../time-travel/fork-session.js";
+import type { ForkHazard } from "../../domain/time-travel/fork.js";
 import { isSteamharnessError, SteamharnessError } from "../../domain/errors.js";
 import type { ToolCatalogEntry } from "../../domain/node-context.js";
 import type { SessionEvent } from "../../domain/agent/session-events.js";
@@ -316,6 +318,36 @@ export function createChatTurns(options: ChatTurnsOptions) {
       await ensureHost(tenant, conversationId, node);
       await sendAgentSessionCommand(conversationId, { type: "continue", taskId: task.taskId, answer, requestId: String(requestId), answeredBy: answererIn(tenant) }, { sessions: sessionsOf(tenant) });
       return { taskId: task.taskId, runId: task.runId, afterSeq };
+    },
+
+    /**
+     * FORK-1, FORK-2: forks the tenant's chat at a message into a new chat `newId` of the same
+     * tenant, whose history is the chat's log up to there (read through, not copied): at a user
+     * message (`messageId`: its client id), everything before that message's turn — the client
+     * sends it again, or an edited one —; at an assistant message (`msg-<runId>`, the id the
+     * stream's `start` gave it), everything through that turn, which must have ended. A repeat
+     * of an unsafe call the chat made after the point needs a fresh decision (the fork's hazards).
+     * `not_found` for a chat or message the tenant does not have, `conflict` for a taken `newId`
+     * or a turn still running; nothing is written then.
+     */
+    async fork(tenant: string, chatId: string, messageId: string, newId: string): Promise<{ atSeq: number; hazards: ForkHazard[] }> {
+      const record = await recordOf(tenant, chatId, false);
+      const log = await logOf(tenant, chatId);
+      if (!record || !log) throw new SteamharnessError("not_found", `[steamharness] [chat] no chat ${chatId}`, { field: "id" });
+      const tasks = (await record.listTasks()).filter((task) => task.taskId.startsWith(PREFIX));
+      const user = tasks.find((task) => chatMessageIdOf(task.taskId) === messageId);
+      const answer = user ? undefined : tasks.find((task) => `msg-${task.runId}` === messageId);
+      const task = user ?? answer;
+      if (!task) throw new SteamharnessError("not_found", `[steamharness] [chat] chat ${chatId} has no message ${messageId}`, { field: "messageId" });
+      if (answer && ACTIVE.has(answer.status)) throw new SteamharnessError("conflict", `[steamharness] [chat] the turn of message ${messageId} has not ended: fork at it once it has, or at its user message`, { field: "messageId" });
+      const events = await log.readRun(task.runId);
+      // A queued turn has logged nothing yet: the fork keeps everything so far.
+      const atSeq = events.length === 0 ? (await log.head()).lastSeq : user ? events[0]!.seq - 1 : events.at(-1)!.seq;
+      if (await recordOf(tenant, newId, false)) throw new SteamharnessError("conflict", `[steamharness] [chat] chat ${newId} exists`, { field: "newId" });
+      const at = (id: string) => sessionAddressOf({}, { projectId: options.projectId, conversationId: chatConversationId(tenant, id) });
+      const fork = await forkSession({ sessions: sessionsOf(tenant), from: at(chatId), at: { seq: atSeq }, to: at(newId) });
+      await recordOf(tenant, newId, true);
+      return { atSeq: fork.atSeq, hazards: fork.hazards };
     },
 
     /** Cancels the chat's active turn (a persisted cancel intent): its logged output stays. Resolves whether a turn was stopped. */

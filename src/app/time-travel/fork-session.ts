@@ -77,17 +77,20 @@ export async function forkSession(options: ForkSessionOptions): Promise<ForkSess
   const effects = options.effects ?? "decide";
   if (effects !== "decide" && effects !== "recorded") throw new SteamharnessError("input_validation", `effects must be "decide" or "recorded", not ${JSON.stringify(effects)}`, { field: "effects" });
   const to = options.to ?? { ...from, sessionKey: `${from.sessionKey}#fork-${randomUUID()}` };
-  const { atSeq, hazards, snapshot, ancestors } = await withStore(sessions, from, async (parent) => {
+  // The parent stays open until the fork is written: the backend's own check of `from` (forkLog)
+  // then shares its connection instead of opening the file again.
+  const { atSeq, hazards, snapshot } = await withStore(sessions, from, async (parent) => {
     const head = await parent.head();
     const runStarts = "turn" in options.at ? (await parent.readAfter(0, { types: ["run_started"] })).map((event) => event.seq) : [];
     const seq = forkSeq(options.at, head.lastSeq, runStarts);
     // The parent's own lineage, whatever the point: effects its ancestors left behind stay guarded.
-    const lineage = forkLineageOf(forkRecordOf(await parent.get(forkRecordEventId(from.sessionKey))));
-    return { atSeq: seq, hazards: forkHazards(await eventsAround(parent, seq), seq), snapshot: head.snapshot && head.snapshot.atSeq <= seq ? head.snapshot : null, ancestors: lineage };
+    const ancestors = forkLineageOf(forkRecordOf(await parent.get(forkRecordEventId(from.sessionKey))));
+    const found = { atSeq: seq, hazards: forkHazards(await eventsAround(parent, seq), seq), snapshot: head.snapshot && head.snapshot.atSeq <= seq ? head.snapshot : null };
+    const record: ForkRecord = { parent: { ...from }, atSeq: seq, effects, hazards: found.hazards, ancestors };
+    // The record goes in with the fork's pointer, in one transaction: a fork never exists without its guards.
+    await sessions.forkLog!({ from, to, throughSeq: seq, append: [forkRecordEvent(to.sessionKey, record)] });
+    return found;
   });
-  const record: ForkRecord = { parent: { ...from }, atSeq, effects, hazards, ancestors };
-  // The record goes in with the fork's pointer, in one transaction: a fork never exists without its guards.
-  await sessions.forkLog({ from, to, throughSeq: atSeq, append: [forkRecordEvent(to.sessionKey, record)] });
   if (snapshot) await withStore(sessions, to, (fork) => fork.putSnapshot({ atSeq: snapshot.atSeq, state: snapshot.state as JsonValue }));
   return { address: to, atSeq, hazards };
 }

@@ -13,7 +13,11 @@ export interface SessionCatalogRow {
   conversationId: string | null;
   sessionKey: string;
   updatedAt: number;
+  /** A fork's pointer (FORK-1): its parent's address columns and the last parent seq it holds; absent or null for no fork. */
+  baseProjectId?: string | null; baseConversationId?: string | null; baseSessionKey?: string | null; baseSeq?: number | null;
 }
+
+const addressOf = (projectId: string, conversationId: string | null, sessionKey: string) => ({ projectId, sessionKey, ...(conversationId === null ? {} : { conversationId }) });
 
 /**
  * The catalog over `rows` (which may already apply the project filter); `close` runs once.
@@ -29,7 +33,7 @@ export function createSessionCatalog(driver: { rows(projectId: string | undefine
       const rows = await call("listing sessions", () => driver.rows(filter.projectId));
       return rows
         .filter((row) => filter.projectId === undefined || row.projectId === filter.projectId)
-        .map(({ projectId, conversationId, sessionKey, updatedAt }) => ({ address: { projectId, sessionKey, ...(conversationId === null ? {} : { conversationId }) }, updatedAt }))
+        .map((row) => ({ address: addressOf(row.projectId, row.conversationId, row.sessionKey), updatedAt: row.updatedAt, ...(row.baseProjectId == null || row.baseSessionKey == null || row.baseSeq == null ? {} : { forkOf: { address: addressOf(row.baseProjectId, row.baseConversationId ?? null, row.baseSessionKey), atSeq: Number(row.baseSeq) } }) }))
         .sort((a, b) => b.updatedAt - a.updatedAt);
     },
     async close() {

@@ -32,6 +32,9 @@ export async function serveUiChat(handlers: UiChatHandlers, request: IncomingMes
   } else if (method === "GET" && /^\/v1\/ui\/chat\/[^/]+\/stream$/.test(path)) {
     web = new Request(url, { method, headers });
     handler = handlers.GET;
+  } else if (method === "POST" && /^\/v1\/ui\/chat\/[^/]+\/fork$/.test(path)) {
+    web = new Request(url, { method, headers, body: JSON.stringify(await readJsonBody(request, maxBodyBytes)) });
+    handler = handlers.fork;
   } else if (method === "POST" && /^\/v1\/ui\/chat\/[^/]+\/stop$/.test(path)) {
     web = new Request(url, { method, headers });
     handler = handlers.stop;

@@ -6,6 +6,7 @@
  * `/v1/ui/chat`. Every stream is read from the chat's durable session log (app/chats), so a
  * dropped connection loses nothing and any host on the same session backend resumes it.
  */
+import { randomUUID } from "node:crypto";
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { createAgentNode, type AgentNode, type AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
@@ -40,6 +41,9 @@ export const UiChatRequestSchema = Type.Object({
   steer: Type.Optional(Type.Boolean()),
 });
 export type UiChatRequestBody = Static<typeof UiChatRequestSchema>;
+
+/** FORK-1: the body of `POST {api}/{id}/fork` — the message to fork at (a user message's id, or an assistant message's), and the new chat's id (default a random one). */
+export const UiChatForkSchema = Type.Object({ messageId: Type.String({ minLength: 1, maxLength: 200 }), newId: Type.Optional(Id) });
 
 /** Options of {@link createUiChatHandlers}. */
 export interface UiChatOptions {
@@ -77,6 +81,14 @@ export interface UiChatHandlers {
   GET(request: Request): Promise<Response>;
   /** `POST {api}/{id}/stop`: cancels the chat's active turn, keeping what it said. */
   stop(request: Request): Promise<Response>;
+  /**
+   * `POST {api}/{id}/fork` `{ messageId, newId? }` (FORK-1, FORK-2): a new chat of the caller's
+   * tenant whose history is this chat's up to the message (a user message: before its turn; an
+   * assistant message: through its turn). Answers `{ id, atSeq, hazards }`: the chat's tool calls
+   * after the point — a repeat of an unsafe one in the new chat needs a fresh approval. 404 for a
+   * chat or message the tenant does not have, 409 for a taken `newId` or a turn still running.
+   */
+  fork(request: Request): Promise<Response>;
   /** Releases the chats' hosts of this process (running turns continue on the next host that opens them). */
   close(): Promise<void>;
 }
@@ -93,12 +105,13 @@ const json = (status: number, body: unknown): Response => new Response(JSON.stri
 const errorResponse = (error: unknown): Response => {
   if (error instanceof UiChatError) return json(error.status, { error: { message: error.message, type: error.status === 401 ? "authentication_error" : "invalid_request_error", param: error.param, code: error.code } });
   if (isSteamharnessError(error, "not_found")) return json(404, { error: { message: error.message, type: "invalid_request_error", param: "id", code: "not_found" } });
+  if (isSteamharnessError(error, "conflict")) return json(409, { error: { message: error.message, type: "invalid_request_error", param: error.field ?? null, code: "conflict" } });
   if (isSteamharnessError(error, "rate_limited")) return json(429, { error: { message: error.message, type: "rate_limit_error", param: null, code: "rate_limited" } });
   if (isSteamharnessError(error, "input_validation")) return json(400, { error: { message: error.message, type: "invalid_request_error", param: error.field ?? null, code: "invalid_value" } });
   return json(500, { error: { message: "[steamharness] [chat] internal error", type: "server_error", param: null, code: "internal" } });
 };
 
-async function readBody(request: Request, limit: number): Promise<UiChatRequestBody> {
+async function readBody<S extends typeof UiChatRequestSchema | typeof UiChatForkSchema = typeof UiChatRequestSchema>(request: Request, limit: number, schema: S = UiChatRequestSchema as S): Promise<Static<S>> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limit) throw new UiChatError(413, `The request body is larger than ${limit} bytes.`, "body_too_large");
   const text = await request.text();
@@ -109,8 +122,8 @@ async function readBody(request: Request, limit: number): Promise<UiChatRequestB
   } catch {
     throw new UiChatError(400, "The request body is not valid JSON.", "invalid_json");
   }
-  if (!Value.Check(UiChatRequestSchema, body)) {
-    const first = [...Value.Errors(UiChatRequestSchema, body)][0]!;
+  if (!Value.Check(schema, body)) {
+    const first = [...Value.Errors(schema, body)][0]!;
     throw new UiChatError(400, describeSchemaError(first), "invalid_value", first.path.replace(/^\//, "").replace(/\//g, ".") || null);
   }
   return body;
@@ -131,7 +144,7 @@ function replyOf(part: { type: string; [field: string]: unknown }): Array<{ tool
 }
 
 /** The chat id before `/<suffix>` at the end of the URL's path. */
-function chatIdOf(request: Request, suffix: "stream" | "stop"): string {
+function chatIdOf(request: Request, suffix: "stream" | "stop" | "fork"): string {
   const found = new RegExp(`/([^/]+)/${suffix}/?$`).exec(new URL(request.url).pathname)?.[1];
   let id: string | undefined;
   try {
@@ -295,6 +308,14 @@ export function createUiChatHandlers(options: UiChatOptions, runtime: HarnessRun
       const chatId = chatIdOf(request, "stop");
       if (!(await chats.exists(tenant, chatId))) throw new UiChatError(404, `No chat '${chatId}'.`, "not_found", "id");
       return json(200, { stopped: await chats.stop(tenant, chatId, nodeFor(request)) });
+    }),
+    fork: handled(async (request) => {
+      const tenant = await tenantOf(request);
+      const chatId = chatIdOf(request, "fork");
+      const body = await readBody(request, maxBodyBytes, UiChatForkSchema);
+      const id = body.newId ?? randomUUID();
+      const { atSeq, hazards } = await chats.fork(tenant, chatId, body.messageId, id);
+      return json(200, { id, atSeq, hazards: hazards.map(({ result: _result, ...hazard }) => hazard) });
     }),
     close: async () => {
       for (const controller of reading) controller.abort();

@@ -12,6 +12,7 @@ import { checkViewerRequest } from "./viewer-security.js";
 import { createViewerSessions } from "./viewer-sessions.js";
 import { sessionCatalogOf } from "./session-catalog-of.js";
 import { createSessionFacts } from "./session-facts.js";
+import { forkFromViewer, parseViewerFork, viewerForks } from "./viewer-forks.js";
 import { listProjects, namesOf, withRecordedDecisions } from "./viewer-listing.js";
 
 /** Options of {@link createViewerServer}. */
@@ -93,7 +94,7 @@ function pageWithPolicy(html: string): { html: string; csp: string } {
  * list (from the session catalog, never from the logs), a session's runs (an incremental index),
  * a session as a transcript (UI-7: messages, tool calls, decisions with who answered and the wait,
  * compactions),
- * pages of raw events (`readAfter(afterSeq, { limit })`), a live stream of appended events
+ * a session's fork tree and "fork from here" (FORK-1: `viewer-forks.ts`), pages of raw events (`readAfter(afterSeq, { limit })`), a live stream of appended events
  * (server-sent events, polling the session head) and answers to waiting requests.
  *
  * @example
@@ -141,6 +142,8 @@ export async function createViewerServer(options: ViewerServerOptions, openFolde
       const transcript = await sessions.transcript(url.searchParams.get("s") ?? "");
       send(response, 200, { ...transcript, ...(await namesOf(transcript.address, catalog, facts)) });
     },
+    "GET /api/forks": async (_request, response, url) => send(response, 200, await viewerForks(backend, catalog, url.searchParams.get("s") ?? "")),
+    "POST /api/fork": async (request, response) => send(response, 200, await forkFromViewer(backend, parseViewerFork(await readJson(request)))),
     "GET /api/children": async (_request, response, url) => send(response, 200, { children: await sessions.childUsage(url.searchParams.get("s") ?? "", url.searchParams.get("runId") ?? "") }),
     "GET /api/events": async (_request, response, url) => {
       const session = await sessions.get(url.searchParams.get("s") ?? "");

@@ -5,7 +5,7 @@ import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.j
 import type { WorkflowRunIndex, WorkflowRunMark } from "../../../../ports/workflow-run-stores.js";
 import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { openMigratedSqlite } from "../shared/migrations.js";
-import { conversationSessionsDirectory, sessionLockPath } from "../sessions/session-database-path.js";
+import { conversationSessionsDirectory, hasForeignForks, sessionLockPath } from "../sessions/session-database-path.js";
 import { SESSION_FILE_EXTENSION } from "../sessions/session-file-names.js";
 import { openLockFile, tryLock } from "../sessions/sqlite-session-lease.js";
 import { retainedRuns } from "./run-retention-schema.js";
@@ -112,10 +112,11 @@ export async function createSqliteRunRetention(options: SqliteRunRetentionOption
       const deferred: string[] = [];
       for (const row of due) {
         const sessions = conversationSessionsDirectory({ agentStoreDir, conversationId: row.runId });
-        const held = existsSync(sessions) ? holdAll(sessions) : [];
+        // FORK-1: a fork in another conversation reads through to one of its sessions: kept, like a held one, while the fork exists.
+        const held = !existsSync(sessions) ? [] : hasForeignForks(agentStoreDir, sessions) ? null : holdAll(sessions);
         const unchanged = and(eq(t.projectId, row.projectId), eq(t.runId, row.runId), eq(t.state, row.state), eq(t.updatedAt, row.updatedAt));
         if (held === null) {
-          // A live owner holds one of its sessions: someone runs it now; look again later.
+          // A live owner holds one of its sessions (someone runs it now), or a fork reads through to one: look again later.
           call("defer", () => db.update(t).set({ expiresAt: request.now + (request.deferMs ?? 3_600_000) }).where(unchanged).run());
           deferred.push(row.runId);
           continue;

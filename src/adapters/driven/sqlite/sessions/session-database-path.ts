@@ -1,4 +1,6 @@
-import { join, resolve } from "node:path";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import { conversationFolderSegment, sessionFileSegments } from "./session-file-names.js";
 
@@ -60,4 +62,35 @@ export function conversationSessionsDirectory(options: { agentStoreDir: string; 
     throw new SteamharnessError("input_validation", "agentStoreDir must be a non-empty string", { field: "agentStoreDir" });
   }
   return join(resolve(options.agentStoreDir), conversationFolderSegment(options.conversationId));
+}
+
+const forkMarks = (conversationDir: string): string => join(conversationDir, "_forks");
+
+/**
+ * FORK-1: marks in `from`'s conversation folder that a fork in another conversation (its file
+ * `forkPath`) reads through to one of its sessions — one file per fork, named by a hash of its
+ * path, holding that path relative to `agentStoreDir` — so a prune keeps the folder while the fork
+ * exists (a fork in the same conversation goes with it). Written before the fork's file: a fork
+ * that failed leaves a mark of a missing file, which counts for nothing.
+ *
+ * @example
+ * markForeignFork("/data/agents", { projectId, conversationId: "run-1", sessionKey: "agent" }, "/data/agents/c2-…/agent.sqlite");
+ */
+export function markForeignFork(agentStoreDir: string, from: { conversationId?: string }, forkPath: string): void {
+  const parent = conversationSessionsDirectory({ agentStoreDir, ...(from.conversationId === undefined ? {} : { conversationId: from.conversationId }) });
+  if (dirname(forkPath) === parent) return;
+  mkdirSync(forkMarks(parent), { recursive: true });
+  writeFileSync(join(forkMarks(parent), createHash("sha256").update(forkPath).digest("hex").slice(0, 32)), relative(resolve(agentStoreDir), forkPath));
+}
+
+/**
+ * Whether a fork in another conversation still reads through to a session of this conversation
+ * folder ({@link markForeignFork}); a mark of a file that is gone counts for nothing.
+ *
+ * @example
+ * if (hasForeignForks("/data/agents", conversationSessionsDirectory({ agentStoreDir: "/data/agents", conversationId: "run-1" }))) return "keep";
+ */
+export function hasForeignForks(agentStoreDir: string, conversationDir: string): boolean {
+  const marks = existsSync(forkMarks(conversationDir)) ? readdirSync(forkMarks(conversationDir)) : [];
+  return marks.some((mark) => existsSync(join(resolve(agentStoreDir), readFileSync(join(forkMarks(conversationDir), mark), "utf8"))));
 }

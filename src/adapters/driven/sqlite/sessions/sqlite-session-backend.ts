@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import type { SessionBackend } from "../../../../ports/session-backend.js";
 import { openSqliteSessionHostStore, sessionHostDatabasePath } from "../session-host/sqlite-session-host-store.js";
-import { resolveSessionDatabasePath } from "./session-database-path.js";
+import { markForeignFork, resolveSessionDatabasePath } from "./session-database-path.js";
 import { createSqliteSessionLeaseProvider } from "./sqlite-session-lease.js";
 import { sqliteSessionPool } from "./sqlite-session-pool.js";
 import { createSessionBackend } from "../../kernel/session-backend.js";
@@ -113,7 +113,9 @@ export function createSqliteSessionBackend(options: SqliteSessionBackendOptions 
         return !create && !existsSync(path) ? null : shared(path, () => openSqliteSessionHostStore({ path }));
       },
       async forkLog({ from, to, throughSeq, append, lastRunId }) {
-        await forkSqliteSessionLog({ path: resolveSessionDatabasePath({ ...to, agentStoreDir }), address: to, base: { address: from, seq: throughSeq }, lastRunId, ...(append ? { append } : {}) });
+        const path = resolveSessionDatabasePath({ ...to, agentStoreDir });
+        if (agentStoreDir !== undefined && !existsSync(path)) markForeignFork(agentStoreDir, from, path);
+        await forkSqliteSessionLog({ path, address: to, base: { address: from, seq: throughSeq }, lastRunId, ...(append ? { append } : {}) });
       },
       close: () => pool.close(),
     },

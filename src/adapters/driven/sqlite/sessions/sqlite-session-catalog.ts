@@ -31,13 +31,13 @@ function readFacts(path: string): SessionCatalogRow | null {
     const { eq } = drizzleOrm();
     const db = drizzleBetterSqlite3().drizzle({ client });
     const row = db
-      .select({ projectId: sessionMeta.projectId, conversationId: sessionMeta.conversationId, sessionKey: sessionMeta.sessionKey, lastSeq: sessionMeta.lastSeq, createdAt: sessionMeta.createdAt })
+      .select({ projectId: sessionMeta.projectId, conversationId: sessionMeta.conversationId, sessionKey: sessionMeta.sessionKey, lastSeq: sessionMeta.lastSeq, createdAt: sessionMeta.createdAt, baseProjectId: sessionMeta.baseProjectId, baseConversationId: sessionMeta.baseConversationId, baseSessionKey: sessionMeta.baseSessionKey, baseSeq: sessionMeta.baseSeq })
       .from(sessionMeta)
       .get();
     if (!row) return null;
     // The time of the session's last event (`at` of the meta row's `last_seq`), else its creation time.
     const last = row.lastSeq > 0 ? db.select({ at: sessionEvents.at }).from(sessionEvents).where(eq(sessionEvents.seq, row.lastSeq)).get() : undefined;
-    return { projectId: row.projectId, conversationId: row.conversationId, sessionKey: row.sessionKey, updatedAt: last?.at ?? row.createdAt };
+    return { ...row, updatedAt: last?.at ?? row.createdAt };
   } catch {
     return null;
   } finally {
@@ -51,15 +51,8 @@ function readFacts(path: string): SessionCatalogRow | null {
  */
 function changeMark(path: string): string | null {
   try {
-    const main = statSync(path);
-    let wal = "";
-    try {
-      const stat = statSync(`${path}-wal`);
-      wal = `${stat.size}:${stat.mtimeMs}`;
-    } catch {
-      // no WAL file
-    }
-    return `${main.size}:${main.mtimeMs}|${wal}`;
+    const [main, wal] = [statSync(path), statSync(`${path}-wal`, { throwIfNoEntry: false })];
+    return `${main.size}:${main.mtimeMs}|${wal ? `${wal.size}:${wal.mtimeMs}` : ""}`;
   } catch {
     return null;
   }
@@ -75,7 +68,7 @@ const folders = (path: string): Dirent[] => {
 
 /**
  * The session catalog of a SQLite session backend (VIEW-1): lists the conversation folders and
- * their session files, and reads each file's address and last event time from its rows (VIEW-8:
+ * their session files, and reads each file's address, fork pointer and last event time from its rows (VIEW-8:
  * the store's time, not the file's), again only when the file changed since. A listing costs two
  * directory reads per conversation and two `stat`s per session; no log is scanned.
  *
