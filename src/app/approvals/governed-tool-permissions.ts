@@ -105,6 +105,13 @@ export interface GovernedToolPermissions extends ToolPermissions {
    * `conflict` (already decided).
    */
   decide(input: GovernedDecisionInput): Promise<ApprovalDecisionRecord>;
+  /**
+   * Takes every request due now one step (GOV-3): escalates those whose wait has passed (the
+   * store's atomic `escalateRequest`, so across hosts each is escalated once, and `onEscalation`
+   * runs in the host that did) and records the expiry of those past their deadline. Resolves to
+   * how many requests were due; at most `limit` (default 100) per call.
+   */
+  sweep(limit?: number): Promise<number>;
 }
 
 const forbidden = (rule: "approver_group" | "tenant" | "self_approval", message: string, data: Record<string, unknown>) =>
@@ -150,6 +157,25 @@ export function createGovernedToolPermissions(options: GovernedToolPermissionsOp
     return { outcome: "approved", answeredBy };
   }
 
+  /**
+   * The step time brings an undecided request to at `at`, whoever notices first (a call asking
+   * again, or the sweeper): escalation after its wait, or at its deadline when the policy says
+   * so; else expiry, recorded once.
+   */
+  async function advance(request: ApprovalRequestRecord, at: number): Promise<"pending" | "expired"> {
+    const escalation = request.verdict.escalation;
+    if (request.state === "expired" || at >= request.expiresAt) {
+      if (request.state === "pending" && request.verdict.onExpiry === "escalate" && escalation && request.escalatedAt === null) {
+        await escalate(request, at, at + request.verdict.expiresAfterMs);
+        return "pending";
+      }
+      if (await store.settleRequest(request.id, "expired")) await audit(request, "expiry", { toolId: request.toolId, then: request.verdict.onExpiry });
+      return "expired";
+    }
+    if (escalation && request.escalatedAt === null && at >= request.createdAt + escalation.afterMs) await escalate(request, at, request.expiresAt);
+    return "pending";
+  }
+
   return {
     policyVersion: version,
     async request(call, signal) {
@@ -182,18 +208,16 @@ export function createGovernedToolPermissions(options: GovernedToolPermissionsOp
       const standing = await store.standingDecision({ tenant, toolId: call.toolId, argumentsHash, policyVersion: version, sessionId: request.sessionId });
       const standingOutcome = standing && (await apply(standing, request));
       if (standingOutcome) return standingOutcome;
+      if ((await advance(request, at)) === "pending") return { outcome: "pending" };
       const then = request.verdict.onExpiry;
-      const escalation = request.verdict.escalation;
-      if (request.state === "expired" || at >= request.expiresAt) {
-        if (request.state === "pending" && then === "escalate" && escalation && request.escalatedAt === null) {
-          await escalate(request, at, at + request.verdict.expiresAfterMs);
-          return { outcome: "pending" };
-        }
-        if (await store.settleRequest(request.id, "expired")) await audit(request, "expiry", { toolId: call.toolId, then });
-        return { outcome: "expired", then: then === "fail" ? "fail" : "continue", reason: `the request waited past its deadline (${new Date(request.expiresAt).toISOString()})` };
-      }
-      if (escalation && request.escalatedAt === null && at >= request.createdAt + escalation.afterMs) await escalate(request, at, request.expiresAt);
-      return { outcome: "pending" };
+      return { outcome: "expired", then: then === "fail" ? "fail" : "continue", reason: `the request waited past its deadline (${new Date(request.expiresAt).toISOString()})` };
+    },
+
+    async sweep(limit = 100) {
+      const at = clock.now();
+      const due = await store.dueRequests(at, limit);
+      for (const request of due) await advance(request, at);
+      return due.length;
     },
 
     async decide(input) {
