@@ -196,13 +196,15 @@ export function createGovernedToolPermissions(options: GovernedToolPermissionsOp
         return verdict.action === "allow" ? { outcome: "approved", answeredBy } : { outcome: "denied", reason: verdict.reason ?? `the approval policy denies ${call.toolId}`, answeredBy };
       }
       let { request, created } = await store.createRequest(fresh);
+      // A request this call just inserted has no decision of its own yet (decide() needs the request).
+      const inserted = created;
       // GOV-5: changed arguments or a newer policy version ask again, under the new binding.
       if (!created && (request.argumentsHash !== argumentsHash || request.policyVersion !== version)) {
         created = await store.rebindRequest(fresh);
         request = (await store.request(call.requestId)) ?? fresh;
       }
       if (created) await audit(request, "request", { toolId: call.toolId, runId: call.runId, sessionId: request.sessionId, argumentsHash, verdict: "ask", rule: verdict.rule, approvers: verdict.approvers, expiresAt: request.expiresAt, requestedBy: request.requestedBy === null ? null : { ...request.requestedBy } });
-      const own = await store.decisionOf(request.id);
+      const own = inserted ? null : await store.decisionOf(request.id);
       const ownOutcome = own && (await apply(own, request));
       if (ownOutcome) return ownOutcome;
       const standing = await store.standingDecision({ tenant, toolId: call.toolId, argumentsHash, policyVersion: version, sessionId: request.sessionId });

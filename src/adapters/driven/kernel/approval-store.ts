@@ -87,9 +87,10 @@ export function createApprovalStore(rows: ApprovalRows, digest: AuditDigest, cal
   return {
     async createRequest(record) {
       const row = requestRow(record);
+      // The row just inserted is the record itself: only a request that existed is read back.
       const { created, stored } = await call("approval request create", async () => {
         const inserted = await rows.insertRequest(row);
-        return { created: inserted, stored: await rows.request(record.id) };
+        return { created: inserted, stored: inserted ? row : await rows.request(record.id) };
       });
       return { request: requestOf(stored ?? row), created };
     },

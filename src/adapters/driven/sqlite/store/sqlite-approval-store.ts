@@ -26,6 +26,8 @@ export function createSqliteApprovalRows({ db }: Pick<SqliteStoreContext, "db">)
     return and(sameCall, b.sessionId === null ? eq(decisions.scope, "always") : or(eq(decisions.scope, "always"), and(eq(decisions.scope, "session"), eq(decisions.sessionId, b.sessionId))));
   };
   const lastOf = db.select().from(audit).where(eq(audit.tenant, p("tenant"))).orderBy(desc(audit.seq)).limit(1).prepare();
+  // Prepared once: an audit append is on every gated call's path (issue 47's benchmark).
+  const appendRow = db.insert(audit).values({ tenant: p("tenant"), seq: p("seq"), at: p("at"), kind: p("kind"), requestId: p("requestId"), data: p("data"), prevHash: p("prevHash"), hash: p("hash") }).prepare();
   return {
     insertRequest: (row) => db.insert(requests).values(row).onConflictDoNothing().run().changes > 0,
     rebindRequest: ({ id, ...row }) => db.update(requests).set(row).where(and(eq(requests.id, id), or(ne(requests.argumentsHash, row.argumentsHash), ne(requests.policyVersion, row.policyVersion)))).run().changes > 0,
@@ -40,7 +42,7 @@ export function createSqliteApprovalRows({ db }: Pick<SqliteStoreContext, "db">)
     appendAudit: (tenant, next) =>
       db.transaction(() => {
         const row = next(lastOf.get({ tenant }) ?? null);
-        db.insert(audit).values(row).run();
+        appendRow.run({ ...row });
         return row;
       }, { behavior: "immediate" }),
     audit: (tenant, afterSeq, limit) => db.select().from(audit).where(and(eq(audit.tenant, tenant), gt(audit.seq, afterSeq))).orderBy(asc(audit.seq)).limit(limit).all(),
