@@ -13,6 +13,8 @@ import { runStreamNode } from "../src/domain/stream-node.js";
 import type { ModelRequest } from "../src/ports/model-provider.js";
 import type { SessionAddress } from "../src/ports/session-store.js";
 import type { Storage } from "../src/ports/storage.js";
+import type { ToolPermissions } from "../src/ports/tool-permissions.js";
+import type { ToolCatalogEntry } from "../src/domain/node-context.js";
 import { createNodeContext } from "../src/compose/node-context.js";
 import { createOfflineModel, type OfflineStep } from "../src/testing/offline-model.js";
 
@@ -74,13 +76,14 @@ export function benchLoopNode(steps: number, end: "approval" | "answer" = "appro
  * One run of the {@link benchLoopNode} loop of `steps` steps in conversation `conversationId` on
  * `storage`, so the run chooses its durable session file under the session lease as a host's run
  * does (SES-1, SES-2); it ends paused on the approval after the last step. Resolves its wall ms.
+ * `gate` replaces the catalog and the approval port (bench/approvals.bench.ts: every call gated).
  *
  * @example
  * const ms = await timedLoop(storage, "loop", 100); // ms / 100 per step
  */
-export async function timedLoop(storage: Storage, conversationId: string, steps: number): Promise<{ ms: number; paused: boolean }> {
+export async function timedLoop(storage: Storage, conversationId: string, steps: number, gate?: { toolCatalog: ToolCatalogEntry[]; toolPermissions: ToolPermissions }): Promise<{ ms: number; paused: boolean }> {
   const node = benchLoopNode(steps);
-  const context = createNodeContext({ projectId: "bench", conversationId, storage, runId: `run-${conversationId}`, toolCatalog: BENCH_CATALOG });
+  const context = createNodeContext({ projectId: "bench", conversationId, storage, runId: `run-${conversationId}`, toolCatalog: BENCH_CATALOG, ...gate });
   const started = performance.now();
   let paused = false;
   try {

@@ -38,6 +38,8 @@ export type { ExecutionHistoryOptions, ExecutionRecord, ExecutionStatus } from "
 export { createGovernedToolPermissions, loadApprovalPolicy } from "./app/approvals/governed-tool-permissions.js";
 export type { GovernedToolPermissions, GovernedToolPermissionsOptions, GovernedDecisionInput, GovernedCall, VersionedApprovalPolicy } from "./app/approvals/governed-tool-permissions.js";
 export { answerApproval, governedAnswers } from "./app/approvals/answer-approval.js";
+export { startApprovalSweeper, DEFAULT_APPROVAL_SWEEP_MS } from "./app/approvals/approval-sweeper.js";
+export type { ApprovalSweeper, ApprovalSweeperOptions } from "./app/approvals/approval-sweeper.js";
 export type { ApprovalGovernance, ApprovalAnswerInput } from "./app/approvals/answer-approval.js";
 export { ApprovalPolicySchema, parseApprovalPolicy, evaluateApprovalPolicy, isPolicyApprover, DEFAULT_APPROVAL_EXPIRY_MS } from "./domain/approvals/policy.js";
 export type { ApprovalPolicy, ApprovalAction, ApprovalExpiryAction, ApprovalPolicyCall, ApprovalVerdict, ApprovalPolicyApprover, ApproverSelectorSpec } from "./domain/approvals/policy.js";

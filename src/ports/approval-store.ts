@@ -93,6 +93,12 @@ export interface ApprovalStore {
   settleRequest(id: string, state: "decided" | "expired"): Promise<boolean>;
   /** Sets `escalatedAt` and the new `expiresAt` of a pending request not escalated yet; true only for the caller that did. */
   escalateRequest(id: string, at: number, expiresAt: number): Promise<boolean>;
+  /**
+   * Pending requests that need a step at `now` (GOV-3): escalation after its wait, or expiry;
+   * oldest due first, at most `limit`. An indexed query, never a scan of every request; a
+   * request stays due until a conditional method (`escalateRequest`, `settleRequest`) moves it.
+   */
+  dueRequests(now: number, limit: number): Promise<ApprovalRequestRecord[]>;
   /** Inserts a decision (ids are unique; a duplicate rejects with `conflict`). */
   addDecision(record: ApprovalDecisionRecord): Promise<void>;
   /** The newest decision made on the request itself, or null. */

@@ -54,6 +54,26 @@ const cases: ContractCases<ApprovalStore, ApprovalStoreInspect> = {
     expect(await other(store, inspect).escalateRequest(first.id, AT + 11, AT + 130_000)).toBe(false);
     expect(await store.request(first.id)).toEqual({ ...first, escalatedAt: AT + 10, expiresAt: AT + 120_000 });
   },
+  "dueRequests finds pending requests whose escalation or expiry is due, oldest due first; an escalation moves it to the new deadline": async ({ store, inspect, expect }) => {
+    // Times long before every other case's, so requests of other cases on a shared database are never due here.
+    const t = 1_000_000 + Math.floor(Math.random() * 1_000_000);
+    const escalating = requestOf({ createdAt: t, expiresAt: t + 60_000, verdict: { ...VERDICT, escalation: { afterMs: 1_000, to: "security" } } });
+    const expiring = requestOf({ createdAt: t, expiresAt: t + 500 });
+    const later = requestOf({ createdAt: t, expiresAt: t + 60_000 });
+    const decided = requestOf({ createdAt: t, expiresAt: t + 100 });
+    for (const request of [escalating, expiring, later, decided]) await store.createRequest(request);
+    await store.settleRequest(decided.id, "decided");
+    const mine = new Set([escalating.id, expiring.id, later.id, decided.id]);
+    const due = async (now: number) => (await other(store, inspect).dueRequests(now, 1_000)).filter((request) => mine.has(request.id));
+    expect(await due(t + 499)).toEqual([]);
+    expect(await due(t + 1_000)).toEqual([expiring, escalating]);
+    expect(await store.dueRequests(t + 1_000, 1)).toHaveLength(1);
+    await store.escalateRequest(escalating.id, t + 1_000, t + 90_000);
+    expect((await due(t + 60_000)).map((request) => request.id)).toEqual([expiring.id, later.id]);
+    expect((await due(t + 90_000)).map((request) => request.id)).toEqual([expiring.id, later.id, escalating.id]);
+    for (const request of [escalating, expiring, later]) await store.settleRequest(request.id, "expired");
+    expect(await due(t + 90_000)).toEqual([]);
+  },
   "a decision is read back by its request; a duplicate id is a conflict": async ({ store, expect }) => {
     const first = requestOf();
     await store.createRequest(first);

@@ -74,7 +74,7 @@ describe("UI-4 tool approvals go through the AI SDK's own approval flow", () => 
       const log = await tenantStorage(storage, tenant).sessions!.openUnleased({ address: sessionAddressOf({}, { projectId: "ui-chat-test", conversationId: chatConversationId(tenant, chatId) }), create: false });
       const decision = (await log!.readAfter(0)).find((event) => event.type === "approval_decision");
       await log!.close();
-      expect(decision?.payload).toMatchObject({ answeredBy: { surface: "ui-chat", tenant: "token:static", at: expect.any(Number) } });
+      expect(decision?.payload).toMatchObject({ answeredBy: { surface: "ui-chat", tenant: "token:static", subject: "static", at: expect.any(Number) } });
       // The same answer again waits for nothing: refused.
       const again = await fetch(api, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify({ id: chatId, messages: [user, answer], trigger: "submit-message", messageId: paused.id }) });
       expect(again.status).toBe(400);

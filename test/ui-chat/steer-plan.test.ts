@@ -68,7 +68,7 @@ describe("UI-4 plan approvals go through the AI SDK's approval flow on the chat 
       const log = await tenantStorage(storage, tenant).sessions!.openUnleased({ address: sessionAddressOf({}, { projectId: "ui-chat-test", conversationId: chatConversationId(tenant, chatId) }), create: false });
       const decisions = (await log!.readAfter(0)).filter((event) => event.type === "approval_decision");
       await log!.close();
-      expect(decisions.map((event) => event.payload)).toEqual([expect.objectContaining({ requestId: (plan as { approval: { id: string } }).approval.id, outcome: approved ? "approved" : "declined", answeredBy: { surface: "ui-chat", tenant: "token:static", at: expect.any(Number) } })]);
+      expect(decisions.map((event) => event.payload)).toEqual([expect.objectContaining({ requestId: (plan as { approval: { id: string } }).approval.id, outcome: approved ? "approved" : "declined", answeredBy: { surface: "ui-chat", tenant: "token:static", subject: "static", at: expect.any(Number) } })]);
     });
   }
 });

@@ -54,7 +54,12 @@ async function waitFor<T extends { outcome: string }>(turn: ToolStepRun, call: M
 }
 
 async function decide(turn: ToolStepRun, call: ModelToolCallBlock, outcome: "approved" | "denied" | "answered" | "declined", requestId: string, extra: { values?: JsonObject; reason?: string; timing?: SessionEventTiming } = {}, answeredBy?: unknown): Promise<void> {
-  await turn.append([approvalDecisionEvent(runEventId(turn.runId, "tool", call.id, "decision"), turn.runId, { requestId, outcome, ...extra }, answeredBy)]);
+  const event = approvalDecisionEvent(runEventId(turn.runId, "tool", call.id, "decision"), turn.runId, { requestId, outcome, ...extra }, answeredBy);
+  // Issue 47: a governed policy's own verdict is given again after a crash (deterministically, and
+  // the approval audit chain has it): its allow needs no record, as a catalog auto-approval has
+  // none, and its denial is committed with the call's result, not alone.
+  if ((answeredBy as { surface?: unknown } | undefined)?.surface === "policy") return outcome === "approved" ? undefined : turn.defer([event]);
+  await turn.append([event]);
 }
 
 /** `ask_user`: the answer comes from `askResume`, a recorded decision, or `context.userInput`. */

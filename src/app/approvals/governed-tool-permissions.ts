@@ -105,6 +105,13 @@ export interface GovernedToolPermissions extends ToolPermissions {
    * `conflict` (already decided).
    */
   decide(input: GovernedDecisionInput): Promise<ApprovalDecisionRecord>;
+  /**
+   * Takes every request due now one step (GOV-3): escalates those whose wait has passed (the
+   * store's atomic `escalateRequest`, so across hosts each is escalated once, and `onEscalation`
+   * runs in the host that did) and records the expiry of those past their deadline. Resolves to
+   * how many requests were due; at most `limit` (default 100) per call.
+   */
+  sweep(limit?: number): Promise<number>;
 }
 
 const forbidden = (rule: "approver_group" | "tenant" | "self_approval", message: string, data: Record<string, unknown>) =>
@@ -150,6 +157,25 @@ export function createGovernedToolPermissions(options: GovernedToolPermissionsOp
     return { outcome: "approved", answeredBy };
   }
 
+  /**
+   * The step time brings an undecided request to at `at`, whoever notices first (a call asking
+   * again, or the sweeper): escalation after its wait, or at its deadline when the policy says
+   * so; else expiry, recorded once.
+   */
+  async function advance(request: ApprovalRequestRecord, at: number): Promise<"pending" | "expired"> {
+    const escalation = request.verdict.escalation;
+    if (request.state === "expired" || at >= request.expiresAt) {
+      if (request.state === "pending" && request.verdict.onExpiry === "escalate" && escalation && request.escalatedAt === null) {
+        await escalate(request, at, at + request.verdict.expiresAfterMs);
+        return "pending";
+      }
+      if (await store.settleRequest(request.id, "expired")) await audit(request, "expiry", { toolId: request.toolId, then: request.verdict.onExpiry });
+      return "expired";
+    }
+    if (escalation && request.escalatedAt === null && at >= request.createdAt + escalation.afterMs) await escalate(request, at, request.expiresAt);
+    return "pending";
+  }
+
   return {
     policyVersion: version,
     async request(call, signal) {
@@ -170,30 +196,30 @@ export function createGovernedToolPermissions(options: GovernedToolPermissionsOp
         return verdict.action === "allow" ? { outcome: "approved", answeredBy } : { outcome: "denied", reason: verdict.reason ?? `the approval policy denies ${call.toolId}`, answeredBy };
       }
       let { request, created } = await store.createRequest(fresh);
+      // A request this call just inserted has no decision of its own yet (decide() needs the request).
+      const inserted = created;
       // GOV-5: changed arguments or a newer policy version ask again, under the new binding.
       if (!created && (request.argumentsHash !== argumentsHash || request.policyVersion !== version)) {
         created = await store.rebindRequest(fresh);
         request = (await store.request(call.requestId)) ?? fresh;
       }
       if (created) await audit(request, "request", { toolId: call.toolId, runId: call.runId, sessionId: request.sessionId, argumentsHash, verdict: "ask", rule: verdict.rule, approvers: verdict.approvers, expiresAt: request.expiresAt, requestedBy: request.requestedBy === null ? null : { ...request.requestedBy } });
-      const own = await store.decisionOf(request.id);
+      const own = inserted ? null : await store.decisionOf(request.id);
       const ownOutcome = own && (await apply(own, request));
       if (ownOutcome) return ownOutcome;
       const standing = await store.standingDecision({ tenant, toolId: call.toolId, argumentsHash, policyVersion: version, sessionId: request.sessionId });
       const standingOutcome = standing && (await apply(standing, request));
       if (standingOutcome) return standingOutcome;
+      if ((await advance(request, at)) === "pending") return { outcome: "pending" };
       const then = request.verdict.onExpiry;
-      const escalation = request.verdict.escalation;
-      if (request.state === "expired" || at >= request.expiresAt) {
-        if (request.state === "pending" && then === "escalate" && escalation && request.escalatedAt === null) {
-          await escalate(request, at, at + request.verdict.expiresAfterMs);
-          return { outcome: "pending" };
-        }
-        if (await store.settleRequest(request.id, "expired")) await audit(request, "expiry", { toolId: call.toolId, then });
-        return { outcome: "expired", then: then === "fail" ? "fail" : "continue", reason: `the request waited past its deadline (${new Date(request.expiresAt).toISOString()})` };
-      }
-      if (escalation && request.escalatedAt === null && at >= request.createdAt + escalation.afterMs) await escalate(request, at, request.expiresAt);
-      return { outcome: "pending" };
+      return { outcome: "expired", then: then === "fail" ? "fail" : "continue", reason: `the request waited past its deadline (${new Date(request.expiresAt).toISOString()})` };
+    },
+
+    async sweep(limit = 100) {
+      const at = clock.now();
+      const due = await store.dueRequests(at, limit);
+      for (const request of due) await advance(request, at);
+      return due.length;
     },
 
     async decide(input) {

@@ -11,6 +11,7 @@
 import { createHash } from "node:crypto";
 import type { AgentNode } from "../agent-node/create-agent-node.js";
 import { sessionAddressOf } from "../agent/session-resolver.js";
+import { answerApproval, type ApprovalGovernance } from "../approvals/answer-approval.js";
 import { buildNodeContext } from "../node-context/node-context.js";
 import { sendAgentSessionCommand } from "../session-host/control.js";
 import { liveHost } from "../session-host/registry.js";
@@ -55,6 +56,18 @@ export interface ChatTurnsOptions {
    * rather than growing without bound (many chats opened by one client must not exhaust the host).
    */
   maxResidentHosts?: number;
+  /**
+   * Issue 47: the governed adapter the chats' tool approvals go through: a turn's principal is
+   * the requester (GOV-1) and an answer is recorded by its `decide()` with the answering
+   * principal, or refused (GOV-4: `forbidden`; `approval_expired`, `conflict`).
+   */
+  approvals?: ApprovalGovernance;
+}
+
+/** Who a chat request comes from (GOV-1): its principal's tenant key and subject. */
+export interface ChatPrincipal {
+  tenant: string;
+  subject: string;
 }
 
 /** A turn of a chat: the user message and whether it asks for another answer to it. */
@@ -70,6 +83,8 @@ export interface ChatTurnRequest {
   steer?: boolean;
   /** The node the chat's host opens on when this turn opens it, when not the chats' `node` (BUD-4: the caller's tenant budget added). */
   node?: AgentNode;
+  /** GOV-1: who sends the message: the requester of the approvals of the host this turn opens. */
+  principal?: ChatPrincipal;
 }
 
 /** A turn as the chat keeps it. */
@@ -130,15 +145,19 @@ export function createChatTurns(options: ChatTurnsOptions) {
   const pollMs = options.pollMs ?? 25;
   const maxResidentHosts = options.maxResidentHosts ?? 64;
   // UI-4: a decision lives until the continued run asks for it; the run records it in its log
-  // (`approval_decision`), where a replay of the run finds it.
+  // (`approval_decision`), where a replay of the run finds it. Under a governed adapter (issue
+  // 47) tool approvals are its records instead, and only plan decisions are kept here.
   const decisions = new Map<string, ToolPermissionDecision>();
-  const pending: ToolPermissions = {
-    request: async (request) => {
-      const decision = decisions.get(request.requestId);
-      decisions.delete(request.requestId);
-      return decision ?? { outcome: "pending" };
-    },
-  };
+  const { approvals } = options;
+  const toolPermissions: ToolPermissions = approvals
+    ? { request: (request, signal) => approvals.request(request, signal) }
+    : {
+        request: async (request) => {
+          const decision = decisions.get(request.requestId);
+          decisions.delete(request.requestId);
+          return decision ?? { outcome: "pending" };
+        },
+      };
   // UI-4: a plan decision comes through the same approval flow (the plan's request id is its
   // approval id); a denial's reason is the feedback the plan is revised with, none ends the run.
   const planAnswers: UserInput = {
@@ -159,16 +178,18 @@ export function createChatTurns(options: ChatTurnsOptions) {
     return sessions;
   };
   const feed = createChatFeed({ pollMs, isLocal: (conversationId) => liveHost(conversationId) !== null });
-  const contextOf = (tenant: string, conversationId: string) =>
+  const contextOf = (tenant: string, conversationId: string, principal?: ChatPrincipal) =>
     buildNodeContext({
       projectId: options.projectId,
       conversationId,
       // The host commits through a backend that wakes this process's readers of the chat at once.
       storage: { ...storageOf(tenant), sessions: feed.notifying(sessionsOf(tenant)) },
       runId: `host-${conversationId}`,
-      toolPermissions: pending,
+      toolPermissions,
       userInput: planAnswers,
       toolCatalog: options.toolCatalog ?? [],
+      // GOV-1: the principal whose message opened the chat's host asks for its approvals.
+      ...(principal ? { requester: { tenant: principal.tenant, subject: principal.subject } } : {}),
     }, options.runtime);
 
   /**
@@ -209,19 +230,19 @@ export function createChatTurns(options: ChatTurnsOptions) {
     }
   };
   /** `node`: the caller's (BUD-4), used when this call opens the host. */
-  const ensureHost = async (tenant: string, conversationId: string, node: AgentNode = options.node): Promise<void> => {
+  const ensureHost = async (tenant: string, conversationId: string, node: AgentNode = options.node, principal?: ChatPrincipal): Promise<void> => {
     await roomForHost(conversationId);
     if (liveHost(conversationId)) return;
     try {
-      const host = await node.openSessionHost(contextOf(tenant, conversationId));
+      const host = await node.openSessionHost(contextOf(tenant, conversationId, principal));
       if (host) opened.set(conversationId, host);
     } catch (error) {
       if (!isSteamharnessError(error, "session_busy")) throw error;
     }
   };
 
-  /** UI-7: who answered through the chat route — the caller's tenant (none for the shared one), now. */
-  const answererIn = (tenant: string): DecisionAnswerer => ({ surface: "ui-chat", ...(tenant === SHARED_CHAT_TENANT ? {} : { tenant }), at: Date.now() });
+  /** UI-7: who answered through the chat route — the caller's tenant (none for the shared one) and subject, now. */
+  const answererIn = (tenant: string, principal?: ChatPrincipal): DecisionAnswerer => ({ surface: "ui-chat", ...(tenant === SHARED_CHAT_TENANT ? {} : { tenant }), ...(principal ? { subject: principal.subject } : {}), at: Date.now() });
 
   /** Closes the resident hosts with no turn running or queued (a waiting turn is durable: its answer reopens the host). */
   const closeIdleHosts = async (): Promise<void> => {
@@ -258,7 +279,7 @@ export function createChatTurns(options: ChatTurnsOptions) {
       const last = earlier.at(-1);
       if (last && !request.regenerate) return { taskId: last.taskId, runId: last.runId, created: false, status: last.status };
       const taskId = earlier.length === 0 ? base : `${base}~${earlier.length}`;
-      await ensureHost(request.tenant, conversationId, request.node);
+      await ensureHost(request.tenant, conversationId, request.node, request.principal);
       const command = request.steer ? ({ type: "steer", prompt: request.text, taskId } as const) : ({ type: "submit", prompt: request.text, mode: "queue", taskId } as const);
       const result = await sendAgentSessionCommand(conversationId, command, { sessions: sessionsOf(request.tenant) });
       if (result.type === "stored") return { taskId, runId: `run-${taskId}`, created: true, status: "queued" };
@@ -281,20 +302,26 @@ export function createChatTurns(options: ChatTurnsOptions) {
     },
 
     /**
-     * UI-4: answers the tool approval a turn of the chat waits for (`approvalId`: its request id)
-     * and continues that turn's run. Resolves the turn and the log position its continuation
+     * UI-4: answers the tool approval (or plan) a turn of the chat waits for (`approvalId`: its
+     * request id), answered by `principal`, and continues that turn's run. A tool approval goes
+     * through `answerApproval` (the governed `decide()`, which may refuse it: `forbidden`,
+     * `approval_expired`, `conflict`). Resolves the turn and the log position its continuation
      * follows; throws `not_found` when no turn of the chat waits for that request.
      */
-    async answer(tenant: string, chatId: string, approvalId: string, decision: { approved: boolean; reason?: string }, node?: AgentNode): Promise<{ taskId: string; runId: string; afterSeq: number }> {
+    async answer(tenant: string, chatId: string, approvalId: string, decision: { approved: boolean; reason?: string }, node?: AgentNode, principal?: ChatPrincipal): Promise<{ taskId: string; runId: string; afterSeq: number }> {
       const record = await recordOf(tenant, chatId, false);
       const task = record ? (await record.listTasks()).find((entry) => entry.status === "waiting" && entry.taskId.startsWith(PREFIX) && entry.detail?.requestId === approvalId) : undefined;
       if (!task) throw new SteamharnessError("not_found", `[steamharness] [chat] no turn of chat ${chatId} waits for approval ${approvalId}`, { field: "approval.id" });
       const log = await logOf(tenant, chatId);
       const afterSeq = log ? (await log.head()).lastSeq : 0;
-      const answeredBy = answererIn(tenant);
-      decisions.set(approvalId, decision.approved ? { outcome: "approved", answeredBy } : { outcome: "denied", ...(decision.reason ? { reason: decision.reason } : {}), answeredBy });
+      const wait = approvals && log ? (await log.readRun(task.runId)).find((event) => event.type === "approval_wait" && event.payload.requestId === approvalId) : undefined;
+      const plan = wait?.type === "approval_wait" && wait.payload.kind === "plan";
+      const answer = { requestId: approvalId, outcome: decision.approved ? "approved" : "denied", answeredBy: answererIn(tenant, principal), ...(decision.reason ? { reason: decision.reason } : {}) } as const;
+      // Issue 47: one app step answers a tool approval (under a governed adapter, its decide() keeps it); a plan is the chat's own input.
+      const given = plan ? answer : await answerApproval(approvals, answer);
+      if (!approvals || plan) decisions.set(approvalId, given);
       const conversationId = chatConversationId(tenant, chatId);
-      await ensureHost(tenant, conversationId, node);
+      await ensureHost(tenant, conversationId, node, principal);
       await sendAgentSessionCommand(conversationId, { type: "continue", taskId: task.taskId }, { sessions: sessionsOf(tenant) });
       return { taskId: task.taskId, runId: task.runId, afterSeq };
     },

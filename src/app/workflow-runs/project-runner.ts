@@ -24,6 +24,7 @@ import type { WorkflowRunPorts } from "../../ports/workflow-runs.js";
 import type { PreparedArguments, ProjectRunner, WorkflowRunOptions } from "../../ports/project-runner.js";
 import type { ApprovalStore } from "../../ports/approval-store.js";
 import { governedAnswers, type ApprovalGovernance } from "../approvals/answer-approval.js";
+import { startApprovalSweeper } from "../approvals/approval-sweeper.js";
 import { createGovernedToolPermissions, type GovernedToolPermissions, type VersionedApprovalPolicy } from "../approvals/governed-tool-permissions.js";
 
 /** Options of {@link createProjectRunner}. */
@@ -85,7 +86,16 @@ export interface ProjectRunnerOptions {
    * (terminal, MCP form, a paused run's answer) is recorded by the governed `decide()` with who
    * gave it ({@link governedAnswers}).
    */
-  approvals?: { policy: VersionedApprovalPolicy; store: (dirs: RunDataDirs) => Promise<ApprovalStore> };
+  approvals?: {
+    policy: VersionedApprovalPolicy;
+    store: (dirs: RunDataDirs) => Promise<ApprovalStore>;
+    /**
+     * GOV-3: a long-running host (`mcp`) sweeps due requests every this many ms
+     * ({@link startApprovalSweeper}; the store opens at the first sweep), so escalations and
+     * expiries happen even when no run asks again. Absent: only lazily (a short `run`).
+     */
+    sweepMs?: number;
+  };
 }
 
 /**
@@ -182,6 +192,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
   const approvals = options.approvals;
   const governedNow = (given: NonNullable<typeof approvals>) =>
     (governed ??= (approvalStore ??= given.store(dirs)).then((store) => createGovernedToolPermissions({ policy: given.policy, store, clock: { now: () => Date.now() } })));
+  const sweeper = approvals?.sweepMs === undefined ? undefined : startApprovalSweeper({ sweep: async (limit) => (await governedNow(approvals)).sweep(limit) }, { intervalMs: approvals.sweepMs, onError: (error) => (options.output ?? process.stderr).write(`[steamharness] [approvals] sweep failed: ${error instanceof Error ? error.message : String(error)}\n`) });
   const governance: ApprovalGovernance | undefined = approvals && {
     request: async (request, signal) => (await governedNow(approvals)).request(request, signal),
     decide: async (input) => (await governedNow(approvals)).decide(input),
@@ -304,6 +315,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
       void watch?.then((running) => running.close());
       await Promise.all([pool.close(), retention.close(), tenantRetentions.close()]);
       await snapshots.close();
+      await sweeper?.stop();
       await approvalStore?.then((store) => store.close(), () => undefined);
     },
   };

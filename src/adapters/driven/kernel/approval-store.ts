@@ -18,6 +18,8 @@ const conflict = (id: string): never => {
 export interface ApprovalRequestRow {
   id: string; tenant: string; runId: string; sessionId: string | null; toolId: string; argumentsHash: string; policyVersion: string;
   requestedBy: string | null; createdAt: number; expiresAt: number; state: string; verdict: string; escalatedAt: number | null;
+  /** When the request next needs a step: its escalation (while not escalated) or its expiry, whichever is first. */
+  dueAt: number;
 }
 
 /** A decision row: `approver` as JSON text. */
@@ -40,8 +42,10 @@ export interface ApprovalRows {
   request(id: string): Awaitable<ApprovalRequestRow | null>;
   /** `UPDATE … SET state WHERE id AND state = 'pending'`; true when a row changed. */
   settleRequest(id: string, state: string): Awaitable<boolean>;
-  /** `UPDATE … WHERE id AND state = 'pending' AND escalated_at IS NULL`; true when a row changed. */
+  /** `UPDATE … SET escalated_at, expires_at, due_at = expires_at WHERE id AND state = 'pending' AND escalated_at IS NULL`; true when a row changed. */
   escalateRequest(id: string, at: number, expiresAt: number): Awaitable<boolean>;
+  /** `… WHERE state = 'pending' AND due_at <= now ORDER BY due_at LIMIT limit` (the `approval_requests_due` index). */
+  dueRequests(now: number, limit: number): Awaitable<ApprovalRequestRow[]>;
   /** Inserts the row unless its id exists; true when it was inserted. */
   insertDecision(row: ApprovalDecisionRow): Awaitable<boolean>;
   /** The newest decision of the request (by `decided_at`, then id), or null. */
@@ -56,13 +60,15 @@ export interface ApprovalRows {
   auditTenants(): Awaitable<string[]>;
 }
 
-const requestOf = (row: ApprovalRequestRow): ApprovalRequestRecord => ({
+const requestOf = ({ dueAt: _dueAt, ...row }: ApprovalRequestRow): ApprovalRequestRecord => ({
   ...row,
   requestedBy: row.requestedBy === null ? null : (JSON.parse(row.requestedBy) as ApprovalRequestRecord["requestedBy"]),
   state: row.state as ApprovalRequestRecord["state"],
   verdict: JSON.parse(row.verdict) as ApprovalVerdict,
 });
-const requestRow = (record: ApprovalRequestRecord): ApprovalRequestRow => ({ ...record, requestedBy: record.requestedBy === null ? null : JSON.stringify(record.requestedBy), verdict: JSON.stringify(record.verdict) });
+const dueAtOf = ({ verdict, createdAt, expiresAt, escalatedAt }: ApprovalRequestRecord): number =>
+  verdict.escalation !== null && escalatedAt === null ? Math.min(createdAt + verdict.escalation.afterMs, expiresAt) : expiresAt;
+const requestRow = (record: ApprovalRequestRecord): ApprovalRequestRow => ({ ...record, requestedBy: record.requestedBy === null ? null : JSON.stringify(record.requestedBy), verdict: JSON.stringify(record.verdict), dueAt: dueAtOf(record) });
 const decisionOf = (row: ApprovalDecisionRow): ApprovalDecisionRecord => ({
   ...row,
   outcome: row.outcome as ApprovalDecisionRecord["outcome"],
@@ -81,9 +87,10 @@ export function createApprovalStore(rows: ApprovalRows, digest: AuditDigest, cal
   return {
     async createRequest(record) {
       const row = requestRow(record);
+      // The row just inserted is the record itself: only a request that existed is read back.
       const { created, stored } = await call("approval request create", async () => {
         const inserted = await rows.insertRequest(row);
-        return { created: inserted, stored: await rows.request(record.id) };
+        return { created: inserted, stored: inserted ? row : await rows.request(record.id) };
       });
       return { request: requestOf(stored ?? row), created };
     },
@@ -94,6 +101,7 @@ export function createApprovalStore(rows: ApprovalRows, digest: AuditDigest, cal
     },
     settleRequest: (id, state) => call("approval request settle", () => rows.settleRequest(id, state)),
     escalateRequest: (id, at, expiresAt) => call("approval request escalate", () => rows.escalateRequest(id, at, expiresAt)),
+    dueRequests: async (now, limit) => (await call("approval requests due", () => rows.dueRequests(now, limit))).map(requestOf),
     // The port's promise: a duplicate id is the caller's `conflict`, the same on every driver.
     addDecision: async (record) => void ((await call("approval decision add", () => rows.insertDecision({ ...record, approver: JSON.stringify(record.approver) }))) || conflict(record.id)),
     decisionOf: async (requestId) => {

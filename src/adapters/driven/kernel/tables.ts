@@ -96,8 +96,11 @@ export const STORE_TABLES = {
       id: text("id"), tenant: text("tenant"), runId: text("run_id"), sessionId: text("session_id", { nullable: true }), toolId: text("tool_id"),
       argumentsHash: text("arguments_hash"), policyVersion: text("policy_version"), requestedBy: text("requested_by", { nullable: true }),
       createdAt, expiresAt: bigint("expires_at"), state: text("state"), verdict: text("verdict"), escalatedAt: bigint("escalated_at", { nullable: true }),
+      // GOV-3: when the request next needs a step (escalation, then expiry), so a sweeper finds due requests by index.
+      dueAt: bigint("due_at", { default: 0 }),
     },
     primaryKey: ["id"],
+    indexes: { approval_requests_due: ["state", "dueAt"] },
   }),
   /** Decisions on approval requests (GOV-1/5): a `once` decision is used at most once (`used_at`). */
   approvalDecisions: defineTable({

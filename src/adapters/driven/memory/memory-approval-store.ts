@@ -39,9 +39,10 @@ export function memoryApprovalRows(): ApprovalRows {
     escalateRequest(id, at, expiresAt) {
       const row = requests.get(id);
       if (!row || row.state !== "pending" || row.escalatedAt !== null) return false;
-      Object.assign(row, { escalatedAt: at, expiresAt });
+      Object.assign(row, { escalatedAt: at, expiresAt, dueAt: expiresAt });
       return true;
     },
+    dueRequests: (now, limit) => [...requests.values()].filter((row) => row.state === "pending" && row.dueAt <= now).sort((a, b) => a.dueAt - b.dueAt).slice(0, limit).map((row) => ({ ...row })),
     insertDecision(row) {
       return !decisions.has(row.id) && Boolean(decisions.set(row.id, { ...row }));
     },

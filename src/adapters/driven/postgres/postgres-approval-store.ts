@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, isNull, ne, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, isNull, lte, ne, or, sql } from "drizzle-orm";
 import type { ApprovalBinding, ApprovalStore } from "../../../ports/approval-store.js";
 import { createApprovalStore, type ApprovalRows } from "../kernel/approval-store.js";
 import { createKeySecrets } from "../system/key-secrets.js";
@@ -25,18 +25,11 @@ export function createPostgresApprovalRows({ db, tables }: Pick<PostgresStoreCon
     request: async (id) => (await db.select().from(requests).where(eq(requests.id, id)).limit(1))[0] ?? null,
     settleRequest: async (id, state) => changed(await db.update(requests).set({ state }).where(and(eq(requests.id, id), eq(requests.state, "pending"))).returning({ id: requests.id })),
     escalateRequest: async (id, at, expiresAt) =>
-      changed(await db.update(requests).set({ escalatedAt: at, expiresAt }).where(and(eq(requests.id, id), eq(requests.state, "pending"), isNull(requests.escalatedAt))).returning({ id: requests.id })),
+      changed(await db.update(requests).set({ escalatedAt: at, expiresAt, dueAt: expiresAt }).where(and(eq(requests.id, id), eq(requests.state, "pending"), isNull(requests.escalatedAt))).returning({ id: requests.id })),
+    dueRequests: (now, limit) => db.select().from(requests).where(and(eq(requests.state, "pending"), lte(requests.dueAt, now))).orderBy(asc(requests.dueAt)).limit(limit),
     insertDecision: async (row) => (await db.insert(decisions).values(row).onConflictDoNothing().returning({ id: decisions.id })).length === 1,
     decisionOf: async (requestId) => (await db.select().from(decisions).where(eq(decisions.requestId, requestId)).orderBy(desc(decisions.decidedAt), desc(decisions.id)).limit(1))[0] ?? null,
-    standing: async (binding) =>
-      (
-        await db
-          .select()
-          .from(decisions)
-          .where(bindingOf(binding))
-          .orderBy(desc(decisions.decidedAt), desc(decisions.id))
-          .limit(1)
-      )[0] ?? null,
+    standing: async (binding) => (await db.select().from(decisions).where(bindingOf(binding)).orderBy(desc(decisions.decidedAt), desc(decisions.id)).limit(1))[0] ?? null,
     useOnce: async (id, requestId, at) =>
       changed(await db.update(decisions).set({ usedAt: at, usedBy: requestId }).where(and(eq(decisions.id, id), eq(decisions.scope, "once"), isNull(decisions.usedAt))).returning({ id: decisions.id })),
     appendAudit: (tenant, next) =>

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { DEFAULT_APPROVAL_SWEEP_MS } from "../../../app/approvals/approval-sweeper.js";
 import type { VersionedApprovalPolicy } from "../../../app/approvals/governed-tool-permissions.js";
 import type { ProjectRunnerOptions } from "../../../app/workflow-runs/project-runner.js";
 import type { SurfaceServices } from "../../../ports/surface-services.js";
@@ -22,12 +23,15 @@ export async function approvalPolicyFile(flags: { approvalPolicy?: string }, ser
 }
 
 /**
- * The runner option of `--approval-policy <file>` ({@link approvalPolicyFile}), or none.
+ * The runner option of `--approval-policy <file>` ({@link approvalPolicyFile}), or none. A
+ * long-running command (`mcp`) passes `sweep`: its runner then escalates and expires due requests
+ * every {@link DEFAULT_APPROVAL_SWEEP_MS} ms (GOV-3).
  *
  * @example
- * const runner = await openProjectRunner({ …, ...(await approvalPolicyFrom(flags, services)) });
+ * const runner = await openProjectRunner({ …, ...(await approvalPolicyFrom(flags, services, { sweep: true })) });
  */
-export async function approvalPolicyFrom(flags: { approvalPolicy?: string }, services: Pick<SurfaceServices, "textFiles" | "approvalStore">): Promise<Pick<ProjectRunnerOptions, "approvals">> {
+export async function approvalPolicyFrom(flags: { approvalPolicy?: string }, services: Pick<SurfaceServices, "textFiles" | "approvalStore">, host: { sweep?: boolean } = {}): Promise<Pick<ProjectRunnerOptions, "approvals">> {
   const policy = await approvalPolicyFile(flags, services);
-  return policy ? { approvals: { policy, store: (dirs) => services.approvalStore({ directory: dirs.persistentValueStoreDir }) } } : {};
+  const sweep = host.sweep === true ? { sweepMs: DEFAULT_APPROVAL_SWEEP_MS } : {};
+  return policy ? { approvals: { policy, store: (dirs) => services.approvalStore({ directory: dirs.persistentValueStoreDir }), ...sweep } } : {};
 }

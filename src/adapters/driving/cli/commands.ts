@@ -327,7 +327,7 @@ export function registerMcpCommand(program: Command, services: SurfaceServices, 
       ...(maxRunsPerWorker !== undefined ? { maxRunsPerWorker } : {}),
       ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
       ...runRetentionFrom(flags),
-      ...(await approvalPolicyFrom(flags, services)),
+      ...(await approvalPolicyFrom(flags, services, { sweep: true })),
     });
   });
 }

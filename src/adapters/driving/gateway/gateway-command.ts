@@ -11,6 +11,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import type { AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
+import type { ApprovalSweeper } from "../../../app/approvals/approval-sweeper.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { ApprovalStore } from "../../../ports/approval-store.js";
 import type { SurfaceServices } from "../../../ports/surface-services.js";
@@ -122,6 +123,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions, services
   });
   const configurations = choice.store;
   let approvalStore: ApprovalStore | undefined;
+  let sweeper: ApprovalSweeper | undefined;
   try {
     const agent: AgentNodeOptions = {};
     if (project.executor.agent.configuration === undefined && project.executor.agent.models === undefined) {
@@ -136,6 +138,8 @@ export async function runGatewayCommand(options: GatewayCommandOptions, services
     const hostname = options.hostname ?? "127.0.0.1";
     approvalStore = policy ? await services.approvalStore({ directory: storeDirectory }) : undefined;
     const approvals = policy && approvalStore ? (await import("../../../app/approvals/governed-tool-permissions.js")).createGovernedToolPermissions({ policy, store: approvalStore, clock: runtime.clock() }) : undefined;
+    // GOV-3: escalations and expiries on time, even when no client asks again.
+    sweeper = approvals && (await import("../../../app/approvals/approval-sweeper.js")).startApprovalSweeper(approvals, { onError: (error) => log(`approvals: sweep failed: ${error instanceof Error ? error.message : String(error)}`) });
     const gateway = await startGateway({
       project,
       agent,
@@ -175,6 +179,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions, services
   } finally {
     await configurations.close?.();
     await storage.close();
+    await sweeper?.stop();
     await approvalStore?.close();
     await keyStore?.close();
     await services.shutdown();

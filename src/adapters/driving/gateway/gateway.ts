@@ -293,7 +293,7 @@ export function createResponsesGateway(options: ResponsesGatewayOptions, runtime
     chatTenantNode ??= tenantNodes(chatOptions, tenantBudgets);
     return chatTenantNode(principal);
   };
-  const uiChat = nodeOptions && storage.sessions ? createUiChatHandlers({ agent: nodeOptions, projectId, storage, toolCatalog: options.toolCatalog ?? [...(options.project?.executor.toolCatalog ?? [])], tenantOf: (request) => chatPrincipals.get(request)?.tenant ?? null }, runtime, chatNodeOf) : null;
+  const uiChat = nodeOptions && storage.sessions ? createUiChatHandlers({ agent: nodeOptions, projectId, storage, toolCatalog: options.toolCatalog ?? [...(options.project?.executor.toolCatalog ?? [])], tenantOf: (request) => chatPrincipals.get(request)?.tenant ?? null, principalOf: (request) => chatPrincipals.get(request), ...(options.approvals ? { approvals: options.approvals } : {}) }, runtime, chatNodeOf) : null;
   const telemetry = () => runtime.telemetry;
   /** The gateway span of each request in progress, by the request's signal (its runs continue it). */
   const traces = new WeakMap<AbortSignal, TelemetryCarrier>();

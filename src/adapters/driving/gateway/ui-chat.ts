@@ -10,7 +10,8 @@ import { randomUUID } from "node:crypto";
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { createAgentNode, type AgentNode, type AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
-import { createChatTurns, SHARED_CHAT_TENANT, type ChatTurns } from "../../../app/chats/chat-turns.js";
+import { createChatTurns, SHARED_CHAT_TENANT, type ChatPrincipal, type ChatTurns } from "../../../app/chats/chat-turns.js";
+import type { ApprovalGovernance } from "../../../app/approvals/answer-approval.js";
 import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.js";
 import type { ToolCatalogEntry } from "../../../domain/node-context.js";
 import { describeSchemaError } from "../../../domain/schema-errors.js";
@@ -61,6 +62,10 @@ export interface UiChatOptions {
    * tenant — authenticate before calling the handlers.
    */
   tenantOf?: (request: Request) => string | null | Promise<string | null>;
+  /** GOV-1: who a request comes from (tenant key and subject): the requester of its turn's approvals and the approver of its answers. */
+  principalOf?: (request: Request) => ChatPrincipal | undefined;
+  /** Issue 47: the governed adapter the chats' tool approvals go through; an answer a client gives is recorded by its `decide()` (403 when refused, 409 expired or decided). */
+  approvals?: ApprovalGovernance;
   /** Largest request body in bytes (default 1 MiB). */
   maxBodyBytes?: number;
   /** How often a stream reads the log when this process does not run the turn (default 25 ms). */
@@ -107,6 +112,9 @@ const errorResponse = (error: unknown): Response => {
   if (isSteamharnessError(error, "not_found")) return json(404, { error: { message: error.message, type: "invalid_request_error", param: "id", code: "not_found" } });
   if (isSteamharnessError(error, "conflict")) return json(409, { error: { message: error.message, type: "invalid_request_error", param: error.field ?? null, code: "conflict" } });
   if (isSteamharnessError(error, "rate_limited")) return json(429, { error: { message: error.message, type: "rate_limit_error", param: null, code: "rate_limited" } });
+  // Issue 47: the governed decide() refused the answerer (GOV-4), or the request expired or was decided.
+  if (isSteamharnessError(error, "forbidden")) return json(403, { error: { message: error.message, type: "invalid_request_error", param: "approval", code: "forbidden" } });
+  if (isSteamharnessError(error, "approval_expired") || isSteamharnessError(error, "conflict")) return json(409, { error: { message: error.message, type: "invalid_request_error", param: "approval", code: error.code } });
   if (isSteamharnessError(error, "input_validation")) return json(400, { error: { message: error.message, type: "invalid_request_error", param: error.field ?? null, code: "invalid_value" } });
   return json(500, { error: { message: "[steamharness] [chat] internal error", type: "server_error", param: null, code: "internal" } });
 };
@@ -250,7 +258,7 @@ export function createUiChatHandlers(options: UiChatOptions, runtime: HarnessRun
   if (!options.storage.sessions) throw new SteamharnessError("input_validation", "[steamharness] [chat] the storage keeps no sessions (storage.sessions): chats live there", { field: "storage" });
   const chatOptions: AgentNodeOptions = { ...options.agent, session: { ...options.agent.session, resume: true } };
   const node = createAgentNode(chatOptions);
-  const chats = createChatTurns({ node, projectId: options.projectId, storage: options.storage, runtime, ...(options.toolCatalog ? { toolCatalog: options.toolCatalog } : {}), ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }), ...(options.maxResidentHosts === undefined ? {} : { maxResidentHosts: options.maxResidentHosts }) });
+  const chats = createChatTurns({ node, projectId: options.projectId, storage: options.storage, runtime, ...(options.toolCatalog ? { toolCatalog: options.toolCatalog } : {}), ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }), ...(options.maxResidentHosts === undefined ? {} : { maxResidentHosts: options.maxResidentHosts }), ...(options.approvals ? { approvals: options.approvals } : {}) });
   // BUD-4: the node of a request's turns (its principal's budget), as the mounting surface knows it.
   const nodeFor = (request: Request): AgentNode | undefined => nodeOf?.(request, chatOptions);
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
@@ -274,7 +282,7 @@ export function createUiChatHandlers(options: UiChatOptions, runtime: HarnessRun
         let continued: { taskId: string; runId: string; afterSeq: number } | null = null;
         for (const answer of answers) {
           try {
-            continued = "toolCallId" in answer ? await chats.reply(tenant, body.id, answer.toolCallId, answer.answer, nodeFor(request)) : await chats.answer(tenant, body.id, answer.id, answer, nodeFor(request));
+            continued = "toolCallId" in answer ? await chats.reply(tenant, body.id, answer.toolCallId, answer.answer, nodeFor(request)) : await chats.answer(tenant, body.id, answer.id, answer, nodeFor(request), options.principalOf?.(request));
           } catch (error) {
             // An answer to a request that no longer waits (answered already, or another chat's) is not this chat's.
             if (isSteamharnessError(error, "not_found") && continued === null) continue;
@@ -290,7 +298,8 @@ export function createUiChatHandlers(options: UiChatOptions, runtime: HarnessRun
       const message = body.messages[position]!;
       const text = message.parts.map((part) => (part.type === "text" ? (part.text ?? "") : "")).join("");
       if (text.trim() === "") throw new UiChatError(400, "The last user message has no text.", "invalid_value", `messages.${position}.parts`);
-      const turn = await chats.submit({ tenant, chatId: body.id, messageId: message.id, text, regenerate: body.trigger === "regenerate-message", ...(body.steer ? { steer: true } : {}), ...withNode(nodeFor(request)) });
+      const principal = options.principalOf?.(request);
+      const turn = await chats.submit({ tenant, chatId: body.id, messageId: message.id, text, regenerate: body.trigger === "regenerate-message", ...(body.steer ? { steer: true } : {}), ...withNode(nodeFor(request)), ...(principal ? { principal } : {}) });
       return streamResponse(chats, tenant, body.id, turn, null, reading);
     }),
     GET: handled(async (request) => {

@@ -3,7 +3,7 @@ import type { SurfaceServices } from "../../../ports/surface-services.js";
 
 /**
  * Registers `steamharness view [project-dir] [--data-dir DIR] [--store DIR | --postgres URL]
- * [--agent-store-dir DIR] [--port N]` (VIEW-1, DX-6): the run viewer on 127.0.0.1, printed as a
+ * [--agent-store-dir DIR] [--port N] [--approval-policy FILE]` (VIEW-1, DX-6, issue 47): the run viewer on 127.0.0.1, printed as a
  * URL with its token. A project folder opens that project's sessions (its `.workflow/agents`)
  * with no other flag; the storage is chosen in `openViewTarget` (view-run.ts), the one place a
  * new backend flag joins.
@@ -23,7 +23,8 @@ export function registerViewCommand(program: Command, services: SurfaceServices)
     .option("--schema <name>", "the PostgreSQL schema (default steamharness)")
     .option("--port <n>", "port on 127.0.0.1 (default: a free one)")
     .option("--context-window <tokens>", "context window the ring gauge assumes when the log does not say (default 128000)")
-    .action(async (projectDir: string | undefined, flags: { dataDir?: string; store?: string; agentStoreDir?: string; postgres?: string; schema?: string; port?: string; contextWindow?: string }) => {
+    .option("--approval-policy <file>", "decide tool approvals answered in the page through this approval policy (JSON, docs/approvals.md), recorded in the viewed store's audit log (steamharness audit)")
+    .action(async (projectDir: string | undefined, flags: { dataDir?: string; store?: string; agentStoreDir?: string; postgres?: string; schema?: string; port?: string; contextWindow?: string; approvalPolicy?: string }) => {
       // Loaded on use: other commands do not pay for the viewer.
       const { runView } = await import("./view-run.js");
       await runView({ ...flags, ...(projectDir === undefined ? {} : { projectDir }) }, services);

@@ -2,9 +2,12 @@ import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { isUuid } from "../../../domain/workflow/project-manifest.js";
+import type { ApprovalSweeper } from "../../../app/approvals/approval-sweeper.js";
+import type { GovernedToolPermissions } from "../../../app/approvals/governed-tool-permissions.js";
+import type { ApprovalStore } from "../../../ports/approval-store.js";
 import type { SessionCatalog } from "../../../ports/session-catalog.js";
 import type { Storage } from "../../../ports/storage.js";
-import type { SurfaceServices } from "../../../ports/surface-services.js";
+import type { ServerStateLocation, SurfaceServices } from "../../../ports/surface-services.js";
 import type { TextFiles } from "../../../ports/text-files.js";
 import { createViewerServer } from "./viewer-server.js";
 
@@ -22,6 +25,8 @@ export interface ViewFlags {
   agentStoreDir?: string;
   port?: string;
   contextWindow?: string;
+  /** Issue 47: answers in the page are decided through a governed adapter of this policy file, in the viewed store. */
+  approvalPolicy?: string;
 }
 
 const integer = (value: string | undefined, field: string, min: number, max: number): number | undefined => {
@@ -39,7 +44,7 @@ const integer = (value: string | undefined, field: string, min: number, max: num
  * @example
  * const storage = await openViewStorage({ store: ".steamharness" }, services);
  */
-export async function openViewStorage(flags: ViewFlags, services: SurfaceServices): Promise<Storage> {
+export async function openViewStorage(flags: ViewFlags, services: SurfaceServices): Promise<{ storage: Storage; directory: string }> {
   if (flags.postgres !== undefined) throw new SteamharnessError("input_validation", "a PostgreSQL storage opens asynchronously: use openViewTarget", { field: "postgres" });
   const projectDir = flags.projectDir ?? projectOfSessionFolder(flags);
   if (projectDir !== undefined) return openProjectStorage(projectDir, flags, services);
@@ -47,7 +52,7 @@ export async function openViewStorage(flags: ViewFlags, services: SurfaceService
   if ((await services.textFiles.kind(directory)) === null) throw new SteamharnessError("not_found", `no storage directory at ${directory} (pass --store DIR)`, { field: "store" });
   const agentStoreDir = flags.agentStoreDir === undefined ? undefined : resolve(flags.agentStoreDir);
   if (agentStoreDir !== undefined && (await services.textFiles.kind(agentStoreDir)) === null) throw new SteamharnessError("not_found", `no session folder at ${agentStoreDir}`, { field: "agentStoreDir" });
-  return services.localStorage({ directory, ...(agentStoreDir === undefined ? {} : { sessionFolder: agentStoreDir }) });
+  return { storage: await services.localStorage({ directory, ...(agentStoreDir === undefined ? {} : { sessionFolder: agentStoreDir }) }), directory };
 }
 
 /** `--agent-store-dir <project>/.workflow/agents` alone: that project (DX-6), so no `--store` is needed. */
@@ -73,7 +78,7 @@ function firstSessionHint(projectType: unknown, projectDir: string): string {
  * where that project's host reads them: `<data-dir>/projects/<id>` for a conversation project
  * (`chat`, `gateway`), `<data-dir>/values` for a workflow project (`run`, `mcp`).
  */
-async function openProjectStorage(projectDir: string, flags: ViewFlags, services: SurfaceServices): Promise<Storage> {
+async function openProjectStorage(projectDir: string, flags: ViewFlags, services: SurfaceServices): Promise<{ storage: Storage; directory: string }> {
   if (flags.store !== undefined) throw new SteamharnessError("input_validation", "pass either a project folder or --store, not both", { field: "store" });
   const folder = resolve(projectDir);
   const manifestPath = join(folder, "package.json");
@@ -95,25 +100,27 @@ async function openProjectStorage(projectDir: string, flags: ViewFlags, services
   }
   const dataDir = resolve(flags.dataDir ?? join(homedir(), ".steamharness"));
   const directory = manifest.projectType === "workflow" ? join(dataDir, "values") : join(dataDir, "projects", manifest.id);
-  return services.localStorage({ directory, sessionFolder: agentStoreDir });
+  return { storage: await services.localStorage({ directory, sessionFolder: agentStoreDir }), directory };
 }
 
 /**
  * What `steamharness view` shows: with `--postgres URL`, the PostgreSQL storage (pg loaded only
  * then) and its session catalog (the session index rows); else the SQLite store of
- * {@link openViewStorage} with its folder catalog.
+ * {@link openViewStorage} with its folder catalog. `location` is where that storage's approval
+ * tables are (issue 47: the store the viewed runs' hosts record approvals in).
  *
  * @example
  * const { storage, catalog } = await openViewTarget({ postgres: "postgres://127.0.0.1/app" }, services);
  */
-export async function openViewTarget(flags: ViewFlags, services: SurfaceServices): Promise<{ storage: Storage; catalog?: SessionCatalog; projectNames?: Record<string, string> }> {
+export async function openViewTarget(flags: ViewFlags, services: SurfaceServices): Promise<{ storage: Storage; catalog?: SessionCatalog; projectNames?: Record<string, string>; location: ServerStateLocation }> {
   if (flags.postgres === undefined) {
-    const storage = await openViewStorage(flags, services);
+    const { storage, directory } = await openViewStorage(flags, services);
     const projectNames = await projectNamesOf(flags.projectDir ?? projectOfSessionFolder(flags), services.textFiles);
-    return { storage, ...(projectNames ? { projectNames } : {}) };
+    return { storage, ...(projectNames ? { projectNames } : {}), location: { directory } };
   }
   if (flags.store !== undefined || flags.agentStoreDir !== undefined || flags.projectDir !== undefined) throw new SteamharnessError("input_validation", "pass either --postgres or a project folder / --store / --agent-store-dir", { field: "postgres" });
-  return services.sharedStorage({ connectionString: flags.postgres, ...(flags.schema === undefined ? {} : { schema: flags.schema }) });
+  const schema = flags.schema === undefined ? {} : { schema: flags.schema };
+  return { ...(await services.sharedStorage({ connectionString: flags.postgres, ...schema })), location: { directory: resolve(".steamharness"), postgres: flags.postgres, ...schema } };
 }
 
 /** The name of the project folder a view opens, by its id (VIEW-8: the list shows names, not ids). */
@@ -136,17 +143,34 @@ async function projectNamesOf(projectDir: string | undefined, files: TextFiles):
 export async function runView(flags: ViewFlags, services: SurfaceServices): Promise<void> {
   const port = integer(flags.port, "port", 0, 65535);
   const contextWindow = integer(flags.contextWindow, "contextWindow", 1, 100_000_000);
-  const { storage, catalog, projectNames } = await openViewTarget(flags, services);
-  const viewer = await createViewerServer({ storage, ...(catalog ? { catalog } : {}), ...(projectNames ? { projectNames } : {}), ...(port === undefined ? {} : { port }), ...(contextWindow === undefined ? {} : { contextWindow }) }, services.localSessionCatalog, services.viewerAssets, services.textFiles).catch(async (error: unknown) => {
+  // Checked before anything is opened: a bad policy file leaves nothing to close.
+  const policyFile = flags.approvalPolicy === undefined ? undefined : resolve(flags.approvalPolicy);
+  const policy = policyFile === undefined ? undefined : await (await import("../../../app/approvals/governed-tool-permissions.js")).readApprovalPolicyFile(services.textFiles, policyFile, "--approval-policy");
+  const { storage, catalog, projectNames, location } = await openViewTarget(flags, services);
+  let approvalStore: ApprovalStore | undefined;
+  let sweeper: ApprovalSweeper | undefined;
+  try {
+    let approvals: GovernedToolPermissions | undefined;
+    if (policy) {
+      // Issue 47: the store the viewed runs' hosts record approvals in (`run`/`mcp`/`gateway --approval-policy` on the same data dir).
+      const [{ createGovernedToolPermissions }, { startApprovalSweeper }] = await Promise.all([import("../../../app/approvals/governed-tool-permissions.js"), import("../../../app/approvals/approval-sweeper.js")]);
+      approvalStore = await services.approvalStore(location);
+      approvals = createGovernedToolPermissions({ policy, store: approvalStore, clock: { now: () => Date.now() } });
+      // GOV-3: escalations and expiries on time while the viewer runs.
+      sweeper = startApprovalSweeper(approvals, { onError: (error) => process.stderr.write(`[steamharness] [approvals] sweep failed: ${error instanceof Error ? error.message : String(error)}\n`) });
+    }
+    const viewer = await createViewerServer({ storage, ...(catalog ? { catalog } : {}), ...(projectNames ? { projectNames } : {}), ...(port === undefined ? {} : { port }), ...(contextWindow === undefined ? {} : { contextWindow }), ...(approvals ? { approvals } : {}) }, services.localSessionCatalog, services.viewerAssets, services.textFiles);
+    process.stdout.write(`steamharness view: ${viewer.url}\n(only this machine can reach it; the token in the URL is required)\n`);
+    if (policyFile !== undefined) process.stdout.write(`approvals: governed by ${policyFile} (audit: steamharness audit export ${location.postgres === undefined ? `--store ${location.directory}` : "--postgres <url>"})\n`);
+    await new Promise<void>((done) => {
+      const stop = () => done();
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+    await viewer.close();
+  } finally {
+    await sweeper?.stop();
+    await approvalStore?.close();
     await storage.close();
-    throw error;
-  });
-  process.stdout.write(`steamharness view: ${viewer.url}\n(only this machine can reach it; the token in the URL is required)\n`);
-  await new Promise<void>((done) => {
-    const stop = () => done();
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-  });
-  await viewer.close();
-  await storage.close();
+  }
 }
