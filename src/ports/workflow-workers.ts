@@ -37,7 +37,8 @@ export interface RunHandlers {
   /**
    * Answers the run's `context.sampling.createMessage` (an MCP call's client, workflow-sampling.ts).
    * Absent, every request is `sampling_unavailable`. Unlike the other handlers, a rejection does
-   * not end the run: its typed error reaches the workflow, which may catch it. `signal` aborts
+   * not end the run: its typed error reaches the workflow, which may catch it — except
+   * `interaction_required`, which pauses the run as from `onInput` (MCP-19). `signal` aborts
    * when the run abandons the request or ends (report, exit, kill).
    */
   onSampling?(request: WorkflowSamplingRequest, signal: AbortSignal): Promise<WorkflowSamplingResult>;

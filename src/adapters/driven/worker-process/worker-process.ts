@@ -200,7 +200,11 @@ export class WorkflowWorker implements WorkflowWorkerPort {
           .then(() => onSampling(samplingRequest, controller.signal))
           .then(
             (result) => sampling.delete(requestId) && answer({ result }),
-            (error) => sampling.delete(requestId) && answer({ error: samplingErrorOf(error) }),
+            (error) => {
+              // MCP-19: a 2026-07-28 round pauses the run on a sampling request, as on a form.
+              if (isSteamharnessError(error, "interaction_required")) return settle(() => (end(), this.kill(), reject(error)));
+              return sampling.delete(requestId) && answer({ error: samplingErrorOf(error) });
+            },
           );
       };
       this.listener = (message) => {

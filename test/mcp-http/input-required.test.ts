@@ -1,0 +1,97 @@
+// MCP-19: durable input round trips on the 2026-07-28 revision. A run that waits for a person
+// answers the revision's input-required result (SEP-2322) with a signed requestState; the client's
+// retry with inputResponses continues the same durable run on whichever host receives it. Two
+// real `mcp --http` hosts on one data dir, behind a round-robin proxy written here (every request
+// goes to the other host), and raw HTTP as the client (what a client library would send, plus
+// what it never would: a tampered state).
+import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
+import { readFileSync } from "node:fs";
+import { createServer, request as httpRequest, type Server } from "node:http";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { cleanup, REPO, tempDir, writeProject } from "../cli/helpers.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
+import { rawPost, startHttpMcp, type HttpMcpServer } from "./helpers.js";
+import { effectLines } from "./task-helpers.js";
+
+jest.setTimeout(180_000);
+
+const MODERN = "2026-07-28";
+const FIXTURE = join(REPO, "test/mcp-http/fixtures/mrtr");
+const TOOL = "book_and_charge";
+
+let tmp: string;
+let project: string;
+let a: HttpMcpServer;
+let b: HttpMcpServer;
+let proxy: Server;
+let proxyUrl: URL;
+const routed: string[] = [];
+
+/** A round-robin proxy: each request goes to the next host of `hosts` (a, b, a, …). */
+function startProxy(hosts: () => URL[]): Promise<URL> {
+  let turn = 0;
+  proxy = createServer((req, res) => {
+    const target = hosts()[turn++ % 2]!;
+    routed.push(target.port);
+    const forward = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forward.on("error", (error) => res.writeHead(502).end(String(error)));
+    req.pipe(forward);
+  });
+  return new Promise((resolve) => proxy.listen(0, "127.0.0.1", () => resolve(new URL(`http://127.0.0.1:${(proxy.address() as { port: number }).port}/mcp`))));
+}
+
+type Rpc = { result?: { resultType?: string; inputRequests?: Record<string, { method: string; params: Record<string, unknown> }>; requestState?: string; structuredContent?: Record<string, unknown>; isError?: boolean }; error?: { code: number; message: string; data?: unknown } };
+
+let ids = 0;
+/** One `tools/call` of the revision through `url` (the proxy by default), as raw JSON-RPC. */
+async function call(params: Record<string, unknown>, capabilities: Record<string, object> = { elicitation: {} }, url = proxyUrl): Promise<Rpc> {
+  const meta = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" }, "io.modelcontextprotocol/clientCapabilities": capabilities };
+  const headers = { "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": String(params.name) };
+  const answer = await rawPost(url, headers, { jsonrpc: "2.0", id: ++ids, method: "tools/call", params: { ...params, _meta: meta } });
+  expect(answer.status).toBe(200);
+  return JSON.parse(answer.body) as Rpc;
+}
+
+beforeAll(async () => {
+  tmp = await tempDir("sh-mcp-mrtr-");
+  project = await writeProject(join(tmp, "project"), {
+    "package.json": readFileSync(join(FIXTURE, "package.json"), "utf8"),
+    "workflow.mjs": `export { default } from ${JSON.stringify(pathToFileURL(bundledFixture(join(FIXTURE, "workflow.mjs"))).href)};\n`,
+  });
+  const data = join(tmp, "data");
+  [a, b] = await Promise.all([startHttpMcp(project, ["--data-dir", data, "--workers", "1"]), startHttpMcp(project, ["--data-dir", data, "--workers", "1"])]);
+  proxyUrl = await startProxy(() => [a.url, b.url]);
+}, 150_000);
+afterAll(async () => {
+  await new Promise((resolve) => proxy?.close(resolve));
+  await Promise.all([a?.stop(), b?.stop()]);
+  await cleanup(tmp);
+});
+
+describe("MCP-19 durable input round trips on 2026-07-28", () => {
+  it("MCP-19 a host SIGKILLed between the question and the answer: the other host continues the same run from the signed requestState, the charge happens once and the committed agent step is not redone", async () => {
+    const file = join(tmp, "effects-kill.txt");
+    const first = await call({ name: TOOL, arguments: { file } });
+    expect(routed.at(-1)).toBe(a.url.port);
+    expect(first.result).toMatchObject({ resultType: "input_required", inputRequests: { card: { method: "elicitation/create", params: { message: "Which card pays?" } } }, requestState: expect.any(String) });
+    expect((await effectLines(file)).map((line) => line.split(" ")[0])).toEqual(["model", "reserve_seat", "model"]);
+    a.child.kill("SIGKILL");
+    const done = await call({ name: TOOL, arguments: { file }, inputResponses: { card: { action: "accept", content: { card: "visa" } } }, requestState: first.result!.requestState });
+    expect(routed.at(-1)).toBe(b.url.port);
+    expect(done.result?.isError).toBeFalsy();
+    expect(done.result?.structuredContent).toMatchObject({ status: "success", output: { card: "visa", toolCalls: 1 } });
+    const lines = await effectLines(file);
+    expect(lines.map((line) => line.split(" ")[0])).toEqual(["model", "reserve_seat", "model", "charge"]);
+    // The charge was made by host b's worker: not the one that asked.
+    const [, , askedBy] = lines[0]!.split(" ");
+    expect(lines[3]!.split(" ")[2]).not.toBe(askedBy);
+    // The answered run is forgotten: the same state again is refused, as any unknown one.
+    const again = await call({ name: TOOL, arguments: { file }, inputResponses: { card: { action: "accept", content: { card: "visa" } } }, requestState: first.result!.requestState }, undefined, b.url);
+    expect(again.error).toMatchObject({ code: -32602, message: "Invalid or expired requestState" });
+    expect((await effectLines(file)).filter((line) => line.startsWith("charge"))).toHaveLength(1);
+  });
+});
