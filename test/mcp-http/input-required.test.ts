@@ -13,6 +13,7 @@ import { cleanup, REPO, tempDir, writeProject } from "../cli/helpers.js";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { rawPost, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 import { effectLines } from "./task-helpers.js";
+import { addTenantKey } from "../fixtures/tenant-credentials.js";
 
 jest.setTimeout(180_000);
 
@@ -48,11 +49,12 @@ type Rpc = { result?: { resultType?: string; inputRequests?: Record<string, { me
 
 let ids = 0;
 /** One `tools/call` of the revision through `url` (the proxy by default), as raw JSON-RPC. */
-async function call(params: Record<string, unknown>, capabilities: Record<string, object> = { elicitation: {} }, url = proxyUrl): Promise<Rpc> {
+async function call(params: Record<string, unknown>, capabilities: Record<string, object> = { elicitation: {} }, url = proxyUrl, secret?: string): Promise<Rpc> {
   const meta = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" }, "io.modelcontextprotocol/clientCapabilities": capabilities };
-  const headers = { "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": String(params.name) };
+  const headers = { "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": String(params.name), ...(secret ? { authorization: `Bearer ${secret}` } : {}) };
   const answer = await rawPost(url, headers, { jsonrpc: "2.0", id: ++ids, method: "tools/call", params: { ...params, _meta: meta } });
-  expect(answer.status).toBe(200);
+  // A result is 200; the revision's errors come with their HTTP status (-32021: 400).
+  expect(answer.status).toBe(JSON.parse(answer.body).error?.code === -32021 ? 400 : 200);
   return JSON.parse(answer.body) as Rpc;
 }
 
@@ -92,6 +94,55 @@ describe("MCP-19 durable input round trips on 2026-07-28", () => {
     // The answered run is forgotten: the same state again is refused, as any unknown one.
     const again = await call({ name: TOOL, arguments: { file }, inputResponses: { card: { action: "accept", content: { card: "visa" } } }, requestState: first.result!.requestState }, undefined, b.url);
     expect(again.error).toMatchObject({ code: -32602, message: "Invalid or expired requestState" });
+    expect((await effectLines(file)).filter((line) => line.startsWith("charge"))).toHaveLength(1);
+  });
+
+  it("MCP-19 a tampered requestState is refused with -32602 and continues nothing; the untouched one still does", async () => {
+    const file = join(tmp, "effects-tampered.txt");
+    const first = await call({ name: TOOL, arguments: { file } }, undefined, b.url);
+    const state = first.result!.requestState!;
+    const answer = { card: { action: "accept", content: { card: "amex" } } };
+    const tampered = await call({ name: TOOL, arguments: { file }, inputResponses: answer, requestState: `${state.slice(0, -3)}AAA` }, undefined, b.url);
+    expect(tampered.error).toMatchObject({ code: -32602, message: "Invalid or expired requestState" });
+    expect((await effectLines(file)).filter((line) => line.startsWith("charge"))).toEqual([]);
+    const done = await call({ name: TOOL, arguments: { file }, inputResponses: answer, requestState: state }, undefined, b.url);
+    expect(done.result?.structuredContent).toMatchObject({ status: "success", output: { card: "amex" } });
+  });
+
+  it("MCP-19 a client that did not declare elicitation gets the revision's -32021 error naming it, not an input request", async () => {
+    const file = join(tmp, "effects-capability.txt");
+    const refused = await call({ name: TOOL, arguments: { file } }, { sampling: {} }, b.url);
+    expect(refused.result).toBeUndefined();
+    expect(refused.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: {} } } });
+    expect((await effectLines(file)).filter((line) => line.startsWith("charge"))).toEqual([]);
+  });
+});
+
+describe("MCP-19 TEN-3 a requestState belongs to the tenant it was given to", () => {
+  let keyed: HttpMcpServer;
+  let secrets: { acme: string; globex: string };
+  beforeAll(async () => {
+    const store = join(tmp, "keys");
+    secrets = { acme: await addTenantKey(["--store", store], "acme"), globex: await addTenantKey(["--store", store], "globex") };
+    keyed = await startHttpMcp(project, ["--keys", "--store", store, "--data-dir", join(tmp, "data-keyed"), "--workers", "1"]);
+  }, 120_000);
+  afterAll(async () => {
+    await keyed?.stop();
+  });
+
+  it("MCP-19 TEN-3 another tenant's state is refused exactly like the state of a run that is gone (no existence leak); its own tenant continues the run", async () => {
+    const file = join(tmp, "effects-tenants.txt");
+    const answer = { card: { action: "accept", content: { card: "acme-card" } } };
+    const asked = await call({ name: TOOL, arguments: { file } }, undefined, keyed.url, secrets.acme);
+    const state = asked.result!.requestState!;
+    const foreign = await call({ name: TOOL, arguments: { file }, inputResponses: answer, requestState: state }, undefined, keyed.url, secrets.globex);
+    expect((await effectLines(file)).filter((line) => line.startsWith("charge"))).toEqual([]);
+    const done = await call({ name: TOOL, arguments: { file }, inputResponses: answer, requestState: state }, undefined, keyed.url, secrets.acme);
+    expect(done.result?.structuredContent).toMatchObject({ status: "success", output: { card: "acme-card" } });
+    // The same state once its run is answered: the run is gone, and the refusal is the same.
+    const gone = await call({ name: TOOL, arguments: { file }, inputResponses: answer, requestState: state }, undefined, keyed.url, secrets.acme);
+    expect(foreign.error).toMatchObject({ code: -32602, message: "Invalid or expired requestState" });
+    expect(gone.error).toEqual(foreign.error);
     expect((await effectLines(file)).filter((line) => line.startsWith("charge"))).toHaveLength(1);
   });
 });
