@@ -1,6 +1,6 @@
 import type { StructureReport } from "../domain/workflow/workflow-definition.js";
 import type { WorkflowRunReport } from "../domain/workflow/run-report.js";
-import type { WorkflowSamplingRequest, WorkflowSamplingResult } from "../domain/workflow/sampling.js";
+import type { WorkflowRoot, WorkflowSamplingRequest, WorkflowSamplingResult } from "../domain/workflow/sampling.js";
 import type { WorkerInit, WorkerLogEntry, WorkerRunRequest } from "../domain/workflow/worker-protocol.js";
 import type { ToolPermissionDecision, ToolPermissionRequest } from "./tool-permissions.js";
 import type { UserInputRequest, UserInputResponse } from "./user-input.js";
@@ -42,6 +42,8 @@ export interface RunHandlers {
    * when the run abandons the request or ends (report, exit, kill).
    */
   onSampling?(request: WorkflowSamplingRequest, signal: AbortSignal): Promise<WorkflowSamplingResult>;
+  /** MCP-19: answers the run's `context.roots.list` (the calling MCP client's roots), as `onSampling` does; absent, `unavailable`. */
+  onRoots?(signal: AbortSignal): Promise<WorkflowRoot[]>;
 }
 
 /**

@@ -11,8 +11,10 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { cleanup, REPO, tempDir, writeProject } from "../cli/helpers.js";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
-import { rawPost, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 import { effectLines } from "./task-helpers.js";
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
+import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { connectHttp, rawPost, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 import { addTenantKey } from "../fixtures/tenant-credentials.js";
 
 jest.setTimeout(180_000);
@@ -115,6 +117,40 @@ describe("MCP-19 durable input round trips on 2026-07-28", () => {
     expect(refused.result).toBeUndefined();
     expect(refused.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: {} } } });
     expect((await effectLines(file)).filter((line) => line.startsWith("charge"))).toEqual([]);
+  });
+});
+
+describe("MCP-19 the client's roots (context.roots.list) on both revisions", () => {
+  const ROOTS = [{ uri: "file:///work/project", name: "project" }];
+  // Host a was SIGKILLed above: a fresh one takes its place on the same data dir.
+  beforeAll(async () => {
+    if (a.child.exitCode !== null || a.child.signalCode !== null) a = await startHttpMcp(project, ["--data-dir", join(tmp, "data"), "--workers", "1"]);
+  }, 120_000);
+
+  it("MCP-19 a 2026-07-28 v2 client answers the roots/list input request with its handler, and the retry through the other host completes the run", async () => {
+    const client = new ModernClient({ name: "roots-client", version: "1.0.0" }, { capabilities: { roots: {} }, versionNegotiation: { mode: { pin: MODERN } } });
+    client.setRequestHandler("roots/list", async () => ({ roots: ROOTS }));
+    await client.connect(new ModernTransport(proxyUrl));
+    try {
+      const before = routed.length;
+      const result = await client.callTool({ name: "list_roots", arguments: {} }, { timeout: 60_000 });
+      expect(result.structuredContent).toMatchObject({ status: "success", output: { roots: ROOTS } });
+      // The call and its retry went to different hosts.
+      expect(new Set(routed.slice(before)).size).toBe(2);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("MCP-19 MCP-18 a 2025-11-25 client is asked roots/list as a server-to-client request on the call's stream", async () => {
+    const client = await connectHttp(b.url, { capabilities: { roots: {} } });
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: ROOTS }));
+    try {
+      const result = await client.callTool({ name: "list_roots", arguments: {} }, undefined, { timeout: 60_000 });
+      expect(result.structuredContent).toMatchObject({ status: "success", output: { roots: ROOTS } });
+    } finally {
+      await client.close();
+    }
   });
 });
 

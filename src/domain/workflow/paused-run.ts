@@ -16,8 +16,8 @@ import type { RunHandlers } from "../../ports/workflow-workers.js";
 export type PausedRunAnswer =
   | { kind: "approval"; decision: Exclude<ToolPermissionDecision, { outcome: "pending" }> }
   | { kind: "input"; values: Record<string, JsonValue>; answeredBy?: DecisionAnswerer }
-  // MCP-19: what the client's model answered a sampling request of a 2026-07-28 round (checked again when used).
-  | { kind: "sampling"; result: JsonValue };
+  // MCP-19: what the calling client answered a sampling or roots request of a 2026-07-28 round (checked again when used).
+  | { kind: "client"; result: JsonValue };
 
 /** What is kept of a paused run: how to run it again, what it waits for, the answers it already used. */
 export interface PausedRun {

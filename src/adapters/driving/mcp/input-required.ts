@@ -1,7 +1,7 @@
 /**
  * MCP-19: durable input round trips on the 2026-07-28 revision (multi-round-trip requests,
  * SEP-2322). The revision has no server-to-client requests: a `tools/call` whose run waits for a
- * person (a form, an approval) or for the client's model (sampling) answers the revision's
+ * person (a form, an approval), for the client's model (sampling) or its roots answers the revision's
  * input-required result, and the client calls again with `inputResponses` and the echoed
  * `requestState`. Each round runs the same durable run again on its run id (paused-runs.ts keeps
  * it with the answers it used, in the project's data dir), so whichever host receives the retry
@@ -22,7 +22,6 @@ import { checkAnswers } from "../../../domain/workflow/answer-validation.js";
 import { APPROVAL_FIELD, approvalForm, pickAnsweredValues, planInputElicitation, summarizeFields } from "../../../domain/workflow/interaction.js";
 import { answeringHandlers, type PausedRun, type PausedRunAnswer } from "../../../domain/workflow/paused-run.js";
 import { interactionRequired, type PendingInteraction, type WorkflowRunReport } from "../../../domain/workflow/run-report.js";
-import type { WorkflowSamplingResult } from "../../../domain/workflow/sampling.js";
 import type { ProjectFiles } from "../../../ports/project-files.js";
 import type { ProjectRunner } from "../../../ports/project-runner.js";
 import type { RunHandlers } from "../../../ports/workflow-workers.js";
@@ -107,7 +106,7 @@ type Needed = "elicitation" | "sampling" | "roots";
 /** One round of a run on the revision: its handlers, and what it asked when it paused. */
 export interface InputRound {
   /** The run's input, approval and sampling handlers for this round. */
-  handlers: Required<Pick<RunHandlers, "onInput" | "onApproval" | "onSampling">>;
+  handlers: Required<Pick<RunHandlers, "onInput" | "onApproval" | "onSampling" | "onRoots">>;
   /** The answers the run used: the paused run's and this round's (kept with the run when it pauses again). */
   answers: Record<string, PausedRunAnswer>;
   /** The input requests of the questions left open, by key (the run's request id). */
@@ -185,31 +184,35 @@ export function createInputRound(options: InputRoundOptions): InputRound {
       return ask(request.requestId, inputRequired.elicit({ mode: "form", message: form.message, requestedSchema: form.requestedSchema as never }), "elicitation", pending);
     },
   };
-  // The worker numbers a run's sampling requests in the order it sends them (`sampling-1`, …),
-  // and a run asked again sends them in the same order: the key is that number.
-  let sampled = 0;
-  const onSampling = async (request: Parameters<NonNullable<RunHandlers["onSampling"]>>[0]): Promise<WorkflowSamplingResult> => {
-    sampled += 1;
-    const key = `sampling-${sampled}`;
-    const { checkSamplingRequest, checkSamplingResult } = await import("../../../domain/workflow/sampling.js");
+  // The worker numbers a run's requests to the client in the order it sends them (`sampling-1`,
+  // `roots-1`, …), and a run asked again sends them in the same order: the key is that number.
+  const counts = { sampling: 0, roots: 0 };
+  const fromClient = async <T>(needed: "sampling" | "roots", check: (value: unknown) => T, request: () => InputRequest): Promise<T> => {
+    counts[needed] += 1;
+    const key = `${needed}-${counts[needed]}`;
     const kept = answers[key];
-    if (kept?.kind === "sampling") return checkSamplingResult(kept.result);
+    if (kept?.kind === "client") return check(kept.result);
     const given = response(key);
     if (given !== undefined) {
       try {
-        const result = checkSamplingResult(given);
-        answers[key] = { kind: "sampling", result: result as unknown as JsonValue };
+        const result = check(given);
+        answers[key] = { kind: "client", result: given as JsonValue };
         return result;
       } catch {
         // A malformed answer is asked for again, as a misfit form is.
       }
     }
-    const params = checkSamplingRequest(request);
-    const pending: PendingInteraction = { kind: "input", requestId: key, message: "the client's model (sampling/createMessage)", fields: [] };
-    return ask(key, inputRequired.createMessage(params as never), "sampling", pending);
+    const pending: PendingInteraction = { kind: "input", requestId: key, message: needed === "sampling" ? "the client's model (sampling/createMessage)" : "the client's roots (roots/list)", fields: [] };
+    return ask(key, request(), needed, pending);
   };
+  const sampling = () => import("../../../domain/workflow/sampling.js");
+  const onSampling: InputRound["handlers"]["onSampling"] = async (request) => {
+    const { checkSamplingRequest, checkSamplingResult } = await sampling();
+    return fromClient("sampling", checkSamplingResult, () => inputRequired.createMessage(checkSamplingRequest(request) as never));
+  };
+  const onRoots: InputRound["handlers"]["onRoots"] = async () => fromClient("roots", (await sampling()).checkRootsResult, () => inputRequired.listRoots());
   return {
-    handlers: { ...answeringHandlers({ answers }, round), onSampling },
+    handlers: { ...answeringHandlers({ answers }, round), onSampling, onRoots },
     answers,
     asked,
     missing: () => (Object.keys(missing).length > 0 ? missing : undefined),

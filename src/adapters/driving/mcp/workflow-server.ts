@@ -11,7 +11,7 @@ import { answeringHandlers } from "../../../domain/workflow/paused-run.js";
 import { answeredRun, keepCallRun } from "./workflow-answer.js";
 import { canAskClient, createElicitationHandlers } from "./workflow-elicitation.js";
 import { createInputRound, envelopeCapabilities, roundResult, roundRun, type RoundState } from "./input-required.js";
-import { createSamplingHandler } from "./workflow-sampling.js";
+import { createRootsHandler, createSamplingHandler } from "./workflow-sampling.js";
 import { invalidParams, rejectedToolResult, remoteSafeError } from "./workflow-result.js";
 import { hideAbsolutePaths } from "../../../domain/redaction.js";
 import { toWorkflowToolResult } from "./workflow-attachments.js";
@@ -262,7 +262,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
       const round = codec && createInputRound({ responses: ctx.mcpReq.inputResponses, paused: continued, capabilities: envelopeCapabilities(ctx), answeredBy: () => answererOfAuth(authInfo, Date.now()) });
       const elicitation = () => createElicitationHandlers(server, { signal: signal, ...(authInfo ? { authInfo } : {}) });
       // 2025-11-25: the run's forms and sampling requests go to this client, on this call's stream (HTTP).
-      const answering = round ? round.handlers : { ...(answered ? answeringHandlers(answered, elicitation()) : elicitation()), onSampling: createSamplingHandler(server, { signal: signal, relatedRequestId: requestId }) };
+      const answering = round ? round.handlers : { ...(answered ? answeringHandlers(answered, elicitation()) : elicitation()), onSampling: createSamplingHandler(server, { signal: signal, relatedRequestId: requestId }), onRoots: createRootsHandler(server, { signal: signal, relatedRequestId: requestId }) };
       const handlers = options.logging
         ? {
             ...answering,
