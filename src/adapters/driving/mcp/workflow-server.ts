@@ -144,8 +144,10 @@ function carrierOfMeta(meta: Record<string, unknown> | undefined): TelemetryCarr
  * is fixed for the connection (`catalog`, by default computed once from the runner's structure
  * report), arguments validated against the published schema (malformed → a tool result with
  * `isError: true` and the validation message, DX-17; an unknown tool → JSON-RPC InvalidParams), every call in its own worker, form elicitation for runs that wait, and results
- * as MCP-7 prescribes. A run that ends `interaction_required` is kept, and a later call of the
- * same tool with `_meta["steamharness/answer"]` answers it (DX-10, workflow-answer.ts). Requests
+ * as MCP-7 prescribes. On 2026-07-28 a run that waits for input answers the revision's
+ * input-required result and the client's retry continues it (MCP-19, input-required.ts); on
+ * 2025-11-25 a run that ends `interaction_required` is kept, and a later call of the same tool
+ * with `_meta["steamharness/answer"]` answers it (DX-10, workflow-answer.ts). Requests
  * wait for the catalog, so the handshake does not; the prompts, resources and completions of
  * `options.published` are served beside the tools (MCP-15, workflow-publications.ts).
  *
