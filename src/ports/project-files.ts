@@ -76,6 +76,13 @@ export interface ProjectFiles {
    * concurrent reader sees the old text or the new, never half. Rejects with the system error.
    */
   replaceText(path: string, text: string): Promise<void>;
+  /**
+   * MCP-19: creates a file with `text` unless one is there, and resolves the file's text: the
+   * first writer's for every concurrent caller, also across processes (written aside, then
+   * hard-linked into place, so no reader sees half a file and no writer replaces another's).
+   * The folder is made; the file is readable by its owner only. Rejects with the system error.
+   */
+  createTextOnce(path: string, text: string): Promise<string>;
 }
 
 /** MCP-2: the data folders a command names (`--data-dir`, `--kv-store-dir`, …); any may be absent, each absolute. */

@@ -1,6 +1,6 @@
 import type { StructureReport } from "../domain/workflow/workflow-definition.js";
 import type { WorkflowRunReport } from "../domain/workflow/run-report.js";
-import type { WorkflowSamplingRequest, WorkflowSamplingResult } from "../domain/workflow/sampling.js";
+import type { WorkflowRoot, WorkflowSamplingRequest, WorkflowSamplingResult } from "../domain/workflow/sampling.js";
 import type { WorkerInit, WorkerLogEntry, WorkerRunRequest } from "../domain/workflow/worker-protocol.js";
 import type { ToolPermissionDecision, ToolPermissionRequest } from "./tool-permissions.js";
 import type { UserInputRequest, UserInputResponse } from "./user-input.js";
@@ -37,10 +37,13 @@ export interface RunHandlers {
   /**
    * Answers the run's `context.sampling.createMessage` (an MCP call's client, workflow-sampling.ts).
    * Absent, every request is `sampling_unavailable`. Unlike the other handlers, a rejection does
-   * not end the run: its typed error reaches the workflow, which may catch it. `signal` aborts
+   * not end the run: its typed error reaches the workflow, which may catch it — except
+   * `interaction_required`, which pauses the run as from `onInput` (MCP-19). `signal` aborts
    * when the run abandons the request or ends (report, exit, kill).
    */
   onSampling?(request: WorkflowSamplingRequest, signal: AbortSignal): Promise<WorkflowSamplingResult>;
+  /** MCP-19: answers the run's `context.roots.list` (the calling MCP client's roots), as `onSampling` does; absent, `unavailable`. */
+  onRoots?(signal: AbortSignal): Promise<WorkflowRoot[]>;
 }
 
 /**

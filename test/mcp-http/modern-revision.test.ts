@@ -81,20 +81,24 @@ describe("MCP-17 2026-07-28 over Streamable HTTP, stateless", () => {
     }
   });
 
-  it("MCP-17 a run that waits for input answers interaction_required (no server-to-client request on 2026-07-28), and its answers reach it on either host", async () => {
+  it("MCP-17 MCP-19 a run that waits for input answers the revision's input_required result, and the v2 client's retries with the answers reach it on either host", async () => {
     let turn = 0;
     const other = (url: URL) => new URL(url.pathname, turn++ % 2 === 0 ? a.url : b.url);
-    // A client that declares form elicitation still gets no push request: the revision has none.
     const client = await connectModern(a.url, other, { elicitation: { form: {} } });
-    type Answered = { runId: string; status: string; error?: { code: string; pending?: { requestId: string } }; output?: unknown };
-    const call = async (meta?: Record<string, unknown>) => (await client.callTool({ name: "ask_twice", arguments: {}, ...(meta ? { _meta: meta } : {}) }, { timeout: 60_000 })).structuredContent as Answered;
+    // The SDK's client fulfils each input request with its elicitation handler and calls again.
+    const asked: string[] = [];
+    client.setRequestHandler("elicitation/create", async (request) => {
+      asked.push(request.params.message);
+      const content: Record<string, string> = asked.length === 1 ? { answer: "blue" } : { size: "m" };
+      return { action: "accept", content };
+    });
     try {
-      const first = await call();
-      expect(first).toMatchObject({ status: "waiting_for_input", error: { code: "interaction_required", pending: { requestId: "input-1" } } });
-      const second = await call({ "steamharness/answer": { runId: first.runId, requestId: "input-1", values: { answer: "blue" } } });
-      expect(second).toMatchObject({ runId: first.runId, error: { code: "interaction_required", pending: { requestId: "input-2" } } });
-      const done = await call({ "steamharness/answer": { runId: first.runId, requestId: "input-2", values: { size: "m" } } });
-      expect(done).toMatchObject({ runId: first.runId, status: "success", output: { runId: first.runId, first: { answer: "blue" }, second: { size: "m" } } });
+      const before = turn;
+      const result = await client.callTool({ name: "ask_twice", arguments: {} }, { timeout: 60_000 });
+      expect(result.structuredContent).toMatchObject({ status: "success", output: { first: { answer: "blue" }, second: { size: "m" } } });
+      expect(asked).toHaveLength(2);
+      // Three legs of one call (two input-required rounds and the answer), alternating hosts.
+      expect(turn - before).toBe(3);
     } finally {
       await client.close();
     }

@@ -5,7 +5,7 @@ import type { JsonValue } from "../../domain/json.js";
 import type { NodeContext, NodeLogger, NodeRunConfiguration, NodeTenantLimits, ToolCatalogEntry } from "../../domain/node-context.js";
 import { withFieldDefaults } from "../../domain/workflow/answer-validation.js";
 import type { RelatedProject, WorkflowInputRequest, WorkflowRunContext, WorkflowUserInput } from "../../domain/workflow/run-context.js";
-import { checkSamplingRequest, type WorkflowSampling, type WorkflowSamplingRequest, type WorkflowSamplingResult } from "../../domain/workflow/sampling.js";
+import { checkSamplingRequest, type WorkflowRoot, type WorkflowSampling, type WorkflowSamplingRequest, type WorkflowSamplingResult } from "../../domain/workflow/sampling.js";
 import type { Storage } from "../../ports/storage.js";
 import type { TokenUsageRecorder } from "../../ports/token-usage.js";
 import type { ToolPermissionDecision, ToolPermissions } from "../../ports/tool-permissions.js";
@@ -18,6 +18,8 @@ export interface ParentBridge {
   toolPermissions: ToolPermissions;
   /** Asks the host to have the calling MCP client sample (it answers or rejects with a typed error). */
   sampling: { createMessage(request: WorkflowSamplingRequest, signals: readonly AbortSignal[]): Promise<WorkflowSamplingResult> };
+  /** MCP-19: asks the host for the calling MCP client's roots (it answers or rejects with a typed error). */
+  roots: { list(signals: readonly AbortSignal[]): Promise<WorkflowRoot[]> };
   /** Forwards a log entry of the run to the host. */
   log(entry: WorkerLogEntry): void;
   /** Feeds a host message in; returns true when it answered a pending request. */
@@ -42,30 +44,41 @@ export function createParentBridge(send: (message: WorkerMessage) => void): Pare
       pending.set(requestId, resolvePromise);
       signal?.addEventListener("abort", () => reject(new SteamharnessError("cancelled", "the run was cancelled")), { once: true });
     });
-  const samplings = new Map<string, { resolve: (result: WorkflowSamplingResult) => void; reject: (error: SteamharnessError) => void }>();
+  // The run's requests to the calling client (sampling, roots), answered or rejected by the host.
+  const samplings = new Map<string, { resolve: (result: never) => void; reject: (error: SteamharnessError) => void }>();
+  const askClient = <T>(requestId: string, message: WorkerMessage, signals: readonly AbortSignal[]) =>
+    new Promise<T>((resolvePromise, reject) => {
+      const cancelled = () => new SteamharnessError("cancelled", "the sampling request was cancelled", { data: { requestId } });
+      if (signals.some((signal) => signal.aborted)) return reject(cancelled());
+      // Abandoned by the run (any of its signals): the host stops waiting for the client,
+      // which is told; the run goes on. The listeners go when the request settles, so the
+      // run's signal does not collect one per request.
+      const onAbort = () => {
+        if (!samplings.delete(requestId)) return;
+        settle();
+        send({ type: "sampling-cancel", requestId });
+        reject(cancelled());
+      };
+      const settle = () => signals.forEach((signal) => signal.removeEventListener("abort", onAbort));
+      samplings.set(requestId, { resolve: (result: never) => (settle(), resolvePromise(result)), reject: (error: SteamharnessError) => (settle(), reject(error)) });
+      for (const signal of signals) signal.addEventListener("abort", onAbort, { once: true });
+      send(message);
+    });
   let sampled = 0;
+  let rooted = 0;
   return {
     sampling: {
       createMessage(request, signals) {
         sampled += 1;
         const requestId = `sampling-${sampled}`;
-        return new Promise<WorkflowSamplingResult>((resolvePromise, reject) => {
-          const cancelled = () => new SteamharnessError("cancelled", "the sampling request was cancelled", { data: { requestId } });
-          if (signals.some((signal) => signal.aborted)) return reject(cancelled());
-          // Abandoned by the run (any of its signals): the host stops waiting for the client,
-          // which is told; the run goes on. The listeners go when the request settles, so the
-          // run's signal does not collect one per request.
-          const onAbort = () => {
-            if (!samplings.delete(requestId)) return;
-            settle();
-            send({ type: "sampling-cancel", requestId });
-            reject(cancelled());
-          };
-          const settle = () => signals.forEach((signal) => signal.removeEventListener("abort", onAbort));
-          samplings.set(requestId, { resolve: (result) => (settle(), resolvePromise(result)), reject: (error) => (settle(), reject(error)) });
-          for (const signal of signals) signal.addEventListener("abort", onAbort, { once: true });
-          send({ type: "sampling-request", requestId, request });
-        });
+        return askClient<WorkflowSamplingResult>(requestId, { type: "sampling-request", requestId, request }, signals);
+      },
+    },
+    roots: {
+      list(signals) {
+        rooted += 1;
+        const requestId = `roots-${rooted}`;
+        return askClient<WorkflowRoot[]>(requestId, { type: "roots-request", requestId }, signals);
       },
     },
     userInput: {
@@ -93,11 +106,12 @@ export function createParentBridge(send: (message: WorkerMessage) => void): Pare
       send({ type: "log", level: entry.level, message: String(entry.message), ...(data === undefined ? {} : { data }) });
     },
     handle(message) {
-      if (message.type === "sampling-response") {
+      if (message.type === "sampling-response" || message.type === "roots-response") {
         const open = samplings.get(message.requestId);
         if (!open) return false;
         samplings.delete(message.requestId);
-        if ("result" in message) open.resolve(message.result);
+        if ("result" in message) open.resolve(message.result as never);
+        else if ("roots" in message) open.resolve(message.roots as never);
         else open.reject(new SteamharnessError(message.error.code as SteamharnessErrorCode, message.error.message, message.error.data ? { data: message.error.data } : {}));
         return true;
       }
@@ -240,6 +254,7 @@ export function createWorkerRunContext(options: WorkerRunContextOptions): Workfl
     storage,
     userInput: friendlyUserInput(runId, bridge.userInput, signal),
     sampling: friendlySampling(bridge, signal),
+    roots: { list: (listOptions = {}) => bridge.roots.list(listOptions.signal ? [signal, listOptions.signal] : [signal]) },
     toolPermissions: bridge.toolPermissions,
     get tokenUsage() {
       return usage();

@@ -13,7 +13,11 @@ import type { RunHandlers } from "../../ports/workflow-workers.js";
  * An answer given from outside: an approval decision, or the values of an input form; who gave
  * it (UI-7) travels with it (`decision.answeredBy`, `answeredBy`) to the run's decision event.
  */
-export type PausedRunAnswer = { kind: "approval"; decision: Exclude<ToolPermissionDecision, { outcome: "pending" }> } | { kind: "input"; values: Record<string, JsonValue>; answeredBy?: DecisionAnswerer };
+export type PausedRunAnswer =
+  | { kind: "approval"; decision: Exclude<ToolPermissionDecision, { outcome: "pending" }> }
+  | { kind: "input"; values: Record<string, JsonValue>; answeredBy?: DecisionAnswerer }
+  // MCP-19: what the calling client answered a sampling or roots request of a 2026-07-28 round (checked again when used).
+  | { kind: "client"; result: JsonValue };
 
 /** What is kept of a paused run: how to run it again, what it waits for, the answers it already used. */
 export interface PausedRun {

@@ -9,7 +9,7 @@ import type { Storage } from "../../ports/storage.js";
 import type { TokenUsageRecorder } from "../../ports/token-usage.js";
 import type { ToolPermissions } from "../../ports/tool-permissions.js";
 import type { InferUserInput, WorkflowInputField } from "./param-types.js";
-import type { WorkflowSampling } from "./sampling.js";
+import type { WorkflowRoot, WorkflowSampling, WorkflowSamplingOptions } from "./sampling.js";
 
 export type { WorkflowFileParamValue } from "./param-types.js";
 
@@ -55,6 +55,11 @@ export interface WorkflowRunContext {
    * during an MCP call from a client with the `sampling` capability, else `sampling_unavailable`.
    */
   sampling: WorkflowSampling;
+  /**
+   * MCP-19: the roots (`file://` folders) the MCP client that called this run shares (`roots/list`);
+   * only during an MCP call from a client with the `roots` capability, else `unavailable`.
+   */
+  roots: { list(options?: WorkflowSamplingOptions): Promise<WorkflowRoot[]> };
   toolPermissions: ToolPermissions;
   tokenUsage: TokenUsageRecorder;
   signal: AbortSignal;

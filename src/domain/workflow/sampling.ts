@@ -134,3 +134,33 @@ export function checkSamplingResult(value: unknown): WorkflowSamplingResult {
   const block = Value.Clean(Content, Value.Clone(content)) as WorkflowSamplingContent;
   return stopReason === undefined ? { role, content: block, model } : { role, content: block, model, stopReason };
 }
+
+/** A root the calling MCP client shares (`roots/list`): a `file://` URI and an optional name. */
+export interface WorkflowRoot {
+  uri: string;
+  name?: string;
+}
+
+/** The most roots a run is handed from one `roots/list` answer. */
+const MAX_ROOTS = 1000;
+
+/**
+ * Checks what an MCP client answered `roots/list` with (a `ListRootsResult`) and keeps each
+ * root's `uri` and `name`; anything else is `sampling_failed` (the failure of a request to the
+ * calling client), naming the problem.
+ *
+ * @example
+ * checkRootsResult({ roots: [{ uri: "file:///work", name: "work" }] }) // [{ uri: "file:///work", name: "work" }]
+ */
+export function checkRootsResult(value: unknown): WorkflowRoot[] {
+  const roots = (value as { roots?: unknown } | null)?.roots;
+  const fail = (problem: string) => new SteamharnessError("sampling_failed", `the MCP client's roots/list answer is not a ListRootsResult: ${problem}`, { data: { problem } });
+  if (!Array.isArray(roots)) throw fail("roots: not an array");
+  if (roots.length > MAX_ROOTS) throw fail(`more than ${MAX_ROOTS} roots`);
+  return roots.map((root: unknown, index) => {
+    const { uri, name } = (root ?? {}) as { uri?: unknown; name?: unknown };
+    if (typeof uri !== "string" || !uri.startsWith("file://")) throw fail(`roots[${index}].uri: not a file:// URI`);
+    if (name !== undefined && typeof name !== "string") throw fail(`roots[${index}].name: not a string`);
+    return name === undefined ? { uri } : { uri, name };
+  });
+}

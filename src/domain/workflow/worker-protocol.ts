@@ -2,7 +2,7 @@ import type { ProjectConfigurationSnapshot } from "../configuration/snapshot.js"
 import type { JsonValue } from "../json.js";
 import type { StructureReport } from "./workflow-definition.js";
 import type { WorkflowRunReport } from "./run-report.js";
-import type { WorkflowSamplingRequest, WorkflowSamplingResult } from "./sampling.js";
+import type { WorkflowRoot, WorkflowSamplingRequest, WorkflowSamplingResult } from "./sampling.js";
 import type { ToolPermissionDecision, ToolPermissionRequest } from "../../ports/tool-permissions.js";
 import type { UserInputRequest, UserInputResponse } from "../../ports/user-input.js";
 import type { TelemetryCarrier } from "../../ports/telemetry.js";
@@ -79,6 +79,9 @@ export type ParentMessage =
   /** The answer to a `sampling-request`: the client's checked result, or the typed error the run's call rejects with. */
   | { type: "sampling-response"; requestId: string; result: WorkflowSamplingResult }
   | { type: "sampling-response"; requestId: string; error: WorkerSamplingError }
+  /** The answer to a `roots-request` (MCP-19): the client's checked roots, or the typed error. */
+  | { type: "roots-response"; requestId: string; roots: WorkflowRoot[] }
+  | { type: "roots-response"; requestId: string; error: WorkerSamplingError }
   /** No further run: close the stores and exit. */
   | { type: "exit" };
 
@@ -105,7 +108,9 @@ export type WorkerMessage =
   | { type: "approval-request"; request: ToolPermissionRequest }
   /** `context.sampling.createMessage`: ask the calling MCP client's model (answered by `sampling-response`). */
   | { type: "sampling-request"; requestId: string; request: WorkflowSamplingRequest }
-  /** The run abandoned its sampling request `requestId` (its signal aborted): the host stops waiting for the client. */
+  /** `context.roots.list`: ask the calling MCP client for its roots (answered by `roots-response`). */
+  | { type: "roots-request"; requestId: string }
+  /** The run abandoned its sampling (or roots) request `requestId` (its signal aborted): the host stops waiting for the client. */
   | { type: "sampling-cancel"; requestId: string }
   /**
    * The run ended: its report, sent before the worker's post-run cleanup (so the caller's answer

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, watch } from "node:fs";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { link, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import type { ProjectFiles } from "../../../ports/project-files.js";
@@ -65,6 +65,20 @@ export function createProjectFiles(options: { sessionFolderOf(projectDir: string
         await rm(temporary, { force: true }).catch(() => undefined);
         throw error;
       }
+    },
+    async createTextOnce(path, text) {
+      const existing = await readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? null : Promise.reject(error)));
+      if (existing !== null) return existing;
+      await mkdir(dirname(path), { recursive: true });
+      const aside = `${path}.${randomBytes(4).toString("hex")}.tmp`;
+      try {
+        await writeFile(aside, text, { flag: "wx", mode: 0o600, flush: true });
+        // link() fails with EEXIST when another writer won: its file is the one read below.
+        await link(aside, path).catch((error: NodeJS.ErrnoException) => (error.code === "EEXIST" ? undefined : Promise.reject(error)));
+      } finally {
+        await rm(aside, { force: true }).catch(() => undefined);
+      }
+      return readFile(path, "utf8");
     },
   };
 }

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.js";
 import type { StructureReport } from "../../../domain/workflow/workflow-definition.js";
-import type { WorkflowSamplingRequest, WorkflowSamplingResult } from "../../../domain/workflow/sampling.js";
+import type { WorkflowRoot, WorkflowSamplingResult } from "../../../domain/workflow/sampling.js";
 import { isProtocolMessage, type ParentMessage, type WorkerMessage, type WorkerRunRequest, type WorkerSamplingError } from "../../../domain/workflow/worker-protocol.js";
 import type { RunHandlers, WorkerRunOutcome, WorkflowWorker as WorkflowWorkerPort, WorkflowWorkerOptions, WorkflowWorkers } from "../../../ports/workflow-workers.js";
 
@@ -48,6 +48,8 @@ export function createWorkflowWorkers(entry: WorkerEntry): WorkflowWorkers {
 /** What a run that asks for sampling without a handler is told. */
 const SAMPLING_UNAVAILABLE_MESSAGE =
   "sampling is unavailable: only a run called by an MCP client that declared the sampling capability can ask its model (not `steamharness run` or `answer`, nor an MCP task)";
+/** What a run that asks for roots without a handler is told. */
+const ROOTS_UNAVAILABLE_MESSAGE = "roots are unavailable: only a run called by an MCP client that declared the roots capability can list its roots (not `steamharness run` or `answer`, nor an MCP task)";
 
 function samplingErrorOf(error: unknown): WorkerSamplingError {
   if (isSteamharnessError(error)) return { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) };
@@ -189,18 +191,21 @@ export class WorkflowWorker implements WorkflowWorkerPort {
         abandonSampling();
         judged();
       };
-      const sample = (requestId: string, samplingRequest: WorkflowSamplingRequest) => {
-        const answer = (response: { result: WorkflowSamplingResult } | { error: WorkerSamplingError }) => this.send({ type: "sampling-response", requestId, ...response });
-        const onSampling = handlers.onSampling?.bind(handlers);
-        if (!onSampling) return answer({ error: { code: "sampling_unavailable", message: SAMPLING_UNAVAILABLE_MESSAGE } });
+      // A request of the run to the calling client (sampling, roots): `ask` answers it, `answer` sends the outcome back.
+      const askClient = <T>(requestId: string, ask: ((signal: AbortSignal) => Promise<T>) | undefined, unavailable: WorkerSamplingError, answer: (response: { result: T } | { error: WorkerSamplingError }) => void) => {
+        if (!ask) return answer({ error: unavailable });
         const controller = new AbortController();
         sampling.set(requestId, controller);
         // Answered only while the request is still open (not abandoned, not answered already).
         Promise.resolve()
-          .then(() => onSampling(samplingRequest, controller.signal))
+          .then(() => ask(controller.signal))
           .then(
             (result) => sampling.delete(requestId) && answer({ result }),
-            (error) => sampling.delete(requestId) && answer({ error: samplingErrorOf(error) }),
+            (error) => {
+              // MCP-19: a 2026-07-28 round pauses the run on a sampling request, as on a form.
+              if (isSteamharnessError(error, "interaction_required")) return settle(() => (end(), this.kill(), reject(error)));
+              return sampling.delete(requestId) && answer({ error: samplingErrorOf(error) });
+            },
           );
       };
       this.listener = (message) => {
@@ -228,7 +233,14 @@ export class WorkflowWorker implements WorkflowWorkerPort {
             (error) => settle(() => (end(), this.kill(), reject(error))),
           );
         } else if (message.type === "sampling-request") {
-          sample(message.requestId, message.request);
+          const { requestId, request: samplingRequest } = message;
+          const onSampling = handlers.onSampling?.bind(handlers);
+          askClient<WorkflowSamplingResult>(requestId, onSampling && ((signal) => onSampling(samplingRequest, signal)), { code: "sampling_unavailable", message: SAMPLING_UNAVAILABLE_MESSAGE }, (response) => this.send({ type: "sampling-response", requestId, ...response }));
+        } else if (message.type === "roots-request") {
+          const { requestId } = message;
+          const onRoots = handlers.onRoots?.bind(handlers);
+          const answer = (response: { result: WorkflowRoot[] } | { error: WorkerSamplingError }) => this.send("result" in response ? { type: "roots-response", requestId, roots: response.result } : { type: "roots-response", requestId, error: response.error });
+          askClient<WorkflowRoot[]>(requestId, onRoots, { code: "unavailable", message: ROOTS_UNAVAILABLE_MESSAGE }, answer);
         } else if (message.type === "sampling-cancel") {
           sampling.get(message.requestId)?.abort();
           sampling.delete(message.requestId);

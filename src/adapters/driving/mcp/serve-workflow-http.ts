@@ -51,6 +51,12 @@ export interface ServeWorkflowHttpOptions extends ServeWorkflowOptions {
   /** MCP-13: this host's id in the task rows it owns (default: random per process). */
   taskHostId?: string;
   /**
+   * MCP-19: the key (≥ 32 bytes) that signs `requestState` on 2026-07-28, shared by every host of
+   * a deployment; by default `mcp-request-state.key` in the data dir, created once
+   * (`steamharness mcp --http` reads `STEAMHARNESS_MCP_STATE_KEY`).
+   */
+  requestStateKey?: string;
+  /**
    * BUD-4 (`--keys`): accept the API keys of this key store (the one `steamharness gateway keys add`
    * writes to); instead of `auth`. Counts as authorization for a non-loopback bind.
    */
@@ -183,9 +189,12 @@ async function serveProject(
   let closing = false;
   const catalog = publishedCatalog(host, slot, await readCatalogCache(slot), () => closing);
   catalog.catch(() => undefined);
+  // MCP-19: every host on this data dir (or given the same key) signs and verifies the same requestState.
+  const { createRoundStateCodec, loadRequestStateKey } = await import("./input-required.js");
+  const requestState = createRoundStateCodec(await loadRequestStateKey(options.ports.files, host.dirs.dataDir, options.requestStateKey));
   const handler = await mcpHttpListener({
     // MCP-15: a session's capabilities include the prompts and resources the project declares.
-    createServer: async () => createWorkflowMcpServer(prechecked.location.manifest, host, catalog, tasks, { telemetry, openStorage: services.localStorage, logging: true, hideServerPaths: true, published: await publishedOf(catalog, { onLate: () => log(LATE_CATALOG) }) }),
+    createServer: async () => createWorkflowMcpServer(prechecked.location.manifest, host, catalog, tasks, { telemetry, openStorage: services.localStorage, logging: true, hideServerPaths: true, requestState, published: await publishedOf(catalog, { onLate: () => log(LATE_CATALOG) }) }),
     path: options.path ?? DEFAULT_MCP_PATH,
     allowedHosts: allowedHostsFor(bind, options.allowedHosts ?? []),
     ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
@@ -227,7 +236,8 @@ const log = (line: string) => process.stderr.write(`[steamharness] ${line}\n`);
  */
 export async function serveWorkflowOverHttp(options: ServeWorkflowHttpOptions, services: SurfaceServices): Promise<void> {
   for (const method of ["log", "info", "debug", "warn"] as const) console[method] = (...args: unknown[]) => console.error(...args);
-  const server = await startWorkflowHttpServer(options, services, log);
+  const stateKey = options.requestStateKey ?? process.env.STEAMHARNESS_MCP_STATE_KEY;
+  const server = await startWorkflowHttpServer({ ...options, ...(stateKey ? { requestStateKey: stateKey } : {}) }, services, log);
   let closing = false;
   const shutdown = (code = 0) => {
     if (closing) return;

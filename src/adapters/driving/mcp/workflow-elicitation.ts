@@ -26,9 +26,9 @@ export interface ElicitationHandlerOptions {
 
 /**
  * Whether the server may send the client a request of its own (a form, a sampling request): on
- * 2025-11-25 (and stdio) it may; the 2026-07-28 revision has none (its `input_required` results
- * replace them, MCP-19), so a run that waits answers `interaction_required`, answerable with
- * `_meta["steamharness/answer"]` on any host.
+ * 2025-11-25 (and stdio) it may; the 2026-07-28 revision has none: its input-required results
+ * replace them (MCP-19, input-required.ts), and where none is built a run that waits answers
+ * `interaction_required`.
  *
  * @example
  * if (!canAskClient(server)) throw interactionRequired(pending, "…");

@@ -70,3 +70,33 @@ export function createSamplingHandler(server: Server, options: SamplingHandlerOp
     return checkSamplingResult(answer);
   };
 }
+
+/**
+ * MCP-19 on 2025-11-25: a run's `context.roots.list` becomes `roots/list` to the calling client,
+ * on the call's stream, its answer checked before the run sees it. A client without the `roots`
+ * capability gives `unavailable` without being asked; a failed or malformed answer gives
+ * `sampling_failed`; the call's or the run's abort gives `cancelled`.
+ *
+ * @example
+ * const onRoots = createRootsHandler(server, { signal, relatedRequestId: ctx.mcpReq.id });
+ */
+export function createRootsHandler(server: Server, options: SamplingHandlerOptions): NonNullable<RunHandlers["onRoots"]> {
+  return async (signal: AbortSignal) => {
+    if (!canAskClient(server) || server.getClientCapabilities()?.roots === undefined) {
+      throw new SteamharnessError("unavailable", "roots are unavailable: the MCP client that called this run did not declare the roots capability");
+    }
+    const { checkRootsResult } = await import("../../../domain/workflow/sampling.js");
+    let answer: unknown;
+    try {
+      answer = await server.request({ method: "roots/list" }, ResultSchema, {
+        signal: AbortSignal.any([options.signal, signal]),
+        timeout: options.timeoutMs ?? SAMPLING_TIMEOUT_MS,
+        ...(options.relatedRequestId !== undefined ? { relatedRequestId: options.relatedRequestId } : {}),
+      });
+    } catch (error) {
+      if (options.signal.aborted || signal.aborted) throw new SteamharnessError("cancelled", "the roots request was cancelled");
+      throw new SteamharnessError("sampling_failed", `the MCP client did not list its roots: ${(error as Error)?.message ?? String(error)}`);
+    }
+    return checkRootsResult(answer);
+  };
+}

@@ -1,6 +1,6 @@
 import type { Telemetry, TelemetryCarrier } from "../../../ports/telemetry.js";
 import type { SurfaceServices } from "../../../ports/surface-services.js";
-import { Server, type CallToolRequest, type CallToolResult, type JSONRPCRequest, type LoggingLevel, type Result, type ServerContext, type Transport } from "@modelcontextprotocol/server";
+import { Server, type CallToolRequest, type CallToolResult, type InputRequiredResult, type JSONRPCRequest, type LoggingLevel, type RequestStateCodec, type Result, type ServerContext, type Transport } from "@modelcontextprotocol/server";
 import { isSteamharnessError } from "../../../domain/errors.js";
 import { workflowServerName, type WorkflowManifest } from "../../../domain/workflow/project-manifest.js";
 import type { ProjectRunner } from "../../../ports/project-runner.js";
@@ -9,8 +9,9 @@ import type { WorkflowCatalog } from "./catalog-cache.js";
 import type { JsonValue } from "../../../domain/json.js";
 import { answeringHandlers } from "../../../domain/workflow/paused-run.js";
 import { answeredRun, keepCallRun } from "./workflow-answer.js";
-import { createElicitationHandlers } from "./workflow-elicitation.js";
-import { createSamplingHandler } from "./workflow-sampling.js";
+import { canAskClient, createElicitationHandlers } from "./workflow-elicitation.js";
+import { createInputRound, envelopeCapabilities, roundResult, roundRun, type RoundState } from "./input-required.js";
+import { createRootsHandler, createSamplingHandler } from "./workflow-sampling.js";
 import { invalidParams, rejectedToolResult, remoteSafeError } from "./workflow-result.js";
 import { hideAbsolutePaths } from "../../../domain/redaction.js";
 import { toWorkflowToolResult } from "./workflow-attachments.js";
@@ -51,6 +52,12 @@ export interface WorkflowMcpServerOptions {
    * server (see {@link remoteSafeError}); over stdio the client is the server's own user.
    */
   hideServerPaths?: boolean;
+  /**
+   * MCP-19 (over HTTP): the signing codec of `requestState` (input-required.ts). With it, a
+   * 2026-07-28 call whose run waits for input answers the revision's input-required result and
+   * its retry continues the run; without it (stdio), such a run ends `interaction_required`.
+   */
+  requestState?: RequestStateCodec<RoundState>;
 }
 
 /**
@@ -137,8 +144,10 @@ function carrierOfMeta(meta: Record<string, unknown> | undefined): TelemetryCarr
  * is fixed for the connection (`catalog`, by default computed once from the runner's structure
  * report), arguments validated against the published schema (malformed → a tool result with
  * `isError: true` and the validation message, DX-17; an unknown tool → JSON-RPC InvalidParams), every call in its own worker, form elicitation for runs that wait, and results
- * as MCP-7 prescribes. A run that ends `interaction_required` is kept, and a later call of the
- * same tool with `_meta["steamharness/answer"]` answers it (DX-10, workflow-answer.ts). Requests
+ * as MCP-7 prescribes. On 2026-07-28 a run that waits for input answers the revision's
+ * input-required result and the client's retry continues it (MCP-19, input-required.ts); on
+ * 2025-11-25 a run that ends `interaction_required` is kept, and a later call of the same tool
+ * with `_meta["steamharness/answer"]` answers it (DX-10, workflow-answer.ts). Requests
  * wait for the catalog, so the handshake does not; the prompts, resources and completions of
  * `options.published` are served beside the tools (MCP-15, workflow-publications.ts).
  *
@@ -152,7 +161,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
   const publications = publicationCapabilities(options.published);
   const server = new WorkflowServer(
     { name: workflowServerName(manifest.id), version: manifest.version ?? "0.0.0", ...(manifest.name ? { title: manifest.name } : {}) },
-    { capabilities: { tools: { listChanged: false }, ...(tasks ? { tasks: taskCapability } : {}), ...(options.logging ? { logging: {} } : {}), ...publications } },
+    { capabilities: { tools: { listChanged: false }, ...(tasks ? { tasks: taskCapability } : {}), ...(options.logging ? { logging: {} } : {}), ...publications }, ...(options.requestState ? { requestState: { verify: options.requestState.verify } } : {}) },
   );
   server.hideServerPaths = options.hideServerPaths === true;
   catalog.catch(() => undefined);
@@ -183,7 +192,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
   if (tasks) addTaskHandlers(server, tasks, async (id) => (await catalog).structure.entrypoints.find((entry) => entry.id === id), notifier);
 
   // One tools/call, named so the route bench (bench/architecture.bench.ts) starts the per-request path here.
-  const callTool = async (request: CallToolRequest, ctx: ServerContext): Promise<CallToolResult> => {
+  const callTool = async (request: CallToolRequest, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
     const authInfo = ctx.http?.authInfo;
     const requestId = ctx.mcpReq.id;
     const signal = ctx.mcpReq.signal;
@@ -192,9 +201,12 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     if (!entrypoint) throw invalidParams(`unknown tool: ${request.params.name}`);
     // BUD-5: the verified caller (HTTP) queues and is charged as its tenant; stdio has none.
     const tenant = tenantOfAuth(authInfo);
+    // MCP-19: on 2026-07-28 a retry names its paused run in its verified requestState.
+    const codec = canAskClient(server) ? undefined : options.requestState;
+    const continued = codec && (await roundRun(runner, entrypoint.id, ctx.mcpReq.requestState<RoundState>(), tenant));
     // DX-10: a call that answers a paused run (of its own tenant) runs it again with the arguments it was started with.
-    const lookup = answeredRun(runner, entrypoint.id, request.params._meta, tenant, answererOfAuth(authInfo, Date.now()));
-    const answered = lookup && (await lookup);
+    const lookup = codec ? undefined : answeredRun(runner, entrypoint.id, request.params._meta, tenant, answererOfAuth(authInfo, Date.now()));
+    const answered = continued ?? (lookup && (await lookup));
     const args = (answered ? answered.args : (request.params.arguments ?? {})) as JsonValue;
     // BUD-4: an API key's tenant budget and token rate hold inside the run, not only at admission.
     const tenantLimits = tenantLimitsOfAuth(authInfo);
@@ -249,9 +261,10 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     // OBS-3: a server span continuing the client's trace (`_meta.traceparent`); the worker's run continues it.
     const span = options.telemetry.mcpRequest({ method: "tools/call", target: entrypoint.id, requestId: requestId, parent: carrierOfMeta(request.params._meta) });
     try {
-      const elicitation = createElicitationHandlers(server, { signal: signal, ...(authInfo ? { authInfo } : {}) });
-      // The run's sampling requests go to this client, on this call's stream (HTTP).
-      const answering = { ...(answered ? answeringHandlers(answered, elicitation) : elicitation), onSampling: createSamplingHandler(server, { signal: signal, relatedRequestId: requestId }) };
+      const round = codec && createInputRound({ responses: ctx.mcpReq.inputResponses, paused: continued, capabilities: envelopeCapabilities(ctx), answeredBy: () => answererOfAuth(authInfo, Date.now()) });
+      const elicitation = () => createElicitationHandlers(server, { signal: signal, ...(authInfo ? { authInfo } : {}) });
+      // 2025-11-25: the run's forms and sampling requests go to this client, on this call's stream (HTTP).
+      const answering = round ? round.handlers : { ...(answered ? answeringHandlers(answered, elicitation()) : elicitation()), onSampling: createSamplingHandler(server, { signal: signal, relatedRequestId: requestId }), onRoots: createRootsHandler(server, { signal: signal, relatedRequestId: requestId }) };
       const handlers = options.logging
         ? {
             ...answering,
@@ -268,9 +281,11 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
       // GOV-1: the caller is the requester of the run's governed approvals.
       const principal = principalOfAuth(authInfo);
       const report = await runner.run(entrypoint, prepared, handlers, { signal: signal, onQueued, ...(principal ? { requester: { tenant: principal.tenant, subject: principal.subject } } : {}), ...(tenant !== undefined ? { tenant } : {}), ...(dataTenant !== undefined ? { dataTenant } : {}), ...(tenantLimits ? { tenantLimits } : {}), ...(answered ? { runId: answered.runId } : {}), ...(trace ? { trace } : {}) });
-      await keepCallRun(runner, report, { entrypointId: entrypoint.id, args, ...(tenant !== undefined ? { tenant } : {}) }, answered);
+      const start = { entrypointId: entrypoint.id, args, ...(tenant !== undefined ? { tenant } : {}) };
+      const needsInput = round && (await roundResult(runner, round, report, start, codec, ctx, continued));
+      if (!round) await keepCallRun(runner, report, start, answered);
       span.end({ ...(report.status === "failed" ? { error: report.error?.code ?? "run_failed" } : {}), attributes: { "steamharness.run.id": report.runId, "steamharness.run.status": report.status } });
-      return await toWorkflowToolResult(report, entrypoint, runner, options.openStorage, dataTenant);
+      return needsInput || (await toWorkflowToolResult(report, entrypoint, runner, options.openStorage, dataTenant));
     } catch (error) {
       span.end({ error: isSteamharnessError(error) ? error.code : "internal" });
       throw error;
