@@ -35,7 +35,7 @@ import type { McpServerHandle } from "../../../../ports/mcp-server.js";
 import { prepareAuthorization, type McpHttpAuthOptions, type McpHttpRequest } from "./http-auth.js";
 import { bodyKind, readJsonBody, type BodyError } from "./http-body.js";
 import { principalOfAuth } from "./http-tenant.js";
-import { createModernLeg } from "./http-modern.js";
+import { createModernLeg, type ModernListen } from "./http-modern.js";
 
 /** Where the direct path leaves a body error for Express to answer. */
 const BODY_ERROR = Symbol("steamharness.mcp.bodyError");
@@ -51,8 +51,14 @@ const TENANT_SHARE = 10;
 
 /** Options of {@link mcpHttpListener} (and the public `createMcpHttpHandler`). */
 export interface McpHttpHandlerOptions {
-  /** Builds the server of one new session (one per `initialize`); a rejection is a 500 for that request. */
-  createServer: () => McpServerHandle | Promise<McpServerHandle>;
+  /**
+   * Builds the server of one new session (one per `initialize`), or of one 2026-07-28 request
+   * (`revision` then names it, MCP-20: that server offers the revision's extensions); a rejection
+   * is a 500 for that request.
+   */
+  createServer: (revision?: "2026-07-28") => McpServerHandle | Promise<McpServerHandle>;
+  /** MCP-20: the 2026-07-28 `subscriptions/listen` streams this endpoint serves itself (task notifications from the shared store). */
+  listen?: ModernListen;
   /** The endpoint's path (default {@link DEFAULT_MCP_PATH}); other paths answer 404. */
   path?: string;
   /** Host names (no port; IPv6 in brackets) the Host header may name; {@link LOOPBACK_HOSTS} by default. */
@@ -148,7 +154,7 @@ export async function mcpHttpListener(options: McpHttpHandlerOptions): Promise<M
   // Map order is use order (see serve): the first entry is the least recently used.
   const transports = new Map<string, OpenSession>();
   const authorization = options.auth ? await prepareAuthorization(options.auth, path) : undefined;
-  const modern = createModernLeg(options.createServer);
+  const modern = createModernLeg(options.createServer, options.listen);
   /** Closes the least recently used session of `tenant` (null: the sessions opened without authorization). */
   const evictOldest = (tenant: string | null) => {
     for (const [id, open] of transports) {
