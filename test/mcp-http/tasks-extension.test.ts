@@ -1,0 +1,186 @@
+// MCP-20: the 2026-07-28 tasks extension on two real `mcp --http` hosts sharing one task store,
+// behind a round-robin proxy written here (each request goes to the host the previous one did not):
+// a task is created, read, answered and cancelled across hosts, and a `subscriptions/listen`
+// stream held on one host hears the changes the other host makes (the store is the source of
+// truth). Raw HTTP with the revision's envelope: what any 2026-07-28 client sends.
+import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
+import { createServer, request as httpRequest, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { cleanup, REPO, tempDir } from "../cli/helpers.js";
+import { startHttpMcp, type HttpMcpServer } from "./helpers.js";
+
+jest.setTimeout(120_000);
+
+const PROJECT = join(REPO, "test/mcp-http/fixtures/conformance");
+const MODERN = "2026-07-28";
+const TASKS = "io.modelcontextprotocol/tasks";
+const NAMED = new Set(["tools/call", "tasks/get", "tasks/update", "tasks/cancel"]);
+
+let tmp: string;
+let a: HttpMcpServer;
+let b: HttpMcpServer;
+let proxy: Server;
+let proxyUrl: URL;
+const hits: string[] = [];
+
+beforeAll(async () => {
+  tmp = await tempDir("sh-mcp-tasks-ext-");
+  const data = join(tmp, "data");
+  [a, b] = await Promise.all([startHttpMcp(PROJECT, ["--data-dir", data, "--workers", "2"]), startHttpMcp(PROJECT, ["--data-dir", data, "--workers", "2"])]);
+  let turn = 0;
+  proxy = createServer((req, res) => {
+    const target = turn++ % 2 === 0 ? a.url : b.url;
+    hits.push(target.port);
+    const upstream = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on("error", () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  proxyUrl = new URL(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}${a.url.pathname}`);
+}, 120_000);
+afterAll(async () => {
+  proxy?.closeAllConnections();
+  await new Promise((resolve) => proxy?.close(resolve));
+  await Promise.all([a?.stop(), b?.stop()]);
+  await cleanup(tmp);
+});
+
+type Json = Record<string, any>;
+let ids = 0;
+
+/** One 2026-07-28 request (the envelope in `_meta`, the standard headers), answered as JSON or SSE. */
+function post(url: URL, method: string, params: Json, options: { extension?: boolean; signal?: AbortSignal } = {}): Promise<Response> {
+  const envelope = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "tasks-test", version: "1" }, "io.modelcontextprotocol/clientCapabilities": options.extension === false ? {} : { extensions: { [TASKS]: {} } } };
+  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": MODERN, "mcp-method": method };
+  const name = params.name ?? params.taskId;
+  if (NAMED.has(method) && typeof name === "string") headers["mcp-name"] = name;
+  return fetch(url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: ++ids, method, params: { ...params, _meta: envelope } }), ...(options.signal ? { signal: options.signal } : {}) });
+}
+
+/** The JSON-RPC answer of a request (a JSON body, or the last message of an SSE body). */
+async function call(url: URL, method: string, params: Json, options: { extension?: boolean } = {}): Promise<Json> {
+  const response = await post(url, method, params, options);
+  const text = await response.text();
+  if ((response.headers.get("content-type") ?? "").includes("text/event-stream")) {
+    const messages = text.split("\n").filter((line) => line.startsWith("data:")).map((line) => JSON.parse(line.slice(5)) as Json);
+    return messages.at(-1)!;
+  }
+  return JSON.parse(text) as Json;
+}
+
+async function until(url: URL, taskId: string, done: (task: Json) => boolean): Promise<Json> {
+  for (let i = 0; i < 300; i++) {
+    const { result } = await call(url, "tasks/get", { taskId });
+    if (done(result)) return result;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`task ${taskId} never reached the awaited state`);
+}
+
+/** A listen stream's messages as they come, with a way to wait for one. */
+function listen(url: URL, taskIds: string[]) {
+  const controller = new AbortController();
+  const messages: Json[] = [];
+  const waiters: (() => void)[] = [];
+  const reading = (async () => {
+    const response = await post(url, "subscriptions/listen", { notifications: { taskIds } }, { signal: controller.signal });
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true });
+      let end;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const data = buffer.slice(0, end).split("\n").find((line) => line.startsWith("data:"));
+        buffer = buffer.slice(end + 2);
+        if (data) messages.push(JSON.parse(data.slice(5)) as Json);
+        for (const wake of waiters.splice(0)) wake();
+      }
+    }
+  })().catch(() => undefined);
+  return {
+    messages,
+    async next(match: (message: Json) => boolean): Promise<Json> {
+      for (;;) {
+        const found = messages.find(match);
+        if (found) return found;
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`no matching notification; got ${JSON.stringify(messages.map((m) => m.params?.status ?? m.method))}`)), 30_000);
+          waiters.push(() => (clearTimeout(timer), resolve()));
+        });
+      }
+    },
+    async close() {
+      controller.abort();
+      await reading;
+    },
+  };
+}
+
+const taskStatus = (taskId: string, status: string) => (message: Json) => message.method === "notifications/tasks" && message.params?.taskId === taskId && message.params?.status === status;
+
+describe("MCP-20 the tasks extension across hosts", () => {
+  it("MCP-20 a task created on one host is read, answered and finished through the round-robin proxy, and a listener on the other host hears every status", async () => {
+    const created = (await call(a.url, "tools/call", { name: "confirm_delete", arguments: { filename: "report.txt" } })).result;
+    expect(created).toMatchObject({ resultType: "task", status: "working", ttlMs: expect.any(Number), pollIntervalMs: expect.any(Number) });
+    expect(created).not.toHaveProperty("task");
+    const taskId = created.taskId as string;
+    // Held on host b; every change below is made on host a or through the proxy.
+    const stream = listen(b.url, [taskId]);
+    try {
+      const ack = await stream.next((message) => message.method === "notifications/subscriptions/acknowledged");
+      expect(ack.params.notifications).toEqual({ taskIds: [taskId] });
+      const paused = await until(proxyUrl, taskId, (task) => task.status === "input_required");
+      const [key] = Object.keys(paused.inputRequests);
+      expect(paused.inputRequests[key!]).toMatchObject({ method: "elicitation/create", params: { mode: "form", message: "Delete report.txt?" } });
+      expect((await stream.next(taskStatus(taskId, "input_required"))).params.inputRequests).toHaveProperty(key!);
+      // The answer goes to host a: the run goes on there, on the same run id.
+      const ack2 = (await call(a.url, "tasks/update", { taskId, inputResponses: { [key!]: { action: "accept", content: { confirm: true } } } })).result;
+      expect(ack2).toEqual({ resultType: "complete", _meta: expect.any(Object) });
+      const done = await until(proxyUrl, taskId, (task) => task.status === "completed");
+      expect(done.result.structuredContent).toMatchObject({ runId: taskId, status: "success", output: "Deleted report.txt" });
+      const heard = await stream.next(taskStatus(taskId, "completed"));
+      expect(heard.params.result.structuredContent).toMatchObject({ output: "Deleted report.txt" });
+      expect(heard.params._meta["io.modelcontextprotocol/subscriptionId"]).toEqual(expect.anything());
+    } finally {
+      await stream.close();
+    }
+    expect(new Set(hits).size).toBe(2);
+  });
+
+  it("MCP-20 a task cancelled through the proxy ends on the host that runs it, and the listener on the other host hears the cancel", async () => {
+    const created = (await call(a.url, "tools/call", { name: "slow_compute", arguments: { seconds: 60, label: "long" } })).result;
+    const taskId = created.taskId as string;
+    const stream = listen(b.url, [taskId]);
+    try {
+      await stream.next(taskStatus(taskId, "working"));
+      // Both hosts answer for it at once (the row is committed before the CreateTaskResult).
+      for (let i = 0; i < 2; i++) expect((await call(proxyUrl, "tasks/get", { taskId })).result).toMatchObject({ taskId, status: "working" });
+      const cancel = (await call(b.url, "tasks/cancel", { taskId })).result;
+      expect(cancel).not.toHaveProperty("status");
+      expect(cancel.resultType).toBe("complete");
+      await stream.next(taskStatus(taskId, "cancelled"));
+      expect((await call(proxyUrl, "tasks/get", { taskId })).result).toMatchObject({ status: "cancelled" });
+      // Cancelling a final task is the same empty ack; an unknown one is -32602.
+      expect((await call(proxyUrl, "tasks/cancel", { taskId })).result.resultType).toBe("complete");
+      expect((await call(proxyUrl, "tasks/cancel", { taskId: "run-unknown" })).error.code).toBe(-32602);
+    } finally {
+      await stream.close();
+    }
+  });
+
+  it("MCP-20 a request without the extension gets -32021 on tasks/* and on a tool that requires a task, and a plain result from one that may run as a task", async () => {
+    expect((await call(proxyUrl, "tasks/get", { taskId: "run-x" }, { extension: false })).error).toMatchObject({ code: -32021, data: { requiredCapabilities: { extensions: { [TASKS]: {} } } } });
+    expect((await call(proxyUrl, "tools/call", { name: "failing_job", arguments: {} }, { extension: false })).error.code).toBe(-32021);
+    const plain = (await call(proxyUrl, "tools/call", { name: "slow_compute", arguments: { seconds: 0, label: "now" } }, { extension: false })).result;
+    expect(plain).toMatchObject({ resultType: "complete", structuredContent: { status: "success", output: "Computed now after 0s" } });
+    expect(plain).not.toHaveProperty("taskId");
+  });
+});
