@@ -57,8 +57,6 @@ export interface McpHttpHandlerOptions {
    * is a 500 for that request.
    */
   createServer: (revision?: "2026-07-28") => McpServerHandle | Promise<McpServerHandle>;
-  /** MCP-20: the 2026-07-28 `subscriptions/listen` streams this endpoint serves itself (task notifications from the shared store). */
-  listen?: ModernListen;
   /** The endpoint's path (default {@link DEFAULT_MCP_PATH}); other paths answer 404. */
   path?: string;
   /** Host names (no port; IPv6 in brackets) the Host header may name; {@link LOOPBACK_HOSTS} by default. */
@@ -139,7 +137,7 @@ function originHost(origin: string): string | null {
  * const handler = await mcpHttpListener({ createServer: () => createProjectCapabilityServer(CAPABILITY_TOOL_IDS.kv, { context }) });
  * createServer(handler).listen(3000, "127.0.0.1");
  */
-export async function mcpHttpListener(options: McpHttpHandlerOptions): Promise<McpHttpHandler> {
+export async function mcpHttpListener(options: McpHttpHandlerOptions & { /** MCP-20: the 2026-07-28 `subscriptions/listen` streams served from the shared task store. */ listen?: ModernListen }): Promise<McpHttpHandler> {
   const path = options.path ?? DEFAULT_MCP_PATH;
   if (!path.startsWith("/")) throw new SteamharnessError("input_validation", `[steamharness] [mcp] the MCP path must start with "/", got ${JSON.stringify(path)}`, { field: "path" });
   const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
