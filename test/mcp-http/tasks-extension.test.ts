@@ -2,12 +2,14 @@
 // behind a round-robin proxy written here (each request goes to the host the previous one did not):
 // a task is created, read, answered and cancelled across hosts, and a `subscriptions/listen`
 // stream held on one host hears the changes the other host makes (the store is the source of
-// truth). Raw HTTP with the revision's envelope: what any 2026-07-28 client sends.
+// truth). Raw HTTP with the revision's envelope: what any 2026-07-28 client sends. Once on one
+// SQLite file (two processes, one data dir), once on PostgreSQL (nothing else shared).
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { cleanup, REPO, tempDir } from "../cli/helpers.js";
+import { describePostgres } from "../fixtures/postgres.js";
 import { startHttpMcp, type HttpMcpServer } from "./helpers.js";
 
 jest.setTimeout(120_000);
@@ -16,38 +18,6 @@ const PROJECT = join(REPO, "test/mcp-http/fixtures/conformance");
 const MODERN = "2026-07-28";
 const TASKS = "io.modelcontextprotocol/tasks";
 const NAMED = new Set(["tools/call", "tasks/get", "tasks/update", "tasks/cancel"]);
-
-let tmp: string;
-let a: HttpMcpServer;
-let b: HttpMcpServer;
-let proxy: Server;
-let proxyUrl: URL;
-const hits: string[] = [];
-
-beforeAll(async () => {
-  tmp = await tempDir("sh-mcp-tasks-ext-");
-  const data = join(tmp, "data");
-  [a, b] = await Promise.all([startHttpMcp(PROJECT, ["--data-dir", data, "--workers", "2"]), startHttpMcp(PROJECT, ["--data-dir", data, "--workers", "2"])]);
-  let turn = 0;
-  proxy = createServer((req, res) => {
-    const target = turn++ % 2 === 0 ? a.url : b.url;
-    hits.push(target.port);
-    const upstream = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    upstream.on("error", () => res.destroy());
-    req.pipe(upstream);
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-  proxyUrl = new URL(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}${a.url.pathname}`);
-}, 120_000);
-afterAll(async () => {
-  proxy?.closeAllConnections();
-  await new Promise((resolve) => proxy?.close(resolve));
-  await Promise.all([a?.stop(), b?.stop()]);
-  await cleanup(tmp);
-});
 
 type Json = Record<string, any>;
 let ids = 0;
@@ -126,25 +96,57 @@ function listen(url: URL, taskIds: string[]) {
 
 const taskStatus = (taskId: string, status: string) => (message: Json) => message.method === "notifications/tasks" && message.params?.taskId === taskId && message.params?.status === status;
 
-describe("MCP-20 the tasks extension across hosts", () => {
+/** The two hosts (each started with its own arguments) and the proxy in front of them. */
+function hostsBehindProxy(argsOf: (tmp: string) => [string[], string[]]) {
+  const hosts = { a: undefined as unknown as HttpMcpServer, b: undefined as unknown as HttpMcpServer, proxyUrl: undefined as unknown as URL, hits: [] as string[] };
+  let tmp: string;
+  let proxy: Server;
+  beforeAll(async () => {
+    tmp = await tempDir("sh-mcp-tasks-ext-");
+    const [argsA, argsB] = argsOf(tmp);
+    [hosts.a, hosts.b] = await Promise.all([startHttpMcp(PROJECT, argsA), startHttpMcp(PROJECT, argsB)]);
+    let turn = 0;
+    proxy = createServer((req, res) => {
+      const target = turn++ % 2 === 0 ? hosts.a.url : hosts.b.url;
+      hosts.hits.push(target.port);
+      const upstream = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.on("error", () => res.destroy());
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    hosts.proxyUrl = new URL(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}${hosts.a.url.pathname}`);
+  }, 120_000);
+  afterAll(async () => {
+    proxy?.closeAllConnections();
+    await new Promise((resolve) => proxy?.close(resolve));
+    await Promise.all([hosts.a?.stop(), hosts.b?.stop()]);
+    await cleanup(tmp);
+  });
+  return hosts;
+}
+
+function tasksAcrossHosts(hosts: ReturnType<typeof hostsBehindProxy>) {
   it("MCP-20 a task created on one host is read, answered and finished through the round-robin proxy, and a listener on the other host hears every status", async () => {
-    const created = (await call(a.url, "tools/call", { name: "confirm_delete", arguments: { filename: "report.txt" } })).result;
+    const created = (await call(hosts.a.url, "tools/call", { name: "confirm_delete", arguments: { filename: "report.txt" } })).result;
     expect(created).toMatchObject({ resultType: "task", status: "working", ttlMs: expect.any(Number), pollIntervalMs: expect.any(Number) });
     expect(created).not.toHaveProperty("task");
     const taskId = created.taskId as string;
     // Held on host b; every change below is made on host a or through the proxy.
-    const stream = listen(b.url, [taskId]);
+    const stream = listen(hosts.b.url, [taskId]);
     try {
       const ack = await stream.next((message) => message.method === "notifications/subscriptions/acknowledged");
       expect(ack.params.notifications).toEqual({ taskIds: [taskId] });
-      const paused = await until(proxyUrl, taskId, (task) => task.status === "input_required");
+      const paused = await until(hosts.proxyUrl, taskId, (task) => task.status === "input_required");
       const [key] = Object.keys(paused.inputRequests);
       expect(paused.inputRequests[key!]).toMatchObject({ method: "elicitation/create", params: { mode: "form", message: "Delete report.txt?" } });
       expect((await stream.next(taskStatus(taskId, "input_required"))).params.inputRequests).toHaveProperty(key!);
       // The answer goes to host a: the run goes on there, on the same run id.
-      const ack2 = (await call(a.url, "tasks/update", { taskId, inputResponses: { [key!]: { action: "accept", content: { confirm: true } } } })).result;
+      const ack2 = (await call(hosts.a.url, "tasks/update", { taskId, inputResponses: { [key!]: { action: "accept", content: { confirm: true } } } })).result;
       expect(ack2).toEqual({ resultType: "complete", _meta: expect.any(Object) });
-      const done = await until(proxyUrl, taskId, (task) => task.status === "completed");
+      const done = await until(hosts.proxyUrl, taskId, (task) => task.status === "completed");
       expect(done.result.structuredContent).toMatchObject({ runId: taskId, status: "success", output: "Deleted report.txt" });
       const heard = await stream.next(taskStatus(taskId, "completed"));
       expect(heard.params.result.structuredContent).toMatchObject({ output: "Deleted report.txt" });
@@ -152,35 +154,46 @@ describe("MCP-20 the tasks extension across hosts", () => {
     } finally {
       await stream.close();
     }
-    expect(new Set(hits).size).toBe(2);
+    expect(new Set(hosts.hits).size).toBe(2);
   });
 
   it("MCP-20 a task cancelled through the proxy ends on the host that runs it, and the listener on the other host hears the cancel", async () => {
-    const created = (await call(a.url, "tools/call", { name: "slow_compute", arguments: { seconds: 60, label: "long" } })).result;
+    const created = (await call(hosts.a.url, "tools/call", { name: "slow_compute", arguments: { seconds: 60, label: "long" } })).result;
     const taskId = created.taskId as string;
-    const stream = listen(b.url, [taskId]);
+    const stream = listen(hosts.b.url, [taskId]);
     try {
       await stream.next(taskStatus(taskId, "working"));
       // Both hosts answer for it at once (the row is committed before the CreateTaskResult).
-      for (let i = 0; i < 2; i++) expect((await call(proxyUrl, "tasks/get", { taskId })).result).toMatchObject({ taskId, status: "working" });
-      const cancel = (await call(b.url, "tasks/cancel", { taskId })).result;
+      for (let i = 0; i < 2; i++) expect((await call(hosts.proxyUrl, "tasks/get", { taskId })).result).toMatchObject({ taskId, status: "working" });
+      const cancel = (await call(hosts.b.url, "tasks/cancel", { taskId })).result;
       expect(cancel).not.toHaveProperty("status");
       expect(cancel.resultType).toBe("complete");
       await stream.next(taskStatus(taskId, "cancelled"));
-      expect((await call(proxyUrl, "tasks/get", { taskId })).result).toMatchObject({ status: "cancelled" });
+      expect((await call(hosts.proxyUrl, "tasks/get", { taskId })).result).toMatchObject({ status: "cancelled" });
       // Cancelling a final task is the same empty ack; an unknown one is -32602.
-      expect((await call(proxyUrl, "tasks/cancel", { taskId })).result.resultType).toBe("complete");
-      expect((await call(proxyUrl, "tasks/cancel", { taskId: "run-unknown" })).error.code).toBe(-32602);
+      expect((await call(hosts.proxyUrl, "tasks/cancel", { taskId })).result.resultType).toBe("complete");
+      expect((await call(hosts.proxyUrl, "tasks/cancel", { taskId: "run-unknown" })).error.code).toBe(-32602);
     } finally {
       await stream.close();
     }
   });
 
   it("MCP-20 a request without the extension gets -32021 on tasks/* and on a tool that requires a task, and a plain result from one that may run as a task", async () => {
-    expect((await call(proxyUrl, "tasks/get", { taskId: "run-x" }, { extension: false })).error).toMatchObject({ code: -32021, data: { requiredCapabilities: { extensions: { [TASKS]: {} } } } });
-    expect((await call(proxyUrl, "tools/call", { name: "failing_job", arguments: {} }, { extension: false })).error.code).toBe(-32021);
-    const plain = (await call(proxyUrl, "tools/call", { name: "slow_compute", arguments: { seconds: 0, label: "now" } }, { extension: false })).result;
+    expect((await call(hosts.proxyUrl, "tasks/get", { taskId: "run-x" }, { extension: false })).error).toMatchObject({ code: -32021, data: { requiredCapabilities: { extensions: { [TASKS]: {} } } } });
+    expect((await call(hosts.proxyUrl, "tools/call", { name: "failing_job", arguments: {} }, { extension: false })).error.code).toBe(-32021);
+    const plain = (await call(hosts.proxyUrl, "tools/call", { name: "slow_compute", arguments: { seconds: 0, label: "now" } }, { extension: false })).result;
     expect(plain).toMatchObject({ resultType: "complete", structuredContent: { status: "success", output: "Computed now after 0s" } });
     expect(plain).not.toHaveProperty("taskId");
   });
+}
+
+describe("MCP-20 the tasks extension across two hosts on one SQLite store", () => {
+  // Two processes on one data dir: the task store is its SQLite file.
+  tasksAcrossHosts(hostsBehindProxy((tmp) => [["--data-dir", join(tmp, "data"), "--workers", "2"], ["--data-dir", join(tmp, "data"), "--workers", "2"]]));
+});
+
+describePostgres("MCP-20 the tasks extension across two hosts on one PostgreSQL store", (database) => {
+  // Nothing shared but PostgreSQL: each host has its own data dir.
+  const shared = ["--postgres", database.url, "--postgres-schema", database.schema, "--workers", "2"];
+  tasksAcrossHosts(hostsBehindProxy((tmp) => [["--data-dir", join(tmp, "data-a"), ...shared], ["--data-dir", join(tmp, "data-b"), ...shared]]));
 });
