@@ -9,6 +9,8 @@ import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { cleanup, REPO, tempDir } from "../cli/helpers.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { createTaskSessionFromClient, resultFromTaskOutcome, toolDeclarationFromMcpTool, type JsonRpcResponse } from "@modelcontextprotocol/ext-tasks/client";
 import { describePostgres } from "../fixtures/postgres.js";
 import { startHttpMcp, type HttpMcpServer } from "./helpers.js";
 
@@ -23,17 +25,20 @@ type Json = Record<string, any>;
 let ids = 0;
 
 /** One 2026-07-28 request (the envelope in `_meta`, the standard headers), answered as JSON or SSE. */
-function post(url: URL, method: string, params: Json, options: { extension?: boolean; signal?: AbortSignal } = {}): Promise<Response> {
+function post(url: URL, method: string, params: Json, options: { extension?: boolean; signal?: AbortSignal; raw?: boolean } = {}): Promise<Response> {
   const envelope = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "tasks-test", version: "1" }, "io.modelcontextprotocol/clientCapabilities": options.extension === false ? {} : { extensions: { [TASKS]: {} } } };
   const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": MODERN, "mcp-method": method };
   const name = params.name ?? params.taskId;
   if (NAMED.has(method) && typeof name === "string") headers["mcp-name"] = name;
-  return fetch(url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: ++ids, method, params: { ...params, _meta: envelope } }), ...(options.signal ? { signal: options.signal } : {}) });
+  return fetch(url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: ++ids, method, params: options.raw ? params : { ...params, _meta: envelope } }), ...(options.signal ? { signal: options.signal } : {}) });
 }
 
 /** The JSON-RPC answer of a request (a JSON body, or the last message of an SSE body). */
 async function call(url: URL, method: string, params: Json, options: { extension?: boolean } = {}): Promise<Json> {
-  const response = await post(url, method, params, options);
+  return answerOf(await post(url, method, params, options));
+}
+
+async function answerOf(response: Response): Promise<Json> {
   const text = await response.text();
   if ((response.headers.get("content-type") ?? "").includes("text/event-stream")) {
     const messages = text.split("\n").filter((line) => line.startsWith("data:")).map((line) => JSON.parse(line.slice(5)) as Json);
@@ -175,6 +180,42 @@ function tasksAcrossHosts(hosts: ReturnType<typeof hostsBehindProxy>) {
       expect((await call(hosts.proxyUrl, "tasks/cancel", { taskId: "run-unknown" })).error.code).toBe(-32602);
     } finally {
       await stream.close();
+    }
+  });
+
+  it("MCP-20 the SDK team's ext-tasks client (an independent requester) runs a task that asks a question, every request through the round-robin proxy", async () => {
+    const capabilities = { elicitation: { form: {} }, extensions: { [TASKS]: {} } };
+    const clientInfo = { name: "ext-tasks-client", version: "1.0.0" };
+    const client = new Client(clientInfo, { capabilities, versionNegotiation: { mode: { pin: MODERN } } });
+    await client.connect(new StreamableHTTPClientTransport(hosts.proxyUrl));
+    // The client frames each request (its _meta envelope); this sends it as it is, with the standard headers.
+    const rawDispatch = async (request: any): Promise<JsonRpcResponse> => {
+      const response = await post(hosts.proxyUrl, request.method, request.params ?? {}, { raw: true });
+      const message = await answerOf(response);
+      return message.error ? { kind: "error", error: message.error } : { kind: "result", result: message.result };
+    };
+    const asked: unknown[] = [];
+    // The tool declarations (execution.taskSupport) from a tools/list through the proxy.
+    const declared = new Map(((await call(hosts.proxyUrl, "tools/list", {})).result.tools as Json[]).map((tool) => [tool.name as string, toolDeclarationFromMcpTool(tool as never)]));
+    const session = createTaskSessionFromClient(client, {
+      endpointId: "tasks-extension-test",
+      tools: { currentTool: (name: string) => declared.get(name) as never },
+      rawDispatch,
+      v2RequestFraming: { protocolVersion: MODERN, clientInfo, clientCapabilities: capabilities },
+      onInputRequest: async (request: any) => {
+        asked.push(request);
+        return { action: "accept", content: { confirm: true } } as never;
+      },
+    });
+    try {
+      const execution = await session.callTool("confirm_delete", { filename: "ext.txt" });
+      const { outcome } = await execution.settle();
+      expect(outcome.status).toBe("completed");
+      expect((resultFromTaskOutcome(outcome) as Json).structuredContent).toMatchObject({ status: "success", output: "Deleted ext.txt" });
+      expect(asked).toEqual([expect.objectContaining({ kind: "elicitation", params: expect.objectContaining({ message: "Delete ext.txt?" }) })]);
+    } finally {
+      await session.close();
+      await client.close();
     }
   });
 

@@ -104,7 +104,8 @@ function inputRequestOf(pause: TaskPause): Record<string, unknown> {
 export function detailedTaskOf(row: McpTaskRecord) {
   const result = (row.result ?? null) as (Record<string, unknown> & { _meta?: Record<string, unknown> }) | null;
   if (row.status === "completed" || (row.status === "failed" && result !== null && result._meta?.[RUN_FAILURE_META] === undefined)) {
-    return { ...taskFields(row, "completed"), result: result ?? { content: [] } };
+    // The inlined result is a 2026-07-28 CallToolResult, so it carries its own resultType.
+    return { ...taskFields(row, "completed"), result: { ...(result ?? { content: [] }), resultType: "complete" } };
   }
   if (row.status === "failed") {
     const code = result?._meta?.[RUN_FAILURE_META];
