@@ -107,6 +107,15 @@ describe("MCP-13 resumable entrypoints", () => {
   });
 });
 
+describe("MCP-20 task entrypoints", () => {
+  it("MCP-20 `task: \"optional\" | \"required\"` is listed in the structure report; absent is not; anything else is refused", () => {
+    const report = buildStructureReport(manifest, { entrypoints: { a: { task: "optional", run() {} }, b: { task: "required", run() {} }, c: { run() {} } } });
+    expect(report.entrypoints.map((entry) => entry.task)).toEqual(["optional", "required", undefined]);
+    expect("task" in report.entrypoints[2]!).toBe(false);
+    expect(codeOf(() => buildStructureReport(manifest, { entrypoints: { a: { task: true, run() {} } } }))).toMatchObject({ code: "input_validation", field: "task", message: expect.stringContaining('task must be "optional" or "required"') });
+  });
+});
+
 describe("DX-2 typed definitions at run time", () => {
   it("DX-2 defineWorkflow returns the definition unchanged, and defaults that fit are accepted", () => {
     const definition = {

@@ -31,6 +31,14 @@ export interface WorkflowEntrypoint<P = Record<string, unknown>> {
    * otherwise idempotent. Default `false`: such a task is reported failed.
    */
   resumable?: boolean;
+  /**
+   * MCP-20: on the 2026-07-28 revision's tasks extension the server decides which call becomes a
+   * task: a call of an entrypoint that declares `task` returns a task at once (read, answered and
+   * cancelled from any host) when the client negotiated the extension; `"required"` refuses a
+   * client without it (-32021), `"optional"` runs the call to its end for such a client. Without
+   * it, a 2026-07-28 call always runs to its end. (2025-11-25 clients ask per call, as before.)
+   */
+  task?: "optional" | "required";
   run(params: P, context: WorkflowRunContext): WorkflowRunReturn;
 }
 
@@ -64,6 +72,8 @@ export interface TypedWorkflowEntrypoint<Ps extends readonly WorkflowParamDeclar
   params?: Ps;
   /** See {@link WorkflowEntrypoint.resumable}. */
   resumable?: boolean;
+  /** See {@link WorkflowEntrypoint.task}. */
+  task?: "optional" | "required";
   run: (params: InferWorkflowParams<Ps>, context: WorkflowRunContext) => WorkflowRunReturn;
 }
 
@@ -86,6 +96,8 @@ export interface StructureEntrypoint {
   params: WorkflowParam[];
   /** Present (`true`) when the entrypoint declares {@link WorkflowEntrypoint.resumable}. */
   resumable?: true;
+  /** Present when the entrypoint declares {@link WorkflowEntrypoint.task}. */
+  task?: "optional" | "required";
 }
 
 /**
@@ -196,6 +208,7 @@ function structureEntrypoint(where: string, id: string, raw: unknown): Structure
     if (entry[key] !== undefined && typeof entry[key] !== "string") throw invalid(at, `${key} must be a string`, key);
   }
   if (entry.resumable !== undefined && typeof entry.resumable !== "boolean") throw invalid(at, "resumable must be a boolean", "resumable");
+  if (entry.task !== undefined && entry.task !== "optional" && entry.task !== "required") throw invalid(at, 'task must be "optional" or "required"', "task");
   const params = typeBoxParams(at, entry.params) ?? entry.params ?? [];
   if (!Array.isArray(params)) throw invalid(at, "params must be an array or a TypeBox Type.Object", "params");
   const seen = new Set<string>();
@@ -228,5 +241,6 @@ function structureEntrypoint(where: string, id: string, raw: unknown): Structure
     description: typeof entry.description === "string" ? entry.description : "",
     params: checked,
     ...(entry.resumable === true ? { resumable: true as const } : {}),
+    ...(entry.task !== undefined ? { task: entry.task as "optional" | "required" } : {}),
   };
 }

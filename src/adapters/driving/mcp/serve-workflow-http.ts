@@ -161,11 +161,12 @@ async function serveProject(
 ): Promise<WorkflowHttpServer & { catalog: Promise<unknown> }> {
   // OBS-3: an OTLP endpoint in the environment turns the server's (and its workers') spans on, task runs included.
   const { telemetry } = await services.runtime();
-  const [{ createProjectRunner }, { createWorkflowMcpServer, publishedOf }, { mcpHttpListener }, { createTaskRuns }] = await Promise.all([
+  const [{ createProjectRunner }, { createWorkflowMcpServer, publishedOf }, { mcpHttpListener }, { createTaskRuns }, { listenedTaskIds, serveTaskListen }] = await Promise.all([
     import("../../../app/workflow-runs/project-runner.js"),
     import("./workflow-server.js"),
     import("./transport/http-handler.js"),
     import("./tasks/task-runs.js"),
+    import("./tasks/task-listen.js"),
   ]);
   // BUD-4: with --keys the workers reserve the key tenants' budgets in the key store's ledger (and charge its token windows).
   const tenantStore = options.keys ? { directory: options.keys.directory, ...(options.keys.postgres !== undefined ? { postgres: options.keys.postgres } : {}), ...(options.keys.schema !== undefined ? { schema: options.keys.schema } : {}) } : undefined;
@@ -194,7 +195,9 @@ async function serveProject(
   const requestState = createRoundStateCodec(await loadRequestStateKey(options.ports.files, host.dirs.dataDir, options.requestStateKey));
   const handler = await mcpHttpListener({
     // MCP-15: a session's capabilities include the prompts and resources the project declares.
-    createServer: async () => createWorkflowMcpServer(prechecked.location.manifest, host, catalog, tasks, { telemetry, openStorage: services.localStorage, logging: true, hideServerPaths: true, requestState, published: await publishedOf(catalog, { onLate: () => log(LATE_CATALOG) }) }),
+    createServer: async (revision) => createWorkflowMcpServer(prechecked.location.manifest, host, catalog, tasks, { telemetry, openStorage: services.localStorage, logging: true, hideServerPaths: true, requestState, tasksExtension: revision !== undefined, published: await publishedOf(catalog, { onLate: () => log(LATE_CATALOG) }) }),
+    // MCP-20: task notifications over subscriptions/listen, read from the shared task store (any host's changes).
+    listen: (body, auth, signal) => (listenedTaskIds(body) ? serveTaskListen(body, (taskId, tenant) => tasks.read(taskId, tenant), auth, signal) : undefined),
     path: options.path ?? DEFAULT_MCP_PATH,
     allowedHosts: allowedHostsFor(bind, options.allowedHosts ?? []),
     ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),

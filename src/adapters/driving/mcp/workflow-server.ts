@@ -17,6 +17,7 @@ import { hideAbsolutePaths } from "../../../domain/redaction.js";
 import { toWorkflowToolResult } from "./workflow-attachments.js";
 import { addTaskHandlers, createTaskStatusNotifier, taskOf } from "./tasks/task-handlers.js";
 import type { TaskRuns } from "./tasks/task-runs.js";
+import { addTasksExtension, createdTaskOf, TASKS_EXTENSION, wantsTask } from "./tasks/tasks-extension.js";
 import { answererOfAuth, dataTenantOf, principalOfAuth, tenantLimitsOfAuth, tenantOfAuth } from "./transport/http-tenant.js";
 import { takeTaskSlot } from "./transport/http-admission.js";
 import type { StructurePublications } from "../../../domain/workflow/publications.js";
@@ -58,6 +59,11 @@ export interface WorkflowMcpServerOptions {
    * its retry continues the run; without it (stdio), such a run ends `interaction_required`.
    */
   requestState?: RequestStateCodec<RoundState>;
+  /**
+   * MCP-20: the server answers 2026-07-28 requests (the stateless leg): with a task store it
+   * offers the tasks extension (tasks-extension.ts) instead of 2025-11-25's `tasks` capability.
+   */
+  tasksExtension?: boolean;
 }
 
 /**
@@ -96,6 +102,7 @@ export function publishedOf(catalog: Promise<WorkflowCatalog>, options: { waitMs
 class WorkflowServer extends Server {
   readonly closers: (() => void)[] = [];
   hideServerPaths = false;
+  tasksExtension = false;
 
   override async connect(transport: Transport): Promise<void> {
     if (this.hideServerPaths) {
@@ -117,6 +124,19 @@ class WorkflowServer extends Server {
   protected override _wrapHandler(method: string, handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
     const wrapped = super._wrapHandler(method, handler);
     if (method !== "tools/call") return wrapped;
+    if (this.tasksExtension) {
+      // MCP-20: the SDK checks the request, then the handler's CreateTaskResult goes out as it is.
+      return async (request, ctx) => {
+        let created: Result | undefined;
+        const result = await super._wrapHandler(method, async (inner, innerCtx) => {
+          const answer = await handler(inner, innerCtx);
+          if (answer.resultType !== "task") return answer;
+          created = answer;
+          return { content: [] };
+        })(request, ctx);
+        return created ?? result;
+      };
+    }
     return (request, ctx) => (request.params?.task !== undefined ? handler(request, ctx) : wrapped(request, ctx));
   }
 }
@@ -161,9 +181,11 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
   const publications = publicationCapabilities(options.published);
   const server = new WorkflowServer(
     { name: workflowServerName(manifest.id), version: manifest.version ?? "0.0.0", ...(manifest.name ? { title: manifest.name } : {}) },
-    { capabilities: { tools: { listChanged: false }, ...(tasks ? { tasks: taskCapability } : {}), ...(options.logging ? { logging: {} } : {}), ...publications }, ...(options.requestState ? { requestState: { verify: options.requestState.verify } } : {}) },
+    { capabilities: { tools: { listChanged: false }, ...(tasks ? (options.tasksExtension ? { extensions: { [TASKS_EXTENSION]: {} } } : { tasks: taskCapability }) : {}), ...(options.logging ? { logging: {} } : {}), ...publications }, ...(options.requestState ? { requestState: { verify: options.requestState.verify } } : {}) },
   );
   server.hideServerPaths = options.hideServerPaths === true;
+  const extension = tasks !== undefined && options.tasksExtension === true;
+  server.tasksExtension = extension;
   catalog.catch(() => undefined);
   // The catalog once it is in: a call then reaches its worker without yielding to the event loop
   // (the SDK's own work for the request, such as writing the response headers, runs meanwhile).
@@ -183,13 +205,19 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
   }
 
   server.setRequestHandler("tools/list", async () => {
-    const { tools } = await catalog;
-    return { tools: tasks ? tools.map((tool) => ({ ...tool, execution: { taskSupport: "optional" as const } })) : tools };
+    const { tools, structure } = await catalog;
+    if (!tasks) return { tools };
+    // MCP-20: on 2026-07-28 the entrypoints that declare `task` say so; on 2025-11-25 any may run as a task.
+    if (!extension) return { tools: tools.map((tool) => ({ ...tool, execution: { taskSupport: "optional" as const } })) };
+    const declared = new Map(structure.entrypoints.map((entry) => [entry.id, entry.task]));
+    return { tools: tools.map((tool) => (declared.get(tool.name) ? { ...tool, execution: { taskSupport: declared.get(tool.name)! } } : tool)) };
   });
+  const entrypointOf = async (id: string) => (await catalog).structure.entrypoints.find((entry) => entry.id === id);
   // MCP-13: this connection hears of the tasks it starts or answers (notifications/tasks/status).
-  const notifier = tasks && createTaskStatusNotifier(server, tasks);
+  const notifier = tasks && !extension ? createTaskStatusNotifier(server, tasks) : undefined;
   if (notifier) server.closers.push(() => notifier.close());
-  if (tasks) addTaskHandlers(server, tasks, async (id) => (await catalog).structure.entrypoints.find((entry) => entry.id === id), notifier);
+  if (tasks && extension) addTasksExtension(server, tasks, entrypointOf);
+  else if (tasks) addTaskHandlers(server, tasks, entrypointOf, notifier);
 
   // One tools/call, named so the route bench (bench/architecture.bench.ts) starts the per-request path here.
   const callTool = async (request: CallToolRequest, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
@@ -210,7 +238,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     const args = (answered ? answered.args : (request.params.arguments ?? {})) as JsonValue;
     // BUD-4: an API key's tenant budget and token rate hold inside the run, not only at admission.
     const tenantLimits = tenantLimitsOfAuth(authInfo);
-    if (tasks && request.params.task && !answered) {
+    if (tasks && !answered && (extension ? wantsTask(entrypoint, ctx) : request.params.task)) {
       try {
         await runner.prepare(entrypoint, args, tenant);
       } catch (error) {
@@ -222,10 +250,11 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
       const span = options.telemetry.mcpRequest({ method: "tools/call", target: entrypoint.id, requestId: requestId, parent: carrierOfMeta(request.params._meta) });
       try {
         // TEN-5: the key tenant's concurrency slot goes with the task's run, not with this response.
-        const record = await tasks.start(entrypoint, args, request.params.task.ttl, tenant, span.carrier(), tenantLimits, takeTaskSlot(authInfo, requestId));
+        // On 2026-07-28 the client names no TTL (a legacy `task` hint is ignored): the default one.
+        const record = await tasks.start(entrypoint, args, extension ? undefined : request.params.task?.ttl, tenant, span.carrier(), tenantLimits, takeTaskSlot(authInfo, requestId));
         notifier?.watch(record.taskId);
         span.end({ attributes: { "steamharness.run.id": record.taskId, "mcp.task.id": record.taskId } });
-        return { task: taskOf(record) } as never;
+        return (extension ? createdTaskOf(record) : { task: taskOf(record) }) as never;
       } catch (error) {
         span.end({ error: isSteamharnessError(error) ? error.code : "internal" });
         throw error;

@@ -90,6 +90,20 @@ const grantedTtl = (requested: number | null | undefined) =>
 export const errorResult = (message: string) => ({ content: [{ type: "text", text: message }], isError: true }) as unknown as JsonValue;
 
 /**
+ * MCP-20: the `_meta` key of a stored result whose run failed (it threw, timed out, was cut short
+ * or could not run; the value is the failure's code), as opposed to the workflow's own error
+ * result (`errCode`): on 2026-07-28 the first is a `failed` task with an inlined `error`, the
+ * second a `completed` task whose result has `isError` (tasks-extension.ts).
+ */
+export const RUN_FAILURE_META = "steamharness/runFailure";
+
+/** `result` marked as a run failure of `code` ({@link RUN_FAILURE_META}). */
+const runFailure = (result: JsonValue, code: string) => {
+  const object = result as { _meta?: Record<string, JsonValue> };
+  return { ...object, _meta: { ...object._meta, [RUN_FAILURE_META]: code } } as unknown as JsonValue;
+};
+
+/**
  * The task lifecycle of one host over a shared store: start, resume with an answer, cancel,
  * read with the dead-owner and TTL rules applied, and the lease timer.
  *
@@ -158,12 +172,14 @@ export function createTaskRuns(options: TaskRunsOptions) {
         } else {
           const result = (await toWorkflowToolResult(report, entrypoint, runner, options.openStorage, dataTenant)) as unknown as JsonValue & { isError?: boolean };
           const failed = result.isError === true;
-          change = { status: failed ? ("failed" as const) : ("completed" as const), statusMessage: failed ? redact(report.error?.message ?? `the run ended ${report.status}`, runner.secrets) : null, ownerHost: null, leaseExpiresAt: null, result, paused: null };
+          // The workflow's own error result (errCode) is the tool's answer; anything else is the run's failure.
+          const runFailed = failed && report.status !== "success" && report.error?.code !== "business_error";
+          change = { status: failed ? ("failed" as const) : ("completed" as const), statusMessage: failed ? redact(report.error?.message ?? `the run ended ${report.status}`, runner.secrets) : null, ownerHost: null, leaseExpiresAt: null, result: runFailed ? runFailure(result, report.error?.code ?? report.status) : result, paused: null };
         }
       } catch (error) {
         // TEN-2: the task's status reaches remote clients: no secrets, no server paths.
         const message = redact(`[steamharness] [mcp] the task's run could not be run: ${(error as Error)?.message ?? String(error)}`, runner.secrets, 1000);
-        change = { status: "failed" as const, statusMessage: message, ownerHost: null, leaseExpiresAt: null, result: errorResult(message), paused: null };
+        change = { status: "failed" as const, statusMessage: message, ownerHost: null, leaseExpiresAt: null, result: runFailure(errorResult(message), "run_failed"), paused: null };
       } finally {
         running.delete(taskId);
         // TEN-5: the tenant's concurrency slot is held while the worker runs: freed when it ended or waits for input.
@@ -204,7 +220,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
         ? "its worker ended with it, and the task's row does not hold its arguments (it was started by an older version), so it cannot be run again"
         : `its worker ended with it, and entrypoint ${row.entrypointId} is not declared resumable (a run cut short mid-step is not run again: its effects may have happened)`;
     const message = `[steamharness] [mcp] ${stopped}: ${why}, so the task failed`;
-    await changed(row.taskId, await store.update(projectId, row.taskId, { status: "failed", statusMessage: message, ownerHost: null, leaseExpiresAt: null, result: errorResult(message), paused: null, updatedAt: at }, expect));
+    await changed(row.taskId, await store.update(projectId, row.taskId, { status: "failed", statusMessage: message, ownerHost: null, leaseExpiresAt: null, result: runFailure(errorResult(message), "owner_lost"), paused: null, updatedAt: at }, expect));
   }
 
   // TEN-6: dead owners' tasks are taken over without waiting for a client to ask about them.

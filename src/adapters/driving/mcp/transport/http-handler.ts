@@ -27,7 +27,7 @@ import type { McpServerHandle } from "../../../../ports/mcp-server.js";
 import { prepareAuthorization, type McpHttpAuthOptions } from "./http-auth.js";
 import { readMcpBody } from "./http-body.js";
 import { principalOfAuth } from "./http-tenant.js";
-import { createModernLeg } from "./http-modern.js";
+import { createModernLeg, type ModernListen } from "./http-modern.js";
 import { jsonRpcErrorResponse, sendWebResponse, webRequest } from "./http-web.js";
 
 /** The host names a loopback server answers to when none are given. */
@@ -41,8 +41,12 @@ const TENANT_SHARE = 10;
 
 /** Options of {@link mcpHttpListener} (and the public `createMcpHttpHandler`). */
 export interface McpHttpHandlerOptions {
-  /** Builds the server of one new session (one per `initialize`); a rejection is a 500 for that request. */
-  createServer: () => McpServerHandle | Promise<McpServerHandle>;
+  /**
+   * Builds the server of one new session (one per `initialize`), or of one 2026-07-28 request
+   * (`revision` then names it, MCP-20: that server offers the revision's extensions); a rejection
+   * is a 500 for that request.
+   */
+  createServer: (revision?: "2026-07-28") => McpServerHandle | Promise<McpServerHandle>;
   /** The endpoint's path (default {@link DEFAULT_MCP_PATH}); other paths answer 404. */
   path?: string;
   /** Host names (no port; IPv6 in brackets) the Host header may name; {@link LOOPBACK_HOSTS} by default. */
@@ -108,7 +112,7 @@ function originHost(origin: string): string | null {
  * const handler = await mcpHttpListener({ createServer: () => createProjectCapabilityServer(CAPABILITY_TOOL_IDS.kv, { context }) });
  * createServer(handler).listen(3000, "127.0.0.1");
  */
-export async function mcpHttpListener(options: McpHttpHandlerOptions): Promise<McpHttpHandler> {
+export async function mcpHttpListener(options: McpHttpHandlerOptions & { /** MCP-20: the 2026-07-28 `subscriptions/listen` streams served from the shared task store. */ listen?: ModernListen }): Promise<McpHttpHandler> {
   const path = options.path ?? DEFAULT_MCP_PATH;
   if (!path.startsWith("/")) throw new SteamharnessError("input_validation", `[steamharness] [mcp] the MCP path must start with "/", got ${JSON.stringify(path)}`, { field: "path" });
   const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
@@ -123,7 +127,7 @@ export async function mcpHttpListener(options: McpHttpHandlerOptions): Promise<M
   // Map order is use order (see serve): the first entry is the least recently used.
   const transports = new Map<string, OpenSession>();
   const authorization = options.auth ? await prepareAuthorization(options.auth) : undefined;
-  const modern = createModernLeg(options.createServer);
+  const modern = createModernLeg(options.createServer, options.listen);
   /** Closes the least recently used session of `tenant` (null: the sessions opened without authorization). */
   const evictOldest = (tenant: string | null) => {
     for (const [id, open] of transports) {

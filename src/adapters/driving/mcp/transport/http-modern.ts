@@ -31,6 +31,12 @@ export interface ModernLeg {
   close(): Promise<void>;
 }
 
+/**
+ * MCP-20: answers the `subscriptions/listen` requests it serves (a stream of task notifications
+ * read from the shared store, tasks/task-listen.ts) and `undefined` for every other request.
+ */
+export type ModernListen = (body: unknown, auth: AuthInfo | undefined, signal: AbortSignal) => Response | undefined;
+
 /** Whether a body or the version header might claim a modern revision (the envelope or a version no 2024/2025 client sends). */
 function mightClaim(req: IncomingMessage, body: unknown): boolean {
   const header = req.headers["mcp-protocol-version"];
@@ -51,9 +57,9 @@ function mightClaim(req: IncomingMessage, body: unknown): boolean {
  * const modern = createModernLeg(() => createWorkflowMcpServer(manifest, runner, catalog, tasks, options));
  * if (await modern.claims(req, body)) return modern.serve(req, res, body, req.auth);
  */
-export function createModernLeg(createServer: () => McpServerHandle | Promise<McpServerHandle>): ModernLeg {
+export function createModernLeg(createServer: (revision: "2026-07-28") => McpServerHandle | Promise<McpServerHandle>, listen?: ModernListen): ModernLeg {
   // The handle is the SDK's own Server (the port hides it from the rest of the library).
-  const handler = createMcpHandler(async () => (await createServer()) as unknown as Server, { legacy: "reject" });
+  const handler = createMcpHandler(async () => (await createServer("2026-07-28")) as unknown as Server, { legacy: "reject" });
   return {
     async claims(req, body) {
       return req.method === "POST" && mightClaim(req, body) && !(await isLegacyRequest(webRequest(req), body));
@@ -64,7 +70,7 @@ export function createModernLeg(createServer: () => McpServerHandle | Promise<Mc
       const onClose = () => gone.abort();
       res.once("close", onClose);
       try {
-        const response = await handler.fetch(webRequest(req, gone.signal), { parsedBody: body, ...(auth ? { authInfo: auth } : {}) });
+        const response = listen?.(body, auth, gone.signal) ?? (await handler.fetch(webRequest(req, gone.signal), { parsedBody: body, ...(auth ? { authInfo: auth } : {}) }));
         // SSE frames are written as they come, so progress and the result reach the client at once.
         await sendWebResponse(res, response, gone.signal);
       } finally {
