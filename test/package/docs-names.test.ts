@@ -15,6 +15,7 @@ const FUNCTION_LIKE = /^(create|run|start|define|load|take|parse|resolve|control
 const NOT_EXPORTS: Record<string, string> = {
   createMcpHandler: "the MCP SDK v2's stateless request handler (docs/mcp-http.md, MCP-17)",
   isLegacyRequest: "the MCP SDK v2's test for a 2025-11-25 request (docs/mcp-http.md, MCP-17)",
+  createRequestStateCodec: "the MCP SDK v2's HMAC codec of an input-required result's requestState (docs/mcp-http.md, MCP-19)",
   startSpan: "the OpenTelemetry API's Tracer method (docs/observability.md, the bare-SDK floor)",
   runId: "a field / option (the run's id)",
   agentStoreDir: "an option (the SQLite session folder)",
