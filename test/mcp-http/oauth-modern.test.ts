@@ -20,11 +20,11 @@ const READER: TestClient = { clientId: "reader", clientSecret: "reader-secret-01
 const ENVELOPE = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
 
 /** A raw 2026-07-28 request: the envelope in `_meta` and the headers the revision requires. */
-function modernPost(url: URL, token: string | undefined, method: string, params: Record<string, unknown> = {}) {
+function modernPost(url: URL, token: string | undefined, method: string, params: Record<string, unknown> = {}, capabilities: Record<string, unknown> = {}) {
   const headers: Record<string, string> = { "mcp-protocol-version": MODERN, "mcp-method": method };
   if (typeof params.name === "string") headers["mcp-name"] = params.name;
   if (token) headers.authorization = `Bearer ${token}`;
-  return rawPost(url, headers, { jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: ENVELOPE } });
+  return rawPost(url, headers, { jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: { ...ENVELOPE, "io.modelcontextprotocol/clientCapabilities": capabilities } } });
 }
 
 let tmp: string;
@@ -107,26 +107,24 @@ describe("MCP-21 authorization on 2026-07-28", () => {
     }
   });
 
-  it("MCP-21 TEN-1 two OAuth tenants on two stateless hosts: one tenant's paused run is unknown to the other on either host; its owner answers it on the other host", async () => {
-    const [alice, bob] = [await modernClient(await as.token(RUNNER, audience, RUNNER.scope, { sub: "alice" })), await modernClient(await as.token(RUNNER, audience, RUNNER.scope, { sub: "bob" }))];
-    const call = async (client: Client, meta?: Record<string, unknown>) => (await client.callTool({ name: "ask_twice", arguments: {}, ...(meta ? { _meta: meta } : {}) }, { timeout: 60_000 })).structuredContent as Answered;
-    try {
-      const waiting = await call(alice);
-      expect(waiting).toMatchObject({ status: "waiting_for_input", error: { code: "interaction_required", pending: { requestId: "input-1" } } });
-      const answer = (runId: string, requestId = "input-1", values: Record<string, unknown> = { answer: "blue" }) => ({ "steamharness/answer": { runId, requestId, values } });
-      // Bob, on both hosts (his client alternates), gets exactly the answer of a run that does not exist.
-      const ask = async (runId: string) => String(await call(bob, answer(runId)).catch((error: unknown) => error));
-      const strangers = [await ask(waiting.runId), await ask(waiting.runId)];
-      const unknown = await ask("20260101-000000000000");
-      for (const stranger of strangers) {
-        expect(stranger).toMatch(/no paused run/);
-        expect(stranger.replace(waiting.runId, "20260101-000000000000")).toBe(unknown);
-      }
-      expect(await call(alice, answer(waiting.runId))).toMatchObject({ runId: waiting.runId, error: { code: "interaction_required", pending: { requestId: "input-2" } } });
-      const done = await call(alice, answer(waiting.runId, "input-2", { size: "m" }));
-      expect(done).toMatchObject({ runId: waiting.runId, status: "success", output: { first: { answer: "blue" }, second: { size: "m" } } });
-    } finally {
-      await Promise.all([alice.close(), bob.close()]);
-    }
+  it("MCP-21 TEN-1 MCP-19 two OAuth tenants on two stateless hosts: one tenant's requestState is refused to the other on either host exactly like a forged one; its owner answers it on the other host", async () => {
+    const [alice, bob] = [await as.token(RUNNER, audience, RUNNER.scope, { sub: "alice" }), await as.token(RUNNER, audience, RUNNER.scope, { sub: "bob" })];
+    type Rpc = { result?: { resultType?: string; inputRequests?: Record<string, unknown>; requestState?: string; structuredContent?: Answered }; error?: { code: number; message: string } };
+    // A caller that can answer forms, so the run's question is an input request (not -32021).
+    const call = async (host: HttpMcpServer, token: string, extra: Record<string, unknown> = {}) =>
+      JSON.parse((await modernPost(host.url, token, "tools/call", { name: "ask_twice", arguments: {}, ...extra }, { elicitation: { form: {} } })).body) as Rpc;
+    const first = await call(a, alice);
+    expect(first.result).toMatchObject({ resultType: "input_required", inputRequests: { "input-1": { method: "elicitation/create" } }, requestState: expect.any(String) });
+    const state = first.result!.requestState!;
+    const answer = { "input-1": { action: "accept", content: { answer: "blue" } } };
+    // Bob, on both hosts, gets exactly what a forged state gets: nothing tells him the run exists.
+    const forged = await call(a, bob, { inputResponses: answer, requestState: `${state.slice(0, -3)}AAA` });
+    for (const host of [a, b]) expect(await call(host, bob, { inputResponses: answer, requestState: state })).toEqual(forged);
+    expect(forged.error).toMatchObject({ code: -32602, message: "Invalid or expired requestState" });
+    // Alice continues on the other host: the next question, then the run's result.
+    const second = await call(b, alice, { inputResponses: answer, requestState: state });
+    expect(second.result).toMatchObject({ resultType: "input_required", inputRequests: { "input-2": { method: "elicitation/create" } } });
+    const done = await call(a, alice, { inputResponses: { "input-2": { action: "accept", content: { size: "m" } } }, requestState: second.result!.requestState });
+    expect(done.result?.structuredContent).toMatchObject({ status: "success", output: { first: { answer: "blue" }, second: { size: "m" } } });
   });
 });
