@@ -143,6 +143,26 @@ describe.each(stores)("governed tool permissions on %s", (_name, open) => {
     expect((await store.audit("key:acme")).map((entry) => entry.kind)).toEqual(["request", "escalation", "decision", "use"]);
   });
 
+  it("GOV-2 GOV-3 a decision that arrives after the wait or at the deadline escalates first, so the escalation group decides a request whose policy escalates, never an expiry", async () => {
+    for (const advanceBy of [15_000, 60_000]) {
+      const clock = createFixedClock(START);
+      const store = open();
+      const permissions = createGovernedToolPermissions({ policy: policyOf({ escalation: { afterMs: 15_000, to: "security" }, onExpiry: "escalate" }), store, clock });
+      await permissions.request(call());
+      // Nothing (no call, no sweeper) looked at the request between its creation and the decision.
+      clock.advance(advanceBy);
+      await expect(permissions.decide({ requestId: "approval:1", outcome: "approved", approver: { surface: "cli", subject: "sec" } })).resolves.toMatchObject({ outcome: "approved" });
+      expect((await permissions.request(call())).outcome).toBe("approved");
+      expect((await store.audit("key:acme")).map((entry) => entry.kind)).toEqual(["request", "escalation", "decision", "use"]);
+    }
+    // A policy that does not escalate: the late decision is the distinct expiry (GOV-2).
+    const { permissions, clock, store } = setup();
+    await permissions.request(call());
+    clock.advance(60_000);
+    await expect(permissions.decide({ requestId: "approval:1", outcome: "approved", approver: alice })).rejects.toMatchObject({ code: "approval_expired" });
+    expect((await store.audit("key:acme")).map((entry) => entry.kind)).toEqual(["request", "expiry"]);
+  });
+
   it("GOV-7 every request, decision, expiry, escalation and use is appended to the tenant's hash chain, which verifies", async () => {
     const { store, permissions, clock } = setup();
     await permissions.request(call());

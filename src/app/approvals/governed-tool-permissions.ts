@@ -223,14 +223,18 @@ export function createGovernedToolPermissions(options: GovernedToolPermissionsOp
     },
 
     async decide(input) {
-      const request = await store.request(input.requestId);
+      let request = await store.request(input.requestId);
       if (!request) throw new SteamharnessError("not_found", `[steamharness] [approvals] no approval request ${input.requestId}`, { field: "requestId" });
       const at = clock.now();
       const approver = input.approver;
-      if (request.state === "expired" || at >= request.expiresAt) {
-        if (await store.settleRequest(request.id, "expired")) await audit(request, "expiry", { toolId: request.toolId, then: request.verdict.onExpiry });
+      // Time first, the same step as a call or the sweeper takes: a request due for escalation
+      // (after its wait, or at its deadline when the policy escalates) is escalated before the
+      // approver is checked, so the escalation group may decide it; else a late decision is expiry.
+      const unescalated = request.state === "pending" && request.escalatedAt === null && request.verdict.escalation !== null;
+      if ((await advance(request, at)) === "expired") {
         throw new SteamharnessError("approval_expired", `[steamharness] [approvals] the approval request ${request.id} expired at ${new Date(request.expiresAt).toISOString()}`, { data: { requestId: request.id } });
       }
+      if (unescalated) request = (await store.request(request.id)) ?? request;
       const groups = [request.verdict.approvers, ...(request.escalatedAt !== null && request.verdict.escalation ? [request.verdict.escalation.to] : [])];
       const who = { requestId: request.id, toolId: request.toolId, tenant: request.tenant, approver: approver.subject ?? null };
       if (!groups.some((group) => isPolicyApprover(policy, group, approver))) throw forbidden("approver_group", `${approver.subject ?? approver.surface} may not decide ${request.toolId} (not in approver group ${groups.join(" or ")})`, who);
