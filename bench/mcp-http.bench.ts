@@ -212,7 +212,7 @@ async function modernSections(cli: string, project: string, ours: { url: URL }):
         return Number.NaN;
       }
     };
-    const [twoMs, oneMs] = (await interleaved(viaTwo, viaOne, counted, { warmUp: 20, blocks: 20 })).map((times) => times.filter((ms) => !Number.isNaN(ms)));
+    const [twoMs, oneMs] = (await interleaved(viaTwo, viaOne, counted, { warmUp: 20, blocks: 50 })).map((times) => times.filter((ms) => !Number.isNaN(ms)));
     await Promise.all([viaTwo.close(), viaOne.close()]);
 
     const p50Ratio = percentile(oursMs, 50) / percentile(bareMs, 50);
@@ -238,7 +238,7 @@ async function modernSections(cli: string, project: string, ours: { url: URL }):
         p50Ratio: round(percentile(coldModernMs, 50) / percentile(coldLegacyMs, 50)),
       },
       modernTwoHosts: {
-        definition: "two mcp --http hosts of the project on one data dir (default workers 2 each) behind a round-robin proxy on node:http written in the bench (each request to the next host, so every request goes to the other host than the one before) vs the same proxy in front of one of them; one v2 client pinned to 2026-07-28 each, 200 calls each in interleaved blocks of 10 after 20 warm-up pairs; errors = failed calls plus requests the proxy could not forward",
+        definition: "two mcp --http hosts of the project on one data dir (default workers 2 each) behind a round-robin proxy on node:http written in the bench (each request to the next host, so every request goes to the other host than the one before) vs the same proxy in front of one of them; one v2 client pinned to 2026-07-28 each, 500 calls each (p99 = the 5th slowest) in interleaved blocks of 10 after 20 warm-up pairs; errors = failed calls plus requests the proxy could not forward",
         twoHostsErrors: failures.get(viaTwo)! + twoHosts.errors(),
         oneHostErrors: failures.get(viaOne)! + oneHost.errors(),
         twoHostsP50Ms: round(percentile(twoMs!, 50)),
