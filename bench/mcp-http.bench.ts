@@ -19,15 +19,29 @@
 // (f) Last: how long a child process takes to see an IPC message after it has been idle for 1,
 //     10 and 30 ms (no HTTP, no MCP) — the machine's wake-up cost that every worker hop pays
 //     (report).
+// After (f), beside them, the 2026-07-28 revision (issue 48, MCP-17; bench/mcp-http-modern-support.ts):
+// (g) `tools/call` by a v2 client pinned to 2026-07-28 (stateless, no session) against ours
+//     versus a bare v2 SDK server (low-level `Server`, one tool answering at once, served
+//     through `createMcpHandler` on node:http), interleaved as (a); goal p50 ≤ 1.3×.
+// (h) A cold call: time to the first result of a fresh client, a 2026-07-28 one (`server/discover`
+//     and the call) versus a 2025-11-25 one (`initialize`, `notifications/initialized` and the
+//     call), same host, alternating in blocks (report).
+// (i) Two hosts of the project on one data dir behind a round-robin proxy (every request to the
+//     other host) versus the same proxy in front of one host, one v2 client each, interleaved:
+//     errors (must be 0) and the p99 ratio (goal ≤ 1.5×).
+// MCP_HTTP_BENCH_SECTIONS=legacy|modern runs (a)–(f) or (g)–(i) alone (both by default); figures
+// of the sections not run are kept from bench/results/mcp-http.json.
 // The stdio figures are bench/mcp-cli.bench.ts (unchanged; re-run it beside this one).
 // Builds the bin from the current sources into bench/tmp/mcp-http/dist first.
 // Results go to bench/results/mcp-http.json.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { modernClient, roundRobinProxy, timedModernCall, writeBareV2Fixture } from "./mcp-http-modern-support.js";
 import { benchClient as client, builtCli, interleaved, startListening, timedCall, wakeLatency, writeBareDurableHopFixture, writeBareHopFixture, writeFixtures } from "./mcp-http-support.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -36,6 +50,8 @@ const dataDir = mkdtempSync(join(tmpdir(), "sh-bench-mcp-http-"));
 const round = (value: number, digits = 2) => Number(value.toFixed(digits));
 /** Nearest-rank percentile. */
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * values.length) - 1)]!;
+const sections = new Set((process.env.MCP_HTTP_BENCH_SECTIONS ?? "legacy,modern").split(",").map((name) => name.trim()));
+const resultsFile = join(here, "results", "mcp-http.json");
 
 /** Starts a floor server (`node <args>`), times its tools/call against the bare server's as (a) does, and stops it. */
 async function againstBare(bareClient: Client, args: string[], env?: Record<string, string>): Promise<[number[], number[]]> {
@@ -50,10 +66,8 @@ async function againstBare(bareClient: Client, args: string[], env?: Record<stri
   }
 }
 
-async function main(): Promise<void> {
-  const cli = await builtCli(work);
-  const { project, bare } = writeFixtures(work);
-  const ours = await startListening([cli, "mcp", project, "--http", "--port", "0", "--data-dir", dataDir]);
+/** (a)–(f): the 2025-11-25 figures, their definitions unchanged. */
+async function legacySections(ours: { url: URL }, bare: string): Promise<Record<string, unknown>> {
   const baseline = await startListening([bare]);
   try {
     const [oursClient, bareClient] = [await client(ours.url), await client(baseline.url)];
@@ -100,10 +114,7 @@ async function main(): Promise<void> {
       p50Ratio: round(percentile(floorMs, 50) / percentile(floorBareMs, 50)),
       oursOverFloorP50: round(percentile(oursMs, 50) / percentile(floorMs, 50)),
     });
-    const results = {
-      benchmark: "mcp-http",
-      node: process.version,
-      built: "bench/tmp/mcp-http/dist (tsup, the bin entry of tsup.config.ts without source maps)",
+    return {
       toolsCall: {
         definition: "tools/call of a trivial entrypoint over Streamable HTTP, one warm client, 200 calls each in interleaved blocks of 10; ours = mcp --http (default workers 2), bare = SDK StreamableHTTPServerTransport on node:http answering at once",
         oursP50Ms: round(percentile(oursMs, 50)),
@@ -147,12 +158,126 @@ async function main(): Promise<void> {
         wallMs: round(wallMs),
       },
     };
+  } finally {
+    baseline.child.kill("SIGTERM");
+  }
+}
+
+/** Milliseconds from a fresh 2025-11-25 client's `initialize` to its first `tools/call` result; the session is ended after. */
+async function coldLegacyCall(url: URL): Promise<number> {
+  const began = performance.now();
+  const transport = new StreamableHTTPClientTransport(url);
+  const c = new Client({ name: "mcp-http-bench-cold", version: "0.0.0" });
+  await c.connect(transport);
+  await timedCall(c);
+  const ms = performance.now() - began;
+  await transport.terminateSession();
+  await c.close();
+  return ms;
+}
+
+/** Milliseconds from a fresh 2026-07-28 client's `server/discover` to its first `tools/call` result. */
+async function coldModernCall(url: URL): Promise<number> {
+  const began = performance.now();
+  const c = await modernClient(url);
+  await timedModernCall(c);
+  const ms = performance.now() - began;
+  await c.close();
+  return ms;
+}
+
+/** (g)–(i): the 2026-07-28 figures (issue 48), with a second host of the project on the same data dir. */
+async function modernSections(cli: string, project: string, ours: { url: URL }): Promise<Record<string, unknown>> {
+  const loadAverageBefore = loadavg().map((value) => round(value));
+  const bare = await startListening([writeBareV2Fixture(work)]);
+  const second = await startListening([cli, "mcp", project, "--http", "--port", "0", "--data-dir", dataDir]);
+  const twoHosts = await roundRobinProxy([ours.url, second.url]);
+  const oneHost = await roundRobinProxy([ours.url]);
+  try {
+    const [oursClient, bareClient] = [await modernClient(ours.url), await modernClient(bare.url)];
+    const [oursMs, bareMs] = await interleaved(oursClient, bareClient, timedModernCall, { warmUp: 20, blocks: 20 });
+    await Promise.all([oursClient.close(), bareClient.close()]);
+
+    const cold = { modern: () => coldModernCall(ours.url), legacy: () => coldLegacyCall(ours.url) };
+    const [coldModernMs, coldLegacyMs] = await interleaved(cold.modern, cold.legacy, (call) => call(), { warmUp: 3, blocks: 4 });
+
+    const [viaTwo, viaOne] = [await modernClient(twoHosts.url), await modernClient(oneHost.url)];
+    const failures = new Map<unknown, number>([[viaTwo, 0], [viaOne, 0]]);
+    // A failed call is counted, not timed, so one error cannot hide behind the percentiles.
+    const counted = async (c: typeof viaTwo) => {
+      try {
+        return await timedModernCall(c);
+      } catch {
+        failures.set(c, failures.get(c)! + 1);
+        return Number.NaN;
+      }
+    };
+    const [twoMs, oneMs] = (await interleaved(viaTwo, viaOne, counted, { warmUp: 20, blocks: 50 })).map((times) => times.filter((ms) => !Number.isNaN(ms)));
+    await Promise.all([viaTwo.close(), viaOne.close()]);
+
+    const p50Ratio = percentile(oursMs, 50) / percentile(bareMs, 50);
+    const p99Ratio = percentile(twoMs!, 99) / percentile(oneMs!, 99);
+    return {
+      modernToolsCall: {
+        definition: "measured after the 2025-11-25 sections when both run, beside them: tools/call of the trivial entrypoint by a v2 SDK client pinned to 2026-07-28 (stateless, no session, no initialize), one warm client each, 200 calls each in interleaved blocks of 10; ours = mcp --http (default workers 2), bare = the v2 SDK's low-level Server with one tool answering at once, a fresh one per request through createMcpHandler on node:http",
+        oursP50Ms: round(percentile(oursMs, 50)),
+        oursP99Ms: round(percentile(oursMs, 99)),
+        bareSdkP50Ms: round(percentile(bareMs, 50)),
+        bareSdkP99Ms: round(percentile(bareMs, 99)),
+        p50Ratio: round(p50Ratio),
+        p99Ratio: round(percentile(oursMs, 99) / percentile(bareMs, 99)),
+        target: 1.3,
+        withinTarget: p50Ratio <= 1.3,
+      },
+      modernColdCall: {
+        definition: "time to the first tools/call result of a fresh client against ours (same host): 2026-07-28 = a v2 client pinned to the revision (server/discover, then the call); 2025-11-25 = the v1 SDK client (initialize, notifications/initialized, then the call; its session ended after the clock stops); 3 warm-up pairs, then 40 each in alternating blocks of 10",
+        modernP50Ms: round(percentile(coldModernMs, 50)),
+        modernP99Ms: round(percentile(coldModernMs, 99)),
+        legacyP50Ms: round(percentile(coldLegacyMs, 50)),
+        legacyP99Ms: round(percentile(coldLegacyMs, 99)),
+        p50Ratio: round(percentile(coldModernMs, 50) / percentile(coldLegacyMs, 50)),
+      },
+      modernTwoHosts: {
+        definition: "two mcp --http hosts of the project on one data dir (default workers 2 each) behind a round-robin proxy on node:http written in the bench (each request to the next host, so every request goes to the other host than the one before) vs the same proxy in front of one of them; one v2 client pinned to 2026-07-28 each, 500 calls each (p99 = the 5th slowest) in interleaved blocks of 10 after 20 warm-up pairs; errors = failed calls plus requests the proxy could not forward",
+        twoHostsErrors: failures.get(viaTwo)! + twoHosts.errors(),
+        oneHostErrors: failures.get(viaOne)! + oneHost.errors(),
+        twoHostsP50Ms: round(percentile(twoMs!, 50)),
+        twoHostsP99Ms: round(percentile(twoMs!, 99)),
+        oneHostP50Ms: round(percentile(oneMs!, 50)),
+        oneHostP99Ms: round(percentile(oneMs!, 99)),
+        p99Ratio: round(p99Ratio),
+        target: 1.5,
+        withinTarget: p99Ratio <= 1.5,
+      },
+      modernLoadAverage: { before: loadAverageBefore, after: loadavg().map((value) => round(value)) },
+    };
+  } finally {
+    await Promise.all([twoHosts.close(), oneHost.close()]);
+    bare.child.kill("SIGTERM");
+    second.child.kill("SIGTERM");
+  }
+}
+
+async function main(): Promise<void> {
+  const cli = await builtCli(work);
+  const { project, bare } = writeFixtures(work);
+  const ours = await startListening([cli, "mcp", project, "--http", "--port", "0", "--data-dir", dataDir]);
+  try {
+    // Sections not run keep their last figures.
+    const kept = existsSync(resultsFile) ? (JSON.parse(readFileSync(resultsFile, "utf8")) as Record<string, unknown>) : {};
+    const results = {
+      ...kept,
+      benchmark: "mcp-http",
+      node: process.version,
+      built: "bench/tmp/mcp-http/dist (tsup, the bin entry of tsup.config.ts without source maps)",
+      ...(sections.has("legacy") ? await legacySections(ours, bare) : {}),
+      ...(sections.has("modern") ? await modernSections(cli, project, ours) : {}),
+    };
     mkdirSync(join(here, "results"), { recursive: true });
-    writeFileSync(join(here, "results", "mcp-http.json"), `${JSON.stringify(results, null, 2)}\n`);
+    writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
     console.log(JSON.stringify(results, null, 2));
   } finally {
     ours.child.kill("SIGTERM");
-    baseline.child.kill("SIGTERM");
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
