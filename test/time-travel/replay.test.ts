@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from "@jest/globals";
+import { openAgent } from "../../src/app/agent/create-agent.js";
 import { replayRun } from "../../src/app/time-travel/replay.js";
 import type { SqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import type { SessionStore } from "../../src/ports/session-store.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
-import { effects, fixtureAgent, fixtureContext, recordRun, RECORDED_STEPS } from "./replay-fixture.js";
+import { effects, fixtureAgent, fixtureContext, recordRun, RECORDED_STEPS, SESSION_KEY } from "./replay-fixture.js";
 
 const opened: Array<{ storage: SqliteStorage; source: SessionStore }> = [];
 afterEach(async () => {
@@ -78,6 +79,25 @@ describe("replay", () => {
     expect({ answered: liveSafe.answered, live: liveSafe.live }).toEqual({ answered: 1, live: 1 });
     expect(effects(dir, "lookup")).toEqual(["alpha", "beta", "alpha"]);
     expect(effects(dir, "charge")).toEqual(["card-1", "card-2"]);
+  });
+
+  it("REPLAY-1 a later run's replay holds the history before it, read through to the original's log (forkLog), never the run itself", async () => {
+    const { dir, storage, source } = await recorded();
+    const second = openAgent({ ...fixtureAgent(dir), sessionKey: SESSION_KEY, sessions: storage.sessions });
+    for await (const chunk of second.run({ prompt: "Again.", runId: "run-second" }, fixtureContext(storage, "run-second"))) void chunk;
+    const charged = effects(dir, "charge");
+    const result = await replayRun("run-second", { source, sessions: storage.sessions, agent: fixtureAgent(dir), context: fixtureContext(storage, "x", false), tools: "recorded" });
+    expect({ status: result.status, live: result.live, same: result.diff.same }).toEqual({ status: "completed", live: 0, same: true });
+    expect(effects(dir, "charge")).toEqual(charged);
+    const sourceEvents = await source.readAfter(0);
+    const startSeq = sourceEvents.find((event) => event.type === "run_started" && event.runId === "run-second")!.seq;
+    const replay = (await storage.sessions.openUnleased({ address: result.address, create: false }))!;
+    const replayEvents = await replay.readAfter(0);
+    await replay.close();
+    const prefix = (events: typeof sourceEvents) => events.filter((event) => event.seq < startSeq).map(({ seq, eventId, runId }) => ({ seq, eventId, runId }));
+    expect(prefix(replayEvents)).toEqual(prefix(sourceEvents));
+    expect(prefix(replayEvents).map((event) => event.runId)).toContain("run-original");
+    expect(new Set(replayEvents.filter((event) => event.seq >= startSeq).map((event) => event.runId))).toEqual(new Set([result.runId]));
   });
 
   it("REPLAY-1 an unknown run is not_found", async () => {

@@ -11,7 +11,7 @@ import { createRecordingAnswers, type ReplayDivergence, type ReplayToolMode } fr
 import { recordedToolCalls } from "../../domain/time-travel/tool-calls.js";
 import { diffRuns, runFacts, type RunDiff, type RunFacts } from "../../domain/time-travel/replay-diff.js";
 import type { SessionBackend } from "../../ports/session-backend.js";
-import type { SessionAddress, SessionEventInput, SessionStore } from "../../ports/session-store.js";
+import type { SessionAddress, SessionStore } from "../../ports/session-store.js";
 import { openAgent } from "../agent/create-agent.js";
 import type { AgentEffort, AgentMode, AgentOptions, ToolAnswerer } from "../agent/types.js";
 
@@ -70,10 +70,12 @@ export interface ReplayResult {
 
 /**
  * Replays run `runId` of `options.source` as a new run in a new session (`replay-<id>`): the
- * session's history before the run is copied, the prompt (or `prompt`) sent again to the agent
+ * session forks the source's history before the run (`SessionBackend.forkLog`: read through, not
+ * copied), the prompt (or `prompt`) sent again to the agent
  * (or `model`), and each tool call answered per `tools` and `onDivergence`. In `recorded` mode no
  * tool runs unless a divergence policy runs it. Resolves with the diff against the original; a
- * failed replay resolves too (`status`, `error`). Throws `not_found` for an unknown run.
+ * failed replay resolves too (`status`, `error`). Throws `not_found` for an unknown run and
+ * `unavailable` for a session backend without `forkLog`.
  *
  * @example
  * const result = await replayRun("run-1", { source, sessions: storage.sessions!, agent, context, tools: "recorded" });
@@ -89,11 +91,12 @@ export async function replayRun(runId: string, options: ReplayRunOptions): Promi
   const divergences: ReplayDivergence[] = [];
   // Codemode's nested calls (replay class unknown) are the snippet's own business: only the model's calls are answered.
   const toolAnswers = answererOf(runId, options, recordedToolCalls(original).filter((call) => call.replay !== "unknown"), counts, divergences);
+  if (!options.sessions.forkLog) throw new SteamharnessError("unavailable", `[steamharness] [replay] the ${options.sessions.kind} session backend cannot fork sessions`);
+  // The conversation before the run, so the replay's model sees what the original's saw: a fork
+  // that reads through to the source's log, so its cost does not grow with the history.
+  await options.sessions.forkLog({ from: options.source.address, to: address, throughSeq: started.seq - 1 });
   const target = await options.sessions.open({ address, ownerId: replayId, clock: options.context.clock });
   try {
-    // The conversation before the run, so the replay's model sees what the original's saw.
-    const before = (await options.source.readAfter(0)).filter((event) => event.seq < started.seq);
-    if (before.length > 0) await target.append(before.map(({ eventId, runId: id, type, payload }) => ({ eventId, runId: id, type, payload }) as SessionEventInput));
     const agent = openAgent({
       ...options.agent,
       sessionKey: address.sessionKey,
