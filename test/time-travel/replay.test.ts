@@ -108,8 +108,12 @@ describe("replay", () => {
   it("REPLAY-2 the diff reports final text, tool sequence, approvals, tokens, cost and latency", async () => {
     const { dir, storage, source } = await recorded();
     const steps = [RECORDED_STEPS[0]!, { text: "I will not charge.", usage: { input: 300, output: 30 } }];
+    const ledger = fixtureContext(storage, "ledger").tokenUsage;
+    const spent = await ledger.total();
     const result = await replayRun("run-original", { source, sessions: storage.sessions, agent: fixtureAgent(dir, steps), context: fixtureContext(storage, "x"), tools: "recorded", price: { input: 1, output: 2 } });
     const { diff } = result;
+    // The project's ledger counts the replay's model calls (summed per model, one write per replay).
+    expect(await ledger.total()).toEqual({ input: spent.input + 400, output: spent.output + 40, cacheRead: 0, cacheWrite: 0, total: spent.total + 440 });
     expect(diff.same).toBe(false);
     expect(diff.finalText).toEqual({ original: "Charged card-1 after looking up alpha.", replay: "I will not charge.", equal: false });
     expect(diff.toolSequence).toEqual({ original: ['lookup({"key":"alpha"})', 'charge({"key":"card-1"})'], replay: ['lookup({"key":"alpha"})'], equal: false });

@@ -13,6 +13,9 @@ import { diffRuns, runFacts, type RunDiff, type RunFacts } from "../../domain/ti
 import type { SessionBackend } from "../../ports/session-backend.js";
 import type { SessionAddress, SessionStore } from "../../ports/session-store.js";
 import { openAgent } from "../agent/create-agent.js";
+import { stableHash } from "../../domain/stable-hash.js";
+import type { Clock } from "../../ports/clock.js";
+import type { TokenUsageEntry, TokenUsageRecorder } from "../../ports/token-usage.js";
 import type { AgentEffort, AgentMode, AgentOptions, ToolAnswerer } from "../agent/types.js";
 
 /**
@@ -106,13 +109,15 @@ export async function replayRun(runId: string, options: ReplayRunOptions): Promi
       ...(options.configuration === undefined ? {} : { configuration: options.configuration }),
     });
     const start = started.payload;
+    const usage = summedUsage(options.context.tokenUsage, replayId, options.context.clock);
     let error: ReplayResult["error"];
     try {
       const input = { prompt: options.prompt ?? start.prompt, runId: replayId, mode: start.mode as AgentMode, effort: start.effort as AgentEffort };
-      for await (const chunk of agent.run(input, { ...options.context, runId: replayId })) void chunk;
+      for await (const chunk of agent.run(input, { ...options.context, runId: replayId, tokenUsage: usage.recorder })) void chunk;
     } catch (caught) {
       error = { code: isSteamharnessError(caught) ? caught.code : "internal", message: caught instanceof Error ? caught.message : String(caught) };
     }
+    await usage.flush();
     const replayFacts = runFacts(await target.readRun(replayId), options.price);
     return {
       runId: replayId,
@@ -151,5 +156,36 @@ function answererOf(runId: string, options: ReplayRunOptions, calls: ReturnType<
     const what = `${call.name}(${JSON.stringify(call.arguments)})`;
     if (decision === "skip") return { isError: true, text: `[approval_denied] ${what} is not in the recording of run ${runId} and was not run (replay)`, details: null };
     throw new SteamharnessError("conflict", `[steamharness] [replay] ${what} is not in the recording of run ${runId}`, { data: { divergence } });
+  };
+}
+
+/**
+ * The replay's project ledger: one entry per provider and model with the replay's summed usage,
+ * written after the run, instead of one write per model call (a third of a recorded replay's CPU
+ * on SQLite). The ledger's total is the same; each call's usage is still in the replay's session
+ * (its `usage` events), which the diff reads. A replay is not resumed, so nothing needs the
+ * per-call entries before the run ends.
+ */
+function summedUsage(ledger: TokenUsageRecorder, replayId: string, clock: Clock): { recorder: TokenUsageRecorder; flush(): Promise<void> } {
+  const seen = new Set<string>();
+  const sums = new Map<string, TokenUsageEntry>();
+  return {
+    recorder: {
+      async record(entry) {
+        if (seen.has(entry.entryId)) return false;
+        seen.add(entry.entryId);
+        const key = `${entry.provider}\u0000${entry.model}`;
+        const sum = sums.get(key) ?? { entryId: `usage-${stableHash(`replay\u0000${replayId}\u0000${key}`)}`, runId: replayId, provider: entry.provider, model: entry.model, at: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
+        for (const count of ["input", "output", "cacheRead", "cacheWrite", "total"] as const) sum[count] += entry[count];
+        sums.set(key, sum);
+        return true;
+      },
+      total: () => ledger.total(),
+      get: (entryId) => ledger.get(entryId),
+    },
+    async flush() {
+      for (const sum of sums.values()) await ledger.record({ ...sum, at: clock.now() });
+      sums.clear();
+    },
   };
 }
