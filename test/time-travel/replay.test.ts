@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from "@jest/globals";
+import { openAgent } from "../../src/app/agent/create-agent.js";
 import { replayRun } from "../../src/app/time-travel/replay.js";
 import type { SqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import type { SessionStore } from "../../src/ports/session-store.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
-import { effects, fixtureAgent, fixtureContext, recordRun, RECORDED_STEPS } from "./replay-fixture.js";
+import { effects, fixtureAgent, fixtureContext, recordRun, RECORDED_STEPS, SESSION_KEY } from "./replay-fixture.js";
 
 const opened: Array<{ storage: SqliteStorage; source: SessionStore }> = [];
 afterEach(async () => {
@@ -80,6 +81,25 @@ describe("replay", () => {
     expect(effects(dir, "charge")).toEqual(["card-1", "card-2"]);
   });
 
+  it("REPLAY-1 a later run's replay holds the history before it, read through to the original's log (forkLog), never the run itself", async () => {
+    const { dir, storage, source } = await recorded();
+    const second = openAgent({ ...fixtureAgent(dir), sessionKey: SESSION_KEY, sessions: storage.sessions });
+    for await (const chunk of second.run({ prompt: "Again.", runId: "run-second" }, fixtureContext(storage, "run-second"))) void chunk;
+    const charged = effects(dir, "charge");
+    const result = await replayRun("run-second", { source, sessions: storage.sessions, agent: fixtureAgent(dir), context: fixtureContext(storage, "x", false), tools: "recorded" });
+    expect({ status: result.status, live: result.live, same: result.diff.same }).toEqual({ status: "completed", live: 0, same: true });
+    expect(effects(dir, "charge")).toEqual(charged);
+    const sourceEvents = await source.readAfter(0);
+    const startSeq = sourceEvents.find((event) => event.type === "run_started" && event.runId === "run-second")!.seq;
+    const replay = (await storage.sessions.openUnleased({ address: result.address, create: false }))!;
+    const replayEvents = await replay.readAfter(0);
+    await replay.close();
+    const prefix = (events: typeof sourceEvents) => events.filter((event) => event.seq < startSeq).map(({ seq, eventId, runId }) => ({ seq, eventId, runId }));
+    expect(prefix(replayEvents)).toEqual(prefix(sourceEvents));
+    expect(prefix(replayEvents).map((event) => event.runId)).toContain("run-original");
+    expect(new Set(replayEvents.filter((event) => event.seq >= startSeq).map((event) => event.runId))).toEqual(new Set([result.runId]));
+  });
+
   it("REPLAY-1 an unknown run is not_found", async () => {
     const { dir, storage, source } = await recorded();
     await expect(replayRun("nope", { source, sessions: storage.sessions, agent: fixtureAgent(dir), context: fixtureContext(storage, "x"), tools: "recorded" })).rejects.toMatchObject({ code: "not_found" });
@@ -88,8 +108,12 @@ describe("replay", () => {
   it("REPLAY-2 the diff reports final text, tool sequence, approvals, tokens, cost and latency", async () => {
     const { dir, storage, source } = await recorded();
     const steps = [RECORDED_STEPS[0]!, { text: "I will not charge.", usage: { input: 300, output: 30 } }];
+    const ledger = fixtureContext(storage, "ledger").tokenUsage;
+    const spent = await ledger.total();
     const result = await replayRun("run-original", { source, sessions: storage.sessions, agent: fixtureAgent(dir, steps), context: fixtureContext(storage, "x"), tools: "recorded", price: { input: 1, output: 2 } });
     const { diff } = result;
+    // The project's ledger counts the replay's model calls (summed per model, one write per replay).
+    expect(await ledger.total()).toEqual({ input: spent.input + 400, output: spent.output + 40, cacheRead: 0, cacheWrite: 0, total: spent.total + 440 });
     expect(diff.same).toBe(false);
     expect(diff.finalText).toEqual({ original: "Charged card-1 after looking up alpha.", replay: "I will not charge.", equal: false });
     expect(diff.toolSequence).toEqual({ original: ['lookup({"key":"alpha"})', 'charge({"key":"card-1"})'], replay: ['lookup({"key":"alpha"})'], equal: false });

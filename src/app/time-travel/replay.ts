@@ -11,8 +11,11 @@ import { createRecordingAnswers, type ReplayDivergence, type ReplayToolMode } fr
 import { recordedToolCalls } from "../../domain/time-travel/tool-calls.js";
 import { diffRuns, runFacts, type RunDiff, type RunFacts } from "../../domain/time-travel/replay-diff.js";
 import type { SessionBackend } from "../../ports/session-backend.js";
-import type { SessionAddress, SessionEventInput, SessionStore } from "../../ports/session-store.js";
+import type { SessionAddress, SessionStore } from "../../ports/session-store.js";
 import { openAgent } from "../agent/create-agent.js";
+import { stableHash } from "../../domain/stable-hash.js";
+import type { Clock } from "../../ports/clock.js";
+import type { TokenUsageEntry, TokenUsageRecorder } from "../../ports/token-usage.js";
 import type { AgentEffort, AgentMode, AgentOptions, ToolAnswerer } from "../agent/types.js";
 
 /**
@@ -70,10 +73,12 @@ export interface ReplayResult {
 
 /**
  * Replays run `runId` of `options.source` as a new run in a new session (`replay-<id>`): the
- * session's history before the run is copied, the prompt (or `prompt`) sent again to the agent
+ * session forks the source's history before the run (`SessionBackend.forkLog`: read through, not
+ * copied), the prompt (or `prompt`) sent again to the agent
  * (or `model`), and each tool call answered per `tools` and `onDivergence`. In `recorded` mode no
  * tool runs unless a divergence policy runs it. Resolves with the diff against the original; a
- * failed replay resolves too (`status`, `error`). Throws `not_found` for an unknown run.
+ * failed replay resolves too (`status`, `error`). Throws `not_found` for an unknown run and
+ * `unavailable` for a session backend without `forkLog`.
  *
  * @example
  * const result = await replayRun("run-1", { source, sessions: storage.sessions!, agent, context, tools: "recorded" });
@@ -89,11 +94,12 @@ export async function replayRun(runId: string, options: ReplayRunOptions): Promi
   const divergences: ReplayDivergence[] = [];
   // Codemode's nested calls (replay class unknown) are the snippet's own business: only the model's calls are answered.
   const toolAnswers = answererOf(runId, options, recordedToolCalls(original).filter((call) => call.replay !== "unknown"), counts, divergences);
+  if (!options.sessions.forkLog) throw new SteamharnessError("unavailable", `[steamharness] [replay] the ${options.sessions.kind} session backend cannot fork sessions`);
+  // The conversation before the run, so the replay's model sees what the original's saw: a fork
+  // that reads through to the source's log, so its cost does not grow with the history.
+  await options.sessions.forkLog({ from: options.source.address, to: address, throughSeq: started.seq - 1 });
   const target = await options.sessions.open({ address, ownerId: replayId, clock: options.context.clock });
   try {
-    // The conversation before the run, so the replay's model sees what the original's saw.
-    const before = (await options.source.readAfter(0)).filter((event) => event.seq < started.seq);
-    if (before.length > 0) await target.append(before.map(({ eventId, runId: id, type, payload }) => ({ eventId, runId: id, type, payload }) as SessionEventInput));
     const agent = openAgent({
       ...options.agent,
       sessionKey: address.sessionKey,
@@ -103,13 +109,15 @@ export async function replayRun(runId: string, options: ReplayRunOptions): Promi
       ...(options.configuration === undefined ? {} : { configuration: options.configuration }),
     });
     const start = started.payload;
+    const usage = summedUsage(options.context.tokenUsage, replayId, options.context.clock);
     let error: ReplayResult["error"];
     try {
       const input = { prompt: options.prompt ?? start.prompt, runId: replayId, mode: start.mode as AgentMode, effort: start.effort as AgentEffort };
-      for await (const chunk of agent.run(input, { ...options.context, runId: replayId })) void chunk;
+      for await (const chunk of agent.run(input, { ...options.context, runId: replayId, tokenUsage: usage.recorder })) void chunk;
     } catch (caught) {
       error = { code: isSteamharnessError(caught) ? caught.code : "internal", message: caught instanceof Error ? caught.message : String(caught) };
     }
+    await usage.flush();
     const replayFacts = runFacts(await target.readRun(replayId), options.price);
     return {
       runId: replayId,
@@ -148,5 +156,36 @@ function answererOf(runId: string, options: ReplayRunOptions, calls: ReturnType<
     const what = `${call.name}(${JSON.stringify(call.arguments)})`;
     if (decision === "skip") return { isError: true, text: `[approval_denied] ${what} is not in the recording of run ${runId} and was not run (replay)`, details: null };
     throw new SteamharnessError("conflict", `[steamharness] [replay] ${what} is not in the recording of run ${runId}`, { data: { divergence } });
+  };
+}
+
+/**
+ * The replay's project ledger: one entry per provider and model with the replay's summed usage,
+ * written after the run, instead of one write per model call (a third of a recorded replay's CPU
+ * on SQLite). The ledger's total is the same; each call's usage is still in the replay's session
+ * (its `usage` events), which the diff reads. A replay is not resumed, so nothing needs the
+ * per-call entries before the run ends.
+ */
+function summedUsage(ledger: TokenUsageRecorder, replayId: string, clock: Clock): { recorder: TokenUsageRecorder; flush(): Promise<void> } {
+  const seen = new Set<string>();
+  const sums = new Map<string, TokenUsageEntry>();
+  return {
+    recorder: {
+      async record(entry) {
+        if (seen.has(entry.entryId)) return false;
+        seen.add(entry.entryId);
+        const key = `${entry.provider}\u0000${entry.model}`;
+        const sum = sums.get(key) ?? { entryId: `usage-${stableHash(`replay\u0000${replayId}\u0000${key}`)}`, runId: replayId, provider: entry.provider, model: entry.model, at: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
+        for (const count of ["input", "output", "cacheRead", "cacheWrite", "total"] as const) sum[count] += entry[count];
+        sums.set(key, sum);
+        return true;
+      },
+      total: () => ledger.total(),
+      get: (entryId) => ledger.get(entryId),
+    },
+    async flush() {
+      for (const sum of sums.values()) await ledger.record({ ...sum, at: clock.now() });
+      sums.clear();
+    },
   };
 }

@@ -23,6 +23,8 @@ export function readThrough<S extends RangedSessionStore>(own: S, parent: Ranged
   return {
     ...own,
     async append(inputs) {
+      // An empty prefix (a replay of a session's first run) holds no id: no lookup per event.
+      if (throughSeq === 0) return own.append(inputs);
       inputs.forEach(validateSessionEvent);
       const stored = new Map<string, SessionEvent>();
       for (const eventId of new Set(inputs.map((input) => input.eventId))) {
