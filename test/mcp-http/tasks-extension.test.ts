@@ -162,6 +162,28 @@ function tasksAcrossHosts(hosts: ReturnType<typeof hostsBehindProxy>) {
     expect(new Set(hosts.hits).size).toBe(2);
   });
 
+  it("MCP-19 MCP-20 a task whose run asks two questions together surfaces both in one round, waits after a partial answer on the other host, and continues when both are answered", async () => {
+    const created = (await call(hosts.a.url, "tools/call", { name: "multi_input", arguments: {} })).result;
+    const taskId = created.taskId as string;
+    const paused = await until(hosts.proxyUrl, taskId, (task) => task.status === "input_required");
+    // Both questions of the run's Promise.all are open at once, in the first round.
+    expect(Object.values(paused.inputRequests)).toEqual([
+      expect.objectContaining({ method: "elicitation/create", params: expect.objectContaining({ message: "First?" }) }),
+      expect.objectContaining({ method: "elicitation/create", params: expect.objectContaining({ message: "Second?" }) }),
+    ]);
+    const [first, second] = Object.keys(paused.inputRequests);
+    // A partial answer, on host b: acked, the task keeps waiting for the other question alone.
+    expect((await call(hosts.b.url, "tasks/update", { taskId, inputResponses: { [first!]: { action: "accept", content: { name: "one" } } } })).result.resultType).toBe("complete");
+    for (const url of [hosts.a.url, hosts.b.url]) {
+      const waiting = (await call(url, "tasks/get", { taskId })).result;
+      expect({ status: waiting.status, keys: Object.keys(waiting.inputRequests) }).toEqual({ status: "input_required", keys: [second] });
+    }
+    // The rest on host a: the run goes on with both answers, on the same run id.
+    expect((await call(hosts.a.url, "tasks/update", { taskId, inputResponses: { [second!]: { action: "accept", content: { name: "two" } } } })).result.resultType).toBe("complete");
+    const done = await until(hosts.proxyUrl, taskId, (task) => task.status === "completed");
+    expect(done.result.structuredContent).toMatchObject({ runId: taskId, status: "success", output: "Got one and two" });
+  });
+
   it("MCP-20 a task cancelled through the proxy ends on the host that runs it, and the listener on the other host hears the cancel", async () => {
     const created = (await call(hosts.a.url, "tools/call", { name: "slow_compute", arguments: { seconds: 60, label: "long" } })).result;
     const taskId = created.taskId as string;
