@@ -25,8 +25,9 @@ type Json = Record<string, any>;
 let ids = 0;
 
 /** One 2026-07-28 request (the envelope in `_meta`, the standard headers), answered as JSON or SSE. */
-function post(url: URL, method: string, params: Json, options: { extension?: boolean; signal?: AbortSignal; raw?: boolean } = {}): Promise<Response> {
-  const envelope = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "tasks-test", version: "1" }, "io.modelcontextprotocol/clientCapabilities": options.extension === false ? {} : { extensions: { [TASKS]: {} } } };
+function post(url: URL, method: string, params: Json, options: { extension?: boolean; elicitation?: boolean; signal?: AbortSignal; raw?: boolean } = {}): Promise<Response> {
+  const capabilities = { ...(options.extension === false ? {} : { extensions: { [TASKS]: {} } }), ...(options.elicitation ? { elicitation: { form: {} } } : {}) };
+  const envelope = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientInfo": { name: "tasks-test", version: "1" }, "io.modelcontextprotocol/clientCapabilities": capabilities };
   const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": MODERN, "mcp-method": method };
   const name = params.name ?? params.taskId;
   if (NAMED.has(method) && typeof name === "string") headers["mcp-name"] = name;
@@ -34,7 +35,7 @@ function post(url: URL, method: string, params: Json, options: { extension?: boo
 }
 
 /** The JSON-RPC answer of a request (a JSON body, or the last message of an SSE body). */
-async function call(url: URL, method: string, params: Json, options: { extension?: boolean } = {}): Promise<Json> {
+async function call(url: URL, method: string, params: Json, options: { extension?: boolean; elicitation?: boolean } = {}): Promise<Json> {
   return answerOf(await post(url, method, params, options));
 }
 
@@ -160,6 +161,42 @@ function tasksAcrossHosts(hosts: ReturnType<typeof hostsBehindProxy>) {
       await stream.close();
     }
     expect(new Set(hosts.hits).size).toBe(2);
+  });
+
+  it("MCP-19 MCP-20 a task whose run asks two questions together surfaces both in one round, waits after a partial answer on the other host, and continues when both are answered", async () => {
+    const created = (await call(hosts.a.url, "tools/call", { name: "multi_input", arguments: {} })).result;
+    const taskId = created.taskId as string;
+    const paused = await until(hosts.proxyUrl, taskId, (task) => task.status === "input_required");
+    // Both questions of the run's Promise.all are open at once, in the first round.
+    expect(Object.values(paused.inputRequests)).toEqual([
+      expect.objectContaining({ method: "elicitation/create", params: expect.objectContaining({ message: "First?" }) }),
+      expect.objectContaining({ method: "elicitation/create", params: expect.objectContaining({ message: "Second?" }) }),
+    ]);
+    const [first, second] = Object.keys(paused.inputRequests);
+    // A partial answer, on host b: acked, the task keeps waiting for the other question alone.
+    expect((await call(hosts.b.url, "tasks/update", { taskId, inputResponses: { [first!]: { action: "accept", content: { name: "one" } } } })).result.resultType).toBe("complete");
+    for (const url of [hosts.a.url, hosts.b.url]) {
+      const waiting = (await call(url, "tasks/get", { taskId })).result;
+      expect({ status: waiting.status, keys: Object.keys(waiting.inputRequests) }).toEqual({ status: "input_required", keys: [second] });
+    }
+    // The rest on host a: the run goes on with both answers, on the same run id.
+    expect((await call(hosts.a.url, "tasks/update", { taskId, inputResponses: { [second!]: { action: "accept", content: { name: "two" } } } })).result.resultType).toBe("complete");
+    const done = await until(hosts.proxyUrl, taskId, (task) => task.status === "completed");
+    expect(done.result.structuredContent).toMatchObject({ runId: taskId, status: "success", output: "Got one and two" });
+  });
+
+  it("MCP-19 MCP-20 an entrypoint that asks before its task answers an input round first (no task), and the retry with the answer becomes the task that uses it", async () => {
+    const round = (await call(hosts.a.url, "tools/call", { name: "test_tool_with_task", arguments: {} }, { elicitation: true })).result;
+    expect(round).toMatchObject({ resultType: "input_required", inputRequests: { user_name: { method: "elicitation/create" } }, requestState: expect.any(String) });
+    expect(round).not.toHaveProperty("taskId");
+    const created = (await call(hosts.a.url, "tools/call", { name: "test_tool_with_task", arguments: {}, inputResponses: { user_name: { action: "accept", content: { name: "Alice" } } }, requestState: round.requestState }, { elicitation: true })).result;
+    expect(created).toMatchObject({ resultType: "task", taskId: expect.any(String), status: "working" });
+    expect(created).not.toHaveProperty("requestState");
+    const done = await until(hosts.proxyUrl, created.taskId, (task) => task.status === "completed");
+    expect(done.result.structuredContent).toMatchObject({ runId: created.taskId, status: "success", output: "Hello, Alice! (from the task)" });
+    // The state named a run the task now holds: replaying it starts nothing twice.
+    const replay = await call(hosts.a.url, "tools/call", { name: "test_tool_with_task", arguments: {}, inputResponses: { user_name: { action: "accept", content: { name: "Eve" } } }, requestState: round.requestState }, { elicitation: true });
+    expect(replay.error?.code).toBe(-32602);
   });
 
   it("MCP-20 a task cancelled through the proxy ends on the host that runs it, and the listener on the other host hears the cancel", async () => {

@@ -39,6 +39,13 @@ export interface WorkflowEntrypoint<P = Record<string, unknown>> {
    * it, a 2026-07-28 call always runs to its end. (2025-11-25 clients ask per call, as before.)
    */
   task?: "optional" | "required";
+  /**
+   * MCP-19 × MCP-20: with `task`, a 2026-07-28 call that negotiated the tasks extension first
+   * runs as the call itself until the run asks for input, answered as an input round (no task
+   * yet); the retry bringing the answers becomes the task, continuing the same run with them.
+   * For a run that asks its questions (a name, a confirmation) before its long work.
+   */
+  askBeforeTask?: boolean;
   run(params: P, context: WorkflowRunContext): WorkflowRunReturn;
 }
 
@@ -74,6 +81,8 @@ export interface TypedWorkflowEntrypoint<Ps extends readonly WorkflowParamDeclar
   resumable?: boolean;
   /** See {@link WorkflowEntrypoint.task}. */
   task?: "optional" | "required";
+  /** See {@link WorkflowEntrypoint.askBeforeTask}. */
+  askBeforeTask?: boolean;
   run: (params: InferWorkflowParams<Ps>, context: WorkflowRunContext) => WorkflowRunReturn;
 }
 
@@ -98,6 +107,8 @@ export interface StructureEntrypoint {
   resumable?: true;
   /** Present when the entrypoint declares {@link WorkflowEntrypoint.task}. */
   task?: "optional" | "required";
+  /** Present (`true`) when the entrypoint declares {@link WorkflowEntrypoint.askBeforeTask}. */
+  askBeforeTask?: true;
 }
 
 /**
@@ -209,6 +220,7 @@ function structureEntrypoint(where: string, id: string, raw: unknown): Structure
   }
   if (entry.resumable !== undefined && typeof entry.resumable !== "boolean") throw invalid(at, "resumable must be a boolean", "resumable");
   if (entry.task !== undefined && entry.task !== "optional" && entry.task !== "required") throw invalid(at, 'task must be "optional" or "required"', "task");
+  if (entry.askBeforeTask !== undefined && typeof entry.askBeforeTask !== "boolean") throw invalid(at, "askBeforeTask must be a boolean", "askBeforeTask");
   const params = typeBoxParams(at, entry.params) ?? entry.params ?? [];
   if (!Array.isArray(params)) throw invalid(at, "params must be an array or a TypeBox Type.Object", "params");
   const seen = new Set<string>();
@@ -242,5 +254,6 @@ function structureEntrypoint(where: string, id: string, raw: unknown): Structure
     params: checked,
     ...(entry.resumable === true ? { resumable: true as const } : {}),
     ...(entry.task !== undefined ? { task: entry.task as "optional" | "required" } : {}),
+    ...(entry.askBeforeTask === true ? { askBeforeTask: true as const } : {}),
   };
 }

@@ -38,7 +38,7 @@ const STATE_TTL_SECONDS = 7 * 24 * 3600;
  * workflow that asks several things at once (`Promise.all`) gets them in one input-required
  * result. One missed is asked in the next round, so the wait is a convenience, not a rule.
  */
-const GATHER_MS = 40;
+export const GATHER_MS = 40;
 
 /** What `requestState` carries: the run and the questions it was minted for. */
 export interface RoundState {
@@ -98,6 +98,23 @@ export async function roundRun(runner: ProjectRunner, toolName: string, state: R
   const run = await runner.findPausedRun(state.run, dataTenantOf(tenant));
   if (!run || run.tenant !== tenant || run.entrypointId !== toolName || state.tool !== toolName) throw refusedState();
   return run;
+}
+
+/**
+ * MCP-19 × MCP-20: the form answers a retry brings for the questions its verified state names,
+ * added to `paused`'s (an accepted form's content, checked against the form when the run asks
+ * it again; a declined or missing one is simply asked again by the run).
+ *
+ * @example
+ * const answers = roundAnswers(continued, ctx.mcpReq.inputResponses, ctx.mcpReq.requestState<RoundState>(), answeredBy);
+ */
+export function roundAnswers(paused: PausedRun, responses: Record<string, unknown> | undefined, state: RoundState | undefined, answeredBy: DecisionAnswerer): PausedRun["answers"] {
+  const answers = { ...paused.answers };
+  for (const key of state?.asks ?? []) {
+    const given = responses?.[key];
+    if (isObject(given) && given.action === "accept" && isObject(given.content)) answers[key] = { kind: "input", values: given.content as Record<string, JsonValue>, answeredBy };
+  }
+  return answers;
 }
 
 /** Which client capability an input request needs. */

@@ -10,7 +10,8 @@ import type { JsonValue } from "../../../domain/json.js";
 import { answeringHandlers } from "../../../domain/workflow/paused-run.js";
 import { answeredRun, keepCallRun } from "./workflow-answer.js";
 import { canAskClient, createElicitationHandlers } from "./workflow-elicitation.js";
-import { createInputRound, envelopeCapabilities, roundResult, roundRun, type RoundState } from "./input-required.js";
+import type { WorkflowRunReport } from "../../../domain/workflow/run-report.js";
+import { createInputRound, envelopeCapabilities, roundAnswers, roundResult, roundRun, type RoundState } from "./input-required.js";
 import { createRootsHandler, createSamplingHandler } from "./workflow-sampling.js";
 import { invalidParams, rejectedToolResult, remoteSafeError } from "./workflow-result.js";
 import { hideAbsolutePaths } from "../../../domain/redaction.js";
@@ -238,7 +239,11 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
     const args = (answered ? answered.args : (request.params.arguments ?? {})) as JsonValue;
     // BUD-4: an API key's tenant budget and token rate hold inside the run, not only at admission.
     const tenantLimits = tenantLimitsOfAuth(authInfo);
-    if (tasks && !answered && (extension ? wantsTask(entrypoint, ctx) : request.params.task)) {
+    // MCP-19 × MCP-20: an entrypoint that asks before its task runs its first round as this call;
+    // the retry that answers it becomes the task (the same run, with those answers).
+    const asksFirst = codec !== undefined && entrypoint.askBeforeTask === true;
+    const taskCall = tasks && (!answered || (asksFirst && continued !== undefined)) && (extension ? wantsTask(entrypoint, ctx) : request.params.task);
+    if (tasks && taskCall && !(asksFirst && continued === undefined)) {
       try {
         await runner.prepare(entrypoint, args, tenant);
       } catch (error) {
@@ -251,7 +256,11 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
       try {
         // TEN-5: the key tenant's concurrency slot goes with the task's run, not with this response.
         // On 2026-07-28 the client names no TTL (a legacy `task` hint is ignored): the default one.
-        const record = await tasks.start(entrypoint, args, extension ? undefined : request.params.task?.ttl, tenant, span.carrier(), tenantLimits, takeTaskSlot(authInfo, requestId));
+        const from = continued && { runId: continued.runId, answers: roundAnswers(continued, ctx.mcpReq.inputResponses, ctx.mcpReq.requestState<RoundState>(), answererOfAuth(authInfo, Date.now())) };
+        const record = await tasks.start(entrypoint, args, extension ? undefined : request.params.task?.ttl, tenant, span.carrier(), tenantLimits, takeTaskSlot(authInfo, requestId), from);
+        // The task row holds the run now: the call's paused run is forgotten (a replayed retry names no run).
+        const dataTenant = dataTenantOf(tenant);
+        if (continued) await runner.keepPausedRun({ runId: continued.runId, status: "success" } as WorkflowRunReport, { entrypointId: entrypoint.id, args, answers: {}, ...(dataTenant !== undefined ? { dataTenant } : {}) });
         notifier?.watch(record.taskId);
         span.end({ attributes: { "steamharness.run.id": record.taskId, "mcp.task.id": record.taskId } });
         return (extension ? createdTaskOf(record) : { task: taskOf(record) }) as never;

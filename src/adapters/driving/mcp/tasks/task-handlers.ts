@@ -170,5 +170,5 @@ async function answerPaused(
   notifier?.watch(row.taskId);
   // TEN-5: the resumed run takes its key tenant's concurrency slot again, or the answer is refused (the task stays waiting).
   const slot = await acquireRunSlot(extra.authInfo, `The task ${row.taskId} still waits for this answer.`);
-  await runs.resume(row, entrypoint, answer, tenantOfAuth(extra.authInfo), slot);
+  await runs.resume(row, entrypoint, { [pause.pending.requestId]: answer }, tenantOfAuth(extra.authInfo), slot);
 }

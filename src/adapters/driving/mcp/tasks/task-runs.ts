@@ -24,6 +24,7 @@ import { interactionRequired } from "../../../../domain/workflow/run-report.js";
 import type { RunHandlers } from "../../../../ports/workflow-workers.js";
 import type { ProjectRunner } from "../../../../ports/project-runner.js";
 import { toWorkflowToolResult } from "../workflow-attachments.js";
+import { GATHER_MS } from "../input-required.js";
 import { startLapsedTaskSweep } from "./task-sweep.js";
 import { redact } from "../workflow-result.js";
 import { dataTenantOf, type RunTenantLimits } from "../transport/http-tenant.js";
@@ -55,9 +56,21 @@ export interface TaskResume {
 
 /** The `paused` JSON of a task row waiting for a person. */
 export interface TaskPause extends TaskResume {
+  /** The first open question (what a 2025-11-25 client is asked next). */
   pending: PausedRun["pending"];
   form: TaskForm;
+  /** MCP-20: every open question, by request id (those the run asked together); absent in older rows: `pending` alone. */
+  open?: Record<string, TaskForm>;
 }
+
+/** The open questions of a paused task, by request id. */
+export const openForms = (pause: TaskPause): Record<string, TaskForm> => pause.open ?? { [pause.pending.requestId]: pause.form };
+
+/** What a paused task reports as waiting for `form` (the run's own words). */
+const pendingOf = (form: TaskForm): PausedRun["pending"] =>
+  form.kind === "input"
+    ? { kind: "input", requestId: form.request.requestId, message: form.request.message, fields: summarizeFields(form.request.fields ?? []) }
+    : { kind: "approval", requestId: form.request.requestId, message: approvalForm(form.request.toolId, form.request.arguments).message, fields: ["decision (string, options: approve|deny, required)"] };
 
 /** Options of {@link createTaskRuns}. */
 export interface TaskRunsOptions {
@@ -147,16 +160,19 @@ export function createTaskRuns(options: TaskRunsOptions) {
   function launch(taskId: string, entrypoint: WorkflowEntrypointStructure, args: JsonValue, answered: Pick<PausedRun, "answers"> | undefined, tenant: string | undefined, trace?: TelemetryCarrier | null, tenantLimits?: RunTenantLimits, ttlMs?: number, slot?: RunSlot) {
     const controller = new AbortController();
     running.set(taskId, controller);
-    let form: TaskForm | undefined;
+    // MCP-20: the questions a run asks together (`Promise.all`) are all open at once, so a client
+    // answers them in one round (or one by one): the first waits a moment for its siblings.
+    const open: Record<string, TaskForm> = {};
+    let pause: Promise<never> | undefined;
+    const ask = (form: TaskForm, why: string): Promise<never> => {
+      open[form.request.requestId] = form;
+      const error = interactionRequired(pendingOf(form), why);
+      pause ??= new Promise((resolve) => setTimeout(resolve, GATHER_MS)).then(() => Promise.reject(error));
+      return pause;
+    };
     const pausing: RunHandlers = {
-      async onInput(request) {
-        form = { kind: "input", request };
-        throw interactionRequired({ kind: "input", requestId: request.requestId, message: request.message, fields: summarizeFields(request.fields ?? []) }, "the task waits for input");
-      },
-      async onApproval(request) {
-        form = { kind: "approval", request };
-        throw interactionRequired({ kind: "approval", requestId: request.requestId, message: approvalForm(request.toolId, request.arguments).message, fields: ["decision (string, options: approve|deny, required)"] }, `the task waits for approval of tool ${request.toolId}`);
-      },
+      onInput: (request) => ask({ kind: "input", request }, "the task waits for input"),
+      onApproval: (request) => ask({ kind: "approval", request }, `the task waits for approval of tool ${request.toolId}`),
     };
     const done = (async () => {
       let change;
@@ -166,8 +182,9 @@ export function createTaskRuns(options: TaskRunsOptions) {
         // TEN-3: the task's run reads and writes its tenant's data namespace.
         const dataTenant = dataTenantOf(tenant);
         const report = await runner.run(entrypoint, prepared, handlers, { signal: controller.signal, runId: taskId, ...(tenant !== undefined ? { tenant } : {}), ...(dataTenant !== undefined ? { dataTenant } : {}), ...(tenantLimits ? { tenantLimits } : {}), ...(trace ? { trace } : {}), ...(ttlMs !== undefined ? { retainMs: ttlMs } : {}) });
+        const form = report.pending ? open[report.pending.requestId] : undefined;
         if (report.status === "waiting_for_input" && report.pending && form) {
-          const paused: TaskPause = { args, pending: report.pending, answers: answered?.answers ?? {}, form, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}) };
+          const paused: TaskPause = { args, pending: report.pending, answers: answered?.answers ?? {}, form, open, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}) };
           change = { status: "input_required" as const, statusMessage: report.pending.message, ownerHost: null, leaseExpiresAt: null, paused: paused as unknown as JsonValue };
         } else {
           const result = (await toWorkflowToolResult(report, entrypoint, runner, options.openStorage, dataTenant)) as unknown as JsonValue & { isError?: boolean };
@@ -229,11 +246,15 @@ export function createTaskRuns(options: TaskRunsOptions) {
   return {
     hostId,
     projectId,
-    /** Records a new task (`working`, owned here) and starts its run (queued as `tenant`, BUD-5; continuing `trace`, the call's span, OBS-3); resolves the row. */
-    async start(entrypoint: WorkflowEntrypointStructure, args: JsonValue, ttl: number | null | undefined, tenant?: string, trace?: TelemetryCarrier | null, tenantLimits?: RunTenantLimits, slot?: RunSlot): Promise<McpTaskRecord> {
+    /**
+     * Records a new task (`working`, owned here) and starts its run (queued as `tenant`, BUD-5;
+     * continuing `trace`, the call's span, OBS-3); resolves the row. With `from` (MCP-19 × MCP-20:
+     * a run paused by a call's input round) the task is that run, on its run id, with its answers.
+     */
+    async start(entrypoint: WorkflowEntrypointStructure, args: JsonValue, ttl: number | null | undefined, tenant?: string, trace?: TelemetryCarrier | null, tenantLimits?: RunTenantLimits, slot?: RunSlot, from?: Pick<PausedRun, "runId" | "answers">): Promise<McpTaskRecord> {
       const at = now();
       const record: McpTaskRecord = {
-        taskId: `run-${randomUUID()}`,
+        taskId: from?.runId ?? `run-${randomUUID()}`,
         projectId,
         entrypointId: entrypoint.id,
         status: "working",
@@ -246,24 +267,34 @@ export function createTaskRuns(options: TaskRunsOptions) {
         updatedAt: at,
         tenant: tenant ?? null,
         result: null,
-        paused: { args, answers: {}, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}) } satisfies TaskResume as unknown as JsonValue,
+        paused: { args, answers: from?.answers ?? {}, ...(tenant !== undefined ? { tenant } : {}), ...(tenantLimits ? { tenantLimits } : {}) } satisfies TaskResume as unknown as JsonValue,
       };
       await store.create(record).catch(async (error: unknown) => {
         await slot?.release().catch(() => undefined);
         throw error;
       });
-      launch(record.taskId, entrypoint, args, undefined, tenant, trace, tenantLimits, record.ttlMs, slot);
+      launch(record.taskId, entrypoint, args, from, tenant, trace, tenantLimits, record.ttlMs, slot);
       return record;
     },
     /**
-     * Claims a paused task for this host with `answer` added to its answers and runs it again on
-     * the same run id, queued as the task's tenant (BUD-5; `tenant`, the answering client's, for a
-     * row that names none); resolves `false` when
-     * another host claimed it first (or it is not paused).
+     * Adds `given` (answers to open questions, by request id) to a paused task's answers. While
+     * questions stay open the task keeps waiting with those alone (MCP-20's partial answer);
+     * otherwise this host claims it and runs it again on the same run id, queued as the task's
+     * tenant (BUD-5; `tenant`, the answering client's, for a row that names none). Resolves
+     * `false` when another host claimed it first (or it is not paused).
      */
-    async resume(row: McpTaskRecord, entrypoint: WorkflowEntrypointStructure, answer: PausedRun["answers"][string], tenant?: string, slot?: RunSlot): Promise<boolean> {
+    async resume(row: McpTaskRecord, entrypoint: WorkflowEntrypointStructure, given: PausedRun["answers"], tenant?: string, slot?: RunSlot): Promise<boolean> {
       const pause = row.paused as unknown as TaskPause;
-      const answers = { ...pause.answers, [pause.pending.requestId]: answer };
+      const answers = { ...pause.answers, ...given };
+      const left = Object.entries(openForms(pause)).filter(([requestId]) => !(requestId in given));
+      if (left.length > 0) {
+        await slot?.release().catch(() => undefined);
+        const [, first] = left[0]!;
+        const waiting: TaskPause = { ...pause, answers, pending: pendingOf(first), form: first, open: Object.fromEntries(left) };
+        const kept = await store.update(projectId, row.taskId, { statusMessage: waiting.pending.message, paused: waiting as unknown as JsonValue, updatedAt: now() }, { status: ["input_required"], ownerHost: null });
+        await changed(row.taskId, kept);
+        return kept;
+      }
       // The task's own tenant (whoever answers); the answering client's for a row that has none.
       const owner = pause.tenant ?? tenant;
       const resume: TaskResume = { args: pause.args, answers, ...(owner !== undefined ? { tenant: owner } : {}), ...(pause.tenantLimits ? { tenantLimits: pause.tenantLimits } : {}) };

@@ -22,7 +22,7 @@ import type { StructureEntrypoint } from "../../../../domain/workflow/workflow-d
 import type { McpTaskRecord } from "../../../../ports/mcp-task-store.js";
 import { answererOfAuth, tenantOfAuth } from "../transport/http-tenant.js";
 import { acquireRunSlot } from "../transport/http-admission.js";
-import { RUN_FAILURE_META, type TaskPause, type TaskRuns } from "./task-runs.js";
+import { openForms, RUN_FAILURE_META, type TaskForm, type TaskPause, type TaskRuns } from "./task-runs.js";
 
 /** The extension's id: the key of `capabilities.extensions` on both sides. */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
@@ -82,15 +82,15 @@ export function createdTaskOf(row: McpTaskRecord) {
 }
 
 /** The `inputRequests` entry of a paused task's form: the elicitation the run asked for. */
-function inputRequestOf(pause: TaskPause): Record<string, unknown> {
-  if (pause.form.kind === "approval") {
-    const form = approvalForm(pause.form.request.toolId, pause.form.request.arguments);
-    return { method: "elicitation/create", params: { mode: "form", message: form.message, requestedSchema: form.requestedSchema } };
+function inputRequestOf(form: TaskForm): Record<string, unknown> {
+  if (form.kind === "approval") {
+    const approval = approvalForm(form.request.toolId, form.request.arguments);
+    return { method: "elicitation/create", params: { mode: "form", message: approval.message, requestedSchema: approval.requestedSchema } };
   }
-  const plan = planInputElicitation(pause.form.request.fields ?? []);
+  const plan = planInputElicitation(form.request.fields ?? []);
   // A form MCP cannot carry (file fields) is still named, with the summary the run reported.
   const requestedSchema = plan.elicitable ? plan.requestedSchema : { type: "object", properties: {} };
-  return { method: "elicitation/create", params: { mode: "form", message: plan.elicitable ? pause.form.request.message : `${pause.form.request.message} (${plan.reason})`, requestedSchema } };
+  return { method: "elicitation/create", params: { mode: "form", message: plan.elicitable ? form.request.message : `${form.request.message} (${plan.reason})`, requestedSchema } };
 }
 
 /**
@@ -112,24 +112,24 @@ export function detailedTaskOf(row: McpTaskRecord) {
     return { ...taskFields(row), error: { code: ProtocolErrorCode.InternalError, message: row.statusMessage ?? "the task's run failed", ...(typeof code === "string" ? { data: { code } } : {}) } };
   }
   if (row.status === "input_required" && row.paused !== null) {
-    const pause = row.paused as unknown as TaskPause;
-    return { ...taskFields(row), inputRequests: { [pause.pending.requestId]: inputRequestOf(pause) } };
+    const open = openForms(row.paused as unknown as TaskPause);
+    return { ...taskFields(row), inputRequests: Object.fromEntries(Object.entries(open).map(([requestId, form]) => [requestId, inputRequestOf(form)])) };
   }
   return taskFields(row);
 }
 
 /** The answer of a paused run from the client's `inputResponses` entry; `null`: declined or cancelled. */
-function answerOf(pause: TaskPause, response: unknown, authInfo: AuthInfo | undefined): PausedRun["answers"][string] | null {
+function answerOf(requestId: string, form: TaskForm, response: unknown, authInfo: AuthInfo | undefined): PausedRun["answers"][string] | null {
   const { action, content } = (typeof response === "object" && response !== null ? response : {}) as { action?: unknown; content?: Record<string, unknown> };
   if (action === "decline" || action === "cancel") return null;
-  if (action !== "accept") throw new ProtocolError(ProtocolErrorCode.InvalidParams, `inputResponses.${pause.pending.requestId} must be an elicitation result: { action: "accept" | "decline" | "cancel", content? }`);
+  if (action !== "accept") throw new ProtocolError(ProtocolErrorCode.InvalidParams, `inputResponses.${requestId} must be an elicitation result: { action: "accept" | "decline" | "cancel", content? }`);
   const answeredBy = answererOfAuth(authInfo, Date.now());
-  if (pause.form.kind === "approval") {
+  if (form.kind === "approval") {
     const decision = content?.[APPROVAL_FIELD];
     if (decision !== "approve" && decision !== "deny") throw new ProtocolError(ProtocolErrorCode.InvalidParams, `the approval's ${APPROVAL_FIELD} must be "approve" or "deny"`);
     return { kind: "approval", decision: decision === "approve" ? { outcome: "approved", answeredBy } : { outcome: "denied", reason: "denied by the user", answeredBy } };
   }
-  const fields = pause.form.request.fields ?? [];
+  const fields = form.request.fields ?? [];
   const values = pickAnsweredValues(fields, content);
   const problems = checkAnswers(fields, values);
   if (problems.length > 0) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `the answer does not fit the form: ${problems.map((p) => p.problem).join("; ")}`);
@@ -170,11 +170,12 @@ export function addTasksExtension(server: Server, runs: TaskRuns, entrypointOf: 
     if (typeof responses !== "object" || responses === null || Array.isArray(responses)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "tasks/update needs inputResponses: an object of answers keyed by the task's inputRequests ids");
     const inputResponses = responses as Record<string, unknown>;
     if (row.status !== "input_required" || row.paused === null) return {};
-    const pause = row.paused as unknown as TaskPause;
-    if (!(pause.pending.requestId in inputResponses)) return {};
+    // MCP-20: any subset of the open questions may be answered; the task waits for the rest.
+    const open = Object.entries(openForms(row.paused as unknown as TaskPause)).filter(([requestId]) => requestId in inputResponses);
+    if (open.length === 0) return {};
     const authInfo = ctx.http?.authInfo;
-    const answer = answerOf(pause, inputResponses[pause.pending.requestId], authInfo);
-    if (answer === null) {
+    const given = open.map(([requestId, form]) => [requestId, answerOf(requestId, form, inputResponses[requestId], authInfo)] as const);
+    if (given.some(([, answer]) => answer === null)) {
       // Declining the form ends the run, as it does for a call without a task.
       await runs.fail(row.taskId, "[steamharness] [mcp] the user declined the request for input; the task's run was ended");
       return {};
@@ -184,7 +185,7 @@ export function addTasksExtension(server: Server, runs: TaskRuns, entrypointOf: 
     // TEN-5: the resumed run takes its tenant's concurrency slot again, or the answer is refused (the task stays waiting).
     const slot = await acquireRunSlot(authInfo, `The task ${row.taskId} still waits for this answer.`);
     // Another host may have claimed it first with its own update: then that run goes on.
-    await runs.resume(row, entrypoint, answer, tenantOfAuth(authInfo), slot);
+    await runs.resume(row, entrypoint, Object.fromEntries(given) as PausedRun["answers"], tenantOfAuth(authInfo), slot);
     return {};
   }) as never);
 }
