@@ -50,6 +50,21 @@ const dataDir = mkdtempSync(join(tmpdir(), "sh-bench-mcp-http-"));
 const round = (value: number, digits = 2) => Number(value.toFixed(digits));
 /** Nearest-rank percentile. */
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.max(0, Math.ceil((p / 100) * values.length) - 1)]!;
+/** A tools/call figure of ours against a bare SDK server measured in the same run: p50 and p99 of each, their ratios, the 1.3× target. */
+function versusBare(definition: string, oursMs: number[], bareMs: number[]) {
+  const p50Ratio = percentile(oursMs, 50) / percentile(bareMs, 50);
+  return {
+    definition,
+    oursP50Ms: round(percentile(oursMs, 50)),
+    oursP99Ms: round(percentile(oursMs, 99)),
+    bareSdkP50Ms: round(percentile(bareMs, 50)),
+    bareSdkP99Ms: round(percentile(bareMs, 99)),
+    p50Ratio: round(p50Ratio),
+    p99Ratio: round(percentile(oursMs, 99) / percentile(bareMs, 99)),
+    target: 1.3,
+    withinTarget: p50Ratio <= 1.3,
+  };
+}
 const sections = new Set((process.env.MCP_HTTP_BENCH_SECTIONS ?? "legacy,modern").split(",").map((name) => name.trim()));
 const resultsFile = join(here, "results", "mcp-http.json");
 
@@ -105,7 +120,6 @@ async function legacySections(ours: { url: URL }, bare: string): Promise<Record<
     await Promise.all(clients.map((c) => c.close()));
 
     const wake = await wakeLatency(work, [1, 10, 30], 300);
-    const p50Ratio = percentile(oursMs, 50) / percentile(bareMs, 50);
     /** A floor's p50 beside the bare server's of the same phase, and ours over the floor. */
     const floorFigures = (definition: string, floorKey: string, floorMs: number[], floorBareMs: number[]) => ({
       definition,
@@ -115,17 +129,11 @@ async function legacySections(ours: { url: URL }, bare: string): Promise<Record<
       oursOverFloorP50: round(percentile(oursMs, 50) / percentile(floorMs, 50)),
     });
     return {
-      toolsCall: {
-        definition: "tools/call of a trivial entrypoint over Streamable HTTP, one warm client, 200 calls each in interleaved blocks of 10; ours = mcp --http (default workers 2), bare = SDK StreamableHTTPServerTransport on node:http answering at once",
-        oursP50Ms: round(percentile(oursMs, 50)),
-        oursP99Ms: round(percentile(oursMs, 99)),
-        bareSdkP50Ms: round(percentile(bareMs, 50)),
-        bareSdkP99Ms: round(percentile(bareMs, 99)),
-        p50Ratio: round(p50Ratio),
-        p99Ratio: round(percentile(oursMs, 99) / percentile(bareMs, 99)),
-        target: 1.3,
-        withinTarget: p50Ratio <= 1.3,
-      },
+      toolsCall: versusBare(
+        "tools/call of a trivial entrypoint over Streamable HTTP, one warm client, 200 calls each in interleaved blocks of 10; ours = mcp --http (default workers 2), bare = SDK StreamableHTTPServerTransport on node:http answering at once",
+        oursMs,
+        bareMs,
+      ),
       ping: {
         definition: "MCP ping over the same connections, 100 each in interleaved blocks of 10: the HTTP layer without the worker hop",
         oursP50Ms: round(percentile(oursPingMs, 50)),
@@ -215,20 +223,13 @@ async function modernSections(cli: string, project: string, ours: { url: URL }):
     const [twoMs, oneMs] = (await interleaved(viaTwo, viaOne, counted, { warmUp: 20, blocks: 50 })).map((times) => times.filter((ms) => !Number.isNaN(ms)));
     await Promise.all([viaTwo.close(), viaOne.close()]);
 
-    const p50Ratio = percentile(oursMs, 50) / percentile(bareMs, 50);
     const p99Ratio = percentile(twoMs!, 99) / percentile(oneMs!, 99);
     return {
-      modernToolsCall: {
-        definition: "measured after the 2025-11-25 sections when both run, beside them: tools/call of the trivial entrypoint by a v2 SDK client pinned to 2026-07-28 (stateless, no session, no initialize), one warm client each, 200 calls each in interleaved blocks of 10; ours = mcp --http (default workers 2), bare = the v2 SDK's low-level Server with one tool answering at once, a fresh one per request through createMcpHandler on node:http",
-        oursP50Ms: round(percentile(oursMs, 50)),
-        oursP99Ms: round(percentile(oursMs, 99)),
-        bareSdkP50Ms: round(percentile(bareMs, 50)),
-        bareSdkP99Ms: round(percentile(bareMs, 99)),
-        p50Ratio: round(p50Ratio),
-        p99Ratio: round(percentile(oursMs, 99) / percentile(bareMs, 99)),
-        target: 1.3,
-        withinTarget: p50Ratio <= 1.3,
-      },
+      modernToolsCall: versusBare(
+        "measured after the 2025-11-25 sections when both run, beside them: tools/call of the trivial entrypoint by a v2 SDK client pinned to 2026-07-28 (stateless, no session, no initialize), one warm client each, 200 calls each in interleaved blocks of 10; ours = mcp --http (default workers 2), bare = the v2 SDK's low-level Server with one tool answering at once, a fresh one per request through createMcpHandler on node:http",
+        oursMs,
+        bareMs,
+      ),
       modernColdCall: {
         definition: "time to the first tools/call result of a fresh client against ours (same host): 2026-07-28 = a v2 client pinned to the revision (server/discover, then the call); 2025-11-25 = the v1 SDK client (initialize, notifications/initialized, then the call; its session ended after the clock stops); 3 warm-up pairs, then 40 each in alternating blocks of 10",
         modernP50Ms: round(percentile(coldModernMs, 50)),
