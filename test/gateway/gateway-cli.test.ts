@@ -5,6 +5,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI from "openai";
 import { cleanEnv, cleanup, CLI_SOURCE, REPO, runCli, tempDir } from "../cli/helpers.js";
+import { spawnGovernedGateway } from "./helpers.js";
 import { bundledProject } from "../fixtures/bundled-fixture.js";
 
 // The conversation project (TypeScript importing our sources) is bundled once (bundledProject), so
@@ -86,18 +87,9 @@ describe("GW-1 steamharness gateway (CLI)", () => {
       expect(bad.stderr).toContain("--approval-policy");
 
       const token = "cli-token-0123456789abcdef";
-      const child = spawn(process.execPath, [...CLI_SOURCE, "gateway", PROJECT, "--port", "0", "--data-dir", dataDir, "--approval-policy", policy], { cwd: REPO, env: cleanEnv({ STEAMHARNESS_GATEWAY_TOKEN: token, CHAT_TEST_WORKDIR: dataDir }), stdio: ["ignore", "pipe", "pipe"] });
+      const gateway = await spawnGovernedGateway(PROJECT, dataDir, policy, token);
       try {
-        let stderr = "";
-        child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-        const [url, store] = await new Promise<[string, string]>((resolve, reject) => {
-          child.stderr.on("data", () => {
-            const address = /at (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(stderr)?.[1];
-            const audit = /audit export --store (\S+)\)/.exec(stderr)?.[1];
-            if (address && audit) resolve([address, audit]);
-          });
-          child.once("exit", (code) => reject(new Error(`gateway exited (${code}): ${stderr}`)));
-        });
+        const url = gateway.url;
         const client = new OpenAI({ baseURL: url, apiKey: token, maxRetries: 0 });
         const paused = await client.responses.create({ model: "chat-assistant", input: "write a note" });
         const request = paused.output.find((item) => item.type === "mcp_approval_request") as { id: string } | undefined;
@@ -105,17 +97,12 @@ describe("GW-1 steamharness gateway (CLI)", () => {
         const done = await client.responses.create({ model: "chat-assistant", previous_response_id: paused.id, input: [{ type: "mcp_approval_response", approval_request_id: request!.id, approve: true }] });
         expect(done.status).toBe("completed");
         expect(done.output_text).toContain("Done: write finished.");
-        const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-        child.kill("SIGTERM");
-        expect(await exited).toBe(0);
-        const exported = await runCli(["audit", "export", "--store", store]);
-        expect([exported.code, exported.stderr]).toEqual([0, ""]);
-        const chain = exported.stdout.trim().split("\n").map((line) => JSON.parse(line) as { kind: string; data: Record<string, unknown> });
+        expect(await gateway.stop()).toBe(0);
+        const chain = await gateway.auditChain();
         expect(chain.map((entry) => entry.kind)).toEqual(["request", "decision", "use"]);
         expect(chain[1]!.data).toMatchObject({ outcome: "approved", approver: { surface: "gateway", tenant: "token:static", subject: "static" } });
-        expect((await runCli(["audit", "verify", "--store", store])).code).toBe(0);
       } finally {
-        child.kill("SIGKILL");
+        gateway.kill();
       }
     } finally {
       await cleanup(dataDir);

@@ -1,7 +1,6 @@
 // Issue 47 (GOV-1, GOV-4, GOV-5) with UI-4: the browser chat's tool approvals go through the
 // governed store — the AI SDK's own client (`DefaultChatTransport`) in Node, answering with
 // `approval-responded` tool parts as `addToolApprovalResponse` does.
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -12,7 +11,8 @@ import { createMemoryApprovalStore } from "../../src/adapters/driven/memory/memo
 import { createGovernedToolPermissions } from "../../src/app/approvals/governed-tool-permissions.js";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import type { ApprovalPolicy } from "../../src/domain/approvals/policy.js";
-import { cleanEnv, cleanup, CLI_SOURCE, REPO, runCli, tempDir } from "../cli/helpers.js";
+import { cleanup, tempDir } from "../cli/helpers.js";
+import { spawnGovernedGateway } from "../gateway/helpers.js";
 import { bundledProject } from "../fixtures/bundled-fixture.js";
 import { chatGateway, finalMessage, textOfMessage, TOKEN, transportFor, userMessage } from "./helpers.js";
 
@@ -77,18 +77,9 @@ describe("issue 47: browser chat approvals through the governed store", () => {
       const project = bundledProject("test/conversation/fixtures/chat-assistant", join(dataDir, "chat-assistant"));
       const policy = join(dataDir, "policy.json");
       writeFileSync(policy, JSON.stringify({ allowSelfApproval: true, rules: [] }));
-      const child = spawn(process.execPath, [...CLI_SOURCE, "gateway", project, "--port", "0", "--data-dir", dataDir, "--approval-policy", policy], { cwd: REPO, env: cleanEnv({ STEAMHARNESS_GATEWAY_TOKEN: TOKEN, CHAT_TEST_WORKDIR: dataDir }), stdio: ["ignore", "ignore", "pipe"] });
+      const gateway = await spawnGovernedGateway(project, dataDir, policy, TOKEN);
       try {
-        let stderr = "";
-        child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-        const [url, store] = await new Promise<[string, string]>((resolve, reject) => {
-          child.stderr.on("data", () => {
-            const address = /at (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(stderr)?.[1];
-            const audit = /audit export --store (\S+)\)/.exec(stderr)?.[1];
-            if (address && audit) resolve([address, audit]);
-          });
-          child.once("exit", (code) => reject(new Error(`gateway exited (${code}): ${stderr}`)));
-        });
+        const url = gateway.url;
         const transport = transportFor(`${url}/ui/chat`);
         const chatId = randomUUID();
         const user = userMessage("write a note");
@@ -97,18 +88,13 @@ describe("issue 47: browser chat approvals through the governed store", () => {
         const done = await continued(answered(paused, true), await transport.sendMessages({ chatId, messages: [user, answered(paused, true)], trigger: "submit-message", messageId: paused.id, abortSignal: undefined }));
         expect(done?.metadata).toMatchObject({ status: "completed" });
         expect(textOfMessage(done)).toContain("Done: write finished.");
-        const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-        child.kill("SIGTERM");
-        expect(await exited).toBe(0);
-        const exported = await runCli(["audit", "export", "--store", store]);
-        expect([exported.code, exported.stderr]).toEqual([0, ""]);
-        const chain = exported.stdout.trim().split("\n").map((line) => JSON.parse(line) as { kind: string; data: Record<string, unknown> });
+        expect(await gateway.stop()).toBe(0);
+        const chain = await gateway.auditChain();
         expect(chain.map((entry) => entry.kind)).toEqual(["request", "decision", "use"]);
         expect(chain[0]!.data).toMatchObject({ toolId: "write", requestedBy: { tenant: "token:static", subject: "static" } });
         expect(chain[1]!.data).toMatchObject({ outcome: "approved", approver: { surface: "ui-chat", tenant: "token:static", subject: "static" } });
-        expect((await runCli(["audit", "verify", "--store", store])).code).toBe(0);
       } finally {
-        child.kill("SIGKILL");
+        gateway.kill();
       }
     } finally {
       await cleanup(dataDir);
