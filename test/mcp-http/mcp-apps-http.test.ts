@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { spawn, type ChildProcess } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Client as ModernClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { EXTENSION_ID, RESOURCE_MIME_TYPE } from "@modelcontextprotocol/ext-apps/server";
 import { CARD_APP_URI } from "../../src/adapters/driving/mcp/card-app.js";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
@@ -52,8 +53,15 @@ async function httpClient(url: URL, apps: boolean): Promise<Client> {
   return client;
 }
 
+/** A v2 client pinned to 2026-07-28: no session, its capabilities sent in every request's `_meta` (MCP-17). */
+async function modernClient(url: URL, apps: boolean): Promise<ModernClient> {
+  const client = new ModernClient({ name: "apps-host", version: "1.0.0" }, { ...(apps ? { capabilities: APPS } : {}), versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  await client.connect(new StreamableHTTPClientTransport(url));
+  return client;
+}
+
 /** What a client sees of a card tool: the listing, the resources, the view, a call's result. */
-async function seen(client: Client) {
+async function seen(client: Client | ModernClient) {
   const tools = (await client.listTools()).tools;
   const resources = (await client.listResources()).resources;
   const view = (await client.readResource({ uri: CARD_APP_URI })).contents;
@@ -91,5 +99,18 @@ describe("MCP-11 MCP Apps cards over Streamable HTTP (VIEW-5)", () => {
     const plain = await httpClient(url, false);
     expect((await plain.listTools()).tools[0]!._meta).toBeUndefined();
     expect((await apps.listTools()).tools[0]!._meta).toEqual(expect.objectContaining({ ui: { resourceUri: CARD_APP_URI } }));
+  });
+
+  it("MCP-17 MCP-18 MCP Apps cards over both revisions: a stateless 2026-07-28 client that declares the extension in its requests sees what a 2025-11-25 session and stdio see; one that does not sees no view link", async () => {
+    const url = await startHttp("workflow-ui_present_card");
+    const modern = await modernClient(url, true);
+    const plain = await modernClient(url, false);
+    try {
+      expect(modern.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+      expect(await seen(modern)).toEqual(await seen(await httpClient(url, true)));
+      expect((await plain.listTools()).tools[0]!._meta).toBeUndefined();
+    } finally {
+      await Promise.all([modern.close(), plain.close()]);
+    }
   });
 });
