@@ -107,11 +107,22 @@ describe("steamharness mcp --http --keys", () => {
     const seen: { status: number; retryAfter: string | null }[] = [];
     const client = await connectWith(server, secret, seen);
     for (let i = 0; i < 3; i += 1) await client.listTools();
-    expect((await call(client, "quick")).isError).toBeFalsy();
-    expect((await call(client, "quick")).isError).toBeFalsy();
-    const limited = await refusal(call(client, "quick"));
-    expect(limited.status).toBe(429);
-    expect(limited.message).toMatch(/rate_limit_exceeded/);
+    // Rate windows are fixed minutes (ports/api-keys.ts): calls that straddle a window's end get
+    // two more admissions, so the refusal comes at the third call, or at the fifth at the latest.
+    let admitted = 0;
+    let limited: { status: unknown; message: string } | undefined;
+    while (limited === undefined && admitted <= 4) {
+      const answer = await call(client, "quick").then((result) => result, (error: unknown) => error as Error);
+      if (answer instanceof Error) limited = await refusal(Promise.reject(answer));
+      else {
+        expect(answer.isError).toBeFalsy();
+        admitted += 1;
+      }
+    }
+    expect(admitted).toBeGreaterThanOrEqual(2);
+    expect(admitted).toBeLessThanOrEqual(4);
+    expect(limited?.status).toBe(429);
+    expect(limited?.message).toMatch(/rate_limit_exceeded/);
     const refused = seen.find((answer) => answer.status === 429);
     expect(Number(refused?.retryAfter)).toBeGreaterThanOrEqual(1);
     expect(Number(refused?.retryAfter)).toBeLessThanOrEqual(60);
