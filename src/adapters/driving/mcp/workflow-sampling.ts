@@ -19,6 +19,37 @@ export interface SamplingHandlerOptions {
 }
 
 /**
+ * Sends one request to the calling client on the call's stream (sampling, roots): either the
+ * call's signal or the run's (its own abort, or the run ended) withdraws it, and the listeners go
+ * when it settles, so a long call does not collect them. Failures are typed: `cancelled`,
+ * `timeout`, else `sampling_failed` naming what the client did not do.
+ */
+async function requestClient(server: Server, options: SamplingHandlerOptions, signal: AbortSignal, request: { method: string; params?: Record<string, unknown> }, what: string): Promise<unknown> {
+  const timeout = options.timeoutMs ?? SAMPLING_TIMEOUT_MS;
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  const sources = [options.signal, signal];
+  for (const source of sources) source.addEventListener("abort", abort, { once: true });
+  if (sources.some((source) => source.aborted)) abort();
+  try {
+    return await server.request(request as Parameters<Server["request"]>[0], ResultSchema, {
+      signal: controller.signal,
+      timeout,
+      ...(options.relatedRequestId !== undefined ? { relatedRequestId: options.relatedRequestId } : {}),
+    });
+  } catch (error) {
+    if (controller.signal.aborted) throw new SteamharnessError("cancelled", `the ${request.method} request was cancelled`);
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+      throw new SteamharnessError("timeout", `the MCP client did not answer the ${request.method} request within ${timeout} ms`, { data: { timeoutMs: timeout } });
+    }
+    const code = error instanceof ProtocolError ? error.code : null;
+    throw new SteamharnessError("sampling_failed", `the MCP client did not ${what}: ${(error as Error)?.message ?? String(error)}`, { data: { mcpCode: code } });
+  } finally {
+    for (const source of sources) source.removeEventListener("abort", abort);
+  }
+}
+
+/**
  * MCP sampling for a run called by `tools/call`: the run's `context.sampling.createMessage`
  * becomes `sampling/createMessage` to the calling client, related to the call, and the client's
  * answer is checked (TypeBox) before the run sees it. A client without the `sampling`
@@ -31,7 +62,6 @@ export interface SamplingHandlerOptions {
  * const handlers = { ...createElicitationHandlers(server, { signal }), onSampling: createSamplingHandler(server, { signal, relatedRequestId: extra.requestId }) };
  */
 export function createSamplingHandler(server: Server, options: SamplingHandlerOptions): NonNullable<RunHandlers["onSampling"]> {
-  const timeout = options.timeoutMs ?? SAMPLING_TIMEOUT_MS;
   return async (request: WorkflowSamplingRequest, signal: AbortSignal): Promise<WorkflowSamplingResult> => {
     if (!canAskClient(server)) {
       throw new SteamharnessError("sampling_unavailable", "sampling is unavailable: the MCP client called this run on the 2026-07-28 revision, which has no server-to-client requests");
@@ -43,30 +73,7 @@ export function createSamplingHandler(server: Server, options: SamplingHandlerOp
     const { checkSamplingRequest, checkSamplingResult } = await import("../../../domain/workflow/sampling.js");
     // The worker checked it already; the host does not trust a message from project code.
     const params = checkSamplingRequest(request);
-    // Either the call's signal or the run's (its own abort, or the run ended) withdraws the
-    // request; the listeners go when it settles, so a long call does not collect them.
-    const controller = new AbortController();
-    const abort = () => controller.abort();
-    const sources = [options.signal, signal];
-    for (const source of sources) source.addEventListener("abort", abort, { once: true });
-    if (sources.some((source) => source.aborted)) abort();
-    let answer: unknown;
-    try {
-      answer = await server.request({ method: "sampling/createMessage", params }, ResultSchema, {
-        signal: controller.signal,
-        timeout,
-        ...(options.relatedRequestId !== undefined ? { relatedRequestId: options.relatedRequestId } : {}),
-      });
-    } catch (error) {
-      if (controller.signal.aborted) throw new SteamharnessError("cancelled", "the sampling request was cancelled");
-      if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
-        throw new SteamharnessError("timeout", `the MCP client did not answer the sampling request within ${timeout} ms`, { data: { timeoutMs: timeout } });
-      }
-      const code = error instanceof ProtocolError ? error.code : null;
-      throw new SteamharnessError("sampling_failed", `the MCP client did not sample: ${(error as Error)?.message ?? String(error)}`, { data: { mcpCode: code } });
-    } finally {
-      for (const source of sources) source.removeEventListener("abort", abort);
-    }
+    const answer = await requestClient(server, options, signal, { method: "sampling/createMessage", params }, "sample");
     return checkSamplingResult(answer);
   };
 }
@@ -86,17 +93,7 @@ export function createRootsHandler(server: Server, options: SamplingHandlerOptio
       throw new SteamharnessError("unavailable", "roots are unavailable: the MCP client that called this run did not declare the roots capability");
     }
     const { checkRootsResult } = await import("../../../domain/workflow/sampling.js");
-    let answer: unknown;
-    try {
-      answer = await server.request({ method: "roots/list" }, ResultSchema, {
-        signal: AbortSignal.any([options.signal, signal]),
-        timeout: options.timeoutMs ?? SAMPLING_TIMEOUT_MS,
-        ...(options.relatedRequestId !== undefined ? { relatedRequestId: options.relatedRequestId } : {}),
-      });
-    } catch (error) {
-      if (options.signal.aborted || signal.aborted) throw new SteamharnessError("cancelled", "the roots request was cancelled");
-      throw new SteamharnessError("sampling_failed", `the MCP client did not list its roots: ${(error as Error)?.message ?? String(error)}`);
-    }
+    const answer = await requestClient(server, options, signal, { method: "roots/list" }, "list its roots");
     return checkRootsResult(answer);
   };
 }
