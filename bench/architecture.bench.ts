@@ -17,12 +17,15 @@
  * - `suite`: wall time of a fresh clone's `CI=true npm test`, as recorded in
  *   test/jest-timings.json by `node test/jest-timings.mjs`; `--suite` measures it here first
  *   (a `git clone` of HEAD, this checkout's node_modules hard-linked, `npm run build`, then
- *   `CI=true npm test -- --json`; minutes; on a quiet machine, or the figure means little).
+ *   `CI=true npm test -- --json`; minutes; on a quiet machine, or the figure means little), and
+ *   with it the run's CPU seconds (user + system of jest, its workers and the processes they
+ *   waited for; Linux): CPU over wall near the machine's core count means the cores were busy,
+ *   well under it that the workers waited (on timers, servers, the disk) and more of them may pay.
  *
  * Run: `npm run bench -- architecture` (or `node --import tsx bench/architecture.bench.ts [--suite]`).
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import ts from "typescript";
@@ -147,7 +150,21 @@ function routeCrossings() {
   );
 }
 
-/** Clones HEAD, builds it and runs its suite as CI does; records the timings (and the wall time) in this checkout. */
+/**
+ * CPU seconds (user + system) of the children this process has waited for, from /proc/self/stat
+ * (cutime and cstime, in clock ticks of 1/100 s), or null off Linux. A process that detached
+ * (the run's PostgreSQL server) is not counted.
+ */
+function childCpuSeconds(): number | null {
+  try {
+    const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** Clones HEAD, builds it and runs its suite as CI does; records the timings (and the wall and CPU time) in this checkout. */
 function measureSuite(): void {
   const clone = mkdtempSync(join(tmpdir(), "steamharness-suite-"));
   try {
@@ -156,11 +173,15 @@ function measureSuite(): void {
     rmSync(join(clone, "node_modules/steamharness"), { force: true });
     execFileSync("npm", ["run", "build"], { cwd: clone, stdio: "inherit" });
     const report = join(clone, "suite.json");
+    const cpuBefore = childCpuSeconds();
     const run = spawnSync("npm", ["test", "--", "--json", `--outputFile=${report}`], { cwd: clone, stdio: "inherit", env: { ...process.env, CI: "true" } });
     if (run.status !== 0) throw new Error(`the suite failed on the clone (exit ${run.status}): no figure recorded`);
     // The clone's paths are what the report names: the timings are written there, then copied here.
+    const cpuAfter = childCpuSeconds();
     execFileSync(process.execPath, ["test/jest-timings.mjs", report], { cwd: clone, stdio: "inherit" });
-    copyFileSync(join(clone, TIMINGS), TIMINGS);
+    const { files, ...head } = JSON.parse(readFileSync(join(clone, TIMINGS), "utf8")) as Record<string, unknown>;
+    const cpuSeconds = cpuBefore === null || cpuAfter === null ? null : Math.round(cpuAfter - cpuBefore);
+    writeFileSync(TIMINGS, `${JSON.stringify({ ...head, cpuSeconds, files }, null, 1)}\n`);
   } finally {
     rmSync(clone, { recursive: true, force: true });
   }
@@ -168,8 +189,8 @@ function measureSuite(): void {
 
 function suite() {
   if (!existsSync(TIMINGS)) return { wallSeconds: null, reason: `${TIMINGS} is missing` };
-  const timings = JSON.parse(readFileSync(TIMINGS, "utf8")) as { measured?: string; wallSeconds?: number; command?: string };
-  return { wallSeconds: timings.wallSeconds ?? null, measured: timings.measured ?? null, target: 360, command: timings.command ?? null };
+  const timings = JSON.parse(readFileSync(TIMINGS, "utf8")) as { measured?: string; wallSeconds?: number; cpuSeconds?: number; command?: string };
+  return { wallSeconds: timings.wallSeconds ?? null, cpuSeconds: timings.cpuSeconds ?? null, measured: timings.measured ?? null, target: 360, command: timings.command ?? null };
 }
 
 if (process.argv.includes("--suite")) measureSuite();

@@ -4,7 +4,8 @@
 // Each file's duration is its wall time in that run (ms, rounded to 100 ms): what matters is
 // the order, not the figures (they grow with the machine's load). `wallSeconds` is the run's wall
 // time (from jest's start to the last file's end: ARCH-12's figure, which
-// bench/architecture.bench.ts reports; `--suite` there measures it on a fresh clone).
+// bench/architecture.bench.ts reports; `--suite` there measures it on a fresh clone and adds
+// `cpuSeconds`, the run's CPU time).
 // `--merge` (a partial run, e.g. of files added since the last full one beside a few files it
 // timed): keeps the committed figures and adds the report's other files, scaled by the ratio of
 // committed to measured time of the files both know (a loaded machine runs everything slower).
@@ -36,7 +37,7 @@ if (process.argv.includes("--merge")) {
     [...Object.entries(committed.files), ...added.map(([file, ms]) => [file, Math.round((ms * scale) / 100) * 100])].sort(([a, ma], [b, mb]) => mb - ma || (a < b ? -1 : 1)),
   );
   const measured = `${committed.measured}; ${added.length} files added ${new Date().toISOString().slice(0, 10)} (--merge, scaled ×${scale.toFixed(2)} by ${known.length} files timed in both runs)`;
-  writeFileSync(resolve(root, "test/jest-timings.json"), `${JSON.stringify({ measured, wallSeconds: committed.wallSeconds ?? null, command, files: merged }, null, 1)}\n`);
+  writeFileSync(resolve(root, "test/jest-timings.json"), `${JSON.stringify({ measured, wallSeconds: committed.wallSeconds ?? null, cpuSeconds: committed.cpuSeconds ?? null, command, files: merged }, null, 1)}\n`);
   process.stdout.write(`test/jest-timings.json: ${added.length} files added\n`);
 } else {
   const measured = `${new Date().toISOString().slice(0, 10)}, ${results.length} files`;

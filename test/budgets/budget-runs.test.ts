@@ -57,8 +57,13 @@ async function postgresStore(database: PostgresTestDatabase): Promise<Store> {
 async function runawayStopsAtCap(open: () => Store | Promise<Store>): Promise<void> {
   const store = await open();
   try {
-    for (const cap of [400, 1000, 1750]) {
-      const [run] = await host({ ...store.env, SCRIPT: "loop", PREFIX: `loop-${cap}`, BUDGET: JSON.stringify({ limits: [{ scope: "run", tokens: cap }], maxOutputTokens: 100 }) });
+    // One host process runs the four cases one after the other (ARCH-12: one process start, not four).
+    const caps = [400, 1000, 1750];
+    const budgets = [...caps.map((cap) => ({ prefix: `loop-${cap}`, budget: { limits: [{ scope: "run", tokens: cap }], maxOutputTokens: 100 } })), { prefix: "calls", budget: { maxToolCalls: 5 } }];
+    const runs = await host({ ...store.env, SCRIPT: "loop", BUDGETS: JSON.stringify(budgets) });
+    expect(runs.map((run) => run.runId)).toEqual(budgets.map(({ prefix }) => `${prefix}-0`));
+    for (const [index, cap] of caps.entries()) {
+      const run = runs[index];
       expect(run).toMatchObject({ status: "stopped", code: "budget_exceeded" });
       const spent = (await store.read("run", run!.runId)).spent.tokens;
       expect(spent).toBeLessThanOrEqual(cap);
@@ -68,7 +73,7 @@ async function runawayStopsAtCap(open: () => Store | Promise<Store>): Promise<vo
       expect(spent % CALL_TOKENS).toBe(0);
       expect((await store.read("run", run!.runId)).reserved.tokens).toBe(0);
     }
-    const [limited] = await host({ ...store.env, SCRIPT: "loop", PREFIX: "calls", BUDGET: JSON.stringify({ maxToolCalls: 5 }) });
+    const limited = runs[caps.length];
     expect(limited).toMatchObject({ status: "stopped", code: "budget_exceeded" });
     expect(limited!.usage).toBe(6 * CALL_TOKENS);
   } finally {

@@ -4,6 +4,7 @@
 // completes once. Real `steamharness mcp` processes and the SDK's stdio client.
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { decisionsOf, writeApprovingProject } from "../fixtures/approving-project.js";
 import { cleanup, KITCHEN, startMcp, tempDir } from "./helpers.js";
@@ -21,29 +22,28 @@ interface Structured {
   error?: { code: string; message: string; pending?: { kind: string; requestId: string }; answerLater?: { tool: string; _meta: Record<string, unknown> } };
 }
 
-/** One call on a fresh `steamharness mcp` process (no elicitation), which is closed afterwards. */
-async function callOnce(name: string, meta?: Record<string, unknown>, project = KITCHEN): Promise<Structured> {
+/** `use` on one fresh `steamharness mcp` process (no elicitation), which is closed afterwards. */
+async function onFreshServer<T>(use: (client: Client) => Promise<T>, project = KITCHEN): Promise<T> {
   const session = await startMcp(project, dataFlags());
   try {
-    const result = (await session.client.callTool({ name, arguments: {}, ...(meta ? { _meta: meta } : {}) })) as CallToolResult;
-    return result.structuredContent as unknown as Structured;
+    return await use(session.client);
   } finally {
     await session.close();
   }
 }
 
+const call = async (client: Client, name: string, meta?: Record<string, unknown>): Promise<Structured> =>
+  ((await client.callTool({ name, arguments: {}, ...(meta ? { _meta: meta } : {}) })) as CallToolResult).structuredContent as unknown as Structured;
+
 /** A call that the server refuses (JSON-RPC error): its message. */
-async function refusal(name: string, meta: Record<string, unknown>): Promise<string> {
-  const session = await startMcp(KITCHEN, dataFlags());
-  try {
-    await session.client.callTool({ name, arguments: {}, _meta: meta });
-    return "not refused";
-  } catch (error) {
-    return (error as Error).message;
-  } finally {
-    await session.close();
-  }
-}
+const refused = (client: Client, name: string, meta: Record<string, unknown>): Promise<string> =>
+  client.callTool({ name, arguments: {}, _meta: meta }).then(
+    () => "not refused",
+    (error: Error) => error.message,
+  );
+
+/** One call on a fresh server process. */
+const callOnce = (name: string, meta?: Record<string, unknown>, project = KITCHEN) => onFreshServer((client) => call(client, name, meta), project);
 
 const answer = (body: Record<string, unknown>) => ({ "steamharness/answer": body });
 
@@ -63,16 +63,19 @@ describe("DX-10 a paused MCP run answered later from another process", () => {
     const second = await callOnce("ask_twice", answer({ runId: first.runId, requestId: "input-1", values: { answer: "blue" } }));
     expect(second).toMatchObject({ runId: first.runId, status: "waiting_for_input", error: { code: "interaction_required", pending: { requestId: "input-2" } } });
 
-    // An answer that does not fit the form fails the call; the run still waits for the same request.
-    const misfit = await callOnce("ask_twice", answer({ runId: first.runId, requestId: "input-2", values: { size: "xl" } }));
-    expect(misfit).toMatchObject({ status: "failed", error: { code: "input_validation", message: expect.stringMatching(/size must be one of "s", "m", "l"/) } });
-    expect(await refusal("ask_twice", answer({ runId: first.runId, requestId: "input-1", values: { answer: "red" } }))).toContain(`run ${first.runId} waits for input input-2, not input-1`);
+    // An answer that does not fit the form fails the call, and a stale request id is refused (both on
+    // one server process, ARCH-12); the run still waits for the same request.
+    await onFreshServer(async (client) => {
+      const misfit = await call(client, "ask_twice", answer({ runId: first.runId, requestId: "input-2", values: { size: "xl" } }));
+      expect(misfit).toMatchObject({ status: "failed", error: { code: "input_validation", message: expect.stringMatching(/size must be one of "s", "m", "l"/) } });
+      expect(await refused(client, "ask_twice", answer({ runId: first.runId, requestId: "input-1", values: { answer: "red" } }))).toContain(`run ${first.runId} waits for input input-2, not input-1`);
+    });
 
     const done = await callOnce("ask_twice", answer({ runId: first.runId, requestId: "input-2", values: { size: "m", count: 2 } }));
     expect(done).toMatchObject({ runId: first.runId, status: "success", output: { runId: first.runId, first: { answer: "blue" }, second: { size: "m", count: 2 } } });
 
-    // Completed once: the run is forgotten, answering it again is refused.
-    expect(await refusal("ask_twice", answer({ runId: first.runId, requestId: "input-2", values: { size: "s" } }))).toMatch(/-32602.*no paused run/);
+    // Completed once: the run is forgotten, answering it again (from another process) is refused.
+    expect(await onFreshServer((client) => refused(client, "ask_twice", answer({ runId: first.runId, requestId: "input-2", values: { size: "s" } })))).toMatch(/-32602.*no paused run/);
   });
 
   it("DX-10 an approval answered later with decision approve or deny", async () => {
@@ -101,10 +104,13 @@ describe("DX-10 a paused MCP run answered later from another process", () => {
   it("DX-10 a malformed answer, the wrong kind of answer, or another tool is InvalidParams", async () => {
     const paused = await callOnce("approve");
     const requestId = paused.error!.pending!.requestId;
-    expect(await refusal("approve", answer({ runId: paused.runId, requestId, decision: "yes" }))).toMatch(/-32602.*decision: "approve" \| "deny"/);
-    expect(await refusal("approve", answer({ runId: paused.runId, requestId, values: { ok: true } }))).toContain("is an approval");
-    expect(await refusal("ask_twice", answer({ runId: paused.runId, requestId, decision: "approve" }))).toContain(`run ${paused.runId} is a run of tool approve`);
-    // Still paused after the refusals: the right answer goes through.
-    expect(await callOnce("approve", answer({ runId: paused.runId, requestId, decision: "approve" }))).toMatchObject({ status: "success", output: { sent: true } });
+    // The refusals and the answer after them share one server process (another than the pause's; ARCH-12).
+    await onFreshServer(async (client) => {
+      expect(await refused(client, "approve", answer({ runId: paused.runId, requestId, decision: "yes" }))).toMatch(/-32602.*decision: "approve" \| "deny"/);
+      expect(await refused(client, "approve", answer({ runId: paused.runId, requestId, values: { ok: true } }))).toContain("is an approval");
+      expect(await refused(client, "ask_twice", answer({ runId: paused.runId, requestId, decision: "approve" }))).toContain(`run ${paused.runId} is a run of tool approve`);
+      // Still paused after the refusals: the right answer goes through.
+      expect(await call(client, "approve", answer({ runId: paused.runId, requestId, decision: "approve" }))).toMatchObject({ status: "success", output: { sent: true } });
+    });
   });
 });
