@@ -54,7 +54,10 @@ export interface ApprovalRows {
   standing(binding: ApprovalBinding): Awaitable<ApprovalDecisionRow | null>;
   /** `UPDATE … SET used_at, used_by WHERE id AND scope = 'once' AND used_at IS NULL`; true when a row changed. */
   useOnce(id: string, requestId: string, at: number): Awaitable<boolean>;
-  /** One atomic step on the tenant's chain: reads its last row, inserts what `next` builds from it. */
+  /**
+   * One atomic step on the tenant's chain: inserts what `next` builds from its last row. A driver
+   * that guesses the last row calls `next` again after losing the number to another writer.
+   */
   appendAudit(tenant: string, next: (last: ApprovalAuditRow | null) => ApprovalAuditRow): Awaitable<ApprovalAuditRow>;
   audit(tenant: string, afterSeq: number, limit: number): Awaitable<ApprovalAuditRow[]>;
   auditTenants(): Awaitable<string[]>;
