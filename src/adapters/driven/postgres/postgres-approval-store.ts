@@ -23,15 +23,9 @@ const REMEMBERED_CHAINS = 1024;
 export function createPostgresApprovalRows({ db, tables }: Pick<PostgresStoreContext, "db" | "tables">): ApprovalRows {
   const { approvalRequests: requests, approvalDecisions: decisions, approvalAudit: audit } = tables;
   const changed = (rows: unknown[]) => rows.length > 0;
-  // The last entry of each chain this handle appended or read. Entries are never updated, so
-  // "after it" is right unless another handle appended since, which the insert finds out.
+  // The last entry of each chain this handle appended (at most REMEMBERED_CHAINS). Entries are
+  // never updated, so "after it" is right unless another handle appended since: the insert says.
   const lastAppended = new Map<string, ApprovalAuditRow>();
-  const remember = (tenant: string, row: ApprovalAuditRow): ApprovalAuditRow => {
-    lastAppended.delete(tenant);
-    if (lastAppended.size >= REMEMBERED_CHAINS) lastAppended.delete(lastAppended.keys().next().value!);
-    lastAppended.set(tenant, row);
-    return row;
-  };
   const standingScope = (sessionId: string | null) => (sessionId === null ? eq(decisions.scope, "always") : or(eq(decisions.scope, "always"), and(eq(decisions.scope, "session"), eq(decisions.sessionId, sessionId))));
   const bindingOf = ({ tenant, toolId, argumentsHash, policyVersion, sessionId }: ApprovalBinding) =>
     and(eq(decisions.tenant, tenant), eq(decisions.toolId, toolId), eq(decisions.argumentsHash, argumentsHash), eq(decisions.policyVersion, policyVersion), standingScope(sessionId));
@@ -51,11 +45,12 @@ export function createPostgresApprovalRows({ db, tables }: Pick<PostgresStoreCon
       changed(await db.update(decisions).set({ usedAt: at, usedBy: requestId }).where(and(eq(decisions.id, id), eq(decisions.scope, "once"), isNull(decisions.usedAt))).returning({ id: decisions.id })),
     async appendAudit(tenant, next) {
       for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
-        const last = lastAppended.get(tenant) ?? ((await db.select().from(audit).where(eq(audit.tenant, tenant)).orderBy(desc(audit.seq)).limit(1))[0] ?? null);
-        const row = next(last);
-        // One statement: the (tenant, seq) key refuses the row when another writer took that number.
-        if (changed(await db.insert(audit).values(row).onConflictDoNothing().returning({ seq: audit.seq }))) return remember(tenant, row);
+        const row = next(lastAppended.get(tenant) ?? (await db.select().from(audit).where(eq(audit.tenant, tenant)).orderBy(desc(audit.seq)).limit(1))[0] ?? null);
         lastAppended.delete(tenant);
+        // One statement: the (tenant, seq) key refuses the row when another writer took that number.
+        if (!changed(await db.insert(audit).values(row).onConflictDoNothing().returning({ seq: audit.seq }))) continue;
+        if (lastAppended.size < REMEMBERED_CHAINS) lastAppended.set(tenant, row);
+        return row;
       }
       throw new Error(`the audit chain of ${tenant} kept moving: ${APPEND_ATTEMPTS} appends lost to other writers`);
     },
