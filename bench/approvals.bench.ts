@@ -7,6 +7,7 @@
  *    STEAMHARNESS_TEST_POSTGRES_URL is set. Goals: p99 ≤ 2 ms (SQLite), ≤ 5 ms (PostgreSQL).
  * B. A call the policy allows outright (evaluation + one audit append).
  * C. One audit append alone.
+ * E. A's gated call again, its CPU time per call (process.cpuUsage) instead of wall time.
  * D. The durable 100-step loop of bench/durable.bench.ts (bench/durable-support.ts) with every
  *    `lookup` call gated by an auto-allow policy on the SQLite approval store beside the storage
  *    (one policy evaluation and one audit append per call; the final `deploy` asks and pauses the
@@ -52,7 +53,16 @@ async function measure(store: ApprovalStore): Promise<Record<string, { p50: numb
   });
   const allowed = await timed(CALLS, (n) => permissions.request(call(`allowed-${n}`, "read_logs")));
   const append = await timed(CALLS, (n) => store.appendAudit({ tenant: "key:bench-append", at: Date.now(), kind: "use", requestId: `r${n}`, data: { n } }));
-  return { gatedCall: gated, allowedCall: allowed, auditAppend: append };
+  // E (beside A, not replacing it): the same gated call's CPU time (process.cpuUsage), which
+  // other processes on a loaded machine do not inflate; wall minus CPU is waiting (I/O, the network, the scheduler).
+  const cpu: number[] = [];
+  for (let n = 0; n < CALLS; n++) {
+    const before = process.cpuUsage();
+    await permissions.request(call(`cpu-${n}`));
+    const used = process.cpuUsage(before);
+    cpu.push((used.user + used.system) / 1000);
+  }
+  return { gatedCall: gated, allowedCall: allowed, auditAppend: append, gatedCallCpu: { p50: round(percentile(cpu, 0.5)), p99: round(percentile(cpu, 0.99)) } };
 }
 
 const LOOP_STEPS = 100;

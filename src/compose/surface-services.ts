@@ -46,6 +46,7 @@ export function createSurfaceServices(env: Readonly<Record<string, string | unde
     configurationAccounts: async (storage) => (await configuration()).openConfigurationAccounts(storage),
     keyStore: openGatewayKeyStore,
     approvalStore: async (location) => (await import("./approvals.js")).openApprovalStore(location),
+    escalationWebhook: async (options) => (await import("../adapters/driven/system/escalation-webhook.js")).createEscalationWebhook(options),
     mcpTasks: openMcpTaskStore,
     workflowRunPorts: async () => (await import("./workflow-runs.js")).workflowRunPorts(),
     textFiles: localTextFiles,

@@ -1,5 +1,5 @@
 import type { ApiKeyStore } from "./api-keys.js";
-import type { ApprovalStore } from "./approval-store.js";
+import type { ApprovalRequestRecord, ApprovalStore } from "./approval-store.js";
 import type { BudgetLedger } from "./budget-ledger.js";
 import type { ConfigurationAccountStore } from "./configuration-accounts.js";
 import type { McpTaskStore } from "./mcp-task-store.js";
@@ -115,6 +115,12 @@ export interface SurfaceServices {
   keyStore(location: ServerStateLocation): Promise<KeyStore>;
   /** The approval store (GOV-1/7: requests, decisions, the audit chains) of a SQLite store directory or a PostgreSQL database. */
   approvalStore(location: ServerStateLocation): Promise<ApprovalStore>;
+  /**
+   * GOV-3: an `onEscalation` hook that POSTs each escalation to `url`, HMAC-signed with `secret`
+   * and retried (docs/approvals.md). `input_validation` (field `url` or `secret`) for a url that
+   * is not http(s) or a secret under 16 characters.
+   */
+  escalationWebhook(options: { url: string; secret: string }): Promise<(request: ApprovalRequestRecord, group: string) => Promise<void>>;
   /** The durable MCP task store of a served project (MCP-13). */
   mcpTasks(location: ServerStateLocation): Promise<McpTaskStore>;
   /** The configuration server's login client. */

@@ -126,6 +126,17 @@ const cases: ContractCases<ApprovalStore, ApprovalStoreInspect> = {
     expect([tenant, otherTenant].filter((name) => tenants.includes(name))).toEqual([tenant, otherTenant]);
     expect([...tenants].sort()).toEqual(tenants);
   },
+  "an append after another handle's appends follows them, not the entry it appended itself": async ({ store, inspect, expect }) => {
+    const tenant = uniqueId("tenant");
+    const peer = other(store, inspect);
+    const one = await store.appendAudit({ tenant, at: AT, kind: "request", requestId: "r1", data: {} });
+    const two = await peer.appendAudit({ tenant, at: AT + 1, kind: "decision", requestId: "r1", data: {} });
+    const three = await peer.appendAudit({ tenant, at: AT + 2, kind: "use", requestId: "r1", data: {} });
+    const four = await store.appendAudit({ tenant, at: AT + 3, kind: "request", requestId: "r2", data: {} });
+    expect([one.seq, two.seq, three.seq, four.seq]).toEqual([1, 2, 3, 4]);
+    expect(four.prevHash).toBe(three.hash);
+    expect(await peer.audit(tenant)).toEqual([one, two, three, four]);
+  },
   "concurrent appends of one tenant get distinct, gapless numbers": async ({ store, inspect, expect }) => {
     const tenant = uniqueId("tenant");
     const handles = [store, other(store, inspect)];

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -6,12 +7,15 @@ import { afterEach, describe, expect, it } from "@jest/globals";
 import { createFixedClock } from "../../src/adapters/driven/memory/fixed-clock.js";
 import { createMemoryApprovalStore } from "../../src/adapters/driven/memory/memory-approval-store.js";
 import { createPostgresApprovalStore } from "../../src/adapters/driven/postgres/postgres-approval-store.js";
+import { createSqliteApprovalStore } from "../../src/adapters/driven/sqlite/store/sqlite-approval-store.js";
+import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { webhookSignature } from "../../src/adapters/driven/system/escalation-webhook.js";
 import { startApprovalSweeper } from "../../src/app/approvals/approval-sweeper.js";
 import { createGovernedToolPermissions } from "../../src/app/approvals/governed-tool-permissions.js";
 import type { ApprovalPolicy } from "../../src/domain/approvals/policy.js";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { describePostgres } from "../fixtures/postgres.js";
+import { cleanEnv, cleanup, CLI_SOURCE, runCli, tempDir } from "../cli/helpers.js";
 
 const SECRET = "a-shared-secret-of-32-characters";
 const HOST = join(import.meta.dirname, "fixtures", "escalation-sweeper.ts");
@@ -30,13 +34,17 @@ afterEach(async () => {
 });
 
 interface Post { delivery: string; timestamp: string; signature: string; body: string; status: number }
-/** A loopback webhook receiver answering the n-th POST with `statuses[n]` (the last repeats). */
-async function receiver(statuses: number[]): Promise<{ url: string; posts: Post[] }> {
+/**
+ * A loopback webhook receiver answering the n-th POST with `statuses[n]` (the last repeats); given
+ * the `secret`, a POST whose signature is not the HMAC of its timestamp and body gets 401.
+ */
+async function receiver(statuses: number[], secret?: string): Promise<{ url: string; posts: Post[] }> {
   const posts: Post[] = [];
   const server: Server = createServer(async (request, response) => {
     let body = "";
     for await (const chunk of request) body += chunk;
-    const status = statuses[Math.min(posts.length, statuses.length - 1)]!;
+    const signed = secret === undefined || request.headers["x-steamharness-signature"] === webhookSignature(secret, String(request.headers["x-steamharness-timestamp"]), body);
+    const status = signed ? statuses[Math.min(posts.length, statuses.length - 1)]! : 401;
     posts.push({ delivery: String(request.headers["x-steamharness-delivery"]), timestamp: String(request.headers["x-steamharness-timestamp"]), signature: String(request.headers["x-steamharness-signature"]), body, status });
     response.statusCode = status;
     response.end();
@@ -125,4 +133,53 @@ describePostgres("GOV-3 escalation timer across hosts on PostgreSQL", (database)
     expect(chain[1]!.data).toMatchObject({ to: "security", delivered: true });
     expect((await store.request("approval:timer"))?.escalatedAt).not.toBeNull();
   });
+});
+
+describe("GOV-3 the CLI hosts' escalation webhook", () => {
+  it("GOV-3 `steamharness view --approval-policy … --escalation-webhook <url> --escalation-webhook-secret-file <file>`: the real CLI process's sweep delivers the escalation to a loopback receiver that checks the HMAC, retried after a 500 with one delivery id", async () => {
+    const tmp = await tempDir("sh-gov-webhook-");
+    cleanups.push(() => cleanup(tmp));
+    const directory = join(tmp, "store");
+    await createSqliteStorage({ directory }).close();
+    const store = createSqliteApprovalStore({ directory });
+    cleanups.push(() => store.close());
+    const policy = policyOf(1);
+    await writeFile(join(tmp, "policy.json"), JSON.stringify(policy));
+    await writeFile(join(tmp, "webhook.secret"), `${SECRET}\n`, { mode: 0o600 });
+    expect(await createGovernedToolPermissions({ policy, store, clock: { now: () => Date.now() } }).request(call("approval:cli"))).toEqual({ outcome: "pending" });
+    const { url, posts } = await receiver([500, 204], SECRET);
+    const args = ["view", "--store", directory, "--approval-policy", join(tmp, "policy.json"), "--escalation-webhook", url, "--escalation-webhook-secret-file", join(tmp, "webhook.secret")];
+    const view = spawn(process.execPath, [...CLI_SOURCE, ...args], { env: cleanEnv({ HOME: tmp }), stdio: ["ignore", "ignore", "inherit"] });
+    const exited = new Promise<number | null>((resolve) => view.once("exit", resolve));
+    cleanups.push(async () => void (view.exitCode === null && view.kill("SIGKILL")));
+    // The viewer's first sweep comes after DEFAULT_APPROVAL_SWEEP_MS (10 s), then two tries.
+    await until(async () => (await store.audit("key:acme")).length === 2, "the escalation recorded by the viewer's sweep", 90_000);
+    view.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    expect(posts.map((post) => post.status)).toEqual([500, 204]);
+    expect(new Set(posts.map((post) => post.delivery)).size).toBe(1);
+    expect(JSON.parse(posts[1]!.body)).toMatchObject({ type: "approval.escalated", group: "security", request: { id: "approval:cli", tenant: "key:acme", toolId: "deploy" } });
+    expect((await store.audit("key:acme"))[1]).toMatchObject({ kind: "escalation", data: { to: "security", delivered: true } });
+  }, 120_000);
+
+  it("GOV-3 the webhook secret never comes from the command line: a webhook without --approval-policy, without a secret file or STEAMHARNESS_ESCALATION_WEBHOOK_SECRET, with a short secret or a secret file alone is a usage error (exit 2) naming the flag", async () => {
+    const tmp = await tempDir("sh-gov-webhook-usage-");
+    cleanups.push(() => cleanup(tmp));
+    await writeFile(join(tmp, "policy.json"), JSON.stringify(policyOf(1)));
+    await writeFile(join(tmp, "short.secret"), "too-short\n");
+    const hook = ["--escalation-webhook", "http://127.0.0.1:9/hook"];
+    const policy = ["--approval-policy", join(tmp, "policy.json")];
+    const cases: [string[], Record<string, string>, RegExp][] = [
+      [["view", "--store", tmp, ...hook], {}, /--escalation-webhook only applies with --approval-policy/],
+      [["view", "--store", tmp, ...policy, ...hook], {}, /needs its HMAC secret: --escalation-webhook-secret-file <file> or STEAMHARNESS_ESCALATION_WEBHOOK_SECRET/],
+      [["gateway", tmp, ...policy, ...hook, "--escalation-webhook-secret-file", join(tmp, "short.secret")], {}, /secret must be at least 16 characters/],
+      [["view", "--store", tmp, ...policy, ...hook], { STEAMHARNESS_ESCALATION_WEBHOOK_SECRET: "short" }, /secret must be at least 16 characters/],
+      [["mcp", tmp, "--escalation-webhook-secret-file", join(tmp, "short.secret")], {}, /--escalation-webhook-secret-file only applies with --escalation-webhook/],
+    ];
+    for (const [args, env, message] of cases) {
+      const result = await runCli(args, { env: cleanEnv({ HOME: tmp, ...env }) });
+      expect({ args, code: result.code }).toEqual({ args, code: 2 });
+      expect(result.stderr).toMatch(message);
+    }
+  }, 120_000);
 });

@@ -25,7 +25,7 @@ import type { PreparedArguments, ProjectRunner, WorkflowRunOptions } from "../..
 import type { ApprovalStore } from "../../ports/approval-store.js";
 import { governedAnswers, type ApprovalGovernance } from "../approvals/answer-approval.js";
 import { startApprovalSweeper } from "../approvals/approval-sweeper.js";
-import { createGovernedToolPermissions, type GovernedToolPermissions, type VersionedApprovalPolicy } from "../approvals/governed-tool-permissions.js";
+import { createGovernedToolPermissions, type GovernedToolPermissions, type GovernedToolPermissionsOptions, type VersionedApprovalPolicy } from "../approvals/governed-tool-permissions.js";
 
 /** Options of {@link createProjectRunner}. */
 export interface ProjectRunnerOptions {
@@ -95,6 +95,8 @@ export interface ProjectRunnerOptions {
      * expiries happen even when no run asks again. Absent: only lazily (a short `run`).
      */
     sweepMs?: number;
+    /** GOV-3: told of each escalation (`--escalation-webhook`); see {@link GovernedToolPermissionsOptions.onEscalation}. */
+    onEscalation?: GovernedToolPermissionsOptions["onEscalation"];
   };
 }
 
@@ -191,7 +193,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
   let governed: Promise<GovernedToolPermissions> | undefined;
   const approvals = options.approvals;
   const governedNow = (given: NonNullable<typeof approvals>) =>
-    (governed ??= (approvalStore ??= given.store(dirs)).then((store) => createGovernedToolPermissions({ policy: given.policy, store, clock: { now: () => Date.now() } })));
+    (governed ??= (approvalStore ??= given.store(dirs)).then((store) => createGovernedToolPermissions({ policy: given.policy, store, clock: { now: () => Date.now() }, ...(given.onEscalation ? { onEscalation: given.onEscalation } : {}) })));
   const sweeper = approvals?.sweepMs === undefined ? undefined : startApprovalSweeper({ sweep: async (limit) => (await governedNow(approvals)).sweep(limit) }, { intervalMs: approvals.sweepMs, onError: (error) => (options.output ?? process.stderr).write(`[steamharness] [approvals] sweep failed: ${error instanceof Error ? error.message : String(error)}\n`) });
   const governance: ApprovalGovernance | undefined = approvals && {
     request: async (request, signal) => (await governedNow(approvals)).request(request, signal),

@@ -54,7 +54,10 @@ export interface ApprovalRows {
   standing(binding: ApprovalBinding): Awaitable<ApprovalDecisionRow | null>;
   /** `UPDATE … SET used_at, used_by WHERE id AND scope = 'once' AND used_at IS NULL`; true when a row changed. */
   useOnce(id: string, requestId: string, at: number): Awaitable<boolean>;
-  /** One atomic step on the tenant's chain: reads its last row, inserts what `next` builds from it. */
+  /**
+   * One atomic step on the tenant's chain: inserts what `next` builds from its last row. A driver
+   * that guesses the last row calls `next` again after losing the number to another writer.
+   */
   appendAudit(tenant: string, next: (last: ApprovalAuditRow | null) => ApprovalAuditRow): Awaitable<ApprovalAuditRow>;
   audit(tenant: string, afterSeq: number, limit: number): Awaitable<ApprovalAuditRow[]>;
   auditTenants(): Awaitable<string[]>;
@@ -75,6 +78,7 @@ const decisionOf = (row: ApprovalDecisionRow): ApprovalDecisionRecord => ({
   scope: row.scope as ApprovalDecisionRecord["scope"],
   approver: JSON.parse(row.approver) as ApprovalDecisionRecord["approver"],
 });
+const orNull = <Row, Record>(row: Row | null, of: (row: Row) => Record): Record | null => (row ? of(row) : null);
 const entryOf = (row: ApprovalAuditRow): ApprovalAuditEntry => ({ ...row, kind: row.kind as ApprovalAuditEntry["kind"], data: JSON.parse(row.data) as JsonObject });
 
 /**
@@ -95,23 +99,14 @@ export function createApprovalStore(rows: ApprovalRows, digest: AuditDigest, cal
       return { request: requestOf(stored ?? row), created };
     },
     rebindRequest: (record) => call("approval request rebind", () => rows.rebindRequest(requestRow(record))),
-    request: async (id) => {
-      const row = await call("approval request read", () => rows.request(id));
-      return row ? requestOf(row) : null;
-    },
+    request: async (id) => orNull(await call("approval request read", () => rows.request(id)), requestOf),
     settleRequest: (id, state) => call("approval request settle", () => rows.settleRequest(id, state)),
     escalateRequest: (id, at, expiresAt) => call("approval request escalate", () => rows.escalateRequest(id, at, expiresAt)),
     dueRequests: async (now, limit) => (await call("approval requests due", () => rows.dueRequests(now, limit))).map(requestOf),
     // The port's promise: a duplicate id is the caller's `conflict`, the same on every driver.
     addDecision: async (record) => void ((await call("approval decision add", () => rows.insertDecision({ ...record, approver: JSON.stringify(record.approver) }))) || conflict(record.id)),
-    decisionOf: async (requestId) => {
-      const row = await call("approval decision read", () => rows.decisionOf(requestId));
-      return row ? decisionOf(row) : null;
-    },
-    standingDecision: async (binding) => {
-      const row = await call("approval decision standing", () => rows.standing(binding));
-      return row ? decisionOf(row) : null;
-    },
+    decisionOf: async (requestId) => orNull(await call("approval decision read", () => rows.decisionOf(requestId)), decisionOf),
+    standingDecision: async (binding) => orNull(await call("approval decision standing", () => rows.standing(binding)), decisionOf),
     useOnce: (id, requestId, at) => call("approval decision use", () => rows.useOnce(id, requestId, at)),
     async appendAudit(input) {
       const row = await call("approval audit append", () =>

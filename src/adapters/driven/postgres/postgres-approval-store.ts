@@ -1,13 +1,21 @@
-import { and, asc, desc, eq, gt, isNull, lte, ne, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, isNull, lte, ne, or } from "drizzle-orm";
 import type { ApprovalBinding, ApprovalStore } from "../../../ports/approval-store.js";
-import { createApprovalStore, type ApprovalRows } from "../kernel/approval-store.js";
+import { createApprovalStore, type ApprovalAuditRow, type ApprovalRows } from "../kernel/approval-store.js";
 import { createKeySecrets } from "../system/key-secrets.js";
 import { openPostgres, postgresCall, type PostgresConnectionOptions, type PostgresStoreContext } from "./postgres-database.js";
+
+/** Appends one call may lose to other writers before it gives up (each loss is another's success). */
+const APPEND_ATTEMPTS = 50;
+/** Chains whose end a handle remembers (a host serves a bounded set of tenants at a time). */
+const REMEMBERED_CHAINS = 1024;
 
 /**
  * The approval rows on PostgreSQL (GOV-1/5/7): a `once` decision is taken by one `UPDATE … WHERE
  * used_at IS NULL RETURNING`, which row-locks, so of hosts racing for it exactly one gets the row
- * back; an audit append takes a transaction-scoped advisory lock on its tenant's chain first.
+ * back. An audit append is one `INSERT … ON CONFLICT DO NOTHING` after the chain's last entry as
+ * this handle last saw it (read once per chain): the `(tenant, seq)` key makes a second entry with
+ * the same number impossible, so a writer that lost the number to another host reads the chain's
+ * end again and retries — one round trip per append instead of a locked transaction's five.
  *
  * @example
  * const rows = createPostgresApprovalRows(context);
@@ -15,6 +23,9 @@ import { openPostgres, postgresCall, type PostgresConnectionOptions, type Postgr
 export function createPostgresApprovalRows({ db, tables }: Pick<PostgresStoreContext, "db" | "tables">): ApprovalRows {
   const { approvalRequests: requests, approvalDecisions: decisions, approvalAudit: audit } = tables;
   const changed = (rows: unknown[]) => rows.length > 0;
+  // The last entry of each chain this handle appended (at most REMEMBERED_CHAINS). Entries are
+  // never updated, so "after it" is right unless another handle appended since: the insert says.
+  const lastAppended = new Map<string, ApprovalAuditRow>();
   const standingScope = (sessionId: string | null) => (sessionId === null ? eq(decisions.scope, "always") : or(eq(decisions.scope, "always"), and(eq(decisions.scope, "session"), eq(decisions.sessionId, sessionId))));
   const bindingOf = ({ tenant, toolId, argumentsHash, policyVersion, sessionId }: ApprovalBinding) =>
     and(eq(decisions.tenant, tenant), eq(decisions.toolId, toolId), eq(decisions.argumentsHash, argumentsHash), eq(decisions.policyVersion, policyVersion), standingScope(sessionId));
@@ -32,13 +43,17 @@ export function createPostgresApprovalRows({ db, tables }: Pick<PostgresStoreCon
     standing: async (binding) => (await db.select().from(decisions).where(bindingOf(binding)).orderBy(desc(decisions.decidedAt), desc(decisions.id)).limit(1))[0] ?? null,
     useOnce: async (id, requestId, at) =>
       changed(await db.update(decisions).set({ usedAt: at, usedBy: requestId }).where(and(eq(decisions.id, id), eq(decisions.scope, "once"), isNull(decisions.usedAt))).returning({ id: decisions.id })),
-    appendAudit: (tenant, next) =>
-      db.transaction(async (tx) => {
-        await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`steamharness approval audit ${tenant}`}, 0))`);
-        const row = next((await tx.select().from(audit).where(eq(audit.tenant, tenant)).orderBy(desc(audit.seq)).limit(1))[0] ?? null);
-        await tx.insert(audit).values(row);
+    async appendAudit(tenant, next) {
+      for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
+        const row = next(lastAppended.get(tenant) ?? (await db.select().from(audit).where(eq(audit.tenant, tenant)).orderBy(desc(audit.seq)).limit(1))[0] ?? null);
+        lastAppended.delete(tenant);
+        // One statement: the (tenant, seq) key refuses the row when another writer took that number.
+        if (!changed(await db.insert(audit).values(row).onConflictDoNothing().returning({ seq: audit.seq }))) continue;
+        if (lastAppended.size < REMEMBERED_CHAINS) lastAppended.set(tenant, row);
         return row;
-      }),
+      }
+      throw new Error(`the audit chain of ${tenant} kept moving: ${APPEND_ATTEMPTS} appends lost to other writers`);
+    },
     audit: (tenant, afterSeq, limit) => db.select().from(audit).where(and(eq(audit.tenant, tenant), gt(audit.seq, afterSeq))).orderBy(asc(audit.seq)).limit(limit),
     auditTenants: async () => (await db.selectDistinct({ tenant: audit.tenant }).from(audit).orderBy(asc(audit.tenant))).map((row) => row.tenant),
   };

@@ -12,6 +12,7 @@ import { cliRejection, exitCodeOfError, exitCodeOfStatus, type CliRejection } fr
 import { timeoutMs } from "../shared/option-parsers.js";
 import { addRunRetentionOption, runRetentionFrom, type RunRetentionFlags } from "./runs-command.js";
 import { approvalPolicyFrom } from "./approval-policy-option.js";
+import { addEscalationWebhookOptions, type EscalationWebhookFlags } from "../shared/escalation-webhook-option.js";
 
 // The subcommands of `steamharness`. Their implementations load lazily (dynamic imports in the
 // actions), so `--help`, `--version` and the MCP handshake do not pay for TypeBox or the runner.
@@ -262,7 +263,7 @@ export function registerRunCommand(program: Command, services: SurfaceServices):
   });
 }
 
-interface McpFlags extends DataDirFlags, RunRetentionFlags {
+interface McpFlags extends DataDirFlags, RunRetentionFlags, EscalationWebhookFlags {
   timeout?: number;
   workers?: string;
   freshWorker?: boolean;
@@ -306,7 +307,7 @@ export function registerMcpCommand(program: Command, services: SurfaceServices, 
     )
     .option("--fresh-worker", "run every tool call in a fresh worker process that serves only that call (strict isolation, slower)")
     .option("--max-runs-per-worker <n>", "retire a reused worker after this many runs (1-1000000, default 1000)");
-  addRunRetentionOption(mcp.addHttpOptions(addDataDirOptions(command))).action(async (dir: string, flags: McpFlags) => {
+  addEscalationWebhookOptions(addRunRetentionOption(mcp.addHttpOptions(addDataDirOptions(command)))).action(async (dir: string, flags: McpFlags) => {
     const { parseMaxRunsPerWorker, parseWorkers, httpOptionsFrom, serveStdio, serveHttp } = await mcp.load();
     const workers = flags.workers === undefined ? undefined : parseWorkers(flags.workers);
     const maxRunsPerWorker = flags.maxRunsPerWorker === undefined ? undefined : parseMaxRunsPerWorker(flags.maxRunsPerWorker);
@@ -320,7 +321,7 @@ export function registerMcpCommand(program: Command, services: SurfaceServices, 
       relatedProjects: flags.relatedProject ?? [],
       ...(flags.allowFileRoot ? { allowedFileRoots: flags.allowFileRoot } : {}),
       // TEN-2: the server's own credential files are never a file param.
-      serverState: [flags.authTokenFile, flags.oauthScopesConfig].filter((file): file is string => file !== undefined).map((file) => resolve(file)),
+      serverState: [flags.authTokenFile, flags.oauthScopesConfig, flags.escalationWebhookSecretFile].filter((file): file is string => file !== undefined).map((file) => resolve(file)),
       version: command.parent?.version() ?? "0.0.0",
       ...(workers !== undefined ? { workers } : {}),
       ...(flags.freshWorker ? { workerReuse: false } : {}),

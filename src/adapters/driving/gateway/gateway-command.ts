@@ -15,6 +15,7 @@ import type { ApprovalSweeper } from "../../../app/approvals/approval-sweeper.js
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { ApprovalStore } from "../../../ports/approval-store.js";
 import type { SurfaceServices } from "../../../ports/surface-services.js";
+import { addEscalationWebhookOptions, escalationWebhookFrom, type EscalationWebhookFlags } from "../shared/escalation-webhook-option.js";
 import type { GatewayRateLimit } from "./gateway-http.js";
 import { keyStoreLocation, registerGatewayKeysCommand, withKeyStoreOptions, type GatewayKeyStoreFlags } from "./gateway-keys-command.js";
 
@@ -65,6 +66,10 @@ export interface GatewayCommandOptions {
    * requests, decisions and the audit chain go to the project storage directory's store.sqlite.
    */
   approvalPolicy?: string;
+  /** GOV-3 (`--escalation-webhook <url>`): escalations are POSTed here, HMAC-signed with the secret of `escalationWebhookSecretFile` or the environment. */
+  escalationWebhook?: string;
+  /** The file holding the webhook's HMAC secret (default: STEAMHARNESS_ESCALATION_WEBHOOK_SECRET). */
+  escalationWebhookSecretFile?: string;
   /** Resolves when the gateway should stop (default SIGINT or SIGTERM). */
   until?: Promise<void>;
 }
@@ -103,6 +108,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions, services
     import("../../../domain/configuration/run-snapshot.js"),
     import("./gateway.js"),
   ]);
+  const onEscalation = await escalationWebhookFrom(options, services, env);
   const project = await openConversationProject(options.projectDir, services.textFiles);
   // Checked before anything is opened: a bad policy file leaves nothing to close.
   const policy = options.approvalPolicy === undefined ? undefined : await (await import("../../../app/approvals/governed-tool-permissions.js")).readApprovalPolicyFile(services.textFiles, resolve(options.approvalPolicy), "--approval-policy");
@@ -137,7 +143,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions, services
     }
     const hostname = options.hostname ?? "127.0.0.1";
     approvalStore = policy ? await services.approvalStore({ directory: storeDirectory }) : undefined;
-    const approvals = policy && approvalStore ? (await import("../../../app/approvals/governed-tool-permissions.js")).createGovernedToolPermissions({ policy, store: approvalStore, clock: runtime.clock() }) : undefined;
+    const approvals = policy && approvalStore ? (await import("../../../app/approvals/governed-tool-permissions.js")).createGovernedToolPermissions({ policy, store: approvalStore, clock: runtime.clock(), ...(onEscalation ? { onEscalation } : {}) }) : undefined;
     // GOV-3: escalations and expiries on time, even when no client asks again.
     sweeper = approvals && (await import("../../../app/approvals/approval-sweeper.js")).startApprovalSweeper(approvals, { onError: (error) => log(`approvals: sweep failed: ${error instanceof Error ? error.message : String(error)}`) });
     const gateway = await startGateway({
@@ -214,11 +220,11 @@ export function registerGatewayCommand(program: Command, services: SurfaceServic
     .option("--agent-store-dir <dir>", "where the project's sessions are kept (default <project-dir>/.workflow/agents)")
     .option("--ui [dir]", "serve a browser chat page at / (default the package's examples/web-chat; needs esbuild, react and @ai-sdk/react)")
     .option("--approval-policy <file>", "govern tool approvals by this approval policy (JSON, docs/approvals.md); the audit log goes to the project's store directory (steamharness audit)");
-  withKeyStoreOptions(gateway)
+  withKeyStoreOptions(addEscalationWebhookOptions(gateway))
     .option("--keys", "accept the API keys of the key store (implied by --store or --postgres); the token then only when its variable is set")
     .option("--key-cache-ms <ms>", "how long a verified key is trusted: the bound within which a revocation reaches this host (default 2000)", integer("key-cache-ms", 0))
     .option("--max-concurrent-runs <n>", "runs executed at once; more wait, tenants taking turns (default no limit)", integer("max-concurrent-runs", 1))
-    .action(async (projectDir: string, flags: GatewayKeyStoreFlags & { keys?: boolean; keyCacheMs?: number; maxConcurrentRuns?: number; port: number; host: string; tokenEnv?: string; modelId?: string; rateLimit?: number; maxBodyBytes?: number; maxHeldBytes?: number; allowedHost?: string[]; dataDir?: string; agentStoreDir?: string; ui?: boolean | string; approvalPolicy?: string }) => {
+    .action(async (projectDir: string, flags: GatewayKeyStoreFlags & { keys?: boolean; keyCacheMs?: number; maxConcurrentRuns?: number; port: number; host: string; tokenEnv?: string; modelId?: string; rateLimit?: number; maxBodyBytes?: number; maxHeldBytes?: number; allowedHost?: string[]; dataDir?: string; agentStoreDir?: string; ui?: boolean | string } & EscalationWebhookFlags) => {
       await runGatewayCommand({
         projectDir,
         port: flags.port,
@@ -233,6 +239,8 @@ export function registerGatewayCommand(program: Command, services: SurfaceServic
         ...(flags.agentStoreDir === undefined ? {} : { agentStoreDir: flags.agentStoreDir }),
         ...(flags.ui === undefined ? {} : { ui: flags.ui }),
         ...(flags.approvalPolicy === undefined ? {} : { approvalPolicy: flags.approvalPolicy }),
+        ...(flags.escalationWebhook === undefined ? {} : { escalationWebhook: flags.escalationWebhook }),
+        ...(flags.escalationWebhookSecretFile === undefined ? {} : { escalationWebhookSecretFile: flags.escalationWebhookSecretFile }),
         ...(flags.keys ? { keys: true } : {}),
         ...(flags.store === undefined ? {} : { store: flags.store }),
         ...(flags.postgres === undefined ? {} : { postgres: flags.postgres }),

@@ -10,6 +10,7 @@ import type { Storage } from "../../../ports/storage.js";
 import type { ServerStateLocation, SurfaceServices } from "../../../ports/surface-services.js";
 import type { TextFiles } from "../../../ports/text-files.js";
 import { createViewerServer } from "./viewer-server.js";
+import { escalationWebhookFrom } from "../shared/escalation-webhook-option.js";
 
 /** The flags of `steamharness view`, as commander parses them. */
 export interface ViewFlags {
@@ -27,6 +28,10 @@ export interface ViewFlags {
   contextWindow?: string;
   /** Issue 47: answers in the page are decided through a governed adapter of this policy file, in the viewed store. */
   approvalPolicy?: string;
+  /** GOV-3: escalations of the viewer's sweeps are POSTed here, HMAC-signed (`--escalation-webhook`). */
+  escalationWebhook?: string;
+  /** The file holding the webhook's HMAC secret (default: STEAMHARNESS_ESCALATION_WEBHOOK_SECRET). */
+  escalationWebhookSecretFile?: string;
 }
 
 const integer = (value: string | undefined, field: string, min: number, max: number): number | undefined => {
@@ -146,6 +151,7 @@ export async function runView(flags: ViewFlags, services: SurfaceServices): Prom
   // Checked before anything is opened: a bad policy file leaves nothing to close.
   const policyFile = flags.approvalPolicy === undefined ? undefined : resolve(flags.approvalPolicy);
   const policy = policyFile === undefined ? undefined : await (await import("../../../app/approvals/governed-tool-permissions.js")).readApprovalPolicyFile(services.textFiles, policyFile, "--approval-policy");
+  const onEscalation = await escalationWebhookFrom(flags, services);
   const { storage, catalog, projectNames, location } = await openViewTarget(flags, services);
   let approvalStore: ApprovalStore | undefined;
   let sweeper: ApprovalSweeper | undefined;
@@ -155,7 +161,7 @@ export async function runView(flags: ViewFlags, services: SurfaceServices): Prom
       // Issue 47: the store the viewed runs' hosts record approvals in (`run`/`mcp`/`gateway --approval-policy` on the same data dir).
       const [{ createGovernedToolPermissions }, { startApprovalSweeper }] = await Promise.all([import("../../../app/approvals/governed-tool-permissions.js"), import("../../../app/approvals/approval-sweeper.js")]);
       approvalStore = await services.approvalStore(location);
-      approvals = createGovernedToolPermissions({ policy, store: approvalStore, clock: { now: () => Date.now() } });
+      approvals = createGovernedToolPermissions({ policy, store: approvalStore, clock: { now: () => Date.now() }, ...(onEscalation ? { onEscalation } : {}) });
       // GOV-3: escalations and expiries on time while the viewer runs.
       sweeper = startApprovalSweeper(approvals, { onError: (error) => process.stderr.write(`[steamharness] [approvals] sweep failed: ${error instanceof Error ? error.message : String(error)}\n`) });
     }
