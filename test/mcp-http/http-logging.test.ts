@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { LoggingMessageNotificationSchema, type LoggingMessageNotification } from "@modelcontextprotocol/sdk/types.js";
 import { cleanup, REPO, tempDir } from "../cli/helpers.js";
-import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
+import { connectHttp, rawPost, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 
 // MCP-15: over --http the workflow server declares `logging`: a run's context.log entries reach
 // the client that called as notifications/message, from the level the client set.
@@ -37,4 +37,23 @@ it("MCP-15 a run's context.log reaches the HTTP client as notifications/message 
   expect(received).toEqual(["Tool execution started", "Tool processing data", "Tool execution completed"].map((data) => ({ level: "info", logger: "test_tool_with_logging", data })));
   // Also on the worker's stderr, as before.
   expect(server.stderr()).toContain("info Tool processing data");
+});
+
+/** A 2026-07-28 `tools/call` of the logging tool over raw HTTP: the JSON-RPC frames of its response. */
+async function modernLoggingCall(id: number, logLevel?: string): Promise<{ method?: string; params?: unknown; result?: { isError?: boolean } }[]> {
+  const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}, ...(logLevel ? { "io.modelcontextprotocol/logLevel": logLevel } : {}) };
+  const answer = await rawPost(server.url, { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "test_tool_with_logging" }, { jsonrpc: "2.0", id, method: "tools/call", params: { name: "test_tool_with_logging", arguments: {}, _meta: meta } });
+  expect(answer.status).toBe(200);
+  // A JSON body or SSE `data:` lines, whichever the server chose.
+  const lines = answer.body.split(/\r?\n/).map((line) => line.replace(/^data:\s*/, "")).filter((line) => line.startsWith("{"));
+  return lines.map((line) => JSON.parse(line) as { method?: string; params?: unknown; result?: { isError?: boolean } });
+}
+
+it("MCP-17 a 2026-07-28 call hears its run's logs only when its _meta names a logLevel, and from that level", async () => {
+  const quiet = await modernLoggingCall(11);
+  expect(quiet.filter((frame) => frame.method === "notifications/message")).toEqual([]);
+  expect(quiet.at(-1)?.result?.isError).toBeFalsy();
+  expect((await modernLoggingCall(12, "warning")).filter((frame) => frame.method === "notifications/message")).toEqual([]);
+  const heard = (await modernLoggingCall(13, "debug")).filter((frame) => frame.method === "notifications/message").map((frame) => frame.params);
+  expect(heard).toEqual(["Tool execution started", "Tool processing data", "Tool execution completed"].map((data) => ({ level: "info", logger: "test_tool_with_logging", data })));
 });

@@ -45,6 +45,7 @@ const TABLE: Array<[string, WorkflowParam, Record<string, unknown>]> = [
   ["date format", { name: "p", type: "string", format: "date" }, { type: "string", format: "date" }],
   ["date-time format", { name: "p", type: "string", format: "date-time" }, { type: "string", format: "date-time" }],
   ["time format", { name: "p", type: "positional", format: "time" }, { type: "string", format: "time" }],
+  ["MCP-17 a header mirror (x-mcp-header)", { name: "p", type: "string", header: "Region" }, { type: "string", "x-mcp-header": "Region" }],
 ];
 
 describe("MCP-3 entrypoint params → JSON Schema", () => {

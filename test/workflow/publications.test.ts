@@ -63,6 +63,8 @@ describe("WF-1 publications in the structure report", () => {
     ["a duplicate argument", { prompts: { p: { arguments: [{ name: "a" }, { name: "a" }], messages: [text("x")] } } }, "prompts.p.arguments[1].name", /declared twice/],
     ["an embedded URI that is no resource", { prompts: { p: { messages: [{ role: "user", content: { type: "resource", uri: "docs://none" } }] } } }, "prompts.p.messages[0].content.uri", /none of the project's resources/],
     ["prompts as an array", { prompts: [] }, "prompts", /object of prompt declarations/],
+    ["MCP-19 an asked field named like an argument", { prompts: { p: { arguments: [{ name: "a" }], ask: { message: "?", fields: [{ name: "a" }] }, messages: [text("x")] } } }, "prompts.p.ask.fields[0].name", /already an argument/],
+    ["MCP-19 an ask without fields", { prompts: { p: { ask: { message: "?", fields: [] }, messages: [text("x")] } } }, "prompts.p.ask.fields", /at least 1|minItems|greater or equal/i],
   ])("WF-1 a bad declaration is a typed error naming its path: %s", (_name, definition, field, message) => {
     const refused = refusal(definition);
     expect(refused.field).toBe(field);
@@ -107,7 +109,9 @@ describe("WF-1 steamharness structure prints the publications", () => {
     expect(result.stdout).toContain("  test://static-binary — static-binary (image/png), file assets/red-pixel.png — A binary resource read from a project file");
     expect(result.stdout).toContain("Resource templates:\n  test://template/{id}/data — template-data (application/json) — Data for an id, by substitution");
     const json = JSON.parse((await runCli(["structure", CONFORMANCE, "--json"])).stdout) as { prompts: unknown[]; resources: unknown[] };
-    expect(json.prompts).toHaveLength(4);
+    expect(json.prompts).toHaveLength(5);
+    // MCP-19: a prompt's ask travels whole (the MCP host serves prompts from this report).
+    expect(json.prompts).toContainEqual(expect.objectContaining({ name: "test_input_required_result_prompt", ask: { message: "What context should the prompt use?", fields: [{ name: "context", required: true }] } }));
     expect(json.resources).toHaveLength(4);
   });
 

@@ -91,6 +91,10 @@ describe("WF-1 workflow definition and structure report", () => {
     ["DX-2 a default outside the options", { entrypoints: { a: { run, params: [{ name: "s", type: "string", options: ["a", "b"], default: "c" }] } } }, /default of param "s" does not fit/],
     ["DX-2 a checkboxes default outside the options", { entrypoints: { a: { run, params: [{ name: "c", type: "checkboxes", options: ["a"], default: ["z"] }] } } }, /default of param "c" does not fit/],
     ["DX-2 a scalar default for a multiple param", { entrypoints: { a: { run, params: [{ name: "t", type: "string", multiple: true, default: "x" }] } } }, /default of param "t" does not fit/],
+    ["MCP-17 a header on a number param", { entrypoints: { a: { run, params: [{ name: "n", type: "number", header: "N" }] } } }, /cannot declare a header/],
+    ["MCP-17 a header on a multiple param", { entrypoints: { a: { run, params: [{ name: "t", type: "string", multiple: true, header: "T" }] } } }, /cannot declare a header/],
+    ["MCP-17 a header that is not an HTTP token", { entrypoints: { a: { run, params: [{ name: "r", type: "string", header: "Region Name" }] } } }, /param #1 is invalid/],
+    ["MCP-17 one header for two params (names ignore case)", { entrypoints: { a: { run, params: [{ name: "r", type: "string", header: "Region" }, { name: "s", type: "string", header: "region" }] } } }, /header "region" is declared twice/],
   ])("WF-1 refuses %s", (_label, definition, message) => {
     const error = codeOf(() => buildStructureReport(manifest, definition));
     expect(error.code).toBe("input_validation");

@@ -40,6 +40,7 @@ function annotations(param: WorkflowParam, description: string | undefined): Rec
   if (param.title !== undefined) out.title = param.title;
   if (description !== undefined) out.description = description;
   if (param.default !== undefined) out.default = param.default;
+  if (param.header !== undefined) out["x-mcp-header"] = param.header;
   return out;
 }
 

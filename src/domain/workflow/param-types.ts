@@ -23,6 +23,13 @@ export const WorkflowParamSchema = Type.Object({
   options: Type.Optional(Type.Array(ParamOption)),
   default: Type.Optional(Type.Unknown()),
   format: Type.Optional(Type.Union([Type.Literal("date"), Type.Literal("date-time"), Type.Literal("time")])),
+  /**
+   * MCP-17: the name of the HTTP header that mirrors this param's value on 2026-07-28 requests
+   * (`Mcp-Param-<header>`, the schema's `x-mcp-header`, SEP-2243), so a gateway can route on
+   * it without reading the body; the server refuses a call whose header disagrees with the
+   * argument. An RFC 9110 token; only for single string, positional, integer and boolean params.
+   */
+  header: Type.Optional(Type.String({ pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$" })),
 });
 
 /** One static param of an entrypoint, as checked at load time and listed by the structure report. */
@@ -59,6 +66,7 @@ interface ParamDeclarationBase {
   readonly multiple?: boolean;
   readonly options?: readonly WorkflowParamOption[];
   readonly format?: "date" | "date-time" | "time";
+  readonly header?: string;
 }
 
 /**

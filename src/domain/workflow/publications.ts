@@ -40,6 +40,13 @@ export interface WorkflowPromptDeclaration {
   readonly title?: string;
   readonly description?: string;
   readonly arguments?: readonly WorkflowPromptArgument[];
+  /**
+   * MCP-19: what the prompt asks the person when it is got (a form of text fields): each answer
+   * fills its `{name}` placeholders like an argument. A 2026-07-28 client gets the revision's
+   * input-required result and retries with the answer; a 2025-11-25 client is sent
+   * `elicitation/create`.
+   */
+  readonly ask?: { readonly message: string; readonly fields: readonly WorkflowPromptArgument[] };
   readonly messages: readonly WorkflowPromptMessage[];
 }
 
@@ -107,15 +114,14 @@ const URI = /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/;
 const Options = Type.Array(Type.String({ maxLength: 500 }), { maxItems: 10_000 });
 const strict = { additionalProperties: false };
 
+const PromptArgumentSchema = Type.Object({ name: Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]{0,63}$" }), description: Type.Optional(Type.String()), required: Type.Optional(Type.Boolean()), options: Type.Optional(Options) }, strict);
+
 const PromptSchema = Type.Object(
   {
     title: Type.Optional(Type.String()),
     description: Type.Optional(Type.String()),
-    arguments: Type.Optional(
-      Type.Array(
-        Type.Object({ name: Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]{0,63}$" }), description: Type.Optional(Type.String()), required: Type.Optional(Type.Boolean()), options: Type.Optional(Options) }, strict),
-      ),
-    ),
+    arguments: Type.Optional(Type.Array(PromptArgumentSchema)),
+    ask: Type.Optional(Type.Object({ message: Type.String({ minLength: 1 }), fields: Type.Array(PromptArgumentSchema, { minItems: 1 }) }, strict)),
     messages: Type.Array(
       Type.Object(
         {
@@ -176,6 +182,11 @@ function checkedPrompts(raw: unknown, where: string, resources: readonly Workflo
     for (const [index, argument] of (declared.arguments ?? []).entries()) {
       if (names.has(argument.name)) throw invalid(where, `${path}.arguments[${index}].name`, `argument ${JSON.stringify(argument.name)} is declared twice`);
       names.add(argument.name);
+    }
+    // An asked value fills placeholders like an argument, so the two share one set of names.
+    for (const [index, field] of (declared.ask?.fields ?? []).entries()) {
+      if (names.has(field.name)) throw invalid(where, `${path}.ask.fields[${index}].name`, `${JSON.stringify(field.name)} is already an argument or asked field of this prompt`);
+      names.add(field.name);
     }
     declared.messages.forEach(({ content }, index) => {
       const here = `${path}.messages[${index}].content`;

@@ -224,6 +224,7 @@ function structureEntrypoint(where: string, id: string, raw: unknown): Structure
   const params = typeBoxParams(at, entry.params) ?? entry.params ?? [];
   if (!Array.isArray(params)) throw invalid(at, "params must be an array or a TypeBox Type.Object", "params");
   const seen = new Set<string>();
+  const headers = new Set<string>();
   const checked: WorkflowParam[] = params.map((param, index) => {
     if (!Value.Check(WorkflowParamSchema, param)) {
       const first = Value.Errors(WorkflowParamSchema, param).First();
@@ -233,6 +234,14 @@ function structureEntrypoint(where: string, id: string, raw: unknown): Structure
     const typed = param as WorkflowParam;
     if (seen.has(typed.name)) throw invalid(at, `param ${JSON.stringify(typed.name)} is declared twice`, "params");
     seen.add(typed.name);
+    if (typed.header !== undefined) {
+      // SEP-2243 admits header mirrors on single primitive values only (numbers excluded: their text is not canonical).
+      if (!["string", "positional", "integer", "boolean"].includes(typed.type) || typed.multiple === true) {
+        throw invalid(at, `param ${JSON.stringify(typed.name)} cannot declare a header: only single string, positional, integer and boolean params can`, "params");
+      }
+      if (headers.has(typed.header.toLowerCase())) throw invalid(at, `header ${JSON.stringify(typed.header)} is declared twice (header names ignore case)`, "params");
+      headers.add(typed.header.toLowerCase());
+    }
     if (typed.type === "checkboxes" && !(typed.options && typed.options.length > 0)) {
       throw invalid(at, `checkboxes param ${JSON.stringify(typed.name)} needs static options`, "params");
     }

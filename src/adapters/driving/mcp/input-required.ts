@@ -25,6 +25,8 @@ import { interactionRequired, type PendingInteraction, type WorkflowRunReport } 
 import type { ProjectFiles } from "../../../ports/project-files.js";
 import type { ProjectRunner } from "../../../ports/project-runner.js";
 import type { RunHandlers } from "../../../ports/workflow-workers.js";
+import type { UserInputField } from "../../../ports/user-input.js";
+import type { WorkflowPromptDeclaration } from "../../../domain/workflow/publications.js";
 import { dataTenantOf, tenantOfAuth } from "./transport/http-tenant.js";
 
 /** The key file (in the host's `--data-dir`) that signs every host's `requestState`. */
@@ -276,4 +278,40 @@ export async function roundResult(runner: ProjectRunner, round: InputRound, repo
   await runner.keepPausedRun(report, keep);
   const requestState = await codec.mint({ run: report.runId, tool: start.entrypointId, asks: [...round.asked.keys()] }, ctx);
   return inputRequired({ inputRequests: Object.fromEntries(round.asked), requestState });
+}
+
+/** MCP-19: the key of a prompt's form among the input requests of its `prompts/get`. */
+export const PROMPT_ASK_KEY = "ask";
+
+/**
+ * MCP-19: the values a prompt that declares `ask` gets from the person, or the input-required
+ * result that asks for them. On 2026-07-28 the form is the revision's input request (keyed
+ * {@link PROMPT_ASK_KEY}) and the retry's `inputResponses` bring the answer: nothing runs and
+ * nothing is kept between the rounds (the prompt is a function of its arguments and answers),
+ * so the result carries no `requestState`. An answer that does not fit is asked again; a declined
+ * or cancelled one is `-32602`; a client that declared no elicitation gets `-32021`. A 2025-11-25
+ * session is sent `elicitation/create` on the request (`-32602` when it declared no elicitation).
+ *
+ * @example
+ * const asked = prompt.ask ? await promptAnswers(prompt.ask, ctx, canAskClient(server) && server.getClientCapabilities()?.elicitation !== undefined) : {};
+ * if (isInputRequiredResult(asked)) return asked;
+ */
+export async function promptAnswers(ask: NonNullable<WorkflowPromptDeclaration["ask"]>, ctx: ServerContext, sessionCanElicit: boolean): Promise<Record<string, string> | InputRequiredResult> {
+  const fields: UserInputField[] = ask.fields.map(({ name, description, required, options }) => ({ name, type: "string", ...(description !== undefined ? { description } : {}), ...(required !== undefined ? { required } : {}), ...(options ? { options: [...options] } : {}) }));
+  // Text fields with optional static options: always a form an MCP client can show.
+  const plan = planInputElicitation(fields);
+  const form = { mode: "form" as const, message: ask.message, requestedSchema: (plan.elicitable ? plan.requestedSchema : {}) as never };
+  const modern = ctx.mcpReq.envelope !== undefined;
+  if (modern && envelopeCapabilities(ctx)?.elicitation === undefined) {
+    throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { elicitation: {} } }, "the prompt asks the person, and this client did not declare elicitation in its request's clientCapabilities");
+  }
+  if (!modern && !sessionCanElicit) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "the prompt asks the person, and this client declares no elicitation");
+  const given = modern ? ctx.mcpReq.inputResponses?.[PROMPT_ASK_KEY] : await ctx.mcpReq.elicitInput(form);
+  if (isObject(given) && (given.action === "decline" || given.action === "cancel")) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `the person ${given.action === "decline" ? "declined" : "cancelled"} the prompt's question`);
+  }
+  const values = isObject(given) && given.action === "accept" && isObject(given.content) ? pickAnsweredValues(fields, given.content) : undefined;
+  if (values && checkAnswers(fields, values).length === 0) return Object.fromEntries(fields.map((field) => [field.name, typeof values[field.name] === "string" ? (values[field.name] as string) : ""]));
+  if (!modern) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "the answer to the prompt's question does not fit its form");
+  return inputRequired({ inputRequests: { [PROMPT_ASK_KEY]: inputRequired.elicit(form) } });
 }

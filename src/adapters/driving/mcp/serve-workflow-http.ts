@@ -21,6 +21,7 @@ import type { ProjectRunner } from "../../../ports/project-runner.js";
 import { catalogCacheSlot, readCatalogCache } from "./catalog-cache.js";
 import { DEFAULT_WORKERS, LATE_CATALOG, publishedCatalog, type ServeWorkflowOptions } from "./serve-workflow.js";
 import type { McpHttpAuthOptions } from "./transport/http-auth.js";
+import { paramHeadersOf, type ParamHeader } from "./transport/http-param-headers.js";
 import { DEFAULT_MCP_PATH, LOOPBACK_HOSTS, type McpHttpHandler } from "./transport/http-handler.js";
 
 /** The port `--http` listens on when `--port` is not given. */
@@ -193,11 +194,14 @@ async function serveProject(
   // MCP-19: every host on this data dir (or given the same key) signs and verifies the same requestState.
   const { createRoundStateCodec, loadRequestStateKey } = await import("./input-required.js");
   const requestState = createRoundStateCodec(await loadRequestStateKey(options.ports.files, host.dirs.dataDir, options.requestStateKey));
+  const mirrored = catalog.then(({ tools }) => new Map(tools.map((tool) => [tool.name, paramHeadersOf(tool.inputSchema)])), () => new Map<string, ParamHeader[]>());
   const handler = await mcpHttpListener({
     // MCP-15: a session's capabilities include the prompts and resources the project declares.
     createServer: async (revision) => createWorkflowMcpServer(prechecked.location.manifest, host, catalog, tasks, { telemetry, openStorage: services.localStorage, logging: true, hideServerPaths: true, requestState, tasksExtension: revision !== undefined, published: await publishedOf(catalog, { onLate: () => log(LATE_CATALOG) }) }),
     // MCP-20: task notifications over subscriptions/listen, read from the shared task store (any host's changes).
     listen: (body, auth, signal) => (listenedTaskIds(body) ? serveTaskListen(body, (taskId, tenant) => tasks.read(taskId, tenant), auth, signal) : undefined),
+    // MCP-17: params that declare a `header` are mirrored in Mcp-Param-* headers (SEP-2243).
+    paramHeaders: async (tool) => (await mirrored).get(tool) ?? [],
     path: options.path ?? DEFAULT_MCP_PATH,
     allowedHosts: allowedHostsFor(bind, options.allowedHosts ?? []),
     ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),

@@ -4,13 +4,15 @@
  * structure report. Texts are filled in here (placeholders, URI templates); files are read from
  * the project folder at request time, confined to it (project-file.ts).
  */
-import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type PromptMessage, type Server, type ServerCapabilities } from "@modelcontextprotocol/server";
+import { isInputRequiredResult, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, type PromptMessage, type Server, type ServerCapabilities } from "@modelcontextprotocol/server";
 import { isSteamharnessError } from "../../../domain/errors.js";
 import { completeFromOptions, fillPlaceholders, matchUriTemplate } from "../../../domain/workflow/publication-text.js";
 import type { StructurePublications, WorkflowResourceDeclaration } from "../../../domain/workflow/publications.js";
 import type { ProjectFiles } from "../../../ports/project-files.js";
 import { createResourceSubscriptions, type ResourceSubscriptions } from "./resource-subscriptions.js";
 import { invalidParams } from "./workflow-result.js";
+import { promptAnswers } from "./input-required.js";
+import { canAskClient } from "./workflow-elicitation.js";
 
 /** MCP's old "Resource not found" code: the SDK answers it as -32602, the code the 2026-07-28 revision prescribes on every revision. */
 const RESOURCE_NOT_FOUND = -32002;
@@ -133,7 +135,7 @@ export function addPublicationHandlers(server: Server, published: StructurePubli
         arguments: prompt.arguments.map(({ name, description, required }) => ({ name, ...(description !== undefined ? { description } : {}), ...(required !== undefined ? { required } : {}) })),
       })),
     }));
-    server.setRequestHandler("prompts/get", async (request) => {
+    server.setRequestHandler("prompts/get", async (request, ctx) => {
       const prompt = prompts.find((candidate) => candidate.name === request.params.name);
       if (!prompt) throw invalidParams(`unknown prompt: ${request.params.name}`);
       const given = request.params.arguments ?? {};
@@ -141,7 +143,10 @@ export function addPublicationHandlers(server: Server, published: StructurePubli
       if (unknown.length > 0) throw invalidParams(`prompt ${prompt.name} has no argument ${unknown.map((name) => JSON.stringify(name)).join(", ")}`);
       const missing = prompt.arguments.filter((argument) => argument.required && (given[argument.name] ?? "") === "").map((argument) => argument.name);
       if (missing.length > 0) throw invalidParams(`prompt ${prompt.name}: missing required argument${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`);
-      const values = Object.fromEntries(prompt.arguments.map((argument) => [argument.name, given[argument.name] ?? ""]));
+      // MCP-19: a prompt that asks the person answers an input round first (input-required.ts).
+      const asked = prompt.ask ? await promptAnswers(prompt.ask, ctx, canAskClient(server) && server.getClientCapabilities()?.elicitation !== undefined) : {};
+      if (isInputRequiredResult(asked)) return asked as never;
+      const values = { ...Object.fromEntries(prompt.arguments.map((argument) => [argument.name, given[argument.name] ?? ""])), ...asked };
       const messages: PromptMessage[] = [];
       for (const { role, content } of prompt.messages) {
         if (content.type === "text") messages.push({ role, content: { type: "text", text: fillPlaceholders(content.text, values) } });

@@ -1,6 +1,6 @@
 import type { Telemetry, TelemetryCarrier } from "../../../ports/telemetry.js";
 import type { SurfaceServices } from "../../../ports/surface-services.js";
-import { Server, type CallToolRequest, type CallToolResult, type InputRequiredResult, type JSONRPCRequest, type LoggingLevel, type RequestStateCodec, type Result, type ServerContext, type Transport } from "@modelcontextprotocol/server";
+import { LOG_LEVEL_META_KEY, Server, type CallToolRequest, type CallToolResult, type InputRequiredResult, type JSONRPCRequest, type LoggingLevel, type RequestStateCodec, type Result, type ServerContext, type Transport } from "@modelcontextprotocol/server";
 import { isSteamharnessError } from "../../../domain/errors.js";
 import { workflowServerName, type WorkflowManifest } from "../../../domain/workflow/project-manifest.js";
 import type { ProjectRunner } from "../../../ports/project-runner.js";
@@ -303,12 +303,16 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
       const elicitation = () => createElicitationHandlers(server, { signal: signal, ...(authInfo ? { authInfo } : {}) });
       // 2025-11-25: the run's forms and sampling requests go to this client, on this call's stream (HTTP).
       const answering = round ? round.handlers : { ...(answered ? answeringHandlers(answered, elicitation()) : elicitation()), onSampling: createSamplingHandler(server, { signal: signal, relatedRequestId: requestId }), onRoots: createRootsHandler(server, { signal: signal, relatedRequestId: requestId }) };
-      const handlers = options.logging
+      // MCP-17: a 2026-07-28 request has no session to set a level on: it names its own in
+      // `_meta` (io.modelcontextprotocol/logLevel), and a request that names none hears no logs.
+      const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+      const callLevel = envelope === undefined ? minimumLevel : LOG_LEVELS.indexOf(envelope[LOG_LEVEL_META_KEY] as LoggingLevel);
+      const handlers = options.logging && callLevel >= 0
         ? {
             ...answering,
             onLog(entry: WorkerLogEntry) {
               const level: LoggingLevel = entry.level === "warn" ? "warning" : entry.level;
-              if (LOG_LEVELS.indexOf(level) < minimumLevel) return;
+              if (LOG_LEVELS.indexOf(level) < callLevel) return;
               const params = { level, logger: entrypoint.id, data: entry.data === undefined ? entry.message : { message: entry.message, ...entry.data } };
               ctx.mcpReq.notify({ method: "notifications/message", params }).catch(() => undefined);
             },

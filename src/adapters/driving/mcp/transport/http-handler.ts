@@ -27,7 +27,7 @@ import type { McpServerHandle } from "../../../../ports/mcp-server.js";
 import { prepareAuthorization, type McpHttpAuthOptions } from "./http-auth.js";
 import { readMcpBody } from "./http-body.js";
 import { principalOfAuth } from "./http-tenant.js";
-import { createModernLeg, type ModernListen } from "./http-modern.js";
+import { createModernLeg, type ModernListen, type ModernParamHeaders } from "./http-modern.js";
 import { jsonRpcErrorResponse, sendWebResponse, webRequest } from "./http-web.js";
 
 /** The host names a loopback server answers to when none are given. */
@@ -112,7 +112,7 @@ function originHost(origin: string): string | null {
  * const handler = await mcpHttpListener({ createServer: () => createProjectCapabilityServer(CAPABILITY_TOOL_IDS.kv, { context }) });
  * createServer(handler).listen(3000, "127.0.0.1");
  */
-export async function mcpHttpListener(options: McpHttpHandlerOptions & { /** MCP-20: the 2026-07-28 `subscriptions/listen` streams served from the shared task store. */ listen?: ModernListen }): Promise<McpHttpHandler> {
+export async function mcpHttpListener(options: McpHttpHandlerOptions & { /** MCP-20: the 2026-07-28 `subscriptions/listen` streams served from the shared task store. */ listen?: ModernListen; /** MCP-17: the tools' params mirrored in `Mcp-Param-*` headers, checked before a call runs. */ paramHeaders?: ModernParamHeaders }): Promise<McpHttpHandler> {
   const path = options.path ?? DEFAULT_MCP_PATH;
   if (!path.startsWith("/")) throw new SteamharnessError("input_validation", `[steamharness] [mcp] the MCP path must start with "/", got ${JSON.stringify(path)}`, { field: "path" });
   const allowedHosts = options.allowedHosts ?? LOOPBACK_HOSTS;
@@ -127,7 +127,7 @@ export async function mcpHttpListener(options: McpHttpHandlerOptions & { /** MCP
   // Map order is use order (see serve): the first entry is the least recently used.
   const transports = new Map<string, OpenSession>();
   const authorization = options.auth ? await prepareAuthorization(options.auth) : undefined;
-  const modern = createModernLeg(options.createServer, options.listen);
+  const modern = createModernLeg(options.createServer, options.listen, options.paramHeaders);
   /** Closes the least recently used session of `tenant` (null: the sessions opened without authorization). */
   const evictOldest = (tenant: string | null) => {
     for (const [id, open] of transports) {

@@ -17,6 +17,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createMcpHandler, isLegacyRequest, type AuthInfo, type Server } from "@modelcontextprotocol/server";
 import type { McpServerHandle } from "../../../../ports/mcp-server.js";
 import { sendWebResponse, webRequest } from "./http-web.js";
+import { refuseParamHeaders, type ParamHeader } from "./http-param-headers.js";
 
 /** The `_meta` key prefix of the revision's per-request envelope. */
 const ENVELOPE_PREFIX = "io.modelcontextprotocol/";
@@ -36,6 +37,9 @@ export interface ModernLeg {
  * read from the shared store, tasks/task-listen.ts) and `undefined` for every other request.
  */
 export type ModernListen = (body: unknown, auth: AuthInfo | undefined, signal: AbortSignal) => Response | undefined;
+
+/** MCP-17: the params of a tool mirrored in `Mcp-Param-*` headers (http-param-headers.ts); none for a tool it does not know. */
+export type ModernParamHeaders = (tool: string) => readonly ParamHeader[] | Promise<readonly ParamHeader[]>;
 
 /** Whether a body or the version header might claim a modern revision (the envelope or a version no 2024/2025 client sends). */
 function mightClaim(req: IncomingMessage, body: unknown): boolean {
@@ -57,7 +61,7 @@ function mightClaim(req: IncomingMessage, body: unknown): boolean {
  * const modern = createModernLeg(() => createWorkflowMcpServer(manifest, runner, catalog, tasks, options));
  * if (await modern.claims(req, body)) return modern.serve(req, res, body, req.auth);
  */
-export function createModernLeg(createServer: (revision: "2026-07-28") => McpServerHandle | Promise<McpServerHandle>, listen?: ModernListen): ModernLeg {
+export function createModernLeg(createServer: (revision: "2026-07-28") => McpServerHandle | Promise<McpServerHandle>, listen?: ModernListen, paramHeaders?: ModernParamHeaders): ModernLeg {
   // The handle is the SDK's own Server (the port hides it from the rest of the library).
   const handler = createMcpHandler(async () => (await createServer("2026-07-28")) as unknown as Server, { legacy: "reject" });
   return {
@@ -70,7 +74,9 @@ export function createModernLeg(createServer: (revision: "2026-07-28") => McpSer
       const onClose = () => gone.abort();
       res.once("close", onClose);
       try {
-        const response = listen?.(body, auth, gone.signal) ?? (await handler.fetch(webRequest(req, gone.signal), { parsedBody: body, ...(auth ? { authInfo: auth } : {}) }));
+        // SEP-2243: a call whose Mcp-Param-* headers disagree with its arguments is refused before it runs.
+        const refused = paramHeaders && (await refuseParamHeaders(body, req.headers, paramHeaders));
+        const response = refused ?? listen?.(body, auth, gone.signal) ?? (await handler.fetch(webRequest(req, gone.signal), { parsedBody: body, ...(auth ? { authInfo: auth } : {}) }));
         // SSE frames are written as they come, so progress and the result reach the client at once.
         await sendWebResponse(res, response, gone.signal);
       } finally {
