@@ -7,12 +7,17 @@ import { createSystemClock } from "../../system/clock.js";
 import { createRandomIdSource } from "../../system/id-source.js";
 import { findStoreMigrationsFolder, openStoreDatabase, STORE_DATABASE_FILE } from "./sqlite-database.js";
 import { createSqliteKnowledgeStore } from "./sqlite-knowledge-store.js";
-import { createKvStatements, createSqliteKvStore, type KvStatements } from "./sqlite-kv-store.js";
 import { createSqliteManagedFileStore } from "./sqlite-managed-file-store.js";
-import { createSqlitePersistentValueStore } from "./sqlite-persistent-value-store.js";
+import { createPersistentValueStore } from "../../kernel/persistent-value-store.js";
+import { sqlValueRows } from "../../kernel/sql-value-rows.js";
 import { createSqliteSessionBackend, type SqliteSessionBackend } from "../sessions/sqlite-session-backend.js";
 import { DEFAULT_AGENT_STORE_DIR } from "../sessions/session-file-names.js";
-import { createSqliteTokenUsage } from "./sqlite-token-usage.js";
+import { createKvStore } from "../../kernel/kv-store.js";
+import { sqlKvRows, sqlTokenUsageRows } from "../../kernel/sql-kv-rows.js";
+import { createTokenUsageRecorder } from "../../kernel/token-usage.js";
+import { sqliteSqlDriver } from "../shared/sqlite-sql-driver.js";
+import { storeTables } from "./schema.js";
+import { sqliteCall } from "./sqlite-support.js";
 import { createSqliteBudgetLedger } from "./sqlite-budget-ledger.js";
 import type { StorageOptions } from "../../kernel/storage-options.js";
 
@@ -83,10 +88,11 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
   const agentStoreDir = resolve(options.agentStoreDir ?? defaultAgentStoreDir(directory));
   const sessions = createSqliteSessionBackend({ agentStoreDir, ...(options.maxIdleSessions === undefined ? {} : { maxIdleSessions: options.maxIdleSessions }) });
   const context = { db, clock: options.clock ?? createSystemClock(), state };
-  // Prepared on the first recorder and shared: a run makes one recorder per node context.
-  let usageStatements: KvStatements | undefined;
+  // One driver: its statements are prepared once and shared by the KV store and every recorder (a run makes one per node context).
+  const driver = sqliteSqlDriver(db, storeTables(), context.clock);
+  const usageRows = sqlTokenUsageRows(driver);
   return {
-    kv: createSqliteKvStore(context),
+    kv: createKvStore(sqlKvRows(driver), sqliteCall(state)),
     knowledge: createSqliteKnowledgeStore(context),
     files: createSqliteManagedFileStore({
       ...context,
@@ -94,11 +100,11 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
       idSource: options.idSource ?? createRandomIdSource(),
       maxBytes: options.maxFileBytes,
     }),
-    values: createSqlitePersistentValueStore(context),
+    values: createPersistentValueStore(sqlValueRows(driver), sqliteCall(state)),
     agentStoreDir,
     sessions,
     budgets: createSqliteBudgetLedger({ ...context, sqlite }),
-    tokenUsage: (namespace) => createSqliteTokenUsage({ ...context, statements: (usageStatements ??= createKvStatements(context)) }, namespace),
+    tokenUsage: (namespace) => createTokenUsageRecorder(usageRows, sqliteCall(state), namespace),
     async close(): Promise<void> {
       if (state.closed) return;
       state.closed = true;
