@@ -2,7 +2,8 @@ import type { Storage } from "../../../ports/storage.js";
 import { createSystemClock } from "../system/clock.js";
 import { createRandomIdSource } from "../system/id-source.js";
 import { openPostgres, postgresCall, type PostgresConnectionOptions } from "./postgres-database.js";
-import { createPostgresKnowledgeStore } from "./postgres-knowledge-store.js";
+import { postgresFullText } from "./postgres-knowledge-store.js";
+import { createKnowledgeStore, sqlKnowledgeRows } from "../kernel/knowledge-store.js";
 import { createPostgresManagedFileStore } from "./postgres-managed-file-store.js";
 import { createPersistentValueStore } from "../kernel/persistent-value-store.js";
 import { sqlValueRows } from "../kernel/sql-value-rows.js";
@@ -54,7 +55,7 @@ export async function createPostgresStorage(options: PostgresStorageOptions = {}
   });
   return {
     kv: createKvStore(sqlKvRows(driver), postgresCall(state)),
-    knowledge: createPostgresKnowledgeStore(context),
+    knowledge: createKnowledgeStore(sqlKnowledgeRows(driver, postgresFullText), postgresCall(state), context.clock),
     files: createPostgresManagedFileStore({ ...context, idSource: options.idSource ?? createRandomIdSource(), maxBytes: options.maxFileBytes }),
     values: createPersistentValueStore(sqlValueRows(driver), postgresCall(state)),
     budgets: createPostgresBudgetLedger(context),

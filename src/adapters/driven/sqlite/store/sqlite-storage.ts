@@ -6,7 +6,8 @@ import type { Storage } from "../../../../ports/storage.js";
 import { createSystemClock } from "../../system/clock.js";
 import { createRandomIdSource } from "../../system/id-source.js";
 import { findStoreMigrationsFolder, openStoreDatabase, STORE_DATABASE_FILE } from "./sqlite-database.js";
-import { createSqliteKnowledgeStore } from "./sqlite-knowledge-store.js";
+import { sqliteFullText } from "./sqlite-knowledge-store.js";
+import { createKnowledgeStore, sqlKnowledgeRows } from "../../kernel/knowledge-store.js";
 import { createSqliteManagedFileStore } from "./sqlite-managed-file-store.js";
 import { createPersistentValueStore } from "../../kernel/persistent-value-store.js";
 import { sqlValueRows } from "../../kernel/sql-value-rows.js";
@@ -93,7 +94,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
   const usageRows = sqlTokenUsageRows(driver);
   return {
     kv: createKvStore(sqlKvRows(driver), sqliteCall(state)),
-    knowledge: createSqliteKnowledgeStore(context),
+    knowledge: createKnowledgeStore(sqlKnowledgeRows(driver, sqliteFullText), sqliteCall(state), context.clock),
     files: createSqliteManagedFileStore({
       ...context,
       filesDirectory,
