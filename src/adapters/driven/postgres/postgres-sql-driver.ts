@@ -17,7 +17,8 @@ export function postgresSqlDriver<T>(db: PostgresQueryable, tables: T, clock: Cl
     tables,
     ops,
     clock,
-    all: (query) => query,
+    // Awaited here: drizzle's queries are thenables, not promises, and the kernel tells a later result by `instanceof Promise`.
+    all: async (query) => await query,
     get: async (query) => (await query)[0],
     run: async (query) => (await query).rowCount ?? 0,
     execute(statement, params) {
