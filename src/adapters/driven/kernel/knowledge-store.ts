@@ -76,7 +76,7 @@ const checkDocumentId = (documentId: unknown): string => checkText("documentId",
  * The knowledge port over `rows`, each step run through `call`; `clock` stamps writes.
  *
  * @example
- * const knowledge = createKnowledgeStore(createSqliteKnowledgeRows(db), sqliteCall(state), clock);
+ * const knowledge = createKnowledgeStore(sqlKnowledgeRows(driver, sqliteFullText), sqliteCall(state), clock);
  */
 export function createKnowledgeStore(rows: KnowledgeRows, call: StoreCall, clock: Clock): KnowledgeStore {
   return {
