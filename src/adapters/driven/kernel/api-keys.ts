@@ -4,6 +4,7 @@
  */
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { ApiKeyRecord, ApiKeyStore, ApiLimitOutcome, ApiRateUnit, ApiTenant, ApiTenantLimits } from "../../../ports/api-keys.js";
+import { then, type SqlDriver, type SqlStatement } from "./sql-driver.js";
 import type { Awaitable, StoreCall } from "./store-call.js";
 
 /** A key row: the secret's SHA-256 digest (hex), never the secret. */
@@ -179,5 +180,61 @@ export function createApiKeyStore(rows: ApiKeyRows, secrets: ApiKeySecrets, call
     renew: (slotId, at, ttlMs) => call("api slot renew", () => rows.renewSlot(checkId(slotId, "slotId"), checkCount(at, "at"), at + checkCount(ttlMs, "ttlMs", 1))),
     release: (slotId) => call("api slot release", () => rows.deleteSlot(checkId(slotId, "slotId"))),
     close,
+  };
+}
+
+// The gateway's hot statements (a key and its tenant per request, a counter step per unit): SQLite prepares each once.
+const KEY_BY_HASH: SqlStatement<{ hash: string }> = { mode: "get", build: ({ db, tables: { apiKeys }, ops }, param) => db.select().from(apiKeys).where(ops.eq(apiKeys.hash, param("hash"))) };
+const TENANT: SqlStatement<{ id: string }> = { mode: "get", build: ({ db, tables: { apiTenants }, ops }, param) => db.select().from(apiTenants).where(ops.eq(apiTenants.id, param("id"))) };
+// Locks the counter row, creating an absent one as window 0 (never counted: the store starts it at 0); PostgreSQL's row lock, inside SQLite's write lock.
+const LOCK_COUNTER: SqlStatement<{ key: string }> = {
+  mode: "get",
+  build: ({ db, tables: { apiRateWindows: windows }, ops: { sql } }, param) =>
+    db.insert(windows).values({ key: param("key"), window: 0, count: 0 }).onConflictDoUpdate({ target: windows.key, set: { key: sql`excluded.key` } }).returning(),
+};
+const PUT_COUNTER: SqlStatement<{ [K in keyof ApiCounterRow]: ApiCounterRow[K] }> = {
+  mode: "run",
+  build: ({ db, tables: { apiRateWindows: windows }, ops }, param) => db.update(windows).set({ window: param("window"), count: param("count") }).where(ops.eq(windows.key, param("key"))),
+};
+
+/**
+ * The API-key rows on a SQL driver (BUD-4): a counter step locks its rate window's row before the
+ * store decides; a slot step first takes the same lock on the tenant's `<tenant> slots` row
+ * (PostgreSQL; SQLite's transaction already holds the file's write lock), so hosts acquiring a
+ * tenant's slots serialise and never hold more than its limit.
+ *
+ * @example
+ * const keys = createApiKeyStore(sqlApiKeyRows(driver), createKeySecrets(), postgresCall(state), close);
+ */
+export function sqlApiKeyRows(driver: SqlDriver): ApiKeyRows {
+  const { db, tables: { apiKeys, apiTenants, apiSlots }, ops: { and, asc, count, eq, gt, isNull, lte } } = driver;
+  const changed = (count: Awaitable<number>) => then(count, (n) => n > 0);
+  return {
+    insertKey: (key, tenant) =>
+      driver.transaction(function* (tx) {
+        yield tx.run(tx.db.insert(apiTenants).values(tenant).onConflictDoUpdate({ target: apiTenants.id, set: { limits: tenant.limits } }));
+        yield tx.run(tx.db.insert(apiKeys).values(key));
+      }),
+    keys: () => driver.all(db.select().from(apiKeys).orderBy(asc(apiKeys.createdAt), asc(apiKeys.id))),
+    keyByHash: (hash) => then(driver.execute(KEY_BY_HASH, { hash }), (row) => row ?? null),
+    tenant: (id) => then(driver.execute(TENANT, { id }), (row) => row ?? null),
+    revoke: (id, at) => changed(driver.run(db.update(apiKeys).set({ revokedAt: at }).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))))),
+    counterStep: (key, decide) =>
+      driver.transaction(function* (tx) {
+        const { result, write } = decide(yield tx.execute(LOCK_COUNTER, { key }));
+        if (write) yield tx.execute(PUT_COUNTER, { ...write });
+        return result;
+      }),
+    slotStep: (tenantId, at, decide) =>
+      driver.transaction(function* (tx) {
+        if (tx.dialect === "postgres") yield tx.execute(LOCK_COUNTER, { key: `${tenantId} slots` });
+        yield tx.run(tx.db.delete(apiSlots).where(and(eq(apiSlots.tenantId, tenantId), lte(apiSlots.expiresAt, at))));
+        const held = (yield tx.get(tx.db.select({ n: count() }).from(apiSlots).where(eq(apiSlots.tenantId, tenantId))))?.n ?? 0;
+        const { result, insert } = decide(held);
+        if (insert) yield tx.run(tx.db.insert(apiSlots).values(insert).onConflictDoUpdate({ target: apiSlots.id, set: { expiresAt: insert.expiresAt } }));
+        return result;
+      }),
+    renewSlot: (id, at, expiresAt) => changed(driver.run(db.update(apiSlots).set({ expiresAt }).where(and(eq(apiSlots.id, id), gt(apiSlots.expiresAt, at))))),
+    deleteSlot: (id) => then(driver.run(db.delete(apiSlots).where(eq(apiSlots.id, id))), () => undefined),
   };
 }

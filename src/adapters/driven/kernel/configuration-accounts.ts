@@ -6,6 +6,8 @@
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { ConfigurationAccount, ConfigurationAccountCreate, ConfigurationAccountStore } from "../../../ports/configuration-accounts.js";
 import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
+import { sqlConfigurationStoreOn } from "./configuration-rows.js";
+import { then, type SqlDriver } from "./sql-driver.js";
 import type { Awaitable, StoreCall } from "./store-call.js";
 
 /**
@@ -95,4 +97,29 @@ export function createConfigurationAccounts(options: ConfigurationAccountsKernel
       return closing;
     },
   };
+}
+
+/** The account rows on a SQL driver (`configuration_accounts`); its unique indexes refuse a repeated id, name or token hash. */
+function sqlAccountRows(driver: SqlDriver): AccountRows {
+  const { db, tables: { configurationAccounts: accounts }, ops: { and, asc, eq, ne, or } } = driver;
+  return {
+    insert: (row) => then(driver.run(db.insert(accounts).values(row)), () => undefined),
+    setTokenHash: (accountId, tokenHash) => driver.get(db.update(accounts).set({ tokenHash }).where(and(eq(accounts.accountId, accountId), ne(accounts.tokenHash, tokenHash))).returning()),
+    exists: (accountId) => then(driver.get(db.select({ accountId: accounts.accountId }).from(accounts).where(eq(accounts.accountId, accountId))), (row) => row !== undefined),
+    find: (by) => driver.get(db.select().from(accounts).where("tokenHash" in by ? eq(accounts.tokenHash, by.tokenHash) : or(eq(accounts.accountId, by.idOrName), eq(accounts.name, by.idOrName)))),
+    list: () => driver.all(db.select().from(accounts).orderBy(asc(accounts.createdAt), asc(accounts.accountId))),
+    isUniqueViolation: (error) => driver.isUniqueViolation(error),
+  };
+}
+
+/**
+ * The account store on a SQL driver: the rows of `configuration_accounts` and, per account, the
+ * project configuration store keyed by (account, project) on the same connection; `close` releases it.
+ *
+ * @example
+ * const accounts = sqlConfigurationAccounts(driver, postgresCall(state), () => connection.release());
+ */
+export function sqlConfigurationAccounts(driver: SqlDriver, call: StoreCall, close: () => Promise<void>): ConfigurationAccountStore {
+  const configurations = (accountId: string) => sqlConfigurationStoreOn(driver, call, accountId, async () => {});
+  return createConfigurationAccounts({ rows: sqlAccountRows(driver), call, family: driver.dialect, configurations, close });
 }

@@ -1,9 +1,13 @@
 /**
- * The project configuration store's rows, mapped once (ARCH-3): the domain's
- * `createStateBackedConfigurationStore` owns the port's rules; the SQL row drivers read a
- * project's rows into its state and write the records a command changed, through these two maps.
+ * The project configuration store's rows, mapped once (ARCH-3), and the store on a SQL driver: the
+ * domain's `createStateBackedConfigurationStore` owns the port's rules; the rows read a project's
+ * rows into its state and write the records a command changed, through these two maps.
  */
 import { emptyProjectConfigurationState, type ConfigurationRecord, type ProjectConfigurationState } from "../../../domain/configuration/configuration-state.js";
+import { createStateBackedConfigurationStore } from "../../../domain/configuration/state-backed-store.js";
+import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
+import { then, type SqlDriver, type SqlStatement, type SqlSteps } from "./sql-driver.js";
+import type { Awaitable, StoreCall } from "./store-call.js";
 
 /** The `configuration_projects` row: fields as JSON text; `accountId` "" outside the configuration server. */
 export interface ConfigurationProjectRow {
@@ -50,4 +54,91 @@ export function configurationRowsOf(state: ProjectConfigurationState, changedIds
     project: { accountId, projectId, revision, fields: JSON.stringify(fields), currentConfigurationId, updatedAt },
     configurations: state.records.filter((record) => changed.has(record.configurationId)).map((record) => ({ ...record, accountId, projectId, values: JSON.stringify(record.values) })),
   };
+}
+
+type ProjectParams = { accountId: string; projectId: string };
+const PROJECT: SqlStatement<ProjectParams> = {
+  mode: "get",
+  build: ({ db, tables: { configurationProjects: projects }, ops: { and, eq } }, param) =>
+    db.select().from(projects).where(and(eq(projects.accountId, param("accountId")), eq(projects.projectId, param("projectId")))),
+};
+const RECORDS: SqlStatement<ProjectParams> = {
+  mode: "all",
+  build: ({ db, tables: { configurations }, ops: { and, eq } }, param) =>
+    db.select().from(configurations).where(and(eq(configurations.accountId, param("accountId")), eq(configurations.projectId, param("projectId")))),
+};
+
+function* loadState(tx: SqlDriver, accountId: string, projectId: string): SqlSteps<ProjectConfigurationState> {
+  const project = yield tx.execute(PROJECT, { accountId, projectId });
+  return configurationStateOf(projectId, project, project ? yield tx.execute(RECORDS, { accountId, projectId }) : []);
+}
+
+/** Projects whose state one store keeps in memory at most (a worker reads one). */
+const CACHED_PROJECTS = 64;
+
+/**
+ * The project configuration port (CFG-1) on a SQL driver, scoped to one account's projects; `close`
+ * is what the store's `close()` runs (the owner of the connection decides what it releases). A
+ * write is one transaction holding the project's lock (PostgreSQL: its row's, a fresh project
+ * getting its row first as the empty state): it reads the project, applies the domain's rules and
+ * writes back, so two writers holding the same revision, in any process, cannot both win. A read
+ * is one read-only snapshot.
+ *
+ * `changeSignal`, when given, is a cheap read whose value changes whenever anyone but this store
+ * commits (SQLite's `PRAGMA data_version` on a connection only this store writes through): reads
+ * are then answered from the state loaded last while the signal keeps its value and this store
+ * has not written since, so a workflow worker's per-run read (CFG-2) costs one tiny statement.
+ *
+ * @example
+ * const store = sqlConfigurationStoreOn(driver, postgresCall(state), accountId, async () => {});
+ */
+export function sqlConfigurationStoreOn(driver: SqlDriver, call: StoreCall, accountId: string, close: () => Promise<void>, changeSignal?: () => number): ProjectConfigurationStore {
+  const { configurationProjects: projects, configurations } = driver.tables;
+  const load = (projectId: string) => driver.transaction((tx) => loadState(tx, accountId, projectId), { readOnly: true });
+  // States loaded under the signal's value `version` (the domain never mutates a loaded state: its readers and commands copy it).
+  const cache = { version: Number.NaN, states: new Map<string, ProjectConfigurationState>() };
+  const cachedLoad = (projectId: string): Awaitable<ProjectConfigurationState> => {
+    if (!changeSignal) return load(projectId);
+    // The signal is read before the state: a commit landing in between makes the next read load again.
+    const version = changeSignal();
+    if (version !== cache.version) cache.states.clear();
+    cache.version = version;
+    const cached = cache.states.get(projectId);
+    if (cached) return cached;
+    return then(load(projectId), (loaded) => {
+      if (cache.states.size >= CACHED_PROJECTS) cache.states.clear();
+      cache.states.set(projectId, loaded);
+      return loaded;
+    });
+  };
+  return createStateBackedConfigurationStore(
+    {
+      load: (projectId) => call("configuration read", () => cachedLoad(projectId)),
+      transact(projectId, apply) {
+        // This store's own commits leave `data_version` as it is: they drop what it remembers.
+        cache.states.clear();
+        return call("configuration write", () =>
+          driver.transaction(function* (tx) {
+            const { and, eq } = tx.ops;
+            const empty = configurationRowsOf(emptyProjectConfigurationState(projectId), [], accountId).project;
+            // Lock the project row, creating it as the empty state when the project is new (SQLite's
+            // transaction holds the database); a concurrent creator makes the insert wait, then do nothing.
+            while (tx.dialect === "postgres") {
+              if (yield tx.get(tx.forUpdate(tx.db.select({ revision: projects.revision }).from(projects).where(and(eq(projects.accountId, accountId), eq(projects.projectId, projectId)))))) break;
+              if ((yield tx.all(tx.db.insert(projects).values(empty).onConflictDoNothing().returning({ projectId: projects.projectId }))).length > 0) break;
+            }
+            const { state: next, changedIds } = apply(yield* loadState(tx, accountId, projectId));
+            const { project, configurations: rows } = configurationRowsOf(next, changedIds, accountId);
+            yield tx.run(tx.db.insert(projects).values(project).onConflictDoUpdate({ target: [projects.accountId, projects.projectId], set: project }));
+            for (const row of rows) {
+              yield tx.run(tx.db.insert(configurations).values(row).onConflictDoUpdate({ target: [configurations.accountId, configurations.projectId, configurations.configurationId], set: row }));
+            }
+            return next;
+          }),
+        );
+      },
+      close,
+    },
+    driver.clock,
+  );
 }

@@ -16,6 +16,7 @@ import type {
   KnowledgeStore,
 } from "../../../ports/knowledge-store.js";
 import { keyRange, sortKey, type KeyOperators } from "./sort-key.js";
+import { then, type Sql, type SqlDriver } from "./sql-driver.js";
 import { pageOf, type Awaitable, type StoreCall } from "./store-call.js";
 
 /** A page request of the rows: at most `limit` rows matching `filter`, strictly after `after`. */
@@ -75,7 +76,7 @@ const checkDocumentId = (documentId: unknown): string => checkText("documentId",
  * The knowledge port over `rows`, each step run through `call`; `clock` stamps writes.
  *
  * @example
- * const knowledge = createKnowledgeStore(createSqliteKnowledgeRows(db), sqliteCall(state), clock);
+ * const knowledge = createKnowledgeStore(sqlKnowledgeRows(driver, sqliteFullText), sqliteCall(state), clock);
  */
 export function createKnowledgeStore(rows: KnowledgeRows, call: StoreCall, clock: Clock): KnowledgeStore {
   return {
@@ -120,5 +121,41 @@ export function createKnowledgeStore(rows: KnowledgeRows, call: StoreCall, clock
       const hit = ({ markdown, ...summary }: KnowledgeMatch): KnowledgeSearchHit => ({ ...summary, snippet: plainSnippet({ title: summary.title, markdown }, terms) });
       return pageOf(found, limit, listing, hit, (item) => [item.score, item.documentId]);
     },
+  };
+}
+
+/** What only one dialect does for the knowledge rows: its full-text search, and the search column an upsert writes (PostgreSQL). */
+export interface KnowledgeSearch {
+  search(driver: SqlDriver, columns: Record<string, Sql>, conditions: ReturnType<typeof knowledgeConditions<Sql, Sql>>): KnowledgeRows["search"];
+  indexed?(title: string, markdown: string): Record<string, unknown>;
+}
+
+/**
+ * The knowledge rows on a SQL driver (`knowledge_documents`, keyed by the document id's sort key),
+ * with the dialect's own full-text search.
+ *
+ * @example
+ * const knowledge = createKnowledgeStore(sqlKnowledgeRows(driver, sqliteFullText), sqliteCall(state), clock);
+ */
+export function sqlKnowledgeRows(driver: SqlDriver, fullText: KnowledgeSearch): KnowledgeRows {
+  const { db, tables: { knowledgeDocuments: docs }, ops: { asc } } = driver;
+  const summaryColumns = { documentId: docs.documentId, title: docs.title, createdAt: docs.createdAt, updatedAt: docs.updatedAt };
+  const documentColumns = { ...summaryColumns, markdown: docs.markdown };
+  const conditions = knowledgeConditions(driver.ops, docs.projectId, docs.docKey);
+  return {
+    upsert(projectId, input, now) {
+      const indexed = fullText.indexed?.(input.title, input.markdown) ?? {};
+      return driver.get(
+        db
+          .insert(docs)
+          .values({ projectId, docKey: sortKey(input.documentId), ...input, ...indexed, createdAt: now, updatedAt: now })
+          .onConflictDoUpdate({ target: [docs.projectId, docs.docKey], set: { title: input.title, markdown: input.markdown, ...indexed, updatedAt: now } })
+          .returning(documentColumns),
+      );
+    },
+    get: (projectId, documentId) => driver.get(db.select(documentColumns).from(docs).where(conditions.byId(projectId, documentId))),
+    delete: (projectId, documentId) => then(driver.run(db.delete(docs).where(conditions.byId(projectId, documentId))), (count) => count > 0),
+    list: (projectId, { filter, after, limit }) => driver.all(db.select(summaryColumns).from(docs).where(conditions.page(projectId, filter, after)).orderBy(asc(docs.docKey)).limit(limit)),
+    search: fullText.search(driver, documentColumns, conditions),
   };
 }

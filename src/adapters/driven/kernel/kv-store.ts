@@ -41,7 +41,7 @@ const entry = (key: string, row: Omit<KvRow, "key">): KvEntry => ({ key, value: 
  * The KV port over `rows`, each step run through `call`.
  *
  * @example
- * const kv = createKvStore(createSqliteKvRows(context), sqliteCall(state));
+ * const kv = createKvStore(sqlKvRows(driver), sqliteCall(state));
  */
 export function createKvStore(rows: KvRows, call: StoreCall): KvStore {
   return {

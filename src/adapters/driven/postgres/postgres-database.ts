@@ -105,7 +105,7 @@ export async function guarded<T>(state: { closed: boolean }, what: string, step:
  * The kernel's call for the PostgreSQL stores: {@link guarded} around each row step.
  *
  * @example
- * const kv = createKvStore(createKvRows(context), postgresCall(state));
+ * const kv = createKvStore(sqlKvRows(driver), postgresCall(state));
  */
 export function postgresCall(state: { closed: boolean }): StoreCall {
   return (what, step) => guarded(state, what, async () => step());

@@ -1,12 +1,16 @@
 import type { Storage } from "../../../ports/storage.js";
 import { createSystemClock } from "../system/clock.js";
 import { createRandomIdSource } from "../system/id-source.js";
-import { openPostgres, type PostgresConnectionOptions } from "./postgres-database.js";
-import { createPostgresKnowledgeStore } from "./postgres-knowledge-store.js";
-import { createKvRows, createPostgresKvStore } from "./postgres-kv-store.js";
+import { openPostgres, postgresCall, type PostgresConnectionOptions } from "./postgres-database.js";
+import { postgresFullText } from "./postgres-knowledge-store.js";
+import { createKnowledgeStore, sqlKnowledgeRows } from "../kernel/knowledge-store.js";
 import { createPostgresManagedFileStore } from "./postgres-managed-file-store.js";
-import { createPostgresPersistentValueStore } from "./postgres-persistent-value-store.js";
-import { createPostgresTokenUsage } from "./postgres-token-usage.js";
+import { createPersistentValueStore } from "../kernel/persistent-value-store.js";
+import { sqlValueRows } from "../kernel/sql-value-rows.js";
+import { createKvStore } from "../kernel/kv-store.js";
+import { sqlKvRows, sqlTokenUsageRows } from "../kernel/sql-kv-rows.js";
+import { createTokenUsageRecorder } from "../kernel/token-usage.js";
+import { postgresSqlDriver } from "./postgres-sql-driver.js";
 import { createPostgresBudgetLedger } from "./postgres-budget-ledger.js";
 import type { StorageOptions } from "../kernel/storage-options.js";
 import { createPostgresSessionBackend, type PostgresSessionBackendOptions } from "./sessions/postgres-session-backend.js";
@@ -38,8 +42,9 @@ export async function createPostgresStorage(options: PostgresStorageOptions = {}
   const connection = await openPostgres(options);
   const state = { closed: false };
   const context = { db: connection.db, tables: connection.tables, clock: options.clock ?? createSystemClock(), state };
+  const driver = postgresSqlDriver(connection.db, connection.tables, context.clock);
   // Shared by every recorder: a run makes one recorder per node context.
-  const rows = createKvRows(context);
+  const usageRows = sqlTokenUsageRows(driver);
   const sessions = createPostgresSessionBackend({
     ...options.sessions,
     pool: connection.pool,
@@ -49,12 +54,12 @@ export async function createPostgresStorage(options: PostgresStorageOptions = {}
     ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
   });
   return {
-    kv: createPostgresKvStore(context),
-    knowledge: createPostgresKnowledgeStore(context),
+    kv: createKvStore(sqlKvRows(driver), postgresCall(state)),
+    knowledge: createKnowledgeStore(sqlKnowledgeRows(driver, postgresFullText), postgresCall(state), context.clock),
     files: createPostgresManagedFileStore({ ...context, idSource: options.idSource ?? createRandomIdSource(), maxBytes: options.maxFileBytes }),
-    values: createPostgresPersistentValueStore(context),
+    values: createPersistentValueStore(sqlValueRows(driver), postgresCall(state)),
     budgets: createPostgresBudgetLedger(context),
-    tokenUsage: (namespace) => createPostgresTokenUsage({ ...context, rows }, namespace),
+    tokenUsage: (namespace) => createTokenUsageRecorder(usageRows, postgresCall(state), namespace),
     sessions,
     async close(): Promise<void> {
       if (state.closed) return;

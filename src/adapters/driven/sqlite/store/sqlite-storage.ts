@@ -6,13 +6,19 @@ import type { Storage } from "../../../../ports/storage.js";
 import { createSystemClock } from "../../system/clock.js";
 import { createRandomIdSource } from "../../system/id-source.js";
 import { findStoreMigrationsFolder, openStoreDatabase, STORE_DATABASE_FILE } from "./sqlite-database.js";
-import { createSqliteKnowledgeStore } from "./sqlite-knowledge-store.js";
-import { createKvStatements, createSqliteKvStore, type KvStatements } from "./sqlite-kv-store.js";
+import { sqliteFullText } from "./sqlite-knowledge-store.js";
+import { createKnowledgeStore, sqlKnowledgeRows } from "../../kernel/knowledge-store.js";
 import { createSqliteManagedFileStore } from "./sqlite-managed-file-store.js";
-import { createSqlitePersistentValueStore } from "./sqlite-persistent-value-store.js";
+import { createPersistentValueStore } from "../../kernel/persistent-value-store.js";
+import { sqlValueRows } from "../../kernel/sql-value-rows.js";
 import { createSqliteSessionBackend, type SqliteSessionBackend } from "../sessions/sqlite-session-backend.js";
 import { DEFAULT_AGENT_STORE_DIR } from "../sessions/session-file-names.js";
-import { createSqliteTokenUsage } from "./sqlite-token-usage.js";
+import { createKvStore } from "../../kernel/kv-store.js";
+import { sqlKvRows, sqlTokenUsageRows } from "../../kernel/sql-kv-rows.js";
+import { createTokenUsageRecorder } from "../../kernel/token-usage.js";
+import { sqliteSqlDriver } from "../shared/sqlite-sql-driver.js";
+import { storeTables } from "./schema.js";
+import { sqliteCall } from "./sqlite-support.js";
 import { createSqliteBudgetLedger } from "./sqlite-budget-ledger.js";
 import type { StorageOptions } from "../../kernel/storage-options.js";
 
@@ -83,22 +89,23 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
   const agentStoreDir = resolve(options.agentStoreDir ?? defaultAgentStoreDir(directory));
   const sessions = createSqliteSessionBackend({ agentStoreDir, ...(options.maxIdleSessions === undefined ? {} : { maxIdleSessions: options.maxIdleSessions }) });
   const context = { db, clock: options.clock ?? createSystemClock(), state };
-  // Prepared on the first recorder and shared: a run makes one recorder per node context.
-  let usageStatements: KvStatements | undefined;
+  // One driver: its statements are prepared once and shared by the KV store and every recorder (a run makes one per node context).
+  const driver = sqliteSqlDriver(db, storeTables(), context.clock);
+  const usageRows = sqlTokenUsageRows(driver);
   return {
-    kv: createSqliteKvStore(context),
-    knowledge: createSqliteKnowledgeStore(context),
+    kv: createKvStore(sqlKvRows(driver), sqliteCall(state)),
+    knowledge: createKnowledgeStore(sqlKnowledgeRows(driver, sqliteFullText), sqliteCall(state), context.clock),
     files: createSqliteManagedFileStore({
       ...context,
       filesDirectory,
       idSource: options.idSource ?? createRandomIdSource(),
       maxBytes: options.maxFileBytes,
     }),
-    values: createSqlitePersistentValueStore(context),
+    values: createPersistentValueStore(sqlValueRows(driver), sqliteCall(state)),
     agentStoreDir,
     sessions,
     budgets: createSqliteBudgetLedger({ ...context, sqlite }),
-    tokenUsage: (namespace) => createSqliteTokenUsage({ ...context, statements: (usageStatements ??= createKvStatements(context)) }, namespace),
+    tokenUsage: (namespace) => createTokenUsageRecorder(usageRows, sqliteCall(state), namespace),
     async close(): Promise<void> {
       if (state.closed) return;
       state.closed = true;

@@ -57,7 +57,7 @@ export function assertOpen(closed: boolean): void {
  * reruns its whole transaction.
  *
  * @example
- * const kv = createKvStore(createSqliteKvRows(context), sqliteCall(state));
+ * const kv = createKvStore(sqlKvRows(driver), sqliteCall(state));
  */
 export function sqliteCall(state: { closed: boolean }): StoreCall {
   return async (what, step) => {

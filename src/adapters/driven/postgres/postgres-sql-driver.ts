@@ -1,0 +1,34 @@
+import * as ops from "drizzle-orm";
+import type { Clock } from "../../../ports/clock.js";
+import { drive, type Sql, type SqlDriver } from "../kernel/sql-driver.js";
+import { driverFault, type PostgresQueryable } from "./postgres-database.js";
+
+/**
+ * The kernel's SQL row driver on a node-postgres drizzle database (or transaction): every query
+ * is a promise, statements are built per call, transactions hold `SELECT … FOR UPDATE` row locks.
+ *
+ * @example
+ * const driver = postgresSqlDriver(db, tables, clock);
+ */
+export function postgresSqlDriver<T>(db: PostgresQueryable, tables: T, clock: Clock): SqlDriver<T> {
+  const driver: SqlDriver<T> = {
+    dialect: "postgres",
+    db,
+    tables,
+    ops,
+    clock,
+    // Awaited here: drizzle's queries are thenables, not promises, and the kernel tells a later result by `instanceof Promise`.
+    all: async (query) => await query,
+    get: async (query) => (await query)[0],
+    run: async (query) => (await query).rowCount ?? 0,
+    execute(statement, params) {
+      const query = statement.build(driver, (name) => params[name]);
+      return statement.mode === "run" ? driver.run(query) : driver[statement.mode](query);
+    },
+    transaction: (steps, options) =>
+      db.transaction(async (tx) => drive(steps(postgresSqlDriver(tx, tables, clock))), options?.readOnly ? { isolationLevel: "repeatable read", accessMode: "read only" } : undefined),
+    forUpdate: (query: Sql) => query.for("update"),
+    isUniqueViolation: (error) => (driverFault(error) as { code?: string } | null)?.code === "23505",
+  };
+  return driver;
+}
