@@ -113,6 +113,16 @@ describe("MCP-17 2026-07-28 over Streamable HTTP, stateless", () => {
     expect(body.result.capabilities.tools).toBeDefined();
   });
 
+  it("MCP-17 a tools/call's JSON answer is sent whole: its length is given and it is not chunked", async () => {
+    const call = { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "echo", arguments: { text: "whole", count: 1 }, _meta: ENVELOPE } };
+    const answer = await rawPost(a.url, { "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": "echo" }, call);
+    expect(answer.status).toBe(200);
+    expect(answer.headers["content-type"]).toMatch(/^application\/json/);
+    expect(answer.headers["transfer-encoding"]).toBeUndefined();
+    expect(answer.headers["content-length"]).toBe(String(Buffer.byteLength(answer.body)));
+    expect(JSON.parse(answer.body)).toMatchObject({ id: 3, result: { structuredContent: { status: "success", output: { params: { text: "whole" } } } } });
+  });
+
   it("MCP-17 a version header that contradicts the body's envelope is refused, and nothing runs", async () => {
     const answer = await rawPost(a.url, { "mcp-protocol-version": "2025-11-25", "mcp-method": "tools/list" }, { jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: ENVELOPE } });
     expect(answer.status).toBeGreaterThanOrEqual(400);

@@ -195,9 +195,12 @@ async function serveProject(
   const { createRoundStateCodec, loadRequestStateKey } = await import("./input-required.js");
   const requestState = createRoundStateCodec(await loadRequestStateKey(options.ports.files, host.dirs.dataDir, options.requestStateKey));
   const mirrored = catalog.then(({ tools }) => new Map(tools.map((tool) => [tool.name, paramHeadersOf(tool.inputSchema)])), () => new Map<string, ParamHeader[]>());
+  // Once the catalog has settled its publications are fixed: a server (one per 2026-07-28 request) then takes them as they are, with no wait.
+  let settled: { published: Awaited<ReturnType<typeof publishedOf>> } | undefined;
+  void catalog.then(({ structure }) => (settled = { published: structure }), () => (settled = { published: undefined }));
   const handler = await mcpHttpListener({
     // MCP-15: a session's capabilities include the prompts and resources the project declares.
-    createServer: async (revision) => createWorkflowMcpServer(prechecked.location.manifest, host, catalog, tasks, { telemetry, openStorage: services.localStorage, logging: true, hideServerPaths: true, requestState, tasksExtension: revision !== undefined, published: await publishedOf(catalog, { onLate: () => log(LATE_CATALOG) }) }),
+    createServer: async (revision) => createWorkflowMcpServer(prechecked.location.manifest, host, catalog, tasks, { telemetry, openStorage: services.localStorage, logging: true, hideServerPaths: true, requestState, tasksExtension: revision !== undefined, published: settled ? settled.published : await publishedOf(catalog, { onLate: () => log(LATE_CATALOG) }) }),
     // MCP-20: task notifications over subscriptions/listen, read from the shared task store (any host's changes).
     listen: (body, auth, signal) => (listenedTaskIds(body) ? serveTaskListen(body, (taskId, tenant) => tasks.read(taskId, tenant), auth, signal) : undefined),
     // MCP-17: params that declare a `header` are mirrored in Mcp-Param-* headers (SEP-2243).

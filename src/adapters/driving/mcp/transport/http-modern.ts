@@ -7,16 +7,16 @@
  * request. The SDK checks the envelope, the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
  * headers against the body and answers `server/discover`.
  *
- * Which leg serves a request is the SDK's own classification (`isLegacyRequest`); a request
+ * Which leg serves a request is the SDK's own classification (`classifyInboundRequest`, the step
+ * `isLegacyRequest` wraps, read off the node request: no web `Request` is built for it); a request
  * without an envelope claim (the `initialize` handshake, a session's requests, GET and DELETE)
  * keeps the 2025-11-25 sessions of http-handler.ts. Host and Origin checks and authorization run
  * before either leg, and the verified `AuthInfo` (the tenancy principal, TEN-1) reaches every
  * request's handlers as `ctx.http.authInfo`.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createMcpHandler, isLegacyRequest, type AuthInfo, type Server } from "@modelcontextprotocol/server";
+import { classifyInboundRequest, createMcpHandler, PROTOCOL_VERSION_META_KEY, type AuthInfo, type Server } from "@modelcontextprotocol/server";
 import type { McpServerHandle } from "../../../../ports/mcp-server.js";
-import { sendWebResponse, webRequest } from "./http-web.js";
 import { refuseParamHeaders, type ParamHeader } from "./http-param-headers.js";
 
 /** The `_meta` key prefix of the revision's per-request envelope. */
@@ -24,10 +24,13 @@ const ENVELOPE_PREFIX = "io.modelcontextprotocol/";
 
 /** The 2026-07-28 leg of an endpoint: {@link createModernLeg}. */
 export interface ModernLeg {
-  /** Whether the request is the revision's (the SDK's classification); a cheap look first, so 2025-11-25 traffic builds no web `Request`. */
-  claims(req: IncomingMessage, body: unknown): Promise<boolean>;
-  /** Answers one request of the revision; `auth` is the verified caller (none without authorization). */
-  serve(req: IncomingMessage, res: ServerResponse, body: unknown, auth: AuthInfo | undefined): Promise<void>;
+  /** Whether the request is the revision's (the SDK's classification); cheap looks first, so most requests are not classified twice. */
+  claims(req: IncomingMessage, body: unknown): boolean;
+  /**
+   * Answers one request of the revision: `request` is its web `Request` (the endpoint's one per
+   * request, aborted when the client goes away), `auth` the verified caller (none without authorization).
+   */
+  serve(request: Request, body: unknown, auth: AuthInfo | undefined): Promise<Response>;
   /** Aborts the requests in flight. */
   close(): Promise<void>;
 }
@@ -52,6 +55,21 @@ function mightClaim(req: IncomingMessage, body: unknown): boolean {
   });
 }
 
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * Whether the SDK's classification answers "not legacy" for `body` whatever else it checks: one
+ * message (no batch, no response) with a method other than `initialize` whose `params._meta`
+ * holds the envelope claim (`hasEnvelopeClaim`). The SDK then routes it to the modern leg or
+ * answers a ladder rejection, which is also the modern leg's — so the common request skips a
+ * schema-parsing classification the leg's handler runs again anyway.
+ */
+function claimsAtOnce(body: unknown): boolean {
+  if (!isPlainObject(body) || typeof body.method !== "string" || body.method === "initialize" || "result" in body || "error" in body) return false;
+  const params = body.params;
+  return isPlainObject(params) && isPlainObject(params._meta) && PROTOCOL_VERSION_META_KEY in params._meta;
+}
+
 /**
  * The 2026-07-28 leg of a Streamable HTTP endpoint, answering each request with a fresh server
  * from `createServer` (the same factory as the 2025-11-25 sessions, so both revisions publish the
@@ -59,30 +77,27 @@ function mightClaim(req: IncomingMessage, body: unknown): boolean {
  *
  * @example
  * const modern = createModernLeg(() => createWorkflowMcpServer(manifest, runner, catalog, tasks, options));
- * if (await modern.claims(req, body)) return modern.serve(req, res, body, req.auth);
+ * if (modern.claims(req, body)) return modern.serve(webRequest(req, gone.signal), body, req.auth);
  */
 export function createModernLeg(createServer: (revision: "2026-07-28") => McpServerHandle | Promise<McpServerHandle>, listen?: ModernListen, paramHeaders?: ModernParamHeaders): ModernLeg {
   // The handle is the SDK's own Server (the port hides it from the rest of the library).
   const handler = createMcpHandler(async () => (await createServer("2026-07-28")) as unknown as Server, { legacy: "reject" });
   return {
-    async claims(req, body) {
-      return req.method === "POST" && mightClaim(req, body) && !(await isLegacyRequest(webRequest(req), body));
+    claims(req, body) {
+      if (req.method !== "POST" || body === undefined) return false;
+      if (claimsAtOnce(body)) return true;
+      if (!mightClaim(req, body)) return false;
+      // The SDK's classification step itself (what `isLegacyRequest` runs), on the node headers.
+      const header = (name: string) => {
+        const value = req.headers[name];
+        return typeof value === "string" ? value : undefined;
+      };
+      return classifyInboundRequest({ httpMethod: "POST", protocolVersionHeader: header("mcp-protocol-version"), mcpMethodHeader: header("mcp-method"), mcpNameHeader: header("mcp-name"), body }).kind !== "legacy";
     },
-    async serve(req, res, body, auth) {
-      // A client that goes away aborts its request: the SDK then cancels the handler (and the run).
-      const gone = new AbortController();
-      const onClose = () => gone.abort();
-      res.once("close", onClose);
-      try {
-        // SEP-2243: a call whose Mcp-Param-* headers disagree with its arguments is refused before it runs.
-        const refused = paramHeaders && (await refuseParamHeaders(body, req.headers, paramHeaders));
-        const response = refused ?? listen?.(body, auth, gone.signal) ?? (await handler.fetch(webRequest(req, gone.signal), { parsedBody: body, ...(auth ? { authInfo: auth } : {}) }));
-        // SSE frames are written as they come, so progress and the result reach the client at once.
-        await sendWebResponse(res, response, gone.signal);
-      } finally {
-        res.off("close", onClose);
-      }
-    },
+    // A client that goes away aborts `request`: the SDK then cancels the handler (and the run).
+    serve: async (request, body, auth) =>
+      // SEP-2243: a call whose Mcp-Param-* headers disagree with its arguments is refused before it runs.
+      (paramHeaders && (await refuseParamHeaders(body, request.headers, paramHeaders))) ?? listen?.(body, auth, request.signal) ?? handler.fetch(request, { parsedBody: body, ...(auth ? { authInfo: auth } : {}) }),
     close: () => handler.close(),
   };
 }

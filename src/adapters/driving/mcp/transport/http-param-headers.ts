@@ -8,7 +8,6 @@
  * The SDK performs this check only for its high-level `McpServer` (its helpers are internal), and
  * we serve the low-level `Server` (MCP-7), so the comparison is written here, after the spec text.
  */
-import type { IncomingHttpHeaders } from "node:http";
 
 /** One argument mirrored in a header: the property and the header's `<Name>`. */
 export interface ParamHeader {
@@ -57,17 +56,18 @@ function decodeHeader(value: string): string | undefined {
  * present one needs its header, equal to the argument's text (`true`/`false`, decimal numbers).
  *
  * @example
- * paramHeaderMismatch([{ property: "region", header: "Region" }], { region: "eu" }, { "mcp-param-region": "=?base64?ZXU=?=" }) // undefined
- * paramHeaderMismatch([{ property: "region", header: "Region" }], { region: "eu" }, {}) // "the body carries region but the Mcp-Param-Region header is absent"
+ * paramHeaderMismatch([{ property: "region", header: "Region" }], { region: "eu" }, new Headers({ "mcp-param-region": "=?base64?ZXU=?=" })) // undefined
+ * paramHeaderMismatch([{ property: "region", header: "Region" }], { region: "eu" }, new Headers()) // "the body carries region but the Mcp-Param-Region header is absent"
  */
-export function paramHeaderMismatch(declared: readonly ParamHeader[], args: unknown, headers: IncomingHttpHeaders): string | undefined {
+export function paramHeaderMismatch(declared: readonly ParamHeader[], args: unknown, headers: Headers): string | undefined {
   for (const { property, header } of declared) {
     const value = (args as Record<string, unknown> | null | undefined)?.[property];
     if (value === undefined || value === null || typeof value === "object") continue;
     const name = `Mcp-Param-${header}`;
-    const sent = headers[name.toLowerCase()];
-    if (sent === undefined) return `the body carries ${property} but the ${name} header is absent`;
-    const decoded = decodeHeader(Array.isArray(sent) ? sent.join(", ") : sent.trim());
+    // A repeated header reads as its values joined by ", " (as node joins them), which no valid value is.
+    const sent = headers.get(name);
+    if (sent === null) return `the body carries ${property} but the ${name} header is absent`;
+    const decoded = decodeHeader(sent.trim());
     if (decoded === undefined) return `the ${name} header carries an invalid Base64 value`;
     // Numbers compare as numbers (`42.0` is 42), as the revision asks.
     const equal = typeof value === "number" && DECIMAL.test(decoded) ? Number(decoded) === value : decoded === String(value);
@@ -82,10 +82,10 @@ export function paramHeaderMismatch(declared: readonly ParamHeader[], args: unkn
  * `declaredOf` names the mirrored params of a tool (none for a tool it does not know).
  *
  * @example
- * const refused = await refuseParamHeaders(body, req.headers, async (tool) => paramHeadersOf(schemaOf(tool)));
- * if (refused) return sendWebResponse(res, refused);
+ * const refused = await refuseParamHeaders(body, request.headers, async (tool) => paramHeadersOf(schemaOf(tool)));
+ * if (refused) return refused;
  */
-export async function refuseParamHeaders(body: unknown, headers: IncomingHttpHeaders, declaredOf: (tool: string) => readonly ParamHeader[] | Promise<readonly ParamHeader[]>): Promise<Response | undefined> {
+export async function refuseParamHeaders(body: unknown, headers: Headers, declaredOf: (tool: string) => readonly ParamHeader[] | Promise<readonly ParamHeader[]>): Promise<Response | undefined> {
   const request = body as { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null;
   if (request?.method !== "tools/call" || typeof request.params?.name !== "string") return undefined;
   const declared = await declaredOf(request.params.name);

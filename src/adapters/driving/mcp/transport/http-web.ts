@@ -23,8 +23,8 @@ export function webRequest(req: IncomingMessage, signal?: AbortSignal): Request 
 }
 
 /**
- * Writes a web `Response` to a node response, streaming its body; `gone` (the client closed the
- * connection) cancels the body, which the SDK reads as the client leaving.
+ * Writes a web `Response` to a node response: a JSON body at once, any other streamed (SSE); `gone`
+ * (the client closed the connection) cancels a streamed body, which the SDK reads as the client leaving.
  *
  * @example
  * await sendWebResponse(res, await transport.handleRequest(request, { parsedBody }), gone.signal);
@@ -35,8 +35,15 @@ export async function sendWebResponse(res: ServerResponse, response: Response, g
   // Headers joins repeated set-cookie values; none of the SDK's answers sets any, but keep them apart.
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 1) headers["set-cookie"] = cookies;
+  if (!response.body) return void res.writeHead(response.status, headers).end();
+  if (response.headers.get("content-type")?.startsWith("application/json")) {
+    // A JSON answer is complete already: headers and body leave in one write (no chunked
+    // encoding, whose closing chunk is a second write that wakes the client a second time).
+    const body = Buffer.from(await response.arrayBuffer());
+    headers["content-length"] = String(body.length);
+    return void res.writeHead(response.status, headers).end(body);
+  }
   res.writeHead(response.status, headers);
-  if (!response.body) return void res.end();
   const reader = response.body.getReader();
   const cancel = () => void reader.cancel().catch(() => undefined);
   if (gone?.aborted) cancel();
