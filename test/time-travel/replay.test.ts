@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "@jest/globals";
 import { openAgent } from "../../src/app/agent/create-agent.js";
 import { replayRun } from "../../src/app/time-travel/replay.js";
+import { replayRecordOf } from "../../src/domain/time-travel/replay.js";
 import type { SqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import type { SessionStore } from "../../src/ports/session-store.js";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
@@ -152,7 +153,7 @@ describe("replay", () => {
     expect(effects(dir, "lookup")).toEqual(["alpha"]);
   }, 3 * CHILD_LIMIT_MS);
 
-  it("REPLAY-1 a later run's replay holds the history before it, read through to the original's log (forkLog), never the run itself", async () => {
+  it("REPLAY-1 REPLAY-2 a later run's replay holds the history before it, read through to the original's log (forkLog), never the run itself, then its record", async () => {
     const { dir, storage, source } = await recorded();
     const second = openAgent({ ...fixtureAgent(dir), sessionKey: SESSION_KEY, sessions: storage.sessions });
     for await (const chunk of second.run({ prompt: "Again.", runId: "run-second" }, fixtureContext(storage, "run-second"))) void chunk;
@@ -168,7 +169,10 @@ describe("replay", () => {
     const prefix = (events: typeof sourceEvents) => events.filter((event) => event.seq < startSeq).map(({ seq, eventId, runId }) => ({ seq, eventId, runId }));
     expect(prefix(replayEvents)).toEqual(prefix(sourceEvents));
     expect(prefix(replayEvents).map((event) => event.runId)).toContain("run-original");
-    expect(new Set(replayEvents.filter((event) => event.seq >= startSeq).map((event) => event.runId))).toEqual(new Set([result.runId]));
+    // Then the replay's record (what it replays, for the viewer's diff) and its own run.
+    const [record, ...run] = replayEvents.filter((event) => event.seq >= startSeq);
+    expect(replayRecordOf(record!)).toEqual({ of: { address: source.address, runId: "run-second" }, runId: result.runId, tools: "recorded", price: null });
+    expect(new Set(run.map((event) => event.runId))).toEqual(new Set([result.runId]));
   });
 
   it("REPLAY-1 an unknown run is not_found", async () => {

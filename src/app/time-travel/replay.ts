@@ -7,7 +7,7 @@ import { SteamharnessError, isSteamharnessError } from "../../domain/errors.js";
 import type { AgentConfigurationSnapshot } from "../../domain/agent/model-selection.js";
 import type { ModelPrice } from "../../domain/budget/model-price.js";
 import type { NodeContext } from "../../domain/node-context.js";
-import { createRecordingAnswers, type ReplayDivergence, type ReplayToolMode } from "../../domain/time-travel/replay.js";
+import { createRecordingAnswers, replayRecordEvent, type ReplayDivergence, type ReplayRecord, type ReplayToolMode } from "../../domain/time-travel/replay.js";
 import { recordedToolCalls } from "../../domain/time-travel/tool-calls.js";
 import { diffRuns, runFacts, type RunDiff, type RunFacts } from "../../domain/time-travel/replay-diff.js";
 import type { SessionBackend } from "../../ports/session-backend.js";
@@ -99,7 +99,9 @@ export async function replayRun(runId: string, options: ReplayRunOptions): Promi
   if (!options.sessions.forkLog) throw new SteamharnessError("unavailable", `[steamharness] [replay] the ${options.sessions.kind} session backend cannot fork sessions`);
   // The conversation before the run, so the replay's model sees what the original's saw: a fork
   // that reads through to the source's log, so its cost does not grow with the history.
-  await options.sessions.forkLog({ from: options.source.address, to: address, throughSeq: started.seq - 1 });
+  // Its record names the original, so a viewer can draw the diff (REPLAY-2).
+  const record: ReplayRecord = { of: { address: options.source.address, runId }, runId: replayId, tools: options.tools, price: options.price ?? null };
+  await options.sessions.forkLog({ from: options.source.address, to: address, throughSeq: started.seq - 1, append: [replayRecordEvent(address.sessionKey, record)] });
   // Its own events are committed in batches (a crash loses only what a rerun re-derives), until a
   // tool with effects runs live: from then on each append commits, as in a normal run (SES-4).
   const target = batchSessionAppends(await options.sessions.open({ address, ownerId: replayId, clock: options.context.clock }), { clock: options.context.clock });
