@@ -77,10 +77,11 @@ export interface ReplayResult {
  * session forks the source's history before the run (`SessionBackend.forkLog`: read through, not
  * copied), the prompt (or `prompt`) sent again to the agent
  * (or `model`), and each tool call answered per `tools` and `onDivergence`. In `recorded` mode no
- * tool runs unless a divergence policy runs it. The replay's events are committed in batches
+ * tool runs unless a divergence policy runs it. The session first gets the replay's record (what
+ * it replays, for the viewer's diff); the replay's events are committed in batches
  * ({@link batchSessionAppends}) until a tool with effects runs live: a crash may lose the
- * replay's tail, and running the replay again (another run id) re-derives it. Resolves with the diff against the original; a
- * failed replay resolves too (`status`, `error`). Throws `not_found` for an unknown run and
+ * replay's tail, and running the replay again (another run id) re-derives it. Resolves with the
+ * diff against the original; a failed replay resolves too (`status`, `error`). Throws `not_found` for an unknown run and
  * `unavailable` for a session backend without `forkLog`.
  *
  * @example
