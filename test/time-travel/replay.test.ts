@@ -1,10 +1,18 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "@jest/globals";
 import { openAgent } from "../../src/app/agent/create-agent.js";
 import { replayRun } from "../../src/app/time-travel/replay.js";
+import { replayRecordOf } from "../../src/domain/time-travel/replay.js";
 import type { SqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import type { SessionStore } from "../../src/ports/session-store.js";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { tempDirRemovedAfterAll } from "../fixtures/temp-dirs.js";
-import { effects, fixtureAgent, fixtureContext, recordRun, RECORDED_STEPS, SESSION_KEY } from "./replay-fixture.js";
+import { effects, fixtureAgent, fixtureContext, PROJECT, recordRun, RECORDED_STEPS, SESSION_KEY } from "./replay-fixture.js";
+
+const CRASH_CHILD = path.join("test", "time-travel", "fixtures", "replay-crash-child.ts");
+// A fresh process starts in seconds on a loaded machine.
+const CHILD_LIMIT_MS = 60_000;
 
 const opened: Array<{ storage: SqliteStorage; source: SessionStore }> = [];
 afterEach(async () => {
@@ -81,7 +89,71 @@ describe("replay", () => {
     expect(effects(dir, "charge")).toEqual(["card-1", "card-2"]);
   });
 
-  it("REPLAY-1 a later run's replay holds the history before it, read through to the original's log (forkLog), never the run itself", async () => {
+  it("REPLAY-1 a replay holds its appends until a tool with effects runs live: that call's start is committed before it runs (SES-4)", async () => {
+    const { dir, storage, source } = await recorded();
+    const diverging = [RECORDED_STEPS[0]!, { toolCalls: [{ name: "charge", arguments: { key: "card-2" } }] }, { text: "Charged card-2." }];
+    const agent = fixtureAgent(dir, diverging);
+    const seen: string[][] = [];
+    const charge = agent.extraTools!.find((tool) => tool.name === "charge")!;
+    const spying: typeof charge = {
+      ...charge,
+      async execute(...args) {
+        // What a crash at this moment would leave: the committed events of the replay's session.
+        const reader = (await storage.sessions.openUnleased({ address: { projectId: PROJECT, sessionKey: "replay-replay-live" }, create: false }))!;
+        seen.push((await reader.readRun("replay-live")).map((event) => event.type));
+        await reader.close();
+        return charge.execute(...args);
+      },
+    };
+    const result = await replayRun("run-original", {
+      source, sessions: storage.sessions, agent: { ...agent, extraTools: agent.extraTools!.map((tool) => (tool === charge ? spying : tool)) }, context: fixtureContext(storage, "x"), tools: "recorded", runId: "replay-live", onDivergence: () => "run",
+    });
+    expect({ status: result.status, answered: result.answered, live: result.live }).toEqual({ status: "completed", answered: 1, live: 1 });
+    expect(effects(dir, "charge")).toEqual(["card-1", "card-2"]);
+    // Everything before the live call (the answered lookup included) was committed with it, the start last.
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.slice(0, 2)).toEqual(["run_started", "user_message"]);
+    expect(seen[0]).toContain("tool_result");
+    expect(seen[0]!.at(-1)).toBe("tool_started");
+  });
+
+  it("REPLAY-1 a replay killed mid-run loses its held events, and running it again gives the same result", async () => {
+    const { dir, storage, source } = await recorded();
+    const replay = (runId: string) => replayRun("run-original", { source, sessions: storage.sessions, agent: fixtureAgent(dir), context: fixtureContext(storage, "x"), tools: "recorded", runId });
+    const whole = await replay("replay-whole");
+    const child = spawn(process.execPath, [bundledFixture(CRASH_CHILD), JSON.stringify({ dir, runId: "replay-crashed" })], { stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (data: Buffer) => (stderr += data.toString()));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+    const reached = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), CHILD_LIMIT_MS);
+      child.stdout.on("data", (data: Buffer) => data.toString().includes('"last-step"') && (clearTimeout(timer), resolve(true)));
+      void exited.then(() => (clearTimeout(timer), resolve(false)));
+    });
+    child.kill("SIGKILL");
+    expect({ reached, stderr }).toEqual({ reached: true, stderr: "" });
+    expect(await exited).toBe("SIGKILL");
+    // Two steps were answered in the child; none of the replay run's events was committed.
+    const crashed = (await storage.sessions.openUnleased({ address: { projectId: PROJECT, sessionKey: "replay-replay-crashed" }, create: false }))!;
+    expect(await crashed.readRun("replay-crashed")).toEqual([]);
+    await crashed.close();
+    // Its id is taken (its session exists); run again under another id, the replay comes out the same.
+    await expect(replay("replay-crashed")).rejects.toMatchObject({ code: "conflict" });
+    const rerun = await replay("replay-rerun");
+    const outcome = (result: typeof whole) => ({ status: result.status, answered: result.answered, live: result.live, divergences: result.divergences, diff: { ...result.diff, latencyMs: null } });
+    expect(outcome(rerun)).toEqual(outcome(whole));
+    const shape = async (result: typeof whole) => {
+      const reader = (await storage.sessions.openUnleased({ address: result.address, create: false }))!;
+      const events = await reader.readRun(result.runId);
+      await reader.close();
+      return events.map((event) => `${event.seq} ${event.type} ${event.eventId.replace(result.runId, "R")}`);
+    };
+    expect(await shape(rerun)).toEqual(await shape(whole));
+    expect(effects(dir, "charge")).toEqual(["card-1"]);
+    expect(effects(dir, "lookup")).toEqual(["alpha"]);
+  }, 3 * CHILD_LIMIT_MS);
+
+  it("REPLAY-1 REPLAY-2 a later run's replay holds the history before it, read through to the original's log (forkLog), never the run itself, then its record", async () => {
     const { dir, storage, source } = await recorded();
     const second = openAgent({ ...fixtureAgent(dir), sessionKey: SESSION_KEY, sessions: storage.sessions });
     for await (const chunk of second.run({ prompt: "Again.", runId: "run-second" }, fixtureContext(storage, "run-second"))) void chunk;
@@ -97,7 +169,10 @@ describe("replay", () => {
     const prefix = (events: typeof sourceEvents) => events.filter((event) => event.seq < startSeq).map(({ seq, eventId, runId }) => ({ seq, eventId, runId }));
     expect(prefix(replayEvents)).toEqual(prefix(sourceEvents));
     expect(prefix(replayEvents).map((event) => event.runId)).toContain("run-original");
-    expect(new Set(replayEvents.filter((event) => event.seq >= startSeq).map((event) => event.runId))).toEqual(new Set([result.runId]));
+    // Then the replay's record (what it replays, for the viewer's diff) and its own run.
+    const [record, ...run] = replayEvents.filter((event) => event.seq >= startSeq);
+    expect(replayRecordOf(record!)).toEqual({ of: { address: source.address, runId: "run-second" }, runId: result.runId, tools: "recorded", price: null });
+    expect(new Set(run.map((event) => event.runId))).toEqual(new Set([result.runId]));
   });
 
   it("REPLAY-1 an unknown run is not_found", async () => {

@@ -6,6 +6,7 @@ import { getJson, hrefWithToken, openStream, postJson } from "./api.js";
 import { formatCounts, formatNumber, Gauge, Json, plural, StatusBadge } from "./parts.js";
 import { Crumbs } from "./lists.js";
 import { Timeline } from "./timeline.js";
+import { ReplayPanel } from "./replay.js";
 import { buildRunTimeline, formatDuration } from "../../src/adapters/driving/viewer/run-timeline.js";
 import { Card, type CardLike } from "../shared/card.js";
 import { createRunReplay, type ViewerPendingRequest, type ViewerRunView } from "../../src/adapters/driving/viewer/run-replay.js";
@@ -116,6 +117,7 @@ export function RunView({ s, runId }: { s: string; runId: string }) {
       </div>
       <${Gauge} used=${view.ring.used} total=${view.ring.total} />
     </header>
+    <${ReplayPanel} s=${s} runId=${runId} settled=${view.status !== "running" && view.status !== "waiting"} />
     ${waiting.map((request) => html`<${PendingBox} key=${request.requestId} s=${s} runId=${runId} request=${request} onAnswered=${onAnswered} />`)}
     ${Object.entries(notes).map(([requestId, note]) => html`<div class="answer-note" data-testid="answer-note" data-request=${requestId} key=${requestId}>${note}</div>`)}
     <${Timeline} timeline=${timeline} />

@@ -7,12 +7,13 @@ import { SteamharnessError, isSteamharnessError } from "../../domain/errors.js";
 import type { AgentConfigurationSnapshot } from "../../domain/agent/model-selection.js";
 import type { ModelPrice } from "../../domain/budget/model-price.js";
 import type { NodeContext } from "../../domain/node-context.js";
-import { createRecordingAnswers, type ReplayDivergence, type ReplayToolMode } from "../../domain/time-travel/replay.js";
+import { createRecordingAnswers, replayRecordEvent, type ReplayDivergence, type ReplayRecord, type ReplayToolMode } from "../../domain/time-travel/replay.js";
 import { recordedToolCalls } from "../../domain/time-travel/tool-calls.js";
 import { diffRuns, runFacts, type RunDiff, type RunFacts } from "../../domain/time-travel/replay-diff.js";
 import type { SessionBackend } from "../../ports/session-backend.js";
 import type { SessionAddress, SessionStore } from "../../ports/session-store.js";
 import { openAgent } from "../agent/create-agent.js";
+import { batchSessionAppends } from "./batched-session.js";
 import { stableHash } from "../../domain/stable-hash.js";
 import type { Clock } from "../../ports/clock.js";
 import type { TokenUsageEntry, TokenUsageRecorder } from "../../ports/token-usage.js";
@@ -76,8 +77,11 @@ export interface ReplayResult {
  * session forks the source's history before the run (`SessionBackend.forkLog`: read through, not
  * copied), the prompt (or `prompt`) sent again to the agent
  * (or `model`), and each tool call answered per `tools` and `onDivergence`. In `recorded` mode no
- * tool runs unless a divergence policy runs it. Resolves with the diff against the original; a
- * failed replay resolves too (`status`, `error`). Throws `not_found` for an unknown run and
+ * tool runs unless a divergence policy runs it. The session first gets the replay's record (what
+ * it replays, for the viewer's diff); the replay's events are committed in batches
+ * ({@link batchSessionAppends}) until a tool with effects runs live: a crash may lose the
+ * replay's tail, and running the replay again (another run id) re-derives it. Resolves with the
+ * diff against the original; a failed replay resolves too (`status`, `error`). Throws `not_found` for an unknown run and
  * `unavailable` for a session backend without `forkLog`.
  *
  * @example
@@ -93,12 +97,16 @@ export async function replayRun(runId: string, options: ReplayRunOptions): Promi
   const counts = { answered: 0, live: 0 };
   const divergences: ReplayDivergence[] = [];
   // Codemode's nested calls (replay class unknown) are the snippet's own business: only the model's calls are answered.
-  const toolAnswers = answererOf(runId, options, recordedToolCalls(original).filter((call) => call.replay !== "unknown"), counts, divergences);
   if (!options.sessions.forkLog) throw new SteamharnessError("unavailable", `[steamharness] [replay] the ${options.sessions.kind} session backend cannot fork sessions`);
   // The conversation before the run, so the replay's model sees what the original's saw: a fork
   // that reads through to the source's log, so its cost does not grow with the history.
-  await options.sessions.forkLog({ from: options.source.address, to: address, throughSeq: started.seq - 1 });
-  const target = await options.sessions.open({ address, ownerId: replayId, clock: options.context.clock });
+  // Its record names the original, so a viewer can draw the diff (REPLAY-2).
+  const record: ReplayRecord = { of: { address: options.source.address, runId }, runId: replayId, tools: options.tools, price: options.price ?? null };
+  await options.sessions.forkLog({ from: options.source.address, to: address, throughSeq: started.seq - 1, append: [replayRecordEvent(address.sessionKey, record)] });
+  // Its own events are committed in batches (a crash loses only what a rerun re-derives), until a
+  // tool with effects runs live: from then on each append commits, as in a normal run (SES-4).
+  const target = batchSessionAppends(await options.sessions.open({ address, ownerId: replayId, clock: options.context.clock }), { clock: options.context.clock });
+  const toolAnswers = answererOf(runId, options, recordedToolCalls(original).filter((call) => call.replay !== "unknown"), counts, divergences, () => target.writeThrough());
   try {
     const agent = openAgent({
       ...options.agent,
@@ -134,15 +142,16 @@ export async function replayRun(runId: string, options: ReplayRunOptions): Promi
 }
 
 /** The tool step's answerer of a replay: the recording first, then the mode and the divergence policy. */
-function answererOf(runId: string, options: ReplayRunOptions, calls: ReturnType<typeof recordedToolCalls>, counts: { answered: number; live: number }, divergences: ReplayDivergence[]): ToolAnswerer {
+function answererOf(runId: string, options: ReplayRunOptions, calls: ReturnType<typeof recordedToolCalls>, counts: { answered: number; live: number }, divergences: ReplayDivergence[], beforeEffect: () => Promise<void>): ToolAnswerer {
   const answers = createRecordingAnswers(calls);
   const policy = options.onDivergence ?? "fail";
-  const live = () => {
-    counts.live++;
-    return null;
-  };
   return async (call, tool) => {
     const replay = tool.replay ?? "never";
+    const live = async () => {
+      counts.live++;
+      if (replay !== "safe") await beforeEffect();
+      return null;
+    };
     if (options.tools === "live" || (options.tools === "live-safe" && replay === "safe")) return live();
     const recorded = answers.take(call.name, call.arguments);
     if (recorded) {

@@ -162,7 +162,7 @@ export interface SessionEventPayloads {
    * result), `task` (a background task's state), `environment` (the session's execution target),
    * `fork` (FORK-1: this session forks another at a point; its data is a `ForkRecord`).
    */
-  extension: { feature: "tool_search" | "codemode" | "task" | "environment" | "fork"; data: JsonObject };
+  extension: { feature: "tool_search" | "codemode" | "task" | "environment" | "fork" | "replay"; data: JsonObject };
 }
 
 /** An event to append: a stable id (derived from the run id), its run, type and payload. */

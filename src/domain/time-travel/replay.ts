@@ -6,6 +6,8 @@
 import { canonicalJson } from "../stable-hash.js";
 import type { JsonObject } from "../json.js";
 import type { RecordedToolCall } from "./tool-calls.js";
+import type { ModelPrice } from "../budget/model-price.js";
+import type { SessionEvent, SessionEventInput } from "../agent/session-events.js";
 
 /** How a replay treats the run's tools: answered from the recording, safe ones live, or all live. */
 export type ReplayToolMode = "recorded" | "live-safe" | "live";
@@ -43,4 +45,45 @@ export function createRecordingAnswers(calls: readonly Pick<RecordedToolCall, "t
     queues.set(key, [...(queues.get(key) ?? []), call.result]);
   }
   return { take: (toolName, args) => queues.get(keyOf(toolName, args))?.shift() ?? null };
+}
+
+/** What a replay's session records about it (REPLAY-2): the run it replays and how, so a viewer can diff the two. */
+export interface ReplayRecord {
+  /** The original run and its session. */
+  of: { address: { projectId: string; conversationId?: string; sessionKey: string }; runId: string };
+  /** The replay's run id. */
+  runId: string;
+  tools: ReplayToolMode;
+  /** The price the replay's diff was costed with (USD per million tokens), or `null`. */
+  price: ModelPrice | null;
+}
+
+/**
+ * The id of a replay session's record, from its session key: found by one lookup.
+ *
+ * @example
+ * replayRecordEventId("replay-r1") // "replay/replay-r1"
+ */
+export function replayRecordEventId(sessionKey: string): string {
+  return `replay/${sessionKey}`;
+}
+
+/**
+ * The replay session's record event (written with its forked history, before its run).
+ *
+ * @example
+ * await sessions.forkLog({ from, to, throughSeq, append: [replayRecordEvent(to.sessionKey, record)] });
+ */
+export function replayRecordEvent(sessionKey: string, record: ReplayRecord): SessionEventInput {
+  return { eventId: replayRecordEventId(sessionKey), runId: "replay", type: "extension", payload: { feature: "replay", data: JSON.parse(JSON.stringify(record)) as JsonObject } };
+}
+
+/**
+ * The replay record an event holds (a session's {@link replayRecordEventId} event), or `null`.
+ *
+ * @example
+ * const record = replayRecordOf(await store.get(replayRecordEventId(address.sessionKey)));
+ */
+export function replayRecordOf(event: SessionEvent | null): ReplayRecord | null {
+  return event?.type === "extension" && event.payload.feature === "replay" ? (event.payload.data as unknown as ReplayRecord) : null;
 }

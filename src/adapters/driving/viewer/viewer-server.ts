@@ -13,6 +13,7 @@ import { createViewerSessions } from "./viewer-sessions.js";
 import { sessionCatalogOf } from "./session-catalog-of.js";
 import { createSessionFacts } from "./session-facts.js";
 import { forkFromViewer, parseViewerFork, viewerForks } from "./viewer-forks.js";
+import { viewerReplay } from "./viewer-replays.js";
 import { listProjects, namesOf, withRecordedDecisions } from "./viewer-listing.js";
 
 /** Options of {@link createViewerServer}. */
@@ -143,6 +144,7 @@ export async function createViewerServer(options: ViewerServerOptions, openFolde
       send(response, 200, { ...transcript, ...(await namesOf(transcript.address, catalog, facts)) });
     },
     "GET /api/forks": async (_request, response, url) => send(response, 200, await viewerForks(backend, catalog, url.searchParams.get("s") ?? "")),
+    "GET /api/replay": async (_request, response, url) => send(response, 200, await viewerReplay(backend, catalog, url.searchParams.get("s") ?? "", url.searchParams.get("runId") ?? "")),
     "POST /api/fork": async (request, response) => send(response, 200, await forkFromViewer(backend, parseViewerFork(await readJson(request)))),
     "GET /api/children": async (_request, response, url) => send(response, 200, { children: await sessions.childUsage(url.searchParams.get("s") ?? "", url.searchParams.get("runId") ?? "") }),
     "GET /api/events": async (_request, response, url) => {
