@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import { createServer, connect, type Socket } from "node:net";
 import { describe, expect, it } from "@jest/globals";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { createChatFeed } from "../../src/app/chats/chat-feed.js";
@@ -28,6 +30,37 @@ describe("the chat feed (issue 45 review: one wake-up source per chat)", () => {
     const stale = readers[0]!.version() - 1;
     await readers[0]!.wait(stale);
     for (const reader of readers) reader.close();
+    await log.close();
+    await storage.close();
+  });
+
+  it("UI-1 a woken reader's send reaches a client of this process before the appending writer goes on (the first chunk does not wait for the rest of the turn)", async () => {
+    const storage = createSqliteStorage({ directory: dir });
+    const conversationId = randomUUID();
+    // A real loopback connection: the reader writes what it read, the client counts what arrived.
+    const server = createServer();
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const accepted = once(server, "connection") as Promise<[Socket]>;
+    const client = connect((server.address() as { port: number }).port, "127.0.0.1");
+    const [socket] = await accepted;
+    let received = "";
+    client.on("data", (data: Buffer) => (received += data.toString()));
+    const feed = createChatFeed({ pollMs: 60_000, isLocal: () => true });
+    const reader = feed.reader(conversationId, async () => "");
+    const log = (await feed.notifying(storage.sessions!).openUnleased({ address: address(conversationId), create: true }))!;
+    const sent = reader.wait(reader.version()).then(async () => socket.write(JSON.stringify(await log.readAfter(0))));
+    await log.append([{ eventId: "e1", runId: "r1", type: "user_message", payload: { message: { role: "user", content: "hi" } } }]);
+    // The writer resumes only after the event loop polled the client's socket.
+    expect(received).toContain('"eventId":"e1"');
+    await sent;
+    // Without a waiting reader a write does not wait.
+    await log.append([{ eventId: "e2", runId: "r1", type: "user_message", payload: { message: { role: "user", content: "again" } } }]);
+    expect(received).not.toContain('"eventId":"e2"');
+    reader.close();
+    client.destroy();
+    socket.destroy();
+    server.close();
     await log.close();
     await storage.close();
   });

@@ -27,6 +27,9 @@ interface ChatWatch {
   reads: Map<string, Promise<unknown>>;
 }
 
+/** Resolves after the event loop's next poll phase (an immediate queued from an immediate runs in the next loop turn). */
+const pastPoll = (): Promise<void> => new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+
 /** A reader's hold on its chat's wake-ups (see {@link createChatFeed}). */
 export interface ChatFeedReader {
   /** The chat's version now: take it before reading, and wait with it after. */
@@ -77,9 +80,13 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
       );
     }, options.pollMs);
   };
-  const notify = (conversationId: string) => {
+  /** Wakes the chat's readers (a new version); resolves whether any was waiting. */
+  const notify = (conversationId: string): boolean => {
     const watch = chats.get(conversationId);
-    if (watch) wake(watch);
+    if (!watch) return false;
+    const waiting = watch.waiters.size > 0;
+    wake(watch);
+    return waiting;
   };
   const after = <T extends object>(target: T, conversationId: string): T =>
     new Proxy(target, {
@@ -91,7 +98,12 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
           try {
             return await (value as (...args: unknown[]) => Promise<unknown>).apply(object, args);
           } finally {
-            notify(conversationId);
+            // Issue 45 item 1: the woken readers read and send an appended commit (in microtasks, SQLite
+            // reads are synchronous) before the writer goes on, and the writer — the turn's host,
+            // whose next steps are synchronous writes too — waits past one poll of the event loop,
+            // so the sockets that now have data are served before it: the first chunk of a turn
+            // does not wait for the rest of the turn.
+            if (notify(conversationId) && key === "append") await pastPoll();
           }
         };
       },
