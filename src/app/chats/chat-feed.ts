@@ -27,18 +27,8 @@ interface ChatWatch {
   reads: Map<string, Promise<unknown>>;
 }
 
-/**
- * Resolves after the event loop's next poll phase (an immediate queued from an immediate runs in
- * the next loop turn). Why (issue 45 item 1): what a chain of promise jobs writes to a socket is
- * corked until the chain ends (node:http flushes a chunked write on the next tick), and a client
- * in this process reads it only in a poll phase; awaiting this after a send puts it on the wire
- * before the chain's next synchronous work (SQLite reads and writes).
- *
- * @example
- * stream.enqueue(start);
- * await afterNextPoll(); // `start` is on the wire before the log is read
- */
-export const afterNextPoll = (): Promise<void> => new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+/** Resolves after the event loop's next poll phase (an immediate queued from an immediate runs in the next loop turn). */
+const pastPoll = (): Promise<void> => new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 
 /** A reader's hold on its chat's wake-ups (see {@link createChatFeed}). */
 export interface ChatFeedReader {
@@ -113,7 +103,7 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
             // whose next steps are synchronous writes too — waits past one poll of the event loop,
             // so the sockets that now have data are served before it: the first chunk of a turn
             // does not wait for the rest of the turn.
-            if (notify(conversationId) && key === "append") await afterNextPoll();
+            if (notify(conversationId) && key === "append") await pastPoll();
           }
         };
       },

@@ -10,7 +10,6 @@ import { randomUUID } from "node:crypto";
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { createAgentNode, type AgentNode, type AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
-import { afterNextPoll } from "../../../app/chats/chat-feed.js";
 import { createChatTurns, SHARED_CHAT_TENANT, type ChatPrincipal, type ChatTurns } from "../../../app/chats/chat-turns.js";
 import type { ApprovalGovernance } from "../../../app/approvals/answer-approval.js";
 import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.js";
@@ -175,12 +174,9 @@ interface StreamCursor {
  * An SSE response of one turn's chunks read from the log: `id: <seq>-<index>` tags each chunk
  * with its position (the cursor), `data: [DONE]` ends it. With `after`, only the chunks after
  * that position are sent (and `start` only when the turn began after it). Cancelling the body
- * (the client went away) or `closing` ends the read, never the turn. `mode`: `post`, a turn's
- * first stream; `resume`, a GET (its `start` is on the wire before the log is read); `continue`,
- * an answered pause's continuation (`start` again, then what follows `after`).
+ * (the client went away) or `closing` ends the read, never the turn.
  */
-function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: { taskId: string; runId: string; status?: string }, after: StreamCursor | null, reading: Set<AbortController>, mode: "post" | "resume" | "continue" = "post"): Response {
-  const restart = mode === "continue";
+function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: { taskId: string; runId: string; status?: string }, after: StreamCursor | null, reading: Set<AbortController>, restart = false): Response {
   const fold = createUiChunkFold(turn.runId);
   const controller = new AbortController();
   reading.add(controller);
@@ -204,8 +200,6 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
         stream.enqueue(frame(fold.start(), null));
         // UI-5: a turn waiting behind another says so (transient: the message keeps no part of it, and no cursor names it).
         if (turn.status === "queued" && (after === null || restart)) stream.enqueue(frame({ type: "data-queued", data: { taskId: turn.taskId }, transient: true }, null));
-        // A resume reads the whole turn next (synchronously on SQLite): `start` goes out first.
-        if (mode === "resume") await afterNextPoll();
         return;
       }
       for (;;) {
@@ -298,7 +292,7 @@ export function createUiChatHandlers(options: UiChatOptions, runtime: HarnessRun
         }
         if (continued === null) throw new UiChatError(400, "No turn of this chat waits for the approvals or answers the message carries.", "invalid_value", "messages");
         // The continuation goes on in the same assistant message: its `start`, then what follows the pause.
-        return streamResponse(chats, tenant, body.id, continued, { seq: continued.afterSeq, index: Number.MAX_SAFE_INTEGER }, reading, "continue");
+        return streamResponse(chats, tenant, body.id, continued, { seq: continued.afterSeq, index: Number.MAX_SAFE_INTEGER }, reading, true);
       }
       const position = body.messages.map((message) => message.role).lastIndexOf("user");
       if (position < 0) throw new UiChatError(400, "The messages need a user message.", "invalid_value", "messages");
@@ -317,7 +311,7 @@ export function createUiChatHandlers(options: UiChatOptions, runtime: HarnessRun
       const task = await chats.active(tenant, chatId, after !== null);
       if (task === undefined) throw new UiChatError(404, `No chat '${chatId}'.`, "not_found", "id");
       if (task === null) return new Response(null, { status: 204 });
-      return streamResponse(chats, tenant, chatId, task, after, reading, "resume");
+      return streamResponse(chats, tenant, chatId, task, after, reading);
     }),
     stop: handled(async (request) => {
       const tenant = await tenantOf(request);
