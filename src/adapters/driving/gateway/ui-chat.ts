@@ -194,12 +194,11 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
   };
   const body = new ReadableStream<Uint8Array>({
     async pull(stream) {
-      // A cursor of 0 has seen nothing of any turn: its `start` is due before the log is read (issue 45: resume time to first chunk).
-      if (!started && (after === null || restart || after.seq === 0)) {
+      if (!started && (after === null || restart)) {
         started = true;
         stream.enqueue(frame(fold.start(), null));
         // UI-5: a turn waiting behind another says so (transient: the message keeps no part of it, and no cursor names it).
-        if (turn.status === "queued" && (after === null || restart)) stream.enqueue(frame({ type: "data-queued", data: { taskId: turn.taskId }, transient: true }, null));
+        if (turn.status === "queued") stream.enqueue(frame({ type: "data-queued", data: { taskId: turn.taskId }, transient: true }, null));
         return;
       }
       for (;;) {
