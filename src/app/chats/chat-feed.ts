@@ -88,6 +88,8 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
     wake(watch);
     return waiting;
   };
+  /** Chats whose host record changed since their last append that woke readers. */
+  const moved = new Set<string>();
   const after = <T extends object>(target: T, conversationId: string): T =>
     new Proxy(target, {
       get(object, key) {
@@ -98,12 +100,14 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
           try {
             return await (value as (...args: unknown[]) => Promise<unknown>).apply(object, args);
           } finally {
-            // Issue 45 item 1: the woken readers read and send an appended commit (in microtasks, SQLite
-            // reads are synchronous) before the writer goes on, and the writer — the turn's host,
-            // whose next steps are synchronous writes too — waits past one poll of the event loop,
-            // so the sockets that now have data are served before it: the first chunk of a turn
-            // does not wait for the rest of the turn.
-            if (notify(conversationId) && key === "append") await pastPoll();
+            // Issue 45 item 1: after a task moved (a turn started or continued), the first append
+            // that woke readers is read and sent by them (in microtasks: SQLite reads are
+            // synchronous) while the writer — the turn's host, whose next steps are synchronous
+            // writes too — waits past one poll of the event loop, so the turn's first chunk reaches
+            // its sockets without waiting for the rest of the turn. Later appends do not wait: a
+            // turn of many steps with many readers is not slowed by one loop turn per step.
+            if (key !== "append") moved.add(conversationId);
+            if (notify(conversationId) && key === "append" && moved.delete(conversationId)) await pastPoll();
           }
         };
       },
