@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import { createServer, connect, type Socket } from "node:net";
 import { describe, expect, it } from "@jest/globals";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { createChatFeed } from "../../src/app/chats/chat-feed.js";
@@ -28,6 +30,44 @@ describe("the chat feed (issue 45 review: one wake-up source per chat)", () => {
     const stale = readers[0]!.version() - 1;
     await readers[0]!.wait(stale);
     for (const reader of readers) reader.close();
+    await log.close();
+    await storage.close();
+  });
+
+  it("UI-1 after a turn's task moves, its first commit that woke readers reaches a client of this process before the appending writer goes on (the first chunk does not wait for the rest of the turn); later commits do not wait", async () => {
+    const storage = createSqliteStorage({ directory: dir });
+    const conversationId = randomUUID();
+    // A real loopback connection: the reader writes what it read, the client counts what arrived.
+    const server = createServer();
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const accepted = once(server, "connection") as Promise<[Socket]>;
+    const client = connect((server.address() as { port: number }).port, "127.0.0.1");
+    const [socket] = await accepted;
+    let received = "";
+    client.on("data", (data: Buffer) => (received += data.toString()));
+    const feed = createChatFeed({ pollMs: 60_000, isLocal: () => true });
+    const reader = feed.reader(conversationId, async () => "");
+    const sessions = feed.notifying(storage.sessions!);
+    const log = (await sessions.openUnleased({ address: address(conversationId), create: true }))!;
+    // A turn starts: its task moves in the host record.
+    const record = (await sessions.openHostStore(conversationId, { create: true }))!;
+    await record.insertTask({ taskId: "t1", runId: "r1", targetId: 0, prompt: "hi", input: {}, status: "queued", detail: null });
+    const sent = reader.wait(reader.version()).then(async () => socket.write(JSON.stringify(await log.readAfter(0))));
+    await log.append([{ eventId: "e1", runId: "r1", type: "user_message", payload: { message: { role: "user", content: "hi" } } }]);
+    // The writer resumes only after the event loop polled the client's socket.
+    expect(received).toContain('"eventId":"e1"');
+    await sent;
+    // The turn's later appends do not wait, even with a waiting reader.
+    const again = reader.wait(reader.version()).then(() => socket.write("e2 read"));
+    await log.append([{ eventId: "e2", runId: "r1", type: "user_message", payload: { message: { role: "user", content: "again" } } }]);
+    await again;
+    expect(received).not.toContain("e2 read");
+    reader.close();
+    await record.close();
+    client.destroy();
+    socket.destroy();
+    server.close();
     await log.close();
     await storage.close();
   });

@@ -27,6 +27,9 @@ interface ChatWatch {
   reads: Map<string, Promise<unknown>>;
 }
 
+/** Resolves after the event loop's next poll phase (an immediate queued from an immediate runs in the next loop turn). */
+const pastPoll = (): Promise<void> => new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+
 /** A reader's hold on its chat's wake-ups (see {@link createChatFeed}). */
 export interface ChatFeedReader {
   /** The chat's version now: take it before reading, and wait with it after. */
@@ -77,10 +80,16 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
       );
     }, options.pollMs);
   };
-  const notify = (conversationId: string) => {
+  /** Wakes the chat's readers (a new version); resolves whether any was waiting. */
+  const notify = (conversationId: string): boolean => {
     const watch = chats.get(conversationId);
-    if (watch) wake(watch);
+    if (!watch) return false;
+    const waiting = watch.waiters.size > 0;
+    wake(watch);
+    return waiting;
   };
+  /** Chats whose host record changed since their last append that woke readers. */
+  const moved = new Set<string>();
   const after = <T extends object>(target: T, conversationId: string): T =>
     new Proxy(target, {
       get(object, key) {
@@ -91,7 +100,14 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
           try {
             return await (value as (...args: unknown[]) => Promise<unknown>).apply(object, args);
           } finally {
-            notify(conversationId);
+            // Issue 45 item 1: after a task moved (a turn started or continued), the first append
+            // that woke readers is read and sent by them (in microtasks: SQLite reads are
+            // synchronous) while the writer — the turn's host, whose next steps are synchronous
+            // writes too — waits past one poll of the event loop, so the turn's first chunk reaches
+            // its sockets without waiting for the rest of the turn. Later appends do not wait: a
+            // turn of many steps with many readers is not slowed by one loop turn per step.
+            if (key !== "append") moved.add(conversationId);
+            if (notify(conversationId) && key === "append" && moved.delete(conversationId)) await pastPoll();
           }
         };
       },
