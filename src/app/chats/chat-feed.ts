@@ -88,7 +88,7 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
     wake(watch);
     return waiting;
   };
-  /** Chats whose host record changed since their last append that woke readers. */
+  /** Chats whose host record changed since their last append that woke readers (while their stores are open). */
   const moved = new Set<string>();
   const after = <T extends object>(target: T, conversationId: string): T =>
     new Proxy(target, {
@@ -106,7 +106,9 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
             // writes too — waits past one poll of the event loop, so the turn's first chunk reaches
             // its sockets without waiting for the rest of the turn. Later appends do not wait: a
             // turn of many steps with many readers is not slowed by one loop turn per step.
-            if (key !== "append") moved.add(conversationId);
+            // A closed store forgets its chat, so the set holds only chats with open stores.
+            if (key === "close") moved.delete(conversationId);
+            else if (key !== "append") moved.add(conversationId);
             if (notify(conversationId) && key === "append" && moved.delete(conversationId)) await pastPoll();
           }
         };
