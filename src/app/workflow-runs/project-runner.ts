@@ -110,14 +110,8 @@ export function newRunId(now: Date = new Date()): string {
   // 48 random bits: the first 12 hex digits of a v4 UUID are all random, and randomUUID draws
   // from node's entropy cache instead of a synchronous randomBytes call per run.
   const uuid = randomUUID();
-  // The date part is formatted once per UTC day, not per run (every tools/call makes a run id).
-  const day = Math.floor(now.getTime() / 86_400_000);
-  if (runIdDay.day !== day) runIdDay = { day, prefix: now.toISOString().slice(0, 10).replace(/-/g, "") };
-  return `${runIdDay.prefix}-${uuid.slice(0, 8)}${uuid.slice(9, 13)}`;
+  return `${now.toISOString().slice(0, 10).replace(/-/g, "")}-${uuid.slice(0, 8)}${uuid.slice(9, 13)}`;
 }
-
-/** The UTC day {@link newRunId} last formatted, and its `YYYYMMDD`. */
-let runIdDay = { day: Number.NaN, prefix: "" };
 
 /**
  * Opens a workflow project for serving on the ports given: checks the host
