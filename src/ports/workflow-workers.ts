@@ -47,8 +47,8 @@ export interface RunHandlers {
 }
 
 /**
- * How a worker run ended from the host's point of view: its report, or the worker's exit. The
- * worker's verdict on reuse comes after the report ({@link WorkflowWorker.settled}).
+ * How a worker run ended from the host's point of view: its report (which carries the worker's
+ * verdict on reuse, {@link WorkflowWorker.reusable}), or the worker's exit.
  */
 export type WorkerRunOutcome = { kind: "report"; report: WorkflowRunReport } | { kind: "exited"; message: string };
 
@@ -65,7 +65,7 @@ export interface WorkflowWorker {
   readonly pid: number | undefined;
   /** Runs started in this worker. */
   readonly runCount: number;
-  /** Resolves once the last run's verdict is in (or the worker exited); resolved when no run was made. */
+  /** Resolves once the last run's report, with its verdict on reuse, is in (or the worker exited); resolved when no run was made. */
   readonly settled: Promise<void>;
   /** True while alive, loaded, not running, and its last run (if any) left it fit for another. */
   readonly reusable: boolean;

@@ -75,8 +75,8 @@ it("MCP-9 a run's fileCreateDir exists when the run reads it, also after an earl
   const call = async (entrypointId: string) => {
     const request = run(entrypointId);
     worker.send({ type: "run", run: request });
-    const { report } = (await worker.next("report")) as Extract<WorkerMessage, { type: "report" }>;
-    await worker.next("done");
+    const { report, reusable } = (await worker.next("report")) as Extract<WorkerMessage, { type: "report" }>;
+    expect(reusable).toBe(true);
     return report;
   };
   expect(await call("ping")).toMatchObject({ status: "success" });

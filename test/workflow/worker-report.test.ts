@@ -11,9 +11,9 @@ import type { WorkerRunRequest } from "../../src/domain/workflow/worker-protocol
 import { cleanEnv, cleanup, tempDir, writeProject } from "../cli/helpers.js";
 import { testWorkflowRunPorts } from "../fixtures/workflow-run-ports.js";
 
-// MCP-9: a worker sends its run's report before its post-run cleanup (the caller's answer does
-// not wait for it) and its verdict on reuse after it; the pool hands the worker out again only
-// once the verdict is in, so a run that left work behind still retires its worker.
+// MCP-9: a worker cleans up after its run, then sends one message that ends it: the report with
+// its verdict on reuse; the pool hands the worker out again only once the verdict is in, so a
+// run that left work behind still retires its worker.
 jest.setTimeout(60_000);
 
 let tmp: string;
@@ -51,29 +51,31 @@ async function loadedLease(): Promise<{ pool: WorkerPool; lease: Awaited<ReturnT
   return { pool, lease };
 }
 
-it("MCP-9 the worker sends a run's report before its post-run cleanup and its reuse verdict after it; the worker is handed out again only after the verdict", async () => {
+it("MCP-9 one message ends a run: the worker's report carries its reuse verdict, and the worker is handed out again once it is in", async () => {
   const { pool, lease } = await loadedLease();
-  const messages: string[] = [];
-  (lease.worker as WorkflowWorker).child.on("message", (message: { type: string }) => messages.push(message.type));
+  const messages: Array<{ type: string; reusable?: boolean }> = [];
+  (lease.worker as WorkflowWorker).child.on("message", (message: { type: string; reusable?: boolean }) => messages.push(message));
   const outcome = await lease.worker.run(request("ping"), handlers);
   expect(outcome).toMatchObject({ kind: "report", report: { status: "success", result: { data: { output: { pong: true } } } } });
+  // The verdict came with the report: the worker is fit for another run before it is released.
+  expect(lease.worker.reusable).toBe(true);
   lease.release();
   await lease.worker.settled;
-  expect(messages).toEqual(["report", "done"]);
+  expect(messages.map(({ type, reusable }) => ({ type, reusable }))).toEqual([{ type: "report", reusable: true }]);
   // Reused: the verdict said the run left nothing behind.
   const next = await pool.acquire();
   expect(next.worker).toBe(lease.worker);
   next.release();
 });
 
-it("MCP-9 a run that leaves a timer running: its report arrives, then the verdict retires the worker, and the next run gets a new one", async () => {
+it("MCP-9 a run that leaves a timer running: its report's verdict retires the worker, and the next run gets a new one", async () => {
   const pool = new WorkerPool(options, { workers: testWorkflowRunPorts().workers, size: 1 });
   pools.push(pool);
   pool.start();
   const lease = await pool.acquire();
   const outcome = await lease.worker.run(request("leak"), handlers);
   expect(outcome).toMatchObject({ kind: "report", report: { status: "success", result: { data: { output: { leaked: true } } } } });
-  // Released at once, as a caller does when the report is in: the slot waits for the verdict.
+  expect(lease.worker.reusable).toBe(false);
   lease.release();
   const next = await pool.acquire();
   expect(lease.worker.reusable).toBe(false);

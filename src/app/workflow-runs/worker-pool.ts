@@ -46,7 +46,7 @@ export const DEFAULT_MAX_RUNS_PER_WORKER = 1000;
 /**
  * One worker handed out for one run; `release` (idempotent) gives the worker back to the pool,
  * which reuses it or retires it, and frees its slot — once the worker's verdict on its run is in
- * ({@link WorkflowWorker.settled}; the report that ends the run comes before it).
+ * ({@link WorkflowWorker.settled}: the report that ends the run carries it, or the worker exited).
  */
 export interface WorkerLease {
   readonly worker: WorkflowWorker;
@@ -214,8 +214,9 @@ export class WorkerPool {
       release: () => {
         if (released) return;
         released = true;
-        // The worker's verdict on its run follows the report (it cleans up in between): the slot
-        // and the worker come back once it is in, so no run is handed a worker mid-cleanup. The
+        // The slot and the worker come back once the worker's verdict on its run is in (a lease
+        // released before its run ended waits for the report or the exit), so no run is handed a
+        // worker that is still busy. The
         // tenant's share comes back at once: its call is over, so its next call may take another
         // free worker meanwhile (BUD-5: a tenant's cap counts its calls, not others' cleanups).
         slot.releaseTenant();

@@ -64,8 +64,8 @@ const readyController = () => {
 /**
  * The worker service of one worker process (MCP-9): `handle` takes each protocol message of the
  * host — `init` loads the project and reports its structure, `run` runs an entrypoint (one at a
- * time; the report goes out before the process is restored, then `done` says whether the run left
- * the worker fit for another), `exit` closes the stores (after the run in progress), anything else
+ * time; the process is restored before the report goes out, and the report says whether the run
+ * left the worker fit for another), `exit` closes the stores (after the run in progress), anything else
  * is an answer for the current run's bridge. `abort` cancels the run in progress.
  *
  * @example
@@ -169,17 +169,17 @@ export function createWorkerService<Dirs extends RunDataDirs>(adapters: WorkerSe
     current = undefined;
     // The run's spans leave before its report (the caller's answer may close the trace).
     await runtime.telemetry.flush();
-    // The report goes out before the cleanup below, so the caller's answer does not wait for it;
-    // the host hands this worker no further run (nor ends it) before the verdict that follows.
-    void adapters.send({ type: "report", report });
     // One turn of the event loop first: a file operation the run awaited last is still listed as
-    // active while its promise's continuations run.
+    // active while its promise's continuations run. The process is restored before the report
+    // goes out, so the report carries the verdict: one message ends the run (the host wakes
+    // once, and the worker is free for the next run as soon as the report is in). Restoring
+    // costs a few microseconds unless the run changed the environment (see worker-state.ts).
     await new Promise((resolveTurn) => setImmediate(resolveTurn));
     const leftovers = idleState ? restoreWorkerState(idleState) : ["no idle state"];
     if (returned && leftovers.length > 0) {
       adapters.warn(`[steamharness] run ${run.runId} (${run.entrypointId}) left ${leftovers.join(", ")} running: its worker serves no further run`);
     }
-    await adapters.send({ type: "done", runId: run.runId, reusable: returned && leftovers.length === 0 });
+    await adapters.send({ type: "report", report, reusable: returned && leftovers.length === 0 });
     if (exitAfterRun) await exit();
     // The next run's cancel switch is made while the worker is idle (see takeController).
     else spareController ??= readyController();

@@ -113,16 +113,12 @@ export type WorkerMessage =
   /** The run abandoned its sampling (or roots) request `requestId` (its signal aborted): the host stops waiting for the client. */
   | { type: "sampling-cancel"; requestId: string }
   /**
-   * The run ended: its report, sent before the worker's post-run cleanup (so the caller's answer
-   * does not wait for it); `done` follows.
+   * The run ended: its report, and the worker's verdict on it, sent once the worker has cleaned
+   * up after the run (one message ends a run). `reusable`: the entrypoint returned (success or a
+   * business errCode) and left nothing running, and the worker has restored its environment and
+   * working directory, so it may serve another run (MCP-9).
    */
-  | { type: "report"; report: WorkflowRunReport }
-  /**
-   * The worker's verdict on the run `runId` after its cleanup. `reusable`: the entrypoint
-   * returned (success or a business errCode) and left nothing running, and the worker has
-   * restored its environment and working directory, so it may serve another run (MCP-9).
-   */
-  | { type: "done"; runId: string; reusable: boolean };
+  | { type: "report"; report: WorkflowRunReport; reusable: boolean };
 
 /**
  * True when `value` looks like a message of this protocol (the `type` tag is a string).

@@ -132,8 +132,8 @@ export class WorkflowWorker implements WorkflowWorkerPort {
   }
 
   /**
-   * Resolves once the last run's verdict is in: the worker sends its report before its post-run
-   * cleanup and the verdict ({@link reusable}) after it, or it exited. Resolved when no run was made.
+   * Resolves once the last run's verdict is in: the worker cleans up after a run, then sends its
+   * report with the verdict ({@link reusable}) — or it exited. Resolved when no run was made.
    */
   get settled(): Promise<void> {
     return this.verdict;
@@ -141,8 +141,8 @@ export class WorkflowWorker implements WorkflowWorkerPort {
 
   /**
    * True while the worker is alive, loaded, not running, and its last run (if any) ended with
-   * the worker's own `reusable` verdict; false after a kill, an exit or `finish`, and between a
-   * run's report and its verdict.
+   * the worker's own `reusable` verdict; false after a kill, an exit or `finish`, and while a
+   * run is in progress.
    */
   get reusable(): boolean {
     return this.clean && this.child.exitCode === null && this.child.signalCode === null && this.child.connected;
@@ -155,8 +155,8 @@ export class WorkflowWorker implements WorkflowWorkerPort {
   }
 
   /**
-   * Runs one entrypoint and resolves how it ended, as soon as the report arrives (the verdict
-   * on reuse follows, see {@link settled}). Input and approval requests go to `handlers` (the
+   * Runs one entrypoint and resolves how it ended, as soon as the report (with the verdict on
+   * reuse, see {@link settled}) arrives. Input and approval requests go to `handlers` (the
    * worker sends none for a run that has ended); if a handler throws, the worker is killed and
    * the promise rejects with it. Sampling requests go to `handlers.onSampling`, whose answer or
    * typed error goes back to the run; those still open when the run ends are aborted. Rejects with `internal` when the worker is not
@@ -210,15 +210,13 @@ export class WorkflowWorker implements WorkflowWorkerPort {
       };
       this.listener = (message) => {
         if (message.type === "report") {
-          if (message.report.runId === request.runId) settle(() => resolveRun({ kind: "report", report: message.report }));
-        } else if (message.type === "done") {
-          if (message.runId !== request.runId) return;
+          if (message.report.runId !== request.runId) return;
+          // The report carries the worker's verdict on reuse (MCP-9): the run is over on both sides.
           this.clean = message.reusable;
           end();
-          // A verdict never comes before its report; if it did, the call must not hang.
-          settle(() => resolveRun({ kind: "exited", message: "the worker ended the run without a report" }));
+          settle(() => resolveRun({ kind: "report", report: message.report }));
         } else if (settled) {
-          // Between the report and the verdict: the run has ended, nothing more reaches its handlers.
+          // The run has ended (a handler failed): nothing more reaches its handlers.
         } else if (message.type === "log") {
           const { type: _type, ...entry } = message;
           handlers.onLog?.(entry);
