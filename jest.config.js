@@ -18,14 +18,14 @@ export default {
   moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
   testMatch: ["<rootDir>/test/**/*.test.ts"],
   testTimeout: 30000,
-  // Three workers on CI's two cores (ARCH-12): a test file's worker spends about a third of its
-  // time waiting: on the processes it starts (servers, workers, CLIs coming up), on PostgreSQL,
-  // on timed runs, leases and sweeps. Measured per file: CPU seconds (user + sys of the file and
-  // its reaped children, in band, load ~15) over the file's wall seconds in the last quiet
-  // two-worker fresh-clone run (2026-12-07, 769 s): 0.66 over the 19 files both runs timed (98
-  // CPU-s in 149 s), 0.61 over eight of the heaviest (119 CPU-s in 193 s; conformance 0.47,
-  // tasks-eager-takeover 0.18, cli 0.57, durable torture 1.08). Two workers kept about 1.3 of the
-  // 2 cores busy; a third fills the waits.
+  // Three workers on CI's two cores (ARCH-12): part of a test file's time is waiting: on the
+  // processes it starts (servers, workers, CLIs coming up), on PostgreSQL, on timed runs, leases and
+  // sweeps. Measured per file (test/jest-cpu-reporter.mjs or /usr/bin/time, at load 15-28): CPU
+  // seconds over the file's wall seconds in the last quiet two-worker fresh-clone run (769 s) are
+  // 0.59 over thirteen of the heaviest (184 CPU-s in 311 s: tasks-eager-takeover 0.18,
+  // approval-sweeper 0.24, conformance 0.47, mcp-pool 0.55, durable torture 1.09), 0.91 over 45
+  // others (up to 2.4: children on both cores), 0.75 together. Loaded CPU runs high, so two workers
+  // kept at most ~1.5 of the 2 cores busy; a third fills the waits.
   maxWorkers: 3,
   // In ESM mode every test file keeps its module graph in the worker's heap (measured with
   // --logHeapUsage: ~790 MB per worker by the end of a full run). Exiting such a worker took
