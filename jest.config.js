@@ -18,7 +18,15 @@ export default {
   moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
   testMatch: ["<rootDir>/test/**/*.test.ts"],
   testTimeout: 30000,
-  maxWorkers: 2,
+  // Three workers on CI's two cores (ARCH-12): part of a test file's time is waiting: on the
+  // processes it starts (servers, workers, CLIs coming up), on PostgreSQL, on timed runs, leases and
+  // sweeps. Measured per file (test/jest-cpu-reporter.mjs or /usr/bin/time, at load 15-28): CPU
+  // seconds over the file's wall seconds in the last quiet two-worker fresh-clone run (769 s) are
+  // 0.59 over thirteen of the heaviest (184 CPU-s in 311 s: tasks-eager-takeover 0.18,
+  // approval-sweeper 0.24, conformance 0.47, mcp-pool 0.55, durable torture 1.09), 0.91 over 45
+  // others (up to 2.4: children on both cores), 0.75 together. Loaded CPU runs high, so two workers
+  // kept at most ~1.5 of the 2 cores busy; a third fills the waits.
+  maxWorkers: 3,
   // In ESM mode every test file keeps its module graph in the worker's heap (measured with
   // --logHeapUsage: ~790 MB per worker by the end of a full run). Exiting such a worker took
   // longer than jest's 500 ms grace, so every full run ended with "A worker process has failed to

@@ -4,8 +4,11 @@ import { cp, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/p
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+// Types only: startMcp loads the SDK client when it is called (ARCH-12). About half the files that
+// import these helpers never start an MCP server, and loading the client (zod with it) cost each
+// of them ~0.25 CPU-s of its module registry (an empty test file: 0.15 CPU-s in all).
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { DIST_IS_FRESH } from "../fixtures/dist-freshness.js";
 
@@ -96,12 +99,28 @@ export interface McpSession {
   close: () => Promise<void>;
 }
 
+let sdk: Promise<{ Client: typeof Client; StdioClientTransport: typeof StdioClientTransport }> | undefined;
+/**
+ * The SDK client's modules, loaded once per test file. One after the other, and once: jest's ESM
+ * loader fails two overlapping imports that share a dependency ("request for 'zod/v4' is not in
+ * cache").
+ */
+function mcpClientSdk() {
+  sdk ??= (async () => {
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+    return { Client, StdioClientTransport };
+  })();
+  return sdk;
+}
+
 /** Starts `steamharness mcp <dir> ...args` and connects an SDK client over stdio. */
 export async function startMcp(
   projectDir: string,
   args: string[],
   options: { capabilities?: ClientCapabilities; env?: Record<string, string>; command?: string[] } = {},
 ): Promise<McpSession> {
+  const { Client, StdioClientTransport } = await mcpClientSdk();
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [...(options.command ?? CLI_SOURCE), "mcp", projectDir, ...args],

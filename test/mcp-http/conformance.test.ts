@@ -21,17 +21,32 @@ const HOOK = join(REPO, "scripts/conformance/node20-fs-glob.mjs");
 
 let tmp: string;
 let server: HttpMcpServer;
+let server2025: HttpMcpServer;
+// ARCH-12: the two suites run side by side, each against a server of its own (started together),
+// instead of one after the other: most of each run is the suite waiting on the fixture's timed
+// runs (progress heartbeats, task lifetimes), and neither run disturbs the other's workers.
+let runs: Promise<[{ code: number; output: string }, { code: number; output: string }]>;
 
 beforeAll(async () => {
   tmp = await tempDir("sh-mcp-conformance-");
+  const fixture = join(REPO, "test/mcp-http/fixtures/conformance");
   // Three warm workers: server-stateless gives its log probe 500 ms right after two probes whose
   // runs end mid-way (the -32021 question, the input round), and such a run's worker is replaced.
-  server = await startHttpMcp(join(REPO, "test/mcp-http/fixtures/conformance"), ["--data-dir", join(tmp, "data"), "--workers", "3"]);
+  [server, server2025] = await Promise.all([
+    startHttpMcp(fixture, ["--data-dir", join(tmp, "data"), "--workers", "3"]),
+    startHttpMcp(fixture, ["--data-dir", join(tmp, "data-2025")]),
+  ]);
+  runs = Promise.all([
+    conformance(["server", "--url", server2025.url.href, "--spec-version", "2025-11-25", "--expected-failures", BASELINE, "-o", join(tmp, "results")]),
+    conformance(["server", "--url", server.url.href, "--requirements", "2026-07-28", "-o", join(tmp, "results-2026")], CLI_2026),
+  ]);
 }, 120_000);
 afterAll(async () => {
-  await server?.stop();
+  // Nothing still runs against the servers (or writes into tmp) when they stop.
+  await runs?.catch(() => undefined);
+  await Promise.all([server?.stop(), server2025?.stop()]);
   await cleanup(tmp);
-});
+}, 180_000);
 
 function conformance(args: string[], cli = CLI): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
@@ -50,7 +65,7 @@ describe("MCP-15 MCP conformance suite", () => {
   });
 
   it("MCP-15 the 2025-11-25 server scenarios pass against --http, but for the baseline (no regression, no stale entry)", async () => {
-    const run = await conformance(["server", "--url", server.url.href, "--spec-version", "2025-11-25", "--expected-failures", BASELINE, "-o", join(tmp, "results")]);
+    const [run] = await runs;
     expect(run.output).toContain("=== SUMMARY ===");
     for (const scenario of ["server-initialize", "ping", "tools-list", "server-sse-multiple-streams", "dns-rebinding-protection", "elicitation-sep1034-defaults", "elicitation-sep1330-enums", "tools-call-image", "tools-call-audio", "tools-call-embedded-resource", "tools-call-mixed-content", "completion-complete", "resources-list", "resources-read-text", "resources-read-binary", "resources-templates-read", "resources-subscribe", "resources-unsubscribe", "prompts-list", "prompts-get-simple", "prompts-get-with-args", "prompts-get-embedded-resource", "prompts-get-with-image", "tools-call-sampling"]) expect(run.output).toMatch(new RegExp(`✓ ${scenario}: \\d+ passed, 0 failed`));
     expect({ code: run.code, tail: run.code === 0 ? "" : run.output.slice(-3000) }).toEqual({ code: 0, tail: "" });
@@ -65,7 +80,7 @@ describe("MCP-17 MCP-18 the 2026-07-28 conformance suite on the same endpoint", 
 
   it("MCP-17 the 2026-07-28 server scenarios (--requirements 2026-07-28) pass against --http, but for the baseline", async () => {
     const listed = new Set(readFileSync(BASELINE_2026, "utf8").split("\n").map((line) => /^\s*- ([a-z0-9-]+)/.exec(line)?.[1]).filter((name): name is string => name !== undefined));
-    const run = await conformance(["server", "--url", server.url.href, "--requirements", "2026-07-28", "-o", join(tmp, "results-2026")], CLI_2026);
+    const [, run] = await runs;
     expect(run.output).toContain("=== SUMMARY ===");
     const outcomes = [...run.output.matchAll(/^([✓✗]) ([a-z0-9-]+): \d+ passed, \d+ failed$/gm)].map(([, mark, name]) => ({ name: name!, passed: mark === "✓" }));
     for (const scenario of ["server-stateless", "http-custom-header-server-validation", "input-required-result-non-tool-request", "tools-list", "tools-call-simple-text", "tools-call-with-progress", "completion-complete", "resources-read-text", "sep-2164-resource-not-found", "prompts-get-with-args", "dns-rebinding-protection", "caching", "http-header-validation"]) expect(outcomes).toContainEqual({ name: scenario, passed: true });

@@ -84,7 +84,10 @@ describePostgres("TEN-6 a dead owner's task outlives its TTL and is taken over w
     return { task, workerPid, deadOwner: before.owner_host!, killedAt: Date.now() };
   }
 
-  it("TEN-6 a resumable task running past its TTL, its owner SIGKILLed: host B takes it over within lease + sweep, unasked, and completes it", async () => {
+  // ARCH-12: the two cases run side by side (it.concurrent: each has its own owner host, task and
+  // effects file; host B sweeps for both). Each is mostly waiting — a run held past its TTL, then
+  // lease + sweep — so together they take one case's time instead of two.
+  it.concurrent("TEN-6 a resumable task running past its TTL, its owner SIGKILLed: host B takes it over within lease + sweep, unasked, and completes it", async () => {
     const file = join(tmp, "effects-resumable.txt");
     const { task, workerPid, deadOwner, killedAt } = await killPastTtl("a", "slow", file);
     // No client talks to B (none is even connected) until the takeover is in the store.
@@ -111,7 +114,7 @@ describePostgres("TEN-6 a dead owner's task outlives its TTL and is taken over w
     expect(lines.filter((line) => line.startsWith("finished"))).toEqual([expect.not.stringMatching(new RegExp(` ${workerPid}$`))]);
   });
 
-  it("TEN-6 a task not declared resumable, past its TTL, its owner SIGKILLed: host B fails it with the reason, unasked; tasks/get and tasks/result still find it", async () => {
+  it.concurrent("TEN-6 a task not declared resumable, past its TTL, its owner SIGKILLed: host B fails it with the reason, unasked; tasks/get and tasks/result still find it", async () => {
     await start("a2");
     const file = join(tmp, "effects-plain.txt");
     const { task, deadOwner, killedAt } = await killPastTtl("a2", "slow_plain", file);
