@@ -1,10 +1,10 @@
 import type { TelemetryCarrier } from "../../ports/telemetry.js";
 import { randomUUID } from "node:crypto";
-import type { TObject } from "@sinclair/typebox";
 import { SteamharnessError } from "../../domain/errors.js";
 import type { JsonValue } from "../../domain/json.js";
 import { emptyRunResult, type WorkflowRunReport } from "../../domain/workflow/run-report.js";
 import type { StructureEntrypoint, StructureReport } from "../../domain/workflow/workflow-definition.js";
+import type { ArgumentsCheck } from "./argument-checks.js";
 import type { FileParamSource, ProjectWatch, WorkflowProjectLocation } from "../../ports/project-files.js";
 import type { WorkflowServerAuth } from "../../ports/workflow-run-stores.js";
 import type { RunHandlers } from "../../ports/workflow-workers.js";
@@ -187,7 +187,8 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
   const retention = retentionOf();
   // TEN-3: each tenant's runs are indexed (and pruned) in the tenant's own session folder.
   const tenantRetentions = createTenantRetentions((tenant) => retentionOf(tenant));
-  const schemas = new Map<string, TObject>();
+  // Compiled once per entrypoint of the loaded structure (MCP-3), not per call.
+  const checks = new WeakMap<StructureEntrypoint, ArgumentsCheck>();
   // Issue 47: the governed adapter, its store opened on the first approval a run asks for.
   let approvalStore: Promise<ApprovalStore> | undefined;
   let governed: Promise<GovernedToolPermissions> | undefined;
@@ -199,20 +200,37 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     request: async (request, signal) => (await governedNow(approvals)).request(request, signal),
     decide: async (input) => (await governedNow(approvals)).decide(input),
   };
-  // TypeBox loads with the first call (or `preloadValidation`), not with the runner (the MCP
-  // handshake waits for neither); later calls reuse the loaded modules instead of import() again.
-  type ValidationModules = [typeof import("../../domain/workflow/argument-validation.js"), typeof import("../../domain/workflow/param-schema.js")];
-  let validation: Promise<ValidationModules> | undefined;
-  /** The loaded modules, once `validation` has resolved: `prepare` then runs synchronously. */
-  let validationLoaded: ValidationModules | undefined;
+  // The argument checks (TypeBox, the JSON Schema validator) load with the first call (or
+  // `preloadValidation`, or a structure with an inputSchema to compile), not with the runner (the
+  // MCP handshake waits for neither); later calls reuse the loaded module instead of import() again.
+  type ValidationModule = typeof import("./argument-checks.js");
+  let validation: Promise<ValidationModule> | undefined;
+  /** The loaded module, once `validation` has resolved: `prepare` then runs synchronously. */
+  let validationLoaded: ValidationModule | undefined;
   const loadValidation = () =>
-    (validation ??= Promise.all([import("../../domain/workflow/argument-validation.js"), import("../../domain/workflow/param-schema.js")]).then(
-      (modules) => (validationLoaded = modules),
+    (validation ??= import("./argument-checks.js").then(
+      (module) => (validationLoaded = module),
       (error: unknown) => {
         validation = undefined;
         throw error;
       },
     ));
+  const checkOf = (entrypoint: StructureEntrypoint, module: ValidationModule): ArgumentsCheck => {
+    let check = checks.get(entrypoint);
+    if (!check) checks.set(entrypoint, (check = module.argumentsCheck(entrypoint)));
+    return check;
+  };
+  // MCP-3: an inputSchema is compiled when the project loads; one that does not compile fails the load, naming its entrypoint.
+  let structure: Promise<StructureReport> | undefined;
+  const loadStructure = async (): Promise<StructureReport> => {
+    const report = await pool.structure();
+    const declared = report.entrypoints.filter((entry) => entry.inputSchema !== undefined);
+    if (declared.length > 0) {
+      const module = await loadValidation();
+      for (const entry of declared) checkOf(entry, module);
+    }
+    return report;
+  };
   const runner: ProjectRunner = {
     location,
     dirs,
@@ -223,7 +241,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     ...createRunnerPausedRuns({ ports, location, dataDirs }),
     structure() {
       startPool();
-      return pool.structure();
+      return (structure ??= loadStructure());
     },
     startWorkers() {
       startPool();
@@ -238,10 +256,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     },
     prepare(entrypoint, args, tenant) {
       if (!validationLoaded) return loadValidation().then(() => runner.prepare(entrypoint, args, tenant));
-      const [{ validateArguments }, { entrypointInputSchema }] = validationLoaded;
-      let schema = schemas.get(entrypoint.id);
-      if (!schema) schemas.set(entrypoint.id, (schema = entrypointInputSchema(entrypoint.params)));
-      const problems = validateArguments(schema, args ?? {});
+      const problems = checkOf(entrypoint, validationLoaded)(args ?? {});
       if (problems.length > 0) {
         throw new SteamharnessError("input_validation", `invalid arguments for ${entrypoint.id}: ${problems.join("; ")}`, { data: { problems } });
       }
