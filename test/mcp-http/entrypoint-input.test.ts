@@ -10,6 +10,8 @@ import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { CLI_SOURCE, cleanEnv, cleanup, REPO, rejection, runCli, tempDir, writeProject } from "../cli/helpers.js";
+import { callAsTask, taskResult } from "./task-helpers.js";
+import { toToolResult } from "../../src/adapters/driving/mcp/workflow-result.js";
 import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
 
 jest.setTimeout(180_000);
@@ -80,6 +82,17 @@ describe("MCP-3 an entrypoint's input as a JSON Schema 2020-12 document", () => 
     }
   });
 
+  it("MCP-3 MCP-13 a task-augmented call (2025-11-25) whose arguments do not fit is JSON-RPC InvalidParams (-32602) with the validator's message; one that fits runs as a task", async () => {
+    const legacy = await connectHttp(server.url);
+    closers.push(() => legacy.close());
+    await expect(callAsTask(legacy, TOOL, { contactMethod: "phone", email: "a@x.test" })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('arguments: Instance does not have required property "phone". (required at #/then/required)') });
+    const task = await callAsTask(legacy, TOOL, { email: "a@x.test" });
+    expect((await taskResult(legacy, task.taskId)).structuredContent).toMatchObject({ status: "success", output: "Contact someone by email at a@x.test" });
+    // MCP-7: a task's result is built as a call's: greet's greeting leads there too.
+    const greeting = await callAsTask(legacy, "greet", { name: "task" });
+    expect((await taskResult(legacy, greeting.taskId)).content[0]).toEqual({ type: "text", text: "Hello, task!" });
+  });
+
   it("MCP-3 `steamharness run` checks the same way: bad arguments exit 2 with the typed input_validation error, good ones run", async () => {
     const bad = await runCli(["run", FIXTURE, TOOL, "--params", JSON.stringify({ email: 7 }), "--json", "--data-dir", join(tmp, "cli-data")]);
     expect(bad.code).toBe(2);
@@ -122,5 +135,14 @@ describe("MCP-7 outputText: a string output first in the result's content", () =
       expect({ name, content: result.content }).toEqual({ name, content: [{ type: "text", text: JSON.stringify(result.structuredContent) }] });
       expect(result.structuredContent).toMatchObject({ status: "success", output: "This is a simple text response for testing." });
     }
+  });
+
+  it("MCP-7 with outputText, an output that is not a string, and a run that did not succeed, are answered as without it", () => {
+    const entrypoint = { id: "greet", title: "greet", description: "", params: [], outputText: true as const };
+    const report = (status: "success" | "failed", output: unknown) => ({ runId: "run-1", projectId: "p", entrypointId: "greet", status, result: { data: { errCode: status === "success" ? 0 : -1, errMessage: "", output } }, ...(status === "failed" ? { error: { code: "failed", message: "boom" } } : {}) }) as never;
+    const object = toToolResult(report("success", { greeting: "Hello" }), entrypoint);
+    expect(object.content).toEqual([{ type: "text", text: JSON.stringify(object.structuredContent) }]);
+    const failed = toToolResult(report("failed", "Hello"), entrypoint);
+    expect({ isError: failed.isError, content: failed.content }).toEqual({ isError: true, content: [{ type: "text", text: JSON.stringify(failed.structuredContent) }] });
   });
 });
