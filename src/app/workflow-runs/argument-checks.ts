@@ -1,66 +1,24 @@
-import { dereference, validate, type OutputUnit, type Schema } from "@cfworker/json-schema";
-import { SteamharnessError } from "../../domain/errors.js";
 import { validateArguments } from "../../domain/workflow/argument-validation.js";
 import { entrypointInputSchema } from "../../domain/workflow/param-schema.js";
 import type { StructureEntrypoint } from "../../domain/workflow/workflow-definition.js";
 
 /**
- * MCP-3, MCP-7: the one check of an entrypoint's arguments, whichever way it declares them:
- * static params through the TypeBox schema built from them, an `inputSchema` through a JSON
- * Schema 2020-12 validator (`@cfworker/json-schema`; the domain holds TypeBox only). Loaded
- * with a runner's first call, or its structure when an entrypoint declares an `inputSchema`.
+ * MCP-3, MCP-7: the check of an entrypoint's arguments, compiled once per entrypoint by the
+ * runner's `prepare` (the one place arguments are checked): static params through the TypeBox
+ * schema built from them (here), a declared `inputSchema` through a JSON Schema 2020-12
+ * validator (input-schema-check.ts, loaded only for a project that declares one).
  */
 
-/** Resolves the readable problems of `args`, empty when they fit. */
+/** The readable problems of `args` (each naming the argument's path), empty when they fit. */
 export type ArgumentsCheck = (args: unknown) => string[];
 
-const MAX_PROBLEMS = 10;
-
-function argumentsPath(instanceLocation: string): string {
-  return `arguments${instanceLocation.slice(1).replace(/\//g, ".")}`;
-}
-
-// The validator's units name the failing keyword's place; the "a subschema had errors" units
-// that only lead to a deeper one are left out.
-function describeUnit(unit: OutputUnit): string {
-  return `${argumentsPath(unit.instanceLocation)}: ${unit.error} (${unit.keyword} at ${unit.keywordLocation})`;
-}
-
-function schemaCheck(entrypoint: StructureEntrypoint, declared: Schema): ArgumentsCheck {
-  const at = `entrypoint ${JSON.stringify(entrypoint.id)} inputSchema`;
-  // Dereferencing (the compiling) marks the schema with hidden URIs: a copy, so the published one stays as declared.
-  const schema = JSON.parse(JSON.stringify(declared)) as Schema;
-  let lookup: Record<string, Schema | boolean>;
-  try {
-    lookup = dereference(schema);
-  } catch (error) {
-    throw new SteamharnessError("input_validation", `${at}: ${(error as Error).message}`, { field: "inputSchema" });
-  }
-  // A `$ref` the document does not hold would throw mid-call: refused at load instead.
-  for (const sub of Object.values(lookup)) {
-    const ref = typeof sub === "object" ? sub.__absolute_ref__ : undefined;
-    if (ref !== undefined && lookup[ref] === undefined) {
-      throw new SteamharnessError("input_validation", `${at}: $ref ${JSON.stringify((sub as Schema).$ref)} does not resolve within the schema`, { field: "inputSchema" });
-    }
-  }
-  return (args) => {
-    const result = validate(args, schema, "2020-12", lookup);
-    if (result.valid) return [];
-    return result.errors.filter((unit) => unit.error !== "A subschema had errors.").slice(0, MAX_PROBLEMS).map(describeUnit);
-  };
-}
-
 /**
- * The check of an entrypoint's arguments, compiled once (keep it per entrypoint). Throws
- * `input_validation` naming the entrypoint when its `inputSchema` does not compile: a `$ref`
- * that does not resolve within the schema, or a schema URI declared twice.
+ * The check of an entrypoint's arguments against its static params (MCP-3).
  *
  * @example
- * const check = argumentsCheck(entrypoint);
- * check({ name: 5 }) // ['arguments.name: Instance type "number" is invalid. Expected "string". (type at #/properties/name/type)']
+ * paramsCheck(entrypoint)({ extra: 1 }) // ["arguments.extra: unknown property (allowed: document, style)"]
  */
-export function argumentsCheck(entrypoint: StructureEntrypoint): ArgumentsCheck {
-  if (entrypoint.inputSchema !== undefined) return schemaCheck(entrypoint, entrypoint.inputSchema as Schema);
+export function paramsCheck(entrypoint: StructureEntrypoint): ArgumentsCheck {
   const schema = entrypointInputSchema(entrypoint.params);
   return (args) => validateArguments(schema, args);
 }

@@ -200,24 +200,18 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     request: async (request, signal) => (await governedNow(approvals)).request(request, signal),
     decide: async (input) => (await governedNow(approvals)).decide(input),
   };
-  // The argument checks (TypeBox, the JSON Schema validator) load with the first call (or
-  // `preloadValidation`, or a structure with an inputSchema to compile), not with the runner (the
-  // MCP handshake waits for neither); later calls reuse the loaded module instead of import() again.
-  type ValidationModule = typeof import("./argument-checks.js");
-  let validation: Promise<ValidationModule> | undefined;
-  /** The loaded module, once `validation` has resolved: `prepare` then runs synchronously. */
-  let validationLoaded: ValidationModule | undefined;
-  const loadValidation = () =>
-    (validation ??= import("./argument-checks.js").then(
-      (module) => (validationLoaded = module),
-      (error: unknown) => {
-        validation = undefined;
-        throw error;
-      },
-    ));
-  const checkOf = (entrypoint: StructureEntrypoint, module: ValidationModule): ArgumentsCheck => {
+  // The argument checks load with the first call (or `preloadValidation`), not with the runner
+  // (the MCP handshake waits for neither): TypeBox for params; the JSON Schema validator only for
+  // a project whose entrypoints declare an inputSchema, compiled as its structure loads. Later
+  // calls reuse the loaded modules (then `prepare` runs synchronously) instead of import() again.
+  const paramChecks = lazyModule(() => import("./argument-checks.js"));
+  const schemaChecks = lazyModule(() => import("./input-schema-check.js"));
+  const checkOf = (entrypoint: StructureEntrypoint): ArgumentsCheck | Promise<unknown> => {
     let check = checks.get(entrypoint);
-    if (!check) checks.set(entrypoint, (check = module.argumentsCheck(entrypoint)));
+    if (check) return check;
+    const compile = entrypoint.inputSchema === undefined ? paramChecks.loaded()?.paramsCheck : schemaChecks.loaded()?.inputSchemaCheck;
+    if (!compile) return entrypoint.inputSchema === undefined ? paramChecks.load() : schemaChecks.load();
+    checks.set(entrypoint, (check = compile(entrypoint)));
     return check;
   };
   // MCP-3: an inputSchema is compiled when the project loads; one that does not compile fails the load, naming its entrypoint.
@@ -225,10 +219,8 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
   const loadStructure = async (): Promise<StructureReport> => {
     const report = await pool.structure();
     const declared = report.entrypoints.filter((entry) => entry.inputSchema !== undefined);
-    if (declared.length > 0) {
-      const module = await loadValidation();
-      for (const entry of declared) checkOf(entry, module);
-    }
+    if (declared.length > 0) await schemaChecks.load();
+    for (const entry of declared) checkOf(entry);
     return report;
   };
   const runner: ProjectRunner = {
@@ -247,7 +239,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
       startPool();
     },
     async preloadValidation() {
-      await loadValidation().catch(() => undefined);
+      await paramChecks.load().catch(() => undefined);
     },
     async entrypoint(id) {
       const found = (await runner.structure()).entrypoints.find((entry) => entry.id === id);
@@ -255,8 +247,9 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
       return found;
     },
     prepare(entrypoint, args, tenant) {
-      if (!validationLoaded) return loadValidation().then(() => runner.prepare(entrypoint, args, tenant));
-      const problems = checkOf(entrypoint, validationLoaded)(args ?? {});
+      const check = checkOf(entrypoint);
+      if (typeof check !== "function") return check.then(() => runner.prepare(entrypoint, args, tenant));
+      const problems = check(args ?? {});
       if (problems.length > 0) {
         throw new SteamharnessError("input_validation", `invalid arguments for ${entrypoint.id}: ${problems.join("; ")}`, { data: { problems } });
       }
@@ -337,4 +330,19 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     },
   };
   return runner;
+}
+
+/** A module imported on first need, once; `loaded()` gives it after the import resolved. A failed import is tried again on the next need. */
+function lazyModule<M>(importer: () => Promise<M>): { load(): Promise<M>; loaded(): M | undefined } {
+  let loading: Promise<M> | undefined;
+  let module: M | undefined;
+  const load = () =>
+    (loading ??= importer().then(
+      (value) => (module = value),
+      (error: unknown) => {
+        loading = undefined;
+        throw error;
+      },
+    ));
+  return { load, loaded: () => module };
 }
