@@ -240,7 +240,8 @@ const IO_LAYERS: Array<LayerOf["layer"]> = ["driven", "system", "entry"];
 export const PACKAGE_RULES: Record<string, string[]> = {
   domain: ["@sinclair/typebox"],
   ports: [],
-  app: ["@sinclair/typebox", "node:async_hooks", "node:crypto", "node:path", "node:url", "tsx"],
+  // @cfworker/json-schema: an entrypoint's JSON Schema 2020-12 input is compiled and checked where its arguments are (MCP-3).
+  app: ["@sinclair/typebox", "@cfworker/json-schema", "node:async_hooks", "node:crypto", "node:path", "node:url", "tsx"],
   kernel: [],
   // esbuild: the browser example page `gateway --ui` bundles in memory (UI-6), loaded on that flag only.
   system: ["node:crypto", "node:fs", "node:fs/promises", "node:path", "node:url", "esbuild"],

@@ -120,6 +120,29 @@ describe("MCP-20 task entrypoints", () => {
   });
 });
 
+describe("MCP-3 MCP-7 inputSchema and outputText entrypoints", () => {
+  it("MCP-7 `outputText: true` is listed in the structure report; absent or false is not; anything else is refused", () => {
+    const report = buildStructureReport(manifest, { entrypoints: { a: { outputText: true, run() {} }, b: { outputText: false, run() {} } } });
+    expect(report.entrypoints.map((entry) => entry.outputText)).toEqual([true, undefined]);
+    expect("outputText" in report.entrypoints[1]!).toBe(false);
+    expect(codeOf(() => buildStructureReport(manifest, { entrypoints: { a: { outputText: "yes", run() {} } } }))).toMatchObject({ code: "input_validation", field: "outputText", message: expect.stringContaining("outputText must be a boolean") });
+  });
+
+  it("MCP-3 a declared inputSchema is listed as a JSON copy, with no params; a schema that is not plain JSON, or carries x-mcp-header, is refused naming the entrypoint", () => {
+    const inputSchema = { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { $ref: { type: "string" }, a: { $ref: "#/$defs/a" } }, $defs: { a: { type: "integer" } } };
+    const entry = buildStructureReport(manifest, { entrypoints: { a: { inputSchema, run() {} } } }).entrypoints[0]!;
+    expect(entry).toMatchObject({ params: [], inputSchema });
+    expect(entry.inputSchema).not.toBe(inputSchema);
+    for (const [bad, why] of [
+      [{ type: "object", properties: { a: { default: () => 1 } } }, "must be a JSON Schema object of plain JSON values"],
+      [[{ type: "object" }], "must be a JSON Schema object of plain JSON values"],
+      [{ type: "object", properties: { a: { type: "string", "x-mcp-header": "A" } } }, "x-mcp-header is declared with a param's header"],
+    ] as const) {
+      expect(codeOf(() => buildStructureReport(manifest, { entrypoints: { tool: { inputSchema: bad, run() {} } } }))).toMatchObject({ code: "input_validation", field: "inputSchema", message: expect.stringContaining(`entrypoint "tool": inputSchema ${why}`) });
+    }
+  });
+});
+
 describe("DX-2 typed definitions at run time", () => {
   it("DX-2 defineWorkflow returns the definition unchanged, and defaults that fit are accepted", () => {
     const definition = {

@@ -1,10 +1,10 @@
 import type { TelemetryCarrier } from "../../ports/telemetry.js";
 import { randomUUID } from "node:crypto";
-import type { TObject } from "@sinclair/typebox";
 import { SteamharnessError } from "../../domain/errors.js";
 import type { JsonValue } from "../../domain/json.js";
 import { emptyRunResult, type WorkflowRunReport } from "../../domain/workflow/run-report.js";
 import type { StructureEntrypoint, StructureReport } from "../../domain/workflow/workflow-definition.js";
+import type { ArgumentsCheck } from "./argument-checks.js";
 import type { FileParamSource, ProjectWatch, WorkflowProjectLocation } from "../../ports/project-files.js";
 import type { WorkflowServerAuth } from "../../ports/workflow-run-stores.js";
 import type { RunHandlers } from "../../ports/workflow-workers.js";
@@ -187,7 +187,8 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
   const retention = retentionOf();
   // TEN-3: each tenant's runs are indexed (and pruned) in the tenant's own session folder.
   const tenantRetentions = createTenantRetentions((tenant) => retentionOf(tenant));
-  const schemas = new Map<string, TObject>();
+  // Compiled once per entrypoint of the loaded structure (MCP-3), not per call.
+  const checks = new WeakMap<StructureEntrypoint, ArgumentsCheck>();
   // Issue 47: the governed adapter, its store opened on the first approval a run asks for.
   let approvalStore: Promise<ApprovalStore> | undefined;
   let governed: Promise<GovernedToolPermissions> | undefined;
@@ -199,20 +200,29 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     request: async (request, signal) => (await governedNow(approvals)).request(request, signal),
     decide: async (input) => (await governedNow(approvals)).decide(input),
   };
-  // TypeBox loads with the first call (or `preloadValidation`), not with the runner (the MCP
-  // handshake waits for neither); later calls reuse the loaded modules instead of import() again.
-  type ValidationModules = [typeof import("../../domain/workflow/argument-validation.js"), typeof import("../../domain/workflow/param-schema.js")];
-  let validation: Promise<ValidationModules> | undefined;
-  /** The loaded modules, once `validation` has resolved: `prepare` then runs synchronously. */
-  let validationLoaded: ValidationModules | undefined;
-  const loadValidation = () =>
-    (validation ??= Promise.all([import("../../domain/workflow/argument-validation.js"), import("../../domain/workflow/param-schema.js")]).then(
-      (modules) => (validationLoaded = modules),
-      (error: unknown) => {
-        validation = undefined;
-        throw error;
-      },
-    ));
+  // The argument checks load with the first call (or `preloadValidation`), not with the runner
+  // (the MCP handshake waits for neither): TypeBox for params; the JSON Schema validator only for
+  // a project whose entrypoints declare an inputSchema, compiled as its structure loads. Later
+  // calls reuse the loaded modules (then `prepare` runs synchronously) instead of import() again.
+  const paramChecks = lazyModule(() => import("./argument-checks.js"));
+  const schemaChecks = lazyModule(() => import("./input-schema-check.js"));
+  const checkOf = (entrypoint: StructureEntrypoint): ArgumentsCheck | Promise<unknown> => {
+    let check = checks.get(entrypoint);
+    if (check) return check;
+    const compile = entrypoint.inputSchema === undefined ? paramChecks.loaded()?.paramsCheck : schemaChecks.loaded()?.inputSchemaCheck;
+    if (!compile) return entrypoint.inputSchema === undefined ? paramChecks.load() : schemaChecks.load();
+    checks.set(entrypoint, (check = compile(entrypoint)));
+    return check;
+  };
+  // MCP-3: an inputSchema is compiled when the project loads; one that does not compile fails the load, naming its entrypoint.
+  let structure: Promise<StructureReport> | undefined;
+  const loadStructure = async (): Promise<StructureReport> => {
+    const report = await pool.structure();
+    const declared = report.entrypoints.filter((entry) => entry.inputSchema !== undefined);
+    if (declared.length > 0) await schemaChecks.load();
+    for (const entry of declared) checkOf(entry);
+    return report;
+  };
   const runner: ProjectRunner = {
     location,
     dirs,
@@ -223,13 +233,13 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     ...createRunnerPausedRuns({ ports, location, dataDirs }),
     structure() {
       startPool();
-      return pool.structure();
+      return (structure ??= loadStructure());
     },
     startWorkers() {
       startPool();
     },
     async preloadValidation() {
-      await loadValidation().catch(() => undefined);
+      await paramChecks.load().catch(() => undefined);
     },
     async entrypoint(id) {
       const found = (await runner.structure()).entrypoints.find((entry) => entry.id === id);
@@ -237,11 +247,9 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
       return found;
     },
     prepare(entrypoint, args, tenant) {
-      if (!validationLoaded) return loadValidation().then(() => runner.prepare(entrypoint, args, tenant));
-      const [{ validateArguments }, { entrypointInputSchema }] = validationLoaded;
-      let schema = schemas.get(entrypoint.id);
-      if (!schema) schemas.set(entrypoint.id, (schema = entrypointInputSchema(entrypoint.params)));
-      const problems = validateArguments(schema, args ?? {});
+      const check = checkOf(entrypoint);
+      if (typeof check !== "function") return check.then(() => runner.prepare(entrypoint, args, tenant));
+      const problems = check(args ?? {});
       if (problems.length > 0) {
         throw new SteamharnessError("input_validation", `invalid arguments for ${entrypoint.id}: ${problems.join("; ")}`, { data: { problems } });
       }
@@ -322,4 +330,19 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     },
   };
   return runner;
+}
+
+/** A module imported on first need, once; `loaded()` gives it after the import resolved. A failed import is tried again on the next need. */
+function lazyModule<M>(importer: () => Promise<M>): { load(): Promise<M>; loaded(): M | undefined } {
+  let loading: Promise<M> | undefined;
+  let module: M | undefined;
+  const load = () =>
+    (loading ??= importer().then(
+      (value) => (module = value),
+      (error: unknown) => {
+        loading = undefined;
+        throw error;
+      },
+    ));
+  return { load, loaded: () => module };
 }

@@ -10,6 +10,8 @@ import type { WorkflowRunContext, WorkflowRunResult } from "./run-context.js";
 import type { ToolCatalogEntry } from "../node-context.js";
 import { parseToolCatalog } from "../tool-catalog.js";
 import { describeSchemaError } from "../schema-errors.js";
+import { checkInputSchema, type WorkflowInputSchema } from "./input-schema.js";
+import type { JsonObject } from "../json.js";
 import { workflowPublications, type StructurePublications, type WorkflowPublicationDeclarations } from "./publications.js";
 
 export { WorkflowParamSchema, type WorkflowParam } from "./param-types.js";
@@ -22,6 +24,14 @@ export interface WorkflowEntrypoint<P = Record<string, unknown>> {
   title?: string;
   description?: string;
   params?: readonly WorkflowParamDeclaration[] | TObject;
+  /**
+   * MCP-3: the entrypoint's input as a JSON Schema 2020-12 object schema, instead of `params`
+   * (not beside them), for what params cannot say (`$defs`/`$ref`, `allOf`/`anyOf`,
+   * `if`/`then`/`else` …). Published unchanged as the MCP tool's `inputSchema`; every call's
+   * arguments (MCP, `steamharness run`) are validated against it and reach `run` as its
+   * `params`, as given (a `default` in the schema is not filled in). Only same-document `$ref`s.
+   */
+  inputSchema?: WorkflowInputSchema;
   /**
    * MCP-13: a run of this entrypoint cut short by the death of the host running it may be run
    * again under the same run id by another host serving the project (an MCP task's takeover).
@@ -46,6 +56,13 @@ export interface WorkflowEntrypoint<P = Record<string, unknown>> {
    * For a run that asks its questions (a name, a confirmation) before its long work.
    */
   askBeforeTask?: boolean;
+  /**
+   * MCP-7: a successful run whose output is a string answers that string as the MCP result's
+   * first text block, before the JSON result `{ runId, status, entrypointId, entrypointTitle,
+   * output }` (still the next text block and the `structuredContent`), for clients that read
+   * only the first block. Default `false`: the JSON result is the only text block.
+   */
+  outputText?: boolean;
   run(params: P, context: WorkflowRunContext): WorkflowRunReturn;
 }
 
@@ -77,12 +94,16 @@ export interface TypedWorkflowEntrypoint<Ps extends readonly WorkflowParamDeclar
   title?: string;
   description?: string;
   params?: Ps;
+  /** See {@link WorkflowEntrypoint.inputSchema} (`run` then receives `{}`-typed params: annotate them). */
+  inputSchema?: WorkflowInputSchema;
   /** See {@link WorkflowEntrypoint.resumable}. */
   resumable?: boolean;
   /** See {@link WorkflowEntrypoint.task}. */
   task?: "optional" | "required";
   /** See {@link WorkflowEntrypoint.askBeforeTask}. */
   askBeforeTask?: boolean;
+  /** See {@link WorkflowEntrypoint.outputText}. */
+  outputText?: boolean;
   run: (params: InferWorkflowParams<Ps>, context: WorkflowRunContext) => WorkflowRunReturn;
 }
 
@@ -102,13 +123,18 @@ export interface StructureEntrypoint {
   id: string;
   title: string;
   description: string;
+  /** The static params (`[]` with an {@link inputSchema}). */
   params: WorkflowParam[];
+  /** The declared JSON Schema 2020-12 input, when the entrypoint declares {@link WorkflowEntrypoint.inputSchema}. */
+  inputSchema?: JsonObject;
   /** Present (`true`) when the entrypoint declares {@link WorkflowEntrypoint.resumable}. */
   resumable?: true;
   /** Present when the entrypoint declares {@link WorkflowEntrypoint.task}. */
   task?: "optional" | "required";
   /** Present (`true`) when the entrypoint declares {@link WorkflowEntrypoint.askBeforeTask}. */
   askBeforeTask?: true;
+  /** Present (`true`) when the entrypoint declares {@link WorkflowEntrypoint.outputText}. */
+  outputText?: true;
 }
 
 /**
@@ -218,9 +244,17 @@ function structureEntrypoint(where: string, id: string, raw: unknown): Structure
   for (const key of ["title", "description"] as const) {
     if (entry[key] !== undefined && typeof entry[key] !== "string") throw invalid(at, `${key} must be a string`, key);
   }
-  if (entry.resumable !== undefined && typeof entry.resumable !== "boolean") throw invalid(at, "resumable must be a boolean", "resumable");
   if (entry.task !== undefined && entry.task !== "optional" && entry.task !== "required") throw invalid(at, 'task must be "optional" or "required"', "task");
-  if (entry.askBeforeTask !== undefined && typeof entry.askBeforeTask !== "boolean") throw invalid(at, "askBeforeTask must be a boolean", "askBeforeTask");
+  for (const key of ["resumable", "askBeforeTask", "outputText"] as const) {
+    if (entry[key] !== undefined && typeof entry[key] !== "boolean") throw invalid(at, `${key} must be a boolean`, key);
+  }
+  let inputSchema: JsonObject | undefined;
+  if (entry.inputSchema !== undefined) {
+    if (entry.params !== undefined) throw invalid(at, "declares both params and inputSchema (declare one: the schema is the whole input)", "inputSchema");
+    const checked = checkInputSchema(entry.inputSchema);
+    if ("refused" in checked) throw invalid(at, `inputSchema ${checked.refused}`, "inputSchema");
+    inputSchema = checked.schema;
+  }
   const params = typeBoxParams(at, entry.params) ?? entry.params ?? [];
   if (!Array.isArray(params)) throw invalid(at, "params must be an array or a TypeBox Type.Object", "params");
   const seen = new Set<string>();
@@ -261,8 +295,10 @@ function structureEntrypoint(where: string, id: string, raw: unknown): Structure
     title: typeof entry.title === "string" && entry.title !== "" ? entry.title : id,
     description: typeof entry.description === "string" ? entry.description : "",
     params: checked,
+    ...(inputSchema !== undefined ? { inputSchema } : {}),
     ...(entry.resumable === true ? { resumable: true as const } : {}),
     ...(entry.task !== undefined ? { task: entry.task as "optional" | "required" } : {}),
     ...(entry.askBeforeTask === true ? { askBeforeTask: true as const } : {}),
+    ...(entry.outputText === true ? { outputText: true as const } : {}),
   };
 }

@@ -88,6 +88,7 @@ export function formatStructure(report: StructureReport): string {
   for (const entry of report.entrypoints) {
     lines.push(`${entry.id} — ${entry.title}`);
     if (entry.description) lines.push(`  ${entry.description}`);
+    if (entry.inputSchema) lines.push("  input: a JSON Schema 2020-12 document (--json prints it)");
     for (const param of entry.params) {
       const traits = [param.type, param.multiple ? "multiple" : "", param.required ? "required" : "", param.format ?? ""].filter(Boolean);
       const options = param.options ? ` [${param.options.map((o) => (typeof o === "string" ? o : o.value)).join(", ")}]` : "";

@@ -8,7 +8,8 @@ import { toToolResult } from "./workflow-result.js";
 
 /**
  * MCP-7: the files a successful run hands back (`attachments`) as content blocks after the
- * result's JSON text, which stays first and equal to `structuredContent`: `image/*` an image
+ * result's JSON text, equal to `structuredContent` (first, or after the output's own text block
+ * with `outputText`): `image/*` an image
  * block, `audio/*` an audio block, anything else an embedded resource (text for text and JSON
  * media types that are valid UTF-8, else a base64 blob) named
  * `steamharness://files/<projectId>/<fileId>`. The bytes are read from the managed-file store

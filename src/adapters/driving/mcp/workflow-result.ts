@@ -66,7 +66,8 @@ export function remoteSafeError(message: JSONRPCMessage): JSONRPCMessage {
 /**
  * MCP-7: the tool result of a run. Success: `structuredContent`
  * `{ runId, status: "success", entrypointId, entrypointTitle, output }` (output only from
- * `report.result.data.output`) and the same JSON as text. Anything else: `isError: true` with a
+ * `report.result.data.output`) and the same JSON as text — after the output itself as a first text
+ * block when the entrypoint declares `outputText` and the output is a string. Anything else: `isError: true` with a
  * concise `error { code, message }` (plus, for `interaction_required`, the pending fields and
  * `answerLater`: the `_meta` a later call of the same tool answers it with) —
  * never the report, node details, stdout, stderr or credentials.
@@ -77,8 +78,11 @@ export function remoteSafeError(message: JSONRPCMessage): JSONRPCMessage {
 export function toToolResult(report: WorkflowRunReport, entrypoint: StructureEntrypoint, secrets: readonly string[] = []): CallToolResult {
   const head = { runId: report.runId, status: report.status, entrypointId: entrypoint.id, entrypointTitle: entrypoint.title };
   if (report.status === "success") {
-    const structuredContent = { ...head, output: report.result.data.output };
-    return { content: [{ type: "text", text: JSON.stringify(structuredContent) }], structuredContent };
+    const output = report.result.data.output;
+    const structuredContent = { ...head, output };
+    const json = { type: "text" as const, text: JSON.stringify(structuredContent) };
+    // The opt-in answer text leads for clients that read only the first block; the JSON result still follows.
+    return { content: entrypoint.outputText === true && typeof output === "string" ? [{ type: "text", text: output }, json] : [json], structuredContent };
   }
   const code = report.error?.code ?? report.status;
   const message = redact(report.error?.message ?? `the run ended with status ${report.status}`, secrets);

@@ -4,7 +4,8 @@ import type { StructureReport } from "../../../domain/workflow/workflow-definiti
 
 /**
  * The MCP tools of a workflow (MCP-1, MCP-3): one per entrypoint, named by its id, with its
- * title, description and the input schema built from its static params.
+ * title, description and input schema: its declared `inputSchema`, or the one built from its
+ * static params.
  *
  * @example
  * workflowTools(await host.structure()).map((tool) => tool.name) // ["summarize"]
@@ -14,6 +15,7 @@ export function workflowTools(structure: StructureReport): Tool[] {
     name: entry.id,
     title: entry.title,
     description: entry.description || entry.title,
-    inputSchema: toJsonSchema(entrypointInputSchema(entry.params)) as Tool["inputSchema"],
+    // A declared JSON Schema 2020-12 input is published as declared (SEP-1613/SEP-2106 keep its keywords).
+    inputSchema: (entry.inputSchema ?? toJsonSchema(entrypointInputSchema(entry.params))) as Tool["inputSchema"],
   }));
 }
