@@ -71,6 +71,7 @@ export type {
   StructureEntrypoint,
 } from "./domain/workflow/workflow-definition.js";
 export type { InferWorkflowParams, InferUserInput, WorkflowParamDeclaration, WorkflowInputField } from "./domain/workflow/param-types.js";
+export type { WorkflowInputSchema } from "./domain/workflow/input-schema.js";
 export type {
   WorkflowPromptDeclaration,
   WorkflowPromptArgument,
