@@ -3,8 +3,8 @@
  * test or a short-lived host uses, and what a host's own adapter is compared with. Nothing here
  * survives the process. Every export here is public API.
  */
-export { MemoryStorage } from "./compose/memory-storage.js";
-export type { MemoryStorageOptions } from "./compose/memory-storage.js";
+export { MemoryStorage } from "./adapters/driven/memory/memory-storage.js";
+export type { MemoryStorageOptions } from "./adapters/driven/memory/memory-storage.js";
 export { createMemoryBudgetLedger } from "./adapters/driven/memory/memory-budget-ledger.js";
 export { createMemoryApiKeyStore } from "./adapters/driven/memory/memory-api-keys.js";
 export { createMemoryApprovalStore } from "./adapters/driven/memory/memory-approval-store.js";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import Database from "better-sqlite3";
-import { MemoryStorage } from "../../src/compose/memory-storage.js";
+import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
 import { createMemoryBudgetLedger } from "../../src/adapters/driven/memory/memory-budget-ledger.js";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";

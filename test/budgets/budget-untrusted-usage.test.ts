@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
 import { Type } from "@sinclair/typebox";
-import { MemoryStorage } from "../../src/compose/memory-storage.js";
+import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
 import { createMemoryBudgetLedger } from "../../src/adapters/driven/memory/memory-budget-ledger.js";
 import type { BudgetLedger } from "../../src/ports/budget-ledger.js";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";

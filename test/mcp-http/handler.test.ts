@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { createMemoryApiKeyStore } from "../../src/adapters/driven/memory/memory-api-keys.js";
 import { createMemoryBudgetLedger } from "../../src/adapters/driven/memory/memory-budget-ledger.js";
-import { MemoryStorage } from "../../src/compose/memory-storage.js";
+import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
 import { createTenantAdmission } from "../../src/app/tenants/tenant-admission.js";
 import { createProjectCapabilityServer } from "../../src/app/capabilities/project-capabilities.js";
 import { createMcpHttpHandler } from "../../src/compose/mcp-http.js";
