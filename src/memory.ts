@@ -12,8 +12,8 @@ export { createMemoryToolPermissions } from "./adapters/driven/memory/memory-too
 export type { MemoryToolPermissions, MemoryToolPermissionsOptions } from "./adapters/driven/memory/memory-tool-permissions.js";
 export { createMemoryUserInput } from "./adapters/driven/memory/memory-user-input.js";
 export type { MemoryUserInput, MemoryUserInputOptions } from "./adapters/driven/memory/memory-user-input.js";
-export { createMemoryProjectConfigurationStore } from "./adapters/driven/memory/memory-project-configuration-store.js";
-export { createMemoryConfigurationAccounts } from "./adapters/driven/memory/memory-configuration-accounts.js";
+export { createMemoryProjectConfigurationStore } from "./adapters/driven/sqlite/memory/memory-configuration.js";
+export { createMemoryConfigurationAccounts } from "./adapters/driven/sqlite/memory/memory-configuration.js";
 // Agent sessions (SES) and the session host's records (HOST)
 export { createMemorySessionBackend } from "./adapters/driven/memory/memory-session-backend.js";
 export { createMemorySessionStore } from "./adapters/driven/memory/memory-session-store.js";

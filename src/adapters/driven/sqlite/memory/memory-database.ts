@@ -1,42 +1,39 @@
 import type Database from "better-sqlite3";
-import type { Clock } from "../../../../ports/clock.js";
-import type { SqlDriver } from "../../kernel/sql-driver.js";
-import type { StoreCall } from "../../kernel/store-call.js";
+import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { requireMigrationsFolder } from "../../system/migrations-folder.js";
 import { drizzleBetterSqlite3 } from "../shared/drizzle-modules.js";
 import { imageOf } from "../shared/migrations.js";
 import { openSqlite } from "../shared/sqlite-connection.js";
-import { sqliteSqlDriver } from "../shared/sqlite-sql-driver.js";
-import { sqliteCall } from "../store/sqlite-support.js";
 
-/** An open in-memory database: the kernel's SQL driver on it, the store call, and `close()`. */
-export interface MemoryDatabase<T> {
-  driver: SqlDriver<T>;
-  call: StoreCall;
+/** An open in-memory database: the connection, its drizzle handle, the closed flag the store calls check, and `close()`. */
+export interface MemoryDatabase {
   client: Database.Database;
+  db: BetterSQLite3Database;
+  state: { closed: boolean };
   /** Frees the database; later calls fail with `storage_failure`. Idempotent. */
   close(): Promise<void>;
 }
 
 /**
  * An in-memory SQLite database with the schema of the files of `migrations` (`""` the store,
- * `"configuration"`, `"mcp-tasks"`). The memory family's stores are the SQLite stores on such a
- * database (ARCH-8): one set of rules, SQLite's semantics by construction, and nothing on disk.
- * Why a copy of an image: the migrations run once per process (in memory), and a copy costs a
- * fraction of a millisecond, so a test can make a fresh store per case.
+ * `"configuration"`, `"mcp-tasks"`): the memory variants of the stores no run path creates (API
+ * keys, configurations, accounts, MCP tasks) are the SQLite stores on one (ARCH-8), with SQLite's
+ * rules by construction and nothing on disk. Why a copy of an image: the migrations run once per
+ * process, in memory. (The run path's stores, `MemoryStorage`, stay in maps: a fresh database costs
+ * ~1.5 ms and a SQL step several times a map's.)
  *
  * @example
- * const { driver, call, close } = openMemoryDatabase("", storeTables(), createSystemClock());
+ * const { db, state, close } = openMemoryDatabase("configuration");
  */
-export function openMemoryDatabase<T>(migrations: string, tables: T, clock: Clock): MemoryDatabase<T> {
+export function openMemoryDatabase(migrations: string): MemoryDatabase {
   const client = openSqlite(imageOf(requireMigrationsFolder(migrations, "sqlite")));
   // Temporary tables and sort spills in memory too (SQLite's default puts them in files): nothing on disk.
   client.pragma("temp_store = MEMORY");
   const state = { closed: false };
   return {
-    driver: sqliteSqlDriver(drizzleBetterSqlite3().drizzle({ client }), tables, clock),
-    call: sqliteCall(state),
     client,
+    db: drizzleBetterSqlite3().drizzle({ client }),
+    state,
     async close() {
       if (state.closed) return;
       state.closed = true;
