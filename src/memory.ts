@@ -6,7 +6,7 @@
 export { MemoryStorage } from "./adapters/driven/memory/memory-storage.js";
 export type { MemoryStorageOptions } from "./adapters/driven/memory/memory-storage.js";
 export { createMemoryBudgetLedger } from "./adapters/driven/memory/memory-budget-ledger.js";
-export { createMemoryApiKeyStore } from "./adapters/driven/memory/memory-api-keys.js";
+export { createMemoryApiKeyStore } from "./adapters/driven/sqlite/memory/memory-api-keys.js";
 export { createMemoryApprovalStore } from "./adapters/driven/memory/memory-approval-store.js";
 export { createMemoryToolPermissions } from "./adapters/driven/memory/memory-tool-permissions.js";
 export type { MemoryToolPermissions, MemoryToolPermissionsOptions } from "./adapters/driven/memory/memory-tool-permissions.js";
