@@ -1,3 +1,8 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { createFixedClock } from "../../src/adapters/driven/memory/fixed-clock.js";
 import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
 import { createSequentialIdSource } from "../../src/adapters/driven/memory/sequential-id-source.js";
@@ -36,6 +41,27 @@ describe("PORT-1 MemoryStorage passes every store contract", () => {
     expect((await storage.kv.get({ projectId: "p" }, "k"))?.updatedAt).toBe(1_000);
     expect(doc.createdAt).toBe(1_500);
     expect((await storage.files.put("p", new Uint8Array([1]), { name: "n" })).fileId).toBe("file_t-1");
+  });
+});
+
+describe("ARCH-8 the memory family keeps nothing on disk", () => {
+  it("ARCH-8 a process that uses every memory store leaves no file in its working directory or its temp dir", () => {
+    const root = mkdtempSync(join(tmpdir(), "memory-run-"));
+    const cwd = join(root, "cwd");
+    const temp = join(root, "tmp");
+    mkdirSync(cwd);
+    mkdirSync(temp);
+    try {
+      const script = bundledFixture(join("test", "adapters", "fixtures", "memory-run.ts"));
+      // SQLite puts its temporary files in SQLITE_TMPDIR or TMPDIR: both point at the watched folder.
+      const run = spawnSync(process.execPath, [script], { cwd, env: { ...process.env, TMPDIR: temp, SQLITE_TMPDIR: temp }, encoding: "utf8", timeout: 120_000 });
+      expect(run.stderr).toBe("");
+      expect(run.stdout).toBe("ok");
+      expect(readdirSync(cwd)).toEqual([]);
+      expect(readdirSync(temp)).toEqual([]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 

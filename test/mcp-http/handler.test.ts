@@ -5,7 +5,7 @@ import { createServer, request, type Server } from "node:http";
 import { gzipSync } from "node:zlib";
 import type { AddressInfo } from "node:net";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { createMemoryApiKeyStore } from "../../src/adapters/driven/memory/memory-api-keys.js";
+import { createMemoryApiKeyStore } from "../../src/adapters/driven/sqlite/memory/memory-api-keys.js";
 import { createMemoryBudgetLedger } from "../../src/adapters/driven/memory/memory-budget-ledger.js";
 import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
 import { createTenantAdmission } from "../../src/app/tenants/tenant-admission.js";

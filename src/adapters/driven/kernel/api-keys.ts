@@ -108,7 +108,7 @@ const windowOf = (at: number): number => at - (at % API_RATE_WINDOW_MS);
  * The store over `rows`, each step run through `call`.
  *
  * @example
- * const keys = createApiKeyStore(memoryApiKeyRows(), createKeySecrets(), directCall, async () => {});
+ * const keys = createApiKeyStore(sqlApiKeyRows(driver), createKeySecrets(), sqliteCall(state), close);
  */
 export function createApiKeyStore(rows: ApiKeyRows, secrets: ApiKeySecrets, call: StoreCall, close: () => Promise<void>): ApiKeyStore {
   const counterKey = (tenantId: string, unit: ApiRateUnit) => {

@@ -29,6 +29,16 @@ export function createSqliteMcpTaskStore(options: SqliteMcpTaskStoreOptions): Mc
   const path = options.path ?? (options.directory !== undefined ? join(options.directory, MCP_TASK_DATABASE_FILE) : undefined);
   if (path === undefined) throw new SteamharnessError("input_validation", "[steamharness] [sqlite] give path or directory for the task store", { field: "path" });
   const { client } = openMigratedSqlite(path, { migrations: "mcp-tasks", what: "the task store", ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }) });
+  return sqliteMcpTaskStoreOn(client, async () => void client.close());
+}
+
+/**
+ * The task store on an open, migrated task database (a file's, or an in-memory one's).
+ *
+ * @example
+ * const tasks = sqliteMcpTaskStoreOn(client, async () => client.close());
+ */
+export function sqliteMcpTaskStoreOn(client: Database.Database, close: () => Promise<void>): McpTaskStore {
   // Keyed by the kernel's text: a statement seen before (every tasks/get) is neither rewritten nor prepared again.
   const statements = new Map<string, { statement: Database.Statement; order: number[] }>();
   // better-sqlite3 binds anonymous `?` in order: each `$n` becomes `?` with its value repeated.
@@ -50,6 +60,6 @@ export function createSqliteMcpTaskStore(options: SqliteMcpTaskStoreOptions): Mc
     },
     isConflict: (error) => (error as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY",
     faultOf: (error) => error,
-    close: async () => void client.close(),
+    close,
   });
 }

@@ -61,7 +61,14 @@ export function ensureMigrated(client: Database.Database, migrationsFolder: stri
 /** Migrated images by migrations folder, in the legacy (rollback-journal) header an in-memory database has. */
 const images = new Map<string, Buffer>();
 
-function imageOf(migrationsFolder: string): Buffer {
+/**
+ * A database image migrated once per process by the migrations of `migrationsFolder`, in memory:
+ * what a new file is written from, and what every in-memory store of the memory family opens.
+ *
+ * @example
+ * const client = openSqlite(imageOf(findMigrationsFolder("mcp-tasks")!)); // an in-memory copy
+ */
+export function imageOf(migrationsFolder: string): Buffer {
   let image = images.get(migrationsFolder);
   if (!image) {
     const client = openSqlite(":memory:");

@@ -1,0 +1,15 @@
+import type { McpTaskStore } from "../../../../ports/mcp-task-store.js";
+import { sqliteMcpTaskStoreOn } from "../mcp-tasks/sqlite-mcp-task-store.js";
+import { openMemoryDatabase } from "./memory-database.js";
+
+/**
+ * The in-memory MCP task store (MCP-13), one process only: the SQLite task store on an in-memory
+ * task database ({@link openMemoryDatabase}).
+ *
+ * @example
+ * const tasks = createMemoryMcpTaskStore();
+ */
+export function createMemoryMcpTaskStore(): McpTaskStore {
+  const { client, close } = openMemoryDatabase("mcp-tasks");
+  return sqliteMcpTaskStoreOn(client, close);
+}
