@@ -91,12 +91,12 @@ function imageOf(migrationsFolder: string): Buffer {
  * @example
  * const created = seedSqliteFile("/data/agents/c1/_session-host.db", findMigrationsFolder("session-host")!);
  */
-export function seedSqliteFile(path: string, migrationsFolder: string, initialise?: (db: BetterSQLite3Database) => void): boolean {
+export function seedSqliteFile(path: string, migrationsFolder: string, initialise?: (db: BetterSQLite3Database, client: Database.Database) => void): boolean {
   if (existsSync(path)) return false;
   const client = openSqlite(imageOf(migrationsFolder));
   let bytes: Buffer;
   try {
-    initialise?.(drizzleBetterSqlite3().drizzle({ client }));
+    initialise?.(drizzleBetterSqlite3().drizzle({ client }), client);
     bytes = client.serialize();
   } finally {
     client.close();
@@ -136,7 +136,7 @@ export interface MigratedSqliteOptions {
   /** `"normal"` (default): a commit survives a killed process; `"full"` also syncs every commit. */
   synchronous?: "normal" | "full";
   /** The rows every new file of the kind has (idempotent): written with the file's schema, never seen missing. */
-  initialise?: (db: BetterSQLite3Database) => void;
+  initialise?: (db: BetterSQLite3Database, client: Database.Database) => void;
 }
 
 /**
@@ -158,7 +158,7 @@ export function openMigratedSqlite(path: string, options: MigratedSqliteOptions)
     client.pragma("journal_mode = WAL");
     client.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
     const db = drizzleBetterSqlite3().drizzle({ client });
-    ensureMigrated(client, folder, () => migrateWithRetry(db, folder), () => options.initialise?.(db));
+    ensureMigrated(client, folder, () => migrateWithRetry(db, folder), () => options.initialise?.(db, client!));
     return { client, db };
   } catch (error) {
     client?.close();
