@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, unlinkSync, writeSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { dirname } from "node:path";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
@@ -120,7 +120,7 @@ export function seedSqliteFile(path: string, migrationsFolder: string, initialis
     if (["EEXIST", "EPERM", "ENOTSUP", "EXDEV"].includes(String((error as NodeJS.ErrnoException).code))) return false;
     throw error;
   } finally {
-    rmSync(temporary, { force: true });
+    unlinkSync(temporary);
   }
 }
 
@@ -152,7 +152,8 @@ export function openMigratedSqlite(path: string, options: MigratedSqliteOptions)
   if (folder === null) throw new SteamharnessError("internal", `[steamharness] [sqlite] drizzle/${options.migrations} migrations not found`);
   let client: Database.Database | undefined;
   try {
-    if (!seedSqliteFile(path, folder, options.initialise)) mkdirSync(dirname(path), { recursive: true });
+    // An existing file (every open but the first) needs neither a seed nor its folder made.
+    if (!existsSync(path) && !seedSqliteFile(path, folder, options.initialise)) mkdirSync(dirname(path), { recursive: true });
     client = openSqlite(path, { timeout: options.busyTimeoutMs ?? 5000 });
     // PRAGMAs are connection settings drizzle has no builder for.
     client.pragma("journal_mode = WAL");
