@@ -91,7 +91,8 @@ const texts = new Map<string, { sql: string; params: unknown[] }>();
 
 /**
  * The statement named `name`, compiled once per process from a drizzle template or query builder
- * (`template` runs only the first time) and prepared on `client`; placeholders bound by name.
+ * (`template` runs only the first time) and prepared on `client` at its first run; placeholders
+ * bound by name.
  *
  * @example
  * const meta = compileSessionQuery(client, "meta", () => metaQuery());
@@ -99,18 +100,20 @@ const texts = new Map<string, { sql: string; params: unknown[] }>();
  */
 export function compileSessionQuery(client: Database.Database, name: string, template: () => SQL | { toSQL(): { sql: string; params: unknown[] } }) {
   const { fillPlaceholders } = drizzleOrm();
-  let query = texts.get(name);
-  if (!query) {
-    const built = template();
-    query = "toSQL" in built ? built.toSQL() : (dialect ??= new (drizzleSqliteCore().SQLiteSyncDialect)()).sqlToQuery(built);
-    texts.set(name, query);
-  }
-  const { sql, params } = query;
-  const statement = client.prepare(sql);
+  let prepared: { statement: Database.Statement; params: unknown[] } | undefined;
+  const bound = (values: Record<string, unknown> = {}) => {
+    if (!prepared) {
+      const built = texts.has(name) ? null : template();
+      if (built) texts.set(name, "toSQL" in built ? built.toSQL() : (dialect ??= new (drizzleSqliteCore().SQLiteSyncDialect)()).sqlToQuery(built));
+      const { sql, params } = texts.get(name)!;
+      prepared = { statement: client.prepare(sql), params };
+    }
+    return { statement: prepared.statement, args: fillPlaceholders(prepared.params, values) };
+  };
   return {
-    get: <T>(values: Record<string, unknown> = {}) => statement.get(...fillPlaceholders(params, values)) as T | undefined,
-    all: <T>(values: Record<string, unknown> = {}) => statement.all(...fillPlaceholders(params, values)) as T[],
-    run: (values: Record<string, unknown> = {}) => statement.run(...fillPlaceholders(params, values)),
+    get: <T>(values?: Record<string, unknown>) => (({ statement, args }) => statement.get(...args) as T | undefined)(bound(values)),
+    all: <T>(values?: Record<string, unknown>) => (({ statement, args }) => statement.all(...args) as T[])(bound(values)),
+    run: (values?: Record<string, unknown>) => (({ statement, args }) => statement.run(...args))(bound(values)),
   };
 }
 
@@ -126,18 +129,16 @@ export function compileSessionQuery(client: Database.Database, name: string, tem
  */
 export function prepareSessionReads(client: Database.Database) {
   const { sql } = drizzleOrm();
-  let head: ReturnType<typeof compileSessionQuery> | undefined;
-  /** By `[newestFirst, typed]`: 0 oldest first, 1 newest first; +2 with a type filter. */
-  const after: Array<ReturnType<typeof compileSessionQuery> | undefined> = [];
+  /** By shape: 0 oldest first, 1 newest first; +2 with a type filter. */
+  const after = [0, 1, 2, 3].map((shape) =>
+    compileSessionQuery(client, `after-${shape}`, () => eventsAfterQuery(sql.placeholder("afterSeq"), sql.placeholder("limit"), shape % 2 === 1, shape >= 2 ? sql.placeholder("types") : undefined, sql.placeholder("throughSeq"))),
+  );
+  const head = compileSessionQuery(client, "head", headQuery);
   return {
-    head: () => (head ??= compileSessionQuery(client, "head", headQuery)).get<HeadRow>(),
+    head: () => head.get<HeadRow>(),
     base: () => compileSessionQuery(client, "base", baseQuery).get<BaseRow>(),
-    eventsAfter(from: number, max: number, newestFirst: boolean, types?: readonly string[], through = Number.MAX_SAFE_INTEGER) {
-      const typed = types !== undefined;
-      const shape = Number(newestFirst) + 2 * Number(typed);
-      const statement = (after[shape] ??= compileSessionQuery(client, `after-${shape}`, () => eventsAfterQuery(sql.placeholder("afterSeq"), sql.placeholder("limit"), newestFirst, typed ? sql.placeholder("types") : undefined, sql.placeholder("throughSeq"))));
-      return statement.all<EventRow>({ afterSeq: from, limit: max, types: JSON.stringify(types ?? []), throughSeq: through });
-    },
+    eventsAfter: (from: number, max: number, newestFirst: boolean, types?: readonly string[], through = Number.MAX_SAFE_INTEGER) =>
+      after[Number(newestFirst) + 2 * Number(types !== undefined)]!.all<EventRow>({ afterSeq: from, limit: max, types: JSON.stringify(types ?? []), throughSeq: through }),
   };
 }
 
@@ -180,43 +181,24 @@ export function prepareSessionWrites(db: SessionDb, client: Database.Database) {
 }
 
 /** The meta row as {@link metaQuery} reads it. */
-export type MetaRow = { [K in keyof ReturnType<typeof sessionTables>["sessionMeta"]["$inferSelect"]]: ReturnType<typeof sessionTables>["sessionMeta"]["$inferSelect"][K] };
+export type MetaRow = ReturnType<typeof sessionTables>["sessionMeta"]["$inferSelect"];
 
-/**
- * The meta row: one primary-key lookup.
- *
- * @example
- * const row = db.get<MetaRow>(metaQuery());
- */
-export function metaQuery(): SQL {
+/** `SELECT <every column of table> FROM table <rest>` with the columns under their field names. */
+function rowsQuery(table: "sessionMeta" | "sessionEvents", rest: (sql: ReturnType<typeof drizzleOrm>["sql"]) => SQL): SQL {
   const { getTableColumns, sql } = drizzleOrm();
-  const { sessionMeta } = sessionTables();
-  return sql`SELECT ${selectList(getTableColumns(sessionMeta))} FROM ${sessionMeta} WHERE ${sessionMeta.id} = 1`;
+  return sql`SELECT ${selectList(getTableColumns(sessionTables()[table]))} FROM ${sessionTables()[table]} ${rest(sql)}`;
 }
 
 /**
- * The event of an event id (`eventId` placeholder): a unique-index lookup.
+ * The meta row, the event of an event id (`eventId` placeholder) and a run's events in seq order
+ * (`runId` placeholder): a primary-key lookup, a unique-index lookup and an index range.
  *
  * @example
  * const row = db.get<EventRow>(byEventIdQuery());
  */
-export function byEventIdQuery(): SQL {
-  const { getTableColumns, sql } = drizzleOrm();
-  const { sessionEvents } = sessionTables();
-  return sql`SELECT ${selectList(getTableColumns(sessionEvents))} FROM ${sessionEvents} WHERE ${sessionEvents.eventId} = ${sql.placeholder("eventId")}`;
-}
-
-/**
- * A run's events in seq order (`runId` placeholder): an index range already in seq order.
- *
- * @example
- * const rows = db.all<EventRow>(byRunQuery());
- */
-export function byRunQuery(): SQL {
-  const { asc, getTableColumns, sql } = drizzleOrm();
-  const { sessionEvents } = sessionTables();
-  return sql`SELECT ${selectList(getTableColumns(sessionEvents))} FROM ${sessionEvents} WHERE ${sessionEvents.runId} = ${sql.placeholder("runId")} ORDER BY ${asc(sessionEvents.seq)}`;
-}
+export const metaQuery = (): SQL => rowsQuery("sessionMeta", (sql) => sql`WHERE ${sessionTables().sessionMeta.id} = 1`);
+export const byEventIdQuery = (): SQL => rowsQuery("sessionEvents", (sql) => sql`WHERE ${sessionTables().sessionEvents.eventId} = ${sql.placeholder("eventId")}`);
+export const byRunQuery = (): SQL => rowsQuery("sessionEvents", (sql) => sql`WHERE ${sessionTables().sessionEvents.runId} = ${sql.placeholder("runId")} ORDER BY ${sessionTables().sessionEvents.seq}`);
 
 /**
  * The other statements, each compiled on first use: a process that only reads a paused session's
@@ -227,22 +209,5 @@ export function byRunQuery(): SQL {
  * statements.byRun.all<EventRow>({ runId: "run-1" });
  */
 export function prepareSessionStatements(client: Database.Database) {
-  const once = (name: string, template: () => SQL) => {
-    let made: ReturnType<typeof compileSessionQuery> | undefined;
-    return () => (made ??= compileSessionQuery(client, name, template));
-  };
-  const meta = once("meta", metaQuery);
-  const byEventId = once("by-event-id", byEventIdQuery);
-  const byRun = once("by-run", byRunQuery);
-  return {
-    get meta() {
-      return meta();
-    },
-    get byEventId() {
-      return byEventId();
-    },
-    get byRun() {
-      return byRun();
-    },
-  };
+  return { meta: compileSessionQuery(client, "meta", metaQuery), byEventId: compileSessionQuery(client, "by-event-id", byEventIdQuery), byRun: compileSessionQuery(client, "by-run", byRunQuery) };
 }

@@ -28,29 +28,13 @@ export interface SqliteSessionStoreOptions {
   migrationsFolder?: string;
 }
 
-/** A meta row's columns: the address, and a fork's pointer and head (null and 0 for a session that is no fork). */
-interface MetaColumns {
-  address: SessionAddress;
-  now: number;
-  lastSeq?: number;
-  lastRunId?: string | null;
-  base?: SessionBase;
-}
-
-/** Writes the meta row of a new session file; a no-op when it exists. One statement text per process (see `compileSessionQuery`). */
-function insertMeta(client: Database.Database, db: SessionDb, { address, now, lastSeq = 0, lastRunId = null, base }: MetaColumns): void {
+/** Writes the meta row of a new session file (a fork's with its pointer and head); a no-op when it exists. One statement text per process. */
+function insertMeta(client: Database.Database, db: SessionDb, address: SessionAddress, now: number, fork?: { base: SessionBase; lastSeq: number; lastRunId: string | null }): void {
   const { sql } = drizzleOrm();
   const { sessionMeta } = sessionTables();
-  const columns = ["projectId", "conversationId", "sessionKey", "createdAt", "lastSeq", "lastRunId", "baseProjectId", "baseConversationId", "baseSessionKey", "baseSeq"] as const;
-  compileSessionQuery(client, "insert-meta", () =>
-    db
-      .insert(sessionMeta)
-      .values({ id: 1, ...Object.fromEntries(columns.map((column) => [column, sql.placeholder(column)])) } as typeof sessionMeta.$inferInsert)
-      .onConflictDoNothing(),
-  ).run({
-    projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now, lastSeq, lastRunId,
-    baseProjectId: base?.address.projectId ?? null, baseConversationId: base?.address.conversationId ?? null, baseSessionKey: base?.address.sessionKey ?? null, baseSeq: base?.seq ?? null,
-  });
+  const columns = { projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now, lastSeq: fork?.lastSeq ?? 0, lastRunId: fork?.lastRunId ?? null, baseProjectId: fork?.base.address.projectId ?? null, baseConversationId: fork?.base.address.conversationId ?? null, baseSessionKey: fork?.base.address.sessionKey ?? null, baseSeq: fork?.base.seq ?? null };
+  const placeholders = Object.fromEntries(Object.keys(columns).map((column) => [column, sql.placeholder(column)]));
+  compileSessionQuery(client, "insert-meta", () => db.insert(sessionMeta).values({ id: 1, ...placeholders } as typeof sessionMeta.$inferInsert).onConflictDoNothing()).run(columns);
 }
 
 /** Opens, configures and migrates the file (a new file has its meta row from the start); `storage_failure` when it cannot. */
@@ -62,7 +46,7 @@ function openDatabase(options: SqliteSessionStoreOptions, now: number): { client
     ...(migrationsFolder ? { migrationsFolder } : {}),
     ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }),
     ...(synchronous ? { synchronous } : {}),
-    initialise: (db, client) => insertMeta(client, db, { address: options.address, now }),
+    initialise: (db, client) => insertMeta(client, db, options.address, now),
   });
 }
 
@@ -105,7 +89,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   const currentMeta = () => {
     const meta = statements.meta.get<MetaRow>();
     if (meta) return meta;
-    insertMeta(client, db, { address, now: clock.now() });
+    insertMeta(client, db, address, clock.now());
     db.update(sessionMeta).set(metaFromLog()).where(eq(sessionMeta.id, 1)).run();
     return statements.meta.get<MetaRow>()!;
   };
@@ -205,7 +189,7 @@ export async function forkSqliteSessionLog(options: SqliteSessionForkOptions): P
   try {
     created = seedSqliteFile(options.path, folder, (db, client) =>
       client.transaction(() => {
-        insertMeta(client, db, { address, now, lastSeq: base.seq + append.length, lastRunId: options.lastRunId, base });
+        insertMeta(client, db, address, now, { base, lastSeq: base.seq + append.length, lastRunId: options.lastRunId });
         const { insert } = prepareSessionWrites(db, client);
         append.forEach((event, i) => insert.run({ seq: base.seq + i + 1, eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload), at: now }));
       })(),
