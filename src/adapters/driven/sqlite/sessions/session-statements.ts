@@ -190,14 +190,27 @@ function rowsQuery(table: "sessionMeta" | "sessionEvents", rest: (sql: ReturnTyp
 }
 
 /**
- * The meta row, the event of an event id (`eventId` placeholder) and a run's events in seq order
- * (`runId` placeholder): a primary-key lookup, a unique-index lookup and an index range.
+ * The meta row: a primary-key lookup.
+ *
+ * @example
+ * const row = db.get<MetaRow>(metaQuery());
+ */
+export const metaQuery = (): SQL => rowsQuery("sessionMeta", (sql) => sql`WHERE ${sessionTables().sessionMeta.id} = 1`);
+
+/**
+ * The event of an event id (`eventId` placeholder): a unique-index lookup.
  *
  * @example
  * const row = db.get<EventRow>(byEventIdQuery());
  */
-export const metaQuery = (): SQL => rowsQuery("sessionMeta", (sql) => sql`WHERE ${sessionTables().sessionMeta.id} = 1`);
 export const byEventIdQuery = (): SQL => rowsQuery("sessionEvents", (sql) => sql`WHERE ${sessionTables().sessionEvents.eventId} = ${sql.placeholder("eventId")}`);
+
+/**
+ * A run's events in seq order (`runId` placeholder): an index range already in seq order.
+ *
+ * @example
+ * const rows = db.all<EventRow>(byRunQuery());
+ */
 export const byRunQuery = (): SQL => rowsQuery("sessionEvents", (sql) => sql`WHERE ${sessionTables().sessionEvents.runId} = ${sql.placeholder("runId")} ORDER BY ${sessionTables().sessionEvents.seq}`);
 
 /**
