@@ -9,7 +9,7 @@ import type { SessionEventInput } from "../../src/ports/session-store.js";
 import { conversationSessionsDirectory, resolveSessionDatabasePath } from "../../src/adapters/driven/sqlite/sessions/session-database-path.js";
 import { findMigrationsFolder } from "../../src/adapters/driven/system/migrations-folder.js";
 import { migrateWithRetry, seedSqliteFile } from "../../src/adapters/driven/sqlite/shared/migrations.js";
-import { eventsAfterQuery, headQuery, prepareSessionStatements } from "../../src/adapters/driven/sqlite/sessions/session-statements.js";
+import { byEventIdQuery, byRunQuery, eventsAfterQuery, headQuery } from "../../src/adapters/driven/sqlite/sessions/session-statements.js";
 import type { SQL } from "drizzle-orm";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import { createSqliteSessionStore } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-store.js";
@@ -82,7 +82,6 @@ describe("SQLite session store extras", () => {
     await createSqliteSessionStore({ path, address: address("agent") }).close();
     const client = new Database(path);
     try {
-      const statements = prepareSessionStatements(drizzle({ client }));
       const dialect = new SQLiteSyncDialect();
       const plan = (query: SQL | { getQuery(): { sql: string; params: unknown[] } }) => {
         const { sql, params } = "getQuery" in query ? query.getQuery() : dialect.sqlToQuery(query);
@@ -93,8 +92,8 @@ describe("SQLite session store extras", () => {
       expect(head).toMatch(/SEARCH session_meta USING INTEGER PRIMARY KEY/);
       expect(head).toMatch(/SEARCH .*session_snapshots.* USING INTEGER PRIMARY KEY/);
       expect(head).not.toMatch(/SCAN/);
-      expect(plan(statements.byEventId)).toMatch(/SEARCH session_events USING INDEX session_events_event_id_unique/);
-      const byRun = plan(statements.byRun);
+      expect(plan(byEventIdQuery())).toMatch(/SEARCH session_events USING INDEX session_events_event_id_unique/);
+      const byRun = plan(byRunQuery());
       expect(byRun).toMatch(/SEARCH session_events USING INDEX session_events_run_seq_idx \(run_id=\?\)/);
       expect(byRun).not.toMatch(/TEMP B-TREE/);
       const after = plan(eventsAfterQuery(5, -1));

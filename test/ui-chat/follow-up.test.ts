@@ -12,10 +12,11 @@ describe("UI-5 a message posted while the chat is busy is queued durably and ans
     while (seen.length === 0) await sleep(10);
     const followUp = await transport.sendMessages({ chatId, messages: [userMessage("second")], trigger: "submit-message", messageId: undefined, abortSignal: undefined });
     const reader = followUp.getReader();
-    expect((await reader.read()).value).toMatchObject({ type: "start" });
+    // The queued turn says so at once; its `start` follows with its first logged event (whose position names it).
     expect((await reader.read()).value).toMatchObject({ type: "data-queued", transient: true });
     expect(seen).toHaveLength(1);
     release();
+    expect((await reader.read()).value).toMatchObject({ type: "start" });
     const rest: unknown[] = [];
     for (let next = await reader.read(); !next.done; next = await reader.read()) rest.push(next.value);
     expect(textOfMessage(await finalMessage(streamOf(await first)))).toBe("answer to first");

@@ -29,7 +29,8 @@ describe("UI-1 steamharness gateway serves the chat route", () => {
       expect(posted.status).toBe(200);
       expect(posted.headers.get("x-vercel-ai-ui-message-stream")).toBe("v1");
       const body = await posted.text();
-      expect(body.startsWith('data: {"type":"start","messageId":"msg-run-ui.m1"}')).toBe(true);
+      // `start` carries its cursor: the position just before the chunks of the turn's first event.
+      expect(body).toMatch(/^id: \d+-start\ndata: \{"type":"start","messageId":"msg-run-ui\.m1"\}/);
       expect(body.trimEnd().endsWith("data: [DONE]")).toBe(true);
       expect((await fetch(`${url}/ui/chat/c1/stream`, { headers: auth })).status).toBe(204);
       expect((await fetch(`${url}/ui/chat/c2/stream`, { headers: auth })).status).toBe(404);

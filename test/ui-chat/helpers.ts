@@ -93,7 +93,7 @@ export const streamOf = (chunks: readonly UIMessageChunk[]): ReadableStream<UIMe
     },
   });
 
-/** One SSE frame of the chat route: its `id` (the cursor; none on `start`) and its data. */
+/** One SSE frame of the chat route: its `id` (the cursor; `<seq>-start` on `start`, none on transient notes) and its data. */
 export interface SseFrame {
   id: string | null;
   data: string;

@@ -40,6 +40,41 @@ describe("UI-2 a chat's stream is a read of the durable log: resumed, replayed, 
     expect(await transport.reconnectToStream({ chatId })).toBeNull();
   });
 
+  it("UI-2 `start` carries its cursor (`<seq>-start`): a client that drops the connection right after it resumes from it, by query or Last-Event-ID, and gets every other chunk once", async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const { api } = await chatGateway(longTurnModel(4, 1, () => gate));
+    const chatId = randomUUID();
+    const postAbort = new AbortController();
+    const post = await fetch(api, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ id: chatId, messages: [userMessage("go")], trigger: "submit-message" }), signal: postAbort.signal });
+    const { frames: received } = await readFrames(post, postAbort, 1);
+    const start = received[0]!;
+    expect(JSON.parse(start.data)).toMatchObject({ type: "start" });
+    expect(start.id).toMatch(/^\d+-start$/);
+    // Both resumes attach while the turn is held, so what follows `start` arrives live.
+    const resume = async (url: string, headers: Record<string, string>) => {
+      const abort = new AbortController();
+      return readFrames(await fetch(url, { headers: { ...auth, ...headers }, signal: abort.signal }), abort);
+    };
+    const byQuery = resume(`${api}/${chatId}/stream?after=${start.id}`, {});
+    const byHeader = resume(`${api}/${chatId}/stream`, { "last-event-id": start.id! });
+    open();
+    const [rest, restByHeader] = await Promise.all([byQuery, byHeader]);
+    expect(rest.done).toBe(true);
+    expect(restByHeader).toEqual(rest);
+    // The uninterrupted stream of the same turn: its replay from `start`.
+    const reference = await resume(`${api}/${chatId}/stream?after=0`, {});
+    const resumed = [start, ...rest.frames];
+    expect(resumed).toEqual(reference.frames);
+    expect(resumed.filter((frame) => JSON.parse(frame.data).type === "start")).toHaveLength(1);
+    expect(new Set(resumed.map((frame) => frame.id)).size).toBe(resumed.length);
+    // The AI SDK's client builds the same message from the resumed chunks as from the uninterrupted ones.
+    const message = (await finalMessage(streamOf(resumed.map((frame) => JSON.parse(frame.data)))))!;
+    expect(message).toEqual(await finalMessage(streamOf(reference.frames.map((frame) => JSON.parse(frame.data)))));
+    expect(message.id).toBe(JSON.parse(start.data).messageId);
+    expect(message.parts.filter((part) => part.type === "dynamic-tool")).toHaveLength(4);
+  });
+
   it("UI-2 forced disconnects at random chunk boundaries, resumed from the cursor: 0 chunks lost, 0 duplicated, every turn equal to its uninterrupted stream", async () => {
     const { api } = await chatGateway(longTurnModel(30, 1), { rateLimit: false });
     const chatId = randomUUID();

@@ -45,6 +45,8 @@ export async function serveUiChat(handlers: UiChatHandlers, request: IncomingMes
   answer.headers.forEach((value, name) => (head[name] = value));
   response.writeHead(answer.status, head);
   if (!answer.body) return void response.end();
+  // The stream's first chunk (`start`) waits for the turn's first logged step: the client learns at once that its turn is accepted.
+  response.flushHeaders();
   const reader = answer.body.getReader();
   const left = () => void reader.cancel().catch(() => undefined);
   response.once("close", left);

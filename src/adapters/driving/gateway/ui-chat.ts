@@ -164,17 +164,28 @@ function chatIdOf(request: Request, suffix: "stream" | "stop" | "fork"): string 
   return id;
 }
 
-/** A position in a turn's stream: the chunk `index` of the chunks of the log event `seq` (the SSE `id`, `<seq>-<index>`). */
+/**
+ * A position in a turn's stream: the chunk `index` of the chunks of the log event `seq` (the SSE
+ * `id`, `<seq>-<index>`); index -1 (`<seq>-start`) is the turn's `start`, just before the chunks of
+ * its first event `seq`.
+ */
 interface StreamCursor {
   seq: number;
   index: number;
 }
 
+const START = -1;
+const idOf = (position: StreamCursor): string => `${position.seq}-${position.index === START ? "start" : position.index}`;
+const isAfter = (position: StreamCursor, cursor: StreamCursor | null): boolean => cursor === null || position.seq > cursor.seq || (position.seq === cursor.seq && position.index > cursor.index);
+
 /**
  * An SSE response of one turn's chunks read from the log: `id: <seq>-<index>` tags each chunk
- * with its position (the cursor), `data: [DONE]` ends it. With `after`, only the chunks after
- * that position are sent (and `start` only when the turn began after it). Cancelling the body
- * (the client went away) or `closing` ends the read, never the turn.
+ * with its position (the cursor; `start` is `<seq>-start`, before the chunks of the turn's first
+ * event `seq`), `data: [DONE]` ends it. With `after`, only the chunks after that position are sent
+ * (`start` too when the turn began after it). `start` waits for the turn's first event, which
+ * names its position; a queued turn says so at once. A `restart` (a continuation after `after`)
+ * opens with its `start` at once. Cancelling the body (the client went away) or `closing` ends the
+ * read, never the turn.
  */
 function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: { taskId: string; runId: string; status?: string }, after: StreamCursor | null, reading: Set<AbortController>, restart = false): Response {
   const fold = createUiChunkFold(turn.runId);
@@ -185,6 +196,7 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
   let seq = 0;
   let index = 0;
   let started = false;
+  let opened = false;
   const frame = (chunk: UiMessageChunk, id: string | null) => encoder.encode(`${id === null ? "" : `id: ${id}\n`}data: ${JSON.stringify(chunk)}\n\n`);
   const done = async (stream: ReadableStreamDefaultController<Uint8Array>) => {
     reading.delete(controller);
@@ -194,12 +206,16 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
   };
   const body = new ReadableStream<Uint8Array>({
     async pull(stream) {
-      if (!started && (after === null || restart)) {
-        started = true;
-        stream.enqueue(frame(fold.start(), null));
-        // UI-5: a turn waiting behind another says so (transient: the message keeps no part of it, and no cursor names it).
-        if (turn.status === "queued") stream.enqueue(frame({ type: "data-queued", data: { taskId: turn.taskId }, transient: true }, null));
-        return;
+      if (!opened) {
+        opened = true;
+        if (restart && after !== null) {
+          started = true;
+          // The continuation's chunks are those after `after`: its `start` stands just before them.
+          stream.enqueue(frame(fold.start(), idOf({ seq: after.seq + 1, index: START })));
+        }
+        // UI-5: a turn waiting behind another says so at once (transient: the message keeps no part of it, and no cursor names it).
+        if ((after === null || restart) && turn.status === "queued") stream.enqueue(frame({ type: "data-queued", data: { taskId: turn.taskId }, transient: true }, null));
+        if (started || turn.status === "queued") return;
       }
       for (;;) {
         const next = await entries.next().catch((error: unknown) => ({ done: false as const, value: { kind: "end" as const, status: "failed" as const, error: { code: "internal", message: isSteamharnessError(error) ? error.message : "[steamharness] [chat] the stream failed" } } }));
@@ -210,18 +226,19 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
           index = 0;
         }
         let sent = 0;
-        // A client whose cursor is older than the turn has not seen its message start.
         if (!started) {
           started = true;
-          if (after !== null && seq > after.seq) {
-            stream.enqueue(frame(fold.start(), null));
+          // The message starts before the turn's first event; a turn that ended before logging any has no position to name.
+          const position = entry.kind === "event" ? { seq, index: START } : null;
+          if (position === null ? after === null : isAfter(position, after)) {
+            stream.enqueue(frame(fold.start(), position && idOf(position)));
             sent++;
           }
         }
         for (const chunk of fold.push(entry)) {
           const position = { seq, index: index++ };
-          if (after !== null && (position.seq < after.seq || (position.seq === after.seq && position.index <= after.index))) continue;
-          stream.enqueue(frame(chunk, `${position.seq}-${position.index}`));
+          if (!isAfter(position, after)) continue;
+          stream.enqueue(frame(chunk, idOf(position)));
           sent++;
         }
         if (entry.kind === "end") return done(stream);
@@ -237,13 +254,13 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
   return new Response(body, { status: 200, headers: UI_CHAT_STREAM_HEADERS });
 }
 
-/** The position after which a resumed read starts: `?after=<seq>-<index>` (or `<seq>`: after all of that event), else the SSE `Last-Event-ID` header; `null` for a replay from `start`. */
+/** The position after which a resumed read starts: `?after=<seq>-<index>` (`<seq>-start`: after the turn's `start`; `<seq>`: after all of that event), else the SSE `Last-Event-ID` header; `null` for a replay from `start`. */
 function cursorOf(request: Request): StreamCursor | null {
   const raw = new URL(request.url).searchParams.get("after") ?? request.headers.get("last-event-id");
   if (raw === null) return null;
-  const found = /^(\d{1,15})(?:-(\d{1,9}))?$/.exec(raw);
-  if (!found) throw new UiChatError(400, "The cursor (after / Last-Event-ID) must be the `id` of the last chunk received (`<seq>-<index>`).", "invalid_value", "after");
-  return { seq: Number(found[1]), index: found[2] === undefined ? Number.MAX_SAFE_INTEGER : Number(found[2]) };
+  const found = /^(\d{1,15})(?:-(\d{1,9}|start))?$/.exec(raw);
+  if (!found) throw new UiChatError(400, "The cursor (after / Last-Event-ID) must be the `id` of the last chunk received (`<seq>-<index>` or `<seq>-start`).", "invalid_value", "after");
+  return { seq: Number(found[1]), index: found[2] === undefined ? Number.MAX_SAFE_INTEGER : found[2] === "start" ? START : Number(found[2]) };
 }
 
 /**

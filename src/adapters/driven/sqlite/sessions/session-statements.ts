@@ -81,16 +81,39 @@ export function baseQuery(): SQL {
 }
 
 let dialect: SQLiteSyncDialect | undefined;
+/**
+ * Query texts by name. Why (issue 46, FORK-1: a fork opens its parent and writes a new file; issue
+ * 45: a new chat opens new files): every connection runs the same statements, and drizzle building
+ * a query's text costs more CPU than SQLite compiling it, so drizzle builds each text once per
+ * process and each connection only prepares it.
+ */
+const texts = new Map<string, { sql: string; params: unknown[] }>();
 
-/** A drizzle template or query builder compiled once to a better-sqlite3 statement; placeholders bound by name. */
-function compile(client: Database.Database, template: SQL | { toSQL(): { sql: string; params: unknown[] } }) {
+/**
+ * The statement named `name`, compiled once per process from a drizzle template or query builder
+ * (`template` runs only the first time) and prepared on `client` at its first run; placeholders
+ * bound by name.
+ *
+ * @example
+ * const meta = compileSessionQuery(client, "meta", () => metaQuery());
+ * meta.get<MetaRow>();
+ */
+export function compileSessionQuery(client: Database.Database, name: string, template: () => SQL | { toSQL(): { sql: string; params: unknown[] } }) {
   const { fillPlaceholders } = drizzleOrm();
-  const query = "toSQL" in template ? template.toSQL() : (dialect ??= new (drizzleSqliteCore().SQLiteSyncDialect)()).sqlToQuery(template);
-  const statement = client.prepare(query.sql);
+  let prepared: { statement: Database.Statement; params: unknown[] } | undefined;
+  const bound = (values: Record<string, unknown> = {}) => {
+    if (!prepared) {
+      const built = texts.has(name) ? null : template();
+      if (built) texts.set(name, "toSQL" in built ? built.toSQL() : (dialect ??= new (drizzleSqliteCore().SQLiteSyncDialect)()).sqlToQuery(built));
+      const { sql, params } = texts.get(name)!;
+      prepared = { statement: client.prepare(sql), params };
+    }
+    return { statement: prepared.statement, args: fillPlaceholders(prepared.params, values) };
+  };
   return {
-    get: <T>(values: Record<string, unknown> = {}) => statement.get(...fillPlaceholders(query.params, values)) as T | undefined,
-    all: <T>(values: Record<string, unknown> = {}) => statement.all(...fillPlaceholders(query.params, values)) as T[],
-    run: (values: Record<string, unknown> = {}) => statement.run(...fillPlaceholders(query.params, values)),
+    get: <T>(values?: Record<string, unknown>) => (({ statement, args }) => statement.get(...args) as T | undefined)(bound(values)),
+    all: <T>(values?: Record<string, unknown>) => (({ statement, args }) => statement.all(...args) as T[])(bound(values)),
+    run: (values?: Record<string, unknown>) => (({ statement, args }) => statement.run(...args))(bound(values)),
   };
 }
 
@@ -106,17 +129,16 @@ function compile(client: Database.Database, template: SQL | { toSQL(): { sql: st
  */
 export function prepareSessionReads(client: Database.Database) {
   const { sql } = drizzleOrm();
-  let head: ReturnType<typeof compile> | undefined;
-  /** By `[newestFirst, typed]`: 0 oldest first, 1 newest first; +2 with a type filter. */
-  const after: Array<ReturnType<typeof compile> | undefined> = [];
+  /** By shape: 0 oldest first, 1 newest first; +2 with a type filter. */
+  const after = [0, 1, 2, 3].map((shape) =>
+    compileSessionQuery(client, `after-${shape}`, () => eventsAfterQuery(sql.placeholder("afterSeq"), sql.placeholder("limit"), shape % 2 === 1, shape >= 2 ? sql.placeholder("types") : undefined, sql.placeholder("throughSeq"))),
+  );
+  const head = compileSessionQuery(client, "head", headQuery);
   return {
-    head: () => (head ??= compile(client, headQuery())).get<HeadRow>(),
-    base: () => compile(client, baseQuery()).get<BaseRow>(),
-    eventsAfter(from: number, max: number, newestFirst: boolean, types?: readonly string[], through = Number.MAX_SAFE_INTEGER) {
-      const typed = types !== undefined;
-      const statement = (after[Number(newestFirst) + 2 * Number(typed)] ??= compile(client, eventsAfterQuery(sql.placeholder("afterSeq"), sql.placeholder("limit"), newestFirst, typed ? sql.placeholder("types") : undefined, sql.placeholder("throughSeq"))));
-      return statement.all<EventRow>({ afterSeq: from, limit: max, types: JSON.stringify(types ?? []), throughSeq: through });
-    },
+    head: () => head.get<HeadRow>(),
+    base: () => compileSessionQuery(client, "base", baseQuery).get<BaseRow>(),
+    eventsAfter: (from: number, max: number, newestFirst: boolean, types?: readonly string[], through = Number.MAX_SAFE_INTEGER) =>
+      after[Number(newestFirst) + 2 * Number(types !== undefined)]!.all<EventRow>({ afterSeq: from, limit: max, types: JSON.stringify(types ?? []), throughSeq: through }),
   };
 }
 
@@ -134,9 +156,8 @@ export function prepareSessionWrites(db: SessionDb, client: Database.Database) {
   const { eq, sql } = drizzleOrm();
   const { sessionEvents, sessionMeta } = sessionTables();
   return {
-    meta: compile(client, db.select({ lastSeq: sessionMeta.lastSeq }).from(sessionMeta).where(eq(sessionMeta.id, 1))),
-    insert: compile(
-      client,
+    meta: compileSessionQuery(client, "meta", metaQuery),
+    insert: compileSessionQuery(client, "insert", () =>
       db
         .insert(sessionEvents)
         .values({
@@ -150,8 +171,7 @@ export function prepareSessionWrites(db: SessionDb, client: Database.Database) {
         // A known event id is skipped by the unique index, so no lookup precedes each insert.
         .onConflictDoNothing({ target: sessionEvents.eventId }),
     ),
-    advance: compile(
-      client,
+    advance: compileSessionQuery(client, "advance", () =>
       db
         .update(sessionMeta)
         .set({ lastSeq: sql`${sql.placeholder("lastSeq")}`, lastRunId: sql`coalesce(${sql.placeholder("lastRunId")}, ${sessionMeta.lastRunId})` })
@@ -160,33 +180,47 @@ export function prepareSessionWrites(db: SessionDb, client: Database.Database) {
   };
 }
 
+/** The meta row as {@link metaQuery} reads it. */
+export type MetaRow = ReturnType<typeof sessionTables>["sessionMeta"]["$inferSelect"];
+
+/** `SELECT <every column of table> FROM table <rest>` with the columns under their field names. */
+function rowsQuery(table: "sessionMeta" | "sessionEvents", rest: (sql: ReturnType<typeof drizzleOrm>["sql"]) => SQL): SQL {
+  const { getTableColumns, sql } = drizzleOrm();
+  return sql`SELECT ${selectList(getTableColumns(sessionTables()[table]))} FROM ${sessionTables()[table]} ${rest(sql)}`;
+}
+
 /**
- * The other statements, each prepared by drizzle on first use: a process that only reads a paused
- * session's head pays for the statements it runs, not for all of them.
+ * The meta row: a primary-key lookup.
  *
  * @example
- * const statements = prepareSessionStatements(drizzle({ client }));
- * statements.byRun.all({ runId: "run-1" });
+ * const row = db.get<MetaRow>(metaQuery());
  */
-export function prepareSessionStatements(db: SessionDb) {
-  const { asc, eq, sql } = drizzleOrm();
-  const { sessionEvents, sessionMeta } = sessionTables();
-  const once = <T>(make: () => T) => {
-    let made: T | undefined;
-    return () => (made ??= make());
-  };
-  const meta = once(() => db.select().from(sessionMeta).where(eq(sessionMeta.id, 1)).prepare());
-  const byEventId = once(() => db.select().from(sessionEvents).where(eq(sessionEvents.eventId, sql.placeholder("eventId"))).prepare());
-  const byRun = once(() => db.select().from(sessionEvents).where(eq(sessionEvents.runId, sql.placeholder("runId"))).orderBy(asc(sessionEvents.seq)).prepare());
-  return {
-    get meta() {
-      return meta();
-    },
-    get byEventId() {
-      return byEventId();
-    },
-    get byRun() {
-      return byRun();
-    },
-  };
+export const metaQuery = (): SQL => rowsQuery("sessionMeta", (sql) => sql`WHERE ${sessionTables().sessionMeta.id} = 1`);
+
+/**
+ * The event of an event id (`eventId` placeholder): a unique-index lookup.
+ *
+ * @example
+ * const row = db.get<EventRow>(byEventIdQuery());
+ */
+export const byEventIdQuery = (): SQL => rowsQuery("sessionEvents", (sql) => sql`WHERE ${sessionTables().sessionEvents.eventId} = ${sql.placeholder("eventId")}`);
+
+/**
+ * A run's events in seq order (`runId` placeholder): an index range already in seq order.
+ *
+ * @example
+ * const rows = db.all<EventRow>(byRunQuery());
+ */
+export const byRunQuery = (): SQL => rowsQuery("sessionEvents", (sql) => sql`WHERE ${sessionTables().sessionEvents.runId} = ${sql.placeholder("runId")} ORDER BY ${sessionTables().sessionEvents.seq}`);
+
+/**
+ * The other statements, each compiled on first use: a process that only reads a paused session's
+ * head pays for the statements it runs, not for all of them.
+ *
+ * @example
+ * const statements = prepareSessionStatements(client);
+ * statements.byRun.all<EventRow>({ runId: "run-1" });
+ */
+export function prepareSessionStatements(client: Database.Database) {
+  return { meta: compileSessionQuery(client, "meta", metaQuery), byEventId: compileSessionQuery(client, "by-event-id", byEventIdQuery), byRun: compileSessionQuery(client, "by-run", byRunQuery) };
 }

@@ -5,7 +5,7 @@ import type { Clock } from "../../../../ports/clock.js";
 import type { SessionAddress, SessionEventInput, SessionStore } from "../../../../ports/session-store.js";
 import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { sessionTables } from "./session-schema.js";
-import { prepareSessionReads, prepareSessionStatements, prepareSessionWrites, type SessionDb } from "./session-statements.js";
+import { compileSessionQuery, prepareSessionReads, prepareSessionStatements, prepareSessionWrites, type MetaRow, type SessionDb } from "./session-statements.js";
 import { findMigrationsFolder, openMigratedSqlite, seedSqliteFile } from "../shared/migrations.js";
 import { createSessionStore, type EventRow, type NewEventRow, type SessionBase, type SessionRows } from "../../kernel/session-store.js";
 import type { StoreCall } from "../../kernel/store-call.js";
@@ -28,13 +28,13 @@ export interface SqliteSessionStoreOptions {
   migrationsFolder?: string;
 }
 
-/** Writes the meta row of a new session file; a no-op when it exists. */
-function insertMeta(db: SessionDb, address: SessionAddress, now: number): void {
+/** Writes the meta row of a new session file (a fork's with its pointer and head); a no-op when it exists. One statement text per process. */
+function insertMeta(client: Database.Database, db: SessionDb, address: SessionAddress, now: number, fork?: { base: SessionBase; lastSeq: number; lastRunId: string | null }): void {
+  const { sql } = drizzleOrm();
   const { sessionMeta } = sessionTables();
-  db.insert(sessionMeta)
-    .values({ id: 1, projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now })
-    .onConflictDoNothing()
-    .run();
+  const columns = { projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now, lastSeq: fork?.lastSeq ?? 0, lastRunId: fork?.lastRunId ?? null, baseProjectId: fork?.base.address.projectId ?? null, baseConversationId: fork?.base.address.conversationId ?? null, baseSessionKey: fork?.base.address.sessionKey ?? null, baseSeq: fork?.base.seq ?? null };
+  const placeholders = Object.fromEntries(Object.keys(columns).map((column) => [column, sql.placeholder(column)]));
+  compileSessionQuery(client, "insert-meta", () => db.insert(sessionMeta).values({ id: 1, ...placeholders } as typeof sessionMeta.$inferInsert).onConflictDoNothing()).run(columns);
 }
 
 /** Opens, configures and migrates the file (a new file has its meta row from the start); `storage_failure` when it cannot. */
@@ -46,7 +46,7 @@ function openDatabase(options: SqliteSessionStoreOptions, now: number): { client
     ...(migrationsFolder ? { migrationsFolder } : {}),
     ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }),
     ...(synchronous ? { synchronous } : {}),
-    initialise: (db) => insertMeta(db, options.address, now),
+    initialise: (db, client) => insertMeta(client, db, options.address, now),
   });
 }
 
@@ -70,7 +70,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   const clock = options.clock ?? { now: () => Date.now() };
   const { client, db } = openDatabase(options, clock.now());
   // Both compile their statements on first use: nothing here can fail.
-  const statements = prepareSessionStatements(db);
+  const statements = prepareSessionStatements(client);
   const reads = prepareSessionReads(client);
   /** The append's statements, compiled on the first append (a reading process never needs them). */
   let appendInTransaction: ReturnType<typeof transactionalAppend> | undefined;
@@ -87,11 +87,11 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     return { lastSeq: last?.seq ?? 0, lastRunId: started?.runId ?? null, snapshotAtSeq: snapshot?.atSeq ?? null };
   };
   const currentMeta = () => {
-    const meta = statements.meta.get();
+    const meta = statements.meta.get<MetaRow>();
     if (meta) return meta;
-    insertMeta(db, address, clock.now());
+    insertMeta(client, db, address, clock.now());
     db.update(sessionMeta).set(metaFromLog()).where(eq(sessionMeta.id, 1)).run();
-    return statements.meta.get()!;
+    return statements.meta.get<MetaRow>()!;
   };
 
   /**
@@ -101,7 +101,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   const transactionalAppend = () => {
     const writes = prepareSessionWrites(db, client);
     return client.transaction((rows: readonly NewEventRow[], at: number) => {
-      let seq = writes.meta.get<{ lastSeq: number }>()?.lastSeq ?? currentMeta().lastSeq;
+      let seq = writes.meta.get<MetaRow>()?.lastSeq ?? currentMeta().lastSeq;
       const byId = new Map<string, EventRow>();
       let appended = 0;
       let startedRun: string | null = null;
@@ -109,7 +109,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
         const stored: EventRow = { ...row, seq: seq + 1, at };
         if (writes.insert.run({ ...stored }).changes === 0) {
           // Already stored earlier: that event, unchanged.
-          byId.set(row.eventId, statements.byEventId.get({ eventId: row.eventId })!);
+          byId.set(row.eventId, statements.byEventId.get<EventRow>({ eventId: row.eventId })!);
           continue;
         }
         seq += 1;
@@ -124,9 +124,9 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
 
   const rows: SessionRows = {
     append: (newRows, at) => (appendInTransaction ??= transactionalAppend()).immediate(newRows, at),
-    byRun: (runId) => statements.byRun.all({ runId }),
+    byRun: (runId) => statements.byRun.all<EventRow>({ runId }),
     after: (afterSeq, { types, limit = -1, newestFirst, throughSeq }) => reads.eventsAfter(afterSeq, limit, newestFirst, types, throughSeq),
-    byId: (eventId) => statements.byEventId.get({ eventId }),
+    byId: (eventId) => statements.byEventId.get<EventRow>({ eventId }),
     head() {
       const row = reads.head();
       if (row !== undefined) return row;
@@ -179,7 +179,6 @@ export interface SqliteSessionForkOptions extends SqliteSessionStoreOptions {
  * await forkSqliteSessionLog({ path: child, address: childAddress, base: { address: parentAddress, seq: 12 }, lastRunId: "run-3" });
  */
 export async function forkSqliteSessionLog(options: SqliteSessionForkOptions): Promise<void> {
-  const { sessionEvents, sessionMeta } = sessionTables();
   const folder = options.migrationsFolder ?? findMigrationsFolder("session");
   if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/session migrations not found");
   const conflict = () => new SteamharnessError("conflict", "[steamharness] [sqlite] the fork's session exists already", { field: "to" });
@@ -188,16 +187,12 @@ export async function forkSqliteSessionLog(options: SqliteSessionForkOptions): P
   const { address, base, append = [] } = options;
   let created: boolean;
   try {
-    created = seedSqliteFile(options.path, folder, (db) =>
-      db.transaction((tx) => {
-        tx.insert(sessionMeta)
-          .values({
-            id: 1, projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now, lastSeq: base.seq + append.length, lastRunId: options.lastRunId,
-            baseProjectId: base.address.projectId, baseConversationId: base.address.conversationId ?? null, baseSessionKey: base.address.sessionKey, baseSeq: base.seq,
-          })
-          .run();
-        if (append.length > 0) tx.insert(sessionEvents).values(append.map((event, i) => ({ seq: base.seq + i + 1, eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload), at: now }))).run();
-      }),
+    created = seedSqliteFile(options.path, folder, (db, client) =>
+      client.transaction(() => {
+        insertMeta(client, db, address, now, { base, lastSeq: base.seq + append.length, lastRunId: options.lastRunId });
+        const { insert } = prepareSessionWrites(db, client);
+        append.forEach((event, i) => insert.run({ seq: base.seq + i + 1, eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload), at: now }));
+      })(),
     );
   } catch (error) {
     throw wrapAdapterError("sqlite", "writing the fork's session failed", error);

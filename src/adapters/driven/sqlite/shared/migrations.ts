@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, unlinkSync, writeSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { dirname } from "node:path";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
@@ -98,12 +98,12 @@ export function imageOf(migrationsFolder: string): Buffer {
  * @example
  * const created = seedSqliteFile("/data/agents/c1/_session-host.db", findMigrationsFolder("session-host")!);
  */
-export function seedSqliteFile(path: string, migrationsFolder: string, initialise?: (db: BetterSQLite3Database) => void): boolean {
+export function seedSqliteFile(path: string, migrationsFolder: string, initialise?: (db: BetterSQLite3Database, client: Database.Database) => void): boolean {
   if (existsSync(path)) return false;
   const client = openSqlite(imageOf(migrationsFolder));
   let bytes: Buffer;
   try {
-    initialise?.(drizzleBetterSqlite3().drizzle({ client }));
+    initialise?.(drizzleBetterSqlite3().drizzle({ client }), client);
     bytes = client.serialize();
   } finally {
     client.close();
@@ -127,7 +127,7 @@ export function seedSqliteFile(path: string, migrationsFolder: string, initialis
     if (["EEXIST", "EPERM", "ENOTSUP", "EXDEV"].includes(String((error as NodeJS.ErrnoException).code))) return false;
     throw error;
   } finally {
-    rmSync(temporary, { force: true });
+    unlinkSync(temporary);
   }
 }
 
@@ -143,7 +143,7 @@ export interface MigratedSqliteOptions {
   /** `"normal"` (default): a commit survives a killed process; `"full"` also syncs every commit. */
   synchronous?: "normal" | "full";
   /** The rows every new file of the kind has (idempotent): written with the file's schema, never seen missing. */
-  initialise?: (db: BetterSQLite3Database) => void;
+  initialise?: (db: BetterSQLite3Database, client: Database.Database) => void;
 }
 
 /**
@@ -159,13 +159,14 @@ export function openMigratedSqlite(path: string, options: MigratedSqliteOptions)
   if (folder === null) throw new SteamharnessError("internal", `[steamharness] [sqlite] drizzle/${options.migrations} migrations not found`);
   let client: Database.Database | undefined;
   try {
-    if (!seedSqliteFile(path, folder, options.initialise)) mkdirSync(dirname(path), { recursive: true });
+    // An existing file (every open but the first) needs neither a seed nor its folder made.
+    if (!existsSync(path) && !seedSqliteFile(path, folder, options.initialise)) mkdirSync(dirname(path), { recursive: true });
     client = openSqlite(path, { timeout: options.busyTimeoutMs ?? 5000 });
     // PRAGMAs are connection settings drizzle has no builder for.
     client.pragma("journal_mode = WAL");
     client.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
     const db = drizzleBetterSqlite3().drizzle({ client });
-    ensureMigrated(client, folder, () => migrateWithRetry(db, folder), () => options.initialise?.(db));
+    ensureMigrated(client, folder, () => migrateWithRetry(db, folder), () => options.initialise?.(db, client!));
     return { client, db };
   } catch (error) {
     client?.close();
