@@ -46,6 +46,11 @@ const PENDING: SqlStatement<Scope & { afterSeq: number }> = {
     return on.db.select({ seq: commands.seq, command: commands.command }).from(commands).where(and(scoped(on, commands, param), gt(commands.seq, param("afterSeq")), eq(commands.status, "pending"))).orderBy(asc(commands.seq));
   },
 };
+const ENQUEUE: SqlStatement<Scope & { seq?: number; command: string; createdAt: number }> = {
+  mode: "get",
+  build: ({ db, dialect, tables: { hostCommands: commands } }, param) =>
+    db.insert(commands).values({ ...(dialect === "postgres" ? { conversationId: param("conversationId"), seq: param("seq") } : {}), command: param("command"), status: "pending", createdAt: param("createdAt") }).returning({ seq: commands.seq }),
+};
 
 /**
  * The next value of one of the record's counters (PostgreSQL), holding the record's row until the
@@ -116,12 +121,15 @@ export function sqlSessionHostRows(driver: SqlDriver, conversationId: string, cl
     putTurnItems: (runId, items) =>
       then(driver.run(db.insert(turnItems).values({ ...own, runId, items, updatedAt: now() }).onConflictDoUpdate({ target: key(turnItems, turnItems.runId), set: { items, updatedAt: now() } })), () => undefined),
     getTurnItems: (runId) => then(driver.get(db.select({ items: turnItems.items }).from(turnItems).where(where(turnItems, ops.eq(turnItems.runId, runId)))), (row) => row?.items),
+    // SQLite: one prepared insert numbered by AUTOINCREMENT; PostgreSQL: the record's counter first, in one transaction.
     enqueue: (command) =>
-      driver.transaction(function* (tx) {
-        const seq = yield* next(tx, conversationId, "nextCommandSeq");
-        const row = yield tx.get(tx.db.insert(commands).values({ ...own, ...(seq === undefined ? {} : { seq }), command, status: "pending", createdAt: now() }).returning({ seq: commands.seq }));
-        return Number(row.seq);
-      }),
+      driver.dialect === "sqlite"
+        ? then(driver.execute(ENQUEUE, { conversationId, command, createdAt: now() }), (row) => row.seq)
+        : driver.transaction(function* (tx) {
+            const seq = yield* next(tx, conversationId, "nextCommandSeq");
+            yield tx.execute(ENQUEUE, { conversationId, seq, command, createdAt: now() });
+            return seq!;
+          }),
     pending: (afterSeq) => driver.execute(PENDING, { conversationId, afterSeq }),
     answer: (seq, columns) => then(driver.run(db.update(commands).set(columns).where(where(commands, ops.eq(commands.seq, seq)))), () => undefined),
     outcome: (seq) => driver.get(db.select({ status: commands.status, outcome: commands.outcome }).from(commands).where(where(commands, ops.eq(commands.seq, seq)))),
