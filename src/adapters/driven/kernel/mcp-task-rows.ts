@@ -40,7 +40,7 @@ const PRUNE: SqlStatement<{ now: number }> = {
 };
 
 /** A page of rows and its next cursor (the query fetched `limit + 1`); the cursor is `<createdAt>:<taskId>` of the page's last row. */
-export function pageOf(rows: McpTaskRecord[], limit: number): { tasks: McpTaskRecord[]; nextCursor?: string } {
+function taskPage(rows: McpTaskRecord[], limit: number): { tasks: McpTaskRecord[]; nextCursor?: string } {
   if (rows.length <= limit) return { tasks: rows };
   const tasks = rows.slice(0, limit);
   const last = tasks[tasks.length - 1]!;
@@ -67,7 +67,12 @@ function defineJson(record: Record<string, unknown>, field: "result" | "paused",
   });
 }
 
-/** A row as a record (JSON from text or jsonb). */
+/**
+ * A row as a record (JSON from text or jsonb).
+ *
+ * @example
+ * const record = recordOf(await driver.execute(SELECT, { projectId, taskId }));
+ */
 export function recordOf(row: Record<string, unknown>): McpTaskRecord {
   const { result, paused, tenantId, ...columns } = row;
   const record = { ...columns, tenant: tenantId ?? null } as unknown as McpTaskRecord;
@@ -87,7 +92,7 @@ export function recordOf(row: Record<string, unknown>): McpTaskRecord {
 export function createSqlMcpTaskStore(driver: SqlDriver, call: StoreCall, close: () => Promise<void>): McpTaskStore {
   const { db, ops } = driver;
   const t = driver.tables.mcpTasks;
-  const { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, or } = ops;
+  const { and, asc, desc, eq, inArray, isNotNull, isNull, lt, or } = ops;
   const byKey = (projectId: string, taskId: string) => and(eq(t.projectId, projectId), eq(t.taskId, taskId));
   let closing: Promise<void> | null = null;
   const rows = async (what: string, query: () => Promise<Record<string, unknown>[]> | Record<string, unknown>[]) => (await call(what, query)).map(recordOf);
@@ -126,7 +131,7 @@ export function createSqlMcpTaskStore(driver: SqlDriver, call: StoreCall, close:
       const at = cursor ? /^(\d+):(.+)$/.exec(cursor) : null;
       const after = at ? or(lt(t.createdAt, Number(at[1])), and(eq(t.createdAt, Number(at[1])), lt(t.taskId, at[2]))) : undefined;
       const where = and(eq(t.projectId, projectId), tenant === null ? isNull(t.tenantId) : tenant === undefined ? undefined : eq(t.tenantId, tenant), after);
-      return pageOf(await rows("task list", () => driver.all(db.select().from(t).where(where).orderBy(desc(t.createdAt), desc(t.taskId)).limit(limit + 1))), limit);
+      return taskPage(await rows("task list", () => driver.all(db.select().from(t).where(where).orderBy(desc(t.createdAt), desc(t.taskId)).limit(limit + 1))), limit);
     },
     prune: (now) => call("task prune", () => driver.execute(PRUNE, { now })),
     close: () => (closing ??= close()),
