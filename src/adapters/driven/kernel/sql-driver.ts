@@ -21,9 +21,10 @@ export type SqlOperators = Record<"and" | "or" | "eq" | "ne" | "gt" | "gte" | "l
 
 /**
  * A statement on a hot path, written once: `build` makes the query on a driver (its database,
- * tables and operators) with `param(name)` for each value. SQLite prepares it once per driver with placeholders (no query
- * building or statement parse per call); PostgreSQL builds it per call with the values (a named
- * server-side statement would clash between schemas on one pooled connection).
+ * tables and operators) with `param(name)` for each value. Each driver builds it once with
+ * placeholders (no query building per call): SQLite prepares it once (no statement parse per
+ * call either); PostgreSQL keeps drizzle's unnamed prepared query, parsed by the server per call
+ * (a named server-side statement would clash between schemas on one pooled connection).
  */
 export interface SqlStatement<P extends Record<string, unknown>> {
   /** `get`: the first row or undefined; `all`: the rows; `run`: how many rows changed. */
