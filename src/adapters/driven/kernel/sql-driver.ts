@@ -96,3 +96,19 @@ export function drive<R>(steps: SqlSteps<R>, last?: { value: unknown } | { error
 export function then<A, B>(value: Awaitable<A>, next: (value: A) => B): Awaitable<B> {
   return value instanceof Promise ? value.then(next) : next(value);
 }
+
+/**
+ * The prepared form of each {@link SqlStatement} on `driver`: built once with placeholders and
+ * made ready by the dialect's `prepare`, kept per driver (a transaction's driver has its own).
+ *
+ * @example
+ * const preparedOf = preparedStatements(driver, (query) => query.prepare());
+ */
+export function preparedStatements(driver: SqlDriver, prepare: (query: Sql) => Sql): (statement: SqlStatement<never>) => Sql {
+  const prepared = new Map<SqlStatement<never>, Sql>();
+  return (statement) => {
+    let query = prepared.get(statement);
+    if (!query) prepared.set(statement, (query = prepare(statement.build(driver, (name) => driver.ops.sql.placeholder(name)))));
+    return query;
+  };
+}

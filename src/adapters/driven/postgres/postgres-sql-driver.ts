@@ -1,6 +1,6 @@
 import * as ops from "drizzle-orm";
 import type { Clock } from "../../../ports/clock.js";
-import { drive, type Sql, type SqlDriver, type SqlStatement } from "../kernel/sql-driver.js";
+import { drive, preparedStatements, type Sql, type SqlDriver, type SqlStatement } from "../kernel/sql-driver.js";
 import { driverFault, type PostgresQueryable } from "./postgres-database.js";
 
 /**
@@ -11,7 +11,6 @@ import { driverFault, type PostgresQueryable } from "./postgres-database.js";
  * const driver = postgresSqlDriver(db, tables, clock);
  */
 export function postgresSqlDriver<T>(db: PostgresQueryable, tables: T, clock: Clock): SqlDriver<T> {
-  const prepared = new Map<SqlStatement<never>, Sql>();
   const driver: SqlDriver<T> = {
     dialect: "postgres",
     db,
@@ -23,10 +22,7 @@ export function postgresSqlDriver<T>(db: PostgresQueryable, tables: T, clock: Cl
     get: async (query) => (await query)[0],
     run: async (query) => (await query).rowCount ?? 0,
     execute(statement, params) {
-      // Built once per driver and kept as drizzle's unnamed prepared query (parsed by the server per call, so no name clashes between schemas on one pooled connection).
-      let query = prepared.get(statement as SqlStatement<never>);
-      if (!query) prepared.set(statement as SqlStatement<never>, (query = statement.build(driver, (name) => ops.sql.placeholder(name)).prepare()));
-      const result = query.execute(params);
+      const result = preparedOf(statement as SqlStatement<never>).execute(params);
       return statement.mode === "run" ? driver.run(result) : driver[statement.mode](result);
     },
     transaction: (steps, options) =>
@@ -34,5 +30,7 @@ export function postgresSqlDriver<T>(db: PostgresQueryable, tables: T, clock: Cl
     forUpdate: (query: Sql) => query.for("update"),
     isUniqueViolation: (error) => (driverFault(error) as { code?: string } | null)?.code === "23505",
   };
+  // drizzle's unnamed prepared query: parsed by the server per call, so no name clashes between schemas on one pooled connection.
+  const preparedOf = preparedStatements(driver, (query) => query.prepare());
   return driver;
 }
