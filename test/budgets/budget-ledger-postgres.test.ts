@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { expect, it } from "@jest/globals";
 import pg from "pg";
 import { createBudgetLedger } from "../../src/adapters/driven/kernel/budget-ledger.js";
-import { createPostgresBudgetRows } from "../../src/adapters/driven/postgres/postgres-budget-ledger.js";
+import { sqlBudgetRows } from "../../src/adapters/driven/kernel/sql-budget-rows.js";
+import { postgresSqlDriver } from "../../src/adapters/driven/postgres/postgres-sql-driver.js";
 import { openPostgres, postgresCall } from "../../src/adapters/driven/postgres/postgres-database.js";
 import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";
 import type { BudgetLimit } from "../../src/ports/budget-ledger.js";
@@ -63,7 +64,7 @@ describePostgres("BUD-1 budget ledger on PostgreSQL: one round trip per step", (
     const storage = await createPostgresStorage({ pool: database.pool, schema });
     try {
       const clock = { now: () => AT };
-      const before = createBudgetLedger(createPostgresBudgetRows({ db: connection.db, tables: connection.tables, clock }), postgresCall({ closed: false }));
+      const before = createBudgetLedger(sqlBudgetRows(postgresSqlDriver(connection.db, connection.tables, clock)), postgresCall({ closed: false }));
       const budget: BudgetLimit = { scope: "tenant", id: "upgrade", period: "day", tokens: 100 };
       const run: BudgetLimit = { scope: "run", id: "upgrade-run", tokens: 100 };
       expect(await before.reserve({ reservationId: "old-1", limits: [budget, run], amount: { tokens: 40, costMicros: 7 }, at: AT })).toEqual({ ok: true });

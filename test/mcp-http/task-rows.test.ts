@@ -12,7 +12,7 @@ afterEach(() => {
   jest.restoreAllMocks();
 });
 
-const row = { project_id: "p", task_id: "t", entrypoint_id: "quick", tenant_id: null, status: "completed", status_message: null, owner_host: null, lease_expires_at: null, ttl_ms: 600000, poll_interval_ms: 1000, created_at: 1, updated_at: 2, result: '{"content":[{"type":"text","text":"done"}]}', paused: '{"args":{"text":"x"}}' };
+const row = { projectId: "p", taskId: "t", entrypointId: "quick", tenantId: null, status: "completed", statusMessage: null, ownerHost: null, leaseExpiresAt: null, ttlMs: 600000, pollIntervalMs: 1000, createdAt: 1, updatedAt: 2, result: '{"content":[{"type":"text","text":"done"}]}', paused: '{"args":{"text":"x"}}' };
 
 it("MCP-13 a task row's result and pause are parsed when first read, once; the status fields need no parse", () => {
   const parse = jest.spyOn(JSON, "parse");

@@ -34,7 +34,7 @@ const NOT_EXPORTS: Record<string, string> = {
   createSurfaceServices: "the composition root's builder of the CLI's services, named with its file (src/compose/surface-services.ts)",
   openProcessRuntime: "the composition root's runtime of one CLI process, named with its file (src/compose/telemetry.ts)",
   createMemorySessionRows: "the memory family's session row driver under the kernel's session store, named with its file (ARCH-8 in docs/architecture.md)",
-  createSqlMcpTaskStore: "the kernel's MCP task store over a SQL dialect's statements, named with its file (ARCH-8 in docs/architecture.md)",
+  createSqlMcpTaskStore: "the kernel's MCP task store on the SQL row driver, named with its file (ARCH-8 in docs/architecture.md)",
   buildRunTimeline: "an internal function of the viewer, named with its file (src/adapters/driving/viewer/run-timeline.ts)",
   buildToolIndex: "an internal domain function, named with its file (src/domain/agent/tool-index.ts)",
   buildTranscript: "an internal domain function, named with its file (src/domain/agent/transcript.ts; the viewer serves it as GET /api/transcript, UI-7)",

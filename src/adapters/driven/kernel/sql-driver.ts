@@ -21,9 +21,10 @@ export type SqlOperators = Record<"and" | "or" | "eq" | "ne" | "gt" | "gte" | "l
 
 /**
  * A statement on a hot path, written once: `build` makes the query on a driver (its database,
- * tables and operators) with `param(name)` for each value. SQLite prepares it once per driver with placeholders (no query
- * building or statement parse per call); PostgreSQL builds it per call with the values (a named
- * server-side statement would clash between schemas on one pooled connection).
+ * tables and operators) with `param(name)` for each value. Each driver builds it once with
+ * placeholders (no query building per call): SQLite prepares it once (no statement parse per
+ * call either); PostgreSQL keeps drizzle's unnamed prepared query, parsed by the server per call
+ * (a named server-side statement would clash between schemas on one pooled connection).
  */
 export interface SqlStatement<P extends Record<string, unknown>> {
   /** `get`: the first row or undefined; `all`: the rows; `run`: how many rows changed. */
@@ -94,4 +95,20 @@ export function drive<R>(steps: SqlSteps<R>, last?: { value: unknown } | { error
  */
 export function then<A, B>(value: Awaitable<A>, next: (value: A) => B): Awaitable<B> {
   return value instanceof Promise ? value.then(next) : next(value);
+}
+
+/**
+ * The prepared form of each {@link SqlStatement} on `driver`: built once with placeholders and
+ * made ready by the dialect's `prepare`, kept per driver (a transaction's driver has its own).
+ *
+ * @example
+ * const preparedOf = preparedStatements(driver, (query) => query.prepare());
+ */
+export function preparedStatements(driver: SqlDriver, prepare: (query: Sql) => Sql): (statement: SqlStatement<never>) => Sql {
+  const prepared = new Map<SqlStatement<never>, Sql>();
+  return (statement) => {
+    let query = prepared.get(statement);
+    if (!query) prepared.set(statement, (query = prepare(statement.build(driver, (name) => driver.ops.sql.placeholder(name)))));
+    return query;
+  };
 }

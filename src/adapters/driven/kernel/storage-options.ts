@@ -1,9 +1,19 @@
 /**
  * What every storage family's constructor accepts beside its own connection options (memory,
- * SQLite, PostgreSQL), declared once so the three cannot drift apart.
+ * SQLite, PostgreSQL), declared once so the three cannot drift apart, and the ports both SQL
+ * storages build alike.
  */
 import type { Clock } from "../../../ports/clock.js";
 import type { IdSource } from "../../../ports/id-source.js";
+import type { Storage } from "../../../ports/storage.js";
+import { createKnowledgeStore, sqlKnowledgeRows, type KnowledgeSearch } from "./knowledge-store.js";
+import { createKvStore } from "./kv-store.js";
+import { createPersistentValueStore } from "./persistent-value-store.js";
+import type { SqlDriver } from "./sql-driver.js";
+import { sqlKvRows, sqlTokenUsageRows } from "./sql-kv-rows.js";
+import { sqlValueRows } from "./sql-value-rows.js";
+import type { StoreCall } from "./store-call.js";
+import { createTokenUsageRecorder } from "./token-usage.js";
 
 /** The options every storage shares. */
 export interface StorageOptions {
@@ -13,4 +23,23 @@ export interface StorageOptions {
   idSource?: IdSource;
   /** Largest managed file; defaults to 64 MiB. */
   maxFileBytes?: number;
+}
+
+/**
+ * The ports every SQL storage builds alike on its row driver: KV, knowledge (with the dialect's
+ * full-text search), persistent values and token usage, each step through the family's `call`.
+ * One driver serves them all: its statements are prepared once and shared by the KV store and
+ * every token-usage recorder (a run makes one per node context).
+ *
+ * @example
+ * const ports = sqlStoragePorts(sqliteSqlDriver(db, storeTables(), clock), sqliteCall(state), sqliteFullText);
+ */
+export function sqlStoragePorts(driver: SqlDriver, call: StoreCall, fullText: KnowledgeSearch): Required<Pick<Storage, "kv" | "knowledge" | "values" | "tokenUsage">> {
+  const usageRows = sqlTokenUsageRows(driver);
+  return {
+    kv: createKvStore(sqlKvRows(driver), call),
+    knowledge: createKnowledgeStore(sqlKnowledgeRows(driver, fullText), call, driver.clock),
+    values: createPersistentValueStore(sqlValueRows(driver), call),
+    tokenUsage: (namespace) => createTokenUsageRecorder(usageRows, call, namespace),
+  };
 }

@@ -1,8 +1,13 @@
 import { wrapAdapterError } from "../../../domain/errors.js";
 import type { McpTaskStore } from "../../../ports/mcp-task-store.js";
-import { createSqlMcpTaskStore } from "../kernel/mcp-task-rows.js";
+import { drizzle } from "drizzle-orm/node-postgres";
+import { pgSchema } from "drizzle-orm/pg-core";
+import { createSqlMcpTaskStore, MCP_TASK_TABLE } from "../kernel/mcp-task-rows.js";
+import { createSystemClock } from "../system/clock.js";
 import { requireMigrationsFolder } from "../system/migrations-folder.js";
-import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, migratePostgresSchema, poolOf, type PostgresConnectionOptions } from "./postgres-database.js";
+import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, migratePostgresSchema, poolOf, postgresCall, type PostgresConnectionOptions } from "./postgres-database.js";
+import { postgresSqlDriver } from "./postgres-sql-driver.js";
+import { pgTableOf } from "./postgres-table.js";
 
 /** drizzle's bookkeeping table of the task store's migrations, inside its schema. */
 export const POSTGRES_MCP_TASK_MIGRATIONS_TABLE = "__steamharness_mcp_task_migrations";
@@ -31,16 +36,10 @@ export async function createPostgresMcpTaskStore(options: PostgresMcpTaskStoreOp
     await end().catch(() => {});
     throw wrapAdapterError("postgres", `cannot open the task store in schema "${schema}"`, driverFault(error));
   }
-  const table = `"${schema.replace(/"/g, '""')}".mcp_tasks`;
-  return createSqlMcpTaskStore({
-    family: "postgres",
-    jsonCast: "::jsonb",
-    async run(statement) {
-      const { rows, rowCount } = await pool.query({ text: statement.text.replace(/\bmcp_tasks\b/g, table), values: statement.values });
-      return { rows, changes: rowCount ?? 0 };
-    },
-    isConflict: (error) => (error as { code?: string }).code === "23505",
-    faultOf: driverFault,
-    close: end,
+  const state = { closed: false };
+  const driver = postgresSqlDriver(drizzle({ client: pool }), { mcpTasks: pgTableOf(MCP_TASK_TABLE, pgSchema(schema).table) }, createSystemClock());
+  return createSqlMcpTaskStore(driver, postgresCall(state), async () => {
+    state.closed = true;
+    await end();
   });
 }

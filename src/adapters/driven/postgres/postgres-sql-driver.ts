@@ -1,11 +1,11 @@
 import * as ops from "drizzle-orm";
 import type { Clock } from "../../../ports/clock.js";
-import { drive, type Sql, type SqlDriver } from "../kernel/sql-driver.js";
+import { drive, preparedStatements, type Sql, type SqlDriver, type SqlStatement } from "../kernel/sql-driver.js";
 import { driverFault, type PostgresQueryable } from "./postgres-database.js";
 
 /**
  * The kernel's SQL row driver on a node-postgres drizzle database (or transaction): every query
- * is a promise, statements are built per call, transactions hold `SELECT … FOR UPDATE` row locks.
+ * is a promise, statements are built once per driver, transactions hold `SELECT … FOR UPDATE` row locks.
  *
  * @example
  * const driver = postgresSqlDriver(db, tables, clock);
@@ -22,13 +22,15 @@ export function postgresSqlDriver<T>(db: PostgresQueryable, tables: T, clock: Cl
     get: async (query) => (await query)[0],
     run: async (query) => (await query).rowCount ?? 0,
     execute(statement, params) {
-      const query = statement.build(driver, (name) => params[name]);
-      return statement.mode === "run" ? driver.run(query) : driver[statement.mode](query);
+      const result = preparedOf(statement as SqlStatement<never>).execute(params);
+      return statement.mode === "run" ? driver.run(result) : driver[statement.mode](result);
     },
     transaction: (steps, options) =>
       db.transaction(async (tx) => drive(steps(postgresSqlDriver(tx, tables, clock))), options?.readOnly ? { isolationLevel: "repeatable read", accessMode: "read only" } : undefined),
     forUpdate: (query: Sql) => query.for("update"),
     isUniqueViolation: (error) => (driverFault(error) as { code?: string } | null)?.code === "23505",
   };
+  // drizzle's unnamed prepared query: parsed by the server per call, so no name clashes between schemas on one pooled connection.
+  const preparedOf = preparedStatements(driver, (query) => query.prepare());
   return driver;
 }

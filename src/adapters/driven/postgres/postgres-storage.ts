@@ -3,16 +3,10 @@ import { createSystemClock } from "../system/clock.js";
 import { createRandomIdSource } from "../system/id-source.js";
 import { openPostgres, postgresCall, type PostgresConnectionOptions } from "./postgres-database.js";
 import { postgresFullText } from "./postgres-knowledge-store.js";
-import { createKnowledgeStore, sqlKnowledgeRows } from "../kernel/knowledge-store.js";
 import { createPostgresManagedFileStore } from "./postgres-managed-file-store.js";
-import { createPersistentValueStore } from "../kernel/persistent-value-store.js";
-import { sqlValueRows } from "../kernel/sql-value-rows.js";
-import { createKvStore } from "../kernel/kv-store.js";
-import { sqlKvRows, sqlTokenUsageRows } from "../kernel/sql-kv-rows.js";
-import { createTokenUsageRecorder } from "../kernel/token-usage.js";
 import { postgresSqlDriver } from "./postgres-sql-driver.js";
 import { createPostgresBudgetLedger } from "./postgres-budget-ledger.js";
-import type { StorageOptions } from "../kernel/storage-options.js";
+import { sqlStoragePorts, type StorageOptions } from "../kernel/storage-options.js";
 import { createPostgresSessionBackend, type PostgresSessionBackendOptions } from "./sessions/postgres-session-backend.js";
 
 /** Options of {@link createPostgresStorage}. */
@@ -42,9 +36,6 @@ export async function createPostgresStorage(options: PostgresStorageOptions = {}
   const connection = await openPostgres(options);
   const state = { closed: false };
   const context = { db: connection.db, tables: connection.tables, clock: options.clock ?? createSystemClock(), state };
-  const driver = postgresSqlDriver(connection.db, connection.tables, context.clock);
-  // Shared by every recorder: a run makes one recorder per node context.
-  const usageRows = sqlTokenUsageRows(driver);
   const sessions = createPostgresSessionBackend({
     ...options.sessions,
     pool: connection.pool,
@@ -54,12 +45,9 @@ export async function createPostgresStorage(options: PostgresStorageOptions = {}
     ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
   });
   return {
-    kv: createKvStore(sqlKvRows(driver), postgresCall(state)),
-    knowledge: createKnowledgeStore(sqlKnowledgeRows(driver, postgresFullText), postgresCall(state), context.clock),
+    ...sqlStoragePorts(postgresSqlDriver(connection.db, connection.tables, context.clock), postgresCall(state), postgresFullText),
     files: createPostgresManagedFileStore({ ...context, idSource: options.idSource ?? createRandomIdSource(), maxBytes: options.maxFileBytes }),
-    values: createPersistentValueStore(sqlValueRows(driver), postgresCall(state)),
     budgets: createPostgresBudgetLedger(context),
-    tokenUsage: (namespace) => createTokenUsageRecorder(usageRows, postgresCall(state), namespace),
     sessions,
     async close(): Promise<void> {
       if (state.closed) return;

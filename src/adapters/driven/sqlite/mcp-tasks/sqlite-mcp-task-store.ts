@@ -1,9 +1,13 @@
 import { join } from "node:path";
-import type Database from "better-sqlite3";
-import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
+import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import { SteamharnessError } from "../../../../domain/errors.js";
 import type { McpTaskStore } from "../../../../ports/mcp-task-store.js";
-import { createSqlMcpTaskStore, type TaskStatement } from "../../kernel/mcp-task-rows.js";
+import { createSqlMcpTaskStore } from "../../kernel/mcp-task-rows.js";
+import { createSystemClock } from "../../system/clock.js";
 import { openMigratedSqlite } from "../shared/migrations.js";
+import { sqliteSqlDriver } from "../shared/sqlite-sql-driver.js";
+import { sqliteCall } from "../store/sqlite-support.js";
+import { mcpTasks } from "./mcp-task-schema.js";
 
 /** The task store's file name inside a persistent-value store dir. */
 export const MCP_TASK_DATABASE_FILE = "mcp-tasks.sqlite";
@@ -28,38 +32,22 @@ export interface SqliteMcpTaskStoreOptions {
 export function createSqliteMcpTaskStore(options: SqliteMcpTaskStoreOptions): McpTaskStore {
   const path = options.path ?? (options.directory !== undefined ? join(options.directory, MCP_TASK_DATABASE_FILE) : undefined);
   if (path === undefined) throw new SteamharnessError("input_validation", "[steamharness] [sqlite] give path or directory for the task store", { field: "path" });
-  const { client } = openMigratedSqlite(path, { migrations: "mcp-tasks", what: "the task store", ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }) });
-  return sqliteMcpTaskStoreOn(client, async () => void client.close());
+  const { client, db } = openMigratedSqlite(path, { migrations: "mcp-tasks", what: "the task store", ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }) });
+  const state = { closed: false };
+  return sqliteMcpTaskStoreOn({ db, state, close: async () => void client.close() });
 }
 
 /**
- * The task store on an open, migrated task database (a file's, or an in-memory one's).
+ * The task store on an open, migrated task database (a file's, or an in-memory one's): its
+ * drizzle handle, its closed flag (the store sets it) and how to close it.
  *
  * @example
- * const tasks = sqliteMcpTaskStoreOn(client, async () => client.close());
+ * const tasks = sqliteMcpTaskStoreOn(openMemoryDatabase("mcp-tasks"));
  */
-export function sqliteMcpTaskStoreOn(client: Database.Database, close: () => Promise<void>): McpTaskStore {
-  // Keyed by the kernel's text: a statement seen before (every tasks/get) is neither rewritten nor prepared again.
-  const statements = new Map<string, { statement: Database.Statement; order: number[] }>();
-  // better-sqlite3 binds anonymous `?` in order: each `$n` becomes `?` with its value repeated.
-  const prepared = (statement: TaskStatement) => {
-    let found = statements.get(statement.text);
-    if (!found) {
-      const order = [...statement.text.matchAll(/\$(\d+)/g)].map((match) => Number(match[1]) - 1);
-      found = { statement: client.prepare(statement.text.replace(/\$\d+/g, "?")), order };
-      statements.set(statement.text, found);
-    }
-    return { sqlite: found.statement, values: found.order.map((index) => statement.values[index]) };
-  };
-  return createSqlMcpTaskStore({
-    family: "sqlite",
-    jsonCast: "",
-    run(statement) {
-      const { sqlite, values } = prepared(statement);
-      return sqlite.reader ? { rows: sqlite.all(...values) as Record<string, unknown>[], changes: 0 } : { rows: [], changes: sqlite.run(...values).changes };
-    },
-    isConflict: (error) => (error as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY",
-    faultOf: (error) => error,
-    close,
+export function sqliteMcpTaskStoreOn(database: { db: BetterSQLite3Database; state: { closed: boolean }; close: () => Promise<void> }): McpTaskStore {
+  const { db, state } = database;
+  return createSqlMcpTaskStore(sqliteSqlDriver(db, { mcpTasks }, createSystemClock()), sqliteCall(state), async () => {
+    state.closed = true;
+    await database.close();
   });
 }

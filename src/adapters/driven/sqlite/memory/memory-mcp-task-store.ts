@@ -10,6 +10,5 @@ import { openMemoryDatabase } from "./memory-database.js";
  * const tasks = createMemoryMcpTaskStore();
  */
 export function createMemoryMcpTaskStore(): McpTaskStore {
-  const { client, close } = openMemoryDatabase("mcp-tasks");
-  return sqliteMcpTaskStoreOn(client, close);
+  return sqliteMcpTaskStoreOn(openMemoryDatabase("mcp-tasks"));
 }

@@ -1,5 +1,5 @@
 import type { Clock } from "../../../../ports/clock.js";
-import { drive, type Sql, type SqlDriver, type SqlStatement } from "../../kernel/sql-driver.js";
+import { drive, preparedStatements, type Sql, type SqlDriver, type SqlStatement } from "../../kernel/sql-driver.js";
 import { drizzleOrm } from "./drizzle-modules.js";
 
 /**
@@ -10,21 +10,17 @@ import { drizzleOrm } from "./drizzle-modules.js";
  * const driver = sqliteSqlDriver(db, storeTables(), clock);
  */
 export function sqliteSqlDriver<T>(db: Sql, tables: T, clock: Clock): SqlDriver<T> {
-  const ops = drizzleOrm();
-  const placeholder = (name: string) => ops.sql.placeholder(name);
-  const prepared = new Map<SqlStatement<never>, Sql>();
   const driver: SqlDriver<T> = {
     dialect: "sqlite",
     db,
     tables,
-    ops,
+    ops: drizzleOrm(),
     clock,
     all: (query) => query.all(),
     get: (query) => query.get(),
     run: (query) => query.run().changes,
     execute(statement, params) {
-      let query = prepared.get(statement as SqlStatement<never>);
-      if (!query) prepared.set(statement as SqlStatement<never>, (query = statement.build(driver, placeholder).prepare()));
+      const query = preparedOf(statement as SqlStatement<never>);
       return statement.mode === "run" ? query.run(params).changes : query[statement.mode](params);
     },
     // The transaction runs on the same connection, so `driver` (and its prepared statements) serve inside it.
@@ -32,5 +28,6 @@ export function sqliteSqlDriver<T>(db: Sql, tables: T, clock: Clock): SqlDriver<
     forUpdate: (query) => query,
     isUniqueViolation: (error) => /UNIQUE constraint failed/.test((error as Error | null)?.message ?? ""),
   };
+  const preparedOf = preparedStatements(driver, (query) => query.prepare());
   return driver;
 }

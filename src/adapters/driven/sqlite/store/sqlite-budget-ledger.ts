@@ -1,10 +1,10 @@
 import type Database from "better-sqlite3";
 import { firstExceeded } from "../../../../domain/budget/budget-rules.js";
-import { SteamharnessError } from "../../../../domain/errors.js";
 import type { BudgetAmount, BudgetLedger } from "../../../../ports/budget-ledger.js";
-import { createBudgetLedger, type BudgetDecision, type BudgetLedgerRows, type BudgetReservationRow, type BudgetRow, type BudgetRowsReserve, type BudgetRowsReserveAnswer } from "../../kernel/budget-ledger.js";
-import type { SQL } from "drizzle-orm";
-import { drizzleOrm, drizzleSqliteCore } from "../shared/drizzle-modules.js";
+import { createBudgetLedger, type BudgetLedgerRows, type BudgetRow, type BudgetRowsReserve, type BudgetRowsReserveAnswer } from "../../kernel/budget-ledger.js";
+import { drizzleOrm } from "../shared/drizzle-modules.js";
+import { sqlBudgetRows } from "../../kernel/sql-budget-rows.js";
+import { sqliteSqlDriver } from "../shared/sqlite-sql-driver.js";
 import { storeTables } from "./schema.js";
 import type { SqliteStoreContext } from "./sqlite-kv-store.js";
 import { sqliteCall } from "./sqlite-support.js";
@@ -55,7 +55,7 @@ const isRefusal = (error: unknown): boolean => (error as { code?: unknown } | nu
  *   same statement, when another host freed room meanwhile).
  * - Finish updates the held reservation's `state` (and a settle's `spent_*`); its trigger moves
  *   the hold off every row and adds the actual amount to spent. Nothing else in the ledger moves
- *   a reservation out of `held` (the step below refuses to), so a hold is never counted twice.
+ *   a reservation out of `held` (the kernel's step refuses to), so a hold is never counted twice.
  * - Finish-and-reserve (a run's settle with its next reservation) runs the finish statement, then
  *   the reserve statement, in one `BEGIN IMMEDIATE` transaction: one write lock and one WAL
  *   commit instead of two. A refusal's `RAISE(ABORT)` undoes only the reserve statement; the
@@ -74,33 +74,11 @@ const isRefusal = (error: unknown): boolean => (error as { code?: unknown } | nu
  * const rows = createSqliteBudgetRows({ ...context, sqlite });
  */
 export function createSqliteBudgetRows({ db, sqlite, clock }: SqliteBudgetContext): BudgetLedgerRows {
-  const { and, eq, getTableColumns, sql } = drizzleOrm();
-  const { budgetRows, budgetReservations } = storeTables();
+  const { and, eq, sql } = drizzleOrm();
+  const { budgetReservations } = storeTables();
   const p = sql.placeholder;
-  const dialect = new (drizzleSqliteCore().SQLiteSyncDialect)();
-  const aliased = (table: typeof budgetRows | typeof budgetReservations) => Object.entries(getTableColumns(table)).map(([name, column]) => sql`${column} AS ${sql.identifier(name)}`);
-  const selectAll = (table: typeof budgetRows | typeof budgetReservations, where: SQL) => compile(sqlite, dialect.sqlToQuery(sql`SELECT ${sql.join(aliased(table), sql`, `)} FROM ${table} WHERE ${where}`));
-  const getRow = selectAll(budgetRows, eq(budgetRows.key, p("key")));
-  const getReservation = selectAll(budgetReservations, eq(budgetReservations.id, p("id")));
-  const putRow = compile(
-    sqlite,
-    db
-      .insert(budgetRows)
-      .values({ key: p("key"), spentTokens: p("spentTokens"), spentMicros: p("spentMicros"), reservedTokens: p("reservedTokens"), reservedMicros: p("reservedMicros"), grantedTokens: p("grantedTokens"), grantedMicros: p("grantedMicros") })
-      .onConflictDoUpdate({
-        target: budgetRows.key,
-        set: { spentTokens: sql`excluded.spent_tokens`, spentMicros: sql`excluded.spent_micros`, reservedTokens: sql`excluded.reserved_tokens`, reservedMicros: sql`excluded.reserved_micros`, grantedTokens: sql`excluded.granted_tokens`, grantedMicros: sql`excluded.granted_micros` },
-      })
-      .toSQL(),
-  );
-  const putReservation = compile(
-    sqlite,
-    db
-      .insert(budgetReservations)
-      .values({ id: p("id"), keys: p("keys"), tokens: p("tokens"), micros: p("micros"), state: p("state"), updatedAt: p("updatedAt") })
-      .onConflictDoUpdate({ target: budgetReservations.id, set: { state: sql`excluded.state`, updatedAt: sql`excluded.updated_at` } })
-      .toSQL(),
-  );
+  // The step (an extend's) and the reads a refusal is decided again with: the kernel's SQL rows, run synchronously.
+  const kernel = sqlBudgetRows(sqliteSqlDriver(db, storeTables(), clock));
   // The view of migration 0005, which drizzle cannot describe (like PostgreSQL's budget_reserve function).
   const reserveStatement = sqlite.prepare<[string, string, string, number, number, number]>("INSERT INTO budget_reserve (id, keys, limits, tokens, micros, updated_at) VALUES (?, ?, ?, ?, ?, ?)");
   // A held reservation settled (spent = the actual amount) or released; its trigger moves the hold.
@@ -112,36 +90,16 @@ export function createSqliteBudgetRows({ db, sqlite, clock }: SqliteBudgetContex
       .where(and(eq(budgetReservations.id, p("id")), eq(budgetReservations.state, "held")))
       .toSQL(),
   );
-  const reservationOf = (id: string): BudgetReservationRow | null => {
-    const row = getReservation.get<Omit<BudgetReservationRow, "keys"> & { keys: string }>({ id });
-    return row ? { id: row.id, keys: JSON.parse(row.keys) as string[], tokens: row.tokens, micros: row.micros, state: row.state } : null;
-  };
   const hold = (request: BudgetRowsReserve): void => {
     const limits = request.limits.map((limit, index) => [request.keys[index], limit.tokens ?? null, limit.costMicros ?? null]);
     reserveStatement.run(request.id, JSON.stringify(request.unique), JSON.stringify(limits), request.amount.tokens, request.amount.costMicros, clock.now());
   };
-  // One native transaction function for every step (better-sqlite3 caches its BEGIN IMMEDIATE /
-  // COMMIT), instead of a wrapper built per call.
-  const step = sqlite.transaction((reservationId: string, keysOf: Parameters<BudgetLedgerRows["step"]>[1], decide: BudgetDecision<unknown>) => {
-    const reservation = reservationOf(reservationId);
-    const locked = new Map<string, BudgetRow>();
-    for (const key of keysOf(reservation)) {
-      const row = getRow.get<BudgetRow>({ key });
-      if (row) locked.set(key, row);
-    }
-    const writes = decide(reservation, locked);
-    // The finish trigger moves a hold that leaves `held`: rows written here as well would count it twice.
-    if (reservation?.state === "held" && writes.reservation && writes.reservation.state !== "held") throw new SteamharnessError("internal", "[steamharness] [sqlite] a held reservation is finished by the ledger's finish statement, not by a step");
-    for (const row of writes.budgets) putRow.run(row as unknown as Record<string, unknown>);
-    if (writes.reservation) putReservation.run({ ...writes.reservation, keys: JSON.stringify(writes.reservation.keys), updatedAt: clock.now() });
-    return writes.result;
-  });
   // A refused reserve decided again under the write lock, on the rows as they are before it.
   const decideRefusalNow = (request: BudgetRowsReserve): BudgetRowsReserveAnswer => {
-    if (reservationOf(request.id) !== null) return { outcome: "known" };
+    if (kernel.reservation(request.id) !== null) return { outcome: "known" };
     const rows = new Map<string, BudgetRow>();
     for (const key of request.unique) {
-      const row = getRow.get<BudgetRow>({ key });
+      const row = kernel.read(key) as BudgetRow | null;
       if (row) rows.set(key, row);
     }
     if (firstExceeded(request.limits, request.keys, rows, request.amount, request.at) !== null) return { outcome: "refused", rows };
@@ -165,8 +123,8 @@ export function createSqliteBudgetRows({ db, sqlite, clock }: SqliteBudgetContex
     }
   });
   return {
-    step: (reservationId, keysOf, decide) => step.immediate(reservationId, keysOf, decide as BudgetDecision<unknown>) as never,
-    read: (key) => getRow.get<BudgetRow>({ key }) ?? null,
+    step: kernel.step,
+    read: kernel.read,
     reserve(request) {
       try {
         // A known id answers "held" here too (the view's insert cannot tell): both mean ok.

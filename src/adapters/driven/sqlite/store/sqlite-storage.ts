@@ -7,20 +7,14 @@ import { createSystemClock } from "../../system/clock.js";
 import { createRandomIdSource } from "../../system/id-source.js";
 import { findStoreMigrationsFolder, openStoreDatabase, STORE_DATABASE_FILE } from "./sqlite-database.js";
 import { sqliteFullText } from "./sqlite-knowledge-store.js";
-import { createKnowledgeStore, sqlKnowledgeRows } from "../../kernel/knowledge-store.js";
 import { createSqliteManagedFileStore } from "./sqlite-managed-file-store.js";
-import { createPersistentValueStore } from "../../kernel/persistent-value-store.js";
-import { sqlValueRows } from "../../kernel/sql-value-rows.js";
 import { createSqliteSessionBackend, type SqliteSessionBackend } from "../sessions/sqlite-session-backend.js";
 import { DEFAULT_AGENT_STORE_DIR } from "../sessions/session-file-names.js";
-import { createKvStore } from "../../kernel/kv-store.js";
-import { sqlKvRows, sqlTokenUsageRows } from "../../kernel/sql-kv-rows.js";
-import { createTokenUsageRecorder } from "../../kernel/token-usage.js";
 import { sqliteSqlDriver } from "../shared/sqlite-sql-driver.js";
 import { storeTables } from "./schema.js";
 import { sqliteCall } from "./sqlite-support.js";
 import { createSqliteBudgetLedger } from "./sqlite-budget-ledger.js";
-import type { StorageOptions } from "../../kernel/storage-options.js";
+import { sqlStoragePorts, type StorageOptions } from "../../kernel/storage-options.js";
 
 /** The content-addressed managed-file folder inside a store directory. */
 export const STORE_FILES_FOLDER = "files";
@@ -89,23 +83,17 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
   const agentStoreDir = resolve(options.agentStoreDir ?? defaultAgentStoreDir(directory));
   const sessions = createSqliteSessionBackend({ agentStoreDir, ...(options.maxIdleSessions === undefined ? {} : { maxIdleSessions: options.maxIdleSessions }) });
   const context = { db, clock: options.clock ?? createSystemClock(), state };
-  // One driver: its statements are prepared once and shared by the KV store and every recorder (a run makes one per node context).
-  const driver = sqliteSqlDriver(db, storeTables(), context.clock);
-  const usageRows = sqlTokenUsageRows(driver);
   return {
-    kv: createKvStore(sqlKvRows(driver), sqliteCall(state)),
-    knowledge: createKnowledgeStore(sqlKnowledgeRows(driver, sqliteFullText), sqliteCall(state), context.clock),
+    ...sqlStoragePorts(sqliteSqlDriver(db, storeTables(), context.clock), sqliteCall(state), sqliteFullText),
     files: createSqliteManagedFileStore({
       ...context,
       filesDirectory,
       idSource: options.idSource ?? createRandomIdSource(),
       maxBytes: options.maxFileBytes,
     }),
-    values: createPersistentValueStore(sqlValueRows(driver), sqliteCall(state)),
     agentStoreDir,
     sessions,
     budgets: createSqliteBudgetLedger({ ...context, sqlite }),
-    tokenUsage: (namespace) => createTokenUsageRecorder(usageRows, sqliteCall(state), namespace),
     async close(): Promise<void> {
       if (state.closed) return;
       state.closed = true;
