@@ -7,7 +7,7 @@ import { SteamharnessError } from "../../../domain/errors.js";
 import { nextAuditEntry, type ApprovalAuditEntry, type AuditDigest } from "../../../domain/approvals/audit-chain.js";
 import type { ApprovalVerdict } from "../../../domain/approvals/policy.js";
 import type { JsonObject } from "../../../domain/json.js";
-import type { ApprovalBinding, ApprovalDecisionRecord, ApprovalRequestRecord, ApprovalStore } from "../../../ports/approval-store.js";
+import type { ApprovalAuditInput, ApprovalBinding, ApprovalDecisionRecord, ApprovalRequestRecord, ApprovalStore } from "../../../ports/approval-store.js";
 import type { Awaitable, StoreCall } from "./store-call.js";
 
 const conflict = (id: string): never => {
@@ -33,10 +33,23 @@ export interface ApprovalAuditRow {
   tenant: string; seq: number; at: number; kind: string; requestId: string | null; data: string; prevHash: string; hash: string;
 }
 
+/**
+ * Audit rows to append to `tenant`'s chain: `next` builds them from the chain's last row. A driver
+ * that guesses the last row calls `next` again after losing a number to another writer.
+ */
+export interface ApprovalAuditAppend {
+  tenant: string;
+  next(last: ApprovalAuditRow | null): ApprovalAuditRow[];
+}
+
 /** Row access of the approval store. */
 export interface ApprovalRows {
-  /** Inserts the row unless its id exists (no error then); true when it inserted. */
-  insertRequest(row: ApprovalRequestRow): Awaitable<boolean>;
+  /**
+   * Inserts the row unless its id exists (no error then); true when it inserted. With `audit`,
+   * the rows it builds are appended in the same atomic unit, only when the request was inserted
+   * (a gated call's one commit: SQLite writes each touched page once, PostgreSQL one statement).
+   */
+  insertRequest(row: ApprovalRequestRow, audit?: ApprovalAuditAppend): Awaitable<boolean>;
   /** `UPDATE … SET <every field> WHERE id AND (arguments_hash <> ? OR policy_version <> ?)`; true when a row changed. */
   rebindRequest(row: ApprovalRequestRow): Awaitable<boolean>;
   request(id: string): Awaitable<ApprovalRequestRow | null>;
@@ -54,11 +67,8 @@ export interface ApprovalRows {
   standing(binding: ApprovalBinding): Awaitable<ApprovalDecisionRow | null>;
   /** `UPDATE … SET used_at, used_by WHERE id AND scope = 'once' AND used_at IS NULL`; true when a row changed. */
   useOnce(id: string, requestId: string, at: number): Awaitable<boolean>;
-  /**
-   * One atomic step on the tenant's chain: inserts what `next` builds from its last row. A driver
-   * that guesses the last row calls `next` again after losing the number to another writer.
-   */
-  appendAudit(tenant: string, next: (last: ApprovalAuditRow | null) => ApprovalAuditRow): Awaitable<ApprovalAuditRow>;
+  /** One atomic step on the tenant's chain: inserts the rows `audit.next` builds from its last row, all or none, and returns them. */
+  appendAudit(audit: ApprovalAuditAppend): Awaitable<ApprovalAuditRow[]>;
   audit(tenant: string, afterSeq: number, limit: number): Awaitable<ApprovalAuditRow[]>;
   auditTenants(): Awaitable<string[]>;
 }
@@ -88,12 +98,25 @@ const entryOf = (row: ApprovalAuditRow): ApprovalAuditEntry => ({ ...row, kind: 
  * const store = createApprovalStore(memoryApprovalRows(), createKeySecrets().digest, directCall, async () => {});
  */
 export function createApprovalStore(rows: ApprovalRows, digest: AuditDigest, call: StoreCall, close: () => Promise<void>): ApprovalStore {
+  // The chain continued by `inputs` (all of one tenant), each entry hashed after the one before.
+  const chained = (tenant: string, inputs: readonly ApprovalAuditInput[]): ApprovalAuditAppend => ({
+    tenant,
+    next: (last) => {
+      let previous: ApprovalAuditEntry | ApprovalAuditRow | null = last;
+      return inputs.map((input) => {
+        const entry = nextAuditEntry(previous, input, digest);
+        previous = entry;
+        return { ...entry, data: JSON.stringify(entry.data) };
+      });
+    },
+  });
   return {
-    async createRequest(record) {
+    async createRequest(record, audit = []) {
       const row = requestRow(record);
+      if (audit.some((entry) => entry.tenant !== record.tenant)) throw new SteamharnessError("input_validation", "[steamharness] [approvals] a request's audit entries belong to its tenant", { field: "audit" });
       // The row just inserted is the record itself: only a request that existed is read back.
       const { created, stored } = await call("approval request create", async () => {
-        const inserted = await rows.insertRequest(row);
+        const inserted = await rows.insertRequest(row, audit.length > 0 ? chained(record.tenant, audit) : undefined);
         return { created: inserted, stored: inserted ? row : await rows.request(record.id) };
       });
       return { request: requestOf(stored ?? row), created };
@@ -108,15 +131,7 @@ export function createApprovalStore(rows: ApprovalRows, digest: AuditDigest, cal
     decisionOf: async (requestId) => orNull(await call("approval decision read", () => rows.decisionOf(requestId)), decisionOf),
     standingDecision: async (binding) => orNull(await call("approval decision standing", () => rows.standing(binding)), decisionOf),
     useOnce: (id, requestId, at) => call("approval decision use", () => rows.useOnce(id, requestId, at)),
-    async appendAudit(input) {
-      const row = await call("approval audit append", () =>
-        rows.appendAudit(input.tenant, (last) => {
-          const entry = nextAuditEntry(last, input, digest);
-          return { ...entry, data: JSON.stringify(entry.data) };
-        }),
-      );
-      return entryOf(row);
-    },
+    appendAudit: async (input) => entryOf((await call("approval audit append", () => rows.appendAudit(chained(input.tenant, [input]))))[0]!),
     audit: async (tenant, options = {}) => (await call("approval audit read", () => rows.audit(tenant, options.afterSeq ?? 0, options.limit ?? Number.MAX_SAFE_INTEGER))).map(entryOf),
     auditTenants: () => call("approval audit tenants", () => rows.auditTenants()),
     close,
