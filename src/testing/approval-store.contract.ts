@@ -1,4 +1,4 @@
-import type { ApprovalDecisionRecord, ApprovalRequestRecord, ApprovalStore } from "../ports/approval-store.js";
+import type { ApprovalAuditInput, ApprovalDecisionRecord, ApprovalRequestRecord, ApprovalStore } from "../ports/approval-store.js";
 import { defineContract, errorCode, uniqueId, type ContractCases, type ContractFactory, type ContractOptions, type ContractTestApi } from "./contract-support.js";
 
 /** Raw access an approval-store subject may offer: a second store on the same backing storage (another connection or handle). */
@@ -145,9 +145,9 @@ const cases: ContractCases<ApprovalStore, ApprovalStoreInspect> = {
     await store.appendAudit({ tenant, at: AT + 1, kind: "use", requestId: "r0", data: {} });
     // The subject's last append is no longer the chain's end: its entries must follow this one.
     const third = await peer.appendAudit({ tenant, at: AT + 2, kind: "expiry", requestId: "r0", data: {} });
-    const entries = [
-      { tenant, at: AT + 3, kind: "request" as const, requestId: request.id, data: { quoted: "a \"b\" \\ é ☃", nested: { list: [1, null, true] } } },
-      { tenant, at: AT + 4, kind: "use" as const, requestId: request.id, data: { decisionId: "d1" } },
+    const entries: ApprovalAuditInput[] = [
+      { tenant, at: AT + 3, kind: "request", requestId: request.id, data: { quoted: "a \"b\" \\ é ☃", nested: { list: [1, null, true] } } },
+      { tenant, at: AT + 4, kind: "use", requestId: request.id, data: { decisionId: "d1" } },
     ];
     expect(await store.createRequest(request, entries)).toEqual({ request, created: true });
     const chain = await peer.audit(tenant);
