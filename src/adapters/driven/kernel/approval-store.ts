@@ -9,6 +9,7 @@ import type { ApprovalVerdict } from "../../../domain/approvals/policy.js";
 import type { JsonObject } from "../../../domain/json.js";
 import type { ApprovalAuditInput, ApprovalBinding, ApprovalDecisionRecord, ApprovalRequestRecord, ApprovalStore } from "../../../ports/approval-store.js";
 import type { Awaitable, StoreCall } from "./store-call.js";
+import { then, type Sql, type SqlDriver, type SqlStatement, type SqlSteps } from "./sql-driver.js";
 
 const conflict = (id: string): never => {
   throw new SteamharnessError("conflict", `[steamharness] [approvals] a decision ${id} exists already`, { data: { decisionId: id } });
@@ -73,6 +74,56 @@ export interface ApprovalRows {
   auditTenants(): Awaitable<string[]>;
 }
 
+// The newest decision a binding reaches: an `always` one, or a `session` one of the same session
+// (none for a null session: `= NULL` is never true). On a gated call's path: SQLite prepares it once.
+const STANDING: SqlStatement<Pick<ApprovalBinding, keyof ApprovalBinding>> = { mode: "get", build: ({ db, tables: { approvalDecisions: d }, ops: { and, desc, eq, or } }, p) => db.select().from(d).where(and(eq(d.tenant, p("tenant")), eq(d.toolId, p("toolId")), eq(d.argumentsHash, p("argumentsHash")), eq(d.policyVersion, p("policyVersion")), or(eq(d.scope, "always"), and(eq(d.scope, "session"), eq(d.sessionId, p("sessionId")))))).orderBy(desc(d.decidedAt), desc(d.id)).limit(1), };
+
+const LAST: SqlStatement<{ tenant: string }> = { mode: "get", build: ({ db, tables: { approvalAudit: a }, ops: { desc, eq } }, p) => db.select().from(a).where(eq(a.tenant, p("tenant"))).orderBy(desc(a.seq)).limit(1) };
+const APPEND: SqlStatement<Pick<ApprovalAuditRow, keyof ApprovalAuditRow>> = { mode: "run", build: ({ db, tables: { approvalAudit: a } }, p) => db.insert(a).values({ tenant: p("tenant"), seq: p("seq"), at: p("at"), kind: p("kind"), requestId: p("requestId"), data: p("data"), prevHash: p("prevHash"), hash: p("hash") }), };
+const INSERT_REQUEST: SqlStatement<Pick<ApprovalRequestRow, keyof ApprovalRequestRow>> = { mode: "run", build: ({ db, tables: { approvalRequests: r } }, p) => db.insert(r).values(Object.fromEntries(["id", "tenant", "runId", "sessionId", "toolId", "argumentsHash", "policyVersion", "requestedBy", "createdAt", "expiresAt", "state", "verdict", "escalatedAt", "dueAt"].map((key) => [key, p(key as keyof ApprovalRequestRow)]))).onConflictDoNothing(), };
+// Inside a transaction holding the write lock (SQLite's BEGIN IMMEDIATE), so the last entry read is the chain's end.
+function* appendSteps(tx: SqlDriver, { tenant, next }: ApprovalAuditAppend): SqlSteps<ApprovalAuditRow[]> {
+  const rows = next(((yield tx.execute(LAST, { tenant })) as ApprovalAuditRow | undefined) ?? null);
+  for (const row of rows) yield tx.execute(APPEND, row);
+  return rows;
+}
+
+/**
+ * The approval rows of both SQL dialects (ARCH-8). The request insert and the audit append hold
+ * the chain's numbering: by default each is one write-locked transaction (SQLite's `BEGIN
+ * IMMEDIATE`; a request with its entries is one commit); PostgreSQL brings its own (`own`: one
+ * statement the `(tenant, seq)` key refuses when another host took the number).
+ *
+ * @example
+ * const rows = sqlApprovalRows(sqliteSqlDriver(db, storeTables(), clock));
+ */
+export function sqlApprovalRows(on: SqlDriver, own: Partial<Pick<ApprovalRows, "insertRequest" | "appendAudit">> = {}): ApprovalRows {
+  const { db, ops: { and, asc, desc, eq, gt, isNull, lte, ne, or }, tables: { approvalRequests: requests, approvalDecisions: decisions, approvalAudit: audit } } = on;
+  const changed = (query: Sql) => then(on.run(query), (count) => count > 0);
+  const rowOrNull = <Row>(row: Awaitable<Row | undefined>) => then(row, (found) => found ?? null);
+  return {
+    insertRequest: (row, append) =>
+      on.transaction(function* (tx) {
+        const inserted = ((yield tx.execute(INSERT_REQUEST, row)) as number) > 0;
+        if (inserted && append) yield* appendSteps(tx, append);
+        return inserted;
+      }),
+    appendAudit: (append) => on.transaction((tx) => appendSteps(tx, append)),
+    ...own,
+    rebindRequest: ({ id, ...row }) => changed(db.update(requests).set(row).where(and(eq(requests.id, id), or(ne(requests.argumentsHash, row.argumentsHash), ne(requests.policyVersion, row.policyVersion))))),
+    request: (id) => rowOrNull(on.get(db.select().from(requests).where(eq(requests.id, id)).limit(1))),
+    settleRequest: (id, state) => changed(db.update(requests).set({ state }).where(and(eq(requests.id, id), eq(requests.state, "pending")))),
+    escalateRequest: (id, at, expiresAt) => changed(db.update(requests).set({ escalatedAt: at, expiresAt, dueAt: expiresAt }).where(and(eq(requests.id, id), eq(requests.state, "pending"), isNull(requests.escalatedAt)))),
+    dueRequests: (now, limit) => on.all(db.select().from(requests).where(and(eq(requests.state, "pending"), lte(requests.dueAt, now))).orderBy(asc(requests.dueAt)).limit(limit)),
+    insertDecision: (row) => changed(db.insert(decisions).values(row).onConflictDoNothing()),
+    decisionOf: (requestId) => rowOrNull(on.get(db.select().from(decisions).where(eq(decisions.requestId, requestId)).orderBy(desc(decisions.decidedAt), desc(decisions.id)).limit(1))),
+    standing: (binding) => rowOrNull(on.execute(STANDING, binding)),
+    useOnce: (id, requestId, at) => changed(db.update(decisions).set({ usedAt: at, usedBy: requestId }).where(and(eq(decisions.id, id), eq(decisions.scope, "once"), isNull(decisions.usedAt)))),
+    audit: (tenant, afterSeq, limit) => on.all(db.select().from(audit).where(and(eq(audit.tenant, tenant), gt(audit.seq, afterSeq))).orderBy(asc(audit.seq)).limit(limit)),
+    auditTenants: () => then(on.all(db.selectDistinct({ tenant: audit.tenant }).from(audit).orderBy(asc(audit.tenant))), (rows) => rows.map((row) => row.tenant as string)),
+  };
+}
+
 const requestOf = ({ dueAt: _dueAt, ...row }: ApprovalRequestRow): ApprovalRequestRecord => ({
   ...row,
   requestedBy: row.requestedBy === null ? null : (JSON.parse(row.requestedBy) as ApprovalRequestRecord["requestedBy"]),
@@ -98,18 +149,8 @@ const entryOf = (row: ApprovalAuditRow): ApprovalAuditEntry => ({ ...row, kind: 
  * const store = createApprovalStore(memoryApprovalRows(), createKeySecrets().digest, directCall, async () => {});
  */
 export function createApprovalStore(rows: ApprovalRows, digest: AuditDigest, call: StoreCall, close: () => Promise<void>): ApprovalStore {
-  // The chain continued by `inputs` (all of one tenant), each entry hashed after the one before.
-  const chained = (tenant: string, inputs: readonly ApprovalAuditInput[]): ApprovalAuditAppend => ({
-    tenant,
-    next: (last) => {
-      let previous: ApprovalAuditEntry | ApprovalAuditRow | null = last;
-      return inputs.map((input) => {
-        const entry = nextAuditEntry(previous, input, digest);
-        previous = entry;
-        return { ...entry, data: JSON.stringify(entry.data) };
-      });
-    },
-  });
+  // `inputs` after the chain's `last` row, each hashed after the one before.
+  const chained = (tenant: string, inputs: readonly ApprovalAuditInput[]): ApprovalAuditAppend => ({ tenant, next: (last) => inputs.map((input) => (last = { ...nextAuditEntry(last, input, digest), data: JSON.stringify(input.data) })) });
   return {
     async createRequest(record, audit = []) {
       const row = requestRow(record);
