@@ -80,8 +80,13 @@ export interface ApprovalAuditInput {
  * (SQLite file, PostgreSQL database): the conditional methods are atomic across them.
  */
 export interface ApprovalStore {
-  /** Inserts the request unless one with its id exists; returns the stored one (the first writer's) and whether this call wrote it. */
-  createRequest(record: ApprovalRequestRecord): Promise<{ request: ApprovalRequestRecord; created: boolean }>;
+  /**
+   * Inserts the request unless one with its id exists; returns the stored one (the first writer's)
+   * and whether this call wrote it. `audit` (entries of the request's tenant, else
+   * `input_validation`) is appended to the chain in order, in the same atomic unit as the insert
+   * and only when this call wrote it: nobody sees the request without them, nor them without it.
+   */
+  createRequest(record: ApprovalRequestRecord, audit?: readonly ApprovalAuditInput[]): Promise<{ request: ApprovalRequestRecord; created: boolean }>;
   /**
    * Replaces a request whose argument hash or policy version differs from `record`'s (GOV-5: it
    * is asked again, pending, under the new binding); true only for the caller that replaced it.

@@ -1,4 +1,4 @@
-import type { ApprovalDecisionRecord, ApprovalRequestRecord, ApprovalStore } from "../ports/approval-store.js";
+import type { ApprovalAuditInput, ApprovalDecisionRecord, ApprovalRequestRecord, ApprovalStore } from "../ports/approval-store.js";
 import { defineContract, errorCode, uniqueId, type ContractCases, type ContractFactory, type ContractOptions, type ContractTestApi } from "./contract-support.js";
 
 /** Raw access an approval-store subject may offer: a second store on the same backing storage (another connection or handle). */
@@ -136,6 +136,32 @@ const cases: ContractCases<ApprovalStore, ApprovalStoreInspect> = {
     expect([one.seq, two.seq, three.seq, four.seq]).toEqual([1, 2, 3, 4]);
     expect(four.prevHash).toBe(three.hash);
     expect(await peer.audit(tenant)).toEqual([one, two, three, four]);
+  },
+  "createRequest appends its audit entries with the request, after other handles' entries, only when it creates it": async ({ store, inspect, expect }) => {
+    const peer = other(store, inspect);
+    const request = requestOf();
+    const { tenant } = request;
+    await peer.appendAudit({ tenant, at: AT, kind: "decision", requestId: "r0", data: {} });
+    await store.appendAudit({ tenant, at: AT + 1, kind: "use", requestId: "r0", data: {} });
+    // The subject's last append is no longer the chain's end: its entries must follow this one.
+    const third = await peer.appendAudit({ tenant, at: AT + 2, kind: "expiry", requestId: "r0", data: {} });
+    const entries: ApprovalAuditInput[] = [
+      { tenant, at: AT + 3, kind: "request", requestId: request.id, data: { quoted: "a \"b\" \\ é ☃", nested: { list: [1, null, true] } } },
+      { tenant, at: AT + 4, kind: "use", requestId: request.id, data: { decisionId: "d1" } },
+    ];
+    expect(await store.createRequest(request, entries)).toEqual({ request, created: true });
+    const chain = await peer.audit(tenant);
+    expect(chain.map((entry) => entry.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect(chain.slice(3).map(({ kind, requestId, data, at }) => ({ tenant, at, kind, requestId, data }))).toEqual(entries);
+    expect(chain[3]!.prevHash).toBe(third.hash);
+    expect(chain[4]!.prevHash).toBe(chain[3]!.hash);
+    // A request that exists already appends nothing.
+    expect(await peer.createRequest({ ...request, createdAt: AT + 9 }, entries)).toEqual({ request, created: false });
+    expect(await store.audit(tenant)).toEqual(chain);
+    // Entries of another tenant are refused, and the request is not created.
+    const stray = requestOf();
+    expect(await errorCode(() => store.createRequest(stray, entries))).toBe("input_validation");
+    expect(await store.request(stray.id)).toBeNull();
   },
   "concurrent appends of one tenant get distinct, gapless numbers": async ({ store, inspect, expect }) => {
     const tenant = uniqueId("tenant");

@@ -12,7 +12,8 @@ import { SteamharnessError } from "../../domain/errors.js";
 import type { JsonObject } from "../../domain/json.js";
 import { canonicalJson } from "../../domain/stable-hash.js";
 import { evaluateApprovalPolicy, isPolicyApprover, parseApprovalPolicy, type ApprovalPolicy, type ApprovalVerdict } from "../../domain/approvals/policy.js";
-import type { ApprovalDecisionRecord, ApprovalRequestRecord, ApprovalScope, ApprovalStore } from "../../ports/approval-store.js";
+import type { ApprovalAuditInput, ApprovalDecisionRecord, ApprovalRequestRecord, ApprovalScope, ApprovalStore } from "../../ports/approval-store.js";
+import type { ApprovalAuditKind } from "../../domain/approvals/audit-chain.js";
 import type { Clock } from "../../ports/clock.js";
 import type { TextFiles } from "../../ports/text-files.js";
 import type { ToolPermissionDecision, ToolPermissionRequest, ToolPermissions } from "../../ports/tool-permissions.js";
@@ -129,8 +130,11 @@ const forbidden = (rule: "approver_group" | "tenant" | "self_approval", message:
 export function createGovernedToolPermissions(options: GovernedToolPermissionsOptions): GovernedToolPermissions {
   const { policy, version } = "version" in options.policy && "policy" in options.policy ? options.policy : loadApprovalPolicy(options.policy);
   const { store, clock } = options;
-  const audit = (request: Pick<ApprovalRequestRecord, "tenant" | "id">, kind: "request" | "decision" | "expiry" | "escalation" | "use", data: JsonObject) =>
-    store.appendAudit({ tenant: request.tenant, at: clock.now(), kind, requestId: request.id, data: { policyVersion: version, ...data } });
+  const entry = (request: Pick<ApprovalRequestRecord, "tenant" | "id">, kind: ApprovalAuditKind, data: JsonObject): ApprovalAuditInput => ({ tenant: request.tenant, at: clock.now(), kind, requestId: request.id, data: { policyVersion: version, ...data } });
+  const audit = (request: Pick<ApprovalRequestRecord, "tenant" | "id">, kind: ApprovalAuditKind, data: JsonObject) => store.appendAudit(entry(request, kind, data));
+  const requestEntry = (request: ApprovalRequestRecord) =>
+    entry(request, "request", { toolId: request.toolId, runId: request.runId, sessionId: request.sessionId, argumentsHash: request.argumentsHash, verdict: "ask", rule: request.verdict.rule, approvers: request.verdict.approvers, expiresAt: request.expiresAt, requestedBy: request.requestedBy === null ? null : { ...request.requestedBy } });
+  const useEntry = (request: ApprovalRequestRecord, decision: ApprovalDecisionRecord) => entry(request, "use", { decisionId: decision.id, scope: decision.scope });
 
   async function escalate(request: ApprovalRequestRecord, at: number, expiresAt: number): Promise<void> {
     const group = request.verdict.escalation!.to;
@@ -144,8 +148,11 @@ export function createGovernedToolPermissions(options: GovernedToolPermissionsOp
     await audit(request, "escalation", { to: group, expiresAt, ...delivered });
   }
 
-  /** What a decision means for this request now: null when it does not apply (another binding, or a used once). */
-  async function apply(decision: ApprovalDecisionRecord, request: ApprovalRequestRecord): Promise<ToolPermissionDecision | null> {
+  /**
+   * What a decision means for this request now: null when it does not apply (another binding, or a
+   * used once). `used`: its use is in the audit chain already (appended with the request).
+   */
+  async function apply(decision: ApprovalDecisionRecord, request: ApprovalRequestRecord, used = false): Promise<ToolPermissionDecision | null> {
     if (decision.argumentsHash !== request.argumentsHash || decision.policyVersion !== request.policyVersion) return null;
     const answeredBy = { ...decision.approver, at: decision.decidedAt };
     if (decision.outcome === "denied") return { outcome: "denied", ...(decision.reason === null ? {} : { reason: decision.reason }), answeredBy };
@@ -153,7 +160,7 @@ export function createGovernedToolPermissions(options: GovernedToolPermissionsOp
       // Another worker or host took it first (GOV-5): this call is not approved by it.
       return { outcome: "denied", reason: "approval_used: this once-approval was already used by another call", answeredBy };
     }
-    await audit(request, "use", { decisionId: decision.id, scope: decision.scope });
+    if (!used) await store.appendAudit(useEntry(request, decision));
     return { outcome: "approved", answeredBy };
   }
 
@@ -195,25 +202,34 @@ export function createGovernedToolPermissions(options: GovernedToolPermissionsOp
         const answeredBy = { surface: "policy", at };
         return verdict.action === "allow" ? { outcome: "approved", answeredBy } : { outcome: "denied", reason: verdict.reason ?? `the approval policy denies ${call.toolId}`, answeredBy };
       }
-      let { request, created } = await store.createRequest(fresh);
-      // A request this call just inserted has no decision of its own yet (decide() needs the request).
-      const inserted = created;
-      // GOV-5: changed arguments or a newer policy version ask again, under the new binding.
-      if (!created && (request.argumentsHash !== argumentsHash || request.policyVersion !== version)) {
-        created = await store.rebindRequest(fresh);
-        request = (await store.request(call.requestId)) ?? fresh;
+      // The standing decisions that cover the call, read first: a new request, its audit entry and
+      // (when a standing approval covers it) the use are then written as one unit (one commit).
+      const binding = { tenant, toolId: call.toolId, argumentsHash, policyVersion: version };
+      const covering = await store.standingDecision({ ...binding, sessionId: fresh.sessionId });
+      const coveredUse = covering?.outcome === "approved" && covering.scope !== "once";
+      let { request, created } = await store.createRequest(fresh, [requestEntry(fresh), ...(coveredUse ? [useEntry(fresh, covering)] : [])]);
+      if (created) {
+        // A request this call just inserted has no decision of its own yet (decide() needs the request).
+        const outcome = covering && (await apply(covering, request, coveredUse));
+        if (outcome) return outcome;
+      } else {
+        // GOV-5: changed arguments or a newer policy version ask again, under the new binding.
+        if (request.argumentsHash !== argumentsHash || request.policyVersion !== version) {
+          created = await store.rebindRequest(fresh);
+          request = (await store.request(call.requestId)) ?? fresh;
+        }
+        // The request's audit entry and the two decision reads do not depend on one another: on a
+        // networked store they take one round trip's wait instead of three (a use is appended after).
+        const [own, standing] = await Promise.all([
+          store.decisionOf(request.id),
+          request.sessionId === fresh.sessionId ? covering : store.standingDecision({ ...binding, sessionId: request.sessionId }),
+          created && store.appendAudit(requestEntry(request)),
+        ]);
+        const ownOutcome = own && (await apply(own, request));
+        if (ownOutcome) return ownOutcome;
+        const standingOutcome = standing && (await apply(standing, request));
+        if (standingOutcome) return standingOutcome;
       }
-      // The request's audit entry and the two decision reads do not depend on one another: on a
-      // networked store they take one round trip's wait instead of three (a use is appended after).
-      const [own, standing] = await Promise.all([
-        inserted ? null : store.decisionOf(request.id),
-        store.standingDecision({ tenant, toolId: call.toolId, argumentsHash, policyVersion: version, sessionId: request.sessionId }),
-        created && audit(request, "request", { toolId: call.toolId, runId: call.runId, sessionId: request.sessionId, argumentsHash, verdict: "ask", rule: verdict.rule, approvers: verdict.approvers, expiresAt: request.expiresAt, requestedBy: request.requestedBy === null ? null : { ...request.requestedBy } }),
-      ]);
-      const ownOutcome = own && (await apply(own, request));
-      if (ownOutcome) return ownOutcome;
-      const standingOutcome = standing && (await apply(standing, request));
-      if (standingOutcome) return standingOutcome;
       if ((await advance(request, at)) === "pending") return { outcome: "pending" };
       const then = request.verdict.onExpiry;
       return { outcome: "expired", then: then === "fail" ? "fail" : "continue", reason: `the request waited past its deadline (${new Date(request.expiresAt).toISOString()})` };

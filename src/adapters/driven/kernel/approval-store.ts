@@ -7,8 +7,9 @@ import { SteamharnessError } from "../../../domain/errors.js";
 import { nextAuditEntry, type ApprovalAuditEntry, type AuditDigest } from "../../../domain/approvals/audit-chain.js";
 import type { ApprovalVerdict } from "../../../domain/approvals/policy.js";
 import type { JsonObject } from "../../../domain/json.js";
-import type { ApprovalBinding, ApprovalDecisionRecord, ApprovalRequestRecord, ApprovalStore } from "../../../ports/approval-store.js";
+import type { ApprovalAuditInput, ApprovalBinding, ApprovalDecisionRecord, ApprovalRequestRecord, ApprovalStore } from "../../../ports/approval-store.js";
 import type { Awaitable, StoreCall } from "./store-call.js";
+import { then, type Sql, type SqlDriver, type SqlStatement, type SqlSteps } from "./sql-driver.js";
 
 const conflict = (id: string): never => {
   throw new SteamharnessError("conflict", `[steamharness] [approvals] a decision ${id} exists already`, { data: { decisionId: id } });
@@ -33,10 +34,23 @@ export interface ApprovalAuditRow {
   tenant: string; seq: number; at: number; kind: string; requestId: string | null; data: string; prevHash: string; hash: string;
 }
 
+/**
+ * Audit rows to append to `tenant`'s chain: `next` builds them from the chain's last row. A driver
+ * that guesses the last row calls `next` again after losing a number to another writer.
+ */
+export interface ApprovalAuditAppend {
+  tenant: string;
+  next(last: ApprovalAuditRow | null): ApprovalAuditRow[];
+}
+
 /** Row access of the approval store. */
 export interface ApprovalRows {
-  /** Inserts the row unless its id exists (no error then); true when it inserted. */
-  insertRequest(row: ApprovalRequestRow): Awaitable<boolean>;
+  /**
+   * Inserts the row unless its id exists (no error then); true when it inserted. With `audit`,
+   * the rows it builds are appended in the same atomic unit, only when the request was inserted
+   * (a gated call's one commit: SQLite writes each touched page once, PostgreSQL one statement).
+   */
+  insertRequest(row: ApprovalRequestRow, audit?: ApprovalAuditAppend): Awaitable<boolean>;
   /** `UPDATE … SET <every field> WHERE id AND (arguments_hash <> ? OR policy_version <> ?)`; true when a row changed. */
   rebindRequest(row: ApprovalRequestRow): Awaitable<boolean>;
   request(id: string): Awaitable<ApprovalRequestRow | null>;
@@ -54,13 +68,60 @@ export interface ApprovalRows {
   standing(binding: ApprovalBinding): Awaitable<ApprovalDecisionRow | null>;
   /** `UPDATE … SET used_at, used_by WHERE id AND scope = 'once' AND used_at IS NULL`; true when a row changed. */
   useOnce(id: string, requestId: string, at: number): Awaitable<boolean>;
-  /**
-   * One atomic step on the tenant's chain: inserts what `next` builds from its last row. A driver
-   * that guesses the last row calls `next` again after losing the number to another writer.
-   */
-  appendAudit(tenant: string, next: (last: ApprovalAuditRow | null) => ApprovalAuditRow): Awaitable<ApprovalAuditRow>;
+  /** One atomic step on the tenant's chain: inserts the rows `audit.next` builds from its last row, all or none, and returns them. */
+  appendAudit(audit: ApprovalAuditAppend): Awaitable<ApprovalAuditRow[]>;
   audit(tenant: string, afterSeq: number, limit: number): Awaitable<ApprovalAuditRow[]>;
   auditTenants(): Awaitable<string[]>;
+}
+
+// The newest decision a binding reaches: an `always` one, or a `session` one of the same session
+// (none for a null session: `= NULL` is never true). On a gated call's path: SQLite prepares it once.
+const STANDING: SqlStatement<Pick<ApprovalBinding, keyof ApprovalBinding>> = { mode: "get", build: ({ db, tables: { approvalDecisions: d }, ops: { and, desc, eq, or } }, p) => db.select().from(d).where(and(eq(d.tenant, p("tenant")), eq(d.toolId, p("toolId")), eq(d.argumentsHash, p("argumentsHash")), eq(d.policyVersion, p("policyVersion")), or(eq(d.scope, "always"), and(eq(d.scope, "session"), eq(d.sessionId, p("sessionId")))))).orderBy(desc(d.decidedAt), desc(d.id)).limit(1) };
+
+const LAST: SqlStatement<{ tenant: string }> = { mode: "get", build: ({ db, tables: { approvalAudit: a }, ops: { desc, eq } }, p) => db.select().from(a).where(eq(a.tenant, p("tenant"))).orderBy(desc(a.seq)).limit(1) };
+const APPEND: SqlStatement<Pick<ApprovalAuditRow, keyof ApprovalAuditRow>> = { mode: "run", build: ({ db, tables: { approvalAudit: a } }, p) => db.insert(a).values({ tenant: p("tenant"), seq: p("seq"), at: p("at"), kind: p("kind"), requestId: p("requestId"), data: p("data"), prevHash: p("prevHash"), hash: p("hash") }) };
+const INSERT_REQUEST: SqlStatement<Pick<ApprovalRequestRow, keyof ApprovalRequestRow>> = { mode: "run", build: ({ db, tables: { approvalRequests: r } }, p) => db.insert(r).values(Object.fromEntries(["id", "tenant", "runId", "sessionId", "toolId", "argumentsHash", "policyVersion", "requestedBy", "createdAt", "expiresAt", "state", "verdict", "escalatedAt", "dueAt"].map((key) => [key, p(key as keyof ApprovalRequestRow)]))).onConflictDoNothing() };
+// Inside a transaction holding the write lock (SQLite's BEGIN IMMEDIATE), so the last entry read is the chain's end.
+function* appendSteps(tx: SqlDriver, { tenant, next }: ApprovalAuditAppend): SqlSteps<ApprovalAuditRow[]> {
+  const rows = next(((yield tx.execute(LAST, { tenant })) as ApprovalAuditRow | undefined) ?? null);
+  for (const row of rows) yield tx.execute(APPEND, row);
+  return rows;
+}
+
+/**
+ * The approval rows of both SQL dialects (ARCH-8). The request insert and the audit append hold
+ * the chain's numbering: by default each is one write-locked transaction (SQLite's `BEGIN
+ * IMMEDIATE`; a request with its entries is one commit); PostgreSQL brings its own (`own`: one
+ * statement the `(tenant, seq)` key refuses when another host took the number).
+ *
+ * @example
+ * const rows = sqlApprovalRows(sqliteSqlDriver(db, storeTables(), clock));
+ */
+export function sqlApprovalRows(on: SqlDriver, own: Partial<Pick<ApprovalRows, "insertRequest" | "appendAudit">> = {}): ApprovalRows {
+  const { db, ops: { and, asc, desc, eq, gt, isNull, lte, ne, or }, tables: { approvalRequests: requests, approvalDecisions: decisions, approvalAudit: audit } } = on;
+  const changed = (query: Sql) => then(on.run(query), (count) => count > 0);
+  const rowOrNull = <Row>(row: Awaitable<Row | undefined>) => then(row, (found) => found ?? null);
+  return {
+    insertRequest: (row, append) =>
+      on.transaction(function* (tx) {
+        const inserted = ((yield tx.execute(INSERT_REQUEST, row)) as number) > 0;
+        if (inserted && append) yield* appendSteps(tx, append);
+        return inserted;
+      }),
+    appendAudit: (append) => on.transaction((tx) => appendSteps(tx, append)),
+    ...own,
+    rebindRequest: ({ id, ...row }) => changed(db.update(requests).set(row).where(and(eq(requests.id, id), or(ne(requests.argumentsHash, row.argumentsHash), ne(requests.policyVersion, row.policyVersion))))),
+    request: (id) => rowOrNull(on.get(db.select().from(requests).where(eq(requests.id, id)).limit(1))),
+    settleRequest: (id, state) => changed(db.update(requests).set({ state }).where(and(eq(requests.id, id), eq(requests.state, "pending")))),
+    escalateRequest: (id, at, expiresAt) => changed(db.update(requests).set({ escalatedAt: at, expiresAt, dueAt: expiresAt }).where(and(eq(requests.id, id), eq(requests.state, "pending"), isNull(requests.escalatedAt)))),
+    dueRequests: (now, limit) => on.all(db.select().from(requests).where(and(eq(requests.state, "pending"), lte(requests.dueAt, now))).orderBy(asc(requests.dueAt)).limit(limit)),
+    insertDecision: (row) => changed(db.insert(decisions).values(row).onConflictDoNothing()),
+    decisionOf: (requestId) => rowOrNull(on.get(db.select().from(decisions).where(eq(decisions.requestId, requestId)).orderBy(desc(decisions.decidedAt), desc(decisions.id)).limit(1))),
+    standing: (binding) => rowOrNull(on.execute(STANDING, binding)),
+    useOnce: (id, requestId, at) => changed(db.update(decisions).set({ usedAt: at, usedBy: requestId }).where(and(eq(decisions.id, id), eq(decisions.scope, "once"), isNull(decisions.usedAt)))),
+    audit: (tenant, afterSeq, limit) => on.all(db.select().from(audit).where(and(eq(audit.tenant, tenant), gt(audit.seq, afterSeq))).orderBy(asc(audit.seq)).limit(limit)),
+    auditTenants: () => then(on.all(db.selectDistinct({ tenant: audit.tenant }).from(audit).orderBy(asc(audit.tenant))), (rows) => rows.map((row) => row.tenant as string)),
+  };
 }
 
 const requestOf = ({ dueAt: _dueAt, ...row }: ApprovalRequestRow): ApprovalRequestRecord => ({
@@ -88,12 +149,15 @@ const entryOf = (row: ApprovalAuditRow): ApprovalAuditEntry => ({ ...row, kind: 
  * const store = createApprovalStore(memoryApprovalRows(), createKeySecrets().digest, directCall, async () => {});
  */
 export function createApprovalStore(rows: ApprovalRows, digest: AuditDigest, call: StoreCall, close: () => Promise<void>): ApprovalStore {
+  // `inputs` after the chain's `last` row, each hashed after the one before.
+  const chained = (tenant: string, inputs: readonly ApprovalAuditInput[]): ApprovalAuditAppend => ({ tenant, next: (last) => inputs.map((input) => (last = { ...nextAuditEntry(last, input, digest), data: JSON.stringify(input.data) })) });
   return {
-    async createRequest(record) {
+    async createRequest(record, audit = []) {
       const row = requestRow(record);
+      if (audit.some((entry) => entry.tenant !== record.tenant)) throw new SteamharnessError("input_validation", "[steamharness] [approvals] a request's audit entries belong to its tenant", { field: "audit" });
       // The row just inserted is the record itself: only a request that existed is read back.
       const { created, stored } = await call("approval request create", async () => {
-        const inserted = await rows.insertRequest(row);
+        const inserted = await rows.insertRequest(row, audit.length > 0 ? chained(record.tenant, audit) : undefined);
         return { created: inserted, stored: inserted ? row : await rows.request(record.id) };
       });
       return { request: requestOf(stored ?? row), created };
@@ -108,15 +172,7 @@ export function createApprovalStore(rows: ApprovalRows, digest: AuditDigest, cal
     decisionOf: async (requestId) => orNull(await call("approval decision read", () => rows.decisionOf(requestId)), decisionOf),
     standingDecision: async (binding) => orNull(await call("approval decision standing", () => rows.standing(binding)), decisionOf),
     useOnce: (id, requestId, at) => call("approval decision use", () => rows.useOnce(id, requestId, at)),
-    async appendAudit(input) {
-      const row = await call("approval audit append", () =>
-        rows.appendAudit(input.tenant, (last) => {
-          const entry = nextAuditEntry(last, input, digest);
-          return { ...entry, data: JSON.stringify(entry.data) };
-        }),
-      );
-      return entryOf(row);
-    },
+    appendAudit: async (input) => entryOf((await call("approval audit append", () => rows.appendAudit(chained(input.tenant, [input]))))[0]!),
     audit: async (tenant, options = {}) => (await call("approval audit read", () => rows.audit(tenant, options.afterSeq ?? 0, options.limit ?? Number.MAX_SAFE_INTEGER))).map(entryOf),
     auditTenants: () => call("approval audit tenants", () => rows.auditTenants()),
     close,

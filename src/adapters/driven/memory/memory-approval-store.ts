@@ -1,5 +1,5 @@
 import type { ApprovalStore } from "../../../ports/approval-store.js";
-import { createApprovalStore, type ApprovalAuditRow, type ApprovalDecisionRow, type ApprovalRequestRow, type ApprovalRows } from "../kernel/approval-store.js";
+import { createApprovalStore, type ApprovalAuditAppend, type ApprovalAuditRow, type ApprovalDecisionRow, type ApprovalRequestRow, type ApprovalRows } from "../kernel/approval-store.js";
 import { directCall } from "../kernel/store-call.js";
 import { createKeySecrets } from "../system/key-secrets.js";
 
@@ -17,10 +17,18 @@ export function memoryApprovalRows(): ApprovalRows {
   const decisions = new Map<string, ApprovalDecisionRow>();
   const chains = new Map<string, ApprovalAuditRow[]>();
   const copy = <T extends object>(row: T | undefined | null): T | null => (row ? { ...row } : null);
+  const append = ({ tenant, next }: ApprovalAuditAppend): ApprovalAuditRow[] => {
+    const chain = chains.get(tenant) ?? [];
+    const rows = next(chain.at(-1) ?? null);
+    chain.push(...rows.map((row) => ({ ...row })));
+    chains.set(tenant, chain);
+    return rows.map((row) => ({ ...row }));
+  };
   return {
-    insertRequest(row) {
+    insertRequest(row, audit) {
       if (requests.has(row.id)) return false;
       requests.set(row.id, { ...row });
+      if (audit) append(audit);
       return true;
     },
     rebindRequest(row) {
@@ -63,13 +71,7 @@ export function memoryApprovalRows(): ApprovalRows {
       Object.assign(row, { usedAt: at, usedBy: requestId });
       return true;
     },
-    appendAudit(tenant, next) {
-      const chain = chains.get(tenant) ?? [];
-      const row = next(chain.at(-1) ?? null);
-      chain.push({ ...row });
-      chains.set(tenant, chain);
-      return { ...row };
-    },
+    appendAudit: (audit) => append(audit),
     audit: (tenant, afterSeq, limit) => (chains.get(tenant) ?? []).filter((row) => row.seq > afterSeq).slice(0, limit).map((row) => ({ ...row })),
     auditTenants: () => [...chains.keys()].sort(),
   };

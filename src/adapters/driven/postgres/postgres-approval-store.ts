@@ -1,8 +1,10 @@
-import { and, asc, desc, eq, gt, isNull, lte, ne, or } from "drizzle-orm";
-import type { ApprovalBinding, ApprovalStore } from "../../../ports/approval-store.js";
-import { createApprovalStore, type ApprovalAuditRow, type ApprovalRows } from "../kernel/approval-store.js";
+import { desc, eq, sql } from "drizzle-orm";
+import type { ApprovalStore } from "../../../ports/approval-store.js";
+import { createApprovalStore, sqlApprovalRows, type ApprovalAuditAppend, type ApprovalAuditRow, type ApprovalRows } from "../kernel/approval-store.js";
 import { createKeySecrets } from "../system/key-secrets.js";
-import { openPostgres, postgresCall, type PostgresConnectionOptions, type PostgresStoreContext } from "./postgres-database.js";
+import { createSystemClock } from "../system/clock.js";
+import { postgresSqlDriver } from "./postgres-sql-driver.js";
+import { driverFault, openPostgres, postgresCall, type PostgresConnectionOptions, type PostgresStoreContext } from "./postgres-database.js";
 
 /** Appends one call may lose to other writers before it gives up (each loss is another's success). */
 const APPEND_ATTEMPTS = 50;
@@ -12,51 +14,46 @@ const REMEMBERED_CHAINS = 1024;
 /**
  * The approval rows on PostgreSQL (GOV-1/5/7): a `once` decision is taken by one `UPDATE … WHERE
  * used_at IS NULL RETURNING`, which row-locks, so of hosts racing for it exactly one gets the row
- * back. An audit append is one `INSERT … ON CONFLICT DO NOTHING` after the chain's last entry as
- * this handle last saw it (read once per chain): the `(tenant, seq)` key makes a second entry with
- * the same number impossible, so a writer that lost the number to another host reads the chain's
- * end again and retries — one round trip per append instead of a locked transaction's five.
+ * back. An audit append is one `INSERT` after the chain's last entry as this handle last saw it
+ * (read once per chain): the `(tenant, seq)` key makes a second entry with the same number
+ * impossible, so a writer that lost the number to another host reads the chain's end again and
+ * retries — one round trip per append instead of a locked transaction's five. A request with its
+ * audit entries is one statement too (a gated call's one write).
  *
  * @example
  * const rows = createPostgresApprovalRows(context);
  */
 export function createPostgresApprovalRows({ db, tables }: Pick<PostgresStoreContext, "db" | "tables">): ApprovalRows {
-  const { approvalRequests: requests, approvalDecisions: decisions, approvalAudit: audit } = tables;
-  const changed = (rows: unknown[]) => rows.length > 0;
+  const { approvalRequests: requests, approvalAudit: audit } = tables;
   // The last entry of each chain this handle appended (at most REMEMBERED_CHAINS). Entries are
   // never updated, so "after it" is right unless another handle appended since: the insert says.
   const lastAppended = new Map<string, ApprovalAuditRow>();
-  const standingScope = (sessionId: string | null) => (sessionId === null ? eq(decisions.scope, "always") : or(eq(decisions.scope, "always"), and(eq(decisions.scope, "session"), eq(decisions.sessionId, sessionId))));
-  const bindingOf = ({ tenant, toolId, argumentsHash, policyVersion, sessionId }: ApprovalBinding) =>
-    and(eq(decisions.tenant, tenant), eq(decisions.toolId, toolId), eq(decisions.argumentsHash, argumentsHash), eq(decisions.policyVersion, policyVersion), standingScope(sessionId));
-  return {
-    insertRequest: async (row) => changed(await db.insert(requests).values(row).onConflictDoNothing().returning({ id: requests.id })),
-    rebindRequest: async ({ id, ...row }) =>
-      changed(await db.update(requests).set(row).where(and(eq(requests.id, id), or(ne(requests.argumentsHash, row.argumentsHash), ne(requests.policyVersion, row.policyVersion)))).returning({ id: requests.id })),
-    request: async (id) => (await db.select().from(requests).where(eq(requests.id, id)).limit(1))[0] ?? null,
-    settleRequest: async (id, state) => changed(await db.update(requests).set({ state }).where(and(eq(requests.id, id), eq(requests.state, "pending"))).returning({ id: requests.id })),
-    escalateRequest: async (id, at, expiresAt) =>
-      changed(await db.update(requests).set({ escalatedAt: at, expiresAt, dueAt: expiresAt }).where(and(eq(requests.id, id), eq(requests.state, "pending"), isNull(requests.escalatedAt))).returning({ id: requests.id })),
-    dueRequests: (now, limit) => db.select().from(requests).where(and(eq(requests.state, "pending"), lte(requests.dueAt, now))).orderBy(asc(requests.dueAt)).limit(limit),
-    insertDecision: async (row) => (await db.insert(decisions).values(row).onConflictDoNothing().returning({ id: decisions.id })).length === 1,
-    decisionOf: async (requestId) => (await db.select().from(decisions).where(eq(decisions.requestId, requestId)).orderBy(desc(decisions.decidedAt), desc(decisions.id)).limit(1))[0] ?? null,
-    standing: async (binding) => (await db.select().from(decisions).where(bindingOf(binding)).orderBy(desc(decisions.decidedAt), desc(decisions.id)).limit(1))[0] ?? null,
-    useOnce: async (id, requestId, at) =>
-      changed(await db.update(decisions).set({ usedAt: at, usedBy: requestId }).where(and(eq(decisions.id, id), eq(decisions.scope, "once"), isNull(decisions.usedAt))).returning({ id: decisions.id })),
-    async appendAudit(tenant, next) {
-      for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
-        const row = next(lastAppended.get(tenant) ?? (await db.select().from(audit).where(eq(audit.tenant, tenant)).orderBy(desc(audit.seq)).limit(1))[0] ?? null);
-        lastAppended.delete(tenant);
-        // One statement: the (tenant, seq) key refuses the row when another writer took that number.
-        if (!changed(await db.insert(audit).values(row).onConflictDoNothing().returning({ seq: audit.seq }))) continue;
-        if (lastAppended.size < REMEMBERED_CHAINS) lastAppended.set(tenant, row);
-        return row;
-      }
-      throw new Error(`the audit chain of ${tenant} kept moving: ${APPEND_ATTEMPTS} appends lost to other writers`);
+  async function appendChain({ tenant, next }: ApprovalAuditAppend, write: (rows: ApprovalAuditRow[]) => Promise<unknown>): Promise<ApprovalAuditRow[]> {
+    for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
+      const rows = next(lastAppended.get(tenant) ?? (await db.select().from(audit).where(eq(audit.tenant, tenant)).orderBy(desc(audit.seq)).limit(1))[0] ?? null);
+      lastAppended.delete(tenant);
+      // 23505 (unique_violation): another writer took a number.
+      if (!(await write(rows).then(() => true, (error) => ((driverFault(error) as { code?: string } | null)?.code === "23505" ? false : Promise.reject(error))))) continue;
+      if (lastAppended.size < REMEMBERED_CHAINS) lastAppended.set(tenant, rows.at(-1)!);
+      return rows;
+    }
+    throw new Error(`the audit chain of ${tenant} kept moving: ${APPEND_ATTEMPTS} appends lost to other writers`);
+  }
+  return sqlApprovalRows(postgresSqlDriver(db, tables, createSystemClock()), {
+    async insertRequest(row, append) {
+      const insert = db.insert(requests).values(row).onConflictDoNothing();
+      if (!append) return (await insert.returning({ id: requests.id })).length > 0;
+      let inserted = false;
+      // One statement: the entries go in only when the request did (drizzle has no INSERT … SELECT
+      // over a data-modifying WITH, hence the template; every value is a parameter).
+      await appendChain(append, async (rows) => {
+        const entries = JSON.stringify(rows.map(({ requestId, prevHash, ...row }) => ({ ...row, request_id: requestId, prev_hash: prevHash })));
+        inserted = ((await db.execute(sql`with inserted as (${insert.returning({ id: requests.id }).getSQL()}) insert into ${audit} select * from json_populate_recordset(null::${audit}, ${entries}::json) where exists (select 1 from inserted)`)).rowCount ?? 0) > 0;
+      });
+      return inserted;
     },
-    audit: (tenant, afterSeq, limit) => db.select().from(audit).where(and(eq(audit.tenant, tenant), gt(audit.seq, afterSeq))).orderBy(asc(audit.seq)).limit(limit),
-    auditTenants: async () => (await db.selectDistinct({ tenant: audit.tenant }).from(audit).orderBy(asc(audit.tenant))).map((row) => row.tenant),
-  };
+    appendAudit: (append) => appendChain(append, async (rows) => void (await db.insert(audit).values(rows))),
+  });
 }
 
 /**
@@ -70,7 +67,7 @@ export function createPostgresApprovalRows({ db, tables }: Pick<PostgresStoreCon
 export async function createPostgresApprovalStore(options: PostgresConnectionOptions = {}): Promise<ApprovalStore> {
   const connection = await openPostgres(options);
   const state = { closed: false };
-  return createApprovalStore(createPostgresApprovalRows({ db: connection.db, tables: connection.tables }), createKeySecrets().digest, postgresCall(state), async () => {
+  return createApprovalStore(createPostgresApprovalRows(connection), createKeySecrets().digest, postgresCall(state), async () => {
     if (state.closed) return;
     state.closed = true;
     await connection.release();
