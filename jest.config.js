@@ -18,15 +18,11 @@ export default {
   moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
   testMatch: ["<rootDir>/test/**/*.test.ts"],
   testTimeout: 30000,
-  // Three workers on CI's two cores (ARCH-12): part of a test file's time is waiting: on the
-  // processes it starts (servers, workers, CLIs coming up), on PostgreSQL, on timed runs, leases and
-  // sweeps. Measured per file (test/jest-cpu-reporter.mjs or /usr/bin/time, at load 15-28): CPU
-  // seconds over the file's wall seconds in the last quiet two-worker fresh-clone run (769 s) are
-  // 0.59 over thirteen of the heaviest (184 CPU-s in 311 s: tasks-eager-takeover 0.18,
-  // approval-sweeper 0.24, conformance 0.47, mcp-pool 0.55, durable torture 1.09), 0.91 over 45
-  // others (up to 2.4: children on both cores), 0.75 together. Loaded CPU runs high, so two workers
-  // kept at most ~1.5 of the 2 cores busy; a third fills the waits.
-  maxWorkers: 3,
+  // Two workers on CI's two cores (ARCH-12). A third was tried in stop 49 (per-file CPU over wall
+  // suggested two workers kept ~1.5 cores busy), but a quiet fresh-clone run with three took
+  // 852.9 s of jest against 675.0 s and 769.4 s with two: the waits it filled cost more in
+  // contention (docs-blocks 84 s, mcp-pool 120 s) than they saved.
+  maxWorkers: 2,
   // In ESM mode every test file keeps its module graph in the worker's heap (measured with
   // --logHeapUsage: ~790 MB per worker by the end of a full run). Exiting such a worker took
   // longer than jest's 500 ms grace, so every full run ended with "A worker process has failed to
