@@ -19,9 +19,9 @@ export default {
   testMatch: ["<rootDir>/test/**/*.test.ts"],
   testTimeout: 30000,
   // Two workers on CI's two cores (ARCH-12). A third was tried in stop 49 (per-file CPU over wall
-  // suggested two workers kept ~1.5 cores busy), but a quiet fresh-clone run with three took
-  // 852.9 s of jest against 675.0 s and 769.4 s with two: the waits it filled cost more in
-  // contention (docs-blocks 84 s, mcp-pool 120 s) than they saved.
+  // suggested two workers kept ~1.5 cores busy): quiet fresh-clone runs the same day took 852.9 s
+  // of jest with three workers and 842.1 s with two — the waits it filled were paid back in
+  // contention (docs-blocks 84 s, mcp-pool 120 s with three).
   maxWorkers: 2,
   // In ESM mode every test file keeps its module graph in the worker's heap (measured with
   // --logHeapUsage: ~790 MB per worker by the end of a full run). Exiting such a worker took
