@@ -56,19 +56,8 @@ describePostgres("TEN-6 a dead owner's task outlives its TTL and is taken over w
     }
   };
 
-  beforeAll(async () => {
-    tmp = await tempDir("sh-ten6-");
-    project = await writeProject(join(tmp, "project"), { "package.json": PACKAGE, "workflow.mjs": WORKFLOW });
-    await Promise.all([start("a"), start("b")]);
-  }, 180_000);
-  afterAll(async () => {
-    await Promise.all(Object.values(hosts).map((host) => host.stop()));
-    for (const pid of strays) if (alive(pid)) process.kill(pid, "SIGKILL");
-    await cleanup(tmp);
-  });
-
-  /** Starts `entrypoint` as a task with a TTL shorter than its run on `owner`, runs past the TTL, SIGKILLs the owner. */
-  async function killPastTtl(owner: string, entrypoint: string, file: string) {
+  /** Starts `entrypoint` as a task on `owner` with a TTL shorter than its run; resolves once it has run past the TTL, still owned. */
+  async function runPastTtl(owner: string, entrypoint: string, file: string) {
     const client = await connectHttp(hosts[owner]!.url);
     const task = await callAsTask(client, entrypoint, { file, holdMs: HOLD_MS }, TTL_MS);
     expect(task.ttl).toBe(TTL_MS);
@@ -80,16 +69,33 @@ describePostgres("TEN-6 a dead owner's task outlives its TTL and is taken over w
     expect(before.status).toBe("working");
     expect(Number(before.updated_at)).toBeGreaterThan(Number(before.created_at) + Number(before.ttl_ms));
     await client.close();
-    hosts[owner]!.child.kill("SIGKILL");
-    return { task, workerPid, deadOwner: before.owner_host!, killedAt: Date.now() };
+    return { task, workerPid, deadOwner: before.owner_host!, file };
   }
 
-  // ARCH-12: the two cases run side by side (it.concurrent: each has its own owner host, task and
-  // effects file; host B sweeps for both). Each is mostly waiting — a run held past its TTL, then
-  // lease + sweep — so together they take one case's time instead of two.
+  // ARCH-12: both cases share one setup — each owner (A, A2) holds its own task past the TTL, then
+  // both are SIGKILLed at the same moment, so host B is the only live host when the leases lapse
+  // (were A2 still alive, it could take over A's task first). The takeovers then proceed side by
+  // side, unasked, and each case reads its own outcome.
+  let resumable: Awaited<ReturnType<typeof runPastTtl>>;
+  let plain: Awaited<ReturnType<typeof runPastTtl>>;
+  let killedAt: number;
+  beforeAll(async () => {
+    tmp = await tempDir("sh-ten6-");
+    project = await writeProject(join(tmp, "project"), { "package.json": PACKAGE, "workflow.mjs": WORKFLOW });
+    await Promise.all([start("a"), start("a2"), start("b")]);
+    [resumable, plain] = await Promise.all([runPastTtl("a", "slow", join(tmp, "effects-resumable.txt")), runPastTtl("a2", "slow_plain", join(tmp, "effects-plain.txt"))]);
+    hosts.a!.child.kill("SIGKILL");
+    hosts.a2!.child.kill("SIGKILL");
+    killedAt = Date.now();
+  }, 180_000);
+  afterAll(async () => {
+    await Promise.all(Object.values(hosts).map((host) => host.stop()));
+    for (const pid of strays) if (alive(pid)) process.kill(pid, "SIGKILL");
+    await cleanup(tmp);
+  });
+
   it.concurrent("TEN-6 a resumable task running past its TTL, its owner SIGKILLed: host B takes it over within lease + sweep, unasked, and completes it", async () => {
-    const file = join(tmp, "effects-resumable.txt");
-    const { task, workerPid, deadOwner, killedAt } = await killPastTtl("a", "slow", file);
+    const { task, workerPid, deadOwner, file } = resumable;
     // No client talks to B (none is even connected) until the takeover is in the store.
     const claimed = await waitForRow(task.taskId, (row) => row.owner_host !== deadOwner, BOUND_MS + 5000);
     expect(Date.now() - killedAt).toBeLessThan(BOUND_MS);
@@ -115,9 +121,7 @@ describePostgres("TEN-6 a dead owner's task outlives its TTL and is taken over w
   });
 
   it.concurrent("TEN-6 a task not declared resumable, past its TTL, its owner SIGKILLed: host B fails it with the reason, unasked; tasks/get and tasks/result still find it", async () => {
-    await start("a2");
-    const file = join(tmp, "effects-plain.txt");
-    const { task, deadOwner, killedAt } = await killPastTtl("a2", "slow_plain", file);
+    const { task, deadOwner, file } = plain;
     const failed = await waitForRow(task.taskId, (row) => row.status !== "working", BOUND_MS + 5000);
     expect(Date.now() - killedAt).toBeLessThan(BOUND_MS);
     expect(failed.status).toBe("failed");
