@@ -75,7 +75,8 @@ describePostgres("TEN-6 a dead owner's task outlives its TTL and is taken over w
   // ARCH-12: both cases share one setup — each owner (A, A2) holds its own task past the TTL, then
   // both are SIGKILLed at the same moment, so host B is the only live host when the leases lapse
   // (were A2 still alive, it could take over A's task first). The takeovers then proceed side by
-  // side, unasked, and each case reads its own outcome.
+  // side, unasked, and each case reads its own outcome as it happens — side by side too, since a
+  // failed task is pruned once its 2 s TTL has passed after it failed.
   let resumable: Awaited<ReturnType<typeof runPastTtl>>;
   let plain: Awaited<ReturnType<typeof runPastTtl>>;
   let killedAt: number;
