@@ -10,14 +10,7 @@ import { then, type SqlDriver, type SqlStatement, type SqlSteps, type SqlStore }
 import type { Awaitable } from "./store-call.js";
 
 /** The `configuration_projects` row: fields as JSON text; `accountId` "" outside the configuration server. */
-export interface ConfigurationProjectRow {
-  accountId: string;
-  projectId: string;
-  revision: number;
-  fields: string;
-  currentConfigurationId: string | null;
-  updatedAt: number;
-}
+export type ConfigurationProjectRow = Omit<ProjectConfigurationState, "records" | "fields"> & { accountId: string; fields: string };
 
 /** A `configurations` row: values as JSON text; a tombstone has `deletedAt`. */
 export type ConfigurationRow = Omit<ConfigurationRecord, "values"> & { accountId: string; projectId: string; values: string };

@@ -15,8 +15,8 @@ import type {
   KnowledgeSearchHit,
   KnowledgeStore,
 } from "../../../ports/knowledge-store.js";
-import { keyRange, sortKey, type KeyOperators } from "./sort-key.js";
-import { then, type Sql, type SqlDriver } from "./sql-driver.js";
+import { keyRange, sortKey } from "./sort-key.js";
+import { then, type Sql, type SqlDriver, type SqlOperators } from "./sql-driver.js";
 import { pageOf, type Awaitable, type StoreCall } from "./store-call.js";
 
 /** A page request of the rows: at most `limit` rows matching `filter`, strictly after `after`. */
@@ -46,12 +46,6 @@ export interface KnowledgeRows {
   search(projectId: string, terms: string[], page: KnowledgePage<[number, string]>): Awaitable<KnowledgeMatch[]>;
 }
 
-/** drizzle's operators the SQL knowledge rows need (the same in every dialect), handed in as to {@link keyRange}. */
-export interface KnowledgeOperators<Column, Condition> extends KeyOperators<Column, Condition> {
-  and(...conditions: Array<NoInfer<Condition> | undefined>): Condition | undefined;
-  eq(column: NoInfer<Column>, value: unknown): Condition;
-}
-
 /**
  * The conditions the SQL row drivers (SQLite, PostgreSQL) of `knowledge_documents` share, on its
  * project and sort-key (`doc_key`) columns: one document, the id filter, and a listing page
@@ -61,7 +55,7 @@ export interface KnowledgeOperators<Column, Condition> extends KeyOperators<Colu
  * const { page } = knowledgeConditions({ and, eq, gt, gte, lt, or }, docs.projectId, docs.docKey);
  * db.select(summaryColumns).from(docs).where(page(projectId, filter, after)).orderBy(asc(docs.docKey)).limit(limit);
  */
-export function knowledgeConditions<Column, Condition>(ops: KnowledgeOperators<Column, Condition>, projectColumn: Column, keyColumn: Column) {
+export function knowledgeConditions(ops: SqlOperators, projectColumn: Sql, keyColumn: Sql) {
   const idFilter = (filter: Required<KnowledgeFilter>, after?: string) => keyRange(ops, keyColumn, { prefix: filter.idPrefix, excludePrefix: filter.excludeIdPrefix, after });
   return {
     byId: (projectId: string, documentId: string) => ops.and(ops.eq(projectColumn, projectId), ops.eq(keyColumn, sortKey(documentId))),
@@ -126,7 +120,7 @@ export function createKnowledgeStore(rows: KnowledgeRows, call: StoreCall, clock
 
 /** What only one dialect does for the knowledge rows: its full-text search, and the search column an upsert writes (PostgreSQL). */
 export interface KnowledgeSearch {
-  search(driver: SqlDriver, columns: Record<string, Sql>, conditions: ReturnType<typeof knowledgeConditions<Sql, Sql>>): KnowledgeRows["search"];
+  search(driver: SqlDriver, columns: Record<string, Sql>, conditions: ReturnType<typeof knowledgeConditions>): KnowledgeRows["search"];
   indexed?(title: string, markdown: string): Record<string, unknown>;
 }
 

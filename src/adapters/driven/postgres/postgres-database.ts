@@ -204,15 +204,6 @@ export async function openPostgres(options: PostgresConnectionOptions, migration
   }
 }
 
-/** A pool to use and how to let it go (see {@link poolOf}). */
-export interface OwnedPool {
-  pool: Pool;
-  /** Whether the pool was made here (and `end` ends it). */
-  owned: boolean;
-  /** Ends a pool made here, once; leaves a host's pool open. */
-  end(): Promise<void>;
-}
-
 /**
  * The pool of `options`, the one place a PostgreSQL adapter makes one: the host's `pool` as is,
  * else a pool from `connectionString` (libpq's PG* variables without it) whose statements are
@@ -221,9 +212,10 @@ export interface OwnedPool {
  * @example
  * const { pool, end } = poolOf({ connectionString: "postgres://localhost/app" }, { max: 2 });
  */
-export function poolOf(options: Pick<PostgresConnectionOptions, "pool" | "connectionString" | "statementTimeoutMs">, config: pg.PoolConfig = {}): OwnedPool {
+export function poolOf(options: Pick<PostgresConnectionOptions, "pool" | "connectionString" | "statementTimeoutMs">, config: pg.PoolConfig = {}): { pool: Pool; end(): Promise<void> } {
   const statementTimeoutMs = checkStatementTimeout(options.statementTimeoutMs);
-  if (options.pool) return { pool: options.pool, owned: false, end: async () => {} };
+  // A host's pool is used as is and left open; one made here is ended once.
+  if (options.pool) return { pool: options.pool, end: async () => {} };
   const pool = new pg.Pool({ ...(options.connectionString === undefined ? {} : { connectionString: options.connectionString }), ...config, ...boundedPoolConfig(statementTimeoutMs) });
   // An idle connection the server drops emits "error" on the pool; the next query reports it.
   pool.on("error", () => {});
@@ -233,5 +225,5 @@ export function poolOf(options: Pick<PostgresConnectionOptions, "pool" | "connec
     ended = true;
     await pool.end();
   };
-  return { pool, owned: true, end };
+  return { pool, end };
 }
