@@ -16,7 +16,7 @@ import type {
   KnowledgeStore,
 } from "../../../ports/knowledge-store.js";
 import { keyRange, sortKey } from "./sort-key.js";
-import { then, type Sql, type SqlDriver, type SqlOperators } from "./sql-driver.js";
+import { then, type Sql, type SqlDriver, type SqlOperators, type SqlStatement } from "./sql-driver.js";
 import { pageOf, type Awaitable, type StoreCall } from "./store-call.js";
 
 /** A page request of the rows: at most `limit` rows matching `filter`, strictly after `after`. */
@@ -124,6 +124,16 @@ export interface KnowledgeSearch {
   indexed?(title: string, markdown: string): Record<string, unknown>;
 }
 
+// An upsert, with the dialect's search column where it has one (`indexed` gives its value): each driver builds it once.
+const UPSERT: SqlStatement<Record<string, unknown>> = {
+  mode: "get",
+  build: ({ db, dialect, tables: { knowledgeDocuments: docs } }, p) => {
+    const set = { title: p("title"), markdown: p("markdown"), ...(dialect === "postgres" ? { search: p("search") } : {}), updatedAt: p("now") };
+    const { documentId, title, markdown, createdAt, updatedAt } = docs;
+    return db.insert(docs).values({ projectId: p("projectId"), docKey: p("docKey"), documentId: p("documentId"), ...set, createdAt: p("now") }).onConflictDoUpdate({ target: [docs.projectId, docs.docKey], set }).returning({ documentId, title, createdAt, updatedAt, markdown });
+  },
+};
+
 /**
  * The knowledge rows on a SQL driver (`knowledge_documents`, keyed by the document id's sort key),
  * with the dialect's own full-text search.
@@ -137,16 +147,7 @@ export function sqlKnowledgeRows(driver: SqlDriver, fullText: KnowledgeSearch): 
   const documentColumns = { ...summaryColumns, markdown: docs.markdown };
   const conditions = knowledgeConditions(driver.ops, docs.projectId, docs.docKey);
   return {
-    upsert(projectId, input, now) {
-      const indexed = fullText.indexed?.(input.title, input.markdown) ?? {};
-      return driver.get(
-        db
-          .insert(docs)
-          .values({ projectId, docKey: sortKey(input.documentId), ...input, ...indexed, createdAt: now, updatedAt: now })
-          .onConflictDoUpdate({ target: [docs.projectId, docs.docKey], set: { title: input.title, markdown: input.markdown, ...indexed, updatedAt: now } })
-          .returning(documentColumns),
-      );
-    },
+    upsert: (projectId, input, now) => driver.execute(UPSERT, { projectId, docKey: sortKey(input.documentId), ...input, ...fullText.indexed?.(input.title, input.markdown), now }),
     get: (projectId, documentId) => driver.get(db.select(documentColumns).from(docs).where(conditions.byId(projectId, documentId))),
     delete: (projectId, documentId) => then(driver.run(db.delete(docs).where(conditions.byId(projectId, documentId))), (count) => count > 0),
     list: (projectId, { filter, after, limit }) => driver.all(db.select(summaryColumns).from(docs).where(conditions.page(projectId, filter, after)).orderBy(asc(docs.docKey)).limit(limit)),
