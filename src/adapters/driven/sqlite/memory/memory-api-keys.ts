@@ -1,10 +1,7 @@
 import type { ApiKeyStore } from "../../../../ports/api-keys.js";
-import { createApiKeyStore, sqlApiKeyRows } from "../../kernel/api-keys.js";
+import { createApiKeyStore } from "../../kernel/api-keys.js";
 import { createKeySecrets } from "../../system/key-secrets.js";
-import { createSystemClock } from "../../system/clock.js";
-import { sqliteSqlDriver } from "../shared/sqlite-sql-driver.js";
 import { storeTables } from "../store/schema.js";
-import { sqliteCall } from "../store/sqlite-support.js";
 import { openMemoryDatabase } from "./memory-database.js";
 
 /**
@@ -16,6 +13,5 @@ import { openMemoryDatabase } from "./memory-database.js";
  * const { secret } = await keys.add({ id: "acme", requestsPerMinute: 60 }, Date.now());
  */
 export function createMemoryApiKeyStore(): ApiKeyStore {
-  const { db, state, close } = openMemoryDatabase("");
-  return createApiKeyStore(sqlApiKeyRows(sqliteSqlDriver(db, storeTables(), createSystemClock())), createKeySecrets(), sqliteCall(state), close);
+  return createApiKeyStore(openMemoryDatabase("", storeTables()), createKeySecrets());
 }

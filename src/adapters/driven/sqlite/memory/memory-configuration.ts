@@ -2,11 +2,8 @@ import type { Clock } from "../../../../ports/clock.js";
 import type { ConfigurationAccountStore } from "../../../../ports/configuration-accounts.js";
 import type { ProjectConfigurationStore } from "../../../../ports/project-configuration-store.js";
 import { sqlConfigurationAccounts } from "../../kernel/configuration-accounts.js";
-import { createSystemClock } from "../../system/clock.js";
-import { sqliteSqlDriver } from "../shared/sqlite-sql-driver.js";
-import { sqliteCall } from "../store/sqlite-support.js";
+import { sqlConfigurationStoreOn } from "../../kernel/configuration-rows.js";
 import { configurationTables } from "../configuration/configuration-schema.js";
-import { sqliteConfigurationStoreOn } from "../configuration/sqlite-project-configuration-store.js";
 import { openMemoryDatabase } from "./memory-database.js";
 
 /** Options of {@link createMemoryProjectConfigurationStore}. */
@@ -24,8 +21,7 @@ export interface MemoryProjectConfigurationStoreOptions {
  * await store.create("project-1", { configurationId: "main", name: "Main", values: {} });
  */
 export function createMemoryProjectConfigurationStore(options: MemoryProjectConfigurationStoreOptions = {}): ProjectConfigurationStore {
-  const { db, state, close } = openMemoryDatabase("configuration");
-  return sqliteConfigurationStoreOn(db, state, "", options.clock ?? createSystemClock(), close);
+  return sqlConfigurationStoreOn(openMemoryDatabase("configuration", configurationTables(), options.clock), "");
 }
 
 /**
@@ -38,6 +34,5 @@ export function createMemoryProjectConfigurationStore(options: MemoryProjectConf
  * await accounts.createAccount({ accountId: "a1", name: "team-a", tokenHash, createdAt: Date.now() });
  */
 export function createMemoryConfigurationAccounts(options: { clock?: Clock } = {}): ConfigurationAccountStore {
-  const { db, state, close } = openMemoryDatabase("configuration");
-  return sqlConfigurationAccounts(sqliteSqlDriver(db, configurationTables(), options.clock ?? createSystemClock()), sqliteCall(state), close);
+  return sqlConfigurationAccounts(openMemoryDatabase("configuration", configurationTables(), options.clock));
 }

@@ -1,5 +1,6 @@
 import type { McpTaskStore } from "../../../../ports/mcp-task-store.js";
-import { sqliteMcpTaskStoreOn } from "../mcp-tasks/sqlite-mcp-task-store.js";
+import { createSqlMcpTaskStore } from "../../kernel/mcp-task-rows.js";
+import { mcpTasks } from "../mcp-tasks/mcp-task-schema.js";
 import { openMemoryDatabase } from "./memory-database.js";
 
 /**
@@ -10,5 +11,5 @@ import { openMemoryDatabase } from "./memory-database.js";
  * const tasks = createMemoryMcpTaskStore();
  */
 export function createMemoryMcpTaskStore(): McpTaskStore {
-  return sqliteMcpTaskStoreOn(openMemoryDatabase("mcp-tasks"));
+  return createSqlMcpTaskStore(openMemoryDatabase("mcp-tasks", { mcpTasks }));
 }

@@ -11,29 +11,20 @@ import { openSqlite } from "./sqlite-connection.js";
 export { findMigrationsFolder } from "../../system/migrations-folder.js";
 
 /**
- * Applies pending migrations with drizzle's migrator, retrying a lost race: two processes
- * opening the same new file at once both read the applied list outside the migration
- * transaction, so the loser fails with "already exists" (or SQLITE_BUSY) and a retry finds
- * everything applied.
+ * Applies pending migrations with drizzle's migrator (bookkeeping in `migrationsTable`, drizzle's
+ * default without it), retrying a lost race: two processes opening the same new file at once both
+ * read the applied list outside the migration transaction, so the loser fails with "already
+ * exists" (or SQLITE_BUSY) and a retry finds everything applied.
  *
  * @example
- * migrateWithRetry(db, findMigrationsFolder("configuration")!, { attempts: 4 });
+ * migrateWithRetry(db, findMigrationsFolder("configuration")!);
  */
-export function migrateWithRetry<TSchema extends Record<string, unknown>>(
-  db: BetterSQLite3Database<TSchema>,
-  migrationsFolder: string,
-  options: { attempts?: number; migrationsTable?: string; wrap?: (run: () => void) => void } = {},
-): void {
-  const attempts = options.attempts ?? 4;
-  const { migrate } = drizzleMigrator();
-  const run = () => migrate(db, { migrationsFolder, ...(options.migrationsTable ? { migrationsTable: options.migrationsTable } : {}) });
+export function migrateWithRetry(db: BetterSQLite3Database, migrationsFolder: string, migrationsTable?: string): void {
   for (let attempt = 1; ; attempt++) {
     try {
-      if (options.wrap) options.wrap(run);
-      else run();
-      return;
+      return drizzleMigrator().migrate(db, { migrationsFolder, ...(migrationsTable ? { migrationsTable } : {}) });
     } catch (error) {
-      if (attempt >= attempts) throw error;
+      if (attempt >= 5) throw error;
     }
   }
 }
@@ -58,7 +49,7 @@ export function ensureMigrated(client: Database.Database, migrationsFolder: stri
   client.pragma(`user_version = ${expected}`);
 }
 
-/** Migrated images by migrations folder, in the legacy (rollback-journal) header an in-memory database has. */
+/** Migrated images by migrations folder and table, in the legacy (rollback-journal) header an in-memory database has. */
 const images = new Map<string, Buffer>();
 
 /**
@@ -68,17 +59,17 @@ const images = new Map<string, Buffer>();
  * @example
  * const client = openSqlite(imageOf(findMigrationsFolder("mcp-tasks")!)); // an in-memory copy
  */
-export function imageOf(migrationsFolder: string): Buffer {
-  let image = images.get(migrationsFolder);
+export function imageOf(migrationsFolder: string, migrationsTable?: string): Buffer {
+  let image = images.get(`${migrationsFolder}\0${migrationsTable}`);
   if (!image) {
     const client = openSqlite(":memory:");
     try {
-      ensureMigrated(client, migrationsFolder, () => migrateWithRetry(drizzleBetterSqlite3().drizzle({ client }), migrationsFolder));
+      ensureMigrated(client, migrationsFolder, () => migrateWithRetry(drizzleBetterSqlite3().drizzle({ client }), migrationsFolder, migrationsTable));
       image = client.serialize();
     } finally {
       client.close();
     }
-    images.set(migrationsFolder, image);
+    images.set(`${migrationsFolder}\0${migrationsTable}`, image);
   }
   return image;
 }
@@ -98,9 +89,9 @@ export function imageOf(migrationsFolder: string): Buffer {
  * @example
  * const created = seedSqliteFile("/data/agents/c1/_session-host.db", findMigrationsFolder("session-host")!);
  */
-export function seedSqliteFile(path: string, migrationsFolder: string, initialise?: (db: BetterSQLite3Database, client: Database.Database) => void): boolean {
+export function seedSqliteFile(path: string, migrationsFolder: string, initialise?: (db: BetterSQLite3Database, client: Database.Database) => void, migrationsTable?: string): boolean {
   if (existsSync(path)) return false;
-  const client = openSqlite(imageOf(migrationsFolder));
+  const client = openSqlite(imageOf(migrationsFolder, migrationsTable));
   let bytes: Buffer;
   try {
     initialise?.(drizzleBetterSqlite3().drizzle({ client }), client);
@@ -136,6 +127,8 @@ export interface MigratedSqliteOptions {
   /** The checked-in migrations: `drizzle/<migrations>` of the package, unless `migrationsFolder` names one. */
   migrations: string;
   migrationsFolder?: string;
+  /** drizzle's bookkeeping table of the migrations (the store's has its own name); drizzle's default without it. */
+  migrationsTable?: string;
   /** How long a write waits for another process's write lock (default 5000 ms). */
   busyTimeoutMs?: number;
   /** What the file is, for the error message ("the task store"). */
@@ -160,13 +153,13 @@ export function openMigratedSqlite(path: string, options: MigratedSqliteOptions)
   let client: Database.Database | undefined;
   try {
     // An existing file (every open but the first) needs neither a seed nor its folder made.
-    if (!existsSync(path) && !seedSqliteFile(path, folder, options.initialise)) mkdirSync(dirname(path), { recursive: true });
+    if (!existsSync(path) && !seedSqliteFile(path, folder, options.initialise, options.migrationsTable)) mkdirSync(dirname(path), { recursive: true });
     client = openSqlite(path, { timeout: options.busyTimeoutMs ?? 5000 });
     // PRAGMAs are connection settings drizzle has no builder for.
     client.pragma("journal_mode = WAL");
     client.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
     const db = drizzleBetterSqlite3().drizzle({ client });
-    ensureMigrated(client, folder, () => migrateWithRetry(db, folder), () => options.initialise?.(db, client!));
+    ensureMigrated(client, folder, () => migrateWithRetry(db, folder, options.migrationsTable), () => options.initialise?.(db, client!));
     return { client, db };
   } catch (error) {
     client?.close();
