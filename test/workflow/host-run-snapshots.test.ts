@@ -13,6 +13,7 @@ import type { ProjectRunner } from "../../src/ports/project-runner.js";
 import { createSqliteProjectConfigurationStore } from "../../src/adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
 import { RUN_SNAPSHOT_PREFIX } from "../../src/domain/configuration/run-snapshot.js";
 import { parseProjectConfigurationSnapshot, type ProjectConfigurationSnapshot } from "../../src/domain/configuration/snapshot.js";
+import { interactionRequired } from "../../src/domain/workflow/run-report.js";
 import type { ProjectConfigurationStore } from "../../src/ports/project-configuration-store.js";
 import { cleanEnv, cleanup, tempDir, writeProject } from "../cli/helpers.js";
 import { testWorkflowRunPorts } from "../fixtures/workflow-run-ports.js";
@@ -39,7 +40,9 @@ beforeAll(async () => {
       // Holds its worker until the file named by \`until\` exists, then answers like title.
       `import { writeFileSync } from "node:fs";`,
       `const hold = async (params, context) => { writeFileSync(params.until + ".started", ""); while (!existsSync(params.until)) await new Promise((r) => setTimeout(r, 10)); return title(params, context); };`,
-      `export default { entrypoints: { title: { title: "Title", run: title }, hold: { title: "Hold", params: [{ name: "until", type: "string", required: true }], run: hold } } };`,
+      // Asks for input, then answers like title: its run pauses when nobody is there to answer.
+      `const ask = async (params, context) => { await context.userInput.request({ message: "Name?", fields: [{ name: "name", type: "string", required: true }] }); return title(params, context); };`,
+      `export default { entrypoints: { title: { title: "Title", run: title }, hold: { title: "Hold", params: [{ name: "until", type: "string", required: true }], run: hold }, ask: { title: "Ask", run: ask } } };`,
       ``,
     ].join("\n"),
   });
@@ -148,22 +151,29 @@ describe("CFG-2 a pool's host takes and saves its new runs' snapshots", () => {
     }
   });
 
-  it("CFG-2 through the runner: the host sends the run its snapshot, which is saved under the run id by the time run() resolves, and a configuration changed by another process is in the next run's", async () => {
+  it("CFG-2 through the runner: the host sends the run its snapshot; a run that ends keeps none, a run that pauses has it saved under its run id by the time run() resolves, and a configuration changed by another process is in the next run's", async () => {
     await withHostRunner(async (runner, requests) => {
-      const entrypoint = await runner.entrypoint("title");
+      const [entrypoint, ask] = [await runner.entrypoint("title"), await runner.entrypoint("ask")];
       const runOnce = async () => {
         const report = await runner.run(entrypoint, runner.prepare(entrypoint, {}) as never, handlers);
         expect(report.status).toBe("success");
         const output = report.result.data.output as { title: string; takenAt: number };
-        const saved = parseProjectConfigurationSnapshot(await savedSnapshot(report.runId));
-        expect({ title: saved.values.title, takenAt: saved.takenAt }).toEqual({ title: output.title, takenAt: output.takenAt });
-        // Taken by the host: the run message carried the very snapshot that was saved.
-        expect(requests.at(-1)).toMatchObject({ runId: report.runId, newRun: true, snapshot: saved });
+        // Taken by the host: the run message carried the snapshot the run read.
+        expect(requests.at(-1)).toMatchObject({ runId: report.runId, newRun: true, snapshot: { values: { title: output.title }, takenAt: output.takenAt } });
+        // Ended: it is never run again on its id, so nothing is kept for it.
+        expect(await savedSnapshot(report.runId)).toBeNull();
         return output.title;
       };
       expect(await runOnce()).toBe("first");
       await store.update(PROJECT_ID, "main", { expectedRevision: 1, values: { title: "second" } });
       expect(await runOnce()).toBe("second");
+      // Nobody answers: the run pauses, and the snapshot it was sent is saved for its answer.
+      const pausing = { ...handlers, onInput: (request: { requestId: string; message: string }) => Promise.reject(interactionRequired({ kind: "input", requestId: request.requestId, message: request.message, fields: [] }, "nobody answers")) };
+      const paused = await runner.run(ask, runner.prepare(ask, {}) as never, pausing);
+      expect(paused.status).toBe("waiting_for_input");
+      const saved = parseProjectConfigurationSnapshot(await savedSnapshot(paused.runId));
+      expect(saved.values.title).toBe("second");
+      expect(requests.at(-1)).toMatchObject({ runId: paused.runId, newRun: true, snapshot: saved });
     });
   });
 
@@ -184,7 +194,6 @@ describe("CFG-2 a pool's host takes and saves its new runs' snapshots", () => {
       const [held, queuedRun] = await Promise.all([holding, waiting]);
       expect((held.result.data.output as { title: string }).title).not.toBe("changed while queued");
       expect((queuedRun.result.data.output as { title: string }).title).toBe("changed while queued");
-      expect((parseProjectConfigurationSnapshot(await savedSnapshot(queuedRun.runId)).values as { title: string }).title).toBe("changed while queued");
       // Both snapshots were the host's.
       expect(requests.slice(-2).map((request) => [request.entrypointId, request.snapshot !== undefined])).toEqual([["hold", true], ["title", true]]);
     });

@@ -154,7 +154,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     },
     { workers: ports.workers, size: workers, reuse, ...(options.maxRunsPerWorker ? { maxRunsPerWorker: options.maxRunsPerWorker } : {}), ...(options.tenantConcurrency !== undefined ? { tenantConcurrency: options.tenantConcurrency } : {}) },
   );
-  // CFG-2: a pool's host takes and saves its new runs' snapshots (not against a configuration server).
+  // CFG-2: a pool's host takes its new runs' snapshots and keeps those of the runs that pause (not against a configuration server).
   const snapshots = createHostRunSnapshots({
     stores: ports.stores,
     projectId: location.manifest.id,
@@ -299,17 +299,16 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
         }
         const marking = runRetention.started(request.runId);
         if (marking) await marking;
-        const running = runInWorker(lease.worker, snapshot ? { ...request, snapshot } : request, {
+        report = await runInWorker(lease.worker, snapshot ? { ...request, snapshot } : request, {
           projectId: location.manifest.id,
           handlers: governance ? { ...handlers, onApproval: governedAnswers(governance, (asked) => handlers.onApproval(asked), runOptions.requester) } : handlers,
           ...(signal ? { signal } : {}),
           ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
         });
-        // Saved while the worker runs (the run message is out by now when the worker was free);
-        // the call is answered only once it is committed.
-        const saving = snapshot ? snapshots.save(request.runId, snapshot, dataTenant) : undefined;
-        report = await running;
-        const unsaved = saving ? await saving : undefined;
+        // CFG-2: only a paused run is ever run again on its id (answered, or continued as a task),
+        // so only a pause keeps the snapshot — committed before the pause is answered. A run that
+        // ended keeps nothing: no SQLite commit per call, and no row per call that nothing prunes.
+        const unsaved = snapshot && report.status === "waiting_for_input" ? await snapshots.save(request.runId, snapshot, dataTenant) : undefined;
         if (unsaved) report = failedWith(unsaved as SteamharnessError);
       } finally {
         lease.release();
