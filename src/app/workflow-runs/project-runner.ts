@@ -215,7 +215,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     return check;
   };
   // MCP-3: an inputSchema is compiled when the project loads; one that does not compile fails the load, naming its entrypoint.
-  let structure: Promise<StructureReport> | undefined;
+  // Not memoized here: the pool keeps the first structure, and the checks are kept per entrypoint.
   const loadStructure = async (): Promise<StructureReport> => {
     const report = await pool.structure();
     const declared = report.entrypoints.filter((entry) => entry.inputSchema !== undefined);
@@ -233,7 +233,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     ...createRunnerPausedRuns({ ports, location, dataDirs }),
     structure() {
       startPool();
-      return (structure ??= loadStructure());
+      return loadStructure();
     },
     startWorkers() {
       startPool();
