@@ -20,7 +20,7 @@ import { testWorkflowRunPorts } from "../fixtures/workflow-run-ports.js";
 
 // CFG-2 on a worker pool's host (host-run-snapshots.ts): a new run's snapshot is taken by the
 // host as it dispatches the run, used by the worker as it was sent (the worker reads no store and
-// writes nothing), and saved by the host before the run's report is handed back.
+// writes nothing), and saved by the host — only for a run that paused — before the run's report is handed back.
 jest.setTimeout(60_000);
 
 const PROJECT_ID = "67676767-6767-4767-8767-676767676767";
@@ -111,7 +111,7 @@ async function savedSnapshot(runId: string): Promise<unknown> {
   }
 }
 
-describe("CFG-2 a pool's host takes and saves its new runs' snapshots", () => {
+describe("CFG-2 a pool's host takes its new runs' snapshots and keeps a paused run's", () => {
   it("CFG-2 take() says 'not here' until the host's stores are open (the worker takes it then), then takes the current configuration; save() commits it under the run id; disabled, it never takes", async () => {
     const disabled = createHostRunSnapshots({ stores: workflowRunPorts().stores, projectId: PROJECT_ID, dataDir: dirs.dataDir, persistentValueStoreDir: dirs.persistentValueStoreDir, enabled: false });
     disabled.open();
@@ -151,7 +151,7 @@ describe("CFG-2 a pool's host takes and saves its new runs' snapshots", () => {
     }
   });
 
-  it("CFG-2 through the runner: the host sends the run its snapshot; a run that ends keeps none, a run that pauses has it saved under its run id by the time run() resolves, and a configuration changed by another process is in the next run's", async () => {
+  it("CFG-2 through the runner: the host sends the run its snapshot; a run that ends keeps none, a run that pauses has it saved under its run id by the time run() resolves and its answer reads it back after the configuration changed, and a configuration changed by another process is in the next run's", async () => {
     await withHostRunner(async (runner, requests) => {
       const [entrypoint, ask] = [await runner.entrypoint("title"), await runner.entrypoint("ask")];
       const runOnce = async () => {
@@ -174,6 +174,14 @@ describe("CFG-2 a pool's host takes and saves its new runs' snapshots", () => {
       const saved = parseProjectConfigurationSnapshot(await savedSnapshot(paused.runId));
       expect(saved.values.title).toBe("second");
       expect(requests.at(-1)).toMatchObject({ runId: paused.runId, newRun: true, snapshot: saved });
+      // Changed while it waits: the answered run (its id again) still reads the configuration it started with.
+      const revision = (await store.read(PROJECT_ID)).configurations.find((c) => c.configurationId === "main")!.revision;
+      await store.update(PROJECT_ID, "main", { expectedRevision: revision, values: { title: "third" } });
+      const answering = { ...handlers, onInput: () => Promise.resolve({ outcome: "answered" as const, values: { name: "Ada" } }) };
+      const answered = await runner.run(ask, runner.prepare(ask, {}) as never, answering, { runId: paused.runId });
+      expect(answered.status).toBe("success");
+      expect((answered.result.data.output as { title: string }).title).toBe("second");
+      expect(await runOnce()).toBe("third");
     });
   });
 
