@@ -42,7 +42,7 @@ beforeAll(async () => {
       `const hold = async (params, context) => { writeFileSync(params.until + ".started", ""); while (!existsSync(params.until)) await new Promise((r) => setTimeout(r, 10)); return title(params, context); };`,
       // Asks for input, then answers like title: its run pauses when nobody is there to answer.
       `const ask = async (params, context) => { await context.userInput.request({ message: "Name?", fields: [{ name: "name", type: "string", required: true }] }); return title(params, context); };`,
-      `export default { entrypoints: { title: { title: "Title", run: title }, hold: { title: "Hold", params: [{ name: "until", type: "string", required: true }], run: hold }, ask: { title: "Ask", run: ask } } };`,
+      `export default { entrypoints: { title: { title: "Title", run: title }, hold: { title: "Hold", params: [{ name: "until", type: "string", required: true }], run: hold }, ask: { title: "Ask", run: ask }, again: { title: "Again", resumable: true, run: title } } };`,
       ``,
     ].join("\n"),
   });
@@ -151,7 +151,7 @@ describe("CFG-2 a pool's host takes its new runs' snapshots and keeps a paused r
     }
   });
 
-  it("CFG-2 through the runner: the host sends the run its snapshot; a run that ends keeps none, a run that pauses has it saved under its run id by the time run() resolves and its answer reads it back after the configuration changed, and a configuration changed by another process is in the next run's", async () => {
+  it("CFG-2 through the runner: the host sends the run its snapshot; a run that ends keeps none, a run that pauses or whose entrypoint is declared resumable has it saved under its run id by the time run() resolves and its answer reads it back after the configuration changed, and a configuration changed by another process is in the next run's", async () => {
     await withHostRunner(async (runner, requests) => {
       const [entrypoint, ask] = [await runner.entrypoint("title"), await runner.entrypoint("ask")];
       const runOnce = async () => {
@@ -182,6 +182,12 @@ describe("CFG-2 a pool's host takes its new runs' snapshots and keeps a paused r
       expect(answered.status).toBe("success");
       expect((answered.result.data.output as { title: string }).title).toBe("second");
       expect(await runOnce()).toBe("third");
+      // Declared resumable: another host may run it again on its id (TEN-6), so it keeps its
+      // snapshot even though it ended, committed by the time run() resolves.
+      const again = await runner.entrypoint("again");
+      const resumable = await runner.run(again, runner.prepare(again, {}) as never, handlers);
+      expect(resumable.status).toBe("success");
+      expect(parseProjectConfigurationSnapshot(await savedSnapshot(resumable.runId)).values.title).toBe("third");
     });
   });
 

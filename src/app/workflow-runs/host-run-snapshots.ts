@@ -2,10 +2,12 @@
  * CFG-2 on the host side of a worker pool: the configuration snapshot of a new run is taken by
  * the host as it dispatches the run and travels to the worker inside the run message — the worker
  * reads no store and commits nothing before the entrypoint starts. The host saves it under the
- * run id only when the run pauses (waiting for input or an approval), before the pause is
- * answered: a paused run is the only one ever run again on its id (answered, or continued as a
- * task), and its worker then looks the snapshot up as before. A run that ended keeps nothing, so
- * a call costs no SQLite commit and leaves no row behind (one per call, never pruned, before).
+ * run id only for a run that may run again on its id: one of an entrypoint declared resumable
+ * (its task is taken over by another host when its owner dies, TEN-6), saved while the worker
+ * runs, and one that pauses (waiting for input or an approval; answered, or continued as a task),
+ * saved before the pause is answered; its worker then looks the snapshot up as before. Any other
+ * run keeps nothing, so such a call costs no SQLite commit and leaves no row behind (one per
+ * call, never pruned, before).
  *
  * The host does this only with the local configuration store (a configuration server's runs keep
  * the worker's path: it re-authenticates system entries with the account token) and only once its

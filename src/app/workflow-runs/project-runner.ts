@@ -299,16 +299,20 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
         }
         const marking = runRetention.started(request.runId);
         if (marking) await marking;
-        report = await runInWorker(lease.worker, snapshot ? { ...request, snapshot } : request, {
+        const running = runInWorker(lease.worker, snapshot ? { ...request, snapshot } : request, {
           projectId: location.manifest.id,
           handlers: governance ? { ...handlers, onApproval: governedAnswers(governance, (asked) => handlers.onApproval(asked), runOptions.requester) } : handlers,
           ...(signal ? { signal } : {}),
           ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
         });
-        // CFG-2: only a paused run is ever run again on its id (answered, or continued as a task),
-        // so only a pause keeps the snapshot — committed before the pause is answered. A run that
-        // ended keeps nothing: no SQLite commit per call, and no row per call that nothing prunes.
-        const unsaved = snapshot && report.status === "waiting_for_input" ? await snapshots.save(request.runId, snapshot, dataTenant) : undefined;
+        // CFG-2: a run keeps its snapshot only when it may run again on its id — an entrypoint
+        // declared resumable (another host takes its task over when its owner dies, TEN-6: saved
+        // while the worker runs) or a run that pauses (answered, or continued as a task) — and the
+        // call is answered once it is committed. Any other run keeps nothing: no SQLite commit per
+        // call, and no row per call that nothing prunes.
+        const saving = snapshot && entrypoint.resumable === true ? snapshots.save(request.runId, snapshot, dataTenant) : undefined;
+        report = await running;
+        const unsaved = saving ? await saving : snapshot && report.status === "waiting_for_input" ? await snapshots.save(request.runId, snapshot, dataTenant) : undefined;
         if (unsaved) report = failedWith(unsaved as SteamharnessError);
       } finally {
         lease.release();
