@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, unlinkSync, writeSync } from "node:fs";
+import { randomBytes, randomUUID } from "node:crypto";
+import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { dirname } from "node:path";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
@@ -120,15 +120,62 @@ export function seedSqliteFile(path: string, migrationsFolder: string, initialis
   } finally {
     closeSync(fd);
   }
+  if (!linkOnce(temporary, path)) return false;
+  // Beside it, its first WAL (below); a WAL a process opening the file made first is kept.
+  writeFileSync(`${temporary}-wal`, firstWal(bytes), { flag: "wx" });
+  linkOnce(`${temporary}-wal`, `${path}-wal`);
+  return true;
+}
+
+/** Links `from` to `to` and removes `from`: false when `to` exists (or links are unsupported there). */
+function linkOnce(from: string, to: string): boolean {
   try {
-    linkSync(temporary, path);
+    linkSync(from, to);
     return true;
   } catch (error) {
     if (["EEXIST", "EPERM", "ENOTSUP", "EXDEV"].includes(String((error as NodeJS.ErrnoException).code))) return false;
     throw error;
   } finally {
-    unlinkSync(temporary);
+    unlinkSync(from);
   }
+}
+
+/**
+ * A WAL of one commit that writes page 1 of `database` as it is (SQLite's WAL format: a 32-byte
+ * header, then 24-byte frame headers before pages, cumulative little-endian checksums). Why
+ * (issue 45 item 1): a connection that starts a new WAL syncs its header and, having created the
+ * file, the folder — two syncs before a new chat's first event is logged; one that appends to a
+ * WAL with a commit in it syncs nothing (synchronous NORMAL). Its loss costs nothing: the
+ * database holds the same page, and SQLite ignores a WAL whose checksums fail.
+ */
+function firstWal(database: Buffer): Buffer {
+  const pageSize = database.readUInt16BE(16) === 1 ? 65_536 : database.readUInt16BE(16);
+  const wal = Buffer.alloc(32 + 24 + pageSize);
+  const salt = randomBytes(8);
+  let s0 = 0;
+  let s1 = 0;
+  const sum = (from: number, to: number) => {
+    for (let at = from; at < to; at += 8) {
+      s0 = (s0 + wal.readUInt32LE(at) + s1) >>> 0;
+      s1 = (s1 + wal.readUInt32LE(at + 4) + s0) >>> 0;
+    }
+  };
+  // Magic (little-endian checksums), format version 3007000, page size, checkpoint 0, salts.
+  [0x377f0682, 3_007_000, pageSize, 0].forEach((value, index) => wal.writeUInt32BE(value, index * 4));
+  salt.copy(wal, 16);
+  sum(0, 24);
+  wal.writeUInt32BE(s0, 24);
+  wal.writeUInt32BE(s1, 28);
+  // The frame: page 1, the database's size in pages (a commit), the salts, then the page.
+  wal.writeUInt32BE(1, 32);
+  wal.writeUInt32BE(database.length / pageSize, 36);
+  salt.copy(wal, 40);
+  database.copy(wal, 56, 0, pageSize);
+  sum(32, 40);
+  sum(56, 56 + pageSize);
+  wal.writeUInt32BE(s0, 48);
+  wal.writeUInt32BE(s1, 52);
+  return wal;
 }
 
 /** Options of {@link openMigratedSqlite}. */
