@@ -7,6 +7,7 @@ import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.j
 import { findMigrationsFolder, migrationCount } from "../../system/migrations-folder.js";
 import { drizzleBetterSqlite3, drizzleMigrator } from "./drizzle-modules.js";
 import { openSqlite } from "./sqlite-connection.js";
+import { claimSeed } from "./seed-pool.js";
 
 export { findMigrationsFolder } from "../../system/migrations-folder.js";
 
@@ -189,9 +190,21 @@ export interface MigratedSqliteOptions {
   what: string;
   /** `"normal"` (default): a commit survives a killed process; `"full"` also syncs every commit. */
   synchronous?: "normal" | "full";
-  /** The rows every new file of the kind has (idempotent): written with the file's schema, never seen missing. */
+  /** The rows every new file of the kind has (idempotent): written with the file's schema (a pooled seed's, see claimSeed, as it is opened, before this returns). */
   initialise?: (db: BetterSQLite3Database, client: Database.Database) => void;
 }
+
+/** Each migrations folder's seed, without rows: the WAL-mode image and its first WAL. */
+const seeds = new Map<string, { bytes: Buffer; wal: Buffer }>();
+const seedOf = (folder: string) => {
+  let seed = seeds.get(folder);
+  if (!seed) {
+    const bytes = Buffer.from(imageOf(folder));
+    bytes[18] = bytes[19] = 2;
+    seeds.set(folder, (seed = { bytes, wal: firstWal(bytes) }));
+  }
+  return seed;
+};
 
 /**
  * Opens (creating the file and its folder, see {@link seedSqliteFile}) a WAL-mode database several
@@ -207,13 +220,15 @@ export function openMigratedSqlite(path: string, options: MigratedSqliteOptions)
   let client: Database.Database | undefined;
   try {
     // An existing file (every open but the first) needs neither a seed nor its folder made.
-    if (!existsSync(path) && !seedSqliteFile(path, folder, options.initialise)) mkdirSync(dirname(path), { recursive: true });
+    const pooled = !existsSync(path) && claimSeed(path, folder, () => seedOf(folder));
+    if (!pooled && !existsSync(path) && !seedSqliteFile(path, folder, options.initialise)) mkdirSync(dirname(path), { recursive: true });
     client = openSqlite(path, { timeout: options.busyTimeoutMs ?? 5000 });
     // PRAGMAs are connection settings drizzle has no builder for.
     client.pragma("journal_mode = WAL");
     client.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
     const db = drizzleBetterSqlite3().drizzle({ client });
     ensureMigrated(client, folder, () => migrateWithRetry(db, folder), () => options.initialise?.(db, client!));
+    if (pooled) options.initialise?.(db, client);
     return { client, db };
   } catch (error) {
     client?.close();
