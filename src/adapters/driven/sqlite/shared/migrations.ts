@@ -152,30 +152,25 @@ function linkOnce(from: string, to: string): boolean {
 function firstWal(database: Buffer): Buffer {
   const pageSize = database.readUInt16BE(16) === 1 ? 65_536 : database.readUInt16BE(16);
   const wal = Buffer.alloc(32 + 24 + pageSize);
-  const salt = randomBytes(8);
-  let s0 = 0;
-  let s1 = 0;
-  const sum = (from: number, to: number) => {
-    for (let at = from; at < to; at += 8) {
-      s0 = (s0 + wal.readUInt32LE(at) + s1) >>> 0;
-      s1 = (s1 + wal.readUInt32LE(at + 4) + s0) >>> 0;
+  const sums = [0, 0];
+  const sum = (from: number, to: number, at?: number) => {
+    for (let i = from; i < to; i += 8) {
+      sums[0] = (sums[0]! + wal.readUInt32LE(i) + sums[1]!) >>> 0;
+      sums[1] = (sums[1]! + wal.readUInt32LE(i + 4) + sums[0]) >>> 0;
     }
+    if (at !== undefined) sums.forEach((value, n) => wal.writeUInt32BE(value, at + 4 * n));
   };
-  // Magic (little-endian checksums), format version 3007000, page size, checkpoint 0, salts.
-  [0x377f0682, 3_007_000, pageSize, 0].forEach((value, index) => wal.writeUInt32BE(value, index * 4));
-  salt.copy(wal, 16);
-  sum(0, 24);
-  wal.writeUInt32BE(s0, 24);
-  wal.writeUInt32BE(s1, 28);
-  // The frame: page 1, the database's size in pages (a commit), the salts, then the page.
+  // Header: magic (little-endian checksums), format 3007000, page size, checkpoint 0, two salts, its checksum.
+  [0x377f0682, 3_007_000, pageSize, 0].forEach((value, n) => wal.writeUInt32BE(value, n * 4));
+  randomBytes(8).copy(wal, 16);
+  sum(0, 24, 24);
+  // Frame: page 1, the database's size in pages (a commit), the salts, its checksum (with the page's), the page.
   wal.writeUInt32BE(1, 32);
   wal.writeUInt32BE(database.length / pageSize, 36);
-  salt.copy(wal, 40);
+  wal.copy(wal, 40, 16, 24);
   database.copy(wal, 56, 0, pageSize);
   sum(32, 40);
-  sum(56, 56 + pageSize);
-  wal.writeUInt32BE(s0, 48);
-  wal.writeUInt32BE(s1, 52);
+  sum(56, 56 + pageSize, 48);
   return wal;
 }
 

@@ -1,47 +1,31 @@
 import { randomUUID } from "node:crypto";
-import { existsSync, linkSync, mkdirSync, readdirSync, rmdirSync, unlinkSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readdirSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { mkdir, open, writeFile } from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
 
-/** A folder's seeds of one kind: files written and synced ahead of need. */
-interface Pool {
-  ready: string[];
-  filling: boolean;
-}
-
-/** How many seeds of a kind a folder keeps ready: a new chat takes one of each of its two kinds. */
+/** How many seeds of a kind a pool folder keeps ready (each kind its pool: key `<folder>\0<kind>`); a new chat takes one of each of its two kinds. */
 const KEPT = 4;
-const pools = new Map<string, Pool>();
-const unlinkQuietly = (path: string) => {
-  try {
-    unlinkSync(path);
-  } catch {
-    // Gone already.
-  }
-};
+const pools = new Map<string, { ready: string[]; filling: boolean }>();
+/** The folders whose new files come from a pool. */
+const roots = new Set<string>();
+const remove = (...paths: string[]) => paths.forEach((path) => rmSync(path, { force: true }));
 /** Whether the process that wrote a seed (its name starts with the pid) still runs. */
 const alive = (pid: number): boolean => {
   try {
-    process.kill(pid, 0);
-    return true;
+    return process.kill(pid, 0);
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== "ESRCH";
   }
 };
-
-/** The folders whose new files come from a pool, and how many holders asked for each. */
-const roots = new Map<string, number>();
-/** The pool folder of a root: a name no conversation folder has (`<slug>-<hash>`, `_no-conversation`). */
-const poolFolder = (root: string) => join(root, ".seeds");
 /** Removes the ready seeds of the pools in `folder` (every pool when none is named), and the folder once empty. */
-const drain = (folder?: string) => {
+const drain = (folder = "") => {
   for (const [key, pool] of pools) {
-    if (folder !== undefined && !key.startsWith(`${folder}\u0000`)) continue;
+    if (!key.startsWith(folder)) continue;
     pools.delete(key);
-    for (const seed of pool.ready.splice(0)) [seed, `${seed}-wal`].forEach(unlinkQuietly);
+    for (const seed of pool.ready.splice(0)) remove(seed, `${seed}-wal`);
   }
   try {
-    if (folder !== undefined) rmdirSync(folder);
+    if (folder !== "") rmdirSync(folder);
   } catch {
     // Not empty (another process's seeds, or a fill under way) or gone.
   }
@@ -59,22 +43,9 @@ process.once("exit", () => drain());
  * await release();
  */
 export function poolSeedsUnder(root: string): () => void {
-  roots.set(root, (roots.get(root) ?? 0) + 1);
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    const left = roots.get(root)! - 1;
-    if (left > 0) return void roots.set(root, left);
-    roots.delete(root);
-    drain(poolFolder(root));
-  };
-}
-
-/** The pool folder `path` is made from, if it lies under a pooled root. */
-function poolOf(path: string): string | undefined {
-  for (const root of roots.keys()) if (path.startsWith(`${root}${sep}`)) return poolFolder(root);
-  return undefined;
+  roots.add(root);
+  // Another holder of the same root pools on from a new pool.
+  return () => void (roots.delete(root) && drain(join(root, ".seeds")));
 }
 
 /**
@@ -91,43 +62,37 @@ function poolOf(path: string): string | undefined {
  * const pooled = claimSeed("/data/agents/c1-<hash>/_session-host.db", folder, () => ({ bytes, wal }));
  */
 export function claimSeed(path: string, kind: string, make: () => { bytes: Buffer; wal: Buffer }): boolean {
-  const folder = poolOf(path);
-  if (folder === undefined) return false;
+  const root = [...roots].find((folder) => path.startsWith(`${folder}${sep}`));
+  if (root === undefined) return false;
+  // A name no conversation folder has (`<slug>-<hash>`, `_no-conversation`).
+  const folder = join(root, ".seeds");
   const key = `${folder}\u0000${kind}`;
-  let pool = pools.get(key);
+  const pool = pools.get(key);
   if (!pool) {
-    pool = { ready: [], filling: false };
-    pools.set(key, pool);
-    const dead = existsSync(folder) ? readdirSync(folder).filter((name) => !alive(Number(name.split(".")[0]))) : [];
-    for (const name of dead) unlinkQuietly(join(folder, name));
+    pools.set(key, { ready: [], filling: false });
+    if (existsSync(folder)) remove(...readdirSync(folder).filter((name) => !alive(Number(name.split(".")[0]))).map((name) => join(folder, name)));
     // The first new file of a kind is seeded on the spot: a process that makes one (a CLI run) never fills a pool.
     return false;
   }
   const seed = pool.ready.shift();
-  void fill(folder, key, pool, kind, make);
+  void fill(folder, key, pool, make);
   if (seed === undefined) return false;
   try {
     mkdirSync(dirname(path), { recursive: true });
     linkSync(seed, path);
+    // A process that opened the new file first made its WAL: the file is whole without this one.
+    if (!existsSync(`${path}-wal`)) linkSync(`${seed}-wal`, `${path}-wal`);
+    return true;
   } catch {
     // `path` exists (another process made it), the pool folder went away, or links are unsupported.
-    unlinkQuietly(`${seed}-wal`);
-    return false;
+    return existsSync(path) && statSync(path).ino === statSync(seed, { throwIfNoEntry: false })?.ino;
   } finally {
-    unlinkQuietly(seed);
+    remove(seed, `${seed}-wal`);
   }
-  try {
-    linkSync(`${seed}-wal`, `${path}-wal`);
-  } catch {
-    // A process that opened the new file first made its WAL: the file is whole without this one.
-  } finally {
-    unlinkQuietly(`${seed}-wal`);
-  }
-  return true;
 }
 
 /** Writes seeds (the file synced, its WAL not: see firstWal) until the pool holds {@link KEPT}; a failure drops the pool. */
-async function fill(folder: string, key: string, pool: Pool, kind: string, make: () => { bytes: Buffer; wal: Buffer }): Promise<void> {
+async function fill(folder: string, key: string, pool: { ready: string[]; filling: boolean }, make: () => { bytes: Buffer; wal: Buffer }): Promise<void> {
   if (pool.filling) return;
   pool.filling = true;
   try {
@@ -138,15 +103,10 @@ async function fill(folder: string, key: string, pool: Pool, kind: string, make:
         const seed = join(folder, `${process.pid}.${randomUUID()}.seed`);
         const { bytes, wal } = make();
         const file = await open(seed, "wx");
-        try {
-          await file.writeFile(bytes);
-          await file.sync();
-        } finally {
-          await file.close();
-        }
+        await file.writeFile(bytes).then(() => file.sync()).finally(() => file.close());
         await writeFile(`${seed}-wal`, wal, { flag: "wx" });
         if (pools.get(key) === pool) pool.ready.push(seed);
-        else [seed, `${seed}-wal`].forEach(unlinkQuietly);
+        else remove(seed, `${seed}-wal`);
       }));
     }
   } catch {
