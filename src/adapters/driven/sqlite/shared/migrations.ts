@@ -93,7 +93,8 @@ export function imageOf(migrationsFolder: string): Buffer {
  * and one sync. `initialise` (the rows every new file of the kind has) runs on the image before
  * it is written, so no reader sees the file without them. The file appears whole and once: the
  * bytes are written and synced under a temporary name, then hard-linked to `path`, which fails
- * when another process got there first (that file is kept). Where hard links are unsupported
+ * when another process got there first (that file is kept); its first WAL (see firstWal) is linked
+ * beside it unless a process that opened it made one. Where hard links are unsupported
  * nothing is created and the caller opens `path` the ordinary way.
  *
  * @example
