@@ -4,7 +4,6 @@ import { SteamharnessError } from "../../../../domain/errors.js";
 import type { SessionBackend } from "../../../../ports/session-backend.js";
 import { openSqliteSessionHostStore, sessionHostDatabasePath } from "../session-host/sqlite-session-host-store.js";
 import { markForeignFork, resolveSessionDatabasePath } from "./session-database-path.js";
-import { createSqliteSessionLeaseProvider } from "./sqlite-session-lease.js";
 import { sqliteSessionPool } from "./sqlite-session-pool.js";
 import { createSessionBackend } from "../../kernel/session-backend.js";
 import { createSqliteSessionStore, forkSqliteSessionLog } from "./sqlite-session-store.js";
@@ -97,7 +96,7 @@ export function createSqliteSessionBackend(options: SqliteSessionBackendOptions 
       kind: "sqlite",
       durable: true,
       acceptsDatabasePath: true,
-      leases: createSqliteSessionLeaseProvider(agentStoreDir === undefined ? {} : { agentStoreDir }),
+      leases: pool.leases,
       hold: pool.hold,
       async unleased(request) {
         const path = resolveSessionDatabasePath({ ...request.address, agentStoreDir, databasePath: request.databasePath });

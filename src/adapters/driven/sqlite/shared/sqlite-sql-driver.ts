@@ -1,15 +1,31 @@
 import type { Clock } from "../../../../ports/clock.js";
-import { drive, type Sql, type SqlDriver, type SqlStatement } from "../../kernel/sql-driver.js";
+import { drive, type Sql, type SqlDriver, type SqlStatement, type SqlSteps } from "../../kernel/sql-driver.js";
 import { drizzleOrm } from "./drizzle-modules.js";
 
+/** A statement as drizzle compiled it: its text, how its values bind, and how its rows map. */
+interface Compiled {
+  sql: string;
+  bind(values: Record<string, unknown>): unknown[];
+  fields: Sql;
+  joins: Sql;
+}
+
 /**
- * Each statement's first prepared query in the process. Why (FORK-1: a fork writes a new file;
- * issue 45: a new chat opens new files): every connection runs the same statements, and drizzle
- * building a query's text costs more CPU than SQLite compiling it, so another connection takes a
- * copy of the first one with only its SQL prepared again. SQLite's tables are one definition per
- * process, so a statement's text is the same on every connection.
+ * Each statement compiled once per process. Why (FORK-1: a fork writes a new file; issue 45: a
+ * new chat opens new files): every connection runs the same statements, and drizzle building a
+ * query's text costs more CPU than SQLite compiling it, so a connection only prepares the text.
+ * SQLite's tables are one definition per process, so a statement's text is the same on every
+ * connection. Values are bound by getters made once, not by drizzle's per-call placeholder walk.
  */
-const firstPrepared = new WeakMap<SqlStatement<never>, Sql>();
+const compiled = new WeakMap<SqlStatement<never>, Compiled>();
+
+function compile(query: Sql): Compiled {
+  const { is, Param, Placeholder } = drizzleOrm() as Sql;
+  const getters = (query.query.params as Sql[]).map((p) =>
+    is(p, Placeholder) ? (values: Sql) => values[p.name] : is(p, Param) && is(p.value, Placeholder) ? (values: Sql) => p.encoder.mapToDriverValue(values[p.value.name]) : () => p,
+  );
+  return { sql: query.query.sql, bind: (values) => getters.map((get: (values: Sql) => unknown) => get(values)), fields: query.fields, joins: query.joinsNotNullableMap };
+}
 
 /**
  * The kernel's SQL row driver on a better-sqlite3 drizzle database: every query runs
@@ -19,6 +35,7 @@ const firstPrepared = new WeakMap<SqlStatement<never>, Sql>();
  * const driver = sqliteSqlDriver(db, storeTables(), clock);
  */
 export function sqliteSqlDriver<T>(db: Sql, tables: T, clock: Clock): SqlDriver<T> {
+  let transaction: Sql;
   const driver: SqlDriver<T> = {
     dialect: "sqlite",
     db,
@@ -29,22 +46,28 @@ export function sqliteSqlDriver<T>(db: Sql, tables: T, clock: Clock): SqlDriver<
     get: (query) => query.get(),
     run: (query) => query.run().changes,
     execute(statement, params) {
-      const query = preparedOf(statement as SqlStatement<never>);
-      return statement.mode === "run" ? query.run(params).changes : query[statement.mode](params);
+      const { stmt, bind, fields, joins } = preparedOf(statement as SqlStatement<never>);
+      const args = bind(params);
+      if (statement.mode === "run") return stmt.run(...args).changes;
+      if (!fields) return stmt[statement.mode](...args);
+      const { mapResultRow } = drizzleOrm() as Sql;
+      if (statement.mode === "all") return stmt.raw(true).all(...args).map((row: Sql) => mapResultRow(fields, row, joins));
+      const row = stmt.raw(true).get(...args);
+      return row === undefined ? undefined : mapResultRow(fields, row, joins);
     },
-    // The transaction runs on the same connection, so `driver` (and its prepared statements) serve inside it.
-    transaction: (steps, options) => db.transaction(() => drive(steps(driver)), { behavior: options?.readOnly ? "deferred" : "immediate" }),
+    // The transaction runs on the same connection, so `driver` (and its prepared statements) serve
+    // inside it; better-sqlite3's own transaction function, made once, not drizzle's wrapper per call.
+    transaction: (steps, options) => (transaction ??= db.$client.transaction((run: (tx: SqlDriver<T>) => SqlSteps<unknown>) => drive(run(driver))))[options?.readOnly ? "deferred" : "immediate"](steps),
     forUpdate: (query) => query,
     isUniqueViolation: (error) => /UNIQUE constraint failed/.test((error as Error | null)?.message ?? ""),
   };
-  const prepared = new Map<SqlStatement<never>, Sql>();
-  const preparedOf = (statement: SqlStatement<never>): Sql => {
+  const prepared = new Map<SqlStatement<never>, Compiled & { stmt: Sql }>();
+  const preparedOf = (statement: SqlStatement<never>) => {
     let query = prepared.get(statement);
     if (query) return query;
-    const first = firstPrepared.get(statement);
-    query = first ? Object.assign(Object.create(Object.getPrototypeOf(first) as object) as object, first, { stmt: db.$client.prepare(first.query.sql) }) : statement.build(driver, (name) => driver.ops.sql.placeholder(name)).prepare();
-    if (!first) firstPrepared.set(statement, query);
-    prepared.set(statement, query);
+    let first = compiled.get(statement);
+    if (!first) compiled.set(statement, (first = compile(statement.build(driver, (name) => driver.ops.sql.placeholder(name)).prepare())));
+    prepared.set(statement, (query = { ...first, stmt: db.$client.prepare(first.sql) }));
     return query;
   };
   return driver;
