@@ -27,25 +27,45 @@ const ofSession = (on: On, table: Sql, param: Param<Id>) => (on.dialect === "pos
 const columns = ({ tables: { events } }: On) => ({ seq: events.seq, eventId: events.eventId, runId: events.runId, type: events.type, payload: events.payload, at: events.at });
 const head = (on: On, param: Param<Id>) => on.ops.eq(on.tables.heads.id, param("sessionId"));
 
+/**
+ * `SELECT fields FROM table [LEFT JOIN …] WHERE … [ORDER BY …] [LIMIT …]`: PostgreSQL's query
+ * builder (prepared), SQLite's `sql` template with the fields under their names. Why a template on
+ * SQLite: a query builder's first use in a process costs milliseconds of CPU (measured: ~4 ms to
+ * build and prepare the head read, ~1 ms as a template), and resuming a paused session in a
+ * fresh process is exactly that first use (bench/durable.bench.ts D).
+ */
+function select(on: On, fields: Record<string, Sql>, table: Sql, parts: { join?: [Sql, Sql]; where: Sql; orderBy?: Sql; limit?: Sql; lock?: true }): Sql {
+  const { sql } = on.ops;
+  if (on.dialect === "postgres") {
+    const joined = parts.join ? on.db.select(fields).from(table).leftJoin(...parts.join) : on.db.select(fields).from(table);
+    const ordered = parts.orderBy ? joined.where(parts.where).orderBy(parts.orderBy) : joined.where(parts.where);
+    const limited = parts.limit === undefined ? ordered : ordered.limit(parts.limit);
+    return parts.lock ? on.forUpdate(limited) : limited;
+  }
+  const list = sql.join(Object.entries(fields).map(([key, column]) => sql`${column} AS ${sql.identifier(key)}`), sql`, `);
+  const join = parts.join ? sql` LEFT JOIN ${parts.join[0]} ON ${parts.join[1]}` : sql``;
+  return sql`SELECT ${list} FROM ${table}${join} WHERE ${parts.where}${parts.orderBy ? sql` ORDER BY ${parts.orderBy}` : sql``}${parts.limit === undefined ? sql`` : sql` LIMIT ${parts.limit}`}`;
+}
+
 const HEAD: SqlStatement<Id> = {
   mode: "get",
   build: (on, param) => {
     const { heads, snapshots } = on.tables;
     // SQLite keeps one snapshot row, PostgreSQL one per session: either way the one the head names.
     const kept = on.ops.and(on.dialect === "postgres" ? on.ops.eq(snapshots.sessionId, heads.id) : undefined, on.ops.eq(snapshots.atSeq, heads.snapshotAtSeq));
-    return on.db.select({ lastSeq: heads.lastSeq, lastRunId: heads.lastRunId, atSeq: snapshots.atSeq, state: snapshots.state }).from(heads).leftJoin(snapshots, kept).where(head(on, param));
+    return select(on, { lastSeq: heads.lastSeq, lastRunId: heads.lastRunId, atSeq: snapshots.atSeq, state: snapshots.state }, heads, { join: [snapshots, kept], where: head(on, param) });
   },
 };
-const LOCK_HEAD: SqlStatement<Id> = { mode: "get", build: (on, param) => on.forUpdate(on.db.select({ lastSeq: on.tables.heads.lastSeq, snapshotAtSeq: on.tables.heads.snapshotAtSeq }).from(on.tables.heads).where(head(on, param))) };
+const LOCK_HEAD: SqlStatement<Id> = { mode: "get", build: (on, param) => select(on, { lastSeq: on.tables.heads.lastSeq, snapshotAtSeq: on.tables.heads.snapshotAtSeq }, on.tables.heads, { where: head(on, param), lock: true }) };
 const BY_ID: SqlStatement<Id & { eventId: string }> = {
   mode: "get",
-  build: (on, param) => on.db.select(columns(on)).from(on.tables.events).where(on.ops.and(ofSession(on, on.tables.events, param), on.ops.eq(on.tables.events.eventId, param("eventId")))),
+  build: (on, param) => select(on, columns(on), on.tables.events, { where: on.ops.and(ofSession(on, on.tables.events, param), on.ops.eq(on.tables.events.eventId, param("eventId"))) }),
 };
 const BY_RUN: SqlStatement<Id & { runId: string }> = {
   mode: "all",
   build: (on, param) => {
     const { events } = on.tables;
-    return on.db.select(columns(on)).from(events).where(on.ops.and(ofSession(on, events, param), on.ops.eq(events.runId, param("runId")))).orderBy(on.ops.asc(events.seq));
+    return select(on, columns(on), events, { where: on.ops.and(ofSession(on, events, param), on.ops.eq(events.runId, param("runId"))), orderBy: on.ops.asc(events.seq) });
   },
 };
 type AfterParams = Id & { afterSeq: number; throughSeq: number; limit: number | null; types: unknown };
@@ -57,7 +77,7 @@ const AFTER: SqlStatement<AfterParams>[] = [0, 1, 2, 3].map((shape) => ({
     const { and, asc, desc, gt, lte, sql } = on.ops;
     const ofTypes = shape < 2 ? undefined : on.dialect === "sqlite" ? sql`${events.type} IN (SELECT value FROM json_each(${param("types")}))` : sql`${events.type} = any(${param("types")})`;
     const where = and(ofSession(on, events, param), gt(events.seq, param("afterSeq")), lte(events.seq, param("throughSeq")), ofTypes);
-    return on.db.select(columns(on)).from(events).where(where).orderBy(shape % 2 === 1 ? desc(events.seq) : asc(events.seq)).limit(param("limit"));
+    return select(on, columns(on), events, { where, orderBy: shape % 2 === 1 ? desc(events.seq) : asc(events.seq), limit: param("limit") });
   },
 }));
 const INSERT: SqlStatement<Id & Pick<EventRow, keyof EventRow>> = {

@@ -63,7 +63,8 @@ function openDatabase(options: SqliteSessionStoreOptions, clock: Clock): { clien
 /** A fork's pointer as the meta row keeps it (FORK-1); all null for a session that is no fork. */
 const BASE: SqlStatement<Record<string, never>> = {
   mode: "get",
-  build: ({ db, tables: { heads } }) => db.select({ projectId: heads.baseProjectId, conversationId: heads.baseConversationId, sessionKey: heads.baseSessionKey, seq: heads.baseSeq }).from(heads),
+  // A template, as the kernel's reads on SQLite: every open reads it (see kernel/sql-session-rows.ts `select`).
+  build: ({ ops: { sql }, tables: { heads } }) => sql`SELECT ${heads.baseProjectId} AS "projectId", ${heads.baseConversationId} AS "conversationId", ${heads.baseSessionKey} AS "sessionKey", ${heads.baseSeq} AS "seq" FROM ${heads}`,
 };
 
 /**

@@ -1,6 +1,6 @@
 import type { Clock } from "../../../../ports/clock.js";
 import { drive, type Sql, type SqlDriver, type SqlStatement, type SqlSteps } from "../../kernel/sql-driver.js";
-import { drizzleOrm } from "./drizzle-modules.js";
+import { drizzleOrm, drizzleSqliteCore } from "./drizzle-modules.js";
 
 /** A statement as drizzle compiled it: its text, how its values bind, and how its rows map. */
 interface Compiled {
@@ -18,6 +18,7 @@ interface Compiled {
  * connection. Values are bound by getters made once, not by drizzle's per-call placeholder walk.
  */
 const compiled = new WeakMap<SqlStatement<never>, Compiled>();
+let dialect: Sql;
 
 function compile(query: Sql): Compiled {
   const { is, Param, Placeholder } = drizzleOrm() as Sql;
@@ -66,7 +67,12 @@ export function sqliteSqlDriver<T>(db: Sql, tables: T, clock: Clock): SqlDriver<
     let query = prepared.get(statement);
     if (query) return query;
     let first = compiled.get(statement);
-    if (!first) compiled.set(statement, (first = compile(statement.build(driver, (name) => driver.ops.sql.placeholder(name)).prepare())));
+    if (!first) {
+      const built = statement.build(driver, (name) => driver.ops.sql.placeholder(name));
+      // A `sql` template (rows under its own names) or a query builder.
+      first = compile("prepare" in built ? built.prepare() : { query: (dialect ??= new (drizzleSqliteCore().SQLiteSyncDialect)()).sqlToQuery(built) });
+      compiled.set(statement, first);
+    }
     prepared.set(statement, (query = { ...first, stmt: db.$client.prepare(first.sql) }));
     return query;
   };
