@@ -12,6 +12,7 @@ import { migrateWithRetry, seedSqliteFile } from "../../src/adapters/driven/sqli
 import { SESSION_READS } from "../../src/adapters/driven/kernel/sql-session-rows.js";
 import { sqliteSqlDriver } from "../../src/adapters/driven/sqlite/shared/sqlite-sql-driver.js";
 import { sessionTables } from "../../src/adapters/driven/sqlite/sessions/session-schema.js";
+import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import { createSqliteSessionStore } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-store.js";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { runSessionStoreContract } from "../../src/testing/session-store.contract.js";
@@ -85,7 +86,7 @@ describe("SQLite session store extras", () => {
       const { sessionMeta, sessionEvents, sessionSnapshots } = sessionTables();
       const driver = sqliteSqlDriver(drizzle({ client }), { heads: sessionMeta, events: sessionEvents, snapshots: sessionSnapshots }, { now: () => 0 });
       const plan = (statement: (typeof SESSION_READS)[keyof typeof SESSION_READS]) => {
-        const { sql, params } = statement.build(driver, (name) => driver.ops.sql.placeholder(name)).toSQL() as { sql: string; params: unknown[] };
+        const { sql, params } = new SQLiteSyncDialect().sqlToQuery(statement.build(driver, (name) => driver.ops.sql.placeholder(name)));
         const args = params.map((p) => (typeof p === "object" && p !== null ? 1 : p));
         return (client.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as Array<{ detail: string }>).map((row) => row.detail).join(" | ");
       };
