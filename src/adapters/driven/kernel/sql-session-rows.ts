@@ -156,15 +156,16 @@ export function sqlSessionRows(options: SqlSessionRowsOptions): SessionRows {
     const row = (yield tx.execute(LOCK_HEAD, { sessionId })) as { lastSeq: number; snapshotAtSeq: number | null } | undefined;
     return row ?? (({ lastSeq, atSeq }) => ({ lastSeq, snapshotAtSeq: atSeq }))(noHead(tx, true));
   }
+  // Made once: a closure per call costs an append measurably (tsx names every one).
+  const rowByRow = (driver: On, rows: NewEventRow[], at: number) =>
+    driver.transaction(function* (tx) {
+      return yield* appendSteps(tx, sessionId, (yield* locked(tx)).lastSeq, rows, at);
+    });
   return {
     append: (rows, at) =>
-      options.on(true, (driver) => {
-        const rowByRow = () => driver.transaction(function* (tx) {
-          return yield* appendSteps(tx, sessionId, (yield* locked(tx)).lastSeq, rows, at);
-        });
-        if (!options.fastAppend) return rowByRow();
-        return options.fastAppend(driver, rows, at).then((fast) => (fast ? { byId: new Map(fast.map((row) => [row.eventId, row])), appended: fast.length } : rowByRow()));
-      }),
+      options.on(true, (driver) =>
+        options.fastAppend ? options.fastAppend(driver, rows, at).then((fast) => (fast ? { byId: new Map(fast.map((row) => [row.eventId, row])), appended: fast.length } : rowByRow(driver, rows, at))) : rowByRow(driver, rows, at),
+      ),
     byRun: (runId) => options.on(false, (driver) => driver.execute(BY_RUN, { sessionId, runId })),
     after: (afterSeq, { types, limit, newestFirst, throughSeq = Number.MAX_SAFE_INTEGER }) =>
       options.on(false, (driver) => {
