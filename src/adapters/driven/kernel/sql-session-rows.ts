@@ -100,6 +100,16 @@ const ADVANCE: SqlStatement<Id & { lastSeq: number; lastRunId: string | null }> 
 
 type HeadRow = { lastSeq: number; lastRunId: string | null; atSeq: number | null; state: string | null };
 
+/** Keeping only a new snapshot: the old one deleted, the new one written, the head naming it. */
+const KEEP_SNAPSHOT: SqlStatement<Id & { atSeq: number; state: string; writtenAt: number }>[] = [
+  { mode: "run", build: (on, param) => on.db.delete(on.tables.snapshots).where(ofSession(on, on.tables.snapshots, param)) },
+  {
+    mode: "run",
+    build: (on, param) => on.db.insert(on.tables.snapshots).values({ ...(on.dialect === "postgres" ? { sessionId: param("sessionId") } : {}), atSeq: param("atSeq"), state: param("state"), writtenAt: param("writtenAt") }),
+  },
+  { mode: "run", build: (on, param) => on.db.update(on.tables.heads).set({ snapshotAtSeq: on.ops.sql`${param("atSeq")}` }).where(head(on, param)) },
+];
+
 /** What the rows of one session need besides their driver. */
 export interface SqlSessionRowsOptions {
   /** Runs a step on the driver that reads (`write` false) or writes; SQLite runs it as is, PostgreSQL on the connection its lease fences. */
@@ -180,12 +190,9 @@ export function sqlSessionRows(options: SqlSessionRowsOptions): SessionRows {
     putSnapshot: (atSeq, state, check) =>
       options.on(true, (driver) =>
         driver.transaction(function* (tx) {
-          const { heads, snapshots } = tx.tables;
           const { lastSeq, snapshotAtSeq } = yield* locked(tx);
           check(lastSeq, snapshotAtSeq);
-          yield tx.run(tx.db.delete(snapshots).where(ofSession(tx, snapshots, () => sessionId)));
-          yield tx.run(tx.db.insert(snapshots).values({ ...(tx.dialect === "postgres" ? { sessionId } : {}), atSeq, state, writtenAt: tx.clock.now() }));
-          yield tx.run(tx.db.update(heads).set({ snapshotAtSeq: atSeq }).where(tx.ops.eq(heads.id, sessionId)));
+          for (const statement of KEEP_SNAPSHOT) yield tx.execute(statement, { sessionId, atSeq, state, writtenAt: tx.clock.now() });
         }),
       ),
     close: () => options.close(),
