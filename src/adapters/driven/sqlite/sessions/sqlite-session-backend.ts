@@ -111,10 +111,10 @@ export function createSqliteSessionBackend(options: SqliteSessionBackendOptions 
         const path = sessionHostDatabasePath(agentStoreDir, conversationId);
         return !create && !existsSync(path) ? null : shared(path, () => openSqliteSessionHostStore({ path }));
       },
-      async forkLog({ from, to, throughSeq, append, lastRunId }) {
-        const path = resolveSessionDatabasePath({ ...to, agentStoreDir });
-        if (agentStoreDir !== undefined && !existsSync(path)) markForeignFork(agentStoreDir, from, path);
-        await forkSqliteSessionLog({ path, address: to, base: { address: from, seq: throughSeq }, lastRunId, ...(append ? { append } : {}) });
+      async forkLog(request) {
+        const path = resolveSessionDatabasePath({ ...request.to, agentStoreDir });
+        if (agentStoreDir !== undefined && !existsSync(path)) markForeignFork(agentStoreDir, request.from, path);
+        await forkSqliteSessionLog(path, request);
       },
       close: () => pool.close(),
     },

@@ -2,7 +2,8 @@ import { existsSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
-import type { SessionAddress, SessionEventInput, SessionStore } from "../../../../ports/session-store.js";
+import type { SessionAddress, SessionStore } from "../../../../ports/session-store.js";
+import type { SessionForkRequest } from "../../../../ports/session-backend.js";
 import type { BetterSQLite3Database as SessionDb } from "drizzle-orm/better-sqlite3";
 import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { sessionTables } from "./session-schema.js";
@@ -117,47 +118,36 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   return createSessionStore({ address, rows, call: sqliteSessionCall, clock, family: "sqlite", base });
 }
 
-/** Options of {@link forkSqliteSessionLog}: the new file's options plus the fork's pointer and head. */
-export interface SqliteSessionForkOptions extends SqliteSessionStoreOptions {
-  /** The session the fork reads events 1..`base.seq` from. */
-  base: SessionBase;
-  /** The last run started in the prefix. */
-  lastRunId: string | null;
-  /** Events appended after the prefix in the same transaction. */
-  append?: readonly SessionEventInput[];
-}
-
 /**
  * Creates the session file `path` of a fork (the session-backend port's `forkLog`, FORK-1): a
- * copy of the migrated session image with its meta row (the pointer to `base`, the head of the
- * prefix) and the `append` events numbered on from `base.seq`, written whole and once by
- * {@link seedSqliteFile} (`conflict` when the file exists). Nothing of the prefix is copied and
- * no journal or checkpoint runs, so the cost is one small file write whatever the history's
- * length. A file system without hard links cannot hold forks (`storage_failure`).
+ * copy of the migrated session image with its meta row (the pointer to `from` at `throughSeq`,
+ * the head of the prefix) and the `append` events numbered on from the point, written whole and
+ * once by {@link seedSqliteFile} (`conflict` when the file exists). Nothing of the prefix is
+ * copied and no journal or checkpoint runs, so the cost is one small file write whatever the
+ * history's length. A file system without hard links cannot hold forks (`storage_failure`).
  *
  * @example
- * await forkSqliteSessionLog({ path: child, address: childAddress, base: { address: parentAddress, seq: 12 }, lastRunId: "run-3" });
+ * await forkSqliteSessionLog(child, { from: parentAddress, to: childAddress, throughSeq: 12, lastRunId: "run-3" });
  */
-export async function forkSqliteSessionLog(options: SqliteSessionForkOptions): Promise<void> {
-  const folder = options.migrationsFolder ?? findMigrationsFolder("session");
+export async function forkSqliteSessionLog(path: string, request: SessionForkRequest & { lastRunId: string | null }, now = Date.now()): Promise<void> {
+  const folder = findMigrationsFolder("session");
   if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/session migrations not found");
   const conflict = () => new SteamharnessError("conflict", "[steamharness] [sqlite] the fork's session exists already", { field: "to" });
-  if (existsSync(options.path)) throw conflict();
-  const now = (options.clock ?? { now: () => Date.now() }).now();
-  const { address, base, append = [] } = options;
+  if (existsSync(path)) throw conflict();
+  const { from, throughSeq, append = [] } = request;
   let created: boolean;
   try {
-    created = seedSqliteFile(options.path, folder, (db) =>
+    created = seedSqliteFile(path, folder, (db) =>
       driverOn(db, { now: () => now }).transaction(function* (tx) {
-        insertMeta(tx, address, now, { base, lastSeq: base.seq, lastRunId: options.lastRunId });
-        return yield* appendSteps(tx, 1, base.seq, append.map((event) => ({ eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload) })), now);
+        insertMeta(tx, request.to, now, { base: { address: from, seq: throughSeq }, lastSeq: throughSeq, lastRunId: request.lastRunId });
+        return yield* appendSteps(tx, 1, throughSeq, append.map((event) => ({ eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload) })), now);
       }),
     );
   } catch (error) {
     throw wrapAdapterError("sqlite", "writing the fork's session failed", error);
   }
   if (!created) {
-    if (existsSync(options.path)) throw conflict();
+    if (existsSync(path)) throw conflict();
     throw new SteamharnessError("storage_failure", "[steamharness] [sqlite] the fork's session file cannot be created here: its file system has no hard links", { field: "to" });
   }
 }
