@@ -9,8 +9,9 @@ import type { SessionEventInput } from "../../src/ports/session-store.js";
 import { conversationSessionsDirectory, resolveSessionDatabasePath } from "../../src/adapters/driven/sqlite/sessions/session-database-path.js";
 import { findMigrationsFolder } from "../../src/adapters/driven/system/migrations-folder.js";
 import { migrateWithRetry, seedSqliteFile } from "../../src/adapters/driven/sqlite/shared/migrations.js";
-import { byEventIdQuery, byRunQuery, eventsAfterQuery, headQuery } from "../../src/adapters/driven/sqlite/sessions/session-statements.js";
-import type { SQL } from "drizzle-orm";
+import { SESSION_READS } from "../../src/adapters/driven/kernel/sql-session-rows.js";
+import { sqliteSqlDriver } from "../../src/adapters/driven/sqlite/shared/sqlite-sql-driver.js";
+import { sessionTables } from "../../src/adapters/driven/sqlite/sessions/session-schema.js";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import { createSqliteSessionStore } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-store.js";
 import { drizzle } from "drizzle-orm/better-sqlite3";
@@ -107,21 +108,22 @@ describe("SQLite session store extras", () => {
     await createSqliteSessionStore({ path, address: address("agent") }).close();
     const client = new Database(path);
     try {
-      const dialect = new SQLiteSyncDialect();
-      const plan = (query: SQL | { getQuery(): { sql: string; params: unknown[] } }) => {
-        const { sql, params } = "getQuery" in query ? query.getQuery() : dialect.sqlToQuery(query);
+      const { sessionMeta, sessionEvents, sessionSnapshots } = sessionTables();
+      const driver = sqliteSqlDriver(drizzle({ client }), { heads: sessionMeta, events: sessionEvents, snapshots: sessionSnapshots }, { now: () => 0 });
+      const plan = (statement: (typeof SESSION_READS)[keyof typeof SESSION_READS]) => {
+        const { sql, params } = new SQLiteSyncDialect().sqlToQuery(statement.build(driver, (name) => driver.ops.sql.placeholder(name)));
         const args = params.map((p) => (typeof p === "object" && p !== null ? 1 : p));
         return (client.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as Array<{ detail: string }>).map((row) => row.detail).join(" | ");
       };
-      const head = plan(headQuery());
+      const head = plan(SESSION_READS.head);
       expect(head).toMatch(/SEARCH session_meta USING INTEGER PRIMARY KEY/);
       expect(head).toMatch(/SEARCH .*session_snapshots.* USING INTEGER PRIMARY KEY/);
       expect(head).not.toMatch(/SCAN/);
-      expect(plan(byEventIdQuery())).toMatch(/SEARCH session_events USING INDEX session_events_event_id_unique/);
-      const byRun = plan(byRunQuery());
+      expect(plan(SESSION_READS.byId)).toMatch(/SEARCH session_events USING INDEX session_events_event_id_unique/);
+      const byRun = plan(SESSION_READS.byRun);
       expect(byRun).toMatch(/SEARCH session_events USING INDEX session_events_run_seq_idx \(run_id=\?\)/);
       expect(byRun).not.toMatch(/TEMP B-TREE/);
-      const after = plan(eventsAfterQuery(5, -1));
+      const after = plan(SESSION_READS.after);
       expect(after).toMatch(/SEARCH session_events USING INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)/);
       expect(after).not.toMatch(/TEMP B-TREE/);
     } finally {

@@ -8,15 +8,18 @@
  * are never reused, and the (session, seq) primary key and (session, event_id) unique index
  * catch what a bug would let through. Idempotency by event id is checked atomically: the common
  * append (all ids new) is one statement (advance the head, insert the batch after it); a batch
- * that meets a stored id fails that statement as a whole and runs the careful path (lock,
- * look up the stored ids, insert only new ones), so a resumed run re-appending its steps stores
- * nothing twice.
+ * that meets a stored id fails that statement as a whole and runs the kernel's row-by-row path
+ * (kernel/sql-session-rows.ts: lock the head, insert each event unless its id is stored), so a
+ * resumed run re-appending its steps stores nothing twice.
  */
-import { and, asc, desc, eq, gt, inArray, lte, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
 import type { SessionAddress, SessionEventInput } from "../../../../ports/session-store.js";
-import { createSessionStore, type EventRow, type NewEventRow, type OwnSessionStore, type SessionBase, type SessionRows } from "../../kernel/session-store.js";
+import { createSessionStore, type EventRow, type NewEventRow, type OwnSessionStore, type SessionBase } from "../../kernel/session-store.js";
+import { appendSteps, sqlSessionRows, type SqlSessionTables } from "../../kernel/sql-session-rows.js";
+import { drive, type SqlDriver } from "../../kernel/sql-driver.js";
+import { postgresSqlDriver } from "../postgres-sql-driver.js";
 import { driverFault, postgresCall, type PostgresQueryable } from "../postgres-database.js";
 import type { PostgresSessionTables } from "./session-schema.js";
 
@@ -68,20 +71,22 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
   const { sessions, sessionEvents: events, sessionSnapshots: snapshots } = options.tables;
   const address: SessionAddress = structuredClone(options.address);
   const clock = options.clock ?? { now: () => Date.now() };
-  const columns = { seq: events.seq, eventId: events.eventId, runId: events.runId, type: events.type, payload: events.payload, at: events.at };
+  /** One row driver per connection the store runs on (the pool, a lease's connection). */
+  const drivers = new Map<PostgresQueryable, SqlDriver<SqlSessionTables>>();
+  const driverOn = (db: PostgresQueryable) => drivers.get(db) ?? drivers.set(db, postgresSqlDriver(db, { heads: sessions, events, snapshots }, clock)).get(db)!;
 
   /**
    * All ids new: one statement (atomic on its own, one round trip) advances the head by the batch
    * — locking the session's row — and inserts the events numbered from the new head. Why a `sql`
    * template: drizzle has no builder for an insert from `unnest(…) with ordinality` fed by a
    * writable CTE. No `on conflict`: an id already stored fails the whole statement with a unique
-   * violation of `agent_session_events_event_id` (nothing written), and the careful path runs.
+   * violation of `agent_session_events_event_id` (nothing written), and the row-by-row path runs.
    */
-  const fastAppend = async (db: PostgresQueryable, rows: NewEventRow[], at: number): Promise<EventRow[] | null> => {
+  const fastAppend = async ({ db }: SqlDriver, rows: NewEventRow[], at: number): Promise<EventRow[] | null> => {
     const started = [...rows].reverse().find((row) => row.type === "run_started")?.runId ?? null;
     const n = rows.length;
     try {
-      const result = await db.execute<{ seq: number | string }>(sql`
+      const result = await (db as PostgresQueryable).execute<{ seq: number | string }>(sql`
         with head as (
           update ${sessions} set ${sql.identifier(sessions.lastSeq.name)} = ${sessions.lastSeq} + ${n},
             ${sql.identifier(sessions.lastRunId.name)} = coalesce(${started}::text, ${sessions.lastRunId})
@@ -101,70 +106,12 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
       throw error;
     }
   };
-
-  /** Some ids may be stored: lock the head, look them up, insert only the new ones after the last seq. */
-  const carefulAppend = (db: PostgresQueryable, rows: NewEventRow[], at: number) =>
-    db.transaction(async (tx) => {
-      const [head] = await tx.select({ lastSeq: sessions.lastSeq }).from(sessions).where(eq(sessions.id, sessionId)).for("update");
-      if (!head) throw new SteamharnessError("storage_failure", `[steamharness] [postgres] session ${sessionId} has no row`);
-      const known = await tx
-        .select(columns)
-        .from(events)
-        .where(and(eq(events.sessionId, sessionId), inArray(events.eventId, rows.map((row) => row.eventId))));
-      const byId = new Map<string, EventRow>(known.map((row) => [row.eventId, row]));
-      let seq = head.lastSeq;
-      const fresh: EventRow[] = [];
-      for (const row of rows) {
-        if (byId.has(row.eventId)) continue;
-        const stored = { ...row, seq: ++seq, at };
-        byId.set(row.eventId, stored);
-        fresh.push(stored);
-      }
-      if (fresh.length > 0) {
-        await tx.insert(events).values(fresh.map((row) => ({ sessionId, ...row })));
-        const started = [...fresh].reverse().find((row) => row.type === "run_started")?.runId;
-        await tx.update(sessions).set({ lastSeq: seq, ...(started === undefined ? {} : { lastRunId: started }) }).where(eq(sessions.id, sessionId));
-      }
-      return { byId, appended: fresh.length };
-    });
-
-  const rows: SessionRows = {
-    append: (newRows, at) =>
-      access.write(async (db) => {
-        const stored = await fastAppend(db, newRows, at);
-        if (!stored) return carefulAppend(db, newRows, at);
-        return { byId: new Map(stored.map((row) => [row.eventId, row])), appended: stored.length };
-      }),
-    byRun: (runId) => access.read((db) => db.select(columns).from(events).where(and(eq(events.sessionId, sessionId), eq(events.runId, runId))).orderBy(asc(events.seq))),
-    after: (afterSeq, { types, limit, newestFirst, throughSeq }) =>
-      access.read(async (db) => {
-        const filter = and(eq(events.sessionId, sessionId), gt(events.seq, afterSeq), throughSeq === undefined ? undefined : lte(events.seq, throughSeq), types === undefined ? undefined : inArray(events.type, [...types]));
-        const query = db.select(columns).from(events).where(filter).orderBy(newestFirst ? desc(events.seq) : asc(events.seq));
-        return limit === undefined ? query : query.limit(limit);
-      }),
-    byId: (eventId) => access.read(async (db) => (await db.select(columns).from(events).where(and(eq(events.sessionId, sessionId), eq(events.eventId, eventId))))[0]),
-    head: () =>
-      access.read(async (db) => {
-        const [row] = await db
-          .select({ lastSeq: sessions.lastSeq, lastRunId: sessions.lastRunId, atSeq: snapshots.atSeq, state: snapshots.state })
-          .from(sessions)
-          .leftJoin(snapshots, eq(snapshots.sessionId, sessions.id))
-          .where(eq(sessions.id, sessionId));
-        if (!row) throw new SteamharnessError("storage_failure", `[steamharness] [postgres] session ${sessionId} has no row`);
-        return row;
-      }),
-    putSnapshot: (atSeq, state, check) =>
-      access.write((db) =>
-        db.transaction(async (tx) => {
-          const [head] = await tx.select({ lastSeq: sessions.lastSeq, kept: sessions.snapshotAtSeq }).from(sessions).where(eq(sessions.id, sessionId)).for("update");
-          check(head?.lastSeq ?? 0, head?.kept ?? null);
-          const writtenAt = clock.now();
-          await tx.insert(snapshots).values({ sessionId, atSeq, state, writtenAt }).onConflictDoUpdate({ target: snapshots.sessionId, set: { atSeq, state, writtenAt } });
-          await tx.update(sessions).set({ snapshotAtSeq: atSeq }).where(eq(sessions.id, sessionId));
-        }),
-      ),
+  const rows = sqlSessionRows({
+    on: (write, step) => (write ? access.write : access.read)(async (db) => step(driverOn(db))),
+    sessionId,
+    fastAppend,
     close: async () => {},
-  };
+  });
   return createSessionStore({ address, rows, call: postgresCall({ closed: false }), clock, family: "postgres", base: options.base ?? null });
 }
 
@@ -178,7 +125,7 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
  * await forkPostgresSessionLog(db, tables, { from, to, throughSeq: 12, lastRunId: "run-3" }, Date.now());
  */
 export async function forkPostgresSessionLog(db: PostgresQueryable, tables: PostgresSessionTables, request: { from: SessionAddress; to: SessionAddress; throughSeq: number; lastRunId: string | null; append?: readonly SessionEventInput[] }, now: number): Promise<void> {
-  const { sessions, sessionEvents: events } = tables;
+  const { sessions, sessionEvents: events, sessionSnapshots: snapshots } = tables;
   const byAddress = (address: SessionAddress) => and(eq(sessions.projectId, address.projectId), eq(sessions.scope, sessionScope(address)), eq(sessions.sessionKey, address.sessionKey));
   const { to, throughSeq: through, append = [] } = request;
   await db.transaction(async (tx) => {
@@ -186,12 +133,11 @@ export async function forkPostgresSessionLog(db: PostgresQueryable, tables: Post
     if (!parent) throw new SteamharnessError("not_found", "[steamharness] [postgres] the session to fork does not exist", { field: "from" });
     const [child] = await tx
       .insert(sessions)
-      .values({ projectId: to.projectId, scope: sessionScope(to), conversationId: to.conversationId ?? null, sessionKey: to.sessionKey, createdAt: now, lastSeq: through + append.length, lastRunId: request.lastRunId, baseSessionId: parent.id, baseSeq: through })
+      .values({ projectId: to.projectId, scope: sessionScope(to), conversationId: to.conversationId ?? null, sessionKey: to.sessionKey, createdAt: now, lastSeq: through, lastRunId: request.lastRunId, baseSessionId: parent.id, baseSeq: through })
       .onConflictDoNothing()
       .returning({ id: sessions.id });
     if (!child) throw new SteamharnessError("conflict", "[steamharness] [postgres] the fork's session exists already", { field: "to" });
-    if (append.length > 0) {
-      await tx.insert(events).values(append.map((event, i) => ({ sessionId: child.id, seq: through + i + 1, eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload), at: now })));
-    }
+    const driver = postgresSqlDriver(tx, { heads: sessions, events, snapshots }, { now: () => now });
+    await drive(appendSteps(driver, child.id, through, append.map((event) => ({ eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload) })), now));
   });
 }

@@ -4,7 +4,6 @@ import { SteamharnessError } from "../../../../domain/errors.js";
 import type { SessionBackend } from "../../../../ports/session-backend.js";
 import { openSqliteSessionHostStore, sessionHostDatabasePath } from "../session-host/sqlite-session-host-store.js";
 import { markForeignFork, resolveSessionDatabasePath } from "./session-database-path.js";
-import { createSqliteSessionLeaseProvider } from "./sqlite-session-lease.js";
 import { sqliteSessionPool } from "./sqlite-session-pool.js";
 import { poolSeedsUnder } from "../shared/seed-pool.js";
 import { createSessionBackend } from "../../kernel/session-backend.js";
@@ -100,7 +99,7 @@ export function createSqliteSessionBackend(options: SqliteSessionBackendOptions 
       kind: "sqlite",
       durable: true,
       acceptsDatabasePath: true,
-      leases: createSqliteSessionLeaseProvider(agentStoreDir === undefined ? {} : { agentStoreDir }),
+      leases: pool.leases,
       hold: pool.hold,
       async unleased(request) {
         const path = resolveSessionDatabasePath({ ...request.address, agentStoreDir, databasePath: request.databasePath });
@@ -115,10 +114,10 @@ export function createSqliteSessionBackend(options: SqliteSessionBackendOptions 
         const path = sessionHostDatabasePath(agentStoreDir, conversationId);
         return !create && !existsSync(path) ? null : shared(path, () => openSqliteSessionHostStore({ path }));
       },
-      async forkLog({ from, to, throughSeq, append, lastRunId }) {
-        const path = resolveSessionDatabasePath({ ...to, agentStoreDir });
-        if (agentStoreDir !== undefined && !existsSync(path)) markForeignFork(agentStoreDir, from, path);
-        await forkSqliteSessionLog({ path, address: to, base: { address: from, seq: throughSeq }, lastRunId, ...(append ? { append } : {}) });
+      async forkLog(request) {
+        const path = resolveSessionDatabasePath({ ...request.to, agentStoreDir });
+        if (agentStoreDir !== undefined && !existsSync(path)) markForeignFork(agentStoreDir, request.from, path);
+        await forkSqliteSessionLog(path, request);
       },
       close: () => (releaseSeeds(), pool.close()),
     },

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import type Database from "better-sqlite3";
 import { wrapAdapterError } from "../../../../domain/errors.js";
@@ -75,6 +75,24 @@ export function tryLock(client: Database.Database): boolean {
   }
 }
 
+/** A held or idle lock-file connection, with the lock file's identity when it was opened. */
+interface Lock {
+  client: Database.Database;
+  fileId: string;
+}
+
+/**
+ * Device and inode of a file, or `null` when it is missing: a kept connection of a file replaced
+ * or removed since is stale.
+ *
+ * @example
+ * const opened = fileIdOf(path);
+ */
+export function fileIdOf(path: string): string | null {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  return stat ? `${stat.dev}:${stat.ino}` : null;
+}
+
 /**
  * The SQLite session lease provider (SES-2): one owner per session file across processes, via a
  * `<session file>.lock` file next to the session database, under the kernel's lease rules.
@@ -87,30 +105,63 @@ export function tryLock(client: Database.Database): boolean {
  * try { … } finally { await lease?.release(); }
  */
 export function createSqliteSessionLeaseProvider(options: SqliteSessionLeaseProviderOptions = {}): SessionLeaseProvider {
-  return createSessionLeaseProvider<Database.Database>({
+  return sqliteSessionLeases(options, 0);
+}
+
+/**
+ * {@link createSqliteSessionLeaseProvider} keeping up to `maxIdle` released lock-file connections
+ * open for the next lease of their session (a lock file replaced or removed since is opened
+ * again), as the session pool does; `closeIdle()` closes them, and every one released later.
+ *
+ * @example
+ * const leases = sqliteSessionLeases({ agentStoreDir }, 8);
+ */
+export function sqliteSessionLeases(options: SqliteSessionLeaseProviderOptions, maxIdle: number): SessionLeaseProvider & { closeIdle(): void } {
+  /** Least recently released first. */
+  const idle = new Map<string, Lock>();
+  let closed = false;
+  const keep = (key: string, lock: Lock) => {
+    idle.set(key, lock);
+    for (const [oldest, { client }] of idle) {
+      if (idle.size <= (closed ? 0 : maxIdle)) break;
+      idle.delete(oldest);
+      client.close();
+    }
+  };
+  const leases = createSessionLeaseProvider<Lock>({
     keyOf: (target) => sessionLockPath(resolveSessionDatabasePath("databasePath" in target ? { sessionKey: "", databasePath: target.databasePath } : { ...target, agentStoreDir: options.agentStoreDir })),
     async take(key) {
-      let client: Database.Database | undefined;
+      let lock = idle.get(key);
+      idle.delete(key);
+      if (lock && lock.fileId !== fileIdOf(key)) lock.client.close();
       try {
-        client = openLockFile(key);
-        if (tryLock(client)) return client;
-        client.close();
+        if (!lock?.client.open) lock = { client: openLockFile(key), fileId: fileIdOf(key) ?? "" };
+        if (tryLock(lock.client)) return lock;
+        keep(key, lock);
         return null;
       } catch (error) {
-        client?.close();
+        lock?.client.close();
         throw wrapAdapterError("sqlite", `cannot take the session lock ${key}`, error);
       }
     },
-    async give(client, key) {
+    async give(lock, key) {
       try {
-        client.exec("ROLLBACK");
+        lock.client.exec("ROLLBACK");
       } catch (error) {
-        throw wrapAdapterError("sqlite", `releasing the session lock ${key} failed`, error);
-      } finally {
         // Closing drops the OS lock even when the rollback failed.
-        client.close();
+        lock.client.close();
+        throw wrapAdapterError("sqlite", `releasing the session lock ${key} failed`, error);
       }
+      keep(key, lock);
     },
-    holds: (client) => client.open && client.inTransaction,
+    holds: ({ client }) => client.open && client.inTransaction,
   });
+  return {
+    ...leases,
+    closeIdle() {
+      closed = true;
+      for (const { client } of idle.values()) client.close();
+      idle.clear();
+    },
+  };
 }

@@ -1,13 +1,11 @@
-import { statSync } from "node:fs";
-import type Database from "better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
 import type { SessionOpenRequest, SessionStore, SessionStoreOpener } from "../../../../ports/session-store.js";
-import { checkLeaseRequest, sessionBusy } from "../../../../domain/agent/session-lease-rules.js";
-import { resolveSessionDatabasePath, sessionLockPath } from "./session-database-path.js";
+import type { SessionLease } from "../../../../ports/session-lease.js";
+import { resolveSessionDatabasePath } from "./session-database-path.js";
 import { createSqliteSessionStore } from "./sqlite-session-store.js";
 import { heldStore, type HeldSession, type SessionBackendDriver } from "../../kernel/session-backend.js";
-import { openLockFile, tryLock } from "./sqlite-session-lease.js";
+import { fileIdOf, sqliteSessionLeases } from "./sqlite-session-lease.js";
 
 /** Options of {@link createSqliteSessionPool}. */
 export interface SqliteSessionPoolOptions {
@@ -23,37 +21,17 @@ export interface SqliteSessionPool extends SessionStoreOpener {
   close(): Promise<void>;
 }
 
-/** One session file kept open: its store, its lock-file connection and who holds it now. */
+/** One session file kept open: its store and who holds it now. */
 interface Entry {
   path: string;
-  lockPath: string;
-  lock: Database.Database;
   store: SessionStore;
-  /** The files' identities when opened: a file replaced or removed since is opened again. */
-  fileIds: string;
+  /** The file's identity when opened: a file replaced or removed since is opened again. */
+  fileId: string | null;
   clock: Clock | undefined;
-  held: boolean;
+  lease: SessionLease | undefined;
 }
 
 const systemClock: Clock = { now: () => Date.now() };
-
-/** Device and inode of both files, or `null` when one is missing. */
-function fileIds(path: string, lockPath: string): string | null {
-  try {
-    const data = statSync(path);
-    const lock = statSync(lockPath);
-    return `${data.dev}:${data.ino}/${lock.dev}:${lock.ino}`;
-  } catch {
-    return null;
-  }
-}
-
-function dispose(entry: Entry): void {
-  // The store's close only closes its connection; a failure there leaves nothing to undo.
-  entry.store.close().catch(() => undefined);
-  // Closing the lock connection ends its transaction and drops the OS lock.
-  entry.lock.close();
-}
 
 /**
  * The durable sessions of a SQLite storage (SES-1, SES-2), kept open between runs. A run's
@@ -81,86 +59,63 @@ export function createSqliteSessionPool(options: SqliteSessionPoolOptions = {}):
  * @example
  * const { hold } = sqliteSessionPool({ agentStoreDir });
  */
-export function sqliteSessionPool(options: SqliteSessionPoolOptions): SqliteSessionPool & Pick<SessionBackendDriver, "hold"> {
+export function sqliteSessionPool(options: SqliteSessionPoolOptions): SqliteSessionPool & Pick<SessionBackendDriver, "hold" | "leases"> {
   const maxIdle = Math.max(0, options.maxIdle ?? 8);
+  // The lease's lock-file connection is kept beside the store (SES-2: the same lock protocol as any lease provider's).
+  const leases = sqliteSessionLeases(options, maxIdle);
   /** Least recently used first. */
   const entries = new Map<string, Entry>();
   let closed = false;
-
+  // The store's close only closes its connection; a failure there leaves nothing to undo.
+  const dispose = (entry: Entry) => entry.store.close().catch(() => undefined);
   const evictIdle = () => {
-    const idle = [...entries.values()].filter((entry) => !entry.held);
+    const idle = [...entries.values()].filter((entry) => !entry.lease);
     while (idle.length > maxIdle) {
       const oldest = idle.shift()!;
       entries.delete(oldest.path);
-      dispose(oldest);
+      void dispose(oldest);
     }
   };
 
-  /** The kept entry of `path` if its files are unchanged; otherwise a newly opened one. */
+  /** The kept entry of `path` if its file is unchanged; otherwise a newly opened one. */
   const entryFor = (path: string, request: SessionOpenRequest): Entry => {
     const kept = entries.get(path);
-    if (kept) {
-      entries.delete(path);
-      if (kept.fileIds === fileIds(path, kept.lockPath)) {
-        entries.set(path, kept);
-        return kept;
-      }
-      dispose(kept);
-    }
-    const lockPath = sessionLockPath(path);
-    const lock = openLockFile(lockPath);
-    const entry: Entry = { path, lockPath, lock, store: undefined as unknown as SessionStore, fileIds: "", clock: undefined, held: false };
-    try {
-      entry.store = createSqliteSessionStore({ path, address: request.address, clock: { now: () => (entry.clock ?? systemClock).now() } });
-    } catch (error) {
-      lock.close();
-      throw error;
-    }
-    entry.fileIds = fileIds(path, lockPath) ?? "";
-    entries.set(path, entry);
-    return entry;
+    entries.delete(path);
+    if (kept && kept.fileId === fileIdOf(path)) return entries.set(path, kept).get(path)!;
+    if (kept) void dispose(kept);
+    const entry: Entry = { path, store: undefined as unknown as SessionStore, fileId: null, clock: undefined, lease: undefined };
+    entry.store = createSqliteSessionStore({ path, address: request.address, clock: { now: () => (entry.clock ?? systemClock).now() } });
+    entry.fileId = fileIdOf(path);
+    return entries.set(path, entry).get(path)!;
   };
 
   const hold = async (request: SessionOpenRequest): Promise<HeldSession> => {
     if (closed) throw new SteamharnessError("unavailable", "[steamharness] [sqlite] the storage is closed");
-    const explicit = request.databasePath === undefined ? undefined : { databasePath: request.databasePath };
-    checkLeaseRequest(explicit ?? request.address, { ownerId: request.ownerId });
+    const lease = (await leases.acquire(request.databasePath === undefined ? request.address : { databasePath: request.databasePath }, { ownerId: request.ownerId, onBusy: "throw" }))!;
     const path = resolveSessionDatabasePath({ ...request.address, agentStoreDir: options.agentStoreDir, databasePath: request.databasePath });
-    if (entries.get(path)?.held) throw sessionBusy(sessionLockPath(path));
     let entry: Entry;
     try {
       entry = entryFor(path, request);
     } catch (error) {
+      await lease.release().catch(() => undefined);
       throw wrapAdapterError("sqlite", `cannot open the session ${path}`, error);
     }
-    entry.held = true;
-    let taken: boolean;
-    try {
-      taken = tryLock(entry.lock);
-    } catch (error) {
-      entry.held = false;
-      throw wrapAdapterError("sqlite", `cannot take the session lock ${entry.lockPath}`, error);
-    }
-    if (!taken) {
-      entry.held = false;
-      evictIdle();
-      throw sessionBusy(entry.lockPath);
-    }
+    entry.lease = lease;
     entry.clock = request.clock;
-    // Releasing rolls the lock back and keeps both connections for the next run, unless a call failed.
+    // Releasing gives the lease up and keeps the store (and the lock's connection) for the next run, unless a call failed.
     const release = async (faulted: boolean) => {
-      entry.held = false;
+      entry.lease = undefined;
       entry.clock = undefined;
       try {
-        entry.lock.exec("ROLLBACK");
+        await lease.release();
       } catch (error) {
         faulted = true;
-        throw wrapAdapterError("sqlite", `releasing the session lock ${entry.lockPath} failed`, error);
+        throw error;
       } finally {
         // A store that failed is not kept: the next run opens the file afresh.
         if (faulted || closed) {
           if (entries.get(entry.path) === entry) entries.delete(entry.path);
-          dispose(entry);
+          void dispose(entry);
         }
         evictIdle();
       }
@@ -169,13 +124,16 @@ export function sqliteSessionPool(options: SqliteSessionPoolOptions): SqliteSess
   };
   return {
     hold,
+    leases,
     open: async (request) => heldStore(await hold(request), "sqlite"),
     async close() {
       if (closed) return;
       closed = true;
       const all = [...entries.values()];
       entries.clear();
-      for (const entry of all) dispose(entry);
+      // A session still held loses its store and its lease.
+      await Promise.all(all.map((entry) => Promise.all([dispose(entry), entry.lease?.release().catch(() => undefined)])));
+      leases.closeIdle();
     },
   };
 }

@@ -2,12 +2,16 @@ import { existsSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
-import type { SessionAddress, SessionEventInput, SessionStore } from "../../../../ports/session-store.js";
+import type { SessionAddress, SessionStore } from "../../../../ports/session-store.js";
+import type { SessionForkRequest } from "../../../../ports/session-backend.js";
+import type { BetterSQLite3Database as SessionDb } from "drizzle-orm/better-sqlite3";
 import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { sessionTables } from "./session-schema.js";
-import { compileSessionQuery, prepareSessionReads, prepareSessionStatements, prepareSessionWrites, type MetaRow, type SessionDb } from "./session-statements.js";
 import { findMigrationsFolder, openMigratedSqlite, seedSqliteFile } from "../shared/migrations.js";
-import { createSessionStore, type EventRow, type NewEventRow, type SessionBase, type SessionRows } from "../../kernel/session-store.js";
+import { sqliteSqlDriver } from "../shared/sqlite-sql-driver.js";
+import { createSessionStore, type SessionBase } from "../../kernel/session-store.js";
+import { appendSteps, sqlSessionRows, type SqlSessionTables } from "../../kernel/sql-session-rows.js";
+import type { SqlDriver, SqlStatement } from "../../kernel/sql-driver.js";
 import type { StoreCall } from "../../kernel/store-call.js";
 
 /** Options of {@link createSqliteSessionStore}. */
@@ -28,17 +32,24 @@ export interface SqliteSessionStoreOptions {
   migrationsFolder?: string;
 }
 
-/** Writes the meta row of a new session file (a fork's with its pointer and head); a no-op when it exists. One statement text per process. */
-function insertMeta(client: Database.Database, db: SessionDb, address: SessionAddress, now: number, fork?: { base: SessionBase; lastSeq: number; lastRunId: string | null }): void {
-  const { sql } = drizzleOrm();
-  const { sessionMeta } = sessionTables();
-  const columns = { projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now, lastSeq: fork?.lastSeq ?? 0, lastRunId: fork?.lastRunId ?? null, baseProjectId: fork?.base.address.projectId ?? null, baseConversationId: fork?.base.address.conversationId ?? null, baseSessionKey: fork?.base.address.sessionKey ?? null, baseSeq: fork?.base.seq ?? null };
-  const placeholders = Object.fromEntries(Object.keys(columns).map((column) => [column, sql.placeholder(column)]));
-  compileSessionQuery(client, "insert-meta", () => db.insert(sessionMeta).values({ id: 1, ...placeholders } as typeof sessionMeta.$inferInsert).onConflictDoNothing()).run(columns);
-}
+/** The meta row of a new session file (a fork's with its pointer and head); a no-op when it exists. */
+const INSERT_META: SqlStatement<Record<string, unknown>> = {
+  mode: "run",
+  build: ({ db, tables }, param) => db.insert(tables.heads).values({ id: 1, ...Object.fromEntries(META_COLUMNS.map((column) => [column, param(column)])) }).onConflictDoNothing(),
+};
+const META_COLUMNS = ["projectId", "conversationId", "sessionKey", "createdAt", "lastSeq", "lastRunId", "baseProjectId", "baseConversationId", "baseSessionKey", "baseSeq"] as const;
+
+const insertMeta = (driver: SqlDriver, address: SessionAddress, now: number, fork?: { base: SessionBase; lastSeq: number; lastRunId: string | null }): void =>
+  driver.execute(INSERT_META, { projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now, lastSeq: fork?.lastSeq ?? 0, lastRunId: fork?.lastRunId ?? null, baseProjectId: fork?.base.address.projectId ?? null, baseConversationId: fork?.base.address.conversationId ?? null, baseSessionKey: fork?.base.address.sessionKey ?? null, baseSeq: fork?.base.seq ?? null });
+
+/** The session file's tables under the kernel's names, and its row driver. */
+const driverOn = (db: SessionDb, clock: Clock): SqlDriver<SqlSessionTables> => {
+  const { sessionMeta, sessionEvents, sessionSnapshots } = sessionTables();
+  return sqliteSqlDriver(db, { heads: sessionMeta, events: sessionEvents, snapshots: sessionSnapshots }, clock);
+};
 
 /** Opens, configures and migrates the file (a new file has its meta row from the start); `storage_failure` when it cannot. */
-function openDatabase(options: SqliteSessionStoreOptions, now: number): { client: Database.Database; db: SessionDb } {
+function openDatabase(options: SqliteSessionStoreOptions, clock: Clock): { client: Database.Database; db: SessionDb } {
   const { migrationsFolder, busyTimeoutMs, synchronous } = options;
   return openMigratedSqlite(options.path, {
     migrations: "session",
@@ -46,9 +57,16 @@ function openDatabase(options: SqliteSessionStoreOptions, now: number): { client
     ...(migrationsFolder ? { migrationsFolder } : {}),
     ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }),
     ...(synchronous ? { synchronous } : {}),
-    initialise: (db, client) => insertMeta(client, db, options.address, now),
+    initialise: (db) => insertMeta(driverOn(db, clock), options.address, clock.now()),
   });
 }
+
+/** A fork's pointer as the meta row keeps it (FORK-1); all null for a session that is no fork. */
+const BASE: SqlStatement<Record<string, never>> = {
+  mode: "get",
+  // A template, as the kernel's reads on SQLite: every open reads it (see kernel/sql-session-rows.ts `select`).
+  build: ({ ops: { sql }, tables: { heads } }) => sql`SELECT ${heads.baseProjectId} AS "projectId", ${heads.baseConversationId} AS "conversationId", ${heads.baseSessionKey} AS "sessionKey", ${heads.baseSeq} AS "seq" FROM ${heads}`,
+};
 
 /**
  * The durable session store on SQLite (SES-1): one file per session in WAL mode, an append-only
@@ -64,141 +82,72 @@ function openDatabase(options: SqliteSessionStoreOptions, now: number): { client
  * await store.append([{ eventId: "run-1/plan/0", runId: "run-1", type: "plan", payload: { planIndex: 0, text: "…" } }]);
  */
 export function createSqliteSessionStore(options: SqliteSessionStoreOptions): SessionStore {
-  const { desc, eq } = drizzleOrm();
-  const { sessionEvents, sessionMeta, sessionSnapshots } = sessionTables();
   const address: SessionAddress = structuredClone(options.address);
   const clock = options.clock ?? { now: () => Date.now() };
-  const { client, db } = openDatabase(options, clock.now());
-  // Both compile their statements on first use: nothing here can fail.
-  const statements = prepareSessionStatements(client);
-  const reads = prepareSessionReads(client);
-  /** The append's statements, compiled on the first append (a reading process never needs them). */
-  let appendInTransaction: ReturnType<typeof transactionalAppend> | undefined;
-
+  const { client, db } = openDatabase(options, clock);
+  const driver = driverOn(db, clock);
   /**
-   * The meta row, inside a write transaction. A file whose meta row is missing (written by hand
-   * or damaged) gets it rebuilt from the log and snapshot first, so seqs continue after the last
-   * stored event instead of colliding with it.
+   * The head of a file whose meta row is missing (written by hand or damaged), from its log and
+   * snapshot; a write rebuilds the row first, so seqs continue after the last stored event
+   * instead of colliding with it.
    */
-  const metaFromLog = () => {
-    const last = db.select({ seq: sessionEvents.seq }).from(sessionEvents).orderBy(desc(sessionEvents.seq)).limit(1).get();
-    const started = db.select({ runId: sessionEvents.runId }).from(sessionEvents).where(eq(sessionEvents.type, "run_started")).orderBy(desc(sessionEvents.seq)).limit(1).get();
-    const snapshot = db.select({ atSeq: sessionSnapshots.atSeq }).from(sessionSnapshots).orderBy(desc(sessionSnapshots.atSeq)).limit(1).get();
-    return { lastSeq: last?.seq ?? 0, lastRunId: started?.runId ?? null, snapshotAtSeq: snapshot?.atSeq ?? null };
+  const headFromLog = (tx: SqlDriver<SqlSessionTables>, write: boolean) => {
+    const { desc, eq } = drizzleOrm();
+    const { events, snapshots, heads } = tx.tables;
+    const last = tx.db.select({ seq: events.seq }).from(events).orderBy(desc(events.seq)).limit(1).get();
+    const started = tx.db.select({ runId: events.runId }).from(events).where(eq(events.type, "run_started")).orderBy(desc(events.seq)).limit(1).get();
+    const kept = tx.db.select().from(snapshots).orderBy(desc(snapshots.atSeq)).limit(1).get();
+    const head = { lastSeq: last?.seq ?? 0, lastRunId: started?.runId ?? null, atSeq: kept?.atSeq ?? null, state: kept?.state ?? null };
+    if (write) {
+      insertMeta(tx, address, clock.now());
+      tx.db.update(heads).set({ lastSeq: head.lastSeq, lastRunId: head.lastRunId, snapshotAtSeq: head.atSeq }).where(eq(heads.id, 1)).run();
+    }
+    return head;
   };
-  const currentMeta = () => {
-    const meta = statements.meta.get<MetaRow>();
-    if (meta) return meta;
-    insertMeta(client, db, address, clock.now());
-    db.update(sessionMeta).set(metaFromLog()).where(eq(sessionMeta.id, 1)).run();
-    return statements.meta.get<MetaRow>()!;
+  const close = async () => {
+    try {
+      client.close();
+    } catch (error) {
+      throw wrapAdapterError("sqlite", "closing the session database failed", error);
+    }
   };
-
-  /**
-   * The append as one better-sqlite3 transaction function (run with `.immediate`): SQLite's own
-   * path, synchronous inside, a known id skipped by the unique index.
-   */
-  const transactionalAppend = () => {
-    const writes = prepareSessionWrites(db, client);
-    return client.transaction((rows: readonly NewEventRow[], at: number) => {
-      let seq = writes.meta.get<MetaRow>()?.lastSeq ?? currentMeta().lastSeq;
-      const byId = new Map<string, EventRow>();
-      let appended = 0;
-      let startedRun: string | null = null;
-      for (const row of rows) {
-        const stored: EventRow = { ...row, seq: seq + 1, at };
-        if (writes.insert.run({ ...stored }).changes === 0) {
-          // Already stored earlier: that event, unchanged.
-          byId.set(row.eventId, statements.byEventId.get<EventRow>({ eventId: row.eventId })!);
-          continue;
-        }
-        seq += 1;
-        appended += 1;
-        byId.set(row.eventId, stored);
-        if (row.type === "run_started") startedRun = row.runId;
-      }
-      if (appended > 0) writes.advance.run({ lastSeq: seq, lastRunId: startedRun });
-      return { byId, appended };
-    });
-  };
-
-  const rows: SessionRows = {
-    append: (newRows, at) => (appendInTransaction ??= transactionalAppend()).immediate(newRows, at),
-    byRun: (runId) => statements.byRun.all<EventRow>({ runId }),
-    after: (afterSeq, { types, limit = -1, newestFirst, throughSeq }) => reads.eventsAfter(afterSeq, limit, newestFirst, types, throughSeq),
-    byId: (eventId) => statements.byEventId.get<EventRow>({ eventId }),
-    head() {
-      const row = reads.head();
-      if (row !== undefined) return row;
-      // No meta row (a damaged file): the same answer from the log, without writing.
-      const meta = metaFromLog();
-      const kept = meta.snapshotAtSeq === null ? undefined : db.select().from(sessionSnapshots).where(eq(sessionSnapshots.atSeq, meta.snapshotAtSeq)).get();
-      return { lastSeq: meta.lastSeq, lastRunId: meta.lastRunId, atSeq: kept?.atSeq ?? null, state: kept?.state ?? null };
-    },
-    putSnapshot: (atSeq, state, check) =>
-      db.transaction((tx) => {
-        const meta = currentMeta();
-        check(meta.lastSeq, meta.snapshotAtSeq);
-        tx.delete(sessionSnapshots).run();
-        tx.insert(sessionSnapshots).values({ atSeq, state, writtenAt: clock.now() }).run();
-        tx.update(sessionMeta).set({ snapshotAtSeq: atSeq }).where(eq(sessionMeta.id, 1)).run();
-      }, { behavior: "immediate" }),
-    async close() {
-      try {
-        client.close();
-      } catch (error) {
-        throw wrapAdapterError("sqlite", "closing the session database failed", error);
-      }
-    },
-  };
+  const rows = sqlSessionRows({ on: (_write, step) => step(driver), sessionId: 1, noHead: headFromLog, close });
   // A fork's pointer is fixed when its file is made, so it is read once, here.
-  const pointer = reads.base();
-  const base: SessionBase | null = pointer?.seq == null ? null : { address: { projectId: pointer.projectId!, sessionKey: pointer.sessionKey!, ...(pointer.conversationId === null ? {} : { conversationId: pointer.conversationId }) }, seq: pointer.seq };
+  const pointer = driver.execute(BASE, {}) as { projectId: string; conversationId: string | null; sessionKey: string; seq: number | null } | undefined;
+  const base: SessionBase | null = pointer?.seq == null ? null : { address: { projectId: pointer.projectId, sessionKey: pointer.sessionKey, ...(pointer.conversationId === null ? {} : { conversationId: pointer.conversationId }) }, seq: pointer.seq };
   return createSessionStore({ address, rows, call: sqliteSessionCall, clock, family: "sqlite", base });
-}
-
-/** Options of {@link forkSqliteSessionLog}: the new file's options plus the fork's pointer and head. */
-export interface SqliteSessionForkOptions extends SqliteSessionStoreOptions {
-  /** The session the fork reads events 1..`base.seq` from. */
-  base: SessionBase;
-  /** The last run started in the prefix. */
-  lastRunId: string | null;
-  /** Events appended after the prefix in the same transaction. */
-  append?: readonly SessionEventInput[];
 }
 
 /**
  * Creates the session file `path` of a fork (the session-backend port's `forkLog`, FORK-1): a
- * copy of the migrated session image with its meta row (the pointer to `base`, the head of the
- * prefix) and the `append` events numbered on from `base.seq`, written whole and once by
- * {@link seedSqliteFile} (`conflict` when the file exists). Nothing of the prefix is copied and
- * no journal or checkpoint runs, so the cost is one small file write whatever the history's
- * length. A file system without hard links cannot hold forks (`storage_failure`).
+ * copy of the migrated session image with its meta row (the pointer to `from` at `throughSeq`,
+ * the head of the prefix) and the `append` events numbered on from the point, written whole and
+ * once by {@link seedSqliteFile} (`conflict` when the file exists). Nothing of the prefix is
+ * copied and no journal or checkpoint runs, so the cost is one small file write whatever the
+ * history's length. A file system without hard links cannot hold forks (`storage_failure`).
  *
  * @example
- * await forkSqliteSessionLog({ path: child, address: childAddress, base: { address: parentAddress, seq: 12 }, lastRunId: "run-3" });
+ * await forkSqliteSessionLog(child, { from: parentAddress, to: childAddress, throughSeq: 12, lastRunId: "run-3" });
  */
-export async function forkSqliteSessionLog(options: SqliteSessionForkOptions): Promise<void> {
-  const folder = options.migrationsFolder ?? findMigrationsFolder("session");
+export async function forkSqliteSessionLog(path: string, request: SessionForkRequest & { lastRunId: string | null }, now = Date.now()): Promise<void> {
+  const folder = findMigrationsFolder("session");
   if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/session migrations not found");
   const conflict = () => new SteamharnessError("conflict", "[steamharness] [sqlite] the fork's session exists already", { field: "to" });
-  if (existsSync(options.path)) throw conflict();
-  const now = (options.clock ?? { now: () => Date.now() }).now();
-  const { address, base, append = [] } = options;
+  if (existsSync(path)) throw conflict();
+  const { from, throughSeq, append = [] } = request;
   let created: boolean;
   try {
-    created = seedSqliteFile(options.path, folder, (db, client) =>
-      client.transaction(() => {
-        insertMeta(client, db, address, now, { base, lastSeq: base.seq + append.length, lastRunId: options.lastRunId });
-        const { insert } = prepareSessionWrites(db, client);
-        append.forEach((event, i) => insert.run({ seq: base.seq + i + 1, eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload), at: now }));
-      })(),
+    created = seedSqliteFile(path, folder, (db) =>
+      driverOn(db, { now: () => now }).transaction(function* (tx) {
+        insertMeta(tx, request.to, now, { base: { address: from, seq: throughSeq }, lastSeq: throughSeq, lastRunId: request.lastRunId });
+        return yield* appendSteps(tx, 1, throughSeq, append.map((event) => ({ eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload) })), now);
+      }),
     );
   } catch (error) {
     throw wrapAdapterError("sqlite", "writing the fork's session failed", error);
   }
   if (!created) {
-    if (existsSync(options.path)) throw conflict();
+    if (existsSync(path)) throw conflict();
     throw new SteamharnessError("storage_failure", "[steamharness] [sqlite] the fork's session file cannot be created here: its file system has no hard links", { field: "to" });
   }
 }
