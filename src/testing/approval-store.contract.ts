@@ -158,6 +158,10 @@ const cases: ContractCases<ApprovalStore, ApprovalStoreInspect> = {
     // A request that exists already appends nothing.
     expect(await peer.createRequest({ ...request, createdAt: AT + 9 }, entries)).toEqual({ request, created: false });
     expect(await store.audit(tenant)).toEqual(chain);
+    expect(await store.createRequest({ ...request, createdAt: AT + 9 }, entries)).toEqual({ request, created: false });
+    // …and the next append of those handles still follows the chain's end (no gap).
+    const next = await store.appendAudit({ tenant, at: AT + 10, kind: "use", requestId: request.id, data: {} });
+    expect([next.seq, next.prevHash]).toEqual([6, chain[4]!.hash]);
     // Entries of another tenant are refused, and the request is not created.
     const stray = requestOf();
     expect(await errorCode(() => store.createRequest(stray, entries))).toBe("input_validation");

@@ -191,7 +191,8 @@ export function createGovernedToolPermissions(options: GovernedToolPermissionsOp
       const tenant = call.requestedBy?.tenant ?? options.tenant ?? "local";
       const policyCall = { toolId: call.toolId, arguments: call.arguments, tenant, at, ...(call.estimatedCost === undefined ? {} : { estimatedCost: call.estimatedCost }) };
       let verdict = evaluateApprovalPolicy(policy, policyCall);
-      verdict = (await options.hook?.({ ...call, tenant }, verdict)) ?? verdict;
+      // No await without a hook: an allowed call's path is the policy and one audit append.
+      if (options.hook) verdict = (await options.hook({ ...call, tenant }, verdict)) ?? verdict;
       const argumentsHash = sha256(canonicalJson(call.arguments ?? null));
       const fresh: ApprovalRequestRecord = {
         id: call.requestId, tenant, runId: call.runId, sessionId: call.sessionId ?? null, toolId: call.toolId, argumentsHash, policyVersion: version,

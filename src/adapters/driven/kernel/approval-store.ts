@@ -9,7 +9,7 @@ import type { ApprovalVerdict } from "../../../domain/approvals/policy.js";
 import type { JsonObject } from "../../../domain/json.js";
 import type { ApprovalAuditInput, ApprovalBinding, ApprovalDecisionRecord, ApprovalRequestRecord, ApprovalStore } from "../../../ports/approval-store.js";
 import type { Awaitable, StoreCall } from "./store-call.js";
-import { then, type Sql, type SqlDriver, type SqlStatement, type SqlSteps } from "./sql-driver.js";
+import { drive, then, type Sql, type SqlDriver, type SqlStatement, type SqlSteps } from "./sql-driver.js";
 
 const conflict = (id: string): never => {
   throw new SteamharnessError("conflict", `[steamharness] [approvals] a decision ${id} exists already`, { data: { decisionId: id } });
@@ -81,35 +81,60 @@ const STANDING: SqlStatement<Pick<ApprovalBinding, keyof ApprovalBinding>> = { m
 const LAST: SqlStatement<{ tenant: string }> = { mode: "get", build: ({ db, tables: { approvalAudit: a }, ops: { desc, eq } }, p) => db.select().from(a).where(eq(a.tenant, p("tenant"))).orderBy(desc(a.seq)).limit(1) };
 const APPEND: SqlStatement<Pick<ApprovalAuditRow, keyof ApprovalAuditRow>> = { mode: "run", build: ({ db, tables: { approvalAudit: a } }, p) => db.insert(a).values({ tenant: p("tenant"), seq: p("seq"), at: p("at"), kind: p("kind"), requestId: p("requestId"), data: p("data"), prevHash: p("prevHash"), hash: p("hash") }) };
 const INSERT_REQUEST: SqlStatement<Pick<ApprovalRequestRow, keyof ApprovalRequestRow>> = { mode: "run", build: ({ db, tables: { approvalRequests: r } }, p) => db.insert(r).values(Object.fromEntries(["id", "tenant", "runId", "sessionId", "toolId", "argumentsHash", "policyVersion", "requestedBy", "createdAt", "expiresAt", "state", "verdict", "escalatedAt", "dueAt"].map((key) => [key, p(key as keyof ApprovalRequestRow)]))).onConflictDoNothing() };
-// Inside a transaction holding the write lock (SQLite's BEGIN IMMEDIATE), so the last entry read is the chain's end.
-function* appendSteps(tx: SqlDriver, { tenant, next }: ApprovalAuditAppend): SqlSteps<ApprovalAuditRow[]> {
-  const rows = next(((yield tx.execute(LAST, { tenant })) as ApprovalAuditRow | undefined) ?? null);
-  for (const row of rows) yield tx.execute(APPEND, row);
-  return rows;
-}
+
+/** Appends one call may lose to other writers before it gives up (each loss is another's success). */
+const APPEND_ATTEMPTS = 50;
+/** Chains whose end a handle remembers (a host serves a bounded set of tenants at a time). */
+const REMEMBERED_CHAINS = 1024;
 
 /**
- * The approval rows of both SQL dialects (ARCH-8). The request insert and the audit append hold
- * the chain's numbering: by default each is one write-locked transaction (SQLite's `BEGIN
- * IMMEDIATE`; a request with its entries is one commit); PostgreSQL brings its own (`own`: one
- * statement the `(tenant, seq)` key refuses when another host took the number).
+ * The approval rows of both SQL dialects (ARCH-8). An audit append is written after the chain's
+ * end as this handle last saw it (read once per chain; entries are never updated or pruned), with
+ * no lock and no read on the call path: the `(tenant, seq)` key refuses an entry whose number
+ * another handle or host took, and the loser reads the chain's end again and retries. So one
+ * append is one statement (SQLite: one autocommit `INSERT`), and a request with its entries one
+ * write: by default one transaction; `writeRequest` is a dialect's own (PostgreSQL: one statement),
+ * writing the request row and, only when it inserted it, its entries, true when it did.
  *
  * @example
  * const rows = sqlApprovalRows(sqliteSqlDriver(db, storeTables(), clock));
  */
-export function sqlApprovalRows(on: SqlDriver, own: Partial<Pick<ApprovalRows, "insertRequest" | "appendAudit">> = {}): ApprovalRows {
+export function sqlApprovalRows(on: SqlDriver, writeRequest?: (row: ApprovalRequestRow, audit: ApprovalAuditRow[]) => Awaitable<boolean>): ApprovalRows {
   const { db, ops: { and, asc, desc, eq, gt, isNull, lte, ne, or }, tables: { approvalRequests: requests, approvalDecisions: decisions, approvalAudit: audit } } = on;
   const changed = (query: Sql) => then(on.run(query), (count) => count > 0);
   const rowOrNull = <Row>(row: Awaitable<Row | undefined>) => then(row, (found) => found ?? null);
+  // The last entry of each chain this handle wrote (at most REMEMBERED_CHAINS): right unless
+  // another handle appended since, which the key says.
+  const ends = new Map<string, ApprovalAuditRow>();
+  // `write` the rows `next` builds after the chain's end; null when it wrote nothing (a request that existed).
+  function* appendChain({ tenant, next }: ApprovalAuditAppend, write: (rows: ApprovalAuditRow[]) => Awaitable<boolean>): SqlSteps<ApprovalAuditRow[] | null> {
+    for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
+      const rows = next(ends.get(tenant) ?? (((yield on.execute(LAST, { tenant })) as ApprovalAuditRow | undefined) ?? null));
+      ends.delete(tenant);
+      let written: boolean;
+      try {
+        written = (yield write(rows)) as boolean;
+      } catch (error) {
+        if (on.isUniqueViolation(error)) continue;
+        throw error;
+      }
+      if (!written) return null;
+      if (ends.size < REMEMBERED_CHAINS) ends.set(tenant, rows.at(-1)!);
+      return rows;
+    }
+    throw new Error(`the audit chain of ${tenant} kept moving: ${APPEND_ATTEMPTS} appends lost to other writers`);
+  }
+  // A request (only one not there yet) with its entries, all or none; an entry alone is one autocommit statement.
+  const write = (request: ApprovalRequestRow | null, rows: ApprovalAuditRow[]): Awaitable<boolean> =>
+    request === null && rows.length === 1 ? then(on.execute(APPEND, rows[0]!), () => true) : on.transaction(function* (tx) {
+      if (request !== null && ((yield tx.execute(INSERT_REQUEST, request)) as number) === 0) return false;
+      for (const row of rows) yield tx.execute(APPEND, row);
+      return true;
+    });
   return {
     insertRequest: (row, append) =>
-      on.transaction(function* (tx) {
-        const inserted = ((yield tx.execute(INSERT_REQUEST, row)) as number) > 0;
-        if (inserted && append) yield* appendSteps(tx, append);
-        return inserted;
-      }),
-    appendAudit: (append) => on.transaction((tx) => appendSteps(tx, append)),
-    ...own,
+      append ? then(drive(appendChain(append, (rows) => (writeRequest ?? write)(row, rows))), (rows) => rows !== null) : then(on.execute(INSERT_REQUEST, row), (count: number) => count > 0),
+    appendAudit: (append) => drive(appendChain(append, (rows) => write(null, rows))) as Awaitable<ApprovalAuditRow[]>,
     rebindRequest: ({ id, ...row }) => changed(db.update(requests).set(row).where(and(eq(requests.id, id), or(ne(requests.argumentsHash, row.argumentsHash), ne(requests.policyVersion, row.policyVersion))))),
     request: (id) => rowOrNull(on.get(db.select().from(requests).where(eq(requests.id, id)).limit(1))),
     settleRequest: (id, state) => changed(db.update(requests).set({ state }).where(and(eq(requests.id, id), eq(requests.state, "pending")))),

@@ -9,10 +9,10 @@ export type SqliteApprovalStoreOptions = StoreFileOptions;
 /**
  * The approval store on a SQLite store file (GOV-1/5/7): the same file, migrations and WAL mode as
  * {@link createSqliteStorage}, so every process that opens it shares requests, decisions (a `once`
- * decision is used by one of them only) and the audit chains. An audit append is a `BEGIN
- * IMMEDIATE` transaction (the write lock is taken before the chain's end is read), and a request
- * with its entries is one: one commit per gated call, each touched page written to the WAL once
- * (fewer frames, fewer checkpoints on the call path). Opening faults throw `storage_failure`.
+ * decision is used by one of them only) and the audit chains. An audit append is one autocommit
+ * `INSERT` after the chain's end as this handle last saw it (the `(tenant, seq)` key refuses a
+ * number another process took), and a request with its entries one `BEGIN IMMEDIATE`
+ * transaction: one commit per gated call. Opening faults throw `storage_failure`.
  *
  * @example
  * const store = createSqliteApprovalStore({ directory: "./data/store" });
