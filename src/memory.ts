@@ -3,9 +3,9 @@
  * test or a short-lived host uses, and what a host's own adapter is compared with. Nothing here
  * survives the process. Every export here is public API.
  */
-export { MemoryStorage } from "./adapters/driven/memory/memory-storage.js";
-export type { MemoryStorageOptions } from "./adapters/driven/memory/memory-storage.js";
-export { createMemoryBudgetLedger } from "./adapters/driven/memory/memory-budget-ledger.js";
+export { MemoryStorage } from "./compose/memory-storage.js";
+export type { MemoryStorageOptions } from "./compose/memory-storage.js";
+export { createMemoryBudgetLedger } from "./adapters/driven/sqlite/memory/memory-store.js";
 export { createMemoryApiKeyStore } from "./adapters/driven/sqlite/memory/memory-api-keys.js";
 export { createMemoryApprovalStore } from "./adapters/driven/memory/memory-approval-store.js";
 export { createMemoryToolPermissions } from "./adapters/driven/memory/memory-tool-permissions.js";

@@ -13,7 +13,7 @@ import {
   takeProjectConfigurationSnapshot,
 } from "../../src/domain/configuration/snapshot.js";
 import type { ProjectConfigurationStore } from "../../src/ports/project-configuration-store.js";
-import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import { RUN_SNAPSHOT_PREFIX, snapshotForRun } from "../../src/domain/configuration/run-snapshot.js";
 
 const system = { id: "house", provider: "openai", model: "gpt-house", apiKind: "openai-responses" as const, system: true };

@@ -7,7 +7,7 @@ import { describe, expect, it } from "@jest/globals";
 import { Type } from "@sinclair/typebox";
 import OpenAI from "openai";
 import { createMemoryApiKeyStore } from "../../src/adapters/driven/sqlite/memory/memory-api-keys.js";
-import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import { textToolResult, type AgentTool } from "../../src/domain/agent-tool.js";
 import type { NodeContext } from "../../src/domain/node-context.js";
 import { tenantStorage } from "../../src/app/tenants/tenant-storage.js";
