@@ -7,7 +7,7 @@ export { MemoryStorage } from "./compose/memory-storage.js";
 export type { MemoryStorageOptions } from "./compose/memory-storage.js";
 export { createMemoryBudgetLedger } from "./adapters/driven/sqlite/memory/memory-store.js";
 export { createMemoryApiKeyStore } from "./adapters/driven/sqlite/memory/memory-api-keys.js";
-export { createMemoryApprovalStore } from "./adapters/driven/memory/memory-approval-store.js";
+export { createMemoryApprovalStore } from "./adapters/driven/sqlite/memory/memory-store.js";
 export { createMemoryToolPermissions } from "./adapters/driven/memory/memory-tool-permissions.js";
 export type { MemoryToolPermissions, MemoryToolPermissionsOptions } from "./adapters/driven/memory/memory-tool-permissions.js";
 export { createMemoryUserInput } from "./adapters/driven/memory/memory-user-input.js";

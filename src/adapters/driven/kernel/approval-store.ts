@@ -146,7 +146,7 @@ const entryOf = (row: ApprovalAuditRow): ApprovalAuditEntry => ({ ...row, kind: 
  * The store over `rows`, each step run through `call`; `digest` (SHA-256 hex) hashes the audit chain.
  *
  * @example
- * const store = createApprovalStore(memoryApprovalRows(), createKeySecrets().digest, directCall, async () => {});
+ * const store = createApprovalStore(sqlApprovalRows(driver), createKeySecrets().digest, sqliteCall(state), close);
  */
 export function createApprovalStore(rows: ApprovalRows, digest: AuditDigest, call: StoreCall, close: () => Promise<void>): ApprovalStore {
   // `inputs` after the chain's `last` row, each hashed after the one before.

@@ -1,10 +1,13 @@
+import type { ApprovalStore } from "../../../../ports/approval-store.js";
 import type { BudgetLedger } from "../../../../ports/budget-ledger.js";
 import type { Clock } from "../../../../ports/clock.js";
 import type { KnowledgeStore } from "../../../../ports/knowledge-store.js";
 import type { PersistentValueStore } from "../../../../ports/persistent-value-store.js";
+import { createApprovalStore, sqlApprovalRows } from "../../kernel/approval-store.js";
 import { createBudgetLedger } from "../../kernel/budget-ledger.js";
 import { sqlStoragePorts } from "../../kernel/storage-options.js";
 import { createSystemClock } from "../../system/clock.js";
+import { createKeySecrets } from "../../system/key-secrets.js";
 import { sqliteSqlDriver } from "../shared/sqlite-sql-driver.js";
 import { storeTables } from "../store/schema.js";
 import type { StoreDatabase } from "../store/sqlite-database.js";
@@ -41,4 +44,17 @@ export function memoryStorePorts(clock: Clock): { knowledge: KnowledgeStore; val
  */
 export function createMemoryBudgetLedger(): BudgetLedger {
   return memoryStorePorts(createSystemClock()).budgets;
+}
+
+/**
+ * The in-memory approval store (GOV-1), for tests and single-process hosts: the SQLite approval
+ * store on an in-memory store database, so a request and its audit entries are one transaction
+ * and the chains are SQLite's. `close()` frees it.
+ *
+ * @example
+ * const permissions = createGovernedToolPermissions({ policy, store: createMemoryApprovalStore(), clock });
+ */
+export function createMemoryApprovalStore(): ApprovalStore {
+  const { db, state, close } = openMemoryDatabase("");
+  return createApprovalStore(sqlApprovalRows(sqliteSqlDriver(db, storeTables(), createSystemClock())), createKeySecrets().digest, sqliteCall(state), close);
 }
