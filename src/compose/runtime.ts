@@ -10,7 +10,7 @@ import { MemoryStorage } from "./memory-storage.js";
 import { createMemorySessionBackend } from "../adapters/driven/memory/memory-session-backend.js";
 import { createMemoryToolPermissions } from "../adapters/driven/memory/memory-tool-permissions.js";
 import { createMemoryUserInput } from "../adapters/driven/memory/memory-user-input.js";
-import { createMemoryBudgetLedger } from "../adapters/driven/sqlite/memory/memory-store.js";
+import { createMemoryBudgetLedger } from "../adapters/driven/sqlite/memory/memory-stores.js";
 import { createKvTokenUsage } from "../adapters/driven/kernel/kv-token-usage.js";
 import { createSystemClock } from "../adapters/driven/system/clock.js";
 import { createRandomIdSource } from "../adapters/driven/system/id-source.js";

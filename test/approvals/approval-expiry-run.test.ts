@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
 import { Type } from "@sinclair/typebox";
 import { createFixedClock } from "../../src/adapters/driven/memory/fixed-clock.js";
-import { createMemoryApprovalStore } from "../../src/adapters/driven/sqlite/memory/memory-store.js";
+import { createMemoryApprovalStore } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import { createGovernedToolPermissions } from "../../src/app/approvals/governed-tool-permissions.js";
 import { createNodeContext } from "../../src/compose/node-context.js";

@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import Database from "better-sqlite3";
 import { MemoryStorage } from "../../src/compose/memory-storage.js";
-import { createMemoryBudgetLedger } from "../../src/adapters/driven/sqlite/memory/memory-store.js";
+import { createMemoryBudgetLedger } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";
 import { openStoreDatabase, findStoreMigrationsFolder } from "../../src/adapters/driven/sqlite/store/sqlite-database.js";

@@ -12,7 +12,7 @@ import { describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
 import { Type } from "@sinclair/typebox";
 import { MemoryStorage } from "../../src/compose/memory-storage.js";
-import { createMemoryBudgetLedger } from "../../src/adapters/driven/sqlite/memory/memory-store.js";
+import { createMemoryBudgetLedger } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import type { BudgetLedger } from "../../src/ports/budget-ledger.js";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";

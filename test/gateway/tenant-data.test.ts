@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "@jest/globals";
 import { Type } from "@sinclair/typebox";
 import OpenAI from "openai";
-import { createMemoryApiKeyStore } from "../../src/adapters/driven/sqlite/memory/memory-api-keys.js";
+import { createMemoryApiKeyStore } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import { textToolResult, type AgentTool } from "../../src/domain/agent-tool.js";
 import type { NodeContext } from "../../src/domain/node-context.js";
