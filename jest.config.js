@@ -2,6 +2,8 @@
 // Why: the provider library (@mariozechner/pi-ai) and its dependencies are ESM-only; transforming
 // node_modules to CJS is brittle (import.meta, top-level await). Our TypeScript is compiled by
 // @swc/jest to ESM; `.js` suffixes on relative imports are mapped back to the `.ts` sources.
+import { typeboxModuleMap } from "./test/jest-typebox.mjs";
+
 /** @type {import('jest').Config} */
 export default {
   testEnvironment: "node",
@@ -15,7 +17,8 @@ export default {
       },
     ],
   },
-  moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
+  // TypeBox loads as one bundle of a few files instead of ~200 modules per test file: see the file.
+  moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1", ...(await typeboxModuleMap()) },
   testMatch: ["<rootDir>/test/**/*.test.ts"],
   testTimeout: 30000,
   // Two workers on CI's two cores (ARCH-12). A third was tried in stop 49 (per-file CPU over wall

@@ -8,7 +8,7 @@ import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import { createMemoryBudgetLedger } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";
-import { openStoreDatabase, findStoreMigrationsFolder } from "../../src/adapters/driven/sqlite/store/sqlite-database.js";
+import { openStoreFile, findStoreMigrationsFolder } from "../../src/adapters/driven/sqlite/store/sqlite-database.js";
 import { createSqliteBudgetLedger, createSqliteBudgetRows } from "../../src/adapters/driven/sqlite/store/sqlite-budget-ledger.js";
 import { runBudgetLedgerContract } from "../../src/testing/budget-ledger.contract.js";
 import { describePostgres } from "../fixtures/postgres.js";
@@ -32,14 +32,14 @@ async function race(processes: number, store: Record<string, string>, budgetId: 
 }
 
 /** Runs `body` on a fresh store database (its drizzle handle and connection, and its file), then closes and removes it. */
-async function withStoreDatabase(prefix: string, body: (store: ReturnType<typeof openStoreDatabase>, file: string) => Promise<void>): Promise<void> {
+async function withStoreDatabase(prefix: string, body: (store: ReturnType<typeof openStoreFile>, file: string) => Promise<void>): Promise<void> {
   const directory = mkdtempSync(join(tmpdir(), prefix));
   const file = join(directory, "store.sqlite");
-  const store = openStoreDatabase(file, findStoreMigrationsFolder());
+  const store = openStoreFile({ file });
   try {
     await body(store, file);
   } finally {
-    store.sqlite.close();
+    await store.close();
     rmSync(directory, { recursive: true, force: true });
   }
 }
@@ -53,7 +53,8 @@ describe("BUD-1 budget ledger on memory", () => {
 
 describe("BUD-1 budget ledger on SQLite", () => {
   it("BUD-1 a SQLite reserve and a settle of four budgets run 1 statement each, in autocommit (no BEGIN, no COMMIT)", async () => {
-    await withStoreDatabase("sh-budget-statements-", async ({ db, sqlite }) => {
+    await withStoreDatabase("sh-budget-statements-", async (store) => {
+      const sqlite = store.client;
       // Counts the executions of the ledger's own prepared statements and of its transactions.
       let executed = 0;
       let transactions = 0;
@@ -74,7 +75,7 @@ describe("BUD-1 budget ledger on SQLite", () => {
           };
         },
       });
-      const ledger = createSqliteBudgetLedger({ db, sqlite: counting, clock: { now: () => Date.now() }, state: { closed: false } });
+      const ledger = createSqliteBudgetLedger({ ...store, client: counting });
       const limits = [
         { scope: "run" as const, id: "run-1", tokens: 1e9 },
         { scope: "conversation" as const, id: "c-1", tokens: 1e9 },
@@ -93,7 +94,8 @@ describe("BUD-1 budget ledger on SQLite", () => {
     });
   });
   it("BUD-1 one SQLite reserve statement refuses an overspend of any of its budgets whole: no reservation, no row, nothing held", async () => {
-    await withStoreDatabase("sh-budget-trigger-", async ({ db, sqlite }) => {
+    await withStoreDatabase("sh-budget-trigger-", async (store) => {
+      const sqlite = store.client;
       const keys = ["run:r-1", "conversation:c-1", "project:p-1", "tenant:t-1:month:2026-12"];
       sqlite.prepare("INSERT INTO budget_rows VALUES ('tenant:t-1:month:2026-12', 900, 0, 50, 0, 20, 0)").run();
       const reserve = sqlite.prepare("INSERT INTO budget_reserve (id, keys, limits, tokens, micros, updated_at) VALUES (?, ?, ?, ?, ?, 0)");
@@ -114,7 +116,7 @@ describe("BUD-1 budget ledger on SQLite", () => {
       // The same id again holds nothing more, even past the limit; the ledger names the budget it refuses on.
       reserve.run("r-1:0:0", JSON.stringify(keys), limits(0), 70, 5);
       expect(rows()[3]).toEqual({ key: keys[3], spent_tokens: 900, reserved_tokens: 120 });
-      const ledger = createSqliteBudgetLedger({ db, sqlite, clock: { now: () => Date.now() }, state: { closed: false } });
+      const ledger = createSqliteBudgetLedger(store);
       const at = Date.UTC(2026, 11, 2);
       const outcome = await ledger.reserve({ reservationId: "r-2", at, amount: { tokens: 1, costMicros: 0 }, limits: [{ scope: "run", id: "r-1", tokens: 1e9 }, { scope: "tenant", id: "t-1", period: "month", tokens: 1000 }] });
       expect(outcome).toEqual({ ok: false, exceeded: { scope: "tenant", id: "t-1", period: "month", window: "2026-12", unit: "tokens", spent: 900, reserved: 120, limit: 1020, requested: 1 } });
@@ -131,19 +133,20 @@ describe("BUD-1 budget ledger on SQLite", () => {
       expect(sqlite.prepare("SELECT state, spent_tokens, spent_micros FROM budget_reservations WHERE id = 'r-1:0:0'").get()).toEqual({ state: "settled", spent_tokens: 30, spent_micros: 2 });
       // The kernel's step may not finish a held reservation itself: the trigger would count it twice.
       await ledger.reserve({ reservationId: "r-3", at, amount: { tokens: 1, costMicros: 0 }, limits: [{ scope: "run", id: "r-1" }] });
-      const driver = createSqliteBudgetRows({ db, sqlite, clock: { now: () => 0 }, state: { closed: false } });
+      const driver = createSqliteBudgetRows(store);
       expect(() => driver.step("r-3", (held) => held?.keys ?? [], (held) => ({ result: null, budgets: [], reservation: { ...held!, state: "settled" } }))).toThrow(expect.objectContaining({ code: "internal" }));
       expect(sqlite.prepare("SELECT state FROM budget_reservations WHERE id = 'r-3'").get()).toEqual({ state: "held" });
     });
   });
   it("BUD-1 a SQLite reserve refused by its statement is decided again under the write lock: room another host freed meanwhile is held", async () => {
-    await withStoreDatabase("sh-budget-redecide-", async ({ db, sqlite }, file) => {
-      const other = openStoreDatabase(file, findStoreMigrationsFolder());
+    await withStoreDatabase("sh-budget-redecide-", async (store, file) => {
+      const sqlite = store.client;
+      const other = openStoreFile({ file });
       try {
         const limits = [{ scope: "tenant" as const, id: "t-1", tokens: 100 }];
         const at = Date.now();
         // Another host (its own connection) settles its hold between this reserve's statement and its second step.
-        const otherLedger = createSqliteBudgetLedger({ ...other, clock: { now: () => at }, state: { closed: false } });
+        const otherLedger = createSqliteBudgetLedger(other);
         let between: (() => Promise<unknown>) | null = null;
         const injecting = new Proxy(sqlite, {
           get(target, name) {
@@ -155,7 +158,7 @@ describe("BUD-1 budget ledger on SQLite", () => {
             };
           },
         });
-        const ledger = createSqliteBudgetLedger({ db, sqlite: injecting, clock: { now: () => at }, state: { closed: false } });
+        const ledger = createSqliteBudgetLedger({ ...store, client: injecting });
         expect(await otherLedger.reserve({ reservationId: "other", limits, amount: { tokens: 80, costMicros: 0 }, at })).toEqual({ ok: true });
         between = () => otherLedger.settle("other", { tokens: 10, costMicros: 0 });
         expect(await ledger.reserve({ reservationId: "mine", limits, amount: { tokens: 50, costMicros: 0 }, at })).toEqual({ ok: true });
@@ -164,7 +167,7 @@ describe("BUD-1 budget ledger on SQLite", () => {
         between = null;
         expect(await ledger.reserve({ reservationId: "again", limits, amount: { tokens: 41, costMicros: 0 }, at })).toEqual({ ok: false, exceeded: expect.objectContaining({ spent: 10, reserved: 50, limit: 100, requested: 41 }) });
       } finally {
-        other.sqlite.close();
+        await other.close();
       }
     });
   });
@@ -179,11 +182,11 @@ describe("BUD-1 budget ledger on SQLite", () => {
       const journalFile = join(old, "meta", "_journal.json");
       const journal = JSON.parse(readFileSync(journalFile, "utf8")) as { entries: Array<{ tag: string }> };
       writeFileSync(journalFile, JSON.stringify({ ...journal, entries: journal.entries.filter((entry) => entry.tag <= "0003") }));
-      const before = openStoreDatabase(join(directory, "store", "store.sqlite"), old);
-      expect(before.sqlite.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'budget_reserve'").get()).toEqual({ n: 0 });
-      before.sqlite.exec(`INSERT INTO budget_rows VALUES ('tenant:acme', 1000, 7000, 300, 2000, 50, 0);
+      const before = openStoreFile({ file: join(directory, "store", "store.sqlite"), migrationsFolder: old });
+      expect(before.client.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'budget_reserve'").get()).toEqual({ n: 0 });
+      before.client.exec(`INSERT INTO budget_rows VALUES ('tenant:acme', 1000, 7000, 300, 2000, 50, 0);
         INSERT INTO budget_reservations VALUES ('old-settled', '["tenant:acme"]', 400, 3000, 'settled', 1), ('old-held', '["tenant:acme"]', 300, 2000, 'held', 2), ('grant:g-1', '["tenant:acme"]', 50, 0, 'granted', 3);`);
-      before.sqlite.close();
+      before.client.close();
 
       const storage = createSqliteStorage({ directory: join(directory, "store") });
       try {

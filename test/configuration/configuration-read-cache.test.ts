@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "@jest/globals";
-import { createSqliteProjectConfigurationStore, openConfigurationDatabase, sqliteConfigurationStoreOn } from "../../src/adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
+import { createSqliteProjectConfigurationStore, openConfigurationDatabase } from "../../src/adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
+import { sqlConfigurationStoreOn } from "../../src/adapters/driven/kernel/configuration-rows.js";
 import { createFixedClock } from "../../src/adapters/driven/memory/fixed-clock.js";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
 
@@ -24,9 +25,8 @@ afterEach(() => {
 
 it("CFG-2 reads are answered from memory while the change signal keeps its value; a new value, or the store's own write, loads again", async () => {
   const path = tempPath();
-  const { client, db } = openConfigurationDatabase({ path });
   let signal = 1;
-  const cached = sqliteConfigurationStoreOn(db, { closed: false }, "", createFixedClock(1000), async () => void client.close(), () => signal);
+  const cached = sqlConfigurationStoreOn(openConfigurationDatabase({ path, clock: createFixedClock(1000) }), "", () => signal);
   const other = createSqliteProjectConfigurationStore({ path });
   try {
     await other.create("p", { configurationId: "main", name: "Main", values: {} });

@@ -77,6 +77,31 @@ describe("SQLite session store extras", () => {
     await reopened.close();
   });
 
+  it("UI-1 a new file comes with a first WAL commit that SQLite recovers (so a new chat's first commit starts no WAL and syncs nothing); the file stays whole when that WAL is lost", async () => {
+    const folder = findMigrationsFolder("session")!;
+    const seeded = join(root, "first-wal", "s.sqlite");
+    expect(seedSqliteFile(seeded, folder)).toBe(true);
+    expect(readdirSync(dirname(seeded)).sort()).toEqual(["s.sqlite", "s.sqlite-wal"]);
+    const client = new Database(seeded);
+    try {
+      // The WAL holds one valid commit: a checkpoint finds one frame (SQLite ignores a WAL whose checksums fail).
+      expect(client.pragma("wal_checkpoint(PASSIVE)")).toEqual([{ busy: 0, log: 1, checkpointed: 1 }]);
+      expect(client.pragma("integrity_check", { simple: true })).toBe("ok");
+    } finally {
+      client.close();
+    }
+    const store = createSqliteSessionStore({ path: seeded, address: address("agent", "c1") });
+    expect((await store.append([plan("r1", 0)])).events[0]!.seq).toBe(1);
+    await store.close();
+    // Without its WAL (a crash before it reached the disk) the file is the same database.
+    const lost = join(root, "first-wal", "lost.sqlite");
+    expect(seedSqliteFile(lost, folder)).toBe(true);
+    rmSync(`${lost}-wal`);
+    const reopened = createSqliteSessionStore({ path: lost, address: address("agent", "c2") });
+    expect((await reopened.append([plan("r1", 0)])).events[0]!.seq).toBe(1);
+    await reopened.close();
+  });
+
   it("SES-1 query plans: head and get are key lookups, readRun an index range already in seq order, readAfter a rowid range", async () => {
     const path = join(root, "plans", "s.sqlite");
     await createSqliteSessionStore({ path, address: address("agent") }).close();

@@ -13,13 +13,14 @@ import type { ProjectRunner } from "../../src/ports/project-runner.js";
 import { createSqliteProjectConfigurationStore } from "../../src/adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
 import { RUN_SNAPSHOT_PREFIX } from "../../src/domain/configuration/run-snapshot.js";
 import { parseProjectConfigurationSnapshot, type ProjectConfigurationSnapshot } from "../../src/domain/configuration/snapshot.js";
+import { interactionRequired } from "../../src/domain/workflow/run-report.js";
 import type { ProjectConfigurationStore } from "../../src/ports/project-configuration-store.js";
 import { cleanEnv, cleanup, tempDir, writeProject } from "../cli/helpers.js";
 import { testWorkflowRunPorts } from "../fixtures/workflow-run-ports.js";
 
 // CFG-2 on a worker pool's host (host-run-snapshots.ts): a new run's snapshot is taken by the
 // host as it dispatches the run, used by the worker as it was sent (the worker reads no store and
-// writes nothing), and saved by the host before the run's report is handed back.
+// writes nothing), and saved by the host — only for a run that paused — before the run's report is handed back.
 jest.setTimeout(60_000);
 
 const PROJECT_ID = "67676767-6767-4767-8767-676767676767";
@@ -39,7 +40,9 @@ beforeAll(async () => {
       // Holds its worker until the file named by \`until\` exists, then answers like title.
       `import { writeFileSync } from "node:fs";`,
       `const hold = async (params, context) => { writeFileSync(params.until + ".started", ""); while (!existsSync(params.until)) await new Promise((r) => setTimeout(r, 10)); return title(params, context); };`,
-      `export default { entrypoints: { title: { title: "Title", run: title }, hold: { title: "Hold", params: [{ name: "until", type: "string", required: true }], run: hold } } };`,
+      // Asks for input, then answers like title: its run pauses when nobody is there to answer.
+      `const ask = async (params, context) => { await context.userInput.request({ message: "Name?", fields: [{ name: "name", type: "string", required: true }] }); return title(params, context); };`,
+      `export default { entrypoints: { title: { title: "Title", run: title }, hold: { title: "Hold", params: [{ name: "until", type: "string", required: true }], run: hold }, ask: { title: "Ask", run: ask }, again: { title: "Again", resumable: true, run: title } } };`,
       ``,
     ].join("\n"),
   });
@@ -108,7 +111,7 @@ async function savedSnapshot(runId: string): Promise<unknown> {
   }
 }
 
-describe("CFG-2 a pool's host takes and saves its new runs' snapshots", () => {
+describe("CFG-2 a pool's host takes its new runs' snapshots and keeps a paused run's", () => {
   it("CFG-2 take() says 'not here' until the host's stores are open (the worker takes it then), then takes the current configuration; save() commits it under the run id; disabled, it never takes", async () => {
     const disabled = createHostRunSnapshots({ stores: workflowRunPorts().stores, projectId: PROJECT_ID, dataDir: dirs.dataDir, persistentValueStoreDir: dirs.persistentValueStoreDir, enabled: false });
     disabled.open();
@@ -148,22 +151,43 @@ describe("CFG-2 a pool's host takes and saves its new runs' snapshots", () => {
     }
   });
 
-  it("CFG-2 through the runner: the host sends the run its snapshot, which is saved under the run id by the time run() resolves, and a configuration changed by another process is in the next run's", async () => {
+  it("CFG-2 through the runner: the host sends the run its snapshot; a run that ends keeps none, a run that pauses or whose entrypoint is declared resumable has it saved under its run id by the time run() resolves and its answer reads it back after the configuration changed, and a configuration changed by another process is in the next run's", async () => {
     await withHostRunner(async (runner, requests) => {
-      const entrypoint = await runner.entrypoint("title");
+      const [entrypoint, ask] = [await runner.entrypoint("title"), await runner.entrypoint("ask")];
       const runOnce = async () => {
         const report = await runner.run(entrypoint, runner.prepare(entrypoint, {}) as never, handlers);
         expect(report.status).toBe("success");
         const output = report.result.data.output as { title: string; takenAt: number };
-        const saved = parseProjectConfigurationSnapshot(await savedSnapshot(report.runId));
-        expect({ title: saved.values.title, takenAt: saved.takenAt }).toEqual({ title: output.title, takenAt: output.takenAt });
-        // Taken by the host: the run message carried the very snapshot that was saved.
-        expect(requests.at(-1)).toMatchObject({ runId: report.runId, newRun: true, snapshot: saved });
+        // Taken by the host: the run message carried the snapshot the run read.
+        expect(requests.at(-1)).toMatchObject({ runId: report.runId, newRun: true, snapshot: { values: { title: output.title }, takenAt: output.takenAt } });
+        // Ended: it is never run again on its id, so nothing is kept for it.
+        expect(await savedSnapshot(report.runId)).toBeNull();
         return output.title;
       };
       expect(await runOnce()).toBe("first");
       await store.update(PROJECT_ID, "main", { expectedRevision: 1, values: { title: "second" } });
       expect(await runOnce()).toBe("second");
+      // Nobody answers: the run pauses, and the snapshot it was sent is saved for its answer.
+      const pausing = { ...handlers, onInput: (request: { requestId: string; message: string }) => Promise.reject(interactionRequired({ kind: "input", requestId: request.requestId, message: request.message, fields: [] }, "nobody answers")) };
+      const paused = await runner.run(ask, runner.prepare(ask, {}) as never, pausing);
+      expect(paused.status).toBe("waiting_for_input");
+      const saved = parseProjectConfigurationSnapshot(await savedSnapshot(paused.runId));
+      expect(saved.values.title).toBe("second");
+      expect(requests.at(-1)).toMatchObject({ runId: paused.runId, newRun: true, snapshot: saved });
+      // Changed while it waits: the answered run (its id again) still reads the configuration it started with.
+      const revision = (await store.read(PROJECT_ID)).configurations.find((c) => c.configurationId === "main")!.revision;
+      await store.update(PROJECT_ID, "main", { expectedRevision: revision, values: { title: "third" } });
+      const answering = { ...handlers, onInput: () => Promise.resolve({ outcome: "answered" as const, values: { name: "Ada" } }) };
+      const answered = await runner.run(ask, runner.prepare(ask, {}) as never, answering, { runId: paused.runId });
+      expect(answered.status).toBe("success");
+      expect((answered.result.data.output as { title: string }).title).toBe("second");
+      expect(await runOnce()).toBe("third");
+      // Declared resumable: another host may run it again on its id (TEN-6), so it keeps its
+      // snapshot even though it ended, committed by the time run() resolves.
+      const again = await runner.entrypoint("again");
+      const resumable = await runner.run(again, runner.prepare(again, {}) as never, handlers);
+      expect(resumable.status).toBe("success");
+      expect(parseProjectConfigurationSnapshot(await savedSnapshot(resumable.runId)).values.title).toBe("third");
     });
   });
 
@@ -184,7 +208,6 @@ describe("CFG-2 a pool's host takes and saves its new runs' snapshots", () => {
       const [held, queuedRun] = await Promise.all([holding, waiting]);
       expect((held.result.data.output as { title: string }).title).not.toBe("changed while queued");
       expect((queuedRun.result.data.output as { title: string }).title).toBe("changed while queued");
-      expect((parseProjectConfigurationSnapshot(await savedSnapshot(queuedRun.runId)).values as { title: string }).title).toBe("changed while queued");
       // Both snapshots were the host's.
       expect(requests.slice(-2).map((request) => [request.entrypointId, request.snapshot !== undefined])).toEqual([["hold", true], ["title", true]]);
     });

@@ -1,11 +1,13 @@
 /**
  * CFG-2 on the host side of a worker pool: the configuration snapshot of a new run is taken by
- * the host as it dispatches the run, travels to the worker inside the run message, and is saved
- * with the run by the host while the worker runs the entrypoint — not by the worker before it
- * starts, where the read and the SQLite commit stood between the call and its answer. The run
- * uses exactly the snapshot that is saved, the snapshot is committed before the call is answered
- * (the host waits for the save), and a resumed or answered run (a run id that ran before) is
- * still looked up by its worker, as before.
+ * the host as it dispatches the run and travels to the worker inside the run message — the worker
+ * reads no store and commits nothing before the entrypoint starts. The host saves it under the
+ * run id only for a run that may run again on its id: one of an entrypoint declared resumable
+ * (its task is taken over by another host when its owner dies, TEN-6), saved while the worker
+ * runs, and one that pauses (waiting for input or an approval; answered, or continued as a task),
+ * saved before the pause is answered; its worker then looks the snapshot up as before. Any other
+ * run keeps nothing, so such a call costs no SQLite commit and leaves no row behind (one per
+ * call, never pruned, before).
  *
  * The host does this only with the local configuration store (a configuration server's runs keep
  * the worker's path: it re-authenticates system entries with the account token) and only once its
@@ -54,8 +56,8 @@ export interface HostRunSnapshots {
   take(): Promise<ProjectConfigurationSnapshot> | undefined;
   /**
    * Saves `snapshot` under `runId` where the worker would have (the project's persistent values,
-   * the tenant's for a tenant's run); the SQLite commit happens within this call. Resolves
-   * `undefined`, or the error it failed with.
+   * the tenant's for a tenant's run) — for a run that paused; the SQLite commit happens within
+   * this call. Resolves `undefined`, or the error it failed with.
    */
   save(runId: string, snapshot: ProjectConfigurationSnapshot, tenant?: string): Promise<Error | undefined>;
   close(): Promise<void>;

@@ -154,7 +154,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     },
     { workers: ports.workers, size: workers, reuse, ...(options.maxRunsPerWorker ? { maxRunsPerWorker: options.maxRunsPerWorker } : {}), ...(options.tenantConcurrency !== undefined ? { tenantConcurrency: options.tenantConcurrency } : {}) },
   );
-  // CFG-2: a pool's host takes and saves its new runs' snapshots (not against a configuration server).
+  // CFG-2: a pool's host takes its new runs' snapshots and keeps those of the runs that pause (not against a configuration server).
   const snapshots = createHostRunSnapshots({
     stores: ports.stores,
     projectId: location.manifest.id,
@@ -215,7 +215,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     return check;
   };
   // MCP-3: an inputSchema is compiled when the project loads; one that does not compile fails the load, naming its entrypoint.
-  let structure: Promise<StructureReport> | undefined;
+  // Not memoized here: the pool keeps the first structure, and the checks are kept per entrypoint.
   const loadStructure = async (): Promise<StructureReport> => {
     const report = await pool.structure();
     const declared = report.entrypoints.filter((entry) => entry.inputSchema !== undefined);
@@ -233,7 +233,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     ...createRunnerPausedRuns({ ports, location, dataDirs }),
     structure() {
       startPool();
-      return (structure ??= loadStructure());
+      return loadStructure();
     },
     startWorkers() {
       startPool();
@@ -305,11 +305,14 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
           ...(signal ? { signal } : {}),
           ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
         });
-        // Saved while the worker runs (the run message is out by now when the worker was free);
-        // the call is answered only once it is committed.
-        const saving = snapshot ? snapshots.save(request.runId, snapshot, dataTenant) : undefined;
+        // CFG-2: a run keeps its snapshot only when it may run again on its id — an entrypoint
+        // declared resumable (another host takes its task over when its owner dies, TEN-6: saved
+        // while the worker runs) or a run that pauses (answered, or continued as a task) — and the
+        // call is answered once it is committed. Any other run keeps nothing: no SQLite commit per
+        // call, and no row per call that nothing prunes.
+        const saving = snapshot && entrypoint.resumable === true ? snapshots.save(request.runId, snapshot, dataTenant) : undefined;
         report = await running;
-        const unsaved = saving ? await saving : undefined;
+        const unsaved = saving ? await saving : snapshot && report.status === "waiting_for_input" ? await snapshots.save(request.runId, snapshot, dataTenant) : undefined;
         if (unsaved) report = failedWith(unsaved as SteamharnessError);
       } finally {
         lease.release();

@@ -6,18 +6,11 @@
 import { emptyProjectConfigurationState, type ConfigurationRecord, type ProjectConfigurationState } from "../../../domain/configuration/configuration-state.js";
 import { createStateBackedConfigurationStore } from "../../../domain/configuration/state-backed-store.js";
 import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
-import { then, type SqlDriver, type SqlStatement, type SqlSteps } from "./sql-driver.js";
-import type { Awaitable, StoreCall } from "./store-call.js";
+import { then, type SqlDriver, type SqlStatement, type SqlSteps, type SqlStore } from "./sql-driver.js";
+import type { Awaitable } from "./store-call.js";
 
 /** The `configuration_projects` row: fields as JSON text; `accountId` "" outside the configuration server. */
-export interface ConfigurationProjectRow {
-  accountId: string;
-  projectId: string;
-  revision: number;
-  fields: string;
-  currentConfigurationId: string | null;
-  updatedAt: number;
-}
+export type ConfigurationProjectRow = Omit<ProjectConfigurationState, "records" | "fields"> & { accountId: string; fields: string };
 
 /** A `configurations` row: values as JSON text; a tombstone has `deletedAt`. */
 export type ConfigurationRow = Omit<ConfigurationRecord, "values"> & { accountId: string; projectId: string; values: string };
@@ -77,8 +70,8 @@ function* loadState(tx: SqlDriver, accountId: string, projectId: string): SqlSte
 const CACHED_PROJECTS = 64;
 
 /**
- * The project configuration port (CFG-1) on a SQL driver, scoped to one account's projects; `close`
- * is what the store's `close()` runs (the owner of the connection decides what it releases). A
+ * The project configuration port (CFG-1) on an open database, scoped to one account's projects;
+ * its `close` is what the store's `close()` runs (the owner of the connection decides what it releases). A
  * write is one transaction holding the project's lock (PostgreSQL: its row's, a fresh project
  * getting its row first as the empty state): it reads the project, applies the domain's rules and
  * writes back, so two writers holding the same revision, in any process, cannot both win. A read
@@ -90,9 +83,9 @@ const CACHED_PROJECTS = 64;
  * has not written since, so a workflow worker's per-run read (CFG-2) costs one tiny statement.
  *
  * @example
- * const store = sqlConfigurationStoreOn(driver, postgresCall(state), accountId, async () => {});
+ * const store = sqlConfigurationStoreOn(await openPostgresStore(options), accountId);
  */
-export function sqlConfigurationStoreOn(driver: SqlDriver, call: StoreCall, accountId: string, close: () => Promise<void>, changeSignal?: () => number): ProjectConfigurationStore {
+export function sqlConfigurationStoreOn({ driver, call, close }: SqlStore, accountId: string, changeSignal?: () => number): ProjectConfigurationStore {
   const { configurationProjects: projects, configurations } = driver.tables;
   const load = (projectId: string) => driver.transaction((tx) => loadState(tx, accountId, projectId), { readOnly: true });
   // States loaded under the signal's value `version` (the domain never mutates a loaded state: its readers and commands copy it).

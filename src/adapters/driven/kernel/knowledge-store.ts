@@ -15,8 +15,8 @@ import type {
   KnowledgeSearchHit,
   KnowledgeStore,
 } from "../../../ports/knowledge-store.js";
-import { keyRange, sortKey, type KeyOperators } from "./sort-key.js";
-import { then, type Sql, type SqlDriver, type SqlStatement } from "./sql-driver.js";
+import { keyRange, sortKey } from "./sort-key.js";
+import { then, type Sql, type SqlDriver, type SqlOperators, type SqlStatement } from "./sql-driver.js";
 import { pageOf, type Awaitable, type StoreCall } from "./store-call.js";
 
 /** A page request of the rows: at most `limit` rows matching `filter`, strictly after `after`. */
@@ -46,24 +46,19 @@ export interface KnowledgeRows {
   search(projectId: string, terms: string[], page: KnowledgePage<[number, string]>): Awaitable<KnowledgeMatch[]>;
 }
 
-/** drizzle's operators the SQL knowledge rows need (the same in every dialect), handed in as to {@link keyRange}. */
-export interface KnowledgeOperators<Column, Condition> extends KeyOperators<Column, Condition> {
-  and(...conditions: Array<NoInfer<Condition> | undefined>): Condition | undefined;
-  eq(column: NoInfer<Column>, value: unknown): Condition;
-}
-
 /**
  * The conditions the SQL row drivers (SQLite, PostgreSQL) of `knowledge_documents` share, on its
- * project and sort-key (`doc_key`) columns: the id filter, and a listing page
+ * project and sort-key (`doc_key`) columns: one document, the id filter, and a listing page
  * (keyset on the sort key, never OFFSET).
  *
  * @example
  * const { page } = knowledgeConditions({ and, eq, gt, gte, lt, or }, docs.projectId, docs.docKey);
  * db.select(summaryColumns).from(docs).where(page(projectId, filter, after)).orderBy(asc(docs.docKey)).limit(limit);
  */
-export function knowledgeConditions<Column, Condition>(ops: KnowledgeOperators<Column, Condition>, projectColumn: Column, keyColumn: Column) {
+export function knowledgeConditions(ops: SqlOperators, projectColumn: Sql, keyColumn: Sql) {
   const idFilter = (filter: Required<KnowledgeFilter>, after?: string) => keyRange(ops, keyColumn, { prefix: filter.idPrefix, excludePrefix: filter.excludeIdPrefix, after });
   return {
+    byId: (projectId: string, documentId: string) => ops.and(ops.eq(projectColumn, projectId), ops.eq(keyColumn, sortKey(documentId))),
     idFilter,
     page: (projectId: string, filter: Required<KnowledgeFilter>, after?: string) => ops.and(ops.eq(projectColumn, projectId), ...idFilter(filter, after)),
   };
@@ -125,9 +120,19 @@ export function createKnowledgeStore(rows: KnowledgeRows, call: StoreCall, clock
 
 /** What only one dialect does for the knowledge rows: its full-text search, and the search column an upsert writes (PostgreSQL). */
 export interface KnowledgeSearch {
-  search(driver: SqlDriver, columns: Record<string, Sql>, conditions: ReturnType<typeof knowledgeConditions<Sql, Sql>>): KnowledgeRows["search"];
+  search(driver: SqlDriver, columns: Record<string, Sql>, conditions: ReturnType<typeof knowledgeConditions>): KnowledgeRows["search"];
   indexed?(title: string, markdown: string): Record<string, unknown>;
 }
+
+// An upsert, with the dialect's search column where it has one (`indexed` gives its value): each driver builds it once.
+const UPSERT: SqlStatement<Record<string, unknown>> = {
+  mode: "get",
+  build: ({ db, dialect, tables: { knowledgeDocuments: docs } }, p) => {
+    const set = { title: p("title"), markdown: p("markdown"), ...(dialect === "postgres" ? { search: p("search") } : {}), updatedAt: p("now") };
+    const { documentId, title, markdown, createdAt, updatedAt } = docs;
+    return db.insert(docs).values({ projectId: p("projectId"), docKey: p("docKey"), documentId: p("documentId"), ...set, createdAt: p("now") }).onConflictDoUpdate({ target: [docs.projectId, docs.docKey], set }).returning({ documentId, title, createdAt, updatedAt, markdown });
+  },
+};
 
 /**
  * The knowledge rows on a SQL driver (`knowledge_documents`, keyed by the document id's sort key),
@@ -141,25 +146,10 @@ export function sqlKnowledgeRows(driver: SqlDriver, fullText: KnowledgeSearch): 
   const summaryColumns = { documentId: docs.documentId, title: docs.title, createdAt: docs.createdAt, updatedAt: docs.updatedAt };
   const documentColumns = { ...summaryColumns, markdown: docs.markdown };
   const conditions = knowledgeConditions(driver.ops, docs.projectId, docs.docKey);
-  const indexedColumns = Object.keys(fullText.indexed?.("", "") ?? {});
-  const byId = (param: (name: string) => Sql) => driver.ops.and(driver.ops.eq(docs.projectId, param("projectId")), driver.ops.eq(docs.docKey, param("docKey")));
-  // The hot statements (a document written, read, deleted): built once per rows with placeholders, as the KV store's, because
-  // building a drizzle query costs more than SQLite runs it (an upsert's build 136 µs, its run 25-60 µs on SQLite in memory).
-  const UPSERT: SqlStatement<Record<string, unknown>> = {
-    mode: "get",
-    build: (on, param) => {
-      const set = { title: param("title"), markdown: param("markdown"), ...Object.fromEntries(indexedColumns.map((column) => [column, param(column)])), updatedAt: param("now") };
-      const row = { projectId: param("projectId"), docKey: param("docKey"), documentId: param("documentId"), ...set, createdAt: param("now") };
-      return on.db.insert(docs).values(row).onConflictDoUpdate({ target: [docs.projectId, docs.docKey], set }).returning(documentColumns);
-    },
-  };
-  const GET: SqlStatement<Record<string, unknown>> = { mode: "get", build: (on, param) => on.db.select(documentColumns).from(docs).where(byId(param)) };
-  const DELETE: SqlStatement<Record<string, unknown>> = { mode: "run", build: (on, param) => on.db.delete(docs).where(byId(param)) };
-  const key = (projectId: string, documentId: string) => ({ projectId, docKey: sortKey(documentId) });
   return {
-    upsert: (projectId, input, now) => driver.execute(UPSERT, { ...key(projectId, input.documentId), ...input, ...fullText.indexed?.(input.title, input.markdown), now }),
-    get: (projectId, documentId) => driver.execute(GET, key(projectId, documentId)),
-    delete: (projectId, documentId) => then(driver.execute(DELETE, key(projectId, documentId)), (count) => count > 0),
+    upsert: (projectId, input, now) => driver.execute(UPSERT, { projectId, docKey: sortKey(input.documentId), ...input, ...fullText.indexed?.(input.title, input.markdown), now }),
+    get: (projectId, documentId) => driver.get(db.select(documentColumns).from(docs).where(conditions.byId(projectId, documentId))),
+    delete: (projectId, documentId) => then(driver.run(db.delete(docs).where(conditions.byId(projectId, documentId))), (count) => count > 0),
     list: (projectId, { filter, after, limit }) => driver.all(db.select(summaryColumns).from(docs).where(conditions.page(projectId, filter, after)).orderBy(asc(docs.docKey)).limit(limit)),
     search: fullText.search(driver, documentColumns, conditions),
   };

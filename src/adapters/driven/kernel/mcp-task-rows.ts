@@ -5,8 +5,7 @@
 import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.js";
 import type { JsonValue } from "../../../domain/json.js";
 import type { McpTaskRecord, McpTaskStore } from "../../../ports/mcp-task-store.js";
-import { then, type SqlDriver, type SqlStatement } from "./sql-driver.js";
-import type { StoreCall } from "./store-call.js";
+import { then, type SqlDriver, type SqlStatement, type SqlStore } from "./sql-driver.js";
 import { columnOf, defineTable } from "./table-definition.js";
 
 const [text, bigint, jsonColumn] = [columnOf("text"), columnOf("bigint"), columnOf("json")];
@@ -87,9 +86,9 @@ export function recordOf(row: Record<string, unknown>): McpTaskRecord {
  * `close`); `close` releases the family's connection once.
  *
  * @example
- * const tasks = createSqlMcpTaskStore(sqliteSqlDriver(db, { mcpTasks }, clock), sqliteCall(state), close);
+ * const tasks = createSqlMcpTaskStore(sqliteStoreOn(openMigratedSqlite(path, options), { mcpTasks }));
  */
-export function createSqlMcpTaskStore(driver: SqlDriver, call: StoreCall, close: () => Promise<void>): McpTaskStore {
+export function createSqlMcpTaskStore({ driver, call, close }: SqlStore): McpTaskStore {
   const { db, ops } = driver;
   const t = driver.tables.mcpTasks;
   const { and, asc, desc, eq, inArray, isNotNull, isNull, lt, or } = ops;

@@ -4,6 +4,7 @@
  * promise (text would compare by UTF-8 or by collation). Plain `Uint8Array`s: both drivers bind
  * them as binary, and the kernel stays free of Node's `Buffer`.
  */
+import type { Sql, SqlOperators } from "./sql-driver.js";
 
 /**
  * The sort key of a string: its UTF-16BE bytes.
@@ -58,25 +59,15 @@ export function prefixRange(prefix: string): { low: Uint8Array; high: Uint8Array
 }
 
 /**
- * drizzle's comparison operators, which are the same for every dialect; handed in by the row
- * driver so the kernel loads no drizzle (SQLite loads it lazily, PERF-1).
- */
-export interface KeyOperators<Column, Condition> {
-  gt(column: Column, value: Uint8Array): Condition;
-  gte(column: Column, value: Uint8Array): Condition;
-  lt(column: Column, value: Uint8Array): Condition;
-  or(...conditions: Condition[]): Condition | undefined;
-}
-
-/**
  * The conditions on a sort-key column of a keyset page: keys starting with `prefix`, strictly
- * after `after` when given, and not starting with `excludePrefix` (when non-empty).
+ * after `after` when given, and not starting with `excludePrefix` (when non-empty), built with the
+ * row driver's drizzle operators (the kernel loads no drizzle: SQLite loads it lazily, PERF-1).
  *
  * @example
  * db.select().from(kv).where(and(...keyRange(drizzleOrm(), kv.key, { prefix: "a/", after: "a/7" })));
  */
-export function keyRange<Column, Condition>(ops: KeyOperators<Column, Condition>, column: Column, range: { prefix: string; after?: string | undefined; excludePrefix?: string }): Condition[] {
-  const conditions: Condition[] = [];
+export function keyRange(ops: SqlOperators, column: Sql, range: { prefix: string; after?: string | undefined; excludePrefix?: string }): Sql[] {
+  const conditions: Sql[] = [];
   if (range.prefix !== "") {
     const { low, high } = prefixRange(range.prefix);
     conditions.push(ops.gte(column, low));
@@ -85,7 +76,7 @@ export function keyRange<Column, Condition>(ops: KeyOperators<Column, Condition>
   if (range.after !== undefined) conditions.push(ops.gt(column, sortKey(range.after)));
   if (range.excludePrefix) {
     const { low, high } = prefixRange(range.excludePrefix);
-    conditions.push(high === null ? ops.lt(column, low) : ops.or(ops.lt(column, low), ops.gte(column, high))!);
+    conditions.push(high === null ? ops.lt(column, low) : ops.or(ops.lt(column, low), ops.gte(column, high)));
   }
   return conditions;
 }

@@ -10,7 +10,7 @@
  * operators. The contract suites run every query on both dialects.
  */
 import type { Clock } from "../../../ports/clock.js";
-import type { Awaitable } from "./store-call.js";
+import type { Awaitable, StoreCall } from "./store-call.js";
 import type { Dialect } from "./table-definition.js";
 
 /** A drizzle database, table, column, condition or query of either dialect. */
@@ -63,6 +63,30 @@ export interface SqlDriver<T = Sql> {
   forUpdate(query: Sql): Sql;
   /** True for a unique-constraint violation the driver reported. */
   isUniqueViolation(error: unknown): boolean;
+}
+
+/** An open database as a kernel store takes it: its row driver, the family's call, and `close()`, which releases the connection once. */
+export interface SqlStore<T = Sql> {
+  driver: SqlDriver<T>;
+  call: StoreCall;
+  close(): Promise<void>;
+}
+
+/**
+ * The store of `driver`: the family's call on a closed flag (`callOn`, which refuses calls once
+ * it is set), and a `close()` that sets it and runs `release` once.
+ *
+ * @example
+ * const store = sqlStoreOf(postgresSqlDriver(db, tables, clock), postgresCall, () => connection.release());
+ */
+export function sqlStoreOf<T>(driver: SqlDriver<T>, callOn: (state: { closed: boolean }) => StoreCall, release: () => unknown): SqlStore<T> & { state: { closed: boolean } } {
+  const state = { closed: false };
+  const close = async () => {
+    if (state.closed) return;
+    state.closed = true;
+    await release();
+  };
+  return { driver, state, call: callOn(state), close };
 }
 
 /**

@@ -16,6 +16,8 @@ const byKey = ({ tables: { kvEntries: kv }, ops: { and, eq } }: SqlDriver, param
 
 // The hot statements (get, set, delete of one key): SQLite prepares each once per store.
 const READ: SqlStatement<KeyParams> = { mode: "get", build: (on, param) => on.db.select({ value: on.tables.kvEntries.value, updatedAt: on.tables.kvEntries.updatedAt }).from(on.tables.kvEntries).where(byKey(on, param)) };
+// An update's read of the entry, row-locked (SQLite's transaction runs on the store's driver: prepared once).
+const LOCK: SqlStatement<KeyParams> = { mode: "get", build: (on, param) => on.forUpdate(on.db.select({ value: on.tables.kvEntries.value }).from(on.tables.kvEntries).where(byKey(on, param))) };
 const REMOVE: SqlStatement<KeyParams> = { mode: "run", build: (on, param) => on.db.delete(on.tables.kvEntries).where(byKey(on, param)) };
 const WRITE: SqlStatement<KeyParams & { value: string; updatedAt: number }> = {
   mode: "run",
@@ -39,10 +41,8 @@ const remove = (on: SqlDriver, ns: KvNamespace, key: string) => on.execute(REMOV
  */
 function* lock(tx: SqlDriver, ns: KvNamespace, key: string): SqlSteps<string | null> {
   const kv = tx.tables.kvEntries;
-  const { and, eq } = tx.ops;
-  const where = and(eq(kv.projectId, ns.projectId), eq(kv.conversationId, ns.conversationId ?? ""), eq(kv.key, sortKey(key)));
   for (;;) {
-    const row = yield tx.get(tx.forUpdate(tx.db.select({ value: kv.value }).from(kv).where(where)));
+    const row = yield tx.execute(LOCK, params(ns, key));
     if (row || tx.dialect === "sqlite") return row?.value ?? null;
     const claim = tx.db.insert(kv).values({ ...params(ns, key), value: "null", updatedAt: tx.clock.now() }).onConflictDoNothing().returning({ key: kv.key });
     if ((yield tx.all(claim)).length > 0) return null;

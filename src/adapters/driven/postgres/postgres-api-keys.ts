@@ -1,8 +1,7 @@
 import type { ApiKeyStore } from "../../../ports/api-keys.js";
-import { createApiKeyStore, sqlApiKeyRows } from "../kernel/api-keys.js";
-import { createSystemClock } from "../system/clock.js";
-import { openPostgres, postgresCall, type PostgresConnectionOptions } from "./postgres-database.js";
-import { postgresSqlDriver } from "./postgres-sql-driver.js";
+import { createApiKeyStore } from "../kernel/api-keys.js";
+import type { PostgresConnectionOptions } from "./postgres-database.js";
+import { openPostgresStore } from "./postgres-sql-driver.js";
 import { createKeySecrets } from "../system/key-secrets.js";
 
 /**
@@ -16,11 +15,5 @@ import { createKeySecrets } from "../system/key-secrets.js";
  * await keys.close();
  */
 export async function createPostgresApiKeyStore(options: PostgresConnectionOptions = {}): Promise<ApiKeyStore> {
-  const connection = await openPostgres(options);
-  const state = { closed: false };
-  return createApiKeyStore(sqlApiKeyRows(postgresSqlDriver(connection.db, connection.tables, createSystemClock())), createKeySecrets(), postgresCall(state), async () => {
-    if (state.closed) return;
-    state.closed = true;
-    await connection.release();
-  });
+  return createApiKeyStore(await openPostgresStore(options), createKeySecrets());
 }

@@ -2,9 +2,10 @@ import { desc, eq, sql } from "drizzle-orm";
 import type { ApprovalStore } from "../../../ports/approval-store.js";
 import { createApprovalStore, sqlApprovalRows, type ApprovalAuditAppend, type ApprovalAuditRow, type ApprovalRows } from "../kernel/approval-store.js";
 import { createKeySecrets } from "../system/key-secrets.js";
-import { createSystemClock } from "../system/clock.js";
-import { postgresSqlDriver } from "./postgres-sql-driver.js";
-import { driverFault, openPostgres, postgresCall, type PostgresConnectionOptions, type PostgresStoreContext } from "./postgres-database.js";
+import type { SqlDriver } from "../kernel/sql-driver.js";
+import { openPostgresStore } from "./postgres-sql-driver.js";
+import { driverFault, type PostgresConnectionOptions } from "./postgres-database.js";
+import type { PostgresTables } from "./schema.js";
 
 /** Appends one call may lose to other writers before it gives up (each loss is another's success). */
 const APPEND_ATTEMPTS = 50;
@@ -21,9 +22,10 @@ const REMEMBERED_CHAINS = 1024;
  * audit entries is one statement too (a gated call's one write).
  *
  * @example
- * const rows = createPostgresApprovalRows(context);
+ * const rows = createPostgresApprovalRows(driver);
  */
-export function createPostgresApprovalRows({ db, tables }: Pick<PostgresStoreContext, "db" | "tables">): ApprovalRows {
+export function createPostgresApprovalRows(driver: SqlDriver<PostgresTables>): ApprovalRows {
+  const { db, tables } = driver;
   const { approvalRequests: requests, approvalAudit: audit } = tables;
   // The last entry of each chain this handle appended (at most REMEMBERED_CHAINS). Entries are
   // never updated, so "after it" is right unless another handle appended since: the insert says.
@@ -39,7 +41,7 @@ export function createPostgresApprovalRows({ db, tables }: Pick<PostgresStoreCon
     }
     throw new Error(`the audit chain of ${tenant} kept moving: ${APPEND_ATTEMPTS} appends lost to other writers`);
   }
-  return sqlApprovalRows(postgresSqlDriver(db, tables, createSystemClock()), {
+  return sqlApprovalRows(driver, {
     async insertRequest(row, append) {
       const insert = db.insert(requests).values(row).onConflictDoNothing();
       if (!append) return (await insert.returning({ id: requests.id })).length > 0;
@@ -65,11 +67,6 @@ export function createPostgresApprovalRows({ db, tables }: Pick<PostgresStoreCon
  * const store = await createPostgresApprovalStore({ connectionString: "postgres://app@db.internal/app" });
  */
 export async function createPostgresApprovalStore(options: PostgresConnectionOptions = {}): Promise<ApprovalStore> {
-  const connection = await openPostgres(options);
-  const state = { closed: false };
-  return createApprovalStore(createPostgresApprovalRows(connection), createKeySecrets().digest, postgresCall(state), async () => {
-    if (state.closed) return;
-    state.closed = true;
-    await connection.release();
-  });
+  const { driver, call, close } = await openPostgresStore(options);
+  return createApprovalStore(createPostgresApprovalRows(driver), createKeySecrets().digest, call, close);
 }

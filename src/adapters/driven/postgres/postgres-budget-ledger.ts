@@ -5,8 +5,8 @@ import type { Pool } from "pg";
 import type { BudgetLedger } from "../../../ports/budget-ledger.js";
 import { createBudgetLedger, type BudgetLedgerRows, type BudgetRow } from "../kernel/budget-ledger.js";
 import { sqlBudgetRows } from "../kernel/sql-budget-rows.js";
-import { postgresSqlDriver } from "./postgres-sql-driver.js";
-import { postgresCall, type PostgresStoreContext } from "./postgres-database.js";
+import type { SqlDriver, SqlStore } from "../kernel/sql-driver.js";
+import type { PostgresTables } from "./schema.js";
 
 /** The budget row's columns as `budget_reserve(…)` answers them (bigint arrives as text). */
 const ROW_COLUMNS = { spentTokens: "spent_tokens", spentMicros: "spent_micros", reservedTokens: "reserved_tokens", reservedMicros: "reserved_micros", grantedTokens: "granted_tokens", grantedMicros: "granted_micros" } as const;
@@ -22,10 +22,10 @@ type ReserveAnswerRow = { outcome: "known" | "held" | "refused"; key: string | n
  * budget serialise on its rows and never overspend it.
  *
  * @example
- * const rows = { ...sqlBudgetRows(driver), ...createPostgresBudgetCalls(context) };
+ * const rows = { ...sqlBudgetRows(driver), ...createPostgresBudgetCalls(driver) };
  */
-export function createPostgresBudgetCalls({ db, tables, clock }: Pick<PostgresStoreContext, "db" | "tables" | "clock">): Pick<BudgetLedgerRows, "reserve" | "finish"> {
-  const pool = (db as typeof db & { $client: Pool }).$client;
+export function createPostgresBudgetCalls({ db, tables, clock }: SqlDriver<PostgresTables>): Pick<BudgetLedgerRows, "reserve" | "finish"> {
+  const pool: Pool = db.$client;
   const schema = getTableConfig(tables.budgetRows).schema ?? "public";
   // Statement names are per connection; one per schema, since a host's pool may serve several.
   const tag = createHash("sha256").update(schema).digest("hex").slice(0, 16);
@@ -59,8 +59,8 @@ export function createPostgresBudgetCalls({ db, tables, clock }: Pick<PostgresSt
  * ({@link createPostgresBudgetCalls}); extend runs the kernel's step (kernel/sql-budget-rows.ts).
  *
  * @example
- * const ledger = createPostgresBudgetLedger(context);
+ * const ledger = createPostgresBudgetLedger(await openPostgresStore(options));
  */
-export function createPostgresBudgetLedger(context: PostgresStoreContext): BudgetLedger {
-  return createBudgetLedger({ ...sqlBudgetRows(postgresSqlDriver(context.db, context.tables, context.clock)), ...createPostgresBudgetCalls(context) }, postgresCall(context.state));
+export function createPostgresBudgetLedger({ driver, call }: SqlStore<PostgresTables>): BudgetLedger {
+  return createBudgetLedger({ ...sqlBudgetRows(driver), ...createPostgresBudgetCalls(driver) }, call);
 }

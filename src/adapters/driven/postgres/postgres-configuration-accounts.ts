@@ -1,9 +1,8 @@
 import type { Clock } from "../../../ports/clock.js";
 import type { ConfigurationAccountStore } from "../../../ports/configuration-accounts.js";
 import { sqlConfigurationAccounts } from "../kernel/configuration-accounts.js";
-import { createSystemClock } from "../system/clock.js";
-import { openPostgres, postgresCall, type PostgresConnectionOptions } from "./postgres-database.js";
-import { postgresSqlDriver } from "./postgres-sql-driver.js";
+import type { PostgresConnectionOptions } from "./postgres-database.js";
+import { openPostgresStore } from "./postgres-sql-driver.js";
 
 /** Options of {@link createPostgresConfigurationAccounts}. */
 export interface PostgresConfigurationAccountsOptions extends PostgresConnectionOptions {
@@ -21,11 +20,5 @@ export interface PostgresConfigurationAccountsOptions extends PostgresConnection
  * const store = accounts.configurations(account.accountId);
  */
 export async function createPostgresConfigurationAccounts(options: PostgresConfigurationAccountsOptions = {}): Promise<ConfigurationAccountStore> {
-  const connection = await openPostgres(options);
-  const driver = postgresSqlDriver(connection.db, connection.tables, options.clock ?? createSystemClock());
-  const state = { closed: false };
-  return sqlConfigurationAccounts(driver, postgresCall(state), async () => {
-    state.closed = true;
-    await connection.release();
-  });
+  return sqlConfigurationAccounts(await openPostgresStore(options, options.clock));
 }

@@ -10,7 +10,6 @@ import { drizzle, type NodePgDatabase, type NodePgQueryResultHKT } from "drizzle
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import type { PgDatabase } from "drizzle-orm/pg-core";
 import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
-import type { Clock } from "../../../ports/clock.js";
 import type { StoreCall } from "../kernel/store-call.js";
 import { migrationCount, requireMigrationsFolder } from "../system/migrations-folder.js";
 import { boundedPoolConfig, checkStatementTimeout } from "./postgres-deadlines.js";
@@ -57,14 +56,6 @@ export interface PostgresConnection {
   release(): Promise<void>;
 }
 
-/** What every PostgreSQL store adapter shares. */
-export interface PostgresStoreContext {
-  db: PostgresDb;
-  tables: PostgresTables;
-  clock: Clock;
-  state: { closed: boolean };
-}
-
 /**
  * The driver's own error beneath drizzle's `DrizzleQueryError`, whose message carries the
  * statement and its parameters (user data: values, file bytes) that must not reach our messages.
@@ -79,36 +70,28 @@ export function driverFault(error: unknown): unknown {
 }
 
 /**
- * Runs one port operation: `storage_failure` once the store is closed, and any fault of the
- * driver wrapped once as `storage_failure` with the driver's error as `cause` (steamharness
- * errors pass through).
- *
- * @example
- * return guarded(state, "kv get", () => db.select().from(tables.kvEntries));
- */
-export async function guarded<T>(state: { closed: boolean }, what: string, step: () => Promise<T>): Promise<T> {
-  if (state.closed) throw new SteamharnessError("storage_failure", "[steamharness] [postgres] the store is closed");
-  try {
-    return await step();
-  } catch (error) {
-    const fault = driverFault(error);
-    // PostgreSQL text and jsonb cannot hold U+0000 (SQLite and memory can): refuse the input,
-    // like any other value the store cannot keep, instead of reporting a storage fault.
-    if (NUL_REFUSED.has((fault as { code?: unknown } | null)?.code as string)) {
-      throw new SteamharnessError("input_validation", `[steamharness] [postgres] ${what}: PostgreSQL cannot store the character U+0000 in text`, { cause: fault });
-    }
-    throw wrapAdapterError("postgres", `${what} failed`, fault);
-  }
-}
-
-/**
- * The kernel's call for the PostgreSQL stores: {@link guarded} around each row step.
+ * The kernel's call for the PostgreSQL stores: `storage_failure` once the store is closed, and
+ * any fault of the driver wrapped once as `storage_failure` with the driver's error as `cause`
+ * (steamharness errors pass through).
  *
  * @example
  * const kv = createKvStore(sqlKvRows(driver), postgresCall(state));
  */
 export function postgresCall(state: { closed: boolean }): StoreCall {
-  return (what, step) => guarded(state, what, async () => step());
+  return async (what, step) => {
+    if (state.closed) throw new SteamharnessError("storage_failure", "[steamharness] [postgres] the store is closed");
+    try {
+      return await step();
+    } catch (error) {
+      const fault = driverFault(error);
+      // PostgreSQL text and jsonb cannot hold U+0000 (SQLite and memory can): refuse the input,
+      // like any other value the store cannot keep, instead of reporting a storage fault.
+      if (NUL_REFUSED.has((fault as { code?: unknown } | null)?.code as string)) {
+        throw new SteamharnessError("input_validation", `[steamharness] [postgres] ${what}: PostgreSQL cannot store the character U+0000 in text`, { cause: fault });
+      }
+      throw wrapAdapterError("postgres", `${what} failed`, fault);
+    }
+  };
 }
 
 /** SQLSTATEs of a U+0000 in text (22021 character_not_in_repertoire) or jsonb (22P05 untranslatable_character). */
@@ -200,33 +183,25 @@ export async function migratePostgresSchema(pool: Pool, schema: string, migratio
 
 /**
  * Opens the pool (or takes the host's), checks the connection and applies pending migrations
- * to `schema`. An up-to-date schema costs two catalog reads and no lock. Faults throw
- * `storage_failure` with the driver's error as `cause`; a pool made here is ended on failure.
+ * to `schema` (the store's, or those of `migrations`: another folder with its own bookkeeping
+ * table, such as the MCP task store's). An up-to-date schema costs two catalog reads and no lock.
+ * Faults throw `storage_failure` with the driver's error as `cause`; a pool made here is ended on failure.
  *
  * @example
  * const connection = await openPostgres({ connectionString: "postgres://localhost/app" });
  */
-export async function openPostgres(options: PostgresConnectionOptions): Promise<PostgresConnection> {
+export async function openPostgres(options: PostgresConnectionOptions, migrations = { folder: "postgres", table: POSTGRES_MIGRATIONS_TABLE, what: "the store" }): Promise<PostgresConnection> {
   const schema = checkSchemaName(options.schema ?? DEFAULT_POSTGRES_SCHEMA);
-  const migrationsFolder = options.migrationsFolder ?? findPostgresMigrationsFolder();
+  const migrationsFolder = options.migrationsFolder ?? requireMigrationsFolder(migrations.folder, "postgres");
   const { pool, end: release } = poolOf(options);
   try {
     const db = drizzle({ client: pool });
-    await migratePostgresSchema(pool, schema, migrationsFolder, POSTGRES_MIGRATIONS_TABLE);
+    await migratePostgresSchema(pool, schema, migrationsFolder, migrations.table);
     return { db, pool, schema, tables: postgresTables(schema), release };
   } catch (error) {
     await release().catch(() => {});
-    throw wrapAdapterError("postgres", `cannot open the store in schema "${schema}"`, driverFault(error));
+    throw wrapAdapterError("postgres", `cannot open ${migrations.what} in schema "${schema}"`, driverFault(error));
   }
-}
-
-/** A pool to use and how to let it go (see {@link poolOf}). */
-export interface OwnedPool {
-  pool: Pool;
-  /** Whether the pool was made here (and `end` ends it). */
-  owned: boolean;
-  /** Ends a pool made here, once; leaves a host's pool open. */
-  end(): Promise<void>;
 }
 
 /**
@@ -237,9 +212,10 @@ export interface OwnedPool {
  * @example
  * const { pool, end } = poolOf({ connectionString: "postgres://localhost/app" }, { max: 2 });
  */
-export function poolOf(options: Pick<PostgresConnectionOptions, "pool" | "connectionString" | "statementTimeoutMs">, config: pg.PoolConfig = {}): OwnedPool {
+export function poolOf(options: Pick<PostgresConnectionOptions, "pool" | "connectionString" | "statementTimeoutMs">, config: pg.PoolConfig = {}): { pool: Pool; end(): Promise<void> } {
   const statementTimeoutMs = checkStatementTimeout(options.statementTimeoutMs);
-  if (options.pool) return { pool: options.pool, owned: false, end: async () => {} };
+  // A host's pool is used as is and left open; one made here is ended once.
+  if (options.pool) return { pool: options.pool, end: async () => {} };
   const pool = new pg.Pool({ ...(options.connectionString === undefined ? {} : { connectionString: options.connectionString }), ...config, ...boundedPoolConfig(statementTimeoutMs) });
   // An idle connection the server drops emits "error" on the pool; the next query reports it.
   pool.on("error", () => {});
@@ -249,5 +225,5 @@ export function poolOf(options: Pick<PostgresConnectionOptions, "pool" | "connec
     ended = true;
     await pool.end();
   };
-  return { pool, owned: true, end };
+  return { pool, end };
 }

@@ -3,10 +3,11 @@ import type { IdSource } from "../../../ports/id-source.js";
 import type { ManagedFileStore } from "../../../ports/managed-file-store.js";
 import { createManagedFileStore } from "../kernel/managed-file-store.js";
 import { fileMachine } from "../system/file-source.js";
-import { postgresCall, type PostgresStoreContext } from "./postgres-database.js";
+import type { SqlStore } from "../kernel/sql-driver.js";
+import type { PostgresTables } from "./schema.js";
 
-/** Options of {@link createPostgresManagedFileStore} beyond the shared context. */
-export interface PostgresManagedFileStoreOptions extends PostgresStoreContext {
+/** Options of {@link createPostgresManagedFileStore} beyond the store. */
+export interface PostgresManagedFileStoreOptions {
   idSource: IdSource;
   /** Largest file accepted; defaults to 64 MiB. */
   maxBytes?: number;
@@ -19,10 +20,9 @@ export interface PostgresManagedFileStoreOptions extends PostgresStoreContext {
  * and no row lacks its content.
  *
  * @example
- * const files = createPostgresManagedFileStore({ ...context, idSource: createRandomIdSource() });
+ * const files = createPostgresManagedFileStore(await openPostgresStore(options), { idSource: createRandomIdSource() });
  */
-export function createPostgresManagedFileStore(options: PostgresManagedFileStoreOptions): ManagedFileStore {
-  const { db, tables } = options;
+export function createPostgresManagedFileStore({ driver: { db, tables, clock }, call }: SqlStore<PostgresTables>, options: PostgresManagedFileStoreOptions): ManagedFileStore {
   const files = tables.managedFiles;
   const metaColumns = { fileId: files.fileId, name: files.name, size: files.size, sha256: files.sha256, createdAt: files.createdAt };
   const byId = (projectId: string, fileId: string) => and(eq(files.projectId, projectId), eq(files.fileId, fileId));
@@ -39,7 +39,7 @@ export function createPostgresManagedFileStore(options: PostgresManagedFileStore
       },
       delete: async (projectId, fileId) => ((await db.delete(files).where(byId(projectId, fileId))).rowCount ?? 0) > 0,
     },
-    postgresCall(options.state),
-    { clock: options.clock, idSource: options.idSource, machine: fileMachine, maxBytes: options.maxBytes },
+    call,
+    { clock, idSource: options.idSource, machine: fileMachine, maxBytes: options.maxBytes },
   );
 }

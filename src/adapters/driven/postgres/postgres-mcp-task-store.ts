@@ -1,12 +1,9 @@
-import { wrapAdapterError } from "../../../domain/errors.js";
 import type { McpTaskStore } from "../../../ports/mcp-task-store.js";
-import { drizzle } from "drizzle-orm/node-postgres";
 import { pgSchema } from "drizzle-orm/pg-core";
 import { createSqlMcpTaskStore, MCP_TASK_TABLE } from "../kernel/mcp-task-rows.js";
 import { createSystemClock } from "../system/clock.js";
-import { requireMigrationsFolder } from "../system/migrations-folder.js";
-import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, migratePostgresSchema, poolOf, postgresCall, type PostgresConnectionOptions } from "./postgres-database.js";
-import { postgresSqlDriver } from "./postgres-sql-driver.js";
+import type { PostgresConnectionOptions } from "./postgres-database.js";
+import { openPostgresStore, postgresSqlDriver } from "./postgres-sql-driver.js";
 import { pgTableOf } from "./postgres-table.js";
 
 /** drizzle's bookkeeping table of the task store's migrations, inside its schema. */
@@ -27,19 +24,6 @@ export interface PostgresMcpTaskStoreOptions extends Pick<PostgresConnectionOpti
  * const tasks = await createPostgresMcpTaskStore({ connectionString: "postgres://localhost/app" });
  */
 export async function createPostgresMcpTaskStore(options: PostgresMcpTaskStoreOptions): Promise<McpTaskStore> {
-  const schema = checkSchemaName(options.schema ?? DEFAULT_POSTGRES_SCHEMA);
-  const folder = requireMigrationsFolder("postgres-mcp-tasks", "postgres");
-  const { pool, end } = poolOf(options);
-  try {
-    await migratePostgresSchema(pool, schema, folder, POSTGRES_MCP_TASK_MIGRATIONS_TABLE);
-  } catch (error) {
-    await end().catch(() => {});
-    throw wrapAdapterError("postgres", `cannot open the task store in schema "${schema}"`, driverFault(error));
-  }
-  const state = { closed: false };
-  const driver = postgresSqlDriver(drizzle({ client: pool }), { mcpTasks: pgTableOf(MCP_TASK_TABLE, pgSchema(schema).table) }, createSystemClock());
-  return createSqlMcpTaskStore(driver, postgresCall(state), async () => {
-    state.closed = true;
-    await end();
-  });
+  const { connection, call, close } = await openPostgresStore(options, undefined, { folder: "postgres-mcp-tasks", table: POSTGRES_MCP_TASK_MIGRATIONS_TABLE, what: "the task store" });
+  return createSqlMcpTaskStore({ driver: postgresSqlDriver(connection.db, { mcpTasks: pgTableOf(MCP_TASK_TABLE, pgSchema(connection.schema).table) }, createSystemClock()), call, close });
 }

@@ -1,9 +1,8 @@
 import type { Clock } from "../../../ports/clock.js";
 import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
 import { sqlConfigurationStoreOn } from "../kernel/configuration-rows.js";
-import { createSystemClock } from "../system/clock.js";
-import { openPostgres, postgresCall, type PostgresConnectionOptions } from "./postgres-database.js";
-import { postgresSqlDriver } from "./postgres-sql-driver.js";
+import type { PostgresConnectionOptions } from "./postgres-database.js";
+import { openPostgresStore } from "./postgres-sql-driver.js";
 
 /** Options of {@link createPostgresProjectConfigurationStore}. */
 export interface PostgresProjectConfigurationStoreOptions extends PostgresConnectionOptions {
@@ -26,12 +25,5 @@ export interface PostgresProjectConfigurationStoreOptions extends PostgresConnec
  * await store.close?.();
  */
 export async function createPostgresProjectConfigurationStore(options: PostgresProjectConfigurationStoreOptions = {}): Promise<ProjectConfigurationStore> {
-  const connection = await openPostgres(options);
-  const state = { closed: false };
-  const driver = postgresSqlDriver(connection.db, connection.tables, options.clock ?? createSystemClock());
-  return sqlConfigurationStoreOn(driver, postgresCall(state), options.accountId ?? "", async () => {
-    if (state.closed) return;
-    state.closed = true;
-    await connection.release();
-  });
+  return sqlConfigurationStoreOn(await openPostgresStore(options, options.clock), options.accountId ?? "");
 }

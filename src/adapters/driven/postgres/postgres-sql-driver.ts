@@ -1,7 +1,9 @@
 import * as ops from "drizzle-orm";
 import type { Clock } from "../../../ports/clock.js";
-import { drive, preparedStatements, type Sql, type SqlDriver, type SqlStatement } from "../kernel/sql-driver.js";
-import { driverFault, type PostgresQueryable } from "./postgres-database.js";
+import { drive, preparedStatements, sqlStoreOf, type Sql, type SqlDriver, type SqlStatement, type SqlStore } from "../kernel/sql-driver.js";
+import { createSystemClock } from "../system/clock.js";
+import { driverFault, openPostgres, postgresCall, type PostgresConnection, type PostgresConnectionOptions, type PostgresQueryable } from "./postgres-database.js";
+import type { PostgresTables } from "./schema.js";
 
 /**
  * The kernel's SQL row driver on a node-postgres drizzle database (or transaction): every query
@@ -33,4 +35,17 @@ export function postgresSqlDriver<T>(db: PostgresQueryable, tables: T, clock: Cl
   // drizzle's unnamed prepared query: parsed by the server per call, so no name clashes between schemas on one pooled connection.
   const preparedOf = preparedStatements(driver, (query) => query.prepare());
   return driver;
+}
+
+/**
+ * Opens the store's schema ({@link openPostgres}) as the kernel's stores take it: a row driver on
+ * its tables, the PostgreSQL call, and a `close()` that releases the pool once (ending it when it
+ * was made here), with the connection itself.
+ *
+ * @example
+ * const keys = createApiKeyStore(await openPostgresStore({ connectionString }), createKeySecrets());
+ */
+export async function openPostgresStore(options: PostgresConnectionOptions, clock: Clock = createSystemClock(), migrations?: Parameters<typeof openPostgres>[1]): Promise<SqlStore<PostgresTables> & { connection: PostgresConnection }> {
+  const connection = await openPostgres(options, migrations);
+  return { connection, ...sqlStoreOf(postgresSqlDriver(connection.db, connection.tables, clock), postgresCall, () => connection.release()) };
 }

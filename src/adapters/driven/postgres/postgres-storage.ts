@@ -1,10 +1,9 @@
 import type { Storage } from "../../../ports/storage.js";
-import { createSystemClock } from "../system/clock.js";
 import { createRandomIdSource } from "../system/id-source.js";
-import { openPostgres, postgresCall, type PostgresConnectionOptions } from "./postgres-database.js";
+import type { PostgresConnectionOptions } from "./postgres-database.js";
 import { postgresFullText } from "./postgres-knowledge-store.js";
 import { createPostgresManagedFileStore } from "./postgres-managed-file-store.js";
-import { postgresSqlDriver } from "./postgres-sql-driver.js";
+import { openPostgresStore } from "./postgres-sql-driver.js";
 import { createPostgresBudgetLedger } from "./postgres-budget-ledger.js";
 import { sqlStoragePorts, type StorageOptions } from "../kernel/storage-options.js";
 import { createPostgresSessionBackend, type PostgresSessionBackendOptions } from "./sessions/postgres-session-backend.js";
@@ -33,9 +32,8 @@ export interface PostgresStorageOptions extends PostgresConnectionOptions, Stora
  * await storage.close();
  */
 export async function createPostgresStorage(options: PostgresStorageOptions = {}): Promise<Storage> {
-  const connection = await openPostgres(options);
-  const state = { closed: false };
-  const context = { db: connection.db, tables: connection.tables, clock: options.clock ?? createSystemClock(), state };
+  const store = await openPostgresStore(options, options.clock);
+  const { connection } = store;
   const sessions = createPostgresSessionBackend({
     ...options.sessions,
     pool: connection.pool,
@@ -44,16 +42,12 @@ export async function createPostgresStorage(options: PostgresStorageOptions = {}
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),
   });
+  let closing: Promise<void> | undefined;
   return {
-    ...sqlStoragePorts(postgresSqlDriver(connection.db, connection.tables, context.clock), postgresCall(state), postgresFullText),
-    files: createPostgresManagedFileStore({ ...context, idSource: options.idSource ?? createRandomIdSource(), maxBytes: options.maxFileBytes }),
-    budgets: createPostgresBudgetLedger(context),
+    ...sqlStoragePorts(store.driver, store.call, postgresFullText),
+    files: createPostgresManagedFileStore(store, { idSource: options.idSource ?? createRandomIdSource(), maxBytes: options.maxFileBytes }),
+    budgets: createPostgresBudgetLedger(store),
     sessions,
-    async close(): Promise<void> {
-      if (state.closed) return;
-      state.closed = true;
-      await sessions.close();
-      await connection.release();
-    },
+    close: () => (closing ??= sessions.close().then(store.close)),
   };
 }

@@ -1,9 +1,5 @@
 import type { ConfigurationAccountStore } from "../../../../ports/configuration-accounts.js";
 import { sqlConfigurationAccounts } from "../../kernel/configuration-accounts.js";
-import { createSystemClock } from "../../system/clock.js";
-import { sqliteSqlDriver } from "../shared/sqlite-sql-driver.js";
-import { sqliteCall } from "../store/sqlite-support.js";
-import { configurationTables } from "./configuration-schema.js";
 import { openConfigurationDatabase, type SqliteProjectConfigurationStoreOptions } from "./sqlite-project-configuration-store.js";
 
 /** Options of {@link createSqliteConfigurationAccounts}. */
@@ -22,11 +18,5 @@ export interface SqliteConfigurationAccountsOptions extends Pick<SqliteProjectCo
  * const store = accounts.configurations(account.accountId);
  */
 export function createSqliteConfigurationAccounts(options: SqliteConfigurationAccountsOptions): ConfigurationAccountStore {
-  const { client, db } = openConfigurationDatabase(options);
-  const driver = sqliteSqlDriver(db, configurationTables(), options.clock ?? createSystemClock());
-  const state = { closed: false };
-  return sqlConfigurationAccounts(driver, sqliteCall(state), async () => {
-    state.closed = true;
-    client.close();
-  });
+  return sqlConfigurationAccounts(openConfigurationDatabase(options));
 }

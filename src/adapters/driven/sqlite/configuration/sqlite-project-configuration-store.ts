@@ -1,15 +1,11 @@
 import { join } from "node:path";
-import type Database from "better-sqlite3";
-import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
 import type { ProjectConfigurationStore } from "../../../../ports/project-configuration-store.js";
 import { sqlConfigurationStoreOn } from "../../kernel/configuration-rows.js";
-import { createSystemClock } from "../../system/clock.js";
-import { sqliteSqlDriver } from "../shared/sqlite-sql-driver.js";
-import { configurationTables } from "./configuration-schema.js";
+import { sqliteStoreOn, type SqliteStore } from "../shared/sqlite-sql-driver.js";
+import { configurationTables, type ConfigurationTables } from "./configuration-schema.js";
 import { openMigratedSqlite, type MigratedSqliteOptions } from "../shared/migrations.js";
-import { sqliteCall } from "../store/sqlite-support.js";
 
 /** The file name of the configuration database inside a data dir. */
 export const CONFIGURATION_DATABASE_FILE = "configurations.sqlite";
@@ -49,59 +45,24 @@ export function projectConfigurationDatabasePath(dataDir: string): string {
  * await store.close?.();
  */
 export function createSqliteProjectConfigurationStore(options: SqliteProjectConfigurationStoreOptions): ProjectConfigurationStore {
-  const { client, db } = openConfigurationDatabase(options);
-  const state = { closed: false };
+  const store = openConfigurationDatabase(options);
   // The connection is this store's own and only the store writes through it, so SQLite's
   // `data_version` (it changes when another connection, in any process, commits) is a complete
   // change signal once the store's own writes are accounted for (sqlConfigurationStoreOn).
-  const dataVersion = client.prepare("PRAGMA data_version").pluck();
-  return sqliteConfigurationStoreOn(
-    db,
-    state,
-    options.accountId ?? "",
-    options.clock ?? createSystemClock(),
-    async () => {
-      if (state.closed) return;
-      state.closed = true;
-      client.close();
-    },
-    () => dataVersion.get() as number,
-  );
-}
-
-/** An open, migrated configuration database. */
-export interface OpenConfigurationDatabase {
-  client: Database.Database;
-  db: BetterSQLite3Database;
+  const dataVersion = store.client.prepare("PRAGMA data_version").pluck();
+  return sqlConfigurationStoreOn(store, options.accountId ?? "", () => dataVersion.get() as number);
 }
 
 /**
- * Opens (creating and migrating) the configuration database of `options` (`dataDir` or `path`).
+ * Opens (creating and migrating) the configuration database of `options` (`dataDir` or `path`)
+ * as the kernel's stores take it; faults and busy retries as every SQLite store's (a retried
+ * write reruns its whole transaction).
  *
  * @example
- * const { client, db } = openConfigurationDatabase({ path: "/srv/steamharness/server.sqlite" });
+ * const accounts = sqlConfigurationAccounts(openConfigurationDatabase({ path: "/srv/steamharness/server.sqlite" }));
  */
-export function openConfigurationDatabase(options: SqliteProjectConfigurationStoreOptions): OpenConfigurationDatabase {
+export function openConfigurationDatabase(options: SqliteProjectConfigurationStoreOptions): SqliteStore<ConfigurationTables> {
   const path = options.path ?? (options.dataDir ? projectConfigurationDatabasePath(options.dataDir) : undefined);
   if (!path) throw new SteamharnessError("input_validation", "[steamharness] [sqlite] give dataDir or path for the configuration store", { field: "dataDir" });
-  return openMigratedSqlite(path, { migrations: "configuration", what: "the configuration database", ...options });
-}
-
-/**
- * The port over an open configuration database, scoped to one account's projects (see the
- * kernel's `sqlConfigurationStoreOn`); busy retries and fault wrapping as every SQLite store (a
- * retried write reruns its whole transaction).
- *
- * @example
- * const store = sqliteConfigurationStoreOn(db, { closed: false }, accountId, clock, async () => {});
- */
-export function sqliteConfigurationStoreOn(
-  db: BetterSQLite3Database,
-  state: { closed: boolean },
-  accountId: string,
-  clock: Clock,
-  close: () => Promise<void>,
-  changeSignal?: () => number,
-): ProjectConfigurationStore {
-  return sqlConfigurationStoreOn(sqliteSqlDriver(db, configurationTables(), clock), sqliteCall(state), accountId, close, changeSignal);
+  return sqliteStoreOn(openMigratedSqlite(path, { migrations: "configuration", what: "the configuration database", ...options }), configurationTables(), options.clock);
 }

@@ -1,25 +1,20 @@
 import type Database from "better-sqlite3";
-import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import type { Clock } from "../../../../ports/clock.js";
+import { sqlStoreOf } from "../../kernel/sql-driver.js";
+import { createSystemClock } from "../../system/clock.js";
 import { requireMigrationsFolder } from "../../system/migrations-folder.js";
 import { drizzleBetterSqlite3 } from "../shared/drizzle-modules.js";
 import { imageOf } from "../shared/migrations.js";
 import { openSqlite } from "../shared/sqlite-connection.js";
-
-/** An open in-memory database: the connection, its drizzle handle, the closed flag the store calls check, and `close()`. */
-export interface MemoryDatabase {
-  client: Database.Database;
-  db: BetterSQLite3Database;
-  state: { closed: boolean };
-  /** Frees the database; later calls fail with `storage_failure`. Idempotent. */
-  close(): Promise<void>;
-}
+import { sqliteSqlDriver, type SqliteStore } from "../shared/sqlite-sql-driver.js";
+import { sqliteCall } from "../store/sqlite-support.js";
 
 /**
  * `make()`'s object, made when one of its members is first read (methods bound to it): what is
- * built on a {@link MemoryDatabase} costs nothing until it is used.
+ * built on a memory database costs nothing until it is used.
  *
  * @example
- * const rows = onFirstUse(() => createSqliteBudgetRows(context)); // prepares nothing yet
+ * const rows = onFirstUse(() => createSqliteBudgetRows(store)); // prepares nothing yet
  */
 export function onFirstUse<T extends object>(make: () => T): T {
   let made: T | undefined;
@@ -34,16 +29,17 @@ export function onFirstUse<T extends object>(make: () => T): T {
 
 /**
  * An in-memory SQLite database with the schema of the files of `migrations` (`""` the store,
- * `"configuration"`, `"mcp-tasks"`, `"session-host"`): the memory family's stores are the SQLite
- * stores on one (ARCH-8), with SQLite's rules by construction and nothing on disk. Why a copy of
+ * `"configuration"`, `"mcp-tasks"`), as the kernel's stores take it on `tables`: the memory
+ * family's stores are the SQLite stores on one (ARCH-8), with SQLite's rules by construction and
+ * nothing on disk; `close()` frees it, and later calls fail with `storage_failure`. Why a copy of
  * an image: the migrations run once per process, in memory. The copy is made on the first
- * statement (~1.5 ms with the schema's parse), so a `MemoryStorage` pays only for the stores it
+ * statement (~0.4 ms with the schema's parse), so a `MemoryStorage` pays only for the stores it
  * uses; its KV store, on every run's path, stays in maps (a SQL step costs several times a map's).
  *
  * @example
- * const { db, state, close } = openMemoryDatabase("configuration");
+ * const store = openMemoryDatabase("configuration", configurationTables());
  */
-export function openMemoryDatabase(migrations: string): MemoryDatabase {
+export function openMemoryDatabase<T>(migrations: string, tables: T, clock: Clock = createSystemClock()): SqliteStore<T> {
   let opened: Database.Database | undefined;
   const client = onFirstUse(() => {
     opened = openSqlite(imageOf(requireMigrationsFolder(migrations, "sqlite")));
@@ -51,15 +47,6 @@ export function openMemoryDatabase(migrations: string): MemoryDatabase {
     opened.pragma("temp_store = MEMORY");
     return opened;
   });
-  const state = { closed: false };
-  return {
-    client,
-    db: drizzleBetterSqlite3().drizzle({ client }),
-    state,
-    async close() {
-      if (state.closed) return;
-      state.closed = true;
-      opened?.close();
-    },
-  };
+  const db = drizzleBetterSqlite3().drizzle({ client });
+  return { client, db, ...sqlStoreOf(sqliteSqlDriver(db, tables, clock), sqliteCall, () => opened?.close()) };
 }

@@ -13,29 +13,20 @@ import type { KnowledgeStore } from "../../../../ports/knowledge-store.js";
 import type { McpTaskStore } from "../../../../ports/mcp-task-store.js";
 import type { PersistentValueStore } from "../../../../ports/persistent-value-store.js";
 import type { ProjectConfigurationStore } from "../../../../ports/project-configuration-store.js";
-import { createApiKeyStore, sqlApiKeyRows } from "../../kernel/api-keys.js";
+import { createApiKeyStore } from "../../kernel/api-keys.js";
 import { createApprovalStore, sqlApprovalRows } from "../../kernel/approval-store.js";
 import { createBudgetLedger } from "../../kernel/budget-ledger.js";
 import { sqlConfigurationAccounts } from "../../kernel/configuration-accounts.js";
+import { sqlConfigurationStoreOn } from "../../kernel/configuration-rows.js";
+import { createSqlMcpTaskStore } from "../../kernel/mcp-task-rows.js";
 import { sqlStoragePorts } from "../../kernel/storage-options.js";
-import { createSystemClock } from "../../system/clock.js";
 import { createKeySecrets } from "../../system/key-secrets.js";
 import { configurationTables } from "../configuration/configuration-schema.js";
-import { sqliteConfigurationStoreOn } from "../configuration/sqlite-project-configuration-store.js";
-import { sqliteMcpTaskStoreOn } from "../mcp-tasks/sqlite-mcp-task-store.js";
-import { sqliteSqlDriver } from "../shared/sqlite-sql-driver.js";
+import { mcpTasks } from "../mcp-tasks/mcp-task-schema.js";
 import { storeTables } from "../store/schema.js";
-import type { StoreDatabase } from "../store/sqlite-database.js";
 import { createSqliteBudgetRows } from "../store/sqlite-budget-ledger.js";
 import { sqliteFullText } from "../store/sqlite-knowledge-store.js";
-import { sqliteCall } from "../store/sqlite-support.js";
 import { onFirstUse, openMemoryDatabase } from "./memory-database.js";
-
-/** A fresh in-memory store database with its row driver and the SQLite stores' call. */
-function memoryStore(clock: Clock = createSystemClock()) {
-  const opened = openMemoryDatabase("");
-  return { ...opened, driver: sqliteSqlDriver(opened.db, storeTables(), clock), call: sqliteCall(opened.state) };
-}
 
 /**
  * `MemoryStorage`'s knowledge, values and budget ledger: the SQLite store's, on one in-memory
@@ -47,11 +38,9 @@ function memoryStore(clock: Clock = createSystemClock()) {
  * const { knowledge, values, budgets } = memoryStorePorts(createSystemClock());
  */
 export function memoryStorePorts(clock: Clock): { knowledge: KnowledgeStore; values: PersistentValueStore; budgets: BudgetLedger } {
-  const { db, client, state, driver, call } = memoryStore(clock);
-  const { knowledge, values } = sqlStoragePorts(driver, call, sqliteFullText);
-  // The store's tables without drizzle's relational schema, which the ledger does not use.
-  const rows = onFirstUse(() => createSqliteBudgetRows({ db: db as unknown as StoreDatabase, sqlite: client, clock, state }));
-  return { knowledge, values, budgets: createBudgetLedger(rows, call) };
+  const store = openMemoryDatabase("", storeTables(), clock);
+  const { knowledge, values } = sqlStoragePorts(store.driver, store.call, sqliteFullText);
+  return { knowledge, values, budgets: createBudgetLedger(onFirstUse(() => createSqliteBudgetRows(store)), store.call) };
 }
 
 /**
@@ -63,7 +52,8 @@ export function memoryStorePorts(clock: Clock): { knowledge: KnowledgeStore; val
  * await ledger.reserve({ reservationId: "r1", limits: [{ scope: "run", id: "run-1", tokens: 1000 }], amount: { tokens: 400, costMicros: 0 }, at: Date.now() });
  */
 export function createMemoryBudgetLedger(): BudgetLedger {
-  return memoryStorePorts(createSystemClock()).budgets;
+  const store = openMemoryDatabase("", storeTables());
+  return createBudgetLedger(onFirstUse(() => createSqliteBudgetRows(store)), store.call);
 }
 
 /**
@@ -75,7 +65,7 @@ export function createMemoryBudgetLedger(): BudgetLedger {
  * const permissions = createGovernedToolPermissions({ policy, store: createMemoryApprovalStore(), clock });
  */
 export function createMemoryApprovalStore(): ApprovalStore {
-  const { driver, call, close } = memoryStore();
+  const { driver, call, close } = openMemoryDatabase("", storeTables());
   return createApprovalStore(sqlApprovalRows(driver), createKeySecrets().digest, call, close);
 }
 
@@ -88,8 +78,7 @@ export function createMemoryApprovalStore(): ApprovalStore {
  * const { secret } = await keys.add({ id: "acme", requestsPerMinute: 60 }, Date.now());
  */
 export function createMemoryApiKeyStore(): ApiKeyStore {
-  const { driver, call, close } = memoryStore();
-  return createApiKeyStore(sqlApiKeyRows(driver), createKeySecrets(), call, close);
+  return createApiKeyStore(openMemoryDatabase("", storeTables()), createKeySecrets());
 }
 
 /** Options of {@link createMemoryProjectConfigurationStore}. */
@@ -107,8 +96,7 @@ export interface MemoryProjectConfigurationStoreOptions {
  * await store.create("project-1", { configurationId: "main", name: "Main", values: {} });
  */
 export function createMemoryProjectConfigurationStore(options: MemoryProjectConfigurationStoreOptions = {}): ProjectConfigurationStore {
-  const { db, state, close } = openMemoryDatabase("configuration");
-  return sqliteConfigurationStoreOn(db, state, "", options.clock ?? createSystemClock(), close);
+  return sqlConfigurationStoreOn(openMemoryDatabase("configuration", configurationTables(), options.clock), "");
 }
 
 /**
@@ -121,8 +109,7 @@ export function createMemoryProjectConfigurationStore(options: MemoryProjectConf
  * await accounts.createAccount({ accountId: "a1", name: "team-a", tokenHash, createdAt: Date.now() });
  */
 export function createMemoryConfigurationAccounts(options: { clock?: Clock } = {}): ConfigurationAccountStore {
-  const { db, state, close } = openMemoryDatabase("configuration");
-  return sqlConfigurationAccounts(sqliteSqlDriver(db, configurationTables(), options.clock ?? createSystemClock()), sqliteCall(state), close);
+  return sqlConfigurationAccounts(openMemoryDatabase("configuration", configurationTables(), options.clock));
 }
 
 /**
@@ -133,5 +120,5 @@ export function createMemoryConfigurationAccounts(options: { clock?: Clock } = {
  * const tasks = createMemoryMcpTaskStore();
  */
 export function createMemoryMcpTaskStore(): McpTaskStore {
-  return sqliteMcpTaskStoreOn(openMemoryDatabase("mcp-tasks"));
+  return createSqlMcpTaskStore(openMemoryDatabase("mcp-tasks", { mcpTasks }));
 }

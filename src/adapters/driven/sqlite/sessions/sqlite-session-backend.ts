@@ -6,6 +6,7 @@ import { openSqliteSessionHostStore, sessionHostDatabasePath } from "../session-
 import { markForeignFork, resolveSessionDatabasePath } from "./session-database-path.js";
 import { createSqliteSessionLeaseProvider } from "./sqlite-session-lease.js";
 import { sqliteSessionPool } from "./sqlite-session-pool.js";
+import { poolSeedsUnder } from "../shared/seed-pool.js";
 import { createSessionBackend } from "../../kernel/session-backend.js";
 import { createSqliteSessionStore, forkSqliteSessionLog } from "./sqlite-session-store.js";
 
@@ -91,6 +92,8 @@ function sharedOpens() {
 export function createSqliteSessionBackend(options: SqliteSessionBackendOptions = {}): SqliteSessionBackend {
   const agentStoreDir = options.agentStoreDir === undefined ? undefined : resolve(options.agentStoreDir);
   const shared = sharedOpens();
+  // Issue 45 item 1: a new chat's host record and session log are links to seeds made ahead.
+  const releaseSeeds = agentStoreDir === undefined ? () => {} : poolSeedsUnder(agentStoreDir);
   const pool = sqliteSessionPool({ ...(agentStoreDir === undefined ? {} : { agentStoreDir }), ...(options.maxIdleSessions === undefined ? {} : { maxIdle: options.maxIdleSessions }) });
   const backend = createSessionBackend(
     {
@@ -117,7 +120,7 @@ export function createSqliteSessionBackend(options: SqliteSessionBackendOptions 
         if (agentStoreDir !== undefined && !existsSync(path)) markForeignFork(agentStoreDir, from, path);
         await forkSqliteSessionLog({ path, address: to, base: { address: from, seq: throughSeq }, lastRunId, ...(append ? { append } : {}) });
       },
-      close: () => pool.close(),
+      close: () => (releaseSeeds(), pool.close()),
     },
   );
   return { ...backend, agentStoreDir };

@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, unlinkSync, writeSync } from "node:fs";
+import { randomBytes, randomUUID } from "node:crypto";
+import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { dirname } from "node:path";
 import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
@@ -7,33 +7,25 @@ import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.j
 import { findMigrationsFolder, migrationCount } from "../../system/migrations-folder.js";
 import { drizzleBetterSqlite3, drizzleMigrator } from "./drizzle-modules.js";
 import { openSqlite } from "./sqlite-connection.js";
+import { claimSeed } from "./seed-pool.js";
 
 export { findMigrationsFolder } from "../../system/migrations-folder.js";
 
 /**
- * Applies pending migrations with drizzle's migrator, retrying a lost race: two processes
- * opening the same new file at once both read the applied list outside the migration
- * transaction, so the loser fails with "already exists" (or SQLITE_BUSY) and a retry finds
- * everything applied.
+ * Applies pending migrations with drizzle's migrator (bookkeeping in `migrationsTable`, drizzle's
+ * default without it), retrying a lost race: two processes opening the same new file at once both
+ * read the applied list outside the migration transaction, so the loser fails with "already
+ * exists" (or SQLITE_BUSY) and a retry finds everything applied.
  *
  * @example
- * migrateWithRetry(db, findMigrationsFolder("configuration")!, { attempts: 4 });
+ * migrateWithRetry(db, findMigrationsFolder("configuration")!);
  */
-export function migrateWithRetry<TSchema extends Record<string, unknown>>(
-  db: BetterSQLite3Database<TSchema>,
-  migrationsFolder: string,
-  options: { attempts?: number; migrationsTable?: string; wrap?: (run: () => void) => void } = {},
-): void {
-  const attempts = options.attempts ?? 4;
-  const { migrate } = drizzleMigrator();
-  const run = () => migrate(db, { migrationsFolder, ...(options.migrationsTable ? { migrationsTable: options.migrationsTable } : {}) });
+export function migrateWithRetry(db: BetterSQLite3Database, migrationsFolder: string, migrationsTable?: string): void {
   for (let attempt = 1; ; attempt++) {
     try {
-      if (options.wrap) options.wrap(run);
-      else run();
-      return;
+      return drizzleMigrator().migrate(db, { migrationsFolder, ...(migrationsTable ? { migrationsTable } : {}) });
     } catch (error) {
-      if (attempt >= attempts) throw error;
+      if (attempt >= 5) throw error;
     }
   }
 }
@@ -58,7 +50,7 @@ export function ensureMigrated(client: Database.Database, migrationsFolder: stri
   client.pragma(`user_version = ${expected}`);
 }
 
-/** Migrated images by migrations folder, in the legacy (rollback-journal) header an in-memory database has. */
+/** Migrated images by migrations folder and table, in the legacy (rollback-journal) header an in-memory database has. */
 const images = new Map<string, Buffer>();
 
 /**
@@ -68,17 +60,17 @@ const images = new Map<string, Buffer>();
  * @example
  * const client = openSqlite(imageOf(findMigrationsFolder("mcp-tasks")!)); // an in-memory copy
  */
-export function imageOf(migrationsFolder: string): Buffer {
-  let image = images.get(migrationsFolder);
+export function imageOf(migrationsFolder: string, migrationsTable?: string): Buffer {
+  let image = images.get(`${migrationsFolder}\0${migrationsTable}`);
   if (!image) {
     const client = openSqlite(":memory:");
     try {
-      ensureMigrated(client, migrationsFolder, () => migrateWithRetry(drizzleBetterSqlite3().drizzle({ client }), migrationsFolder));
+      ensureMigrated(client, migrationsFolder, () => migrateWithRetry(drizzleBetterSqlite3().drizzle({ client }), migrationsFolder, migrationsTable));
       image = client.serialize();
     } finally {
       client.close();
     }
-    images.set(migrationsFolder, image);
+    images.set(`${migrationsFolder}\0${migrationsTable}`, image);
   }
   return image;
 }
@@ -92,15 +84,16 @@ export function imageOf(migrationsFolder: string): Buffer {
  * and one sync. `initialise` (the rows every new file of the kind has) runs on the image before
  * it is written, so no reader sees the file without them. The file appears whole and once: the
  * bytes are written and synced under a temporary name, then hard-linked to `path`, which fails
- * when another process got there first (that file is kept). Where hard links are unsupported
+ * when another process got there first (that file is kept); its first WAL (see firstWal) is linked
+ * beside it unless a process that opened it made one. Where hard links are unsupported
  * nothing is created and the caller opens `path` the ordinary way.
  *
  * @example
  * const created = seedSqliteFile("/data/agents/c1/_session-host.db", findMigrationsFolder("session-host")!);
  */
-export function seedSqliteFile(path: string, migrationsFolder: string, initialise?: (db: BetterSQLite3Database, client: Database.Database) => void): boolean {
+export function seedSqliteFile(path: string, migrationsFolder: string, initialise?: (db: BetterSQLite3Database, client: Database.Database) => void, migrationsTable?: string): boolean {
   if (existsSync(path)) return false;
-  const client = openSqlite(imageOf(migrationsFolder));
+  const client = openSqlite(imageOf(migrationsFolder, migrationsTable));
   let bytes: Buffer;
   try {
     initialise?.(drizzleBetterSqlite3().drizzle({ client }), client);
@@ -120,15 +113,57 @@ export function seedSqliteFile(path: string, migrationsFolder: string, initialis
   } finally {
     closeSync(fd);
   }
+  if (!linkOnce(temporary, path)) return false;
+  // Beside it, its first WAL (below); a WAL a process opening the file made first is kept.
+  writeFileSync(`${temporary}-wal`, firstWal(bytes), { flag: "wx" });
+  linkOnce(`${temporary}-wal`, `${path}-wal`);
+  return true;
+}
+
+/** Links `from` to `to` and removes `from`: false when `to` exists (or links are unsupported there). */
+function linkOnce(from: string, to: string): boolean {
   try {
-    linkSync(temporary, path);
+    linkSync(from, to);
     return true;
   } catch (error) {
     if (["EEXIST", "EPERM", "ENOTSUP", "EXDEV"].includes(String((error as NodeJS.ErrnoException).code))) return false;
     throw error;
   } finally {
-    unlinkSync(temporary);
+    unlinkSync(from);
   }
+}
+
+/**
+ * A WAL of one commit that writes page 1 of `database` as it is (SQLite's WAL format: a 32-byte
+ * header, then 24-byte frame headers before pages, cumulative little-endian checksums). Why
+ * (issue 45 item 1): a connection that starts a new WAL syncs its header and, having created the
+ * file, the folder — two syncs before a new chat's first event is logged; one that appends to a
+ * WAL with a commit in it syncs nothing (synchronous NORMAL). Its loss costs nothing: the
+ * database holds the same page, and SQLite ignores a WAL whose checksums fail.
+ */
+function firstWal(database: Buffer): Buffer {
+  const pageSize = database.readUInt16BE(16) === 1 ? 65_536 : database.readUInt16BE(16);
+  const wal = Buffer.alloc(32 + 24 + pageSize);
+  const sums = [0, 0];
+  const sum = (from: number, to: number, at?: number) => {
+    for (let i = from; i < to; i += 8) {
+      sums[0] = (sums[0]! + wal.readUInt32LE(i) + sums[1]!) >>> 0;
+      sums[1] = (sums[1]! + wal.readUInt32LE(i + 4) + sums[0]) >>> 0;
+    }
+    if (at !== undefined) sums.forEach((value, n) => wal.writeUInt32BE(value, at + 4 * n));
+  };
+  // Header: magic (little-endian checksums), format 3007000, page size, checkpoint 0, two salts, its checksum.
+  [0x377f0682, 3_007_000, pageSize, 0].forEach((value, n) => wal.writeUInt32BE(value, n * 4));
+  randomBytes(8).copy(wal, 16);
+  sum(0, 24, 24);
+  // Frame: page 1, the database's size in pages (a commit), the salts, its checksum (with the page's), the page.
+  wal.writeUInt32BE(1, 32);
+  wal.writeUInt32BE(database.length / pageSize, 36);
+  wal.copy(wal, 40, 16, 24);
+  database.copy(wal, 56, 0, pageSize);
+  sum(32, 40);
+  sum(56, 56 + pageSize, 48);
+  return wal;
 }
 
 /** Options of {@link openMigratedSqlite}. */
@@ -136,15 +171,29 @@ export interface MigratedSqliteOptions {
   /** The checked-in migrations: `drizzle/<migrations>` of the package, unless `migrationsFolder` names one. */
   migrations: string;
   migrationsFolder?: string;
+  /** drizzle's bookkeeping table of the migrations (the store's has its own name); drizzle's default without it. */
+  migrationsTable?: string;
   /** How long a write waits for another process's write lock (default 5000 ms). */
   busyTimeoutMs?: number;
   /** What the file is, for the error message ("the task store"). */
   what: string;
   /** `"normal"` (default): a commit survives a killed process; `"full"` also syncs every commit. */
   synchronous?: "normal" | "full";
-  /** The rows every new file of the kind has (idempotent): written with the file's schema, never seen missing. */
+  /** The rows every new file of the kind has (idempotent): written with the file's schema (a pooled seed's, see claimSeed, as it is opened, before this returns). */
   initialise?: (db: BetterSQLite3Database, client: Database.Database) => void;
 }
+
+/** Each migrations folder's seed, without rows: the WAL-mode image and its first WAL. */
+const seeds = new Map<string, { bytes: Buffer; wal: Buffer }>();
+const seedOf = (folder: string, migrationsTable?: string) => {
+  let seed = seeds.get(`${folder}\0${migrationsTable}`);
+  if (!seed) {
+    const bytes = Buffer.from(imageOf(folder, migrationsTable));
+    bytes[18] = bytes[19] = 2;
+    seeds.set(`${folder}\0${migrationsTable}`, (seed = { bytes, wal: firstWal(bytes) }));
+  }
+  return seed;
+};
 
 /**
  * Opens (creating the file and its folder, see {@link seedSqliteFile}) a WAL-mode database several
@@ -160,13 +209,15 @@ export function openMigratedSqlite(path: string, options: MigratedSqliteOptions)
   let client: Database.Database | undefined;
   try {
     // An existing file (every open but the first) needs neither a seed nor its folder made.
-    if (!existsSync(path) && !seedSqliteFile(path, folder, options.initialise)) mkdirSync(dirname(path), { recursive: true });
+    const pooled = !existsSync(path) && claimSeed(path, `${folder}\0${options.migrationsTable ?? ""}`, () => seedOf(folder, options.migrationsTable));
+    if (!pooled && !existsSync(path) && !seedSqliteFile(path, folder, options.initialise, options.migrationsTable)) mkdirSync(dirname(path), { recursive: true });
     client = openSqlite(path, { timeout: options.busyTimeoutMs ?? 5000 });
     // PRAGMAs are connection settings drizzle has no builder for.
     client.pragma("journal_mode = WAL");
     client.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
     const db = drizzleBetterSqlite3().drizzle({ client });
-    ensureMigrated(client, folder, () => migrateWithRetry(db, folder), () => options.initialise?.(db, client!));
+    ensureMigrated(client, folder, () => migrateWithRetry(db, folder, options.migrationsTable), () => options.initialise?.(db, client!));
+    if (pooled) options.initialise?.(db, client);
     return { client, db };
   } catch (error) {
     client?.close();

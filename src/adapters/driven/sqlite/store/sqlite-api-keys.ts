@@ -1,12 +1,8 @@
 import type { ApiKeyStore } from "../../../../ports/api-keys.js";
 import type { BudgetLedger } from "../../../../ports/budget-ledger.js";
-import { createSystemClock } from "../../system/clock.js";
 import { createSqliteBudgetLedger } from "./sqlite-budget-ledger.js";
-import { createApiKeyStore, sqlApiKeyRows } from "../../kernel/api-keys.js";
-import { sqliteSqlDriver } from "../shared/sqlite-sql-driver.js";
-import { storeTables } from "./schema.js";
+import { createApiKeyStore } from "../../kernel/api-keys.js";
 import { openStoreFile, type StoreFileOptions } from "./sqlite-database.js";
-import { sqliteCall } from "./sqlite-support.js";
 import { createKeySecrets } from "../../system/key-secrets.js";
 
 /** Options of {@link createSqliteApiKeyStore}. */
@@ -24,8 +20,7 @@ export type SqliteApiKeyStoreOptions = StoreFileOptions;
  * await keys.close();
  */
 export function createSqliteApiKeyStore(options: SqliteApiKeyStoreOptions): ApiKeyStore & { readonly budgets: BudgetLedger } {
-  const { db, sqlite, state, close } = openStoreFile(options);
-  const store = createApiKeyStore(sqlApiKeyRows(sqliteSqlDriver(db, storeTables(), createSystemClock())), createKeySecrets(), sqliteCall(state), close);
+  const store = openStoreFile(options);
   // The tenant budgets' ledger on the same file and connection (the gateway reserves in it).
-  return Object.assign(store, { budgets: createSqliteBudgetLedger({ db, sqlite, clock: createSystemClock(), state }) });
+  return Object.assign(createApiKeyStore(store, createKeySecrets()), { budgets: createSqliteBudgetLedger(store) });
 }

@@ -1,11 +1,7 @@
 import type { ApprovalStore } from "../../../../ports/approval-store.js";
 import { createApprovalStore, sqlApprovalRows } from "../../kernel/approval-store.js";
-import { createSystemClock } from "../../system/clock.js";
-import { sqliteSqlDriver } from "../shared/sqlite-sql-driver.js";
 import { createKeySecrets } from "../../system/key-secrets.js";
-import { storeTables } from "./schema.js";
 import { openStoreFile, type StoreFileOptions } from "./sqlite-database.js";
-import { sqliteCall } from "./sqlite-support.js";
 
 /** Options of {@link createSqliteApprovalStore}. */
 export type SqliteApprovalStoreOptions = StoreFileOptions;
@@ -23,6 +19,6 @@ export type SqliteApprovalStoreOptions = StoreFileOptions;
  * const permissions = createGovernedToolPermissions({ policy, store, clock });
  */
 export function createSqliteApprovalStore(options: SqliteApprovalStoreOptions): ApprovalStore {
-  const { db, state, close } = openStoreFile(options);
-  return createApprovalStore(sqlApprovalRows(sqliteSqlDriver(db, storeTables(), createSystemClock())), createKeySecrets().digest, sqliteCall(state), close);
+  const { driver, call, close } = openStoreFile(options);
+  return createApprovalStore(sqlApprovalRows(driver), createKeySecrets().digest, call, close);
 }

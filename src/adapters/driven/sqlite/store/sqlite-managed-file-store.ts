@@ -8,12 +8,12 @@ import type { ManagedFileStore } from "../../../../ports/managed-file-store.js";
 import { createManagedFileStore } from "../../kernel/managed-file-store.js";
 import { fileMachine } from "../../system/file-source.js";
 import { drizzleOrm } from "../shared/drizzle-modules.js";
-import { storeTables } from "./schema.js";
-import type { SqliteStoreContext } from "./sqlite-kv-store.js";
-import { sqliteCall, withSqliteRetry } from "./sqlite-support.js";
+import type { SqliteStore } from "../shared/sqlite-sql-driver.js";
+import type { StoreTables } from "./schema.js";
+import { withSqliteRetry } from "./sqlite-support.js";
 
-/** Options of {@link createSqliteManagedFileStore} beyond the shared context. */
-export interface SqliteManagedFileStoreOptions extends SqliteStoreContext {
+/** Options of {@link createSqliteManagedFileStore} beyond the store. */
+export interface SqliteManagedFileStoreOptions {
   /** The `files/` folder holding contents by hash. */
   filesDirectory: string;
   idSource: IdSource;
@@ -29,13 +29,13 @@ export interface SqliteManagedFileStoreOptions extends SqliteStoreContext {
  * database steps (the kernel's SQLite call retries synchronous steps only).
  *
  * @example
- * const files = createSqliteManagedFileStore({ db, clock, state, filesDirectory, idSource });
+ * const files = createSqliteManagedFileStore(openStoreFile({ directory }), { filesDirectory, idSource });
  */
-export function createSqliteManagedFileStore(options: SqliteManagedFileStoreOptions): ManagedFileStore {
+export function createSqliteManagedFileStore({ db, driver, call }: SqliteStore<StoreTables>, options: SqliteManagedFileStoreOptions): ManagedFileStore {
   const { and, count, eq } = drizzleOrm();
-  const { managedFiles } = storeTables();
+  const { managedFiles } = driver.tables;
   const metaColumns = { fileId: managedFiles.fileId, name: managedFiles.name, size: managedFiles.size, sha256: managedFiles.sha256, createdAt: managedFiles.createdAt };
-  const { db, filesDirectory } = options;
+  const { filesDirectory } = options;
   const tmpDirectory = join(filesDirectory, "tmp");
   const contentPath = (sha256: string): string => join(filesDirectory, sha256.slice(0, 2), sha256);
   const byId = (projectId: string, fileId: string) => and(eq(managedFiles.projectId, projectId), eq(managedFiles.fileId, fileId));
@@ -93,7 +93,7 @@ export function createSqliteManagedFileStore(options: SqliteManagedFileStoreOpti
           { behavior: "immediate" },
         ),
     },
-    sqliteCall(options.state),
-    { clock: options.clock, idSource: options.idSource, machine: fileMachine, maxBytes: options.maxBytes },
+    call,
+    { clock: driver.clock, idSource: options.idSource, machine: fileMachine, maxBytes: options.maxBytes },
   );
 }

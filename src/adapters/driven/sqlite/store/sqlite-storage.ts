@@ -1,18 +1,12 @@
-import { mkdirSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { wrapAdapterError } from "../../../../domain/errors.js";
 import type { BudgetLedger } from "../../../../ports/budget-ledger.js";
 import type { Storage } from "../../../../ports/storage.js";
-import { createSystemClock } from "../../system/clock.js";
 import { createRandomIdSource } from "../../system/id-source.js";
-import { findStoreMigrationsFolder, openStoreDatabase, STORE_DATABASE_FILE } from "./sqlite-database.js";
+import { openStoreFile } from "./sqlite-database.js";
 import { sqliteFullText } from "./sqlite-knowledge-store.js";
 import { createSqliteManagedFileStore } from "./sqlite-managed-file-store.js";
 import { createSqliteSessionBackend, type SqliteSessionBackend } from "../sessions/sqlite-session-backend.js";
 import { DEFAULT_AGENT_STORE_DIR } from "../sessions/session-file-names.js";
-import { sqliteSqlDriver } from "../shared/sqlite-sql-driver.js";
-import { storeTables } from "./schema.js";
-import { sqliteCall } from "./sqlite-support.js";
 import { createSqliteBudgetLedger } from "./sqlite-budget-ledger.js";
 import { sqlStoragePorts, type StorageOptions } from "../../kernel/storage-options.js";
 
@@ -71,36 +65,22 @@ function defaultAgentStoreDir(directory: string): string {
  */
 export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorage {
   const directory = resolve(options.directory);
-  const filesDirectory = join(directory, STORE_FILES_FOLDER);
-  try {
-    mkdirSync(filesDirectory, { recursive: true });
-  } catch (error) {
-    throw wrapAdapterError("sqlite", `cannot create store directory ${directory}`, error);
-  }
-  const migrationsFolder = options.migrationsFolder ?? findStoreMigrationsFolder();
-  const { db, sqlite } = openStoreDatabase(join(directory, STORE_DATABASE_FILE), migrationsFolder);
-  const state = { closed: false };
+  const store = openStoreFile({ directory, ...(options.migrationsFolder === undefined ? {} : { migrationsFolder: options.migrationsFolder }) }, options.clock);
   const agentStoreDir = resolve(options.agentStoreDir ?? defaultAgentStoreDir(directory));
   const sessions = createSqliteSessionBackend({ agentStoreDir, ...(options.maxIdleSessions === undefined ? {} : { maxIdleSessions: options.maxIdleSessions }) });
-  const context = { db, clock: options.clock ?? createSystemClock(), state };
   return {
-    ...sqlStoragePorts(sqliteSqlDriver(db, storeTables(), context.clock), sqliteCall(state), sqliteFullText),
-    files: createSqliteManagedFileStore({
-      ...context,
-      filesDirectory,
-      idSource: options.idSource ?? createRandomIdSource(),
-      maxBytes: options.maxFileBytes,
-    }),
+    ...sqlStoragePorts(store.driver, store.call, sqliteFullText),
+    files: createSqliteManagedFileStore(store, { filesDirectory: join(directory, STORE_FILES_FOLDER), idSource: options.idSource ?? createRandomIdSource(), maxBytes: options.maxFileBytes }),
     agentStoreDir,
     sessions,
-    budgets: createSqliteBudgetLedger({ ...context, sqlite }),
+    budgets: createSqliteBudgetLedger(store),
     async close(): Promise<void> {
-      if (state.closed) return;
-      state.closed = true;
+      if (store.state.closed) return;
+      store.state.closed = true;
       try {
         await sessions.close();
       } finally {
-        sqlite.close();
+        store.client.close();
       }
     },
   };

@@ -42,17 +42,7 @@ export function withSqliteRetry<T>(what: string, step: () => T): T {
 }
 
 /**
- * Fails with `storage_failure` once the store is closed, instead of better-sqlite3's TypeError.
- *
- * @example
- * assertOpen(state.closed);
- */
-export function assertOpen(closed: boolean): void {
-  if (closed) throw new SteamharnessError("storage_failure", "[steamharness] [sqlite] the store is closed");
-}
-
-/**
- * The kernel's call for the SQLite stores: `storage_failure` once closed, busy retries and fault
+ * The kernel's call for the SQLite stores: `storage_failure` once closed (not better-sqlite3's TypeError), busy retries and fault
  * wrapping by {@link withSqliteRetry}. Steps are synchronous (better-sqlite3), so a retried step
  * reruns its whole transaction.
  *
@@ -61,7 +51,7 @@ export function assertOpen(closed: boolean): void {
  */
 export function sqliteCall(state: { closed: boolean }): StoreCall {
   return async (what, step) => {
-    assertOpen(state.closed);
+    if (state.closed) throw new SteamharnessError("storage_failure", "[steamharness] [sqlite] the store is closed");
     return withSqliteRetry(what, step);
   };
 }
