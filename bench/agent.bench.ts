@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fauxAssistantMessage, fauxText, fauxToolCall, registerFauxProvider, streamSimple, type Context, type Model } from "@mariozechner/pi-ai";
 import { createCodingTools } from "../src/adapters/driven/coding-tools/index.js";
-import { MemoryStorage } from "../src/adapters/driven/memory/memory-storage.js";
+import { MemoryStorage } from "../src/compose/memory-storage.js";
 import { fromPiContent, fromPiToolCall, fromPiUsage, toPiContext } from "../src/adapters/driven/providers/pi-ai-mapping.js";
 import { createProviderModel } from "../src/adapters/driven/providers/provider-model.js";
 import { createAgent } from "../src/app/agent/create-agent.js";

@@ -21,7 +21,7 @@ import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MemoryStorage } from "../src/adapters/driven/memory/memory-storage.js";
+import { MemoryStorage } from "../src/compose/memory-storage.js";
 import { createMemoryToolPermissions } from "../src/adapters/driven/memory/memory-tool-permissions.js";
 import { createSqliteStorage } from "../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { UserInputRequiredError } from "../src/domain/errors.js";

@@ -13,7 +13,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { Type } from "@sinclair/typebox";
-import { MemoryStorage } from "../src/adapters/driven/memory/memory-storage.js";
+import { MemoryStorage } from "../src/compose/memory-storage.js";
 import { createAgent } from "../src/app/agent/create-agent.js";
 import type { AgentToolGroup } from "../src/app/agent/extensions/types.js";
 import type { AgentTool } from "../src/domain/agent-tool.js";

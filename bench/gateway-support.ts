@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { request as httpRequest, type Agent } from "node:http";
-import { MemoryStorage } from "../src/adapters/driven/memory/memory-storage.js";
+import { MemoryStorage } from "../src/compose/memory-storage.js";
 import { startGateway } from "../src/compose/gateway.js";
 import { createAgentNode } from "../src/app/agent-node/create-agent-node.js";
 import { createOfflineModel } from "../src/testing/offline-model.js";

@@ -3,17 +3,13 @@
  * test or a short-lived host uses, and what a host's own adapter is compared with. Nothing here
  * survives the process. Every export here is public API.
  */
-export { MemoryStorage } from "./adapters/driven/memory/memory-storage.js";
-export type { MemoryStorageOptions } from "./adapters/driven/memory/memory-storage.js";
-export { createMemoryBudgetLedger } from "./adapters/driven/memory/memory-budget-ledger.js";
-export { createMemoryApiKeyStore } from "./adapters/driven/sqlite/memory/memory-api-keys.js";
-export { createMemoryApprovalStore } from "./adapters/driven/memory/memory-approval-store.js";
+export { MemoryStorage } from "./compose/memory-storage.js";
+export type { MemoryStorageOptions } from "./compose/memory-storage.js";
+export { createMemoryBudgetLedger, createMemoryApiKeyStore, createMemoryApprovalStore, createMemoryProjectConfigurationStore, createMemoryConfigurationAccounts } from "./adapters/driven/sqlite/memory/memory-stores.js";
 export { createMemoryToolPermissions } from "./adapters/driven/memory/memory-tool-permissions.js";
 export type { MemoryToolPermissions, MemoryToolPermissionsOptions } from "./adapters/driven/memory/memory-tool-permissions.js";
 export { createMemoryUserInput } from "./adapters/driven/memory/memory-user-input.js";
 export type { MemoryUserInput, MemoryUserInputOptions } from "./adapters/driven/memory/memory-user-input.js";
-export { createMemoryProjectConfigurationStore } from "./adapters/driven/sqlite/memory/memory-configuration.js";
-export { createMemoryConfigurationAccounts } from "./adapters/driven/sqlite/memory/memory-configuration.js";
 // Agent sessions (SES) and the session host's records (HOST)
 export { createMemorySessionBackend } from "./adapters/driven/memory/memory-session-backend.js";
 export { createMemorySessionStore } from "./adapters/driven/memory/memory-session-store.js";

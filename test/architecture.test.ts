@@ -60,7 +60,7 @@ describe("architecture: the domain and the ports (PORT-3)", () => {
 
   it("PORT-3 the check itself catches a forbidden import (a package and a dynamic adapter import)", () => {
     expect(importsOf(`${FIXTURES}/domain-node`, "src/domain/a.ts").map((edge) => edge.to)).toEqual(["node:fs"]);
-    expect(importsOf(".", "test/fixtures/architecture/cycle-a.ts").filter((edge) => isAdapter(edge.to)).map((edge) => edge.specifier)).toEqual(["../../../src/adapters/driven/memory/memory-storage.js"]);
+    expect(importsOf(".", "test/fixtures/architecture/cycle-a.ts").filter((edge) => isAdapter(edge.to)).map((edge) => edge.specifier)).toEqual(["../../../src/adapters/driven/memory/memory-kv-store.js"]);
   });
 
   it("PORT-3 src/ports holds interfaces only (no runtime imports of adapters)", () => {
@@ -103,7 +103,7 @@ describe("architecture: adapters through the root (PORT-5)", () => {
     expect(importCycles(["test/fixtures/architecture/cycle-a.ts", "test/fixtures/architecture/cycle-b.ts"])).toEqual([["test/fixtures/architecture/cycle-a.ts", "test/fixtures/architecture/cycle-b.ts"]]);
     expect(importsOf(".", "test/fixtures/architecture/cycle-a.ts").map((edge) => ({ target: edge.to, typeOnly: edge.typeOnly }))).toEqual([
       { target: "test/fixtures/architecture/cycle-b.ts", typeOnly: true },
-      { target: "src/adapters/driven/memory/memory-storage.ts", typeOnly: false },
+      { target: "src/adapters/driven/memory/memory-kv-store.ts", typeOnly: false },
     ]);
   });
 });

@@ -6,11 +6,11 @@
  * with a heavy backend (the provider library, QuickJS, SQLite sessions, the MCP SDK) loads on
  * first use, so importing the root loads none of them (PERF-1).
  */
-import { MemoryStorage } from "../adapters/driven/memory/memory-storage.js";
+import { MemoryStorage } from "./memory-storage.js";
 import { createMemorySessionBackend } from "../adapters/driven/memory/memory-session-backend.js";
 import { createMemoryToolPermissions } from "../adapters/driven/memory/memory-tool-permissions.js";
 import { createMemoryUserInput } from "../adapters/driven/memory/memory-user-input.js";
-import { createMemoryBudgetLedger } from "../adapters/driven/memory/memory-budget-ledger.js";
+import { createMemoryBudgetLedger } from "../adapters/driven/sqlite/memory/memory-stores.js";
 import { createKvTokenUsage } from "../adapters/driven/kernel/kv-token-usage.js";
 import { createSystemClock } from "../adapters/driven/system/clock.js";
 import { createRandomIdSource } from "../adapters/driven/system/id-source.js";

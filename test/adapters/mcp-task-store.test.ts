@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "@jest/globals";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createMemoryMcpTaskStore } from "../../src/adapters/driven/sqlite/memory/memory-mcp-task-store.js";
+import { createMemoryMcpTaskStore } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import { createPostgresMcpTaskStore } from "../../src/adapters/driven/postgres/postgres-mcp-task-store.js";
 import { createSqliteMcpTaskStore } from "../../src/adapters/driven/sqlite/mcp-tasks/sqlite-mcp-task-store.js";
 import type { McpTaskRecord, McpTaskStore } from "../../src/ports/mcp-task-store.js";

@@ -1,7 +1,7 @@
 import { createMemoryToolPermissions } from "../../src/adapters/driven/memory/memory-tool-permissions.js";
 import { createMemoryUserInput } from "../../src/adapters/driven/memory/memory-user-input.js";
 import { createKvTokenUsage } from "../../src/adapters/driven/kernel/kv-token-usage.js";
-import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import { runToolPermissionsContract } from "../../src/testing/tool-permissions.contract.js";
 import { runUserInputContract } from "../../src/testing/user-input.contract.js";
 import { runTokenUsageContract } from "../../src/testing/token-usage.contract.js";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
 import { createFixedClock } from "../../src/adapters/driven/memory/fixed-clock.js";
-import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import { createSequentialIdSource } from "../../src/adapters/driven/memory/sequential-id-source.js";
 import { createSystemClock } from "../../src/adapters/driven/system/clock.js";
 import { createRandomIdSource } from "../../src/adapters/driven/system/id-source.js";

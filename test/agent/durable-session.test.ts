@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import { Type } from "@sinclair/typebox";
-import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import { createMemoryToolPermissions } from "../../src/adapters/driven/memory/memory-tool-permissions.js";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import { createSqliteSessionLeaseProvider } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-lease.js";

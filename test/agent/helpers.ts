@@ -1,5 +1,5 @@
 import type { AgentInternalOptions } from "../../src/app/agent/types.js";
-import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import { createMemoryToolPermissions, type MemoryToolPermissions } from "../../src/adapters/driven/memory/memory-tool-permissions.js";
 import { createMemoryUserInput, type MemoryUserInput } from "../../src/adapters/driven/memory/memory-user-input.js";
 import { createAgentNode, type AgentNodeOptions } from "../../src/app/agent-node/create-agent-node.js";

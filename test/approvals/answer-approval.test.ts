@@ -2,7 +2,7 @@
 // governedAnswers) and the gate's requester (GOV-1, GOV-4), on the memory approval store.
 import { describe, expect, it } from "@jest/globals";
 import { createFixedClock } from "../../src/adapters/driven/memory/fixed-clock.js";
-import { createMemoryApprovalStore } from "../../src/adapters/driven/memory/memory-approval-store.js";
+import { createMemoryApprovalStore } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import { answerApproval, governedAnswers } from "../../src/app/approvals/answer-approval.js";
 import { createGovernedToolPermissions } from "../../src/app/approvals/governed-tool-permissions.js";
 import { createToolApprovalGate } from "../../src/domain/approval-gate.js";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@jest/globals";
 import { Type } from "@sinclair/typebox";
 import { createFixedClock } from "../../src/adapters/driven/memory/fixed-clock.js";
-import { createMemoryApprovalStore } from "../../src/adapters/driven/memory/memory-approval-store.js";
-import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { createMemoryApprovalStore } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
+import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import { createGovernedToolPermissions } from "../../src/app/approvals/governed-tool-permissions.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
 import type { ApprovalPolicy } from "../../src/domain/approvals/policy.js";

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
-import { createMemoryApprovalStore } from "../../src/adapters/driven/memory/memory-approval-store.js";
+import { createMemoryApprovalStore } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import { createPostgresApprovalStore } from "../../src/adapters/driven/postgres/postgres-approval-store.js";
 import { createSqliteApprovalStore } from "../../src/adapters/driven/sqlite/store/sqlite-approval-store.js";
 import { runApprovalStoreContract } from "../../src/testing/approval-store.contract.js";

@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "@jest/globals";
 import { createFixedClock } from "../../src/adapters/driven/memory/fixed-clock.js";
-import { createMemoryApprovalStore } from "../../src/adapters/driven/memory/memory-approval-store.js";
+import { createMemoryApprovalStore } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import { createPostgresApprovalStore } from "../../src/adapters/driven/postgres/postgres-approval-store.js";
 import { createSqliteApprovalStore } from "../../src/adapters/driven/sqlite/store/sqlite-approval-store.js";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";

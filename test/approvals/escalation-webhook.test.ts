@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "@jest/globals";
 import { createFixedClock } from "../../src/adapters/driven/memory/fixed-clock.js";
-import { createMemoryApprovalStore } from "../../src/adapters/driven/memory/memory-approval-store.js";
+import { createMemoryApprovalStore } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import { createEscalationWebhook, webhookSignature } from "../../src/adapters/driven/system/escalation-webhook.js";
 import { createGovernedToolPermissions } from "../../src/app/approvals/governed-tool-permissions.js";
 import type { ApprovalPolicy } from "../../src/domain/approvals/policy.js";

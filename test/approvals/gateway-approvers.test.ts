@@ -4,7 +4,7 @@
 import { describe, expect, it } from "@jest/globals";
 import { Type } from "@sinclair/typebox";
 import OpenAI from "openai";
-import { createMemoryApprovalStore } from "../../src/adapters/driven/memory/memory-approval-store.js";
+import { createMemoryApprovalStore } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import { createGovernedToolPermissions } from "../../src/app/approvals/governed-tool-permissions.js";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import type { ApprovalPolicy } from "../../src/domain/approvals/policy.js";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "@jest/globals";
 import { createFixedClock } from "../../src/adapters/driven/memory/fixed-clock.js";
-import { createMemoryApprovalStore } from "../../src/adapters/driven/memory/memory-approval-store.js";
+import { createMemoryApprovalStore } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import { createSqliteApprovalStore } from "../../src/adapters/driven/sqlite/store/sqlite-approval-store.js";
 import { createGovernedToolPermissions, loadApprovalPolicy } from "../../src/app/approvals/governed-tool-permissions.js";
 import { verifyAuditChain } from "../../src/domain/approvals/audit-chain.js";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
-import { createMemoryBudgetLedger } from "../../src/adapters/driven/memory/memory-budget-ledger.js";
+import { createMemoryBudgetLedger } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { budgetRowKey, firstExceeded, type BudgetRow } from "../../src/domain/budget/budget-rules.js";

@@ -2,7 +2,7 @@
 // `steamharness mcp --http` sets from the caller's verified identity); without either it is a
 // clear input_validation error, before any model call.
 import { describe, expect, it } from "@jest/globals";
-import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
 import { runStreamNode } from "../../src/domain/stream-node.js";

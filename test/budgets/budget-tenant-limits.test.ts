@@ -4,7 +4,7 @@
 // ledger; the host's cap is never paused for approval; replayed calls are not charged to the
 // tenant's token window again. Real agent runs on the offline model, memory ledgers.
 import { describe, expect, it } from "@jest/globals";
-import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
 import { runStreamNode } from "../../src/domain/stream-node.js";

@@ -4,7 +4,7 @@
 // calls are made; test/capabilities/stdio.test.ts drives the same servers over real stdio.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import { createNodeContext, type NodeContextOptions } from "../../src/compose/node-context.js";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import type { NodeContext } from "../../src/domain/node-context.js";

@@ -11,7 +11,7 @@ import { Type } from "@sinclair/typebox";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import { runStreamNode } from "../../src/domain/stream-node.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
-import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import { createMemoryToolPermissions } from "../../src/adapters/driven/memory/memory-tool-permissions.js";
 import { createMemoryUserInput } from "../../src/adapters/driven/memory/memory-user-input.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";

@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import Database from "better-sqlite3";
-import { createMemoryConfigurationAccounts } from "../../src/adapters/driven/sqlite/memory/memory-configuration.js";
+import { createMemoryConfigurationAccounts } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import { createPostgresConfigurationAccounts } from "../../src/adapters/driven/postgres/postgres-configuration-accounts.js";
 import { createSqliteConfigurationAccounts } from "../../src/adapters/driven/sqlite/configuration/sqlite-configuration-accounts.js";
 import type { ConfigurationAccountStore } from "../../src/ports/configuration-accounts.js";

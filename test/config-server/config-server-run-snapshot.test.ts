@@ -3,7 +3,7 @@
 // configuration on the server changed, a new run sees the change.
 import { describe, expect, it } from "@jest/globals";
 import { createHttpProjectConfigurationStore } from "../../src/adapters/driven/config-server-client/http-project-configuration-store.js";
-import { createMemoryPersistentValueStore } from "../../src/adapters/driven/memory/memory-persistent-value-store.js";
+import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import { createSystemClock } from "../../src/adapters/driven/system/clock.js";
 import { snapshotForRun } from "../../src/domain/configuration/run-snapshot.js";
 import { createAccount, type ServerProcess, useServerInTempDir } from "./server-process.js";
@@ -19,7 +19,7 @@ describe("CFG-4 run snapshots from the configuration server", () => {
     const projectId = "3c5e7a9b-2d4f-4a6c-8e0a-1b3d5f7a9c2e";
     const models = (model: string) => [{ id: "main", provider: "openai", model, apiKind: "openai-responses" as const, system: true }];
     await store.create(projectId, { configurationId: "main", name: "Main", values: { STEAMHARNESS_AGENT_MODELS: models("first-model") } });
-    const values = createMemoryPersistentValueStore();
+    const { values } = new MemoryStorage();
     const clock = createSystemClock();
     const first = await snapshotForRun({ store, values, projectId, runId: "run-1", clock });
     expect(first).toMatchObject({ projectId, configurationId: "main", configurationRevision: 1, STEAMHARNESS_AGENT_MODELS: [{ model: "first-model" }] });

@@ -3,7 +3,7 @@
 // down, and valid credentials served throughout.
 import { describe, expect, it } from "@jest/globals";
 import { startConfigurationServer } from "../../src/adapters/driving/config-server/config-server.js";
-import { createMemoryConfigurationAccounts } from "../../src/adapters/driven/sqlite/memory/memory-configuration.js";
+import { createMemoryConfigurationAccounts } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 
 const ADMIN_KEY = "admin-key-for-tests-0123456789abcdef";
 

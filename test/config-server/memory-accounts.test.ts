@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { startConfigurationServer, type ConfigurationServer } from "../../src/adapters/driving/config-server/config-server.js";
 import { createHttpProjectConfigurationStore } from "../../src/adapters/driven/config-server-client/http-project-configuration-store.js";
-import { createMemoryConfigurationAccounts } from "../../src/adapters/driven/sqlite/memory/memory-configuration.js";
+import { createMemoryConfigurationAccounts } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import { runProjectConfigurationStoreContract } from "../../src/testing/project-configuration-store.contract.js";
 
 const ADMIN = "memory-admin-key-0123456789";

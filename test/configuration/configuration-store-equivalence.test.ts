@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import fc from "fast-check";
 import { createFixedClock } from "../../src/adapters/driven/memory/fixed-clock.js";
-import { createMemoryProjectConfigurationStore } from "../../src/adapters/driven/sqlite/memory/memory-configuration.js";
+import { createMemoryProjectConfigurationStore } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import { createSqliteProjectConfigurationStore } from "../../src/adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
 import type { ProjectConfigurationStore } from "../../src/ports/project-configuration-store.js";
 

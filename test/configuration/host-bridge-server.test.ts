@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { startHostBridgeServer, type HostBridgeServer } from "../../src/adapters/driving/host-bridge-server/host-bridge-server.js";
 import { resolveConfigurationCard } from "../../src/adapters/driving/host-bridge-server/configuration-card.js";
-import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import { createSqliteProjectConfigurationStore } from "../../src/adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
 import {
   createProjectCapabilityServer,

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import { createFixedClock } from "../../src/adapters/driven/memory/fixed-clock.js";
-import { createMemoryProjectConfigurationStore } from "../../src/adapters/driven/sqlite/memory/memory-configuration.js";
+import { createMemoryProjectConfigurationStore } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import { createSqliteProjectConfigurationStore } from "../../src/adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
 import { selectAgentModel } from "../../src/domain/agent/model-selection.js";
 import { agentConfigurationFromSnapshot } from "../../src/domain/configuration/agent-configuration.js";
@@ -13,7 +13,7 @@ import {
   takeProjectConfigurationSnapshot,
 } from "../../src/domain/configuration/snapshot.js";
 import type { ProjectConfigurationStore } from "../../src/ports/project-configuration-store.js";
-import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import { RUN_SNAPSHOT_PREFIX, snapshotForRun } from "../../src/domain/configuration/run-snapshot.js";
 
 const system = { id: "house", provider: "openai", model: "gpt-house", apiKind: "openai-responses" as const, system: true };

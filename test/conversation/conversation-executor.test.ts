@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "@jest/globals";
-import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import { createMemoryToolPermissions } from "../../src/adapters/driven/memory/memory-tool-permissions.js";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import { defineAgentConversationExecutor, isAgentConversationExecutor, type AgentConversationExecutorOptions } from "../../src/app/conversation/define-executor.js";

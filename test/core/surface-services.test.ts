@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { createHarnessRuntime } from "../../src/compose/runtime.js";
 import { createSurfaceServices } from "../../src/compose/surface-services.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
-import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import { createNoopTelemetry } from "../../src/adapters/driven/memory/noop-telemetry.js";
 
 const NO_OTLP = { PATH: process.env.PATH };

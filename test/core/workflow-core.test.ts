@@ -1,5 +1,5 @@
 import { createNodeContext } from "../../src/compose/node-context.js";
-import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import { runStreamNode, type BaseStreamNode } from "../../src/domain/stream-node.js";
 import { createOutputItemChunk, createOutputStreamAccumulator, outputChunk } from "../../src/domain/output-stream.js";
 import type { OutputItem, OutputItemStreamChunk } from "../../src/domain/output-items.js";

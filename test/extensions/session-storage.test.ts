@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
-import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { createAgent } from "../../src/app/agent/create-agent.js";
 import { createAgentSessionHost } from "../../src/compose/session-host.js";

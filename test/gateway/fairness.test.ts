@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import OpenAI from "openai";
-import { createMemoryApiKeyStore } from "../../src/adapters/driven/sqlite/memory/memory-api-keys.js";
+import { createMemoryApiKeyStore } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import { gatedModel, gatewayWith, MODEL } from "./helpers.js";
 
 const MODEL_MS = 60;

@@ -6,7 +6,7 @@
 // port, the official `openai` client.
 import { describe, expect, it } from "@jest/globals";
 import OpenAI from "openai";
-import { createMemoryApiKeyStore } from "../../src/adapters/driven/sqlite/memory/memory-api-keys.js";
+import { createMemoryApiKeyStore } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import type { ResponsesGatewayOptions } from "../../src/adapters/driving/gateway/gateway.js";
 import { gatewayWith, MODEL, textOf, TOKEN } from "./helpers.js";
 import { openAIFailure as failure } from "../fixtures/openai-error-body.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@jest/globals";
 import OpenAI from "openai";
-import { createMemoryApiKeyStore } from "../../src/adapters/driven/sqlite/memory/memory-api-keys.js";
-import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { createMemoryApiKeyStore } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
+import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import type { ApiTenant } from "../../src/ports/api-keys.js";
 import { gatedModel, gatewayWith, MODEL, TOKEN } from "./helpers.js";
 

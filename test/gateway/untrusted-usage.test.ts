@@ -4,8 +4,8 @@
 // case. Real gateway on 127.0.0.1, the official `openai` client, the memory ledger.
 import { describe, expect, it } from "@jest/globals";
 import OpenAI from "openai";
-import { createMemoryApiKeyStore } from "../../src/adapters/driven/sqlite/memory/memory-api-keys.js";
-import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { createMemoryApiKeyStore } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
+import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import type { ModelProvider } from "../../src/ports/model-provider.js";
 import type { TokenCounts } from "../../src/ports/token-usage.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";

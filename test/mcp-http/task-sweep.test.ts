@@ -4,7 +4,7 @@ import { createTaskRuns, type TaskRuns } from "../../src/adapters/driving/mcp/ta
 import { startLapsedTaskSweep, sweepDelay } from "../../src/adapters/driving/mcp/tasks/task-sweep.js";
 import { openProjectRunner } from "../../src/app/workflow-runs/project-runner.js";
 import type { ProjectRunner } from "../../src/ports/project-runner.js";
-import { createMemoryMcpTaskStore } from "../../src/adapters/driven/sqlite/memory/memory-mcp-task-store.js";
+import { createMemoryMcpTaskStore } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import { createSqliteMcpTaskStore } from "../../src/adapters/driven/sqlite/mcp-tasks/sqlite-mcp-task-store.js";
 import type { McpTaskRecord, McpTaskStore } from "../../src/ports/mcp-task-store.js";
 import { cleanEnv, cleanup, tempDir, waitFor } from "../cli/helpers.js";

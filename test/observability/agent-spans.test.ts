@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@jest/globals";
 import { createOpenTelemetry } from "../../src/adapters/driven/opentelemetry/open-telemetry.js";
 import { createHarnessRuntime } from "../../src/compose/runtime.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
-import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import { createMemoryToolPermissions } from "../../src/adapters/driven/memory/memory-tool-permissions.js";
 import { createAgentNode } from "../../src/app/agent-node/create-agent-node.js";
 import { UserInputRequiredError } from "../../src/domain/errors.js";

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { createSqliteSessionBackend } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-backend.js";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
-import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import { openAgentSessionHost } from "../../src/app/session-host/create-agent-session-host.js";
 import { createNodeContext } from "../../src/compose/node-context.js";
 import { controlAgentSession, createAgentSessionHost } from "../../src/compose/session-host.js";

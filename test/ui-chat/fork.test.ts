@@ -6,7 +6,7 @@ import { describe, expect, it } from "@jest/globals";
 import { randomUUID } from "node:crypto";
 import { Type } from "@sinclair/typebox";
 import { readUIMessageStream, type UIMessage } from "ai";
-import { createMemoryApiKeyStore } from "../../src/adapters/driven/sqlite/memory/memory-api-keys.js";
+import { createMemoryApiKeyStore } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import type { ModelRequest } from "../../src/ports/model-provider.js";
 import type { OfflineStep } from "../../src/testing/offline-model.js";

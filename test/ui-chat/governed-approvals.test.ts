@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import { Type } from "@sinclair/typebox";
 import { readUIMessageStream, type UIMessage } from "ai";
-import { createMemoryApprovalStore } from "../../src/adapters/driven/memory/memory-approval-store.js";
+import { createMemoryApprovalStore } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import { createGovernedToolPermissions } from "../../src/app/approvals/governed-tool-permissions.js";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import type { ApprovalPolicy } from "../../src/domain/approvals/policy.js";

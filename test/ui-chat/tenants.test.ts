@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import { randomUUID } from "node:crypto";
-import { createMemoryApiKeyStore } from "../../src/adapters/driven/sqlite/memory/memory-api-keys.js";
+import { createMemoryApiKeyStore } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import type { ModelRequest } from "../../src/ports/model-provider.js";
 import { chatGateway, chunksOf, finalMessage, textOfMessage, transportFor, userMessage, userTexts } from "./helpers.js";
 

@@ -3,7 +3,7 @@ import { appendFile, mkdir, mkdtemp, realpath, rename, rm, symlink, writeFile } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isSteamharnessError } from "../../src/domain/errors.js";
-import { MemoryStorage } from "../../src/adapters/driven/memory/memory-storage.js";
+import { MemoryStorage } from "../../src/compose/memory-storage.js";
 import { checkFileArgument, checkFileParams, type FileArgumentOptions } from "../../src/adapters/driven/worker-process/file-params.js";
 import { importFileParams, readFileParam } from "../../src/adapters/driven/worker-process/file-import.js";
 import { defaultFileRoots, fileParamPolicy, resolveFileRoots, type FileParamPolicy } from "../../src/adapters/driven/worker-process/file-roots.js";

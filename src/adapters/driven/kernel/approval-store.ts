@@ -1,7 +1,7 @@
 import { SteamharnessError } from "../../../domain/errors.js";
 /**
  * The approval store written once (GOV-1/5/7, ARCH-3): records ↔ rows, the audit chain's
- * numbering and hashing; memory, SQLite and PostgreSQL only read, write and conditionally update
+ * numbering and hashing; SQLite (also in memory) and PostgreSQL only read, write and conditionally update
  * rows (the single use of a `once` decision is their `UPDATE … WHERE used_at IS NULL`).
  */
 import { nextAuditEntry, type ApprovalAuditEntry, type AuditDigest } from "../../../domain/approvals/audit-chain.js";
@@ -171,7 +171,7 @@ const entryOf = (row: ApprovalAuditRow): ApprovalAuditEntry => ({ ...row, kind: 
  * The store over `rows`, each step run through `call`; `digest` (SHA-256 hex) hashes the audit chain.
  *
  * @example
- * const store = createApprovalStore(memoryApprovalRows(), createKeySecrets().digest, directCall, async () => {});
+ * const store = createApprovalStore(sqlApprovalRows(driver), createKeySecrets().digest, sqliteCall(state), close);
  */
 export function createApprovalStore(rows: ApprovalRows, digest: AuditDigest, call: StoreCall, close: () => Promise<void>): ApprovalStore {
   // `inputs` after the chain's `last` row, each hashed after the one before.

@@ -1,6 +1,6 @@
 /**
  * The budget ledger written once (BUD-1, ARCH-3): the rules of reserve, settle, release and
- * extend over a row driver's one atomic step. Memory only locks, reads and writes rows; the
+ * extend over a row driver's one atomic step. The driver only locks, reads and writes rows; the
  * decision of each step is made here, inside the driver's transaction. One exception, for speed:
  * a driver whose round trips (PostgreSQL) or statements (SQLite) cost more than its work may run
  * a whole reserve or finish as one operation of its own (`reserve`, `finish` below) by the same
@@ -91,7 +91,7 @@ function adjust(budgets: ReadonlyMap<string, BudgetRow>, keys: readonly string[]
  * The ledger over `rows`, each step run through `call`.
  *
  * @example
- * const ledger = createBudgetLedger(memoryBudgetRows(), directCall);
+ * const ledger = createBudgetLedger(sqlBudgetRows(driver), postgresCall(state));
  */
 export function createBudgetLedger(rows: BudgetLedgerRows, call: StoreCall): BudgetLedger {
   const finish = (reservationId: string, what: string, settle: { tokens: number; costMicros: number } | null) => {
