@@ -4,6 +4,6 @@ import { defineConfig } from "drizzle-kit";
 // migrations folder. Generate with: npx drizzle-kit generate --config drizzle.mcp-tasks.config.ts
 export default defineConfig({
   dialect: "sqlite",
-  schema: "./src/adapters/driven/sqlite/mcp-tasks/mcp-task-schema.ts",
+  schema: "./src/adapters/driven/sqlite/mcp-tasks/drizzle-kit-schema.ts",
   out: "./drizzle/mcp-tasks",
 });

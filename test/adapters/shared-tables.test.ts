@@ -15,7 +15,7 @@ const SHARED = [
   { dialect: "sqlite", schema: "src/adapters/driven/sqlite/sessions/drizzle-kit-schema.ts", out: "drizzle/session" },
   { dialect: "sqlite", schema: "src/adapters/driven/sqlite/session-host/drizzle-kit-schema.ts", out: "drizzle/session-host" },
   { dialect: "postgresql", schema: "src/adapters/driven/postgres/sessions/session-schema.ts", out: "drizzle/postgres-sessions" },
-  { dialect: "sqlite", schema: "src/adapters/driven/sqlite/mcp-tasks/mcp-task-schema.ts", out: "drizzle/mcp-tasks" },
+  { dialect: "sqlite", schema: "src/adapters/driven/sqlite/mcp-tasks/drizzle-kit-schema.ts", out: "drizzle/mcp-tasks" },
   { dialect: "postgresql", schema: "src/adapters/driven/postgres/mcp-task-schema.ts", out: "drizzle/postgres-mcp-tasks" },
 ];
 

@@ -86,7 +86,7 @@ export function recordOf(row: Record<string, unknown>): McpTaskRecord {
  * `close`); `close` releases the family's connection once.
  *
  * @example
- * const tasks = createSqlMcpTaskStore(sqliteStoreOn(openMigratedSqlite(path, options), { mcpTasks }));
+ * const tasks = createSqlMcpTaskStore(sqliteStoreOn(openMigratedSqlite(path, options), mcpTaskTables()));
  */
 export function createSqlMcpTaskStore({ driver, call, close }: SqlStore): McpTaskStore {
   const { db, ops } = driver;

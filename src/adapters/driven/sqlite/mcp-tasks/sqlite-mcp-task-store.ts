@@ -4,7 +4,7 @@ import type { McpTaskStore } from "../../../../ports/mcp-task-store.js";
 import { createSqlMcpTaskStore } from "../../kernel/mcp-task-rows.js";
 import { openMigratedSqlite } from "../shared/migrations.js";
 import { sqliteStoreOn } from "../shared/sqlite-sql-driver.js";
-import { mcpTasks } from "./mcp-task-schema.js";
+import { mcpTaskTables } from "./mcp-task-schema.js";
 
 /** The task store's file name inside a persistent-value store dir. */
 export const MCP_TASK_DATABASE_FILE = "mcp-tasks.sqlite";
@@ -30,5 +30,5 @@ export function createSqliteMcpTaskStore(options: SqliteMcpTaskStoreOptions): Mc
   const path = options.path ?? (options.directory !== undefined ? join(options.directory, MCP_TASK_DATABASE_FILE) : undefined);
   if (path === undefined) throw new SteamharnessError("input_validation", "[steamharness] [sqlite] give path or directory for the task store", { field: "path" });
   const opened = openMigratedSqlite(path, { migrations: "mcp-tasks", what: "the task store", ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }) });
-  return createSqlMcpTaskStore(sqliteStoreOn(opened, { mcpTasks }));
+  return createSqlMcpTaskStore(sqliteStoreOn(opened, mcpTaskTables()));
 }

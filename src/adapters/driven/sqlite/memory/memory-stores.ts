@@ -22,7 +22,7 @@ import { createSqlMcpTaskStore } from "../../kernel/mcp-task-rows.js";
 import { sqlStoragePorts } from "../../kernel/storage-options.js";
 import { createKeySecrets } from "../../system/key-secrets.js";
 import { configurationTables } from "../configuration/configuration-schema.js";
-import { mcpTasks } from "../mcp-tasks/mcp-task-schema.js";
+import { mcpTaskTables } from "../mcp-tasks/mcp-task-schema.js";
 import { storeTables } from "../store/schema.js";
 import { createSqliteBudgetRows } from "../store/sqlite-budget-ledger.js";
 import { sqliteFullText } from "../store/sqlite-knowledge-store.js";
@@ -120,5 +120,5 @@ export function createMemoryConfigurationAccounts(options: { clock?: Clock } = {
  * const tasks = createMemoryMcpTaskStore();
  */
 export function createMemoryMcpTaskStore(): McpTaskStore {
-  return createSqlMcpTaskStore(openMemoryDatabase("mcp-tasks", { mcpTasks }));
+  return createSqlMcpTaskStore(openMemoryDatabase("mcp-tasks", mcpTaskTables()));
 }

@@ -96,7 +96,7 @@ export function sqliteSqlDriver<T>(db: Sql, tables: T, clock: Clock): SqlDriver<
  * closes the connection once.
  *
  * @example
- * const tasks = createSqlMcpTaskStore(sqliteStoreOn(openMigratedSqlite(path, options), { mcpTasks }));
+ * const tasks = createSqlMcpTaskStore(sqliteStoreOn(openMigratedSqlite(path, options), mcpTaskTables()));
  */
 export function sqliteStoreOn<T>({ client, db }: { client: Database.Database; db: BetterSQLite3Database }, tables: T, clock: Clock = createSystemClock()): SqliteStore<T> {
   return { client, db, ...sqlStoreOf(sqliteSqlDriver(db, tables, clock), sqliteCall, () => client.close()) };
