@@ -145,10 +145,10 @@ describe("DX-8 a broken project ends every command with its code and one line", 
     writeFileSync(file, "x");
     const plain = await runCli(["view", "--store", file]);
     expect(plain.code).not.toBe(0);
-    expectOneLine(plain.stderr, /cannot create store directory/);
+    expectOneLine(plain.stderr, /cannot create the directory of store /);
     const debug = await runCli(["view", "--store", file, "--debug"]);
     expect(debug.code).toBe(plain.code);
-    expect(debug.stderr).toMatch(/^steamharness: [^\n]*cannot create store directory[^\n]*\n[\s\S]*\n\s+at /);
+    expect(debug.stderr).toMatch(/^steamharness: [^\n]*cannot create the directory of store [^\n]*\n[\s\S]*\n\s+at /);
   });
 });
 

@@ -221,6 +221,8 @@ export function openMigratedSqlite(path: string, options: MigratedSqliteOptions)
     return { client, db };
   } catch (error) {
     client?.close();
-    throw wrapAdapterError("sqlite", `cannot open ${options.what} ${path}`, error);
+    // DX-8: a folder that cannot be made (a file in its place, no permission) is named as such.
+    const folderFailed = (error as NodeJS.ErrnoException | null)?.syscall === "mkdir";
+    throw wrapAdapterError("sqlite", folderFailed ? `cannot create the directory of ${options.what} ${dirname(path)}` : `cannot open ${options.what} ${path}`, error);
   }
 }
