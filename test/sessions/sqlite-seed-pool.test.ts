@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSqliteSessionBackend } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-backend.js";
 import { resolveSessionDatabasePath } from "../../src/adapters/driven/sqlite/sessions/session-database-path.js";
+import { readySeeds } from "../../src/adapters/driven/sqlite/shared/seed-pool.js";
 import { sessionHostDatabasePath } from "../../src/adapters/driven/sqlite/session-host/sqlite-session-host-store.js";
 
 const root = mkdtempSync(join(tmpdir(), "sh-seed-pool-"));
@@ -37,7 +38,9 @@ describe("SQLite seed pool (issue 45 item 1)", () => {
     await open("c0");
     expect(existsSync(seeds)).toBe(false);
     await open("c1");
-    await until(() => existsSync(seeds) && readdirSync(seeds).length === 16, "4 seeds of each kind, each with its WAL");
+    // Ready by the pool's own count: a seed's files appear on disk before they are written.
+    await until(() => readySeeds(agentStoreDir) === 8, "4 seeds of each kind ready");
+    expect(readdirSync(seeds)).toHaveLength(16);
     const ready = new Map(readdirSync(seeds).map((name) => [statSync(join(seeds, name)).ino, name]));
     const host = sessionHostDatabasePath(agentStoreDir, "c2");
     const log = resolveSessionDatabasePath({ agentStoreDir, ...address("c2") });

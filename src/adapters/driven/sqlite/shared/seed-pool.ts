@@ -91,6 +91,18 @@ export function claimSeed(path: string, kind: string, make: () => { bytes: Buffe
   }
 }
 
+/**
+ * How many seeds the pools of `root` (a folder of {@link poolSeedsUnder}) hold ready to be
+ * claimed — a seed counts once its file and WAL are written, not when they appear on disk.
+ *
+ * @example
+ * readySeeds("/data/agents") // 8 once both kinds have refilled
+ */
+export function readySeeds(root: string): number {
+  const folder = `${join(root, ".seeds")}\u0000`;
+  return [...pools].reduce((sum, [key, pool]) => sum + (key.startsWith(folder) ? pool.ready.length : 0), 0);
+}
+
 /** Writes seeds (the file synced, its WAL not: see firstWal) until the pool holds {@link KEPT}; a failure drops the pool. */
 async function fill(folder: string, key: string, pool: { ready: string[]; filling: boolean }, make: () => { bytes: Buffer; wal: Buffer }): Promise<void> {
   if (pool.filling) return;
