@@ -34,16 +34,20 @@ const QUIET_CALLS = 10;
  */
 const GATE_FALLBACK_MS = 10_000;
 
+// A run's start in milliseconds with a fraction (performance's clock, not Date.now()): a quick run
+// and the run after it often start within the same millisecond, and the turn-taking test orders
+// runs by their starts.
 const WORKFLOW = `const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const now = () => performance.timeOrigin + performance.now();
 export default {
   entrypoints: {
-    quick: { title: "Quick", description: "Says when it started", run: () => ({ startedAt: Date.now() }) },
+    quick: { title: "Quick", description: "Says when it started", run: () => ({ startedAt: now() }) },
     slow: {
       title: "Slow",
       description: "Says when it started, then holds its worker for ms milliseconds",
       params: [{ name: "ms", type: "number", required: true }],
       async run(params) {
-        const startedAt = Date.now();
+        const startedAt = now();
         await sleep(params.ms);
         return { startedAt };
       },
@@ -53,7 +57,7 @@ export default {
       description: "Says when it started, then holds its worker until the gate URL answers",
       params: [{ name: "gate", type: "string", required: true }],
       async run(params) {
-        const startedAt = Date.now();
+        const startedAt = now();
         await (await fetch(params.gate)).text();
         return { startedAt };
       },
