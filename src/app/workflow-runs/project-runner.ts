@@ -154,7 +154,7 @@ export async function createProjectRunner(options: ProjectRunnerOptions): Promis
     },
     { workers: ports.workers, size: workers, reuse, ...(options.maxRunsPerWorker ? { maxRunsPerWorker: options.maxRunsPerWorker } : {}), ...(options.tenantConcurrency !== undefined ? { tenantConcurrency: options.tenantConcurrency } : {}) },
   );
-  // CFG-2: a pool's host takes its new runs' snapshots and keeps those of the runs that pause (not against a configuration server).
+  // CFG-2: a pool's host takes its new runs' snapshots and keeps those of the runs that may run again on their id (paused, or of a resumable entrypoint; not against a configuration server).
   const snapshots = createHostRunSnapshots({
     stores: ports.stores,
     projectId: location.manifest.id,
