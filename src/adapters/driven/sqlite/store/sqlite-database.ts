@@ -5,6 +5,7 @@
 import { join } from "node:path";
 import type { Clock } from "../../../../ports/clock.js";
 import { openMigratedSqlite } from "../shared/migrations.js";
+import { checkpointWhenIdle } from "../shared/sqlite-connection.js";
 import { sqliteStoreOn, type SqliteStore } from "../shared/sqlite-sql-driver.js";
 import { storeTables, type StoreTables } from "./schema.js";
 import { requireMigrationsFolder } from "../../system/migrations-folder.js";
@@ -40,8 +41,8 @@ export interface StoreFileOptions {
  * Opens the store file of `file` or `directory`'s `store.sqlite` (creating both if needed) with
  * {@link openMigratedSqlite}: WAL, `synchronous = NORMAL` (durable across process crashes; WAL
  * makes it safe), a 10 s busy timeout, migrations on open (a new file written from the image
- * migrated once per process): the kernel's {@link SqliteStore} on the store's tables. Faults surface as
- * `storage_failure` with `cause`.
+ * migrated once per process), WAL checkpoints when the connection is idle ({@link checkpointWhenIdle}):
+ * the kernel's {@link SqliteStore} on the store's tables. Faults surface as `storage_failure` with `cause`.
  *
  * @example
  * const { driver, call, close } = openStoreFile({ directory: "./data/store" });
@@ -49,5 +50,7 @@ export interface StoreFileOptions {
 export function openStoreFile(options: StoreFileOptions, clock?: Clock): SqliteStore<StoreTables> {
   const file = options.file ?? join(options.directory ?? ".", STORE_DATABASE_FILE);
   const migrations = { migrations: "", migrationsTable: STORE_MIGRATIONS_TABLE, busyTimeoutMs: 10_000, what: "store" };
-  return sqliteStoreOn(openMigratedSqlite(file, { ...migrations, ...(options.migrationsFolder === undefined ? {} : { migrationsFolder: options.migrationsFolder }) }), storeTables(), clock);
+  const store = sqliteStoreOn(openMigratedSqlite(file, { ...migrations, ...(options.migrationsFolder === undefined ? {} : { migrationsFolder: options.migrationsFolder }) }), storeTables(), clock);
+  const touch = checkpointWhenIdle(store.client);
+  return { ...store, call: (what, step) => (touch(), store.call(what, step)) };
 }
