@@ -20,7 +20,7 @@ const CALLS = Number(process.argv[2] ?? 1000);
 const policy: ApprovalPolicy = { approverGroups: { sre: [{ subject: "alice" }] }, approvers: "sre", rules: [{ tool: "read_*", action: "allow" }, { tool: "bash", arguments: [{ path: "command", matches: "^rm " }], action: "deny" }] };
 const gcs: { start: number; end: number; kind: number }[] = [];
 new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) gcs.push({ start: entry.startTime, end: entry.startTime + entry.duration, kind: (entry.detail as { kind?: number } | undefined)?.kind ?? 0 });
+  for (const entry of list.getEntries()) gcs.push({ start: entry.startTime, end: entry.startTime + entry.duration, kind: (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ?? 0 });
 }).observe({ entryTypes: ["gc"] });
 
 const root = mkdtempSync(join(tmpdir(), "approvals-tail-"));

@@ -25,22 +25,21 @@ describe("GOV-1 GOV-5 GOV-7 approval store on SQLite", () => {
   });
 });
 
-describe("GOV-7 the SQLite store file's WAL checkpoints when idle, not inside a gated call", () => {
-  it("GOV-7 a burst past SQLite's 1,000-page checkpoint leaves the file untouched until the connection idles, then checkpoints it", async () => {
+describe("GOV-7 the SQLite store file's WAL checkpoints past 4,096 pages, not inside the gated call that crosses 1,000", () => {
+  it("GOV-7 a burst past SQLite's 1,000-page checkpoint leaves the file untouched; closing checkpoints it", async () => {
     const directory = mkdtempSync(join(tmpdir(), "sh-approval-checkpoint-"));
-    const store = createSqliteApprovalStore({ directory });
+    const file = join(directory, "store.sqlite");
+    let store = createSqliteApprovalStore({ directory });
     try {
       await store.appendAudit({ tenant: "t", at: 1, kind: "use", requestId: null, data: {} });
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const file = join(directory, "store.sqlite");
       const before = statSync(file).size;
-      // ~1,800 WAL frames of entries without a turn of the event loop (each call resolves at once):
-      // SQLite's default would have checkpointed inside the call that crossed 1,000 pages.
+      // ~1,800 WAL pages of entries: SQLite's default would have checkpointed inside the call that crossed 1,000.
       for (let n = 0; n < 600; n++) await store.appendAudit({ tenant: "t", at: n, kind: "use", requestId: `r${n}`, data: { pad: "x".repeat(3000) } });
       expect(statSync(file).size).toBe(before);
       expect(statSync(`${file}-wal`).size).toBeGreaterThan(1000 * 4096);
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      await store.close();
       expect(statSync(file).size).toBeGreaterThan(before + 500 * 4096);
+      store = createSqliteApprovalStore({ directory });
       expect(await store.audit("t")).toHaveLength(601);
     } finally {
       await store.close();

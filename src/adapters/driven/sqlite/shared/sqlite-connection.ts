@@ -36,28 +36,3 @@ export function openSqlite(path: string | Buffer, options: Database.Options = {}
   const Database = betterSqlite3();
   return new Database(path, addon === null ? options : { ...options, nativeBinding: addon });
 }
-
-/**
- * Takes a WAL connection's checkpoints off its callers' path (GOV-7, issue 47): SQLite's default
- * runs one inside the commit that takes the WAL past 1,000 pages, syncing the WAL and the file in
- * that caller's call (a gated call every ~165 on the store file: its p99). Here a PASSIVE
- * checkpoint runs when the connection has been idle `idleMs` (an unref'd timer the returned
- * `touch` re-arms on each use), and a commit checkpoints inline only past `boundPages` (a
- * process that never idles). Durability is unchanged: `synchronous` stays as opened, a killed
- * process loses no commit, and a power loss can lose what the WAL holds since its last checkpoint.
- *
- * @example
- * const touch = checkpointWhenIdle(client);
- * touch(); // on every use of the connection
- */
-export function checkpointWhenIdle(client: Database.Database, idleMs = 100, boundPages = 4096): () => void {
-  client.pragma(`wal_autocheckpoint = ${boundPages}`);
-  const timer = setTimeout(() => {
-    try {
-      if (client.open) client.pragma("wal_checkpoint(PASSIVE)");
-    } catch {
-      // Busy or closing: the next idle moment, or the bound, checkpoints.
-    }
-  }, idleMs).unref();
-  return () => void timer.refresh();
-}
