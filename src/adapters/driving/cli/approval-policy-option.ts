@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { DEFAULT_APPROVAL_SWEEP_MS } from "../../../app/approvals/approval-sweeper.js";
 import type { VersionedApprovalPolicy } from "../../../app/approvals/governed-tool-permissions.js";
 import type { ProjectRunnerOptions } from "../../../app/workflow-runs/project-runner.js";
 import type { SurfaceServices } from "../../../ports/surface-services.js";
@@ -25,7 +26,7 @@ export async function approvalPolicyFile(flags: { approvalPolicy?: string }, ser
 /**
  * The runner option of `--approval-policy <file>` ({@link approvalPolicyFile}), or none. A
  * long-running command (`mcp`) passes `sweep`: its runner then escalates and expires due requests
- * every {@link approvalSweepMs} ms (10 s unless `STEAMHARNESS_APPROVAL_SWEEP_MS` says) and delivers escalations to `--escalation-webhook`
+ * every {@link DEFAULT_APPROVAL_SWEEP_MS} ms (or {@link approvalSweepMs}) and delivers escalations to `--escalation-webhook`
  * (GOV-3).
  *
  * @example
@@ -34,6 +35,6 @@ export async function approvalPolicyFile(flags: { approvalPolicy?: string }, ser
 export async function approvalPolicyFrom(flags: EscalationWebhookFlags, services: Pick<SurfaceServices, "textFiles" | "approvalStore" | "escalationWebhook">, host: { sweep?: boolean } = {}): Promise<Pick<ProjectRunnerOptions, "approvals">> {
   const policy = await approvalPolicyFile(flags, services);
   const onEscalation = host.sweep === true ? await escalationWebhookFrom(flags, services) : undefined;
-  const sweep = host.sweep === true ? { sweepMs: approvalSweepMs(), ...(onEscalation ? { onEscalation } : {}) } : {};
+  const sweep = host.sweep === true ? { sweepMs: approvalSweepMs() ?? DEFAULT_APPROVAL_SWEEP_MS, ...(onEscalation ? { onEscalation } : {}) } : {};
   return policy ? { approvals: { policy, store: (dirs) => services.approvalStore({ directory: dirs.persistentValueStoreDir }), ...sweep } } : {};
 }

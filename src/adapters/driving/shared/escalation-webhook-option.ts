@@ -9,7 +9,6 @@ import { Option, type Command } from "commander";
 import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.js";
 import type { ApprovalRequestRecord } from "../../../ports/approval-store.js";
 import type { SurfaceServices } from "../../../ports/surface-services.js";
-import { DEFAULT_APPROVAL_SWEEP_MS } from "../../../app/approvals/approval-sweeper.js";
 import { periodMsFromEnv } from "./option-parsers.js";
 
 /** The environment variable holding the webhook's HMAC secret when no secret file is given. */
@@ -17,19 +16,19 @@ export const ESCALATION_WEBHOOK_SECRET_ENV = "STEAMHARNESS_ESCALATION_WEBHOOK_SE
 
 /**
  * ARCH-12: the environment variable setting how often these hosts sweep approvals, in
- * milliseconds (default {@link DEFAULT_APPROVAL_SWEEP_MS}); a test that waits on a sweep shortens it.
+ * milliseconds (default: the sweeper's, 10 s); a test that waits on a sweep shortens it.
  */
 export const APPROVAL_SWEEP_MS_ENV = "STEAMHARNESS_APPROVAL_SWEEP_MS";
 
 /**
- * How often a sweeping host sweeps: {@link APPROVAL_SWEEP_MS_ENV}, else
- * {@link DEFAULT_APPROVAL_SWEEP_MS}. A bad value is `input_validation` naming the variable (exit 2).
+ * How often a sweeping host sweeps: {@link APPROVAL_SWEEP_MS_ENV}, or `undefined` (the sweeper's
+ * default) when it is unset. A bad value is `input_validation` naming the variable (exit 2).
  *
  * @example
  * startApprovalSweeper(permissions, { intervalMs: approvalSweepMs() });
  */
-export function approvalSweepMs(env: Readonly<Record<string, string | undefined>> = process.env): number {
-  return periodMsFromEnv(APPROVAL_SWEEP_MS_ENV, DEFAULT_APPROVAL_SWEEP_MS, env);
+export function approvalSweepMs(env: Readonly<Record<string, string | undefined>> = process.env): number | undefined {
+  return periodMsFromEnv(APPROVAL_SWEEP_MS_ENV, undefined, env);
 }
 
 /** Commander's parsed values of the webhook options (and the policy they need). */
