@@ -22,11 +22,18 @@ export function canonicalJson(value: unknown): string {
  * stableHash("session 会话") // 16 hex characters, the same in every process
  */
 export function stableHash(text: string): string {
-  let hash = 0xcbf29ce484222325n;
-  const prime = 0x100000001b3n;
+  // The 64-bit state in four 16-bit limbs (low first): no BigInt per character. The prime is
+  // 2^40 + 0x1b3, so a product is the state times 0x1b3 plus the state shifted up 40 bits.
+  let [h0, h1, h2, h3] = [0x2325, 0x8422, 0x9ce4, 0xcbf2];
   for (let i = 0; i < text.length; i++) {
-    hash ^= BigInt(text.charCodeAt(i));
-    hash = (hash * prime) & 0xffffffffffffffffn;
+    h0 ^= text.charCodeAt(i);
+    const t0 = h0 * 0x1b3;
+    const t1 = h1 * 0x1b3 + (t0 >>> 16);
+    const t2 = h2 * 0x1b3 + (h0 << 8) + (t1 >>> 16);
+    h3 = (h3 * 0x1b3 + (h1 << 8) + (t2 >>> 16)) & 0xffff;
+    h2 = t2 & 0xffff;
+    h1 = t1 & 0xffff;
+    h0 = t0 & 0xffff;
   }
-  return hash.toString(16).padStart(16, "0");
+  return [h3, h2, h1, h0].map((limb) => limb.toString(16).padStart(4, "0")).join("");
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@jest/globals";
+import fc from "fast-check";
 import { createContextMeter, estimateTokens } from "../../src/domain/agent/context-meter.js";
 import { completeToolResults, MISSING_RESULT_TEXT } from "../../src/domain/agent/history.js";
 import { agentItemId, agentItemIdPrefix, modelRequestId, planRequestId, questionRequestId, usageEntryId } from "../../src/domain/agent/ids.js";
@@ -8,7 +9,15 @@ import { retryDelay, retryLabel, shouldRetry } from "../../src/domain/agent/retr
 import { nextRunStatus, runStatusFromEvents, type AgentRunStatus, type AgentRunTransition } from "../../src/domain/agent/run-state.js";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import { createOutputStreamAccumulator } from "../../src/domain/output-stream.js";
+import { stableHash } from "../../src/domain/stable-hash.js";
 import type { ModelMessage } from "../../src/ports/model-provider.js";
+
+/** FNV-1a 64 as first written, on BigInt: the reference stableHash must equal. */
+function fnv1a64(text: string): string {
+  let hash = 0xcbf29ce484222325n;
+  for (let i = 0; i < text.length; i++) hash = ((hash ^ BigInt(text.charCodeAt(i))) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return hash.toString(16).padStart(16, "0");
+}
 
 const STATUSES: AgentRunStatus[] = ["new", "running", "waiting", "completed", "failed", "cancelled"];
 const TRANSITIONS: AgentRunTransition[] = ["start", "wait", "resume", "complete", "fail", "cancel"];
@@ -118,6 +127,14 @@ describe("agent domain", () => {
     const fixed = completeToolResults(messages);
     expect(fixed.map((message) => (message.role === "toolResult" ? `result:${message.toolCallId}` : message.role))).toEqual(["user", "assistant", "result:a", "result:b", "user"]);
     expect(fixed[3]).toMatchObject({ isError: true, content: [{ text: MISSING_RESULT_TEXT }] });
+  });
+
+  it("AG-7 stableHash (16-bit limbs) gives FNV-1a 64's BigInt output for every string, any UTF-16 unit included", () => {
+    expect(stableHash("")).toBe("cbf29ce484222325");
+    expect(stableHash("session 会话")).toBe(fnv1a64("session 会话"));
+    const unit = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code));
+    const text = fc.oneof(fc.string({ unit, maxLength: 64 }), fc.string({ unit: "grapheme", maxLength: 32 }), fc.string({ maxLength: 200 }));
+    fc.assert(fc.property(text, (value) => stableHash(value) === fnv1a64(value)), { numRuns: 2000 });
   });
 
   it("AG-7 occupancy is the last usage plus an estimate of what came after", () => {

@@ -197,7 +197,8 @@ export function createApprovalStore(rows: ApprovalRows, digest: AuditDigest, cal
     decisionOf: async (requestId) => orNull(await call("approval decision read", () => rows.decisionOf(requestId)), decisionOf),
     standingDecision: async (binding) => orNull(await call("approval decision standing", () => rows.standing(binding)), decisionOf),
     useOnce: (id, requestId, at) => call("approval decision use", () => rows.useOnce(id, requestId, at)),
-    appendAudit: async (input) => entryOf((await call("approval audit append", () => rows.appendAudit(chained(input.tenant, [input]))))[0]!),
+    // The entry's data is the input's, not a parse of the text just serialised from it.
+    appendAudit: async (input) => ({ ...(await call("approval audit append", () => rows.appendAudit(chained(input.tenant, [input]))))[0]!, kind: input.kind, data: input.data }),
     audit: async (tenant, options = {}) => (await call("approval audit read", () => rows.audit(tenant, options.afterSeq ?? 0, options.limit ?? Number.MAX_SAFE_INTEGER))).map(entryOf),
     auditTenants: () => call("approval audit tenants", () => rows.auditTenants()),
     close,

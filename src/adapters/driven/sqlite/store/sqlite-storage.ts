@@ -77,11 +77,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     async close(): Promise<void> {
       if (store.state.closed) return;
       store.state.closed = true;
-      try {
-        await sessions.close();
-      } finally {
-        store.client.close();
-      }
+      await sessions.close().finally(() => store.client.close());
     },
   };
 }
