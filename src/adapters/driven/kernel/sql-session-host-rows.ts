@@ -9,7 +9,8 @@
  */
 import { SteamharnessError } from "../../../domain/errors.js";
 import { ACTIVE_TASK_STATUSES } from "../../../domain/session-host/host-state.js";
-import type { SessionHostRows } from "./session-host-store.js";
+import type { SessionHostRows, TaskQuery } from "./session-host-store.js";
+import type { HostTaskRow } from "./session-host-rows.js";
 import { then, type Sql, type SqlDriver, type SqlStatement, type SqlSteps } from "./sql-driver.js";
 
 const ACTIVE = [...ACTIVE_TASK_STATUSES];
@@ -29,6 +30,27 @@ const LOCK_TASK: SqlStatement<Scope & { taskId: string }> = {
   mode: "get",
   build: (on, param) => on.forUpdate(on.db.select({ status: on.tables.hostTasks.status, cancelRequested: on.tables.hostTasks.cancelRequested }).from(on.tables.hostTasks).where(taskWhere(on, param))),
 };
+/**
+ * UI-2: one statement per query shape (the shapes are the callers' few, so each is prepared once):
+ * the states are part of the statement, the run id and the conversation are parameters; `last`
+ * reads the newest rows first (the order index backwards) and is put back in submission order.
+ */
+const FOUND = new Map<string, SqlStatement<Scope & { runId?: string }>>();
+function found({ status, runId, last }: TaskQuery): SqlStatement<Scope & { runId?: string }> {
+  const shape = `${status?.join()} ${runId === undefined} ${last}`;
+  if (!FOUND.has(shape)) {
+    FOUND.set(shape, {
+      mode: "all",
+      build: (on, param) => {
+        const { hostTasks: tasks } = on.tables;
+        const where = on.ops.and(scoped(on, tasks, param), status && on.ops.inArray(tasks.status, [...status]), runId === undefined ? undefined : on.ops.eq(tasks.runId, param("runId")));
+        const query = on.db.select().from(tasks).where(where);
+        return last === undefined ? query.orderBy(on.ops.asc(tasks.ord)) : query.orderBy(on.ops.desc(tasks.ord)).limit(last);
+      },
+    });
+  }
+  return FOUND.get(shape)!;
+}
 const STEERS: SqlStatement<Scope & { targetId: number; afterOrder: number }> = {
   mode: "all",
   build: (on, param) => {
@@ -84,6 +106,7 @@ export function sqlSessionHostRows(driver: SqlDriver, conversationId: string, cl
   const now = () => driver.clock.now();
   return {
     tasks: () => driver.execute(TASKS, { conversationId }),
+    findTasks: (query) => then(driver.execute(found(query), { conversationId, ...(query.runId === undefined ? {} : { runId: query.runId }) }), (rows: HostTaskRow[]) => (query.last === undefined ? rows : rows.reverse())),
     task: (taskId) => driver.execute(TASK, { conversationId, taskId }),
     queuedSteers: (targetId, afterOrder) => driver.execute(STEERS, { conversationId, targetId, afterOrder }),
     insertTask: (columns) =>

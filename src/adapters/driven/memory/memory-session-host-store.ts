@@ -58,6 +58,10 @@ export function createMemorySessionHostStore(record: MemorySessionHostRecord): A
   return createSessionHostStore(
     {
       tasks: () => ordered().map(rowOf),
+      findTasks: ({ status, runId, last }) => {
+        const tasks = ordered().filter((task) => (status === undefined || status.includes(task.status)) && (runId === undefined || task.runId === runId));
+        return (last === undefined ? tasks : tasks.slice(Math.max(0, tasks.length - last))).map(rowOf);
+      },
       task: (taskId) => {
         const task = record.tasks.get(taskId);
         return task && rowOf(task);
