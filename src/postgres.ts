@@ -8,11 +8,8 @@
  */
 export { createPostgresStorage } from "./adapters/driven/postgres/postgres-storage.js";
 export type { PostgresStorageOptions } from "./adapters/driven/postgres/postgres-storage.js";
-export { createPostgresProjectConfigurationStore } from "./adapters/driven/postgres/postgres-project-configuration-store.js";
-export type { PostgresProjectConfigurationStoreOptions } from "./adapters/driven/postgres/postgres-project-configuration-store.js";
-export { createPostgresConfigurationAccounts } from "./adapters/driven/postgres/postgres-configuration-accounts.js";
-export type { PostgresConfigurationAccountsOptions } from "./adapters/driven/postgres/postgres-configuration-accounts.js";
-export { createPostgresApiKeyStore } from "./adapters/driven/postgres/postgres-api-keys.js";
+export { createPostgresProjectConfigurationStore, createPostgresConfigurationAccounts, createPostgresApiKeyStore } from "./adapters/driven/postgres/postgres-sql-driver.js";
+export type { PostgresProjectConfigurationStoreOptions, PostgresConfigurationAccountsOptions } from "./adapters/driven/postgres/postgres-sql-driver.js";
 export { createPostgresApprovalStore } from "./adapters/driven/postgres/postgres-approval-store.js";
 export { DEFAULT_POSTGRES_SCHEMA, POSTGRES_MIGRATIONS_TABLE, findPostgresMigrationsFolder } from "./adapters/driven/postgres/postgres-database.js";
 export type { PostgresConnectionOptions } from "./adapters/driven/postgres/postgres-database.js";

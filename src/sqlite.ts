@@ -10,10 +10,8 @@ export { createSqliteApiKeyStore } from "./adapters/driven/sqlite/store/sqlite-a
 export type { SqliteApiKeyStoreOptions } from "./adapters/driven/sqlite/store/sqlite-api-keys.js";
 export { createSqliteApprovalStore } from "./adapters/driven/sqlite/store/sqlite-approval-store.js";
 export type { SqliteApprovalStoreOptions } from "./adapters/driven/sqlite/store/sqlite-approval-store.js";
-export { createSqliteProjectConfigurationStore, projectConfigurationDatabasePath } from "./adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
-export type { SqliteProjectConfigurationStoreOptions } from "./adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
-export { createSqliteConfigurationAccounts } from "./adapters/driven/sqlite/configuration/sqlite-configuration-accounts.js";
-export type { SqliteConfigurationAccountsOptions } from "./adapters/driven/sqlite/configuration/sqlite-configuration-accounts.js";
+export { createSqliteProjectConfigurationStore, projectConfigurationDatabasePath, createSqliteConfigurationAccounts } from "./adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
+export type { SqliteProjectConfigurationStoreOptions, SqliteConfigurationAccountsOptions } from "./adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
 // Agent sessions (SES): one database file per conversation, its lease and the pool of open files
 export { createSqliteSessionBackend } from "./adapters/driven/sqlite/sessions/sqlite-session-backend.js";
 export type { SqliteSessionBackend, SqliteSessionBackendOptions } from "./adapters/driven/sqlite/sessions/sqlite-session-backend.js";

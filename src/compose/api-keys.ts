@@ -20,7 +20,7 @@ export type GatewayKeyStore = KeyStore;
  */
 export async function openGatewayKeyStore(location: GatewayKeyStoreLocation): Promise<GatewayKeyStore> {
   if (location.postgres !== undefined) {
-    const [{ createPostgresApiKeyStore }, { createPostgresStorage }] = await Promise.all([import("../adapters/driven/postgres/postgres-api-keys.js"), import("../adapters/driven/postgres/postgres-storage.js")]);
+    const [{ createPostgresApiKeyStore }, { createPostgresStorage }] = await Promise.all([import("../adapters/driven/postgres/postgres-sql-driver.js"), import("../adapters/driven/postgres/postgres-storage.js")]);
     const connection = { connectionString: location.postgres, ...(location.schema ? { schema: location.schema } : {}) };
     const keys = await createPostgresApiKeyStore(connection);
     const storage = await createPostgresStorage(connection).catch(async (error: unknown) => {

@@ -122,9 +122,9 @@ export type ConfigurationServerStorage = { sqlite: string } | { postgres: string
  */
 export async function openConfigurationAccounts(storage: ConfigurationServerStorage): Promise<ConfigurationAccountStore> {
   if ("sqlite" in storage) {
-    const { createSqliteConfigurationAccounts } = await import("../adapters/driven/sqlite/configuration/sqlite-configuration-accounts.js");
+    const { createSqliteConfigurationAccounts } = await import("../adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js");
     return createSqliteConfigurationAccounts({ path: storage.sqlite });
   }
-  const { createPostgresConfigurationAccounts } = await import("../adapters/driven/postgres/postgres-configuration-accounts.js");
+  const { createPostgresConfigurationAccounts } = await import("../adapters/driven/postgres/postgres-sql-driver.js");
   return createPostgresConfigurationAccounts({ connectionString: storage.postgres, ...(storage.schema ? { schema: storage.schema } : {}) });
 }

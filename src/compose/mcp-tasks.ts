@@ -13,7 +13,7 @@ export type McpTaskStoreLocation = ServerStateLocation;
  */
 export async function openMcpTaskStore(location: McpTaskStoreLocation): Promise<McpTaskStore> {
   if (location.postgres !== undefined) {
-    const { createPostgresMcpTaskStore } = await import("../adapters/driven/postgres/postgres-mcp-task-store.js");
+    const { createPostgresMcpTaskStore } = await import("../adapters/driven/postgres/postgres-sql-driver.js");
     return createPostgresMcpTaskStore({ connectionString: location.postgres, ...(location.schema ? { schema: location.schema } : {}) });
   }
   const { createSqliteMcpTaskStore } = await import("../adapters/driven/sqlite/mcp-tasks/sqlite-mcp-task-store.js");

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createMemoryMcpTaskStore } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
-import { createPostgresMcpTaskStore } from "../../src/adapters/driven/postgres/postgres-mcp-task-store.js";
+import { createPostgresMcpTaskStore } from "../../src/adapters/driven/postgres/postgres-sql-driver.js";
 import { createSqliteMcpTaskStore } from "../../src/adapters/driven/sqlite/mcp-tasks/sqlite-mcp-task-store.js";
 import type { McpTaskRecord, McpTaskStore } from "../../src/ports/mcp-task-store.js";
 import { describePostgres } from "../fixtures/postgres.js";

@@ -7,7 +7,7 @@ import { isSteamharnessError } from "../../src/domain/errors.js";
 import { createKvTokenUsage } from "../../src/adapters/driven/kernel/kv-token-usage.js";
 import { POSTGRES_MIGRATIONS_TABLE } from "../../src/adapters/driven/postgres/postgres-database.js";
 import type { JsonValue } from "../../src/domain/json.js";
-import { createPostgresProjectConfigurationStore } from "../../src/adapters/driven/postgres/postgres-project-configuration-store.js";
+import { createPostgresProjectConfigurationStore } from "../../src/adapters/driven/postgres/postgres-sql-driver.js";
 import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";
 import { sortKey } from "../../src/adapters/driven/kernel/sort-key.js";
 import { uniqueId } from "../../src/testing/contract-support.js";

@@ -7,7 +7,7 @@ import { expect, it } from "@jest/globals";
 import pg from "pg";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";
-import { createPostgresProjectConfigurationStore } from "../../src/adapters/driven/postgres/postgres-project-configuration-store.js";
+import { createPostgresProjectConfigurationStore } from "../../src/adapters/driven/postgres/postgres-sql-driver.js";
 import { createPostgresSessionBackend, type PostgresSessionBackend } from "../../src/adapters/driven/postgres/sessions/postgres-session-backend.js";
 import { createPostgresSessionCatalog } from "../../src/adapters/driven/postgres/sessions/postgres-session-catalog.js";
 import { describePrivatePostgres } from "../fixtures/private-postgres.js";

@@ -5,13 +5,11 @@ import { createSequentialIdSource } from "../../src/adapters/driven/memory/seque
 import { fileMachine } from "../../src/adapters/driven/system/file-source.js";
 import { createKvStore, type KvRow, type KvRows } from "../../src/adapters/driven/kernel/kv-store.js";
 import { createManagedFileStore } from "../../src/adapters/driven/kernel/managed-file-store.js";
-import { createPersistentValueStore } from "../../src/adapters/driven/kernel/persistent-value-store.js";
 import { directCall } from "../../src/adapters/driven/kernel/store-call.js";
 import { compareUtf16 } from "../../src/domain/store-input.js";
 import type { ManagedFile } from "../../src/ports/managed-file-store.js";
 import { runKvStoreContract } from "../../src/testing/kv-store.contract.js";
 import { runManagedFileStoreContract } from "../../src/testing/managed-file-store.contract.js";
-import { runPersistentValueStoreContract } from "../../src/testing/persistent-value-store.contract.js";
 
 const STORAGE_FAMILIES = ["memory", "sqlite", "postgres"];
 const KERNEL = "src/adapters/driven/kernel";
@@ -95,21 +93,6 @@ describe("ARCH-3 one store implementation per port over small row drivers", () =
       return self;
     };
     runKvStoreContract(api, () => ({ store: createKvStore(mapKvRows(), directCall) }));
-
-    runPersistentValueStoreContract(api, () => {
-      const values = new Map<string, string>();
-      return {
-        store: createPersistentValueStore(
-          {
-            get: (projectId, name) => values.get(JSON.stringify([projectId, name])),
-            set: (projectId, name, json) => void values.set(JSON.stringify([projectId, name]), json),
-            delete: (projectId, name) => values.delete(JSON.stringify([projectId, name])),
-            names: (projectId) => [...values.keys()].map((key) => JSON.parse(key) as [string, string]).filter(([p]) => p === projectId).map(([, name]) => name),
-          },
-          directCall,
-        ),
-      };
-    });
 
     runManagedFileStoreContract(api, () => {
       const files = new Map<string, { meta: ManagedFile; bytes: Uint8Array }>();

@@ -92,10 +92,11 @@ describe("AG-6 built-in coding tools", () => {
     const { fails, workdir } = setup();
     const marker = path.join(workdir, "survivor.txt");
     const started = Date.now();
-    const code = await fails("bash", { command: `(sleep 2; echo alive > ${marker}) & sleep 30`, timeout: 0.5 });
+    const code = await fails("bash", { command: `(sleep 1; echo alive > ${marker}) & sleep 30`, timeout: 0.5 });
     expect(code).toBe("timeout");
     expect(Date.now() - started).toBeLessThan(5000);
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // A survivor would write the marker 1 s after the start: look 1 s after that at the earliest.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + 2000 - Date.now())));
     expect(() => readFileSync(marker)).toThrow();
   });
 

@@ -23,19 +23,23 @@ async function race(store: ApprovalStore, env: Record<string, string>): Promise<
     await permissions.request({ requestId, runId: "run-race", toolId: "deploy", arguments: { env: "prod" }, requestedBy: { tenant: "key:race", subject: "carol" } });
     await permissions.decide({ requestId, outcome: "approved", approver: { surface: "cli", subject: "alice" } });
   }
-  const startAt = String(Date.now() + 1500);
   const worker = bundledFixture(WORKER);
-  return Promise.all(
-    [0, 1].map(
-      () =>
-        new Promise<string[]>((resolve, reject) => {
-          const child = spawn(process.execPath, [worker], { env: { ...process.env, ...env, RACE_POLICY: JSON.stringify(POLICY), RACE_NOW: String(NOW), RACE_REQUESTS: JSON.stringify(REQUESTS), RACE_START_AT: startAt }, stdio: ["ignore", "pipe", "inherit"] });
-          let out = "";
-          child.stdout.on("data", (chunk) => (out += chunk));
-          child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out) as string[]) : reject(new Error(`racer exited ${code}`))));
-        }),
-    ),
-  );
+  // Each racer prints "ready" once its store is open, then its approved ids; both start on one "go".
+  const racers = [0, 1].map(() => {
+    const child = spawn(process.execPath, [worker], { env: { ...process.env, ...env, RACE_POLICY: JSON.stringify(POLICY), RACE_NOW: String(NOW), RACE_REQUESTS: JSON.stringify(REQUESTS) }, stdio: ["pipe", "pipe", "inherit"] });
+    let out = "";
+    let ready!: () => void;
+    const readied = new Promise<void>((resolve) => (ready = resolve));
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      if (out.startsWith("ready\n")) ready();
+    });
+    const exited = new Promise<string[]>((resolve, reject) => child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out.slice("ready\n".length)) as string[]) : reject(new Error(`racer exited ${code}`)))));
+    return { child, readied: Promise.race([readied, exited.then(() => undefined)]), exited };
+  });
+  await Promise.all(racers.map((racer) => racer.readied));
+  for (const racer of racers) racer.child.stdin.write("go\n");
+  return Promise.all(racers.map((racer) => racer.exited));
 }
 
 async function expectEachUsedOnce(store: ApprovalStore, results: string[][]): Promise<void> {

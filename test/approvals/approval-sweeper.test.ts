@@ -10,7 +10,8 @@ import { createPostgresApprovalStore } from "../../src/adapters/driven/postgres/
 import { createSqliteApprovalStore } from "../../src/adapters/driven/sqlite/store/sqlite-approval-store.js";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { webhookSignature } from "../../src/adapters/driven/system/escalation-webhook.js";
-import { startApprovalSweeper } from "../../src/app/approvals/approval-sweeper.js";
+import { DEFAULT_APPROVAL_SWEEP_MS, startApprovalSweeper } from "../../src/app/approvals/approval-sweeper.js";
+import { APPROVAL_SWEEP_MS_ENV, approvalSweepMs } from "../../src/adapters/driving/shared/escalation-webhook-option.js";
 import { createGovernedToolPermissions } from "../../src/app/approvals/governed-tool-permissions.js";
 import type { ApprovalPolicy } from "../../src/domain/approvals/policy.js";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
@@ -101,6 +102,16 @@ describe("GOV-3 approval sweeper", () => {
 });
 
 describePostgres("GOV-3 escalation timer across hosts on PostgreSQL", (database) => {
+  it("GOV-3 ARCH-12 the CLI hosts sweep every DEFAULT_APPROVAL_SWEEP_MS (the sweeper's default: no interval given) unless STEAMHARNESS_APPROVAL_SWEEP_MS names a whole number of milliseconds (10 or more); any other value is input_validation naming the variable", () => {
+    expect(approvalSweepMs({})).toBeUndefined();
+    expect(approvalSweepMs({ [APPROVAL_SWEEP_MS_ENV]: "" })).toBeUndefined();
+    expect(DEFAULT_APPROVAL_SWEEP_MS).toBe(10_000);
+    expect(approvalSweepMs({ [APPROVAL_SWEEP_MS_ENV]: "200" })).toBe(200);
+    for (const value of ["abc", "9", "-5", "1.5", "2147483648"]) {
+      expect(() => approvalSweepMs({ [APPROVAL_SWEEP_MS_ENV]: value })).toThrow(expect.objectContaining({ code: "input_validation", message: expect.stringContaining("STEAMHARNESS_APPROVAL_SWEEP_MS") }));
+    }
+  });
+
   it("GOV-3 two host processes sweeping one PostgreSQL store: a request nobody asks about again is escalated once, its webhook retried after a 500 and HMAC-signed, and the audit chain records one escalation", async () => {
     const schema = database.freshSchema();
     const store = await createPostgresApprovalStore({ connectionString: database.url, schema });
@@ -149,10 +160,11 @@ describe("GOV-3 the CLI hosts' escalation webhook", () => {
     expect(await createGovernedToolPermissions({ policy, store, clock: { now: () => Date.now() } }).request(call("approval:cli"))).toEqual({ outcome: "pending" });
     const { url, posts } = await receiver([500, 204], SECRET);
     const args = ["view", "--store", directory, "--approval-policy", join(tmp, "policy.json"), "--escalation-webhook", url, "--escalation-webhook-secret-file", join(tmp, "webhook.secret")];
-    const view = spawn(process.execPath, [...CLI_SOURCE, ...args], { env: cleanEnv({ HOME: tmp }), stdio: ["ignore", "ignore", "inherit"] });
+    // The viewer sweeps every 10 s by default (DEFAULT_APPROVAL_SWEEP_MS); this one every 200 ms.
+    const view = spawn(process.execPath, [...CLI_SOURCE, ...args], { env: cleanEnv({ HOME: tmp, [APPROVAL_SWEEP_MS_ENV]: "200" }), stdio: ["ignore", "ignore", "inherit"] });
     const exited = new Promise<number | null>((resolve) => view.once("exit", resolve));
     cleanups.push(async () => void (view.exitCode === null && view.kill("SIGKILL")));
-    // The viewer's first sweep comes after DEFAULT_APPROVAL_SWEEP_MS (10 s), then two tries.
+    // The viewer's first sweep comes after 200 ms, then two tries.
     await until(async () => (await store.audit("key:acme")).length === 2, "the escalation recorded by the viewer's sweep", 90_000);
     view.kill("SIGTERM");
     expect(await exited).toBe(0);

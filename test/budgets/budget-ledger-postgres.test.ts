@@ -1,11 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { expect, it } from "@jest/globals";
 import pg from "pg";
-import { createBudgetLedger } from "../../src/adapters/driven/kernel/budget-ledger.js";
-import { sqlBudgetRows } from "../../src/adapters/driven/kernel/sql-budget-rows.js";
-import { postgresSqlDriver } from "../../src/adapters/driven/postgres/postgres-sql-driver.js";
-import { openPostgres, postgresCall } from "../../src/adapters/driven/postgres/postgres-database.js";
 import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";
+import { budgetRowKey } from "../../src/domain/budget/budget-rules.js";
 import type { BudgetLimit } from "../../src/ports/budget-ledger.js";
 import { describePostgres, quoteIdentifier } from "../fixtures/postgres.js";
 
@@ -60,15 +57,15 @@ describePostgres("BUD-1 budget ledger on PostgreSQL: one round trip per step", (
 
   it("BUD-1 holds written by the transaction path (hosts before migration 0004) settle and release through the new functions", async () => {
     const schema = database.freshSchema();
-    const connection = await openPostgres({ pool: database.pool, schema });
     const storage = await createPostgresStorage({ pool: database.pool, schema });
     try {
-      const clock = { now: () => AT };
-      const before = createBudgetLedger(sqlBudgetRows(postgresSqlDriver(connection.db, connection.tables, clock)), postgresCall({ closed: false }));
       const budget: BudgetLimit = { scope: "tenant", id: "upgrade", period: "day", tokens: 100 };
       const run: BudgetLimit = { scope: "run", id: "upgrade-run", tokens: 100 };
-      expect(await before.reserve({ reservationId: "old-1", limits: [budget, run], amount: { tokens: 40, costMicros: 7 }, at: AT })).toEqual({ ok: true });
-      expect(await before.reserve({ reservationId: "old-2", limits: [budget, run], amount: { tokens: 30, costMicros: 0 }, at: AT })).toEqual({ ok: true });
+      const keys = [budget, run].map((limit) => budgetRowKey(limit, AT));
+      // Two holds as that path wrote them, row by row: the reservations, and their amounts on both budget rows.
+      const table = (name: string) => `${quoteIdentifier(schema)}.${name}`;
+      await database.raw.query(`insert into ${table("budget_reservations")} (id, keys, tokens, micros, state, updated_at) values ('old-1', $1, 40, 7, 'held', $2), ('old-2', $1, 30, 0, 'held', $2)`, [JSON.stringify(keys), AT]);
+      await database.raw.query(`insert into ${table("budget_rows")} select key, 0, 0, 70, 7, 0, 0 from unnest($1::text[]) as key`, [keys]);
       expect(await storage.budgets!.settle("old-1", { tokens: 25, costMicros: 3 })).toBe(true);
       expect(await storage.budgets!.release("old-2")).toBe(true);
       expect(await storage.budgets!.reserve({ reservationId: "old-1", limits: [budget, run], amount: { tokens: 40, costMicros: 7 }, at: AT })).toEqual({ ok: true });
@@ -77,7 +74,6 @@ describePostgres("BUD-1 budget ledger on PostgreSQL: one round trip per step", (
       }
     } finally {
       await storage.close();
-      await connection.release();
     }
   });
 

@@ -3,7 +3,9 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { entrypointInputSchema, toJsonSchema } from "../../src/domain/workflow/param-schema.js";
-import { alive, cleanup, FAKE_SECRET, KITCHEN, KITCHEN_ID, startMcp, tempDir, waitFor, type McpSession } from "./helpers.js";
+import { PROGRESS_INTERVAL_MS } from "../../src/adapters/driving/mcp/workflow-server.js";
+import { progressIntervalFromEnv, PROGRESS_INTERVAL_MS_ENV } from "../../src/adapters/driving/mcp/serve-workflow.js";
+import { alive, cleanEnv, cleanup, FAKE_SECRET, KITCHEN, KITCHEN_ID, startMcp, tempDir, waitFor, type McpSession } from "./helpers.js";
 
 // Real child processes under tsx on a shared 2-core machine: allow slow starts.
 jest.setTimeout(90_000);
@@ -13,7 +15,8 @@ let session: McpSession;
 
 beforeAll(async () => {
   tmp = await tempDir("sh-mcp-");
-  session = await startMcp(KITCHEN, ["--data-dir", join(tmp, "data")]);
+  // Heartbeats every 250 ms instead of PROGRESS_INTERVAL_MS (2 s), so "long runs" below need not be long.
+  session = await startMcp(KITCHEN, ["--data-dir", join(tmp, "data")], { env: cleanEnv({ [PROGRESS_INTERVAL_MS_ENV]: "250" }) });
 }, 60_000);
 afterAll(async () => {
   await session?.close();
@@ -206,15 +209,25 @@ describe("MCP-5 isolated workers", () => {
 
 describe("long runs", () => {
   it("a client that asks for progress gets heartbeats and can keep a long call alive", async () => {
+    // The call outlasts its timeout (6 heartbeats long): only the heartbeats keep it alive.
     const progress: number[] = [];
-    const result = (await session.client.callTool({ name: "slow", arguments: { ms: 7000 } }, undefined, {
-      timeout: 4500,
+    const result = (await session.client.callTool({ name: "slow", arguments: { ms: 2500 } }, undefined, {
+      timeout: 1500,
       resetTimeoutOnProgress: true,
       onprogress: (event) => progress.push(event.progress),
     })) as CallToolResult;
-    expect(result.structuredContent).toMatchObject({ status: "success", output: { waited: 7000 } });
+    expect(result.structuredContent).toMatchObject({ status: "success", output: { waited: 2500 } });
     expect(progress.length).toBeGreaterThanOrEqual(2);
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
+  });
+
+  it("ARCH-12 the heartbeat comes every PROGRESS_INTERVAL_MS (2 s) unless STEAMHARNESS_MCP_PROGRESS_MS names a whole number of milliseconds (10 or more); any other value is input_validation naming the variable", () => {
+    expect(PROGRESS_INTERVAL_MS).toBe(2000);
+    expect(progressIntervalFromEnv({})).toEqual({});
+    expect(progressIntervalFromEnv({ [PROGRESS_INTERVAL_MS_ENV]: "250" })).toEqual({ progressIntervalMs: 250 });
+    for (const value of ["abc", "9", "-5", "1.5"]) {
+      expect(() => progressIntervalFromEnv({ [PROGRESS_INTERVAL_MS_ENV]: value })).toThrow(expect.objectContaining({ code: "input_validation", message: expect.stringContaining(PROGRESS_INTERVAL_MS_ENV) }));
+    }
   });
 });
 

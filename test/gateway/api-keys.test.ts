@@ -5,7 +5,7 @@ import { describe, expect, it } from "@jest/globals";
 import { createMemoryApiKeyStore } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import { createSqliteApiKeyStore } from "../../src/adapters/driven/sqlite/store/sqlite-api-keys.js";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
-import { createPostgresApiKeyStore } from "../../src/adapters/driven/postgres/postgres-api-keys.js";
+import { createPostgresApiKeyStore } from "../../src/adapters/driven/postgres/postgres-sql-driver.js";
 import { runApiKeyStoreContract } from "../../src/testing/api-keys.contract.js";
 import { describePostgres } from "../fixtures/postgres.js";
 

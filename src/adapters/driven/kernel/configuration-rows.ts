@@ -1,53 +1,13 @@
 /**
- * The project configuration store's rows, mapped once (ARCH-3), and the store on a SQL driver: the
- * domain's `createStateBackedConfigurationStore` owns the port's rules; the rows read a project's
- * rows into its state and write the records a command changed, through these two maps.
+ * The project configuration store on a SQL driver (ARCH-3, ARCH-8): the domain's
+ * `createStateBackedConfigurationStore` owns the port's rules; the rows read a project's rows into
+ * its state and write the records a command changed.
  */
 import { emptyProjectConfigurationState, type ConfigurationRecord, type ProjectConfigurationState } from "../../../domain/configuration/configuration-state.js";
 import { createStateBackedConfigurationStore } from "../../../domain/configuration/state-backed-store.js";
 import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
-import { then, type SqlDriver, type SqlStatement, type SqlSteps, type SqlStore } from "./sql-driver.js";
+import { then, type Sql, type SqlDriver, type SqlStatement, type SqlSteps, type SqlStore } from "./sql-driver.js";
 import type { Awaitable } from "./store-call.js";
-
-/** The `configuration_projects` row: fields as JSON text; `accountId` "" outside the configuration server. */
-export type ConfigurationProjectRow = Omit<ProjectConfigurationState, "records" | "fields"> & { accountId: string; fields: string };
-
-/** A `configurations` row: values as JSON text; a tombstone has `deletedAt`. */
-export type ConfigurationRow = Omit<ConfigurationRecord, "values"> & { accountId: string; projectId: string; values: string };
-
-/**
- * A project's state from its rows (the empty state without a project row).
- *
- * @example
- * const state = configurationStateOf("p", projectRow, configurationRows);
- */
-export function configurationStateOf(projectId: string, project: ConfigurationProjectRow | undefined, rows: readonly ConfigurationRow[]): ProjectConfigurationState {
-  if (!project) return emptyProjectConfigurationState(projectId);
-  return {
-    projectId,
-    revision: project.revision,
-    fields: JSON.parse(project.fields),
-    currentConfigurationId: project.currentConfigurationId,
-    updatedAt: project.updatedAt,
-    records: rows.map(({ accountId: _account, projectId: _project, values, ...record }): ConfigurationRecord => ({ ...record, values: JSON.parse(values) })),
-  };
-}
-
-/**
- * The rows to upsert after a command: the project row and one row per changed configuration,
- * keyed by the account that owns the project ("" for a host's own store).
- *
- * @example
- * const { project, configurations } = configurationRowsOf(next, changedIds, "");
- */
-export function configurationRowsOf(state: ProjectConfigurationState, changedIds: readonly string[], accountId = ""): { project: ConfigurationProjectRow; configurations: ConfigurationRow[] } {
-  const { projectId, revision, fields, currentConfigurationId, updatedAt } = state;
-  const changed = new Set(changedIds);
-  return {
-    project: { accountId, projectId, revision, fields: JSON.stringify(fields), currentConfigurationId, updatedAt },
-    configurations: state.records.filter((record) => changed.has(record.configurationId)).map((record) => ({ ...record, accountId, projectId, values: JSON.stringify(record.values) })),
-  };
-}
 
 type ProjectParams = { accountId: string; projectId: string };
 const PROJECT: SqlStatement<ProjectParams> = {
@@ -61,10 +21,17 @@ const RECORDS: SqlStatement<ProjectParams> = {
     db.select().from(configurations).where(and(eq(configurations.accountId, param("accountId")), eq(configurations.projectId, param("projectId")))),
 };
 
+/** A project's state from its rows (the empty state without a project row); JSON columns are text. */
 function* loadState(tx: SqlDriver, accountId: string, projectId: string): SqlSteps<ProjectConfigurationState> {
   const project = yield tx.execute(PROJECT, { accountId, projectId });
-  return configurationStateOf(projectId, project, project ? yield tx.execute(RECORDS, { accountId, projectId }) : []);
+  if (!project) return emptyProjectConfigurationState(projectId);
+  const rows: Sql[] = yield tx.execute(RECORDS, { accountId, projectId });
+  const records = rows.map(({ accountId: _account, projectId: _project, values, ...record }): ConfigurationRecord => ({ ...record, values: JSON.parse(values) }));
+  return { projectId, revision: project.revision, fields: JSON.parse(project.fields), currentConfigurationId: project.currentConfigurationId, updatedAt: project.updatedAt, records };
 }
+
+/** The project row of a state, keyed by the account that owns it ("" for a host's own store). */
+const projectRow = ({ projectId, revision, fields, currentConfigurationId, updatedAt }: ProjectConfigurationState, accountId: string) => ({ accountId, projectId, revision, fields: JSON.stringify(fields), currentConfigurationId, updatedAt });
 
 /** Projects whose state one store keeps in memory at most (a worker reads one). */
 const CACHED_PROJECTS = 64;
@@ -113,7 +80,7 @@ export function sqlConfigurationStoreOn({ driver, call, close }: SqlStore, accou
         return call("configuration write", () =>
           driver.transaction(function* (tx) {
             const { and, eq } = tx.ops;
-            const empty = configurationRowsOf(emptyProjectConfigurationState(projectId), [], accountId).project;
+            const empty = projectRow(emptyProjectConfigurationState(projectId), accountId);
             // Lock the project row, creating it as the empty state when the project is new (SQLite's
             // transaction holds the database); a concurrent creator makes the insert wait, then do nothing.
             while (tx.dialect === "postgres") {
@@ -121,9 +88,11 @@ export function sqlConfigurationStoreOn({ driver, call, close }: SqlStore, accou
               if ((yield tx.all(tx.db.insert(projects).values(empty).onConflictDoNothing().returning({ projectId: projects.projectId }))).length > 0) break;
             }
             const { state: next, changedIds } = apply(yield* loadState(tx, accountId, projectId));
-            const { project, configurations: rows } = configurationRowsOf(next, changedIds, accountId);
+            const project = projectRow(next, accountId);
             yield tx.run(tx.db.insert(projects).values(project).onConflictDoUpdate({ target: [projects.accountId, projects.projectId], set: project }));
-            for (const row of rows) {
+            // One row per configuration the command changed.
+            for (const record of next.records.filter((one) => changedIds.includes(one.configurationId))) {
+              const row = { ...record, accountId, projectId, values: JSON.stringify(record.values) };
               yield tx.run(tx.db.insert(configurations).values(row).onConflictDoUpdate({ target: [configurations.accountId, configurations.projectId, configurations.configurationId], set: row }));
             }
             return next;

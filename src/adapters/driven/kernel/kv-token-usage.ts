@@ -14,7 +14,7 @@ interface StoredTotal extends TokenCounts {
   recent: string[];
 }
 
-const zero = (): TokenCounts => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 });
+const COUNTS = ["input", "output", "cacheRead", "cacheWrite", "total"] as const;
 
 /**
  * The counts of a stored `tokenUsage.total` value (zeros for anything else), with its entry
@@ -24,18 +24,10 @@ const zero = (): TokenCounts => ({ input: 0, output: 0, cacheRead: 0, cacheWrite
  * readUsageTotal(null).total // 0
  */
 export function readUsageTotal(value: JsonValue | null): StoredTotal {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return { ...zero(), entries: 0, recent: [] };
-  const v = value as Record<string, unknown>;
+  const v = (value !== null && typeof value === "object" && !Array.isArray(value) ? value : {}) as Record<string, unknown>;
   const num = (key: string) => (typeof v[key] === "number" ? (v[key] as number) : 0);
-  return {
-    input: num("input"),
-    output: num("output"),
-    cacheRead: num("cacheRead"),
-    cacheWrite: num("cacheWrite"),
-    total: num("total"),
-    entries: num("entries"),
-    recent: Array.isArray(v.recent) ? (v.recent.filter((id) => typeof id === "string") as string[]) : [],
-  };
+  const counts = Object.fromEntries(COUNTS.map((key) => [key, num(key)])) as unknown as TokenCounts;
+  return { ...counts, entries: num("entries"), recent: Array.isArray(v.recent) ? (v.recent.filter((id) => typeof id === "string") as string[]) : [] };
 }
 
 /**
@@ -45,14 +37,8 @@ export function readUsageTotal(value: JsonValue | null): StoredTotal {
  * addUsage(readUsageTotal(null), entry).entries // 1
  */
 export function addUsage(total: TokenCounts & { entries: number }, entry: TokenCounts): TokenCounts & { entries: number } {
-  return {
-    input: total.input + entry.input,
-    output: total.output + entry.output,
-    cacheRead: total.cacheRead + entry.cacheRead,
-    cacheWrite: total.cacheWrite + entry.cacheWrite,
-    total: total.total + entry.total,
-    entries: total.entries + 1,
-  };
+  const counts = Object.fromEntries(COUNTS.map((key) => [key, total[key] + entry[key]])) as unknown as TokenCounts;
+  return { ...counts, entries: total.entries + 1 };
 }
 
 /**
@@ -63,7 +49,7 @@ export function addUsage(total: TokenCounts & { entries: number }, entry: TokenC
  * checkUsageEntry({ ...entry, input: -1 }); // throws
  */
 export function checkUsageEntry(entry: TokenUsageEntry): void {
-  for (const key of ["input", "output", "cacheRead", "cacheWrite", "total"] as const) {
+  for (const key of COUNTS) {
     if (!Number.isFinite(entry[key]) || entry[key] < 0) {
       throw new SteamharnessError("input_validation", `token usage ${key} must be a finite number ≥ 0`, { field: key });
     }

@@ -1,13 +1,17 @@
 /**
- * The KV rows (and the token-usage rows on them) for both SQL dialects (ARCH-8), on `kv_entries`
+ * The KV rows (and the token-usage recorder on them) for both SQL dialects (ARCH-8), on `kv_entries`
  * keyed by (project, conversation or "", UTF-16BE sort key): keyset listings on the primary key,
  * never OFFSET; read-modify-write in one transaction holding the entry's lock.
  */
+import { TOKEN_USAGE_ENTRY_PREFIX, TOKEN_USAGE_TOTAL_KEY } from "../../../domain/capabilities/reserved-keys.js";
+import { checkKvKey, checkKvNamespace, serializeKvValue, type JsonValue } from "../../../domain/store-input.js";
 import type { KvNamespace } from "../../../ports/kv-store.js";
+import type { TokenUsageEntry, TokenUsageRecorder } from "../../../ports/token-usage.js";
 import type { KvRows } from "./kv-store.js";
+import { addUsage, checkUsageEntry, readUsageTotal } from "./kv-token-usage.js";
 import { fromSortKey, keyRange, sortKey } from "./sort-key.js";
 import { then, type Sql, type SqlDriver, type SqlStatement, type SqlSteps } from "./sql-driver.js";
-import { TOKEN_USAGE_TOTAL_KEY, type TokenUsageRows } from "./token-usage.js";
+import type { StoreCall } from "./store-call.js";
 
 type KeyParams = { projectId: string; conversationId: string; key: Uint8Array };
 const params = (ns: KvNamespace, key: string): KeyParams => ({ projectId: ns.projectId, conversationId: ns.conversationId ?? "", key: sortKey(key) });
@@ -75,27 +79,50 @@ export function sqlKvRows(driver: SqlDriver): KvRows {
 }
 
 /**
- * The kernel's token-usage rows on a SQL driver: `recordOnce` is one transaction holding the
- * total's lock, the entry checked under it, so a record costs one commit. `createKvTokenUsage` on
- * the same KV store takes the same lock (its `update` of the total), so the two never lose a count.
+ * The storage-native token-usage recorder of `namespace` (ARCH-3), each step through `call`: the
+ * same reserved KV keys and values as `createKvTokenUsage` (`tokenUsage.total`,
+ * `tokenUsage.entry.<entryId>`). A record is one transaction holding the total's lock, the entry
+ * key checked under it (it decides whether an entry was counted, so the total needs no list of
+ * recent ids): one commit. `createKvTokenUsage` on the same KV store takes the same lock (its
+ * `update` of the total), so the two never lose a count; the same entry recorded by both at the
+ * same instant could count twice, which the session lease rules out for runs (one owner per run, SES-2).
  *
  * @example
- * const usage = createTokenUsageRecorder(sqlTokenUsageRows(driver), sqliteCall(state), { projectId: "p" });
+ * const usage = sqlTokenUsageRecorder(driver, sqliteCall(state), { projectId: "p" });
  */
-export function sqlTokenUsageRows(driver: SqlDriver): TokenUsageRows {
+export function sqlTokenUsageRecorder(driver: SqlDriver, call: StoreCall, namespace: KvNamespace): TokenUsageRecorder {
+  const ns = checkKvNamespace(namespace);
+  const entryKey = (entryId: string) => checkKvKey(`${TOKEN_USAGE_ENTRY_PREFIX}${entryId}`);
+  const readJson = async (what: string, key: string): Promise<JsonValue | null> => {
+    const row = await call(what, () => read(driver, ns, key));
+    return row ? (JSON.parse(row.value) as JsonValue) : null;
+  };
   return {
-    read: (ns, key) => then(read(driver, ns, key), (row) => row?.value),
-    recordOnce: (ns, entryKey, entryJson, nextTotal) =>
-      driver.transaction(function* (tx) {
-        const total = yield* lock(tx, ns, TOKEN_USAGE_TOTAL_KEY);
-        if (yield read(tx, ns, entryKey)) {
-          // Nothing to count; drop the placeholder a first lock of the total claimed.
-          if (total === null) yield remove(tx, ns, TOKEN_USAGE_TOTAL_KEY);
-          return false;
-        }
-        yield write(tx, ns, TOKEN_USAGE_TOTAL_KEY, nextTotal(total));
-        yield write(tx, ns, entryKey, entryJson);
-        return true;
-      }),
+    async record(entry: TokenUsageEntry) {
+      checkUsageEntry(entry);
+      const key = entryKey(entry.entryId);
+      const entryJson = serializeKvValue(entry as unknown as JsonValue);
+      return call("token usage record", () =>
+        driver.transaction(function* (tx) {
+          const total = yield* lock(tx, ns, TOKEN_USAGE_TOTAL_KEY);
+          if (yield read(tx, ns, key)) {
+            // Nothing to count; drop the placeholder a first lock of the total claimed.
+            if (total === null) yield remove(tx, ns, TOKEN_USAGE_TOTAL_KEY);
+            return false;
+          }
+          const current = total === null ? null : (JSON.parse(total) as JsonValue);
+          // A total written by `createKvTokenUsage` keeps its recent ids; this recorder adds none.
+          const kept = current !== null && typeof current === "object" && !Array.isArray(current) ? current : {};
+          yield write(tx, ns, TOKEN_USAGE_TOTAL_KEY, serializeKvValue({ ...kept, ...addUsage(readUsageTotal(current), entry) }));
+          yield write(tx, ns, key, entryJson);
+          return true;
+        }),
+      );
+    },
+    async total() {
+      const { input, output, cacheRead, cacheWrite, total } = readUsageTotal(await readJson("token usage total", TOKEN_USAGE_TOTAL_KEY));
+      return { input, output, cacheRead, cacheWrite, total };
+    },
+    get: async (entryId) => (await readJson("token usage get", entryKey(entryId))) as unknown as TokenUsageEntry | null,
   };
 }

@@ -6,14 +6,12 @@
 import type { Clock } from "../../../ports/clock.js";
 import type { IdSource } from "../../../ports/id-source.js";
 import type { Storage } from "../../../ports/storage.js";
-import { createKnowledgeStore, sqlKnowledgeRows, type KnowledgeSearch } from "./knowledge-store.js";
+import { createKnowledgeStore, type KnowledgeSearch } from "./knowledge-store.js";
 import { createKvStore } from "./kv-store.js";
 import { createPersistentValueStore } from "./persistent-value-store.js";
 import type { SqlDriver } from "./sql-driver.js";
-import { sqlKvRows, sqlTokenUsageRows } from "./sql-kv-rows.js";
-import { sqlValueRows } from "./sql-value-rows.js";
+import { sqlKvRows, sqlTokenUsageRecorder } from "./sql-kv-rows.js";
 import type { StoreCall } from "./store-call.js";
-import { createTokenUsageRecorder } from "./token-usage.js";
 
 /** The options every storage shares. */
 export interface StorageOptions {
@@ -35,11 +33,10 @@ export interface StorageOptions {
  * const ports = sqlStoragePorts(sqliteSqlDriver(db, storeTables(), clock), sqliteCall(state), sqliteFullText);
  */
 export function sqlStoragePorts(driver: SqlDriver, call: StoreCall, fullText: KnowledgeSearch): Required<Pick<Storage, "kv" | "knowledge" | "values" | "tokenUsage">> {
-  const usageRows = sqlTokenUsageRows(driver);
   return {
     kv: createKvStore(sqlKvRows(driver), call),
-    knowledge: createKnowledgeStore(sqlKnowledgeRows(driver, fullText), call, driver.clock),
-    values: createPersistentValueStore(sqlValueRows(driver), call),
-    tokenUsage: (namespace) => createTokenUsageRecorder(usageRows, call, namespace),
+    knowledge: createKnowledgeStore(driver, call, fullText),
+    values: createPersistentValueStore(driver, call),
+    tokenUsage: (namespace) => sqlTokenUsageRecorder(driver, call, namespace),
   };
 }

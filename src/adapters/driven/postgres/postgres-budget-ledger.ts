@@ -18,8 +18,7 @@ type ReserveAnswerRow = { outcome: "known" | "held" | "refused"; key: string | n
  * migration 0004 (`budget_reserve`, `budget_finish`), called as named prepared statements on the
  * store's pool — parsed and planned once per connection, no `BEGIN`/`COMMIT` (one statement is
  * its own transaction) and no query built per call. Both lock the reservation row and then the
- * budget rows in key order, like the kernel's step (kernel/sql-budget-rows.ts), so hosts racing on one
- * budget serialise on its rows and never overspend it.
+ * budget rows in key order, so hosts racing on one budget serialise on its rows and never overspend it.
  *
  * @example
  * const rows = { ...sqlBudgetRows(driver), ...createPostgresBudgetCalls(driver) };
@@ -56,7 +55,7 @@ export function createPostgresBudgetCalls({ db, tables, clock }: SqlDriver<Postg
 /**
  * The budget ledger of the PostgreSQL storage (`storage.budgets`): rows in the storage's schema,
  * shared by every host on the database. Reserve, settle and release are one round trip each
- * ({@link createPostgresBudgetCalls}); extend runs the kernel's step (kernel/sql-budget-rows.ts).
+ * ({@link createPostgresBudgetCalls}); extend runs the kernel's grant (kernel/sql-budget-rows.ts).
  *
  * @example
  * const ledger = createPostgresBudgetLedger(await openPostgresStore(options));

@@ -17,11 +17,11 @@ const RANK_NORMALIZATION = 1;
  * `@@` and ranked by `ts_rank`; search pages continue by keyset, never OFFSET.
  *
  * @example
- * const knowledge = createKnowledgeStore(sqlKnowledgeRows(driver, postgresFullText), postgresCall(state), clock);
+ * const knowledge = createKnowledgeStore(driver, postgresCall(state), postgresFullText);
  */
 export const postgresFullText: KnowledgeSearch = {
   indexed: (title, markdown) => ({ search: documentVector(title, markdown) }),
-  search: ({ db, tables: { knowledgeDocuments: docs } }, documentColumns, { idFilter }) =>
+  search: ({ db, tables: { knowledgeDocuments: docs } }, documentColumns, idFilter) =>
     async (projectId, terms, { filter, after, limit }) => {
       // A term too long to be a lexeme cannot match anything.
       const tsquery = allTermsQuery(terms);

@@ -1,7 +1,23 @@
+/**
+ * The kernel's SQL row driver on PostgreSQL, the store opened as the kernel's stores take it, and
+ * the stores that are only the kernel's on it (API keys, configuration accounts and projects, MCP
+ * tasks): each one call on {@link openPostgresStore}.
+ */
 import * as ops from "drizzle-orm";
+import { pgSchema } from "drizzle-orm/pg-core";
+import type { ApiKeyStore } from "../../../ports/api-keys.js";
 import type { Clock } from "../../../ports/clock.js";
+import type { ConfigurationAccountStore } from "../../../ports/configuration-accounts.js";
+import type { McpTaskStore } from "../../../ports/mcp-task-store.js";
+import type { ProjectConfigurationStore } from "../../../ports/project-configuration-store.js";
+import { createApiKeyStore } from "../kernel/api-keys.js";
+import { sqlConfigurationAccounts } from "../kernel/configuration-accounts.js";
+import { sqlConfigurationStoreOn } from "../kernel/configuration-rows.js";
+import { createSqlMcpTaskStore, MCP_TASK_TABLE } from "../kernel/mcp-task-rows.js";
 import { drive, preparedStatements, sqlStoreOf, type Sql, type SqlDriver, type SqlStatement, type SqlStore } from "../kernel/sql-driver.js";
 import { createSystemClock } from "../system/clock.js";
+import { createKeySecrets } from "../system/key-secrets.js";
+import { pgTableOf } from "./postgres-table.js";
 import { driverFault, openPostgres, postgresCall, type PostgresConnection, type PostgresConnectionOptions, type PostgresQueryable } from "./postgres-database.js";
 import type { PostgresTables } from "./schema.js";
 
@@ -48,4 +64,83 @@ export function postgresSqlDriver<T>(db: PostgresQueryable, tables: T, clock: Cl
 export async function openPostgresStore(options: PostgresConnectionOptions, clock: Clock = createSystemClock(), migrations?: Parameters<typeof openPostgres>[1]): Promise<SqlStore<PostgresTables> & { connection: PostgresConnection }> {
   const connection = await openPostgres(options, migrations);
   return { connection, ...sqlStoreOf(postgresSqlDriver(connection.db, connection.tables, clock), postgresCall, () => connection.release()) };
+}
+
+/**
+ * The API-key store in a PostgreSQL schema (BUD-4; default `"steamharness"`, migrated on open like
+ * {@link createPostgresStorage}): every gateway host on the database shares keys, tenants, rate
+ * windows and slots. Opening faults throw `storage_failure`.
+ *
+ * @example
+ * const keys = await createPostgresApiKeyStore({ connectionString: "postgres://app@db.internal/app" });
+ * const { secret } = await keys.add({ id: "acme", concurrency: 4 }, Date.now());
+ * await keys.close();
+ */
+export async function createPostgresApiKeyStore(options: PostgresConnectionOptions = {}): Promise<ApiKeyStore> {
+  return createApiKeyStore(await openPostgresStore(options), createKeySecrets());
+}
+
+/** Options of {@link createPostgresConfigurationAccounts}. */
+export interface PostgresConfigurationAccountsOptions extends PostgresConnectionOptions {
+  clock?: Clock;
+}
+
+/**
+ * The configuration server's accounts on PostgreSQL (CFG-4): the kernel's account store over its
+ * SQL rows and, per account, the project configuration store keyed by (account, project), in the
+ * schema and migrations of `createPostgresStorage`. One pool serves every account; `close()` ends
+ * it when it was made here.
+ *
+ * @example
+ * const accounts = await createPostgresConfigurationAccounts({ connectionString: process.env.DATABASE_URL });
+ * const store = accounts.configurations(account.accountId);
+ */
+export async function createPostgresConfigurationAccounts(options: PostgresConfigurationAccountsOptions = {}): Promise<ConfigurationAccountStore> {
+  return sqlConfigurationAccounts(await openPostgresStore(options, options.clock));
+}
+
+/** Options of {@link createPostgresProjectConfigurationStore}. */
+export interface PostgresProjectConfigurationStoreOptions extends PostgresConnectionOptions {
+  clock?: Clock;
+  /** The account whose projects this store reads and writes (CFG-4); default "" (a host's own store). */
+  accountId?: string;
+}
+
+/**
+ * The project configuration store (CFG-1) on PostgreSQL, in the same schema and migrations as
+ * `createPostgresStorage`. A write is one transaction holding the project row's lock (a fresh
+ * project gets its row first, as revision 0, the empty state): it reads the project, applies the
+ * domain's rules and writes back, so two writers holding the same revision — in any process —
+ * cannot both win. Reads use one REPEATABLE READ snapshot. Async because it migrates on open;
+ * `close()` ends the pool it created (never a host's `pool`).
+ *
+ * @example
+ * const store = await createPostgresProjectConfigurationStore({ connectionString: process.env.DATABASE_URL });
+ * const overview = await store.read("my-project");
+ * await store.close?.();
+ */
+export async function createPostgresProjectConfigurationStore(options: PostgresProjectConfigurationStoreOptions = {}): Promise<ProjectConfigurationStore> {
+  return sqlConfigurationStoreOn(await openPostgresStore(options, options.clock), options.accountId ?? "");
+}
+
+/** drizzle's bookkeeping table of the task store's migrations, inside its schema. */
+export const POSTGRES_MCP_TASK_MIGRATIONS_TABLE = "__steamharness_mcp_task_migrations";
+
+/** Options of {@link createPostgresMcpTaskStore}: the database, and the schema of the table (created if missing). */
+export interface PostgresMcpTaskStoreOptions extends Pick<PostgresConnectionOptions, "schema" | "statementTimeoutMs"> {
+  /** `postgres://user:password@host:port/database`. */
+  connectionString: string;
+}
+
+/**
+ * The PostgreSQL MCP task store (MCP-13): the store several hosts on several machines share
+ * (`steamharness mcp --http --postgres <url>`); migrations from `drizzle/postgres-mcp-tasks`.
+ * Connection or migration faults reject with `storage_failure`.
+ *
+ * @example
+ * const tasks = await createPostgresMcpTaskStore({ connectionString: "postgres://localhost/app" });
+ */
+export async function createPostgresMcpTaskStore(options: PostgresMcpTaskStoreOptions): Promise<McpTaskStore> {
+  const { connection, call, close } = await openPostgresStore(options, undefined, { folder: "postgres-mcp-tasks", table: POSTGRES_MCP_TASK_MIGRATIONS_TABLE, what: "the task store" });
+  return createSqlMcpTaskStore({ driver: postgresSqlDriver(connection.db, { mcpTasks: pgTableOf(MCP_TASK_TABLE, pgSchema(connection.schema).table) }, createSystemClock()), call, close });
 }

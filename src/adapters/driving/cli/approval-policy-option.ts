@@ -3,7 +3,7 @@ import { DEFAULT_APPROVAL_SWEEP_MS } from "../../../app/approvals/approval-sweep
 import type { VersionedApprovalPolicy } from "../../../app/approvals/governed-tool-permissions.js";
 import type { ProjectRunnerOptions } from "../../../app/workflow-runs/project-runner.js";
 import type { SurfaceServices } from "../../../ports/surface-services.js";
-import { escalationWebhookFrom, type EscalationWebhookFlags } from "../shared/escalation-webhook-option.js";
+import { approvalSweepMs, escalationWebhookFrom, type EscalationWebhookFlags } from "../shared/escalation-webhook-option.js";
 
 // Issue 47: `--approval-policy <file>` on `run`, `answer`, `mcp` and `gateway` governs the runs'
 // tool approvals; requests, decisions and the audit chain go to the approval tables of the
@@ -26,7 +26,7 @@ export async function approvalPolicyFile(flags: { approvalPolicy?: string }, ser
 /**
  * The runner option of `--approval-policy <file>` ({@link approvalPolicyFile}), or none. A
  * long-running command (`mcp`) passes `sweep`: its runner then escalates and expires due requests
- * every {@link DEFAULT_APPROVAL_SWEEP_MS} ms and delivers escalations to `--escalation-webhook`
+ * every {@link DEFAULT_APPROVAL_SWEEP_MS} ms (or {@link approvalSweepMs}) and delivers escalations to `--escalation-webhook`
  * (GOV-3).
  *
  * @example
@@ -35,6 +35,6 @@ export async function approvalPolicyFile(flags: { approvalPolicy?: string }, ser
 export async function approvalPolicyFrom(flags: EscalationWebhookFlags, services: Pick<SurfaceServices, "textFiles" | "approvalStore" | "escalationWebhook">, host: { sweep?: boolean } = {}): Promise<Pick<ProjectRunnerOptions, "approvals">> {
   const policy = await approvalPolicyFile(flags, services);
   const onEscalation = host.sweep === true ? await escalationWebhookFrom(flags, services) : undefined;
-  const sweep = host.sweep === true ? { sweepMs: DEFAULT_APPROVAL_SWEEP_MS, ...(onEscalation ? { onEscalation } : {}) } : {};
+  const sweep = host.sweep === true ? { sweepMs: approvalSweepMs() ?? DEFAULT_APPROVAL_SWEEP_MS, ...(onEscalation ? { onEscalation } : {}) } : {};
   return policy ? { approvals: { policy, store: (dirs) => services.approvalStore({ directory: dirs.persistentValueStoreDir }), ...sweep } } : {};
 }

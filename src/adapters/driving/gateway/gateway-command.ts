@@ -15,7 +15,7 @@ import type { ApprovalSweeper } from "../../../app/approvals/approval-sweeper.js
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { ApprovalStore } from "../../../ports/approval-store.js";
 import type { SurfaceServices } from "../../../ports/surface-services.js";
-import { addEscalationWebhookOptions, escalationWebhookFrom, type EscalationWebhookFlags } from "../shared/escalation-webhook-option.js";
+import { addEscalationWebhookOptions, approvalSweepMs, escalationWebhookFrom, type EscalationWebhookFlags } from "../shared/escalation-webhook-option.js";
 import type { GatewayRateLimit } from "./gateway-http.js";
 import { keyStoreLocation, registerGatewayKeysCommand, withKeyStoreOptions, type GatewayKeyStoreFlags } from "./gateway-keys-command.js";
 
@@ -109,6 +109,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions, services
     import("./gateway.js"),
   ]);
   const onEscalation = await escalationWebhookFrom(options, services, env);
+  const sweepMs = options.approvalPolicy === undefined ? undefined : approvalSweepMs(env);
   const project = await openConversationProject(options.projectDir, services.textFiles);
   // Checked before anything is opened: a bad policy file leaves nothing to close.
   const policy = options.approvalPolicy === undefined ? undefined : await (await import("../../../app/approvals/governed-tool-permissions.js")).readApprovalPolicyFile(services.textFiles, resolve(options.approvalPolicy), "--approval-policy");
@@ -145,7 +146,7 @@ export async function runGatewayCommand(options: GatewayCommandOptions, services
     approvalStore = policy ? await services.approvalStore({ directory: storeDirectory }) : undefined;
     const approvals = policy && approvalStore ? (await import("../../../app/approvals/governed-tool-permissions.js")).createGovernedToolPermissions({ policy, store: approvalStore, clock: runtime.clock(), ...(onEscalation ? { onEscalation } : {}) }) : undefined;
     // GOV-3: escalations and expiries on time, even when no client asks again.
-    sweeper = approvals && (await import("../../../app/approvals/approval-sweeper.js")).startApprovalSweeper(approvals, { onError: (error) => log(`approvals: sweep failed: ${error instanceof Error ? error.message : String(error)}`) });
+    sweeper = approvals && (await import("../../../app/approvals/approval-sweeper.js")).startApprovalSweeper(approvals, { intervalMs: sweepMs, onError: (error) => log(`approvals: sweep failed: ${error instanceof Error ? error.message : String(error)}`) });
     const gateway = await startGateway({
       project,
       agent,

@@ -19,7 +19,7 @@ import { listenOn } from "../shared/listen.js";
 import { precheckProjectRunner } from "../../../app/workflow-runs/host-options.js";
 import type { ProjectRunner } from "../../../ports/project-runner.js";
 import { catalogCacheSlot, readCatalogCache } from "./catalog-cache.js";
-import { DEFAULT_WORKERS, LATE_CATALOG, publishedCatalog, type ServeWorkflowOptions } from "./serve-workflow.js";
+import { DEFAULT_WORKERS, LATE_CATALOG, progressIntervalFromEnv, publishedCatalog, type ServeWorkflowOptions } from "./serve-workflow.js";
 import type { McpHttpAuthOptions } from "./transport/http-auth.js";
 import { paramHeadersOf, type ParamHeader } from "./transport/http-param-headers.js";
 import { DEFAULT_MCP_PATH, LOOPBACK_HOSTS, type McpHttpHandler } from "./transport/http-handler.js";
@@ -160,6 +160,7 @@ async function serveProject(
   prechecked: Awaited<ReturnType<typeof precheckProjectRunner>>,
   { http, authority, handOver }: { http: HttpServer; authority: string; handOver: (handler: McpHttpHandler) => void },
 ): Promise<WorkflowHttpServer & { catalog: Promise<unknown> }> {
+  const progress = progressIntervalFromEnv();
   // OBS-3: an OTLP endpoint in the environment turns the server's (and its workers') spans on, task runs included.
   const { telemetry } = await services.runtime();
   const [{ createProjectRunner }, { createWorkflowMcpServer, publishedOf }, { mcpHttpListener }, { createTaskRuns }, { listenedTaskIds, serveTaskListen }] = await Promise.all([
@@ -200,7 +201,7 @@ async function serveProject(
   void catalog.then(({ structure }) => (settled = { published: structure }), () => (settled = { published: undefined }));
   const handler = await mcpHttpListener({
     // MCP-15: a session's capabilities include the prompts and resources the project declares.
-    createServer: async (revision) => createWorkflowMcpServer(prechecked.location.manifest, host, catalog, tasks, { telemetry, openStorage: services.localStorage, logging: true, hideServerPaths: true, requestState, tasksExtension: revision !== undefined, published: settled ? settled.published : await publishedOf(catalog, { onLate: () => log(LATE_CATALOG) }) }),
+    createServer: async (revision) => createWorkflowMcpServer(prechecked.location.manifest, host, catalog, tasks, { telemetry, openStorage: services.localStorage, logging: true, hideServerPaths: true, requestState, tasksExtension: revision !== undefined, ...progress, published: settled ? settled.published : await publishedOf(catalog, { onLate: () => log(LATE_CATALOG) }) }),
     // MCP-20: task notifications over subscriptions/listen, read from the shared task store (any host's changes).
     listen: (body, auth, signal) => (listenedTaskIds(body) ? serveTaskListen(body, (taskId, tenant) => tasks.read(taskId, tenant), auth, signal) : undefined),
     // MCP-17: params that declare a `header` are mirrored in Mcp-Param-* headers (SEP-2243).

@@ -1,6 +1,7 @@
 import type { SurfaceServices } from "../../../ports/surface-services.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import { exitCodeOfError } from "../shared/exit-codes.js";
+import { periodMsFromEnv } from "../shared/option-parsers.js";
 import { precheckProjectRunner, type PrecheckOptions } from "../../../app/workflow-runs/host-options.js";
 import type { ProjectRunnerOptions } from "../../../app/workflow-runs/project-runner.js";
 import type { ProjectRunner } from "../../../ports/project-runner.js";
@@ -62,6 +63,25 @@ const STDIN_END_GRACE_MS = 20_000;
 
 const log = (line: string) => process.stderr.write(`[steamharness] ${line}\n`);
 
+/**
+ * ARCH-12: the environment variable setting how often `steamharness mcp` heartbeats a call whose
+ * client asked for progress, in milliseconds (default: the server's `PROGRESS_INTERVAL_MS`, 2 s);
+ * a test that waits on heartbeats shortens it.
+ */
+export const PROGRESS_INTERVAL_MS_ENV = "STEAMHARNESS_MCP_PROGRESS_MS";
+
+/**
+ * The server option {@link PROGRESS_INTERVAL_MS_ENV} sets: none when it is unset. A bad value is
+ * `input_validation` naming the variable (exit 2).
+ *
+ * @example
+ * createWorkflowMcpServer(manifest, runner, catalog, undefined, { telemetry, openStorage, ...progressIntervalFromEnv() });
+ */
+export function progressIntervalFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): { progressIntervalMs?: number } {
+  const ms = periodMsFromEnv(PROGRESS_INTERVAL_MS_ENV, undefined, env);
+  return ms === undefined ? {} : { progressIntervalMs: ms };
+}
+
 /** What a server says when a handshake could not wait for the project's prompts and resources (MCP-15). */
 export const LATE_CATALOG = `the project is still loading: this connection offers its tools only (prompts and resources the project declares are offered to connections made once it loaded)`;
 
@@ -122,6 +142,7 @@ export async function publishedCatalog(runner: ProjectRunner, slot: CatalogCache
 export async function serveWorkflowOverStdio(options: ServeWorkflowOptions, services: SurfaceServices): Promise<void> {
   for (const method of ["log", "info", "debug", "warn"] as const) console[method] = (...args: unknown[]) => console.error(...args);
   const prechecked = await precheckProjectRunner(options);
+  const progress = progressIntervalFromEnv();
   // OBS-3: an OTLP endpoint in the environment turns the server's (and its workers') spans on.
   const { telemetry } = await services.runtime();
   const { createProjectRunner } = await import("../../../app/workflow-runs/project-runner.js");
@@ -168,7 +189,7 @@ export async function serveWorkflowOverStdio(options: ServeWorkflowOptions, serv
     // handshake is answered once the catalog is there (at once from the cache), or after
     // HANDSHAKE_CATALOG_WAIT_MS without them.
     const server = publishedOf(catalog, { onLate: () => log(LATE_CATALOG) }).then((published) => {
-      const created = createWorkflowMcpServer(prechecked.location.manifest, runner, catalog, undefined, { telemetry, openStorage: services.localStorage, published });
+      const created = createWorkflowMcpServer(prechecked.location.manifest, runner, catalog, undefined, { telemetry, openStorage: services.localStorage, published, ...progress });
       created.onclose = () => shutdown();
       created.oninitialized = () => runner.startWorkers();
       return created;

@@ -65,6 +65,8 @@ export interface WorkflowMcpServerOptions {
    * offers the tasks extension (tasks-extension.ts) instead of 2025-11-25's `tasks` capability.
    */
   tasksExtension?: boolean;
+  /** How often a running call heartbeats to a client that asked for progress (default {@link PROGRESS_INTERVAL_MS}). */
+  progressIntervalMs?: number;
 }
 
 /**
@@ -288,7 +290,7 @@ export function createWorkflowMcpServer(manifest: WorkflowManifest, runner: Proj
       const params = { progressToken: progressToken!, progress: beats, message: status };
       ctx.mcpReq.notify({ method: "notifications/progress", params }).catch(() => undefined);
     };
-    const heartbeat = progressToken === undefined ? undefined : setInterval(beat, PROGRESS_INTERVAL_MS);
+    const heartbeat = progressToken === undefined ? undefined : setInterval(beat, options.progressIntervalMs ?? PROGRESS_INTERVAL_MS);
     // A call that finds every worker busy says so at once (MCP-9), then heartbeats as usual.
     const onQueued = (busy: number) => {
       if (progressToken === undefined) return;

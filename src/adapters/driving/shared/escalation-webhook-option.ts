@@ -9,9 +9,27 @@ import { Option, type Command } from "commander";
 import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.js";
 import type { ApprovalRequestRecord } from "../../../ports/approval-store.js";
 import type { SurfaceServices } from "../../../ports/surface-services.js";
+import { periodMsFromEnv } from "./option-parsers.js";
 
 /** The environment variable holding the webhook's HMAC secret when no secret file is given. */
 export const ESCALATION_WEBHOOK_SECRET_ENV = "STEAMHARNESS_ESCALATION_WEBHOOK_SECRET";
+
+/**
+ * ARCH-12: the environment variable setting how often these hosts sweep approvals, in
+ * milliseconds (default: the sweeper's, 10 s); a test that waits on a sweep shortens it.
+ */
+export const APPROVAL_SWEEP_MS_ENV = "STEAMHARNESS_APPROVAL_SWEEP_MS";
+
+/**
+ * How often a sweeping host sweeps: {@link APPROVAL_SWEEP_MS_ENV}, or `undefined` (the sweeper's
+ * default) when it is unset. A bad value is `input_validation` naming the variable (exit 2).
+ *
+ * @example
+ * startApprovalSweeper(permissions, { intervalMs: approvalSweepMs() });
+ */
+export function approvalSweepMs(env: Readonly<Record<string, string | undefined>> = process.env): number | undefined {
+  return periodMsFromEnv(APPROVAL_SWEEP_MS_ENV, undefined, env);
+}
 
 /** Commander's parsed values of the webhook options (and the policy they need). */
 export interface EscalationWebhookFlags {

@@ -10,7 +10,7 @@ import type { Storage } from "../../../ports/storage.js";
 import type { ServerStateLocation, SurfaceServices } from "../../../ports/surface-services.js";
 import type { TextFiles } from "../../../ports/text-files.js";
 import { createViewerServer } from "./viewer-server.js";
-import { escalationWebhookFrom } from "../shared/escalation-webhook-option.js";
+import { approvalSweepMs, escalationWebhookFrom } from "../shared/escalation-webhook-option.js";
 
 /** The flags of `steamharness view`, as commander parses them. */
 export interface ViewFlags {
@@ -152,6 +152,7 @@ export async function runView(flags: ViewFlags, services: SurfaceServices): Prom
   const policyFile = flags.approvalPolicy === undefined ? undefined : resolve(flags.approvalPolicy);
   const policy = policyFile === undefined ? undefined : await (await import("../../../app/approvals/governed-tool-permissions.js")).readApprovalPolicyFile(services.textFiles, policyFile, "--approval-policy");
   const onEscalation = await escalationWebhookFrom(flags, services);
+  const sweepMs = policy === undefined ? undefined : approvalSweepMs();
   const { storage, catalog, projectNames, location } = await openViewTarget(flags, services);
   let approvalStore: ApprovalStore | undefined;
   let sweeper: ApprovalSweeper | undefined;
@@ -163,7 +164,7 @@ export async function runView(flags: ViewFlags, services: SurfaceServices): Prom
       approvalStore = await services.approvalStore(location);
       approvals = createGovernedToolPermissions({ policy, store: approvalStore, clock: { now: () => Date.now() }, ...(onEscalation ? { onEscalation } : {}) });
       // GOV-3: escalations and expiries on time while the viewer runs.
-      sweeper = startApprovalSweeper(approvals, { onError: (error) => process.stderr.write(`[steamharness] [approvals] sweep failed: ${error instanceof Error ? error.message : String(error)}\n`) });
+      sweeper = startApprovalSweeper(approvals, { intervalMs: sweepMs, onError: (error) => process.stderr.write(`[steamharness] [approvals] sweep failed: ${error instanceof Error ? error.message : String(error)}\n`) });
     }
     const viewer = await createViewerServer({ storage, ...(catalog ? { catalog } : {}), ...(projectNames ? { projectNames } : {}), ...(port === undefined ? {} : { port }), ...(contextWindow === undefined ? {} : { contextWindow }), ...(approvals ? { approvals } : {}) }, services.localSessionCatalog, services.viewerAssets, services.textFiles);
     process.stdout.write(`steamharness view: ${viewer.url}\n(only this machine can reach it; the token in the URL is required)\n`);

@@ -1,7 +1,9 @@
 import { join } from "node:path";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
+import type { ConfigurationAccountStore } from "../../../../ports/configuration-accounts.js";
 import type { ProjectConfigurationStore } from "../../../../ports/project-configuration-store.js";
+import { sqlConfigurationAccounts } from "../../kernel/configuration-accounts.js";
 import { sqlConfigurationStoreOn } from "../../kernel/configuration-rows.js";
 import { sqliteStoreOn, type SqliteStore } from "../shared/sqlite-sql-driver.js";
 import { configurationTables, type ConfigurationTables } from "./configuration-schema.js";
@@ -65,4 +67,23 @@ export function openConfigurationDatabase(options: SqliteProjectConfigurationSto
   const path = options.path ?? (options.dataDir ? projectConfigurationDatabasePath(options.dataDir) : undefined);
   if (!path) throw new SteamharnessError("input_validation", "[steamharness] [sqlite] give dataDir or path for the configuration store", { field: "dataDir" });
   return sqliteStoreOn(openMigratedSqlite(path, { migrations: "configuration", what: "the configuration database", ...options }), configurationTables(), options.clock);
+}
+
+/** Options of {@link createSqliteConfigurationAccounts}. */
+export interface SqliteConfigurationAccountsOptions extends Pick<SqliteProjectConfigurationStoreOptions, "clock" | "busyTimeoutMs" | "migrationsFolder"> {
+  /** The database file (created and migrated when missing). */
+  path: string;
+}
+
+/**
+ * The configuration server's accounts on one SQLite file (CFG-4): the kernel's account store over
+ * its SQL rows and, per account, the project configuration store keyed by (account, project) in
+ * the same file and migrations as the local store. One connection serves every account.
+ *
+ * @example
+ * const accounts = createSqliteConfigurationAccounts({ path: "/srv/steamharness/server.sqlite" });
+ * const store = accounts.configurations(account.accountId);
+ */
+export function createSqliteConfigurationAccounts(options: SqliteConfigurationAccountsOptions): ConfigurationAccountStore {
+  return sqlConfigurationAccounts(openConfigurationDatabase(options));
 }

@@ -25,12 +25,12 @@ const isRefusal = (error: unknown): boolean => (error as { code?: unknown } | nu
  *   same statement, when another host freed room meanwhile).
  * - Finish updates the held reservation's `state` (and a settle's `spent_*`); its trigger moves
  *   the hold off every row and adds the actual amount to spent. Nothing else in the ledger moves
- *   a reservation out of `held` (the kernel's step refuses to), so a hold is never counted twice.
+ *   a reservation out of `held`, so a hold is never counted twice.
  * - Finish-and-reserve (a run's settle with its next reservation) runs the finish statement, then
  *   the reserve statement, in one `BEGIN IMMEDIATE` transaction: one write lock and one WAL
  *   commit instead of two. A refusal's `RAISE(ABORT)` undoes only the reserve statement; the
  *   refusal is then decided again inside the same transaction, and the finish stands.
- * - Extend runs the kernel's read-decide-write step in one `BEGIN IMMEDIATE` transaction.
+ * - Extend runs the kernel's grant in one `BEGIN IMMEDIATE` transaction.
  *
  * BUD-1 speed: one statement instead of five plus `BEGIN` and `COMMIT`, and no `RETURNING`
  * (SQLite builds a temporary table for it, whose memory glibc took from and gave back to the
@@ -46,7 +46,7 @@ const isRefusal = (error: unknown): boolean => (error as { code?: unknown } | nu
 export function createSqliteBudgetRows({ client: sqlite, db, driver }: Pick<SqliteStore<StoreTables>, "client" | "db" | "driver">): BudgetLedgerRows {
   const { and, eq, sql } = drizzleOrm();
   const { clock, tables: { budgetReservations } } = driver;
-  // The step (an extend's) and the reads a refusal is decided again with: the kernel's SQL rows, run synchronously.
+  // The grant (an extend) and the reads a refusal is decided again with: the kernel's SQL rows, run synchronously.
   const kernel = sqlBudgetRows(driver);
   // The view of migration 0005, which drizzle cannot describe (like PostgreSQL's budget_reserve function).
   const reserveStatement = sqlite.prepare<[string, string, string, number, number, number]>("INSERT INTO budget_reserve (id, keys, limits, tokens, micros, updated_at) VALUES (?, ?, ?, ?, ?, ?)");
@@ -94,7 +94,7 @@ export function createSqliteBudgetRows({ client: sqlite, db, driver }: Pick<Sqli
     }
   });
   return {
-    step: kernel.step,
+    grant: kernel.grant,
     read: kernel.read,
     reserve(request) {
       try {

@@ -8,10 +8,10 @@ import type { Sql } from "../../kernel/sql-driver.js";
  * (project_id, doc_key) unique index, never OFFSET.
  *
  * @example
- * const knowledge = createKnowledgeStore(sqlKnowledgeRows(driver, sqliteFullText), sqliteCall(state), clock);
+ * const knowledge = createKnowledgeStore(driver, sqliteCall(state), sqliteFullText);
  */
 export const sqliteFullText: KnowledgeSearch = {
-  search: ({ db, tables: { knowledgeDocuments: docs }, ops: { and, eq, gt, inArray, or, sql } }, documentColumns, { idFilter }) =>
+  search: ({ db, tables: { knowledgeDocuments: docs }, ops: { and, eq, gt, inArray, or, sql } }, documentColumns, idFilter) =>
     (projectId, terms, { filter, after, limit }) => {
       // FTS5 MATCH and bm25() have no drizzle builder, hence the sql template. Terms hold only
       // letters and digits, so quoting each makes a safe all-terms (implicit AND) query.
