@@ -11,8 +11,8 @@ export type { MemoryToolPermissions, MemoryToolPermissionsOptions } from "./adap
 export { createMemoryUserInput } from "./adapters/driven/memory/memory-user-input.js";
 export type { MemoryUserInput, MemoryUserInputOptions } from "./adapters/driven/memory/memory-user-input.js";
 // Agent sessions (SES) and the session host's records (HOST)
-export { createMemorySessionBackend } from "./adapters/driven/memory/memory-session-backend.js";
+export { createMemorySessionBackend } from "./compose/memory-session-backend.js";
 export { createMemorySessionStore } from "./adapters/driven/memory/memory-session-store.js";
 export { createMemorySessionLeaseProvider } from "./adapters/driven/memory/memory-session-lease.js";
-export { createMemorySessionHostStore, createMemorySessionHostRecord } from "./adapters/driven/memory/memory-session-host-store.js";
-export type { MemorySessionHostRecord } from "./adapters/driven/memory/memory-session-host-store.js";
+export { createMemorySessionHostStore, createMemorySessionHostRecord } from "./adapters/driven/sqlite/memory/memory-stores.js";
+export type { MemorySessionHostRecord } from "./adapters/driven/sqlite/memory/memory-stores.js";

@@ -7,7 +7,7 @@ import type { SessionBackend } from "../ports/session-backend.js";
 import type { Storage } from "../ports/storage.js";
 import { createMemoryKvStore } from "../adapters/driven/memory/memory-kv-store.js";
 import { createMemoryManagedFileStore } from "../adapters/driven/memory/memory-managed-file-store.js";
-import { createMemorySessionBackend } from "../adapters/driven/memory/memory-session-backend.js";
+import { createMemorySessionBackend } from "./memory-session-backend.js";
 import { memoryStorePorts } from "../adapters/driven/sqlite/memory/memory-stores.js";
 import type { StorageOptions } from "../adapters/driven/kernel/storage-options.js";
 import { createSystemClock } from "../adapters/driven/system/clock.js";

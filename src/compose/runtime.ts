@@ -7,7 +7,7 @@
  * first use, so importing the root loads none of them (PERF-1).
  */
 import { MemoryStorage } from "./memory-storage.js";
-import { createMemorySessionBackend } from "../adapters/driven/memory/memory-session-backend.js";
+import { createMemorySessionBackend } from "./memory-session-backend.js";
 import { createMemoryToolPermissions } from "../adapters/driven/memory/memory-tool-permissions.js";
 import { createMemoryUserInput } from "../adapters/driven/memory/memory-user-input.js";
 import { createMemoryBudgetLedger } from "../adapters/driven/sqlite/memory/memory-stores.js";

@@ -26,6 +26,12 @@ export interface AgentSessionInboxOutcome {
 export interface AgentSessionHostStore {
   /** Every task, in submission order. */
   listTasks(): Promise<AgentSessionTaskRecord[]>;
+  /**
+   * UI-2: the tasks matching `query`, in submission order — with `status`, those in one of its
+   * states; with `runId`, that run's; with `last`, only the last `last` of those. One indexed read
+   * whatever the length of the task history, so a long chat's turns do not slow down with it.
+   */
+  findTasks(query: { status?: readonly AgentSessionTaskStatus[]; runId?: string; last?: number }): Promise<AgentSessionTaskRecord[]>;
   /** The task, or `null`. */
   getTask(taskId: string): Promise<AgentSessionTaskRecord | null>;
   /**

@@ -56,6 +56,31 @@ const cases: ContractCases<AgentSessionHostStore, SessionHostStoreInspect> = {
     expect((await store.queuedSteerTasks(1, 0)).map((t) => t.taskId)).toEqual(["other-context"]);
     expect(await store.queuedSteerTasks(0, found[1]!.order)).toEqual([]);
   },
+  "UI-2 findTasks: tasks by state, by run id and the last ones, in submission order, as copies": async ({ store, expect }) => {
+    for (const id of ["a", "b", "c", "d", "e"]) await store.insertTask(task(id));
+    await store.insertTask({ ...task("a2"), runId: "run-a" });
+    await store.updateTask("b", { status: "running" });
+    await store.updateTask("b", { status: "completed" });
+    await store.updateTask("c", { status: "running" });
+    await store.updateTask("d", { status: "running" });
+    await store.updateTask("d", { status: "waiting", detail: { requestId: "q" } });
+    await store.requestCancel(["e"]);
+    const ids = async (query: Parameters<AgentSessionHostStore["findTasks"]>[0]) => (await store.findTasks(query)).map((t) => t.taskId);
+    expect(await ids({ status: ["queued", "running", "waiting"] })).toEqual(["a", "c", "d", "e", "a2"]);
+    expect(await ids({ status: ["waiting"] })).toEqual(["d"]);
+    expect(await ids({ status: ["failed"] })).toEqual([]);
+    expect(await ids({ runId: "run-a" })).toEqual(["a", "a2"]);
+    expect(await ids({ runId: "run-a", status: ["queued"], last: 1 })).toEqual(["a2"]);
+    expect(await ids({ runId: "run-missing" })).toEqual([]);
+    expect(await ids({ last: 2 })).toEqual(["e", "a2"]);
+    expect(await ids({ status: ["completed", "running"], last: 5 })).toEqual(["b", "c"]);
+    expect(await ids({})).toEqual(["a", "b", "c", "d", "e", "a2"]);
+    const [waiting] = await store.findTasks({ status: ["waiting"] });
+    expect(waiting).toEqual(await store.getTask("d"));
+    expect((await store.findTasks({ runId: "run-e" }))[0]!.cancelRequested).toBe(true);
+    waiting!.detail!.requestId = "changed";
+    expect((await store.getTask("d"))?.detail).toEqual({ requestId: "q" });
+  },
   "HOST-5 a cancel intent is final: only cancelled may follow, and only active tasks take it": async ({ store, expect }) => {
     for (const id of ["a", "b", "c"]) await store.insertTask(task(id));
     await store.updateTask("c", { status: "running" });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@jest/globals";
 import { randomUUID } from "node:crypto";
-import { createMemorySessionBackend } from "../../src/adapters/driven/memory/memory-session-backend.js";
+import { createMemorySessionBackend } from "../../src/compose/memory-session-backend.js";
 import { measuredSessions } from "../../src/adapters/driving/gateway/gateway-budget.js";
 import { forkSession } from "../../src/app/time-travel/fork-session.js";
 import { runSessionBackendContract } from "../../src/testing/session-backend.contract.js";

@@ -3,7 +3,7 @@ import type { ResponseStreamEvent } from "openai/resources/responses/responses";
 import { Type } from "@sinclair/typebox";
 import type { AgentTool } from "../../src/domain/agent-tool.js";
 import OpenAI from "openai";
-import { createMemorySessionBackend } from "../../src/adapters/driven/memory/memory-session-backend.js";
+import { createMemorySessionBackend } from "../../src/compose/memory-session-backend.js";
 import { createHarnessRuntime } from "../../src/compose/runtime.js";
 import { startGateway } from "../../src/compose/gateway.js";
 import type { SessionBackend } from "../../src/ports/session-backend.js";

@@ -1,7 +1,7 @@
 // The worked example of docs/storage-backends.md ("Writing your own backend"): a host's own
 // session backend — here a decorator that records who took which session — proved with the
 // contract suite from steamharness/testing. The doc quotes this file; CI runs it.
-import { createMemorySessionBackend } from "../../src/adapters/driven/memory/memory-session-backend.js";
+import { createMemorySessionBackend } from "../../src/compose/memory-session-backend.js";
 import type { SessionBackend } from "../../src/ports/session-backend.js";
 import { runSessionBackendContract } from "../../src/testing/session-backend.contract.js";
 

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { createMemorySessionBackend } from "../../src/adapters/driven/memory/memory-session-backend.js";
+import { createMemorySessionBackend } from "../../src/compose/memory-session-backend.js";
 import { createSqliteSessionBackend } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-backend.js";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { runSessionBackendContract } from "../../src/testing/session-backend.contract.js";

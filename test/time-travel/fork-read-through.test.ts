@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import { describe, expect, it } from "@jest/globals";
-import { createMemorySessionBackend } from "../../src/adapters/driven/memory/memory-session-backend.js";
+import { createMemorySessionBackend } from "../../src/compose/memory-session-backend.js";
 import { createPostgresSessionBackend } from "../../src/adapters/driven/postgres/sessions/postgres-session-backend.js";
 import { openSqlite } from "../../src/adapters/driven/sqlite/shared/sqlite-connection.js";
 import { resolveSessionDatabasePath } from "../../src/adapters/driven/sqlite/sessions/session-database-path.js";

@@ -25,7 +25,7 @@ import { isSteamharnessError, SteamharnessError } from "../../domain/errors.js";
 import type { ToolCatalogEntry } from "../../domain/node-context.js";
 import type { SessionEvent } from "../../domain/agent/session-events.js";
 import type { DecisionAnswerer } from "../../domain/agent/decision-answerer.js";
-import type { AgentSessionTaskRecord } from "../../domain/session-host/host-state.js";
+import { ACTIVE_TASK_STATUSES, type AgentSessionTaskRecord } from "../../domain/session-host/host-state.js";
 import type { HarnessRuntime } from "../../ports/runtime.js";
 import type { SessionBackend } from "../../ports/session-backend.js";
 import type { AgentSessionHostStore } from "../../ports/session-host-store.js";
@@ -286,7 +286,7 @@ export function createChatTurns(options: ChatTurnsOptions) {
       if (result.type === "steer") return { taskId: result.taskId, runId: result.runId, created: result.created, status: result.into === null ? "running" : "queued" };
       if (result.type !== "submit") throw new SteamharnessError("internal", "[steamharness] [chat] submit answered with another command's result");
       // A turn another one runs ahead of waits behind it.
-      const running = (await record.listTasks()).some((task) => task.taskId !== result.taskId && task.taskId.startsWith(PREFIX) && task.status === "running");
+      const running = (await record.findTasks({ status: ["running"] })).some((task) => task.taskId !== result.taskId && task.taskId.startsWith(PREFIX) && task.status === "running");
       return { taskId: result.taskId, runId: result.runId, created: result.created, status: running ? "queued" : "running" };
     },
 
@@ -297,8 +297,10 @@ export function createChatTurns(options: ChatTurnsOptions) {
     async active(tenant: string, chatId: string, latest = false): Promise<AgentSessionTaskRecord | null | undefined> {
       const record = await recordOf(tenant, chatId, false);
       if (!record) return undefined;
-      const all = (await record.listTasks()).filter((task) => task.taskId.startsWith(PREFIX));
-      return all.find((task) => task.status === "running") ?? all.find((task) => task.status === "queued") ?? (latest ? all.at(-1) : undefined) ?? null;
+      // UI-2: the active turns and the last one — indexed reads, not the chat's whole history.
+      const all = (await record.findTasks({ status: [...ACTIVE] })).filter((task) => task.taskId.startsWith(PREFIX));
+      const last = latest ? (await record.findTasks({ last: 1 })).find((task) => task.taskId.startsWith(PREFIX)) : undefined;
+      return all.find((task) => task.status === "running") ?? all.find((task) => task.status === "queued") ?? last ?? null;
     },
 
     /**
@@ -310,7 +312,7 @@ export function createChatTurns(options: ChatTurnsOptions) {
      */
     async answer(tenant: string, chatId: string, approvalId: string, decision: { approved: boolean; reason?: string }, node?: AgentNode, principal?: ChatPrincipal): Promise<{ taskId: string; runId: string; afterSeq: number }> {
       const record = await recordOf(tenant, chatId, false);
-      const task = record ? (await record.listTasks()).find((entry) => entry.status === "waiting" && entry.taskId.startsWith(PREFIX) && entry.detail?.requestId === approvalId) : undefined;
+      const task = record ? (await record.findTasks({ status: ["waiting"] })).find((entry) => entry.taskId.startsWith(PREFIX) && entry.detail?.requestId === approvalId) : undefined;
       if (!task) throw new SteamharnessError("not_found", `[steamharness] [chat] no turn of chat ${chatId} waits for approval ${approvalId}`, { field: "approval.id" });
       const log = await logOf(tenant, chatId);
       const afterSeq = log ? (await log.head()).lastSeq : 0;
@@ -334,7 +336,7 @@ export function createChatTurns(options: ChatTurnsOptions) {
     async reply(tenant: string, chatId: string, toolCallId: string, answer: string, node?: AgentNode): Promise<{ taskId: string; runId: string; afterSeq: number }> {
       const record = await recordOf(tenant, chatId, false);
       const log = await logOf(tenant, chatId);
-      const task = record ? (await record.listTasks()).find((entry) => entry.status === "waiting" && entry.taskId.startsWith(PREFIX)) : undefined;
+      const task = record ? (await record.findTasks({ status: ["waiting"] })).find((entry) => entry.taskId.startsWith(PREFIX)) : undefined;
       const requestId = task?.detail?.requestId;
       const wait = task && log ? (await log.readRun(task.runId)).find((event) => event.type === "approval_wait" && event.payload.requestId === requestId) : undefined;
       if (!task || wait?.type !== "approval_wait" || wait.payload.kind !== "question" || wait.payload.toolCallId !== toolCallId) {
@@ -396,10 +398,11 @@ export function createChatTurns(options: ChatTurnsOptions) {
       const conversationId = chatConversationId(tenant, chatId);
       const hostStore = await recordOf(tenant, chatId, false);
       if (!hostStore) throw new SteamharnessError("not_found", `[steamharness] [chat] no chat ${chatId}`, { field: "id" });
-      // What the chat's poller compares (when another process runs the turn): the log's head and the tasks' states.
+      // What the chat's poller compares (when another process runs the turn): the log's head and the unfinished tasks' states
+      // (a task that ends leaves them) — an indexed read, not the chat's whole history (UI-2).
       const reader = feed.reader(conversationId, async () => {
         const log = await logOf(tenant, chatId);
-        return `${log ? (await log.head()).lastSeq : -1} ${(await hostStore.listTasks()).map((task) => task.status).join()}`;
+        return `${log ? (await log.head()).lastSeq : -1} ${(await hostStore.findTasks({ status: ACTIVE_TASK_STATUSES })).map((task) => `${task.taskId}:${task.status}`).join()}`;
       });
       try {
         let log: SessionStore | null = null;

@@ -109,7 +109,7 @@ export async function openAgentSessionHost(conversationId: string, setup: AgentS
     }
     for (const record of records) contexts.set(record.targetId, await openHostContext(contextOptions, record));
     const active = Number((await store.getSetting("activeTargetId")) ?? 0);
-    const existingTasks = await store.listTasks();
+    const lastTask = (await store.findTasks({ last: 1 })).at(-1);
     const heldLease: SessionLease = lease!;
     const runtime = new HostRuntime({
       conversationId,
@@ -117,7 +117,7 @@ export async function openAgentSessionHost(conversationId: string, setup: AgentS
       sessionKey,
       systemPrompt: agentOptions.systemPrompt ?? "",
       resume,
-      minOrder: resume ? 0 : Math.max(0, ...existingTasks.map((task) => task.order)),
+      minOrder: resume ? 0 : Math.max(0, lastTask?.order ?? 0),
       store,
       contexts,
       activeTargetId: contexts.has(active) ? active : 0,

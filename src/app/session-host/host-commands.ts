@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { SteamharnessError } from "../../domain/errors.js";
 import type { JsonObject } from "../../domain/json.js";
 import { parseAgentSessionCommand, type AgentSessionCommand } from "../../domain/session-host/commands.js";
-import { isActiveTaskStatus } from "../../domain/session-host/host-state.js";
 import { measureContext, openHostContext, readTranscript, type HostContext, type HostContextFactoryOptions } from "./host-contexts.js";
 import { CANCEL, type HostRuntime } from "./host-runtime.js";
 import type { AgentSessionCommandResult } from "./types.js";
@@ -141,7 +140,7 @@ export async function runHostCommand(deps: HostCommandDeps, raw: AgentSessionCom
         if (existing) return { type: "submit", taskId: existing.taskId, runId: existing.runId, targetId: existing.targetId, created: false };
       }
       if (command.mode === "reject") {
-        const busy = runtime.current !== null || (await runtime.visibleTasks()).some((task) => !task.cancelRequested && isActiveTaskStatus(task.status));
+        const busy = runtime.current !== null || (await runtime.activeTasks()).some((task) => !task.cancelRequested);
         if (busy) throw new SteamharnessError("session_busy", `[steamharness] conversation ${runtime.parts.conversationId} is busy; the submit was rejected`, { data: { conversationId: runtime.parts.conversationId } });
       }
       const taskId = command.taskId ?? `task-${randomUUID()}`;
@@ -170,7 +169,7 @@ export async function runHostCommand(deps: HostCommandDeps, raw: AgentSessionCom
     case "fork":
       return runtime.exclusive(() => fork(deps, command.targetId, command.activate ?? true));
     case "continue": {
-      const tasks = await runtime.visibleTasks();
+      const tasks = await runtime.activeTasks();
       const task = command.taskId === undefined ? tasks.find((entry) => entry.status === "waiting") : tasks.find((entry) => entry.taskId === command.taskId);
       if (!task || task.status !== "waiting") throw new SteamharnessError("not_found", "no task is waiting for input", { field: "taskId" });
       const input: JsonObject = { ...task.input };

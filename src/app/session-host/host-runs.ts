@@ -42,7 +42,7 @@ export async function* runOnHost(
     notify?.();
   });
   try {
-    const earlier = (await store.listTasks()).filter((task) => task.runId === request.runId);
+    const earlier = await store.findTasks({ runId: request.runId });
     const last = earlier.at(-1);
     let taskId: string;
     if (last?.cancelRequested || last?.status === "cancelled") throw new SteamharnessError("cancelled", `run ${request.runId} was cancelled`);
@@ -51,7 +51,7 @@ export async function* runOnHost(
     if (last && (last.status === "queued" || last.status === "running" || last.status === "waiting") && !runtime.isOwn(last)) runtime.adopt(last.taskId);
     // The lane holds every queued task behind a waiting one: a run that would queue behind another
     // run's pause could never start, so it is refused instead of waiting forever.
-    const blocker = (await runtime.visibleTasks()).find((task) => task.status === "waiting" && !task.cancelRequested && task.runId !== request.runId);
+    const blocker = (await runtime.activeTasks()).find((task) => task.status === "waiting" && !task.cancelRequested && task.runId !== request.runId);
     if (blocker && !(last && last.status === "running")) {
       throw new SteamharnessError("session_busy", `run ${blocker.runId} of this session waits for input: resume it (re-run its run id) or cancel it before run ${request.runId}`, {
         data: { waitingRunId: blocker.runId, taskId: blocker.taskId },

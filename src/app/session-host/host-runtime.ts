@@ -6,7 +6,7 @@ import type { OutputItem, OutputItemStreamChunk } from "../../domain/output-item
 import { agentRingItemId, agentSessionItemId } from "../../domain/agent/ids.js";
 import { createOutputStreamAccumulator, type OutputStreamAccumulator } from "../../domain/output-stream.js";
 import type { AgentContextUsage } from "../../domain/agent/context-meter.js";
-import { nextHostStatus, nextRunnableTask, type AgentSessionHostStatus, type AgentSessionTaskRecord } from "../../domain/session-host/host-state.js";
+import { ACTIVE_TASK_STATUSES, nextHostStatus, nextRunnableTask, type AgentSessionHostStatus, type AgentSessionTaskRecord } from "../../domain/session-host/host-state.js";
 import { buildAgentSessionSnapshot, snapshotChunk, snapshotItem } from "../../domain/session-host/snapshot.js";
 import type { SessionLease } from "../../ports/session-lease.js";
 import type { TokenCounts } from "../../ports/token-usage.js";
@@ -171,6 +171,12 @@ export class HostRuntime {
     return this.parts.resume ? tasks : tasks.filter((task) => this.isOwn(task));
   }
 
+  /** UI-2: the unfinished tasks this host schedules — one indexed read, whatever the length of the task history. */
+  async activeTasks(): Promise<AgentSessionTaskRecord[]> {
+    const tasks = await this.parts.store.findTasks({ status: ACTIVE_TASK_STATUSES });
+    return tasks.filter((task) => this.isOwn(task));
+  }
+
   /** Whether this host schedules `task`: its own, any with `resume`, or one it adopted. */
   isOwn(task: AgentSessionTaskRecord): boolean {
     return this.parts.resume || task.order > this.parts.minOrder || this.adopted.has(task.taskId);
@@ -245,7 +251,7 @@ export class HostRuntime {
 
   private async drain(): Promise<void> {
     while (this.state === "open" || this.state === "closing") {
-      const next = nextRunnableTask(await this.visibleTasks());
+      const next = nextRunnableTask(await this.activeTasks());
       if (!next) return;
       await this.exclusive(() => this.runTask(next));
     }

@@ -10,6 +10,9 @@ import type { AgentSessionHostStore } from "../../../ports/session-host-store.js
 import { answerColumns, contextOf, inboxEntryOf, outcomeOf, taskColumns, taskMoveColumns, taskOf, type HostTaskRow } from "./session-host-rows.js";
 import type { Awaitable, StoreCall } from "./store-call.js";
 
+/** What {@link AgentSessionHostStore.findTasks} asks. */
+export type TaskQuery = Parameters<AgentSessionHostStore["findTasks"]>[0];
+
 /** Columns a task move writes (see `taskMoveColumns`). */
 export type HostTaskMove = ReturnType<typeof taskMoveColumns>;
 
@@ -17,6 +20,8 @@ export type HostTaskMove = ReturnType<typeof taskMoveColumns>;
 export interface SessionHostRows {
   /** Every task row, in submission order. */
   tasks(): Awaitable<HostTaskRow[]>;
+  /** UI-2: the task rows matching `query`, in submission order (an index range, not the task history). */
+  findTasks(query: TaskQuery): Awaitable<HostTaskRow[]>;
   /** The task row, or undefined. */
   task(taskId: string): Awaitable<HostTaskRow | undefined>;
   /** UI-5: rows of queued steer tasks of `targetId` after `afterOrder` without a cancel intent, in order (an index range). */
@@ -69,6 +74,7 @@ export function createSessionHostStore(rows: SessionHostRows, call: StoreCall): 
   };
   return {
     listTasks: async () => (await run("listing tasks", () => rows.tasks())).map(taskOf),
+    findTasks: async (query) => (await run("finding tasks", () => rows.findTasks(query))).map(taskOf),
     getTask: async (taskId) => {
       const row = await run("reading a task", () => rows.task(taskId));
       return row ? taskOf(row) : null;

@@ -52,7 +52,8 @@ export const SQLITE_HOST_TABLES = {
     },
     primaryKey: ["ord"],
     // UI-5: a running turn asks at every step boundary for queued steer tasks after its own — an index range, not the task history.
-    indexes: { host_tasks_status_idx: ["status"], host_tasks_steer_idx: ["steer", "status", "targetId", "ord"] },
+    // UI-2: a turn's reads by state (status, then the rowid `ord`) and by run id are index ranges too.
+    indexes: { host_tasks_status_idx: ["status"], host_tasks_steer_idx: ["steer", "status", "targetId", "ord"], host_tasks_run_idx: ["runId"] },
   }),
   /** Contexts: the main session, forks and child sessions. */
   hostContexts: defineTable({ name: "host_contexts", columns: { targetId: int("target_id"), kind: text("kind"), sessionKey, parentTargetId: int("parent_target_id", { nullable: true }) }, primaryKey: ["targetId"] }),
@@ -116,8 +117,11 @@ export const POSTGRES_SESSION_TABLES = {
       steer: columnOf("boolean")("steer", { default: false }),
     },
     primaryKey: ["conversationId", "taskId"],
-    // UI-5: queued steer tasks after a running turn's (see the SQLite table).
-    indexes: { agent_host_tasks_order: { columns: ["conversationId", "ord"], unique: true }, agent_host_tasks_steer: ["conversationId", "steer", "status", "targetId", "ord"] },
+    // UI-5: queued steer tasks after a running turn's; UI-2: tasks by state and by run id (see the SQLite table).
+    indexes: {
+      agent_host_tasks_order: { columns: ["conversationId", "ord"], unique: true }, agent_host_tasks_steer: ["conversationId", "steer", "status", "targetId", "ord"],
+      agent_host_tasks_status: ["conversationId", "status", "ord"], agent_host_tasks_run: ["conversationId", "runId", "ord"],
+    },
   }),
   /** Contexts of a host: the main session, forks and child sessions. */
   hostContexts: defineTable({

@@ -9,7 +9,8 @@
  */
 import { SteamharnessError } from "../../../domain/errors.js";
 import { ACTIVE_TASK_STATUSES } from "../../../domain/session-host/host-state.js";
-import type { SessionHostRows } from "./session-host-store.js";
+import type { SessionHostRows, TaskQuery } from "./session-host-store.js";
+import type { HostTaskRow, taskColumns } from "./session-host-rows.js";
 import { then, type Sql, type SqlDriver, type SqlStatement, type SqlSteps } from "./sql-driver.js";
 
 const ACTIVE = [...ACTIVE_TASK_STATUSES];
@@ -29,6 +30,27 @@ const LOCK_TASK: SqlStatement<Scope & { taskId: string }> = {
   mode: "get",
   build: (on, param) => on.forUpdate(on.db.select({ status: on.tables.hostTasks.status, cancelRequested: on.tables.hostTasks.cancelRequested }).from(on.tables.hostTasks).where(taskWhere(on, param))),
 };
+/**
+ * UI-2: one statement per query shape (the shapes are the callers' few, so each is prepared once):
+ * the states are part of the statement, the run id and the conversation are parameters; `last`
+ * reads the newest rows first (the order index backwards) and is put back in submission order.
+ */
+const FOUND = new Map<string, SqlStatement<Scope & { runId?: string }>>();
+function found({ status, runId, last }: TaskQuery): SqlStatement<Scope & { runId?: string }> {
+  const shape = `${status?.join()} ${runId === undefined} ${last}`;
+  if (!FOUND.has(shape)) {
+    FOUND.set(shape, {
+      mode: "all",
+      build: (on, param) => {
+        const { hostTasks: tasks } = on.tables;
+        const where = on.ops.and(scoped(on, tasks, param), status && on.ops.inArray(tasks.status, [...status]), runId === undefined ? undefined : on.ops.eq(tasks.runId, param("runId")));
+        const query = on.db.select().from(tasks).where(where);
+        return last === undefined ? query.orderBy(on.ops.asc(tasks.ord)) : query.orderBy(on.ops.desc(tasks.ord)).limit(last);
+      },
+    });
+  }
+  return FOUND.get(shape)!;
+}
 const STEERS: SqlStatement<Scope & { targetId: number; afterOrder: number }> = {
   mode: "all",
   build: (on, param) => {
@@ -38,6 +60,24 @@ const STEERS: SqlStatement<Scope & { targetId: number; afterOrder: number }> = {
     return on.db.select().from(tasks).where(where).orderBy(asc(tasks.ord));
   },
 };
+// A task's insert and moves, prepared once like the reads (a build and a SQLite parse per call cost ~0.4 ms each).
+type TaskInsert = Scope & ReturnType<typeof taskColumns> & { ord?: number; updatedAt: number };
+const INSERT_TASK: SqlStatement<TaskInsert> = {
+  mode: "get",
+  build: ({ db, dialect, tables: { hostTasks: tasks } }, param) => {
+    const columns = ["taskId", "runId", "targetId", "prompt", "input", "status", "detail", "steer", "updatedAt", ...(dialect === "postgres" ? ["conversationId", "ord"] : [])] as const;
+    return db.insert(tasks).values(Object.fromEntries(columns.map((column) => [column, param(column as keyof TaskInsert & string)]))).returning();
+  },
+};
+const MOVES = new Map<string, SqlStatement<Scope & { taskId: string }>>();
+function moveOf(columns: string[]): SqlStatement<Scope & { taskId: string }> {
+  const shape = columns.join();
+  if (!MOVES.has(shape)) {
+    const set = (param: Param<Record<string, unknown>>) => Object.fromEntries([...columns, "updatedAt"].map((column) => [column, param(column)]));
+    MOVES.set(shape, { mode: "run", build: (on, param) => on.db.update(on.tables.hostTasks).set(set(param as Param<Record<string, unknown>>)).where(taskWhere(on, param)) });
+  }
+  return MOVES.get(shape)!;
+}
 const PENDING: SqlStatement<Scope & { afterSeq: number }> = {
   mode: "all",
   build: (on, param) => {
@@ -84,6 +124,7 @@ export function sqlSessionHostRows(driver: SqlDriver, conversationId: string, cl
   const now = () => driver.clock.now();
   return {
     tasks: () => driver.execute(TASKS, { conversationId }),
+    findTasks: (query) => then(driver.execute(found(query), { conversationId, ...(query.runId === undefined ? {} : { runId: query.runId }) }), (rows: HostTaskRow[]) => (query.last === undefined ? rows : rows.reverse())),
     task: (taskId) => driver.execute(TASK, { conversationId, taskId }),
     queuedSteers: (targetId, afterOrder) => driver.execute(STEERS, { conversationId, targetId, afterOrder }),
     insertTask: (columns) =>
@@ -95,14 +136,14 @@ export function sqlSessionHostRows(driver: SqlDriver, conversationId: string, cl
         const existing = yield tx.execute(TASK, { conversationId, taskId: columns.taskId });
         if (existing) return { row: existing, created: false };
         const ord = yield* next(tx, conversationId, "nextTaskOrder");
-        const row = yield tx.get(tx.db.insert(tasks).values({ ...own, ...(ord === undefined ? {} : { ord }), ...columns, steer: flag(tx, columns.steer), updatedAt: now() }).returning());
+        const row = yield tx.execute(INSERT_TASK, { conversationId, ...(ord === undefined ? {} : { ord }), ...columns, steer: flag(tx, columns.steer) as boolean, updatedAt: now() });
         return { row, created: true };
       }),
     moveTask: (taskId, decide) =>
       driver.transaction(function* (tx) {
         const move = decide(yield tx.execute(LOCK_TASK, { conversationId, taskId }));
         if (move === null) return false;
-        yield tx.run(tx.db.update(tasks).set({ ...move, updatedAt: now() }).where(taskWhere(tx, (name) => (name === "taskId" ? taskId : conversationId))));
+        yield tx.execute(moveOf(Object.keys(move)), { conversationId, taskId, ...move, updatedAt: now() });
         return true;
       }),
     markActive: (mark, taskIds) =>

@@ -79,7 +79,7 @@ export async function answerFromViewer(deps: { storage: Storage; sessions: Viewe
   if (!hostStore) return { recorded: true, resumed: "rerun" };
   let taskId: string | undefined;
   try {
-    taskId = (await hostStore.listTasks()).find((task) => task.runId === answer.runId && task.status === "waiting")?.taskId;
+    taskId = (await hostStore.findTasks({ runId: answer.runId, status: ["waiting"] }))[0]?.taskId;
   } finally {
     await hostStore.close();
   }

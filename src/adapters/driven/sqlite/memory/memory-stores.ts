@@ -1,7 +1,7 @@
 /**
  * The memory family's stores that are SQLite's on an in-memory database (ARCH-8): knowledge,
  * values and budgets (for `MemoryStorage`), approvals, API keys, project configurations and
- * accounts, MCP tasks — each the SQLite store on {@link openMemoryDatabase}, with SQLite's rules
+ * accounts, MCP tasks, session-host records — each the SQLite store on {@link openMemoryDatabase}, with SQLite's rules
  * by construction and nothing on disk. `steamharness/memory` exports them under the memory names.
  */
 import type { ApiKeyStore } from "../../../../ports/api-keys.js";
@@ -13,16 +13,21 @@ import type { KnowledgeStore } from "../../../../ports/knowledge-store.js";
 import type { McpTaskStore } from "../../../../ports/mcp-task-store.js";
 import type { PersistentValueStore } from "../../../../ports/persistent-value-store.js";
 import type { ProjectConfigurationStore } from "../../../../ports/project-configuration-store.js";
+import type { AgentSessionHostStore } from "../../../../ports/session-host-store.js";
 import { createApiKeyStore } from "../../kernel/api-keys.js";
 import { createApprovalStore, sqlApprovalRows } from "../../kernel/approval-store.js";
 import { createBudgetLedger } from "../../kernel/budget-ledger.js";
 import { sqlConfigurationAccounts } from "../../kernel/configuration-accounts.js";
 import { sqlConfigurationStoreOn } from "../../kernel/configuration-rows.js";
 import { createSqlMcpTaskStore } from "../../kernel/mcp-task-rows.js";
+import { createSessionHostStore } from "../../kernel/session-host-store.js";
+import { sqlSessionHostRows } from "../../kernel/sql-session-host-rows.js";
 import { sqlStoragePorts } from "../../kernel/storage-options.js";
 import { createKeySecrets } from "../../system/key-secrets.js";
 import { configurationTables } from "../configuration/configuration-schema.js";
 import { mcpTaskTables } from "../mcp-tasks/mcp-task-schema.js";
+import { sessionHostTables, type SessionHostTables } from "../session-host/host-schema.js";
+import type { SqliteStore } from "../shared/sqlite-sql-driver.js";
 import { storeTables } from "../store/schema.js";
 import { createSqliteBudgetRows } from "../store/sqlite-budget-ledger.js";
 import { sqliteFullText } from "../store/sqlite-knowledge-store.js";
@@ -121,4 +126,37 @@ export function createMemoryConfigurationAccounts(options: { clock?: Clock } = {
  */
 export function createMemoryMcpTaskStore(): McpTaskStore {
   return createSqlMcpTaskStore(openMemoryDatabase("mcp-tasks", mcpTaskTables()));
+}
+
+/** A conversation's in-memory host record (HOST-1 … HOST-7), shared by every store opened on it; see {@link createMemorySessionHostRecord}. */
+export interface MemorySessionHostRecord {
+  readonly kind: "memory-session-host-record";
+}
+const hostDatabases = new WeakMap<MemorySessionHostRecord, SqliteStore<SessionHostTables>>();
+
+/**
+ * A fresh, empty host record: the SQLite host record's tables on an in-memory database
+ * ({@link openMemoryDatabase}), opened at its first statement and freed with the record.
+ *
+ * @example
+ * const record = createMemorySessionHostRecord();
+ */
+export function createMemorySessionHostRecord(): MemorySessionHostRecord {
+  const record = { kind: "memory-session-host-record" } as const;
+  hostDatabases.set(record, openMemoryDatabase("session-host", sessionHostTables()));
+  return record;
+}
+
+/**
+ * The in-memory session-host store (HOST-1 … HOST-7): the kernel's host rows on the record's
+ * in-memory database, SQLite's rules by construction. Several stores opened on one record share it
+ * (as several processes share a SQLite record); closing one store leaves the record.
+ *
+ * @example
+ * const store = createMemorySessionHostStore(createMemorySessionHostRecord());
+ * await store.insertTask({ taskId: "t1", runId: "r1", targetId: 0, prompt: "hi", input: {}, status: "queued", detail: null });
+ */
+export function createMemorySessionHostStore(record: MemorySessionHostRecord): AgentSessionHostStore {
+  const { driver, call } = hostDatabases.get(record)!;
+  return createSessionHostStore(sqlSessionHostRows(driver, "", () => {}), call);
 }

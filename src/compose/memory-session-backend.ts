@@ -1,13 +1,13 @@
-import { SteamharnessError } from "../../../domain/errors.js";
-import { canonicalJson } from "../../../domain/stable-hash.js";
-import type { SessionBackend } from "../../../ports/session-backend.js";
-import type { Clock } from "../../../ports/clock.js";
-import type { SessionAddress } from "../../../ports/session-store.js";
-import type { OwnSessionStore } from "../kernel/session-store.js";
-import { createSessionBackend } from "../kernel/session-backend.js";
-import { createMemorySessionHostRecord, createMemorySessionHostStore, type MemorySessionHostRecord } from "./memory-session-host-store.js";
-import { createMemorySessionLeaseProvider } from "./memory-session-lease.js";
-import { createMemorySessionStore } from "./memory-session-store.js";
+import { SteamharnessError } from "../domain/errors.js";
+import { canonicalJson } from "../domain/stable-hash.js";
+import type { SessionBackend } from "../ports/session-backend.js";
+import type { Clock } from "../ports/clock.js";
+import type { SessionAddress } from "../ports/session-store.js";
+import type { OwnSessionStore } from "../adapters/driven/kernel/session-store.js";
+import { createSessionBackend } from "../adapters/driven/kernel/session-backend.js";
+import { createMemorySessionHostRecord, createMemorySessionHostStore, type MemorySessionHostRecord } from "../adapters/driven/sqlite/memory/memory-stores.js";
+import { createMemorySessionLeaseProvider } from "../adapters/driven/memory/memory-session-lease.js";
+import { createMemorySessionStore } from "../adapters/driven/memory/memory-session-store.js";
 
 const addressKey = (address: SessionAddress): string => canonicalJson({ projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey });
 
@@ -24,7 +24,8 @@ export interface MemorySessionBackendOptions {
 
 /**
  * The in-memory session backend: the reference adapter of the session-backend port and
- * `MemoryStorage.sessions`. Session logs, leases and host records live as long as the backend
+ * `MemoryStorage.sessions`, a composition (ARCH-8): session logs in the memory family's rows, host
+ * records the SQLite ones on in-memory databases. Session logs, leases and host records live as long as the backend
  * object, so re-running a run id on the same storage replays it (SES-3, SES-6); one owner per
  * session within the process (SES-2).
  *

@@ -1,0 +1,2 @@
+CREATE INDEX "agent_host_tasks_status" ON "agent_host_tasks" USING btree ("conversation_id","status","ord");--> statement-breakpoint
+CREATE INDEX "agent_host_tasks_run" ON "agent_host_tasks" USING btree ("conversation_id","run_id","ord");

@@ -1,0 +1,1 @@
+CREATE INDEX `host_tasks_run_idx` ON `host_tasks` (`run_id`);
