@@ -57,3 +57,13 @@ it("MCP-17 a 2026-07-28 call hears its run's logs only when its _meta names a lo
   const heard = (await modernLoggingCall(13, "debug")).filter((frame) => frame.method === "notifications/message").map((frame) => frame.params);
   expect(heard).toEqual(["Tool execution started", "Tool processing data", "Tool execution completed"].map((data) => ({ level: "info", logger: "test_tool_with_logging", data })));
 });
+
+it("MCP-17 a 2026-07-28 call whose run logs before its result is answered as an event stream, the result its last frame (not a JSON body written beside it)", async () => {
+  const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/logLevel": "debug" };
+  const answer = await rawPost(server.url, { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "test_tool_with_logging" }, { jsonrpc: "2.0", id: 14, method: "tools/call", params: { name: "test_tool_with_logging", arguments: {}, _meta: meta } });
+  expect(answer.status).toBe(200);
+  expect(answer.headers["content-type"]).toMatch(/^text\/event-stream/);
+  const frames = answer.body.split(/\r?\n/).filter((line) => line.startsWith("data:")).map((line) => JSON.parse(line.replace(/^data:\s*/, "")) as { id?: number; method?: string; result?: unknown });
+  expect(frames.filter((frame) => frame.method === "notifications/message")).toHaveLength(3);
+  expect(frames.at(-1)).toMatchObject({ id: 14, result: expect.any(Object) });
+});

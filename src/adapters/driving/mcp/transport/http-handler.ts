@@ -210,7 +210,7 @@ export async function mcpHttpListener(options: McpHttpHandlerOptions & { /** MCP
       auth = checked.auth;
     }
     // MCP-17: a 2026-07-28 request needs no session: any host answers it.
-    if (modern.claims(req, body)) return modern.serve(request, body, auth);
+    if (modern.claims(req, body)) return modern.serve(request, body, auth, res);
     return session(req, request, body, auth);
   };
   const handler = ((req: IncomingMessage, res: ServerResponse) => {

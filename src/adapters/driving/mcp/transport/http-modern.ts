@@ -15,7 +15,7 @@
  * request's handlers as `ctx.http.authInfo`.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { classifyInboundRequest, createMcpHandler, PROTOCOL_VERSION_META_KEY, type AuthInfo, type Server } from "@modelcontextprotocol/server";
+import { classifyInboundRequest, createMcpHandler, PROTOCOL_VERSION_META_KEY, type AuthInfo, type Server, type Transport } from "@modelcontextprotocol/server";
 import type { McpServerHandle } from "../../../../ports/mcp-server.js";
 import { refuseParamHeaders, type ParamHeader } from "./http-param-headers.js";
 
@@ -28,9 +28,12 @@ export interface ModernLeg {
   claims(req: IncomingMessage, body: unknown): boolean;
   /**
    * Answers one request of the revision: `request` is its web `Request` (the endpoint's one per
-   * request, aborted when the client goes away), `auth` the verified caller (none without authorization).
+   * request, aborted when the client goes away), `auth` the verified caller (none without
+   * authorization). Given the node response `res`, a request answered with one JSON result is
+   * written to it as the result leaves the server ({@link answerOnNode}); the `Response` then
+   * resolved is the SDK's copy, for a caller that finds `res.headersSent` to drop.
    */
-  serve(request: Request, body: unknown, auth: AuthInfo | undefined): Promise<Response>;
+  serve(request: Request, body: unknown, auth: AuthInfo | undefined, res?: ServerResponse): Promise<Response>;
   /** Aborts the requests in flight. */
   close(): Promise<void>;
 }
@@ -71,6 +74,31 @@ function claimsAtOnce(body: unknown): boolean {
 }
 
 /**
+ * Makes `server` write the JSON result of request `id` to `res` the moment it leaves the server,
+ * before the SDK's transport wraps it in a web `Response` that the endpoint would read back and
+ * copy to `res` (a body stream built, read and copied, and several promise turns, on every call's
+ * way out). Only a result goes this way, and only while nothing else was sent for the request: a
+ * related message first (progress, a log) makes the SDK answer as a stream, and an error may
+ * carry the validation ladder's own HTTP status — both stay the SDK's. The SDK still settles its
+ * exchange as before (its `Response` is dropped, `res` being answered).
+ */
+function answerOnNode(server: Server, res: ServerResponse, id: string | number): void {
+  const connect = server.connect.bind(server);
+  server.connect = (transport: Transport) => {
+    const send = transport.send.bind(transport);
+    let streamed = false;
+    transport.send = (message, options) => {
+      if (!streamed && "result" in message && message.id === id && !res.headersSent) {
+        const body = Buffer.from(JSON.stringify(message));
+        res.writeHead(200, { "content-type": "application/json", "content-length": String(body.length) }).end(body);
+      } else streamed = true;
+      return send(message, options);
+    };
+    return connect(transport);
+  };
+}
+
+/**
  * The 2026-07-28 leg of a Streamable HTTP endpoint, answering each request with a fresh server
  * from `createServer` (the same factory as the 2025-11-25 sessions, so both revisions publish the
  * same tools, prompts and resources).
@@ -81,7 +109,17 @@ function claimsAtOnce(body: unknown): boolean {
  */
 export function createModernLeg(createServer: (revision: "2026-07-28") => McpServerHandle | Promise<McpServerHandle>, listen?: ModernListen, paramHeaders?: ModernParamHeaders): ModernLeg {
   // The handle is the SDK's own Server (the port hides it from the rest of the library).
-  const handler = createMcpHandler(async () => (await createServer("2026-07-28")) as unknown as Server, { legacy: "reject" });
+  // The node responses of the requests in flight that a server may answer itself (answerOnNode).
+  const direct = new WeakMap<Request, { res: ServerResponse; id: string | number }>();
+  const handler = createMcpHandler(
+    async ({ requestInfo }) => {
+      const server = (await createServer("2026-07-28")) as unknown as Server;
+      const target = requestInfo && direct.get(requestInfo);
+      if (target) answerOnNode(server, target.res, target.id);
+      return server;
+    },
+    { legacy: "reject" },
+  );
   return {
     claims(req, body) {
       if (req.method !== "POST" || body === undefined) return false;
@@ -95,9 +133,14 @@ export function createModernLeg(createServer: (revision: "2026-07-28") => McpSer
       return classifyInboundRequest({ httpMethod: "POST", protocolVersionHeader: header("mcp-protocol-version"), mcpMethodHeader: header("mcp-method"), mcpNameHeader: header("mcp-name"), body }).kind !== "legacy";
     },
     // A client that goes away aborts `request`: the SDK then cancels the handler (and the run).
-    serve: async (request, body, auth) =>
+    serve: async (request, body, auth, res) => {
       // SEP-2243: a call whose Mcp-Param-* headers disagree with its arguments is refused before it runs.
-      (paramHeaders && (await refuseParamHeaders(body, request.headers, paramHeaders))) ?? listen?.(body, auth, request.signal) ?? handler.fetch(request, { parsedBody: body, ...(auth ? { authInfo: auth } : {}) }),
+      const refused = (paramHeaders && (await refuseParamHeaders(body, request.headers, paramHeaders))) ?? listen?.(body, auth, request.signal);
+      if (refused) return refused;
+      const id = isPlainObject(body) ? body.id : undefined;
+      if (res && (typeof id === "string" || typeof id === "number")) direct.set(request, { res, id });
+      return handler.fetch(request, { parsedBody: body, ...(auth ? { authInfo: auth } : {}) });
+    },
     close: () => handler.close(),
   };
 }
