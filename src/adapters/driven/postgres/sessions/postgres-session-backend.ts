@@ -8,14 +8,15 @@ import type { SessionBackend } from "../../../../ports/session-backend.js";
 import type { SessionLease } from "../../../../ports/session-lease.js";
 import type { SessionAddress, SessionStore } from "../../../../ports/session-store.js";
 import { checkLeaseRequest } from "../../../../domain/agent/session-lease-rules.js";
-import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, migratePostgresSchema, poolOf, type PostgresConnectionOptions, type PostgresDb, type PostgresQueryable } from "../postgres-database.js";
+import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, migratePostgresSchema, poolOf, postgresCall, type PostgresConnectionOptions, type PostgresDb, type PostgresQueryable } from "../postgres-database.js";
 import { createSessionBackend } from "../../kernel/session-backend.js";
 import type { SessionBase } from "../../kernel/session-store.js";
 import { checkStatementTimeout } from "../postgres-deadlines.js";
-import { createLeaseConnectionPool, type PostgresLeaseKeepAlive } from "./lease-connections.js";
 import { requireMigrationsFolder } from "../../system/migrations-folder.js";
-import { createPostgresSessionHostStore, ensureHostRecord } from "./postgres-session-host-store.js";
-import { createPostgresSessionLeaseProvider, type PostgresSessionLeaseProvider } from "./postgres-session-lease.js";
+import { createSessionHostStore } from "../../kernel/session-host-store.js";
+import { sqlSessionHostRows } from "../../kernel/sql-session-host-rows.js";
+import { postgresSqlDriver } from "../postgres-sql-driver.js";
+import { createPostgresSessionLeaseProvider, type PostgresLeaseKeepAlive, type PostgresSessionLeaseProvider } from "./postgres-session-lease.js";
 import { createPostgresSessionStore, forkPostgresSessionLog, sessionScope, type SessionStoreAccess } from "./postgres-session-store.js";
 import { postgresSessionTables } from "./session-schema.js";
 
@@ -103,15 +104,14 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
   const db: PostgresDb = drizzle({ client: pool });
   const tables = postgresSessionTables(schema);
   const now = options.clock ? () => options.clock!.now() : Date.now;
-  let closed = false;
-  const connections = createLeaseConnectionPool({
+  const leases = createPostgresSessionLeaseProvider({
+    schema,
     connection: options.leaseConnection ?? (options.connectionString ? { connectionString: options.connectionString } : { ...(pool.options as pg.ClientConfig) }),
     ...(options.maxLeaseConnections === undefined ? {} : { maxConnections: options.maxLeaseConnections }),
     ...(options.maxIdleLeaseConnections === undefined ? {} : { maxIdle: options.maxIdleLeaseConnections }),
     ...(options.keepAlive ? { keepAlive: options.keepAlive } : {}),
     statementTimeoutMs,
   });
-  const leases = createPostgresSessionLeaseProvider({ schema, connections, isClosed: () => closed });
   const leased = new Set<SessionLease>();
 
   let migrated: Promise<void> | null = null;
@@ -201,18 +201,19 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
       async hostStore(conversationId, create) {
         await ready();
         if (typeof conversationId !== "string" || conversationId === "") throw new SteamharnessError("input_validation", "a session host record needs a conversationId", { field: "conversationId" });
-        const exists = await ensureHostRecord(db, tables, conversationId, create, now).catch(fault("cannot open the session host record"));
-        return exists ? createPostgresSessionHostStore({ db, tables, conversationId, now }) : null;
+        const { hostRecords } = tables;
+        const record = create ? db.insert(hostRecords).values({ conversationId, createdAt: now() }).onConflictDoNothing().then(() => true) : db.select().from(hostRecords).where(eq(hostRecords.conversationId, conversationId)).then((rows) => rows.length > 0);
+        // The kernel's host rows in tables keyed by conversation id (HOST-1 … HOST-5, HOST-7), shared by hosts on several machines.
+        return (await record.catch(fault("cannot open the session host record"))) ? createSessionHostStore(sqlSessionHostRows(postgresSqlDriver(db, tables, { now }), conversationId, () => {}), postgresCall({ closed: false })) : null;
       },
       async forkLog(request) {
         await ready();
         await forkPostgresSessionLog(db, tables, request, now()).catch(fault("cannot fork the session log"));
       },
       async close() {
-        closed = true;
-        // Sessions still open give their leases up; then the idle lease connections and our pool end.
+        // New leases are refused; sessions still open give theirs up; the idle lease connections and our pool end.
+        leases.close();
         await Promise.all([...leased].map((lease) => lease.release().catch(() => undefined)));
-        await connections.close();
         await end();
       },
     },
