@@ -1,12 +1,13 @@
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import type { SessionBackend } from "../../../../ports/session-backend.js";
 import { openSqliteSessionHostStore, sessionHostDatabasePath } from "../session-host/sqlite-session-host-store.js";
 import { markForeignFork, resolveSessionDatabasePath } from "./session-database-path.js";
 import { sqliteSessionPool } from "./sqlite-session-pool.js";
+import { fileIdOf } from "./sqlite-session-lease.js";
 import { poolSeedsUnder } from "../shared/seed-pool.js";
-import { createSessionBackend } from "../../kernel/session-backend.js";
+import { createSessionBackend, storeHandle } from "../../kernel/session-backend.js";
 import { createSqliteSessionStore, forkSqliteSessionLog } from "./sqlite-session-store.js";
 
 /** Options of {@link createSqliteSessionBackend}. */
@@ -32,10 +33,8 @@ interface Shared {
   store: { close(): Promise<void> };
   handles: number;
   /** The file's identity when opened: a file replaced since gets a connection of its own. */
-  inode: number;
+  fileId: string | null;
 }
-
-const inodeOf = (path: string): number => statSync(path, { throwIfNoEntry: false })?.ino ?? -1;
 
 /**
  * Opens stores so that the handles a process holds on one file share one connection, closed with
@@ -48,30 +47,18 @@ function sharedOpens() {
   const open = new Map<string, Shared>();
   return <T extends { close(): Promise<void> }>(path: string, make: () => T): T => {
     let entry = open.get(path);
-    if (entry && entry.inode !== inodeOf(path)) entry = undefined;
+    if (entry && entry.fileId !== fileIdOf(path)) entry = undefined;
     if (!entry) {
-      entry = { store: make(), handles: 0, inode: inodeOf(path) };
+      entry = { store: make(), handles: 0, fileId: fileIdOf(path) };
       open.set(path, entry);
     }
     const held = entry;
     held.handles++;
-    let closed = false;
-    return new Proxy(held.store as T, {
-      get(target, key) {
-        const value = Reflect.get(target, key, target) as unknown;
-        if (key === "close") {
-          return async () => {
-            if (closed) return;
-            closed = true;
-            if (--held.handles > 0) return;
-            if (open.get(path) === held) open.delete(path);
-            await target.close();
-          };
-        }
-        if (typeof value !== "function") return value;
-        return (...args: unknown[]) => (closed ? Promise.reject(new SteamharnessError("unavailable", "[steamharness] [sqlite] the store is closed")) : (value as (...args: unknown[]) => unknown).apply(target, args));
-      },
-    });
+    return storeHandle(held.store as T, async () => {
+      if (--held.handles > 0) return;
+      if (open.get(path) === held) open.delete(path);
+      await held.store.close();
+    }, "sqlite");
   };
 }
 

@@ -4,7 +4,7 @@ import type { SessionOpenRequest, SessionStore, SessionStoreOpener } from "../..
 import type { SessionLease } from "../../../../ports/session-lease.js";
 import { resolveSessionDatabasePath } from "./session-database-path.js";
 import { createSqliteSessionStore } from "./sqlite-session-store.js";
-import { heldStore, type HeldSession, type SessionBackendDriver } from "../../kernel/session-backend.js";
+import { storeHandle, type HeldSession, type SessionBackendDriver } from "../../kernel/session-backend.js";
 import { fileIdOf, sqliteSessionLeases } from "./sqlite-session-lease.js";
 
 /** Options of {@link createSqliteSessionPool}. */
@@ -125,7 +125,7 @@ export function sqliteSessionPool(options: SqliteSessionPoolOptions): SqliteSess
   return {
     hold,
     leases,
-    open: async (request) => heldStore(await hold(request), "sqlite"),
+    open: async (request) => (({ store, release }) => storeHandle(store, release, "sqlite"))(await hold(request)),
     async close() {
       if (closed) return;
       closed = true;
