@@ -17,7 +17,7 @@ import { createSessionHostStore } from "../../kernel/session-host-store.js";
 import { sqlSessionHostRows } from "../../kernel/sql-session-host-rows.js";
 import { postgresSqlDriver } from "../postgres-sql-driver.js";
 import { createPostgresSessionLeaseProvider, type PostgresLeaseKeepAlive, type PostgresSessionLeaseProvider } from "./postgres-session-lease.js";
-import { createPostgresSessionStore, forkPostgresSessionLog, sessionScope, type SessionStoreAccess } from "./postgres-session-store.js";
+import { createPostgresSessionStore, forkPostgresSessionLog, sessionScope } from "./postgres-session-store.js";
 import { postgresSessionTables } from "./session-schema.js";
 
 /**
@@ -169,11 +169,11 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
         try {
           // The row is created on the lease's own connection, before anything else of this owner.
           const { id: sessionId, base } = (await lease.connection.serial(() => sessionIdOf(lease.connection.db, request.address, true)).catch(fault(`cannot open session ${lease.key}`)))!;
-          const onLease = <T>(work: (queryable: PostgresQueryable) => Promise<T>): Promise<T> => {
+          const on = async <T>(_write: boolean, work: (queryable: PostgresQueryable) => Promise<T>): Promise<T> => {
             if (!lease.isHeld()) throw leaseLost(lease.key);
             return lease.connection.serial(() => work(lease.connection.db));
           };
-          const store = createPostgresSessionStore({ address: request.address, sessionId, base, tables, access: { read: onLease, write: onLease }, ...(request.clock ? { clock: request.clock } : {}) });
+          const store = createPostgresSessionStore({ address: request.address, sessionId, base, tables, on, ...(request.clock ? { clock: request.clock } : {}) });
           return { store, release, extra: { isHeld: () => lease.isHeld(), leaseKey: lease.key } };
         } catch (error) {
           await release().catch(() => undefined);
@@ -187,16 +187,12 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
         if (session === null) return null;
         // A holder of this session's lease (the session host) writes on the lease's connection.
         const lease = leases.heldHere(request.address);
-        const onPool = <T>(work: (queryable: PostgresDb) => Promise<T>) => work(db);
-        const access: SessionStoreAccess = {
-          read: onPool,
-          write: (work) => {
-            if (!lease) return onPool(work);
-            if (lease.lost()) throw leaseLost(lease.key);
-            return lease.isHeld() ? lease.connection.serial(() => work(lease.connection.db)) : onPool(work);
-          },
+        const on = async <T>(write: boolean, work: (queryable: PostgresQueryable) => Promise<T>): Promise<T> => {
+          if (!write || !lease) return work(db);
+          if (lease.lost()) throw leaseLost(lease.key);
+          return lease.isHeld() ? lease.connection.serial(() => work(lease.connection.db)) : work(db);
         };
-        return createPostgresSessionStore({ address: request.address, sessionId: session.id, base: session.base, tables, access, ...(request.clock ? { clock: request.clock } : {}) });
+        return createPostgresSessionStore({ address: request.address, sessionId: session.id, base: session.base, tables, on, ...(request.clock ? { clock: request.clock } : {}) });
       },
       async hostStore(conversationId, create) {
         await ready();
