@@ -5,7 +5,6 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
 import type { SessionBackend } from "../../../../ports/session-backend.js";
-import type { SessionLease } from "../../../../ports/session-lease.js";
 import type { SessionAddress, SessionStore } from "../../../../ports/session-store.js";
 import { checkLeaseRequest } from "../../../../domain/agent/session-lease-rules.js";
 import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, migratePostgresSchema, poolOf, postgresCall, type PostgresConnectionOptions, type PostgresDb, type PostgresQueryable } from "../postgres-database.js";
@@ -112,7 +111,6 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
     ...(options.keepAlive ? { keepAlive: options.keepAlive } : {}),
     statementTimeoutMs,
   });
-  const leased = new Set<SessionLease>();
 
   let migrated: Promise<void> | null = null;
   /** Every call first: migrations applied once (retried after a failure). */
@@ -161,11 +159,7 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
       async hold(request) {
         await ready();
         const lease = (await leases.acquire(request.address, { ownerId: request.ownerId, onBusy: "throw" }))!;
-        leased.add(lease);
-        const release = async () => {
-          leased.delete(lease);
-          await lease.release();
-        };
+        const release = () => lease.release();
         try {
           // The row is created on the lease's own connection, before anything else of this owner.
           const { id: sessionId, base } = (await lease.connection.serial(() => sessionIdOf(lease.connection.db, request.address, true)).catch(fault(`cannot open session ${lease.key}`)))!;
@@ -207,9 +201,8 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
         await forkPostgresSessionLog(db, tables, request, now()).catch(fault("cannot fork the session log"));
       },
       async close() {
-        // New leases are refused; sessions still open give theirs up; the idle lease connections and our pool end.
-        leases.close();
-        await Promise.all([...leased].map((lease) => lease.release().catch(() => undefined)));
+        // Sessions still open give their leases up; the lease connections and our pool end.
+        await leases.close();
         await end();
       },
     },

@@ -193,13 +193,13 @@ function leaseConnections(options: PostgresLeaseConnectionOptions) {
  * asking the server. The lease ends on `release()` (unlock, connection back to the idle set) or
  * when its connection dies — the server drops a dead session's locks at once (process killed:
  * TCP closed) or after the keepalive bound (machine vanished); `isHeld()` turns false as soon as
- * the client sees its connection error or end. `close()` ends the idle connections.
+ * the client sees its connection error or end. `close()` releases every lease held here and ends the connections.
  *
  * @example
  * const leases = createPostgresSessionLeaseProvider({ schema: "steamharness", connection: { connectionString } });
  * const lease = await leases.acquire({ projectId: "p", conversationId: "c", sessionKey: "agent" }, { ownerId: "host-1" });
  */
-export function createPostgresSessionLeaseProvider(options: PostgresLeaseConnectionOptions & { schema: string }): PostgresSessionLeaseProvider & { close(): void } {
+export function createPostgresSessionLeaseProvider(options: PostgresLeaseConnectionOptions & { schema: string }): PostgresSessionLeaseProvider & { close(): Promise<void> } {
   const { schema } = options;
   const connections = leaseConnections(options);
   const keyOf = (address: SessionAddress) => `postgres:${schema}:advisory:${postgresSessionLockKey(schema, address).key}`;
@@ -243,6 +243,7 @@ export function createPostgresSessionLeaseProvider(options: PostgresLeaseConnect
   return {
     acquire: async (target, acquireOptions) => postgresLease(await leases.acquire(target, acquireOptions)),
     heldHere: (address) => postgresLease(leases.heldHere(keyOf(address))),
-    close: connections.close,
+    // New leases are refused; the held ones are given up, their connections ended, and the idle ones too.
+    close: () => (connections.close(), leases.releaseAll()),
   };
 }

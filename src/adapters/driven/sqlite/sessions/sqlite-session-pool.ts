@@ -1,7 +1,6 @@
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
 import type { SessionOpenRequest, SessionStore, SessionStoreOpener } from "../../../../ports/session-store.js";
-import type { SessionLease } from "../../../../ports/session-lease.js";
 import { resolveSessionDatabasePath } from "./session-database-path.js";
 import { createSqliteSessionStore } from "./sqlite-session-store.js";
 import { storeHandle, type HeldSession, type SessionBackendDriver } from "../../kernel/session-backend.js";
@@ -109,7 +108,6 @@ export function sqliteSessionPool(options: SqliteSessionPoolOptions): SqliteSess
   const kept = sharedOpens(maxIdle);
   /** The clock of each held session's run; its kept store stamps appends with it. */
   const clocks = new Map<string, Clock | undefined>();
-  const held = new Set<SessionLease>();
   let closed = false;
   const hold = async (request: SessionOpenRequest): Promise<HeldSession> => {
     if (closed) throw new SteamharnessError("unavailable", "[steamharness] [sqlite] the storage is closed");
@@ -123,11 +121,9 @@ export function sqliteSessionPool(options: SqliteSessionPoolOptions): SqliteSess
       throw wrapAdapterError("sqlite", `cannot open the session ${path}`, error);
     }
     clocks.set(path, request.clock);
-    held.add(lease);
     // Releasing gives the lease up and keeps the store (and the lock's connection) for the next run, unless a call failed.
     const release = async () => {
       clocks.delete(path);
-      held.delete(lease);
       try {
         await lease.release();
       } finally {
@@ -145,8 +141,7 @@ export function sqliteSessionPool(options: SqliteSessionPoolOptions): SqliteSess
       closed = true;
       // A session still held loses its store and its lease.
       kept.closeAll();
-      await Promise.all([...held].map((lease) => lease.release().catch(() => undefined)));
-      leases.closeIdle();
+      await leases.close();
     },
   };
 }
