@@ -15,9 +15,7 @@ export { DEFAULT_POSTGRES_SCHEMA, POSTGRES_MIGRATIONS_TABLE, findPostgresMigrati
 export type { PostgresConnectionOptions } from "./adapters/driven/postgres/postgres-database.js";
 export { createPostgresSessionBackend } from "./adapters/driven/postgres/sessions/postgres-session-backend.js";
 export type { PostgresSessionBackend, PostgresSessionBackendOptions, PostgresLeasedSessionStore } from "./adapters/driven/postgres/sessions/postgres-session-backend.js";
-export { postgresSessionLockKey } from "./adapters/driven/postgres/sessions/postgres-session-lease.js";
-export type { PostgresSessionLease, PostgresSessionLeaseProvider } from "./adapters/driven/postgres/sessions/postgres-session-lease.js";
-export { leaseTakeoverBoundSeconds } from "./adapters/driven/postgres/sessions/lease-connections.js";
-export type { PostgresLeaseKeepAlive, PostgresLeaseConnectionOptions } from "./adapters/driven/postgres/sessions/lease-connections.js";
+export { postgresSessionLockKey, leaseTakeoverBoundSeconds } from "./adapters/driven/postgres/sessions/postgres-session-lease.js";
+export type { PostgresSessionLease, PostgresSessionLeaseProvider, PostgresLeaseKeepAlive, PostgresLeaseConnectionOptions } from "./adapters/driven/postgres/sessions/postgres-session-lease.js";
 export { createPostgresSessionCatalog } from "./adapters/driven/postgres/sessions/postgres-session-catalog.js";
 export type { PostgresSessionCatalogOptions } from "./adapters/driven/postgres/sessions/postgres-session-catalog.js";

@@ -47,36 +47,35 @@ export interface SessionBackendDriver<E extends object = object> {
   close(): Promise<void>;
 }
 
-const STORE_CALLS = ["append", "readRun", "readAfter", "get", "head", "putSnapshot"] as const;
-
 /**
- * The handle of a held session: the store's calls until `close()`, then `unavailable`; `close()`
- * releases the lease once, telling whether any call failed (a family may then drop what it keeps).
+ * A handle on `store` (a session store, a host record): its calls until `close()`, then
+ * `unavailable`; `close()` runs `release` once, telling whether any call of this handle failed (a
+ * family may then drop what it keeps). Every member function of `store` must be async.
  *
  * @example
- * const handle = heldStore({ store, release: () => lease.release() }, "memory");
+ * const handle = storeHandle(store, () => lease.release(), "memory");
  */
-export function heldStore<E extends object>(held: HeldSession<E>, family: string): SessionStore & E {
-  let released = false;
-  let faulted = false;
-  const handle = { ...held.extra, address: held.store.address } as SessionStore & E;
-  const calls = handle as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-  for (const name of STORE_CALLS) {
-    const call = held.store[name] as (...args: unknown[]) => Promise<unknown>;
-    calls[name] = async (...args) => {
-      if (released) throw new SteamharnessError("unavailable", `[steamharness] [${family}] session store is closed`);
-      return call(...args).catch((error: unknown) => {
-        faulted = true;
-        throw error;
-      });
-    };
+export function storeHandle<T extends object>(store: T, release: (faulted: boolean) => Promise<void>, family: string): T {
+  let [released, faulted] = [false, false];
+  const handle: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(store)) {
+    handle[key] =
+      typeof value !== "function"
+        ? value
+        : async (...args: unknown[]) => {
+            if (released) throw new SteamharnessError("unavailable", `[steamharness] [${family}] the store is closed`);
+            return (value as (...args: unknown[]) => Promise<unknown>).apply(store, args).catch((error: unknown) => {
+              faulted = true;
+              throw error;
+            });
+          };
   }
   handle.close = async () => {
     if (released) return;
     released = true;
-    await held.release(faulted);
+    await release(faulted);
   };
-  return handle;
+  return handle as T;
 }
 
 /**
@@ -118,7 +117,7 @@ export function createSessionBackend<E extends object>(driver: SessionBackendDri
     async open(request) {
       ready(request.databasePath);
       const held = await driver.hold(request);
-      return throughBase(heldStore(held, family) as RangedSessionStore & E, held.store.base) as Promise<SessionStore & E>;
+      return throughBase({ ...storeHandle(held.store, held.release, family), ...held.extra } as RangedSessionStore & E, held.store.base) as Promise<SessionStore & E>;
     },
     async openUnleased(request) {
       ready(request.databasePath);

@@ -28,6 +28,8 @@ export interface KernelSessionLeaseProvider<L> extends SessionLeaseProvider {
   acquire(...args: Parameters<SessionLeaseProvider["acquire"]>): Promise<KernelSessionLease<L> | null>;
   /** The held lease of `key` taken through this provider, or `null`. */
   heldHere(key: string): KernelSessionLease<L> | null;
+  /** Releases every lease held here (a closing backend's sessions give theirs up); faults are ignored. */
+  releaseAll(): Promise<void>;
 }
 
 /**
@@ -82,6 +84,9 @@ export function createSessionLeaseProvider<L>(driver: SessionLockDriver<L>): Ker
     heldHere(key) {
       const lease = taken.get(key);
       return lease && lease.isHeld() ? lease : null;
+    },
+    async releaseAll() {
+      await Promise.all([...taken.values()].map((lease) => lease?.release().catch(() => undefined)));
     },
   };
 }

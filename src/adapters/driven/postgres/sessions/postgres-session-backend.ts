@@ -5,18 +5,18 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
 import type { SessionBackend } from "../../../../ports/session-backend.js";
-import type { SessionLease } from "../../../../ports/session-lease.js";
 import type { SessionAddress, SessionStore } from "../../../../ports/session-store.js";
 import { checkLeaseRequest } from "../../../../domain/agent/session-lease-rules.js";
-import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, migratePostgresSchema, poolOf, type PostgresConnectionOptions, type PostgresDb, type PostgresQueryable } from "../postgres-database.js";
+import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, migratePostgresSchema, poolOf, postgresCall, type PostgresConnectionOptions, type PostgresDb, type PostgresQueryable } from "../postgres-database.js";
 import { createSessionBackend } from "../../kernel/session-backend.js";
 import type { SessionBase } from "../../kernel/session-store.js";
 import { checkStatementTimeout } from "../postgres-deadlines.js";
-import { createLeaseConnectionPool, type PostgresLeaseKeepAlive } from "./lease-connections.js";
 import { requireMigrationsFolder } from "../../system/migrations-folder.js";
-import { createPostgresSessionHostStore, ensureHostRecord } from "./postgres-session-host-store.js";
-import { createPostgresSessionLeaseProvider, type PostgresSessionLeaseProvider } from "./postgres-session-lease.js";
-import { createPostgresSessionStore, forkPostgresSessionLog, sessionScope, type SessionStoreAccess } from "./postgres-session-store.js";
+import { createSessionHostStore } from "../../kernel/session-host-store.js";
+import { sqlSessionHostRows } from "../../kernel/sql-session-host-rows.js";
+import { postgresSqlDriver } from "../postgres-sql-driver.js";
+import { createPostgresSessionLeaseProvider, type PostgresLeaseKeepAlive, type PostgresSessionLeaseProvider } from "./postgres-session-lease.js";
+import { createPostgresSessionStore, forkPostgresSessionLog, sessionScope } from "./postgres-session-store.js";
 import { postgresSessionTables } from "./session-schema.js";
 
 /**
@@ -103,16 +103,14 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
   const db: PostgresDb = drizzle({ client: pool });
   const tables = postgresSessionTables(schema);
   const now = options.clock ? () => options.clock!.now() : Date.now;
-  let closed = false;
-  const connections = createLeaseConnectionPool({
+  const leases = createPostgresSessionLeaseProvider({
+    schema,
     connection: options.leaseConnection ?? (options.connectionString ? { connectionString: options.connectionString } : { ...(pool.options as pg.ClientConfig) }),
     ...(options.maxLeaseConnections === undefined ? {} : { maxConnections: options.maxLeaseConnections }),
     ...(options.maxIdleLeaseConnections === undefined ? {} : { maxIdle: options.maxIdleLeaseConnections }),
     ...(options.keepAlive ? { keepAlive: options.keepAlive } : {}),
     statementTimeoutMs,
   });
-  const leases = createPostgresSessionLeaseProvider({ schema, connections, isClosed: () => closed });
-  const leased = new Set<SessionLease>();
 
   let migrated: Promise<void> | null = null;
   /** Every call first: migrations applied once (retried after a failure). */
@@ -161,19 +159,15 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
       async hold(request) {
         await ready();
         const lease = (await leases.acquire(request.address, { ownerId: request.ownerId, onBusy: "throw" }))!;
-        leased.add(lease);
-        const release = async () => {
-          leased.delete(lease);
-          await lease.release();
-        };
+        const release = () => lease.release();
         try {
           // The row is created on the lease's own connection, before anything else of this owner.
           const { id: sessionId, base } = (await lease.connection.serial(() => sessionIdOf(lease.connection.db, request.address, true)).catch(fault(`cannot open session ${lease.key}`)))!;
-          const onLease = <T>(work: (queryable: PostgresQueryable) => Promise<T>): Promise<T> => {
+          const on = async <T>(_write: boolean, work: (queryable: PostgresQueryable) => Promise<T>): Promise<T> => {
             if (!lease.isHeld()) throw leaseLost(lease.key);
             return lease.connection.serial(() => work(lease.connection.db));
           };
-          const store = createPostgresSessionStore({ address: request.address, sessionId, base, tables, access: { read: onLease, write: onLease }, ...(request.clock ? { clock: request.clock } : {}) });
+          const store = createPostgresSessionStore({ address: request.address, sessionId, base, tables, on, ...(request.clock ? { clock: request.clock } : {}) });
           return { store, release, extra: { isHeld: () => lease.isHeld(), leaseKey: lease.key } };
         } catch (error) {
           await release().catch(() => undefined);
@@ -187,32 +181,28 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
         if (session === null) return null;
         // A holder of this session's lease (the session host) writes on the lease's connection.
         const lease = leases.heldHere(request.address);
-        const onPool = <T>(work: (queryable: PostgresDb) => Promise<T>) => work(db);
-        const access: SessionStoreAccess = {
-          read: onPool,
-          write: (work) => {
-            if (!lease) return onPool(work);
-            if (lease.lost()) throw leaseLost(lease.key);
-            return lease.isHeld() ? lease.connection.serial(() => work(lease.connection.db)) : onPool(work);
-          },
+        const on = async <T>(write: boolean, work: (queryable: PostgresQueryable) => Promise<T>): Promise<T> => {
+          if (!write || !lease) return work(db);
+          if (lease.lost()) throw leaseLost(lease.key);
+          return lease.isHeld() ? lease.connection.serial(() => work(lease.connection.db)) : work(db);
         };
-        return createPostgresSessionStore({ address: request.address, sessionId: session.id, base: session.base, tables, access, ...(request.clock ? { clock: request.clock } : {}) });
+        return createPostgresSessionStore({ address: request.address, sessionId: session.id, base: session.base, tables, on, ...(request.clock ? { clock: request.clock } : {}) });
       },
       async hostStore(conversationId, create) {
         await ready();
         if (typeof conversationId !== "string" || conversationId === "") throw new SteamharnessError("input_validation", "a session host record needs a conversationId", { field: "conversationId" });
-        const exists = await ensureHostRecord(db, tables, conversationId, create, now).catch(fault("cannot open the session host record"));
-        return exists ? createPostgresSessionHostStore({ db, tables, conversationId, now }) : null;
+        const { hostRecords } = tables;
+        const record = create ? db.insert(hostRecords).values({ conversationId, createdAt: now() }).onConflictDoNothing().then(() => true) : db.select().from(hostRecords).where(eq(hostRecords.conversationId, conversationId)).then((rows) => rows.length > 0);
+        // The kernel's host rows in tables keyed by conversation id (HOST-1 … HOST-5, HOST-7), shared by hosts on several machines.
+        return (await record.catch(fault("cannot open the session host record"))) ? createSessionHostStore(sqlSessionHostRows(postgresSqlDriver(db, tables, { now }), conversationId, () => {}), postgresCall({ closed: false })) : null;
       },
       async forkLog(request) {
         await ready();
         await forkPostgresSessionLog(db, tables, request, now()).catch(fault("cannot fork the session log"));
       },
       async close() {
-        closed = true;
-        // Sessions still open give their leases up; then the idle lease connections and our pool end.
-        await Promise.all([...leased].map((lease) => lease.release().catch(() => undefined)));
-        await connections.close();
+        // Sessions still open give their leases up; the lease connections and our pool end.
+        await leases.close();
         await end();
       },
     },

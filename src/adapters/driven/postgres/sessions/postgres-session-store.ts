@@ -23,17 +23,6 @@ import { postgresSqlDriver } from "../postgres-sql-driver.js";
 import { driverFault, postgresCall, type PostgresQueryable } from "../postgres-database.js";
 import type { PostgresSessionTables } from "./session-schema.js";
 
-/**
- * Where a store's statements run. A store under a lease runs everything on the lease's
- * connection (fencing: once that connection is gone, nothing of this owner reaches the server);
- * an unleased store reads on the pool and writes on the pool or, while this process holds the
- * session's lease, on the lease's connection.
- */
-export interface SessionStoreAccess {
-  read<T>(work: (db: PostgresQueryable) => Promise<T>): Promise<T>;
-  write<T>(work: (db: PostgresQueryable) => Promise<T>): Promise<T>;
-}
-
 /** Options of {@link createPostgresSessionStore}. */
 export interface PostgresSessionStoreOptions {
   address: SessionAddress;
@@ -42,7 +31,13 @@ export interface PostgresSessionStoreOptions {
   /** A fork's pointer (its row's `base_session_id`, as an address, and `base_seq`). */
   base?: SessionBase | null;
   tables: PostgresSessionTables;
-  access: SessionStoreAccess;
+  /**
+   * Runs `work` where the store reads (`write` false) or writes. A store under a lease runs
+   * everything on the lease's connection (fencing: once that connection is gone, nothing of this
+   * owner reaches the server); an unleased store reads on the pool and writes on the pool or,
+   * while this process holds the session's lease, on the lease's connection.
+   */
+  on<T>(write: boolean, work: (db: PostgresQueryable) => Promise<T>): Promise<T>;
   clock?: Clock;
 }
 
@@ -63,11 +58,11 @@ export function sessionScope(address: SessionAddress): string {
  * `unavailable`.
  *
  * @example
- * const store = createPostgresSessionStore({ address, sessionId: 7, tables, access });
+ * const store = createPostgresSessionStore({ address, sessionId: 7, tables, on: (_write, work) => work(db) });
  * await store.append([{ eventId: "run-1/plan/0", runId: "run-1", type: "plan", payload: { planIndex: 0, text: "…" } }]);
  */
 export function createPostgresSessionStore(options: PostgresSessionStoreOptions): OwnSessionStore {
-  const { sessionId, access } = options;
+  const { sessionId } = options;
   const { sessions, sessionEvents: events, sessionSnapshots: snapshots } = options.tables;
   const address: SessionAddress = structuredClone(options.address);
   const clock = options.clock ?? { now: () => Date.now() };
@@ -107,7 +102,7 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
     }
   };
   const rows = sqlSessionRows({
-    on: (write, step) => (write ? access.write : access.read)(async (db) => step(driverOn(db))),
+    on: (write, step) => options.on(write, async (db) => step(driverOn(db))),
     sessionId,
     fastAppend,
     close: async () => {},

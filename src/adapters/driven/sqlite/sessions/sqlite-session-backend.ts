@@ -1,10 +1,10 @@
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import type { SessionBackend } from "../../../../ports/session-backend.js";
 import { openSqliteSessionHostStore, sessionHostDatabasePath } from "../session-host/sqlite-session-host-store.js";
 import { markForeignFork, resolveSessionDatabasePath } from "./session-database-path.js";
-import { sqliteSessionPool } from "./sqlite-session-pool.js";
+import { sharedOpens, sqliteSessionPool } from "./sqlite-session-pool.js";
 import { poolSeedsUnder } from "../shared/seed-pool.js";
 import { createSessionBackend } from "../../kernel/session-backend.js";
 import { createSqliteSessionStore, forkSqliteSessionLog } from "./sqlite-session-store.js";
@@ -25,54 +25,6 @@ export interface SqliteSessionBackendOptions {
 export interface SqliteSessionBackend extends SessionBackend {
   /** The absolute session folder, or `undefined` for a backend of explicit paths only. */
   readonly agentStoreDir: string | undefined;
-}
-
-/** A store whose connection is shared by the handles this process holds on its file. */
-interface Shared {
-  store: { close(): Promise<void> };
-  handles: number;
-  /** The file's identity when opened: a file replaced since gets a connection of its own. */
-  inode: number;
-}
-
-const inodeOf = (path: string): number => statSync(path, { throwIfNoEntry: false })?.ino ?? -1;
-
-/**
- * Opens stores so that the handles a process holds on one file share one connection, closed with
- * the last handle. Why (issue 45 item 1): a chat's host and the chat's readers open the same host
- * record and session log; each extra connection costs an open on the way in and, when it is the
- * last, a WAL checkpoint with its syncs on the way out. A closed handle rejects with `unavailable`,
- * as a store of its own would.
- */
-function sharedOpens() {
-  const open = new Map<string, Shared>();
-  return <T extends { close(): Promise<void> }>(path: string, make: () => T): T => {
-    let entry = open.get(path);
-    if (entry && entry.inode !== inodeOf(path)) entry = undefined;
-    if (!entry) {
-      entry = { store: make(), handles: 0, inode: inodeOf(path) };
-      open.set(path, entry);
-    }
-    const held = entry;
-    held.handles++;
-    let closed = false;
-    return new Proxy(held.store as T, {
-      get(target, key) {
-        const value = Reflect.get(target, key, target) as unknown;
-        if (key === "close") {
-          return async () => {
-            if (closed) return;
-            closed = true;
-            if (--held.handles > 0) return;
-            if (open.get(path) === held) open.delete(path);
-            await target.close();
-          };
-        }
-        if (typeof value !== "function") return value;
-        return (...args: unknown[]) => (closed ? Promise.reject(new SteamharnessError("unavailable", "[steamharness] [sqlite] the store is closed")) : (value as (...args: unknown[]) => unknown).apply(target, args));
-      },
-    });
-  };
 }
 
 /**

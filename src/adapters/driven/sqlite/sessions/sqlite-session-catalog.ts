@@ -20,28 +20,17 @@ export interface SqliteSessionCatalogOptions {
  * last opened it (a reader creates the `-wal` file), not when the session changed.
  */
 function readFacts(path: string): SessionCatalogRow | null {
-  let client;
+  let client: ReturnType<typeof openSqlite> | undefined;
   try {
     client = openSqlite(path, { readonly: true, fileMustExist: true, timeout: 2000 });
-  } catch {
-    return null;
-  }
-  try {
     const { sessionMeta, sessionEvents } = sessionTables();
-    const { eq } = drizzleOrm();
-    const db = drizzleBetterSqlite3().drizzle({ client });
-    const row = db
-      .select({ projectId: sessionMeta.projectId, conversationId: sessionMeta.conversationId, sessionKey: sessionMeta.sessionKey, lastSeq: sessionMeta.lastSeq, createdAt: sessionMeta.createdAt, baseProjectId: sessionMeta.baseProjectId, baseConversationId: sessionMeta.baseConversationId, baseSessionKey: sessionMeta.baseSessionKey, baseSeq: sessionMeta.baseSeq })
-      .from(sessionMeta)
-      .get();
-    if (!row) return null;
     // The time of the session's last event (`at` of the meta row's `last_seq`), else its creation time.
-    const last = row.lastSeq > 0 ? db.select({ at: sessionEvents.at }).from(sessionEvents).where(eq(sessionEvents.seq, row.lastSeq)).get() : undefined;
-    return { ...row, updatedAt: last?.at ?? row.createdAt };
+    const row = drizzleBetterSqlite3().drizzle({ client }).select({ meta: sessionMeta, at: sessionEvents.at }).from(sessionMeta).leftJoin(sessionEvents, drizzleOrm().eq(sessionEvents.seq, sessionMeta.lastSeq)).get();
+    return row ? { ...row.meta, updatedAt: row.at ?? row.meta.createdAt } : null;
   } catch {
     return null;
   } finally {
-    client.close();
+    client?.close();
   }
 }
 

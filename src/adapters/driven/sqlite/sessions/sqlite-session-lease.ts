@@ -111,12 +111,13 @@ export function createSqliteSessionLeaseProvider(options: SqliteSessionLeaseProv
 /**
  * {@link createSqliteSessionLeaseProvider} keeping up to `maxIdle` released lock-file connections
  * open for the next lease of their session (a lock file replaced or removed since is opened
- * again), as the session pool does; `closeIdle()` closes them, and every one released later.
+ * again), as the session pool does; `close()` releases the leases held here and closes those kept,
+ * and every one released later.
  *
  * @example
  * const leases = sqliteSessionLeases({ agentStoreDir }, 8);
  */
-export function sqliteSessionLeases(options: SqliteSessionLeaseProviderOptions, maxIdle: number): SessionLeaseProvider & { closeIdle(): void } {
+export function sqliteSessionLeases(options: SqliteSessionLeaseProviderOptions, maxIdle: number): SessionLeaseProvider & { close(): Promise<void> } {
   /** Least recently released first. */
   const idle = new Map<string, Lock>();
   let closed = false;
@@ -158,8 +159,9 @@ export function sqliteSessionLeases(options: SqliteSessionLeaseProviderOptions, 
   });
   return {
     ...leases,
-    closeIdle() {
+    async close() {
       closed = true;
+      await leases.releaseAll();
       for (const { client } of idle.values()) client.close();
       idle.clear();
     },

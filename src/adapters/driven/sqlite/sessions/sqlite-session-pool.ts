@@ -1,10 +1,9 @@
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
 import type { SessionOpenRequest, SessionStore, SessionStoreOpener } from "../../../../ports/session-store.js";
-import type { SessionLease } from "../../../../ports/session-lease.js";
 import { resolveSessionDatabasePath } from "./session-database-path.js";
 import { createSqliteSessionStore } from "./sqlite-session-store.js";
-import { heldStore, type HeldSession, type SessionBackendDriver } from "../../kernel/session-backend.js";
+import { storeHandle, type HeldSession, type SessionBackendDriver } from "../../kernel/session-backend.js";
 import { fileIdOf, sqliteSessionLeases } from "./sqlite-session-lease.js";
 
 /** Options of {@link createSqliteSessionPool}. */
@@ -21,14 +20,57 @@ export interface SqliteSessionPool extends SessionStoreOpener {
   close(): Promise<void>;
 }
 
-/** One session file kept open: its store and who holds it now. */
-interface Entry {
-  path: string;
-  store: SessionStore;
+/** A store shared by the handles this process holds on its file. */
+interface Shared {
+  store: { close(): Promise<void> };
+  handles: number;
   /** The file's identity when opened: a file replaced or removed since is opened again. */
   fileId: string | null;
-  clock: Clock | undefined;
-  lease: SessionLease | undefined;
+}
+
+/**
+ * Opens stores so that the handles a process holds on one file share one connection. Why (issue 45
+ * item 1): a chat's host and the chat's readers open the same host record and session log; each
+ * extra connection costs an open on the way in and, when it is the last, a WAL checkpoint with its
+ * syncs on the way out. Of the files no handle holds, the `keepIdle` used last stay open for their
+ * next handle (the session pool's warm sessions), the others close; so does a file whose handle
+ * saw a call fail, once unused (the next handle opens it afresh). A closed handle rejects with
+ * `unavailable`, as a store of its own would; `closeAll()` closes every file, held or not.
+ *
+ * @example
+ * const shared = sharedOpens();
+ * const store = shared(path, () => openSqliteSessionHostStore({ path }));
+ */
+export function sharedOpens(keepIdle = 0) {
+  /** Least recently used first. */
+  const open = new Map<string, Shared>();
+  // A store's close only closes its connection; a failure there leaves nothing to undo.
+  const dispose = (entry: Shared) => entry.store.close().catch(() => undefined);
+  const share = <T extends { close(): Promise<void> }>(path: string, make: () => T): T => {
+    let entry = open.get(path);
+    open.delete(path);
+    if (entry && entry.fileId !== fileIdOf(path)) {
+      if (entry.handles === 0) void dispose(entry);
+      entry = undefined;
+    }
+    const held = entry ?? { store: make(), handles: 0, fileId: fileIdOf(path) };
+    open.set(path, held);
+    held.handles++;
+    return storeHandle(held.store as T, async (faulted) => {
+      held.handles--;
+      if (faulted && open.get(path) === held) open.delete(path);
+      const idle = [...open.values()].filter((kept) => kept.handles === 0);
+      const gone = [...(held.handles === 0 && open.get(path) !== held ? [held] : []), ...idle.slice(0, Math.max(0, idle.length - keepIdle))];
+      for (const [key, kept] of open) if (gone.includes(kept)) open.delete(key);
+      await Promise.all(gone.map(dispose));
+    }, "sqlite");
+  };
+  return Object.assign(share, {
+    closeAll() {
+      for (const entry of open.values()) void dispose(entry);
+      open.clear();
+    },
+  });
 }
 
 const systemClock: Clock = { now: () => Date.now() };
@@ -63,77 +105,43 @@ export function sqliteSessionPool(options: SqliteSessionPoolOptions): SqliteSess
   const maxIdle = Math.max(0, options.maxIdle ?? 8);
   // The lease's lock-file connection is kept beside the store (SES-2: the same lock protocol as any lease provider's).
   const leases = sqliteSessionLeases(options, maxIdle);
-  /** Least recently used first. */
-  const entries = new Map<string, Entry>();
+  const kept = sharedOpens(maxIdle);
+  /** The clock of each held session's run; its kept store stamps appends with it. */
+  const clocks = new Map<string, Clock | undefined>();
   let closed = false;
-  // The store's close only closes its connection; a failure there leaves nothing to undo.
-  const dispose = (entry: Entry) => entry.store.close().catch(() => undefined);
-  const evictIdle = () => {
-    const idle = [...entries.values()].filter((entry) => !entry.lease);
-    while (idle.length > maxIdle) {
-      const oldest = idle.shift()!;
-      entries.delete(oldest.path);
-      void dispose(oldest);
-    }
-  };
-
-  /** The kept entry of `path` if its file is unchanged; otherwise a newly opened one. */
-  const entryFor = (path: string, request: SessionOpenRequest): Entry => {
-    const kept = entries.get(path);
-    entries.delete(path);
-    if (kept && kept.fileId === fileIdOf(path)) return entries.set(path, kept).get(path)!;
-    if (kept) void dispose(kept);
-    const entry: Entry = { path, store: undefined as unknown as SessionStore, fileId: null, clock: undefined, lease: undefined };
-    entry.store = createSqliteSessionStore({ path, address: request.address, clock: { now: () => (entry.clock ?? systemClock).now() } });
-    entry.fileId = fileIdOf(path);
-    return entries.set(path, entry).get(path)!;
-  };
-
   const hold = async (request: SessionOpenRequest): Promise<HeldSession> => {
     if (closed) throw new SteamharnessError("unavailable", "[steamharness] [sqlite] the storage is closed");
     const lease = (await leases.acquire(request.databasePath === undefined ? request.address : { databasePath: request.databasePath }, { ownerId: request.ownerId, onBusy: "throw" }))!;
     const path = resolveSessionDatabasePath({ ...request.address, agentStoreDir: options.agentStoreDir, databasePath: request.databasePath });
-    let entry: Entry;
+    let store: SessionStore;
     try {
-      entry = entryFor(path, request);
+      store = kept(path, () => createSqliteSessionStore({ path, address: request.address, clock: { now: () => (clocks.get(path) ?? systemClock).now() } }));
     } catch (error) {
       await lease.release().catch(() => undefined);
       throw wrapAdapterError("sqlite", `cannot open the session ${path}`, error);
     }
-    entry.lease = lease;
-    entry.clock = request.clock;
+    clocks.set(path, request.clock);
     // Releasing gives the lease up and keeps the store (and the lock's connection) for the next run, unless a call failed.
-    const release = async (faulted: boolean) => {
-      entry.lease = undefined;
-      entry.clock = undefined;
+    const release = async () => {
+      clocks.delete(path);
       try {
         await lease.release();
-      } catch (error) {
-        faulted = true;
-        throw error;
       } finally {
-        // A store that failed is not kept: the next run opens the file afresh.
-        if (faulted || closed) {
-          if (entries.get(entry.path) === entry) entries.delete(entry.path);
-          void dispose(entry);
-        }
-        evictIdle();
+        await store.close();
       }
     };
-    return { store: { ...entry.store, address: structuredClone(request.address) }, release };
+    return { store: { ...store, address: structuredClone(request.address) }, release };
   };
   return {
     hold,
     leases,
-    open: async (request) => heldStore(await hold(request), "sqlite"),
+    open: async (request) => (({ store, release }) => storeHandle(store, release, "sqlite"))(await hold(request)),
     async close() {
       if (closed) return;
       closed = true;
-      const all = [...entries.values()];
-      entries.clear();
       // A session still held loses its store and its lease.
-      await Promise.all(all.map((entry) => Promise.all([dispose(entry), entry.lease?.release().catch(() => undefined)])));
-      leases.closeIdle();
+      kept.closeAll();
+      await leases.close();
     },
   };
 }
