@@ -38,6 +38,8 @@ interface ChatWatch {
  * committed with it, so a later step's text could not go out before them.
  */
 export interface ChatLivePiece {
+  /** The seq the run's first event will have (its `start`'s position), when known. */
+  startSeq: number | null;
   block: number;
   type: "text" | "reasoning";
   offset: number;
@@ -50,7 +52,7 @@ interface LiveRun {
   /** The prefix of the run's output item ids. */
   prefix: string;
   fresh: boolean;
-  step: { next: number; parts: Map<string, { block: number; type: "text" | "reasoning"; text: string; hash: number }> } | null;
+  step: { startSeq: number | null; next: number; parts: Map<string, { block: number; type: "text" | "reasoning"; text: string; hash: number }> } | null;
   listeners: Set<(piece: ChatLivePiece) => void>;
 }
 
@@ -135,10 +137,13 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
   };
   // UI-1: the first model steps streaming in this process, by chat and run (what a live reader attaches to).
   const live = new Map<string, Map<string, LiveRun>>();
+  // The last seq of the logs of chats followed live: a run's first append starts right after it (only the chat's host appends).
+  const heads = new Map<string, number>();
   const appended = (conversationId: string, events: readonly SessionEvent[]): void => {
     const runs = live.get(conversationId);
     if (!runs) return;
     for (const event of events) {
+      heads.set(conversationId, Math.max(heads.get(conversationId) ?? 0, event.seq));
       const run = runs.get(event.runId);
       if (!run) continue;
       // The run's first append holds its first step (or only its prompt): readers take it from the log.
@@ -168,7 +173,10 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
             // its sockets without waiting for the rest of the turn. Later appends do not wait: a
             // turn of many steps with many readers is not slowed by one loop turn per step.
             // A closed store forgets its chat, so the set holds only chats with open stores.
-            if (key === "close" && "head" in object) live.delete(conversationId);
+            if (key === "close" && "head" in object) {
+              live.delete(conversationId);
+              heads.delete(conversationId);
+            }
             if (key === "close") moved.delete(conversationId);
             else if (key !== "append") moved.add(conversationId);
             if (notify(conversationId) && key === "append" && moved.delete(conversationId)) await pastPoll();
@@ -217,7 +225,8 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
           if (partType !== "text" && partType !== "reasoning" && tool === undefined) return;
           if (run.step === null) {
             if (!run.fresh) return;
-            run.step = { next: 0, parts: new Map() };
+            const head = heads.get(conversationId);
+            run.step = { startSeq: head === undefined ? null : head + 1, next: 0, parts: new Map() };
           }
           const block = run.step.next++;
           if (partType === "text" || partType === "reasoning") run.step.parts.set(id, { block, type: partType, text: "", hash: FNV_START });
@@ -227,7 +236,7 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
           const offset = part.text.length;
           part.text += chunk.delta;
           part.hash = fnv(chunk.delta, part.hash);
-          const piece: ChatLivePiece = { block: part.block, type: part.type, offset, delta: chunk.delta, hash: hex(part.hash) };
+          const piece: ChatLivePiece = { startSeq: run.step.startSeq, block: part.block, type: part.type, offset, delta: chunk.delta, hash: hex(part.hash) };
           for (const listener of run.listeners) listener(piece);
         }
         return;
@@ -236,10 +245,11 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
 
     /**
      * UI-1: follows the run `runId` the caller is about to queue (nothing of it is logged yet):
-     * its first model step's deltas go to its live readers. Forgotten at the run's first append,
-     * or by the returned function (the run was not queued after all).
+     * its first model step's deltas go to its live readers. `lastSeq`: the chat's log head now.
+     * Forgotten at the run's first append, or by the returned function (the run was not queued after all).
      */
-    expect(conversationId: string, runId: string): () => void {
+    expect(conversationId: string, runId: string, lastSeq: number): () => void {
+      heads.set(conversationId, Math.max(heads.get(conversationId) ?? 0, lastSeq));
       let runs = live.get(conversationId);
       if (!runs) live.set(conversationId, (runs = new Map()));
       const run: LiveRun = { prefix: agentItemIdPrefix(runId), fresh: true, step: null, listeners: new Set() };
@@ -255,7 +265,7 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
     live(conversationId: string, runId: string, listener: (piece: ChatLivePiece) => void): () => void {
       const run = live.get(conversationId)?.get(runId);
       if (!run) return () => {};
-      if (run.step) for (const part of run.step.parts.values()) if (part.text !== "") listener({ block: part.block, type: part.type, offset: 0, delta: part.text, hash: hex(part.hash) });
+      if (run.step) for (const part of run.step.parts.values()) if (part.text !== "") listener({ startSeq: run.step.startSeq, block: part.block, type: part.type, offset: 0, delta: part.text, hash: hex(part.hash) });
       run.listeners.add(listener);
       const held = run;
       return () => {

@@ -195,6 +195,21 @@ const idOf = (position: StreamCursor): string => `${position.seq}-${position.ind
 const isAfter = (position: StreamCursor, cursor: StreamCursor | null): boolean => cursor === null || position.seq > cursor.seq || (position.seq === cursor.seq && position.index > cursor.index);
 
 /**
+ * The SSE id of a chunk read from the log at `position`: its position, except the chunks the first
+ * model step (part ids `0.<block>`) also streams live — its `start-step` and the starts and texts
+ * of its blocks — which carry the live cursor (`0~s`, `0~<block>.<length>.<hash>` of the whole
+ * text), so a read gives them the same ids whether they went out live or from the log.
+ */
+function labelOf(chunk: UiMessageChunk, position: StreamCursor, first: boolean): string {
+  const block = typeof chunk.id === "string" ? /^0\.(\d+)$/.exec(chunk.id)?.[1] : undefined;
+  if (chunk.type === "start-step" && first) return "0~s";
+  if (block === undefined || !/^(text|reasoning)-(start|delta)$/.test(chunk.type)) return idOf(position);
+  if (chunk.type.endsWith("-start")) return `0~${block}.0.${chatTextHash("")}`;
+  const text = String(chunk.delta);
+  return `0~${block}.${text.length}.${chatTextHash(text)}`;
+}
+
+/**
  * The mask's view of one chunk of the step it covers: the chunk, what is left of it, `null` when
  * it was sent, or `"replay"` when the text read is not the text the cursor saw (another attempt).
  */
@@ -263,8 +278,8 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
     }
     if (!started) {
       started = true;
-      // No position names it yet: a client that has only it resumes from `start`.
-      out.enqueue(frame(fold.start(), null));
+      // The position of the run's first event, which the step's commit appends first (unknown: no cursor, a client that has only it resumes from `start`).
+      out.enqueue(frame(fold.start(), piece.startSeq === null ? null : idOf({ seq: piece.startSeq, index: START })));
     }
     const id = `0.${piece.block}`;
     if (!mask.step) {
@@ -347,7 +362,7 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
             break;
           }
           if (left === null) continue;
-          stream.enqueue(frame(left, idOf(position)));
+          stream.enqueue(frame(left, labelOf(chunk, position, step && !logged)));
           sent++;
         }
         if (replay) continue;
