@@ -262,6 +262,15 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
   let out: ReadableStreamDefaultController<Uint8Array> | null = null;
   let replay = false;
   const frame = (chunk: UiMessageChunk, id: string | null) => encoder.encode(`${id === null ? "" : `id: ${id}\n`}data: ${JSON.stringify(chunk)}\n\n`);
+  let sentLive = false;
+  let joined: { type: string; id: string; delta: string; cursor: string } | null = null;
+  /** Sends the live deltas joined since the last tick (before anything else goes out, to keep the order). */
+  const flush = (): void => {
+    if (joined === null) return;
+    const { cursor, ...chunk } = joined;
+    joined = null;
+    if (!closed) out?.enqueue(frame(chunk, cursor));
+  };
   /** Sends a live piece of the turn's first step (nothing precedes it but the message's `start`). */
   const live = (piece: ChatLivePiece): void => {
     // A reader resuming after a position of the log has the first step from the log.
@@ -284,20 +293,37 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
     const id = `0.${piece.block}`;
     if (!mask.step) {
       mask.step = true;
+      flush();
       out.enqueue(frame({ type: "start-step" }, "0~s"));
     }
     let sent = mask.sent.get(piece.block);
     if (sent === undefined) {
       sent = 0;
+      flush();
       out.enqueue(frame({ type: `${piece.type}-start`, id }, `0~${piece.block}.0.${chatTextHash("")}`));
     }
     const end = piece.offset + piece.delta.length;
     if (end <= sent) return;
     mask.sent.set(piece.block, end);
-    out.enqueue(frame({ type: `${piece.type}-delta`, id, delta: piece.delta.slice(sent - piece.offset) }, `0~${piece.block}.${end}.${piece.hash}`));
+    const delta = piece.delta.slice(sent - piece.offset);
+    // The first delta goes out now; later ones of the same block are joined per tick (one frame, the last cursor), as Responses does.
+    if (joined?.id === id) {
+      joined.delta += delta;
+      joined.cursor = `0~${piece.block}.${end}.${piece.hash}`;
+      return;
+    }
+    flush();
+    if (!sentLive) {
+      sentLive = true;
+      out.enqueue(frame({ type: `${piece.type}-delta`, id, delta }, `0~${piece.block}.${end}.${piece.hash}`));
+      return;
+    }
+    joined = { type: `${piece.type}-delta`, id, delta, cursor: `0~${piece.block}.${end}.${piece.hash}` };
+    setImmediate(flush);
   };
   let unsubscribe: (() => void) | null = null;
   const done = async (stream: ReadableStreamDefaultController<Uint8Array>) => {
+    flush();
     closed = true;
     unsubscribe?.();
     reading.delete(controller);
@@ -329,7 +355,7 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
           await entries.return(undefined);
           entries = chats.stream(tenant, chatId, turn.taskId, controller.signal);
           fold = createUiChunkFold(turn.runId);
-          [after, mask, seq, index, started, logged] = [null, null, 0, 0, false, false];
+          [after, mask, seq, index, started, logged, joined] = [null, null, 0, 0, false, false, null];
         }
         const next = await entries.next().catch((error: unknown) => ({ done: false as const, value: { kind: "end" as const, status: "failed" as const, error: { code: "internal", message: isSteamharnessError(error) ? error.message : "[steamharness] [chat] the stream failed" } } }));
         if (next.done) return done(stream);
@@ -362,6 +388,7 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
             break;
           }
           if (left === null) continue;
+          flush();
           stream.enqueue(frame(left, labelOf(chunk, position, step && !logged)));
           sent++;
         }
