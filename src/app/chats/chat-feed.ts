@@ -7,6 +7,9 @@
  * Readers woken together share their reads of one version (`shared`): 100 watchers of one turn
  * cost one read per commit, not 100.
  */
+import type { SessionEvent } from "../../domain/agent/session-events.js";
+import { agentItemIdPrefix } from "../../domain/agent/ids.js";
+import type { OutputItemStreamChunk } from "../../domain/output-items.js";
 import type { AgentSessionHostStore } from "../../ports/session-host-store.js";
 import type { SessionBackend } from "../../ports/session-backend.js";
 import type { SessionStore } from "../../ports/session-store.js";
@@ -25,6 +28,50 @@ interface ChatWatch {
   probe: () => Promise<string>;
   /** Reads of the current version, by key. */
   reads: Map<string, Promise<unknown>>;
+}
+
+/**
+ * A piece of the text of a turn's first model step as the model streams it (UI-1 live deltas),
+ * before the step is committed: `delta` of block `block` (the block's index in the step's content,
+ * as the log will hold it) starting at `offset`; `hash` is the FNV-1a of the block's text through
+ * this piece. Only the first step streams live: what precedes a later step (its tool results) is
+ * committed with it, so a later step's text could not go out before them.
+ */
+export interface ChatLivePiece {
+  /** The seq the run's first event will have (its `start`'s position), when known. */
+  startSeq: number | null;
+  block: number;
+  type: "text" | "reasoning";
+  offset: number;
+  delta: string;
+  hash: string;
+}
+
+/** A run the live tap follows: whether nothing of it is logged yet, and its first step while it streams. */
+interface LiveRun {
+  /** The prefix of the run's output item ids. */
+  prefix: string;
+  fresh: boolean;
+  step: { startSeq: number | null; next: number; parts: Map<string, { block: number; type: "text" | "reasoning"; text: string; hash: number }> } | null;
+  listeners: Set<(piece: ChatLivePiece) => void>;
+}
+
+/**
+ * FNV-1a (32 bits) of `text`: the fingerprint a live cursor carries of
+ * the block's text so far, so a resume can tell the logged text from another attempt's.
+ *
+ * @example
+ * chatTextHash("Hello"); // "f55c314b"
+ */
+export function chatTextHash(text: string): string {
+  return hex(fnv(text, FNV_START));
+}
+const FNV_START = 0x811c9dc5;
+const hex = (hash: number): string => hash.toString(16).padStart(8, "0");
+function fnv(text: string, from: number): number {
+  let hash = from;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 16777619) >>> 0;
+  return hash;
 }
 
 /** Resolves after the event loop's next poll phase (an immediate queued from an immediate runs in the next loop turn). */
@@ -88,6 +135,23 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
     wake(watch);
     return waiting;
   };
+  // UI-1: the first model steps streaming in this process, by chat and run (what a live reader attaches to).
+  const live = new Map<string, Map<string, LiveRun>>();
+  // The last seq of the logs of chats followed live: a run's first append starts right after it (only the chat's host appends).
+  const heads = new Map<string, number>();
+  const appended = (conversationId: string, events: readonly SessionEvent[]): void => {
+    const runs = live.get(conversationId);
+    if (!runs) return;
+    for (const event of events) {
+      heads.set(conversationId, Math.max(heads.get(conversationId) ?? 0, event.seq));
+      const run = runs.get(event.runId);
+      if (!run) continue;
+      // The run's first append holds its first step (or only its prompt): readers take it from the log.
+      run.fresh = false;
+      run.step = null;
+      if (run.listeners.size === 0) runs.delete(event.runId);
+    }
+  };
   /** Chats whose host record changed since their last append that woke readers (while their stores are open). */
   const moved = new Set<string>();
   const after = <T extends object>(target: T, conversationId: string): T =>
@@ -98,7 +162,9 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
         if (!WRITES.has(key)) return value.bind(object);
         return async (...args: unknown[]) => {
           try {
-            return await (value as (...args: unknown[]) => Promise<unknown>).apply(object, args);
+            const result = await (value as (...args: unknown[]) => Promise<unknown>).apply(object, args);
+            if (key === "append") appended(conversationId, (result as { events: readonly SessionEvent[] }).events);
+            return result;
           } finally {
             // Issue 45 item 1: after a task moved (a turn started or continued), the first append
             // that woke readers is read and sent by them (in microtasks: SQLite reads are
@@ -107,6 +173,10 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
             // its sockets without waiting for the rest of the turn. Later appends do not wait: a
             // turn of many steps with many readers is not slowed by one loop turn per step.
             // A closed store forgets its chat, so the set holds only chats with open stores.
+            if (key === "close" && "head" in object) {
+              live.delete(conversationId);
+              heads.delete(conversationId);
+            }
             if (key === "close") moved.delete(conversationId);
             else if (key !== "append") moved.add(conversationId);
             if (notify(conversationId) && key === "append" && moved.delete(conversationId)) await pastPoll();
@@ -136,6 +206,71 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
           return store && after<AgentSessionHostStore>(store, conversationId);
         },
         close: () => backend.close(),
+      };
+    },
+
+    /**
+     * UI-1: takes the output chunks of the chat's host in this process (its `subscribe`): the
+     * text and reasoning deltas of a model step go to the step's live readers as they stream.
+     */
+    chunk(conversationId: string, chunk: OutputItemStreamChunk): void {
+      const runs = live.get(conversationId);
+      if (!runs) return;
+      const id = chunk.type === "add" ? chunk.item.id : chunk.id;
+      for (const run of runs.values()) {
+        if (!id.startsWith(run.prefix)) continue;
+        if (chunk.type === "add" && chunk.item.metadata.kind === "agent-part") {
+          const { partType, tool } = chunk.item.metadata;
+          // A step's blocks are its text and reasoning parts and its tool calls, in order.
+          if (partType !== "text" && partType !== "reasoning" && tool === undefined) return;
+          if (run.step === null) {
+            if (!run.fresh) return;
+            const head = heads.get(conversationId);
+            run.step = { startSeq: head === undefined ? null : head + 1, next: 0, parts: new Map() };
+          }
+          const block = run.step.next++;
+          if (partType === "text" || partType === "reasoning") run.step.parts.set(id, { block, type: partType, text: "", hash: FNV_START });
+        } else if (chunk.type === "delta" && run.step !== null) {
+          const part = run.step.parts.get(id);
+          if (!part || chunk.delta === "") return;
+          const offset = part.text.length;
+          part.text += chunk.delta;
+          part.hash = fnv(chunk.delta, part.hash);
+          const piece: ChatLivePiece = { startSeq: run.step.startSeq, block: part.block, type: part.type, offset, delta: chunk.delta, hash: hex(part.hash) };
+          for (const listener of run.listeners) listener(piece);
+        }
+        return;
+      }
+    },
+
+    /**
+     * UI-1: follows the run `runId` the caller is about to queue (nothing of it is logged yet):
+     * its first model step's deltas go to its live readers. `lastSeq`: the chat's log head now.
+     * Forgotten at the run's first append, or by the returned function (the run was not queued after all).
+     */
+    expect(conversationId: string, runId: string, lastSeq: number): () => void {
+      heads.set(conversationId, Math.max(heads.get(conversationId) ?? 0, lastSeq));
+      let runs = live.get(conversationId);
+      if (!runs) live.set(conversationId, (runs = new Map()));
+      const run: LiveRun = { prefix: agentItemIdPrefix(runId), fresh: true, step: null, listeners: new Set() };
+      if (!runs.has(runId)) runs.set(runId, run);
+      return () => void (live.get(conversationId)?.get(runId) === run && live.get(conversationId)!.delete(runId));
+    },
+
+    /**
+     * UI-1: `listener` receives the deltas of `runId`'s first model step while it streams in this
+     * process (a run announced with `expect`): first what it said so far (one piece per block),
+     * then each delta. Returns the unsubscribe.
+     */
+    live(conversationId: string, runId: string, listener: (piece: ChatLivePiece) => void): () => void {
+      const run = live.get(conversationId)?.get(runId);
+      if (!run) return () => {};
+      if (run.step) for (const part of run.step.parts.values()) if (part.text !== "") listener({ startSeq: run.step.startSeq, block: part.block, type: part.type, offset: 0, delta: part.text, hash: hex(part.hash) });
+      run.listeners.add(listener);
+      const held = run;
+      return () => {
+        held.listeners.delete(listener);
+        if (held.listeners.size === 0 && !held.fresh && held.step === null && live.get(conversationId)?.get(runId) === held) live.get(conversationId)!.delete(runId);
       };
     },
 

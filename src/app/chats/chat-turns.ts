@@ -18,7 +18,7 @@ import { liveHost } from "../session-host/registry.js";
 import type { AgentSessionHost } from "../session-host/types.js";
 import { createTenantCache, type Closeable } from "../tenants/tenant-cache.js";
 import { tenantStorages } from "../tenants/tenant-storage.js";
-import { createChatFeed } from "./chat-feed.js";
+import { createChatFeed, type ChatLivePiece } from "./chat-feed.js";
 import { forkSession } from "../time-travel/fork-session.js";
 import type { ForkHazard } from "../../domain/time-travel/fork.js";
 import { isSteamharnessError, SteamharnessError } from "../../domain/errors.js";
@@ -235,7 +235,11 @@ export function createChatTurns(options: ChatTurnsOptions) {
     if (liveHost(conversationId)) return;
     try {
       const host = await node.openSessionHost(contextOf(tenant, conversationId, principal));
-      if (host) opened.set(conversationId, host);
+      if (host) {
+        opened.set(conversationId, host);
+        // UI-1: the model's deltas reach this process's readers of the chat as they stream.
+        host.subscribe((chunk) => feed.chunk(conversationId, chunk), { snapshots: false });
+      }
     } catch (error) {
       if (!isSteamharnessError(error, "session_busy")) throw error;
     }
@@ -280,8 +284,15 @@ export function createChatTurns(options: ChatTurnsOptions) {
       if (last && !request.regenerate) return { taskId: last.taskId, runId: last.runId, created: false, status: last.status };
       const taskId = earlier.length === 0 ? base : `${base}~${earlier.length}`;
       await ensureHost(request.tenant, conversationId, request.node, request.principal);
+      // UI-1: the turn's first step streams live to this process's readers (a steer joins a running turn instead).
+      const log = !request.steer && opened.has(conversationId) ? await logOf(request.tenant, request.chatId) : null;
+      const unexpect = log ? feed.expect(conversationId, `run-${taskId}`, (await log.head()).lastSeq) : null;
       const command = request.steer ? ({ type: "steer", prompt: request.text, taskId } as const) : ({ type: "submit", prompt: request.text, mode: "queue", taskId } as const);
-      const result = await sendAgentSessionCommand(conversationId, command, { sessions: sessionsOf(request.tenant) });
+      const result = await sendAgentSessionCommand(conversationId, command, { sessions: sessionsOf(request.tenant) }).catch((error: unknown) => {
+        unexpect?.();
+        throw error;
+      });
+      if (result.type !== "submit" || !result.created) unexpect?.();
       if (result.type === "stored") return { taskId, runId: `run-${taskId}`, created: true, status: "queued" };
       if (result.type === "steer") return { taskId: result.taskId, runId: result.runId, created: result.created, status: result.into === null ? "running" : "queued" };
       if (result.type !== "submit") throw new SteamharnessError("internal", "[steamharness] [chat] submit answered with another command's result");
@@ -387,6 +398,16 @@ export function createChatTurns(options: ChatTurnsOptions) {
       await ensureHost(tenant, conversationId, node);
       const result = await sendAgentSessionCommand(conversationId, { type: "cancel", taskId: task.taskId }, { sessions: sessionsOf(tenant) });
       return result.type === "stored" || (result.type === "cancel" && result.cancelled.length > 0);
+    },
+
+    /**
+     * UI-1: `listener` receives the text deltas of `runId`'s first model step as they stream, when
+     * this process runs the chat's host and queued the turn (`null` otherwise: the log is the only
+     * source). Returns the unsubscribe.
+     */
+    live(tenant: string, chatId: string, runId: string, listener: (piece: ChatLivePiece) => void): (() => void) | null {
+      const conversationId = chatConversationId(tenant, chatId);
+      return opened.has(conversationId) ? feed.live(conversationId, runId, listener) : null;
     },
 
     /**

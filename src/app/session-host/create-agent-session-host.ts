@@ -186,7 +186,7 @@ export async function openAgentSessionHost(conversationId: string, setup: AgentS
         if (command.type === "cancel" && command.taskId === undefined) tasks.abort();
         return control(command);
       },
-      subscribe: (listener) => runtime.subscribe(listener),
+      subscribe: (listener, options) => runtime.subscribe(listener, options),
       snapshot: () => runtime.snapshot(),
       tasks: () => runtime.visibleTasks(),
       waitForTask,

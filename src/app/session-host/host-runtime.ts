@@ -66,6 +66,7 @@ export class HostRuntime {
   /** Tasks of an earlier host that a run of this one continues by its run id (EXT-7): scheduled despite `minOrder`. */
   private readonly adopted = new Set<string>();
   private readonly listeners = new Set<(chunk: OutputItemStreamChunk) => void>();
+  private readonly runOnly = new Set<(chunk: OutputItemStreamChunk) => void>();
   private readonly changeWaiters = new Set<() => void>();
   private readonly background = new Set<Promise<unknown>>();
   private readonly backgroundController = new AbortController();
@@ -82,13 +83,16 @@ export class HostRuntime {
     return result;
   }
 
-  subscribe(listener: (chunk: OutputItemStreamChunk) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+  /** `snapshots: false`: the runs' chunks only (no `agent-session` snapshot is built for this listener). */
+  subscribe(listener: (chunk: OutputItemStreamChunk) => void, options?: { snapshots?: boolean }): () => void {
+    const set = options?.snapshots === false ? this.runOnly : this.listeners;
+    set.add(listener);
+    return () => set.delete(listener);
   }
 
   emit(chunk: OutputItemStreamChunk): void {
     for (const listener of this.listeners) listener(chunk);
+    for (const listener of this.runOnly) listener(chunk);
   }
 
   /** Forwards a run's chunk; its own session item is folded into the host snapshot instead. */

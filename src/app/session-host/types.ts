@@ -78,8 +78,8 @@ export interface AgentSessionHost {
   status(): AgentSessionHostStatus;
   /** Runs a command here (what `controlAgentSession` does for a host in this process). */
   control(command: AgentSessionCommand): Promise<AgentSessionCommandResult>;
-  /** Receives every output chunk: the runs' items and the `agent-session` snapshot. Returns an unsubscribe. */
-  subscribe(listener: (chunk: OutputItemStreamChunk) => void): () => void;
+  /** Receives every output chunk: the runs' items and the `agent-session` snapshot (none with `snapshots: false`: the runs' items only, no snapshot is built for it). Returns an unsubscribe. */
+  subscribe(listener: (chunk: OutputItemStreamChunk) => void, options?: { snapshots?: boolean }): () => void;
   /** The current `agent-session` snapshot item (HOST-6). */
   snapshot(): Promise<OutputItem>;
   /** Every task of the session, in submission order. */

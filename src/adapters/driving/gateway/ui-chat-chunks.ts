@@ -1,7 +1,8 @@
 /**
  * The AI SDK UI message stream of a chat turn (UI-1, UI-2) as a pure fold over the turn's logged
- * session events: the same events give the same chunks, with the same part ids (`<seq>.<index>`)
- * and the same `messageId`, however often and by whichever host they are read. That is what lets
+ * session events: the same events give the same chunks, with the same part ids (`<prev>.<index>`:
+ * block `index` of the model step after the run's step logged at `prev`, 0 for its first — known
+ * before the step is committed, so the deltas sent live carry the ids the log gives them) and the same `messageId`, however often and by whichever host they are read. That is what lets
  * a resumed stream be a replay (`resumeStreamIsReplay`: the client rebuilds the message from
  * `start`) and a cursor (`after`) name a position in it: the log's `seq`.
  */
@@ -41,6 +42,8 @@ export function createUiChunkFold(runId: string) {
   const denied = new Set<string>();
   // The text of the latest plan (what a plan's approval part shows).
   let plan = "";
+  // The seq of the run's last model step (assistant message or retry), 0 before its first: a step's part ids name it.
+  let previous = 0;
   const text = (id: string, type: "text" | "reasoning", delta: string): UiMessageChunk[] =>
     delta === "" ? [] : [{ type: `${type}-start`, id }, { type: `${type}-delta`, id, delta }, { type: `${type}-end`, id }];
   const finish = (status: string, finishReason: string): UiMessageChunk[] => {
@@ -79,7 +82,7 @@ export function createUiChunkFold(runId: string) {
       case "assistant": {
         const chunks: UiMessageChunk[] = [{ type: "start-step" }];
         step.blocks.forEach((block, index) => {
-          const id = `${event.seq}.${index}`;
+          const id = `${previous}.${index}`;
           if (block.type === "text") chunks.push(...text(id, "text", block.text));
           else if (block.type === "reasoning") chunks.push(...text(id, "reasoning", block.text));
           else if (block.type === "toolCall") chunks.push({ type: "tool-input-available", toolCallId: block.id, toolName: block.name, input: block.arguments, dynamic: true });
@@ -89,7 +92,7 @@ export function createUiChunkFold(runId: string) {
       }
       case "retry": {
         // OUT-3: what a failed attempt streamed stays in the answer.
-        const chunks = step.partialText.flatMap(({ index, text: said }) => text(`${event.seq}.${index}`, "text", said));
+        const chunks = step.partialText.flatMap(({ index, text: said }) => text(`${previous}.${index}`, "text", said));
         chunks.push({ type: "data-notice", id: `${event.seq}`, data: { kind: "retry", attempt: step.attempt, max: step.max, reason: step.kind } });
         return chunks;
       }
@@ -131,7 +134,11 @@ export function createUiChunkFold(runId: string) {
     start: (): UiMessageChunk => ({ type: "start", messageId: uiMessageIdOf(runId) }),
     /** The chunks of one entry of the turn's stream. */
     push(entry: ChatStreamEntry): UiMessageChunk[] {
-      if (entry.kind === "event") return event(entry.event);
+      if (entry.kind === "event") {
+        const chunks = event(entry.event);
+        if (entry.event.type === "assistant_message" || entry.event.type === "model_retry") previous = entry.event.seq;
+        return chunks;
+      }
       // The log said how the turn ended, or it ended before its run logged an end (cancelled while queued, failed to start).
       if (ended) return [];
       if (entry.status === "cancelled") return stopped();

@@ -18,6 +18,7 @@ import { describeSchemaError } from "../../../domain/schema-errors.js";
 import type { HarnessRuntime } from "../../../ports/runtime.js";
 import type { Storage } from "../../../ports/storage.js";
 import { createUiChunkFold, type UiMessageChunk } from "./ui-chat-chunks.js";
+import { chatTextHash, type ChatLivePiece } from "../../../app/chats/chat-feed.js";
 
 /** The headers of a UI message stream response (the AI SDK's `UI_MESSAGE_STREAM_HEADERS`). */
 export const UI_CHAT_STREAM_HEADERS: Readonly<Record<string, string>> = {
@@ -167,16 +168,64 @@ function chatIdOf(request: Request, suffix: "stream" | "stop" | "fork"): string 
 /**
  * A position in a turn's stream: the chunk `index` of the chunks of the log event `seq` (the SSE
  * `id`, `<seq>-<index>`); index -1 (`<seq>-start`) is the turn's `start`, just before the chunks of
- * its first event `seq`.
+ * its first event `seq`. `live` (UI-1, `<seq>~s` or `<seq>~<block>.<offset>.<hash>`): inside the
+ * model step logged after the run's event `seq`, sent live before it was committed — after its
+ * `start-step`, or through `offset` characters of its block `block` (`hash`: their FNV-1a).
  */
 interface StreamCursor {
   seq: number;
   index: number;
+  live?: { block: number; offset: number; hash: string } | "step";
+}
+
+/** What of the model step after the run's event `prevSeq` a reader has already sent (live, or before its cursor). */
+interface StepMask {
+  prevSeq: number;
+  step: boolean;
+  /** Blocks below this one were sent whole (their ends excepted). */
+  below: number;
+  /** How much of each block's text was sent. */
+  sent: Map<number, number>;
+  /** A cursor's fingerprint of its block's text, checked against what is read. */
+  verify?: { block: number; offset: number; hash: string };
 }
 
 const START = -1;
 const idOf = (position: StreamCursor): string => `${position.seq}-${position.index === START ? "start" : position.index}`;
 const isAfter = (position: StreamCursor, cursor: StreamCursor | null): boolean => cursor === null || position.seq > cursor.seq || (position.seq === cursor.seq && position.index > cursor.index);
+
+/**
+ * The SSE id of a chunk read from the log at `position`: its position, except the chunks the first
+ * model step (part ids `0.<block>`) also streams live — its `start-step` and the starts and texts
+ * of its blocks — which carry the live cursor (`0~s`, `0~<block>.<length>.<hash>` of the whole
+ * text), so a read gives them the same ids whether they went out live or from the log.
+ */
+function labelOf(chunk: UiMessageChunk, position: StreamCursor, first: boolean): string {
+  const block = typeof chunk.id === "string" ? /^0\.(\d+)$/.exec(chunk.id)?.[1] : undefined;
+  if (chunk.type === "start-step" && first) return "0~s";
+  if (block === undefined || !/^(text|reasoning)-(start|delta)$/.test(chunk.type)) return idOf(position);
+  if (chunk.type.endsWith("-start")) return `0~${block}.0.${chatTextHash("")}`;
+  const text = String(chunk.delta);
+  return `0~${block}.${text.length}.${chatTextHash(text)}`;
+}
+
+/**
+ * The mask's view of one chunk of the step it covers: the chunk, what is left of it, `null` when
+ * it was sent, or `"replay"` when the text read is not the text the cursor saw (another attempt).
+ */
+function maskChunk(mask: StepMask, chunk: UiMessageChunk): UiMessageChunk | null | "replay" {
+  if (chunk.type === "start-step") return mask.step ? null : chunk;
+  const found = typeof chunk.id === "string" ? /^(\d+)\.(\d+)$/.exec(chunk.id) : null;
+  if (!found || Number(found[1]) !== mask.prevSeq || !/^(text|reasoning)-(start|delta)$/.test(chunk.type)) return chunk;
+  const block = Number(found[2]);
+  const offset = mask.sent.get(block);
+  if (chunk.type.endsWith("-start")) return block < mask.below || offset !== undefined ? null : chunk;
+  if (block < mask.below) return null;
+  if (offset === undefined) return chunk;
+  const delta = String(chunk.delta);
+  if (mask.verify?.block === block && (delta.length < offset || chatTextHash(delta.slice(0, offset)) !== mask.verify.hash)) return "replay";
+  return delta.length > offset ? { ...chunk, delta: delta.slice(offset) } : null;
+}
 
 /**
  * An SSE response of one turn's chunks read from the log: `id: <seq>-<index>` tags each chunk
@@ -186,25 +235,107 @@ const isAfter = (position: StreamCursor, cursor: StreamCursor | null): boolean =
  * names its position; a queued turn says so at once. A `restart` (a continuation after `after`)
  * opens with its `start` at once. Cancelling the body (the client went away) or `closing` ends the
  * read, never the turn.
+ *
+ * UI-1: when this process runs the turn, a model step's text goes out as the model streams it
+ * (`id: <seq>~<block>.<offset>.<hash>`), and the step's logged event then sends only the rest. A
+ * live cursor whose step the log holds with other text (the process died mid-step and the step
+ * was run again) is answered with a replay from `start`, which the client rebuilds the message from.
  */
-function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: { taskId: string; runId: string; status?: string }, after: StreamCursor | null, reading: Set<AbortController>, restart = false): Response {
-  const fold = createUiChunkFold(turn.runId);
+function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: { taskId: string; runId: string; status?: string }, cursor: StreamCursor | null, reading: Set<AbortController>, restart = false): Response {
+  let fold = createUiChunkFold(turn.runId);
   const controller = new AbortController();
   reading.add(controller);
   const encoder = new TextEncoder();
-  const entries = chats.stream(tenant, chatId, turn.taskId, controller.signal);
+  let entries = chats.stream(tenant, chatId, turn.taskId, controller.signal);
+  let after = cursor;
+  let mask: StepMask | null = null;
+  if (cursor?.live === "step") mask = { prevSeq: cursor.seq, step: true, below: 0, sent: new Map() };
+  else if (cursor?.live) mask = { prevSeq: cursor.seq, step: true, below: cursor.live.block, sent: new Map([[cursor.live.block, cursor.live.offset]]), verify: { ...cursor.live } };
   let seq = 0;
   let index = 0;
-  let started = false;
+  // A live cursor's reader has the message's `start` already.
+  let started = cursor?.live !== undefined;
   let opened = false;
+  let closed = false;
+  // Whether this reader has read the turn's first model step from the log (then nothing more is live).
+  let logged = false;
+  let out: ReadableStreamDefaultController<Uint8Array> | null = null;
+  let replay = false;
   const frame = (chunk: UiMessageChunk, id: string | null) => encoder.encode(`${id === null ? "" : `id: ${id}\n`}data: ${JSON.stringify(chunk)}\n\n`);
+  let sentLive = false;
+  let joined: { type: string; id: string; delta: string; cursor: string } | null = null;
+  /** Sends the live deltas joined since the last tick (before anything else goes out, to keep the order). */
+  const flush = (): void => {
+    if (joined === null) return;
+    const { cursor, ...chunk } = joined;
+    joined = null;
+    if (!closed) out?.enqueue(frame(chunk, cursor));
+  };
+  /** Sends a live piece of the turn's first step (nothing precedes it but the message's `start`). */
+  const live = (piece: ChatLivePiece): void => {
+    // A reader resuming after a position of the log has the first step from the log.
+    if (closed || replay || logged || out === null || (after !== null && after.live === undefined)) return;
+    mask ??= { prevSeq: 0, step: false, below: 0, sent: new Map() };
+    if (piece.block < mask.below) return;
+    if (mask.verify?.block === piece.block) {
+      if (piece.offset > 0) return;
+      if (piece.delta.length < mask.verify.offset || chatTextHash(piece.delta.slice(0, mask.verify.offset)) !== mask.verify.hash) {
+        replay = true;
+        return;
+      }
+      delete mask.verify;
+    }
+    if (!started) {
+      started = true;
+      // The position of the run's first event, which the step's commit appends first (unknown: no cursor, a client that has only it resumes from `start`).
+      out.enqueue(frame(fold.start(), piece.startSeq === null ? null : idOf({ seq: piece.startSeq, index: START })));
+    }
+    const id = `0.${piece.block}`;
+    if (!mask.step) {
+      mask.step = true;
+      flush();
+      out.enqueue(frame({ type: "start-step" }, "0~s"));
+    }
+    let sent = mask.sent.get(piece.block);
+    if (sent === undefined) {
+      sent = 0;
+      flush();
+      out.enqueue(frame({ type: `${piece.type}-start`, id }, `0~${piece.block}.0.${chatTextHash("")}`));
+    }
+    const end = piece.offset + piece.delta.length;
+    if (end <= sent) return;
+    mask.sent.set(piece.block, end);
+    const delta = piece.delta.slice(sent - piece.offset);
+    // The first delta goes out now; later ones of the same block are joined per tick (one frame, the last cursor), as Responses does.
+    if (joined?.id === id) {
+      joined.delta += delta;
+      joined.cursor = `0~${piece.block}.${end}.${piece.hash}`;
+      return;
+    }
+    flush();
+    if (!sentLive) {
+      sentLive = true;
+      out.enqueue(frame({ type: `${piece.type}-delta`, id, delta }, `0~${piece.block}.${end}.${piece.hash}`));
+      return;
+    }
+    joined = { type: `${piece.type}-delta`, id, delta, cursor: `0~${piece.block}.${end}.${piece.hash}` };
+    setImmediate(flush);
+  };
+  let unsubscribe: (() => void) | null = null;
   const done = async (stream: ReadableStreamDefaultController<Uint8Array>) => {
+    flush();
+    closed = true;
+    unsubscribe?.();
     reading.delete(controller);
     await entries.return(undefined);
     stream.enqueue(encoder.encode("data: [DONE]\n\n"));
     stream.close();
   };
   const body = new ReadableStream<Uint8Array>({
+    start(stream) {
+      out = stream;
+      unsubscribe = chats.live(tenant, chatId, turn.runId, live);
+    },
     async pull(stream) {
       if (!opened) {
         opened = true;
@@ -218,6 +349,14 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
         if (started || turn.status === "queued") return;
       }
       for (;;) {
+        if (replay) {
+          // The cursor's step is not in the log as the client saw it: the turn again from its `start`.
+          replay = false;
+          await entries.return(undefined);
+          entries = chats.stream(tenant, chatId, turn.taskId, controller.signal);
+          fold = createUiChunkFold(turn.runId);
+          [after, mask, seq, index, started, logged, joined] = [null, null, 0, 0, false, false, null];
+        }
         const next = await entries.next().catch((error: unknown) => ({ done: false as const, value: { kind: "end" as const, status: "failed" as const, error: { code: "internal", message: isSteamharnessError(error) ? error.message : "[steamharness] [chat] the stream failed" } } }));
         if (next.done) return done(stream);
         const entry = next.value;
@@ -235,17 +374,36 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
             sent++;
           }
         }
-        for (const chunk of fold.push(entry)) {
+        // The step a reader sent (part of) before it was logged: only the rest of it goes out.
+        const step = entry.kind === "event" && (entry.event.type === "assistant_message" || entry.event.type === "model_retry");
+        const masked = entry.kind === "event" && mask !== null && seq > mask.prevSeq ? mask : null;
+        // A live cursor's step is the first one after its position: anything else first means the step was lost with its process.
+        if (masked?.verify && !step && entry.kind === "event" && entry.event.type !== "run_started" && entry.event.type !== "user_message") replay = true;
+        for (const chunk of replay ? [] : fold.push(entry)) {
           const position = { seq, index: index++ };
           if (!isAfter(position, after)) continue;
-          stream.enqueue(frame(chunk, idOf(position)));
+          const left = masked ? maskChunk(masked, chunk) : chunk;
+          if (left === "replay") {
+            replay = true;
+            break;
+          }
+          if (left === null) continue;
+          flush();
+          stream.enqueue(frame(left, labelOf(chunk, position, step && !logged)));
           sent++;
+        }
+        if (replay) continue;
+        if (step) {
+          logged = true;
+          if (masked) mask = null;
         }
         if (entry.kind === "end") return done(stream);
         if (sent > 0) return;
       }
     },
     async cancel() {
+      closed = true;
+      unsubscribe?.();
       reading.delete(controller);
       controller.abort();
       await entries.return(undefined);
@@ -254,13 +412,20 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
   return new Response(body, { status: 200, headers: UI_CHAT_STREAM_HEADERS });
 }
 
-/** The position after which a resumed read starts: `?after=<seq>-<index>` (`<seq>-start`: after the turn's `start`; `<seq>`: after all of that event), else the SSE `Last-Event-ID` header; `null` for a replay from `start`. */
+/**
+ * The position after which a resumed read starts: `?after=<seq>-<index>` (`<seq>-start`: after
+ * the turn's `start`; `<seq>`: after all of that event; `<seq>~…`: inside a step sent live), else
+ * the SSE `Last-Event-ID` header; `null` for a replay from `start`.
+ */
 function cursorOf(request: Request): StreamCursor | null {
   const raw = new URL(request.url).searchParams.get("after") ?? request.headers.get("last-event-id");
   if (raw === null) return null;
-  const found = /^(\d{1,15})(?:-(\d{1,9}|start))?$/.exec(raw);
-  if (!found) throw new UiChatError(400, "The cursor (after / Last-Event-ID) must be the `id` of the last chunk received (`<seq>-<index>` or `<seq>-start`).", "invalid_value", "after");
-  return { seq: Number(found[1]), index: found[2] === undefined ? Number.MAX_SAFE_INTEGER : found[2] === "start" ? START : Number(found[2]) };
+  const found = /^(\d{1,15})(?:-(\d{1,9}|start)|~(?:(s)|(\d{1,9})\.(\d{1,12})\.([0-9a-f]{8})))?$/.exec(raw);
+  if (!found) throw new UiChatError(400, "The cursor (after / Last-Event-ID) must be the `id` of the last chunk received (`<seq>-<index>`, `<seq>-start` or `<seq>~…`).", "invalid_value", "after");
+  const seq = Number(found[1]);
+  if (found[3]) return { seq, index: Number.MAX_SAFE_INTEGER, live: "step" };
+  if (found[4] !== undefined) return { seq, index: Number.MAX_SAFE_INTEGER, live: { block: Number(found[4]), offset: Number(found[5]), hash: found[6]! } };
+  return { seq, index: found[2] === undefined ? Number.MAX_SAFE_INTEGER : found[2] === "start" ? START : Number(found[2]) };
 }
 
 /**
