@@ -82,6 +82,8 @@ export interface TaskRunsOptions {
   hostId?: string;
   /** The owner lease ({@link DEFAULT_TASK_LEASE_MS}): a dead owner's task is taken over within 1.625 × this (see task-sweep.ts). */
   leaseMs?: number;
+  /** The poll interval suggested to clients ({@link TASK_POLL_INTERVAL_MS}). */
+  pollIntervalMs?: number;
   now?: () => number;
   /** Stops the background sweep for dead owners' tasks (TEN-6) before `close`. */
   signal?: AbortSignal;
@@ -128,6 +130,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
   const projectId = runner.location.manifest.id;
   const hostId = options.hostId ?? `host-${randomUUID()}`;
   const leaseMs = options.leaseMs ?? DEFAULT_TASK_LEASE_MS;
+  const pollIntervalMs = options.pollIntervalMs ?? TASK_POLL_INTERVAL_MS;
   const now = options.now ?? Date.now;
   const running = new Map<string, AbortController>();
   const finished = new Set<Promise<void>>();
@@ -262,7 +265,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
         ownerHost: hostId,
         leaseExpiresAt: at + leaseMs,
         ttlMs: grantedTtl(ttl),
-        pollIntervalMs: TASK_POLL_INTERVAL_MS,
+        pollIntervalMs,
         createdAt: at,
         updatedAt: at,
         tenant: tenant ?? null,
