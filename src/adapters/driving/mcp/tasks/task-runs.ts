@@ -84,6 +84,8 @@ export interface TaskRunsOptions {
   leaseMs?: number;
   /** The poll interval suggested to clients ({@link TASK_POLL_INTERVAL_MS}). */
   pollIntervalMs?: number;
+  /** ARCH-12: the shortest TTL granted ({@link MIN_TASK_TTL_MS}); a test that waits out a TTL lowers it. */
+  minTtlMs?: number;
   now?: () => number;
   /** Stops the background sweep for dead owners' tasks (TEN-6) before `close`. */
   signal?: AbortSignal;
@@ -98,8 +100,8 @@ export type TaskStatusListener = (row: McpTaskRecord) => void;
 /** Whether a task status is final (`completed`, `failed` or `cancelled`). */
 export const isFinal = (status: McpTaskRecord["status"]) => status === "completed" || status === "failed" || status === "cancelled";
 
-const grantedTtl = (requested: number | null | undefined) =>
-  typeof requested === "number" && Number.isFinite(requested) ? Math.min(MAX_TASK_TTL_MS, Math.max(MIN_TASK_TTL_MS, Math.floor(requested))) : requested === null ? MAX_TASK_TTL_MS : DEFAULT_TASK_TTL_MS;
+const grantedTtl = (requested: number | null | undefined, minTtlMs: number) =>
+  typeof requested === "number" && Number.isFinite(requested) ? Math.min(MAX_TASK_TTL_MS, Math.max(minTtlMs, Math.floor(requested))) : requested === null ? MAX_TASK_TTL_MS : DEFAULT_TASK_TTL_MS;
 
 /** A `CallToolResult` that reports an error as text. */
 export const errorResult = (message: string) => ({ content: [{ type: "text", text: message }], isError: true }) as unknown as JsonValue;
@@ -264,7 +266,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
         statusMessage: null,
         ownerHost: hostId,
         leaseExpiresAt: at + leaseMs,
-        ttlMs: grantedTtl(ttl),
+        ttlMs: grantedTtl(ttl, options.minTtlMs ?? MIN_TASK_TTL_MS),
         pollIntervalMs,
         createdAt: at,
         updatedAt: at,
