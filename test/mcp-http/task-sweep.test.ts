@@ -18,6 +18,8 @@ import { testWorkflowRunPorts } from "../fixtures/workflow-run-ports.js";
 jest.setTimeout(120_000);
 
 const LEASE_MS = 400;
+/** ARCH-12: the TTL of the task that outlives it (the runs grant it: their floor is lowered from 1 s). */
+const TTL_MS = 200;
 let tmp: string;
 let runner: ProjectRunner;
 let store: McpTaskStore;
@@ -29,7 +31,7 @@ beforeAll(async () => {
   tmp = await tempDir("sh-ten6-sweep-");
   runner = await openProjectRunner({ projectDir: TASKS_PROJECT, ports: testWorkflowRunPorts(), dirs: { dataDir: join(tmp, "data") }, env: cleanEnv() });
   store = createSqliteMcpTaskStore({ directory: join(tmp, "tasks") });
-  runs = createTaskRuns({ runner, store, openStorage: createSurfaceServices().localStorage, hostId: "host-live", leaseMs: LEASE_MS });
+  runs = createTaskRuns({ runner, store, openStorage: createSurfaceServices().localStorage, hostId: "host-live", leaseMs: LEASE_MS, minTtlMs: TTL_MS });
 }, 90_000);
 afterAll(async () => {
   await runs?.close();
@@ -41,14 +43,14 @@ afterAll(async () => {
 describe("TEN-6 MCP tasks outlive their TTL", () => {
   it("TEN-6 a task running past its TTL stays readable: its owner's lease renewals refresh its activity, and no prune removes it", async () => {
     const file = join(tmp, "hold.txt");
-    const task = await runs.start(await runner.entrypoint("hold"), { file }, 1000);
+    const task = await runs.start(await runner.entrypoint("hold"), { file }, TTL_MS);
     await waitForLine(file, `started ${task.taskId}`);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await new Promise((resolve) => setTimeout(resolve, TTL_MS + LEASE_MS));
     expect(await store.prune(Date.now() + 10 * 60_000)).toBe(0);
     const row = await runs.read(task.taskId);
-    expect(row).toMatchObject({ status: "working", ownerHost: "host-live", ttlMs: 1000 });
+    expect(row).toMatchObject({ status: "working", ownerHost: "host-live", ttlMs: TTL_MS });
     // Renewed every third of the lease: the last activity is recent, not the creation.
-    expect(row!.updatedAt).toBeGreaterThan(task.createdAt + 1000);
+    expect(row!.updatedAt).toBeGreaterThan(task.createdAt + TTL_MS);
     expect(Date.now() - row!.updatedAt).toBeLessThan(LEASE_MS + 1000);
     expect(await runs.cancel(task.taskId)).toBe(true);
   });

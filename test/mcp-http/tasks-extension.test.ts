@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { cleanup, REPO, tempDir } from "../cli/helpers.js";
+import { cleanEnv, cleanup, REPO, tempDir } from "../cli/helpers.js";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createTaskSessionFromClient, resultFromTaskOutcome, toolDeclarationFromMcpTool, type JsonRpcResponse } from "@modelcontextprotocol/ext-tasks/client";
 import { describePostgres } from "../fixtures/postgres.js";
@@ -20,6 +20,10 @@ const PROJECT = join(REPO, "test/mcp-http/fixtures/conformance");
 const MODERN = "2026-07-28";
 const TASKS = "io.modelcontextprotocol/tasks";
 const NAMED = new Set(["tools/call", "tasks/get", "tasks/update", "tasks/cancel"]);
+/** ARCH-12: the poll interval the hosts suggest (the ext-tasks client waits it between polls; 1 s by default). */
+const POLL_MS = 50;
+/** serve-workflow-http's TASK_POLL_MS_ENV (named here: importing that module costs this file its load). */
+const TASK_POLL_MS_ENV = "STEAMHARNESS_MCP_TASK_POLL_MS";
 
 type Json = Record<string, any>;
 let ids = 0;
@@ -110,7 +114,7 @@ function hostsBehindProxy(argsOf: (tmp: string) => [string[], string[]]) {
   beforeAll(async () => {
     tmp = await tempDir("sh-mcp-tasks-ext-");
     const [argsA, argsB] = argsOf(tmp);
-    [hosts.a, hosts.b] = await Promise.all([startHttpMcp(PROJECT, argsA), startHttpMcp(PROJECT, argsB)]);
+    [hosts.a, hosts.b] = await Promise.all([argsA, argsB].map((args) => startHttpMcp(PROJECT, args, { env: cleanEnv({ [TASK_POLL_MS_ENV]: String(POLL_MS) }) })));
     let turn = 0;
     proxy = createServer((req, res) => {
       const target = turn++ % 2 === 0 ? hosts.a.url : hosts.b.url;
@@ -137,7 +141,7 @@ function hostsBehindProxy(argsOf: (tmp: string) => [string[], string[]]) {
 function tasksAcrossHosts(hosts: ReturnType<typeof hostsBehindProxy>) {
   it("MCP-20 a task created on one host is read, answered and finished through the round-robin proxy, and a listener on the other host hears every status", async () => {
     const created = (await call(hosts.a.url, "tools/call", { name: "confirm_delete", arguments: { filename: "report.txt" } })).result;
-    expect(created).toMatchObject({ resultType: "task", status: "working", ttlMs: expect.any(Number), pollIntervalMs: expect.any(Number) });
+    expect(created).toMatchObject({ resultType: "task", status: "working", ttlMs: expect.any(Number), pollIntervalMs: POLL_MS });
     expect(created).not.toHaveProperty("task");
     const taskId = created.taskId as string;
     // Held on host b; every change below is made on host a or through the proxy.

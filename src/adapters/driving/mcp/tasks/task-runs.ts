@@ -82,6 +82,10 @@ export interface TaskRunsOptions {
   hostId?: string;
   /** The owner lease ({@link DEFAULT_TASK_LEASE_MS}): a dead owner's task is taken over within 1.625 × this (see task-sweep.ts). */
   leaseMs?: number;
+  /** The poll interval suggested to clients ({@link TASK_POLL_INTERVAL_MS}). */
+  pollIntervalMs?: number;
+  /** ARCH-12: the shortest TTL granted ({@link MIN_TASK_TTL_MS}); a test that waits out a TTL lowers it. */
+  minTtlMs?: number;
   now?: () => number;
   /** Stops the background sweep for dead owners' tasks (TEN-6) before `close`. */
   signal?: AbortSignal;
@@ -96,8 +100,8 @@ export type TaskStatusListener = (row: McpTaskRecord) => void;
 /** Whether a task status is final (`completed`, `failed` or `cancelled`). */
 export const isFinal = (status: McpTaskRecord["status"]) => status === "completed" || status === "failed" || status === "cancelled";
 
-const grantedTtl = (requested: number | null | undefined) =>
-  typeof requested === "number" && Number.isFinite(requested) ? Math.min(MAX_TASK_TTL_MS, Math.max(MIN_TASK_TTL_MS, Math.floor(requested))) : requested === null ? MAX_TASK_TTL_MS : DEFAULT_TASK_TTL_MS;
+const grantedTtl = (requested: number | null | undefined, minTtlMs: number) =>
+  typeof requested === "number" && Number.isFinite(requested) ? Math.min(MAX_TASK_TTL_MS, Math.max(minTtlMs, Math.floor(requested))) : requested === null ? MAX_TASK_TTL_MS : DEFAULT_TASK_TTL_MS;
 
 /** A `CallToolResult` that reports an error as text. */
 export const errorResult = (message: string) => ({ content: [{ type: "text", text: message }], isError: true }) as unknown as JsonValue;
@@ -128,6 +132,7 @@ export function createTaskRuns(options: TaskRunsOptions) {
   const projectId = runner.location.manifest.id;
   const hostId = options.hostId ?? `host-${randomUUID()}`;
   const leaseMs = options.leaseMs ?? DEFAULT_TASK_LEASE_MS;
+  const pollIntervalMs = options.pollIntervalMs ?? TASK_POLL_INTERVAL_MS;
   const now = options.now ?? Date.now;
   const running = new Map<string, AbortController>();
   const finished = new Set<Promise<void>>();
@@ -261,8 +266,8 @@ export function createTaskRuns(options: TaskRunsOptions) {
         statusMessage: null,
         ownerHost: hostId,
         leaseExpiresAt: at + leaseMs,
-        ttlMs: grantedTtl(ttl),
-        pollIntervalMs: TASK_POLL_INTERVAL_MS,
+        ttlMs: grantedTtl(ttl, options.minTtlMs ?? MIN_TASK_TTL_MS),
+        pollIntervalMs,
         createdAt: at,
         updatedAt: at,
         tenant: tenant ?? null,
