@@ -8,6 +8,10 @@
  *    same keep-alive node:http client, interleaved in rounds (medians of rounds). Goal ≤ 1.1×.
  *    1b (added beside 1, which stays as defined): the same, for the next turn of a conversation
  *    both routes already have (the chat's host resident; Responses with `previous_response_id`).
+ *    1c (added beside 1 and 1b, which stay as defined): the same, new and continued, with a model
+ *    that streams at a steady pace — the same 480-character answer in 60 deltas, 2 ms apart
+ *    (user text `steady`; the offline model's deltas, the paced-turn mechanism of sections 3–4),
+ *    so a route that streams the model's text live can show it before the step ends. Goal ≤ 1.1×.
  * 2. Resume time to first chunk after 10, 1,000 and 10,000 chunks of history (UI chunks the
  *    chat's turns streamed; how each is made: `definitions.history` in the JSON), then
  *    `GET /v1/ui/chat/{id}/stream?after=<cursor of the third chunk from the end>` (near the end)
@@ -28,7 +32,8 @@
  *    start that the client rebuilds the message from (`resumeStreamIsReplay`), 204 once done.
  *
  * Figures come from a shared, loaded machine (load averages before and after are in the JSON).
- * UI_BENCH_QUICK=1 runs small counts (a smoke run; its JSON is not kept).
+ * UI_BENCH_QUICK=1 runs small counts (a smoke run; its JSON is not kept). UI_BENCH_ONLY=1c stops
+ * after section 1c (its figures printed, no JSON): for an A/B of 1c against another build.
  */
 import { randomUUID } from "node:crypto";
 import type { UIMessageChunk } from "ai";
@@ -94,7 +99,12 @@ const offline = createOfflineModel({
  * after the turn ended (it would get 204).
  */
 let watchersAttached: Promise<unknown> = Promise.resolve();
-/** `paced` and `watch` turns wait 1 ms and 20 ms before each model call; the rest answer at once. */
+/** Milliseconds between the text deltas of a `steady` turn (section 1c). */
+const STEADY_MS = 2;
+/**
+ * `paced` and `watch` turns wait 1 ms and 20 ms before each model call; `steady` turns (section
+ * 1c) wait {@link STEADY_MS} between text deltas; the rest answer at once.
+ */
 const model: ModelProvider = {
   descriptor: offline.descriptor,
   async *stream(request, signal) {
@@ -102,7 +112,13 @@ const model: ModelProvider = {
     const pace = kind === "paced" ? 1 : kind === "watch" ? 20 : 0;
     if (kind === "watch" && request.messages.at(-1)?.role !== "user") await watchersAttached;
     if (pace > 0) await sleep(pace);
-    yield* offline.stream(request, signal);
+    // The Responses route's prompt starts with its `<host-input>` block: the user's text ends it.
+    if (!/(^|>)steady$/.test(lastUserText(request))) return yield* offline.stream(request, signal);
+    let deltas = 0;
+    for await (const event of offline.stream(request, signal)) {
+      if (event.type === "text_delta" && deltas++ > 0) await sleep(STEADY_MS);
+      yield event;
+    }
   },
 };
 
@@ -239,6 +255,64 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 const timeToFirstChunkContinued = compare(continued.responses, continued.chat, 1.1);
 console.log(`1b. first chunk of a continued conversation: responses ${timeToFirstChunkContinued.responsesMs} ms, chat ${timeToFirstChunkContinued.chatMs} ms → ${timeToFirstChunkContinued.ratio}×`);
+
+// 1c. Time to first chunk with a model that streams at a steady pace (60 deltas, STEADY_MS
+// apart): new turns (as 1) and continued turns (as 1b), interleaved turn by turn.
+const STEADY = "steady";
+const steadyBody = (previous: string | null) => JSON.stringify({ model: "bench", input: STEADY, stream: true, ...(previous ? { previous_response_id: previous } : {}) });
+const steadyChat = (chatId: string) => sse(api, { method: "POST", body: chatBody(chatId, STEADY), firstMark: '"type":"text-delta"', keep: false });
+for (let i = 0; i < 5; i++) {
+  await streamedResponse(responsesUrl, keepAlive, () => steadyBody(null));
+  await steadyChat(randomUUID());
+}
+trimCalls();
+const steady = { new: { responses: [] as number[], chat: [] as number[] }, continued: { responses: [] as number[], chat: [] as number[] }, total: { responses: [] as number[], chat: [] as number[] } };
+for (let round = 0; round < ROUNDS; round++) {
+  const chatId = randomUUID();
+  let previous: string | null = null;
+  const r: number[][] = [[], [], [], [], [], []];
+  for (let i = 0; i <= TURNS; i++) {
+    const chatFirst = i % 2 === 1;
+    // A new conversation on each route, then the next turn of the round's conversations.
+    const cn0 = chatFirst ? await steadyChat(randomUUID()) : undefined;
+    const sn = await streamedResponse(responsesUrl, keepAlive, () => steadyBody(null));
+    const cn = cn0 ?? (await steadyChat(randomUUID()));
+    const cc0 = chatFirst ? await steadyChat(chatId) : undefined;
+    const sc = await streamedResponse(responsesUrl, keepAlive, () => steadyBody(previous));
+    previous = /"id":"(resp_[^"]+)"/.exec(sc.text)?.[1] ?? null;
+    const cc = cc0 ?? (await steadyChat(chatId));
+    if (cn.status !== 200 || !cn.done || cc.status !== 200 || !cc.done || previous === null) throw new Error(`steady turn failed: ${cn.status} ${cc.status}`);
+    r[0]!.push(sn.firstMs);
+    r[1]!.push(cn.firstMs);
+    r[4]!.push(sn.totalMs);
+    r[5]!.push(cn.totalMs);
+    // The round's first continued turn opens both conversations: it is not a continued one.
+    if (i === 0) continue;
+    r[2]!.push(sc.firstMs);
+    r[3]!.push(cc.firstMs);
+  }
+  trimCalls();
+  steady.new.responses.push(median(r[0]!));
+  steady.new.chat.push(median(r[1]!));
+  steady.continued.responses.push(median(r[2]!));
+  steady.continued.chat.push(median(r[3]!));
+  steady.total.responses.push(median(r[4]!));
+  steady.total.chat.push(median(r[5]!));
+}
+const timeToFirstChunkSteady = {
+  model: `the 480-character answer in 60 text deltas, ${STEADY_MS} ms apart (user text "${STEADY}")`,
+  new: compare(steady.new.responses, steady.new.chat, 1.1),
+  continued: compare(steady.continued.responses, steady.continued.chat, 1.1),
+  totalTurnNew: compare(steady.total.responses, steady.total.chat),
+};
+console.log(`1c. first chunk, steady model: new responses ${timeToFirstChunkSteady.new.responsesMs} ms, chat ${timeToFirstChunkSteady.new.chatMs} ms → ${timeToFirstChunkSteady.new.ratio}×; continued ${timeToFirstChunkSteady.continued.responsesMs} vs ${timeToFirstChunkSteady.continued.chatMs} ms → ${timeToFirstChunkSteady.continued.ratio}×; total new ${timeToFirstChunkSteady.totalTurnNew.responsesMs} vs ${timeToFirstChunkSteady.totalTurnNew.chatMs} ms`);
+if (process.env.UI_BENCH_ONLY === "1c") {
+  keepAlive.destroy();
+  await gateway.close();
+  await storage.close();
+  rmSync(directory, { recursive: true, force: true });
+  process.exit(0);
+}
 
 // 2. Resume after 10, 1,000 and 10,000 chunks of history.
 /** Chats by chunks of history: `turns` turns of `text` (see the model), the last one resumed. */
@@ -462,6 +536,7 @@ const result = {
   storage: "SQLite (createSqliteStorage in a temp folder), one gateway on 127.0.0.1, node:http keep-alive clients",
   definitions: {
     timeToFirstChunk: "ms from the request's start to the first text-delta chunk (chat) / response.output_text.delta event (Responses); median per round of TURNS turns, then median of rounds",
+    timeToFirstChunkSteady: `as timeToFirstChunk (new) and timeToFirstChunkContinued (continued), interleaved turn by turn in one loop, with a model that streams the same 480-character answer in 60 text deltas ${STEADY_MS} ms apart (the offline model's deltas with a sleep between them), so live text can arrive before the model's step ends; totalTurnNew: the new turns' whole streams`,
     timeToFirstChunkContinued: "as timeToFirstChunk, but each round is one chat (its host resident) and one Responses conversation (previous_response_id), TURNS turns each after a first turn that opens them and is not counted: the first chunk of a conversation's next turn, without the cost of creating a durable chat (its host record, session log and lease)",
     resumeToFirstChunk: "ms from the GET's start to the first SSE frame (nearEnd: ?after=<cursor of the third chunk from the end>, first frame is the second-to-last chunk; fromStart: ?after=0, first frame is `start`)",
     percentiles: "nearest-rank over every request of every round",
@@ -472,6 +547,7 @@ const result = {
   turnsPerRound: TURNS,
   timeToFirstChunk,
   timeToFirstChunkContinued,
+  timeToFirstChunkSteady,
   totalTurn,
   resume: { goal: "flat across history sizes, ≤ 20 ms p50", meetsGoal: resumeMeetsGoal, resumesPerSizePerRound: RESUMES, bySize: resumeResult },
   watchers,

@@ -89,6 +89,44 @@ describe("the first model step streams live (UI-1, UI-2)", () => {
     expect(live).toEqual(await finalMessage(streamOf(chunks(replay.frames))));
   });
 
+  it("UI-1 UI-2 the next turn of a chat streams live from its start, whose cursor names the turn's first logged event (the log head the chat's host here last read or appended)", async () => {
+    const offline = createOfflineModel({ steps: () => ({ text: ANSWER }), chunkSize: 8 });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    // The second turn's model holds after its first delta until `release()`: what the client has by then went out live.
+    const model: ModelProvider = {
+      descriptor: offline.descriptor,
+      async *stream(request, signal) {
+        const held = ++calls === 2;
+        let deltas = 0;
+        for await (const event of offline.stream(request, signal)) {
+          if (held && event.type === "text_delta" && deltas++ === 1) await gate;
+          yield event;
+        }
+      },
+    };
+    const { api } = await chatGateway(model);
+    const chatId = randomUUID();
+    for (let turn = 0; turn < 2; turn++) {
+      const abort = new AbortController();
+      const frames = frameReader(await post(api, chatId, abort.signal));
+      const sent: SseFrame[] = [];
+      if (turn === 1) {
+        while (text(sent).length < 8) sent.push((await frames.next())!);
+        expect(chunks(sent).map((chunk) => chunk.type)).toEqual(["start", "start-step", "text-start", "text-delta"]);
+        release();
+      }
+      for (let frame = await frames.next(); frame; frame = await frames.next()) sent.push(frame);
+      expect(text(sent)).toBe(ANSWER);
+      const replayAbort = new AbortController();
+      const replay = await readFrames(await fetch(`${api}/${chatId}/stream?after=0`, { headers: auth, signal: replayAbort.signal }), replayAbort);
+      expect(sent[0]!.id).toMatch(/^\d+-start$/);
+      expect(sent[0]!.id).toBe(replay.frames[0]!.id);
+    }
+    expect(calls).toBe(2);
+  });
+
   it("UI-1 the first text-delta goes out before the model finishes (the model holds until the client has it)", async () => {
     const { model, release, state } = gatedModel(1);
     const { api } = await chatGateway(model);

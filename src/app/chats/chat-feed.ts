@@ -47,12 +47,20 @@ export interface ChatLivePiece {
   hash: string;
 }
 
+/** A text or reasoning block of a live step: its index, its text so far and that text's FNV-1a. */
+interface LivePart {
+  block: number;
+  type: "text" | "reasoning";
+  text: string;
+  hash: number;
+}
+
 /** A run the live tap follows: whether nothing of it is logged yet, and its first step while it streams. */
 interface LiveRun {
   /** The prefix of the run's output item ids. */
   prefix: string;
   fresh: boolean;
-  step: { startSeq: number | null; next: number; parts: Map<string, { block: number; type: "text" | "reasoning"; text: string; hash: number }> } | null;
+  step: { startSeq: number | null; next: number; parts: Map<string, LivePart> } | null;
   listeners: Set<(piece: ChatLivePiece) => void>;
 }
 
@@ -139,18 +147,34 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
   const live = new Map<string, Map<string, LiveRun>>();
   // The last seq of the logs of chats followed live: a run's first append starts right after it (only the chat's host appends).
   const heads = new Map<string, number>();
+  // UI-1: the live first steps' text and reasoning parts by output item id (what a delta chunk names).
+  const parts = new Map<string, { run: LiveRun; part: LivePart }>();
+  /** Ends `run`'s live step: its deltas are no longer looked for. */
+  const endStep = (run: LiveRun): void => {
+    if (run.step) for (const id of run.step.parts.keys()) parts.delete(id);
+    run.step = null;
+  };
+  /** Forgets the chat's live runs (its host's store closed). */
+  const forget = (conversationId: string): void => {
+    for (const run of live.get(conversationId)?.values() ?? []) endStep(run);
+    live.delete(conversationId);
+    heads.delete(conversationId);
+  };
+  const seen = (conversationId: string, lastSeq: number): void => void heads.set(conversationId, Math.max(heads.get(conversationId) ?? 0, lastSeq));
   const appended = (conversationId: string, events: readonly SessionEvent[]): void => {
+    // The head is kept for every chat whose store is open here, so a turn's submit need not read it.
+    if (events.length > 0) seen(conversationId, events.at(-1)!.seq);
     const runs = live.get(conversationId);
     if (!runs) return;
     for (const event of events) {
-      heads.set(conversationId, Math.max(heads.get(conversationId) ?? 0, event.seq));
       const run = runs.get(event.runId);
       if (!run) continue;
       // The run's first append holds its first step (or only its prompt): readers take it from the log.
       run.fresh = false;
-      run.step = null;
+      endStep(run);
       if (run.listeners.size === 0) runs.delete(event.runId);
     }
+    if (runs.size === 0) live.delete(conversationId);
   };
   /** Chats whose host record changed since their last append that woke readers (while their stores are open). */
   const moved = new Set<string>();
@@ -159,6 +183,12 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
       get(object, key) {
         const value = Reflect.get(object, key, object) as unknown;
         if (typeof value !== "function") return value;
+        // The head a store read (its host opening or starting a run) is the chat's head here too.
+        if (key === "head") return async () => {
+          const head = (await (value as () => Promise<{ lastSeq: number }>).call(object));
+          seen(conversationId, head.lastSeq);
+          return head;
+        };
         if (!WRITES.has(key)) return value.bind(object);
         return async (...args: unknown[]) => {
           try {
@@ -173,10 +203,7 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
             // its sockets without waiting for the rest of the turn. Later appends do not wait: a
             // turn of many steps with many readers is not slowed by one loop turn per step.
             // A closed store forgets its chat, so the set holds only chats with open stores.
-            if (key === "close" && "head" in object) {
-              live.delete(conversationId);
-              heads.delete(conversationId);
-            }
+            if (key === "close" && "head" in object) forget(conversationId);
             if (key === "close") moved.delete(conversationId);
             else if (key !== "append") moved.add(conversationId);
             if (notify(conversationId) && key === "append" && moved.delete(conversationId)) await pastPoll();
@@ -214,33 +241,46 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
      * text and reasoning deltas of a model step go to the step's live readers as they stream.
      */
     chunk(conversationId: string, chunk: OutputItemStreamChunk): void {
+      if (chunk.type === "delta") {
+        // A delta is looked up by its item id: only the live steps' parts are indexed.
+        const found = chunk.delta === "" ? undefined : parts.get(chunk.id);
+        if (!found) return;
+        const { run, part } = found;
+        const offset = part.text.length;
+        part.text += chunk.delta;
+        part.hash = fnv(chunk.delta, part.hash);
+        if (run.listeners.size === 0) return;
+        const piece: ChatLivePiece = { startSeq: run.step!.startSeq, block: part.block, type: part.type, offset, delta: chunk.delta, hash: hex(part.hash) };
+        for (const listener of run.listeners) listener(piece);
+        return;
+      }
+      if (chunk.type !== "add" || chunk.item.metadata.kind !== "agent-part") return;
       const runs = live.get(conversationId);
       if (!runs) return;
-      const id = chunk.type === "add" ? chunk.item.id : chunk.id;
+      const id = chunk.item.id;
       for (const run of runs.values()) {
         if (!id.startsWith(run.prefix)) continue;
-        if (chunk.type === "add" && chunk.item.metadata.kind === "agent-part") {
-          const { partType, tool } = chunk.item.metadata;
-          // A step's blocks are its text and reasoning parts and its tool calls, in order.
-          if (partType !== "text" && partType !== "reasoning" && tool === undefined) return;
-          if (run.step === null) {
-            if (!run.fresh) return;
-            const head = heads.get(conversationId);
-            run.step = { startSeq: head === undefined ? null : head + 1, next: 0, parts: new Map() };
-          }
-          const block = run.step.next++;
-          if (partType === "text" || partType === "reasoning") run.step.parts.set(id, { block, type: partType, text: "", hash: FNV_START });
-        } else if (chunk.type === "delta" && run.step !== null) {
-          const part = run.step.parts.get(id);
-          if (!part || chunk.delta === "") return;
-          const offset = part.text.length;
-          part.text += chunk.delta;
-          part.hash = fnv(chunk.delta, part.hash);
-          const piece: ChatLivePiece = { startSeq: run.step.startSeq, block: part.block, type: part.type, offset, delta: chunk.delta, hash: hex(part.hash) };
-          for (const listener of run.listeners) listener(piece);
+        const { partType, tool } = chunk.item.metadata;
+        // A step's blocks are its text and reasoning parts and its tool calls, in order.
+        if (partType !== "text" && partType !== "reasoning" && tool === undefined) return;
+        if (run.step === null) {
+          if (!run.fresh) return;
+          const head = heads.get(conversationId);
+          run.step = { startSeq: head === undefined ? null : head + 1, next: 0, parts: new Map() };
+        }
+        const block = run.step.next++;
+        if (partType === "text" || partType === "reasoning") {
+          const part: LivePart = { block, type: partType, text: "", hash: FNV_START };
+          run.step.parts.set(id, part);
+          parts.set(id, { run, part });
         }
         return;
       }
+    },
+
+    /** UI-1: the chat's log head as this process last saw it (its stores' reads and appends), `undefined` when not known. */
+    head(conversationId: string): number | undefined {
+      return heads.get(conversationId);
     },
 
     /**
@@ -254,7 +294,11 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
       if (!runs) live.set(conversationId, (runs = new Map()));
       const run: LiveRun = { prefix: agentItemIdPrefix(runId), fresh: true, step: null, listeners: new Set() };
       if (!runs.has(runId)) runs.set(runId, run);
-      return () => void (live.get(conversationId)?.get(runId) === run && live.get(conversationId)!.delete(runId));
+      return () => {
+        if (live.get(conversationId)?.get(runId) !== run) return;
+        endStep(run);
+        live.get(conversationId)!.delete(runId);
+      };
     },
 
     /**

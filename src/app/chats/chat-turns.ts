@@ -285,8 +285,12 @@ export function createChatTurns(options: ChatTurnsOptions) {
       const taskId = earlier.length === 0 ? base : `${base}~${earlier.length}`;
       await ensureHost(request.tenant, conversationId, request.node, request.principal);
       // UI-1: the turn's first step streams live to this process's readers (a steer joins a running turn instead).
-      const log = !request.steer && opened.has(conversationId) ? await logOf(request.tenant, request.chatId) : null;
-      const unexpect = log ? feed.expect(conversationId, `run-${taskId}`, (await log.head()).lastSeq) : null;
+      // The log's head is the one the chat's host here read or appended last (its store is open), else read.
+      const live = !request.steer && opened.has(conversationId);
+      const known = live ? feed.head(conversationId) : undefined;
+      const log = live && known === undefined ? await logOf(request.tenant, request.chatId) : null;
+      const lastSeq = known ?? (log ? (await log.head()).lastSeq : null);
+      const unexpect = lastSeq === null ? null : feed.expect(conversationId, `run-${taskId}`, lastSeq);
       const command = request.steer ? ({ type: "steer", prompt: request.text, taskId } as const) : ({ type: "submit", prompt: request.text, mode: "queue", taskId } as const);
       const result = await sendAgentSessionCommand(conversationId, command, { sessions: sessionsOf(request.tenant) }).catch((error: unknown) => {
         unexpect?.();
