@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CancelTaskResultSchema, RELATED_TASK_META_KEY, TaskStatusNotificationSchema, type Task } from "@modelcontextprotocol/sdk/types.js";
-import { cleanEnv, cleanup, tempDir } from "../cli/helpers.js";
+import { cleanup, tempDir } from "../cli/helpers.js";
 import { decisionsOf, writeApprovingProject } from "../fixtures/approving-project.js";
 import { addTenantKey } from "../fixtures/tenant-credentials.js";
 import { connectHttp, startHttpMcp, type HttpMcpServer } from "./helpers.js";
@@ -11,11 +11,6 @@ import { alive, callAsTask, effectLines, getTask, pollTask, scriptForms, taskRes
 // Real `steamharness mcp --http` processes under tsx on a shared 2-core machine.
 jest.setTimeout(120_000);
 
-/** ARCH-12: the TTL of the task left to lapse; the host grants it (its floor, 1 s by default, lowered). */
-const SHORT_TTL_MS = 200;
-/** serve-workflow-http's TASK_MIN_TTL_MS_ENV (named here: importing that module costs this file its load). */
-const TASK_MIN_TTL_MS_ENV = "STEAMHARNESS_MCP_TASK_MIN_TTL_MS";
-
 let tmp: string;
 let server: HttpMcpServer;
 let client: Client;
@@ -23,7 +18,7 @@ let forms: ReturnType<typeof scriptForms>;
 
 beforeAll(async () => {
   tmp = await tempDir("sh-mcp-tasks-");
-  server = await startHttpMcp(TASKS_PROJECT, ["--data-dir", join(tmp, "data"), "--task-lease-ms", "1500"], { env: cleanEnv({ [TASK_MIN_TTL_MS_ENV]: String(SHORT_TTL_MS) }) });
+  server = await startHttpMcp(TASKS_PROJECT, ["--data-dir", join(tmp, "data"), "--task-lease-ms", "1500"]);
   client = await connectHttp(server.url, { capabilities: { elicitation: { form: {} } } });
   forms = scriptForms(client);
 }, 90_000);
@@ -74,10 +69,10 @@ describe("MCP-13 durable tasks on one host (SQLite)", () => {
   });
 
   it("MCP-13 a task is pruned once its TTL has run out after its last change", async () => {
-    const task = await callAsTask(client, "quick", { text: "short-lived" }, SHORT_TTL_MS);
-    expect(task.ttl).toBe(SHORT_TTL_MS);
+    const task = await callAsTask(client, "quick", { text: "short-lived" }, 1000);
+    expect(task.ttl).toBe(1000);
     await taskResult(client, task.taskId);
-    await new Promise((resolve) => setTimeout(resolve, SHORT_TTL_MS + 600));
+    await new Promise((resolve) => setTimeout(resolve, 1600));
     await expect(getTask(client, task.taskId)).rejects.toThrow(/Task not found/);
   });
 });
