@@ -18,7 +18,8 @@ jest.setTimeout(120_000);
 
 const RUNNER: TestClient = { clientId: "runner", clientSecret: "runner-secret-0123456789", scope: "mcp:read mcp:run" };
 const READER: TestClient = { clientId: "reader", clientSecret: "reader-secret-0123456789", scope: "mcp:read" };
-const SHORT: TestClient = { clientId: "short", clientSecret: "short-secret-0123456789", scope: "mcp:read mcp:run", accessTokenTtl: 1 };
+// A 3 s lifetime: a JWT's exp is whole seconds from its issue second, so a 1 s token could be valid for only a few ms (a loaded CI run saw it expire before its first use).
+const SHORT: TestClient = { clientId: "short", clientSecret: "short-secret-0123456789", scope: "mcp:read mcp:run", accessTokenTtl: 3 };
 const CALL = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "x" } } };
 
 let tmp: string;
@@ -70,7 +71,7 @@ describe("MCP-12 OAuth resource server", () => {
   it("MCP-12 TEN-1 expired token: 401 invalid_token (expired), also after it was verified (and cached) while valid", async () => {
     const token = await as.token(SHORT, audience, SHORT.scope);
     expect((await rawPost(mcp.url, { authorization: `Bearer ${token}` }, INITIALIZE)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 2_200));
+    await new Promise((resolve) => setTimeout(resolve, 4_200));
     const response = await rawPost(mcp.url, { authorization: `Bearer ${token}` }, INITIALIZE);
     expect(response.status).toBe(401);
     expect(response.headers["www-authenticate"]).toContain('error="invalid_token"');
