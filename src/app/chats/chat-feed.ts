@@ -289,7 +289,7 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
      * Forgotten at the run's first append, or by the returned function (the run was not queued after all).
      */
     expect(conversationId: string, runId: string, lastSeq: number): () => void {
-      heads.set(conversationId, Math.max(heads.get(conversationId) ?? 0, lastSeq));
+      seen(conversationId, lastSeq);
       let runs = live.get(conversationId);
       if (!runs) live.set(conversationId, (runs = new Map()));
       const run: LiveRun = { prefix: agentItemIdPrefix(runId), fresh: true, step: null, listeners: new Set() };

@@ -301,7 +301,7 @@ export function createChatTurns(options: ChatTurnsOptions) {
       if (result.type === "steer") return { taskId: result.taskId, runId: result.runId, created: result.created, status: result.into === null ? "running" : "queued" };
       if (result.type !== "submit") throw new SteamharnessError("internal", "[steamharness] [chat] submit answered with another command's result");
       // A turn another one runs ahead of waits behind it.
-      const running = (await record.findTasks({ status: ["running"] })).some((task) => task.taskId !== result.taskId && task.taskId.startsWith(PREFIX) && task.status === "running");
+      const running = (await record.findTasks({ status: ["running"] })).some((task) => task.taskId !== result.taskId && task.taskId.startsWith(PREFIX));
       return { taskId: result.taskId, runId: result.runId, created: result.created, status: running ? "queued" : "running" };
     },
 

@@ -193,6 +193,9 @@ interface StepMask {
 const START = -1;
 const idOf = (position: StreamCursor): string => `${position.seq}-${position.index === START ? "start" : position.index}`;
 const isAfter = (position: StreamCursor, cursor: StreamCursor | null): boolean => cursor === null || position.seq > cursor.seq || (position.seq === cursor.seq && position.index > cursor.index);
+/** The SSE id of a live chunk: through `offset` characters of the first step's block `block`, whose text so far has FNV-1a `hash`. */
+const liveId = (block: number | string, offset: number, hash: string): string => `0~${block}.${offset}.${hash}`;
+const EMPTY_HASH = chatTextHash("");
 
 /**
  * The SSE id of a chunk read from the log at `position`: its position, except the chunks the first
@@ -204,9 +207,9 @@ function labelOf(chunk: UiMessageChunk, position: StreamCursor, first: boolean):
   const block = typeof chunk.id === "string" ? /^0\.(\d+)$/.exec(chunk.id)?.[1] : undefined;
   if (chunk.type === "start-step" && first) return "0~s";
   if (block === undefined || !/^(text|reasoning)-(start|delta)$/.test(chunk.type)) return idOf(position);
-  if (chunk.type.endsWith("-start")) return `0~${block}.0.${chatTextHash("")}`;
+  if (chunk.type.endsWith("-start")) return liveId(block, 0, EMPTY_HASH);
   const text = String(chunk.delta);
-  return `0~${block}.${text.length}.${chatTextHash(text)}`;
+  return liveId(block, text.length, chatTextHash(text));
 }
 
 /**
@@ -300,25 +303,26 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
     if (sent === undefined) {
       sent = 0;
       flush();
-      out.enqueue(frame({ type: `${piece.type}-start`, id }, `0~${piece.block}.0.${chatTextHash("")}`));
+      out.enqueue(frame({ type: `${piece.type}-start`, id }, liveId(piece.block, 0, EMPTY_HASH)));
     }
     const end = piece.offset + piece.delta.length;
     if (end <= sent) return;
     mask.sent.set(piece.block, end);
     const delta = piece.delta.slice(sent - piece.offset);
+    const cursor = liveId(piece.block, end, piece.hash);
     // The first delta goes out now; later ones of the same block are joined per tick (one frame, the last cursor), as Responses does.
     if (joined?.id === id) {
       joined.delta += delta;
-      joined.cursor = `0~${piece.block}.${end}.${piece.hash}`;
+      joined.cursor = cursor;
       return;
     }
     flush();
     if (!sentLive) {
       sentLive = true;
-      out.enqueue(frame({ type: `${piece.type}-delta`, id, delta }, `0~${piece.block}.${end}.${piece.hash}`));
+      out.enqueue(frame({ type: `${piece.type}-delta`, id, delta }, cursor));
       return;
     }
-    joined = { type: `${piece.type}-delta`, id, delta, cursor: `0~${piece.block}.${end}.${piece.hash}` };
+    joined = { type: `${piece.type}-delta`, id, delta, cursor };
     setImmediate(flush);
   };
   let unsubscribe: (() => void) | null = null;
