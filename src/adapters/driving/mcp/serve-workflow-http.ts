@@ -159,12 +159,6 @@ export async function startWorkflowHttpServer(options: ServeWorkflowHttpOptions,
  * whose client polls (the ext-tasks client waits that long between `tasks/get`s) shortens it.
  */
 export const TASK_POLL_MS_ENV = "STEAMHARNESS_MCP_TASK_POLL_MS";
-/**
- * ARCH-12: the environment variable setting the shortest task TTL `steamharness mcp --http`
- * grants, in milliseconds (default: the task runs' `MIN_TASK_TTL_MS`, 1 s); a test that waits a
- * TTL out lowers it.
- */
-export const TASK_MIN_TTL_MS_ENV = "STEAMHARNESS_MCP_TASK_MIN_TTL_MS";
 
 async function serveProject(
   options: ServeWorkflowHttpOptions,
@@ -176,7 +170,6 @@ async function serveProject(
 ): Promise<WorkflowHttpServer & { catalog: Promise<unknown> }> {
   const progress = progressIntervalFromEnv();
   const pollIntervalMs = periodMsFromEnv(TASK_POLL_MS_ENV, undefined);
-  const minTtlMs = periodMsFromEnv(TASK_MIN_TTL_MS_ENV, undefined);
   // OBS-3: an OTLP endpoint in the environment turns the server's (and its workers') spans on, task runs included.
   const { telemetry } = await services.runtime();
   const [{ createProjectRunner }, { createWorkflowMcpServer, publishedOf }, { mcpHttpListener }, { createTaskRuns }, { listenedTaskIds, serveTaskListen }] = await Promise.all([
@@ -203,7 +196,7 @@ async function serveProject(
     await host.close().catch(() => undefined);
     throw error;
   }
-  const tasks = createTaskRuns({ runner: host, store: taskStore, openStorage: services.localStorage, ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}), ...(minTtlMs !== undefined ? { minTtlMs } : {}), ...(options.taskLeaseMs !== undefined ? { leaseMs: options.taskLeaseMs } : {}), ...(options.taskHostId !== undefined ? { hostId: options.taskHostId } : {}) });
+  const tasks = createTaskRuns({ runner: host, store: taskStore, openStorage: services.localStorage, ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}), ...(options.taskLeaseMs !== undefined ? { leaseMs: options.taskLeaseMs } : {}), ...(options.taskHostId !== undefined ? { hostId: options.taskHostId } : {}) });
   const slot = await catalogCacheSlot(prechecked.location, prechecked.dirs, options.version ?? "0.0.0", options.ports.files);
   let closing = false;
   const catalog = publishedCatalog(host, slot, await readCatalogCache(slot), () => closing);
