@@ -12,7 +12,7 @@ import { STORE_LIMITS } from "../../../domain/limits.js";
 import { checkProjectId, checkText } from "../../../domain/store-input.js";
 import type { IdSource } from "../../../ports/id-source.js";
 import type { ManagedFile, ManagedFileStore } from "../../../ports/managed-file-store.js";
-import { then, type Sql, type SqlDriver, type SqlStore } from "./sql-driver.js";
+import { then, type Sql, type SqlDriver, type SqlStatement, type SqlStore } from "./sql-driver.js";
 
 /** Default largest managed file: 64 MiB. */
 export const DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -67,9 +67,24 @@ export interface ManagedFileStoreOptions {
 
 const view = (bytes: Uint8Array): Uint8Array => new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
 
+// The statements, each built once per driver (a file's steps are a few map lookups in memory, which a query build per call would multiply).
+type Id = { projectId: string; fileId: string };
+const metaOf = ({ tables: { managedFiles: f } }: SqlDriver) => ({ fileId: f.fileId, name: f.name, size: f.size, sha256: f.sha256, createdAt: f.createdAt });
+const byId = ({ tables: { managedFiles: f }, ops: { and, eq } }: SqlDriver, p: (name: keyof Id) => Sql) => and(eq(f.projectId, p("projectId")), eq(f.fileId, p("fileId")));
+const META: SqlStatement<Id> = { mode: "get", build: (on, p) => on.db.select(metaOf(on)).from(on.tables.managedFiles).where(byId(on, p)) };
+// PostgreSQL keeps the bytes in the row; SQLite (and memory) by SHA-256 in its FileContents.
+const CONTENT: SqlStatement<Id> = { mode: "get", build: (on, p) => on.db.select(on.dialect === "postgres" ? { bytes: on.tables.managedFiles.bytes } : { sha256: on.tables.managedFiles.sha256 }).from(on.tables.managedFiles).where(byId(on, p)) };
+const INSERT: SqlStatement<Id & Omit<ManagedFile, "fileId"> & { bytes?: Uint8Array }> = {
+  mode: "run",
+  build: (on, p) =>
+    on.db.insert(on.tables.managedFiles).values({ projectId: p("projectId"), fileId: p("fileId"), name: p("name"), size: p("size"), sha256: p("sha256"), createdAt: p("createdAt"), ...(on.dialect === "postgres" ? { bytes: p("bytes") } : {}) }),
+};
+const DELETE: SqlStatement<Id> = { mode: "get", build: (on, p) => on.db.delete(on.tables.managedFiles).where(byId(on, p)).returning({ sha256: on.tables.managedFiles.sha256 }) };
+const USERS: SqlStatement<{ sha256: string }> = { mode: "get", build: ({ db, tables: { managedFiles: f }, ops }, p) => db.select({ users: ops.count() }).from(f).where(ops.eq(f.sha256, p("sha256"))) };
+
 /**
  * The managed-file port on `managed_files` of a SQL store, each step through its call; the
- * driver's clock stamps `createdAt`.
+ * driver's clock stamps `createdAt`. SQLite's store needs `contents`.
  *
  * @example
  * const files = createManagedFileStore(await openPostgresStore(options), { idSource, machine: fileMachine });
@@ -77,14 +92,11 @@ const view = (bytes: Uint8Array): Uint8Array => new Uint8Array(bytes.buffer, byt
 export function createManagedFileStore({ driver, call }: Pick<SqlStore, "driver" | "call">, options: ManagedFileStoreOptions): ManagedFileStore {
   const maxBytes = checkMaxBytes(options.maxBytes);
   const { contents } = options;
-  const { db, tables: { managedFiles: files }, ops } = driver;
-  const metaColumns = { fileId: files.fileId, name: files.name, size: files.size, sha256: files.sha256, createdAt: files.createdAt };
-  const byId = (projectInput: unknown, fileInput: unknown) =>
-    ops.and(ops.eq(files.projectId, checkProjectId(projectInput)), ops.eq(files.fileId, checkText("fileId", fileInput, STORE_LIMITS.kvKey)));
+  const checked = (projectId: unknown, fileId: unknown): Id => ({ projectId: checkProjectId(projectId), fileId: checkText("fileId", fileId, STORE_LIMITS.kvKey) });
   const store = async (projectId: string, name: string, bytes: Uint8Array): Promise<ManagedFile> => {
     const meta: ManagedFile = { fileId: options.idSource.next("file_"), name, size: bytes.length, sha256: options.machine.sha256(bytes), createdAt: driver.clock.now() };
     // In the row, a copy: the caller may change its array while the query is in flight.
-    const insert = (on: SqlDriver) => on.run(on.db.insert(files).values({ projectId, ...meta, ...(contents ? {} : { bytes: bytes.slice() }) }));
+    const insert = (on: SqlDriver) => on.execute(INSERT, { projectId, ...meta, ...(contents ? {} : { bytes: bytes.slice() }) });
     const staged = await contents?.stage(bytes);
     try {
       await call("storing a managed file", () =>
@@ -106,31 +118,30 @@ export function createManagedFileStore({ driver, call }: Pick<SqlStore, "driver"
     ...options.machine.intake(maxBytes, store),
 
     async get(projectInput, fileInput) {
-      const where = byId(projectInput, fileInput);
-      return (await call("file get", () => driver.get(db.select(metaColumns).from(files).where(where)))) ?? null;
+      const id = checked(projectInput, fileInput);
+      return (await call("file get", () => driver.execute(META, id))) ?? null;
     },
 
     async read(projectInput, fileInput) {
-      const where = byId(projectInput, fileInput);
-      const what = `reading managed file ${String(fileInput)}`;
-      const row: Sql = await call(what, () => driver.get(db.select(contents ? { sha256: files.sha256 } : { bytes: files.bytes }).from(files).where(where)));
+      const id = checked(projectInput, fileInput);
+      const what = `reading managed file ${id.fileId}`;
+      const row = await call(what, () => driver.execute(CONTENT, id));
       if (!row || !contents) return row ? view(row.bytes) : null;
       return contents.read(row.sha256).catch(async (error: unknown) => {
         // Deleted by another caller between the two reads: absent, not broken.
-        if (await call(what, () => driver.get(db.select(metaColumns).from(files).where(where)))) throw error;
+        if (await call(what, () => driver.execute(META, id))) throw error;
         return null;
       });
     },
 
     async delete(projectInput, fileInput) {
-      const where = byId(projectInput, fileInput);
-      if (!contents) return call("file delete", () => then(driver.run(db.delete(files).where(where)), (count) => count > 0));
+      const id = checked(projectInput, fileInput);
+      if (!contents) return call("file delete", () => then(driver.execute(DELETE, id), (removed) => removed !== undefined));
       return call("file delete", () =>
         driver.transaction(function* (tx) {
-          const removed: { sha256: string } | undefined = yield tx.get(tx.db.delete(files).where(where).returning({ sha256: files.sha256 }));
+          const removed: { sha256: string } | undefined = yield tx.execute(DELETE, id);
           if (!removed) return false;
-          const { users } = yield tx.get(tx.db.select({ users: ops.count() }).from(files).where(ops.eq(files.sha256, removed.sha256)));
-          if (users === 0) contents.drop(removed.sha256);
+          if ((yield tx.execute(USERS, { sha256: removed.sha256 })).users === 0) contents.drop(removed.sha256);
           return true;
         }),
       );
