@@ -68,9 +68,7 @@ async function revokeAcrossHosts(where: string[]): Promise<void> {
   const added = await runCli(["gateway", "keys", "add", "--tenant", "acme", ...where]);
   expect(added.code).toBe(0);
   const secret = /^(sh_[A-Za-z0-9_-]{43})$/m.exec(added.stdout)![1]!;
-  // ARCH-12: the two hosts start side by side (each on a data dir of its own).
-  const dataDir = (name: string) => join(host.tmp, `data-${host.servers.length}${name}`);
-  const [a, b] = await Promise.all([dataDir("a"), dataDir("b")].map((dir) => host.serve(["--keys", ...where, "--data-dir", dir, "--key-cache-ms", "500"])));
+  const [a, b] = [await serveOn(where, "--key-cache-ms", "500"), await serveOn(where, "--key-cache-ms", "500")];
   const client = await connectWith(a!, secret);
   const result = await call(client, "quick");
   expect(result.isError).toBeFalsy();
@@ -162,18 +160,15 @@ describe("steamharness mcp --http --keys", () => {
   });
 
   it("BUD-4 --store or --key-cache-ms without --keys, and --keys with --auth-token-file, exit 2 before serving", async () => {
-    const tokenFile = join(host.tmp, "token");
-    await writeFile(tokenFile, "t".repeat(32));
-    // ARCH-12: the three refusals are three processes started together.
-    const [lone, cache, both] = await Promise.all([
-      runCli(["mcp", host.project, "--http", "--port", "0", "--store", store]),
-      runCli(["mcp", host.project, "--http", "--port", "0", "--key-cache-ms", "10"]),
-      runCli(["mcp", host.project, "--http", "--port", "0", "--keys", "--store", store, "--auth-token-file", tokenFile]),
-    ]);
+    const lone = await runCli(["mcp", host.project, "--http", "--port", "0", "--store", store]);
     expect(lone.code).toBe(2);
     expect(lone.stderr).toContain("--store only applies with --keys");
+    const cache = await runCli(["mcp", host.project, "--http", "--port", "0", "--key-cache-ms", "10"]);
     expect(cache.code).toBe(2);
     expect(cache.stderr).toContain("--key-cache-ms only applies with --keys");
+    const tokenFile = join(host.tmp, "token");
+    await writeFile(tokenFile, "t".repeat(32));
+    const both = await runCli(["mcp", host.project, "--http", "--port", "0", "--keys", "--store", store, "--auth-token-file", tokenFile]);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain("--keys and --auth-token-file/--oauth-issuer are alternatives");
   });

