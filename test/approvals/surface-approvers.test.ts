@@ -18,7 +18,7 @@ interface AuditLine {
   data: Record<string, unknown>;
 }
 
-/** The audit chain of the data dir's approval store (`audit export`, then `audit verify`). */
+/** The audit chain of the data dir's approval store (`audit export`, and `audit verify` beside it). */
 async function auditOf(data: string): Promise<AuditLine[]> {
   // Both read the finished chain: run side by side (ARCH-12).
   const [exported, verified] = await Promise.all([runCli(["audit", "export", "--store", join(data, "values")]), runCli(["audit", "verify", "--store", join(data, "values")])]);
