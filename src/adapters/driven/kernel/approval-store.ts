@@ -45,10 +45,7 @@ export interface ApprovalAuditAppend {
 }
 
 /** What a request's write checks in its atomic unit: the binding's standing decision is still `id` (null: none). */
-export interface ApprovalStandingCheck {
-  binding: ApprovalBinding;
-  id: string | null;
-}
+export type ApprovalStandingCheck = { binding: ApprovalBinding; id: string | null };
 
 /** Row access of the approval store. */
 export interface ApprovalRows {
@@ -98,7 +95,6 @@ const INSERT_REQUEST: SqlStatement<Pick<ApprovalRequestRow, keyof ApprovalReques
 const APPEND_ATTEMPTS = 50;
 /** Chains whose end, and bindings whose standing decision, a handle remembers (a host serves a bounded set at a time). */
 const REMEMBERED_CHAINS = 1024;
-const bindingKey = (b: ApprovalBinding): string => `${b.tenant}\0${b.toolId}\0${b.argumentsHash}\0${b.policyVersion}\0${b.sessionId ?? "\u0001"}`;
 
 /**
  * The approval rows of both SQL dialects (ARCH-8). An audit append is written after the chain's
@@ -129,10 +125,12 @@ export function sqlApprovalRows(on: SqlDriver, writeRequest?: (row: ApprovalRequ
   // `write` the rows `next` builds after the chain's end (and `binding`'s standing decision); rows
   // null when it wrote nothing (a request that existed).
   function* appendChain({ tenant, next }: ApprovalAuditAppend, write: (rows: ApprovalAuditRow[], check?: ApprovalStandingCheck) => Awaitable<boolean | "stale">, binding?: ApprovalBinding): SqlSteps<{ rows: ApprovalAuditRow[] | null; standing: ApprovalDecisionRow | null }> {
-    const key = binding && bindingKey(binding);
+    // A key that two bindings shared would cost a retry, never a wrong answer: the write checks the guess.
+    const key = binding && Object.values(binding).join("\0");
     for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
       const last = ends.get(tenant) ?? (((yield on.execute(LAST, { tenant })) as ApprovalAuditRow | undefined) ?? null);
-      const standing = key === undefined ? null : standings.has(key) ? standings.get(key)! : (((yield on.execute(STANDING, binding!)) as ApprovalDecisionRow | undefined) ?? null);
+      // The guess on the first attempt only: a retry reads the decision again (it may be why the write failed).
+      const standing = key === undefined ? null : attempt === 0 && standings.has(key) ? standings.get(key)! : (((yield on.execute(STANDING, binding!)) as ApprovalDecisionRow | undefined) ?? null);
       const rows = next(last, standing);
       ends.delete(tenant);
       let written: boolean | "stale";
@@ -142,18 +140,11 @@ export function sqlApprovalRows(on: SqlDriver, writeRequest?: (row: ApprovalRequ
         if (on.isUniqueViolation(error)) continue;
         throw error;
       }
-      if (written === "stale") {
-        standings.delete(key!);
-        if (last !== null) ends.set(tenant, last);
-        continue;
-      }
-      if (key !== undefined) {
-        if (standings.size >= REMEMBERED_CHAINS && !standings.has(key)) standings.delete(standings.keys().next().value!);
-        standings.set(key, standing);
-      }
-      if (!written) return { rows: null, standing };
-      if (ends.size < REMEMBERED_CHAINS) ends.set(tenant, rows.at(-1)!);
-      return { rows, standing };
+      if (written === "stale") continue;
+      // The oldest binding makes room (a Map iterates in insertion order).
+      if (key !== undefined && standings.set(key, standing).size > REMEMBERED_CHAINS) standings.delete(standings.keys().next().value!);
+      if (written && ends.size < REMEMBERED_CHAINS) ends.set(tenant, rows.at(-1)!);
+      return { rows: written ? rows : null, standing };
     }
     throw new Error(`the audit chain of ${tenant} kept moving: ${APPEND_ATTEMPTS} appends lost to other writers`);
   }
@@ -167,9 +158,7 @@ export function sqlApprovalRows(on: SqlDriver, writeRequest?: (row: ApprovalRequ
     });
   return {
     insertRequest: (row, append, binding) =>
-      append
-        ? then(drive(appendChain(append, (rows, check) => (writeRequest ?? write)(row, rows, check), binding)), ({ rows, standing }) => ({ inserted: rows !== null, standing }))
-        : then(on.execute(INSERT_REQUEST, row), (count: number) => ({ inserted: count > 0, standing: null })),
+      append ? then(drive(appendChain(append, (rows, check) => (writeRequest ?? write)(row, rows, check), binding)), ({ rows, standing }) => ({ inserted: rows !== null, standing })) : then(on.execute(INSERT_REQUEST, row), (count: number) => ({ inserted: count > 0, standing: null })),
     appendAudit: (append) => then(drive(appendChain(append, (rows) => write(null, rows))), ({ rows }) => rows!),
     rebindRequest: ({ id, ...row }) => changed(db.update(requests).set(row).where(and(eq(requests.id, id), or(ne(requests.argumentsHash, row.argumentsHash), ne(requests.policyVersion, row.policyVersion))))),
     request: (id) => rowOrNull(on.get(db.select().from(requests).where(eq(requests.id, id)).limit(1))),
@@ -185,21 +174,10 @@ export function sqlApprovalRows(on: SqlDriver, writeRequest?: (row: ApprovalRequ
   };
 }
 
-const requestOf = ({ dueAt: _dueAt, ...row }: ApprovalRequestRow): ApprovalRequestRecord => ({
-  ...row,
-  requestedBy: row.requestedBy === null ? null : (JSON.parse(row.requestedBy) as ApprovalRequestRecord["requestedBy"]),
-  state: row.state as ApprovalRequestRecord["state"],
-  verdict: JSON.parse(row.verdict) as ApprovalVerdict,
-});
-const dueAtOf = ({ verdict, createdAt, expiresAt, escalatedAt }: ApprovalRequestRecord): number =>
-  verdict.escalation !== null && escalatedAt === null ? Math.min(createdAt + verdict.escalation.afterMs, expiresAt) : expiresAt;
+const requestOf = ({ dueAt: _dueAt, ...row }: ApprovalRequestRow): ApprovalRequestRecord => ({ ...row, requestedBy: row.requestedBy === null ? null : (JSON.parse(row.requestedBy) as ApprovalRequestRecord["requestedBy"]), state: row.state as ApprovalRequestRecord["state"], verdict: JSON.parse(row.verdict) as ApprovalVerdict });
+const dueAtOf = ({ verdict, createdAt, expiresAt, escalatedAt }: ApprovalRequestRecord): number => verdict.escalation !== null && escalatedAt === null ? Math.min(createdAt + verdict.escalation.afterMs, expiresAt) : expiresAt;
 const requestRow = (record: ApprovalRequestRecord): ApprovalRequestRow => ({ ...record, requestedBy: record.requestedBy === null ? null : JSON.stringify(record.requestedBy), verdict: JSON.stringify(record.verdict), dueAt: dueAtOf(record) });
-const decisionOf = (row: ApprovalDecisionRow): ApprovalDecisionRecord => ({
-  ...row,
-  outcome: row.outcome as ApprovalDecisionRecord["outcome"],
-  scope: row.scope as ApprovalDecisionRecord["scope"],
-  approver: JSON.parse(row.approver) as ApprovalDecisionRecord["approver"],
-});
+const decisionOf = (row: ApprovalDecisionRow): ApprovalDecisionRecord => ({ ...row, outcome: row.outcome as ApprovalDecisionRecord["outcome"], scope: row.scope as ApprovalDecisionRecord["scope"], approver: JSON.parse(row.approver) as ApprovalDecisionRecord["approver"] });
 const orNull = <Row, Record>(row: Row | null, of: (row: Row) => Record): Record | null => (row ? of(row) : null);
 const entryOf = (row: ApprovalAuditRow): ApprovalAuditEntry => ({ ...row, kind: row.kind as ApprovalAuditEntry["kind"], data: JSON.parse(row.data) as JsonObject });
 
@@ -211,20 +189,16 @@ const entryOf = (row: ApprovalAuditRow): ApprovalAuditEntry => ({ ...row, kind: 
  */
 export function createApprovalStore(rows: ApprovalRows, digest: AuditDigest, call: StoreCall, close: () => Promise<void>): ApprovalStore {
   // `inputs` (and, for a covered request, `cover`'s entries) after the chain's `last` row, each hashed after the one before.
-  const chained = (tenant: string, inputs: readonly ApprovalAuditInput[], cover?: ApprovalCover): ApprovalAuditAppend => ({
-    tenant,
-    next: (last, standing) => [...inputs, ...(cover && standing ? cover.entries(decisionOf(standing)) : [])].map((input) => (last = { ...nextAuditEntry(last, input, digest), data: JSON.stringify(input.data) })),
-  });
+  const chained = (tenant: string, inputs: readonly ApprovalAuditInput[], cover?: ApprovalCover): ApprovalAuditAppend => ({ tenant, next: (last, standing) => [...inputs, ...(cover && standing ? cover.entries(decisionOf(standing)) : [])].map((input) => (last = { ...nextAuditEntry(last, input, digest), data: JSON.stringify(input.data) })) });
   return {
     async createRequest(record, audit = [], cover) {
       const row = requestRow(record);
       if (audit.some((entry) => entry.tenant !== record.tenant)) throw new SteamharnessError("input_validation", "[steamharness] [approvals] a request's audit entries belong to its tenant", { field: "audit" });
       // The row just inserted is the record itself: only a request that existed is read back.
-      const { created, stored, standing } = await call("approval request create", async () => {
+      return call("approval request create", async () => {
         const { inserted, standing } = await rows.insertRequest(row, audit.length > 0 || cover ? chained(record.tenant, audit, cover) : undefined, cover?.binding);
-        return { created: inserted, stored: inserted ? row : await rows.request(record.id), standing };
+        return { request: requestOf((inserted ? row : await rows.request(record.id)) ?? row), created: inserted, ...(cover ? { standing: orNull(standing, decisionOf) } : {}) };
       });
-      return { request: requestOf(stored ?? row), created, ...(cover ? { standing: orNull(standing, decisionOf) } : {}) };
     },
     rebindRequest: (record) => call("approval request rebind", () => rows.rebindRequest(requestRow(record))),
     request: async (id) => orNull(await call("approval request read", () => rows.request(id)), requestOf),

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
-import { getTableColumns, sql } from "drizzle-orm";
+import { fillPlaceholders, getTableColumns, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
-import type { Pool } from "pg";
 import type { ApprovalStore } from "../../../ports/approval-store.js";
 import { createApprovalStore, sqlApprovalRows, STANDING, type ApprovalRows } from "../kernel/approval-store.js";
 import { createKeySecrets } from "../system/key-secrets.js";
@@ -23,32 +22,19 @@ import type { PostgresTables } from "./schema.js";
  * const rows = createPostgresApprovalRows(driver);
  */
 export function createPostgresApprovalRows(driver: SqlDriver<PostgresTables>): ApprovalRows {
-  const { db, tables } = driver;
-  const { approvalRequests: requests, approvalAudit: audit } = tables;
-  const pool: Pool = db.$client;
-  // Rows as JSON records of the tables' column names (json_populate_record: one parameter each).
-  const columnsOf = (table: typeof requests | typeof audit) => Object.entries(getTableColumns(table)).map(([key, column]) => [key, column.name] as const);
-  const recordOf = (columns: ReturnType<typeof columnsOf>, row: object) => Object.fromEntries(columns.map(([key, name]) => [name, (row as Record<string, unknown>)[key]]));
-  const requestColumns = columnsOf(requests);
-  const auditColumns = columnsOf(audit);
+  const { approvalRequests: requests, approvalAudit: audit } = driver.tables;
+  // A row as a JSON record of its table's column names (json_populate_record: one parameter each).
+  const recordOf = (table: typeof requests | typeof audit, row: object) => Object.fromEntries(Object.entries(getTableColumns(table)).map(([key, column]) => [column.name, row[key as keyof typeof row]]));
   // drizzle has no INSERT … SELECT over a data-modifying WITH, hence the template, compiled once.
-  const p = (name: string) => sql.placeholder(name);
-  const standing = STANDING.build(driver, p as never);
-  const compiled = new PgDialect().sqlToQuery(sql`with standing as (${standing.getSQL()}),
-    fits as (select 1 where not ${p("check")}::boolean or (select id from standing) is not distinct from ${p("expect")}::text),
-    inserted as (insert into ${requests} select * from json_populate_record(null::${requests}, ${p("row")}::json) where exists (select 1 from fits) on conflict do nothing returning 1),
-    appended as (insert into ${audit} select * from json_populate_recordset(null::${audit}, ${p("entries")}::json) where exists (select 1 from inserted) returning 1)
-    select exists (select 1 from fits) as fits, exists (select 1 from inserted) as inserted`);
-  const names = compiled.params.map((param) => (param as { name: string }).name);
-  // Statement names are per connection; the text names the schema, so one name per text.
-  const query = { name: `steamharness_approval_request_${createHash("sha256").update(compiled.sql).digest("hex").slice(0, 16)}`, text: compiled.sql };
+  const { sql: text, params } = new PgDialect().sqlToQuery(sql`with standing as (${STANDING.build(driver, sql.placeholder as never).getSQL()}), fits as (select 1 where not ${sql.placeholder("check")}::boolean or (select id from standing) is not distinct from ${sql.placeholder("expect")}::text),
+    inserted as (insert into ${requests} select * from json_populate_record(null::${requests}, ${sql.placeholder("row")}::json) where exists (select 1 from fits) on conflict do nothing returning 1),
+    appended as (insert into ${audit} select * from json_populate_recordset(null::${audit}, ${sql.placeholder("entries")}::json) where exists (select 1 from inserted) returning 1) select exists (select 1 from fits) as fits, exists (select 1 from inserted) as inserted`);
+  // Statement names are per connection, and the text names the schema: one name per text.
+  const query = { name: `steamharness_approval_request_${createHash("sha256").update(text).digest("hex").slice(0, 16)}`, text };
   return sqlApprovalRows(driver, async (row, rows, check) => {
-    const values: Record<string, unknown> = {
-      ...(check?.binding ?? { tenant: row.tenant, toolId: row.toolId, argumentsHash: row.argumentsHash, policyVersion: row.policyVersion, sessionId: row.sessionId }),
-      check: check !== undefined, expect: check?.id ?? null, row: JSON.stringify(recordOf(requestColumns, row)), entries: JSON.stringify(rows.map((entry) => recordOf(auditColumns, entry))),
-    };
-    const { rows: [answer] } = await pool.query<{ fits: boolean; inserted: boolean }>({ ...query, values: names.map((name) => values[name]) });
-    return !answer!.fits ? "stale" : answer!.inserted;
+    const values: Record<string, unknown> = { tenant: null, toolId: null, argumentsHash: null, policyVersion: null, sessionId: null, ...check?.binding, check: check !== undefined, expect: check?.id ?? null, row: JSON.stringify(recordOf(requests, row)), entries: JSON.stringify(rows.map((entry) => recordOf(audit, entry))) };
+    const answer = (await driver.db.$client.query({ ...query, values: fillPlaceholders(params, values) })).rows[0] as { fits: boolean; inserted: boolean };
+    return answer.fits ? answer.inserted : "stale";
   });
 }
 
