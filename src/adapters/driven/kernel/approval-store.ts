@@ -158,7 +158,9 @@ export function sqlApprovalRows(on: SqlDriver, writeRequest?: (row: ApprovalRequ
     });
   return {
     insertRequest: (row, append, binding) =>
-      append ? then(drive(appendChain(append, (rows, check) => (writeRequest ?? write)(row, rows, check), binding)), ({ rows, standing }) => ({ inserted: rows !== null, standing })) : then(on.execute(INSERT_REQUEST, row), (count: number) => ({ inserted: count > 0, standing: null })),
+      append
+        ? then(drive(appendChain(append, (rows, check) => (writeRequest ?? write)(row, rows, check), binding)), ({ rows, standing }) => ({ inserted: rows !== null, standing }))
+        : then(on.execute(INSERT_REQUEST, row), (count: number) => ({ inserted: count > 0, standing: null })),
     appendAudit: (append) => then(drive(appendChain(append, (rows) => write(null, rows))), ({ rows }) => rows!),
     rebindRequest: ({ id, ...row }) => changed(db.update(requests).set(row).where(and(eq(requests.id, id), or(ne(requests.argumentsHash, row.argumentsHash), ne(requests.policyVersion, row.policyVersion))))),
     request: (id) => rowOrNull(on.get(db.select().from(requests).where(eq(requests.id, id)).limit(1))),
@@ -174,10 +176,21 @@ export function sqlApprovalRows(on: SqlDriver, writeRequest?: (row: ApprovalRequ
   };
 }
 
-const requestOf = ({ dueAt: _dueAt, ...row }: ApprovalRequestRow): ApprovalRequestRecord => ({ ...row, requestedBy: row.requestedBy === null ? null : (JSON.parse(row.requestedBy) as ApprovalRequestRecord["requestedBy"]), state: row.state as ApprovalRequestRecord["state"], verdict: JSON.parse(row.verdict) as ApprovalVerdict });
-const dueAtOf = ({ verdict, createdAt, expiresAt, escalatedAt }: ApprovalRequestRecord): number => verdict.escalation !== null && escalatedAt === null ? Math.min(createdAt + verdict.escalation.afterMs, expiresAt) : expiresAt;
+const requestOf = ({ dueAt: _dueAt, ...row }: ApprovalRequestRow): ApprovalRequestRecord => ({
+  ...row,
+  requestedBy: row.requestedBy === null ? null : (JSON.parse(row.requestedBy) as ApprovalRequestRecord["requestedBy"]),
+  state: row.state as ApprovalRequestRecord["state"],
+  verdict: JSON.parse(row.verdict) as ApprovalVerdict,
+});
+const dueAtOf = ({ verdict, createdAt, expiresAt, escalatedAt }: ApprovalRequestRecord): number =>
+  verdict.escalation !== null && escalatedAt === null ? Math.min(createdAt + verdict.escalation.afterMs, expiresAt) : expiresAt;
 const requestRow = (record: ApprovalRequestRecord): ApprovalRequestRow => ({ ...record, requestedBy: record.requestedBy === null ? null : JSON.stringify(record.requestedBy), verdict: JSON.stringify(record.verdict), dueAt: dueAtOf(record) });
-const decisionOf = (row: ApprovalDecisionRow): ApprovalDecisionRecord => ({ ...row, outcome: row.outcome as ApprovalDecisionRecord["outcome"], scope: row.scope as ApprovalDecisionRecord["scope"], approver: JSON.parse(row.approver) as ApprovalDecisionRecord["approver"] });
+const decisionOf = (row: ApprovalDecisionRow): ApprovalDecisionRecord => ({
+  ...row,
+  outcome: row.outcome as ApprovalDecisionRecord["outcome"],
+  scope: row.scope as ApprovalDecisionRecord["scope"],
+  approver: JSON.parse(row.approver) as ApprovalDecisionRecord["approver"],
+});
 const orNull = <Row, Record>(row: Row | null, of: (row: Row) => Record): Record | null => (row ? of(row) : null);
 const entryOf = (row: ApprovalAuditRow): ApprovalAuditEntry => ({ ...row, kind: row.kind as ApprovalAuditEntry["kind"], data: JSON.parse(row.data) as JsonObject });
 
@@ -189,7 +202,10 @@ const entryOf = (row: ApprovalAuditRow): ApprovalAuditEntry => ({ ...row, kind: 
  */
 export function createApprovalStore(rows: ApprovalRows, digest: AuditDigest, call: StoreCall, close: () => Promise<void>): ApprovalStore {
   // `inputs` (and, for a covered request, `cover`'s entries) after the chain's `last` row, each hashed after the one before.
-  const chained = (tenant: string, inputs: readonly ApprovalAuditInput[], cover?: ApprovalCover): ApprovalAuditAppend => ({ tenant, next: (last, standing) => [...inputs, ...(cover && standing ? cover.entries(decisionOf(standing)) : [])].map((input) => (last = { ...nextAuditEntry(last, input, digest), data: JSON.stringify(input.data) })) });
+  const chained = (tenant: string, inputs: readonly ApprovalAuditInput[], cover?: ApprovalCover): ApprovalAuditAppend => ({
+    tenant,
+    next: (last, standing) => [...inputs, ...(cover && standing ? cover.entries(decisionOf(standing)) : [])].map((input) => (last = { ...nextAuditEntry(last, input, digest), data: JSON.stringify(input.data) })),
+  });
   return {
     async createRequest(record, audit = [], cover) {
       const row = requestRow(record);
