@@ -9,8 +9,8 @@ import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { sessionTables } from "./session-schema.js";
 import { findMigrationsFolder, openMigratedSqlite, seedSqliteFile } from "../shared/migrations.js";
 import { sqliteSqlDriver } from "../shared/sqlite-sql-driver.js";
-import { createSessionStore, type SessionBase } from "../../kernel/session-store.js";
-import { appendSteps, sqlSessionRows, type SqlSessionTables } from "../../kernel/sql-session-rows.js";
+import type { SessionBase } from "../../kernel/session-store.js";
+import { appendSteps, sqlSessionStore, type SqlSessionTables } from "../../kernel/sql-session-rows.js";
 import type { SqlDriver, SqlStatement } from "../../kernel/sql-driver.js";
 import type { StoreCall } from "../../kernel/store-call.js";
 
@@ -61,13 +61,6 @@ function openDatabase(options: SqliteSessionStoreOptions, clock: Clock): { clien
   });
 }
 
-/** A fork's pointer as the meta row keeps it (FORK-1); all null for a session that is no fork. */
-const BASE: SqlStatement<Record<string, never>> = {
-  mode: "get",
-  // A template, as the kernel's reads on SQLite: every open reads it (see kernel/sql-session-rows.ts `select`).
-  build: ({ ops: { sql }, tables: { heads } }) => sql`SELECT ${heads.baseProjectId} AS "projectId", ${heads.baseConversationId} AS "conversationId", ${heads.baseSessionKey} AS "sessionKey", ${heads.baseSeq} AS "seq" FROM ${heads}`,
-};
-
 /**
  * The durable session store on SQLite (SES-1): one file per session in WAL mode, an append-only
  * events table (unique event id, `seq` primary key, index by run), the latest snapshot and a meta
@@ -111,11 +104,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
       throw wrapAdapterError("sqlite", "closing the session database failed", error);
     }
   };
-  const rows = sqlSessionRows({ on: (_write, step) => step(driver), sessionId: 1, noHead: headFromLog, close });
-  // A fork's pointer is fixed when its file is made, so it is read once, here.
-  const pointer = driver.execute(BASE, {}) as { projectId: string; conversationId: string | null; sessionKey: string; seq: number | null } | undefined;
-  const base: SessionBase | null = pointer?.seq == null ? null : { address: { projectId: pointer.projectId, sessionKey: pointer.sessionKey, ...(pointer.conversationId === null ? {} : { conversationId: pointer.conversationId }) }, seq: pointer.seq };
-  return createSessionStore({ address, rows, call: sqliteSessionCall, clock, family: "sqlite", base });
+  return sqlSessionStore({ address, sessionId: 1, run: { driver }, noHead: headFromLog, close, call: sqliteSessionCall, clock });
 }
 
 /**
