@@ -137,7 +137,8 @@ export interface SqlSessionStoreOptions {
   noHead?(tx: On, write: boolean): HeadRow;
   /** A family's one-statement append tried first (PostgreSQL); `null` sends the batch to the row-by-row path. */
   fastAppend?(driver: On, rows: NewEventRow[], at: number): Promise<EventRow[] | null>;
-  close(): Promise<void>;
+  /** Releases the store's connection (its faults mapped by `call`); absent: nothing to release. */
+  close?(): unknown;
   call: StoreCall;
   clock: Clock;
 }
@@ -226,7 +227,7 @@ function sqlSessionRows(options: SqlSessionStoreOptions, on: <T>(write: boolean,
           for (const statement of KEEP_SNAPSHOT) yield tx.execute(statement, { sessionId, atSeq, state, writtenAt: tx.clock.now() });
         }),
       ),
-    close: () => options.close(),
+    close: () => options.call("session close", async () => void (await options.close?.())),
   };
 }
 

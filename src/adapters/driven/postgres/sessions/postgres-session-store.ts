@@ -102,7 +102,7 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
     }
   };
   const run = { on: <T>(write: boolean, step: (driver: SqlDriver<SqlSessionTables>) => Awaitable<T>) => options.on(write, async (db) => step(driverOn(db))), base: options.base ?? null };
-  return sqlSessionStore({ address: options.address, sessionId, run, fastAppend, close: async () => {}, call: postgresCall({ closed: false }), clock });
+  return sqlSessionStore({ address: options.address, sessionId, run, fastAppend, call: postgresCall({ closed: false }), clock });
 }
 
 /**

@@ -1,5 +1,4 @@
 import { existsSync } from "node:fs";
-import type Database from "better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
 import type { SessionAddress, SessionStore } from "../../../../ports/session-store.js";
@@ -48,19 +47,6 @@ const driverOn = (db: SessionDb, clock: Clock): SqlDriver<SqlSessionTables> => {
   return sqliteSqlDriver(db, { heads: sessionMeta, events: sessionEvents, snapshots: sessionSnapshots }, clock);
 };
 
-/** Opens, configures and migrates the file (a new file has its meta row from the start); `storage_failure` when it cannot. */
-function openDatabase(options: SqliteSessionStoreOptions, clock: Clock): { client: Database.Database; db: SessionDb } {
-  const { migrationsFolder, busyTimeoutMs, synchronous } = options;
-  return openMigratedSqlite(options.path, {
-    migrations: "session",
-    what: "session database",
-    ...(migrationsFolder ? { migrationsFolder } : {}),
-    ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }),
-    ...(synchronous ? { synchronous } : {}),
-    initialise: (db) => insertMeta(driverOn(db, clock), options.address, clock.now()),
-  });
-}
-
 /**
  * The durable session store on SQLite (SES-1): one file per session in WAL mode, an append-only
  * events table (unique event id, `seq` primary key, index by run), the latest snapshot and a meta
@@ -77,7 +63,8 @@ function openDatabase(options: SqliteSessionStoreOptions, clock: Clock): { clien
 export function createSqliteSessionStore(options: SqliteSessionStoreOptions): SessionStore {
   const address: SessionAddress = structuredClone(options.address);
   const clock = options.clock ?? { now: () => Date.now() };
-  const { client, db } = openDatabase(options, clock);
+  // A new file has its meta row from the start; `storage_failure` when it cannot be opened or migrated.
+  const { client, db } = openMigratedSqlite(options.path, { ...options, migrations: "session", what: "session database", initialise: (db) => insertMeta(driverOn(db, clock), address, clock.now()) });
   const driver = driverOn(db, clock);
   /**
    * The head of a file whose meta row is missing (written by hand or damaged), from its log and
@@ -97,14 +84,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     }
     return head;
   };
-  const close = async () => {
-    try {
-      client.close();
-    } catch (error) {
-      throw wrapAdapterError("sqlite", "closing the session database failed", error);
-    }
-  };
-  return sqlSessionStore({ address, sessionId: 1, run: { driver }, noHead: headFromLog, close, call: sqliteSessionCall, clock });
+  return sqlSessionStore({ address, sessionId: 1, run: { driver }, noHead: headFromLog, close: () => client.close(), call: sqliteSessionCall, clock });
 }
 
 /**
