@@ -31,15 +31,15 @@ export interface SqliteSessionStoreOptions {
   migrationsFolder?: string;
 }
 
-/** The meta row of a new session file (a fork's with its pointer and head); a no-op when it exists. */
+/** The meta row of a new session file (a fork's with its pointer and head, a damaged file's with the head of its log); a no-op when it exists. */
 const INSERT_META: SqlStatement<Record<string, unknown>> = {
   mode: "run",
   build: ({ db, tables }, param) => db.insert(tables.heads).values({ id: 1, ...Object.fromEntries(META_COLUMNS.map((column) => [column, param(column)])) }).onConflictDoNothing(),
 };
-const META_COLUMNS = ["projectId", "conversationId", "sessionKey", "createdAt", "lastSeq", "lastRunId", "baseProjectId", "baseConversationId", "baseSessionKey", "baseSeq"] as const;
+const META_COLUMNS = ["projectId", "conversationId", "sessionKey", "createdAt", "lastSeq", "lastRunId", "snapshotAtSeq", "baseProjectId", "baseConversationId", "baseSessionKey", "baseSeq"] as const;
 
-const insertMeta = (driver: SqlDriver, address: SessionAddress, now: number, fork?: { base: SessionBase; lastSeq: number; lastRunId: string | null }): void =>
-  driver.execute(INSERT_META, { projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now, lastSeq: fork?.lastSeq ?? 0, lastRunId: fork?.lastRunId ?? null, baseProjectId: fork?.base.address.projectId ?? null, baseConversationId: fork?.base.address.conversationId ?? null, baseSessionKey: fork?.base.address.sessionKey ?? null, baseSeq: fork?.base.seq ?? null });
+const insertMeta = (driver: SqlDriver, address: SessionAddress, now: number, head: { base?: SessionBase; lastSeq?: number; lastRunId?: string | null; snapshotAtSeq?: number | null } = {}): void =>
+  driver.execute(INSERT_META, { projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now, lastSeq: head.lastSeq ?? 0, lastRunId: head.lastRunId ?? null, snapshotAtSeq: head.snapshotAtSeq ?? null, baseProjectId: head.base?.address.projectId ?? null, baseConversationId: head.base?.address.conversationId ?? null, baseSessionKey: head.base?.address.sessionKey ?? null, baseSeq: head.base?.seq ?? null });
 
 /** The session file's tables under the kernel's names, and its row driver. */
 const driverOn = (db: SessionDb, clock: Clock): SqlDriver<SqlSessionTables> => {
@@ -73,15 +73,12 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
    */
   const headFromLog = (tx: SqlDriver<SqlSessionTables>, write: boolean) => {
     const { desc, eq } = drizzleOrm();
-    const { events, snapshots, heads } = tx.tables;
+    const { events, snapshots } = tx.tables;
     const last = tx.db.select({ seq: events.seq }).from(events).orderBy(desc(events.seq)).limit(1).get();
     const started = tx.db.select({ runId: events.runId }).from(events).where(eq(events.type, "run_started")).orderBy(desc(events.seq)).limit(1).get();
     const kept = tx.db.select().from(snapshots).orderBy(desc(snapshots.atSeq)).limit(1).get();
     const head = { lastSeq: last?.seq ?? 0, lastRunId: started?.runId ?? null, atSeq: kept?.atSeq ?? null, state: kept?.state ?? null };
-    if (write) {
-      insertMeta(tx, address, clock.now());
-      tx.db.update(heads).set({ lastSeq: head.lastSeq, lastRunId: head.lastRunId, snapshotAtSeq: head.atSeq }).where(eq(heads.id, 1)).run();
-    }
+    if (write) insertMeta(tx, address, clock.now(), { lastSeq: head.lastSeq, lastRunId: head.lastRunId, snapshotAtSeq: head.atSeq });
     return head;
   };
   return sqlSessionStore({ address, sessionId: 1, run: { driver }, noHead: headFromLog, close: () => client.close(), call: sqliteSessionCall, clock });
