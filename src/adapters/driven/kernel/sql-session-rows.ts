@@ -3,7 +3,8 @@
  * SQLite keeps one file per session: its head is the file's one meta row (id 1) and its rows
  * carry no session. PostgreSQL keeps every session in one set of tables: its head is the
  * session's row in `agent_sessions`, and its rows carry the session's id. Each hot statement is a
- * {@link SqlStatement}, built once (SQLite: once per process) and prepared per connection.
+ * {@link SqlStatement}, built once (SQLite: once per process) and prepared per connection. A
+ * family's store is one call, {@link sqlSessionStore}: the rows and the kernel's store over them.
  */
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { Clock } from "../../../ports/clock.js";
