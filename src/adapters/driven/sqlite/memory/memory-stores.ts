@@ -44,7 +44,7 @@ import { onFirstUse, openMemoryDatabase } from "./memory-database.js";
 export function memoryStorePorts(clock: Clock): { knowledge: KnowledgeStore; values: PersistentValueStore; budgets: BudgetLedger } {
   const store = openMemoryDatabase("", storeTables(), clock);
   const { knowledge, values } = sqlStoragePorts(store.driver, store.call, sqliteFullText);
-  return { knowledge, values, budgets: createBudgetLedger(onFirstUse(() => createSqliteBudgetRows(store)), store.call) };
+  return { knowledge, values, budgets: createBudgetLedger(store.driver, onFirstUse(() => createSqliteBudgetRows(store)), store.call) };
 }
 
 /**
@@ -57,7 +57,7 @@ export function memoryStorePorts(clock: Clock): { knowledge: KnowledgeStore; val
  */
 export function createMemoryBudgetLedger(): BudgetLedger {
   const store = openMemoryDatabase("", storeTables());
-  return createBudgetLedger(onFirstUse(() => createSqliteBudgetRows(store)), store.call);
+  return createBudgetLedger(store.driver, onFirstUse(() => createSqliteBudgetRows(store)), store.call);
 }
 
 /**
