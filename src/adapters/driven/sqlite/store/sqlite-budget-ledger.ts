@@ -76,6 +76,16 @@ export function createSqliteBudgetRows({ client: sqlite, db, driver }: Pick<Sqli
     return { outcome: "held" };
   };
   const decideRefusal = sqlite.transaction(decideRefusalNow);
+  // The reserve statement; on a refusal (its RAISE(ABORT) undid the statement), `decide` decides it again.
+  const holdOr = (request: BudgetRowsReserve, decide: (request: BudgetRowsReserve) => BudgetRowsReserveAnswer): BudgetRowsReserveAnswer => {
+    try {
+      hold(request);
+      return { outcome: "held" };
+    } catch (error) {
+      if (!isRefusal(error)) throw error;
+      return decide(request);
+    }
+  };
   const finishNow = (reservationId: string, actual: BudgetAmount | null): boolean =>
     finishStatement.run({ id: reservationId, state: actual === null ? "released" : "settled", spentTokens: actual?.tokens ?? null, spentMicros: actual?.costMicros ?? null, updatedAt: clock.now() }).changes === 1;
   // The finish, then the reserve, in one transaction: the write lock is taken once and the WAL
@@ -83,25 +93,11 @@ export function createSqliteBudgetRows({ client: sqlite, db, driver }: Pick<Sqli
   // and the finish stand), then the refusal is decided again inside the same transaction.
   const finishAndReserve = sqlite.transaction((finished: { id: string; actual: BudgetAmount | null }, request: BudgetRowsReserve): BudgetRowsReserveAnswer => {
     finishNow(finished.id, finished.actual);
-    try {
-      hold(request);
-      return { outcome: "held" };
-    } catch (error) {
-      if (!isRefusal(error)) throw error;
-      return decideRefusalNow(request);
-    }
+    return holdOr(request, decideRefusalNow);
   });
   return {
-    reserve(request) {
-      try {
-        // A known id answers "held" here too (the view's insert cannot tell): both mean ok.
-        hold(request);
-        return { outcome: "held" };
-      } catch (error) {
-        if (!isRefusal(error)) throw error;
-        return decideRefusal.immediate(request);
-      }
-    },
+    // A known id answers "held" here too (the view's insert cannot tell): both mean ok.
+    reserve: (request) => holdOr(request, (refused) => decideRefusal.immediate(refused)),
     finish: finishNow,
     finishAndReserve: (finished, request) => finishAndReserve.immediate(finished, request),
   };
