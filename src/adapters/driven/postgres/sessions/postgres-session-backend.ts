@@ -12,8 +12,7 @@ import { createSessionBackend } from "../../kernel/session-backend.js";
 import type { SessionBase } from "../../kernel/session-store.js";
 import { checkStatementTimeout } from "../postgres-deadlines.js";
 import { requireMigrationsFolder } from "../../system/migrations-folder.js";
-import { createSessionHostStore } from "../../kernel/session-host-store.js";
-import { sqlSessionHostRows } from "../../kernel/sql-session-host-rows.js";
+import { sqlSessionHostStore } from "../../kernel/session-host-store.js";
 import { postgresSqlDriver } from "../postgres-sql-driver.js";
 import { createPostgresSessionLeaseProvider, type PostgresLeaseKeepAlive, type PostgresSessionLease, type PostgresSessionLeaseProvider } from "./postgres-session-lease.js";
 import { createPostgresSessionStore, forkPostgresSessionLog, sessionScope } from "./postgres-session-store.js";
@@ -195,7 +194,7 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
         const { hostRecords } = tables;
         const record = create ? db.insert(hostRecords).values({ conversationId, createdAt: now() }).onConflictDoNothing().then(() => true) : db.select().from(hostRecords).where(eq(hostRecords.conversationId, conversationId)).then((rows) => rows.length > 0);
         // The kernel's host rows in tables keyed by conversation id (HOST-1 … HOST-5, HOST-7), shared by hosts on several machines.
-        return (await record.catch(fault("cannot open the session host record"))) ? createSessionHostStore(sqlSessionHostRows(postgresSqlDriver(db, tables, { now }), conversationId, () => {}), postgresCall({ closed: false })) : null;
+        return (await record.catch(fault("cannot open the session host record"))) ? sqlSessionHostStore(postgresSqlDriver(db, tables, { now }), conversationId, postgresCall({ closed: false })) : null;
       },
       async forkLog(request) {
         await ready();

@@ -20,8 +20,7 @@ import { createBudgetLedger } from "../../kernel/budget-ledger.js";
 import { sqlConfigurationAccounts } from "../../kernel/configuration-accounts.js";
 import { sqlConfigurationStoreOn } from "../../kernel/configuration-rows.js";
 import { createSqlMcpTaskStore } from "../../kernel/mcp-task-rows.js";
-import { createSessionHostStore } from "../../kernel/session-host-store.js";
-import { sqlSessionHostRows } from "../../kernel/sql-session-host-rows.js";
+import { sqlSessionHostStore } from "../../kernel/session-host-store.js";
 import { sqlStoragePorts } from "../../kernel/storage-options.js";
 import { createKeySecrets } from "../../system/key-secrets.js";
 import { configurationTables } from "../configuration/configuration-schema.js";
@@ -45,7 +44,7 @@ import { onFirstUse, openMemoryDatabase } from "./memory-database.js";
 export function memoryStorePorts(clock: Clock): { knowledge: KnowledgeStore; values: PersistentValueStore; budgets: BudgetLedger } {
   const store = openMemoryDatabase("", storeTables(), clock);
   const { knowledge, values } = sqlStoragePorts(store.driver, store.call, sqliteFullText);
-  return { knowledge, values, budgets: createBudgetLedger(onFirstUse(() => createSqliteBudgetRows(store)), store.call) };
+  return { knowledge, values, budgets: createBudgetLedger(store.driver, onFirstUse(() => createSqliteBudgetRows(store)), store.call) };
 }
 
 /**
@@ -58,7 +57,7 @@ export function memoryStorePorts(clock: Clock): { knowledge: KnowledgeStore; val
  */
 export function createMemoryBudgetLedger(): BudgetLedger {
   const store = openMemoryDatabase("", storeTables());
-  return createBudgetLedger(onFirstUse(() => createSqliteBudgetRows(store)), store.call);
+  return createBudgetLedger(store.driver, onFirstUse(() => createSqliteBudgetRows(store)), store.call);
 }
 
 /**
@@ -158,5 +157,5 @@ export function createMemorySessionHostRecord(): MemorySessionHostRecord {
  */
 export function createMemorySessionHostStore(record: MemorySessionHostRecord): AgentSessionHostStore {
   const { driver, call } = hostDatabases.get(record)!;
-  return createSessionHostStore(sqlSessionHostRows(driver, "", () => {}), call);
+  return sqlSessionHostStore(driver, "", call);
 }
