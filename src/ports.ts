@@ -26,7 +26,7 @@ export type { Clock } from "./ports/clock.js";
 export type { IdSource } from "./ports/id-source.js";
 export type { ToolPermissions, ToolPermissionRequest, ToolPermissionDecision } from "./ports/tool-permissions.js";
 export type { ToolPermissionAnswer } from "./ports/tool-permissions.js";
-export type { ApprovalStore, ApprovalRequestRecord, ApprovalDecisionRecord, ApprovalRequester, ApprovalScope, ApprovalBinding, ApprovalAuditInput } from "./ports/approval-store.js";
+export type { ApprovalStore, ApprovalRequestRecord, ApprovalDecisionRecord, ApprovalRequester, ApprovalScope, ApprovalBinding, ApprovalCover, ApprovalAuditInput } from "./ports/approval-store.js";
 export type { UserInput, UserInputRequest, UserInputResponse, UserInputField } from "./ports/user-input.js";
 export type { DecisionAnswerer } from "./domain/agent/decision-answerer.js";
 export type { TokenUsageRecorder, TokenUsageEntry, TokenCounts } from "./ports/token-usage.js";

@@ -65,6 +65,14 @@ export interface ApprovalBinding {
   sessionId: string | null;
 }
 
+/** The standing decision a new request is written with (GOV-5): see {@link ApprovalStore.createRequest}. */
+export interface ApprovalCover {
+  /** The binding whose standing decision ({@link ApprovalStore.standingDecision}) is read with the insert. */
+  binding: ApprovalBinding;
+  /** The entries appended after the request's own when the binding has that decision (an approval's use). */
+  entries(standing: ApprovalDecisionRecord): readonly ApprovalAuditInput[];
+}
+
 /** An entry to append to a tenant's audit chain; the store numbers and hashes it. */
 export interface ApprovalAuditInput {
   tenant: string;
@@ -85,8 +93,10 @@ export interface ApprovalStore {
    * and whether this call wrote it. `audit` (entries of the request's tenant, else
    * `input_validation`) is appended to the chain in order, in the same atomic unit as the insert
    * and only when this call wrote it: nobody sees the request without them, nor them without it.
+   * With `cover`, the binding's standing decision is read in that unit too and returned as
+   * `standing`, and the entries `cover` gives for it are appended after `audit`'s.
    */
-  createRequest(record: ApprovalRequestRecord, audit?: readonly ApprovalAuditInput[]): Promise<{ request: ApprovalRequestRecord; created: boolean }>;
+  createRequest(record: ApprovalRequestRecord, audit?: readonly ApprovalAuditInput[], cover?: ApprovalCover): Promise<{ request: ApprovalRequestRecord; created: boolean; standing?: ApprovalDecisionRecord | null }>;
   /**
    * Replaces a request whose argument hash or policy version differs from `record`'s (GOV-5: it
    * is asked again, pending, under the new binding); true only for the caller that replaced it.

@@ -167,6 +167,31 @@ const cases: ContractCases<ApprovalStore, ApprovalStoreInspect> = {
     expect(await errorCode(() => store.createRequest(stray, entries))).toBe("input_validation");
     expect(await store.request(stray.id)).toBeNull();
   },
+  "createRequest with a cover reads the standing decision with the insert, a newer one another handle added included, and appends its entries": async ({ store, inspect, expect }) => {
+    const peer = other(store, inspect);
+    const first = requestOf();
+    const { tenant } = first;
+    const binding = { tenant, toolId: first.toolId, argumentsHash: first.argumentsHash, policyVersion: first.policyVersion, sessionId: null };
+    const cover = { binding, entries: (standing: ApprovalDecisionRecord): ApprovalAuditInput[] => [{ tenant, at: AT + 5, kind: "use", requestId: null, data: { decisionId: standing.id } }] };
+    const entry = (request: ApprovalRequestRecord): ApprovalAuditInput[] => [{ tenant, at: AT, kind: "request", requestId: request.id, data: {} }];
+    // No standing decision yet: the request's own entry only (and this handle has now seen none).
+    expect(await store.createRequest(first, entry(first), cover)).toEqual({ request: first, created: true, standing: null });
+    // Another handle (host) decides `always`; this handle's next request must see it, not what it saw last.
+    const always = decisionOf(first, { scope: "always", decidedAt: AT + 2 });
+    await peer.addDecision(always);
+    const second = requestOf({ tenant });
+    expect(await store.createRequest(second, entry(second), cover)).toEqual({ request: second, created: true, standing: always });
+    // A newer standing decision (a denial) replaces it, for this handle's later requests too.
+    const denied = decisionOf(first, { scope: "always", outcome: "denied", decidedAt: AT + 3 });
+    await peer.addDecision(denied);
+    const third = requestOf({ tenant });
+    expect(await store.createRequest(third, entry(third), cover)).toEqual({ request: third, created: true, standing: denied });
+    // An existing request is not written again, and the standing decision still comes back.
+    expect(await peer.createRequest({ ...third, createdAt: AT + 9 }, entry(third), cover)).toEqual({ request: third, created: false, standing: denied });
+    const chain = await peer.audit(tenant);
+    expect(chain.map(({ kind, requestId, data }) => [kind, requestId ?? data.decisionId])).toEqual([["request", first.id], ["request", second.id], ["use", always.id], ["request", third.id], ["use", denied.id]]);
+    expect(chain.map((row) => row.seq)).toEqual([1, 2, 3, 4, 5]);
+  },
   "concurrent appends of one tenant get distinct, gapless numbers": async ({ store, inspect, expect }) => {
     const tenant = uniqueId("tenant");
     const handles = [store, other(store, inspect)];

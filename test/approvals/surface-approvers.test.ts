@@ -18,11 +18,12 @@ interface AuditLine {
   data: Record<string, unknown>;
 }
 
-/** The audit chain of the data dir's approval store (`audit export`, then `audit verify`). */
+/** The audit chain of the data dir's approval store (`audit export`, and `audit verify` beside it). */
 async function auditOf(data: string): Promise<AuditLine[]> {
-  const exported = await runCli(["audit", "export", "--store", join(data, "values")]);
+  // Both read the finished chain: run side by side (ARCH-12).
+  const [exported, verified] = await Promise.all([runCli(["audit", "export", "--store", join(data, "values")]), runCli(["audit", "verify", "--store", join(data, "values")])]);
   expect([exported.code, exported.stderr]).toEqual([0, ""]);
-  expect((await runCli(["audit", "verify", "--store", join(data, "values")])).code).toBe(0);
+  expect(verified.code).toBe(0);
   return exported.stdout.trim().split("\n").map((line) => JSON.parse(line) as AuditLine);
 }
 
@@ -60,17 +61,17 @@ describe("issue 47: the surfaces answer through the governed decide()", () => {
 
   it("GOV-1 a paused MCP call answered with _meta[\"steamharness/answer\"] is recorded as decided over mcp", async () => {
     const data = join(tmp, "mcp");
-    const call = async (meta?: Record<string, unknown>) => {
-      const session = await startMcp(KITCHEN, [...flags(data), "--workers", "1"]);
-      try {
-        return ((await session.client.callTool({ name: "approve", arguments: {}, ...(meta ? { _meta: meta } : {}) })) as CallToolResult).structuredContent as Record<string, unknown>;
-      } finally {
-        await session.close();
-      }
-    };
-    const paused = (await call()) as { runId: string; error: { pending: { requestId: string } } };
-    const done = await call({ "steamharness/answer": { runId: paused.runId, requestId: paused.error.pending.requestId, decision: "approve" } });
-    expect(done).toMatchObject({ runId: paused.runId, status: "success", output: { decision: "approved" } });
+    // One server for the call and its answer (ARCH-12: one process start, not two); the answer is
+    // a new tools/call naming the paused run, as from any other connection.
+    const session = await startMcp(KITCHEN, [...flags(data), "--workers", "1"]);
+    try {
+      const call = async (meta?: Record<string, unknown>) => ((await session.client.callTool({ name: "approve", arguments: {}, ...(meta ? { _meta: meta } : {}) })) as CallToolResult).structuredContent as Record<string, unknown>;
+      const paused = (await call()) as { runId: string; error: { pending: { requestId: string } } };
+      const done = await call({ "steamharness/answer": { runId: paused.runId, requestId: paused.error.pending.requestId, decision: "approve" } });
+      expect(done).toMatchObject({ runId: paused.runId, status: "success", output: { decision: "approved" } });
+    } finally {
+      await session.close();
+    }
     const chain = await auditOf(data);
     expect(chain.find((entry) => entry.kind === "decision")?.data).toMatchObject({ outcome: "approved", approver: { surface: "mcp" } });
     expect(chain.map((entry) => entry.kind)).toEqual(["request", "decision", "use"]);

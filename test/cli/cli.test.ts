@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CLI_DIST, cleanEnv, cleanup, EXAMPLE, FAKE_SECRET, KITCHEN, KITCHEN_ID, REPO, runCli, startMcp, tempDir, writeProject } from "./helpers.js";
+import { CLI_DIST, CLI_SOURCE, cleanEnv, cleanup, EXAMPLE, FAKE_SECRET, KITCHEN, KITCHEN_ID, REPO, runCli, startMcp, tempDir, writeProject, type CliResult } from "./helpers.js";
 
 // Real child processes under tsx on a shared 2-core machine: allow slow starts.
 jest.setTimeout(90_000);
@@ -12,6 +12,16 @@ const HELLO = `export default { entrypoints: { hello: { title: "Hello", params: 
 
 let tmp: string;
 let dataDir: string;
+
+// What depends on the build alone (a help page, the version) is printed once per file and read by
+// every test that checks it (ARCH-12: four processes fewer). Keyed by the whole command line, so
+// the built bin's own --version is shared only when the other tests run that same bin.
+const printed = new Map<string, Promise<CliResult>>();
+function printedBy(args: string[], argsPrefix: string[] = CLI_SOURCE): Promise<CliResult> {
+  const key = JSON.stringify([...argsPrefix, ...args]);
+  if (!printed.has(key)) printed.set(key, runCli(args, { argsPrefix }));
+  return printed.get(key)!;
+}
 
 beforeAll(async () => {
   tmp = await tempDir();
@@ -24,18 +34,18 @@ afterAll(async () => {
 describe("steamharness CLI basics", () => {
   it("--version prints the package.json version", async () => {
     const version = (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string }).version;
-    const result = await runCli(["--version"]);
+    const result = await printedBy(["--version"]);
     expect(result).toMatchObject({ code: 0, stdout: `${version}\n` });
   });
 
   it("--help lists structure, run and mcp", async () => {
-    const result = await runCli(["--help"]);
+    const result = await printedBy(["--help"]);
     expect(result.code).toBe(0);
     for (const command of ["structure", "run", "mcp"]) expect(result.stdout).toMatch(new RegExp(`^\\s+${command} `, "m"));
   });
 
   it("mcp --help lists every MCP-2 option", async () => {
-    const result = await runCli(["mcp", "--help"]);
+    const result = await printedBy(["mcp", "--help"]);
     for (const flag of ["--data-dir", "--file-store-dir", "--kv-store-dir", "--persistent-value-store-dir", "--file-create-store-dir", "--auth-dir", "--related-project"]) {
       expect(result.stdout).toContain(flag);
     }
@@ -43,7 +53,7 @@ describe("steamharness CLI basics", () => {
 
   it("SEC-5 mcp --help and run --help document --allow-file-root and its default", async () => {
     for (const command of ["mcp", "run"]) {
-      const result = await runCli([command, "--help"]);
+      const result = await printedBy([command, "--help"]);
       expect(result.stdout.replace(/\s+/g, " ")).toMatch(/--allow-file-root <dir> import file params only from below this directory .* default the project dir and the working dir/);
     }
   });
@@ -183,10 +193,10 @@ describe("DX-4 run reports and exit codes", () => {
   });
 
   it("DX-4 DX-18 run --help documents the run's exit codes; the program's --help the general ones", async () => {
-    const help = await runCli(["run", "--help"]);
+    const help = await printedBy(["run", "--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/Exit codes:\n\s+0 {2}success\n\s+1 {2}the run failed[^\n]*\n\s+2 {2}usage or input error[^\n]*\n\s+3 {2}the run is waiting for input/);
-    const root = await runCli(["--help"]);
+    const root = await printedBy(["--help"]);
     expect(root.stdout).toMatch(/Exit codes:\n\s+0 {2}the command did what was asked\n\s+1 [^\n]*\n\s+2 {2}usage or input error[^\n]*\n\s+3 {2}a run is waiting for input/);
   });
 
@@ -204,7 +214,7 @@ const builtIt = existsSync(CLI_DIST) ? it : it.skip;
 describe("the built bin (dist/cli.js)", () => {
   builtIt("runs --version, structure and run from dist (skipped when dist/cli.js is not built: run `npm run build`)", async () => {
     const prefix = [CLI_DIST];
-    expect((await runCli(["--version"], { argsPrefix: prefix })).code).toBe(0);
+    expect((await printedBy(["--version"], prefix)).code).toBe(0);
     const structure = await runCli(["structure", EXAMPLE, "--json"], { argsPrefix: prefix });
     expect(JSON.parse(structure.stdout)).toMatchObject({ projectId: "5b0c6a8e-2f4d-4c1a-9e7b-3d2f1a0c9b84" });
     const run = await runCli(["run", EXAMPLE, "greet", "--params", '{"name":"Ada"}', "--json", "--data-dir", dataDir], { argsPrefix: prefix, env: cleanEnv() });

@@ -43,7 +43,7 @@ const refused = (client: Client, name: string, meta: Record<string, unknown>): P
   );
 
 /** One call on a fresh server process. */
-const callOnce = (name: string, meta?: Record<string, unknown>, project = KITCHEN) => onFreshServer((client) => call(client, name, meta), project);
+const callOnce = (name: string, meta?: Record<string, unknown>) => onFreshServer((client) => call(client, name, meta));
 
 const answer = (body: Record<string, unknown>) => ({ "steamharness/answer": body });
 
@@ -78,26 +78,41 @@ describe("DX-10 a paused MCP run answered later from another process", () => {
     expect(await onFreshServer((client) => refused(client, "ask_twice", answer({ runId: first.runId, requestId: "input-2", values: { size: "s" } })))).toMatch(/-32602.*no paused run/);
   });
 
+  // The two runs pause on one server process and both answers come from another (ARCH-12: two
+  // processes instead of four): each answer still reaches a process that never saw its run.
   it("DX-10 an approval answered later with decision approve or deny", async () => {
-    for (const [decision, expected] of [["approve", { decision: "approved", sent: true }], ["deny", { decision: "denied", sent: false }]] as const) {
-      const paused = await callOnce("approve");
+    const cases = [["approve", { decision: "approved", sent: true }], ["deny", { decision: "denied", sent: false }]] as const;
+    const pauses = await onFreshServer(async (client) => [await call(client, "approve"), await call(client, "approve")]);
+    expect(new Set(pauses.map((paused) => paused.runId)).size).toBe(2);
+    for (const paused of pauses) {
       expect(paused.error).toMatchObject({ code: "interaction_required", pending: { kind: "approval" } });
-      const requestId = paused.error!.pending!.requestId;
-      expect(paused.error!.answerLater!._meta).toEqual(answer({ runId: paused.runId, requestId, decision: "approve | deny" }));
-      const done = await callOnce("approve", answer({ runId: paused.runId, requestId, decision }));
-      expect(done).toMatchObject({ runId: paused.runId, status: "success", output: expected });
+      expect(paused.error!.answerLater!._meta).toEqual(answer({ runId: paused.runId, requestId: paused.error!.pending!.requestId, decision: "approve | deny" }));
     }
+    await onFreshServer(async (client) => {
+      for (const [index, [decision, expected]] of cases.entries()) {
+        const paused = pauses[index]!;
+        const done = await call(client, "approve", answer({ runId: paused.runId, requestId: paused.error!.pending!.requestId, decision }));
+        expect(done).toMatchObject({ runId: paused.runId, status: "success", output: expected });
+      }
+    });
   });
 
   it("UI-7 an agent's approval answered later over stdio is recorded in the run's session as answered by mcp", async () => {
     const project = await writeApprovingProject(join(tmp, "ui7"));
-    for (const [decision, outcome, reply] of [["approve", "approved", "sent"], ["deny", "denied", "not sent"]] as const) {
-      const paused = await callOnce("mail", undefined, project);
-      expect(paused.error).toMatchObject({ code: "interaction_required", pending: { kind: "approval" } });
-      const requestId = paused.error!.pending!.requestId;
-      const done = await callOnce("mail", answer({ runId: paused.runId, requestId, decision }), project);
-      expect(done).toMatchObject({ runId: paused.runId, status: "success", output: { answer: reply } });
-      expect(await decisionsOf([project, tmp], paused.runId)).toEqual([expect.objectContaining({ requestId, outcome, answeredBy: { surface: "mcp", at: expect.any(Number) } })]);
+    const cases = [["approve", "approved", "sent"], ["deny", "denied", "not sent"]] as const;
+    // As above: both runs pause on one process, both answers come from another (ARCH-12).
+    const pauses = await onFreshServer(async (client) => [await call(client, "mail"), await call(client, "mail")], project);
+    expect(new Set(pauses.map((paused) => paused.runId)).size).toBe(2);
+    for (const paused of pauses) expect(paused.error).toMatchObject({ code: "interaction_required", pending: { kind: "approval" } });
+    const done = await onFreshServer(async (client) => {
+      const answered: Structured[] = [];
+      for (const [index, [decision]] of cases.entries()) answered.push(await call(client, "mail", answer({ runId: pauses[index]!.runId, requestId: pauses[index]!.error!.pending!.requestId, decision })));
+      return answered;
+    }, project);
+    for (const [index, [, outcome, reply]] of cases.entries()) {
+      const { runId, error } = pauses[index]!;
+      expect(done[index]).toMatchObject({ runId, status: "success", output: { answer: reply } });
+      expect(await decisionsOf([project, tmp], runId)).toEqual([expect.objectContaining({ requestId: error!.pending!.requestId, outcome, answeredBy: { surface: "mcp", at: expect.any(Number) } })]);
     }
   });
 

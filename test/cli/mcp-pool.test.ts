@@ -357,20 +357,28 @@ describe("MCP-9 worker reuse", () => {
     retiring = { session: await start(f, ["--workers", "1"]), f };
     await retiring.session.client.listTools();
   });
+  // The three tests whose calls all end cleanly share another (ARCH-12): none of them retires
+  // its worker, so each still sees the one worker the server keeps, whichever ran before.
+  let reusing: { session: McpSession; f: Fixture };
+  beforeAll(async () => {
+    const f = await fixture("reuse");
+    reusing = { session: await start(f, ["--workers", "1"]), f };
+    await reusing.session.client.listTools();
+  });
   afterAll(async () => {
     await retiring?.session.close();
+    await reusing?.session.close();
   });
 
   it("MCP-9 a worker whose call ended cleanly serves the next calls (same pid), a business errCode included", async () => {
-    await withServer("reuse", ["--workers", "1"], async (session) => {
-      const first = await pidOf(session);
-      expect(await pidOf(session)).toBe(first);
-      const business = await call(session, "business");
-      expect(business.isError).toBe(true);
-      expect(business.structuredContent).toMatchObject({ status: "failed", error: { code: "business_error", message: "no such order" } });
-      expect(await pidOf(session)).toBe(first);
-      expect(childPids(session.transport.pid!)).toEqual([first]);
-    });
+    const { session } = reusing;
+    const first = await pidOf(session);
+    expect(await pidOf(session)).toBe(first);
+    const business = await call(session, "business");
+    expect(business.isError).toBe(true);
+    expect(business.structuredContent).toMatchObject({ status: "failed", error: { code: "business_error", message: "no such order" } });
+    expect(await pidOf(session)).toBe(first);
+    expect(childPids(session.transport.pid!)).toEqual([first]);
   });
 
   it("MCP-9 --max-runs-per-worker retires a reused worker after that many runs; a bad value exits 2", async () => {
@@ -433,31 +441,29 @@ describe("MCP-9 worker reuse", () => {
   });
 
   it("MCP-9 a call that writes to stdout and stderr for the first time keeps its worker: the streams belong to the idle worker, the next call runs in the same process", async () => {
-    await withServer("stdio-writes", ["--workers", "1"], async (session) => {
-      const logged = await pidOf(session, "log");
-      expect(await pidOf(session)).toBe(logged);
-      expect(session.stderr()).not.toMatch(/serves no further run/);
-    });
+    const { session } = reusing;
+    const logged = await pidOf(session, "log");
+    expect(await pidOf(session)).toBe(logged);
+    expect(session.stderr()).not.toMatch(/serves no further run/);
   });
 
   it("MCP-9 a reused worker starts each run with a fresh run context, its own signal and the environment and cwd it had before the first run", async () => {
-    await withServer("bleed", ["--workers", "1"], async (session, f) => {
-      const first = outputOf(await call(session, "state"));
-      const second = outputOf(await call(session, "state"));
-      expect(second.pid).toBe(first.pid);
-      expect(first).toMatchObject({ env: null, cwd: f.project, abortListeners: 0, previousRunId: null });
-      expect(second).toMatchObject({
-        env: null,
-        cwd: f.project,
-        abortListeners: 0,
-        signalAborted: false,
-        previousRunId: first.runId,
-        sameSignal: false,
-        // The stores stay open across runs: the same store objects serve the next run.
-        sameKv: true,
-      });
-      expect(second.runId).not.toBe(first.runId);
+    const { session, f } = reusing;
+    const first = outputOf(await call(session, "state"));
+    const second = outputOf(await call(session, "state"));
+    expect(second.pid).toBe(first.pid);
+    expect(first).toMatchObject({ env: null, cwd: f.project, abortListeners: 0, previousRunId: null });
+    expect(second).toMatchObject({
+      env: null,
+      cwd: f.project,
+      abortListeners: 0,
+      signalAborted: false,
+      previousRunId: first.runId,
+      sameSignal: false,
+      // The stores stay open across runs: the same store objects serve the next run.
+      sameKv: true,
     });
+    expect(second.runId).not.toBe(first.runId);
   });
 
   it("MCP-9 with --workers 4, four calls overlap in four workers, and the next four overlap in the same four reused workers", async () => {

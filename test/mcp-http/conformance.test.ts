@@ -18,6 +18,9 @@ const CLI = join(REPO, "node_modules/@modelcontextprotocol/conformance/dist/inde
 const BASELINE_2026 = join(REPO, "test/mcp-http/conformance-2026-expected-failures.yml");
 const CLI_2026 = join(REPO, "node_modules/conformance-2026/dist/index.js");
 const HOOK = join(REPO, "scripts/conformance/node20-fs-glob.mjs");
+/** serve-workflow's PROGRESS_INTERVAL_MS_ENV (named here: importing that module costs this file its load), and the heartbeat it sets. */
+const PROGRESS_MS_ENV = "STEAMHARNESS_MCP_PROGRESS_MS";
+const PROGRESS_MS = 500;
 
 let tmp: string;
 let server: HttpMcpServer;
@@ -32,9 +35,12 @@ beforeAll(async () => {
   const fixture = join(REPO, "test/mcp-http/fixtures/conformance");
   // Three warm workers: server-stateless gives its log probe 500 ms right after two probes whose
   // runs end mid-way (the -32021 question, the input round), and such a run's worker is replaced.
+  // ARCH-12: heartbeats every 500 ms (the fixture's progress run then lasts four of them, 2 s,
+  // instead of 6.5 s at the default 2 s); both suites still require three.
+  const env = cleanEnv({ [PROGRESS_MS_ENV]: String(PROGRESS_MS) });
   [server, server2025] = await Promise.all([
-    startHttpMcp(fixture, ["--data-dir", join(tmp, "data"), "--workers", "3"]),
-    startHttpMcp(fixture, ["--data-dir", join(tmp, "data-2025")]),
+    startHttpMcp(fixture, ["--data-dir", join(tmp, "data"), "--workers", "3"], { env }),
+    startHttpMcp(fixture, ["--data-dir", join(tmp, "data-2025")], { env }),
   ]);
   runs = Promise.all([
     conformance(["server", "--url", server2025.url.href, "--spec-version", "2025-11-25", "--expected-failures", BASELINE, "-o", join(tmp, "results")]),

@@ -12,7 +12,7 @@ afterEach(() => {
   jest.restoreAllMocks();
 });
 
-const row = { projectId: "p", taskId: "t", entrypointId: "quick", tenantId: null, status: "completed", statusMessage: null, ownerHost: null, leaseExpiresAt: null, ttlMs: 600000, pollIntervalMs: 1000, createdAt: 1, updatedAt: 2, result: '{"content":[{"type":"text","text":"done"}]}', paused: '{"args":{"text":"x"}}' };
+const row = { projectId: "p", taskId: "t", entrypointId: "quick", tenant: null, status: "completed", statusMessage: null, ownerHost: null, leaseExpiresAt: null, ttlMs: 600000, pollIntervalMs: 1000, createdAt: 1, updatedAt: 2, result: '{"content":[{"type":"text","text":"done"}]}', paused: '{"args":{"text":"x"}}' };
 
 it("MCP-13 a task row's result and pause are parsed when first read, once; the status fields need no parse", () => {
   const parse = jest.spyOn(JSON, "parse");

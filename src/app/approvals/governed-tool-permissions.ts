@@ -203,12 +203,13 @@ export function createGovernedToolPermissions(options: GovernedToolPermissionsOp
         const answeredBy = { surface: "policy", at };
         return verdict.action === "allow" ? { outcome: "approved", answeredBy } : { outcome: "denied", reason: verdict.reason ?? `the approval policy denies ${call.toolId}`, answeredBy };
       }
-      // The standing decisions that cover the call, read first: a new request, its audit entry and
-      // (when a standing approval covers it) the use are then written as one unit (one commit).
+      // A new request, its audit entry and (when a standing approval covers it) the use are one
+      // unit with the read of the standing decision that covers the call (one commit, one round trip).
       const binding = { tenant, toolId: call.toolId, argumentsHash, policyVersion: version };
-      const covering = await store.standingDecision({ ...binding, sessionId: fresh.sessionId });
-      const coveredUse = covering?.outcome === "approved" && covering.scope !== "once";
-      let { request, created } = await store.createRequest(fresh, [requestEntry(fresh), ...(coveredUse ? [useEntry(fresh, covering)] : [])]);
+      const usedBy = (standing: ApprovalDecisionRecord) => standing.outcome === "approved" && standing.scope !== "once";
+      const cover = { binding: { ...binding, sessionId: fresh.sessionId }, entries: (standing: ApprovalDecisionRecord) => (usedBy(standing) ? [useEntry(fresh, standing)] : []) };
+      let { request, created, standing: covering = null } = await store.createRequest(fresh, [requestEntry(fresh)], cover);
+      const coveredUse = covering !== null && usedBy(covering);
       if (created) {
         // A request this call just inserted has no decision of its own yet (decide() needs the request).
         const outcome = covering && (await apply(covering, request, coveredUse));

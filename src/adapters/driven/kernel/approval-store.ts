@@ -7,7 +7,7 @@ import { SteamharnessError } from "../../../domain/errors.js";
 import { nextAuditEntry, type ApprovalAuditEntry, type AuditDigest } from "../../../domain/approvals/audit-chain.js";
 import type { ApprovalVerdict } from "../../../domain/approvals/policy.js";
 import type { JsonObject } from "../../../domain/json.js";
-import type { ApprovalAuditInput, ApprovalBinding, ApprovalDecisionRecord, ApprovalRequestRecord, ApprovalStore } from "../../../ports/approval-store.js";
+import type { ApprovalAuditInput, ApprovalBinding, ApprovalCover, ApprovalDecisionRecord, ApprovalRequestRecord, ApprovalStore } from "../../../ports/approval-store.js";
 import type { Awaitable, StoreCall } from "./store-call.js";
 import { drive, then, type Sql, type SqlDriver, type SqlStatement, type SqlSteps } from "./sql-driver.js";
 
@@ -35,22 +35,28 @@ export interface ApprovalAuditRow {
 }
 
 /**
- * Audit rows to append to `tenant`'s chain: `next` builds them from the chain's last row. A driver
- * that guesses the last row calls `next` again after losing a number to another writer.
+ * Audit rows to append to `tenant`'s chain: `next` builds them from the chain's last row (and a
+ * new request's standing decision, when it is read with the request). A driver that guesses
+ * either calls `next` again after a guess proved wrong (a number another writer took).
  */
 export interface ApprovalAuditAppend {
   tenant: string;
-  next(last: ApprovalAuditRow | null): ApprovalAuditRow[];
+  next(last: ApprovalAuditRow | null, standing: ApprovalDecisionRow | null): ApprovalAuditRow[];
 }
+
+/** What a request's write checks in its atomic unit: the binding's standing decision is still `id` (null: none). */
+export type ApprovalStandingCheck = { binding: ApprovalBinding; id: string | null };
 
 /** Row access of the approval store. */
 export interface ApprovalRows {
   /**
-   * Inserts the row unless its id exists (no error then); true when it inserted. With `audit`,
+   * Inserts the row unless its id exists (no error then); `inserted` when it did. With `audit`,
    * the rows it builds are appended in the same atomic unit, only when the request was inserted
    * (a gated call's one commit: SQLite writes each touched page once, PostgreSQL one statement).
+   * With `binding` (and `audit`), the binding's standing decision is read in that unit too,
+   * returned as `standing` and given to `audit.next`.
    */
-  insertRequest(row: ApprovalRequestRow, audit?: ApprovalAuditAppend): Awaitable<boolean>;
+  insertRequest(row: ApprovalRequestRow, audit?: ApprovalAuditAppend, binding?: ApprovalBinding): Awaitable<{ inserted: boolean; standing: ApprovalDecisionRow | null }>;
   /** `UPDATE … SET <every field> WHERE id AND (arguments_hash <> ? OR policy_version <> ?)`; true when a row changed. */
   rebindRequest(row: ApprovalRequestRow): Awaitable<boolean>;
   request(id: string): Awaitable<ApprovalRequestRow | null>;
@@ -74,9 +80,12 @@ export interface ApprovalRows {
   auditTenants(): Awaitable<string[]>;
 }
 
-// The newest decision a binding reaches: an `always` one, or a `session` one of the same session
-// (none for a null session: `= NULL` is never true). On a gated call's path: SQLite prepares it once.
-const STANDING: SqlStatement<Pick<ApprovalBinding, keyof ApprovalBinding>> = { mode: "get", build: ({ db, tables: { approvalDecisions: d }, ops: { and, desc, eq, or } }, p) => db.select().from(d).where(and(eq(d.tenant, p("tenant")), eq(d.toolId, p("toolId")), eq(d.argumentsHash, p("argumentsHash")), eq(d.policyVersion, p("policyVersion")), or(eq(d.scope, "always"), and(eq(d.scope, "session"), eq(d.sessionId, p("sessionId")))))).orderBy(desc(d.decidedAt), desc(d.id)).limit(1) };
+/**
+ * The newest decision a binding reaches: an `always` one, or a `session` one of the same session
+ * (none for a null session: `= NULL` is never true). On a gated call's path: SQLite prepares it
+ * once; PostgreSQL reads it inside its request statement.
+ */
+export const STANDING: SqlStatement<Pick<ApprovalBinding, keyof ApprovalBinding>> = { mode: "get", build: ({ db, tables: { approvalDecisions: d }, ops: { and, desc, eq, or } }, p) => db.select().from(d).where(and(eq(d.tenant, p("tenant")), eq(d.toolId, p("toolId")), eq(d.argumentsHash, p("argumentsHash")), eq(d.policyVersion, p("policyVersion")), or(eq(d.scope, "always"), and(eq(d.scope, "session"), eq(d.sessionId, p("sessionId")))))).orderBy(desc(d.decidedAt), desc(d.id)).limit(1) };
 
 const LAST: SqlStatement<{ tenant: string }> = { mode: "get", build: ({ db, tables: { approvalAudit: a }, ops: { desc, eq } }, p) => db.select().from(a).where(eq(a.tenant, p("tenant"))).orderBy(desc(a.seq)).limit(1) };
 const APPEND: SqlStatement<Pick<ApprovalAuditRow, keyof ApprovalAuditRow>> = { mode: "run", build: ({ db, tables: { approvalAudit: a } }, p) => db.insert(a).values({ tenant: p("tenant"), seq: p("seq"), at: p("at"), kind: p("kind"), requestId: p("requestId"), data: p("data"), prevHash: p("prevHash"), hash: p("hash") }) };
@@ -84,7 +93,7 @@ const INSERT_REQUEST: SqlStatement<Pick<ApprovalRequestRow, keyof ApprovalReques
 
 /** Appends one call may lose to other writers before it gives up (each loss is another's success). */
 const APPEND_ATTEMPTS = 50;
-/** Chains whose end a handle remembers (a host serves a bounded set of tenants at a time). */
+/** Chains whose end, and bindings whose standing decision, a handle remembers (a host serves a bounded set at a time). */
 const REMEMBERED_CHAINS = 1024;
 
 /**
@@ -94,47 +103,65 @@ const REMEMBERED_CHAINS = 1024;
  * another handle or host took, and the loser reads the chain's end again and retries. So one
  * append is one statement (SQLite: one autocommit `INSERT`), and a request with its entries one
  * write: by default one transaction; `writeRequest` is a dialect's own (PostgreSQL: one statement),
- * writing the request row and, only when it inserted it, its entries, true when it did.
+ * writing the request row and, only when it inserted it, its entries, true when it did. A new
+ * request's standing decision is guessed the same way: the write goes ahead only while the
+ * binding's newest standing decision is the one this handle last saw (decisions are never
+ * updated but for a `once` one's use, which is never standing), else it writes nothing and says
+ * `"stale"`, and the call reads the decision and writes again: a gated call is one round trip.
  *
  * @example
  * const rows = sqlApprovalRows(sqliteSqlDriver(db, storeTables(), clock));
  */
-export function sqlApprovalRows(on: SqlDriver, writeRequest?: (row: ApprovalRequestRow, audit: ApprovalAuditRow[]) => Awaitable<boolean>): ApprovalRows {
+export function sqlApprovalRows(on: SqlDriver, writeRequest?: (row: ApprovalRequestRow, audit: ApprovalAuditRow[], check?: ApprovalStandingCheck) => Awaitable<boolean | "stale">): ApprovalRows {
   const { db, ops: { and, asc, desc, eq, gt, isNull, lte, ne, or }, tables: { approvalRequests: requests, approvalDecisions: decisions, approvalAudit: audit } } = on;
   const changed = (query: Sql) => then(on.run(query), (count) => count > 0);
   const rowOrNull = <Row>(row: Awaitable<Row | undefined>) => then(row, (found) => found ?? null);
   // The last entry of each chain this handle wrote (at most REMEMBERED_CHAINS): right unless
   // another handle appended since, which the key says.
   const ends = new Map<string, ApprovalAuditRow>();
-  // `write` the rows `next` builds after the chain's end; null when it wrote nothing (a request that existed).
-  function* appendChain({ tenant, next }: ApprovalAuditAppend, write: (rows: ApprovalAuditRow[]) => Awaitable<boolean>): SqlSteps<ApprovalAuditRow[] | null> {
+  // The newest standing decision of each binding this handle read (at most REMEMBERED_CHAINS): right
+  // unless a decision was added since, which the request's write checks.
+  const standings = new Map<string, ApprovalDecisionRow | null>();
+  // `write` the rows `next` builds after the chain's end (and `binding`'s standing decision); rows
+  // null when it wrote nothing (a request that existed).
+  function* appendChain({ tenant, next }: ApprovalAuditAppend, write: (rows: ApprovalAuditRow[], check?: ApprovalStandingCheck) => Awaitable<boolean | "stale">, binding?: ApprovalBinding): SqlSteps<{ rows: ApprovalAuditRow[] | null; standing: ApprovalDecisionRow | null }> {
+    // A key that two bindings shared would cost a retry, never a wrong answer: the write checks the guess.
+    const key = binding && Object.values(binding).join("\0");
     for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
-      const rows = next(ends.get(tenant) ?? (((yield on.execute(LAST, { tenant })) as ApprovalAuditRow | undefined) ?? null));
+      const last = ends.get(tenant) ?? (((yield on.execute(LAST, { tenant })) as ApprovalAuditRow | undefined) ?? null);
+      // The guess on the first attempt only: a retry reads the decision again (it may be why the write failed).
+      const standing = key === undefined ? null : attempt === 0 && standings.has(key) ? standings.get(key)! : (((yield on.execute(STANDING, binding!)) as ApprovalDecisionRow | undefined) ?? null);
+      const rows = next(last, standing);
       ends.delete(tenant);
-      let written: boolean;
+      let written: boolean | "stale";
       try {
-        written = (yield write(rows)) as boolean;
+        written = (yield write(rows, binding && { binding, id: standing?.id ?? null })) as boolean | "stale";
       } catch (error) {
         if (on.isUniqueViolation(error)) continue;
         throw error;
       }
-      if (!written) return null;
-      if (ends.size < REMEMBERED_CHAINS) ends.set(tenant, rows.at(-1)!);
-      return rows;
+      if (written === "stale") continue;
+      // The oldest binding makes room (a Map iterates in insertion order).
+      if (key !== undefined && standings.set(key, standing).size > REMEMBERED_CHAINS) standings.delete(standings.keys().next().value!);
+      if (written && ends.size < REMEMBERED_CHAINS) ends.set(tenant, rows.at(-1)!);
+      return { rows: written ? rows : null, standing };
     }
     throw new Error(`the audit chain of ${tenant} kept moving: ${APPEND_ATTEMPTS} appends lost to other writers`);
   }
-  // A request (only one not there yet) with its entries, all or none; an entry alone is one autocommit statement.
-  const write = (request: ApprovalRequestRow | null, rows: ApprovalAuditRow[]): Awaitable<boolean> =>
+  // A request (only one not there yet) with its entries, all or none, while `check` holds; an entry alone is one autocommit statement.
+  const write = (request: ApprovalRequestRow | null, rows: ApprovalAuditRow[], check?: ApprovalStandingCheck): Awaitable<boolean | "stale"> =>
     request === null && rows.length === 1 ? then(on.execute(APPEND, rows[0]!), () => true) : on.transaction(function* (tx) {
+      if (check && ((((yield tx.execute(STANDING, check.binding)) as ApprovalDecisionRow | undefined)?.id ?? null) !== check.id)) return "stale";
       if (request !== null && ((yield tx.execute(INSERT_REQUEST, request)) as number) === 0) return false;
       for (const row of rows) yield tx.execute(APPEND, row);
       return true;
     });
   return {
-    insertRequest: (row, append) =>
-      append ? then(drive(appendChain(append, (rows) => (writeRequest ?? write)(row, rows))), (rows) => rows !== null) : then(on.execute(INSERT_REQUEST, row), (count: number) => count > 0),
-    appendAudit: (append) => drive(appendChain(append, (rows) => write(null, rows))) as Awaitable<ApprovalAuditRow[]>,
+    insertRequest: (row, append, binding) =>
+      append
+        ? then(drive(appendChain(append, (rows, check) => (writeRequest ?? write)(row, rows, check), binding)), ({ rows, standing }) => ({ inserted: rows !== null, standing }))
+        : then(on.execute(INSERT_REQUEST, row), (count: number) => ({ inserted: count > 0, standing: null })),
+    appendAudit: (append) => then(drive(appendChain(append, (rows) => write(null, rows))), ({ rows }) => rows!),
     rebindRequest: ({ id, ...row }) => changed(db.update(requests).set(row).where(and(eq(requests.id, id), or(ne(requests.argumentsHash, row.argumentsHash), ne(requests.policyVersion, row.policyVersion))))),
     request: (id) => rowOrNull(on.get(db.select().from(requests).where(eq(requests.id, id)).limit(1))),
     settleRequest: (id, state) => changed(db.update(requests).set({ state }).where(and(eq(requests.id, id), eq(requests.state, "pending")))),
@@ -174,18 +201,20 @@ const entryOf = (row: ApprovalAuditRow): ApprovalAuditEntry => ({ ...row, kind: 
  * const store = createApprovalStore(sqlApprovalRows(driver), createKeySecrets().digest, sqliteCall(state), close);
  */
 export function createApprovalStore(rows: ApprovalRows, digest: AuditDigest, call: StoreCall, close: () => Promise<void>): ApprovalStore {
-  // `inputs` after the chain's `last` row, each hashed after the one before.
-  const chained = (tenant: string, inputs: readonly ApprovalAuditInput[]): ApprovalAuditAppend => ({ tenant, next: (last) => inputs.map((input) => (last = { ...nextAuditEntry(last, input, digest), data: JSON.stringify(input.data) })) });
+  // `inputs` (and, for a covered request, `cover`'s entries) after the chain's `last` row, each hashed after the one before.
+  const chained = (tenant: string, inputs: readonly ApprovalAuditInput[], cover?: ApprovalCover): ApprovalAuditAppend => ({
+    tenant,
+    next: (last, standing) => [...inputs, ...(cover && standing ? cover.entries(decisionOf(standing)) : [])].map((input) => (last = { ...nextAuditEntry(last, input, digest), data: JSON.stringify(input.data) })),
+  });
   return {
-    async createRequest(record, audit = []) {
+    async createRequest(record, audit = [], cover) {
       const row = requestRow(record);
       if (audit.some((entry) => entry.tenant !== record.tenant)) throw new SteamharnessError("input_validation", "[steamharness] [approvals] a request's audit entries belong to its tenant", { field: "audit" });
       // The row just inserted is the record itself: only a request that existed is read back.
-      const { created, stored } = await call("approval request create", async () => {
-        const inserted = await rows.insertRequest(row, audit.length > 0 ? chained(record.tenant, audit) : undefined);
-        return { created: inserted, stored: inserted ? row : await rows.request(record.id) };
+      return call("approval request create", async () => {
+        const { inserted, standing } = await rows.insertRequest(row, audit.length > 0 || cover ? chained(record.tenant, audit, cover) : undefined, cover?.binding);
+        return { request: requestOf((inserted ? row : await rows.request(record.id)) ?? row), created: inserted, ...(cover ? { standing: orNull(standing, decisionOf) } : {}) };
       });
-      return { request: requestOf(stored ?? row), created };
     },
     rebindRequest: (record) => call("approval request rebind", () => rows.rebindRequest(requestRow(record))),
     request: async (id) => orNull(await call("approval request read", () => rows.request(id)), requestOf),

@@ -1,22 +1,23 @@
 /**
- * The budget ledger written once (BUD-1, ARCH-3): input checks, row keys, the refusal's answer
- * and the reads, over a store's {@link BudgetLedgerRows}. A reserve and a finish — the two steps
- * of every model call — are one operation of the store each (PostgreSQL: a server-side function,
- * one round trip; SQLite: a statement whose triggers do the work), by the rule of firstExceeded
- * (test/budgets/budget-refusal-rule.test.ts holds every dialect to it); the contract suite holds
- * every store to one meaning.
+ * The budget ledger written once on the SQL row driver (BUD-1, ARCH-3, ARCH-8): input checks, row
+ * keys, the refusal's answer, the reads and the grant (an extend: one transaction that records its
+ * id — an id known already, committed or not, makes the insert do nothing and the grant is refused
+ * whole — then adds to its budget row in place). A reserve and a finish — the two steps of every
+ * model call — are one operation of the dialect each ({@link BudgetLedgerRows}; PostgreSQL: a
+ * server-side function, one round trip; SQLite: a statement whose triggers do the work), by the
+ * rule of firstExceeded (test/budgets/budget-refusal-rule.test.ts holds every dialect to it); the
+ * contract suite holds every store to one meaning.
  */
-import { budgetRowKey, budgetWindow, checkBudgetAmount, checkBudgetId, checkBudgetLimits, emptyBudgetRow, firstExceeded, type BudgetRow } from "../../../domain/budget/budget-rules.js";
+import { budgetRowKey, budgetWindow, checkBudgetAmount, checkBudgetId, checkBudgetLimits, emptyBudgetRow, firstExceeded, type BudgetReservationRow, type BudgetRow } from "../../../domain/budget/budget-rules.js";
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { BudgetAmount, BudgetLedger, BudgetLimit, BudgetReservation, BudgetReserveOutcome } from "../../../ports/budget-ledger.js";
+import { then, type SqlDriver, type SqlStatement } from "./sql-driver.js";
 import type { Awaitable, StoreCall } from "./store-call.js";
 
 export type { BudgetRow };
 
-/** Row access of the ledger: each operation atomic, none interleaving with another ledger's on the store. */
+/** A dialect's own reserve and finish: each one atomic operation, none interleaving with another ledger's on the store. */
 export interface BudgetLedgerRows {
-  /** The budget row of `key`, or null. */
-  read(key: string): Awaitable<BudgetRow | null>;
   /**
    * A whole reserve: a known id holds nothing more ("known", or "held" from a store that cannot
    * tell them apart: both answer ok); a hold that would pass any of `limits` (row `keys[i]`
@@ -31,8 +32,6 @@ export interface BudgetLedgerRows {
    * of `request`, as one operation (SQLite: one transaction, one commit). Absent: the two in turn.
    */
   finishAndReserve?(finished: { id: string; actual: BudgetAmount | null }, request: BudgetRowsReserve): Awaitable<BudgetRowsReserveAnswer>;
-  /** Records grant `id` and adds `amount` to the granted columns of row `key`; false (nothing changed) when `id` is known. */
-  grant(id: string, key: string, amount: BudgetAmount): Awaitable<boolean>;
 }
 
 /** What {@link BudgetLedgerRows.reserve} answers. */
@@ -48,13 +47,35 @@ export interface BudgetRowsReserve {
   at: number;
 }
 
+const ROW: SqlStatement<{ key: string }> = { mode: "get", build: (on, param) => on.db.select().from(on.tables.budgetRows).where(on.ops.eq(on.tables.budgetRows.key, param("key"))) };
+const RESERVATION: SqlStatement<{ id: string }> = {
+  mode: "get",
+  build: ({ db, tables: { budgetReservations: r }, ops }, param) => db.select({ id: r.id, keys: r.keys, tokens: r.tokens, micros: r.micros, state: r.state }).from(r).where(ops.eq(r.id, param("id"))),
+};
+
 /**
- * The ledger over `rows`, each step run through `call`.
+ * The reads of `driver`'s budget tables (`budgetRows`, `budgetReservations`) a dialect's own
+ * reserve decides a refusal again with (synchronous on SQLite).
  *
  * @example
- * const ledger = createBudgetLedger({ ...sqlBudgetRows(driver), ...createPostgresBudgetCalls(driver) }, postgresCall(state));
+ * const reads = budgetReads(driver); const known = reads.reservation("r1") !== null;
  */
-export function createBudgetLedger(rows: BudgetLedgerRows, call: StoreCall): BudgetLedger {
+export function budgetReads(driver: SqlDriver) {
+  return {
+    row: (key: string): Awaitable<BudgetRow | null> => then(driver.execute(ROW, { key }), (row) => row ?? null),
+    reservation: (id: string): Awaitable<BudgetReservationRow | null> => then(driver.execute(RESERVATION, { id }), (row) => (row ? { ...row, keys: JSON.parse(row.keys) as string[] } : null)),
+  };
+}
+
+/**
+ * The ledger on `driver` with the dialect's reserve and finish (`rows`), each step run through `call`.
+ *
+ * @example
+ * const ledger = createBudgetLedger(driver, createPostgresBudgetCalls(driver), postgresCall(state));
+ */
+export function createBudgetLedger(driver: SqlDriver, rows: BudgetLedgerRows, call: StoreCall): BudgetLedger {
+  const { budgetRows, budgetReservations: reservations } = driver.tables;
+  const reads = budgetReads(driver);
   const checkedFinish = (reservationId: string, actual: BudgetAmount | null) => ({ id: checkBudgetId(reservationId, "reservationId"), actual: actual === null ? null : checkBudgetAmount(actual) });
   const finish = (what: string, reservationId: string, settle: BudgetAmount | null) => {
     const { id, actual } = checkedFinish(reservationId, settle);
@@ -91,7 +112,7 @@ export function createBudgetLedger(rows: BudgetLedgerRows, call: StoreCall): Bud
     release: (reservationId) => finish("budget release", reservationId, null),
     async read(key, at) {
       const rowKey = budgetRowKey(key, at);
-      const row = (await call("budget read", () => rows.read(rowKey))) ?? emptyBudgetRow(rowKey);
+      const row = (await call("budget read", () => reads.row(rowKey))) ?? emptyBudgetRow(rowKey);
       return {
         scope: key.scope, id: key.id, ...(key.period ? { period: key.period } : {}), window: budgetWindow(key.period, at),
         spent: { tokens: row.spentTokens, costMicros: row.spentMicros },
@@ -101,9 +122,18 @@ export function createBudgetLedger(rows: BudgetLedgerRows, call: StoreCall): Bud
     },
     async extend(grant) {
       const id = `grant:${checkBudgetId(grant.grantId, "grantId")}`;
-      const amount = checkBudgetAmount(grant.amount);
+      const { tokens, costMicros: micros } = checkBudgetAmount(grant.amount);
       const key = budgetRowKey(grant, grant.at);
-      return call("budget extend", () => rows.grant(id, key, amount));
+      return call("budget extend", () =>
+        driver.transaction(function* (tx) {
+          const granted = { id, keys: JSON.stringify([key]), tokens, micros, state: "granted", updatedAt: tx.clock.now() };
+          if ((yield tx.all(tx.db.insert(reservations).values(granted).onConflictDoNothing().returning({ id: reservations.id }))).length === 0) return false;
+          const row = { ...emptyBudgetRow(key), grantedTokens: tokens, grantedMicros: micros };
+          const { sql } = tx.ops;
+          yield tx.run(tx.db.insert(budgetRows).values(row).onConflictDoUpdate({ target: budgetRows.key, set: { grantedTokens: sql`${budgetRows.grantedTokens} + excluded.granted_tokens`, grantedMicros: sql`${budgetRows.grantedMicros} + excluded.granted_micros` } }));
+          return true;
+        }),
+      );
     },
   };
 }

@@ -79,17 +79,13 @@ export function sqlConfigurationStoreOn({ driver, call, close }: SqlStore, accou
         cache.states.clear();
         return call("configuration write", () =>
           driver.transaction(function* (tx) {
-            const { and, eq } = tx.ops;
-            const empty = projectRow(emptyProjectConfigurationState(projectId), accountId);
-            // Lock the project row, creating it as the empty state when the project is new (SQLite's
-            // transaction holds the database); a concurrent creator makes the insert wait, then do nothing.
-            while (tx.dialect === "postgres") {
-              if (yield tx.get(tx.forUpdate(tx.db.select({ revision: projects.revision }).from(projects).where(and(eq(projects.accountId, accountId), eq(projects.projectId, projectId)))))) break;
-              if ((yield tx.all(tx.db.insert(projects).values(empty).onConflictDoNothing().returning({ projectId: projects.projectId }))).length > 0) break;
-            }
+            const key = [projects.accountId, projects.projectId];
+            // Lock the project row, creating it as the empty state when the project is new: an upsert that changes
+            // nothing locks a row that exists, and a concurrent creator's waits for it (SQLite's transaction holds the database).
+            if (tx.dialect === "postgres") yield tx.run(tx.db.insert(projects).values(projectRow(emptyProjectConfigurationState(projectId), accountId)).onConflictDoUpdate({ target: key, set: { projectId: tx.ops.sql`excluded.project_id` } }));
             const { state: next, changedIds } = apply(yield* loadState(tx, accountId, projectId));
             const project = projectRow(next, accountId);
-            yield tx.run(tx.db.insert(projects).values(project).onConflictDoUpdate({ target: [projects.accountId, projects.projectId], set: project }));
+            yield tx.run(tx.db.insert(projects).values(project).onConflictDoUpdate({ target: key, set: project }));
             // One row per configuration the command changed.
             for (const record of next.records.filter((one) => changedIds.includes(one.configurationId))) {
               const row = { ...record, accountId, projectId, values: JSON.stringify(record.values) };

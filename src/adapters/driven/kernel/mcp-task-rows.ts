@@ -2,17 +2,17 @@
  * The MCP task store (MCP-13) written once for SQLite and PostgreSQL on the SQL row driver, and
  * its table for both dialects. JSON columns are text on SQLite and jsonb on PostgreSQL.
  */
-import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.js";
+import { SteamharnessError } from "../../../domain/errors.js";
 import type { JsonValue } from "../../../domain/json.js";
 import type { McpTaskRecord, McpTaskStore } from "../../../ports/mcp-task-store.js";
-import { then, type SqlDriver, type SqlStatement, type SqlStore } from "./sql-driver.js";
+import type { SqlDriver, SqlStatement, SqlStore } from "./sql-driver.js";
 import { columnOf, defineTable } from "./table-definition.js";
 
 const [text, bigint, jsonColumn] = [columnOf("text"), columnOf("bigint"), columnOf("json")];
 
 /**
  * The `mcp_tasks` table, for both dialects (drizzle-kit generates each dialect's migrations from
- * it); `tenantId` is who created the task (MCP-13 tenant separation), null on hosts without
+ * it); `tenant` is who created the task (MCP-13 tenant separation), null on hosts without
  * authorization. `mcp_tasks_lapsed_idx` serves each host's sweep for dead owners' working rows (TEN-6).
  */
 export const MCP_TASK_TABLE = defineTable({
@@ -21,7 +21,7 @@ export const MCP_TASK_TABLE = defineTable({
     projectId: text("project_id"), taskId: text("task_id"), entrypointId: text("entrypoint_id"), status: text("status"),
     statusMessage: text("status_message", { nullable: true }), ownerHost: text("owner_host", { nullable: true }), leaseExpiresAt: bigint("lease_expires_at", { nullable: true }),
     ttlMs: bigint("ttl_ms"), pollIntervalMs: bigint("poll_interval_ms"), createdAt: bigint("created_at"), updatedAt: bigint("updated_at"),
-    result: jsonColumn("result", { nullable: true }), paused: jsonColumn("paused", { nullable: true }), tenantId: text("tenant_id", { nullable: true }),
+    result: jsonColumn("result", { nullable: true }), paused: jsonColumn("paused", { nullable: true }), tenant: text("tenant_id", { nullable: true }),
   },
   primaryKey: ["projectId", "taskId"],
   indexes: { mcp_tasks_created_idx: ["projectId", "createdAt"], mcp_tasks_updated_idx: ["updatedAt"], mcp_tasks_lapsed_idx: ["projectId", "status", "leaseExpiresAt"] },
@@ -73,8 +73,8 @@ function defineJson(record: Record<string, unknown>, field: "result" | "paused",
  * const record = recordOf(await driver.execute(SELECT, { projectId, taskId }));
  */
 export function recordOf(row: Record<string, unknown>): McpTaskRecord {
-  const { result, paused, tenantId, ...columns } = row;
-  const record = { ...columns, tenant: tenantId ?? null } as unknown as McpTaskRecord;
+  const { result, paused, ...columns } = row;
+  const record = columns as unknown as McpTaskRecord;
   defineJson(record as unknown as Record<string, unknown>, "result", result);
   defineJson(record as unknown as Record<string, unknown>, "paused", paused);
   return record;
@@ -97,13 +97,9 @@ export function createSqlMcpTaskStore({ driver, call, close }: SqlStore): McpTas
   const rows = async (what: string, query: () => Promise<Record<string, unknown>[]> | Record<string, unknown>[]) => (await call(what, query)).map(recordOf);
   return {
     async create(record) {
-      const { tenant, result, paused, ...columns } = record;
-      const insert = db.insert(t).values({ ...columns, tenantId: tenant ?? null, result: json(driver, result), paused: json(driver, paused) });
-      await call("task create", () => then(driver.run(insert), () => undefined)).catch((error: unknown) => {
-        // The family's call wrapped the driver's error: its cause tells a second row of a task.
-        if (isSteamharnessError(error) && driver.isUniqueViolation(error.cause)) throw new SteamharnessError("conflict", `[steamharness] [${driver.dialect}] task create: the task exists`, { cause: error.cause });
-        throw error;
-      });
+      const insert = db.insert(t).values({ ...record, tenant: record.tenant ?? null, result: json(driver, record.result), paused: json(driver, record.paused) }).onConflictDoNothing();
+      // A second row of a task inserts nothing.
+      if ((await call("task create", () => driver.run(insert))) === 0) throw new SteamharnessError("conflict", `[steamharness] [${driver.dialect}] task create: the task exists`);
     },
     get: async (projectId, taskId) => {
       const row = await call("task read", () => driver.execute(SELECT, { projectId, taskId }));
@@ -129,7 +125,7 @@ export function createSqlMcpTaskStore({ driver, call, close }: SqlStore): McpTas
     list: async (projectId, { cursor, limit, tenant }) => {
       const at = cursor ? /^(\d+):(.+)$/.exec(cursor) : null;
       const after = at ? or(lt(t.createdAt, Number(at[1])), and(eq(t.createdAt, Number(at[1])), lt(t.taskId, at[2]))) : undefined;
-      const where = and(eq(t.projectId, projectId), tenant === null ? isNull(t.tenantId) : tenant === undefined ? undefined : eq(t.tenantId, tenant), after);
+      const where = and(eq(t.projectId, projectId), tenant === null ? isNull(t.tenant) : tenant === undefined ? undefined : eq(t.tenant, tenant), after);
       return taskPage(await rows("task list", () => driver.all(db.select().from(t).where(where).orderBy(desc(t.createdAt), desc(t.taskId)).limit(limit + 1))), limit);
     },
     prune: (now) => call("task prune", () => driver.execute(PRUNE, { now })),

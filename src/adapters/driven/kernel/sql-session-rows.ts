@@ -3,11 +3,14 @@
  * SQLite keeps one file per session: its head is the file's one meta row (id 1) and its rows
  * carry no session. PostgreSQL keeps every session in one set of tables: its head is the
  * session's row in `agent_sessions`, and its rows carry the session's id. Each hot statement is a
- * {@link SqlStatement}, built once (SQLite: once per process) and prepared per connection.
+ * {@link SqlStatement}, built once (SQLite: once per process) and prepared per connection. A
+ * family's store is one call, {@link sqlSessionStore}: the rows and the kernel's store over them.
  */
 import { SteamharnessError } from "../../../domain/errors.js";
-import type { EventRow, NewEventRow, SessionRows } from "./session-store.js";
-import type { Awaitable } from "./store-call.js";
+import type { Clock } from "../../../ports/clock.js";
+import type { SessionAddress } from "../../../ports/session-store.js";
+import { createSessionStore, type EventRow, type NewEventRow, type OwnSessionStore, type SessionBase, type SessionRows } from "./session-store.js";
+import type { Awaitable, StoreCall } from "./store-call.js";
 import { then, type Sql, type SqlDriver, type SqlStatement, type SqlSteps } from "./sql-driver.js";
 
 /** A dialect's session tables under the names the rows use. */
@@ -110,16 +113,35 @@ const KEEP_SNAPSHOT: SqlStatement<Id & { atSeq: number; state: string; writtenAt
   { mode: "run", build: (on, param) => on.db.update(on.tables.heads).set({ snapshotAtSeq: on.ops.sql`${param("atSeq")}` }).where(head(on, param)) },
 ];
 
-/** What the rows of one session need besides their driver. */
-export interface SqlSessionRowsOptions {
-  /** Runs a step on the driver that reads (`write` false) or writes; SQLite runs it as is, PostgreSQL on the connection its lease fences. */
-  on<T>(write: boolean, step: (driver: On) => Awaitable<T>): Awaitable<T>;
+/** SQLite's fork pointer, as its head row keeps it (FORK-1): the parent's address columns, all null for a session that is no fork. */
+const BASE: SqlStatement<Id> = {
+  mode: "get",
+  // A template, as the other reads on SQLite: every open reads it (see `select`).
+  build: (on, param) => {
+    const { heads } = on.tables;
+    return select(on, { projectId: heads.baseProjectId, conversationId: heads.baseConversationId, sessionKey: heads.baseSessionKey, seq: heads.baseSeq }, heads, { where: head(on, param) });
+  },
+};
+
+/** What the store of one session needs besides its rows' statements. */
+export interface SqlSessionStoreOptions {
+  address: SessionAddress;
   sessionId: number;
+  /**
+   * Where the store runs its steps. SQLite: its one connection's `driver`, whose steps run
+   * synchronously; the store reads its fork pointer from the head row. PostgreSQL: `on` runs a
+   * step on the driver that reads (`write` false) or writes, on the connection its lease fences,
+   * and `base` is the pointer its row names.
+   */
+  run: { driver: On } | { on<T>(write: boolean, step: (driver: On) => Awaitable<T>): Awaitable<T>; base: SessionBase | null };
   /** The head when the head row is missing (SQLite: a damaged file, its head rebuilt from the log, and written inside `tx` when `write`); absent: `storage_failure`. */
   noHead?(tx: On, write: boolean): HeadRow;
   /** A family's one-statement append tried first (PostgreSQL); `null` sends the batch to the row-by-row path. */
   fastAppend?(driver: On, rows: NewEventRow[], at: number): Promise<EventRow[] | null>;
-  close(): Promise<void>;
+  /** Releases the store's connection (its faults mapped by `call`); absent: nothing to release. */
+  close?(): unknown;
+  call: StoreCall;
+  clock: Clock;
 }
 
 /**
@@ -150,12 +172,23 @@ export function* appendSteps(tx: On, sessionId: number, lastSeq: number, rows: r
 }
 
 /**
- * The kernel's session rows of one session on the SQL row driver.
+ * The session store of one session on the SQL row driver: the kernel's store over its rows.
  *
  * @example
- * const rows = sqlSessionRows({ on: (_write, step) => step(driver), sessionId: 1, close: async () => client.close() });
+ * const store = sqlSessionStore({ address, sessionId: 1, run: { driver }, close: async () => client.close(), call, clock });
  */
-export function sqlSessionRows(options: SqlSessionRowsOptions): SessionRows {
+export function sqlSessionStore(options: SqlSessionStoreOptions): OwnSessionStore {
+  const { run } = options;
+  if (!("driver" in run)) return createSessionStore({ ...options, rows: sqlSessionRows(options, run.on), family: "postgres", base: run.base });
+  const { driver } = run;
+  // A fork's pointer is fixed when its file is made, so it is read once, here.
+  const pointer = driver.execute(BASE, options) as { projectId: string; conversationId: string | null; sessionKey: string; seq: number | null } | undefined;
+  const base = pointer?.seq == null ? null : { address: { projectId: pointer.projectId, sessionKey: pointer.sessionKey, ...(pointer.conversationId === null ? {} : { conversationId: pointer.conversationId }) }, seq: pointer.seq };
+  return createSessionStore({ ...options, rows: sqlSessionRows(options, (_write, step) => step(driver)), family: driver.dialect, base });
+}
+
+/** The kernel's session rows of one session on the SQL row driver. */
+function sqlSessionRows(options: SqlSessionStoreOptions, on: <T>(write: boolean, step: (driver: On) => Awaitable<T>) => Awaitable<T>): SessionRows {
   const { sessionId } = options;
   const noHead = (tx: On, write: boolean): HeadRow => {
     if (options.noHead) return options.noHead(tx, write);
@@ -173,29 +206,29 @@ export function sqlSessionRows(options: SqlSessionRowsOptions): SessionRows {
     });
   return {
     append: (rows, at) =>
-      options.on(true, (driver) =>
+      on(true, (driver) =>
         options.fastAppend ? options.fastAppend(driver, rows, at).then((fast) => (fast ? { byId: new Map(fast.map((row) => [row.eventId, row])), appended: fast.length } : rowByRow(driver, rows, at))) : rowByRow(driver, rows, at),
       ),
-    byRun: (runId) => options.on(false, (driver) => driver.execute(BY_RUN, { sessionId, runId })),
+    byRun: (runId) => on(false, (driver) => driver.execute(BY_RUN, { sessionId, runId })),
     after: (afterSeq, { types, limit, newestFirst, throughSeq = Number.MAX_SAFE_INTEGER }) =>
-      options.on(false, (driver) => {
+      on(false, (driver) => {
         const typed = types === undefined ? {} : { types: driver.dialect === "sqlite" ? JSON.stringify(types) : [...types] };
         return driver.execute(AFTER[Number(newestFirst) + 2 * Number(types !== undefined)]!, { sessionId, afterSeq, throughSeq, limit: limit ?? (driver.dialect === "sqlite" ? -1 : null), ...typed } as AfterParams);
       }),
-    byId: (eventId) => options.on(false, (driver) => driver.execute(BY_ID, { sessionId, eventId })),
+    byId: (eventId) => on(false, (driver) => driver.execute(BY_ID, { sessionId, eventId })),
     head: () =>
-      options.on(false, (driver) => {
+      on(false, (driver) => {
         return then(driver.execute(HEAD, { sessionId }), (row: HeadRow | undefined) => row ?? noHead(driver, false));
       }),
     putSnapshot: (atSeq, state, check) =>
-      options.on(true, (driver) =>
+      on(true, (driver) =>
         driver.transaction(function* (tx) {
           const { lastSeq, snapshotAtSeq } = yield* locked(tx);
           check(lastSeq, snapshotAtSeq);
           for (const statement of KEEP_SNAPSHOT) yield tx.execute(statement, { sessionId, atSeq, state, writtenAt: tx.clock.now() });
         }),
       ),
-    close: () => options.close(),
+    close: () => options.call("session close", async () => void (await options.close?.())),
   };
 }
 

@@ -4,14 +4,13 @@ import pg from "pg";
 import type { Pool } from "pg";
 import type { BudgetLedger } from "../../../ports/budget-ledger.js";
 import { createBudgetLedger, type BudgetLedgerRows, type BudgetRow } from "../kernel/budget-ledger.js";
-import { sqlBudgetRows } from "../kernel/sql-budget-rows.js";
 import type { SqlDriver, SqlStore } from "../kernel/sql-driver.js";
 import type { PostgresTables } from "./schema.js";
 
-/** The budget row's columns as `budget_reserve(…)` answers them (bigint arrives as text). */
-const ROW_COLUMNS = { spentTokens: "spent_tokens", spentMicros: "spent_micros", reservedTokens: "reserved_tokens", reservedMicros: "reserved_micros", grantedTokens: "granted_tokens", grantedMicros: "granted_micros" } as const;
 /** A row of `budget_reserve(…)`: its outcome and, when refused, one locked budget row. */
-type ReserveAnswerRow = { outcome: "known" | "held" | "refused"; key: string | null } & Record<(typeof ROW_COLUMNS)[keyof typeof ROW_COLUMNS], string | number>;
+type ReserveAnswerRow = BudgetRow & { outcome: "known" | "held" | "refused" };
+/** The budget row's columns as the ledger names them; bigint read as float8, a number (exact below 2^53, as the columns' values are). */
+const ROW = `spent_tokens::float8 as "spentTokens", spent_micros::float8 as "spentMicros", reserved_tokens::float8 as "reservedTokens", reserved_micros::float8 as "reservedMicros", granted_tokens::float8 as "grantedTokens", granted_micros::float8 as "grantedMicros"`;
 
 /**
  * The one-round-trip reserve and finish of the ledger (BUD-1 speed): the server-side functions of
@@ -21,15 +20,15 @@ type ReserveAnswerRow = { outcome: "known" | "held" | "refused"; key: string | n
  * budget rows in key order, so hosts racing on one budget serialise on its rows and never overspend it.
  *
  * @example
- * const rows = { ...sqlBudgetRows(driver), ...createPostgresBudgetCalls(driver) };
+ * const ledger = createBudgetLedger(driver, createPostgresBudgetCalls(driver), call);
  */
-export function createPostgresBudgetCalls({ db, tables, clock }: SqlDriver<PostgresTables>): Pick<BudgetLedgerRows, "reserve" | "finish"> {
+export function createPostgresBudgetCalls({ db, tables, clock }: SqlDriver<PostgresTables>): BudgetLedgerRows {
   const pool: Pool = db.$client;
   const schema = getTableConfig(tables.budgetRows).schema ?? "public";
   // Statement names are per connection; one per schema, since a host's pool may serve several.
   const tag = createHash("sha256").update(schema).digest("hex").slice(0, 16);
   const qualified = (name: string) => `${pg.escapeIdentifier(schema)}.${pg.escapeIdentifier(name)}`;
-  const reserveQuery = { name: `steamharness_budget_reserve_${tag}`, text: `select * from ${qualified("budget_reserve")}($1, $2, $3, $4, $5, $6, $7, $8)` };
+  const reserveQuery = { name: `steamharness_budget_reserve_${tag}`, text: `select outcome, key, ${ROW} from ${qualified("budget_reserve")}($1, $2, $3, $4, $5, $6, $7, $8)` };
   const finishQuery = { name: `steamharness_budget_finish_${tag}`, text: `select ${qualified("budget_finish")}($1, $2, $3, $4, $5) as finished` };
   return {
     async reserve({ id, limits, keys, unique, amount }) {
@@ -37,12 +36,7 @@ export function createPostgresBudgetCalls({ db, tables, clock }: SqlDriver<Postg
       const { rows } = await pool.query<ReserveAnswerRow>({ ...reserveQuery, values });
       const outcome = rows[0]?.outcome;
       if (outcome !== "refused") return { outcome: outcome === "known" ? "known" : "held" };
-      const locked = new Map<string, BudgetRow>();
-      for (const row of rows) {
-        const columns = Object.entries(ROW_COLUMNS).map(([field, column]) => [field, Number(row[column])]);
-        locked.set(row.key!, { key: row.key!, ...Object.fromEntries(columns) } as BudgetRow);
-      }
-      return { outcome, rows: locked };
+      return { outcome, rows: new Map(rows.map((row) => [row.key, row])) };
     },
     async finish(reservationId, actual) {
       const values = [reservationId, actual !== null, actual?.tokens ?? 0, actual?.costMicros ?? 0, clock.now()];
@@ -55,11 +49,11 @@ export function createPostgresBudgetCalls({ db, tables, clock }: SqlDriver<Postg
 /**
  * The budget ledger of the PostgreSQL storage (`storage.budgets`): rows in the storage's schema,
  * shared by every host on the database. Reserve, settle and release are one round trip each
- * ({@link createPostgresBudgetCalls}); extend runs the kernel's grant (kernel/sql-budget-rows.ts).
+ * ({@link createPostgresBudgetCalls}); extend runs the kernel's grant (kernel/budget-ledger.ts).
  *
  * @example
  * const ledger = createPostgresBudgetLedger(await openPostgresStore(options));
  */
 export function createPostgresBudgetLedger({ driver, call }: SqlStore<PostgresTables>): BudgetLedger {
-  return createBudgetLedger({ ...sqlBudgetRows(driver), ...createPostgresBudgetCalls(driver) }, call);
+  return createBudgetLedger(driver, createPostgresBudgetCalls(driver), call);
 }

@@ -12,10 +12,9 @@ import { createSessionBackend } from "../../kernel/session-backend.js";
 import type { SessionBase } from "../../kernel/session-store.js";
 import { checkStatementTimeout } from "../postgres-deadlines.js";
 import { requireMigrationsFolder } from "../../system/migrations-folder.js";
-import { createSessionHostStore } from "../../kernel/session-host-store.js";
-import { sqlSessionHostRows } from "../../kernel/sql-session-host-rows.js";
+import { sqlSessionHostStore } from "../../kernel/session-host-store.js";
 import { postgresSqlDriver } from "../postgres-sql-driver.js";
-import { createPostgresSessionLeaseProvider, type PostgresLeaseKeepAlive, type PostgresSessionLeaseProvider } from "./postgres-session-lease.js";
+import { createPostgresSessionLeaseProvider, type PostgresLeaseKeepAlive, type PostgresSessionLease, type PostgresSessionLeaseProvider } from "./postgres-session-lease.js";
 import { createPostgresSessionStore, forkPostgresSessionLog, sessionScope } from "./postgres-session-store.js";
 import { postgresSessionTables } from "./session-schema.js";
 
@@ -151,6 +150,17 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
     return find();
   };
 
+  /**
+   * Where a store's steps run (fencing): a `held` store's every step on its lease's connection
+   * (`unavailable` once that connection is gone); an unleased store's reads on the pool, and its
+   * writes on the lease's connection while this process holds the session (`unavailable` once
+   * that lease was lost), else on the pool.
+   */
+  const onLease = (lease: PostgresSessionLease | null, held: boolean) => async <T>(write: boolean, work: (queryable: PostgresQueryable) => Promise<T>): Promise<T> => {
+    if (!lease || (!write && !held)) return work(db);
+    if (held ? !lease.isHeld() : lease.lost()) throw leaseLost(lease.key);
+    return lease.isHeld() ? lease.connection.serial(() => work(lease.connection.db)) : work(db);
+  };
   const backend = createSessionBackend<Pick<PostgresLeasedSessionStore, "isHeld" | "leaseKey">>(
     {
       kind: "postgres",
@@ -163,11 +173,7 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
         try {
           // The row is created on the lease's own connection, before anything else of this owner.
           const { id: sessionId, base } = (await lease.connection.serial(() => sessionIdOf(lease.connection.db, request.address, true)).catch(fault(`cannot open session ${lease.key}`)))!;
-          const on = async <T>(_write: boolean, work: (queryable: PostgresQueryable) => Promise<T>): Promise<T> => {
-            if (!lease.isHeld()) throw leaseLost(lease.key);
-            return lease.connection.serial(() => work(lease.connection.db));
-          };
-          const store = createPostgresSessionStore({ address: request.address, sessionId, base, tables, on, ...(request.clock ? { clock: request.clock } : {}) });
+          const store = createPostgresSessionStore({ address: request.address, sessionId, base, tables, on: onLease(lease, true), ...(request.clock ? { clock: request.clock } : {}) });
           return { store, release, extra: { isHeld: () => lease.isHeld(), leaseKey: lease.key } };
         } catch (error) {
           await release().catch(() => undefined);
@@ -180,13 +186,7 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
         const session = await sessionIdOf(db, request.address, request.create).catch(fault("cannot open a session"));
         if (session === null) return null;
         // A holder of this session's lease (the session host) writes on the lease's connection.
-        const lease = leases.heldHere(request.address);
-        const on = async <T>(write: boolean, work: (queryable: PostgresQueryable) => Promise<T>): Promise<T> => {
-          if (!write || !lease) return work(db);
-          if (lease.lost()) throw leaseLost(lease.key);
-          return lease.isHeld() ? lease.connection.serial(() => work(lease.connection.db)) : work(db);
-        };
-        return createPostgresSessionStore({ address: request.address, sessionId: session.id, base: session.base, tables, on, ...(request.clock ? { clock: request.clock } : {}) });
+        return createPostgresSessionStore({ address: request.address, sessionId: session.id, base: session.base, tables, on: onLease(leases.heldHere(request.address), false), ...(request.clock ? { clock: request.clock } : {}) });
       },
       async hostStore(conversationId, create) {
         await ready();
@@ -194,7 +194,7 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
         const { hostRecords } = tables;
         const record = create ? db.insert(hostRecords).values({ conversationId, createdAt: now() }).onConflictDoNothing().then(() => true) : db.select().from(hostRecords).where(eq(hostRecords.conversationId, conversationId)).then((rows) => rows.length > 0);
         // The kernel's host rows in tables keyed by conversation id (HOST-1 … HOST-5, HOST-7), shared by hosts on several machines.
-        return (await record.catch(fault("cannot open the session host record"))) ? createSessionHostStore(sqlSessionHostRows(postgresSqlDriver(db, tables, { now }), conversationId, () => {}), postgresCall({ closed: false })) : null;
+        return (await record.catch(fault("cannot open the session host record"))) ? sqlSessionHostStore(postgresSqlDriver(db, tables, { now }), conversationId, postgresCall({ closed: false })) : null;
       },
       async forkLog(request) {
         await ready();

@@ -16,8 +16,9 @@ import { and, eq, sql } from "drizzle-orm";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
 import type { SessionAddress, SessionEventInput } from "../../../../ports/session-store.js";
-import { createSessionStore, type EventRow, type NewEventRow, type OwnSessionStore, type SessionBase } from "../../kernel/session-store.js";
-import { appendSteps, sqlSessionRows, type SqlSessionTables } from "../../kernel/sql-session-rows.js";
+import type { EventRow, NewEventRow, OwnSessionStore, SessionBase } from "../../kernel/session-store.js";
+import { appendSteps, sqlSessionStore, type SqlSessionTables } from "../../kernel/sql-session-rows.js";
+import type { Awaitable } from "../../kernel/store-call.js";
 import { drive, type SqlDriver } from "../../kernel/sql-driver.js";
 import { postgresSqlDriver } from "../postgres-sql-driver.js";
 import { driverFault, postgresCall, type PostgresQueryable } from "../postgres-database.js";
@@ -64,7 +65,6 @@ export function sessionScope(address: SessionAddress): string {
 export function createPostgresSessionStore(options: PostgresSessionStoreOptions): OwnSessionStore {
   const { sessionId } = options;
   const { sessions, sessionEvents: events, sessionSnapshots: snapshots } = options.tables;
-  const address: SessionAddress = structuredClone(options.address);
   const clock = options.clock ?? { now: () => Date.now() };
   /** One row driver per connection the store runs on (the pool, a lease's connection). */
   const drivers = new Map<PostgresQueryable, SqlDriver<SqlSessionTables>>();
@@ -101,13 +101,8 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
       throw error;
     }
   };
-  const rows = sqlSessionRows({
-    on: (write, step) => options.on(write, async (db) => step(driverOn(db))),
-    sessionId,
-    fastAppend,
-    close: async () => {},
-  });
-  return createSessionStore({ address, rows, call: postgresCall({ closed: false }), clock, family: "postgres", base: options.base ?? null });
+  const run = { on: <T>(write: boolean, step: (driver: SqlDriver<SqlSessionTables>) => Awaitable<T>) => options.on(write, async (db) => step(driverOn(db))), base: options.base ?? null };
+  return sqlSessionStore({ address: options.address, sessionId, run, fastAppend, call: postgresCall({ closed: false }), clock });
 }
 
 /**

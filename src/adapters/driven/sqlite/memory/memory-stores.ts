@@ -23,8 +23,7 @@ import { sqlConfigurationAccounts } from "../../kernel/configuration-accounts.js
 import { sqlConfigurationStoreOn } from "../../kernel/configuration-rows.js";
 import { createManagedFileStore, type FileContents } from "../../kernel/managed-file-store.js";
 import { createSqlMcpTaskStore } from "../../kernel/mcp-task-rows.js";
-import { createSessionHostStore } from "../../kernel/session-host-store.js";
-import { sqlSessionHostRows } from "../../kernel/sql-session-host-rows.js";
+import { sqlSessionHostStore } from "../../kernel/session-host-store.js";
 import { sqlStoragePorts } from "../../kernel/storage-options.js";
 import { fileMachine } from "../../system/file-source.js";
 import { createKeySecrets } from "../../system/key-secrets.js";
@@ -62,7 +61,7 @@ export function memoryStorePorts(options: { clock: Clock; idSource: IdSource; ma
   const store = openMemoryDatabase("", storeTables(), options.clock);
   const { knowledge, values } = sqlStoragePorts(store.driver, store.call, sqliteFullText);
   const files = createManagedFileStore(store, { idSource: options.idSource, machine: fileMachine, contents: contentMap(), maxBytes: options.maxBytes });
-  return { knowledge, values, files, budgets: createBudgetLedger(onFirstUse(() => createSqliteBudgetRows(store)), store.call) };
+  return { knowledge, values, files, budgets: createBudgetLedger(store.driver, onFirstUse(() => createSqliteBudgetRows(store)), store.call) };
 }
 
 /**
@@ -75,7 +74,7 @@ export function memoryStorePorts(options: { clock: Clock; idSource: IdSource; ma
  */
 export function createMemoryBudgetLedger(): BudgetLedger {
   const store = openMemoryDatabase("", storeTables());
-  return createBudgetLedger(onFirstUse(() => createSqliteBudgetRows(store)), store.call);
+  return createBudgetLedger(store.driver, onFirstUse(() => createSqliteBudgetRows(store)), store.call);
 }
 
 /**
@@ -175,5 +174,5 @@ export function createMemorySessionHostRecord(): MemorySessionHostRecord {
  */
 export function createMemorySessionHostStore(record: MemorySessionHostRecord): AgentSessionHostStore {
   const { driver, call } = hostDatabases.get(record)!;
-  return createSessionHostStore(sqlSessionHostRows(driver, "", () => {}), call);
+  return sqlSessionHostStore(driver, "", call);
 }

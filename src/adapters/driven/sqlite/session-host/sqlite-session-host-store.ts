@@ -2,8 +2,7 @@ import { join, resolve } from "node:path";
 import { conversationFolderSegment } from "../sessions/session-file-names.js";
 import type { AgentSessionHostStore } from "../../../../ports/session-host-store.js";
 import { openMigratedSqlite } from "../shared/migrations.js";
-import { createSessionHostStore } from "../../kernel/session-host-store.js";
-import { sqlSessionHostRows } from "../../kernel/sql-session-host-rows.js";
+import { sqlSessionHostStore } from "../../kernel/session-host-store.js";
 import { sqliteSqlDriver } from "../shared/sqlite-sql-driver.js";
 import { sqliteCall } from "../store/sqlite-support.js";
 import { sessionHostTables } from "./host-schema.js";
@@ -34,5 +33,5 @@ export function openSqliteSessionHostStore(options: { path: string; now?: () => 
   const { client, db } = openMigratedSqlite(options.path, { migrations: "session-host", what: "the session host record" });
   const driver = sqliteSqlDriver(db, sessionHostTables(), { now: options.now ?? Date.now });
   // The file is the conversation: its rows name none.
-  return createSessionHostStore(sqlSessionHostRows(driver, "", () => client.close()), sqliteCall({ closed: false }));
+  return sqlSessionHostStore(driver, "", sqliteCall({ closed: false }), () => client.close());
 }

@@ -1,5 +1,4 @@
 import { existsSync } from "node:fs";
-import type Database from "better-sqlite3";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
 import type { SessionAddress, SessionStore } from "../../../../ports/session-store.js";
@@ -9,8 +8,8 @@ import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { sessionTables } from "./session-schema.js";
 import { findMigrationsFolder, openMigratedSqlite, seedSqliteFile } from "../shared/migrations.js";
 import { sqliteSqlDriver } from "../shared/sqlite-sql-driver.js";
-import { createSessionStore, type SessionBase } from "../../kernel/session-store.js";
-import { appendSteps, sqlSessionRows, type SqlSessionTables } from "../../kernel/sql-session-rows.js";
+import type { SessionBase } from "../../kernel/session-store.js";
+import { appendSteps, sqlSessionStore, type SqlSessionTables } from "../../kernel/sql-session-rows.js";
 import type { SqlDriver, SqlStatement } from "../../kernel/sql-driver.js";
 import type { StoreCall } from "../../kernel/store-call.js";
 
@@ -32,40 +31,20 @@ export interface SqliteSessionStoreOptions {
   migrationsFolder?: string;
 }
 
-/** The meta row of a new session file (a fork's with its pointer and head); a no-op when it exists. */
+/** The meta row of a new session file (a fork's with its pointer and head, a damaged file's with the head of its log); a no-op when it exists. */
 const INSERT_META: SqlStatement<Record<string, unknown>> = {
   mode: "run",
   build: ({ db, tables }, param) => db.insert(tables.heads).values({ id: 1, ...Object.fromEntries(META_COLUMNS.map((column) => [column, param(column)])) }).onConflictDoNothing(),
 };
-const META_COLUMNS = ["projectId", "conversationId", "sessionKey", "createdAt", "lastSeq", "lastRunId", "baseProjectId", "baseConversationId", "baseSessionKey", "baseSeq"] as const;
+const META_COLUMNS = ["projectId", "conversationId", "sessionKey", "createdAt", "lastSeq", "lastRunId", "snapshotAtSeq", "baseProjectId", "baseConversationId", "baseSessionKey", "baseSeq"] as const;
 
-const insertMeta = (driver: SqlDriver, address: SessionAddress, now: number, fork?: { base: SessionBase; lastSeq: number; lastRunId: string | null }): void =>
-  driver.execute(INSERT_META, { projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now, lastSeq: fork?.lastSeq ?? 0, lastRunId: fork?.lastRunId ?? null, baseProjectId: fork?.base.address.projectId ?? null, baseConversationId: fork?.base.address.conversationId ?? null, baseSessionKey: fork?.base.address.sessionKey ?? null, baseSeq: fork?.base.seq ?? null });
+const insertMeta = (driver: SqlDriver, address: SessionAddress, now: number, head: { base?: SessionBase; lastSeq?: number; lastRunId?: string | null; snapshotAtSeq?: number | null } = {}): void =>
+  driver.execute(INSERT_META, { projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now, lastSeq: head.lastSeq ?? 0, lastRunId: head.lastRunId ?? null, snapshotAtSeq: head.snapshotAtSeq ?? null, baseProjectId: head.base?.address.projectId ?? null, baseConversationId: head.base?.address.conversationId ?? null, baseSessionKey: head.base?.address.sessionKey ?? null, baseSeq: head.base?.seq ?? null });
 
 /** The session file's tables under the kernel's names, and its row driver. */
 const driverOn = (db: SessionDb, clock: Clock): SqlDriver<SqlSessionTables> => {
   const { sessionMeta, sessionEvents, sessionSnapshots } = sessionTables();
   return sqliteSqlDriver(db, { heads: sessionMeta, events: sessionEvents, snapshots: sessionSnapshots }, clock);
-};
-
-/** Opens, configures and migrates the file (a new file has its meta row from the start); `storage_failure` when it cannot. */
-function openDatabase(options: SqliteSessionStoreOptions, clock: Clock): { client: Database.Database; db: SessionDb } {
-  const { migrationsFolder, busyTimeoutMs, synchronous } = options;
-  return openMigratedSqlite(options.path, {
-    migrations: "session",
-    what: "session database",
-    ...(migrationsFolder ? { migrationsFolder } : {}),
-    ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }),
-    ...(synchronous ? { synchronous } : {}),
-    initialise: (db) => insertMeta(driverOn(db, clock), options.address, clock.now()),
-  });
-}
-
-/** A fork's pointer as the meta row keeps it (FORK-1); all null for a session that is no fork. */
-const BASE: SqlStatement<Record<string, never>> = {
-  mode: "get",
-  // A template, as the kernel's reads on SQLite: every open reads it (see kernel/sql-session-rows.ts `select`).
-  build: ({ ops: { sql }, tables: { heads } }) => sql`SELECT ${heads.baseProjectId} AS "projectId", ${heads.baseConversationId} AS "conversationId", ${heads.baseSessionKey} AS "sessionKey", ${heads.baseSeq} AS "seq" FROM ${heads}`,
 };
 
 /**
@@ -84,7 +63,8 @@ const BASE: SqlStatement<Record<string, never>> = {
 export function createSqliteSessionStore(options: SqliteSessionStoreOptions): SessionStore {
   const address: SessionAddress = structuredClone(options.address);
   const clock = options.clock ?? { now: () => Date.now() };
-  const { client, db } = openDatabase(options, clock);
+  // A new file has its meta row from the start; `storage_failure` when it cannot be opened or migrated.
+  const { client, db } = openMigratedSqlite(options.path, { ...options, migrations: "session", what: "session database", initialise: (db) => insertMeta(driverOn(db, clock), address, clock.now()) });
   const driver = driverOn(db, clock);
   /**
    * The head of a file whose meta row is missing (written by hand or damaged), from its log and
@@ -93,29 +73,15 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
    */
   const headFromLog = (tx: SqlDriver<SqlSessionTables>, write: boolean) => {
     const { desc, eq } = drizzleOrm();
-    const { events, snapshots, heads } = tx.tables;
+    const { events, snapshots } = tx.tables;
     const last = tx.db.select({ seq: events.seq }).from(events).orderBy(desc(events.seq)).limit(1).get();
     const started = tx.db.select({ runId: events.runId }).from(events).where(eq(events.type, "run_started")).orderBy(desc(events.seq)).limit(1).get();
     const kept = tx.db.select().from(snapshots).orderBy(desc(snapshots.atSeq)).limit(1).get();
     const head = { lastSeq: last?.seq ?? 0, lastRunId: started?.runId ?? null, atSeq: kept?.atSeq ?? null, state: kept?.state ?? null };
-    if (write) {
-      insertMeta(tx, address, clock.now());
-      tx.db.update(heads).set({ lastSeq: head.lastSeq, lastRunId: head.lastRunId, snapshotAtSeq: head.atSeq }).where(eq(heads.id, 1)).run();
-    }
+    if (write) insertMeta(tx, address, clock.now(), { lastSeq: head.lastSeq, lastRunId: head.lastRunId, snapshotAtSeq: head.atSeq });
     return head;
   };
-  const close = async () => {
-    try {
-      client.close();
-    } catch (error) {
-      throw wrapAdapterError("sqlite", "closing the session database failed", error);
-    }
-  };
-  const rows = sqlSessionRows({ on: (_write, step) => step(driver), sessionId: 1, noHead: headFromLog, close });
-  // A fork's pointer is fixed when its file is made, so it is read once, here.
-  const pointer = driver.execute(BASE, {}) as { projectId: string; conversationId: string | null; sessionKey: string; seq: number | null } | undefined;
-  const base: SessionBase | null = pointer?.seq == null ? null : { address: { projectId: pointer.projectId, sessionKey: pointer.sessionKey, ...(pointer.conversationId === null ? {} : { conversationId: pointer.conversationId }) }, seq: pointer.seq };
-  return createSessionStore({ address, rows, call: sqliteSessionCall, clock, family: "sqlite", base });
+  return sqlSessionStore({ address, sessionId: 1, run: { driver }, noHead: headFromLog, close: () => client.close(), call: sqliteSessionCall, clock });
 }
 
 /**

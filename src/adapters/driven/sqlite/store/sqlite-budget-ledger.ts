@@ -1,8 +1,7 @@
 import { firstExceeded } from "../../../../domain/budget/budget-rules.js";
 import type { BudgetAmount, BudgetLedger } from "../../../../ports/budget-ledger.js";
-import { createBudgetLedger, type BudgetLedgerRows, type BudgetRow, type BudgetRowsReserve, type BudgetRowsReserveAnswer } from "../../kernel/budget-ledger.js";
+import { budgetReads, createBudgetLedger, type BudgetLedgerRows, type BudgetRow, type BudgetRowsReserve, type BudgetRowsReserveAnswer } from "../../kernel/budget-ledger.js";
 import { drizzleOrm } from "../shared/drizzle-modules.js";
-import { sqlBudgetRows } from "../../kernel/sql-budget-rows.js";
 import type { SqliteStore } from "../shared/sqlite-sql-driver.js";
 import type { StoreTables } from "./schema.js";
 
@@ -30,7 +29,6 @@ const isRefusal = (error: unknown): boolean => (error as { code?: unknown } | nu
  *   the reserve statement, in one `BEGIN IMMEDIATE` transaction: one write lock and one WAL
  *   commit instead of two. A refusal's `RAISE(ABORT)` undoes only the reserve statement; the
  *   refusal is then decided again inside the same transaction, and the finish stands.
- * - Extend runs the kernel's grant in one `BEGIN IMMEDIATE` transaction.
  *
  * BUD-1 speed: one statement instead of five plus `BEGIN` and `COMMIT`, and no `RETURNING`
  * (SQLite builds a temporary table for it, whose memory glibc took from and gave back to the
@@ -46,8 +44,8 @@ const isRefusal = (error: unknown): boolean => (error as { code?: unknown } | nu
 export function createSqliteBudgetRows({ client: sqlite, db, driver }: Pick<SqliteStore<StoreTables>, "client" | "db" | "driver">): BudgetLedgerRows {
   const { and, eq, sql } = drizzleOrm();
   const { clock, tables: { budgetReservations } } = driver;
-  // The grant (an extend) and the reads a refusal is decided again with: the kernel's SQL rows, run synchronously.
-  const kernel = sqlBudgetRows(driver);
+  // The reads a refusal is decided again with: the kernel's, run synchronously.
+  const reads = budgetReads(driver);
   // The view of migration 0005, which drizzle cannot describe (like PostgreSQL's budget_reserve function).
   const reserveStatement = sqlite.prepare<[string, string, string, number, number, number]>("INSERT INTO budget_reserve (id, keys, limits, tokens, micros, updated_at) VALUES (?, ?, ?, ?, ?, ?)");
   // A held reservation settled (spent = the actual amount) or released; its trigger moves the hold. Built
@@ -67,10 +65,10 @@ export function createSqliteBudgetRows({ client: sqlite, db, driver }: Pick<Sqli
   };
   // A refused reserve decided again under the write lock, on the rows as they are before it.
   const decideRefusalNow = (request: BudgetRowsReserve): BudgetRowsReserveAnswer => {
-    if (kernel.reservation(request.id) !== null) return { outcome: "known" };
+    if (reads.reservation(request.id) !== null) return { outcome: "known" };
     const rows = new Map<string, BudgetRow>();
     for (const key of request.unique) {
-      const row = kernel.read(key) as BudgetRow | null;
+      const row = reads.row(key) as BudgetRow | null;
       if (row) rows.set(key, row);
     }
     if (firstExceeded(request.limits, request.keys, rows, request.amount, request.at) !== null) return { outcome: "refused", rows };
@@ -78,6 +76,16 @@ export function createSqliteBudgetRows({ client: sqlite, db, driver }: Pick<Sqli
     return { outcome: "held" };
   };
   const decideRefusal = sqlite.transaction(decideRefusalNow);
+  // The reserve statement; on a refusal (its RAISE(ABORT) undid the statement), `decide` decides it again.
+  const holdOr = (request: BudgetRowsReserve, decide: (request: BudgetRowsReserve) => BudgetRowsReserveAnswer): BudgetRowsReserveAnswer => {
+    try {
+      hold(request);
+      return { outcome: "held" };
+    } catch (error) {
+      if (!isRefusal(error)) throw error;
+      return decide(request);
+    }
+  };
   const finishNow = (reservationId: string, actual: BudgetAmount | null): boolean =>
     finishStatement.run({ id: reservationId, state: actual === null ? "released" : "settled", spentTokens: actual?.tokens ?? null, spentMicros: actual?.costMicros ?? null, updatedAt: clock.now() }).changes === 1;
   // The finish, then the reserve, in one transaction: the write lock is taken once and the WAL
@@ -85,27 +93,11 @@ export function createSqliteBudgetRows({ client: sqlite, db, driver }: Pick<Sqli
   // and the finish stand), then the refusal is decided again inside the same transaction.
   const finishAndReserve = sqlite.transaction((finished: { id: string; actual: BudgetAmount | null }, request: BudgetRowsReserve): BudgetRowsReserveAnswer => {
     finishNow(finished.id, finished.actual);
-    try {
-      hold(request);
-      return { outcome: "held" };
-    } catch (error) {
-      if (!isRefusal(error)) throw error;
-      return decideRefusalNow(request);
-    }
+    return holdOr(request, decideRefusalNow);
   });
   return {
-    grant: kernel.grant,
-    read: kernel.read,
-    reserve(request) {
-      try {
-        // A known id answers "held" here too (the view's insert cannot tell): both mean ok.
-        hold(request);
-        return { outcome: "held" };
-      } catch (error) {
-        if (!isRefusal(error)) throw error;
-        return decideRefusal.immediate(request);
-      }
-    },
+    // A known id answers "held" here too (the view's insert cannot tell): both mean ok.
+    reserve: (request) => holdOr(request, (refused) => decideRefusal.immediate(refused)),
     finish: finishNow,
     finishAndReserve: (finished, request) => finishAndReserve.immediate(finished, request),
   };
@@ -119,5 +111,5 @@ export function createSqliteBudgetRows({ client: sqlite, db, driver }: Pick<Sqli
  * const ledger = createSqliteBudgetLedger(openStoreFile({ directory }));
  */
 export function createSqliteBudgetLedger(store: Pick<SqliteStore<StoreTables>, "client" | "db" | "driver" | "call">): BudgetLedger {
-  return createBudgetLedger(createSqliteBudgetRows(store), store.call);
+  return createBudgetLedger(store.driver, createSqliteBudgetRows(store), store.call);
 }
