@@ -6,11 +6,11 @@ import type { PersistentValueStore } from "../ports/persistent-value-store.js";
 import type { SessionBackend } from "../ports/session-backend.js";
 import type { Storage } from "../ports/storage.js";
 import { createMemoryKvStore } from "../adapters/driven/memory/memory-kv-store.js";
-import { createMemoryManagedFileStore } from "../adapters/driven/memory/memory-managed-file-store.js";
 import { createMemorySessionBackend } from "./memory-session-backend.js";
 import { memoryStorePorts } from "../adapters/driven/sqlite/memory/memory-stores.js";
 import type { StorageOptions } from "../adapters/driven/kernel/storage-options.js";
 import { createSystemClock } from "../adapters/driven/system/clock.js";
+import { createRandomIdSource } from "../adapters/driven/system/id-source.js";
 
 /** Options of {@link MemoryStorage}. */
 export interface MemoryStorageOptions extends StorageOptions {}
@@ -19,10 +19,10 @@ export interface MemoryStorageOptions extends StorageOptions {}
  * Every store port in memory: the reference implementation the contract suites are written
  * against, and the storage for tests and short-lived runs. Nothing survives the process, and
  * nothing touches the disk; agent sessions, their leases and session-host records stay in memory
- * too (`sessions` is an in-memory backend, not durable). A composition (ARCH-8): the KV store,
- * files and sessions are the memory family's maps (the KV store is on every run's path, where a
- * SQL step costs several times a map's); knowledge, values and the budget ledger are the SQLite
- * store's on an in-memory database, opened by the first of them used.
+ * too (`sessions` is an in-memory backend, not durable). A composition (ARCH-8): the KV store and
+ * sessions are the memory family's maps (the KV store is on every run's path, where a SQL step
+ * costs several times a map's); knowledge, values, files (their bytes in a map) and the budget
+ * ledger are the SQLite store's on an in-memory database, opened by the first of them used.
  *
  * @example
  * const storage = new MemoryStorage();
@@ -39,12 +39,8 @@ export class MemoryStorage implements Storage {
 
   constructor(options: MemoryStorageOptions = {}) {
     this.kv = createMemoryKvStore({ clock: options.clock });
-    ({ knowledge: this.knowledge, values: this.values, budgets: this.budgets } = memoryStorePorts(options.clock ?? createSystemClock()));
-    this.files = createMemoryManagedFileStore({
-      clock: options.clock,
-      idSource: options.idSource,
-      maxBytes: options.maxFileBytes,
-    });
+    const ports = memoryStorePorts({ clock: options.clock ?? createSystemClock(), idSource: options.idSource ?? createRandomIdSource(), maxBytes: options.maxFileBytes });
+    ({ knowledge: this.knowledge, values: this.values, files: this.files, budgets: this.budgets } = ports);
   }
 
   /** Closes the session backend (later session calls reject with `unavailable`). Idempotent. */

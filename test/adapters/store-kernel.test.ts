@@ -2,12 +2,10 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { createFixedClock } from "../../src/adapters/driven/memory/fixed-clock.js";
 import { createSequentialIdSource } from "../../src/adapters/driven/memory/sequential-id-source.js";
-import { fileMachine } from "../../src/adapters/driven/system/file-source.js";
 import { createKvStore, type KvRow, type KvRows } from "../../src/adapters/driven/kernel/kv-store.js";
-import { createManagedFileStore } from "../../src/adapters/driven/kernel/managed-file-store.js";
+import { memoryStorePorts } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import { directCall } from "../../src/adapters/driven/kernel/store-call.js";
 import { compareUtf16 } from "../../src/domain/store-input.js";
-import type { ManagedFile } from "../../src/ports/managed-file-store.js";
 import { runKvStoreContract } from "../../src/testing/kv-store.contract.js";
 import { runManagedFileStoreContract } from "../../src/testing/managed-file-store.contract.js";
 
@@ -94,21 +92,7 @@ describe("ARCH-3 one store implementation per port over small row drivers", () =
     };
     runKvStoreContract(api, () => ({ store: createKvStore(mapKvRows(), directCall) }));
 
-    runManagedFileStoreContract(api, () => {
-      const files = new Map<string, { meta: ManagedFile; bytes: Uint8Array }>();
-      const id = (projectId: string, fileId: string) => JSON.stringify([projectId, fileId]);
-      return {
-        store: createManagedFileStore(
-          {
-            insert: (projectId, meta, bytes) => void files.set(id(projectId, meta.fileId), { meta, bytes: bytes.slice() }),
-            get: (projectId, fileId) => files.get(id(projectId, fileId))?.meta,
-            read: (projectId, fileId) => files.get(id(projectId, fileId))?.bytes.slice(),
-            delete: (projectId, fileId) => files.delete(id(projectId, fileId)),
-          },
-          directCall,
-          { clock: createFixedClock(1), idSource: createSequentialIdSource("k-"), machine: fileMachine, maxBytes: 64 * 1024 },
-        ),
-      };
-    });
+    // The managed-file port is the kernel's on the SQL row driver with the bytes kept apart (memory: a map by SHA-256).
+    runManagedFileStoreContract(api, () => ({ store: memoryStorePorts({ clock: createFixedClock(1), idSource: createSequentialIdSource("k-"), maxBytes: 64 * 1024 }).files }));
   });
 });

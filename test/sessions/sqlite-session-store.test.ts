@@ -8,7 +8,7 @@ import { isSteamharnessError } from "../../src/domain/errors.js";
 import type { SessionEventInput } from "../../src/ports/session-store.js";
 import { conversationSessionsDirectory, resolveSessionDatabasePath } from "../../src/adapters/driven/sqlite/sessions/session-database-path.js";
 import { findMigrationsFolder } from "../../src/adapters/driven/system/migrations-folder.js";
-import { migrateWithRetry, seedSqliteFile } from "../../src/adapters/driven/sqlite/shared/migrations.js";
+import { migrateSqlite, seedSqliteFile } from "../../src/adapters/driven/sqlite/shared/migrations.js";
 import { SESSION_READS } from "../../src/adapters/driven/kernel/sql-session-rows.js";
 import { sqliteSqlDriver } from "../../src/adapters/driven/sqlite/shared/sqlite-sql-driver.js";
 import { sessionTables } from "../../src/adapters/driven/sqlite/sessions/session-schema.js";
@@ -60,7 +60,7 @@ describe("SQLite session store extras", () => {
     // The same schema as a file migrated the ordinary way.
     const migrated = join(root, "seeded", "migrated.sqlite");
     const client = new Database(migrated);
-    migrateWithRetry(drizzle({ client }), findMigrationsFolder("session")!);
+    migrateSqlite(client, findMigrationsFolder("session")!);
     const schemaOf = (raw: Database.Database) => raw.prepare("SELECT type, name, sql FROM sqlite_master ORDER BY name").all();
     const raw = new Database(seeded, { readonly: true });
     try {

@@ -11,23 +11,16 @@ import { keyRange, sortKey } from "./sort-key.js";
 import { then, type Sql, type SqlDriver, type SqlStatement } from "./sql-driver.js";
 import { pageOf, type Awaitable, type StoreCall } from "./store-call.js";
 
-/** A search page: at most `limit` matches of `filter`, strictly after `after` (the previous page's last `[score, documentId]`). */
-export interface KnowledgePage {
-  filter: Required<KnowledgeFilter>;
-  after?: [number, string];
-  limit: number;
-}
-
 /** A ranked match as a dialect's search returns it: the document and its score (higher is better). */
 export type KnowledgeMatch = KnowledgeDocument & { score: number };
 
-/** The id filter of a page on the sort-key column `docKey` (keyset, never OFFSET), shared with the dialects' searches. */
-export type KnowledgeIdFilter = (filter: Required<KnowledgeFilter>, after?: string) => Sql[];
-
 /** What only one dialect does for the knowledge rows: its full-text search, and the search column an upsert writes (PostgreSQL). */
 export interface KnowledgeSearch {
-  /** Documents holding every one of `terms` (at least one), best first, ties by `documentId`. */
-  search(driver: SqlDriver, columns: Record<string, Sql>, idFilter: KnowledgeIdFilter): (projectId: string, terms: string[], page: KnowledgePage) => Awaitable<KnowledgeMatch[]>;
+  /**
+   * At most `limit` documents holding every one of `terms` (at least one) and meeting `where(score)`
+   * (the project, the id filter and the page's keyset on the dialect's score expression), best first, ties by `documentId`.
+   */
+  search(driver: SqlDriver, columns: Record<string, Sql>): (terms: string[], where: (score: Sql) => Sql[], limit: number) => Awaitable<KnowledgeMatch[]>;
   indexed?(title: string, markdown: string): Record<string, unknown>;
 }
 
@@ -55,9 +48,9 @@ export function createKnowledgeStore(driver: SqlDriver, call: StoreCall, fullTex
   const { db, clock, tables: { knowledgeDocuments: docs }, ops } = driver;
   const summaryColumns = { documentId: docs.documentId, title: docs.title, createdAt: docs.createdAt, updatedAt: docs.updatedAt };
   const documentColumns = { ...summaryColumns, markdown: docs.markdown };
-  const idFilter: KnowledgeIdFilter = (filter, after) => keyRange(ops, docs.docKey, { prefix: filter.idPrefix, excludePrefix: filter.excludeIdPrefix, after });
+  const idFilter = (filter: Required<KnowledgeFilter>, after?: string) => keyRange(ops, docs.docKey, { prefix: filter.idPrefix, excludePrefix: filter.excludeIdPrefix, after });
   const byId = (projectInput: unknown, documentInput: unknown) => ops.and(ops.eq(docs.projectId, checkProjectId(projectInput)), ops.eq(docs.docKey, sortKey(checkDocumentId(documentInput))));
-  const search = fullText.search(driver, documentColumns, idFilter);
+  const search = fullText.search(driver, documentColumns);
   return {
     async upsert(projectInput, docInput) {
       const projectId = checkProjectId(projectInput);
@@ -93,7 +86,9 @@ export function createKnowledgeStore(driver: SqlDriver, call: StoreCall, fullTex
       const limit = checkPageLimit(options.limit);
       const listing = listingId({ kind: "knowledge-search", projectId, terms, ...filter });
       const after = decodeRankCursor(listing, options.cursor);
-      const found = await call("knowledge search", () => (terms.length === 0 ? [] : search(projectId, terms, { filter, ...(after === undefined ? {} : { after }), limit: limit + 1 })));
+      // Keyset paging on (score, document key), never OFFSET.
+      const where = (score: Sql) => [ops.eq(docs.projectId, projectId), ...idFilter(filter), after && ops.or(ops.lt(score, after[0]), ops.and(ops.eq(score, after[0]), ops.gt(docs.docKey, sortKey(after[1]))))];
+      const found = await call("knowledge search", () => (terms.length === 0 ? [] : search(terms, where, limit + 1)));
       const hit = ({ markdown, ...summary }: KnowledgeMatch): KnowledgeSearchHit => ({ ...summary, snippet: plainSnippet({ title: summary.title, markdown }, terms) });
       return pageOf(found, limit, listing, hit, (item) => [item.score, item.documentId]);
     },

@@ -30,14 +30,16 @@ function seek(keys: string[], key: string, strict = false): number {
 }
 
 /**
- * The KV rows in memory: one scope per namespace, values kept as JSON text (callers never share
- * objects with the store), listings seeking in a sorted key index. Every step is synchronous,
- * so `modify` is atomic within the process.
+ * The in-memory reference KV store: the kernel's KV port over rows in memory — one scope per
+ * namespace, values kept as JSON text (callers never share objects with the store), listings
+ * seeking in a sorted key index. Every step is synchronous, so `update` is atomic within the process.
  *
  * @example
- * const rows = createMemoryKvRows(createSystemClock());
+ * const kv = createMemoryKvStore();
+ * await kv.set({ projectId: "p" }, "greeting", "hello");
  */
-export function createMemoryKvRows(clock: Clock): KvRows {
+export function createMemoryKvStore(options: MemoryKvStoreOptions = {}): KvStore {
+  const clock = options.clock ?? createSystemClock();
   const scopes = new Map<string, Scope>();
   const scopeOf = (ns: KvNamespace, create: boolean): Scope | undefined => {
     const id = JSON.stringify([ns.projectId, ns.conversationId ?? null]);
@@ -73,16 +75,5 @@ export function createMemoryKvRows(clock: Clock): KvRows {
       else rows.write(ns, key, next);
     },
   };
-  return rows;
-}
-
-/**
- * The in-memory reference KV store: the kernel's KV port over {@link createMemoryKvRows}.
- *
- * @example
- * const kv = createMemoryKvStore();
- * await kv.set({ projectId: "p" }, "greeting", "hello");
- */
-export function createMemoryKvStore(options: MemoryKvStoreOptions = {}): KvStore {
-  return createKvStore(createMemoryKvRows(options.clock ?? createSystemClock()), directCall);
+  return createKvStore(rows, directCall);
 }

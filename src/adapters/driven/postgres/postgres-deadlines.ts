@@ -5,7 +5,7 @@
  * Two bounds, because one is not enough:
  * - `statement_timeout` (sent at connection start-up): the server cancels a statement that runs
  *   longer. The connection stays usable, but only a server that runs can enforce it.
- * - A client deadline a little later ({@link clientDeadlineMs}): a query unanswered by then ends
+ * - A client deadline a little later (2 s): a query unanswered by then ends
  *   its connection (pg's `end()` destroys the socket of a connection with a query in flight), so
  *   every query on it fails at once and a pool drops it instead of handing a wedged connection
  *   (possibly inside an open transaction) to the next caller. Later calls open fresh connections,
@@ -39,16 +39,6 @@ export function checkStatementTimeout(value: unknown): number {
   return value;
 }
 
-/**
- * When the client gives up on an unanswered query, for a statement timeout (0: never).
- *
- * @example
- * clientDeadlineMs(30_000) // 32000
- */
-export function clientDeadlineMs(statementTimeoutMs: number): number {
-  return statementTimeoutMs === 0 ? 0 : statementTimeoutMs + CLIENT_GRACE_MS;
-}
-
 type QueryCallback = (error: Error | null, result?: unknown) => void;
 
 /**
@@ -60,7 +50,7 @@ type QueryCallback = (error: Error | null, result?: unknown) => void;
  * @example
  * const pool = new pg.Pool({ connectionString, Client: deadlineClient(32_000) });
  */
-export function deadlineClient(deadlineMs: number): typeof pg.Client {
+function deadlineClient(deadlineMs: number): typeof pg.Client {
   if (deadlineMs === 0) return pg.Client;
   class DeadlineClient extends pg.Client {
     // pg's overloads (text or config, optional values, optional callback) funnel through here.
@@ -106,6 +96,6 @@ export function boundedPoolConfig(statementTimeoutMs: number): pg.PoolConfig {
   return {
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     ...(statementTimeoutMs === 0 ? {} : { statement_timeout: statementTimeoutMs }),
-    Client: deadlineClient(clientDeadlineMs(statementTimeoutMs)),
+    Client: deadlineClient(statementTimeoutMs === 0 ? 0 : statementTimeoutMs + CLIENT_GRACE_MS),
   };
 }

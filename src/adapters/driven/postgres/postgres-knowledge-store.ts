@@ -1,6 +1,5 @@
-import { and, asc, desc, eq, gt, or, sql } from "drizzle-orm";
+import { and, asc, desc, sql } from "drizzle-orm";
 import type { KnowledgeSearch } from "../kernel/knowledge-store.js";
-import { sortKey } from "../kernel/sort-key.js";
 import { allTermsQuery, documentVector } from "./knowledge-vector.js";
 
 /**
@@ -14,15 +13,15 @@ const RANK_NORMALIZATION = 1;
 /**
  * The knowledge search on PostgreSQL: documents in `knowledge_documents` with a `tsvector` column
  * (GIN-indexed) built from the domain's tokenizer (see `knowledge-vector.ts`), searched with
- * `@@` and ranked by `ts_rank`; search pages continue by keyset, never OFFSET.
+ * `@@` and ranked by `ts_rank`.
  *
  * @example
  * const knowledge = createKnowledgeStore(driver, postgresCall(state), postgresFullText);
  */
 export const postgresFullText: KnowledgeSearch = {
   indexed: (title, markdown) => ({ search: documentVector(title, markdown) }),
-  search: ({ db, tables: { knowledgeDocuments: docs } }, documentColumns, idFilter) =>
-    async (projectId, terms, { filter, after, limit }) => {
+  search: ({ db, tables: { knowledgeDocuments: docs } }, documentColumns) =>
+    async (terms, where, limit) => {
       // A term too long to be a lexeme cannot match anything.
       const tsquery = allTermsQuery(terms);
       if (tsquery === null) return [];
@@ -31,12 +30,10 @@ export const postgresFullText: KnowledgeSearch = {
       // cursor's score compares equal to the row it came from.
       const matches = sql`${docs.search} @@ ${tsquery}::tsquery`;
       const score = sql<number>`ts_rank(${RANK_WEIGHTS}::float4[], ${docs.search}, ${tsquery}::tsquery, ${RANK_NORMALIZATION})::float8`;
-      const keyset =
-        after === undefined ? undefined : or(sql`${score} < ${after[0]}::float8`, and(sql`${score} = ${after[0]}::float8`, gt(docs.docKey, sortKey(after[1]))));
       return db
         .select({ ...documentColumns, score })
         .from(docs)
-        .where(and(eq(docs.projectId, projectId), matches, ...idFilter(filter), keyset))
+        .where(and(matches, ...where(score)))
         .orderBy(desc(score), asc(docs.docKey))
         .limit(limit);
     },

@@ -2,7 +2,8 @@ import type { Storage } from "../../../ports/storage.js";
 import { createRandomIdSource } from "../system/id-source.js";
 import type { PostgresConnectionOptions } from "./postgres-database.js";
 import { postgresFullText } from "./postgres-knowledge-store.js";
-import { createPostgresManagedFileStore } from "./postgres-managed-file-store.js";
+import { createManagedFileStore } from "../kernel/managed-file-store.js";
+import { fileMachine } from "../system/file-source.js";
 import { openPostgresStore } from "./postgres-sql-driver.js";
 import { createPostgresBudgetLedger } from "./postgres-budget-ledger.js";
 import { sqlStoragePorts, type StorageOptions } from "../kernel/storage-options.js";
@@ -45,7 +46,7 @@ export async function createPostgresStorage(options: PostgresStorageOptions = {}
   let closing: Promise<void> | undefined;
   return {
     ...sqlStoragePorts(store.driver, store.call, postgresFullText),
-    files: createPostgresManagedFileStore(store, { idSource: options.idSource ?? createRandomIdSource(), maxBytes: options.maxFileBytes }),
+    files: createManagedFileStore(store, { idSource: options.idSource ?? createRandomIdSource(), machine: fileMachine, maxBytes: options.maxFileBytes }),
     budgets: createPostgresBudgetLedger(store),
     sessions,
     close: () => (closing ??= sessions.close().then(store.close)),

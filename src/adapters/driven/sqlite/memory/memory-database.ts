@@ -1,13 +1,10 @@
-import type Database from "better-sqlite3";
 import type { Clock } from "../../../../ports/clock.js";
-import { sqlStoreOf } from "../../kernel/sql-driver.js";
 import { createSystemClock } from "../../system/clock.js";
 import { requireMigrationsFolder } from "../../system/migrations-folder.js";
 import { drizzleBetterSqlite3 } from "../shared/drizzle-modules.js";
 import { imageOf } from "../shared/migrations.js";
 import { openSqlite } from "../shared/sqlite-connection.js";
-import { sqliteSqlDriver, type SqliteStore } from "../shared/sqlite-sql-driver.js";
-import { sqliteCall } from "../store/sqlite-support.js";
+import { sqliteStoreOn, type SqliteStore } from "../shared/sqlite-sql-driver.js";
 
 /**
  * `make()`'s object, made when one of its members is first read (methods bound to it): what is
@@ -40,13 +37,12 @@ export function onFirstUse<T extends object>(make: () => T): T {
  * const store = openMemoryDatabase("configuration", configurationTables());
  */
 export function openMemoryDatabase<T>(migrations: string, tables: T, clock: Clock = createSystemClock()): SqliteStore<T> {
-  let opened: Database.Database | undefined;
   const client = onFirstUse(() => {
-    opened = openSqlite(imageOf(requireMigrationsFolder(migrations, "sqlite")));
+    const opened = openSqlite(imageOf(requireMigrationsFolder(migrations, "sqlite")));
     // Temporary tables and sort spills in memory too (SQLite's default puts them in files): nothing on disk.
     opened.pragma("temp_store = MEMORY");
     return opened;
   });
-  const db = drizzleBetterSqlite3().drizzle({ client });
-  return { client, db, ...sqlStoreOf(sqliteSqlDriver(db, tables, clock), sqliteCall, () => opened?.close()) };
+  // Closed before its first statement, it is opened to be closed (well under a millisecond).
+  return sqliteStoreOn({ client, db: drizzleBetterSqlite3().drizzle({ client }) }, tables, clock);
 }

@@ -1,6 +1,6 @@
 /**
  * The memory family's stores that are SQLite's on an in-memory database (ARCH-8): knowledge,
- * values and budgets (for `MemoryStorage`), approvals, API keys, project configurations and
+ * values, files and budgets (for `MemoryStorage`), approvals, API keys, project configurations and
  * accounts, MCP tasks, session-host records — each the SQLite store on {@link openMemoryDatabase}, with SQLite's rules
  * by construction and nothing on disk. `steamharness/memory` exports them under the memory names.
  */
@@ -9,7 +9,9 @@ import type { ApprovalStore } from "../../../../ports/approval-store.js";
 import type { BudgetLedger } from "../../../../ports/budget-ledger.js";
 import type { Clock } from "../../../../ports/clock.js";
 import type { ConfigurationAccountStore } from "../../../../ports/configuration-accounts.js";
+import type { IdSource } from "../../../../ports/id-source.js";
 import type { KnowledgeStore } from "../../../../ports/knowledge-store.js";
+import type { ManagedFileStore } from "../../../../ports/managed-file-store.js";
 import type { McpTaskStore } from "../../../../ports/mcp-task-store.js";
 import type { PersistentValueStore } from "../../../../ports/persistent-value-store.js";
 import type { ProjectConfigurationStore } from "../../../../ports/project-configuration-store.js";
@@ -19,9 +21,11 @@ import { createApprovalStore, sqlApprovalRows } from "../../kernel/approval-stor
 import { createBudgetLedger } from "../../kernel/budget-ledger.js";
 import { sqlConfigurationAccounts } from "../../kernel/configuration-accounts.js";
 import { sqlConfigurationStoreOn } from "../../kernel/configuration-rows.js";
+import { createManagedFileStore, type FileContents } from "../../kernel/managed-file-store.js";
 import { createSqlMcpTaskStore } from "../../kernel/mcp-task-rows.js";
 import { sqlSessionHostStore } from "../../kernel/session-host-store.js";
 import { sqlStoragePorts } from "../../kernel/storage-options.js";
+import { fileMachine } from "../../system/file-source.js";
 import { createKeySecrets } from "../../system/key-secrets.js";
 import { configurationTables } from "../configuration/configuration-schema.js";
 import { mcpTaskTables } from "../mcp-tasks/mcp-task-schema.js";
@@ -32,19 +36,32 @@ import { createSqliteBudgetRows } from "../store/sqlite-budget-ledger.js";
 import { sqliteFullText } from "../store/sqlite-knowledge-store.js";
 import { onFirstUse, openMemoryDatabase } from "./memory-database.js";
 
+/** Memory's file contents: by SHA-256 in a map, one copy per distinct content. */
+function contentMap(): FileContents {
+  const contents = new Map<string, Uint8Array>();
+  return {
+    stage: async (bytes) => bytes.slice(),
+    place: (staged, sha256) => void (contents.has(sha256) || contents.set(sha256, staged as Uint8Array)),
+    discard: async () => {},
+    read: async (sha256) => contents.get(sha256)!.slice(),
+    drop: (sha256) => void contents.delete(sha256),
+  };
+}
+
 /**
- * `MemoryStorage`'s knowledge, values and budget ledger: the SQLite store's, on one in-memory
- * store database opened at the first statement (the ledger prepares its own at its first call).
- * Nothing is closed: like the maps they replace, they stay usable for as long as they are
- * referenced, and the connection is freed with them.
+ * `MemoryStorage`'s knowledge, values, files and budget ledger: the SQLite store's, on one
+ * in-memory store database opened at the first statement (the ledger prepares its own at its
+ * first call), the files' bytes in a map by SHA-256. Nothing is closed: like the maps they
+ * replace, they stay usable for as long as they are referenced, and the connection is freed with them.
  *
  * @example
- * const { knowledge, values, budgets } = memoryStorePorts(createSystemClock());
+ * const { knowledge, values, files, budgets } = memoryStorePorts({ clock: createSystemClock(), idSource: createRandomIdSource() });
  */
-export function memoryStorePorts(clock: Clock): { knowledge: KnowledgeStore; values: PersistentValueStore; budgets: BudgetLedger } {
-  const store = openMemoryDatabase("", storeTables(), clock);
+export function memoryStorePorts(options: { clock: Clock; idSource: IdSource; maxBytes?: number | undefined }): { knowledge: KnowledgeStore; values: PersistentValueStore; files: ManagedFileStore; budgets: BudgetLedger } {
+  const store = openMemoryDatabase("", storeTables(), options.clock);
   const { knowledge, values } = sqlStoragePorts(store.driver, store.call, sqliteFullText);
-  return { knowledge, values, budgets: createBudgetLedger(store.driver, onFirstUse(() => createSqliteBudgetRows(store)), store.call) };
+  const files = createManagedFileStore(store, { idSource: options.idSource, machine: fileMachine, contents: contentMap(), maxBytes: options.maxBytes });
+  return { knowledge, values, files, budgets: createBudgetLedger(store.driver, onFirstUse(() => createSqliteBudgetRows(store)), store.call) };
 }
 
 /**

@@ -1,10 +1,11 @@
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type Database from "better-sqlite3";
-import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
+import { SteamharnessError } from "../../../../domain/errors.js";
 import type { WorkflowRunIndex, WorkflowRunMark } from "../../../../ports/workflow-run-stores.js";
 import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { openMigratedSqlite } from "../shared/migrations.js";
+import { withSqliteRetry } from "../store/sqlite-support.js";
 import { conversationSessionsDirectory, hasForeignForks, sessionLockPath } from "../sessions/session-database-path.js";
 import { SESSION_FILE_EXTENSION } from "../sessions/session-file-names.js";
 import { openLockFile, tryLock } from "../sessions/sqlite-session-lease.js";
@@ -74,11 +75,7 @@ export async function createSqliteRunRetention(options: SqliteRunRetentionOption
   let closed = false;
   const call = <T>(what: string, run: () => T): T => {
     if (closed) throw new SteamharnessError("unavailable", "[steamharness] [sqlite] the run-retention index is closed");
-    try {
-      return run();
-    } catch (error) {
-      throw wrapAdapterError("sqlite", `run retention: ${what} failed`, error);
-    }
+    return withSqliteRetry(`run retention: ${what}`, run);
   };
   type Row = typeof t.$inferSelect;
   // The statements of every run (a mark as it starts and ends, a look for due runs) are prepared

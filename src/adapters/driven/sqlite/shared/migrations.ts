@@ -12,43 +12,40 @@ import { claimSeed } from "./seed-pool.js";
 export { findMigrationsFolder } from "../../system/migrations-folder.js";
 
 /**
- * Applies pending migrations with drizzle's migrator (bookkeeping in `migrationsTable`, drizzle's
- * default without it), retrying a lost race: two processes opening the same new file at once both
- * read the applied list outside the migration transaction, so the loser fails with "already
- * exists" (or SQLITE_BUSY) and a retry finds everything applied.
+ * Brings the database of `client` up to the migrations of `migrationsFolder` (bookkeeping in
+ * `migrationsTable`, drizzle's default without it) unless it is current. After migrating,
+ * `PRAGMA user_version` records how many journal entries the file has, so opening an up-to-date
+ * database — the common case, on every process start — costs one pragma instead of reading and
+ * hashing every migration file. drizzle's migrations table stays the authority: when the version
+ * is behind, drizzle's migrator decides what to apply. A lost race is retried: two processes
+ * migrating the same file at once both read the applied list outside the migration transaction,
+ * so the loser fails with "already exists" (or SQLITE_BUSY) and a retry finds everything applied.
+ * `initialise` (idempotent) runs after migrating and before the version is recorded, so a current
+ * version implies its rows.
  *
  * @example
- * migrateWithRetry(db, findMigrationsFolder("configuration")!);
+ * const db = migrateSqlite(client, findMigrationsFolder("configuration")!);
  */
-export function migrateWithRetry(db: BetterSQLite3Database, migrationsFolder: string, migrationsTable?: string): void {
+export function migrateSqlite(client: Database.Database, migrationsFolder: string, migrationsTable?: string, initialise?: Initialise): BetterSQLite3Database {
+  const db = drizzleBetterSqlite3().drizzle({ client });
+  const expected = migrationCount(migrationsFolder);
+  // PRAGMA user_version has no drizzle builder.
+  if (Number(client.pragma("user_version", { simple: true })) >= expected) return db;
   for (let attempt = 1; ; attempt++) {
     try {
-      return drizzleMigrator().migrate(db, { migrationsFolder, ...(migrationsTable ? { migrationsTable } : {}) });
+      drizzleMigrator().migrate(db, { migrationsFolder, ...(migrationsTable ? { migrationsTable } : {}) });
+      break;
     } catch (error) {
       if (attempt >= 5) throw error;
     }
   }
+  initialise?.(db, client);
+  client.pragma(`user_version = ${expected}`);
+  return db;
 }
 
-/**
- * Runs `migrate` only when the database is behind the folder's journal. After migrating,
- * `PRAGMA user_version` records how many journal entries the file has, so opening an up-to-date
- * database — the common case, on every process start — costs one pragma instead of reading and
- * hashing every migration file. drizzle's migrations table stays the authority: when the version
- * is behind, drizzle's migrator decides what to apply. `initialise` (idempotent) runs after
- * migrating and before the version is recorded, so a current version implies its rows.
- *
- * @example
- * ensureMigrated(client, folder, () => migrateWithRetry(db, folder));
- */
-export function ensureMigrated(client: Database.Database, migrationsFolder: string, migrate: () => void, initialise: () => void = () => {}): void {
-  const expected = migrationCount(migrationsFolder);
-  // PRAGMA user_version has no drizzle builder.
-  if (Number(client.pragma("user_version", { simple: true })) >= expected) return;
-  migrate();
-  initialise();
-  client.pragma(`user_version = ${expected}`);
-}
+/** The rows every new file of a kind has (idempotent). */
+type Initialise = (db: BetterSQLite3Database, client: Database.Database) => void;
 
 /** Migrated images by migrations folder and table, in the legacy (rollback-journal) header an in-memory database has. */
 const images = new Map<string, Buffer>();
@@ -60,12 +57,12 @@ const images = new Map<string, Buffer>();
  * @example
  * const client = openSqlite(imageOf(findMigrationsFolder("mcp-tasks")!)); // an in-memory copy
  */
-export function imageOf(migrationsFolder: string, migrationsTable?: string): Buffer {
+export function imageOf(migrationsFolder: string, migrationsTable = ""): Buffer {
   let image = images.get(`${migrationsFolder}\0${migrationsTable}`);
   if (!image) {
     const client = openSqlite(":memory:");
     try {
-      ensureMigrated(client, migrationsFolder, () => migrateWithRetry(drizzleBetterSqlite3().drizzle({ client }), migrationsFolder, migrationsTable));
+      migrateSqlite(client, migrationsFolder, migrationsTable);
       image = client.serialize();
     } finally {
       client.close();
@@ -73,6 +70,30 @@ export function imageOf(migrationsFolder: string, migrationsTable?: string): Buf
     images.set(`${migrationsFolder}\0${migrationsTable}`, image);
   }
   return image;
+}
+
+/** Each migrations folder's seed without rows: the WAL-mode image and its first WAL. */
+const seeds = new Map<string, { bytes: Buffer; wal: Buffer }>();
+
+/** A new file of `migrationsFolder` in WAL mode, with `initialise`'s rows (kept per folder and table without them), and its first WAL (see firstWal). */
+function seedOf(migrationsFolder: string, migrationsTable = "", initialise?: Initialise): { bytes: Buffer; wal: Buffer } {
+  const kept = initialise ? undefined : seeds.get(`${migrationsFolder}\0${migrationsTable}`);
+  if (kept) return kept;
+  let bytes: Buffer = Buffer.from(imageOf(migrationsFolder, migrationsTable));
+  if (initialise) {
+    const client = openSqlite(bytes);
+    try {
+      initialise(drizzleBetterSqlite3().drizzle({ client }), client);
+      bytes = client.serialize();
+    } finally {
+      client.close();
+    }
+  }
+  // The file format's write and read versions (header bytes 18 and 19): 2 opens the file in WAL mode.
+  bytes[18] = bytes[19] = 2;
+  const seed = { bytes, wal: firstWal(bytes) };
+  if (!initialise) seeds.set(`${migrationsFolder}\0${migrationsTable}`, seed);
+  return seed;
 }
 
 /**
@@ -91,18 +112,9 @@ export function imageOf(migrationsFolder: string, migrationsTable?: string): Buf
  * @example
  * const created = seedSqliteFile("/data/agents/c1/_session-host.db", findMigrationsFolder("session-host")!);
  */
-export function seedSqliteFile(path: string, migrationsFolder: string, initialise?: (db: BetterSQLite3Database, client: Database.Database) => void, migrationsTable?: string): boolean {
+export function seedSqliteFile(path: string, migrationsFolder: string, initialise?: Initialise, migrationsTable?: string): boolean {
   if (existsSync(path)) return false;
-  const client = openSqlite(imageOf(migrationsFolder, migrationsTable));
-  let bytes: Buffer;
-  try {
-    initialise?.(drizzleBetterSqlite3().drizzle({ client }), client);
-    bytes = client.serialize();
-  } finally {
-    client.close();
-  }
-  // The file format's write and read versions (header bytes 18 and 19): 2 opens the file in WAL mode.
-  bytes[18] = bytes[19] = 2;
+  const { bytes, wal } = seedOf(migrationsFolder, migrationsTable, initialise);
   mkdirSync(dirname(path), { recursive: true });
   const temporary = `${path}.${randomUUID()}.seed`;
   const fd = openSync(temporary, "wx");
@@ -115,7 +127,7 @@ export function seedSqliteFile(path: string, migrationsFolder: string, initialis
   }
   if (!linkOnce(temporary, path)) return false;
   // Beside it, its first WAL (below); a WAL a process opening the file made first is kept.
-  writeFileSync(`${temporary}-wal`, firstWal(bytes), { flag: "wx" });
+  writeFileSync(`${temporary}-wal`, wal, { flag: "wx" });
   linkOnce(`${temporary}-wal`, `${path}-wal`);
   return true;
 }
@@ -180,20 +192,8 @@ export interface MigratedSqliteOptions {
   /** `"normal"` (default): a commit survives a killed process; `"full"` also syncs every commit. */
   synchronous?: "normal" | "full";
   /** The rows every new file of the kind has (idempotent): written with the file's schema (a pooled seed's, see claimSeed, as it is opened, before this returns). */
-  initialise?: (db: BetterSQLite3Database, client: Database.Database) => void;
+  initialise?: Initialise;
 }
-
-/** Each migrations folder's seed, without rows: the WAL-mode image and its first WAL. */
-const seeds = new Map<string, { bytes: Buffer; wal: Buffer }>();
-const seedOf = (folder: string, migrationsTable?: string) => {
-  let seed = seeds.get(`${folder}\0${migrationsTable}`);
-  if (!seed) {
-    const bytes = Buffer.from(imageOf(folder, migrationsTable));
-    bytes[18] = bytes[19] = 2;
-    seeds.set(`${folder}\0${migrationsTable}`, (seed = { bytes, wal: firstWal(bytes) }));
-  }
-  return seed;
-};
 
 /**
  * Opens (creating the file and its folder, see {@link seedSqliteFile}) a WAL-mode database several
@@ -215,8 +215,7 @@ export function openMigratedSqlite(path: string, options: MigratedSqliteOptions)
     // PRAGMAs are connection settings drizzle has no builder for.
     client.pragma("journal_mode = WAL");
     client.pragma(`synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
-    const db = drizzleBetterSqlite3().drizzle({ client });
-    ensureMigrated(client, folder, () => migrateWithRetry(db, folder, options.migrationsTable), () => options.initialise?.(db, client!));
+    const db = migrateSqlite(client, folder, options.migrationsTable, options.initialise);
     if (pooled) options.initialise?.(db, client);
     return { client, db };
   } catch (error) {

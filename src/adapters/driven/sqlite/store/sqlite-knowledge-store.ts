@@ -1,28 +1,21 @@
 import type { KnowledgeMatch, KnowledgeSearch } from "../../kernel/knowledge-store.js";
-import { sortKey } from "../../kernel/sort-key.js";
 import type { Sql } from "../../kernel/sql-driver.js";
 
 /**
  * The knowledge search on SQLite: full-text search through the FTS5 table `knowledge_fts` (kept
- * in step with `knowledge_documents` by triggers) ranked by bm25; pages continue by keyset on the
- * (project_id, doc_key) unique index, never OFFSET.
+ * in step with `knowledge_documents` by triggers) ranked by bm25.
  *
  * @example
  * const knowledge = createKnowledgeStore(driver, sqliteCall(state), sqliteFullText);
  */
 export const sqliteFullText: KnowledgeSearch = {
-  search: ({ db, tables: { knowledgeDocuments: docs }, ops: { and, eq, gt, inArray, or, sql } }, documentColumns, idFilter) =>
-    (projectId, terms, { filter, after, limit }) => {
+  search: ({ db, tables: { knowledgeDocuments: docs }, ops: { and, inArray, sql } }, documentColumns) =>
+    (terms, where, limit) => {
       // FTS5 MATCH and bm25() have no drizzle builder, hence the sql template. Terms hold only
       // letters and digits, so quoting each makes a safe all-terms (implicit AND) query.
       const match = terms.map((term) => `"${term}"`).join(" ");
       const score = sql`(-bm25(knowledge_fts))`;
-      const conditions = and(
-        sql`knowledge_fts MATCH ${match}`,
-        eq(docs.projectId, projectId),
-        ...idFilter(filter),
-        after === undefined ? undefined : or(sql`${score} < ${after[0]}`, and(sql`${score} = ${after[0]}`, gt(docs.docKey, sortKey(after[1])))),
-      );
+      const conditions = and(sql`knowledge_fts MATCH ${match}`, ...where(score));
       // One read transaction: the ranking and the page's rows come from the same snapshot.
       return db.transaction((tx: Sql) => {
         // CROSS JOIN keeps the FTS index as the outer loop (SQLite's join-order hint).

@@ -4,7 +4,9 @@ import type { Storage } from "../../../../ports/storage.js";
 import { createRandomIdSource } from "../../system/id-source.js";
 import { openStoreFile } from "./sqlite-database.js";
 import { sqliteFullText } from "./sqlite-knowledge-store.js";
-import { createSqliteManagedFileStore } from "./sqlite-managed-file-store.js";
+import { fileFolder } from "./file-folder.js";
+import { createManagedFileStore } from "../../kernel/managed-file-store.js";
+import { fileMachine } from "../../system/file-source.js";
 import { createSqliteSessionBackend, type SqliteSessionBackend } from "../sessions/sqlite-session-backend.js";
 import { DEFAULT_AGENT_STORE_DIR } from "../sessions/session-file-names.js";
 import { createSqliteBudgetLedger } from "./sqlite-budget-ledger.js";
@@ -70,7 +72,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
   const sessions = createSqliteSessionBackend({ agentStoreDir, ...(options.maxIdleSessions === undefined ? {} : { maxIdleSessions: options.maxIdleSessions }) });
   return {
     ...sqlStoragePorts(store.driver, store.call, sqliteFullText),
-    files: createSqliteManagedFileStore(store, { filesDirectory: join(directory, STORE_FILES_FOLDER), idSource: options.idSource ?? createRandomIdSource(), maxBytes: options.maxFileBytes }),
+    files: createManagedFileStore(store, { idSource: options.idSource ?? createRandomIdSource(), machine: fileMachine, contents: fileFolder(join(directory, STORE_FILES_FOLDER)), maxBytes: options.maxFileBytes }),
     agentStoreDir,
     sessions,
     budgets: createSqliteBudgetLedger(store),
