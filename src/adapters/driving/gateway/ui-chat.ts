@@ -268,7 +268,7 @@ function maskChunk(mask: StepMask, chunk: UiMessageChunk): UiMessageChunk | null
  * live cursor whose step the log holds with other text (the process died mid-step and the step
  * was run again) is answered with a replay from `start`, which the client rebuilds the message from.
  */
-function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: { taskId: string; runId: string; status?: string; created?: boolean }, cursor: StreamCursor | null, reading: Set<AbortController>, restart = false): Response {
+function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: { taskId: string; runId: string; status?: string }, cursor: StreamCursor | null, reading: Set<AbortController>, restart = false): Response {
   let fold = createUiChunkFold(turn.runId);
   const controller = new AbortController();
   reading.add(controller);
@@ -375,9 +375,6 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
         // UI-5: a turn waiting behind another says so at once (transient: the message keeps no part of it, and no cursor names it).
         if ((after === null || restart) && turn.status === "queued") stream.enqueue(frame({ type: "data-queued", data: { taskId: turn.taskId }, transient: true }, null));
         if (started || turn.status === "queued") return;
-        // UI-1: a turn this request just started (its host here): its setup reaches the model request first, and the log is
-        // read a loop turn later — what it logged by then is read then, nothing is lost; the live text goes out as it comes.
-        if (turn.created && unsubscribe !== null) await new Promise((resolve) => setImmediate(resolve));
       }
       for (;;) {
         if (replay) {
