@@ -34,6 +34,28 @@ describe("the chat feed (issue 45 review: one wake-up source per chat)", () => {
     await storage.close();
   });
 
+  it("UI-1 a task marked running wakes no reader (queued and running read alike: the turn's setup goes on to its model request without their reads); its end does", async () => {
+    const storage = createSqliteStorage({ directory: dir });
+    const conversationId = randomUUID();
+    const feed = createChatFeed({ pollMs: 60_000, isLocal: () => true });
+    const reader = feed.reader(conversationId, async () => "");
+    const record = (await feed.notifying(storage.sessions!).openHostStore(conversationId, { create: true }))!;
+    await record.insertTask({ taskId: "t1", runId: "r1", targetId: 0, prompt: "hi", input: {}, status: "queued", detail: null });
+    const since = reader.version();
+    let woken = false;
+    const wait = reader.wait(since).then(() => (woken = true));
+    expect(await record.updateTask("t1", { status: "running" })).toBeTruthy();
+    await sleep(20);
+    expect(woken).toBe(false);
+    expect(reader.version()).toBe(since);
+    await record.updateTask("t1", { status: "completed", detail: null });
+    await wait;
+    expect(reader.version()).toBe(since + 1);
+    reader.close();
+    await record.close();
+    await storage.close();
+  });
+
   it("UI-1 after a turn's task moves, its first commit that woke readers reaches a client of this process before the appending writer goes on (the first chunk does not wait for the rest of the turn); later commits do not wait", async () => {
     const storage = createSqliteStorage({ directory: dir });
     const conversationId = randomUUID();

@@ -82,6 +82,12 @@ function fnv(text: string, from: number): number {
   return hash;
 }
 
+/** Whether a host-record write only marks a task running (`updateTask(id, { status: "running" })`). */
+const startsRunning = (key: PropertyKey, args: readonly unknown[]): boolean => {
+  const change = args[1] as { status?: unknown } | undefined;
+  return key === "updateTask" && change?.status === "running" && Object.keys(change).length === 1;
+};
+
 /** Resolves after the event loop's next poll phase (an immediate queued from an immediate runs in the next loop turn). */
 const pastPoll = (): Promise<void> => new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 
@@ -206,7 +212,8 @@ export function createChatFeed(options: { pollMs: number; isLocal: (conversation
             if (key === "close" && "head" in object) forget(conversationId);
             if (key === "close") moved.delete(conversationId);
             else if (key !== "append") moved.add(conversationId);
-            if (notify(conversationId) && key === "append" && moved.delete(conversationId)) await pastPoll();
+            // A task that starts running changes nothing a reader sends (queued and running read alike): its readers sleep on, and the turn's setup reaches its model request without their reads.
+            if (!startsRunning(key, args) && notify(conversationId) && key === "append" && moved.delete(conversationId)) await pastPoll();
           }
         };
       },

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { GatewayHttpError, readJsonBody } from "./gateway-http.js";
 import type { Principal } from "../../../domain/principal.js";
-import type { UiChatHandlers } from "./ui-chat.js";
+import { withParsedBody, type UiChatHandlers } from "./ui-chat.js";
 
 /** The path prefix of the chat route. */
 export const UI_CHAT_PATH = "/v1/ui/chat";
@@ -27,7 +27,8 @@ export async function serveUiChat(handlers: UiChatHandlers, request: IncomingMes
   let handler: (request: Request) => Promise<Response>;
   if (method === "POST" && path === UI_CHAT_PATH) {
     // The gateway's body limits and JSON checks (413, 415, 400) apply as on every route.
-    web = new Request(url, { method, headers, body: JSON.stringify(await readJsonBody(request, maxBodyBytes)) });
+    // Read and parsed once, here: the handler checks the parsed body (not serialised and parsed again).
+    web = withParsedBody(new Request(url, { method, headers }), await readJsonBody(request, maxBodyBytes));
     handler = handlers.POST;
   } else if (method === "GET" && /^\/v1\/ui\/chat\/[^/]+\/stream$/.test(path)) {
     web = new Request(url, { method, headers });
@@ -45,8 +46,10 @@ export async function serveUiChat(handlers: UiChatHandlers, request: IncomingMes
   answer.headers.forEach((value, name) => (head[name] = value));
   response.writeHead(answer.status, head);
   if (!answer.body) return void response.end();
-  // The stream's first chunk (`start`) waits for the turn's first logged step: the client learns at once that its turn is accepted.
-  response.flushHeaders();
+  // The stream's first chunk (`start`) waits for the turn's first step: the client learns at once that its turn is accepted —
+  // a loop turn later (UI-1), so a turn's setup reaches its model request first; the headers go out with a chunk sent before.
+  let wrote = false;
+  setImmediate(() => wrote || response.destroyed || response.flushHeaders());
   const reader = answer.body.getReader();
   const left = () => void reader.cancel().catch(() => undefined);
   response.once("close", left);
@@ -54,6 +57,7 @@ export async function serveUiChat(handlers: UiChatHandlers, request: IncomingMes
     for (;;) {
       const { done, value } = await reader.read();
       if (done || response.destroyed) break;
+      wrote = true;
       response.write(value);
     }
   } finally {

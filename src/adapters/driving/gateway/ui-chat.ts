@@ -7,7 +7,8 @@
  * dropped connection loses nothing and any host on the same session backend resumes it.
  */
 import { randomUUID } from "node:crypto";
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
+import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
 import { createAgentNode, type AgentNode, type AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
 import { createChatTurns, SHARED_CHAT_TENANT, type ChatPrincipal, type ChatTurns } from "../../../app/chats/chat-turns.js";
@@ -120,22 +121,45 @@ const errorResponse = (error: unknown): Response => {
   return json(500, { error: { message: "[steamharness] [chat] internal error", type: "server_error", param: null, code: "internal" } });
 };
 
+/** Bodies a mounting surface already read and parsed (under its own limits), by request: read once, not serialised again. */
+const parsedBodies = new WeakMap<Request, unknown>();
+/** The bodies' checks, compiled once (an interpreted check walks the schema on every request). */
+const checks = new Map<TSchema, TypeCheck<TSchema>>();
+
+/**
+ * Hands the handlers a request body its mounting surface has already read and parsed as JSON
+ * (within its own size limit): the handler checks it against its schema without reading and
+ * parsing the body again (UI-1: what precedes a turn's model request is kept short). Internal to
+ * the gateway's mount; a Web-standard caller just sends the body.
+ *
+ * @example
+ * const web = withParsedBody(new Request(url, { method: "POST", headers }), await readJsonBody(request, maxBodyBytes));
+ */
+export function withParsedBody(request: Request, body: unknown): Request {
+  parsedBodies.set(request, body);
+  return request;
+}
+
 async function readBody<S extends typeof UiChatRequestSchema | typeof UiChatForkSchema = typeof UiChatRequestSchema>(request: Request, limit: number, schema: S = UiChatRequestSchema as S): Promise<Static<S>> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > limit) throw new UiChatError(413, `The request body is larger than ${limit} bytes.`, "body_too_large");
-  const text = await request.text();
-  if (Buffer.byteLength(text) > limit) throw new UiChatError(413, `The request body is larger than ${limit} bytes.`, "body_too_large");
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new UiChatError(400, "The request body is not valid JSON.", "invalid_json");
+  let body: unknown = parsedBodies.get(request);
+  if (body === undefined) {
+    const declared = Number(request.headers.get("content-length") ?? "0");
+    if (declared > limit) throw new UiChatError(413, `The request body is larger than ${limit} bytes.`, "body_too_large");
+    const text = await request.text();
+    if (Buffer.byteLength(text) > limit) throw new UiChatError(413, `The request body is larger than ${limit} bytes.`, "body_too_large");
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new UiChatError(400, "The request body is not valid JSON.", "invalid_json");
+    }
   }
-  if (!Value.Check(schema, body)) {
+  let check = checks.get(schema);
+  if (!check) checks.set(schema, (check = TypeCompiler.Compile(schema)));
+  if (!check.Check(body)) {
     const first = [...Value.Errors(schema, body)][0]!;
     throw new UiChatError(400, describeSchemaError(first), "invalid_value", first.path.replace(/^\//, "").replace(/\//g, ".") || null);
   }
-  return body;
+  return body as Static<S>;
 }
 
 /** The approval answered in a tool part (`state: "approval-responded"`, `approval: { id, approved, reason? }`), if any. */
