@@ -25,7 +25,7 @@
  * Run: `npm run bench -- architecture` (or `node --import tsx bench/architecture.bench.ts [--suite]`).
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import ts from "typescript";
@@ -167,6 +167,9 @@ function childCpuSeconds(): number | null {
 /** Clones HEAD, builds it and runs its suite as CI does; records the timings (and the wall and CPU time) in this checkout. */
 function measureSuite(): void {
   const clone = mkdtempSync(join(tmpdir(), "steamharness-suite-"));
+  // A checkout's folder is world-readable as a git clone's is (mkdtemp makes it 0700): the SES-5
+  // read-only test runs its child as an unprivileged user when the suite runs as root.
+  chmodSync(clone, 0o755);
   try {
     execFileSync("git", ["clone", "--quiet", "--local", ".", clone], { stdio: "inherit" });
     execFileSync("cp", ["-al", resolve("node_modules"), join(clone, "node_modules")]);
