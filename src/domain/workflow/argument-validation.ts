@@ -1,17 +1,21 @@
-import type { TObject } from "@sinclair/typebox";
+import type { TObject, TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import { ValueErrorType } from "@sinclair/typebox/errors";
 import { describeSchemaError } from "../schema-errors.js";
 
-const compiled = new WeakMap<TObject, TypeCheck<TObject>>();
+const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
 
-function checkerOf(schema: TObject): TypeCheck<TObject> {
+/**
+ * `schema`'s check, compiled at its first use and kept as long as the schema is (an interpreted
+ * check walks the schema on every call).
+ *
+ * @example
+ * compiledCheck(Type.Object({ id: Type.String() })).Check({ id: "a" }) // true
+ */
+export function compiledCheck<S extends TSchema>(schema: S): TypeCheck<S> {
   let checker = compiled.get(schema);
-  if (!checker) {
-    checker = TypeCompiler.Compile(schema);
-    compiled.set(schema, checker);
-  }
-  return checker;
+  if (!checker) compiled.set(schema, (checker = TypeCompiler.Compile(schema)));
+  return checker as TypeCheck<S>;
 }
 
 function describePath(path: string): string {
@@ -28,7 +32,7 @@ function describePath(path: string): string {
  * // ["arguments.extra: unknown property (allowed: document, style)"]
  */
 export function validateArguments(schema: TObject, args: unknown): string[] {
-  const checker = checkerOf(schema);
+  const checker = compiledCheck(schema);
   if (checker.Check(args)) return [];
   const problems: string[] = [];
   const missing = new Set<string>();

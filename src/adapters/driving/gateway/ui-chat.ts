@@ -7,8 +7,7 @@
  * dropped connection loses nothing and any host on the same session backend resumes it.
  */
 import { randomUUID } from "node:crypto";
-import { Type, type Static, type TSchema } from "@sinclair/typebox";
-import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
+import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { createAgentNode, type AgentNode, type AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
 import { createChatTurns, SHARED_CHAT_TENANT, type ChatPrincipal, type ChatTurns } from "../../../app/chats/chat-turns.js";
@@ -16,6 +15,7 @@ import type { ApprovalGovernance } from "../../../app/approvals/answer-approval.
 import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.js";
 import type { ToolCatalogEntry } from "../../../domain/node-context.js";
 import { describeSchemaError } from "../../../domain/schema-errors.js";
+import { compiledCheck } from "../../../domain/workflow/argument-validation.js";
 import type { HarnessRuntime } from "../../../ports/runtime.js";
 import type { Storage } from "../../../ports/storage.js";
 import { createUiChunkFold, type UiMessageChunk } from "./ui-chat-chunks.js";
@@ -123,8 +123,6 @@ const errorResponse = (error: unknown): Response => {
 
 /** Bodies a mounting surface already read and parsed (under its own limits), by request: read once, not serialised again. */
 const parsedBodies = new WeakMap<Request, unknown>();
-/** The bodies' checks, compiled once (an interpreted check walks the schema on every request). */
-const checks = new Map<TSchema, TypeCheck<TSchema>>();
 
 /**
  * Hands the handlers a request body its mounting surface has already read and parsed as JSON
@@ -153,10 +151,9 @@ async function readBody<S extends typeof UiChatRequestSchema | typeof UiChatFork
       throw new UiChatError(400, "The request body is not valid JSON.", "invalid_json");
     }
   }
-  let check = checks.get(schema);
-  if (!check) checks.set(schema, (check = TypeCompiler.Compile(schema)));
+  const check = compiledCheck(schema);
   if (!check.Check(body)) {
-    const first = [...Value.Errors(schema, body)][0]!;
+    const first = check.Errors(body).First()!;
     throw new UiChatError(400, describeSchemaError(first), "invalid_value", first.path.replace(/^\//, "").replace(/\//g, ".") || null);
   }
   return body as Static<S>;
