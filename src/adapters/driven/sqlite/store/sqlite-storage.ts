@@ -78,8 +78,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
     budgets: createSqliteBudgetLedger(store),
     async close(): Promise<void> {
       if (store.state.closed) return;
-      store.state.closed = true;
-      await sessions.close().finally(() => store.client.close());
+      // Gives the shared connection back at once (a second close returns here); the sessions are files of their own.
+      await Promise.all([store.close(), sessions.close()]);
     },
   };
 }
