@@ -58,8 +58,8 @@ const shared = new Map<string, { opened: { client: Database.Database }; holders:
  * to the file at `path`, identified by device and inode (so another spelling of the path, or a
  * link, is the same file and a file replaced since is opened afresh); otherwise the open one is
  * handed out again as `open()` returned it (its first opener's migrations and pragmas hold for
- * every holder). `release()` gives a holder's share back once (again:
- * nothing); the last share's release closes the connection. Why (GOV-7, issue 47): two
+ * every holder). `release()` gives a holder's share back, to be called once (a store's close
+ * runs it once, see sqlStoreOf); the last share's release closes the connection. Why (GOV-7, issue 47): two
  * connections of one process on a WAL file each find the other's commits at their next statement
  * and drop their page cache, so the storage's writes and the approval store's audit appends on
  * `store.sqlite` read each other's pages back on every gated call. Safe because better-sqlite3 is
@@ -76,12 +76,9 @@ export function shareSqlite<T extends { client: Database.Database }>(path: strin
   const key = fileIdOf(path)!;
   shared.set(key, entry);
   entry.holders++;
-  let released = false;
   return {
     ...(entry.opened as T),
     release() {
-      if (released) return;
-      released = true;
       if (--entry.holders > 0) return;
       if (shared.get(key) === entry) shared.delete(key);
       entry.opened.client.close();
