@@ -143,6 +143,20 @@ function interactionOf(program: Program): Interaction {
   return directives.server ? { kind: "server" } : directives.mcpStdio ? { kind: "mcp-stdio" } : { kind: "exit" };
 }
 
+// One gateway per project folder, started by the first block that asks for it (in that block's
+// folder, its environment) and shared by the later ones: each block's requests start conversations
+// of their own, so a block sees the gateway as it would alone (ARCH-12: one start, not one per block).
+const gateways = new Map<string, Promise<{ url: string; token: string; stop(): Promise<void> }>>();
+function gatewayFor(project: string, dir: string, env: NodeJS.ProcessEnv): Promise<{ url: string; token: string }> {
+  if (!gateways.has(project)) {
+    const token = randomBytes(24).toString("hex");
+    const started = startServing(process.execPath, [path.join(repo, "dist/cli.js"), "gateway", project, "--port", "0"], { cwd: dir, env: { ...env, STEAMHARNESS_GATEWAY_TOKEN: token } });
+    gateways.set(project, started.then((gateway) => ({ ...gateway, token })));
+  }
+  return gateways.get(project)!;
+}
+const stopGateways = () => Promise.all([...gateways.values()].map((started) => started.then((gateway) => gateway.stop(), () => undefined)));
+
 async function runOne(program: Program, dir: string): Promise<RunResult> {
   const directives = directivesOf(program);
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: dir, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}`, ...directives.env };
@@ -172,10 +186,8 @@ async function runOne(program: Program, dir: string): Promise<RunResult> {
       cleanups.push(() => issuer.stop());
     }
     if (directives.gateway) {
-      const token = randomBytes(24).toString("hex");
-      const gateway = await startServing(process.execPath, [path.join(repo, "dist/cli.js"), "gateway", directives.gateway, "--port", "0"], { cwd: dir, env: { ...env, STEAMHARNESS_GATEWAY_TOKEN: token } });
-      cleanups.push(() => gateway.stop());
-      env.STEAMHARNESS_GATEWAY_URL = gateway.url;
+      const { url, token } = await gatewayFor(directives.gateway, dir, env);
+      env.STEAMHARNESS_GATEWAY_URL = url;
       env.STEAMHARNESS_GATEWAY_TOKEN = token;
     }
     const mode: RunMode = program.kind === "sh" ? { kind: "sh", file: fileName(program) } : directives.jest ? { kind: "jest", file: fileName(program) } : { kind: "node", file: "block.mjs" };
@@ -260,6 +272,7 @@ beforeAll(async () => {
     results.set(item.id, await runOne(item, dirs.get(item.id)!));
   });
   await checked;
+  await stopGateways();
   timings.runMs = Date.now() - t1;
   process.stderr.write(`DX-3 docs blocks: ${programs.length} programs from ${allBlocks.length} blocks; type-check ${timings.typeCheckMs} ms, type-check and runs ${timings.runMs} ms (concurrency ${CONCURRENCY}, the type-check in one slot)\n`);
   // Block by block only while checking some pages (DOCS_BLOCKS_ONLY) or when one failed: a passing
@@ -270,7 +283,8 @@ beforeAll(async () => {
   }
 }, 600_000);
 
-afterAll(() => {
+afterAll(async () => {
+  await stopGateways();
   rmSync(root, { recursive: true, force: true });
 });
 
