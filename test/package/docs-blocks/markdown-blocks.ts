@@ -18,7 +18,8 @@
  *   `admin-key` of the working folder) runs during the block on a free port, which replaces the
  *   literal `<n>` in the block (the page's own "start it" block, already run by then).
  * - `oauth-issuer port=<n>` — the local development authorization server
- *   (`examples/dev/oauth-issuer.ts`) runs during the block on a free port, which replaces `<n>`.
+ *   (`examples/dev/oauth-issuer.ts`) runs during the block on a free port, which replaces `<n>`
+ *   (one issuer per literal port, shared by the blocks that name it).
  * - `ports <n> <m> …` — each literal port is replaced by a free one (servers the block starts itself).
  * - `server` or `server port=<n>` — the block serves until stopped: the test waits for the
  *   `http://127.0.0.1:<port>…` URL it prints, requests it once, then stops it (SIGTERM). With
