@@ -148,10 +148,10 @@ function interactionOf(program: Program): Interaction {
 // and shared by the later ones, then stopped once every block has run: each block's requests
 // start conversations and get tokens of their own, so a block sees the server as it would alone
 // (ARCH-12: one start per server, not one per block).
-const shared = new Map<string, Promise<{ url: string; token: string; stop(): Promise<void> }>>();
-function sharedServer(key: string, start: () => Promise<{ url: string; token: string; stop(): Promise<void> }>): Promise<{ url: string; token: string }> {
+const shared = new Map<string, Promise<{ stop(): Promise<void> }>>();
+function sharedServer<T extends { stop(): Promise<void> }>(key: string, start: () => Promise<T>): Promise<T> {
   if (!shared.has(key)) shared.set(key, start());
-  return shared.get(key)!;
+  return shared.get(key) as Promise<T>;
 }
 const stopShared = () => Promise.all([...shared.values()].map((started) => started.then((server) => server.stop(), () => undefined)));
 
@@ -181,7 +181,7 @@ async function runOne(program: Program, dir: string): Promise<RunResult> {
     if (directives.oauthIssuer) {
       // The development issuer of the offline OAuth recipe (examples/dev/oauth-issuer.ts), as the page starts it.
       const port = String(freePortFor(program, directives.oauthIssuer.port));
-      await sharedServer(`oauth-issuer ${port}`, async () => ({ ...(await startServing(process.execPath, ["--import", "tsx", path.join(dir, "examples/dev/oauth-issuer.ts"), "--port", port], { cwd: dir, env, timeoutMs: 60_000 })), token: "" }));
+      await sharedServer(`oauth-issuer ${port}`, () => startServing(process.execPath, ["--import", "tsx", path.join(dir, "examples/dev/oauth-issuer.ts"), "--port", port], { cwd: dir, env, timeoutMs: 60_000 }));
     }
     if (directives.gateway) {
       const { url, token } = await sharedServer(`gateway ${directives.gateway}`, async () => {
