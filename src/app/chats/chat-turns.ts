@@ -111,6 +111,8 @@ const ACTIVE = new Set<AgentSessionTaskRecord["status"]>(["queued", "running"]);
 const PREFIX = "ui.";
 /** How many host records and logs of chats a process keeps open. */
 const KEPT = 256;
+/** Resolves once the event loop has polled for I/O after now (a check phase, then the next one). */
+const afterIo = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
 
 /**
  * The client's id of the user message a chat task was queued for (UI-5: a steered message keeps it in the turn it joined).
@@ -201,7 +203,8 @@ export function createChatTurns(options: ChatTurnsOptions) {
   const keep = <T extends Closeable>(key: string, open: () => Promise<T | null>): Promise<T | null> => {
     const held = kept.of(key, () => {
       const value = open();
-      return { value, close: async () => void (await value.catch(() => null))?.close() };
+      // UI-1: a file closed last checkpoints and syncs it; dropped by a new chat's request, it is closed after the loop served I/O again, not before that request's first chunk.
+      return { value, close: async () => void (await Promise.all([value.catch(() => null), afterIo()]))[0]?.close() };
     });
     // A chat that does not exist yet (or failed to open) is asked again next time.
     void held.value.then((value) => value === null && kept.forget(key, held), () => kept.forget(key, held));
