@@ -69,8 +69,8 @@ export interface WorkflowRunMark {
 
 /** A session folder's index of runs, which prunes the sessions of runs that are due. */
 export interface WorkflowRunIndex {
-  /** Records a run's state (replacing its earlier mark). Throws the driver's error. */
-  mark(mark: WorkflowRunMark): void;
+  /** Records a run's state (replacing its earlier mark). Rejects with the driver's error. */
+  mark(mark: WorkflowRunMark): Promise<void>;
   /**
    * Removes the sessions of up to `limit` due runs (expired, or finished before `finishedBefore`);
    * a run one of whose sessions is held right now is `deferred`. `more`: due runs are left.

@@ -71,7 +71,9 @@ describe("MCP-12 OAuth resource server", () => {
   it("MCP-12 TEN-1 expired token: 401 invalid_token (expired), also after it was verified (and cached) while valid", async () => {
     const token = await as.token(SHORT, audience, SHORT.scope);
     expect((await rawPost(mcp.url, { authorization: `Bearer ${token}` }, INITIALIZE)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 4_200));
+    // Until the token's own expiry has passed (its exp, whole seconds), not a fixed 4.2 s (ARCH-12).
+    const { exp } = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { exp: number };
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, exp * 1000 + 250 - Date.now())));
     const response = await rawPost(mcp.url, { authorization: `Bearer ${token}` }, INITIALIZE);
     expect(response.status).toBe(401);
     expect(response.headers["www-authenticate"]).toContain('error="invalid_token"');

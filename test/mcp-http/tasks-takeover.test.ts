@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it, jest } from "@jest/globals";
+import { afterAll, beforeAll, describe, expect, it, jest } from "@jest/globals";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -49,8 +49,8 @@ describePostgres("MCP-13 a dead owner's task is taken over by another host", (da
     await cleanup(tmp);
   });
 
-  /** Starts `entrypoint` as a task on `owner`, waits until its agent is inside `hold`, SIGKILLs the owner. */
-  async function killMidTask(owner: string, entrypoint: string, file: string, note?: string): Promise<{ task: Task; workerPid: number; killedAt: number }> {
+  /** Starts `entrypoint` as a task on `owner` and waits until its agent is inside `hold` (its owner is then killed: `kill`). */
+  async function holdMidTask(owner: string, entrypoint: string, file: string, note?: string): Promise<{ task: Task; workerPid: number }> {
     const task = await callAsTask(clients[owner]!, entrypoint, { file });
     if (note !== undefined) {
       // Answered on the owner, which then runs the task again with the answer and holds.
@@ -63,13 +63,18 @@ describePostgres("MCP-13 a dead owner's task is taken over by another host", (da
     // Committed before the kill: two model responses and the charge's result.
     expect((await effectLines(file)).map((line) => line.split(" ")[0])).toEqual(["model", "charge_card", "model", "hold"]);
     await clients[owner]!.close().catch(() => undefined);
-    hosts[owner]!.child.kill("SIGKILL");
-    return { task, workerPid, killedAt: Date.now() };
+    return { task, workerPid };
   }
+  /** SIGKILLs the owners at the same moment; returns when (ms since the epoch). */
+  const kill = (...owners: string[]): number => {
+    for (const owner of owners) hosts[owner]!.child.kill("SIGKILL");
+    return Date.now();
+  };
 
   it("MCP-13 an entrypoint not declared resumable: another host reports the task failed with the reason, the charge not repeated", async () => {
     const file = join(tmp, "effects-plain.txt");
-    const { task, killedAt } = await killMidTask("a", "agent_charge_plain", file);
+    const { task } = await holdMidTask("a", "agent_charge_plain", file);
+    const killedAt = kill("a");
     const failed = await pollTask(clients.b!, task.taskId, (t) => t.status !== "working", 30_000);
     expect(Date.now() - killedAt).toBeLessThan(LEASE_MS + 5000);
     expect(failed.status).toBe("failed");
@@ -80,42 +85,55 @@ describePostgres("MCP-13 a dead owner's task is taken over by another host", (da
     expect((await effectLines(file)).filter((line) => line.startsWith("model"))).toHaveLength(2);
   });
 
-  it("MCP-13 a resumable entrypoint: one of two hosts claims the task, resumes it on the same runId and completes it; committed work not redone", async () => {
-    await start("a2");
-    const file = join(tmp, "effects-resume.txt");
-    const { task, workerPid, killedAt } = await killMidTask("a2", "agent_charge", file);
-    // B and C poll at once: both find the dead owner, one claim lands.
-    const resumed = (t: Task) => t.status !== "working" || /resumed it/.test(t.statusMessage ?? "");
-    const [seenB, seenC] = await Promise.all([pollTask(clients.b!, task.taskId, resumed, 30_000), pollTask(clients.c!, task.taskId, resumed, 30_000)]);
-    expect(Date.now() - killedAt).toBeLessThan(LEASE_MS + 5000);
-    expect([seenB.status, seenC.status]).not.toContain("failed");
-    const claimers = ["b", "c"].filter((name) => hosts[name]!.stderr().includes(`task ${task.taskId}: the host running this task`));
-    expect(claimers).toHaveLength(1);
-    const result = await taskResult(clients[claimers[0] === "b" ? "c" : "b"]!, task.taskId);
-    expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ status: "success", runId: task.taskId, output: { runId: task.taskId, answer: "Charged once; the wait was cut short." } });
-    expect((await getTask(clients.b!, task.taskId)).status).toBe("completed");
-    const lines = await effectLines(file);
-    // The charge ran once (before the kill); the interrupted `hold` (replay "never") was not run
-    // again; the model was asked each step once: steps 0 and 1 on A's worker, step 2 elsewhere.
-    expect(lines.filter((line) => line.startsWith("charge_card"))).toEqual([expect.stringMatching(new RegExp(` ${workerPid}$`))]);
-    expect(lines.filter((line) => line.startsWith("hold"))).toHaveLength(1);
-    const models = lines.filter((line) => line.startsWith("model"));
-    expect(models.map((line) => line.split(" ")[1])).toEqual(["0", "1", "2"]);
-    expect(models.slice(0, 2).every((line) => line.endsWith(` ${workerPid}`))).toBe(true);
-    expect(models[2]!.endsWith(` ${workerPid}`)).toBe(false);
-  });
+  // ARCH-12: the next two cases share one setup — owners A2 and A3 each hold their own task
+  // (A3's answered first), then both are SIGKILLed at the same moment, so B and C are the only
+  // live hosts when the leases lapse (were A3 still alive, it could claim A2's task) and both
+  // takeovers happen in one lease wait instead of one after the other.
+  describe("two owners killed at once", () => {
+    let resumable: Awaited<ReturnType<typeof holdMidTask>>;
+    let answered: Awaited<ReturnType<typeof holdMidTask>>;
+    let killedAt: number;
+    const resumableFile = () => join(tmp, "effects-resume.txt");
+    beforeAll(async () => {
+      await Promise.all([start("a2"), start("a3")]);
+      [resumable, answered] = await Promise.all([holdMidTask("a2", "agent_charge", resumableFile()), holdMidTask("a3", "ask_then_charge", join(tmp, "effects-answered.txt"), "for the bank")]);
+      killedAt = kill("a2", "a3");
+    }, 180_000);
 
-  it("MCP-13 MCP-14 a resumable task answered before its owner died is resumed with the answer kept: nothing asked again", async () => {
-    await start("a3");
-    const file = join(tmp, "effects-answered.txt");
-    const { task, workerPid } = await killMidTask("a3", "ask_then_charge", file, "for the bank");
-    const result = await taskResult(clients.c!, task.taskId);
-    expect(result.structuredContent).toMatchObject({ status: "success", runId: task.taskId, output: { note: "for the bank", answer: "Charged once; the wait was cut short." } });
-    expect(forms.a3!.asked).toHaveLength(1);
-    expect([forms.b!.asked, forms.c!.asked]).toEqual([[], []]);
-    const lines = await effectLines(file);
-    expect(lines.filter((line) => line.startsWith("charge_card"))).toEqual([expect.stringMatching(new RegExp(` ${workerPid}$`))]);
-    expect(lines.filter((line) => line.startsWith("model")).map((line) => line.split(" ")[1])).toEqual(["0", "1", "2"]);
+    it("MCP-13 a resumable entrypoint: one of two hosts claims the task, resumes it on the same runId and completes it; committed work not redone", async () => {
+      const { task, workerPid } = resumable;
+      const file = resumableFile();
+      // B and C poll at once: both find the dead owner, one claim lands.
+      const resumed = (t: Task) => t.status !== "working" || /resumed it/.test(t.statusMessage ?? "");
+      const [seenB, seenC] = await Promise.all([pollTask(clients.b!, task.taskId, resumed, 30_000), pollTask(clients.c!, task.taskId, resumed, 30_000)]);
+      expect(Date.now() - killedAt).toBeLessThan(LEASE_MS + 5000);
+      expect([seenB.status, seenC.status]).not.toContain("failed");
+      const claimers = ["b", "c"].filter((name) => hosts[name]!.stderr().includes(`task ${task.taskId}: the host running this task`));
+      expect(claimers).toHaveLength(1);
+      const result = await taskResult(clients[claimers[0] === "b" ? "c" : "b"]!, task.taskId);
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ status: "success", runId: task.taskId, output: { runId: task.taskId, answer: "Charged once; the wait was cut short." } });
+      expect((await getTask(clients.b!, task.taskId)).status).toBe("completed");
+      const lines = await effectLines(file);
+      // The charge ran once (before the kill); the interrupted `hold` (replay "never") was not run
+      // again; the model was asked each step once: steps 0 and 1 on A2's worker, step 2 elsewhere.
+      expect(lines.filter((line) => line.startsWith("charge_card"))).toEqual([expect.stringMatching(new RegExp(` ${workerPid}$`))]);
+      expect(lines.filter((line) => line.startsWith("hold"))).toHaveLength(1);
+      const models = lines.filter((line) => line.startsWith("model"));
+      expect(models.map((line) => line.split(" ")[1])).toEqual(["0", "1", "2"]);
+      expect(models.slice(0, 2).every((line) => line.endsWith(` ${workerPid}`))).toBe(true);
+      expect(models[2]!.endsWith(` ${workerPid}`)).toBe(false);
+    });
+
+    it("MCP-13 MCP-14 a resumable task answered before its owner died is resumed with the answer kept: nothing asked again", async () => {
+      const { task, workerPid } = answered;
+      const result = await taskResult(clients.c!, task.taskId);
+      expect(result.structuredContent).toMatchObject({ status: "success", runId: task.taskId, output: { note: "for the bank", answer: "Charged once; the wait was cut short." } });
+      expect(forms.a3!.asked).toHaveLength(1);
+      expect([forms.b!.asked, forms.c!.asked]).toEqual([[], []]);
+      const lines = await effectLines(join(tmp, "effects-answered.txt"));
+      expect(lines.filter((line) => line.startsWith("charge_card"))).toEqual([expect.stringMatching(new RegExp(` ${workerPid}$`))]);
+      expect(lines.filter((line) => line.startsWith("model")).map((line) => line.split(" ")[1])).toEqual(["0", "1", "2"]);
+    });
   });
 });

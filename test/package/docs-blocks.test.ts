@@ -143,6 +143,18 @@ function interactionOf(program: Program): Interaction {
   return directives.server ? { kind: "server" } : directives.mcpStdio ? { kind: "mcp-stdio" } : { kind: "exit" };
 }
 
+// The servers blocks talk to (a gateway per project folder, the development OAuth issuer per
+// literal port) are started by the first block that asks (in its folder, with its environment)
+// and shared by the later ones, then stopped once every block has run: each block's requests
+// start conversations and get tokens of their own, so a block sees the server as it would alone
+// (ARCH-12: one start per server, not one per block).
+const shared = new Map<string, Promise<{ stop(): Promise<void> }>>();
+function sharedServer<T extends { stop(): Promise<void> }>(key: string, start: () => Promise<T>): Promise<T> {
+  if (!shared.has(key)) shared.set(key, start());
+  return shared.get(key) as Promise<T>;
+}
+const stopShared = () => Promise.all([...shared.values()].map((started) => started.then((server) => server.stop(), () => undefined)));
+
 async function runOne(program: Program, dir: string): Promise<RunResult> {
   const directives = directivesOf(program);
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: dir, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}`, ...directives.env };
@@ -168,14 +180,15 @@ async function runOne(program: Program, dir: string): Promise<RunResult> {
     }
     if (directives.oauthIssuer) {
       // The development issuer of the offline OAuth recipe (examples/dev/oauth-issuer.ts), as the page starts it.
-      const issuer = await startServing(process.execPath, ["--import", "tsx", path.join(dir, "examples/dev/oauth-issuer.ts"), "--port", String(freePortFor(program, directives.oauthIssuer.port))], { cwd: dir, env, timeoutMs: 60_000 });
-      cleanups.push(() => issuer.stop());
+      const port = String(freePortFor(program, directives.oauthIssuer.port));
+      await sharedServer(`oauth-issuer ${port}`, () => startServing(process.execPath, ["--import", "tsx", path.join(dir, "examples/dev/oauth-issuer.ts"), "--port", port], { cwd: dir, env, timeoutMs: 60_000 }));
     }
     if (directives.gateway) {
-      const token = randomBytes(24).toString("hex");
-      const gateway = await startServing(process.execPath, [path.join(repo, "dist/cli.js"), "gateway", directives.gateway, "--port", "0"], { cwd: dir, env: { ...env, STEAMHARNESS_GATEWAY_TOKEN: token } });
-      cleanups.push(() => gateway.stop());
-      env.STEAMHARNESS_GATEWAY_URL = gateway.url;
+      const { url, token } = await sharedServer(`gateway ${directives.gateway}`, async () => {
+        const token = randomBytes(24).toString("hex");
+        return { ...(await startServing(process.execPath, [path.join(repo, "dist/cli.js"), "gateway", directives.gateway!, "--port", "0"], { cwd: dir, env: { ...env, STEAMHARNESS_GATEWAY_TOKEN: token } })), token };
+      });
+      env.STEAMHARNESS_GATEWAY_URL = url;
       env.STEAMHARNESS_GATEWAY_TOKEN = token;
     }
     const mode: RunMode = program.kind === "sh" ? { kind: "sh", file: fileName(program) } : directives.jest ? { kind: "jest", file: fileName(program) } : { kind: "node", file: "block.mjs" };
@@ -236,9 +249,12 @@ beforeAll(async () => {
     for (const port of [server?.port, configServer?.port, oauthIssuer?.port, ...literal]) {
       if (port === undefined) continue;
       // Distinct from every port handed out: two servers of one block must not get the same one.
-      let free = await freePort();
-      while ([...ports.values()].includes(free)) free = await freePort();
+      // The issuer's is one per literal port, as the issuer is (sharedServer).
+      const issuer = port === oauthIssuer?.port ? ports.get(`oauth-issuer ${port}`) : undefined;
+      let free = issuer ?? (await freePort());
+      while (issuer === undefined && [...ports.values()].includes(free)) free = await freePort();
       ports.set(`${program.id} ${port}`, free);
+      if (port === oauthIssuer?.port) ports.set(`oauth-issuer ${port}`, free);
       code = code.replaceAll(String(port), String(free));
     }
     writeFileSync(path.join(dir, "block.sh"), `${code}\n`);
@@ -260,6 +276,7 @@ beforeAll(async () => {
     results.set(item.id, await runOne(item, dirs.get(item.id)!));
   });
   await checked;
+  await stopShared();
   timings.runMs = Date.now() - t1;
   process.stderr.write(`DX-3 docs blocks: ${programs.length} programs from ${allBlocks.length} blocks; type-check ${timings.typeCheckMs} ms, type-check and runs ${timings.runMs} ms (concurrency ${CONCURRENCY}, the type-check in one slot)\n`);
   // Block by block only while checking some pages (DOCS_BLOCKS_ONLY) or when one failed: a passing
@@ -270,7 +287,8 @@ beforeAll(async () => {
   }
 }, 600_000);
 
-afterAll(() => {
+afterAll(async () => {
+  await stopShared();
   rmSync(root, { recursive: true, force: true });
 });
 

@@ -39,12 +39,12 @@ describe("SES-12 the run-retention index of a SQLite session folder", () => {
   it("SES-12 due runs are removed oldest first in bounded batches; paused and not-yet-due runs stay", async () => {
     for (const [i, runId] of ["r1", "r2", "r3"].entries()) {
       await writeSession(runId);
-      retention.mark({ projectId: PROJECT, runId, state: "finished", at: 10 + i, expiresAt: 100 + i });
+      await retention.mark({ projectId: PROJECT, runId, state: "finished", at: 10 + i, expiresAt: 100 + i });
     }
     await writeSession("waiting");
-    retention.mark({ projectId: PROJECT, runId: "waiting", state: "paused", at: 5, expiresAt: null });
+    await retention.mark({ projectId: PROJECT, runId: "waiting", state: "paused", at: 5, expiresAt: null });
     await writeSession("fresh");
-    retention.mark({ projectId: PROJECT, runId: "fresh", state: "finished", at: 50, expiresAt: 10_000 });
+    await retention.mark({ projectId: PROJECT, runId: "fresh", state: "finished", at: 50, expiresAt: 10_000 });
 
     const first = await retention.prune({ projectId: PROJECT, now: 1000, limit: 2 });
     expect(first).toEqual({ removed: ["r1", "r2"], deferred: [], more: true });
@@ -53,20 +53,20 @@ describe("SES-12 the run-retention index of a SQLite session folder", () => {
     expect(second).toEqual({ removed: ["r3"], deferred: [], more: false });
     // `finishedBefore` (runs prune --older-than) reaches finished runs not yet due, never paused ones.
     expect(await retention.prune({ projectId: PROJECT, now: 1000, limit: 10, finishedBefore: 1000 })).toEqual({ removed: ["fresh"], deferred: [], more: false });
-    expect([existsSync(folderOf("waiting")), retention.get(PROJECT, "waiting")?.state]).toEqual([true, "paused"]);
+    expect([existsSync(folderOf("waiting")), (await retention.get(PROJECT, "waiting"))?.state]).toEqual([true, "paused"]);
     // Another project's runs are not this prune's.
-    retention.mark({ projectId: "other", runId: "theirs", state: "finished", at: 1, expiresAt: 2 });
+    await retention.mark({ projectId: "other", runId: "theirs", state: "finished", at: 1, expiresAt: 2 });
     expect((await retention.prune({ projectId: PROJECT, now: 1000, limit: 10 })).removed).toEqual([]);
-    expect(retention.get("other", "theirs")).not.toBeNull();
+    expect(await retention.get("other", "theirs")).not.toBeNull();
   });
 
   it("SES-12 a due run whose session a live owner holds is put off, and removed once the lease is released", async () => {
     const held = await writeSession("busy", true);
-    retention.mark({ projectId: PROJECT, runId: "busy", state: "running", at: 1, expiresAt: 2 });
+    await retention.mark({ projectId: PROJECT, runId: "busy", state: "running", at: 1, expiresAt: 2 });
     expect(await retention.prune({ projectId: PROJECT, now: 1000, limit: 10, deferMs: 500 })).toEqual({ removed: [], deferred: ["busy"], more: false });
     expect(existsSync(folderOf("busy"))).toBe(true);
     // Put off by deferMs: not due again before then.
-    expect(retention.get(PROJECT, "busy")?.expiresAt).toBe(1500);
+    expect((await retention.get(PROJECT, "busy"))?.expiresAt).toBe(1500);
     expect((await held.head()).lastSeq).toBe(1);
     await held.close();
     expect(await retention.prune({ projectId: PROJECT, now: 1501, limit: 10 })).toEqual({ removed: ["busy"], deferred: [], more: false });

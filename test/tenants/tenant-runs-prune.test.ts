@@ -24,7 +24,7 @@ async function dueRun(agentStoreDir: string, runId: string): Promise<string> {
   await store.close();
   await sessions.close();
   const index = await createSqliteRunRetention({ agentStoreDir });
-  index.mark({ projectId: PROJECT_ID, runId, state: "finished", at: 1, expiresAt: 2 });
+  await index.mark({ projectId: PROJECT_ID, runId, state: "finished", at: 1, expiresAt: 2 });
   index.close();
   return conversationSessionsDirectory({ agentStoreDir, conversationId: runId });
 }

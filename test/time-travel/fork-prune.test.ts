@@ -33,13 +33,13 @@ describe("FORK-1 prune keeps a parent that has forks", () => {
         }
       };
 
-      retention.mark({ projectId: "p", runId: "run-a", state: "finished", at: 1, expiresAt: 2 });
+      await retention.mark({ projectId: "p", runId: "run-a", state: "finished", at: 1, expiresAt: 2 });
       expect(await retention.prune({ projectId: "p", now: 10, limit: 10, deferMs: 100 })).toEqual({ removed: [], deferred: ["run-a"], more: false });
       expect(existsSync(folder("run-a"))).toBe(true);
       expect(await readable(away.address)).toBe(4);
 
       // The fork's own run goes (nothing reads through to it); then the parent's, with the fork beside it.
-      retention.mark({ projectId: "p", runId: "run-b", state: "finished", at: 1, expiresAt: 20 });
+      await retention.mark({ projectId: "p", runId: "run-b", state: "finished", at: 1, expiresAt: 20 });
       expect(await retention.prune({ projectId: "p", now: 50, limit: 10 })).toEqual({ removed: ["run-b"], deferred: [], more: false });
       expect(await retention.prune({ projectId: "p", now: 200, limit: 10 })).toEqual({ removed: ["run-a"], deferred: [], more: false });
       expect([existsSync(folder("run-a")), existsSync(folder("run-b"))]).toEqual([false, false]);

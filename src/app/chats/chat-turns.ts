@@ -111,6 +111,8 @@ const ACTIVE = new Set<AgentSessionTaskRecord["status"]>(["queued", "running"]);
 const PREFIX = "ui.";
 /** How many host records and logs of chats a process keeps open. */
 const KEPT = 256;
+/** Resolves once the event loop has polled for I/O after now (a check phase, then the next one). */
+const afterIo = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
 
 /**
  * The client's id of the user message a chat task was queued for (UI-5: a steered message keeps it in the turn it joined).
@@ -201,7 +203,8 @@ export function createChatTurns(options: ChatTurnsOptions) {
   const keep = <T extends Closeable>(key: string, open: () => Promise<T | null>): Promise<T | null> => {
     const held = kept.of(key, () => {
       const value = open();
-      return { value, close: async () => void (await value.catch(() => null))?.close() };
+      // UI-1: a file closed last checkpoints and syncs it; dropped by a new chat's request, it is closed after the loop served I/O again, not before that request's first chunk.
+      return { value, close: async () => void (await Promise.all([value.catch(() => null), afterIo()]))[0]?.close() };
     });
     // A chat that does not exist yet (or failed to open) is asked again next time.
     void held.value.then((value) => value === null && kept.forget(key, held), () => kept.forget(key, held));
@@ -281,7 +284,11 @@ export function createChatTurns(options: ChatTurnsOptions) {
       const earlier: AgentSessionTaskRecord[] = [];
       for (let task = await record.getTask(base); task; task = await record.getTask(`${base}~${earlier.length}`)) earlier.push(task);
       const last = earlier.at(-1);
-      if (last && !request.regenerate) return { taskId: last.taskId, runId: last.runId, created: false, status: last.status };
+      if (last && !request.regenerate) {
+        // UI-1: a turn whose process died before it ended is recovered by the host this opens (with `resume`), not left waiting.
+        if (ACTIVE.has(last.status)) await ensureHost(request.tenant, conversationId, request.node, request.principal);
+        return { taskId: last.taskId, runId: last.runId, created: false, status: last.status };
+      }
       const taskId = earlier.length === 0 ? base : `${base}~${earlier.length}`;
       await ensureHost(request.tenant, conversationId, request.node, request.principal);
       // UI-1: the turn's first step streams live to this process's readers (a steer joins a running turn instead).
@@ -308,14 +315,18 @@ export function createChatTurns(options: ChatTurnsOptions) {
     /**
      * The turn whose stream is active (running, else the next queued) — with `latest`, else the
      * chat's last turn — `null` when there is none, or `undefined` for a chat the tenant does not have.
+     * An unfinished turn no process runs (its process died) is recovered by the host this opens (`node`: the caller's, BUD-4).
      */
-    async active(tenant: string, chatId: string, latest = false): Promise<AgentSessionTaskRecord | null | undefined> {
+    async active(tenant: string, chatId: string, latest = false, node?: AgentNode): Promise<AgentSessionTaskRecord | null | undefined> {
       const record = await recordOf(tenant, chatId, false);
       if (!record) return undefined;
       // UI-2: the active turns and the last one — indexed reads, not the chat's whole history.
       const all = (await record.findTasks({ status: [...ACTIVE] })).filter((task) => task.taskId.startsWith(PREFIX));
       const last = latest ? (await record.findTasks({ last: 1 })).find((task) => task.taskId.startsWith(PREFIX)) : undefined;
-      return all.find((task) => task.status === "running") ?? all.find((task) => task.status === "queued") ?? last ?? null;
+      const found = all.find((task) => task.status === "running") ?? all.find((task) => task.status === "queued");
+      // A read needs no room of its own: with every host of this process busy it reads the log as before.
+      if (found) await ensureHost(tenant, chatConversationId(tenant, chatId), node).catch((error: unknown) => { if (!isSteamharnessError(error, "rate_limited")) throw error; });
+      return found ?? last ?? null;
     },
 
     /**

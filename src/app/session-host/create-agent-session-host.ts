@@ -103,13 +103,16 @@ export async function openAgentSessionHost(conversationId: string, setup: AgentS
     };
 
     let records = await store.listContexts();
+    const lastTask = (await store.findTasks({ last: 1 })).at(-1);
+    // UI-1: a record with no context and no task (a new chat's) has no setting or cancel either:
+    // its host skips those reads and writes on its way to the first chunk.
+    const fresh = records.length === 0 && lastTask === undefined;
     if (records.length === 0) {
-      await store.putContext({ targetId: 0, kind: "main", sessionKey, parentTargetId: null });
-      records = await store.listContexts();
+      records = [{ targetId: 0, kind: "main", sessionKey, parentTargetId: null }];
+      await store.putContext(records[0]!);
     }
     for (const record of records) contexts.set(record.targetId, await openHostContext(contextOptions, record));
-    const active = Number((await store.getSetting("activeTargetId")) ?? 0);
-    const lastTask = (await store.findTasks({ last: 1 })).at(-1);
+    const active = fresh ? 0 : Number((await store.getSetting("activeTargetId")) ?? 0);
     const heldLease: SessionLease = lease!;
     const runtime = new HostRuntime({
       conversationId,
@@ -133,7 +136,7 @@ export async function openAgentSessionHost(conversationId: string, setup: AgentS
     });
     deps = { runtime, contextOptions };
     for (const context of contexts.values()) runtime.usage.set(context.record.targetId, await measureContext(context, agentOptions.systemPrompt ?? ""));
-    for (const task of await runtime.visibleTasks()) await runtime.refreshUsage(task);
+    for (const task of fresh ? [] : await runtime.visibleTasks()) await runtime.refreshUsage(task);
     const control = (command: Parameters<AgentSessionHost["control"]>[0]) => runHostCommand(deps, command);
     const skipUpTo = resume ? 0 : Math.max(0, ...(await store.pendingCommands(0)).map((entry) => entry.seq));
     const inbox = startInbox({ runtime, control, pollMs: inboxPollMs, skipUpTo });
@@ -172,10 +175,10 @@ export async function openAgentSessionHost(conversationId: string, setup: AgentS
     });
     if (resume) {
       // Cancels persisted while no host ran are applied first: they are never retried (HOST-5).
-      await store.clearCancelled();
+      if (!fresh) await store.clearCancelled();
       await inbox.pollNow();
     }
-    runtime.kick();
+    if (!fresh) runtime.kick();
     const tasks = startRegistryTasks(runtime, store, agentOptions.session?.registry?.tasks ?? []);
     return {
       conversationId,

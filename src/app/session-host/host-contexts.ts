@@ -37,7 +37,9 @@ export async function readTranscript(store: SessionStore): Promise<{ messages: M
   try {
     const head = await store.head();
     const state = head.snapshot?.state as { messages?: ModelMessage[] } | null | undefined;
-    const events = await store.readAfter(head.snapshot?.atSeq ?? 0, { types: ["user_message", "assistant_message", "tool_result"] });
+    const from = head.snapshot?.atSeq ?? 0;
+    // A new log (or one whose snapshot is its last event) has nothing after it to read.
+    const events = head.lastSeq > from ? await store.readAfter(from, { types: ["user_message", "assistant_message", "tool_result"] }) : [];
     return { messages: completeToolResults([...(state?.messages ?? []), ...messagesFromEvents(events)]), lastSeq: head.lastSeq };
   } catch (error) {
     throw wrapAdapterError("session", "reading the transcript failed", error);

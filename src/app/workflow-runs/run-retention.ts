@@ -87,14 +87,14 @@ export function createRunSessionsRetention(options: RunSessionsRetentionOptions)
     started: (runId) =>
       guarded((retention) => {
         const at = now();
-        retention.mark({ projectId: options.projectId, runId, state: "running", at, expiresAt: after(at, options.retentionMs) });
+        return retention.mark({ projectId: options.projectId, runId, state: "running", at, expiresAt: after(at, options.retentionMs) });
       }),
     ended: (report, retainMs) =>
       guarded(async (retention) => {
         const at = now();
         const paused = report.status === "waiting_for_input";
         const keep = options.retentionMs === null ? null : paused ? retainMs : (retainMs ?? options.retentionMs);
-        retention.mark({ projectId: options.projectId, runId: report.runId, state: paused ? "paused" : "finished", at, expiresAt: after(at, keep) });
+        await retention.mark({ projectId: options.projectId, runId: report.runId, state: paused ? "paused" : "finished", at, expiresAt: after(at, keep) });
         pruning = pruning.then(() => (closed ? undefined : retention.prune({ projectId: options.projectId, now: at, limit: RUN_PRUNE_BATCH }).then(() => undefined, warn)));
       }),
     async close() {

@@ -12,12 +12,14 @@
  * - `loopback anthropic` | `loopback openai` — a loopback provider answers on
  *   `ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL`, with a key in `ANTHROPIC_API_KEY` / `OPENAI_API_KEY`.
  * - `gateway <project-dir>` — a `steamharness gateway` on that project (a copy of `examples/`)
- *   runs during the block: `STEAMHARNESS_GATEWAY_URL` and `STEAMHARNESS_GATEWAY_TOKEN`.
+ *   runs during the block: `STEAMHARNESS_GATEWAY_URL` and `STEAMHARNESS_GATEWAY_TOKEN` (one
+ *   gateway per project folder, shared by the blocks that name it: each starts its own conversations).
  * - `config-server port=<n>` — a `steamharness server` (SQLite, its admin key in the file
  *   `admin-key` of the working folder) runs during the block on a free port, which replaces the
  *   literal `<n>` in the block (the page's own "start it" block, already run by then).
  * - `oauth-issuer port=<n>` — the local development authorization server
- *   (`examples/dev/oauth-issuer.ts`) runs during the block on a free port, which replaces `<n>`.
+ *   (`examples/dev/oauth-issuer.ts`) runs during the block on a free port, which replaces `<n>`
+ *   (one issuer per literal port, shared by the blocks that name it).
  * - `ports <n> <m> …` — each literal port is replaced by a free one (servers the block starts itself).
  * - `server` or `server port=<n>` — the block serves until stopped: the test waits for the
  *   `http://127.0.0.1:<port>…` URL it prints, requests it once, then stops it (SIGTERM). With

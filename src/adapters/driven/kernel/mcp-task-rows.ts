@@ -93,7 +93,6 @@ export function createSqlMcpTaskStore({ driver, call, close }: SqlStore): McpTas
   const t = driver.tables.mcpTasks;
   const { and, asc, desc, eq, inArray, isNotNull, isNull, lt, or } = ops;
   const byKey = (projectId: string, taskId: string) => and(eq(t.projectId, projectId), eq(t.taskId, taskId));
-  let closing: Promise<void> | null = null;
   const rows = async (what: string, query: () => Promise<Record<string, unknown>[]> | Record<string, unknown>[]) => (await call(what, query)).map(recordOf);
   return {
     async create(record) {
@@ -129,6 +128,6 @@ export function createSqlMcpTaskStore({ driver, call, close }: SqlStore): McpTas
       return taskPage(await rows("task list", () => driver.all(db.select().from(t).where(where).orderBy(desc(t.createdAt), desc(t.taskId)).limit(limit + 1))), limit);
     },
     prune: (now) => call("task prune", () => driver.execute(PRUNE, { now })),
-    close: () => (closing ??= close()),
+    close,
   };
 }

@@ -74,19 +74,19 @@ export interface SqlStore<T = Sql> {
 
 /**
  * The store of `driver`: the family's call on a closed flag (`callOn`, which refuses calls once
- * it is set), and a `close()` that sets it and runs `release` once.
+ * it is set), and a `close()` that sets it and runs `release` once (every call answers when it has run).
  *
  * @example
- * const store = sqlStoreOf(postgresSqlDriver(db, tables, clock), postgresCall, () => connection.release());
+ * const store = sqlStoreOf(postgresSqlDriver(db, tables, clock), postgresCall, () => pool.end());
  */
-export function sqlStoreOf<T>(driver: SqlDriver<T>, callOn: (state: { closed: boolean }) => StoreCall, release: () => unknown): SqlStore<T> & { state: { closed: boolean } } {
+export function sqlStoreOf<T>(driver: SqlDriver<T>, callOn: (state: { closed: boolean }) => StoreCall, release: () => unknown): SqlStore<T> {
   const state = { closed: false };
+  let closing: Promise<void> | undefined;
   const close = async () => {
-    if (state.closed) return;
     state.closed = true;
     await release();
   };
-  return { driver, state, call: callOn(state), close };
+  return { driver, call: callOn(state), close: () => (closing ??= close()) };
 }
 
 /**

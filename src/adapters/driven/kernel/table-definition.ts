@@ -66,15 +66,6 @@ export function defineTable<const D extends TableDefinition>(table: D & TableDef
 /** The columns of `D` one dialect has. */
 export type DialectColumns<D extends TableDefinition, Of extends Dialect> = { [K in keyof D["columns"] as D["columns"][K] extends { only: Exclude<Dialect, Of> } ? never : K]: D["columns"][K] };
 
-/** The part of a drizzle column builder both dialects share. */
-interface ColumnBuilder {
-  primaryKey(config?: { autoIncrement: true }): ColumnBuilder;
-  notNull(): ColumnBuilder;
-  default(value: string | number | boolean): ColumnBuilder;
-  unique(): ColumnBuilder;
-  generatedAlwaysAsIdentity?(): ColumnBuilder;
-}
-
 /** An index builder (`index(name)` or `uniqueIndex(name)`) of either dialect. */
 interface IndexBuilder<Col> {
   on(...columns: [Col, ...Col[]]): unknown;
@@ -84,7 +75,9 @@ interface IndexBuilder<Col> {
 /** A dialect's drizzle: its column builder per kind and its table, key and index functions. */
 export interface DrizzleDialect<Col> {
   dialect: Dialect;
-  kinds: Record<ColumnKind, (name: string) => unknown>;
+  /** drizzle's column builder of each kind (its builder types differ per dialect and kind, so they are not spelled here). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  kinds: Record<ColumnKind, (name: string) => any>;
   table(name: string, columns: Record<string, unknown>, extra: (built: Record<string, Col>) => unknown[]): unknown;
   primaryKey(config: { columns: [Col, ...Col[]] }): unknown;
   index(name: string): IndexBuilder<Col>;
@@ -109,10 +102,10 @@ export function drizzleTableOf<Col>(table: TableDefinition, drizzle: DrizzleDial
     Object.entries(table.columns)
       .filter(([, column]) => included(column.only))
       .map(([key, column]) => {
-        let built = drizzle.kinds[column.kind](column.name) as ColumnBuilder;
+        let built = drizzle.kinds[column.kind](column.name);
         if (key === single) built = built.primaryKey(...(column.autoIncrement ? [{ autoIncrement: true as const }] : []));
         else if (!column.nullable) built = built.notNull();
-        if (column.identity) built = built.generatedAlwaysAsIdentity!();
+        if (column.identity) built = built.generatedAlwaysAsIdentity();
         if (column.default !== undefined) built = built.default(column.default);
         if (column.unique === true || column.unique === drizzle.dialect) built = built.unique();
         return [key, built];

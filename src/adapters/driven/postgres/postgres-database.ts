@@ -4,7 +4,7 @@
  * processes apply each migration once.
  */
 import pg from "pg";
-import type { Pool, PoolClient } from "pg";
+import type { Pool } from "pg";
 import { DrizzleQueryError, sql } from "drizzle-orm";
 import { drizzle, type NodePgDatabase, type NodePgQueryResultHKT } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
@@ -13,7 +13,6 @@ import { SteamharnessError, wrapAdapterError } from "../../../domain/errors.js";
 import type { StoreCall } from "../kernel/store-call.js";
 import { migrationCount, requireMigrationsFolder } from "../system/migrations-folder.js";
 import { boundedPoolConfig, checkStatementTimeout } from "./postgres-deadlines.js";
-import { postgresTables, type PostgresTables } from "./schema.js";
 
 /** The schema the store's tables live in unless `schema` names another. */
 export const DEFAULT_POSTGRES_SCHEMA = "steamharness";
@@ -45,16 +44,6 @@ export interface PostgresConnectionOptions {
 export type PostgresDb = NodePgDatabase;
 /** What a query can run on: the pool's handle or a transaction. */
 export type PostgresQueryable = PgDatabase<NodePgQueryResultHKT>;
-
-/** An open, migrated database. */
-export interface PostgresConnection {
-  db: PostgresDb;
-  pool: Pool;
-  schema: string;
-  tables: PostgresTables;
-  /** Ends the pool when it was created here; leaves a host's pool open. */
-  release(): Promise<void>;
-}
 
 /**
  * The driver's own error beneath drizzle's `DrizzleQueryError`, whose message carries the
@@ -156,51 +145,23 @@ async function appliedMigrations(db: PostgresQueryable, schema: string, migratio
 export async function migratePostgresSchema(pool: Pool, schema: string, migrationsFolder: string, migrationsTable: string): Promise<void> {
   const wanted = migrationCount(migrationsFolder);
   if ((await appliedMigrations(drizzle({ client: pool }), schema, migrationsTable)) >= wanted) return;
-  const client: PoolClient = await pool.connect();
-  let broken: unknown;
+  const client = await pool.connect();
   const db = drizzle({ client });
-  const lockKey = `steamharness migrations ${schema}`;
+  const lock = sql`hashtextextended(${`steamharness migrations ${schema}`}, 0)`;
   try {
-    await db.execute(sql`select pg_advisory_lock(hashtextextended(${lockKey}, 0))`);
-    try {
-      if ((await appliedMigrations(db, schema, migrationsTable)) >= wanted) return;
-      const { rows } = await db.execute<{ present: boolean }>(sql`select exists (select 1 from pg_catalog.pg_namespace where nspname = ${schema}) as present`);
-      if (!rows[0]?.present) await db.execute(sql`create schema if not exists ${sql.identifier(schema)}`);
+    await db.execute(sql`select pg_advisory_lock(${lock})`);
+    if ((await appliedMigrations(db, schema, migrationsTable)) < wanted) {
+      // drizzle's migrator creates the schema (its bookkeeping's) before it applies the migrations.
       await db.execute(sql`set search_path to ${sql.identifier(schema)}`);
       await migrate(db, { migrationsFolder, migrationsSchema: schema, migrationsTable });
-    } finally {
       await db.execute(sql`reset search_path`);
-      await db.execute(sql`select pg_advisory_unlock(hashtextextended(${lockKey}, 0))`);
     }
+    await db.execute(sql`select pg_advisory_unlock(${lock})`);
+    client.release();
   } catch (error) {
-    broken = error;
+    // A connection that failed mid-way may still hold the lock or our search_path: ended, not pooled.
+    client.release(true);
     throw error;
-  } finally {
-    // A connection that failed mid-way may still hold the lock or our search_path: drop it.
-    client.release(broken === undefined ? undefined : true);
-  }
-}
-
-/**
- * Opens the pool (or takes the host's), checks the connection and applies pending migrations
- * to `schema` (the store's, or those of `migrations`: another folder with its own bookkeeping
- * table, such as the MCP task store's). An up-to-date schema costs two catalog reads and no lock.
- * Faults throw `storage_failure` with the driver's error as `cause`; a pool made here is ended on failure.
- *
- * @example
- * const connection = await openPostgres({ connectionString: "postgres://localhost/app" });
- */
-export async function openPostgres(options: PostgresConnectionOptions, migrations = { folder: "postgres", table: POSTGRES_MIGRATIONS_TABLE, what: "the store" }): Promise<PostgresConnection> {
-  const schema = checkSchemaName(options.schema ?? DEFAULT_POSTGRES_SCHEMA);
-  const migrationsFolder = options.migrationsFolder ?? requireMigrationsFolder(migrations.folder, "postgres");
-  const { pool, end: release } = poolOf(options);
-  try {
-    const db = drizzle({ client: pool });
-    await migratePostgresSchema(pool, schema, migrationsFolder, migrations.table);
-    return { db, pool, schema, tables: postgresTables(schema), release };
-  } catch (error) {
-    await release().catch(() => {});
-    throw wrapAdapterError("postgres", `cannot open ${migrations.what} in schema "${schema}"`, driverFault(error));
   }
 }
 

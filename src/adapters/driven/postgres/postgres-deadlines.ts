@@ -52,37 +52,25 @@ type QueryCallback = (error: Error | null, result?: unknown) => void;
  */
 function deadlineClient(deadlineMs: number): typeof pg.Client {
   if (deadlineMs === 0) return pg.Client;
-  class DeadlineClient extends pg.Client {
+  return class DeadlineClient extends pg.Client {
     // pg's overloads (text or config, optional values, optional callback) funnel through here.
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     override query(...args: any[]): any {
-      const config: unknown = args[0];
-      if (typeof config === "object" && config !== null && (typeof (config as { submit?: unknown }).submit === "function" || typeof (config as { callback?: unknown }).callback === "function")) {
-        return (super.query as (...a: unknown[]) => unknown)(...args);
-      }
-      const last: unknown = args[args.length - 1];
-      if (typeof last === "function") return this.bounded(args.slice(0, -1), last as QueryCallback);
-      return new Promise((resolve, reject) => this.bounded(args, (error, result) => (error ? reject(error) : resolve(result))));
-    }
-
-    private bounded(args: unknown[], callback: QueryCallback): void {
+      const run = super.query.bind(this) as (...a: unknown[]) => unknown;
+      if (typeof args[0]?.submit === "function" || typeof args[0]?.callback === "function") return run(...args);
+      let callback = typeof args[args.length - 1] === "function" ? (args.pop() as QueryCallback) : undefined;
+      const answer = callback ? undefined : new Promise((resolve, reject) => (callback = (error, result) => (error ? reject(error) : resolve(result))));
       let done = false;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const finish: QueryCallback = (error, result) => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        callback(error, result);
-      };
-      (super.query as (...a: unknown[]) => unknown)(...args, finish);
-      if (done) return;
-      timer = setTimeout(() => {
+      const finish: QueryCallback = (error, result) => void (done || ((done = true), clearTimeout(timer), callback!(error, result)));
+      // Ending a connection with a query in flight destroys its socket: every query on it fails at once.
+      const timer = setTimeout(() => {
         finish(new Error(`[steamharness] [postgres] no answer from the server within ${deadlineMs} ms: the connection was closed`));
         this.end().catch(() => undefined);
       }, deadlineMs);
+      run(...args, finish);
+      return answer;
     }
-  }
-  return DeadlineClient;
+  };
 }
 
 /**

@@ -4,7 +4,8 @@
  * tasks): each one call on {@link openPostgresStore}.
  */
 import * as ops from "drizzle-orm";
-import { pgSchema } from "drizzle-orm/pg-core";
+import { drizzle } from "drizzle-orm/node-postgres";
+import type { Pool } from "pg";
 import type { ApiKeyStore } from "../../../ports/api-keys.js";
 import type { Clock } from "../../../ports/clock.js";
 import type { ConfigurationAccountStore } from "../../../ports/configuration-accounts.js";
@@ -13,13 +14,14 @@ import type { ProjectConfigurationStore } from "../../../ports/project-configura
 import { createApiKeyStore } from "../kernel/api-keys.js";
 import { sqlConfigurationAccounts } from "../kernel/configuration-accounts.js";
 import { sqlConfigurationStoreOn } from "../kernel/configuration-rows.js";
-import { createSqlMcpTaskStore, MCP_TASK_TABLE } from "../kernel/mcp-task-rows.js";
+import { createSqlMcpTaskStore } from "../kernel/mcp-task-rows.js";
 import { drive, preparedStatements, sqlStoreOf, type Sql, type SqlDriver, type SqlStatement, type SqlStore } from "../kernel/sql-driver.js";
 import { createSystemClock } from "../system/clock.js";
 import { createKeySecrets } from "../system/key-secrets.js";
-import { pgTableOf } from "./postgres-table.js";
-import { driverFault, openPostgres, postgresCall, type PostgresConnection, type PostgresConnectionOptions, type PostgresQueryable } from "./postgres-database.js";
-import type { PostgresTables } from "./schema.js";
+import { wrapAdapterError } from "../../../domain/errors.js";
+import { requireMigrationsFolder } from "../system/migrations-folder.js";
+import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, migratePostgresSchema, poolOf, postgresCall, POSTGRES_MIGRATIONS_TABLE, type PostgresConnectionOptions, type PostgresQueryable } from "./postgres-database.js";
+import { postgresTables, type PostgresTables } from "./schema.js";
 
 /**
  * The kernel's SQL row driver on a node-postgres drizzle database (or transaction): every query
@@ -54,16 +56,27 @@ export function postgresSqlDriver<T>(db: PostgresQueryable, tables: T, clock: Cl
 }
 
 /**
- * Opens the store's schema ({@link openPostgres}) as the kernel's stores take it: a row driver on
- * its tables, the PostgreSQL call, and a `close()` that releases the pool once (ending it when it
- * was made here), with the connection itself.
+ * Opens the pool (or takes the host's), applies pending migrations to the store's schema (or
+ * those of `migrations`: another folder with its own bookkeeping table, such as the MCP task
+ * store's; an up-to-date schema costs two catalog reads and no lock) and returns it as the
+ * kernel's stores take it: a row driver on its tables, the PostgreSQL call, and a `close()` that
+ * ends the pool once when it was made here, with the pool and schema. Faults throw
+ * `storage_failure` with the driver's error as `cause`; a pool made here is ended on failure.
  *
  * @example
  * const keys = createApiKeyStore(await openPostgresStore({ connectionString }), createKeySecrets());
  */
-export async function openPostgresStore(options: PostgresConnectionOptions, clock: Clock = createSystemClock(), migrations?: Parameters<typeof openPostgres>[1]): Promise<SqlStore<PostgresTables> & { connection: PostgresConnection }> {
-  const connection = await openPostgres(options, migrations);
-  return { connection, ...sqlStoreOf(postgresSqlDriver(connection.db, connection.tables, clock), postgresCall, () => connection.release()) };
+export async function openPostgresStore(options: PostgresConnectionOptions, clock: Clock = createSystemClock(), migrations = { folder: "postgres", table: POSTGRES_MIGRATIONS_TABLE, what: "the store" }): Promise<SqlStore<PostgresTables> & { pool: Pool; schema: string }> {
+  const schema = checkSchemaName(options.schema ?? DEFAULT_POSTGRES_SCHEMA);
+  const migrationsFolder = options.migrationsFolder ?? requireMigrationsFolder(migrations.folder, "postgres");
+  const { pool, end } = poolOf(options);
+  try {
+    await migratePostgresSchema(pool, schema, migrationsFolder, migrations.table);
+  } catch (error) {
+    await end().catch(() => {});
+    throw wrapAdapterError("postgres", `cannot open ${migrations.what} in schema "${schema}"`, driverFault(error));
+  }
+  return { pool, schema, ...sqlStoreOf(postgresSqlDriver(drizzle({ client: pool }), postgresTables(schema), clock), postgresCall, end) };
 }
 
 /**
@@ -141,6 +154,5 @@ export interface PostgresMcpTaskStoreOptions extends Pick<PostgresConnectionOpti
  * const tasks = await createPostgresMcpTaskStore({ connectionString: "postgres://localhost/app" });
  */
 export async function createPostgresMcpTaskStore(options: PostgresMcpTaskStoreOptions): Promise<McpTaskStore> {
-  const { connection, call, close } = await openPostgresStore(options, undefined, { folder: "postgres-mcp-tasks", table: POSTGRES_MCP_TASK_MIGRATIONS_TABLE, what: "the task store" });
-  return createSqlMcpTaskStore({ driver: postgresSqlDriver(connection.db, { mcpTasks: pgTableOf(MCP_TASK_TABLE, pgSchema(connection.schema).table) }, createSystemClock()), call, close });
+  return createSqlMcpTaskStore(await openPostgresStore(options, undefined, { folder: "postgres-mcp-tasks", table: POSTGRES_MCP_TASK_MIGRATIONS_TABLE, what: "the task store" }));
 }

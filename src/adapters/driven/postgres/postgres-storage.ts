@@ -34,11 +34,10 @@ export interface PostgresStorageOptions extends PostgresConnectionOptions, Stora
  */
 export async function createPostgresStorage(options: PostgresStorageOptions = {}): Promise<Storage> {
   const store = await openPostgresStore(options, options.clock);
-  const { connection } = store;
   const sessions = createPostgresSessionBackend({
     ...options.sessions,
-    pool: connection.pool,
-    schema: connection.schema,
+    pool: store.pool,
+    schema: store.schema,
     ...(options.connectionString === undefined ? {} : { connectionString: options.connectionString }),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.statementTimeoutMs === undefined ? {} : { statementTimeoutMs: options.statementTimeoutMs }),

@@ -8,23 +8,24 @@
  * host's pool needs no `search_path` of ours.
  */
 import { pgSchema } from "drizzle-orm/pg-core";
+import { MCP_TASK_TABLE } from "../kernel/mcp-task-rows.js";
 import { CONFIGURATION_TABLES, STORE_TABLES } from "../kernel/tables.js";
 import { pgTablesOf } from "./postgres-table.js";
 
 const TABLES = { ...STORE_TABLES, ...CONFIGURATION_TABLES };
 
 /** The store's tables, bound to one schema. */
-export type PostgresTables = ReturnType<typeof pgTablesOf<typeof TABLES, string>>;
+export type PostgresTables = ReturnType<typeof pgTablesOf<typeof TABLES & { mcpTasks: typeof MCP_TASK_TABLE }, string>>;
 
 /**
- * The tables bound to `schema`, so queries name it (`"schema"."kv_entries"`).
+ * The tables bound to `schema` (with the MCP task store's table, whose migrations are its own), so queries name it (`"schema"."kv_entries"`).
  *
  * @example
  * const tables = postgresTables("steamharness");
  * await db.select().from(tables.kvEntries);
  */
 export function postgresTables(schema: string): PostgresTables {
-  return pgTablesOf(TABLES, pgSchema(schema).table);
+  return pgTablesOf({ ...TABLES, mcpTasks: MCP_TASK_TABLE }, pgSchema(schema).table);
 }
 
 // Unqualified tables, for drizzle-kit only: the generated migrations name no schema.

@@ -514,7 +514,7 @@ export function createUiChatHandlers(options: UiChatOptions, runtime: HarnessRun
       const chatId = chatIdOf(request, "stream");
       const after = cursorOf(request);
       // With a cursor the chat's last turn is served even once it ended: a client that kept state catches up on what it missed.
-      const task = await chats.active(tenant, chatId, after !== null);
+      const task = await chats.active(tenant, chatId, after !== null, nodeFor(request));
       if (task === undefined) throw new UiChatError(404, `No chat '${chatId}'.`, "not_found", "id");
       if (task === null) return new Response(null, { status: 204 });
       return streamResponse(chats, tenant, chatId, task, after, reading);

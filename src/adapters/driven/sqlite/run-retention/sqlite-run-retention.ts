@@ -1,11 +1,9 @@
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type Database from "better-sqlite3";
-import { SteamharnessError } from "../../../../domain/errors.js";
 import type { WorkflowRunIndex, WorkflowRunMark } from "../../../../ports/workflow-run-stores.js";
-import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { openMigratedSqlite } from "../shared/migrations.js";
-import { withSqliteRetry } from "../store/sqlite-support.js";
+import { sqliteStoreOn } from "../shared/sqlite-sql-driver.js";
 import { conversationSessionsDirectory, hasForeignForks, sessionLockPath } from "../sessions/session-database-path.js";
 import { SESSION_FILE_EXTENSION } from "../sessions/session-file-names.js";
 import { openLockFile, tryLock } from "../sessions/sqlite-session-lease.js";
@@ -21,7 +19,7 @@ export const RUN_RETENTION_DATABASE_FILE = "_runs.sqlite";
 export interface SqliteRunRetention extends WorkflowRunIndex {
   readonly agentStoreDir: string;
   /** The row of a run, or `null`. */
-  get(projectId: string, runId: string): WorkflowRunMark | null;
+  get(projectId: string, runId: string): Promise<WorkflowRunMark | null>;
   prune(request: Parameters<WorkflowRunIndex["prune"]>[0] & { deferMs?: number }): ReturnType<WorkflowRunIndex["prune"]>;
 }
 
@@ -69,40 +67,35 @@ function holdAll(folder: string): Database.Database[] | null {
  */
 export async function createSqliteRunRetention(options: SqliteRunRetentionOptions): Promise<SqliteRunRetention> {
   const agentStoreDir = resolve(options.agentStoreDir);
-  const { client, db } = openMigratedSqlite(join(agentStoreDir, RUN_RETENTION_DATABASE_FILE), { migrations: "run-retention", what: "the run-retention index", ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }) });
-  const { and, asc, eq, isNotNull, lt, sql } = drizzleOrm();
+  const opened = openMigratedSqlite(join(agentStoreDir, RUN_RETENTION_DATABASE_FILE), { migrations: "run-retention", what: "the run-retention index", ...(options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs }) });
+  const { driver, call, close } = sqliteStoreOn(opened, { retainedRuns });
+  const { db, ops: { and, asc, eq, isNotNull, lt, sql } } = driver;
   const t = retainedRuns;
-  let closed = false;
-  const call = <T>(what: string, run: () => T): T => {
-    if (closed) throw new SteamharnessError("unavailable", "[steamharness] [sqlite] the run-retention index is closed");
-    return withSqliteRetry(`run retention: ${what}`, run);
-  };
   type Row = typeof t.$inferSelect;
   // The statements of every run (a mark as it starts and ends, a look for due runs) are prepared
   // once: building drizzle's SQL costs more than running it.
   const p = (name: string) => sql.placeholder(name);
   const markRun = db
     .insert(t)
-    .values({ projectId: p("projectId"), runId: p("runId"), state: p("state"), updatedAt: p("updatedAt"), expiresAt: p("expiresAt") })
+    .values({ projectId: p("projectId"), runId: p("runId"), state: p("state"), updatedAt: p("at"), expiresAt: p("expiresAt") })
     .onConflictDoUpdate({ target: [t.projectId, t.runId], set: { state: sql`excluded.state`, updatedAt: sql`excluded.updated_at`, expiresAt: sql`excluded.expires_at` } })
     .prepare();
   const dueRuns = db.select().from(t).where(and(eq(t.projectId, p("projectId")), isNotNull(t.expiresAt), lt(t.expiresAt, p("now")))).orderBy(asc(t.expiresAt)).limit(p("limit")).prepare();
   const oldRuns = db.select().from(t).where(and(eq(t.projectId, p("projectId")), eq(t.state, "finished"), lt(t.updatedAt, p("before")))).orderBy(asc(t.updatedAt)).limit(p("limit")).prepare();
   return {
     agentStoreDir,
-    mark(mark) {
-      call("mark", () => markRun.run({ projectId: mark.projectId, runId: mark.runId, state: mark.state, updatedAt: mark.at, expiresAt: mark.expiresAt }));
-    },
-    get(projectId, runId) {
-      const row = call("read", () => db.select().from(t).where(and(eq(t.projectId, projectId), eq(t.runId, runId))).get());
-      return row ? { projectId: row.projectId, runId: row.runId, state: row.state as WorkflowRunMark["state"], at: row.updatedAt, expiresAt: row.expiresAt } : null;
-    },
+    mark: (mark) => call("run retention mark", () => void markRun.run(mark)),
+    get: (projectId, runId) =>
+      call("run retention read", () => {
+        const row = driver.get(db.select().from(t).where(and(eq(t.projectId, projectId), eq(t.runId, runId))));
+        return row ? { projectId: row.projectId, runId: row.runId, state: row.state, at: row.updatedAt, expiresAt: row.expiresAt } : null;
+      }),
     async prune(request) {
       const limit = Math.max(1, Math.floor(request.limit));
-      const due: Row[] = call("due runs", () => dueRuns.all({ projectId: request.projectId, now: request.now, limit }));
+      const due: Row[] = await call("run retention due runs", () => dueRuns.all({ projectId: request.projectId, now: request.now, limit }));
       if (request.finishedBefore !== undefined && due.length < limit) {
         const seen = new Set(due.map((row) => row.runId));
-        const old = call("finished runs", () => oldRuns.all({ projectId: request.projectId, before: request.finishedBefore!, limit }));
+        const old: Row[] = await call("run retention finished runs", () => oldRuns.all({ projectId: request.projectId, before: request.finishedBefore!, limit }));
         for (const row of old) if (!seen.has(row.runId) && due.length < limit) due.push(row);
       }
       const removed: string[] = [];
@@ -114,13 +107,13 @@ export async function createSqliteRunRetention(options: SqliteRunRetentionOption
         const unchanged = and(eq(t.projectId, row.projectId), eq(t.runId, row.runId), eq(t.state, row.state), eq(t.updatedAt, row.updatedAt));
         if (held === null) {
           // A live owner holds one of its sessions (someone runs it now), or a fork reads through to one: look again later.
-          call("defer", () => db.update(t).set({ expiresAt: request.now + (request.deferMs ?? 3_600_000) }).where(unchanged).run());
+          await call("run retention defer", () => driver.run(db.update(t).set({ expiresAt: request.now + (request.deferMs ?? 3_600_000) }).where(unchanged)));
           deferred.push(row.runId);
           continue;
         }
         try {
           // Only a row nobody marked since it was read (a paused task answered meanwhile is kept).
-          if (call("remove", () => db.delete(t).where(unchanged).run().changes) === 0) continue;
+          if ((await call("run retention remove", () => driver.run(db.delete(t).where(unchanged)))) === 0) continue;
           rmSync(sessions, { recursive: true, force: true });
           removed.push(row.runId);
         } finally {
@@ -129,10 +122,6 @@ export async function createSqliteRunRetention(options: SqliteRunRetentionOption
       }
       return { removed, deferred, more: due.length === limit };
     },
-    close() {
-      if (closed) return;
-      closed = true;
-      client.close();
-    },
+    close: () => void close(),
   };
 }

@@ -32,11 +32,10 @@ function compile(query: Sql): Compiled {
   return { sql: query.query.sql, bind: (values) => getters.map((get: (values: Sql) => unknown) => get(values)), fields: query.fields, joins: query.joinsNotNullableMap };
 }
 
-/** An open SQLite database as the kernel's stores take it, with its connection, drizzle handle and closed flag. */
+/** An open SQLite database as the kernel's stores take it, with its connection and drizzle handle. */
 export interface SqliteStore<T> extends SqlStore<T> {
   client: Database.Database;
   db: BetterSQLite3Database;
-  state: { closed: boolean };
 }
 
 /**

@@ -70,16 +70,14 @@ export function createSqliteStorage(options: SqliteStorageOptions): SqliteStorag
   const store = openStoreFile({ directory, ...(options.migrationsFolder === undefined ? {} : { migrationsFolder: options.migrationsFolder }) }, options.clock);
   const agentStoreDir = resolve(options.agentStoreDir ?? defaultAgentStoreDir(directory));
   const sessions = createSqliteSessionBackend({ agentStoreDir, ...(options.maxIdleSessions === undefined ? {} : { maxIdleSessions: options.maxIdleSessions }) });
+  let closing: Promise<void> | undefined;
   return {
     ...sqlStoragePorts(store.driver, store.call, sqliteFullText),
     files: createManagedFileStore(store, { idSource: options.idSource ?? createRandomIdSource(), machine: fileMachine, contents: fileFolder(join(directory, STORE_FILES_FOLDER)), maxBytes: options.maxFileBytes }),
     agentStoreDir,
     sessions,
     budgets: createSqliteBudgetLedger(store),
-    async close(): Promise<void> {
-      if (store.state.closed) return;
-      // Gives the shared connection back at once (a second close returns here); the sessions are files of their own.
-      await Promise.all([store.close(), sessions.close()]);
-    },
+    // The sessions first, then the store file, once.
+    close: () => (closing ??= sessions.close().finally(store.close)),
   };
 }

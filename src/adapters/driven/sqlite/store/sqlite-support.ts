@@ -20,31 +20,12 @@ export function isBusyError(error: unknown): boolean {
 }
 
 /**
- * Runs a synchronous database step, retrying while SQLite reports the database busy (after
- * `busy_timeout` already waited, or at once for BUSY_SNAPSHOT), so `SQLITE_BUSY` never reaches
- * callers unless another process holds the lock for a whole minute. Other faults are wrapped as
- * `storage_failure` with `cause`; steamharness errors pass through.
- *
- * @example
- * const row = withSqliteRetry("kv get", () => statement.get(params));
- */
-export function withSqliteRetry<T>(what: string, step: () => T): T {
-  const deadline = Date.now() + BUSY_DEADLINE_MS;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return step();
-    } catch (error) {
-      if (!isBusyError(error) || Date.now() > deadline) throw wrapAdapterError("sqlite", `${what} failed`, error);
-      // Synchronous back-off: better-sqlite3 is synchronous anyway, and busy_timeout blocks likewise.
-      Atomics.wait(sleepCell, 0, 0, Math.min(50, 1 + attempt * 2) + Math.random() * 5);
-    }
-  }
-}
-
-/**
- * The kernel's call for the SQLite stores: `storage_failure` once closed (not better-sqlite3's TypeError), busy retries and fault
- * wrapping by {@link withSqliteRetry}. Steps are synchronous (better-sqlite3), so a retried step
- * reruns its whole transaction.
+ * The kernel's call for the SQLite stores: `storage_failure` once closed (not better-sqlite3's
+ * TypeError); a step is retried while SQLite reports the database busy (after `busy_timeout`
+ * already waited, or at once for BUSY_SNAPSHOT), so `SQLITE_BUSY` never reaches callers unless
+ * another process holds the lock for a whole minute. Other faults are wrapped as
+ * `storage_failure` with `cause`; steamharness errors pass through. Steps are synchronous
+ * (better-sqlite3), so a retried step reruns its whole transaction.
  *
  * @example
  * const kv = createKvStore(sqlKvRows(driver), sqliteCall(state));
@@ -52,6 +33,15 @@ export function withSqliteRetry<T>(what: string, step: () => T): T {
 export function sqliteCall(state: { closed: boolean }): StoreCall {
   return async (what, step) => {
     if (state.closed) throw new SteamharnessError("storage_failure", "[steamharness] [sqlite] the store is closed");
-    return withSqliteRetry(what, step);
+    const deadline = Date.now() + BUSY_DEADLINE_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return step();
+      } catch (error) {
+        if (!isBusyError(error) || Date.now() > deadline) throw wrapAdapterError("sqlite", `${what} failed`, error);
+        // Synchronous back-off: better-sqlite3 is synchronous anyway, and busy_timeout blocks likewise.
+        Atomics.wait(sleepCell, 0, 0, Math.min(50, 1 + attempt * 2) + Math.random() * 5);
+      }
+    }
   };
 }
