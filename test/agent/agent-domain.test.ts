@@ -9,8 +9,16 @@ import { retryDelay, retryLabel, shouldRetry } from "../../src/domain/agent/retr
 import { nextRunStatus, runStatusFromEvents, type AgentRunStatus, type AgentRunTransition } from "../../src/domain/agent/run-state.js";
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import { createOutputStreamAccumulator } from "../../src/domain/output-stream.js";
-import { stableHash } from "../../src/domain/stable-hash.js";
+import { canonicalJson, stableHash } from "../../src/domain/stable-hash.js";
 import type { ModelMessage } from "../../src/ports/model-provider.js";
+
+/** canonicalJson as first written (sorted entries, map and join): the reference canonicalJson must equal. */
+function canonicalJsonFirst(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJsonFirst(item)).join(",")}]`;
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJsonFirst(item)}`).join(",")}}`;
+}
 
 /** FNV-1a 64 as first written, on BigInt: the reference stableHash must equal. */
 function fnv1a64(text: string): string {
@@ -135,6 +143,15 @@ describe("agent domain", () => {
     const unit = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code));
     const text = fc.oneof(fc.string({ unit, maxLength: 64 }), fc.string({ unit: "grapheme", maxLength: 32 }), fc.string({ maxLength: 200 }));
     fc.assert(fc.property(text, (value) => stableHash(value) === fnv1a64(value)), { numRuns: 2000 });
+  });
+
+  it("GOV-7 canonicalJson (concatenated in place) gives its first written form for any JSON value, undefined members and any key included, so ids and audit hashes written before stay the same", () => {
+    expect(canonicalJson({ b: 1, a: [2, { d: undefined, c: null }], "é": "x" })).toBe('{"a":[2,{"c":null}],"b":1,"é":"x"}');
+    const key = fc.oneof(fc.string({ maxLength: 8 }), fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)), maxLength: 4 }));
+    const { value } = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: "small" }, fc.jsonValue({ maxDepth: 2 }), fc.constant(undefined), fc.array(tie("value"), { maxLength: 4 }), fc.dictionary(key, tie("value"), { maxKeys: 5 })),
+    }));
+    fc.assert(fc.property(value, (item) => canonicalJson(item) === canonicalJsonFirst(item)), { numRuns: 2000 });
   });
 
   it("AG-7 occupancy is the last usage plus an estimate of what came after", () => {

@@ -1,12 +1,13 @@
 // Issue 47: the ApprovalStore contract (src/testing) on memory, SQLite (two handles on one file)
 // and PostgreSQL (two stores on one schema).
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "@jest/globals";
 import { createMemoryApprovalStore } from "../../src/adapters/driven/sqlite/memory/memory-stores.js";
 import { createPostgresApprovalStore } from "../../src/adapters/driven/postgres/postgres-approval-store.js";
 import { createSqliteApprovalStore } from "../../src/adapters/driven/sqlite/store/sqlite-approval-store.js";
+import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { runApprovalStoreContract } from "../../src/testing/approval-store.contract.js";
 import { describePostgres } from "../fixtures/postgres.js";
 
@@ -43,6 +44,57 @@ describe("GOV-7 the SQLite store file's WAL checkpoints past 4,096 pages, not in
       expect(await store.audit("t")).toHaveLength(601);
     } finally {
       await store.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});
+
+/** This process's descriptors on `file`, its WAL and its shared-memory file. */
+const descriptorsOn = (file: string): string[] =>
+  readdirSync("/proc/self/fd").flatMap((fd) => {
+    try {
+      const target = readlinkSync(join("/proc/self/fd", fd));
+      return target.startsWith(file) ? [target] : [];
+    } catch {
+      return [];
+    }
+  });
+
+describe("GOV-7 one connection per store file in a process", () => {
+  it("GOV-7 the storage and two approval stores of one store.sqlite (one by a symlinked folder) share one connection; closing one (twice) leaves the others working; the last close leaves no descriptor", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "sh-approval-shared-"));
+    const file = join(directory, "store.sqlite");
+    symlinkSync(directory, `${directory}-link`);
+    const storage = createSqliteStorage({ directory, agentStoreDir: join(directory, "agents") });
+    const held = descriptorsOn(file);
+    // One connection: the database file once (and its WAL and shared memory once each).
+    expect(held.filter((target) => target === file)).toHaveLength(1);
+    const approvals = createSqliteApprovalStore({ directory });
+    const linked = createSqliteApprovalStore({ directory: `${directory}-link` });
+    try {
+      expect(descriptorsOn(file)).toEqual(held);
+      await approvals.appendAudit({ tenant: "t", at: 1, kind: "use", requestId: null, data: { n: 1 } });
+      await storage.kv.set({ projectId: "p" }, "k", { v: 1 });
+      await storage.close();
+      await storage.close();
+      await expect(storage.kv.get({ projectId: "p" }, "k")).rejects.toMatchObject({ code: "storage_failure" });
+      expect(descriptorsOn(file)).toEqual(held);
+      await linked.appendAudit({ tenant: "t", at: 2, kind: "use", requestId: null, data: { n: 2 } });
+      expect((await approvals.audit("t")).map((entry) => entry.data)).toEqual([{ n: 1 }, { n: 2 }]);
+      await approvals.close();
+      await approvals.close();
+      await expect(approvals.audit("t")).rejects.toMatchObject({ code: "storage_failure" });
+      expect(await linked.audit("t")).toHaveLength(2);
+      await linked.close();
+      expect(descriptorsOn(file)).toEqual([]);
+      // Opened again after the last close: a new connection on what was written.
+      const again = createSqliteStorage({ directory, agentStoreDir: join(directory, "agents") });
+      expect(await again.kv.get({ projectId: "p" }, "k")).toMatchObject({ value: { v: 1 } });
+      await again.close();
+      expect(descriptorsOn(file)).toEqual([]);
+    } finally {
+      await Promise.all([storage.close(), approvals.close(), linked.close()]);
+      rmSync(`${directory}-link`, { force: true });
       rmSync(directory, { recursive: true, force: true });
     }
   });

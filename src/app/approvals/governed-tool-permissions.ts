@@ -194,15 +194,16 @@ export function createGovernedToolPermissions(options: GovernedToolPermissionsOp
       // No await without a hook: an allowed call's path is the policy and one audit append.
       if (options.hook) verdict = (await options.hook({ ...call, tenant }, verdict)) ?? verdict;
       const argumentsHash = sha256(canonicalJson(call.arguments ?? null));
+      if (verdict.action !== "ask") {
+        // An allowed or denied call records no request, only its audit entry.
+        await audit({ tenant, id: call.requestId }, "request", { toolId: call.toolId, runId: call.runId, argumentsHash, verdict: verdict.action, rule: verdict.rule, requestedBy: call.requestedBy ?? null });
+        const answeredBy = { surface: "policy", at };
+        return verdict.action === "allow" ? { outcome: "approved", answeredBy } : { outcome: "denied", reason: verdict.reason ?? `the approval policy denies ${call.toolId}`, answeredBy };
+      }
       const fresh: ApprovalRequestRecord = {
         id: call.requestId, tenant, runId: call.runId, sessionId: call.sessionId ?? null, toolId: call.toolId, argumentsHash, policyVersion: version,
         requestedBy: call.requestedBy ?? null, createdAt: at, expiresAt: at + verdict.expiresAfterMs, state: "pending", verdict, escalatedAt: null,
       };
-      if (verdict.action !== "ask") {
-        await audit(fresh, "request", { toolId: call.toolId, runId: call.runId, argumentsHash, verdict: verdict.action, rule: verdict.rule, requestedBy: call.requestedBy ?? null });
-        const answeredBy = { surface: "policy", at };
-        return verdict.action === "allow" ? { outcome: "approved", answeredBy } : { outcome: "denied", reason: verdict.reason ?? `the approval policy denies ${call.toolId}`, answeredBy };
-      }
       // A new request, its audit entry and (when a standing approval covers it) the use are one
       // unit with the read of the standing decision that covers the call (one commit, one round trip).
       const binding = { tenant, toolId: call.toolId, argumentsHash, policyVersion: version };

@@ -8,8 +8,8 @@ import { nextAuditEntry, type ApprovalAuditEntry, type AuditDigest } from "../..
 import type { ApprovalVerdict } from "../../../domain/approvals/policy.js";
 import type { JsonObject } from "../../../domain/json.js";
 import type { ApprovalAuditInput, ApprovalBinding, ApprovalCover, ApprovalDecisionRecord, ApprovalRequestRecord, ApprovalStore } from "../../../ports/approval-store.js";
-import type { Awaitable, StoreCall } from "./store-call.js";
-import { drive, then, type Sql, type SqlDriver, type SqlStatement, type SqlSteps } from "./sql-driver.js";
+import type { Awaitable } from "./store-call.js";
+import { drive, then, type Sql, type SqlDriver, type SqlStatement, type SqlSteps, type SqlStore } from "./sql-driver.js";
 
 const conflict = (id: string): never => {
   throw new SteamharnessError("conflict", `[steamharness] [approvals] a decision ${id} exists already`, { data: { decisionId: id } });
@@ -47,38 +47,8 @@ export interface ApprovalAuditAppend {
 /** What a request's write checks in its atomic unit: the binding's standing decision is still `id` (null: none). */
 export type ApprovalStandingCheck = { binding: ApprovalBinding; id: string | null };
 
-/** Row access of the approval store. */
-export interface ApprovalRows {
-  /**
-   * Inserts the row unless its id exists (no error then); `inserted` when it did. With `audit`,
-   * the rows it builds are appended in the same atomic unit, only when the request was inserted
-   * (a gated call's one commit: SQLite writes each touched page once, PostgreSQL one statement).
-   * With `binding` (and `audit`), the binding's standing decision is read in that unit too,
-   * returned as `standing` and given to `audit.next`.
-   */
-  insertRequest(row: ApprovalRequestRow, audit?: ApprovalAuditAppend, binding?: ApprovalBinding): Awaitable<{ inserted: boolean; standing: ApprovalDecisionRow | null }>;
-  /** `UPDATE … SET <every field> WHERE id AND (arguments_hash <> ? OR policy_version <> ?)`; true when a row changed. */
-  rebindRequest(row: ApprovalRequestRow): Awaitable<boolean>;
-  request(id: string): Awaitable<ApprovalRequestRow | null>;
-  /** `UPDATE … SET state WHERE id AND state = 'pending'`; true when a row changed. */
-  settleRequest(id: string, state: string): Awaitable<boolean>;
-  /** `UPDATE … SET escalated_at, expires_at, due_at = expires_at WHERE id AND state = 'pending' AND escalated_at IS NULL`; true when a row changed. */
-  escalateRequest(id: string, at: number, expiresAt: number): Awaitable<boolean>;
-  /** `… WHERE state = 'pending' AND due_at <= now ORDER BY due_at LIMIT limit` (the `approval_requests_due` index). */
-  dueRequests(now: number, limit: number): Awaitable<ApprovalRequestRow[]>;
-  /** Inserts the row unless its id exists; true when it was inserted. */
-  insertDecision(row: ApprovalDecisionRow): Awaitable<boolean>;
-  /** The newest decision of the request (by `decided_at`, then id), or null. */
-  decisionOf(requestId: string): Awaitable<ApprovalDecisionRow | null>;
-  /** The newest `always` decision of the binding, or `session` decision of the binding and session. */
-  standing(binding: ApprovalBinding): Awaitable<ApprovalDecisionRow | null>;
-  /** `UPDATE … SET used_at, used_by WHERE id AND scope = 'once' AND used_at IS NULL`; true when a row changed. */
-  useOnce(id: string, requestId: string, at: number): Awaitable<boolean>;
-  /** One atomic step on the tenant's chain: inserts the rows `audit.next` builds from its last row, all or none, and returns them. */
-  appendAudit(audit: ApprovalAuditAppend): Awaitable<ApprovalAuditRow[]>;
-  audit(tenant: string, afterSeq: number, limit: number): Awaitable<ApprovalAuditRow[]>;
-  auditTenants(): Awaitable<string[]>;
-}
+/** A dialect's own write of a request with its audit rows (see {@link createApprovalStore}): true when it inserted the request, `"stale"` when `check` failed. */
+export type ApprovalRequestWrite = (row: ApprovalRequestRow, audit: ApprovalAuditRow[], check?: ApprovalStandingCheck) => Awaitable<boolean | "stale">;
 
 /**
  * The newest decision a binding reaches: an `always` one, or a `session` one of the same session
@@ -108,14 +78,10 @@ const REMEMBERED_CHAINS = 1024;
  * binding's newest standing decision is the one this handle last saw (decisions are never
  * updated but for a `once` one's use, which is never standing), else it writes nothing and says
  * `"stale"`, and the call reads the decision and writes again: a gated call is one round trip.
- *
- * @example
- * const rows = sqlApprovalRows(sqliteSqlDriver(db, storeTables(), clock));
  */
-export function sqlApprovalRows(on: SqlDriver, writeRequest?: (row: ApprovalRequestRow, audit: ApprovalAuditRow[], check?: ApprovalStandingCheck) => Awaitable<boolean | "stale">): ApprovalRows {
+function sqlApprovalRows(on: SqlDriver, writeRequest?: ApprovalRequestWrite) {
   const { db, ops: { and, asc, desc, eq, gt, isNull, lte, ne, or }, tables: { approvalRequests: requests, approvalDecisions: decisions, approvalAudit: audit } } = on;
   const changed = (query: Sql) => then(on.run(query), (count) => count > 0);
-  const rowOrNull = <Row>(row: Awaitable<Row | undefined>) => then(row, (found) => found ?? null);
   // The last entry of each chain this handle wrote (at most REMEMBERED_CHAINS): right unless
   // another handle appended since, which the key says.
   const ends = new Map<string, ApprovalAuditRow>();
@@ -157,21 +123,34 @@ export function sqlApprovalRows(on: SqlDriver, writeRequest?: (row: ApprovalRequ
       return true;
     });
   return {
-    insertRequest: (row, append, binding) =>
+    /**
+     * Inserts the row unless its id exists (no error then); `inserted` when it did. With `append`,
+     * the rows it builds are appended in the same atomic unit, only when the request was inserted
+     * (a gated call's one commit: SQLite writes each touched page once, PostgreSQL one statement).
+     * With `binding` (and `append`), the binding's standing decision is read in that unit too,
+     * returned as `standing` and given to `append.next`.
+     */
+    insertRequest: (row: ApprovalRequestRow, append?: ApprovalAuditAppend, binding?: ApprovalBinding): Awaitable<{ inserted: boolean; standing: ApprovalDecisionRow | null }> =>
       append
         ? then(drive(appendChain(append, (rows, check) => (writeRequest ?? write)(row, rows, check), binding)), ({ rows, standing }) => ({ inserted: rows !== null, standing }))
         : then(on.execute(INSERT_REQUEST, row), (count: number) => ({ inserted: count > 0, standing: null })),
-    appendAudit: (append) => then(drive(appendChain(append, (rows) => write(null, rows))), ({ rows }) => rows!),
-    rebindRequest: ({ id, ...row }) => changed(db.update(requests).set(row).where(and(eq(requests.id, id), or(ne(requests.argumentsHash, row.argumentsHash), ne(requests.policyVersion, row.policyVersion))))),
-    request: (id) => rowOrNull(on.get(db.select().from(requests).where(eq(requests.id, id)).limit(1))),
-    settleRequest: (id, state) => changed(db.update(requests).set({ state }).where(and(eq(requests.id, id), eq(requests.state, "pending")))),
-    escalateRequest: (id, at, expiresAt) => changed(db.update(requests).set({ escalatedAt: at, expiresAt, dueAt: expiresAt }).where(and(eq(requests.id, id), eq(requests.state, "pending"), isNull(requests.escalatedAt)))),
-    dueRequests: (now, limit) => on.all(db.select().from(requests).where(and(eq(requests.state, "pending"), lte(requests.dueAt, now))).orderBy(asc(requests.dueAt)).limit(limit)),
-    insertDecision: (row) => changed(db.insert(decisions).values(row).onConflictDoNothing()),
-    decisionOf: (requestId) => rowOrNull(on.get(db.select().from(decisions).where(eq(decisions.requestId, requestId)).orderBy(desc(decisions.decidedAt), desc(decisions.id)).limit(1))),
-    standing: (binding) => rowOrNull(on.execute(STANDING, binding)),
-    useOnce: (id, requestId, at) => changed(db.update(decisions).set({ usedAt: at, usedBy: requestId }).where(and(eq(decisions.id, id), eq(decisions.scope, "once"), isNull(decisions.usedAt)))),
-    audit: (tenant, afterSeq, limit) => on.all(db.select().from(audit).where(and(eq(audit.tenant, tenant), gt(audit.seq, afterSeq))).orderBy(asc(audit.seq)).limit(limit)),
+    /** One atomic step on the tenant's chain: inserts the rows `append.next` builds from its last row, all or none, and returns them. */
+    appendAudit: (append: ApprovalAuditAppend) => then(drive(appendChain(append, (rows) => write(null, rows))), ({ rows }) => rows!),
+    /** Replaces every field, only of a request of another binding (pending again); true when a row changed. */
+    rebindRequest: ({ id, ...row }: ApprovalRequestRow) => changed(db.update(requests).set(row).where(and(eq(requests.id, id), or(ne(requests.argumentsHash, row.argumentsHash), ne(requests.policyVersion, row.policyVersion))))),
+    request: (id: string): Awaitable<ApprovalRequestRow | undefined> => on.get(db.select().from(requests).where(eq(requests.id, id)).limit(1)),
+    // Each of the conditional updates below is true when a row changed: one caller wins.
+    settleRequest: (id: string, state: string) => changed(db.update(requests).set({ state }).where(and(eq(requests.id, id), eq(requests.state, "pending")))),
+    escalateRequest: (id: string, at: number, expiresAt: number) => changed(db.update(requests).set({ escalatedAt: at, expiresAt, dueAt: expiresAt }).where(and(eq(requests.id, id), eq(requests.state, "pending"), isNull(requests.escalatedAt)))),
+    /** Pending requests due by `now`, soonest first (the `approval_requests_due` index). */
+    dueRequests: (now: number, limit: number): Awaitable<ApprovalRequestRow[]> => on.all(db.select().from(requests).where(and(eq(requests.state, "pending"), lte(requests.dueAt, now))).orderBy(asc(requests.dueAt)).limit(limit)),
+    /** Inserts the row unless its id exists; true when it was inserted. */
+    insertDecision: (row: ApprovalDecisionRow) => changed(db.insert(decisions).values(row).onConflictDoNothing()),
+    /** The newest decision of the request (by `decided_at`, then id), or null. */
+    decisionOf: (requestId: string): Awaitable<ApprovalDecisionRow | undefined> => on.get(db.select().from(decisions).where(eq(decisions.requestId, requestId)).orderBy(desc(decisions.decidedAt), desc(decisions.id)).limit(1)),
+    standing: (binding: ApprovalBinding): Awaitable<ApprovalDecisionRow | undefined> => on.execute(STANDING, binding),
+    useOnce: (id: string, requestId: string, at: number) => changed(db.update(decisions).set({ usedAt: at, usedBy: requestId }).where(and(eq(decisions.id, id), eq(decisions.scope, "once"), isNull(decisions.usedAt)))),
+    audit: (tenant: string, afterSeq: number, limit: number): Awaitable<ApprovalAuditRow[]> => on.all(db.select().from(audit).where(and(eq(audit.tenant, tenant), gt(audit.seq, afterSeq))).orderBy(asc(audit.seq)).limit(limit)),
     auditTenants: () => then(on.all(db.selectDistinct({ tenant: audit.tenant }).from(audit).orderBy(asc(audit.tenant))), (rows) => rows.map((row) => row.tenant as string)),
   };
 }
@@ -191,16 +170,19 @@ const decisionOf = (row: ApprovalDecisionRow): ApprovalDecisionRecord => ({
   scope: row.scope as ApprovalDecisionRecord["scope"],
   approver: JSON.parse(row.approver) as ApprovalDecisionRecord["approver"],
 });
-const orNull = <Row, Record>(row: Row | null, of: (row: Row) => Record): Record | null => (row ? of(row) : null);
+const orNull = <Row, Record>(row: Row | null | undefined, of: (row: Row) => Record): Record | null => (row ? of(row) : null);
 const entryOf = (row: ApprovalAuditRow): ApprovalAuditEntry => ({ ...row, kind: row.kind as ApprovalAuditEntry["kind"], data: JSON.parse(row.data) as JsonObject });
 
 /**
- * The store over `rows`, each step run through `call`; `digest` (SHA-256 hex) hashes the audit chain.
+ * The approval store on an open SQL database (its row driver, the family's call and close, see
+ * `sqlApprovalRows` above); `digest` (SHA-256 hex) hashes the audit chain; `writeRequest`, a
+ * dialect's own write of a request with its entries (PostgreSQL: one statement).
  *
  * @example
- * const store = createApprovalStore(sqlApprovalRows(driver), createKeySecrets().digest, sqliteCall(state), close);
+ * const store = createApprovalStore(openStoreFile({ directory }), createKeySecrets().digest);
  */
-export function createApprovalStore(rows: ApprovalRows, digest: AuditDigest, call: StoreCall, close: () => Promise<void>): ApprovalStore {
+export function createApprovalStore({ driver, call, close }: SqlStore, digest: AuditDigest, writeRequest?: ApprovalRequestWrite): ApprovalStore {
+  const rows = sqlApprovalRows(driver, writeRequest);
   // `inputs` (and, for a covered request, `cover`'s entries) after the chain's `last` row, each hashed after the one before.
   const chained = (tenant: string, inputs: readonly ApprovalAuditInput[], cover?: ApprovalCover): ApprovalAuditAppend => ({
     tenant,

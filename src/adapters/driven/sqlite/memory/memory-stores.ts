@@ -17,7 +17,7 @@ import type { PersistentValueStore } from "../../../../ports/persistent-value-st
 import type { ProjectConfigurationStore } from "../../../../ports/project-configuration-store.js";
 import type { AgentSessionHostStore } from "../../../../ports/session-host-store.js";
 import { createApiKeyStore } from "../../kernel/api-keys.js";
-import { createApprovalStore, sqlApprovalRows } from "../../kernel/approval-store.js";
+import { createApprovalStore } from "../../kernel/approval-store.js";
 import { createBudgetLedger } from "../../kernel/budget-ledger.js";
 import { sqlConfigurationAccounts } from "../../kernel/configuration-accounts.js";
 import { sqlConfigurationStoreOn } from "../../kernel/configuration-rows.js";
@@ -86,8 +86,7 @@ export function createMemoryBudgetLedger(): BudgetLedger {
  * const permissions = createGovernedToolPermissions({ policy, store: createMemoryApprovalStore(), clock });
  */
 export function createMemoryApprovalStore(): ApprovalStore {
-  const { driver, call, close } = openMemoryDatabase("", storeTables());
-  return createApprovalStore(sqlApprovalRows(driver), createKeySecrets().digest, call, close);
+  return createApprovalStore(openMemoryDatabase("", storeTables()), createKeySecrets().digest);
 }
 
 /**

@@ -1,10 +1,10 @@
-import { mkdirSync, statSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type Database from "better-sqlite3";
 import { wrapAdapterError } from "../../../../domain/errors.js";
 import type { SessionLeaseProvider } from "../../../../ports/session-lease.js";
 import { createSessionLeaseProvider } from "../../kernel/session-lease.js";
-import { openSqlite } from "../shared/sqlite-connection.js";
+import { fileIdOf, openSqlite } from "../shared/sqlite-connection.js";
 import { resolveSessionDatabasePath, sessionLockPath } from "./session-database-path.js";
 
 /** Options of {@link createSqliteSessionLeaseProvider}. */
@@ -79,18 +79,6 @@ export function tryLock(client: Database.Database): boolean {
 interface Lock {
   client: Database.Database;
   fileId: string;
-}
-
-/**
- * Device and inode of a file, or `null` when it is missing: a kept connection of a file replaced
- * or removed since is stale.
- *
- * @example
- * const opened = fileIdOf(path);
- */
-export function fileIdOf(path: string): string | null {
-  const stat = statSync(path, { throwIfNoEntry: false });
-  return stat ? `${stat.dev}:${stat.ino}` : null;
 }
 
 /**

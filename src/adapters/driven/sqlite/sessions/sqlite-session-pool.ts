@@ -4,7 +4,8 @@ import type { SessionOpenRequest, SessionStore, SessionStoreOpener } from "../..
 import { resolveSessionDatabasePath } from "./session-database-path.js";
 import { createSqliteSessionStore } from "./sqlite-session-store.js";
 import { storeHandle, type HeldSession, type SessionBackendDriver } from "../../kernel/session-backend.js";
-import { fileIdOf, sqliteSessionLeases } from "./sqlite-session-lease.js";
+import { sqliteSessionLeases } from "./sqlite-session-lease.js";
+import { fileIdOf } from "../shared/sqlite-connection.js";
 
 /** Options of {@link createSqliteSessionPool}. */
 export interface SqliteSessionPoolOptions {

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type Database from "better-sqlite3";
 import { betterSqlite3, packageRequire } from "./drizzle-modules.js";
@@ -35,4 +35,53 @@ export function openSqlite(path: string | Buffer, options: Database.Options = {}
   const addon = nativeBinding();
   const Database = betterSqlite3();
   return new Database(path, addon === null ? options : { ...options, nativeBinding: addon });
+}
+
+/**
+ * Device and inode of a file, or `null` when it is missing: a kept connection of a file replaced
+ * or removed since is stale.
+ *
+ * @example
+ * const opened = fileIdOf(path);
+ */
+export function fileIdOf(path: string): string | null {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  return stat ? `${stat.dev}:${stat.ino}` : null;
+}
+
+/** The connections {@link shareSqlite} hands out, by {@link fileIdOf} of their file. */
+const shared = new Map<string, { opened: { client: Database.Database }; holders: number }>();
+
+/**
+ * One read-write connection per database file per process: `open()` (which creates the file if
+ * needed and sets the connection's pragmas) runs only when this process holds no open connection
+ * to the file at `path`, identified by device and inode (so another spelling of the path, or a
+ * link, is the same file and a file replaced since is opened afresh); otherwise the open one is
+ * handed out again as `open()` returned it (its first opener's migrations and pragmas hold for
+ * every holder). `release()` gives a holder's share back, to be called once (a store's close
+ * runs it once, see sqlStoreOf); the last share's release closes the connection. Why (GOV-7, issue 47): two
+ * connections of one process on a WAL file each find the other's commits at their next statement
+ * and drop their page cache, so the storage's writes and the approval store's audit appends on
+ * `store.sqlite` read each other's pages back on every gated call. Safe because better-sqlite3 is
+ * synchronous: every transaction begins and ends inside one call (the kernel's `drive` runs a
+ * SQLite transaction's steps without awaiting), so two holders' transactions never interleave. Read-only openers keep connections of their own.
+ *
+ * @example
+ * const { client, release } = shareSqlite(path, () => openMigratedSqlite(path, options));
+ */
+export function shareSqlite<T extends { client: Database.Database }>(path: string, open: () => T): T & { release(): void } {
+  const kept = shared.get(fileIdOf(path) ?? "");
+  // A connection a holder closed itself (a test's raw close) is not handed out again.
+  const entry = kept?.opened.client.open ? kept : { opened: open(), holders: 0 };
+  const key = fileIdOf(path)!;
+  shared.set(key, entry);
+  entry.holders++;
+  return {
+    ...(entry.opened as T),
+    release() {
+      if (--entry.holders > 0) return;
+      if (shared.get(key) === entry) shared.delete(key);
+      entry.opened.client.close();
+    },
+  };
 }

@@ -92,11 +92,11 @@ export function sqliteSqlDriver<T>(db: Sql, tables: T, clock: Clock): SqlDriver<
 /**
  * The kernel's store on an open connection (a file's or an in-memory one's): a row driver on
  * `tables`, the SQLite call (`storage_failure` once closed, busy retries), and a `close()` that
- * closes the connection once.
+ * runs `release` once (default: closes the connection; a shared one's share is given back).
  *
  * @example
  * const tasks = createSqlMcpTaskStore(sqliteStoreOn(openMigratedSqlite(path, options), mcpTaskTables()));
  */
-export function sqliteStoreOn<T>({ client, db }: { client: Database.Database; db: BetterSQLite3Database }, tables: T, clock: Clock = createSystemClock()): SqliteStore<T> {
-  return { client, db, ...sqlStoreOf(sqliteSqlDriver(db, tables, clock), sqliteCall, () => client.close()) };
+export function sqliteStoreOn<T>({ client, db, release = () => client.close() }: { client: Database.Database; db: BetterSQLite3Database; release?: () => void }, tables: T, clock: Clock = createSystemClock()): SqliteStore<T> {
+  return { client, db, ...sqlStoreOf(sqliteSqlDriver(db, tables, clock), sqliteCall, release) };
 }

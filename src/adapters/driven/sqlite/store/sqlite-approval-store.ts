@@ -1,5 +1,5 @@
 import type { ApprovalStore } from "../../../../ports/approval-store.js";
-import { createApprovalStore, sqlApprovalRows } from "../../kernel/approval-store.js";
+import { createApprovalStore } from "../../kernel/approval-store.js";
 import { createKeySecrets } from "../../system/key-secrets.js";
 import { openStoreFile, type StoreFileOptions } from "./sqlite-database.js";
 
@@ -19,6 +19,5 @@ export type SqliteApprovalStoreOptions = StoreFileOptions;
  * const permissions = createGovernedToolPermissions({ policy, store, clock });
  */
 export function createSqliteApprovalStore(options: SqliteApprovalStoreOptions): ApprovalStore {
-  const { driver, call, close } = openStoreFile(options);
-  return createApprovalStore(sqlApprovalRows(driver), createKeySecrets().digest, call, close);
+  return createApprovalStore(openStoreFile(options), createKeySecrets().digest);
 }

@@ -5,6 +5,7 @@
 import { join } from "node:path";
 import type { Clock } from "../../../../ports/clock.js";
 import { openMigratedSqlite } from "../shared/migrations.js";
+import { shareSqlite } from "../shared/sqlite-connection.js";
 import { sqliteStoreOn, type SqliteStore } from "../shared/sqlite-sql-driver.js";
 import { storeTables, type StoreTables } from "./schema.js";
 import { requireMigrationsFolder } from "../../system/migrations-folder.js";
@@ -44,19 +45,24 @@ export interface StoreFileOptions {
  * {@link openMigratedSqlite}: WAL, `synchronous = NORMAL` (durable across process crashes; WAL
  * makes it safe), a 10 s busy timeout, migrations on open (a new file written from the image
  * migrated once per process), a WAL checkpoint past 4,096 pages (below): the kernel's
- * {@link SqliteStore} on the store's tables. Faults surface as `storage_failure` with `cause`.
+ * {@link SqliteStore} on the store's tables, on the one connection this process holds to the
+ * file ({@link shareSqlite}); its `close()` gives its share back, and the last one closes the
+ * connection. Faults surface as `storage_failure` with `cause`.
  *
  * @example
  * const { driver, call, close } = openStoreFile({ directory: "./data/store" });
  */
 export function openStoreFile(options: StoreFileOptions, clock?: Clock): SqliteStore<StoreTables> {
   const file = options.file ?? join(options.directory ?? ".", STORE_DATABASE_FILE);
-  const migrations = { migrations: "", migrationsTable: STORE_MIGRATIONS_TABLE, busyTimeoutMs: 10_000, what: "store" };
-  const store = sqliteStoreOn(openMigratedSqlite(file, { ...migrations, ...(options.migrationsFolder === undefined ? {} : { migrationsFolder: options.migrationsFolder }) }), storeTables(), clock);
-  // GOV-7 (issue 47): SQLite's default checkpoints inside the commit that takes the WAL past 1,000
-  // pages, syncing the WAL and the file in that caller's call: on this file one gated call in ~165,
-  // six of bench A's 1,000, its p99. At 4,096 one in ~680. `synchronous` is unchanged: a killed process
-  // loses no commit; a power loss, what the WAL holds since its last checkpoint (now up to 4,096 pages).
-  store.client.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
-  return store;
+  // One connection per store file per process (shareSqlite): the storage, the approval store and the API-key store of one file share it.
+  const opened = shareSqlite(file, () => {
+    const fresh = openMigratedSqlite(file, { migrations: "", migrationsTable: STORE_MIGRATIONS_TABLE, busyTimeoutMs: 10_000, what: "store", ...(options.migrationsFolder === undefined ? {} : { migrationsFolder: options.migrationsFolder }) });
+    // GOV-7 (issue 47): SQLite's default checkpoints inside the commit that takes the WAL past 1,000
+    // pages, syncing the WAL and the file in that caller's call: on this file one gated call in ~165,
+    // six of bench A's 1,000, its p99. At 4,096 one in ~680. `synchronous` is unchanged: a killed process
+    // loses no commit; a power loss, what the WAL holds since its last checkpoint (now up to 4,096 pages).
+    fresh.client.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
+    return fresh;
+  });
+  return sqliteStoreOn(opened, storeTables(), clock);
 }
