@@ -10,6 +10,9 @@ import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqli
 import { createPostgresStorage } from "../../src/adapters/driven/postgres/postgres-storage.js";
 import { openStoreFile, findStoreMigrationsFolder } from "../../src/adapters/driven/sqlite/store/sqlite-database.js";
 import { createSqliteBudgetLedger } from "../../src/adapters/driven/sqlite/store/sqlite-budget-ledger.js";
+import { storeTables } from "../../src/adapters/driven/sqlite/store/schema.js";
+import { sqliteStoreOn } from "../../src/adapters/driven/sqlite/shared/sqlite-sql-driver.js";
+import { drizzle } from "drizzle-orm/better-sqlite3";
 import { runBudgetLedgerContract } from "../../src/testing/budget-ledger.contract.js";
 import { describePostgres } from "../fixtures/postgres.js";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
@@ -136,11 +139,13 @@ describe("BUD-1 budget ledger on SQLite", () => {
   it("BUD-1 a SQLite reserve refused by its statement is decided again under the write lock: room another host freed meanwhile is held", async () => {
     await withStoreDatabase("sh-budget-redecide-", async (store, file) => {
       const sqlite = store.client;
-      const other = openStoreFile({ file });
+      // Another host: a connection of its own (openStoreFile would hand out this process's shared one, GOV-7).
+      const client = new Database(file, { timeout: 10_000 });
+      const other = sqliteStoreOn({ client, db: drizzle(client) }, storeTables());
       try {
         const limits = [{ scope: "tenant" as const, id: "t-1", tokens: 100 }];
         const at = Date.now();
-        // Another host (its own connection) settles its hold between this reserve's statement and its second step.
+        // The other host settles its hold between this reserve's statement and its second step.
         const otherLedger = createSqliteBudgetLedger(other);
         let between: (() => Promise<unknown>) | null = null;
         const injecting = new Proxy(sqlite, {
