@@ -2,7 +2,7 @@
 // Why: the provider library (@mariozechner/pi-ai) and its dependencies are ESM-only; transforming
 // node_modules to CJS is brittle (import.meta, top-level await). Our TypeScript is compiled by
 // @swc/jest to ESM; `.js` suffixes on relative imports are mapped back to the `.ts` sources.
-import { typeboxModuleMap } from "./test/jest-typebox.mjs";
+import { bundledModuleMap } from "./test/jest-modules.mjs";
 
 /** @type {import('jest').Config} */
 export default {
@@ -17,8 +17,9 @@ export default {
       },
     ],
   },
-  // TypeBox loads as one bundle of a few files instead of ~200 modules per test file: see the file.
-  moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1", ...(await typeboxModuleMap()) },
+  // TypeBox, zod, the provider SDKs and drizzle load as bundles of a few files instead of ~100-200
+  // modules each per test file: see the file.
+  moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1", ...(await bundledModuleMap()) },
   testMatch: ["<rootDir>/test/**/*.test.ts"],
   testTimeout: 30000,
   // Two workers on CI's two cores (ARCH-12). A third was tried in stop 49 (per-file CPU over wall
