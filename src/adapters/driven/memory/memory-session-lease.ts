@@ -1,6 +1,5 @@
 import { canonicalJson } from "../../../domain/stable-hash.js";
-import type { SessionLeaseProvider } from "../../../ports/session-lease.js";
-import { createSessionLeaseProvider } from "../kernel/session-lease.js";
+import { createSessionLeaseProvider, type KernelSessionLeaseProvider } from "../kernel/session-lease.js";
 
 /**
  * The in-memory lease provider: the reference adapter of the session-lease port, for sessions
@@ -12,7 +11,7 @@ import { createSessionLeaseProvider } from "../kernel/session-lease.js";
  * const lease = await leases.acquire({ projectId: "p", sessionKey: "agent" }, { ownerId: "run-1" });
  * await lease?.release();
  */
-export function createMemorySessionLeaseProvider(): SessionLeaseProvider {
+export function createMemorySessionLeaseProvider(): KernelSessionLeaseProvider<boolean> {
   return createSessionLeaseProvider({
     keyOf: (target) =>
       "databasePath" in target ? `path:${target.databasePath}` : canonicalJson({ projectId: target.projectId ?? null, conversationId: target.conversationId ?? null, sessionKey: target.sessionKey }),

@@ -14,7 +14,8 @@ import { checkStatementTimeout } from "../postgres-deadlines.js";
 import { requireMigrationsFolder } from "../../system/migrations-folder.js";
 import { sqlSessionHostStore } from "../../kernel/session-host-store.js";
 import { postgresSqlDriver } from "../postgres-sql-driver.js";
-import { createPostgresSessionLeaseProvider, type PostgresLeaseKeepAlive, type PostgresSessionLease, type PostgresSessionLeaseProvider } from "./postgres-session-lease.js";
+import { createPostgresSessionLeaseProvider, type PostgresLeaseKeepAlive, type PostgresLeaseLock } from "./postgres-session-lease.js";
+import type { KernelSessionLease } from "../../kernel/session-lease.js";
 import { createPostgresSessionStore, forkPostgresSessionLog, sessionScope } from "./postgres-session-store.js";
 import { postgresSessionTables } from "./session-schema.js";
 
@@ -49,7 +50,6 @@ export interface PostgresSessionBackend extends SessionBackend {
   readonly kind: "postgres";
   /** The schema holding the session tables. */
   readonly schema: string;
-  readonly leases: PostgresSessionLeaseProvider;
   /** Opens a session under its lease; the store also tells whether its lease still holds. */
   open(...args: Parameters<SessionBackend["open"]>): Promise<PostgresLeasedSessionStore>;
 }
@@ -156,29 +156,24 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
    * writes on the lease's connection while this process holds the session (`unavailable` once
    * that lease was lost), else on the pool.
    */
-  const onLease = (lease: PostgresSessionLease | null, held: boolean) => async <T>(write: boolean, work: (queryable: PostgresQueryable) => Promise<T>): Promise<T> => {
+  const onLease = (lease: KernelSessionLease<PostgresLeaseLock> | null, held: boolean) => async <T>(write: boolean, work: (queryable: PostgresQueryable) => Promise<T>): Promise<T> => {
     if (!lease || (!write && !held)) return work(db);
     if (held ? !lease.isHeld() : lease.lost()) throw leaseLost(lease.key);
-    return lease.isHeld() ? lease.connection.serial(() => work(lease.connection.db)) : work(db);
+    const { connection } = lease.lock;
+    return lease.isHeld() ? connection.serial(() => work(connection.db)) : work(db);
   };
-  const backend = createSessionBackend<Pick<PostgresLeasedSessionStore, "isHeld" | "leaseKey">>(
+  const backend = createSessionBackend<PostgresLeaseLock, Pick<PostgresLeasedSessionStore, "isHeld" | "leaseKey">>(
     {
       kind: "postgres",
       durable: true,
       leases,
-      async hold(request) {
+      async hold(request, lease) {
         await ready();
-        const lease = (await leases.acquire(request.address, { ownerId: request.ownerId, onBusy: "throw" }))!;
-        const release = () => lease.release();
-        try {
-          // The row is created on the lease's own connection, before anything else of this owner.
-          const { id: sessionId, base } = (await lease.connection.serial(() => sessionIdOf(lease.connection.db, request.address, true)).catch(fault(`cannot open session ${lease.key}`)))!;
-          const store = createPostgresSessionStore({ address: request.address, sessionId, base, tables, on: onLease(lease, true), ...(request.clock ? { clock: request.clock } : {}) });
-          return { store, release, extra: { isHeld: () => lease.isHeld(), leaseKey: lease.key } };
-        } catch (error) {
-          await release().catch(() => undefined);
-          throw error;
-        }
+        const { connection } = lease.lock;
+        // The row is created on the lease's own connection, before anything else of this owner.
+        const { id: sessionId, base } = (await connection.serial(() => sessionIdOf(connection.db, request.address, true)).catch(fault(`cannot open session ${lease.key}`)))!;
+        const store = createPostgresSessionStore({ address: request.address, sessionId, base, tables, on: onLease(lease, true), ...(request.clock ? { clock: request.clock } : {}) });
+        return { store, extra: { isHeld: () => lease.isHeld(), leaseKey: lease.key } };
       },
       async unleased(request) {
         checkLeaseRequest(request.address, { ownerId: "check" });
@@ -207,5 +202,5 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
       },
     },
   );
-  return { ...backend, kind: "postgres", schema, leases };
+  return { ...backend, kind: "postgres", schema };
 }

@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import type Database from "better-sqlite3";
 import { wrapAdapterError } from "../../../../domain/errors.js";
 import type { SessionLeaseProvider } from "../../../../ports/session-lease.js";
-import { createSessionLeaseProvider } from "../../kernel/session-lease.js";
+import { createSessionLeaseProvider, type KernelSessionLeaseProvider } from "../../kernel/session-lease.js";
 import { openSqlite } from "../shared/sqlite-connection.js";
 import { resolveSessionDatabasePath, sessionLockPath } from "./session-database-path.js";
 
@@ -111,13 +111,13 @@ export function createSqliteSessionLeaseProvider(options: SqliteSessionLeaseProv
 /**
  * {@link createSqliteSessionLeaseProvider} keeping up to `maxIdle` released lock-file connections
  * open for the next lease of their session (a lock file replaced or removed since is opened
- * again), as the session pool does; `close()` releases the leases held here and closes those kept,
+ * again), as the session backend does; `close()` releases the leases held here and closes those kept,
  * and every one released later.
  *
  * @example
  * const leases = sqliteSessionLeases({ agentStoreDir }, 8);
  */
-export function sqliteSessionLeases(options: SqliteSessionLeaseProviderOptions, maxIdle: number): SessionLeaseProvider & { close(): Promise<void> } {
+export function sqliteSessionLeases(options: SqliteSessionLeaseProviderOptions, maxIdle: number): KernelSessionLeaseProvider<Lock> & { close(): Promise<void> } {
   /** Least recently released first. */
   const idle = new Map<string, Lock>();
   let closed = false;
