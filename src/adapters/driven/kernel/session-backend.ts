@@ -37,8 +37,8 @@ export interface SessionBackendDriver<L, E extends object = object> {
   /**
    * Writes the fork of {@link SessionBackend.forkLog}: `to`'s pointer (`from`, `throughSeq`), its
    * head (`lastSeq` = `throughSeq` + the appended events, `lastRunId` as given) and the `append`
-   * events, in one transaction. `from` existed and `throughSeq` was within its log when checked;
-   * the family still answers `not_found` for a `from` gone meanwhile and `conflict` for a `to` that exists.
+   * events, in one transaction (kernel/sql-session-rows.ts forkSteps on SQL). `from` existed and
+   * `throughSeq` was within its log when checked; the family answers `conflict` for a `to` that exists.
    */
   forkLog?(request: SessionForkRequest & { lastRunId: string | null }): Promise<void>;
   /** Releases what the family keeps open; called once. */

@@ -1,6 +1,5 @@
 import pg from "pg";
 import { and, eq } from "drizzle-orm";
-import { alias } from "drizzle-orm/pg-core";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
@@ -10,13 +9,15 @@ import { checkLeaseRequest } from "../../../../domain/agent/session-lease-rules.
 import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, migratePostgresSchema, poolOf, postgresCall, type PostgresConnectionOptions, type PostgresDb, type PostgresQueryable } from "../postgres-database.js";
 import { createSessionBackend } from "../../kernel/session-backend.js";
 import type { SessionBase } from "../../kernel/session-store.js";
+import { baseOf, forkSteps, newHead, sessionScope } from "../../kernel/sql-session-rows.js";
+import { drive } from "../../kernel/sql-driver.js";
 import { checkStatementTimeout } from "../postgres-deadlines.js";
 import { requireMigrationsFolder } from "../../system/migrations-folder.js";
 import { sqlSessionHostStore } from "../../kernel/session-host-store.js";
 import { postgresSqlDriver } from "../postgres-sql-driver.js";
 import { createPostgresSessionLeaseProvider, type PostgresLeaseKeepAlive, type PostgresLeaseLock } from "./postgres-session-lease.js";
 import type { KernelSessionLease } from "../../kernel/session-lease.js";
-import { createPostgresSessionStore, forkPostgresSessionLog, sessionScope } from "./postgres-session-store.js";
+import { createPostgresSessionStore } from "./postgres-session-store.js";
 import { postgresSessionTables } from "./session-schema.js";
 
 /**
@@ -126,28 +127,19 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
     throw wrapAdapterError("postgres", what, driverFault(error));
   };
   const { sessions } = tables;
-  /** The session's row id on `on` (the pool, or a lease's connection); created when missing and `create`, else `null`. */
-  const parents = alias(sessions, "base_session");
-  /** The session's row id and, for a fork, its pointer (the parent's address by a join on its key). */
+  const rowTables = { heads: sessions, events: tables.sessionEvents, snapshots: tables.sessionSnapshots };
+  /** The session's row id and, for a fork, its pointer, on `on` (the pool, or a lease's connection); created when missing and `create`, else `null`. */
   const sessionIdOf = async (on: PostgresQueryable, address: SessionAddress, create: boolean): Promise<{ id: number; base: SessionBase | null } | null> => {
-    const byAddress = and(eq(sessions.projectId, address.projectId), eq(sessions.scope, sessionScope(address)), eq(sessions.sessionKey, address.sessionKey));
     const find = async () => {
-      const [row] = await on
-        .select({ id: sessions.id, seq: sessions.baseSeq, projectId: parents.projectId, conversationId: parents.conversationId, sessionKey: parents.sessionKey })
-        .from(sessions)
-        .leftJoin(parents, eq(parents.id, sessions.baseSessionId))
-        .where(byAddress);
-      if (!row) return null;
-      const base = row.seq === null || row.sessionKey === null ? null : { address: { projectId: row.projectId!, sessionKey: row.sessionKey, ...(row.conversationId === null ? {} : { conversationId: row.conversationId }) }, seq: Number(row.seq) };
-      return { id: row.id, base };
+      const byAddress = and(eq(sessions.projectId, address.projectId), eq(sessions.scope, sessionScope(address)), eq(sessions.sessionKey, address.sessionKey));
+      const [row] = await on.select({ id: sessions.id, baseProjectId: sessions.baseProjectId, baseConversationId: sessions.baseConversationId, baseSessionKey: sessions.baseSessionKey, baseSeq: sessions.baseSeq }).from(sessions).where(byAddress);
+      return row ? { id: row.id, base: baseOf(row) } : null;
     };
     const found = await find();
     if (found !== null || !create) return found;
-    await on
-      .insert(sessions)
-      .values({ projectId: address.projectId, scope: sessionScope(address), conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now() })
-      .onConflictDoNothing();
-    return find();
+    const id = await drive(newHead(postgresSqlDriver(on, rowTables, { now }), address, now()));
+    // Another writer created it meanwhile: its row.
+    return id === undefined ? find() : { id, base: null };
   };
 
   /**
@@ -193,7 +185,7 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
       },
       async forkLog(request) {
         await ready();
-        await forkPostgresSessionLog(db, tables, request, now()).catch(fault("cannot fork the session log"));
+        await Promise.resolve(postgresSqlDriver(db, rowTables, { now }).transaction((tx) => forkSteps(tx, request, now()))).catch(fault("cannot fork the session log"));
       },
       async close() {
         // Sessions still open give their leases up; the lease connections and our pool end.

@@ -12,14 +12,14 @@
  * (kernel/sql-session-rows.ts: lock the head, insert each event unless its id is stored), so a
  * resumed run re-appending its steps stores nothing twice.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
-import type { SessionAddress, SessionEventInput } from "../../../../ports/session-store.js";
+import type { SessionAddress } from "../../../../ports/session-store.js";
 import type { EventRow, NewEventRow, OwnSessionStore, SessionBase } from "../../kernel/session-store.js";
-import { appendSteps, sqlSessionStore, type SqlSessionTables } from "../../kernel/sql-session-rows.js";
+import { sqlSessionStore, type SqlSessionTables } from "../../kernel/sql-session-rows.js";
 import type { Awaitable } from "../../kernel/store-call.js";
-import { drive, type SqlDriver } from "../../kernel/sql-driver.js";
+import type { SqlDriver } from "../../kernel/sql-driver.js";
 import { postgresSqlDriver } from "../postgres-sql-driver.js";
 import { driverFault, postgresCall, type PostgresQueryable } from "../postgres-database.js";
 import type { PostgresSessionTables } from "./session-schema.js";
@@ -29,7 +29,7 @@ export interface PostgresSessionStoreOptions {
   address: SessionAddress;
   /** The session's row id in `agent_sessions`. */
   sessionId: number;
-  /** A fork's pointer (its row's `base_session_id`, as an address, and `base_seq`). */
+  /** A fork's pointer (its row's `base_*` columns). */
   base?: SessionBase | null;
   tables: PostgresSessionTables;
   /**
@@ -42,16 +42,6 @@ export interface PostgresSessionStoreOptions {
   clock?: Clock;
 }
 
-
-/**
- * The stored address key of a session: `""` outside a conversation, `"c:<id>"` inside one.
- *
- * @example
- * sessionScope({ projectId: "p", conversationId: "c1", sessionKey: "agent" }) // "c:c1"
- */
-export function sessionScope(address: SessionAddress): string {
-  return address.conversationId === undefined ? "" : `c:${address.conversationId}`;
-}
 
 /**
  * A session store over one session row. Faults reject with `storage_failure` (the driver's error
@@ -103,31 +93,4 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
   };
   const run = { on: <T>(write: boolean, step: (driver: SqlDriver<SqlSessionTables>) => Awaitable<T>) => options.on(write, async (db) => step(driverOn(db))), base: options.base ?? null };
   return sqlSessionStore({ address: options.address, sessionId, run, fastAppend, call: postgresCall({ closed: false }), clock });
-}
-
-/**
- * The session-backend port's `forkLog` on PostgreSQL (FORK-1), one transaction of three
- * statements whatever the history's length: the parent's row id (`not_found`), the fork's row
- * (`conflict` when the address is taken) with its pointer and the head of the prefix, and the
- * `append` events numbered on from the point. Nothing of the prefix is copied.
- *
- * @example
- * await forkPostgresSessionLog(db, tables, { from, to, throughSeq: 12, lastRunId: "run-3" }, Date.now());
- */
-export async function forkPostgresSessionLog(db: PostgresQueryable, tables: PostgresSessionTables, request: { from: SessionAddress; to: SessionAddress; throughSeq: number; lastRunId: string | null; append?: readonly SessionEventInput[] }, now: number): Promise<void> {
-  const { sessions, sessionEvents: events, sessionSnapshots: snapshots } = tables;
-  const byAddress = (address: SessionAddress) => and(eq(sessions.projectId, address.projectId), eq(sessions.scope, sessionScope(address)), eq(sessions.sessionKey, address.sessionKey));
-  const { to, throughSeq: through, append = [] } = request;
-  await db.transaction(async (tx) => {
-    const [parent] = await tx.select({ id: sessions.id }).from(sessions).where(byAddress(request.from));
-    if (!parent) throw new SteamharnessError("not_found", "[steamharness] [postgres] the session to fork does not exist", { field: "from" });
-    const [child] = await tx
-      .insert(sessions)
-      .values({ projectId: to.projectId, scope: sessionScope(to), conversationId: to.conversationId ?? null, sessionKey: to.sessionKey, createdAt: now, lastSeq: through, lastRunId: request.lastRunId, baseSessionId: parent.id, baseSeq: through })
-      .onConflictDoNothing()
-      .returning({ id: sessions.id });
-    if (!child) throw new SteamharnessError("conflict", "[steamharness] [postgres] the fork's session exists already", { field: "to" });
-    const driver = postgresSqlDriver(tx, { heads: sessions, events, snapshots }, { now: () => now });
-    await drive(appendSteps(driver, child.id, through, append.map((event) => ({ eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload) })), now));
-  });
 }

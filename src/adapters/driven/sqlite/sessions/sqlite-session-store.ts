@@ -8,9 +8,8 @@ import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { sessionTables } from "./session-schema.js";
 import { findMigrationsFolder, openMigratedSqlite, seedSqliteFile } from "../shared/migrations.js";
 import { sqliteSqlDriver } from "../shared/sqlite-sql-driver.js";
-import type { SessionBase } from "../../kernel/session-store.js";
-import { appendSteps, sqlSessionStore, type SqlSessionTables } from "../../kernel/sql-session-rows.js";
-import type { SqlDriver, SqlStatement } from "../../kernel/sql-driver.js";
+import { forkSteps, newHead, sqlSessionStore, type SqlSessionTables } from "../../kernel/sql-session-rows.js";
+import { drive, type SqlDriver } from "../../kernel/sql-driver.js";
 import type { StoreCall } from "../../kernel/store-call.js";
 
 /** Options of {@link createSqliteSessionStore}. */
@@ -30,16 +29,6 @@ export interface SqliteSessionStoreOptions {
   /** The migration folder; default: the package's `drizzle/session`. */
   migrationsFolder?: string;
 }
-
-/** The meta row of a new session file (a fork's with its pointer and head, a damaged file's with the head of its log); a no-op when it exists. */
-const INSERT_META: SqlStatement<Record<string, unknown>> = {
-  mode: "run",
-  build: ({ db, tables }, param) => db.insert(tables.heads).values({ id: 1, ...Object.fromEntries(META_COLUMNS.map((column) => [column, param(column)])) }).onConflictDoNothing(),
-};
-const META_COLUMNS = ["projectId", "conversationId", "sessionKey", "createdAt", "lastSeq", "lastRunId", "snapshotAtSeq", "baseProjectId", "baseConversationId", "baseSessionKey", "baseSeq"] as const;
-
-const insertMeta = (driver: SqlDriver, address: SessionAddress, now: number, head: { base?: SessionBase; lastSeq?: number; lastRunId?: string | null; snapshotAtSeq?: number | null } = {}): void =>
-  driver.execute(INSERT_META, { projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now, lastSeq: head.lastSeq ?? 0, lastRunId: head.lastRunId ?? null, snapshotAtSeq: head.snapshotAtSeq ?? null, baseProjectId: head.base?.address.projectId ?? null, baseConversationId: head.base?.address.conversationId ?? null, baseSessionKey: head.base?.address.sessionKey ?? null, baseSeq: head.base?.seq ?? null });
 
 /** The session file's tables under the kernel's names, and its row driver. */
 const driverOn = (db: SessionDb, clock: Clock): SqlDriver<SqlSessionTables> => {
@@ -64,7 +53,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   const address: SessionAddress = structuredClone(options.address);
   const clock = options.clock ?? { now: () => Date.now() };
   // A new file has its meta row from the start; `storage_failure` when it cannot be opened or migrated.
-  const { client, db } = openMigratedSqlite(options.path, { ...options, migrations: "session", what: "session database", initialise: (db) => insertMeta(driverOn(db, clock), address, clock.now()) });
+  const { client, db } = openMigratedSqlite(options.path, { ...options, migrations: "session", what: "session database", initialise: (db) => drive(newHead(driverOn(db, clock), address, clock.now())) });
   const driver = driverOn(db, clock);
   /**
    * The head of a file whose meta row is missing (written by hand or damaged), from its log and
@@ -78,7 +67,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     const started = tx.db.select({ runId: events.runId }).from(events).where(eq(events.type, "run_started")).orderBy(desc(events.seq)).limit(1).get();
     const kept = tx.db.select().from(snapshots).orderBy(desc(snapshots.atSeq)).limit(1).get();
     const head = { lastSeq: last?.seq ?? 0, lastRunId: started?.runId ?? null, atSeq: kept?.atSeq ?? null, state: kept?.state ?? null };
-    if (write) insertMeta(tx, address, clock.now(), { lastSeq: head.lastSeq, lastRunId: head.lastRunId, snapshotAtSeq: head.atSeq });
+    if (write) drive(newHead(tx, address, clock.now(), { lastSeq: head.lastSeq, lastRunId: head.lastRunId, snapshotAtSeq: head.atSeq }));
     return head;
   };
   return sqlSessionStore({ address, sessionId: 1, run: { driver }, noHead: headFromLog, close: () => client.close(), call: sqliteSessionCall, clock });
@@ -100,15 +89,9 @@ export async function forkSqliteSessionLog(path: string, request: SessionForkReq
   if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/session migrations not found");
   const conflict = () => new SteamharnessError("conflict", "[steamharness] [sqlite] the fork's session exists already", { field: "to" });
   if (existsSync(path)) throw conflict();
-  const { from, throughSeq, append = [] } = request;
   let created: boolean;
   try {
-    created = seedSqliteFile(path, folder, (db) =>
-      driverOn(db, { now: () => now }).transaction(function* (tx) {
-        insertMeta(tx, request.to, now, { base: { address: from, seq: throughSeq }, lastSeq: throughSeq, lastRunId: request.lastRunId });
-        return yield* appendSteps(tx, 1, throughSeq, append.map((event) => ({ eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload) })), now);
-      }),
-    );
+    created = seedSqliteFile(path, folder, (db) => driverOn(db, { now: () => now }).transaction((tx) => forkSteps(tx, request, now)));
   } catch (error) {
     throw wrapAdapterError("sqlite", "writing the fork's session failed", error);
   }
