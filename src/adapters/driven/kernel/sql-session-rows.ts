@@ -199,7 +199,7 @@ export interface SqlSessionStoreOptions {
   /** The head when the head row is missing (SQLite: a damaged file, its head rebuilt from the log, and written inside `tx` when `write`); absent: `storage_failure`. */
   noHead?(tx: On, write: boolean): HeadRow;
   /** A family's one-statement append tried first (PostgreSQL); `null` sends the batch to the row-by-row path. */
-  fastAppend?(driver: On, rows: NewEventRow[], at: number): Promise<EventRow[] | null>;
+  fastAppend?(driver: On, sessionId: number, rows: NewEventRow[], at: number): Promise<EventRow[] | null>;
   /** Releases the store's connection (its faults mapped by `call`); absent: nothing to release. */
   close?(): unknown;
   call: StoreCall;
@@ -264,7 +264,7 @@ function sqlSessionRows(options: SqlSessionStoreOptions, on: <T>(write: boolean,
   return {
     append: (rows, at) =>
       on(true, (driver) =>
-        options.fastAppend ? options.fastAppend(driver, rows, at).then((fast) => (fast ? { byId: new Map(fast.map((row) => [row.eventId, row])), appended: fast.length } : rowByRow(driver, rows, at))) : rowByRow(driver, rows, at),
+        options.fastAppend ? options.fastAppend(driver, sessionId, rows, at).then((fast) => (fast ? { byId: new Map(fast.map((row) => [row.eventId, row])), appended: fast.length } : rowByRow(driver, rows, at))) : rowByRow(driver, rows, at),
       ),
     byRun: (runId) => on(false, (driver) => driver.execute(BY_RUN, { sessionId, runId })),
     after: (afterSeq, { types, limit, newestFirst, throughSeq = Number.MAX_SAFE_INTEGER }) =>

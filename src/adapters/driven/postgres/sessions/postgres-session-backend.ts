@@ -3,21 +3,22 @@ import { and, eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
-import type { SessionBackend } from "../../../../ports/session-backend.js";
+import type { SessionBackend, SessionUnleasedRequest } from "../../../../ports/session-backend.js";
 import type { SessionAddress, SessionStore } from "../../../../ports/session-store.js";
 import { checkLeaseRequest } from "../../../../domain/agent/session-lease-rules.js";
 import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, migratePostgresSchema, poolOf, postgresCall, type PostgresConnectionOptions, type PostgresDb, type PostgresQueryable } from "../postgres-database.js";
 import { createSessionBackend } from "../../kernel/session-backend.js";
 import type { SessionBase } from "../../kernel/session-store.js";
-import { baseOf, forkSteps, newHead, sessionScope } from "../../kernel/sql-session-rows.js";
-import { drive } from "../../kernel/sql-driver.js";
+import { baseOf, forkSteps, newHead, sessionScope, sqlSessionStore, type SqlSessionTables } from "../../kernel/sql-session-rows.js";
+import { drive, type SqlDriver } from "../../kernel/sql-driver.js";
+import type { Awaitable } from "../../kernel/store-call.js";
 import { checkStatementTimeout } from "../postgres-deadlines.js";
 import { requireMigrationsFolder } from "../../system/migrations-folder.js";
 import { sqlSessionHostStore } from "../../kernel/session-host-store.js";
 import { postgresSqlDriver } from "../postgres-sql-driver.js";
 import { createPostgresSessionLeaseProvider, type PostgresLeaseKeepAlive, type PostgresLeaseLock } from "./postgres-session-lease.js";
 import type { KernelSessionLease } from "../../kernel/session-lease.js";
-import { createPostgresSessionStore } from "./postgres-session-store.js";
+import { postgresFastAppend } from "./postgres-session-store.js";
 import { postgresSessionTables } from "./session-schema.js";
 
 /**
@@ -103,14 +104,8 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
   const db: PostgresDb = drizzle({ client: pool });
   const tables = postgresSessionTables(schema);
   const now = options.clock ? () => options.clock!.now() : Date.now;
-  const leases = createPostgresSessionLeaseProvider({
-    schema,
-    connection: options.leaseConnection ?? (options.connectionString ? { connectionString: options.connectionString } : { ...(pool.options as pg.ClientConfig) }),
-    ...(options.maxLeaseConnections === undefined ? {} : { maxConnections: options.maxLeaseConnections }),
-    ...(options.maxIdleLeaseConnections === undefined ? {} : { maxIdle: options.maxIdleLeaseConnections }),
-    ...(options.keepAlive ? { keepAlive: options.keepAlive } : {}),
-    statementTimeoutMs,
-  });
+  const leaseConnection = options.leaseConnection ?? (options.connectionString ? { connectionString: options.connectionString } : { ...(pool.options as pg.ClientConfig) });
+  const leases = createPostgresSessionLeaseProvider({ ...options, schema, leaseConnection, statementTimeoutMs });
 
   let migrated: Promise<void> | null = null;
   /** Every call first: migrations applied once (retried after a failure). */
@@ -127,7 +122,9 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
     throw wrapAdapterError("postgres", what, driverFault(error));
   };
   const { sessions } = tables;
-  const rowTables = { heads: sessions, events: tables.sessionEvents, snapshots: tables.sessionSnapshots };
+  /** One row driver per connection (the pool, each lease's), its statements prepared once. */
+  const drivers = new WeakMap<PostgresQueryable, SqlDriver<SqlSessionTables>>();
+  const driverOn = (on: PostgresQueryable) => drivers.get(on) ?? drivers.set(on, postgresSqlDriver(on, { heads: sessions, events: tables.sessionEvents, snapshots: tables.sessionSnapshots }, { now })).get(on)!;
   /** The session's row id and, for a fork, its pointer, on `on` (the pool, or a lease's connection); created when missing and `create`, else `null`. */
   const sessionIdOf = async (on: PostgresQueryable, address: SessionAddress, create: boolean): Promise<{ id: number; base: SessionBase | null } | null> => {
     const find = async () => {
@@ -137,7 +134,7 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
     };
     const found = await find();
     if (found !== null || !create) return found;
-    const id = await drive(newHead(postgresSqlDriver(on, rowTables, { now }), address, now()));
+    const id = await drive(newHead(driverOn(on), address, now()));
     // Another writer created it meanwhile: its row.
     return id === undefined ? find() : { id, base: null };
   };
@@ -148,11 +145,15 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
    * writes on the lease's connection while this process holds the session (`unavailable` once
    * that lease was lost), else on the pool.
    */
-  const onLease = (lease: KernelSessionLease<PostgresLeaseLock> | null, held: boolean) => async <T>(write: boolean, work: (queryable: PostgresQueryable) => Promise<T>): Promise<T> => {
-    if (!lease || (!write && !held)) return work(db);
-    if (held ? !lease.isHeld() : lease.lost()) throw leaseLost(lease.key);
-    const { connection } = lease.lock;
-    return lease.isHeld() ? connection.serial(() => work(connection.db)) : work(db);
+  /** The store of a session row whose steps run on `lease`'s connection (fencing) as the lease and `held` say. */
+  const storeOf = (request: SessionUnleasedRequest, session: { id: number; base: SessionBase | null }, lease: KernelSessionLease<PostgresLeaseLock> | null, held: boolean) => {
+    const on = async <T>(write: boolean, step: (driver: SqlDriver<SqlSessionTables>) => Awaitable<T>): Promise<T> => {
+      if (!lease || (!write && !held)) return step(driverOn(db));
+      if (held ? !lease.isHeld() : lease.lost()) throw leaseLost(lease.key);
+      const { connection } = lease.lock;
+      return lease.isHeld() ? connection.serial(async () => step(driverOn(connection.db))) : step(driverOn(db));
+    };
+    return sqlSessionStore({ address: request.address, sessionId: session.id, run: { on, base: session.base }, fastAppend: postgresFastAppend, call: postgresCall({ closed: false }), clock: request.clock ?? { now: Date.now } });
   };
   const backend = createSessionBackend<PostgresLeaseLock, Pick<PostgresLeasedSessionStore, "isHeld" | "leaseKey">>(
     {
@@ -164,8 +165,7 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
         const { connection } = lease.lock;
         // The row is created on the lease's own connection, before anything else of this owner.
         const { id: sessionId, base } = (await connection.serial(() => sessionIdOf(connection.db, request.address, true)).catch(fault(`cannot open session ${lease.key}`)))!;
-        const store = createPostgresSessionStore({ address: request.address, sessionId, base, tables, on: onLease(lease, true), ...(request.clock ? { clock: request.clock } : {}) });
-        return { store, extra: { isHeld: () => lease.isHeld(), leaseKey: lease.key } };
+        return { store: storeOf({ ...request, create: true }, { id: sessionId, base }, lease, true), extra: { isHeld: () => lease.isHeld(), leaseKey: lease.key } };
       },
       async unleased(request) {
         checkLeaseRequest(request.address, { ownerId: "check" });
@@ -173,7 +173,7 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
         const session = await sessionIdOf(db, request.address, request.create).catch(fault("cannot open a session"));
         if (session === null) return null;
         // A holder of this session's lease (the session host) writes on the lease's connection.
-        return createPostgresSessionStore({ address: request.address, sessionId: session.id, base: session.base, tables, on: onLease(leases.heldHere(request.address), false), ...(request.clock ? { clock: request.clock } : {}) });
+        return storeOf(request, session, leases.heldHere(request.address), false);
       },
       async hostStore(conversationId, create) {
         await ready();
@@ -185,7 +185,7 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
       },
       async forkLog(request) {
         await ready();
-        await Promise.resolve(postgresSqlDriver(db, rowTables, { now }).transaction((tx) => forkSteps(tx, request, now()))).catch(fault("cannot fork the session log"));
+        await Promise.resolve(driverOn(db).transaction((tx) => forkSteps(tx, request, now()))).catch(fault("cannot fork the session log"));
       },
       async close() {
         // Sessions still open give their leases up; the lease connections and our pool end.

@@ -26,6 +26,7 @@ import { createSessionLeaseProvider, type KernelSessionLeaseProvider } from "../
 import type { SessionAddress } from "../../../../ports/session-store.js";
 import { driverFault } from "../postgres-database.js";
 import { boundedPoolConfig, DEFAULT_STATEMENT_TIMEOUT_MS } from "../postgres-deadlines.js";
+import type { PostgresSessionBackendOptions } from "./postgres-session-backend.js";
 
 /** TCP keepalive of lease connections, which bounds how long a vanished machine keeps its leases. */
 export interface PostgresLeaseKeepAlive {
@@ -50,14 +51,8 @@ interface LeaseConnection {
 /** The lock of a PostgreSQL lease: the advisory key (a signed 64-bit integer, as decimal text) and the connection holding it, whose death ends the lease. */
 export type PostgresLeaseLock = { lockKey: string; connection: LeaseConnection };
 
-/**
- * What the lease connections take: how to connect (`connection`; keepalive and application name
- * are set here), at most `maxConnections` at once (default 32: the most sessions one backend
- * holds at a time), `maxIdle` released ones kept open (default 4), the keepalive, and the server
- * statement timeout of each unless `connection` sets `statement_timeout` (default 30 000 ms, 0:
- * none; a query unanswered 2 s past it ends its connection, and the lease on it is lost).
- */
-type LeaseConnectionOptions = { connection: pg.ClientConfig; maxConnections?: number; maxIdle?: number; keepAlive?: PostgresLeaseKeepAlive; statementTimeoutMs?: number };
+/** What the lease connections take: the backend's lease options, with `leaseConnection` given. */
+type LeaseConnectionOptions = Pick<PostgresSessionBackendOptions, "maxLeaseConnections" | "maxIdleLeaseConnections" | "keepAlive" | "statementTimeoutMs"> & { leaseConnection: pg.ClientConfig };
 
 /** The keepalive defaults: a vanished peer is noticed after at most 10 + 5 × 3 = 25 s. */
 const DEFAULT_LEASE_KEEPALIVE: Required<PostgresLeaseKeepAlive> = { idleSeconds: 10, intervalSeconds: 5, count: 3 };
@@ -96,19 +91,19 @@ export function postgresSessionLockKey(schema: string, address: SessionAddress):
  * a backend whose machine vanished and thereby drops its advisory locks).
  */
 function leaseConnections(options: LeaseConnectionOptions) {
-  const [max, maxIdle] = [options.maxConnections ?? 32, options.maxIdle ?? 4];
+  const [max, maxIdle, connection] = [options.maxLeaseConnections ?? 32, options.maxIdleLeaseConnections ?? 4, options.leaseConnection];
   const keepAlive = { ...DEFAULT_LEASE_KEEPALIVE, ...options.keepAlive };
   const serverKeepAlive = `-c tcp_keepalives_idle=${keepAlive.idleSeconds} -c tcp_keepalives_interval=${keepAlive.intervalSeconds} -c tcp_keepalives_count=${keepAlive.count}`;
   const bounded = boundedPoolConfig(options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS);
   const pool = new pg.Pool({
     ...bounded,
-    ...options.connection,
+    ...connection,
     // A host pool's own options (copied as the connection's) never shape this pool: idle connections stay until `close()`.
     ...{ Client: bounded.Client, max, min: 0, idleTimeoutMillis: 0, maxUses: Infinity, maxLifetimeSeconds: 0, allowExitOnIdle: false, onConnect: undefined, verify: undefined },
     keepAlive: true,
     keepAliveInitialDelayMillis: keepAlive.idleSeconds * 1000,
-    application_name: options.connection.application_name ?? "steamharness-session-lease",
-    options: [options.connection.options, serverKeepAlive].filter(Boolean).join(" "),
+    application_name: connection.application_name ?? "steamharness-session-lease",
+    options: [connection.options, serverKeepAlive].filter(Boolean).join(" "),
   });
   // An idle connection whose server session ends: the pool drops it (without a listener the error would crash the process).
   pool.on("error", () => {});
@@ -165,7 +160,7 @@ function leaseConnections(options: LeaseConnectionOptions) {
  * the client sees its connection error or end. `close()` releases every lease held here and ends the connections.
  *
  * @example
- * const leases = createPostgresSessionLeaseProvider({ schema: "steamharness", connection: { connectionString } });
+ * const leases = createPostgresSessionLeaseProvider({ schema: "steamharness", leaseConnection: { connectionString } });
  * const lease = await leases.acquire({ projectId: "p", conversationId: "c", sessionKey: "agent" }, { ownerId: "host-1" });
  */
 export function createPostgresSessionLeaseProvider(options: LeaseConnectionOptions & { schema: string }): KernelSessionLeaseProvider<PostgresLeaseLock> & { close(): Promise<void> } {
