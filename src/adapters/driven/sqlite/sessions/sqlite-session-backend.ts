@@ -8,7 +8,7 @@ import { openSqliteSessionHostStore, sessionHostDatabasePath } from "../session-
 import { markForeignFork, resolveSessionDatabasePath } from "./session-database-path.js";
 import { poolSeedsUnder } from "../shared/seed-pool.js";
 import { createSessionBackend, storeHandle } from "../../kernel/session-backend.js";
-import { fileIdOf, sqliteSessionLeases } from "./sqlite-session-lease.js";
+import { createSqliteSessionLeaseProvider, fileIdOf } from "./sqlite-session-lease.js";
 import { createSqliteSessionStore, forkSqliteSessionLog } from "./sqlite-session-store.js";
 
 /** Options of {@link createSqliteSessionBackend}. */
@@ -102,7 +102,7 @@ export function createSqliteSessionBackend(options: SqliteSessionBackendOptions 
   const releaseSeeds = agentStoreDir === undefined ? () => {} : poolSeedsUnder(agentStoreDir);
   const maxIdle = Math.max(0, options.maxIdleSessions ?? 8);
   // Warm sessions: a released session keeps its store and its lease's lock-file connection for the next run (SES-2: the same lock protocol as any lease provider's).
-  const leases = sqliteSessionLeases({ agentStoreDir }, maxIdle);
+  const leases = createSqliteSessionLeaseProvider({ agentStoreDir, maxIdle });
   const kept = sharedOpens(maxIdle);
   /** The clock of each held session's run; its kept store stamps appends with it. */
   const clocks = new Map<string, Clock | undefined>();

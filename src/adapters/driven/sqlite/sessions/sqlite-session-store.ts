@@ -6,7 +6,8 @@ import type { SessionForkRequest } from "../../../../ports/session-backend.js";
 import type { BetterSQLite3Database as SessionDb } from "drizzle-orm/better-sqlite3";
 import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { sessionTables } from "./session-schema.js";
-import { findMigrationsFolder, openMigratedSqlite, seedSqliteFile } from "../shared/migrations.js";
+import { openMigratedSqlite, seedSqliteFile } from "../shared/migrations.js";
+import { requireMigrationsFolder } from "../../system/migrations-folder.js";
 import { sqliteSqlDriver } from "../shared/sqlite-sql-driver.js";
 import { forkSteps, newHead, sqlSessionStore, type SqlSessionTables } from "../../kernel/sql-session-rows.js";
 import { drive, type SqlDriver } from "../../kernel/sql-driver.js";
@@ -85,18 +86,16 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
  * await forkSqliteSessionLog(child, { from: parentAddress, to: childAddress, throughSeq: 12, lastRunId: "run-3" });
  */
 export async function forkSqliteSessionLog(path: string, request: SessionForkRequest & { lastRunId: string | null }, now = Date.now()): Promise<void> {
-  const folder = findMigrationsFolder("session");
-  if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/session migrations not found");
-  const conflict = () => new SteamharnessError("conflict", "[steamharness] [sqlite] the fork's session exists already", { field: "to" });
-  if (existsSync(path)) throw conflict();
+  const folder = requireMigrationsFolder("session", "sqlite");
   let created: boolean;
   try {
+    // A file that exists is never written (seedSqliteFile checks first).
     created = seedSqliteFile(path, folder, (db) => driverOn(db, { now: () => now }).transaction((tx) => forkSteps(tx, request, now)));
   } catch (error) {
     throw wrapAdapterError("sqlite", "writing the fork's session failed", error);
   }
   if (!created) {
-    if (existsSync(path)) throw conflict();
+    if (existsSync(path)) throw new SteamharnessError("conflict", "[steamharness] [sqlite] the fork's session exists already", { field: "to" });
     throw new SteamharnessError("storage_failure", "[steamharness] [sqlite] the fork's session file cannot be created here: its file system has no hard links", { field: "to" });
   }
 }
