@@ -12,7 +12,8 @@ import type { AgentSessionHostStore } from "../../../ports/session-host-store.js
 import type { SessionOpenRequest, SessionStore } from "../../../ports/session-store.js";
 import { lastRunStarted, readThrough } from "./session-read-through.js";
 import type { OwnSessionStore, RangedSessionStore, SessionBase } from "./session-store.js";
-import type { KernelSessionLease, KernelSessionLeaseProvider } from "./session-lease.js";
+import type { SessionLeaseProvider } from "../../../ports/session-lease.js";
+import type { KernelSessionLease } from "./session-lease.js";
 
 /** A session a run holds under its lease: its store (closed after the lease is given up), and members added to the handle the run gets (e.g. PostgreSQL's `isHeld`). */
 export interface HeldSession<E extends object = object> {
@@ -27,7 +28,8 @@ export interface SessionBackendDriver<L, E extends object = object> {
   durable: boolean;
   /** Absent or false: a request naming `databasePath` is refused with `input_validation` before the driver sees it. */
   acceptsDatabasePath?: true;
-  leases: KernelSessionLeaseProvider<L>;
+  /** The family's provider, the kernel's (createSessionLeaseProvider) over its locks. */
+  leases: SessionLeaseProvider;
   /** Opens the store of a session whose lease the kernel took (`session_busy` when held elsewhere); a fault gives the lease up. */
   hold(request: SessionOpenRequest, lease: KernelSessionLease<L>): Promise<HeldSession<E>>;
   /** The session's store of its own rows without its lease; `null` when missing and not `create`. */
@@ -114,7 +116,7 @@ export function createSessionBackend<L, E extends object = object>(driver: Sessi
     leases: driver.leases,
     async open(request) {
       ready(request.databasePath);
-      const lease = (await driver.leases.acquire(request.databasePath === undefined ? request.address : { databasePath: request.databasePath }, { ownerId: request.ownerId, onBusy: "throw" }))!;
+      const lease = (await driver.leases.acquire(request.databasePath === undefined ? request.address : { databasePath: request.databasePath }, { ownerId: request.ownerId, onBusy: "throw" })) as KernelSessionLease<L>;
       const held = await driver.hold(request, lease).catch(async (error: unknown) => {
         await lease.release().catch(() => undefined);
         throw error;

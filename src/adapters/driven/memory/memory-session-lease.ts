@@ -1,5 +1,6 @@
 import { canonicalJson } from "../../../domain/stable-hash.js";
-import { createSessionLeaseProvider, type KernelSessionLeaseProvider } from "../kernel/session-lease.js";
+import type { SessionLeaseProvider } from "../../../ports/session-lease.js";
+import { createSessionLeaseProvider } from "../kernel/session-lease.js";
 
 /**
  * The in-memory lease provider: the reference adapter of the session-lease port, for sessions
@@ -11,7 +12,7 @@ import { createSessionLeaseProvider, type KernelSessionLeaseProvider } from "../
  * const lease = await leases.acquire({ projectId: "p", sessionKey: "agent" }, { ownerId: "run-1" });
  * await lease?.release();
  */
-export function createMemorySessionLeaseProvider(): KernelSessionLeaseProvider<boolean> {
+export function createMemorySessionLeaseProvider(): SessionLeaseProvider {
   return createSessionLeaseProvider({
     keyOf: (target) =>
       "databasePath" in target ? `path:${target.databasePath}` : canonicalJson({ projectId: target.projectId ?? null, conversationId: target.conversationId ?? null, sessionKey: target.sessionKey }),

@@ -2,7 +2,8 @@ import { mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import type Database from "better-sqlite3";
 import { wrapAdapterError } from "../../../../domain/errors.js";
-import { createSessionLeaseProvider, type KernelSessionLeaseProvider } from "../../kernel/session-lease.js";
+import type { SessionLeaseProvider } from "../../../../ports/session-lease.js";
+import { createSessionLeaseProvider } from "../../kernel/session-lease.js";
 import { openSqlite } from "../shared/sqlite-connection.js";
 import { resolveSessionDatabasePath, sessionLockPath } from "./session-database-path.js";
 
@@ -108,7 +109,7 @@ export function fileIdOf(path: string): string | null {
  * const lease = await leases.acquire({ projectId, conversationId, sessionKey: "agent" }, { ownerId: runId, onBusy: "throw" });
  * try { … } finally { await lease?.release(); }
  */
-export function createSqliteSessionLeaseProvider(options: SqliteSessionLeaseProviderOptions = {}): KernelSessionLeaseProvider<Lock> & { close(): Promise<void> } {
+export function createSqliteSessionLeaseProvider(options: SqliteSessionLeaseProviderOptions = {}): SessionLeaseProvider & { close(): Promise<void> } {
   const maxIdle = options.maxIdle ?? 0;
   /** Least recently released first. */
   const idle = new Map<string, Lock>();
