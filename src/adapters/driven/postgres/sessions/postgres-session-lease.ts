@@ -26,7 +26,6 @@ import { createSessionLeaseProvider, type KernelSessionLeaseProvider } from "../
 import type { SessionAddress } from "../../../../ports/session-store.js";
 import { driverFault } from "../postgres-database.js";
 import { boundedPoolConfig, DEFAULT_STATEMENT_TIMEOUT_MS } from "../postgres-deadlines.js";
-import type { PostgresSessionBackendOptions } from "./postgres-session-backend.js";
 
 /** TCP keepalive of lease connections, which bounds how long a vanished machine keeps its leases. */
 export interface PostgresLeaseKeepAlive {
@@ -51,8 +50,8 @@ interface LeaseConnection {
 /** The lock of a PostgreSQL lease: the advisory key (a signed 64-bit integer, as decimal text) and the connection holding it, whose death ends the lease. */
 export type PostgresLeaseLock = { lockKey: string; connection: LeaseConnection };
 
-/** What the lease connections take: the backend's lease options, with `leaseConnection` given. */
-type LeaseConnectionOptions = Pick<PostgresSessionBackendOptions, "maxLeaseConnections" | "maxIdleLeaseConnections" | "keepAlive" | "statementTimeoutMs"> & { leaseConnection: pg.ClientConfig };
+/** What the lease connections take: the backend's lease options (see PostgresSessionBackendOptions), with `leaseConnection` given. */
+type LeaseConnectionOptions = { leaseConnection: pg.ClientConfig; maxLeaseConnections?: number; maxIdleLeaseConnections?: number; keepAlive?: PostgresLeaseKeepAlive; statementTimeoutMs?: number };
 
 /** The keepalive defaults: a vanished peer is noticed after at most 10 + 5 × 3 = 25 s. */
 const DEFAULT_LEASE_KEEPALIVE: Required<PostgresLeaseKeepAlive> = { idleSeconds: 10, intervalSeconds: 5, count: 3 };
