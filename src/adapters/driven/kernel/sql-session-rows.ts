@@ -154,20 +154,20 @@ export function baseOf(row: BaseColumns | undefined): SessionBase | null {
 }
 
 /**
- * Writes a session's head row in `tx` (a new session's, a fork's with its pointer and the head of
+ * Writes a session's head row on `tx` (a new session's, a fork's with its pointer and the head of
  * its prefix, or SQLite's rebuilt one) and resolves its id, or undefined when the session exists.
  *
  * @example
- * const id = yield* newHead(tx, address, Date.now());
+ * const id = await newHead(driver, address, Date.now());
  */
-export function* newHead(tx: On, address: SessionAddress, now: number, head: { base?: SessionBase; lastSeq?: number; lastRunId?: string | null; snapshotAtSeq?: number | null } = {}): SqlSteps<number | undefined> {
+export function newHead(tx: On, address: SessionAddress, now: number, head: { base?: SessionBase; lastSeq?: number; lastRunId?: string | null; snapshotAtSeq?: number | null } = {}): Awaitable<number | undefined> {
   const { base } = head;
-  const row = yield tx.execute(INSERT_HEAD, {
+  const row = tx.execute(INSERT_HEAD, {
     ...(tx.dialect === "postgres" ? { scope: sessionScope(address) } : {}),
     ...{ projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now, lastSeq: head.lastSeq ?? 0, lastRunId: head.lastRunId ?? null, snapshotAtSeq: head.snapshotAtSeq ?? null },
     ...{ baseProjectId: base?.address.projectId ?? null, baseConversationId: base?.address.conversationId ?? null, baseSessionKey: base?.address.sessionKey ?? null, baseSeq: base?.seq ?? null },
   });
-  return row === undefined ? undefined : Number(row.id);
+  return then(row, (inserted: { id: number | string } | undefined) => (inserted === undefined ? undefined : Number(inserted.id)));
 }
 
 /**
@@ -180,7 +180,7 @@ export function* newHead(tx: On, address: SessionAddress, now: number, head: { b
  */
 export function* forkSteps(tx: On, request: SessionForkRequest & { lastRunId: string | null }, now: number): SqlSteps<void> {
   const { from, to, throughSeq, append = [] } = request;
-  const id = yield* newHead(tx, to, now, { base: { address: from, seq: throughSeq }, lastSeq: throughSeq, lastRunId: request.lastRunId });
+  const id = (yield newHead(tx, to, now, { base: { address: from, seq: throughSeq }, lastSeq: throughSeq, lastRunId: request.lastRunId })) as number | undefined;
   if (id === undefined) throw new SteamharnessError("conflict", `[steamharness] [${tx.dialect}] the fork's session exists already`, { field: "to" });
   yield* appendSteps(tx, id, throughSeq, append.map((event) => ({ eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload) })), now);
 }

@@ -10,7 +10,7 @@ import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, migratePostgresS
 import { createSessionBackend } from "../../kernel/session-backend.js";
 import type { SessionBase } from "../../kernel/session-store.js";
 import { baseOf, forkSteps, newHead, sessionScope, sqlSessionStore, type SqlSessionTables } from "../../kernel/sql-session-rows.js";
-import { drive, type SqlDriver } from "../../kernel/sql-driver.js";
+import type { SqlDriver } from "../../kernel/sql-driver.js";
 import type { Awaitable } from "../../kernel/store-call.js";
 import { checkStatementTimeout } from "../postgres-deadlines.js";
 import { requireMigrationsFolder } from "../../system/migrations-folder.js";
@@ -134,7 +134,7 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
     };
     const found = await find();
     if (found !== null || !create) return found;
-    const id = await drive(newHead(driverOn(on), address, now()));
+    const id = await newHead(driverOn(on), address, now());
     // Another writer created it meanwhile: its row.
     return id === undefined ? find() : { id, base: null };
   };

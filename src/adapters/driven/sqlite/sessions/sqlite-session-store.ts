@@ -10,7 +10,7 @@ import { openMigratedSqlite, seedSqliteFile } from "../shared/migrations.js";
 import { requireMigrationsFolder } from "../../system/migrations-folder.js";
 import { sqliteSqlDriver } from "../shared/sqlite-sql-driver.js";
 import { forkSteps, newHead, sqlSessionStore, type SqlSessionTables } from "../../kernel/sql-session-rows.js";
-import { drive, type SqlDriver } from "../../kernel/sql-driver.js";
+import type { SqlDriver } from "../../kernel/sql-driver.js";
 import type { StoreCall } from "../../kernel/store-call.js";
 
 /** Options of {@link createSqliteSessionStore}. */
@@ -53,8 +53,10 @@ const driverOn = (db: SessionDb, clock: Clock): SqlDriver<SqlSessionTables> => {
 export function createSqliteSessionStore(options: SqliteSessionStoreOptions): SessionStore {
   const address: SessionAddress = structuredClone(options.address);
   const clock = options.clock ?? { now: () => Date.now() };
+  /** The file's meta row: a new file's, or a damaged file's rebuilt from its log. */
+  const writeHead = (driver: SqlDriver<SqlSessionTables>, head?: Parameters<typeof newHead>[3]) => newHead(driver, address, clock.now(), head);
   // A new file has its meta row from the start; `storage_failure` when it cannot be opened or migrated.
-  const { client, db } = openMigratedSqlite(options.path, { ...options, migrations: "session", what: "session database", initialise: (db) => drive(newHead(driverOn(db, clock), address, clock.now())) });
+  const { client, db } = openMigratedSqlite(options.path, { ...options, migrations: "session", what: "session database", initialise: (db) => void writeHead(driverOn(db, clock)) });
   const driver = driverOn(db, clock);
   /**
    * The head of a file whose meta row is missing (written by hand or damaged), from its log and
@@ -68,7 +70,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     const started = tx.db.select({ runId: events.runId }).from(events).where(eq(events.type, "run_started")).orderBy(desc(events.seq)).limit(1).get();
     const kept = tx.db.select().from(snapshots).orderBy(desc(snapshots.atSeq)).limit(1).get();
     const head = { lastSeq: last?.seq ?? 0, lastRunId: started?.runId ?? null, atSeq: kept?.atSeq ?? null, state: kept?.state ?? null };
-    if (write) drive(newHead(tx, address, clock.now(), { lastSeq: head.lastSeq, lastRunId: head.lastRunId, snapshotAtSeq: head.atSeq }));
+    if (write) writeHead(tx, { lastSeq: head.lastSeq, lastRunId: head.lastRunId, snapshotAtSeq: head.atSeq });
     return head;
   };
   return sqlSessionStore({ address, sessionId: 1, run: { driver }, noHead: headFromLog, close: () => client.close(), call: sqliteSessionCall, clock });
