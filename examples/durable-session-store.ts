@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isSteamharnessError } from "steamharness";
-import { createSqliteSessionLeaseProvider, createSqliteSessionPool, createSqliteSessionStore, resolveSessionDatabasePath } from "steamharness/sqlite";
+import { createSqliteSessionBackend, createSqliteSessionLeaseProvider, createSqliteSessionStore, resolveSessionDatabasePath } from "steamharness/sqlite";
 
 const agentStoreDir = mkdtempSync(path.join(tmpdir(), "steamharness-sessions-"));
 const address = { projectId: "demo", conversationId: "conv-1", sessionKey: "助手 agent" };
@@ -42,16 +42,16 @@ try {
   console.log("head:", head.lastSeq, "snapshot at", head.snapshot?.atSeq, "events after it:", tail.length);
   await reopened.close();
 
-  // What a storage does for its runs: a pool keeps the session open between leases.
-  const pool = createSqliteSessionPool({ agentStoreDir });
+  // What a storage does for its runs: its session backend keeps the session open between leases.
+  const sessions = createSqliteSessionBackend({ agentStoreDir });
   for (const runId of ["run-2", "run-3"]) {
-    const warm = await pool.open({ address, ownerId: runId });
+    const warm = await sessions.open({ address, ownerId: runId });
     const taken = await leases.acquire(address, { ownerId: "other" });
     await warm.append([{ eventId: `${runId}/user`, runId, type: "user_message", payload: { message: { role: "user", content: "And the tests?" } } }]);
     console.log(runId, "on a warm session: head", (await warm.head()).lastSeq, "other owner refused:", taken === null);
     await warm.close();
   }
-  await pool.close();
+  await sessions.close();
 } finally {
   rmSync(agentStoreDir, { recursive: true, force: true });
 }

@@ -16,6 +16,6 @@ export type { PostgresConnectionOptions } from "./adapters/driven/postgres/postg
 export { createPostgresSessionBackend } from "./adapters/driven/postgres/sessions/postgres-session-backend.js";
 export type { PostgresSessionBackend, PostgresSessionBackendOptions, PostgresLeasedSessionStore } from "./adapters/driven/postgres/sessions/postgres-session-backend.js";
 export { postgresSessionLockKey, leaseTakeoverBoundSeconds } from "./adapters/driven/postgres/sessions/postgres-session-lease.js";
-export type { PostgresSessionLease, PostgresSessionLeaseProvider, PostgresLeaseKeepAlive, PostgresLeaseConnectionOptions } from "./adapters/driven/postgres/sessions/postgres-session-lease.js";
+export type { PostgresLeaseKeepAlive } from "./adapters/driven/postgres/sessions/postgres-session-lease.js";
 export { createPostgresSessionCatalog } from "./adapters/driven/postgres/sessions/postgres-session-catalog.js";
 export type { PostgresSessionCatalogOptions } from "./adapters/driven/postgres/sessions/postgres-session-catalog.js";

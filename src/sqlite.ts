@@ -12,13 +12,11 @@ export { createSqliteApprovalStore } from "./adapters/driven/sqlite/store/sqlite
 export type { SqliteApprovalStoreOptions } from "./adapters/driven/sqlite/store/sqlite-approval-store.js";
 export { createSqliteProjectConfigurationStore, projectConfigurationDatabasePath, createSqliteConfigurationAccounts } from "./adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
 export type { SqliteProjectConfigurationStoreOptions, SqliteConfigurationAccountsOptions } from "./adapters/driven/sqlite/configuration/sqlite-project-configuration-store.js";
-// Agent sessions (SES): one database file per conversation, its lease and the pool of open files
+// Agent sessions (SES): one database file per conversation, its lease; the backend keeps warm sessions open
 export { createSqliteSessionBackend } from "./adapters/driven/sqlite/sessions/sqlite-session-backend.js";
 export type { SqliteSessionBackend, SqliteSessionBackendOptions } from "./adapters/driven/sqlite/sessions/sqlite-session-backend.js";
 export { createSqliteSessionStore } from "./adapters/driven/sqlite/sessions/sqlite-session-store.js";
 export type { SqliteSessionStoreOptions } from "./adapters/driven/sqlite/sessions/sqlite-session-store.js";
-export { createSqliteSessionPool } from "./adapters/driven/sqlite/sessions/sqlite-session-pool.js";
-export type { SqliteSessionPool, SqliteSessionPoolOptions } from "./adapters/driven/sqlite/sessions/sqlite-session-pool.js";
 export { createSqliteSessionLeaseProvider } from "./adapters/driven/sqlite/sessions/sqlite-session-lease.js";
 export type { SqliteSessionLeaseProviderOptions } from "./adapters/driven/sqlite/sessions/sqlite-session-lease.js";
 export { resolveSessionDatabasePath, sessionLockPath, conversationSessionsDirectory } from "./adapters/driven/sqlite/sessions/session-database-path.js";

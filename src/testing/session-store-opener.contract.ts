@@ -82,8 +82,8 @@ export type SessionStoreOpenerContractCase = keyof typeof cases & string;
  *
  * @example
  * runSessionStoreOpenerContract({ describe, it, expect }, () => {
- *   const pool = createSqliteSessionPool({ agentStoreDir: dir });
- *   return { store: pool, inspect: { databasePath: (name) => join(dir, `${name}.sqlite`) }, dispose: () => pool.close() };
+ *   const sessions = createSqliteSessionBackend({ agentStoreDir: dir });
+ *   return { store: sessions, inspect: { databasePath: (name) => join(dir, `${name}.sqlite`) }, dispose: () => sessions.close() };
  * });
  */
 export function runSessionStoreOpenerContract(

@@ -19,6 +19,7 @@ const NOT_EXPORTS: Record<string, string> = {
   startSpan: "the OpenTelemetry API's Tracer method (docs/observability.md, the bare-SDK floor)",
   runId: "a field / option (the run's id)",
   agentStoreDir: "an option (the SQLite session folder)",
+  createSqliteSessionPool: "removed in the README changelog (ARCH-8: createSqliteSessionBackend keeps warm sessions)",
   openUnleased: "a SessionBackend method",
   openAgentSessionHost: "the application's session host (src/app/session-host), opened by createAgentSessionHost",
   openProjectRunner: "the workflow-run use case's opener of a project (src/app/workflow-runs/project-runner.ts), which the CLI and MCP call on SurfaceServices.workflowRunPorts",

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { createSqliteStorage } from "../../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { resolveSessionDatabasePath } from "../../src/adapters/driven/sqlite/sessions/session-database-path.js";
 import { createSqliteSessionLeaseProvider } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-lease.js";
-import { createSqliteSessionPool } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-pool.js";
+import { createSqliteSessionBackend } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-backend.js";
 import type { SessionAddress } from "../../src/ports/session-store.js";
 import { bundledFixture } from "../fixtures/bundled-fixture.js";
 
@@ -29,10 +29,10 @@ const openFilesUnder = (dir: string) =>
     }
   });
 
-describe("SQLite session pool (sessions kept open between runs)", () => {
+describe("SQLite session backend: warm sessions kept open between runs", () => {
   it("SES-2 a held session is refused to a second open and to the lease provider in this process; free again after close", async () => {
     const agentStoreDir = folder();
-    const pool = createSqliteSessionPool({ agentStoreDir });
+    const pool = createSqliteSessionBackend({ agentStoreDir });
     const leases = createSqliteSessionLeaseProvider({ agentStoreDir });
     const first = await pool.open({ address: address(), ownerId: "run-1" });
     expect(await codeOf(pool.open({ address: address(), ownerId: "run-2" }))).toBe("session_busy");
@@ -54,7 +54,7 @@ describe("SQLite session pool (sessions kept open between runs)", () => {
 
   it("SES-2 a session held by another process is busy for the pool, and free once that process is killed", async () => {
     const agentStoreDir = folder();
-    const pool = createSqliteSessionPool({ agentStoreDir });
+    const pool = createSqliteSessionBackend({ agentStoreDir });
     const warm = await pool.open({ address: address(), ownerId: "run-1" });
     await warm.append([plan("run-1", 0)]);
     await warm.close();
@@ -73,7 +73,7 @@ describe("SQLite session pool (sessions kept open between runs)", () => {
 
   it("SES-1 a warm session reads what another process appended while it was idle, and appends after it", async () => {
     const agentStoreDir = folder();
-    const pool = createSqliteSessionPool({ agentStoreDir });
+    const pool = createSqliteSessionBackend({ agentStoreDir });
     const first = await pool.open({ address: address(), ownerId: "run-1" });
     await first.append([plan("run-1", 0), plan("run-1", 1)]);
     await first.close();
@@ -91,7 +91,7 @@ describe("SQLite session pool (sessions kept open between runs)", () => {
 
   it("SES-1 a session file removed while idle is opened afresh, not written into the removed file", async () => {
     const agentStoreDir = folder();
-    const pool = createSqliteSessionPool({ agentStoreDir });
+    const pool = createSqliteSessionBackend({ agentStoreDir });
     const first = await pool.open({ address: address(), ownerId: "run-1" });
     await first.append([plan("run-1", 0)]);
     await first.close();
@@ -102,7 +102,7 @@ describe("SQLite session pool (sessions kept open between runs)", () => {
     await second.close();
     await pool.close();
     // The new file holds the new event: a fresh process-independent open reads it.
-    const check = createSqliteSessionPool({ agentStoreDir });
+    const check = createSqliteSessionBackend({ agentStoreDir });
     const reader = await check.open({ address: address(), ownerId: "reader" });
     expect((await reader.readAfter(0)).map((event) => event.eventId)).toEqual(["run-2/plan/0"]);
     await reader.close();
@@ -111,7 +111,7 @@ describe("SQLite session pool (sessions kept open between runs)", () => {
 
   it("keeps at most maxIdle idle sessions open and closes every file on close()", async () => {
     const agentStoreDir = folder();
-    const pool = createSqliteSessionPool({ agentStoreDir, maxIdle: 2 });
+    const pool = createSqliteSessionBackend({ agentStoreDir, maxIdleSessions: 2 });
     for (const conversation of ["c1", "c2", "c3", "c4"]) {
       const store = await pool.open({ address: address(conversation), ownerId: `run-${conversation}` });
       await store.append([plan(`run-${conversation}`, 0)]);
@@ -128,7 +128,7 @@ describe("SQLite session pool (sessions kept open between runs)", () => {
 
   it("a released store rejects with unavailable; a store whose call failed is reopened clean for the next run", async () => {
     const agentStoreDir = folder();
-    const pool = createSqliteSessionPool({ agentStoreDir });
+    const pool = createSqliteSessionBackend({ agentStoreDir });
     const first = await pool.open({ address: address(), ownerId: "run-1" });
     await first.append([plan("run-1", 0)]);
     expect(await codeOf(first.append([{ eventId: "", runId: "run-1", type: "plan", payload: {} } as never]))).toBe("input_validation");

@@ -8,30 +8,30 @@
 import { SteamharnessError } from "../../../domain/errors.js";
 import { validateSessionEvent } from "../../../domain/agent/session-events.js";
 import type { SessionBackend, SessionForkRequest, SessionUnleasedRequest } from "../../../ports/session-backend.js";
-import type { SessionLeaseProvider } from "../../../ports/session-lease.js";
 import type { AgentSessionHostStore } from "../../../ports/session-host-store.js";
 import type { SessionOpenRequest, SessionStore } from "../../../ports/session-store.js";
 import { lastRunStarted, readThrough } from "./session-read-through.js";
 import type { OwnSessionStore, RangedSessionStore, SessionBase } from "./session-store.js";
+import type { SessionLeaseProvider } from "../../../ports/session-lease.js";
+import type { KernelSessionLease } from "./session-lease.js";
 
-/** A session a run holds: its store, and how the lease is given up (`faulted`: a call of the store failed). */
+/** A session a run holds under its lease: its store (closed after the lease is given up), and members added to the handle the run gets (e.g. PostgreSQL's `isHeld`). */
 export interface HeldSession<E extends object = object> {
   /** The session's own rows; a fork's `base` is read through by the backend. */
   store: OwnSessionStore;
-  release(faulted: boolean): Promise<void>;
-  /** Members added to the handle the run gets (e.g. PostgreSQL's `isHeld`). */
   extra?: E;
 }
 
-/** What a family supplies to {@link createSessionBackend}. */
-export interface SessionBackendDriver<E extends object = object> {
+/** What a family supplies to {@link createSessionBackend}; `L` is its lease's lock. */
+export interface SessionBackendDriver<L, E extends object = object> {
   kind: string;
   durable: boolean;
   /** Absent or false: a request naming `databasePath` is refused with `input_validation` before the driver sees it. */
   acceptsDatabasePath?: true;
+  /** The family's provider, the kernel's (createSessionLeaseProvider) over its locks. */
   leases: SessionLeaseProvider;
-  /** Takes the session's lease (`session_busy` when held elsewhere) and opens its store under it. */
-  hold(request: SessionOpenRequest): Promise<HeldSession<E>>;
+  /** Opens the store of a session whose lease the kernel took (`session_busy` when held elsewhere); a fault gives the lease up. */
+  hold(request: SessionOpenRequest, lease: KernelSessionLease<L>): Promise<HeldSession<E>>;
   /** The session's store of its own rows without its lease; `null` when missing and not `create`. */
   unleased(request: SessionUnleasedRequest): Promise<OwnSessionStore | null>;
   /** The conversation's host record; `null` when missing and not `create`. */
@@ -39,8 +39,8 @@ export interface SessionBackendDriver<E extends object = object> {
   /**
    * Writes the fork of {@link SessionBackend.forkLog}: `to`'s pointer (`from`, `throughSeq`), its
    * head (`lastSeq` = `throughSeq` + the appended events, `lastRunId` as given) and the `append`
-   * events, in one transaction. `from` existed and `throughSeq` was within its log when checked;
-   * the family still answers `not_found` for a `from` gone meanwhile and `conflict` for a `to` that exists.
+   * events, in one transaction (kernel/sql-session-rows.ts forkSteps on SQL). `from` existed and
+   * `throughSeq` was within its log when checked; the family answers `conflict` for a `to` that exists.
    */
   forkLog?(request: SessionForkRequest & { lastRunId: string | null }): Promise<void>;
   /** Releases what the family keeps open; called once. */
@@ -82,9 +82,9 @@ export function storeHandle<T extends object>(store: T, release: (faulted: boole
  * The session backend over a family's driver.
  *
  * @example
- * const sessions = createSessionBackend({ kind: "memory", durable: false, leases, hold, unleased, hostStore, close });
+ * const sessions = createSessionBackend({ kind: "memory", durable: false, leases, hold: async () => ({ store }), unleased, hostStore, close });
  */
-export function createSessionBackend<E extends object>(driver: SessionBackendDriver<E>): SessionBackend & { open(request: SessionOpenRequest): Promise<SessionStore & E> } {
+export function createSessionBackend<L, E extends object = object>(driver: SessionBackendDriver<L, E>): SessionBackend & { open(request: SessionOpenRequest): Promise<SessionStore & E> } {
   const family = driver.kind;
   let closed = false;
   const ready = (databasePath?: string): void => {
@@ -116,8 +116,13 @@ export function createSessionBackend<E extends object>(driver: SessionBackendDri
     leases: driver.leases,
     async open(request) {
       ready(request.databasePath);
-      const held = await driver.hold(request);
-      return throughBase({ ...storeHandle(held.store, held.release, family), ...held.extra } as RangedSessionStore & E, held.store.base) as Promise<SessionStore & E>;
+      const lease = (await driver.leases.acquire(request.databasePath === undefined ? request.address : { databasePath: request.databasePath }, { ownerId: request.ownerId, onBusy: "throw" })) as KernelSessionLease<L>;
+      const held = await driver.hold(request, lease).catch(async (error: unknown) => {
+        await lease.release().catch(() => undefined);
+        throw error;
+      });
+      const release = () => lease.release().finally(() => held.store.close());
+      return throughBase({ ...storeHandle(held.store, release, family), ...held.extra } as RangedSessionStore & E, held.store.base) as Promise<SessionStore & E>;
     },
     async openUnleased(request) {
       ready(request.databasePath);

@@ -26,8 +26,8 @@ export type KernelSessionLease<L> = SessionLease & { readonly lock: L; lost(): b
 /** The kernel provider: the port, and the lease this provider holds now on a key. */
 export interface KernelSessionLeaseProvider<L> extends SessionLeaseProvider {
   acquire(...args: Parameters<SessionLeaseProvider["acquire"]>): Promise<KernelSessionLease<L> | null>;
-  /** The held lease of `key` taken through this provider, or `null`. */
-  heldHere(key: string): KernelSessionLease<L> | null;
+  /** The held lease of `target` taken through this provider, or `null`. */
+  heldHere(target: SessionLeaseTarget): KernelSessionLease<L> | null;
   /** Releases every lease held here (a closing backend's sessions give theirs up); faults are ignored. */
   releaseAll(): Promise<void>;
 }
@@ -81,8 +81,8 @@ export function createSessionLeaseProvider<L>(driver: SessionLockDriver<L>): Ker
       taken.set(key, lease);
       return lease;
     },
-    heldHere(key) {
-      const lease = taken.get(key);
+    heldHere(target) {
+      const lease = taken.get(driver.keyOf(target));
       return lease && lease.isHeld() ? lease : null;
     },
     async releaseAll() {

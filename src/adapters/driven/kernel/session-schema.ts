@@ -83,8 +83,9 @@ export const POSTGRES_SESSION_TABLES = {
     columns: {
       id: bigint("id", { identity: true }), projectId: text("project_id"), scope: text("scope"), conversationId: text("conversation_id", { nullable: true }), sessionKey,
       lastSeq: bigint("last_seq", { default: 0 }), lastRunId: text("last_run_id", { nullable: true }), snapshotAtSeq: bigint("snapshot_at_seq", { nullable: true }), createdAt,
-      // A fork (FORK-1): the session whose events 1..base_seq it reads through to; null otherwise.
-      baseSessionId: bigint("base_session_id", { nullable: true }), baseSeq: bigint("base_seq", { nullable: true }),
+      // A fork (FORK-1): the session whose events 1..base_seq it reads through to, by address as SQLite's meta row names it; null otherwise.
+      baseProjectId: text("base_project_id", { nullable: true }), baseConversationId: text("base_conversation_id", { nullable: true }),
+      baseSessionKey: text("base_session_key", { nullable: true }), baseSeq: bigint("base_seq", { nullable: true }),
     },
     primaryKey: ["id"],
     indexes: { agent_sessions_address: { columns: ["projectId", "scope", "sessionKey"], unique: true } },

@@ -9,6 +9,7 @@
 import { SteamharnessError } from "../../../domain/errors.js";
 import type { Clock } from "../../../ports/clock.js";
 import type { SessionAddress } from "../../../ports/session-store.js";
+import type { SessionForkRequest } from "../../../ports/session-backend.js";
 import { createSessionStore, type EventRow, type NewEventRow, type OwnSessionStore, type SessionBase, type SessionRows } from "./session-store.js";
 import type { Awaitable, StoreCall } from "./store-call.js";
 import { then, type Sql, type SqlDriver, type SqlStatement, type SqlSteps } from "./sql-driver.js";
@@ -113,15 +114,76 @@ const KEEP_SNAPSHOT: SqlStatement<Id & { atSeq: number; state: string; writtenAt
   { mode: "run", build: (on, param) => on.db.update(on.tables.heads).set({ snapshotAtSeq: on.ops.sql`${param("atSeq")}` }).where(head(on, param)) },
 ];
 
-/** SQLite's fork pointer, as its head row keeps it (FORK-1): the parent's address columns, all null for a session that is no fork. */
+/** The fork pointer a head row keeps (FORK-1): the parent's address columns and seq, all null for a session that is no fork. */
+type BaseColumns = { baseProjectId: string | null; baseConversationId: string | null; baseSessionKey: string | null; baseSeq: number | string | null };
+const BASE_COLUMNS = ["baseProjectId", "baseConversationId", "baseSessionKey", "baseSeq"] as const;
+const HEAD_COLUMNS = ["projectId", "conversationId", "sessionKey", "createdAt", "lastSeq", "lastRunId", "snapshotAtSeq", ...BASE_COLUMNS] as const;
+
+/** SQLite's fork pointer, read from its head row on open (PostgreSQL's backend reads it with the session's id). */
 const BASE: SqlStatement<Id> = {
   mode: "get",
   // A template, as the other reads on SQLite: every open reads it (see `select`).
-  build: (on, param) => {
-    const { heads } = on.tables;
-    return select(on, { projectId: heads.baseProjectId, conversationId: heads.baseConversationId, sessionKey: heads.baseSessionKey, seq: heads.baseSeq }, heads, { where: head(on, param) });
-  },
+  build: (on, param) => select(on, Object.fromEntries(BASE_COLUMNS.map((column) => [column, on.tables.heads[column]])), on.tables.heads, { where: head(on, param) }),
 };
+/** A new head row: SQLite's one meta row (id 1), PostgreSQL's session row (`scope`: its address key); nothing when it exists. */
+const INSERT_HEAD: SqlStatement<Record<string, unknown>> = {
+  mode: "get",
+  build: ({ db, dialect, tables: { heads } }, param) =>
+    db.insert(heads).values({ ...(dialect === "sqlite" ? { id: 1 } : { scope: param("scope") }), ...Object.fromEntries(HEAD_COLUMNS.map((column) => [column, param(column)])) }).onConflictDoNothing().returning({ id: heads.id }),
+};
+
+/**
+ * The stored address key of a session on PostgreSQL: `""` outside a conversation, `"c:<id>"` inside one.
+ *
+ * @example
+ * sessionScope({ projectId: "p", conversationId: "c1", sessionKey: "agent" }) // "c:c1"
+ */
+export function sessionScope(address: SessionAddress): string {
+  return address.conversationId === undefined ? "" : `c:${address.conversationId}`;
+}
+
+/**
+ * The fork pointer of a head row's columns, or `null`.
+ *
+ * @example
+ * baseOf({ baseProjectId: "p", baseConversationId: null, baseSessionKey: "agent", baseSeq: 12 }) // { address: { projectId: "p", sessionKey: "agent" }, seq: 12 }
+ */
+export function baseOf(row: BaseColumns | undefined): SessionBase | null {
+  if (row?.baseSeq == null || row.baseProjectId === null || row.baseSessionKey === null) return null;
+  return { address: { projectId: row.baseProjectId, sessionKey: row.baseSessionKey, ...(row.baseConversationId === null ? {} : { conversationId: row.baseConversationId }) }, seq: Number(row.baseSeq) };
+}
+
+/**
+ * Writes a session's head row on `tx` (a new session's, a fork's with its pointer and the head of
+ * its prefix, or SQLite's rebuilt one) and resolves its id, or undefined when the session exists.
+ *
+ * @example
+ * const id = await newHead(driver, address, Date.now());
+ */
+export function newHead(tx: On, address: SessionAddress, now: number, head: { base?: SessionBase; lastSeq?: number; lastRunId?: string | null; snapshotAtSeq?: number | null } = {}): Awaitable<number | undefined> {
+  const { base } = head;
+  const row = tx.execute(INSERT_HEAD, {
+    ...(tx.dialect === "postgres" ? { scope: sessionScope(address) } : {}),
+    ...{ projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now, lastSeq: head.lastSeq ?? 0, lastRunId: head.lastRunId ?? null, snapshotAtSeq: head.snapshotAtSeq ?? null },
+    ...{ baseProjectId: base?.address.projectId ?? null, baseConversationId: base?.address.conversationId ?? null, baseSessionKey: base?.address.sessionKey ?? null, baseSeq: base?.seq ?? null },
+  });
+  return then(row, (inserted: { id: number | string } | undefined) => (inserted === undefined ? undefined : Number(inserted.id)));
+}
+
+/**
+ * The fork of the session-backend port's `forkLog` in `tx` (FORK-1), for both dialects: `to`'s
+ * head row (its pointer to `from` at `throughSeq`, the head of the prefix) and the `append`
+ * events numbered on from the point; `conflict` when `to` exists. Nothing of the prefix is copied.
+ *
+ * @example
+ * await driver.transaction((tx) => forkSteps(tx, { from, to, throughSeq: 12, lastRunId: "run-3" }, Date.now()));
+ */
+export function* forkSteps(tx: On, request: SessionForkRequest & { lastRunId: string | null }, now: number): SqlSteps<void> {
+  const { from, to, throughSeq, append = [] } = request;
+  const id = (yield newHead(tx, to, now, { base: { address: from, seq: throughSeq }, lastSeq: throughSeq, lastRunId: request.lastRunId })) as number | undefined;
+  if (id === undefined) throw new SteamharnessError("conflict", `[steamharness] [${tx.dialect}] the fork's session exists already`, { field: "to" });
+  yield* appendSteps(tx, id, throughSeq, append.map((event) => ({ eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload) })), now);
+}
 
 /** What the store of one session needs besides its rows' statements. */
 export interface SqlSessionStoreOptions {
@@ -137,7 +199,7 @@ export interface SqlSessionStoreOptions {
   /** The head when the head row is missing (SQLite: a damaged file, its head rebuilt from the log, and written inside `tx` when `write`); absent: `storage_failure`. */
   noHead?(tx: On, write: boolean): HeadRow;
   /** A family's one-statement append tried first (PostgreSQL); `null` sends the batch to the row-by-row path. */
-  fastAppend?(driver: On, rows: NewEventRow[], at: number): Promise<EventRow[] | null>;
+  fastAppend?(driver: On, sessionId: number, rows: NewEventRow[], at: number): Promise<EventRow[] | null>;
   /** Releases the store's connection (its faults mapped by `call`); absent: nothing to release. */
   close?(): unknown;
   call: StoreCall;
@@ -148,11 +210,8 @@ export interface SqlSessionStoreOptions {
  * The events of an append numbered after `lastSeq` in `tx`, row by row: an id already stored
  * keeps its stored row; the head advances to the last new seq and, when the batch starts a run,
  * to that run. Also writes a fork's own first events (FORK-1).
- *
- * @example
- * const { byId, appended } = yield* appendSteps(tx, 1, 0, rows, Date.now());
  */
-export function* appendSteps(tx: On, sessionId: number, lastSeq: number, rows: readonly NewEventRow[], at: number): SqlSteps<{ byId: Map<string, EventRow>; appended: number }> {
+function* appendSteps(tx: On, sessionId: number, lastSeq: number, rows: readonly NewEventRow[], at: number): SqlSteps<{ byId: Map<string, EventRow>; appended: number }> {
   const byId = new Map<string, EventRow>();
   let seq = lastSeq;
   let started: string | null = null;
@@ -182,9 +241,7 @@ export function sqlSessionStore(options: SqlSessionStoreOptions): OwnSessionStor
   if (!("driver" in run)) return createSessionStore({ ...options, rows: sqlSessionRows(options, run.on), family: "postgres", base: run.base });
   const { driver } = run;
   // A fork's pointer is fixed when its file is made, so it is read once, here.
-  const pointer = driver.execute(BASE, options) as { projectId: string; conversationId: string | null; sessionKey: string; seq: number | null } | undefined;
-  const base = pointer?.seq == null ? null : { address: { projectId: pointer.projectId, sessionKey: pointer.sessionKey, ...(pointer.conversationId === null ? {} : { conversationId: pointer.conversationId }) }, seq: pointer.seq };
-  return createSessionStore({ ...options, rows: sqlSessionRows(options, (_write, step) => step(driver)), family: driver.dialect, base });
+  return createSessionStore({ ...options, rows: sqlSessionRows(options, (_write, step) => step(driver)), family: driver.dialect, base: baseOf(driver.execute(BASE, options) as BaseColumns | undefined) });
 }
 
 /** The kernel's session rows of one session on the SQL row driver. */
@@ -207,7 +264,7 @@ function sqlSessionRows(options: SqlSessionStoreOptions, on: <T>(write: boolean,
   return {
     append: (rows, at) =>
       on(true, (driver) =>
-        options.fastAppend ? options.fastAppend(driver, rows, at).then((fast) => (fast ? { byId: new Map(fast.map((row) => [row.eventId, row])), appended: fast.length } : rowByRow(driver, rows, at))) : rowByRow(driver, rows, at),
+        options.fastAppend ? options.fastAppend(driver, sessionId, rows, at).then((fast) => (fast ? { byId: new Map(fast.map((row) => [row.eventId, row])), appended: fast.length } : rowByRow(driver, rows, at))) : rowByRow(driver, rows, at),
       ),
     byRun: (runId) => on(false, (driver) => driver.execute(BY_RUN, { sessionId, runId })),
     after: (afterSeq, { types, limit, newestFirst, throughSeq = Number.MAX_SAFE_INTEGER }) =>

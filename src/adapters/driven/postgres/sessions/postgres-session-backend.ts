@@ -1,21 +1,24 @@
 import pg from "pg";
 import { and, eq } from "drizzle-orm";
-import { alias } from "drizzle-orm/pg-core";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
 import type { Clock } from "../../../../ports/clock.js";
-import type { SessionBackend } from "../../../../ports/session-backend.js";
+import type { SessionBackend, SessionUnleasedRequest } from "../../../../ports/session-backend.js";
 import type { SessionAddress, SessionStore } from "../../../../ports/session-store.js";
 import { checkLeaseRequest } from "../../../../domain/agent/session-lease-rules.js";
 import { checkSchemaName, DEFAULT_POSTGRES_SCHEMA, driverFault, migratePostgresSchema, poolOf, postgresCall, type PostgresConnectionOptions, type PostgresDb, type PostgresQueryable } from "../postgres-database.js";
 import { createSessionBackend } from "../../kernel/session-backend.js";
 import type { SessionBase } from "../../kernel/session-store.js";
+import { baseOf, forkSteps, newHead, sessionScope, sqlSessionStore, type SqlSessionTables } from "../../kernel/sql-session-rows.js";
+import type { SqlDriver } from "../../kernel/sql-driver.js";
+import type { Awaitable } from "../../kernel/store-call.js";
 import { checkStatementTimeout } from "../postgres-deadlines.js";
 import { requireMigrationsFolder } from "../../system/migrations-folder.js";
 import { sqlSessionHostStore } from "../../kernel/session-host-store.js";
 import { postgresSqlDriver } from "../postgres-sql-driver.js";
-import { createPostgresSessionLeaseProvider, type PostgresLeaseKeepAlive, type PostgresSessionLease, type PostgresSessionLeaseProvider } from "./postgres-session-lease.js";
-import { createPostgresSessionStore, forkPostgresSessionLog, sessionScope } from "./postgres-session-store.js";
+import { createPostgresSessionLeaseProvider, type PostgresLeaseKeepAlive, type PostgresLeaseLock } from "./postgres-session-lease.js";
+import type { KernelSessionLease } from "../../kernel/session-lease.js";
+import { postgresFastAppend } from "./postgres-session-store.js";
 import { postgresSessionTables } from "./session-schema.js";
 
 /**
@@ -49,7 +52,6 @@ export interface PostgresSessionBackend extends SessionBackend {
   readonly kind: "postgres";
   /** The schema holding the session tables. */
   readonly schema: string;
-  readonly leases: PostgresSessionLeaseProvider;
   /** Opens a session under its lease; the store also tells whether its lease still holds. */
   open(...args: Parameters<SessionBackend["open"]>): Promise<PostgresLeasedSessionStore>;
 }
@@ -102,14 +104,8 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
   const db: PostgresDb = drizzle({ client: pool });
   const tables = postgresSessionTables(schema);
   const now = options.clock ? () => options.clock!.now() : Date.now;
-  const leases = createPostgresSessionLeaseProvider({
-    schema,
-    connection: options.leaseConnection ?? (options.connectionString ? { connectionString: options.connectionString } : { ...(pool.options as pg.ClientConfig) }),
-    ...(options.maxLeaseConnections === undefined ? {} : { maxConnections: options.maxLeaseConnections }),
-    ...(options.maxIdleLeaseConnections === undefined ? {} : { maxIdle: options.maxIdleLeaseConnections }),
-    ...(options.keepAlive ? { keepAlive: options.keepAlive } : {}),
-    statementTimeoutMs,
-  });
+  const leaseConnection = options.leaseConnection ?? (options.connectionString ? { connectionString: options.connectionString } : { ...(pool.options as pg.ClientConfig) });
+  const leases = createPostgresSessionLeaseProvider({ ...options, schema, leaseConnection, statementTimeoutMs });
 
   let migrated: Promise<void> | null = null;
   /** Every call first: migrations applied once (retried after a failure). */
@@ -126,28 +122,21 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
     throw wrapAdapterError("postgres", what, driverFault(error));
   };
   const { sessions } = tables;
-  /** The session's row id on `on` (the pool, or a lease's connection); created when missing and `create`, else `null`. */
-  const parents = alias(sessions, "base_session");
-  /** The session's row id and, for a fork, its pointer (the parent's address by a join on its key). */
+  /** One row driver per connection (the pool, each lease's), its statements prepared once. */
+  const drivers = new WeakMap<PostgresQueryable, SqlDriver<SqlSessionTables>>();
+  const driverOn = (on: PostgresQueryable) => drivers.get(on) ?? drivers.set(on, postgresSqlDriver(on, { heads: sessions, events: tables.sessionEvents, snapshots: tables.sessionSnapshots }, { now })).get(on)!;
+  /** The session's row id and, for a fork, its pointer, on `on` (the pool, or a lease's connection); created when missing and `create`, else `null`. */
   const sessionIdOf = async (on: PostgresQueryable, address: SessionAddress, create: boolean): Promise<{ id: number; base: SessionBase | null } | null> => {
-    const byAddress = and(eq(sessions.projectId, address.projectId), eq(sessions.scope, sessionScope(address)), eq(sessions.sessionKey, address.sessionKey));
     const find = async () => {
-      const [row] = await on
-        .select({ id: sessions.id, seq: sessions.baseSeq, projectId: parents.projectId, conversationId: parents.conversationId, sessionKey: parents.sessionKey })
-        .from(sessions)
-        .leftJoin(parents, eq(parents.id, sessions.baseSessionId))
-        .where(byAddress);
-      if (!row) return null;
-      const base = row.seq === null || row.sessionKey === null ? null : { address: { projectId: row.projectId!, sessionKey: row.sessionKey, ...(row.conversationId === null ? {} : { conversationId: row.conversationId }) }, seq: Number(row.seq) };
-      return { id: row.id, base };
+      const byAddress = and(eq(sessions.projectId, address.projectId), eq(sessions.scope, sessionScope(address)), eq(sessions.sessionKey, address.sessionKey));
+      const [row] = await on.select({ id: sessions.id, baseProjectId: sessions.baseProjectId, baseConversationId: sessions.baseConversationId, baseSessionKey: sessions.baseSessionKey, baseSeq: sessions.baseSeq }).from(sessions).where(byAddress);
+      return row ? { id: row.id, base: baseOf(row) } : null;
     };
     const found = await find();
     if (found !== null || !create) return found;
-    await on
-      .insert(sessions)
-      .values({ projectId: address.projectId, scope: sessionScope(address), conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now() })
-      .onConflictDoNothing();
-    return find();
+    const id = await newHead(driverOn(on), address, now());
+    // Another writer created it meanwhile: its row.
+    return id === undefined ? find() : { id, base: null };
   };
 
   /**
@@ -156,29 +145,27 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
    * writes on the lease's connection while this process holds the session (`unavailable` once
    * that lease was lost), else on the pool.
    */
-  const onLease = (lease: PostgresSessionLease | null, held: boolean) => async <T>(write: boolean, work: (queryable: PostgresQueryable) => Promise<T>): Promise<T> => {
-    if (!lease || (!write && !held)) return work(db);
-    if (held ? !lease.isHeld() : lease.lost()) throw leaseLost(lease.key);
-    return lease.isHeld() ? lease.connection.serial(() => work(lease.connection.db)) : work(db);
+  /** The store of a session row whose steps run on `lease`'s connection (fencing) as the lease and `held` say. */
+  const storeOf = (request: SessionUnleasedRequest, session: { id: number; base: SessionBase | null }, lease: KernelSessionLease<PostgresLeaseLock> | null, held: boolean) => {
+    const on = async <T>(write: boolean, step: (driver: SqlDriver<SqlSessionTables>) => Awaitable<T>): Promise<T> => {
+      if (!lease || (!write && !held)) return step(driverOn(db));
+      if (held ? !lease.isHeld() : lease.lost()) throw leaseLost(lease.key);
+      const { connection } = lease.lock;
+      return lease.isHeld() ? connection.serial(async () => step(driverOn(connection.db))) : step(driverOn(db));
+    };
+    return sqlSessionStore({ address: request.address, sessionId: session.id, run: { on, base: session.base }, fastAppend: postgresFastAppend, call: postgresCall({ closed: false }), clock: request.clock ?? { now: Date.now } });
   };
-  const backend = createSessionBackend<Pick<PostgresLeasedSessionStore, "isHeld" | "leaseKey">>(
+  const backend = createSessionBackend<PostgresLeaseLock, Pick<PostgresLeasedSessionStore, "isHeld" | "leaseKey">>(
     {
       kind: "postgres",
       durable: true,
       leases,
-      async hold(request) {
+      async hold(request, lease) {
         await ready();
-        const lease = (await leases.acquire(request.address, { ownerId: request.ownerId, onBusy: "throw" }))!;
-        const release = () => lease.release();
-        try {
-          // The row is created on the lease's own connection, before anything else of this owner.
-          const { id: sessionId, base } = (await lease.connection.serial(() => sessionIdOf(lease.connection.db, request.address, true)).catch(fault(`cannot open session ${lease.key}`)))!;
-          const store = createPostgresSessionStore({ address: request.address, sessionId, base, tables, on: onLease(lease, true), ...(request.clock ? { clock: request.clock } : {}) });
-          return { store, release, extra: { isHeld: () => lease.isHeld(), leaseKey: lease.key } };
-        } catch (error) {
-          await release().catch(() => undefined);
-          throw error;
-        }
+        const { connection } = lease.lock;
+        // The row is created on the lease's own connection, before anything else of this owner.
+        const { id: sessionId, base } = (await connection.serial(() => sessionIdOf(connection.db, request.address, true)).catch(fault(`cannot open session ${lease.key}`)))!;
+        return { store: storeOf({ ...request, create: true }, { id: sessionId, base }, lease, true), extra: { isHeld: () => lease.isHeld(), leaseKey: lease.key } };
       },
       async unleased(request) {
         checkLeaseRequest(request.address, { ownerId: "check" });
@@ -186,7 +173,7 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
         const session = await sessionIdOf(db, request.address, request.create).catch(fault("cannot open a session"));
         if (session === null) return null;
         // A holder of this session's lease (the session host) writes on the lease's connection.
-        return createPostgresSessionStore({ address: request.address, sessionId: session.id, base: session.base, tables, on: onLease(leases.heldHere(request.address), false), ...(request.clock ? { clock: request.clock } : {}) });
+        return storeOf(request, session, leases.heldHere(request.address), false);
       },
       async hostStore(conversationId, create) {
         await ready();
@@ -198,7 +185,7 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
       },
       async forkLog(request) {
         await ready();
-        await forkPostgresSessionLog(db, tables, request, now()).catch(fault("cannot fork the session log"));
+        await Promise.resolve(driverOn(db).transaction((tx) => forkSteps(tx, request, now()))).catch(fault("cannot fork the session log"));
       },
       async close() {
         // Sessions still open give their leases up; the lease connections and our pool end.
@@ -207,5 +194,5 @@ export function createPostgresSessionBackend(options: PostgresSessionBackendOpti
       },
     },
   );
-  return { ...backend, kind: "postgres", schema, leases };
+  return { ...backend, kind: "postgres", schema };
 }

@@ -1,5 +1,4 @@
 import { eq, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/pg-core";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { SteamharnessError } from "../../../../domain/errors.js";
 import type { SessionCatalog } from "../../../../ports/session-catalog.js";
@@ -30,17 +29,17 @@ export function createPostgresSessionCatalog(options: PostgresSessionCatalogOpti
   const { pool, end } = poolOf(options, { max: 2 });
   const db = drizzle({ client: pool });
   const { sessions, sessionEvents } = postgresSessionTables(schema);
-  const parents = alias(sessions, "base_session");
   const lastAt = sql<number | null>`(select ${sessionEvents.at} from ${sessionEvents} where ${sessionEvents.sessionId} = ${sessions.id} and ${sessionEvents.seq} = ${sessions.lastSeq})`;
   return createSessionCatalog(
     {
-      async rows(projectId) {
+      async rows(ofProject) {
         // to_regclass has no drizzle builder: a schema never written has no session table yet.
         const exists = await pool.query<{ present: string | null }>("SELECT to_regclass($1) AS present", [`"${schema.replace(/"/g, '""')}".agent_sessions`]);
         if (exists.rows[0]?.present === null) return [];
-        // A fork's parent (FORK-1): its address by primary key, from the fork's own row.
-        const query = db.select({ projectId: sessions.projectId, conversationId: sessions.conversationId, sessionKey: sessions.sessionKey, createdAt: sessions.createdAt, lastAt, baseProjectId: parents.projectId, baseConversationId: parents.conversationId, baseSessionKey: parents.sessionKey, baseSeq: sessions.baseSeq }).from(sessions).leftJoin(parents, eq(parents.id, sessions.baseSessionId));
-        const rows = await (projectId === undefined ? query : query.where(eq(sessions.projectId, projectId)));
+        // A fork's parent (FORK-1): its address, from the fork's own row.
+        const { projectId, conversationId, sessionKey, createdAt, baseProjectId, baseConversationId, baseSessionKey, baseSeq } = sessions;
+        const query = db.select({ projectId, conversationId, sessionKey, createdAt, lastAt, baseProjectId, baseConversationId, baseSessionKey, baseSeq }).from(sessions);
+        const rows = await (ofProject === undefined ? query : query.where(eq(projectId, ofProject)));
         return rows.map((row) => ({ ...row, updatedAt: Number(row.lastAt ?? row.createdAt) }));
       },
       close: end,

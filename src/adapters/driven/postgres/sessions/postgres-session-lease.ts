@@ -22,8 +22,7 @@ import { sql } from "drizzle-orm";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import { SteamharnessError, wrapAdapterError } from "../../../../domain/errors.js";
 import { canonicalJson } from "../../../../domain/stable-hash.js";
-import type { SessionLease, SessionLeaseProvider } from "../../../../ports/session-lease.js";
-import { createSessionLeaseProvider, type KernelSessionLease } from "../../kernel/session-lease.js";
+import { createSessionLeaseProvider, type KernelSessionLeaseProvider } from "../../kernel/session-lease.js";
 import type { SessionAddress } from "../../../../ports/session-store.js";
 import { driverFault } from "../postgres-database.js";
 import { boundedPoolConfig, DEFAULT_STATEMENT_TIMEOUT_MS } from "../postgres-deadlines.js";
@@ -38,25 +37,8 @@ export interface PostgresLeaseKeepAlive {
   count?: number;
 }
 
-/** Options of the lease connections. */
-export interface PostgresLeaseConnectionOptions {
-  /** How to connect (host, user, …); keepalive and application name are set here. */
-  connection: pg.ClientConfig;
-  /** At most this many lease connections at once (default 32): the most sessions one backend holds at a time. */
-  maxConnections?: number;
-  /** Released connections kept open for the next lease (default 4). */
-  maxIdle?: number;
-  keepAlive?: PostgresLeaseKeepAlive;
-  /**
-   * Server statement timeout of each connection unless `connection` sets `statement_timeout`
-   * (default 30 000 ms, 0: none); a query unanswered 2 s past it ends its connection, and the
-   * lease on it is lost.
-   */
-  statementTimeoutMs?: number;
-}
-
 /** One lease connection: its client, a drizzle handle on it, and whether it is still usable. */
-export interface LeaseConnection {
+interface LeaseConnection {
   readonly client: pg.PoolClient;
   readonly db: NodePgDatabase;
   /** True once the connection errored or ended: the server has dropped (or will drop) its locks. */
@@ -65,22 +47,11 @@ export interface LeaseConnection {
   serial<T>(work: () => Promise<T>): Promise<T>;
 }
 
-/** A lease of this provider, with the connection that holds it (session stores write through it). */
-export interface PostgresSessionLease extends SessionLease {
-  /** The advisory lock key (a signed 64-bit integer, as decimal text). */
-  readonly lockKey: string;
-  /** The connection holding the lock; its death ends the lease. */
-  readonly connection: LeaseConnection;
-  /** True when the lease ended because its connection died (not by `release()`). */
-  lost(): boolean;
-}
+/** The lock of a PostgreSQL lease: the advisory key (a signed 64-bit integer, as decimal text) and the connection holding it, whose death ends the lease. */
+export type PostgresLeaseLock = { lockKey: string; connection: LeaseConnection };
 
-/** The lease provider of the PostgreSQL session backend, with what the backend needs besides the port. */
-export interface PostgresSessionLeaseProvider extends SessionLeaseProvider {
-  acquire(...args: Parameters<SessionLeaseProvider["acquire"]>): Promise<PostgresSessionLease | null>;
-  /** The lease this provider holds on the session now, or `null`. */
-  heldHere(address: SessionAddress): PostgresSessionLease | null;
-}
+/** What the lease connections take: the backend's lease options (see PostgresSessionBackendOptions), with `leaseConnection` given. */
+type LeaseConnectionOptions = { leaseConnection: pg.ClientConfig; maxLeaseConnections?: number; maxIdleLeaseConnections?: number; keepAlive?: PostgresLeaseKeepAlive; statementTimeoutMs?: number };
 
 /** The keepalive defaults: a vanished peer is noticed after at most 10 + 5 × 3 = 25 s. */
 const DEFAULT_LEASE_KEEPALIVE: Required<PostgresLeaseKeepAlive> = { idleSeconds: 10, intervalSeconds: 5, count: 3 };
@@ -118,20 +89,20 @@ export function postgresSessionLockKey(schema: string, address: SessionAddress):
  * it lost its server) and the server's (`tcp_keepalives_*` as startup options, so the server ends
  * a backend whose machine vanished and thereby drops its advisory locks).
  */
-function leaseConnections(options: PostgresLeaseConnectionOptions) {
-  const [max, maxIdle] = [options.maxConnections ?? 32, options.maxIdle ?? 4];
+function leaseConnections(options: LeaseConnectionOptions) {
+  const [max, maxIdle, connection] = [options.maxLeaseConnections ?? 32, options.maxIdleLeaseConnections ?? 4, options.leaseConnection];
   const keepAlive = { ...DEFAULT_LEASE_KEEPALIVE, ...options.keepAlive };
   const serverKeepAlive = `-c tcp_keepalives_idle=${keepAlive.idleSeconds} -c tcp_keepalives_interval=${keepAlive.intervalSeconds} -c tcp_keepalives_count=${keepAlive.count}`;
   const bounded = boundedPoolConfig(options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS);
   const pool = new pg.Pool({
     ...bounded,
-    ...options.connection,
+    ...connection,
     // A host pool's own options (copied as the connection's) never shape this pool: idle connections stay until `close()`.
     ...{ Client: bounded.Client, max, min: 0, idleTimeoutMillis: 0, maxUses: Infinity, maxLifetimeSeconds: 0, allowExitOnIdle: false, onConnect: undefined, verify: undefined },
     keepAlive: true,
     keepAliveInitialDelayMillis: keepAlive.idleSeconds * 1000,
-    application_name: options.connection.application_name ?? "steamharness-session-lease",
-    options: [options.connection.options, serverKeepAlive].filter(Boolean).join(" "),
+    application_name: connection.application_name ?? "steamharness-session-lease",
+    options: [connection.options, serverKeepAlive].filter(Boolean).join(" "),
   });
   // An idle connection whose server session ends: the pool drops it (without a listener the error would crash the process).
   pool.on("error", () => {});
@@ -151,31 +122,23 @@ function leaseConnections(options: PostgresLeaseConnectionOptions) {
       },
     });
   });
-  /** Connections held or connecting: the pool never waits while fewer than `max`. */
-  let taken = 0;
   let closed = false;
   return {
     /** A live connection (idle one or new). Rejects with `storage_failure` past the budget or when connecting fails. */
     async take(): Promise<LeaseConnection> {
       if (closed) throw new SteamharnessError("unavailable", "[steamharness] [postgres] the session backend is closed");
-      if (taken >= max) {
+      // Held, connecting or asked for: the pool never waits while fewer than `max`.
+      if (pool.totalCount - pool.idleCount + pool.waitingCount >= max) {
         throw new SteamharnessError("storage_failure", `[steamharness] [postgres] all ${max} session lease connections are in use (maxLeaseConnections): release a session first`, { data: { maxConnections: max } });
       }
-      taken++;
-      try {
-        for (;;) {
-          const connection = made.get(await pool.connect())!;
-          if (!connection.lost()) return connection;
-          connection.client.release(true);
-        }
-      } catch (error) {
-        taken--;
-        throw error;
+      for (;;) {
+        const connection = made.get(await pool.connect())!;
+        if (!connection.lost()) return connection;
+        connection.client.release(true);
       }
     },
     /** Gives a connection back: kept idle when healthy and there is room, else ended. */
     give(connection: LeaseConnection, healthy: boolean): void {
-      taken--;
       connection.client.release(!healthy || connection.lost() || pool.idleCount >= maxIdle);
     },
     /** Ends idle connections and refuses new ones; held ones end when their leases are released. */
@@ -196,17 +159,16 @@ function leaseConnections(options: PostgresLeaseConnectionOptions) {
  * the client sees its connection error or end. `close()` releases every lease held here and ends the connections.
  *
  * @example
- * const leases = createPostgresSessionLeaseProvider({ schema: "steamharness", connection: { connectionString } });
+ * const leases = createPostgresSessionLeaseProvider({ schema: "steamharness", leaseConnection: { connectionString } });
  * const lease = await leases.acquire({ projectId: "p", conversationId: "c", sessionKey: "agent" }, { ownerId: "host-1" });
  */
-export function createPostgresSessionLeaseProvider(options: PostgresLeaseConnectionOptions & { schema: string }): PostgresSessionLeaseProvider & { close(): Promise<void> } {
+export function createPostgresSessionLeaseProvider(options: LeaseConnectionOptions & { schema: string }): KernelSessionLeaseProvider<PostgresLeaseLock> & { close(): Promise<void> } {
   const { schema } = options;
   const connections = leaseConnections(options);
-  const keyOf = (address: SessionAddress) => `postgres:${schema}:advisory:${postgresSessionLockKey(schema, address).key}`;
-  const leases = createSessionLeaseProvider<{ lockKey: string; connection: LeaseConnection }>({
+  const leases = createSessionLeaseProvider<PostgresLeaseLock>({
     keyOf(target) {
       if ("databasePath" in target) throw new SteamharnessError("input_validation", "the PostgreSQL session backend keeps sessions by address: databasePath needs a SQLite backend", { field: "databasePath" });
-      return keyOf(target);
+      return `postgres:${schema}:advisory:${postgresSessionLockKey(schema, target).key}`;
     },
     async take(key) {
       const lockKey = key.slice(key.lastIndexOf(":") + 1);
@@ -238,11 +200,8 @@ export function createPostgresSessionLeaseProvider(options: PostgresLeaseConnect
     },
     holds: ({ connection }) => !connection.lost(),
   });
-  const postgresLease = (lease: KernelSessionLease<{ lockKey: string; connection: LeaseConnection }> | null): PostgresSessionLease | null =>
-    lease && Object.assign(lease, { lockKey: lease.lock.lockKey, connection: lease.lock.connection });
   return {
-    acquire: async (target, acquireOptions) => postgresLease(await leases.acquire(target, acquireOptions)),
-    heldHere: (address) => postgresLease(leases.heldHere(keyOf(address))),
+    ...leases,
     // New leases are refused; the held ones are given up, their connections ended, and the idle ones too.
     close: () => (connections.close(), leases.releaseAll()),
   };

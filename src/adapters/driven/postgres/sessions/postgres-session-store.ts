@@ -12,122 +12,44 @@
  * (kernel/sql-session-rows.ts: lock the head, insert each event unless its id is stored), so a
  * resumed run re-appending its steps stores nothing twice.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { SteamharnessError } from "../../../../domain/errors.js";
-import type { Clock } from "../../../../ports/clock.js";
-import type { SessionAddress, SessionEventInput } from "../../../../ports/session-store.js";
-import type { EventRow, NewEventRow, OwnSessionStore, SessionBase } from "../../kernel/session-store.js";
-import { appendSteps, sqlSessionStore, type SqlSessionTables } from "../../kernel/sql-session-rows.js";
-import type { Awaitable } from "../../kernel/store-call.js";
-import { drive, type SqlDriver } from "../../kernel/sql-driver.js";
-import { postgresSqlDriver } from "../postgres-sql-driver.js";
-import { driverFault, postgresCall, type PostgresQueryable } from "../postgres-database.js";
-import type { PostgresSessionTables } from "./session-schema.js";
-
-/** Options of {@link createPostgresSessionStore}. */
-export interface PostgresSessionStoreOptions {
-  address: SessionAddress;
-  /** The session's row id in `agent_sessions`. */
-  sessionId: number;
-  /** A fork's pointer (its row's `base_session_id`, as an address, and `base_seq`). */
-  base?: SessionBase | null;
-  tables: PostgresSessionTables;
-  /**
-   * Runs `work` where the store reads (`write` false) or writes. A store under a lease runs
-   * everything on the lease's connection (fencing: once that connection is gone, nothing of this
-   * owner reaches the server); an unleased store reads on the pool and writes on the pool or,
-   * while this process holds the session's lease, on the lease's connection.
-   */
-  on<T>(write: boolean, work: (db: PostgresQueryable) => Promise<T>): Promise<T>;
-  clock?: Clock;
-}
-
+import type { EventRow, NewEventRow } from "../../kernel/session-store.js";
+import type { SqlSessionTables } from "../../kernel/sql-session-rows.js";
+import type { SqlDriver } from "../../kernel/sql-driver.js";
+import { driverFault, type PostgresQueryable } from "../postgres-database.js";
 
 /**
- * The stored address key of a session: `""` outside a conversation, `"c:<id>"` inside one.
+ * The common append on PostgreSQL, all ids new: one statement (atomic on its own, one round trip) advances the head by the batch
+ * — locking the session's row — and inserts the events numbered from the new head. Why a `sql`
+ * template: drizzle has no builder for an insert from `unnest(…) with ordinality` fed by a
+ * writable CTE. No `on conflict`: an id already stored fails the whole statement with a unique
+ * violation of `agent_session_events_event_id` (nothing written), resolves `null`, and the row-by-row path runs.
  *
  * @example
- * sessionScope({ projectId: "p", conversationId: "c1", sessionKey: "agent" }) // "c:c1"
+ * const stored = await postgresFastAppend(driver, 7, rows, Date.now());
  */
-export function sessionScope(address: SessionAddress): string {
-  return address.conversationId === undefined ? "" : `c:${address.conversationId}`;
-}
-
-/**
- * A session store over one session row. Faults reject with `storage_failure` (the driver's error
- * as `cause`; nothing half-written: every write is one transaction); calls after `close()` with
- * `unavailable`.
- *
- * @example
- * const store = createPostgresSessionStore({ address, sessionId: 7, tables, on: (_write, work) => work(db) });
- * await store.append([{ eventId: "run-1/plan/0", runId: "run-1", type: "plan", payload: { planIndex: 0, text: "…" } }]);
- */
-export function createPostgresSessionStore(options: PostgresSessionStoreOptions): OwnSessionStore {
-  const { sessionId } = options;
-  const { sessions, sessionEvents: events, sessionSnapshots: snapshots } = options.tables;
-  const clock = options.clock ?? { now: () => Date.now() };
-  /** One row driver per connection the store runs on (the pool, a lease's connection). */
-  const drivers = new Map<PostgresQueryable, SqlDriver<SqlSessionTables>>();
-  const driverOn = (db: PostgresQueryable) => drivers.get(db) ?? drivers.set(db, postgresSqlDriver(db, { heads: sessions, events, snapshots }, clock)).get(db)!;
-
-  /**
-   * All ids new: one statement (atomic on its own, one round trip) advances the head by the batch
-   * — locking the session's row — and inserts the events numbered from the new head. Why a `sql`
-   * template: drizzle has no builder for an insert from `unnest(…) with ordinality` fed by a
-   * writable CTE. No `on conflict`: an id already stored fails the whole statement with a unique
-   * violation of `agent_session_events_event_id` (nothing written), and the row-by-row path runs.
-   */
-  const fastAppend = async ({ db }: SqlDriver, rows: NewEventRow[], at: number): Promise<EventRow[] | null> => {
-    const started = [...rows].reverse().find((row) => row.type === "run_started")?.runId ?? null;
-    const n = rows.length;
-    try {
-      const result = await (db as PostgresQueryable).execute<{ seq: number | string }>(sql`
-        with head as (
-          update ${sessions} set ${sql.identifier(sessions.lastSeq.name)} = ${sessions.lastSeq} + ${n},
-            ${sql.identifier(sessions.lastRunId.name)} = coalesce(${started}::text, ${sessions.lastRunId})
-          where ${sessions.id} = ${sessionId} returning ${sessions.lastSeq} as last_seq
-        )
-        insert into ${events} (${sql.identifier(events.sessionId.name)}, ${sql.identifier(events.seq.name)}, ${sql.identifier(events.eventId.name)}, ${sql.identifier(events.runId.name)}, ${sql.identifier(events.type.name)}, ${sql.identifier(events.payload.name)}, ${sql.identifier(events.at.name)})
-        select ${sessionId}, head.last_seq - ${n} + r.ord, r.event_id, r.run_id, r.type, r.payload, ${at}
-        from head, unnest(${sql.param(rows.map((row) => row.eventId))}::text[], ${sql.param(rows.map((row) => row.runId))}::text[], ${sql.param(rows.map((row) => row.type))}::text[], ${sql.param(rows.map((row) => row.payload))}::text[])
-          with ordinality as r(event_id, run_id, type, payload, ord)
-        returning ${events.seq} as seq`);
-      if (result.rows.length !== n) throw new SteamharnessError("storage_failure", `[steamharness] [postgres] session ${sessionId} has no row`);
-      const first = Math.min(...result.rows.map((row) => Number(row.seq)));
-      return rows.map((row, i) => ({ ...row, seq: first + i, at }));
-    } catch (error) {
-      const fault = driverFault(error) as { code?: string; constraint?: string };
-      if (fault?.code === "23505" && fault.constraint === "agent_session_events_event_id") return null;
-      throw error;
-    }
-  };
-  const run = { on: <T>(write: boolean, step: (driver: SqlDriver<SqlSessionTables>) => Awaitable<T>) => options.on(write, async (db) => step(driverOn(db))), base: options.base ?? null };
-  return sqlSessionStore({ address: options.address, sessionId, run, fastAppend, call: postgresCall({ closed: false }), clock });
-}
-
-/**
- * The session-backend port's `forkLog` on PostgreSQL (FORK-1), one transaction of three
- * statements whatever the history's length: the parent's row id (`not_found`), the fork's row
- * (`conflict` when the address is taken) with its pointer and the head of the prefix, and the
- * `append` events numbered on from the point. Nothing of the prefix is copied.
- *
- * @example
- * await forkPostgresSessionLog(db, tables, { from, to, throughSeq: 12, lastRunId: "run-3" }, Date.now());
- */
-export async function forkPostgresSessionLog(db: PostgresQueryable, tables: PostgresSessionTables, request: { from: SessionAddress; to: SessionAddress; throughSeq: number; lastRunId: string | null; append?: readonly SessionEventInput[] }, now: number): Promise<void> {
-  const { sessions, sessionEvents: events, sessionSnapshots: snapshots } = tables;
-  const byAddress = (address: SessionAddress) => and(eq(sessions.projectId, address.projectId), eq(sessions.scope, sessionScope(address)), eq(sessions.sessionKey, address.sessionKey));
-  const { to, throughSeq: through, append = [] } = request;
-  await db.transaction(async (tx) => {
-    const [parent] = await tx.select({ id: sessions.id }).from(sessions).where(byAddress(request.from));
-    if (!parent) throw new SteamharnessError("not_found", "[steamharness] [postgres] the session to fork does not exist", { field: "from" });
-    const [child] = await tx
-      .insert(sessions)
-      .values({ projectId: to.projectId, scope: sessionScope(to), conversationId: to.conversationId ?? null, sessionKey: to.sessionKey, createdAt: now, lastSeq: through, lastRunId: request.lastRunId, baseSessionId: parent.id, baseSeq: through })
-      .onConflictDoNothing()
-      .returning({ id: sessions.id });
-    if (!child) throw new SteamharnessError("conflict", "[steamharness] [postgres] the fork's session exists already", { field: "to" });
-    const driver = postgresSqlDriver(tx, { heads: sessions, events, snapshots }, { now: () => now });
-    await drive(appendSteps(driver, child.id, through, append.map((event) => ({ eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload) })), now));
-  });
+export async function postgresFastAppend({ db, tables: { heads: sessions, events } }: SqlDriver<SqlSessionTables>, sessionId: number, rows: NewEventRow[], at: number): Promise<EventRow[] | null> {
+  const started = [...rows].reverse().find((row) => row.type === "run_started")?.runId ?? null;
+  const n = rows.length;
+  try {
+    const result = await (db as PostgresQueryable).execute<{ seq: number | string }>(sql`
+      with head as (
+        update ${sessions} set ${sql.identifier(sessions.lastSeq.name)} = ${sessions.lastSeq} + ${n},
+          ${sql.identifier(sessions.lastRunId.name)} = coalesce(${started}::text, ${sessions.lastRunId})
+        where ${sessions.id} = ${sessionId} returning ${sessions.lastSeq} as last_seq
+      )
+      insert into ${events} (${sql.identifier(events.sessionId.name)}, ${sql.identifier(events.seq.name)}, ${sql.identifier(events.eventId.name)}, ${sql.identifier(events.runId.name)}, ${sql.identifier(events.type.name)}, ${sql.identifier(events.payload.name)}, ${sql.identifier(events.at.name)})
+      select ${sessionId}, head.last_seq - ${n} + r.ord, r.event_id, r.run_id, r.type, r.payload, ${at}
+      from head, unnest(${sql.param(rows.map((row) => row.eventId))}::text[], ${sql.param(rows.map((row) => row.runId))}::text[], ${sql.param(rows.map((row) => row.type))}::text[], ${sql.param(rows.map((row) => row.payload))}::text[])
+        with ordinality as r(event_id, run_id, type, payload, ord)
+      returning ${events.seq} as seq`);
+    if (result.rows.length !== n) throw new SteamharnessError("storage_failure", `[steamharness] [postgres] session ${sessionId} has no row`);
+    const first = Math.min(...result.rows.map((row) => Number(row.seq)));
+    return rows.map((row, i) => ({ ...row, seq: first + i, at }));
+  } catch (error) {
+    const fault = driverFault(error) as { code?: string; constraint?: string };
+    if (fault?.code === "23505" && fault.constraint === "agent_session_events_event_id") return null;
+    throw error;
+  }
 }

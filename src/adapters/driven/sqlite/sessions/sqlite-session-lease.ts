@@ -11,6 +11,8 @@ import { resolveSessionDatabasePath, sessionLockPath } from "./session-database-
 export interface SqliteSessionLeaseProviderOptions {
   /** Where session files live (`storage.agentStoreDir`); needed to lease a session by address. */
   agentStoreDir?: string;
+  /** Released lock-file connections kept open for the next lease of their session (default 0). */
+  maxIdle?: number;
 }
 
 function isBusy(error: unknown): boolean {
@@ -85,27 +87,18 @@ interface Lock {
  * The SQLite session lease provider (SES-2): one owner per session file across processes, via a
  * `<session file>.lock` file next to the session database, under the kernel's lease rules.
  * Acquire never waits for a holder (a busy session is reported at once); a lease ends on `release()` or when its process exits or is killed. Leases by address
- * need `agentStoreDir`; leases by `databasePath` do not.
+ * need `agentStoreDir`; leases by `databasePath` do not. Up to `maxIdle` released lock-file
+ * connections stay open for the next lease of their session, as the session backend keeps them (a
+ * lock file replaced or removed since is opened again); `close()` releases the leases held here and
+ * closes those kept, and every one released later.
  *
  * @example
  * const leases = createSqliteSessionLeaseProvider({ agentStoreDir });
  * const lease = await leases.acquire({ projectId, conversationId, sessionKey: "agent" }, { ownerId: runId, onBusy: "throw" });
  * try { … } finally { await lease?.release(); }
  */
-export function createSqliteSessionLeaseProvider(options: SqliteSessionLeaseProviderOptions = {}): SessionLeaseProvider {
-  return sqliteSessionLeases(options, 0);
-}
-
-/**
- * {@link createSqliteSessionLeaseProvider} keeping up to `maxIdle` released lock-file connections
- * open for the next lease of their session (a lock file replaced or removed since is opened
- * again), as the session pool does; `close()` releases the leases held here and closes those kept,
- * and every one released later.
- *
- * @example
- * const leases = sqliteSessionLeases({ agentStoreDir }, 8);
- */
-export function sqliteSessionLeases(options: SqliteSessionLeaseProviderOptions, maxIdle: number): SessionLeaseProvider & { close(): Promise<void> } {
+export function createSqliteSessionLeaseProvider(options: SqliteSessionLeaseProviderOptions = {}): SessionLeaseProvider & { close(): Promise<void> } {
+  const maxIdle = options.maxIdle ?? 0;
   /** Least recently released first. */
   const idle = new Map<string, Lock>();
   let closed = false;

@@ -6,11 +6,11 @@ import type { SessionForkRequest } from "../../../../ports/session-backend.js";
 import type { BetterSQLite3Database as SessionDb } from "drizzle-orm/better-sqlite3";
 import { drizzleOrm } from "../shared/drizzle-modules.js";
 import { sessionTables } from "./session-schema.js";
-import { findMigrationsFolder, openMigratedSqlite, seedSqliteFile } from "../shared/migrations.js";
+import { openMigratedSqlite, seedSqliteFile } from "../shared/migrations.js";
+import { requireMigrationsFolder } from "../../system/migrations-folder.js";
 import { sqliteSqlDriver } from "../shared/sqlite-sql-driver.js";
-import type { SessionBase } from "../../kernel/session-store.js";
-import { appendSteps, sqlSessionStore, type SqlSessionTables } from "../../kernel/sql-session-rows.js";
-import type { SqlDriver, SqlStatement } from "../../kernel/sql-driver.js";
+import { forkSteps, newHead, sqlSessionStore, type SqlSessionTables } from "../../kernel/sql-session-rows.js";
+import type { SqlDriver } from "../../kernel/sql-driver.js";
 import type { StoreCall } from "../../kernel/store-call.js";
 
 /** Options of {@link createSqliteSessionStore}. */
@@ -30,16 +30,6 @@ export interface SqliteSessionStoreOptions {
   /** The migration folder; default: the package's `drizzle/session`. */
   migrationsFolder?: string;
 }
-
-/** The meta row of a new session file (a fork's with its pointer and head, a damaged file's with the head of its log); a no-op when it exists. */
-const INSERT_META: SqlStatement<Record<string, unknown>> = {
-  mode: "run",
-  build: ({ db, tables }, param) => db.insert(tables.heads).values({ id: 1, ...Object.fromEntries(META_COLUMNS.map((column) => [column, param(column)])) }).onConflictDoNothing(),
-};
-const META_COLUMNS = ["projectId", "conversationId", "sessionKey", "createdAt", "lastSeq", "lastRunId", "snapshotAtSeq", "baseProjectId", "baseConversationId", "baseSessionKey", "baseSeq"] as const;
-
-const insertMeta = (driver: SqlDriver, address: SessionAddress, now: number, head: { base?: SessionBase; lastSeq?: number; lastRunId?: string | null; snapshotAtSeq?: number | null } = {}): void =>
-  driver.execute(INSERT_META, { projectId: address.projectId, conversationId: address.conversationId ?? null, sessionKey: address.sessionKey, createdAt: now, lastSeq: head.lastSeq ?? 0, lastRunId: head.lastRunId ?? null, snapshotAtSeq: head.snapshotAtSeq ?? null, baseProjectId: head.base?.address.projectId ?? null, baseConversationId: head.base?.address.conversationId ?? null, baseSessionKey: head.base?.address.sessionKey ?? null, baseSeq: head.base?.seq ?? null });
 
 /** The session file's tables under the kernel's names, and its row driver. */
 const driverOn = (db: SessionDb, clock: Clock): SqlDriver<SqlSessionTables> => {
@@ -63,8 +53,10 @@ const driverOn = (db: SessionDb, clock: Clock): SqlDriver<SqlSessionTables> => {
 export function createSqliteSessionStore(options: SqliteSessionStoreOptions): SessionStore {
   const address: SessionAddress = structuredClone(options.address);
   const clock = options.clock ?? { now: () => Date.now() };
+  /** The file's meta row: a new file's, or a damaged file's rebuilt from its log. */
+  const writeHead = (driver: SqlDriver<SqlSessionTables>, head?: Parameters<typeof newHead>[3]) => newHead(driver, address, clock.now(), head);
   // A new file has its meta row from the start; `storage_failure` when it cannot be opened or migrated.
-  const { client, db } = openMigratedSqlite(options.path, { ...options, migrations: "session", what: "session database", initialise: (db) => insertMeta(driverOn(db, clock), address, clock.now()) });
+  const { client, db } = openMigratedSqlite(options.path, { ...options, migrations: "session", what: "session database", initialise: (db) => void writeHead(driverOn(db, clock)) });
   const driver = driverOn(db, clock);
   /**
    * The head of a file whose meta row is missing (written by hand or damaged), from its log and
@@ -78,7 +70,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     const started = tx.db.select({ runId: events.runId }).from(events).where(eq(events.type, "run_started")).orderBy(desc(events.seq)).limit(1).get();
     const kept = tx.db.select().from(snapshots).orderBy(desc(snapshots.atSeq)).limit(1).get();
     const head = { lastSeq: last?.seq ?? 0, lastRunId: started?.runId ?? null, atSeq: kept?.atSeq ?? null, state: kept?.state ?? null };
-    if (write) insertMeta(tx, address, clock.now(), { lastSeq: head.lastSeq, lastRunId: head.lastRunId, snapshotAtSeq: head.atSeq });
+    if (write) writeHead(tx, { lastSeq: head.lastSeq, lastRunId: head.lastRunId, snapshotAtSeq: head.atSeq });
     return head;
   };
   return sqlSessionStore({ address, sessionId: 1, run: { driver }, noHead: headFromLog, close: () => client.close(), call: sqliteSessionCall, clock });
@@ -96,24 +88,16 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
  * await forkSqliteSessionLog(child, { from: parentAddress, to: childAddress, throughSeq: 12, lastRunId: "run-3" });
  */
 export async function forkSqliteSessionLog(path: string, request: SessionForkRequest & { lastRunId: string | null }, now = Date.now()): Promise<void> {
-  const folder = findMigrationsFolder("session");
-  if (folder === null) throw new SteamharnessError("internal", "[steamharness] [sqlite] drizzle/session migrations not found");
-  const conflict = () => new SteamharnessError("conflict", "[steamharness] [sqlite] the fork's session exists already", { field: "to" });
-  if (existsSync(path)) throw conflict();
-  const { from, throughSeq, append = [] } = request;
+  const folder = requireMigrationsFolder("session", "sqlite");
   let created: boolean;
   try {
-    created = seedSqliteFile(path, folder, (db) =>
-      driverOn(db, { now: () => now }).transaction(function* (tx) {
-        insertMeta(tx, request.to, now, { base: { address: from, seq: throughSeq }, lastSeq: throughSeq, lastRunId: request.lastRunId });
-        return yield* appendSteps(tx, 1, throughSeq, append.map((event) => ({ eventId: event.eventId, runId: event.runId, type: event.type, payload: JSON.stringify(event.payload) })), now);
-      }),
-    );
+    // A file that exists is never written (seedSqliteFile checks first).
+    created = seedSqliteFile(path, folder, (db) => driverOn(db, { now: () => now }).transaction((tx) => forkSteps(tx, request, now)));
   } catch (error) {
     throw wrapAdapterError("sqlite", "writing the fork's session failed", error);
   }
   if (!created) {
-    if (existsSync(path)) throw conflict();
+    if (existsSync(path)) throw new SteamharnessError("conflict", "[steamharness] [sqlite] the fork's session exists already", { field: "to" });
     throw new SteamharnessError("storage_failure", "[steamharness] [sqlite] the fork's session file cannot be created here: its file system has no hard links", { field: "to" });
   }
 }
