@@ -278,10 +278,17 @@ export function createChatTurns(options: ChatTurnsOptions) {
       await roomForHost(conversationId);
       const record = (await recordOf(request.tenant, request.chatId, true))!;
       // The message's turns: its first, then its regenerations `~1`, `~2` … (a lookup each, not a list of every turn of the chat).
-      const earlier: AgentSessionTaskRecord[] = [];
-      for (let task = await record.getTask(base); task; task = await record.getTask(`${base}~${earlier.length}`)) earlier.push(task);
-      const last = earlier.at(-1);
-      if (last && !request.regenerate) return { taskId: last.taskId, runId: last.runId, created: false, status: last.status };
+      const turnsOfMessage = async (): Promise<AgentSessionTaskRecord[]> => {
+        const found: AgentSessionTaskRecord[] = [];
+        for (let task = await record.getTask(base); task; task = await record.getTask(`${base}~${found.length}`)) found.push(task);
+        return found;
+      };
+      const sent = (task: AgentSessionTaskRecord): ChatTurn => ({ taskId: task.taskId, runId: task.runId, created: false, status: task.status });
+      // UI-1: a new message to the chat's host here is submitted without a lookup first: the host's
+      // submit adds a task id it has not seen and answers `created: false` for one it has (a resent message, looked up then).
+      const local = liveHost(conversationId) !== null;
+      const earlier = request.regenerate || !local ? await turnsOfMessage() : [];
+      if (earlier.length > 0 && !request.regenerate) return sent(earlier.at(-1)!);
       const taskId = earlier.length === 0 ? base : `${base}~${earlier.length}`;
       await ensureHost(request.tenant, conversationId, request.node, request.principal);
       // UI-1: the turn's first step streams live to this process's readers (a steer joins a running turn instead).
@@ -297,11 +304,14 @@ export function createChatTurns(options: ChatTurnsOptions) {
         throw error;
       });
       if (result.type !== "submit" || !result.created) unexpect?.();
+      if ((result.type === "submit" || result.type === "steer") && !result.created && !request.regenerate) return sent((await turnsOfMessage()).at(-1)!);
       if (result.type === "stored") return { taskId, runId: `run-${taskId}`, created: true, status: "queued" };
       if (result.type === "steer") return { taskId: result.taskId, runId: result.runId, created: result.created, status: result.into === null ? "running" : "queued" };
       if (result.type !== "submit") throw new SteamharnessError("internal", "[steamharness] [chat] submit answered with another command's result");
-      // A turn another one runs ahead of waits behind it.
-      const running = (await record.findTasks({ status: ["running"] })).some((task) => task.taskId !== result.taskId && task.taskId.startsWith(PREFIX));
+      // A turn another one runs ahead of waits behind it (the host here knows what it runs).
+      const host = liveHost(conversationId);
+      const others = host ? [host.runningTask()].filter((id) => id !== null) : (await record.findTasks({ status: ["running"] })).map((task) => task.taskId);
+      const running = others.some((id) => id !== result.taskId && id.startsWith(PREFIX));
       return { taskId: result.taskId, runId: result.runId, created: result.created, status: running ? "queued" : "running" };
     },
 

@@ -20,6 +20,7 @@ import type { HarnessRuntime } from "../../../ports/runtime.js";
 import type { Storage } from "../../../ports/storage.js";
 import { createUiChunkFold, type UiMessageChunk } from "./ui-chat-chunks.js";
 import { chatTextHash, type ChatLivePiece } from "../../../app/chats/chat-feed.js";
+import { pastPoll } from "../../../app/session-host/host-runtime.js";
 
 /** The headers of a UI message stream response (the AI SDK's `UI_MESSAGE_STREAM_HEADERS`). */
 export const UI_CHAT_STREAM_HEADERS: Readonly<Record<string, string>> = {
@@ -265,7 +266,7 @@ function maskChunk(mask: StepMask, chunk: UiMessageChunk): UiMessageChunk | null
  * live cursor whose step the log holds with other text (the process died mid-step and the step
  * was run again) is answered with a replay from `start`, which the client rebuilds the message from.
  */
-function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: { taskId: string; runId: string; status?: string }, cursor: StreamCursor | null, reading: Set<AbortController>, restart = false): Response {
+function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: { taskId: string; runId: string; status?: string; created?: boolean }, cursor: StreamCursor | null, reading: Set<AbortController>, restart = false): Response {
   let fold = createUiChunkFold(turn.runId);
   const controller = new AbortController();
   reading.add(controller);
@@ -372,6 +373,10 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
         // UI-5: a turn waiting behind another says so at once (transient: the message keeps no part of it, and no cursor names it).
         if ((after === null || restart) && turn.status === "queued") stream.enqueue(frame({ type: "data-queued", data: { taskId: turn.taskId }, transient: true }, null));
         if (started || turn.status === "queued") return;
+        // UI-1: a turn this request just started on its host here: its first step's text goes out live, and the log is first
+        // read past the next poll of the event loop — after that text's first write has gone out (nothing is lost: what the
+        // turn logged by then is read then).
+        if (turn.created && unsubscribe !== null) await pastPoll();
       }
       for (;;) {
         if (replay) {
