@@ -4,9 +4,11 @@
  * printing medians of the time to first chunk, of this process's CPU from a request's start until
  * its first chunk arrived, and of its CPU per turn (gateway and client: on a loaded machine CPU
  * compares before and after a change better than wall time).
- * Run under `node --cpu-prof --import tsx bench/ui-chat-ttfc-profile.ts [N] [continued]`
+ * Run under `node --cpu-prof --import tsx bench/ui-chat-ttfc-profile.ts [N] [continued] [steady]`
  * (`continued`: every chat turn is the next turn of one chat, and every Responses turn continues
- * the previous one with `previous_response_id`, as bench 1b; else each is a new conversation).
+ * the previous one with `previous_response_id`, as bench 1b; else each is a new conversation;
+ * `steady`: the model waits 2 ms after each text delta, as bench 1c's, so the first chunk's CPU
+ * is what precedes the first delta, not the rest of a step answered at once).
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -15,14 +17,26 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSqliteStorage } from "../src/adapters/driven/sqlite/store/sqlite-storage.js";
 import { startGateway } from "../src/compose/gateway.js";
+import type { ModelProvider } from "../src/ports/model-provider.js";
 import { createOfflineModel } from "../src/testing/offline-model.js";
 import { ANSWER, cpuMs, sinceMs, TOKEN } from "./gateway-support.js";
 
 const N = Number(process.argv[2] ?? 100);
-const continued = process.argv[3] === "continued";
+const continued = process.argv.slice(3).includes("continued");
+const steady = process.argv.slice(3).includes("steady");
 const oneChat = randomUUID();
 const directory = mkdtempSync(join(tmpdir(), "ui-chat-ttfc-"));
-const model = createOfflineModel({ steps: () => ({ text: ANSWER }), chunkSize: 8 });
+const offline = createOfflineModel({ steps: () => ({ text: ANSWER }), chunkSize: 8 });
+const model: ModelProvider & { calls: unknown[] } = {
+  descriptor: offline.descriptor,
+  calls: offline.calls,
+  async *stream(request, signal) {
+    for await (const event of offline.stream(request, signal)) {
+      yield event;
+      if (steady && event.type === "text_delta") await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+  },
+};
 const storage = createSqliteStorage({ directory });
 const gateway = await startGateway({ agent: { models: model, retryDelayMs: 0, workdir: directory }, projectId: "bench", modelId: "bench", token: TOKEN, storage, rateLimit: false, maxConversations: 100_000 });
 const agent = new Agent({ keepAlive: true });
