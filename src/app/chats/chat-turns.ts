@@ -14,6 +14,7 @@ import { sessionAddressOf } from "../agent/session-resolver.js";
 import { answerApproval, type ApprovalGovernance } from "../approvals/answer-approval.js";
 import { buildNodeContext } from "../node-context/node-context.js";
 import { sendAgentSessionCommand } from "../session-host/control.js";
+import { pastPoll } from "../session-host/host-runtime.js";
 import { liveHost } from "../session-host/registry.js";
 import type { AgentSessionHost } from "../session-host/types.js";
 import { createTenantCache, type Closeable } from "../tenants/tenant-cache.js";
@@ -428,8 +429,12 @@ export function createChatTurns(options: ChatTurnsOptions) {
      * The logged events of a turn's run, from its first event, then each new one as it is
      * committed, and how the turn ended (`end`). Reads only the log and the host record, so any
      * process on the same session backend serves it. Aborting `signal` ends the read (never the run).
+     * `live`: the caller just started the turn here and follows its first step live (UI-1): the
+     * first read waits past the next poll of the event loop, after the step's first text went out
+     * (nothing is lost: what the turn logged by then is read then).
      */
-    async *stream(tenant: string, chatId: string, taskId: string, signal?: AbortSignal): AsyncGenerator<ChatStreamEntry, void, undefined> {
+    async *stream(tenant: string, chatId: string, taskId: string, signal?: AbortSignal, live = false): AsyncGenerator<ChatStreamEntry, void, undefined> {
+      if (live) await pastPoll();
       const conversationId = chatConversationId(tenant, chatId);
       const hostStore = await recordOf(tenant, chatId, false);
       if (!hostStore) throw new SteamharnessError("not_found", `[steamharness] [chat] no chat ${chatId}`, { field: "id" });

@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { createAgentNode, type AgentNode, type AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
-import { createChatTurns, SHARED_CHAT_TENANT, type ChatPrincipal, type ChatTurns } from "../../../app/chats/chat-turns.js";
+import { createChatTurns, SHARED_CHAT_TENANT, type ChatPrincipal, type ChatStreamEntry, type ChatTurns } from "../../../app/chats/chat-turns.js";
 import type { ApprovalGovernance } from "../../../app/approvals/answer-approval.js";
 import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.js";
 import type { ToolCatalogEntry } from "../../../domain/node-context.js";
@@ -20,7 +20,6 @@ import type { HarnessRuntime } from "../../../ports/runtime.js";
 import type { Storage } from "../../../ports/storage.js";
 import { createUiChunkFold, type UiMessageChunk } from "./ui-chat-chunks.js";
 import { chatTextHash, type ChatLivePiece } from "../../../app/chats/chat-feed.js";
-import { pastPoll } from "../../../app/session-host/host-runtime.js";
 
 /** The headers of a UI message stream response (the AI SDK's `UI_MESSAGE_STREAM_HEADERS`). */
 export const UI_CHAT_STREAM_HEADERS: Readonly<Record<string, string>> = {
@@ -271,7 +270,7 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
   const controller = new AbortController();
   reading.add(controller);
   const encoder = new TextEncoder();
-  let entries = chats.stream(tenant, chatId, turn.taskId, controller.signal);
+  let entries: AsyncGenerator<ChatStreamEntry, void, undefined>;
   let after = cursor;
   let mask: StepMask | null = null;
   if (cursor?.live === "step") mask = { prevSeq: cursor.seq, step: true, below: 0, sent: new Map() };
@@ -373,10 +372,6 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
         // UI-5: a turn waiting behind another says so at once (transient: the message keeps no part of it, and no cursor names it).
         if ((after === null || restart) && turn.status === "queued") stream.enqueue(frame({ type: "data-queued", data: { taskId: turn.taskId }, transient: true }, null));
         if (started || turn.status === "queued") return;
-        // UI-1: a turn this request just started on its host here: its first step's text goes out live, and the log is first
-        // read past the next poll of the event loop — after that text's first write has gone out (nothing is lost: what the
-        // turn logged by then is read then).
-        if (turn.created && unsubscribe !== null) await pastPoll();
       }
       for (;;) {
         if (replay) {
@@ -439,6 +434,9 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
       await entries.return(undefined);
     },
   });
+  // UI-1: a turn this request just started on its host here, followed live (`start` subscribed above): its log is first read
+  // after its first text went out.
+  entries = chats.stream(tenant, chatId, turn.taskId, controller.signal, turn.created === true && unsubscribe !== null);
   return new Response(body, { status: 200, headers: UI_CHAT_STREAM_HEADERS });
 }
 
