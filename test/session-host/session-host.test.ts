@@ -5,6 +5,12 @@ import { resolveSessionDatabasePath } from "../../src/adapters/driven/sqlite/ses
 import { isSteamharnessError } from "../../src/domain/errors.js";
 import { createOfflineModel } from "../../src/testing/offline-model.js";
 import { controlAgentSession, createAgentSessionHost } from "../../src/compose/session-host.js";
+import { createSqliteSessionBackend } from "../../src/adapters/driven/sqlite/sessions/sqlite-session-backend.js";
+import { openAgentSessionHost } from "../../src/app/session-host/create-agent-session-host.js";
+import { createNodeContext } from "../../src/compose/node-context.js";
+import { MemoryStorage } from "../../src/compose/memory-storage.js";
+import type { SessionBackend } from "../../src/ports/session-backend.js";
+import type { AgentSessionHostStore } from "../../src/ports/session-host-store.js";
 import { collect, conversation, gateTool, tempDir, waitForFile } from "./helpers.js";
 import path from "node:path";
 import { writeFileSync } from "node:fs";
@@ -162,6 +168,82 @@ describe("lifecycle", () => {
     expect((await host.tasks()).map((task) => task.status)).toEqual(["cancelled"]);
     expect(model.calls).toHaveLength(0);
     await host.close();
+  });
+
+  it("HOST-5 UI-1 a submit to an idle host starts its task in one write (inserted running); a cancel that lands between that write and the run still wins", async () => {
+    const conv = conversation("start-at-once");
+    const sessions = createSqliteSessionBackend({ agentStoreDir: tempDir() });
+    // The host record's task writes, in order; while `gate` is set, the insert of a task written as running resolves only once it opens.
+    const writes: string[] = [];
+    let gate: { written: () => void; open: Promise<void>; cancelled: () => void } | null = null;
+    const holding: SessionBackend = {
+      ...sessions,
+      openHostStore: async (conversationId, open) => {
+        const store = await sessions.openHostStore(conversationId, open);
+        if (!store) return null;
+        return new Proxy(store, {
+          get(target, name) {
+            const value = Reflect.get(target, name) as unknown;
+            if (typeof value !== "function") return value;
+            if (name === "insertTask") {
+              return async (task: Parameters<AgentSessionHostStore["insertTask"]>[0]) => {
+                const result = await target.insertTask(task);
+                writes.push(`insert ${task.status}`);
+                if (task.status === "running" && gate) {
+                  gate.written();
+                  await gate.open;
+                }
+                return result;
+              };
+            }
+            if (name === "requestCancel") return async (...args: Parameters<AgentSessionHostStore["requestCancel"]>) => {
+              const ids = await target.requestCancel(...args);
+              gate?.cancelled();
+              return ids;
+            };
+            if (name === "updateTask") return async (...args: Parameters<AgentSessionHostStore["updateTask"]>) => (writes.push(`update ${args[1].status}`), target.updateTask(...args));
+            return (value as (...args: unknown[]) => unknown).bind(target);
+          },
+        });
+      },
+    };
+    const storage = new MemoryStorage();
+    const model = createOfflineModel({ steps: [{ text: "Answered." }, { text: "should not run" }] });
+    const host = await openAgentSessionHost(conv, { projectId: "p1", sessions: holding, contextFor: (runId, signal) => createNodeContext({ projectId: "p1", conversationId: conv, storage, runId, signal }), models: model });
+    await host.idle();
+    // Idle: the task is written as running and runs — its one write before the model request, no move to running.
+    const first = (await host.control({ type: "submit", prompt: "first", mode: "queue" })) as { taskId: string };
+    expect((await host.waitForTask(first.taskId)).status).toBe("completed");
+    expect(writes).toEqual(["insert running", "update completed"]);
+    expect(model.calls).toHaveLength(1);
+    await host.idle();
+
+    // The cancel lands after the task is written and before its run starts: the run never starts.
+    writes.length = 0;
+    let written!: () => void;
+    let open!: () => void;
+    let cancelled!: () => void;
+    const inserted = new Promise<void>((resolve) => (written = resolve));
+    const intent = new Promise<void>((resolve) => (cancelled = resolve));
+    gate = { written, open: new Promise<void>((resolve) => (open = resolve)), cancelled };
+    const submitted = host.control({ type: "submit", prompt: "second", mode: "queue" }) as Promise<{ taskId: string }>;
+    await inserted;
+    const cancelling = host.control({ type: "cancel" });
+    // The cancel intent is persisted on the written task before the submit's write has resolved.
+    await intent;
+    open();
+    const second = await submitted;
+    expect(await cancelling).toEqual({ type: "cancel", cancelled: [second.taskId] });
+    expect((await host.waitForTask(second.taskId)).status).toBe("cancelled");
+    expect(writes[0]).toBe("insert running");
+    expect(model.calls).toHaveLength(1);
+    await host.close();
+    // Nothing of the cancelled run was logged.
+    const log = (await sessions.openUnleased({ address: { projectId: "p1", conversationId: conv, sessionKey: "agent" }, create: false }))!;
+    expect((await log.readAfter(0)).filter((event) => event.runId === `run-${second.taskId}`)).toEqual([]);
+    await log.close();
+    await sessions.close();
+    await storage.close();
   });
 
   it("SES-8 a task paused by a question waits; continue with the answer finishes it", async () => {

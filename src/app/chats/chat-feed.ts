@@ -13,6 +13,7 @@ import type { OutputItemStreamChunk } from "../../domain/output-items.js";
 import type { AgentSessionHostStore } from "../../ports/session-host-store.js";
 import type { SessionBackend } from "../../ports/session-backend.js";
 import type { SessionStore } from "../../ports/session-store.js";
+import { pastPoll } from "../session-host/host-runtime.js";
 
 /** The calls after which a chat's stream may have something new to read. */
 const WRITES = new Set<PropertyKey>(["append", "insertTask", "updateTask", "requestCancel", "clearCancelled", "close"]);
@@ -88,8 +89,6 @@ const startsRunning = (key: PropertyKey, args: readonly unknown[]): boolean => {
   return key === "updateTask" && change?.status === "running" && Object.keys(change).length === 1;
 };
 
-/** Resolves after the event loop's next poll phase (an immediate queued from an immediate runs in the next loop turn). */
-const pastPoll = (): Promise<void> => new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 
 /** A reader's hold on its chat's wake-ups (see {@link createChatFeed}). */
 export interface ChatFeedReader {

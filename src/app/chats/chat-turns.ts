@@ -14,6 +14,7 @@ import { sessionAddressOf } from "../agent/session-resolver.js";
 import { answerApproval, type ApprovalGovernance } from "../approvals/answer-approval.js";
 import { buildNodeContext } from "../node-context/node-context.js";
 import { sendAgentSessionCommand } from "../session-host/control.js";
+import { pastPoll } from "../session-host/host-runtime.js";
 import { liveHost } from "../session-host/registry.js";
 import type { AgentSessionHost } from "../session-host/types.js";
 import { createTenantCache, type Closeable } from "../tenants/tenant-cache.js";
@@ -111,8 +112,6 @@ const ACTIVE = new Set<AgentSessionTaskRecord["status"]>(["queued", "running"]);
 const PREFIX = "ui.";
 /** How many host records and logs of chats a process keeps open. */
 const KEPT = 256;
-/** Resolves once the event loop has polled for I/O after now (a check phase, then the next one). */
-const afterIo = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
 
 /**
  * The client's id of the user message a chat task was queued for (UI-5: a steered message keeps it in the turn it joined).
@@ -204,7 +203,7 @@ export function createChatTurns(options: ChatTurnsOptions) {
     const held = kept.of(key, () => {
       const value = open();
       // UI-1: a file closed last checkpoints and syncs it; dropped by a new chat's request, it is closed after the loop served I/O again, not before that request's first chunk.
-      return { value, close: async () => void (await Promise.all([value.catch(() => null), afterIo()]))[0]?.close() };
+      return { value, close: async () => void (await Promise.all([value.catch(() => null), pastPoll()]))[0]?.close() };
     });
     // A chat that does not exist yet (or failed to open) is asked again next time.
     void held.value.then((value) => value === null && kept.forget(key, held), () => kept.forget(key, held));
@@ -281,13 +280,21 @@ export function createChatTurns(options: ChatTurnsOptions) {
       await roomForHost(conversationId);
       const record = (await recordOf(request.tenant, request.chatId, true))!;
       // The message's turns: its first, then its regenerations `~1`, `~2` … (a lookup each, not a list of every turn of the chat).
-      const earlier: AgentSessionTaskRecord[] = [];
-      for (let task = await record.getTask(base); task; task = await record.getTask(`${base}~${earlier.length}`)) earlier.push(task);
-      const last = earlier.at(-1);
-      if (last && !request.regenerate) {
+      const turnsOfMessage = async (): Promise<AgentSessionTaskRecord[]> => {
+        const found: AgentSessionTaskRecord[] = [];
+        for (let task = await record.getTask(base); task; task = await record.getTask(`${base}~${found.length}`)) found.push(task);
+        return found;
+      };
+      const sent = (task: AgentSessionTaskRecord): ChatTurn => ({ taskId: task.taskId, runId: task.runId, created: false, status: task.status });
+      // UI-1: a new message to the chat's host here is submitted without a lookup first: the host's
+      // submit adds a task id it has not seen and answers `created: false` for one it has (a resent message, looked up then).
+      const local = liveHost(conversationId) !== null;
+      const earlier = request.regenerate || !local ? await turnsOfMessage() : [];
+      if (earlier.length > 0 && !request.regenerate) {
+        const last = earlier.at(-1)!;
         // UI-1: a turn whose process died before it ended is recovered by the host this opens (with `resume`), not left waiting.
         if (ACTIVE.has(last.status)) await ensureHost(request.tenant, conversationId, request.node, request.principal);
-        return { taskId: last.taskId, runId: last.runId, created: false, status: last.status };
+        return sent(last);
       }
       const taskId = earlier.length === 0 ? base : `${base}~${earlier.length}`;
       await ensureHost(request.tenant, conversationId, request.node, request.principal);
@@ -304,11 +311,14 @@ export function createChatTurns(options: ChatTurnsOptions) {
         throw error;
       });
       if (result.type !== "submit" || !result.created) unexpect?.();
+      if ((result.type === "submit" || result.type === "steer") && !result.created && !request.regenerate) return sent((await turnsOfMessage()).at(-1)!);
       if (result.type === "stored") return { taskId, runId: `run-${taskId}`, created: true, status: "queued" };
       if (result.type === "steer") return { taskId: result.taskId, runId: result.runId, created: result.created, status: result.into === null ? "running" : "queued" };
       if (result.type !== "submit") throw new SteamharnessError("internal", "[steamharness] [chat] submit answered with another command's result");
-      // A turn another one runs ahead of waits behind it.
-      const running = (await record.findTasks({ status: ["running"] })).some((task) => task.taskId !== result.taskId && task.taskId.startsWith(PREFIX));
+      // A turn another one runs ahead of waits behind it (the host here knows what it runs).
+      const host = liveHost(conversationId);
+      const others = host ? [host.runningTask()].filter((id) => id !== null) : (await record.findTasks({ status: ["running"] })).map((task) => task.taskId);
+      const running = others.some((id) => id !== result.taskId && id.startsWith(PREFIX));
       return { taskId: result.taskId, runId: result.runId, created: result.created, status: running ? "queued" : "running" };
     },
 
@@ -429,8 +439,12 @@ export function createChatTurns(options: ChatTurnsOptions) {
      * The logged events of a turn's run, from its first event, then each new one as it is
      * committed, and how the turn ended (`end`). Reads only the log and the host record, so any
      * process on the same session backend serves it. Aborting `signal` ends the read (never the run).
+     * `live`: the caller just started the turn here and follows its first step live (UI-1): the
+     * first read waits past the next poll of the event loop, after the step's first text went out
+     * (nothing is lost: what the turn logged by then is read then).
      */
-    async *stream(tenant: string, chatId: string, taskId: string, signal?: AbortSignal): AsyncGenerator<ChatStreamEntry, void, undefined> {
+    async *stream(tenant: string, chatId: string, taskId: string, signal?: AbortSignal, live = false): AsyncGenerator<ChatStreamEntry, void, undefined> {
+      if (live) await pastPoll();
       const conversationId = chatConversationId(tenant, chatId);
       const hostStore = await recordOf(tenant, chatId, false);
       if (!hostStore) throw new SteamharnessError("not_found", `[steamharness] [chat] no chat ${chatId}`, { field: "id" });

@@ -162,6 +162,7 @@ export async function openAgentSessionHost(conversationId: string, setup: AgentS
       mainStore: () => (runtime.state === "open" ? (contexts.get(0)?.store ?? null) : null),
       control,
       subscribe: (listener) => runtime.subscribe(listener),
+      runningTask: () => runtime.current?.task.taskId ?? null,
       abortCancelled: () => {
         const current = runtime.current;
         if (!current) return;

@@ -135,27 +135,24 @@ export async function runHostCommand(deps: HostCommandDeps, raw: AgentSessionCom
   switch (command.type) {
     case "submit": {
       const context = targetOf(deps, command.targetId);
-      if (command.taskId !== undefined) {
-        const existing = await store.getTask(command.taskId);
-        if (existing) return { type: "submit", taskId: existing.taskId, runId: existing.runId, targetId: existing.targetId, created: false };
-      }
       if (command.mode === "reject") {
+        // A task id the host has is answered as it is, busy or not (a queued submit's insert does the same).
+        const existing = command.taskId === undefined ? null : await store.getTask(command.taskId);
+        if (existing) return { type: "submit", taskId: existing.taskId, runId: existing.runId, targetId: existing.targetId, created: false };
         const busy = runtime.current !== null || (await runtime.activeTasks()).some((task) => !task.cancelRequested);
         if (busy) throw new SteamharnessError("session_busy", `[steamharness] conversation ${runtime.parts.conversationId} is busy; the submit was rejected`, { data: { conversationId: runtime.parts.conversationId } });
       }
       const taskId = command.taskId ?? `task-${randomUUID()}`;
       const input: JsonObject = { ...(command.effort ? { effort: command.effort } : {}), ...(command.model ? { model: command.model } : {}) };
-      const { task, created } = await store.insertTask({ taskId, runId: `run-${taskId}`, targetId: context.record.targetId, prompt: command.prompt, input, status: "queued", detail: null });
-      runtime.kick();
+      const { task, created } = await runtime.addTask({ taskId, runId: `run-${taskId}`, targetId: context.record.targetId, prompt: command.prompt, input, detail: null });
       runtime.changed();
       return { type: "submit", taskId: task.taskId, runId: task.runId, targetId: task.targetId, created };
     }
     case "steer": {
       const context = targetOf(deps, command.targetId);
       const taskId = command.taskId ?? `task-${randomUUID()}`;
-      const { task, created } = await store.insertTask({ taskId, runId: `run-${taskId}`, targetId: context.record.targetId, prompt: command.prompt, input: { steer: true }, status: "queued", detail: null });
+      const { task, created } = await runtime.addTask({ taskId, runId: `run-${taskId}`, targetId: context.record.targetId, prompt: command.prompt, input: { steer: true }, detail: null });
       const running = runtime.current?.task;
-      runtime.kick();
       runtime.changed();
       const into = task.status === "queued" && running && running.targetId === task.targetId && running.order < task.order ? running.runId : null;
       return { type: "steer", taskId: task.taskId, runId: task.runId, targetId: task.targetId, created, into };
@@ -174,8 +171,7 @@ export async function runHostCommand(deps: HostCommandDeps, raw: AgentSessionCom
       if (!task || task.status !== "waiting") throw new SteamharnessError("not_found", "no task is waiting for input", { field: "taskId" });
       const input: JsonObject = { ...task.input };
       if (command.answer !== undefined) input.askResume = { answer: command.answer, ...(command.requestId ? { requestId: command.requestId } : {}), ...(command.answeredBy ? { answeredBy: { ...command.answeredBy } } : {}) };
-      await store.updateTask(task.taskId, { status: "queued", input, detail: null });
-      runtime.kick();
+      await runtime.requeue(task.taskId, input);
       runtime.changed();
       return { type: "continue", taskId: task.taskId };
     }

@@ -60,10 +60,10 @@ export async function* runOnHost(
     if (last && (last.status === "queued" || last.status === "running")) taskId = last.taskId;
     else if (last?.status === "waiting") {
       taskId = last.taskId;
-      await store.updateTask(taskId, { status: "queued", input: request.input, detail: null });
+      await runtime.requeue(taskId, request.input);
     } else {
       taskId = taskIdOf(request.runId, earlier.length);
-      await store.insertTask({ taskId, runId: request.runId, targetId: runtime.parts.activeTargetId, prompt: request.prompt, input: request.input, status: "queued", detail: null });
+      await runtime.addTask({ taskId, runId: request.runId, targetId: runtime.parts.activeTargetId, prompt: request.prompt, input: request.input, detail: null });
     }
     const onAbort = () => {
       void (async () => {

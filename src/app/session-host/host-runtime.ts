@@ -41,6 +41,18 @@ export interface HostRuntimeParts {
 
 const zero = (): TokenCounts => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 });
 
+/** A task as it is added: the store gives its order, and it carries no cancel intent yet. */
+export type NewHostTask = Omit<AgentSessionTaskRecord, "order" | "cancelRequested" | "status">;
+
+/**
+ * Resolves after the event loop's next poll phase (an immediate queued from an immediate runs in
+ * the next loop turn): what a write made ready — a socket's bytes, a reader's wake — goes first.
+ *
+ * @example
+ * await pastPoll();
+ */
+export const pastPoll = (): Promise<void> => new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+
 /**
  * The scheduling and lifecycle of a resident host: one serial lane runs tasks and
  * context-replacing commands (compact, reset, fork wait for active durable work, SES-7), rings
@@ -59,8 +71,14 @@ export class HostRuntime {
   readonly runListeners = new Map<string, (chunk: OutputItemStreamChunk) => void>();
   current: { task: AgentSessionTaskRecord; controller: AbortController; done: Promise<void> } | null = null;
   private lane: Promise<unknown> = Promise.resolve();
+  /** Lane work not yet settled. */
+  private laneDepth = 0;
   private pump: Promise<void> | null = null;
   private dirty = false;
+  /** Bumped before every write that may add runnable work (a task added or queued again). */
+  private taskWrites = 0;
+  /** `taskWrites` when a look at the tasks found none unfinished (UI-1: a task may then start at once). */
+  private quietAt = -1;
   /** The storage fault that stopped scheduling, if any. */
   fault: unknown = null;
   /** Tasks of an earlier host that a run of this one continues by its run id (EXT-7): scheduled despite `minOrder`. */
@@ -78,8 +96,9 @@ export class HostRuntime {
 
   /** Runs `work` on the serial lane (after the running task and earlier lane work). */
   exclusive<T>(work: () => Promise<T>): Promise<T> {
+    this.laneDepth++;
     const result = this.lane.then(work);
-    this.lane = result.catch(() => undefined);
+    this.lane = result.catch(() => undefined).finally(() => this.laneDepth--);
     return result;
   }
 
@@ -234,16 +253,21 @@ export class HostRuntime {
   kick(): void {
     this.dirty = true;
     if (this.pump) return;
+    this.schedule(async () => {});
+  }
+
+  /** Runs `first`, then drains while kicked, as the one pump of the host (a kick meanwhile only marks it dirty). */
+  private schedule(first: () => Promise<void>): void {
     this.pump = (async () => {
-      while (this.dirty && (this.state === "open" || this.state === "closing")) {
-        this.dirty = false;
-        try {
+      try {
+        await first();
+        while (this.dirty && (this.state === "open" || this.state === "closing")) {
+          this.dirty = false;
           await this.drain();
-        } catch (error) {
-          // A fault of the host record (SES-5): stop scheduling; the tasks stay as recorded for a resumed host.
-          this.fault = error;
-          return;
         }
+      } catch (error) {
+        // A fault of the host record (SES-5): stop scheduling; the tasks stay as recorded for a resumed host.
+        this.fault = error;
       }
     })().finally(() => {
       this.pump = null;
@@ -255,10 +279,58 @@ export class HostRuntime {
 
   private async drain(): Promise<void> {
     while (this.state === "open" || this.state === "closing") {
-      const next = nextRunnableTask(await this.activeTasks());
-      if (!next) return;
+      const writes = this.taskWrites;
+      const tasks = await this.activeTasks();
+      const next = nextRunnableTask(tasks);
+      if (!next) {
+        // Nothing unfinished, and nothing added while this looked: the next task may start at once.
+        if (tasks.length === 0) this.quietAt = writes;
+        return;
+      }
       await this.exclusive(() => this.runTask(next));
     }
+  }
+
+  /**
+   * Adds `task` (HOST-1; idempotent by task id: an existing one is returned, `created: false`)
+   * and has it run in turn. UI-1: when the host is quiet — nothing unfinished at its last look,
+   * nothing added, queued again, running or on the lane since — the task is written as `running`
+   * and starts at once: one write before its model request instead of an insert, a read of the
+   * unfinished tasks and a move to `running`. It is the host's current task before it is written,
+   * so a cancel that finds it written stops it (HOST-5) as it stops any running task.
+   */
+  addTask(task: NewHostTask): Promise<{ task: AgentSessionTaskRecord; created: boolean }> {
+    const quiet = this.quietAt === this.taskWrites && this.pump === null && this.current === null && this.laneDepth === 0 && this.state === "open";
+    this.taskWrites++;
+    if (!quiet) {
+      const queued = this.parts.store.insertTask({ ...task, status: "queued" });
+      void queued.then(() => this.kick(), () => undefined);
+      return queued;
+    }
+    const controller = new AbortController();
+    let finish!: () => void;
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    // Its order is the store's to give: until then it is before anything added after it.
+    this.current = { task: { ...task, status: "running", cancelRequested: false, order: Number.NEGATIVE_INFINITY }, controller, done };
+    const added = this.parts.store.insertTask({ ...task, status: "running" });
+    this.schedule(async () => {
+      const outcome = await added.catch(() => null);
+      // Then the scheduler looks at the tasks as usual (and finds the host quiet again, or what was added meanwhile).
+      this.dirty = true;
+      if (outcome?.created) return this.exclusive(() => this.runTask(outcome.task, { controller, finish }));
+      // Not added (a fault, reported to the caller) or added before (a resent task id): nothing started here.
+      this.current = null;
+      finish();
+    });
+    return added;
+  }
+
+  /** Moves a waiting task back to `queued` with `input` (a continued pause) and has it run in turn; resolves whether it moved. */
+  async requeue(taskId: string, input: JsonObject): Promise<boolean> {
+    this.taskWrites++;
+    const moved = await this.parts.store.updateTask(taskId, { status: "queued", input, detail: null });
+    this.kick();
+    return moved;
   }
 
   async idle(): Promise<void> {
@@ -285,20 +357,37 @@ export class HostRuntime {
     };
   }
 
-  private async runTask(task: AgentSessionTaskRecord): Promise<void> {
+  /** `started`: the task was written as running by {@link addTask}, which made it current with this controller. */
+  private async runTask(task: AgentSessionTaskRecord, started?: { controller: AbortController; finish: () => void }): Promise<void> {
     const { store } = this.parts;
     const context = this.parts.contexts.get(task.targetId);
+    const stop = () => {
+      if (!started) return;
+      this.current = null;
+      started.finish();
+    };
     if (!context) {
       await store.updateTask(task.taskId, { status: "failed", detail: { code: "not_found", message: `no context ${task.targetId}` } });
-      return;
+      return stop();
     }
-    if (!(await store.updateTask(task.taskId, { status: "running" }))) {
+    if (started?.controller.signal.aborted) {
+      // Stopped between its write and here: it never ran. A suspend keeps it running for a resumed host; a cancel ends it.
+      if (started.controller.signal.reason !== SUSPEND) {
+        await store.requestCancel([task.taskId]);
+        await store.clearCancelled();
+      }
+      return stop();
+    }
+    if (!started && !(await store.updateTask(task.taskId, { status: "running" }))) {
       await store.clearCancelled();
       return;
     }
-    const controller = new AbortController();
+    const controller = started?.controller ?? new AbortController();
     let finish!: () => void;
-    this.current = { task, controller, done: new Promise((resolve) => (finish = resolve)) };
+    if (started) {
+      finish = started.finish;
+      this.current!.task = task;
+    } else this.current = { task, controller, done: new Promise((resolve) => (finish = resolve)) };
     this.changed();
     // `steer` only marks how the task was queued (UI-5); run as a turn of its own, it is a follow-up.
     const { steer: _steer, ...input } = task.input as { steer?: boolean; effort?: "minimal" | "low" | "medium" | "high"; model?: string; askResume?: AgentInput["askResume"] };
@@ -309,10 +398,19 @@ export class HostRuntime {
       const run = context.agent.run({ prompt: task.prompt, runId: task.runId, ...input, steering: this.steeringOf(task) }, this.parts.nodeContext(task.runId, controller.signal));
       this.itemsByRun.set(task.runId, items);
       const ownIds = new Set([agentSessionItemId(context.record.sessionKey), agentRingItemId(context.record.sessionKey)]);
+      let flushed = false;
       for await (const chunk of run) {
-        this.runListeners.get(task.runId)?.(chunk);
+        const listener = this.runListeners.get(task.runId);
+        listener?.(chunk);
         if (!ownIds.has(chunk.type === "add" ? chunk.item.id : chunk.id)) items.push(chunk);
         this.forward(chunk, context);
+        // UI-1: the run's first delta reaches its listeners' sockets before the run goes on — a
+        // model that answers at once would otherwise run its whole step (and more) in microtasks
+        // first, holding the first chunk's write (a model streaming from the network yields anyway).
+        if (!flushed && chunk.type === "delta" && (listener || this.listeners.size + this.runOnly.size > 0)) {
+          flushed = true;
+          await pastPoll();
+        }
       }
       await saveItems();
       await store.updateTask(task.taskId, { status: "completed", detail: null });

@@ -16,6 +16,8 @@ export interface RegisteredSessionHost {
   mainStore(): SessionStore | null;
   /** The main context's session key. */
   readonly sessionKey: string;
+  /** The id of the task the host runs (or is starting) now, or `null`. */
+  runningTask(): string | null;
   /** Listens to every chunk the host emits (runs, compaction rows, snapshots); returns the unsubscribe. */
   subscribe(listener: (chunk: OutputItemStreamChunk) => void): () => void;
 }

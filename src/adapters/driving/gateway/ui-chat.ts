@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { createAgentNode, type AgentNode, type AgentNodeOptions } from "../../../app/agent-node/create-agent-node.js";
-import { createChatTurns, SHARED_CHAT_TENANT, type ChatPrincipal, type ChatTurns } from "../../../app/chats/chat-turns.js";
+import { createChatTurns, SHARED_CHAT_TENANT, type ChatPrincipal, type ChatStreamEntry, type ChatTurns } from "../../../app/chats/chat-turns.js";
 import type { ApprovalGovernance } from "../../../app/approvals/answer-approval.js";
 import { isSteamharnessError, SteamharnessError } from "../../../domain/errors.js";
 import type { ToolCatalogEntry } from "../../../domain/node-context.js";
@@ -265,12 +265,12 @@ function maskChunk(mask: StepMask, chunk: UiMessageChunk): UiMessageChunk | null
  * live cursor whose step the log holds with other text (the process died mid-step and the step
  * was run again) is answered with a replay from `start`, which the client rebuilds the message from.
  */
-function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: { taskId: string; runId: string; status?: string }, cursor: StreamCursor | null, reading: Set<AbortController>, restart = false): Response {
+function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: { taskId: string; runId: string; status?: string; created?: boolean }, cursor: StreamCursor | null, reading: Set<AbortController>, restart = false): Response {
   let fold = createUiChunkFold(turn.runId);
   const controller = new AbortController();
   reading.add(controller);
   const encoder = new TextEncoder();
-  let entries = chats.stream(tenant, chatId, turn.taskId, controller.signal);
+  let entries: AsyncGenerator<ChatStreamEntry, void, undefined>;
   let after = cursor;
   let mask: StepMask | null = null;
   if (cursor?.live === "step") mask = { prevSeq: cursor.seq, step: true, below: 0, sent: new Map() };
@@ -434,6 +434,9 @@ function streamResponse(chats: ChatTurns, tenant: string, chatId: string, turn: 
       await entries.return(undefined);
     },
   });
+  // UI-1: a turn this request just started on its host here, followed live (`start` subscribed above): its log is first read
+  // after its first text went out.
+  entries = chats.stream(tenant, chatId, turn.taskId, controller.signal, turn.created === true && unsubscribe !== null);
   return new Response(body, { status: 200, headers: UI_CHAT_STREAM_HEADERS });
 }
 
