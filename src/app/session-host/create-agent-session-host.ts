@@ -179,7 +179,9 @@ export async function openAgentSessionHost(conversationId: string, setup: AgentS
       if (!fresh) await store.clearCancelled();
       await inbox.pollNow();
     }
-    if (!fresh) runtime.kick();
+    // A new record has no task to look at: its host is quiet at once (its first submit starts in one write, UI-1).
+    if (fresh) runtime.quiet();
+    else runtime.kick();
     const tasks = startRegistryTasks(runtime, store, agentOptions.session?.registry?.tasks ?? []);
     return {
       conversationId,

@@ -291,6 +291,11 @@ export class HostRuntime {
     }
   }
 
+  /** Marks the host as having nothing unfinished, as a look at its tasks finding none does (a new host record has none to look at). */
+  quiet(): void {
+    if (this.pump === null && this.current === null && this.taskWrites === 0) this.quietAt = 0;
+  }
+
   /**
    * Adds `task` (HOST-1; idempotent by task id: an existing one is returned, `created: false`)
    * and has it run in turn. UI-1: when the host is quiet — nothing unfinished at its last look,
