@@ -38,15 +38,20 @@ export function openSqlite(path: string | Buffer, options: Database.Options = {}
 }
 
 /**
- * Device and inode of a file, or `null` when it is missing: a kept connection of a file replaced
+ * Device and inode of a file, or `null` when it is missing or unreachable: a kept connection of a file replaced
  * or removed since is stale.
  *
  * @example
  * const opened = fileIdOf(path);
  */
 export function fileIdOf(path: string): string | null {
-  const stat = statSync(path, { throwIfNoEntry: false });
-  return stat ? `${stat.dev}:${stat.ino}` : null;
+  try {
+    const stat = statSync(path, { throwIfNoEntry: false });
+    return stat ? `${stat.dev}:${stat.ino}` : null;
+  } catch {
+    // Not reachable (a parent is a file: ENOTDIR; no permission): the opener that follows says why in its own words.
+    return null;
+  }
 }
 
 /** The connections {@link shareSqlite} hands out, by {@link fileIdOf} of their file. */
