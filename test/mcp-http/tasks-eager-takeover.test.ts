@@ -18,12 +18,15 @@ const LEASE_MS = 1500;
 // first renewal past it (waited for), about when a 2 s TTL plus a 1 s sleep had them killed.
 const TTL_MS = 3000;
 const HOLD_MS = 6000;
+const AGAIN_MS = 1500;
 /** docs/mcp-http.md: lease + one sweep delay (≤ 0.625 × lease); plus slack for a loaded machine. */
 const BOUND_MS = LEASE_MS * 1.625 + 4000;
 
 // Only a task's first run holds (past its TTL, until its owner is killed): run again on the same
-// run id by the host that took it over, it finishes at once (ARCH-12: the takeover is what is
-// proved, not a second 6 s wait).
+// run id by the host that took it over, it holds AGAIN_MS only (ARCH-12: the takeover is what is
+// proved, not a second 6 s wait) — long enough for the row's poll to see B's "working" claim with
+// its takeover message before the rerun completes it (at 0 ms a fresh-clone CI run read it
+// already completed).
 const WORKFLOW = `import { appendFileSync, existsSync, readFileSync } from "node:fs";
 const slow = (resumable) => ({
   title: resumable ? "Slow (resumable)" : "Slow",
@@ -32,7 +35,7 @@ const slow = (resumable) => ({
   async run(params, context) {
     const again = existsSync(params.file) && readFileSync(params.file, "utf8").includes(\`started \${context.runId} \`);
     appendFileSync(params.file, \`started \${context.runId} \${process.pid}\\n\`);
-    await new Promise((resolve) => setTimeout(resolve, again ? 0 : params.holdMs));
+    await new Promise((resolve) => setTimeout(resolve, again ? ${AGAIN_MS} : params.holdMs));
     appendFileSync(params.file, \`finished \${context.runId} \${process.pid}\\n\`);
     return { runId: context.runId, pid: process.pid };
   },
