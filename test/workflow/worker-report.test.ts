@@ -109,3 +109,26 @@ it("MCP-9 acquireNow hands out an idle loaded worker in the same turn, whose run
   expect(again?.worker).toBe(warm.worker);
   again!.release();
 });
+
+it("MCP-9 six workers piping into one output raise no listener-leak warning, and the output's limit is back once they are gone", async () => {
+  const output = new PassThrough().resume();
+  const warnings: Error[] = [];
+  const onWarning = (warning: Error) => warnings.push(warning);
+  process.on("warning", onWarning);
+  const pool = new WorkerPool({ ...options, output }, { workers: testWorkflowRunPorts().workers, size: 6 });
+  try {
+    pool.start();
+    const leases = await Promise.all(Array.from({ length: 6 }, () => pool.acquire()));
+    await Promise.all(leases.map((lease) => lease.worker.ready));
+    // Two pipes per worker: twelve unpipe listeners, within the limit each worker raised by its two.
+    expect(output.listenerCount("unpipe")).toBe(12);
+    expect(output.getMaxListeners()).toBe(10 + 12);
+    for (const lease of leases) lease.release();
+  } finally {
+    await pool.close();
+  }
+  for (let waited = 0; output.getMaxListeners() !== 10 && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(output.getMaxListeners()).toBe(10);
+  process.off("warning", onWarning);
+  expect(warnings.filter((warning) => warning.name === "MaxListenersExceededWarning")).toEqual([]);
+});

@@ -93,6 +93,12 @@ export class WorkflowWorker implements WorkflowWorkerPort {
       serialization: "json",
     });
     const output = options.output ?? process.stderr;
+    // Each pipe into `output` adds one of its unpipe, error, close and finish listeners until the
+    // worker's streams close: a host with more than five workers alive would pass Node's default
+    // limit of ten and print a leak warning for what is no leak. The limit grows by this worker's two.
+    const limited = output.getMaxListeners() !== 0;
+    if (limited) output.setMaxListeners(output.getMaxListeners() + 2);
+    this.child.once("close", () => limited && output.setMaxListeners(Math.max(1, output.getMaxListeners() - 2)));
     this.child.stdout?.pipe(output, { end: false });
     this.child.stderr?.pipe(output, { end: false });
     this.exited = new Promise((resolveExit) => {
